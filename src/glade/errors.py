@@ -1,0 +1,68 @@
+"""Errors raised by glade.
+
+Every error a user can cause (a malformed file, a wrong query, a missing metric)
+is one of these, with a message that names the file, column or position at fault.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+class GladeError(Exception):
+    """Base class of every error glade raises on purpose."""
+
+
+class ReaderError(GladeError, ValueError):
+    """An input file or directory cannot be read: names the file and what is wrong."""
+
+    def __init__(self, path: str | os.PathLike | None, message: str):
+        self.path = None if path is None else os.fspath(path)
+        self.reason = message
+        super().__init__(f"{self.path}: {message}" if self.path else message)
+
+
+class GraphError(GladeError, ValueError):
+    """A graph or graph frame is structurally invalid (bad ids, mismatched rows)."""
+
+
+class MetricError(GladeError, KeyError):
+    """A metric or column that an operation needs does not exist."""
+
+    def __init__(self, name: str, available=(), what: str = "metric"):
+        self.name = name
+        self.available = list(available)
+        message = f"no {what} named {name!r}"
+        if self.available:
+            message += "; available: " + ", ".join(repr(a) for a in self.available)
+        self.message = message
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class QueryError(GladeError, ValueError):
+    """A query is invalid: wrong structure, wrong value or unknown column."""
+
+
+class QuerySyntaxError(QueryError):
+    """A string-dialect query does not parse.
+
+    Carries ``line`` and ``column`` (1-based), the ``expected`` token names and
+    the ``text`` of the query; the message shows the line with a caret.
+    """
+
+    def __init__(self, message: str, text: str, line: int, column: int, expected=()):
+        self.text = text
+        self.line = line
+        self.column = column
+        self.expected = sorted(expected)
+        lines = text.splitlines() or [""]
+        shown = lines[line - 1] if 0 < line <= len(lines) else ""
+        caret = " " * max(column - 1, 0) + "^"
+        full = f"{message} at line {line}, column {column}"
+        if self.expected:
+            full += "; expected one of: " + ", ".join(self.expected)
+        full += f"\n  {shown}\n  {caret}"
+        super().__init__(full)

@@ -1,0 +1,517 @@
+"""Call graph structure: Graph (arrays) and Node (a light handle).
+
+A Graph holds n nodes numbered ``0..n-1`` in depth-first pre-order, with
+children and parents as CSR arrays, so a call tree, a DAG (gprof) or a graph
+with cycles (cProfile recursion) all fit. Every traversal is a numpy or scipy
+operation, never Python recursion.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components, depth_first_order
+
+from glade.errors import GraphError
+
+_INDEX = np.int64
+
+
+def _csr(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Group ``dst`` by ``src`` keeping the given order within each group."""
+    order = np.argsort(src, kind="stable")
+    ptr = np.zeros(n + 1, dtype=_INDEX)
+    np.cumsum(np.bincount(src, minlength=n), out=ptr[1:])
+    return ptr, dst[order].astype(_INDEX, copy=False)
+
+
+def _depth_from_parent(parent: np.ndarray) -> np.ndarray:
+    """Distance of every node to its root along ``parent`` (-1 marks roots), by pointer jumping."""
+    n = len(parent)
+    dist = (parent >= 0).astype(_INDEX)
+    jump = parent.astype(_INDEX, copy=True)
+    active = np.flatnonzero(jump >= 0)
+    while active.size:
+        target = jump[active]
+        dist[active] += dist[target]
+        jump[active] = jump[target]
+        active = active[jump[active] >= 0]
+    assert dist.shape == (n,)
+    return dist
+
+
+def _frame_table(frames: pd.DataFrame | Sequence[dict] | None, n: int) -> pd.DataFrame:
+    if frames is None:
+        raise GraphError("a graph needs a frame table with a 'name' column")
+    table = frames if isinstance(frames, pd.DataFrame) else pd.DataFrame(list(frames))
+    if "name" not in table.columns:
+        raise GraphError("the frame table has no 'name' column")
+    if len(table) != n:
+        raise GraphError(f"the frame table has {len(table)} rows for {n} nodes")
+    return table.reset_index(drop=True)
+
+
+def frame_codes(frames: pd.DataFrame) -> np.ndarray:
+    """One integer per row: rows with equal frames (all columns, NaN equal to NaN) share it."""
+    if len(frames) == 0:
+        return np.zeros(0, dtype=_INDEX)
+    cols = list(frames.columns)
+    codes = np.zeros(len(frames), dtype=_INDEX)
+    for col in cols:
+        col_codes, uniques = pd.factorize(frames[col], use_na_sentinel=False)
+        codes = codes * (len(uniques) + 1) + col_codes
+        codes = pd.factorize(codes)[0].astype(_INDEX)
+    return codes
+
+
+class Graph:
+    """Structure of a call graph, stored as arrays in depth-first pre-order.
+
+    ``frames`` is a table indexed by node id with a ``name`` column and any
+    other frame attributes (``type``, ``file``, ``line``, ``module``...).
+    Build one with :meth:`from_edges` or :meth:`from_parents`.
+    """
+
+    __slots__ = (
+        "_child_idx",
+        "_child_ptr",
+        "_depth",
+        "_parent_idx",
+        "_parent_ptr",
+        "_roots",
+        "_subtree_end",
+        "_tree_parent",
+        "frames",
+    )
+
+    def __init__(
+        self,
+        frames: pd.DataFrame,
+        child_ptr: np.ndarray,
+        child_idx: np.ndarray,
+        parent_ptr: np.ndarray,
+        parent_idx: np.ndarray,
+        roots: np.ndarray,
+        tree_parent: np.ndarray,
+    ):
+        self.frames = frames
+        self._child_ptr = child_ptr
+        self._child_idx = child_idx
+        self._parent_ptr = parent_ptr
+        self._parent_idx = parent_idx
+        self._roots = roots
+        self._tree_parent = tree_parent
+        self._depth = _depth_from_parent(tree_parent)
+        self._subtree_end = None
+
+    # ------------------------------------------------------------------ build
+    @classmethod
+    def from_edges(
+        cls,
+        frames: pd.DataFrame | Sequence[dict],
+        src: Sequence[int] | np.ndarray,
+        dst: Sequence[int] | np.ndarray,
+        roots: Sequence[int] | np.ndarray | None = None,
+    ) -> tuple[Graph, np.ndarray]:
+        """Build a graph from edges over local ids ``0..n-1`` (n = rows of ``frames``).
+
+        Children keep the order in which their edges are given; ``roots``
+        default to the nodes without parents, in id order. Nodes reachable
+        from no root (a cycle nobody calls) become extra roots. Returns the
+        graph and the array mapping each local id to its pre-order id.
+        """
+        n = len(frames)
+        table = _frame_table(frames, n)
+        src = np.asarray(src, dtype=_INDEX).reshape(-1)
+        dst = np.asarray(dst, dtype=_INDEX).reshape(-1)
+        if src.shape != dst.shape:
+            raise GraphError("edge arrays differ in length")
+        if src.size and (src.min() < 0 or dst.min() < 0 or src.max() >= n or dst.max() >= n):
+            raise GraphError(f"an edge names a node outside 0..{n - 1}")
+        if roots is None:
+            has_parent = np.zeros(n, dtype=bool)
+            has_parent[dst] = True
+            root_ids = np.flatnonzero(~has_parent)
+        else:
+            root_ids = np.asarray(roots, dtype=_INDEX).reshape(-1)
+            if root_ids.size and (root_ids.min() < 0 or root_ids.max() >= n):
+                raise GraphError(f"a root names a node outside 0..{n - 1}")
+        order, pred, root_ids = cls._preorder(n, src, dst, root_ids)
+        new_id = np.empty(n, dtype=_INDEX)
+        new_id[order] = np.arange(n, dtype=_INDEX)
+        tree_parent = np.where(pred[order] >= 0, new_id[np.maximum(pred[order], 0)], -1)
+        nsrc, ndst = new_id[src], new_id[dst]
+        if nsrc.size:
+            pair = pd.MultiIndex.from_arrays([nsrc, ndst])
+            keep = ~pair.duplicated()
+            nsrc, ndst = nsrc[keep], ndst[keep]
+        child_ptr, child_idx = _csr(n, nsrc, ndst)
+        by_dst = np.lexsort((nsrc, ndst))
+        parent_ptr, parent_idx = _csr(n, ndst[by_dst], nsrc[by_dst])
+        new_frames = table.iloc[order].reset_index(drop=True)
+        graph = cls(
+            new_frames,
+            child_ptr,
+            child_idx,
+            parent_ptr,
+            parent_idx,
+            new_id[root_ids],
+            tree_parent.astype(_INDEX),
+        )
+        return graph, new_id
+
+    @classmethod
+    def from_parents(
+        cls, frames: pd.DataFrame | Sequence[dict], parent: Sequence[int] | np.ndarray
+    ) -> tuple[Graph, np.ndarray]:
+        """Build a tree from one parent id per node (-1 for a root); siblings keep id order."""
+        parent = np.asarray(parent, dtype=_INDEX).reshape(-1)
+        child = np.flatnonzero(parent >= 0)
+        return cls.from_edges(frames, parent[child], child, roots=np.flatnonzero(parent < 0))
+
+    @staticmethod
+    def _preorder(
+        n: int, src: np.ndarray, dst: np.ndarray, roots: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Depth-first pre-order from the roots in order, children in edge order."""
+        roots = np.asarray(roots, dtype=_INDEX)
+        order, pred = Graph._dfs(n, src, dst, roots)
+        if order.size < n:
+            roots = np.concatenate([roots, Graph._unreached_sources(n, src, dst, order)])
+            order, pred = Graph._dfs(n, src, dst, roots)
+        pred = pred[:n].astype(_INDEX)
+        pred[(pred < 0) | (pred == n)] = -1
+        return order, pred, roots
+
+    @staticmethod
+    def _dfs(n: int, src: np.ndarray, dst: np.ndarray, roots: np.ndarray):
+        start = np.full(roots.size, n, dtype=_INDEX)
+        ptr, idx = _csr(n + 1, np.concatenate([start, src]), np.concatenate([roots, dst]))
+        matrix = sp.csr_matrix(
+            (np.ones(idx.size, dtype=np.int8), idx.astype(np.int32), ptr.astype(np.int32)),
+            shape=(n + 1, n + 1),
+        )
+        order, pred = depth_first_order(matrix, n, directed=True, return_predecessors=True)
+        return order[1:].astype(_INDEX), pred
+
+    @staticmethod
+    def _unreached_sources(n: int, src: np.ndarray, dst: np.ndarray, order: np.ndarray):
+        """One node (the smallest id) of every unreached cycle that nothing outside calls."""
+        reached = np.zeros(n, dtype=bool)
+        reached[order] = True
+        matrix = sp.csr_matrix((np.ones(src.size, dtype=np.int8), (src, dst)), shape=(n, n))
+        _, comp = connected_components(matrix, directed=True, connection="strong")
+        entered = np.zeros(comp.max() + 1, dtype=bool)
+        entered[comp[dst[comp[src] != comp[dst]]]] = True
+        candidate = np.flatnonzero(~reached & ~entered[comp])
+        _, first = np.unique(comp[candidate], return_index=True)
+        return candidate[np.sort(first)]
+
+    # ----------------------------------------------------------------- access
+    def __len__(self) -> int:
+        return len(self._tree_parent)
+
+    def __repr__(self) -> str:
+        kind = "tree" if self.is_tree() else "graph"
+        return f"<glade.Graph ({kind}): {len(self)} nodes, {len(self._roots)} roots>"
+
+    @property
+    def roots(self) -> list[Node]:
+        """The root nodes, in profile order."""
+        return [Node(self, int(r)) for r in self._roots]
+
+    @property
+    def root_ids(self) -> np.ndarray:
+        """Ids of the roots, in profile order."""
+        return self._roots
+
+    @property
+    def depth(self) -> np.ndarray:
+        """Depth of every node along its first call path (roots are 0)."""
+        return self._depth
+
+    @property
+    def tree_parent(self) -> np.ndarray:
+        """Parent of every node in the depth-first spanning tree (-1 for roots)."""
+        return self._tree_parent
+
+    @property
+    def names(self) -> np.ndarray:
+        """Name of every node, by id."""
+        return self.frames["name"].to_numpy()
+
+    def node(self, nid: int) -> Node:
+        """The handle of node ``nid``."""
+        if not 0 <= nid < len(self):
+            raise GraphError(f"no node {nid} in a graph of {len(self)} nodes")
+        return Node(self, int(nid))
+
+    def nodes(self) -> Iterator[Node]:
+        """Every node, in pre-order."""
+        return (Node(self, i) for i in range(len(self)))
+
+    def children_of(self, nid: int) -> np.ndarray:
+        """Ids of the children of ``nid``, in profile order."""
+        return self._child_idx[self._child_ptr[nid] : self._child_ptr[nid + 1]]
+
+    def parents_of(self, nid: int) -> np.ndarray:
+        """Ids of the parents of ``nid``."""
+        return self._parent_idx[self._parent_ptr[nid] : self._parent_ptr[nid + 1]]
+
+    def edges(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every edge as (parent ids, child ids), grouped by parent, children in order."""
+        src = np.repeat(np.arange(len(self), dtype=_INDEX), np.diff(self._child_ptr))
+        return src, self._child_idx
+
+    @property
+    def num_children(self) -> np.ndarray:
+        """Number of children of every node."""
+        return np.diff(self._child_ptr)
+
+    @property
+    def num_parents(self) -> np.ndarray:
+        """Number of parents of every node."""
+        return np.diff(self._parent_ptr)
+
+    def is_tree(self) -> bool:
+        """True when every node has at most one parent and roots have none."""
+        return len(self._child_idx) == int((self._tree_parent >= 0).sum())
+
+    @property
+    def subtree_end(self) -> np.ndarray:
+        """End (exclusive) of each node's spanning-tree subtree: ``range(i, end[i])``."""
+        if self._subtree_end is None:
+            n = len(self)
+            size = np.ones(n, dtype=_INDEX)
+            depth = self._depth
+            if n:
+                by_depth = np.argsort(depth, kind="stable")
+                bounds = np.searchsorted(depth[by_depth], np.arange(depth.max() + 2))
+                for d in range(int(depth.max()), 0, -1):
+                    level = by_depth[bounds[d] : bounds[d + 1]]
+                    np.add.at(size, self._tree_parent[level], size[level])
+            self._subtree_end = np.arange(n, dtype=_INDEX) + size
+        return self._subtree_end
+
+    def levels(self) -> list[np.ndarray]:
+        """Node ids grouped by depth, shallowest first (ids ascending within a level)."""
+        if len(self) == 0:
+            return []
+        by_depth = np.argsort(self._depth, kind="stable")
+        bounds = np.searchsorted(self._depth[by_depth], np.arange(self._depth.max() + 2))
+        return [by_depth[bounds[d] : bounds[d + 1]] for d in range(len(bounds) - 1)]
+
+    def path_ids(self, nid: int) -> list[int]:
+        """Ids on the first call path from a root down to ``nid``."""
+        out = []
+        cur = int(nid)
+        while cur >= 0:
+            out.append(cur)
+            cur = int(self._tree_parent[cur])
+        return out[::-1]
+
+    def call_path_keys(self) -> np.ndarray:
+        """One integer per node: nodes with the same chain of frames from the root share it."""
+        keys = np.empty(len(self), dtype=_INDEX)
+        codes = frame_codes(self.frames)
+        nframes = int(codes.max()) + 1 if len(codes) else 1
+        for level in self.levels():
+            parent = self._tree_parent[level]
+            parent_key = np.where(parent >= 0, keys[np.maximum(parent, 0)] + 1, 0)
+            keys[level] = parent_key * nframes + codes[level]
+        return pd.factorize(keys)[0].astype(_INDEX)
+
+    def reachability(self) -> sp.csr_matrix:
+        """Boolean sparse matrix R with R[i, j] true when j is reachable from i (i included)."""
+        n = len(self)
+        src, dst = self.edges()
+        step = sp.csr_matrix((np.ones(len(src), dtype=bool), (src, dst)), shape=(n, n))
+        reach = (sp.identity(n, dtype=bool, format="csr") + step).astype(bool)
+        while True:
+            nxt = (reach @ reach).astype(bool)
+            if nxt.nnz == reach.nnz:
+                return nxt
+            reach = nxt
+
+    # -------------------------------------------------------------- reshaping
+    def nearest_kept(self, keep: np.ndarray) -> np.ndarray:
+        """For every node, the nearest node at or above it on its first call path with
+        ``keep`` true (-1 when there is none)."""
+        n = len(self)
+        keep = np.asarray(keep, dtype=bool)
+        near = np.where(keep, np.arange(n, dtype=_INDEX), self._tree_parent)
+        active = np.flatnonzero(near >= 0)
+        active = active[~keep[near[active]]]
+        while active.size:
+            near[active] = near[near[active]]
+            active = active[near[active] >= 0]
+            active = active[~keep[near[active]]]
+        return near
+
+    def _lifted_edges(self, keep: np.ndarray, near: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Edges between kept nodes after removed nodes are bypassed."""
+        if self.is_tree():
+            child = np.flatnonzero(keep & (self._tree_parent >= 0))
+            parent = near[self._tree_parent[child]]
+            ok = parent >= 0
+            return parent[ok], child[ok]
+        n = len(self)
+        src, dst = self.edges()
+        into_kept = keep[dst]
+        src, dst = src[into_kept], dst[into_kept]
+        done_src, done_dst = [src[keep[src]]], [dst[keep[src]]]
+        front_src, front_dst = src[~keep[src]], dst[~keep[src]]
+        seen = np.unique(front_src * n + front_dst)
+        counts_all = self.num_parents
+        while front_src.size:
+            counts = counts_all[front_src]
+            starts = np.repeat(self._parent_ptr[front_src] - np.cumsum(counts) + counts, counts)
+            up = self._parent_idx[starts + np.arange(counts.sum())]
+            down = np.repeat(front_dst, counts)
+            code = up * n + down
+            code, first = np.unique(code, return_index=True)
+            fresh = ~np.isin(code, seen)
+            seen = np.union1d(seen, code[fresh])
+            up, down = up[first][fresh], down[first][fresh]
+            done_src.append(up[keep[up]])
+            done_dst.append(down[keep[up]])
+            front_src, front_dst = up[~keep[up]], down[~keep[up]]
+        return np.concatenate(done_src), np.concatenate(done_dst)
+
+    def squash(self, keep: np.ndarray) -> tuple[Graph, np.ndarray]:
+        """The graph of the kept nodes: each hangs under its nearest kept ancestors and
+        siblings with the same frame are merged (recursively).
+
+        Returns the new graph and the new id of every old node (-1 if removed).
+        """
+        keep = np.asarray(keep, dtype=bool)
+        if keep.shape != (len(self),):
+            raise GraphError(f"keep mask has shape {keep.shape}, expected ({len(self)},)")
+        src, dst = self._lifted_edges(keep, self.nearest_kept(keep))
+        kept = np.flatnonzero(keep)
+        local = np.full(len(self), -1, dtype=_INDEX)
+        local[kept] = np.arange(kept.size, dtype=_INDEX)
+        order = np.lexsort((dst, src))
+        sub, sub_map = Graph.from_edges(
+            self.frames.iloc[kept], local[src[order]], local[dst[order]]
+        )
+        merged, merge_map = sub.merge_equal_paths()
+        new_id = np.full(len(self), -1, dtype=_INDEX)
+        new_id[kept] = merge_map[sub_map]
+        return merged, new_id
+
+    def merge_equal_paths(self) -> tuple[Graph, np.ndarray]:
+        """Merge nodes that have the same call path (chain of frames from the root).
+
+        Returns the merged graph and the new id of every old node; when nothing
+        merges the graph itself is returned with the identity map.
+        """
+        keys = self.call_path_keys()
+        n_keys = int(keys.max()) + 1 if len(keys) else 0
+        if n_keys == len(self):
+            return self, np.arange(len(self), dtype=_INDEX)
+        first = np.zeros(n_keys, dtype=_INDEX)
+        first[keys[::-1]] = np.arange(len(self) - 1, -1, -1, dtype=_INDEX)
+        src, dst = self.edges()
+        ksrc, kdst = keys[src], keys[dst]
+        order = np.lexsort((dst, src))
+        roots = np.unique(keys[self._roots])
+        roots = roots[np.argsort(first[roots], kind="stable")]
+        merged, local_map = Graph.from_edges(
+            self.frames.iloc[first], ksrc[order], kdst[order], roots=roots
+        )
+        return merged, local_map[keys]
+
+    @staticmethod
+    def union(graphs: Sequence[Graph]) -> tuple[Graph, list[np.ndarray]]:
+        """One graph holding every call path of every input graph, matched by frames.
+
+        Returns the union and, for each input, the union id of each of its nodes.
+        Nodes keep the order of their first appearance (first graph first).
+        """
+        if not graphs:
+            raise GraphError("union of no graphs")
+        offsets = np.cumsum([0] + [len(g) for g in graphs])
+        frames = pd.concat([g.frames for g in graphs], ignore_index=True)
+        src = np.concatenate([g.edges()[0] + o for g, o in zip(graphs, offsets, strict=False)])
+        dst = np.concatenate([g.edges()[1] + o for g, o in zip(graphs, offsets, strict=False)])
+        roots = np.concatenate([g.root_ids + o for g, o in zip(graphs, offsets, strict=False)])
+        forest, forest_map = Graph.from_edges(frames, src, dst, roots=roots)
+        merged, merge_map = forest.merge_equal_paths()
+        full = merge_map[forest_map]
+        return merged, [full[offsets[i] : offsets[i + 1]] for i in range(len(graphs))]
+
+    def copy(self) -> Graph:
+        """A graph with the same structure and a copy of the frame table."""
+        other = Graph(
+            self.frames.copy(),
+            self._child_ptr,
+            self._child_idx,
+            self._parent_ptr,
+            self._parent_idx,
+            self._roots,
+            self._tree_parent,
+        )
+        return other
+
+
+class Node:
+    """A handle on node ``nid`` of ``graph``.
+
+    Two handles are equal only when they point into the same graph object and
+    have the same id.
+    """
+
+    __slots__ = ("graph", "nid")
+
+    def __init__(self, graph: Graph, nid: int):
+        self.graph = graph
+        self.nid = nid
+
+    @property
+    def children(self) -> list[Node]:
+        """Child handles, in profile order."""
+        return [Node(self.graph, int(c)) for c in self.graph.children_of(self.nid)]
+
+    @property
+    def parents(self) -> list[Node]:
+        """Parent handles (one in a tree, several in a DAG, none for a root)."""
+        return [Node(self.graph, int(p)) for p in self.graph.parents_of(self.nid)]
+
+    @property
+    def frame(self) -> dict:
+        """The frame attributes of this node (name, type, file, line, ...)."""
+        row = self.graph.frames.iloc[self.nid]
+        return {k: v for k, v in row.items() if not (isinstance(v, float) and np.isnan(v))}
+
+    @property
+    def name(self) -> str:
+        """The node's name."""
+        return self.graph.frames["name"].iat[self.nid]
+
+    @property
+    def depth(self) -> int:
+        """Depth along the first call path (a root is 0)."""
+        return int(self.graph.depth[self.nid])
+
+    def path(self) -> tuple[str, ...]:
+        """Names from the root down to this node, along the first call path."""
+        names = self.graph.frames["name"]
+        return tuple(names.iat[i] for i in self.graph.path_ids(self.nid))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Node) and other.graph is self.graph and other.nid == self.nid
+
+    def __hash__(self) -> int:
+        return hash((id(self.graph), self.nid))
+
+    def __lt__(self, other: Node) -> bool:
+        if not isinstance(other, Node) or other.graph is not self.graph:
+            return NotImplemented
+        return self.nid < other.nid
+
+    def __repr__(self) -> str:
+        return f"Node({self.nid}, {self.name!r})"
