@@ -3,6 +3,7 @@
 from glade.errors import GladeError, QueryError, QuerySyntaxError, ReaderError
 from glade.graph import Graph, Node
 from glade.graphframe import GraphFrame
+from glade.readers import read
 
 __version__ = "0.1.0"
 
@@ -15,4 +16,5 @@ __all__ = [
     "QuerySyntaxError",
     "ReaderError",
     "__version__",
+    "read",
 ]

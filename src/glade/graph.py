@@ -28,7 +28,7 @@ def _csr(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return ptr, dst[order].astype(_INDEX, copy=False)
 
 
-def _depth_from_parent(parent: np.ndarray) -> np.ndarray:
+def depth_from_parent(parent: np.ndarray) -> np.ndarray:
     """Distance of every node to its root along ``parent`` (-1 marks roots), by pointer jumping."""
     n = len(parent)
     dist = (parent >= 0).astype(_INDEX)
@@ -41,6 +41,15 @@ def _depth_from_parent(parent: np.ndarray) -> np.ndarray:
         active = active[jump[active] >= 0]
     assert dist.shape == (n,)
     return dist
+
+
+def group_by_depth(depth: np.ndarray) -> list[np.ndarray]:
+    """Ids grouped by ``depth`` value, shallowest first, ascending ids within a group."""
+    if depth.size == 0:
+        return []
+    by_depth = np.argsort(depth, kind="stable")
+    bounds = np.searchsorted(depth[by_depth], np.arange(depth.max() + 2))
+    return [by_depth[bounds[d] : bounds[d + 1]] for d in range(len(bounds) - 1)]
 
 
 def _frame_table(frames: pd.DataFrame | Sequence[dict] | None, n: int) -> pd.DataFrame:
@@ -58,13 +67,17 @@ def frame_codes(frames: pd.DataFrame) -> np.ndarray:
     """One integer per row: rows with equal frames (all columns, NaN equal to NaN) share it."""
     if len(frames) == 0:
         return np.zeros(0, dtype=_INDEX)
-    cols = list(frames.columns)
     codes = np.zeros(len(frames), dtype=_INDEX)
-    for col in cols:
+    distinct = 1
+    for col in frames.columns:
         col_codes, uniques = pd.factorize(frames[col], use_na_sentinel=False)
-        codes = codes * (len(uniques) + 1) + col_codes
-        codes = pd.factorize(codes)[0].astype(_INDEX)
-    return codes
+        width = max(len(uniques), 1)
+        if distinct * width > 2**62:
+            codes, seen = pd.factorize(codes)
+            distinct = len(seen)
+        codes = codes * width + col_codes
+        distinct *= width
+    return codes.astype(_INDEX)
 
 
 class Graph:
@@ -104,7 +117,7 @@ class Graph:
         self._parent_idx = parent_idx
         self._roots = roots
         self._tree_parent = tree_parent
-        self._depth = _depth_from_parent(tree_parent)
+        self._depth = depth_from_parent(tree_parent)
         self._subtree_end = None
 
     # ------------------------------------------------------------------ build
@@ -145,8 +158,8 @@ class Graph:
         tree_parent = np.where(pred[order] >= 0, new_id[np.maximum(pred[order], 0)], -1)
         nsrc, ndst = new_id[src], new_id[dst]
         if nsrc.size:
-            pair = pd.MultiIndex.from_arrays([nsrc, ndst])
-            keep = ~pair.duplicated()
+            _, first = np.unique(nsrc * n + ndst, return_index=True)
+            keep = np.sort(first)
             nsrc, ndst = nsrc[keep], ndst[keep]
         child_ptr, child_idx = _csr(n, nsrc, ndst)
         by_dst = np.lexsort((nsrc, ndst))
@@ -176,7 +189,11 @@ class Graph:
     def _preorder(
         n: int, src: np.ndarray, dst: np.ndarray, roots: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Depth-first pre-order from the roots in order, children in edge order."""
+        """Depth-first pre-order from the roots in order, children in edge order.
+
+        scipy visits children in CSR order as long as it need not convert the matrix
+        (float64 data, int32 indices), which would sort the indices.
+        """
         roots = np.asarray(roots, dtype=_INDEX)
         order, pred = Graph._dfs(n, src, dst, roots)
         if order.size < n:
@@ -191,7 +208,7 @@ class Graph:
         start = np.full(roots.size, n, dtype=_INDEX)
         ptr, idx = _csr(n + 1, np.concatenate([start, src]), np.concatenate([roots, dst]))
         matrix = sp.csr_matrix(
-            (np.ones(idx.size, dtype=np.int8), idx.astype(np.int32), ptr.astype(np.int32)),
+            (np.ones(idx.size), idx.astype(np.int32), ptr.astype(np.int32)),
             shape=(n + 1, n + 1),
         )
         order, pred = depth_first_order(matrix, n, directed=True, return_predecessors=True)
@@ -286,23 +303,14 @@ class Graph:
         if self._subtree_end is None:
             n = len(self)
             size = np.ones(n, dtype=_INDEX)
-            depth = self._depth
-            if n:
-                by_depth = np.argsort(depth, kind="stable")
-                bounds = np.searchsorted(depth[by_depth], np.arange(depth.max() + 2))
-                for d in range(int(depth.max()), 0, -1):
-                    level = by_depth[bounds[d] : bounds[d + 1]]
-                    np.add.at(size, self._tree_parent[level], size[level])
+            for level in self.levels()[:0:-1]:
+                np.add.at(size, self._tree_parent[level], size[level])
             self._subtree_end = np.arange(n, dtype=_INDEX) + size
         return self._subtree_end
 
     def levels(self) -> list[np.ndarray]:
         """Node ids grouped by depth, shallowest first (ids ascending within a level)."""
-        if len(self) == 0:
-            return []
-        by_depth = np.argsort(self._depth, kind="stable")
-        bounds = np.searchsorted(self._depth[by_depth], np.arange(self._depth.max() + 2))
-        return [by_depth[bounds[d] : bounds[d + 1]] for d in range(len(bounds) - 1)]
+        return group_by_depth(self._depth)
 
     def path_ids(self, nid: int) -> list[int]:
         """Ids on the first call path from a root down to ``nid``."""
@@ -485,7 +493,7 @@ class Node:
     def frame(self) -> dict:
         """The frame attributes of this node (name, type, file, line, ...)."""
         row = self.graph.frames.iloc[self.nid]
-        return {k: v for k, v in row.items() if not (isinstance(v, float) and np.isnan(v))}
+        return {k: v for k, v in row.items() if not pd.isna(v)}
 
     @property
     def name(self) -> str:

@@ -17,10 +17,14 @@ if TYPE_CHECKING:
     from glade.query import Query
 
 INCLUSIVE_SUFFIX = " (inc)"
+EXCLUSIVE_SUFFIX = " (exc)"
 
 
 def inclusive_name(metric: str) -> str:
-    """The name of the inclusive column that pairs with exclusive ``metric``."""
+    """The name of the inclusive column that pairs with exclusive ``metric``: ``"m (inc)"``,
+    or ``"m"`` for an exclusive ``"m (exc)"`` (Hatchet's two conventions)."""
+    if metric.endswith(EXCLUSIVE_SUFFIX):
+        return metric[: -len(EXCLUSIVE_SUFFIX)]
     return metric + INCLUSIVE_SUFFIX
 
 
@@ -49,15 +53,17 @@ class RowLayout:
             self.num_keys = max(len(uniques), 1)
 
     def scatter(self, values: np.ndarray, n: int, fill: Any = 0.0) -> np.ndarray:
-        """Place row values (rows, m) into a dense (n, keys, m) block; missing cells get ``fill``."""
+        """Row values (rows, m) placed in a dense (n, keys, m) block; missing cells get ``fill``."""
         out = np.full((n, self.num_keys, values.shape[1]), fill, dtype=values.dtype)
         out[self.node, self.key] = values
         return out
 
 
 def _first_per_cell(values: np.ndarray, cell: np.ndarray, size: int) -> np.ndarray:
-    """For each of ``size`` cells the first value whose ``cell`` code names it; NaN
-    (or None for non-numeric values) where no value does."""
+    """For each of ``size`` cells the first non-missing value whose ``cell`` code names
+    it; NaN (or None for non-numeric values) where none does."""
+    present = ~np.asarray(pd.isna(values), dtype=bool)
+    values, cell = values[present], cell[present]
     if values.dtype.kind == "f":
         out = np.full(size, np.nan, dtype=values.dtype)
     elif values.dtype.kind in "iub":
@@ -196,8 +202,10 @@ class GraphFrame:
         inc_metrics: list[str],
     ) -> GraphFrame:
         """Dense GraphFrame from rows whose ``node`` column holds ids of ``graph``."""
-        layout = RowLayout(pd.MultiIndex.from_frame(rows[index]) if len(index) > 1
-                           else pd.Index(rows["node"], name="node"))
+        if len(index) > 1:
+            layout = RowLayout(pd.MultiIndex.from_frame(rows[index]))
+        else:
+            layout = RowLayout(pd.Index(rows["node"], name="node"))
         n = len(graph)
         additive = set(exc_metrics) | set(inc_metrics)
         flat = layout.node * layout.num_keys + layout.key
@@ -206,6 +214,8 @@ class GraphFrame:
             values = rows[col].to_numpy()
             if col in additive:
                 values = values.astype(np.float64) if values.dtype == object else values
+                if values.dtype.kind == "f":
+                    values = np.nan_to_num(values, nan=0.0)
                 out = np.zeros(n * layout.num_keys, dtype=np.result_type(values.dtype, np.int8))
                 np.add.at(out, flat, values)
             else:
@@ -325,6 +335,8 @@ class GraphFrame:
         for i, metric in enumerate(metrics):
             name = inclusive_name(metric)
             column = flat[flat_rows, i]
+            if pd.api.types.is_integer_dtype(df[metric].dtype):
+                column = column.astype(df[metric].dtype)
             if name in df.columns:
                 df[name] = column
             else:

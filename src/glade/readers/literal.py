@@ -144,3 +144,13 @@ def _in_cycle(graph) -> np.ndarray:
     flag = np.zeros(len(graph), dtype=bool)
     flag[graph.root_ids] = graph.num_parents[graph.root_ids] > 0
     return flag
+
+
+def detect(path) -> bool:
+    """True for a JSON file holding a Hatchet literal (a list of frame/metrics dicts)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096).decode("utf-8", errors="ignore").lstrip()
+    except OSError:
+        return False
+    return head.startswith("[") and '"frame"' in head

@@ -1,0 +1,120 @@
+"""The ``glade`` command: print profiles as trees, and open the tutorials."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+from glade.errors import GladeError
+
+
+def _tree(args: argparse.Namespace) -> int:
+    from glade.readers import read
+
+    gf = read(args.path, format=args.format)
+    color = sys.stdout.isatty() if args.color is None else args.color
+    text = gf.tree(
+        metric=args.metric,
+        depth=args.depth,
+        threshold=args.threshold,
+        color=color,
+        name_width=args.name_width,
+        rank=args.rank,
+    )
+    sys.stdout.write(text)
+    return 0
+
+
+def tutorial_notebooks() -> list[Path]:
+    """The tutorial notebooks shipped with glade, in reading order."""
+    bundled = resources.files("glade") / "tutorials"
+    source = Path(__file__).resolve().parents[2] / "notebooks"
+    folder = Path(str(bundled)) if bundled.is_dir() else source
+    return sorted(folder.glob("*.ipynb"))
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from glade.datasets import synthetic_profile
+
+    if args.text:
+        gf = synthetic_profile(400, seed=1)
+        print("A synthetic profile of 400 nodes (glade.datasets.synthetic_profile):\n")
+        sys.stdout.write(gf.tree(depth=3, threshold=0.02, color=sys.stdout.isatty()))
+        text = 'MATCH (".", p)->("*") WHERE p.name =~ "P?MPI_.*"'
+        mpi = gf.query(text)
+        print(f"\nIts MPI layer, from the query {text}:\n")
+        sys.stdout.write(mpi.tree(threshold=0.05, color=sys.stdout.isatty()))
+        return 0
+    notebooks = tutorial_notebooks()
+    if not notebooks:
+        raise GladeError("no tutorial notebooks found in this installation")
+    workdir = Path(args.dir).resolve()
+    workdir.mkdir(parents=True, exist_ok=True)
+    for nb in notebooks:
+        target = workdir / nb.name
+        if not target.exists():
+            shutil.copy(nb, target)
+    command = [sys.executable, "-m", "jupyter", "lab", f"--notebook-dir={workdir}",
+               str(workdir / notebooks[0].name)]
+    if args.dry_run:
+        print(" ".join(command))
+        return 0
+    if shutil.which("jupyter-lab") is None and not _has_module("jupyterlab"):
+        raise GladeError("JupyterLab is not installed: pip install jupyterlab (or glade[dev])")
+    return subprocess.call(command)
+
+
+def _has_module(name: str) -> bool:
+    from importlib.util import find_spec
+
+    return find_spec(name) is not None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``glade`` command."""
+    parser = argparse.ArgumentParser(prog="glade", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    tree = sub.add_parser("tree", help="print the call tree of a profile")
+    tree.add_argument("path", help="a profile file or directory of any supported format")
+    tree.add_argument("--metric", "-m", help="metric column to show (default: the profile's)")
+    tree.add_argument("--depth", "-d", type=int, help="deepest level shown (roots are 0)")
+    tree.add_argument("--threshold", "-t", type=float,
+                      help="hide nodes under this fraction of the largest value, e.g. 0.01")
+    tree.add_argument("--name-width", type=int, help="cut names longer than this")
+    tree.add_argument("--rank", type=int, help="show one rank instead of the mean over ranks")
+    tree.add_argument("--format", help="skip format detection (hpctoolkit, caliper, ...)")
+    colour = tree.add_mutually_exclusive_group()
+    colour.add_argument("--color", dest="color", action="store_true", default=None)
+    colour.add_argument("--no-color", dest="color", action="store_false")
+    tree.set_defaults(run=_tree)
+
+    demo = sub.add_parser("demo", help="open the tutorial notebooks in JupyterLab")
+    demo.add_argument("--dir", default="glade-tutorials",
+                      help="folder the notebooks are copied to (default: ./glade-tutorials)")
+    demo.add_argument("--text", action="store_true",
+                      help="print a short tour in the terminal instead of opening JupyterLab")
+    demo.add_argument("--dry-run", action="store_true",
+                      help="copy the notebooks and print the JupyterLab command only")
+    demo.set_defaults(run=_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``glade`` command; errors glade raises on purpose print as one line."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except GladeError as exc:
+        print(f"glade: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,447 @@
+"""The query engine: vectorized predicate masks and a dynamic program over
+(node, query position) states.
+
+Each predicate becomes one boolean mask over all rows (or over nodes, when its
+columns are constant per node), reduced per node with ``rank_mode``. Matching
+then propagates two state sets over the graph: F (a valid match prefix ends
+here, at this query position) forward along edges, and B (a valid match suffix
+starts here) backward; a node lies on a match exactly when some position is in
+both. Each state is visited once, so the cost is O((nodes + edges) x query
+nodes) on trees, DAGs and graphs with cycles alike; no path is ever enumerated.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from glade.errors import GladeError, QueryError
+from glade.graph import Graph
+from glade.query.model import BaseQuery, CompoundQuery, Query
+from glade.query.parse import parse
+from glade.query.predicates import (
+    Always,
+    And,
+    CallablePredicate,
+    Compare,
+    IsIn,
+    IsSpecial,
+    Not,
+    Or,
+    Predicate,
+    StringTest,
+    Structure,
+    compile_regex,
+)
+
+RANK_MODES = ("any", "all")
+_MAX_STATES = 400_000_000
+
+
+def reduce_rows(passed: np.ndarray, row_node: np.ndarray, n: int, mode: str) -> np.ndarray:
+    """Per node: true when any (``mode="any"``) or all of its rows passed; nodes without
+    rows are false either way."""
+    if mode not in RANK_MODES:
+        raise QueryError(f"rank_mode must be 'any' or 'all', not {mode!r}")
+    if mode == "any":
+        out = np.zeros(n, dtype=bool)
+        out[row_node[passed]] = True
+        return out
+    has_rows = np.zeros(n, dtype=bool)
+    has_rows[row_node] = True
+    failed = np.zeros(n, dtype=bool)
+    failed[row_node[~passed]] = True
+    return has_rows & ~failed
+
+
+class _Mask:
+    """A boolean mask over nodes (``per_node``) or over rows."""
+
+    __slots__ = ("per_node", "values")
+
+    def __init__(self, values: np.ndarray, per_node: bool):
+        self.values = values
+        self.per_node = per_node
+
+
+class RowTable:
+    """What the engine reads of a model: its graph and its rows (one or more per node)."""
+
+    def __init__(self, graph: Graph, dataframe: pd.DataFrame):
+        self.graph = graph
+        self.dataframe = dataframe
+        self.n = len(graph)
+        self.row_node = np.asarray(dataframe.index.get_level_values("node"), dtype=np.int64)
+        self.has_rows = np.zeros(self.n, dtype=bool)
+        self.has_rows[self.row_node] = True
+        self.one_per_node = len(dataframe) == self.n and bool(
+            np.array_equal(self.row_node, np.arange(self.n))
+        )
+        self._columns: dict[str, tuple[np.ndarray, bool]] = {}
+        self._factorized: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def available(self) -> list[str]:
+        """Every name a predicate may use."""
+        names = list(self.dataframe.columns)
+        names += [c for c in self.graph.frames.columns if c not in names]
+        names += [c for c in self.dataframe.index.names if c != "node"]
+        return [str(n) for n in names]
+
+    def column(self, name: str) -> tuple[np.ndarray, bool]:
+        """Values of column ``name`` and whether they are per node (else per row)."""
+        if name in self._columns:
+            return self._columns[name]
+        if name in self.graph.frames.columns:
+            found = (self.graph.frames[name].to_numpy(), True)
+        elif name in self.dataframe.columns:
+            values = self.dataframe[name]
+            if isinstance(values, pd.DataFrame):
+                raise QueryError(f"column {name!r} is ambiguous: the dataframe has it twice")
+            found = (values.to_numpy(), self.one_per_node)
+        elif name in self.dataframe.index.names and name != "node":
+            found = (self.dataframe.index.get_level_values(name).to_numpy(), self.one_per_node)
+        else:
+            raise QueryError(f"no column named {name!r}; available: "
+                             + ", ".join(repr(c) for c in self.available()))
+        self._columns[name] = found
+        return found
+
+    def factorized(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """Codes (-1 for missing) and distinct non-missing values of a column."""
+        if name not in self._factorized:
+            values, _ = self.column(name)
+            codes, uniques = pd.factorize(np.asarray(values, dtype=object))
+            self._factorized[name] = (codes, np.asarray(uniques, dtype=object))
+        return self._factorized[name]
+
+    def to_rows(self, mask: _Mask) -> np.ndarray:
+        return mask.values[self.row_node] if mask.per_node else mask.values
+
+    def to_nodes(self, mask: _Mask, rank_mode: str) -> np.ndarray:
+        if mask.per_node:
+            return mask.values & self.has_rows
+        return reduce_rows(mask.values, self.row_node, self.n, rank_mode)
+
+
+# ---------------------------------------------------------------- predicates
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(
+        value, bool | np.bool_)
+
+
+def _on_uniques(table: RowTable, column: str, test) -> _Mask:
+    """Apply ``test`` to each distinct value of a column, then spread to every row."""
+    codes, uniques = table.factorized(column)
+    _, per_node = table.column(column)
+    hit = np.fromiter((bool(test(u)) for u in uniques), dtype=bool, count=len(uniques))
+    hit = np.append(hit, False)
+    return _Mask(hit[codes], per_node)
+
+
+def _numeric(values: np.ndarray) -> np.ndarray | None:
+    """The values as float64 when the column is numeric (bools included), else None."""
+    if values.dtype.kind in "iufb":
+        return values.astype(np.float64, copy=False)
+    return None
+
+
+_PY_OPS = {
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+}
+
+
+def _compare(table: RowTable, pred: Compare) -> _Mask:
+    values, per_node = table.column(pred.column)
+    value = pred.value
+    op = _PY_OPS[pred.op]
+    numbers = _numeric(values)
+    if isinstance(value, str):
+        if numbers is not None:
+            return _Mask(np.zeros(len(values), dtype=bool), per_node)
+        return _on_uniques(table, pred.column, lambda u: isinstance(u, str) and op(u, value))
+    if numbers is not None:
+        with np.errstate(invalid="ignore"):
+            out = op(numbers, float(value)) & ~np.isnan(numbers)
+        return _Mask(out, per_node)
+    if isinstance(value, bool):
+        return _on_uniques(table, pred.column,
+                           lambda u: isinstance(u, bool | np.bool_) and op(bool(u), value))
+    return _on_uniques(table, pred.column,
+                       lambda u: _is_number(u) and not math.isnan(u) and op(u, value))
+
+
+def _string_test(table: RowTable, pred: StringTest) -> _Mask:
+    values, per_node = table.column(pred.column)
+    if _numeric(values) is not None:
+        return _Mask(np.zeros(len(values), dtype=bool), per_node)
+    pattern = pred.pattern
+    if pred.test == "regex":
+        regex = compile_regex(pattern)
+        return _on_uniques(table, pred.column,
+                           lambda u: isinstance(u, str) and regex.fullmatch(u) is not None)
+    method = {"startswith": str.startswith, "endswith": str.endswith,
+              "contains": str.__contains__}[pred.test]
+    return _on_uniques(table, pred.column, lambda u: isinstance(u, str) and method(u, pattern))
+
+
+def _isin(table: RowTable, pred: IsIn) -> _Mask:
+    values, per_node = table.column(pred.column)
+    numbers = _numeric(values)
+    if numbers is not None:
+        wanted = [float(v) for v in pred.values if not isinstance(v, str)]
+        return _Mask(np.isin(numbers, wanted) & ~np.isnan(numbers), per_node)
+    strings = {v for v in pred.values if isinstance(v, str)}
+    others = [v for v in pred.values if not isinstance(v, str)]
+
+    def member(u: Any) -> bool:
+        if isinstance(u, str):
+            return u in strings
+        return any(type(u) is type(v) and u == v for v in others) or (
+            _is_number(u) and any(_is_number(v) and u == v for v in others))
+
+    return _on_uniques(table, pred.column, member)
+
+
+def _special(table: RowTable, pred: IsSpecial) -> _Mask:
+    values, per_node = table.column(pred.column)
+    numbers = _numeric(values)
+    if numbers is not None:
+        if pred.kind == "inf":
+            return _Mask(np.isinf(numbers), per_node)
+        return _Mask(np.isnan(numbers), per_node)
+    missing = pd.isna(values)
+    if pred.kind == "none":
+        return _Mask(np.asarray(missing, dtype=bool), per_node)
+    if pred.kind == "nan":
+        out = np.zeros(len(values), dtype=bool)
+        where = np.flatnonzero(missing)
+        out[where] = [isinstance(v, float | np.floating) for v in values[where]]
+        return _Mask(out, per_node)
+    return _on_uniques(table, pred.column, lambda u: _is_number(u) and math.isinf(u))
+
+
+def _structure(table: RowTable, pred: Structure) -> _Mask:
+    graph = table.graph
+    if pred.kind == "leaf":
+        return _Mask(graph.num_children == 0, True)
+    out = np.zeros(table.n, dtype=bool)
+    out[graph.root_ids] = True
+    return _Mask(out, True)
+
+
+def _callable(table: RowTable, pred: CallablePredicate, rank_mode: str) -> _Mask:
+    """Call the function once per node: with its row, or its rows when it has several."""
+    df = table.dataframe
+    out = np.zeros(table.n, dtype=bool)
+    function = pred.function
+    try:
+        if table.one_per_node:
+            result = df.apply(function, axis=1) if len(df) else []
+            out[:] = np.asarray(result, dtype=bool)
+            return _Mask(out, True)
+        for nid, rows in df.groupby(level="node", sort=True):
+            result = function(rows)
+            if np.ndim(result) == 0:
+                out[nid] = bool(result)
+            else:
+                passed = np.asarray(result, dtype=bool)
+                out[nid] = passed.all() if rank_mode == "all" else passed.any()
+    except GladeError:
+        raise
+    except Exception as exc:
+        raise QueryError(f"a predicate function raised {type(exc).__name__}: {exc}") from exc
+    return _Mask(out, True)
+
+
+def _combine(table: RowTable, masks: list[_Mask], reducer) -> _Mask:
+    if all(m.per_node for m in masks):
+        return _Mask(reducer([m.values for m in masks]), True)
+    return _Mask(reducer([table.to_rows(m) for m in masks]), False)
+
+
+def evaluate(table: RowTable, pred: Predicate, rank_mode: str, cache: dict) -> _Mask:
+    """The mask of ``pred`` (per node where its columns allow, else per row)."""
+    # repr tells 1 from True and 1.0, which compare equal as Python values
+    key = ("callable", id(pred.function)) if isinstance(pred, CallablePredicate) else repr(pred)
+    if key in cache:
+        return cache[key]
+    if isinstance(pred, Always):
+        mask = _Mask(np.ones(table.n, dtype=bool), True)
+    elif isinstance(pred, Compare):
+        mask = _compare(table, pred)
+    elif isinstance(pred, StringTest):
+        mask = _string_test(table, pred)
+    elif isinstance(pred, IsIn):
+        mask = _isin(table, pred)
+    elif isinstance(pred, IsSpecial):
+        mask = _special(table, pred)
+    elif isinstance(pred, Structure):
+        mask = _structure(table, pred)
+    elif isinstance(pred, And):
+        parts = [evaluate(table, p, rank_mode, cache) for p in pred.items]
+        mask = _combine(table, parts, lambda arrays: np.logical_and.reduce(arrays))
+    elif isinstance(pred, Or):
+        parts = [evaluate(table, p, rank_mode, cache) for p in pred.items]
+        mask = _combine(table, parts, lambda arrays: np.logical_or.reduce(arrays))
+    elif isinstance(pred, Not):
+        inner = evaluate(table, pred.item, rank_mode, cache)
+        mask = _Mask(~inner.values, inner.per_node)
+    elif isinstance(pred, CallablePredicate):
+        mask = _callable(table, pred, rank_mode)
+    else:
+        raise QueryError(f"{pred!r} is not a predicate")
+    cache[key] = mask
+    return mask
+
+
+# ------------------------------------------------------------------ matching
+def _transitions(stars: list[bool]) -> np.ndarray:
+    """S[j, i]: a path may go from a node at query position j to a child at position i."""
+    m = len(stars)
+    step = np.zeros((m, m), dtype=bool)
+    for j in range(m):
+        step[j, j] = stars[j]
+        for i in range(j + 1, m):
+            step[j, i] = True
+            if not stars[i]:
+                break
+    return step
+
+
+def _pack(columns: np.ndarray) -> np.ndarray:
+    """Boolean (k, m) rows as (k, words) uint64 bit sets (position j is bit j % 64 of
+    word j // 64)."""
+    k, m = columns.shape
+    words = np.zeros((k, (m + 63) // 64), dtype=np.uint64)
+    for j in range(m):
+        words[:, j // 64] |= columns[:, j].astype(np.uint64) << np.uint64(j % 64)
+    return words
+
+
+class _StepTable:
+    """Moves a set of query positions along one edge: the positions ``step`` allows
+    from any of them, by byte-wise table lookups on packed bit sets."""
+
+    def __init__(self, step: np.ndarray):
+        m = step.shape[0]
+        self.words = (m + 63) // 64
+        self.tables = []
+        for first in range(0, m, 8):
+            byte = np.arange(256)
+            bits = (byte[:, None] >> np.arange(8)) & 1
+            positions = np.zeros((256, m), dtype=bool)
+            for b in range(min(8, m - first)):
+                positions |= bits[:, b : b + 1].astype(bool) & step[first + b][None, :]
+            self.tables.append((first // 64, np.uint64(first % 64), _pack(positions)))
+
+    def __call__(self, sets: np.ndarray) -> np.ndarray:
+        out = np.zeros_like(sets)
+        for word, shift, table in self.tables:
+            out |= table[((sets[:, word] >> shift) & np.uint64(255)).astype(np.intp)]
+        return out
+
+
+def _propagate(init: np.ndarray, allowed: np.ndarray, move: _StepTable,
+               ptr: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Least set of states containing ``init`` and closed under moving along the CSR
+    edges (ptr, idx) with ``move``, within ``allowed`` (all as packed bit sets)."""
+    state = init.copy()
+    frontier = np.flatnonzero(init.any(axis=1))
+    bits = init[frontier]
+    while frontier.size:
+        reach = move(bits)
+        counts = ptr[frontier + 1] - ptr[frontier]
+        total = int(counts.sum())
+        if total == 0:
+            break
+        source = np.repeat(np.arange(frontier.size), counts)
+        offset = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+        target = idx[np.repeat(ptr[frontier], counts) + offset]
+        fresh = reach[source] & allowed[target] & ~state[target]
+        keep = fresh.any(axis=1)
+        target, fresh = target[keep], fresh[keep]
+        if target.size > 1 and not np.all(target[1:] > target[:-1]):
+            order = np.argsort(target, kind="stable")
+            target, fresh = target[order], fresh[order]
+            starts = np.flatnonzero(np.r_[True, target[1:] != target[:-1]])
+            fresh = np.bitwise_or.reduceat(fresh, starts, axis=0)
+            target = target[starts]
+        state[target] |= fresh
+        frontier, bits = target, fresh
+    return state
+
+
+def match_plain(graph: Graph, steps: list[tuple[bool, np.ndarray]]) -> np.ndarray:
+    """Nodes on at least one match of the query positions ``steps`` ((is_star,
+    node mask) pairs, '+' and integers already expanded)."""
+    n, m = len(graph), len(steps)
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    singles = sum(1 for star, _ in steps if not star)
+    if graph.is_tree() and singles > int(graph.depth.max()) + 1:
+        return np.zeros(n, dtype=bool)
+    if n * m > _MAX_STATES:
+        raise QueryError(f"the query has {m} steps: too many for a graph of {n} nodes")
+    stars = [star for star, _ in steps]
+    allowed = _pack(np.stack([mask for _, mask in steps], axis=1))
+    step = _transitions(stars)
+    can_start = _pack(np.array([[all(stars[:i]) for i in range(m)]]))
+    can_end = _pack(np.array([[all(stars[i + 1 :]) for i in range(m)]]))
+    forward = _propagate(allowed & can_start, allowed, _StepTable(step),
+                         graph._child_ptr, graph._child_idx)
+    backward = _propagate(allowed & can_end, allowed, _StepTable(step.T),
+                          graph._parent_ptr, graph._parent_idx)
+    return (forward & backward).any(axis=1)
+
+
+def _expand(query: Query, table: RowTable, rank_mode: str, cache: dict):
+    steps = []
+    for node in query.nodes:
+        mask = table.to_nodes(evaluate(table, node.predicate, rank_mode, cache), rank_mode)
+        q = node.quantifier
+        if q == ".":
+            steps.append((False, mask))
+        elif q == "*":
+            steps.append((True, mask))
+        elif q == "+":
+            steps += [(False, mask), (True, mask)]
+        else:
+            steps += [(False, mask)] * q
+    return steps
+
+
+def query_mask(table: RowTable, query: BaseQuery, rank_mode: str = "any",
+               cache: dict | None = None) -> np.ndarray:
+    """Boolean mask of the nodes ``query`` selects in ``table``."""
+    if rank_mode not in RANK_MODES:
+        raise QueryError(f"rank_mode must be 'any' or 'all', not {rank_mode!r}")
+    cache = {} if cache is None else cache
+    if isinstance(query, Query):
+        if not query.nodes:
+            raise QueryError("the query is empty")
+        return match_plain(table.graph, _expand(query, table, rank_mode, cache))
+    if not isinstance(query, CompoundQuery):
+        raise QueryError(f"{query!r} is not a query")
+    parts = [query_mask(table, q, rank_mode, cache) for q in query.queries]
+    if query.op == "and":
+        return np.logical_and.reduce(parts)
+    if query.op == "or":
+        return np.logical_or.reduce(parts)
+    if query.op == "xor":
+        return np.logical_xor.reduce(parts)
+    return ~parts[0] & table.has_rows
+
+
+def match_nodes(model: Any, query: Any, rank_mode: str = "any") -> np.ndarray:
+    """Ids (ascending) of the nodes of ``model`` (anything with ``graph`` and
+    ``dataframe``) that ``query`` (any form) selects."""
+    table = RowTable(model.graph, model.dataframe)
+    return np.flatnonzero(query_mask(table, parse(query), rank_mode))

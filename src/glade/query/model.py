@@ -1,0 +1,208 @@
+"""Queries: a sequence of query nodes (quantifier + predicate), and compounds of queries.
+
+A match of a :class:`Query` is a downward path split into consecutive segments,
+one per query node (one node for ``"."``, zero or more for ``"*"``, one or
+more for ``"+"``, exactly n for an integer n), every node of a segment
+satisfying that query node's predicate. The query selects every node lying on
+at least one match. A :class:`CompoundQuery` combines the node sets of queries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from glade.errors import QueryError
+from glade.query.predicates import (
+    MAX_NESTING,
+    Always,
+    CallablePredicate,
+    Predicate,
+)
+
+Quantifier = str | int
+QUANTIFIERS = (".", "*", "+")
+
+
+def check_quantifier(quantifier: Any) -> Quantifier:
+    """A valid quantifier (``"."``, ``"*"``, ``"+"`` or a positive integer), or a QueryError."""
+    if isinstance(quantifier, bool):
+        raise QueryError(f"{quantifier!r} is not a quantifier")
+    if isinstance(quantifier, int):
+        if quantifier < 1:
+            raise QueryError(f"an integer quantifier must be at least 1, not {quantifier}")
+        if quantifier > 10_000:
+            raise QueryError(f"the integer quantifier {quantifier} is too large")
+        return int(quantifier)
+    if quantifier in QUANTIFIERS:
+        return quantifier
+    raise QueryError(f"{quantifier!r} is not a quantifier (use '.', '*', '+' or an integer)")
+
+
+def to_predicate(predicate: Predicate | Callable | None) -> Predicate:
+    """``predicate`` as a Predicate: None means always true, a callable is wrapped."""
+    if predicate is None:
+        return Always()
+    if isinstance(predicate, Predicate):
+        return predicate
+    if callable(predicate):
+        return CallablePredicate(predicate)
+    raise QueryError(f"{predicate!r} is not a predicate (use col(...) expressions or a function)")
+
+
+@dataclass(frozen=True)
+class QueryNode:
+    """One step of a query: how many nodes (``quantifier``) and what they satisfy."""
+
+    quantifier: Quantifier
+    predicate: Predicate
+
+    def __post_init__(self):
+        object.__setattr__(self, "quantifier", check_quantifier(self.quantifier))
+        object.__setattr__(self, "predicate", to_predicate(self.predicate))
+
+
+class BaseQuery:
+    """What every query offers: combination with ``& | ^ ~`` and canonical text."""
+
+    __slots__ = ()
+
+    depth = 1
+
+    def __and__(self, other: BaseQuery) -> CompoundQuery:
+        return CompoundQuery.of("and", self, _as_query(other))
+
+    def __or__(self, other: BaseQuery) -> CompoundQuery:
+        return CompoundQuery.of("or", self, _as_query(other))
+
+    def __xor__(self, other: BaseQuery) -> CompoundQuery:
+        return CompoundQuery.of("xor", self, _as_query(other))
+
+    def __invert__(self) -> CompoundQuery:
+        return CompoundQuery("not", (self,))
+
+    def to_string(self) -> str:
+        """The canonical string-dialect text of this query."""
+        from glade.query.render import render_query
+
+        return render_query(self)
+
+    def __str__(self) -> str:
+        return self.to_string()
+
+
+def _as_query(value: Any) -> BaseQuery:
+    from glade.query.parse import parse
+
+    return parse(value)
+
+
+class Query(BaseQuery):
+    """A path pattern: a sequence of :class:`QueryNode`.
+
+    Build it with ``Query().match(".", pred).rel("*").rel(2, pred)``: each call
+    returns a new query. ``pred`` is an expression such as
+    ``col("name").matches("MPI_.*") & (col("time") > 5)`` or a Python function
+    of a row.
+    """
+
+    __slots__ = ("nodes",)
+
+    def __init__(self, nodes: tuple[QueryNode, ...] | list[QueryNode] = ()):
+        nodes = tuple(nodes)
+        for node in nodes:
+            if not isinstance(node, QueryNode):
+                raise QueryError(f"{node!r} is not a QueryNode")
+        self.nodes = nodes
+
+    def match(self, quantifier: Quantifier = ".", predicate: Predicate | Callable | None = None
+              ) -> Query:
+        """A query whose first node is (``quantifier``, ``predicate``)."""
+        return Query((QueryNode(quantifier, predicate),))
+
+    def rel(self, quantifier: Quantifier = ".", predicate: Predicate | Callable | None = None
+            ) -> Query:
+        """This query followed by one more node, a child of the previous one's match."""
+        if not self.nodes:
+            raise QueryError("rel() follows match(): start the query with match()")
+        return Query((*self.nodes, QueryNode(quantifier, predicate)))
+
+    @property
+    def serializable(self) -> bool:
+        """True when the query can be written as text (no Python callables)."""
+        return all(node.predicate.serializable for node in self.nodes)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Query) and other.nodes == self.nodes
+
+    def __hash__(self) -> int:
+        return hash(("query", self.nodes))
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def __repr__(self) -> str:
+        if not self.nodes:
+            return "Query()"
+        parts = [f".match({self.nodes[0].quantifier!r}, {self.nodes[0].predicate!r})"]
+        parts += [f".rel({n.quantifier!r}, {n.predicate!r})" for n in self.nodes[1:]]
+        return "Query()" + "".join(parts)
+
+
+COMPOUND_OPS = ("and", "or", "xor", "not")
+
+
+class CompoundQuery(BaseQuery):
+    """Queries combined by their node sets: ``and`` (intersection), ``or`` (union),
+    ``xor`` (nodes in an odd number of them), ``not`` (complement of one query)."""
+
+    __slots__ = ("depth", "op", "queries")
+
+    def __init__(self, op: str, queries: tuple[BaseQuery, ...]):
+        if op not in COMPOUND_OPS:
+            raise QueryError(f"unknown compound operator {op!r}")
+        queries = tuple(queries)
+        if op == "not" and len(queries) != 1:
+            raise QueryError("'not' takes exactly one query")
+        if op != "not" and len(queries) < 2:
+            raise QueryError(f"'{op}' combines at least two queries")
+        for query in queries:
+            if not isinstance(query, BaseQuery):
+                raise QueryError(f"{query!r} is not a query")
+            if isinstance(query, Query) and not query.nodes:
+                raise QueryError("an empty query cannot be combined")
+        self.op = op
+        self.queries = queries
+        self.depth = 1 + max(getattr(q, "depth", 1) for q in queries)
+        if self.depth > MAX_NESTING:
+            raise QueryError(f"the query nests more than {MAX_NESTING} levels deep")
+
+    @classmethod
+    def of(cls, op: str, *queries: BaseQuery) -> CompoundQuery:
+        """The compound, flattening nested compounds of the same associative operator."""
+        flat: list[BaseQuery] = []
+        for query in queries:
+            if isinstance(query, CompoundQuery) and query.op == op and op != "not":
+                flat.extend(query.queries)
+            else:
+                flat.append(query)
+        return cls(op, tuple(flat))
+
+    @property
+    def serializable(self) -> bool:
+        """True when the query can be written as text (no Python callables)."""
+        return all(q.serializable for q in self.queries)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, CompoundQuery)
+            and other.op == self.op
+            and other.queries == self.queries
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.op, self.queries))
+
+    def __repr__(self) -> str:
+        return f"CompoundQuery({self.op!r}, {self.queries!r})"

@@ -1,0 +1,413 @@
+"""Predicates on the rows of a node: what a query node asks of the nodes it matches.
+
+Predicates are immutable expression trees (comparisons, string tests, special
+values, structure) combined with ``&``, ``|`` and ``~``. Every predicate except
+:class:`CallablePredicate` can be written in the string dialect and evaluated
+with one vectorized mask over all rows. Build them with :func:`col`,
+:func:`is_leaf` and :func:`is_root`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from glade.errors import QueryError
+
+#: Deepest nesting of ``&``/``|``/``~`` (and of compound queries) a query may have.
+MAX_NESTING = 200
+
+COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
+STRING_TESTS = ("regex", "startswith", "endswith", "contains")
+SPECIALS = ("nan", "inf", "none")
+STRUCTURE = ("leaf", "root")
+
+Scalar = str | int | float | bool
+
+
+def check_scalar(value: Any, where: str) -> Scalar:
+    """``value`` if it is a literal a query can hold (str, bool, int, finite float)."""
+    if isinstance(value, bool | str):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise QueryError(f"{where}: {value!r} is not a finite number (use isnan/isinf)")
+        return float(value)
+    if hasattr(value, "item") and not isinstance(value, list | tuple | dict):
+        return check_scalar(value.item(), where)
+    raise QueryError(f"{where}: {value!r} is not a string, number or boolean")
+
+
+class Predicate:
+    """Base of every predicate; supports ``&``, ``|`` and ``~``."""
+
+    __slots__ = ()
+
+    depth = 1
+
+    def __and__(self, other: Predicate) -> Predicate:
+        return And.of(self, _as_predicate(other))
+
+    def __rand__(self, other: Predicate) -> Predicate:
+        return And.of(_as_predicate(other), self)
+
+    def __or__(self, other: Predicate) -> Predicate:
+        return Or.of(self, _as_predicate(other))
+
+    def __ror__(self, other: Predicate) -> Predicate:
+        return Or.of(_as_predicate(other), self)
+
+    def __invert__(self) -> Predicate:
+        return Not(self)
+
+    def __bool__(self) -> bool:
+        raise QueryError(
+            "a predicate has no truth value: combine predicates with &, | and ~ "
+            "(not and/or/not), and parenthesize comparisons: (col('a') > 1) & (col('b') < 2)"
+        )
+
+    @property
+    def serializable(self) -> bool:
+        """True when the predicate can be written as text (no Python callables)."""
+        return True
+
+    def columns(self) -> set[str]:
+        """Names of the columns this predicate reads."""
+        return set()
+
+
+def _as_predicate(value: Any) -> Predicate:
+    if isinstance(value, Predicate):
+        return value
+    if callable(value):
+        return CallablePredicate(value)
+    raise QueryError(f"{value!r} is not a predicate")
+
+
+@dataclass(frozen=True, eq=True, repr=False)
+class Always(Predicate):
+    """True for every node (a query node without conditions)."""
+
+    def __repr__(self) -> str:
+        return "Always()"
+
+
+@dataclass(frozen=True, repr=False)
+class Compare(Predicate):
+    """``column op value`` with ``op`` one of ``== != < <= > >=``."""
+
+    column: str
+    op: str
+    value: Scalar
+
+    def __post_init__(self):
+        if self.op not in COMPARISONS:
+            raise QueryError(f"unknown comparison {self.op!r}")
+        object.__setattr__(self, "value", check_scalar(self.value, f"column {self.column!r}"))
+
+    def columns(self) -> set[str]:
+        return {self.column}
+
+    def __repr__(self) -> str:
+        return f"(col({self.column!r}) {self.op} {self.value!r})"
+
+
+@dataclass(frozen=True, repr=False)
+class StringTest(Predicate):
+    """A test on string values: full regex match, prefix, suffix or substring."""
+
+    column: str
+    test: str
+    pattern: str
+
+    def __post_init__(self):
+        if self.test not in STRING_TESTS:
+            raise QueryError(f"unknown string test {self.test!r}")
+        if not isinstance(self.pattern, str):
+            raise QueryError(f"column {self.column!r}: {self.pattern!r} is not a string")
+        if self.test == "regex":
+            compile_regex(self.pattern)
+
+    def columns(self) -> set[str]:
+        return {self.column}
+
+    def __repr__(self) -> str:
+        name = "matches" if self.test == "regex" else self.test
+        return f"col({self.column!r}).{name}({self.pattern!r})"
+
+
+@dataclass(frozen=True, repr=False)
+class IsIn(Predicate):
+    """The value is one of ``values``."""
+
+    column: str
+    values: tuple
+
+    def __post_init__(self):
+        where = f"column {self.column!r}"
+        if isinstance(self.values, str | bytes) or not isinstance(self.values, Iterable):
+            raise QueryError(f"{where}: isin needs a list of values")
+        object.__setattr__(self, "values", tuple(check_scalar(v, where) for v in self.values))
+
+    def columns(self) -> set[str]:
+        return {self.column}
+
+    def __repr__(self) -> str:
+        return f"col({self.column!r}).isin({list(self.values)!r})"
+
+
+@dataclass(frozen=True, repr=False)
+class IsSpecial(Predicate):
+    """The value is NaN (``nan``), infinite (``inf``) or missing (``none``: None or NaN)."""
+
+    column: str
+    kind: str
+
+    def __post_init__(self):
+        if self.kind not in SPECIALS:
+            raise QueryError(f"unknown special value {self.kind!r}")
+
+    def columns(self) -> set[str]:
+        return {self.column}
+
+    def __repr__(self) -> str:
+        name = {"nan": "isnan", "inf": "isinf", "none": "isnull"}[self.kind]
+        return f"col({self.column!r}).{name}()"
+
+
+@dataclass(frozen=True, repr=False)
+class Structure(Predicate):
+    """The node is a leaf (no children) or a root."""
+
+    kind: str
+
+    def __post_init__(self):
+        if self.kind not in STRUCTURE:
+            raise QueryError(f"unknown structural test {self.kind!r}")
+
+    def __repr__(self) -> str:
+        return f"is_{self.kind}()"
+
+
+def _nested_depth(items: tuple) -> int:
+    depth = 1 + max((getattr(i, "depth", 1) for i in items), default=0)
+    if depth > MAX_NESTING:
+        raise QueryError(f"the query nests more than {MAX_NESTING} levels deep")
+    return depth
+
+
+@dataclass(frozen=True, repr=False)
+class And(Predicate):
+    """Every item holds (on the same row)."""
+
+    items: tuple
+
+    def __post_init__(self):
+        object.__setattr__(self, "depth", _nested_depth(self.items))
+
+    @classmethod
+    def of(cls, *items: Predicate) -> Predicate:
+        """The conjunction, flattened; ``Always`` items are dropped."""
+        flat: list[Predicate] = []
+        for item in items:
+            if isinstance(item, And):
+                flat.extend(item.items)
+            elif not isinstance(item, Always):
+                flat.append(item)
+        if not flat:
+            return Always()
+        return flat[0] if len(flat) == 1 else cls(tuple(flat))
+
+    @property
+    def serializable(self) -> bool:
+        return all(i.serializable for i in self.items)
+
+    def columns(self) -> set[str]:
+        return set().union(*(i.columns() for i in self.items))
+
+    def __repr__(self) -> str:
+        return "(" + " & ".join(repr(i) for i in self.items) + ")"
+
+
+@dataclass(frozen=True, repr=False)
+class Or(Predicate):
+    """At least one item holds (on the same row)."""
+
+    items: tuple
+
+    def __post_init__(self):
+        object.__setattr__(self, "depth", _nested_depth(self.items))
+
+    @classmethod
+    def of(cls, *items: Predicate) -> Predicate:
+        """The disjunction, flattened; ``Always`` makes it ``Always``."""
+        flat: list[Predicate] = []
+        for item in items:
+            if isinstance(item, Always):
+                return Always()
+            flat.extend(item.items if isinstance(item, Or) else [item])
+        return flat[0] if len(flat) == 1 else cls(tuple(flat))
+
+    @property
+    def serializable(self) -> bool:
+        return all(i.serializable for i in self.items)
+
+    def columns(self) -> set[str]:
+        return set().union(*(i.columns() for i in self.items))
+
+    def __repr__(self) -> str:
+        return "(" + " | ".join(repr(i) for i in self.items) + ")"
+
+
+@dataclass(frozen=True, repr=False)
+class Not(Predicate):
+    """The item does not hold."""
+
+    item: Predicate
+
+    def __post_init__(self):
+        if not isinstance(self.item, Predicate):
+            raise QueryError(f"{self.item!r} is not a predicate")
+        if isinstance(self.item, Always):
+            raise QueryError("negating a node without conditions matches nothing; "
+                             "use a compound query (~query) to exclude nodes")
+        object.__setattr__(self, "depth", _nested_depth((self.item,)))
+
+    @property
+    def serializable(self) -> bool:
+        return self.item.serializable
+
+    def columns(self) -> set[str]:
+        return self.item.columns()
+
+    def __repr__(self) -> str:
+        return f"~{self.item!r}"
+
+
+class CallablePredicate(Predicate):
+    """A Python function of a node's row (a Series), or of its rows (a DataFrame)
+    when the node has several; evaluated once per node. Cannot be written as text."""
+
+    __slots__ = ("function",)
+
+    def __init__(self, function: Callable[[Any], bool]):
+        if not callable(function):
+            raise QueryError(f"{function!r} is not callable")
+        self.function = function
+
+    @property
+    def serializable(self) -> bool:
+        return False
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CallablePredicate) and other.function is self.function
+
+    def __hash__(self) -> int:
+        return hash(("callable", id(self.function)))
+
+    def __repr__(self) -> str:
+        return f"CallablePredicate({getattr(self.function, '__name__', self.function)!r})"
+
+
+class Column:
+    """A column named in a predicate: compare it or test it to get a :class:`Predicate`."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        if not isinstance(name, str) or not name:
+            raise QueryError(f"a column name must be a non-empty string, not {name!r}")
+        self.name = name
+
+    def __eq__(self, value: Any) -> Predicate:  # type: ignore[override]
+        return Compare(self.name, "==", value)
+
+    def __ne__(self, value: Any) -> Predicate:  # type: ignore[override]
+        return Compare(self.name, "!=", value)
+
+    def __lt__(self, value: Any) -> Predicate:
+        return Compare(self.name, "<", value)
+
+    def __le__(self, value: Any) -> Predicate:
+        return Compare(self.name, "<=", value)
+
+    def __gt__(self, value: Any) -> Predicate:
+        return Compare(self.name, ">", value)
+
+    def __ge__(self, value: Any) -> Predicate:
+        return Compare(self.name, ">=", value)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def matches(self, pattern: str) -> Predicate:
+        """The whole string value matches the regular expression ``pattern``."""
+        return StringTest(self.name, "regex", pattern)
+
+    def startswith(self, prefix: str) -> Predicate:
+        """The string value starts with ``prefix``."""
+        return StringTest(self.name, "startswith", prefix)
+
+    def endswith(self, suffix: str) -> Predicate:
+        """The string value ends with ``suffix``."""
+        return StringTest(self.name, "endswith", suffix)
+
+    def contains(self, part: str) -> Predicate:
+        """The string value contains ``part``."""
+        return StringTest(self.name, "contains", part)
+
+    def isin(self, values: Iterable[Scalar]) -> Predicate:
+        """The value is one of ``values``."""
+        return IsIn(self.name, tuple(values))
+
+    def isnan(self) -> Predicate:
+        """The value is a floating-point NaN."""
+        return IsSpecial(self.name, "nan")
+
+    def isinf(self) -> Predicate:
+        """The value is +inf or -inf."""
+        return IsSpecial(self.name, "inf")
+
+    def isnull(self) -> Predicate:
+        """The value is missing (None or NaN)."""
+        return IsSpecial(self.name, "none")
+
+    def __repr__(self) -> str:
+        return f"col({self.name!r})"
+
+
+def col(name: str) -> Column:
+    """The column ``name`` (a metric, a frame attribute such as ``name``, or an index
+    level such as ``rank``), to build vectorized predicates."""
+    return Column(name)
+
+
+def is_leaf() -> Predicate:
+    """The node has no children."""
+    return Structure("leaf")
+
+
+def is_root() -> Predicate:
+    """The node is a root of the graph."""
+    return Structure("root")
+
+
+_REGEX_CACHE: dict[str, re.Pattern] = {}
+
+
+def compile_regex(pattern: str) -> re.Pattern:
+    """The compiled regular expression, or a QueryError saying why it is invalid."""
+    compiled = _REGEX_CACHE.get(pattern)
+    if compiled is None:
+        try:
+            compiled = re.compile(pattern)
+        except (re.error, OverflowError, RecursionError) as exc:
+            raise QueryError(f"invalid regular expression {pattern!r}: {exc}") from None
+        if len(_REGEX_CACHE) > 1024:
+            _REGEX_CACHE.clear()
+        _REGEX_CACHE[pattern] = compiled
+    return compiled
