@@ -26,6 +26,11 @@ class GraphError(GladeError, ValueError):
     """A graph or graph frame is structurally invalid (bad ids, mismatched rows)."""
 
 
+class TraceError(GladeError, ValueError):
+    """An events table does not have the shape a Trace needs, or trace events are
+    inconsistent (e.g. a Leave without its Enter) in a way no documented repair fixes."""
+
+
 class MetricError(GladeError, KeyError):
     """A metric or column that an operation needs does not exist."""
 
