@@ -1,5 +1,6 @@
 """glade: explore HPC performance data (profiles, ensembles, traces) in Jupyter."""
 
+from glade import datasets, query
 from glade.errors import GladeError, QueryError, QuerySyntaxError, ReaderError
 from glade.graph import Graph, Node
 from glade.graphframe import GraphFrame
@@ -16,5 +17,7 @@ __all__ = [
     "QuerySyntaxError",
     "ReaderError",
     "__version__",
+    "datasets",
+    "query",
     "read",
 ]

@@ -38,10 +38,11 @@ def to_dot(
     finite = values[np.isfinite(values)]
     hi = float(finite.max()) if finite.size else 0.0
     lo = float(finite.min()) if finite.size else 0.0
-    shown = np.nan_to_num(values, nan=-np.inf) >= threshold * hi
+    shown = np.where(np.isnan(values), -np.inf, values) >= threshold * hi
     ids = np.flatnonzero(shown)
     span = hi - lo if hi > lo else 1.0
-    bins = np.clip(((np.nan_to_num(values[ids], nan=lo) - lo) / span * 6).astype(int), 0, 5)
+    finite_ids = np.where(np.isfinite(values[ids]), values[ids], lo)
+    bins = np.clip(((finite_ids - lo) / span * 6).astype(int), 0, 5)
     names = _quote(gf.graph.frames["name"].to_numpy()[ids])
     numbers = np.char.mod("%.4g", values[ids]).astype(object)
     idtext = ids.astype(str).astype(object)
@@ -82,7 +83,7 @@ def to_flamegraph(
             stack[level] = names[level]
         else:
             stack[level] = stack[graph.tree_parent[level]] + ";" + names[level]
-    keep = np.flatnonzero(np.nan_to_num(values) != 0)
+    keep = np.flatnonzero(np.isfinite(values) & (values != 0))
     numbers = values[keep]
     integral = np.all(numbers == np.round(numbers))
     text = (numbers.astype(np.int64).astype(str) if integral

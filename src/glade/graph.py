@@ -182,6 +182,8 @@ class Graph:
     ) -> tuple[Graph, np.ndarray]:
         """Build a tree from one parent id per node (-1 for a root); siblings keep id order."""
         parent = np.asarray(parent, dtype=_INDEX).reshape(-1)
+        if parent.size != len(frames):
+            raise GraphError(f"{parent.size} parent ids for {len(frames)} frame rows")
         child = np.flatnonzero(parent >= 0)
         return cls.from_edges(frames, parent[child], child, roots=np.flatnonzero(parent < 0))
 

@@ -59,6 +59,11 @@ class RowLayout:
         return out
 
 
+def nan_as_zero(values: np.ndarray) -> np.ndarray:
+    """``values`` with NaN replaced by 0 (infinities kept)."""
+    return np.where(np.isnan(values), 0.0, values)
+
+
 def _first_per_cell(values: np.ndarray, cell: np.ndarray, size: int) -> np.ndarray:
     """For each of ``size`` cells the first non-missing value whose ``cell`` code names
     it; NaN (or None for non-numeric values) where none does."""
@@ -97,11 +102,19 @@ def assemble(
             levels = [keys[key_pos]]
         index = pd.MultiIndex.from_arrays([node, *levels], names=names)
     data = {name: np.asarray(values).reshape(-1) for name, values in columns.items()}
+    clash = [col for col in graph.frames.columns if col in data]
+    if clash:
+        raise GraphError(f"metric column {clash[0]!r} has the name of a frame attribute")
+    return attach_frames(graph, pd.DataFrame(data, index=index))
+
+
+def attach_frames(graph: Graph, df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with the frame attributes of each row's node appended as columns (their
+    dtypes kept)."""
+    node = np.asarray(df.index.get_level_values("node"), dtype=np.int64)
     for col in graph.frames.columns:
-        if col in data:
-            raise GraphError(f"metric column {col!r} has the name of a frame attribute")
-        data[col] = graph.frames[col].to_numpy()[node]
-    return pd.DataFrame(data, index=index)
+        df[col] = pd.Series(graph.frames[col].array.take(node), index=df.index)
+    return df
 
 
 class GraphFrame:
@@ -215,7 +228,7 @@ class GraphFrame:
             if col in additive:
                 values = values.astype(np.float64) if values.dtype == object else values
                 if values.dtype.kind == "f":
-                    values = np.nan_to_num(values, nan=0.0)
+                    values = nan_as_zero(values)
                 out = np.zeros(n * layout.num_keys, dtype=np.result_type(values.dtype, np.int8))
                 np.add.at(out, flat, values)
             else:
@@ -289,7 +302,7 @@ class GraphFrame:
         layout = layout or self._layout()
         values = self.dataframe[list(metrics)].to_numpy(dtype=np.float64, na_value=np.nan)
         block = layout.scatter(values, len(self.graph), 0.0)
-        return np.nan_to_num(block, nan=0.0)
+        return nan_as_zero(block)
 
     def _index_names(self) -> list[str]:
         return list(self.dataframe.index.names)
@@ -372,7 +385,7 @@ class GraphFrame:
         additive = self.exc_metrics + self.inc_metrics
         sums = np.zeros((n_new * num_keys, len(additive)))
         values = self.dataframe[additive].to_numpy(dtype=np.float64, na_value=np.nan)
-        np.add.at(sums, flat, np.nan_to_num(values[present], nan=0.0))
+        np.add.at(sums, flat, nan_as_zero(values[present]))
         sums = sums.reshape(n_new, num_keys, len(additive))
         columns = {m: sums[:, :, i] for i, m in enumerate(additive)}
         paired = [m for m in self.exc_metrics if inclusive_name(m) in columns]
@@ -441,16 +454,15 @@ class GraphFrame:
             levels = [rest.get_level_values(i) for i in range(rest.nlevels)]
             df = df.set_axis(pd.MultiIndex.from_arrays([new_nodes, *levels], names=names))
             keys = rest.unique().sort_values()
-            key_frame = keys.to_frame(index=False)
-            full = pd.MultiIndex.from_frame(
-                key_frame.merge(pd.DataFrame({"node": np.arange(len(graph))}), how="cross")[names]
-            )
+            node_pos = np.repeat(np.arange(len(graph)), len(keys))
+            key_pos = np.tile(np.arange(len(keys)), len(graph))
+            if isinstance(keys, pd.MultiIndex):
+                key_levels = [keys.get_level_values(i)[key_pos] for i in range(keys.nlevels)]
+            else:
+                key_levels = [keys[key_pos]]
+            full = pd.MultiIndex.from_arrays([node_pos, *key_levels], names=names)
         df = df.groupby(level=names, sort=True).first() if df.index.has_duplicates else df
-        df = df.reindex(full)
-        for col in graph.frames.columns:
-            node = np.asarray(df.index.get_level_values("node"), dtype=np.int64)
-            df[col] = graph.frames[col].to_numpy()[node]
-        return self._replace(graph, df)
+        return self._replace(graph, attach_frames(graph, df.reindex(full)))
 
     # ------------------------------------------------------------ arithmetic
     def _arith(self, other: GraphFrame, op: Callable) -> GraphFrame:
@@ -465,16 +477,10 @@ class GraphFrame:
         metrics = [m for m in a.metric_columns if m in additive]
         left = a.dataframe[metrics]
         right = b.dataframe[metrics]
-        result = op(left, right)
-        union_index = left.index.union(right.index)
-        result = result.reindex(union_index)
-        frame_cols = a.graph.frames.columns
-        node = np.asarray(result.index.get_level_values("node"), dtype=np.int64)
-        for col in frame_cols:
-            result[col] = a.graph.frames[col].to_numpy()[node]
+        result = op(left, right).reindex(left.index.union(right.index)).sort_index()
         return a._replace(
             a.graph,
-            result,
+            attach_frames(a.graph, result),
             exc_metrics=[m for m in a.exc_metrics if m in metrics],
             inc_metrics=[m for m in a.inc_metrics if m in metrics],
         )
@@ -535,10 +541,7 @@ class GraphFrame:
             agg_map.setdefault(m, "first")
         out = df.groupby(keys, sort=True).agg(agg_map)[metrics]
         out.index.names = names
-        out_node = np.asarray(out.index.get_level_values("node"), dtype=np.int64)
-        for col in graph.frames.columns:
-            out[col] = graph.frames[col].to_numpy()[out_node]
-        return self._replace(graph, out)
+        return self._replace(graph, attach_frames(graph, out))
 
     def flat_profile(
         self, metrics: str | Sequence[str] | None = None, by: str = "name"
@@ -779,8 +782,9 @@ def subtree_sums(graph: Graph, block: np.ndarray) -> np.ndarray:
     if graph.is_tree():
         out = block.copy()
         parent = graph.tree_parent
-        for level in graph.levels()[:0:-1]:
-            np.add.at(out, parent[level], out[level])
+        with np.errstate(invalid="ignore"):  # inf + -inf is NaN, as it should be
+            for level in graph.levels()[:0:-1]:
+                np.add.at(out, parent[level], out[level])
         return out
     reach = graph.reachability()
     flat = block.reshape(block.shape[0], -1)

@@ -92,7 +92,8 @@ def _prefixes(parent_row: np.ndarray) -> np.ndarray:
 
 def _colour(values: np.ndarray, text: np.ndarray, lo: float, hi: float) -> np.ndarray:
     span = hi - lo if hi > lo else 1.0
-    bins = np.searchsorted(_EDGES, (np.nan_to_num(values, nan=lo) - lo) / span, side="right")
+    bins = np.searchsorted(_EDGES, (np.where(np.isfinite(values), values, lo) - lo) / span,
+                           side="right")
     colours = np.array(_COLOURS, dtype=object)[bins]
     return colours + text + _RESET
 
@@ -135,7 +136,7 @@ def render(
     hi = float(finite.max()) if finite.size else 0.0
     lo = float(finite.min()) if finite.size else 0.0
     if threshold is not None and threshold > 0:
-        fails |= ~(np.nan_to_num(values, nan=-np.inf) >= threshold * hi)
+        fails |= ~(np.where(np.isnan(values), -np.inf, values) >= threshold * hi)
     visible = ~_hidden_subtrees(gf, fails)
     items, parent_row, is_ref = _display_items(gf, visible)
     if items.size == 0:

@@ -13,18 +13,19 @@ import pandas as pd
 
 from glade.errors import GladeError, ReaderError
 from glade.graph import Graph
-from glade.graphframe import GraphFrame
+from glade.graphframe import GraphFrame, attach_frames
 
 FORMAT = "glade-graphframe"
 VERSION = 1
 _SPECIAL = {"NaN": np.nan, "Infinity": np.inf, "-Infinity": -np.inf}
-_OBJECT_NAN = {"$float": "NaN"}
+# Non-numeric dtypes written by name; anything else non-numeric is written as object.
+_TEXT_DTYPES = ("object", "str", "string", "category")
 
 
 def _encode_column(series: pd.Series) -> dict:
     """A column as JSON: its dtype and values, non-finite floats spelled out."""
     dtype = str(series.dtype)
-    values = series.to_numpy()
+    values = series.to_numpy(dtype=object) if dtype in _TEXT_DTYPES else series.to_numpy()
     if series.dtype.kind == "f":
         out = values.astype(object)
         bad = ~np.isfinite(values)
@@ -35,7 +36,7 @@ def _encode_column(series: pd.Series) -> dict:
     elif series.dtype.kind in "iub":
         data = values.tolist()
     else:
-        dtype = "object"
+        dtype = dtype if dtype in _TEXT_DTYPES else "object"
         data = [_encode_object(v) for v in values.tolist()]
     return {"dtype": dtype, "data": data}
 
@@ -50,19 +51,22 @@ def _encode_object(value: Any) -> Any:
     return value
 
 
-def _decode_column(spec: dict, name: str, source: str | None) -> np.ndarray:
+def _decode_column(spec: dict, name: str, source: str | None) -> pd.Series:
     try:
         dtype, data = spec["dtype"], spec["data"]
         if not isinstance(data, list):
             raise TypeError("data is not a list")
-        if dtype == "object":
+        if dtype in _TEXT_DTYPES:
             out = np.empty(len(data), dtype=object)
             out[:] = [_SPECIAL[v["$float"]] if isinstance(v, dict) else v for v in data]
-            return out
+            series = pd.Series(out, dtype=object)
+            if dtype == "object" or (dtype == "str" and pd.__version__ < "3"):
+                return series
+            return series.astype(dtype)
         if np.dtype(dtype).kind == "f":
             values = pd.Series(data, dtype=object).replace(_SPECIAL)
-            return values.to_numpy(dtype=dtype)
-        return np.asarray(data, dtype=dtype)
+            return pd.Series(values.to_numpy(dtype=dtype))
+        return pd.Series(np.asarray(data, dtype=dtype))
     except (KeyError, TypeError, ValueError) as exc:
         raise ReaderError(source, f"column {name!r} cannot be decoded ({exc})") from exc
 
@@ -143,16 +147,15 @@ def _read_glade(doc: dict, path: str | None) -> GraphFrame:
         if names[0] != "node":
             raise ReaderError(path, "the first index column is not 'node'")
         if len(names) == 1:
-            idx = pd.Index(index["node"], name="node")
+            idx = pd.Index(index["node"].to_numpy(), name="node")
         else:
-            idx = pd.MultiIndex.from_arrays([index[c] for c in names], names=names)
+            idx = pd.MultiIndex.from_arrays([index[c].to_numpy() for c in names], names=names)
         data = {c: _decode_column(s, c, path) for c, s in doc["metrics"].items()}
         node = np.asarray(index["node"], dtype=np.int64)
         if node.size and (node.min() < 0 or node.max() >= len(graph)):
             raise ReaderError(path, "the index names nodes the graph does not have")
-        for col in graph.frames.columns:
-            data[col] = graph.frames[col].to_numpy()[node]
-        df = pd.DataFrame(data, index=idx)
+        df = pd.DataFrame({c: v.set_axis(idx) for c, v in data.items()}, index=idx)
+        df = attach_frames(graph, df)
         return GraphFrame(graph, df, doc["exc_metrics"], doc["inc_metrics"],
                           doc["default_metric"], doc["metadata"])
     except ReaderError:

@@ -1,0 +1,148 @@
+"""Graph structure: pre-order ids, sibling order, DAGs, cycles, deep chains, Node handles."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from glade import Graph, Node
+from glade.errors import GraphError
+
+
+def frames(names):
+    return pd.DataFrame({"name": list(names)})
+
+
+def test_preorder_keeps_sibling_order_as_given():
+    # root r with children given in the order c, a, b (not sorted by id or name)
+    g, new_id = Graph.from_edges(frames("rabc"), [0, 0, 0], [3, 1, 2])
+    assert list(g.names) == ["r", "c", "a", "b"]
+    assert list(g.children_of(0)) == [1, 2, 3]
+    assert list(new_id) == [0, 2, 3, 1]
+
+
+def test_dag_shared_node_and_tree_parent():
+    # r -> a -> s, r -> b -> s: s is shared and first reached through a
+    g, _ = Graph.from_edges(frames("rabs"), [0, 0, 1, 2], [1, 2, 3, 3])
+    assert not g.is_tree()
+    assert list(g.names) == ["r", "a", "s", "b"]
+    s = g.node(2)
+    assert sorted(p.name for p in s.parents) == ["a", "b"]
+    assert s.path() == ("r", "a", "s")
+    assert s.depth == 2
+
+
+def test_cycle_without_entry_gets_a_root():
+    # x <-> y is a cycle that nothing calls; r -> z is a normal tree
+    g, _ = Graph.from_edges(frames("rzxy"), [0, 2, 3], [1, 3, 2])
+    assert len(g) == 4
+    assert sorted(n.name for n in g.roots) == ["r", "x"]
+    x = next(n for n in g.nodes() if n.name == "x")
+    assert [p.name for p in x.parents] == ["y"]
+
+
+def test_recursion_self_loop():
+    g, _ = Graph.from_edges(frames("rf"), [0, 1], [1, 1])
+    f = g.node(1)
+    assert {p.name for p in f.parents} == {"r", "f"}
+    assert f.path() == ("r", "f")
+
+
+def test_deep_chain_without_recursion_limits():
+    n = 200_000
+    g, _ = Graph.from_parents(frames(["f"] * n), np.arange(-1, n - 1))
+    assert g.depth[-1] == n - 1
+    assert g.subtree_end[0] == n
+    assert len(g.node(n - 1).path()) == n
+
+
+def test_node_equality_is_by_graph_and_id():
+    g1, _ = Graph.from_parents(frames("ab"), [-1, 0])
+    g2, _ = Graph.from_parents(frames("ab"), [-1, 0])
+    assert g1.node(1) == g1.node(1)
+    assert g1.node(1) != g2.node(1)
+    assert len({g1.node(1), g1.node(1), g2.node(1)}) == 2
+    assert sorted([g1.node(1), g1.node(0)]) == [g1.node(0), g1.node(1)]
+    assert isinstance(g1.roots[0], Node)
+
+
+def test_bad_input():
+    with pytest.raises(GraphError, match="name"):
+        Graph.from_edges(pd.DataFrame({"x": [1]}), [], [])
+    with pytest.raises(GraphError, match="outside"):
+        Graph.from_edges(frames("ab"), [0], [5])
+    with pytest.raises(GraphError, match="3 parent ids for 2 frame rows"):
+        Graph.from_parents(frames("ab"), [-1, 0, 1])
+    with pytest.raises(GraphError, match="no node"):
+        Graph.from_parents(frames("ab"), [-1, 0])[0].node(7)
+
+
+@st.composite
+def random_trees(draw):
+    n = draw(st.integers(1, 40))
+    parent = [-1] + [draw(st.integers(0, i - 1)) for i in range(1, n)]
+    order = draw(st.permutations(range(1, n)))
+    return n, parent, order
+
+
+@settings(max_examples=200, deadline=None)
+@given(random_trees())
+def test_preorder_matches_a_plain_dfs(case):
+    n, parent, order = case
+    src = [parent[c] for c in order]
+    g, new_id = Graph.from_edges(frames([str(i) for i in range(n)]), src, list(order))
+    # brute force: DFS with an explicit stack, children in the order their edges came
+    children = {i: [] for i in range(n)}
+    for c in order:
+        children[parent[c]].append(c)
+    expected, stack = [], [0]
+    while stack:
+        v = stack.pop()
+        expected.append(v)
+        stack.extend(reversed(children[v]))
+    assert [int(s) for s in g.names] == expected
+    assert list(new_id[expected]) == list(range(n))
+    for v in range(n):
+        assert g.subtree_end[v] - v == _subtree_size(children, expected[v])
+        assert [int(g.names[c]) for c in g.children_of(v)] == children[expected[v]]
+
+
+def _subtree_size(children, v):
+    size, stack = 0, [v]
+    while stack:
+        size += 1
+        stack.extend(children[stack.pop()])
+    return size
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(2, 30), st.data())
+def test_union_holds_every_call_path_once(n, data):
+    def tree(k):
+        parent = [-1] + [data.draw(st.integers(0, i - 1)) for i in range(1, k)]
+        names = data.draw(st.lists(st.sampled_from("abc"), min_size=k, max_size=k))
+        names[0] = "root"
+        g, _ = Graph.from_parents(frames(names), parent)
+        return g
+
+    g1, g2 = tree(n), tree(data.draw(st.integers(1, 30)))
+    union, (m1, m2) = Graph.union([g1, g2])
+
+    def paths(g):
+        return {g.node(i).path() for i in range(len(g))}
+
+    assert paths(union) == paths(g1) | paths(g2)
+    assert len(union) == len(paths(union))
+    for g, m in ((g1, m1), (g2, m2)):
+        for i in range(len(g)):
+            assert union.node(int(m[i])).path() == g.node(i).path()
+
+
+def test_reachability_counts_shared_nodes_once():
+    g, _ = Graph.from_edges(frames("rabs"), [0, 0, 1, 2], [1, 2, 3, 3])
+    reach = g.reachability().toarray()
+    assert reach[0].sum() == 4
+    assert reach[g.node(1).nid].sum() == 2
