@@ -139,8 +139,13 @@ def render(
         fails |= ~(np.where(np.isnan(values), -np.inf, values) >= threshold * hi)
     visible = ~_hidden_subtrees(gf, fails)
     items, parent_row, is_ref = _display_items(gf, visible)
+    rows = "" if gf.dataframe.index.nlevels == 1 else (
+        f" (rank {rank})" if rank is not None else f" ({agg} over rows)"
+        if isinstance(agg, str) else " (aggregated over rows)"
+    )
+    header = [f"{metric}{rows}"]
     if items.size == 0:
-        return ""
+        return header[0] + "\n(no node passes the depth and threshold limits)\n"
     prefix = _prefixes(parent_row)
     names = graph.frames["name"].to_numpy()[items].astype(str).astype(object)
     if name_width is not None and name_width > 1:
@@ -161,11 +166,6 @@ def render(
         body = body + " " + note[items]
     body[is_ref] = SHARED_MARK + names[is_ref]
     lines = (prefix + body).tolist()
-    rows = "" if gf.dataframe.index.nlevels == 1 else (
-        f" (rank {rank})" if rank is not None else f" ({agg} over rows)"
-        if isinstance(agg, str) else " (aggregated over rows)"
-    )
-    header = [f"{metric}{rows}"]
     footer = []
     if is_ref.any():
         footer.append(f"{SHARED_MARK}shared node, shown in full at its first call path")

@@ -87,7 +87,7 @@ def test_cpi_ranks_and_metrics(cpi):
     assert sorted(df.index.get_level_values("rank").unique()) == [0, 1, 2, 3]
     assert len(df) == 34 * 4
     assert cpi.exc_metrics == ["time"] and cpi.inc_metrics == ["time (inc)"]
-    assert cpi.default_metric == "time"
+    assert cpi.default_metric == "time (inc)"
     assert cpi.metadata["experiment"] == "cpi" and cpi.metadata["num_ranks"] == 4
 
 

@@ -81,7 +81,7 @@ def test_metric_values(gf):
     assert df.loc[(0, 1), "pid"] == 41380
     assert gf.exc_metrics == ["sum.wall_clock"]
     assert gf.inc_metrics == ["sum.wall_clock (inc)"]
-    assert gf.default_metric == "sum.wall_clock"
+    assert gf.default_metric == "sum.wall_clock (inc)"
     assert gf.metadata["unit.wall_clock"] == "sec"
 
 

@@ -149,6 +149,6 @@ def read_cprofile(path: str | os.PathLike) -> GraphFrame:
         rows,
         exc_metrics=["time"],
         inc_metrics=["time (inc)"],
-        default_metric="time",
+        default_metric="time (inc)",
         metadata={"format": "cprofile", "path": source},
     )

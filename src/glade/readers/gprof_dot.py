@@ -296,6 +296,6 @@ def read_gprof_dot(path: str | os.PathLike) -> GraphFrame:
         rows,
         exc_metrics=["time"],
         inc_metrics=["time (inc)"],
-        default_metric="time",
+        default_metric="time (inc)",
         metadata={"format": "gprof_dot", "path": source, "unit": "percent of total time"},
     )

@@ -34,7 +34,7 @@ from glade.graphframe import GraphFrame, inclusive_name
 
 FRAME_COLUMNS = ("name", "type", "file", "line", "module")
 TIME_NAMES = {"CPUTIME (usec)": "time", "CPUTIME (sec)": "time"}
-DEFAULT_METRIC = "time"
+DEFAULT_METRIC = "time (inc)"
 
 
 def detect(path: Path) -> bool:

@@ -154,7 +154,7 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
         rows,
         exc_metrics=["time"],
         inc_metrics=["time (inc)"],
-        default_metric="time",
+        default_metric="time (inc)",
         metadata=metadata,
         merge_equal_paths=True,
     )

@@ -301,7 +301,7 @@ def _assemble(source, trie, tables, exc_metrics, inc_metrics, units) -> GraphFra
     frames.insert(1, "type", "region")
     parent = np.asarray(trie.parent, dtype=np.int64)
     child = np.flatnonzero(parent >= 0)
-    default = "sum.wall_clock" if "sum.wall_clock" in exc_metrics else None
+    default = "sum.wall_clock (inc)" if "sum.wall_clock" in exc_metrics else None
     metadata = {"format": "timemory", "path": source}
     metadata.update({f"unit.{k}": v for k, v in units.items()})
     return GraphFrame.from_tables(
