@@ -202,13 +202,34 @@ def _nested_depth(items: tuple) -> int:
 
 
 @dataclass(frozen=True, repr=False)
-class And(Predicate):
-    """Every item holds (on the same row)."""
+class _Junction(Predicate):
+    """Items combined on the same row: the shared part of And and Or."""
 
     items: tuple
+    symbol = "?"
 
     def __post_init__(self):
+        for item in self.items:
+            if not isinstance(item, Predicate):
+                raise QueryError(f"{item!r} is not a predicate")
         object.__setattr__(self, "depth", _nested_depth(self.items))
+
+    @property
+    def serializable(self) -> bool:
+        return all(i.serializable for i in self.items)
+
+    def columns(self) -> set[str]:
+        return set().union(*(i.columns() for i in self.items))
+
+    def __repr__(self) -> str:
+        return "(" + f" {self.symbol} ".join(repr(i) for i in self.items) + ")"
+
+
+@dataclass(frozen=True, repr=False)
+class And(_Junction):
+    """Every item holds (on the same row)."""
+
+    symbol = "&"
 
     @classmethod
     def of(cls, *items: Predicate) -> Predicate:
@@ -223,25 +244,12 @@ class And(Predicate):
             return Always()
         return flat[0] if len(flat) == 1 else cls(tuple(flat))
 
-    @property
-    def serializable(self) -> bool:
-        return all(i.serializable for i in self.items)
-
-    def columns(self) -> set[str]:
-        return set().union(*(i.columns() for i in self.items))
-
-    def __repr__(self) -> str:
-        return "(" + " & ".join(repr(i) for i in self.items) + ")"
-
 
 @dataclass(frozen=True, repr=False)
-class Or(Predicate):
+class Or(_Junction):
     """At least one item holds (on the same row)."""
 
-    items: tuple
-
-    def __post_init__(self):
-        object.__setattr__(self, "depth", _nested_depth(self.items))
+    symbol = "|"
 
     @classmethod
     def of(cls, *items: Predicate) -> Predicate:
@@ -252,16 +260,6 @@ class Or(Predicate):
                 return Always()
             flat.extend(item.items if isinstance(item, Or) else [item])
         return flat[0] if len(flat) == 1 else cls(tuple(flat))
-
-    @property
-    def serializable(self) -> bool:
-        return all(i.serializable for i in self.items)
-
-    def columns(self) -> set[str]:
-        return set().union(*(i.columns() for i in self.items))
-
-    def __repr__(self) -> str:
-        return "(" + " | ".join(repr(i) for i in self.items) + ")"
 
 
 @dataclass(frozen=True, repr=False)
