@@ -1,6 +1,7 @@
 """glade: explore HPC performance data (profiles, ensembles, traces) in Jupyter."""
 
-from glade import datasets, query
+from glade import datasets, query, stats
+from glade.ensemble import Ensemble
 from glade.errors import GladeError, QueryError, QuerySyntaxError, ReaderError
 from glade.graph import Graph, Node
 from glade.graphframe import GraphFrame
@@ -9,6 +10,7 @@ from glade.readers import read
 __version__ = "0.1.0"
 
 __all__ = [
+    "Ensemble",
     "GladeError",
     "Graph",
     "GraphFrame",
@@ -20,4 +22,5 @@ __all__ = [
     "datasets",
     "query",
     "read",
+    "stats",
 ]

@@ -265,7 +265,8 @@ def test_sw4_cuda_annotation_types(hatchet_data):
     types = gf.graph.frames["type"]
     path = ("main", "solve", "TIME_STEPPING", "Force_tt", "set_to_zero", "cudaLaunchKernel")
     assert types[node_id(gf, *path[:2])] == "function"
-    assert types[node_id(gf, *path[:3])] == "annotation"
+    # written by the `annotation` attribute, which Caliper later renamed `region`
+    assert types[node_id(gf, *path[:3])] == "region"
     assert types[node_id(gf, *path)] == "cupti.runtimeAPI"
     assert gf.inc_metrics[0] == "inclusive#scale#sum#cupti.host.duration"
     # record: ...set_to_zero/cudaLaunchKernel: inclusive 0.002184, activity 0.000550

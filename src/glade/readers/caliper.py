@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import ReaderError
+from glade.graph import depth_from_parent, group_by_depth
 from glade.graphframe import GraphFrame, inclusive_name
 
 SPLIT_KEYS = ("data", "columns", "column_metadata", "nodes")
@@ -329,6 +330,11 @@ def _cali_profile(
                     metadata)
 
 
+# Caliper renamed its ``annotation`` attribute to ``region``: profiles written before and
+# after the rename describe the same kind of node, so call paths match across them.
+_NODE_TYPES = {"annotation": "region"}
+
+
 def _cali_tree(table: pd.DataFrame, nested: list[str]):
     """Local nodes for every call path prefix, in order of first appearance; each
     node's ``type`` is the Caliper attribute that opened it (``function``, ``loop``,
@@ -351,7 +357,7 @@ def _cali_tree(table: pd.DataFrame, nested: list[str]):
                 ids[path[: d + 1]] = len(names)
                 parents.append(ids[path[:d]] if d else -1)
                 names.append(str(path[d]))
-                types.append(element_types[d])
+                types.append(_NODE_TYPES.get(element_types[d], element_types[d]))
             nid = ids[path]
         row_node[r] = nid
     frames = pd.DataFrame({"name": names, "type": types})
@@ -531,21 +537,25 @@ def _parse_json(source: str, use_native: bool) -> _Profile:
 def _json_nodes(source: str, nodes: list) -> tuple[np.ndarray, list, np.ndarray]:
     """Labels, columns and parents (-1 for roots) of json-split ``nodes``; Caliper
     writes a parent before its children, which also rules out cycles."""
-    labels = np.empty(len(nodes), dtype=object)
-    columns: list[Any] = []
-    parents = np.full(len(nodes), -1, dtype=np.int64)
-    for i, node in enumerate(nodes):
-        if not isinstance(node, dict) or "label" not in node:
-            raise ReaderError(source, f"node {i} is not an object with a 'label'")
-        labels[i] = str(node["label"])
-        columns.append(node.get("column"))
-        p = node.get("parent")
-        if p is None:
-            continue
-        if not isinstance(p, int) or isinstance(p, bool) or not 0 <= p < i:
-            raise ReaderError(source, f"node {i} names parent {p!r}, which is not an earlier node")
-        parents[i] = p
-    return labels, columns, parents
+    not_node = [i for i, node in enumerate(nodes) if not isinstance(node, dict)]
+    if not_node:
+        raise ReaderError(source, f"node {not_node[0]} is not an object with a 'label'")
+    labels = [node.get("label") for node in nodes]
+    no_label = [i for i, label in enumerate(labels) if label is None]
+    if no_label:
+        raise ReaderError(source, f"node {no_label[0]} is not an object with a 'label'")
+    columns = [node.get("column") for node in nodes]
+    given = [node.get("parent", -1) for node in nodes]
+    parents = np.array(given) if all(type(p) is int for p in given) else None
+    index = np.arange(len(nodes))
+    bad = (np.ones(len(nodes), dtype=bool) if parents is None
+           else (parents < -1) | (parents >= index))
+    if parents is None or bad.any():
+        first = next(i for i, p in enumerate(given)
+                     if type(p) is not int or not -1 <= p < i or (p == -1 and "parent" in nodes[i]))
+        raise ReaderError(source, f"node {first} names parent {given[first]!r}, "
+                                  "which is not an earlier node")
+    return np.array([str(label) for label in labels], dtype=object), columns, parents
 
 
 def _json_rows(source: str, data: list, width: int) -> np.ndarray:
@@ -769,13 +779,7 @@ def _sibling_keys(
     own = np.full(n, np.inf)
     np.minimum.at(own, row_node, np.where(np.isfinite(row_order), row_order, np.inf))
     subtree = own.copy()
-    depth = np.zeros(n, dtype=np.int64)
-    up = parent.copy()
-    while (up >= 0).any():
-        depth += up >= 0
-        up = np.where(up >= 0, parent[np.maximum(up, 0)], -1)
-    for d in range(int(depth.max()), 0, -1):
-        level = np.flatnonzero(depth == d)
+    for level in group_by_depth(depth_from_parent(parent))[:0:-1]:
         np.minimum.at(subtree, parent[level], subtree[level])
     return np.where(np.isfinite(own), own, subtree)
 

@@ -1,0 +1,1 @@
+"""Analyses of glade's models: trace operations (``trace_*`` modules) and others."""

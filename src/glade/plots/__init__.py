@@ -1,0 +1,1 @@
+"""Static plots (Bokeh figures, returned and never shown) of glade's models."""
