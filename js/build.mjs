@@ -1,14 +1,18 @@
-// Bundle every view module in js/ into src/glade/static/ as one ES module each.
+// Bundle every view module in js/views/ into src/glade/static/ as one ES module each, and
+// copy the scripts an offline HTML export inlines (require.js and the Jupyter widgets HTML
+// manager) next to them.
 import * as esbuild from "esbuild";
-import { readdirSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+const outdir = path.join(here, "..", "src", "glade", "static");
 const views = readdirSync(path.join(here, "views")).filter((f) => f.endsWith(".js"));
 const options = {
   entryPoints: views.map((f) => path.join(here, "views", f)),
-  outdir: path.join(here, "..", "src", "glade", "static"),
+  outdir,
   bundle: true,
   format: "esm",
   minify: true,
@@ -16,6 +20,16 @@ const options = {
   define: { "define.amd": "false" },
   logLevel: "info",
 };
+
+const require = createRequire(import.meta.url);
+const vendored = {
+  "requirejs.js": require.resolve("requirejs/require.js"),
+  "widgets-embed-amd.js": require.resolve("@jupyter-widgets/html-manager/dist/embed-amd.js"),
+};
+mkdirSync(outdir, { recursive: true });
+for (const [name, source] of Object.entries(vendored)) {
+  copyFileSync(source, path.join(outdir, name));
+}
 
 if (process.argv.includes("--watch")) {
   const ctx = await esbuild.context(options);

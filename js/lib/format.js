@@ -12,9 +12,13 @@ export function formatValue(value, digits = 3) {
     if (Number.isInteger(value)) return String(value);
     return Number(value.toPrecision(digits)).toString();
   }
-  const tier = Math.min(Math.floor(Math.log10(abs) / 3), SUFFIXES.length - 1);
-  const scaled = value / 10 ** (tier * 3);
-  return Number(scaled.toPrecision(digits)).toString() + SUFFIXES[tier];
+  let tier = Math.min(Math.floor(Math.log10(abs) / 3), SUFFIXES.length - 1);
+  let scaled = Number((value / 10 ** (tier * 3)).toPrecision(digits));
+  if (Math.abs(scaled) >= 1000 && tier < SUFFIXES.length - 1) {
+    tier += 1;
+    scaled = Number((value / 10 ** (tier * 3)).toPrecision(digits));
+  }
+  return scaled.toString() + SUFFIXES[tier];
 }
 
 /** A percentage of a total, with one decimal ("12.3%"); "–" when the total is 0. */

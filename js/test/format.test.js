@@ -17,6 +17,10 @@ describe("formatValue", () => {
     expect(formatValue(1.5e9)).toBe("1.5G");
     expect(formatValue(-2.5e6)).toBe("-2.5M");
   });
+  it("moves to the next suffix when rounding reaches 1000", () => {
+    expect(formatValue(999560.5)).toBe("1M");
+    expect(formatValue(-999999)).toBe("-1M");
+  });
   it("shows missing and infinite values", () => {
     expect(formatValue(NaN)).toBe("–");
     expect(formatValue(null)).toBe("–");

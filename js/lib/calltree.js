@@ -1,0 +1,167 @@
+// The call tree a view receives from Python, decoded from typed arrays, with the
+// structure every view computation needs (depth, children, call-path keys).
+//
+// Nodes are 0..n-1 in depth-first pre-order, so a parent always comes before its children.
+
+const decoder = new TextDecoder();
+
+/** The bytes of a bytes trait (DataView, ArrayBuffer or typed array) as a Uint8Array. */
+export function bytesOf(data) {
+  if (data == null) return new Uint8Array(0);
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
+function typed(data, Type) {
+  const bytes = bytesOf(data);
+  if (bytes.byteOffset % Type.BYTES_PER_ELEMENT === 0) {
+    return new Type(bytes.buffer, bytes.byteOffset, bytes.byteLength / Type.BYTES_PER_ELEMENT);
+  }
+  return new Type(bytes.slice().buffer);
+}
+
+/** A bytes trait holding little-endian int32 values, as an Int32Array (no copy when aligned). */
+export const int32Of = (data) => typed(data, Int32Array);
+
+/** A bytes trait holding little-endian float64 values, as a Float64Array. */
+export const float64Of = (data) => typed(data, Float64Array);
+
+/** Strings stored as one UTF-8 blob plus byte offsets; decoded lazily, once each. */
+export class StringTable {
+  constructor(blob, offsets) {
+    this.blob = bytesOf(blob);
+    this.offsets = offsets;
+    this.cache = new Array(Math.max(offsets.length - 1, 0));
+  }
+
+  get length() {
+    return this.cache.length;
+  }
+
+  get(i) {
+    let text = this.cache[i];
+    if (text === undefined) {
+      text = decoder.decode(this.blob.subarray(this.offsets[i], this.offsets[i + 1]));
+      this.cache[i] = text;
+    }
+    return text;
+  }
+}
+
+/**
+ * One profile's tree as the view sees it (children as CSR lists: childPtr, childIndex).
+ *
+ * parent: Int32Array (-1 for roots); frameCode: equal codes = equal frames;
+ * pathKey: equal keys = equal call paths (keys numbered in pre-order of first use);
+ * names / nameIndex: the name table; conditions: query fragments (".name = \"main\""),
+ * the first names.length of them are the name conditions of the unique names, and
+ * extraPtr / extraIndex list further fragments per node (CSR) that tell same-name
+ * siblings apart; metrics: [{name, kind, partner, values: Float64Array}].
+ */
+export class CallTree {
+  constructor({ parent, frameCode, pathKey, nameIndex, names, conditions, extraPtr, extraIndex,
+    metrics }) {
+    const n = parent.length;
+    this.n = n;
+    this.parent = parent;
+    this.frameCode = frameCode;
+    this.pathKey = pathKey;
+    this.nameIndex = nameIndex;
+    this.names = names;
+    this.conditions = conditions;
+    this.extraPtr = extraPtr;
+    this.extraIndex = extraIndex;
+    this.metrics = metrics;
+    this.depth = new Int32Array(n);
+    this.childCount = new Int32Array(n);
+    let maxDepth = 0;
+    for (let i = 0; i < n; i++) {
+      const p = parent[i];
+      if (p >= 0) {
+        this.depth[i] = this.depth[p] + 1;
+        this.childCount[p] += 1;
+        if (this.depth[i] > maxDepth) maxDepth = this.depth[i];
+      }
+    }
+    this.maxDepth = maxDepth;
+    let keys = 0;
+    for (let i = 0; i < n; i++) if (pathKey[i] + 1 > keys) keys = pathKey[i] + 1;
+    this.keyCount = keys;
+    this.keyRep = new Int32Array(keys).fill(-1);
+    this.keyParent = new Int32Array(keys);
+    this.keyHasChildren = new Uint8Array(keys);
+    for (let i = 0; i < n; i++) {
+      const k = pathKey[i];
+      if (this.keyRep[k] < 0) {
+        this.keyRep[k] = i;
+        this.keyParent[k] = parent[i] >= 0 ? pathKey[parent[i]] : -1;
+      }
+      if (this.childCount[i] > 0) this.keyHasChildren[k] = 1;
+    }
+    this.childPtr = new Int32Array(n + 1);
+    for (let i = 0; i < n; i++) if (parent[i] >= 0) this.childPtr[parent[i] + 1] += 1;
+    for (let i = 0; i < n; i++) this.childPtr[i + 1] += this.childPtr[i];
+    this.childIndex = new Int32Array(this.childPtr[n]);
+    const fill = this.childPtr.slice(0, n);
+    for (let i = 0; i < n; i++) if (parent[i] >= 0) this.childIndex[fill[parent[i]]++] = i;
+    this.roots = [];
+    for (let i = 0; i < n; i++) if (parent[i] < 0) this.roots.push(i);
+    this.identity = new Int32Array(n);
+    for (let i = 0; i < n; i++) this.identity[i] = i;
+    this.metricIndex = new Map(metrics.map((m, i) => [m.name, i]));
+  }
+
+  /** The decoded name of a node. */
+  name(node) {
+    return this.names.get(this.nameIndex[node]);
+  }
+
+  /** The query fragments that identify a node among its siblings (".name = ..." first). */
+  conditionTexts(node) {
+    const out = [this.conditions.get(this.nameIndex[node])];
+    for (let j = this.extraPtr[node]; j < this.extraPtr[node + 1]; j++) {
+      out.push(this.conditions.get(this.extraIndex[j]));
+    }
+    return out;
+  }
+
+  /** Ids from the root down to a node. */
+  pathIds(node) {
+    const ids = [];
+    for (let cur = node; cur >= 0; cur = this.parent[cur]) ids.push(cur);
+    return ids.reverse();
+  }
+
+  /** Names from the root down to a node. */
+  pathNames(node) {
+    return this.pathIds(node).map((i) => this.name(i));
+  }
+
+  /** The values of a metric by name (undefined when the view has no such metric). */
+  values(metric) {
+    const i = this.metricIndex.get(metric);
+    return i === undefined ? undefined : this.metrics[i].values;
+  }
+}
+
+/** The CallTree held in a CCT widget model's traits. */
+export function callTreeFromModel(model) {
+  const parent = int32Of(model.get("parents"));
+  const n = parent.length;
+  const allValues = float64Of(model.get("values"));
+  const metrics = model.get("metrics").map((m, j) => ({
+    ...m,
+    values: allValues.subarray(j * n, (j + 1) * n),
+  }));
+  return new CallTree({
+    parent,
+    frameCode: int32Of(model.get("frame_codes")),
+    pathKey: int32Of(model.get("path_keys")),
+    nameIndex: int32Of(model.get("name_index")),
+    names: new StringTable(model.get("names"), int32Of(model.get("name_offsets"))),
+    conditions: new StringTable(model.get("conditions"), int32Of(model.get("condition_offsets"))),
+    extraPtr: int32Of(model.get("extra_ptr")),
+    extraIndex: int32Of(model.get("extra_index")),
+    metrics,
+  });
+}

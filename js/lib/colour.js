@@ -1,0 +1,53 @@
+// Colour scales for metric values: a d3 sequential colour map over [min, max], linear or
+// logarithmic, with the stops a legend needs.
+import { interpolateMagma, interpolateViridis, interpolateYlOrRd } from "d3-scale-chromatic";
+
+export const SCHEMES = {
+  viridis: interpolateViridis,
+  magma: (t) => interpolateMagma(0.15 + 0.8 * t),
+  heat: (t) => interpolateYlOrRd(0.1 + 0.9 * t),
+};
+
+export const MISSING_COLOUR = "#c8c8c8";
+
+/**
+ * A colour scale for values in [min, max]: `colour(v)` gives a CSS colour (MISSING_COLOUR
+ * for NaN), `position(v)` the position in [0, 1]. With `log`, positions follow log10 of
+ * the value; values at or below 0 then sit at the low end (the domain starts at the
+ * smallest positive value).
+ */
+export function colourScale(min, max, { scheme = "viridis", log = false } = {}) {
+  const interpolate = SCHEMES[scheme] ?? SCHEMES.viridis;
+  const useLog = log && max > 0;
+  const lo = useLog ? Math.log10(min > 0 ? min : max / 1e6) : min;
+  const hi = useLog ? Math.log10(max) : max;
+  const span = hi - lo;
+  const position = (v) => {
+    if (Number.isNaN(v)) return NaN;
+    const x = useLog ? (v > 0 ? Math.log10(v) : lo) : v;
+    if (!(span > 0)) return 0.5;
+    return Math.min(1, Math.max(0, (x - lo) / span));
+  };
+  const colour = (v) => {
+    const t = position(v);
+    return Number.isNaN(t) ? MISSING_COLOUR : interpolate(t);
+  };
+  const stops = (count = 8) =>
+    Array.from({ length: count }, (_, i) => interpolate(i / (count - 1)));
+  return { colour, position, stops, log: useLog, domain: [min, max] };
+}
+
+/** The smallest and largest finite values of an array (NaN, NaN when there are none). */
+export function extent(values, indices = null) {
+  let min = Infinity;
+  let max = -Infinity;
+  const count = indices ? indices.length : values.length;
+  for (let j = 0; j < count; j++) {
+    const v = values[indices ? indices[j] : j];
+    if (Number.isFinite(v)) {
+      if (v < min) min = v;
+      if (v > max) max = v;
+    }
+  }
+  return min <= max ? [min, max] : [NaN, NaN];
+}

@@ -1,0 +1,152 @@
+// The edit state of a CCT view and how edits change it. Mirrors glade/views/cct_edits.py:
+// both sides replay the same list of edits to the same state.
+//
+// An edit is a small JSON object naming nodes by id:
+//   {op: "collapse" | "expand" | "hide" | "elide" | "focus", nodes: [ids]}
+//   {op: "unfocus"}  {op: "reset"}
+//   {op: "depth", depth: d}                 collapse every node at depth d
+//   {op: "threshold", metric, value}         collapse every node whose value is below
+//   {op: "base", query, parts, keep}         a query assigned from Python; keep holds the
+//                                            [start, stop) ranges of the nodes it keeps
+// State is kept per call path (a call-path key), so nodes with equal call paths always
+// share it, exactly as a query naming them by call path does.
+
+export const COLLAPSED = 1;
+export const HIDDEN = 2;
+export const ELIDED = 4;
+export const FOCUS = 8;
+
+const NODE_OPS = { collapse: COLLAPSED, hide: HIDDEN, elide: ELIDED };
+
+/** No edits: every node shown. */
+export function emptyState(tree) {
+  return { flags: new Uint8Array(tree.keyCount), base: null };
+}
+
+/** True when the state shows the whole profile. */
+export function isEmpty(state) {
+  if (state.base !== null) return false;
+  const { flags } = state;
+  for (let k = 0; k < flags.length; k++) if (flags[k] !== 0) return false;
+  return true;
+}
+
+function setCollapsedWhere(tree, flags, test) {
+  for (let k = 0; k < flags.length; k++) flags[k] &= ~COLLAPSED;
+  for (let i = 0; i < tree.n; i++) {
+    if (tree.childCount[i] > 0 && test(i)) flags[tree.pathKey[i]] |= COLLAPSED;
+  }
+}
+
+/** Keep mask (Uint8Array over nodes) of a base edit's [start, stop) ranges. */
+export function keepFromRanges(n, ranges) {
+  const keep = new Uint8Array(n);
+  for (const [start, stop] of ranges) keep.fill(1, start, stop);
+  return keep;
+}
+
+/** The state after one edit (the given state is not changed). */
+export function applyEdit(tree, state, edit) {
+  return changeState(tree, { flags: state.flags.slice(), base: state.base }, edit);
+}
+
+/** Change a state by one edit, in place; returns it. */
+function changeState(tree, state, edit) {
+  const { flags } = state;
+  const keys = (edit.nodes ?? []).map((i) => tree.pathKey[i]);
+  switch (edit.op) {
+    case "collapse":
+    case "hide":
+    case "elide":
+      for (const k of keys) flags[k] |= NODE_OPS[edit.op];
+      break;
+    case "expand":
+      for (const k of keys) flags[k] &= ~COLLAPSED;
+      break;
+    case "focus":
+      for (let k = 0; k < flags.length; k++) flags[k] &= ~FOCUS;
+      for (const k of keys) flags[k] |= FOCUS;
+      break;
+    case "unfocus":
+      for (let k = 0; k < flags.length; k++) flags[k] &= ~FOCUS;
+      break;
+    case "depth":
+      setCollapsedWhere(tree, flags, (i) => tree.depth[i] === edit.depth);
+      break;
+    case "threshold": {
+      const values = tree.values(edit.metric);
+      if (!values) throw new Error(`no metric named ${edit.metric}`);
+      setCollapsedWhere(tree, flags, (i) => values[i] < edit.value);
+      break;
+    }
+    case "base":
+      flags.fill(0);
+      state.base = {
+        query: edit.query, parts: edit.parts, keep: keepFromRanges(tree.n, edit.keep),
+      };
+      break;
+    case "reset":
+      flags.fill(0);
+      state.base = null;
+      break;
+    default:
+      throw new Error(`unknown edit ${JSON.stringify(edit.op)}`);
+  }
+  return state;
+}
+
+/** The state after a list of edits, from no edits. */
+export function replay(tree, edits) {
+  const state = emptyState(tree);
+  for (const edit of edits) changeState(tree, state, edit);
+  return state;
+}
+
+/** Per call-path key: covered (an ancestor key is collapsed or hidden), inside a focus
+ * subtree, above a focused key (some node of the key is a caller of a focused node); and
+ * whether anything is focused. */
+export function keyMasks(tree, flags) {
+  const K = tree.keyCount;
+  const { keyParent } = tree;
+  const covered = new Uint8Array(K);
+  const inFocus = new Uint8Array(K);
+  const focusBelow = new Uint8Array(K);
+  let focused = false;
+  for (let k = 0; k < K; k++) {
+    const p = keyParent[k];
+    if (p >= 0) {
+      covered[k] = covered[p] || flags[p] & (COLLAPSED | HIDDEN) ? 1 : 0;
+      inFocus[k] = inFocus[p];
+    }
+    if (flags[k] & FOCUS) {
+      focused = true;
+      inFocus[k] = 1;
+    }
+  }
+  for (let k = K - 1; k >= 0; k--) {
+    if (flags[k] & FOCUS) focusBelow[k] = 1;
+    const p = keyParent[k];
+    if (focusBelow[k] && p >= 0) focusBelow[p] = 1;
+  }
+  return { covered, inFocus, focusBelow, focused };
+}
+
+/** The history after a new edit: a threshold right after a threshold replaces it (one
+ * slider drag is one undo step). */
+export function pushEdit(history, edit) {
+  const last = history[history.length - 1];
+  if (edit.op === "threshold" && last?.op === "threshold") return [...history.slice(0, -1), edit];
+  return [...history, edit];
+}
+
+/** {history, future} after an undo (unchanged when there is nothing to undo). */
+export function undo(history, future) {
+  if (!history.length) return { history, future };
+  return { history: history.slice(0, -1), future: [history[history.length - 1], ...future] };
+}
+
+/** {history, future} after a redo (unchanged when there is nothing to redo). */
+export function redo(history, future) {
+  if (!future.length) return { history, future };
+  return { history: [...history, future[0]], future: future.slice(1) };
+}

@@ -1,0 +1,106 @@
+"""One value per node and metric for a view: a profile's rows (ranks, threads) reduced
+to the aggregate or the rank the user chose.
+
+Exclusive and inclusive metrics count a missing row as 0, as GraphFrame.squash does, so
+the values match those of the GraphFrame the view's query gives; other numeric metrics
+ignore missing values.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from glade.errors import GladeError, MetricError
+from glade.graphframe import GraphFrame, RowLayout, inclusive_name
+
+# name -> (reducer for additive metrics, reducer that skips NaN for other metrics)
+AGGREGATES = {
+    "mean": (np.mean, np.nanmean),
+    "sum": (np.sum, np.nansum),
+    "min": (np.min, np.nanmin),
+    "max": (np.max, np.nanmax),
+    "median": (np.median, np.nanmedian),
+}
+
+
+@dataclass(frozen=True)
+class MetricColumn:
+    """A metric as a view shows it: name, kind ("inclusive", "exclusive" or "other"),
+    the position of its inclusive partner (exclusive metrics, else -1) and its values."""
+
+    name: str
+    kind: str
+    partner: int
+    values: np.ndarray
+
+
+def _kind(gf: GraphFrame, metric: str) -> str:
+    if metric in gf.inc_metrics:
+        return "inclusive"
+    if metric in gf.exc_metrics:
+        return "exclusive"
+    return "other"
+
+
+def _row_keys(gf: GraphFrame, layout: RowLayout, rank: Any) -> np.ndarray:
+    """Positions of the row keys (non-node index values) to aggregate over."""
+    if rank is None:
+        return np.arange(layout.num_keys)
+    names = list(gf.dataframe.index.names)
+    if "rank" not in names or layout.keys is None:
+        raise MetricError("rank", names, what="index level")
+    keys = layout.keys
+    position = [name for name in names if name != "node"].index("rank")
+    ranks = keys.get_level_values(position) if isinstance(keys, pd.MultiIndex) else keys
+    chosen = np.flatnonzero(ranks == rank)
+    if chosen.size == 0:
+        raise MetricError(rank, sorted(pd.unique(ranks)), what="rank")
+    return chosen
+
+
+def metric_columns(gf: GraphFrame, agg: str = "mean", rank: Any = None) -> list[MetricColumn]:
+    """Every numeric metric of ``gf`` with one value per node: the rows of ``rank`` when
+    given, reduced over the remaining rows (threads, or all ranks) with ``agg`` (one of
+    mean, sum, min, max, median)."""
+    if agg not in AGGREGATES:
+        raise GladeError(f"agg must be one of {', '.join(AGGREGATES)}, not {agg!r}")
+    df = gf.dataframe
+    names = [m for m in gf.metric_columns if pd.api.types.is_numeric_dtype(df[m].dtype)]
+    layout = RowLayout(df.index)
+    keys = _row_keys(gf, layout, rank)
+    block = layout.scatter(df[names].to_numpy(dtype=np.float64, na_value=np.nan),
+                           len(gf.graph), np.nan)[:, keys, :]
+    additive, other = AGGREGATES[agg]
+    columns = []
+    for j, name in enumerate(names):
+        kind = _kind(gf, name)
+        if kind == "other":
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                values = other(block[:, :, j], axis=1)
+        else:
+            values = additive(np.nan_to_num(block[:, :, j], nan=0.0), axis=1)
+        partner = inclusive_name(name) if kind == "exclusive" else None
+        columns.append(MetricColumn(name, kind, names.index(partner) if partner in names else -1,
+                                    np.asarray(values, dtype=np.float64)))
+    return columns
+
+
+def describe_rows(gf: GraphFrame, agg: str, rank: Any) -> str:
+    """What a view's values are, in words ("" for one row per node): "mean over 4 ranks",
+    "rank 3", "rank 3, mean over 2 threads"."""
+    index = gf.dataframe.index
+    if index.nlevels == 1:
+        return ""
+    levels = [name for name in index.names if name != "node"]
+    counts = {name: index.get_level_values(name).nunique() for name in levels}
+    if rank is not None:
+        rest = [f"{agg} over {counts[n]} {n}s" for n in levels if n != "rank" and counts[n] > 1]
+        return ", ".join([f"rank {rank}", *rest])
+    spread = [f"{counts[n]} {n}s" for n in levels if counts[n] > 1]
+    return f"{agg} over " + " x ".join(spread) if spread else ""
