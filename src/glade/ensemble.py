@@ -644,6 +644,16 @@ class Ensemble:
                           _flat(self.default_metric) if self.default_metric is not None
                           else None, metadata)
 
+    def show(self, metric: str | None = None, profile: Hashable | None = None,
+             data_name: str = "ens", **kwargs: Any):
+        """The interactive CCT view (in Jupyter) of the stats table (``metric`` is a stats
+        column; the means are computed when no stats are) or of one ``profile``. Its
+        queries apply to the whole ensemble: ``view.apply()`` returns an Ensemble."""
+        from glade.views import CCT
+        from glade.views.sources import EnsembleSource
+
+        return CCT(EnsembleSource(self, profile), metric=metric, data_name=data_name, **kwargs)
+
     def tree(self, metrics: Label | Sequence[Label] | None = None,
              profile: Hashable | None = None, **kwargs: Any) -> str:
         """The call tree as text. Values come from the stats table (``metrics`` are
