@@ -8,6 +8,7 @@ import pytest
 
 from glade import Ensemble, stats
 from glade.datasets import synthetic_profile
+from glade.views.cct import python_string
 
 
 @pytest.fixture
@@ -23,8 +24,11 @@ def test_view_of_the_stats_applies_queries_to_the_ensemble(ens):
     stats.mean(ens, ["time (inc)"])
     view = ens.show(metric="time (inc)_mean")
     assert view.metric == "time (inc)_mean"
-    child = ens.graph.roots[0].children[0]
+    # the root's child with the largest subtree, so the collapse removes nodes
+    end = ens.graph.subtree_end
+    child = max(ens.graph.roots[0].children, key=lambda c: end[c.nid] - c.nid)
     view.collapse(child.path())
+    assert view.query != 'MATCH ("*")'
     applied = view.apply()
     assert isinstance(applied, Ensemble)
     expected = ens.query(view.query, fold=True)
@@ -32,8 +36,8 @@ def test_view_of_the_stats_applies_queries_to_the_ensemble(ens):
     below = {n.path() for n in ens.graph.nodes() if n.path()[:len(child.path())] == child.path()
              and n.path() != child.path()}
     kept = {n.path() for n in applied.graph.nodes()}
-    assert child.path() in kept and not below & kept
-    assert view.code().startswith("ens.query('''MATCH") and view.code().endswith("fold=True)")
+    assert below and child.path() in kept and not below & kept
+    assert view.code() == f"ens.query({python_string(view.query)}, fold=True)"
     # fold=True: each profile's collapsed node keeps its inclusive time
     for label in ("a", "b"):
         before = ens.to_graphframe(label)
