@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats as scipy_stats
 
 from glade.analysis.ensemble_shapiro import shapiro_wilk
 from glade.errors import GladeError, MetricError
@@ -349,6 +348,8 @@ def _distance(kind: str) -> Callable[[SampleTable, Recipe], Result]:
 def _welch(table: SampleTable, recipe: Recipe) -> Result:
     (n1, m1, v1), (n2, m2, v2) = _two_groups(table, recipe, 1)
     with np.errstate(invalid="ignore", divide="ignore"):
+        from scipy import stats as scipy_stats  # slow to import: only when asked
+
         t, p = scipy_stats.ttest_ind_from_stats(m1, np.sqrt(v1), n1, m2, np.sqrt(v2), n2,
                                                 equal_var=False)
     t, p = np.asarray(t, dtype=np.float64), np.asarray(p, dtype=np.float64)

@@ -401,7 +401,7 @@ def _read_classic(directory: Path) -> GraphFrame:
 
 
 # =========================================================== v4 (meta/profile.db)
-class _Blob:
+class DatabaseFile:
     """The bytes of one .db file with bounds-checked reads that fail with ReaderError."""
 
     def __init__(self, path: Path, kind: bytes, footer: bytes):
@@ -473,11 +473,11 @@ _ID = np.dtype(  # profile.db {Id}: kind, flags, logicalId, physicalId
 ENTRY_NAMES = {0: "<partial call paths>", 1: "<program root>", 2: "<thread root>"}
 
 
-class _Meta:
+class MetaDatabase:
     """What the reader needs from meta.db: identifier kinds, metrics and the context tree."""
 
     def __init__(self, path: Path):
-        self.blob = blob = _Blob(path, b"meta", b"_meta.db")
+        self.blob = blob = DatabaseFile(path, b"meta", b"_meta.db")
         secs = blob.sections(8)
         self.general, self.id_names, self.metrics_sec, self.context = secs[:4]
         self.title = self._string_at(self.general[1], "the title")
@@ -636,7 +636,7 @@ class _Meta:
         return (name, "function", fn_file, fn_line, fn_module or module)
 
 
-def _v4_profiles(profile: _Blob, kinds: list[str]):
+def profile_identities(profile: DatabaseFile, kinds: list[str]):
     """Rank and thread of every non-summary profile, and its value-block header.
 
     The rank is the logical id of the RANK identifier (0 without one), the thread
@@ -684,7 +684,7 @@ def _v4_profiles(profile: _Blob, kinds: list[str]):
     return ranks, threads, infos
 
 
-def _v4_values(profile: _Blob, infos: np.ndarray) -> tuple[np.ndarray, ...]:
+def _v4_values(profile: DatabaseFile, infos: np.ndarray) -> tuple[np.ndarray, ...]:
     """(profile, context id, metric id, value) of every stored value, vectorized."""
     values = profile.records(infos["p_values"], infos["n_values"], _VALUE, "metric values")
     index = profile.records(infos["p_ctx"], infos["n_ctxs"], _CTX_INDEX, "context indices")
@@ -711,12 +711,12 @@ def _read_v4(directory: Path) -> GraphFrame:
     for name in ("meta.db", "profile.db"):
         if not (directory / name).is_file():
             raise ReaderError(directory / name, "missing: a v4 database needs it")
-    meta = _Meta(directory / "meta.db")
+    meta = MetaDatabase(directory / "meta.db")
     frames, nids, src, dst = meta.tree()
     if not frames:
         raise ReaderError(meta.blob.path, "the context tree is empty")
-    profile = _Blob(directory / "profile.db", b"prof", b"_prof.db")
-    ranks, threads, infos = _v4_profiles(profile, meta.kinds)
+    profile = DatabaseFile(directory / "profile.db", b"prof", b"_prof.db")
+    ranks, threads, infos = profile_identities(profile, meta.kinds)
     owner, ctx, metric_id, value = _v4_values(profile, infos)
 
     names = [_metric_name(m["name"]) for m in meta.metrics]

@@ -1,0 +1,155 @@
+"""What the binary and structured trace readers share: building the events table
+of a ``glade.Trace`` from integer code arrays, checking that Enter/Leave events
+nest, converting tracer clocks to nanoseconds, and progress bars for long reads."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from glade.errors import ReaderError, TraceError
+from glade.trace import EVENT_TYPES, Trace
+
+# Codes of the ``Event Type`` categories, in the order of ``glade.trace.EVENT_TYPES``.
+ENTER, LEAVE, INSTANT = 0, 1, 2
+
+# A read of at least this many events (or bytes, for text formats) shows a progress bar.
+PROGRESS_MIN = 2_000_000
+
+
+def progress(total: int, desc: str, unit: str = "event") -> tqdm:
+    """A tqdm bar for ``total`` units of work, shown only when the work is long."""
+    return tqdm(
+        total=total, desc=desc, unit=unit, unit_scale=True, leave=False,
+        disable=total < PROGRESS_MIN,
+    )
+
+
+def categorical(codes: np.ndarray, labels: Sequence[str]) -> pd.Categorical:
+    """The labels ``labels[codes]`` as a Categorical with only the labels that occur;
+    equal labels share one category. Linear in the number of codes."""
+    codes = np.asarray(codes, dtype=np.int64)
+    counts = np.bincount(codes, minlength=len(labels)) if codes.size else np.zeros(len(labels))
+    used = np.flatnonzero(counts)
+    names = np.asarray(labels, dtype=object)[used].astype(str)
+    unique, inverse = np.unique(names, return_inverse=True)
+    remap = np.zeros(len(labels), dtype=np.int64)
+    remap[used] = inverse
+    return pd.Categorical.from_codes(remap[codes], categories=unique)
+
+
+def event_types(kinds: np.ndarray) -> pd.Categorical:
+    """The ``Event Type`` column of the codes ENTER, LEAVE, INSTANT."""
+    return pd.Categorical.from_codes(np.asarray(kinds, dtype=np.int8), categories=EVENT_TYPES)
+
+
+def ticks_to_ns(ticks: np.ndarray, offset: int, resolution: int) -> np.ndarray:
+    """Clock ``ticks`` (``resolution`` ticks per second, counted from ``offset``) as int64
+    nanoseconds, rounded to the nearest nanosecond without going through floats."""
+    delta = np.asarray(ticks, dtype=np.uint64) - np.uint64(offset)
+    delta = delta.astype(np.int64)
+    if resolution == 10**9:
+        return delta
+    if resolution > (2**63 - 1) // 10**9:
+        return np.rint(delta * (1e9 / resolution)).astype(np.int64)
+    whole, rest = np.divmod(delta, np.int64(resolution))
+    return whole * 10**9 + (rest * 10**9 + resolution // 2) // resolution
+
+
+def check_nesting(
+    path: str | os.PathLike,
+    timestamps: np.ndarray,
+    kinds: np.ndarray,
+    names: pd.Categorical,
+    processes: np.ndarray,
+    threads: np.ndarray,
+) -> None:
+    """ReaderError naming the first culprit unless, on every (process, thread), each
+    Leave closes the innermost open Enter of the same name and no Enter stays open.
+
+    The arrays are the events in the order the trace will keep (stable time order).
+    """
+    idx = np.flatnonzero(kinds != INSTANT)
+    if idx.size == 0:
+        return
+    order = idx[np.argsort(_group_key(processes[idx], threads[idx]), kind="stable")]
+    proc, thr = processes[order], threads[order]
+    new_group = np.ones(order.size, dtype=bool)
+    new_group[1:] = (proc[1:] != proc[:-1]) | (thr[1:] != thr[:-1])
+    step = np.where(kinds[order] == ENTER, 1, -1)
+    total = np.cumsum(step)
+    base = (total - step)[new_group]
+    depth = total - base[np.cumsum(new_group) - 1]  # open Enters after each event, in its group
+
+    def fail(at: int, what: str) -> None:
+        event = order[at]
+        raise ReaderError(
+            path,
+            f"{what}: {names[event]!r} at {int(timestamps[event])} ns on process "
+            f"{int(processes[event])}, thread {int(threads[event])}",
+        )
+
+    if np.any(depth < 0):
+        fail(int(np.argmax(depth < 0)), "a Leave without a matching Enter")
+    last = np.append(np.flatnonzero(new_group[1:]), order.size - 1)
+    if np.any(depth[last] != 0):
+        group = int(np.argmax(depth[last] != 0))
+        start = int(np.flatnonzero(new_group)[group])
+        part = slice(start, int(last[group]) + 1)
+        outermost = np.flatnonzero((depth[part] == 1) & (step[part] > 0))[-1]
+        fail(start + int(outermost), "an Enter that is never left")
+    level = np.where(step > 0, depth, depth + 1)
+    # events are grouped, so a stable sort by level alone keeps each (group, level) run
+    # together and in order: there Enters and Leaves alternate, each Leave after its Enter
+    small = np.int16 if level.max() < np.iinfo(np.int16).max else np.int64
+    paired = np.argsort(level.astype(small), kind="stable")
+    codes = names.codes[order[paired]]
+    mismatch = codes[0::2] != codes[1::2]
+    if np.any(mismatch):
+        fail(int(paired[1::2][np.argmax(mismatch)]), "a Leave that does not match its Enter")
+
+
+def _group_key(processes: np.ndarray, threads: np.ndarray) -> np.ndarray:
+    """One int64 per (process, thread) pair that sorts like the pair."""
+    p = processes - processes.min()
+    t = threads - threads.min()
+    return p * (int(t.max()) + 1) + t
+
+
+def build_trace(
+    path: str | os.PathLike,
+    columns: Mapping[str, Any],
+    definitions: pd.DataFrame | None,
+    metadata: Mapping[str, Any],
+) -> Trace:
+    """The Trace of the events ``columns``; ReaderError on ``path`` if they do not
+    form a valid events table."""
+    try:
+        return Trace(pd.DataFrame(dict(columns)), definitions=definitions, metadata=metadata)
+    except TraceError as exc:
+        raise ReaderError(path, f"events do not form a trace ({exc})") from exc
+
+
+
+def ranges_to_events(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The Enter and Leave events of time ranges [starts, ends), as (range index, kind)
+    arrays in an order that nests ranges wherever they can nest: by time; at one time
+    the Leaves of ranges that end there (innermost first), then the Enters (outermost,
+    i.e. longest, first), then the Leaves of empty ranges; remaining ties in range order
+    for Enters and reverse range order for Leaves."""
+    n = starts.size
+    index = np.arange(n)
+    times = np.concatenate([starts, ends])
+    empty = ends == starts
+    tie = np.concatenate([np.ones(n, np.int8), np.where(empty, 2, 0).astype(np.int8)])
+    inner = np.concatenate([-ends, -starts])
+    serial = np.concatenate([index, -index])
+    order = np.lexsort((serial, inner, tie, times))
+    which = np.concatenate([index, index])[order]
+    kinds = np.where(order < n, ENTER, LEAVE).astype(np.int8)
+    return which, kinds
