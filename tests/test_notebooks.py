@@ -8,7 +8,6 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
-
 from tests.conftest import data_root
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
