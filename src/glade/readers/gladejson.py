@@ -14,6 +14,7 @@ import pandas as pd
 from glade.errors import GladeError, ReaderError
 from glade.graph import Graph
 from glade.graphframe import GraphFrame, attach_frames
+from glade.pandas_compat import PANDAS3
 
 FORMAT = "glade-graphframe"
 VERSION = 1
@@ -60,11 +61,13 @@ def _decode_column(spec: dict, name: str, source: str | None) -> pd.Series:
             out = np.empty(len(data), dtype=object)
             out[:] = [_SPECIAL[v["$float"]] if isinstance(v, dict) else v for v in data]
             series = pd.Series(out, dtype=object)
-            if dtype == "object" or (dtype == "str" and pd.__version__ < "3"):
+            if dtype == "object" or (dtype == "str" and not PANDAS3):
                 return series
             return series.astype(dtype)
         if np.dtype(dtype).kind == "f":
-            values = pd.Series(data, dtype=object).replace(_SPECIAL)
+            values = pd.Series(data, dtype=object)
+            special = values.isin(list(_SPECIAL))
+            values = values.where(~special, values[special].map(_SPECIAL))
             return pd.Series(values.to_numpy(dtype=dtype))
         return pd.Series(np.asarray(data, dtype=dtype))
     except (KeyError, TypeError, ValueError) as exc:

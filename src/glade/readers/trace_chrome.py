@@ -47,6 +47,7 @@ import pandas as pd
 from pandas.api.types import union_categoricals
 
 from glade.errors import ReaderError, TraceError
+from glade.pandas_compat import TEXT_DTYPE
 from glade.readers.trace_csv import INTEGER_ATTRIBUTES
 from glade.readers.trace_text import (
     category_text,
@@ -326,7 +327,9 @@ def _spread_column(values: Any, keep: np.ndarray, dest: np.ndarray, n: int, kind
         codes = np.full(n, -1, dtype=np.int64)
         codes[dest] = text.codes[keep]
         full = pd.Categorical.from_codes(codes, dtype=text.dtype)
-        return pd.array(np.asarray(full, dtype=object), dtype="str") if kind == "str" else full
+        if kind != "str":
+            return full
+        return pd.array(np.asarray(full, dtype=object), dtype=TEXT_DTYPE)
     if kind == "bool":
         flags = np.zeros(n, dtype=bool)
         flags[dest] = pd.array(values, dtype="boolean").to_numpy(dtype=bool, na_value=False)[keep]

@@ -234,7 +234,7 @@ def _runtime(path: Path, db, tables: set[str]) -> pd.DataFrame:
     return pd.DataFrame({
         "start": table["start"].to_numpy(np.int64), "end": table["end"].to_numpy(np.int64),
         "name": table["name"].fillna("<unnamed CUDA call>").astype(str),
-        "process": pid, "thread": tid, CORRELATION: table["correlationId"].fillna(-1),
+        "process": pid, "thread": tid, CORRELATION: _ids(table["correlationId"]),
     })
 
 
@@ -270,7 +270,7 @@ def _gpu(path: Path, db, tables: set[str]) -> list[pd.DataFrame]:
             "start": part["start"].to_numpy(np.int64), "end": part["end"].to_numpy(np.int64),
             "name": part["name"].fillna("<unnamed kernel>").astype(str), "process": pid,
             "thread": -(1 + 1_000_000 * device + stream), DEVICE: device, STREAM: stream,
-            CORRELATION: part["correlationId"].fillna(-1), BYTES: part["bytes"].fillna(-1),
+            CORRELATION: _ids(part["correlationId"]), BYTES: _ids(part["bytes"]),
         }))
     return out
 
@@ -350,3 +350,8 @@ def read_nsight_csv(path: str | os.PathLike) -> Trace:
                           "before it starts")
     metadata = {"format": "nsight nvtx_pushpop_trace csv", "time_unit_ns": scale}
     return _trace(target, ranges, pd.DataFrame(), metadata)
+
+
+def _ids(values: pd.Series) -> np.ndarray:
+    """Integer ids or counts with -1 where the export has none."""
+    return values.to_numpy(dtype=np.float64, na_value=-1).astype(np.int64)
