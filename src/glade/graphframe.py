@@ -782,7 +782,7 @@ def subtree_sums(graph: Graph, block: np.ndarray) -> np.ndarray:
     if graph.is_tree():
         out = block.copy()
         parent = graph.tree_parent
-        with np.errstate(invalid="ignore"):  # inf + -inf is NaN, as it should be
+        with np.errstate(invalid="ignore", over="ignore"):  # sums may be inf or NaN
             for level in graph.levels()[:0:-1]:
                 np.add.at(out, parent[level], out[level])
         return out

@@ -27,29 +27,36 @@ def _parse_nodes(roots: list, source: str | None):
     dst: list[int] = []
     root_ids: list[int] = []
     shared: dict[Any, int] = {}
-    stack = [(root, -1, f"[{i}]") for i, root in reversed(list(enumerate(roots)))]
+    # where each node first appears (parent id, position among its siblings), to name
+    # the place of a malformed node without formatting one for every good node
+    place: list[tuple[int, int]] = []
+    stack = [(root, -1, i) for i, root in reversed(list(enumerate(roots)))]
     while stack:
-        item, parent, where = stack.pop()
+        item, parent, position = stack.pop()
         if not isinstance(item, dict):
+            where = _where(place, parent, position)
             raise ReaderError(source, f"node {where} is a {type(item).__name__}, not a dict")
         frame = item.get("frame")
         node_metrics = item.get("metrics", {})
         if not isinstance(frame, dict) or not isinstance(node_metrics, dict):
-            raise ReaderError(source, f"node {where} needs a 'frame' dict and a 'metrics' dict")
+            raise ReaderError(source, f"node {_where(place, parent, position)} needs a 'frame' "
+                                      "dict and a 'metrics' dict")
         nid = node_metrics.get(NID)
         if nid is not None and nid in shared:
             local = shared[nid]
         else:
             local = len(frames)
-            frame = dict(frame)
             if "name" not in frame:
                 if "name" not in item:
-                    raise ReaderError(source, f"node {where} has no name")
-                frame["name"] = item["name"]
+                    raise ReaderError(source, f"node {_where(place, parent, position)} has no name")
+                frame = {**frame, "name": item["name"]}
             frames.append(frame)
-            metrics.append({k: v for k, v in node_metrics.items() if k != NID})
-            if nid is not None:
+            if nid is None:
+                metrics.append(node_metrics)
+            else:
+                metrics.append({k: v for k, v in node_metrics.items() if k != NID})
                 shared[nid] = local
+            place.append((parent, position))
         if parent < 0:
             root_ids.append(local)
         else:
@@ -57,10 +64,21 @@ def _parse_nodes(roots: list, source: str | None):
             dst.append(local)
         children = item.get("children", [])
         if not isinstance(children, list):
-            raise ReaderError(source, f"node {where}: 'children' is not a list")
+            raise ReaderError(source, f"node {_where(place, parent, position)}: 'children' is "
+                                      "not a list")
         for i in range(len(children) - 1, -1, -1):
-            stack.append((children[i], local, f"{where}.children[{i}]"))
+            stack.append((children[i], local, i))
     return frames, metrics, src, dst, root_ids
+
+
+def _where(place: list[tuple[int, int]], parent: int, position: int) -> str:
+    """``[0].children[2].children[1]``: where a node sits in the literal."""
+    steps = [position]
+    while parent >= 0:
+        parent, position = place[parent]
+        steps.append(position)
+    steps.reverse()
+    return f"[{steps[0]}]" + "".join(f".children[{i}]" for i in steps[1:])
 
 
 def read_literal(literal: list[dict] | dict | str | os.PathLike) -> GraphFrame:
