@@ -1,0 +1,120 @@
+"""Profiles side by side with Hatchet: reading a real HPCToolkit database, and
+``from_literal``, ``squash`` and ``tree()`` on synthetic call trees built from the
+same literal for both tools.
+
+Run alone with ``python benchmarks/bench_profiles.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+from common import (
+    OTHER_TOOL_TIMEOUT,
+    TIMING_NOTE,
+    Comparison,
+    Table,
+    Target,
+    Timing,
+    load_hatchet,
+    measure,
+    progress,
+    shared_data,
+)
+from glade import GraphFrame
+from glade.datasets import synthetic_literal
+
+#: System, allocator, ``std::`` and MPI-internal frames: what a user hides first to
+#: expose the application (about 28% of the nodes of a synthetic profile).
+SYSTEM_FRAME = re.compile(
+    r"(malloc|calloc|realloc|free|memset|memcpy|mmap|munmap|poll|sched_yield"
+    r"|operator (new|delete)|(std|__gnu_cxx)::.*|_int_.*|__.*|pthread_.*"
+    r"|(PMPI|MPID|MPIDI|MPIR|MPIC|psm)_.*)"
+)
+
+
+def not_system(row) -> bool:
+    """True for a dataframe row whose node is not a system or MPI-internal frame."""
+    return SYSTEM_FRAME.fullmatch(row["name"]) is None
+
+
+def bench_cpi(table: Comparison, hatchet, repeat: int) -> None:
+    """Reading the real HPCToolkit cpi database (4 MPI ranks)."""
+    data = shared_data()
+    path = data / "hatchet" / "hpctoolkit-cpi-database" if data else None
+    if path is None or not path.is_dir():
+        table.note("HPCToolkit cpi database not found (set GLADE_TEST_DATA): not measured")
+        return
+    ours = measure(lambda: GraphFrame.from_hpctoolkit(str(path)), repeat)
+    theirs = measure(lambda: hatchet.GraphFrame.from_hpctoolkit(str(path)), repeat,
+                     OTHER_TOOL_TIMEOUT) if hatchet else None
+    table.compare("read HPCToolkit cpi database", ours, theirs)
+    gf = GraphFrame.from_hpctoolkit(str(path))
+    line = f"cpi database: glade {len(gf.graph)} nodes x {len(gf.dataframe)} rows"
+    if hatchet:
+        hgf = hatchet.GraphFrame.from_hpctoolkit(str(path))
+        line += f", Hatchet {len(hgf.graph)} nodes x {len(hgf.dataframe)} rows"
+    table.note(line)
+
+
+def bench_size(table: Comparison, hatchet, n: int, repeat: int, targets: bool) -> None:
+    """from_literal, squash after hiding system frames, and tree() on an n-node tree."""
+    literal = synthetic_literal(n)
+    label = f"{n:,} nodes"
+    read_ours = measure(lambda: GraphFrame.from_literal(literal), repeat)
+    gf = GraphFrame.from_literal(literal)
+    filtered = gf.filter(not_system, squash=False)
+    squash_ours = measure(filtered.squash, repeat)
+    tree_ours = measure(lambda: gf.tree(metric="time (inc)"), repeat)
+    read_theirs = squash_theirs = tree_theirs = both_theirs = None
+    if hatchet:
+        read_theirs = measure(lambda: hatchet.GraphFrame.from_literal(literal), repeat,
+                              OTHER_TOOL_TIMEOUT)
+        hgf = hatchet.GraphFrame.from_literal(literal)
+        hfiltered = hgf.filter(not_system, squash=False, num_procs=1)
+        squash_theirs = measure(hfiltered.squash, repeat, OTHER_TOOL_TIMEOUT)
+        tree_theirs = measure(lambda: hgf.tree(metric_column="time (inc)"), repeat,
+                              OTHER_TOOL_TIMEOUT)
+        both_theirs = Timing(read_theirs.best + squash_theirs.best,
+                             min(read_theirs.runs, squash_theirs.runs),
+                             read_theirs.stopped or squash_theirs.stopped)
+        if not squash_theirs.stopped:
+            ours, theirs = filtered.squash(), hfiltered.squash()
+            table.note(
+                f"{label}: squash keeps {len(ours.graph):,} nodes in glade, "
+                f"{len(theirs.graph):,} in Hatchet; total time {ours.dataframe['time'].sum():.6g}"
+                f" in glade, {theirs.dataframe['time'].sum():.6g} in Hatchet"
+            )
+    both_ours = Timing(read_ours.best + squash_ours.best, min(read_ours.runs, squash_ours.runs))
+    table.compare(f"from_literal, {label}", read_ours, read_theirs)
+    table.compare(f"squash after hiding {1 - len(filtered.dataframe) / n:.0%} of nodes, {label}",
+                  squash_ours, squash_theirs)
+    table.compare(f"from_literal + squash, {label}", both_ours, both_theirs,
+                  Target(speedup=10) if targets and n == 10_000 else None)
+    table.compare(f"tree(), {label}", tree_ours, tree_theirs,
+                  Target(seconds=1.0) if targets and n == 100_000 else None)
+
+
+def main(quick: bool = False) -> list[Table]:
+    """Run the profile benchmarks, print their table and return it."""
+    hatchet = load_hatchet()
+    table = Comparison("Profiles: glade vs Hatchet", "Hatchet")
+    repeat = 1 if quick else 5
+    sizes = [1_000] if quick else [10_000, 100_000]
+    bench_cpi(table, hatchet, repeat)
+    for n in progress(sizes, "profiles"):
+        bench_size(table, hatchet, n, repeat, targets=not quick)
+    if hatchet is None:
+        table.note("Hatchet is not installed (pip install -e '.[bench]'): glade alone")
+    table.note("from_literal + squash is the sum of the two best times; the squash input is "
+               "the same tree with system, allocator, std:: and MPI-internal frames filtered "
+               "out (filter(callable, squash=False), not timed)")
+    table.note(TIMING_NOTE)
+    return [table.show()]
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a short smoke run")
+    main(parser.parse_args().quick)

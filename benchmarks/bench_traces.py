@@ -1,0 +1,158 @@
+"""Traces: writing and reading CSV and Chrome JSON, matching Enter/Leave with
+inclusive and exclusive metrics, and the analyses (flat profile, time profile,
+communication matrix) on synthetic traces of 10^6 and 10^7 events (16 processes,
+ring exchange), with events per second and peak memory.
+
+Run alone with ``python benchmarks/bench_traces.py [--quick]`` (about 10 minutes; the
+10^7-event files take 1.3 GB in the temporary folder while it runs).
+
+Every measurement runs in a fresh child process, so that its peak memory (the
+child's peak resident set, ``VmHWM``, the trace itself included) is its own. The analyses
+are measured on a trace whose metrics were computed first (not timed); their time
+is the best of three calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+from common import Check, Table, format_seconds, progress
+
+HERE = Path(__file__).resolve()
+GB = 1024**3
+
+#: (case, child step, time target in seconds or None)
+STEPS = [
+    ("write CSV", "write_csv", None),
+    ("read CSV", "read_csv", None),
+    ("write Chrome JSON", "write_chrome", None),
+    ("read Chrome JSON", "read_chrome", None),
+    ("match + inclusive/exclusive", "match", 10.0),
+    ("flat profile (time.exc)", "flat", 1.0),
+    ("time profile (50 bins)", "time", 1.0),
+    ("comm matrix", "comm", 1.0),
+]
+MEMORY_TARGET = 3 * GB
+
+
+def child(step: str, folder: Path) -> dict:
+    """Run one step on the trace stored in ``folder``; its time and peak memory."""
+    import pandas as pd
+
+    from glade.trace import Trace
+
+    warnings.simplefilter("ignore")
+    if step == "read_csv":
+        start = time.perf_counter()
+        Trace.from_csv(folder / "trace.csv", progress=False)
+        seconds = time.perf_counter() - start
+    elif step == "read_chrome":
+        start = time.perf_counter()
+        Trace.from_chrome(folder / "trace.json", progress=False)
+        seconds = time.perf_counter() - start
+    else:
+        trace = Trace(pd.read_pickle(folder / "events.pkl"))
+        if step in ("write_csv", "write_chrome"):
+            start = time.perf_counter()
+            if step == "write_csv":
+                trace.to_csv(folder / "out.csv")
+            else:
+                trace.to_chrome(folder / "out.json")
+            seconds = time.perf_counter() - start
+        elif step == "match":
+            start = time.perf_counter()
+            trace.calc_exc_metrics()
+            seconds = time.perf_counter() - start
+        else:
+            trace.calc_exc_metrics()
+            analysis = {"flat": lambda: trace.flat_profile("time.exc"),
+                        "time": lambda: trace.time_profile(50),
+                        "comm": lambda: trace.comm_matrix()}[step]
+            times = []
+            for _ in range(3):
+                start = time.perf_counter()
+                analysis()
+                times.append(time.perf_counter() - start)
+            seconds = min(times)
+    return {"seconds": seconds, "peak": peak_memory()}
+
+
+def peak_memory() -> int:
+    """This process's peak resident set in bytes (``VmHWM``: unlike ``ru_maxrss`` it
+    does not include the parent's peak inherited through fork)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def prepare(folder: Path, events: int) -> int:
+    """Generate the synthetic trace and store it as a pickle, CSV and Chrome JSON."""
+    from glade.datasets import synthetic_trace
+
+    trace = synthetic_trace(16, events=events, seed=0)
+    trace.events.to_pickle(folder / "events.pkl")
+    trace.to_csv(folder / "trace.csv")
+    trace.to_chrome(folder / "trace.json")
+    return len(trace)
+
+
+def measure_step(step: str, folder: Path) -> dict:
+    done = subprocess.run([sys.executable, str(HERE), "--child", step, str(folder)],
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main(quick: bool = False) -> list[Table]:
+    """Run the trace benchmarks, print their table and return it."""
+    table = Table("Traces (synthetic, 16 processes)",
+                  ["case", "events", "time", "events/s", "peak memory", "target", "met"])
+    sizes = [100_000] if quick else [1_000_000, 10_000_000]
+    for size in sizes:
+        folder = Path(tempfile.mkdtemp(prefix="glade-bench-traces-"))
+        try:
+            count = prepare(folder, size)
+            for case, step, target in progress(STEPS, f"traces, {size:.0e} events"):
+                result = measure_step(step, folder)
+                seconds, peak = result["seconds"], result["peak"]
+                goal, met = [], []
+                if target is not None and not quick:
+                    goal.append(f"< {format_seconds(target)}")
+                    met.append(seconds < target)
+                if size >= 10_000_000:
+                    goal.append("< 3 GB")
+                    met.append(peak < MEMORY_TARGET)
+                verdict = ("yes" if all(met) else "NO") if met else ""
+                table.add(case, f"{count:,}", format_seconds(seconds),
+                          f"{count / seconds:,.0f}", f"{peak / GB:.2f} GB", ", ".join(goal),
+                          verdict)
+                if met:
+                    table.checks.append(Check(table.title, f"{case}, {count:,} events",
+                                              ", ".join(goal), all(met)))
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+    table.note("each step runs in a fresh process; peak memory is that process's peak "
+               "resident set, the trace included")
+    table.note("analyses: best of 3 calls on a trace whose inclusive/exclusive metrics were "
+               "computed first (not timed)")
+    return [table.show()]
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a short smoke run")
+    parser.add_argument("--child", nargs=2, metavar=("STEP", "FOLDER"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args.child[0], Path(args.child[1]))))
+    else:
+        main(args.quick)
