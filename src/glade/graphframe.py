@@ -105,16 +105,23 @@ def assemble(
     clash = [col for col in graph.frames.columns if col in data]
     if clash:
         raise GraphError(f"metric column {clash[0]!r} has the name of a frame attribute")
-    return attach_frames(graph, pd.DataFrame(data, index=index))
+    data.update(_frame_columns(graph, node, index))
+    return pd.DataFrame(data, index=index, copy=False)
 
 
 def attach_frames(graph: Graph, df: pd.DataFrame) -> pd.DataFrame:
     """``df`` with the frame attributes of each row's node appended as columns (their
     dtypes kept)."""
     node = np.asarray(df.index.get_level_values("node"), dtype=np.int64)
-    for col in graph.frames.columns:
-        df[col] = pd.Series(graph.frames[col].array.take(node), index=df.index)
+    for col, values in _frame_columns(graph, node, df.index).items():
+        df[col] = values
     return df
+
+
+def _frame_columns(graph: Graph, node: np.ndarray, index: pd.Index) -> dict[str, pd.Series]:
+    """The frame attributes of each row's node, as columns on ``index`` (dtypes kept)."""
+    return {col: pd.Series(graph.frames[col].array.take(node), index=index, copy=False)
+            for col in graph.frames.columns}
 
 
 class GraphFrame:
@@ -192,10 +199,9 @@ class GraphFrame:
             graph, merge_map = graph.merge_equal_paths()
             new_id = merge_map[new_id]
         index = list(index)
-        rows = rows.copy()
-        rows["node"] = new_id[np.asarray(rows["node"], dtype=np.int64)]
+        node = new_id[np.asarray(rows["node"], dtype=np.int64)]
         metric_cols = [c for c in rows.columns if c not in index]
-        gf = cls._from_rows(graph, rows, index, metric_cols, exc_metrics, inc_metrics)
+        gf = cls._from_rows(graph, node, rows, index, metric_cols, exc_metrics, inc_metrics)
         gf.default_metric = default_metric if default_metric else gf.default_metric
         gf.metadata = dict(metadata or {})
         if fill_inclusive:
@@ -208,17 +214,19 @@ class GraphFrame:
     def _from_rows(
         cls,
         graph: Graph,
+        node: np.ndarray,
         rows: pd.DataFrame,
         index: list[str],
         metric_cols: list[str],
         exc_metrics: list[str],
         inc_metrics: list[str],
     ) -> GraphFrame:
-        """Dense GraphFrame from rows whose ``node`` column holds ids of ``graph``."""
+        """Dense GraphFrame from rows of nodes ``node`` (ids of ``graph``)."""
         if len(index) > 1:
-            layout = RowLayout(pd.MultiIndex.from_frame(rows[index]))
+            others = [rows[name].to_numpy() for name in index[1:]]
+            layout = RowLayout(pd.MultiIndex.from_arrays([node, *others], names=index))
         else:
-            layout = RowLayout(pd.Index(rows["node"], name="node"))
+            layout = RowLayout(pd.Index(node, name="node"))
         n = len(graph)
         additive = set(exc_metrics) | set(inc_metrics)
         flat = layout.node * layout.num_keys + layout.key

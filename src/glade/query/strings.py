@@ -7,6 +7,7 @@ it is expanded into a union of queries, one per alternative.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from importlib import resources
 
@@ -340,6 +341,12 @@ def parse_string(text: str) -> BaseQuery:
         raise QueryError(f"a string-dialect query is text, not {type(text).__name__}")
     if not text.strip():
         raise QuerySyntaxError("empty query", text, 1, 1, ["MATCH", "'{'", "NOT"])
+    return _parse_cached(text)
+
+
+@functools.lru_cache(maxsize=512)
+def _parse_cached(text: str) -> BaseQuery:
+    """Parse ``text`` (queries are immutable, so views resending one reuse the result)."""
     try:
         return _PARSER.parse(text)
     except UnexpectedInput as exc:
