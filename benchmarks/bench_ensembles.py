@@ -34,7 +34,7 @@ from common import (
     shared_data,
 )
 from glade.ensemble import Ensemble
-from glade.ensemble_build import unify
+from glade.ensemble_build import graph_carriers, unify
 from glade.ensemble_datasets import synthetic_ensemble
 from glade.ensemble_files import read_profiles
 
@@ -172,7 +172,8 @@ def breakdown(paths: list[Path]) -> Table:
     Ensemble._from_profiles(parts, None, [{"path": str(f)} for f in files])
     assemble = time.perf_counter() - start
     start = time.perf_counter()
-    unify(keys, lambda i: parts[i].graph)
+    carriers = graph_carriers(parts)
+    unify(keys, lambda key: carriers[key].graph)
     union = time.perf_counter() - start
     table.add("glade.read (Caliper json-split), one file", format_seconds(per_file),
               f"mean of {len(sample)} files read one after the other")
@@ -183,7 +184,7 @@ def breakdown(paths: list[Path]) -> Table:
               format_seconds(assemble), "Ensemble._from_profiles on the read profiles")
     table.add("  of which: unify graphs", format_seconds(union),
               f"{len(set(keys))} distinct structures among {len(parts)} graphs")
-    graphs = [p.graph for p in parts]
+    graphs = [carriers[key].graph for key in keys]
     start = time.perf_counter()
     glade.Graph.union(graphs)
     table.add("for scale: Graph.union of all graphs", format_seconds(

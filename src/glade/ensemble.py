@@ -41,6 +41,7 @@ from glade.analysis.ensemble_stats import Label, Recipe, SampleTable, compute
 from glade.ensemble_build import (
     ProfileParts,
     concat_column,
+    graph_carriers,
     metadata_table,
     profile_ids,
     sorted_rows,
@@ -265,7 +266,8 @@ class Ensemble:
                                  "need the same index levels")
         exc, inc = metric_kinds([(list(p.columns), p.exc_metrics, p.inc_metrics)
                                  for p in parts], [f"profile {pid!r}" for pid in ids])
-        graph, maps = unify([p.structure for p in parts], lambda i: parts[i].graph)
+        carriers = graph_carriers(parts)
+        graph, maps = unify([p.structure for p in parts], lambda key: carriers[key].graph)
         lengths = [len(p.node) for p in parts]
         node = np.concatenate([m[p.node] for p, m in zip(parts, maps, strict=True)])
         profile = np.repeat(np.arange(len(parts), dtype=np.int64), lengths)

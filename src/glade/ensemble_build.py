@@ -85,7 +85,8 @@ class ProfileParts:
     """What an ensemble takes from one profile: its graph, the node and other index
     values of its rows, its metric columns and kinds, its metadata, its content id
     and its graph's structure key. Pickled (to come back from a worker process), it
-    carries the graph as plain arrays, rebuilt on first use."""
+    carries the graph as plain arrays, rebuilt on first use; a worker that already
+    sent a graph of the same structure drops it (:meth:`drop_graph`)."""
 
     def __init__(self, gf: GraphFrame, structure: str | None = None,
                  content: str | None = None):
@@ -103,8 +104,20 @@ class ProfileParts:
         self._arrays: tuple | None = None
 
     @property
+    def carries_graph(self) -> bool:
+        """Whether the part holds its graph (else another part of the same structure
+        does)."""
+        return self._graph is not None or self._arrays is not None
+
+    def drop_graph(self) -> None:
+        """Forget the graph: a part of the same structure carries it."""
+        self._graph = self._arrays = None
+
+    @property
     def graph(self) -> Graph:
         """The profile's graph (rebuilt from its arrays after unpickling)."""
+        if not self.carries_graph:
+            raise GladeError(f"profile {self.content} was sent without its graph")
         if self._graph is None:
             frames, src, dst, roots = self._arrays
             self._graph, _ = Graph.from_edges(pd.DataFrame(frames), src, dst, roots=roots)
@@ -124,20 +137,26 @@ class ProfileParts:
         self.__dict__.update(state)
 
 
-def unify(keys: Sequence[str], graph: Callable[[int], Graph]) -> tuple[Graph, list[np.ndarray]]:
-    """The union (nodes matched by call path) of the graphs ``graph(i)`` of n inputs
-    whose structure keys are ``keys``, and for each input the union id of each of
-    its nodes. Only the first graph of each key is looked at."""
-    first: dict[str, int] = {}
-    for i, key in enumerate(keys):
-        first.setdefault(key, i)
-    distinct = list(first.values())
+def graph_carriers(parts: Sequence[ProfileParts]) -> dict[str, ProfileParts]:
+    """For each graph structure among ``parts``, the first part that carries its graph."""
+    carriers: dict[str, ProfileParts] = {}
+    for part in parts:
+        if part.carries_graph:
+            carriers.setdefault(part.structure, part)
+    return carriers
+
+
+def unify(keys: Sequence[str], graph: Callable[[str], Graph]) -> tuple[Graph, list[np.ndarray]]:
+    """The union (nodes matched by call path) of the graphs of n inputs whose structure
+    keys are ``keys`` (``graph(key)`` is the graph of a key), and for each input the
+    union id of each of its nodes."""
+    distinct = list(dict.fromkeys(keys))
     if len(distinct) == 1:
         union = graph(distinct[0])
         maps = [np.arange(len(union), dtype=np.int64)]
     else:
-        union, maps = Graph.union([graph(i) for i in distinct])
-    by_key = {keys[i]: m for i, m in zip(distinct, maps, strict=True)}
+        union, maps = Graph.union([graph(key) for key in distinct])
+    by_key = dict(zip(distinct, maps, strict=True))
     return union, [by_key[k] for k in keys]
 
 

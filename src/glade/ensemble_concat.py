@@ -26,8 +26,12 @@ def _index_names(ensembles: Sequence[Ensemble]) -> list[str]:
 
 
 def _union_graph(ensembles: Sequence[Ensemble]) -> tuple[Graph, list[np.ndarray]]:
-    graphs = [ens.graph for ens in ensembles]
-    return unify([structure_key(g) for g in graphs], lambda i: graphs[i])
+    graphs: dict[str, Graph] = {}
+    keys = []
+    for ens in ensembles:
+        keys.append(structure_key(ens.graph))
+        graphs.setdefault(keys[-1], ens.graph)
+    return unify(keys, graphs.__getitem__)
 
 
 def concat_index(ensembles: Sequence[Ensemble]) -> Ensemble:

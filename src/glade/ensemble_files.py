@@ -3,7 +3,8 @@
 Files are read in worker processes (``concurrent.futures``); each worker also
 hashes what it read (the profile's content id and its graph's structure key) and
 sends back plain arrays (:class:`glade.ensemble_build.ProfileParts`), so that
-work is parallel too. A failure names the file and leaves nothing built.
+work is parallel too; a graph goes back once per worker and structure (runs of one
+program mostly share one). A failure names the file and leaves nothing built.
 """
 
 from __future__ import annotations
@@ -115,8 +116,24 @@ def _read_one(path: Path, reader: Reader) -> ProfileParts | tuple[str, str]:
         return os.fspath(path), f"{type(exc).__name__}: {exc}"
 
 
+#: Structure keys of the graphs this worker process has sent back.
+_SENT_STRUCTURES: set[str] = set()
+
+
+def _start_worker() -> None:
+    _SENT_STRUCTURES.clear()
+
+
 def _read_chunk(paths: list[Path], reader: Reader) -> list[ProfileParts | tuple[str, str]]:
-    return [_read_one(p, reader) for p in paths]
+    """Read ``paths`` in a worker, sending each graph structure back once."""
+    results = [_read_one(p, reader) for p in paths]
+    for result in results:
+        if isinstance(result, ProfileParts):
+            if result.structure in _SENT_STRUCTURES:
+                result.drop_graph()
+            else:
+                _SENT_STRUCTURES.add(result.structure)
+    return results
 
 
 def _picklable(reader: Reader) -> bool:
@@ -151,7 +168,7 @@ def read_profiles(paths: list[Path], reader: Reader, workers: int | None,
         else:
             size = max(1, min(16, count // (workers * 4)))
             chunks = [paths[i : i + size] for i in range(0, count, size)]
-            with ProcessPoolExecutor(max_workers=workers) as pool:
+            with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker) as pool:
                 for chunk in pool.map(_read_chunk, chunks, [reader] * len(chunks)):
                     results.extend(chunk)
                     bar.update(len(chunk))

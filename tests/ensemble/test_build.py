@@ -240,3 +240,20 @@ def test_constructor_checks_its_tables():
 def test_paths_in_metadata_are_the_files(rajaperf, rajaperf_files):
     assert sorted(rajaperf.metadata["path"]) == sorted(str(p) for p in rajaperf_files)
     assert all(Path(p).exists() for p in rajaperf.metadata["path"])
+
+
+def test_workers_send_each_graph_structure_back_once(tmp_path):
+    # 30 runs of three structures (one per compiler): with two workers at most 2 x 3
+    # parts come back with a graph, and the ensemble is the one read here.
+    from glade.ensemble_files import read_profiles
+
+    paths = []
+    for i, gf in enumerate(synthetic_ensemble(30, 120, seed=5)):
+        paths.append(tmp_path / f"run{i:02d}.json")
+        gf.to_json(paths[-1])
+    parts = read_profiles(paths, None, workers=2, progress=False)
+    assert len({p.structure for p in parts}) == 3
+    assert 3 <= sum(p.carries_graph for p in parts) <= 6
+    parallel = Ensemble.from_files(paths, workers=2, progress=False)
+    here = Ensemble.from_files(paths, workers=1, progress=False)
+    same_ensemble(parallel, here)

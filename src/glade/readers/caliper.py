@@ -474,8 +474,10 @@ def _parse_json(source: str, use_native: bool) -> _Profile:
     if not data:
         raise ReaderError(source, "has no data rows")
     labels, node_column, node_parent = _json_nodes(source, nodes)
-    table = _json_rows(source, data, len(columns))
-    floats = _all_numbers(data)
+    table = _all_numbers(data, len(columns))
+    numeric = table is not None
+    if not numeric:
+        table = _json_rows(source, data, len(columns))
     metadata = {k: _json_global(v) for k, v in obj.items() if k not in SPLIT_KEYS}
 
     if CALLPATH in columns:
@@ -485,11 +487,9 @@ def _parse_json(source: str, use_native: bool) -> _Profile:
     else:
         raise ReaderError(source, f"has no call path column ('path' or {CALLPATH!r})")
     at = columns.index(hierarchy)
-    refs = _node_refs(source, table[:, at] if floats is None else floats[:, at], hierarchy,
-                      len(nodes))
+    refs = _node_refs(source, table[:, at], hierarchy, len(nodes))
     has_path = refs >= 0
     table, refs = table[has_path], refs[has_path]
-    floats = None if floats is None else floats[has_path]
     if not len(refs):
         raise ReaderError(source, "has no rows inside annotated regions (all paths are null)")
 
@@ -511,7 +511,7 @@ def _parse_json(source: str, use_native: bool) -> _Profile:
     for j, (title, meta) in enumerate(zip(columns, column_meta, strict=True)):
         if title == hierarchy:
             continue
-        values = table[:, j] if floats is None else floats[:, j]
+        values = table[:, j]
         alias = meta.get("attribute.alias")
         if not meta.get("is_value", True):
             col_refs = _node_refs(source, values, title, len(nodes))
@@ -528,9 +528,9 @@ def _parse_json(source: str, use_native: bool) -> _Profile:
         elif _is_order(title, alias):
             row_order = _numbers(source, pd.Series(values), f"column {title!r}")
             row_order = row_order.astype(np.float64)
-        elif floats is not None or pd.api.types.infer_dtype(values, skipna=True) in (
+        elif numeric or pd.api.types.infer_dtype(values, skipna=True) in (
                 "integer", "floating", "mixed-integer-float", "empty"):
-            numbers = _whole_if_integral(values if floats is not None
+            numbers = _whole_if_integral(values if numeric
                                          else pd.to_numeric(pd.Series(values)).to_numpy())
             kind = _kind_from_name(title, meta)
             metrics.append(_Metric(_column_name(title, None, use_native), title, kind, numbers))
@@ -543,20 +543,19 @@ def _parse_json(source: str, use_native: bool) -> _Profile:
 def _json_nodes(source: str, nodes: list) -> tuple[np.ndarray, list, np.ndarray]:
     """Labels, columns and parents (-1 for roots) of json-split ``nodes``; Caliper
     writes a parent before its children, which also rules out cycles."""
-    labels: list[str] = []
-    columns: list[Any] = []
-    given: list[int] = []
-    for i, node in enumerate(nodes):
-        if type(node) is not dict or "label" not in node:
-            raise ReaderError(source, f"node {i} is not an object with a 'label'")
-        labels.append(str(node["label"]))
-        columns.append(node.get("column"))
-        p = node.get("parent", -1)
-        if type(p) is not int:
-            raise ReaderError(source, f"node {i} names parent {p!r}, which is not an "
-                                      "earlier node")
-        given.append(p)
-    parents = np.array(given, dtype=np.int64)
+    try:
+        labels = [node["label"] for node in nodes]
+        columns = [node.get("column") for node in nodes]
+        given = [node.get("parent", -1) for node in nodes]
+    except (TypeError, KeyError, AttributeError):
+        i = next(i for i, node in enumerate(nodes)
+                 if type(node) is not dict or "label" not in node)
+        raise ReaderError(source, f"node {i} is not an object with a 'label'") from None
+    if not {type(label) for label in labels} <= {str}:
+        labels = [str(label) for label in labels]
+    integers = {type(p) for p in given} <= {int}
+    parents = np.array(given if integers else [p if type(p) is int else -2 for p in given],
+                       dtype=np.int64)
     bad = (parents < -1) | (parents >= np.arange(len(given)))
     if bad.any():
         i = int(np.argmax(bad))
@@ -565,14 +564,15 @@ def _json_nodes(source: str, nodes: list) -> tuple[np.ndarray, list, np.ndarray]
     return np.array(labels, dtype=object), columns, parents
 
 
-def _all_numbers(data: list) -> np.ndarray | None:
-    """The ``data`` rows as one float array (null as NaN) when every cell is a number or
-    null, else None (then each column is converted on its own)."""
+def _all_numbers(data: list, width: int) -> np.ndarray | None:
+    """The ``data`` rows as one float array (null as NaN) when every row holds ``width``
+    cells that are numbers or null, else None (then each column is converted on its
+    own)."""
     try:
         floats = np.array(data, dtype=np.float64)
     except (TypeError, ValueError):
         return None
-    return floats if floats.ndim == 2 else None
+    return floats if floats.ndim == 2 and floats.shape[1] == width else None
 
 
 def _whole_if_integral(values: np.ndarray) -> np.ndarray:
