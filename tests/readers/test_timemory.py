@@ -200,7 +200,7 @@ def test_detect(tree_file, hatchet_data, tmp_path):
 )
 def test_damaged_file(tree_file, tmp_path, damage):
     path = damage(copy_input(tree_file, tmp_path))
-    with pytest.raises(ReaderError, match="not a readable JSON") as err:
+    with pytest.raises(ReaderError, match="not valid JSON") as err:
         read_timemory(path)
     assert err.value.path == str(path)
 

@@ -18,7 +18,6 @@ exclusive metric without an inclusive partner gets ``X (inc)``.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -28,11 +27,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from orjson import loads as json_loads  # twice as fast as json.loads on json-split files
 
 from glade.errors import ReaderError
 from glade.graph import depth_from_parent, group_by_depth
 from glade.graphframe import GraphFrame, inclusive_name
+from glade.readers.files import load_json
 
 SPLIT_KEYS = ("data", "columns", "column_metadata", "nodes")
 CALLPATH = "source.function#callpath.address"
@@ -453,11 +452,7 @@ def _typed(value: str, kind: str) -> Any:
 
 
 def _parse_json(source: str, use_native: bool) -> _Profile:
-    try:
-        with open(source, "rb") as fh:
-            obj = json_loads(fh.read())
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ReaderError(source, f"is not valid JSON (truncated or damaged?): {exc}") from exc
+    obj = load_json(source)
     if not isinstance(obj, dict):
         raise ReaderError(source, "is not Caliper json-split JSON (no top-level object)")
     missing = [k for k in SPLIT_KEYS if k not in obj]

@@ -15,6 +15,7 @@ from glade.errors import GladeError, ReaderError
 from glade.graph import Graph
 from glade.graphframe import GraphFrame, attach_frames
 from glade.pandas_compat import PANDAS3
+from glade.readers.files import load_json
 
 FORMAT = "glade-graphframe"
 VERSION = 1
@@ -113,13 +114,7 @@ def _load(source: str | os.PathLike) -> tuple[dict, str | None]:
     """The parsed document, and the file name if ``source`` was a path."""
     text = os.fspath(source)
     if not text.lstrip().startswith(("{", "[")):
-        try:
-            with open(text, encoding="utf-8") as fh:
-                return json.load(fh), text
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ReaderError(text, f"cannot read ({exc})") from exc
-        except json.JSONDecodeError as exc:
-            raise ReaderError(text, f"not valid JSON: {exc}") from exc
+        return load_json(text), text
     try:
         return json.loads(text), None
     except json.JSONDecodeError as exc:

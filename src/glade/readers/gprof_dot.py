@@ -26,6 +26,7 @@ import pandas as pd
 
 from glade.errors import ReaderError
 from glade.graphframe import GraphFrame
+from glade.readers.files import read_text
 
 _TOKEN = re.compile(
     r"""
@@ -246,11 +247,7 @@ def read_gprof_dot(path: str | os.PathLike) -> GraphFrame:
     appear in edges (no label) have no measurements.
     """
     source = os.fspath(path)
-    try:
-        with open(source, encoding="utf-8") as fh:
-            text = fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReaderError(source, f"not a readable UTF-8 text file ({exc})") from exc
+    text = read_text(source)
     if "\x00" in text:
         raise ReaderError(source, "contains NUL bytes: not a DOT text file")
     labels, edges = _parse(text, source)

@@ -6,7 +6,6 @@ metrics at every place it appears; its children are listed once.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from typing import Any
@@ -16,6 +15,7 @@ import pandas as pd
 
 from glade.errors import ReaderError
 from glade.graphframe import GraphFrame
+from glade.readers.files import load_json
 
 NID = "_hatchet_nid"
 
@@ -88,11 +88,7 @@ def read_literal(literal: list[dict] | dict | str | os.PathLike) -> GraphFrame:
     source = None
     if isinstance(literal, (str, os.PathLike)):
         source = os.fspath(literal)
-        try:
-            with open(source, encoding="utf-8") as fh:
-                literal = json.load(fh)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ReaderError(source, f"not a readable JSON literal ({exc})") from exc
+        literal = load_json(source)
     if isinstance(literal, dict):
         literal = [literal]
     if not isinstance(literal, list) or not literal:

@@ -9,7 +9,6 @@ frames, each with ``function``, ``file_path_short``, ``file_path``,
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pandas as pd
 
 from glade.errors import ReaderError
 from glade.graphframe import GraphFrame
+from glade.readers.files import load_json
 
 _SESSION_KEYS = ("start_time", "duration", "sample_count", "program", "cpu_time")
 
@@ -73,11 +73,7 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
     non-additive. The session fields go to ``metadata``.
     """
     source = os.fspath(path)
-    try:
-        with open(source, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ReaderError(source, f"not a readable JSON file ({exc})") from exc
+    data = load_json(source)
     if not isinstance(data, dict) or "root_frame" not in data:
         raise ReaderError(source, "not pyinstrument JSON: no 'root_frame' object")
     root = data["root_frame"]

@@ -32,6 +32,7 @@ import pandas as pd
 
 from glade.errors import ReaderError
 from glade.graphframe import GraphFrame
+from glade.readers.files import read_text
 
 _FILE_NAME = re.compile(r"^profile\.(\d+)\.(\d+)\.(\d+)$")
 _FIRST_LINE = re.compile(r"^\s*(\d+)\s+templated_functions(?:_MULTI_(\S+))?\s*$")
@@ -103,11 +104,7 @@ def _scan_file(path: Path) -> tuple[str, list[str], str]:
     """(metric, function entry lines, header line) of one profile file, after checking
     that the function count on line 1 matches the entries that follow."""
     source = os.fspath(path)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReaderError(source, f"not a readable UTF-8 text file ({exc})") from exc
+    text = read_text(source)
     if not text.strip():
         raise ReaderError(source, "empty file, not a TAU profile")
     lines = text.split("\n")

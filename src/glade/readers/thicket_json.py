@@ -14,7 +14,6 @@ computed again with :mod:`glade.stats`.
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
@@ -24,18 +23,13 @@ import pandas as pd
 from glade.ensemble import Ensemble
 from glade.errors import GladeError, ReaderError
 from glade.graph import Graph
+from glade.readers.files import load_json
 
 _KEYS = ("graph", "dataframe", "dataframe_indices")
 
 
 def _load(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except OSError as exc:
-        raise ReaderError(path, f"cannot read ({exc})") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ReaderError(path, f"not valid JSON: {exc}") from exc
+    doc = load_json(path)
     if not isinstance(doc, dict):
         raise ReaderError(path, "not a Thicket JSON export (the document is not an object)")
     missing = [k for k in _KEYS if k not in doc]

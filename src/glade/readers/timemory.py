@@ -15,7 +15,6 @@ for components that measure several values at once).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
@@ -25,6 +24,7 @@ import pandas as pd
 
 from glade.errors import ReaderError
 from glade.graphframe import GraphFrame
+from glade.readers.files import load_json
 
 _SKIP_STATS = {"cereal_class_version", "count"}
 _ADDITIVE_STAT = "sum"
@@ -83,11 +83,7 @@ def _load(path: Path) -> dict:
         raise ReaderError(path, "no *.tree.json files in the directory")
     components: dict = {}
     for file in files:
-        try:
-            with open(file, encoding="utf-8") as fh:
-                data = json.load(fh)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ReaderError(file, f"not a readable JSON file ({exc})") from exc
+        data = load_json(file)
         if not isinstance(data, dict) or not isinstance(data.get("timemory"), dict):
             raise ReaderError(file, "not timemory JSON: no top-level 'timemory' object")
         components.update(data["timemory"])
