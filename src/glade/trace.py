@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from glade.errors import TraceError
+from glade.errors import GladeError, QueryError, TraceError
 
 TIMESTAMP = "Timestamp (ns)"
 EVENT_TYPE = "Event Type"
@@ -487,6 +487,31 @@ class Trace:
         from glade.analysis.trace_filter import apply_filter
 
         return apply_filter(self, condition, rank_mode)
+
+    def query(self, query: Any, rank_mode: str = "any", fold: bool = True) -> Trace:
+        """A new Trace with the events of the calls a call-path query (any of its three
+        forms) keeps in the trace's call tree (see :meth:`filter`). A trace measures
+        time between its events, so a kept call keeps its inclusive time and the
+        time of a removed callee counts for its caller: what ``fold=True`` means for
+        a GraphFrame, and the only meaning a trace can give (``fold=False`` is an
+        error). Runs what a CCT view of the trace emits."""
+        from glade.analysis.trace_filter import BaseFilter
+
+        if not fold:
+            raise GladeError("a trace keeps the inclusive time its events measure: "
+                             "Trace.query only folds (fold=True)")
+        if isinstance(query, BaseFilter):
+            raise QueryError("Trace.query takes a call-path query; Trace.filter takes a "
+                             "Filter")
+        return self.filter(query, rank_mode)
+
+    def show(self, metric: str | None = None, data_name: str = "trace", **kwargs: Any):
+        """The interactive CCT view (in Jupyter) of the trace's call tree (see
+        :meth:`to_graphframe`); its edits apply to the trace: ``view.apply()`` is
+        ``trace.query(view.query, fold=True)``, a Trace."""
+        from glade.views import CCT
+
+        return CCT(self, metric=metric, data_name=data_name, **kwargs)
 
     def to_graphframe(self):
         """The calling context tree aggregated over time: a GraphFrame with rows
