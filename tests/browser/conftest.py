@@ -45,12 +45,18 @@ def browser():
 
 
 @pytest.fixture
-def page(browser):
+def page_errors() -> list:
+    """The uncaught errors of the test's page (playwright ``Error`` objects); a test may
+    look at them, and any left at the end fail it."""
+    return []
+
+
+@pytest.fixture
+def page(browser, page_errors):
     """A fresh page; page errors fail the test."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     new_page = context.new_page()
-    errors: list[str] = []
-    new_page.on("pageerror", lambda error: errors.append(str(error)))
+    new_page.on("pageerror", lambda error: page_errors.append(error))
     yield new_page
     context.close()
-    assert not errors, errors
+    assert not page_errors, [f"{error}\n{error.stack}" for error in page_errors]

@@ -19,17 +19,18 @@ def _totals(gf) -> dict[tuple, tuple[float, float]]:
             for n, r in sums.iterrows()}
 
 
-def _deepest_subtree_child(graph):
+def _largest_subtree_child(graph):
+    """The child of the largest root that has the largest subtree."""
     end = graph.subtree_end
     root = max(graph.roots, key=lambda r: end[r.nid] - r.nid)
-    return root, max(root.children, key=lambda c: end[c.nid] - c.nid)
+    return max(root.children, key=lambda c: end[c.nid] - c.nid)
 
 
 def test_view_edits_apply_to_the_events():
     trace = synthetic_trace(processes=3, iterations=4, seed=2)
     view = trace.show()
     gf = trace.to_graphframe()
-    root, big = _deepest_subtree_child(gf.graph)
+    big = _largest_subtree_child(gf.graph)
     grandchild = big.children[0]
     view.collapse(grandchild.path())
     other = next(c for c in big.children if c != grandchild)
@@ -57,7 +58,7 @@ def test_trace_query_only_folds_and_takes_queries():
     trace = synthetic_trace(processes=2, iterations=2, seed=1)
     with pytest.raises(GladeError, match="only folds"):
         trace.query('MATCH ("*")', fold=False)
-    with pytest.raises(QueryError, match="Trace.filter takes a Filter"):
+    with pytest.raises(QueryError, match=r"Trace\.filter takes a Filter"):
         trace.query(Filter("Process", "==", 0))
     everything = trace.query('MATCH ("*")')
     assert len(everything.events) == len(trace.events)
