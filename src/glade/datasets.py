@@ -399,7 +399,7 @@ def synthetic_trace(
                 "processes": processes, "iterations": iterations, "exchange": exchange,
                 "message_size": message_size, "imbalance": imbalance,
                 "slow_process": slow_process}
-    return Trace(table, metadata=metadata)
+    return Trace(table, metadata=metadata, copy=False)
 
 
 def shared_data(*parts: str) -> Path | None:

@@ -50,14 +50,15 @@ def _is_event_type_dtype(dtype: Any) -> bool:
             and list(dtype.categories) == list(EVENT_TYPES))
 
 
-def normalize_events(events: pd.DataFrame) -> pd.DataFrame:
+def normalize_events(events: pd.DataFrame, copy: bool = True) -> pd.DataFrame:
     """``events`` with the column types a Trace guarantees, in stable time order and
-    with a fresh 0..n-1 index; TraceError naming the column when that is impossible."""
+    with a fresh 0..n-1 index; TraceError naming the column when that is impossible.
+    Without ``copy`` the table is taken over: it may be changed and reused."""
     missing = [c for c in REQUIRED if c not in events.columns]
     if missing:
         raise TraceError(f"events table lacks column(s) {missing}")
     # pandas 3 copies on write, so a shallow copy already keeps ``events`` untouched
-    out = events.copy(deep=not _COPY_ON_WRITE)
+    out = events.copy(deep=not _COPY_ON_WRITE) if copy else events
     if THREAD not in out.columns:
         out[THREAD] = 0
     for col in (TIMESTAMP, PROCESS, THREAD):
@@ -96,7 +97,8 @@ def normalize_events(events: pd.DataFrame) -> pd.DataFrame:
     stamps = out[TIMESTAMP].to_numpy()
     if stamps.size > 1 and np.any(stamps[1:] < stamps[:-1]):
         out = out.iloc[np.argsort(stamps, kind="stable")]
-    return out.reset_index(drop=True)
+    out.index = pd.RangeIndex(len(out))
+    return out
 
 
 # Instant events that send or receive a point-to-point message: MPI's (OTF2, CSV, Chrome)
@@ -144,8 +146,12 @@ class Trace:
         events: pd.DataFrame,
         definitions: pd.DataFrame | None = None,
         metadata: Mapping[str, Any] | None = None,
+        copy: bool = True,
     ):
-        self.events = normalize_events(events)
+        """A trace of the ``events`` table. ``copy=False`` takes the table over instead
+        of copying it (for a table nobody else uses: a reader's, a new selection); it
+        may then be changed."""
+        self.events = normalize_events(events, copy=copy)
         self.definitions = definitions
         self.metadata = dict(metadata or {})
         self._memos: dict[str, Any] = {}
@@ -208,7 +214,8 @@ class Trace:
         import copy
 
         definitions = None if self.definitions is None else self.definitions.copy()
-        return Trace(self.events.copy(), definitions, copy.deepcopy(self.metadata))
+        return Trace(self.events.copy(), definitions, copy.deepcopy(self.metadata),
+                     copy=False)
 
     # ----------------------------------------------------------- matching
     def _call_structure(self, unmatched: str = "repair"):

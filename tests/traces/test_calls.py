@@ -124,3 +124,22 @@ def test_empty_trace_analyses():
     assert trace.flat_profile().empty
     assert trace.comm_matrix().shape == (0, 0)
     assert len(trace.time_profile(3)) == 3
+
+
+def test_a_trace_copies_its_table_unless_told_to_take_it_over():
+    table = pd.DataFrame({
+        "Timestamp (ns)": [30.0, 10.0, 20.0, 40.0],
+        "Event Type": ["Leave", "Enter", "Instant", "Instant"],
+        "Name": ["f", "f", "mark", "mark"],
+        "Process": [0.0, 0.0, 0.0, 1.0],
+    }, index=[7, 8, 9, 10])
+    before = table.copy()
+    trace = Trace(table)
+    assert trace.events["Timestamp (ns)"].tolist() == [10, 20, 30, 40]
+    assert trace.events.index.tolist() == [0, 1, 2, 3]
+    trace.events.loc[0, "Timestamp (ns)"] = 5
+    pd.testing.assert_frame_equal(table, before)  # the caller's table is untouched
+    table.loc[7, "Timestamp (ns)"] = 35.0
+    assert trace.events["Timestamp (ns)"].tolist() == [5, 20, 30, 40]  # and not shared
+    owned = Trace(before.copy(), copy=False)
+    pd.testing.assert_frame_equal(owned.events, Trace(before).events)

@@ -228,7 +228,7 @@ def subset(trace: Trace, mask: np.ndarray) -> Trace:
     for key in ("repairs", "unmatched_messages"):
         metadata.pop(key, None)
     events = trace.events.loc[mask, trace.recorded_columns()]
-    return Trace(events, trace.definitions, metadata)
+    return Trace(events, trace.definitions, metadata, copy=False)
 
 
 def apply_filter(trace: Trace, condition: Any, rank_mode: str = "any") -> Trace:

@@ -58,7 +58,7 @@ from glade.readers.trace_text import (
     int_text,
     json_string,
     open_output,
-    open_text_source,
+    read_content,
     write_chunks,
 )
 from glade.trace import (
@@ -205,7 +205,8 @@ def _typed(values: np.ndarray) -> Any:
 
 def _chunk_columns(path: Path, events: list, first: int) -> dict[str, Any]:
     """The columns of one chunk of events (``first`` is the index of its first event):
-    each field is read with one C-level pass over the parsed events."""
+    each field is read with one C-level pass over the parsed events, and typed at once
+    (None for an argument that is not a scalar), so the chunk's Python objects can go."""
     count = len(events)
     if count == 0:
         return {"size": 0, "args": {}}
@@ -233,7 +234,7 @@ def _chunk_columns(path: Path, events: list, first: int) -> dict[str, Any]:
     if not all(map(isinstance, present, repeat(dict))):
         raise ReaderError(path, f"events {first}..{first + count - 1}: 'args' must be JSON "
                                 "objects")
-    out["args"] = {key: (rows, _field(present, key, rows.size))
+    out["args"] = {key: (rows, _typed(_field(present, key, rows.size)))
                    for key in set().union(*present)}
     return out
 
@@ -279,8 +280,7 @@ def _gather(chunks: list[dict[str, Any]]) -> tuple[dict[str, Any], int, list[str
         rows, parts = [], []
         for chunk, offset in sized:
             if name in chunk["args"]:
-                where, values = chunk["args"][name]
-                typed = _typed(values)
+                where, typed = chunk["args"][name]
                 if typed is None:
                     break
                 rows.append(where + offset)
@@ -370,8 +370,7 @@ def read_chrome(path: str | os.PathLike, progress: bool | None = None) -> Trace:
     the progress bar on or off (default: on for files over 64 MiB)."""
     target = check_file(path)
     try:
-        with open_text_source(target, progress, "Chrome trace") as source:
-            data = source.read()
+        data = read_content(target, progress, "Chrome trace")
     except (OSError, EOFError) as exc:
         raise ReaderError(target, f"cannot read: {exc}") from None
     start, is_object = _locate(target, data)
@@ -620,7 +619,7 @@ def _build(path: Path, columns: dict[str, Any], total: int, dropped: list[str],
         "ignored_events": {str(k): int(v) for k, v in ignored.items() if v},
         "dropped_args": dropped,
     }
-    trace = Trace(frame, definitions=definitions, metadata=metadata)
+    trace = Trace(frame, definitions=definitions, metadata=metadata, copy=False)
     if rows["leave"].size and (trace.events[NAME] == _UNNAMED).any():
         _name_leaves(trace)
     return trace

@@ -188,7 +188,7 @@ def read_csv(path: str | os.PathLike, progress: bool | None = None) -> Trace:
     frame, metrics = _typed_columns(target, frame)
     metadata = {"format": "csv", "source": str(target), "metric_columns": metrics}
     try:
-        return Trace(frame, metadata=metadata)
+        return Trace(frame, metadata=metadata, copy=False)
     except TraceError as exc:
         raise ReaderError(target, str(exc)) from None
 

@@ -130,7 +130,8 @@ def build_trace(
     """The Trace of the events ``columns``; ReaderError on ``path`` if they do not
     form a valid events table."""
     try:
-        return Trace(pd.DataFrame(dict(columns)), definitions=definitions, metadata=metadata)
+        return Trace(pd.DataFrame(dict(columns), copy=False), definitions=definitions,
+                     metadata=metadata, copy=False)
     except TraceError as exc:
         raise ReaderError(path, f"events do not form a trace ({exc})") from exc
 

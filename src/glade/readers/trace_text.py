@@ -70,6 +70,31 @@ def open_text_source(path: Path, progress: bool | None, what: str) -> Iterator[I
                 yield counted
 
 
+#: Bytes read at a time into the buffer of :func:`read_content`.
+READ_BLOCK = 16 * 1024 * 1024
+
+
+def read_content(path: Path, progress: bool | None, what: str) -> bytes | bytearray:
+    """The whole (decompressed) content of ``path`` in one buffer, with a progress bar as
+    :func:`open_text_source` shows it. A plain file goes straight into a buffer of its
+    size, so its bytes are held once (a whole-file ``read()`` would hold them twice)."""
+    with open_text_source(path, progress, what) as source:
+        if isinstance(source, gzip.GzipFile):
+            return source.read()
+        size = path.stat().st_size
+        buffer = bytearray(size)
+        view = memoryview(buffer)
+        filled = 0
+        while filled < size:
+            block = source.read(min(READ_BLOCK, size - filled))
+            if not block:
+                break
+            view[filled : filled + len(block)] = block
+            filled += len(block)
+        view.release()
+    return buffer if filled == size else buffer[:filled]
+
+
 @contextlib.contextmanager
 def open_output(path: str | os.PathLike) -> Iterator[IO[bytes]]:
     """A binary file to write, gzipped when ``path`` ends in ``.gz``."""
