@@ -1,4 +1,5 @@
-"""Traces: writing and reading CSV and Chrome JSON, matching Enter/Leave with
+"""Traces: writing and reading CSV, Chrome JSON and OTF2 (when the ``otf2`` package is
+installed), matching Enter/Leave with
 inclusive and exclusive metrics, and the analyses (flat profile, time profile,
 communication matrix) on synthetic traces of 10^6 and 10^7 events (16 processes,
 ring exchange), with events per second and peak memory.
@@ -15,6 +16,7 @@ is the best of three calls.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import resource
 import shutil
@@ -36,6 +38,8 @@ STEPS = [
     ("read CSV", "read_csv", None),
     ("write Chrome JSON", "write_chrome", None),
     ("read Chrome JSON", "read_chrome", None),
+    ("write OTF2", "write_otf2", None),
+    ("read OTF2", "read_otf2", None),
     ("match + inclusive/exclusive", "match", 10.0),
     ("flat profile (time.exc)", "flat", 1.0),
     ("time profile (50 bins)", "time", 1.0),
@@ -59,14 +63,20 @@ def child(step: str, folder: Path) -> dict:
         start = time.perf_counter()
         Trace.from_chrome(folder / "trace.json", progress=False)
         seconds = time.perf_counter() - start
+    elif step == "read_otf2":
+        start = time.perf_counter()
+        Trace.from_otf2(folder / "otf2" / "traces.otf2")
+        seconds = time.perf_counter() - start
     else:
         trace = Trace(pd.read_pickle(folder / "events.pkl"))
-        if step in ("write_csv", "write_chrome"):
+        if step in ("write_csv", "write_chrome", "write_otf2"):
             start = time.perf_counter()
             if step == "write_csv":
                 trace.to_csv(folder / "out.csv")
-            else:
+            elif step == "write_chrome":
                 trace.to_chrome(folder / "out.json")
+            else:
+                trace.to_otf2(folder / "out-otf2")
             seconds = time.perf_counter() - start
         elif step == "match":
             start = time.perf_counter()
@@ -95,14 +105,22 @@ def peak_memory() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
+def has_otf2() -> bool:
+    """Whether the ``otf2`` package (the ``glade[otf2]`` extra) is installed."""
+    return importlib.util.find_spec("otf2") is not None
+
+
 def prepare(folder: Path, events: int) -> int:
-    """Generate the synthetic trace and store it as a pickle, CSV and Chrome JSON."""
+    """Generate the synthetic trace and store it as a pickle, CSV, Chrome JSON and (when
+    the otf2 package is there) OTF2."""
     from glade.datasets import synthetic_trace
 
     trace = synthetic_trace(16, events=events, seed=0)
     trace.events.to_pickle(folder / "events.pkl")
     trace.to_csv(folder / "trace.csv")
     trace.to_chrome(folder / "trace.json")
+    if has_otf2():
+        trace.to_otf2(folder / "otf2")
     return len(trace)
 
 
@@ -117,11 +135,12 @@ def main(quick: bool = False) -> list[Table]:
     table = Table("Traces (synthetic, 16 processes)",
                   ["case", "events", "time", "events/s", "peak memory", "target", "met"])
     sizes = [100_000] if quick else [1_000_000, 10_000_000]
+    steps = [s for s in STEPS if has_otf2() or "otf2" not in s[1]]
     for size in sizes:
         folder = Path(tempfile.mkdtemp(prefix="glade-bench-traces-"))
         try:
             count = prepare(folder, size)
-            for case, step, target in progress(STEPS, f"traces, {size:.0e} events"):
+            for case, step, target in progress(steps, f"traces, {size:.0e} events"):
                 result = measure_step(step, folder)
                 seconds, peak = result["seconds"], result["peak"]
                 goal, met = [], []
@@ -144,6 +163,8 @@ def main(quick: bool = False) -> list[Table]:
                "resident set, the trace included")
     table.note("analyses: best of 3 calls on a trace whose inclusive/exclusive metrics were "
                "computed first (not timed)")
+    if not has_otf2():
+        table.note("OTF2 not measured: the otf2 package is not installed (glade[otf2])")
     return [table.show()]
 
 

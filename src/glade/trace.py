@@ -19,6 +19,7 @@ never change the recorded columns.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -583,6 +584,14 @@ class Trace:
         from glade.readers.trace_chrome import write_chrome
 
         write_chrome(self, path, **kwargs)
+
+    def to_otf2(self, path: str, **kwargs: Any) -> Path:
+        """Write an OTF2 archive into the new or empty directory ``path`` and return its
+        anchor file (needs ``glade[otf2]``; see
+        :func:`glade.readers.trace_otf2.write_otf2`)."""
+        from glade.readers.trace_otf2 import write_otf2
+
+        return write_otf2(self, path, **kwargs)
 
     # --------------------------------------------------------------- plots
     def plot_time_profile(self, num_bins: int = 50, normalized: bool = False, **kwargs: Any):
