@@ -48,7 +48,7 @@ from glade.ensemble_build import (
     unify,
 )
 from glade.errors import GladeError, GraphError, MetricError, QueryError
-from glade.graph import Graph, Node
+from glade.graph import Graph, Node, children_sums
 from glade.graphframe import GraphFrame, inclusive_name, subtree_sums
 
 if TYPE_CHECKING:
@@ -796,11 +796,8 @@ def _recompute_inclusive(graph: Graph, columns: dict, paired: list, cells: np.nd
         block[cells] = np.nan_to_num(values, nan=0.0)
         block = block.reshape(n, num_keys)
         if fold:
-            below = np.zeros_like(block)
-            child = np.flatnonzero(graph.tree_parent >= 0)
-            np.add.at(below, graph.tree_parent[child], block[child])
-            columns[metric] = np.where(np.isnan(values), np.nan,
-                                       (block - below).reshape(-1)[cells])
+            exclusive = block - children_sums(graph.tree_parent, block)
+            columns[metric] = np.where(np.isnan(values), np.nan, exclusive.reshape(-1)[cells])
         else:
             inclusive = subtree_sums(graph, block)
             columns[partner] = np.where(np.isnan(values) & np.isnan(

@@ -28,6 +28,15 @@ def _csr(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return ptr, dst[order].astype(_INDEX, copy=False)
 
 
+def children_sums(parent: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per node (axis 0 of ``values``), the sum of its children's values, the children
+    given by ``parent`` (-1 marks roots)."""
+    below = np.zeros_like(values)
+    child = np.flatnonzero(parent >= 0)
+    np.add.at(below, parent[child], values[child])
+    return below
+
+
 def depth_from_parent(parent: np.ndarray) -> np.ndarray:
     """Distance of every node to its root along ``parent`` (-1 marks roots), by pointer jumping."""
     n = len(parent)

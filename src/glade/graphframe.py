@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import GraphError, MetricError
-from glade.graph import Graph, Node
+from glade.graph import Graph, Node, children_sums
 
 if TYPE_CHECKING:
     from glade.query import Query
@@ -400,10 +400,7 @@ class GraphFrame:
         if fold:
             for m in paired:
                 inclusive = columns[inclusive_name(m)]
-                below = np.zeros_like(inclusive)
-                child = np.flatnonzero(graph.tree_parent >= 0)
-                np.add.at(below, graph.tree_parent[child], inclusive[child])
-                columns[m] = inclusive - below
+                columns[m] = inclusive - children_sums(graph.tree_parent, inclusive)
         elif paired:
             block = np.stack([columns[m] for m in paired], axis=2)
             inclusive = subtree_sums(graph, block)

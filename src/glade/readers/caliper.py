@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import ReaderError
-from glade.graph import depth_from_parent, group_by_depth
+from glade.graph import children_sums, depth_from_parent, group_by_depth
 from glade.graphframe import GraphFrame, inclusive_name
 from glade.readers.files import load_json
 
@@ -788,10 +788,7 @@ def _exclusive_from_inclusive(
     has = np.zeros(n * num_keys, dtype=bool)
     has[cell[present]] = True
     total = total.reshape(n, num_keys)
-    below = np.zeros_like(total)
-    child = np.flatnonzero(parent >= 0)
-    np.add.at(below, parent[child], total[child])
-    exclusive = np.where(has, (total - below).reshape(-1), 0.0)
+    exclusive = np.where(has, (total - children_sums(parent, total)).reshape(-1), 0.0)
     first = np.zeros(len(cell), dtype=bool)
     first[np.unique(cell, return_index=True)[1]] = True
     return np.where(first, exclusive[cell], 0.0)

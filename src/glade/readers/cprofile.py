@@ -20,6 +20,7 @@ import pandas as pd
 
 from glade.errors import ReaderError
 from glade.graphframe import GraphFrame
+from glade.readers.files import read_head
 
 # First byte of a marshalled dict (with and without the reference flag), then the
 # first byte of its first key: a tuple (small or not, with or without the flag) or
@@ -30,13 +31,7 @@ _KEY_CODES = {ord("("), ord("(") | 0x80, ord(")"), ord(")") | 0x80, ord("0")}
 
 def detect(path: Path) -> bool:
     """True when ``path`` is a file that starts like a marshalled pstats dict."""
-    try:
-        if not path.is_file():
-            return False
-        with open(path, "rb") as fh:
-            head = fh.read(2)
-    except OSError:
-        return False
+    head = read_head(path, 2) or b""
     return len(head) == 2 and head[0] in _DICT_CODES and head[1] in _KEY_CODES
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -16,11 +17,7 @@ def load_json(path: str | os.PathLike) -> Any:
     """The JSON document in file ``path``. ``NaN`` and ``Infinity``, which Python's json
     module writes, are accepted too."""
     source = os.fspath(path)
-    try:
-        with open(source, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise ReaderError(source, f"cannot read ({exc.strerror or exc})") from exc
+    data = read_bytes(source)
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
@@ -29,6 +26,28 @@ def load_json(path: str | os.PathLike) -> Any:
         return json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ReaderError(source, f"not valid JSON (truncated or damaged?): {exc}") from exc
+
+
+def read_head(path: str | os.PathLike, size: int) -> bytes | None:
+    """The first ``size`` bytes of the regular file ``path`` (what format detection
+    looks at), or None when it is not a readable file."""
+    try:
+        if not Path(path).is_file():
+            return None
+        with open(path, "rb") as fh:
+            return fh.read(size)
+    except OSError:
+        return None
+
+
+def read_bytes(path: str | os.PathLike) -> bytes:
+    """The whole content of file ``path``."""
+    source = os.fspath(path)
+    try:
+        with open(source, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise ReaderError(source, f"cannot read ({exc.strerror or exc})") from exc
 
 
 def read_text(path: str | os.PathLike) -> str:

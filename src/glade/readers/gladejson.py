@@ -15,7 +15,7 @@ from glade.errors import GladeError, ReaderError
 from glade.graph import Graph
 from glade.graphframe import GraphFrame, attach_frames
 from glade.pandas_compat import PANDAS3
-from glade.readers.files import load_json
+from glade.readers.files import load_json, read_head
 
 FORMAT = "glade-graphframe"
 VERSION = 1
@@ -203,12 +203,7 @@ def _read_hatchet(doc: dict, path: str | None) -> GraphFrame:
 
 def detect(path: Path) -> bool:
     """True for a JSON file that is glade's format or Hatchet's JSON export."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4096).decode("utf-8", errors="ignore")
-    except OSError:
-        return False
-    head = head.lstrip()
+    head = (read_head(path, 4096) or b"").decode("utf-8", errors="ignore").lstrip()
     return head.startswith("{") and (
         f'"{FORMAT}"' in head or ('"graph"' in head and '"data"' in head)
     )

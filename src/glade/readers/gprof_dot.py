@@ -26,7 +26,7 @@ import pandas as pd
 
 from glade.errors import ReaderError
 from glade.graphframe import GraphFrame
-from glade.readers.files import read_text
+from glade.readers.files import read_head, read_text
 
 _TOKEN = re.compile(
     r"""
@@ -50,13 +50,7 @@ _PERCENT_LINE = re.compile(r"\d%\\n\(\d")
 def detect(path: Path) -> bool:
     """True when ``path`` is a file that starts with a DOT digraph carrying
     gprof2dot's ``total%\\n(self%)`` node labels in its first few KB."""
-    try:
-        if not path.is_file():
-            return False
-        with open(path, "rb") as fh:
-            head = fh.read(8192).decode("utf-8", errors="replace")
-    except OSError:
-        return False
+    head = (read_head(path, 8192) or b"").decode("utf-8", errors="replace")
     return bool(_HEADER.match(head)) and bool(_PERCENT_LINE.search(head))
 
 

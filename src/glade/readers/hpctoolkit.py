@@ -31,6 +31,7 @@ import pandas as pd
 
 from glade.errors import ReaderError
 from glade.graphframe import GraphFrame, inclusive_name
+from glade.readers.files import read_bytes
 
 FRAME_COLUMNS = ("name", "type", "file", "line", "module")
 TIME_NAMES = {"CPUTIME (usec)": "time", "CPUTIME (sec)": "time"}
@@ -292,10 +293,7 @@ def _classic_tree(xml_path: Path, data: ET.Element, tables: tuple[dict, dict, di
 
 def _read_metric_db(path: Path, header_size: int, width: int) -> tuple[np.ndarray, int]:
     """The (nodes, metrics) table of one metric-db file."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ReaderError(path, f"cannot read ({exc.strerror or exc})") from exc
+    data = read_bytes(path)
     start = header_size + 8
     if len(data) < start:
         raise ReaderError(path, f"truncated: {len(data)} bytes, shorter than its header")
@@ -406,10 +404,7 @@ class DatabaseFile:
 
     def __init__(self, path: Path, kind: bytes, footer: bytes):
         self.path = path
-        try:
-            self.data = path.read_bytes()
-        except OSError as exc:
-            raise ReaderError(path, f"cannot read ({exc.strerror or exc})") from exc
+        self.data = read_bytes(path)
         self.u8 = np.frombuffer(self.data, dtype=np.uint8)
         if len(self.data) < 16 or self.data[:10] != b"HPCTOOLKIT":
             raise ReaderError(path, "not an HPCToolkit v4 database file (bad magic bytes)")

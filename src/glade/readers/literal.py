@@ -15,7 +15,7 @@ import pandas as pd
 
 from glade.errors import ReaderError
 from glade.graphframe import GraphFrame
-from glade.readers.files import load_json
+from glade.readers.files import load_json, read_head
 
 NID = "_hatchet_nid"
 
@@ -162,9 +162,5 @@ def _in_cycle(graph) -> np.ndarray:
 
 def detect(path) -> bool:
     """True for a JSON file holding a Hatchet literal (a list of frame/metrics dicts)."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4096).decode("utf-8", errors="ignore").lstrip()
-    except OSError:
-        return False
+    head = (read_head(path, 4096) or b"").decode("utf-8", errors="ignore").lstrip()
     return head.startswith("[") and '"frame"' in head

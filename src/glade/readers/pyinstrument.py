@@ -16,8 +16,9 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import ReaderError
+from glade.graph import children_sums
 from glade.graphframe import GraphFrame
-from glade.readers.files import load_json
+from glade.readers.files import load_json, read_head
 
 _SESSION_KEYS = ("start_time", "duration", "sample_count", "program", "cpu_time")
 
@@ -25,13 +26,7 @@ _SESSION_KEYS = ("start_time", "duration", "sample_count", "program", "cpu_time"
 def detect(path: Path) -> bool:
     """True when ``path`` is a JSON file whose first few KB show pyinstrument's
     ``root_frame`` next to frame fields."""
-    try:
-        if not path.is_file():
-            return False
-        with open(path, "rb") as fh:
-            head = fh.read(4096).decode("utf-8", errors="replace")
-    except OSError:
-        return False
+    head = (read_head(path, 4096) or b"").decode("utf-8", errors="replace")
     return (
         head.lstrip().startswith("{")
         and '"root_frame"' in head
@@ -122,8 +117,6 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
     parent_arr = np.asarray(parent, dtype=np.int64)
     inclusive = np.asarray(times, dtype=np.float64)
     child = np.flatnonzero(parent_arr >= 0)
-    children_time = np.zeros(n, dtype=np.float64)
-    np.add.at(children_time, parent_arr[child], inclusive[child])
     line_col = pd.Series(lines, dtype="float64" if None in lines else "int64")
     file_col = pd.Series(files, dtype=object)
     file_col = file_col.where(file_col.map(lambda f: isinstance(f, str)), np.nan)
@@ -131,7 +124,7 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
     rows = pd.DataFrame(
         {
             "node": np.arange(n, dtype=np.int64),
-            "time": inclusive - children_time,
+            "time": inclusive - children_sums(parent_arr, inclusive),
             "time (inc)": inclusive,
             "is_application_code": np.asarray(
                 app, dtype=bool if pd.api.types.infer_dtype(app) == "boolean" else object

@@ -32,7 +32,7 @@ import pandas as pd
 
 from glade.errors import ReaderError
 from glade.graphframe import GraphFrame
-from glade.readers.files import read_text
+from glade.readers.files import read_head, read_text
 
 _FILE_NAME = re.compile(r"^profile\.(\d+)\.(\d+)\.(\d+)$")
 _FIRST_LINE = re.compile(r"^\s*(\d+)\s+templated_functions(?:_MULTI_(\S+))?\s*$")
@@ -86,13 +86,12 @@ def detect(path: Path) -> bool:
             candidate = groups[0][0] if groups else None
         else:
             candidate = None
-        if candidate is None:
-            return False
-        with open(candidate, "rb") as fh:
-            head = fh.read(256).decode("utf-8", errors="replace")
     except OSError:
         return False
-    return bool(_FIRST_LINE.match(head.split("\n", 1)[0]))
+    head = None if candidate is None else read_head(candidate, 256)
+    if head is None:
+        return False
+    return bool(_FIRST_LINE.match(head.decode("utf-8", errors="replace").split("\n", 1)[0]))
 
 
 def _metric_name(raw: str) -> str:

@@ -24,7 +24,7 @@ import pandas as pd
 
 from glade.errors import ReaderError
 from glade.graphframe import GraphFrame
-from glade.readers.files import load_json
+from glade.readers.files import load_json, read_head
 
 _SKIP_STATS = {"cereal_class_version", "count"}
 _ADDITIVE_STAT = "sum"
@@ -49,12 +49,9 @@ def detect(path: Path) -> bool:
             if not candidates:
                 return False
             path = candidates[0]
-        elif not path.is_file():
-            return False
-        with open(path, "rb") as fh:
-            head = fh.read(1024).decode("utf-8", errors="replace")
     except OSError:
         return False
+    head = (read_head(path, 1024) or b"").decode("utf-8", errors="replace")
     return re.match(r'\s*\{\s*"timemory"\s*:', head) is not None
 
 
