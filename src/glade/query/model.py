@@ -15,10 +15,10 @@ from typing import Any
 
 from glade.errors import QueryError
 from glade.query.predicates import (
-    MAX_NESTING,
     Always,
     CallablePredicate,
     Predicate,
+    nested_depth,
 )
 
 Quantifier = str | int
@@ -174,9 +174,7 @@ class CompoundQuery(BaseQuery):
                 raise QueryError("an empty query cannot be combined")
         self.op = op
         self.queries = queries
-        self.depth = 1 + max(getattr(q, "depth", 1) for q in queries)
-        if self.depth > MAX_NESTING:
-            raise QueryError(f"the query nests more than {MAX_NESTING} levels deep")
+        self.depth = nested_depth(queries)
 
     @classmethod
     def of(cls, op: str, *queries: BaseQuery) -> CompoundQuery:

@@ -194,7 +194,8 @@ class Structure(Predicate):
         return f"is_{self.kind}()"
 
 
-def _nested_depth(items: tuple) -> int:
+def nested_depth(items: tuple) -> int:
+    """The nesting depth of a node combining ``items``; QueryError past MAX_NESTING."""
     depth = 1 + max((getattr(i, "depth", 1) for i in items), default=0)
     if depth > MAX_NESTING:
         raise QueryError(f"the query nests more than {MAX_NESTING} levels deep")
@@ -212,7 +213,7 @@ class _Junction(Predicate):
         for item in self.items:
             if not isinstance(item, Predicate):
                 raise QueryError(f"{item!r} is not a predicate")
-        object.__setattr__(self, "depth", _nested_depth(self.items))
+        object.__setattr__(self, "depth", nested_depth(self.items))
 
     @property
     def serializable(self) -> bool:
@@ -274,7 +275,7 @@ class Not(Predicate):
         if isinstance(self.item, Always):
             raise QueryError("negating a node without conditions matches nothing; "
                              "use a compound query (~query) to exclude nodes")
-        object.__setattr__(self, "depth", _nested_depth((self.item,)))
+        object.__setattr__(self, "depth", nested_depth((self.item,)))
 
     @property
     def serializable(self) -> bool:

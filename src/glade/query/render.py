@@ -128,11 +128,16 @@ def render_query(query: BaseQuery) -> str:
     if not query.serializable:
         raise QueryError("a query with Python function predicates cannot be written as text; "
                          "use col(...) expressions instead")
+    return _render(query)
+
+
+def _render(query: BaseQuery) -> str:
+    """The text of a query known to be serializable."""
     if isinstance(query, Query):
         return _render_plain(query)
     if not isinstance(query, CompoundQuery):
         raise QueryError(f"{query!r} is not a query")
-    blocks = ["{" + render_query(q) + "}" for q in query.queries]
+    blocks = ["{" + _render(q) + "}" for q in query.queries]
     if query.op == "not":
         return "NOT " + blocks[0]
     return f" {query.op.upper()} ".join(blocks)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, VisitError
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from glade.errors import QueryError, QuerySyntaxError
 from glade.query.model import BaseQuery, CompoundQuery, Query, QueryNode
@@ -351,15 +351,8 @@ def _parse_cached(text: str) -> BaseQuery:
         return _PARSER.parse(text)
     except UnexpectedInput as exc:
         raise _syntax_error(exc, text) from None
-    except _PositionedError as exc:
+    except _PositionedError as exc:  # the transformer runs inside the parser: no VisitError
         raise QuerySyntaxError(str(exc), text, exc.line, exc.column) from None
-    except VisitError as exc:
-        inner = exc.orig_exc
-        if isinstance(inner, _PositionedError):
-            raise QuerySyntaxError(str(inner), text, inner.line, inner.column) from None
-        if isinstance(inner, QueryError):
-            raise inner from None
-        raise QueryError(f"cannot build the query: {inner}") from None
     except RecursionError:
         raise QueryError("the query nests too deeply") from None
 

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from glade.graph import Graph, frame_codes, group_by_depth
-from glade.query import Query, is_root
+from glade.query import Query, QueryNode, is_root
 from glade.query.predicates import And, Compare, IsSpecial, Predicate
 from glade.query.render import render_predicate
 
@@ -119,12 +119,12 @@ class ViewTree:
     def path_query(self, node: int, tail: str | None = None) -> Query:
         """P(node): the call path from the root to ``node``, anchored with IS ROOT,
         optionally followed by a ``"+"`` or ``"*"`` step."""
-        query = Query()
-        for position, step in enumerate(self.path_ids(node)):
-            predicate = And.of(*([is_root()] if position == 0 else []),
-                               *self.step_predicates(step))
-            query = query.rel(".", predicate) if position else query.match(".", predicate)
-        return query.rel(tail) if tail else query
+        steps = [QueryNode(".", And.of(*([is_root()] if position == 0 else []),
+                                       *self.step_predicates(step)))
+                 for position, step in enumerate(self.path_ids(node))]
+        if tail:
+            steps.append(QueryNode(tail, None))
+        return Query(steps)
 
     def condition_table(self) -> tuple[list[str], np.ndarray, np.ndarray]:
         """The condition fragments as the front end receives them: the texts (the name

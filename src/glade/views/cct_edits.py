@@ -25,7 +25,6 @@ import numpy as np
 
 from glade.errors import GladeError
 from glade.views.calltree import ViewTree
-from glade.views.transport import mask_from_ranges
 
 COLLAPSED = 1
 HIDDEN = 2
@@ -39,12 +38,10 @@ NODE_OPS = ("collapse", "expand", "hide", "elide", "focus")
 
 @dataclass(frozen=True)
 class Base:
-    """A query assigned to the view: its canonical text, the texts of its top-level AND
-    operands, and the nodes it keeps."""
+    """A query assigned to the view, as the texts of its top-level AND operands (the
+    nodes it keeps matter to the front end only, which draws them)."""
 
-    query: str
     parts: tuple[str, ...]
-    keep: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -129,7 +126,7 @@ def apply_edit(tree: ViewTree, state: EditState, edit: dict) -> EditState:
             _collapse_where(tree, flags, np.flatnonzero(values < edit["value"]))
     elif op == "base":
         flags[:] = 0
-        base = Base(edit["query"], tuple(edit["parts"]), mask_from_ranges(tree.n, edit["keep"]))
+        base = Base(tuple(edit["parts"]))
     elif op == "reset":
         flags[:] = 0
         base = None

@@ -15,8 +15,6 @@ always gives one text.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 from glade.query import CompoundQuery, Query, parse
@@ -59,15 +57,10 @@ def part_query(tree: ViewTree, key: int, kind: str) -> BaseQuery:
     node = int(tree.key_rep[key])
     parent = int(tree.parent[node])
     if kind == "desc":
-        return CompoundQuery.of("and", tree.path_query(node, "+"), ~tree.path_query(node))
+        own = tree.path_query(node)
+        return CompoundQuery.of("and", own.rel("+"), ~own)
     own = tree.path_query(node, "*" if kind == "sub" else None)
     return own if parent < 0 else CompoundQuery.of("and", own, ~tree.path_query(parent))
-
-
-@lru_cache(maxsize=256)
-def parse_part(text: str) -> BaseQuery:
-    """A base query operand, parsed once."""
-    return parse(text)
 
 
 def base_parts(query: BaseQuery) -> list[str]:
@@ -87,7 +80,7 @@ def state_query(tree: ViewTree, state: EditState) -> BaseQuery:
     parts, focus = normalize(tree, state)
     operands: list[BaseQuery] = []
     if state.base is not None:
-        operands += [parse_part(text) for text in state.base.parts]
+        operands += [parse(text) for text in state.base.parts]  # parse caches texts
     if focus:
         operands.append(_union([tree.path_query(int(tree.key_rep[k]), "*") for k in focus]))
     if parts:
