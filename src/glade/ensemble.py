@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from glade.analysis.ensemble_stats import Label, Recipe, SampleTable, compute
+from glade.analysis.ensemble_stats import Label, Recipe, SampleTable, compute, flat_label
 from glade.ensemble_build import (
     ProfileParts,
     concat_column,
@@ -55,7 +55,6 @@ if TYPE_CHECKING:
     from glade.query import BaseQuery
 
 PROFILE_MODES = ("any", "all")
-_OUTLIER_COLUMNS = ["node", "name", "profile", "metric", "value", "side"]
 
 
 class Ensemble:
@@ -356,7 +355,7 @@ class Ensemble:
 
     # ----------------------------------------------------------------- basics
     def __repr__(self) -> str:
-        stats = [c for c in self._stat_columns]
+        stats = list(self._stat_columns)
         return (f"<glade.Ensemble: {self.num_profiles} profiles, {len(self.graph)} nodes, "
                 f"dataframe {self.dataframe.shape[0]}x{self.dataframe.shape[1]}, "
                 f"metrics {self.metric_columns}, stats {stats}>")
@@ -608,10 +607,7 @@ class Ensemble:
     def _keep_nodes(self, keep: np.ndarray, squash: bool, fold: bool) -> Ensemble:
         if squash:
             return self._squashed(keep, fold)
-        rows = keep[self._row_node]
-        index = self.dataframe.index[rows]
-        table = self.dataframe.loc[rows, self._measured]
-        table.index = index
+        table = self.dataframe.loc[keep[self._row_node], self._measured]
         return self._same_kind(self.graph, table, self.metadata)
 
     def intersection(self) -> Ensemble:
@@ -629,7 +625,7 @@ class Ensemble:
         columns as metrics; ``(header, name)`` labels joined as ``"header/name"``)."""
         if profile is None:
             stats = self.stats
-            stats.columns = [_flat(c) for c in stats.columns]
+            stats.columns = [flat_label(c) for c in stats.columns]
             data = stats.drop(columns=["name"])
             metrics = list(data.columns)
             for col in self.graph.frames.columns:
@@ -639,11 +635,11 @@ class Ensemble:
             raise GladeError(f"no profile {profile!r} in the ensemble")
         position = self.metadata.index.get_loc(profile)
         rows = self.dataframe[self._row_profile == position].droplevel("profile")
-        rows.columns = [_flat(c) for c in rows.columns]
+        rows.columns = [flat_label(c) for c in rows.columns]
         metadata = {str(k): v for k, v in self.metadata.iloc[position].dropna().items()}
-        return GraphFrame(self.graph, rows, [_flat(m) for m in self.exc_metrics],
-                          [_flat(m) for m in self.inc_metrics],
-                          _flat(self.default_metric) if self.default_metric is not None
+        return GraphFrame(self.graph, rows, [flat_label(m) for m in self.exc_metrics],
+                          [flat_label(m) for m in self.inc_metrics],
+                          flat_label(self.default_metric) if self.default_metric is not None
                           else None, metadata)
 
     def show(self, metric: str | None = None, profile: Hashable | None = None,
@@ -677,7 +673,7 @@ class Ensemble:
             metrics = [gf.default_metric]
         elif isinstance(metrics, str | tuple):
             metrics = [metrics]
-        names = [_flat(m) for m in metrics]
+        names = [flat_label(m) for m in metrics]
         for name in names:
             if name not in gf.dataframe.columns:
                 raise MetricError(name, gf.metric_columns)
@@ -700,12 +696,6 @@ def _frame_label(column: str, columns: pd.Index) -> Label:
 
 def _frame_labels(graph: Graph, columns: pd.Index) -> list[Label]:
     return [_frame_label(c, columns) for c in graph.frames.columns]
-
-
-def _flat(label: Label) -> str:
-    if isinstance(label, tuple):
-        return "/".join(str(p) for p in label if p != "")
-    return label
 
 
 def _short(value: Any) -> str:

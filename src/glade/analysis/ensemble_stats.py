@@ -27,6 +27,14 @@ from glade.errors import GladeError, MetricError
 Label = Hashable
 
 
+def flat_label(label: Label) -> Label:
+    """A column label as one name: a tuple's parts joined by "/" (empty parts dropped),
+    any other label as it is."""
+    if isinstance(label, tuple):
+        return "/".join(str(p) for p in label if p != "")
+    return label
+
+
 def stat_label(metric: Label, stat: str) -> Label:
     """The stats column of ``stat`` over ``metric``: ``"<metric>_<stat>"``, under the
     same header when the metric is a ``(header, name)`` column."""

@@ -18,7 +18,7 @@ from bokeh.models import ColorBar, ColumnDataSource, HoverTool, LinearColorMappe
 from bokeh.palettes import Viridis256
 from bokeh.plotting import figure
 
-from glade.analysis.ensemble_stats import Label, SampleTable
+from glade.analysis.ensemble_stats import Label, SampleTable, flat_label
 from glade.errors import GladeError, MetricError
 from glade.graph import Node
 
@@ -62,7 +62,7 @@ def _nodes(ens: Ensemble, nodes: Sequence[NodeRef] | None) -> np.ndarray:
 
 
 def _text(label: Label) -> str:
-    return "/".join(str(p) for p in label if p != "") if isinstance(label, tuple) else str(label)
+    return str(flat_label(label))
 
 
 def _colour_bar(mapper: LinearColorMapper, title: str) -> ColorBar:
