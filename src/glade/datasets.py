@@ -326,7 +326,8 @@ def synthetic_trace(
 
     Write it with ``trace.to_csv(path)`` or ``trace.to_chrome(path)``.
     """
-    from glade.trace import Trace
+    from glade.readers.trace_events import event_types
+    from glade.trace import EVENT_TYPES, Trace
 
     if exchange not in _EXCHANGES:
         raise ValueError(f"exchange must be one of {_EXCHANGES}, not {exchange!r}")
@@ -380,13 +381,11 @@ def synthetic_trace(
     per_process = stamps.shape[1]
     categories = np.unique(frame_names)
     codes = np.searchsorted(categories, frame_names).astype(np.int32)
-    kind_codes = np.searchsorted(np.array(["Enter", "Instant", "Leave"]), frame_kinds)
-    kind_codes = np.array([0, 2, 1])[kind_codes].astype(np.int8)
+    kind_codes = pd.Categorical(frame_kinds, categories=EVENT_TYPES).codes
     order = np.argsort(stamps.reshape(-1), kind="stable")
     table = pd.DataFrame({
         "Timestamp (ns)": stamps.reshape(-1)[order],
-        "Event Type": pd.Categorical.from_codes(np.tile(kind_codes, processes)[order],
-                                                categories=["Enter", "Leave", "Instant"]),
+        "Event Type": event_types(np.tile(kind_codes, processes)[order]),
         "Name": pd.Categorical.from_codes(codes.reshape(-1)[order], categories=categories),
         "Process": np.repeat(np.arange(processes, dtype=np.int64), per_process)[order],
         "Thread": np.zeros(processes * per_process, dtype=np.int64),

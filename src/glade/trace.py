@@ -33,6 +33,8 @@ NAME = "Name"
 PROCESS = "Process"
 THREAD = "Thread"
 EVENT_TYPES = ("Enter", "Leave", "Instant")
+# Codes of the ``Event Type`` categories, in the order of ``EVENT_TYPES``.
+ENTER, LEAVE, INSTANT = 0, 1, 2
 REQUIRED = (TIMESTAMP, EVENT_TYPE, NAME, PROCESS)
 _COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3
 
@@ -245,7 +247,7 @@ class Trace:
         :mod:`glade.analysis.trace_matching`). Message instants matched by
         :meth:`match_messages` keep their pairing.
         """
-        from glade.analysis.trace_matching import INSTANT, MATCHING_EVENT, MATCHING_TIMESTAMP
+        from glade.analysis.trace_matching import MATCHING_EVENT, MATCHING_TIMESTAMP
 
         structure = self._call_structure(unmatched)
         matching = structure.matching.copy()
@@ -264,7 +266,6 @@ class Trace:
         ``_children``, without lists in cells). Runs :meth:`match_events` first."""
         from glade.analysis.trace_matching import (
             DEPTH,
-            LEAVE,
             MATCHING_EVENT,
             NUM_CHILDREN,
             PARENT,
@@ -285,7 +286,7 @@ class Trace:
     def children(self, row: int) -> np.ndarray:
         """Rows of the calls and instants directly inside event ``row`` (an Enter or its
         Leave), in time order."""
-        from glade.analysis.trace_matching import LEAVE, PARENT, children_index
+        from glade.analysis.trace_matching import PARENT, children_index
 
         if not 0 <= row < len(self.events):
             raise TraceError(f"no event {row} in a trace of {len(self.events)} events")

@@ -17,16 +17,13 @@ import pandas as pd
 
 from glade.analysis.trace_matching import (
     DEPTH,
-    ENTER,
-    INSTANT,
-    LEAVE,
     MATCHING_EVENT,
     PARENT,
     group_order,
 )
 from glade.graph import Graph
 from glade.graphframe import GraphFrame
-from glade.trace import NAME
+from glade.trace import ENTER, INSTANT, LEAVE, NAME
 
 if TYPE_CHECKING:
     from glade.trace import Trace

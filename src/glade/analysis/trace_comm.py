@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from glade.analysis.trace_matching import INSTANT, MATCHING_EVENT, MATCHING_TIMESTAMP
+from glade.analysis.trace_matching import MATCHING_EVENT, MATCHING_TIMESTAMP
 from glade.errors import TraceError
 from glade.trace import (
     COMMUNICATOR,
+    INSTANT,
     MESSAGE_SIZE,
     NAME,
     PARTNER,
@@ -108,13 +109,14 @@ def _sends(trace: Trace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return rows, _column(trace, PROCESS, rows), receivers[known]
 
 
-def communicating_processes(trace: Trace) -> np.ndarray:
+def communicating_processes(trace: Trace, partners: np.ndarray | None = None) -> np.ndarray:
     """The process ids that label the rows and columns of the communication matrix:
     ``0..max`` when the ids of the processes and of the partners of their sends look
     like ranks (non-negative, at most 4 times as many slots as ids), so that index i
-    is rank i even for a silent rank; else the sorted distinct ids."""
-    rows = message_rows(trace, SEND_NAMES)
-    partners = _column(trace, PARTNER, rows, default=-1)
+    is rank i even for a silent rank; else the sorted distinct ids. ``partners`` are
+    the partners of the sends (-1 where unknown) when the caller already has them."""
+    if partners is None:
+        partners = _column(trace, PARTNER, message_rows(trace, SEND_NAMES), default=-1)
     ids = np.union1d(trace.processes, partners[partners >= 0])
     if ids.size and ids[0] >= 0 and ids[-1] + 1 <= 4 * ids.size:
         return np.arange(ids[-1] + 1, dtype=np.int64)
@@ -132,7 +134,7 @@ def comm_matrix(trace: Trace, output: str = "size", as_frame: bool = False
     """
     _check_output(output)
     rows, senders, receivers = _sends(trace)
-    ids = communicating_processes(trace)
+    ids = communicating_processes(trace, receivers)
     size = len(ids)
     cell = np.searchsorted(ids, senders) * size + np.searchsorted(ids, receivers)
     weights = _volume(trace, rows, output)
@@ -147,10 +149,11 @@ def comm_matrix(trace: Trace, output: str = "size", as_frame: bool = False
 def comm_by_process(trace: Trace, output: str = "size") -> pd.DataFrame:
     """Bytes or messages sent and received by each process (``Sent``, ``Received``),
     indexed by ``Process``."""
-    matrix = comm_matrix(trace, output)
+    frame = comm_matrix(trace, output, as_frame=True)
+    matrix = frame.to_numpy(dtype=np.int64)
     return pd.DataFrame(
         {"Sent": matrix.sum(axis=1), "Received": matrix.sum(axis=0)},
-        index=pd.Index(communicating_processes(trace), name=PROCESS),
+        index=frame.index.rename(PROCESS),
     )
 
 
@@ -193,7 +196,6 @@ def message_pairs(trace: Trace) -> tuple[pd.DataFrame, int, int]:
     """The matched messages of ``trace`` without changing it: one row per message
     (columns of :func:`match_messages`), in send order; and the numbers of sends and
     receives left unmatched."""
-    events = trace.events
     send_rows = message_rows(trace, SEND_NAMES)
     recv_rows = message_rows(trace, RECEIVE_NAMES)
     sends = _envelope(trace, send_rows, _column(trace, PROCESS, send_rows),
@@ -207,9 +209,8 @@ def message_pairs(trace: Trace) -> tuple[pd.DataFrame, int, int]:
         recvs[recvs["sender"] >= 0], on=[*keys, "k"], suffixes=("_send", "_recv")
     ).sort_values("row_send", kind="stable")
     send_at, recv_at = pairs["row_send"].to_numpy(), pairs["row_recv"].to_numpy()
-    stamps = events[TIMESTAMP].to_numpy()
-    sizes = (events[MESSAGE_SIZE].to_numpy()[send_at].astype(np.int64)
-             if MESSAGE_SIZE in events.columns else np.full(send_at.size, -1, dtype=np.int64))
+    stamps = trace.events[TIMESTAMP].to_numpy()
+    sizes = _column(trace, MESSAGE_SIZE, send_at, default=-1)
     table = pd.DataFrame({
         "Send event": send_at,
         "Receive event": recv_at,

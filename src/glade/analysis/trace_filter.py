@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from glade.analysis.trace_matching import INSTANT, MATCHING_EVENT
+from glade.analysis.trace_matching import MATCHING_EVENT
 from glade.errors import MetricError, QueryError, TraceError
-from glade.trace import TIMESTAMP
+from glade.trace import INSTANT, TIMESTAMP
 
 if TYPE_CHECKING:
     from glade.trace import Trace

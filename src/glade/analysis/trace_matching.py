@@ -35,9 +35,8 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import TraceError
-from glade.trace import EVENT_TYPE, EVENT_TYPES, NAME, PROCESS, THREAD, TIMESTAMP
+from glade.trace import ENTER, EVENT_TYPE, EVENT_TYPES, LEAVE, NAME, PROCESS, THREAD, TIMESTAMP
 
-ENTER, LEAVE, INSTANT = 0, 1, 2
 MATCHING_EVENT = "_matching_event"
 MATCHING_TIMESTAMP = "_matching_timestamp"
 PARENT = "_parent"
@@ -82,8 +81,14 @@ def integer_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def location_codes(events: pd.DataFrame) -> tuple[np.ndarray, int]:
     """Per event the code of its ``(Process, Thread)`` location, codes ordered by process
     then thread; and the number of locations."""
-    proc, _ = integer_codes(events[PROCESS].to_numpy())
-    thread, thread_values = integer_codes(events[THREAD].to_numpy())
+    return location_codes_of(events[PROCESS].to_numpy(), events[THREAD].to_numpy())
+
+
+def location_codes_of(processes: np.ndarray, threads: np.ndarray) -> tuple[np.ndarray, int]:
+    """Per event the code of its location, the pair ``(processes[i], threads[i])``, codes
+    ordered by process then thread; and the number of locations."""
+    proc, _ = integer_codes(processes)
+    thread, thread_values = integer_codes(threads)
     codes, uniques = integer_codes(proc * max(len(thread_values), 1) + thread)
     return codes, len(uniques)
 

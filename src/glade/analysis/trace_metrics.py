@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from glade.analysis.trace_matching import ENTER, CallStructure
-from glade.trace import TIMESTAMP
+from glade.analysis.trace_matching import CallStructure
+from glade.trace import ENTER, TIMESTAMP
 
 
 def inclusive(events: pd.DataFrame, structure: CallStructure, column: str,

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from glade.analysis.trace_matching import ENTER, MATCHING_TIMESTAMP
+from glade.analysis.trace_matching import MATCHING_TIMESTAMP
 from glade.errors import GladeError, TraceError
-from glade.trace import PROCESS, THREAD, TIMESTAMP
+from glade.trace import ENTER, PROCESS, THREAD, TIMESTAMP
 
 if TYPE_CHECKING:
     from glade.trace import Trace

@@ -15,8 +15,6 @@ import numpy as np
 import pandas as pd
 
 from glade.analysis.trace_matching import (
-    ENTER,
-    LEAVE,
     MATCHING_EVENT,
     MATCHING_TIMESTAMP,
     PARENT,
@@ -25,7 +23,7 @@ from glade.analysis.trace_matching import (
     segmented_cumsum,
 )
 from glade.errors import MetricError, TraceError
-from glade.trace import NAME, PROCESS, TIMESTAMP, metric_column_name
+from glade.trace import ENTER, LEAVE, NAME, PROCESS, TIMESTAMP, metric_column_name
 
 if TYPE_CHECKING:
     from glade.trace import Trace
@@ -55,38 +53,40 @@ def _ensure_matched(trace: Trace) -> None:
 
 
 def outermost_calls(trace: Trace, group: np.ndarray) -> np.ndarray:
-    """Per event: True for an Enter with no enclosing call of the same ``group`` (an
-    integer code per row; only Enter rows are read). A running count of open calls
-    per (location, group) finds them, with one stable sort."""
+    """Per Enter event, in row order: True for a call with no enclosing call of the same
+    ``group`` (a non-negative integer code per Enter event, in row order). A running
+    count of open calls per (location, group) finds them, with one stable sort."""
     _ensure_matched(trace)
-    events = trace.events
     kind = trace.event_kinds()
-    matching = events[MATCHING_EVENT].to_numpy()
-    rows = np.flatnonzero((kind == ENTER) | ((kind == LEAVE) & (matching >= 0)))
-    code = group.copy()
+    matching = trace.events[MATCHING_EVENT].to_numpy()
+    enter = kind == ENTER
+    rows = np.flatnonzero(enter | ((kind == LEAVE) & (matching >= 0)))
+    code = np.zeros(kind.size, dtype=np.int64)
+    code[enter] = group
     leave = kind[rows] == LEAVE
-    code[rows[leave]] = group[matching[rows[leave]]]
+    code[rows[leave]] = code[matching[rows[leave]]]
     loc, num_loc = trace.location_codes()
-    num_groups = int(group[kind == ENTER].max()) + 1 if (kind == ENTER).any() else 1
+    num_groups = int(group.max()) + 1 if group.size else 1
     key = loc[rows] * num_groups + code[rows]
     order = group_order(key, num_loc * num_groups)
     step = np.where(leave[order], -1, 1).astype(np.int32)
     open_calls = segmented_cumsum(step, run_starts(key[order]))
-    out = np.zeros(len(events), dtype=bool)
-    out[rows[order[(step == 1) & (open_calls == 1)]]] = True
-    return out
+    outermost = np.zeros(kind.size, dtype=bool)
+    outermost[rows[order[(step == 1) & (open_calls == 1)]]] = True
+    return outermost[enter]
 
 
 def _metric_values(trace: Trace, metric: str, enter: np.ndarray,
                    outer: np.ndarray | None) -> np.ndarray | None:
-    """The values of ``metric`` on the Enter rows (None for the call ``count``), zero
-    where missing and, for an inclusive metric, for calls that are not outermost."""
+    """The values of ``metric`` on the Enter rows ``enter`` (None for the call ``count``),
+    zero where missing and, for an inclusive metric, for calls that are not outermost
+    (``outer``, one flag per Enter row, when known)."""
     if metric == "count":
         return None
     trace.ensure_metric(metric)
     values = np.nan_to_num(trace.events[metric].to_numpy(dtype=np.float64, na_value=np.nan)[enter])
     if outer is not None and metric.endswith(".inc"):
-        return np.where(outer[enter], values, 0.0)
+        return np.where(outer, values, 0.0)
     return values
 
 
@@ -103,11 +103,7 @@ def _cell_sums(trace: Trace, metrics: Sequence[str], groupby_column: str
     pcode = codes[enter]
     shape = (len(labels), len(processes))
     cell = group * shape[1] + pcode
-    outer = None
-    if any(m.endswith(".inc") for m in metrics):
-        full = np.zeros(len(events), dtype=np.int64)
-        full[enter] = group
-        outer = outermost_calls(trace, full)
+    outer = outermost_calls(trace, group) if any(m.endswith(".inc") for m in metrics) else None
     sums = {}
     for metric in metrics:
         weights = _metric_values(trace, metric, enter, outer)
@@ -291,9 +287,8 @@ def idle_time(
     events = trace.events
     enter = np.flatnonzero(trace.event_kinds() == ENTER)
     code, labels = column_codes(events[NAME], enter)
-    idle = np.zeros(len(events), dtype=np.int64)
-    idle[enter] = np.isin(np.asarray(labels, dtype=str), names)[code]
-    counted = np.flatnonzero(outermost_calls(trace, idle) & (idle == 1))
+    idle = np.isin(np.asarray(labels, dtype=str), names)[code]
+    counted = enter[outermost_calls(trace, idle.astype(np.int64)) & idle]
     codes, processes = trace.process_codes()
     pcode = codes[counted]
     total = np.bincount(pcode, weights=events["time.inc"].to_numpy()[counted],

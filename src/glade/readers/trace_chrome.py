@@ -49,6 +49,7 @@ from pandas.api.types import union_categoricals
 from glade.errors import ReaderError, TraceError
 from glade.pandas_compat import TEXT_DTYPE
 from glade.readers.trace_csv import INTEGER_ATTRIBUTES
+from glade.readers.trace_events import event_types
 from glade.readers.trace_text import (
     category_text,
     check_file,
@@ -62,7 +63,10 @@ from glade.readers.trace_text import (
     write_chunks,
 )
 from glade.trace import (
+    ENTER,
     EVENT_TYPE,
+    INSTANT,
+    LEAVE,
     NAME,
     PARTNER,
     PROCESS,
@@ -505,7 +509,8 @@ def _name_leaves(trace: Trace) -> None:
     from glade.analysis.trace_matching import call_structure
 
     events = trace.events
-    structure = call_structure(events, check_names=False)
+    structure = call_structure(events, check_names=False, kinds=trace.event_kinds(),
+                               locations=trace.location_codes())
     names = events[NAME]
     codes = names.cat.codes.to_numpy().astype(np.int64)
     unnamed = list(names.cat.categories).index(_UNNAMED)
@@ -569,13 +574,13 @@ def _build(path: Path, columns: dict[str, Any], total: int, dropped: list[str],
                                      rows["send"], rows["receive"]]))
     source = np.concatenate([single, complete, complete])
     count = source.size
-    kind = np.full(count, 2, dtype=np.int8)
-    kind_of = np.full(total, 2, dtype=np.int8)
-    kind_of[rows["enter"]] = 0
-    kind_of[rows["leave"]] = 1
+    kind = np.full(count, INSTANT, dtype=np.int8)
+    kind_of = np.full(total, INSTANT, dtype=np.int8)
+    kind_of[rows["enter"]] = ENTER
+    kind_of[rows["leave"]] = LEAVE
     kind[: single.size] = kind_of[single]
-    kind[single.size : single.size + complete.size] = 0
-    kind[single.size + complete.size :] = 1
+    kind[single.size : single.size + complete.size] = ENTER
+    kind[single.size + complete.size :] = LEAVE
     length = np.rint(dur[complete] * 1000.0).astype(np.int64)
     times = stamp[source]
     times[single.size + complete.size :] += length
@@ -601,8 +606,7 @@ def _build(path: Path, columns: dict[str, Any], total: int, dropped: list[str],
     source = source[order]
     table = {TIMESTAMP: times[order]}
     del times
-    table[EVENT_TYPE] = pd.Categorical.from_codes(kind[order],
-                                                  categories=["Enter", "Leave", "Instant"])
+    table[EVENT_TYPE] = event_types(kind[order])
     table[NAME] = _compact(name_codes[order], categories)
     del kind, name_codes
     table[PROCESS], table[THREAD] = pid[source], tid[source]
@@ -657,11 +661,10 @@ def write_chrome(trace: Trace, path: str | os.PathLike) -> None:
     """Write ``trace`` as Chrome / Perfetto trace-event JSON (gzipped when ``path`` ends
     in ``.gz``; see the module doc). The trace is not changed."""
     from glade.analysis.trace_comm import message_pairs
-    from glade.analysis.trace_matching import event_kinds
 
     events = trace.events
     n = len(events)
-    kind = event_kinds(events)
+    kind = trace.event_kinds()
     stamps = events[TIMESTAMP].to_numpy()
     offset = int(stamps.min()) if n else 0
     attributes = [c for c in trace.recorded_columns()
@@ -674,7 +677,7 @@ def write_chrome(trace: Trace, path: str | os.PathLike) -> None:
     phase = np.array([b'"B"', b'"E"', b'"i"'])[kind]
     phase[pairs["Send event"].to_numpy()] = b'"s"'
     phase[pairs["Receive event"].to_numpy()] = b'"f"'
-    plain_instant = (kind == 2) & (flow < 0)
+    plain_instant = (kind == INSTANT) & (flow < 0)
     info = {"version": 1, "time_offset_ns": offset, "columns": types,
             "metric_columns": trace.metric_columns}
     pid = events[PROCESS].to_numpy()

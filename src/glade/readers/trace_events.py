@@ -12,11 +12,14 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
+from glade.analysis.trace_matching import (
+    group_order,
+    location_codes_of,
+    run_starts,
+    segmented_cumsum,
+)
 from glade.errors import ReaderError, TraceError
-from glade.trace import EVENT_TYPES, Trace
-
-# Codes of the ``Event Type`` categories, in the order of ``glade.trace.EVENT_TYPES``.
-ENTER, LEAVE, INSTANT = 0, 1, 2
+from glade.trace import ENTER, EVENT_TYPES, INSTANT, LEAVE, Trace
 
 # A read of at least this many events (or bytes, for text formats) shows a progress bar.
 PROGRESS_MIN = 2_000_000
@@ -74,17 +77,15 @@ def check_nesting(
 
     The arrays are the events in the order the trace will keep (stable time order).
     """
-    idx = np.flatnonzero(kinds != INSTANT)
-    if idx.size == 0:
+    calls = np.flatnonzero(kinds != INSTANT)
+    if calls.size == 0:
         return
-    order = idx[np.argsort(_group_key(processes[idx], threads[idx]), kind="stable")]
-    proc, thr = processes[order], threads[order]
-    new_group = np.ones(order.size, dtype=bool)
-    new_group[1:] = (proc[1:] != proc[:-1]) | (thr[1:] != thr[:-1])
+    location, num_locations = location_codes_of(processes[calls], threads[calls])
+    grouped = group_order(location, num_locations)
+    order = calls[grouped]
+    starts = run_starts(location[grouped])
     step = np.where(kinds[order] == ENTER, 1, -1)
-    total = np.cumsum(step)
-    base = (total - step)[new_group]
-    depth = total - base[np.cumsum(new_group) - 1]  # open Enters after each event, in its group
+    depth = segmented_cumsum(step, starts)  # open Enters after each event, in its location
 
     def fail(at: int, what: str) -> None:
         event = order[at]
@@ -96,29 +97,22 @@ def check_nesting(
 
     if np.any(depth < 0):
         fail(int(np.argmax(depth < 0)), "a Leave without a matching Enter")
-    last = np.append(np.flatnonzero(new_group[1:]), order.size - 1)
-    if np.any(depth[last] != 0):
-        group = int(np.argmax(depth[last] != 0))
-        start = int(np.flatnonzero(new_group)[group])
-        part = slice(start, int(last[group]) + 1)
+    first = np.flatnonzero(starts)
+    last = np.append(first[1:], order.size) - 1
+    unclosed = depth[last] != 0
+    if np.any(unclosed):
+        bad = int(np.argmax(unclosed))
+        part = slice(int(first[bad]), int(last[bad]) + 1)
         outermost = np.flatnonzero((depth[part] == 1) & (step[part] > 0))[-1]
-        fail(start + int(outermost), "an Enter that is never left")
+        fail(int(first[bad]) + int(outermost), "an Enter that is never left")
     level = np.where(step > 0, depth, depth + 1)
-    # events are grouped, so a stable sort by level alone keeps each (group, level) run
+    # events are grouped, so a stable sort by level alone keeps each (location, level) run
     # together and in order: there Enters and Leaves alternate, each Leave after its Enter
-    small = np.int16 if level.max() < np.iinfo(np.int16).max else np.int64
-    paired = np.argsort(level.astype(small), kind="stable")
+    paired = group_order(level, int(level.max()) + 1)
     codes = names.codes[order[paired]]
     mismatch = codes[0::2] != codes[1::2]
     if np.any(mismatch):
         fail(int(paired[1::2][np.argmax(mismatch)]), "a Leave that does not match its Enter")
-
-
-def _group_key(processes: np.ndarray, threads: np.ndarray) -> np.ndarray:
-    """One int64 per (process, thread) pair that sorts like the pair."""
-    p = processes - processes.min()
-    t = threads - threads.min()
-    return p * (int(t.max()) + 1) + t
 
 
 def build_trace(

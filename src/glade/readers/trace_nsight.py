@@ -34,15 +34,13 @@ import pandas as pd
 
 from glade.errors import GladeError, ReaderError
 from glade.readers.trace_events import (
-    ENTER,
-    INSTANT,
     build_trace,
     categorical,
     check_nesting,
     event_types,
     ranges_to_events,
 )
-from glade.trace import EVENT_TYPE, NAME, PROCESS, THREAD, TIMESTAMP, Trace
+from glade.trace import ENTER, EVENT_TYPE, INSTANT, NAME, PROCESS, THREAD, TIMESTAMP, Trace
 
 DEVICE, STREAM, CORRELATION, BYTES = "Device", "Stream", "Correlation", "Bytes"
 NVTX_MARK, NVTX_PUSH_POP, NVTX_START_END = 34, 59, 60
@@ -96,9 +94,8 @@ def read_nsight(path: str | os.PathLike, sources: tuple[str, ...] = SOURCES) -> 
 def _trace(path: Path, ranges: pd.DataFrame, marks: pd.DataFrame, metadata: dict) -> Trace:
     """The Trace of ranges (start, end, name, process, thread and attribute columns)
     and marks (time, name, process, thread, ...)."""
-    which, kinds = ranges_to_events(ranges["start"].to_numpy(np.int64),
-                                    ranges["end"].to_numpy(np.int64))
     starts, ends = ranges["start"].to_numpy(np.int64), ranges["end"].to_numpy(np.int64)
+    which, kinds = ranges_to_events(starts, ends)
     stamps = np.where(kinds == ENTER, starts[which], ends[which])
     events = ranges.iloc[which].reset_index(drop=True)
     events["time"] = stamps

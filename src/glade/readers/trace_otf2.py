@@ -33,9 +33,6 @@ import pandas as pd
 
 from glade.errors import GladeError, ReaderError
 from glade.readers.trace_events import (
-    ENTER,
-    INSTANT,
-    LEAVE,
     build_trace,
     categorical,
     check_nesting,
@@ -45,8 +42,10 @@ from glade.readers.trace_events import (
 )
 from glade.trace import (
     COMMUNICATOR,
+    ENTER,
     EVENT_TYPE,
-    EVENT_TYPES,
+    INSTANT,
+    LEAVE,
     MESSAGE_SIZE,
     NAME,
     PARTNER,
@@ -533,7 +532,7 @@ class _Plan:
 
     def __init__(self, trace: Trace, metrics: list[str] | None):
         events = trace.events
-        self.kind = pd.Categorical(events[EVENT_TYPE], categories=list(EVENT_TYPES)).codes
+        self.kind = trace.event_kinds()
         names = events[NAME].astype("category")
         self.labels = [str(c) for c in names.cat.categories]
         self.name = names.cat.codes.to_numpy().astype(np.int64)

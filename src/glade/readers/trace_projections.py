@@ -38,9 +38,6 @@ import pandas as pd
 
 from glade.errors import ReaderError
 from glade.readers.trace_events import (
-    ENTER,
-    INSTANT,
-    LEAVE,
     build_trace,
     categorical,
     check_nesting,
@@ -48,7 +45,10 @@ from glade.readers.trace_events import (
     progress,
 )
 from glade.trace import (
+    ENTER,
     EVENT_TYPE,
+    INSTANT,
+    LEAVE,
     MESSAGE_SIZE,
     NAME,
     PARTNER,
@@ -275,6 +275,19 @@ class _Log:
 _DEFAULTS: dict[str, Any] = {PARTNER: -1, MESSAGE_SIZE: -1, "_event": -1, VALUE: np.nan, NOTE: ""}
 
 
+def _concatenate(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The columns of ``parts`` (each with a ``kind`` column) joined in order; where a part
+    lacks an attribute column, that attribute's ``_DEFAULTS`` value fills its rows."""
+    keys = {key for part in parts for key in part}
+    return {
+        key: np.concatenate([
+            part[key] if key in part else np.full(part["kind"].size, _DEFAULTS[key])
+            for part in parts
+        ])
+        for key in keys
+    }
+
+
 class _Events:
     """Events gathered record type by record type, as numpy arrays: the log position
     (``record``; fractions order events made from one record), time in
@@ -305,14 +318,7 @@ class _Events:
 
     def table(self) -> dict[str, np.ndarray]:
         """All parts as one set of columns, missing attributes filled with their default."""
-        keys = {k for part in self.parts for k in part}
-        return {
-            key: np.concatenate([
-                part[key] if key in part else np.full(len(part["record"]), _DEFAULTS[key])
-                for part in self.parts
-            ])
-            for key in keys
-        }
+        return _concatenate(self.parts)
 
 
 def _pe_events(log: _Log, sts: _Sts, names: dict[str, int]) -> dict[str, np.ndarray]:
@@ -519,15 +525,9 @@ def read_projections(path: str | os.PathLike) -> Trace:
             bar.update(1)
     if not tables:
         raise ReaderError(sts_path, "the logs hold no events")
-    keys = {key for table in tables for key in table}
-    events = {
-        key: np.concatenate([
-            t[key] if key in t else np.full(t["kind"].size, _DEFAULTS[key]) for t in tables
-        ])
-        for key in keys
-    }
     labels = sorted(names, key=names.__getitem__)
-    return _finish(sts_path, sts, events, labels, {"closed_at_end": closed, "records": records})
+    return _finish(sts_path, sts, _concatenate(tables), labels,
+                   {"closed_at_end": closed, "records": records})
 
 
 def _partners(events: dict[str, np.ndarray], labels: list[str]) -> np.ndarray:
