@@ -23,6 +23,7 @@ import functools
 import http.server
 import json
 import os
+import shutil
 import statistics
 import tempfile
 import threading
@@ -36,7 +37,9 @@ from glade.datasets import synthetic_profile
 from glade.views import CCT
 from glade.views.cct import STATIC
 
-CHROMIUM = "/usr/bin/chromium"
+#: The chromium to drive, chosen as the browser tests choose it: ``$GLADE_CHROMIUM``, else
+#: the one on the PATH, else Debian's.
+CHROMIUM = os.environ.get("GLADE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 BYTES_TRAITS = ["parents", "frame_codes", "path_keys", "names", "name_offsets", "name_index",
                 "conditions", "condition_offsets", "extra_ptr", "extra_index", "values"]
 PLAIN_TRAITS = ["metrics", "notice", "height", "metric", "color_metric", "sort_metric",

@@ -29,10 +29,11 @@ from common import (
     Table,
     Target,
     format_seconds,
+    load_optional,
     measure,
     progress,
-    shared_data,
 )
+from glade.datasets import shared_data
 from glade.ensemble import Ensemble
 from glade.ensemble_build import graph_carriers, unify
 from glade.ensemble_datasets import synthetic_ensemble
@@ -40,15 +41,6 @@ from glade.ensemble_files import read_profiles
 
 SPLIT_COLUMNS = ["Node order", "sum#time.duration", "inclusive#sum#time.duration", "path"]
 SPLIT_META = [{"is_value": True}, {"is_value": True}, {"is_value": True}, {"is_value": False}]
-
-
-def load_thicket():
-    """The ``thicket`` module, or None when the ``bench`` extra is not installed."""
-    try:
-        import thicket
-    except ImportError:
-        return None
-    return thicket
 
 
 def write_json_split(gf, path: Path) -> None:
@@ -102,8 +94,7 @@ def thicket_stats(thicket, tk, metric: str) -> None:
 
 
 def bench_rajaperf(table: Comparison, thicket, repeat: int) -> None:
-    data = shared_data()
-    folder = data / "thicket" / "rajaperf" if data else None
+    folder = shared_data("thicket", "rajaperf")
     if folder is None or not folder.is_dir():
         table.note("RAJAPerf files not found (set GLADE_TEST_DATA): not measured")
         return
@@ -126,7 +117,7 @@ def bench_rajaperf(table: Comparison, thicket, repeat: int) -> None:
 
 
 def bench_synthetic(table: Comparison, thicket, paths: list[Path], subset: int,
-                    repeat: int, targets: bool) -> Ensemble:
+                    repeat: int, targets: bool) -> None:
     """Both tools on the first ``subset`` files; glade alone on all of them."""
     some = [str(p) for p in paths[:subset]]
     ours = measure(lambda: Ensemble.from_files(some, reader="caliper", progress=False), repeat)
@@ -149,7 +140,6 @@ def bench_synthetic(table: Comparison, thicket, paths: list[Path], subset: int,
     full = Ensemble.from_files(everything, reader="caliper", progress=False)
     ours = measure(lambda: glade_stats(full, "time"), repeat)
     table.compare(f"{'/'.join(STATS)} on {len(paths)} synthetic profiles", ours, None)
-    return full
 
 
 def breakdown(paths: list[Path]) -> Table:
@@ -211,7 +201,7 @@ def main(quick: bool = False) -> list[Table]:
 def run(quick: bool, count: int, nodes: int, subset: int) -> list[Table]:
     """The benchmarks with ``count`` synthetic files of ``nodes`` nodes, Thicket on the
     first ``subset``."""
-    thicket = load_thicket()
+    thicket = load_optional("thicket")
     repeat = 1 if quick else 3
     table = Comparison("Ensembles: glade vs Thicket", "Thicket")
     bench_rajaperf(table, thicket, repeat)

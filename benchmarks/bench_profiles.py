@@ -17,13 +17,12 @@ from common import (
     Table,
     Target,
     Timing,
-    load_hatchet,
+    load_optional,
     measure,
     progress,
-    shared_data,
 )
 from glade import GraphFrame
-from glade.datasets import synthetic_literal
+from glade.datasets import shared_data, synthetic_literal
 
 #: System, allocator, ``std::`` and MPI-internal frames: what a user hides first to
 #: expose the application (about 28% of the nodes of a synthetic profile).
@@ -41,8 +40,7 @@ def not_system(row) -> bool:
 
 def bench_cpi(table: Comparison, hatchet, repeat: int) -> None:
     """Reading the real HPCToolkit cpi database (4 MPI ranks)."""
-    data = shared_data()
-    path = data / "hatchet" / "hpctoolkit-cpi-database" if data else None
+    path = shared_data("hatchet", "hpctoolkit-cpi-database")
     if path is None or not path.is_dir():
         table.note("HPCToolkit cpi database not found (set GLADE_TEST_DATA): not measured")
         return
@@ -98,7 +96,7 @@ def bench_size(table: Comparison, hatchet, n: int, repeat: int, targets: bool) -
 
 def main(quick: bool = False) -> list[Table]:
     """Run the profile benchmarks, print their table and return it."""
-    hatchet = load_hatchet()
+    hatchet = load_optional("hatchet")
     table = Comparison("Profiles: glade vs Hatchet", "Hatchet")
     repeat = 1 if quick else 5
     sizes = [1_000] if quick else [10_000, 100_000]

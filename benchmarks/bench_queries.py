@@ -18,7 +18,7 @@ from common import (
     Comparison,
     Table,
     Target,
-    load_hatchet,
+    load_optional,
     measure,
     progress,
 )
@@ -198,7 +198,7 @@ def semantics(hatchet, n: int) -> Table:
 
 def main(quick: bool = False) -> list[Table]:
     """Run the query benchmarks, print their tables and return them."""
-    hatchet = load_hatchet()
+    hatchet = load_optional("hatchet")
     repeat = 1 if quick else 5
     table = Comparison("Call path queries: glade vs Hatchet", "Hatchet", ["same nodes"])
     shapes = [(1_000, None), (1_000, 4)] if quick else [(10_000, None), (100_000, None),

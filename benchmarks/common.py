@@ -9,13 +9,12 @@ smoke run (small inputs, one timed call) that checks the benchmark still works.
 from __future__ import annotations
 
 import gc
+import importlib
 import multiprocessing
-import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
-from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
@@ -249,19 +248,11 @@ def progress(items: Iterable[T], description: str) -> Iterator[T]:
     return iter(tqdm(list(items), desc=description, leave=False))
 
 
-def load_hatchet() -> ModuleType | None:
-    """The ``hatchet`` module (the ``llnl-hatchet`` package of the ``bench`` extra), or
-    None when it is not installed: the benchmarks then measure glade alone."""
+def load_optional(name: str) -> ModuleType | None:
+    """The module ``name`` of another tool (``hatchet`` or ``thicket``, from the
+    ``llnl-hatchet`` and ``llnl-thicket`` packages of the ``bench`` extra), or None when
+    it is not installed: the benchmarks then measure glade alone."""
     try:
-        import hatchet
+        return importlib.import_module(name)
     except ImportError:
         return None
-    return hatchet
-
-
-def shared_data() -> Path | None:
-    """The shared real-data folder: ``$GLADE_TEST_DATA``, else ``../shared/data`` beside
-    the repository (as the tests locate it); None when absent."""
-    env = os.environ.get("GLADE_TEST_DATA")
-    root = Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "data"
-    return root if root.is_dir() else None

@@ -10,8 +10,6 @@ import pytest
 import glade
 from glade.ensemble import Ensemble
 
-METRIC = "Avg time/rank"
-
 
 @pytest.fixture(scope="session")
 def rajaperf_dir(thicket_data: Path) -> Path:

@@ -12,6 +12,9 @@ from glade.ensemble import Ensemble
 from glade.graph import Graph
 from glade.graphframe import GraphFrame
 
+#: The RAJAPerf metric the ensemble tests check.
+METRIC = "Avg time/rank"
+
 
 def call_paths(graph: Graph) -> list[tuple]:
     """The call path of every node: a tuple of (name, type, ...) frames from the root."""

@@ -10,8 +10,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from tests.ensemble.conftest import METRIC
-from tests.ensemble.oracles import call_paths, ensemble_values, profile_values, same_ensemble
+from tests.ensemble.oracles import (
+    METRIC,
+    call_paths,
+    ensemble_values,
+    profile_values,
+    same_ensemble,
+)
 from tests.readers.corruption import copy_input, truncate
 
 import glade

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
-from tests.ensemble.conftest import METRIC
 from tests.ensemble.oracles import (
+    METRIC,
     call_paths,
     ensemble_values,
     profile_values,

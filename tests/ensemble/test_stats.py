@@ -12,8 +12,8 @@ import pytest
 import scipy.stats as st
 from hypothesis import given, settings
 from hypothesis import strategies as hs
-from tests.ensemble.conftest import METRIC
 from tests.ensemble.oracles import (
+    METRIC,
     call_paths,
     ensemble_values,
     profile_values,

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from tests.ensemble.oracles import call_paths
+from tests.readers.helpers import edit_json
 
 import glade.stats as gs
 from glade.ensemble import Ensemble
@@ -89,11 +90,8 @@ def test_intersection_and_stats(ensemble):
     (lambda d: d["graph"][0]["3"].pop("data"), "graph node 3 has no 'data'"),
     (lambda d: d["metadata"][0].pop("profile"), "metadata records have no 'profile'"),
 ])
-def test_malformed_exports_are_named(document, tmp_path, change, message):
-    broken = json.loads(json.dumps(document))
-    change(broken)
-    path = tmp_path / "broken.json"
-    path.write_text(json.dumps(broken))
+def test_malformed_exports_are_named(export, tmp_path, change, message):
+    path = edit_json(export, tmp_path / "broken.json", change)
     with pytest.raises(ReaderError, match=message) as info:
         Ensemble.from_thicket_json(path)
     assert info.value.path == str(path)

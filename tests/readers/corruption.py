@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import shutil
+import struct
 from pathlib import Path
 
 
 def copy_input(src: Path, tmp_path: Path) -> Path:
-    """A copy of a file or directory under ``tmp_path`` that a test may damage."""
+    """A copy of a file or directory under ``tmp_path`` that a test may damage: writable
+    even when the original is read-only (copying keeps the modes)."""
     dst = tmp_path / src.name
     if src.is_dir():
         shutil.copytree(src, dst)
     else:
         shutil.copy(src, dst)
+    for path in [dst, *dst.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
     return dst
 
 
@@ -36,3 +40,11 @@ def garble(path: Path, offset: int = 0, length: int = 64) -> Path:
     data[offset:end] = b"\x00\xff" * ((end - offset) // 2) + b"\x00" * ((end - offset) % 2)
     path.write_bytes(bytes(data))
     return path
+
+
+def patch(path: Path, offset: int, fmt: str, value: int) -> None:
+    """Overwrite the bytes at ``offset`` with ``value`` packed as the ``struct`` format
+    ``fmt``."""
+    data = bytearray(path.read_bytes())
+    struct.pack_into(fmt, data, offset, value)
+    path.write_bytes(bytes(data))

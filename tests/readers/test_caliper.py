@@ -8,11 +8,9 @@ and on every call path's metric values.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 from tests.readers.corruption import copy_input, empty, garble, truncate
+from tests.readers.helpers import edit_json
 
 import glade
 from glade.errors import ReaderError
@@ -111,16 +109,16 @@ def test_lulesh_json_eight_ranks(hatchet_data):
 def test_exclusive_derived_from_inclusive_per_rank(hatchet_data, tmp_path):
     # Drop sum#time.duration: "time" is then derived from inclusive#sum#time.duration
     # per rank, and must equal what Caliper recorded (the values are whole numbers).
+    def drop_exclusive(obj):
+        j = obj["columns"].index("sum#time.duration")
+        for key in ("columns", "column_metadata"):
+            obj[key].pop(j)
+        for row in obj["data"]:
+            row.pop(j)
+
     full = read_caliper(hatchet_data / LULESH_JSON)
-    obj = json.loads((hatchet_data / LULESH_JSON).read_text())
-    j = obj["columns"].index("sum#time.duration")
-    for key in ("columns", "column_metadata"):
-        obj[key].pop(j)
-    for row in obj["data"]:
-        row.pop(j)
-    path = tmp_path / "inclusive-only.json"
-    path.write_text(json.dumps(obj))
-    derived = read_caliper(path)
+    derived = read_caliper(edit_json(hatchet_data / LULESH_JSON, tmp_path / "inclusive-only.json",
+                                     drop_exclusive))
     assert derived.exc_metrics == ["time"] and derived.inc_metrics == ["time (inc)"]
     assert derived.dataframe.index.equals(full.dataframe.index)
     assert derived.dataframe["time"].tolist() == full.dataframe["time"].tolist()
@@ -151,12 +149,12 @@ def test_duplicate_order_values_keep_file_order(hatchet_data):
 
 
 def test_json_region_order_beats_file_order(hatchet_data, tmp_path):
-    obj = json.loads((hatchet_data / ORDERED_JSON).read_text())
-    row = next(r for r in obj["data"] if r[3] == 4)  # node 4: LagrangeNodal, order 5
-    assert row[0] == 5
-    row[0] = 100
-    path = tmp_path / "reordered.json"
-    path.write_text(json.dumps(obj))
+    def reorder(obj):
+        row = next(r for r in obj["data"] if r[3] == 4)  # node 4: LagrangeNodal, order 5
+        assert row[0] == 5
+        row[0] = 100
+
+    path = edit_json(hatchet_data / ORDERED_JSON, tmp_path / "reordered.json", reorder)
     gf = read_caliper(path)
     assert children(gf, *LEAPFROG) == ["LagrangeElements", "CalcTimeConstraintsForElems",
                                        "LagrangeNodal"]
@@ -289,18 +287,18 @@ def test_metric_kinds_override(hatchet_data):
 
 
 def test_string_attributes_and_column_name_clashes(hatchet_data, tmp_path):
+    def add_type_column(obj):
+        obj["columns"].append("type")
+        obj["column_metadata"].append({"is_value": True})
+        for row in obj["data"]:
+            row.append("kernel")
+
     gf = read_caliper(hatchet_data / LULESH_CALI, string_attributes=["cali.channel"])
     # every record of this file carries cali.channel=default (node 28)
     assert set(gf.dataframe["cali.channel"]) == {"default"}
     assert "cali.channel" not in read_caliper(hatchet_data / LULESH_CALI).dataframe
-    obj = json.loads((hatchet_data / ORDERED_JSON).read_text())
-    obj["columns"].append("type")
-    obj["column_metadata"].append({"is_value": True})
-    for row in obj["data"]:
-        row.append("kernel")
-    path = tmp_path / "type.json"
-    path.write_text(json.dumps(obj))
-    clash = read_caliper(path)
+    clash = read_caliper(edit_json(hatchet_data / ORDERED_JSON, tmp_path / "type.json",
+                                   add_type_column))
     assert set(clash.dataframe["type (attribute)"]) == {"kernel"}
     assert set(clash.dataframe["type"]) == {"region"}
 
@@ -378,10 +376,8 @@ def test_detect(hatchet_data, thicket_data):
 
 def test_detect_reads_head_and_tail_of_large_json(hatchet_data, tmp_path):
     # json-split writes "data" first and "nodes" last: a big file still looks right
-    obj = json.loads((hatchet_data / CPI_JSON).read_text())
-    obj["data"] = obj["data"] * 50
-    path = tmp_path / "big.json"
-    path.write_text(json.dumps(obj))
+    path = edit_json(hatchet_data / CPI_JSON, tmp_path / "big.json",
+                     lambda obj: obj.update(data=obj["data"] * 50))
     assert path.stat().st_size > 100_000
     assert detect(path)
     assert len(read_caliper(path).graph) == 127
@@ -440,14 +436,6 @@ def test_broken_cali_records(hatchet_data, tmp_path, edit, message):
     assert info.value.path == str(path)
 
 
-def _broken_json(hatchet_data: Path, tmp_path: Path, change) -> Path:
-    obj = json.loads((hatchet_data / ORDERED_JSON).read_text())
-    change(obj)
-    path = tmp_path / "broken.json"
-    path.write_text(json.dumps(obj))
-    return path
-
-
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -463,7 +451,7 @@ def _broken_json(hatchet_data: Path, tmp_path: Path, change) -> Path:
     ],
 )
 def test_broken_json(hatchet_data, tmp_path, change, message):
-    path = _broken_json(hatchet_data, tmp_path, change)
+    path = edit_json(hatchet_data / ORDERED_JSON, tmp_path / "broken.json", change)
     with pytest.raises(ReaderError, match=message) as info:
         read_caliper(path)
     assert info.value.path == str(path)

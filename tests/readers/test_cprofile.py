@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from tests.readers.corruption import copy_input, empty, garble, truncate
+from tests.readers.helpers import by_name
 
 from glade.errors import ReaderError
 from glade.graphframe import GraphFrame
@@ -22,12 +23,6 @@ def pstats_file(hatchet_data: Path) -> Path:
 @pytest.fixture(scope="module")
 def gf(pstats_file: Path) -> GraphFrame:
     return read_cprofile(pstats_file)
-
-
-def by_name(gf: GraphFrame, name: str) -> int:
-    ids = np.flatnonzero(gf.graph.names == name)
-    assert len(ids) == 1, name
-    return int(ids[0])
 
 
 def test_nodes_roots_and_leaves(gf):

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from tests.readers.corruption import copy_input, empty, garble, truncate
+from tests.readers.helpers import by_name
 
 from glade.errors import ReaderError
 from glade.graphframe import GraphFrame
@@ -22,12 +23,6 @@ def dot_file(hatchet_data: Path) -> Path:
 @pytest.fixture(scope="module")
 def gf(dot_file: Path) -> GraphFrame:
     return read_gprof_dot(dot_file)
-
-
-def by_name(gf: GraphFrame, name: str) -> int:
-    ids = np.flatnonzero(gf.graph.names == name)
-    assert len(ids) == 1, name
-    return int(ids[0])
 
 
 def test_nodes_edges_and_roots(gf, dot_file):

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from tests.readers.corruption import copy_input, empty, garble, truncate
+from tests.readers.corruption import copy_input, empty, garble, patch, truncate
 
 from glade.errors import ReaderError
 from glade.graphframe import GraphFrame
@@ -301,15 +301,6 @@ def test_read_and_from_hpctoolkit_dispatch(cpi_dir, pingpong_dir):
 
 
 # ------------------------------------------------------------------ errors
-def writable_copy(src: Path, tmp_path: Path) -> Path:
-    """A copy of database ``src`` whose files a test may damage (the originals are
-    read-only, and so are their copies)."""
-    db = copy_input(src, tmp_path)
-    for path in [db, *db.rglob("*")]:
-        path.chmod(0o755 if path.is_dir() else 0o644)
-    return db
-
-
 def expect_error(path: Path, culprit: str) -> ReaderError:
     with pytest.raises(ReaderError) as info:
         read_hpctoolkit(path)
@@ -323,27 +314,27 @@ def test_missing_and_empty_directories(tmp_path):
 
 
 def test_missing_experiment_xml(cpi_dir, tmp_path):
-    db = writable_copy(cpi_dir, tmp_path)
+    db = copy_input(cpi_dir, tmp_path)
     (db / "experiment.xml").unlink()
     expect_error(db, "experiment.xml")
 
 
 @pytest.mark.parametrize("damage", [truncate, empty, lambda p: garble(p, 0)])
 def test_broken_experiment_xml(cpi_dir, tmp_path, damage):
-    db = writable_copy(cpi_dir, tmp_path)
+    db = copy_input(cpi_dir, tmp_path)
     damage(db / "experiment.xml")
     expect_error(db, "experiment.xml")
 
 
 def test_garbled_call_path_profile(cpi_dir, tmp_path):
-    db = writable_copy(cpi_dir, tmp_path)
+    db = copy_input(cpi_dir, tmp_path)
     xml = db / "experiment.xml"
     garble(xml, xml.read_bytes().index(b"<PF i=\"43\""), 16)
     assert "malformed XML" in str(expect_error(db, "experiment.xml"))
 
 
 def test_unreadable_node_id(cpi_dir, tmp_path):
-    db = writable_copy(cpi_dir, tmp_path)
+    db = copy_input(cpi_dir, tmp_path)
     xml = db / "experiment.xml"
     xml.write_text(xml.read_text().replace('<S i="44"', '<S i="x44"'))
     assert "'x44' is not an integer" in str(expect_error(db, "experiment.xml"))
@@ -351,22 +342,20 @@ def test_unreadable_node_id(cpi_dir, tmp_path):
 
 @pytest.mark.parametrize("damage", [truncate, empty, lambda p: truncate(p, 0.98)])
 def test_broken_metric_db(cpi_dir, tmp_path, damage):
-    db = writable_copy(cpi_dir, tmp_path)
+    db = copy_input(cpi_dir, tmp_path)
     damage(db / RANK2_DB)
     expect_error(db, RANK2_DB)
 
 
 def test_metric_db_metric_count_mismatch(cpi_dir, tmp_path):
-    db = writable_copy(cpi_dir, tmp_path)
-    data = bytearray((db / RANK2_DB).read_bytes())
-    data[28:32] = struct.pack(">I", 3)  # header: 60 nodes, 3 metrics (experiment.xml: 2)
-    (db / RANK2_DB).write_bytes(bytes(data))
+    db = copy_input(cpi_dir, tmp_path)
+    patch(db / RANK2_DB, 28, ">I", 3)  # header: 60 nodes, 3 metrics (experiment.xml: 2)
     error = expect_error(db, RANK2_DB)
     assert "holds 3 metrics but experiment.xml describes 2" in str(error)
 
 
 def test_metric_db_node_count_mismatch(cpi_dir, tmp_path):
-    db = writable_copy(cpi_dir, tmp_path)
+    db = copy_input(cpi_dir, tmp_path)
     rank0 = "1.cpi-000000-000-a8c00270-160443-0.metric-db"
     data = bytearray((db / rank0).read_bytes()[: 32 + 59 * 16])
     data[24:28] = struct.pack(">I", 59)  # a consistent file of 59 nodes, XML names 60
@@ -375,14 +364,14 @@ def test_metric_db_node_count_mismatch(cpi_dir, tmp_path):
 
 
 def test_metric_db_files_disagree_on_size(cpi_dir, tmp_path):
-    db = writable_copy(cpi_dir, tmp_path)
+    db = copy_input(cpi_dir, tmp_path)
     data = (db / RANK2_DB).read_bytes()
     (db / RANK2_DB).write_bytes(data[:24] + struct.pack(">I", 61) + data[28:] + bytes(16))
     assert "other metric-db files do not" in str(expect_error(db, RANK2_DB))
 
 
 def test_metric_db_files_missing_or_misnamed(cpi_dir, tmp_path):
-    db = writable_copy(cpi_dir, tmp_path)
+    db = copy_input(cpi_dir, tmp_path)
     (db / RANK2_DB).rename(db / "cpi-rank-two.metric-db")
     expect_error(db, "cpi-rank-two.metric-db")
     for path in db.glob("*.metric-db"):
@@ -391,7 +380,7 @@ def test_metric_db_files_missing_or_misnamed(cpi_dir, tmp_path):
 
 
 def test_missing_v4_files(pingpong_dir, tmp_path):
-    db = writable_copy(pingpong_dir, tmp_path)
+    db = copy_input(pingpong_dir, tmp_path)
     (db / "profile.db").unlink()
     expect_error(db, "profile.db")
     shutil.copy(pingpong_dir / "profile.db", db / "profile.db")
@@ -402,13 +391,13 @@ def test_missing_v4_files(pingpong_dir, tmp_path):
 @pytest.mark.parametrize("name", ["meta.db", "profile.db"])
 @pytest.mark.parametrize("damage", [truncate, empty, lambda p: truncate(p, 0.999)])
 def test_broken_v4_files(pingpong_dir, tmp_path, name, damage):
-    db = writable_copy(pingpong_dir, tmp_path)
+    db = copy_input(pingpong_dir, tmp_path)
     damage(db / name)
     expect_error(db, name)
 
 
 def test_garbled_v4_headers(pingpong_dir, tmp_path):
-    db = writable_copy(pingpong_dir, tmp_path)
+    db = copy_input(pingpong_dir, tmp_path)
     garble(db / "meta.db", 0, 16)
     assert "bad magic" in str(expect_error(db, "meta.db"))
     (db / "meta.db").write_bytes((pingpong_dir / "meta.db").read_bytes())
@@ -426,16 +415,10 @@ def id_tuple(profile_db: Path, profile: int) -> int:
     return p_ids
 
 
-def patch(path: Path, offset: int, fmt: str, value: int) -> None:
-    data = bytearray(path.read_bytes())
-    struct.pack_into(fmt, data, offset, value)
-    path.write_bytes(bytes(data))
-
-
 def test_v4_profiles_without_thread_id_are_streams(pingpong_dir, tmp_path):
     # Profile 1 (rank 1) has ids NODE, RANK=1, THREAD=0; make its THREAD (kind 3)
     # a GPUSTREAM (kind 6): it becomes thread 500 of rank 1.
-    db = writable_copy(pingpong_dir, tmp_path)
+    db = copy_input(pingpong_dir, tmp_path)
     patch(db / "profile.db", id_tuple(db / "profile.db", 1) + 8 + 2 * 16, "<B", 6)
     gf = read_hpctoolkit(db)
     assert gf.dataframe.index.names == ["node", "rank", "thread"]
@@ -445,7 +428,7 @@ def test_v4_profiles_without_thread_id_are_streams(pingpong_dir, tmp_path):
 
 def test_v4_two_profiles_for_one_rank(pingpong_dir, tmp_path):
     # Profile 2 is rank 0: give it rank 1, which profile 1 already is
-    db = writable_copy(pingpong_dir, tmp_path)
+    db = copy_input(pingpong_dir, tmp_path)
     patch(db / "profile.db", id_tuple(db / "profile.db", 2) + 8 + 16 + 4, "<I", 1)
     assert "same rank and thread" in str(expect_error(db, "profile.db"))
 
@@ -454,7 +437,7 @@ def test_v4_two_profiles_for_one_rank(pingpong_dir, tmp_path):
 def test_garbled_v4_anywhere(pingpong_dir, tmp_path, name):
     """Garbling any 8 bytes gives a profile or a ReaderError naming a database file,
     never another exception."""
-    db = writable_copy(pingpong_dir, tmp_path)
+    db = copy_input(pingpong_dir, tmp_path)
     target = db / name
     original = (pingpong_dir / name).read_bytes()
     failures = 0

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 from tests.readers.corruption import copy_input, empty, garble, truncate
+from tests.readers.helpers import edit_json
 
 from glade.errors import ReaderError
 from glade.graphframe import GraphFrame
@@ -103,14 +103,6 @@ def test_not_json(hatchet_data):
     assert err.value.path == str(path)
 
 
-def _edit(json_file: Path, tmp_path: Path, change) -> Path:
-    data = json.loads(json_file.read_text())
-    change(data)
-    path = tmp_path / "edited.json"
-    path.write_text(json.dumps(data))
-    return path
-
-
 def _first_child(data: dict) -> dict:
     return data["root_frame"]["children"][1]
 
@@ -128,14 +120,15 @@ def _first_child(data: dict) -> dict:
     ids=["null-root", "no-function", "text-time", "children-dict", "child-int", "text-line"],
 )
 def test_malformed_frames(json_file, tmp_path, change, message):
-    path = _edit(json_file, tmp_path, change)
+    path = edit_json(json_file, tmp_path / "edited.json", change)
     with pytest.raises(ReaderError, match=message) as err:
         read_pyinstrument(path)
     assert err.value.path == str(path)
 
 
 def test_await_time_is_kept(json_file, tmp_path):
-    path = _edit(json_file, tmp_path, lambda d: _first_child(d).update(await_time=0.01))
+    path = edit_json(json_file, tmp_path / "edited.json",
+                     lambda d: _first_child(d).update(await_time=0.01))
     gf = read_pyinstrument(path)
     node = int(gf.graph.children_of(0)[1])
     assert gf.dataframe.loc[node, "await_time"] == 0.01
@@ -149,7 +142,7 @@ def test_equal_sibling_frames_merge(json_file, tmp_path):
         children = data["root_frame"]["children"]
         children.append(dict(children[3], file_path="elsewhere/<built-in>"))
 
-    gf = read_pyinstrument(_edit(json_file, tmp_path, twice))
+    gf = read_pyinstrument(edit_json(json_file, tmp_path / "edited.json", twice))
     assert len(gf.graph) == 111
     leaf = int(gf.graph.children_of(0)[3])
     assert gf.dataframe.loc[leaf, "time (inc)"] == pytest.approx(2 * 0.013541)

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from tests.readers.corruption import copy_input, empty, garble, truncate
+from tests.readers.helpers import by_name
 
 from glade.errors import ReaderError
 from glade.graphframe import GraphFrame
@@ -33,12 +34,6 @@ def tau_dir(hatchet_data: Path) -> Path:
 @pytest.fixture(scope="module")
 def gf(tau_dir: Path) -> GraphFrame:
     return read_tau(tau_dir)
-
-
-def by_name(gf: GraphFrame, name: str) -> int:
-    ids = np.flatnonzero(gf.graph.names == name)
-    assert len(ids) == 1, name
-    return int(ids[0])
 
 
 def test_tree_and_ranks(gf):
@@ -168,10 +163,6 @@ def test_detect(tau_dir, hatchet_data, tmp_path):
     assert not detect(bogus)
 
 
-def _copy_dir(tau_dir: Path, tmp_path: Path) -> Path:
-    return copy_input(tau_dir, tmp_path)
-
-
 @pytest.mark.parametrize(
     ("damage", "message"),
     [
@@ -183,7 +174,7 @@ def _copy_dir(tau_dir: Path, tmp_path: Path) -> Path:
     ids=["truncated", "empty", "garbled", "garbled-entry"],
 )
 def test_damaged_file(tau_dir, tmp_path, damage, message):
-    root = _copy_dir(tau_dir, tmp_path)
+    root = copy_input(tau_dir, tmp_path)
     broken = damage(root / "profile.1.0.0")
     with pytest.raises(ReaderError, match=message) as err:
         read_tau(root)
@@ -192,7 +183,7 @@ def test_damaged_file(tau_dir, tmp_path, damage, message):
 
 @pytest.mark.parametrize("count", [25, 20, 0])
 def test_function_count_that_lies(tau_dir, tmp_path, count):
-    root = _copy_dir(tau_dir, tmp_path)
+    root = copy_input(tau_dir, tmp_path)
     path = root / "profile.2.0.0"
     text = path.read_text()
     path.write_text(re.sub(r"^23 ", f"{count} ", text))
@@ -202,7 +193,7 @@ def test_function_count_that_lies(tau_dir, tmp_path, count):
 
 
 def test_mangled_entry_line(tau_dir, tmp_path):
-    root = _copy_dir(tau_dir, tmp_path)
+    root = copy_input(tau_dir, tmp_path)
     path = root / "profile.3.0.0"
     path.write_text(path.read_text().replace('"MPI_Bcast()  " 1 0 406 406 0 GROUP', "MPI_Bcast 1"))
     with pytest.raises(ReaderError, match="line 12 is not a function entry") as err:
@@ -211,7 +202,7 @@ def test_mangled_entry_line(tau_dir, tmp_path):
 
 
 def test_non_numeric_value(tau_dir, tmp_path):
-    root = _copy_dir(tau_dir, tmp_path)
+    root = copy_input(tau_dir, tmp_path)
     path = root / "profile.3.0.0"
     path.write_text(path.read_text().replace('"MPI_Bcast()  " 1 0 406', '"MPI_Bcast()  " 1 0 4x6'))
     with pytest.raises(ReaderError, match="non-numeric") as err:
@@ -242,7 +233,7 @@ def test_directory_without_profiles(hatchet_data, tmp_path):
 
 
 def test_windows_line_ends(tau_dir, tmp_path):
-    root = _copy_dir(tau_dir, tmp_path)
+    root = copy_input(tau_dir, tmp_path)
     for path in root.glob("profile.*"):
         path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
     gf = read_tau(root)
@@ -251,7 +242,7 @@ def test_windows_line_ends(tau_dir, tmp_path):
 
 
 def test_metric_directories_must_agree(tau_dir, tmp_path):
-    root = _copy_dir(tau_dir, tmp_path)
+    root = copy_input(tau_dir, tmp_path)
     path = root / "profile.1.0.0"
     path.write_text(path.read_text().replace("<value>TIME</value>", "<value>PAPI_FP_OPS</value>"))
     with pytest.raises(ReaderError, match="records metric 'PAPI_FP_OPS'") as err:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import copy
-import json
 import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 from tests.readers.corruption import copy_input, empty, garble, truncate
+from tests.readers.helpers import edit_json
 
 from glade.errors import ReaderError
 from glade.graphframe import GraphFrame
@@ -101,19 +101,11 @@ def test_directory_of_tree_files(tree_file, tmp_path):
     assert len(gf.graph) == 14 and len(gf.dataframe) == 28
 
 
-def _edited(tree_file: Path, tmp_path: Path, change) -> Path:
-    data = json.loads(tree_file.read_text())
-    change(data)
-    path = tmp_path / "edited.tree.json"
-    path.write_text(json.dumps(data))
-    return path
-
-
 def test_two_components_line_up(tree_file, tmp_path):
     def add_cpu(data):
         data["timemory"]["CPU_CLOCK"] = copy.deepcopy(data["timemory"]["WALL_CLOCK"])
 
-    gf = read_timemory(_edited(tree_file, tmp_path, add_cpu))
+    gf = read_timemory(edit_json(tree_file, tmp_path / "edited.tree.json", add_cpu))
     assert gf.exc_metrics == ["sum.wall_clock", "sum.cpu_clock"]
     df = gf.dataframe
     assert len(gf.graph) == 14 and len(df) == 28
@@ -138,7 +130,7 @@ def test_multi_valued_component(tree_file, tmp_path):
             stack.extend(item.get("children", []))
         data["timemory"]["PAPI_ARRAY"] = comp
 
-    gf = read_timemory(_edited(tree_file, tmp_path, vectorize))
+    gf = read_timemory(edit_json(tree_file, tmp_path / "edited.tree.json", vectorize))
     assert gf.exc_metrics == ["sum.Total-cycles", "sum.L2-misses"]
     df = gf.dataframe
     assert df.loc[(0, 0), "sum.Total-cycles (inc)"] == pytest.approx(35.638487534999996)
@@ -159,7 +151,7 @@ def test_single_thread_records_give_a_thread_level(tree_file, tmp_path):
                 stack.extend(item.get("children", []))
         comp["mpi"] = [[rank0, second]]
 
-    gf = read_timemory(_edited(tree_file, tmp_path, per_thread))
+    gf = read_timemory(edit_json(tree_file, tmp_path / "edited.tree.json", per_thread))
     assert gf.dataframe.index.names == ["node", "thread"]
     assert len(gf.graph) == 14 and len(gf.dataframe) == 28
     assert gf.dataframe.loc[(0, 2), "sum.wall_clock (inc)"] == pytest.approx(35.638487534999996)
@@ -242,7 +234,7 @@ def _first_region(data: dict) -> dict:
          "text-tid", "no-node", "children-dict", "ragged-stat", "text-stat", "mixed-ranks"],
 )
 def test_malformed_content(tree_file, tmp_path, change, message):
-    path = _edited(tree_file, tmp_path, change)
+    path = edit_json(tree_file, tmp_path / "edited.tree.json", change)
     with pytest.raises(ReaderError, match=message) as err:
         read_timemory(path)
     assert err.value.path == str(path)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.readers.corruption import copy_input, empty, garble, truncate
+from tests.readers.corruption import copy_input, empty, garble, patch, truncate
 
 from glade.errors import GladeError, ReaderError
 from glade.readers.hpctoolkit import MetaDatabase
@@ -171,9 +171,7 @@ def test_corrupted_databases(database: Path, tmp_path: Path, damaged, damage, me
 )
 def test_garbled_samples(database: Path, tmp_path: Path, offset, fmt, value, message):
     copy = copy_input(database, tmp_path)
-    data = bytearray((copy / "trace.db").read_bytes())
-    struct.pack_into(fmt, data, offset, value)
-    (copy / "trace.db").write_bytes(bytes(data))
+    patch(copy / "trace.db", offset, fmt, value)
     with pytest.raises(ReaderError, match=message):
         read_hpctoolkit_trace(copy)
 

@@ -15,10 +15,14 @@ from glade.readers import trace_otf2
 from glade.readers.trace_events import ticks_to_ns
 from glade.trace import Trace
 
-otf2 = pytest.importorskip("otf2")
-
 COLUMNS = ["Timestamp (ns)", "Event Type", "Name", "Process", "Thread"]
 MPI = ["Partner", "Tag", "Communicator", "Message Size", "Request"]
+
+
+@pytest.fixture(scope="module")
+def otf2():
+    """The otf2 package, which reading and writing OTF2 archives needs."""
+    return pytest.importorskip("otf2", reason="the otf2 package (glade[otf2]) is not installed")
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +31,7 @@ def archive(pipit_data: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def trace(archive: Path) -> Trace:
+def trace(otf2, archive: Path) -> Trace:
     return trace_otf2.read_otf2(archive)
 
 
@@ -95,7 +99,7 @@ def test_each_message_lies_in_its_mpi_call(trace: Trace):
         assert last["Name"] == {"MpiSend": "MPI_Send", "MpiRecv": "MPI_Recv"}[name]
 
 
-def test_against_the_otf2_package_event_objects(archive: Path, trace: Trace):
+def test_against_the_otf2_package_event_objects(otf2, archive: Path, trace: Trace):
     """Brute-force oracle: the package's own (slow) event iteration."""
     expected = []
     with otf2.reader.open(str(archive / "traces.otf2")) as reader:
@@ -170,6 +174,7 @@ def _synthetic() -> Trace:
     return Trace(events, metadata={"program": "synthetic"})
 
 
+@pytest.mark.usefixtures("otf2")
 def test_round_trip_synthetic(tmp_path: Path):
     original = _synthetic()
     anchor = original.to_otf2(tmp_path / "out")  # Trace's own writer and reader
@@ -189,7 +194,7 @@ def test_round_trip_ping_pong(trace: Trace, tmp_path: Path):
         assert trace.events[column].tolist() == back.events[column].tolist(), column
 
 
-def test_metric_without_event_becomes_instant(tmp_path: Path):
+def test_metric_without_event_becomes_instant(otf2, tmp_path: Path):
     """Written with the otf2 package directly: a metric record followed by no event at
     its time stays an Instant event named Metric; one followed by an Enter at the same
     time lands on that Enter."""
@@ -209,6 +214,7 @@ def test_metric_without_event_becomes_instant(tmp_path: Path):
     np.testing.assert_array_equal(got["cycles"].to_numpy(), [42.0, 43.0, np.nan])
 
 
+@pytest.mark.usefixtures("otf2")
 def test_write_refuses_what_otf2_cannot_hold(tmp_path: Path):
     events = pd.DataFrame({"Timestamp (ns)": [0], "Event Type": ["Instant"],
                            "Name": ["checkpoint"], "Process": [0]})
@@ -224,6 +230,7 @@ def test_write_refuses_what_otf2_cannot_hold(tmp_path: Path):
 
 
 # ------------------------------------------------------------------ bad input
+@pytest.mark.usefixtures("otf2")
 @pytest.mark.parametrize(
     ("damaged", "damage"),
     [
@@ -243,6 +250,7 @@ def test_corrupted_archives_raise_reader_errors(archive: Path, tmp_path: Path, d
     assert "traces.otf2" in str(info.value)
 
 
+@pytest.mark.usefixtures("otf2")
 def test_missing_or_ambiguous_archives(tmp_path: Path):
     with pytest.raises(ReaderError, match=r"no \.otf2 anchor"):
         trace_otf2.read_otf2(tmp_path)

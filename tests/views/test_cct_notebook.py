@@ -6,6 +6,8 @@ import os
 import sys
 from pathlib import Path
 
+import nbclient
+import nbformat
 import pytest
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "02_interactive_cct.ipynb"
@@ -13,8 +15,6 @@ NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "02_interactive_c
 
 @pytest.mark.notebook
 def test_tutorial_runs(tmp_path, monkeypatch):
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
     # the kernel is started as "python": make it this interpreter, which has glade
     monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
     notebook = nbformat.read(NOTEBOOK, as_version=4)
