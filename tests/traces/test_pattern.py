@@ -32,7 +32,7 @@ print(json.dumps({"first": found["First event"].tolist(), "last": found["Last ev
 
 
 def test_repetitions_of_the_time_step_are_found():
-    pytest.importorskip("stumpy")
+    pytest.importorskip("stumpy", reason="the stumpy package (glade[stumpy]) is not installed")
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
                           env=env, timeout=300, check=True)
@@ -47,7 +47,7 @@ def test_repetitions_of_the_time_step_are_found():
 
 
 def test_arguments_are_checked():
-    pytest.importorskip("stumpy")
+    pytest.importorskip("stumpy", reason="the stumpy package (glade[stumpy]) is not installed")
     trace = synthetic_trace(2, 3)
     with pytest.raises(TraceError, match="window_size must be an integer of at least 3"):
         trace.detect_pattern(window_size=2)
