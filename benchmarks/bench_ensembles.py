@@ -34,10 +34,10 @@ from common import (
     progress,
 )
 from glade.datasets import shared_data
+from glade.datasets.ensembles import synthetic_ensemble
 from glade.ensemble import Ensemble
-from glade.ensemble_build import graph_carriers, unify
-from glade.ensemble_datasets import synthetic_ensemble
-from glade.ensemble_files import read_profiles
+from glade.ensemble.build import graph_carriers, unify
+from glade.ensemble.files import read_profiles
 
 SPLIT_COLUMNS = ["Node order", "sum#time.duration", "inclusive#sum#time.duration", "path"]
 SPLIT_META = [{"is_value": True}, {"is_value": True}, {"is_value": True}, {"is_value": False}]

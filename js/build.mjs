@@ -1,17 +1,21 @@
-// Bundle every view module in js/views/ into src/glade/static/ as one ES module each, and
+// Bundle every view (js/views/<view>/index.js) into src/glade/static/<view>.js as one ES
+// module each (its CSS into <view>.css), and
 // copy the scripts an offline HTML export inlines (require.js and the Jupyter widgets HTML
 // manager) next to them.
 import * as esbuild from "esbuild";
-import { copyFileSync, mkdirSync, readdirSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const outdir = path.join(here, "..", "src", "glade", "static");
-const views = readdirSync(path.join(here, "views")).filter((f) => f.endsWith(".js"));
+const views = readdirSync(path.join(here, "views"), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .filter((name) => existsSync(path.join(here, "views", name, "index.js")));
 const options = {
-  entryPoints: views.map((f) => path.join(here, "views", f)),
+  entryPoints: views.map((name) => ({ in: path.join(here, "views", name, "index.js"), out: name })),
   outdir,
   bundle: true,
   format: "esm",

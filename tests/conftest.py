@@ -1,4 +1,5 @@
-"""Shared fixtures: where the real profiler and tracer data lives."""
+"""Shared fixtures: where the real profiler and tracer data lives, and the traces read
+from it that several test folders use."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
+
+from glade.trace import Trace
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,3 +44,15 @@ def thicket_data(data_dir: Path) -> Path:
 def pipit_data(data_dir: Path) -> Path:
     """Pipit's test data (traces)."""
     return data_dir / "pipit"
+
+
+@pytest.fixture
+def foo_bar_path(pipit_data: Path) -> Path:
+    """Pipit's 2-process CSV trace (``Timestamp (s), Event Type, Name, Process``)."""
+    return pipit_data / "foo-bar.csv"
+
+
+@pytest.fixture
+def foo_bar(foo_bar_path: Path) -> Trace:
+    """The foo-bar trace, freshly read for every test."""
+    return Trace.from_csv(foo_bar_path)

@@ -1,14 +1,13 @@
 """glade: explore HPC performance data (profiles, ensembles, traces) in Jupyter."""
 
 from glade import datasets, query, stats
-from glade.analysis.trace_filter import Filter
 from glade.ensemble import Ensemble
 from glade.errors import GladeError, QueryError, QuerySyntaxError, ReaderError
 from glade.graph import Graph, Node
-from glade.graphframe import GraphFrame
+from glade.profile import GraphFrame
 from glade.readers import read
 from glade.readers.traces import read_trace
-from glade.trace import Trace
+from glade.trace import Filter, Trace
 
 __version__ = "0.1.0"
 

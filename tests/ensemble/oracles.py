@@ -10,7 +10,7 @@ import pandas as pd
 
 from glade.ensemble import Ensemble
 from glade.graph import Graph
-from glade.graphframe import GraphFrame
+from glade.profile import GraphFrame
 
 #: The RAJAPerf metric the ensemble tests check.
 METRIC = "Avg time/rank"

@@ -21,9 +21,9 @@ from tests.readers.corruption import copy_input, truncate
 
 import glade
 from glade.datasets import synthetic_profile
+from glade.datasets.ensembles import synthetic_ensemble
 from glade.ensemble import Ensemble
-from glade.ensemble_build import content_hash
-from glade.ensemble_datasets import synthetic_ensemble
+from glade.ensemble.build import content_hash
 from glade.errors import GladeError, GraphError, ReaderError
 
 
@@ -250,7 +250,7 @@ def test_paths_in_metadata_are_the_files(rajaperf, rajaperf_files):
 def test_workers_send_each_graph_structure_back_once(tmp_path):
     # 30 runs of three structures (one per compiler): with two workers at most 2 x 3
     # parts come back with a graph, and the ensemble is the one read here.
-    from glade.ensemble_files import read_profiles
+    from glade.ensemble.files import read_profiles
 
     paths = []
     for i, gf in enumerate(synthetic_ensemble(30, 120, seed=5)):

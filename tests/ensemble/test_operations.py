@@ -18,8 +18,8 @@ from tests.ensemble.oracles import (
 )
 
 import glade.stats as gs
+from glade.datasets.ensembles import synthetic_ensemble
 from glade.ensemble import Ensemble
-from glade.ensemble_datasets import synthetic_ensemble
 from glade.errors import GladeError, MetricError, QueryError
 
 CLANG, GCC = "clang++-10.0.1", "g++-10.3.1"

@@ -10,8 +10,8 @@ import pytest
 from tests.ensemble.oracles import call_paths
 
 import glade.stats as gs
+from glade.datasets.ensembles import synthetic_ensemble
 from glade.ensemble import Ensemble
-from glade.ensemble_datasets import synthetic_ensemble
 
 GCC, CLANG = {"compiler": "gcc"}, {"compiler": "clang"}
 

@@ -22,8 +22,8 @@ from tests.ensemble.oracles import (
 )
 
 import glade.stats as gs
+from glade.datasets.ensembles import synthetic_ensemble
 from glade.ensemble import Ensemble
-from glade.ensemble_datasets import synthetic_ensemble
 from glade.errors import GladeError, MetricError
 
 

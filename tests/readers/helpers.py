@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from glade.graphframe import GraphFrame
+from glade.profile import GraphFrame
 
 
 def by_name(gf: GraphFrame, name: str) -> int:

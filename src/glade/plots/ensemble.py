@@ -18,14 +18,14 @@ from bokeh.models import ColorBar, ColumnDataSource, HoverTool, LinearColorMappe
 from bokeh.palettes import Viridis256
 from bokeh.plotting import figure
 
-from glade.analysis.ensemble_stats import Label, SampleTable, flat_label
+from glade.ensemble.samples import Label, SampleTable, flat_label
 from glade.errors import GladeError, MetricError
 from glade.graph import Node
 
 if TYPE_CHECKING:
     from bokeh.models import LayoutDOM
 
-    from glade.ensemble import Ensemble
+    from glade.ensemble.model import Ensemble
 
 NodeRef = int | Node | str
 _ROW_HEIGHT = 18

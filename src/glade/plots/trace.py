@@ -24,7 +24,7 @@ from bokeh.plotting import figure
 from bokeh.transform import dodge
 
 if TYPE_CHECKING:
-    from glade.trace import Trace
+    from glade.trace.model import Trace
 
 OTHER = "other"
 
@@ -147,7 +147,7 @@ def plot_multirun(runs: Sequence[Trace] | pd.DataFrame, top: int = 10,
     """Stacked bars comparing runs: one bar per run (labelled with its number of
     processes), stacked by function. ``runs`` is a list of traces or the table of
     :meth:`Trace.multirun_analysis`."""
-    from glade.trace import Trace
+    from glade.trace.model import Trace
 
     table = runs if isinstance(runs, pd.DataFrame) else Trace.multirun_analysis(list(runs))
     stacked = _stacked_columns(table, list(table.columns), top)

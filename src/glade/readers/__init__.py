@@ -8,19 +8,19 @@ from pathlib import Path
 from typing import Any
 
 from glade.errors import ReaderError
-from glade.graphframe import GraphFrame
+from glade.profile.graphframe import GraphFrame
 
 # (format name, module, reader function); detection tries them in this order.
 PROFILE_FORMATS: list[tuple[str, str, str]] = [
-    ("hpctoolkit", "glade.readers.hpctoolkit", "read_hpctoolkit"),
-    ("tau", "glade.readers.tau", "read_tau"),
-    ("caliper", "glade.readers.caliper", "read_caliper"),
-    ("gprof_dot", "glade.readers.gprof_dot", "read_gprof_dot"),
-    ("cprofile", "glade.readers.cprofile", "read_cprofile"),
-    ("pyinstrument", "glade.readers.pyinstrument", "read_pyinstrument"),
-    ("timemory", "glade.readers.timemory", "read_timemory"),
-    ("json", "glade.readers.gladejson", "read_json"),
-    ("literal", "glade.readers.literal", "read_literal"),
+    ("hpctoolkit", "glade.readers.profiles.hpctoolkit", "read_hpctoolkit"),
+    ("tau", "glade.readers.profiles.tau", "read_tau"),
+    ("caliper", "glade.readers.profiles.caliper", "read_caliper"),
+    ("gprof_dot", "glade.readers.profiles.gprof_dot", "read_gprof_dot"),
+    ("cprofile", "glade.readers.profiles.cprofile", "read_cprofile"),
+    ("pyinstrument", "glade.readers.profiles.pyinstrument", "read_pyinstrument"),
+    ("timemory", "glade.readers.profiles.timemory", "read_timemory"),
+    ("json", "glade.readers.profiles.gladejson", "read_json"),
+    ("literal", "glade.readers.profiles.literal", "read_literal"),
 ]
 
 

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from glade.graphframe import GraphFrame
+from glade.profile.graphframe import GraphFrame
 
 if TYPE_CHECKING:
-    from glade.ensemble import Ensemble
+    from glade.ensemble.model import Ensemble
 
 
 class EnsembleSource:

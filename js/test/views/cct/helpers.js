@@ -1,0 +1,60 @@
+// Test helpers: a CallTree from a small spec, as glade's Python side would send it.
+import { CallTree, StringTable } from "../../../views/cct/calltree.js";
+
+/** A string table of plain JS strings, encoded as Python encodes one. */
+function stringTable(strings) {
+  const encoder = new TextEncoder();
+  const parts = strings.map((text) => encoder.encode(text));
+  const offsets = new Int32Array(parts.length + 1);
+  parts.forEach((part, i) => (offsets[i + 1] = offsets[i] + part.length));
+  const blob = new Uint8Array(offsets[parts.length]);
+  parts.forEach((part, i) => blob.set(part, offsets[i]));
+  return new StringTable(blob, offsets);
+}
+
+/**
+ * spec: {parent: [pre-order parent ids], name: [...], file?: [...], time: [exclusive],
+ * extra?: {node: [condition fragments]}}. Metrics: "time (inc)" (summed here) and "time".
+ */
+export function treeFromSpec(spec, extra = {}) {
+  const n = spec.parent.length;
+  const parent = Int32Array.from(spec.parent);
+  const frames = spec.name.map((name, i) => JSON.stringify([name, spec.file?.[i] ?? null]));
+  const frameIds = new Map();
+  const frameCode = Int32Array.from(frames, (f) => {
+    if (!frameIds.has(f)) frameIds.set(f, frameIds.size);
+    return frameIds.get(f);
+  });
+  const keyIds = new Map();
+  const pathKey = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const key = `${parent[i] >= 0 ? pathKey[parent[i]] : -1}/${frameCode[i]}`;
+    if (!keyIds.has(key)) keyIds.set(key, keyIds.size);
+    pathKey[i] = keyIds.get(key);
+  }
+  const unique = [...new Set(spec.name)];
+  const nameIndex = Int32Array.from(spec.name, (name) => unique.indexOf(name));
+  const texts = unique.map((name) => `.name = ${JSON.stringify(name)}`);
+  const extraPtr = new Int32Array(n + 1);
+  const extraIndex = [];
+  for (let i = 0; i < n; i++) {
+    for (const fragment of extra[i] ?? []) {
+      extraIndex.push(texts.length);
+      texts.push(fragment);
+    }
+    extraPtr[i + 1] = extraIndex.length;
+  }
+  const time = Float64Array.from(spec.time);
+  const inclusive = time.slice();
+  for (let i = n - 1; i > 0; i--) if (parent[i] >= 0) inclusive[parent[i]] += inclusive[i];
+  return new CallTree({
+    parent, frameCode, pathKey, nameIndex,
+    names: stringTable(unique),
+    conditions: stringTable(texts),
+    extraPtr, extraIndex: Int32Array.from(extraIndex),
+    metrics: [
+      { name: "time (inc)", kind: "inclusive", partner: -1, values: inclusive },
+      { name: "time", kind: "exclusive", partner: 0, values: time },
+    ],
+  });
+}

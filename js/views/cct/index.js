@@ -1,0 +1,706 @@
+// Calling-context tree view: a collapsible, virtualized, indented tree with metric columns
+// and bars. Every edit (collapse, hide, elide, focus, expand to depth, threshold) is kept
+// as an edit list in the `history` trait; the kernel turns it into the view's query.
+import "./cct.css";
+import { callTreeFromModel } from "./calltree.js";
+import { colourScale, extent, SCHEMES } from "../../lib/colour.js";
+import {
+  applyEdit, COLLAPSED, isEmpty, keyMasks, pushEdit, redo, replay, undo,
+} from "./edits.js";
+import { formatPercent, formatValue } from "../../lib/format.js";
+import { displayTree, rowOrder, sortKey } from "./layout.js";
+import { buildQuery } from "./query.js";
+import { matchingNodes, searchPattern } from "./search.js";
+import { VirtualList } from "../../lib/virtual.js";
+
+const ROW_HEIGHT = 22;
+const THRESHOLD_STEPS = 1000;
+const THRESHOLD_DELAY_MS = 250;
+const SEARCH_DELAY_MS = 150;
+
+function element(tag, className, attributes = {}) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  for (const [key, value] of Object.entries(attributes)) {
+    if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value);
+  }
+  return node;
+}
+
+/** Assign a property only when it changes (DOM writes are what costs when redrawing);
+ * `memo` remembers what was written, as style getters return normalized text. */
+function set(target, key, value, memo = null) {
+  if (memo) {
+    if (memo[key] === value) return;
+    memo[key] = value;
+  } else if (target[key] === value) {
+    return;
+  }
+  target[key] = value;
+}
+
+function option(select, value, label = value) {
+  const item = element("option", "", { value, text: label });
+  select.append(item);
+  return item;
+}
+
+function debounce(fn, delay) {
+  let timer = null;
+  const call = (...args) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => fn(...args), delay);
+  };
+  call.cancel = () => clearTimeout(timer);
+  return call;
+}
+
+class CCTView {
+  constructor(model, el, signal) {
+    this.model = model;
+    this.signal = signal;
+    this.tree = callTreeFromModel(model);
+    this.history = model.get("history");
+    this.future = model.get("future");
+    this.state = replay(this.tree, this.history);
+    this.selected = new Set();
+    this.sortKeys = new Map();
+    this.scales = new Map();
+    this.cursorNode = -1;
+    this.search = { pattern: null, matches: null };
+    // Columns: the exclusive and inclusive metrics, or every metric when there are none
+    // (an ensemble's statistics, say).
+    const metrics = this.tree.metrics.map((m, j) => ({ ...m, index: j }));
+    const additive = metrics.filter((m) => m.kind !== "other");
+    this.columns = additive.length ? additive : metrics;
+    this.build(el);
+    this.listen();
+    this.refresh();
+    this.onRemoteSelection();
+  }
+
+  // ------------------------------------------------------------------ DOM
+  build(el) {
+    const root = element("div", "glade-cct", {
+      tabindex: "0", "data-lm-suppress-shortcuts": "true",
+    });
+    this.root = root;
+    const bar = element("div", "gc-toolbar");
+    const metric = element("select", "gc-metric", {
+      title: "metric for bars, threshold and colour",
+    });
+    const colour = element("select", "gc-colour-metric", { title: "colour rows by" });
+    const sort = element("select", "gc-sort", { title: "order siblings by" });
+    for (const m of this.tree.metrics) {
+      option(metric, m.name);
+      option(colour, m.name);
+      option(sort, m.name);
+    }
+    option(sort, "", "profile order");
+    const scheme = element("select", "gc-scheme", { title: "colour map" });
+    for (const name of Object.keys(SCHEMES)) option(scheme, name);
+    const log = element("input", "gc-log", { type: "checkbox", title: "logarithmic colour scale" });
+    const depth = element("select", "gc-depth", { title: "collapse every node at this depth" });
+    option(depth, "", "expand to depth…");
+    for (let d = 0; d <= Math.min(this.tree.maxDepth, 64); d++) option(depth, String(d));
+    const threshold = element("input", "gc-threshold", {
+      type: "range", min: "0", max: String(THRESHOLD_STEPS), value: "0",
+      title: "collapse every node whose metric is below this value",
+    });
+    const thresholdLabel = element("span", "gc-threshold-label");
+    const search = element("input", "gc-search", {
+      type: "search", placeholder: "search names (regex), Enter: reveal", spellcheck: "false",
+    });
+    const searchInfo = element("span", "gc-search-info");
+    const undoButton = element("button", "gc-undo", { title: "undo (z)", text: "↶" });
+    const redoButton = element("button", "gc-redo", { title: "redo (y)", text: "↷" });
+    const unfocus = element("button", "gc-unfocus", {
+      title: "show the whole tree again (u)", text: "unfocus",
+    });
+    const reset = element("button", "gc-reset", { title: "drop every edit", text: "reset" });
+    const group = (...children) => {
+      const span = element("span", "gc-group");
+      span.append(...children);
+      return span;
+    };
+    const label = (text, control) => {
+      const item = element("label", "gc-label");
+      item.append(text, control);
+      return item;
+    };
+    bar.append(
+      group(label("metric ", metric), label("colour ", colour), scheme, label("log", log),
+        label("sort ", sort)),
+      group(depth, label("below ", threshold), thresholdLabel),
+      group(search, searchInfo),
+      group(undoButton, redoButton, unfocus, reset),
+    );
+    const notice = element("div", "gc-notice");
+    const header = element("div", "gc-row gc-header");
+    header.append(element("span", "gc-name", { text: "name" }));
+    this.columns.forEach((c) => {
+      header.append(element("span", "gc-cell gc-sortable", { text: c.name, "data-metric": c.name,
+        title: `sort by ${c.name}` }));
+    });
+    const body = element("div", "gc-body");
+    body.style.height = `${this.model.get("height")}px`;
+    const footer = element("div", "gc-footer");
+    const legend = element("div", "gc-legend");
+    const status = element("span", "gc-status");
+    const details = element("details", "gc-query");
+    const summary = element("summary", "", { text: "query" });
+    const copy = element("button", "gc-copy", { text: "copy", title: "copy the query text" });
+    const queryText = element("pre", "gc-query-text");
+    details.append(summary, copy, queryText);
+    footer.append(legend, status, details);
+    const tooltip = element("div", "gc-tooltip");
+    // One set of row buttons, moved to the row under the pointer.
+    const actions = element("span", "gc-actions");
+    actions.append(
+      element("button", "", { "data-action": "hide", title: "hide this subtree (h)", text: "✕" }),
+      element("button", "", {
+        "data-action": "elide", title: "remove this node, keep its children (e)", text: "⤴",
+      }),
+      element("button", "", {
+        "data-action": "focus", title: "focus: keep only this subtree and its callers (f)",
+        text: "◎",
+      }),
+    );
+    root.append(bar, notice, header, body, footer, tooltip);
+    el.append(root);
+    Object.assign(this, {
+      metricSelect: metric, colourSelect: colour, sortSelect: sort, schemeSelect: scheme,
+      logBox: log, depthSelect: depth, thresholdInput: threshold, thresholdLabel,
+      searchInput: search, searchInfo, undoButton, redoButton, unfocusButton: unfocus,
+      notice, header, body, legend, status, queryText, copyButton: copy, tooltip, actions,
+    });
+    this.list = new VirtualList(body, {
+      rowHeight: ROW_HEIGHT,
+      makeRow: () => this.makeRow(),
+      draw: (row, index) => this.drawRow(row, index),
+      signal: this.signal,
+    });
+  }
+
+  makeRow() {
+    const row = element("div", "gc-row");
+    const name = element("span", "gc-name");
+    const parts = {
+      name, toggle: element("span", "gc-toggle"), swatch: element("span", "gc-swatch"),
+      text: element("span", "gc-text"), bars: [], numbers: [], memo: {},
+    };
+    name.append(parts.toggle, parts.swatch, parts.text);
+    row.append(name);
+    for (let c = 0; c < this.columns.length; c++) {
+      const cell = element("span", "gc-cell");
+      parts.bars.push(element("span", "gc-bar"));
+      parts.numbers.push(element("span", "gc-num"));
+      cell.append(parts.bars[c], parts.numbers[c]);
+      row.append(cell);
+    }
+    row.gladeParts = parts;
+    return row;
+  }
+
+  // --------------------------------------------------------------- events
+  listen() {
+    const { model, signal } = this;
+    const on = (target, type, handler) => target.addEventListener(type, handler, { signal });
+    const setTrait = (name, value) => {
+      model.set(name, value);
+      model.save_changes();
+    };
+    on(this.metricSelect, "change", () => setTrait("metric", this.metricSelect.value));
+    on(this.colourSelect, "change", () => setTrait("color_metric", this.colourSelect.value));
+    on(this.sortSelect, "change", () => setTrait("sort_metric", this.sortSelect.value));
+    on(this.schemeSelect, "change", () => setTrait("color_scheme", this.schemeSelect.value));
+    on(this.logBox, "change", () => setTrait("color_log", this.logBox.checked));
+    on(this.header, "click", (event) => {
+      const metric = event.target.closest("[data-metric]")?.getAttribute("data-metric");
+      if (metric) setTrait("sort_metric", metric);
+    });
+    on(this.depthSelect, "change", () => {
+      const value = this.depthSelect.value;
+      this.depthSelect.value = "";
+      if (value !== "") this.edit({ op: "depth", depth: Number(value) });
+    });
+    const commitThreshold = debounce(() => {
+      const metric = this.model.get("metric");
+      this.edit({ op: "threshold", metric, value: this.thresholdValue() });
+    }, THRESHOLD_DELAY_MS);
+    on(this.thresholdInput, "input", () => {
+      this.thresholdLabel.textContent = formatValue(this.thresholdValue());
+      commitThreshold();
+    });
+    signal.addEventListener("abort", () => commitThreshold.cancel());
+    const runSearch = debounce(() => this.runSearch(), SEARCH_DELAY_MS);
+    on(this.searchInput, "input", runSearch);
+    on(this.searchInput, "keydown", (event) => {
+      event.stopPropagation();
+      if (event.key === "Enter") {
+        runSearch.cancel();
+        this.runSearch();
+        this.revealNextMatch();
+      } else if (event.key === "Escape") {
+        this.root.focus();
+      }
+    });
+    // Toolbar buttons hand the keyboard back to the tree (a button that gets disabled
+    // would otherwise drop the focus to the page).
+    const button = (target, action) => on(target, "click", () => {
+      action();
+      this.root.focus({ preventScroll: true });
+    });
+    button(this.undoButton, () => this.undo());
+    button(this.redoButton, () => this.redo());
+    button(this.unfocusButton, () => this.edit({ op: "unfocus" }));
+    button(this.root.querySelector(".gc-reset"), () => this.edit({ op: "reset" }));
+    on(this.copyButton, "click", () => navigator.clipboard?.writeText(this.queryText.textContent));
+    on(this.body, "click", (event) => this.onRowClick(event));
+    on(this.body, "dblclick", (event) => {
+      const group = this.groupAt(event);
+      if (group >= 0) this.toggle(group);
+    });
+    on(this.body, "mousemove", (event) => this.showTooltip(event));
+    on(this.body, "mouseover", (event) => {
+      const row = event.target.closest(".gc-row");
+      if (row && row !== this.actions.parentElement) row.append(this.actions);
+    });
+    on(this.body, "mouseleave", () => (this.tooltip.style.display = "none"));
+    on(this.root, "keydown", (event) => this.onKey(event));
+    model.on("change:history", () => this.onRemoteEdits());
+    model.on("change:future", () => this.onRemoteEdits());
+    for (const name of ["metric", "color_metric", "sort_metric", "color_scheme", "color_log"]) {
+      model.on(`change:${name}`, () => this.refresh());
+    }
+    model.on("change:selection", () => this.onRemoteSelection());
+    model.on("change:height", () => {
+      this.body.style.height = `${model.get("height")}px`;
+    });
+  }
+
+  onRemoteEdits() {
+    if (this.syncing) return;
+    const history = this.model.get("history");
+    const future = this.model.get("future");
+    if (history === this.history && future === this.future) return;
+    this.history = history;
+    this.future = future;
+    this.state = replay(this.tree, history);
+    this.refresh();
+  }
+
+  groupAt(event) {
+    const row = event.target.closest(".gc-row");
+    return row && row.dataset.group !== undefined ? Number(row.dataset.group) : -1;
+  }
+
+  onRowClick(event) {
+    const group = this.groupAt(event);
+    if (group < 0) return;
+    this.root.focus({ preventScroll: true });
+    this.cursorNode = this.display.first[group];
+    const action = event.target.closest("[data-action]")?.getAttribute("data-action");
+    if (action) {
+      this.edit({ op: action, nodes: this.members(group) });
+      return;
+    }
+    if (event.target.closest(".gc-toggle")) {
+      this.toggle(group);
+      return;
+    }
+    this.select(group, event.ctrlKey || event.metaKey || event.shiftKey);
+  }
+
+  onKey(event) {
+    // Keys belong to the tree when it (or a row) has the focus, not to toolbar controls.
+    if (event.target !== this.root && !this.body.contains(event.target)) return;
+    if (event.altKey) return;
+    const key = event.key;
+    if (event.ctrlKey || event.metaKey) {
+      if (key === "z") this.undo();
+      else if (key === "y" || key === "Z") this.redo();
+      else return;
+      event.preventDefault();
+      event.stopPropagation();
+      return;
+    }
+    const rowCount = this.order.rows.length;
+    if (!rowCount) return;
+    let row = Math.max(0, this.rowOf(this.cursorNode));
+    const group = this.order.rows[row];
+    const handled = () => {
+      event.preventDefault();
+      event.stopPropagation();
+    };
+    const move = (target) => {
+      row = Math.min(rowCount - 1, Math.max(0, target));
+      this.cursorNode = this.display.first[this.order.rows[row]];
+      this.list.scrollTo(row);
+      this.list.render();
+    };
+    const page = Math.max(1, Math.floor(this.list.viewportHeight / ROW_HEIGHT) - 1);
+    if (key === "ArrowDown") move(row + 1);
+    else if (key === "ArrowUp") move(row - 1);
+    else if (key === "PageDown") move(row + page);
+    else if (key === "PageUp") move(row - page);
+    else if (key === "Home") move(0);
+    else if (key === "End") move(rowCount - 1);
+    else if (key === "ArrowRight") {
+      if (this.display.collapsed[group]) this.toggle(group);
+      else if (this.hasChildren(group)) move(row + 1);
+    } else if (key === "ArrowLeft") {
+      if (this.hasChildren(group)) this.toggle(group);
+      else if (this.display.parent[group] >= 0) move(this.rowOfGroup(this.display.parent[group]));
+    } else if (key === "Enter" || key === " ") this.select(group, event.shiftKey);
+    else if (key === "h") this.edit({ op: "hide", nodes: this.members(group) });
+    else if (key === "e") this.edit({ op: "elide", nodes: this.members(group) });
+    else if (key === "f") this.edit({ op: "focus", nodes: this.members(group) });
+    else if (key === "u") this.edit({ op: "unfocus" });
+    else if (key === "z") this.undo();
+    else if (key === "y") this.redo();
+    else if (key === "/") this.searchInput.focus();
+    else return;
+    handled();
+  }
+
+  // ---------------------------------------------------------------- edits
+  edit(edit) {
+    this.history = pushEdit(this.history, edit);
+    this.future = [];
+    this.state = applyEdit(this.tree, this.state, edit);
+    this.sync();
+    this.refresh();
+  }
+
+  undo() {
+    if (!this.history.length) return;
+    ({ history: this.history, future: this.future } = undo(this.history, this.future));
+    this.state = replay(this.tree, this.history);
+    this.sync();
+    this.refresh();
+  }
+
+  redo() {
+    if (!this.future.length) return;
+    const edit = this.future[0];
+    ({ history: this.history, future: this.future } = redo(this.history, this.future));
+    this.state = applyEdit(this.tree, this.state, edit);
+    this.sync();
+    this.refresh();
+  }
+
+  sync() {
+    this.syncing = true;
+    try {
+      this.model.set("history", this.history);
+      this.model.set("future", this.future);
+    } finally {
+      this.syncing = false;
+    }
+    this.model.save_changes();
+  }
+
+  toggle(group) {
+    const nodes = this.members(group);
+    if (this.display.collapsed[group]) this.edit({ op: "expand", nodes });
+    else if (nodes.some((i) => this.tree.childCount[i] > 0)) this.edit({ op: "collapse", nodes });
+  }
+
+  members(group) {
+    return this.display.membersOf(group);
+  }
+
+  hasChildren(group) {
+    return this.display.childCount[group] > 0;
+  }
+
+  // ------------------------------------------------------------ selection
+  select(group, extend) {
+    const nodes = this.members(group);
+    const already = nodes.every((i) => this.selected.has(i));
+    if (!extend) this.selected.clear();
+    for (const i of nodes) {
+      if (extend && already) this.selected.delete(i);
+      else this.selected.add(i);
+    }
+    this.sentSelection = this.selectionPaths();
+    this.model.set("selection", this.sentSelection);
+    this.model.save_changes();
+    this.list.render();
+  }
+
+  selectionPaths() {
+    const seen = new Set();
+    const paths = [];
+    for (const node of [...this.selected].sort((a, b) => a - b)) {
+      const path = this.tree.pathNames(node);
+      const key = path.join("\u0000");
+      if (!seen.has(key)) {
+        seen.add(key);
+        paths.push(path);
+      }
+    }
+    return paths;
+  }
+
+  onRemoteSelection() {
+    const paths = this.model.get("selection");
+    if (paths === this.sentSelection) return;
+    this.selected = new Set(paths.flatMap((path) => this.nodesAt(path)));
+    this.list.render();
+  }
+
+  /** Node ids whose call path (names from the root) is `path`. */
+  nodesAt(path) {
+    if (!this.childIndex) {
+      const { n, parent } = this.tree;
+      const ptr = new Int32Array(n + 2);
+      for (let i = 0; i < n; i++) ptr[parent[i] + 2] += 1;
+      for (let i = 0; i <= n; i++) ptr[i + 1] += ptr[i];
+      const index = new Int32Array(n);
+      const fill = ptr.slice();
+      for (let i = 0; i < n; i++) index[fill[parent[i] + 1]++] = i;
+      this.childIndex = { ptr, index };
+    }
+    const { ptr, index } = this.childIndex;
+    let current = [-1];
+    for (const name of path) {
+      const next = [];
+      for (const p of current) {
+        for (let j = ptr[p + 1]; j < ptr[p + 2]; j++) {
+          if (this.tree.name(index[j]) === name) next.push(index[j]);
+        }
+      }
+      current = next;
+    }
+    return path.length ? current : [];
+  }
+
+  // --------------------------------------------------------------- search
+  runSearch() {
+    const text = this.searchInput.value;
+    let pattern = null;
+    try {
+      pattern = searchPattern(text);
+      this.searchInput.classList.remove("gc-invalid");
+    } catch {
+      this.searchInput.classList.add("gc-invalid");
+      this.searchInfo.textContent = "invalid regex";
+    }
+    const matches = pattern ? matchingNodes(this.tree, pattern) : null;
+    this.search = { pattern, matches };
+    this.updateSearchInfo();
+    this.list.render();
+  }
+
+  updateSearchInfo() {
+    const { matches } = this.search;
+    if (!matches) {
+      if (!this.searchInput.classList.contains("gc-invalid")) this.searchInfo.textContent = "";
+      return;
+    }
+    const shown = matches.filter((i) => this.display.groupOf[i] >= 0).length;
+    this.searchInfo.textContent = shown === matches.length
+      ? `${matches.length} matches`
+      : `${matches.length} matches, ${shown} shown`;
+  }
+
+  /** Expand the collapsed callers of every match, then move to the next shown match. */
+  revealNextMatch() {
+    const { matches } = this.search;
+    if (!matches || !matches.length) return;
+    const { parent, pathKey } = this.tree;
+    const flags = this.state.flags;
+    const expand = new Set();
+    for (const i of matches) {
+      if (this.display.groupOf[i] >= 0) continue;
+      for (let a = parent[i]; a >= 0; a = parent[a]) {
+        if (flags[pathKey[a]] & COLLAPSED) expand.add(a);
+      }
+    }
+    if (expand.size) this.edit({ op: "expand", nodes: [...expand].sort((a, b) => a - b) });
+    const shownRows = matches
+      .map((i) => this.display.groupOf[i])
+      .filter((g) => g >= 0)
+      .map((g) => this.rowOfGroup(g))
+      .sort((a, b) => a - b);
+    if (!shownRows.length) return;
+    const current = this.rowOf(this.cursorNode);
+    const row = shownRows.find((r) => r > current) ?? shownRows[0];
+    this.cursorNode = this.display.first[this.order.rows[row]];
+    this.list.scrollTo(row);
+    this.list.render();
+    this.updateSearchInfo();
+  }
+
+  // -------------------------------------------------------------- drawing
+  metricIndex(name) {
+    const index = this.tree.metricIndex.get(name);
+    return index === undefined ? 0 : index;
+  }
+
+  thresholdValue() {
+    const [lo, hi] = this.thresholdRange;
+    const t = Number(this.thresholdInput.value) / THRESHOLD_STEPS;
+    if (!(hi > lo)) return lo;
+    if (lo > 0 && hi / lo > 100) return lo * (hi / lo) ** t;
+    return lo + (hi - lo) * t;
+  }
+
+  /** Range of a metric over the profile's nodes, and the value a full bar stands for (the
+   * total for an exclusive metric with an inclusive partner), computed once per metric. */
+  scaleOf(index) {
+    if (!this.scales.has(index)) {
+      const metric = this.tree.metrics[index];
+      const [lo, hi] = extent(metric.values);
+      const whole = metric.partner >= 0 ? extent(this.tree.metrics[metric.partner].values)[1] : hi;
+      this.scales.set(index, { lo, hi, full: Math.max(0, whole || 0) });
+    }
+    return this.scales.get(index);
+  }
+
+  refresh() {
+    const { tree, model } = this;
+    const masks = keyMasks(tree, this.state.flags);
+    this.display = displayTree(tree, this.state, masks);
+    const sortName = model.get("sort_metric");
+    const sortIndex = sortName ? this.metricIndex(sortName) : -1;
+    if (!this.sortKeys.has(sortIndex)) {
+      const values = sortIndex >= 0 ? tree.metrics[sortIndex].values : null;
+      this.sortKeys.set(sortIndex, sortKey(tree, values));
+    }
+    this.order = rowOrder(this.display, this.sortKeys.get(sortIndex), sortIndex);
+    const { rows } = this.order;
+    this.rowOfGroupTable = new Int32Array(this.display.first.length);
+    for (let r = 0; r < rows.length; r++) this.rowOfGroupTable[rows[r]] = r;
+    const metric = model.get("metric");
+    const colourName = model.get("color_metric") || metric;
+    this.colourIndex = this.metricIndex(colourName);
+    const { lo, hi } = this.scaleOf(this.colourIndex);
+    this.scale = colourScale(lo, hi, {
+      scheme: model.get("color_scheme"), log: model.get("color_log"),
+    });
+    const thresholdScale = this.scaleOf(this.metricIndex(metric));
+    this.thresholdRange = [thresholdScale.lo, thresholdScale.hi];
+    this.metricSelect.value = metric;
+    this.colourSelect.value = colourName;
+    this.sortSelect.value = sortName;
+    this.schemeSelect.value = model.get("color_scheme");
+    this.logBox.checked = model.get("color_log");
+    this.undoButton.disabled = !this.history.length;
+    this.redoButton.disabled = !this.future.length;
+    this.unfocusButton.disabled = !masks.focused;
+    const last = this.history[this.history.length - 1];
+    if (!(last?.op === "threshold" && last.metric === metric)) this.thresholdInput.value = "0";
+    this.thresholdLabel.textContent = formatValue(this.thresholdValue());
+    this.notice.textContent = model.get("notice");
+    this.notice.style.display = model.get("notice") ? "" : "none";
+    this.status.textContent = `${this.display.shown} of ${tree.n} nodes shown`
+      + (isEmpty(this.state) ? "" : " (edited)");
+    this.queryText.textContent = buildQuery(tree, this.state, masks);
+    this.drawLegend(colourName);
+    this.header.querySelectorAll("[data-metric]").forEach((cell) => {
+      cell.classList.toggle("gc-sorted", cell.getAttribute("data-metric") === sortName);
+    });
+    this.list.update(this.order.rows.length);
+    if (this.search.matches) this.updateSearchInfo();
+  }
+
+  rowOfGroup(group) {
+    return this.rowOfGroupTable[group];
+  }
+
+  rowOf(node) {
+    if (node < 0) return -1;
+    const group = this.display.groupOf[node];
+    return group >= 0 ? this.rowOfGroup(group) : -1;
+  }
+
+  drawLegend(name) {
+    const { scale } = this;
+    const gradient = `linear-gradient(to right, ${scale.stops(9).join(", ")})`;
+    this.legend.replaceChildren(
+      element("span", "gc-legend-title", { text: `${name}${scale.log ? " (log)" : ""}` }),
+      element("span", "gc-legend-value", { text: formatValue(scale.domain[0]) }),
+      Object.assign(element("span", "gc-legend-bar"), { style: `background: ${gradient}` }),
+      element("span", "gc-legend-value", { text: formatValue(scale.domain[1]) }),
+    );
+  }
+
+  drawRow(row, index) {
+    const { display, tree } = this;
+    const group = this.order.rows[index];
+    const node = display.first[group];
+    const parts = row.gladeParts;
+    const { memo } = parts;
+    row.dataset.group = String(group);
+    set(parts.name.style, "paddingLeft", `${4 + 14 * this.order.depth[index]}px`, memo);
+    // Drawn by CSS: a glyph like ▸ would make the browser look for a fallback font on
+    // every redraw, which costs more than the rest of the row.
+    set(parts.toggle, "className", display.collapsed[group] ? "gc-toggle gc-closed"
+      : this.hasChildren(group) ? "gc-toggle gc-open" : "gc-toggle");
+    const colour = this.scale.colour(display.value(this.colourIndex, group));
+    set(parts.swatch.style, "backgroundColor", colour, memo.swatch ??= {});
+    const barColour = `color-mix(in srgb, ${colour} 38%, transparent)`;
+    const label = tree.name(node);
+    const merged = display.memberCount(group);
+    set(parts.text, "textContent", merged > 1 ? `${label} (×${merged})` : label);
+    for (let c = 0; c < this.columns.length; c++) {
+      const { index: metric } = this.columns[c];
+      const value = display.value(metric, group);
+      const max = this.scaleOf(metric).full;
+      const bar = parts.bars[c].style;
+      const barMemo = (memo[`bar${c}`] ??= {});
+      set(bar, "width", max > 0 && value > 0 ? `${((100 * value) / max).toFixed(1)}%` : "0",
+        barMemo);
+      set(bar, "backgroundColor", barColour, barMemo);
+      set(parts.numbers[c], "textContent", formatValue(value));
+    }
+    const selected = this.selected.size > 0
+      && display.membersOf(group).some((i) => this.selected.has(i));
+    row.classList.toggle("gc-selected", selected);
+    row.classList.toggle("gc-cursor",
+      this.cursorNode >= 0 && display.groupOf[this.cursorNode] === group);
+    row.classList.toggle("gc-match", Boolean(this.search.pattern?.test(label)));
+  }
+
+  showTooltip(event) {
+    const group = this.groupAt(event);
+    if (group < 0) {
+      this.tooltip.style.display = "none";
+      return;
+    }
+    const { display, tree } = this;
+    const node = display.first[group];
+    const lines = [element("div", "gc-tip-path", { text: tree.pathNames(node).join(" → ") })];
+    const table = element("table");
+    tree.metrics.forEach((metric, j) => {
+      const tr = element("tr");
+      const value = display.value(j, group);
+      const share = metric.kind === "other" ? "" : formatPercent(value, this.scaleOf(j).full);
+      tr.append(element("td", "", { text: metric.name }),
+        element("td", "gc-tip-num", { text: formatValue(value) }),
+        element("td", "gc-tip-num", { text: share }));
+      table.append(tr);
+    });
+    lines.push(table);
+    const merged = display.memberCount(group);
+    const note = (text) => lines.push(element("div", "gc-tip-note", { text }));
+    if (merged > 1) note(`${merged} nodes with equal call paths merged`);
+    if (display.collapsed[group]) note("collapsed: values include its callees");
+    this.tooltip.replaceChildren(...lines);
+    const box = this.root.getBoundingClientRect();
+    this.tooltip.style.display = "block";
+    this.tooltip.style.left = `${Math.min(event.clientX - box.left + 14, box.width - 260)}px`;
+    this.tooltip.style.top = `${event.clientY - box.top + 14}px`;
+  }
+}
+
+function render({ model, el, signal }) {
+  const view = new CCTView(model, el, signal);
+  return () => view.root.remove();
+}
+
+export default { render };

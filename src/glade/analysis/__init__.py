@@ -1,1 +1,0 @@
-"""Analyses of glade's models: trace operations (``trace_*`` modules) and others."""

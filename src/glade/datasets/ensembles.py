@@ -1,0 +1,69 @@
+"""A deterministic synthetic ensemble: many runs of one program, for tutorials, tests
+and benchmarks.
+
+The runs share the call tree of :func:`glade.datasets.synthetic_profile`; each
+compiler's build misses a few call paths of its own, so the runs differ in
+structure the way real builds do. Times scale with the problem size and the
+compiler, vary from run to run, and a few runs carry a planted slowdown.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from glade.datasets import synthetic_profile
+from glade.errors import GladeError
+from glade.profile.graphframe import GraphFrame
+
+COMPILERS = ("gcc", "clang", "intel")
+PROBLEM_SIZES = (1 << 20, 1 << 21, 1 << 22)
+_COMPILER_SPEED = {"gcc": 1.0, "clang": 0.9, "intel": 1.15}
+#: Share of the call tree's leaves that each compiler's build does not have.
+_MISSING_LEAVES = 0.03
+#: Every this many runs, one kernel of the run is three times slower.
+_SLOW_EVERY = 7
+
+
+def synthetic_ensemble(n_profiles: int = 24, n_nodes: int = 200, seed: int = 0,
+                       noise: float = 0.1) -> list[GraphFrame]:
+    """``n_profiles`` runs (GraphFrames with metadata ``compiler``, ``problem_size``,
+    ``run`` and ``seed``) of a ``n_nodes``-node program: compilers and problem sizes
+    cycle through :data:`COMPILERS` and :data:`PROBLEM_SIZES`; exclusive ``time``
+    varies by a log-normal factor of spread ``noise`` per node and run; ``time
+    (inc)`` is its inclusive sum."""
+    if n_profiles < 1:
+        raise GladeError("n_profiles must be at least 1")
+    base = synthetic_profile(n_nodes, seed=seed, counters=False)
+    graph = base.graph
+    frames = graph.frames
+    parent = graph.tree_parent
+    exc = base.dataframe["time"].to_numpy()
+    leaves = np.flatnonzero((graph.num_children == 0) & (parent >= 0))
+    rng = np.random.default_rng(seed)
+    kept = {}
+    for compiler in COMPILERS:
+        missing = rng.choice(leaves, size=int(len(leaves) * _MISSING_LEAVES), replace=False)
+        keep = np.ones(n_nodes, dtype=bool)
+        keep[missing] = False
+        kept[compiler] = np.flatnonzero(keep)
+    out = []
+    for run in range(n_profiles):
+        compiler = COMPILERS[run % len(COMPILERS)]
+        size = PROBLEM_SIZES[(run // len(COMPILERS)) % len(PROBLEM_SIZES)]
+        nodes = kept[compiler]
+        scale = size / PROBLEM_SIZES[0] * _COMPILER_SPEED[compiler]
+        time = exc[nodes] * scale * rng.lognormal(0.0, noise, size=nodes.size)
+        if run % _SLOW_EVERY == _SLOW_EVERY - 1:
+            time[rng.integers(nodes.size)] *= 3.0
+        local = np.full(n_nodes, -1, dtype=np.int64)
+        local[nodes] = np.arange(nodes.size)
+        child = np.flatnonzero(parent[nodes] >= 0)
+        out.append(GraphFrame.from_tables(
+            frames.iloc[nodes].reset_index(drop=True),
+            local[parent[nodes[child]]], child,
+            pd.DataFrame({"node": np.arange(nodes.size), "time": time}),
+            exc_metrics=["time"], default_metric="time (inc)", fill_inclusive=True,
+            metadata={"compiler": compiler, "problem_size": size, "run": run, "seed": seed},
+        ))
+    return out

@@ -1,0 +1,848 @@
+"""Ensemble: many profiles of one program in one model (Thicket's three tables).
+
+- ``graph``: one call graph for all profiles, nodes matched by call path;
+- ``dataframe``: performance data indexed ``(node, profile)`` (plus ``rank`` and
+  other levels when the profiles have them), one column per metric, then the
+  frame attributes (``name``, ...);
+- ``metadata``: one row per profile, indexed ``profile``;
+- ``stats``: one row per node, indexed ``node``: the statistics computed with
+  :mod:`glade.stats`, in columns named ``"<metric>_<stat>"``.
+
+Profile ids are the labels the user gives, else a short hash of each profile's
+content (never its file path), so the same file may be read twice under two labels.
+
+Missing data. A profile *has data* at a node when one of its rows for that node
+holds a non-missing value in a measured metric column. A row full of NaN and no
+row at all mean the same thing. **A node is in the ensemble exactly when some
+profile has data at the node or below it** (so call paths stay whole). Every
+operation that removes profiles (``filter_profiles``, ``filter_metadata``,
+``groupby``) applies this rule, and so does building an ensemble;
+``intersection()`` keeps the nodes where *every* profile has data at or below.
+
+Derived data. Statistics (``glade.stats``) and derived columns (:meth:`derive`)
+are recipes the ensemble remembers; every operation that changes nodes or
+profiles returns a new ensemble on which they are computed again, so ``stats``
+is never stale. Adding a statistic or a derived column changes the ensemble in
+place (its measured data stay as they were); every other operation returns a new
+ensemble and leaves its input unchanged.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+import os
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from glade.ensemble.build import (
+    ProfileParts,
+    concat_column,
+    graph_carriers,
+    metadata_table,
+    profile_ids,
+    sorted_rows,
+    unify,
+)
+from glade.ensemble.samples import Label, Recipe, SampleTable, compute, flat_label
+from glade.errors import GladeError, GraphError, MetricError, QueryError
+from glade.graph import Graph, Node, children_sums
+from glade.profile.graphframe import GraphFrame, inclusive_name, subtree_sums
+
+if TYPE_CHECKING:
+    from glade.query import BaseQuery
+
+PROFILE_MODES = ("any", "all")
+
+
+class Ensemble:
+    """Many profiles on one graph: ``graph``, ``dataframe``, ``metadata`` and ``stats``.
+
+    Build one with :meth:`from_files`, :meth:`from_graphframes`,
+    :meth:`from_thicket_json` or :meth:`concat`; the constructor takes the tables
+    directly (``dataframe`` indexed ``(node, profile, ...)`` with metric columns,
+    ``metadata`` indexed by profile id) and applies the missing-data rule.
+    """
+
+    def __init__(
+        self,
+        graph: Graph,
+        dataframe: pd.DataFrame,
+        metadata: pd.DataFrame | None = None,
+        exc_metrics: Iterable[Label] = (),
+        inc_metrics: Iterable[Label] = (),
+        default_metric: Label | None = None,
+    ):
+        names = list(dataframe.index.names)
+        if len(names) < 2 or names[:2] != ["node", "profile"]:
+            raise GraphError(f"the dataframe index must start with 'node', 'profile', not {names}")
+        frame_cols = _frame_labels(graph, dataframe.columns)
+        measured = [c for c in dataframe.columns if c not in set(frame_cols)]
+        profiles = dataframe.index.get_level_values("profile").unique()
+        if metadata is None:
+            metadata = pd.DataFrame(index=pd.Index(profiles, name="profile"))
+        if metadata.index.has_duplicates:
+            raise GladeError("metadata has several rows for one profile id")
+        unknown = profiles.difference(metadata.index)
+        if len(unknown):
+            raise GladeError(f"profiles {list(unknown[:5])} have rows but no metadata row")
+        node = np.asarray(dataframe.index.get_level_values("node"), dtype=np.int64)
+        if node.size and (node.min() < 0 or node.max() >= len(graph)):
+            raise GraphError(f"the dataframe names nodes outside 0..{len(graph) - 1}")
+        rest = [np.asarray(dataframe.index.get_level_values(i)) for i in names[2:]]
+        rows = sorted_rows(node, metadata.index.get_indexer(
+            dataframe.index.get_level_values("profile")), rest, names[2:],
+            {c: dataframe[c].to_numpy() for c in measured}, metadata.index.rename("profile"),
+            len(graph))
+        graph, rows = _pruned(graph, rows)
+        self._setup(graph, rows, metadata.rename_axis("profile"), list(exc_metrics),
+                    list(inc_metrics), default_metric)
+
+    # ------------------------------------------------------------- internals
+    @classmethod
+    def _make(cls, graph: Graph, rows: pd.DataFrame, metadata: pd.DataFrame,
+              exc_metrics: list, inc_metrics: list, default_metric: Label | None,
+              derived: Sequence[tuple[Label, Callable]] = (),
+              recipes: Sequence[Recipe] = (), prune: bool = False) -> Ensemble:
+        """An ensemble from sorted ``rows`` holding the measured metric columns only
+        (first pruned by the missing-data rule with ``prune``); frame columns are
+        attached, then derived columns and stats computed."""
+        if prune:
+            graph, rows = _pruned(graph, rows)
+        self = cls.__new__(cls)
+        self._setup(graph, rows, metadata, exc_metrics, inc_metrics, default_metric,
+                    derived, recipes)
+        return self
+
+    def _setup(self, graph: Graph, rows: pd.DataFrame, metadata: pd.DataFrame,
+               exc_metrics: list, inc_metrics: list, default_metric: Label | None,
+               derived: Sequence[tuple[Label, Callable]] = (),
+               recipes: Sequence[Recipe] = ()) -> None:
+        self.graph = graph
+        self.metadata = metadata
+        measured = list(rows.columns)
+        for metric in [*exc_metrics, *inc_metrics]:
+            if metric not in measured:
+                raise MetricError(metric, measured)
+        self.exc_metrics = list(exc_metrics)
+        self.inc_metrics = list(inc_metrics)
+        self._measured = measured
+        candidates = [*self.inc_metrics, *self.exc_metrics, *measured]
+        if default_metric not in measured:
+            default_metric = candidates[0] if candidates else None
+        self.default_metric = default_metric
+        self._row_node = np.asarray(rows.index.codes[0], dtype=np.int64)
+        self._row_profile = np.asarray(rows.index.codes[1], dtype=np.int64)
+        self._frame_cols = [_frame_label(c, rows.columns) for c in graph.frames.columns]
+        frames = pd.DataFrame({label: graph.frames[col].to_numpy()[self._row_node]
+                               for label, col in zip(self._frame_cols, graph.frames.columns,
+                                                     strict=True)}, index=rows.index)
+        self.dataframe = pd.concat([rows, frames], axis=1) if len(frames.columns) else rows
+        self._derived: list[tuple[Label, Callable]] = []
+        self._recipes: list[Recipe] = []
+        self._stat_columns: dict[Label, np.ndarray] = {}
+        self._recipe_columns: dict[Recipe, list[Label]] = {}
+        self._outliers: dict[Label, pd.DataFrame] = {}
+        self._sample_table: SampleTable | None = None
+        for label, function in derived:
+            self._apply_derived(label, function)
+        for recipe in recipes:
+            self._add_recipe(recipe)
+
+    def _same_kind(self, graph: Graph, rows: pd.DataFrame, metadata: pd.DataFrame,
+                   prune: bool = False) -> Ensemble:
+        """A new ensemble with this one's metric kinds, derived columns and recipes."""
+        return Ensemble._make(graph, rows, metadata,
+                              [m for m in self.exc_metrics if m in rows.columns],
+                              [m for m in self.inc_metrics if m in rows.columns],
+                              self.default_metric, self._derived, self._recipes, prune)
+
+    def _restricted(self, keep: np.ndarray) -> Ensemble:
+        """The ensemble on the nodes ``keep`` (closed under taking ancestors, so no
+        node moves): other nodes and their rows go; values are unchanged."""
+        graph, rows = _restrict(self.graph, self.dataframe[self._measured], keep)
+        return self._same_kind(graph, rows, self.metadata)
+
+    def _select_profiles(self, keep: np.ndarray) -> Ensemble:
+        """The profiles at the positions ``keep`` (a mask), then the missing-data rule."""
+        if not keep.any():
+            raise GladeError("no profile is left")
+        rows = keep[self._row_profile]
+        metadata = self.metadata[keep]
+        position = (np.cumsum(keep) - 1)[self._row_profile[rows]]
+        rest_names = list(self.dataframe.index.names[2:])
+        rest = [np.asarray(self.dataframe.index.get_level_values(n))[rows] for n in rest_names]
+        columns = {c: self.dataframe[c].to_numpy()[rows] for c in self._measured}
+        table = sorted_rows(self._row_node[rows], position, rest, rest_names, columns,
+                            metadata.index, len(self.graph))
+        return self._same_kind(self.graph, table, metadata, prune=True)
+
+    def _squashed(self, keep: np.ndarray, fold: bool) -> Ensemble:
+        """The ensemble on the nodes ``keep``: removed nodes are bypassed, siblings with
+        equal frames merged (rows of one profile summed), inclusive metrics recomputed
+        from exclusive ones per profile (``fold=True``: exclusive values recomputed from
+        the kept inclusive ones instead, so removed cost folds into kept ancestors)."""
+        graph, new_id = self.graph.squash(keep)
+        target = new_id[self._row_node]
+        rows = np.flatnonzero(target >= 0)
+        node = target[rows]
+        codes = [np.asarray(c, dtype=np.int64)[rows] for c in self.dataframe.index.codes[1:]]
+        sizes = [len(level) for level in self.dataframe.index.levels[1:]]
+        key = np.ravel_multi_index(codes, sizes) if rows.size else np.zeros(0, np.int64)
+        num_keys = int(np.prod(sizes))
+        cell = node * num_keys + key
+        unique_cells, first = np.unique(cell, return_index=True)
+        additive = set(self.exc_metrics) | set(self.inc_metrics)
+        columns = {}
+        for metric in self._measured:
+            values = self.dataframe[metric].to_numpy()[rows]
+            if len(unique_cells) < len(cell):
+                grouped = pd.Series(values).groupby(cell, sort=True)
+                values = (grouped.sum(min_count=1) if metric in additive
+                          else grouped.first()).to_numpy()
+            columns[metric] = values
+        if len(unique_cells) < len(cell):
+            rows, node, cell = rows[first], node[first], unique_cells
+        paired = [m for m in self.exc_metrics if inclusive_name(m) in columns]
+        if paired:
+            _recompute_inclusive(graph, columns, paired, cell, num_keys, fold)
+        table = _relabelled(self.dataframe.index, rows, node, len(graph), columns,
+                            self.metadata.index)
+        return self._same_kind(graph, table, self.metadata)
+
+    def _query_rows(self) -> pd.DataFrame:
+        """The rows a query sees: rows with data, with the stats columns of their node."""
+        rows = self.dataframe[_has_data(self.dataframe[self._measured])]
+        if not self._stat_columns:
+            return rows
+        node = np.asarray(rows.index.get_level_values("node"), dtype=np.int64)
+        extra = {c: np.asarray(v)[node] for c, v in self._stat_columns.items()
+                 if c not in rows.columns}
+        return pd.concat([rows, pd.DataFrame(extra, index=rows.index)], axis=1)
+
+    # --------------------------------------------------------------- builders
+    @classmethod
+    def from_graphframes(
+        cls,
+        gfs: Sequence[GraphFrame] | Mapping[Hashable, GraphFrame],
+        metadata: Sequence[Mapping[str, Any]] | pd.DataFrame | None = None,
+        labels: Sequence[Hashable] | None = None,
+    ) -> Ensemble:
+        """An ensemble of profiles already in memory.
+
+        ``gfs`` is a list of GraphFrames, or a mapping label -> GraphFrame. Each
+        profile's metadata is its ``gf.metadata``, updated with the matching entry of
+        ``metadata`` (one mapping per profile, or a DataFrame with one row per
+        profile, in the same order). Profile ids are ``labels`` (or the mapping's
+        keys), else content hashes. All profiles need the same index levels.
+        """
+        if isinstance(gfs, Mapping):
+            if labels is not None:
+                raise GladeError("give labels either as the keys of gfs or as labels=")
+            labels = list(gfs.keys())
+            gfs = list(gfs.values())
+        gfs = list(gfs)
+        for i, gf in enumerate(gfs):
+            if not isinstance(gf, GraphFrame):
+                raise GladeError(f"profile {i} is a {type(gf).__name__}, not a GraphFrame")
+        parts = [ProfileParts(gf) for gf in gfs]
+        return cls._from_profiles(parts, labels, _extra_metadata(metadata, len(gfs)))
+
+    @classmethod
+    def _from_profiles(cls, parts: list[ProfileParts], labels: Sequence[Hashable] | None,
+                       extra: list[Mapping[str, Any]]) -> Ensemble:
+        """The ensemble of the given profiles (with extra metadata for each)."""
+        if not parts:
+            raise GladeError("an ensemble needs at least one profile")
+        ids = profile_ids(labels, [p.content for p in parts])
+        names = list(parts[0].levels)
+        for i, part in enumerate(parts):
+            if list(part.levels) != names:
+                raise GladeError(f"profile {ids[i]!r} is indexed by {['node', *part.levels]}, "
+                                 f"profile {ids[0]!r} by {['node', *names]}: all profiles "
+                                 "need the same index levels")
+        exc, inc = metric_kinds([(list(p.columns), p.exc_metrics, p.inc_metrics)
+                                 for p in parts], [f"profile {pid!r}" for pid in ids])
+        carriers = graph_carriers(parts)
+        graph, maps = unify([p.structure for p in parts], lambda key: carriers[key].graph)
+        lengths = [len(p.node) for p in parts]
+        node = np.concatenate([m[p.node] for p, m in zip(parts, maps, strict=True)])
+        profile = np.repeat(np.arange(len(parts), dtype=np.int64), lengths)
+        rest = [concat_column([p.levels[n] for p in parts], lengths) for n in names]
+        metrics: dict[str, None] = {}
+        for part in parts:
+            metrics.update(dict.fromkeys(part.columns))
+        columns = {m: concat_column([p.columns.get(m) for p in parts], lengths)
+                   for m in metrics}
+        records = [{**p.metadata, **more} for p, more in zip(parts, extra, strict=True)]
+        metadata = metadata_table(records, ids)
+        rows = sorted_rows(node, profile, rest, names, columns, metadata.index, len(graph))
+        return cls._make(graph, rows, metadata, exc, inc, parts[0].default_metric, prune=True)
+
+    @classmethod
+    def from_files(
+        cls,
+        source: str | os.PathLike | Sequence[str | os.PathLike],
+        reader: str | Callable[[str], GraphFrame] | None = None,
+        labels: Sequence[Hashable] | None = None,
+        workers: int | None = None,
+        progress: bool = True,
+    ) -> Ensemble:
+        """An ensemble of profile files, read in parallel.
+
+        ``source`` is a list of paths, a directory (every profile found below it, in
+        sorted path order; other files are skipped) or a glob pattern (``*``, ``?``,
+        ``[...]``, ``**``). ``reader`` is a format name of :func:`glade.read`, a
+        function ``path -> GraphFrame``, or None to detect each file's format.
+        ``workers`` processes read the files (default: one per CPU; 1 reads in this
+        process); a progress bar shows when reading takes more than a second. Each
+        profile's metadata gets its file in column ``path``. Profile ids are
+        ``labels`` (one per file, in order) else content hashes: the same file twice
+        needs two labels.
+        """
+        from glade.ensemble.files import read_profiles, resolve_paths
+
+        paths = resolve_paths(source, reader)
+        parts = read_profiles(paths, reader, workers, progress)
+        extra = [{"path": os.fspath(path)} for path in paths]
+        return cls._from_profiles(parts, labels, extra)
+
+    @classmethod
+    def from_thicket_json(cls, path: str | os.PathLike) -> Ensemble:
+        """Read an ensemble that Thicket exported with ``Thicket.to_json`` (see
+        :func:`glade.readers.profiles.thicket_json.read_thicket_json`)."""
+        from glade.readers.profiles.thicket_json import read_thicket_json
+
+        return read_thicket_json(path)
+
+    @classmethod
+    def concat(
+        cls,
+        ensembles: Sequence[Ensemble],
+        axis: str = "index",
+        key: str | Sequence[Hashable] | None = None,
+        on: str | None = None,
+    ) -> Ensemble:
+        """Several ensembles as one, on the union of their graphs.
+
+        ``axis="index"`` stacks their profiles (ids must differ); metric kinds,
+        derived columns and stats recipes are merged. ``axis="columns"`` puts them
+        side by side: each ensemble's columns go under a header (``key``: a
+        metadata column whose single value in each ensemble is its header, or a
+        list of headers; default 0, 1, ...), so the dataframe and metadata get
+        ``(header, column)`` columns and frame attributes become ``(name, "")``.
+        Rows are matched by profile id, or by the metadata column ``on``, whose
+        values then become the profile ids. Stats recipes carry over to every
+        header; derived columns become plain data columns.
+        """
+        from glade.ensemble.concat import concat_columns, concat_index
+
+        ensembles = list(ensembles)
+        if not ensembles:
+            raise GladeError("concat of no ensembles")
+        for i, ens in enumerate(ensembles):
+            if not isinstance(ens, Ensemble):
+                raise GladeError(f"item {i} is a {type(ens).__name__}, not an Ensemble")
+        if axis == "index":
+            if key is not None or on is not None:
+                raise GladeError("key= and on= apply to axis='columns' only")
+            return concat_index(ensembles)
+        if axis == "columns":
+            return concat_columns(ensembles, key, on)
+        raise GladeError(f"axis must be 'index' or 'columns', not {axis!r}")
+
+    # ----------------------------------------------------------------- basics
+    def __repr__(self) -> str:
+        stats = list(self._stat_columns)
+        return (f"<glade.Ensemble: {self.num_profiles} profiles, {len(self.graph)} nodes, "
+                f"dataframe {self.dataframe.shape[0]}x{self.dataframe.shape[1]}, "
+                f"metrics {self.metric_columns}, stats {stats}>")
+
+    @property
+    def profiles(self) -> list[Hashable]:
+        """The profile ids, in ensemble order."""
+        return list(self.metadata.index)
+
+    @property
+    def num_profiles(self) -> int:
+        """How many profiles the ensemble holds."""
+        return len(self.metadata)
+
+    @property
+    def metric_columns(self) -> list[Label]:
+        """Measured metric columns, then derived ones."""
+        return [*self._measured, *(label for label, _ in self._derived)]
+
+    @property
+    def is_columnar(self) -> bool:
+        """True for the result of ``concat(..., axis="columns")`` (``(header, metric)``
+        columns)."""
+        return isinstance(self.dataframe.columns, pd.MultiIndex)
+
+    @property
+    def stats(self) -> pd.DataFrame:
+        """One row per node (indexed ``node``): ``name``, then every stats column, in
+        the order they were computed. A fresh table on each access, computed from the
+        ensemble's recipes (see :attr:`stats_recipes`)."""
+        name = _frame_label("name", self.dataframe.columns)
+        table = _node_table(self._stat_columns, len(self.graph))
+        table.insert(0, name, self.graph.frames["name"].to_numpy())
+        return table
+
+    @property
+    def stats_recipes(self) -> list[Recipe]:
+        """The statistics the ensemble computes again after every change, in order
+        (``recipe.describe()`` shows the call, with ddof and other parameters)."""
+        return list(self._recipes)
+
+    @property
+    def outliers(self) -> pd.DataFrame:
+        """The samples outside the box-plot fences of every :func:`glade.stats.boxplot`
+        metric, one row each: ``node``, ``name``, ``profile`` (and ``rank``...),
+        ``metric``, ``value`` and ``side`` (``"low"`` or ``"high"``)."""
+        index_names = [n for n in self.dataframe.index.names if n != "node"]
+        if not self._outliers:
+            columns = ["node", "name", *index_names, "metric", "value", "side"]
+            return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
+        table = pd.concat(list(self._outliers.values()), ignore_index=True)
+        node = table["node"].to_numpy(dtype=np.int64)
+        table.insert(1, "name", self.graph.frames["name"].to_numpy()[node])
+        return table
+
+    def copy(self) -> Ensemble:
+        """An independent copy (tables, derived columns and stats recipes)."""
+        other = Ensemble.__new__(Ensemble)
+        other.__dict__.update(self.__dict__)
+        other.graph = self.graph.copy()
+        other.dataframe = self.dataframe.copy()
+        other.metadata = self.metadata.copy()
+        other.exc_metrics = list(self.exc_metrics)
+        other.inc_metrics = list(self.inc_metrics)
+        other._measured = list(self._measured)
+        other._derived = list(self._derived)
+        other._recipes = list(self._recipes)
+        other._stat_columns = {k: _copy.copy(v) for k, v in self._stat_columns.items()}
+        other._recipe_columns = {k: list(v) for k, v in self._recipe_columns.items()}
+        other._outliers = {k: v.copy() for k, v in self._outliers.items()}
+        other._sample_table = None
+        return other
+
+    def profile_values(self, column: Label) -> pd.Series:
+        """Metadata ``column`` repeated on every dataframe row (aligned with
+        ``dataframe``), e.g. to derive a column from metadata."""
+        if column not in self.metadata.columns:
+            raise MetricError(column, self.metadata.columns, what="metadata column")
+        values = self.metadata[column].to_numpy()[self._row_profile]
+        return pd.Series(values, index=self.dataframe.index, name=column)
+
+    # ------------------------------------------------------- derived columns
+    def derive(self, name: Label, function: Callable[[Ensemble], Any]) -> pd.Series:
+        """Add (or replace) column ``name``, computed by ``function(ensemble)`` (a
+        Series aligned with ``dataframe``, or one value per row). The ensemble
+        remembers ``function`` and computes the column again after every operation
+        that changes nodes, profiles or values. Returns the column. If ``function``
+        fails, the ensemble is left as it was."""
+        if not callable(function):
+            raise GladeError(f"derive needs a function of the ensemble, not {function!r}")
+        if name in self._measured or name in self._frame_cols:
+            raise GladeError(f"{name!r} is a measured or frame column: pick another name")
+        values = self._derived_values(name, function)
+        self._derived = [(n, f) for n, f in self._derived if n != name]
+        self._insert_derived(name, function, values)
+        for recipe in list(self._recipes):
+            self._add_recipe(recipe)
+        return self.dataframe[name]
+
+    def _apply_derived(self, name: Label, function: Callable[[Ensemble], Any]) -> None:
+        self._insert_derived(name, function, self._derived_values(name, function))
+
+    def _derived_values(self, name: Label, function: Callable[[Ensemble], Any]) -> np.ndarray:
+        """One value per row from ``function(self)``, checked."""
+        try:
+            values = function(self)
+        except GladeError:
+            raise
+        except Exception as exc:
+            raise GladeError(f"the function of derived column {name!r} raised "
+                             f"{type(exc).__name__}: {exc}") from exc
+        if isinstance(values, pd.Series):
+            if not values.index.equals(self.dataframe.index):
+                values = values.reindex(self.dataframe.index)
+            values = values.to_numpy()
+        values = np.asarray(values)
+        if values.ndim == 0:
+            values = np.full(len(self.dataframe), values.item())
+        if values.shape != (len(self.dataframe),):
+            raise GladeError(f"derived column {name!r} has shape {values.shape}, expected "
+                             f"({len(self.dataframe)},) (one value per row)")
+        return values
+
+    def _insert_derived(self, name: Label, function: Callable[[Ensemble], Any],
+                        values: np.ndarray) -> None:
+        """Put derived column ``name`` after the measured and other derived columns."""
+        self._sample_table = None
+        if name in self.dataframe.columns:
+            self.dataframe = self.dataframe.drop(columns=[name])
+        self.dataframe.insert(len(self._measured) + len(self._derived), name, values)
+        self._derived.append((name, function))
+
+    # ------------------------------------------------------------ statistics
+    def samples(self) -> SampleTable:
+        """The rows as samples of every metric column, for statistics and plots (kept
+        until the dataframe changes)."""
+        if self._sample_table is None:
+            self._sample_table = SampleTable(self.dataframe, len(self.graph),
+                                             self.metadata.index, self.metric_columns)
+        return self._sample_table
+
+    def _add_recipe(self, recipe: Recipe) -> pd.DataFrame:
+        """Compute ``recipe``, add its columns to the stats (replacing columns of the
+        same name), remember it, and return its columns."""
+        result = compute(self.samples(), recipe)
+        labels = list(result.columns)
+        self._recipes = [r for r in self._recipes if r != recipe]
+        self._recipe_columns.pop(recipe, None)
+        shadowed = set(labels)
+        for old in list(self._recipes):
+            remaining = [c for c in self._recipe_columns[old] if c not in shadowed]
+            if remaining:
+                self._recipe_columns[old] = remaining
+            else:
+                self._recipes.remove(old)
+                del self._recipe_columns[old]
+        for label in labels:
+            self._stat_columns.pop(label, None)
+        self._stat_columns.update(result.columns)
+        self._outliers.update(result.outliers)
+        self._recipes.append(recipe)
+        self._recipe_columns[recipe] = labels
+        return _node_table({label: self._stat_columns[label] for label in labels},
+                           len(self.graph))
+
+    # ------------------------------------------------------------ operations
+    def filter_profiles(self, ids: Iterable[Hashable]) -> Ensemble:
+        """The ensemble of the listed profiles (kept in ensemble order); nodes follow
+        the missing-data rule (a node stays when a kept profile has data at or below
+        it)."""
+        if isinstance(ids, str) or not isinstance(ids, Iterable):
+            ids = [ids]
+        wanted = list(ids)
+        position = self.metadata.index.get_indexer(pd.Index(wanted, dtype=object))
+        unknown = [w for w, p in zip(wanted, position, strict=True) if p < 0]
+        if unknown:
+            shown = ", ".join(repr(p) for p in self.profiles[:8])
+            raise GladeError(f"no profile {unknown[0]!r} in the ensemble; profiles: {shown}"
+                             + (", ..." if self.num_profiles > 8 else ""))
+        keep = np.zeros(self.num_profiles, dtype=bool)
+        keep[position] = True
+        return self._select_profiles(keep)
+
+    def filter_metadata(self, predicate: Callable[[pd.Series], bool] | pd.Series | np.ndarray
+                        ) -> Ensemble:
+        """The profiles whose metadata satisfies ``predicate``: a function of one
+        metadata row (a Series) returning a bool, or a boolean mask over profiles
+        (e.g. ``ens.metadata["compiler"] == "gcc"``). Nodes follow the missing-data
+        rule."""
+        keep = _mask(predicate, self.metadata, "profile")
+        return self._select_profiles(keep)
+
+    def groupby(self, columns: Label | Sequence[Label]) -> dict[Hashable, Ensemble]:
+        """One ensemble per distinct value of the metadata ``columns`` (a tuple of
+        values when ``columns`` is a list), in sorted key order; a missing value is a
+        group of its own. Each group follows the missing-data rule and computes its
+        own stats."""
+        as_list = isinstance(columns, list)
+        wanted = columns if as_list else [columns]
+        for column in wanted:
+            if column not in self.metadata.columns:
+                raise MetricError(column, self.metadata.columns, what="metadata column")
+        groups = self.metadata.reset_index(drop=True).groupby(
+            wanted if as_list else wanted[0], sort=True, dropna=False).indices
+        out = {}
+        for group_key, positions in groups.items():
+            keep = np.zeros(self.num_profiles, dtype=bool)
+            keep[positions] = True
+            out[group_key] = self._select_profiles(keep)
+        return out
+
+    def filter_stats(self, predicate: Callable[[pd.Series], bool] | pd.Series | np.ndarray,
+                     squash: bool = True, fold: bool = False) -> Ensemble:
+        """Keep the nodes whose stats row satisfies ``predicate`` (a function of one
+        row, or a boolean mask over nodes such as ``ens.stats["time_mean"] > 1``).
+        With ``squash`` the graph is rebuilt from them (see :meth:`query`)."""
+        keep = _mask(predicate, self.stats, "node")
+        return self._keep_nodes(keep, squash, fold)
+
+    def query(self, query: BaseQuery | str | list, profile_mode: str = "any",
+              squash: bool = True, fold: bool = False) -> Ensemble:
+        """Keep the nodes a call path query (any of its three forms) matches.
+
+        A predicate sees the rows that have data (one per profile, and rank) and the
+        node's stats columns; a node satisfies it when any (``profile_mode="any"``)
+        or all (``"all"``) of its rows with data do: profiles without data at a node
+        neither pass nor fail it. With ``squash`` the graph is rebuilt from the
+        matched nodes (removed nodes bypassed, siblings merged, inclusive metrics
+        recomputed per profile; ``fold=True`` keeps the inclusive values of kept
+        nodes instead); without, the graph stays and only rows are dropped.
+        """
+        return self._keep_nodes(self._matched(query, profile_mode), squash, fold)
+
+    def _matched(self, query: BaseQuery | str | list, profile_mode: str) -> np.ndarray:
+        """Boolean mask of the nodes ``query`` matches."""
+        from glade.query import parse, query_mask
+        from glade.query.engine import RowTable
+
+        if profile_mode not in PROFILE_MODES:
+            raise QueryError(f"profile_mode must be 'any' or 'all', not {profile_mode!r}")
+        return query_mask(RowTable(self.graph, self._query_rows()), parse(query),
+                          rank_mode=profile_mode)
+
+    def match(self, query: BaseQuery | str | list, profile_mode: str = "any") -> list[Node]:
+        """The nodes a query matches (as :meth:`query` decides), in id order."""
+        return [Node(self.graph, int(i)) for i in np.flatnonzero(
+            self._matched(query, profile_mode))]
+
+    def _keep_nodes(self, keep: np.ndarray, squash: bool, fold: bool) -> Ensemble:
+        if squash:
+            return self._squashed(keep, fold)
+        table = self.dataframe.loc[keep[self._row_node], self._measured]
+        return self._same_kind(self.graph, table, self.metadata)
+
+    def intersection(self) -> Ensemble:
+        """The nodes where every profile has data at the node or below it."""
+        rows = _has_data(self.dataframe[self._measured])
+        has = np.zeros((len(self.graph), self.num_profiles))
+        has[self._row_node[rows], self._row_profile[rows]] = 1.0
+        everywhere = (subtree_sums(self.graph, has) > 0).all(axis=1)
+        return self._restricted(everywhere)
+
+    # ---------------------------------------------------------------- output
+    def to_graphframe(self, profile: Hashable | None = None) -> GraphFrame:
+        """A GraphFrame on the ensemble's graph: of one ``profile`` (its rows and
+        metrics), or, by default, of the stats table (one row per node, the stats
+        columns as metrics; ``(header, name)`` labels joined as ``"header/name"``)."""
+        if profile is None:
+            stats = self.stats
+            stats.columns = [flat_label(c) for c in stats.columns]
+            data = stats.drop(columns=["name"])
+            metrics = list(data.columns)
+            for col in self.graph.frames.columns:
+                data[col] = self.graph.frames[col].to_numpy()
+            return GraphFrame(self.graph, data, default_metric=metrics[0] if metrics else None)
+        if profile not in self.metadata.index:
+            raise GladeError(f"no profile {profile!r} in the ensemble")
+        position = self.metadata.index.get_loc(profile)
+        rows = self.dataframe[self._row_profile == position].droplevel("profile")
+        rows.columns = [flat_label(c) for c in rows.columns]
+        metadata = {str(k): v for k, v in self.metadata.iloc[position].dropna().items()}
+        return GraphFrame(self.graph, rows, [flat_label(m) for m in self.exc_metrics],
+                          [flat_label(m) for m in self.inc_metrics],
+                          flat_label(self.default_metric) if self.default_metric is not None
+                          else None, metadata)
+
+    def show(self, metric: str | None = None, profile: Hashable | None = None,
+             data_name: str = "ens", **kwargs: Any):
+        """The interactive CCT view (in Jupyter) of the stats table (``metric`` is a stats
+        column; the means are computed when no stats are) or of one ``profile``. Its
+        queries apply to the whole ensemble: ``view.apply()`` returns an Ensemble."""
+        from glade.views import CCT
+        from glade.views.sources import EnsembleSource
+
+        return CCT(EnsembleSource(self, profile), metric=metric, data_name=data_name, **kwargs)
+
+    def tree(self, metrics: Label | Sequence[Label] | None = None,
+             profile: Hashable | None = None, **kwargs: Any) -> str:
+        """The call tree as text. Values come from the stats table (``metrics`` are
+        stats columns, default the first one) or, with ``profile``, from that
+        profile's rows on the nodes it has (default its default metric). The first
+        metric gives the value and colour of each line; the others are shown after
+        the name. Other keyword arguments go to :func:`glade.text_tree.render`
+        (``depth``, ``threshold``, ``color``, ``precision``...)."""
+        from glade.profile.text_tree import render
+
+        if profile is None:
+            gf = self.to_graphframe()
+        else:
+            gf = self.filter_profiles([profile]).to_graphframe(profile)
+        if metrics is None:
+            if gf.default_metric is None:
+                raise MetricError("<stats column>", [], what=(
+                    "stats column: compute one with glade.stats, or pass profile=; no"))
+            metrics = [gf.default_metric]
+        elif isinstance(metrics, str | tuple):
+            metrics = [metrics]
+        names = [flat_label(m) for m in metrics]
+        for name in names:
+            if name not in gf.dataframe.columns:
+                raise MetricError(name, gf.metric_columns)
+        if len(names) > 1:
+            notes = None
+            for name in names[1:]:
+                text = name + "=" + gf.dataframe[name].map(_short).astype(str)
+                notes = text if notes is None else notes + " " + text
+            gf.dataframe["[other metrics]"] = ("[" + notes + "]").to_numpy()
+            kwargs["annotation"] = "[other metrics]"
+        return render(gf, metric=names[0], **kwargs)
+
+
+# -------------------------------------------------------------------- helpers
+def _frame_label(column: str, columns: pd.Index) -> Label:
+    """The dataframe label of frame attribute ``column``: ``(column, "")`` when the
+    columns are ``(header, name)`` pairs."""
+    return (column, "") if isinstance(columns, pd.MultiIndex) else column
+
+
+def _frame_labels(graph: Graph, columns: pd.Index) -> list[Label]:
+    return [_frame_label(c, columns) for c in graph.frames.columns]
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, float | np.floating):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def _mask(predicate: Any, table: pd.DataFrame, what: str) -> np.ndarray:
+    """A boolean mask over the rows of ``table`` from a predicate: a function of one
+    row, or a boolean Series (aligned by index) or array."""
+    if isinstance(predicate, pd.Series):
+        if not pd.api.types.is_bool_dtype(predicate.dtype):
+            raise GladeError(f"a {what} mask must be boolean, not {predicate.dtype}")
+        missing = table.index.difference(predicate.index)
+        if len(missing):
+            raise GladeError(f"the {what} mask has no value for {what} {missing[0]!r}")
+        return predicate.reindex(table.index).fillna(False).to_numpy(dtype=bool)
+    if isinstance(predicate, np.ndarray | list):
+        mask = np.asarray(predicate)
+        if mask.dtype != bool or mask.shape != (len(table),):
+            raise GladeError(f"a {what} mask must be {len(table)} booleans, not "
+                             f"{mask.dtype} of shape {mask.shape}")
+        return mask
+    if not callable(predicate):
+        raise GladeError(f"a {what} predicate must be a function of a row or a boolean "
+                         f"mask, not {type(predicate).__name__}")
+    out = np.zeros(len(table), dtype=bool)
+    for i, (_, row) in enumerate(table.iterrows()):
+        try:
+            result = predicate(row)
+        except GladeError:
+            raise
+        except Exception as exc:
+            raise GladeError(f"the {what} predicate raised {type(exc).__name__} on "
+                             f"{what} {row.name!r}: {exc}") from exc
+        if not isinstance(result, bool | np.bool_):
+            raise GladeError(f"the {what} predicate returned {result!r} for {what} "
+                             f"{row.name!r}, not a bool")
+        out[i] = bool(result)
+    return out
+
+
+def _extra_metadata(metadata: Any, count: int) -> list[Mapping[str, Any]]:
+    """Per-profile metadata given beside the profiles, as one mapping each."""
+    if metadata is None:
+        return [{} for _ in range(count)]
+    is_table = isinstance(metadata, pd.DataFrame)
+    records = metadata.to_dict("records") if is_table else list(metadata)
+    if len(records) != count:
+        raise GladeError(f"{len(records)} metadata entries for {count} profiles")
+    for i, record in enumerate(records):
+        if not isinstance(record, Mapping):
+            raise GladeError(f"metadata entry {i} is a {type(record).__name__}, not a mapping")
+    return records
+
+
+def metric_kinds(parts: Sequence[tuple[Sequence[Label], Sequence[Label], Sequence[Label]]],
+                 names: Sequence[str]) -> tuple[list, list]:
+    """Exclusive and inclusive metrics over several parts, each given as (metric
+    columns, exclusive metrics, inclusive metrics) and named for errors; a metric
+    must have one kind."""
+    kind: dict[Label, tuple[str, str]] = {}
+    for (metrics, exc_metrics, inc_metrics), name in zip(parts, names, strict=True):
+        for metric in metrics:
+            this = ("exclusive" if metric in exc_metrics else
+                    "inclusive" if metric in inc_metrics else "other")
+            if metric in kind and kind[metric][0] != this:
+                raise GladeError(f"metric {metric!r} is {kind[metric][0]} in "
+                                 f"{kind[metric][1]} but {this} in {name}")
+            kind.setdefault(metric, (this, name))
+    exc = [m for m, (k, _) in kind.items() if k == "exclusive"]
+    inc = [m for m, (k, _) in kind.items() if k == "inclusive"]
+    return exc, inc
+
+
+def _recompute_inclusive(graph: Graph, columns: dict, paired: list, cells: np.ndarray,
+                         num_keys: int, fold: bool) -> None:
+    """Inclusive partners of the ``paired`` exclusive metrics from the exclusive
+    values (or, with ``fold``, exclusive values from the inclusive ones), per row key,
+    written into ``columns`` at the rows' ``cells`` (node * num_keys + key)."""
+    n = len(graph)
+    for metric in paired:
+        partner = inclusive_name(metric)
+        source = metric if not fold else partner
+        values = np.asarray(columns[source], dtype=np.float64)
+        block = np.zeros(n * num_keys)
+        block[cells] = np.nan_to_num(values, nan=0.0)
+        block = block.reshape(n, num_keys)
+        if fold:
+            exclusive = block - children_sums(graph.tree_parent, block)
+            columns[metric] = np.where(np.isnan(values), np.nan, exclusive.reshape(-1)[cells])
+        else:
+            inclusive = subtree_sums(graph, block)
+            columns[partner] = np.where(np.isnan(values) & np.isnan(
+                np.asarray(columns[partner], dtype=np.float64)), np.nan,
+                inclusive.reshape(-1)[cells])
+
+
+def _has_data(measured: pd.DataFrame) -> np.ndarray:
+    """Per row: whether it holds a non-missing value in a measured column."""
+    if len(measured.columns) == 0:
+        return np.zeros(len(measured), dtype=bool)
+    return measured.notna().to_numpy().any(axis=1)
+
+
+def _relabelled(index: pd.MultiIndex, rows: np.ndarray, node: np.ndarray, num_nodes: int,
+                columns: Mapping[Label, np.ndarray], profiles: pd.Index) -> pd.DataFrame:
+    """Rows ``rows`` (positions or a mask) of a table with this ``index``, moved to new
+    ``node`` ids among ``num_nodes``, with the given column values; sorted again."""
+    rest_names = list(index.names[2:])
+    rest = [np.asarray(index.get_level_values(n))[rows] for n in rest_names]
+    profile = np.asarray(index.codes[1], dtype=np.int64)[rows]
+    return sorted_rows(node, profile, rest, rest_names, columns, profiles, num_nodes)
+
+
+def _restrict(graph: Graph, rows: pd.DataFrame, keep: np.ndarray
+              ) -> tuple[Graph, pd.DataFrame]:
+    """The graph of the nodes ``keep`` (closed under taking ancestors) and the rows of
+    those nodes; values are unchanged."""
+    if keep.all():
+        return graph, rows
+    small, new_id = graph.squash(keep)
+    target = new_id[np.asarray(rows.index.codes[0], dtype=np.int64)]
+    present = target >= 0
+    columns = {c: rows[c].to_numpy()[present] for c in rows.columns}
+    return small, _relabelled(rows.index, present, target[present], len(small), columns,
+                              rows.index.levels[1])
+
+
+def _pruned(graph: Graph, rows: pd.DataFrame) -> tuple[Graph, pd.DataFrame]:
+    """The missing-data rule: only the nodes where some row with data lies at or below
+    the node stay (``rows`` hold the measured columns)."""
+    node = np.asarray(rows.index.codes[0], dtype=np.int64)
+    has = np.zeros((len(graph), 1))
+    has[node[_has_data(rows)], 0] = 1.0
+    return _restrict(graph, rows, subtree_sums(graph, has)[:, 0] > 0)
+
+
+def _node_table(columns: Mapping[Label, Any], n: int) -> pd.DataFrame:
+    """Columns of one value per node as a table indexed ``node`` (float columns go in
+    one block, which pandas builds much faster than column by column)."""
+    index = pd.RangeIndex(n, name="node")
+    if all(isinstance(v, np.ndarray) and v.dtype == np.float64 for v in columns.values()):
+        block = np.column_stack(list(columns.values())) if columns else np.zeros((n, 0))
+        labels = list(columns)
+        names = pd.MultiIndex.from_tuples(labels) if labels and all(
+            isinstance(c, tuple) for c in labels) else pd.Index(labels, dtype=object)
+        return pd.DataFrame(block, index=index, columns=names)
+    return pd.DataFrame(dict(columns), index=index)

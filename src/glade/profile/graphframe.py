@@ -1,0 +1,796 @@
+"""GraphFrame: one profile, a call graph plus a table of metrics per node (and rank)."""
+
+from __future__ import annotations
+
+import copy as _copy
+import operator
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from glade.errors import GraphError, MetricError
+from glade.graph import Graph, Node, children_sums
+
+if TYPE_CHECKING:
+    from glade.query import Query
+
+INCLUSIVE_SUFFIX = " (inc)"
+EXCLUSIVE_SUFFIX = " (exc)"
+
+
+def inclusive_name(metric: str) -> str:
+    """The name of the inclusive column that pairs with exclusive ``metric``: ``"m (inc)"``,
+    or ``"m"`` for an exclusive ``"m (exc)"`` (Hatchet's two conventions)."""
+    if metric.endswith(EXCLUSIVE_SUFFIX):
+        return metric[: -len(EXCLUSIVE_SUFFIX)]
+    return metric + INCLUSIVE_SUFFIX
+
+
+class RowLayout:
+    """How the rows of a dataframe map onto nodes and row keys (rank, thread, ...).
+
+    ``node[i]`` is the node of row i, ``key[i]`` the code of its non-node index
+    values, ``keys`` the distinct non-node index values (None when the index is
+    just ``node``).
+    """
+
+    __slots__ = ("key", "keys", "node", "num_keys")
+
+    def __init__(self, index: pd.Index):
+        if index.nlevels == 1:
+            self.node = np.asarray(index, dtype=np.int64)
+            self.key = np.zeros(len(index), dtype=np.int64)
+            self.keys = None
+            self.num_keys = 1
+        else:
+            self.node = np.asarray(index.get_level_values("node"), dtype=np.int64)
+            rest = index.droplevel("node")
+            codes, uniques = pd.factorize(rest, sort=True)
+            self.key = codes.astype(np.int64)
+            self.keys = uniques
+            self.num_keys = max(len(uniques), 1)
+
+    def scatter(self, values: np.ndarray, n: int, fill: Any = 0.0) -> np.ndarray:
+        """Row values (rows, m) placed in a dense (n, keys, m) block; missing cells get ``fill``."""
+        out = np.full((n, self.num_keys, values.shape[1]), fill, dtype=values.dtype)
+        out[self.node, self.key] = values
+        return out
+
+
+def nan_as_zero(values: np.ndarray) -> np.ndarray:
+    """``values`` with NaN replaced by 0 (infinities kept)."""
+    return np.where(np.isnan(values), 0.0, values)
+
+
+def _first_per_cell(values: np.ndarray, cell: np.ndarray, size: int) -> np.ndarray:
+    """For each of ``size`` cells the first non-missing value whose ``cell`` code names
+    it; NaN (or None for non-numeric values) where none does."""
+    present = ~np.asarray(pd.isna(values), dtype=bool)
+    values, cell = values[present], cell[present]
+    if values.dtype.kind == "f":
+        out = np.full(size, np.nan, dtype=values.dtype)
+    elif values.dtype.kind in "iub":
+        covered = np.bincount(cell, minlength=size).astype(bool).all()
+        out = np.zeros(size, dtype=values.dtype) if covered else np.full(size, np.nan)
+    else:
+        out = np.full(size, None, dtype=object)
+    out[cell[::-1]] = values[::-1]
+    return out
+
+
+def assemble(
+    graph: Graph,
+    keys: pd.Index | None,
+    columns: Mapping[str, np.ndarray],
+    index_names: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """A dense dataframe for ``graph``: one row per (node, key), metric columns from
+    (n, keys) arrays, then the graph's frame columns."""
+    n = len(graph)
+    num_keys = 1 if keys is None else len(keys)
+    node = np.repeat(np.arange(n, dtype=np.int64), num_keys)
+    if keys is None:
+        index = pd.Index(node, name="node")
+    else:
+        key_pos = np.tile(np.arange(num_keys), n)
+        names = list(index_names) if index_names else ["node", *keys.names]
+        if isinstance(keys, pd.MultiIndex):
+            levels = [keys.get_level_values(i)[key_pos] for i in range(keys.nlevels)]
+        else:
+            levels = [keys[key_pos]]
+        index = pd.MultiIndex.from_arrays([node, *levels], names=names)
+    data = {name: np.asarray(values).reshape(-1) for name, values in columns.items()}
+    clash = [col for col in graph.frames.columns if col in data]
+    if clash:
+        raise GraphError(f"metric column {clash[0]!r} has the name of a frame attribute")
+    data.update(_frame_columns(graph, node, index))
+    return pd.DataFrame(data, index=index, copy=False)
+
+
+def attach_frames(graph: Graph, df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with the frame attributes of each row's node appended as columns (their
+    dtypes kept)."""
+    node = np.asarray(df.index.get_level_values("node"), dtype=np.int64)
+    for col, values in _frame_columns(graph, node, df.index).items():
+        df[col] = values
+    return df
+
+
+def _frame_columns(graph: Graph, node: np.ndarray, index: pd.Index) -> dict[str, pd.Series]:
+    """The frame attributes of each row's node, as columns on ``index`` (dtypes kept)."""
+    return {col: pd.Series(graph.frames[col].array.take(node), index=index, copy=False)
+            for col in graph.frames.columns}
+
+
+class GraphFrame:
+    """One profile: a :class:`~glade.graph.Graph` and a dataframe of metrics.
+
+    ``dataframe`` is indexed by ``node`` (int, the graph's pre-order id) or by
+    ``(node, rank)`` / ``(node, rank, thread)``; it holds one column per metric
+    and the frame attributes (``name``, ``type``, ``file``, ...) of each node.
+    ``exc_metrics`` and ``inc_metrics`` name the exclusive and inclusive metric
+    columns (an exclusive ``m`` pairs with inclusive ``"m (inc)"``); every other
+    column is a non-additive metric. Operations return new objects.
+    """
+
+    def __init__(
+        self,
+        graph: Graph,
+        dataframe: pd.DataFrame,
+        exc_metrics: Iterable[str] = (),
+        inc_metrics: Iterable[str] = (),
+        default_metric: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ):
+        if "node" not in dataframe.index.names:
+            raise GraphError("the dataframe index has no 'node' level")
+        if dataframe.index.names[0] != "node":
+            raise GraphError("'node' must be the first index level")
+        self.graph = graph
+        self.dataframe = dataframe
+        self.exc_metrics = list(exc_metrics)
+        self.inc_metrics = list(inc_metrics)
+        for metric in [*self.exc_metrics, *self.inc_metrics]:
+            if metric not in dataframe.columns:
+                raise MetricError(metric, dataframe.columns)
+        if default_metric is None:
+            candidates = [*self.inc_metrics, *self.exc_metrics]
+            default_metric = candidates[0] if candidates else None
+        self.default_metric = default_metric
+        self.metadata = dict(metadata or {})
+        node = dataframe.index.get_level_values("node")
+        if len(node) and (node.min() < 0 or node.max() >= len(graph)):
+            raise GraphError(f"the dataframe names nodes outside 0..{len(graph) - 1}")
+
+    # ---------------------------------------------------------------- builders
+    @classmethod
+    def from_tables(
+        cls,
+        frames: pd.DataFrame,
+        src: Sequence[int] | np.ndarray,
+        dst: Sequence[int] | np.ndarray,
+        rows: pd.DataFrame,
+        exc_metrics: Iterable[str] = (),
+        inc_metrics: Iterable[str] = (),
+        *,
+        roots: Sequence[int] | None = None,
+        index: Sequence[str] = ("node",),
+        default_metric: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        merge_equal_paths: bool = False,
+        fill_inclusive: bool = False,
+    ) -> GraphFrame:
+        """A GraphFrame from plain tables, as readers produce them.
+
+        ``frames`` has one row per local node id, ``src``/``dst`` are edges over
+        those ids (children in the given order), ``rows`` has a ``node`` column
+        of local ids, the other ``index`` columns (``rank``, ``thread``) and the
+        metric columns. Rows sharing a node and index are summed (exclusive and
+        inclusive metrics) or take the first value (others). With
+        ``merge_equal_paths`` nodes with the same call path are merged.
+        With ``fill_inclusive`` the inclusive partner of every exclusive metric
+        is computed when missing.
+        """
+        graph, new_id = Graph.from_edges(frames, src, dst, roots=roots)
+        exc_metrics, inc_metrics = list(exc_metrics), list(inc_metrics)
+        if merge_equal_paths:
+            graph, merge_map = graph.merge_equal_paths()
+            new_id = merge_map[new_id]
+        index = list(index)
+        node = new_id[np.asarray(rows["node"], dtype=np.int64)]
+        metric_cols = [c for c in rows.columns if c not in index]
+        gf = cls._from_rows(graph, node, rows, index, metric_cols, exc_metrics, inc_metrics)
+        gf.default_metric = default_metric if default_metric else gf.default_metric
+        gf.metadata = dict(metadata or {})
+        if fill_inclusive:
+            missing = [m for m in exc_metrics if inclusive_name(m) not in gf.dataframe.columns]
+            if missing:
+                gf = gf.update_inclusive_columns(missing)
+        return gf
+
+    @classmethod
+    def _from_rows(
+        cls,
+        graph: Graph,
+        node: np.ndarray,
+        rows: pd.DataFrame,
+        index: list[str],
+        metric_cols: list[str],
+        exc_metrics: list[str],
+        inc_metrics: list[str],
+    ) -> GraphFrame:
+        """Dense GraphFrame from rows of nodes ``node`` (ids of ``graph``)."""
+        if len(index) > 1:
+            others = [rows[name].to_numpy() for name in index[1:]]
+            layout = RowLayout(pd.MultiIndex.from_arrays([node, *others], names=index))
+        else:
+            layout = RowLayout(pd.Index(node, name="node"))
+        n = len(graph)
+        additive = set(exc_metrics) | set(inc_metrics)
+        flat = layout.node * layout.num_keys + layout.key
+        columns = {}
+        for col in metric_cols:
+            values = rows[col].to_numpy()
+            if col in additive:
+                values = values.astype(np.float64) if values.dtype == object else values
+                if values.dtype.kind == "f":
+                    values = nan_as_zero(values)
+                out = np.zeros(n * layout.num_keys, dtype=np.result_type(values.dtype, np.int8))
+                np.add.at(out, flat, values)
+            else:
+                out = _first_per_cell(values, flat, n * layout.num_keys)
+            columns[col] = out.reshape(n, layout.num_keys)
+        df = assemble(graph, layout.keys, columns, index_names=index)
+        return cls(graph, df, exc_metrics, inc_metrics)
+
+    # ---------------------------------------------------------------- basics
+    def __repr__(self) -> str:
+        shape = "x".join(str(s) for s in self.dataframe.shape)
+        return (
+            f"<glade.GraphFrame: {len(self.graph)} nodes, dataframe {shape}, "
+            f"index {list(self.dataframe.index.names)}, metrics {self.metric_columns}>"
+        )
+
+    def __len__(self) -> int:
+        return len(self.graph)
+
+    @property
+    def metric_columns(self) -> list[str]:
+        """Every column that is not a frame attribute."""
+        frame_cols = set(self.graph.frames.columns)
+        return [c for c in self.dataframe.columns if c not in frame_cols]
+
+    @property
+    def other_metrics(self) -> list[str]:
+        """Metric columns that are neither exclusive nor inclusive (not summed)."""
+        additive = set(self.exc_metrics) | set(self.inc_metrics)
+        return [c for c in self.metric_columns if c not in additive]
+
+    def node(self, nid: int) -> Node:
+        """The handle of node ``nid``."""
+        return self.graph.node(nid)
+
+    def copy(self) -> GraphFrame:
+        """An independent copy (graph frames, dataframe and metadata are copied)."""
+        return GraphFrame(
+            self.graph.copy(),
+            self.dataframe.copy(),
+            self.exc_metrics,
+            self.inc_metrics,
+            self.default_metric,
+            _copy.deepcopy(self.metadata),
+        )
+
+    def _replace(self, graph: Graph, dataframe: pd.DataFrame, **changes) -> GraphFrame:
+        fields = {
+            "exc_metrics": [m for m in self.exc_metrics if m in dataframe.columns],
+            "inc_metrics": [m for m in self.inc_metrics if m in dataframe.columns],
+            "default_metric": self.default_metric,
+            "metadata": _copy.deepcopy(self.metadata),
+        }
+        fields.update(changes)
+        if fields["default_metric"] not in dataframe.columns:
+            fields["default_metric"] = None
+        return GraphFrame(graph, dataframe, **fields)
+
+    def _check_metrics(self, metrics: Iterable[str]) -> list[str]:
+        metrics = list(metrics)
+        for metric in metrics:
+            if metric not in self.dataframe.columns:
+                raise MetricError(metric, self.metric_columns)
+        return metrics
+
+    def _layout(self) -> RowLayout:
+        return RowLayout(self.dataframe.index)
+
+    def _block(self, metrics: Sequence[str], layout: RowLayout | None = None) -> np.ndarray:
+        """Metric values as a dense float (n, keys, m) block; missing rows and NaN are 0."""
+        layout = layout or self._layout()
+        values = self.dataframe[list(metrics)].to_numpy(dtype=np.float64, na_value=np.nan)
+        block = layout.scatter(values, len(self.graph), 0.0)
+        return nan_as_zero(block)
+
+    def _index_names(self) -> list[str]:
+        return list(self.dataframe.index.names)
+
+    def node_values(
+        self, metric: str | None = None, rank: Any = None, agg: str | Callable = "mean"
+    ) -> np.ndarray:
+        """One value of ``metric`` per node: the row of ``rank`` when given, else
+        ``agg`` over the node's rows (NaN for a node without rows)."""
+        metric = metric or self.default_metric
+        if metric is None:
+            raise MetricError("<default metric>", self.metric_columns)
+        self._check_metrics([metric])
+        df = self.dataframe
+        if rank is not None:
+            if "rank" not in df.index.names:
+                raise MetricError("rank", df.index.names, what="index level")
+            df = df.xs(rank, level="rank", drop_level=False)
+        series = df[metric]
+        if df.index.nlevels > 1:
+            series = series.groupby(level="node", sort=False).agg(agg)
+        values = np.full(len(self.graph), np.nan)
+        values[np.asarray(series.index, dtype=np.int64)] = series.to_numpy(dtype=np.float64)
+        return values
+
+    # ------------------------------------------------------------ inclusive
+    def update_inclusive_columns(self, metrics: Iterable[str] | None = None) -> GraphFrame:
+        """Recompute ``"m (inc)"`` for every exclusive ``m`` (or the given ones): the
+        sum of ``m`` over each node's descendants, each counted once, itself included.
+
+        Missing rows and NaN count as 0.
+        """
+        metrics = self._check_metrics(self.exc_metrics if metrics is None else metrics)
+        if not metrics:
+            return self.copy()
+        layout = self._layout()
+        block = self._block(metrics, layout)
+        inclusive = subtree_sums(self.graph, block)
+        df = self.dataframe.copy()
+        flat_rows = layout.node * layout.num_keys + layout.key
+        flat = inclusive.reshape(-1, len(metrics))
+        inc_metrics = list(self.inc_metrics)
+        for i, metric in enumerate(metrics):
+            name = inclusive_name(metric)
+            column = flat[flat_rows, i]
+            if pd.api.types.is_integer_dtype(df[metric].dtype):
+                column = column.astype(df[metric].dtype)
+            if name in df.columns:
+                df[name] = column
+            else:
+                df.insert(df.columns.get_loc(metric), name, column)
+            if name not in inc_metrics:
+                inc_metrics.append(name)
+        return self._replace(self.graph, df, inc_metrics=inc_metrics)
+
+    # --------------------------------------------------------------- squash
+    def squash(self, fold: bool = False) -> GraphFrame:
+        """Rebuild the graph from the nodes that still have rows.
+
+        Removed nodes are bypassed (each kept node hangs under its nearest kept
+        ancestor), identical siblings are merged (their metrics summed) and
+        inclusive metrics are recomputed from exclusive ones. With ``fold=True``
+        every kept node keeps its inclusive value and its exclusive value becomes
+        its inclusive value minus its new children's: the cost of removed nodes
+        folds into their nearest kept ancestor (along the first call path where
+        nodes are shared).
+        """
+        present = np.zeros(len(self.graph), dtype=bool)
+        present[np.asarray(self.dataframe.index.get_level_values("node"), dtype=np.int64)] = True
+        return self._squash_to(present, fold=fold)
+
+    def _squash_to(self, keep: np.ndarray, fold: bool) -> GraphFrame:
+        """Squash onto the nodes ``keep`` (rows of other nodes are ignored)."""
+        graph, new_id = self.graph.squash(keep)
+        layout = self._layout()
+        n_new, num_keys = len(graph), layout.num_keys
+        target = new_id[layout.node]
+        present = target >= 0
+        flat = target[present] * num_keys + layout.key[present]
+        additive = self.exc_metrics + self.inc_metrics
+        sums = np.zeros((n_new * num_keys, len(additive)))
+        values = self.dataframe[additive].to_numpy(dtype=np.float64, na_value=np.nan)
+        np.add.at(sums, flat, nan_as_zero(values[present]))
+        sums = sums.reshape(n_new, num_keys, len(additive))
+        columns = {m: sums[:, :, i] for i, m in enumerate(additive)}
+        paired = [m for m in self.exc_metrics if inclusive_name(m) in columns]
+        if fold:
+            for m in paired:
+                inclusive = columns[inclusive_name(m)]
+                columns[m] = inclusive - children_sums(graph.tree_parent, inclusive)
+        elif paired:
+            block = np.stack([columns[m] for m in paired], axis=2)
+            inclusive = subtree_sums(graph, block)
+            for i, m in enumerate(paired):
+                columns[inclusive_name(m)] = inclusive[:, :, i]
+        for m in self.other_metrics:
+            columns[m] = _first_per_cell(self.dataframe[m].to_numpy()[present], flat,
+                                         n_new * num_keys).reshape(n_new, num_keys)
+        ordered = {}
+        for c in self.metric_columns:
+            dtype = self.dataframe[c].dtype
+            integral = c in additive and pd.api.types.is_integer_dtype(dtype)
+            ordered[c] = columns[c].astype(dtype) if integral else columns[c]
+        df = assemble(graph, layout.keys, ordered, index_names=self._index_names())
+        return self._replace(graph, df)
+
+    # ------------------------------------------------------------ row index
+    def drop_index_levels(self, function: str | Callable = "mean") -> GraphFrame:
+        """Reduce the rows of each node (ranks, threads) to one with ``function``
+        (for metrics; non-numeric columns keep their first value)."""
+        if self.dataframe.index.nlevels == 1:
+            return self.copy()
+        metrics = self.exc_metrics + self.inc_metrics
+        numeric_others = [
+            c for c in self.other_metrics if pd.api.types.is_numeric_dtype(self.dataframe[c])
+        ]
+        grouped = self.dataframe.groupby(level="node", sort=True)
+        agg = {c: function for c in metrics + numeric_others}
+        for c in self.dataframe.columns:
+            agg.setdefault(c, "first")
+        df = grouped.agg(agg)[list(self.dataframe.columns)]
+        df.index.name = "node"
+        return self._replace(self.graph, df)
+
+    # ---------------------------------------------------------------- unify
+    def unify(self, other: GraphFrame) -> tuple[GraphFrame, GraphFrame]:
+        """Both profiles on the union of their graphs (nodes matched by call path).
+
+        Returns new GraphFrames sharing one graph; a node missing from one
+        profile has NaN metrics there.
+        """
+        graph, (map_a, map_b) = Graph.union([self.graph, other.graph])
+        return self._remap(graph, map_a), other._remap(graph, map_b)
+
+    def _remap(self, graph: Graph, node_map: np.ndarray) -> GraphFrame:
+        """This profile's rows on ``graph`` (node i becomes node_map[i]), NaN for nodes
+        it does not have."""
+        df = self.dataframe[self.metric_columns]
+        names = self._index_names()
+        new_nodes = node_map[np.asarray(df.index.get_level_values("node"), dtype=np.int64)]
+        if df.index.nlevels == 1:
+            df = df.set_axis(pd.Index(new_nodes, name="node"))
+            full = pd.Index(np.arange(len(graph)), name="node")
+        else:
+            rest = df.index.droplevel("node")
+            levels = [rest.get_level_values(i) for i in range(rest.nlevels)]
+            df = df.set_axis(pd.MultiIndex.from_arrays([new_nodes, *levels], names=names))
+            keys = rest.unique().sort_values()
+            node_pos = np.repeat(np.arange(len(graph)), len(keys))
+            key_pos = np.tile(np.arange(len(keys)), len(graph))
+            if isinstance(keys, pd.MultiIndex):
+                key_levels = [keys.get_level_values(i)[key_pos] for i in range(keys.nlevels)]
+            else:
+                key_levels = [keys[key_pos]]
+            full = pd.MultiIndex.from_arrays([node_pos, *key_levels], names=names)
+        df = df.groupby(level=names, sort=True).first() if df.index.has_duplicates else df
+        return self._replace(graph, attach_frames(graph, df.reindex(full)))
+
+    # ------------------------------------------------------------ arithmetic
+    def _arith(self, other: GraphFrame, op: Callable) -> GraphFrame:
+        if not isinstance(other, GraphFrame):
+            return NotImplemented
+        a, b = self.unify(other)
+        if a.dataframe.index.names != b.dataframe.index.names:
+            raise GraphError(
+                f"index levels differ: {a.dataframe.index.names} vs {b.dataframe.index.names}"
+            )
+        additive = set(b.exc_metrics + b.inc_metrics) & set(a.exc_metrics + a.inc_metrics)
+        metrics = [m for m in a.metric_columns if m in additive]
+        left = a.dataframe[metrics]
+        right = b.dataframe[metrics]
+        result = op(left, right).reindex(left.index.union(right.index)).sort_index()
+        return a._replace(
+            a.graph,
+            attach_frames(a.graph, result),
+            exc_metrics=[m for m in a.exc_metrics if m in metrics],
+            inc_metrics=[m for m in a.inc_metrics if m in metrics],
+        )
+
+    def __add__(self, other: GraphFrame) -> GraphFrame:
+        return self._arith(other, operator.add)
+
+    def __sub__(self, other: GraphFrame) -> GraphFrame:
+        return self._arith(other, operator.sub)
+
+    def __mul__(self, other: GraphFrame) -> GraphFrame:
+        return self._arith(other, operator.mul)
+
+    def __truediv__(self, other: GraphFrame) -> GraphFrame:
+        return self._arith(other, operator.truediv)
+
+    add = __add__
+    sub = __sub__
+    mul = __mul__
+    div = __truediv__
+
+    # ------------------------------------------------------------- grouping
+    def groupby_aggregate(
+        self, by: str, agg: str | Callable | Mapping[str, str | Callable] = "sum"
+    ) -> GraphFrame:
+        """Collapse nodes that share a value of column ``by`` (e.g. ``"module"``) into one
+        node each, aggregating their rows (per rank) with ``agg``.
+
+        The new graph has one node per value (``name`` = the value, ``type`` =
+        ``by``) and an edge wherever an old edge crossed two groups.
+        """
+        if by in self.graph.frames.columns:
+            per_node = self.graph.frames[by]
+        elif by in self.dataframe.columns:
+            per_node = self.dataframe[by].groupby(level="node").first()
+            per_node = per_node.reindex(range(len(self.graph)))
+        else:
+            raise MetricError(by, list(self.dataframe.columns), what="column")
+        group, uniques = pd.factorize(per_node, use_na_sentinel=False)
+        group = group.astype(np.int64)
+        frames = pd.DataFrame({"name": [str(u) for u in uniques], "type": by})
+        src, dst = self.graph.edges()
+        gsrc, gdst = group[src], group[dst]
+        cross = gsrc != gdst
+        roots = np.unique(group[self.graph.root_ids])
+        graph, gmap = Graph.from_edges(frames, gsrc[cross], gdst[cross], roots=roots)
+        metrics = self.metric_columns
+        names = self._index_names()
+        df = self.dataframe[metrics].copy()
+        node = np.asarray(df.index.get_level_values("node"), dtype=np.int64)
+        keys = [gmap[group[node]]]
+        keys += [df.index.get_level_values(i) for i in range(1, df.index.nlevels)]
+        if isinstance(agg, Mapping):
+            agg_map = dict(agg)
+        else:
+            agg_map = {m: agg for m in self.exc_metrics + self.inc_metrics}
+        for m in metrics:
+            agg_map.setdefault(m, "first")
+        out = df.groupby(keys, sort=True).agg(agg_map)[metrics]
+        out.index.names = names
+        return self._replace(graph, attach_frames(graph, out))
+
+    def flat_profile(
+        self, metrics: str | Sequence[str] | None = None, by: str = "name"
+    ) -> pd.DataFrame:
+        """Metrics summed per value of ``by`` (function name by default), over all ranks.
+
+        Exclusive metrics are summed over every node; inclusive metrics over
+        nodes with no ancestor of the same group, so recursion is not counted
+        twice. Sorted by the first metric, largest first.
+        """
+        if metrics is None:
+            metrics = self.exc_metrics + self.inc_metrics
+        elif isinstance(metrics, str):
+            metrics = [metrics]
+        metrics = self._check_metrics(metrics)
+        if by in self.graph.frames.columns:
+            per_node = self.graph.frames[by]
+        else:
+            raise MetricError(by, list(self.graph.frames.columns), what="frame attribute")
+        group, uniques = pd.factorize(per_node, use_na_sentinel=False)
+        inc = set(self.inc_metrics)
+        outer = self._outermost_in_group(group) if inc & set(metrics) else None
+        layout = self._layout()
+        block = self._block(metrics, layout).sum(axis=1)
+        result = {}
+        for i, m in enumerate(metrics):
+            weights = block[:, i] if m not in inc else np.where(outer, block[:, i], 0.0)
+            result[m] = np.bincount(group, weights=weights, minlength=len(uniques))
+        table = pd.DataFrame(result, index=pd.Index(uniques, name=by))
+        return table.sort_values(metrics[0], ascending=False, kind="stable")
+
+    def _outermost_in_group(self, group: np.ndarray) -> np.ndarray:
+        """True for nodes with no ancestor (first call path) in the same group."""
+        graph = self.graph
+        n = len(graph)
+        outer = np.ones(n, dtype=bool)
+        ancestor = graph.tree_parent.copy()
+        active = np.flatnonzero(ancestor >= 0)
+        while active.size:
+            same = group[ancestor[active]] == group[active]
+            outer[active[same]] = False
+            active = active[~same]
+            ancestor[active] = graph.tree_parent[ancestor[active]]
+            active = active[ancestor[active] >= 0]
+        return outer
+
+    # ------------------------------------------------------------- queries
+    def match(self, query: Query | str | list, rank_mode: str = "any") -> list[Node]:
+        """Nodes on at least one match of ``query`` (any of its three forms)."""
+        from glade.query import match_nodes
+
+        ids = match_nodes(self, query, rank_mode=rank_mode)
+        return [Node(self.graph, int(i)) for i in ids]
+
+    def query(
+        self,
+        query: Query | str | list,
+        squash: bool = True,
+        fold: bool = False,
+        rank_mode: str = "any",
+    ) -> GraphFrame:
+        """Keep the nodes matched by ``query``; with ``squash`` rebuild the graph from
+        them (``fold=True`` keeps the inclusive values of kept nodes)."""
+        from glade.query import match_nodes
+
+        keep = np.zeros(len(self.graph), dtype=bool)
+        keep[match_nodes(self, query, rank_mode=rank_mode)] = True
+        return self._keep(keep, squash=squash, fold=fold)
+
+    def filter(
+        self,
+        predicate: Callable[[pd.Series], bool] | Query | str | list,
+        squash: bool = True,
+        fold: bool = False,
+        rank_mode: str = "any",
+    ) -> GraphFrame:
+        """Hatchet's ``filter``: a callable keeps the dataframe rows for which it is
+        true; a query keeps the nodes it matches. With ``squash`` the graph is
+        rebuilt from what remains."""
+        if callable(predicate) and not hasattr(predicate, "to_string"):
+            passed = self.dataframe.apply(predicate, axis=1)
+            passed = np.asarray(passed, dtype=bool) if len(self.dataframe) else np.zeros(0, bool)
+            if not squash:
+                return self._replace(self.graph, self.dataframe[passed])
+            keep = self._reduce_rows(passed, rank_mode)
+            return self._squash_to(keep, fold=fold)
+        return self.query(predicate, squash=squash, fold=fold, rank_mode=rank_mode)
+
+    def _reduce_rows(self, passed: np.ndarray, rank_mode: str) -> np.ndarray:
+        """Per node: true if any (``rank_mode="any"``) or all of its rows passed."""
+        from glade.query.engine import reduce_rows
+
+        node = np.asarray(self.dataframe.index.get_level_values("node"), dtype=np.int64)
+        return reduce_rows(passed, node, len(self.graph), rank_mode)
+
+    def _keep(self, keep: np.ndarray, squash: bool, fold: bool) -> GraphFrame:
+        """Keep the rows of nodes ``keep``; squash the graph when asked."""
+        if squash:
+            return self._squash_to(keep, fold=fold)
+        node = np.asarray(self.dataframe.index.get_level_values("node"), dtype=np.int64)
+        return self._replace(self.graph, self.dataframe[keep[node]])
+
+    # ------------------------------------------------------------- output
+    def tree(
+        self,
+        metric: str | None = None,
+        depth: int | None = None,
+        threshold: float | None = None,
+        color: bool = False,
+        precision: int = 3,
+        name_width: int | None = None,
+        rank: Any = None,
+        agg: str | Callable = "mean",
+        annotation: str | None = None,
+    ) -> str:
+        """The call tree as text (see :func:`glade.text_tree.render`)."""
+        from glade.profile.text_tree import render
+
+        return render(
+            self,
+            metric=metric,
+            depth=depth,
+            threshold=threshold,
+            color=color,
+            precision=precision,
+            name_width=name_width,
+            rank=rank,
+            agg=agg,
+            annotation=annotation,
+        )
+
+    def to_literal(self, rank: Any = None, agg: str | Callable = "mean") -> list[dict]:
+        """The Hatchet literal (list of root dicts); shared nodes carry ``_hatchet_nid``."""
+        from glade.readers.profiles.literal import to_literal
+
+        return to_literal(self, rank=rank, agg=agg)
+
+    def to_dot(
+        self,
+        metric: str | None = None,
+        threshold: float = 0.0,
+        rank: Any = None,
+        agg: str | Callable = "mean",
+    ) -> str:
+        """The graph in Graphviz DOT, nodes labelled with the metric and name."""
+        from glade.profile.export import to_dot
+
+        return to_dot(self, metric=metric, threshold=threshold, rank=rank, agg=agg)
+
+    def to_flamegraph(
+        self, metric: str | None = None, rank: Any = None, agg: str | Callable = "mean"
+    ) -> str:
+        """Folded stacks (``a;b;c value`` per node) of an exclusive metric, for flamegraph.pl."""
+        from glade.profile.export import to_flamegraph
+
+        return to_flamegraph(self, metric=metric, rank=rank, agg=agg)
+
+    def to_json(self, path: str | None = None) -> str:
+        """glade's own lossless JSON; written to ``path`` when given, returned always."""
+        from glade.readers.profiles.gladejson import to_json
+
+        return to_json(self, path)
+
+    # -------------------------------------------------------------- readers
+    @classmethod
+    def from_literal(cls, literal: list[dict] | dict) -> GraphFrame:
+        """Read the Hatchet literal format (roots of frame/metrics/children dicts)."""
+        from glade.readers.profiles.literal import read_literal
+
+        return read_literal(literal)
+
+    @classmethod
+    def from_json(cls, source: str) -> GraphFrame:
+        """Read glade JSON (or Hatchet's JSON export) from a path or a JSON string."""
+        from glade.readers.profiles.gladejson import read_json
+
+        return read_json(source)
+
+    @classmethod
+    def from_hpctoolkit(cls, path: str) -> GraphFrame:
+        """Read an HPCToolkit database directory (experiment.xml + metric-db files)."""
+        from glade.readers.profiles.hpctoolkit import read_hpctoolkit
+
+        return read_hpctoolkit(path)
+
+    @classmethod
+    def from_caliper(cls, path: str, **kwargs: Any) -> GraphFrame:
+        """Read Caliper output: json-split JSON or a .cali file."""
+        from glade.readers.profiles.caliper import read_caliper
+
+        return read_caliper(path, **kwargs)
+
+    @classmethod
+    def from_cprofile(cls, path: str) -> GraphFrame:
+        """Read a Python cProfile pstats file (recursion gives cycles)."""
+        from glade.readers.profiles.cprofile import read_cprofile
+
+        return read_cprofile(path)
+
+    @classmethod
+    def from_gprof_dot(cls, path: str) -> GraphFrame:
+        """Read a gprof2dot DOT call graph (a DAG)."""
+        from glade.readers.profiles.gprof_dot import read_gprof_dot
+
+        return read_gprof_dot(path)
+
+    @classmethod
+    def from_pyinstrument(cls, path: str) -> GraphFrame:
+        """Read pyinstrument JSON output."""
+        from glade.readers.profiles.pyinstrument import read_pyinstrument
+
+        return read_pyinstrument(path)
+
+    @classmethod
+    def from_tau(cls, path: str) -> GraphFrame:
+        """Read a TAU profile directory (profile.N.C.T files)."""
+        from glade.readers.profiles.tau import read_tau
+
+        return read_tau(path)
+
+    @classmethod
+    def from_timemory(cls, path: str) -> GraphFrame:
+        """Read timemory tree JSON."""
+        from glade.readers.profiles.timemory import read_timemory
+
+        return read_timemory(path)
+
+    def show(self, metric: str | None = None, **kwargs: Any):
+        """The interactive CCT view of this profile (in Jupyter)."""
+        from glade.views import CCT
+
+        return CCT(self, metric=metric, **kwargs)
+
+
+def subtree_sums(graph: Graph, block: np.ndarray) -> np.ndarray:
+    """Sum of ``block`` rows (axis 0 = nodes) over each node and its descendants,
+    each descendant counted once (DAGs and cycles included)."""
+    if graph.is_tree():
+        out = block.copy()
+        parent = graph.tree_parent
+        with np.errstate(invalid="ignore", over="ignore"):  # sums may be inf or NaN
+            for level in graph.levels()[:0:-1]:
+                np.add.at(out, parent[level], out[level])
+        return out
+    reach = graph.reachability()
+    flat = block.reshape(block.shape[0], -1)
+    return np.asarray(reach @ flat).reshape(block.shape)

@@ -1,0 +1,178 @@
+"""The call tree of a GraphFrame as text, optionally coloured for a terminal."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from glade.errors import MetricError
+from glade.graph import Graph, depth_from_parent, group_by_depth
+
+if TYPE_CHECKING:
+    from glade.profile.graphframe import GraphFrame
+
+SHARED_MARK = "↪ "
+_RESET = "\033[0m"
+# From low to high: green, lime, yellow, orange, red, bright red.
+_COLOURS = ["\033[38;5;34m", "\033[38;5;112m", "\033[38;5;220m", "\033[38;5;208m",
+            "\033[38;5;196m", "\033[1;38;5;160m"]
+_EDGES = np.array([0.1, 0.3, 0.5, 0.7, 0.9])
+
+
+def _hidden_subtrees(gf: GraphFrame, fails: np.ndarray) -> np.ndarray:
+    """Nodes that fail, or lie below a failing node on their first call path."""
+    end = gf.graph.subtree_end
+    start = np.flatnonzero(fails)
+    delta = np.zeros(len(gf.graph) + 1, dtype=np.int64)
+    np.add.at(delta, start, 1)
+    np.add.at(delta, end[start], -1)
+    return np.cumsum(delta[:-1]) > 0
+
+
+def _display_items(gf: GraphFrame, visible: np.ndarray):
+    """Rows to print, in order: (node id, parent row, is_reference) arrays."""
+    graph = gf.graph
+    src, dst = graph.edges()
+    extra = (graph.tree_parent[dst] != src) & visible[src] & visible[dst]
+    nodes = np.flatnonzero(visible)
+    if not extra.any():
+        row_of = np.full(len(graph), -1, dtype=np.int64)
+        row_of[nodes] = np.arange(nodes.size)
+        tp = graph.tree_parent[nodes]
+        parent_row = np.where(tp >= 0, row_of[np.maximum(tp, 0)], -1)
+        return nodes, parent_row, np.zeros(nodes.size, dtype=bool)
+    # Shared nodes: every extra edge becomes a reference row under its parent, placed
+    # among that parent's children in profile order; then the display rows form a tree.
+    ref_parent, ref_node = src[extra], dst[extra]
+    item_node = np.concatenate([nodes, ref_node])
+    is_ref = np.concatenate([np.zeros(nodes.size, bool), np.ones(ref_node.size, bool)])
+    row_of = np.full(len(graph), -1, dtype=np.int64)
+    row_of[nodes] = np.arange(nodes.size)
+    ref_rows = nodes.size + np.arange(ref_node.size)
+    # position of every edge among its parent's children, to order siblings
+    edge_pos = np.arange(len(src))
+    tree_edge = (graph.tree_parent[dst] == src) & visible[src] & visible[dst]
+    child_rows = np.concatenate([row_of[dst[tree_edge]], ref_rows])
+    parent_rows = np.concatenate([row_of[src[tree_edge]], row_of[ref_parent]])
+    order = np.argsort(np.concatenate([edge_pos[tree_edge], edge_pos[extra]]), kind="stable")
+    frames = pd.DataFrame({"name": np.zeros(item_node.size, dtype=np.int64)})
+    roots = row_of[nodes[graph.tree_parent[nodes] < 0]]
+    display, new_id = Graph.from_edges(frames, parent_rows[order], child_rows[order], roots=roots)
+    order_rows = np.empty(item_node.size, dtype=np.int64)
+    order_rows[new_id] = np.arange(item_node.size)
+    tp = display.tree_parent
+    return item_node[order_rows], tp, is_ref[order_rows]
+
+
+def _prefixes(parent_row: np.ndarray) -> np.ndarray:
+    """Box-drawing prefix of every row of a tree given in pre-order by parent rows."""
+    n = parent_row.size
+    last = np.ones(n, dtype=bool)
+    child = np.flatnonzero(parent_row >= 0)
+    if child.size:
+        # a row is the last child when the next child of its parent never comes
+        parents = parent_row[child]
+        following_same = np.zeros(child.size, dtype=bool)
+        by_parent = np.lexsort((child, parents))
+        same_next = parents[by_parent][1:] == parents[by_parent][:-1]
+        following_same[by_parent[:-1]] = same_next
+        last[child] = ~following_same
+    line = np.full(n, "", dtype=object)
+    cont = np.full(n, "", dtype=object)
+    for level in group_by_depth(depth_from_parent(parent_row))[1:]:
+        parent = parent_row[level]
+        is_last = last[level]
+        line[level] = cont[parent] + np.where(is_last, "└─ ", "├─ ").astype(object)
+        cont[level] = cont[parent] + np.where(is_last, "   ", "│  ").astype(object)
+    return line
+
+
+def _colour(values: np.ndarray, text: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    span = hi - lo if hi > lo else 1.0
+    bins = np.searchsorted(_EDGES, (np.where(np.isfinite(values), values, lo) - lo) / span,
+                           side="right")
+    colours = np.array(_COLOURS, dtype=object)[bins]
+    return colours + text + _RESET
+
+
+def render(
+    gf: GraphFrame,
+    metric: str | None = None,
+    depth: int | None = None,
+    threshold: float | None = None,
+    color: bool = False,
+    precision: int = 3,
+    name_width: int | None = None,
+    rank: Any = None,
+    agg: str | Callable = "mean",
+    annotation: str | None = None,
+) -> str:
+    """The call tree of ``gf`` as text: one line per node, ``value name``.
+
+    ``metric`` defaults to the profile's default metric; with several rows per
+    node the value is the row of ``rank``, or ``agg`` (mean) over the rows.
+    ``depth`` hides nodes deeper than it (roots are depth 0); ``threshold``
+    hides nodes (and what lies below them) whose value is under
+    ``threshold`` x the largest value; ``name_width`` cuts long names;
+    ``color`` adds ANSI colours by value with a legend; ``annotation`` names a
+    column shown after the name. A node shared by several parents (a DAG) is
+    printed once in full and elsewhere as ``↪ name``.
+    """
+    metric = metric or gf.default_metric
+    if metric is None:
+        raise MetricError("<default metric>", gf.metric_columns)
+    values = gf.node_values(metric, rank=rank, agg=agg)
+    graph = gf.graph
+    n = len(graph)
+    if n == 0:
+        return ""
+    fails = np.zeros(n, dtype=bool)
+    if depth is not None:
+        fails |= graph.depth > depth
+    finite = values[np.isfinite(values)]
+    hi = float(finite.max()) if finite.size else 0.0
+    lo = float(finite.min()) if finite.size else 0.0
+    if threshold is not None and threshold > 0:
+        fails |= ~(np.where(np.isnan(values), -np.inf, values) >= threshold * hi)
+    visible = ~_hidden_subtrees(gf, fails)
+    items, parent_row, is_ref = _display_items(gf, visible)
+    rows = "" if gf.dataframe.index.nlevels == 1 else (
+        f" (rank {rank})" if rank is not None else f" ({agg} over rows)"
+        if isinstance(agg, str) else " (aggregated over rows)"
+    )
+    header = [f"{metric}{rows}"]
+    if items.size == 0:
+        return header[0] + "\n(no node passes the depth and threshold limits)\n"
+    prefix = _prefixes(parent_row)
+    names = graph.frames["name"].to_numpy()[items].astype(str).astype(object)
+    if name_width is not None and name_width > 1:
+        long = np.array([len(s) > name_width for s in names], dtype=bool)
+        names[long] = np.array([s[: name_width - 1] + "…" for s in names[long]], dtype=object)
+    shown = values[items]
+    text = np.char.mod(f"%.{precision}f", shown).astype(object)
+    text[~np.isfinite(shown)] = "nan"
+    if color:
+        text = _colour(shown, text, lo, hi)
+    body = text + " " + names
+    if annotation is not None:
+        if annotation not in gf.dataframe.columns:
+            raise MetricError(annotation, gf.dataframe.columns, what="column")
+        notes = gf.dataframe[annotation].groupby(level="node").first()
+        note = np.full(n, "", dtype=object)
+        note[np.asarray(notes.index, dtype=np.int64)] = notes.astype(str).to_numpy()
+        body = body + " " + note[items]
+    body[is_ref] = SHARED_MARK + names[is_ref]
+    lines = (prefix + body).tolist()
+    footer = []
+    if is_ref.any():
+        footer.append(f"{SHARED_MARK}shared node, shown in full at its first call path")
+    if color:
+        stops = lo + (hi - lo) * np.concatenate([[0.0], _EDGES])
+        legend = " ".join(
+            f"{c}■{_RESET} ≥{s:.{precision}g}" for c, s in zip(_COLOURS, stops, strict=True)
+        )
+        footer.append(f"Legend ({metric}): {legend}")
+    return "\n".join(header + lines + footer) + "\n"

@@ -1,0 +1,1 @@
+"""Readers of profile formats, one module per format (``glade.read`` picks one)."""

@@ -1,0 +1,149 @@
+"""pyinstrument JSON output (``pyinstrument -r json``).
+
+The file is one JSON object with the session (``start_time``, ``duration``,
+``sample_count``, ``program``, ``cpu_time``) and ``root_frame``: nested
+frames, each with ``function``, ``file_path_short``, ``file_path``,
+``line_no``, ``time`` (the frame's time *including* its children),
+``is_application_code``, optionally ``await_time``, and ``children``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from glade.errors import ReaderError
+from glade.graph import children_sums
+from glade.profile.graphframe import GraphFrame
+from glade.readers.files import load_json, read_head
+
+_SESSION_KEYS = ("start_time", "duration", "sample_count", "program", "cpu_time")
+
+
+def detect(path: Path) -> bool:
+    """True when ``path`` is a JSON file whose first few KB show pyinstrument's
+    ``root_frame`` next to frame fields."""
+    head = (read_head(path, 4096) or b"").decode("utf-8", errors="replace")
+    return (
+        head.lstrip().startswith("{")
+        and '"root_frame"' in head
+        and ('"function"' in head or '"sample_count"' in head)
+    )
+
+
+def _where(parent: list[int], position: list[int], node: int, child: int | None = None) -> str:
+    """``root_frame.children[i].children[j]...`` for ``node`` (and its ``child``-th child)."""
+    steps = [] if child is None else [child]
+    while node > 0:
+        steps.append(position[node])
+        node = parent[node]
+    return "root_frame" + "".join(f".children[{i}]" for i in reversed(steps))
+
+
+def _first_bad(values: list, kinds: set[str], allow_missing: bool = False) -> int | None:
+    """Index of the first value that is not of the inferred ``kinds`` (None when all are)."""
+    kind = pd.api.types.infer_dtype(values, skipna=allow_missing)
+    if kind in kinds or (allow_missing and kind == "empty"):
+        return None
+    for i, value in enumerate(values):
+        if not (allow_missing and value is None):
+            single = pd.api.types.infer_dtype([value], skipna=False)
+            if single not in kinds:
+                return i
+    return None
+
+
+def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
+    """A GraphFrame of the call tree in a pyinstrument JSON file.
+
+    One node per frame (frame ``name`` = function, ``file`` = the short file
+    path as pyinstrument prints it, ``line``, ``type="function"``), children
+    in file order; sibling frames with equal frames (two files with one short
+    path) are merged, their times added. ``time (inc)`` is the frame's time, ``time`` its
+    exclusive time (inclusive minus its children's), both in seconds;
+    ``is_application_code`` (and ``await_time`` when recorded) are
+    non-additive. The session fields go to ``metadata``.
+    """
+    source = os.fspath(path)
+    data = load_json(source)
+    if not isinstance(data, dict) or "root_frame" not in data:
+        raise ReaderError(source, "not pyinstrument JSON: no 'root_frame' object")
+    root = data["root_frame"]
+    if root is None:
+        raise ReaderError(source, "the profile recorded no samples ('root_frame' is null)")
+    names: list[object] = []
+    files: list[object] = []
+    lines: list[object] = []
+    times: list[object] = []
+    app: list[object] = []
+    awaits: list[object] = []
+    parent: list[int] = []
+    position: list[int] = []
+    stack: list[tuple[object, int, int]] = [(root, -1, 0)]
+    while stack:
+        frame, up, at = stack.pop()
+        if not isinstance(frame, dict):
+            where = _where(parent, position, up, at) if up >= 0 else "root_frame"
+            raise ReaderError(source, f"{where} is a {type(frame).__name__}, not a frame object")
+        me = len(names)
+        names.append(frame.get("function"))
+        files.append(frame.get("file_path_short", frame.get("file_path")))
+        lines.append(frame.get("line_no"))
+        times.append(frame.get("time"))
+        app.append(frame.get("is_application_code"))
+        awaits.append(frame.get("await_time", np.nan))
+        parent.append(up)
+        position.append(at)
+        children = frame.get("children", [])
+        if not isinstance(children, list):
+            where = _where(parent, position, me)
+            raise ReaderError(source, f"{where}: 'children' is not a list")
+        stack.extend((children[i], me, i) for i in range(len(children) - 1, -1, -1))
+    checks = [
+        (names, {"string"}, False, "needs a 'function' string"),
+        (times, {"integer", "floating", "mixed-integer-float"}, False, "needs a numeric 'time'"),
+        (lines, {"integer"}, True, "'line_no' is not an integer"),
+        (awaits, {"integer", "floating", "mixed-integer-float"}, False,
+         "'await_time' is not a number"),
+    ]
+    for values, kinds, allow_missing, problem in checks:
+        bad = _first_bad(values, kinds, allow_missing)
+        if bad is not None:
+            raise ReaderError(source, f"{_where(parent, position, bad)} {problem}")
+    n = len(names)
+    parent_arr = np.asarray(parent, dtype=np.int64)
+    inclusive = np.asarray(times, dtype=np.float64)
+    child = np.flatnonzero(parent_arr >= 0)
+    line_col = pd.Series(lines, dtype="float64" if None in lines else "int64")
+    file_col = pd.Series(files, dtype=object)
+    file_col = file_col.where(file_col.map(lambda f: isinstance(f, str)), np.nan)
+    frames = pd.DataFrame({"name": names, "type": "function", "file": file_col, "line": line_col})
+    rows = pd.DataFrame(
+        {
+            "node": np.arange(n, dtype=np.int64),
+            "time": inclusive - children_sums(parent_arr, inclusive),
+            "time (inc)": inclusive,
+            "is_application_code": np.asarray(
+                app, dtype=bool if pd.api.types.infer_dtype(app) == "boolean" else object
+            ),
+        }
+    )
+    awaits_arr = np.asarray(awaits, dtype=np.float64)
+    if not np.isnan(awaits_arr).all():
+        rows["await_time"] = awaits_arr
+    metadata = {"format": "pyinstrument", "path": source}
+    metadata.update({k: data[k] for k in _SESSION_KEYS if k in data})
+    return GraphFrame.from_tables(
+        frames,
+        parent_arr[child],
+        child,
+        rows,
+        exc_metrics=["time"],
+        inc_metrics=["time (inc)"],
+        default_metric="time (inc)",
+        metadata=metadata,
+        merge_equal_paths=True,
+    )

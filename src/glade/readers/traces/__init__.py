@@ -1,0 +1,75 @@
+"""Readers of trace formats, and ``read_trace(path)`` which picks one by looking at
+the input.
+
+Every format is a module of ``glade.readers`` with a ``detect(path) -> bool`` that
+never raises and a reader function ``(path, **options) -> Trace``. A format whose
+module cannot be imported (not written yet, or an optional dependency missing) is
+skipped by detection and reported clearly when asked for by name.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from glade.errors import GladeError, ReaderError
+from glade.trace.model import Trace
+
+# (format name, module, reader function); detection tries them in this order, the
+# directory formats and the specific file formats before the generic text ones.
+TRACE_FORMATS: list[tuple[str, str, str]] = [
+    ("otf2", "glade.readers.traces.otf2", "read_otf2"),
+    ("hpctoolkit", "glade.readers.traces.hpctoolkit", "read_hpctoolkit_trace"),
+    ("projections", "glade.readers.traces.projections", "read_projections"),
+    ("nsight", "glade.readers.traces.nsight", "read_nsight"),
+    ("chrome", "glade.readers.traces.chrome", "read_chrome"),
+    ("csv", "glade.readers.traces.csv", "read_csv"),
+]
+
+
+def _module(name: str) -> ModuleType | None:
+    """The reader module ``name``, or None when it cannot be imported."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def available_formats() -> list[str]:
+    """Names of the trace formats whose reader can be imported here."""
+    return [fmt for fmt, module, _ in TRACE_FORMATS if _module(module) is not None]
+
+
+def detect_trace_format(path: str | os.PathLike) -> str:
+    """The name of the trace format of ``path`` (see ``TRACE_FORMATS``)."""
+    target = Path(path)
+    if not target.exists():
+        raise ReaderError(target, "no such file or directory")
+    for name, module_name, _ in TRACE_FORMATS:
+        module = _module(module_name)
+        if module is not None and module.detect(target):
+            return name
+    raise ReaderError(
+        target, f"not a trace format glade recognizes ({', '.join(available_formats())})"
+    )
+
+
+def read_trace(path: str | os.PathLike, format: str | None = None, **kwargs: Any) -> Trace:
+    """Read a trace of any supported format; ``format`` (a name of ``TRACE_FORMATS``)
+    skips detection; ``kwargs`` go to the format's reader."""
+    name = format or detect_trace_format(path)
+    for fmt, module_name, function in TRACE_FORMATS:
+        if fmt == name:
+            try:
+                module = importlib.import_module(module_name)
+            except ImportError as exc:
+                raise GladeError(
+                    f"the {fmt} trace reader is not available here ({exc}); "
+                    f"available formats: {', '.join(available_formats())}"
+                ) from exc
+            return getattr(module, function)(path, **kwargs)
+    known = ", ".join(fmt for fmt, _, _ in TRACE_FORMATS)
+    raise ReaderError(path, f"unknown trace format {name!r} (known: {known})")

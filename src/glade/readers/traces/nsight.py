@@ -1,0 +1,354 @@
+"""NVIDIA Nsight Systems traces: the SQLite export (``nsys export --type sqlite``) and
+the CSV of NVTX push/pop ranges (``nsys stats --report nvtx_pushpop_trace --format csv``).
+
+From the SQLite export (tables as in NVIDIA's "SQLite Export Schema Reference";
+each is optional):
+
+- ``NVTX_EVENTS``: push/pop ranges (``eventType`` 59) become Enter/Leave events on
+  their thread, marks (34) Instant events; the name is ``text`` or, where that is
+  NULL, the ``StringIds`` entry of ``textId``. Start/end ranges (60) may overlap
+  without nesting, so they are left out (counted in ``metadata``), as are ranges
+  that never ended.
+- ``CUPTI_ACTIVITY_KIND_RUNTIME``: CUDA API calls, Enter/Leave on their thread,
+  named from ``StringIds``.
+- ``CUPTI_ACTIVITY_KIND_KERNEL``, ``..._MEMCPY``, ``..._MEMSET``: GPU work, Enter/Leave
+  on a lane per GPU stream: kernels named by ``shortName``, copies ``Memcpy <kind>``,
+  fills ``Memset``, with ``Bytes``.
+
+``Process`` and ``Thread`` are the OS process and thread ids decoded from
+``globalTid``/``globalPid`` (pid = bits 24-47, tid = bits 0-23). A GPU stream's lane
+is ``Thread`` = -(1 + 1,000,000 x device + stream) of the launching process, with
+``Device`` and ``Stream`` columns (-1 on CPU events). ``Correlation`` links a CUDA API
+call to the GPU work it launched. Timestamps are the export's nanoseconds.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from glade.errors import GladeError, ReaderError
+from glade.readers.traces.events import (
+    build_trace,
+    categorical,
+    check_nesting,
+    event_types,
+    ranges_to_events,
+)
+from glade.trace.model import ENTER, EVENT_TYPE, INSTANT, NAME, PROCESS, THREAD, TIMESTAMP, Trace
+
+DEVICE, STREAM, CORRELATION, BYTES = "Device", "Stream", "Correlation", "Bytes"
+NVTX_MARK, NVTX_PUSH_POP, NVTX_START_END = 34, 59, 60
+SOURCES = ("nvtx", "cuda_api", "gpu")
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_CSV_COLUMNS = ("Start", "End", "Name", "PID", "TID")
+_UNITS = {"ns": 1, "us": 10**3, "ms": 10**6, "s": 10**9}
+# ENUM_CUDA_MEMCPY_OPER, for exports that lack the table
+_COPY_KINDS = {1: "HtoD", 2: "DtoH", 3: "HtoA", 4: "AtoH", 5: "AtoA", 6: "AtoD", 7: "DtoA",
+               8: "DtoD", 9: "HtoH", 10: "PtoP"}
+
+
+def detect(path: Path) -> bool:
+    """Whether ``path`` is an SQLite file with Nsight Systems tables, or a CSV of NVTX
+    push/pop ranges."""
+    try:
+        path = Path(path)
+        if not path.is_file():
+            return False
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+        if head.startswith(_SQLITE_MAGIC):
+            with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+                return bool(_tables(db) & {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME",
+                                           "CUPTI_ACTIVITY_KIND_KERNEL"})
+        return _csv_header(head.decode("utf-8", "replace").splitlines()) is not None
+    except (OSError, sqlite3.Error):
+        return False
+
+
+def read_nsight(path: str | os.PathLike, sources: tuple[str, ...] = SOURCES) -> Trace:
+    """The trace of an Nsight Systems SQLite export or NVTX push/pop CSV at ``path``;
+    ``sources`` picks what an SQLite export contributes (see the module docstring)."""
+    unknown = sorted(set(sources) - set(SOURCES))
+    if unknown or not sources:
+        raise GladeError(f"sources must be some of {list(SOURCES)}, not {unknown}")
+    target = Path(path)
+    try:
+        with open(target, "rb") as fh:
+            head = fh.read(len(_SQLITE_MAGIC))
+    except OSError as exc:
+        raise ReaderError(target, f"cannot read ({exc.strerror or exc})") from exc
+    if not head:
+        raise ReaderError(target, "empty file")
+    if head == _SQLITE_MAGIC:
+        return _read_sqlite(target, sources)
+    return read_nsight_csv(target)
+
+
+# ------------------------------------------------------------------ ranges -> trace
+def _trace(path: Path, ranges: pd.DataFrame, marks: pd.DataFrame, metadata: dict) -> Trace:
+    """The Trace of ranges (start, end, name, process, thread and attribute columns)
+    and marks (time, name, process, thread, ...)."""
+    starts, ends = ranges["start"].to_numpy(np.int64), ranges["end"].to_numpy(np.int64)
+    which, kinds = ranges_to_events(starts, ends)
+    stamps = np.where(kinds == ENTER, starts[which], ends[which])
+    events = ranges.iloc[which].reset_index(drop=True)
+    events["time"] = stamps
+    events["kind"] = kinds
+    if len(marks):
+        marks = marks.assign(kind=np.int8(INSTANT))
+        events = pd.concat([events, marks], ignore_index=True)
+    order = np.argsort(events["time"].to_numpy(np.int64), kind="stable")
+    events = events.iloc[order].reset_index(drop=True)
+    codes, labels = pd.factorize(events["name"].astype(str))
+    name_col = categorical(codes, list(labels))
+    stamps = events["time"].to_numpy(np.int64)
+    kinds = events["kind"].to_numpy(np.int8)
+    procs = events["process"].to_numpy(np.int64)
+    threads = events["thread"].to_numpy(np.int64)
+    check_nesting(path, stamps, kinds, name_col, procs, threads)
+    columns: dict[str, Any] = {
+        TIMESTAMP: stamps,
+        EVENT_TYPE: event_types(kinds),
+        NAME: name_col,
+        PROCESS: procs,
+        THREAD: threads,
+    }
+    for column in (DEVICE, STREAM, CORRELATION, BYTES):
+        if column in events.columns:
+            columns[column] = events[column].fillna(-1).to_numpy(np.int64)
+    return build_trace(path, columns, None, metadata)
+
+
+# ------------------------------------------------------------------ SQLite
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+
+
+def _query(path: Path, db: sqlite3.Connection, sql: str, table: str) -> pd.DataFrame:
+    try:
+        return pd.read_sql_query(sql, db)
+    except (sqlite3.Error, pd.errors.DatabaseError) as exc:
+        raise ReaderError(path, f"table {table} lacks expected columns ({exc})") from exc
+
+
+def _split_tid(global_id: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(pid, tid) of serialized Nsight global thread ids."""
+    ids = global_id.fillna(0).to_numpy(np.int64)
+    return (ids >> 24) & 0xFFFFFF, ids & 0xFFFFFF
+
+
+def _read_sqlite(path: Path, sources: tuple[str, ...]) -> Trace:
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        tables = _tables(db)
+    except sqlite3.Error as exc:
+        raise ReaderError(path, f"not a readable SQLite database ({exc})") from exc
+    try:
+        wanted = {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_KERNEL",
+                  "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"}
+        if not tables & wanted:
+            raise ReaderError(path, "has no Nsight Systems event table (NVTX_EVENTS, "
+                              "CUPTI_ACTIVITY_KIND_*): not an nsys SQLite export")
+        metadata: dict[str, Any] = {"format": "nsight sqlite"}
+        parts, marks = [], []
+        if "nvtx" in sources and "NVTX_EVENTS" in tables:
+            ranges, mark, skipped = _nvtx(path, db, tables)
+            parts.append(ranges)
+            marks.append(mark)
+            metadata.update(skipped)
+        if "cuda_api" in sources and "CUPTI_ACTIVITY_KIND_RUNTIME" in tables:
+            parts.append(_runtime(path, db, tables))
+        if "gpu" in sources:
+            parts.extend(_gpu(path, db, tables))
+        metadata.update(_session(db, tables))
+    except sqlite3.Error as exc:
+        raise ReaderError(path, f"cannot read the database ({exc})") from exc
+    finally:
+        db.close()
+    ranges = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    mark = pd.concat(marks, ignore_index=True) if marks else pd.DataFrame()
+    if not len(ranges) and not len(mark):
+        raise ReaderError(path, f"holds no events of the sources {list(sources)}")
+    if not len(ranges):
+        ranges = pd.DataFrame({c: pd.Series(dtype=t) for c, t in (
+            ("start", np.int64), ("end", np.int64), ("name", object),
+            ("process", np.int64), ("thread", np.int64))})
+    return _trace(path, ranges, mark, metadata)
+
+
+def _string_join(tables: set[str], column: str, alias: str) -> tuple[str, str]:
+    """SQL for a name from ``StringIds`` by id ``column`` (NULL without the table)."""
+    if "StringIds" in tables:
+        return f"s.value AS {alias}", f"LEFT JOIN StringIds AS s ON s.id = e.{column}"
+    return f"NULL AS {alias}", ""
+
+
+def _nvtx(path: Path, db, tables: set[str]) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """NVTX push/pop ranges and marks, and how many ranges were left out."""
+    cols = _columns(db, "NVTX_EVENTS")
+    text = "e.text" if "text" in cols else "NULL"
+    if "textId" in cols:
+        name_sql, join = _string_join(tables, "textId", "registered")
+    else:
+        name_sql, join = "NULL AS registered", ""
+    table = _query(path, db, (
+        f"SELECT e.start, e.end, e.eventType, e.globalTid, {text} AS text, {name_sql} "
+        f"FROM NVTX_EVENTS AS e {join}"), "NVTX_EVENTS")
+    names = table["text"].where(table["text"].notna(), table["registered"]).fillna("<unnamed>")
+    pid, tid = _split_tid(table["globalTid"])
+    base = pd.DataFrame({"name": names.astype(str), "process": pid, "thread": tid})
+    kind = table["eventType"].to_numpy()
+    push = (kind == NVTX_PUSH_POP) & table["end"].notna().to_numpy()
+    mark = kind == NVTX_MARK
+    ranges = base[push].assign(start=table["start"][push].to_numpy(np.int64),
+                               end=table["end"][push].to_numpy(np.int64))
+    marks = base[mark].assign(time=table["start"][mark].to_numpy(np.int64))
+    skipped = {
+        "nvtx_start_end_ranges_left_out": int(np.count_nonzero(kind == NVTX_START_END)),
+        "nvtx_unended_ranges_left_out": int(np.count_nonzero(
+            (kind == NVTX_PUSH_POP) & table["end"].isna().to_numpy())),
+    }
+    return ranges, marks, skipped
+
+
+def _runtime(path: Path, db, tables: set[str]) -> pd.DataFrame:
+    """CUDA API calls as ranges on their thread."""
+    name_sql, join = _string_join(tables, "nameId", "name")
+    table = _query(path, db, (
+        f"SELECT e.start, e.end, e.globalTid, e.correlationId, {name_sql} "
+        f"FROM CUPTI_ACTIVITY_KIND_RUNTIME AS e {join}"), "CUPTI_ACTIVITY_KIND_RUNTIME")
+    pid, tid = _split_tid(table["globalTid"])
+    return pd.DataFrame({
+        "start": table["start"].to_numpy(np.int64), "end": table["end"].to_numpy(np.int64),
+        "name": table["name"].fillna("<unnamed CUDA call>").astype(str),
+        "process": pid, "thread": tid, CORRELATION: _ids(table["correlationId"]),
+    })
+
+
+def _gpu(path: Path, db, tables: set[str]) -> list[pd.DataFrame]:
+    """Kernels, copies and fills as ranges on one lane per (device, stream)."""
+    parts = []
+    if "CUPTI_ACTIVITY_KIND_KERNEL" in tables:
+        name_sql, join = _string_join(tables, "shortName", "name")
+        parts.append(_query(path, db, (
+            f"SELECT e.start, e.end, e.deviceId, e.streamId, e.globalPid, e.correlationId, "
+            f"{name_sql}, NULL AS bytes FROM CUPTI_ACTIVITY_KIND_KERNEL AS e {join}"),
+            "CUPTI_ACTIVITY_KIND_KERNEL"))
+    for table, label in (("CUPTI_ACTIVITY_KIND_MEMCPY", "Memcpy"),
+                         ("CUPTI_ACTIVITY_KIND_MEMSET", "Memset")):
+        if table not in tables:
+            continue
+        kind = "e.copyKind" if label == "Memcpy" else "NULL"
+        part = _query(path, db, (
+            f"SELECT e.start, e.end, e.deviceId, e.streamId, e.globalPid, e.correlationId, "
+            f"{kind} AS copyKind, e.bytes FROM {table} AS e"), table)
+        if label == "Memcpy":
+            copy = part["copyKind"].map(_COPY_KINDS).fillna(part["copyKind"].astype(str))
+            part["name"] = "Memcpy " + copy.astype(str)
+        else:
+            part["name"] = label
+        parts.append(part.drop(columns="copyKind"))
+    out = []
+    for part in parts:
+        pid, _ = _split_tid(part["globalPid"])
+        device = part["deviceId"].fillna(0).to_numpy(np.int64)
+        stream = part["streamId"].fillna(0).to_numpy(np.int64)
+        out.append(pd.DataFrame({
+            "start": part["start"].to_numpy(np.int64), "end": part["end"].to_numpy(np.int64),
+            "name": part["name"].fillna("<unnamed kernel>").astype(str), "process": pid,
+            "thread": -(1 + 1_000_000 * device + stream), DEVICE: device, STREAM: stream,
+            CORRELATION: _ids(part["correlationId"]), BYTES: _ids(part["bytes"]),
+        }))
+    return out
+
+
+def _session(db, tables: set[str]) -> dict[str, Any]:
+    """What the export tells about the session: its start time and the host."""
+    out: dict[str, Any] = {}
+    if "TARGET_INFO_SESSION_START_TIME" in tables and "utcEpochNs" in _columns(
+        db, "TARGET_INFO_SESSION_START_TIME"
+    ):
+        row = db.execute("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME").fetchone()
+        if row is not None:
+            out["session_start_utc_ns"] = int(row[0])
+    if "TARGET_INFO_SYSTEM_ENV" in tables and {"name", "value"} <= _columns(
+        db, "TARGET_INFO_SYSTEM_ENV"
+    ):
+        env = dict(db.execute("SELECT name, value FROM TARGET_INFO_SYSTEM_ENV").fetchall())
+        out["system"] = {str(k): str(v) for k, v in env.items()}
+    return out
+
+
+# ------------------------------------------------------------------ CSV
+def _csv_header(lines: list[str]) -> tuple[int, int] | None:
+    """(line index, nanoseconds per unit) of an nvtx_pushpop_trace CSV header, if any."""
+    for number, line in enumerate(lines[:20]):
+        fields = [f.strip().strip('"') for f in line.split(",")]
+        if len(fields) < len(_CSV_COLUMNS) or not fields[0].startswith("Start ("):
+            continue
+        unit = fields[0][len("Start (") : -1]
+        bare = {f.split(" (")[0] for f in fields}
+        if unit in _UNITS and set(_CSV_COLUMNS) <= bare:
+            return number, _UNITS[unit]
+    return None
+
+
+def read_nsight_csv(path: str | os.PathLike) -> Trace:
+    """The NVTX push/pop ranges of an ``nsys stats --report nvtx_pushpop_trace
+    --format csv`` file as Enter/Leave events on their (PID, TID)."""
+    target = Path(path)
+    try:
+        with open(target, encoding="utf-8", errors="replace") as fh:
+            head = [fh.readline() for _ in range(20)]
+    except OSError as exc:
+        raise ReaderError(target, f"cannot read ({exc.strerror or exc})") from exc
+    found = _csv_header(head)
+    if found is None:
+        raise ReaderError(target, "not an nvtx_pushpop_trace CSV: no header with "
+                          f"{', '.join(_CSV_COLUMNS)}")
+    skip, scale = found
+    try:
+        table = pd.read_csv(target, skiprows=skip, skipinitialspace=True)
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise ReaderError(target, f"malformed CSV ({exc})") from exc
+    table.columns = [str(c).split(" (")[0].strip() for c in table.columns]
+    if table.columns[-1] == "NameTree" and table["NameTree"].isna().any():
+        row = int(np.flatnonzero(table["NameTree"].isna().to_numpy())[0]) + skip + 2
+        raise ReaderError(target, f"line {row} is cut short (truncated file?)")
+    numeric = {}
+    for column in ("Start", "End", "PID", "TID"):
+        values = pd.to_numeric(table[column], errors="coerce")
+        if values.isna().any():
+            row = int(np.flatnonzero(values.isna().to_numpy())[0]) + skip + 2
+            raise ReaderError(target, f"line {row}: column {column!r} is not a number")
+        numeric[column] = values.to_numpy()
+    if not len(table):
+        raise ReaderError(target, "holds no NVTX range")
+    ranges = pd.DataFrame({
+        "start": np.rint(numeric["Start"] * scale).astype(np.int64),
+        "end": np.rint(numeric["End"] * scale).astype(np.int64),
+        "name": table["Name"].fillna("<unnamed>").astype(str).to_numpy(),
+        "process": numeric["PID"].astype(np.int64),
+        "thread": numeric["TID"].astype(np.int64),
+    })
+    backwards = np.flatnonzero(ranges["end"].to_numpy() < ranges["start"].to_numpy())
+    if backwards.size:
+        raise ReaderError(target, f"line {int(backwards[0]) + skip + 2}: a range ends "
+                          "before it starts")
+    metadata = {"format": "nsight nvtx_pushpop_trace csv", "time_unit_ns": scale}
+    return _trace(target, ranges, pd.DataFrame(), metadata)
+
+
+def _ids(values: pd.Series) -> np.ndarray:
+    """Integer ids or counts with -1 where the export has none."""
+    return values.to_numpy(dtype=np.float64, na_value=-1).astype(np.int64)

@@ -1,0 +1,120 @@
+"""A trace as a call tree: the calling context tree (CCT) of its calls, aggregated
+over time, as a GraphFrame, so that the query language and the CCT view work on
+traces.
+
+A CCT node is a call path (the chain of function names from a root call). Nodes
+are found one depth at a time: the calls at depth d get the node of the pair
+(caller's node, name), numbered in order of first appearance, so siblings keep the
+order of their first call. No loop runs over events, only over depths.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from glade.graph import Graph
+from glade.profile.graphframe import GraphFrame
+from glade.trace.matching import (
+    DEPTH,
+    MATCHING_EVENT,
+    PARENT,
+    group_order,
+)
+from glade.trace.model import ENTER, INSTANT, LEAVE, NAME
+
+if TYPE_CHECKING:
+    from glade.trace.model import Trace
+
+CCT_NODE = "_cct_node"
+
+
+def cct_nodes(trace: Trace) -> tuple[np.ndarray, pd.DataFrame, np.ndarray]:
+    """The CCT of the trace's calls: per event the id of its node (Enter and Leave rows:
+    their call's node; Instant rows: the node of the call they occur in; -1 for none),
+    the node frames (``name``) and the parent of every node (-1 for roots). Ids
+    number nodes depth by depth, in order of first call."""
+    if PARENT not in trace.events.columns or MATCHING_EVENT not in trace.events.columns:
+        trace.match_caller_callee()
+    events = trace.events
+    kind = trace.event_kinds()
+    depth = events[DEPTH].to_numpy()
+    parent = events[PARENT].to_numpy()
+    names = events[NAME]
+    codes = names.cat.codes.to_numpy().astype(np.int64)
+    num_names = max(len(names.cat.categories), 1)
+    calls = np.flatnonzero((kind == ENTER) & (depth >= 0))
+    max_depth = int(depth[calls].max()) if calls.size else -1
+    by_depth = calls[group_order(depth[calls], max_depth + 1)] if calls.size else calls
+    bounds = np.searchsorted(depth[by_depth], np.arange(max_depth + 2))
+    node = np.full(len(events), -1, dtype=np.int64)
+    node_parent, node_name = [], []
+    next_id = 0
+    for d in range(max_depth + 1):
+        rows = by_depth[bounds[d] : bounds[d + 1]]
+        above = node[parent[rows]] if d else np.full(rows.size, -1, dtype=np.int64)
+        local, keys = pd.factorize((above + 1) * num_names + codes[rows])
+        node[rows] = next_id + local
+        node_parent.append(keys // num_names - 1)
+        node_name.append(keys % num_names)
+        next_id += len(keys)
+    leave = np.flatnonzero(kind == LEAVE)
+    partner = events[MATCHING_EVENT].to_numpy()[leave]
+    node[leave[partner >= 0]] = node[partner[partner >= 0]]
+    instant = np.flatnonzero((kind == INSTANT) & (parent >= 0))
+    node[instant] = node[parent[instant]]
+    name_codes = np.concatenate(node_name) if node_name else np.zeros(0, dtype=np.int64)
+    frames = pd.DataFrame({
+        "name": np.asarray(names.cat.categories, dtype=object)[name_codes],
+        "type": "function",
+    })
+    parents = np.concatenate(node_parent) if node_parent else np.zeros(0, dtype=np.int64)
+    return node, frames, parents
+
+
+def to_graphframe(trace: Trace) -> GraphFrame:
+    """The CCT of the trace aggregated over time: a GraphFrame indexed ``(node, rank)``
+    (rank = process) with ``time`` (exclusive ns), ``time (inc)`` (inclusive ns) and
+    ``count`` (calls), summed over the calls of each node and process.
+
+    Adds ``_cct_node`` (the GraphFrame's node id of every event, see
+    :func:`cct_nodes`) to ``trace.events``. Nodes are in depth-first pre-order,
+    siblings in order of first call.
+    """
+    trace.ensure_metric("time.exc")
+    node, frames, parents = cct_nodes(trace)
+    child = np.flatnonzero(parents >= 0)
+    _, pre = Graph.from_edges(frames, parents[child], child, roots=np.flatnonzero(parents < 0))
+    inverse = np.argsort(pre)
+    ordered = frames.iloc[inverse].reset_index(drop=True)
+    src, dst = pre[parents[child]], pre[child]
+    by_child = np.argsort(dst, kind="stable")
+    src, dst = src[by_child], dst[by_child]
+    events = trace.events
+    node = np.where(node >= 0, pre[np.maximum(node, 0)], -1)
+    events[CCT_NODE] = node
+    calls = np.flatnonzero((trace.event_kinds() == ENTER) & (node >= 0))
+    codes, processes = trace.process_codes()
+    rank = codes[calls]
+    cell = node[calls] * len(processes) + rank
+    size = len(frames) * len(processes)
+    time_exc = np.bincount(cell, weights=events["time.exc"].to_numpy()[calls], minlength=size)
+    time_inc = np.bincount(cell, weights=events["time.inc"].to_numpy()[calls], minlength=size)
+    count = np.bincount(cell, minlength=size)
+    present = np.flatnonzero(count)
+    rows = pd.DataFrame({
+        "node": present // len(processes),
+        "rank": processes[present % len(processes)],
+        "time": time_exc[present],
+        "time (inc)": time_inc[present],
+        "count": count[present].astype(np.int64),
+    })
+    metadata = {"source": "trace", "time unit": "ns", "trace": dict(trace.metadata)}
+    gf = GraphFrame.from_tables(
+        ordered, src, dst, rows, exc_metrics=["time", "count"], inc_metrics=["time (inc)"],
+        roots=np.flatnonzero(np.bincount(dst, minlength=len(frames)) == 0),
+        index=("node", "rank"), default_metric="time (inc)", metadata=metadata,
+    )
+    return gf

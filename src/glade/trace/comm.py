@@ -1,0 +1,255 @@
+"""Point-to-point communication in a trace: communication matrix, message size
+histogram, volume per process and over time, and the pairing of sends with
+receives.
+
+Messages are Instant events: sends are named ``MpiSend`` / ``MpiIsend``, receives
+``MpiRecv`` / ``MpiIrecv``; the ``Partner`` column holds the other process, ``Tag``
+and ``Communicator`` the MPI envelope and ``Message Size`` the bytes (-1 where
+unknown). Volumes by size skip messages of unknown size, with a warning; volumes by
+count include them.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from glade.errors import TraceError
+from glade.trace.matching import MATCHING_EVENT, MATCHING_TIMESTAMP
+from glade.trace.model import (
+    COMMUNICATOR,
+    INSTANT,
+    MESSAGE_SIZE,
+    NAME,
+    PARTNER,
+    PROCESS,
+    RECEIVE_NAMES,
+    SEND_NAMES,
+    TAG,
+    TIMESTAMP,
+)
+
+if TYPE_CHECKING:
+    from glade.trace.model import Trace
+
+OUTPUTS = ("size", "count")
+MESSAGE_TYPES = ("send", "receive")
+
+
+class UnknownMessageSizeWarning(UserWarning):
+    """Some messages have no recorded size; volumes by size leave them out."""
+
+
+def message_rows(trace: Trace, names: tuple[str, ...]) -> np.ndarray:
+    """Rows (ascending) of the Instant events named one of ``names`` whose partner is
+    known (a broadcast, or a message whose partner the tracer did not record, has
+    ``Partner`` -1 and no place in a process-to-process analysis)."""
+    events = trace.events
+    column = events[NAME]
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        wanted = np.isin(np.asarray(column.cat.categories, dtype=str), names)
+        codes = column.cat.codes.to_numpy()
+        named = (codes >= 0) & wanted[np.maximum(codes, 0)]
+    else:
+        named = np.isin(column.to_numpy().astype(str), names)
+    rows = np.flatnonzero(named & (trace.event_kinds() == INSTANT))
+    if PARTNER in events.columns:
+        rows = rows[events[PARTNER].to_numpy()[rows] >= 0]
+    return rows
+
+
+def _column(trace: Trace, name: str, rows: np.ndarray, default: int = -1) -> np.ndarray:
+    """Integer values of column ``name`` at ``rows``; ``default`` when the trace has no such
+    column."""
+    events = trace.events
+    if name not in events.columns:
+        return np.full(rows.size, default, dtype=np.int64)
+    return events[name].to_numpy()[rows].astype(np.int64)
+
+
+def _check_output(output: str) -> None:
+    if output not in OUTPUTS:
+        raise TraceError(f"output must be one of {OUTPUTS}, not {output!r}")
+
+
+def _volume(trace: Trace, rows: np.ndarray, output: str) -> np.ndarray:
+    """What each message at ``rows`` weighs: 1, or its size (0 where unknown, with a
+    warning)."""
+    if output == "count":
+        return np.ones(rows.size, dtype=np.int64)
+    size = _column(trace, MESSAGE_SIZE, rows, default=-1)
+    unknown = size < 0
+    if unknown.any():
+        warnings.warn(
+            UnknownMessageSizeWarning(
+                f"{int(unknown.sum())} of {rows.size} messages have no recorded size "
+                "and add nothing to volumes by size"
+            ),
+            stacklevel=4,
+        )
+    return np.where(unknown, 0, size)
+
+
+def _sends(trace: Trace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows, senders and receivers of the sends with a known receiver (others are left
+    out with a warning)."""
+    rows = message_rows(trace, SEND_NAMES)
+    receivers = _column(trace, PARTNER, rows, default=-1)
+    known = receivers >= 0
+    if not known.all():
+        warnings.warn(
+            UserWarning(f"{int((~known).sum())} sends have no receiver (Partner -1) and are "
+                        "left out"),
+            stacklevel=4,
+        )
+    rows = rows[known]
+    return rows, _column(trace, PROCESS, rows), receivers[known]
+
+
+def communicating_processes(trace: Trace, partners: np.ndarray | None = None) -> np.ndarray:
+    """The process ids that label the rows and columns of the communication matrix:
+    ``0..max`` when the ids of the processes and of the partners of their sends look
+    like ranks (non-negative, at most 4 times as many slots as ids), so that index i
+    is rank i even for a silent rank; else the sorted distinct ids. ``partners`` are
+    the partners of the sends (-1 where unknown) when the caller already has them."""
+    if partners is None:
+        partners = _column(trace, PARTNER, message_rows(trace, SEND_NAMES), default=-1)
+    ids = np.union1d(trace.processes, partners[partners >= 0])
+    if ids.size and ids[0] >= 0 and ids[-1] + 1 <= 4 * ids.size:
+        return np.arange(ids[-1] + 1, dtype=np.int64)
+    return ids
+
+
+def comm_matrix(trace: Trace, output: str = "size", as_frame: bool = False
+                ) -> np.ndarray | pd.DataFrame:
+    """Bytes (``output="size"``) or number of messages (``"count"``) sent by each
+    process (rows) to each process (columns), from the send events.
+
+    Rows and columns follow :func:`communicating_processes` (for MPI ranks, index
+    i is rank i, as in Pipit). ``as_frame=True`` returns a DataFrame labelled with
+    the process ids instead of an int64 array.
+    """
+    _check_output(output)
+    rows, senders, receivers = _sends(trace)
+    ids = communicating_processes(trace, receivers)
+    size = len(ids)
+    cell = np.searchsorted(ids, senders) * size + np.searchsorted(ids, receivers)
+    weights = _volume(trace, rows, output)
+    matrix = np.bincount(cell, weights=weights, minlength=size * size)
+    matrix = np.rint(matrix).astype(np.int64).reshape(size, size)
+    if as_frame:
+        return pd.DataFrame(matrix, index=pd.Index(ids, name="Sender"),
+                            columns=pd.Index(ids, name="Receiver"))
+    return matrix
+
+
+def comm_by_process(trace: Trace, output: str = "size") -> pd.DataFrame:
+    """Bytes or messages sent and received by each process (``Sent``, ``Received``),
+    indexed by ``Process``."""
+    frame = comm_matrix(trace, output, as_frame=True)
+    matrix = frame.to_numpy(dtype=np.int64)
+    return pd.DataFrame(
+        {"Sent": matrix.sum(axis=1), "Received": matrix.sum(axis=0)},
+        index=frame.index.rename(PROCESS),
+    )
+
+
+def message_histogram(trace: Trace, bins: Any = 20, **kwargs: Any
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """``numpy.histogram`` of the sizes of the sent messages of known size:
+    ``(counts, edges)``; ``kwargs`` go to ``numpy.histogram``."""
+    rows = message_rows(trace, SEND_NAMES)
+    sizes = _column(trace, MESSAGE_SIZE, rows, default=-1)
+    return np.histogram(sizes[sizes >= 0], bins=bins, **kwargs)
+
+
+def comm_over_time(trace: Trace, output: str = "size", message_type: str = "send",
+                   bins: Any = 50, **kwargs: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``numpy.histogram`` of the messages sent (``message_type="send"``) or received
+    (``"receive"``) over the time span of the trace, weighted by size or counted:
+    ``(volume, edges)`` with edges in ns."""
+    _check_output(output)
+    if message_type not in MESSAGE_TYPES:
+        raise TraceError(f"message_type must be one of {MESSAGE_TYPES}, not {message_type!r}")
+    rows = message_rows(trace, SEND_NAMES if message_type == "send" else RECEIVE_NAMES)
+    stamps = trace.events[TIMESTAMP].to_numpy()
+    span = (stamps.min(), stamps.max()) if stamps.size else (0, 1)
+    weights = _volume(trace, rows, output) if output == "size" else None
+    return np.histogram(stamps[rows], bins=bins, range=span, weights=weights, **kwargs)
+
+
+def _envelope(trace: Trace, rows: np.ndarray, sender: np.ndarray, receiver: np.ndarray
+              ) -> pd.DataFrame:
+    return pd.DataFrame({
+        "sender": sender,
+        "receiver": receiver,
+        "tag": _column(trace, TAG, rows, default=-1),
+        "communicator": _column(trace, COMMUNICATOR, rows, default=-1),
+        "row": rows,
+    })
+
+
+def message_pairs(trace: Trace) -> tuple[pd.DataFrame, int, int]:
+    """The matched messages of ``trace`` without changing it: one row per message
+    (columns of :func:`match_messages`), in send order; and the numbers of sends and
+    receives left unmatched."""
+    send_rows = message_rows(trace, SEND_NAMES)
+    recv_rows = message_rows(trace, RECEIVE_NAMES)
+    sends = _envelope(trace, send_rows, _column(trace, PROCESS, send_rows),
+                      _column(trace, PARTNER, send_rows, default=-1))
+    recvs = _envelope(trace, recv_rows, _column(trace, PARTNER, recv_rows, default=-1),
+                      _column(trace, PROCESS, recv_rows))
+    keys = ["sender", "receiver", "tag", "communicator"]
+    sends["k"] = sends.groupby(keys, sort=False).cumcount()
+    recvs["k"] = recvs.groupby(keys, sort=False).cumcount()
+    pairs = sends[sends["receiver"] >= 0].merge(
+        recvs[recvs["sender"] >= 0], on=[*keys, "k"], suffixes=("_send", "_recv")
+    ).sort_values("row_send", kind="stable")
+    send_at, recv_at = pairs["row_send"].to_numpy(), pairs["row_recv"].to_numpy()
+    stamps = trace.events[TIMESTAMP].to_numpy()
+    sizes = _column(trace, MESSAGE_SIZE, send_at, default=-1)
+    table = pd.DataFrame({
+        "Send event": send_at,
+        "Receive event": recv_at,
+        "Sender": pairs["sender"].to_numpy(),
+        "Receiver": pairs["receiver"].to_numpy(),
+        "Tag": pairs["tag"].to_numpy(),
+        "Communicator": pairs["communicator"].to_numpy(),
+        "Message Size": sizes,
+        "Send time (ns)": stamps[send_at],
+        "Receive time (ns)": stamps[recv_at],
+    })
+    return table, len(sends) - len(pairs), len(recvs) - len(pairs)
+
+
+def match_messages(trace: Trace) -> pd.DataFrame:
+    """Pair every send with its receive: the k-th send from process a to process b
+    with a given tag and communicator matches the k-th receive on b from a with the
+    same tag and communicator (MPI's non-overtaking order; ``Tag`` and
+    ``Communicator`` count as -1 where the trace lacks them).
+
+    Sets ``_matching_event`` and ``_matching_timestamp`` of the matched message
+    instants (other rows are kept as they are, -1 when new), counts unmatched
+    messages in ``metadata["unmatched_messages"]``, and returns one row per matched
+    message: its send and receive rows, sender, receiver, tag, communicator, size
+    and both times.
+    """
+    events = trace.events
+    table, lost_sends, lost_recvs = message_pairs(trace)
+    send_at, recv_at = table["Send event"].to_numpy(), table["Receive event"].to_numpy()
+    n = len(events)
+    matching = (events[MATCHING_EVENT].to_numpy().copy() if MATCHING_EVENT in events.columns
+                else np.full(n, -1, dtype=np.int64))
+    matching_ts = (events[MATCHING_TIMESTAMP].to_numpy().copy()
+                   if MATCHING_TIMESTAMP in events.columns else np.full(n, -1, dtype=np.int64))
+    matching[send_at], matching[recv_at] = recv_at, send_at
+    matching_ts[send_at] = table["Receive time (ns)"].to_numpy()
+    matching_ts[recv_at] = table["Send time (ns)"].to_numpy()
+    events[MATCHING_EVENT] = matching
+    events[MATCHING_TIMESTAMP] = matching_ts
+    trace.metadata["unmatched_messages"] = {"sends": int(lost_sends),
+                                            "receives": int(lost_recvs)}
+    return table

@@ -1,0 +1,629 @@
+"""Trace: a parallel execution trace as one table of events (Pipit's model).
+
+``events`` has one row per event, in time order (stable: events with equal
+timestamps keep the order the tracer wrote them), with typed columns only:
+
+- ``Timestamp (ns)``: int64 nanoseconds
+- ``Event Type``: category ``Enter``, ``Leave`` or ``Instant``
+- ``Name``: category
+- ``Process``, ``Thread``: int64
+- attribute columns with one type each, e.g. ``Partner``, ``Tag``,
+  ``Communicator``, ``Message Size`` for MPI messages (-1 where an integer
+  attribute does not apply, NaN for floats), metric columns from the tracer.
+
+Analyses add Pipit's derived columns (``_matching_event``, ``_matching_timestamp``,
+``_parent``, ``_depth``, ``time.inc``, ``time.exc``, ...) to ``events``; they
+never change the recorded columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from glade.errors import GladeError, QueryError, TraceError
+
+TIMESTAMP = "Timestamp (ns)"
+EVENT_TYPE = "Event Type"
+NAME = "Name"
+PROCESS = "Process"
+THREAD = "Thread"
+EVENT_TYPES = ("Enter", "Leave", "Instant")
+# Codes of the ``Event Type`` categories, in the order of ``EVENT_TYPES``.
+ENTER, LEAVE, INSTANT = 0, 1, 2
+REQUIRED = (TIMESTAMP, EVENT_TYPE, NAME, PROCESS)
+_COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3
+
+# Attribute columns of MPI point-to-point messages (Instant events named MpiSend,
+# MpiRecv, MpiIsend, MpiIrecv): the other process, the tag, the communicator and
+# the size in bytes; -1 where an event has no message.
+PARTNER = "Partner"
+TAG = "Tag"
+COMMUNICATOR = "Communicator"
+MESSAGE_SIZE = "Message Size"
+
+
+def _is_event_type_dtype(dtype: Any) -> bool:
+    """Whether ``dtype`` is exactly the unordered category of ``EVENT_TYPES``, in order."""
+    return (isinstance(dtype, pd.CategoricalDtype) and not dtype.ordered
+            and list(dtype.categories) == list(EVENT_TYPES))
+
+
+def normalize_events(events: pd.DataFrame, copy: bool = True) -> pd.DataFrame:
+    """``events`` with the column types a Trace guarantees, in stable time order and
+    with a fresh 0..n-1 index; TraceError naming the column when that is impossible.
+    Without ``copy`` the table is taken over: it may be changed and reused."""
+    missing = [c for c in REQUIRED if c not in events.columns]
+    if missing:
+        raise TraceError(f"events table lacks column(s) {missing}")
+    # pandas 3 copies on write, so a shallow copy already keeps ``events`` untouched
+    out = events.copy(deep=not _COPY_ON_WRITE) if copy else events
+    if THREAD not in out.columns:
+        out[THREAD] = 0
+    for col in (TIMESTAMP, PROCESS, THREAD):
+        values = out[col]
+        if values.dtype == np.int64:
+            continue
+        if values.isna().any():
+            raise TraceError(f"column {col!r} has missing values")
+        if not pd.api.types.is_integer_dtype(values):
+            if not pd.api.types.is_numeric_dtype(values):
+                raise TraceError(f"column {col!r} is not numeric")
+            as_int = values.astype(np.int64)
+            if not np.array_equal(as_int.to_numpy(), values.to_numpy()):
+                raise TraceError(f"column {col!r} holds non-integer values")
+            values = as_int
+        out[col] = values.astype(np.int64)
+    kinds = out[EVENT_TYPE]
+    wanted = pd.CategoricalDtype(list(EVENT_TYPES))
+    if isinstance(kinds.dtype, pd.CategoricalDtype):
+        categories = kinds.cat.categories.astype(str)
+        codes = kinds.cat.codes.to_numpy()
+        used = np.bincount(codes[codes >= 0], minlength=len(categories)) > 0
+        present = set(categories[used]) | ({"nan"} if (codes < 0).any() else set())
+        unknown = sorted(present - set(EVENT_TYPES))
+        if not unknown and not _is_event_type_dtype(kinds.dtype):
+            kinds = kinds.cat.rename_categories(categories)
+    else:
+        kinds = kinds.astype(str)
+        unknown = sorted(set(kinds.unique()) - set(EVENT_TYPES))
+    if unknown:
+        raise TraceError(f"column {EVENT_TYPE!r} has unknown event types {unknown[:5]}")
+    if not _is_event_type_dtype(kinds.dtype):
+        out[EVENT_TYPE] = pd.Categorical(kinds, dtype=wanted)
+    if not isinstance(out[NAME].dtype, pd.CategoricalDtype):
+        out[NAME] = out[NAME].astype(str).astype("category")
+    stamps = out[TIMESTAMP].to_numpy()
+    if stamps.size > 1 and np.any(stamps[1:] < stamps[:-1]):
+        out = out.iloc[np.argsort(stamps, kind="stable")]
+    out.index = pd.RangeIndex(len(out))
+    return out
+
+
+# Instant events that send or receive a point-to-point message: MPI's (OTF2, CSV, Chrome)
+# and Charm++'s (Projections: a message created for one PE, and its receipt).
+SEND_NAMES = ("MpiSend", "MpiIsend", "Create")
+RECEIVE_NAMES = ("MpiRecv", "MpiIrecv", "Receive")
+DERIVED_SUFFIXES = (".inc", ".exc")
+
+
+def is_derived(column: str) -> bool:
+    """Whether ``column`` is computed by an analysis (``_matching_event``, ``time.inc``, ...)
+    rather than recorded by the tracer."""
+    return column.startswith("_") or column.endswith(DERIVED_SUFFIXES)
+
+
+def metric_column_name(column: str, kind: str) -> str:
+    """Pipit's name of the inclusive (``kind="inc"``) or exclusive (``"exc"``) version of
+    ``column``: ``time.inc`` for the timestamps, ``<column>.inc`` for a metric."""
+    return ("time" if column == TIMESTAMP else column) + "." + kind
+
+
+def base_column(metric: str) -> str | None:
+    """The recorded column that derived metric ``metric`` (``time.exc``, ``m.inc``) comes
+    from, or None when ``metric`` is not such a name."""
+    for suffix in DERIVED_SUFFIXES:
+        if metric.endswith(suffix):
+            stem = metric[: -len(suffix)]
+            return TIMESTAMP if stem == "time" else stem
+    return None
+
+
+class Trace:
+    """A parallel execution trace: ``events`` (see the module docstring),
+    ``definitions`` (the format's definition records, where it has them, else
+    None) and ``metadata`` (a dict).
+
+    The analyses keep Pipit's names and add Pipit's derived columns to ``events``
+    (``match_events``, ``calc_exc_metrics``, ...); the operations that select
+    events (``filter``) return a new Trace. Every analysis is vectorized: no
+    Python loop runs over events.
+    """
+
+    def __init__(
+        self,
+        events: pd.DataFrame,
+        definitions: pd.DataFrame | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        copy: bool = True,
+    ):
+        """A trace of the ``events`` table. ``copy=False`` takes the table over instead
+        of copying it (for a table nobody else uses: a reader's, a new selection); it
+        may then be changed."""
+        self.events = normalize_events(events, copy=copy)
+        self.definitions = definitions
+        self.metadata = dict(metadata or {})
+        self._memos: dict[str, Any] = {}
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def __repr__(self) -> str:
+        return f"<glade.Trace: {len(self.events)} events, {len(self.processes)} processes>"
+
+    # ------------------------------------------------------------- basics
+    @property
+    def metric_columns(self) -> list[str]:
+        """Recorded metric columns (hardware counters...) whose inclusive and exclusive
+        values ``calc_inc_metrics`` / ``calc_exc_metrics`` compute by default, as the
+        reader declared them in ``metadata["metric_columns"]``."""
+        declared = self.metadata.get("metric_columns", [])
+        return [c for c in declared if c in self.events.columns]
+
+    @property
+    def processes(self) -> np.ndarray:
+        """The distinct process ids of the events, ascending."""
+        return self.process_codes()[1]
+
+    def _memo(self, key: str, compute: Any) -> Any:
+        """``compute()``, once per events table: for values derived from the recorded
+        columns, which no analysis changes (a new table, e.g. ``trace.events = ...``,
+        starts afresh)."""
+        if self._memos.get("events") is not self.events:
+            self._memos = {"events": self.events}
+        if key not in self._memos:
+            self._memos[key] = compute()
+        return self._memos[key]
+
+    def event_kinds(self) -> np.ndarray:
+        """Per event 0 (Enter), 1 (Leave) or 2 (Instant), as int8."""
+        from glade.trace.matching import event_kinds
+
+        return self._memo("kinds", lambda: event_kinds(self.events))
+
+    def location_codes(self) -> tuple[np.ndarray, int]:
+        """Per event the code of its (process, thread) location, ordered by process then
+        thread, and the number of locations."""
+        from glade.trace.matching import location_codes
+
+        return self._memo("locations", lambda: location_codes(self.events))
+
+    def process_codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per event the code of its process (0..P-1) and the P process ids, ascending."""
+        from glade.trace.matching import integer_codes
+
+        return self._memo("processes", lambda: integer_codes(self.events[PROCESS].to_numpy()))
+
+    def recorded_columns(self) -> list[str]:
+        """The columns the tracer recorded (every column that no analysis derived)."""
+        return [c for c in self.events.columns if not is_derived(c)]
+
+    def copy(self) -> Trace:
+        """An independent copy (events, definitions and metadata are copied)."""
+        import copy
+
+        definitions = None if self.definitions is None else self.definitions.copy()
+        return Trace(self.events.copy(), definitions, copy.deepcopy(self.metadata),
+                     copy=False)
+
+    # ----------------------------------------------------------- matching
+    def _call_structure(self, unmatched: str = "repair"):
+        """The call structure of the current events (computed once per events table)."""
+        from glade.trace.matching import call_structure, warn_repairs
+
+        known = self._memo("calls", dict)
+        for policy, structure in known.items():
+            if policy == unmatched or not (structure.orphan_leaves.size
+                                           or structure.open_enters.size):
+                return structure
+        structure = call_structure(self.events, unmatched=unmatched, kinds=self.event_kinds(),
+                                   locations=self.location_codes())
+        self.metadata["repairs"] = warn_repairs(structure)
+        known[unmatched] = structure
+        return structure
+
+    def match_events(self, unmatched: str = "repair") -> None:
+        """Pair every Enter with its Leave, per process and thread: adds
+        ``_matching_event`` (row of the partner, -1 for none) and ``_matching_timestamp``
+        (its time; -1 for none) to ``events``.
+
+        ``unmatched="repair"`` (default) leaves Leaves without an Enter unmatched and
+        closes Enters never left at the end of the trace, with a warning and counts in
+        ``metadata["repairs"]``; ``"error"`` raises TraceError instead (see
+        :mod:`glade.trace.matching`). Message instants matched by
+        :meth:`match_messages` keep their pairing.
+        """
+        from glade.trace.matching import MATCHING_EVENT, MATCHING_TIMESTAMP
+
+        structure = self._call_structure(unmatched)
+        matching = structure.matching.copy()
+        matching_ts = structure.matching_timestamp.copy()
+        if MATCHING_EVENT in self.events.columns:
+            instant = self.event_kinds() == INSTANT
+            matching[instant] = self.events[MATCHING_EVENT].to_numpy()[instant]
+            matching_ts[instant] = self.events[MATCHING_TIMESTAMP].to_numpy()[instant]
+        self._set_columns({MATCHING_EVENT: matching, MATCHING_TIMESTAMP: matching_ts})
+
+    def match_caller_callee(self, unmatched: str = "repair") -> None:
+        """Find the caller of every event: adds ``_parent`` (row of the enclosing Enter,
+        -1 for a root call), ``_depth`` (0 for a root call) and ``_num_children`` (calls
+        and instants directly inside an Enter) to ``events``; Leave rows get the values
+        of their Enter. :meth:`children` lists the children of an event (Pipit's
+        ``_children``, without lists in cells). Runs :meth:`match_events` first."""
+        from glade.trace.matching import (
+            DEPTH,
+            MATCHING_EVENT,
+            NUM_CHILDREN,
+            PARENT,
+            num_children,
+        )
+
+        matched = self._memos.get("events") is self.events and "calls" in self._memos
+        if MATCHING_EVENT not in self.events.columns or not matched:
+            self.match_events(unmatched)
+        structure = self._call_structure(unmatched)
+        kind = self.event_kinds()
+        count = num_children(structure.parent, kind)
+        leave = np.flatnonzero((kind == LEAVE) & (structure.matching >= 0))
+        count[leave] = count[structure.matching[leave]]
+        self._set_columns({PARENT: structure.parent, DEPTH: structure.depth,
+                           NUM_CHILDREN: count})
+
+    def children(self, row: int) -> np.ndarray:
+        """Rows of the calls and instants directly inside event ``row`` (an Enter or its
+        Leave), in time order."""
+        from glade.trace.matching import PARENT, children_index
+
+        if not 0 <= row < len(self.events):
+            raise TraceError(f"no event {row} in a trace of {len(self.events)} events")
+        if PARENT not in self.events.columns:
+            self.match_caller_callee()
+        ptr, rows = self._memo("children", lambda: children_index(
+            self.events[PARENT].to_numpy(), self.event_kinds()))
+        if self.event_kinds()[row] == LEAVE:
+            row = int(self.events["_matching_event"].iat[row])
+            if row < 0:
+                return np.zeros(0, dtype=np.int64)
+        return rows[ptr[row] : ptr[row + 1]]
+
+    def _set_columns(self, columns: Mapping[str, np.ndarray]) -> None:
+        """Add or replace derived columns of ``events`` in place."""
+        for name, values in columns.items():
+            self.events[name] = values
+
+    # ------------------------------------------------------------ metrics
+    def calc_inc_metrics(self, columns: str | list[str] | None = None) -> None:
+        """Inclusive metrics of every call, on its Enter row: ``time.inc`` (ns from
+        Enter to Leave) for the timestamps and ``<column>.inc`` (value at the Leave
+        minus value at the Enter) for a metric column. NaN on other rows, and for a
+        metric of an Enter never left. ``columns`` defaults to the timestamps plus
+        :attr:`metric_columns`."""
+        from glade.trace.metrics import inclusive
+
+        names = self._metric_sources(columns)
+        if "_matching_event" not in self.events.columns:
+            self.match_events()
+        structure = self._call_structure()
+        self._set_columns({
+            metric_column_name(c, "inc"): inclusive(self.events, structure, c, self.event_kinds())
+            for c in names
+        })
+
+    def calc_exc_metrics(self, columns: str | list[str] | None = None) -> None:
+        """Exclusive metrics of every call, on its Enter row: ``time.exc`` and
+        ``<column>.exc``, the inclusive value minus the inclusive values of the calls
+        directly inside it. Computes the inclusive metrics and the callers first."""
+        from glade.trace.metrics import exclusive
+
+        names = self._metric_sources(columns)
+        missing = [c for c in names if metric_column_name(c, "inc") not in self.events.columns]
+        if missing:
+            self.calc_inc_metrics(missing)
+        if "_parent" not in self.events.columns:
+            self.match_caller_callee()
+        structure = self._call_structure()
+        self._set_columns({
+            metric_column_name(c, "exc"): exclusive(
+                self.events[metric_column_name(c, "inc")].to_numpy(), structure.parent,
+                self.event_kinds(),
+            )
+            for c in names
+        })
+
+    def _metric_sources(self, columns: str | list[str] | None) -> list[str]:
+        """The recorded columns to compute metrics of, checked."""
+        from glade.errors import MetricError
+
+        if columns is None:
+            return [TIMESTAMP, *self.metric_columns]
+        names = [columns] if isinstance(columns, str) else list(columns)
+        for name in names:
+            if name not in self.events.columns or is_derived(name):
+                raise MetricError(name, self.recorded_columns(), what="recorded column")
+            if not pd.api.types.is_numeric_dtype(self.events[name]):
+                raise MetricError(name, self.recorded_columns(), what="numeric column")
+        return names
+
+    def ensure_metric(self, metric: str) -> None:
+        """Compute derived metric ``metric`` (``time.exc``, ``m.inc``...) if it is not a
+        column yet; MetricError when it is neither a column nor derivable."""
+        from glade.errors import MetricError
+
+        if metric in self.events.columns:
+            return
+        source = base_column(metric)
+        if source is None or (source != TIMESTAMP and source not in self.events.columns):
+            available = [c for c in self.events.columns if not c.startswith("_")]
+            raise MetricError(metric, [*available, "time.inc", "time.exc"])
+        if metric.endswith(".inc"):
+            self.calc_inc_metrics([source])
+        else:
+            self.calc_exc_metrics([source])
+
+    # ----------------------------------------------------------- profiles
+    def flat_profile(
+        self,
+        metrics: str | list[str] = "time.exc",
+        groupby_column: str = "Name",
+        per_process: bool = False,
+        mean: bool = False,
+    ) -> pd.DataFrame:
+        """``metrics`` of the calls summed per value of ``groupby_column`` (see
+        :func:`glade.trace.profiles.flat_profile`)."""
+        from glade.trace.profiles import flat_profile
+
+        return flat_profile(self, metrics, groupby_column, per_process, mean)
+
+    def time_profile(self, num_bins: int = 50, normalized: bool = False) -> pd.DataFrame:
+        """Exclusive time of every function in each of ``num_bins`` equal time intervals
+        (see :func:`glade.trace.profiles.time_profile`)."""
+        from glade.trace.profiles import time_profile
+
+        return time_profile(self, num_bins, normalized)
+
+    def load_imbalance(self, metric: str = "time.exc", num_processes: int = 1) -> pd.DataFrame:
+        """Per function: mean and max of ``metric`` over processes, their ratio and the
+        ``num_processes`` processes with the largest values (see
+        :func:`glade.trace.profiles.load_imbalance`)."""
+        from glade.trace.profiles import load_imbalance
+
+        return load_imbalance(self, metric, num_processes)
+
+    def idle_time(
+        self, idle_functions: str | list[str] | tuple[str, ...] = ("Idle",),
+        mpi_events: bool = False,
+    ) -> pd.DataFrame:
+        """Time each process spends in ``idle_functions`` (and MPI waiting calls with
+        ``mpi_events``; see :func:`glade.trace.profiles.idle_time`)."""
+        from glade.trace.profiles import idle_time
+
+        return idle_time(self, idle_functions, mpi_events)
+
+    def outlier_detection(
+        self, metric: str = "time.exc", threshold: float = 3.0, groupby_column: str = "Name"
+    ) -> pd.DataFrame:
+        """Calls whose ``metric`` is more than ``threshold`` standard deviations from the
+        mean of their function (see :func:`glade.trace.profiles.outlier_detection`)."""
+        from glade.trace.profiles import outlier_detection
+
+        return outlier_detection(self, metric, threshold, groupby_column)
+
+    def detect_pattern(
+        self,
+        window_size: int,
+        iterations: int = 3,
+        metric: str = "time.exc",
+        process: int | None = None,
+        thread: int | None = None,
+    ) -> pd.DataFrame:
+        """The ``iterations`` most similar repetitions of the most repeated sequence of
+        ``window_size`` calls of one process (STUMPY matrix profile; the optional
+        extra ``glade[stumpy]``; see :func:`glade.trace.patterns.detect_pattern`)."""
+        from glade.trace.patterns import detect_pattern
+
+        return detect_pattern(self, window_size, iterations, metric, process, thread)
+
+    @staticmethod
+    def multirun_analysis(
+        traces: list[Trace],
+        metric_column: str = "Timestamp (ns)",
+        groupby_column: str = "Name",
+        mean: bool = True,
+    ) -> pd.DataFrame:
+        """One row per trace (indexed by its number of processes), one column per
+        function: the exclusive ``metric_column`` per function (see
+        :func:`glade.trace.profiles.multirun_analysis`)."""
+        from glade.trace.profiles import multirun_analysis
+
+        return multirun_analysis(traces, metric_column, groupby_column, mean)
+
+    # ------------------------------------------------------ communication
+    def comm_matrix(self, output: str = "size", as_frame: bool = False):
+        """Bytes (``output="size"``) or messages (``"count"``) sent from each process to
+        each other (see :func:`glade.trace.comm.comm_matrix`)."""
+        from glade.trace.comm import comm_matrix
+
+        return comm_matrix(self, output, as_frame)
+
+    def message_histogram(self, bins: int | Any = 20, **kwargs: Any):
+        """Histogram ``(counts, edges)`` of the sizes of sent messages."""
+        from glade.trace.comm import message_histogram
+
+        return message_histogram(self, bins, **kwargs)
+
+    def comm_over_time(
+        self, output: str = "size", message_type: str = "send", bins: int = 50, **kwargs: Any
+    ):
+        """Histogram ``(volume, edges)`` of the messages sent (or received) over time."""
+        from glade.trace.comm import comm_over_time
+
+        return comm_over_time(self, output, message_type, bins, **kwargs)
+
+    def comm_by_process(self, output: str = "size") -> pd.DataFrame:
+        """Bytes or messages sent and received by each process."""
+        from glade.trace.comm import comm_by_process
+
+        return comm_by_process(self, output)
+
+    def match_messages(self) -> pd.DataFrame:
+        """Pair every send with its receive (see
+        :func:`glade.trace.comm.match_messages`); returns one row per message."""
+        from glade.trace.comm import match_messages
+
+        return match_messages(self)
+
+    # ------------------------------------------------- selection and trees
+    def filter(self, condition: Any, rank_mode: str = "any") -> Trace:
+        """A new Trace with the events that pass ``condition``: a
+        :class:`~glade.trace.filter.Filter` (combinable with ``&``, ``|``,
+        ``~``), or a call-path query in any form of :mod:`glade.query` that keeps the
+        events of the calls it matches in the trace's call tree (see
+        :func:`glade.trace.filter.apply_filter`)."""
+        from glade.trace.filter import apply_filter
+
+        return apply_filter(self, condition, rank_mode)
+
+    def query(self, query: Any, rank_mode: str = "any", fold: bool = True) -> Trace:
+        """A new Trace with the events of the calls a call-path query (any of its three
+        forms) keeps in the trace's call tree (see :meth:`filter`). A trace measures
+        time between its events, so a kept call keeps its inclusive time and the
+        time of a removed callee counts for its caller: what ``fold=True`` means for
+        a GraphFrame, and the only meaning a trace can give (``fold=False`` is an
+        error). Runs what a CCT view of the trace emits."""
+        from glade.trace.filter import BaseFilter
+
+        if not fold:
+            raise GladeError("a trace keeps the inclusive time its events measure: "
+                             "Trace.query only folds (fold=True)")
+        if isinstance(query, BaseFilter):
+            raise QueryError("Trace.query takes a call-path query; Trace.filter takes a "
+                             "Filter")
+        return self.filter(query, rank_mode)
+
+    def show(self, metric: str | None = None, data_name: str = "trace", **kwargs: Any):
+        """The interactive CCT view (in Jupyter) of the trace's call tree (see
+        :meth:`to_graphframe`); its edits apply to the trace: ``view.apply()`` is
+        ``trace.query(view.query, fold=True)``, a Trace."""
+        from glade.views import CCT
+
+        return CCT(self, metric=metric, data_name=data_name, **kwargs)
+
+    def to_graphframe(self):
+        """The calling context tree aggregated over time: a GraphFrame with rows
+        ``(node, rank)`` and metrics ``time``, ``time (inc)`` (ns) and ``count``; adds
+        ``_cct_node`` to ``events`` (see :func:`glade.trace.cct.to_graphframe`)."""
+        from glade.trace.cct import to_graphframe
+
+        return to_graphframe(self)
+
+    # ----------------------------------------------------- reading, writing
+    @classmethod
+    def from_csv(cls, path: str, **kwargs: Any) -> Trace:
+        """Read a CSV trace (``Timestamp (s), Event Type, Name, Process[, Thread]``, ...)."""
+        from glade.readers.traces.csv import read_csv
+
+        return read_csv(path, **kwargs)
+
+    @classmethod
+    def from_chrome(cls, path: str, **kwargs: Any) -> Trace:
+        """Read Chrome / Perfetto trace-event JSON."""
+        from glade.readers.traces.chrome import read_chrome
+
+        return read_chrome(path, **kwargs)
+
+    @classmethod
+    def from_otf2(cls, path: str, **kwargs: Any) -> Trace:
+        """Read an OTF2 archive (needs the optional extra ``glade[otf2]``)."""
+        from glade.readers.traces import read_trace
+
+        return read_trace(path, format="otf2", **kwargs)
+
+    @classmethod
+    def from_hpctoolkit(cls, path: str, **kwargs: Any) -> Trace:
+        """Read the trace of an HPCToolkit database (``trace.db``)."""
+        from glade.readers.traces import read_trace
+
+        return read_trace(path, format="hpctoolkit", **kwargs)
+
+    @classmethod
+    def from_projections(cls, path: str, **kwargs: Any) -> Trace:
+        """Read Charm++ Projections logs."""
+        from glade.readers.traces import read_trace
+
+        return read_trace(path, format="projections", **kwargs)
+
+    @classmethod
+    def from_nsight(cls, path: str, **kwargs: Any) -> Trace:
+        """Read an Nsight Systems export."""
+        from glade.readers.traces import read_trace
+
+        return read_trace(path, format="nsight", **kwargs)
+
+    def to_csv(self, path: str, **kwargs: Any) -> None:
+        """Write the recorded columns as CSV (see :func:`glade.readers.traces.csv.write_csv`)."""
+        from glade.readers.traces.csv import write_csv
+
+        write_csv(self, path, **kwargs)
+
+    def to_chrome(self, path: str, **kwargs: Any) -> None:
+        """Write Chrome / Perfetto trace-event JSON (see
+        :func:`glade.readers.traces.chrome.write_chrome`)."""
+        from glade.readers.traces.chrome import write_chrome
+
+        write_chrome(self, path, **kwargs)
+
+    def to_otf2(self, path: str, **kwargs: Any) -> Path:
+        """Write an OTF2 archive into the new or empty directory ``path`` and return its
+        anchor file (needs ``glade[otf2]``; see
+        :func:`glade.readers.traces.otf2.write_otf2`)."""
+        from glade.readers.traces.otf2 import write_otf2
+
+        return write_otf2(self, path, **kwargs)
+
+    # --------------------------------------------------------------- plots
+    def plot_time_profile(self, num_bins: int = 50, normalized: bool = False, **kwargs: Any):
+        """Stacked bars of :meth:`time_profile` (a Bokeh figure)."""
+        from glade.plots.trace import plot_time_profile
+
+        return plot_time_profile(self, num_bins=num_bins, normalized=normalized, **kwargs)
+
+    def plot_message_histogram(self, bins: int = 20, **kwargs: Any):
+        """Bars of :meth:`message_histogram` (a Bokeh figure)."""
+        from glade.plots.trace import plot_message_histogram
+
+        return plot_message_histogram(self, bins=bins, **kwargs)
+
+    def plot_comm_by_process(self, output: str = "size", **kwargs: Any):
+        """Sent and received volume per process (a Bokeh figure)."""
+        from glade.plots.trace import plot_comm_by_process
+
+        return plot_comm_by_process(self, output=output, **kwargs)
+
+    def plot_comm_over_time(
+        self, output: str = "size", message_type: str = "send", bins: int = 50, **kwargs: Any
+    ):
+        """Bars of :meth:`comm_over_time` (a Bokeh figure)."""
+        from glade.plots.trace import plot_comm_over_time
+
+        return plot_comm_over_time(self, output=output, message_type=message_type, bins=bins,
+                                   **kwargs)
+
+    def plot_comm_matrix(self, output: str = "size", **kwargs: Any):
+        """Heatmap of :meth:`comm_matrix` (a static Bokeh figure)."""
+        from glade.plots.trace import plot_comm_matrix
+
+        return plot_comm_matrix(self, output=output, **kwargs)

@@ -1,0 +1,367 @@
+"""Profiles of a trace: flat profile, time profile, load imbalance, idle time,
+outlier calls, and the comparison of several runs (Pipit's operations, computed with
+``bincount`` over the Enter rows instead of loops over functions or events).
+
+Inclusive metrics (``*.inc``) are summed over *outermost* calls only: a call nested
+inside another call of the same group (recursion) is not counted twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from glade.errors import MetricError, TraceError
+from glade.trace.matching import (
+    MATCHING_EVENT,
+    MATCHING_TIMESTAMP,
+    PARENT,
+    group_order,
+    run_starts,
+    segmented_cumsum,
+)
+from glade.trace.model import ENTER, LEAVE, NAME, PROCESS, TIMESTAMP, metric_column_name
+
+if TYPE_CHECKING:
+    from glade.trace.model import Trace
+
+MPI_WAIT_FUNCTIONS = ("MPI_Wait", "MPI_Waitall", "MPI_Recv")
+
+
+def column_codes(column: pd.Series, rows: np.ndarray) -> tuple[np.ndarray, pd.Index]:
+    """Codes (0..G-1) of ``column`` at ``rows`` and the G values they stand for, in the
+    column's category order (sorted values for other columns)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes = column.cat.codes.to_numpy()[rows].astype(np.int64)
+        if codes.size and codes.min() < 0:
+            raise TraceError(f"column {column.name!r} has missing values on Enter rows")
+        used = np.bincount(codes, minlength=len(column.cat.categories)) > 0
+        remap = np.cumsum(used) - 1
+        return remap[codes], pd.Index(np.asarray(column.cat.categories)[used], name=column.name)
+    codes, uniques = pd.factorize(column.to_numpy()[rows], sort=True)
+    if codes.size and codes.min() < 0:
+        raise TraceError(f"column {column.name!r} has missing values on Enter rows")
+    return codes.astype(np.int64), pd.Index(uniques, name=column.name)
+
+
+def _ensure_matched(trace: Trace) -> None:
+    if MATCHING_EVENT not in trace.events.columns:
+        trace.match_events()
+
+
+def outermost_calls(trace: Trace, group: np.ndarray) -> np.ndarray:
+    """Per Enter event, in row order: True for a call with no enclosing call of the same
+    ``group`` (a non-negative integer code per Enter event, in row order). A running
+    count of open calls per (location, group) finds them, with one stable sort."""
+    _ensure_matched(trace)
+    kind = trace.event_kinds()
+    matching = trace.events[MATCHING_EVENT].to_numpy()
+    enter = kind == ENTER
+    rows = np.flatnonzero(enter | ((kind == LEAVE) & (matching >= 0)))
+    code = np.zeros(kind.size, dtype=np.int64)
+    code[enter] = group
+    leave = kind[rows] == LEAVE
+    code[rows[leave]] = code[matching[rows[leave]]]
+    loc, num_loc = trace.location_codes()
+    num_groups = int(group.max()) + 1 if group.size else 1
+    key = loc[rows] * num_groups + code[rows]
+    order = group_order(key, num_loc * num_groups)
+    step = np.where(leave[order], -1, 1).astype(np.int32)
+    open_calls = segmented_cumsum(step, run_starts(key[order]))
+    outermost = np.zeros(kind.size, dtype=bool)
+    outermost[rows[order[(step == 1) & (open_calls == 1)]]] = True
+    return outermost[enter]
+
+
+def _metric_values(trace: Trace, metric: str, enter: np.ndarray,
+                   outer: np.ndarray | None) -> np.ndarray | None:
+    """The values of ``metric`` on the Enter rows ``enter`` (None for the call ``count``),
+    zero where missing and, for an inclusive metric, for calls that are not outermost
+    (``outer``, one flag per Enter row, when known)."""
+    if metric == "count":
+        return None
+    trace.ensure_metric(metric)
+    values = np.nan_to_num(trace.events[metric].to_numpy(dtype=np.float64, na_value=np.nan)[enter])
+    if outer is not None and metric.endswith(".inc"):
+        return np.where(outer, values, 0.0)
+    return values
+
+
+def _cell_sums(trace: Trace, metrics: Sequence[str], groupby_column: str
+               ) -> tuple[dict[str, np.ndarray], np.ndarray, pd.Index, np.ndarray]:
+    """Sums of ``metrics`` per (group, process) as dense (G, P) arrays, the number of
+    calls per cell, the group labels and the process ids."""
+    events = trace.events
+    if groupby_column not in events.columns:
+        raise MetricError(groupby_column, list(events.columns), what="column")
+    enter = np.flatnonzero(trace.event_kinds() == ENTER)
+    group, labels = column_codes(events[groupby_column], enter)
+    codes, processes = trace.process_codes()
+    pcode = codes[enter]
+    shape = (len(labels), len(processes))
+    cell = group * shape[1] + pcode
+    outer = outermost_calls(trace, group) if any(m.endswith(".inc") for m in metrics) else None
+    sums = {}
+    for metric in metrics:
+        weights = _metric_values(trace, metric, enter, outer)
+        total = np.bincount(cell, weights=weights, minlength=shape[0] * shape[1])
+        sums[metric] = total.reshape(shape)
+    calls = np.bincount(cell, minlength=shape[0] * shape[1]).reshape(shape)
+    return sums, calls, labels, processes
+
+
+def _metric_list(metrics: str | Sequence[str]) -> list[str]:
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names:
+        raise TraceError("no metric given")
+    return names
+
+
+def flat_profile(
+    trace: Trace,
+    metrics: str | Sequence[str] = "time.exc",
+    groupby_column: str = NAME,
+    per_process: bool = False,
+    mean: bool = False,
+) -> pd.DataFrame:
+    """``metrics`` of the calls (Enter rows) summed per value of ``groupby_column``.
+
+    Sums over all processes by default; ``mean=True`` divides by the number of
+    processes of the trace (processes that never call a function count as 0);
+    ``per_process=True`` gives one row per (group, process) that has calls.
+    ``"count"`` is the number of calls. Derived metrics (``time.exc``, ``m.inc``)
+    are computed when missing; inclusive ones count outermost calls only. Rows are
+    sorted by the first metric, largest first (ties keep the group order).
+    """
+    names = _metric_list(metrics)
+    sums, calls, labels, processes = _cell_sums(trace, names, groupby_column)
+    scale = len(processes) if mean and len(processes) else 1
+    if per_process:
+        g, p = np.nonzero(calls)
+        data = {m: sums[m][g, p] / scale if mean else sums[m][g, p] for m in names}
+        first = sums[names[0]].sum(axis=1)
+        rank = np.empty(len(labels), dtype=np.int64)
+        rank[np.argsort(-first, kind="stable")] = np.arange(len(labels))
+        order = np.lexsort((p, rank[g]))
+        index = pd.MultiIndex.from_arrays(
+            [labels[g[order]], processes[p[order]]], names=[groupby_column, PROCESS]
+        )
+        table = pd.DataFrame({m: v[order] for m, v in data.items()}, index=index)
+    else:
+        table = pd.DataFrame(
+            {m: sums[m].sum(axis=1) / scale if mean else sums[m].sum(axis=1) for m in names},
+            index=labels,
+        )
+        table = table.sort_values(names[0], ascending=False, kind="stable")
+    if "count" in names and not mean:
+        table["count"] = table["count"].astype(np.int64)
+    return table
+
+
+def _spread(start: np.ndarray, end: np.ndarray, group: np.ndarray, caller: np.ndarray,
+            nested: np.ndarray, num_groups: int, width: float, num_bins: int) -> np.ndarray:
+    """Per group and bin (a (num_groups, num_bins) array): the overlap of the intervals
+    [start, end) of its calls with each bin of ``width`` from 0, minus the overlaps of
+    the calls directly inside them (where ``nested``, the group of the enclosing call
+    is ``caller``).
+
+    Every interval first counts whole in the bin of its start; the few that cross a
+    bin edge are then corrected: moved out of that bin, their parts added to the
+    bins they touch (a difference array covers the bins in between)."""
+    first = np.minimum((start / width).astype(np.int64), num_bins - 1)
+    length = end - start
+    cells = num_groups * num_bins
+    out = np.bincount(group * num_bins + first, weights=length, minlength=cells)
+    out -= np.bincount(caller * num_bins + first, weights=np.where(nested, length, 0.0),
+                       minlength=cells)
+    out = out.reshape(num_groups, num_bins)
+    cross = np.flatnonzero(end > (first + 1) * width)
+    last = np.minimum((end[cross] / width).astype(np.int64), num_bins - 1)
+    keep = last > first[cross]
+    cross, last = cross[keep], last[keep]
+    if cross.size == 0:
+        return out
+    inner = nested[cross]
+    rows = np.concatenate([group[cross], caller[cross[inner]]])
+    signs = np.concatenate([np.ones(cross.size), -np.ones(int(inner.sum()))])
+    lo = np.concatenate([first[cross], first[cross[inner]]])
+    hi = np.concatenate([last, last[inner]])
+    e = np.concatenate([end[cross], end[cross[inner]]])
+    head = signs * ((lo + 1) * width - e)
+    tail = signs * (e - hi * width)
+    fix = np.bincount(rows * num_bins + lo, weights=head, minlength=cells)
+    fix += np.bincount(rows * num_bins + hi, weights=tail, minlength=cells)
+    size = num_groups * (num_bins + 1)
+    cover = np.bincount(rows * (num_bins + 1) + lo + 1, weights=signs, minlength=size)
+    cover -= np.bincount(rows * (num_bins + 1) + hi, weights=signs, minlength=size)
+    full = np.cumsum(cover.reshape(num_groups, num_bins + 1), axis=1)[:, :num_bins] * width
+    return out + fix.reshape(num_groups, num_bins) + full
+
+
+def time_profile(trace: Trace, num_bins: int = 50, normalized: bool = False) -> pd.DataFrame:
+    """Exclusive time of every function in each of ``num_bins`` equal intervals
+    between the first and the last timestamp of the trace, summed over processes.
+
+    Columns: ``bin_start``, ``bin_end`` (ns), ``idle_time`` (bin width times the
+    number of locations, minus the time of all functions) and one column per
+    function, largest total first. With ``normalized`` every value is a fraction of
+    the bin's capacity (bin width times the number of locations). A call's time in a
+    bin is its overlap with the bin minus its direct callees' overlaps.
+    """
+    if isinstance(num_bins, bool) or not isinstance(num_bins, int | np.integer) or num_bins < 1:
+        raise TraceError(f"num_bins must be a positive integer, not {num_bins!r}")
+    num_bins = int(num_bins)
+    if PARENT not in trace.events.columns:
+        trace.match_caller_callee()
+    events = trace.events
+    enter = np.flatnonzero(trace.event_kinds() == ENTER)
+    stamps = events[TIMESTAMP].to_numpy()
+    t0 = int(stamps.min()) if stamps.size else 0
+    t1 = int(stamps.max()) if stamps.size else 0
+    width = (t1 - t0) / num_bins or 1.0
+    all_codes = np.zeros(len(events), dtype=np.int64)
+    code, labels = column_codes(events[NAME], enter)
+    all_codes[enter] = code
+    start = (stamps[enter] - t0).astype(np.float64)
+    end = (events[MATCHING_TIMESTAMP].to_numpy()[enter] - t0).astype(np.float64)
+    parent = events[PARENT].to_numpy()[enter]
+    nested = parent >= 0
+    caller = all_codes[np.maximum(parent, 0)]
+    profile = _spread(start, end, code, caller, nested, len(labels), width, num_bins)
+    capacity = width * trace.location_codes()[1]
+    idle = capacity - profile.sum(axis=0)
+    order = np.argsort(-profile.sum(axis=1), kind="stable")
+    scale = capacity if normalized else 1.0
+    bin_start = t0 + np.arange(num_bins) * width
+    table = pd.DataFrame({"bin_start": bin_start, "bin_end": bin_start + width,
+                          "idle_time": idle / scale})
+    functions = pd.DataFrame(profile[order].T / scale, columns=[str(v) for v in labels[order]])
+    return pd.concat([table, functions], axis=1)
+
+
+def load_imbalance(trace: Trace, metric: str = "time.exc", num_processes: int = 1
+                   ) -> pd.DataFrame:
+    """Per function: ``<metric>.mean`` and ``<metric>.max`` over all processes of the
+    trace (a process that never calls the function counts as 0, so a function run by
+    one process out of P has an imbalance of P), ``<metric>.imbalance`` = max / mean,
+    and ``Top process 1`` ... ``Top process k`` for the ``num_processes`` processes
+    with the largest values (ties: lowest id first). Sorted by the mean, largest first.
+    """
+    if isinstance(num_processes, bool) or not isinstance(num_processes, int | np.integer) or (
+        num_processes < 1
+    ):
+        raise TraceError(f"num_processes must be a positive integer, not {num_processes!r}")
+    sums, _, labels, processes = _cell_sums(trace, [metric], NAME)
+    values = sums[metric]
+    mean = values.mean(axis=1) if values.size else np.zeros(len(labels))
+    peak = values.max(axis=1) if values.size else np.zeros(len(labels))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(mean != 0, peak / np.where(mean != 0, mean, 1.0), np.nan)
+    table = pd.DataFrame(
+        {f"{metric}.mean": mean, f"{metric}.max": peak, f"{metric}.imbalance": ratio},
+        index=labels,
+    )
+    top = np.argsort(-values, axis=1, kind="stable")[:, : min(int(num_processes), values.shape[1])]
+    for i in range(top.shape[1]):
+        table[f"Top process {i + 1}"] = processes[top[:, i]]
+    return table.sort_values(f"{metric}.mean", ascending=False, kind="stable")
+
+
+def idle_time(
+    trace: Trace,
+    idle_functions: str | Sequence[str] = ("Idle",),
+    mpi_events: bool = False,
+) -> pd.DataFrame:
+    """Time each process spends in calls of ``idle_functions`` (plus ``MPI_Wait``,
+    ``MPI_Waitall`` and ``MPI_Recv`` with ``mpi_events``): the inclusive time of the
+    outermost such calls, so an idle call inside another is not counted twice.
+    Indexed by ``Process`` (every process of the trace), column ``Idle Time`` (ns).
+    """
+    names = [idle_functions] if isinstance(idle_functions, str) else list(idle_functions)
+    if mpi_events:
+        names += [n for n in MPI_WAIT_FUNCTIONS if n not in names]
+    trace.ensure_metric("time.inc")
+    events = trace.events
+    enter = np.flatnonzero(trace.event_kinds() == ENTER)
+    code, labels = column_codes(events[NAME], enter)
+    idle = np.isin(np.asarray(labels, dtype=str), names)[code]
+    counted = enter[outermost_calls(trace, idle.astype(np.int64)) & idle]
+    codes, processes = trace.process_codes()
+    pcode = codes[counted]
+    total = np.bincount(pcode, weights=events["time.inc"].to_numpy()[counted],
+                        minlength=len(processes))
+    return pd.DataFrame({"Idle Time": total}, index=pd.Index(processes, name=PROCESS))
+
+
+def outlier_detection(
+    trace: Trace, metric: str = "time.exc", threshold: float = 3.0, groupby_column: str = NAME
+) -> pd.DataFrame:
+    """Calls whose ``metric`` lies more than ``threshold`` standard deviations (ddof=1)
+    from the mean of the calls of the same ``groupby_column`` value.
+
+    One row per such call (indexed by its event row): the group, process, thread,
+    timestamp, the metric, the group's mean and standard deviation and the
+    ``z-score``; largest absolute z-score first. Groups of one call or of equal
+    values have no outliers.
+    """
+    trace.ensure_metric(metric)
+    events = trace.events
+    if groupby_column not in events.columns:
+        raise MetricError(groupby_column, list(events.columns), what="column")
+    enter = np.flatnonzero(trace.event_kinds() == ENTER)
+    values = events[metric].to_numpy(dtype=np.float64, na_value=np.nan)[enter]
+    valid = ~np.isnan(values)
+    enter, values = enter[valid], values[valid]
+    group, labels = column_codes(events[groupby_column], enter)
+    count = np.bincount(group, minlength=len(labels))
+    mean = np.bincount(group, weights=values, minlength=len(labels)) / np.maximum(count, 1)
+    deviation = values - mean[group]
+    spread = np.bincount(group, weights=deviation**2, minlength=len(labels))
+    std = np.where(count > 1, np.sqrt(spread / np.maximum(count - 1, 1)), 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.where(std[group] > 0, deviation / np.where(std[group] > 0, std[group], 1.0), 0.0)
+    hits = np.flatnonzero(np.abs(z) > threshold)
+    hits = hits[np.argsort(-np.abs(z[hits]), kind="stable")]
+    rows = enter[hits]
+    table = pd.DataFrame(
+        {
+            groupby_column: labels[group[hits]],
+            PROCESS: events[PROCESS].to_numpy()[rows],
+            "Thread": events["Thread"].to_numpy()[rows],
+            TIMESTAMP: events[TIMESTAMP].to_numpy()[rows],
+            metric: values[hits],
+            f"{metric}.mean": mean[group[hits]],
+            f"{metric}.std": std[group[hits]],
+            "z-score": z[hits],
+        },
+        index=pd.Index(rows, name="event"),
+    )
+    return table
+
+
+def multirun_analysis(
+    traces: Sequence[Trace],
+    metric_column: str = TIMESTAMP,
+    groupby_column: str = NAME,
+    mean: bool = True,
+) -> pd.DataFrame:
+    """One row per trace, indexed by its number of processes (``Number of
+    Processes``), one column per group: the exclusive ``metric_column`` (time by
+    default) per process (``mean=True``, as Pipit) or summed over processes. A
+    function missing from a run took 0 there. Columns sorted by their total, largest
+    first."""
+    traces = list(traces)
+    if not traces:
+        raise TraceError("multirun_analysis needs at least one trace")
+    metric = metric_column_name(metric_column, "exc")
+    profiles = []
+    for trace in traces:
+        profile = trace.flat_profile(metric, groupby_column, mean=mean)[metric]
+        profiles.append(profile.set_axis(profile.index.astype(object)))
+    table = pd.concat(profiles, axis=1, sort=False).T.fillna(0.0)
+    table.index = pd.Index([len(t.processes) for t in traces], name="Number of Processes")
+    order = np.argsort(-table.sum(axis=0).to_numpy(), kind="stable")
+    return table.iloc[:, order]

@@ -1,0 +1,374 @@
+"""The calling-context tree view: an anywidget whose edits become a query.
+
+The view shows the original tree of its data; each edit (collapse, hide, elide, focus,
+expand to depth, collapse below a threshold) is recorded in ``history`` and the view's
+``query`` is the canonical string-dialect query that keeps what the view shows, so
+
+    data.query(view.query, fold=True)      # == view.apply()
+
+gives the GraphFrame on screen (collapsed nodes keep their inclusive values), on this
+run or on another run of the same program.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import anywidget
+import numpy as np
+import traitlets
+
+from glade.errors import GladeError, MetricError
+from glade.graph import Node
+from glade.profile.graphframe import GraphFrame
+from glade.query import parse, query_mask
+from glade.query.engine import RowTable
+from glade.views.cct import edits as cct_edits
+from glade.views.cct.calltree import ViewTree
+from glade.views.cct.query import base_parts, query_text
+from glade.views.metrics import describe_rows, metric_columns
+from glade.views.transport import float64_bytes, int32_bytes, mask_ranges, string_table
+
+STATIC = Path(__file__).resolve().parents[2] / "static"
+COLOR_SCHEMES = ("viridis", "magma", "heat")
+if not (STATIC / "cct.js").is_file():
+    raise GladeError(f"glade's front end is not built ({STATIC / 'cct.js'} is missing): run "
+                     "`npm install && npm run build` in the source tree, or reinstall glade")
+
+
+@runtime_checkable
+class CCTSource(Protocol):
+    """What a CCT view needs of data that is not a GraphFrame (an Ensemble, a Trace):
+    its call tree as a GraphFrame (nodes matched by call path, one row per node and
+    profile/rank/process), and a ``query`` method that applies a string-dialect query
+    to the data itself, keeping inclusive values with ``fold=True``."""
+
+    def to_graphframe(self) -> GraphFrame: ...
+
+    def query(self, query: str, fold: bool = True) -> Any: ...
+
+
+def graphframe_of(data: Any) -> GraphFrame:
+    """The GraphFrame form of a view's data (the data itself for a GraphFrame)."""
+    if isinstance(data, GraphFrame):
+        return data
+    if isinstance(data, CCTSource):
+        gf = data.to_graphframe()
+        if not isinstance(gf, GraphFrame):
+            raise GladeError(f"{type(data).__name__}.to_graphframe() returned "
+                             f"{type(gf).__name__}, not a GraphFrame")
+        return gf
+    raise GladeError(f"a CCT view shows a GraphFrame, or data with to_graphframe() and "
+                     f"query(text, fold=True) (an Ensemble, a Trace), not {type(data).__name__}")
+
+
+def python_string(text: str) -> str:
+    """``text`` as a Python string literal, triple-quoted when that reads back exactly."""
+    if "'''" in text or "\\" in text or text.endswith("'") or "\r" in text:
+        return repr(text)
+    return f"'''{text}'''"
+
+
+class CCT(anywidget.AnyWidget):
+    """Interactive calling-context tree of a profile (a GraphFrame, or an Ensemble or Trace
+    through its GraphFrame form).
+
+    ``metric`` drives bars, colour and the threshold slider (default: the data's default
+    metric); with several rows per node the values are ``agg`` over them (mean, sum, min,
+    max, median) or those of ``rank``. ``data_name`` is the variable name ``code()``
+    writes. Edit from Python with :meth:`collapse`, :meth:`expand`, :meth:`hide`,
+    :meth:`elide`, :meth:`focus`, :meth:`expand_to_depth`, :meth:`collapse_below`,
+    :meth:`undo`, :meth:`redo`, or assign a query to ``view.query``.
+    """
+
+    _esm = STATIC / "cct.js"
+    _css = STATIC / "cct.css"
+
+    parents = traitlets.Bytes().tag(sync=True)
+    frame_codes = traitlets.Bytes().tag(sync=True)
+    path_keys = traitlets.Bytes().tag(sync=True)
+    names = traitlets.Bytes().tag(sync=True)
+    name_offsets = traitlets.Bytes().tag(sync=True)
+    name_index = traitlets.Bytes().tag(sync=True)
+    conditions = traitlets.Bytes().tag(sync=True)
+    condition_offsets = traitlets.Bytes().tag(sync=True)
+    extra_ptr = traitlets.Bytes().tag(sync=True)
+    extra_index = traitlets.Bytes().tag(sync=True)
+    values = traitlets.Bytes().tag(sync=True)
+    metrics = traitlets.List(traitlets.Dict()).tag(sync=True)
+    notice = traitlets.Unicode("").tag(sync=True)
+    height = traitlets.Int(420, min=100).tag(sync=True)
+
+    metric = traitlets.Unicode("").tag(sync=True)
+    color_metric = traitlets.Unicode("").tag(sync=True)
+    sort_metric = traitlets.Unicode("").tag(sync=True)
+    color_scheme = traitlets.Enum(COLOR_SCHEMES, default_value="viridis").tag(sync=True)
+    color_log = traitlets.Bool(False).tag(sync=True)
+
+    history = traitlets.List(traitlets.Dict()).tag(sync=True)
+    future = traitlets.List(traitlets.Dict()).tag(sync=True)
+    query = traitlets.Unicode('MATCH ("*")').tag(sync=True)
+    selection = traitlets.List(traitlets.List(traitlets.Unicode())).tag(sync=True)
+
+    def __init__(
+        self,
+        data: GraphFrame | CCTSource,
+        metric: str | None = None,
+        *,
+        agg: str = "mean",
+        rank: Any = None,
+        sort_metric: str | None = None,
+        color_metric: str | None = None,
+        data_name: str = "gf",
+        height: int = 420,
+        **kwargs: Any,
+    ):
+        gf = graphframe_of(data)
+        present = np.zeros(len(gf.graph), dtype=bool)
+        present[np.asarray(gf.dataframe.index.get_level_values("node"), dtype=np.int64)] = True
+        if not present.all():
+            raise GladeError(f"{int((~present).sum())} nodes of the profile have no rows; "
+                             "call squash() on it before showing it")
+        if not data_name.isidentifier():
+            raise GladeError(f"data_name must be a Python identifier, not {data_name!r}")
+        columns = metric_columns(gf, agg=agg, rank=rank)
+        if not columns:
+            raise GladeError(f"the {type(data).__name__} has no numeric metric to show "
+                             f"(its metric columns: {gf.metric_columns})")
+        available = [c.name for c in columns]
+        if metric is None:
+            metric = gf.default_metric if gf.default_metric in available else available[0]
+        for name in (metric, sort_metric, color_metric):
+            if name is not None and name not in available:
+                raise MetricError(name, available)
+        self._data = data
+        self._gf = gf
+        self._agg = agg
+        self._rank = rank
+        self.data_name = data_name
+        self._tree = ViewTree(gf.graph, {c.name: c.values for c in columns})
+        self._internal = False
+        self._pending_base: dict | None = None
+        super().__init__(**self._transport(columns), metric=metric,
+                         sort_metric=sort_metric or metric, color_metric=color_metric or "",
+                         notice=self._notice(gf), height=height, **kwargs)
+
+    # ------------------------------------------------------------ transport
+    def _transport(self, columns: list) -> dict[str, Any]:
+        tree = self._tree
+        names_blob, name_offsets = string_table([str(u) for u in tree.unique_names])
+        texts, extra_ptr, extra_index = tree.condition_table()
+        cond_blob, cond_offsets = string_table(texts)
+        return {
+            "parents": int32_bytes(tree.parent),
+            "frame_codes": int32_bytes(tree.frame_code),
+            "path_keys": int32_bytes(tree.path_key),
+            "names": names_blob,
+            "name_offsets": name_offsets,
+            "name_index": int32_bytes(tree.name_index),
+            "conditions": cond_blob,
+            "condition_offsets": cond_offsets,
+            "extra_ptr": int32_bytes(extra_ptr),
+            "extra_index": int32_bytes(extra_index),
+            "values": float64_bytes(np.concatenate([c.values for c in columns])),
+            "metrics": [{"name": c.name, "kind": c.kind, "partner": c.partner} for c in columns],
+        }
+
+    def _notice(self, gf: GraphFrame) -> str:
+        notes = []
+        rows = describe_rows(gf, self._agg, self._rank)
+        if rows:
+            notes.append(f"values: {rows}")
+        if not gf.graph.is_tree():
+            shared = int((gf.graph.num_parents > 1).sum())
+            notes.append(f"a call graph with {shared} nodes called from several places: "
+                         "showing its depth-first spanning tree (each node under its first "
+                         "caller); queries follow the whole graph")
+        return "; ".join(notes)
+
+    # ------------------------------------------------------------ properties
+    @property
+    def data(self) -> GraphFrame | CCTSource:
+        """The data the view shows (what ``apply()`` and ``code()`` query)."""
+        return self._data
+
+    @property
+    def agg(self) -> str:
+        """How the rows of a node are reduced to the value shown."""
+        return self._agg
+
+    @property
+    def rank(self) -> Any:
+        """The rank whose values are shown (None: ``agg`` over all rows)."""
+        return self._rank
+
+    # ------------------------------------------------------------ validation
+    def _check_metric(self, name: str, allow_empty: bool) -> str:
+        if (allow_empty and name == "") or name in self._tree.values:
+            return name
+        raise MetricError(name, list(self._tree.values))
+
+    @traitlets.validate("metric")
+    def _valid_metric(self, proposal):
+        return self._check_metric(proposal["value"], allow_empty=False)
+
+    @traitlets.validate("color_metric", "sort_metric")
+    def _valid_other_metric(self, proposal):
+        return self._check_metric(proposal["value"], allow_empty=True)
+
+    @traitlets.validate("history", "future")
+    def _valid_edits(self, proposal):
+        return [cct_edits.check_edit(self._tree, edit) for edit in proposal["value"]]
+
+    @traitlets.observe("history")
+    def _edits_changed(self, change) -> None:
+        state = cct_edits.replay(self._tree, change["new"])
+        self._internal = True
+        try:
+            self.query = query_text(self._tree, state)
+        finally:
+            self._internal = False
+
+    @traitlets.validate("query")
+    def _valid_query(self, proposal):
+        text = proposal["value"]
+        if self._internal:
+            return text
+        if not isinstance(text, str):
+            raise GladeError(f"a query is text, not {type(text).__name__}")
+        parsed = parse(text)
+        keep = query_mask(RowTable(self._gf.graph, self._gf.dataframe), parsed)
+        canonical = str(parsed)
+        if canonical == self.query:
+            return canonical
+        self._pending_base = {"op": "base", "query": canonical, "parts": base_parts(parsed),
+                              "keep": mask_ranges(keep)}
+        return canonical
+
+    @traitlets.observe("query")
+    def _query_assigned(self, change) -> None:
+        if self._pending_base is not None:
+            edit, self._pending_base = self._pending_base, None
+            self._edit(edit)
+
+    # ------------------------------------------------------------ edits
+    def _edit(self, edit: dict) -> None:
+        history = cct_edits.push_edit(self.history, cct_edits.check_edit(self._tree, edit))
+        with self.hold_sync():
+            self.future = []
+            self.history = history
+
+    def _nodes(self, path: Sequence[str] | Node | int) -> list[int]:
+        """Ids of the nodes a Python edit names: a call path (names from the root; every
+        node with those names), a Node of the view's GraphFrame, or a node id."""
+        tree = self._tree
+        if isinstance(path, Node):
+            if path.graph is not self._gf.graph:
+                raise GladeError(f"{path!r} is a node of another graph than the view's")
+            path = path.nid
+        if isinstance(path, int | np.integer) and not isinstance(path, bool):
+            if not 0 <= path < tree.n:
+                raise GladeError(f"no node {path} in a view of {tree.n} nodes")
+            return np.flatnonzero(tree.path_key == tree.path_key[path]).tolist()
+        if isinstance(path, str) or not isinstance(path, Sequence) or not path:
+            raise GladeError(f"name a node by its call path, a non-empty sequence of names "
+                             f"from the root such as ('main', 'solve'), not {path!r}")
+        names = tree.node_names
+        found = (tree.depth == 0) & (names == path[0])
+        for depth, name in enumerate(path[1:], start=1):
+            found = (tree.depth == depth) & (names == name) & found[np.maximum(tree.parent, 0)]
+        if not found.any():
+            raise GladeError("no node has the call path " + " -> ".join(map(str, path)))
+        return np.flatnonzero(found).tolist()
+
+    def collapse(self, path: Sequence[str] | Node | int) -> CCT:
+        """Collapse a node: remove its descendants (it keeps its inclusive values)."""
+        self._edit({"op": "collapse", "nodes": self._nodes(path)})
+        return self
+
+    def expand(self, path: Sequence[str] | Node | int) -> CCT:
+        """Expand a collapsed node again."""
+        self._edit({"op": "expand", "nodes": self._nodes(path)})
+        return self
+
+    def hide(self, path: Sequence[str] | Node | int) -> CCT:
+        """Hide a node and its whole subtree."""
+        self._edit({"op": "hide", "nodes": self._nodes(path)})
+        return self
+
+    def elide(self, path: Sequence[str] | Node | int) -> CCT:
+        """Remove a node but keep its children (they move up to its parent)."""
+        self._edit({"op": "elide", "nodes": self._nodes(path)})
+        return self
+
+    def focus(self, path: Sequence[str] | Node | int) -> CCT:
+        """Keep only a node's subtree and its callers."""
+        self._edit({"op": "focus", "nodes": self._nodes(path)})
+        return self
+
+    def unfocus(self) -> CCT:
+        """Drop the focus."""
+        self._edit({"op": "unfocus"})
+        return self
+
+    def expand_to_depth(self, depth: int) -> CCT:
+        """Collapse every node at ``depth`` (roots are at 0), showing depths 0..depth."""
+        if not isinstance(depth, int | np.integer) or isinstance(depth, bool) or depth < 0:
+            raise GladeError(f"depth must be an integer >= 0, not {depth!r}")
+        self._edit({"op": "depth", "depth": int(depth)})
+        return self
+
+    def collapse_below(self, value: float, metric: str | None = None) -> CCT:
+        """Collapse every node whose ``metric`` (default: the view's metric) is below
+        ``value``; this replaces the other collapses."""
+        metric = self._check_metric(metric or self.metric, allow_empty=False)
+        self._edit({"op": "threshold", "metric": metric, "value": float(value)})
+        return self
+
+    def reset(self) -> CCT:
+        """Drop every edit (undoable)."""
+        self._edit({"op": "reset"})
+        return self
+
+    def undo(self) -> CCT:
+        """Undo the last edit."""
+        history, future = cct_edits.undo(self.history, self.future)
+        with self.hold_sync():
+            self.future = future
+            self.history = history
+        return self
+
+    def redo(self) -> CCT:
+        """Redo the last undone edit."""
+        history, future = cct_edits.redo(self.history, self.future)
+        with self.hold_sync():
+            self.future = future
+            self.history = history
+        return self
+
+    # ------------------------------------------------------------ results
+    def apply(self) -> Any:
+        """What the view shows, as the data's own type: ``data.query(view.query, fold=True)``."""
+        return self._data.query(self.query, fold=True)
+
+    def code(self, data_name: str | None = None) -> str:
+        """The Python line that reproduces the view from its data."""
+        name = data_name or self.data_name
+        if not name.isidentifier():
+            raise GladeError(f"data_name must be a Python identifier, not {name!r}")
+        return f"{name}.query({python_string(self.query)}, fold=True)"
+
+    def save_query(self, path: str | os.PathLike) -> Path:
+        """Write the view's query to a text file (load it with ``view.query = text``)."""
+        target = Path(path)
+        target.write_text(self.query + "\n", encoding="utf-8")
+        return target
+
+    def to_html(self, path: str | os.PathLike, title: str = "glade CCT") -> Path:
+        """Write a standalone HTML page of the view, with its state, that works offline."""
+        from glade.views.html import write_html
+
+        return write_html(self, path, title=title)

@@ -1,0 +1,145 @@
+"""The CSV trace reader and writer: exact round trips, typed extra columns, and a
+clear ReaderError for every way a file can be wrong."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pandas as pd
+import pytest
+from tests.trace.helpers import make_trace
+
+from glade.datasets import synthetic_trace
+from glade.errors import ReaderError
+from glade.readers.traces import csv as trace_csv
+from glade.trace import Trace
+
+
+def write(tmp_path, text: str, name: str = "t.csv"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_round_trips(tmp_path, foo_bar):
+    for trace in (foo_bar, synthetic_trace(3, 4, exchange="halo")):
+        for unit in ("s", "ms", "us", "ns"):
+            path = tmp_path / f"out_{unit}.csv"
+            trace.to_csv(path, unit=unit)
+            back = Trace.from_csv(path)
+            pd.testing.assert_frame_equal(back.events, trace.events)
+    compressed = tmp_path / "out.csv.gz"
+    foo_bar.to_csv(compressed)
+    assert compressed.read_bytes()[:2] == b"\x1f\x8b"
+    pd.testing.assert_frame_equal(Trace.from_csv(compressed, progress=True).events,
+                                  foo_bar.events)
+
+
+def test_writer_skips_derived_columns_and_quotes_text(tmp_path):
+    trace = make_trace([(0, "Enter", "f(a, b)", 0), (5, "Instant", ' say "hi"', 0),
+                        (9, "Leave", "f(a, b)", 0)],
+                       Region=["x,y", None, "z"], Weight=[0.1, np.nan, 2.5],
+                       Flag=[True, False, True])
+    trace.calc_exc_metrics()
+    path = tmp_path / "quoted.csv"
+    trace.to_csv(path)
+    header = path.read_text().splitlines()[0]
+    assert header == "Timestamp (s),Event Type,Name,Process,Thread,Region,Weight,Flag"
+    back = Trace.from_csv(path)
+    assert back.events["Name"].astype(str).tolist() == ["f(a, b)", ' say "hi"', "f(a, b)"]
+    assert back.events["Region"].astype(object).tolist()[0] == "x,y"
+    assert pd.isna(back.events["Region"].iat[1])
+    np.testing.assert_array_equal(back.events["Weight"], [0.1, np.nan, 2.5])
+    assert back.events["Flag"].tolist() == [True, False, True]
+    assert back.metadata["metric_columns"] == ["Weight"]
+
+
+def test_extra_columns_are_typed(tmp_path):
+    path = write(tmp_path, (
+        "Timestamp (us), Event Type, Name, Process, Thread, Partner, Message Size, PAPI_TOT_CYC,"
+        " Site\n"
+        "0.5, Enter, main, 0, 1, , , 100, a\n"
+        "1.25, Instant, MpiSend, 0, 1, 3, 64, 150, b\n"
+        "2, Leave, main, 0, 1, , , 400, a\n"
+    ))
+    trace = Trace.from_csv(path)
+    events = trace.events
+    assert events["Timestamp (ns)"].tolist() == [500, 1250, 2000]
+    assert events["Thread"].tolist() == [1, 1, 1]
+    assert events["Partner"].dtype == np.int64 and events["Partner"].tolist() == [-1, 3, -1]
+    assert events["Message Size"].tolist() == [-1, 64, -1]
+    assert isinstance(events["Site"].dtype, pd.CategoricalDtype)
+    assert trace.metric_columns == ["PAPI_TOT_CYC"]
+    trace.calc_inc_metrics()
+    assert events.loc[0, "PAPI_TOT_CYC.inc"] == 300 and events.loc[0, "time.inc"] == 1500
+    assert trace.comm_matrix("count")[0, 3] == 1
+
+
+def test_large_timestamps_stay_exact(tmp_path):
+    base = 1_700_000_000_123_456_789  # ns since the epoch: beyond float precision
+    trace = make_trace([(base, "Enter", "a", 0), (base + 1, "Leave", "a", 0)])
+    for unit in ("s", "ms"):
+        path = tmp_path / f"epoch_{unit}.csv"
+        trace.to_csv(path, unit=unit)
+        back = Trace.from_csv(path)
+        assert back.events["Timestamp (ns)"].tolist() == [base, base + 1]
+    path = write(tmp_path, "Timestamp (s),Event Type,Name,Process\n1.7e9,Enter,a,0\n"
+                           "1700000000.5,Leave,a,0\n", "sci.csv")
+    with pytest.raises(ReaderError, match="plain decimal notation"):
+        Trace.from_csv(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("Time,Event Type,Name,Process\n0,Enter,a,0\n", "exactly one timestamp column"),
+        ("Timestamp (s),Timestamp (ns),Event Type,Name,Process\n", "exactly one timestamp"),
+        ("Timestamp (s),Event Type,Process\n0,Enter,0\n", r"lacks the column\(s\) \['Name'\]"),
+        ("Timestamp (s),Event Type,Name,Process\n0,Enter,a,0\n1,Exit,a,0\n",
+         "line 3: unknown event type 'Exit'"),
+        ("Timestamp (s),Event Type,Name,Process\n0,Enter,a,0\nsoon,Leave,a,0\n",
+         "line 3: 'soon' in column 'Timestamp \\(s\\)' is not a number"),
+        ("Timestamp (s),Event Type,Name,Process\n,Enter,a,0\n",
+         "line 2: no value in column 'Timestamp"),
+        ("Timestamp (s),Event Type,Name,Process\n0,Enter,a,0\n1,Leave,a,0,7,8\n",
+         "malformed CSV.*line 3"),
+        ("Timestamp (s),Event Type,Name,Process\n0,Enter,a,\n", "line 2: no value in column "
+                                                                "'Process'"),
+        ("Timestamp (s),Event Type,Name,Process\n0,,a,0\n", "line 2: no value in column "
+                                                            "'Event Type'"),
+        ("Timestamp (s),Event Type,Name,Process,Partner\n0,Instant,MpiSend,0,1.5\n",
+         "line 2: 1.5 in column 'Partner' is not an integer"),
+        ("Timestamp (s),Event Type,Name,Process\n0,Enter,a,0.5\n", "'Process' holds non-integer"),
+        ("Timestamp (s),Event Type,Name,Process,Process\n0,Enter,a,0,0\n", "repeats column"),
+    ],
+)
+def test_malformed_files(tmp_path, text, message):
+    path = write(tmp_path, text)
+    with pytest.raises(ReaderError, match=message) as info:
+        Trace.from_csv(path)
+    assert str(path) in str(info.value)
+
+
+def test_unreadable_inputs(tmp_path, foo_bar_path):
+    with pytest.raises(ReaderError, match="no such file"):
+        Trace.from_csv(tmp_path / "missing.csv")
+    with pytest.raises(ReaderError, match="is a directory"):
+        Trace.from_csv(tmp_path)
+    with pytest.raises(ReaderError, match="empty file"):
+        Trace.from_csv(write(tmp_path, ""))
+    binary = tmp_path / "binary.csv"
+    binary.write_bytes(b"Timestamp (s),Event Type,Name,Process\n0,Enter,\xff\xfe,0\n")
+    with pytest.raises(ReaderError, match="malformed CSV"):
+        Trace.from_csv(binary)
+    cut = tmp_path / "cut.csv.gz"
+    cut.write_bytes(gzip.compress(foo_bar_path.read_bytes())[:60])
+    with pytest.raises(ReaderError):
+        Trace.from_csv(cut)
+
+
+def test_detect(tmp_path, foo_bar_path):
+    assert trace_csv.detect(foo_bar_path)
+    assert not trace_csv.detect(tmp_path)
+    assert not trace_csv.detect(write(tmp_path, "a,b,c\n1,2,3\n", "plain.csv"))
+    assert not trace_csv.detect(write(tmp_path, '[{"ph": "B"}]', "t.json"))

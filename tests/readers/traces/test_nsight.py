@@ -1,0 +1,265 @@
+"""The Nsight Systems reader.
+
+There is no real Nsight Systems report in the shared data, so these tests build small
+SQLite exports by hand with the tables and columns of NVIDIA's "SQLite Export Schema
+Reference" (StringIds, NVTX_EVENTS, CUPTI_ACTIVITY_KIND_RUNTIME/KERNEL/MEMCPY,
+TARGET_INFO_SESSION_START_TIME), and CSV files with the header that
+``nsys stats --report nvtx_pushpop_trace --format csv`` writes. Every expected value
+below follows from the rows written here.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tests.readers.corruption import empty, garble, truncate
+
+from glade.errors import GladeError, ReaderError
+from glade.readers.traces.nsight import detect, read_nsight, read_nsight_csv
+
+SCHEMA = """
+CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE NVTX_EVENTS (start INT NOT NULL, end INT, eventType INT NOT NULL, rangeId INT,
+  category INT, color INT, text TEXT, globalTid INT, endGlobalTid INT, textId INT,
+  domainId INT, uint64Value INT, int64Value INT, doubleValue REAL, uint32Value INT,
+  int32Value INT, floatValue REAL, jsonTextId INT, jsonText TEXT);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INT NOT NULL, end INT NOT NULL,
+  eventClass INT NOT NULL, globalTid INT, correlationId INT, nameId INT NOT NULL,
+  returnValue INT NOT NULL, callchainId INT);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT NOT NULL, end INT NOT NULL,
+  deviceId INT NOT NULL, contextId INT NOT NULL, streamId INT NOT NULL, correlationId INT,
+  globalPid INT, demangledName INT NOT NULL, shortName INT NOT NULL, mangledName INT,
+  launchType INT, cacheConfig INT, registersPerThread INT NOT NULL, gridX INT NOT NULL,
+  gridY INT NOT NULL, gridZ INT NOT NULL, blockX INT NOT NULL, blockY INT NOT NULL,
+  blockZ INT NOT NULL, staticSharedMemory INT NOT NULL, dynamicSharedMemory INT NOT NULL,
+  localMemoryPerThread INT NOT NULL, localMemoryTotal INT NOT NULL, gridId INT NOT NULL,
+  sharedMemoryExecuted INT, graphNodeId INT, sharedMemoryLimitConfig INT);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INT NOT NULL, end INT NOT NULL,
+  deviceId INT NOT NULL, contextId INT NOT NULL, streamId INT NOT NULL, correlationId INT,
+  globalPid INT, bytes INT NOT NULL, copyKind INT NOT NULL, deprecatedSrcId INT,
+  srcKind INT, dstKind INT, srcDeviceId INT, srcContextId INT, dstDeviceId INT,
+  dstContextId INT, migrationCause INT, graphNodeId INT);
+CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INT, utcTime TEXT, localTime TEXT);
+"""
+
+PID = 100
+MAIN = (1 << 48) | (PID << 24) | 101  # serialized global thread ids (pid bits 24-47)
+HELPER = (1 << 48) | (PID << 24) | 102
+GLOBAL_PID = (1 << 48) | (PID << 24)
+
+
+def _nvtx(db, start, end, kind, text, tid, text_id=None):
+    db.execute("INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId) "
+               "VALUES (?, ?, ?, ?, ?, ?)", (start, end, kind, text, tid, text_id))
+
+
+def _kernel(db, start, end, stream, correlation, short):
+    db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 1, ?, ?, ?, ?, ?, NULL, "
+               "0, 0, 32, 1, 1, 1, 128, 1, 1, 0, 0, 0, 0, 1, 0, NULL, 0)",
+               (start, end, stream, correlation, GLOBAL_PID, short, short))
+
+
+@pytest.fixture
+def export(tmp_path: Path) -> Path:
+    """A hand-made export: NVTX ranges on two threads, CUDA API calls, two kernels on
+    stream 7 and a host-to-device copy on stream 8 of device 0."""
+    path = tmp_path / "report.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(SCHEMA)
+    db.executemany("INSERT INTO StringIds VALUES (?, ?)", [
+        (1, "cudaLaunchKernel_v7000"), (2, "cudaMemcpyAsync_v3020"), (3, "gemm"),
+        (4, "relu"), (5, "backward"),
+    ])
+    _nvtx(db, 0, 1000, 59, "step", MAIN)
+    _nvtx(db, 100, 500, 59, "forward", MAIN)
+    _nvtx(db, 500, 900, 59, None, MAIN, text_id=5)  # a registered string
+    _nvtx(db, 950, None, 34, "checkpoint", MAIN)  # a mark
+    _nvtx(db, 300, 1200, 60, "async", MAIN)  # a start/end range: left out
+    _nvtx(db, 990, None, 59, "unfinished", MAIN)  # never popped: left out
+    _nvtx(db, 50, 60, 59, "io", HELPER)
+    _nvtx(db, 70, 70, 59, "tick", HELPER)  # an empty range
+    db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (150, 200, 0, ?, 1, 1, 0, 0)",
+               (MAIN,))
+    db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (600, 650, 0, ?, 2, 2, 0, 0)",
+               (MAIN,))
+    _kernel(db, 210, 400, 7, 1, 3)
+    _kernel(db, 400, 420, 7, 3, 4)
+    db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, "
+               "streamId, correlationId, globalPid, bytes, copyKind) "
+               "VALUES (660, 700, 0, 1, 8, 2, ?, 4096, 1)", (GLOBAL_PID,))
+    db.execute("INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1700000000000000000, '', '')")
+    db.commit()
+    db.close()
+    return path
+
+
+def _rows(trace, thread):
+    events = trace.events[trace.events["Thread"] == thread]
+    return [(int(t), str(k), str(n)) for t, k, n in
+            zip(events["Timestamp (ns)"], events["Event Type"], events["Name"], strict=True)]
+
+
+def test_events_of_each_thread_and_stream(export: Path):
+    trace = read_nsight(export)
+    assert len(trace.events) == 21  # 5 NVTX ranges, 1 mark, 2 API calls, 3 GPU activities
+    assert set(trace.events["Process"]) == {PID}
+    assert _rows(trace, 101) == [
+        (0, "Enter", "step"), (100, "Enter", "forward"),
+        (150, "Enter", "cudaLaunchKernel_v7000"), (200, "Leave", "cudaLaunchKernel_v7000"),
+        (500, "Leave", "forward"), (500, "Enter", "backward"),
+        (600, "Enter", "cudaMemcpyAsync_v3020"), (650, "Leave", "cudaMemcpyAsync_v3020"),
+        (900, "Leave", "backward"), (950, "Instant", "checkpoint"), (1000, "Leave", "step"),
+    ]
+    assert _rows(trace, 102) == [
+        (50, "Enter", "io"), (60, "Leave", "io"), (70, "Enter", "tick"), (70, "Leave", "tick"),
+    ]
+    stream7 = -(1 + 7)  # -(1 + 1,000,000 x device 0 + stream 7)
+    assert _rows(trace, stream7) == [
+        (210, "Enter", "gemm"), (400, "Leave", "gemm"), (400, "Enter", "relu"),
+        (420, "Leave", "relu"),
+    ]
+    assert _rows(trace, -(1 + 8)) == [(660, "Enter", "Memcpy HtoD"), (700, "Leave", "Memcpy HtoD")]
+
+
+def test_attribute_columns(export: Path):
+    events = read_nsight(export).events
+    gpu = events[events["Thread"] < 0]
+    assert set(gpu["Device"]) == {0} and set(gpu["Stream"]) == {7, 8}
+    cpu = events[events["Thread"] > 0]
+    assert set(cpu["Device"]) == {-1} and set(cpu["Stream"]) == {-1}
+    launch = events[events["Name"] == "cudaLaunchKernel_v7000"]
+    gemm = events[events["Name"] == "gemm"]
+    assert set(launch["Correlation"]) == set(gemm["Correlation"]) == {1}
+    assert set(events.loc[events["Name"] == "Memcpy HtoD", "Bytes"]) == {4096}
+    assert set(events.loc[events["Name"] == "gemm", "Bytes"]) == {-1}
+    assert (np.diff(events["Timestamp (ns)"].to_numpy()) >= 0).all()
+
+
+def test_metadata_counts_what_was_left_out(export: Path):
+    meta = read_nsight(export).metadata
+    assert meta["nvtx_start_end_ranges_left_out"] == 1
+    assert meta["nvtx_unended_ranges_left_out"] == 1
+    assert meta["session_start_utc_ns"] == 1700000000000000000
+
+
+def test_sources(export: Path):
+    nvtx = read_nsight(export, sources=("nvtx",)).events
+    assert set(nvtx["Name"].astype(str)) == {"step", "forward", "backward", "checkpoint", "io",
+                                             "tick"}
+    gpu = read_nsight(export, sources=("gpu",)).events
+    assert (gpu["Thread"] < 0).all()
+    with pytest.raises(GladeError, match="sources"):
+        read_nsight(export, sources=("kernels",))
+
+
+def test_detect(export: Path, tmp_path: Path, pipit_data: Path):
+    assert detect(export)
+    other = tmp_path / "other.sqlite"
+    sqlite3.connect(other).execute("CREATE TABLE t (x INT)").connection.close()
+    assert not detect(other)
+    assert not detect(pipit_data / "foo-bar.csv")
+
+
+def test_badly_nested_ranges_are_an_error(export: Path):
+    db = sqlite3.connect(export)
+    _nvtx(db, 80, 120, 59, "straddle", MAIN)  # starts inside nothing, ends inside forward
+    db.commit()
+    db.close()
+    with pytest.raises(ReaderError, match="does not match its Enter"):
+        read_nsight(export)
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (empty, "empty file"),
+        (lambda p: truncate(p, 0.3), "malformed|not a readable|cannot read|lacks"),
+        (lambda p: garble(p, 0, 16), "not an nvtx_pushpop_trace CSV"),
+    ],
+)
+def test_corrupted_exports(export: Path, damage, message):
+    damage(export)
+    with pytest.raises(ReaderError, match=message) as info:
+        read_nsight(export)
+    assert "report.sqlite" in str(info.value)
+
+
+def test_export_without_event_tables(tmp_path: Path):
+    path = tmp_path / "empty.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL)")
+    db.close()
+    with pytest.raises(ReaderError, match="no Nsight Systems event table"):
+        read_nsight(path)
+
+
+def test_table_without_expected_columns(tmp_path: Path):
+    path = tmp_path / "odd.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE NVTX_EVENTS (start INT, finish INT)")
+    db.close()
+    with pytest.raises(ReaderError, match="NVTX_EVENTS"):
+        read_nsight(path)
+
+
+# ------------------------------------------------------------------ CSV
+HEADER = ("Start ({unit}),End ({unit}),Duration ({unit}),DurChild ({unit}),"
+          "DurNonChild ({unit}),Name,PID,TID,Lvl,NumChild,RangeId,ParentId,RangeStack,NameTree")
+ROWS = [
+    "1000,5000,4000,2500,1500,:step,53,54,0,2,1,,:1,:step",
+    "1500,2000,500,0,500,:copy_in,53,54,1,0,2,1,:1:2,--:copy_in",
+    '2000,4000,2000,0,2000,":kernel, fused",53,54,1,0,3,1,:1:3,--:kernel',
+    "1200,1300,100,0,100,:other,53,55,0,0,4,,:4,:other",
+]
+
+
+def _csv(tmp_path: Path, lines: list[str], name="nvtx.csv") -> Path:
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_csv_ranges(tmp_path: Path):
+    trace = read_nsight(_csv(tmp_path, [HEADER.format(unit="ns"), *ROWS]))
+    assert _rows(trace, 54) == [
+        (1000, "Enter", ":step"), (1500, "Enter", ":copy_in"), (2000, "Leave", ":copy_in"),
+        (2000, "Enter", ":kernel, fused"), (4000, "Leave", ":kernel, fused"),
+        (5000, "Leave", ":step"),
+    ]
+    assert _rows(trace, 55) == [(1200, "Enter", ":other"), (1300, "Leave", ":other")]
+    assert set(trace.events["Process"]) == {53}
+    assert trace.metadata["time_unit_ns"] == 1
+
+
+def test_csv_printed_with_a_title_and_in_microseconds(tmp_path: Path):
+    lines = ["", " ** NVTX Push/Pop Range Trace (nvtx_pushpop_trace):", "",
+             HEADER.format(unit="us"), "1.5,2.25,0.75,0,0.75,:a,7,8,0,0,1,,:1,:a"]
+    path = _csv(tmp_path, lines)
+    assert detect(path)
+    trace = read_nsight_csv(path)
+    assert trace.events["Timestamp (ns)"].tolist() == [1500, 2250]
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (["Start,End,Name", "1,2,a"], "no header"),
+        ([HEADER.format(unit="ns"), "1000,5000,4000,2500,1500,:step,53"], "line 2 is cut short"),
+        ([HEADER.format(unit="ns"), "1000,x,4000,0,0,:s,53,54,0,0,1,,:1,:s"], "not a number"),
+        ([HEADER.format(unit="ns"), "1000,500,4000,0,0,:back,53,54,0,0,1,,:1,:b"], "ends before"),
+        ([HEADER.format(unit="ns")], "no NVTX range"),
+    ],
+)
+def test_bad_csv(tmp_path: Path, lines, message):
+    with pytest.raises(ReaderError, match=message) as info:
+        read_nsight(_csv(tmp_path, lines))
+    assert "nvtx.csv" in str(info.value)
+
+
+def test_truncated_csv(tmp_path: Path):
+    path = truncate(_csv(tmp_path, [HEADER.format(unit="ns"), *ROWS]), 0.8)
+    with pytest.raises(ReaderError, match=r"nvtx\.csv: line \d is cut short"):
+        read_nsight(path)

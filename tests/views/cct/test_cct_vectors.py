@@ -1,0 +1,39 @@
+"""The query vectors shared with vitest (js/test/views/cct/vectors/cct_query_vectors.json): the
+Python side builds the texts the JS side is tested against, from the same edits."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from glade.query import parse, query_mask
+from glade.query.engine import RowTable
+from glade.views import CCT
+from glade.views.cct.calltree import fragment
+from glade.views.transport import mask_ranges
+
+from .cct_cases import VECTORS, profile_from_spec
+
+DATA = json.loads(VECTORS.read_text())
+
+
+@pytest.fixture(scope="module")
+def gf():
+    return profile_from_spec(DATA["tree"])
+
+
+def test_the_vector_tree_has_the_conditions_python_computes(gf):
+    extra = CCT(gf)._tree.extra
+    assert {str(k): [fragment(p) for p in v] for k, v in extra.items()} == DATA["extra"]
+
+
+@pytest.mark.parametrize("case", DATA["cases"], ids=[c["why"] for c in DATA["cases"]])
+def test_python_builds_the_vector_text(gf, case):
+    view = CCT(gf)
+    view.history = case["edits"]
+    assert view.query == case["query"]
+    for edit in case["edits"]:
+        if edit["op"] == "base":
+            keep = query_mask(RowTable(gf.graph, gf.dataframe), parse(edit["query"]))
+            assert mask_ranges(keep) == edit["keep"]
