@@ -477,6 +477,21 @@ class Graph:
         return other
 
 
+def subtree_sums(graph: Graph, block: np.ndarray) -> np.ndarray:
+    """Sum of ``block`` rows (axis 0 = nodes) over each node and its descendants,
+    each descendant counted once (DAGs and cycles included)."""
+    if graph.is_tree():
+        out = block.copy()
+        parent = graph.tree_parent
+        with np.errstate(invalid="ignore", over="ignore"):  # sums may be inf or NaN
+            for level in graph.levels()[:0:-1]:
+                np.add.at(out, parent[level], out[level])
+        return out
+    reach = graph.reachability()
+    flat = block.reshape(block.shape[0], -1)
+    return np.asarray(reach @ flat).reshape(block.shape)
+
+
 class Node:
     """A handle on node ``nid`` of ``graph``.
 

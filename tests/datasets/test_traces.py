@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from tests.trace.helpers import make_trace
 
 from glade.datasets import synthetic_trace
 from glade.errors import TraceError
 from glade.trace import Trace
 from glade.trace.comm import UnknownMessageSizeWarning
+from tests.trace.helpers import make_trace
 
 
 def ring_bytes(iterations: int, size: int = 4096) -> int:

@@ -10,6 +10,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+
+import glade
+from glade.datasets import synthetic_profile
+from glade.datasets.ensembles import synthetic_ensemble
+from glade.ensemble import Ensemble
+from glade.ensemble.build import content_hash
+from glade.errors import GladeError, GraphError, ReaderError
 from tests.ensemble.oracles import (
     METRIC,
     call_paths,
@@ -18,13 +25,6 @@ from tests.ensemble.oracles import (
     same_ensemble,
 )
 from tests.readers.corruption import copy_input, truncate
-
-import glade
-from glade.datasets import synthetic_profile
-from glade.datasets.ensembles import synthetic_ensemble
-from glade.ensemble import Ensemble
-from glade.ensemble.build import content_hash
-from glade.errors import GladeError, GraphError, ReaderError
 
 
 def test_rows_are_each_profiles_own_values(rajaperf, raw_profiles):

@@ -9,6 +9,11 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
+
+import glade.stats as gs
+from glade.datasets.ensembles import synthetic_ensemble
+from glade.ensemble import Ensemble
+from glade.errors import GladeError, MetricError, QueryError
 from tests.ensemble.oracles import (
     METRIC,
     call_paths,
@@ -16,11 +21,6 @@ from tests.ensemble.oracles import (
     profile_values,
     same_ensemble,
 )
-
-import glade.stats as gs
-from glade.datasets.ensembles import synthetic_ensemble
-from glade.ensemble import Ensemble
-from glade.errors import GladeError, MetricError, QueryError
 
 CLANG, GCC = "clang++-10.0.1", "g++-10.3.1"
 SMALL, LARGE = 1048576.0, 2097152.0

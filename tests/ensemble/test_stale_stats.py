@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from tests.ensemble.oracles import call_paths
 
 import glade.stats as gs
 from glade.datasets.ensembles import synthetic_ensemble
 from glade.ensemble import Ensemble
+from tests.ensemble.oracles import call_paths
 
 GCC, CLANG = {"compiler": "gcc"}, {"compiler": "clang"}
 

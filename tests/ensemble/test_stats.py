@@ -12,6 +12,11 @@ import pytest
 import scipy.stats as st
 from hypothesis import given, settings
 from hypothesis import strategies as hs
+
+import glade.stats as gs
+from glade.datasets.ensembles import synthetic_ensemble
+from glade.ensemble import Ensemble
+from glade.errors import GladeError, MetricError
 from tests.ensemble.oracles import (
     METRIC,
     call_paths,
@@ -20,11 +25,6 @@ from tests.ensemble.oracles import (
     samples_by_path,
     stats_by_path,
 )
-
-import glade.stats as gs
-from glade.datasets.ensembles import synthetic_ensemble
-from glade.ensemble import Ensemble
-from glade.errors import GladeError, MetricError
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from glade.datasets import synthetic_profile
+from glade.datasets.profiles import synthetic_profile
 from glade.errors import GladeError
 from glade.profile.graphframe import GraphFrame
 

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 
 from glade.ensemble.build import concat_column, sorted_rows, structure_key, unify
-from glade.ensemble.model import Ensemble, metric_kinds
+from glade.ensemble.model import Ensemble
+from glade.ensemble.rows import metric_kinds
 from glade.ensemble.samples import Label, Recipe
 from glade.errors import GladeError, MetricError
 from glade.graph import Graph

@@ -46,10 +46,24 @@ from glade.ensemble.build import (
     sorted_rows,
     unify,
 )
+from glade.ensemble.rows import (
+    extra_metadata,
+    frame_label,
+    frame_labels,
+    has_data,
+    mask_of,
+    metric_kinds,
+    node_table,
+    pruned,
+    recompute_inclusive,
+    relabelled,
+    restrict,
+)
 from glade.ensemble.samples import Label, Recipe, SampleTable, compute, flat_label
 from glade.errors import GladeError, GraphError, MetricError, QueryError
-from glade.graph import Graph, Node, children_sums
-from glade.profile.graphframe import GraphFrame, inclusive_name, subtree_sums
+from glade.graph import Graph, Node, subtree_sums
+from glade.profile.graphframe import GraphFrame
+from glade.profile.table import inclusive_name
 
 if TYPE_CHECKING:
     from glade.query import BaseQuery
@@ -78,7 +92,7 @@ class Ensemble:
         names = list(dataframe.index.names)
         if len(names) < 2 or names[:2] != ["node", "profile"]:
             raise GraphError(f"the dataframe index must start with 'node', 'profile', not {names}")
-        frame_cols = _frame_labels(graph, dataframe.columns)
+        frame_cols = frame_labels(graph, dataframe.columns)
         measured = [c for c in dataframe.columns if c not in set(frame_cols)]
         profiles = dataframe.index.get_level_values("profile").unique()
         if metadata is None:
@@ -96,7 +110,7 @@ class Ensemble:
             dataframe.index.get_level_values("profile")), rest, names[2:],
             {c: dataframe[c].to_numpy() for c in measured}, metadata.index.rename("profile"),
             len(graph))
-        graph, rows = _pruned(graph, rows)
+        graph, rows = pruned(graph, rows)
         self._setup(graph, rows, metadata.rename_axis("profile"), list(exc_metrics),
                     list(inc_metrics), default_metric)
 
@@ -110,7 +124,7 @@ class Ensemble:
         (first pruned by the missing-data rule with ``prune``); frame columns are
         attached, then derived columns and stats computed."""
         if prune:
-            graph, rows = _pruned(graph, rows)
+            graph, rows = pruned(graph, rows)
         self = cls.__new__(cls)
         self._setup(graph, rows, metadata, exc_metrics, inc_metrics, default_metric,
                     derived, recipes)
@@ -135,7 +149,7 @@ class Ensemble:
         self.default_metric = default_metric
         self._row_node = np.asarray(rows.index.codes[0], dtype=np.int64)
         self._row_profile = np.asarray(rows.index.codes[1], dtype=np.int64)
-        self._frame_cols = [_frame_label(c, rows.columns) for c in graph.frames.columns]
+        self._frame_cols = [frame_label(c, rows.columns) for c in graph.frames.columns]
         frames = pd.DataFrame({label: graph.frames[col].to_numpy()[self._row_node]
                                for label, col in zip(self._frame_cols, graph.frames.columns,
                                                      strict=True)}, index=rows.index)
@@ -162,7 +176,7 @@ class Ensemble:
     def _restricted(self, keep: np.ndarray) -> Ensemble:
         """The ensemble on the nodes ``keep`` (closed under taking ancestors, so no
         node moves): other nodes and their rows go; values are unchanged."""
-        graph, rows = _restrict(self.graph, self.dataframe[self._measured], keep)
+        graph, rows = restrict(self.graph, self.dataframe[self._measured], keep)
         return self._same_kind(graph, rows, self.metadata)
 
     def _select_profiles(self, keep: np.ndarray) -> Ensemble:
@@ -207,14 +221,14 @@ class Ensemble:
             rows, node, cell = rows[first], node[first], unique_cells
         paired = [m for m in self.exc_metrics if inclusive_name(m) in columns]
         if paired:
-            _recompute_inclusive(graph, columns, paired, cell, num_keys, fold)
-        table = _relabelled(self.dataframe.index, rows, node, len(graph), columns,
+            recompute_inclusive(graph, columns, paired, cell, num_keys, fold)
+        table = relabelled(self.dataframe.index, rows, node, len(graph), columns,
                             self.metadata.index)
         return self._same_kind(graph, table, self.metadata)
 
     def _query_rows(self) -> pd.DataFrame:
         """The rows a query sees: rows with data, with the stats columns of their node."""
-        rows = self.dataframe[_has_data(self.dataframe[self._measured])]
+        rows = self.dataframe[has_data(self.dataframe[self._measured])]
         if not self._stat_columns:
             return rows
         node = np.asarray(rows.index.get_level_values("node"), dtype=np.int64)
@@ -248,7 +262,7 @@ class Ensemble:
             if not isinstance(gf, GraphFrame):
                 raise GladeError(f"profile {i} is a {type(gf).__name__}, not a GraphFrame")
         parts = [ProfileParts(gf) for gf in gfs]
-        return cls._from_profiles(parts, labels, _extra_metadata(metadata, len(gfs)))
+        return cls._from_profiles(parts, labels, extra_metadata(metadata, len(gfs)))
 
     @classmethod
     def _from_profiles(cls, parts: list[ProfileParts], labels: Sequence[Hashable] | None,
@@ -386,8 +400,8 @@ class Ensemble:
         """One row per node (indexed ``node``): ``name``, then every stats column, in
         the order they were computed. A fresh table on each access, computed from the
         ensemble's recipes (see :attr:`stats_recipes`)."""
-        name = _frame_label("name", self.dataframe.columns)
-        table = _node_table(self._stat_columns, len(self.graph))
+        name = frame_label("name", self.dataframe.columns)
+        table = node_table(self._stat_columns, len(self.graph))
         table.insert(0, name, self.graph.frames["name"].to_numpy())
         return table
 
@@ -518,7 +532,7 @@ class Ensemble:
         self._outliers.update(result.outliers)
         self._recipes.append(recipe)
         self._recipe_columns[recipe] = labels
-        return _node_table({label: self._stat_columns[label] for label in labels},
+        return node_table({label: self._stat_columns[label] for label in labels},
                            len(self.graph))
 
     # ------------------------------------------------------------ operations
@@ -545,7 +559,7 @@ class Ensemble:
         metadata row (a Series) returning a bool, or a boolean mask over profiles
         (e.g. ``ens.metadata["compiler"] == "gcc"``). Nodes follow the missing-data
         rule."""
-        keep = _mask(predicate, self.metadata, "profile")
+        keep = mask_of(predicate, self.metadata, "profile")
         return self._select_profiles(keep)
 
     def groupby(self, columns: Label | Sequence[Label]) -> dict[Hashable, Ensemble]:
@@ -572,7 +586,7 @@ class Ensemble:
         """Keep the nodes whose stats row satisfies ``predicate`` (a function of one
         row, or a boolean mask over nodes such as ``ens.stats["time_mean"] > 1``).
         With ``squash`` the graph is rebuilt from them (see :meth:`query`)."""
-        keep = _mask(predicate, self.stats, "node")
+        keep = mask_of(predicate, self.stats, "node")
         return self._keep_nodes(keep, squash, fold)
 
     def query(self, query: BaseQuery | str | list, profile_mode: str = "any",
@@ -612,7 +626,7 @@ class Ensemble:
 
     def intersection(self) -> Ensemble:
         """The nodes where every profile has data at the node or below it."""
-        rows = _has_data(self.dataframe[self._measured])
+        rows = has_data(self.dataframe[self._measured])
         has = np.zeros((len(self.graph), self.num_profiles))
         has[self._row_node[rows], self._row_profile[rows]] = 1.0
         everywhere = (subtree_sums(self.graph, has) > 0).all(axis=1)
@@ -686,163 +700,7 @@ class Ensemble:
             kwargs["annotation"] = "[other metrics]"
         return render(gf, metric=names[0], **kwargs)
 
-
-# -------------------------------------------------------------------- helpers
-def _frame_label(column: str, columns: pd.Index) -> Label:
-    """The dataframe label of frame attribute ``column``: ``(column, "")`` when the
-    columns are ``(header, name)`` pairs."""
-    return (column, "") if isinstance(columns, pd.MultiIndex) else column
-
-
-def _frame_labels(graph: Graph, columns: pd.Index) -> list[Label]:
-    return [_frame_label(c, columns) for c in graph.frames.columns]
-
-
 def _short(value: Any) -> str:
     if isinstance(value, float | np.floating):
         return f"{value:.4g}"
     return str(value)
-
-
-def _mask(predicate: Any, table: pd.DataFrame, what: str) -> np.ndarray:
-    """A boolean mask over the rows of ``table`` from a predicate: a function of one
-    row, or a boolean Series (aligned by index) or array."""
-    if isinstance(predicate, pd.Series):
-        if not pd.api.types.is_bool_dtype(predicate.dtype):
-            raise GladeError(f"a {what} mask must be boolean, not {predicate.dtype}")
-        missing = table.index.difference(predicate.index)
-        if len(missing):
-            raise GladeError(f"the {what} mask has no value for {what} {missing[0]!r}")
-        return predicate.reindex(table.index).fillna(False).to_numpy(dtype=bool)
-    if isinstance(predicate, np.ndarray | list):
-        mask = np.asarray(predicate)
-        if mask.dtype != bool or mask.shape != (len(table),):
-            raise GladeError(f"a {what} mask must be {len(table)} booleans, not "
-                             f"{mask.dtype} of shape {mask.shape}")
-        return mask
-    if not callable(predicate):
-        raise GladeError(f"a {what} predicate must be a function of a row or a boolean "
-                         f"mask, not {type(predicate).__name__}")
-    out = np.zeros(len(table), dtype=bool)
-    for i, (_, row) in enumerate(table.iterrows()):
-        try:
-            result = predicate(row)
-        except GladeError:
-            raise
-        except Exception as exc:
-            raise GladeError(f"the {what} predicate raised {type(exc).__name__} on "
-                             f"{what} {row.name!r}: {exc}") from exc
-        if not isinstance(result, bool | np.bool_):
-            raise GladeError(f"the {what} predicate returned {result!r} for {what} "
-                             f"{row.name!r}, not a bool")
-        out[i] = bool(result)
-    return out
-
-
-def _extra_metadata(metadata: Any, count: int) -> list[Mapping[str, Any]]:
-    """Per-profile metadata given beside the profiles, as one mapping each."""
-    if metadata is None:
-        return [{} for _ in range(count)]
-    is_table = isinstance(metadata, pd.DataFrame)
-    records = metadata.to_dict("records") if is_table else list(metadata)
-    if len(records) != count:
-        raise GladeError(f"{len(records)} metadata entries for {count} profiles")
-    for i, record in enumerate(records):
-        if not isinstance(record, Mapping):
-            raise GladeError(f"metadata entry {i} is a {type(record).__name__}, not a mapping")
-    return records
-
-
-def metric_kinds(parts: Sequence[tuple[Sequence[Label], Sequence[Label], Sequence[Label]]],
-                 names: Sequence[str]) -> tuple[list, list]:
-    """Exclusive and inclusive metrics over several parts, each given as (metric
-    columns, exclusive metrics, inclusive metrics) and named for errors; a metric
-    must have one kind."""
-    kind: dict[Label, tuple[str, str]] = {}
-    for (metrics, exc_metrics, inc_metrics), name in zip(parts, names, strict=True):
-        for metric in metrics:
-            this = ("exclusive" if metric in exc_metrics else
-                    "inclusive" if metric in inc_metrics else "other")
-            if metric in kind and kind[metric][0] != this:
-                raise GladeError(f"metric {metric!r} is {kind[metric][0]} in "
-                                 f"{kind[metric][1]} but {this} in {name}")
-            kind.setdefault(metric, (this, name))
-    exc = [m for m, (k, _) in kind.items() if k == "exclusive"]
-    inc = [m for m, (k, _) in kind.items() if k == "inclusive"]
-    return exc, inc
-
-
-def _recompute_inclusive(graph: Graph, columns: dict, paired: list, cells: np.ndarray,
-                         num_keys: int, fold: bool) -> None:
-    """Inclusive partners of the ``paired`` exclusive metrics from the exclusive
-    values (or, with ``fold``, exclusive values from the inclusive ones), per row key,
-    written into ``columns`` at the rows' ``cells`` (node * num_keys + key)."""
-    n = len(graph)
-    for metric in paired:
-        partner = inclusive_name(metric)
-        source = metric if not fold else partner
-        values = np.asarray(columns[source], dtype=np.float64)
-        block = np.zeros(n * num_keys)
-        block[cells] = np.nan_to_num(values, nan=0.0)
-        block = block.reshape(n, num_keys)
-        if fold:
-            exclusive = block - children_sums(graph.tree_parent, block)
-            columns[metric] = np.where(np.isnan(values), np.nan, exclusive.reshape(-1)[cells])
-        else:
-            inclusive = subtree_sums(graph, block)
-            columns[partner] = np.where(np.isnan(values) & np.isnan(
-                np.asarray(columns[partner], dtype=np.float64)), np.nan,
-                inclusive.reshape(-1)[cells])
-
-
-def _has_data(measured: pd.DataFrame) -> np.ndarray:
-    """Per row: whether it holds a non-missing value in a measured column."""
-    if len(measured.columns) == 0:
-        return np.zeros(len(measured), dtype=bool)
-    return measured.notna().to_numpy().any(axis=1)
-
-
-def _relabelled(index: pd.MultiIndex, rows: np.ndarray, node: np.ndarray, num_nodes: int,
-                columns: Mapping[Label, np.ndarray], profiles: pd.Index) -> pd.DataFrame:
-    """Rows ``rows`` (positions or a mask) of a table with this ``index``, moved to new
-    ``node`` ids among ``num_nodes``, with the given column values; sorted again."""
-    rest_names = list(index.names[2:])
-    rest = [np.asarray(index.get_level_values(n))[rows] for n in rest_names]
-    profile = np.asarray(index.codes[1], dtype=np.int64)[rows]
-    return sorted_rows(node, profile, rest, rest_names, columns, profiles, num_nodes)
-
-
-def _restrict(graph: Graph, rows: pd.DataFrame, keep: np.ndarray
-              ) -> tuple[Graph, pd.DataFrame]:
-    """The graph of the nodes ``keep`` (closed under taking ancestors) and the rows of
-    those nodes; values are unchanged."""
-    if keep.all():
-        return graph, rows
-    small, new_id = graph.squash(keep)
-    target = new_id[np.asarray(rows.index.codes[0], dtype=np.int64)]
-    present = target >= 0
-    columns = {c: rows[c].to_numpy()[present] for c in rows.columns}
-    return small, _relabelled(rows.index, present, target[present], len(small), columns,
-                              rows.index.levels[1])
-
-
-def _pruned(graph: Graph, rows: pd.DataFrame) -> tuple[Graph, pd.DataFrame]:
-    """The missing-data rule: only the nodes where some row with data lies at or below
-    the node stay (``rows`` hold the measured columns)."""
-    node = np.asarray(rows.index.codes[0], dtype=np.int64)
-    has = np.zeros((len(graph), 1))
-    has[node[_has_data(rows)], 0] = 1.0
-    return _restrict(graph, rows, subtree_sums(graph, has)[:, 0] > 0)
-
-
-def _node_table(columns: Mapping[Label, Any], n: int) -> pd.DataFrame:
-    """Columns of one value per node as a table indexed ``node`` (float columns go in
-    one block, which pandas builds much faster than column by column)."""
-    index = pd.RangeIndex(n, name="node")
-    if all(isinstance(v, np.ndarray) and v.dtype == np.float64 for v in columns.values()):
-        block = np.column_stack(list(columns.values())) if columns else np.zeros((n, 0))
-        labels = list(columns)
-        names = pd.MultiIndex.from_tuples(labels) if labels and all(
-            isinstance(c, tuple) for c in labels) else pd.Index(labels, dtype=object)
-        return pd.DataFrame(block, index=index, columns=names)
-    return pd.DataFrame(dict(columns), index=index)

@@ -9,7 +9,7 @@ import numpy as np
 
 from glade.errors import MetricError
 from glade.graph import group_by_depth
-from glade.profile.graphframe import inclusive_name
+from glade.profile.table import inclusive_name
 
 if TYPE_CHECKING:
     from glade.profile.graphframe import GraphFrame

@@ -11,117 +11,18 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import GraphError, MetricError
-from glade.graph import Graph, Node, children_sums
+from glade.graph import Graph, Node, children_sums, subtree_sums
+from glade.profile.table import (
+    RowLayout,
+    assemble,
+    attach_frames,
+    first_per_cell,
+    inclusive_name,
+    nan_as_zero,
+)
 
 if TYPE_CHECKING:
     from glade.query import Query
-
-INCLUSIVE_SUFFIX = " (inc)"
-EXCLUSIVE_SUFFIX = " (exc)"
-
-
-def inclusive_name(metric: str) -> str:
-    """The name of the inclusive column that pairs with exclusive ``metric``: ``"m (inc)"``,
-    or ``"m"`` for an exclusive ``"m (exc)"`` (Hatchet's two conventions)."""
-    if metric.endswith(EXCLUSIVE_SUFFIX):
-        return metric[: -len(EXCLUSIVE_SUFFIX)]
-    return metric + INCLUSIVE_SUFFIX
-
-
-class RowLayout:
-    """How the rows of a dataframe map onto nodes and row keys (rank, thread, ...).
-
-    ``node[i]`` is the node of row i, ``key[i]`` the code of its non-node index
-    values, ``keys`` the distinct non-node index values (None when the index is
-    just ``node``).
-    """
-
-    __slots__ = ("key", "keys", "node", "num_keys")
-
-    def __init__(self, index: pd.Index):
-        if index.nlevels == 1:
-            self.node = np.asarray(index, dtype=np.int64)
-            self.key = np.zeros(len(index), dtype=np.int64)
-            self.keys = None
-            self.num_keys = 1
-        else:
-            self.node = np.asarray(index.get_level_values("node"), dtype=np.int64)
-            rest = index.droplevel("node")
-            codes, uniques = pd.factorize(rest, sort=True)
-            self.key = codes.astype(np.int64)
-            self.keys = uniques
-            self.num_keys = max(len(uniques), 1)
-
-    def scatter(self, values: np.ndarray, n: int, fill: Any = 0.0) -> np.ndarray:
-        """Row values (rows, m) placed in a dense (n, keys, m) block; missing cells get ``fill``."""
-        out = np.full((n, self.num_keys, values.shape[1]), fill, dtype=values.dtype)
-        out[self.node, self.key] = values
-        return out
-
-
-def nan_as_zero(values: np.ndarray) -> np.ndarray:
-    """``values`` with NaN replaced by 0 (infinities kept)."""
-    return np.where(np.isnan(values), 0.0, values)
-
-
-def _first_per_cell(values: np.ndarray, cell: np.ndarray, size: int) -> np.ndarray:
-    """For each of ``size`` cells the first non-missing value whose ``cell`` code names
-    it; NaN (or None for non-numeric values) where none does."""
-    present = ~np.asarray(pd.isna(values), dtype=bool)
-    values, cell = values[present], cell[present]
-    if values.dtype.kind == "f":
-        out = np.full(size, np.nan, dtype=values.dtype)
-    elif values.dtype.kind in "iub":
-        covered = np.bincount(cell, minlength=size).astype(bool).all()
-        out = np.zeros(size, dtype=values.dtype) if covered else np.full(size, np.nan)
-    else:
-        out = np.full(size, None, dtype=object)
-    out[cell[::-1]] = values[::-1]
-    return out
-
-
-def assemble(
-    graph: Graph,
-    keys: pd.Index | None,
-    columns: Mapping[str, np.ndarray],
-    index_names: Sequence[str] | None = None,
-) -> pd.DataFrame:
-    """A dense dataframe for ``graph``: one row per (node, key), metric columns from
-    (n, keys) arrays, then the graph's frame columns."""
-    n = len(graph)
-    num_keys = 1 if keys is None else len(keys)
-    node = np.repeat(np.arange(n, dtype=np.int64), num_keys)
-    if keys is None:
-        index = pd.Index(node, name="node")
-    else:
-        key_pos = np.tile(np.arange(num_keys), n)
-        names = list(index_names) if index_names else ["node", *keys.names]
-        if isinstance(keys, pd.MultiIndex):
-            levels = [keys.get_level_values(i)[key_pos] for i in range(keys.nlevels)]
-        else:
-            levels = [keys[key_pos]]
-        index = pd.MultiIndex.from_arrays([node, *levels], names=names)
-    data = {name: np.asarray(values).reshape(-1) for name, values in columns.items()}
-    clash = [col for col in graph.frames.columns if col in data]
-    if clash:
-        raise GraphError(f"metric column {clash[0]!r} has the name of a frame attribute")
-    data.update(_frame_columns(graph, node, index))
-    return pd.DataFrame(data, index=index, copy=False)
-
-
-def attach_frames(graph: Graph, df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with the frame attributes of each row's node appended as columns (their
-    dtypes kept)."""
-    node = np.asarray(df.index.get_level_values("node"), dtype=np.int64)
-    for col, values in _frame_columns(graph, node, df.index).items():
-        df[col] = values
-    return df
-
-
-def _frame_columns(graph: Graph, node: np.ndarray, index: pd.Index) -> dict[str, pd.Series]:
-    """The frame attributes of each row's node, as columns on ``index`` (dtypes kept)."""
-    return {col: pd.Series(graph.frames[col].array.take(node), index=index, copy=False)
-            for col in graph.frames.columns}
 
 
 class GraphFrame:
@@ -240,7 +141,7 @@ class GraphFrame:
                 out = np.zeros(n * layout.num_keys, dtype=np.result_type(values.dtype, np.int8))
                 np.add.at(out, flat, values)
             else:
-                out = _first_per_cell(values, flat, n * layout.num_keys)
+                out = first_per_cell(values, flat, n * layout.num_keys)
             columns[col] = out.reshape(n, layout.num_keys)
         df = assemble(graph, layout.keys, columns, index_names=index)
         return cls(graph, df, exc_metrics, inc_metrics)
@@ -407,7 +308,7 @@ class GraphFrame:
             for i, m in enumerate(paired):
                 columns[inclusive_name(m)] = inclusive[:, :, i]
         for m in self.other_metrics:
-            columns[m] = _first_per_cell(self.dataframe[m].to_numpy()[present], flat,
+            columns[m] = first_per_cell(self.dataframe[m].to_numpy()[present], flat,
                                          n_new * num_keys).reshape(n_new, num_keys)
         ordered = {}
         for c in self.metric_columns:
@@ -512,86 +413,20 @@ class GraphFrame:
         self, by: str, agg: str | Callable | Mapping[str, str | Callable] = "sum"
     ) -> GraphFrame:
         """Collapse nodes that share a value of column ``by`` (e.g. ``"module"``) into one
-        node each, aggregating their rows (per rank) with ``agg``.
+        node each, aggregating their rows (per rank) with ``agg`` (see
+        :func:`glade.profile.grouping.groupby_aggregate`)."""
+        from glade.profile.grouping import groupby_aggregate
 
-        The new graph has one node per value (``name`` = the value, ``type`` =
-        ``by``) and an edge wherever an old edge crossed two groups.
-        """
-        if by in self.graph.frames.columns:
-            per_node = self.graph.frames[by]
-        elif by in self.dataframe.columns:
-            per_node = self.dataframe[by].groupby(level="node").first()
-            per_node = per_node.reindex(range(len(self.graph)))
-        else:
-            raise MetricError(by, list(self.dataframe.columns), what="column")
-        group, uniques = pd.factorize(per_node, use_na_sentinel=False)
-        group = group.astype(np.int64)
-        frames = pd.DataFrame({"name": [str(u) for u in uniques], "type": by})
-        src, dst = self.graph.edges()
-        gsrc, gdst = group[src], group[dst]
-        cross = gsrc != gdst
-        roots = np.unique(group[self.graph.root_ids])
-        graph, gmap = Graph.from_edges(frames, gsrc[cross], gdst[cross], roots=roots)
-        metrics = self.metric_columns
-        names = self._index_names()
-        df = self.dataframe[metrics].copy()
-        node = np.asarray(df.index.get_level_values("node"), dtype=np.int64)
-        keys = [gmap[group[node]]]
-        keys += [df.index.get_level_values(i) for i in range(1, df.index.nlevels)]
-        if isinstance(agg, Mapping):
-            agg_map = dict(agg)
-        else:
-            agg_map = {m: agg for m in self.exc_metrics + self.inc_metrics}
-        for m in metrics:
-            agg_map.setdefault(m, "first")
-        out = df.groupby(keys, sort=True).agg(agg_map)[metrics]
-        out.index.names = names
-        return self._replace(graph, attach_frames(graph, out))
+        return groupby_aggregate(self, by, agg)
 
     def flat_profile(
         self, metrics: str | Sequence[str] | None = None, by: str = "name"
     ) -> pd.DataFrame:
-        """Metrics summed per value of ``by`` (function name by default), over all ranks.
+        """Metrics summed per value of ``by`` (function name by default), over all ranks;
+        recursion is not counted twice (see :func:`glade.profile.grouping.flat_profile`)."""
+        from glade.profile.grouping import flat_profile
 
-        Exclusive metrics are summed over every node; inclusive metrics over
-        nodes with no ancestor of the same group, so recursion is not counted
-        twice. Sorted by the first metric, largest first.
-        """
-        if metrics is None:
-            metrics = self.exc_metrics + self.inc_metrics
-        elif isinstance(metrics, str):
-            metrics = [metrics]
-        metrics = self._check_metrics(metrics)
-        if by in self.graph.frames.columns:
-            per_node = self.graph.frames[by]
-        else:
-            raise MetricError(by, list(self.graph.frames.columns), what="frame attribute")
-        group, uniques = pd.factorize(per_node, use_na_sentinel=False)
-        inc = set(self.inc_metrics)
-        outer = self._outermost_in_group(group) if inc & set(metrics) else None
-        layout = self._layout()
-        block = self._block(metrics, layout).sum(axis=1)
-        result = {}
-        for i, m in enumerate(metrics):
-            weights = block[:, i] if m not in inc else np.where(outer, block[:, i], 0.0)
-            result[m] = np.bincount(group, weights=weights, minlength=len(uniques))
-        table = pd.DataFrame(result, index=pd.Index(uniques, name=by))
-        return table.sort_values(metrics[0], ascending=False, kind="stable")
-
-    def _outermost_in_group(self, group: np.ndarray) -> np.ndarray:
-        """True for nodes with no ancestor (first call path) in the same group."""
-        graph = self.graph
-        n = len(graph)
-        outer = np.ones(n, dtype=bool)
-        ancestor = graph.tree_parent.copy()
-        active = np.flatnonzero(ancestor >= 0)
-        while active.size:
-            same = group[ancestor[active]] == group[active]
-            outer[active[same]] = False
-            active = active[~same]
-            ancestor[active] = graph.tree_parent[ancestor[active]]
-            active = active[ancestor[active] >= 0]
-        return outer
+        return flat_profile(self, metrics, by)
 
     # ------------------------------------------------------------- queries
     def match(self, query: Query | str | list, rank_mode: str = "any") -> list[Node]:
@@ -779,18 +614,3 @@ class GraphFrame:
         from glade.views import CCT
 
         return CCT(self, metric=metric, **kwargs)
-
-
-def subtree_sums(graph: Graph, block: np.ndarray) -> np.ndarray:
-    """Sum of ``block`` rows (axis 0 = nodes) over each node and its descendants,
-    each descendant counted once (DAGs and cycles included)."""
-    if graph.is_tree():
-        out = block.copy()
-        parent = graph.tree_parent
-        with np.errstate(invalid="ignore", over="ignore"):  # sums may be inf or NaN
-            for level in graph.levels()[:0:-1]:
-                np.add.at(out, parent[level], out[level])
-        return out
-    reach = graph.reachability()
-    flat = block.reshape(block.shape[0], -1)
-    return np.asarray(reach @ flat).reshape(block.shape)

@@ -17,13 +17,13 @@ import pandas as pd
 
 from glade.graph import Graph
 from glade.profile.graphframe import GraphFrame
+from glade.trace.events import ENTER, INSTANT, LEAVE, NAME
 from glade.trace.matching import (
     DEPTH,
     MATCHING_EVENT,
     PARENT,
     group_order,
 )
-from glade.trace.model import ENTER, INSTANT, LEAVE, NAME
 
 if TYPE_CHECKING:
     from glade.trace.model import Trace

@@ -18,8 +18,7 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import TraceError
-from glade.trace.matching import MATCHING_EVENT, MATCHING_TIMESTAMP
-from glade.trace.model import (
+from glade.trace.events import (
     COMMUNICATOR,
     INSTANT,
     MESSAGE_SIZE,
@@ -31,6 +30,7 @@ from glade.trace.model import (
     TAG,
     TIMESTAMP,
 )
+from glade.trace.matching import MATCHING_EVENT, MATCHING_TIMESTAMP
 
 if TYPE_CHECKING:
     from glade.trace.model import Trace

@@ -32,8 +32,8 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import MetricError, QueryError, TraceError
+from glade.trace.events import INSTANT, TIMESTAMP
 from glade.trace.matching import MATCHING_EVENT
-from glade.trace.model import INSTANT, TIMESTAMP
 
 if TYPE_CHECKING:
     from glade.trace.model import Trace

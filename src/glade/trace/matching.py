@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import TraceError
-from glade.trace.model import (
+from glade.trace.events import (
     ENTER,
     EVENT_TYPE,
     EVENT_TYPES,

@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from glade.trace.events import ENTER, TIMESTAMP
 from glade.trace.matching import CallStructure
-from glade.trace.model import ENTER, TIMESTAMP
 
 
 def inclusive(events: pd.DataFrame, structure: CallStructure, column: str,

@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import GladeError, TraceError
+from glade.trace.events import ENTER, PROCESS, THREAD, TIMESTAMP
 from glade.trace.matching import MATCHING_TIMESTAMP
-from glade.trace.model import ENTER, PROCESS, THREAD, TIMESTAMP
 
 if TYPE_CHECKING:
     from glade.trace.model import Trace

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import MetricError, TraceError
+from glade.trace.events import ENTER, LEAVE, NAME, PROCESS, TIMESTAMP, metric_column_name
 from glade.trace.matching import (
     MATCHING_EVENT,
     MATCHING_TIMESTAMP,
@@ -23,7 +24,6 @@ from glade.trace.matching import (
     run_starts,
     segmented_cumsum,
 )
-from glade.trace.model import ENTER, LEAVE, NAME, PROCESS, TIMESTAMP, metric_column_name
 
 if TYPE_CHECKING:
     from glade.trace.model import Trace

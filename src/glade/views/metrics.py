@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import GladeError, MetricError
-from glade.profile.graphframe import GraphFrame, RowLayout, inclusive_name
+from glade.profile.graphframe import GraphFrame
+from glade.profile.table import RowLayout, inclusive_name
 
 # name -> (reducer for additive metrics, reducer that skips NaN for other metrics)
 AGGREGATES = {

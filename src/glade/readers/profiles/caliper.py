@@ -30,7 +30,8 @@ import pandas as pd
 
 from glade.errors import ReaderError
 from glade.graph import children_sums, depth_from_parent, group_by_depth
-from glade.profile.graphframe import GraphFrame, inclusive_name
+from glade.profile.graphframe import GraphFrame
+from glade.profile.table import inclusive_name
 from glade.readers.files import load_json
 
 SPLIT_KEYS = ("data", "columns", "column_metadata", "nodes")

@@ -14,7 +14,8 @@ import pandas as pd
 from glade.errors import GladeError, ReaderError
 from glade.graph import Graph
 from glade.pandas_compat import PANDAS3
-from glade.profile.graphframe import GraphFrame, attach_frames
+from glade.profile.graphframe import GraphFrame
+from glade.profile.table import attach_frames
 from glade.readers.files import load_json, read_head
 
 FORMAT = "glade-graphframe"

@@ -30,7 +30,8 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import ReaderError
-from glade.profile.graphframe import GraphFrame, inclusive_name
+from glade.profile.graphframe import GraphFrame
+from glade.profile.table import inclusive_name
 from glade.readers.files import read_bytes
 
 FRAME_COLUMNS = ("name", "type", "file", "line", "module")

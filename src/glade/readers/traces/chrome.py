@@ -62,7 +62,7 @@ from glade.readers.traces.text import (
     read_content,
     write_chunks,
 )
-from glade.trace.model import (
+from glade.trace.events import (
     ENTER,
     EVENT_TYPE,
     INSTANT,
@@ -74,8 +74,8 @@ from glade.trace.model import (
     SEND_NAMES,
     THREAD,
     TIMESTAMP,
-    Trace,
 )
+from glade.trace.model import Trace
 
 CHUNK_BYTES = 8 * 1024 * 1024
 _BOUNDARY = re.compile(rb"\}\s*,\s*\{")

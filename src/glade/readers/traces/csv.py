@@ -38,7 +38,7 @@ from glade.readers.traces.text import (
     open_text_source,
     write_chunks,
 )
-from glade.trace.model import (
+from glade.trace.events import (
     COMMUNICATOR,
     EVENT_TYPE,
     EVENT_TYPES,
@@ -49,8 +49,8 @@ from glade.trace.model import (
     TAG,
     THREAD,
     TIMESTAMP,
-    Trace,
 )
+from glade.trace.model import Trace
 
 #: Timestamp columns a CSV trace may have, and their number of decimals in ns.
 TIME_COLUMNS = {"Timestamp (s)": 9, "Timestamp (ms)": 6, "Timestamp (us)": 3, "Timestamp (ns)": 0}

@@ -13,13 +13,14 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from glade.errors import ReaderError, TraceError
+from glade.trace.events import ENTER, EVENT_TYPES, INSTANT, LEAVE
 from glade.trace.matching import (
     group_order,
     location_codes_of,
     run_starts,
     segmented_cumsum,
 )
-from glade.trace.model import ENTER, EVENT_TYPES, INSTANT, LEAVE, Trace
+from glade.trace.model import Trace
 
 # A read of at least this many events (or bytes, for text formats) shows a progress bar.
 PROGRESS_MIN = 2_000_000

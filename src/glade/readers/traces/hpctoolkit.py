@@ -34,7 +34,8 @@ from glade.readers.traces.events import (
     event_types,
     progress,
 )
-from glade.trace.model import EVENT_TYPE, NAME, PROCESS, THREAD, TIMESTAMP, Trace
+from glade.trace.events import EVENT_TYPE, NAME, PROCESS, THREAD, TIMESTAMP
+from glade.trace.model import Trace
 
 FRAME_TYPES = ("entry", "function", "loop", "statement", "instruction", "unknown")
 _SAMPLE = np.dtype([("time", "<u8"), ("ctx", "<u4")])  # trace.db {Elem}, packed

@@ -40,7 +40,8 @@ from glade.readers.traces.events import (
     event_types,
     ranges_to_events,
 )
-from glade.trace.model import ENTER, EVENT_TYPE, INSTANT, NAME, PROCESS, THREAD, TIMESTAMP, Trace
+from glade.trace.events import ENTER, EVENT_TYPE, INSTANT, NAME, PROCESS, THREAD, TIMESTAMP
+from glade.trace.model import Trace
 
 DEVICE, STREAM, CORRELATION, BYTES = "Device", "Stream", "Correlation", "Bytes"
 NVTX_MARK, NVTX_PUSH_POP, NVTX_START_END = 34, 59, 60

@@ -40,7 +40,7 @@ from glade.readers.traces.events import (
     progress,
     ticks_to_ns,
 )
-from glade.trace.model import (
+from glade.trace.events import (
     COMMUNICATOR,
     ENTER,
     EVENT_TYPE,
@@ -53,9 +53,9 @@ from glade.trace.model import (
     TAG,
     THREAD,
     TIMESTAMP,
-    Trace,
     is_derived,
 )
+from glade.trace.model import Trace
 
 REQUEST = "Request"
 METRIC_EVENT = "Metric"

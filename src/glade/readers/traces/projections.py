@@ -44,7 +44,7 @@ from glade.readers.traces.events import (
     event_types,
     progress,
 )
-from glade.trace.model import (
+from glade.trace.events import (
     ENTER,
     EVENT_TYPE,
     INSTANT,
@@ -55,8 +55,8 @@ from glade.trace.model import (
     PROCESS,
     THREAD,
     TIMESTAMP,
-    Trace,
 )
+from glade.trace.model import Trace
 
 VALUE = "Value"
 NOTE = "Note"
