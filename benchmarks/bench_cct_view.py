@@ -35,7 +35,7 @@ from tqdm import tqdm
 from common import Check, Table
 from glade.datasets import synthetic_profile
 from glade.views import CCT
-from glade.views.cct.widget import STATIC
+from glade.views.base import STATIC
 
 #: The chromium to drive, chosen as the browser tests choose it: ``$GLADE_CHROMIUM``, else
 #: the one on the PATH, else Debian's.

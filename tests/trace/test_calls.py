@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from tests.trace.helpers import make_trace
 
 from glade.errors import MetricError, TraceError
 from glade.trace import Trace
 from glade.trace.matching import UnmatchedEventsWarning
+from tests.trace.helpers import make_trace
 
 
 def nested() -> Trace:

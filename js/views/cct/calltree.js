@@ -3,50 +3,7 @@
 //
 // Nodes are 0..n-1 in depth-first pre-order, so a parent always comes before its children.
 
-const decoder = new TextDecoder();
-
-/** The bytes of a bytes trait (DataView, ArrayBuffer or typed array) as a Uint8Array. */
-export function bytesOf(data) {
-  if (data == null) return new Uint8Array(0);
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-}
-
-function typed(data, Type) {
-  const bytes = bytesOf(data);
-  if (bytes.byteOffset % Type.BYTES_PER_ELEMENT === 0) {
-    return new Type(bytes.buffer, bytes.byteOffset, bytes.byteLength / Type.BYTES_PER_ELEMENT);
-  }
-  return new Type(bytes.slice().buffer);
-}
-
-/** A bytes trait holding little-endian int32 values, as an Int32Array (no copy when aligned). */
-export const int32Of = (data) => typed(data, Int32Array);
-
-/** A bytes trait holding little-endian float64 values, as a Float64Array. */
-export const float64Of = (data) => typed(data, Float64Array);
-
-/** Strings stored as one UTF-8 blob plus byte offsets; decoded lazily, once each. */
-export class StringTable {
-  constructor(blob, offsets) {
-    this.blob = bytesOf(blob);
-    this.offsets = offsets;
-    this.cache = new Array(Math.max(offsets.length - 1, 0));
-  }
-
-  get length() {
-    return this.cache.length;
-  }
-
-  get(i) {
-    let text = this.cache[i];
-    if (text === undefined) {
-      text = decoder.decode(this.blob.subarray(this.offsets[i], this.offsets[i + 1]));
-      this.cache[i] = text;
-    }
-    return text;
-  }
-}
+import { int32Of, float64Of, StringTable } from "../../lib/transport.js";
 
 /**
  * One profile's tree as the view sees it (children as CSR lists: childPtr, childIndex).

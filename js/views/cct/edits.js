@@ -130,23 +130,3 @@ export function keyMasks(tree, flags) {
   }
   return { covered, inFocus, focusBelow, focused };
 }
-
-/** The history after a new edit: a threshold right after a threshold replaces it (one
- * slider drag is one undo step). */
-export function pushEdit(history, edit) {
-  const last = history[history.length - 1];
-  if (edit.op === "threshold" && last?.op === "threshold") return [...history.slice(0, -1), edit];
-  return [...history, edit];
-}
-
-/** {history, future} after an undo (unchanged when there is nothing to undo). */
-export function undo(history, future) {
-  if (!history.length) return { history, future };
-  return { history: history.slice(0, -1), future: [history[history.length - 1], ...future] };
-}
-
-/** {history, future} after a redo (unchanged when there is nothing to redo). */
-export function redo(history, future) {
-  if (!future.length) return { history, future };
-  return { history: [...history, future[0]], future: future.slice(1) };
-}

@@ -5,9 +5,11 @@ import "./cct.css";
 import { callTreeFromModel } from "./calltree.js";
 import { colourScale, extent, SCHEMES } from "../../lib/colour.js";
 import {
-  applyEdit, COLLAPSED, isEmpty, keyMasks, pushEdit, redo, replay, undo,
+  applyEdit, COLLAPSED, isEmpty, keyMasks, replay,
 } from "./edits.js";
+import { debounce, element, option, set } from "../../lib/dom.js";
 import { formatPercent, formatValue } from "../../lib/format.js";
+import { pushEdit, redo, undo } from "../../lib/history.js";
 import { displayTree, rowOrder, sortKey } from "./layout.js";
 import { buildQuery } from "./query.js";
 import { matchingNodes, searchPattern } from "./search.js";
@@ -17,44 +19,6 @@ const ROW_HEIGHT = 22;
 const THRESHOLD_STEPS = 1000;
 const THRESHOLD_DELAY_MS = 250;
 const SEARCH_DELAY_MS = 150;
-
-function element(tag, className, attributes = {}) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  for (const [key, value] of Object.entries(attributes)) {
-    if (key === "text") node.textContent = value;
-    else node.setAttribute(key, value);
-  }
-  return node;
-}
-
-/** Assign a property only when it changes (DOM writes are what costs when redrawing);
- * `memo` remembers what was written, as style getters return normalized text. */
-function set(target, key, value, memo = null) {
-  if (memo) {
-    if (memo[key] === value) return;
-    memo[key] = value;
-  } else if (target[key] === value) {
-    return;
-  }
-  target[key] = value;
-}
-
-function option(select, value, label = value) {
-  const item = element("option", "", { value, text: label });
-  select.append(item);
-  return item;
-}
-
-function debounce(fn, delay) {
-  let timer = null;
-  const call = (...args) => {
-    clearTimeout(timer);
-    timer = setTimeout(() => fn(...args), delay);
-  };
-  call.cancel = () => clearTimeout(timer);
-  return call;
-}
 
 class CCTView {
   constructor(model, el, signal) {
@@ -367,7 +331,7 @@ class CCTView {
 
   // ---------------------------------------------------------------- edits
   edit(edit) {
-    this.history = pushEdit(this.history, edit);
+    this.history = pushEdit(this.history, edit, ["threshold"]);
     this.future = [];
     this.state = applyEdit(this.tree, this.state, edit);
     this.sync();

@@ -20,8 +20,8 @@ from ipywidgets import Widget
 from ipywidgets.embed import dependency_state, embed_data, escape_script
 
 from glade.errors import GladeError
+from glade.views.base import static_file
 
-STATIC = Path(__file__).resolve().parent.parent / "static"
 _ANONYMOUS_DEFINE = re.compile(r"define\(\s*\[\s*\"@jupyter-widgets/base\"\s*\]")
 
 PAGE = """<!DOCTYPE html>
@@ -61,8 +61,8 @@ def _anywidget_module() -> str:
 
 def page_html(widget: Widget, title: str) -> str:
     """The HTML text of an offline page showing ``widget``."""
-    scripts = [_read_static("requirejs.js"), _anywidget_module(),
-               _read_static("widgets-embed-amd.js")]
+    scripts = [static_file("requirejs.js").read_text(encoding="utf-8"), _anywidget_module(),
+               static_file("widgets-embed-amd.js").read_text(encoding="utf-8")]
     data = embed_data(views=[widget], drop_defaults=False,
                       state=dependency_state([widget], drop_defaults=False))
     views = "\n".join(
@@ -74,12 +74,6 @@ def page_html(widget: Widget, title: str) -> str:
                        state=escape_script(json.dumps(data["manager_state"])), views=views)
 
 
-def _read_static(name: str) -> str:
-    path = STATIC / name
-    if not path.is_file():
-        raise GladeError(f"{path} is missing: build the front end with `npm install && "
-                         "npm run build` (pip install does it)")
-    return path.read_text(encoding="utf-8")
 
 
 def write_html(widget: Widget, path: str | os.PathLike, title: str = "glade view") -> Path:

@@ -9,13 +9,13 @@ and on every call path's metric values.
 from __future__ import annotations
 
 import pytest
-from tests.readers.corruption import copy_input, empty, garble, truncate
-from tests.readers.helpers import edit_json
 
 import glade
 from glade.errors import ReaderError
 from glade.profile import GraphFrame
 from glade.readers.profiles.caliper import detect, read_caliper
+from tests.readers.corruption import copy_input, empty, garble, truncate
+from tests.readers.helpers import edit_json
 
 CPI_JSON = "caliper-cpi-json/cpi-callpath-profile.json"
 LULESH_JSON = "caliper-lulesh-json/lulesh-annotation-profile.json"

@@ -7,12 +7,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from tests.readers.corruption import copy_input, empty, garble, truncate
-from tests.readers.helpers import by_name
 
 from glade.errors import ReaderError
 from glade.profile import GraphFrame
 from glade.readers.profiles.gprof_dot import detect, read_gprof_dot
+from tests.readers.corruption import copy_input, empty, garble, truncate
+from tests.readers.helpers import by_name
 
 
 @pytest.fixture(scope="module")

@@ -12,12 +12,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from tests.readers.corruption import copy_input, empty, garble, patch, truncate
 
 from glade.errors import ReaderError
 from glade.profile import GraphFrame
 from glade.readers import read
 from glade.readers.profiles.hpctoolkit import detect, read_hpctoolkit
+from tests.readers.corruption import copy_input, empty, garble, patch, truncate
 
 RANK2_DB = "1.cpi-000002-000-a8c00270-160445-0.metric-db"
 

@@ -9,13 +9,13 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.readers.corruption import garble, truncate
 
 import glade
 from glade import GraphFrame
 from glade.errors import ReaderError
 from glade.readers import detect_format
 from glade.readers.profiles.literal import read_literal
+from tests.readers.corruption import garble, truncate
 
 
 @st.composite

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.readers.corruption import copy_input, empty, garble, truncate
-from tests.readers.helpers import edit_json
 
 from glade.errors import ReaderError
 from glade.profile import GraphFrame
 from glade.readers.profiles.pyinstrument import detect, read_pyinstrument
+from tests.readers.corruption import copy_input, empty, garble, truncate
+from tests.readers.helpers import edit_json
 
 
 @pytest.fixture(scope="module")

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.readers.corruption import copy_input, empty, garble, truncate
-from tests.readers.helpers import by_name
 
 from glade.errors import ReaderError
 from glade.profile import GraphFrame
 from glade.readers.profiles.tau import _frame, detect, read_tau
+from tests.readers.corruption import copy_input, empty, garble, truncate
+from tests.readers.helpers import by_name
 
 ROOT_CHILDREN = [
     "MPI_Init()",

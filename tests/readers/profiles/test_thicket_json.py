@@ -8,12 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.ensemble.oracles import call_paths
-from tests.readers.helpers import edit_json
 
 import glade.stats as gs
 from glade.ensemble import Ensemble
 from glade.errors import ReaderError
+from tests.ensemble.oracles import call_paths
+from tests.readers.helpers import edit_json
 
 METRIC = "avg#inclusive#sum#time.duration"
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.readers.corruption import copy_input, empty, garble, truncate
-from tests.readers.helpers import edit_json
 
 from glade.errors import ReaderError
 from glade.profile import GraphFrame
 from glade.readers.profiles.timemory import _region, detect, read_timemory
+from tests.readers.corruption import copy_input, empty, garble, truncate
+from tests.readers.helpers import edit_json
 
 
 @pytest.fixture(scope="module")

@@ -9,12 +9,12 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from tests.trace.helpers import make_trace
 
 from glade.datasets import synthetic_trace
 from glade.errors import ReaderError, TraceError
 from glade.readers.traces import chrome as trace_chrome
 from glade.trace import Trace
+from tests.trace.helpers import make_trace
 
 
 def write_events(tmp_path, events, wrap: bool = False, name: str = "t.json"):

@@ -8,12 +8,12 @@ import gzip
 import numpy as np
 import pandas as pd
 import pytest
-from tests.trace.helpers import make_trace
 
 from glade.datasets import synthetic_trace
 from glade.errors import ReaderError
 from glade.readers.traces import csv as trace_csv
 from glade.trace import Trace
+from tests.trace.helpers import make_trace
 
 
 def write(tmp_path, text: str, name: str = "t.csv"):

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.readers.corruption import empty, garble, truncate
 
 from glade.errors import GladeError, ReaderError
 from glade.readers.traces.nsight import detect, read_nsight, read_nsight_csv
+from tests.readers.corruption import empty, garble, truncate
 
 SCHEMA = """
 CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);

@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from tests.readers.corruption import copy_input, empty, garble, truncate
 
 from glade.errors import GladeError, ReaderError
 from glade.readers.traces import otf2 as trace_otf2
 from glade.readers.traces.events import ticks_to_ns
 from glade.trace import Trace
+from tests.readers.corruption import copy_input, empty, garble, truncate
 
 COLUMNS = ["Timestamp (ns)", "Event Type", "Name", "Process", "Thread"]
 MPI = ["Partner", "Tag", "Communicator", "Message Size", "Request"]

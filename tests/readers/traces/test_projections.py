@@ -14,11 +14,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.readers.corruption import copy_input, empty, garble, truncate
 
 from glade.errors import ReaderError
 from glade.readers.traces.projections import detect, read_projections
 from glade.trace import Trace
+from tests.readers.corruption import copy_input, empty, garble, truncate
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import pytest
 
 from glade import Ensemble, stats
 from glade.datasets import synthetic_profile
-from glade.views.cct.widget import python_string
+from glade.views.base import python_string
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from glade.datasets import synthetic_trace
 from glade.errors import GladeError, QueryError
 from glade.trace import Trace
 from glade.trace.filter import Filter
-from glade.views.cct.widget import python_string
+from glade.views.base import python_string
 
 
 def _totals(gf) -> dict[tuple, tuple[float, float]]:

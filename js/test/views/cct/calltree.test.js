@@ -1,36 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { callTreeFromModel, int32Of, StringTable } from "../../../views/cct/calltree.js";
+import { callTreeFromModel } from "../../../views/cct/calltree.js";
+import { encodeStrings } from "../../strings.js";
 
-const encode = (strings) => {
-  const bytes = strings.map((s) => new TextEncoder().encode(s));
-  const offsets = new Int32Array(bytes.length + 1);
-  bytes.forEach((b, i) => (offsets[i + 1] = offsets[i] + b.length));
-  const blob = new Uint8Array(offsets[bytes.length]);
-  bytes.forEach((b, i) => blob.set(b, offsets[i]));
-  return { blob, offsets };
-};
-
-describe("typed arrays from bytes traits", () => {
-  it("reads int32 from a DataView, copying when it is not aligned", () => {
-    const buffer = new ArrayBuffer(13);
-    new Int32Array(buffer, 4, 2).set([7, -1]);
-    expect(Array.from(int32Of(new DataView(buffer, 4, 8)))).toEqual([7, -1]);
-    const shifted = new Uint8Array(13);
-    shifted.set(new Uint8Array(buffer, 4, 8), 1);
-    expect(Array.from(int32Of(new DataView(shifted.buffer, 1, 8)))).toEqual([7, -1]);
-  });
-  it("decodes UTF-8 strings by byte offsets", () => {
-    const { blob, offsets } = encode(["main", "é", "日本", ""]);
-    const table = new StringTable(new DataView(blob.buffer), offsets);
-    expect([0, 1, 2, 3].map((i) => table.get(i))).toEqual(["main", "é", "日本", ""]);
-    expect(table.length).toBe(4);
-  });
-});
 
 describe("call tree from a widget model", () => {
   // main(0) -> {a(1) -> c(2), b(3)}; main(4) is a second root with the same call path as 0
-  const names = encode(["main", "a", "c", "b"]);
-  const conditions = encode(['.name = "main"', '.name = "a"', '.name = "c"', '.name = "b"',
+  const names = encodeStrings(["main", "a", "c", "b"]);
+  const conditions = encodeStrings(['.name = "main"', '.name = "a"', '.name = "c"', '.name = "b"',
     '.file = "x.c"']);
   const traits = {
     parents: new Int32Array([-1, 0, 1, 0, -1]),

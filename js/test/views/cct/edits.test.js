@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
-  applyEdit, COLLAPSED, ELIDED, emptyState, FOCUS, HIDDEN, isEmpty, keepFromRanges, pushEdit,
+  applyEdit, COLLAPSED, ELIDED, emptyState, FOCUS, HIDDEN, isEmpty, keepFromRanges,
   redo, replay, undo,
 } from "../../../views/cct/edits.js";
 import { treeFromSpec } from "./helpers.js";
@@ -62,28 +62,5 @@ describe("edits", () => {
   });
   it("builds keep masks from ranges", () => {
     expect(Array.from(keepFromRanges(5, [[1, 3], [4, 5]]))).toEqual([0, 1, 1, 0, 1]);
-  });
-});
-
-describe("history", () => {
-  it("coalesces consecutive thresholds into one step", () => {
-    let history = pushEdit([], { op: "hide", nodes: [1] });
-    history = pushEdit(history, { op: "threshold", metric: "m", value: 1 });
-    history = pushEdit(history, { op: "threshold", metric: "m", value: 2 });
-    expect(history).toEqual([
-      { op: "hide", nodes: [1] }, { op: "threshold", metric: "m", value: 2 },
-    ]);
-  });
-  it("undoes and redoes", () => {
-    const a = { op: "hide", nodes: [1] };
-    const b = { op: "elide", nodes: [2] };
-    let { history, future } = undo([a, b], []);
-    expect(history).toEqual([a]);
-    expect(future).toEqual([b]);
-    ({ history, future } = redo(history, future));
-    expect(history).toEqual([a, b]);
-    expect(future).toEqual([]);
-    expect(undo([], [b])).toEqual({ history: [], future: [b] });
-    expect(redo([a], [])).toEqual({ history: [a], future: [] });
   });
 });

@@ -1,14 +1,11 @@
 // Test helpers: a CallTree from a small spec, as glade's Python side would send it.
-import { CallTree, StringTable } from "../../../views/cct/calltree.js";
+import { StringTable } from "../../../lib/transport.js";
+import { CallTree } from "../../../views/cct/calltree.js";
+import { encodeStrings } from "../../strings.js";
 
 /** A string table of plain JS strings, encoded as Python encodes one. */
 function stringTable(strings) {
-  const encoder = new TextEncoder();
-  const parts = strings.map((text) => encoder.encode(text));
-  const offsets = new Int32Array(parts.length + 1);
-  parts.forEach((part, i) => (offsets[i + 1] = offsets[i] + part.length));
-  const blob = new Uint8Array(offsets[parts.length]);
-  parts.forEach((part, i) => blob.set(part, offsets[i]));
+  const { blob, offsets } = encodeStrings(strings);
   return new StringTable(blob, offsets);
 }
 

@@ -143,28 +143,6 @@ def replay(tree: ViewTree, edits: Sequence[dict]) -> EditState:
     return state
 
 
-def push_edit(history: Sequence[dict], edit: dict) -> list[dict]:
-    """The history after a new edit: a threshold right after a threshold replaces it (one
-    slider drag is one undo step)."""
-    if edit["op"] == "threshold" and history and history[-1]["op"] == "threshold":
-        return [*history[:-1], edit]
-    return [*history, edit]
-
-
-def undo(history: Sequence[dict], future: Sequence[dict]) -> tuple[list[dict], list[dict]]:
-    """(history, future) after an undo (unchanged when there is nothing to undo)."""
-    if not history:
-        return list(history), list(future)
-    return list(history[:-1]), [history[-1], *future]
-
-
-def redo(history: Sequence[dict], future: Sequence[dict]) -> tuple[list[dict], list[dict]]:
-    """(history, future) after a redo (unchanged when there is nothing to redo)."""
-    if not future:
-        return list(history), list(future)
-    return [*history, future[0]], list(future[1:])
-
-
 @dataclass(frozen=True)
 class KeyMasks:
     """Per call-path key: ``covered`` (a strict ancestor is collapsed or hidden),

@@ -12,12 +12,9 @@ run or on another run of the same program.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-import anywidget
 import numpy as np
 import traitlets
 
@@ -26,17 +23,14 @@ from glade.graph import Node
 from glade.profile.graphframe import GraphFrame
 from glade.query import parse, query_mask
 from glade.query.engine import RowTable
+from glade.views.base import QueryView, static_file
 from glade.views.cct import edits as cct_edits
 from glade.views.cct.calltree import ViewTree
 from glade.views.cct.query import base_parts, query_text
 from glade.views.metrics import describe_rows, metric_columns
 from glade.views.transport import float64_bytes, int32_bytes, mask_ranges, string_table
 
-STATIC = Path(__file__).resolve().parents[2] / "static"
 COLOR_SCHEMES = ("viridis", "magma", "heat")
-if not (STATIC / "cct.js").is_file():
-    raise GladeError(f"glade's front end is not built ({STATIC / 'cct.js'} is missing): run "
-                     "`npm install && npm run build` in the source tree, or reinstall glade")
 
 
 @runtime_checkable
@@ -65,14 +59,8 @@ def graphframe_of(data: Any) -> GraphFrame:
                      f"query(text, fold=True) (an Ensemble, a Trace), not {type(data).__name__}")
 
 
-def python_string(text: str) -> str:
-    """``text`` as a Python string literal, triple-quoted when that reads back exactly."""
-    if "'''" in text or "\\" in text or text.endswith("'") or "\r" in text:
-        return repr(text)
-    return f"'''{text}'''"
 
-
-class CCT(anywidget.AnyWidget):
+class CCT(QueryView):
     """Interactive calling-context tree of a profile (a GraphFrame, or an Ensemble or Trace
     through its GraphFrame form).
 
@@ -84,8 +72,10 @@ class CCT(anywidget.AnyWidget):
     :meth:`undo`, :meth:`redo`, or assign a query to ``view.query``.
     """
 
-    _esm = STATIC / "cct.js"
-    _css = STATIC / "cct.css"
+    _esm = static_file("cct.js")
+    _css = static_file("cct.css")
+    edit_ops = cct_edits.EDIT_OPS
+    merge_ops = ("threshold",)
 
     parents = traitlets.Bytes().tag(sync=True)
     frame_codes = traitlets.Bytes().tag(sync=True)
@@ -100,7 +90,6 @@ class CCT(anywidget.AnyWidget):
     values = traitlets.Bytes().tag(sync=True)
     metrics = traitlets.List(traitlets.Dict()).tag(sync=True)
     notice = traitlets.Unicode("").tag(sync=True)
-    height = traitlets.Int(420, min=100).tag(sync=True)
 
     metric = traitlets.Unicode("").tag(sync=True)
     color_metric = traitlets.Unicode("").tag(sync=True)
@@ -108,9 +97,6 @@ class CCT(anywidget.AnyWidget):
     color_scheme = traitlets.Enum(COLOR_SCHEMES, default_value="viridis").tag(sync=True)
     color_log = traitlets.Bool(False).tag(sync=True)
 
-    history = traitlets.List(traitlets.Dict()).tag(sync=True)
-    future = traitlets.List(traitlets.Dict()).tag(sync=True)
-    query = traitlets.Unicode('MATCH ("*")').tag(sync=True)
     selection = traitlets.List(traitlets.List(traitlets.Unicode())).tag(sync=True)
 
     def __init__(
@@ -132,8 +118,6 @@ class CCT(anywidget.AnyWidget):
         if not present.all():
             raise GladeError(f"{int((~present).sum())} nodes of the profile have no rows; "
                              "call squash() on it before showing it")
-        if not data_name.isidentifier():
-            raise GladeError(f"data_name must be a Python identifier, not {data_name!r}")
         columns = metric_columns(gf, agg=agg, rank=rank)
         if not columns:
             raise GladeError(f"the {type(data).__name__} has no numeric metric to show "
@@ -144,15 +128,13 @@ class CCT(anywidget.AnyWidget):
         for name in (metric, sort_metric, color_metric):
             if name is not None and name not in available:
                 raise MetricError(name, available)
-        self._data = data
         self._gf = gf
         self._agg = agg
         self._rank = rank
-        self.data_name = data_name
         self._tree = ViewTree(gf.graph, {c.name: c.values for c in columns})
         self._internal = False
         self._pending_base: dict | None = None
-        super().__init__(**self._transport(columns), metric=metric,
+        super().__init__(data, data_name, **self._transport(columns), metric=metric,
                          sort_metric=sort_metric or metric, color_metric=color_metric or "",
                          notice=self._notice(gf), height=height, **kwargs)
 
@@ -191,11 +173,6 @@ class CCT(anywidget.AnyWidget):
 
     # ------------------------------------------------------------ properties
     @property
-    def data(self) -> GraphFrame | CCTSource:
-        """The data the view shows (what ``apply()`` and ``code()`` query)."""
-        return self._data
-
-    @property
     def agg(self) -> str:
         """How the rows of a node are reduced to the value shown."""
         return self._agg
@@ -219,9 +196,8 @@ class CCT(anywidget.AnyWidget):
     def _valid_other_metric(self, proposal):
         return self._check_metric(proposal["value"], allow_empty=True)
 
-    @traitlets.validate("history", "future")
-    def _valid_edits(self, proposal):
-        return [cct_edits.check_edit(self._tree, edit) for edit in proposal["value"]]
+    def _check_edit(self, edit: Any) -> dict:
+        return cct_edits.check_edit(self._tree, edit)
 
     @traitlets.observe("history")
     def _edits_changed(self, change) -> None:
@@ -255,12 +231,6 @@ class CCT(anywidget.AnyWidget):
             self._edit(edit)
 
     # ------------------------------------------------------------ edits
-    def _edit(self, edit: dict) -> None:
-        history = cct_edits.push_edit(self.history, cct_edits.check_edit(self._tree, edit))
-        with self.hold_sync():
-            self.future = []
-            self.history = history
-
     def _nodes(self, path: Sequence[str] | Node | int) -> list[int]:
         """Ids of the nodes a Python edit names: a call path (names from the root; every
         node with those names), a Node of the view's GraphFrame, or a node id."""
@@ -327,48 +297,3 @@ class CCT(anywidget.AnyWidget):
         metric = self._check_metric(metric or self.metric, allow_empty=False)
         self._edit({"op": "threshold", "metric": metric, "value": float(value)})
         return self
-
-    def reset(self) -> CCT:
-        """Drop every edit (undoable)."""
-        self._edit({"op": "reset"})
-        return self
-
-    def undo(self) -> CCT:
-        """Undo the last edit."""
-        history, future = cct_edits.undo(self.history, self.future)
-        with self.hold_sync():
-            self.future = future
-            self.history = history
-        return self
-
-    def redo(self) -> CCT:
-        """Redo the last undone edit."""
-        history, future = cct_edits.redo(self.history, self.future)
-        with self.hold_sync():
-            self.future = future
-            self.history = history
-        return self
-
-    # ------------------------------------------------------------ results
-    def apply(self) -> Any:
-        """What the view shows, as the data's own type: ``data.query(view.query, fold=True)``."""
-        return self._data.query(self.query, fold=True)
-
-    def code(self, data_name: str | None = None) -> str:
-        """The Python line that reproduces the view from its data."""
-        name = data_name or self.data_name
-        if not name.isidentifier():
-            raise GladeError(f"data_name must be a Python identifier, not {name!r}")
-        return f"{name}.query({python_string(self.query)}, fold=True)"
-
-    def save_query(self, path: str | os.PathLike) -> Path:
-        """Write the view's query to a text file (load it with ``view.query = text``)."""
-        target = Path(path)
-        target.write_text(self.query + "\n", encoding="utf-8")
-        return target
-
-    def to_html(self, path: str | os.PathLike, title: str = "glade CCT") -> Path:
-        """Write a standalone HTML page of the view, with its state, that works offline."""
-        from glade.views.html import write_html
-
-        return write_html(self, path, title=title)

@@ -1,0 +1,39 @@
+// Small DOM helpers the views share.
+
+export function element(tag, className, attributes = {}) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  for (const [key, value] of Object.entries(attributes)) {
+    if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value);
+  }
+  return node;
+}
+
+/** Assign a property only when it changes (DOM writes are what costs when redrawing);
+ * `memo` remembers what was written, as style getters return normalized text. */
+export function set(target, key, value, memo = null) {
+  if (memo) {
+    if (memo[key] === value) return;
+    memo[key] = value;
+  } else if (target[key] === value) {
+    return;
+  }
+  target[key] = value;
+}
+
+export function option(select, value, label = value) {
+  const item = element("option", "", { value, text: label });
+  select.append(item);
+  return item;
+}
+
+export function debounce(fn, delay) {
+  let timer = null;
+  const call = (...args) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => fn(...args), delay);
+  };
+  call.cancel = () => clearTimeout(timer);
+  return call;
+}

@@ -1,0 +1,172 @@
+"""What every view shares: its bundled front end, the edit history with undo and redo,
+the query it emits, and the ways to use that query (apply it, write the Python line that
+reproduces it, save it, export an offline page).
+
+A view keeps its edits as a list of small dicts in the ``history`` trait (undone ones in
+``future``); each view turns its history into ``query``, the canonical string-dialect
+query of what it shows, so that a click in the browser and a call from Python change the
+same state, and ``view.apply()`` gives the view's result as the data's own type.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import traitlets
+
+from glade.errors import GladeError
+
+STATIC = Path(__file__).resolve().parents[1] / "static"
+
+
+def static_file(name: str) -> Path:
+    """A file of the bundled front end (``static/<name>``); GladeError when the front end
+    was not built."""
+    path = STATIC / name
+    if not path.is_file():
+        raise GladeError(f"glade's front end is not built ({path} is missing): run "
+                         "`npm install && npm run build` in the source tree, or reinstall glade")
+    return path
+
+
+def python_string(text: str) -> str:
+    """``text`` as a Python string literal, triple-quoted when that reads back exactly."""
+    if "'''" in text or "\\" in text or text.endswith("'") or "\r" in text:
+        return repr(text)
+    return f"'''{text}'''"
+
+
+def check_identifier(name: str) -> str:
+    """``name`` when it is a Python identifier (a variable name ``code()`` can write)."""
+    if not isinstance(name, str) or not name.isidentifier():
+        raise GladeError(f"data_name must be a Python identifier, not {name!r}")
+    return name
+
+
+def push_edit(history: Sequence[dict], edit: dict, merge_ops: Sequence[str] = ()) -> list[dict]:
+    """The history after a new edit; an edit whose op is in ``merge_ops`` replaces a last
+    edit of the same op (one slider drag, or one zoom gesture, is one undo step)."""
+    if edit["op"] in merge_ops and history and history[-1]["op"] == edit["op"]:
+        return [*history[:-1], edit]
+    return [*history, edit]
+
+
+def undo(history: Sequence[dict], future: Sequence[dict]) -> tuple[list[dict], list[dict]]:
+    """(history, future) after an undo (unchanged when there is nothing to undo)."""
+    if not history:
+        return list(history), list(future)
+    return list(history[:-1]), [history[-1], *future]
+
+
+def redo(history: Sequence[dict], future: Sequence[dict]) -> tuple[list[dict], list[dict]]:
+    """(history, future) after a redo (unchanged when there is nothing to redo)."""
+    if not future:
+        return list(history), list(future)
+    return [*history, future[0]], list(future[1:])
+
+
+class QueryView(anywidget.AnyWidget):
+    """Base of glade's views: ``history``/``future`` of edits, ``query`` (the canonical
+    string-dialect query of what the view shows), ``height``, and :meth:`undo`,
+    :meth:`redo`, :meth:`reset`, :meth:`apply`, :meth:`code`, :meth:`save_query`,
+    :meth:`to_html`.
+
+    A subclass sets ``_esm``/``_css`` (with :func:`static_file`), lists its ``edit_ops``
+    and checks their fields in :meth:`_check_edit`, keeps ``query`` in step with
+    ``history``, and says how its query applies to its data in :meth:`_apply_code` (the
+    Python expression) and :meth:`_apply_query` (its evaluation, used by :meth:`apply`).
+    """
+
+    history = traitlets.List(traitlets.Dict()).tag(sync=True)
+    future = traitlets.List(traitlets.Dict()).tag(sync=True)
+    query = traitlets.Unicode('MATCH ("*")').tag(sync=True)
+    height = traitlets.Int(420, min=100).tag(sync=True)
+
+    #: The ops a view's edits may have, and those of which consecutive ones merge into one
+    #: undo step.
+    edit_ops: tuple[str, ...] = ("reset",)
+    merge_ops: tuple[str, ...] = ()
+
+    def __init__(self, data: Any, data_name: str, **kwargs: Any):
+        self._data = data
+        self.data_name = check_identifier(data_name)
+        super().__init__(**kwargs)
+
+    @property
+    def data(self) -> Any:
+        """The data the view shows (what ``apply()`` and ``code()`` query)."""
+        return self._data
+
+    # ------------------------------------------------------------ edits
+    def _check_edit(self, edit: Any) -> dict:
+        """``edit`` checked for this view (GladeError naming what is wrong); views extend
+        this with the checks of their own ops."""
+        if not isinstance(edit, dict) or edit.get("op") not in self.edit_ops:
+            raise GladeError(f"an edit of a {type(self).__name__} view is a dict whose 'op' "
+                             f"is one of {list(self.edit_ops)}, not {edit!r}")
+        return edit
+
+    @traitlets.validate("history", "future")
+    def _valid_edits(self, proposal):
+        return [self._check_edit(edit) for edit in proposal["value"]]
+
+    def _edit(self, edit: dict) -> None:
+        history = push_edit(self.history, self._check_edit(edit), self.merge_ops)
+        with self.hold_sync():
+            self.future = []
+            self.history = history
+
+    def reset(self) -> QueryView:
+        """Drop every edit (undoable)."""
+        self._edit({"op": "reset"})
+        return self
+
+    def undo(self) -> QueryView:
+        """Undo the last edit."""
+        history, future = undo(self.history, self.future)
+        with self.hold_sync():
+            self.future = future
+            self.history = history
+        return self
+
+    def redo(self) -> QueryView:
+        """Redo the last undone edit."""
+        history, future = redo(self.history, self.future)
+        with self.hold_sync():
+            self.future = future
+            self.history = history
+        return self
+
+    # ------------------------------------------------------------ results
+    def _apply_code(self, data_name: str, query: str) -> str:
+        """The Python expression that applies ``query`` (a string literal) to the data."""
+        return f"{data_name}.query({query}, fold=True)"
+
+    def _apply_query(self, query: str) -> Any:
+        """``query`` applied to the data, as :meth:`_apply_code` writes it."""
+        return self._data.query(query, fold=True)
+
+    def apply(self) -> Any:
+        """What the view shows, as the data's own type (see :meth:`code`)."""
+        return self._apply_query(self.query)
+
+    def code(self, data_name: str | None = None) -> str:
+        """The Python line that reproduces the view from its data."""
+        name = check_identifier(data_name or self.data_name)
+        return self._apply_code(name, python_string(self.query))
+
+    def save_query(self, path: str | os.PathLike) -> Path:
+        """Write the view's query to a text file (load it with ``view.query = text``)."""
+        target = Path(path)
+        target.write_text(self.query + "\n", encoding="utf-8")
+        return target
+
+    def to_html(self, path: str | os.PathLike, title: str | None = None) -> Path:
+        """Write a standalone HTML page of the view, with its state, that works offline."""
+        from glade.views.html import write_html
+
+        return write_html(self, path, title=title or f"glade {type(self).__name__}")
