@@ -6,21 +6,12 @@ clicks."""
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import tempfile
-import time
-import urllib.request
-import uuid
-from pathlib import Path
 
-import nbformat
 import pytest
 
 import glade
 from glade.views import CCT
+from tests.browser.jupyter import FRONT_ENDS, jupyter_notebook, open_and_run, run_in_kernel
 
 pytestmark = pytest.mark.browser
 
@@ -43,101 +34,22 @@ print("REPORT" + _json.dumps({
 """
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-#: The two front ends: the module that serves each, and the page of the test notebook.
-FRONT_ENDS = {
-    "lab": ("jupyterlab", "LabApp", "lab/workspaces/{workspace}/tree/cct.ipynb?reset"),
-    "notebook": ("notebook", "JupyterNotebookApp", "notebooks/cct.ipynb"),
-}
-
-
 @pytest.fixture(scope="module", params=sorted(FRONT_ENDS))
 def jupyter(request, hatchet_data):
-    """A JupyterLab 4 or Notebook 7 server in a temporary directory holding the test
-    notebook, and the URL of the notebook's page; the server is stopped by its PID and
-    the directory removed afterwards."""
-    module, app, page_path = FRONT_ENDS[request.param]
-    pytest.importorskip(module, reason=f"{module} is not installed")
-    with tempfile.TemporaryDirectory(prefix=f"glade-{request.param}-") as tmp:
-        root = Path(tmp)
-        notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {
-            "name": "python3", "display_name": "Python 3", "language": "python"}})
-        notebook.cells = [nbformat.v4.new_code_cell(
-            "import glade\n"
-            "from glade.views import CCT\n"
-            f"gf = glade.read({str(hatchet_data / 'hpctoolkit-cpi-database')!r})\n"
-            "view = CCT(gf, height=600)\n"
-            "view")]
-        nbformat.write(notebook, root / "cct.ipynb")
-        port = free_port()
-        env = {**os.environ, "JUPYTER_CONFIG_DIR": str(root / "config"),
-               "JUPYTER_RUNTIME_DIR": str(root / "runtime"),
-               "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]}
-        server = subprocess.Popen(
-            [sys.executable, "-m", "jupyter", request.param, "--no-browser", f"--port={port}",
-             "--ServerApp.port_retries=0", "--IdentityProvider.token=",
-             "--ServerApp.password=", f"--{app}.expose_app_in_browser=True", "--allow-root",
-             f"--ServerApp.root_dir={root}", f"--{app}.workspaces_dir={root / 'workspaces'}",
-             f"--{app}.user_settings_dir={root / 'settings'}"],
-            cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=(root / "server.log").open("w"))
-        try:
-            url = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 90
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{url}/api/status", timeout=2):
-                        break
-                except OSError:
-                    if server.poll() is not None or time.monotonic() > deadline:
-                        log = (root / "server.log").read_text()[-2000:]
-                        pytest.fail(f"jupyter {request.param} did not start:\n{log}")
-                    time.sleep(0.5)
-            yield f"{url}/" + page_path.format(workspace=uuid.uuid4().hex)
-        finally:
-            server.terminate()
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
-
-
-def run_in_kernel(page, code: str) -> str:
-    """Execute ``code`` in the notebook's kernel and return its stdout."""
-    return page.evaluate(
-        """async (code) => {
-            const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
-            let out = "";
-            const future = kernel.requestExecute({ code });
-            future.onIOPub = (msg) => {
-                if (msg.header.msg_type === "stream") out += msg.content.text;
-                if (msg.header.msg_type === "error") out += msg.content.evalue;
-            };
-            await future.done;
-            return out;
-        }""", code)
+    """The URL of a notebook showing a CCT view of the cpi profile, served by JupyterLab 4
+    or Notebook 7."""
+    cells = ["import glade\n"
+             "from glade.views import CCT\n"
+             f"gf = glade.read({str(hatchet_data / 'hpctoolkit-cpi-database')!r})\n"
+             "view = CCT(gf, height=600)\n"
+             "view"]
+    with jupyter_notebook(request.param, cells, "cct.ipynb") as url:
+        yield url
 
 
 def test_clicks_reach_the_kernel(page, page_errors, jupyter, hatchet_data):
     page.set_default_timeout(60_000)
-    page.goto(jupyter)
-    page.wait_for_function(
-        """() => {
-            const widget = window.jupyterapp?.shell.currentWidget;
-            return widget?.context?.path === "cct.ipynb"
-                && widget.sessionContext.session?.kernel?.status === "idle";
-        }""")
-    # Notebook 7.6 raises one error of its own while loading its settings, before any cell
-    # runs; it comes from the front end's bundle, never from glade (not yet loaded).
-    assert all("/static/notebook/" in (error.stack or "") for error in page_errors), [
-        f"{error}\n{error.stack}" for error in page_errors]
-    page_errors.clear()
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    open_and_run(page, jupyter, "cct.ipynb", page_errors)
     view_element = page.locator(".glade-cct")
     view_element.locator(".gc-body .gc-row").first.wait_for()
 

@@ -1,0 +1,116 @@
+"""A real Jupyter server for browser tests: JupyterLab 4 or Notebook 7 in a temporary
+directory holding one test notebook, opened in chromium, with code run in its kernel."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import nbformat
+import pytest
+
+#: The two front ends: the module that serves each, its app class, and the page of the
+#: test notebook ``{name}``.
+FRONT_ENDS = {
+    "lab": ("jupyterlab", "LabApp", "lab/workspaces/{workspace}/tree/{name}?reset"),
+    "notebook": ("notebook", "JupyterNotebookApp", "notebooks/{name}"),
+}
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def jupyter_notebook(front_end: str, cells: Sequence[str], name: str = "test.ipynb"
+                     ) -> Iterator[str]:
+    """Serve a notebook of code ``cells`` with ``front_end`` ("lab" or "notebook") and
+    yield the URL of its page; the server is stopped by its PID and its directory removed
+    afterwards. Skips when the front end is not installed."""
+    module, app, page_path = FRONT_ENDS[front_end]
+    pytest.importorskip(module, reason=f"{module} is not installed")
+    with tempfile.TemporaryDirectory(prefix=f"glade-{front_end}-") as tmp:
+        root = Path(tmp)
+        notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {
+            "name": "python3", "display_name": "Python 3", "language": "python"}})
+        notebook.cells = [nbformat.v4.new_code_cell(cell) for cell in cells]
+        nbformat.write(notebook, root / name)
+        port = free_port()
+        env = {**os.environ, "JUPYTER_CONFIG_DIR": str(root / "config"),
+               "JUPYTER_RUNTIME_DIR": str(root / "runtime"),
+               "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]}
+        server = subprocess.Popen(
+            [sys.executable, "-m", "jupyter", front_end, "--no-browser", f"--port={port}",
+             "--ServerApp.port_retries=0", "--IdentityProvider.token=",
+             "--ServerApp.password=", f"--{app}.expose_app_in_browser=True", "--allow-root",
+             f"--ServerApp.root_dir={root}", f"--{app}.workspaces_dir={root / 'workspaces'}",
+             f"--{app}.user_settings_dir={root / 'settings'}"],
+            cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=(root / "server.log").open("w"))
+        try:
+            url = f"http://127.0.0.1:{port}"
+            deadline = time.monotonic() + 90
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{url}/api/status", timeout=2):
+                        break
+                except OSError:
+                    if server.poll() is not None or time.monotonic() > deadline:
+                        log = (root / "server.log").read_text()[-2000:]
+                        pytest.fail(f"jupyter {front_end} did not start:\n{log}")
+                    time.sleep(0.5)
+            yield f"{url}/" + page_path.format(workspace=uuid.uuid4().hex, name=name)
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+
+
+def open_and_run(page, url: str, name: str = "test.ipynb", page_errors: list | None = None
+                 ) -> None:
+    """Open the notebook page, wait for an idle kernel, and run all cells. Notebook 7.6
+    raises one error of its own while loading its settings, before any cell runs (it
+    comes from the front end's bundle, never from glade): such errors are dropped from
+    ``page_errors``, any other fails the test."""
+    page.goto(url)
+    page.wait_for_function(
+        """(name) => {
+            const widget = window.jupyterapp?.shell.currentWidget;
+            return widget?.context?.path === name
+                && widget.sessionContext.session?.kernel?.status === "idle";
+        }""", arg=name)
+    if page_errors is not None:
+        assert all("/static/notebook/" in (error.stack or "") for error in page_errors), [
+            f"{error}\n{error.stack}" for error in page_errors]
+        page_errors.clear()
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+
+
+def run_in_kernel(page, code: str) -> str:
+    """Execute ``code`` in the notebook's kernel and return its stdout."""
+    return page.evaluate(
+        """async (code) => {
+            const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+            let out = "";
+            const future = kernel.requestExecute({ code });
+            future.onIOPub = (msg) => {
+                if (msg.header.msg_type === "stream") out += msg.content.text;
+                if (msg.header.msg_type === "error") out += msg.content.evalue;
+            };
+            await future.done;
+            return out;
+        }""", code)
