@@ -353,17 +353,27 @@ def _distance(kind: str) -> Callable[[SampleTable, Recipe], Result]:
     return kernel
 
 
-def _welch(table: SampleTable, recipe: Recipe) -> Result:
-    (n1, m1, v1), (n2, m2, v2) = _two_groups(table, recipe, 1)
+def welch(n1: np.ndarray, m1: np.ndarray, v1: np.ndarray, n2: np.ndarray, m2: np.ndarray,
+          v2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Welch's t and two-sided p from two groups' sample counts, means and (ddof=1)
+    variances, element-wise; NaN where a group has fewer than 2 samples or t is not
+    finite."""
     with np.errstate(invalid="ignore", divide="ignore"):
         from scipy import stats as scipy_stats  # slow to import: only when asked
 
         t, p = scipy_stats.ttest_ind_from_stats(m1, np.sqrt(v1), n1, m2, np.sqrt(v2), n2,
                                                 equal_var=False)
-    t, p = np.asarray(t, dtype=np.float64), np.asarray(p, dtype=np.float64)
-    undefined = (n1 < 2) | (n2 < 2) | ~np.isfinite(t)
+    t, p = np.atleast_1d(np.asarray(t, dtype=np.float64)).copy(), np.atleast_1d(
+        np.asarray(p, dtype=np.float64)).copy()
+    undefined = (np.asarray(n1) < 2) | (np.asarray(n2) < 2) | ~np.isfinite(t)
     t[undefined] = np.nan
     p[undefined] = np.nan
+    return t, p
+
+
+def _welch(table: SampleTable, recipe: Recipe) -> Result:
+    (n1, m1, v1), (n2, m2, v2) = _two_groups(table, recipe, 1)
+    t, p = welch(n1, m1, v1, n2, m2, v2)
     name = recipe.param("name") or "welch"
     metric = recipe.metrics[0]
     return Result({stat_label(metric, f"{name}_t"): t, stat_label(metric, f"{name}_p"): p}, {})
