@@ -220,3 +220,18 @@ def test_histograms_match_numpy():
         expected, expected_edges = np.histogram(values[row], bins=20)
         np.testing.assert_array_equal(counts[row], expected)
         np.testing.assert_allclose(edges[row], expected_edges, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sparse_values_give_the_same_supergraph(seed, monkeypatch):
+    from glade.ensemble.supergraph import values
+
+    ens = random_ensemble(seed, 40, 5, 2 if seed % 2 else None)
+    dense = ens.supergraph(by="name").split(ens.graph.frames["name"].iloc[0])
+    monkeypatch.setattr(values, "DENSE_LIMIT", 0)
+    sparse = ens.supergraph(by="name").split(ens.graph.frames["name"].iloc[0])
+    pd.testing.assert_frame_equal(dense.nodes, sparse.nodes)
+    pd.testing.assert_frame_equal(dense.edges, sparse.edges)
+    pd.testing.assert_frame_equal(dense.entries, sparse.entries)
+    assert dense.layout.digest() == sparse.layout.digest()
+    np.testing.assert_array_equal(dense.total, sparse.total)

@@ -13,8 +13,8 @@ With ``group[n]`` the supernode of CCT node n:
   its value goes to a *re-entry* edge B -> A and not into ``inclusive(A)``, which already
   holds it.
 
-Every array is ``items x profiles``; they come from ``bincount`` over the cells (node,
-profile) of :mod:`glade.ensemble.supergraph.values`, never a loop over nodes or profiles.
+Every array is ``items x profiles``, a sparse-matrix product with the ``nodes x profiles``
+values of :mod:`glade.ensemble.supergraph.values`, never a loop over nodes or profiles.
 Rank imbalance, ``(max - mean) / mean`` over the ranks of a profile, is computed the same
 way from the per-rank rows when the profiles have ranks.
 """
@@ -49,18 +49,6 @@ class Flows:
     edge_imbalance: np.ndarray | None
 
 
-def _sums(item: np.ndarray, values: CallTreeValues, weights: np.ndarray, count: int,
-          select: np.ndarray | None = None) -> np.ndarray:
-    """``count x profiles`` sums of ``weights`` over the cells, by the item of each
-    cell's node (cells whose node has item -1, or not ``select``, are left out)."""
-    num_profiles = values.num_profiles
-    cell_item = item[values.cell_node]
-    keep = cell_item >= 0 if select is None else (cell_item >= 0) & select[values.cell_node]
-    flat = np.bincount(cell_item[keep] * num_profiles + values.cell_profile[keep],
-                       weights=weights[keep], minlength=count * num_profiles)
-    return flat.reshape(count, num_profiles)
-
-
 def _imbalance(item: np.ndarray, rows: RankRows, count: int, num_profiles: int
                ) -> np.ndarray:
     """``count x profiles`` rank imbalance of the per-rank sums by item."""
@@ -92,15 +80,15 @@ def compute_flows(values: CallTreeValues, group: np.ndarray, count: int) -> Flow
     parent_group = np.where(parent >= 0, group[np.maximum(parent, 0)], -1)
     entry = (parent < 0) | (parent_group != group)
     top = entry & outermost_in_group(graph, group)
-    inclusive = _sums(group, values, values.inclusive, count, top)
-    exclusive = _sums(group, values, values.exclusive, count)
-    root = _sums(group, values, values.inclusive, count, parent < 0)
+    inclusive = values.sums("inclusive", np.where(top, group, -1), count)
+    exclusive = values.sums("exclusive", group, count)
+    root = values.sums("inclusive", np.where(parent < 0, group, -1), count)
     linked = np.flatnonzero(entry & (parent >= 0))
     key = (parent_group[linked] * count + group[linked]) * 2 + (~top[linked])
     distinct, inverse = np.unique(key, return_inverse=True)
     node_edge = np.full(len(group), -1, dtype=np.int64)
     node_edge[linked] = inverse
-    edge_values = _sums(node_edge, values, values.inclusive, len(distinct))
+    edge_values = values.sums("inclusive", node_edge, len(distinct))
     imbalance = edge_imbalance = None
     if values.ranks is not None:
         top_group = np.where(top, group, -1)

@@ -155,8 +155,7 @@ class Supergraph:
         node = np.flatnonzero(flows.entry)
         parent = graph.tree_parent[node]
         keys = np.asarray([*self._keys, None], dtype=object)
-        inclusive = np.bincount(values.cell_node, weights=values.inclusive,
-                                minlength=len(graph)) / max(values.num_profiles, 1)
+        inclusive = values.node_means("inclusive")
         return pd.DataFrame({
             "supernode": keys[flows.group[node]],
             "node": node,

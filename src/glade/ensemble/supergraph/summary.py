@@ -17,7 +17,7 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 import pandas as pd
 
-from glade.ensemble.samples import welch
+from glade.ensemble.samples import Sorted, welch
 
 STATS = ("mean", "min", "q1", "median", "q3", "max", "std")
 
@@ -31,23 +31,33 @@ def describe(values: np.ndarray, prefix: str, target: int | None, whis: float,
     if num_profiles == 0:
         empty = np.full(count, np.nan)
         return {f"{prefix}_{s}": empty for s in (*STATS, "outliers", "target")}
-    q1, median, q3 = np.percentile(values, [25, 50, 75], axis=1)
+    ordered = sorted_rows(values)
+    q1, median, q3 = (ordered.quantile(q) for q in (0.25, 0.5, 0.75))
     with np.errstate(invalid="ignore", divide="ignore"):
         std = values.std(axis=1, ddof=ddof) if num_profiles > ddof else np.full(count, np.nan)
     low, high = fences(q1, q3, whis)
     outside = (values < low[:, None]) | (values > high[:, None])
     return {
         f"{prefix}_mean": values.mean(axis=1),
-        f"{prefix}_min": values.min(axis=1),
+        f"{prefix}_min": ordered.quantile(0.0),
         f"{prefix}_q1": q1,
         f"{prefix}_median": median,
         f"{prefix}_q3": q3,
-        f"{prefix}_max": values.max(axis=1),
+        f"{prefix}_max": ordered.quantile(1.0),
         f"{prefix}_std": std,
         f"{prefix}_outliers": outside.sum(axis=1),
         f"{prefix}_target": values[:, target].copy() if target is not None
         else np.full(count, np.nan),
     }
+
+
+def sorted_rows(values: np.ndarray) -> Sorted:
+    """The rows of an ``items x profiles`` array sorted, as the quantiles of
+    :class:`glade.ensemble.samples.Sorted` read them (one sort beats a partition per
+    quantile)."""
+    count, num_profiles = values.shape
+    return Sorted(np.sort(values, axis=1).reshape(-1), np.arange(values.size),
+                  np.arange(count) * num_profiles, np.full(count, num_profiles))
 
 
 def fences(q1: np.ndarray, q3: np.ndarray, whis: float) -> tuple[np.ndarray, np.ndarray]:
@@ -64,8 +74,8 @@ def outlier_rows(values: np.ndarray, labels: Sequence[Hashable], profiles: pd.In
         item = position = np.zeros(0, dtype=np.int64)
         side = np.zeros(0, dtype=bool)
     else:
-        q1, q3 = np.percentile(values, [25, 75], axis=1)
-        low, high = fences(q1, q3, whis)
+        ordered = sorted_rows(values)
+        low, high = fences(ordered.quantile(0.25), ordered.quantile(0.75), whis)
         below = values < low[:, None]
         outside = below | (values > high[:, None])
         item, position = np.nonzero(outside)

@@ -1,9 +1,11 @@
 """The values a supergraph is computed from: one inclusive and one exclusive value of one
-metric per CCT node and profile (a *cell*), the rows of a node reduced over ranks (and
-threads) with ``rank_agg``, plus the per-rank inclusive values that rank imbalance needs.
+metric per CCT node and profile, the rows of a node reduced over ranks (and threads) with
+``rank_agg``, as ``nodes x profiles`` matrices (dense, or sparse for very large
+ensembles), plus the per-rank inclusive values that rank imbalance needs.
 
-A cell exists where a profile has a row for a node; a node a profile lacks counts as 0 in
-every sum (no time was spent there). Everything is array code over the ensemble's rows.
+A node a profile lacks counts as 0 in every sum (no time was spent there). Sums over
+groups of nodes are one sparse-matrix product; everything is array code over the
+ensemble's rows.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from glade.errors import GladeError, MetricError
 from glade.graph import Graph, children_sums, subtree_sums
@@ -23,6 +26,8 @@ if TYPE_CHECKING:
     from glade.ensemble.model import Ensemble
 
 RANK_AGGS = ("mean", "sum", "min", "max")
+#: Above this many (node, profile) pairs the values are kept as sparse matrices.
+DENSE_LIMIT = 2**25
 
 
 @dataclass(frozen=True)
@@ -42,10 +47,9 @@ class RankRows:
 class CallTreeValues:
     """An ensemble's CCT and one metric's per-profile values (see the module).
 
-    ``cell_node`` and ``cell_profile`` (sorted by node, then profile), ``inclusive`` and
-    ``exclusive`` per cell (missing values as 0); ``metric`` is the inclusive metric
-    (``exclusive_metric`` its partner), ``profiles`` the profile ids and ``metadata`` a
-    copy of the ensemble's metadata.
+    ``inclusive`` and ``exclusive`` are ``nodes x profiles`` matrices (missing values 0);
+    ``metric`` is the inclusive metric (``exclusive_metric`` its partner), ``profiles``
+    the profile ids and ``metadata`` a copy of the ensemble's metadata.
     """
 
     graph: Graph
@@ -54,21 +58,47 @@ class CallTreeValues:
     metric: Hashable
     exclusive_metric: Hashable | None
     rank_agg: str
-    cell_node: np.ndarray
-    cell_profile: np.ndarray
-    inclusive: np.ndarray
-    exclusive: np.ndarray
+    inclusive: np.ndarray | sp.csr_matrix
+    exclusive: np.ndarray | sp.csr_matrix
     ranks: RankRows | None
 
     @property
     def num_profiles(self) -> int:
         return len(self.profiles)
 
+    def sums(self, which: str, item: np.ndarray, count: int) -> np.ndarray:
+        """``count x profiles``: the ``which`` ("inclusive" or "exclusive") values of the
+        nodes summed by ``item`` (each node's item, -1 to leave it out)."""
+        keep = np.flatnonzero(item >= 0)
+        select = sp.csr_matrix((np.ones(keep.size), (item[keep], keep)),
+                               shape=(count, len(self.graph)))
+        out = select @ getattr(self, which)
+        return out.toarray() if sp.issparse(out) else np.asarray(out)
+
+    def node_means(self, which: str) -> np.ndarray:
+        """Every node's mean ``which`` value over the profiles."""
+        return np.asarray(getattr(self, which).mean(axis=1)).reshape(-1)
+
     def totals(self) -> np.ndarray:
         """Per profile, the sum of the inclusive values of the CCT's roots."""
-        roots = self.graph.tree_parent[self.cell_node] < 0
-        return np.bincount(self.cell_profile[roots], weights=self.inclusive[roots],
-                           minlength=self.num_profiles)
+        roots = np.where(self.graph.tree_parent < 0, 0, -1)
+        return self.sums("inclusive", roots, 1)[0]
+
+
+def _matrix(node: np.ndarray, profile: np.ndarray, values: np.ndarray, num_nodes: int,
+            num_profiles: int) -> np.ndarray | sp.csr_matrix:
+    """The ``nodes x profiles`` matrix of values given by (node, profile) pairs sorted by
+    node, then profile (NaN, like a missing pair, is 0)."""
+    present = ~np.isnan(values)
+    if not present.all():
+        node, profile, values = node[present], profile[present], values[present]
+    if num_nodes * num_profiles <= DENSE_LIMIT:
+        dense = np.zeros((num_nodes, num_profiles))
+        dense.reshape(-1)[node * num_profiles + profile] = values
+        return dense
+    pointer = np.zeros(num_nodes + 1, dtype=np.int64)
+    np.cumsum(np.bincount(node, minlength=num_nodes), out=pointer[1:])
+    return sp.csr_matrix((values, profile, pointer), shape=(num_nodes, num_profiles))
 
 
 def metric_pair(ens: Ensemble, metric: Hashable | None) -> tuple[Hashable | None,
@@ -107,7 +137,7 @@ def _reduce(values: np.ndarray, starts: np.ndarray, how: str) -> np.ndarray:
 
 def call_tree_values(ens: Ensemble, metric: Hashable | None = None,
                      rank_agg: str = "mean") -> CallTreeValues:
-    """The per-cell values of ``metric`` (see :class:`CallTreeValues`)."""
+    """The per-node, per-profile values of ``metric`` (see :class:`CallTreeValues`)."""
     if rank_agg not in RANK_AGGS:
         raise GladeError(f"rank_agg must be one of {', '.join(RANK_AGGS)}, not {rank_agg!r}")
     graph = ens.graph
@@ -137,15 +167,25 @@ def call_tree_values(ens: Ensemble, metric: Hashable | None = None,
         node, profile = node[starts], profile[starts]
     else:
         reduced = columns
-    if inclusive_metric is None or exclusive_metric is None:
-        node, profile, reduced = _derive_partner(graph, num_profiles, node, profile, reduced,
-                                                 inclusive_metric, exclusive_metric)
-    inclusive = np.nan_to_num(reduced[inclusive_metric or "inclusive"], nan=0.0)
-    exclusive = np.nan_to_num(reduced[exclusive_metric or "exclusive"], nan=0.0)
+    matrices = {m: _matrix(node, profile, v, len(graph), num_profiles)
+                for m, v in reduced.items()}
+    if inclusive_metric is None:
+        inclusive = subtree_sums(graph, _dense(matrices[exclusive_metric]))
+        exclusive = matrices[exclusive_metric]
+    elif exclusive_metric is None:
+        inclusive = matrices[inclusive_metric]
+        dense = _dense(inclusive)
+        exclusive = dense - children_sums(graph.tree_parent, dense)
+    else:
+        inclusive, exclusive = matrices[inclusive_metric], matrices[exclusive_metric]
     return CallTreeValues(graph.copy(), ens.metadata.index.copy(), ens.metadata.copy(),
                           inclusive_metric or inclusive_name(exclusive_metric),
-                          exclusive_metric, rank_agg, node.astype(np.int64),
-                          profile.astype(np.int64), inclusive, exclusive, ranks)
+                          exclusive_metric, rank_agg, inclusive, exclusive, ranks)
+
+
+def _dense(matrix: np.ndarray | sp.csr_matrix) -> np.ndarray:
+    """A matrix as a dense array (deriving a missing metric partner needs one)."""
+    return matrix.toarray() if sp.issparse(matrix) else matrix
 
 
 def _rank_rows(ens: Ensemble, order: np.ndarray | None, node: np.ndarray,
@@ -163,28 +203,3 @@ def _rank_rows(ens: Ensemble, order: np.ndarray | None, node: np.ndarray,
     per_profile = np.bincount(pairs // max(len(distinct), 1), minlength=ens.num_profiles)
     return RankRows(node, profile, rank.astype(np.int64), np.nan_to_num(inclusive, nan=0.0),
                     len(distinct), per_profile)
-
-
-def _derive_partner(graph: Graph, num_profiles: int, node: np.ndarray, profile: np.ndarray,
-                    reduced: dict, inclusive_metric: Hashable | None,
-                    exclusive_metric: Hashable | None):
-    """Every cell of the CCT, with the missing partner derived per profile: inclusive
-    values as subtree sums of exclusive ones, or exclusive values as inclusive ones minus
-    the children's."""
-    n = len(graph)
-    dense = {}
-    for metric, values in reduced.items():
-        block = np.zeros((n, num_profiles))
-        block[node, profile] = np.nan_to_num(values, nan=0.0)
-        dense[metric] = block
-    if inclusive_metric is None:
-        exclusive = dense[exclusive_metric]
-        inclusive = subtree_sums(graph, exclusive)
-        out = {"inclusive": inclusive, exclusive_metric: exclusive}
-    else:
-        inclusive = dense[inclusive_metric]
-        exclusive = inclusive - children_sums(graph.tree_parent, inclusive)
-        out = {inclusive_metric: inclusive, "exclusive": exclusive}
-    all_node = np.repeat(np.arange(n, dtype=np.int64), num_profiles)
-    all_profile = np.tile(np.arange(num_profiles, dtype=np.int64), n)
-    return all_node, all_profile, {m: v.reshape(-1) for m, v in out.items()}
