@@ -85,6 +85,8 @@ class QueryView(anywidget.AnyWidget):
     future = traitlets.List(traitlets.Dict()).tag(sync=True)
     query = traitlets.Unicode('MATCH ("*")').tag(sync=True)
     height = traitlets.Int(420, min=100).tag(sync=True)
+    #: True in the page :meth:`to_html` writes, where no kernel answers edits.
+    offline = traitlets.Bool(False).tag(sync=True)
 
     #: The ops a view's edits may have, and those of which consecutive ones merge into one
     #: undo step.
@@ -169,4 +171,5 @@ class QueryView(anywidget.AnyWidget):
         """Write a standalone HTML page of the view, with its state, that works offline."""
         from glade.views.html import write_html
 
-        return write_html(self, path, title=title or f"glade {type(self).__name__}")
+        return write_html(self, path, title=title or f"glade {type(self).__name__}",
+                          overrides={"offline": True})

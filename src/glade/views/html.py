@@ -59,12 +59,14 @@ def _anywidget_module() -> str:
     return named
 
 
-def page_html(widget: Widget, title: str) -> str:
-    """The HTML text of an offline page showing ``widget``."""
+def page_html(widget: Widget, title: str, overrides: dict | None = None) -> str:
+    """The HTML text of an offline page showing ``widget``, with the traits in
+    ``overrides`` set to other values in the page only."""
     scripts = [static_file("requirejs.js").read_text(encoding="utf-8"), _anywidget_module(),
                static_file("widgets-embed-amd.js").read_text(encoding="utf-8")]
     data = embed_data(views=[widget], drop_defaults=False,
                       state=dependency_state([widget], drop_defaults=False))
+    data["manager_state"]["state"][widget.model_id]["state"].update(overrides or {})
     views = "\n".join(
         '<script type="application/vnd.jupyter.widget-view+json">\n'
         f"{escape_script(json.dumps(spec))}\n</script>"
@@ -76,8 +78,10 @@ def page_html(widget: Widget, title: str) -> str:
 
 
 
-def write_html(widget: Widget, path: str | os.PathLike, title: str = "glade view") -> Path:
-    """Write an offline page showing ``widget`` (its current state) to ``path``."""
+def write_html(widget: Widget, path: str | os.PathLike, title: str = "glade view",
+               overrides: dict | None = None) -> Path:
+    """Write an offline page showing ``widget`` (its current state, with ``overrides``)
+    to ``path``."""
     target = Path(path)
-    target.write_text(page_html(widget, title), encoding="utf-8")
+    target.write_text(page_html(widget, title, overrides), encoding="utf-8")
     return target

@@ -16,7 +16,8 @@ coordinates, byte for byte.
   the order of their sources' positions, so call edges fill the target's height exactly.
   Re-entry edges do not count in the target's height; they end at its top, squeezed to it.
 - Back edges (and re-entry edges that do not go forward) are drawn as loops below the
-  columns: each gets its own band under every column, so loops never overlap.
+  columns, in bands of one thickness (their values are read on hover); loops over
+  overlapping columns get different bands, so loops never overlap.
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ from glade.graph import Graph
 
 #: Share of the most crowded column's height that goes to the gaps between its nodes.
 GAP_SHARE = 0.3
-#: Gap between loops, relative to the height of the columns.
-LOOP_GAP = 0.02
+#: Thickness of a loop's band and gap between bands, relative to the columns' height.
+LOOP_BAND = 0.01
+LOOP_GAP = 0.012
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,23 @@ def back_edges(count: int, source: np.ndarray, target: np.ndarray, roots: np.nda
     end = tree.subtree_end
     u, v = new_id[source], new_id[target]
     return (v <= u) & (u < end[v])
+
+
+def loop_bands(first: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """The band of each loop spanning columns ``first``..``last``: taken in order of
+    their first column (then last column, then position), each gets the lowest band whose
+    loops all end before it starts (interval partitioning: no two loops of a band
+    overlap, and no more bands than loops over one column)."""
+    ends: list[int] = []
+    band = np.zeros(len(first), dtype=np.int64)
+    for k in np.lexsort((np.arange(len(first)), last, first)).tolist():
+        free = next((b for b, end in enumerate(ends) if end < first[k]), len(ends))
+        if free == len(ends):
+            ends.append(int(last[k]))
+        else:
+            ends[free] = int(last[k])
+        band[k] = free
+    return band
 
 
 def longest_path_levels(count: int, source: np.ndarray, target: np.ndarray) -> np.ndarray:
@@ -173,9 +192,9 @@ def layout(keys: list[str], inclusive: np.ndarray, root: np.ndarray, has_root: n
     height = 1.0
     loops = np.flatnonzero(drawn_back)
     if loops.size:
-        bands = np.maximum(out_widths[loops], target_y1[loops] - target_y0[loops])
-        offsets = np.cumsum(bands + LOOP_GAP) - bands
-        loop_y[loops] = float(y1.max()) + LOOP_GAP + offsets
-        height = max(height, float((loop_y[loops] + bands).max()) + LOOP_GAP)
+        band = loop_bands(np.minimum(level[source[loops]], level[target[loops]]),
+                          np.maximum(level[source[loops]], level[target[loops]]))
+        loop_y[loops] = float(y1.max()) + LOOP_GAP + band * (LOOP_BAND + LOOP_GAP)
+        height = max(height, float(loop_y[loops].max()) + LOOP_BAND + LOOP_GAP)
     return Layout(level, order, y0, y1, source_y0, source_y1, target_y0, target_y1,
                   drawn_back, loop_y, height)

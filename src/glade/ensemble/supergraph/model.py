@@ -286,6 +286,10 @@ class Supergraph:
         """The ids of the supernode's CCT nodes (in the ensemble's graph)."""
         return np.flatnonzero(self._flows.group == self._index(supernode))
 
+    def node_supernodes(self) -> np.ndarray:
+        """The supernode of every CCT node (an object array over the graph's node ids)."""
+        return self._node_keys()
+
     def query_of(self, supernode: str, flow: bool = False) -> BaseQuery:
         """The query that selects the supernode's CCT nodes (``flow=True``: the nodes on
         call paths through it, its callers and everything it calls); ``str()`` of it is
