@@ -10,8 +10,9 @@ export function formatMeasure(value, unit) {
   if (value === null || value === undefined || Number.isNaN(value)) return "–";
   const factor = SECONDS[unit];
   if (factor === undefined) return unit ? `${formatValue(value)} ${unit}` : formatValue(value);
+  if (value === 0) return `0 ${unit}`;
   const seconds = value * factor;
   const magnitude = Math.abs(seconds);
   const [size, name] = STEPS.find(([step]) => magnitude >= step) ?? STEPS[STEPS.length - 1];
-  return `${formatValue(magnitude === 0 ? 0 : seconds / size)} ${name}`;
+  return `${formatValue(seconds / size)} ${name}`;
 }

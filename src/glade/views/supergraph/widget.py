@@ -139,6 +139,7 @@ class Supergraph(QueryView):
         self._initial = edits.ViewState(metric=chosen, target=target)
         self._internal = False
         self._pending_query: str | None = None
+        self._refusal = ""
         self._shown = self._supergraph(self._initial)
         blob, offsets = string_table(profile_labels(ensemble.metadata))
         choices = [str(m) for m in [*ensemble.inc_metrics, *ensemble.exc_metrics]]
@@ -213,6 +214,9 @@ class Supergraph(QueryView):
         if skipped:
             notes.append(f"splits of {', '.join(map(repr, skipped))} do not apply: no such "
                          "supernode any more")
+        if self._refusal:
+            notes.append(self._refusal)
+            self._refusal = ""
         self._shown = sg
         self._internal = True
         try:
@@ -240,11 +244,7 @@ class Supergraph(QueryView):
         try:
             state = self._state(change["new"])
         except GladeError as exc:
-            self._internal = True
-            try:
-                self.notice = f"edit not applied: {exc}"
-            finally:
-                self._internal = False
+            self._refusal = f"edit not applied: {exc}"
             self.history = change["old"]
             return
         self._show(state)
