@@ -64,7 +64,8 @@ class SupergraphView {
       type: "number", min: "0", max: "100", step: "0.5", value: "0",
       title: "supernodes under this share of the total go to one 'other' per level",
     });
-    this.targetSelect = element("select", "gs-target", { title: "the profile a line marks" });
+    this.targetSelect = element("select", "gs-target-profile", {
+      title: "the profile a line marks" });
     this.diffA = element("select", "gs-diff-a", { title: "diff: group a" });
     this.diffB = element("select", "gs-diff-b", { title: "diff: group b" });
     this.diffButton = element("button", "gs-diff", { text: "diff b − a",
@@ -154,9 +155,10 @@ class SupergraphView {
     const resize = new ResizeObserver(() => this.draw());
     resize.observe(this.canvas);
     signal.addEventListener("abort", () => resize.disconnect());
+    // The kernel answers every edit, even one it refuses, with a new revision; `history`
+    // itself comes back as an echo of what this page sent, before the answer.
     model.on("change:revision", () => this.refresh());
-    model.on("change:history", () => this.settle());
-    model.on("change:notice", () => this.settle());
+    model.on("change:history", () => this.updateControls());
     model.on("change:selection", () => {
       this.draw();
       this.drawPanel();
@@ -189,7 +191,7 @@ class SupergraphView {
     this.model.save_changes();
   }
 
-  /** The kernel answered (a new supergraph, or an edit it refused). */
+  /** The kernel answered (a new supergraph, or the old one after an edit it refused). */
   settle() {
     this.busy = false;
     this.root.classList.remove("gs-busy");
@@ -484,7 +486,11 @@ class SupergraphView {
     const x = event.clientX - area.left + 14;
     const maxX = area.width - this.tooltip.offsetWidth - 4;
     this.tooltip.style.left = `${Math.max(4, Math.min(x, maxX))}px`;
-    this.tooltip.style.top = `${event.clientY - area.top + 14}px`;
+    // below the pointer, or above it when it would not fit in the view
+    const below = event.clientY - area.top + 14;
+    const above = event.clientY - area.top - this.tooltip.offsetHeight - 8;
+    const fits = below + this.tooltip.offsetHeight <= area.height;
+    this.tooltip.style.top = `${fits || above < 0 ? below : above}px`;
   }
 
   drawPanel() {

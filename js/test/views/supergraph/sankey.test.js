@@ -63,7 +63,9 @@ describe("labels", () => {
       const kept = items.filter((item) => shown.has(item.id));
       for (const a of kept) {
         for (const b of kept) {
-          if (a !== b && a.column === b.column) expect(Math.abs(a.y - b.y)).toBeGreaterThanOrEqual(14);
+          if (a !== b && a.column === b.column) {
+            expect(Math.abs(a.y - b.y)).toBeGreaterThanOrEqual(14);
+          }
         }
       }
       // every label left out is too close to a kept one with a larger priority
