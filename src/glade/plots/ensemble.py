@@ -120,16 +120,11 @@ def plot_profiles_heatmap(ens: Ensemble, metric: Label | None = None,
     default metric). With ``relative`` the colour is each value divided by its
     node's mean over profiles (which profiles are slow where); else the value
     itself. Ranks, when the ensemble keeps them, are averaged per profile."""
-    table, metric = _samples(ens, metric)
-    values = table.values(metric)
+    grid, metric = node_profile_means(ens, metric)
     ids = _nodes(ens, nodes)
-    n, p = len(ens.graph), ens.num_profiles
-    valid = ~np.isnan(values)
-    cell = table.row_node[valid] * p + table.row_profile[valid]
-    sums = np.bincount(cell, weights=values[valid], minlength=n * p)
-    counts = np.bincount(cell, minlength=n * p)
+    p = ens.num_profiles
+    grid = grid[ids]
     with np.errstate(invalid="ignore", divide="ignore"):
-        grid = (sums / counts).reshape(n, p)[ids]
         shown = grid / np.nanmean(grid, axis=1, keepdims=True) if relative else grid
     labels = _node_labels(ens, ids)
     profiles = [str(pid) for pid in ens.profiles]
@@ -153,6 +148,20 @@ def plot_profiles_heatmap(ens: Ensemble, metric: Label | None = None,
                    "right")
     fig.xaxis.major_label_orientation = 1.2
     return fig
+
+
+def node_profile_means(ens: Ensemble, metric: Label | None) -> tuple[np.ndarray, Label]:
+    """The ``nodes x profiles`` means of a metric over each node's rows in each profile
+    (NaN where a profile has none), and the metric (default: the default metric)."""
+    table, metric = _samples(ens, metric)
+    values = table.values(metric)
+    n, p = len(ens.graph), ens.num_profiles
+    valid = ~np.isnan(values)
+    cell = table.row_node[valid] * p + table.row_profile[valid]
+    sums = np.bincount(cell, weights=values[valid], minlength=n * p)
+    counts = np.bincount(cell, minlength=n * p)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (sums / counts).reshape(n, p), metric
 
 
 def _samples(ens: Ensemble, metric: Label | None) -> tuple[SampleTable, Label]:
