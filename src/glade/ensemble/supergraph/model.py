@@ -37,6 +37,7 @@ from glade.ensemble.supergraph.summary import (
     describe,
     histograms,
     outlier_rows,
+    target_values,
 )
 from glade.ensemble.supergraph.values import CallTreeValues
 from glade.errors import GladeError
@@ -391,12 +392,30 @@ class Supergraph:
             other._steps += (f".with_target({profile!r})",)
         nodes, edges = self.nodes.copy(), self.edges.copy()
         for which in WHICH:
-            nodes[f"{which}_target"] = describe(getattr(self._flows, which), which,
-                                                other._target, self.whis)[f"{which}_target"]
-        edges["value_target"] = describe(self._flows.edge_values, "value", other._target,
-                                         self.whis)["value_target"]
+            nodes[f"{which}_target"] = target_values(getattr(self._flows, which), other._target)
+        edges["value_target"] = target_values(self._flows.edge_values, other._target)
         other.nodes, other.edges = nodes, edges
         return other
+
+    def top_entries(self, count: int = 5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every supernode's top entry functions with the largest mean inclusive values
+        (entries with one name summed), largest first, at most ``count`` each: the
+        supernode index, the name and the value of each, grouped by supernode."""
+        flows, values = self._flows, self._values
+        node = np.flatnonzero(flows.top)
+        names = values.graph.frames["name"].to_numpy()
+        codes, unique = pd.factorize(names[node], use_na_sentinel=False)
+        key = flows.group[node] * max(len(unique), 1) + codes
+        distinct, inverse = np.unique(key, return_inverse=True)
+        total = np.bincount(inverse, weights=values.node_means("inclusive")[node])
+        owner, code = distinct // max(len(unique), 1), distinct % max(len(unique), 1)
+        text = np.asarray([str(u) for u in unique], dtype=object)[code]
+        order = np.lexsort((text, -total, owner))
+        owner, text, total = owner[order], text[order], total[order]
+        start = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]]) if len(owner) else owner
+        rank = np.arange(len(owner)) - np.repeat(start, np.diff(np.r_[start, len(owner)]))
+        keep = rank < count
+        return owner[keep], text[keep], total[keep]
 
     def diff(self, a: Hashable | Group, b: Hashable | Group, which: str = "inclusive"
              ) -> pd.DataFrame:

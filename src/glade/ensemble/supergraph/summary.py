@@ -46,9 +46,13 @@ def describe(values: np.ndarray, prefix: str, target: int | None, whis: float,
         f"{prefix}_max": ordered.quantile(1.0),
         f"{prefix}_std": std,
         f"{prefix}_outliers": outside.sum(axis=1),
-        f"{prefix}_target": values[:, target].copy() if target is not None
-        else np.full(count, np.nan),
+        f"{prefix}_target": target_values(values, target),
     }
+
+
+def target_values(values: np.ndarray, target: int | None) -> np.ndarray:
+    """The column of the target profile (NaN without a target)."""
+    return values[:, target].copy() if target is not None else np.full(len(values), np.nan)
 
 
 def sorted_rows(values: np.ndarray) -> Sorted:

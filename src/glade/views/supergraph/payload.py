@@ -66,10 +66,10 @@ def supergraph_payload(sg: SupergraphModel, diff: pd.DataFrame | None) -> dict[s
                                         dtype=np.float64) for c in NODE_COLUMNS]) \
         if count else np.zeros((0, len(NODE_COLUMNS)))
     edge_frame = sg.edges
-    index = {key: i for i, key in enumerate(sg.supernodes)}
+    index = pd.Index(sg.supernodes, dtype=object)
     edge_columns = {
-        "source": edge_frame["source"].map(index).to_numpy(),
-        "target": edge_frame["target"].map(index).to_numpy(),
+        "source": index.get_indexer(edge_frame["source"].to_numpy(dtype=object)),
+        "target": index.get_indexer(edge_frame["target"].to_numpy(dtype=object)),
         "reentry": edge_frame["reentry"].to_numpy(), "loop": lay.loop,
         "source_y0": lay.source_y0, "source_y1": lay.source_y1,
         "target_y0": lay.target_y0, "target_y1": lay.target_y1, "loop_y": lay.loop_y,
@@ -79,9 +79,12 @@ def supergraph_payload(sg: SupergraphModel, diff: pd.DataFrame | None) -> dict[s
                                   for c in EDGE_COLUMNS]) \
         if len(edge_frame) else np.zeros((0, len(EDGE_COLUMNS)))
     names_blob, name_offsets = string_table(sg.supernodes)
-    entry_names, entry_ptr, entry_values = _top_entries(sg, index)
-    entry_blob, entry_offsets = string_table(entry_names)
-    outlier_ptr, outlier_profile, outlier_values = _outliers(sg, index)
+    entry_owner, entry_names, entry_values = sg.top_entries(TOP_ENTRIES)
+    entry_blob, entry_offsets = string_table(list(entry_names))
+    # outliers: the values outside the fences, per supernode, largest first
+    owner, position = np.nonzero(~inside)
+    outlier_values = values[owner, position]
+    order = np.lexsort((position, -outlier_values, owner))
     return {
         "names": names_blob, "name_offsets": name_offsets,
         "node_table": float64_bytes(table.reshape(-1)), "node_columns": list(NODE_COLUMNS),
@@ -89,39 +92,13 @@ def supergraph_payload(sg: SupergraphModel, diff: pd.DataFrame | None) -> dict[s
         "edge_columns": list(EDGE_COLUMNS),
         "histograms": float64_bytes(counts.reshape(-1)), "bins": sg.bins,
         "entry_names": entry_blob, "entry_offsets": entry_offsets,
-        "entry_ptr": int32_bytes(entry_ptr), "entry_values": float64_bytes(entry_values),
-        "outlier_ptr": int32_bytes(outlier_ptr), "outlier_profile": int32_bytes(outlier_profile),
-        "outlier_values": float64_bytes(outlier_values),
+        "entry_ptr": int32_bytes(_csr(entry_owner, count)),
+        "entry_values": float64_bytes(entry_values),
+        "outlier_ptr": int32_bytes(_csr(owner, count)),
+        "outlier_profile": int32_bytes(position[order]),
+        "outlier_values": float64_bytes(outlier_values[order]),
         "layout_height": float(lay.height),
     }
-
-
-def _top_entries(sg: SupergraphModel, index: dict[str, int]
-                 ) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """Per supernode, its top entry functions (by name) with the largest mean inclusive
-    values, largest first, at most TOP_ENTRIES: names, CSR pointer, values."""
-    entries = sg.entries[sg.entries["top"]]
-    totals = entries.groupby(["supernode", "name"], sort=False)["inclusive_mean"].sum()
-    table = totals.reset_index()
-    table["owner"] = table["supernode"].map(index).to_numpy()
-    table = table.sort_values(["owner", "inclusive_mean", "name"],
-                              ascending=[True, False, True], kind="stable")
-    table = table[table.groupby("owner").cumcount() < TOP_ENTRIES]
-    owner = table["owner"].to_numpy(dtype=np.int64)
-    return ([str(n) for n in table["name"]], _csr(owner, len(sg)),
-            table["inclusive_mean"].to_numpy(dtype=np.float64))
-
-
-def _outliers(sg: SupergraphModel, index: dict[str, int]
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per supernode, the profiles whose inclusive value is an outlier, largest value
-    first: CSR pointer, profile positions, values."""
-    rows = sg.outliers[sg.outliers["which"] == "inclusive"]
-    owner = rows["supernode"].map(index).to_numpy(dtype=np.int64)
-    position = pd.Index(sg.profiles, dtype=object).get_indexer(rows["profile"].to_numpy())
-    values = rows["value"].to_numpy(dtype=np.float64)
-    order = np.lexsort((-values, owner))
-    return _csr(owner, len(sg)), position[order], values[order]
 
 
 def json_value(value: Any) -> Any:
