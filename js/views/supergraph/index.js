@@ -17,10 +17,13 @@ import {
 } from "./sankey.js";
 
 const SVG = "http://www.w3.org/2000/svg";
+const MARKUP = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;" };
+const escapeMarkup = (text) => text.replace(/[&<>"]/g, (c) => MARKUP[c]);
 const KINDS = ["group", "split", "other"];
 const PANEL_WIDTH = 300;
 const OUTLIERS_SHOWN = 12;
 const MERGE_OPS = ["threshold"];
+const PALETTE_SIZE = 64;
 const density = (t) => interpolateBlues(0.1 + 0.8 * t);
 const diverging = (t) => interpolateRdBu(1 - t);
 
@@ -38,6 +41,7 @@ class SupergraphView {
     this.model = model;
     this.signal = signal;
     this.gradientPrefix = `gs-gradient-${gradientIds++}-`;
+    this.palette = Array.from({ length: PALETTE_SIZE }, (_, k) => density(k / (PALETTE_SIZE - 1)));
     this.busy = false;
     this.build(el);
     this.listen();
@@ -152,7 +156,9 @@ class SupergraphView {
       if (action === "hide" || action === "focus") this.edit({ op: action, supernode: selected });
       else this.edit({ op: "split", supernode: selected, by: action });
     });
-    const resize = new ResizeObserver(() => this.draw());
+    const resize = new ResizeObserver(() => {
+      if (this.canvas.clientWidth !== this.drawnWidth) this.draw();
+    });
     resize.observe(this.canvas);
     signal.addEventListener("abort", () => resize.disconnect());
     // The kernel answers every edit, even one it refuses, with a new revision; `history`
@@ -288,6 +294,7 @@ class SupergraphView {
     if (!this.sg) return;
     const { model, sg } = this;
     const height = model.get("height");
+    this.drawnWidth = this.canvas.clientWidth;
     const geometry = sankeyGeometry(sg, { width: Math.max((this.canvas.clientWidth || 900), 320),
       height });
     this.geometry = geometry;
@@ -304,28 +311,22 @@ class SupergraphView {
     const largest = inDiff ? this.diffScale() : 0;
     const selected = new Set(model.get("selection"));
     const highlighted = new Set(model.get("highlight"));
-    this.svg.replaceChildren();
-    const defs = svgElement("defs", {}, this.svg);
-    const links = svgElement("g", { class: "gs-links" }, this.svg);
+    // One markup string for the whole drawing: thousands of elements are parsed at once
+    // instead of being created one by one.
     const edges = sg.edges;
     const reentry = edges.column("reentry");
-    geometry.links.forEach((link, e) => {
-      const attributes = { d: link.path, "data-link": String(e) };
-      if (link.loop) {
-        svgElement("path", { ...attributes, class: `gs-loop${reentry[e] ? " gs-reentry" : ""}`,
-          "stroke-width": String(link.width) }, links);
-      } else {
-        svgElement("path", { ...attributes, class: `gs-link${reentry[e] ? " gs-reentry" : ""}` },
-          links);
-      }
+    const linkMarkup = geometry.links.map((link, e) => {
+      const kind = `${link.loop ? "gs-loop" : "gs-link"}${reentry[e] ? " gs-reentry" : ""}`;
+      const stroke = link.loop ? ` stroke-width="${link.width}"` : "";
+      return `<path class="${kind}" d="${link.path}" data-link="${e}"${stroke}/>`;
     });
-    const boxes = svgElement("g", { class: "gs-nodes" }, this.svg);
-    const labels = svgElement("g", { class: "gs-labels" }, this.svg);
     const lo = nodes.column("hist_lo");
     const hi = nodes.column("hist_hi");
     const target = nodes.column("inclusive_target");
     const level = nodes.column("level");
     const kind = nodes.column("kind");
+    const gradients = [];
+    const boxes = [];
     const candidates = [];
     geometry.nodes.forEach((box, i) => {
       let paint;
@@ -334,29 +335,27 @@ class SupergraphView {
         paint = Number.isFinite(d) && largest > 0 ? diverging(0.5 + d / (2 * largest)) : "#ddd";
       } else {
         const id = `${this.gradientPrefix}${i}`;
-        const gradient = svgElement("linearGradient", { id, x1: "0", x2: "0", y1: "0", y2: "1" },
-          defs);
-        for (const stop of gradientStops(histogramOf(sg, i), density)) {
-          svgElement("stop", { offset: String(stop.offset), "stop-color": stop.colour }, gradient);
-        }
+        const stops = gradientStops(histogramOf(sg, i), this.palette).map(
+          (stop) => `<stop offset="${stop.offset}" stop-color="${stop.colour}"/>`).join("");
+        gradients.push(`<linearGradient id="${id}" x1="0" x2="0" y1="0" y2="1">${stops}`
+          + "</linearGradient>");
         paint = `url(#${id})`;
       }
-      const classes = ["gs-node"];
-      if (selected.has(sg.names.get(i))) classes.push("gs-selected");
-      if (highlighted.has(sg.names.get(i))) classes.push("gs-highlighted");
-      svgElement("rect", { class: classes.join(" "), x: String(box.x0), y: String(box.y0),
-        width: String(box.x1 - box.x0), height: String(box.y1 - box.y0), fill: paint,
-        "data-node": String(i) }, boxes);
+      const key = sg.names.get(i);
+      const classes = `gs-node${selected.has(key) ? " gs-selected" : ""}`
+        + `${highlighted.has(key) ? " gs-highlighted" : ""}`;
+      boxes.push(`<rect class="${classes}" x="${box.x0}" y="${box.y0}" width="${box.x1 - box.x0}"`
+        + ` height="${box.y1 - box.y0}" fill="${paint}" data-node="${i}"/>`);
       const mark = valueOffset(target[i], lo[i], hi[i], box.y0, box.y1);
       if (mark !== null && !inDiff) {
-        svgElement("line", { class: "gs-target", x1: String(box.x0 - 3), x2: String(box.x1 + 3),
-          y1: String(mark), y2: String(mark) }, boxes);
+        boxes.push(`<line class="gs-target" x1="${box.x0 - 3}" x2="${box.x1 + 3}" y1="${mark}"`
+          + ` y2="${mark}"/>`);
       }
       candidates.push({ id: i, column: level[i], y: (box.y0 + box.y1) / 2,
         priority: box.y1 - box.y0 });
     });
-    const shown = placeLabels(candidates, LABEL_HEIGHT);
-    for (const i of shown) {
+    const labels = [];
+    for (const i of placeLabels(candidates, LABEL_HEIGHT)) {
       const box = geometry.nodes[i];
       const value = inDiff ? `${difference[i] > 0 ? "+" : ""}${formatMeasure(difference[i], unit)}`
         : formatMeasure(mean[i], unit);
@@ -364,14 +363,15 @@ class SupergraphView {
       const text = labelText(name, value, geometry.labelRoom[i] - LABEL_OFFSET,
         (t) => this.measure(t));
       if (!text) continue;
-      const item = svgElement("text", { class: "gs-label-text", x: String(box.x1 + LABEL_OFFSET),
-        y: String((box.y0 + box.y1) / 2), "data-node": String(i) }, labels);
-      item.textContent = text.name;
-      if (text.value) {
-        const number = svgElement("tspan", { class: "gs-label-value" }, item);
-        number.textContent = ` ${text.value}`;
-      }
+      const number = text.value
+        ? `<tspan class="gs-label-value"> ${escapeMarkup(text.value)}</tspan>` : "";
+      labels.push(`<text class="gs-label-text" x="${box.x1 + LABEL_OFFSET}"`
+        + ` y="${(box.y0 + box.y1) / 2}" data-node="${i}">${escapeMarkup(text.name)}${number}`
+        + "</text>");
     }
+    this.svg.innerHTML = `<defs>${gradients.join("")}</defs>`
+      + `<g class="gs-links">${linkMarkup.join("")}</g>`
+      + `<g class="gs-nodes">${boxes.join("")}</g><g class="gs-labels">${labels.join("")}</g>`;
     this.drawLegend(inDiff, largest, unit);
     this.drawStatus();
     this.updateControls();

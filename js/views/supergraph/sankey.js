@@ -122,16 +122,25 @@ export function truncate(text, width, measure) {
   return lo > 0 ? `${text.slice(0, lo)}…` : "";
 }
 
-/** Gradient stops of a histogram, top (smallest values) to bottom: two stops per bin so
- * bins read as bands; `colour(t)` maps a bin's share of the largest bin to a colour. */
-export function gradientStops(counts, colour) {
+/** Gradient stops of a histogram, top (smallest values) to bottom: bins read as bands (two
+ * stops each; neighbours of one colour make one band); `palette` holds the colours from the
+ * emptiest to the fullest bin, a bin's colour is its share of the largest bin. */
+export function gradientStops(counts, palette) {
   let largest = 0;
   for (const c of counts) largest = Math.max(largest, c);
+  const top = palette.length - 1;
   const stops = [];
   const bins = counts.length;
+  let start = 0;
+  const levelOf = (count) => (largest > 0 ? Math.round((count / largest) * top) : 0);
   for (let b = 0; b < bins; b++) {
-    const tint = colour(largest > 0 ? counts[b] / largest : 0);
-    stops.push({ offset: b / bins, colour: tint }, { offset: (b + 1) / bins, colour: tint });
+    const level = levelOf(counts[b]);
+    const next = b + 1 < bins ? levelOf(counts[b + 1]) : -1;
+    if (next !== level) {
+      stops.push({ offset: start / bins, colour: palette[level] },
+        { offset: (b + 1) / bins, colour: palette[level] });
+      start = b + 1;
+    }
   }
   return stops;
 }

@@ -358,14 +358,17 @@ def welch(n1: np.ndarray, m1: np.ndarray, v1: np.ndarray, n2: np.ndarray, m2: np
     """Welch's t and two-sided p from two groups' sample counts, means and (ddof=1)
     variances, element-wise; NaN where a group has fewer than 2 samples or t is not
     finite."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        from scipy import stats as scipy_stats  # slow to import: only when asked
+    from scipy.special import stdtr  # Student's t CDF; scipy.stats takes seconds to import
 
-        t, p = scipy_stats.ttest_ind_from_stats(m1, np.sqrt(v1), n1, m2, np.sqrt(v2), n2,
-                                                equal_var=False)
-    t, p = np.atleast_1d(np.asarray(t, dtype=np.float64)).copy(), np.atleast_1d(
-        np.asarray(p, dtype=np.float64)).copy()
-    undefined = (np.asarray(n1) < 2) | (np.asarray(n2) < 2) | ~np.isfinite(t)
+    n1, n2 = (np.atleast_1d(np.asarray(n, dtype=np.float64)) for n in (n1, n2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share1, share2 = np.asarray(v1) / n1, np.asarray(v2) / n2
+        t = (np.asarray(m1) - np.asarray(m2)) / np.sqrt(share1 + share2)
+        # Welch-Satterthwaite degrees of freedom
+        df = (share1 + share2) ** 2 / (share1 ** 2 / (n1 - 1) + share2 ** 2 / (n2 - 1))
+        p = 2.0 * stdtr(df, -np.abs(t))
+    t, p = np.atleast_1d(t).astype(np.float64), np.atleast_1d(p).astype(np.float64)
+    undefined = (n1 < 2) | (n2 < 2) | ~np.isfinite(t)
     t[undefined] = np.nan
     p[undefined] = np.nan
     return t, p

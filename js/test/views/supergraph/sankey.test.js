@@ -89,10 +89,17 @@ describe("labels", () => {
 
 describe("histogram gradients and marks", () => {
   it("makes a band per bin, darkest for the largest bin", () => {
-    const stops = gradientStops([1, 4, 0, 2], (t) => t);
+    const palette = ["c0", "c1", "c2", "c3", "c4"];
+    const stops = gradientStops([1, 4, 0, 2], palette);
     expect(stops.map((s) => s.offset)).toEqual([0, 0.25, 0.25, 0.5, 0.5, 0.75, 0.75, 1]);
-    expect(stops.map((s) => s.colour)).toEqual([0.25, 0.25, 1, 1, 0, 0, 0.5, 0.5]);
-    expect(gradientStops([0, 0], (t) => t).every((s) => s.colour === 0)).toBe(true);
+    expect(stops.map((s) => s.colour)).toEqual(["c1", "c1", "c4", "c4", "c0", "c0", "c2", "c2"]);
+    // neighbours of one colour make one band
+    expect(gradientStops([3, 3, 0, 0, 0, 1], ["a", "b", "c", "d"])).toEqual([
+      { offset: 0, colour: "d" }, { offset: 2 / 6, colour: "d" },
+      { offset: 2 / 6, colour: "a" }, { offset: 5 / 6, colour: "a" },
+      { offset: 5 / 6, colour: "b" }, { offset: 1, colour: "b" }]);
+    expect(gradientStops([0, 0], ["a", "b"])).toEqual([{ offset: 0, colour: "a" },
+      { offset: 1, colour: "a" }]);
   });
   it("places a value between the smallest (top) and largest (bottom) values", () => {
     expect(valueOffset(5, 0, 10, 100, 200)).toBe(150);
