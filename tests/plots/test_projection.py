@@ -57,6 +57,7 @@ def test_pca_separates_problem_sizes(synthetic):
 
 
 def test_mds_is_deterministic_and_keeps_distances(synthetic):
+    pytest.importorskip("sklearn", reason="method='mds' needs scikit-learn (glade[projection])")
     first, axes = projection(synthetic, "time (inc)", method="mds")
     again, _ = projection(synthetic, "time (inc)", method="mds")
     np.testing.assert_array_equal(first, again)

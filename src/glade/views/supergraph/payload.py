@@ -145,9 +145,10 @@ def profile_labels(metadata: pd.DataFrame) -> list[str]:
         if split not in seen and len(columns) < 3:
             seen.add(split)
             columns.append(column)
+    values = metadata[columns].to_numpy(dtype=object) if columns else np.empty(
+        (len(metadata), 0), dtype=object)
     labels = []
-    for profile, row in zip(metadata.index, metadata[columns].itertuples(index=False),
-                            strict=True):
+    for profile, row in zip(metadata.index, values, strict=True):
         shown = ", ".join(str(v) for v in row if not pd.isna(v))
         labels.append(f"{profile} ({shown})" if shown else str(profile))
     return labels
