@@ -7,32 +7,21 @@
 import "./supergraph.css";
 import { interpolateBlues, interpolateRdBu } from "d3-scale-chromatic";
 import { element, option } from "../../lib/dom.js";
-import { formatPercent, formatValue } from "../../lib/format.js";
 import { pushEdit, redo, undo } from "../../lib/history.js";
-import { boxPlot, histogramBars, linear } from "./details.js";
 import { formatMeasure } from "./measure.js";
-import { histogramOf, outlierProfiles, supergraphFromModel, topEntries } from "./model.js";
+import { histogramOf, supergraphFromModel } from "./model.js";
+import { describeEdge, describeNode, fillPanel, KINDS, svgElement, totalOf } from "./panel.js";
 import {
   gradientStops, LABEL_HEIGHT, LABEL_OFFSET, labelText, placeLabels, sankeyGeometry, valueOffset,
 } from "./sankey.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 const MARKUP = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;" };
 const escapeMarkup = (text) => text.replace(/[&<>"]/g, (c) => MARKUP[c]);
-const KINDS = ["group", "split", "other"];
 const PANEL_WIDTH = 300;
-const OUTLIERS_SHOWN = 12;
 const MERGE_OPS = ["threshold"];
 const PALETTE_SIZE = 64;
 const density = (t) => interpolateBlues(0.1 + 0.8 * t);
 const diverging = (t) => interpolateRdBu(1 - t);
-
-function svgElement(tag, attributes = {}, parent = null) {
-  const node = document.createElementNS(SVG, tag);
-  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
-  if (parent) parent.append(node);
-  return node;
-}
 
 let gradientIds = 0;
 
@@ -398,9 +387,7 @@ class SupergraphView {
 
   drawStatus() {
     const { sg } = this;
-    const mean = sg.nodes.column("root_mean");
-    let total = 0;
-    for (const v of mean) total += v;
+    const total = totalOf(sg);
     const edges = sg.edges.column("loop");
     let loops = 0;
     for (const v of edges) loops += v ? 1 : 0;
@@ -411,45 +398,6 @@ class SupergraphView {
   }
 
   // -------------------------------------------------------------- details
-  statsOf(i) {
-    const c = (name) => this.sg.nodes.column(name)[i];
-    return {
-      name: this.sg.names.get(i), kind: KINDS[c("kind")] ?? "group", mean: c("inclusive_mean"),
-      min: c("inclusive_min"), q1: c("inclusive_q1"), median: c("inclusive_median"),
-      q3: c("inclusive_q3"), max: c("inclusive_max"), std: c("inclusive_std"),
-      low: c("whisker_lo"), high: c("whisker_hi"), target: c("inclusive_target"),
-      imbalance: c("inclusive_imbalance"), exclusive: c("exclusive_mean"),
-      nodes: c("nodes"), entries: c("entries"), lo: c("hist_lo"), hi: c("hist_hi"),
-      difference: c("difference"), ratio: c("ratio"), p: c("welch_p"),
-      meanA: c("mean_a"), meanB: c("mean_b"), outliers: c("inclusive_outliers"),
-    };
-  }
-
-  describe(i) {
-    const unit = this.model.get("unit");
-    const m = (v) => formatMeasure(v, unit);
-    const s = this.statsOf(i);
-    const lines = [
-      [`${s.name}`, `${s.kind} · ${s.nodes} CCT nodes, ${s.entries} entries`],
-      ["inclusive", `${m(s.mean)} mean, ${m(s.median)} median`],
-      ["quartiles", `${m(s.q1)} – ${m(s.q3)}`],
-      ["range", `${m(s.min)} – ${m(s.max)} (std ${m(s.std)})`],
-      ["exclusive", `${m(s.exclusive)} mean`],
-    ];
-    if (Number.isFinite(s.target)) lines.push(["target", m(s.target)]);
-    if (Number.isFinite(s.imbalance)) lines.push(["rank imbalance", formatValue(s.imbalance)]);
-    if (Number.isFinite(s.meanA)) {
-      lines.push(["diff b − a", `${s.difference > 0 ? "+" : ""}${m(s.difference)}`
-        + `${Number.isFinite(s.ratio) ? ` (×${formatValue(s.ratio)})` : ""}`
-        + `${Number.isFinite(s.p) ? `, p = ${formatValue(s.p)}` : ""}`]);
-    }
-    const entries = topEntries(this.sg, i);
-    if (entries.length) {
-      lines.push(["top entries", entries.map((e) => `${e.name} ${m(e.value)}`).join(", ")]);
-    }
-    return lines;
-  }
-
   showTooltip(event) {
     const target = event.target.closest("[data-node], [data-link]");
     if (!target) {
@@ -457,24 +405,9 @@ class SupergraphView {
       return;
     }
     const unit = this.model.get("unit");
-    let lines;
-    if (target.dataset.node !== undefined) {
-      lines = this.describe(Number(target.dataset.node));
-    } else {
-      const e = Number(target.dataset.link);
-      const col = (name) => this.sg.edges.column(name)[e];
-      const source = this.sg.names.get(col("source"));
-      const to = this.sg.names.get(col("target"));
-      lines = [[`${source} → ${to}`, col("reentry") ? "re-entry (not counted again in "
-        + `${to}'s inclusive value)` : (col("loop") ? "back edge (a cycle)" : "calls")],
-      ["mean", formatMeasure(col("value_mean"), unit)],
-      ["median", formatMeasure(col("value_median"), unit)],
-      ["range", `${formatMeasure(col("value_min"), unit)} – ${formatMeasure(col("value_max"),
-        unit)}`]];
-      if (Number.isFinite(col("value_target"))) {
-        lines.push(["target", formatMeasure(col("value_target"), unit)]);
-      }
-    }
+    const lines = target.dataset.node !== undefined
+      ? describeNode(this.sg, Number(target.dataset.node), unit)
+      : describeEdge(this.sg, Number(target.dataset.link), unit);
     this.tooltip.replaceChildren();
     lines.forEach(([key, value], k) => {
       const row = element("div", k === 0 ? "gs-tip-title" : "gs-tip-row");
@@ -496,86 +429,14 @@ class SupergraphView {
   drawPanel() {
     const key = this.model.get("selection")[0];
     const i = key === undefined ? -1 : this.indexOf(key);
-    this.panel.replaceChildren();
     this.panel.style.display = i < 0 ? "none" : "";
     this.canvas.style.width = i < 0 ? "100%" : `calc(100% - ${PANEL_WIDTH}px)`;
-    if (i < 0) return;
-    const unit = this.model.get("unit");
-    const m = (v) => formatMeasure(v, unit);
-    const s = this.statsOf(i);
-    this.panel.append(element("div", "gs-panel-title", { text: s.name }));
-    const figure = svgElement("svg", { class: "gs-histogram", width: String(PANEL_WIDTH - 16),
-      height: "150" });
-    const [x0, x1] = [8, PANEL_WIDTH - 24];
-    const x = linear(s.lo, s.hi, x0, x1);
-    for (const bar of histogramBars(histogramOf(this.sg, i), x0, x1, 90, 80)) {
-      svgElement("rect", { class: "gs-bar", x: String(bar.x + 0.5), y: String(bar.y),
-        width: String(Math.max(bar.width - 1, 1)), height: String(bar.height) }, figure);
+    if (i < 0) {
+      this.panel.replaceChildren();
+      return;
     }
-    svgElement("line", { class: "gs-axis", x1: String(x0), x2: String(x1), y1: "90", y2: "90" },
-      figure);
-    const plot = boxPlot(s, x);
-    svgElement("line", { class: "gs-whisker", x1: String(plot.whiskers[0]),
-      x2: String(plot.whiskers[1]), y1: "112", y2: "112" }, figure);
-    svgElement("rect", { class: "gs-box", x: String(plot.box[0]), y: "104",
-      width: String(Math.max(plot.box[1] - plot.box[0], 1)), height: "16" }, figure);
-    svgElement("line", { class: "gs-median", x1: String(plot.median), x2: String(plot.median),
-      y1: "104", y2: "120" }, figure);
-    const outliers = outlierProfiles(this.sg, i);
-    for (const item of outliers) {
-      svgElement("circle", { class: "gs-outlier", cx: String(x(item.value)), cy: "112", r: "2.5" },
-        figure);
-    }
-    if (Number.isFinite(s.target)) {
-      svgElement("line", { class: "gs-target", x1: String(x(s.target)), x2: String(x(s.target)),
-        y1: "6", y2: "124" }, figure);
-    }
-    const ticks = [[s.lo, "start"], [(s.lo + s.hi) / 2, "middle"], [s.hi, "end"]];
-    for (const [value, anchor] of ticks) {
-      const tick = svgElement("text", { class: "gs-tick", x: String(x(value)), y: "142",
-        "text-anchor": anchor }, figure);
-      tick.textContent = m(value);
-    }
-    this.panel.append(figure);
-    const table = element("table", "gs-stats");
-    for (const [name, value] of this.describe(i).slice(1)) {
-      const row = element("tr");
-      row.append(element("th", "", { text: name }), element("td", "", { text: value }));
-      table.append(row);
-    }
-    this.panel.append(table);
-    const heading = outliers.length
-      ? `${outliers.length} outlier profile${outliers.length > 1 ? "s" : ""} (beyond 1.5 IQR)`
-      : "no outlier profile";
-    this.panel.append(element("div", "gs-panel-heading", { text: heading }));
-    const list = element("ul", "gs-outliers");
-    for (const item of outliers.slice(0, OUTLIERS_SHOWN)) {
-      list.append(element("li", "", { text: `${item.profile}: ${m(item.value)}` }));
-    }
-    if (outliers.length > OUTLIERS_SHOWN) {
-      list.append(element("li", "", { text: `and ${outliers.length - OUTLIERS_SHOWN} more` }));
-    }
-    this.panel.append(list);
-    const actions = element("div", "gs-actions");
-    const buttons = [["hide", "hide", "remove its nodes; their cost goes to their callers"],
-      ["focus", "focus", "keep only the call paths through it"],
-      ["entry", "split by entry", "one supernode per entry function"],
-      ["callee", "split callees", "make the supernodes it calls visible per entry"]];
-    for (const [action, text, title] of buttons) {
-      const button = element("button", "", { "data-action": action, text, title });
-      button.disabled = this.offline;
-      actions.append(button);
-    }
-    this.panel.append(actions);
-    const share = formatPercent(s.mean, this.total());
-    this.panel.append(element("div", "gs-hint", {
-      text: `${share} of the total · view.cct() opens its call tree` }));
-  }
-
-  total() {
-    let total = 0;
-    for (const v of this.sg.nodes.column("root_mean")) total += v;
-    return total;
+    fillPanel(this.panel, this.sg, i, { unit: this.model.get("unit"), offline: this.offline,
+      width: PANEL_WIDTH });
   }
 }
 
