@@ -132,7 +132,11 @@ def test_bad_edits_raise_and_change_nothing(ens):
         view.history = [{"op": "explode"}]
     with pytest.raises(QuerySyntaxError):
         view.query = "MATCH ("
-    assert (view.query, view.history) == (query, history)
+    with pytest.raises(GladeError, match="no profile 'zz'"):
+        view.target = "zz"
+    with pytest.raises(GladeError, match="by is one of"):
+        view.by = "file"
+    assert (view.query, view.history, view.target, view.by) == (query, history, "", "initial")
 
 
 def test_assigned_query(ens):

@@ -75,7 +75,9 @@ class Supergraph(QueryView):
     what the data says, else none). Edit from Python with :meth:`hide`, :meth:`focus`,
     :meth:`unfocus`, :meth:`split`, :meth:`set_threshold`, :meth:`set_by`,
     :meth:`set_metric`, :meth:`set_target`, :meth:`set_diff`, :meth:`undo`,
-    :meth:`redo`, :meth:`reset`, or assign ``view.query``.
+    :meth:`redo`, :meth:`reset`, or assign ``view.query`` (or ``by``, ``metric``,
+    ``target``, ``threshold``: each assignment is an edit). ``view.code()`` writes the line
+    that builds the supergraph shown (a grouping function by its name).
     """
 
     _esm = static_file("supergraph.js")
@@ -276,25 +278,36 @@ class Supergraph(QueryView):
             self._pending_query = None
             self._edit({"op": "query", "query": pending})
 
-    def _assigned(self, name: str, edit: dict) -> None:
-        if not self._internal:
-            self._edit(edit)
+    def _assigned(self, change, edit_of) -> None:
+        """A state trait assigned from Python (``view.metric = m``) is the edit
+        ``edit_of(value)``; a bad value raises and puts the trait back."""
+        if self._internal:
+            return
+        try:
+            self._edit(edit_of(change["new"]))
+        except GladeError:
+            self._internal = True
+            try:
+                setattr(self, change["name"], change["old"])
+            finally:
+                self._internal = False
+            raise
 
     @traitlets.observe("by")
     def _by_assigned(self, change) -> None:
-        self._assigned("by", {"op": "by", "by": change["new"]})
+        self._assigned(change, lambda by: {"op": "by", "by": by})
 
     @traitlets.observe("metric")
     def _metric_assigned(self, change) -> None:
-        self._assigned("metric", {"op": "metric", "metric": change["new"]})
+        self._assigned(change, lambda metric: {"op": "metric", "metric": metric})
 
     @traitlets.observe("target")
     def _target_assigned(self, change) -> None:
-        self._assigned("target", {"op": "target", "profile": self._profile(change["new"])})
+        self._assigned(change, lambda text: {"op": "target", "profile": self._profile(text)})
 
     @traitlets.observe("threshold")
     def _threshold_assigned(self, change) -> None:
-        self._assigned("threshold", {"op": "threshold", "fraction": change["new"]})
+        self._assigned(change, lambda fraction: {"op": "threshold", "fraction": fraction})
 
     def _profile(self, text: str) -> Hashable | None:
         if text == "":
@@ -344,7 +357,7 @@ class Supergraph(QueryView):
     def set_target(self, profile: Hashable | None) -> Supergraph:
         """Mark a profile's values with a line (None: no target)."""
         if profile is not None and profile not in self._ensemble.metadata.index:
-            self._profile(str(profile))
+            raise GladeError(f"no profile {profile!r} in the ensemble")
         self._edit({"op": "target", "profile": profile})
         return self
 
@@ -365,11 +378,6 @@ class Supergraph(QueryView):
 
     def _apply_code(self, data_name: str, query: str) -> str:
         return f"{data_name}.query({query}, fold=True){self._shown.recipe()}"
-
-    def code(self, data_name: str | None = None) -> str:
-        """The Python line that builds the supergraph the view shows from its data (the
-        grouping of a view made with a function is written by the function's name)."""
-        return super().code(data_name)
 
     def cct(self, supernode: str | None = None, **kwargs: Any):
         """A CCT view of the selected supernode (or of ``supernode``) in context: the
