@@ -111,6 +111,36 @@ def to_json(gf: GraphFrame, path: str | os.PathLike | None = None) -> str:
     return text
 
 
+def to_hatchet_dict(gf: GraphFrame) -> dict:
+    """Hatchet's JSON export of ``gf`` as a dict (Hatchet's ``to_dict``): ``graph``, one
+    table per root of ``{node id: {"data": frame attributes, "children": [ids]}}`` over
+    the nodes the root reaches; ``dataframe``, the rows as records (node as its id,
+    missing values as None); ``dataframe_indices``; ``exclusive_metrics`` and
+    ``inclusive_metrics``. ``json.dumps`` of it reads back with ``read_json``."""
+    graph = gf.graph
+    frames = [{k: _encode_object(v) for k, v in record.items() if not pd.isna(v)}
+              for record in graph.frames.to_dict("records")]
+    children = [graph.children_of(i).tolist() for i in range(len(graph))]
+    if graph.is_tree():
+        end = graph.subtree_end
+        members = [range(root, end[root]) for root in graph.root_ids.tolist()]
+    else:
+        reach = graph.reachability()
+        members = [reach[root].indices.tolist() for root in graph.root_ids.tolist()]
+    tables = [{i: {"data": frames[i], "children": children[i]} for i in sorted(nodes)}
+              for nodes in members]
+    rows = gf.dataframe.reset_index()
+    records = [{k: _encode_object(v) for k, v in record.items()}
+               for record in rows.astype(object).where(rows.notna(), None).to_dict("records")]
+    return {
+        "graph": tables,
+        "dataframe_indices": list(gf.dataframe.index.names),
+        "dataframe": records,
+        "exclusive_metrics": list(gf.exc_metrics),
+        "inclusive_metrics": list(gf.inc_metrics),
+    }
+
+
 def _load(source: str | os.PathLike) -> tuple[dict, str | None]:
     """The parsed document, and the file name if ``source`` was a path."""
     text = os.fspath(source)
