@@ -80,8 +80,10 @@ def concat_index(ensembles: Sequence[Ensemble]) -> Ensemble:
                           list(derived.items()), recipes, prune=True)
 
 
-def _headers(ensembles: Sequence[Ensemble], key: str | Sequence[Hashable] | None
-             ) -> list[Hashable]:
+def headers_of(ensembles: Sequence[Ensemble], key: str | Sequence[Hashable] | None
+               ) -> list[Hashable]:
+    """One name per ensemble: 0, 1, ... (no ``key``), the single value of metadata
+    column ``key`` in each, or the given list; names must differ."""
     if key is None:
         headers = list(range(len(ensembles)))
     elif isinstance(key, str):
@@ -103,7 +105,7 @@ def _headers(ensembles: Sequence[Ensemble], key: str | Sequence[Hashable] | None
     return headers
 
 
-def _relabelling(ens: Ensemble, on: str | None, i: int) -> dict[Hashable, Hashable]:
+def profile_relabelling(ens: Ensemble, on: str | None, i: int) -> dict[Hashable, Hashable]:
     """Old profile id -> id in the joined ensemble (the value of metadata ``on``)."""
     if on is None:
         return {pid: pid for pid in ens.profiles}
@@ -124,8 +126,8 @@ def concat_columns(ensembles: Sequence[Ensemble], key: str | Sequence[Hashable] 
     for i, ens in enumerate(ensembles):
         if ens.is_columnar:
             raise GladeError(f"ensemble {i} is already columnar")
-    headers = _headers(ensembles, key)
-    relabels = [_relabelling(ens, on, i) for i, ens in enumerate(ensembles)]
+    headers = headers_of(ensembles, key)
+    relabels = [profile_relabelling(ens, on, i) for i, ens in enumerate(ensembles)]
     graph, maps = _union_graph(ensembles)
     parts, metadata_parts, recipes = [], [], []
     exc, inc = [], []
