@@ -111,6 +111,20 @@ def to_json(gf: GraphFrame, path: str | os.PathLike | None = None) -> str:
     return text
 
 
+def _records(table: pd.DataFrame) -> list[dict]:
+    """The rows of ``table`` as dicts of plain Python values, missing values as None
+    (built column by column: one ``tolist`` per column, no per-cell pandas access)."""
+    names = list(table.columns)
+    columns = []
+    for name in names:
+        values = table[name].tolist()
+        missing = table[name].isna().to_numpy()
+        if missing.any():
+            values = [None if gone else v for v, gone in zip(values, missing, strict=True)]
+        columns.append(values)
+    return [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
+
+
 def to_hatchet_dict(gf: GraphFrame) -> dict:
     """Hatchet's JSON export of ``gf`` as a dict (Hatchet's ``to_dict``): ``graph``, one
     table per root of ``{node id: {"data": frame attributes, "children": [ids]}}`` over
@@ -118,8 +132,8 @@ def to_hatchet_dict(gf: GraphFrame) -> dict:
     missing values as None); ``dataframe_indices``; ``exclusive_metrics`` and
     ``inclusive_metrics``. ``json.dumps`` of it reads back with ``read_json``."""
     graph = gf.graph
-    frames = [{k: _encode_object(v) for k, v in record.items() if not pd.isna(v)}
-              for record in graph.frames.to_dict("records")]
+    frames = [{k: v for k, v in record.items() if v is not None}
+              for record in _records(graph.frames)]
     children = [graph.children_of(i).tolist() for i in range(len(graph))]
     if graph.is_tree():
         end = graph.subtree_end
@@ -129,9 +143,7 @@ def to_hatchet_dict(gf: GraphFrame) -> dict:
         members = [reach[root].indices.tolist() for root in graph.root_ids.tolist()]
     tables = [{i: {"data": frames[i], "children": children[i]} for i in sorted(nodes)}
               for nodes in members]
-    rows = gf.dataframe.reset_index()
-    records = [{k: _encode_object(v) for k, v in record.items()}
-               for record in rows.astype(object).where(rows.notna(), None).to_dict("records")]
+    records = _records(gf.dataframe.reset_index())
     return {
         "graph": tables,
         "dataframe_indices": list(gf.dataframe.index.names),
