@@ -17,6 +17,18 @@ from glade.errors import GladeError, MetricError
 from glade.graph import Graph
 
 
+def checked_ensembles(ensembles: Sequence[Ensemble], what: str) -> list[Ensemble]:
+    """``ensembles`` as a list, checked: at least one, and every item an Ensemble
+    (``what`` names the operation in the error)."""
+    ensembles = list(ensembles)
+    if not ensembles:
+        raise GladeError(f"{what} of no ensembles")
+    for i, ens in enumerate(ensembles):
+        if not isinstance(ens, Ensemble):
+            raise GladeError(f"item {i} is a {type(ens).__name__}, not an Ensemble")
+    return ensembles
+
+
 def _index_names(ensembles: Sequence[Ensemble]) -> list[str]:
     names = list(ensembles[0].dataframe.index.names)
     for i, ens in enumerate(ensembles):

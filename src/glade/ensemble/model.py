@@ -375,14 +375,9 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables):
         values then become the profile ids. Stats recipes carry over to every
         header; derived columns become plain data columns.
         """
-        from glade.ensemble.concat import concat_columns, concat_index
+        from glade.ensemble.concat import checked_ensembles, concat_columns, concat_index
 
-        ensembles = list(ensembles)
-        if not ensembles:
-            raise GladeError("concat of no ensembles")
-        for i, ens in enumerate(ensembles):
-            if not isinstance(ens, Ensemble):
-                raise GladeError(f"item {i} is a {type(ens).__name__}, not an Ensemble")
+        ensembles = checked_ensembles(ensembles, "concat")
         if axis == "index":
             if key is not None or on is not None:
                 raise GladeError("key= and on= apply to axis='columns' only")

@@ -101,14 +101,10 @@ class StatsTables:
         column ``key`` in each ensemble, else 0, 1, ... The metadata of a profile are
         the metadata columns with one value throughout its ensemble, and
         ``profiles``, how many profiles it summarizes."""
-        from glade.ensemble.concat import headers_of
+        from glade.ensemble.concat import checked_ensembles, headers_of
 
-        ensembles = list(ensembles)
-        if not ensembles:
-            raise GladeError("from_stats needs at least one ensemble")
+        ensembles = checked_ensembles(ensembles, "from_stats")
         for i, ens in enumerate(ensembles):
-            if not isinstance(ens, cls):
-                raise GladeError(f"item {i} is a {type(ens).__name__}, not an Ensemble")
             if not ens._stat_columns:
                 raise GladeError(f"ensemble {i} has no statistics: compute some with "
                                  "glade.stats first")
