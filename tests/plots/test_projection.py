@@ -62,9 +62,7 @@ def test_mds_is_deterministic_and_keeps_distances(synthetic):
     again, _ = projection(synthetic, "time (inc)", method="mds")
     np.testing.assert_array_equal(first, again)
     assert axes == ["MDS 1", "MDS 2"]
-    from glade.plots.ensemble import node_profile_means
-
-    values = np.nan_to_num(node_profile_means(synthetic, "time (inc)")[0].T)
+    values = np.nan_to_num(synthetic.samples().profile_means("time (inc)").T)
     original = np.linalg.norm(values[:, None] - values[None], axis=2)
     embedded = np.linalg.norm(first[:, None] - first[None], axis=2)
     upper = np.triu_indices(len(values), 1)

@@ -24,7 +24,7 @@ from bokeh.plotting import figure
 
 from glade.ensemble.samples import Label
 from glade.errors import GladeError, MetricError
-from glade.plots.ensemble import node_profile_means
+from glade.plots.ensemble import checked_samples
 
 if TYPE_CHECKING:
     from glade.ensemble.model import Ensemble
@@ -73,8 +73,8 @@ def projection(ens: Ensemble, metric: Label | None = None, method: str = "pca",
     """The ``profiles x 2`` coordinates of the projection and the names of its axes."""
     if method not in METHODS:
         raise GladeError(f"method must be 'pca' or 'mds', not {method!r}")
-    grid, metric = node_profile_means(ens, metric)
-    values = np.nan_to_num(grid.T, nan=0.0)
+    table, metric = checked_samples(ens, metric)
+    values = np.nan_to_num(table.profile_means(metric).T, nan=0.0)
     if method == "pca":
         coordinates, explained = principal_components(values, scale=scale)
         return coordinates, [f"PC{k + 1} ({100 * share:.0f}% of the variance)"

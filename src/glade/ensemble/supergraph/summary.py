@@ -17,7 +17,8 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 import pandas as pd
 
-from glade.ensemble.samples import Sorted, welch
+from glade.ensemble.comparisons import welch
+from glade.ensemble.samples import Sorted
 
 STATS = ("mean", "min", "q1", "median", "q3", "max", "std")
 
