@@ -64,6 +64,7 @@ from glade.ensemble.rows import (
 )
 from glade.ensemble.samples import Label, Recipe, SampleTable, compute, flat_label
 from glade.ensemble.stats_tables import StatsTables
+from glade.ensemble.supergraph.methods import Supergraphs
 from glade.errors import GladeError, GraphError, MetricError, QueryError
 from glade.graph import Graph, Node, subtree_sums
 from glade.profile.graphframe import GraphFrame
@@ -75,7 +76,7 @@ if TYPE_CHECKING:
 PROFILE_MODES = ("any", "all")
 
 
-class Ensemble(Arithmetic, ScalingModels, StatsTables):
+class Ensemble(Arithmetic, ScalingModels, StatsTables, Supergraphs):
     """Many profiles on one graph: ``graph``, ``dataframe``, ``metadata`` and ``stats``.
 
     Build one with :meth:`from_files`, :meth:`from_graphframes`,
@@ -692,25 +693,6 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables):
         from glade.views.sources import EnsembleSource
 
         return CCT(EnsembleSource(self, profile), metric=metric, data_name=data_name, **kwargs)
-
-    def supergraph(self, by: Any = "module", metric: Label | None = None,
-                   rank_agg: str = "mean", **kwargs: Any):
-        """The ensemble's supergraph (CallFlow): its CCT nodes grouped ``by`` ``"name"``,
-        ``"module"``, a ``{regex: module}`` mapping or a function of a frame, with exact
-        per-profile values of ``metric`` and their statistics (see
-        :func:`glade.ensemble.supergraph.build_supergraph` for ``target``, ``bins``,
-        ``whis``)."""
-        from glade.ensemble.supergraph import build_supergraph
-
-        return build_supergraph(self, by, metric, rank_agg, **kwargs)
-
-    def show_supergraph(self, by: Any = "module", metric: Label | None = None,
-                        data_name: str = "ens", **kwargs: Any):
-        """The interactive Sankey of the supergraph (in Jupyter); its edits are queries
-        on the ensemble (see :class:`glade.views.Supergraph`)."""
-        from glade.views import Supergraph
-
-        return Supergraph(self, by=by, metric=metric, data_name=data_name, **kwargs)
 
     def tree(self, metrics: Label | Sequence[Label] | None = None,
              profile: Hashable | None = None, **kwargs: Any) -> str:
