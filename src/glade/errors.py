@@ -71,3 +71,16 @@ class QuerySyntaxError(QueryError):
             full += "; expected one of: " + ", ".join(self.expected)
         full += f"\n  {shown}\n  {caret}"
         super().__init__(full)
+
+
+def call_user(function, *args, name: str, context: str = ""):
+    """``function(*args)`` for a function the user gave: a GladeError it raises passes
+    through, any other exception becomes a GladeError saying ``"<name> raised
+    <Exception> <context>: <message>"``."""
+    try:
+        return function(*args)
+    except GladeError:
+        raise
+    except Exception as exc:
+        where = f" {context}" if context else ""
+        raise GladeError(f"{name} raised {type(exc).__name__}{where}: {exc}") from exc

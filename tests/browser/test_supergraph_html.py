@@ -13,7 +13,7 @@ from glade.views import Supergraph
 pytestmark = pytest.mark.browser
 
 
-def test_exported_page_works_offline(page, tmp_path):
+def test_exported_page_works_offline(page, blocked, tmp_path):
     ens = Ensemble.from_graphframes(synthetic_ensemble(24, 150))
     view = Supergraph(ens, by="module", unit="ms").split("libmpi.so.12")
     target = ens.profiles[6]
@@ -21,16 +21,6 @@ def test_exported_page_works_offline(page, tmp_path):
     shown = view.supergraph()
     path = view.to_html(tmp_path / "supergraph.html")
 
-    requested: list[str] = []
-
-    def offline(route):
-        if route.request.url.startswith("file://"):
-            route.continue_()
-        else:
-            requested.append(route.request.url)
-            route.abort()
-
-    page.route("**/*", offline)
     page.goto(path.as_uri())
     nodes = page.locator(".glade-sg .gs-node")
     nodes.first.wait_for(timeout=30_000)
@@ -64,4 +54,4 @@ def test_exported_page_works_offline(page, tmp_path):
     assert page.locator(".gs-stats").inner_text().count("target") == 1
     page.locator(".gs-sankey").click(position={"x": 5, "y": 5})
     assert not panel.is_visible()
-    assert requested == []
+    assert blocked == []

@@ -65,7 +65,7 @@ from glade.ensemble.rows import (
 from glade.ensemble.samples import Label, Recipe, SampleTable, compute, flat_label
 from glade.ensemble.stats_tables import StatsTables
 from glade.ensemble.supergraph.methods import Supergraphs
-from glade.errors import GladeError, GraphError, MetricError, QueryError
+from glade.errors import GladeError, GraphError, MetricError, QueryError, call_user
 from glade.graph import Graph, Node, subtree_sums
 from glade.profile.graphframe import GraphFrame
 from glade.profile.table import inclusive_name
@@ -494,13 +494,7 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, Supergraphs):
 
     def _derived_values(self, name: Label, function: Callable[[Ensemble], Any]) -> np.ndarray:
         """One value per row from ``function(self)``, checked."""
-        try:
-            values = function(self)
-        except GladeError:
-            raise
-        except Exception as exc:
-            raise GladeError(f"the function of derived column {name!r} raised "
-                             f"{type(exc).__name__}: {exc}") from exc
+        values = call_user(function, self, name=f"the function of derived column {name!r}")
         if isinstance(values, pd.Series):
             if not values.index.equals(self.dataframe.index):
                 values = values.reindex(self.dataframe.index)

@@ -19,6 +19,8 @@ import anywidget
 import traitlets
 
 from glade.errors import GladeError
+from glade.query import parse
+from glade.query.model import BaseQuery
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
 
@@ -96,6 +98,10 @@ class QueryView(anywidget.AnyWidget):
     def __init__(self, data: Any, data_name: str, **kwargs: Any):
         self._data = data
         self.data_name = check_identifier(data_name)
+        # True while the view sets its own traits (``query`` after an edit), which are
+        # then not edits from the user
+        self._internal = False
+        self._pending_edit: dict | None = None
         super().__init__(**kwargs)
 
     @property
@@ -142,6 +148,33 @@ class QueryView(anywidget.AnyWidget):
             self.future = future
             self.history = history
         return self
+
+    @traitlets.validate("query")
+    def _valid_query(self, proposal):
+        """A query assigned from Python (``view.query = text``, or one read from a file):
+        parsed (a QuerySyntaxError or QueryError leaves the view as it was), made
+        canonical, and recorded as the edit :meth:`_query_edit` makes of it."""
+        text = proposal["value"]
+        if self._internal:
+            return text
+        if not isinstance(text, str):
+            raise GladeError(f"a query is text, not {type(text).__name__}")
+        parsed = parse(text)
+        canonical = str(parsed)
+        if canonical != self.query:
+            self._pending_edit = self._query_edit(parsed)
+        return canonical
+
+    @traitlets.observe("query")
+    def _query_assigned(self, change) -> None:
+        if self._pending_edit is not None:
+            edit, self._pending_edit = self._pending_edit, None
+            self._edit(edit)
+
+    def _query_edit(self, query: BaseQuery) -> dict:
+        """The edit that assigning ``query`` to the view records (views that take
+        assigned queries say how)."""
+        raise GladeError(f"a {type(self).__name__} view does not take an assigned query")
 
     # ------------------------------------------------------------ results
     def _apply_code(self, data_name: str, query: str) -> str:

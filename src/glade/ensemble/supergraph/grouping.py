@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from glade.errors import GladeError, MetricError
+from glade.errors import GladeError, MetricError, call_user
 from glade.graph import frame_codes
 from glade.query.paths import equals
 from glade.query.predicates import (
@@ -144,12 +144,6 @@ def _by_function(frames: pd.DataFrame, by: Callable[[dict], Any]) -> Grouping:
     for i, record in enumerate(records):
         frame = {k: v for k, v in record.items() if not (pd.api.types.is_scalar(v)
                                                         and pd.isna(v))}
-        try:
-            key = by(frame)
-        except GladeError:
-            raise
-        except Exception as exc:
-            raise GladeError(f"the by function raised {type(exc).__name__} on the frame "
-                             f"{frame!r}: {exc}") from exc
+        key = call_user(by, frame, name="the by function", context=f"on the frame {frame!r}")
         keys[i] = str(record["name"] if key is None else key)
     return Grouping(keys[inverse], None)

@@ -139,8 +139,6 @@ class Supergraph(QueryView):
         self._cache: OrderedDict[tuple, SupergraphModel] = OrderedDict()
         self._states: OrderedDict[tuple, edits.ViewState] = OrderedDict()
         self._initial = edits.ViewState(metric=chosen, target=target)
-        self._internal = False
-        self._pending_query: str | None = None
         self._refusal = ""
         self._shown = self._supergraph(self._initial)
         blob, offsets = string_table(profile_labels(ensemble.metadata))
@@ -259,24 +257,8 @@ class Supergraph(QueryView):
         self._state(candidate)
         super()._edit(edit)
 
-    @traitlets.validate("query")
-    def _valid_query(self, proposal):
-        text = proposal["value"]
-        if self._internal:
-            return text
-        if not isinstance(text, str):
-            raise GladeError(f"a query is text, not {type(text).__name__}")
-        canonical = str(parse(text))
-        if canonical != self.query:
-            self._pending_query = canonical
-        return canonical
-
-    @traitlets.observe("query")
-    def _query_assigned(self, change) -> None:
-        pending = self._pending_query
-        if pending is not None and not self._internal:
-            self._pending_query = None
-            self._edit({"op": "query", "query": pending})
+    def _query_edit(self, query: BaseQuery) -> dict:
+        return {"op": "query", "query": str(query)}
 
     def _assigned(self, change, edit_of) -> None:
         """A state trait assigned from Python (``view.metric = m``) is the edit
