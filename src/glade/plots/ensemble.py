@@ -40,7 +40,7 @@ def _node_id(ens: Ensemble, node: NodeRef) -> int:
             raise GladeError(f"{node!r} belongs to another graph")
         return node.nid
     if isinstance(node, str):
-        ids = np.flatnonzero(ens.graph.frames["name"].to_numpy() == node)
+        ids = np.flatnonzero(ens.graph.names == node)
         if len(ids) != 1:
             raise GladeError(f"{len(ids)} nodes are named {node!r}" + (
                 f" (ids {ids[:10].tolist()}): give an id" if len(ids) else ""))
@@ -51,7 +51,7 @@ def _node_id(ens: Ensemble, node: NodeRef) -> int:
 
 
 def _node_labels(ens: Ensemble, ids: np.ndarray) -> list[str]:
-    names = ens.graph.frames["name"].to_numpy()[ids]
+    names = ens.graph.names[ids]
     return [f"{name} [{nid}]" for name, nid in zip(names, ids, strict=True)]
 
 
