@@ -40,6 +40,12 @@ OPERATIONS = {
     "profile_values": lambda ens: ens.profile_values("compiler"),
     "match": lambda ens: list(ens.match(QUERY)),
     "samples": lambda ens: ens.samples().values(METRIC),
+    "add": lambda ens: ens + ens,
+    "div by metadata": lambda ens: ens.div(ens, on="path"),
+    "groupby agg": lambda ens: ens.groupby("compiler").agg(["mean", "sum"]),
+    "from_stats": lambda ens: Ensemble.from_stats(list(ens.groupby("compiler").values()),
+                                                  key="compiler"),
+    "get_node": lambda ens: ens.get_node(ens.graph.name_of(1)),
 }
 
 

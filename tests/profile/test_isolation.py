@@ -37,6 +37,11 @@ OPERATIONS = {
     "flat_profile": lambda gf: gf.flat_profile(),
     "node_values": lambda gf: gf.node_values("time"),
     "to_literal": lambda gf: gf.to_literal(),
+    "to_dict": lambda gf: gf.to_dict(),
+    "subgraph_sum": lambda gf: gf.subgraph_sum("time", "time below"),
+    "subtree_sum": lambda gf: gf.subtree_sum(["time"]),
+    "hot_path": lambda gf: gf.hot_path("time (inc)"),
+    "load_imbalance": lambda gf: gf.load_imbalance("time"),
     "match": lambda gf: list(gf.match(QUERY)),
     "ensemble": lambda gf: glade.Ensemble.from_graphframes([gf], labels=["cpi"]),
 }

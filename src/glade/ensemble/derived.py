@@ -80,7 +80,8 @@ class DerivedData:
         until the dataframe changes)."""
         if self._sample_table is None:
             self._sample_table = SampleTable(self.dataframe, len(self.graph),
-                                             self.metadata.index, self.metric_columns)
+                                             self.metadata.index, self.metric_columns,
+                                             self.metadata)
         return self._sample_table
 
     def _add_recipe(self, recipe: Recipe) -> pd.DataFrame:
