@@ -5,8 +5,9 @@ attribute compared), nodes that share one become one node, and their rows one ro
 per rank (and thread, profile...):
 
 - additive metrics (exclusive and inclusive) are **summed**, missing values skipped;
-  the sum is missing only when every merged value is. Nodes that share a call path
-  have disjoint subtrees, so inclusive sums count nothing twice;
+  the sum is missing only when every merged value is. In a tree, nodes that share a
+  call path have disjoint subtrees, so inclusive sums count nothing twice (in a DAG, a
+  descendant shared by two merged nodes counts in both inclusive values);
 - every other column (a non-additive metric: a count that is not declared
   exclusive, an id, a string) keeps its **first non-missing value**, in the order of
   the rows (a profile's rows are in node pre-order, so: the first node's).
