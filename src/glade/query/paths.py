@@ -49,7 +49,7 @@ class CallPathNames:
         self.parent = np.asarray(graph.tree_parent, dtype=np.int64)
         self.depth = np.asarray(graph.depth, dtype=np.int64)
         self.path_key = graph.call_path_keys()
-        names = graph.frames["name"].to_numpy()
+        names = graph.names
         self.name_index, self.unique_names = pd.factorize(names, use_na_sentinel=False)
         self.name_predicates = [equals("name", u) for u in self.unique_names]
         self.extra = self._disambiguation()
@@ -57,7 +57,6 @@ class CallPathNames:
     def _disambiguation(self) -> dict[int, list[Predicate]]:
         """For each node that shares its name with another child of its parent's call path,
         the conditions on the other frame attributes that differ among those nodes."""
-        frames = self.graph.frames
         sibling = np.where(self.parent >= 0, self.path_key[np.maximum(self.parent, 0)], -1)
         group = (sibling + 1) * (len(self.unique_names) + 1) + self.name_index
         group = pd.factorize(group)[0]
@@ -65,10 +64,10 @@ class CallPathNames:
         extra: dict[int, list[Predicate]] = {}
         if shared.size == 0:
             return extra
-        for column in frames.columns:
+        for column in self.graph.frame_attributes:
             if column == "name":
                 continue
-            values = frames[column].to_numpy()
+            values = self.graph.frame_values(column)
             codes = pd.factorize(values[shared], use_na_sentinel=False)[0]
             pairs = np.unique(np.stack([group[shared], codes], axis=1), axis=0)
             differing = np.flatnonzero(np.bincount(pairs[:, 0], minlength=group.max() + 1) > 1)

@@ -160,7 +160,7 @@ class Supergraph:
         return pd.DataFrame({
             "supernode": keys[flows.group[node]],
             "node": node,
-            "name": graph.frames["name"].to_numpy()[node],
+            "name": graph.names[node],
             "top": flows.top[node],
             "caller": keys[np.where(parent >= 0, flows.group[np.maximum(parent, 0)], -1)],
             "inclusive_mean": inclusive[node],
@@ -316,7 +316,7 @@ class Supergraph:
             raise GladeError(f"split by 'entry' or 'callee', not {by!r}")
         index = self._index(supernode)
         flows, graph = self._flows, self._values.graph
-        names = graph.frames["name"].to_numpy()
+        names = graph.names
         run_entry = graph.nearest_kept(flows.entry)
         parent = graph.tree_parent
         parent_group = np.where(parent >= 0, flows.group[np.maximum(parent, 0)], -1)
@@ -403,7 +403,7 @@ class Supergraph:
         supernode index, the name and the value of each, grouped by supernode."""
         flows, values = self._flows, self._values
         node = np.flatnonzero(flows.top)
-        names = values.graph.frames["name"].to_numpy()
+        names = values.graph.names
         codes, unique = pd.factorize(names[node], use_na_sentinel=False)
         key = flows.group[node] * max(len(unique), 1) + codes
         distinct, inverse = np.unique(key, return_inverse=True)

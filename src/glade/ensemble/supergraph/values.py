@@ -178,7 +178,7 @@ def call_tree_values(ens: Ensemble, metric: Hashable | None = None,
         exclusive = dense - children_sums(graph.tree_parent, dense)
     else:
         inclusive, exclusive = matrices[inclusive_metric], matrices[exclusive_metric]
-    return CallTreeValues(graph.copy(), ens.metadata.index.copy(), ens.metadata.copy(),
+    return CallTreeValues(graph, ens.metadata.index.copy(), ens.metadata.copy(),
                           inclusive_metric or inclusive_name(exclusive_metric),
                           exclusive_metric, rank_agg, inclusive, exclusive, ranks)
 
