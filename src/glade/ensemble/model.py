@@ -149,9 +149,10 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         self._row_node = np.asarray(rows.index.codes[0], dtype=np.int64)
         self._row_profile = np.asarray(rows.index.codes[1], dtype=np.int64)
         self._frame_cols = [frame_label(c, rows.columns) for c in graph.frame_attributes]
-        frames = pd.DataFrame({label: graph.frame_values(col)[self._row_node]
-                               for label, col in zip(self._frame_cols, graph.frame_attributes,
-                                                     strict=True)}, index=rows.index)
+        # taken in the frame table's own dtypes (strings stay Arrow strings under pandas 3,
+        # never converted one Python object at a time)
+        frames = graph.frame_rows(self._row_node)
+        frames.index, frames.columns = rows.index, self._frame_cols
         self.dataframe = pd.concat([rows, frames], axis=1) if len(frames.columns) else rows
         self._derived: list[tuple[Label, Callable]] = []
         self._recipes: list[Recipe] = []
