@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from glade.profile.graphframe import GraphFrame
 
 SHARED_MARK = "↪ "
+#: Deepest indentation drawn; deeper rows are marked with their depth instead.
+MAX_INDENT = 64
+DEEP_MARK = "⋯"
 _RESET = "\033[0m"
 # From low to high: green, lime, yellow, orange, red, bright red.
 _COLOURS = ["\033[38;5;34m", "\033[38;5;112m", "\033[38;5;220m", "\033[38;5;208m",
@@ -67,8 +70,14 @@ def _display_items(gf: GraphFrame, visible: np.ndarray):
     return item_node[order_rows], tp, is_ref[order_rows]
 
 
-def _prefixes(parent_row: np.ndarray) -> np.ndarray:
-    """Box-drawing prefix of every row of a tree given in pre-order by parent rows."""
+def _prefixes(parent_row: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Box-drawing prefix of every row of a tree given in pre-order by parent rows, and
+    whether some row is deeper than the indentation drawn.
+
+    Indentation stops growing at :data:`MAX_INDENT` levels, so the text of a deep chain
+    stays linear in its length: a deeper row is drawn under its ancestor at that depth,
+    marked ``⋯d`` with its depth d.
+    """
     n = parent_row.size
     last = np.ones(n, dtype=bool)
     child = np.flatnonzero(parent_row >= 0)
@@ -80,14 +89,22 @@ def _prefixes(parent_row: np.ndarray) -> np.ndarray:
         same_next = parents[by_parent][1:] == parents[by_parent][:-1]
         following_same[by_parent[:-1]] = same_next
         last[child] = ~following_same
+    depth = depth_from_parent(parent_row)
+    branch = np.where(last, "└─ ", "├─ ").astype(object)
     line = np.full(n, "", dtype=object)
     cont = np.full(n, "", dtype=object)
-    for level in group_by_depth(depth_from_parent(parent_row))[1:]:
+    for level in group_by_depth(np.minimum(depth, MAX_INDENT + 1))[1 : MAX_INDENT + 1]:
         parent = parent_row[level]
-        is_last = last[level]
-        line[level] = cont[parent] + np.where(is_last, "└─ ", "├─ ").astype(object)
-        cont[level] = cont[parent] + np.where(is_last, "   ", "│  ").astype(object)
-    return line
+        line[level] = cont[parent] + branch[level]
+        cont[level] = cont[parent] + np.where(last[level], "   ", "│  ").astype(object)
+    deep = np.flatnonzero(depth > MAX_INDENT)
+    if deep.size:
+        # in pre-order, the last row at the limit depth before a deeper row is its ancestor
+        at_limit = np.flatnonzero(depth == MAX_INDENT)
+        ancestor = at_limit[np.searchsorted(at_limit, deep, side="right") - 1]
+        marks = np.char.mod(f"{DEEP_MARK}%d ", depth[deep]).astype(object)
+        line[deep] = cont[ancestor] + marks + branch[deep]
+    return line, bool(deep.size)
 
 
 def _colour(values: np.ndarray, text: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -146,7 +163,7 @@ def render(
     header = [f"{metric}{rows}"]
     if items.size == 0:
         return header[0] + "\n(no node passes the depth and threshold limits)\n"
-    prefix = _prefixes(parent_row)
+    prefix, elided = _prefixes(parent_row)
     names = graph.frames["name"].to_numpy()[items].astype(str).astype(object)
     if name_width is not None and name_width > 1:
         long = np.array([len(s) > name_width for s in names], dtype=bool)
@@ -167,6 +184,9 @@ def render(
     body[is_ref] = SHARED_MARK + names[is_ref]
     lines = (prefix + body).tolist()
     footer = []
+    if elided:
+        footer.append(f"{DEEP_MARK}d: a row deeper than {MAX_INDENT} levels, not indented "
+                      "further (d is its depth)")
     if is_ref.any():
         footer.append(f"{SHARED_MARK}shared node, shown in full at its first call path")
     if color:
