@@ -144,8 +144,13 @@ def render(
     values = gf.node_values(metric, rank=rank, agg=agg)
     graph = gf.graph
     n = len(graph)
+    rows = "" if gf.dataframe.index.nlevels == 1 else (
+        f" (rank {rank})" if rank is not None else f" ({agg} over rows)"
+        if isinstance(agg, str) else " (aggregated over rows)"
+    )
+    header = [f"{metric}{rows}"]
     if n == 0:
-        return ""
+        return header[0] + "\n(no node)\n"
     fails = np.zeros(n, dtype=bool)
     if depth is not None:
         fails |= graph.depth > depth
@@ -156,11 +161,6 @@ def render(
         fails |= ~(np.where(np.isnan(values), -np.inf, values) >= threshold * hi)
     visible = ~_hidden_subtrees(gf, fails)
     items, parent_row, is_ref = _display_items(gf, visible)
-    rows = "" if gf.dataframe.index.nlevels == 1 else (
-        f" (rank {rank})" if rank is not None else f" ({agg} over rows)"
-        if isinstance(agg, str) else " (aggregated over rows)"
-    )
-    header = [f"{metric}{rows}"]
     if items.size == 0:
         return header[0] + "\n(no node passes the depth and threshold limits)\n"
     prefix, elided = _prefixes(parent_row)
