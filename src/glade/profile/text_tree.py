@@ -10,6 +10,7 @@ import pandas as pd
 
 from glade.errors import MetricError
 from glade.graph import Graph, depth_from_parent, group_by_depth
+from glade.units import format_times, time_unit
 
 if TYPE_CHECKING:
     from glade.profile.graphframe import GraphFrame
@@ -134,7 +135,9 @@ def render(
     ``depth`` hides nodes deeper than it (roots are depth 0); ``threshold``
     hides nodes (and what lies below them) whose value is under
     ``threshold`` x the largest value; ``name_width`` cuts long names;
-    ``color`` adds ANSI colours by value with a legend; ``annotation`` names a
+    ``color`` adds ANSI colours by value with a legend; a time metric (one with a unit in
+    ``metadata["units"]``, see :mod:`glade.units`) is written with units (``1.235 ms``);
+    ``annotation`` names a
     column shown after the name. A node shared by several parents (a DAG) is
     printed once in full and elsewhere as ``↪ name``.
     """
@@ -169,8 +172,12 @@ def render(
         long = np.array([len(s) > name_width for s in names], dtype=bool)
         names[long] = np.array([s[: name_width - 1] + "…" for s in names[long]], dtype=object)
     shown = values[items]
-    text = np.char.mod(f"%.{precision}f", shown).astype(object)
-    text[~np.isfinite(shown)] = "nan"
+    unit = time_unit(gf.metadata, metric)
+    if unit is None:
+        text = np.char.mod(f"%.{precision}f", shown).astype(object)
+        text[~np.isfinite(shown)] = "nan"
+    else:
+        text = format_times(shown, unit, precision)
     if color:
         text = _colour(shown, text, lo, hi)
     body = text + " " + names
@@ -191,8 +198,10 @@ def render(
         footer.append(f"{SHARED_MARK}shared node, shown in full at its first call path")
     if color:
         stops = lo + (hi - lo) * np.concatenate([[0.0], _EDGES])
+        marks = (format_times(stops, unit, precision) if unit is not None
+                 else [f"{s:.{precision}g}" for s in stops])
         legend = " ".join(
-            f"{c}■{_RESET} ≥{s:.{precision}g}" for c, s in zip(_COLOURS, stops, strict=True)
+            f"{c}■{_RESET} ≥{s}" for c, s in zip(_COLOURS, marks, strict=True)
         )
         footer.append(f"Legend ({metric}): {legend}")
     return "\n".join(header + lines + footer) + "\n"

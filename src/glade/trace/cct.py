@@ -111,7 +111,8 @@ def to_graphframe(trace: Trace) -> GraphFrame:
         "time (inc)": time_inc[present],
         "count": count[present].astype(np.int64),
     })
-    metadata = {"source": "trace", "time unit": "ns", "trace": dict(trace.metadata)}
+    metadata = {"source": "trace", "units": {"time": "ns", "time (inc)": "ns"},
+                "trace": dict(trace.metadata)}
     gf = GraphFrame.from_tables(
         ordered, src, dst, rows, exc_metrics=["time", "count"], inc_metrics=["time (inc)"],
         roots=np.flatnonzero(np.bincount(dst, minlength=len(frames)) == 0),
