@@ -8,12 +8,15 @@ import {
   applyEdit, COLLAPSED, isEmpty, keyMasks, replay,
 } from "./edits.js";
 import { debounce, element, option, set } from "../../lib/dom.js";
-import { formatPercent, formatValue } from "../../lib/format.js";
+import { formatMetric, formatPercent } from "../../lib/format.js";
 import { pushEdit, redo, undo } from "../../lib/history.js";
+import {
+  breakable, columnTitle, DEFAULT_WIDTH, headerLabel, kindLabel, resizedWidth,
+} from "./columns.js";
 import { displayTree, rowOrder, sortKey } from "./layout.js";
 import { buildQuery } from "./query.js";
 import { matchingNodes, searchPattern } from "./search.js";
-import { VirtualList } from "../../lib/virtual.js";
+import { rowAt, VirtualList } from "../../lib/virtual.js";
 
 const ROW_HEIGHT = 22;
 const THRESHOLD_STEPS = 1000;
@@ -32,6 +35,7 @@ class CCTView {
     this.sortKeys = new Map();
     this.scales = new Map();
     this.cursorNode = -1;
+    this.pointer = null;
     this.search = { pattern: null, matches: null };
     // Columns: the exclusive and inclusive metrics, or every metric when there are none
     // (an ensemble's statistics, say).
@@ -103,10 +107,22 @@ class CCTView {
     const notice = element("div", "gc-notice");
     const header = element("div", "gc-row gc-header");
     header.append(element("span", "gc-name", { text: "name" }));
-    this.columns.forEach((c) => {
-      header.append(element("span", "gc-cell gc-sortable", { text: c.name, "data-metric": c.name,
-        title: `sort by ${c.name}` }));
+    // Column j is var(--gc-w<j>) wide in the header and in every row: resizing a column
+    // sets one property and redraws nothing.
+    this.widths = this.columns.map(() => DEFAULT_WIDTH);
+    this.headerLabels = this.columns.map((c, j) => {
+      const cell = element("span", "gc-cell gc-sortable gc-column", {
+        "data-metric": c.name, title: columnTitle(c),
+      });
+      cell.style.width = `var(--gc-w${j})`;
+      const label = element("span", "gc-column-name");
+      cell.append(label, element("span", "gc-column-kind", { text: kindLabel(c) }),
+        element("span", "gc-resize", { "data-column": String(j) }));
+      root.style.setProperty(`--gc-w${j}`, `${DEFAULT_WIDTH}px`);
+      header.append(cell);
+      return label;
     });
+    header.append(element("span", "gc-slot"));
     const body = element("div", "gc-body");
     body.style.height = `${this.model.get("height")}px`;
     const footer = element("div", "gc-footer");
@@ -139,6 +155,7 @@ class CCTView {
       searchInput: search, searchInfo, undoButton, redoButton, unfocusButton: unfocus,
       notice, header, body, legend, status, queryText, copyButton: copy, tooltip, actions,
     });
+    this.labelColumns();
     this.list = new VirtualList(body, {
       rowHeight: ROW_HEIGHT,
       makeRow: () => this.makeRow(),
@@ -158,13 +175,46 @@ class CCTView {
     row.append(name);
     for (let c = 0; c < this.columns.length; c++) {
       const cell = element("span", "gc-cell");
+      cell.style.width = `var(--gc-w${c})`;
       parts.bars.push(element("span", "gc-bar"));
       parts.numbers.push(element("span", "gc-num"));
       cell.append(parts.bars[c], parts.numbers[c]);
       row.append(cell);
     }
+    // The row buttons appear in this slot, never over a value.
+    row.append(element("span", "gc-slot"));
     row.gladeParts = parts;
     return row;
+  }
+
+  /** Header texts that fit each column's width (long names cut in the middle). */
+  labelColumns() {
+    this.headerLabels.forEach((label, j) => {
+      label.textContent = breakable(headerLabel(this.columns[j].name, this.widths[j]));
+    });
+  }
+
+  /** Drag the right edge of a column header to resize that column. */
+  resizeColumn(event) {
+    const column = Number(event.target.getAttribute("data-column"));
+    const grip = event.target;
+    const startX = event.clientX;
+    const start = this.widths[column];
+    grip.setPointerCapture(event.pointerId);
+    const move = (moved) => {
+      this.widths[column] = resizedWidth(start, moved.clientX - startX);
+      this.root.style.setProperty(`--gc-w${column}`, `${this.widths[column]}px`);
+      this.labelColumns();
+    };
+    const end = () => {
+      grip.removeEventListener("pointermove", move);
+      grip.removeEventListener("pointerup", end);
+      grip.removeEventListener("pointercancel", end);
+    };
+    grip.addEventListener("pointermove", move, { signal: this.signal });
+    grip.addEventListener("pointerup", end, { signal: this.signal });
+    grip.addEventListener("pointercancel", end, { signal: this.signal });
+    event.preventDefault();
   }
 
   // --------------------------------------------------------------- events
@@ -181,9 +231,19 @@ class CCTView {
     on(this.schemeSelect, "change", () => setTrait("color_scheme", this.schemeSelect.value));
     on(this.logBox, "change", () => setTrait("color_log", this.logBox.checked));
     on(this.header, "click", (event) => {
+      if (event.target.closest(".gc-resize")) return;
       const metric = event.target.closest("[data-metric]")?.getAttribute("data-metric");
       if (metric) setTrait("sort_metric", metric);
     });
+    on(this.header, "pointerdown", (event) => {
+      if (event.target.closest(".gc-resize")) this.resizeColumn(event);
+    });
+    // The header lines up with the rows above the body's scroll bar, whatever its width.
+    const scrollbar = new ResizeObserver(() => {
+      this.header.style.paddingRight = `${this.body.offsetWidth - this.body.clientWidth}px`;
+    });
+    scrollbar.observe(this.body);
+    signal.addEventListener("abort", () => scrollbar.disconnect());
     on(this.depthSelect, "change", () => {
       const value = this.depthSelect.value;
       this.depthSelect.value = "";
@@ -194,7 +254,8 @@ class CCTView {
       this.edit({ op: "threshold", metric, value: this.thresholdValue() });
     }, THRESHOLD_DELAY_MS);
     on(this.thresholdInput, "input", () => {
-      this.thresholdLabel.textContent = formatValue(this.thresholdValue());
+      this.thresholdLabel.textContent = this.formatOf(this.model.get("metric"),
+        this.thresholdValue());
       commitThreshold();
     });
     signal.addEventListener("abort", () => commitThreshold.cancel());
@@ -226,12 +287,21 @@ class CCTView {
       const group = this.groupAt(event);
       if (group >= 0) this.toggle(group);
     });
-    on(this.body, "mousemove", (event) => this.showTooltip(event));
-    on(this.body, "mouseover", (event) => {
-      const row = event.target.closest(".gc-row");
-      if (row && row !== this.actions.parentElement) row.append(this.actions);
+    // What the pointer is over is found from its position, not from the element under it:
+    // a wheel scroll moves the rows under a still pointer, and the tooltip and the row
+    // buttons must follow (the list redraws in the animation frame after a scroll, so
+    // the hover is updated in the frame after that).
+    on(this.body, "mousemove", (event) => {
+      this.pointer = { x: event.clientX, y: event.clientY };
+      this.hover();
     });
-    on(this.body, "mouseleave", () => (this.tooltip.style.display = "none"));
+    on(this.body, "scroll", () => {
+      if (this.pointer) requestAnimationFrame(() => this.hover());
+    }, { passive: true });
+    on(this.body, "mouseleave", () => {
+      this.pointer = null;
+      this.hover();
+    });
     on(this.root, "keydown", (event) => this.onKey(event));
     model.on("change:history", () => this.onRemoteEdits());
     model.on("change:future", () => this.onRemoteEdits());
@@ -558,10 +628,12 @@ class CCTView {
     this.unfocusButton.disabled = !masks.focused;
     const last = this.history[this.history.length - 1];
     if (!(last?.op === "threshold" && last.metric === metric)) this.thresholdInput.value = "0";
-    this.thresholdLabel.textContent = formatValue(this.thresholdValue());
+    this.thresholdLabel.textContent = this.formatOf(metric, this.thresholdValue());
     this.notice.textContent = model.get("notice");
     this.notice.style.display = model.get("notice") ? "" : "none";
-    this.status.textContent = `${this.display.shown} of ${tree.n} nodes shown`
+    const { nodes, shown } = this.display;
+    this.status.textContent = `${nodes} of ${tree.n} nodes shown`
+      + (shown < nodes ? ` in ${shown} rows` : "")
       + (isEmpty(this.state) ? "" : " (edited)");
     this.queryText.textContent = buildQuery(tree, this.state, masks);
     this.drawLegend(colourName);
@@ -570,6 +642,12 @@ class CCTView {
     });
     this.list.update(this.order.rows.length);
     if (this.search.matches) this.updateSearchInfo();
+    this.hover();
+  }
+
+  /** A value of the named metric as text (a time with its unit when it is one). */
+  formatOf(name, value) {
+    return formatMetric(value, this.tree.metrics[this.metricIndex(name)].unit);
   }
 
   rowOfGroup(group) {
@@ -587,9 +665,9 @@ class CCTView {
     const gradient = `linear-gradient(to right, ${scale.stops(9).join(", ")})`;
     this.legend.replaceChildren(
       element("span", "gc-legend-title", { text: `${name}${scale.log ? " (log)" : ""}` }),
-      element("span", "gc-legend-value", { text: formatValue(scale.domain[0]) }),
+      element("span", "gc-legend-value", { text: this.formatOf(name, scale.domain[0]) }),
       Object.assign(element("span", "gc-legend-bar"), { style: `background: ${gradient}` }),
-      element("span", "gc-legend-value", { text: formatValue(scale.domain[1]) }),
+      element("span", "gc-legend-value", { text: this.formatOf(name, scale.domain[1]) }),
     );
   }
 
@@ -612,7 +690,7 @@ class CCTView {
     const merged = display.memberCount(group);
     set(parts.text, "textContent", merged > 1 ? `${label} (×${merged})` : label);
     for (let c = 0; c < this.columns.length; c++) {
-      const { index: metric } = this.columns[c];
+      const { index: metric, unit } = this.columns[c];
       const value = display.value(metric, group);
       const max = this.scaleOf(metric).full;
       const bar = parts.bars[c].style;
@@ -620,7 +698,7 @@ class CCTView {
       set(bar, "width", max > 0 && value > 0 ? `${((100 * value) / max).toFixed(1)}%` : "0",
         barMemo);
       set(bar, "backgroundColor", barColour, barMemo);
-      set(parts.numbers[c], "textContent", formatValue(value));
+      set(parts.numbers[c], "textContent", formatMetric(value, unit));
     }
     const selected = this.selected.size > 0
       && display.membersOf(group).some((i) => this.selected.has(i));
@@ -630,12 +708,28 @@ class CCTView {
     row.classList.toggle("gc-match", Boolean(this.search.pattern?.test(label)));
   }
 
-  showTooltip(event) {
-    const group = this.groupAt(event);
-    if (group < 0) {
+  /** Show the row buttons and the tooltip of the row under the pointer (none when the
+   * pointer is outside the rows). */
+  hover() {
+    const box = this.pointer ? this.body.getBoundingClientRect() : null;
+    const row = box && this.pointer.x < box.right
+      ? rowAt(this.pointer.y - box.top, this.list.scrollTop, ROW_HEIGHT, this.order.rows.length)
+      : -1;
+    const target = row >= 0 ? this.list.elementAt(row) : null;
+    if (this.hovered !== target) {
+      this.hovered?.classList.remove("gc-hovered");
+      target?.classList.add("gc-hovered");
+      target?.append(this.actions);
+      this.hovered = target;
+    }
+    if (row < 0) {
       this.tooltip.style.display = "none";
       return;
     }
+    this.showTooltip(this.order.rows[row]);
+  }
+
+  showTooltip(group) {
     const { display, tree } = this;
     const node = display.first[group];
     const lines = [element("div", "gc-tip-path", { text: tree.pathNames(node).join(" → ") })];
@@ -645,7 +739,7 @@ class CCTView {
       const value = display.value(j, group);
       const share = metric.kind === "other" ? "" : formatPercent(value, this.scaleOf(j).full);
       tr.append(element("td", "", { text: metric.name }),
-        element("td", "gc-tip-num", { text: formatValue(value) }),
+        element("td", "gc-tip-num", { text: formatMetric(value, metric.unit) }),
         element("td", "gc-tip-num", { text: share }));
       table.append(tr);
     });
@@ -657,8 +751,8 @@ class CCTView {
     this.tooltip.replaceChildren(...lines);
     const box = this.root.getBoundingClientRect();
     this.tooltip.style.display = "block";
-    this.tooltip.style.left = `${Math.min(event.clientX - box.left + 14, box.width - 260)}px`;
-    this.tooltip.style.top = `${event.clientY - box.top + 14}px`;
+    this.tooltip.style.left = `${Math.min(this.pointer.x - box.left + 14, box.width - 260)}px`;
+    this.tooltip.style.top = `${this.pointer.y - box.top + 14}px`;
   }
 }
 
