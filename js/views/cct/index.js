@@ -3,16 +3,16 @@
 // as an edit list in the `history` trait; the kernel turns it into the view's query.
 import "./cct.css";
 import { callTreeFromModel } from "./calltree.js";
-import { colourScale, extent, SCHEMES } from "../../lib/colour.js";
+import { colourScale, extent } from "../../lib/colour.js";
 import {
   applyEdit, COLLAPSED, isEmpty, keyMasks, replay,
 } from "./edits.js";
-import { debounce, element, option, set } from "../../lib/dom.js";
-import { formatMetric, formatPercent } from "../../lib/format.js";
+import { debounce, element, set } from "../../lib/dom.js";
+import { formatMetric } from "../../lib/format.js";
 import { pushEdit, redo, undo } from "../../lib/history.js";
-import {
-  breakable, columnTitle, DEFAULT_WIDTH, headerLabel, kindLabel, resizedWidth,
-} from "./columns.js";
+import { buildFooter, buildRowButtons, buildToolbar } from "./controls.js";
+import { ColumnHeader } from "./header.js";
+import { fillTooltip, placeTooltip } from "./tooltip.js";
 import { displayTree, rowOrder, sortKey } from "./layout.js";
 import { buildQuery } from "./query.js";
 import { matchingNodes, searchPattern } from "./search.js";
@@ -54,108 +54,19 @@ class CCTView {
       tabindex: "0", "data-lm-suppress-shortcuts": "true",
     });
     this.root = root;
-    const bar = element("div", "gc-toolbar");
-    const metric = element("select", "gc-metric", {
-      title: "metric for bars, threshold and colour",
-    });
-    const colour = element("select", "gc-colour-metric", { title: "colour rows by" });
-    const sort = element("select", "gc-sort", { title: "order siblings by" });
-    for (const m of this.tree.metrics) {
-      option(metric, m.name);
-      option(colour, m.name);
-      option(sort, m.name);
-    }
-    option(sort, "", "profile order");
-    const scheme = element("select", "gc-scheme", { title: "colour map" });
-    for (const name of Object.keys(SCHEMES)) option(scheme, name);
-    const log = element("input", "gc-log", { type: "checkbox", title: "logarithmic colour scale" });
-    const depth = element("select", "gc-depth", { title: "collapse every node at this depth" });
-    option(depth, "", "expand to depth…");
-    for (let d = 0; d <= Math.min(this.tree.maxDepth, 64); d++) option(depth, String(d));
-    const threshold = element("input", "gc-threshold", {
-      type: "range", min: "0", max: String(THRESHOLD_STEPS), value: "0",
-      title: "collapse every node whose metric is below this value",
-    });
-    const thresholdLabel = element("span", "gc-threshold-label");
-    const search = element("input", "gc-search", {
-      type: "search", placeholder: "search names (regex), Enter: reveal", spellcheck: "false",
-    });
-    const searchInfo = element("span", "gc-search-info");
-    const undoButton = element("button", "gc-undo", { title: "undo (z)", text: "↶" });
-    const redoButton = element("button", "gc-redo", { title: "redo (y)", text: "↷" });
-    const unfocus = element("button", "gc-unfocus", {
-      title: "show the whole tree again (u)", text: "unfocus",
-    });
-    const reset = element("button", "gc-reset", { title: "drop every edit", text: "reset" });
-    const group = (...children) => {
-      const span = element("span", "gc-group");
-      span.append(...children);
-      return span;
-    };
-    const label = (text, control) => {
-      const item = element("label", "gc-label");
-      item.append(text, control);
-      return item;
-    };
-    bar.append(
-      group(label("metric ", metric), label("colour ", colour), scheme, label("log", log),
-        label("sort ", sort)),
-      group(depth, label("below ", threshold), thresholdLabel),
-      group(search, searchInfo),
-      group(undoButton, redoButton, unfocus, reset),
-    );
+    const toolbar = buildToolbar(this.tree, THRESHOLD_STEPS);
     const notice = element("div", "gc-notice");
-    const header = element("div", "gc-row gc-header");
-    header.append(element("span", "gc-name", { text: "name" }));
-    // Column j is var(--gc-w<j>) wide in the header and in every row: resizing a column
-    // sets one property and redraws nothing.
-    this.widths = this.columns.map(() => DEFAULT_WIDTH);
-    this.headerLabels = this.columns.map((c, j) => {
-      const cell = element("span", "gc-cell gc-sortable gc-column", {
-        "data-metric": c.name, title: columnTitle(c),
-      });
-      cell.style.width = `var(--gc-w${j})`;
-      const label = element("span", "gc-column-name");
-      cell.append(label, element("span", "gc-column-kind", { text: kindLabel(c) }),
-        element("span", "gc-resize", { "data-column": String(j) }));
-      root.style.setProperty(`--gc-w${j}`, `${DEFAULT_WIDTH}px`);
-      header.append(cell);
-      return label;
-    });
-    header.append(element("span", "gc-slot"));
     const body = element("div", "gc-body");
     body.style.height = `${this.model.get("height")}px`;
-    const footer = element("div", "gc-footer");
-    const legend = element("div", "gc-legend");
-    const status = element("span", "gc-status");
-    const details = element("details", "gc-query");
-    const summary = element("summary", "", { text: "query" });
-    const copy = element("button", "gc-copy", { text: "copy", title: "copy the query text" });
-    const queryText = element("pre", "gc-query-text");
-    details.append(summary, copy, queryText);
-    footer.append(legend, status, details);
-    const tooltip = element("div", "gc-tooltip");
-    // One set of row buttons, moved to the row under the pointer.
-    const actions = element("span", "gc-actions");
-    actions.append(
-      element("button", "", { "data-action": "hide", title: "hide this subtree (h)", text: "✕" }),
-      element("button", "", {
-        "data-action": "elide", title: "remove this node, keep its children (e)", text: "⤴",
-      }),
-      element("button", "", {
-        "data-action": "focus", title: "focus: keep only this subtree and its callers (f)",
-        text: "◎",
-      }),
-    );
-    root.append(bar, notice, header, body, footer, tooltip);
-    el.append(root);
-    Object.assign(this, {
-      metricSelect: metric, colourSelect: colour, sortSelect: sort, schemeSelect: scheme,
-      logBox: log, depthSelect: depth, thresholdInput: threshold, thresholdLabel,
-      searchInput: search, searchInfo, undoButton, redoButton, unfocusButton: unfocus,
-      notice, header, body, legend, status, queryText, copyButton: copy, tooltip, actions,
+    this.header = new ColumnHeader(root, this.columns, body, this.signal, (metric) => {
+      this.model.set("sort_metric", metric);
+      this.model.save_changes();
     });
-    this.labelColumns();
+    const footer = buildFooter();
+    const tooltip = element("div", "gc-tooltip");
+    root.append(toolbar.bar, notice, this.header.element, body, footer.footer, tooltip);
+    el.append(root);
+    Object.assign(this, toolbar, footer, { notice, body, tooltip, actions: buildRowButtons() });
     this.list = new VirtualList(body, {
       rowHeight: ROW_HEIGHT,
       makeRow: () => this.makeRow(),
@@ -187,36 +98,6 @@ class CCTView {
     return row;
   }
 
-  /** Header texts that fit each column's width (long names cut in the middle). */
-  labelColumns() {
-    this.headerLabels.forEach((label, j) => {
-      label.textContent = breakable(headerLabel(this.columns[j].name, this.widths[j]));
-    });
-  }
-
-  /** Drag the right edge of a column header to resize that column. */
-  resizeColumn(event) {
-    const column = Number(event.target.getAttribute("data-column"));
-    const grip = event.target;
-    const startX = event.clientX;
-    const start = this.widths[column];
-    grip.setPointerCapture(event.pointerId);
-    const move = (moved) => {
-      this.widths[column] = resizedWidth(start, moved.clientX - startX);
-      this.root.style.setProperty(`--gc-w${column}`, `${this.widths[column]}px`);
-      this.labelColumns();
-    };
-    const end = () => {
-      grip.removeEventListener("pointermove", move);
-      grip.removeEventListener("pointerup", end);
-      grip.removeEventListener("pointercancel", end);
-    };
-    grip.addEventListener("pointermove", move, { signal: this.signal });
-    grip.addEventListener("pointerup", end, { signal: this.signal });
-    grip.addEventListener("pointercancel", end, { signal: this.signal });
-    event.preventDefault();
-  }
-
   // --------------------------------------------------------------- events
   listen() {
     const { model, signal } = this;
@@ -230,20 +111,6 @@ class CCTView {
     on(this.sortSelect, "change", () => setTrait("sort_metric", this.sortSelect.value));
     on(this.schemeSelect, "change", () => setTrait("color_scheme", this.schemeSelect.value));
     on(this.logBox, "change", () => setTrait("color_log", this.logBox.checked));
-    on(this.header, "click", (event) => {
-      if (event.target.closest(".gc-resize")) return;
-      const metric = event.target.closest("[data-metric]")?.getAttribute("data-metric");
-      if (metric) setTrait("sort_metric", metric);
-    });
-    on(this.header, "pointerdown", (event) => {
-      if (event.target.closest(".gc-resize")) this.resizeColumn(event);
-    });
-    // The header lines up with the rows above the body's scroll bar, whatever its width.
-    const scrollbar = new ResizeObserver(() => {
-      this.header.style.paddingRight = `${this.body.offsetWidth - this.body.clientWidth}px`;
-    });
-    scrollbar.observe(this.body);
-    signal.addEventListener("abort", () => scrollbar.disconnect());
     on(this.depthSelect, "change", () => {
       const value = this.depthSelect.value;
       this.depthSelect.value = "";
@@ -280,7 +147,7 @@ class CCTView {
     button(this.undoButton, () => this.undo());
     button(this.redoButton, () => this.redo());
     button(this.unfocusButton, () => this.edit({ op: "unfocus" }));
-    button(this.root.querySelector(".gc-reset"), () => this.edit({ op: "reset" }));
+    button(this.resetButton, () => this.edit({ op: "reset" }));
     on(this.copyButton, "click", () => navigator.clipboard?.writeText(this.queryText.textContent));
     on(this.body, "click", (event) => this.onRowClick(event));
     on(this.body, "dblclick", (event) => {
@@ -637,9 +504,7 @@ class CCTView {
       + (isEmpty(this.state) ? "" : " (edited)");
     this.queryText.textContent = buildQuery(tree, this.state, masks);
     this.drawLegend(colourName);
-    this.header.querySelectorAll("[data-metric]").forEach((cell) => {
-      cell.classList.toggle("gc-sorted", cell.getAttribute("data-metric") === sortName);
-    });
+    this.header.markSorted(sortName);
     this.list.update(this.order.rows.length);
     if (this.search.matches) this.updateSearchInfo();
     this.hover();
@@ -726,33 +591,9 @@ class CCTView {
       this.tooltip.style.display = "none";
       return;
     }
-    this.showTooltip(this.order.rows[row]);
-  }
-
-  showTooltip(group) {
-    const { display, tree } = this;
-    const node = display.first[group];
-    const lines = [element("div", "gc-tip-path", { text: tree.pathNames(node).join(" → ") })];
-    const table = element("table");
-    tree.metrics.forEach((metric, j) => {
-      const tr = element("tr");
-      const value = display.value(j, group);
-      const share = metric.kind === "other" ? "" : formatPercent(value, this.scaleOf(j).full);
-      tr.append(element("td", "", { text: metric.name }),
-        element("td", "gc-tip-num", { text: formatMetric(value, metric.unit) }),
-        element("td", "gc-tip-num", { text: share }));
-      table.append(tr);
-    });
-    lines.push(table);
-    const merged = display.memberCount(group);
-    const note = (text) => lines.push(element("div", "gc-tip-note", { text }));
-    if (merged > 1) note(`${merged} nodes with equal call paths merged`);
-    if (display.collapsed[group]) note("collapsed: values include its callees");
-    this.tooltip.replaceChildren(...lines);
-    const box = this.root.getBoundingClientRect();
-    this.tooltip.style.display = "block";
-    this.tooltip.style.left = `${Math.min(this.pointer.x - box.left + 14, box.width - 260)}px`;
-    this.tooltip.style.top = `${this.pointer.y - box.top + 14}px`;
+    fillTooltip(this.tooltip, this.tree, this.display, this.order.rows[row],
+      (j) => this.scaleOf(j).full);
+    placeTooltip(this.tooltip, this.root, this.pointer);
   }
 }
 
