@@ -1,6 +1,7 @@
 """Every Python example of the README runs, in order, on the README's own data: the
 public test data, under the names the README uses, in a scratch folder. So the README
-cannot drift from what glade does."""
+cannot drift from what glade does. A block marked ```` ```python illustrative ```` works on
+data the test data does not have (the text before it says which) and is only compiled."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import pytest
 from glade.query import parse
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)
+FENCE = re.compile(r"^```(\w*)([^\n]*)\n(.*?)^```", re.S | re.M)
+ILLUSTRATIVE = "illustrative"
 
 #: The names the README's examples use, and where they are in the public test data.
 DATA = {
@@ -28,11 +30,12 @@ DATA = {
 }
 
 
-def blocks(language: str) -> list[tuple[int, str]]:
-    """(line, code) of every fenced block of ``language`` in the README."""
+def blocks(language: str, illustrative: bool = False) -> list[tuple[int, str]]:
+    """(line, code) of every fenced block of ``language`` in the README: the runnable
+    ones, or with ``illustrative`` the ones marked illustrative."""
     text = README.read_text(encoding="utf-8")
-    return [(text[: m.start()].count("\n") + 1, m.group(2)) for m in FENCE.finditer(text)
-            if m.group(1) == language]
+    return [(text[: m.start()].count("\n") + 1, m.group(3)) for m in FENCE.finditer(text)
+            if m.group(1) == language and (ILLUSTRATIVE in m.group(2)) == illustrative]
 
 
 @pytest.fixture
@@ -67,6 +70,13 @@ def test_every_python_example_runs(readme_folder):
     hot = namespace["hot"].tree(["Avg time/rank_mean"])
     assert " 0.000 " not in hot and "RAJAPerf" in hot
     parse((readme_folder / "pruned.query").read_text())
+
+
+def test_illustrative_examples_are_few_and_compile():
+    illustrative = blocks("python", illustrative=True)
+    assert len(illustrative) <= 1, [line for line, _ in illustrative]
+    for line, code in illustrative:
+        compile(code, f"README.md:{line}", "exec")
 
 
 def test_query_examples_parse():

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
+
 from glade.datasets import synthetic_profile
 from glade.profile import GraphFrame
 
@@ -21,7 +23,7 @@ def subtree_size(gf: GraphFrame, node) -> int:
 def distinct_children(gf: GraphFrame, node) -> list:
     """Children of ``node`` whose name no other node has (one row, found by its text),
     largest subtree first."""
-    names = gf.graph.frames["name"]
+    names = pd.Series(gf.graph.names)
     counts = names.value_counts()
     unique = [c for c in node.children if counts[names[c.nid]] == 1]
     return sorted(unique, key=lambda c: (-subtree_size(gf, c), c.nid))

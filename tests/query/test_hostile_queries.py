@@ -187,7 +187,7 @@ def long_queries(draw):
 def test_long_queries_match_brute_force(case):
     # up to 360 positions: bit sets of several words, long runs of stars
     gf, steps = case
-    names = gf.graph.frames["name"].to_numpy()
+    names = gf.graph.names
     every = set(range(len(names)))
     positions = [(q == "*", every if name is None else set(np.flatnonzero(names == name)))
                  for q, name in steps]

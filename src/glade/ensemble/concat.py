@@ -9,12 +9,23 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 import pandas as pd
 
-from glade.ensemble.build import concat_column, sorted_rows, structure_key, unify
+from glade.ensemble.build import concat_column, metric_kinds, sorted_rows, structure_key, unify
 from glade.ensemble.model import Ensemble
-from glade.ensemble.rows import metric_kinds
 from glade.ensemble.samples import Label, Recipe
 from glade.errors import GladeError, MetricError
 from glade.graph import Graph
+
+
+def checked_ensembles(ensembles: Sequence[Ensemble], what: str) -> list[Ensemble]:
+    """``ensembles`` as a list, checked: at least one, and every item an Ensemble
+    (``what`` names the operation in the error)."""
+    ensembles = list(ensembles)
+    if not ensembles:
+        raise GladeError(f"{what} of no ensembles")
+    for i, ens in enumerate(ensembles):
+        if not isinstance(ens, Ensemble):
+            raise GladeError(f"item {i} is a {type(ens).__name__}, not an Ensemble")
+    return ensembles
 
 
 def _index_names(ensembles: Sequence[Ensemble]) -> list[str]:
@@ -75,13 +86,16 @@ def concat_index(ensembles: Sequence[Ensemble]) -> Ensemble:
     columns = {m: concat_column([ens.dataframe[m].to_numpy() if m in ens._measured else None
                                  for ens in ensembles], lengths) for m in measured}
     metadata = pd.concat([ens.metadata for ens in ensembles])
-    rows = sorted_rows(node, profile, rest, names[2:], columns, metadata.index, len(graph))
+    rows = sorted_rows(node, profile, rest, names[2:], columns, metadata.index, len(graph),
+                       additive=[*exc, *inc])
     return Ensemble._make(graph, rows, metadata, exc, inc, ensembles[0].default_metric,
                           list(derived.items()), recipes, prune=True)
 
 
-def _headers(ensembles: Sequence[Ensemble], key: str | Sequence[Hashable] | None
-             ) -> list[Hashable]:
+def headers_of(ensembles: Sequence[Ensemble], key: str | Sequence[Hashable] | None
+               ) -> list[Hashable]:
+    """One name per ensemble: 0, 1, ... (no ``key``), the single value of metadata
+    column ``key`` in each, or the given list; names must differ."""
     if key is None:
         headers = list(range(len(ensembles)))
     elif isinstance(key, str):
@@ -103,7 +117,7 @@ def _headers(ensembles: Sequence[Ensemble], key: str | Sequence[Hashable] | None
     return headers
 
 
-def _relabelling(ens: Ensemble, on: str | None, i: int) -> dict[Hashable, Hashable]:
+def profile_relabelling(ens: Ensemble, on: str | None, i: int) -> dict[Hashable, Hashable]:
     """Old profile id -> id in the joined ensemble (the value of metadata ``on``)."""
     if on is None:
         return {pid: pid for pid in ens.profiles}
@@ -124,8 +138,8 @@ def concat_columns(ensembles: Sequence[Ensemble], key: str | Sequence[Hashable] 
     for i, ens in enumerate(ensembles):
         if ens.is_columnar:
             raise GladeError(f"ensemble {i} is already columnar")
-    headers = _headers(ensembles, key)
-    relabels = [_relabelling(ens, on, i) for i, ens in enumerate(ensembles)]
+    headers = headers_of(ensembles, key)
+    relabels = [profile_relabelling(ens, on, i) for i, ens in enumerate(ensembles)]
     graph, maps = _union_graph(ensembles)
     parts, metadata_parts, recipes = [], [], []
     exc, inc = [], []
@@ -159,7 +173,8 @@ def concat_columns(ensembles: Sequence[Ensemble], key: str | Sequence[Hashable] 
         np.asarray(index.get_level_values("node"), dtype=np.int64),
         metadata.index.get_indexer(index.get_level_values("profile")),
         [np.asarray(index.get_level_values(n)) for n in names[2:]], names[2:],
-        {c: joined[c].to_numpy() for c in joined.columns}, metadata.index, len(graph))
+        {c: joined[c].to_numpy() for c in joined.columns}, metadata.index, len(graph),
+        additive=[*exc, *inc])
     default = ensembles[0].default_metric
     return Ensemble._make(graph, rows, metadata, exc, inc,
                           (headers[0], default) if default is not None else None,
