@@ -60,20 +60,3 @@ def page(browser, page_errors):
     yield new_page
     context.close()
     assert not page_errors, [f"{error}\n{error.stack}" for error in page_errors]
-
-
-@pytest.fixture
-def blocked(page) -> list[str]:
-    """Keep ``page`` off the network (file:// URLs only): the list of the URLs it tried,
-    which an offline page's test expects to stay empty."""
-    requested: list[str] = []
-
-    def offline(route):
-        if route.request.url.startswith("file://"):
-            route.continue_()
-        else:
-            requested.append(route.request.url)
-            route.abort()
-
-    page.route("**/*", offline)
-    return requested

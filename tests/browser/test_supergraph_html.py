@@ -9,18 +9,19 @@ import pytest
 from glade.datasets import synthetic_ensemble
 from glade.ensemble import Ensemble
 from glade.views import Supergraph
+from tests.browser.offline import refuse_network
 
 pytestmark = pytest.mark.browser
 
 
-def test_exported_page_works_offline(page, blocked, tmp_path):
+def test_exported_page_works_offline(page, tmp_path):
     ens = Ensemble.from_graphframes(synthetic_ensemble(24, 150))
     view = Supergraph(ens, by="module", unit="ms").split("libmpi.so.12")
     target = ens.profiles[6]
     view.set_target(target)
     shown = view.supergraph()
     path = view.to_html(tmp_path / "supergraph.html")
-
+    requested = refuse_network(page)
     page.goto(path.as_uri())
     nodes = page.locator(".glade-sg .gs-node")
     nodes.first.wait_for(timeout=30_000)
@@ -54,4 +55,4 @@ def test_exported_page_works_offline(page, blocked, tmp_path):
     assert page.locator(".gs-stats").inner_text().count("target") == 1
     page.locator(".gs-sankey").click(position={"x": 5, "y": 5})
     assert not panel.is_visible()
-    assert blocked == []
+    assert requested == []

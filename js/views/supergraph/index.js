@@ -7,8 +7,8 @@
 import "./supergraph.css";
 import { interpolateBlues, interpolateRdBu } from "d3-scale-chromatic";
 import { element, option } from "../../lib/dom.js";
+import { formatMetric } from "../../lib/format.js";
 import { pushEdit, redo, undo } from "../../lib/history.js";
-import { formatMeasure } from "./measure.js";
 import { histogramOf, supergraphFromModel } from "./model.js";
 import { describeEdge, describeNode, fillPanel, KINDS, svgElement, totalOf } from "./panel.js";
 import {
@@ -346,8 +346,8 @@ class SupergraphView {
     const labels = [];
     for (const i of placeLabels(candidates, LABEL_HEIGHT)) {
       const box = geometry.nodes[i];
-      const value = inDiff ? `${difference[i] > 0 ? "+" : ""}${formatMeasure(difference[i], unit)}`
-        : formatMeasure(mean[i], unit);
+      const value = inDiff ? `${difference[i] > 0 ? "+" : ""}${formatMetric(difference[i], unit)}`
+        : formatMetric(mean[i], unit);
       const name = KINDS[kind[i]] === "other" ? "other" : sg.names.get(i);
       const text = labelText(name, value, geometry.labelRoom[i] - LABEL_OFFSET,
         (t) => this.measure(t));
@@ -376,8 +376,8 @@ class SupergraphView {
       const name = (g) => this.model.get("groups").find(
         (x) => JSON.stringify(x.group) === JSON.stringify(g))?.label ?? "group";
       this.legend.append(element("span", "", { text: `mean(${name(b)}) − mean(${name(a)}): ` }),
-        element("span", "", { text: `−${formatMeasure(largest, unit)}` }), bar,
-        element("span", "", { text: `+${formatMeasure(largest, unit)}` }));
+        element("span", "", { text: `−${formatMetric(largest, unit)}` }), bar,
+        element("span", "", { text: `+${formatMetric(largest, unit)}` }));
     } else {
       this.legend.append(element("span", "", { text: "profiles per bin (smallest values on "
         + "top): few" }), bar, element("span", "", { text: "many" }),
@@ -393,7 +393,7 @@ class SupergraphView {
     for (const v of edges) loops += v ? 1 : 0;
     this.status.textContent = `${sg.nodes.count} supernodes · ${sg.edges.count} edges`
       + `${loops ? ` (${loops} drawn as loops)` : ""} · ${sg.profiles.length} profiles · `
-      + `total ${formatMeasure(total, this.model.get("unit"))} (${this.model.get("metric")}, `
+      + `total ${formatMetric(total, this.model.get("unit"))} (${this.model.get("metric")}, `
       + "mean over profiles)";
   }
 

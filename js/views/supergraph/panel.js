@@ -3,9 +3,8 @@
 // statistics, outlier profiles, edit buttons).
 
 import { element } from "../../lib/dom.js";
-import { formatPercent, formatValue } from "../../lib/format.js";
+import { formatMetric, formatPercent, formatValue } from "../../lib/format.js";
 import { boxPlot, histogramBars, linear } from "./details.js";
-import { formatMeasure } from "./measure.js";
 import { histogramOf, outlierProfiles, topEntries } from "./model.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -46,7 +45,7 @@ export function statsOf(sg, i) {
 
 /** [[label, text]] lines about supernode i, its name first. */
 export function describeNode(sg, i, unit) {
-  const m = (v) => formatMeasure(v, unit);
+  const m = (v) => formatMetric(v, unit);
   const s = statsOf(sg, i);
   const lines = [
     [s.name, `${s.kind} · ${s.nodes} CCT nodes, ${s.entries} entries`],
@@ -71,7 +70,7 @@ export function describeNode(sg, i, unit) {
 
 /** [[label, text]] lines about edge e, its ends first. */
 export function describeEdge(sg, e, unit) {
-  const m = (v) => formatMeasure(v, unit);
+  const m = (v) => formatMetric(v, unit);
   const col = (name) => sg.edges.column(name)[e];
   const to = sg.names.get(col("target"));
   let kind = "calls";
@@ -122,7 +121,7 @@ function drawHistogram(sg, i, s, width, m) {
 /** Fill `panel` with the details of supernode i: its histogram with the box plot and
  * outliers under it, its statistics, its outlier profiles and the edit buttons. */
 export function fillPanel(panel, sg, i, { unit, offline, width }) {
-  const m = (v) => formatMeasure(v, unit);
+  const m = (v) => formatMetric(v, unit);
   const s = statsOf(sg, i);
   panel.replaceChildren(element("div", "gs-panel-title", { text: s.name }),
     drawHistogram(sg, i, s, width, m));

@@ -190,8 +190,6 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
 
     def _select_profiles(self, keep: np.ndarray) -> Ensemble:
         """The profiles at the positions ``keep`` (a mask), then the missing-data rule."""
-        if not keep.any():
-            raise GladeError("no profile is left")
         rows = keep[self._row_profile]
         metadata = self.metadata.take(np.flatnonzero(keep))
         position = (np.cumsum(keep) - 1)[self._row_profile[rows]]

@@ -17,6 +17,7 @@ import pandas as pd
 
 from glade.ensemble.supergraph import Supergraph as SupergraphModel
 from glade.ensemble.supergraph.summary import fences
+from glade.units import time_unit
 from glade.views.transport import float64_bytes, int32_bytes, string_table
 
 NODE_COLUMNS = ("level", "y0", "y1", "kind", "nodes", "entries", "inclusive_mean",
@@ -166,12 +167,13 @@ def diff_choices(metadata: pd.DataFrame) -> list[dict]:
 
 
 def guess_unit(metadata: pd.DataFrame, metric: Hashable) -> str:
-    """The unit of a time metric when the data says it: a ``time unit`` metadata entry
-    (traces), or Caliper's seconds; "" when unknown."""
-    if "time unit" in metadata.columns:
-        units = metadata["time unit"].dropna().unique()
-        if len(units) == 1:
-            return str(units[0])
+    """The time unit of ``metric`` when the data says it: the profiles' ``units`` metadata
+    (:mod:`glade.units`), or Caliper's seconds for its time metrics; "" when unknown (the
+    values are then written as plain numbers)."""
+    if "units" in metadata.columns:
+        found = {time_unit({"units": units}, metric) for units in metadata["units"].dropna()}
+        if len(found) == 1 and None not in found:
+            return found.pop()
     if "time" in str(metric).lower() and "cali.caliper.version" in metadata.columns:
         return "s"
     return ""

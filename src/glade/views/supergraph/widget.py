@@ -33,6 +33,7 @@ from glade.query import Query, parse
 from glade.query.model import BaseQuery, CompoundQuery
 from glade.query.paths import equals
 from glade.query.predicates import And, is_root
+from glade.units import TIME_UNITS
 from glade.views.base import QueryView, push_edit, static_file
 from glade.views.supergraph import state as edits
 from glade.views.supergraph.payload import (
@@ -71,13 +72,14 @@ class Supergraph(QueryView):
     ensemble of one).
 
     ``by``, ``metric``, ``rank_agg``, ``bins`` and ``whis`` are those of
-    ``Ensemble.supergraph``; ``target`` a profile id; ``unit`` the metric's unit (default:
-    what the data says, else none). Edit from Python with :meth:`hide`, :meth:`focus`,
-    :meth:`unfocus`, :meth:`split`, :meth:`set_threshold`, :meth:`set_by`,
-    :meth:`set_metric`, :meth:`set_target`, :meth:`set_diff`, :meth:`undo`,
-    :meth:`redo`, :meth:`reset`, or assign ``view.query`` (or ``by``, ``metric``,
-    ``target``, ``threshold``: each assignment is an edit). ``view.code()`` writes the line
-    that builds the supergraph shown (a grouping function by its name).
+    ``Ensemble.supergraph``; ``target`` a profile id; ``unit`` the metric's time unit
+    ("ns", "us", "ms" or "s"; default: what the data says, else none). Edit from Python
+    with :meth:`hide`, :meth:`focus`, :meth:`unfocus`, :meth:`split`,
+    :meth:`set_threshold`, :meth:`set_by`, :meth:`set_metric`, :meth:`set_target`,
+    :meth:`set_diff`, :meth:`undo`, :meth:`redo`, :meth:`reset`, or assign ``view.query``
+    (or ``by``, ``metric``, ``target``, ``threshold``: each assignment is an edit).
+    ``view.code()`` writes the line that builds the supergraph shown (a grouping function
+    by its name).
     """
 
     _esm = static_file("supergraph.js")
@@ -131,6 +133,8 @@ class Supergraph(QueryView):
         else:
             raise GladeError(f"a supergraph view shows an Ensemble or a GraphFrame, not "
                              f"{type(data).__name__}")
+        if unit is not None and unit != "" and unit not in TIME_UNITS:
+            raise GladeError(f"unit is a time unit ({', '.join(TIME_UNITS)}), not {unit!r}")
         self._ensemble = ensemble
         self._by = by
         self._options = {"rank_agg": rank_agg, "bins": bins, "whis": whis}
