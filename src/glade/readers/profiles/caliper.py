@@ -18,11 +18,11 @@ exclusive metric without an inclusive partner gets ``X (inc)``.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,7 +32,7 @@ from glade.errors import ReaderError
 from glade.graph import children_sums, depth_from_parent, group_by_depth
 from glade.profile.graphframe import GraphFrame
 from glade.profile.table import inclusive_name
-from glade.readers.files import load_json
+from glade.readers.files import load_json, open_regular
 
 SPLIT_KEYS = ("data", "columns", "column_metadata", "nodes")
 CALLPATH = "source.function#callpath.address"
@@ -99,15 +99,12 @@ def detect(path: str | os.PathLike) -> bool:
     ``nodes`` last); never raises.
     """
     try:
-        path = Path(path)
-        if not path.is_file():
-            return False
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             head = fh.read(4096)
             size = fh.seek(0, os.SEEK_END)
             fh.seek(max(size - 4096, len(head)))
             tail = fh.read(4096)
-    except OSError:
+    except (OSError, ReaderError):
         return False
     if head.startswith(b"__rec="):
         return True
@@ -144,13 +141,8 @@ def read_caliper(
     """
     source = os.fspath(path)
     kinds = _check_kinds(metric_kinds)
-    if os.path.isdir(source):
-        raise ReaderError(source, "is a directory, not a Caliper file")
-    try:
-        with open(source, "rb") as fh:
-            head = fh.read(64).lstrip()
-    except OSError as exc:
-        raise ReaderError(source, f"cannot be read ({exc.strerror or exc})") from exc
+    with open_regular(source) as fh:
+        head = fh.read(64).lstrip()
     if not head:
         raise ReaderError(source, "is empty")
     if head.startswith(b"__rec=") or (source.endswith(".cali") and not head.startswith(b"{")):
@@ -252,8 +244,8 @@ def _parse_cali(source: str, use_native: bool, string_attributes: set[str]) -> _
     _check_cali_end(source)
     reader = caliperreader.CaliperReader()
     try:
-        with open(source, encoding="utf-8") as stream:
-            reader.read(stream)
+        with open_regular(source) as raw:
+            reader.read(io.TextIOWrapper(raw, encoding="utf-8"))
         return _cali_profile(source, reader, use_native, string_attributes)
     except ReaderError:
         raise
@@ -270,7 +262,7 @@ def _parse_cali(source: str, use_native: bool, string_attributes: set[str]) -> _
 def _check_cali_end(source: str) -> None:
     """Caliper ends a .cali file with its ``__rec=globals`` line; a file cut short
     does not (caliper-reader would silently read what is left)."""
-    with open(source, "rb") as fh:
+    with open_regular(source) as fh:
         size = fh.seek(0, os.SEEK_END)
         fh.seek(max(size - 65536, 0))
         tail = fh.read()

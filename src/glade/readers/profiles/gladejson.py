@@ -16,7 +16,7 @@ from glade.graph import Graph
 from glade.pandas_compat import PANDAS3
 from glade.profile.graphframe import GraphFrame
 from glade.profile.table import attach_frames
-from glade.readers.files import load_json, read_head
+from glade.readers.files import load_json, parse_json, read_head
 
 FORMAT = "glade-graphframe"
 VERSION = 1
@@ -116,10 +116,7 @@ def _load(source: str | os.PathLike) -> tuple[dict, str | None]:
     text = os.fspath(source)
     if not text.lstrip().startswith(("{", "[")):
         return load_json(text), text
-    try:
-        return json.loads(text), None
-    except json.JSONDecodeError as exc:
-        raise ReaderError(None, f"not valid JSON: {exc}") from exc
+    return parse_json(text, None), None
 
 
 def read_json(source: str | os.PathLike) -> GraphFrame:

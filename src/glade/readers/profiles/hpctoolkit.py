@@ -32,7 +32,7 @@ import pandas as pd
 from glade.errors import ReaderError
 from glade.profile.graphframe import GraphFrame
 from glade.profile.table import inclusive_name
-from glade.readers.files import read_bytes
+from glade.readers.files import read_bytes, read_head
 
 FRAME_COLUMNS = ("name", "type", "file", "line", "module")
 TIME_NAMES = {"CPUTIME (usec)": "time", "CPUTIME (sec)": "time"}
@@ -51,12 +51,10 @@ def detect(path: Path) -> bool:
             return False
         meta, profile = path / "meta.db", path / "profile.db"
         if meta.is_file() and profile.is_file():
-            with open(meta, "rb") as fh:
-                return fh.read(14) == b"HPCTOOLKITmeta"
+            return read_head(meta, 14) == b"HPCTOOLKITmeta"
         xml = path / "experiment.xml"
         if xml.is_file():
-            with open(xml, "rb") as fh:
-                return b"HPCToolkitExperiment" in fh.read(4096)
+            return b"HPCToolkitExperiment" in (read_head(xml, 4096) or b"")
     except OSError:
         return False
     return False
@@ -169,11 +167,9 @@ def _table(section: ET.Element | None, tag: str, child: str) -> dict[str, str]:
 
 def _parse_experiment(xml_path: Path) -> ET.Element:
     try:
-        root = ET.parse(xml_path).getroot()
+        root = ET.fromstring(read_bytes(xml_path))
     except ET.ParseError as exc:
         raise ReaderError(xml_path, f"malformed XML ({exc})") from exc
-    except OSError as exc:
-        raise ReaderError(xml_path, f"cannot read ({exc.strerror or exc})") from exc
     if root.tag != "HPCToolkitExperiment":
         raise ReaderError(xml_path, f"root element is <{root.tag}>, not <HPCToolkitExperiment>")
     return root
@@ -321,7 +317,7 @@ def _read_metric_db(path: Path, header_size: int, width: int) -> tuple[np.ndarra
 
 def _read_classic(directory: Path) -> GraphFrame:
     xml_path = directory / "experiment.xml"
-    if not xml_path.is_file():
+    if not xml_path.exists():
         raise ReaderError(xml_path, "missing: the metric-db files need it to be read")
     root = _parse_experiment(xml_path)
     section = root.find("SecCallPathProfile")
@@ -705,7 +701,7 @@ def _v4_values(profile: DatabaseFile, infos: np.ndarray) -> tuple[np.ndarray, ..
 
 def _read_v4(directory: Path) -> GraphFrame:
     for name in ("meta.db", "profile.db"):
-        if not (directory / name).is_file():
+        if not (directory / name).exists():
             raise ReaderError(directory / name, "missing: a v4 database needs it")
     meta = MetaDatabase(directory / "meta.db")
     frames, nids, src, dst = meta.tree()

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from glade.errors import GladeError, ReaderError
+from glade.readers.files import read_head
 from glade.readers.profiles.hpctoolkit import DatabaseFile, MetaDatabase, profile_identities
 from glade.readers.traces.events import (
     ENTER,
@@ -50,8 +51,7 @@ def detect(path: Path) -> bool:
         trace = path / "trace.db"
         if not (trace.is_file() and (path / "meta.db").is_file()):
             return False
-        with open(trace, "rb") as fh:
-            return fh.read(14) == b"HPCTOOLKITtrce"
+        return read_head(trace, 14) == b"HPCTOOLKITtrce"
     except OSError:
         return False
 
@@ -152,7 +152,7 @@ def read_hpctoolkit_trace(
     if directory.is_file():
         directory = directory.parent
     for name in ("trace.db", "meta.db", "profile.db"):
-        if not (directory / name).is_file():
+        if not (directory / name).exists():
             raise ReaderError(directory / name, "missing: an HPCToolkit trace needs it")
     meta = MetaDatabase(directory / "meta.db")
     frames, nids, src, dst = meta.tree()

@@ -24,6 +24,7 @@ call to the GPU work it launched. Timestamps are the export's nanoseconds.
 
 from __future__ import annotations
 
+import io
 import os
 import sqlite3
 from pathlib import Path
@@ -33,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import GladeError, ReaderError
+from glade.readers.files import open_regular, read_head
 from glade.readers.traces.events import (
     build_trace,
     categorical,
@@ -58,11 +60,9 @@ def detect(path: Path) -> bool:
     """Whether ``path`` is an SQLite file with Nsight Systems tables, or a CSV of NVTX
     push/pop ranges."""
     try:
-        path = Path(path)
-        if not path.is_file():
+        head = read_head(path, 4096)
+        if head is None:
             return False
-        with open(path, "rb") as fh:
-            head = fh.read(4096)
         if head.startswith(_SQLITE_MAGIC):
             with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
                 return bool(_tables(db) & {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME",
@@ -79,11 +79,8 @@ def read_nsight(path: str | os.PathLike, sources: tuple[str, ...] = SOURCES) -> 
     if unknown or not sources:
         raise GladeError(f"sources must be some of {list(SOURCES)}, not {unknown}")
     target = Path(path)
-    try:
-        with open(target, "rb") as fh:
-            head = fh.read(len(_SQLITE_MAGIC))
-    except OSError as exc:
-        raise ReaderError(target, f"cannot read ({exc.strerror or exc})") from exc
+    with open_regular(target) as fh:
+        head = fh.read(len(_SQLITE_MAGIC))
     if not head:
         raise ReaderError(target, "empty file")
     if head == _SQLITE_MAGIC:
@@ -308,11 +305,9 @@ def read_nsight_csv(path: str | os.PathLike) -> Trace:
     """The NVTX push/pop ranges of an ``nsys stats --report nvtx_pushpop_trace
     --format csv`` file as Enter/Leave events on their (PID, TID)."""
     target = Path(path)
-    try:
-        with open(target, encoding="utf-8", errors="replace") as fh:
-            head = [fh.readline() for _ in range(20)]
-    except OSError as exc:
-        raise ReaderError(target, f"cannot read ({exc.strerror or exc})") from exc
+    with open_regular(target) as raw:
+        text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace")
+        head = [text.readline(4096) for _ in range(20)]
     found = _csv_header(head)
     if found is None:
         raise ReaderError(target, "not an nvtx_pushpop_trace CSV: no header with "

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import ReaderError
+from glade.readers.files import read_bytes, read_head, read_text
 from glade.readers.traces.events import (
     build_trace,
     categorical,
@@ -105,10 +106,7 @@ class _Sts:
 
     def __init__(self, path: Path):
         self.path = path
-        try:
-            text = path.read_text(errors="strict")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ReaderError(path, f"cannot read ({exc})") from exc
+        text = read_text(path)
         self.info: dict[str, str] = {}
         self.chares: dict[int, tuple[str, int]] = {}
         self.entries: dict[int, tuple[str, int]] = {}
@@ -197,8 +195,8 @@ class _Log:
 
     def __init__(self, path: Path):
         self.path = path
+        raw = read_bytes(path)
         try:
-            raw = path.read_bytes()
             data = gzip.decompress(raw) if path.suffix == ".gz" else raw
         except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
             raise ReaderError(path, f"cannot read or decompress ({exc})") from exc
@@ -493,8 +491,7 @@ def detect(path: Path) -> bool:
     """Whether ``path`` is a Projections .sts file or a directory with one and its logs."""
     try:
         sts, _ = _files(path)
-        with open(sts, "rb") as fh:
-            head = fh.read(2048)
+        head = read_head(sts, 2048) or b""
         return b"PROJECTIONS_ID" in head or (b"VERSION" in head and b"PROCESSORS" in head)
     except (OSError, ReaderError):
         return False
