@@ -7,6 +7,7 @@ import pytest
 
 import glade
 from glade.views import CCT
+from tests.browser.rows import cct_row
 
 pytestmark = pytest.mark.browser
 
@@ -14,7 +15,7 @@ pytestmark = pytest.mark.browser
 def test_exported_page_works_offline(page, hatchet_data, tmp_path):
     gf = glade.read(hatchet_data / "hpctoolkit-cpi-database")
     view = CCT(gf)
-    view.hide(("<program root>", "main", "27:MPI_Init"))
+    view.hide(("<program root>", "main", "MPI_Init"))
     path = view.to_html(tmp_path / "cct.html")
 
     requested: list[str] = []
@@ -38,18 +39,18 @@ def test_exported_page_works_offline(page, hatchet_data, tmp_path):
     assert status.inner_text() == "17 of 34 nodes shown (edited)"
     assert page.locator(".gc-query-text").text_content() == view.query
 
-    main = page.locator(".gc-body .gc-row:visible", has_text="62:MPI_Finalize")
+    main = cct_row(page, "MPI_Finalize")
     main.locator(".gc-toggle").click()
     assert status.inner_text() == "3 of 34 nodes shown (edited)"
     assert rows.count() == 3
-    view.collapse(("<program root>", "main", "62:MPI_Finalize"))
+    view.collapse(("<program root>", "main", "MPI_Finalize"))
     assert page.locator(".gc-query-text").text_content() == view.query
 
     page.locator(".gc-undo").click()
     assert status.inner_text() == "17 of 34 nodes shown (edited)"
     page.locator(".gc-redo").click()
     assert status.inner_text() == "3 of 34 nodes shown (edited)"
-    # keyboard: the cursor row (62:MPI_Finalize) expands with ArrowRight, 'z' undoes it
+    # keyboard: the cursor row (MPI_Finalize) expands with ArrowRight, 'z' undoes it
     page.keyboard.press("ArrowRight")
     assert status.inner_text() == "17 of 34 nodes shown (edited)"
     page.keyboard.press("z")

@@ -12,12 +12,13 @@ import pytest
 import glade
 from glade.views import CCT
 from tests.browser.jupyter import FRONT_ENDS, jupyter_notebook, open_and_run, run_in_kernel
+from tests.browser.rows import cct_row
 
 pytestmark = pytest.mark.browser
 
 ROOT_PATH = ("<program root>", "main")
-FINALIZE = (*ROOT_PATH, "62:MPI_Finalize", "PMPI_Finalize")
-INIT = (*ROOT_PATH, "27:MPI_Init")
+FINALIZE = (*ROOT_PATH, "MPI_Finalize", "PMPI_Finalize")
+INIT = (*ROOT_PATH, "MPI_Init")
 
 # Runs in the kernel after the clicks and prints what the kernel holds.
 REPORT = """
@@ -53,11 +54,11 @@ def test_clicks_reach_the_kernel(page, page_errors, jupyter, hatchet_data):
     view_element = page.locator(".glade-cct")
     view_element.locator(".gc-body .gc-row").first.wait_for()
 
-    caller = view_element.locator(".gc-body .gc-row:visible", has_text="62:MPI_Finalize")
+    caller = cct_row(view_element, "MPI_Finalize")
     caller.locator(".gc-text").click()
-    finalize = view_element.locator(".gc-body .gc-row:visible", has_text="PMPI_Finalize")
+    finalize = cct_row(view_element, "PMPI_Finalize")
     finalize.locator(".gc-toggle").click()
-    init = view_element.locator(".gc-body .gc-row:visible", has_text="27:MPI_Init")
+    init = cct_row(view_element, "MPI_Init")
     init.hover()
     init.locator("[data-action=hide]").click()
     assert view_element.locator(".gc-status").inner_text() == "4 of 34 nodes shown (edited)"
@@ -69,12 +70,12 @@ def test_clicks_reach_the_kernel(page, page_errors, jupyter, hatchet_data):
     expected.collapse(FINALIZE).hide(INIT)
     assert report["query"] == expected.query
     assert report["history"] == [{"op": "collapse", "nodes": [14]}, {"op": "hide", "nodes": [2]}]
-    assert report["selection"] == [[*ROOT_PATH, "62:MPI_Finalize"]]
+    assert report["selection"] == [[*ROOT_PATH, "MPI_Finalize"]]
     # Mean inclusive time over the 4 ranks: (999238 + 999390 + 1000306 + 999308) / 4 =
     # 999560.5 on the whole path; the collapsed PMPI_Finalize holds it all as exclusive time.
     assert report["nodes"] == {
         "<program root>": [999560.5, 0.0],
         "<program root>/main": [999560.5, 0.0],
-        "<program root>/main/62:MPI_Finalize": [999560.5, 0.0],
-        "<program root>/main/62:MPI_Finalize/PMPI_Finalize": [999560.5, 999560.5],
+        "<program root>/main/MPI_Finalize": [999560.5, 0.0],
+        "<program root>/main/MPI_Finalize/PMPI_Finalize": [999560.5, 999560.5],
     }

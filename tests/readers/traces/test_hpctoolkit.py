@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from glade.errors import GladeError, ReaderError
-from glade.readers.profiles.hpctoolkit import MetaDatabase
+from glade.readers.profiles.hpctoolkit.database import MetaDatabase
 from glade.readers.traces.hpctoolkit import _Frames, detect, read_hpctoolkit_trace
 from glade.trace import Trace
 from tests.readers.corruption import copy_input, empty, garble, patch, truncate

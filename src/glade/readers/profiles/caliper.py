@@ -33,6 +33,12 @@ from glade.graph import children_sums, depth_from_parent, group_by_depth
 from glade.profile.graphframe import GraphFrame
 from glade.profile.table import inclusive_name
 from glade.readers.files import load_json, open_regular
+from glade.readers.profiles.checks import (
+    check_values,
+    clamp_negative,
+    names_the_file,
+    record_repairs,
+)
 
 SPLIT_KEYS = ("data", "columns", "column_metadata", "nodes")
 CALLPATH = "source.function#callpath.address"
@@ -117,6 +123,7 @@ def detect(path: str | os.PathLike) -> bool:
     return "data" in keys and {"label", "column"} <= keys
 
 
+@names_the_file
 def read_caliper(
     path: str | os.PathLike,
     *,
@@ -138,6 +145,9 @@ def read_caliper(
     ``min#min#aggregate.slot``) where the file records it, else the order of first
     appearance. The index is ``(node, rank)`` when records carry ``mpi.rank``.
     Records outside every region (no call path) are left out, as Hatchet does.
+    Metric values are checked as :mod:`glade.readers.profiles.checks` says; an
+    exclusive time derived from inclusive ones that comes out negative (a region
+    recorded twice) is set to 0 and counted in ``metadata["repairs"]``.
     """
     source = os.fspath(path)
     kinds = _check_kinds(metric_kinds)
@@ -153,7 +163,9 @@ def read_caliper(
         raise ReaderError(source, "is neither a .cali file nor Caliper json-split JSON")
     if not node_ordering:
         profile.row_order = None
-    return _assemble(source, profile, kinds)
+    gf = _assemble(source, profile, kinds)
+    check_values(gf, source)
+    return gf
 
 
 # --------------------------------------------------------------------------- names/kinds
@@ -541,9 +553,13 @@ def _json_nodes(source: str, nodes: list) -> tuple[np.ndarray, list, np.ndarray]
         raise ReaderError(source, f"node {i} is not an object with a 'label'") from None
     if not {type(label) for label in labels} <= {str}:
         labels = [str(label) for label in labels]
-    integers = {type(p) for p in given} <= {int}
-    parents = np.array(given if integers else [p if type(p) is int else -2 for p in given],
-                       dtype=np.int64)
+    try:
+        parents = np.array(given, dtype=np.int64) if {type(p) for p in given} <= {int} else None
+    except OverflowError:  # beyond int64: no node's id
+        parents = None
+    if parents is None:
+        parents = np.array([p if type(p) is int and -2 < p < len(given) else -2
+                            for p in given], dtype=np.int64)
     bad = (parents < -1) | (parents >= np.arange(len(given)))
     if bad.any():
         i = int(np.argmax(bad))
@@ -706,6 +722,7 @@ def _assemble(source: str, profile: _Profile, kinds: dict[str, str]) -> GraphFra
         rows["rank"] = profile.row_rank
     cell = _cells(profile.row_node, profile.row_rank)
     exc, inc, fill = [], [], []
+    repairs: dict[str, int] = {}
     names = {m.name for m in profile.metrics}
     natives = {m.native: m for m in profile.metrics}
     for m in profile.metrics:
@@ -729,9 +746,9 @@ def _assemble(source: str, profile: _Profile, kinds: dict[str, str]) -> GraphFra
         has_partner = partner is not None and partner is not m and partner.kind == "exclusive"
         if has_partner or partner_name in names or partner_name in taken:
             continue
-        rows[partner_name] = _exclusive_from_inclusive(
+        rows[partner_name] = clamp_negative(_exclusive_from_inclusive(
             n, parent, cell, np.asarray(m.values, dtype=np.float64)
-        )
+        ), repairs, "negative_exclusive_values")
         exc.append(partner_name)
         names.add(partner_name)
     rows.update(profile.others)
@@ -743,6 +760,7 @@ def _assemble(source: str, profile: _Profile, kinds: dict[str, str]) -> GraphFra
     if fill:
         gf = gf.update_inclusive_columns(fill)
     gf.default_metric = _default_metric(gf)
+    record_repairs(gf.metadata, repairs, source)
     return gf
 
 

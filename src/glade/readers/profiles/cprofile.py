@@ -20,6 +20,7 @@ import pandas as pd
 from glade.errors import ReaderError
 from glade.profile.graphframe import GraphFrame
 from glade.readers.files import read_bytes, read_head
+from glade.readers.profiles.checks import check_values, names_the_file
 
 # First byte of a marshalled dict (with and without the reference flag), then the
 # first byte of its first key: a tuple (small or not, with or without the flag) or
@@ -138,12 +139,14 @@ def _check_key(path: str, key: object) -> tuple[str, int, str]:
         or len(key) != 3
         or not isinstance(key[0], str)
         or not isinstance(key[1], int)
+        or not -(2**63) <= key[1] < 2**63
         or not isinstance(key[2], str)
     ):
         raise ReaderError(path, f"malformed function key {key!r}; expected (file, line, name)")
     return key
 
 
+@names_the_file
 def read_cprofile(path: str | os.PathLike) -> GraphFrame:
     """A GraphFrame of the call graph recorded in a cProfile/profile pstats file.
 
@@ -155,7 +158,9 @@ def read_cprofile(path: str | os.PathLike) -> GraphFrame:
     ``time (inc)`` (cumtime, its time including callees, as the profiler
     measured it: recursion is not counted twice), and two non-additive
     call counts, ``numcalls`` (primitive calls, i.e. not counting recursive
-    re-entries) and ``nativecalls`` (all calls).
+    re-entries) and ``nativecalls`` (all calls). Times that are not finite numbers
+    of seconds at least 0, and call counts that are not whole numbers at least 0, are
+    a ReaderError.
     """
     source = os.fspath(path)
     stats = _load(source)
@@ -197,6 +202,13 @@ def read_cprofile(path: str | os.PathLike) -> GraphFrame:
     if len(names) > len(values):
         # Callers absent from the table (a profile cut short): nodes without measurements.
         values = np.vstack([values, np.zeros((len(names) - len(values), 4))])
+    counts = values[:, :2]
+    bad = ~np.isfinite(values).all(axis=1) | (values < 0).any(axis=1)
+    bad |= (counts != np.round(counts)).any(axis=1) | (counts >= 2**63).any(axis=1)
+    if bad.any():
+        at = int(np.argmax(bad))
+        raise ReaderError(source, f"statistics of {names[at]!r} ({values[at].tolist()}) are "
+                          "not call counts and times")
     frames = pd.DataFrame(
         {"name": names, "type": "function", "file": files, "line": np.asarray(lines, np.int64)}
     )
@@ -209,7 +221,7 @@ def read_cprofile(path: str | os.PathLike) -> GraphFrame:
             "nativecalls": values[:, 1].astype(np.int64),
         }
     )
-    return GraphFrame.from_tables(
+    gf = GraphFrame.from_tables(
         frames,
         np.asarray(src, dtype=np.int64),
         np.asarray(dst, dtype=np.int64),
@@ -219,3 +231,5 @@ def read_cprofile(path: str | os.PathLike) -> GraphFrame:
         default_metric="time (inc)",
         metadata={"format": "cprofile", "path": source},
     )
+    check_values(gf, source)
+    return gf

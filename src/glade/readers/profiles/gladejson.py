@@ -1,5 +1,12 @@
 """glade's own JSON format (a lossless round trip of a GraphFrame), and reading
-Hatchet's JSON export (``graph`` / ``dataframe`` / ``exclusive_metrics``)."""
+Hatchet's JSON export (``graph`` / ``dataframe`` / ``exclusive_metrics``).
+
+Both are checked the same way for structure: names are strings, frame attributes single
+values, node ids integers in range (a graph may be a DAG or have cycles, as cProfile's
+call graphs do). Metric values differ: glade's format stores what glade computed, and a
+difference or a ratio of two profiles may be negative, infinite or NaN, so its values
+are read back exactly as written; Hatchet's export holds measurements, checked as every
+reader checks them (:mod:`glade.readers.profiles.checks`)."""
 
 from __future__ import annotations
 
@@ -17,6 +24,7 @@ from glade.pandas_compat import PANDAS3
 from glade.profile.graphframe import GraphFrame
 from glade.profile.table import attach_frames
 from glade.readers.files import load_json, parse_json, read_head
+from glade.readers.profiles.checks import check_frames, check_values
 
 FORMAT = "glade-graphframe"
 VERSION = 1
@@ -72,8 +80,20 @@ def _decode_column(spec: dict, name: str, source: str | None) -> pd.Series:
             values = values.where(~special, values[special].map(_SPECIAL))
             return pd.Series(values.to_numpy(dtype=dtype))
         return pd.Series(np.asarray(data, dtype=dtype))
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise ReaderError(source, f"column {name!r} cannot be decoded ({exc})") from exc
+
+
+def _node_ids(value: Any, what: str, source: str | None) -> np.ndarray:
+    """``value`` as an array of node ids, if it is a list of integers."""
+    try:
+        ids = np.asarray(value)
+    except (OverflowError, ValueError):
+        ids = None
+    if not isinstance(value, list) or ids is None or ids.ndim != 1 or (
+            ids.size and ids.dtype.kind != "i"):
+        raise ReaderError(source, f"{what} must be a list of node ids (integers)")
+    return ids.astype(np.int64)
 
 
 def _metadata_default(value: Any) -> Any:
@@ -87,8 +107,14 @@ def _metadata_default(value: Any) -> Any:
 
 
 def to_json(gf: GraphFrame, path: str | os.PathLike | None = None) -> str:
-    """glade JSON text of ``gf``; also written to ``path`` when given."""
+    """glade JSON text of ``gf``; also written to ``path`` when given. A profile that
+    :func:`read_json` would refuse (a name that is not a string, a frame attribute that
+    is a list or an object) is not written: GladeError."""
     graph = gf.graph
+    try:
+        check_frames(graph.frames, None)
+    except ReaderError as exc:
+        raise GladeError(f"cannot write this profile as glade JSON: {exc.reason}") from None
     src, dst = graph.edges()
     df = gf.dataframe
     index = df.index.to_frame(index=False)
@@ -105,7 +131,12 @@ def to_json(gf: GraphFrame, path: str | os.PathLike | None = None) -> str:
         "default_metric": gf.default_metric,
         "metadata": gf.metadata,
     }
-    text = json.dumps(doc, default=_metadata_default, allow_nan=False)
+    try:
+        # non-finite metric values are spelled out above; metadata keeps Python's NaN
+        text = json.dumps(doc, default=_metadata_default)
+    except RecursionError:
+        raise GladeError("cannot write this profile as glade JSON: its metadata is "
+                         "nested too deeply") from None
     if path is not None:
         Path(path).write_text(text, encoding="utf-8")
     return text
@@ -134,8 +165,14 @@ def _read_glade(doc: dict, path: str | None) -> GraphFrame:
         if doc.get("version") != VERSION:
             raise ReaderError(path, f"unsupported glade JSON version {doc.get('version')!r}")
         frames = pd.DataFrame({c: _decode_column(s, c, path) for c, s in doc["frames"].items()})
-        graph, new_id = Graph.from_edges(frames, doc["edges"]["src"], doc["edges"]["dst"],
-                                         roots=doc["roots"])
+        if "name" not in frames.columns:
+            raise ReaderError(path, "the frames have no 'name' column")
+        check_frames(frames, path)
+        edges = doc["edges"]
+        graph, new_id = Graph.from_edges(
+            frames, _node_ids(edges["src"], "edges.src", path),
+            _node_ids(edges["dst"], "edges.dst", path),
+            roots=_node_ids(doc["roots"], "roots", path))
         if not np.array_equal(new_id, np.arange(len(new_id))):
             raise ReaderError(path, "graph edges are not in the order glade writes them")
         index = {c: _decode_column(s, c, path) for c, s in doc["index"].items()}
@@ -156,7 +193,7 @@ def _read_glade(doc: dict, path: str | None) -> GraphFrame:
                           doc["default_metric"], doc["metadata"])
     except ReaderError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError, GladeError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, OverflowError, GladeError) as exc:
         raise ReaderError(path, f"malformed glade JSON ({type(exc).__name__}: {exc})") from exc
 
 
@@ -188,14 +225,17 @@ def _read_hatchet(doc: dict, path: str | None) -> GraphFrame:
         frame_table = pd.DataFrame(frames)
         if "name" not in frame_table.columns:
             raise ReaderError(path, "graph nodes have no 'name'")
-        return GraphFrame.from_tables(
+        check_frames(frame_table, path)
+        gf = GraphFrame.from_tables(
             frame_table, src, dst, rows,
             doc.get("exclusive_metrics", []), doc.get("inclusive_metrics", []),
             index=indices,
         )
+        check_values(gf, path)
+        return gf
     except ReaderError:
         raise
-    except (KeyError, TypeError, ValueError, AttributeError, GladeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError, GladeError) as exc:
         raise ReaderError(path, f"malformed Hatchet JSON ({type(exc).__name__}: {exc})") from exc
 
 

@@ -26,7 +26,11 @@ import numpy as np
 
 from glade.errors import GladeError, ReaderError
 from glade.readers.files import read_head
-from glade.readers.profiles.hpctoolkit import DatabaseFile, MetaDatabase, profile_identities
+from glade.readers.profiles.hpctoolkit.database import (
+    DatabaseFile,
+    MetaDatabase,
+    profile_identities,
+)
 from glade.readers.traces.events import (
     ENTER,
     LEAVE,
