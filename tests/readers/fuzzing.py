@@ -376,7 +376,10 @@ def make_cases(targets: list[Target], scratch: Path, rounds: int, seed: int = 0
             for round_ in range(rounds):
                 for mutation in kinds:
                     ident = len(cases)
-                    rng = random.Random(f"{seed}:{target.name}:{original}:{ident}:{round_}")
+                    part = original.name if original == target.source else str(
+                        original.relative_to(target.source))
+                    rng = random.Random(f"{seed}:{target.name}:{part}:{mutation.__name__}:"
+                                        f"{ident}:{round_}")
                     home = scratch / f"case{ident:05d}"
                     home.mkdir(parents=True)
                     source = home / target.source.name

@@ -10,6 +10,7 @@ below follows from the rows written here.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -175,7 +176,16 @@ def test_csv_printed_with_a_title_and_in_microseconds(tmp_path: Path):
     [
         (["Start,End,Name", "1,2,a"], "no header"),
         ([HEADER.format(unit="ns"), "1000,5000,4000,2500,1500,:step,53"], "line 2 is cut short"),
-        ([HEADER.format(unit="ns"), "1000,x,4000,0,0,:s,53,54,0,0,1,,:1,:s"], "not a number"),
+        ([HEADER.format(unit="ns"), "1000,x,4000,0,0,:s,53,54,0,0,1,,:1,:s"],
+         r"line 2: column 'End' holds 'x', not a time"),
+        ([HEADER.format(unit="ns"), "1000,inf,4000,0,0,:s,53,54,0,0,1,,:1,:s"],
+         "column 'End' holds inf, not a time"),
+        ([HEADER.format(unit="ns"), "1e309,5000,4000,0,0,:s,53,54,0,0,1,,:1,:s"],
+         "column 'Start' holds inf, not a time"),
+        ([HEADER.format(unit="s"), "1e10,2e10,4000,0,0,:s,53,54,0,0,1,,:1,:s"],
+         r"column 'Start' holds 10000000000\.0, not a time in range"),
+        ([HEADER.format(unit="ns"), "1000,5000,4000,0,0,:s,53.5,54,0,0,1,,:1,:s"],
+         r"column 'PID' holds 53\.5, not a whole number"),
         ([HEADER.format(unit="ns"), "1000,500,4000,0,0,:back,53,54,0,0,1,,:1,:b"], "ends before"),
         ([HEADER.format(unit="ns")], "no NVTX range"),
     ],
@@ -190,3 +200,35 @@ def test_truncated_csv(tmp_path: Path):
     path = truncate(_csv(tmp_path, [HEADER.format(unit="ns"), *ROWS]), 0.8)
     with pytest.raises(ReaderError, match=r"nvtx\.csv: line \d is cut short"):
         read_nsight(path)
+
+
+@pytest.mark.parametrize(
+    ("table", "column", "value", "message"),
+    [
+        ("NVTX_EVENTS", "start", "'soon'", "column 'start' holds 'soon' in row"),
+        ("NVTX_EVENTS", "start", "NULL", "column 'start' is NULL in row"),
+        ("NVTX_EVENTS", "end", "1e309", "column 'end' holds inf in row"),
+        ("NVTX_EVENTS", "eventType", "2.5", "column 'eventType' holds 2.5"),
+        ("NVTX_EVENTS", "globalTid", "'main'", "column 'globalTid' holds 'main'"),
+        ("NVTX_EVENTS", "text", "CAST(x'ff80' AS TEXT)", "cannot read table NVTX_EVENTS"),
+        ("CUPTI_ACTIVITY_KIND_RUNTIME", "end", "x'fffe'", "column 'end' holds b'\\xff\\xfe'"),
+        ("CUPTI_ACTIVITY_KIND_RUNTIME", "correlationId", "'x'", "column 'correlationId'"),
+        ("CUPTI_ACTIVITY_KIND_KERNEL", "deviceId", "9223372036854775807", "names device"),
+        ("CUPTI_ACTIVITY_KIND_KERNEL", "streamId", "-4", "names device 0, stream -4"),
+        ("CUPTI_ACTIVITY_KIND_MEMCPY", "bytes", "'many'", "column 'bytes' holds 'many'"),
+        ("TARGET_INFO_SESSION_START_TIME", "utcEpochNs", "'today'", "column 'utcEpochNs'"),
+    ],
+)
+def test_hostile_cells_in_typed_columns(export: Path, table, column, value, message):
+    # SQLite keeps any value in any column: text, NULL, blobs, infinities or non-UTF-8 text
+    # where the schema says INT; each is an error naming the file, table, column and row
+    db = sqlite3.connect(export)
+    # a copy of the table without the schema's NOT NULL constraints
+    db.executescript(f"CREATE TABLE copy AS SELECT * FROM {table}; DROP TABLE {table}; "
+                     f"ALTER TABLE copy RENAME TO {table};")
+    db.execute(f"UPDATE {table} SET {column} = {value} WHERE rowid = 1")
+    db.commit()
+    db.close()
+    with pytest.raises(ReaderError, match=re.escape(message)) as info:
+        read_nsight(export)
+    assert str(export) in str(info.value)

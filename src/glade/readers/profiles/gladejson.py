@@ -193,7 +193,8 @@ def _read_glade(doc: dict, path: str | None) -> GraphFrame:
                           doc["default_metric"], doc["metadata"])
     except ReaderError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError, OverflowError, GladeError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError,
+            GladeError) as exc:
         raise ReaderError(path, f"malformed glade JSON ({type(exc).__name__}: {exc})") from exc
 
 

@@ -24,6 +24,7 @@ from glade.ensemble.model import Ensemble
 from glade.errors import GladeError, ReaderError
 from glade.graph import Graph
 from glade.readers.files import load_json
+from glade.readers.profiles.checks import check_frames, names_the_file
 
 _KEYS = ("graph", "dataframe", "dataframe_indices")
 
@@ -56,7 +57,10 @@ def _graph(path: str, tables: Any) -> tuple[Graph, dict[str, int]]:
             if nid not in local:
                 local[nid] = len(frames)
                 frames.append(entry["data"])
-            children += [(nid, child) for child in entry.get("children", [])]
+            kids = entry.get("children", [])
+            if not isinstance(kids, list):
+                raise ReaderError(path, f"graph node {nid}: 'children' is {kids!r}, not a list")
+            children += [(nid, child) for child in kids]
     src, dst = [], []
     for parent, child in children:
         if str(child) not in local:
@@ -66,10 +70,12 @@ def _graph(path: str, tables: Any) -> tuple[Graph, dict[str, int]]:
         dst.append(local[str(child)])
     table = pd.DataFrame(frames)
     table = table[["name", *(c for c in table.columns if c != "name")]]
+    check_frames(table, path)
     graph, new_id = Graph.from_edges(table, src, dst)
     return graph, {nid: int(new_id[i]) for nid, i in local.items()}
 
 
+@names_the_file
 def read_thicket_json(path: str | os.PathLike) -> Ensemble:
     """An Ensemble from a Thicket JSON export (see the module notes)."""
     path = os.fspath(path)

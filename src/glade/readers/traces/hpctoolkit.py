@@ -174,6 +174,12 @@ def read_hpctoolkit_trace(
             samples.append(np.frombuffer(trace.data, dtype=_SAMPLE, count=count, offset=first))
             bar.update(count)
     samples = np.concatenate(samples)
+    if end < start or end - start >= 2**63:
+        raise ReaderError(trace.path, f"the trace's time range [{start}, {end}] ns is not one")
+    outside = (samples["time"] < start) | (samples["time"] > end)
+    if outside.any():
+        raise ReaderError(trace.path, f"a sample at {int(samples['time'][np.argmax(outside)])} "
+                          f"ns lies outside the trace's time range [{start}, {end}] ns")
     line = np.repeat(np.arange(len(lines)), counts)
     same = line[1:] == line[:-1]
     if np.any((samples["time"][1:] < samples["time"][:-1]) & same):

@@ -186,6 +186,11 @@ def _numbers(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, path: Path) 
             values[odd] = np.array(text, dtype="S").astype(np.float64)
         except ValueError as exc:
             raise ReaderError(path, f"a record holds a token that is no number ({exc})") from exc
+    wrong = ~(np.abs(values) < 2**53)  # NaN, infinities and what a double cannot hold exactly
+    if wrong.any():
+        at = int(np.argmax(wrong))
+        token = bytes(buf[starts[at]:ends[at]]).decode("ascii", "replace")
+        raise ReaderError(path, f"a record holds {token!r}, not a number in range")
     return values
 
 
@@ -552,6 +557,10 @@ def _partners(events: dict[str, np.ndarray], labels: list[str]) -> np.ndarray:
 def _finish(sts_path: Path, sts: _Sts, events: dict, labels: list[str], counts: dict) -> Trace:
     """Partners of message creations, final columns in time order, nesting check."""
     partner = _partners(events, labels)
+    if np.any(events["time"] < 0):
+        at = int(np.argmax(events["time"] < 0))
+        raise ReaderError(sts_path, f"PE {int(events[PROCESS][at])} logs a record at "
+                          f"{events['time'][at]:g} us, before the trace starts")
     order = np.argsort(events["time"], kind="stable")
     stamps = np.rint(events["time"][order] * 1000).astype(np.int64)
     names = categorical(events["name"][order], labels)
