@@ -71,3 +71,12 @@ class QuerySyntaxError(QueryError):
             full += "; expected one of: " + ", ".join(self.expected)
         full += f"\n  {shown}\n  {caret}"
         super().__init__(full)
+
+
+def shown(value: object) -> str:
+    """``value`` as an error message shows it: its repr, numpy scalars as Python values
+    (``inf``, not ``np.float64(inf)``)."""
+    item = getattr(value, "item", None)
+    if callable(item) and getattr(value, "shape", None) == ():
+        value = item()
+    return repr(value)

@@ -548,10 +548,12 @@ class GraphFrame:
     # -------------------------------------------------------------- readers
     @classmethod
     def from_literal(cls, literal: list[dict] | dict) -> GraphFrame:
-        """Read the Hatchet literal format (roots of frame/metrics/children dicts)."""
+        """Read the Hatchet literal format (roots of frame/metrics/children dicts), given
+        as data or as a JSON file; errors name the file."""
+        from glade.readers.profiles.checks import names_the_file
         from glade.readers.profiles.literal import read_literal
 
-        return read_literal(literal)
+        return names_the_file(read_literal)(literal)
 
     @classmethod
     def from_json(cls, source: str) -> GraphFrame:

@@ -150,3 +150,17 @@ def test_json_split_gives_the_same_tree(split, cali):
     assert _value(split, gpu, *LAUNCH, "dot") == 3.0
     assert _value(split, gpu + " (inc)", "main") == 6.0
     assert split.dataframe.loc[split.graph.names == "memcpy", "type"].tolist() == ["memcpy"]
+
+
+def test_rocm_activities_too(tmp_path):
+    # the same profile as ROCm's roctracer service writes it
+    rocm = (CALI.replace("cupti.activity.kind", "rocm.activity")
+            .replace("cupti.kernel.name", "rocm.kernel.name")
+            .replace("attr=24,data=kernel", "attr=24,data=KernelExecution")
+            .replace("attr=24,data=memcpy", "attr=24,data=CopyHostToDevice"))
+    path = tmp_path / "rocm.cali"
+    path.write_text(rocm)
+    gf = glade.read(path)
+    assert _paths(gf)[3:5] == [(*LAUNCH, "axpy"), (*LAUNCH, "dot")]
+    assert _paths(gf)[-1] == (*COPY, "CopyHostToDevice")
+    assert _value(gf, "time (gpu)", *LAUNCH, "dot") == 3.0

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from glade.errors import GladeError, ReaderError
+from glade.errors import GladeError, ReaderError, shown
 
 #: Words that make an additive metric a time (which cannot be negative).
 TIME_WORDS = ("time", "clock", "duration")
@@ -95,9 +95,9 @@ def _where(gf, row: int) -> str:
     index = gf.dataframe.index
     key = index[row]
     node = key[0] if isinstance(key, tuple) else key
-    text = f"node {gf.graph.names[node]!r}"
+    text = f"node {shown(gf.graph.names[node])}"
     if isinstance(key, tuple):
-        text += " (" + ", ".join(f"{name} {value}" for name, value in
+        text += " (" + ", ".join(f"{name} {shown(value)}" for name, value in
                                  zip(index.names[1:], key[1:], strict=True)) + ")"
     return text
 
@@ -111,11 +111,11 @@ def check_values(gf, source: str | None) -> None:
         if bad.any():
             row = int(np.argmax(bad))
             raise ReaderError(source, f"metric {column!r} of {_where(gf, row)} is "
-                              f"{gf.dataframe[column].iat[row]!r}, not a finite number")
+                              f"{shown(gf.dataframe[column].iat[row])}, not a finite number")
         if is_time(column) and (values < 0).any():
             row = int(np.argmax(values < 0))
             raise ReaderError(source, f"time {column!r} of {_where(gf, row)} is negative "
-                              f"({values[row]!r}): it cannot be a time")
+                              f"({shown(values[row])}): it cannot be a time")
 
 
 #: What pandas infers for an object column of single values only.
@@ -133,12 +133,17 @@ def check_frames(frames: pd.DataFrame, source: str | None) -> None:
         raise ReaderError(source, f"node {bad} has the name {value!r} "
                           f"({type(value).__name__}), not a string")
     for column in frames.columns:
-        values = frames[column]
-        if values.dtype != object or pd.api.types.infer_dtype(values) in _SCALAR_KINDS:
-            continue
-        compound = values.map(lambda v: isinstance(v, (list, dict, tuple, set))).to_numpy()
-        if compound.any():
-            at = int(np.argmax(compound))
+        at = first_compound(frames[column])
+        if at is not None:
             raise ReaderError(source, f"node {at} (name {names.iat[at]!r}) has frame "
-                              f"attribute {column!r} = {values.iat[at]!r}: frame attributes "
-                              "are single values, not lists or objects")
+                              f"attribute {column!r} = {frames[column].iat[at]!r}: frame "
+                              "attributes are single values, not lists or objects")
+
+
+def first_compound(values: pd.Series) -> int | None:
+    """The position of the first list, dict, tuple or set in ``values`` (None when all
+    are single values); vectorized unless pandas finds a mix of kinds."""
+    if values.dtype != object or pd.api.types.infer_dtype(values) in _SCALAR_KINDS:
+        return None
+    compound = values.map(lambda v: isinstance(v, (list, dict, tuple, set))).to_numpy()
+    return int(np.argmax(compound)) if compound.any() else None

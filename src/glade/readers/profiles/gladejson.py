@@ -71,6 +71,9 @@ def _decode_column(spec: dict, name: str, source: str | None) -> pd.Series:
             out = np.empty(len(data), dtype=object)
             out[:] = [_SPECIAL[v["$float"]] if isinstance(v, dict) else v for v in data]
             series = pd.Series(out, dtype=object)
+            if dtype in ("str", "string") and pd.api.types.infer_dtype(series) not in (
+                    "string", "empty"):
+                raise TypeError(f"a {dtype} column holds a value that is not a string")
             if dtype == "object" or (dtype == "str" and not PANDAS3):
                 return series
             return series.astype(dtype)
@@ -189,8 +192,12 @@ def _read_glade(doc: dict, path: str | None) -> GraphFrame:
             raise ReaderError(path, "the index names nodes the graph does not have")
         df = pd.DataFrame({c: v.set_axis(idx) for c, v in data.items()}, index=idx)
         df = attach_frames(graph, df)
-        return GraphFrame(graph, df, doc["exc_metrics"], doc["inc_metrics"],
-                          doc["default_metric"], doc["metadata"])
+        exc, inc, default = doc["exc_metrics"], doc["inc_metrics"], doc["default_metric"]
+        if not all(isinstance(names, list) and all(isinstance(m, str) for m in names)
+                   for names in (exc, inc)) or not isinstance(default, str | None):
+            raise ReaderError(path, "exc_metrics and inc_metrics must be lists of metric "
+                              "names, default_metric a name or null")
+        return GraphFrame(graph, df, exc, inc, default, doc["metadata"])
     except ReaderError:
         raise
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError,

@@ -24,7 +24,7 @@ from glade.ensemble.model import Ensemble
 from glade.errors import GladeError, ReaderError
 from glade.graph import Graph
 from glade.readers.files import load_json
-from glade.readers.profiles.checks import check_frames, names_the_file
+from glade.readers.profiles.checks import check_frames, first_compound, names_the_file
 
 _KEYS = ("graph", "dataframe", "dataframe_indices")
 
@@ -98,6 +98,11 @@ def read_thicket_json(path: str | os.PathLike) -> Ensemble:
         bad = rows["node"][node.isna()].iloc[0]
         raise ReaderError(path, f"a dataframe record names node {bad}, which is not in the "
                           "graph")
+    for column in indices[1:]:
+        at = first_compound(rows[column])
+        if at is not None:
+            raise ReaderError(path, f"dataframe record {at} has {column!r} = "
+                              f"{rows[column].iat[at]!r}: index values are single values")
     frame_keys = set(graph.frames.columns)
     metrics = [c for c in rows.columns if c not in indices and c not in frame_keys]
     rest = [rows[c].to_numpy() for c in indices[2:]]

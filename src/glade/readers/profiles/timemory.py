@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from glade.errors import ReaderError
+from glade.errors import ReaderError, shown
 from glade.profile.graphframe import GraphFrame
 from glade.readers.files import load_json, read_head
 from glade.readers.profiles.checks import check_values, names_the_file
@@ -281,8 +281,8 @@ def _check_finite(source, trie: _Trie, node: list, rank: list, column: str,
         where = f"region {trie.frames[node[at]][0]!r}"
         if rank[at] is not None:
             where += f" (rank {rank[at]})"
-        raise ReaderError(source, f"{column!r} of {where} is {numbers[at]!r}, not a finite "
-                          "number")
+        raise ReaderError(source, f"{column!r} of {where} is {shown(numbers[at])}, not a "
+                          "finite number")
 
 
 def _assemble(source, trie, tables, exc_metrics, inc_metrics, units) -> GraphFrame:

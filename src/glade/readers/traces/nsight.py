@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from glade.errors import GladeError, ReaderError
+from glade.errors import GladeError, ReaderError, shown
 from glade.readers.files import open_regular, read_head
 from glade.readers.traces.events import (
     build_trace,
@@ -159,13 +159,8 @@ def _integers(path: Path, table: str, frame: pd.DataFrame, column: str,
     if bad.any():
         row = int(np.argmax(bad))
         raise ReaderError(path, f"table {table}: column {column!r} holds "
-                          f"{_shown(values.iat[row])} in row {row + 1}, not an integer")
+                          f"{shown(values.iat[row])} in row {row + 1}, not an integer")
     return numbers.to_numpy(np.int64) if numbers.dtype.kind == "i" else floats.astype(np.int64)
-
-
-def _shown(value: Any) -> str:
-    """A cell's value as a message shows it (numpy scalars as Python numbers)."""
-    return repr(value.item() if isinstance(value, np.generic) else value)
 
 
 def _split_tid(path: Path, table: str, frame: pd.DataFrame, column: str
@@ -378,7 +373,7 @@ def read_nsight_csv(path: str | os.PathLike) -> Trace:
             at = int(np.argmax(bad))
             what = "a time in range" if factor else "a whole number"
             raise ReaderError(target, f"line {at + skip + 2}: column {column!r} holds "
-                              f"{_shown(table[column].iat[at])}, not {what}")
+                              f"{shown(table[column].iat[at])}, not {what}")
         numeric[column] = np.rint(values).astype(np.int64)
     if not len(table):
         raise ReaderError(target, "holds no NVTX range")

@@ -22,6 +22,7 @@ from glade.readers.profiles.caliper.names import (
     is_order,
     kind_from_name,
 )
+from glade.readers.profiles.checks import first_compound
 
 SPLIT_KEYS = ("data", "columns", "column_metadata", "nodes")
 CALLPATH = "source.function#callpath.address"
@@ -54,6 +55,11 @@ def parse_json(source: str, use_native: bool) -> Profile:
     numeric = table is not None
     if not numeric:
         table = _json_rows(source, data, len(columns))
+        for j, title in enumerate(columns):
+            at = first_compound(pd.Series(table[:, j]))
+            if at is not None:
+                raise ReaderError(source, f"row {at} of column {title!r} holds "
+                                  f"{table[at, j]!r}, not a single value")
     metadata = {k: _json_global(v) for k, v in obj.items() if k not in SPLIT_KEYS}
 
     if CALLPATH in columns:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from glade.errors import ReaderError
+from glade.errors import ReaderError, shown
 from glade.profile.graphframe import GraphFrame
 from glade.readers.profiles.checks import check_values
 
@@ -30,7 +30,7 @@ def check_finite(values: np.ndarray, files: list, columns: list[str]) -> None:
     if bad.any():
         node, profile, metric = (int(i) for i in np.argwhere(bad)[0])
         raise ReaderError(files[profile], f"metric {columns[metric]!r} of node {node} is "
-                          f"{values[node, profile, metric]!r}, not a finite number")
+                          f"{shown(values[node, profile, metric])}, not a finite number")
 
 
 def build(

@@ -41,11 +41,14 @@ def _int_attr(xml_path: Path, elem: ET.Element, attr: str, default: int | None =
         return default
     head = text.split("-", 1)[0] if "-" in text[1:] else text
     try:
-        return int(head)
+        value = int(head)
     except ValueError as exc:
         raise ReaderError(
             xml_path, f"<{elem.tag}> attribute {attr}={text!r} is not an integer"
         ) from exc
+    if not -(2**62) < value < 2**62:
+        raise ReaderError(xml_path, f"<{elem.tag}> attribute {attr}={text!r} is out of range")
+    return value
 
 
 def _table(section: ET.Element | None, tag: str, child: str) -> dict[str, str]:
