@@ -563,11 +563,13 @@ class GraphFrame:
         return read_json(source)
 
     @classmethod
-    def from_hpctoolkit(cls, path: str) -> GraphFrame:
-        """Read an HPCToolkit database directory (experiment.xml + metric-db files)."""
+    def from_hpctoolkit(cls, path: str, callsite_names: str = "procedure") -> GraphFrame:
+        """Read an HPCToolkit database directory (experiment.xml + metric-db files, or
+        meta.db + profile.db); ``callsite_names="hatchet"`` names procedures reached
+        through a call site ``"<line>:<procedure>"`` as Hatchet does."""
         from glade.readers.profiles.hpctoolkit import read_hpctoolkit
 
-        return read_hpctoolkit(path)
+        return read_hpctoolkit(path, callsite_names=callsite_names)
 
     @classmethod
     def from_caliper(cls, path: str, **kwargs: Any) -> GraphFrame:
