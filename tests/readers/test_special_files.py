@@ -57,21 +57,14 @@ def test_the_file_helpers_say_what_a_special_file_is(tmp_path, fifo):
                 helper(tmp_path / "missing")
 
 
-@pytest.mark.parametrize("fmt", PROFILES)
-def test_profile_readers_refuse_special_files(fmt, fifo, tmp_path):
-    with deadline(20):
-        for special in (fifo, Path("/dev/zero"), tmp_path):
-            with pytest.raises(ReaderError) as err:
-                read(special, format=fmt)
-            assert str(special) in str(err.value)
-
-
-@pytest.mark.parametrize("fmt", TRACES)
-def test_trace_readers_refuse_special_files(fmt, fifo, tmp_path):
+@pytest.mark.parametrize(("reader", "fmt"), [(read, fmt) for fmt in PROFILES]
+                         + [(read_trace, fmt) for fmt in TRACES],
+                         ids=[f"profile-{f}" for f in PROFILES] + [f"trace-{f}" for f in TRACES])
+def test_every_reader_refuses_special_files(reader, fmt, fifo, tmp_path):
     with deadline(20):
         for special in (fifo, Path("/dev/zero"), tmp_path):
             with pytest.raises(GladeError) as err:
-                read_trace(special, format=fmt)
+                reader(special, format=fmt)
             assert str(special) in str(err.value)
 
 

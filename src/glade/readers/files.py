@@ -11,6 +11,7 @@ import io
 import json
 import os
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -97,6 +98,19 @@ def load_json(path: str | os.PathLike) -> Any:
     """The JSON document in file ``path`` (see :func:`parse_json`)."""
     source = os.fspath(path)
     return parse_json(read_bytes(source), source)
+
+
+def load_json_object(path: str | os.PathLike, required: Sequence[str], what: str) -> dict:
+    """The JSON object in file ``path``, which must have the keys ``required``; else a
+    ReaderError saying it is not ``what``."""
+    source = os.fspath(path)
+    doc = load_json(source)
+    if not isinstance(doc, dict):
+        raise ReaderError(source, f"not {what}: the document is not an object")
+    missing = [key for key in required if key not in doc]
+    if missing:
+        raise ReaderError(source, f"not {what}: no {', '.join(missing)}")
+    return doc
 
 
 def read_head(path: str | os.PathLike, size: int) -> bytes | None:

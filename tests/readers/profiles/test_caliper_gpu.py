@@ -87,18 +87,19 @@ SPLIT = {
 }
 
 
+def _read(path: Path, text: str) -> GraphFrame:
+    path.write_text(text)
+    return glade.read(path)
+
+
 @pytest.fixture
 def cali(tmp_path: Path) -> GraphFrame:
-    path = tmp_path / "activity.cali"
-    path.write_text(CALI)
-    return glade.read(path)
+    return _read(tmp_path / "activity.cali", CALI)
 
 
 @pytest.fixture
 def split(tmp_path: Path) -> GraphFrame:
-    path = tmp_path / "activity.json"
-    path.write_text(json.dumps(SPLIT))
-    return glade.read(path)
+    return _read(tmp_path / "activity.json", json.dumps(SPLIT))
 
 
 def _paths(gf: GraphFrame) -> list[tuple[str, ...]]:
@@ -158,9 +159,7 @@ def test_rocm_activities_too(tmp_path):
             .replace("cupti.kernel.name", "rocm.kernel.name")
             .replace("attr=24,data=kernel", "attr=24,data=KernelExecution")
             .replace("attr=24,data=memcpy", "attr=24,data=CopyHostToDevice"))
-    path = tmp_path / "rocm.cali"
-    path.write_text(rocm)
-    gf = glade.read(path)
+    gf = _read(tmp_path / "rocm.cali", rocm)
     assert _paths(gf)[3:5] == [(*LAUNCH, "axpy"), (*LAUNCH, "dot")]
     assert _paths(gf)[-1] == (*COPY, "CopyHostToDevice")
     assert _value(gf, "time (gpu)", *LAUNCH, "dot") == 3.0

@@ -23,20 +23,10 @@ import pandas as pd
 from glade.ensemble.model import Ensemble
 from glade.errors import GladeError, ReaderError
 from glade.graph import Graph
-from glade.readers.files import load_json
+from glade.readers.files import load_json_object
 from glade.readers.profiles.checks import check_frames, first_compound, names_the_file
 
 _KEYS = ("graph", "dataframe", "dataframe_indices")
-
-
-def _load(path: str) -> dict:
-    doc = load_json(path)
-    if not isinstance(doc, dict):
-        raise ReaderError(path, "not a Thicket JSON export (the document is not an object)")
-    missing = [k for k in _KEYS if k not in doc]
-    if missing:
-        raise ReaderError(path, f"not a Thicket JSON export: no {', '.join(missing)}")
-    return doc
 
 
 def _graph(path: str, tables: Any) -> tuple[Graph, dict[str, int]]:
@@ -79,7 +69,7 @@ def _graph(path: str, tables: Any) -> tuple[Graph, dict[str, int]]:
 def read_thicket_json(path: str | os.PathLike) -> Ensemble:
     """An Ensemble from a Thicket JSON export (see the module notes)."""
     path = os.fspath(path)
-    doc = _load(path)
+    doc = load_json_object(path, _KEYS, "a Thicket JSON export")
     graph, node_id = _graph(path, doc["graph"])
     profile_col = doc.get("profile_idx_name", "profile")
     indices = doc["dataframe_indices"]

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import ReaderError
-from glade.readers.files import load_json
+from glade.readers.files import load_json_object
 from glade.readers.profiles.caliper.activities import activity_leaves
 from glade.readers.profiles.caliper.names import (
     RANK,
@@ -34,12 +34,7 @@ _SOURCE_LINE = r"^(?P<file>.*):(?P<line>\d+)$"
 
 def parse_json(source: str, use_native: bool) -> Profile:
     """The json-split document ``source`` as a parsed profile."""
-    obj = load_json(source)
-    if not isinstance(obj, dict):
-        raise ReaderError(source, "is not Caliper json-split JSON (no top-level object)")
-    missing = [k for k in SPLIT_KEYS if k not in obj]
-    if missing:
-        raise ReaderError(source, f"is not Caliper json-split JSON: no {', '.join(missing)}")
+    obj = load_json_object(source, SPLIT_KEYS, "Caliper json-split JSON")
     data, columns, column_meta, nodes = (obj[k] for k in SPLIT_KEYS)
     if not all(isinstance(x, list) for x in (data, columns, column_meta, nodes)):
         raise ReaderError(source, "json-split 'data', 'columns', 'column_metadata' and "
