@@ -297,3 +297,48 @@ def test_thicket_children_must_be_lists(thicket_data, tmp_path):
         glade.Ensemble.from_thicket_json(path)
     assert str(path) in str(info.value)
 
+
+
+# ------------------------------------------------------------- metadata, types
+def _nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_metadata_nested_too_deeply_is_refused(hatchet_data, tmp_path):
+    # every copy of a profile copies its metadata, which Python does recursively
+    deep = _nested(200)
+    caliper = edit_json(hatchet_data / CPI_JSON, tmp_path / "c.json",
+                        lambda doc: doc.update(note=deep))
+    refused(caliper, "metadata 'note' nests deeper than 64 levels")
+    pyinstrument = edit_json(hatchet_data / PYINSTRUMENT, tmp_path / "p.json",
+                             lambda doc: doc.update(program=deep))
+    refused(pyinstrument, "metadata 'program' nests deeper than 64 levels")
+    doc = _glade_doc(hatchet_data)
+    doc["metadata"]["note"] = deep
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(doc))
+    refused(path, "metadata 'note' nests deeper")
+    doc["metadata"]["note"] = _nested(60)  # deep, but copies fine
+    path.write_text(json.dumps(doc))
+    assert glade.read(path).copy().metadata["note"] == _nested(60)
+
+
+def test_values_of_the_wrong_type(hatchet_data, tmp_path):
+    def text_in_numbers(doc):
+        doc["data"][3][5] = "fast"
+
+    path = edit_json(hatchet_data / CPI_JSON, tmp_path / "c.json", text_in_numbers)
+    refused(path, r"column 'sum#time.duration' mixes numbers and text \(row 3: 'fast'\)")
+    path = edit_json(hatchet_data / PYINSTRUMENT, tmp_path / "p.json",
+                     lambda doc: doc["root_frame"].update(is_application_code={"yes": 1}))
+    refused(path, "'is_application_code' is not true or false")
+
+
+def test_to_json_refuses_metric_cells_that_are_not_values(hatchet_data):
+    gf = glade.read(hatchet_data / "hpctoolkit-cpi-database")
+    gf.dataframe["note"] = [{"a": 1}] + [None] * (len(gf.dataframe) - 1)
+    with pytest.raises(GladeError, match=re.escape("metric 'note' holds {'a': 1}, not a")):
+        gf.to_json()

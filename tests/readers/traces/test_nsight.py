@@ -232,3 +232,17 @@ def test_hostile_cells_in_typed_columns(export: Path, table, column, value, mess
     with pytest.raises(ReaderError, match=re.escape(message)) as info:
         read_nsight(export)
     assert str(export) in str(info.value)
+
+
+def test_names_that_are_not_utf8(export: Path):
+    # a table name in the schema that is not UTF-8: no table can be listed
+    db = sqlite3.connect(export)
+    db.execute("PRAGMA writable_schema = ON")
+    db.execute("UPDATE sqlite_master SET name = CAST(x'4e56ff' AS TEXT) "
+               "WHERE name = 'StringIds'")
+    db.commit()
+    db.close()
+    assert not detect(export)
+    with pytest.raises(ReaderError, match="not a readable SQLite database") as info:
+        read_nsight(export)
+    assert str(export) in str(info.value)

@@ -118,6 +118,26 @@ def check_values(gf, source: str | None) -> None:
                               f"({shown(values[row])}): it cannot be a time")
 
 
+#: How deep metadata values may nest (lists in dicts in lists...).
+MAX_METADATA_DEPTH = 64
+
+
+def check_metadata(metadata: Mapping[str, Any], source: str | None) -> None:
+    """ReaderError naming ``source`` when a metadata value nests lists and dicts deeper
+    than :data:`MAX_METADATA_DEPTH` levels (every copy of a profile copies its metadata,
+    and Python's copy would run out of recursion)."""
+    stack = [(value, 1, key) for key, value in metadata.items()]
+    while stack:
+        value, depth, key = stack.pop()
+        if not isinstance(value, (list, dict)):
+            continue
+        if depth > MAX_METADATA_DEPTH:
+            raise ReaderError(source, f"metadata {key!r} nests deeper than "
+                              f"{MAX_METADATA_DEPTH} levels")
+        items = value.values() if isinstance(value, dict) else value
+        stack.extend((item, depth + 1, key) for item in items)
+
+
 #: What pandas infers for an object column of single values only.
 _SCALAR_KINDS = {"string", "integer", "floating", "mixed-integer-float", "boolean", "empty",
                  "bytes", "decimal"}

@@ -24,7 +24,12 @@ from glade.pandas_compat import PANDAS3
 from glade.profile.graphframe import GraphFrame
 from glade.profile.table import attach_frames
 from glade.readers.files import load_json, parse_json, read_head
-from glade.readers.profiles.checks import check_frames, check_values
+from glade.readers.profiles.checks import (
+    check_frames,
+    check_metadata,
+    check_values,
+    first_compound,
+)
 
 FORMAT = "glade-graphframe"
 VERSION = 1
@@ -118,6 +123,11 @@ def to_json(gf: GraphFrame, path: str | os.PathLike | None = None) -> str:
         check_frames(graph.frames, None)
     except ReaderError as exc:
         raise GladeError(f"cannot write this profile as glade JSON: {exc.reason}") from None
+    for column in gf.metric_columns:
+        at = first_compound(gf.dataframe[column])
+        if at is not None:
+            raise GladeError(f"cannot write this profile as glade JSON: metric {column!r} "
+                             f"holds {gf.dataframe[column].iat[at]!r}, not a single value")
     src, dst = graph.edges()
     df = gf.dataframe
     index = df.index.to_frame(index=False)
@@ -239,6 +249,7 @@ def _read_glade(doc: dict, path: str | None) -> GraphFrame:
                    for names in (exc, inc)) or not isinstance(default, str | None):
             raise ReaderError(path, "exc_metrics and inc_metrics must be lists of metric "
                               "names, default_metric a name or null")
+        check_metadata(doc["metadata"], path)
         return GraphFrame(graph, df, exc, inc, default, doc["metadata"])
     except ReaderError:
         raise

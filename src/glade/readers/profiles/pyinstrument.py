@@ -19,7 +19,12 @@ from glade.errors import ReaderError
 from glade.graph import children_sums
 from glade.profile.graphframe import GraphFrame
 from glade.readers.files import load_json, read_head
-from glade.readers.profiles.checks import clamp_negative, names_the_file, record_repairs
+from glade.readers.profiles.checks import (
+    check_metadata,
+    clamp_negative,
+    names_the_file,
+    record_repairs,
+)
 
 _SESSION_KEYS = ("start_time", "duration", "sample_count", "program", "cpu_time")
 
@@ -113,6 +118,7 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
         (lines, {"integer"}, True, "'line_no' is not an integer"),
         (awaits, {"integer", "floating", "mixed-integer-float"}, False,
          "'await_time' is not a number"),
+        (app, {"boolean"}, True, "'is_application_code' is not true or false"),
     ]
     for values, kinds, allow_missing, problem in checks:
         bad = _first_bad(values, kinds, allow_missing)
@@ -153,6 +159,7 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
         rows["await_time"] = awaits_arr
     metadata = {"format": "pyinstrument", "path": source}
     metadata.update({k: data[k] for k in _SESSION_KEYS if k in data})
+    check_metadata(metadata, source)
     record_repairs(metadata, repairs, source)
     return GraphFrame.from_tables(
         frames,

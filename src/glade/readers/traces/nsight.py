@@ -64,11 +64,11 @@ def detect(path: Path) -> bool:
         if head is None:
             return False
         if head.startswith(_SQLITE_MAGIC):
-            with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            with _connect(Path(path)) as db:
                 return bool(_tables(db) & {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME",
                                            "CUPTI_ACTIVITY_KIND_KERNEL"})
         return _csv_header(head.decode("utf-8", "replace").splitlines()) is not None
-    except (OSError, sqlite3.Error):
+    except (OSError, sqlite3.Error, UnicodeDecodeError):
         return False
 
 
@@ -124,6 +124,11 @@ def _trace(path: Path, ranges: pd.DataFrame, marks: pd.DataFrame, metadata: dict
 
 
 # ------------------------------------------------------------------ SQLite
+def _connect(path: Path) -> sqlite3.Connection:
+    """The SQLite database ``path``, opened read-only."""
+    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+
+
 def _tables(db: sqlite3.Connection) -> set[str]:
     return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
@@ -172,9 +177,9 @@ def _split_tid(path: Path, table: str, frame: pd.DataFrame, column: str
 
 def _read_sqlite(path: Path, sources: tuple[str, ...]) -> Trace:
     try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        db = _connect(path)
         tables = _tables(db)
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, UnicodeDecodeError) as exc:
         raise ReaderError(path, f"not a readable SQLite database ({exc})") from exc
     try:
         wanted = {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_KERNEL",
@@ -194,7 +199,7 @@ def _read_sqlite(path: Path, sources: tuple[str, ...]) -> Trace:
         if "gpu" in sources:
             parts.extend(_gpu(path, db, tables))
         metadata.update(_session(path, db, tables))
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, UnicodeDecodeError) as exc:
         raise ReaderError(path, f"cannot read the database ({exc})") from exc
     finally:
         db.close()

@@ -22,7 +22,7 @@ from glade.readers.profiles.caliper.names import (
     is_order,
     kind_from_name,
 )
-from glade.readers.profiles.checks import first_compound
+from glade.readers.profiles.checks import check_metadata, first_compound
 
 SPLIT_KEYS = ("data", "columns", "column_metadata", "nodes")
 CALLPATH = "source.function#callpath.address"
@@ -56,6 +56,7 @@ def parse_json(source: str, use_native: bool) -> Profile:
                 raise ReaderError(source, f"row {at} of column {title!r} holds "
                                   f"{table[at, j]!r}, not a single value")
     metadata = {k: _json_global(v) for k, v in obj.items() if k not in SPLIT_KEYS}
+    check_metadata(metadata, source)
 
     if CALLPATH in columns:
         hierarchy, node_type = CALLPATH, "function"
@@ -107,6 +108,11 @@ def parse_json(source: str, use_native: bool) -> Profile:
         elif is_order(title, alias):
             row_order = as_numbers(source, pd.Series(values), f"column {title!r}")
             row_order = row_order.astype(np.float64)
+        elif not numeric and pd.api.types.infer_dtype(values, skipna=True) in (
+                "mixed", "mixed-integer"):
+            row = int(np.argmax([isinstance(v, str) for v in values]))
+            raise ReaderError(source, f"column {title!r} mixes numbers and text (row {row}: "
+                              f"{values[row]!r})")
         elif numeric or pd.api.types.infer_dtype(values, skipna=True) in (
                 "integer", "floating", "mixed-integer-float", "empty"):
             numbers = _whole_if_integral(values if numeric
