@@ -196,6 +196,8 @@ def test_cprofile_statistics(tmp_path, stats, message):
     (lambda doc: doc["dataframe"][0].update(time=float("inf")), "metric 'time' of node 'foo'"),
     (lambda doc: doc["dataframe"][1].update(time=-5), r"time 'time' of node 'bar' is negative"),
     (lambda doc: doc["dataframe"][0].update(node=2**64), "names a node that is not in"),
+    (lambda doc: doc["dataframe"][2].update(children=[]),
+     r"dataframe record 2 has 'children' = \[\], not a single value"),
     (lambda doc: doc["graph"][0]["0"].update(children=float("nan")), "malformed Hatchet JSON"),
 ])
 def test_hatchet_json_hostile_values(hatchet_data, tmp_path, change, message):

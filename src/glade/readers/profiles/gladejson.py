@@ -277,6 +277,11 @@ def _read_hatchet(doc: dict, path: str | None) -> GraphFrame:
                     src.append(local[nid])
                     dst.append(local[str(child)])
         rows = pd.DataFrame(doc["dataframe"])
+        for column in rows.columns:
+            at = first_compound(rows[column])
+            if at is not None:
+                raise ReaderError(path, f"dataframe record {at} has {column!r} = "
+                                  f"{rows[column].iat[at]!r}, not a single value")
         indices = list(doc.get("dataframe_indices", ["node"]))
         rows["node"] = rows["node"].astype(str).map(local)
         if rows["node"].isna().any():
