@@ -1,4 +1,4 @@
-// Number formatting shared by the views: compact, aligned, unit-free.
+// Number formatting shared by the views: compact, aligned, and times with units.
 
 const SUFFIXES = ["", "k", "M", "G", "T", "P"];
 
@@ -19,6 +19,36 @@ export function formatValue(value, digits = 3) {
     scaled = Number((value / 10 ** (tier * 3)).toPrecision(digits));
   }
   return scaled.toString() + SUFFIXES[tier];
+}
+
+/** Seconds per time unit, smallest first (the units of glade.units in Python). */
+export const TIME_UNITS = { ns: 1e-9, us: 1e-6, ms: 1e-3, s: 1 };
+const UNIT_NAMES = Object.keys(TIME_UNITS);
+
+/**
+ * A time given in `unit` ("ns", "us", "ms" or "s"), written in the largest unit that keeps
+ * it at least 1 with 3 significant digits: 1234567 ns is "1.23 ms", 0.5 s is "500 ms".
+ */
+export function formatTime(value, unit = "ns", digits = 3) {
+  if (value === null || value === undefined || Number.isNaN(value)) return "–";
+  if (!Number.isFinite(value)) return value > 0 ? "∞" : "-∞";
+  const seconds = value * TIME_UNITS[unit];
+  let name = UNIT_NAMES[0];
+  for (const candidate of UNIT_NAMES) {
+    if (Math.abs(seconds) >= TIME_UNITS[candidate]) name = candidate;
+  }
+  let scaled = Number((seconds / TIME_UNITS[name]).toPrecision(digits));
+  const next = UNIT_NAMES[UNIT_NAMES.indexOf(name) + 1];
+  if (Math.abs(scaled) >= 1000 && next) {  // 999.96 us rounds to 1000: say 1 ms
+    name = next;
+    scaled = Number((seconds / TIME_UNITS[name]).toPrecision(digits));
+  }
+  return `${scaled} ${name}`;
+}
+
+/** A metric's value: a time with its unit when the metric has one, else formatValue. */
+export function formatMetric(value, unit) {
+  return unit && unit in TIME_UNITS ? formatTime(value, unit) : formatValue(value);
 }
 
 /** A percentage of a total, with one decimal ("12.3%"); "–" when the total is 0. */

@@ -6,9 +6,10 @@ Two kinds of conditions:
   combined with ``&``, ``|`` and ``~``. Each becomes one vectorized boolean mask;
   nothing is ever evaluated as code. Operators: ``==``, ``!=``, ``<``, ``<=``,
   ``>``, ``>=``, ``in``, ``not-in``, ``between`` (inclusive bounds) and ``matches``
-  (a regular expression matching the whole value). On timestamp and time columns a
-  value may carry a unit: ``"1.5 ms"``, ``"200us"``, ``"3s"``, ``"10 ns"``. An Enter
-  and its Leave are kept together: a call stays only when both of its events pass.
+  (a regular expression matching the whole value, run by RE2 in linear time, see
+  :mod:`glade.query.regex`; an invalid one is a QueryError). On timestamp and time
+  columns a value may carry a unit: ``"1.5 ms"``, ``"200us"``, ``"3s"``, ``"10 ns"``.
+  An Enter and its Leave are kept together: a call stays only when both pass.
 - call-path queries in any form of :mod:`glade.query`, run on the trace's calling
   context tree (:func:`glade.trace.cct.to_graphframe`): the Enter and Leave
   events of the calls whose node matches are kept, and the instants that occur
@@ -32,8 +33,8 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import MetricError, QueryError, TraceError
+from glade.query.regex import compile_regex
 from glade.trace.events import INSTANT, TIMESTAMP
-from glade.trace.matching import MATCHING_EVENT
 
 if TYPE_CHECKING:
     from glade.trace.model import Trace
@@ -96,10 +97,7 @@ class Filter(BaseFilter):
         if operator == "matches":
             if not isinstance(value, str):
                 raise TraceError(f"operator 'matches' needs a regular expression, not {value!r}")
-            try:
-                self._regex = re.compile(value)
-            except re.error as exc:
-                raise TraceError(f"invalid regular expression {value!r}: {exc}") from None
+            self._regex = compile_regex(value)
         self.field = field
         self.operator = operator
         self.value = value
@@ -122,8 +120,7 @@ class Filter(BaseFilter):
         column itself)."""
         op, value = self.operator, self._operand()
         if op == "matches":
-            return np.array([isinstance(v, str) and self._regex.fullmatch(v) is not None
-                             for v in values], dtype=bool)
+            return self._regex.matches(values)
         try:
             if op == "in":
                 return np.isin(values, list(value))
@@ -199,9 +196,7 @@ def _pairs_together(trace: Trace, mask: np.ndarray) -> np.ndarray:
     kind = trace.event_kinds()
     if not (kind != INSTANT).any():
         return mask
-    if MATCHING_EVENT not in trace.events.columns:
-        trace.match_events()
-    matching = trace.events[MATCHING_EVENT].to_numpy()
+    matching = trace._call_structure().matching
     paired = np.flatnonzero((kind != INSTANT) & (matching >= 0))
     out = mask.copy()
     out[paired] = mask[paired] & mask[matching[paired]]
@@ -212,11 +207,11 @@ def query_mask(trace: Trace, query: Any, rank_mode: str = "any") -> np.ndarray:
     """Per event: whether it belongs to a call whose CCT node ``query`` matches (Enter
     and Leave rows of the call, instants directly inside it)."""
     from glade.query import match_nodes
+    from glade.trace.cct import cct_graphframe
 
-    gf = trace.to_graphframe()
+    gf, node = cct_graphframe(trace)
     keep = np.zeros(len(gf.graph), dtype=bool)
     keep[match_nodes(gf, query, rank_mode=rank_mode)] = True
-    node = trace.events["_cct_node"].to_numpy()
     return (node >= 0) & keep[np.maximum(node, 0)]
 
 
@@ -228,7 +223,8 @@ def subset(trace: Trace, mask: np.ndarray) -> Trace:
     for key in ("repairs", "unmatched_messages"):
         metadata.pop(key, None)
     events = trace.events.loc[mask, trace.recorded_columns()]
-    return Trace(events, trace.definitions, metadata, copy=False)
+    definitions = None if trace.definitions is None else trace.definitions.copy()
+    return Trace(events, definitions, metadata, copy=False)
 
 
 def apply_filter(trace: Trace, condition: Any, rank_mode: str = "any") -> Trace:

@@ -156,7 +156,8 @@ class CCT(QueryView):
             "extra_ptr": int32_bytes(extra_ptr),
             "extra_index": int32_bytes(extra_index),
             "values": float64_bytes(np.concatenate([c.values for c in columns])),
-            "metrics": [{"name": c.name, "kind": c.kind, "partner": c.partner} for c in columns],
+            "metrics": [{"name": c.name, "kind": c.kind, "partner": c.partner, "unit": c.unit}
+                        for c in columns],
         }
 
     def _notice(self, gf: GraphFrame) -> str:
