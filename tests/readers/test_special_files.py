@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from glade import GraphFrame
 from glade.errors import GladeError, ReaderError
 from glade.readers import PROFILE_FORMATS, read
 from glade.readers.files import check_regular, load_json, open_regular, read_bytes, read_text
@@ -83,4 +84,4 @@ def test_special_files_inside_a_database_are_refused(hatchet_data, tmp_path):
     (database / "experiment.xml").unlink()
     os.mkfifo(database / "experiment.xml")
     with deadline(20), pytest.raises(ReaderError, match="FIFO"):
-        read(database, format="hpctoolkit")
+        GraphFrame.from_hpctoolkit(database)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import glade
-from glade import GraphFrame
+from glade import Graph, GraphFrame
 from glade.errors import GladeError, ReaderError
 from glade.readers.profiles.checks import RepairWarning
 from tests.readers.corruption import copy_input, patch
@@ -265,10 +265,12 @@ def test_glade_json_keeps_derived_values_exactly(hatchet_data):
 
 def test_to_json_writes_nothing_from_json_refuses(hatchet_data):
     gf = glade.read(hatchet_data / "hpctoolkit-cpi-database")
-    bad = gf.copy()
-    bad.graph.frames["name"] = bad.graph.frames["name"].astype(object)
-    bad.graph.frames.at[2, "name"] = ["MPI_Init"]
-    with pytest.raises(GladeError, match="cannot write this profile as glade JSON"):
+    frames = gf.graph.frames.copy()
+    frames["name"] = frames["name"].astype(object)
+    frames.at[2, "name"] = ["MPI_Init"]
+    graph, _ = Graph.from_parents(frames, gf.graph.tree_parent)
+    bad = GraphFrame(graph, gf.dataframe.copy(), gf.exc_metrics, gf.inc_metrics)
+    with pytest.raises(GladeError, match="cannot write this profile as glade JSON: node 2"):
         bad.to_json()
     gf.metadata["nested"] = {"nan": float("nan")}
     back = GraphFrame.from_json(gf.to_json())
