@@ -94,3 +94,12 @@ def call_user(function, *args, name: str, context: str = ""):
     except Exception as exc:
         where = f" {context}" if context else ""
         raise GladeError(f"{name} raised {type(exc).__name__}{where}: {exc}") from exc
+
+
+def shown(value: object) -> str:
+    """``value`` as an error message shows it: its repr, numpy scalars as Python values
+    (``inf``, not ``np.float64(inf)``)."""
+    item = getattr(value, "item", None)
+    if callable(item) and getattr(value, "shape", None) == ():
+        value = item()
+    return repr(value)

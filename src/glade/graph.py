@@ -216,30 +216,61 @@ class Graph:
     def _preorder(
         n: int, src: np.ndarray, dst: np.ndarray, roots: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Depth-first pre-order from the roots in order, children in edge order.
-
-        scipy visits children in CSR order as long as it need not convert the matrix
-        (float64 data, int32 indices), which would sort the indices.
-        """
+        """Depth-first pre-order from the roots in order, children in edge order, and the
+        first-visit parent of every node (-1 for roots); nodes no root reaches (a cycle
+        nothing calls) are reached from extra roots, also returned. Linear in nodes and
+        edges (see :meth:`_dfs`)."""
         roots = np.asarray(roots, dtype=_INDEX)
         order, pred = Graph._dfs(n, src, dst, roots)
         if order.size < n:
             roots = np.concatenate([roots, Graph._unreached_sources(n, src, dst, order)])
             order, pred = Graph._dfs(n, src, dst, roots)
-        pred = pred[:n].astype(_INDEX)
-        pred[(pred < 0) | (pred == n)] = -1
         return order, pred, roots
 
     @staticmethod
-    def _dfs(n: int, src: np.ndarray, dst: np.ndarray, roots: np.ndarray):
-        start = np.full(roots.size, n, dtype=_INDEX)
-        ptr, idx = _csr(n + 1, np.concatenate([start, src]), np.concatenate([roots, dst]))
+    def _dfs(
+        n: int, src: np.ndarray, dst: np.ndarray, roots: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Pre-order of the nodes reached from ``roots`` and each node's first-visit
+        parent (-1 for roots and unreached nodes).
+
+        scipy's depth-first search rescans a node's children from the first one each time
+        it comes back to it, which is quadratic in the fan-out. So every node's out-edges
+        become a chain of helper nodes, one per edge: the node points to the helper of its
+        first edge, and each helper to the edge's target, then to the next helper. Every
+        node then has at most two children, the search is linear, and it visits targets
+        in edge order exactly as before. A virtual node ``n`` points to the roots the same
+        way. scipy keeps children in CSR order as long as it need not convert the matrix
+        (float64 data, int32 indices), which would sort the indices.
+        """
+        ptr, idx = _csr(n + 1, np.concatenate([np.full(roots.size, n, dtype=_INDEX), src]),
+                        np.concatenate([roots, dst]).astype(_INDEX))
+        m = idx.size
+        count = np.diff(ptr)
+        first_helper = n + 1 + ptr[:-1]
+        last = np.zeros(m, dtype=bool)
+        last[ptr[1:][count > 0] - 1] = True
+        degree = np.concatenate([(count > 0).astype(_INDEX), 2 - last.astype(_INDEX)])
+        aug_ptr = np.zeros(n + 2 + m, dtype=_INDEX)
+        np.cumsum(degree, out=aug_ptr[1:])
+        aug_idx = np.empty(int(aug_ptr[-1]), dtype=_INDEX)
+        aug_idx[aug_ptr[: n + 1][count > 0]] = first_helper[count > 0]
+        helper_at = aug_ptr[n + 1 : -1]
+        aug_idx[helper_at] = idx
+        aug_idx[helper_at[~last] + 1] = n + 2 + np.flatnonzero(~last)
+        size = n + 1 + m
         matrix = sp.csr_matrix(
-            (np.ones(idx.size), idx.astype(np.int32), ptr.astype(np.int32)),
-            shape=(n + 1, n + 1),
+            (np.ones(aug_idx.size), aug_idx.astype(np.int32), aug_ptr.astype(np.int32)),
+            shape=(size, size),
         )
         order, pred = depth_first_order(matrix, n, directed=True, return_predecessors=True)
-        return order[1:].astype(_INDEX), pred
+        order = order[order < n].astype(_INDEX)
+        owner = np.repeat(np.arange(n + 1, dtype=_INDEX), count)
+        helper = pred[:n].astype(_INDEX) - (n + 1)
+        parent = np.full(n, -1, dtype=_INDEX)
+        reached = helper >= 0
+        parent[reached] = owner[helper[reached]]
+        return order, np.where(parent == n, -1, parent)
 
     @staticmethod
     def _unreached_sources(n: int, src: np.ndarray, dst: np.ndarray, order: np.ndarray):

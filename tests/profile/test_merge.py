@@ -49,7 +49,7 @@ def test_cpi_unify_keeps_each_side(cpi):
     # nodes 21, 23 and 25 of the file are sibling "<unknown procedure>" frames; their
     # "<unknown file>:0" children 22, 24 and 30 share a call path too (rank 0 of the
     # file: 298,806 + 316,840 + 47,965)
-    tail = ("36:<unknown procedure>",) + ("<unknown procedure>",) * 3 + ("<unknown file>:0",)
+    tail = ("<unknown procedure>",) * 4 + ("<unknown file>:0",)
     leaf = next(n for n in a.graph.nodes() if n.path()[7:] == tail)
     assert a.dataframe.loc[(leaf.nid, 0), "time"] == 298_806 + 316_840 + 47_965
     # a non-additive column keeps the first node's value

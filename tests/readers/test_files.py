@@ -31,7 +31,7 @@ def test_bad_json_names_the_file(tmp_path, content):
 
 def test_missing_files_are_named(tmp_path):
     for load in (load_json, read_text):
-        with pytest.raises(ReaderError, match="cannot read") as err:
+        with pytest.raises(ReaderError, match="no such file") as err:
             load(tmp_path / "nope")
         assert err.value.path == str(tmp_path / "nope")
 
@@ -43,3 +43,37 @@ def test_text_must_be_utf8(tmp_path):
         read_text(path)
     path.write_text("café", encoding="utf-8")
     assert read_text(path) == "café"
+
+
+DEEP = 5000
+
+
+@pytest.mark.parametrize("opener", ["[", '{"a":'], ids=["lists", "objects"])
+def test_json_nested_too_deep_is_refused(tmp_path, opener):
+    closer = "]" if opener == "[" else "}"
+    path = tmp_path / "deep.json"
+    path.write_text(opener * DEEP + "1" + closer * DEEP)
+    with pytest.raises(ReaderError, match="nested deeper than 1000 levels") as err:
+        load_json(path)
+    assert err.value.path == str(path)
+    # Python's json module (the fallback for NaN) would recurse
+    path.write_text(opener * DEEP + "NaN" + closer * DEEP)
+    with pytest.raises(ReaderError, match="nested deeper than 1000 levels"):
+        load_json(path)
+
+
+@pytest.mark.parametrize("fmt", ["caliper", "pyinstrument", "timemory", "json", "literal"])
+def test_every_json_reader_refuses_deep_documents(tmp_path, fmt):
+    from glade.readers import read
+
+    path = tmp_path / "deep.json"
+    path.write_text('{"a":' * DEEP + "[]" + "}" * DEEP)
+    with pytest.raises(ReaderError, match="nested deeper"):
+        read(path, format=fmt)
+
+
+def test_deep_documents_in_text_are_refused():
+    from glade import GraphFrame
+
+    with pytest.raises(ReaderError, match="nested deeper"):
+        GraphFrame.from_json("[" * DEEP + "]" * DEEP)

@@ -27,7 +27,9 @@ import pandas as pd
 from glade.ensemble.build import metadata_table
 from glade.ensemble.model import Ensemble
 from glade.errors import ReaderError
-from glade.readers.profiles.caliper import _assemble, _check_kinds, _parse_cali
+from glade.readers.profiles.caliper.assemble import assemble
+from glade.readers.profiles.caliper.cali import parse_cali
+from glade.readers.profiles.caliper.names import check_kinds
 
 
 def read_timeseries(path: str | os.PathLike, level: str = "loop.start_iteration",
@@ -37,12 +39,12 @@ def read_timeseries(path: str | os.PathLike, level: str = "loop.start_iteration"
     iteration as one more row key beside the rank, so the cost does not grow with a
     profile's worth of work per iteration."""
     source = os.fspath(path)
-    kinds = _check_kinds(metric_kinds)
+    kinds = check_kinds(metric_kinds)
     if os.path.isdir(source):
         raise ReaderError(source, "is a directory, not a Caliper file")
     if not os.path.exists(source):
         raise ReaderError(source, "no such file")
-    profile = _parse_cali(source, False, set())
+    profile = parse_cali(source, False, set())
     found = [m for m in profile.metrics if level in (m.native, m.name)]
     if not found:
         raise ReaderError(source, f"has no records with attribute {level!r}: it is not a "
@@ -56,7 +58,7 @@ def read_timeseries(path: str | os.PathLike, level: str = "loop.start_iteration"
     width = 1 if ranks is None else len(ranks)
     keyed = replace(profile, row_rank=step_code.astype(np.int64) * width + rank_code,
                     metrics=[m for m in profile.metrics if m is not found[0]])
-    gf = _assemble(source, keyed, kinds)
+    gf = assemble(source, keyed, kinds)
     key = np.asarray(gf.dataframe.index.get_level_values("rank"), dtype=np.int64)
     ids = [int(s) if float(s).is_integer() else float(s) for s in steps]
     levels = [gf.dataframe.index.get_level_values("node"),

@@ -457,10 +457,12 @@ class GraphFrame(ProfileAnalyses):
     # -------------------------------------------------------------- readers
     @classmethod
     def from_literal(cls, literal: list[dict] | dict) -> GraphFrame:
-        """Read the Hatchet literal format (roots of frame/metrics/children dicts)."""
+        """Read the Hatchet literal format (roots of frame/metrics/children dicts), given
+        as data or as a JSON file; errors name the file."""
+        from glade.readers.profiles.checks import names_the_file
         from glade.readers.profiles.literal import read_literal
 
-        return read_literal(literal)
+        return names_the_file(read_literal)(literal)
 
     @classmethod
     def from_lists(cls, *roots: list | str) -> GraphFrame:
@@ -478,11 +480,13 @@ class GraphFrame(ProfileAnalyses):
         return read_json(source)
 
     @classmethod
-    def from_hpctoolkit(cls, path: str) -> GraphFrame:
-        """Read an HPCToolkit database directory (experiment.xml + metric-db files)."""
+    def from_hpctoolkit(cls, path: str, callsite_names: str = "procedure") -> GraphFrame:
+        """Read an HPCToolkit database directory (experiment.xml + metric-db files, or
+        meta.db + profile.db); ``callsite_names="hatchet"`` names procedures reached
+        through a call site ``"<line>:<procedure>"`` as Hatchet does."""
         from glade.readers.profiles.hpctoolkit import read_hpctoolkit
 
-        return read_hpctoolkit(path)
+        return read_hpctoolkit(path, callsite_names=callsite_names)
 
     @classmethod
     def from_caliper(cls, path: str, **kwargs: Any) -> GraphFrame:

@@ -9,6 +9,7 @@ from typing import Any
 
 from glade.errors import ReaderError
 from glade.profile.graphframe import GraphFrame
+from glade.readers.profiles.checks import names_the_file
 
 # (format name, module, reader function); detection tries them in this order.
 PROFILE_FORMATS: list[tuple[str, str, str]] = [
@@ -102,5 +103,6 @@ def read(path: str | os.PathLike, format: str | None = None, **kwargs: Any) -> G
     name = format or detect_format(path)
     for fmt, module, function in PROFILE_FORMATS:
         if fmt == name:
-            return getattr(importlib.import_module(module), function)(path, **kwargs)
+            reader = getattr(importlib.import_module(module), function)
+            return names_the_file(reader)(path, **kwargs)
     raise ReaderError(path, f"unknown format {name!r}")

@@ -57,12 +57,67 @@ def test_cpi_tree(cpi):
     assert [n.name for n in graph.roots] == ["<program root>"]
     main = graph.roots[0].children
     assert [n.name for n in main] == ["main"]
-    assert [n.name for n in main[0].children] == ["27:MPI_Init", "62:MPI_Finalize"]
+    # a procedure reached through a call site keeps its name; the call site's line is
+    # a frame attribute of its own
+    calls = main[0].children
+    assert [n.name for n in calls] == ["MPI_Init", "MPI_Finalize"]
+    assert [n.frame["callsite_line"] for n in calls] == [27, 62]
     leaves = graph.names[graph.num_children == 0]
     assert sorted(leaves) == ["<unknown file>:0"] * 7 + ["interp.c:0"]
-    init = next(n for n in graph.nodes() if n.name == "198:MPIR_Init_thread")
-    assert init.path() == ("<program root>", "main", "27:MPI_Init", "PMPI_Init", init.name)
+    init = next(n for n in graph.nodes() if n.name == "MPIR_Init_thread")
+    assert init.path() == ("<program root>", "main", "MPI_Init", "PMPI_Init", init.name)
+    assert init.frame["callsite_line"] == 198
     assert set(graph.frames["type"]) == {"function", "statement"}
+    assert main[0].frame["callsite_line"] == 0  # not reached through a call site
+
+
+def test_cpi_mpi_query_finds_the_call_sites(cpi):
+    # the README's query: with Hatchet's names it missed 27:MPI_Init and 62:MPI_Finalize
+    mpi = cpi.match('MATCH (".", p) WHERE p.name =~ "P?MPI_.*"')
+    assert sorted({n.name for n in mpi}) == [
+        "MPI_Finalize", "MPI_Init", "PMPI_Finalize", "PMPI_Init"]
+    init = cpi.match('MATCH (".", p) WHERE p.name = "MPI_Init" AND p.callsite_line = 27')
+    assert [n.path() for n in init] == [("<program root>", "main", "MPI_Init")]
+
+
+def test_hatchet_callsite_names_are_an_option(cpi_dir, cpi):
+    hatchet = read_hpctoolkit(cpi_dir, callsite_names="hatchet")
+    main = hatchet.graph.roots[0].children[0]
+    assert [n.name for n in main.children] == ["27:MPI_Init", "62:MPI_Finalize"]
+    assert "198:MPIR_Init_thread" in set(hatchet.graph.names)
+    # the same profile otherwise: the prefix is the call site's line
+    prefixed = [f"{line}:{name}" if line else name for name, line in
+                zip(cpi.graph.names, cpi.graph.frames["callsite_line"], strict=True)]
+    assert list(hatchet.graph.names) == prefixed
+    assert hatchet.dataframe.drop(columns="name").equals(cpi.dataframe.drop(columns="name"))
+    with pytest.raises(ReaderError, match="callsite_names must be one of"):
+        read_hpctoolkit(cpi_dir, callsite_names="lines")
+
+
+def test_same_name_call_sites_are_told_apart(cpi_dir, tmp_path):
+    # main calls MPI_Finalize from a second call site, line 70: two siblings named
+    # MPI_Finalize that only their call-site lines tell apart, in queries and views
+    import copy
+    import xml.etree.ElementTree as ET
+
+    from glade.views.cct.calltree import ViewTree
+
+    database = copy_input(cpi_dir, tmp_path)
+    tree = ET.parse(database / "experiment.xml")
+    main = next(pf for pf in tree.iter("PF") if pf.get("l") == "19")
+    call = next(c for c in main.iter("C") if c.get("l") == "62")
+    second = copy.deepcopy(call)
+    second.set("l", "70")
+    main.append(second)
+    tree.write(database / "experiment.xml")
+    gf = read_hpctoolkit(database)
+    finalize = [n for n in gf.graph.roots[0].children[0].children if n.name == "MPI_Finalize"]
+    assert [n.frame["callsite_line"] for n in finalize] == [62, 70]
+    view_tree = ViewTree(gf.graph, {})
+    text = str(view_tree.path_query(finalize[1].nid))
+    assert 'n2.callsite_line = 70' in text
+    matched = [n.nid for n in gf.match(text)]  # the nodes on the path: root, main, it
+    assert matched == [0, 1, finalize[1].nid]
 
 
 def test_cpi_frames(cpi):
@@ -117,10 +172,11 @@ def test_cpi_exclusive_sums_to_inclusive(cpi):
     assert np.array_equal(recomputed.to_numpy(), df["time (inc)"].to_numpy())
 
 
-def test_cpi_matches_hatchet_csv(cpi, hatchet_data):
+def test_cpi_matches_hatchet_csv(cpi_dir, hatchet_data):
     ref = pd.read_csv(hatchet_data / "hpctoolkit-cpi-graphframe.csv")
     ref = ref.set_index(["nid", "rank"]).sort_index()
-    ours = cpi.dataframe.reset_index().set_index(["nid", "rank"]).sort_index()
+    hatchet = read_hpctoolkit(cpi_dir, callsite_names="hatchet")
+    ours = hatchet.dataframe.reset_index().set_index(["nid", "rank"]).sort_index()
     assert ours.index.equals(ref.index)
     for col in ["time", "time (inc)", "line"]:
         assert np.array_equal(ours[col].to_numpy(), ref[col].to_numpy()), col
@@ -197,8 +253,9 @@ def test_loops_statements_and_threads(tmp_path):
     graph = gf.graph
     assert list(graph.names) == [
         "main", "Loop@small.c:12", "small.c:13", "Loop@small.c:14", "small.c:15",
-        "small.c:20", "21:work", "small.c:31",
+        "small.c:20", "work", "small.c:31",
     ]  # fmt: skip
+    assert list(graph.frames["callsite_line"]) == [0, 0, 0, 0, 0, 0, 21, 0]
     assert list(graph.frames["type"]) == [
         "function", "loop", "statement", "loop", "statement", "statement", "function", "statement",
     ]  # fmt: skip

@@ -9,6 +9,7 @@ import pytest
 
 from glade.errors import ReaderError
 from glade.profile import GraphFrame
+from glade.readers.profiles.checks import RepairWarning
 from glade.readers.profiles.pyinstrument import detect, read_pyinstrument
 from tests.readers.corruption import copy_input, empty, garble, truncate
 from tests.readers.helpers import edit_json
@@ -142,7 +143,13 @@ def test_equal_sibling_frames_merge(json_file, tmp_path):
         children = data["root_frame"]["children"]
         children.append(dict(children[3], file_path="elsewhere/<built-in>"))
 
-    gf = read_pyinstrument(edit_json(json_file, tmp_path / "edited.json", twice))
+    # the root's children now add up to more than its time: its exclusive time would be
+    # negative, so it is 0 and counted as a repair
+    with pytest.warns(RepairWarning, match="repaired 1 negative exclusive times"):
+        gf = read_pyinstrument(edit_json(json_file, tmp_path / "edited.json", twice))
+    assert gf.metadata["repairs"] == {"negative_exclusive_times": 1}
+    assert gf.dataframe.loc[0, "time"] == 0.0
+    assert (gf.dataframe["time"] >= 0).all()
     assert len(gf.graph) == 111
     leaf = int(gf.graph.children_of(0)[3])
     assert gf.dataframe.loc[leaf, "time (inc)"] == pytest.approx(2 * 0.013541)

@@ -106,5 +106,5 @@ def test_not_json_and_not_thicket(tmp_path):
     other.write_text("[1, 2]")
     with pytest.raises(ReaderError, match="not a Thicket JSON export"):
         Ensemble.from_thicket_json(other)
-    with pytest.raises(ReaderError, match="cannot read"):
+    with pytest.raises(ReaderError, match="no such file"):
         Ensemble.from_thicket_json(tmp_path / "missing.json")

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from glade.errors import GladeError, ReaderError
-from glade.readers.profiles.hpctoolkit import MetaDatabase
+from glade.readers.profiles.hpctoolkit.database import MetaDatabase
 from glade.readers.traces.hpctoolkit import _Frames, detect, read_hpctoolkit_trace
 from glade.trace import Trace
 from tests.readers.corruption import copy_input, empty, garble, patch, truncate
@@ -166,7 +166,10 @@ def test_corrupted_databases(database: Path, tmp_path: Path, damaged, damage, me
     ("offset", "fmt", "value", "message"),
     [
         (112 + 12 + 8, "<I", 999_999, "context 999999"),  # line 2, sample 2: its context
-        (112 + 12, "<Q", 1, "not in time order"),  # line 2, sample 2: its timestamp
+        # line 2, sample 2: its timestamp before sample 1's, and before the trace starts
+        (112 + 12, "<Q", 1679027616450549999, "not in time order"),
+        (112 + 12, "<Q", 1, "a sample at 1 ns lies outside the trace's time range"),
+        (112 + 12, "<Q", 2**64 - 1, "lies outside the trace's time range"),
     ],
 )
 def test_garbled_samples(database: Path, tmp_path: Path, offset, fmt, value, message):

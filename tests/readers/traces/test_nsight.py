@@ -10,6 +10,7 @@ below follows from the rows written here.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -19,81 +20,21 @@ import pytest
 from glade.errors import GladeError, ReaderError
 from glade.readers.traces.nsight import detect, read_nsight, read_nsight_csv
 from tests.readers.corruption import empty, garble, truncate
-
-SCHEMA = """
-CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE NVTX_EVENTS (start INT NOT NULL, end INT, eventType INT NOT NULL, rangeId INT,
-  category INT, color INT, text TEXT, globalTid INT, endGlobalTid INT, textId INT,
-  domainId INT, uint64Value INT, int64Value INT, doubleValue REAL, uint32Value INT,
-  int32Value INT, floatValue REAL, jsonTextId INT, jsonText TEXT);
-CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INT NOT NULL, end INT NOT NULL,
-  eventClass INT NOT NULL, globalTid INT, correlationId INT, nameId INT NOT NULL,
-  returnValue INT NOT NULL, callchainId INT);
-CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT NOT NULL, end INT NOT NULL,
-  deviceId INT NOT NULL, contextId INT NOT NULL, streamId INT NOT NULL, correlationId INT,
-  globalPid INT, demangledName INT NOT NULL, shortName INT NOT NULL, mangledName INT,
-  launchType INT, cacheConfig INT, registersPerThread INT NOT NULL, gridX INT NOT NULL,
-  gridY INT NOT NULL, gridZ INT NOT NULL, blockX INT NOT NULL, blockY INT NOT NULL,
-  blockZ INT NOT NULL, staticSharedMemory INT NOT NULL, dynamicSharedMemory INT NOT NULL,
-  localMemoryPerThread INT NOT NULL, localMemoryTotal INT NOT NULL, gridId INT NOT NULL,
-  sharedMemoryExecuted INT, graphNodeId INT, sharedMemoryLimitConfig INT);
-CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INT NOT NULL, end INT NOT NULL,
-  deviceId INT NOT NULL, contextId INT NOT NULL, streamId INT NOT NULL, correlationId INT,
-  globalPid INT, bytes INT NOT NULL, copyKind INT NOT NULL, deprecatedSrcId INT,
-  srcKind INT, dstKind INT, srcDeviceId INT, srcContextId INT, dstDeviceId INT,
-  dstContextId INT, migrationCause INT, graphNodeId INT);
-CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INT, utcTime TEXT, localTime TEXT);
-"""
-
-PID = 100
-MAIN = (1 << 48) | (PID << 24) | 101  # serialized global thread ids (pid bits 24-47)
-HELPER = (1 << 48) | (PID << 24) | 102
-GLOBAL_PID = (1 << 48) | (PID << 24)
-
-
-def _nvtx(db, start, end, kind, text, tid, text_id=None):
-    db.execute("INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId) "
-               "VALUES (?, ?, ?, ?, ?, ?)", (start, end, kind, text, tid, text_id))
-
-
-def _kernel(db, start, end, stream, correlation, short):
-    db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 1, ?, ?, ?, ?, ?, NULL, "
-               "0, 0, 32, 1, 1, 1, 128, 1, 1, 0, 0, 0, 0, 1, 0, NULL, 0)",
-               (start, end, stream, correlation, GLOBAL_PID, short, short))
+from tests.readers.traces.nsight_export import (
+    HEADER,
+    MAIN,
+    PID,
+    ROWS,
+    nvtx,
+    write_csv,
+    write_export,
+)
 
 
 @pytest.fixture
 def export(tmp_path: Path) -> Path:
-    """A hand-made export: NVTX ranges on two threads, CUDA API calls, two kernels on
-    stream 7 and a host-to-device copy on stream 8 of device 0."""
-    path = tmp_path / "report.sqlite"
-    db = sqlite3.connect(path)
-    db.executescript(SCHEMA)
-    db.executemany("INSERT INTO StringIds VALUES (?, ?)", [
-        (1, "cudaLaunchKernel_v7000"), (2, "cudaMemcpyAsync_v3020"), (3, "gemm"),
-        (4, "relu"), (5, "backward"),
-    ])
-    _nvtx(db, 0, 1000, 59, "step", MAIN)
-    _nvtx(db, 100, 500, 59, "forward", MAIN)
-    _nvtx(db, 500, 900, 59, None, MAIN, text_id=5)  # a registered string
-    _nvtx(db, 950, None, 34, "checkpoint", MAIN)  # a mark
-    _nvtx(db, 300, 1200, 60, "async", MAIN)  # a start/end range: left out
-    _nvtx(db, 990, None, 59, "unfinished", MAIN)  # never popped: left out
-    _nvtx(db, 50, 60, 59, "io", HELPER)
-    _nvtx(db, 70, 70, 59, "tick", HELPER)  # an empty range
-    db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (150, 200, 0, ?, 1, 1, 0, 0)",
-               (MAIN,))
-    db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (600, 650, 0, ?, 2, 2, 0, 0)",
-               (MAIN,))
-    _kernel(db, 210, 400, 7, 1, 3)
-    _kernel(db, 400, 420, 7, 3, 4)
-    db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, "
-               "streamId, correlationId, globalPid, bytes, copyKind) "
-               "VALUES (660, 700, 0, 1, 8, 2, ?, 4096, 1)", (GLOBAL_PID,))
-    db.execute("INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1700000000000000000, '', '')")
-    db.commit()
-    db.close()
-    return path
+    """The hand-made export of :func:`write_export`."""
+    return write_export(tmp_path / "report.sqlite")
 
 
 def _rows(trace, thread):
@@ -165,7 +106,7 @@ def test_detect(export: Path, tmp_path: Path, pipit_data: Path):
 
 def test_badly_nested_ranges_are_an_error(export: Path):
     db = sqlite3.connect(export)
-    _nvtx(db, 80, 120, 59, "straddle", MAIN)  # starts inside nothing, ends inside forward
+    nvtx(db, 80, 120, 59, "straddle", MAIN)  # starts inside nothing, ends inside forward
     db.commit()
     db.close()
     with pytest.raises(ReaderError, match="does not match its Enter"):
@@ -205,21 +146,8 @@ def test_table_without_expected_columns(tmp_path: Path):
         read_nsight(path)
 
 
-# ------------------------------------------------------------------ CSV
-HEADER = ("Start ({unit}),End ({unit}),Duration ({unit}),DurChild ({unit}),"
-          "DurNonChild ({unit}),Name,PID,TID,Lvl,NumChild,RangeId,ParentId,RangeStack,NameTree")
-ROWS = [
-    "1000,5000,4000,2500,1500,:step,53,54,0,2,1,,:1,:step",
-    "1500,2000,500,0,500,:copy_in,53,54,1,0,2,1,:1:2,--:copy_in",
-    '2000,4000,2000,0,2000,":kernel, fused",53,54,1,0,3,1,:1:3,--:kernel',
-    "1200,1300,100,0,100,:other,53,55,0,0,4,,:4,:other",
-]
-
-
 def _csv(tmp_path: Path, lines: list[str], name="nvtx.csv") -> Path:
-    path = tmp_path / name
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    return write_csv(tmp_path / name, lines)
 
 
 def test_csv_ranges(tmp_path: Path):
@@ -248,7 +176,16 @@ def test_csv_printed_with_a_title_and_in_microseconds(tmp_path: Path):
     [
         (["Start,End,Name", "1,2,a"], "no header"),
         ([HEADER.format(unit="ns"), "1000,5000,4000,2500,1500,:step,53"], "line 2 is cut short"),
-        ([HEADER.format(unit="ns"), "1000,x,4000,0,0,:s,53,54,0,0,1,,:1,:s"], "not a number"),
+        ([HEADER.format(unit="ns"), "1000,x,4000,0,0,:s,53,54,0,0,1,,:1,:s"],
+         r"line 2: column 'End' holds 'x', not a time"),
+        ([HEADER.format(unit="ns"), "1000,inf,4000,0,0,:s,53,54,0,0,1,,:1,:s"],
+         "column 'End' holds inf, not a time"),
+        ([HEADER.format(unit="ns"), "1e309,5000,4000,0,0,:s,53,54,0,0,1,,:1,:s"],
+         "column 'Start' holds inf, not a time"),
+        ([HEADER.format(unit="s"), "1e10,2e10,4000,0,0,:s,53,54,0,0,1,,:1,:s"],
+         r"column 'Start' holds 10000000000\.0, not a time in range"),
+        ([HEADER.format(unit="ns"), "1000,5000,4000,0,0,:s,53.5,54,0,0,1,,:1,:s"],
+         r"column 'PID' holds 53\.5, not a whole number"),
         ([HEADER.format(unit="ns"), "1000,500,4000,0,0,:back,53,54,0,0,1,,:1,:b"], "ends before"),
         ([HEADER.format(unit="ns")], "no NVTX range"),
     ],
@@ -263,3 +200,49 @@ def test_truncated_csv(tmp_path: Path):
     path = truncate(_csv(tmp_path, [HEADER.format(unit="ns"), *ROWS]), 0.8)
     with pytest.raises(ReaderError, match=r"nvtx\.csv: line \d is cut short"):
         read_nsight(path)
+
+
+@pytest.mark.parametrize(
+    ("table", "column", "value", "message"),
+    [
+        ("NVTX_EVENTS", "start", "'soon'", "column 'start' holds 'soon' in row"),
+        ("NVTX_EVENTS", "start", "NULL", "column 'start' is NULL in row"),
+        ("NVTX_EVENTS", "end", "1e309", "column 'end' holds inf in row"),
+        ("NVTX_EVENTS", "eventType", "2.5", "column 'eventType' holds 2.5"),
+        ("NVTX_EVENTS", "globalTid", "'main'", "column 'globalTid' holds 'main'"),
+        ("NVTX_EVENTS", "text", "CAST(x'ff80' AS TEXT)", "cannot read table NVTX_EVENTS"),
+        ("CUPTI_ACTIVITY_KIND_RUNTIME", "end", "x'fffe'", "column 'end' holds b'\\xff\\xfe'"),
+        ("CUPTI_ACTIVITY_KIND_RUNTIME", "correlationId", "'x'", "column 'correlationId'"),
+        ("CUPTI_ACTIVITY_KIND_KERNEL", "deviceId", "9223372036854775807", "names device"),
+        ("CUPTI_ACTIVITY_KIND_KERNEL", "streamId", "-4", "names device 0, stream -4"),
+        ("CUPTI_ACTIVITY_KIND_MEMCPY", "bytes", "'many'", "column 'bytes' holds 'many'"),
+        ("TARGET_INFO_SESSION_START_TIME", "utcEpochNs", "'today'", "column 'utcEpochNs'"),
+    ],
+)
+def test_hostile_cells_in_typed_columns(export: Path, table, column, value, message):
+    # SQLite keeps any value in any column: text, NULL, blobs, infinities or non-UTF-8 text
+    # where the schema says INT; each is an error naming the file, table, column and row
+    db = sqlite3.connect(export)
+    # a copy of the table without the schema's NOT NULL constraints
+    db.executescript(f"CREATE TABLE copy AS SELECT * FROM {table}; DROP TABLE {table}; "
+                     f"ALTER TABLE copy RENAME TO {table};")
+    db.execute(f"UPDATE {table} SET {column} = {value} WHERE rowid = 1")
+    db.commit()
+    db.close()
+    with pytest.raises(ReaderError, match=re.escape(message)) as info:
+        read_nsight(export)
+    assert str(export) in str(info.value)
+
+
+def test_names_that_are_not_utf8(export: Path):
+    # a table name in the schema that is not UTF-8: no table can be listed
+    db = sqlite3.connect(export)
+    db.execute("PRAGMA writable_schema = ON")
+    db.execute("UPDATE sqlite_master SET name = CAST(x'4e56ff' AS TEXT) "
+               "WHERE name = 'StringIds'")
+    db.commit()
+    db.close()
+    assert not detect(export)
+    with pytest.raises(ReaderError, match="not a readable SQLite database") as info:
+        read_nsight(export)
+    assert str(export) in str(info.value)

@@ -157,6 +157,15 @@ def _rewrite(log: Path, edit) -> None:
          "record type 77"),
         ("pingpong.prj.1.log.gz", lambda p: _rewrite(p, lambda ls: [*ls[:5], "14 1x 1", *ls[6:]]),
          "no number"),
+        # times that cannot be: beyond what a double holds, infinite, NaN, before the start
+        ("pingpong.prj.0.log.gz", lambda p: _rewrite(p, lambda ls: [ls[0], "6 1e400", *ls[2:]]),
+         "a record holds '1e400', not a number in range"),
+        ("pingpong.prj.0.log.gz", lambda p: _rewrite(
+            p, lambda ls: [ls[0], "6 99999999999999999999", *ls[2:]]), "not a number in range"),
+        ("pingpong.prj.0.log.gz", lambda p: _rewrite(p, lambda ls: [ls[0], "6 nan", *ls[2:]]),
+         "a record holds 'nan', not a number in range"),
+        ("pingpong.prj.0.log.gz", lambda p: _rewrite(p, lambda ls: [ls[0], "6 -5", *ls[2:]]),
+         "PE 0 logs a record at -5 us, before the trace starts"),
     ],
 )
 def test_corrupted_logs(logs: Path, tmp_path: Path, target, damage, message):

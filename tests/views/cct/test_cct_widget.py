@@ -283,14 +283,14 @@ class TestRoundTrip:
         # the cpi profile has 4 ranks; mean inclusive time of main is (999238 + 999390 +
         # 1000306 + 999308) / 4 = 999560.5, and MPI_Init has no samples
         view = CCT(cpi)
-        view.collapse(("<program root>", "main", "62:MPI_Finalize"))
-        view.hide(("<program root>", "main", "27:MPI_Init"))
+        view.collapse(("<program root>", "main", "MPI_Finalize"))
+        view.hide(("<program root>", "main", "MPI_Init"))
         result = view.apply()
         assert sorted(n.path() for n in result.graph.nodes()) == [
             ("<program root>",), ("<program root>", "main"),
-            ("<program root>", "main", "62:MPI_Finalize")]
+            ("<program root>", "main", "MPI_Finalize")]
         values = inclusive_by_path(result)
-        assert values[("<program root>", "main", "62:MPI_Finalize")] == 999560.5
+        assert values[("<program root>", "main", "MPI_Finalize")] == 999560.5
         assert values[("<program root>", "main")] == 999560.5
 
 

@@ -10,9 +10,8 @@ function that calls itself has an edge to itself).
 
 from __future__ import annotations
 
-import io
+import marshal
 import os
-import pstats
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +19,8 @@ import pandas as pd
 
 from glade.errors import ReaderError
 from glade.profile.graphframe import GraphFrame
-from glade.readers.files import read_head
+from glade.readers.files import read_bytes, read_head
+from glade.readers.profiles.checks import check_values, names_the_file
 
 # First byte of a marshalled dict (with and without the reference flag), then the
 # first byte of its first key: a tuple (small or not, with or without the flag) or
@@ -35,27 +35,100 @@ def detect(path: Path) -> bool:
     return len(head) == 2 and head[0] in _DICT_CODES and head[1] in _KEY_CODES
 
 
+# Marshal type codes a pstats table is made of (CPython's marshal.c): how many bytes of
+# fixed size follow the code, or how the length of what follows is written.
+_FIXED = {"N": 0, "T": 0, "F": 0, "i": 4, "g": 8, "r": 4}
+_SIZED = {"u": 4, "a": 4, "A": 4, "t": 4, "s": 4, "z": 1, "Z": 1, "f": 1}
+_COUNTED = {"(": 4, "[": 4, "<": 4, ">": 4, ")": 1}
+_MAX_DEPTH = 100
+
+
+def _cannot_load(path: str, why: str) -> ReaderError:
+    return ReaderError(
+        path,
+        f"not marshal data this Python can load ({why}): the file is cut short, damaged, "
+        "not a pstats file, or written by another major Python version (pstats files of "
+        "Python 2 cannot be read on Python 3)",
+    )
+
+
+def _check_marshal(path: str, data: bytes) -> None:
+    """ReaderError unless ``data`` is one marshalled dict built of the types a pstats
+    table uses, every length and count within the bytes that are left. ``marshal``
+    allocates what a count announces before it reads the items, so one damaged byte
+    could ask for gigabytes: this walk reads every count first, without allocating."""
+    end = len(data)
+    if not end or data[0] & 0x7F != ord("{"):
+        raise _cannot_load(path, "it does not start with a marshalled dict")
+    pos, refs = 0, 0
+    # per open container: items still to read, or for a dict None and whether a key is next
+    stack: list[list] = []
+    while True:
+        if pos >= end:
+            raise _cannot_load(path, "it ends inside the table")
+        code = chr(data[pos] & 0x7F)
+        refs += data[pos] >> 7
+        pos += 1
+        item_done = True
+        if code in _FIXED:
+            size = _FIXED[code]
+            if code == "r" and pos + 4 <= end and int.from_bytes(
+                    data[pos:pos + 4], "little") >= refs:
+                raise _cannot_load(path, f"a back reference at byte {pos - 1} points ahead")
+        elif code in _SIZED:
+            width = _SIZED[code]
+            size = width + int.from_bytes(data[pos:pos + width], "little")
+        elif code == "l":
+            size = 4 + 2 * abs(int.from_bytes(data[pos:pos + 4], "little", signed=True))
+        elif code in _COUNTED or code == "{":
+            width = _COUNTED.get(code, 0)
+            count = int.from_bytes(data[pos:pos + width], "little", signed=width == 4)
+            if count < 0 or count > end - pos - width:
+                raise _cannot_load(path, f"byte {pos - 1} announces {count} items, more than "
+                                   "the file holds")
+            pos += width
+            size = 0
+            if code == "{" or count:
+                if len(stack) >= _MAX_DEPTH:
+                    raise _cannot_load(path, f"nested deeper than {_MAX_DEPTH} levels")
+                stack.append([None, True] if code == "{" else [count, False])
+                item_done = False
+        elif code == "0" and stack and stack[-1][0] is None and stack[-1][1]:
+            stack.pop()
+            size = 0
+        else:
+            raise _cannot_load(path, f"byte {pos - 1} is marshal type {code!r}, which a "
+                               "pstats table does not hold")
+        pos += size
+        if pos > end:
+            raise _cannot_load(path, "it ends inside the table")
+        while item_done and stack:
+            top = stack[-1]
+            if top[0] is None:
+                top[1] = not top[1]
+                break
+            top[0] -= 1
+            if top[0]:
+                break
+            stack.pop()
+        if item_done and not stack:
+            break
+    if pos != end:
+        raise _cannot_load(path, f"{end - pos} bytes follow the table")
+
+
 def _load(path: str) -> dict:
     """The raw stats dict of a pstats file, every loading failure as a ReaderError."""
-    if not os.path.isfile(path):
-        what = "is a directory" if os.path.isdir(path) else "does not exist"
-        raise ReaderError(path, f"{what}, not a pstats file")
-    if os.path.getsize(path) == 0:
+    data = read_bytes(path)
+    if not data:
         raise ReaderError(path, "empty file, not a pstats file")
+    _check_marshal(path, data)
     try:
-        # pstats reports a table it cannot summarize on its stream; keep that off stdout
-        stats = pstats.Stats(path, stream=io.StringIO()).stats
-    except (EOFError, ValueError) as exc:
-        if "marshal" not in str(exc) and not isinstance(exc, EOFError):
-            raise ReaderError(path, f"not a pstats table ({exc})") from exc
-        raise ReaderError(
-            path,
-            f"not marshal data this Python can load ({exc}): the file is cut short, damaged, "
-            "not a pstats file, or written by another major Python version (pstats files "
-            "of Python 2 cannot be read on Python 3)",
-        ) from exc
-    except (OSError, TypeError, AttributeError, KeyError, IndexError) as exc:
-        raise ReaderError(path, f"not a pstats table ({exc})") from exc
+        stats = marshal.loads(data)
+    except (EOFError, ValueError, TypeError) as exc:
+        raise _cannot_load(path, str(exc)) from exc
+    if not stats:
+        raise ReaderError(path, "not a pstats table: it lists no function")
     return stats
 
 
@@ -66,12 +139,14 @@ def _check_key(path: str, key: object) -> tuple[str, int, str]:
         or len(key) != 3
         or not isinstance(key[0], str)
         or not isinstance(key[1], int)
+        or not -(2**63) <= key[1] < 2**63
         or not isinstance(key[2], str)
     ):
         raise ReaderError(path, f"malformed function key {key!r}; expected (file, line, name)")
     return key
 
 
+@names_the_file
 def read_cprofile(path: str | os.PathLike) -> GraphFrame:
     """A GraphFrame of the call graph recorded in a cProfile/profile pstats file.
 
@@ -83,7 +158,9 @@ def read_cprofile(path: str | os.PathLike) -> GraphFrame:
     ``time (inc)`` (cumtime, its time including callees, as the profiler
     measured it: recursion is not counted twice), and two non-additive
     call counts, ``numcalls`` (primitive calls, i.e. not counting recursive
-    re-entries) and ``nativecalls`` (all calls).
+    re-entries) and ``nativecalls`` (all calls). Times that are not finite numbers
+    of seconds at least 0, and call counts that are not whole numbers at least 0, are
+    a ReaderError.
     """
     source = os.fspath(path)
     stats = _load(source)
@@ -125,6 +202,13 @@ def read_cprofile(path: str | os.PathLike) -> GraphFrame:
     if len(names) > len(values):
         # Callers absent from the table (a profile cut short): nodes without measurements.
         values = np.vstack([values, np.zeros((len(names) - len(values), 4))])
+    counts = values[:, :2]
+    bad = ~np.isfinite(values).all(axis=1) | (values < 0).any(axis=1)
+    bad |= (counts != np.round(counts)).any(axis=1) | (counts >= 2**63).any(axis=1)
+    if bad.any():
+        at = int(np.argmax(bad))
+        raise ReaderError(source, f"statistics of {names[at]!r} ({values[at].tolist()}) are "
+                          "not call counts and times")
     frames = pd.DataFrame(
         {"name": names, "type": "function", "file": files, "line": np.asarray(lines, np.int64)}
     )
@@ -137,7 +221,7 @@ def read_cprofile(path: str | os.PathLike) -> GraphFrame:
             "nativecalls": values[:, 1].astype(np.int64),
         }
     )
-    return GraphFrame.from_tables(
+    gf = GraphFrame.from_tables(
         frames,
         np.asarray(src, dtype=np.int64),
         np.asarray(dst, dtype=np.int64),
@@ -147,3 +231,5 @@ def read_cprofile(path: str | os.PathLike) -> GraphFrame:
         default_metric="time (inc)",
         metadata={"format": "cprofile", "path": source},
     )
+    check_values(gf, source)
+    return gf

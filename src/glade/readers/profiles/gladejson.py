@@ -1,5 +1,12 @@
 """glade's own JSON format (a lossless round trip of a GraphFrame), and reading
-Hatchet's JSON export (``graph`` / ``dataframe`` / ``exclusive_metrics``)."""
+Hatchet's JSON export (``graph`` / ``dataframe`` / ``exclusive_metrics``).
+
+Both are checked the same way for structure: names are strings, frame attributes single
+values, node ids integers in range (a graph may be a DAG or have cycles, as cProfile's
+call graphs do). Metric values differ: glade's format stores what glade computed, and a
+difference or a ratio of two profiles may be negative, infinite or NaN, so its values
+are read back exactly as written; Hatchet's export holds measurements, checked as every
+reader checks them (:mod:`glade.readers.profiles.checks`)."""
 
 from __future__ import annotations
 
@@ -16,7 +23,13 @@ from glade.graph import Graph
 from glade.pandas_compat import PANDAS3
 from glade.profile.graphframe import GraphFrame
 from glade.profile.table import attach_frames
-from glade.readers.files import load_json, read_head
+from glade.readers.files import load_json, parse_json, read_head
+from glade.readers.profiles.checks import (
+    check_frames,
+    check_metadata,
+    check_values,
+    first_compound,
+)
 
 FORMAT = "glade-graphframe"
 VERSION = 1
@@ -63,6 +76,9 @@ def _decode_column(spec: dict, name: str, source: str | None) -> pd.Series:
             out = np.empty(len(data), dtype=object)
             out[:] = [_SPECIAL[v["$float"]] if isinstance(v, dict) else v for v in data]
             series = pd.Series(out, dtype=object)
+            if dtype in ("str", "string") and pd.api.types.infer_dtype(series) not in (
+                    "string", "empty"):
+                raise TypeError(f"a {dtype} column holds a value that is not a string")
             if dtype == "object" or (dtype == "str" and not PANDAS3):
                 return series
             return series.astype(dtype)
@@ -72,8 +88,20 @@ def _decode_column(spec: dict, name: str, source: str | None) -> pd.Series:
             values = values.where(~special, values[special].map(_SPECIAL))
             return pd.Series(values.to_numpy(dtype=dtype))
         return pd.Series(np.asarray(data, dtype=dtype))
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise ReaderError(source, f"column {name!r} cannot be decoded ({exc})") from exc
+
+
+def _node_ids(value: Any, what: str, source: str | None) -> np.ndarray:
+    """``value`` as an array of node ids, if it is a list of integers."""
+    try:
+        ids = np.asarray(value)
+    except (OverflowError, ValueError):
+        ids = None
+    if not isinstance(value, list) or ids is None or ids.ndim != 1 or (
+            ids.size and ids.dtype.kind != "i"):
+        raise ReaderError(source, f"{what} must be a list of node ids (integers)")
+    return ids.astype(np.int64)
 
 
 def _metadata_default(value: Any) -> Any:
@@ -87,8 +115,19 @@ def _metadata_default(value: Any) -> Any:
 
 
 def to_json(gf: GraphFrame, path: str | os.PathLike | None = None) -> str:
-    """glade JSON text of ``gf``; also written to ``path`` when given."""
+    """glade JSON text of ``gf``; also written to ``path`` when given. A profile that
+    :func:`read_json` would refuse (a name that is not a string, a frame attribute that
+    is a list or an object) is not written: GladeError."""
     graph = gf.graph
+    try:
+        check_frames(graph.frames, None)
+    except ReaderError as exc:
+        raise GladeError(f"cannot write this profile as glade JSON: {exc.reason}") from None
+    for column in gf.metric_columns:
+        at = first_compound(gf.dataframe[column])
+        if at is not None:
+            raise GladeError(f"cannot write this profile as glade JSON: metric {column!r} "
+                             f"holds {gf.dataframe[column].iat[at]!r}, not a single value")
     src, dst = graph.edges()
     df = gf.dataframe
     index = df.index.to_frame(index=False)
@@ -105,7 +144,12 @@ def to_json(gf: GraphFrame, path: str | os.PathLike | None = None) -> str:
         "default_metric": gf.default_metric,
         "metadata": gf.metadata,
     }
-    text = json.dumps(doc, default=_metadata_default, allow_nan=False)
+    try:
+        # non-finite metric values are spelled out above; metadata keeps Python's NaN
+        text = json.dumps(doc, default=_metadata_default)
+    except RecursionError:
+        raise GladeError("cannot write this profile as glade JSON: its metadata is "
+                         "nested too deeply") from None
     if path is not None:
         Path(path).write_text(text, encoding="utf-8")
     return text
@@ -158,10 +202,7 @@ def _load(source: str | os.PathLike) -> tuple[dict, str | None]:
     text = os.fspath(source)
     if not text.lstrip().startswith(("{", "[")):
         return load_json(text), text
-    try:
-        return json.loads(text), None
-    except json.JSONDecodeError as exc:
-        raise ReaderError(None, f"not valid JSON: {exc}") from exc
+    return parse_json(text, None), None
 
 
 def read_json(source: str | os.PathLike) -> GraphFrame:
@@ -179,8 +220,14 @@ def _read_glade(doc: dict, path: str | None) -> GraphFrame:
         if doc.get("version") != VERSION:
             raise ReaderError(path, f"unsupported glade JSON version {doc.get('version')!r}")
         frames = pd.DataFrame({c: _decode_column(s, c, path) for c, s in doc["frames"].items()})
-        graph, new_id = Graph.from_edges(frames, doc["edges"]["src"], doc["edges"]["dst"],
-                                         roots=doc["roots"])
+        if "name" not in frames.columns:
+            raise ReaderError(path, "the frames have no 'name' column")
+        check_frames(frames, path)
+        edges = doc["edges"]
+        graph, new_id = Graph.from_edges(
+            frames, _node_ids(edges["src"], "edges.src", path),
+            _node_ids(edges["dst"], "edges.dst", path),
+            roots=_node_ids(doc["roots"], "roots", path))
         if not np.array_equal(new_id, np.arange(len(new_id))):
             raise ReaderError(path, "graph edges are not in the order glade writes them")
         index = {c: _decode_column(s, c, path) for c, s in doc["index"].items()}
@@ -197,11 +244,17 @@ def _read_glade(doc: dict, path: str | None) -> GraphFrame:
             raise ReaderError(path, "the index names nodes the graph does not have")
         df = pd.DataFrame({c: v.set_axis(idx) for c, v in data.items()}, index=idx)
         df = attach_frames(graph, df)
-        return GraphFrame(graph, df, doc["exc_metrics"], doc["inc_metrics"],
-                          doc["default_metric"], doc["metadata"])
+        exc, inc, default = doc["exc_metrics"], doc["inc_metrics"], doc["default_metric"]
+        if not all(isinstance(names, list) and all(isinstance(m, str) for m in names)
+                   for names in (exc, inc)) or not isinstance(default, str | None):
+            raise ReaderError(path, "exc_metrics and inc_metrics must be lists of metric "
+                              "names, default_metric a name or null")
+        check_metadata(doc["metadata"], path)
+        return GraphFrame(graph, df, exc, inc, default, doc["metadata"])
     except ReaderError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError, GladeError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError,
+            GladeError) as exc:
         raise ReaderError(path, f"malformed glade JSON ({type(exc).__name__}: {exc})") from exc
 
 
@@ -224,6 +277,11 @@ def _read_hatchet(doc: dict, path: str | None) -> GraphFrame:
                     src.append(local[nid])
                     dst.append(local[str(child)])
         rows = pd.DataFrame(doc["dataframe"])
+        for column in rows.columns:
+            at = first_compound(rows[column])
+            if at is not None:
+                raise ReaderError(path, f"dataframe record {at} has {column!r} = "
+                                  f"{rows[column].iat[at]!r}, not a single value")
         indices = list(doc.get("dataframe_indices", ["node"]))
         rows["node"] = rows["node"].astype(str).map(local)
         if rows["node"].isna().any():
@@ -233,14 +291,17 @@ def _read_hatchet(doc: dict, path: str | None) -> GraphFrame:
         frame_table = pd.DataFrame(frames)
         if "name" not in frame_table.columns:
             raise ReaderError(path, "graph nodes have no 'name'")
-        return GraphFrame.from_tables(
+        check_frames(frame_table, path)
+        gf = GraphFrame.from_tables(
             frame_table, src, dst, rows,
             doc.get("exclusive_metrics", []), doc.get("inclusive_metrics", []),
             index=indices,
         )
+        check_values(gf, path)
+        return gf
     except ReaderError:
         raise
-    except (KeyError, TypeError, ValueError, AttributeError, GladeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError, GladeError) as exc:
         raise ReaderError(path, f"malformed Hatchet JSON ({type(exc).__name__}: {exc})") from exc
 
 

@@ -27,6 +27,7 @@ import pandas as pd
 from glade.errors import ReaderError
 from glade.profile.graphframe import GraphFrame
 from glade.readers.files import read_head, read_text
+from glade.readers.profiles.checks import check_values, names_the_file
 
 _TOKEN = re.compile(
     r"""
@@ -229,6 +230,7 @@ def _label_fields(lines: list[str]) -> tuple[str | None, str | None, float, floa
     return module, name, inclusive, float(exclusive.group(1)), calls
 
 
+@names_the_file
 def read_gprof_dot(path: str | os.PathLike) -> GraphFrame:
     """A GraphFrame of the call graph in a gprof2dot DOT file.
 
@@ -280,7 +282,7 @@ def read_gprof_dot(path: str | os.PathLike) -> GraphFrame:
     )
     if not np.isnan(values[:, 2]).all():
         rows["calls"] = values[:, 2]
-    return GraphFrame.from_tables(
+    gf = GraphFrame.from_tables(
         frames,
         src,
         dst,
@@ -290,3 +292,5 @@ def read_gprof_dot(path: str | os.PathLike) -> GraphFrame:
         default_metric="time (inc)",
         metadata={"format": "gprof_dot", "path": source, "unit": "percent of total time"},
     )
+    check_values(gf, source)
+    return gf

@@ -19,6 +19,12 @@ from glade.errors import ReaderError
 from glade.graph import children_sums
 from glade.profile.graphframe import GraphFrame
 from glade.readers.files import load_json, read_head
+from glade.readers.profiles.checks import (
+    check_metadata,
+    clamp_negative,
+    names_the_file,
+    record_repairs,
+)
 
 _SESSION_KEYS = ("start_time", "duration", "sample_count", "program", "cpu_time")
 
@@ -56,6 +62,7 @@ def _first_bad(values: list, kinds: set[str], allow_missing: bool = False) -> in
     return None
 
 
+@names_the_file
 def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
     """A GraphFrame of the call tree in a pyinstrument JSON file.
 
@@ -65,7 +72,10 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
     path) are merged, their times added. ``time (inc)`` is the frame's time, ``time`` its
     exclusive time (inclusive minus its children's), both in seconds;
     ``is_application_code`` (and ``await_time`` when recorded) are
-    non-additive. The session fields go to ``metadata``.
+    non-additive. The session fields go to ``metadata``. A ``time`` that is not a
+    finite number of seconds at least 0 is a ReaderError; an exclusive time that
+    comes out negative (children recorded for more time than their parent, as when a
+    child is listed twice) is set to 0 and counted in ``metadata["repairs"]``.
     """
     source = os.fspath(path)
     data = load_json(source)
@@ -108,6 +118,7 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
         (lines, {"integer"}, True, "'line_no' is not an integer"),
         (awaits, {"integer", "floating", "mixed-integer-float"}, False,
          "'await_time' is not a number"),
+        (app, {"boolean"}, True, "'is_application_code' is not true or false"),
     ]
     for values, kinds, allow_missing, problem in checks:
         bad = _first_bad(values, kinds, allow_missing)
@@ -116,15 +127,27 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
     n = len(names)
     parent_arr = np.asarray(parent, dtype=np.int64)
     inclusive = np.asarray(times, dtype=np.float64)
+    bad = ~(np.isfinite(inclusive) & (inclusive >= 0))
+    if bad.any():
+        at = int(np.argmax(bad))
+        raise ReaderError(source, f"{_where(parent, position, at)} has 'time' {times[at]!r}, "
+                          "which cannot be a time")
     child = np.flatnonzero(parent_arr >= 0)
-    line_col = pd.Series(lines, dtype="float64" if None in lines else "int64")
+    try:
+        line_col = pd.Series(lines, dtype="float64" if None in lines else "int64")
+    except OverflowError:
+        at = next(i for i, line in enumerate(lines) if abs(line) >= 2**63)
+        raise ReaderError(source, f"{_where(parent, position, at)} has 'line_no' "
+                          f"{lines[at]}, too large for a line number") from None
     file_col = pd.Series(files, dtype=object)
     file_col = file_col.where(file_col.map(lambda f: isinstance(f, str)), np.nan)
     frames = pd.DataFrame({"name": names, "type": "function", "file": file_col, "line": line_col})
+    repairs: dict[str, int] = {}
     rows = pd.DataFrame(
         {
             "node": np.arange(n, dtype=np.int64),
-            "time": inclusive - children_sums(parent_arr, inclusive),
+            "time": clamp_negative(inclusive - children_sums(parent_arr, inclusive), repairs,
+                                   "negative_exclusive_times"),
             "time (inc)": inclusive,
             "is_application_code": np.asarray(
                 app, dtype=bool if pd.api.types.infer_dtype(app) == "boolean" else object
@@ -136,6 +159,8 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
         rows["await_time"] = awaits_arr
     metadata = {"format": "pyinstrument", "path": source}
     metadata.update({k: data[k] for k in _SESSION_KEYS if k in data})
+    check_metadata(metadata, source)
+    record_repairs(metadata, repairs, source)
     return GraphFrame.from_tables(
         frames,
         parent_arr[child],

@@ -33,6 +33,7 @@ import pandas as pd
 from glade.errors import ReaderError
 from glade.profile.graphframe import GraphFrame
 from glade.readers.files import read_head, read_text
+from glade.readers.profiles.checks import check_values, names_the_file
 
 _FILE_NAME = re.compile(r"^profile\.(\d+)\.(\d+)\.(\d+)$")
 _FIRST_LINE = re.compile(r"^\s*(\d+)\s+templated_functions(?:_MULTI_(\S+))?\s*$")
@@ -255,6 +256,7 @@ def _build_nodes(entries: np.ndarray):
     return entry_node, frames, np.asarray(parent, dtype=np.int64)
 
 
+@names_the_file
 def read_tau(path: str | os.PathLike) -> GraphFrame:
     """A GraphFrame of a TAU profile directory (or a single ``profile.N.C.T`` file).
 
@@ -266,7 +268,8 @@ def read_tau(path: str | os.PathLike) -> GraphFrame:
     ``time (inc)``; any other metric (a ``MULTI__PAPI_...`` directory) keeps
     its name, e.g. ``PAPI_L2_TCM`` / ``PAPI_L2_TCM (inc)``; non-additive
     ``Calls``, ``Subrs`` (calls to children) and ``group``.
-    ``metadata`` holds the attributes of the first file (rank 0).
+    ``metadata`` holds the attributes of the first file (rank 0). A value that is not
+    a finite number, or a negative time, is a ReaderError.
     """
     source = os.fspath(path)
     target = Path(source)
@@ -309,7 +312,7 @@ def read_tau(path: str | os.PathLike) -> GraphFrame:
     child = np.flatnonzero(parent >= 0)
     metadata = {"format": "tau", "path": source}
     metadata.update(attributes)
-    return GraphFrame.from_tables(
+    gf = GraphFrame.from_tables(
         frames,
         parent[child],
         child,
@@ -320,3 +323,5 @@ def read_tau(path: str | os.PathLike) -> GraphFrame:
         default_metric="time (inc)" if "time" in metrics else inc_metrics[0],
         metadata=metadata,
     )
+    check_values(gf, source)
+    return gf

@@ -23,19 +23,10 @@ import pandas as pd
 from glade.ensemble.model import Ensemble
 from glade.errors import GladeError, ReaderError
 from glade.graph import Graph
-from glade.readers.files import load_json
+from glade.readers.files import load_json_object
+from glade.readers.profiles.checks import check_frames, first_compound, names_the_file
 
 _KEYS = ("graph", "dataframe", "dataframe_indices")
-
-
-def _load(path: str) -> dict:
-    doc = load_json(path)
-    if not isinstance(doc, dict):
-        raise ReaderError(path, "not a Thicket JSON export (the document is not an object)")
-    missing = [k for k in _KEYS if k not in doc]
-    if missing:
-        raise ReaderError(path, f"not a Thicket JSON export: no {', '.join(missing)}")
-    return doc
 
 
 def _graph(path: str, tables: Any) -> tuple[Graph, dict[str, int]]:
@@ -56,7 +47,10 @@ def _graph(path: str, tables: Any) -> tuple[Graph, dict[str, int]]:
             if nid not in local:
                 local[nid] = len(frames)
                 frames.append(entry["data"])
-            children += [(nid, child) for child in entry.get("children", [])]
+            kids = entry.get("children", [])
+            if not isinstance(kids, list):
+                raise ReaderError(path, f"graph node {nid}: 'children' is {kids!r}, not a list")
+            children += [(nid, child) for child in kids]
     src, dst = [], []
     for parent, child in children:
         if str(child) not in local:
@@ -66,14 +60,16 @@ def _graph(path: str, tables: Any) -> tuple[Graph, dict[str, int]]:
         dst.append(local[str(child)])
     table = pd.DataFrame(frames)
     table = table[["name", *(c for c in table.columns if c != "name")]]
+    check_frames(table, path)
     graph, new_id = Graph.from_edges(table, src, dst)
     return graph, {nid: int(new_id[i]) for nid, i in local.items()}
 
 
+@names_the_file
 def read_thicket_json(path: str | os.PathLike) -> Ensemble:
     """An Ensemble from a Thicket JSON export (see the module notes)."""
     path = os.fspath(path)
-    doc = _load(path)
+    doc = load_json_object(path, _KEYS, "a Thicket JSON export")
     graph, node_id = _graph(path, doc["graph"])
     profile_col = doc.get("profile_idx_name", "profile")
     indices = doc["dataframe_indices"]
@@ -92,6 +88,11 @@ def read_thicket_json(path: str | os.PathLike) -> Ensemble:
         bad = rows["node"][node.isna()].iloc[0]
         raise ReaderError(path, f"a dataframe record names node {bad}, which is not in the "
                           "graph")
+    for column in indices[1:]:
+        at = first_compound(rows[column])
+        if at is not None:
+            raise ReaderError(path, f"dataframe record {at} has {column!r} = "
+                              f"{rows[column].iat[at]!r}: index values are single values")
     frame_keys = set(graph.frames.columns)
     metrics = [c for c in rows.columns if c not in indices and c not in frame_keys]
     rest = [rows[c].to_numpy() for c in indices[2:]]

@@ -22,9 +22,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from glade.errors import ReaderError
+from glade.errors import ReaderError, shown
 from glade.profile.graphframe import GraphFrame
 from glade.readers.files import load_json, read_head
+from glade.readers.profiles.checks import check_values, names_the_file
 
 _SKIP_STATS = {"cereal_class_version", "count"}
 _ADDITIVE_STAT = "sum"
@@ -92,7 +93,8 @@ def _load(path: Path) -> dict:
 def _ids(value: object) -> str:
     """A tid/pid field (an int or a list of ints) as text: ``"3"`` or ``"1,2"``."""
     items = value if isinstance(value, list) else [value]
-    if not items or not all(isinstance(v, int) and not isinstance(v, bool) for v in items):
+    if not items or not all(isinstance(v, int) and not isinstance(v, bool)
+                            and -(2**63) <= v < 2**63 for v in items):
         raise ValueError(f"expected an id or a list of ids, found {value!r}")
     return ",".join(str(v) for v in items)
 
@@ -206,6 +208,7 @@ def _stats(block: dict) -> dict:
     return {k: v for k, v in stats.items() if k not in _SKIP_STATS}
 
 
+@names_the_file
 def read_timemory(path: str | os.PathLike) -> GraphFrame:
     """A GraphFrame of a timemory ``*.tree.json`` file (or a directory of them).
 
@@ -219,7 +222,8 @@ def read_timemory(path: str | os.PathLike) -> GraphFrame:
     (laps) and ``pid`` are non-additive. Rows are per (node, rank) when
     several ranks are present, and per thread when each record belongs to
     one thread and there are several; records that aggregate threads keep
-    their thread ids as a ``thread`` string such as ``"1,2"``.
+    their thread ids as a ``thread`` string such as ``"1,2"``. An additive value that
+    is not a finite number, or a negative time, is a ReaderError.
     """
     source = os.fspath(path)
     target = Path(source)
@@ -244,8 +248,12 @@ def read_timemory(path: str | os.PathLike) -> GraphFrame:
             exc_cols = _stat_columns(exc, label, labels, "")
             inc_cols = _stat_columns(inc, label, labels, " (inc)")
             laps_arr = pd.to_numeric(pd.Series(laps, dtype=object)).to_numpy()
-        except (ValueError, TypeError) as err:
+        except (ValueError, TypeError, OverflowError) as err:
             raise ReaderError(source, f"component {key!r}: {err}") from err
+        for columns in (exc_cols, inc_cols):
+            for col, values in columns.items():
+                if col.startswith(_ADDITIVE_STAT + "."):
+                    _check_finite(source, trie, node, rank, col, values)
         table = pd.DataFrame(
             {"node": node, "rank": rank, "tid": tids, "pid": pids, "count": laps_arr}
         )
@@ -261,6 +269,20 @@ def read_timemory(path: str | os.PathLike) -> GraphFrame:
     if not tables:
         raise ReaderError(source, "no component has a call tree with measured regions")
     return _assemble(source, trie, tables, exc_metrics, inc_metrics, units)
+
+
+def _check_finite(source, trie: _Trie, node: list, rank: list, column: str,
+                  values: np.ndarray) -> None:
+    """ReaderError unless the additive ``values`` of ``column`` are finite numbers."""
+    numbers = np.asarray(values, dtype=np.float64)
+    bad = ~np.isfinite(numbers)
+    if bad.any():
+        at = int(np.argmax(bad))
+        where = f"region {trie.frames[node[at]][0]!r}"
+        if rank[at] is not None:
+            where += f" (rank {rank[at]})"
+        raise ReaderError(source, f"{column!r} of {where} is {shown(numbers[at])}, not a "
+                          "finite number")
 
 
 def _assemble(source, trie, tables, exc_metrics, inc_metrics, units) -> GraphFrame:
@@ -297,7 +319,7 @@ def _assemble(source, trie, tables, exc_metrics, inc_metrics, units) -> GraphFra
     default = "sum.wall_clock (inc)" if "sum.wall_clock" in exc_metrics else None
     metadata = {"format": "timemory", "path": source}
     metadata.update({f"unit.{k}": v for k, v in units.items()})
-    return GraphFrame.from_tables(
+    gf = GraphFrame.from_tables(
         frames,
         parent[child],
         child,
@@ -308,6 +330,8 @@ def _assemble(source, trie, tables, exc_metrics, inc_metrics, units) -> GraphFra
         default_metric=default,
         metadata=metadata,
     )
+    check_values(gf, source)
+    return gf
 
 
 def _merge_components(rows, tables, index, extra, additive) -> pd.DataFrame:

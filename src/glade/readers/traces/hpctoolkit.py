@@ -25,7 +25,12 @@ from pathlib import Path
 import numpy as np
 
 from glade.errors import GladeError, ReaderError
-from glade.readers.profiles.hpctoolkit import DatabaseFile, MetaDatabase, profile_identities
+from glade.readers.files import read_head
+from glade.readers.profiles.hpctoolkit.database import (
+    DatabaseFile,
+    MetaDatabase,
+    profile_identities,
+)
 from glade.readers.traces.events import (
     ENTER,
     LEAVE,
@@ -50,8 +55,7 @@ def detect(path: Path) -> bool:
         trace = path / "trace.db"
         if not (trace.is_file() and (path / "meta.db").is_file()):
             return False
-        with open(trace, "rb") as fh:
-            return fh.read(14) == b"HPCTOOLKITtrce"
+        return read_head(trace, 14) == b"HPCTOOLKITtrce"
     except OSError:
         return False
 
@@ -152,7 +156,7 @@ def read_hpctoolkit_trace(
     if directory.is_file():
         directory = directory.parent
     for name in ("trace.db", "meta.db", "profile.db"):
-        if not (directory / name).is_file():
+        if not (directory / name).exists():
             raise ReaderError(directory / name, "missing: an HPCToolkit trace needs it")
     meta = MetaDatabase(directory / "meta.db")
     frames, nids, src, dst = meta.tree()
@@ -170,6 +174,12 @@ def read_hpctoolkit_trace(
             samples.append(np.frombuffer(trace.data, dtype=_SAMPLE, count=count, offset=first))
             bar.update(count)
     samples = np.concatenate(samples)
+    if end < start or end - start >= 2**63:
+        raise ReaderError(trace.path, f"the trace's time range [{start}, {end}] ns is not one")
+    outside = (samples["time"] < start) | (samples["time"] > end)
+    if outside.any():
+        raise ReaderError(trace.path, f"a sample at {int(samples['time'][np.argmax(outside)])} "
+                          f"ns lies outside the trace's time range [{start}, {end}] ns")
     line = np.repeat(np.arange(len(lines)), counts)
     same = line[1:] == line[:-1]
     if np.any((samples["time"][1:] < samples["time"][:-1]) & same):

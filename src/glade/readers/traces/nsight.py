@@ -24,6 +24,7 @@ call to the GPU work it launched. Timestamps are the export's nanoseconds.
 
 from __future__ import annotations
 
+import io
 import os
 import sqlite3
 from pathlib import Path
@@ -32,7 +33,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from glade.errors import GladeError, ReaderError
+from glade.errors import GladeError, ReaderError, shown
+from glade.readers.files import open_regular, read_head
 from glade.readers.traces.events import (
     build_trace,
     categorical,
@@ -58,17 +60,15 @@ def detect(path: Path) -> bool:
     """Whether ``path`` is an SQLite file with Nsight Systems tables, or a CSV of NVTX
     push/pop ranges."""
     try:
-        path = Path(path)
-        if not path.is_file():
+        head = read_head(path, 4096)
+        if head is None:
             return False
-        with open(path, "rb") as fh:
-            head = fh.read(4096)
         if head.startswith(_SQLITE_MAGIC):
-            with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            with _connect(Path(path)) as db:
                 return bool(_tables(db) & {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME",
                                            "CUPTI_ACTIVITY_KIND_KERNEL"})
         return _csv_header(head.decode("utf-8", "replace").splitlines()) is not None
-    except (OSError, sqlite3.Error):
+    except (OSError, sqlite3.Error, UnicodeDecodeError):
         return False
 
 
@@ -79,11 +79,8 @@ def read_nsight(path: str | os.PathLike, sources: tuple[str, ...] = SOURCES) -> 
     if unknown or not sources:
         raise GladeError(f"sources must be some of {list(SOURCES)}, not {unknown}")
     target = Path(path)
-    try:
-        with open(target, "rb") as fh:
-            head = fh.read(len(_SQLITE_MAGIC))
-    except OSError as exc:
-        raise ReaderError(target, f"cannot read ({exc.strerror or exc})") from exc
+    with open_regular(target) as fh:
+        head = fh.read(len(_SQLITE_MAGIC))
     if not head:
         raise ReaderError(target, "empty file")
     if head == _SQLITE_MAGIC:
@@ -127,6 +124,11 @@ def _trace(path: Path, ranges: pd.DataFrame, marks: pd.DataFrame, metadata: dict
 
 
 # ------------------------------------------------------------------ SQLite
+def _connect(path: Path) -> sqlite3.Connection:
+    """The SQLite database ``path``, opened read-only."""
+    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+
+
 def _tables(db: sqlite3.Connection) -> set[str]:
     return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
@@ -139,20 +141,45 @@ def _query(path: Path, db: sqlite3.Connection, sql: str, table: str) -> pd.DataF
     try:
         return pd.read_sql_query(sql, db)
     except (sqlite3.Error, pd.errors.DatabaseError) as exc:
-        raise ReaderError(path, f"table {table} lacks expected columns ({exc})") from exc
+        raise ReaderError(path, f"cannot read table {table}: expected columns missing or a "
+                          f"text not UTF-8 ({exc})") from exc
 
 
-def _split_tid(global_id: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """(pid, tid) of serialized Nsight global thread ids."""
-    ids = global_id.fillna(0).to_numpy(np.int64)
+def _integers(path: Path, table: str, frame: pd.DataFrame, column: str,
+              missing: int | None = None) -> np.ndarray:
+    """Column ``column`` of a query on ``table`` as int64 values. NULL becomes
+    ``missing`` (a ReaderError when None); text, fractions and numbers beyond int64 are a
+    ReaderError naming the table, the column and the row."""
+    values = frame[column]
+    if values.dtype.kind == "i":
+        return values.to_numpy(np.int64)
+    absent = values.isna().to_numpy()
+    if absent.any() and missing is None:
+        row = int(np.argmax(absent))
+        raise ReaderError(path, f"table {table}: column {column!r} is NULL in row {row + 1}")
+    numbers = pd.to_numeric(values.where(~absent, missing), errors="coerce")
+    floats = numbers.to_numpy(np.float64)
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(floats) | (floats != np.round(floats)) | (np.abs(floats) >= 2**63)
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise ReaderError(path, f"table {table}: column {column!r} holds "
+                          f"{shown(values.iat[row])} in row {row + 1}, not an integer")
+    return numbers.to_numpy(np.int64) if numbers.dtype.kind == "i" else floats.astype(np.int64)
+
+
+def _split_tid(path: Path, table: str, frame: pd.DataFrame, column: str
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """(pid, tid) of the serialized Nsight global thread ids in ``column``."""
+    ids = _integers(path, table, frame, column, missing=0)
     return (ids >> 24) & 0xFFFFFF, ids & 0xFFFFFF
 
 
 def _read_sqlite(path: Path, sources: tuple[str, ...]) -> Trace:
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        db = _connect(path)
         tables = _tables(db)
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, UnicodeDecodeError) as exc:
         raise ReaderError(path, f"not a readable SQLite database ({exc})") from exc
     try:
         wanted = {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_KERNEL",
@@ -171,8 +198,8 @@ def _read_sqlite(path: Path, sources: tuple[str, ...]) -> Trace:
             parts.append(_runtime(path, db, tables))
         if "gpu" in sources:
             parts.extend(_gpu(path, db, tables))
-        metadata.update(_session(db, tables))
-    except sqlite3.Error as exc:
+        metadata.update(_session(path, db, tables))
+    except (sqlite3.Error, UnicodeDecodeError) as exc:
         raise ReaderError(path, f"cannot read the database ({exc})") from exc
     finally:
         db.close()
@@ -206,18 +233,20 @@ def _nvtx(path: Path, db, tables: set[str]) -> tuple[pd.DataFrame, pd.DataFrame,
         f"SELECT e.start, e.end, e.eventType, e.globalTid, {text} AS text, {name_sql} "
         f"FROM NVTX_EVENTS AS e {join}"), "NVTX_EVENTS")
     names = table["text"].where(table["text"].notna(), table["registered"]).fillna("<unnamed>")
-    pid, tid = _split_tid(table["globalTid"])
+    pid, tid = _split_tid(path, "NVTX_EVENTS", table, "globalTid")
     base = pd.DataFrame({"name": names.astype(str), "process": pid, "thread": tid})
-    kind = table["eventType"].to_numpy()
-    push = (kind == NVTX_PUSH_POP) & table["end"].notna().to_numpy()
+    kind = _integers(path, "NVTX_EVENTS", table, "eventType")
+    start = _integers(path, "NVTX_EVENTS", table, "start")
+    ended = table["end"].notna().to_numpy()
+    end = _integers(path, "NVTX_EVENTS", table, "end", missing=0)
+    push = (kind == NVTX_PUSH_POP) & ended
     mark = kind == NVTX_MARK
-    ranges = base[push].assign(start=table["start"][push].to_numpy(np.int64),
-                               end=table["end"][push].to_numpy(np.int64))
-    marks = base[mark].assign(time=table["start"][mark].to_numpy(np.int64))
+    ranges = base[push].assign(start=start[push], end=end[push])
+    marks = base[mark].assign(time=start[mark])
     skipped = {
         "nvtx_start_end_ranges_left_out": int(np.count_nonzero(kind == NVTX_START_END)),
         "nvtx_unended_ranges_left_out": int(np.count_nonzero(
-            (kind == NVTX_PUSH_POP) & table["end"].isna().to_numpy())),
+            (kind == NVTX_PUSH_POP) & ~ended)),
     }
     return ranges, marks, skipped
 
@@ -228,11 +257,14 @@ def _runtime(path: Path, db, tables: set[str]) -> pd.DataFrame:
     table = _query(path, db, (
         f"SELECT e.start, e.end, e.globalTid, e.correlationId, {name_sql} "
         f"FROM CUPTI_ACTIVITY_KIND_RUNTIME AS e {join}"), "CUPTI_ACTIVITY_KIND_RUNTIME")
-    pid, tid = _split_tid(table["globalTid"])
+    name = "CUPTI_ACTIVITY_KIND_RUNTIME"
+    pid, tid = _split_tid(path, name, table, "globalTid")
     return pd.DataFrame({
-        "start": table["start"].to_numpy(np.int64), "end": table["end"].to_numpy(np.int64),
+        "start": _integers(path, name, table, "start"),
+        "end": _integers(path, name, table, "end"),
         "name": table["name"].fillna("<unnamed CUDA call>").astype(str),
-        "process": pid, "thread": tid, CORRELATION: _ids(table["correlationId"]),
+        "process": pid, "thread": tid,
+        CORRELATION: _integers(path, name, table, "correlationId", missing=-1),
     })
 
 
@@ -241,10 +273,10 @@ def _gpu(path: Path, db, tables: set[str]) -> list[pd.DataFrame]:
     parts = []
     if "CUPTI_ACTIVITY_KIND_KERNEL" in tables:
         name_sql, join = _string_join(tables, "shortName", "name")
-        parts.append(_query(path, db, (
+        parts.append(("CUPTI_ACTIVITY_KIND_KERNEL", _query(path, db, (
             f"SELECT e.start, e.end, e.deviceId, e.streamId, e.globalPid, e.correlationId, "
             f"{name_sql}, NULL AS bytes FROM CUPTI_ACTIVITY_KIND_KERNEL AS e {join}"),
-            "CUPTI_ACTIVITY_KIND_KERNEL"))
+            "CUPTI_ACTIVITY_KIND_KERNEL")))
     for table, label in (("CUPTI_ACTIVITY_KIND_MEMCPY", "Memcpy"),
                          ("CUPTI_ACTIVITY_KIND_MEMSET", "Memset")):
         if table not in tables:
@@ -258,30 +290,40 @@ def _gpu(path: Path, db, tables: set[str]) -> list[pd.DataFrame]:
             part["name"] = "Memcpy " + copy.astype(str)
         else:
             part["name"] = label
-        parts.append(part.drop(columns="copyKind"))
+        parts.append((table, part.drop(columns="copyKind")))
     out = []
-    for part in parts:
-        pid, _ = _split_tid(part["globalPid"])
-        device = part["deviceId"].fillna(0).to_numpy(np.int64)
-        stream = part["streamId"].fillna(0).to_numpy(np.int64)
+    for table, part in parts:
+        pid, _ = _split_tid(path, table, part, "globalPid")
+        device = _integers(path, table, part, "deviceId", missing=0)
+        stream = _integers(path, table, part, "streamId", missing=0)
+        lane_ok = (device >= 0) & (device < 2**40) & (stream >= 0) & (stream < 1_000_000)
+        if not lane_ok.all():
+            row = int(np.argmax(~lane_ok))
+            raise ReaderError(path, f"table {table}: row {row + 1} names device "
+                              f"{int(device[row])}, stream {int(stream[row])}: devices are "
+                              "numbered from 0, streams from 0 to 999999")
         out.append(pd.DataFrame({
-            "start": part["start"].to_numpy(np.int64), "end": part["end"].to_numpy(np.int64),
+            "start": _integers(path, table, part, "start"),
+            "end": _integers(path, table, part, "end"),
             "name": part["name"].fillna("<unnamed kernel>").astype(str), "process": pid,
             "thread": -(1 + 1_000_000 * device + stream), DEVICE: device, STREAM: stream,
-            CORRELATION: _ids(part["correlationId"]), BYTES: _ids(part["bytes"]),
+            CORRELATION: _integers(path, table, part, "correlationId", missing=-1),
+            BYTES: _integers(path, table, part, "bytes", missing=-1),
         }))
     return out
 
 
-def _session(db, tables: set[str]) -> dict[str, Any]:
+def _session(path: Path, db, tables: set[str]) -> dict[str, Any]:
     """What the export tells about the session: its start time and the host."""
     out: dict[str, Any] = {}
     if "TARGET_INFO_SESSION_START_TIME" in tables and "utcEpochNs" in _columns(
         db, "TARGET_INFO_SESSION_START_TIME"
     ):
-        row = db.execute("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME").fetchone()
-        if row is not None:
-            out["session_start_utc_ns"] = int(row[0])
+        start = _query(path, db, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME",
+                       "TARGET_INFO_SESSION_START_TIME")
+        if len(start):
+            out["session_start_utc_ns"] = int(_integers(
+                path, "TARGET_INFO_SESSION_START_TIME", start.iloc[:1], "utcEpochNs")[0])
     if "TARGET_INFO_SYSTEM_ENV" in tables and {"name", "value"} <= _columns(
         db, "TARGET_INFO_SYSTEM_ENV"
     ):
@@ -308,11 +350,9 @@ def read_nsight_csv(path: str | os.PathLike) -> Trace:
     """The NVTX push/pop ranges of an ``nsys stats --report nvtx_pushpop_trace
     --format csv`` file as Enter/Leave events on their (PID, TID)."""
     target = Path(path)
-    try:
-        with open(target, encoding="utf-8", errors="replace") as fh:
-            head = [fh.readline() for _ in range(20)]
-    except OSError as exc:
-        raise ReaderError(target, f"cannot read ({exc.strerror or exc})") from exc
+    with open_regular(target) as raw:
+        text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace")
+        head = [text.readline(4096) for _ in range(20)]
     found = _csv_header(head)
     if found is None:
         raise ReaderError(target, "not an nvtx_pushpop_trace CSV: no header with "
@@ -327,20 +367,27 @@ def read_nsight_csv(path: str | os.PathLike) -> Trace:
         row = int(np.flatnonzero(table["NameTree"].isna().to_numpy())[0]) + skip + 2
         raise ReaderError(target, f"line {row} is cut short (truncated file?)")
     numeric = {}
-    for column in ("Start", "End", "PID", "TID"):
-        values = pd.to_numeric(table[column], errors="coerce")
-        if values.isna().any():
-            row = int(np.flatnonzero(values.isna().to_numpy())[0]) + skip + 2
-            raise ReaderError(target, f"line {row}: column {column!r} is not a number")
-        numeric[column] = values.to_numpy()
+    for column, factor in (("Start", scale), ("End", scale), ("PID", 0), ("TID", 0)):
+        values = pd.to_numeric(table[column], errors="coerce").to_numpy(np.float64)
+        values = values * factor if factor else values
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(values) | (np.abs(values) >= 2**63)
+            if not factor:
+                bad |= values != np.round(values)
+        if bad.any():
+            at = int(np.argmax(bad))
+            what = "a time in range" if factor else "a whole number"
+            raise ReaderError(target, f"line {at + skip + 2}: column {column!r} holds "
+                              f"{shown(table[column].iat[at])}, not {what}")
+        numeric[column] = np.rint(values).astype(np.int64)
     if not len(table):
         raise ReaderError(target, "holds no NVTX range")
     ranges = pd.DataFrame({
-        "start": np.rint(numeric["Start"] * scale).astype(np.int64),
-        "end": np.rint(numeric["End"] * scale).astype(np.int64),
+        "start": numeric["Start"],
+        "end": numeric["End"],
         "name": table["Name"].fillna("<unnamed>").astype(str).to_numpy(),
-        "process": numeric["PID"].astype(np.int64),
-        "thread": numeric["TID"].astype(np.int64),
+        "process": numeric["PID"],
+        "thread": numeric["TID"],
     })
     backwards = np.flatnonzero(ranges["end"].to_numpy() < ranges["start"].to_numpy())
     if backwards.size:
@@ -348,8 +395,3 @@ def read_nsight_csv(path: str | os.PathLike) -> Trace:
                           "before it starts")
     metadata = {"format": "nsight nvtx_pushpop_trace csv", "time_unit_ns": scale}
     return _trace(target, ranges, pd.DataFrame(), metadata)
-
-
-def _ids(values: pd.Series) -> np.ndarray:
-    """Integer ids or counts with -1 where the export has none."""
-    return values.to_numpy(dtype=np.float64, na_value=-1).astype(np.int64)

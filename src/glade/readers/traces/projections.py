@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import ReaderError
+from glade.readers.files import read_bytes, read_head, read_text
 from glade.readers.traces.events import (
     build_trace,
     categorical,
@@ -105,10 +106,7 @@ class _Sts:
 
     def __init__(self, path: Path):
         self.path = path
-        try:
-            text = path.read_text(errors="strict")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ReaderError(path, f"cannot read ({exc})") from exc
+        text = read_text(path)
         self.info: dict[str, str] = {}
         self.chares: dict[int, tuple[str, int]] = {}
         self.entries: dict[int, tuple[str, int]] = {}
@@ -188,6 +186,11 @@ def _numbers(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, path: Path) 
             values[odd] = np.array(text, dtype="S").astype(np.float64)
         except ValueError as exc:
             raise ReaderError(path, f"a record holds a token that is no number ({exc})") from exc
+    wrong = ~(np.abs(values) < 2**53)  # NaN, infinities and what a double cannot hold exactly
+    if wrong.any():
+        at = int(np.argmax(wrong))
+        token = bytes(buf[starts[at]:ends[at]]).decode("ascii", "replace")
+        raise ReaderError(path, f"a record holds {token!r}, not a number in range")
     return values
 
 
@@ -197,8 +200,8 @@ class _Log:
 
     def __init__(self, path: Path):
         self.path = path
+        raw = read_bytes(path)
         try:
-            raw = path.read_bytes()
             data = gzip.decompress(raw) if path.suffix == ".gz" else raw
         except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
             raise ReaderError(path, f"cannot read or decompress ({exc})") from exc
@@ -493,8 +496,7 @@ def detect(path: Path) -> bool:
     """Whether ``path`` is a Projections .sts file or a directory with one and its logs."""
     try:
         sts, _ = _files(path)
-        with open(sts, "rb") as fh:
-            head = fh.read(2048)
+        head = read_head(sts, 2048) or b""
         return b"PROJECTIONS_ID" in head or (b"VERSION" in head and b"PROCESSORS" in head)
     except (OSError, ReaderError):
         return False
@@ -555,6 +557,10 @@ def _partners(events: dict[str, np.ndarray], labels: list[str]) -> np.ndarray:
 def _finish(sts_path: Path, sts: _Sts, events: dict, labels: list[str], counts: dict) -> Trace:
     """Partners of message creations, final columns in time order, nesting check."""
     partner = _partners(events, labels)
+    if np.any(events["time"] < 0):
+        at = int(np.argmax(events["time"] < 0))
+        raise ReaderError(sts_path, f"PE {int(events[PROCESS][at])} logs a record at "
+                          f"{events['time'][at]:g} us, before the trace starts")
     order = np.argsort(events["time"], kind="stable")
     stamps = np.rint(events["time"][order] * 1000).astype(np.int64)
     names = categorical(events["name"][order], labels)

@@ -17,6 +17,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from glade.errors import ReaderError
+from glade.readers.files import check_regular, open_regular
 
 #: Files larger than this show a progress bar unless told otherwise.
 PROGRESS_BYTES = 64 * 1024 * 1024
@@ -26,12 +27,8 @@ GZIP_MAGIC = b"\x1f\x8b"
 
 
 def check_file(path: str | os.PathLike) -> Path:
-    """``path`` as a Path when it is a non-empty file, else a ReaderError."""
-    target = Path(path)
-    if not target.exists():
-        raise ReaderError(target, "no such file")
-    if not target.is_file():
-        raise ReaderError(target, "is a directory, not a trace file")
+    """``path`` as a Path when it is a non-empty regular file, else a ReaderError."""
+    target = check_regular(path)
     if target.stat().st_size == 0:
         raise ReaderError(target, "empty file")
     return target
@@ -41,14 +38,14 @@ def head(path: Path, size: int = 4096) -> bytes:
     """The first ``size`` bytes of ``path`` (decompressed when gzipped); b"" when the
     file cannot be read."""
     try:
-        with open(path, "rb") as raw:
+        with open_regular(path) as raw:
             start = raw.read(2)
             raw.seek(0)
             if start == GZIP_MAGIC:
                 with gzip.GzipFile(fileobj=raw) as unzipped:
                     return unzipped.read(size)
             return raw.read(size)
-    except (OSError, EOFError, gzip.BadGzipFile):
+    except (OSError, EOFError, gzip.BadGzipFile, ReaderError):
         return b""
 
 
@@ -58,7 +55,7 @@ def open_text_source(path: Path, progress: bool | None, what: str) -> Iterator[I
     read in a progress bar when ``progress`` (by default: for large files)."""
     size = path.stat().st_size
     show = size > PROGRESS_BYTES if progress is None else progress
-    with open(path, "rb") as raw:
+    with open_regular(path) as raw:
         gzipped = raw.read(2) == GZIP_MAGIC
         raw.seek(0)
         with tqdm.wrapattr(raw, "read", total=size, desc=f"reading {what}", unit="B",
