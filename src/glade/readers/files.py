@@ -137,8 +137,8 @@ def read_text(path: str | os.PathLike) -> str:
     """The text of the UTF-8 regular file ``path``, line ends read as ``\\n``."""
     source = os.fspath(path)
     try:
-        with open_regular(source) as fh:
-            return io.TextIOWrapper(fh, encoding="utf-8").read()
+        with open_regular(source) as fh, io.TextIOWrapper(fh, encoding="utf-8") as text:
+            return text.read()
     except OSError as exc:
         raise ReaderError(source, f"cannot read ({exc.strerror or exc})") from exc
     except UnicodeDecodeError as exc:

@@ -350,8 +350,8 @@ def read_nsight_csv(path: str | os.PathLike) -> Trace:
     """The NVTX push/pop ranges of an ``nsys stats --report nvtx_pushpop_trace
     --format csv`` file as Enter/Leave events on their (PID, TID)."""
     target = Path(path)
-    with open_regular(target) as raw:
-        text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace")
+    with (open_regular(target) as raw,
+          io.TextIOWrapper(raw, encoding="utf-8", errors="replace") as text):
         head = [text.readline(4096) for _ in range(20)]
     found = _csv_header(head)
     if found is None:

@@ -37,8 +37,8 @@ def parse_cali(source: str, use_native: bool, string_attributes: set[str]) -> Pr
     _check_cali_end(source)
     reader = caliperreader.CaliperReader()
     try:
-        with open_regular(source) as raw:
-            reader.read(io.TextIOWrapper(raw, encoding="utf-8"))
+        with open_regular(source) as raw, io.TextIOWrapper(raw, encoding="utf-8") as text:
+            reader.read(text)
         return _cali_profile(source, reader, use_native, string_attributes)
     except ReaderError:
         raise
