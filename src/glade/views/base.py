@@ -169,4 +169,9 @@ class QueryView(anywidget.AnyWidget):
         """Write a standalone HTML page of the view, with its state, that works offline."""
         from glade.views.html import write_html
 
-        return write_html(self, path, title=title or f"glade {type(self).__name__}")
+        return write_html(self, path, title=title or f"glade {type(self).__name__}",
+                          overrides=self._offline_state())
+
+    def _offline_state(self) -> dict[str, Any]:
+        """Values of JSON traits that differ in an offline page (none by default)."""
+        return {}
