@@ -8,6 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+
 from tests.conftest import data_root
 
 FOLDER = Path(__file__).resolve().parents[1] / "notebooks"

@@ -161,8 +161,9 @@ def flat_profile(
     return table
 
 
-def _spread(start: np.ndarray, end: np.ndarray, group: np.ndarray, caller: np.ndarray,
-            nested: np.ndarray, num_groups: int, width: float, num_bins: int) -> np.ndarray:
+def spread_exclusive(start: np.ndarray, end: np.ndarray, group: np.ndarray, caller: np.ndarray,
+                     nested: np.ndarray, num_groups: int, width: float, num_bins: int
+                     ) -> np.ndarray:
     """Per group and bin (a (num_groups, num_bins) array): the overlap of the intervals
     [start, end) of its calls with each bin of ``width`` from 0, minus the overlaps of
     the calls directly inside them (where ``nested``, the group of the enclosing call
@@ -230,7 +231,7 @@ def time_profile(trace: Trace, num_bins: int = 50, normalized: bool = False) -> 
     parent = events[PARENT].to_numpy()[enter]
     nested = parent >= 0
     caller = all_codes[np.maximum(parent, 0)]
-    profile = _spread(start, end, code, caller, nested, len(labels), width, num_bins)
+    profile = spread_exclusive(start, end, code, caller, nested, len(labels), width, num_bins)
     capacity = width * trace.location_codes()[1]
     idle = capacity - profile.sum(axis=0)
     order = np.argsort(-profile.sum(axis=1), kind="stable")

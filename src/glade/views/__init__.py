@@ -1,5 +1,6 @@
 """Interactive views (anywidget) whose edits come back to the kernel as queries."""
 
 from glade.views.cct import CCT, CCTSource
+from glade.views.timeline import Timeline
 
-__all__ = ["CCT", "CCTSource"]
+__all__ = ["CCT", "CCTSource", "Timeline"]

@@ -1,0 +1,336 @@
+"""Single passes over the visible calls of a timeline request, compiled with numba.
+
+The calls of one lane (a location at one nesting depth) never overlap, so sorted by
+start they are also sorted by end: the calls of a lane that overlap a time range are
+one contiguous run, found with two binary searches. Everything below walks those runs
+once, without sorting and without a Python loop per call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: Bits of a raster point's key that hold the function code; the bits above hold the
+#: point's weight in 1/65535 of a pixel, so the maximum key of a pixel names the
+#: function of its largest contribution.
+CODE_BITS = 24
+WEIGHT_STEPS = 65535
+
+
+@njit(cache=True, nogil=True)
+def runs_in_range(ptr, start, end, segments, t0, t1):
+    """For each segment s in ``segments`` (rows ptr[s]:ptr[s + 1] of ``start``/``end``,
+    sorted by both), the run [lo, hi) of rows that end after ``t0`` and start before
+    ``t1``."""
+    lo = np.empty(segments.size, np.int64)
+    hi = np.empty(segments.size, np.int64)
+    for k in range(segments.size):
+        a = ptr[segments[k]]
+        b = ptr[segments[k] + 1]
+        left, right = a, b
+        while left < right:
+            mid = (left + right) // 2
+            if end[mid] > t0:
+                right = mid
+            else:
+                left = mid + 1
+        lo[k] = left
+        right = b
+        while left < right:
+            mid = (left + right) // 2
+            if start[mid] >= t1:
+                right = mid
+            else:
+                left = mid + 1
+        hi[k] = left
+    return lo, hi
+
+
+@njit(cache=True, nogil=True)
+def points_in_range(ptr, times, segments, t0, t1):
+    """For each segment (rows ptr[s]:ptr[s + 1] of sorted ``times``), the run [lo, hi)
+    of rows with t0 <= time < t1."""
+    lo = np.empty(segments.size, np.int64)
+    hi = np.empty(segments.size, np.int64)
+    for k in range(segments.size):
+        a = ptr[segments[k]]
+        b = ptr[segments[k] + 1]
+        left, right = a, b
+        while left < right:
+            mid = (left + right) // 2
+            if times[mid] >= t0:
+                right = mid
+            else:
+                left = mid + 1
+        lo[k] = left
+        right = b
+        while left < right:
+            mid = (left + right) // 2
+            if times[mid] >= t1:
+                right = mid
+            else:
+                left = mid + 1
+        hi[k] = left
+    return lo, hi
+
+
+@njit(cache=True, nogil=True)
+def durations_at_least(lo, hi, start, end, minimum):
+    """The durations of the calls in the runs that last at least ``minimum``."""
+    count = 0
+    for k in range(lo.size):
+        for i in range(lo[k], hi[k]):
+            if end[i] - start[i] >= minimum:
+                count += 1
+    out = np.empty(count, np.float64)
+    j = 0
+    for k in range(lo.size):
+        for i in range(lo[k], hi[k]):
+            if end[i] - start[i] >= minimum:
+                out[j] = end[i] - start[i]
+                j += 1
+    return out
+
+
+@njit(cache=True, nogil=True)
+def split_calls(lo, hi, rows, start, end, code, share, t0, px, width, threshold, exclusive):
+    """Split the calls of the runs into boxes and raster points.
+
+    A call lasting at least ``threshold`` ns is a box (its row index is returned). Any
+    other call adds, for every pixel column of ``px`` ns from ``t0`` that it overlaps
+    (of ``width``), one point at the column's centre on its lane's display row
+    (``rows[k]`` for run k) weighing the overlap in ns, so the raster holds exactly
+    the time each call covers in each pixel. When ``exclusive`` (rows holding nested
+    calls) a second weight is that overlap times ``share`` (the call's exclusive share
+    of its time: its exclusive time there, if spread evenly), else the overlap again;
+    the key ranks points by the second weight. Returns (box rows, box display rows,
+    point x, point y, point weight, point second weight, point key).
+    """
+    boxes = 0
+    points = 0
+    for k in range(lo.size):
+        for i in range(lo[k], hi[k]):
+            if end[i] - start[i] >= threshold:
+                boxes += 1
+            else:
+                a = max((max(start[i], t0) - t0) / px, 0.0)
+                b = min((min(end[i], t0 + width * px) - t0) / px, width - 1e-9)
+                points += int(b) - int(a) + 1
+    box = np.empty(boxes, np.int64)
+    box_row = np.empty(boxes, np.int64)
+    x = np.empty(points, np.float64)
+    y = np.empty(points, np.float64)
+    w = np.empty(points, np.float64)
+    we = np.empty(points, np.float64)
+    key = np.empty(points, np.float64)
+    nb = 0
+    npt = 0
+    for k in range(lo.size):
+        row = rows[k] + 0.5
+        for i in range(lo[k], hi[k]):
+            if end[i] - start[i] >= threshold:
+                box[nb] = i
+                box_row[nb] = rows[k]
+                nb += 1
+                continue
+            s = max(start[i], t0)
+            e = min(end[i], t0 + width * px)
+            first = int(max((s - t0) / px, 0.0))
+            last = int(min((e - t0) / px, width - 1e-9))
+            for column in range(first, last + 1):
+                left = t0 + column * px
+                weight = min(e, left + px) - max(s, left)
+                if weight < 0.0:
+                    weight = 0.0
+                x[npt] = left + 0.5 * px
+                y[npt] = row
+                w[npt] = weight
+                we[npt] = weight * share[i] if exclusive else weight
+                steps = min(int(we[npt] / px * WEIGHT_STEPS), WEIGHT_STEPS)
+                key[npt] = steps * float(1 << CODE_BITS) + code[i]
+                npt += 1
+    return box, box_row, x[:npt], y[:npt], w[:npt], we[:npt], key[:npt]
+
+
+@njit(cache=True, nogil=True)
+def gather_runs(lo, hi):
+    """The rows of all runs [lo[k], hi[k]), concatenated, and the run of each."""
+    total = 0
+    for k in range(lo.size):
+        total += hi[k] - lo[k]
+    rows = np.empty(total, np.int64)
+    run = np.empty(total, np.int64)
+    j = 0
+    for k in range(lo.size):
+        for i in range(lo[k], hi[k]):
+            rows[j] = i
+            run[j] = k
+            j += 1
+    return rows, run
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _emit(slot, bin_, counts, codes, weights, out_bin, out_code, out_weight, n, fill):
+    """Write (when ``fill``) the records of an accumulator slot; the new record count."""
+    for j in range(counts[slot]):
+        if fill:
+            out_bin[n] = bin_
+            out_code[n] = codes[slot, j]
+            out_weight[n, 0] = weights[slot, j, 0]
+            out_weight[n, 1] = weights[slot, j, 1]
+        n += 1
+    counts[slot] = 0
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _bin_pass(ptr, start, end, code, share, origin, size, shorter_than, out_ptr, out_bin,
+              out_code, out_weight, fill):
+    """One pass of :func:`bin_records`: counts the records, and writes them when
+    ``fill``. Bins ``base``, ``base + 1`` and ``base + 2`` are open, in slots b % 3."""
+    capacity = 32
+    counts = np.zeros(3, np.int64)
+    codes = np.empty((3, capacity), np.int32)
+    weights = np.empty((3, capacity, 2), np.float64)
+    inverse = 1.0 / size
+    n = 0
+    for s in range(ptr.size - 1):
+        base = -1
+        for i in range(ptr[s], ptr[s + 1]):
+            low = start[i]
+            high = end[i]
+            if high - low >= shorter_than:
+                continue
+            first = int((low - origin) * inverse)
+            last = int((high - origin) * inverse)
+            if base < 0:
+                base = first
+            elif first > base:
+                for b in range(base, min(first, base + 3)):
+                    n = _emit(b % 3, b, counts, codes, weights, out_bin, out_code, out_weight,
+                              n, fill)
+                base = first
+            for b in range(first, last + 1):
+                left = origin + b * size
+                weight = min(high, left + size) - max(low, left)
+                if weight <= 0:
+                    continue
+                slot = b % 3
+                c = code[i]
+                found = -1
+                for j in range(counts[slot]):
+                    if codes[slot, j] == c:
+                        found = j
+                        break
+                if found < 0:
+                    if counts[slot] == capacity:
+                        n = _emit(slot, b, counts, codes, weights, out_bin, out_code,
+                                  out_weight, n, fill)
+                    found = counts[slot]
+                    codes[slot, found] = c
+                    weights[slot, found, 0] = 0.0
+                    weights[slot, found, 1] = 0.0
+                    counts[slot] += 1
+                weights[slot, found, 0] += weight
+                weights[slot, found, 1] += weight * share[i]
+        if base >= 0:
+            for b in range(base, base + 3):
+                n = _emit(b % 3, b, counts, codes, weights, out_bin, out_code, out_weight, n,
+                          fill)
+        out_ptr[s + 1] = n
+    return n
+
+
+@njit(cache=True, nogil=True)
+def bin_records(ptr, start, end, code, share, origin, size, shorter_than):
+    """The time the calls shorter than ``shorter_than`` cover in each bin of ``size`` ns
+    from ``origin``, per segment (rows ptr[s]:ptr[s + 1], sorted by start) and function:
+    records (bin, code, weights: the time, and the time times the calls' exclusive
+    ``share``), grouped by segment (the returned pointer), bins
+    ascending inside each (unless a bin held more than 32 functions: the caller
+    checks). ``shorter_than`` is at most twice ``size``, so a call touches at most
+    three bins, and since calls come in start order every bin before a call's first
+    is complete: three accumulator slots (bin b in slot b % 3) hold everything open.
+    One pass counts the records, a second writes them.
+    """
+    out_ptr = np.zeros(ptr.size, np.int64)
+    n = _bin_pass(ptr, start, end, code, share, origin, size, shorter_than, out_ptr,
+                  np.empty(0, np.int64), np.empty(0, np.int32), np.empty((0, 2), np.float64),
+                  False)
+    out_bin = np.empty(n, np.int64)
+    out_code = np.empty(n, np.int32)
+    out_weight = np.empty((n, 2), np.float64)
+    _bin_pass(ptr, start, end, code, share, origin, size, shorter_than, out_ptr, out_bin,
+              out_code, out_weight, True)
+    return out_ptr, out_bin, out_code, out_weight
+
+
+@njit(cache=True, nogil=True)
+def record_points(ptr, bin_, code, weight, segments, rows, first_bin, last_bin, origin, size,
+                  px, exclusive):
+    """Raster points of the records of ``segments`` whose bins lie in
+    [first_bin, last_bin): one at the centre of each bin, on the segment's display row
+    (``rows[k]``), weighed and keyed like :func:`split_calls` weighs and keys its
+    points."""
+    total = 0
+    lo = np.empty(segments.size, np.int64)
+    hi = np.empty(segments.size, np.int64)
+    for k in range(segments.size):
+        a = ptr[segments[k]]
+        b = ptr[segments[k] + 1]
+        left, right = a, b
+        while left < right:
+            mid = (left + right) // 2
+            if bin_[mid] >= first_bin:
+                right = mid
+            else:
+                left = mid + 1
+        lo[k] = left
+        right = b
+        while left < right:
+            mid = (left + right) // 2
+            if bin_[mid] >= last_bin:
+                right = mid
+            else:
+                left = mid + 1
+        hi[k] = left
+        total += hi[k] - lo[k]
+    x = np.empty(total, np.float64)
+    y = np.empty(total, np.float64)
+    w = np.empty(total, np.float64)
+    we = np.empty(total, np.float64)
+    key = np.empty(total, np.float64)
+    j = 0
+    for k in range(segments.size):
+        for i in range(lo[k], hi[k]):
+            x[j] = origin + (bin_[i] + 0.5) * size
+            y[j] = rows[k] + 0.5
+            w[j] = weight[i, 0]
+            we[j] = weight[i, 1] if exclusive else weight[i, 0]
+            steps = min(int(we[j] / px * WEIGHT_STEPS), WEIGHT_STEPS)
+            key[j] = steps * float(1 << CODE_BITS) + code[i]
+            j += 1
+    return x, y, w, we, key
+
+
+@njit(cache=True, nogil=True)
+def kept_callers(parent, keep):
+    """For nodes in pre-order (a parent before its children) with tree ``parent`` (-1
+    for roots): the nearest kept proper ancestor of every kept node (its caller once
+    the others are removed; -1 for none, and for removed nodes) and its number of kept
+    proper ancestors (its depth)."""
+    n = parent.size
+    near = np.empty(n, np.int64)
+    caller = np.full(n, -1, np.int64)
+    depth = np.zeros(n, np.int64)
+    for i in range(n):
+        p = parent[i]
+        above = near[p] if p >= 0 else -1
+        if keep[i]:
+            near[i] = i
+            caller[i] = above
+            depth[i] = depth[above] + 1 if above >= 0 else 0
+        else:
+            near[i] = above
+    return caller, depth
