@@ -53,11 +53,12 @@ export function formatDuration(ns, digits = 3) {
 }
 
 /**
- * Labels for times `values` (ns) that are multiples of `step` ns: in one unit chosen from
- * the step, with as many decimals as the step needs ("1.2 ms", "1.4 ms", ...).
+ * Labels for times `values` (ns) that are multiples of `step` ns: in the unit of the
+ * largest value, with as many decimals as the step needs ("1.2 ms", "1.4 ms", ...).
  */
 export function formatTicks(values, step) {
-  const [factor, name] = timeUnit(step);
+  const largest = values.reduce((m, v) => Math.max(m, Math.abs(v)), step);
+  const [factor, name] = timeUnit(largest);
   const scaledStep = step / factor;
   const decimals = Math.max(0, Math.min(9, -Math.floor(Math.log10(scaledStep) + 1e-9)));
   return values.map((v) => `${(v / factor).toFixed(decimals)} ${name}`);
