@@ -18,7 +18,8 @@ from glade.errors import GladeError
 from glade.trace import Trace
 from glade.trace.comm import message_pairs
 from glade.trace.matching import UnmatchedEventsWarning
-from glade.views.timeline import levels, render as render_module
+from glade.views.timeline import levels
+from glade.views.timeline import render as render_module
 from glade.views.timeline.index import Forest, TimelineIndex
 from glade.views.timeline.messages import Messages
 from glade.views.timeline.render import Request, pool_of, render
@@ -236,7 +237,7 @@ def test_ping_pong_drawn(pipit_data):
     trace = glade.read_trace(pipit_data / "ping-pong-otf2")
     index = index_of(trace)
     first, last = index.forest.duration
-    picture, total, _ = check_picture(index, Request(first, last + 1, 900, 0, 2, 60))
+    _, total, _ = check_picture(index, Request(first, last + 1, 900, 0, 2, 60))
     assert total > 0
     messages = Messages(message_pairs(trace)[0], index.forest).kept(index)
     rows = index.lanes.row_of_lane(np.arange(index.lanes.num_lanes), False)
