@@ -297,6 +297,15 @@ class TimelineView {
   onWheel(event) {
     event.preventDefault();
     const x = event.offsetX;
+    if (event.ctrlKey || event.metaKey) {
+      const at = ROW_HEIGHTS.indexOf(this.rowChoice === "fit" ? "fit" : Number(this.rowChoice));
+      const next = Math.min(ROW_HEIGHTS.length - 1, Math.max(0, at + (event.deltaY < 0 ? 1 : -1)));
+      this.rowChoice = String(ROW_HEIGHTS[next]);
+      this.refreshControls();
+      this.draw();
+      this.request();
+      return;
+    }
     if (event.shiftKey) {
       this.scrollTop += event.deltaY || event.deltaX;
       this.draw();
