@@ -127,6 +127,7 @@ class TimelineIndex:
         self.finest = finest_level(calls.size)
         self._levels: dict[int, Level] = {}
         self._lock = threading.RLock()
+        self._points = np.empty((len(kernels.POINT_FIELDS), 0))
 
     @functools.cached_property
     def location_calls(self) -> tuple[np.ndarray, ...]:
@@ -174,6 +175,14 @@ class TimelineIndex:
         worker.start()
         return worker
 
+    def points_buffer(self, count: int) -> np.ndarray:
+        """A buffer for ``count`` raster points (rows :data:`kernels.POINT_FIELDS`), kept
+        from one request to the next: fresh memory costs more to touch than to fill."""
+        if self._points.shape[1] < count:
+            self._points = np.empty((self._points.shape[0],
+                                     max(count, int(1.5 * self._points.shape[1]))))
+        return self._points
+
     @property
     def num_calls(self) -> int:
         """How many calls the index holds."""
@@ -192,4 +201,4 @@ class TimelineIndex:
         lo, hi = kernels.points_in_range(self.instant_ptr, self.instant_time,
                                          np.asarray(locations, dtype=np.int64),
                                          float(t0), float(t1))
-        return kernels.gather_runs(lo, hi)[0]
+        return kernels.gather_runs(lo, hi)

@@ -76,98 +76,86 @@ def points_in_range(ptr, times, segments, t0, t1):
 
 
 @njit(cache=True, nogil=True)
-def durations_at_least(lo, hi, start, end, minimum):
-    """The durations of the calls in the runs that last at least ``minimum``."""
+def durations_at_least(lo, hi, start, end, minimum, out):
+    """How many calls of the runs last at least ``minimum``; their durations go to
+    ``out`` when it has room for them all."""
     count = 0
     for k in range(lo.size):
         for i in range(lo[k], hi[k]):
             if end[i] - start[i] >= minimum:
+                if count < out.size:
+                    out[count] = end[i] - start[i]
                 count += 1
-    out = np.empty(count, np.float64)
-    j = 0
-    for k in range(lo.size):
-        for i in range(lo[k], hi[k]):
-            if end[i] - start[i] >= minimum:
-                out[j] = end[i] - start[i]
-                j += 1
-    return out
+    return count
+
+
+#: Rows of a points buffer: x, y, weight, second weight, key.
+POINT_FIELDS = ("x", "y", "w", "we", "k")
 
 
 @njit(cache=True, nogil=True)
-def split_calls(lo, hi, rows, start, end, code, share, t0, px, width, threshold, exclusive):
-    """Split the calls of the runs into boxes and raster points.
+def split_calls(lo, hi, rows, start, end, code, share, t0, px, width, threshold, exclusive,
+                box, box_row, points, offset, fill):
+    """Split the calls of the runs into boxes and raster points; returns how many of each.
 
-    A call lasting at least ``threshold`` ns is a box (its row index is returned). Any
-    other call adds, for every pixel column of ``px`` ns from ``t0`` that it overlaps
-    (of ``width``), one point at the column's centre on its lane's display row
-    (``rows[k]`` for run k) weighing the overlap in ns, so the raster holds exactly
-    the time each call covers in each pixel. When ``exclusive`` (rows holding nested
-    calls) a second weight is that overlap times ``share`` (the call's exclusive share
-    of its time: its exclusive time there, if spread evenly), else the overlap again;
-    the key ranks points by the second weight. Returns (box rows, box display rows,
-    point x, point y, point weight, point second weight, point key).
+    A call lasting at least ``threshold`` ns is a box (its position goes to ``box``, its
+    display row to ``box_row``). Any other call adds, for every pixel column of ``px``
+    ns from ``t0`` that it overlaps (of ``width``), one point at the column's centre on
+    its lane's display row (``rows[k]`` for run k) weighing the overlap in ns, so the
+    raster holds exactly the time each call covers in each pixel. When ``exclusive``
+    (rows holding nested calls) a second weight is that overlap times ``share`` (the
+    call's exclusive share of its time: its exclusive time there, if spread evenly),
+    else the overlap again; the key ranks points by the second weight. Points go to
+    columns ``offset:`` of ``points`` (rows :data:`POINT_FIELDS`). Without ``fill``
+    nothing is written: the counts size the buffers.
     """
     boxes = 0
-    points = 0
-    for k in range(lo.size):
-        for i in range(lo[k], hi[k]):
-            if end[i] - start[i] >= threshold:
-                boxes += 1
-            else:
-                a = max((max(start[i], t0) - t0) / px, 0.0)
-                b = min((min(end[i], t0 + width * px) - t0) / px, width - 1e-9)
-                points += int(b) - int(a) + 1
-    box = np.empty(boxes, np.int64)
-    box_row = np.empty(boxes, np.int64)
-    x = np.empty(points, np.float64)
-    y = np.empty(points, np.float64)
-    w = np.empty(points, np.float64)
-    we = np.empty(points, np.float64)
-    key = np.empty(points, np.float64)
-    nb = 0
-    npt = 0
+    n = offset
     for k in range(lo.size):
         row = rows[k] + 0.5
         for i in range(lo[k], hi[k]):
             if end[i] - start[i] >= threshold:
-                box[nb] = i
-                box_row[nb] = rows[k]
-                nb += 1
+                if fill:
+                    box[boxes] = i
+                    box_row[boxes] = rows[k]
+                boxes += 1
                 continue
             s = max(start[i], t0)
             e = min(end[i], t0 + width * px)
             first = int(max((s - t0) / px, 0.0))
             last = int(min((e - t0) / px, width - 1e-9))
+            if not fill:
+                n += last - first + 1
+                continue
             for column in range(first, last + 1):
                 left = t0 + column * px
                 weight = min(e, left + px) - max(s, left)
                 if weight < 0.0:
                     weight = 0.0
-                x[npt] = left + 0.5 * px
-                y[npt] = row
-                w[npt] = weight
-                we[npt] = weight * share[i] if exclusive else weight
-                steps = min(int(we[npt] / px * WEIGHT_STEPS), WEIGHT_STEPS)
-                key[npt] = steps * float(1 << CODE_BITS) + code[i]
-                npt += 1
-    return box, box_row, x[:npt], y[:npt], w[:npt], we[:npt], key[:npt]
+                second = weight * share[i] if exclusive else weight
+                steps = min(int(second / px * WEIGHT_STEPS), WEIGHT_STEPS)
+                points[0, n] = left + 0.5 * px
+                points[1, n] = row
+                points[2, n] = weight
+                points[3, n] = second
+                points[4, n] = steps * float(1 << CODE_BITS) + code[i]
+                n += 1
+    return boxes, n - offset
 
 
 @njit(cache=True, nogil=True)
 def gather_runs(lo, hi):
-    """The rows of all runs [lo[k], hi[k]), concatenated, and the run of each."""
+    """The rows of all runs [lo[k], hi[k]), concatenated."""
     total = 0
     for k in range(lo.size):
         total += hi[k] - lo[k]
     rows = np.empty(total, np.int64)
-    run = np.empty(total, np.int64)
     j = 0
     for k in range(lo.size):
         for i in range(lo[k], hi[k]):
             rows[j] = i
-            run[j] = k
             j += 1
-    return rows, run
+    return rows
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -268,14 +256,13 @@ def bin_records(ptr, start, end, code, share, origin, size, shorter_than):
 
 @njit(cache=True, nogil=True)
 def record_points(ptr, bin_, code, weight, segments, rows, first_bin, last_bin, origin, size,
-                  px, exclusive):
+                  px, exclusive, points, offset, fill):
     """Raster points of the records of ``segments`` whose bins lie in
     [first_bin, last_bin): one at the centre of each bin, on the segment's display row
     (``rows[k]``), weighed and keyed like :func:`split_calls` weighs and keys its
-    points."""
-    total = 0
-    lo = np.empty(segments.size, np.int64)
-    hi = np.empty(segments.size, np.int64)
+    points, written (when ``fill``) to columns ``offset:`` of ``points``; returns how
+    many."""
+    n = offset
     for k in range(segments.size):
         a = ptr[segments[k]]
         b = ptr[segments[k] + 1]
@@ -286,7 +273,7 @@ def record_points(ptr, bin_, code, weight, segments, rows, first_bin, last_bin, 
                 right = mid
             else:
                 left = mid + 1
-        lo[k] = left
+        lo = left
         right = b
         while left < right:
             mid = (left + right) // 2
@@ -294,24 +281,19 @@ def record_points(ptr, bin_, code, weight, segments, rows, first_bin, last_bin, 
                 right = mid
             else:
                 left = mid + 1
-        hi[k] = left
-        total += hi[k] - lo[k]
-    x = np.empty(total, np.float64)
-    y = np.empty(total, np.float64)
-    w = np.empty(total, np.float64)
-    we = np.empty(total, np.float64)
-    key = np.empty(total, np.float64)
-    j = 0
-    for k in range(segments.size):
-        for i in range(lo[k], hi[k]):
-            x[j] = origin + (bin_[i] + 0.5) * size
-            y[j] = rows[k] + 0.5
-            w[j] = weight[i, 0]
-            we[j] = weight[i, 1] if exclusive else weight[i, 0]
-            steps = min(int(we[j] / px * WEIGHT_STEPS), WEIGHT_STEPS)
-            key[j] = steps * float(1 << CODE_BITS) + code[i]
-            j += 1
-    return x, y, w, we, key
+        if not fill:
+            n += left - lo
+            continue
+        for i in range(lo, left):
+            second = weight[i, 1] if exclusive else weight[i, 0]
+            steps = min(int(second / px * WEIGHT_STEPS), WEIGHT_STEPS)
+            points[0, n] = origin + (bin_[i] + 0.5) * size
+            points[1, n] = rows[k] + 0.5
+            points[2, n] = weight[i, 0]
+            points[3, n] = second
+            points[4, n] = steps * float(1 << CODE_BITS) + code[i]
+            n += 1
+    return n - offset
 
 
 @njit(cache=True, nogil=True)

@@ -67,14 +67,17 @@ class Level:
         return _sorted_within(*kernels.bin_records(ptr, start, end, code, share, self.origin,
                                                    self.size, 2 * self.size))
 
-    def points(self, rows: np.ndarray, t0: float, t1: float, px: float, depth_rows: bool):
-        """Raster points (x, y, weight, exclusive weight, key) of the records of ``rows``
-        with bin centres in [t0, t1)."""
+    def points(self, rows: np.ndarray, t0: float, t1: float, px: float, depth_rows: bool,
+               points: np.ndarray, offset: int, fill: bool) -> int:
+        """How many raster points the records of ``rows`` with bin centres in [t0, t1)
+        make; written (when ``fill``) to columns ``offset:`` of ``points`` (see
+        :func:`~glade.views.timeline.kernels.record_points`)."""
         ptr, bin_, code, weight = self.records(depth_rows)
         first = math.ceil((t0 - self.origin) / self.size - 0.5)
         last = math.ceil((t1 - self.origin) / self.size - 0.5)
         return kernels.record_points(ptr, bin_, code, weight, rows, rows, first, last,
-                                     self.origin, self.size, px, not depth_rows)
+                                     self.origin, self.size, px, not depth_rows, points,
+                                     offset, fill)
 
 
 def _sorted_within(ptr: np.ndarray, bin_: np.ndarray, code: np.ndarray, weight: np.ndarray

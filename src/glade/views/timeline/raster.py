@@ -16,26 +16,25 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from glade.views.timeline.kernels import CODE_BITS
+from glade.views.timeline.kernels import CODE_BITS, POINT_FIELDS
 
 
-def aggregate(x: np.ndarray, y: np.ndarray, w: np.ndarray, we: np.ndarray, key: np.ndarray,
-              *, t0: float, px: float, width: int, row0: int, pool: int, bins: int
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def aggregate(points: np.ndarray, *, t0: float, px: float, width: int, row0: int, pool: int,
+              bins: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per pixel (``bins`` rows of ``pool`` timeline rows from ``row0``, ``width``
-    columns of ``px`` ns from ``t0``) of points weighing ``w`` and ``we``: the sums of
-    both (float64 ns) and the code of the function of the largest key (int32, -1
-    where nothing is)."""
+    columns of ``px`` ns from ``t0``) of ``points`` (rows x, y, weight, second weight,
+    key): the sums of both weights (float64 ns) and the code of the function of the
+    largest key (int32, -1 where nothing is)."""
     import datashader as ds
 
-    if x.size == 0 or bins == 0 or width == 0:
+    if points.shape[1] == 0 or bins == 0 or width == 0:
         empty = np.zeros((bins, width))
         return empty, empty.copy(), np.full((bins, width), -1, dtype=np.int32)
     canvas = ds.Canvas(plot_width=width, plot_height=bins, x_range=(t0, t0 + width * px),
                        y_range=(row0, row0 + bins * pool))
-    points = pd.DataFrame({"x": x, "y": y, "w": w, "we": we, "k": key}, copy=False)
-    agg = canvas.points(points, "x", "y", agg=ds.summary(cover=ds.sum("w"), busy=ds.sum("we"),
-                                                         top=ds.max("k")))
+    table = pd.DataFrame(points.T, columns=list(POINT_FIELDS), copy=False)
+    agg = canvas.points(table, "x", "y", agg=ds.summary(cover=ds.sum("w"), busy=ds.sum("we"),
+                                                        top=ds.max("k")))
     cover = np.nan_to_num(agg["cover"].to_numpy(), nan=0.0)
     busy = np.nan_to_num(agg["busy"].to_numpy(), nan=0.0)
     top = agg["top"].to_numpy()
@@ -46,6 +45,5 @@ def aggregate(x: np.ndarray, y: np.ndarray, w: np.ndarray, we: np.ndarray, key: 
 def warm_up() -> None:
     """Compile datashader's aggregation for the dtypes the timeline uses (the first call
     in a process spends seconds in numba), so a view's first request is fast."""
-    one = np.ones(1)
-    aggregate(one * 0.5, one * 0.5, one, one, one, t0=0.0, px=1.0, width=1, row0=0, pool=1,
-              bins=1)
+    aggregate(np.array([[0.5], [0.5], [1.0], [1.0], [1.0]]), t0=0.0, px=1.0, width=1, row0=0,
+              pool=1, bins=1)

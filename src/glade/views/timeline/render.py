@@ -102,15 +102,18 @@ class Picture:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def _threshold(lo: np.ndarray, hi: np.ndarray, start: np.ndarray, end: np.ndarray,
-               px: float) -> float:
+def _threshold(index: TimelineIndex, lo: np.ndarray, hi: np.ndarray, start: np.ndarray,
+               end: np.ndarray, px: float) -> float:
     """The shortest duration drawn as a box: a pixel, or more when more than
     MAX_BOXES of the calls in the runs last a pixel or longer (then the MAX_BOXES
     longest are boxes)."""
-    wide = kernels.durations_at_least(lo, hi, start, end, px)
-    if wide.size <= MAX_BOXES:
+    none = np.empty(0)
+    count = kernels.durations_at_least(lo, hi, start, end, px, none)
+    if count <= MAX_BOXES:
         return px
-    cut = float(np.partition(wide, wide.size - MAX_BOXES)[wide.size - MAX_BOXES])
+    wide = index.points_buffer(count)[0, :count]
+    kernels.durations_at_least(lo, hi, start, end, px, wide)
+    cut = float(np.partition(wide, count - MAX_BOXES)[count - MAX_BOXES])
     if np.count_nonzero(wide >= cut) > MAX_BOXES:
         cut = float(np.nextafter(cut, np.inf))
     return max(cut, px)
@@ -157,17 +160,27 @@ def render(index: TimelineIndex, messages: KeptMessages | None, request: Request
                                         level.long_code, level.long_share)
         lo, hi = kernels.runs_in_range(ptr, start, end, lanes, float(request.t0),
                                        float(request.t1))
-    threshold = _threshold(lo, hi, start, end, px)
-    box, box_row, *points = kernels.split_calls(
-        lo, hi, lane_rows, start, end, code, share, float(request.t0), px, request.width,
-        threshold, not depth_rows)
+    threshold = _threshold(index, lo, hi, start, end, px)
+    rows = np.arange(row0, row1, dtype=np.int64)
+
+    def split(box, box_row, points, fill):
+        boxes, count = kernels.split_calls(
+            lo, hi, lane_rows, start, end, code, share, float(request.t0), px, request.width,
+            threshold, not depth_rows, box, box_row, points, 0, fill)
+        if level is not None:
+            count += level.points(rows, request.t0, request.t1, px, depth_rows, points, count,
+                                  fill)
+        return boxes, count
+
+    none = np.empty(0, dtype=np.int64)
+    boxes, count = split(none, none, np.empty((len(kernels.POINT_FIELDS), 0)), False)
+    box, box_row = np.empty(boxes, dtype=np.int64), np.empty(boxes, dtype=np.int64)
+    points = index.points_buffer(count)
+    split(box, box_row, points, True)
     if level is not None:
         box = level.long[box]
-        rows = np.arange(row0, row1, dtype=np.int64)
-        more = level.points(rows, request.t0, request.t1, px, depth_rows)
-        points = [np.concatenate(pair) for pair in zip(points, more, strict=True)]
-    cover, busy, top = raster.aggregate(*points, t0=request.t0, px=px, width=request.width,
-                                        row0=row0, pool=pool, bins=bins)
+    cover, busy, top = raster.aggregate(points[:, :count], t0=request.t0, px=px,
+                                        width=request.width, row0=row0, pool=pool, bins=bins)
     nodes = index.call_node[box]
     boxes = {"node": nodes, "row": box_row, "start": index.call_start[box],
              "end": index.call_end[box], "code": index.call_code[box],
