@@ -17,6 +17,18 @@ from glade.errors import GladeError, MetricError
 from glade.graph import Graph
 
 
+def checked_ensembles(ensembles: Sequence[Ensemble], what: str) -> list[Ensemble]:
+    """``ensembles`` as a list, checked: at least one, and every item an Ensemble
+    (``what`` names the operation in the error)."""
+    ensembles = list(ensembles)
+    if not ensembles:
+        raise GladeError(f"{what} of no ensembles")
+    for i, ens in enumerate(ensembles):
+        if not isinstance(ens, Ensemble):
+            raise GladeError(f"item {i} is a {type(ens).__name__}, not an Ensemble")
+    return ensembles
+
+
 def _index_names(ensembles: Sequence[Ensemble]) -> list[str]:
     names = list(ensembles[0].dataframe.index.names)
     for i, ens in enumerate(ensembles):
@@ -80,8 +92,10 @@ def concat_index(ensembles: Sequence[Ensemble]) -> Ensemble:
                           list(derived.items()), recipes, prune=True)
 
 
-def _headers(ensembles: Sequence[Ensemble], key: str | Sequence[Hashable] | None
-             ) -> list[Hashable]:
+def headers_of(ensembles: Sequence[Ensemble], key: str | Sequence[Hashable] | None
+               ) -> list[Hashable]:
+    """One name per ensemble: 0, 1, ... (no ``key``), the single value of metadata
+    column ``key`` in each, or the given list; names must differ."""
     if key is None:
         headers = list(range(len(ensembles)))
     elif isinstance(key, str):
@@ -103,7 +117,7 @@ def _headers(ensembles: Sequence[Ensemble], key: str | Sequence[Hashable] | None
     return headers
 
 
-def _relabelling(ens: Ensemble, on: str | None, i: int) -> dict[Hashable, Hashable]:
+def profile_relabelling(ens: Ensemble, on: str | None, i: int) -> dict[Hashable, Hashable]:
     """Old profile id -> id in the joined ensemble (the value of metadata ``on``)."""
     if on is None:
         return {pid: pid for pid in ens.profiles}
@@ -124,8 +138,8 @@ def concat_columns(ensembles: Sequence[Ensemble], key: str | Sequence[Hashable] 
     for i, ens in enumerate(ensembles):
         if ens.is_columnar:
             raise GladeError(f"ensemble {i} is already columnar")
-    headers = _headers(ensembles, key)
-    relabels = [_relabelling(ens, on, i) for i, ens in enumerate(ensembles)]
+    headers = headers_of(ensembles, key)
+    relabels = [profile_relabelling(ens, on, i) for i, ens in enumerate(ensembles)]
     graph, maps = _union_graph(ensembles)
     parts, metadata_parts, recipes = [], [], []
     exc, inc = [], []

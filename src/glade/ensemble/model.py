@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from glade.ensemble.arithmetic import Arithmetic
 from glade.ensemble.build import (
     ProfileParts,
     concat_column,
@@ -46,6 +47,8 @@ from glade.ensemble.build import (
     sorted_rows,
     unify,
 )
+from glade.ensemble.groupby import GroupBy
+from glade.ensemble.models import ScalingModels
 from glade.ensemble.rows import (
     extra_metadata,
     frame_label,
@@ -60,6 +63,7 @@ from glade.ensemble.rows import (
     restrict,
 )
 from glade.ensemble.samples import Label, Recipe, SampleTable, compute, flat_label
+from glade.ensemble.stats_tables import StatsTables
 from glade.errors import GladeError, GraphError, MetricError, QueryError
 from glade.graph import Graph, Node, subtree_sums
 from glade.profile.graphframe import GraphFrame
@@ -71,7 +75,7 @@ if TYPE_CHECKING:
 PROFILE_MODES = ("any", "all")
 
 
-class Ensemble:
+class Ensemble(Arithmetic, ScalingModels, StatsTables):
     """Many profiles on one graph: ``graph``, ``dataframe``, ``metadata`` and ``stats``.
 
     Build one with :meth:`from_files`, :meth:`from_graphframes`,
@@ -332,6 +336,26 @@ class Ensemble:
         return read_thicket_json(path)
 
     @classmethod
+    def from_timeseries(cls, path: str | os.PathLike, level: str = "loop.start_iteration",
+                        metric_kinds: Mapping[str, str] | None = None) -> Ensemble:
+        """One profile per iteration of a Caliper time-series ``.cali`` file, with the
+        iteration as profile id and metadata column ``iteration`` (see
+        :mod:`glade.ensemble.timeseries`)."""
+        from glade.ensemble.timeseries import read_timeseries
+
+        return read_timeseries(path, level, metric_kinds)
+
+    @classmethod
+    def from_spotdb(cls, directory: str | os.PathLike, runs: Sequence[str] | None = None,
+                    labels: Sequence[Hashable] | None = None, workers: int | None = None,
+                    progress: bool = True) -> Ensemble:
+        """The runs of a SpotDB directory of ``.cali`` files, with their metadata (see
+        :mod:`glade.readers.profiles.spotdb`)."""
+        from glade.readers.profiles.spotdb import read_spotdb
+
+        return read_spotdb(directory, runs, labels, workers, progress)
+
+    @classmethod
     def concat(
         cls,
         ensembles: Sequence[Ensemble],
@@ -351,14 +375,9 @@ class Ensemble:
         values then become the profile ids. Stats recipes carry over to every
         header; derived columns become plain data columns.
         """
-        from glade.ensemble.concat import concat_columns, concat_index
+        from glade.ensemble.concat import checked_ensembles, concat_columns, concat_index
 
-        ensembles = list(ensembles)
-        if not ensembles:
-            raise GladeError("concat of no ensembles")
-        for i, ens in enumerate(ensembles):
-            if not isinstance(ens, Ensemble):
-                raise GladeError(f"item {i} is a {type(ens).__name__}, not an Ensemble")
+        ensembles = checked_ensembles(ensembles, "concat")
         if axis == "index":
             if key is not None or on is not None:
                 raise GladeError("key= and on= apply to axis='columns' only")
@@ -508,7 +527,8 @@ class Ensemble:
         until the dataframe changes)."""
         if self._sample_table is None:
             self._sample_table = SampleTable(self.dataframe, len(self.graph),
-                                             self.metadata.index, self.metric_columns)
+                                             self.metadata.index, self.metric_columns,
+                                             self.metadata)
         return self._sample_table
 
     def _add_recipe(self, recipe: Recipe) -> pd.DataFrame:
@@ -562,11 +582,12 @@ class Ensemble:
         keep = mask_of(predicate, self.metadata, "profile")
         return self._select_profiles(keep)
 
-    def groupby(self, columns: Label | Sequence[Label]) -> dict[Hashable, Ensemble]:
+    def groupby(self, columns: Label | Sequence[Label]) -> GroupBy:
         """One ensemble per distinct value of the metadata ``columns`` (a tuple of
         values when ``columns`` is a list), in sorted key order; a missing value is a
         group of its own. Each group follows the missing-data rule and computes its
-        own stats."""
+        own stats. The result is a dict with :meth:`~glade.ensemble.groupby.GroupBy.agg`
+        (one profile per group)."""
         as_list = isinstance(columns, list)
         wanted = columns if as_list else [columns]
         for column in wanted:
@@ -579,7 +600,7 @@ class Ensemble:
             keep = np.zeros(self.num_profiles, dtype=bool)
             keep[positions] = True
             out[group_key] = self._select_profiles(keep)
-        return out
+        return GroupBy(self, wanted, out)
 
     def filter_stats(self, predicate: Callable[[pd.Series], bool] | pd.Series | np.ndarray,
                      squash: bool = True, fold: bool = False) -> Ensemble:
@@ -612,6 +633,12 @@ class Ensemble:
             raise QueryError(f"profile_mode must be 'any' or 'all', not {profile_mode!r}")
         return query_mask(RowTable(self.graph, self._query_rows()), parse(query),
                           rank_mode=profile_mode)
+
+    def get_node(self, name: str, which: str = "first") -> Node | list[Node]:
+        """The node named ``name`` (see :func:`glade.ensemble.nodes.get_node`)."""
+        from glade.ensemble.nodes import get_node
+
+        return get_node(self.graph, name, which)
 
     def match(self, query: BaseQuery | str | list, profile_mode: str = "any") -> list[Node]:
         """The nodes a query matches (as :meth:`query` decides), in id order."""

@@ -13,6 +13,7 @@ profiles can compute it again: the stats table is never stale.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -49,14 +50,16 @@ def _plain(metric: Label) -> str:
 
 class SampleTable:
     """The rows of an ensemble seen as samples: node and profile position of every
-    row, and metric values as float arrays (sorted copies cached per metric)."""
+    row, and metric values as float arrays (sorted copies cached per metric); the
+    profiles' ``metadata`` when statistics need them (scaling models)."""
 
     def __init__(self, dataframe: pd.DataFrame, n_nodes: int, profiles: pd.Index,
-                 metrics: Sequence[Label]):
+                 metrics: Sequence[Label], metadata: pd.DataFrame | None = None):
         self.dataframe = dataframe
         self.n = n_nodes
         self.profiles = profiles
         self.metrics = list(metrics)
+        self.metadata = metadata
         index = dataframe.index
         if index.levels[0].equals(pd.RangeIndex(n_nodes)):
             self.row_node = np.asarray(index.codes[0], dtype=np.int64)
@@ -96,6 +99,18 @@ class SampleTable:
             self._sorted[metric] = Sorted(values[order], order, starts, sizes)
         return self._sorted[metric]
 
+    def profile_means(self, metric: Label) -> np.ndarray:
+        """(nodes x profiles): the mean of each profile's rows of ``metric`` at each
+        node (its one value without ranks); NaN where it has none."""
+        values = self.values(metric)
+        valid = ~np.isnan(values)
+        count = len(self.profiles)
+        cell = self.row_node[valid] * count + self.row_profile[valid]
+        sums = np.bincount(cell, weights=values[valid], minlength=self.n * count)
+        rows = np.bincount(cell, minlength=self.n * count)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (sums / rows).reshape(self.n, count)
+
     def group_rows(self, profiles: Sequence[Hashable]) -> np.ndarray:
         """Boolean mask of the rows of the given profiles (ids not in the ensemble are
         ignored: a profile removed since the recipe was made no longer counts)."""
@@ -132,7 +147,7 @@ class Sorted:
 
 
 # ------------------------------------------------------------------- moments
-def _moments(table: SampleTable, metric: Label, rows: np.ndarray | None = None
+def moments(table: SampleTable, metric: Label, rows: np.ndarray | None = None
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Count, mean and sum of squared deviations of every node's samples (of the
     selected ``rows`` when given)."""
@@ -150,13 +165,13 @@ def _moments(table: SampleTable, metric: Label, rows: np.ndarray | None = None
     return count, mean, squares
 
 
-def _variance(count: np.ndarray, squares: np.ndarray, ddof: int) -> np.ndarray:
+def variance(count: np.ndarray, squares: np.ndarray, ddof: int) -> np.ndarray:
     """``squares / (count - ddof)``, NaN where count <= ddof."""
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(count > ddof, squares / (count - ddof), np.nan)
 
 
-def _check_ddof(ddof: Any) -> int:
+def check_ddof(ddof: Any) -> int:
     if isinstance(ddof, bool) or not isinstance(ddof, int | np.integer) or ddof < 0:
         raise GladeError(f"ddof must be a non-negative integer, not {ddof!r}")
     return int(ddof)
@@ -181,16 +196,18 @@ class Recipe:
         shown = [f"metrics={list(self.metrics)!r}"]
         for name, value in self.params:
             if name == "groups":
-                value = [list(group) for group in value]
+                value = [None if group is None else list(group) for group in value]
             shown.append(f"{name}={value!r}")
         return f"{self.kind}({', '.join(shown)})"
 
     def renamed(self, rename: Callable[[Label], Label],
                 relabel: Callable[[Hashable], Hashable]) -> Recipe:
         """The same statistic with every metric passed through ``rename`` and every
-        profile id of its groups through ``relabel`` (for a columnar join)."""
+        profile id it names (its groups, its profile) through ``relabel`` (for a
+        columnar join)."""
         params = tuple(
-            (k, tuple(tuple(relabel(p) for p in g) for g in v) if k == "groups" else v)
+            (k, tuple(None if g is None else tuple(relabel(p) for p in g) for g in v)
+             if k == "groups" else relabel(v) if k == "profile" else v)
             for k, v in self.params)
         return Recipe(self.kind, tuple(rename(m) for m in self.metrics), params)
 
@@ -226,21 +243,21 @@ def _each_metric(stat: str, function: Callable[[SampleTable, Label], np.ndarray]
 
 
 def _count(table: SampleTable, metric: Label) -> np.ndarray:
-    return _moments(table, metric)[0]
+    return moments(table, metric)[0]
 
 
 def _mean(table: SampleTable, metric: Label) -> np.ndarray:
-    return _moments(table, metric)[1]
+    return moments(table, metric)[1]
 
 
 def _spread(stat: str) -> Callable[[SampleTable, Recipe], Result]:
     def kernel(table: SampleTable, recipe: Recipe) -> Result:
-        ddof = _check_ddof(recipe.param("ddof"))
+        ddof = check_ddof(recipe.param("ddof"))
         out = {}
         for metric in recipe.metrics:
-            count, _, squares = _moments(table, metric)
-            variance = _variance(count, squares, ddof)
-            out[stat_label(metric, stat)] = variance if stat == "var" else np.sqrt(variance)
+            count, _, squares = moments(table, metric)
+            spread = variance(count, squares, ddof)
+            out[stat_label(metric, stat)] = spread if stat == "var" else np.sqrt(spread)
         return Result(out, {})
     return kernel
 
@@ -313,60 +330,17 @@ def _correlation(table: SampleTable, recipe: Recipe) -> Result:
         syy = np.bincount(node, weights=dy * dy, minlength=table.n)
         r = np.clip(sxy / np.sqrt(sxx * syy), -1.0, 1.0)
     r[count < 2] = np.nan
-    return Result({correlation_label(first, second, method): r}, {})
+    return Result({pair_label(first, second, method): r}, {})
 
 
-def correlation_label(first: Label, second: Label, method: str) -> Label:
-    """The stats column of the correlation of two metrics:
-    ``"<first>_vs_<second>_<method>"``."""
+def pair_label(first: Label, second: Label, stat: str) -> Label:
+    """The stats column of a statistic of two metrics (a correlation, a comparison):
+    ``"<first>_vs_<second>_<stat>"``."""
     same_header = (isinstance(first, tuple) and isinstance(second, tuple)
                    and first[:-1] == second[:-1])
     other = _plain(second) if same_header or not isinstance(second, tuple) else "/".join(
         str(part) for part in second)
-    return stat_label(first, f"vs_{other}_{method}")
-
-
-def _two_groups(table: SampleTable, recipe: Recipe, ddof: int):
-    """Per node: (count, mean, variance) of each of the recipe's two profile groups."""
-    out = []
-    for group in recipe.param("groups"):
-        count, mean, squares = _moments(table, recipe.metrics[0], table.group_rows(group))
-        out.append((count, mean, _variance(count, squares, ddof)))
-    return out
-
-
-def _distance(kind: str) -> Callable[[SampleTable, Recipe], Result]:
-    def kernel(table: SampleTable, recipe: Recipe) -> Result:
-        ddof = _check_ddof(recipe.param("ddof"))
-        (_, m1, v1), (_, m2, v2) = _two_groups(table, recipe, ddof)
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            total = v1 + v2
-            gap = (m1 - m2) ** 2 / total
-            if kind == "bhattacharyya":
-                value = 0.25 * np.log(0.25 * (v1 / v2 + v2 / v1 + 2.0)) + 0.25 * gap
-            else:
-                overlap = np.sqrt(2.0 * np.sqrt(v1 * v2) / total) * np.exp(-0.25 * gap)
-                value = np.sqrt(np.maximum(1.0 - overlap, 0.0))
-        value[~np.isfinite(value)] = np.nan
-        name = recipe.param("name") or kind
-        return Result({stat_label(recipe.metrics[0], name): value}, {})
-    return kernel
-
-
-def _welch(table: SampleTable, recipe: Recipe) -> Result:
-    (n1, m1, v1), (n2, m2, v2) = _two_groups(table, recipe, 1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        from scipy import stats as scipy_stats  # slow to import: only when asked
-
-        t, p = scipy_stats.ttest_ind_from_stats(m1, np.sqrt(v1), n1, m2, np.sqrt(v2), n2,
-                                                equal_var=False)
-    t, p = np.asarray(t, dtype=np.float64), np.asarray(p, dtype=np.float64)
-    undefined = (n1 < 2) | (n2 < 2) | ~np.isfinite(t)
-    t[undefined] = np.nan
-    p[undefined] = np.nan
-    name = recipe.param("name") or "welch"
-    metric = recipe.metrics[0]
-    return Result({stat_label(metric, f"{name}_t"): t, stat_label(metric, f"{name}_p"): p}, {})
+    return stat_label(first, f"vs_{other}_{stat}")
 
 
 def _median(table: SampleTable, metric: Label) -> np.ndarray:
@@ -381,8 +355,83 @@ def _maximum(table: SampleTable, metric: Label) -> np.ndarray:
     return table.sorted(metric).quantile(1.0)
 
 
+def _sum(table: SampleTable, metric: Label) -> np.ndarray:
+    count, mean, _ = moments(table, metric)
+    return np.where(count > 0, count * mean, np.nan)
+
+
+def _confidence_interval(table: SampleTable, recipe: Recipe) -> Result:
+    """``mean -/+ q s / sqrt(n)`` with s the sample standard deviation (ddof 1) and q
+    the ``(1 + level) / 2`` quantile of the normal or of Student's t (n - 1 degrees
+    of freedom) distribution."""
+    from scipy import stats as scipy_stats  # slow to import: only when asked
+
+    level = float(recipe.param("level"))
+    distribution = recipe.param("distribution")
+    out = {}
+    for metric in recipe.metrics:
+        count, mean, squares = moments(table, metric)
+        std = np.sqrt(variance(count, squares, 1))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if distribution == "t":
+                q = scipy_stats.t.ppf((1.0 + level) / 2.0, np.maximum(count - 1, 1))
+            else:
+                q = scipy_stats.norm.ppf((1.0 + level) / 2.0)
+            half = q * std / np.sqrt(count)
+        name = f"ci{level * 100:g}"
+        out[stat_label(metric, f"{name}_low")] = mean - half
+        out[stat_label(metric, f"{name}_high")] = mean + half
+    return Result(out, {})
+
+
+#: Thicket's temporal patterns: the score's upper bounds and their names.
+TEMPORAL_PATTERNS = ((0.2, "constant"), (0.4, "phased"), (0.6, "dynamic"),
+                     (np.inf, "sporadic"))
+
+
+def _temporal_pattern(table: SampleTable, recipe: Recipe) -> Result:
+    """Thicket's temporal score ``1 - sum(x) / (n max(x)) = 1 - mean / max`` of each
+    node's samples (one per iteration in a time series) and its pattern."""
+    out = {}
+    bounds = np.array([b for b, _ in TEMPORAL_PATTERNS])
+    names = np.array([name for _, name in TEMPORAL_PATTERNS] + ["none"], dtype=object)
+    for metric in recipe.metrics:
+        _, mean, _ = moments(table, metric)
+        top = table.sorted(metric).quantile(1.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            score = 1.0 - mean / top
+        score[~np.isfinite(score)] = np.nan
+        which = np.searchsorted(bounds, score, side="right")
+        which[np.isnan(score)] = len(TEMPORAL_PATTERNS)
+        out[stat_label(metric, "temporal_score")] = score
+        out[stat_label(metric, "pattern")] = pd.array(names[which], dtype="string")
+    return Result(out, {})
+
+
+def _profile_values(table: SampleTable, recipe: Recipe) -> Result:
+    """The values of one profile at every node (the mean of its rows when the ensemble
+    keeps ranks; missing where the profile has no value or is no longer present)."""
+    profile = recipe.param("profile")
+    rows = table.group_rows([profile])
+    out = {}
+    for metric in recipe.metrics:
+        count, mean, _ = moments(table, metric, rows)
+        out[stat_label(metric, recipe.param("name"))] = np.where(count > 0, mean, np.nan)
+    return Result(out, {})
+
+
+def _elsewhere(target: str) -> Callable[[SampleTable, Recipe], Result]:
+    """A kernel defined in another module (``"module:function"``), imported on first
+    use: the comparisons build on this module, and Extra-P is optional."""
+    def kernel(table: SampleTable, recipe: Recipe) -> Result:
+        module, name = target.split(":")
+        return getattr(importlib.import_module(module), name)(table, recipe)
+    return kernel
+
+
 KERNELS: dict[str, Callable[[SampleTable, Recipe], Result]] = {
     "count": _each_metric("count", _count),
+    "sum": _each_metric("sum", _sum),
     "mean": _each_metric("mean", _mean),
     "median": _each_metric("median", _median),
     "std": _spread("std"),
@@ -393,7 +442,11 @@ KERNELS: dict[str, Callable[[SampleTable, Recipe], Result]] = {
     "boxplot": _boxplot,
     "normality": _normality,
     "correlation": _correlation,
-    "bhattacharyya": _distance("bhattacharyya"),
-    "hellinger": _distance("hellinger"),
-    "welch": _welch,
+    "confidence_interval": _confidence_interval,
+    "temporal_pattern": _temporal_pattern,
+    "profile": _profile_values,
+    **{kind: _elsewhere(f"glade.ensemble.comparisons:{kind}_kernel") for kind in (
+        "bhattacharyya", "hellinger", "welch", "delta_stdnorm", "delta_cv",
+        "score_bhattacharyya", "score_hellinger", "preference")},
+    "model": _elsewhere("glade.ensemble.models:model_kernel"),
 }

@@ -15,8 +15,10 @@ inclusive and exclusive metrics.
 
 Columns:
 
-- ``count``: number of samples;
+- ``count``: number of samples; ``sum`` their sum;
 - ``mean``, ``median``, ``min``, ``max``;
+- ``ci95_low`` and ``ci95_high``: a confidence interval of the mean (Student's t, or
+  the normal distribution as Thicket);
 - ``var`` and ``std``: sample variance and standard deviation with divisor
   ``n - ddof`` (``ddof=1`` by default: the unbiased variance; ``ddof=0`` is the
   population formula);
@@ -31,9 +33,13 @@ Columns:
   3 samples or all samples equal), ``shapiro_w``, ``shapiro_p``;
 - correlation of two metrics over a node's samples: ``<a>_vs_<b>_<method>``
   (Pearson or Spearman);
-- comparisons of two groups of profiles: ``bhattacharyya`` and ``hellinger``
-  distances of normal distributions with the groups' means and variances
-  (``ddof`` as above), and Welch's t-test (``welch_t``, ``welch_p``).
+- comparisons of two sides (one metric over two groups of profiles, or two metrics,
+  see :mod:`glade.ensemble.comparisons`): ``bhattacharyya`` and ``hellinger``
+  distances of normal distributions with the sides' means and variances (``ddof``
+  as above), Welch's t-test (``welch_t``, ``welch_p``), Thicket's scores
+  (``score_bhattacharyya``, ``score_hellinger``, ``delta_stdnorm``, ``delta_cv``)
+  and ``preferred`` (the significantly better side);
+- temporal patterns of time series: ``temporal_score`` and ``pattern``.
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from glade.ensemble.samples import Label, make_recipe
+from glade.ensemble.samples import Label, flat_label, make_recipe
 from glade.errors import GladeError, MetricError
 
 if TYPE_CHECKING:
@@ -57,6 +63,8 @@ Group = Iterable[Hashable] | Mapping[Label, object]
 __all__ = [
     "bhattacharyya",
     "boxplot",
+    "calc_temporal_pattern",
+    "confidence_interval",
     "correlation",
     "count",
     "hellinger",
@@ -68,7 +76,15 @@ __all__ = [
     "minimum",
     "normality",
     "percentiles",
+    "preference",
+    "score_bhattacharyya",
+    "score_delta_mean_delta_coefficient_of_variation",
+    "score_delta_mean_delta_stdnorm",
+    "score_hellinger",
     "std",
+    "sum",
+    "temporal_pattern",
+    "total",
     "var",
     "welch_ttest",
 ]
@@ -205,45 +221,180 @@ def _group(ens: Ensemble, group: Group, which: str) -> tuple[Hashable, ...]:
     return ids
 
 
-def _compare(ens: Ensemble, kind: str, metric: Label, a: Group, b: Group,
-             name: str | None, **params: object) -> pd.DataFrame:
+def _sides(ens: Ensemble, metric: Label | list[Label], a: Group | None, b: Group | None
+           ) -> tuple[list[Label], tuple]:
+    """The metrics and profile groups of the two sides of a comparison: one metric
+    and two groups, or a list of two metrics (each over all profiles, or over the
+    groups when given)."""
+    if isinstance(metric, list):
+        if len(metric) != 2:
+            raise GladeError(f"a comparison of metrics needs two of them, not {metric!r}")
+        metrics = _metrics(ens, metric[:1]) + _metrics(ens, metric[1:])
+        if (a is None) != (b is None):
+            raise GladeError("give both groups a and b, or neither")
+    else:
+        metrics = _metrics(ens, [metric])
+        if a is None or b is None:
+            raise GladeError("comparing one metric needs two groups of profiles, a and b "
+                             "(or give a list of two metrics)")
+    groups = (None, None) if a is None else (_group(ens, a, "a"), _group(ens, b, "b"))
+    return metrics, groups
+
+
+def _compare(ens: Ensemble, kind: str, metric: Label | list[Label], a: Group | None,
+             b: Group | None, name: str | None, **params: object) -> pd.DataFrame:
     ensemble = _ensemble(ens)
     if name is not None and (not isinstance(name, str) or not name):
         raise GladeError(f"name must be a non-empty string, not {name!r}")
-    groups = (_group(ensemble, a, "a"), _group(ensemble, b, "b"))
-    return _add(ensemble, kind, _metrics(ensemble, [metric]), groups=groups, name=name,
-                **params)
+    metrics, groups = _sides(ensemble, metric, a, b)
+    return _add(ensemble, kind, metrics, groups=groups, name=name, **params)
 
 
-def bhattacharyya(ens: Ensemble, metric: Label, a: Group, b: Group, ddof: int = 1,
-                  name: str | None = None) -> pd.DataFrame:
-    """Bhattacharyya distance between the samples of profile groups ``a`` and ``b``
-    at each node, for normal distributions with the groups' means and variances
-    (divisor ``n - ddof``): ``1/4 ln(1/4 (v1/v2 + v2/v1 + 2)) + 1/4 (m1 - m2)^2 /
-    (v1 + v2)``. Column ``"<metric>_bhattacharyya"`` (or ``"<metric>_<name>"``).
-    A group is a list of profile ids or ``{metadata column: value}``; the ids are
-    kept, so after a filter the groups hold the profiles that remain."""
+def bhattacharyya(ens: Ensemble, metric: Label | list[Label], a: Group | None = None,
+                  b: Group | None = None, ddof: int = 1, name: str | None = None
+                  ) -> pd.DataFrame:
+    """Bhattacharyya distance between two sides at each node, for normal
+    distributions with the sides' means and variances (divisor ``n - ddof``):
+    ``1/4 ln(1/4 (v1/v2 + v2/v1 + 2)) + 1/4 (m1 - m2)^2 / (v1 + v2)``.
+
+    The sides are one ``metric`` over profile groups ``a`` and ``b`` (column
+    ``"<metric>_bhattacharyya"``, or ``"<metric>_<name>"``), or a list of two metrics
+    (``[("quartz", "time"), ("lassen", "time")]`` in a columnar ensemble) over all
+    profiles or over the groups (column ``"<first>_vs_<second>_bhattacharyya"``). A
+    group is a list of profile ids or ``{metadata column: value}``; the ids are kept,
+    so after a filter the groups hold the profiles that remain."""
     return _compare(ens, "bhattacharyya", metric, a, b, name, ddof=ddof)
 
 
-def hellinger(ens: Ensemble, metric: Label, a: Group, b: Group, ddof: int = 1,
-              name: str | None = None) -> pd.DataFrame:
+def hellinger(ens: Ensemble, metric: Label | list[Label], a: Group | None = None,
+              b: Group | None = None, ddof: int = 1, name: str | None = None
+              ) -> pd.DataFrame:
     """Hellinger distance (0 to 1) between normal distributions with the means and
-    variances of profile groups ``a`` and ``b`` at each node: ``sqrt(1 - sqrt(2 s1 s2
-    / (v1 + v2)) exp(-(m1 - m2)^2 / (4 (v1 + v2))))``. Groups as in
-    :func:`bhattacharyya`. Column ``"<metric>_hellinger"`` (or ``"<metric>_<name>"``)."""
+    variances of two sides at each node: ``sqrt(1 - sqrt(2 s1 s2 / (v1 + v2))
+    exp(-(m1 - m2)^2 / (4 (v1 + v2))))``. Sides and columns as in
+    :func:`bhattacharyya` (``_hellinger``)."""
     return _compare(ens, "hellinger", metric, a, b, name, ddof=ddof)
 
 
-def welch_ttest(ens: Ensemble, metric: Label, a: Group, b: Group,
-                name: str | None = None) -> pd.DataFrame:
-    """Welch's t-test (unequal variances) of the samples of profile groups ``a`` and
-    ``b`` at each node: ``"<metric>_welch_t"`` and ``"<metric>_welch_p"`` (two-sided),
-    or ``"<metric>_<name>_t"``/``_p``; missing when a group has fewer than 2 samples.
-    Groups as in :func:`bhattacharyya`."""
+def welch_ttest(ens: Ensemble, metric: Label | list[Label], a: Group | None = None,
+                b: Group | None = None, name: str | None = None) -> pd.DataFrame:
+    """Welch's t-test (unequal variances) of two sides at each node: ``_welch_t`` and
+    ``_welch_p`` (two-sided; ``_<name>_t``/``_p``); missing when a side has fewer than
+    2 samples. Sides as in :func:`bhattacharyya`."""
     return _compare(ens, "welch", metric, a, b, name)
 
 
-# glade.stats.min and glade.stats.max read as the statistics they compute.
+def score_bhattacharyya(ens: Ensemble, metric: Label | list[Label], a: Group | None = None,
+                        b: Group | None = None, ddof: int = 1, name: str | None = None
+                        ) -> pd.DataFrame:
+    """Thicket's ``score_bhattacharyya``: the Bhattacharyya distance of the two sides
+    (see :func:`bhattacharyya`), negative where side a's mean is lower than side b's.
+    Column ``_score_bhattacharyya``."""
+    return _compare(ens, "score_bhattacharyya", metric, a, b, name, ddof=ddof)
+
+
+def score_hellinger(ens: Ensemble, metric: Label | list[Label], a: Group | None = None,
+                    b: Group | None = None, ddof: int = 1, name: str | None = None
+                    ) -> pd.DataFrame:
+    """Thicket's ``score_hellinger``: the Hellinger distance of the two sides (see
+    :func:`hellinger`; Thicket's is its square), negative where side a's mean is lower.
+    Column ``_score_hellinger``."""
+    return _compare(ens, "score_hellinger", metric, a, b, name, ddof=ddof)
+
+
+def score_delta_mean_delta_stdnorm(ens: Ensemble, metric: Label | list[Label],
+                                   a: Group | None = None, b: Group | None = None,
+                                   ddof: int = 1, name: str | None = None) -> pd.DataFrame:
+    """Thicket's score ``(m1 - m2) + (s1 - s2) / |m1 - m2|`` of two sides (means m,
+    standard deviations s with divisor ``n - ddof``). Column ``_delta_stdnorm``."""
+    return _compare(ens, "delta_stdnorm", metric, a, b, name, ddof=ddof)
+
+
+def score_delta_mean_delta_coefficient_of_variation(
+        ens: Ensemble, metric: Label | list[Label], a: Group | None = None,
+        b: Group | None = None, ddof: int = 1, name: str | None = None) -> pd.DataFrame:
+    """Thicket's score ``(m1 - m2) + s1 / m1 - s2 / m2`` of two sides (the difference
+    of the means plus the difference of the coefficients of variation). Column
+    ``_delta_cv``."""
+    return _compare(ens, "delta_cv", metric, a, b, name, ddof=ddof)
+
+
+def _side_names(ens: Ensemble, metric: Label | list[Label], a: Group | None,
+                b: Group | None) -> tuple[str, str]:
+    """Default names of the two sides: a group's metadata values, else its metric,
+    else ``"a"`` and ``"b"``."""
+    names = []
+    for i, group in enumerate((a, b)):
+        if isinstance(group, Mapping):
+            names.append(", ".join(str(v) for v in group.values()))
+        elif isinstance(metric, list) and group is None:
+            names.append(str(flat_label(metric[i])))
+        else:
+            names.append("ab"[i])
+    if names[0] == names[1]:
+        return "a", "b"
+    return names[0], names[1]
+
+
+def preference(ens: Ensemble, metric: Label | list[Label], a: Group | None = None,
+               b: Group | None = None, alpha: float = 0.05, prefer: str = "lower",
+               labels: Sequence[str] | None = None, name: str | None = None) -> pd.DataFrame:
+    """Thicket's ``preference``: which of two sides is better at each node, where the
+    difference is significant. Welch's t-test compares the sides' means; where its
+    two-sided p-value is below ``alpha``, the preferred side is the one with the lower
+    mean (``prefer="lower"``, e.g. time) or the higher (``"higher"``, e.g. a rate);
+    elsewhere ``"none"``. Sides as in :func:`bhattacharyya`, named by ``labels``
+    (default: a group's metadata values, or the metric of each side). Columns
+    ``_preferred`` (the name) and ``_preferred_p`` (Welch's p)."""
+    ensemble = _ensemble(ens)
+    if isinstance(alpha, bool) or not isinstance(alpha, int | float) or not 0 < alpha < 1:
+        raise GladeError(f"alpha must be between 0 and 1, not {alpha!r}")
+    if prefer not in ("lower", "higher"):
+        raise GladeError(f"prefer must be 'lower' or 'higher', not {prefer!r}")
+    labels = _side_names(ensemble, metric, a, b) if labels is None else tuple(labels)
+    if len(labels) != 2 or len(set(labels)) != 2 or not all(
+            isinstance(label, str) and label and label != "none" for label in labels):
+        raise GladeError(f"labels must be two different non-empty names other than "
+                         f"'none', not {labels!r}")
+    return _compare(ensemble, "preference", metric, a, b, name, alpha=float(alpha),
+                    prefer=prefer, labels=labels)
+
+
+def total(ens: Ensemble, metrics: Metrics = None) -> pd.DataFrame:
+    """Sum of each node's samples: ``"<metric>_sum"`` (missing without samples)."""
+    return _add(ens, "sum", _metrics(_ensemble(ens), metrics))
+
+
+def confidence_interval(ens: Ensemble, metrics: Metrics = None, level: float = 0.95,
+                        distribution: str = "t") -> pd.DataFrame:
+    """Confidence interval of the mean of each node's samples at ``level``: ``mean -/+
+    q s / sqrt(n)``, with s the sample standard deviation (ddof 1) and q the ``(1 +
+    level) / 2`` quantile of Student's t with n - 1 degrees of freedom
+    (``distribution="t"``, exact for normal samples) or of the normal distribution
+    (``"normal"``, Thicket's choice, too narrow for few samples). Columns
+    ``"<metric>_ci95_low"`` and ``"<metric>_ci95_high"`` (``ci90``... for other levels);
+    missing below 2 samples."""
+    if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level < 1:
+        raise GladeError(f"level must be between 0 and 1, not {level!r}")
+    if distribution not in ("t", "normal"):
+        raise GladeError(f"distribution must be 't' or 'normal', not {distribution!r}")
+    return _add(ens, "confidence_interval", _metrics(_ensemble(ens), metrics),
+                level=float(level), distribution=distribution)
+
+
+def temporal_pattern(ens: Ensemble, metrics: Metrics = None) -> pd.DataFrame:
+    """Thicket's ``calc_temporal_pattern``, for time series (one profile per
+    iteration, :meth:`Ensemble.from_timeseries`): the temporal score ``1 - mean /
+    max`` of each node's samples (0 when every iteration costs the same, near 1 when
+    one iteration dominates) in ``"<metric>_temporal_score"``, and its pattern in
+    ``"<metric>_pattern"``: ``constant`` below 0.2, ``phased`` below 0.4, ``dynamic``
+    below 0.6, else ``sporadic``; ``none`` where the score is undefined (no samples,
+    or a largest value of 0)."""
+    return _add(ens, "temporal_pattern", _metrics(_ensemble(ens), metrics))
+
+
+# Thicket's names; glade.stats.min, max and sum read as the statistics they compute.
+calc_temporal_pattern = temporal_pattern
 min = minimum
 max = maximum
+sum = total

@@ -21,6 +21,7 @@ from bokeh.plotting import figure
 from glade.ensemble.samples import Label, SampleTable, flat_label
 from glade.errors import GladeError, MetricError
 from glade.graph import Node
+from glade.profile.analyses import node_id
 
 if TYPE_CHECKING:
     from bokeh.models import LayoutDOM
@@ -32,36 +33,21 @@ _ROW_HEIGHT = 18
 _MIN_HEIGHT = 240
 
 
-def _node_id(ens: Ensemble, node: NodeRef) -> int:
-    """The id of a node given as an id, a handle or a unique name."""
-    n = len(ens.graph)
-    if isinstance(node, Node):
-        if node.graph is not ens.graph:
-            raise GladeError(f"{node!r} belongs to another graph")
-        return node.nid
-    if isinstance(node, str):
-        ids = np.flatnonzero(ens.graph.frames["name"].to_numpy() == node)
-        if len(ids) != 1:
-            raise GladeError(f"{len(ids)} nodes are named {node!r}" + (
-                f" (ids {ids[:10].tolist()}): give an id" if len(ids) else ""))
-        return int(ids[0])
-    if isinstance(node, bool) or not isinstance(node, int | np.integer) or not 0 <= node < n:
-        raise GladeError(f"no node {node!r} in a graph of {n} nodes")
-    return int(node)
-
-
-def _node_labels(ens: Ensemble, ids: np.ndarray) -> list[str]:
+def node_labels(ens: Ensemble, ids: np.ndarray) -> list[str]:
+    """``"name [id]"`` of each node of ``ids``."""
     names = ens.graph.frames["name"].to_numpy()[ids]
     return [f"{name} [{nid}]" for name, nid in zip(names, ids, strict=True)]
 
 
-def _nodes(ens: Ensemble, nodes: Sequence[NodeRef] | None) -> np.ndarray:
+def node_ids(ens: Ensemble, nodes: Sequence[NodeRef] | None) -> np.ndarray:
+    """The ids of ``nodes`` (every node when None)."""
     if nodes is None:
         return np.arange(len(ens.graph))
-    return np.array([_node_id(ens, n) for n in nodes], dtype=np.int64)
+    return np.array([node_id(ens.graph, n) for n in nodes], dtype=np.int64)
 
 
-def _text(label: Label) -> str:
+def label_text(label: Label) -> str:
+    """A column label as text (``(header, name)`` as ``"header/name"``)."""
     return str(flat_label(label))
 
 
@@ -85,13 +71,13 @@ def plot_stats_heatmap(ens: Ensemble, columns: Sequence[Label] | None = None,
     for column in columns:
         if column not in numeric:
             raise MetricError(column, numeric, what="numeric stats column")
-    ids = _nodes(ens, nodes)
+    ids = node_ids(ens, nodes)
     values = stats[columns].to_numpy(dtype=np.float64, na_value=np.nan)[ids]
     with np.errstate(invalid="ignore", divide="ignore"):
         low, high = np.nanmin(values, axis=0), np.nanmax(values, axis=0)
         share = (values - low) / np.where(high > low, high - low, 1.0)
-    labels = _node_labels(ens, ids)
-    names = [_text(c) for c in columns]
+    labels = node_labels(ens, ids)
+    names = [label_text(c) for c in columns]
     source = ColumnDataSource({
         "node": np.repeat(labels, len(columns)).tolist(),
         "stat": names * len(ids),
@@ -120,18 +106,13 @@ def plot_profiles_heatmap(ens: Ensemble, metric: Label | None = None,
     default metric). With ``relative`` the colour is each value divided by its
     node's mean over profiles (which profiles are slow where); else the value
     itself. Ranks, when the ensemble keeps them, are averaged per profile."""
-    table, metric = _samples(ens, metric)
-    values = table.values(metric)
-    ids = _nodes(ens, nodes)
-    n, p = len(ens.graph), ens.num_profiles
-    valid = ~np.isnan(values)
-    cell = table.row_node[valid] * p + table.row_profile[valid]
-    sums = np.bincount(cell, weights=values[valid], minlength=n * p)
-    counts = np.bincount(cell, minlength=n * p)
+    table, metric = checked_samples(ens, metric)
+    ids = node_ids(ens, nodes)
+    p = ens.num_profiles
+    grid = table.profile_means(metric)[ids]
     with np.errstate(invalid="ignore", divide="ignore"):
-        grid = (sums / counts).reshape(n, p)[ids]
         shown = grid / np.nanmean(grid, axis=1, keepdims=True) if relative else grid
-    labels = _node_labels(ens, ids)
+    labels = node_labels(ens, ids)
     profiles = [str(pid) for pid in ens.profiles]
     source = ColumnDataSource({
         "node": np.repeat(labels, p).tolist(),
@@ -142,20 +123,20 @@ def plot_profiles_heatmap(ens: Ensemble, metric: Label | None = None,
     finite = shown[np.isfinite(shown)]
     low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
     mapper = LinearColorMapper(palette=Viridis256, low=low, high=high, nan_color="#dddddd")
-    fig = figure(title=title or f"{_text(metric)} per node and profile", x_range=profiles,
+    fig = figure(title=title or f"{label_text(metric)} per node and profile", x_range=profiles,
                  y_range=labels[::-1], height=max(_MIN_HEIGHT, _ROW_HEIGHT * len(ids) + 140),
                  width=max(400, 14 * p + 300), toolbar_location="above", tools="save,reset")
     fig.rect("profile", "node", width=1, height=1, source=source,
              fill_color={"field": "shown", "transform": mapper}, line_color=None)
     fig.add_tools(HoverTool(tooltips=[("node", "@node"), ("profile", "@profile"),
-                                      (_text(metric), "@value{0.000g}")]))
-    fig.add_layout(_colour_bar(mapper, "value / node mean" if relative else _text(metric)),
+                                      (label_text(metric), "@value{0.000g}")]))
+    fig.add_layout(_colour_bar(mapper, "value / node mean" if relative else label_text(metric)),
                    "right")
     fig.xaxis.major_label_orientation = 1.2
     return fig
 
 
-def _samples(ens: Ensemble, metric: Label | None) -> tuple[SampleTable, Label]:
+def checked_samples(ens: Ensemble, metric: Label | None) -> tuple[SampleTable, Label]:
     """The ensemble's samples, and the metric (default: the default metric), checked."""
     metric = metric if metric is not None else ens.default_metric
     table = ens.samples()
@@ -168,21 +149,21 @@ def plot_histogram(ens: Ensemble, node: NodeRef, metric: Label | None = None,
     """Histogram of a metric's samples at one node across profiles (and ranks)."""
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
         raise GladeError(f"bins must be a positive integer, not {bins!r}")
-    nid = _node_id(ens, node)
-    table, metric = _samples(ens, metric)
+    nid = node_id(ens.graph, node)
+    table, metric = checked_samples(ens, metric)
     values = table.values(metric)
     sample = values[(table.row_node == nid) & ~np.isnan(values)]
     counts, edges = np.histogram(sample, bins=bins) if sample.size else (
         np.zeros(bins, dtype=np.int64), np.linspace(0.0, 1.0, bins + 1))
-    label = _node_labels(ens, np.array([nid]))[0]
+    label = node_labels(ens, np.array([nid]))[0]
     source = ColumnDataSource({"left": edges[:-1], "right": edges[1:], "count": counts})
-    fig = figure(title=title or f"{label}: {_text(metric)}",
+    fig = figure(title=title or f"{label}: {label_text(metric)}",
                  height=300, width=420, toolbar_location="above", tools="save,reset")
     fig.quad(left="left", right="right", bottom=0, top="count", source=source,
              fill_color="#4c78a8", line_color="white")
     fig.add_tools(HoverTool(tooltips=[("range", "@left{0.000g} - @right{0.000g}"),
                                       ("profiles", "@count")]))
-    fig.xaxis.axis_label = _text(metric)
+    fig.xaxis.axis_label = label_text(metric)
     fig.yaxis.axis_label = "samples"
     return fig
 
@@ -194,14 +175,14 @@ def plot_boxplot(ens: Ensemble, metric: Label | None = None,
     the most extreme samples within ``whis`` x IQR of the box, and the other samples
     as points (hover names their profile). Default nodes: the ``top`` nodes with the
     largest medians."""
-    table, metric = _samples(ens, metric)
+    table, metric = checked_samples(ens, metric)
     ordered = table.sorted(metric)
     median = ordered.quantile(0.5)
     if nodes is None:
         ranked = np.argsort(-np.nan_to_num(median, nan=-np.inf), kind="stable")
         ids = ranked[: max(int(top), 1)]
     else:
-        ids = _nodes(ens, nodes)
+        ids = node_ids(ens, nodes)
     q1, q3 = ordered.quantile(0.25), ordered.quantile(0.75)
     reach = whis * (q3 - q1)
     node_of = table.row_node[ordered.rows]
@@ -210,7 +191,7 @@ def plot_boxplot(ens: Ensemble, metric: Label | None = None,
     high = np.full(len(ens.graph), np.nan)
     np.fmin.at(low, node_of[inside], ordered.values[inside])
     np.fmax.at(high, node_of[inside], ordered.values[inside])
-    labels = _node_labels(ens, ids)
+    labels = node_labels(ens, ids)
     boxes = ColumnDataSource({"node": labels, "q1": q1[ids], "q2": median[ids], "q3": q3[ids],
                               "low": low[ids], "high": high[ids]})
     wanted = np.zeros(len(ens.graph), dtype=bool)
@@ -223,7 +204,7 @@ def plot_boxplot(ens: Ensemble, metric: Label | None = None,
         "value": ordered.values[outside],
         "profile": [str(p) for p in profile_ids[table.row_profile[ordered.rows[outside]]]],
     })
-    fig = figure(title=title or f"{_text(metric)} across profiles", x_range=labels,
+    fig = figure(title=title or f"{label_text(metric)} across profiles", x_range=labels,
                  height=360, width=max(420, 36 * len(ids) + 120), toolbar_location="above",
                  tools="save,reset")
     fig.segment("node", "low", "node", "q1", source=boxes, line_color="black")
@@ -235,7 +216,7 @@ def plot_boxplot(ens: Ensemble, metric: Label | None = None,
                                                          ("profile", "@profile"),
                                                          ("value", "@value{0.000g}")]))
     fig.xaxis.major_label_orientation = 0.9
-    fig.yaxis.axis_label = _text(metric)
+    fig.yaxis.axis_label = label_text(metric)
     return fig
 
 

@@ -12,6 +12,7 @@ import pandas as pd
 
 from glade.errors import GraphError, MetricError
 from glade.graph import Graph, Node, children_sums, subtree_sums
+from glade.profile.analyses import ProfileAnalyses
 from glade.profile.table import (
     RowLayout,
     assemble,
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from glade.query import Query
 
 
-class GraphFrame:
+class GraphFrame(ProfileAnalyses):
     """One profile: a :class:`~glade.graph.Graph` and a dataframe of metrics.
 
     ``dataframe`` is indexed by ``node`` (int, the graph's pre-order id) or by
@@ -519,6 +520,13 @@ class GraphFrame:
 
         return to_literal(self, rank=rank, agg=agg)
 
+    def to_dict(self) -> dict:
+        """Hatchet's ``to_dict`` (its JSON export as a dict; ``json.dumps`` of it reads
+        back with :meth:`from_json`)."""
+        from glade.readers.profiles.gladejson import to_hatchet_dict
+
+        return to_hatchet_dict(self)
+
     def to_dot(
         self,
         metric: str | None = None,
@@ -552,6 +560,14 @@ class GraphFrame:
         from glade.readers.profiles.literal import read_literal
 
         return read_literal(literal)
+
+    @classmethod
+    def from_lists(cls, *roots: list | str) -> GraphFrame:
+        """Hatchet's ``from_lists``: a tree from nested lists, one per root (see
+        :func:`glade.readers.profiles.literal.from_lists`)."""
+        from glade.readers.profiles.literal import from_lists
+
+        return from_lists(*roots)
 
     @classmethod
     def from_json(cls, source: str) -> GraphFrame:

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import MetricError, TraceError
+from glade.profile.analyses import imbalance_columns
 from glade.trace.events import ENTER, LEAVE, NAME, PROCESS, TIMESTAMP, metric_column_name
 from glade.trace.matching import (
     MATCHING_EVENT,
@@ -256,18 +257,8 @@ def load_imbalance(trace: Trace, metric: str = "time.exc", num_processes: int = 
     ):
         raise TraceError(f"num_processes must be a positive integer, not {num_processes!r}")
     sums, _, labels, processes = _cell_sums(trace, [metric], NAME)
-    values = sums[metric]
-    mean = values.mean(axis=1) if values.size else np.zeros(len(labels))
-    peak = values.max(axis=1) if values.size else np.zeros(len(labels))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = np.where(mean != 0, peak / np.where(mean != 0, mean, 1.0), np.nan)
-    table = pd.DataFrame(
-        {f"{metric}.mean": mean, f"{metric}.max": peak, f"{metric}.imbalance": ratio},
-        index=labels,
-    )
-    top = np.argsort(-values, axis=1, kind="stable")[:, : min(int(num_processes), values.shape[1])]
-    for i in range(top.shape[1]):
-        table[f"Top process {i + 1}"] = processes[top[:, i]]
+    table = pd.DataFrame(imbalance_columns(sums[metric], np.asarray(processes), metric,
+                                           num_processes, "process"), index=labels)
     return table.sort_values(f"{metric}.mean", ascending=False, kind="stable")
 
 

@@ -111,6 +111,48 @@ def to_json(gf: GraphFrame, path: str | os.PathLike | None = None) -> str:
     return text
 
 
+def _records(table: pd.DataFrame) -> list[dict]:
+    """The rows of ``table`` as dicts of plain Python values, missing values as None
+    (built column by column: one ``tolist`` per column, no per-cell pandas access)."""
+    names = list(table.columns)
+    columns = []
+    for name in names:
+        values = table[name].tolist()
+        missing = table[name].isna().to_numpy()
+        if missing.any():
+            values = [None if gone else v for v, gone in zip(values, missing, strict=True)]
+        columns.append(values)
+    return [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
+
+
+def to_hatchet_dict(gf: GraphFrame) -> dict:
+    """Hatchet's JSON export of ``gf`` as a dict (Hatchet's ``to_dict``): ``graph``, one
+    table per root of ``{node id: {"data": frame attributes, "children": [ids]}}`` over
+    the nodes the root reaches; ``dataframe``, the rows as records (node as its id,
+    missing values as None); ``dataframe_indices``; ``exclusive_metrics`` and
+    ``inclusive_metrics``. ``json.dumps`` of it reads back with ``read_json``."""
+    graph = gf.graph
+    frames = [{k: v for k, v in record.items() if v is not None}
+              for record in _records(graph.frames)]
+    children = [graph.children_of(i).tolist() for i in range(len(graph))]
+    if graph.is_tree():
+        end = graph.subtree_end
+        members = [range(root, end[root]) for root in graph.root_ids.tolist()]
+    else:
+        reach = graph.reachability()
+        members = [reach[root].indices.tolist() for root in graph.root_ids.tolist()]
+    tables = [{i: {"data": frames[i], "children": children[i]} for i in sorted(nodes)}
+              for nodes in members]
+    records = _records(gf.dataframe.reset_index())
+    return {
+        "graph": tables,
+        "dataframe_indices": list(gf.dataframe.index.names),
+        "dataframe": records,
+        "exclusive_metrics": list(gf.exc_metrics),
+        "inclusive_metrics": list(gf.inc_metrics),
+    }
+
+
 def _load(source: str | os.PathLike) -> tuple[dict, str | None]:
     """The parsed document, and the file name if ``source`` was a path."""
     text = os.fspath(source)

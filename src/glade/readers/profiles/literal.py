@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from glade.errors import ReaderError
+from glade.errors import GladeError, ReaderError
 from glade.profile.graphframe import GraphFrame
 from glade.readers.files import load_json, read_head
 
@@ -104,6 +104,44 @@ def read_literal(literal: list[dict] | dict | str | os.PathLike) -> GraphFrame:
     return GraphFrame.from_tables(
         pd.DataFrame(frames), src, dst, rows, exc, inc, roots=roots
     )
+
+
+def from_lists(*roots: list | str) -> GraphFrame:
+    """Hatchet's ``from_lists``: a tree from nested lists, one argument per root. A list
+    is a node's name followed by its children, each a name (a leaf) or a list;
+    ``from_lists(["a", ["b", "d", "e"], ["c", "f"]])`` is a with children b (d, e) and
+    c (f). Every node has exclusive ``time`` 1 and ``time (inc)`` its subtree's size.
+    Nodes are never shared (Hatchet's Node objects for DAGs have no equivalent)."""
+    if not roots:
+        raise GladeError("from_lists needs at least one root list")
+    names: list[str] = []
+    src: list[int] = []
+    dst: list[int] = []
+    root_ids: list[int] = []
+    # (item, parent id or -1, where it is for errors), last in first out
+    pending: list[tuple[Any, int, str]] = [
+        (root, -1, f"root {i}") for i, root in reversed(list(enumerate(roots)))]
+    while pending:
+        item, parent, where = pending.pop()
+        if isinstance(item, str):
+            name, children = item, []
+        elif isinstance(item, list | tuple) and item and isinstance(item[0], str):
+            name, children = item[0], list(item[1:])
+        else:
+            raise GladeError(f"{where} is {item!r}: a node is a name, or a list of a name "
+                             "followed by its children")
+        nid = len(names)
+        names.append(name)
+        if parent < 0:
+            root_ids.append(nid)
+        else:
+            src.append(parent)
+            dst.append(nid)
+        pending.extend((child, nid, f"{where}, child {j}")
+                       for j, child in reversed(list(enumerate(children))))
+    rows = pd.DataFrame({"node": np.arange(len(names)), "time": np.ones(len(names))})
+    return GraphFrame.from_tables(pd.DataFrame({"name": names}), src, dst, rows, ["time"],
+                                  roots=root_ids, fill_inclusive=True)
 
 
 def to_literal(gf: GraphFrame, rank: Any = None, agg: str | Callable = "mean") -> list[dict]:
