@@ -11,22 +11,12 @@ from glade.views import CCT
 pytestmark = pytest.mark.browser
 
 
-def test_exported_page_works_offline(page, hatchet_data, tmp_path):
+def test_exported_page_works_offline(page, offline_requests, hatchet_data, tmp_path):
     gf = glade.read(hatchet_data / "hpctoolkit-cpi-database")
     view = CCT(gf)
     view.hide(("<program root>", "main", "27:MPI_Init"))
     path = view.to_html(tmp_path / "cct.html")
 
-    requested: list[str] = []
-
-    def offline(route):
-        if route.request.url.startswith("file://"):
-            route.continue_()
-        else:
-            requested.append(route.request.url)
-            route.abort()
-
-    page.route("**/*", offline)
     page.goto(path.as_uri())
     rows = page.locator(".glade-cct .gc-body .gc-row:visible")
     rows.first.wait_for(timeout=30_000)
@@ -54,4 +44,4 @@ def test_exported_page_works_offline(page, hatchet_data, tmp_path):
     assert status.inner_text() == "17 of 34 nodes shown (edited)"
     page.keyboard.press("z")
     assert status.inner_text() == "3 of 34 nodes shown (edited)"
-    assert requested == []
+    assert offline_requests == []

@@ -20,7 +20,7 @@ INKED = """() => {
 }"""
 
 
-def test_offline_page_draws_the_saved_picture(page, tmp_path):
+def test_offline_page_draws_the_saved_picture(page, offline_requests, tmp_path):
     trace = synthetic_trace(6, 20, seed=7)
     view = trace.show_timeline(height=240)
     first, last = view.extent
@@ -28,16 +28,6 @@ def test_offline_page_draws_the_saved_picture(page, tmp_path):
     view.hide("MPI_Irecv")
     path = view.to_html(tmp_path / "timeline.html")
 
-    requested: list[str] = []
-
-    def offline(route):
-        if route.request.url.startswith("file://"):
-            route.continue_()
-        else:
-            requested.append(route.request.url)
-            route.abort()
-
-    page.route("**/*", offline)
     page.goto(path.as_uri())
     notice = page.locator(".glade-timeline .gt-notice")
     notice.wait_for(timeout=30_000)
@@ -54,4 +44,4 @@ def test_offline_page_draws_the_saved_picture(page, tmp_path):
     after = page.evaluate(INKED)
     assert 0 < after < before
     assert page.locator(".gt-waiting").inner_text() == ""
-    assert requested == []
+    assert offline_requests == []

@@ -7,7 +7,7 @@ import { colourScale, extent, SCHEMES } from "../../lib/colour.js";
 import {
   applyEdit, COLLAPSED, isEmpty, keyMasks, replay,
 } from "./edits.js";
-import { debounce, element, option, set } from "../../lib/dom.js";
+import { debounce, element, group, labelled, option, set } from "../../lib/dom.js";
 import { formatPercent, formatValue } from "../../lib/format.js";
 import { pushEdit, redo, undo } from "../../lib/history.js";
 import { displayTree, rowOrder, sortKey } from "./layout.js";
@@ -46,11 +46,11 @@ class CCTView {
 
   // ------------------------------------------------------------------ DOM
   build(el) {
-    const root = element("div", "glade-cct", {
+    const root = element("div", "glade-cct glade-view", {
       tabindex: "0", "data-lm-suppress-shortcuts": "true",
     });
     this.root = root;
-    const bar = element("div", "gc-toolbar");
+    const bar = element("div", "glade-toolbar");
     const metric = element("select", "gc-metric", {
       title: "metric for bars, threshold and colour",
     });
@@ -83,16 +83,7 @@ class CCTView {
       title: "show the whole tree again (u)", text: "unfocus",
     });
     const reset = element("button", "gc-reset", { title: "drop every edit", text: "reset" });
-    const group = (...children) => {
-      const span = element("span", "gc-group");
-      span.append(...children);
-      return span;
-    };
-    const label = (text, control) => {
-      const item = element("label", "gc-label");
-      item.append(text, control);
-      return item;
-    };
+    const label = labelled;
     bar.append(
       group(label("metric ", metric), label("colour ", colour), scheme, label("log", log),
         label("sort ", sort)),

@@ -6,7 +6,7 @@
 // trait; the kernel turns them into the view's call-level query.
 import "./timeline.css";
 import { functionColours } from "../../lib/colour.js";
-import { debounce, element, option } from "../../lib/dom.js";
+import { debounce, element, group, labelled, option } from "../../lib/dom.js";
 import { formatDuration, formatPercent, formatTicks } from "../../lib/format.js";
 import { pushEdit, redo, undo } from "../../lib/history.js";
 import { RequestClient } from "../../lib/requests.js";
@@ -65,10 +65,10 @@ class TimelineView {
 
   // ------------------------------------------------------------------ DOM
   build(el) {
-    const root = element("div", "glade-timeline", {
+    const root = element("div", "glade-timeline glade-view", {
       tabindex: "0", "data-lm-suppress-shortcuts": "true",
     });
-    const bar = element("div", "gt-toolbar");
+    const bar = element("div", "glade-toolbar");
     const search = element("input", "gt-search", {
       type: "search", placeholder: "search functions (regex)", spellcheck: "false",
     });
@@ -86,16 +86,7 @@ class TimelineView {
     const clearWindow = button("gt-clear-window", "clear window", "keep every time and process");
     const unfocus = button("gt-unfocus", "unfocus", "show every call path again");
     const reset = button("gt-reset", "reset", "drop every edit");
-    const label = (text, control) => {
-      const item = element("label", "gt-label");
-      item.append(control, text);
-      return item;
-    };
-    const group = (...children) => {
-      const span = element("span", "gt-group");
-      span.append(...children);
-      return span;
-    };
+    const label = (text, control) => labelled(text, control, true);
     bar.append(
       group(search),
       group(label("depth rows", depth), label("messages", arrows), rowHeight),
@@ -760,7 +751,7 @@ class TimelineView {
     const { row0, row1 } = this.rows();
     const rowHeight = this.rowHeight;
     const step = labelStep(rowHeight);
-    ctx.fillStyle = getComputedStyle(this.root).getPropertyValue("--gt-fg") || "#222";
+    ctx.fillStyle = getComputedStyle(this.root).getPropertyValue("--glade-fg") || "#222";
     ctx.font = `${Math.min(12, Math.max(9, rowHeight - 2))}px var(--jp-ui-font-family, system-ui, sans-serif)`;
     ctx.textBaseline = "middle";
     ctx.textAlign = "right";

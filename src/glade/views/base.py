@@ -19,6 +19,7 @@ import anywidget
 import traitlets
 
 from glade.errors import GladeError
+from glade.query import parse
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
 
@@ -77,8 +78,10 @@ class QueryView(anywidget.AnyWidget):
 
     A subclass sets ``_esm``/``_css`` (with :func:`static_file`), lists its ``edit_ops``
     and checks their fields in :meth:`_check_edit`, keeps ``query`` in step with
-    ``history``, and says how its query applies to its data in :meth:`_apply_code` (the
-    Python expression) and :meth:`_apply_query` (its evaluation, used by :meth:`apply`).
+    ``history`` (:meth:`_show_query`), says what a query assigned to ``view.query``
+    becomes (:meth:`_base_edit`, an ``op: "base"`` edit, which its replay honours), and
+    says how its query applies to its data in :meth:`_apply_code` (the Python
+    expression) and :meth:`_apply_query` (its evaluation, used by :meth:`apply`).
     """
 
     history = traitlets.List(traitlets.Dict()).tag(sync=True)
@@ -94,6 +97,8 @@ class QueryView(anywidget.AnyWidget):
     def __init__(self, data: Any, data_name: str, **kwargs: Any):
         self._data = data
         self.data_name = check_identifier(data_name)
+        self._internal = False
+        self._pending_base: dict | None = None
         super().__init__(**kwargs)
 
     @property
@@ -119,6 +124,41 @@ class QueryView(anywidget.AnyWidget):
         with self.hold_sync():
             self.future = []
             self.history = history
+
+    # ------------------------------------------------------------ query
+    def _show_query(self, text: str) -> None:
+        """Set ``query`` to the canonical text the edits make (no base edit follows)."""
+        self._internal = True
+        try:
+            self.query = text
+        finally:
+            self._internal = False
+
+    def _base_edit(self, parsed: Any) -> dict:
+        """The edit that makes an assigned query (parsed) the view's base; views add what
+        their front end needs to replay it, and evaluate it here (an error leaves the view
+        as it was)."""
+        return {"op": "base", "query": str(parsed)}
+
+    @traitlets.validate("query")
+    def _valid_query(self, proposal):
+        text = proposal["value"]
+        if self._internal:
+            return text
+        if not isinstance(text, str):
+            raise GladeError(f"a query is text, not {type(text).__name__}")
+        parsed = parse(text)
+        canonical = str(parsed)
+        if canonical == self.query:
+            return canonical
+        self._pending_base = self._base_edit(parsed)
+        return canonical
+
+    @traitlets.observe("query")
+    def _query_assigned(self, change) -> None:
+        if self._pending_base is not None:
+            edit, self._pending_base = self._pending_base, None
+            self._edit(edit)
 
     def reset(self) -> QueryView:
         """Drop every edit (undoable)."""

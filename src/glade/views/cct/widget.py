@@ -21,7 +21,7 @@ import traitlets
 from glade.errors import GladeError, MetricError
 from glade.graph import Node
 from glade.profile.graphframe import GraphFrame
-from glade.query import parse, query_mask
+from glade.query import query_mask
 from glade.query.engine import RowTable
 from glade.views.base import QueryView, static_file
 from glade.views.cct import edits as cct_edits
@@ -132,8 +132,6 @@ class CCT(QueryView):
         self._agg = agg
         self._rank = rank
         self._tree = ViewTree(gf.graph, {c.name: c.values for c in columns})
-        self._internal = False
-        self._pending_base: dict | None = None
         super().__init__(data, data_name, **self._transport(columns), metric=metric,
                          sort_metric=sort_metric or metric, color_metric=color_metric or "",
                          notice=self._notice(gf), height=height, **kwargs)
@@ -201,34 +199,12 @@ class CCT(QueryView):
 
     @traitlets.observe("history")
     def _edits_changed(self, change) -> None:
-        state = cct_edits.replay(self._tree, change["new"])
-        self._internal = True
-        try:
-            self.query = query_text(self._tree, state)
-        finally:
-            self._internal = False
+        self._show_query(query_text(self._tree, cct_edits.replay(self._tree, change["new"])))
 
-    @traitlets.validate("query")
-    def _valid_query(self, proposal):
-        text = proposal["value"]
-        if self._internal:
-            return text
-        if not isinstance(text, str):
-            raise GladeError(f"a query is text, not {type(text).__name__}")
-        parsed = parse(text)
+    def _base_edit(self, parsed) -> dict:
         keep = query_mask(RowTable(self._gf.graph, self._gf.dataframe), parsed)
-        canonical = str(parsed)
-        if canonical == self.query:
-            return canonical
-        self._pending_base = {"op": "base", "query": canonical, "parts": base_parts(parsed),
-                              "keep": mask_ranges(keep)}
-        return canonical
-
-    @traitlets.observe("query")
-    def _query_assigned(self, change) -> None:
-        if self._pending_base is not None:
-            edit, self._pending_base = self._pending_base, None
-            self._edit(edit)
+        return {**super()._base_edit(parsed), "parts": base_parts(parsed),
+                "keep": mask_ranges(keep)}
 
     # ------------------------------------------------------------ edits
     def _nodes(self, path: Sequence[str] | Node | int) -> list[int]:

@@ -193,12 +193,13 @@ class TimelineIndex:
         """Per lane of ``lanes``, the run [lo, hi) of its calls (positions in the index's
         call arrays) that overlap [t0, t1)."""
         return kernels.runs_in_range(self.call_ptr, self.call_start, self.call_end,
-                                     np.asarray(lanes, dtype=np.int64), float(t0), float(t1))
+                                     np.asarray(lanes, dtype=np.int64), float(t0), float(t1),
+                                     True)
 
     def instants_in(self, locations: np.ndarray, t0: float, t1: float) -> np.ndarray:
         """Positions (in the index's instant arrays) of the instants of ``locations`` at
         times in [t0, t1), location by location."""
-        lo, hi = kernels.points_in_range(self.instant_ptr, self.instant_time,
-                                         np.asarray(locations, dtype=np.int64),
-                                         float(t0), float(t1))
+        lo, hi = kernels.runs_in_range(self.instant_ptr, self.instant_time, self.instant_time,
+                                       np.asarray(locations, dtype=np.int64), float(t0),
+                                       float(t1), False)
         return kernels.gather_runs(lo, hi)

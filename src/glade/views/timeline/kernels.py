@@ -18,60 +18,31 @@ CODE_BITS = 24
 WEIGHT_STEPS = 65535
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _first_at_least(values, lo, hi, target, strictly):
+    """The first position in [lo, hi) of sorted ``values`` holding more than ``target``
+    (``strictly``) or at least ``target``; ``hi`` when none does."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if values[mid] > target or (not strictly and values[mid] == target):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 @njit(cache=True, nogil=True)
-def runs_in_range(ptr, start, end, segments, t0, t1):
+def runs_in_range(ptr, start, end, segments, t0, t1, strict):
     """For each segment s in ``segments`` (rows ptr[s]:ptr[s + 1] of ``start``/``end``,
-    sorted by both), the run [lo, hi) of rows that end after ``t0`` and start before
-    ``t1``."""
+    sorted by both), the run [lo, hi) of rows that start before ``t1`` and end after
+    ``t0`` (``strict``: calls, which show nothing of themselves at their end) or at
+    ``t0`` and after (instants, whose start is their end)."""
     lo = np.empty(segments.size, np.int64)
     hi = np.empty(segments.size, np.int64)
     for k in range(segments.size):
-        a = ptr[segments[k]]
-        b = ptr[segments[k] + 1]
-        left, right = a, b
-        while left < right:
-            mid = (left + right) // 2
-            if end[mid] > t0:
-                right = mid
-            else:
-                left = mid + 1
-        lo[k] = left
-        right = b
-        while left < right:
-            mid = (left + right) // 2
-            if start[mid] >= t1:
-                right = mid
-            else:
-                left = mid + 1
-        hi[k] = left
-    return lo, hi
-
-
-@njit(cache=True, nogil=True)
-def points_in_range(ptr, times, segments, t0, t1):
-    """For each segment (rows ptr[s]:ptr[s + 1] of sorted ``times``), the run [lo, hi)
-    of rows with t0 <= time < t1."""
-    lo = np.empty(segments.size, np.int64)
-    hi = np.empty(segments.size, np.int64)
-    for k in range(segments.size):
-        a = ptr[segments[k]]
-        b = ptr[segments[k] + 1]
-        left, right = a, b
-        while left < right:
-            mid = (left + right) // 2
-            if times[mid] >= t0:
-                right = mid
-            else:
-                left = mid + 1
-        lo[k] = left
-        right = b
-        while left < right:
-            mid = (left + right) // 2
-            if times[mid] >= t1:
-                right = mid
-            else:
-                left = mid + 1
-        hi[k] = left
+        last = ptr[segments[k] + 1]
+        lo[k] = _first_at_least(end, ptr[segments[k]], last, t0, strict)
+        hi[k] = _first_at_least(start, lo[k], last, t1, False)
     return lo, hi
 
 
@@ -91,6 +62,18 @@ def durations_at_least(lo, hi, start, end, minimum, out):
 
 #: Rows of a points buffer: x, y, weight, second weight, key.
 POINT_FIELDS = ("x", "y", "w", "we", "k")
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _put_point(points, n, x, y, weight, second, px, code):
+    """Write raster point n: its place, both weights, and its key (the second weight in
+    1/WEIGHT_STEPS of a pixel, then the function ``code``)."""
+    points[0, n] = x
+    points[1, n] = y
+    points[2, n] = weight
+    points[3, n] = second
+    points[4, n] = min(int(second / px * WEIGHT_STEPS), WEIGHT_STEPS) * float(
+        1 << CODE_BITS) + code
 
 
 @njit(cache=True, nogil=True)
@@ -129,16 +112,9 @@ def split_calls(lo, hi, rows, start, end, code, share, t0, px, width, threshold,
                 continue
             for column in range(first, last + 1):
                 left = t0 + column * px
-                weight = min(e, left + px) - max(s, left)
-                if weight < 0.0:
-                    weight = 0.0
-                second = weight * share[i] if exclusive else weight
-                steps = min(int(second / px * WEIGHT_STEPS), WEIGHT_STEPS)
-                points[0, n] = left + 0.5 * px
-                points[1, n] = row
-                points[2, n] = weight
-                points[3, n] = second
-                points[4, n] = steps * float(1 << CODE_BITS) + code[i]
+                weight = max(min(e, left + px) - max(s, left), 0.0)
+                _put_point(points, n, left + 0.5 * px, row, weight,
+                           weight * share[i] if exclusive else weight, px, code[i])
                 n += 1
     return boxes, n - offset
 
@@ -264,34 +240,15 @@ def record_points(ptr, bin_, code, weight, segments, rows, first_bin, last_bin, 
     many."""
     n = offset
     for k in range(segments.size):
-        a = ptr[segments[k]]
-        b = ptr[segments[k] + 1]
-        left, right = a, b
-        while left < right:
-            mid = (left + right) // 2
-            if bin_[mid] >= first_bin:
-                right = mid
-            else:
-                left = mid + 1
-        lo = left
-        right = b
-        while left < right:
-            mid = (left + right) // 2
-            if bin_[mid] >= last_bin:
-                right = mid
-            else:
-                left = mid + 1
+        last = ptr[segments[k] + 1]
+        lo = _first_at_least(bin_, ptr[segments[k]], last, first_bin, False)
+        hi = _first_at_least(bin_, lo, last, last_bin, False)
         if not fill:
-            n += left - lo
+            n += hi - lo
             continue
-        for i in range(lo, left):
-            second = weight[i, 1] if exclusive else weight[i, 0]
-            steps = min(int(second / px * WEIGHT_STEPS), WEIGHT_STEPS)
-            points[0, n] = origin + (bin_[i] + 0.5) * size
-            points[1, n] = rows[k] + 0.5
-            points[2, n] = weight[i, 0]
-            points[3, n] = second
-            points[4, n] = steps * float(1 << CODE_BITS) + code[i]
+        for i in range(lo, hi):
+            _put_point(points, n, origin + (bin_[i] + 0.5) * size, rows[k] + 0.5, weight[i, 0],
+                       weight[i, 1] if exclusive else weight[i, 0], px, code[i])
             n += 1
     return n - offset
 

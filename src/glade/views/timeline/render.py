@@ -159,7 +159,7 @@ def render(index: TimelineIndex, messages: KeptMessages | None, request: Request
         ptr, start, end, code, share = (level.long_ptr, level.long_start, level.long_end,
                                         level.long_code, level.long_share)
         lo, hi = kernels.runs_in_range(ptr, start, end, lanes, float(request.t0),
-                                       float(request.t1))
+                                       float(request.t1), True)
     threshold = _threshold(index, lo, hi, start, end, px)
     rows = np.arange(row0, row1, dtype=np.int64)
 

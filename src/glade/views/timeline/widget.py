@@ -105,8 +105,6 @@ class Timeline(Requests, QueryView):
             bar.update()
         self._keeps: dict[str, np.ndarray | None] = {edits.EVERYTHING: None}
         self._index = index
-        self._internal = False
-        self._pending_base: dict | None = None
         totals = function_totals(index)
         ranks = np.empty(totals.size, dtype=np.int64)
         ranks[np.argsort(-totals, kind="stable")] = np.arange(totals.size)
@@ -172,36 +170,17 @@ class Timeline(Requests, QueryView):
     def _edits_changed(self, change) -> None:
         text = edits.query_text(edits.replay(change["new"]))
         keep = self._keep(text)
-        self._internal = True
-        try:
-            self.query = text
-        finally:
-            self._internal = False
+        self._show_query(text)
         if keep is not self._index.keep and not (keep is None and self._index.keep.all()):
             with tqdm(total=1, desc="timeline: applying the query", delay=1.0,
                       leave=False) as bar:
                 self._install(TimelineIndex(self._forest, keep))
                 bar.update()
 
-    @traitlets.validate("query")
-    def _valid_query(self, proposal):
-        text = proposal["value"]
-        if self._internal:
-            return text
-        if not isinstance(text, str):
-            raise GladeError(f"a query is text, not {type(text).__name__}")
-        canonical = str(parse(text))
-        if canonical == self.query:
-            return canonical
-        self._keep(canonical)
-        self._pending_base = {"op": "base", "query": canonical}
-        return canonical
-
-    @traitlets.observe("query")
-    def _query_assigned(self, change) -> None:
-        if self._pending_base is not None:
-            edit, self._pending_base = self._pending_base, None
-            self._edit(edit)
+    def _base_edit(self, parsed) -> dict:
+        edit = super()._base_edit(parsed)
+        self._keep(edit["query"])
+        return edit
 
     @traitlets.validate("selection")
     def _valid_selection(self, proposal):
