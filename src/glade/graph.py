@@ -118,7 +118,10 @@ class Graph:
         parent_idx: np.ndarray,
         roots: np.ndarray,
         tree_parent: np.ndarray,
+        depth: np.ndarray | None = None,
     ):
+        """The graph of these arrays; ``depth`` (along ``tree_parent``) is computed when
+        not given."""
         self.frames = frames
         self._child_ptr = child_ptr
         self._child_idx = child_idx
@@ -126,7 +129,7 @@ class Graph:
         self._parent_idx = parent_idx
         self._roots = roots
         self._tree_parent = tree_parent
-        self._depth = depth_from_parent(tree_parent)
+        self._depth = depth_from_parent(tree_parent) if depth is None else depth
         self._subtree_end = None
 
     # ------------------------------------------------------------------ build

@@ -707,11 +707,15 @@ class TimelineView {
         const y = this.rowTop(picture.instant_row[i]) + rowHeight - mark;
         ctx.fillRect(Math.round(x) - 0.5, y, 1.5, mark);
       }
-    } else if (picture.mark_bin) {
+    } else if (picture.mark_count) {
+      // one mark per raster pixel holding instants, at the foot of its row band
       const columnWidth = (this.scale.x(picture.t1) - this.scale.x(picture.t0)) / picture.width;
-      for (let i = 0; i < picture.mark_bin.length; i++) {
-        const x = this.scale.x(picture.t0) + (picture.mark_column[i] + 0.5) * columnWidth;
-        const row = picture.row0 + (picture.mark_bin[i] + 1) * picture.pool;
+      const left = this.scale.x(picture.t0);
+      for (let k = 0; k < picture.mark_count.length; k++) {
+        if (!picture.mark_count[k]) continue;
+        const bin = Math.floor(k / picture.width);
+        const x = left + ((k % picture.width) + 0.5) * columnWidth;
+        const row = picture.row0 + (bin + 1) * picture.pool;
         ctx.fillRect(Math.round(x) - 0.5, this.rowTop(row) - mark, 1, mark);
       }
     }

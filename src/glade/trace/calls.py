@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
 from glade.graph import Graph
 from glade.profile.graphframe import GraphFrame
@@ -70,24 +71,42 @@ def forest_rows(trace: Trace) -> np.ndarray:
     return member[group_order(loc[member], num_loc)]
 
 
+@njit(cache=True, nogil=True)
+def _children(parent):
+    """CSR arrays (ptr, idx) of the children of every node, in id order, for nodes whose
+    ``parent`` (-1 for roots) precedes them: one counting pass, no sort."""
+    n = parent.size
+    ptr = np.zeros(n + 1, np.int64)
+    for c in range(n):
+        if parent[c] >= 0:
+            ptr[parent[c] + 1] += 1
+    for i in range(n):
+        ptr[i + 1] += ptr[i]
+    cursor = ptr[:-1].copy()
+    idx = np.empty(ptr[n], np.int64)
+    for c in range(n):
+        p = parent[c]
+        if p >= 0:
+            idx[cursor[p]] = c
+            cursor[p] += 1
+    return ptr, idx
+
+
 def forest_graph(parent_rows: np.ndarray, rows: np.ndarray, num_events: int,
-                 names: pd.Categorical, types: pd.Categorical) -> Graph:
+                 names: pd.Categorical, types: pd.Categorical, depth: np.ndarray) -> Graph:
     """The Graph of nodes ``rows`` (event rows, of ``num_events``, in pre-order) whose
-    parents are the event rows ``parent_rows`` (-1 for a root)."""
+    parents are the event rows ``parent_rows`` (-1 for a root), at ``depth``."""
     n = rows.size
     node_of_row = np.full(num_events, -1, dtype=np.int64)
     node_of_row[rows] = np.arange(n, dtype=np.int64)
     parent = np.where(parent_rows >= 0, node_of_row[np.maximum(parent_rows, 0)], -1)
     has_parent = parent >= 0
-    child = np.flatnonzero(has_parent)
-    child_ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(parent[child], minlength=n), out=child_ptr[1:])
-    child_idx = child[np.argsort(parent[child], kind="stable")]
+    child_ptr, child_idx = _children(parent)
     parent_ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(has_parent, out=parent_ptr[1:])
     frames = pd.DataFrame({"name": names, "type": types})
-    return Graph(frames, child_ptr, child_idx, parent_ptr, parent[child],
-                 np.flatnonzero(~has_parent), parent)
+    return Graph(frames, child_ptr, child_idx, parent_ptr, parent[has_parent],
+                 np.flatnonzero(~has_parent), parent, depth)
 
 
 def call_forest(trace: Trace) -> GraphFrame:
@@ -101,7 +120,9 @@ def call_forest(trace: Trace) -> GraphFrame:
     end = np.where(instant, stamps, events[MATCHING_TIMESTAMP].to_numpy()[rows])
     names = events[NAME].array.take(rows)
     types = pd.Categorical.from_codes(instant.astype(np.int8), categories=list(NODE_TYPES))
-    graph = forest_graph(events[PARENT].to_numpy()[rows], rows, len(events), names, types)
+    depth = events[DEPTH].to_numpy()[rows]
+    graph = forest_graph(events[PARENT].to_numpy()[rows], rows, len(events), names, types,
+                         depth)
     time_inc = np.where(instant, 0.0, events["time.inc"].to_numpy()[rows])
     time_exc = np.where(instant, 0.0, events["time.exc"].to_numpy()[rows])
     columns: dict[str, Any] = {
@@ -113,7 +134,7 @@ def call_forest(trace: Trace) -> GraphFrame:
         "end": end,
         "time.inc": time_inc,
         "time.exc": time_exc,
-        "depth": events[DEPTH].to_numpy()[rows],
+        "depth": depth,
         EVENT: rows,
     }
     core = {TIMESTAMP, "Event Type", NAME, PROCESS, THREAD}

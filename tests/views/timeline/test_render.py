@@ -181,6 +181,7 @@ def test_instants_exact_and_pooled(monkeypatch):
     monkeypatch.setattr(render_module, "MAX_INSTANTS", 3)
     pooled = render(index, None, Request(t0, t1, 400, 0, 4, 40))
     assert pooled.instants_pooled
+    assert pooled.instants["count"].shape == (pooled.bins, 400)
     assert pooled.instants["count"].sum() == inside.size
 
 

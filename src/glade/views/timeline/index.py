@@ -43,13 +43,22 @@ class Forest:
     event: np.ndarray
 
     @classmethod
-    def of(cls, forest: GraphFrame) -> Forest:
-        """The arrays of a call forest (see :func:`glade.trace.calls.call_forest`)."""
+    def of(cls, forest: GraphFrame, locations: tuple[np.ndarray, int] | None = None) -> Forest:
+        """The arrays of a call forest (see :func:`glade.trace.calls.call_forest`);
+        ``locations`` are the location codes of the trace's events and their number
+        (``trace.location_codes()``), when known."""
         table = forest.dataframe
         name = table["name"].array
         processes = table["Process"].to_numpy()
         threads = table["Thread"].to_numpy()
-        location, count = location_codes_of(processes, threads)
+        event = table[EVENT].to_numpy()
+        if locations is None:
+            location, count = location_codes_of(processes, threads)
+        else:
+            codes, count = locations
+            used = np.bincount(codes[event], minlength=count) > 0
+            location = (np.cumsum(used) - 1)[codes[event]]
+            count = int(used.sum())
         first = np.full(count, -1, dtype=np.int64)
         first[location[::-1]] = np.arange(location.size)[::-1]
         return cls(
@@ -62,7 +71,7 @@ class Forest:
             processes=processes[first],
             threads=threads[first],
             call=(table["type"] == "call").to_numpy(),
-            event=table[EVENT].to_numpy(),
+            event=event,
         )
 
     def __len__(self) -> int:
@@ -127,6 +136,7 @@ class TimelineIndex:
         self.finest = finest_level(calls.size)
         self._levels: dict[int, Level] = {}
         self._lock = threading.RLock()
+        self._closed = threading.Event()
         self._points = np.empty((len(kernels.POINT_FIELDS), 0))
 
     @functools.cached_property
@@ -169,11 +179,17 @@ class TimelineIndex:
 
         def build() -> None:
             for k in range(COARSEST, self.finest + 1):
+                if self._closed.is_set():
+                    return
                 self._level(k).records(depth_rows)
 
         worker = threading.Thread(target=build, name="glade-timeline-levels", daemon=True)
         worker.start()
         return worker
+
+    def close(self) -> None:
+        """Stop building levels ahead (a view drops an index when its query changes)."""
+        self._closed.set()
 
     def points_buffer(self, count: int) -> np.ndarray:
         """A buffer for ``count`` raster points (rows :data:`kernels.POINT_FIELDS`), kept

@@ -121,7 +121,8 @@ def _threshold(index: TimelineIndex, lo: np.ndarray, hi: np.ndarray, start: np.n
 
 def _instants(index: TimelineIndex, request: Request, lanes: np.ndarray, row_of_lane,
               row0: int, row1: int, pool: int, bins: int) -> tuple[dict, bool]:
-    """The instants of the range: exact marks, or per pixel their count when too many."""
+    """The instants of the range: exact marks, or per pixel (raster row and column)
+    their count when too many."""
     locations = np.unique(index.lanes.lane_location()[lanes])
     found = index.instants_in(locations, request.t0, request.t1)
     rows = row_of_lane(index.instant_lane[found])
@@ -136,9 +137,7 @@ def _instants(index: TimelineIndex, request: Request, lanes: np.ndarray, row_of_
                      request.width - 1)
     cell = (rows - row0) // pool * request.width + column
     counts = np.bincount(cell, minlength=bins * request.width)
-    filled = np.flatnonzero(counts)
-    return {"bin": filled // request.width, "column": filled % request.width,
-            "count": counts[filled]}, True
+    return {"count": counts.reshape(bins, request.width)}, True
 
 
 def render(index: TimelineIndex, messages: KeptMessages | None, request: Request) -> Picture:

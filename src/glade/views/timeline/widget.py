@@ -95,7 +95,7 @@ class Timeline(Requests, QueryView):
         with tqdm(total=4, desc="timeline", unit="step", delay=1.0, leave=False) as bar:
             forest = trace.calls()
             bar.update()
-            self._forest = Forest.of(forest)
+            self._forest = Forest.of(forest, trace.location_codes())
             self._table = RowTable(forest.graph, forest.dataframe)
             self._messages = Messages(message_pairs(trace)[0], self._forest)
             bar.update()
@@ -106,6 +106,7 @@ class Timeline(Requests, QueryView):
         self._keeps: dict[str, np.ndarray | None] = {edits.EVERYTHING: None}
         self._index = index
         totals = function_totals(index)
+        self._totals = totals
         ranks = np.empty(totals.size, dtype=np.int64)
         ranks[np.argsort(-totals, kind="stable")] = np.arange(totals.size)
         first, last = self._forest.duration
@@ -114,19 +115,23 @@ class Timeline(Requests, QueryView):
                          extent=[float(first), float(max(last, first + 1))], **kwargs)
         self.viewport = {"t0": self.extent[0], "t1": self.extent[1], "row0": 0,
                          "width": SNAPSHOT_WIDTH}
-        self._install(index)
+        self._install(index, totals)
         self.answer("range", self._answer_range)
         self.answer("select", self._answer_select)
         self.answer("path", self._answer_path)
 
     # ------------------------------------------------------------ state
-    def _install(self, index: TimelineIndex) -> None:
-        """Show ``index``: rows, overview, totals and a fresh snapshot, then a new
-        revision (the front end asks again for what it shows)."""
+    def _install(self, index: TimelineIndex, totals: np.ndarray | None = None) -> None:
+        """Show ``index`` (whose functions' exclusive times are ``totals``, when known):
+        rows, overview, totals and a fresh snapshot, then a new revision (the front end
+        asks again for what it shows)."""
+        if self._index is not index:
+            self._index.close()
         self._index = index
         self._kept_messages = self._messages.kept(index)
         lanes = index.lanes
-        overview_meta, overview = encode_overview(index)
+        totals = function_totals(index) if totals is None else totals
+        overview_meta, overview = encode_overview(index, totals)
         snapshot_meta, snapshot = self._snapshot(self.revision + 1)
         calls = index.calls.size
         instants = index.instant_node.size
@@ -136,7 +141,7 @@ class Timeline(Requests, QueryView):
             self.location_rows = int32_bytes(lanes.location_rows(True))
             self.processes = int32_bytes(lanes.processes)
             self.overview_meta, self.overview = overview_meta, overview
-            self.totals = function_totals(index).astype("<f8").tobytes()
+            self.totals = totals.astype("<f8").tobytes()
             self.snapshot_meta, self.snapshot = snapshot_meta, snapshot
             self.status = (f"{calls:,} of {int(self._forest.call.sum()):,} calls, "
                            f"{instants:,} instants, {len(self._kept_messages):,} messages")

@@ -21,8 +21,8 @@ OVERVIEW_FUNCTIONS = 12
 def encode_picture(picture: Picture, num_names: int) -> tuple[dict[str, Any], bytes]:
     """The fields and blob of a picture: its geometry, and its boxes, raster (opacity
     0-255 of the exclusive time of the calls per pixel, and the function of the
-    largest contribution plus one, 0 for none: both compressed), instants and arrows
-    as typed arrays."""
+    largest contribution plus one, 0 for none: both compressed), instants (exact, or
+    their count per raster pixel, compressed) and arrows as typed arrays."""
     request = picture.request
     capacity = request.px * picture.pool
     alpha = np.rint(255 * np.clip(picture.busy / capacity, 0, 1)).astype(np.uint8)
@@ -41,9 +41,7 @@ def encode_picture(picture: Picture, num_names: int) -> tuple[dict[str, Any], by
     }
     instants = picture.instants
     if picture.instants_pooled:
-        arrays.update(mark_bin=instants["bin"].astype(np.int32),
-                      mark_column=instants["column"].astype(np.int32),
-                      mark_count=instants["count"].astype(np.int32))
+        arrays["mark_count"] = np.minimum(instants["count"], 65535).astype(np.uint16).reshape(-1)
     else:
         arrays.update(instant_time=instants["time"].astype(np.float64),
                       instant_row=instants["row"].astype(np.int32),
@@ -56,7 +54,8 @@ def encode_picture(picture: Picture, num_names: int) -> tuple[dict[str, Any], by
                   arrow_to=arrows.receive_row.astype(np.int32),
                   arrow_size=arrows.size.astype(np.float64),
                   arrow_count=arrows.count.astype(np.int32))
-    descriptors, blob = pack_arrays(arrays, deflate=("raster_alpha", "raster_code"))
+    descriptors, blob = pack_arrays(arrays, deflate=("raster_alpha", "raster_code",
+                                                     "mark_count"))
     fields = {
         "t0": request.t0, "t1": request.t1, "width": request.width,
         "height": request.height, "depth_rows": request.depth_rows,
@@ -76,16 +75,15 @@ def function_totals(index: TimelineIndex) -> np.ndarray:
                        minlength=len(index.forest.names))
 
 
-def encode_overview(index: TimelineIndex) -> tuple[dict[str, Any], bytes]:
+def encode_overview(index: TimelineIndex, totals: np.ndarray) -> tuple[dict[str, Any], bytes]:
     """The overview strip: the exclusive time of the OVERVIEW_FUNCTIONS functions with
-    the most time (the others summed last) in OVERVIEW_BINS columns over the whole
-    trace, as fractions of the capacity of a column (its width times the number of
-    locations), float32 (functions x columns)."""
+    the most time (``totals``, by function) in OVERVIEW_BINS columns over the whole
+    trace (the others summed last), as fractions of the capacity of a column (its
+    width times the number of locations), float32 (functions x columns)."""
     forest = index.forest
     calls = index.calls
     origin, last = forest.duration
     width = max(last - origin, 1) / OVERVIEW_BINS
-    totals = function_totals(index)
     shown = [int(c) for c in np.argsort(-totals, kind="stable")[:OVERVIEW_FUNCTIONS]
              if totals[c] > 0]
     group = np.full(len(forest.names), len(shown), dtype=np.int64)
