@@ -36,7 +36,7 @@ from common import (
 from glade.datasets import shared_data
 from glade.datasets.ensembles import synthetic_ensemble
 from glade.ensemble import Ensemble
-from glade.ensemble.build import graph_carriers, unify
+from glade.ensemble.build import ensemble_of, graph_carriers, unify
 from glade.ensemble.files import read_profiles
 
 SPLIT_COLUMNS = ["Node order", "sum#time.duration", "inclusive#sum#time.duration", "path"]
@@ -159,7 +159,7 @@ def breakdown(paths: list[Path]) -> Table:
     read = time.perf_counter() - start
     keys = [p.structure for p in parts]
     start = time.perf_counter()
-    Ensemble._from_profiles(parts, None, [{"path": str(f)} for f in files])
+    ensemble_of(parts, None, [{"path": str(f)} for f in files])
     assemble = time.perf_counter() - start
     start = time.perf_counter()
     carriers = graph_carriers(parts)
@@ -171,7 +171,7 @@ def breakdown(paths: list[Path]) -> Table:
               f"ideal {len(files)} x {format_seconds(per_file)} / {workers} = "
               f"{format_seconds(len(files) * per_file / workers)}")
     table.add("assemble the ensemble (unify, rows, metadata, sort, prune)",
-              format_seconds(assemble), "Ensemble._from_profiles on the read profiles")
+              format_seconds(assemble), "glade.ensemble.build.ensemble_of on the read profiles")
     table.add("  of which: unify graphs", format_seconds(union),
               f"{len(set(keys))} distinct structures among {len(parts)} graphs")
     graphs = [carriers[key].graph for key in keys]

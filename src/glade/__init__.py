@@ -3,7 +3,7 @@
 from glade import datasets, query, stats
 from glade.ensemble import Ensemble
 from glade.errors import GladeError, QueryError, QuerySyntaxError, ReaderError
-from glade.graph import Graph, Node
+from glade.graph import Graph, Node, NodeSet
 from glade.profile import GraphFrame
 from glade.readers import read
 from glade.readers.traces import read_trace
@@ -18,6 +18,7 @@ __all__ = [
     "Graph",
     "GraphFrame",
     "Node",
+    "NodeSet",
     "QueryError",
     "QuerySyntaxError",
     "ReaderError",

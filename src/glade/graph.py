@@ -16,8 +16,19 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components, depth_first_order
 
 from glade.errors import GraphError
+from glade.nodes import Node, NodeSet
+from glade.pandas_compat import copy_on_write
+
+__all__ = ["Graph", "Node", "NodeSet", "children_sums", "depth_from_parent", "frame_codes",
+           "group_by_depth", "subtree_sums"]
 
 _INDEX = np.int64
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """``array``, marked read-only (a graph never changes, so it is shared freely)."""
+    array.flags.writeable = False
+    return array
 
 
 def _csr(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -95,18 +106,21 @@ class Graph:
     ``frames`` is a table indexed by node id with a ``name`` column and any
     other frame attributes (``type``, ``file``, ``line``, ``module``...).
     Build one with :meth:`from_edges` or :meth:`from_parents`.
+
+    A graph never changes: its arrays are read-only and :attr:`frames` gives a copy
+    of the frame table, so models share one graph without copying it.
     """
 
     __slots__ = (
         "_child_idx",
         "_child_ptr",
         "_depth",
+        "_frames",
         "_parent_idx",
         "_parent_ptr",
         "_roots",
         "_subtree_end",
         "_tree_parent",
-        "frames",
     )
 
     def __init__(
@@ -120,16 +134,17 @@ class Graph:
         tree_parent: np.ndarray,
         depth: np.ndarray | None = None,
     ):
-        """The graph of these arrays; ``depth`` (along ``tree_parent``) is computed when
-        not given."""
-        self.frames = frames
-        self._child_ptr = child_ptr
-        self._child_idx = child_idx
-        self._parent_ptr = parent_ptr
-        self._parent_idx = parent_idx
-        self._roots = roots
-        self._tree_parent = tree_parent
-        self._depth = depth_from_parent(tree_parent) if depth is None else depth
+        """A graph of these arrays (taken over and made read-only) and the frame table
+        ``frames`` (taken over: no one else may keep it); ``depth`` (along
+        ``tree_parent``) is computed when not given."""
+        self._frames = frames
+        self._child_ptr = _read_only(child_ptr)
+        self._child_idx = _read_only(child_idx)
+        self._parent_ptr = _read_only(parent_ptr)
+        self._parent_idx = _read_only(parent_idx)
+        self._roots = _read_only(roots)
+        self._tree_parent = _read_only(tree_parent)
+        self._depth = _read_only(depth_from_parent(tree_parent) if depth is None else depth)
         self._subtree_end = None
 
     # ------------------------------------------------------------------ build
@@ -270,9 +285,44 @@ class Graph:
         return self._tree_parent
 
     @property
+    def frames(self) -> pd.DataFrame:
+        """The frame attributes of every node (``name``, ``type``, ``file``...), indexed
+        by node id: a copy, so editing it never changes the graph (a cheap lazy copy
+        under pandas' copy-on-write, the default from pandas 3)."""
+        return self._frames.copy(deep=not copy_on_write())
+
+    @property
+    def frame_attributes(self) -> list[str]:
+        """The names of the frame attributes (the columns of :attr:`frames`)."""
+        return list(self._frames.columns)
+
+    def frame_values(self, attribute: str) -> np.ndarray:
+        """The values of frame ``attribute`` of every node, by id (read-only)."""
+        if attribute not in self._frames.columns:
+            raise GraphError(f"no frame attribute {attribute!r}; attributes: "
+                             f"{', '.join(map(str, self._frames.columns))}")
+        return _read_only(self._frames[attribute].to_numpy().view())
+
+    def frame_rows(self, ids: np.ndarray) -> pd.DataFrame:
+        """The frame attributes of nodes ``ids`` (a new table, dtypes kept, numbered
+        from 0)."""
+        table = self._frames.take(np.asarray(ids, dtype=_INDEX))
+        table.index = pd.RangeIndex(len(table))
+        return table
+
+    def frame_of(self, nid: int) -> dict:
+        """The non-missing frame attributes of node ``nid``."""
+        row = self._frames.iloc[nid]
+        return {k: v for k, v in row.items() if not pd.isna(v)}
+
+    def name_of(self, nid: int) -> str:
+        """The name of node ``nid``."""
+        return self._frames["name"].iat[nid]
+
+    @property
     def names(self) -> np.ndarray:
-        """Name of every node, by id."""
-        return self.frames["name"].to_numpy()
+        """Name of every node, by id (read-only)."""
+        return self.frame_values("name")
 
     def node(self, nid: int) -> Node:
         """The handle of node ``nid``."""
@@ -319,7 +369,7 @@ class Graph:
             size = np.ones(n, dtype=_INDEX)
             for level in self.levels()[:0:-1]:
                 np.add.at(size, self._tree_parent[level], size[level])
-            self._subtree_end = np.arange(n, dtype=_INDEX) + size
+            self._subtree_end = _read_only(np.arange(n, dtype=_INDEX) + size)
         return self._subtree_end
 
     def levels(self) -> list[np.ndarray]:
@@ -338,7 +388,7 @@ class Graph:
     def call_path_keys(self) -> np.ndarray:
         """One integer per node: nodes with the same chain of frames from the root share it."""
         keys = np.empty(len(self), dtype=_INDEX)
-        codes = frame_codes(self.frames)
+        codes = frame_codes(self._frames)
         nframes = int(codes.max()) + 1 if len(codes) else 1
         for level in self.levels():
             parent = self._tree_parent[level]
@@ -418,7 +468,7 @@ class Graph:
         local[kept] = np.arange(kept.size, dtype=_INDEX)
         order = np.lexsort((dst, src))
         sub, sub_map = Graph.from_edges(
-            self.frames.iloc[kept], local[src[order]], local[dst[order]]
+            self.frame_rows(kept), local[src[order]], local[dst[order]]
         )
         merged, merge_map = sub.merge_equal_paths()
         new_id = np.full(len(self), -1, dtype=_INDEX)
@@ -443,7 +493,7 @@ class Graph:
         roots = np.unique(keys[self._roots])
         roots = roots[np.argsort(first[roots], kind="stable")]
         merged, local_map = Graph.from_edges(
-            self.frames.iloc[first], ksrc[order], kdst[order], roots=roots
+            self.frame_rows(first), ksrc[order], kdst[order], roots=roots
         )
         return merged, local_map[keys]
 
@@ -457,7 +507,7 @@ class Graph:
         if not graphs:
             raise GraphError("union of no graphs")
         offsets = np.cumsum([0] + [len(g) for g in graphs])
-        frames = pd.concat([g.frames for g in graphs], ignore_index=True)
+        frames = pd.concat([g._frames for g in graphs], ignore_index=True)
         src = np.concatenate([g.edges()[0] + o for g, o in zip(graphs, offsets, strict=False)])
         dst = np.concatenate([g.edges()[1] + o for g, o in zip(graphs, offsets, strict=False)])
         roots = np.concatenate([g.root_ids + o for g, o in zip(graphs, offsets, strict=False)])
@@ -467,17 +517,9 @@ class Graph:
         return merged, [full[offsets[i] : offsets[i + 1]] for i in range(len(graphs))]
 
     def copy(self) -> Graph:
-        """A graph with the same structure and a copy of the frame table."""
-        other = Graph(
-            self.frames.copy(),
-            self._child_ptr,
-            self._child_idx,
-            self._parent_ptr,
-            self._parent_idx,
-            self._roots,
-            self._tree_parent,
-        )
-        return other
+        """The graph itself: a graph never changes, so a copy would be equal to it in
+        every way (kept so code written for mutable graphs keeps working)."""
+        return self
 
 
 def subtree_sums(graph: Graph, block: np.ndarray) -> np.ndarray:
@@ -493,62 +535,3 @@ def subtree_sums(graph: Graph, block: np.ndarray) -> np.ndarray:
     reach = graph.reachability()
     flat = block.reshape(block.shape[0], -1)
     return np.asarray(reach @ flat).reshape(block.shape)
-
-
-class Node:
-    """A handle on node ``nid`` of ``graph``.
-
-    Two handles are equal only when they point into the same graph object and
-    have the same id.
-    """
-
-    __slots__ = ("graph", "nid")
-
-    def __init__(self, graph: Graph, nid: int):
-        self.graph = graph
-        self.nid = nid
-
-    @property
-    def children(self) -> list[Node]:
-        """Child handles, in profile order."""
-        return [Node(self.graph, int(c)) for c in self.graph.children_of(self.nid)]
-
-    @property
-    def parents(self) -> list[Node]:
-        """Parent handles (one in a tree, several in a DAG, none for a root)."""
-        return [Node(self.graph, int(p)) for p in self.graph.parents_of(self.nid)]
-
-    @property
-    def frame(self) -> dict:
-        """The frame attributes of this node (name, type, file, line, ...)."""
-        row = self.graph.frames.iloc[self.nid]
-        return {k: v for k, v in row.items() if not pd.isna(v)}
-
-    @property
-    def name(self) -> str:
-        """The node's name."""
-        return self.graph.frames["name"].iat[self.nid]
-
-    @property
-    def depth(self) -> int:
-        """Depth along the first call path (a root is 0)."""
-        return int(self.graph.depth[self.nid])
-
-    def path(self) -> tuple[str, ...]:
-        """Names from the root down to this node, along the first call path."""
-        names = self.graph.frames["name"]
-        return tuple(names.iat[i] for i in self.graph.path_ids(self.nid))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Node) and other.graph is self.graph and other.nid == self.nid
-
-    def __hash__(self) -> int:
-        return hash((id(self.graph), self.nid))
-
-    def __lt__(self, other: Node) -> bool:
-        if not isinstance(other, Node) or other.graph is not self.graph:
-            return NotImplemented
-        return self.nid < other.nid
-
-    def __repr__(self) -> str:
-        return f"Node({self.nid}, {self.name!r})"

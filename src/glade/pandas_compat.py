@@ -10,3 +10,9 @@ PANDAS3 = int(pd.__version__.split(".")[0]) >= 3
 
 #: The dtype for columns of text that may have missing values.
 TEXT_DTYPE = "str" if PANDAS3 else object
+
+
+def copy_on_write() -> bool:
+    """Whether pandas copies on write (always on pandas 3, an option on pandas 2), so that a
+    shallow copy of a table is safe to hand out."""
+    return PANDAS3 or pd.options.mode.copy_on_write is True

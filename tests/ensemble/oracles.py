@@ -26,13 +26,14 @@ def call_paths(graph: Graph) -> list[tuple]:
 
 
 def profile_values(gf: GraphFrame, metric: str) -> dict[tuple, float]:
-    """Call path -> value of ``metric`` in a one-row-per-node profile (NaN skipped)."""
+    """Call path -> value of additive ``metric`` in a one-row-per-node profile: the sum
+    over the nodes that share the call path (NaN skipped)."""
     paths = call_paths(gf.graph)
     node = gf.dataframe.index.get_level_values("node")
-    out = {}
+    out: dict[tuple, float] = {}
     for nid, value in zip(node, gf.dataframe[metric], strict=True):
         if not pd.isna(value):
-            out[paths[nid]] = float(value)
+            out[paths[nid]] = out.get(paths[nid], 0.0) + float(value)
     return out
 
 

@@ -20,6 +20,7 @@ import pytest
 
 from glade.errors import MetricError
 from glade.query import Query, col
+from glade.trace.cct import cct_graphframe
 
 S = 1e9  # ns per second
 
@@ -166,8 +167,9 @@ def test_to_graphframe_is_the_cct(foo_bar):
     assert df.loc[(7, 1), "time"] == 18 * S and df.loc[(5, 1), "time"] == 8 * S
     assert df["count"].sum() == 10
     assert gf.exc_metrics == ["time", "count"] and gf.inc_metrics == ["time (inc)"]
-    nodes = foo_bar.events["_cct_node"].tolist()
+    nodes = cct_graphframe(foo_bar)[1].tolist()
     assert nodes[:5] == [0, 0, 1, 4, 5] and nodes[14] == 7 and nodes[15] == 7
+    assert foo_bar.recorded_columns() == list(foo_bar.events.columns)  # nothing added
     # inclusive values equal the subtree sums of exclusive values
     recomputed = gf.update_inclusive_columns(["time"]).dataframe["time (inc)"]
     assert np.allclose(recomputed, df["time (inc)"])

@@ -36,7 +36,6 @@ def synthetic_ensemble(n_profiles: int = 24, n_nodes: int = 200, seed: int = 0,
         raise GladeError("n_profiles must be at least 1")
     base = synthetic_profile(n_nodes, seed=seed, counters=False)
     graph = base.graph
-    frames = graph.frames
     parent = graph.tree_parent
     exc = base.dataframe["time"].to_numpy()
     leaves = np.flatnonzero((graph.num_children == 0) & (parent >= 0))
@@ -60,7 +59,7 @@ def synthetic_ensemble(n_profiles: int = 24, n_nodes: int = 200, seed: int = 0,
         local[nodes] = np.arange(nodes.size)
         child = np.flatnonzero(parent[nodes] >= 0)
         out.append(GraphFrame.from_tables(
-            frames.iloc[nodes].reset_index(drop=True),
+            graph.frame_rows(nodes),
             local[parent[nodes[child]]], child,
             pd.DataFrame({"node": np.arange(nodes.size), "time": time}),
             exc_metrics=["time"], default_metric="time (inc)", fill_inclusive=True,

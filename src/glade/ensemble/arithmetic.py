@@ -76,7 +76,7 @@ def combine(left: Ensemble, right: Ensemble, op: Callable, on: str | None = None
     rest = list(index.names[2:])
     table = sorted_rows(np.asarray(index.codes[0], dtype=np.int64)[rows], target[rows],
                         [np.asarray(index.get_level_values(n))[rows] for n in rest], rest,
-                        columns, metadata.index, len(joined.graph))
+                        columns, metadata.index, len(joined.graph), additive=metrics)
     recipes = [r.renamed(lambda m: m, lambda p: relabels[0].get(p, p))
                for r in left._recipes if set(r.metrics) <= set(metrics)]
     return Ensemble._make(joined.graph, table, metadata,

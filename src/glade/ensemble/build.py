@@ -4,18 +4,21 @@
   metadata), so the id of a profile does not depend on where its file was;
 - one graph for all profiles: structurally identical graphs are recognized by a
   hash of their frames and edges, and only distinct ones go through
-  :meth:`glade.graph.Graph.union` (nodes matched by call path);
+  :meth:`glade.graph.Graph.union` (nodes matched by call path; nodes of one profile
+  that share a call path become one node too);
 - the performance table: every profile's rows on the union graph, indexed
   ``(node, profile[, rank...])`` and sorted by node, then profile (in ensemble
-  order), then the other levels.
+  order), then the other levels; rows that land on one node of one profile (and
+  rank) are merged by the one rule of :mod:`glade.profile.merge`, so a profile has
+  one sample per call path.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -23,6 +26,10 @@ import pandas as pd
 from glade.errors import GladeError
 from glade.graph import Graph
 from glade.profile.graphframe import GraphFrame
+from glade.profile.merge import merge_rows
+
+if TYPE_CHECKING:
+    from glade.ensemble.model import Ensemble
 
 #: Hex digits of a content-hash profile id (48 bits).
 HASH_LENGTH = 12
@@ -49,17 +56,13 @@ def _column_bytes(values: Any) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def _table_bytes(table: pd.DataFrame) -> list[bytes]:
-    """Column names and values of a table, as bytes."""
-    names = repr([str(c) for c in table.columns]).encode()
-    return [names, *(_column_bytes(table[c].to_numpy()) for c in table.columns)]
-
-
 def structure_key(graph: Graph) -> str:
     """A hash of a graph's frames, edges and roots: equal graphs get equal keys."""
     src, dst = graph.edges()
-    digest = _digest(*_table_bytes(graph.frames), src.tobytes(), dst.tobytes(),
-                     graph.root_ids.tobytes())
+    attributes = graph.frame_attributes
+    digest = _digest(repr([str(c) for c in attributes]).encode(),
+                     *(_column_bytes(graph.frame_values(c)) for c in attributes),
+                     src.tobytes(), dst.tobytes(), graph.root_ids.tobytes())
     return digest.hexdigest()
 
 
@@ -128,7 +131,7 @@ class ProfileParts:
         graph = state.pop("_graph")
         if graph is not None:
             src, dst = graph.edges()
-            frames = {c: graph.frames[c].to_numpy() for c in graph.frames.columns}
+            frames = {c: graph.frame_values(c) for c in graph.frame_attributes}
             state["_arrays"] = (frames, src, dst, graph.root_ids)
         state["_graph"] = None
         return state
@@ -147,17 +150,39 @@ def graph_carriers(parts: Sequence[ProfileParts]) -> dict[str, ProfileParts]:
 
 
 def unify(keys: Sequence[str], graph: Callable[[str], Graph]) -> tuple[Graph, list[np.ndarray]]:
-    """The union (nodes matched by call path) of the graphs of n inputs whose structure
-    keys are ``keys`` (``graph(key)`` is the graph of a key), and for each input the
-    union id of each of its nodes."""
+    """The union (nodes matched by call path, so no two nodes share one) of the graphs of
+    n inputs whose structure keys are ``keys`` (``graph(key)`` is the graph of a key),
+    and for each input the union id of each of its nodes."""
     distinct = list(dict.fromkeys(keys))
     if len(distinct) == 1:
-        union = graph(distinct[0])
-        maps = [np.arange(len(union), dtype=np.int64)]
+        union, merge_map = graph(distinct[0]).merge_equal_paths()
+        maps = [merge_map]
     else:
         union, maps = Graph.union([graph(key) for key in distinct])
     by_key = dict(zip(distinct, maps, strict=True))
     return union, [by_key[k] for k in keys]
+
+
+#: One part's (metric columns, exclusive metrics, inclusive metrics).
+MetricParts = tuple[Sequence[Hashable], Sequence[Hashable], Sequence[Hashable]]
+
+
+def metric_kinds(parts: Sequence[MetricParts], names: Sequence[str]) -> tuple[list, list]:
+    """Exclusive and inclusive metrics over several parts, each given as (metric
+    columns, exclusive metrics, inclusive metrics) and named for errors; a metric
+    must have one kind."""
+    kind: dict[Hashable, tuple[str, str]] = {}
+    for (metrics, exc_metrics, inc_metrics), name in zip(parts, names, strict=True):
+        for metric in metrics:
+            this = ("exclusive" if metric in exc_metrics else
+                    "inclusive" if metric in inc_metrics else "other")
+            if metric in kind and kind[metric][0] != this:
+                raise GladeError(f"metric {metric!r} is {kind[metric][0]} in "
+                                 f"{kind[metric][1]} but {this} in {name}")
+            kind.setdefault(metric, (this, name))
+    exc = [m for m, (k, _) in kind.items() if k == "exclusive"]
+    inc = [m for m, (k, _) in kind.items() if k == "inclusive"]
+    return exc, inc
 
 
 def profile_ids(labels: Sequence[Hashable] | None, hashes: Sequence[str]) -> list[Hashable]:
@@ -217,10 +242,13 @@ def concat_column(pieces: Sequence[np.ndarray | None], lengths: Sequence[int]) -
 
 def sorted_rows(node: np.ndarray, profile: np.ndarray, rest: Sequence[np.ndarray],
                 rest_names: Sequence[str], columns: Mapping[Hashable, np.ndarray],
-                profiles: pd.Index, num_nodes: int) -> pd.DataFrame:
+                profiles: pd.Index, num_nodes: int, *, additive: Collection[Hashable]
+                ) -> pd.DataFrame:
     """The performance table from row arrays: ``node`` ids, ``profile`` positions in
     ``profiles``, values of the other index levels, and metric columns; sorted by
-    node, profile position, then the other levels."""
+    node, profile position, then the other levels. Rows with equal index values (nodes
+    that share a call path, of one profile and rank) become one row by
+    :func:`glade.profile.merge.merge_rows` (the ``additive`` columns summed)."""
     rest_codes, rest_levels = [], []
     for values in rest:
         codes, uniques = pd.factorize(np.asarray(values), sort=True)
@@ -230,11 +258,53 @@ def sorted_rows(node: np.ndarray, profile: np.ndarray, rest: Sequence[np.ndarray
     order = np.lexsort(keys) if len(node) else np.zeros(0, dtype=np.int64)
     if len(order) and np.array_equal(order, np.arange(len(order))):
         order = slice(None)
+    codes = [np.asarray(node)[order], np.asarray(profile)[order],
+             *(c[order] for c in rest_codes)]
+    data = {label: np.asarray(values)[order] for label, values in columns.items()}
+    repeated = np.ones(max(len(codes[0]) - 1, 0), dtype=bool)
+    for level in codes:
+        repeated &= level[1:] == level[:-1]
+    if repeated.any():
+        first, data = merge_rows(np.concatenate([[0], np.cumsum(~repeated)]), data, additive)
+        codes = [level[first] for level in codes]
     index = pd.MultiIndex(
         levels=[pd.RangeIndex(num_nodes), profiles, *rest_levels],
-        codes=[node[order], profile[order], *(c[order] for c in rest_codes)],
+        codes=codes,
         names=["node", "profile", *rest_names],
         verify_integrity=False,
     )
-    data = {label: np.asarray(values)[order] for label, values in columns.items()}
     return pd.DataFrame(data, index=index)
+
+
+def ensemble_of(parts: Sequence[ProfileParts], labels: Sequence[Hashable] | None,
+                extra: Sequence[Mapping[str, Any]]) -> Ensemble:
+    """The ensemble of the given profiles, each with extra metadata: one graph (nodes
+    matched by call path), one sample per profile (and rank) per call path."""
+    from glade.ensemble.model import Ensemble
+
+    if not parts:
+        raise GladeError("an ensemble needs at least one profile")
+    ids = profile_ids(labels, [p.content for p in parts])
+    names = list(parts[0].levels)
+    for i, part in enumerate(parts):
+        if list(part.levels) != names:
+            raise GladeError(f"profile {ids[i]!r} is indexed by {['node', *part.levels]}, "
+                             f"profile {ids[0]!r} by {['node', *names]}: all profiles "
+                             "need the same index levels")
+    exc, inc = metric_kinds([(list(p.columns), p.exc_metrics, p.inc_metrics) for p in parts],
+                            [f"profile {pid!r}" for pid in ids])
+    carriers = graph_carriers(parts)
+    graph, maps = unify([p.structure for p in parts], lambda key: carriers[key].graph)
+    lengths = [len(p.node) for p in parts]
+    node = np.concatenate([m[p.node] for p, m in zip(parts, maps, strict=True)])
+    profile = np.repeat(np.arange(len(parts), dtype=np.int64), lengths)
+    rest = [concat_column([p.levels[n] for p in parts], lengths) for n in names]
+    metrics: dict[str, None] = {}
+    for part in parts:
+        metrics.update(dict.fromkeys(part.columns))
+    columns = {m: concat_column([p.columns.get(m) for p in parts], lengths) for m in metrics}
+    records = [{**p.metadata, **more} for p, more in zip(parts, extra, strict=True)]
+    metadata = metadata_table(records, ids)
+    rows = sorted_rows(node, profile, rest, names, columns, metadata.index, len(graph),
+                       additive=[*exc, *inc])
+    return Ensemble._make(graph, rows, metadata, exc, inc, parts[0].default_metric, prune=True)

@@ -9,9 +9,8 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 import pandas as pd
 
-from glade.ensemble.build import concat_column, sorted_rows, structure_key, unify
+from glade.ensemble.build import concat_column, metric_kinds, sorted_rows, structure_key, unify
 from glade.ensemble.model import Ensemble
-from glade.ensemble.rows import metric_kinds
 from glade.ensemble.samples import Label, Recipe
 from glade.errors import GladeError, MetricError
 from glade.graph import Graph
@@ -87,7 +86,8 @@ def concat_index(ensembles: Sequence[Ensemble]) -> Ensemble:
     columns = {m: concat_column([ens.dataframe[m].to_numpy() if m in ens._measured else None
                                  for ens in ensembles], lengths) for m in measured}
     metadata = pd.concat([ens.metadata for ens in ensembles])
-    rows = sorted_rows(node, profile, rest, names[2:], columns, metadata.index, len(graph))
+    rows = sorted_rows(node, profile, rest, names[2:], columns, metadata.index, len(graph),
+                       additive=[*exc, *inc])
     return Ensemble._make(graph, rows, metadata, exc, inc, ensembles[0].default_metric,
                           list(derived.items()), recipes, prune=True)
 
@@ -173,7 +173,8 @@ def concat_columns(ensembles: Sequence[Ensemble], key: str | Sequence[Hashable] 
         np.asarray(index.get_level_values("node"), dtype=np.int64),
         metadata.index.get_indexer(index.get_level_values("profile")),
         [np.asarray(index.get_level_values(n)) for n in names[2:]], names[2:],
-        {c: joined[c].to_numpy() for c in joined.columns}, metadata.index, len(graph))
+        {c: joined[c].to_numpy() for c in joined.columns}, metadata.index, len(graph),
+        additive=[*exc, *inc])
     default = ensembles[0].default_metric
     return Ensemble._make(graph, rows, metadata, exc, inc,
                           (headers[0], default) if default is not None else None,

@@ -148,7 +148,7 @@ def aggregate(ens: Ensemble, groups: dict[Hashable, Sequence[Hashable]],
     out = sorted_rows(np.asarray(group_index.get_level_values(0), dtype=np.int64),
                       np.asarray(group_index.get_level_values(1), dtype=np.int64),
                       [np.asarray(group_index.get_level_values(i + 2)) for i in range(len(rest))],
-                      rest, columns, metadata.index, len(ens.graph))
+                      rest, columns, metadata.index, len(ens.graph), additive=[*exc, *inc])
     default = aggregated_label(ens.default_metric, chosen[0]) if (
         ens.default_metric is not None) else None
     return Ensemble._make(ens.graph, out, metadata, exc, inc, default, prune=True)

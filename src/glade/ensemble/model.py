@@ -38,15 +38,8 @@ import numpy as np
 import pandas as pd
 
 from glade.ensemble.arithmetic import Arithmetic
-from glade.ensemble.build import (
-    ProfileParts,
-    concat_column,
-    graph_carriers,
-    metadata_table,
-    profile_ids,
-    sorted_rows,
-    unify,
-)
+from glade.ensemble.build import ProfileParts, ensemble_of, sorted_rows
+from glade.ensemble.derived import DerivedData
 from glade.ensemble.groupby import GroupBy
 from glade.ensemble.models import ScalingModels
 from glade.ensemble.rows import (
@@ -55,17 +48,16 @@ from glade.ensemble.rows import (
     frame_labels,
     has_data,
     mask_of,
-    metric_kinds,
     node_table,
     pruned,
     recompute_inclusive,
     relabelled,
     restrict,
 )
-from glade.ensemble.samples import Label, Recipe, SampleTable, compute, flat_label
+from glade.ensemble.samples import Label, Recipe, SampleTable
 from glade.ensemble.stats_tables import StatsTables
 from glade.errors import GladeError, GraphError, MetricError, QueryError
-from glade.graph import Graph, Node, subtree_sums
+from glade.graph import Graph, Node, NodeSet, subtree_sums
 from glade.profile.graphframe import GraphFrame
 from glade.profile.table import inclusive_name
 
@@ -75,7 +67,7 @@ if TYPE_CHECKING:
 PROFILE_MODES = ("any", "all")
 
 
-class Ensemble(Arithmetic, ScalingModels, StatsTables):
+class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData):
     """Many profiles on one graph: ``graph``, ``dataframe``, ``metadata`` and ``stats``.
 
     Build one with :meth:`from_files`, :meth:`from_graphframes`,
@@ -109,12 +101,14 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables):
         node = np.asarray(dataframe.index.get_level_values("node"), dtype=np.int64)
         if node.size and (node.min() < 0 or node.max() >= len(graph)):
             raise GraphError(f"the dataframe names nodes outside 0..{len(graph) - 1}")
+        graph, new_id = graph.merge_equal_paths()
+        additive = [*exc_metrics, *inc_metrics]
         rest = [np.asarray(dataframe.index.get_level_values(i)) for i in names[2:]]
-        rows = sorted_rows(node, metadata.index.get_indexer(
+        rows = sorted_rows(new_id[node], metadata.index.get_indexer(
             dataframe.index.get_level_values("profile")), rest, names[2:],
             {c: dataframe[c].to_numpy() for c in measured}, metadata.index.rename("profile"),
-            len(graph))
-        graph, rows = pruned(graph, rows)
+            len(graph), additive=additive)
+        graph, rows = pruned(graph, rows, additive)
         self._setup(graph, rows, metadata.rename_axis("profile"), list(exc_metrics),
                     list(inc_metrics), default_metric)
 
@@ -128,7 +122,7 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables):
         (first pruned by the missing-data rule with ``prune``); frame columns are
         attached, then derived columns and stats computed."""
         if prune:
-            graph, rows = pruned(graph, rows)
+            graph, rows = pruned(graph, rows, [*exc_metrics, *inc_metrics])
         self = cls.__new__(cls)
         self._setup(graph, rows, metadata, exc_metrics, inc_metrics, default_metric,
                     derived, recipes)
@@ -153,9 +147,9 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables):
         self.default_metric = default_metric
         self._row_node = np.asarray(rows.index.codes[0], dtype=np.int64)
         self._row_profile = np.asarray(rows.index.codes[1], dtype=np.int64)
-        self._frame_cols = [frame_label(c, rows.columns) for c in graph.frames.columns]
-        frames = pd.DataFrame({label: graph.frames[col].to_numpy()[self._row_node]
-                               for label, col in zip(self._frame_cols, graph.frames.columns,
+        self._frame_cols = [frame_label(c, rows.columns) for c in graph.frame_attributes]
+        frames = pd.DataFrame({label: graph.frame_values(col)[self._row_node]
+                               for label, col in zip(self._frame_cols, graph.frame_attributes,
                                                      strict=True)}, index=rows.index)
         self.dataframe = pd.concat([rows, frames], axis=1) if len(frames.columns) else rows
         self._derived: list[tuple[Label, Callable]] = []
@@ -169,9 +163,17 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables):
         for recipe in recipes:
             self._add_recipe(recipe)
 
+    @property
+    def _additive(self) -> list[Label]:
+        """The metrics summed when rows merge: exclusive and inclusive ones."""
+        return [*self.exc_metrics, *self.inc_metrics]
+
     def _same_kind(self, graph: Graph, rows: pd.DataFrame, metadata: pd.DataFrame,
                    prune: bool = False) -> Ensemble:
-        """A new ensemble with this one's metric kinds, derived columns and recipes."""
+        """A new ensemble with this one's metric kinds, derived columns and recipes, on
+        ``rows`` and ``metadata`` (copied when it is this ensemble's own)."""
+        if metadata is self.metadata:
+            metadata = metadata.copy()
         return Ensemble._make(graph, rows, metadata,
                               [m for m in self.exc_metrics if m in rows.columns],
                               [m for m in self.inc_metrics if m in rows.columns],
@@ -180,7 +182,8 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables):
     def _restricted(self, keep: np.ndarray) -> Ensemble:
         """The ensemble on the nodes ``keep`` (closed under taking ancestors, so no
         node moves): other nodes and their rows go; values are unchanged."""
-        graph, rows = restrict(self.graph, self.dataframe[self._measured], keep)
+        graph, rows = restrict(self.graph, self.dataframe[self._measured], keep,
+                               self._additive)
         return self._same_kind(graph, rows, self.metadata)
 
     def _select_profiles(self, keep: np.ndarray) -> Ensemble:
@@ -188,13 +191,13 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables):
         if not keep.any():
             raise GladeError("no profile is left")
         rows = keep[self._row_profile]
-        metadata = self.metadata[keep]
+        metadata = self.metadata.take(np.flatnonzero(keep))
         position = (np.cumsum(keep) - 1)[self._row_profile[rows]]
         rest_names = list(self.dataframe.index.names[2:])
         rest = [np.asarray(self.dataframe.index.get_level_values(n))[rows] for n in rest_names]
         columns = {c: self.dataframe[c].to_numpy()[rows] for c in self._measured}
         table = sorted_rows(self._row_node[rows], position, rest, rest_names, columns,
-                            metadata.index, len(self.graph))
+                            metadata.index, len(self.graph), additive=self._additive)
         return self._same_kind(self.graph, table, metadata, prune=True)
 
     def _squashed(self, keep: np.ndarray, fold: bool) -> Ensemble:
@@ -205,29 +208,12 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables):
         graph, new_id = self.graph.squash(keep)
         target = new_id[self._row_node]
         rows = np.flatnonzero(target >= 0)
-        node = target[rows]
-        codes = [np.asarray(c, dtype=np.int64)[rows] for c in self.dataframe.index.codes[1:]]
-        sizes = [len(level) for level in self.dataframe.index.levels[1:]]
-        key = np.ravel_multi_index(codes, sizes) if rows.size else np.zeros(0, np.int64)
-        num_keys = int(np.prod(sizes))
-        cell = node * num_keys + key
-        unique_cells, first = np.unique(cell, return_index=True)
-        additive = set(self.exc_metrics) | set(self.inc_metrics)
-        columns = {}
-        for metric in self._measured:
-            values = self.dataframe[metric].to_numpy()[rows]
-            if len(unique_cells) < len(cell):
-                grouped = pd.Series(values).groupby(cell, sort=True)
-                values = (grouped.sum(min_count=1) if metric in additive
-                          else grouped.first()).to_numpy()
-            columns[metric] = values
-        if len(unique_cells) < len(cell):
-            rows, node, cell = rows[first], node[first], unique_cells
+        columns = {m: self.dataframe[m].to_numpy()[rows] for m in self._measured}
+        table = relabelled(self.dataframe.index, rows, target[rows], len(graph), columns,
+                           self.metadata.index, self._additive)
         paired = [m for m in self.exc_metrics if inclusive_name(m) in columns]
         if paired:
-            recompute_inclusive(graph, columns, paired, cell, num_keys, fold)
-        table = relabelled(self.dataframe.index, rows, node, len(graph), columns,
-                            self.metadata.index)
+            recompute_inclusive(graph, table, paired, fold)
         return self._same_kind(graph, table, self.metadata)
 
     def _query_rows(self) -> pd.DataFrame:
@@ -266,38 +252,7 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables):
             if not isinstance(gf, GraphFrame):
                 raise GladeError(f"profile {i} is a {type(gf).__name__}, not a GraphFrame")
         parts = [ProfileParts(gf) for gf in gfs]
-        return cls._from_profiles(parts, labels, extra_metadata(metadata, len(gfs)))
-
-    @classmethod
-    def _from_profiles(cls, parts: list[ProfileParts], labels: Sequence[Hashable] | None,
-                       extra: list[Mapping[str, Any]]) -> Ensemble:
-        """The ensemble of the given profiles (with extra metadata for each)."""
-        if not parts:
-            raise GladeError("an ensemble needs at least one profile")
-        ids = profile_ids(labels, [p.content for p in parts])
-        names = list(parts[0].levels)
-        for i, part in enumerate(parts):
-            if list(part.levels) != names:
-                raise GladeError(f"profile {ids[i]!r} is indexed by {['node', *part.levels]}, "
-                                 f"profile {ids[0]!r} by {['node', *names]}: all profiles "
-                                 "need the same index levels")
-        exc, inc = metric_kinds([(list(p.columns), p.exc_metrics, p.inc_metrics)
-                                 for p in parts], [f"profile {pid!r}" for pid in ids])
-        carriers = graph_carriers(parts)
-        graph, maps = unify([p.structure for p in parts], lambda key: carriers[key].graph)
-        lengths = [len(p.node) for p in parts]
-        node = np.concatenate([m[p.node] for p, m in zip(parts, maps, strict=True)])
-        profile = np.repeat(np.arange(len(parts), dtype=np.int64), lengths)
-        rest = [concat_column([p.levels[n] for p in parts], lengths) for n in names]
-        metrics: dict[str, None] = {}
-        for part in parts:
-            metrics.update(dict.fromkeys(part.columns))
-        columns = {m: concat_column([p.columns.get(m) for p in parts], lengths)
-                   for m in metrics}
-        records = [{**p.metadata, **more} for p, more in zip(parts, extra, strict=True)]
-        metadata = metadata_table(records, ids)
-        rows = sorted_rows(node, profile, rest, names, columns, metadata.index, len(graph))
-        return cls._make(graph, rows, metadata, exc, inc, parts[0].default_metric, prune=True)
+        return ensemble_of(parts, labels, extra_metadata(metadata, len(gfs)))
 
     @classmethod
     def from_files(
@@ -325,7 +280,7 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables):
         paths = resolve_paths(source, reader)
         parts = read_profiles(paths, reader, workers, progress)
         extra = [{"path": os.fspath(path)} for path in paths]
-        return cls._from_profiles(parts, labels, extra)
+        return ensemble_of(parts, labels, extra)
 
     @classmethod
     def from_thicket_json(cls, path: str | os.PathLike) -> Ensemble:
@@ -421,7 +376,7 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables):
         ensemble's recipes (see :attr:`stats_recipes`)."""
         name = frame_label("name", self.dataframe.columns)
         table = node_table(self._stat_columns, len(self.graph))
-        table.insert(0, name, self.graph.frames["name"].to_numpy())
+        table.insert(0, name, self.graph.names)
         return table
 
     @property
@@ -441,7 +396,7 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables):
             return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
         table = pd.concat(list(self._outliers.values()), ignore_index=True)
         node = table["node"].to_numpy(dtype=np.int64)
-        table.insert(1, "name", self.graph.frames["name"].to_numpy()[node])
+        table.insert(1, "name", self.graph.names[node])
         return table
 
     def copy(self) -> Ensemble:
@@ -469,91 +424,6 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables):
             raise MetricError(column, self.metadata.columns, what="metadata column")
         values = self.metadata[column].to_numpy()[self._row_profile]
         return pd.Series(values, index=self.dataframe.index, name=column)
-
-    # ------------------------------------------------------- derived columns
-    def derive(self, name: Label, function: Callable[[Ensemble], Any]) -> pd.Series:
-        """Add (or replace) column ``name``, computed by ``function(ensemble)`` (a
-        Series aligned with ``dataframe``, or one value per row). The ensemble
-        remembers ``function`` and computes the column again after every operation
-        that changes nodes, profiles or values. Returns the column. If ``function``
-        fails, the ensemble is left as it was."""
-        if not callable(function):
-            raise GladeError(f"derive needs a function of the ensemble, not {function!r}")
-        if name in self._measured or name in self._frame_cols:
-            raise GladeError(f"{name!r} is a measured or frame column: pick another name")
-        values = self._derived_values(name, function)
-        self._derived = [(n, f) for n, f in self._derived if n != name]
-        self._insert_derived(name, function, values)
-        for recipe in list(self._recipes):
-            self._add_recipe(recipe)
-        return self.dataframe[name]
-
-    def _apply_derived(self, name: Label, function: Callable[[Ensemble], Any]) -> None:
-        self._insert_derived(name, function, self._derived_values(name, function))
-
-    def _derived_values(self, name: Label, function: Callable[[Ensemble], Any]) -> np.ndarray:
-        """One value per row from ``function(self)``, checked."""
-        try:
-            values = function(self)
-        except GladeError:
-            raise
-        except Exception as exc:
-            raise GladeError(f"the function of derived column {name!r} raised "
-                             f"{type(exc).__name__}: {exc}") from exc
-        if isinstance(values, pd.Series):
-            if not values.index.equals(self.dataframe.index):
-                values = values.reindex(self.dataframe.index)
-            values = values.to_numpy()
-        values = np.asarray(values)
-        if values.ndim == 0:
-            values = np.full(len(self.dataframe), values.item())
-        if values.shape != (len(self.dataframe),):
-            raise GladeError(f"derived column {name!r} has shape {values.shape}, expected "
-                             f"({len(self.dataframe)},) (one value per row)")
-        return values
-
-    def _insert_derived(self, name: Label, function: Callable[[Ensemble], Any],
-                        values: np.ndarray) -> None:
-        """Put derived column ``name`` after the measured and other derived columns."""
-        self._sample_table = None
-        if name in self.dataframe.columns:
-            self.dataframe = self.dataframe.drop(columns=[name])
-        self.dataframe.insert(len(self._measured) + len(self._derived), name, values)
-        self._derived.append((name, function))
-
-    # ------------------------------------------------------------ statistics
-    def samples(self) -> SampleTable:
-        """The rows as samples of every metric column, for statistics and plots (kept
-        until the dataframe changes)."""
-        if self._sample_table is None:
-            self._sample_table = SampleTable(self.dataframe, len(self.graph),
-                                             self.metadata.index, self.metric_columns,
-                                             self.metadata)
-        return self._sample_table
-
-    def _add_recipe(self, recipe: Recipe) -> pd.DataFrame:
-        """Compute ``recipe``, add its columns to the stats (replacing columns of the
-        same name), remember it, and return its columns."""
-        result = compute(self.samples(), recipe)
-        labels = list(result.columns)
-        self._recipes = [r for r in self._recipes if r != recipe]
-        self._recipe_columns.pop(recipe, None)
-        shadowed = set(labels)
-        for old in list(self._recipes):
-            remaining = [c for c in self._recipe_columns[old] if c not in shadowed]
-            if remaining:
-                self._recipe_columns[old] = remaining
-            else:
-                self._recipes.remove(old)
-                del self._recipe_columns[old]
-        for label in labels:
-            self._stat_columns.pop(label, None)
-        self._stat_columns.update(result.columns)
-        self._outliers.update(result.outliers)
-        self._recipes.append(recipe)
-        self._recipe_columns[recipe] = labels
-        return node_table({label: self._stat_columns[label] for label in labels},
-                           len(self.graph))
 
     # ------------------------------------------------------------ operations
     def filter_profiles(self, ids: Iterable[Hashable]) -> Ensemble:
@@ -640,10 +510,10 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables):
 
         return get_node(self.graph, name, which)
 
-    def match(self, query: BaseQuery | str | list, profile_mode: str = "any") -> list[Node]:
-        """The nodes a query matches (as :meth:`query` decides), in id order."""
-        return [Node(self.graph, int(i)) for i in np.flatnonzero(
-            self._matched(query, profile_mode))]
+    def match(self, query: BaseQuery | str | list, profile_mode: str = "any") -> NodeSet:
+        """The nodes a query matches (as :meth:`query` decides), as a
+        :class:`~glade.nodes.NodeSet` (ids; iterates as Node handles in id order)."""
+        return NodeSet.from_mask(self.graph, self._matched(query, profile_mode))
 
     def _keep_nodes(self, keep: np.ndarray, squash: bool, fold: bool) -> Ensemble:
         if squash:
@@ -664,24 +534,9 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables):
         """A GraphFrame on the ensemble's graph: of one ``profile`` (its rows and
         metrics), or, by default, of the stats table (one row per node, the stats
         columns as metrics; ``(header, name)`` labels joined as ``"header/name"``)."""
-        if profile is None:
-            stats = self.stats
-            stats.columns = [flat_label(c) for c in stats.columns]
-            data = stats.drop(columns=["name"])
-            metrics = list(data.columns)
-            for col in self.graph.frames.columns:
-                data[col] = self.graph.frames[col].to_numpy()
-            return GraphFrame(self.graph, data, default_metric=metrics[0] if metrics else None)
-        if profile not in self.metadata.index:
-            raise GladeError(f"no profile {profile!r} in the ensemble")
-        position = self.metadata.index.get_loc(profile)
-        rows = self.dataframe[self._row_profile == position].droplevel("profile")
-        rows.columns = [flat_label(c) for c in rows.columns]
-        metadata = {str(k): v for k, v in self.metadata.iloc[position].dropna().items()}
-        return GraphFrame(self.graph, rows, [flat_label(m) for m in self.exc_metrics],
-                          [flat_label(m) for m in self.inc_metrics],
-                          flat_label(self.default_metric) if self.default_metric is not None
-                          else None, metadata)
+        from glade.ensemble.output import to_graphframe
+
+        return to_graphframe(self, profile)
 
     def show(self, metric: str | None = None, profile: Hashable | None = None,
              data_name: str = "ens", **kwargs: Any):
@@ -701,33 +556,6 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables):
         metric gives the value and colour of each line; the others are shown after
         the name. Other keyword arguments go to :func:`glade.text_tree.render`
         (``depth``, ``threshold``, ``color``, ``precision``...)."""
-        from glade.profile.text_tree import render
+        from glade.ensemble.output import tree
 
-        if profile is None:
-            gf = self.to_graphframe()
-        else:
-            gf = self.filter_profiles([profile]).to_graphframe(profile)
-        if metrics is None:
-            if gf.default_metric is None:
-                raise MetricError("<stats column>", [], what=(
-                    "stats column: compute one with glade.stats, or pass profile=; no"))
-            metrics = [gf.default_metric]
-        elif isinstance(metrics, str | tuple):
-            metrics = [metrics]
-        names = [flat_label(m) for m in metrics]
-        for name in names:
-            if name not in gf.dataframe.columns:
-                raise MetricError(name, gf.metric_columns)
-        if len(names) > 1:
-            notes = None
-            for name in names[1:]:
-                text = name + "=" + gf.dataframe[name].map(_short).astype(str)
-                notes = text if notes is None else notes + " " + text
-            gf.dataframe["[other metrics]"] = ("[" + notes + "]").to_numpy()
-            kwargs["annotation"] = "[other metrics]"
-        return render(gf, metric=names[0], **kwargs)
-
-def _short(value: Any) -> str:
-    if isinstance(value, float | np.floating):
-        return f"{value:.4g}"
-    return str(value)
+        return tree(self, metrics, profile, **kwargs)

@@ -16,7 +16,7 @@ def get_node(graph: Graph, name: str, which: str = "first") -> Node | list[Node]
     has raises :class:`glade.errors.MetricError` (a ``KeyError``, as in Thicket)."""
     if which not in WHICH:
         raise GladeError(f"which must be 'first', 'last' or 'all', not {which!r}")
-    ids = np.flatnonzero(graph.frames["name"].to_numpy() == name)
+    ids = np.flatnonzero(graph.names == name)
     if not len(ids):
         raise MetricError(name, what="node")
     if which == "all":

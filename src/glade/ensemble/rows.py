@@ -1,10 +1,9 @@
 """The rows of an ensemble: the missing-data rule, rows moved onto a smaller graph,
-inclusive values recomputed per profile, per-node tables, masks from predicates and the
-metric kinds of several parts."""
+inclusive values recomputed per profile, per-node tables and masks from predicates."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import numpy as np
@@ -24,9 +23,7 @@ def frame_label(column: str, columns: pd.Index) -> Label:
 
 
 def frame_labels(graph: Graph, columns: pd.Index) -> list[Label]:
-    return [frame_label(c, columns) for c in graph.frames.columns]
-
-
+    return [frame_label(c, columns) for c in graph.frame_attributes]
 
 
 def mask_of(predicate: Any, table: pd.DataFrame, what: str) -> np.ndarray:
@@ -78,45 +75,30 @@ def extra_metadata(metadata: Any, count: int) -> list[Mapping[str, Any]]:
     return records
 
 
-def metric_kinds(parts: Sequence[tuple[Sequence[Label], Sequence[Label], Sequence[Label]]],
-                 names: Sequence[str]) -> tuple[list, list]:
-    """Exclusive and inclusive metrics over several parts, each given as (metric
-    columns, exclusive metrics, inclusive metrics) and named for errors; a metric
-    must have one kind."""
-    kind: dict[Label, tuple[str, str]] = {}
-    for (metrics, exc_metrics, inc_metrics), name in zip(parts, names, strict=True):
-        for metric in metrics:
-            this = ("exclusive" if metric in exc_metrics else
-                    "inclusive" if metric in inc_metrics else "other")
-            if metric in kind and kind[metric][0] != this:
-                raise GladeError(f"metric {metric!r} is {kind[metric][0]} in "
-                                 f"{kind[metric][1]} but {this} in {name}")
-            kind.setdefault(metric, (this, name))
-    exc = [m for m, (k, _) in kind.items() if k == "exclusive"]
-    inc = [m for m, (k, _) in kind.items() if k == "inclusive"]
-    return exc, inc
-
-
-def recompute_inclusive(graph: Graph, columns: dict, paired: list, cells: np.ndarray,
-                         num_keys: int, fold: bool) -> None:
+def recompute_inclusive(graph: Graph, table: pd.DataFrame, paired: list, fold: bool) -> None:
     """Inclusive partners of the ``paired`` exclusive metrics from the exclusive
-    values (or, with ``fold``, exclusive values from the inclusive ones), per row key,
-    written into ``columns`` at the rows' ``cells`` (node * num_keys + key)."""
+    values (or, with ``fold``, exclusive values from the inclusive ones), per profile
+    and row key, written into ``table`` (a table of :func:`sorted_rows` on ``graph``)."""
     n = len(graph)
+    codes = [np.asarray(c, dtype=np.int64) for c in table.index.codes]
+    sizes = [len(level) for level in table.index.levels[1:]]
+    num_keys = int(np.prod(sizes))
+    cells = codes[0] * num_keys + (np.ravel_multi_index(codes[1:], sizes) if len(table)
+                                   else np.zeros(0, dtype=np.int64))
     for metric in paired:
         partner = inclusive_name(metric)
         source = metric if not fold else partner
-        values = np.asarray(columns[source], dtype=np.float64)
+        values = table[source].to_numpy(dtype=np.float64, na_value=np.nan)
         block = np.zeros(n * num_keys)
         block[cells] = np.nan_to_num(values, nan=0.0)
         block = block.reshape(n, num_keys)
         if fold:
             exclusive = block - children_sums(graph.tree_parent, block)
-            columns[metric] = np.where(np.isnan(values), np.nan, exclusive.reshape(-1)[cells])
+            table[metric] = np.where(np.isnan(values), np.nan, exclusive.reshape(-1)[cells])
         else:
             inclusive = subtree_sums(graph, block)
-            columns[partner] = np.where(np.isnan(values) & np.isnan(
-                np.asarray(columns[partner], dtype=np.float64)), np.nan,
+            table[partner] = np.where(np.isnan(values) & np.isnan(
+                table[partner].to_numpy(dtype=np.float64, na_value=np.nan)), np.nan,
                 inclusive.reshape(-1)[cells])
 
 
@@ -128,17 +110,20 @@ def has_data(measured: pd.DataFrame) -> np.ndarray:
 
 
 def relabelled(index: pd.MultiIndex, rows: np.ndarray, node: np.ndarray, num_nodes: int,
-                columns: Mapping[Label, np.ndarray], profiles: pd.Index) -> pd.DataFrame:
+                columns: Mapping[Label, np.ndarray], profiles: pd.Index,
+                additive: Collection[Label]) -> pd.DataFrame:
     """Rows ``rows`` (positions or a mask) of a table with this ``index``, moved to new
-    ``node`` ids among ``num_nodes``, with the given column values; sorted again."""
+    ``node`` ids among ``num_nodes``, with the given column values; sorted again, rows
+    that land on one cell merged (``additive`` columns summed)."""
     rest_names = list(index.names[2:])
     rest = [np.asarray(index.get_level_values(n))[rows] for n in rest_names]
     profile = np.asarray(index.codes[1], dtype=np.int64)[rows]
-    return sorted_rows(node, profile, rest, rest_names, columns, profiles, num_nodes)
+    return sorted_rows(node, profile, rest, rest_names, columns, profiles, num_nodes,
+                       additive=additive)
 
 
-def restrict(graph: Graph, rows: pd.DataFrame, keep: np.ndarray
-              ) -> tuple[Graph, pd.DataFrame]:
+def restrict(graph: Graph, rows: pd.DataFrame, keep: np.ndarray, additive: Collection[Label]
+             ) -> tuple[Graph, pd.DataFrame]:
     """The graph of the nodes ``keep`` (closed under taking ancestors) and the rows of
     those nodes; values are unchanged."""
     if keep.all():
@@ -148,16 +133,17 @@ def restrict(graph: Graph, rows: pd.DataFrame, keep: np.ndarray
     present = target >= 0
     columns = {c: rows[c].to_numpy()[present] for c in rows.columns}
     return small, relabelled(rows.index, present, target[present], len(small), columns,
-                              rows.index.levels[1])
+                             rows.index.levels[1], additive)
 
 
-def pruned(graph: Graph, rows: pd.DataFrame) -> tuple[Graph, pd.DataFrame]:
+def pruned(graph: Graph, rows: pd.DataFrame, additive: Collection[Label]
+           ) -> tuple[Graph, pd.DataFrame]:
     """The missing-data rule: only the nodes where some row with data lies at or below
     the node stay (``rows`` hold the measured columns)."""
     node = np.asarray(rows.index.codes[0], dtype=np.int64)
     has = np.zeros((len(graph), 1))
     has[node[has_data(rows)], 0] = 1.0
-    return restrict(graph, rows, subtree_sums(graph, has)[:, 0] > 0)
+    return restrict(graph, rows, subtree_sums(graph, has)[:, 0] > 0, additive)
 
 
 def node_table(columns: Mapping[Label, Any], n: int) -> pd.DataFrame:

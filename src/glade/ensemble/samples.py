@@ -73,7 +73,7 @@ class SampleTable:
         self._sorted: dict[Label, Sorted] = {}
 
     def values(self, metric: Label) -> np.ndarray:
-        """The float values of ``metric`` in every row (NaN where missing)."""
+        """The float values of ``metric`` in every row (NaN where missing; read-only)."""
         if metric not in self._values:
             if metric not in self.metrics:
                 raise MetricError(metric, self.metrics)
@@ -82,7 +82,9 @@ class SampleTable:
                 numeric = [m for m in self.metrics
                            if pd.api.types.is_numeric_dtype(self.dataframe[m].dtype)]
                 raise MetricError(metric, numeric, what="numeric metric")
-            self._values[metric] = column.to_numpy(dtype=np.float64, na_value=np.nan)
+            values = column.to_numpy(dtype=np.float64, na_value=np.nan).view()
+            values.flags.writeable = False  # may be the ensemble's own column
+            self._values[metric] = values
         return self._values[metric]
 
     def sorted(self, metric: Label) -> Sorted:

@@ -35,7 +35,7 @@ _MIN_HEIGHT = 240
 
 def node_labels(ens: Ensemble, ids: np.ndarray) -> list[str]:
     """``"name [id]"`` of each node of ``ids``."""
-    names = ens.graph.frames["name"].to_numpy()[ids]
+    names = ens.graph.names[ids]
     return [f"{name} [{nid}]" for name, nid in zip(names, ids, strict=True)]
 
 

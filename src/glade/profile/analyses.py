@@ -65,7 +65,7 @@ def graph_sums(gf: GraphFrame, columns: str | Sequence[str],
         [out_columns] if isinstance(out_columns, str) else list(out_columns))
     if len(outs) != len(chosen):
         raise GladeError(f"{len(outs)} output columns for {len(chosen)} columns")
-    clash = [c for c in outs if c in gf.graph.frames.columns]
+    clash = [c for c in outs if c in gf.graph.frame_attributes]
     if clash:
         raise GladeError(f"output column {clash[0]!r} is a frame attribute")
     layout = RowLayout(gf.dataframe.index)
@@ -77,7 +77,7 @@ def graph_sums(gf: GraphFrame, columns: str | Sequence[str],
     sums = np.where(counts > 0, sums, np.nan)[layout.node, layout.key]
     df = gf.dataframe.copy()
     exc, inc = list(gf.exc_metrics), list(gf.inc_metrics)
-    first_frame = next((i for i, c in enumerate(df.columns) if c in gf.graph.frames.columns),
+    first_frame = next((i for i, c in enumerate(df.columns) if c in gf.graph.frame_attributes),
                        len(df.columns))
     for i, (column, out) in enumerate(zip(chosen, outs, strict=True)):
         result = sums[:, i]
@@ -106,7 +106,7 @@ def node_id(graph: Graph, node: Node | int | str) -> int:
             raise GladeError(f"{node!r} belongs to another graph")
         return node.nid
     if isinstance(node, str):
-        ids = np.flatnonzero(graph.frames["name"].to_numpy() == node)
+        ids = np.flatnonzero(graph.names == node)
         if len(ids) != 1:
             raise GladeError(f"{len(ids)} nodes are named {node!r}" + (
                 f" (ids {ids[:10].tolist()}): give an id" if len(ids) else ""))
@@ -179,8 +179,8 @@ def load_imbalance(gf: GraphFrame, metric: str | None = None, threshold: float |
     np.add.at(block, (node, code), np.nan_to_num(values, nan=0.0))
     columns = imbalance_columns(block, np.asarray(units), metric, top, "rank")
     table = pd.DataFrame(columns, index=pd.RangeIndex(n, name="node"))
-    for col in gf.graph.frames.columns:
-        table[col] = gf.graph.frames[col].to_numpy()
+    for col in gf.graph.frame_attributes:
+        table[col] = gf.graph.frame_values(col)
     result = gf._replace(gf.graph, table, exc_metrics=[], inc_metrics=[],
                          default_metric=f"{metric}.imbalance")
     if threshold is None:

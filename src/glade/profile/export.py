@@ -43,7 +43,7 @@ def to_dot(
     span = hi - lo if hi > lo else 1.0
     finite_ids = np.where(np.isfinite(values[ids]), values[ids], lo)
     bins = np.clip(((finite_ids - lo) / span * 6).astype(int), 0, 5)
-    names = _quote(gf.graph.frames["name"].to_numpy()[ids])
+    names = _quote(gf.graph.names[ids])
     numbers = np.char.mod("%.4g", values[ids]).astype(object)
     idtext = ids.astype(str).astype(object)
     node_lines = ('  "' + idtext + '" [label="' + names + "\\n" + numbers
@@ -75,7 +75,7 @@ def to_flamegraph(
         raise MetricError(metric, gf.exc_metrics, what="exclusive metric")
     values = gf.node_values(metric, rank=rank, agg=agg)
     graph = gf.graph
-    names = np.array([s.replace(";", ":") for s in graph.frames["name"].astype(str)],
+    names = np.array([s.replace(";", ":") for s in graph.names.astype(str)],
                      dtype=object)
     stack = np.empty(len(graph), dtype=object)
     for depth, level in enumerate(group_by_depth(graph.depth)):

@@ -11,16 +11,10 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import GraphError, MetricError
-from glade.graph import Graph, Node, children_sums, subtree_sums
+from glade.graph import Graph, Node, NodeSet
 from glade.profile.analyses import ProfileAnalyses
-from glade.profile.table import (
-    RowLayout,
-    assemble,
-    attach_frames,
-    first_per_cell,
-    inclusive_name,
-    nan_as_zero,
-)
+from glade.profile.merge import dense_cells
+from glade.profile.table import RowLayout, assemble, inclusive_name, nan_as_zero
 
 if TYPE_CHECKING:
     from glade.query import Query
@@ -130,20 +124,11 @@ class GraphFrame(ProfileAnalyses):
         else:
             layout = RowLayout(pd.Index(node, name="node"))
         n = len(graph)
-        additive = set(exc_metrics) | set(inc_metrics)
-        flat = layout.node * layout.num_keys + layout.key
-        columns = {}
-        for col in metric_cols:
-            values = rows[col].to_numpy()
-            if col in additive:
-                values = values.astype(np.float64) if values.dtype == object else values
-                if values.dtype.kind == "f":
-                    values = nan_as_zero(values)
-                out = np.zeros(n * layout.num_keys, dtype=np.result_type(values.dtype, np.int8))
-                np.add.at(out, flat, values)
-            else:
-                out = first_per_cell(values, flat, n * layout.num_keys)
-            columns[col] = out.reshape(n, layout.num_keys)
+        merged = dense_cells(layout.node * layout.num_keys + layout.key,
+                             {col: rows[col].to_numpy() for col in metric_cols},
+                             set(exc_metrics) | set(inc_metrics), n * layout.num_keys,
+                             missing_as_zero=True)
+        columns = {col: values.reshape(n, layout.num_keys) for col, values in merged.items()}
         df = assemble(graph, layout.keys, columns, index_names=index)
         return cls(graph, df, exc_metrics, inc_metrics)
 
@@ -161,7 +146,7 @@ class GraphFrame(ProfileAnalyses):
     @property
     def metric_columns(self) -> list[str]:
         """Every column that is not a frame attribute."""
-        frame_cols = set(self.graph.frames.columns)
+        frame_cols = set(self.graph.frame_attributes)
         return [c for c in self.dataframe.columns if c not in frame_cols]
 
     @property
@@ -238,47 +223,28 @@ class GraphFrame(ProfileAnalyses):
         values[np.asarray(series.index, dtype=np.int64)] = series.to_numpy(dtype=np.float64)
         return values
 
-    # ------------------------------------------------------------ inclusive
+    # ------------------------------------------------------------ reshaping
     def update_inclusive_columns(self, metrics: Iterable[str] | None = None) -> GraphFrame:
         """Recompute ``"m (inc)"`` for every exclusive ``m`` (or the given ones): the
         sum of ``m`` over each node's descendants, each counted once, itself included.
 
         Missing rows and NaN count as 0.
         """
-        metrics = self._check_metrics(self.exc_metrics if metrics is None else metrics)
-        if not metrics:
-            return self.copy()
-        layout = self._layout()
-        block = self._block(metrics, layout)
-        inclusive = subtree_sums(self.graph, block)
-        df = self.dataframe.copy()
-        flat_rows = layout.node * layout.num_keys + layout.key
-        flat = inclusive.reshape(-1, len(metrics))
-        inc_metrics = list(self.inc_metrics)
-        for i, metric in enumerate(metrics):
-            name = inclusive_name(metric)
-            column = flat[flat_rows, i]
-            if pd.api.types.is_integer_dtype(df[metric].dtype):
-                column = column.astype(df[metric].dtype)
-            if name in df.columns:
-                df[name] = column
-            else:
-                df.insert(df.columns.get_loc(metric), name, column)
-            if name not in inc_metrics:
-                inc_metrics.append(name)
-        return self._replace(self.graph, df, inc_metrics=inc_metrics)
+        from glade.profile.reshape import update_inclusive_columns
 
-    # --------------------------------------------------------------- squash
+        return update_inclusive_columns(self, metrics)
+
     def squash(self, fold: bool = False) -> GraphFrame:
         """Rebuild the graph from the nodes that still have rows.
 
         Removed nodes are bypassed (each kept node hangs under its nearest kept
-        ancestor), identical siblings are merged (their metrics summed) and
-        inclusive metrics are recomputed from exclusive ones. With ``fold=True``
-        every kept node keeps its inclusive value and its exclusive value becomes
-        its inclusive value minus its new children's: the cost of removed nodes
-        folds into their nearest kept ancestor (along the first call path where
-        nodes are shared).
+        ancestor), nodes that come to share a call path (identical siblings) are
+        merged by the one rule of :mod:`glade.profile.merge` (additive metrics
+        summed) and inclusive metrics are recomputed from exclusive ones. With
+        ``fold=True`` every kept node keeps its inclusive value and its exclusive
+        value becomes its inclusive value minus its new children's: the cost of
+        removed nodes folds into their nearest kept ancestor (along the first call
+        path where nodes are shared).
         """
         present = np.zeros(len(self.graph), dtype=bool)
         present[np.asarray(self.dataframe.index.get_level_values("node"), dtype=np.int64)] = True
@@ -286,111 +252,42 @@ class GraphFrame(ProfileAnalyses):
 
     def _squash_to(self, keep: np.ndarray, fold: bool) -> GraphFrame:
         """Squash onto the nodes ``keep`` (rows of other nodes are ignored)."""
-        graph, new_id = self.graph.squash(keep)
-        layout = self._layout()
-        n_new, num_keys = len(graph), layout.num_keys
-        target = new_id[layout.node]
-        present = target >= 0
-        flat = target[present] * num_keys + layout.key[present]
-        additive = self.exc_metrics + self.inc_metrics
-        sums = np.zeros((n_new * num_keys, len(additive)))
-        values = self.dataframe[additive].to_numpy(dtype=np.float64, na_value=np.nan)
-        np.add.at(sums, flat, nan_as_zero(values[present]))
-        sums = sums.reshape(n_new, num_keys, len(additive))
-        columns = {m: sums[:, :, i] for i, m in enumerate(additive)}
-        paired = [m for m in self.exc_metrics if inclusive_name(m) in columns]
-        if fold:
-            for m in paired:
-                inclusive = columns[inclusive_name(m)]
-                columns[m] = inclusive - children_sums(graph.tree_parent, inclusive)
-        elif paired:
-            block = np.stack([columns[m] for m in paired], axis=2)
-            inclusive = subtree_sums(graph, block)
-            for i, m in enumerate(paired):
-                columns[inclusive_name(m)] = inclusive[:, :, i]
-        for m in self.other_metrics:
-            columns[m] = first_per_cell(self.dataframe[m].to_numpy()[present], flat,
-                                         n_new * num_keys).reshape(n_new, num_keys)
-        ordered = {}
-        for c in self.metric_columns:
-            dtype = self.dataframe[c].dtype
-            integral = c in additive and pd.api.types.is_integer_dtype(dtype)
-            ordered[c] = columns[c].astype(dtype) if integral else columns[c]
-        df = assemble(graph, layout.keys, ordered, index_names=self._index_names())
-        return self._replace(graph, df)
+        from glade.profile.reshape import squash_to
 
-    # ------------------------------------------------------------ row index
+        return squash_to(self, keep, fold)
+
     def drop_index_levels(self, function: str | Callable = "mean") -> GraphFrame:
         """Reduce the rows of each node (ranks, threads) to one with ``function``
         (for metrics; non-numeric columns keep their first value)."""
-        if self.dataframe.index.nlevels == 1:
-            return self.copy()
-        metrics = self.exc_metrics + self.inc_metrics
-        numeric_others = [
-            c for c in self.other_metrics if pd.api.types.is_numeric_dtype(self.dataframe[c])
-        ]
-        grouped = self.dataframe.groupby(level="node", sort=True)
-        agg = {c: function for c in metrics + numeric_others}
-        for c in self.dataframe.columns:
-            agg.setdefault(c, "first")
-        df = grouped.agg(agg)[list(self.dataframe.columns)]
-        df.index.name = "node"
-        return self._replace(self.graph, df)
+        from glade.profile.reshape import drop_index_levels
 
-    # ---------------------------------------------------------------- unify
+        return drop_index_levels(self, function)
+
+    # ------------------------------------------------------ two profiles
     def unify(self, other: GraphFrame) -> tuple[GraphFrame, GraphFrame]:
         """Both profiles on the union of their graphs (nodes matched by call path).
 
         Returns new GraphFrames sharing one graph; a node missing from one
-        profile has NaN metrics there.
+        profile has NaN metrics there. Nodes that share a call path are merged by
+        the one rule of :mod:`glade.profile.merge`, so each side keeps its totals.
         """
-        graph, (map_a, map_b) = Graph.union([self.graph, other.graph])
-        return self._remap(graph, map_a), other._remap(graph, map_b)
+        from glade.profile.combine import unify
+
+        return unify(self, other)
 
     def _remap(self, graph: Graph, node_map: np.ndarray) -> GraphFrame:
         """This profile's rows on ``graph`` (node i becomes node_map[i]), NaN for nodes
-        it does not have."""
-        df = self.dataframe[self.metric_columns]
-        names = self._index_names()
-        new_nodes = node_map[np.asarray(df.index.get_level_values("node"), dtype=np.int64)]
-        if df.index.nlevels == 1:
-            df = df.set_axis(pd.Index(new_nodes, name="node"))
-            full = pd.Index(np.arange(len(graph)), name="node")
-        else:
-            rest = df.index.droplevel("node")
-            levels = [rest.get_level_values(i) for i in range(rest.nlevels)]
-            df = df.set_axis(pd.MultiIndex.from_arrays([new_nodes, *levels], names=names))
-            keys = rest.unique().sort_values()
-            node_pos = np.repeat(np.arange(len(graph)), len(keys))
-            key_pos = np.tile(np.arange(len(keys)), len(graph))
-            if isinstance(keys, pd.MultiIndex):
-                key_levels = [keys.get_level_values(i)[key_pos] for i in range(keys.nlevels)]
-            else:
-                key_levels = [keys[key_pos]]
-            full = pd.MultiIndex.from_arrays([node_pos, *key_levels], names=names)
-        df = df.groupby(level=names, sort=True).first() if df.index.has_duplicates else df
-        return self._replace(graph, attach_frames(graph, df.reindex(full)))
+        it does not have (see :func:`glade.profile.combine.remap`)."""
+        from glade.profile.combine import remap
 
-    # ------------------------------------------------------------ arithmetic
+        return remap(self, graph, node_map)
+
     def _arith(self, other: GraphFrame, op: Callable) -> GraphFrame:
         if not isinstance(other, GraphFrame):
             return NotImplemented
-        a, b = self.unify(other)
-        if a.dataframe.index.names != b.dataframe.index.names:
-            raise GraphError(
-                f"index levels differ: {a.dataframe.index.names} vs {b.dataframe.index.names}"
-            )
-        additive = set(b.exc_metrics + b.inc_metrics) & set(a.exc_metrics + a.inc_metrics)
-        metrics = [m for m in a.metric_columns if m in additive]
-        left = a.dataframe[metrics]
-        right = b.dataframe[metrics]
-        result = op(left, right).reindex(left.index.union(right.index)).sort_index()
-        return a._replace(
-            a.graph,
-            attach_frames(a.graph, result),
-            exc_metrics=[m for m in a.exc_metrics if m in metrics],
-            inc_metrics=[m for m in a.inc_metrics if m in metrics],
-        )
+        from glade.profile.combine import arithmetic
+
+        return arithmetic(self, other, op)
 
     def __add__(self, other: GraphFrame) -> GraphFrame:
         return self._arith(other, operator.add)
@@ -430,12 +327,12 @@ class GraphFrame(ProfileAnalyses):
         return flat_profile(self, metrics, by)
 
     # ------------------------------------------------------------- queries
-    def match(self, query: Query | str | list, rank_mode: str = "any") -> list[Node]:
-        """Nodes on at least one match of ``query`` (any of its three forms)."""
+    def match(self, query: Query | str | list, rank_mode: str = "any") -> NodeSet:
+        """The nodes on at least one match of ``query`` (any of its three forms), as a
+        :class:`~glade.nodes.NodeSet` (ids; iterates as Node handles)."""
         from glade.query import match_nodes
 
-        ids = match_nodes(self, query, rank_mode=rank_mode)
-        return [Node(self.graph, int(i)) for i in ids]
+        return NodeSet(self.graph, match_nodes(self, query, rank_mode=rank_mode))
 
     def query(
         self,
@@ -466,7 +363,7 @@ class GraphFrame(ProfileAnalyses):
             passed = self.dataframe.apply(predicate, axis=1)
             passed = np.asarray(passed, dtype=bool) if len(self.dataframe) else np.zeros(0, bool)
             if not squash:
-                return self._replace(self.graph, self.dataframe[passed])
+                return self._replace(self.graph, self._rows(passed))
             keep = self._reduce_rows(passed, rank_mode)
             return self._squash_to(keep, fold=fold)
         return self.query(predicate, squash=squash, fold=fold, rank_mode=rank_mode)
@@ -483,7 +380,11 @@ class GraphFrame(ProfileAnalyses):
         if squash:
             return self._squash_to(keep, fold=fold)
         node = np.asarray(self.dataframe.index.get_level_values("node"), dtype=np.int64)
-        return self._replace(self.graph, self.dataframe[keep[node]])
+        return self._replace(self.graph, self._rows(keep[node]))
+
+    def _rows(self, mask: np.ndarray) -> pd.DataFrame:
+        """The rows where ``mask`` is true, as a table of their own."""
+        return self.dataframe.take(np.flatnonzero(mask))
 
     # ------------------------------------------------------------- output
     def tree(

@@ -25,8 +25,8 @@ def groupby_aggregate(
     The new graph has one node per value (``name`` = the value, ``type`` =
     ``by``) and an edge wherever an old edge crossed two groups.
     """
-    if by in gf.graph.frames.columns:
-        per_node = gf.graph.frames[by]
+    if by in gf.graph.frame_attributes:
+        per_node = gf.graph.frame_values(by)
     elif by in gf.dataframe.columns:
         per_node = gf.dataframe[by].groupby(level="node").first()
         per_node = per_node.reindex(range(len(gf.graph)))
@@ -70,10 +70,10 @@ def flat_profile(
     elif isinstance(metrics, str):
         metrics = [metrics]
     metrics = gf._check_metrics(metrics)
-    if by in gf.graph.frames.columns:
-        per_node = gf.graph.frames[by]
+    if by in gf.graph.frame_attributes:
+        per_node = gf.graph.frame_values(by)
     else:
-        raise MetricError(by, list(gf.graph.frames.columns), what="frame attribute")
+        raise MetricError(by, gf.graph.frame_attributes, what="frame attribute")
     group, uniques = pd.factorize(per_node, use_na_sentinel=False)
     inc = set(gf.inc_metrics)
     outer = outermost_in_group(gf, group) if inc & set(metrics) else None

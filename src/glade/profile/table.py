@@ -98,7 +98,7 @@ def assemble(
             levels = [keys[key_pos]]
         index = pd.MultiIndex.from_arrays([node, *levels], names=names)
     data = {name: np.asarray(values).reshape(-1) for name, values in columns.items()}
-    clash = [col for col in graph.frames.columns if col in data]
+    clash = [col for col in graph.frame_attributes if col in data]
     if clash:
         raise GraphError(f"metric column {clash[0]!r} has the name of a frame attribute")
     data.update(frame_columns(graph, node, index))
@@ -116,6 +116,6 @@ def attach_frames(graph: Graph, df: pd.DataFrame) -> pd.DataFrame:
 
 def frame_columns(graph: Graph, node: np.ndarray, index: pd.Index) -> dict[str, pd.Series]:
     """The frame attributes of each row's node, as columns on ``index`` (dtypes kept)."""
-    return {col: pd.Series(graph.frames[col].array.take(node), index=index, copy=False)
-            for col in graph.frames.columns}
+    rows = graph.frame_rows(node)
+    return {col: pd.Series(rows[col].array, index=index, copy=False) for col in rows.columns}
 

@@ -147,7 +147,7 @@ def render(
     if items.size == 0:
         return header[0] + "\n(no node passes the depth and threshold limits)\n"
     prefix = _prefixes(parent_row)
-    names = graph.frames["name"].to_numpy()[items].astype(str).astype(object)
+    names = graph.names[items].astype(str).astype(object)
     if name_width is not None and name_width > 1:
         long = np.array([len(s) > name_width for s in names], dtype=bool)
         names[long] = np.array([s[: name_width - 1] + "…" for s in names[long]], dtype=object)

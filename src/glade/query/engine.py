@@ -86,7 +86,7 @@ class RowTable:
     def available(self) -> list[str]:
         """Every name a predicate may use."""
         names = list(self.dataframe.columns)
-        names += [c for c in self.graph.frames.columns if c not in names]
+        names += [c for c in self.graph.frame_attributes if c not in names]
         names += [c for c in self.dataframe.index.names if c != "node"]
         return [str(n) for n in names]
 
@@ -94,8 +94,8 @@ class RowTable:
         """Values of column ``name`` and whether they are per node (else per row)."""
         if name in self._columns:
             return self._columns[name]
-        if name in self.graph.frames.columns:
-            found = (self.graph.frames[name].to_numpy(), True)
+        if name in self.graph.frame_attributes:
+            found = (self.graph.frame_values(name), True)
         elif name in self.dataframe.columns:
             values = self.dataframe[name]
             if isinstance(values, pd.DataFrame):

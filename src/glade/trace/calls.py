@@ -122,7 +122,7 @@ def call_forest(trace: Trace) -> GraphFrame:
     types = pd.Categorical.from_codes(instant.astype(np.int8), categories=list(NODE_TYPES))
     depth = events[DEPTH].to_numpy()[rows]
     graph = forest_graph(events[PARENT].to_numpy()[rows], rows, len(events), names, types,
-                         depth)
+                         depth.copy())
     time_inc = np.where(instant, 0.0, events["time.inc"].to_numpy()[rows])
     time_exc = np.where(instant, 0.0, events["time.exc"].to_numpy()[rows])
     columns: dict[str, Any] = {

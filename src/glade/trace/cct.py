@@ -6,10 +6,14 @@ A CCT node is a call path (the chain of function names from a root call). Nodes
 are found one depth at a time: the calls at depth d get the node of the pair
 (caller's node, name), numbered in order of first appearance, so siblings keep the
 order of their first call. No loop runs over events, only over depths.
+
+Nothing here changes the trace: the call structure and the call times come from the
+trace's cached analyses, not from columns added to its events.
 """
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -17,31 +21,23 @@ import pandas as pd
 
 from glade.graph import Graph
 from glade.profile.graphframe import GraphFrame
-from glade.trace.events import ENTER, INSTANT, LEAVE, NAME
-from glade.trace.matching import (
-    DEPTH,
-    MATCHING_EVENT,
-    PARENT,
-    group_order,
-)
+from glade.trace.events import ENTER, INSTANT, LEAVE, NAME, TIMESTAMP
+from glade.trace.matching import group_order
+from glade.trace.metrics import exclusive, inclusive
 
 if TYPE_CHECKING:
     from glade.trace.model import Trace
-
-CCT_NODE = "_cct_node"
-
 
 def cct_nodes(trace: Trace) -> tuple[np.ndarray, pd.DataFrame, np.ndarray]:
     """The CCT of the trace's calls: per event the id of its node (Enter and Leave rows:
     their call's node; Instant rows: the node of the call they occur in; -1 for none),
     the node frames (``name``) and the parent of every node (-1 for roots). Ids
     number nodes depth by depth, in order of first call."""
-    if PARENT not in trace.events.columns or MATCHING_EVENT not in trace.events.columns:
-        trace.match_caller_callee()
+    structure = trace._call_structure()
     events = trace.events
     kind = trace.event_kinds()
-    depth = events[DEPTH].to_numpy()
-    parent = events[PARENT].to_numpy()
+    depth = structure.depth
+    parent = structure.parent
     names = events[NAME]
     codes = names.cat.codes.to_numpy().astype(np.int64)
     num_names = max(len(names.cat.categories), 1)
@@ -61,7 +57,7 @@ def cct_nodes(trace: Trace) -> tuple[np.ndarray, pd.DataFrame, np.ndarray]:
         node_name.append(keys % num_names)
         next_id += len(keys)
     leave = np.flatnonzero(kind == LEAVE)
-    partner = events[MATCHING_EVENT].to_numpy()[leave]
+    partner = structure.matching[leave]
     node[leave[partner >= 0]] = node[partner[partner >= 0]]
     instant = np.flatnonzero((kind == INSTANT) & (parent >= 0))
     node[instant] = node[parent[instant]]
@@ -77,13 +73,18 @@ def cct_nodes(trace: Trace) -> tuple[np.ndarray, pd.DataFrame, np.ndarray]:
 def to_graphframe(trace: Trace) -> GraphFrame:
     """The CCT of the trace aggregated over time: a GraphFrame indexed ``(node, rank)``
     (rank = process) with ``time`` (exclusive ns), ``time (inc)`` (inclusive ns) and
-    ``count`` (calls), summed over the calls of each node and process.
+    ``count`` (calls), summed over the calls of each node and process. Nodes are in
+    depth-first pre-order, siblings in order of first call."""
+    return cct_graphframe(trace)[0]
 
-    Adds ``_cct_node`` (the GraphFrame's node id of every event, see
-    :func:`cct_nodes`) to ``trace.events``. Nodes are in depth-first pre-order,
-    siblings in order of first call.
-    """
-    trace.ensure_metric("time.exc")
+
+def cct_graphframe(trace: Trace) -> tuple[GraphFrame, np.ndarray]:
+    """:func:`to_graphframe` of the trace, and per event the id of its node in that
+    GraphFrame (-1 for none; see :func:`cct_nodes`)."""
+    structure = trace._call_structure()
+    kinds = trace.event_kinds()
+    time_inc = inclusive(trace.events, structure, TIMESTAMP, kinds)
+    time_exc = exclusive(time_inc, structure.parent, kinds)
     node, frames, parents = cct_nodes(trace)
     child = np.flatnonzero(parents >= 0)
     _, pre = Graph.from_edges(frames, parents[child], child, roots=np.flatnonzero(parents < 0))
@@ -92,16 +93,14 @@ def to_graphframe(trace: Trace) -> GraphFrame:
     src, dst = pre[parents[child]], pre[child]
     by_child = np.argsort(dst, kind="stable")
     src, dst = src[by_child], dst[by_child]
-    events = trace.events
     node = np.where(node >= 0, pre[np.maximum(node, 0)], -1)
-    events[CCT_NODE] = node
-    calls = np.flatnonzero((trace.event_kinds() == ENTER) & (node >= 0))
+    calls = np.flatnonzero((kinds == ENTER) & (node >= 0))
     codes, processes = trace.process_codes()
     rank = codes[calls]
     cell = node[calls] * len(processes) + rank
     size = len(frames) * len(processes)
-    time_exc = np.bincount(cell, weights=events["time.exc"].to_numpy()[calls], minlength=size)
-    time_inc = np.bincount(cell, weights=events["time.inc"].to_numpy()[calls], minlength=size)
+    time_exc = np.bincount(cell, weights=time_exc[calls], minlength=size)
+    time_inc = np.bincount(cell, weights=time_inc[calls], minlength=size)
     count = np.bincount(cell, minlength=size)
     present = np.flatnonzero(count)
     rows = pd.DataFrame({
@@ -111,10 +110,11 @@ def to_graphframe(trace: Trace) -> GraphFrame:
         "time (inc)": time_inc[present],
         "count": count[present].astype(np.int64),
     })
-    metadata = {"source": "trace", "time unit": "ns", "trace": dict(trace.metadata)}
+    metadata = {"source": "trace", "time unit": "ns",
+                "trace": {**copy.deepcopy(trace.metadata), "repairs": trace._repairs()}}
     gf = GraphFrame.from_tables(
         ordered, src, dst, rows, exc_metrics=["time", "count"], inc_metrics=["time (inc)"],
         roots=np.flatnonzero(np.bincount(dst, minlength=len(frames)) == 0),
         index=("node", "rank"), default_metric="time (inc)", metadata=metadata,
     )
-    return gf
+    return gf, node

@@ -33,7 +33,6 @@ import pandas as pd
 
 from glade.errors import MetricError, QueryError, TraceError
 from glade.trace.events import INSTANT, TIMESTAMP
-from glade.trace.matching import MATCHING_EVENT
 
 if TYPE_CHECKING:
     from glade.trace.model import Trace
@@ -199,9 +198,7 @@ def _pairs_together(trace: Trace, mask: np.ndarray) -> np.ndarray:
     kind = trace.event_kinds()
     if not (kind != INSTANT).any():
         return mask
-    if MATCHING_EVENT not in trace.events.columns:
-        trace.match_events()
-    matching = trace.events[MATCHING_EVENT].to_numpy()
+    matching = trace._call_structure().matching
     paired = np.flatnonzero((kind != INSTANT) & (matching >= 0))
     out = mask.copy()
     out[paired] = mask[paired] & mask[matching[paired]]
@@ -212,11 +209,11 @@ def query_mask(trace: Trace, query: Any, rank_mode: str = "any") -> np.ndarray:
     """Per event: whether it belongs to a call whose CCT node ``query`` matches (Enter
     and Leave rows of the call, instants directly inside it)."""
     from glade.query import match_nodes
+    from glade.trace.cct import cct_graphframe
 
-    gf = trace.to_graphframe()
+    gf, node = cct_graphframe(trace)
     keep = np.zeros(len(gf.graph), dtype=bool)
     keep[match_nodes(gf, query, rank_mode=rank_mode)] = True
-    node = trace.events["_cct_node"].to_numpy()
     return (node >= 0) & keep[np.maximum(node, 0)]
 
 
@@ -228,7 +225,8 @@ def subset(trace: Trace, mask: np.ndarray) -> Trace:
     for key in ("repairs", "unmatched_messages"):
         metadata.pop(key, None)
     events = trace.events.loc[mask, trace.recorded_columns()]
-    return Trace(events, trace.definitions, metadata, copy=False)
+    definitions = None if trace.definitions is None else trace.definitions.copy()
+    return Trace(events, definitions, metadata, copy=False)
 
 
 def apply_filter(trace: Trace, condition: Any, rank_mode: str = "any") -> Trace:

@@ -3,7 +3,8 @@ is described in :mod:`glade.trace.events`).
 
 Analyses add Pipit's derived columns (``_matching_event``, ``_matching_timestamp``,
 ``_parent``, ``_depth``, ``time.inc``, ``time.exc``, ...) to ``events``; they
-never change the recorded columns.
+never change the recorded columns. Operations that return a new model (``filter``,
+``query``, ``to_graphframe``) leave the trace as it was: no column is added.
 """
 
 from __future__ import annotations
@@ -117,7 +118,8 @@ class Trace:
 
     # ----------------------------------------------------------- matching
     def _call_structure(self, unmatched: str = "repair"):
-        """The call structure of the current events (computed once per events table)."""
+        """The call structure of the current events (computed once per events table,
+        with a warning when events had to be repaired)."""
         from glade.trace.matching import call_structure, warn_repairs
 
         known = self._memo("calls", dict)
@@ -127,9 +129,16 @@ class Trace:
                 return structure
         structure = call_structure(self.events, unmatched=unmatched, kinds=self.event_kinds(),
                                    locations=self.location_codes())
-        self.metadata["repairs"] = warn_repairs(structure)
+        warn_repairs(structure)
         known[unmatched] = structure
         return structure
+
+    def _repairs(self, unmatched: str = "repair") -> dict[str, int]:
+        """How many events matching had to repair: Leaves without an Enter
+        (``orphan_leaves``) and Enters never left (``open_enters``)."""
+        structure = self._call_structure(unmatched)
+        return {"orphan_leaves": int(structure.orphan_leaves.size),
+                "open_enters": int(structure.open_enters.size)}
 
     def match_events(self, unmatched: str = "repair") -> None:
         """Pair every Enter with its Leave, per process and thread: adds
@@ -145,6 +154,7 @@ class Trace:
         from glade.trace.matching import MATCHING_EVENT, MATCHING_TIMESTAMP
 
         structure = self._call_structure(unmatched)
+        self.metadata["repairs"] = self._repairs(unmatched)
         matching = structure.matching.copy()
         matching_ts = structure.matching_timestamp.copy()
         if MATCHING_EVENT in self.events.columns:
@@ -450,8 +460,8 @@ class Trace:
 
     def to_graphframe(self):
         """The calling context tree aggregated over time: a GraphFrame with rows
-        ``(node, rank)`` and metrics ``time``, ``time (inc)`` (ns) and ``count``; adds
-        ``_cct_node`` to ``events`` (see :func:`glade.trace.cct.to_graphframe`)."""
+        ``(node, rank)`` and metrics ``time``, ``time (inc)`` (ns) and ``count`` (see
+        :func:`glade.trace.cct.to_graphframe`); the trace is left as it was."""
         from glade.trace.cct import to_graphframe
 
         return to_graphframe(self)

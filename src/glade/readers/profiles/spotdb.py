@@ -18,6 +18,7 @@ import os
 from collections.abc import Hashable, Sequence
 from pathlib import Path
 
+from glade.ensemble.build import ensemble_of
 from glade.ensemble.files import read_profiles
 from glade.ensemble.model import Ensemble
 from glade.errors import ReaderError
@@ -71,4 +72,4 @@ def read_spotdb(directory: str | os.PathLike, runs: Sequence[str] | None = None,
     parts = read_profiles(paths, "caliper", workers, progress)
     extra = [{"run": name, "path": os.fspath(path)} for name, path in zip(names, paths,
                                                                           strict=True)]
-    return Ensemble._from_profiles(parts, labels, extra)
+    return ensemble_of(parts, labels, extra)
