@@ -2,10 +2,12 @@
 (glade.datasets.synthetic_trace) of 10^6 and 10^7 events on 64 and 1024 processes, shown in
 a JupyterLab 4 notebook.
 
-Measured per trace: datashader's numba compilation (once per kernel, as the view warms it up),
-the index build (creating the view in the kernel once the trace is matched and datashader
-compiled: call forest, messages, index, first picture), the first paint (from the view's element
-appearing in the page to the first range the kernel answers, drawn), every zoom and pan of a
+Measured per trace (with benchmarks/in_jupyterlab.py, like every view's benchmark):
+datashader's numba compilation (once per kernel, as the view warms it up), the index build
+(creating the view in the kernel once the trace is matched and datashader compiled: call
+forest, messages, index, first picture), the first paint (from running the view's cell to
+the first picture drawn in the page: the index build, the state's trip and the rendering),
+every zoom and pan of a
 scripted sequence (wheel zooms at several places and depths, keyboard pans; from the event to
 the answer drawn in the page), the kernel's share of each answer, and the bytes of each answer.
 
@@ -22,7 +24,6 @@ import json
 import os
 import shutil
 import statistics
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -30,13 +31,11 @@ from tqdm import tqdm
 
 from common import Check, Table
 
-ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("GLADE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 CASES = [(10**6, 64), (10**6, 1024), (10**7, 64), (10**7, 1024)]
 QUICK_CASES = [(20_000, 8)]
 
-# The notebook: build and match the trace, then time the view's creation, and wrap the
-# kernel's range handler to record how long each answer takes and how many bytes it is.
+# Run in the kernel before the view's cell: build and match the trace, compile datashader.
 SETUP = """
 import json, time
 from glade.datasets import synthetic_trace
@@ -46,7 +45,11 @@ trace.calc_exc_metrics()
 start = time.perf_counter()
 warm_up()
 warm_seconds = time.perf_counter() - start
-start = time.perf_counter()
+"""
+
+# The view's cell (its first paint is timed): show the view, and wrap the kernel's range
+# handler to record how long each answer takes and how many bytes it is.
+VIEW_CELL = """start = time.perf_counter()
 view = trace.show_timeline(height=420)
 build_seconds = time.perf_counter() - start
 answers = []
@@ -57,23 +60,12 @@ def _recorded(message):
     answers.append((time.perf_counter() - began, len(blob) + len(json.dumps(fields))))
     return fields, blob
 view._request_handlers["range"] = _recorded
-view
-"""
+view"""
 
 REPORT = """
 import json as _json
 print("REPORT" + _json.dumps({"build": build_seconds, "warm": warm_seconds, "answers": answers,
                               "calls": int(view.index.calls.size)}))
-"""
-
-# Runs in the page before the notebook: records when the first timeline element appears.
-WATCH = """
-new MutationObserver((_, observer) => {
-  if (document.querySelector('.glade-timeline')) {
-    window.timelineShown = performance.now();
-    observer.disconnect();
-  }
-}).observe(document, { childList: true, subtree: true });
 """
 
 # One interaction and the wait for its answer: milliseconds from the event to the answer
@@ -120,38 +112,33 @@ def percentile(values: list[float], q: float) -> float:
 
 def measure(events: int, processes: int, chromium: str, repeat: int) -> dict:
     """Everything measured for one trace (see the module doc)."""
-    sys.path.insert(0, str(ROOT))
     from playwright.sync_api import sync_playwright
-    from tests.browser.jupyter import jupyter_notebook, open_and_run, run_in_kernel
 
-    cells = [SETUP.format(events=events, processes=processes)]
-    with jupyter_notebook("lab", cells, "timeline.ipynb") as url, sync_playwright() as pw:
+    from in_jupyterlab import JupyterLabSession
+
+    setup = SETUP.format(events=events, processes=processes)
+    with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, headless=True,
                                      args=["--no-sandbox", "--disable-dev-shm-usage"])
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.set_default_timeout(900_000)
-        page.add_init_script(WATCH)
-        open_and_run(page, url, "timeline.ipynb")
-        page.wait_for_function("() => window.timelineShown !== undefined")
-        page.wait_for_function(
-            "() => document.querySelector('.glade-timeline .gt-waiting')?.textContent === ''")
-        first_paint = page.evaluate("() => performance.now() - window.timelineShown")
-        steps = []
-        for _ in range(repeat):
-            for kind, where, amount in SEQUENCE:
-                steps.append(page.evaluate(STEP, [kind, where, amount]))
-        output = run_in_kernel(page, REPORT)
-        browser.close()
-    if errors or "REPORT" not in output:
-        raise RuntimeError(f"the timeline benchmark page failed: {errors or output[-2000:]}")
+        try:
+            with JupyterLabSession(browser, setup, VIEW_CELL, ".glade-timeline") as lab:
+                lab.page.set_default_timeout(900_000)
+                first_paint = lab.first_paint(".glade-timeline[data-drawn]")
+                lab.page.wait_for_function(
+                    "() => document.querySelector('.glade-timeline .gt-waiting')"
+                    "?.textContent === ''")
+                steps = [lab.page.evaluate(STEP, list(step))
+                         for _ in range(repeat) for step in SEQUENCE]
+                output = lab.run(REPORT)
+        finally:
+            browser.close()
+    if "REPORT" not in output:
+        raise RuntimeError(f"the timeline benchmark's kernel failed: {output[-2000:]}")
     report = json.loads(output.split("REPORT", 1)[1])
     answers = report["answers"]
     return {"build": report["build"], "warm": report["warm"], "calls": report["calls"],
-            "first_paint": first_paint,
-            "steps": steps, "kernel": [1000 * a[0] for a in answers],
-            "bytes": [a[1] for a in answers]}
+            "first_paint": first_paint, "steps": steps,
+            "kernel": [1000 * a[0] for a in answers], "bytes": [a[1] for a in answers]}
 
 
 def main(quick: bool = False, cases: list[tuple[int, int]] | None = None,

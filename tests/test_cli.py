@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import shlex
 import subprocess
 import sys
+import time
+import urllib.request
 
-from glade.cli import main, tutorial_notebooks
+import pytest
+
+from glade.cli import demo_command, main, tutorial_notebooks
+from tests.browser.jupyter import free_port
 
 
 def test_tree_of_a_real_profile(hatchet_data, capsys):
@@ -53,11 +61,75 @@ def test_demo_text_runs_on_bundled_data(capsys):
 
 def test_demo_copies_tutorials_and_names_the_command(tmp_path, capsys):
     assert main(["demo", "--dir", str(tmp_path), "--dry-run"]) == 0
-    command = capsys.readouterr().out.strip()
-    assert "jupyter lab" in command and str(tmp_path) in command
+    command = shlex.split(capsys.readouterr().out.strip())
+    assert command[1:4] == ["-m", "jupyter", "lab"]
+    assert command[4] == f"--notebook-dir={tmp_path}"
+    assert command[-1] == str(tmp_path / tutorial_notebooks()[0].name)
     copied = sorted(p.name for p in tmp_path.glob("*.ipynb"))
     assert copied == [p.name for p in tutorial_notebooks()]
     assert copied, "the tutorials ship with glade"
+
+
+@pytest.mark.parametrize("euid", [0, 1000])
+def test_demo_command_as_root_and_as_a_user(tmp_path, monkeypatch, euid):
+    monkeypatch.setattr(os, "geteuid", lambda: euid)
+    command = demo_command(tmp_path, "01.ipynb", port=8891, open_browser=False,
+                           extra=["--ServerApp.ip=0.0.0.0", "--LabApp.default_url=/lab"])
+    assert command[4:] == [
+        f"--notebook-dir={tmp_path}", "--port=8891", "--no-browser",
+        *(["--allow-root"] if euid == 0 else []),
+        "--ServerApp.ip=0.0.0.0", "--LabApp.default_url=/lab", str(tmp_path / "01.ipynb")]
+    # an --allow-root the user gives is not doubled
+    assert demo_command(tmp_path, "01.ipynb", extra=["--allow-root"]).count("--allow-root") == 1
+
+
+def test_demo_passes_unknown_options_to_jupyterlab_only(tmp_path, capsys):
+    assert main(["demo", "--dir", str(tmp_path), "--dry-run", "--no-browser",
+                 "--ServerApp.ip", "0.0.0.0", "--", "--LabApp.news_url=None"]) == 0
+    command = shlex.split(capsys.readouterr().out.strip())
+    assert command[-4:-1] == ["--ServerApp.ip", "0.0.0.0", "--LabApp.news_url=None"]
+    assert "--no-browser" in command
+    with pytest.raises(SystemExit):
+        main(["tree", "x.json", "--ServerApp.ip=0.0.0.0"])
+    assert "unrecognized arguments: --ServerApp.ip=0.0.0.0" in capsys.readouterr().err
+
+
+def test_demo_starts_jupyterlab_that_answers(tmp_path):
+    """The real thing, as the user running the tests (root in a container): JupyterLab
+    starts, serves the copied tutorials, and stops when told."""
+    pytest.importorskip("jupyterlab", reason="jupyterlab is not installed")
+    port = free_port()
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+           "JUPYTER_DATA_DIR": str(tmp_path / "data")}
+    folder = tmp_path / "tutorials"
+    log = (tmp_path / "demo.log").open("w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "glade.cli", "demo", "--dir", str(folder), "--port", str(port),
+         "--no-browser", "--IdentityProvider.token=", "--ServerApp.port_retries=0",
+         f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}"],
+        cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/api/contents", timeout=2) as response:
+                    contents = json.load(response)
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail("glade demo did not serve JupyterLab:\n"
+                                + (tmp_path / "demo.log").read_text()[-3000:])
+                time.sleep(0.5)
+        served = sorted(item["name"] for item in contents["content"])
+        assert served == [p.name for p in tutorial_notebooks()]
+        with urllib.request.urlopen(f"{url}/lab", timeout=10) as response:
+            assert response.status == 200 and b"JupyterLab" in response.read()
+    finally:
+        server.terminate()  # glade replaced itself with JupyterLab: this stops the server
+        assert server.wait(timeout=30) is not None
+        log.close()
 
 
 def test_installed_entry_point():

@@ -1,4 +1,4 @@
-// Number formatting shared by the views: compact, aligned, unit-free.
+// Number formatting shared by the views: compact, aligned, and times with units.
 
 const SUFFIXES = ["", "k", "M", "G", "T", "P"];
 
@@ -21,45 +21,52 @@ export function formatValue(value, digits = 3) {
   return scaled.toString() + SUFFIXES[tier];
 }
 
+/** Seconds per time unit, smallest first (the units of glade.units in Python). */
+export const TIME_UNITS = { ns: 1e-9, us: 1e-6, ms: 1e-3, s: 1 };
+const UNIT_NAMES = Object.keys(TIME_UNITS);
+
+/**
+ * A time given in `unit` ("ns", "us", "ms" or "s"), written in the largest unit that keeps
+ * it at least 1 with 3 significant digits: 1234567 ns is "1.23 ms", 0.5 s is "500 ms".
+ */
+export function formatTime(value, unit = "ns", digits = 3) {
+  if (value === null || value === undefined || Number.isNaN(value)) return "–";
+  if (!Number.isFinite(value)) return value > 0 ? "∞" : "-∞";
+  const seconds = value * TIME_UNITS[unit];
+  let name = UNIT_NAMES[0];
+  for (const candidate of UNIT_NAMES) {
+    if (Math.abs(seconds) >= TIME_UNITS[candidate]) name = candidate;
+  }
+  let scaled = Number((seconds / TIME_UNITS[name]).toPrecision(digits));
+  const next = UNIT_NAMES[UNIT_NAMES.indexOf(name) + 1];
+  if (Math.abs(scaled) >= 1000 && next) {  // 999.96 us rounds to 1000: say 1 ms
+    name = next;
+    scaled = Number((seconds / TIME_UNITS[name]).toPrecision(digits));
+  }
+  return `${scaled} ${name}`;
+}
+
+/** A metric's value: a time with its unit when the metric has one, else formatValue. */
+export function formatMetric(value, unit) {
+  return unit && unit in TIME_UNITS ? formatTime(value, unit) : formatValue(value);
+}
+
 /** A percentage of a total, with one decimal ("12.3%"); "–" when the total is 0. */
 export function formatPercent(value, total) {
   if (!total || !Number.isFinite(value)) return "–";
   return `${((100 * value) / total).toFixed(1)}%`;
 }
 
-// Times are nanoseconds; these pick the unit that keeps a few significant digits.
-const TIME_UNITS = [
-  [1, "ns"], [1e3, "µs"], [1e6, "ms"], [1e9, "s"],
-];
-
-/** The unit [factor, name] for times around `ns` (the largest unit not above it). */
-export function timeUnit(ns) {
-  const abs = Math.abs(ns);
-  let unit = TIME_UNITS[0];
-  for (const candidate of TIME_UNITS) if (abs >= candidate[0]) unit = candidate;
-  return unit;
-}
-
-/** A duration or time in ns with its unit: "0 ns", "512 ns", "1.23 µs", "45.6 ms", "2.5 s". */
-export function formatDuration(ns, digits = 3) {
-  if (ns === null || ns === undefined || Number.isNaN(ns)) return "–";
-  if (!Number.isFinite(ns)) return ns > 0 ? "∞" : "-∞";
-  if (ns === 0) return "0 ns";
-  const [factor, name] = timeUnit(ns);
-  const scaled = ns / factor;
-  const text = Math.abs(scaled) >= 10 ** digits ? Math.round(scaled).toString()
-    : Number(scaled.toPrecision(digits)).toString();
-  return `${text} ${name}`;
-}
-
 /**
- * Labels for times `values` (ns) that are multiples of `step` ns: in the unit of the
- * largest value, with as many decimals as the step needs ("1.2 ms", "1.4 ms", ...).
+ * Labels for times `values` (ns) that are multiples of `step` ns: in the unit formatTime
+ * would pick for the largest of them, with as many decimals as the step needs ("1.2 ms",
+ * "1.4 ms", ...).
  */
 export function formatTicks(values, step) {
-  const largest = values.reduce((m, v) => Math.max(m, Math.abs(v)), step);
-  const [factor, name] = timeUnit(largest);
-  const scaledStep = step / factor;
-  const decimals = Math.max(0, Math.min(9, -Math.floor(Math.log10(scaledStep) + 1e-9)));
-  return values.map((v) => `${(v / factor).toFixed(decimals)} ${name}`);
+  const largest = values.reduce((m, v) => Math.max(m, Math.abs(v)), step) * TIME_UNITS.ns;
+  let name = UNIT_NAMES[0];
+  for (const candidate of UNIT_NAMES) if (largest >= TIME_UNITS[candidate]) name = candidate;
+  const perUnit = TIME_UNITS[name] / TIME_UNITS.ns;
+  const decimals = Math.max(0, Math.min(9, -Math.floor(Math.log10(step / perUnit) + 1e-9)));
+  return values.map((v) => `${(v / perUnit).toFixed(decimals)} ${name}`);
 }

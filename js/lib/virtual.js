@@ -14,6 +14,14 @@ export function visibleWindow(scrollTop, viewportHeight, rowHeight, count, overs
   return { start, end, offset: start * rowHeight };
 }
 
+/** The row under a point `offset` px below the top of the scrolling container, or -1 when
+ * no row is there: what a pointer is over, also after a wheel scroll moved the rows. */
+export function rowAt(offset, scrollTop, rowHeight, count) {
+  if (offset < 0 || rowHeight <= 0) return -1;
+  const row = Math.floor((offset + Math.max(0, scrollTop)) / rowHeight);
+  return row < count ? row : -1;
+}
+
 /** The scrollTop that brings `row` into view (unchanged when it already is). */
 export function scrollToRow(row, scrollTop, viewportHeight, rowHeight) {
   const top = row * rowHeight;
@@ -106,6 +114,12 @@ export class VirtualList {
       }
       this.draw(element, row);
     }
+  }
+
+  /** The element that draws `row`, or null when the row is not drawn. */
+  elementAt(row) {
+    const element = this.pool.length ? this.pool[row % this.pool.length] : null;
+    return element && element.listRow === row ? element : null;
   }
 
   scrollTo(row) {

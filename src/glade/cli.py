@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import shutil
-import subprocess
 import sys
 from importlib import resources
 from pathlib import Path
@@ -37,6 +38,23 @@ def tutorial_notebooks() -> list[Path]:
     return sorted(folder.glob("*.ipynb"))
 
 
+def demo_command(workdir: Path, first: str, port: int | None = None,
+                 open_browser: bool = True, extra: list[str] | None = None) -> list[str]:
+    """The JupyterLab command line of ``glade demo``: ``workdir`` as the notebook folder,
+    ``first`` opened, ``--allow-root`` when run as root (JupyterLab refuses root without
+    it, the usual case in containers), then ``extra`` JupyterLab options as given."""
+    extra = list(extra or [])
+    command = [sys.executable, "-m", "jupyter", "lab", f"--notebook-dir={workdir}"]
+    if port is not None:
+        command.append(f"--port={port}")
+    if not open_browser:
+        command.append("--no-browser")
+    is_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    if is_root and not any(a.split("=")[0].endswith("allow-root") for a in extra):
+        command.append("--allow-root")
+    return [*command, *extra, str(workdir / first)]
+
+
 def _demo(args: argparse.Namespace) -> int:
     from glade.datasets import synthetic_profile
 
@@ -58,14 +76,16 @@ def _demo(args: argparse.Namespace) -> int:
         target = workdir / nb.name
         if not target.exists():
             shutil.copy(nb, target)
-    command = [sys.executable, "-m", "jupyter", "lab", f"--notebook-dir={workdir}",
-               str(workdir / notebooks[0].name)]
+    command = demo_command(workdir, notebooks[0].name, port=args.port,
+                           open_browser=not args.no_browser, extra=args.jupyter_options)
     if args.dry_run:
-        print(" ".join(command))
+        print(shlex.join(command))
         return 0
-    if shutil.which("jupyter-lab") is None and not _has_module("jupyterlab"):
+    if not _has_module("jupyterlab"):
         raise GladeError("JupyterLab is not installed: pip install jupyterlab (or glade[dev])")
-    return subprocess.call(command)
+    sys.stdout.flush()
+    os.execv(sys.executable, command)  # JupyterLab takes over this process (and its signals)
+    return 0
 
 
 def _has_module(name: str) -> bool:
@@ -93,20 +113,31 @@ def build_parser() -> argparse.ArgumentParser:
     colour.add_argument("--no-color", dest="color", action="store_false")
     tree.set_defaults(run=_tree)
 
-    demo = sub.add_parser("demo", help="open the tutorial notebooks in JupyterLab")
+    demo = sub.add_parser(
+        "demo", help="open the tutorial notebooks in JupyterLab",
+        description="Copy the tutorial notebooks to a folder and open them in JupyterLab. "
+                    "Any option not listed here goes to JupyterLab as given, e.g. "
+                    "glade demo --no-browser --ServerApp.ip=0.0.0.0")
     demo.add_argument("--dir", default="glade-tutorials",
                       help="folder the notebooks are copied to (default: ./glade-tutorials)")
     demo.add_argument("--text", action="store_true",
                       help="print a short tour in the terminal instead of opening JupyterLab")
     demo.add_argument("--dry-run", action="store_true",
                       help="copy the notebooks and print the JupyterLab command only")
-    demo.set_defaults(run=_demo)
+    demo.add_argument("--port", type=int, help="the port JupyterLab serves on")
+    demo.add_argument("--no-browser", action="store_true",
+                      help="do not open a browser (print the URL to open instead)")
+    demo.set_defaults(run=_demo, jupyter_options=[])
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the ``glade`` command; errors glade raises on purpose print as one line."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and args.command != "demo":
+        parser.error("unrecognized arguments: " + " ".join(unknown))
+    args.jupyter_options = [a for a in unknown if a != "--"]
     try:
         return args.run(args)
     except GladeError as exc:

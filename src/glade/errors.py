@@ -51,6 +51,9 @@ class QueryError(GladeError, ValueError):
     """A query is invalid: wrong structure, wrong value or unknown column."""
 
 
+_CONTEXT = 60  # characters shown on each side of a syntax error's caret
+
+
 class QuerySyntaxError(QueryError):
     """A string-dialect query does not parse.
 
@@ -65,9 +68,29 @@ class QuerySyntaxError(QueryError):
         self.expected = sorted(expected)
         lines = text.splitlines() or [""]
         shown = lines[line - 1] if 0 < line <= len(lines) else ""
-        caret = " " * max(column - 1, 0) + "^"
+        offset = max(column - 1, 0)
+        if len(shown) > 2 * _CONTEXT:  # a window around the caret, not the whole line
+            start = max(0, min(offset - _CONTEXT, len(shown) - 2 * _CONTEXT))
+            head = "…" if start else ""
+            tail = "…" if start + 2 * _CONTEXT < len(shown) else ""
+            shown = head + shown[start : start + 2 * _CONTEXT] + tail
+            offset += len(head) - start
+        caret = " " * offset + "^"
         full = f"{message} at line {line}, column {column}"
         if self.expected:
             full += "; expected one of: " + ", ".join(self.expected)
         full += f"\n  {shown}\n  {caret}"
         super().__init__(full)
+
+
+def call_user(function, *args, name: str, context: str = ""):
+    """``function(*args)`` for a function the user gave: a GladeError it raises passes
+    through, any other exception becomes a GladeError saying ``"<name> raised
+    <Exception> <context>: <message>"``."""
+    try:
+        return function(*args)
+    except GladeError:
+        raise
+    except Exception as exc:
+        where = f" {context}" if context else ""
+        raise GladeError(f"{name} raised {type(exc).__name__}{where}: {exc}") from exc

@@ -61,19 +61,3 @@ def page(browser, page_errors):
     context.close()
     assert not page_errors, [f"{error}\n{error.stack}" for error in page_errors]
 
-
-@pytest.fixture
-def offline_requests(page) -> list[str]:
-    """Cut ``page`` off the network (files still load) and list what it tried to fetch:
-    an offline page must leave the list empty."""
-    requested: list[str] = []
-
-    def offline(route):
-        if route.request.url.startswith("file://"):
-            route.continue_()
-        else:
-            requested.append(route.request.url)
-            route.abort()
-
-    page.route("**/*", offline)
-    return requested

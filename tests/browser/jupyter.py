@@ -1,5 +1,6 @@
-"""A real Jupyter server for browser tests: JupyterLab 4 or Notebook 7 in a temporary
-directory holding one test notebook, opened in chromium, with code run in its kernel."""
+"""A real Jupyter server for browser tests (and the views' benchmarks): JupyterLab 4 or
+Notebook 7 in a temporary directory holding one notebook, opened in chromium, with code
+run in its kernel. Importing it needs no pytest."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
-import pytest
 
 #: The two front ends: the module that serves each, its app class, and the page of the
 #: test notebook ``{name}``.
@@ -33,14 +33,18 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+class ServerError(RuntimeError):
+    """A Jupyter server that did not start."""
+
+
 @contextmanager
-def jupyter_notebook(front_end: str, cells: Sequence[str], name: str = "test.ipynb"
-                     ) -> Iterator[str]:
-    """Serve a notebook of code ``cells`` with ``front_end`` ("lab" or "notebook") and
-    yield the URL of its page; the server is stopped by its PID and its directory removed
-    afterwards. Skips when the front end is not installed."""
-    module, app, page_path = FRONT_ENDS[front_end]
-    pytest.importorskip(module, reason=f"{module} is not installed")
+def notebook_server(front_end: str, cells: Sequence[str], name: str = "test.ipynb"
+                    ) -> Iterator[str]:
+    """Serve a notebook of code ``cells`` with ``front_end`` ("lab" or "notebook") from a
+    temporary directory and yield the URL of its page; the server is stopped by its PID
+    and its directory removed afterwards. A server that does not start is a ServerError
+    with the end of its log (the benchmarks use this too, without pytest)."""
+    _, app, page_path = FRONT_ENDS[front_end]
     with tempfile.TemporaryDirectory(prefix=f"glade-{front_end}-") as tmp:
         root = Path(tmp)
         notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {
@@ -68,7 +72,8 @@ def jupyter_notebook(front_end: str, cells: Sequence[str], name: str = "test.ipy
                 except OSError:
                     if server.poll() is not None or time.monotonic() > deadline:
                         log = (root / "server.log").read_text()[-2000:]
-                        pytest.fail(f"jupyter {front_end} did not start:\n{log}")
+                        raise ServerError(f"jupyter {front_end} did not start:\n{log}"
+                                          ) from None
                     time.sleep(0.5)
             yield f"{url}/" + page_path.format(workspace=uuid.uuid4().hex, name=name)
         finally:
@@ -80,9 +85,26 @@ def jupyter_notebook(front_end: str, cells: Sequence[str], name: str = "test.ipy
                 server.wait()
 
 
-def open_and_run(page, url: str, name: str = "test.ipynb", page_errors: list | None = None
-                 ) -> None:
-    """Open the notebook page, wait for an idle kernel, and run all cells. Notebook 7.6
+@contextmanager
+def jupyter_notebook(front_end: str, cells: Sequence[str], name: str = "test.ipynb"
+                     ) -> Iterator[str]:
+    """:func:`notebook_server` for tests: skips when the front end is not installed and
+    fails (with the server's log) when it does not start."""
+    import pytest
+
+    module = FRONT_ENDS[front_end][0]
+    pytest.importorskip(module, reason=f"{module} is not installed")
+    try:
+        with notebook_server(front_end, cells, name) as url:
+            yield url
+    except ServerError as exc:
+        pytest.fail(str(exc))
+
+
+def open_and_run(page, url: str, name: str = "test.ipynb", page_errors: list | None = None,
+                 run: bool = True) -> None:
+    """Open the notebook page, wait for an idle kernel, and run all cells (unless not
+    ``run``). Notebook 7.6
     raises one error of its own while loading its settings, before any cell runs (it
     comes from the front end's bundle, never from glade): such errors are dropped from
     ``page_errors``, any other fails the test."""
@@ -97,7 +119,8 @@ def open_and_run(page, url: str, name: str = "test.ipynb", page_errors: list | N
         assert all("/static/notebook/" in (error.stack or "") for error in page_errors), [
             f"{error}\n{error.stack}" for error in page_errors]
         page_errors.clear()
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    if run:
+        page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
 
 
 def run_in_kernel(page, code: str) -> str:

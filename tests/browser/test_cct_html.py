@@ -1,47 +1,150 @@
-"""The CCT view's static HTML export opens offline in chromium, and a click collapses a
-node there (the JS query builder runs without a kernel)."""
+"""The CCT view's static HTML export opens offline in chromium and works there: clicks
+collapse and undo (the JS query builder runs without a kernel), headers tell inclusive
+from exclusive and resize, the tooltip follows the pointer through a wheel scroll, the
+row buttons leave the values visible, and times carry units. All on synthetic data."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-import glade
+from glade.datasets import synthetic_trace
 from glade.views import CCT
+from tests.browser.cct_pages import distinct_children, profile, row, subtree_size
+from tests.browser.offline import refuse_network
+from tests.views.cct.cct_cases import profile_from_spec
 
 pytestmark = pytest.mark.browser
 
 
-def test_exported_page_works_offline(page, offline_requests, hatchet_data, tmp_path):
-    gf = glade.read(hatchet_data / "hpctoolkit-cpi-database")
-    view = CCT(gf)
-    view.hide(("<program root>", "main", "27:MPI_Init"))
-    path = view.to_html(tmp_path / "cct.html")
+def open_offline(page, view, path):
+    """Open the view's exported page with every request off the file system refused."""
+    requested = refuse_network(page)
+    page.goto(view.to_html(path).as_uri())
+    page.locator(".glade-cct .gc-body .gc-row:visible").first.wait_for(timeout=30_000)
+    return requested
 
-    page.goto(path.as_uri())
-    rows = page.locator(".glade-cct .gc-body .gc-row:visible")
-    rows.first.wait_for(timeout=30_000)
-    # 34 nodes minus the hidden MPI_Init subtree (11 nodes) is 23; rows with equal call
-    # paths merge: the three '<unknown procedure>' siblings (-2), their three
-    # '<unknown file>:0' children (-2), two '<unknown procedure>' grandchildren (-1) and
-    # the '<unknown file>:0' below those (-1): 17 rows
+
+def test_exported_page_works_offline(page, tmp_path):
+    gf = profile(60)
+    root = gf.graph.roots[0]
+    hidden, collapsed = distinct_children(gf, root)[:2]
+    view = CCT(gf)
+    view.hide(hidden.path())
+    requested = open_offline(page, view, tmp_path / "cct.html")
     status = page.locator(".gc-status")
-    assert status.inner_text() == "17 of 34 nodes shown (edited)"
+    after_hide = 60 - subtree_size(gf, hidden)
+    assert status.inner_text() == f"{after_hide} of 60 nodes shown (edited)"
     assert page.locator(".gc-query-text").text_content() == view.query
 
-    main = page.locator(".gc-body .gc-row:visible", has_text="62:MPI_Finalize")
-    main.locator(".gc-toggle").click()
-    assert status.inner_text() == "3 of 34 nodes shown (edited)"
-    assert rows.count() == 3
-    view.collapse(("<program root>", "main", "62:MPI_Finalize"))
+    row(page, collapsed.name).locator(".gc-toggle").click()
+    after_collapse = after_hide - (subtree_size(gf, collapsed) - 1)
+    assert status.inner_text() == f"{after_collapse} of 60 nodes shown (edited)"
+    view.collapse(collapsed.path())
     assert page.locator(".gc-query-text").text_content() == view.query
 
     page.locator(".gc-undo").click()
-    assert status.inner_text() == "17 of 34 nodes shown (edited)"
+    assert status.inner_text() == f"{after_hide} of 60 nodes shown (edited)"
     page.locator(".gc-redo").click()
-    assert status.inner_text() == "3 of 34 nodes shown (edited)"
-    # keyboard: the cursor row (62:MPI_Finalize) expands with ArrowRight, 'z' undoes it
+    assert status.inner_text() == f"{after_collapse} of 60 nodes shown (edited)"
+    # keyboard: the cursor row (the collapsed node) expands with ArrowRight, 'z' undoes it
     page.keyboard.press("ArrowRight")
-    assert status.inner_text() == "17 of 34 nodes shown (edited)"
+    assert status.inner_text() == f"{after_hide} of 60 nodes shown (edited)"
     page.keyboard.press("z")
-    assert status.inner_text() == "3 of 34 nodes shown (edited)"
-    assert offline_requests == []
+    assert status.inner_text() == f"{after_collapse} of 60 nodes shown (edited)"
+    assert requested == []
+
+
+def test_merged_rows_are_shown_nodes(page, tmp_path):
+    # main -> {a, a -> b, a}: three siblings with one call path share a row
+    gf = profile_from_spec({"parent": [-1, 0, 0, 2, 0], "name": ["main", "a", "a", "b", "a"],
+                            "time": [1, 2, 3, 4, 5]})
+    open_offline(page, CCT(gf), tmp_path / "merged.html")
+    assert page.locator(".gc-status").inner_text() == "5 of 5 nodes shown in 3 rows"
+    assert row(page, "a (×3)").count() == 1
+
+
+def test_headers_are_distinct_and_resize(page, tmp_path):
+    gf = profile(60)
+    view = CCT(gf)
+    open_offline(page, view, tmp_path / "headers.html")
+    headers = page.locator(".gc-header .gc-column")
+    names = [m["name"] for m in view.metrics]
+    assert names == ["time (inc)", "time", "PAPI_L2_TCM (inc)", "PAPI_L2_TCM"]
+    texts = [headers.nth(j).inner_text().replace("\u200b", "") for j in range(4)]
+    assert texts == ["time (inc)\ninclusive", "time\nexclusive",
+                     "PAPI_L2_TCM (inc)\ninclusive", "PAPI_L2_TCM\nexclusive"]
+    assert headers.nth(2).get_attribute("title").startswith("PAPI_L2_TCM (inc) (inclusive")
+    # drag the right edge of the third column 80 px to the right: the header and every
+    # row's cell widen together
+    cells = page.locator(".gc-body .gc-row:visible").first.locator(".gc-cell")
+    for j in range(4):  # headers line up with the values under them
+        assert headers.nth(j).bounding_box()["x"] == pytest.approx(
+            cells.nth(j).bounding_box()["x"], abs=1)
+    before = headers.nth(2).bounding_box()["width"], cells.nth(2).bounding_box()["width"]
+    grip = headers.nth(2).locator(".gc-resize").bounding_box()
+    page.mouse.move(grip["x"] + grip["width"] / 2, grip["y"] + grip["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(grip["x"] + grip["width"] / 2 + 80, grip["y"] + grip["height"] / 2, steps=4)
+    page.mouse.up()
+    after = headers.nth(2).bounding_box()["width"], cells.nth(2).bounding_box()["width"]
+    assert after[0] == pytest.approx(before[0] + 80, abs=1)
+    assert after[1] == pytest.approx(before[1] + 80, abs=1)
+    # the drag did not sort by that column
+    assert "gc-sorted" in headers.nth(0).get_attribute("class")
+    assert "gc-sorted" not in headers.nth(2).get_attribute("class")
+
+
+def visible_row_at(page, y: float):
+    """The .gc-text of the drawn row whose box holds the height y."""
+    for i in range(page.locator(".gc-body .gc-row:visible").count()):
+        box = page.locator(".gc-body .gc-row:visible").nth(i).bounding_box()
+        if box["y"] <= y < box["y"] + box["height"]:
+            return page.locator(".gc-body .gc-row:visible").nth(i)
+    raise AssertionError(f"no row at {y}")
+
+
+def test_tooltip_and_buttons_follow_the_pointer(page, tmp_path):
+    gf = profile(400, seed=4)
+    gf.dataframe["nid"] = range(1, len(gf.dataframe) + 1)  # HPCToolkit's node ids
+    view = CCT(gf, height=300)
+    open_offline(page, view, tmp_path / "scroll.html")
+    body = page.locator(".gc-body").bounding_box()
+    x, y = body["x"] + 120, body["y"] + 100
+    page.mouse.move(x, y)
+    tooltip = page.locator(".gc-tooltip")
+    path = tooltip.locator(".gc-tip-path")
+    first = path.inner_text()
+    assert first.endswith(visible_row_at(page, y).locator(".gc-text").inner_text())
+    metrics = tooltip.locator("td:first-child").all_inner_texts()
+    assert metrics == ["time (inc)", "time", "PAPI_L2_TCM (inc)", "PAPI_L2_TCM"]  # no nid
+
+    # the row buttons sit after the last column: they cover no value
+    under = visible_row_at(page, y)
+    buttons = under.locator(".gc-actions").bounding_box()
+    last = under.locator(".gc-cell").last.bounding_box()
+    assert buttons["x"] >= last["x"] + last["width"] - 0.5
+
+    # a wheel scroll moves ten rows under the still pointer: the tooltip follows
+    page.mouse.wheel(0, 220)
+    page.wait_for_function("(before) => document.querySelector('.gc-tip-path').textContent"
+                           " !== before", arg=first)
+    under = visible_row_at(page, y)
+    assert path.inner_text().endswith(under.locator(".gc-text").inner_text())
+    assert "gc-hovered" in under.get_attribute("class")
+
+
+def test_trace_times_have_units(page, tmp_path):
+    trace = synthetic_trace(3, 4, seed=1)
+    view = trace.show()
+    open_offline(page, view, tmp_path / "trace.html")
+    numbers = page.locator(".gc-body .gc-row:visible").first.locator(".gc-num")
+    # time and time (inc) are times (ns in the data); count is a plain number
+    texts = numbers.all_inner_texts()
+    assert all(re.fullmatch(r"-?\d+(\.\d+)? (ns|us|ms|s)", t) for t in texts[:2]), texts
+    assert re.fullmatch(r"\d+", texts[2]), texts
+    legend = page.locator(".gc-legend-value").all_inner_texts()
+    assert all(re.fullmatch(r"\d+(\.\d+)? (ns|us|ms|s)", t) for t in legend), legend
+    assert re.fullmatch(r"\d+(\.\d+)? (ns|us|ms|s)", page.locator(".gc-threshold-label")
+                        .inner_text())

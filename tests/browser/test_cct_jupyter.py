@@ -1,23 +1,22 @@
 """The CCT view round trip in a real JupyterLab 4 and a real Notebook 7: a notebook shows
-the view of the HPCToolkit cpi profile, the test clicks to collapse a node and to hide a
-subtree, and the kernel's ``view.query`` and ``view.apply()`` must reflect exactly those
-clicks."""
+the view of a synthetic profile (4 ranks), the test clicks to select a node, collapse one
+and hide another, and the kernel's ``view.query`` and ``view.apply()`` must reflect
+exactly those clicks."""
 
 from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
-import glade
 from glade.views import CCT
+from tests.browser.cct_pages import distinct_children, profile, row
 from tests.browser.jupyter import FRONT_ENDS, jupyter_notebook, open_and_run, run_in_kernel
 
 pytestmark = pytest.mark.browser
 
-ROOT_PATH = ("<program root>", "main")
-FINALIZE = (*ROOT_PATH, "62:MPI_Finalize", "PMPI_Finalize")
-INIT = (*ROOT_PATH, "27:MPI_Init")
+SIZE, RANKS, SEED = 40, 4, 5
 
 # Runs in the kernel after the clicks and prints what the kernel holds.
 REPORT = """
@@ -35,46 +34,55 @@ print("REPORT" + _json.dumps({
 
 
 @pytest.fixture(scope="module", params=sorted(FRONT_ENDS))
-def jupyter(request, hatchet_data):
-    """The URL of a notebook showing a CCT view of the cpi profile, served by JupyterLab 4
-    or Notebook 7."""
-    cells = ["import glade\n"
+def jupyter(request):
+    """The URL of a notebook showing a CCT view of the synthetic profile, served by
+    JupyterLab 4 or Notebook 7."""
+    cells = ["from glade.datasets import synthetic_profile\n"
              "from glade.views import CCT\n"
-             f"gf = glade.read({str(hatchet_data / 'hpctoolkit-cpi-database')!r})\n"
+             f"gf = synthetic_profile({SIZE}, ranks={RANKS}, seed={SEED})\n"
              "view = CCT(gf, height=600)\n"
              "view"]
     with jupyter_notebook(request.param, cells, "cct.ipynb") as url:
         yield url
 
 
-def test_clicks_reach_the_kernel(page, page_errors, jupyter, hatchet_data):
+def test_clicks_reach_the_kernel(page, page_errors, jupyter):
+    gf = profile(SIZE, ranks=RANKS, seed=SEED)
+    root = gf.graph.roots[0]
+    selected, hidden = distinct_children(gf, root)[:2]
+    collapsed = distinct_children(gf, selected)[0]
     page.set_default_timeout(60_000)
     open_and_run(page, jupyter, "cct.ipynb", page_errors)
     view_element = page.locator(".glade-cct")
     view_element.locator(".gc-body .gc-row").first.wait_for()
 
-    caller = view_element.locator(".gc-body .gc-row:visible", has_text="62:MPI_Finalize")
-    caller.locator(".gc-text").click()
-    finalize = view_element.locator(".gc-body .gc-row:visible", has_text="PMPI_Finalize")
-    finalize.locator(".gc-toggle").click()
-    init = view_element.locator(".gc-body .gc-row:visible", has_text="27:MPI_Init")
-    init.hover()
-    init.locator("[data-action=hide]").click()
-    assert view_element.locator(".gc-status").inner_text() == "4 of 34 nodes shown (edited)"
+    row(view_element, selected.name).locator(".gc-text").click()
+    row(view_element, collapsed.name).locator(".gc-toggle").click()
+    target = row(view_element, hidden.name)
+    target.hover()
+    target.locator("[data-action=hide]").click()
+    shown = SIZE - int(gf.graph.subtree_end[hidden.nid] - hidden.nid) - int(
+        gf.graph.subtree_end[collapsed.nid] - collapsed.nid - 1)
+    assert view_element.locator(".gc-status").inner_text() == (
+        f"{shown} of {SIZE} nodes shown (edited)")
 
     output = run_in_kernel(page, REPORT)
     assert "REPORT" in output, output
     report = json.loads(output.split("REPORT", 1)[1])
-    expected = CCT(glade.read(hatchet_data / "hpctoolkit-cpi-database"))
-    expected.collapse(FINALIZE).hide(INIT)
+    expected = CCT(gf)
+    expected.collapse(collapsed.path()).hide(hidden.path())
     assert report["query"] == expected.query
-    assert report["history"] == [{"op": "collapse", "nodes": [14]}, {"op": "hide", "nodes": [2]}]
-    assert report["selection"] == [[*ROOT_PATH, "62:MPI_Finalize"]]
-    # Mean inclusive time over the 4 ranks: (999238 + 999390 + 1000306 + 999308) / 4 =
-    # 999560.5 on the whole path; the collapsed PMPI_Finalize holds it all as exclusive time.
-    assert report["nodes"] == {
-        "<program root>": [999560.5, 0.0],
-        "<program root>/main": [999560.5, 0.0],
-        "<program root>/main/62:MPI_Finalize": [999560.5, 0.0],
-        "<program root>/main/62:MPI_Finalize/PMPI_Finalize": [999560.5, 999560.5],
-    }
+    assert report["history"] == [{"op": "collapse", "nodes": [collapsed.nid]},
+                                 {"op": "hide", "nodes": [hidden.nid]}]
+    assert report["selection"] == [list(selected.path())]
+    assert len(report["nodes"]) == shown
+    # mean over the 4 ranks, from the rows themselves: the root and the collapsed node keep
+    # their inclusive time (a hidden subtree's time stays in its callers: fold), and the
+    # collapsed node now holds all of it as exclusive time
+    inclusive = gf.dataframe["time (inc)"].to_numpy().reshape(SIZE, RANKS).mean(axis=1)
+    top = report["nodes"]["/".join(root.path())]
+    low = report["nodes"]["/".join(collapsed.path())]
+    assert top[0] == pytest.approx(inclusive[root.nid])
+    assert low == pytest.approx([inclusive[collapsed.nid]] * 2)
+    assert not any(path.startswith("/".join(hidden.path())) for path in report["nodes"])
+    assert np.isfinite([v for pair in report["nodes"].values() for v in pair]).all()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from glade.datasets import synthetic_trace
+from tests.browser.offline import refuse_network
 
 pytestmark = pytest.mark.browser
 
@@ -20,13 +21,14 @@ INKED = """() => {
 }"""
 
 
-def test_offline_page_draws_the_saved_picture(page, offline_requests, tmp_path):
+def test_offline_page_draws_the_saved_picture(page, tmp_path):
     trace = synthetic_trace(6, 20, seed=7)
     view = trace.show_timeline(height=240)
     first, last = view.extent
     view.zoom(first, first + (last - first) / 3)
     view.hide("MPI_Irecv")
     path = view.to_html(tmp_path / "timeline.html")
+    requested = refuse_network(page)
 
     page.goto(path.as_uri())
     notice = page.locator(".glade-timeline .gt-notice")
@@ -44,4 +46,4 @@ def test_offline_page_draws_the_saved_picture(page, offline_requests, tmp_path):
     after = page.evaluate(INKED)
     assert 0 < after < before
     assert page.locator(".gt-waiting").inner_text() == ""
-    assert offline_requests == []
+    assert requested == []

@@ -76,7 +76,7 @@ def test_bad_filters():
         Filter("Name", "in", "x")
     with pytest.raises(TraceError, match="pair"):
         Filter("Timestamp (ns)", "between", [1])
-    with pytest.raises(TraceError, match="regular expression"):
+    with pytest.raises(QueryError, match="regular expression"):
         Filter("Name", "matches", "(")
     with pytest.raises(MetricError, match="no column named 'Nom'"):
         trace.filter(Filter("Nom", "==", "x"))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatPercent, formatValue } from "../../lib/format.js";
+import { formatMetric, formatPercent, formatTime, formatValue } from "../../lib/format.js";
 
 describe("formatValue", () => {
   it("keeps small integers exact", () => {
@@ -32,5 +32,39 @@ describe("formatPercent", () => {
   it("divides by the total", () => {
     expect(formatPercent(1, 8)).toBe("12.5%");
     expect(formatPercent(5, 0)).toBe("–");
+  });
+});
+
+describe("formatTime", () => {
+  it("writes each time in its own unit", () => {
+    expect(formatTime(0)).toBe("0 ns");
+    expect(formatTime(999)).toBe("999 ns");
+    expect(formatTime(1000)).toBe("1 us");
+    expect(formatTime(1234567)).toBe("1.23 ms");
+    expect(formatTime(199392041)).toBe("199 ms");
+    expect(formatTime(2.5e9)).toBe("2.5 s");
+    expect(formatTime(-2500)).toBe("-2.5 us");
+    expect(formatTime(0.4)).toBe("0.4 ns");
+  });
+  it("takes the unit the values are in", () => {
+    expect(formatTime(0.5, "s")).toBe("500 ms");
+    expect(formatTime(1500, "us")).toBe("1.5 ms");
+    expect(formatTime(90, "s")).toBe("90 s");
+  });
+  it("moves up a unit when rounding reaches 1000", () => {
+    expect(formatTime(999960)).toBe("1 ms");
+    expect(formatTime(999.96e9, "ns")).toBe("1000 s"); // s is the largest unit
+  });
+  it("shows missing and infinite values", () => {
+    expect(formatTime(NaN)).toBe("–");
+    expect(formatTime(-Infinity)).toBe("-∞");
+  });
+});
+
+describe("formatMetric", () => {
+  it("uses the unit when the metric has one", () => {
+    expect(formatMetric(1234567, "ns")).toBe("1.23 ms");
+    expect(formatMetric(1234567, null)).toBe("1.23M");
+    expect(formatMetric(1234567, "calls")).toBe("1.23M");
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { scrollToRow, visibleWindow } from "../../lib/virtual.js";
+import { rowAt, scrollToRow, visibleWindow } from "../../lib/virtual.js";
 
 describe("visible window", () => {
   it("covers the viewport plus the overscan", () => {
@@ -27,5 +27,18 @@ describe("scroll to a row", () => {
     expect(scrollToRow(10, 0, 200, 20)).toBe(20);
     expect(scrollToRow(3, 0, 200, 20)).toBe(0);
     expect(scrollToRow(2, 100, 200, 20)).toBe(40);
+  });
+});
+
+describe("row at a point", () => {
+  it("follows the scroll position, so a wheel scroll changes the row under the pointer", () => {
+    // the pointer 50 px below the top of a list of 22 px rows
+    expect(rowAt(50, 0, 22, 100)).toBe(2);
+    expect(rowAt(50, 220, 22, 100)).toBe(12);
+  });
+  it("is -1 above the list and below its last row", () => {
+    expect(rowAt(-1, 0, 22, 100)).toBe(-1);
+    expect(rowAt(70, 0, 22, 3)).toBe(-1);
+    expect(rowAt(65, 0, 22, 3)).toBe(2);
   });
 });

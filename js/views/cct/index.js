@@ -3,17 +3,20 @@
 // as an edit list in the `history` trait; the kernel turns it into the view's query.
 import "./cct.css";
 import { callTreeFromModel } from "./calltree.js";
-import { colourScale, extent, SCHEMES } from "../../lib/colour.js";
+import { colourScale, extent } from "../../lib/colour.js";
 import {
   applyEdit, COLLAPSED, isEmpty, keyMasks, replay,
 } from "./edits.js";
-import { debounce, element, group, labelled, option, set } from "../../lib/dom.js";
-import { formatPercent, formatValue } from "../../lib/format.js";
+import { debounce, element, set } from "../../lib/dom.js";
+import { formatMetric } from "../../lib/format.js";
 import { pushEdit, redo, undo } from "../../lib/history.js";
+import { buildFooter, buildRowButtons, buildToolbar } from "./controls.js";
+import { ColumnHeader } from "./header.js";
+import { fillTooltip, placeTooltip } from "./tooltip.js";
 import { displayTree, rowOrder, sortKey } from "./layout.js";
 import { buildQuery } from "./query.js";
 import { matchingNodes, searchPattern } from "./search.js";
-import { VirtualList } from "../../lib/virtual.js";
+import { rowAt, VirtualList } from "../../lib/virtual.js";
 
 const ROW_HEIGHT = 22;
 const THRESHOLD_STEPS = 1000;
@@ -32,6 +35,7 @@ class CCTView {
     this.sortKeys = new Map();
     this.scales = new Map();
     this.cursorNode = -1;
+    this.pointer = null;
     this.search = { pattern: null, matches: null };
     // Columns: the exclusive and inclusive metrics, or every metric when there are none
     // (an ensemble's statistics, say).
@@ -46,90 +50,23 @@ class CCTView {
 
   // ------------------------------------------------------------------ DOM
   build(el) {
-    const root = element("div", "glade-cct glade-view", {
+    const root = element("div", "glade-cct", {
       tabindex: "0", "data-lm-suppress-shortcuts": "true",
     });
     this.root = root;
-    const bar = element("div", "glade-toolbar");
-    const metric = element("select", "gc-metric", {
-      title: "metric for bars, threshold and colour",
-    });
-    const colour = element("select", "gc-colour-metric", { title: "colour rows by" });
-    const sort = element("select", "gc-sort", { title: "order siblings by" });
-    for (const m of this.tree.metrics) {
-      option(metric, m.name);
-      option(colour, m.name);
-      option(sort, m.name);
-    }
-    option(sort, "", "profile order");
-    const scheme = element("select", "gc-scheme", { title: "colour map" });
-    for (const name of Object.keys(SCHEMES)) option(scheme, name);
-    const log = element("input", "gc-log", { type: "checkbox", title: "logarithmic colour scale" });
-    const depth = element("select", "gc-depth", { title: "collapse every node at this depth" });
-    option(depth, "", "expand to depth…");
-    for (let d = 0; d <= Math.min(this.tree.maxDepth, 64); d++) option(depth, String(d));
-    const threshold = element("input", "gc-threshold", {
-      type: "range", min: "0", max: String(THRESHOLD_STEPS), value: "0",
-      title: "collapse every node whose metric is below this value",
-    });
-    const thresholdLabel = element("span", "gc-threshold-label");
-    const search = element("input", "gc-search", {
-      type: "search", placeholder: "search names (regex), Enter: reveal", spellcheck: "false",
-    });
-    const searchInfo = element("span", "gc-search-info");
-    const undoButton = element("button", "gc-undo", { title: "undo (z)", text: "↶" });
-    const redoButton = element("button", "gc-redo", { title: "redo (y)", text: "↷" });
-    const unfocus = element("button", "gc-unfocus", {
-      title: "show the whole tree again (u)", text: "unfocus",
-    });
-    const reset = element("button", "gc-reset", { title: "drop every edit", text: "reset" });
-    const label = labelled;
-    bar.append(
-      group(label("metric ", metric), label("colour ", colour), scheme, label("log", log),
-        label("sort ", sort)),
-      group(depth, label("below ", threshold), thresholdLabel),
-      group(search, searchInfo),
-      group(undoButton, redoButton, unfocus, reset),
-    );
+    const toolbar = buildToolbar(this.tree, THRESHOLD_STEPS);
     const notice = element("div", "gc-notice");
-    const header = element("div", "gc-row gc-header");
-    header.append(element("span", "gc-name", { text: "name" }));
-    this.columns.forEach((c) => {
-      header.append(element("span", "gc-cell gc-sortable", { text: c.name, "data-metric": c.name,
-        title: `sort by ${c.name}` }));
-    });
     const body = element("div", "gc-body");
     body.style.height = `${this.model.get("height")}px`;
-    const footer = element("div", "gc-footer");
-    const legend = element("div", "gc-legend");
-    const status = element("span", "gc-status");
-    const details = element("details", "gc-query");
-    const summary = element("summary", "", { text: "query" });
-    const copy = element("button", "gc-copy", { text: "copy", title: "copy the query text" });
-    const queryText = element("pre", "gc-query-text");
-    details.append(summary, copy, queryText);
-    footer.append(legend, status, details);
-    const tooltip = element("div", "gc-tooltip");
-    // One set of row buttons, moved to the row under the pointer.
-    const actions = element("span", "gc-actions");
-    actions.append(
-      element("button", "", { "data-action": "hide", title: "hide this subtree (h)", text: "✕" }),
-      element("button", "", {
-        "data-action": "elide", title: "remove this node, keep its children (e)", text: "⤴",
-      }),
-      element("button", "", {
-        "data-action": "focus", title: "focus: keep only this subtree and its callers (f)",
-        text: "◎",
-      }),
-    );
-    root.append(bar, notice, header, body, footer, tooltip);
-    el.append(root);
-    Object.assign(this, {
-      metricSelect: metric, colourSelect: colour, sortSelect: sort, schemeSelect: scheme,
-      logBox: log, depthSelect: depth, thresholdInput: threshold, thresholdLabel,
-      searchInput: search, searchInfo, undoButton, redoButton, unfocusButton: unfocus,
-      notice, header, body, legend, status, queryText, copyButton: copy, tooltip, actions,
+    this.header = new ColumnHeader(root, this.columns, body, this.signal, (metric) => {
+      this.model.set("sort_metric", metric);
+      this.model.save_changes();
     });
+    const footer = buildFooter();
+    const tooltip = element("div", "gc-tooltip");
+    root.append(toolbar.bar, notice, this.header.element, body, footer.footer, tooltip);
+    el.append(root);
+    Object.assign(this, toolbar, footer, { notice, body, tooltip, actions: buildRowButtons() });
     this.list = new VirtualList(body, {
       rowHeight: ROW_HEIGHT,
       makeRow: () => this.makeRow(),
@@ -149,11 +86,14 @@ class CCTView {
     row.append(name);
     for (let c = 0; c < this.columns.length; c++) {
       const cell = element("span", "gc-cell");
+      cell.style.width = `var(--gc-w${c})`;
       parts.bars.push(element("span", "gc-bar"));
       parts.numbers.push(element("span", "gc-num"));
       cell.append(parts.bars[c], parts.numbers[c]);
       row.append(cell);
     }
+    // The row buttons appear in this slot, never over a value.
+    row.append(element("span", "gc-slot"));
     row.gladeParts = parts;
     return row;
   }
@@ -171,10 +111,6 @@ class CCTView {
     on(this.sortSelect, "change", () => setTrait("sort_metric", this.sortSelect.value));
     on(this.schemeSelect, "change", () => setTrait("color_scheme", this.schemeSelect.value));
     on(this.logBox, "change", () => setTrait("color_log", this.logBox.checked));
-    on(this.header, "click", (event) => {
-      const metric = event.target.closest("[data-metric]")?.getAttribute("data-metric");
-      if (metric) setTrait("sort_metric", metric);
-    });
     on(this.depthSelect, "change", () => {
       const value = this.depthSelect.value;
       this.depthSelect.value = "";
@@ -185,7 +121,8 @@ class CCTView {
       this.edit({ op: "threshold", metric, value: this.thresholdValue() });
     }, THRESHOLD_DELAY_MS);
     on(this.thresholdInput, "input", () => {
-      this.thresholdLabel.textContent = formatValue(this.thresholdValue());
+      this.thresholdLabel.textContent = this.formatOf(this.model.get("metric"),
+        this.thresholdValue());
       commitThreshold();
     });
     signal.addEventListener("abort", () => commitThreshold.cancel());
@@ -210,19 +147,28 @@ class CCTView {
     button(this.undoButton, () => this.undo());
     button(this.redoButton, () => this.redo());
     button(this.unfocusButton, () => this.edit({ op: "unfocus" }));
-    button(this.root.querySelector(".gc-reset"), () => this.edit({ op: "reset" }));
+    button(this.resetButton, () => this.edit({ op: "reset" }));
     on(this.copyButton, "click", () => navigator.clipboard?.writeText(this.queryText.textContent));
     on(this.body, "click", (event) => this.onRowClick(event));
     on(this.body, "dblclick", (event) => {
       const group = this.groupAt(event);
       if (group >= 0) this.toggle(group);
     });
-    on(this.body, "mousemove", (event) => this.showTooltip(event));
-    on(this.body, "mouseover", (event) => {
-      const row = event.target.closest(".gc-row");
-      if (row && row !== this.actions.parentElement) row.append(this.actions);
+    // What the pointer is over is found from its position, not from the element under it:
+    // a wheel scroll moves the rows under a still pointer, and the tooltip and the row
+    // buttons must follow (the list redraws in the animation frame after a scroll, so
+    // the hover is updated in the frame after that).
+    on(this.body, "mousemove", (event) => {
+      this.pointer = { x: event.clientX, y: event.clientY };
+      this.hover();
     });
-    on(this.body, "mouseleave", () => (this.tooltip.style.display = "none"));
+    on(this.body, "scroll", () => {
+      if (this.pointer) requestAnimationFrame(() => this.hover());
+    }, { passive: true });
+    on(this.body, "mouseleave", () => {
+      this.pointer = null;
+      this.hover();
+    });
     on(this.root, "keydown", (event) => this.onKey(event));
     model.on("change:history", () => this.onRemoteEdits());
     model.on("change:future", () => this.onRemoteEdits());
@@ -549,18 +495,24 @@ class CCTView {
     this.unfocusButton.disabled = !masks.focused;
     const last = this.history[this.history.length - 1];
     if (!(last?.op === "threshold" && last.metric === metric)) this.thresholdInput.value = "0";
-    this.thresholdLabel.textContent = formatValue(this.thresholdValue());
+    this.thresholdLabel.textContent = this.formatOf(metric, this.thresholdValue());
     this.notice.textContent = model.get("notice");
     this.notice.style.display = model.get("notice") ? "" : "none";
-    this.status.textContent = `${this.display.shown} of ${tree.n} nodes shown`
+    const { nodes, shown } = this.display;
+    this.status.textContent = `${nodes} of ${tree.n} nodes shown`
+      + (shown < nodes ? ` in ${shown} rows` : "")
       + (isEmpty(this.state) ? "" : " (edited)");
     this.queryText.textContent = buildQuery(tree, this.state, masks);
     this.drawLegend(colourName);
-    this.header.querySelectorAll("[data-metric]").forEach((cell) => {
-      cell.classList.toggle("gc-sorted", cell.getAttribute("data-metric") === sortName);
-    });
+    this.header.markSorted(sortName);
     this.list.update(this.order.rows.length);
     if (this.search.matches) this.updateSearchInfo();
+    this.hover();
+  }
+
+  /** A value of the named metric as text (a time with its unit when it is one). */
+  formatOf(name, value) {
+    return formatMetric(value, this.tree.metrics[this.metricIndex(name)].unit);
   }
 
   rowOfGroup(group) {
@@ -578,9 +530,9 @@ class CCTView {
     const gradient = `linear-gradient(to right, ${scale.stops(9).join(", ")})`;
     this.legend.replaceChildren(
       element("span", "gc-legend-title", { text: `${name}${scale.log ? " (log)" : ""}` }),
-      element("span", "gc-legend-value", { text: formatValue(scale.domain[0]) }),
+      element("span", "gc-legend-value", { text: this.formatOf(name, scale.domain[0]) }),
       Object.assign(element("span", "gc-legend-bar"), { style: `background: ${gradient}` }),
-      element("span", "gc-legend-value", { text: formatValue(scale.domain[1]) }),
+      element("span", "gc-legend-value", { text: this.formatOf(name, scale.domain[1]) }),
     );
   }
 
@@ -603,7 +555,7 @@ class CCTView {
     const merged = display.memberCount(group);
     set(parts.text, "textContent", merged > 1 ? `${label} (×${merged})` : label);
     for (let c = 0; c < this.columns.length; c++) {
-      const { index: metric } = this.columns[c];
+      const { index: metric, unit } = this.columns[c];
       const value = display.value(metric, group);
       const max = this.scaleOf(metric).full;
       const bar = parts.bars[c].style;
@@ -611,7 +563,7 @@ class CCTView {
       set(bar, "width", max > 0 && value > 0 ? `${((100 * value) / max).toFixed(1)}%` : "0",
         barMemo);
       set(bar, "backgroundColor", barColour, barMemo);
-      set(parts.numbers[c], "textContent", formatValue(value));
+      set(parts.numbers[c], "textContent", formatMetric(value, unit));
     }
     const selected = this.selected.size > 0
       && display.membersOf(group).some((i) => this.selected.has(i));
@@ -621,35 +573,27 @@ class CCTView {
     row.classList.toggle("gc-match", Boolean(this.search.pattern?.test(label)));
   }
 
-  showTooltip(event) {
-    const group = this.groupAt(event);
-    if (group < 0) {
+  /** Show the row buttons and the tooltip of the row under the pointer (none when the
+   * pointer is outside the rows). */
+  hover() {
+    const box = this.pointer ? this.body.getBoundingClientRect() : null;
+    const row = box && this.pointer.x < box.right
+      ? rowAt(this.pointer.y - box.top, this.list.scrollTop, ROW_HEIGHT, this.order.rows.length)
+      : -1;
+    const target = row >= 0 ? this.list.elementAt(row) : null;
+    if (this.hovered !== target) {
+      this.hovered?.classList.remove("gc-hovered");
+      target?.classList.add("gc-hovered");
+      target?.append(this.actions);
+      this.hovered = target;
+    }
+    if (row < 0) {
       this.tooltip.style.display = "none";
       return;
     }
-    const { display, tree } = this;
-    const node = display.first[group];
-    const lines = [element("div", "gc-tip-path", { text: tree.pathNames(node).join(" → ") })];
-    const table = element("table");
-    tree.metrics.forEach((metric, j) => {
-      const tr = element("tr");
-      const value = display.value(j, group);
-      const share = metric.kind === "other" ? "" : formatPercent(value, this.scaleOf(j).full);
-      tr.append(element("td", "", { text: metric.name }),
-        element("td", "gc-tip-num", { text: formatValue(value) }),
-        element("td", "gc-tip-num", { text: share }));
-      table.append(tr);
-    });
-    lines.push(table);
-    const merged = display.memberCount(group);
-    const note = (text) => lines.push(element("div", "gc-tip-note", { text }));
-    if (merged > 1) note(`${merged} nodes with equal call paths merged`);
-    if (display.collapsed[group]) note("collapsed: values include its callees");
-    this.tooltip.replaceChildren(...lines);
-    const box = this.root.getBoundingClientRect();
-    this.tooltip.style.display = "block";
-    this.tooltip.style.left = `${Math.min(event.clientX - box.left + 14, box.width - 260)}px`;
-    this.tooltip.style.top = `${event.clientY - box.top + 14}px`;
+    fillTooltip(this.tooltip, this.tree, this.display, this.order.rows[row],
+      (j) => this.scaleOf(j).full);
+    placeTooltip(this.tooltip, this.root, this.pointer);
   }
 }
 

@@ -97,7 +97,8 @@ function groupNodes(tree, keep) {
  * display: `groups` (row groups in pre-order of their first members), `groupOf` (node ->
  * group or -1), per group `first` (first member), `parent` (parent group or -1),
  * `childCount` and `collapsed` (a member is collapsed and had children), `shown` (the
- * number of groups), `lifted` (some kept node hangs under another node than its parent),
+ * number of groups, i.e. rows), `nodes` (the number of kept nodes, merged ones included),
+ * `lifted` (some kept node hangs under another node than its parent),
  * `merged` (some group has several members), and the methods `membersOf(g)`,
  * `memberCount(g)`, `value(metric, g)` and `revalued(metric)` (the groups whose value of
  * that metric differs from their first member's own value).
@@ -196,7 +197,11 @@ function nodeDisplay(tree, state, keep) {
   }
   const groups = new Int32Array(n);
   let shown = 0;
-  for (let i = 0; i < n; i++) if (groupOf[i] === i) groups[shown++] = i;
+  let nodes = 0;
+  for (let i = 0; i < n; i++) {
+    if (groupOf[i] === i) groups[shown++] = i;
+    nodes += keep[i];
+  }
   const sums = metrics.map((metric) => {
     const out = new Map();
     if (metric.kind === "other") return out;
@@ -225,7 +230,7 @@ function nodeDisplay(tree, state, keep) {
   const value = (j, g) => folded[j]?.get(g) ?? own(j, g);
   return {
     groups: groups.subarray(0, shown), groupOf, first: tree.identity, parent: gparent,
-    shown, childCount: shownChildren, collapsed, lifted: lifts.size > 0,
+    shown, nodes, childCount: shownChildren, collapsed, lifted: lifts.size > 0,
     merged: members.size > 0,
     membersOf,
     memberCount: (g) => membersOf(g).length,
@@ -263,8 +268,8 @@ function mergedDisplay(tree, state, keep) {
   const groups = new Int32Array(count);
   for (let g = 0; g < count; g++) groups[g] = g;
   return {
-    groups, groupOf, first, parent, shown: count, childCount: groupChildren, collapsed,
-    lifted, merged,
+    groups, groupOf, first, parent, shown: count, nodes: memberPtr[count],
+    childCount: groupChildren, collapsed, lifted, merged,
     membersOf: (g) => Array.from(members.subarray(memberPtr[g], memberPtr[g + 1])),
     memberCount: (g) => memberPtr[g + 1] - memberPtr[g],
     value: (j, g) => values[j][g],

@@ -7,7 +7,7 @@
 import "./timeline.css";
 import { functionColours } from "../../lib/colour.js";
 import { debounce, element, group, labelled, option } from "../../lib/dom.js";
-import { formatDuration, formatPercent, formatTicks } from "../../lib/format.js";
+import { formatPercent, formatTicks, formatTime } from "../../lib/format.js";
 import { pushEdit, redo, undo } from "../../lib/history.js";
 import { RequestClient } from "../../lib/requests.js";
 import { float64Of, int32Of, unpackArrays } from "../../lib/transport.js";
@@ -517,6 +517,7 @@ class TimelineView {
     this.picture = picture;
     this.image = null;
     this.draw();
+    this.root.dataset.drawn = String(picture.revision);
   }
 
   async loadSnapshot() {
@@ -848,18 +849,18 @@ class TimelineView {
       const start = picture.box_start[box];
       const end = picture.box_end[box];
       lines.push(["", this.names[picture.box_code[box]]], ["where", where],
-        ["start", formatDuration(start - origin)], ["duration", formatDuration(end - start)],
-        ["inclusive", formatDuration(end - start)],
-        ["exclusive", formatDuration(picture.box_exclusive[box])],
+        ["start", formatTime(start - origin)], ["duration", formatTime(end - start)],
+        ["inclusive", formatTime(end - start)],
+        ["exclusive", formatTime(picture.box_exclusive[box])],
         ["depth", String(picture.box_depth[box])]);
-      if (small) lines.push([`calls < ${formatDuration(picture.threshold)}`, small]);
+      if (small) lines.push([`calls < ${formatTime(picture.threshold)}`, small]);
     } else {
       const instant = instantAt(picture, row, t, 3 * slack);
       if (instant >= 0) {
         lines.push(["", this.names[picture.instant_code[instant]]], ["where", where],
-          ["time", formatDuration(picture.instant_time[instant] - origin)]);
+          ["time", formatTime(picture.instant_time[instant] - origin)]);
       } else if (small) {
-        lines.push(["", `calls shorter than ${formatDuration(picture.threshold)}`],
+        lines.push(["", `calls shorter than ${formatTime(picture.threshold)}`],
           ["where", where], ["pixel", small]);
       } else {
         this.hideTooltip();
@@ -952,7 +953,7 @@ class TimelineView {
       return;
     }
     this.selectionBar.style.display = "";
-    const text = `${box.name}: ${formatDuration(box.end - box.start)}`;
+    const text = `${box.name}: ${formatTime(box.end - box.start)}`;
     this.selectionBar.replaceChildren(
       element("span", "gt-selection-text", { text }),
       element("button", "", { "data-action": "focus", text: "focus its call path (f)" }),

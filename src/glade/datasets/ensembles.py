@@ -4,7 +4,8 @@ and benchmarks.
 The runs share the call tree of :func:`glade.datasets.synthetic_profile`; each
 compiler's build misses a few call paths of its own, so the runs differ in
 structure the way real builds do. Times scale with the problem size and the
-compiler, vary from run to run, and a few runs carry a planted slowdown.
+compiler, vary from run to run, and every seventh run has one kernel six times slower
+than usual, which box plots flag as an outlier.
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ PROBLEM_SIZES = (1 << 20, 1 << 21, 1 << 22)
 _COMPILER_SPEED = {"gcc": 1.0, "clang": 0.9, "intel": 1.15}
 #: Share of the call tree's leaves that each compiler's build does not have.
 _MISSING_LEAVES = 0.03
-#: Every this many runs, one kernel of the run is three times slower.
+#: Every this many runs, one kernel (a leaf) of the run is this many times slower: enough
+#: for the box plot of its node to flag the run as an outlier.
 _SLOW_EVERY = 7
+_SLOWDOWN = 6.0
 
 
 def synthetic_ensemble(n_profiles: int = 24, n_nodes: int = 200, seed: int = 0,
@@ -54,7 +57,8 @@ def synthetic_ensemble(n_profiles: int = 24, n_nodes: int = 200, seed: int = 0,
         scale = size / PROBLEM_SIZES[0] * _COMPILER_SPEED[compiler]
         time = exc[nodes] * scale * rng.lognormal(0.0, noise, size=nodes.size)
         if run % _SLOW_EVERY == _SLOW_EVERY - 1:
-            time[rng.integers(nodes.size)] *= 3.0
+            kernels = np.flatnonzero(np.isin(nodes, leaves))
+            time[kernels[rng.integers(kernels.size)]] *= _SLOWDOWN
         local = np.full(n_nodes, -1, dtype=np.int64)
         local[nodes] = np.arange(nodes.size)
         child = np.flatnonzero(parent[nodes] >= 0)

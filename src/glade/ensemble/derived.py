@@ -13,7 +13,7 @@ import pandas as pd
 
 from glade.ensemble.rows import node_table
 from glade.ensemble.samples import Label, Recipe, SampleTable, compute
-from glade.errors import GladeError
+from glade.errors import GladeError, call_user
 
 if TYPE_CHECKING:
     from glade.ensemble.model import Ensemble
@@ -46,13 +46,7 @@ class DerivedData:
 
     def _derived_values(self, name: Label, function: Callable[[Ensemble], Any]) -> np.ndarray:
         """One value per row from ``function(self)``, checked."""
-        try:
-            values = function(self)
-        except GladeError:
-            raise
-        except Exception as exc:
-            raise GladeError(f"the function of derived column {name!r} raised "
-                             f"{type(exc).__name__}: {exc}") from exc
+        values = call_user(function, self, name=f"the function of derived column {name!r}")
         if isinstance(values, pd.Series):
             if not values.index.equals(self.dataframe.index):
                 values = values.reindex(self.dataframe.index)

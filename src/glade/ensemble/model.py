@@ -56,6 +56,7 @@ from glade.ensemble.rows import (
 )
 from glade.ensemble.samples import Label, Recipe, SampleTable
 from glade.ensemble.stats_tables import StatsTables
+from glade.ensemble.supergraph.methods import Supergraphs
 from glade.errors import GladeError, GraphError, MetricError, QueryError
 from glade.graph import Graph, Node, NodeSet, subtree_sums
 from glade.profile.graphframe import GraphFrame
@@ -67,7 +68,7 @@ if TYPE_CHECKING:
 PROFILE_MODES = ("any", "all")
 
 
-class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData):
+class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs):
     """Many profiles on one graph: ``graph``, ``dataframe``, ``metadata`` and ``stats``.
 
     Build one with :meth:`from_files`, :meth:`from_graphframes`,
@@ -148,9 +149,10 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData):
         self._row_node = np.asarray(rows.index.codes[0], dtype=np.int64)
         self._row_profile = np.asarray(rows.index.codes[1], dtype=np.int64)
         self._frame_cols = [frame_label(c, rows.columns) for c in graph.frame_attributes]
-        frames = pd.DataFrame({label: graph.frame_values(col)[self._row_node]
-                               for label, col in zip(self._frame_cols, graph.frame_attributes,
-                                                     strict=True)}, index=rows.index)
+        # taken in the frame table's own dtypes (strings stay Arrow strings under pandas 3,
+        # never converted one Python object at a time)
+        frames = graph.frame_rows(self._row_node)
+        frames.index, frames.columns = rows.index, self._frame_cols
         self.dataframe = pd.concat([rows, frames], axis=1) if len(frames.columns) else rows
         self._derived: list[tuple[Label, Callable]] = []
         self._recipes: list[Recipe] = []
@@ -188,8 +190,6 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData):
 
     def _select_profiles(self, keep: np.ndarray) -> Ensemble:
         """The profiles at the positions ``keep`` (a mask), then the missing-data rule."""
-        if not keep.any():
-            raise GladeError("no profile is left")
         rows = keep[self._row_profile]
         metadata = self.metadata.take(np.flatnonzero(keep))
         position = (np.cumsum(keep) - 1)[self._row_profile[rows]]

@@ -11,7 +11,7 @@ import pandas as pd
 
 from glade.ensemble.build import sorted_rows
 from glade.ensemble.samples import Label
-from glade.errors import GladeError
+from glade.errors import GladeError, call_user
 from glade.graph import Graph, children_sums, subtree_sums
 from glade.profile.table import inclusive_name
 
@@ -47,13 +47,8 @@ def mask_of(predicate: Any, table: pd.DataFrame, what: str) -> np.ndarray:
                          f"mask, not {type(predicate).__name__}")
     out = np.zeros(len(table), dtype=bool)
     for i, (_, row) in enumerate(table.iterrows()):
-        try:
-            result = predicate(row)
-        except GladeError:
-            raise
-        except Exception as exc:
-            raise GladeError(f"the {what} predicate raised {type(exc).__name__} on "
-                             f"{what} {row.name!r}: {exc}") from exc
+        result = call_user(predicate, row, name=f"the {what} predicate",
+                           context=f"on {what} {row.name!r}")
         if not isinstance(result, bool | np.bool_):
             raise GladeError(f"the {what} predicate returned {result!r} for {what} "
                              f"{row.name!r}, not a bool")

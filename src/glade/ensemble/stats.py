@@ -198,21 +198,23 @@ def correlation(ens: Ensemble, first: Label, second: Label, method: str = "pears
     return _add(ensemble, "correlation", metrics, method=method)
 
 
-def _group(ens: Ensemble, group: Group, which: str) -> tuple[Hashable, ...]:
-    """The profile ids of a group, given as ids or as ``{metadata column: value}``."""
+def group_ids(metadata: pd.DataFrame, group: Group, which: str) -> tuple[Hashable, ...]:
+    """The profile ids (``metadata``'s index) of a group given as ids or as ``{metadata
+    column: value}``; a GladeError naming group ``which`` when it is empty or names an
+    unknown profile or column."""
     if isinstance(group, Mapping):
-        mask = np.ones(ens.num_profiles, dtype=bool)
+        mask = np.ones(len(metadata), dtype=bool)
         for column, value in group.items():
-            if column not in ens.metadata.columns:
-                raise MetricError(column, ens.metadata.columns, what="metadata column")
-            mask &= (ens.metadata[column] == value).to_numpy(dtype=bool, na_value=False)
-        ids = tuple(np.asarray(ens.metadata.index, dtype=object)[mask].tolist())
+            if column not in metadata.columns:
+                raise MetricError(column, metadata.columns, what="metadata column")
+            mask &= (metadata[column] == value).to_numpy(dtype=bool, na_value=False)
+        ids = tuple(np.asarray(metadata.index, dtype=object)[mask].tolist())
     elif isinstance(group, str) or not isinstance(group, Iterable):
         raise GladeError(f"group {which} must be profile ids or a {{column: value}} mapping, "
                          f"not {group!r}")
     else:
         ids = tuple(group)
-        unknown = [p for p in ids if p not in ens.metadata.index]
+        unknown = [p for p in ids if p not in metadata.index]
         if unknown:
             raise GladeError(f"group {which} names profile {unknown[0]!r}, which is not in "
                              "the ensemble")
@@ -237,7 +239,8 @@ def _sides(ens: Ensemble, metric: Label | list[Label], a: Group | None, b: Group
         if a is None or b is None:
             raise GladeError("comparing one metric needs two groups of profiles, a and b "
                              "(or give a list of two metrics)")
-    groups = (None, None) if a is None else (_group(ens, a, "a"), _group(ens, b, "b"))
+    groups = (None, None) if a is None else (group_ids(ens.metadata, a, "a"),
+                                              group_ids(ens.metadata, b, "b"))
     return metrics, groups
 
 

@@ -2,6 +2,10 @@
 histogram, communication by process and over time, communication matrix (a static
 heatmap) and the comparison of several runs. Each function returns a figure; show
 it with ``bokeh.plotting.show`` or ``bokeh.io.output_notebook``.
+
+Times are drawn in the unit that suits their range (ns, us, ms or s, named in the axis
+label), and time axes count from the start of the trace; legends sit beside the plot,
+never over the bars.
 """
 
 from __future__ import annotations
@@ -18,10 +22,13 @@ from bokeh.models import (
     HoverTool,
     LinearColorMapper,
     LogColorMapper,
+    NumeralTickFormatter,
 )
 from bokeh.palettes import Category20, Viridis256
 from bokeh.plotting import figure
 from bokeh.transform import dodge
+
+from glade.units import scale_for
 
 if TYPE_CHECKING:
     from glade.trace.model import Trace
@@ -50,6 +57,18 @@ def _stacked_columns(table: pd.DataFrame, columns: list[str], top: int) -> pd.Da
     return out
 
 
+def _compact() -> NumeralTickFormatter:
+    """Tick labels for counts and byte volumes: 120k, 1.5m (never 1.200e+5)."""
+    return NumeralTickFormatter(format="0.[00]a")
+
+
+def _legend_beside(fig) -> None:
+    """Move the figure's legend out of the plot area, to its right (clicks hide items)."""
+    legend = fig.legend[0]
+    legend.click_policy = "hide"
+    fig.add_layout(legend, "right")
+
+
 def plot_time_profile(trace: Trace, num_bins: int = 50, normalized: bool = False,
                       top: int = 10, **figure_options: Any):
     """Stacked bars of :meth:`Trace.time_profile`: per time bin, the exclusive time of
@@ -57,20 +76,27 @@ def plot_time_profile(trace: Trace, num_bins: int = 50, normalized: bool = False
     profile = trace.time_profile(num_bins=num_bins, normalized=normalized)
     functions = [c for c in profile.columns if c not in ("bin_start", "bin_end", "idle_time")]
     stacked = _stacked_columns(profile, functions, top)
-    stacked["idle_time"] = profile["idle_time"].clip(lower=0)
+    stacked["idle_time"] = profile["idle_time"]
     names = list(stacked.columns)
-    data = {str(i): stacked[c].to_numpy() for i, c in enumerate(names)}
-    data["x"] = (profile["bin_start"] + profile["bin_end"]).to_numpy() / 2
-    width = float(profile["bin_end"].iat[0] - profile["bin_start"].iat[0]) if len(profile) else 1
-    options = {"title": "Time profile", "x_axis_label": "time (ns)",
-               "y_axis_label": "fraction of capacity" if normalized else "time (ns)",
-               "width": 900, "height": 400, **figure_options}
+    start = int(profile["bin_start"].iat[0]) if len(profile) else 0
+    span_unit, span_factor = scale_for(profile["bin_end"] - start, "ns")
+    if normalized:
+        value_factor, value_label = 1.0, "fraction of capacity"
+    else:
+        value_unit, value_factor = scale_for(stacked.sum(axis=1), "ns")
+        value_label = f"time ({value_unit})"
+    data = {str(i): stacked[c].to_numpy() * value_factor for i, c in enumerate(names)}
+    data["x"] = ((profile["bin_start"] + profile["bin_end"]) / 2 - start).to_numpy() * span_factor
+    width = float((profile["bin_end"] - profile["bin_start"]).min()) * span_factor \
+        if len(profile) else 1.0
+    options = {"title": "Time profile",
+               "x_axis_label": f"time since the start of the trace ({span_unit})",
+               "y_axis_label": value_label, "width": 1000, "height": 400, **figure_options}
     fig = figure(**options)
     colors = [*_palette(len(names) - 1), "#dddddd"]
     fig.vbar_stack([str(i) for i in range(len(names))], x="x", width=width * 0.95,
                    color=colors, source=ColumnDataSource(data), legend_label=names)
-    fig.legend.location = "top_left"
-    fig.legend.click_policy = "hide"
+    _legend_beside(fig)
     return fig
 
 
@@ -80,6 +106,8 @@ def plot_message_histogram(trace: Trace, bins: Any = 20, **figure_options: Any):
     options = {"title": "Message sizes", "x_axis_label": "message size (bytes)",
                "y_axis_label": "messages", "width": 700, "height": 350, **figure_options}
     fig = figure(**options)
+    fig.xaxis.formatter = _compact()
+    fig.yaxis.formatter = _compact()
     source = ColumnDataSource({"left": edges[:-1], "right": edges[1:], "count": counts})
     fig.quad(left="left", right="right", bottom=0, top="count", source=source,
              line_color="white")
@@ -95,7 +123,7 @@ def plot_comm_by_process(trace: Trace, output: str = "size", **figure_options: A
     processes = [str(p) for p in table.index]
     options = {"title": "Communication by process", "x_range": processes,
                "x_axis_label": "process", "y_axis_label": _volume_label(output),
-               "width": 700, "height": 350, **figure_options}
+               "width": 800, "height": 350, **figure_options}
     fig = figure(**options)
     source = ColumnDataSource({"process": processes, "sent": table["Sent"].to_numpy(),
                                "received": table["Received"].to_numpy()})
@@ -103,6 +131,8 @@ def plot_comm_by_process(trace: Trace, output: str = "size", **figure_options: A
              source=source, color=Category20[3][0], legend_label="sent")
     fig.vbar(x=dodge("process", 0.2, range=fig.x_range), top="received", width=0.35,
              source=source, color=Category20[3][2], legend_label="received")
+    fig.yaxis.formatter = _compact()
+    _legend_beside(fig)
     return fig
 
 
@@ -110,18 +140,24 @@ def plot_comm_over_time(trace: Trace, output: str = "size", message_type: str = 
                         bins: int = 50, **figure_options: Any):
     """Bars of :meth:`Trace.comm_over_time`: message volume per time interval."""
     volume, edges = trace.comm_over_time(output=output, message_type=message_type, bins=bins)
+    since = edges - edges[0]
+    unit, factor = scale_for(since, "ns")
     options = {"title": f"Messages {'sent' if message_type == 'send' else 'received'} over time",
-               "x_axis_label": "time (ns)", "y_axis_label": _volume_label(output),
+               "x_axis_label": f"time since the start of the trace ({unit})",
+               "y_axis_label": _volume_label(output),
                "width": 900, "height": 350, **figure_options}
     fig = figure(**options)
-    fig.quad(left=edges[:-1], right=edges[1:], bottom=0, top=volume, line_color="white")
+    fig.quad(left=since[:-1] * factor, right=since[1:] * factor, bottom=0, top=volume,
+             line_color="white")
+    fig.yaxis.formatter = _compact()
     return fig
 
 
 def plot_comm_matrix(trace: Trace, output: str = "size", log: bool = False,
                      **figure_options: Any):
     """Heatmap of :meth:`Trace.comm_matrix`: senders on the y axis, receivers on the x
-    axis, colour by volume (``log=True`` for a log colour scale)."""
+    axis, colour by volume (``log=True`` for a log colour scale). Cell i is centred on i
+    and axis ticks name processes (integers only)."""
     matrix = trace.comm_matrix(output, as_frame=True)
     size = len(matrix)
     values = matrix.to_numpy().astype(np.float64)
@@ -133,12 +169,21 @@ def plot_comm_matrix(trace: Trace, output: str = "size", log: bool = False,
     else:
         mapper = LinearColorMapper(palette=Viridis256, low=0, high=max(peak, 1.0))
     options = {"title": f"Communication matrix ({_volume_label(output)})",
-               "x_axis_label": "receiver", "y_axis_label": "sender",
+               "x_axis_label": "receiver (process)", "y_axis_label": "sender (process)",
                "x_range": (-0.5, size - 0.5), "y_range": (size - 0.5, -0.5),
                "width": 600, "height": 550, **figure_options}
     fig = figure(**options)
     fig.image(image=[values], x=-0.5, y=-0.5, dw=size, dh=size, color_mapper=mapper)
-    fig.add_layout(ColorBar(color_mapper=mapper, ticker=BasicTicker()), "right")
+    ids = [int(p) for p in matrix.index]
+    for axis in (fig.xaxis, fig.yaxis):
+        axis.ticker = BasicTicker(min_interval=1, desired_num_ticks=min(max(size, 1), 10))
+        axis.minor_tick_line_color = None
+        if ids != list(range(size)):  # positions are rows: label them with process ids
+            axis.major_label_overrides = {i: str(p) for i, p in enumerate(ids)}
+    fig.add_tools(HoverTool(tooltips=[("sender", "$y{0}"), ("receiver", "$x{0}"),
+                                      (_volume_label(output), "@image{0,0}")]))
+    fig.add_layout(ColorBar(color_mapper=mapper, ticker=BasicTicker(),
+                            formatter=_compact(), title=_volume_label(output)), "right")
     return fig
 
 
@@ -146,20 +191,22 @@ def plot_multirun(runs: Sequence[Trace] | pd.DataFrame, top: int = 10,
                   **figure_options: Any):
     """Stacked bars comparing runs: one bar per run (labelled with its number of
     processes), stacked by function. ``runs`` is a list of traces or the table of
-    :meth:`Trace.multirun_analysis`."""
+    :meth:`Trace.multirun_analysis` (times in ns)."""
     from glade.trace.model import Trace
 
     table = runs if isinstance(runs, pd.DataFrame) else Trace.multirun_analysis(list(runs))
     stacked = _stacked_columns(table, list(table.columns), top)
     labels = [f"{i}: {p} processes" for i, p in enumerate(table.index)]
     names = [str(c) for c in stacked.columns]
-    data = {str(i): stacked[c].to_numpy() for i, c in enumerate(stacked.columns)}
+    unit, factor = scale_for(stacked.sum(axis=1), "ns")
+    data = {str(i): stacked[c].to_numpy() * factor for i, c in enumerate(stacked.columns)}
     data["run"] = labels
-    options = {"title": "Runs compared", "x_range": labels, "y_axis_label": "time (ns)",
-               "width": 700, "height": 400, **figure_options}
+    options = {"title": "Runs compared", "x_range": labels,
+               "y_axis_label": f"time ({unit})", "width": 800, "height": 400,
+               **figure_options}
     fig = figure(**options)
     fig.vbar_stack([str(i) for i in range(len(names))], x="run", width=0.8,
                    color=_palette(len(names)), source=ColumnDataSource(data),
                    legend_label=names)
-    fig.legend.click_policy = "hide"
+    _legend_beside(fig)
     return fig

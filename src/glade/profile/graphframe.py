@@ -531,3 +531,17 @@ class GraphFrame(ProfileAnalyses):
         from glade.views import CCT
 
         return CCT(self, metric=metric, **kwargs)
+
+    def supergraph(self, by: Any = "module", metric: str | None = None, **kwargs: Any):
+        """The supergraph of this profile, an ensemble of one (see
+        :meth:`glade.Ensemble.supergraph`); with ranks, ``rank_agg`` reduces them."""
+        from glade.ensemble import Ensemble
+
+        return Ensemble.from_graphframes([self]).supergraph(by, metric, **kwargs)
+
+    def show_supergraph(self, by: Any = "module", metric: str | None = None, **kwargs: Any):
+        """The interactive Sankey of this profile's supergraph (see
+        :class:`glade.views.Supergraph`)."""
+        from glade.views import Supergraph
+
+        return Supergraph(self, by=by, metric=metric, **kwargs)

@@ -76,7 +76,7 @@ def flat_profile(
         raise MetricError(by, gf.graph.frame_attributes, what="frame attribute")
     group, uniques = pd.factorize(per_node, use_na_sentinel=False)
     inc = set(gf.inc_metrics)
-    outer = outermost_in_group(gf, group) if inc & set(metrics) else None
+    outer = outermost_in_group(gf.graph, group) if inc & set(metrics) else None
     layout = gf._layout()
     block = gf._block(metrics, layout).sum(axis=1)
     result = {}
@@ -86,18 +86,20 @@ def flat_profile(
     table = pd.DataFrame(result, index=pd.Index(uniques, name=by))
     return table.sort_values(metrics[0], ascending=False, kind="stable")
 
-def outermost_in_group(gf: GraphFrame, group: np.ndarray) -> np.ndarray:
-    """True for nodes with no ancestor (first call path) in the same group."""
-    graph = gf.graph
-    n = len(graph)
-    outer = np.ones(n, dtype=bool)
-    ancestor = graph.tree_parent.copy()
-    active = np.flatnonzero(ancestor >= 0)
-    while active.size:
-        same = group[ancestor[active]] == group[active]
-        outer[active[same]] = False
-        active = active[~same]
-        ancestor[active] = graph.tree_parent[ancestor[active]]
-        active = active[ancestor[active] >= 0]
-    return outer
+def outermost_in_group(graph: Graph, group: np.ndarray) -> np.ndarray:
+    """True for nodes with no ancestor (first call path) in the same group.
 
+    Nodes are numbered in pre-order, so sorted by (group, id) a node lies below an earlier
+    node of its group exactly when the largest subtree end before it in the group passes
+    it: one sort and one running maximum, whatever the depth."""
+    n = len(graph)
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    group = np.asarray(pd.factorize(group)[0], dtype=np.int64)
+    order = np.lexsort((np.arange(n), group))
+    offset = group[order] * (n + 1)
+    running = np.maximum.accumulate(graph.subtree_end[order] + offset)
+    before = np.r_[np.int64(-1), running[:-1]] - offset
+    outer = np.empty(n, dtype=bool)
+    outer[order] = before <= order
+    return outer

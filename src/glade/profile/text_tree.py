@@ -10,11 +10,15 @@ import pandas as pd
 
 from glade.errors import MetricError
 from glade.graph import Graph, depth_from_parent, group_by_depth
+from glade.units import format_times, time_unit
 
 if TYPE_CHECKING:
     from glade.profile.graphframe import GraphFrame
 
 SHARED_MARK = "↪ "
+#: Deepest indentation drawn; deeper rows are marked with their depth instead.
+MAX_INDENT = 64
+DEEP_MARK = "⋯"
 _RESET = "\033[0m"
 # From low to high: green, lime, yellow, orange, red, bright red.
 _COLOURS = ["\033[38;5;34m", "\033[38;5;112m", "\033[38;5;220m", "\033[38;5;208m",
@@ -67,8 +71,14 @@ def _display_items(gf: GraphFrame, visible: np.ndarray):
     return item_node[order_rows], tp, is_ref[order_rows]
 
 
-def _prefixes(parent_row: np.ndarray) -> np.ndarray:
-    """Box-drawing prefix of every row of a tree given in pre-order by parent rows."""
+def _prefixes(parent_row: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Box-drawing prefix of every row of a tree given in pre-order by parent rows, and
+    whether some row is deeper than the indentation drawn.
+
+    Indentation stops growing at :data:`MAX_INDENT` levels, so the text of a deep chain
+    stays linear in its length: a deeper row is drawn under its ancestor at that depth,
+    marked ``⋯d`` with its depth d.
+    """
     n = parent_row.size
     last = np.ones(n, dtype=bool)
     child = np.flatnonzero(parent_row >= 0)
@@ -80,14 +90,22 @@ def _prefixes(parent_row: np.ndarray) -> np.ndarray:
         same_next = parents[by_parent][1:] == parents[by_parent][:-1]
         following_same[by_parent[:-1]] = same_next
         last[child] = ~following_same
+    depth = depth_from_parent(parent_row)
+    branch = np.where(last, "└─ ", "├─ ").astype(object)
     line = np.full(n, "", dtype=object)
     cont = np.full(n, "", dtype=object)
-    for level in group_by_depth(depth_from_parent(parent_row))[1:]:
+    for level in group_by_depth(np.minimum(depth, MAX_INDENT + 1))[1 : MAX_INDENT + 1]:
         parent = parent_row[level]
-        is_last = last[level]
-        line[level] = cont[parent] + np.where(is_last, "└─ ", "├─ ").astype(object)
-        cont[level] = cont[parent] + np.where(is_last, "   ", "│  ").astype(object)
-    return line
+        line[level] = cont[parent] + branch[level]
+        cont[level] = cont[parent] + np.where(last[level], "   ", "│  ").astype(object)
+    deep = np.flatnonzero(depth > MAX_INDENT)
+    if deep.size:
+        # in pre-order, the last row at the limit depth before a deeper row is its ancestor
+        at_limit = np.flatnonzero(depth == MAX_INDENT)
+        ancestor = at_limit[np.searchsorted(at_limit, deep, side="right") - 1]
+        marks = np.char.mod(f"{DEEP_MARK}%d ", depth[deep]).astype(object)
+        line[deep] = cont[ancestor] + marks + branch[deep]
+    return line, bool(deep.size)
 
 
 def _colour(values: np.ndarray, text: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -117,7 +135,9 @@ def render(
     ``depth`` hides nodes deeper than it (roots are depth 0); ``threshold``
     hides nodes (and what lies below them) whose value is under
     ``threshold`` x the largest value; ``name_width`` cuts long names;
-    ``color`` adds ANSI colours by value with a legend; ``annotation`` names a
+    ``color`` adds ANSI colours by value with a legend; a time metric (one with a unit in
+    ``metadata["units"]``, see :mod:`glade.units`) is written with units (``1.235 ms``);
+    ``annotation`` names a
     column shown after the name. A node shared by several parents (a DAG) is
     printed once in full and elsewhere as ``↪ name``.
     """
@@ -127,8 +147,13 @@ def render(
     values = gf.node_values(metric, rank=rank, agg=agg)
     graph = gf.graph
     n = len(graph)
+    rows = "" if gf.dataframe.index.nlevels == 1 else (
+        f" (rank {rank})" if rank is not None else f" ({agg} over rows)"
+        if isinstance(agg, str) else " (aggregated over rows)"
+    )
+    header = [f"{metric}{rows}"]
     if n == 0:
-        return ""
+        return header[0] + "\n(no node)\n"
     fails = np.zeros(n, dtype=bool)
     if depth is not None:
         fails |= graph.depth > depth
@@ -139,21 +164,20 @@ def render(
         fails |= ~(np.where(np.isnan(values), -np.inf, values) >= threshold * hi)
     visible = ~_hidden_subtrees(gf, fails)
     items, parent_row, is_ref = _display_items(gf, visible)
-    rows = "" if gf.dataframe.index.nlevels == 1 else (
-        f" (rank {rank})" if rank is not None else f" ({agg} over rows)"
-        if isinstance(agg, str) else " (aggregated over rows)"
-    )
-    header = [f"{metric}{rows}"]
     if items.size == 0:
         return header[0] + "\n(no node passes the depth and threshold limits)\n"
-    prefix = _prefixes(parent_row)
+    prefix, elided = _prefixes(parent_row)
     names = graph.names[items].astype(str).astype(object)
     if name_width is not None and name_width > 1:
         long = np.array([len(s) > name_width for s in names], dtype=bool)
         names[long] = np.array([s[: name_width - 1] + "…" for s in names[long]], dtype=object)
     shown = values[items]
-    text = np.char.mod(f"%.{precision}f", shown).astype(object)
-    text[~np.isfinite(shown)] = "nan"
+    unit = time_unit(gf.metadata, metric)
+    if unit is None:
+        text = np.char.mod(f"%.{precision}f", shown).astype(object)
+        text[~np.isfinite(shown)] = "nan"
+    else:
+        text = format_times(shown, unit, precision)
     if color:
         text = _colour(shown, text, lo, hi)
     body = text + " " + names
@@ -167,12 +191,17 @@ def render(
     body[is_ref] = SHARED_MARK + names[is_ref]
     lines = (prefix + body).tolist()
     footer = []
+    if elided:
+        footer.append(f"{DEEP_MARK}d: a row deeper than {MAX_INDENT} levels, not indented "
+                      "further (d is its depth)")
     if is_ref.any():
         footer.append(f"{SHARED_MARK}shared node, shown in full at its first call path")
     if color:
         stops = lo + (hi - lo) * np.concatenate([[0.0], _EDGES])
+        marks = (format_times(stops, unit, precision) if unit is not None
+                 else [f"{s:.{precision}g}" for s in stops])
         legend = " ".join(
-            f"{c}■{_RESET} ≥{s:.{precision}g}" for c, s in zip(_COLOURS, stops, strict=True)
+            f"{c}■{_RESET} ≥{s}" for c, s in zip(_COLOURS, marks, strict=True)
         )
         footer.append(f"Legend ({metric}): {legend}")
     return "\n".join(header + lines + footer) + "\n"

@@ -34,8 +34,8 @@ from glade.query.predicates import (
     Predicate,
     StringTest,
     Structure,
-    compile_regex,
 )
+from glade.query.regex import compile_regex
 
 RANK_MODES = ("any", "all")
 _MAX_STATES = 400_000_000
@@ -184,9 +184,7 @@ def _string_test(table: RowTable, pred: StringTest) -> _Mask:
         return _Mask(np.zeros(len(values), dtype=bool), per_node)
     pattern = pred.pattern
     if pred.test == "regex":
-        regex = compile_regex(pattern)
-        return _on_uniques(table, pred.column,
-                           lambda u: isinstance(u, str) and regex.fullmatch(u) is not None)
+        return _on_uniques(table, pred.column, compile_regex(pattern).fullmatch)
     method = {"startswith": str.startswith, "endswith": str.endswith,
               "contains": str.__contains__}[pred.test]
     return _on_uniques(table, pred.column, lambda u: isinstance(u, str) and method(u, pattern))
@@ -303,53 +301,82 @@ def evaluate(table: RowTable, pred: Predicate, rank_mode: str, cache: dict) -> _
 
 
 # ------------------------------------------------------------------ matching
-def _transitions(stars: list[bool]) -> np.ndarray:
-    """S[j, i]: a path may go from a node at query position j to a child at position i."""
-    m = len(stars)
-    step = np.zeros((m, m), dtype=bool)
-    for j in range(m):
-        step[j, j] = stars[j]
-        for i in range(j + 1, m):
-            step[j, i] = True
-            if not stars[i]:
-                break
-    return step
+def _pack(flags: np.ndarray) -> np.ndarray:
+    """Boolean (k, m) rows as (k, ceil(m / 64)) uint64 bit sets: position j is bit j % 64
+    of word j // 64."""
+    k, m = flags.shape
+    packed = np.packbits(flags, axis=1, bitorder="little")  # zero-padded to whole bytes
+    words = np.zeros((k, -(-m // 64) * 8), dtype=np.uint8)
+    words[:, : packed.shape[1]] = packed
+    return words.view("<u8").astype(np.uint64)
 
 
-def _pack(columns: np.ndarray) -> np.ndarray:
-    """Boolean (k, m) rows as (k, words) uint64 bit sets (position j is bit j % 64 of
-    word j // 64)."""
-    k, m = columns.shape
-    words = np.zeros((k, (m + 63) // 64), dtype=np.uint64)
-    for j in range(m):
-        words[:, j // 64] |= columns[:, j].astype(np.uint64) << np.uint64(j % 64)
-    return words
+def _pack_masks(masks: list[np.ndarray]) -> np.ndarray:
+    """Node masks (one per query position) as (nodes, words) bit sets, as :func:`_pack`
+    packs rows, one position at a time (no nodes x positions matrix is ever built)."""
+    out = np.zeros((len(masks[0]), -(-len(masks) // 64)), dtype=np.uint64)
+    for j, mask in enumerate(masks):
+        out[:, j // 64] |= mask.astype(np.uint64) << np.uint64(j % 64)
+    return out
 
 
-class _StepTable:
-    """Moves a set of query positions along one edge: the positions ``step`` allows
-    from any of them, by byte-wise table lookups on packed bit sets."""
+def _longest_run(flags: np.ndarray) -> int:
+    """Length of the longest run of consecutive true values."""
+    edges = np.flatnonzero(np.diff(np.r_[0, flags.astype(np.int8), 0]))
+    return int((edges[1::2] - edges[::2]).max()) if len(edges) else 0
 
-    def __init__(self, step: np.ndarray):
-        m = step.shape[0]
-        self.words = (m + 63) // 64
-        self.tables = []
-        for first in range(0, m, 8):
-            byte = np.arange(256)
-            bits = (byte[:, None] >> np.arange(8)) & 1
-            positions = np.zeros((256, m), dtype=bool)
-            for b in range(min(8, m - first)):
-                positions |= bits[:, b : b + 1].astype(bool) & step[first + b][None, :]
-            self.tables.append((first // 64, np.uint64(first % 64), _pack(positions)))
+
+def _shift(bits: np.ndarray, distance: int) -> np.ndarray:
+    """Bit sets with every position moved up by ``distance`` (down when negative);
+    positions moved past either end are dropped."""
+    words = bits.shape[1]
+    whole, part = divmod(abs(distance), 64)
+    out = np.zeros_like(bits)
+    if whole >= words:
+        return out
+    up, down = np.uint64(part), np.uint64(64 - part)
+    if distance > 0:
+        source = bits[:, : words - whole]
+        out[:, whole:] = source << up
+        if part:
+            out[:, whole + 1 :] |= source[:, :-1] >> down
+    else:
+        source = bits[:, whole:]
+        out[:, : words - whole] = source >> up
+        if part:
+            out[:, : words - whole - 1] |= source[:, 1:] << down
+    return out
+
+
+class _Move:
+    """Moves sets of query positions along one edge of a path: from position j a child
+    may be at j (when j is a ``*``), at j + 1, or further on past ``*`` positions that
+    match zero nodes (``direction=-1``: the same, from a child back to its parent).
+
+    Skipping zero-length ``*`` runs is a flood through runs of star positions, done in
+    log2(longest run) doubling steps, so a move costs O(positions / 64 x log) per set
+    and building it O(positions): a query of 10^5 steps is as cheap to set up as 10.
+    """
+
+    def __init__(self, stars: np.ndarray, direction: int):
+        self.direction = direction
+        self.stars = _pack(stars[None, :])
+        self.runs: list[tuple[int, np.ndarray]] = []
+        longest = _longest_run(stars)
+        run, distance = self.stars, 1
+        while distance <= longest:
+            self.runs.append((distance, run))
+            run = run & _shift(run, -direction * distance)
+            distance *= 2
 
     def __call__(self, sets: np.ndarray) -> np.ndarray:
-        out = np.zeros_like(sets)
-        for word, shift, table in self.tables:
-            out |= table[((sets[:, word] >> shift) & np.uint64(255)).astype(np.intp)]
-        return out
+        reach = _shift(sets, self.direction)
+        for distance, run in self.runs:
+            reach |= _shift(reach & run, self.direction * distance)
+        return reach | (sets & self.stars)
 
 
-def _propagate(init: np.ndarray, allowed: np.ndarray, move: _StepTable,
+def _propagate(init: np.ndarray, allowed: np.ndarray, move: _Move,
                ptr: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """Least set of states containing ``init`` and closed under moving along the CSR
     edges (ptr, idx) with ``move``, within ``allowed`` (all as packed bit sets)."""
@@ -385,20 +412,19 @@ def match_plain(graph: Graph, steps: list[tuple[bool, np.ndarray]]) -> np.ndarra
     n, m = len(graph), len(steps)
     if n == 0:
         return np.zeros(0, dtype=bool)
-    singles = sum(1 for star, _ in steps if not star)
+    singles = sum(not star for star, _ in steps)
     if graph.is_tree() and singles > int(graph.depth.max()) + 1:
         return np.zeros(n, dtype=bool)
     if n * m > _MAX_STATES:
         raise QueryError(f"the query has {m} steps: too many for a graph of {n} nodes")
-    stars = [star for star, _ in steps]
-    allowed = _pack(np.stack([mask for _, mask in steps], axis=1))
-    step = _transitions(stars)
-    can_start = _pack(np.array([[all(stars[:i]) for i in range(m)]]))
-    can_end = _pack(np.array([[all(stars[i + 1 :]) for i in range(m)]]))
-    forward = _propagate(allowed & can_start, allowed, _StepTable(step),
-                         graph._child_ptr, graph._child_idx)
-    backward = _propagate(allowed & can_end, allowed, _StepTable(step.T),
-                          graph._parent_ptr, graph._parent_idx)
+    stars = np.array([star for star, _ in steps], dtype=bool)
+    allowed = _pack_masks([mask for _, mask in steps])
+    all_stars_before = np.r_[True, np.logical_and.accumulate(stars)[:-1]]
+    all_stars_after = np.r_[np.logical_and.accumulate(stars[::-1])[::-1][1:], True]
+    forward = _propagate(allowed & _pack(all_stars_before[None, :]), allowed,
+                         _Move(stars, 1), graph._child_ptr, graph._child_idx)
+    backward = _propagate(allowed & _pack(all_stars_after[None, :]), allowed,
+                          _Move(stars, -1), graph._parent_ptr, graph._parent_idx)
     return (forward & backward).any(axis=1)
 
 

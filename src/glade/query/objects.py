@@ -16,6 +16,7 @@ from typing import Any
 from glade.errors import QueryError
 from glade.query.model import Query, QueryNode, check_quantifier
 from glade.query.predicates import (
+    MAX_NESTING,
     Always,
     And,
     CallablePredicate,
@@ -44,13 +45,35 @@ def condition(column: str, value: Any, where: str) -> Predicate:
     if value is None:
         return IsSpecial(column, "none")
     if isinstance(value, list | tuple):
-        if not value:
-            raise QueryError(f"{where}: column {column!r} has an empty list of conditions")
-        return And.of(*(condition(column, v, where) for v in value))
+        return And.of(*(condition(column, v, where) for v in _flatten(value, column, where)))
     if isinstance(value, bool | int | float):
         return Compare(column, "==", value)
     raise QueryError(f"{where}: column {column!r} has a condition of type "
                      f"{type(value).__name__} (use a string, number, boolean, None or a list)")
+
+
+def _flatten(values: list | tuple, column: str, where: str) -> list:
+    """The conditions of a (possibly nested) list, in order, without recursion."""
+    out: list = []
+    stack = [(iter(values), 1)]
+    while stack:
+        items, depth = stack[-1]
+        item = next(items, _END)
+        if item is _END:
+            stack.pop()
+        elif isinstance(item, list | tuple):
+            if depth >= MAX_NESTING:
+                raise QueryError(f"{where}: the conditions of column {column!r} nest more "
+                                 f"than {MAX_NESTING} lists deep")
+            stack.append((iter(item), depth + 1))
+        else:
+            out.append(item)
+    if not out:
+        raise QueryError(f"{where}: column {column!r} has an empty list of conditions")
+    return out
+
+
+_END = object()
 
 
 def _conditions(spec: Any, where: str) -> Predicate:

@@ -10,12 +10,12 @@ with one vectorized mask over all rows. Build them with :func:`col`,
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from glade.errors import QueryError
+from glade.query.regex import compile_regex
 
 #: Deepest nesting of ``&``/``|``/``~`` (and of compound queries) a query may have.
 MAX_NESTING = 200
@@ -394,19 +394,3 @@ def is_root() -> Predicate:
     """The node is a root of the graph."""
     return Structure("root")
 
-
-_REGEX_CACHE: dict[str, re.Pattern] = {}
-
-
-def compile_regex(pattern: str) -> re.Pattern:
-    """The compiled regular expression, or a QueryError saying why it is invalid."""
-    compiled = _REGEX_CACHE.get(pattern)
-    if compiled is None:
-        try:
-            compiled = re.compile(pattern)
-        except (re.error, OverflowError, RecursionError) as exc:
-            raise QueryError(f"invalid regular expression {pattern!r}: {exc}") from None
-        if len(_REGEX_CACHE) > 1024:
-            _REGEX_CACHE.clear()
-        _REGEX_CACHE[pattern] = compiled
-    return compiled

@@ -24,20 +24,81 @@ PROFILE_FORMATS: list[tuple[str, str, str]] = [
 ]
 
 
+#: Most files of a folder looked at when searching it for one profile.
+MAX_FOLDER_FILES = 1000
+
+
 def detect_format(path: str | os.PathLike) -> str:
     """The name of the profile format of ``path`` (see ``PROFILE_FORMATS``)."""
     target = Path(path)
     if not target.exists():
         raise ReaderError(target, "no such file or directory")
+    name = _detected(target)
+    if name is None:
+        known = ", ".join(name for name, _, _ in PROFILE_FORMATS)
+        raise ReaderError(target, f"not a profile format glade recognizes ({known})")
+    return name
+
+
+def _detected(target: Path, formats: list[str] | None = None) -> str | None:
+    """The first format (of ``formats``, default all) that recognizes ``target``."""
     for name, module, _ in PROFILE_FORMATS:
-        if importlib.import_module(module).detect(target):
+        if (formats is None or name in formats) and importlib.import_module(module).detect(
+                target):
             return name
-    known = ", ".join(name for name, _, _ in PROFILE_FORMATS)
-    raise ReaderError(target, f"not a profile format glade recognizes ({known})")
+    return None
+
+
+def _profiles_in(folder: Path, format: str | None) -> list[tuple[Path, str]]:
+    """The regular files directly in ``folder`` that are profiles (of ``format``, when
+    given), with their formats, in name order."""
+    formats = None if format is None else [format]
+    files = sorted(entry for entry in folder.iterdir()
+                   if not entry.name.startswith(".") and entry.is_file())
+    if len(files) > MAX_FOLDER_FILES:
+        raise ReaderError(folder, f"holds {len(files)} files and none of the folder formats "
+                          "(HPCToolkit, TAU, timemory): name the profile to read, or read "
+                          "them all with glade.Ensemble.from_files")
+    found = []
+    for file in files:
+        try:
+            name = _detected(file, formats)
+        except (ReaderError, OSError):
+            name = None
+        if name is not None:
+            found.append((file, name))
+    return found
+
+
+def _single_profile(folder: Path, format: str | None) -> tuple[Path, str]:
+    """The one profile file in a folder that no folder format reads, or a ReaderError
+    listing what the folder holds."""
+    found = _profiles_in(folder, format)
+    if len(found) == 1:
+        return found[0]
+    what = f"{format} profile" if format else "profile"
+    if not found:
+        known = "" if format else " (" + ", ".join(n for n, _, _ in PROFILE_FORMATS) + ")"
+        below = any(entry.is_dir() for entry in folder.iterdir())
+        hint = ("; to read every profile in its subfolders, use "
+                "glade.Ensemble.from_files(folder)") if below else ""
+        raise ReaderError(folder, f"is a folder with no {what} glade recognizes{known}{hint}")
+    listed = ", ".join(f"{file.name} ({name})" for file, name in found[:10])
+    more = f" and {len(found) - 10} more" if len(found) > 10 else ""
+    raise ReaderError(folder, f"holds {len(found)} {what}s: {listed}{more}; read one of "
+                      "them, or all of them with glade.Ensemble.from_files(folder)")
 
 
 def read(path: str | os.PathLike, format: str | None = None, **kwargs: Any) -> GraphFrame:
-    """Read a profile of any supported format; ``format`` skips detection."""
+    """Read a profile of any supported format; ``format`` skips detection.
+
+    A folder is read as a folder format (HPCToolkit, TAU, timemory) when it is one;
+    otherwise the single profile file it holds is read (a folder holding several is a
+    ReaderError that lists them).
+    """
+    target = Path(path)
+    if target.is_dir() and _detected(target, None if format is None else [format]) is None:
+        path, format = _single_profile(target, format)
     name = format or detect_format(path)
     for fmt, module, function in PROFILE_FORMATS:
         if fmt == name:

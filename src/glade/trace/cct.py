@@ -110,7 +110,7 @@ def cct_graphframe(trace: Trace) -> tuple[GraphFrame, np.ndarray]:
         "time (inc)": time_inc[present],
         "count": count[present].astype(np.int64),
     })
-    metadata = {"source": "trace", "time unit": "ns",
+    metadata = {"source": "trace", "units": {"time": "ns", "time (inc)": "ns"},
                 "trace": {**copy.deepcopy(trace.metadata), "repairs": trace._repairs()}}
     gf = GraphFrame.from_tables(
         ordered, src, dst, rows, exc_metrics=["time", "count"], inc_metrics=["time (inc)"],

@@ -6,9 +6,10 @@ Two kinds of conditions:
   combined with ``&``, ``|`` and ``~``. Each becomes one vectorized boolean mask;
   nothing is ever evaluated as code. Operators: ``==``, ``!=``, ``<``, ``<=``,
   ``>``, ``>=``, ``in``, ``not-in``, ``between`` (inclusive bounds) and ``matches``
-  (a regular expression matching the whole value). On timestamp and time columns a
-  value may carry a unit: ``"1.5 ms"``, ``"200us"``, ``"3s"``, ``"10 ns"``. An Enter
-  and its Leave are kept together: a call stays only when both of its events pass.
+  (a regular expression matching the whole value, run by RE2 in linear time, see
+  :mod:`glade.query.regex`; an invalid one is a QueryError). On timestamp and time
+  columns a value may carry a unit: ``"1.5 ms"``, ``"200us"``, ``"3s"``, ``"10 ns"``.
+  An Enter and its Leave are kept together: a call stays only when both pass.
 - call-path queries in any form of :mod:`glade.query`, run on the trace's calling
   context tree (:func:`glade.trace.cct.to_graphframe`): the Enter and Leave
   events of the calls whose node matches are kept, and the instants that occur
@@ -32,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import MetricError, QueryError, TraceError
+from glade.query.regex import compile_regex
 from glade.trace.events import INSTANT, TIMESTAMP
 
 if TYPE_CHECKING:
@@ -95,10 +97,7 @@ class Filter(BaseFilter):
         if operator == "matches":
             if not isinstance(value, str):
                 raise TraceError(f"operator 'matches' needs a regular expression, not {value!r}")
-            try:
-                self._regex = re.compile(value)
-            except re.error as exc:
-                raise TraceError(f"invalid regular expression {value!r}: {exc}") from None
+            self._regex = compile_regex(value)
         self.field = field
         self.operator = operator
         self.value = value
@@ -121,8 +120,7 @@ class Filter(BaseFilter):
         column itself)."""
         op, value = self.operator, self._operand()
         if op == "matches":
-            return np.array([isinstance(v, str) and self._regex.fullmatch(v) is not None
-                             for v in values], dtype=bool)
+            return self._regex.matches(values)
         try:
             if op == "in":
                 return np.isin(values, list(value))

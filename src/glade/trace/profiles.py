@@ -163,55 +163,68 @@ def flat_profile(
 
 
 def spread_exclusive(start: np.ndarray, end: np.ndarray, group: np.ndarray, caller: np.ndarray,
-                     nested: np.ndarray, num_groups: int, width: float, num_bins: int
-                     ) -> np.ndarray:
-    """Per group and bin (a (num_groups, num_bins) array): the overlap of the intervals
-    [start, end) of its calls with each bin of ``width`` from 0, minus the overlaps of
-    the calls directly inside them (where ``nested``, the group of the enclosing call
-    is ``caller``).
+            nested: np.ndarray, num_groups: int, edges: np.ndarray) -> np.ndarray:
+    """Per group and bin (a (num_groups, num_bins) int64 array of ns): the overlap of the
+    intervals [start, end) of its calls (int64 ns) with each bin [edges[k], edges[k+1]),
+    minus the overlaps of the calls directly inside them (where ``nested``, the group of
+    the enclosing call is ``caller``).
 
     Every interval first counts whole in the bin of its start; the few that cross a
     bin edge are then corrected: moved out of that bin, their parts added to the
-    bins they touch (a difference array covers the bins in between)."""
-    first = np.minimum((start / width).astype(np.int64), num_bins - 1)
+    bins they touch (a difference array covers the bins in between). The sums are of
+    integers, exact while a cell's calls add up to less than 2^53 ns (104 days)."""
+    num_bins = len(edges) - 1
+    widths = np.diff(edges)
+    first = np.minimum(np.searchsorted(edges, start, side="right") - 1, num_bins - 1)
     length = end - start
     cells = num_groups * num_bins
     out = np.bincount(group * num_bins + first, weights=length, minlength=cells)
-    out -= np.bincount(caller * num_bins + first, weights=np.where(nested, length, 0.0),
+    out -= np.bincount(caller * num_bins + first, weights=np.where(nested, length, 0),
                        minlength=cells)
     out = out.reshape(num_groups, num_bins)
-    cross = np.flatnonzero(end > (first + 1) * width)
-    last = np.minimum((end[cross] / width).astype(np.int64), num_bins - 1)
+    cross = np.flatnonzero(end > edges[first + 1])
+    last = np.minimum(np.searchsorted(edges, end[cross], side="right") - 1, num_bins - 1)
     keep = last > first[cross]
     cross, last = cross[keep], last[keep]
-    if cross.size == 0:
-        return out
-    inner = nested[cross]
-    rows = np.concatenate([group[cross], caller[cross[inner]]])
-    signs = np.concatenate([np.ones(cross.size), -np.ones(int(inner.sum()))])
-    lo = np.concatenate([first[cross], first[cross[inner]]])
-    hi = np.concatenate([last, last[inner]])
-    e = np.concatenate([end[cross], end[cross[inner]]])
-    head = signs * ((lo + 1) * width - e)
-    tail = signs * (e - hi * width)
-    fix = np.bincount(rows * num_bins + lo, weights=head, minlength=cells)
-    fix += np.bincount(rows * num_bins + hi, weights=tail, minlength=cells)
-    size = num_groups * (num_bins + 1)
-    cover = np.bincount(rows * (num_bins + 1) + lo + 1, weights=signs, minlength=size)
-    cover -= np.bincount(rows * (num_bins + 1) + hi, weights=signs, minlength=size)
-    full = np.cumsum(cover.reshape(num_groups, num_bins + 1), axis=1)[:, :num_bins] * width
-    return out + fix.reshape(num_groups, num_bins) + full
+    if cross.size:
+        inner = nested[cross]
+        rows = np.concatenate([group[cross], caller[cross[inner]]])
+        signs = np.concatenate([np.ones(cross.size, np.int64),
+                                -np.ones(int(inner.sum()), np.int64)])
+        lo = np.concatenate([first[cross], first[cross[inner]]])
+        hi = np.concatenate([last, last[inner]])
+        e = np.concatenate([end[cross], end[cross[inner]]])
+        fix = np.bincount(rows * num_bins + lo, weights=signs * (edges[lo + 1] - e),
+                          minlength=cells)
+        fix += np.bincount(rows * num_bins + hi, weights=signs * (e - edges[hi]),
+                           minlength=cells)
+        size = num_groups * (num_bins + 1)
+        cover = np.bincount(rows * (num_bins + 1) + lo + 1, weights=signs, minlength=size)
+        cover -= np.bincount(rows * (num_bins + 1) + hi, weights=signs, minlength=size)
+        full = np.cumsum(cover.reshape(num_groups, num_bins + 1), axis=1)[:, :num_bins]
+        out = out + fix.reshape(num_groups, num_bins) + full * widths
+    return np.rint(out).astype(np.int64)
+
+
+def bin_edges(t0: int, t1: int, num_bins: int) -> np.ndarray:
+    """``num_bins + 1`` integer edges (ns) splitting [t0, t1] as evenly as integers allow
+    (widths differ by at most 1 ns); every bin is at least 1 ns wide."""
+    span = max(int(t1) - int(t0), num_bins)
+    whole, rest = divmod(span, num_bins)
+    k = np.arange(num_bins + 1, dtype=np.int64)
+    return int(t0) + k * whole + (k * rest) // num_bins
 
 
 def time_profile(trace: Trace, num_bins: int = 50, normalized: bool = False) -> pd.DataFrame:
-    """Exclusive time of every function in each of ``num_bins`` equal intervals
-    between the first and the last timestamp of the trace, summed over processes.
+    """Exclusive time of every function in each of ``num_bins`` intervals between the
+    first and the last timestamp of the trace, summed over processes.
 
-    Columns: ``bin_start``, ``bin_end`` (ns), ``idle_time`` (bin width times the
-    number of locations, minus the time of all functions) and one column per
-    function, largest total first. With ``normalized`` every value is a fraction of
-    the bin's capacity (bin width times the number of locations). A call's time in a
-    bin is its overlap with the bin minus its direct callees' overlaps.
+    Columns: ``bin_start``, ``bin_end`` (integer ns; widths differ by at most 1 ns),
+    ``idle_time`` (bin width times the number of locations, minus the time of all
+    functions) and one column per function, largest total first, all in integer ns,
+    so ``idle_time`` is exact and never negative. With ``normalized`` every value is a
+    fraction of the bin's capacity (bin width times the number of locations). A call's
+    time in a bin is its overlap with the bin minus its direct callees' overlaps.
     """
     if isinstance(num_bins, bool) or not isinstance(num_bins, int | np.integer) or num_bins < 1:
         raise TraceError(f"num_bins must be a positive integer, not {num_bins!r}")
@@ -223,24 +236,24 @@ def time_profile(trace: Trace, num_bins: int = 50, normalized: bool = False) -> 
     stamps = events[TIMESTAMP].to_numpy()
     t0 = int(stamps.min()) if stamps.size else 0
     t1 = int(stamps.max()) if stamps.size else 0
-    width = (t1 - t0) / num_bins or 1.0
+    edges = bin_edges(t0, t1, num_bins)
     all_codes = np.zeros(len(events), dtype=np.int64)
     code, labels = column_codes(events[NAME], enter)
     all_codes[enter] = code
-    start = (stamps[enter] - t0).astype(np.float64)
-    end = (events[MATCHING_TIMESTAMP].to_numpy()[enter] - t0).astype(np.float64)
+    start = stamps[enter].astype(np.int64)
+    end = events[MATCHING_TIMESTAMP].to_numpy()[enter].astype(np.int64)
     parent = events[PARENT].to_numpy()[enter]
     nested = parent >= 0
     caller = all_codes[np.maximum(parent, 0)]
-    profile = spread_exclusive(start, end, code, caller, nested, len(labels), width, num_bins)
-    capacity = width * trace.location_codes()[1]
+    profile = spread_exclusive(start, end, code, caller, nested, len(labels), edges)
+    capacity = np.diff(edges) * trace.location_codes()[1]
     idle = capacity - profile.sum(axis=0)
     order = np.argsort(-profile.sum(axis=1), kind="stable")
-    scale = capacity if normalized else 1.0
-    bin_start = t0 + np.arange(num_bins) * width
-    table = pd.DataFrame({"bin_start": bin_start, "bin_end": bin_start + width,
-                          "idle_time": idle / scale})
-    functions = pd.DataFrame(profile[order].T / scale, columns=[str(v) for v in labels[order]])
+    table = pd.DataFrame({"bin_start": edges[:-1], "bin_end": edges[1:], "idle_time": idle})
+    functions = pd.DataFrame(profile[order].T, columns=[str(v) for v in labels[order]])
+    if normalized:
+        table["idle_time"] = idle / capacity
+        functions = functions.div(capacity, axis=0)
     return pd.concat([table, functions], axis=1)
 
 

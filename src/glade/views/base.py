@@ -20,6 +20,7 @@ import traitlets
 
 from glade.errors import GladeError
 from glade.query import parse
+from glade.query.model import BaseQuery
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
 
@@ -78,16 +79,16 @@ class QueryView(anywidget.AnyWidget):
 
     A subclass sets ``_esm``/``_css`` (with :func:`static_file`), lists its ``edit_ops``
     and checks their fields in :meth:`_check_edit`, keeps ``query`` in step with
-    ``history`` (:meth:`_show_query`), says what a query assigned to ``view.query``
-    becomes (:meth:`_base_edit`, an ``op: "base"`` edit, which its replay honours), and
-    says how its query applies to its data in :meth:`_apply_code` (the Python
-    expression) and :meth:`_apply_query` (its evaluation, used by :meth:`apply`).
+    ``history``, and says how its query applies to its data in :meth:`_apply_code` (the
+    Python expression) and :meth:`_apply_query` (its evaluation, used by :meth:`apply`).
     """
 
     history = traitlets.List(traitlets.Dict()).tag(sync=True)
     future = traitlets.List(traitlets.Dict()).tag(sync=True)
     query = traitlets.Unicode('MATCH ("*")').tag(sync=True)
     height = traitlets.Int(420, min=100).tag(sync=True)
+    #: True in the page :meth:`to_html` writes, where no kernel answers edits.
+    offline = traitlets.Bool(False).tag(sync=True)
 
     #: The ops a view's edits may have, and those of which consecutive ones merge into one
     #: undo step.
@@ -97,8 +98,10 @@ class QueryView(anywidget.AnyWidget):
     def __init__(self, data: Any, data_name: str, **kwargs: Any):
         self._data = data
         self.data_name = check_identifier(data_name)
+        # True while the view sets its own traits (``query`` after an edit), which are
+        # then not edits from the user
         self._internal = False
-        self._pending_base: dict | None = None
+        self._pending_edit: dict | None = None
         super().__init__(**kwargs)
 
     @property
@@ -125,41 +128,6 @@ class QueryView(anywidget.AnyWidget):
             self.future = []
             self.history = history
 
-    # ------------------------------------------------------------ query
-    def _show_query(self, text: str) -> None:
-        """Set ``query`` to the canonical text the edits make (no base edit follows)."""
-        self._internal = True
-        try:
-            self.query = text
-        finally:
-            self._internal = False
-
-    def _base_edit(self, parsed: Any) -> dict:
-        """The edit that makes an assigned query (parsed) the view's base; views add what
-        their front end needs to replay it, and evaluate it here (an error leaves the view
-        as it was)."""
-        return {"op": "base", "query": str(parsed)}
-
-    @traitlets.validate("query")
-    def _valid_query(self, proposal):
-        text = proposal["value"]
-        if self._internal:
-            return text
-        if not isinstance(text, str):
-            raise GladeError(f"a query is text, not {type(text).__name__}")
-        parsed = parse(text)
-        canonical = str(parsed)
-        if canonical == self.query:
-            return canonical
-        self._pending_base = self._base_edit(parsed)
-        return canonical
-
-    @traitlets.observe("query")
-    def _query_assigned(self, change) -> None:
-        if self._pending_base is not None:
-            edit, self._pending_base = self._pending_base, None
-            self._edit(edit)
-
     def reset(self) -> QueryView:
         """Drop every edit (undoable)."""
         self._edit({"op": "reset"})
@@ -180,6 +148,33 @@ class QueryView(anywidget.AnyWidget):
             self.future = future
             self.history = history
         return self
+
+    @traitlets.validate("query")
+    def _valid_query(self, proposal):
+        """A query assigned from Python (``view.query = text``, or one read from a file):
+        parsed (a QuerySyntaxError or QueryError leaves the view as it was), made
+        canonical, and recorded as the edit :meth:`_query_edit` makes of it."""
+        text = proposal["value"]
+        if self._internal:
+            return text
+        if not isinstance(text, str):
+            raise GladeError(f"a query is text, not {type(text).__name__}")
+        parsed = parse(text)
+        canonical = str(parsed)
+        if canonical != self.query:
+            self._pending_edit = self._query_edit(parsed)
+        return canonical
+
+    @traitlets.observe("query")
+    def _query_assigned(self, change) -> None:
+        if self._pending_edit is not None:
+            edit, self._pending_edit = self._pending_edit, None
+            self._edit(edit)
+
+    def _query_edit(self, query: BaseQuery) -> dict:
+        """The edit that assigning ``query`` to the view records (views that take
+        assigned queries say how)."""
+        raise GladeError(f"a {type(self).__name__} view does not take an assigned query")
 
     # ------------------------------------------------------------ results
     def _apply_code(self, data_name: str, query: str) -> str:
@@ -210,8 +205,4 @@ class QueryView(anywidget.AnyWidget):
         from glade.views.html import write_html
 
         return write_html(self, path, title=title or f"glade {type(self).__name__}",
-                          overrides=self._offline_state())
-
-    def _offline_state(self) -> dict[str, Any]:
-        """Values of JSON traits that differ in an offline page (none by default)."""
-        return {}
+                          overrides={"offline": True})

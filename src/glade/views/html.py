@@ -13,9 +13,7 @@ import html
 import json
 import os
 import re
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import anywidget
 from ipywidgets import Widget
@@ -61,15 +59,14 @@ def _anywidget_module() -> str:
     return named
 
 
-def page_html(widget: Widget, title: str, overrides: Mapping[str, Any] | None = None) -> str:
-    """The HTML text of an offline page showing ``widget``, whose JSON traits named in
-    ``overrides`` take the given values in the page only."""
+def page_html(widget: Widget, title: str, overrides: dict | None = None) -> str:
+    """The HTML text of an offline page showing ``widget``, with the traits in
+    ``overrides`` set to other values in the page only."""
     scripts = [static_file("requirejs.js").read_text(encoding="utf-8"), _anywidget_module(),
                static_file("widgets-embed-amd.js").read_text(encoding="utf-8")]
     data = embed_data(views=[widget], drop_defaults=False,
                       state=dependency_state([widget], drop_defaults=False))
-    if overrides:
-        data["manager_state"]["state"][widget.model_id]["state"].update(overrides)
+    data["manager_state"]["state"][widget.model_id]["state"].update(overrides or {})
     views = "\n".join(
         '<script type="application/vnd.jupyter.widget-view+json">\n'
         f"{escape_script(json.dumps(spec))}\n</script>"
@@ -79,10 +76,12 @@ def page_html(widget: Widget, title: str, overrides: Mapping[str, Any] | None = 
                        state=escape_script(json.dumps(data["manager_state"])), views=views)
 
 
+
+
 def write_html(widget: Widget, path: str | os.PathLike, title: str = "glade view",
-               overrides: Mapping[str, Any] | None = None) -> Path:
-    """Write an offline page showing ``widget`` (its current state, with ``overrides``
-    of JSON traits) to ``path``."""
+               overrides: dict | None = None) -> Path:
+    """Write an offline page showing ``widget`` (its current state, with ``overrides``)
+    to ``path``."""
     target = Path(path)
     target.write_text(page_html(widget, title, overrides), encoding="utf-8")
     return target

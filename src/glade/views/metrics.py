@@ -3,7 +3,9 @@ to the aggregate or the rank the user chose.
 
 Exclusive and inclusive metrics count a missing row as 0, as GraphFrame.squash does, so
 the values match those of the GraphFrame the view's query gives; other numeric metrics
-ignore missing values.
+ignore missing values. A time metric carries its unit (:mod:`glade.units`), so views
+write it as a time. Columns that identify nodes rather than measure them (HPCToolkit's
+``nid``, kept for Hatchet users) are not metrics and are left out.
 """
 
 from __future__ import annotations
@@ -18,6 +20,10 @@ import pandas as pd
 from glade.errors import GladeError, MetricError
 from glade.profile.graphframe import GraphFrame
 from glade.profile.table import RowLayout, inclusive_name
+from glade.units import time_unit
+
+#: Numeric columns readers keep that name nodes instead of measuring them.
+IDENTIFIERS = frozenset({"nid"})
 
 # name -> (reducer for additive metrics, reducer that skips NaN for other metrics)
 AGGREGATES = {
@@ -32,12 +38,14 @@ AGGREGATES = {
 @dataclass(frozen=True)
 class MetricColumn:
     """A metric as a view shows it: name, kind ("inclusive", "exclusive" or "other"),
-    the position of its inclusive partner (exclusive metrics, else -1) and its values."""
+    the position of its inclusive partner (exclusive metrics, else -1), its values and
+    its time unit (None when it is not a time)."""
 
     name: str
     kind: str
     partner: int
     values: np.ndarray
+    unit: str | None = None
 
 
 def _kind(gf: GraphFrame, metric: str) -> str:
@@ -71,7 +79,8 @@ def metric_columns(gf: GraphFrame, agg: str = "mean", rank: Any = None) -> list[
     if agg not in AGGREGATES:
         raise GladeError(f"agg must be one of {', '.join(AGGREGATES)}, not {agg!r}")
     df = gf.dataframe
-    names = [m for m in gf.metric_columns if pd.api.types.is_numeric_dtype(df[m].dtype)]
+    names = [m for m in gf.metric_columns
+             if m not in IDENTIFIERS and pd.api.types.is_numeric_dtype(df[m].dtype)]
     layout = RowLayout(df.index)
     keys = _row_keys(gf, layout, rank)
     block = layout.scatter(df[names].to_numpy(dtype=np.float64, na_value=np.nan),
@@ -88,7 +97,8 @@ def metric_columns(gf: GraphFrame, agg: str = "mean", rank: Any = None) -> list[
             values = additive(np.nan_to_num(block[:, :, j], nan=0.0), axis=1)
         partner = inclusive_name(name) if kind == "exclusive" else None
         columns.append(MetricColumn(name, kind, names.index(partner) if partner in names else -1,
-                                    np.asarray(values, dtype=np.float64)))
+                                    np.asarray(values, dtype=np.float64),
+                                    time_unit(gf.metadata, name)))
     return columns
 
 

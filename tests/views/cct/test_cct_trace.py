@@ -62,3 +62,9 @@ def test_trace_query_only_folds_and_takes_queries():
         trace.query(Filter("Process", "==", 0))
     everything = trace.query('MATCH ("*")')
     assert len(everything.events) == len(trace.events)
+
+
+def test_trace_times_travel_with_their_unit():
+    view = synthetic_trace(processes=2, iterations=2, seed=1).show()
+    assert {m["name"]: m["unit"] for m in view.metrics} == {
+        "time": "ns", "time (inc)": "ns", "count": None}

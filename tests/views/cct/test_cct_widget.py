@@ -50,7 +50,20 @@ class TestConstruction:
         values = np.frombuffer(view.values, "<f8").reshape(2, -1)
         # inclusive by hand: poll 5, mpi_wait(b) 4 + 5, solve 2 + 3 + 9, io 6 + 7, main 1 + 14 + 13
         assert values[0].tolist() == [28, 14, 3, 9, 5, 13, 7]
-        assert view.metrics[1] == {"name": "time", "kind": "exclusive", "partner": 0}
+        assert view.metrics[1] == {"name": "time", "kind": "exclusive", "partner": 0,
+                                   "unit": None}
+
+    def test_metrics_leave_out_identifiers_and_carry_time_units(self, cpi, gf):
+        # HPCToolkit's nid names nodes; it is no metric to show, sort or colour by
+        assert "nid" in cpi.dataframe.columns
+        assert [m["name"] for m in CCT(cpi).metrics] == ["time (inc)", "time"]
+        with_nid = gf.copy()
+        with_nid.dataframe["nid"] = np.arange(len(with_nid.dataframe)) + 1
+        with_nid.metadata["units"] = {"time": "us", "time (inc)": "us"}
+        assert [(m["name"], m["unit"]) for m in CCT(with_nid).metrics] == [
+            ("time (inc)", "us"), ("time", "us")]
+        with pytest.raises(MetricError):
+            CCT(with_nid, metric="nid")
 
     def test_names_same_name_siblings_by_file(self, gf):
         view = CCT(gf)

@@ -77,6 +77,28 @@ describe("display tree", () => {
   });
 });
 
+describe("nodes and rows shown", () => {
+  it("counts merged nodes as shown: rows can be fewer than the nodes they show", () => {
+    const unedited = displayTree(tree, replay(tree, []));
+    expect([unedited.nodes, unedited.shown]).toEqual([9, 9]);
+    // eliding io removes 1 node; the two solves then share a row
+    const elided = displayTree(tree, replay(tree, [{ op: "elide", nodes: [5] }]));
+    expect([elided.nodes, elided.shown]).toEqual([8, 7]);
+    const collapsed = displayTree(tree, replay(tree, [{ op: "collapse", nodes: [1] }]));
+    expect([collapsed.nodes, collapsed.shown]).toEqual([6, 6]);
+  });
+  it("does so for profiles whose siblings share call paths before any edit", () => {
+    // main -> {a, a -> b, a}: HPCToolkit's three '<unknown procedure>' siblings, say
+    const shared = treeFromSpec({
+      parent: [-1, 0, 0, 2, 0], name: ["main", "a", "a", "b", "a"], time: [1, 2, 3, 4, 5],
+    });
+    const display = displayTree(shared, replay(shared, []));
+    expect([display.nodes, display.shown]).toEqual([5, 3]);
+    const hidden = displayTree(shared, replay(shared, [{ op: "hide", nodes: [1, 2, 4] }]));
+    expect([hidden.nodes, hidden.shown]).toEqual([1, 1]);
+  });
+});
+
 describe("row order", () => {
   it("walks depth first with siblings by descending value", () => {
     const display = displayTree(tree, replay(tree, []));

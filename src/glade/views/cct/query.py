@@ -59,7 +59,9 @@ def part_query(tree: ViewTree, key: int, kind: str) -> BaseQuery:
     if kind == "desc":
         own = tree.path_query(node)
         return CompoundQuery.of("and", own.rel("+"), ~own)
-    own = tree.path_query(node, "*" if kind == "sub" else None)
+    if kind == "sub":
+        return tree.subtree_query(node)
+    own = tree.path_query(node)
     return own if parent < 0 else CompoundQuery.of("and", own, ~tree.path_query(parent))
 
 

@@ -21,7 +21,7 @@ import traitlets
 from glade.errors import GladeError, MetricError
 from glade.graph import Node
 from glade.profile.graphframe import GraphFrame
-from glade.query import query_mask
+from glade.query import BaseQuery, query_mask
 from glade.query.engine import RowTable
 from glade.views.base import QueryView, static_file
 from glade.views.cct import edits as cct_edits
@@ -154,7 +154,8 @@ class CCT(QueryView):
             "extra_ptr": int32_bytes(extra_ptr),
             "extra_index": int32_bytes(extra_index),
             "values": float64_bytes(np.concatenate([c.values for c in columns])),
-            "metrics": [{"name": c.name, "kind": c.kind, "partner": c.partner} for c in columns],
+            "metrics": [{"name": c.name, "kind": c.kind, "partner": c.partner, "unit": c.unit}
+                        for c in columns],
         }
 
     def _notice(self, gf: GraphFrame) -> str:
@@ -199,11 +200,18 @@ class CCT(QueryView):
 
     @traitlets.observe("history")
     def _edits_changed(self, change) -> None:
-        self._show_query(query_text(self._tree, cct_edits.replay(self._tree, change["new"])))
+        state = cct_edits.replay(self._tree, change["new"])
+        self._internal = True
+        try:
+            self.query = query_text(self._tree, state)
+        finally:
+            self._internal = False
 
-    def _base_edit(self, parsed) -> dict:
-        keep = query_mask(RowTable(self._gf.graph, self._gf.dataframe), parsed)
-        return {**super()._base_edit(parsed), "parts": base_parts(parsed),
+    def _query_edit(self, query: BaseQuery) -> dict:
+        """An assigned query is a base edit, with the nodes it keeps (the front end draws
+        them)."""
+        keep = query_mask(RowTable(self._gf.graph, self._gf.dataframe), query)
+        return {"op": "base", "query": str(query), "parts": base_parts(query),
                 "keep": mask_ranges(keep)}
 
     # ------------------------------------------------------------ edits

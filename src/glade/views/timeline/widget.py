@@ -26,6 +26,7 @@ from tqdm.auto import tqdm
 from glade.errors import GladeError
 from glade.query import parse, query_mask
 from glade.query.engine import RowTable
+from glade.query.model import BaseQuery
 from glade.trace.comm import message_pairs
 from glade.trace.filter import time_value
 from glade.trace.model import Trace
@@ -86,7 +87,6 @@ class Timeline(Requests, QueryView):
     selection = traitlets.Unicode("").tag(sync=True)
     highlight = traitlets.Bytes().tag(sync=True)
     status = traitlets.Unicode("").tag(sync=True)
-    offline = traitlets.Bool(False).tag(sync=True)
 
     def __init__(self, trace: Trace, *, depth_rows: bool = False, height: int = 420,
                  data_name: str = "trace", **kwargs: Any):
@@ -175,17 +175,23 @@ class Timeline(Requests, QueryView):
     def _edits_changed(self, change) -> None:
         text = edits.query_text(edits.replay(change["new"]))
         keep = self._keep(text)
-        self._show_query(text)
+        self._internal = True
+        try:
+            self.query = text
+        finally:
+            self._internal = False
         if keep is not self._index.keep and not (keep is None and self._index.keep.all()):
             with tqdm(total=1, desc="timeline: applying the query", delay=1.0,
                       leave=False) as bar:
                 self._install(TimelineIndex(self._forest, keep))
                 bar.update()
 
-    def _base_edit(self, parsed) -> dict:
-        edit = super()._base_edit(parsed)
-        self._keep(edit["query"])
-        return edit
+    def _query_edit(self, query: BaseQuery) -> dict:
+        """An assigned query becomes the view's base (evaluated now: a query naming a
+        missing column raises and leaves the view as it was)."""
+        text = str(query)
+        self._keep(text)
+        return {"op": "base", "query": text}
 
     @traitlets.validate("selection")
     def _valid_selection(self, proposal):
@@ -330,6 +336,3 @@ class Timeline(Requests, QueryView):
         stretches them (the detail of a range needs the kernel)."""
         self.snapshot_meta, self.snapshot = self._snapshot(self.revision)
         return super().to_html(path, title)
-
-    def _offline_state(self) -> dict[str, Any]:
-        return {"offline": True}

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from glade.trace.profiles import spread_exclusive
+from glade.trace.profiles import bin_edges, spread_exclusive
 from glade.views.timeline.index import TimelineIndex
 from glade.views.timeline.render import Picture
 from glade.views.transport import pack_arrays
@@ -83,18 +83,16 @@ def encode_overview(index: TimelineIndex, totals: np.ndarray) -> tuple[dict[str,
     forest = index.forest
     calls = index.calls
     origin, last = forest.duration
-    width = max(last - origin, 1) / OVERVIEW_BINS
+    edges = bin_edges(origin, last, OVERVIEW_BINS)
     shown = [int(c) for c in np.argsort(-totals, kind="stable")[:OVERVIEW_FUNCTIONS]
              if totals[c] > 0]
     group = np.full(len(forest.names), len(shown), dtype=np.int64)
     group[shown] = np.arange(len(shown))
     caller = index.caller[calls]
     profile = spread_exclusive(
-        (forest.start[calls] - origin).astype(np.float64),
-        (forest.end[calls] - origin).astype(np.float64),
-        group[forest.code[calls]], group[forest.code[np.maximum(caller, 0)]], caller >= 0,
-        len(shown) + 1, width, OVERVIEW_BINS)
-    share = profile / (width * max(forest.processes.size, 1))
+        forest.start[calls], forest.end[calls], group[forest.code[calls]],
+        group[forest.code[np.maximum(caller, 0)]], caller >= 0, len(shown) + 1, edges)
+    share = profile / (np.diff(edges) * max(forest.processes.size, 1))
     descriptors, blob = pack_arrays({"share": share.astype(np.float32).reshape(-1)})
     return {"t0": float(origin), "t1": float(last), "bins": OVERVIEW_BINS,
             "codes": [*shown, -1], "arrays": descriptors}, blob

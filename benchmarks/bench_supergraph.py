@@ -1,0 +1,272 @@
+"""Supergraphs: building one from a large ensemble, the Sankey's first paint in headless
+chromium, and every edit's round trip in a real JupyterLab.
+
+- build: ``ens.supergraph(by="module")`` (the default grouping) and ``by="name"`` on
+  synthetic ensembles (``glade.datasets.synthetic_ensemble``) up to 1000 profiles x 10^4
+  CCT nodes, with a split and a threshold; the ensemble is built outside the timing.
+  Target (issue 12): under 1 s at 1000 x 10^4 by module.
+- first paint: the view's bundled module rendering a supergraph of about 300 supernodes
+  in a page with a stand-in widget model (as ``bench_cct_view`` does), from ``render`` to
+  the frame after the nodes are in the DOM; and the whole offline page ``to_html`` writes.
+  Target: under 500 ms.
+- round trips: in JupyterLab (``in_jupyterlab.py``, as every view's benchmark), from a
+  click (or a menu change) to the kernel seeing the edit, and to the page receiving the
+  kernel's new supergraph, for every edit; each round starts with nothing cached, so the
+  kernel computes every answer. Target: every edit under 100 ms.
+
+No other tool builds supergraphs of ensembles here (CallFlow is a server and a web app,
+not in the benchmark environment), so glade is measured alone.
+
+    python benchmarks/bench_supergraph.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from bench_cct_view import CHROMIUM, Timer, serve
+from common import TIMING_NOTE, Check, Table, format_seconds, measure, progress
+from glade.datasets import synthetic_ensemble
+from glade.ensemble import Ensemble
+from glade.views import Supergraph
+from glade.views.base import STATIC
+
+HARNESS = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><link rel="stylesheet" href="supergraph.css"></head>
+<body><div id="view" style="width: 1300px"></div>
+<script type="module">
+import view from "./supergraph.js";
+const nextFrame = () => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
+const plain = await (await fetch("traits.json")).json();
+const traits = { ...plain };
+for (const name of plain.bytes) {
+  traits[name] = new DataView(await (await fetch(name + ".bin")).arrayBuffer());
+}
+const model = {
+  get: (name) => traits[name], set: (name, value) => { traits[name] = value; },
+  on: () => {}, off: () => {}, save_changes: () => {},
+};
+window.bench = {
+  paint: async () => {
+    const el = document.getElementById("view");
+    el.replaceChildren();
+    const start = performance.now();
+    view.render({ model, el, signal: new AbortController().signal });
+    await nextFrame();
+    return [performance.now() - start, el.querySelectorAll(".gs-node").length];
+  },
+};
+window.benchReady = true;
+</script></body></html>
+"""
+
+SETUP = """import glade
+from glade.datasets import synthetic_ensemble
+from glade.views import Supergraph
+ens = glade.Ensemble.from_graphframes(synthetic_ensemble({profiles}, {nodes}))
+
+
+def pick(view, wanted):
+    # the position of supernode wanted, else of the largest one past the first column
+    sg = view.supergraph()
+    if wanted in sg.supernodes:
+        return sg.supernodes.index(wanted)
+    later = sg.nodes[sg.nodes["level"] > 0]
+    return sg.supernodes.index(later["inclusive_mean"].idxmax()) if len(later) else 0
+"""
+VIEW = """view = Supergraph(ens, by="module", unit="ms", height=520)
+view"""
+# Back to a view without edits, and with nothing cached: every answer is computed again.
+FRESH = "view.reset()\nview.history = []\nview.future = []\nview._cache.clear()\n" \
+    "view._states.clear()"
+
+# (label, supernode to select first or None, JS action on the view's root element)
+SELECT = ("(el) => el.querySelector(\".gs-node[data-node='{index}']\")"
+          ".dispatchEvent(new MouseEvent('click', {{bubbles: true}}))")
+CLICK = "(el) => el.querySelector('{selector}').click()"
+CHANGE = ("(el) => {{ const c = el.querySelector('{selector}'); c.value = '{value}';"
+          " c.dispatchEvent(new Event('change', {{bubbles: true}})); }}")
+EDITS = [
+    ("split callees of app", "app", CLICK.format(selector=".gs-actions [data-action=callee]")),
+    ("undo", None, CLICK.format(selector=".gs-undo")),
+    ("redo", None, CLICK.format(selector=".gs-redo")),
+    ("split app by entry", "app", CLICK.format(selector=".gs-actions [data-action=entry]")),
+    ("hide a supernode", "libc.so.6", CLICK.format(selector=".gs-actions [data-action=hide]")),
+    ("focus on a supernode", "", CLICK.format(selector=".gs-actions [data-action=focus]")),
+    ("unfocus", None, CLICK.format(selector=".gs-unfocus")),
+    ("threshold 2%", None, CHANGE.format(selector=".gs-threshold", value="2")),
+    ("by name", None, CHANGE.format(selector=".gs-by", value="name")),
+    ("by module", None, CHANGE.format(selector=".gs-by", value="module")),
+    ("metric", None, CHANGE.format(selector=".gs-metric", value="time")),
+    ("target", None, CHANGE.format(selector=".gs-target-profile", value="3")),
+    ("diff of two compilers", None, CLICK.format(selector=".gs-diff")),
+    ("no diff", None, CLICK.format(selector=".gs-diff-clear")),
+    ("reset", None, CLICK.format(selector=".gs-reset")),
+]
+
+
+def bench_build(quick: bool) -> Table:
+    sizes = [(50, 2_000)] if quick else [(100, 10_000), (1000, 10_000)]
+    repeat = 1 if quick else 5
+    table = Table("Supergraph build (synthetic ensembles)", [
+        "profiles x nodes", "rows", "by module", "by name", "supernodes by name",
+        "split (by name)", "threshold 1% (by name)"])
+    for profiles, nodes in progress(sizes, "supergraph sizes"):
+        ens = Ensemble.from_graphframes(synthetic_ensemble(profiles, nodes))
+        module = measure(lambda e=ens: e.supergraph(by="module"), repeat)
+        name = measure(lambda e=ens: e.supergraph(by="name"), repeat)
+        sg = ens.supergraph(by="name")
+        biggest = sg.nodes["inclusive_mean"].idxmax()
+        split = measure(lambda s=sg, b=biggest: s.split(b), repeat)
+        threshold = measure(lambda s=sg: s.threshold(0.01), repeat)
+        table.add(f"{profiles} x {nodes}", len(ens.dataframe), format_seconds(module.best),
+                  format_seconds(name.best), len(sg), format_seconds(split.best),
+                  format_seconds(threshold.best))
+        if profiles * nodes >= 10**7 and not quick:
+            table.checks.append(Check(table.title, f"by module, {profiles} x {nodes}", "< 1 s",
+                                      module.best < 1.0))
+        del ens, sg
+    table.note(TIMING_NOTE)
+    return table.show()
+
+
+def write_harness(view: Supergraph, directory: Path) -> None:
+    """The view's synced traits as files the harness page loads (bytes traits as .bin)."""
+    plain: dict = {"bytes": []}
+    for name, value in view.get_state().items():
+        if isinstance(value, bytes | memoryview):
+            (directory / f"{name}.bin").write_bytes(bytes(value))
+            plain["bytes"].append(name)
+        elif not name.startswith("_"):
+            plain[name] = value
+    (directory / "traits.json").write_text(json.dumps(plain))
+    for name in ("supergraph.js", "supergraph.css"):
+        shutil.copy(STATIC / name, directory / name)
+    (directory / "index.html").write_text(HARNESS)
+
+
+def three_hundred_supernodes(quick: bool) -> tuple[Ensemble, Supergraph]:
+    """A view of about 300 supernodes: a synthetic ensemble grouped by name, the smallest
+    supernodes collected into "other"."""
+    ens = Ensemble.from_graphframes(synthetic_ensemble(24 if quick else 100, 2_000))
+    view = Supergraph(ens, by="name", unit="ms", height=700)
+    view.set_threshold(0.003 if quick else 0.01)
+    return ens, view
+
+
+def bench_paint(quick: bool, chromium: str) -> Table:
+    from playwright.sync_api import sync_playwright
+
+    repeat = 1 if quick else 7
+    _, view = three_hundred_supernodes(quick)
+    count = len(view.supergraph())
+    table = Table(f"Sankey first paint in headless chromium, {count} supernodes, "
+                  f"{len(view.supergraph().edges)} edges (median of {repeat})",
+                  ["measure", "wall", "main-thread CPU"])
+    with sync_playwright() as playwright, tempfile.TemporaryDirectory() as tmp:
+        browser = playwright.chromium.launch(executable_path=chromium, headless=True,
+                                             args=["--no-sandbox", "--disable-dev-shm-usage"])
+        directory = Path(tmp)
+        write_harness(view, directory)
+        server, url = serve(directory)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"{url}/index.html")
+            page.wait_for_function("() => window.benchReady", timeout=300_000)
+            timer = Timer(page)
+            runs = [timer("() => window.bench.paint()") for _ in range(repeat + 1)][1:]
+            drawn = page.evaluate("() => document.querySelectorAll('.gs-node').length")
+            page.close()
+        finally:
+            server.shutdown()
+        offline = directory / "page.html"
+        view.to_html(offline)
+        pages = []
+        for _ in range(max(repeat // 2, 1)):
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(offline.as_uri())
+            page.locator(".glade-sg .gs-node").first.wait_for(timeout=300_000)
+            pages.append(page.evaluate("() => performance.now()"))
+            page.close()
+        browser.close()
+    wall = statistics.median(w[0] for w, _ in runs)
+    cpu = statistics.median(c for _, c in runs)
+    table.add("render to the frame after the nodes are drawn", f"{wall:.0f} ms", f"{cpu:.0f} ms")
+    table.add("offline page (to_html): navigation to the first node",
+              f"{statistics.median(pages):.0f} ms", "")
+    table.note(f"{drawn} nodes drawn; load average during the run: {os.getloadavg()}")
+    if not quick:
+        table.checks.append(Check(table.title, f"first paint, {count} supernodes", "< 500 ms",
+                                  wall < 500))
+    return table.show()
+
+
+def bench_round_trips(quick: bool, chromium: str) -> Table:
+    from playwright.sync_api import sync_playwright
+
+    from in_jupyterlab import JupyterLabSession
+
+    profiles, nodes = (12, 300) if quick else (100, 2_000)
+    repeat = 1 if quick else 3
+    table = Table(f"Supergraph view in JupyterLab: {profiles} profiles x {nodes} nodes, "
+                  f"by module (median of {repeat}, ms)",
+                  ["edit", "click to the kernel", "click to the kernel's answer"])
+    timings: dict[str, list[tuple[float, float]]] = {}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, headless=True,
+                                             args=["--no-sandbox", "--disable-dev-shm-usage"])
+        setup = SETUP.format(profiles=profiles, nodes=nodes)
+        with JupyterLabSession(browser, setup, VIEW, view_selector=".glade-sg") as lab:
+            paint = lab.first_paint(".glade-sg .gs-node")
+            lab.watch("view", sent="history")
+            for _ in range(repeat):
+                lab.run(FRESH)
+                for label, wanted, action in EDITS:
+                    if wanted is not None:
+                        index = int(lab.run(f"print(pick(view, {wanted!r}))"))
+                        lab.page.evaluate(f"() => ({SELECT.format(index=index)})("
+                                          "document.querySelector('.glade-sg'))")
+                        lab.page.locator(".gs-actions").first.wait_for()
+                    timings.setdefault(label, []).append(lab.round_trip(action, "revision"))
+        browser.close()
+    table.add("first paint (run the cell to the first node)", "", f"{paint:.0f}")
+    slowest = 0.0
+    for label, runs in timings.items():
+        back = statistics.median(b for _, b in runs)
+        slowest = max(slowest, back)
+        table.add(label, f"{statistics.median(k for k, _ in runs):.0f}", f"{back:.0f}")
+    table.note("measured with benchmarks/in_jupyterlab.py; the kernel's answer is the update "
+               "of the view's revision, sent once the new supergraph's arrays are")
+    table.note(f"load average during the run: {os.getloadavg()}")
+    if not quick:
+        table.checks.append(Check(table.title, "slowest edit round trip", "< 100 ms",
+                                  slowest < 100))
+    return table.show()
+
+
+def main(quick: bool = False, chromium: str = CHROMIUM) -> list[Table]:
+    """Build times, first paint and round trips (see the module)."""
+    start = time.perf_counter()
+    tables = [bench_build(quick)]
+    if Path(chromium).exists():
+        tables.append(bench_paint(quick, chromium))
+        tables.append(bench_round_trips(quick, chromium))
+    else:
+        print(f"chromium not found at {chromium}: the view benchmarks need it")
+    print(f"(supergraph benchmarks: {format_seconds(time.perf_counter() - start)})")
+    return tables
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a short smoke run")
+    parser.add_argument("--chromium", default=CHROMIUM)
+    args = parser.parse_args()
+    main(args.quick, args.chromium)

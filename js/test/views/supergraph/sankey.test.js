@@ -1,0 +1,110 @@
+import { describe, expect, it } from "vitest";
+import {
+  gradientStops, labelText, LOOP_WIDTH, MARGIN, MIN_NODE_HEIGHT, MIN_STEP, NODE_WIDTH,
+  placeLabels, ribbonPath, sankeyGeometry, truncate, valueOffset,
+} from "../../../views/supergraph/sankey.js";
+import { smallSupergraph } from "./helpers.js";
+
+const measure = (text) => 7 * text.length;
+
+describe("sankey geometry", () => {
+  it("places columns by level and scales heights to the drawing", () => {
+    const geometry = sankeyGeometry(smallSupergraph(), { width: 1000, height: 244 });
+    const scale = (244 - MARGIN.top - MARGIN.bottom) / 1.1;
+    expect(geometry.scale).toBeCloseTo(scale);
+    const [a, b, c] = geometry.nodes;
+    expect(a.x0).toBe(MARGIN.left);
+    expect(b.x0).toBeCloseTo(1000 - MARGIN.right - NODE_WIDTH);
+    expect(b.x1 - b.x0).toBe(NODE_WIDTH);
+    expect(a.y0).toBe(MARGIN.top);
+    expect(a.y1).toBeCloseTo(MARGIN.top + 0.6 * scale);
+    expect(c.y0).toBeCloseTo(MARGIN.top + 0.7 * scale);
+    expect(geometry.levels).toBe(2);
+    expect(geometry.width).toBe(1000);
+    // the last column's labels have the right margin, the others the gap between columns
+    expect(geometry.labelRoom[1]).toBe(MARGIN.right - 8);
+    expect(geometry.labelRoom[0]).toBeCloseTo(b.x0 - a.x0 - NODE_WIDTH - 8);
+  });
+  it("keeps columns apart and grows wider than asked when they do not fit", () => {
+    const geometry = sankeyGeometry(smallSupergraph(), { width: 300, height: 200 });
+    expect(geometry.nodes[1].x0 - geometry.nodes[0].x0).toBe(MIN_STEP);
+    expect(geometry.width).toBe(MARGIN.left + MIN_STEP + NODE_WIDTH + MARGIN.right);
+  });
+  it("gives tiny nodes a visible height", () => {
+    const sg = smallSupergraph();
+    sg.nodes.column("y1")[2] = 0.7;
+    const box = sankeyGeometry(sg, { width: 1000, height: 244 }).nodes[2];
+    expect(box.y1 - box.y0).toBe(MIN_NODE_HEIGHT);
+  });
+  it("draws ribbons between node sides and loops below the columns", () => {
+    const geometry = sankeyGeometry(smallSupergraph(), { width: 1000, height: 244 });
+    const [ab, , loop] = geometry.links;
+    const { nodes, scale } = geometry;
+    const y = (v) => MARGIN.top + v * scale;
+    expect(ab.loop).toBe(false);
+    expect(ab.path).toBe(ribbonPath(nodes[0].x1, y(0), y(0.4), nodes[1].x0, y(0.1), y(0.5)));
+    expect(ab.width).toBeCloseTo(0.4 * scale);
+    expect(loop.loop).toBe(true);
+    expect(loop.width).toBeLessThanOrEqual(LOOP_WIDTH);
+    const bottom = Math.max(...loop.path.match(/-?[\d.]+/g).map(Number).filter((_, k) => k % 2));
+    expect(bottom).toBeGreaterThan(nodes[0].y1);
+    expect(bottom).toBeCloseTo(y(1.05) + loop.width / 2);
+  });
+});
+
+describe("labels", () => {
+  it("never overlap in a column, bigger nodes first", () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    for (let round = 0; round < 20; round++) {
+      const items = Array.from({ length: 60 }, (_, id) => ({
+        id, column: Math.floor(random() * 3), y: random() * 300, priority: random() }));
+      const shown = placeLabels(items, 14);
+      const kept = items.filter((item) => shown.has(item.id));
+      for (const a of kept) {
+        for (const b of kept) {
+          if (a !== b && a.column === b.column) {
+            expect(Math.abs(a.y - b.y)).toBeGreaterThanOrEqual(14);
+          }
+        }
+      }
+      // every label left out is too close to a kept one with a larger priority
+      for (const item of items.filter((i) => !shown.has(i.id))) {
+        expect(kept.some((k) => k.column === item.column && Math.abs(k.y - item.y) < 14
+          && k.priority >= item.priority)).toBe(true);
+      }
+    }
+  });
+  it("cuts names with an ellipsis and keeps values only when they fit", () => {
+    expect(truncate("interpolate_velocity", 70, measure)).toBe("interpola…");
+    expect(truncate("abc", 70, measure)).toBe("abc");
+    expect(truncate("abc", 5, measure)).toBe("");
+    expect(labelText("solve", "1.2 s", 200, measure)).toEqual({ name: "solve", value: "1.2 s" });
+    expect(labelText("solve", "1.2 s", 60, measure)).toEqual({ name: "solve", value: "" });
+    expect(labelText("interpolate_velocity", "1.2 s", 70, measure))
+      .toEqual({ name: "interpola…", value: "" });
+    expect(labelText("solve", "1.2 s", 3, measure)).toBeNull();
+  });
+});
+
+describe("histogram gradients and marks", () => {
+  it("makes a band per bin, darkest for the largest bin", () => {
+    const palette = ["c0", "c1", "c2", "c3", "c4"];
+    const stops = gradientStops([1, 4, 0, 2], palette);
+    expect(stops.map((s) => s.offset)).toEqual([0, 0.25, 0.25, 0.5, 0.5, 0.75, 0.75, 1]);
+    expect(stops.map((s) => s.colour)).toEqual(["c1", "c1", "c4", "c4", "c0", "c0", "c2", "c2"]);
+    // neighbours of one colour make one band
+    expect(gradientStops([3, 3, 0, 0, 0, 1], ["a", "b", "c", "d"])).toEqual([
+      { offset: 0, colour: "d" }, { offset: 2 / 6, colour: "d" },
+      { offset: 2 / 6, colour: "a" }, { offset: 5 / 6, colour: "a" },
+      { offset: 5 / 6, colour: "b" }, { offset: 1, colour: "b" }]);
+    expect(gradientStops([0, 0], ["a", "b"])).toEqual([{ offset: 0, colour: "a" },
+      { offset: 1, colour: "a" }]);
+  });
+  it("places a value between the smallest (top) and largest (bottom) values", () => {
+    expect(valueOffset(5, 0, 10, 100, 200)).toBe(150);
+    expect(valueOffset(-1, 0, 10, 100, 200)).toBe(100);
+    expect(valueOffset(NaN, 0, 10, 100, 200)).toBeNull();
+    expect(valueOffset(1, 1, 1, 100, 200)).toBeNull();
+  });
+});

@@ -1,0 +1,45 @@
+// The metric columns of the CCT view: what their headers say, and how wide they may be.
+//
+// Inclusive and exclusive columns of one metric ("PAPI_L2_TCM (inc)" and "PAPI_L2_TCM")
+// must read differently even in a narrow column: a header shows the metric's name, cut in
+// the middle when it is too long (the end, where "(inc)" or "_mean" sits, stays), and a
+// second line that says inclusive or exclusive; the full name is the header's tooltip.
+
+export const MIN_WIDTH = 56;
+export const MAX_WIDTH = 640;
+export const DEFAULT_WIDTH = 100;
+const CHAR_WIDTH = 7; // px per character of the 12px header font, a safe over-estimate
+const LINES = 2;
+
+/** "inclusive", "exclusive" or "" for other metrics. */
+export function kindLabel(metric) {
+  return metric.kind === "inclusive" || metric.kind === "exclusive" ? metric.kind : "";
+}
+
+/** The header's tooltip: the full name, its kind, its unit, and what a click does. */
+export function columnTitle(metric) {
+  const kind = kindLabel(metric);
+  const unit = metric.unit ? `, a time (${metric.unit} in the data)` : "";
+  return `${metric.name}${kind ? ` (${kind} metric${unit})` : unit ? ` (${unit.slice(2)})` : ""}`
+    + "\nclick: sort by it; drag the right edge: resize";
+}
+
+/** The name as a header of `width` px shows it: whole when it fits in two lines, else its
+ * start and end around an ellipsis. */
+export function headerLabel(name, width = DEFAULT_WIDTH) {
+  const room = Math.max(4, Math.floor((width - 12) / CHAR_WIDTH) * LINES);
+  if (name.length <= room) return name;
+  const tail = Math.ceil((room - 1) / 2);
+  return `${name.slice(0, room - 1 - tail)}…${name.slice(name.length - tail)}`;
+}
+
+/** Text that may wrap after "/", "_" and "." (zero-width spaces), so a header breaks
+ * "Avg time/rank_mean" into "Avg time/" and "rank_mean" rather than inside a word. */
+export function breakable(text) {
+  return text.replace(/([/_.])(?=.)/g, "$1\u200b");
+}
+
+/** A column width after dragging its edge by `delta` px, within [MIN_WIDTH, MAX_WIDTH]. */
+export function resizedWidth(start, delta) {
+  return Math.round(Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, start + delta)));
+}

@@ -1,0 +1,85 @@
+// The CCT view's column headers: one per metric column, sortable by a click and resizable
+// by dragging their right edge. Column j is var(--gc-w<j>) wide in the header and in
+// every row, so resizing sets one property on the view's root and redraws no row.
+import { element } from "../../lib/dom.js";
+import {
+  breakable, columnTitle, DEFAULT_WIDTH, headerLabel, kindLabel, resizedWidth,
+} from "./columns.js";
+
+export class ColumnHeader {
+  /** Headers of `columns` ({name, kind, unit}) in `root`; `onSort(name)` on a click.
+   * The header pads itself by the width of `body`'s scroll bar, so it lines up with rows. */
+  constructor(root, columns, body, signal, onSort) {
+    this.root = root;
+    this.columns = columns;
+    this.signal = signal;
+    this.widths = columns.map(() => DEFAULT_WIDTH);
+    this.element = element("div", "gc-row gc-header");
+    this.element.append(element("span", "gc-name", { text: "name" }));
+    this.labels = columns.map((c, j) => {
+      const cell = element("span", "gc-cell gc-sortable gc-column", {
+        "data-metric": c.name, title: columnTitle(c),
+      });
+      cell.style.width = `var(--gc-w${j})`;
+      const text = element("span", "gc-column-name");
+      cell.append(text, element("span", "gc-column-kind", { text: kindLabel(c) }),
+        element("span", "gc-resize", { "data-column": String(j) }));
+      root.style.setProperty(`--gc-w${j}`, `${DEFAULT_WIDTH}px`);
+      this.element.append(cell);
+      return text;
+    });
+    this.element.append(element("span", "gc-slot"));
+    this.label();
+    const on = (type, handler) => this.element.addEventListener(type, handler, { signal });
+    on("click", (event) => {
+      if (event.target.closest(".gc-resize")) return;
+      const metric = event.target.closest("[data-metric]")?.getAttribute("data-metric");
+      if (metric) onSort(metric);
+    });
+    on("pointerdown", (event) => {
+      if (event.target.closest(".gc-resize")) this.resize(event);
+    });
+    const scrollbar = new ResizeObserver(() => {
+      this.element.style.paddingRight = `${body.offsetWidth - body.clientWidth}px`;
+    });
+    scrollbar.observe(body);
+    signal.addEventListener("abort", () => scrollbar.disconnect());
+  }
+
+  /** Header texts that fit each column's width (long names cut in the middle). */
+  label() {
+    this.labels.forEach((text, j) => {
+      text.textContent = breakable(headerLabel(this.columns[j].name, this.widths[j]));
+    });
+  }
+
+  /** Follow a drag of a column's right edge that starts with `event`. */
+  resize(event) {
+    const grip = event.target;
+    const column = Number(grip.getAttribute("data-column"));
+    const startX = event.clientX;
+    const start = this.widths[column];
+    grip.setPointerCapture(event.pointerId);
+    const move = (moved) => {
+      this.widths[column] = resizedWidth(start, moved.clientX - startX);
+      this.root.style.setProperty(`--gc-w${column}`, `${this.widths[column]}px`);
+      this.label();
+    };
+    const end = () => {
+      grip.removeEventListener("pointermove", move);
+      grip.removeEventListener("pointerup", end);
+      grip.removeEventListener("pointercancel", end);
+    };
+    grip.addEventListener("pointermove", move, { signal: this.signal });
+    grip.addEventListener("pointerup", end, { signal: this.signal });
+    grip.addEventListener("pointercancel", end, { signal: this.signal });
+    event.preventDefault();
+  }
+
+  /** Mark the column the rows are sorted by. */
+  markSorted(name) {
+    this.element.querySelectorAll("[data-metric]").forEach((cell) => {
+      cell.classList.toggle("gc-sorted", cell.getAttribute("data-metric") === name);
+    });
+  }
+}

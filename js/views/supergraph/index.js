@@ -1,0 +1,448 @@
+// Supergraph view: a Sankey of an ensemble's supergraph. Node height is the mean inclusive
+// value, the fill the distribution across profiles (a vertical gradient of the histogram,
+// smallest values at the top), a line marks the target profile; hover for statistics and
+// top entry functions, click for the histogram, box plot and outlier profiles. Every edit
+// is appended to the `history` trait; the kernel computes the supergraph it leads to and
+// sends it back (`revision` changes), so the query it emits and what is drawn agree.
+import "./supergraph.css";
+import { interpolateBlues, interpolateRdBu } from "d3-scale-chromatic";
+import { element, option } from "../../lib/dom.js";
+import { formatMetric } from "../../lib/format.js";
+import { pushEdit, redo, undo } from "../../lib/history.js";
+import { histogramOf, supergraphFromModel } from "./model.js";
+import { describeEdge, describeNode, fillPanel, KINDS, svgElement, totalOf } from "./panel.js";
+import {
+  gradientStops, LABEL_HEIGHT, LABEL_OFFSET, labelText, placeLabels, sankeyGeometry, valueOffset,
+} from "./sankey.js";
+
+const MARKUP = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;" };
+const escapeMarkup = (text) => text.replace(/[&<>"]/g, (c) => MARKUP[c]);
+const PANEL_WIDTH = 300;
+const MERGE_OPS = ["threshold"];
+const PALETTE_SIZE = 64;
+const density = (t) => interpolateBlues(0.1 + 0.8 * t);
+const diverging = (t) => interpolateRdBu(1 - t);
+
+let gradientIds = 0;
+
+class SupergraphView {
+  constructor(model, el, signal) {
+    this.model = model;
+    this.signal = signal;
+    this.gradientPrefix = `gs-gradient-${gradientIds++}-`;
+    this.palette = Array.from({ length: PALETTE_SIZE }, (_, k) => density(k / (PALETTE_SIZE - 1)));
+    this.busy = false;
+    this.build(el);
+    this.listen();
+    this.refresh();
+  }
+
+  // ------------------------------------------------------------------ DOM
+  build(el) {
+    const root = element("div", "glade-sg");
+    const bar = element("div", "gs-toolbar");
+    const label = (text, control) => {
+      const item = element("label", "gs-label");
+      item.append(text, control);
+      return item;
+    };
+    const group = (...children) => {
+      const span = element("span", "gs-group");
+      span.append(...children);
+      return span;
+    };
+    this.bySelect = element("select", "gs-by", { title: "group CCT nodes into supernodes by" });
+    this.metricSelect = element("select", "gs-metric", { title: "metric" });
+    this.thresholdInput = element("input", "gs-threshold", {
+      type: "number", min: "0", max: "100", step: "0.5", value: "0",
+      title: "supernodes under this share of the total go to one 'other' per level",
+    });
+    this.targetSelect = element("select", "gs-target-profile", {
+      title: "the profile a line marks" });
+    this.diffA = element("select", "gs-diff-a", { title: "diff: group a" });
+    this.diffB = element("select", "gs-diff-b", { title: "diff: group b" });
+    this.diffButton = element("button", "gs-diff", { text: "diff b − a",
+      title: "colour supernodes by mean(b) − mean(a), on a symmetric scale" });
+    this.diffClear = element("button", "gs-diff-clear", { text: "no diff" });
+    this.undoButton = element("button", "gs-undo", { text: "↶", title: "undo" });
+    this.redoButton = element("button", "gs-redo", { text: "↷", title: "redo" });
+    this.unfocusButton = element("button", "gs-unfocus", { text: "unfocus",
+      title: "show every call path again" });
+    this.resetButton = element("button", "gs-reset", { text: "reset", title: "drop every edit" });
+    bar.append(
+      group(label("by ", this.bySelect), label("metric ", this.metricSelect),
+        label("other below ", this.thresholdInput), element("span", "gs-unit", { text: "%" })),
+      group(label("target ", this.targetSelect)),
+      group(label("a ", this.diffA), label("b ", this.diffB), this.diffButton, this.diffClear),
+      group(this.undoButton, this.redoButton, this.unfocusButton, this.resetButton),
+    );
+    this.notice = element("div", "gs-notice");
+    const main = element("div", "gs-main");
+    this.canvas = element("div", "gs-canvas");
+    this.svg = svgElement("svg", { class: "gs-sankey", role: "img" }, null);
+    this.canvas.append(this.svg);
+    this.panel = element("div", "gs-panel");
+    main.append(this.canvas, this.panel);
+    const footer = element("div", "gs-footer");
+    this.legend = element("div", "gs-legend");
+    this.status = element("span", "gs-status");
+    const details = element("details", "gs-query");
+    const summary = element("summary", "", { text: "query" });
+    this.copyButton = element("button", "gs-copy", { text: "copy", title: "copy the query" });
+    this.queryText = element("pre", "gs-query-text");
+    details.append(summary, this.copyButton, this.queryText);
+    footer.append(this.legend, this.status, details);
+    this.tooltip = element("div", "gs-tooltip");
+    root.append(bar, this.notice, main, footer, this.tooltip);
+    el.append(root);
+    this.root = root;
+    this.measureContext = document.createElement("canvas").getContext("2d");
+  }
+
+  // --------------------------------------------------------------- events
+  listen() {
+    const { model, signal } = this;
+    const on = (target, type, handler) => target.addEventListener(type, handler, { signal });
+    on(this.bySelect, "change", () => {
+      const value = this.bySelect.value;
+      this.edit({ op: "by", by: value });
+    });
+    on(this.metricSelect, "change", () => this.edit({ op: "metric",
+      metric: this.metricSelect.value }));
+    on(this.thresholdInput, "change", () => {
+      const percent = Number(this.thresholdInput.value);
+      if (Number.isFinite(percent) && percent >= 0 && percent <= 100) {
+        this.edit({ op: "threshold", fraction: percent / 100 });
+      }
+    });
+    on(this.targetSelect, "change", () => {
+      const index = this.targetSelect.value;
+      this.edit({ op: "target", profile: index === "" ? null
+        : model.get("profile_ids")[Number(index)] });
+    });
+    on(this.diffButton, "click", () => {
+      const groups = model.get("groups");
+      const a = groups[Number(this.diffA.value)];
+      const b = groups[Number(this.diffB.value)];
+      if (a && b) this.edit({ op: "diff", a: a.group, b: b.group });
+    });
+    on(this.diffClear, "click", () => this.edit({ op: "diff", a: null, b: null }));
+    on(this.undoButton, "click", () => this.stepHistory(undo));
+    on(this.redoButton, "click", () => this.stepHistory(redo));
+    on(this.unfocusButton, "click", () => this.edit({ op: "unfocus" }));
+    on(this.resetButton, "click", () => this.edit({ op: "reset" }));
+    on(this.copyButton, "click", () => navigator.clipboard?.writeText(this.queryText.textContent));
+    on(this.svg, "mousemove", (event) => this.showTooltip(event));
+    on(this.svg, "mouseleave", () => (this.tooltip.style.display = "none"));
+    on(this.svg, "click", (event) => {
+      const node = event.target.closest("[data-node]");
+      this.select(node ? [this.sg.names.get(Number(node.dataset.node))] : []);
+    });
+    on(this.panel, "click", (event) => {
+      const action = event.target.closest("[data-action]")?.dataset.action;
+      const selected = model.get("selection")[0];
+      if (!action || selected === undefined) return;
+      if (action === "hide" || action === "focus") this.edit({ op: action, supernode: selected });
+      else this.edit({ op: "split", supernode: selected, by: action });
+    });
+    const resize = new ResizeObserver(() => {
+      if (this.canvas.clientWidth !== this.drawnWidth) this.draw();
+    });
+    resize.observe(this.canvas);
+    signal.addEventListener("abort", () => resize.disconnect());
+    // The kernel answers every edit, even one it refuses, with a new revision; `history`
+    // itself comes back as an echo of what this page sent, before the answer.
+    model.on("change:revision", () => this.refresh());
+    model.on("change:history", () => this.updateControls());
+    model.on("change:selection", () => {
+      this.draw();
+      this.drawPanel();
+    });
+    model.on("change:highlight", () => this.draw());
+    model.on("change:height", () => this.draw());
+  }
+
+  get offline() {
+    return Boolean(this.model.get("offline"));
+  }
+
+  edit(edit) {
+    if (this.offline) return;
+    const history = pushEdit(this.model.get("history"), edit, MERGE_OPS);
+    this.commit(history, []);
+  }
+
+  stepHistory(step) {
+    if (this.offline) return;
+    const next = step(this.model.get("history"), this.model.get("future"));
+    this.commit(next.history, next.future);
+  }
+
+  commit(history, future) {
+    this.busy = true;
+    this.root.classList.add("gs-busy");
+    this.model.set("future", future);
+    this.model.set("history", history);
+    this.model.save_changes();
+  }
+
+  /** The kernel answered (a new supergraph, or the old one after an edit it refused). */
+  settle() {
+    this.busy = false;
+    this.root.classList.remove("gs-busy");
+    this.updateControls();
+  }
+
+  select(keys) {
+    this.model.set("selection", keys);
+    this.model.save_changes();
+  }
+
+  // --------------------------------------------------------------- drawing
+  refresh() {
+    this.sg = supergraphFromModel(this.model);
+    const selected = this.model.get("selection").filter((key) => this.indexOf(key) >= 0);
+    if (selected.length !== this.model.get("selection").length) this.select(selected);
+    this.fillToolbar();
+    this.settle();
+    this.draw();
+    this.drawPanel();
+  }
+
+  indexOf(key) {
+    for (let i = 0; i < this.sg.nodes.count; i++) if (this.sg.names.get(i) === key) return i;
+    return -1;
+  }
+
+  fillToolbar() {
+    const { model } = this;
+    const by = model.get("by");
+    const byLabel = model.get("by_label");
+    const choices = [["module", "module"], ["name", "name"]];
+    if (!["module", "name"].includes(byLabel)) choices.push(["initial", byLabel]);
+    this.bySelect.replaceChildren();
+    for (const [value, text] of choices) option(this.bySelect, value, text);
+    this.bySelect.value = by === "initial" && ["module", "name"].includes(byLabel) ? byLabel : by;
+    this.metricSelect.replaceChildren();
+    for (const metric of model.get("metrics")) option(this.metricSelect, metric);
+    this.metricSelect.value = model.get("metric");
+    this.thresholdInput.value = String(+(model.get("threshold") * 100).toFixed(3));
+    this.targetSelect.replaceChildren();
+    option(this.targetSelect, "", "(none)");
+    const ids = model.get("profile_ids");
+    ids.forEach((id, i) => option(this.targetSelect, String(i), this.sg.profiles.get(i)));
+    const target = model.get("target");
+    const chosen = ids.findIndex((id) => String(id) === target);
+    this.targetSelect.value = chosen >= 0 ? String(chosen) : "";
+    const groups = model.get("groups");
+    for (const select of [this.diffA, this.diffB]) {
+      select.replaceChildren();
+      groups.forEach((g, i) => option(select, String(i), g.label));
+    }
+    const diff = model.get("diff");
+    const indexOfGroup = (group) => groups.findIndex(
+      (g) => JSON.stringify(g.group) === JSON.stringify(group));
+    this.diffA.value = String(diff.a ? Math.max(indexOfGroup(diff.a), 0) : 0);
+    this.diffB.value = String(diff.b ? Math.max(indexOfGroup(diff.b), 0)
+      : Math.min(1, groups.length - 1));
+    this.queryText.textContent = model.get("query");
+  }
+
+  updateControls() {
+    const { model } = this;
+    const editable = !this.offline;
+    for (const control of [this.bySelect, this.metricSelect, this.thresholdInput,
+      this.targetSelect, this.diffA, this.diffB, this.diffButton, this.diffClear,
+      this.resetButton]) control.disabled = !editable;
+    this.undoButton.disabled = !editable || !model.get("history").length;
+    this.redoButton.disabled = !editable || !model.get("future").length;
+    this.unfocusButton.disabled = !editable || !/MATCH \("\*"\)->/.test(model.get("query"));
+    this.diffClear.disabled = !editable || !model.get("diff").a;
+    const notes = [];
+    if (this.offline) {
+      notes.push("exported page: hover and click for details; edits need Jupyter with a "
+        + "running kernel");
+    }
+    if (model.get("notice")) notes.push(model.get("notice"));
+    this.notice.textContent = notes.join(" · ");
+    this.notice.style.display = notes.length ? "" : "none";
+  }
+
+  measure(text) {
+    return this.measureContext.measureText(text).width;
+  }
+
+  diffScale() {
+    const difference = this.sg.nodes.column("difference");
+    let largest = 0;
+    for (const d of difference) if (Number.isFinite(d)) largest = Math.max(largest, Math.abs(d));
+    return largest;
+  }
+
+  draw() {
+    if (!this.sg) return;
+    const { model, sg } = this;
+    const height = model.get("height");
+    this.drawnWidth = this.canvas.clientWidth;
+    const geometry = sankeyGeometry(sg, { width: Math.max((this.canvas.clientWidth || 900), 320),
+      height });
+    this.geometry = geometry;
+    this.svg.setAttribute("width", geometry.width);
+    this.svg.setAttribute("height", height);
+    this.svg.setAttribute("viewBox", `0 0 ${geometry.width} ${height}`);
+    const unit = model.get("unit");
+    const font = getComputedStyle(this.root);
+    this.measureContext.font = `11px ${font.fontFamily}`;
+    const nodes = sg.nodes;
+    const mean = nodes.column("inclusive_mean");
+    const difference = nodes.column("difference");
+    const inDiff = Boolean(model.get("diff").a);
+    const largest = inDiff ? this.diffScale() : 0;
+    const selected = new Set(model.get("selection"));
+    const highlighted = new Set(model.get("highlight"));
+    // One markup string for the whole drawing: thousands of elements are parsed at once
+    // instead of being created one by one.
+    const edges = sg.edges;
+    const reentry = edges.column("reentry");
+    const linkMarkup = geometry.links.map((link, e) => {
+      const kind = `${link.loop ? "gs-loop" : "gs-link"}${reentry[e] ? " gs-reentry" : ""}`;
+      const stroke = link.loop ? ` stroke-width="${link.width}"` : "";
+      return `<path class="${kind}" d="${link.path}" data-link="${e}"${stroke}/>`;
+    });
+    const lo = nodes.column("hist_lo");
+    const hi = nodes.column("hist_hi");
+    const target = nodes.column("inclusive_target");
+    const level = nodes.column("level");
+    const kind = nodes.column("kind");
+    const gradients = [];
+    const boxes = [];
+    const candidates = [];
+    geometry.nodes.forEach((box, i) => {
+      let paint;
+      if (inDiff) {
+        const d = difference[i];
+        paint = Number.isFinite(d) && largest > 0 ? diverging(0.5 + d / (2 * largest)) : "#ddd";
+      } else {
+        const id = `${this.gradientPrefix}${i}`;
+        const stops = gradientStops(histogramOf(sg, i), this.palette).map(
+          (stop) => `<stop offset="${stop.offset}" stop-color="${stop.colour}"/>`).join("");
+        gradients.push(`<linearGradient id="${id}" x1="0" x2="0" y1="0" y2="1">${stops}`
+          + "</linearGradient>");
+        paint = `url(#${id})`;
+      }
+      const key = sg.names.get(i);
+      const classes = `gs-node${selected.has(key) ? " gs-selected" : ""}`
+        + `${highlighted.has(key) ? " gs-highlighted" : ""}`;
+      boxes.push(`<rect class="${classes}" x="${box.x0}" y="${box.y0}" width="${box.x1 - box.x0}"`
+        + ` height="${box.y1 - box.y0}" fill="${paint}" data-node="${i}"/>`);
+      const mark = valueOffset(target[i], lo[i], hi[i], box.y0, box.y1);
+      if (mark !== null && !inDiff) {
+        boxes.push(`<line class="gs-target" x1="${box.x0 - 3}" x2="${box.x1 + 3}" y1="${mark}"`
+          + ` y2="${mark}"/>`);
+      }
+      candidates.push({ id: i, column: level[i], y: (box.y0 + box.y1) / 2,
+        priority: box.y1 - box.y0 });
+    });
+    const labels = [];
+    for (const i of placeLabels(candidates, LABEL_HEIGHT)) {
+      const box = geometry.nodes[i];
+      const value = inDiff ? `${difference[i] > 0 ? "+" : ""}${formatMetric(difference[i], unit)}`
+        : formatMetric(mean[i], unit);
+      const name = KINDS[kind[i]] === "other" ? "other" : sg.names.get(i);
+      const text = labelText(name, value, geometry.labelRoom[i] - LABEL_OFFSET,
+        (t) => this.measure(t));
+      if (!text) continue;
+      const number = text.value
+        ? `<tspan class="gs-label-value"> ${escapeMarkup(text.value)}</tspan>` : "";
+      labels.push(`<text class="gs-label-text" x="${box.x1 + LABEL_OFFSET}"`
+        + ` y="${(box.y0 + box.y1) / 2}" data-node="${i}">${escapeMarkup(text.name)}${number}`
+        + "</text>");
+    }
+    this.svg.innerHTML = `<defs>${gradients.join("")}</defs>`
+      + `<g class="gs-links">${linkMarkup.join("")}</g>`
+      + `<g class="gs-nodes">${boxes.join("")}</g><g class="gs-labels">${labels.join("")}</g>`;
+    this.drawLegend(inDiff, largest, unit);
+    this.drawStatus();
+    this.updateControls();
+  }
+
+  drawLegend(inDiff, largest, unit) {
+    this.legend.replaceChildren();
+    const bar = element("span", "gs-legend-bar");
+    const stops = inDiff ? [0, 0.25, 0.5, 0.75, 1].map(diverging) : [0, 0.5, 1].map(density);
+    bar.style.background = `linear-gradient(to right, ${stops.join(", ")})`;
+    if (inDiff) {
+      const { a, b } = this.model.get("diff");
+      const name = (g) => this.model.get("groups").find(
+        (x) => JSON.stringify(x.group) === JSON.stringify(g))?.label ?? "group";
+      this.legend.append(element("span", "", { text: `mean(${name(b)}) − mean(${name(a)}): ` }),
+        element("span", "", { text: `−${formatMetric(largest, unit)}` }), bar,
+        element("span", "", { text: `+${formatMetric(largest, unit)}` }));
+    } else {
+      this.legend.append(element("span", "", { text: "profiles per bin (smallest values on "
+        + "top): few" }), bar, element("span", "", { text: "many" }),
+      element("span", "gs-legend-target", { text: "— target" }));
+    }
+  }
+
+  drawStatus() {
+    const { sg } = this;
+    const total = totalOf(sg);
+    const edges = sg.edges.column("loop");
+    let loops = 0;
+    for (const v of edges) loops += v ? 1 : 0;
+    this.status.textContent = `${sg.nodes.count} supernodes · ${sg.edges.count} edges`
+      + `${loops ? ` (${loops} drawn as loops)` : ""} · ${sg.profiles.length} profiles · `
+      + `total ${formatMetric(total, this.model.get("unit"))} (${this.model.get("metric")}, `
+      + "mean over profiles)";
+  }
+
+  // -------------------------------------------------------------- details
+  showTooltip(event) {
+    const target = event.target.closest("[data-node], [data-link]");
+    if (!target) {
+      this.tooltip.style.display = "none";
+      return;
+    }
+    const unit = this.model.get("unit");
+    const lines = target.dataset.node !== undefined
+      ? describeNode(this.sg, Number(target.dataset.node), unit)
+      : describeEdge(this.sg, Number(target.dataset.link), unit);
+    this.tooltip.replaceChildren();
+    lines.forEach(([key, value], k) => {
+      const row = element("div", k === 0 ? "gs-tip-title" : "gs-tip-row");
+      row.append(element("b", "", { text: key }), element("span", "", { text: ` ${value}` }));
+      this.tooltip.append(row);
+    });
+    const area = this.root.getBoundingClientRect();
+    this.tooltip.style.display = "block";
+    const x = event.clientX - area.left + 14;
+    const maxX = area.width - this.tooltip.offsetWidth - 4;
+    this.tooltip.style.left = `${Math.max(4, Math.min(x, maxX))}px`;
+    // below the pointer, or above it when it would not fit in the view
+    const below = event.clientY - area.top + 14;
+    const above = event.clientY - area.top - this.tooltip.offsetHeight - 8;
+    const fits = below + this.tooltip.offsetHeight <= area.height;
+    this.tooltip.style.top = `${fits || above < 0 ? below : above}px`;
+  }
+
+  drawPanel() {
+    const key = this.model.get("selection")[0];
+    const i = key === undefined ? -1 : this.indexOf(key);
+    this.panel.style.display = i < 0 ? "none" : "";
+    this.canvas.style.width = i < 0 ? "100%" : `calc(100% - ${PANEL_WIDTH}px)`;
+    if (i < 0) {
+      this.panel.replaceChildren();
+      return;
+    }
+    fillPanel(this.panel, this.sg, i, { unit: this.model.get("unit"), offline: this.offline,
+      width: PANEL_WIDTH });
+  }
+}
+
+export default {
+  render({ model, el, signal }) {
+    const view = new SupergraphView(model, el, signal);
+    return () => view.root.remove();
+  },
+};

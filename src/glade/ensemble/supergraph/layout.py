@@ -1,0 +1,200 @@
+"""The deterministic Sankey layout of a supergraph: the same input gives the same
+coordinates, byte for byte.
+
+- Back edges: a depth-first search over the call edges, from the supernodes that hold
+  CCT roots in id order (then from any supernode not reached), children in id order
+  (:meth:`glade.graph.Graph.from_edges`); an edge to a supernode on the search's current
+  path is a back edge. Supernode ids are the order of first appearance in the CCT's
+  pre-order, so nothing depends on hashing or on chance.
+- Levels: the longest path from a root over the other call edges.
+- Columns: one per level, supernodes ordered by inclusive value (largest first), then by
+  name; heights proportional to the mean inclusive value, the same scale everywhere, with
+  gaps, the tallest column filling [0, 1].
+- Links: on the right of their source, in the order of their targets' positions (back
+  edges last), squeezed when a source's outgoing flow exceeds its height (re-entries pass
+  through a supernode more than once); on the left of their target below the root flow, in
+  the order of their sources' positions, so call edges fill the target's height exactly.
+  Re-entry edges do not count in the target's height; they end at its top, squeezed to it.
+- Back edges (and re-entry edges that do not go forward) are drawn as loops below the
+  columns, in bands of one thickness (their values are read on hover); loops over
+  overlapping columns get different bands, so loops never overlap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, fields
+
+import numpy as np
+import pandas as pd
+
+from glade.graph import Graph
+
+#: Share of the most crowded column's height that goes to the gaps between its nodes.
+GAP_SHARE = 0.3
+#: Thickness of a loop's band and gap between bands, relative to the columns' height.
+LOOP_BAND = 0.01
+LOOP_GAP = 0.012
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Coordinates of a supernode Sankey (see the module): per supernode its ``level``
+    (the column), ``order`` in the column and vertical extent ``y0``..``y1``; per edge its
+    extent on the source side (``source_y0``, ``source_y1``) and the target side
+    (``target_y0``, ``target_y1``), whether it is drawn as a loop (``loop``) and the
+    vertical position of the loop's lowest band (``loop_y``, NaN for other edges);
+    ``height`` is the lowest point of the drawing (1 without loops)."""
+
+    level: np.ndarray
+    order: np.ndarray
+    y0: np.ndarray
+    y1: np.ndarray
+    source_y0: np.ndarray
+    source_y1: np.ndarray
+    target_y0: np.ndarray
+    target_y1: np.ndarray
+    loop: np.ndarray
+    loop_y: np.ndarray
+    height: float
+
+    @property
+    def num_levels(self) -> int:
+        return int(self.level.max()) + 1 if len(self.level) else 0
+
+    def digest(self) -> str:
+        """A SHA-256 of every coordinate's bytes (equal layouts, equal digests)."""
+        digest = hashlib.sha256()
+        for item in fields(self):
+            digest.update(np.ascontiguousarray(getattr(self, item.name)).tobytes())
+        return digest.hexdigest()
+
+
+def back_edges(count: int, source: np.ndarray, target: np.ndarray, roots: np.ndarray
+               ) -> np.ndarray:
+    """Which call edges the depth-first search (see the module) finds going back to a
+    supernode on its current path."""
+    if count == 0 or len(source) == 0:
+        return np.zeros(len(source), dtype=bool)
+    frames = pd.DataFrame({"name": np.arange(count)})
+    order = np.lexsort((target, source))
+    tree, new_id = Graph.from_edges(frames, source[order], target[order],
+                                    roots=np.sort(roots))
+    end = tree.subtree_end
+    u, v = new_id[source], new_id[target]
+    return (v <= u) & (u < end[v])
+
+
+def loop_bands(first: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """The band of each loop spanning columns ``first``..``last``: taken in order of
+    their first column (then last column, then position), each gets the lowest band whose
+    loops all end before it starts (interval partitioning: no two loops of a band
+    overlap, and no more bands than loops over one column)."""
+    ends: list[int] = []
+    band = np.zeros(len(first), dtype=np.int64)
+    for k in np.lexsort((np.arange(len(first)), last, first)).tolist():
+        free = next((b for b, end in enumerate(ends) if end < first[k]), len(ends))
+        if free == len(ends):
+            ends.append(int(last[k]))
+        else:
+            ends[free] = int(last[k])
+        band[k] = free
+    return band
+
+
+def longest_path_levels(count: int, source: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Level of every supernode: the longest path to it over the (acyclic) edges."""
+    level = np.zeros(count, dtype=np.int64)
+    for _ in range(count):
+        longer = level.copy()
+        np.maximum.at(longer, target, level[source] + 1)
+        if np.array_equal(longer, level):
+            break
+        level = longer
+    return level
+
+
+def _stack(owner: np.ndarray, rank_keys: tuple, start: np.ndarray, width: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Bands of ``width`` stacked on their ``owner``'s side from ``start[owner]``, in the
+    order of ``rank_keys`` (lexsort keys, last is primary) within an owner."""
+    order = np.lexsort((*rank_keys, owner))
+    sorted_owner = owner[order]
+    cumulative = np.cumsum(width[order])
+    first = np.r_[True, sorted_owner[1:] != sorted_owner[:-1]] if len(order) else order
+    base = np.repeat(cumulative[first] - width[order][first],
+                     np.diff(np.r_[np.flatnonzero(first), len(order)]))
+    top = np.empty(len(owner))
+    top[order] = start[sorted_owner] + cumulative - width[order] - base
+    return top, top + width
+
+
+def layout(keys: list[str], inclusive: np.ndarray, root: np.ndarray, has_root: np.ndarray,
+           source: np.ndarray, target: np.ndarray, reentry: np.ndarray, value: np.ndarray
+           ) -> Layout:
+    """The layout of supernodes ``keys`` (ids 0..count-1) with mean ``inclusive`` and
+    ``root`` flows, ``has_root`` (holds a CCT root), and edges ``source -> target`` with
+    mean ``value`` (``reentry`` marks re-entry edges)."""
+    count = len(keys)
+    inclusive = np.maximum(np.nan_to_num(inclusive), 0.0)
+    value = np.maximum(np.nan_to_num(value), 0.0)
+    root = np.maximum(np.nan_to_num(root), 0.0)
+    call = ~reentry
+    back_call = np.zeros(len(source), dtype=bool)
+    back_call[call] = back_edges(count, source[call], target[call], np.flatnonzero(has_root))
+    forward = call & ~back_call
+    level = longest_path_levels(count, source[forward], target[forward])
+    key_rank = pd.Series(keys, dtype=object).rank(method="first").to_numpy(np.int64)
+    order_all = np.lexsort((key_rank, -inclusive, level))
+    sorted_level = level[order_all]
+    column_start = np.r_[True, sorted_level[1:] != sorted_level[:-1]] if count else order_all
+    position = np.arange(count) - np.repeat(np.flatnonzero(column_start), np.diff(
+        np.r_[np.flatnonzero(column_start), count])) if count else order_all
+    order = np.empty(count, dtype=np.int64)
+    order[order_all] = position
+    levels = int(level.max()) + 1 if count else 0
+    per_column = np.bincount(level, minlength=levels)
+    totals = np.bincount(level, weights=inclusive, minlength=levels)
+    gap = GAP_SHARE / max(int(per_column.max()) - 1, 1) if count else 0.0
+    room = 1.0 - (per_column - 1) * gap
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = float(np.min(np.where(totals > 0, room / totals, np.inf))) if count else 1.0
+    if not np.isfinite(scale):
+        scale = 0.0
+    heights = inclusive * scale
+    y0, _ = _stack(level, (order,), np.zeros(levels), heights + gap)
+    y1 = y0 + heights
+
+    drawn_back = back_call | (reentry & (level[target] <= level[source]))
+    widths = value * scale
+    out_total = np.bincount(source, weights=widths, minlength=count)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        squeeze = np.where(out_total > heights, heights / out_total, 1.0)
+    out_widths = widths * squeeze[source]
+    source_y0, source_y1 = _stack(source, (target, y0[target], drawn_back), y0, out_widths)
+    target_y0 = np.empty(len(source))
+    target_y1 = np.empty(len(source))
+    if call.any():
+        start = y0 + root * scale
+        top, bottom = _stack(target[call], (source[call], y0[source[call]],
+                                            back_call[call]), start, widths[call])
+        target_y0[call], target_y1[call] = top, bottom
+    if reentry.any():
+        into = np.bincount(target[reentry], weights=widths[reentry], minlength=count)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            fit = np.where(into > heights, heights / into, 1.0)
+        squeezed = widths[reentry] * fit[target[reentry]]
+        top, bottom = _stack(target[reentry], (source[reentry], y0[source[reentry]]), y0,
+                             squeezed)
+        target_y0[reentry], target_y1[reentry] = top, bottom
+
+    loop_y = np.full(len(source), np.nan)
+    height = 1.0
+    loops = np.flatnonzero(drawn_back)
+    if loops.size:
+        band = loop_bands(np.minimum(level[source[loops]], level[target[loops]]),
+                          np.maximum(level[source[loops]], level[target[loops]]))
+        loop_y[loops] = float(y1.max()) + LOOP_GAP + band * (LOOP_BAND + LOOP_GAP)
+        height = max(height, float(loop_y[loops].max()) + LOOP_BAND + LOOP_GAP)
+    return Layout(level, order, y0, y1, source_y0, source_y1, target_y0, target_y1,
+                  drawn_back, loop_y, height)

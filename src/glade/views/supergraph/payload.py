@@ -1,0 +1,179 @@
+"""What the supergraph view sends to the browser: a supergraph (and a diff) as typed
+arrays, and the choices of its menus (profiles, metadata groups, metrics).
+
+Per supernode one row of :data:`NODE_COLUMNS` (float64; ``whisker_lo``/``whisker_hi``
+are the most extreme values inside the box plot's fences), its histogram counts, its top
+entry functions and its outlier profiles (CSR arrays); per edge one row of
+:data:`EDGE_COLUMNS`. Strings travel as string tables (:mod:`glade.views.transport`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from glade.ensemble.supergraph import Supergraph as SupergraphModel
+from glade.ensemble.supergraph.summary import fences
+from glade.units import time_unit
+from glade.views.transport import float64_bytes, int32_bytes, string_table
+
+NODE_COLUMNS = ("level", "y0", "y1", "kind", "nodes", "entries", "inclusive_mean",
+                "inclusive_min", "inclusive_q1", "inclusive_median", "inclusive_q3",
+                "inclusive_max", "inclusive_std", "inclusive_outliers", "inclusive_target",
+                "inclusive_imbalance", "whisker_lo", "whisker_hi", "exclusive_mean",
+                "exclusive_median", "root_mean", "hist_lo", "hist_hi", "mean_a", "mean_b",
+                "difference", "ratio", "welch_p")
+EDGE_COLUMNS = ("source", "target", "reentry", "loop", "value_mean", "value_min",
+                "value_median", "value_max", "value_target", "source_y0", "source_y1",
+                "target_y0", "target_y1", "loop_y")
+KINDS = ("group", "split", "other")
+#: How many entry functions the hover names per supernode.
+TOP_ENTRIES = 5
+#: Metadata columns with this many distinct values or fewer make diff groups and labels.
+GROUP_VALUES = 12
+#: Words of metadata column names that usually tell runs apart, most telling first.
+TELLING = ("compiler", "cluster", "problem", "size", "variant", "tuning", "machine", "threads",
+           "ranks")
+
+
+def _csr(owner: np.ndarray, count: int) -> np.ndarray:
+    pointer = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(np.bincount(owner, minlength=count), out=pointer[1:])
+    return pointer
+
+
+def supergraph_payload(sg: SupergraphModel, diff: pd.DataFrame | None) -> dict[str, Any]:
+    """The data traits of a supergraph (``diff`` from ``sg.diff`` or None)."""
+    nodes, lay = sg.nodes, sg.layout
+    count = len(sg)
+    counts, edges = sg.histograms()
+    values = sg.values()
+    low, high = fences(nodes["inclusive_q1"].to_numpy(), nodes["inclusive_q3"].to_numpy(),
+                       sg.whis)
+    inside = (values >= low[:, None]) & (values <= high[:, None])
+    columns = {
+        "level": lay.level, "y0": lay.y0, "y1": lay.y1,
+        "kind": nodes["kind"].map({k: i for i, k in enumerate(KINDS)}).to_numpy(),
+        "hist_lo": edges[:, 0], "hist_hi": edges[:, -1],
+        "whisker_lo": np.where(inside, values, np.inf).min(axis=1, initial=np.inf),
+        "whisker_hi": np.where(inside, values, -np.inf).max(axis=1, initial=-np.inf),
+    }
+    for name in ("mean_a", "mean_b", "difference", "ratio", "welch_p"):
+        columns[name] = diff[name].to_numpy() if diff is not None else np.full(count, np.nan)
+    table = np.column_stack([np.asarray(columns[c] if c in columns else nodes[c],
+                                        dtype=np.float64) for c in NODE_COLUMNS]) \
+        if count else np.zeros((0, len(NODE_COLUMNS)))
+    edge_frame = sg.edges
+    index = pd.Index(sg.supernodes, dtype=object)
+    edge_columns = {
+        "source": index.get_indexer(edge_frame["source"].to_numpy(dtype=object)),
+        "target": index.get_indexer(edge_frame["target"].to_numpy(dtype=object)),
+        "reentry": edge_frame["reentry"].to_numpy(), "loop": lay.loop,
+        "source_y0": lay.source_y0, "source_y1": lay.source_y1,
+        "target_y0": lay.target_y0, "target_y1": lay.target_y1, "loop_y": lay.loop_y,
+    }
+    edge_table = np.column_stack([np.asarray(edge_columns[c] if c in edge_columns
+                                             else edge_frame[c], dtype=np.float64)
+                                  for c in EDGE_COLUMNS]) \
+        if len(edge_frame) else np.zeros((0, len(EDGE_COLUMNS)))
+    names_blob, name_offsets = string_table(sg.supernodes)
+    entry_owner, entry_names, entry_values = sg.top_entries(TOP_ENTRIES)
+    entry_blob, entry_offsets = string_table(list(entry_names))
+    # outliers: the values outside the fences, per supernode, largest first
+    owner, position = np.nonzero(~inside)
+    outlier_values = values[owner, position]
+    order = np.lexsort((position, -outlier_values, owner))
+    return {
+        "names": names_blob, "name_offsets": name_offsets,
+        "node_table": float64_bytes(table.reshape(-1)), "node_columns": list(NODE_COLUMNS),
+        "edge_table": float64_bytes(edge_table.reshape(-1)),
+        "edge_columns": list(EDGE_COLUMNS),
+        "histograms": float64_bytes(counts.reshape(-1)), "bins": sg.bins,
+        "entry_names": entry_blob, "entry_offsets": entry_offsets,
+        "entry_ptr": int32_bytes(_csr(entry_owner, count)),
+        "entry_values": float64_bytes(entry_values),
+        "outlier_ptr": int32_bytes(_csr(owner, count)),
+        "outlier_profile": int32_bytes(position[order]),
+        "outlier_values": float64_bytes(outlier_values[order]),
+        "layout_height": float(lay.height),
+    }
+
+
+def json_value(value: Any) -> Any:
+    """A metadata value or profile id as JSON can hold it (numpy scalars as Python's)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def metadata_groups(metadata: pd.DataFrame) -> list[tuple[str, list[Hashable]]]:
+    """The metadata columns that tell profiles apart in a few groups, most telling first:
+    (column, sorted values) for columns of short scalars with 2 to GROUP_VALUES distinct
+    values, leaving out Caliper's and SPOT's own bookkeeping (``cali.*``, ``spot.*``);
+    columns named like :data:`TELLING` come first."""
+    out = []
+    for column in metadata.columns:
+        name = str(column)
+        if name == "path" or name.startswith(("cali.", "spot.")):
+            continue
+        values = metadata[column].dropna()
+        if not len(values) or not all(pd.api.types.is_scalar(v) and len(str(v)) <= 32
+                                      for v in values):
+            continue
+        distinct = pd.unique(values)
+        if 2 <= len(distinct) <= GROUP_VALUES:
+            out.append((name, sorted(distinct, key=str)))
+
+    def rank(item: tuple[str, list]) -> tuple[int, int]:
+        name = item[0].lower()
+        for position, word in enumerate(TELLING):
+            if name == word:
+                return (2 * position, 0)
+            if word in name:
+                return (2 * position + 1, 0)
+        return (2 * len(TELLING), 0)
+
+    return sorted(out, key=rank)
+
+
+def profile_labels(metadata: pd.DataFrame) -> list[str]:
+    """A label per profile: its id and the values of up to three grouping columns that
+    split the profiles differently (of columns that group them alike, the first)."""
+    columns, seen = [], set()
+    for column, _ in metadata_groups(metadata):
+        split = tuple(pd.factorize(metadata[column])[0])
+        if split not in seen and len(columns) < 3:
+            seen.add(split)
+            columns.append(column)
+    values = metadata[columns].to_numpy(dtype=object) if columns else np.empty(
+        (len(metadata), 0), dtype=object)
+    labels = []
+    for profile, row in zip(metadata.index, values, strict=True):
+        shown = ", ".join(str(v) for v in row if not pd.isna(v))
+        labels.append(f"{profile} ({shown})" if shown else str(profile))
+    return labels
+
+
+def diff_choices(metadata: pd.DataFrame) -> list[dict]:
+    """The groups a diff can compare: every metadata group, then every profile."""
+    choices = [{"label": f"{column} = {value}",
+                "group": {"column": column, "value": json_value(value)}}
+               for column, values in metadata_groups(metadata) for value in values]
+    choices += [{"label": label, "group": {"profiles": [json_value(profile)]}}
+                for profile, label in zip(metadata.index, profile_labels(metadata),
+                                          strict=True)]
+    return choices
+
+
+def guess_unit(metadata: pd.DataFrame, metric: Hashable) -> str:
+    """The time unit of ``metric`` when the data says it: the profiles' ``units`` metadata
+    (:mod:`glade.units`), or Caliper's seconds for its time metrics; "" when unknown (the
+    values are then written as plain numbers)."""
+    if "units" in metadata.columns:
+        found = {time_unit({"units": units}, metric) for units in metadata["units"].dropna()}
+        if len(found) == 1 and None not in found:
+            return found.pop()
+    if "time" in str(metric).lower() and "cali.caliper.version" in metadata.columns:
+        return "s"
+    return ""

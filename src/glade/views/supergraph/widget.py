@@ -1,0 +1,435 @@
+"""The supergraph view: a Sankey of an ensemble's supergraph (CallFlow's view, done
+right) whose edits are queries on the ensemble.
+
+Node height is the mean inclusive value; the fill is the distribution across profiles (a
+vertical gradient of the histogram, smallest values at the top), a line marks the target
+profile; hovering shows the statistics and top entry functions, a click opens the
+histogram and box plot with the outlier profiles named. Every edit is kept in
+``history`` (see :mod:`glade.views.supergraph.state`); hide and focus change
+``view.query``, and
+
+    data.query(view.query, fold=True)            # == view.apply()
+
+is the ensemble whose supergraph the view shows (``view.supergraph()``; ``view.code()``
+writes the Python line that builds it). The kernel computes every supergraph: the
+browser sends edits and draws what comes back.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+import traitlets
+
+from glade.ensemble import Ensemble
+from glade.ensemble.supergraph import Supergraph as SupergraphModel
+from glade.ensemble.supergraph.grouping import By
+from glade.ensemble.supergraph.values import metric_pair
+from glade.errors import GladeError
+from glade.profile import GraphFrame
+from glade.query import Query, parse
+from glade.query.model import BaseQuery, CompoundQuery
+from glade.query.paths import equals
+from glade.query.predicates import And, is_root
+from glade.units import TIME_UNITS
+from glade.views.base import QueryView, push_edit, static_file
+from glade.views.supergraph import state as edits
+from glade.views.supergraph.payload import (
+    diff_choices,
+    guess_unit,
+    json_value,
+    profile_labels,
+    supergraph_payload,
+)
+from glade.views.transport import string_table
+
+#: How many supergraphs (and states) a view keeps, so undo and redo are immediate.
+CACHE_SIZE = 32
+
+
+def selection_query(paths: Sequence[Sequence[str]]) -> BaseQuery:
+    """The nodes at the given call paths (names from a root), e.g. a CCT view's
+    ``selection``: the last node of each path, not its callers."""
+    parts = []
+    for path in paths:
+        steps = Query().match(".", And.of(is_root(), equals("name", path[0])))
+        for name in path[1:]:
+            steps = steps.rel(".", equals("name", name))
+        if len(path) == 1:
+            parts.append(steps)
+        else:
+            parent = Query(steps.nodes[:-1])
+            parts.append(CompoundQuery.of("and", steps, ~parent))
+    if not parts:
+        raise GladeError("an empty selection selects no node")
+    return parts[0] if len(parts) == 1 else CompoundQuery.of("or", *parts)
+
+
+class Supergraph(QueryView):
+    """Interactive Sankey of the supergraph of an Ensemble (or of a GraphFrame, an
+    ensemble of one).
+
+    ``by``, ``metric``, ``rank_agg``, ``bins`` and ``whis`` are those of
+    ``Ensemble.supergraph``; ``target`` a profile id; ``unit`` the metric's time unit
+    ("ns", "us", "ms" or "s"; default: what the data says, else none). Edit from Python
+    with :meth:`hide`, :meth:`focus`, :meth:`unfocus`, :meth:`split`,
+    :meth:`set_threshold`, :meth:`set_by`, :meth:`set_metric`, :meth:`set_target`,
+    :meth:`set_diff`, :meth:`undo`, :meth:`redo`, :meth:`reset`, or assign ``view.query``
+    (or ``by``, ``metric``, ``target``, ``threshold``: each assignment is an edit).
+    ``view.code()`` writes the line that builds the supergraph shown (a grouping function
+    by its name).
+    """
+
+    _esm = static_file("supergraph.js")
+    _css = static_file("supergraph.css")
+    edit_ops = edits.EDIT_OPS
+    merge_ops = ("threshold",)
+
+    names = traitlets.Bytes().tag(sync=True)
+    name_offsets = traitlets.Bytes().tag(sync=True)
+    node_table = traitlets.Bytes().tag(sync=True)
+    node_columns = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    edge_table = traitlets.Bytes().tag(sync=True)
+    edge_columns = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    histograms = traitlets.Bytes().tag(sync=True)
+    bins = traitlets.Int(20).tag(sync=True)
+    entry_names = traitlets.Bytes().tag(sync=True)
+    entry_offsets = traitlets.Bytes().tag(sync=True)
+    entry_ptr = traitlets.Bytes().tag(sync=True)
+    entry_values = traitlets.Bytes().tag(sync=True)
+    outlier_ptr = traitlets.Bytes().tag(sync=True)
+    outlier_profile = traitlets.Bytes().tag(sync=True)
+    outlier_values = traitlets.Bytes().tag(sync=True)
+    profiles = traitlets.Bytes().tag(sync=True)
+    profile_offsets = traitlets.Bytes().tag(sync=True)
+    profile_ids = traitlets.List().tag(sync=True)
+    layout_height = traitlets.Float(1.0).tag(sync=True)
+    revision = traitlets.Int(0).tag(sync=True)
+
+    metrics = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    groups = traitlets.List(traitlets.Dict()).tag(sync=True)
+    unit = traitlets.Unicode("").tag(sync=True)
+    notice = traitlets.Unicode("").tag(sync=True)
+    by = traitlets.Unicode("initial").tag(sync=True)
+    by_label = traitlets.Unicode("").tag(sync=True)
+    metric = traitlets.Unicode("").tag(sync=True)
+    target = traitlets.Unicode("").tag(sync=True)
+    diff = traitlets.Dict().tag(sync=True)
+    threshold = traitlets.Float(0.0).tag(sync=True)
+    selection = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    highlight = traitlets.List(traitlets.Unicode()).tag(sync=True)
+
+    def __init__(self, data: Ensemble | GraphFrame, by: By = "module",
+                 metric: Hashable | None = None, *, rank_agg: str = "mean",
+                 target: Hashable | None = None, bins: int = 20, whis: float = 1.5,
+                 unit: str | None = None, data_name: str | None = None, height: int = 560,
+                 **kwargs: Any):
+        if isinstance(data, GraphFrame):
+            ensemble = Ensemble.from_graphframes([data])
+        elif isinstance(data, Ensemble):
+            ensemble = data
+        else:
+            raise GladeError(f"a supergraph view shows an Ensemble or a GraphFrame, not "
+                             f"{type(data).__name__}")
+        if unit is not None and unit != "" and unit not in TIME_UNITS:
+            raise GladeError(f"unit is a time unit ({', '.join(TIME_UNITS)}), not {unit!r}")
+        self._ensemble = ensemble
+        self._by = by
+        self._options = {"rank_agg": rank_agg, "bins": bins, "whis": whis}
+        inclusive, exclusive = metric_pair(ensemble, metric)
+        chosen = inclusive if inclusive is not None else exclusive
+        self._cache: OrderedDict[tuple, SupergraphModel] = OrderedDict()
+        self._states: OrderedDict[tuple, edits.ViewState] = OrderedDict()
+        self._initial = edits.ViewState(metric=chosen, target=target)
+        self._refusal = ""
+        self._shown = self._supergraph(self._initial)
+        blob, offsets = string_table(profile_labels(ensemble.metadata))
+        choices = [str(m) for m in [*ensemble.inc_metrics, *ensemble.exc_metrics]]
+        name = data_name or ("gf" if isinstance(data, GraphFrame) else "ens")
+        super().__init__(data, name, height=height, metrics=choices,
+                         groups=diff_choices(ensemble.metadata), profiles=blob,
+                         profile_offsets=offsets, profile_ids=[
+                             json_value(p) for p in ensemble.profiles],
+                         by_label=_by_label(by),
+                         unit=guess_unit(ensemble.metadata, chosen) if unit is None else unit,
+                         **kwargs)
+        self._show(self._initial)
+
+    # ------------------------------------------------------------ supergraphs
+    def _remember(self, cache: OrderedDict, key: tuple, make) -> Any:
+        if key in cache:
+            cache.move_to_end(key)
+            return cache[key]
+        value = make()
+        cache[key] = value
+        if len(cache) > CACHE_SIZE:
+            cache.popitem(last=False)
+        return value
+
+    def _supergraph(self, state: edits.ViewState) -> SupergraphModel:
+        """The supergraph a state shows (cached by state)."""
+        def base() -> SupergraphModel:
+            query = state.query
+            data = self._ensemble if query == edits.EVERYTHING else self._remember(
+                self._cache, ("applied", query), lambda: self._ensemble.query(query, fold=True))
+            by = self._by if state.by == "initial" else state.by
+            return data.supergraph(by, state.metric, **self._options)
+
+        def split(count: int) -> SupergraphModel:
+            if count == 0:
+                return self._remember(self._cache, ("base", state.grouping), base)
+            previous = split(count - 1)
+            supernode, how = state.splits[count - 1]
+            if supernode not in previous.supernodes:
+                return previous
+            return self._remember(self._cache, ("split", state.grouping, state.splits[:count]),
+                                  lambda: previous.split(supernode, by=how))
+
+        sg = split(len(state.splits))
+        if state.threshold > 0:
+            sg = self._remember(self._cache, ("threshold", state.grouping, state.splits,
+                                              state.threshold),
+                                lambda: sg.threshold(state.threshold))
+        return sg.with_target(state.target) if state.target is not None else sg
+
+    def _state(self, history: Sequence[dict]) -> edits.ViewState:
+        """The state of an edit list (each prefix cached)."""
+        state = self._initial
+        for count, edit in enumerate(history, start=1):
+            key = tuple(repr(sorted(e.items())) for e in history[:count])
+            previous = state
+            state = self._remember(self._states, key, lambda e=edit, s=previous: edits.step(
+                s, e, self._supergraph, self._initial))
+        return state
+
+    def _show(self, state: edits.ViewState) -> None:
+        """Send the supergraph of ``state`` to the browser."""
+        sg = self._supergraph(state)
+        diff = None
+        if state.diff is not None:
+            diff = sg.diff(edits.as_group(state.diff[0]), edits.as_group(state.diff[1]))
+        payload = supergraph_payload(sg, diff)
+        skipped = [s for s, _ in state.splits if not any(
+            k == s or k.startswith(s + "=") for k in sg.supernodes)]
+        notes = [f"values: {sg.metric}, each node's rows reduced with {sg.rank_agg}"
+                 if self._ensemble.dataframe.index.nlevels > 2 else ""]
+        if skipped:
+            notes.append(f"splits of {', '.join(map(repr, skipped))} do not apply: no such "
+                         "supernode any more")
+        if self._refusal:
+            notes.append(self._refusal)
+            self._refusal = ""
+        self._shown = sg
+        self._internal = True
+        try:
+            with self.hold_sync():
+                for name, value in payload.items():
+                    setattr(self, name, value)
+                self.by = state.by
+                self.metric = str(state.metric)
+                self.target = "" if state.target is None else str(state.target)
+                self.diff = {} if state.diff is None else {"a": state.diff[0],
+                                                           "b": state.diff[1]}
+                self.threshold = state.threshold
+                self.notice = "; ".join(n for n in notes if n)
+                self.query = state.query
+                self.revision += 1
+        finally:
+            self._internal = False
+
+    # ------------------------------------------------------------ edits
+    def _check_edit(self, edit: Any) -> dict:
+        return edits.check_edit(edit)
+
+    @traitlets.observe("history")
+    def _edits_changed(self, change) -> None:
+        try:
+            state = self._state(change["new"])
+        except GladeError as exc:
+            self._refusal = f"edit not applied: {exc}"
+            self.history = change["old"]
+            return
+        self._show(state)
+
+    def _edit(self, edit: dict) -> None:
+        """Apply an edit from Python: checked against the current state first, so a bad
+        edit raises and leaves the view as it was."""
+        edit = self._check_edit(edit)
+        candidate = push_edit(self.history, edit, self.merge_ops)
+        self._state(candidate)
+        super()._edit(edit)
+
+    def _query_edit(self, query: BaseQuery) -> dict:
+        return {"op": "query", "query": str(query)}
+
+    def _assigned(self, change, edit_of) -> None:
+        """A state trait assigned from Python (``view.metric = m``) is the edit
+        ``edit_of(value)``; a bad value raises and puts the trait back."""
+        if self._internal:
+            return
+        try:
+            self._edit(edit_of(change["new"]))
+        except GladeError:
+            self._internal = True
+            try:
+                setattr(self, change["name"], change["old"])
+            finally:
+                self._internal = False
+            raise
+
+    @traitlets.observe("by")
+    def _by_assigned(self, change) -> None:
+        self._assigned(change, lambda by: {"op": "by", "by": by})
+
+    @traitlets.observe("metric")
+    def _metric_assigned(self, change) -> None:
+        self._assigned(change, lambda metric: {"op": "metric", "metric": metric})
+
+    @traitlets.observe("target")
+    def _target_assigned(self, change) -> None:
+        self._assigned(change, lambda text: {"op": "target", "profile": self._profile(text)})
+
+    @traitlets.observe("threshold")
+    def _threshold_assigned(self, change) -> None:
+        self._assigned(change, lambda fraction: {"op": "threshold", "fraction": fraction})
+
+    def _profile(self, text: str) -> Hashable | None:
+        if text == "":
+            return None
+        for profile in self._ensemble.profiles:
+            if str(profile) == text:
+                return profile
+        raise GladeError(f"no profile {text!r} in the ensemble")
+
+    def hide(self, supernode: str) -> Supergraph:
+        """Remove a supernode's CCT nodes: their cost folds into their callers."""
+        self._edit({"op": "hide", "supernode": supernode})
+        return self
+
+    def focus(self, supernode: str) -> Supergraph:
+        """Keep only the call paths through a supernode (its callers and callees)."""
+        self._edit({"op": "focus", "supernode": supernode})
+        return self
+
+    def unfocus(self) -> Supergraph:
+        """Drop the focus."""
+        self._edit({"op": "unfocus"})
+        return self
+
+    def split(self, supernode: str, by: str = "entry") -> Supergraph:
+        """Split a supernode by its entry functions, or make its callees visible."""
+        self._edit({"op": "split", "supernode": supernode, "by": by})
+        return self
+
+    def set_threshold(self, fraction: float) -> Supergraph:
+        """Put supernodes under ``fraction`` of the total into one "other" per level."""
+        self._edit({"op": "threshold", "fraction": fraction})
+        return self
+
+    def set_by(self, by: str) -> Supergraph:
+        """Group by ``"name"``, ``"module"`` or the grouping the view was made with
+        (``"initial"``); splits are dropped."""
+        self._edit({"op": "by", "by": by})
+        return self
+
+    def set_metric(self, metric: str) -> Supergraph:
+        """Show another additive metric."""
+        inclusive, exclusive = metric_pair(self._ensemble, metric)
+        self._edit({"op": "metric", "metric": inclusive if inclusive is not None else exclusive})
+        return self
+
+    def set_target(self, profile: Hashable | None) -> Supergraph:
+        """Mark a profile's values with a line (None: no target)."""
+        if profile is not None and profile not in self._ensemble.metadata.index:
+            raise GladeError(f"no profile {profile!r} in the ensemble")
+        self._edit({"op": "target", "profile": profile})
+        return self
+
+    def set_diff(self, a: Any = None, b: Any = None) -> Supergraph:
+        """Colour supernodes by the difference of the mean of group b minus group a (a
+        profile id, a list of ids, or ``{metadata column: value}``); no arguments: stop."""
+        if a is None and b is None:
+            self._edit({"op": "diff", "a": None, "b": None})
+            return self
+        self._edit({"op": "diff", "a": _group(a, self._ensemble), "b": _group(b,
+                                                                             self._ensemble)})
+        return self
+
+    # ------------------------------------------------------------ results
+    def supergraph(self) -> SupergraphModel:
+        """The supergraph the view shows (the one :meth:`code` builds)."""
+        return self._shown
+
+    def _apply_code(self, data_name: str, query: str) -> str:
+        return f"{data_name}.query({query}, fold=True){self._shown.recipe()}"
+
+    def cct(self, supernode: str | None = None, **kwargs: Any):
+        """A CCT view of the selected supernode (or of ``supernode``) in context: the
+        data's call tree kept to the call paths through it (the view's query AND the
+        supernode's flow query), its nodes selected. Its queries apply to the data."""
+        from glade.views.cct import CCT
+        from glade.views.sources import EnsembleSource
+
+        key = supernode if supernode is not None else (self.selection[0] if self.selection
+                                                       else None)
+        if key is None:
+            raise GladeError("select a supernode first (click it), or name one")
+        sg = self._shown
+        flow = sg.query_of(key, flow=True)
+        members = sg.query_of(key)
+        if self.query != edits.EVERYTHING:
+            flow = CompoundQuery.of("and", parse(self.query), flow)
+            members = CompoundQuery.of("and", parse(self.query), members)
+        source = EnsembleSource(self._ensemble) if isinstance(self._data, Ensemble) \
+            else self._data
+        view = CCT(source, data_name=self.data_name, **kwargs)
+        view.query = str(flow)
+        view.selection = [list(node.path()) for node in self._ensemble.match(members)]
+        return view
+
+    def highlight_query(self, query: Any) -> Supergraph:
+        """Outline the supernodes that hold nodes a query selects, on the ensemble the
+        view shows (any query form, or a CCT view: its selection's call paths become the
+        query)."""
+        from glade.views.cct import CCT
+
+        if isinstance(query, CCT):
+            query = selection_query(query.selection)
+        applied = self._applied()
+        keys = self._shown.node_supernodes()
+        self.highlight = sorted({keys[node.nid] for node in applied.match(query)})
+        return self
+
+    def _applied(self) -> Ensemble:
+        """The ensemble whose supergraph the view shows."""
+        query = self.query
+        if query == edits.EVERYTHING:
+            return self._ensemble
+        return self._remember(self._cache, ("applied", query),
+                              lambda: self._ensemble.query(query, fold=True))
+
+
+def _by_label(by: By) -> str:
+    """How the grouping the view was made with is named in its menu."""
+    if isinstance(by, str):
+        return by
+    if isinstance(by, Mapping):
+        return f"mapping ({len(by)} rules)"
+    return f"{getattr(by, '__name__', 'function')}()"
+
+
+def _group(group: Any, ensemble: Ensemble) -> dict:
+    if isinstance(group, dict) and len(group) == 1:
+        ((column, value),) = group.items()
+        return {"column": str(column), "value": value}
+    if not isinstance(group, list | tuple):
+        group = [group]
+    unknown = [p for p in group if p not in ensemble.metadata.index]
+    if unknown:
+        raise GladeError(f"no profile {unknown[0]!r} in the ensemble")
+    return {"profiles": list(group)}
+
+
+__all__ = ["Supergraph", "selection_query"]

@@ -1,0 +1,91 @@
+"""The supergraph view round trip in a real JupyterLab 4 with a real kernel: a notebook shows
+the Sankey of a synthetic ensemble, the test hides a supernode and splits another by
+clicks, and the kernel's ``view.query``, history and the supergraph of ``view.apply()``
+must be exactly those of the same edits made in Python."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from glade.datasets import synthetic_ensemble
+from glade.ensemble import Ensemble
+from glade.views import Supergraph
+from tests.browser.jupyter import jupyter_notebook, open_and_run, run_in_kernel
+
+pytestmark = pytest.mark.browser
+
+SETUP = """import glade
+from glade.datasets import synthetic_ensemble
+from glade.views import Supergraph
+ens = glade.Ensemble.from_graphframes(synthetic_ensemble(12, 150))
+view = Supergraph(ens, by="module", unit="ms", height=480)
+view"""
+
+REPORT = """
+import json as _json
+_applied = view.apply().supergraph(by="module").split("libmpi.so.12", by="entry")
+print("REPORT" + _json.dumps({
+    "query": view.query,
+    "history": view.history,
+    "selection": view.selection,
+    "shown": view.supergraph().supernodes,
+    "applied": _applied.supernodes,
+    "means": view.supergraph().nodes["inclusive_mean"].tolist(),
+    "applied_means": _applied.nodes["inclusive_mean"].tolist(),
+}))
+"""
+
+
+@pytest.fixture(scope="module")
+def jupyter():
+    with jupyter_notebook("lab", [SETUP], "supergraph.ipynb") as url:
+        yield url
+
+
+def settled(page) -> None:
+    """Wait until the kernel has answered the last edit."""
+    page.wait_for_function(
+        "() => !document.querySelector('.glade-sg').classList.contains('gs-busy')")
+
+
+def click_action(page, supernode: str, action: str) -> None:
+    page.locator(".gs-label-text", has_text=supernode).first.click()
+    page.locator(".gs-panel-title", has_text=supernode).wait_for()
+    page.locator(f".gs-actions [data-action={action}]").click()
+    settled(page)
+
+
+def test_clicks_reach_the_kernel(page, page_errors, jupyter):
+    page.set_default_timeout(90_000)
+    open_and_run(page, jupyter, "supergraph.ipynb", page_errors)
+    page.locator(".glade-sg .gs-node").first.wait_for()
+    assert page.locator(".gs-node").count() == 3
+
+    click_action(page, "libc.so.6", "hide")
+    page.wait_for_function("() => document.querySelectorAll('.gs-node').length === 2")
+    click_action(page, "libmpi.so.12", "entry")
+    page.wait_for_function("() => document.querySelectorAll('.gs-node').length > 2")
+    page.locator(".gs-label-text", has_text="app").first.click()
+
+    output = run_in_kernel(page, REPORT)
+    assert "REPORT" in output, output
+    report = json.loads(output.split("REPORT", 1)[1])
+    ens = Ensemble.from_graphframes(synthetic_ensemble(12, 150))
+    expected = Supergraph(ens, by="module").hide("libc.so.6").split("libmpi.so.12")
+    assert report["history"] == [{"op": "hide", "supernode": "libc.so.6"},
+                                 {"op": "split", "supernode": "libmpi.so.12", "by": "entry"}]
+    assert report["query"] == expected.query == (
+        'NOT {MATCH (".", n0) WHERE n0.module = "libc.so.6"}')
+    assert report["selection"] == ["app"]
+    assert report["shown"] == report["applied"] == expected.supergraph().supernodes
+    assert report["means"] == report["applied_means"]
+    assert page.locator(".gs-node").count() == len(report["shown"])
+    assert page.locator(".gs-query-text").text_content() == report["query"]
+    # undo in the page steps back over the split, in the kernel too
+    page.locator(".gs-undo").click()
+    settled(page)
+    assert page.locator(".gs-node").count() == 2
+    again = json.loads(run_in_kernel(page, "import json; print(json.dumps(view.history))"))
+    assert again == [{"op": "hide", "supernode": "libc.so.6"}]
