@@ -1,6 +1,8 @@
 // Colour scales for metric values: a d3 sequential colour map over [min, max], linear or
 // logarithmic, with the stops a legend needs.
-import { interpolateMagma, interpolateViridis, interpolateYlOrRd } from "d3-scale-chromatic";
+import {
+  interpolateMagma, interpolateViridis, interpolateYlOrRd, schemeSet3, schemeTableau10,
+} from "d3-scale-chromatic";
 
 export const SCHEMES = {
   viridis: interpolateViridis,
@@ -50,4 +52,45 @@ export function extent(values, indices = null) {
     }
   }
   return min <= max ? [min, max] : [NaN, NaN];
+}
+
+// Categorical colours for functions: the functions with the most time get the distinct
+// colours of Tableau 10 then Set 3, the others a hue from their name (stable across runs).
+const CATEGORICAL = [...schemeTableau10, ...schemeSet3];
+
+function hexToRgb(hex) {
+  const value = parseInt(hex.slice(1), 16);
+  return [(value >> 16) & 255, (value >> 8) & 255, value & 255];
+}
+
+function hslToRgb(h, s, l) {
+  const k = (n) => (n + h / 30) % 12;
+  const a = s * Math.min(l, 1 - l);
+  const f = (n) => l - a * Math.max(-1, Math.min(k(n) - 3, Math.min(9 - k(n), 1)));
+  return [f(0), f(8), f(4)].map((v) => Math.round(255 * v));
+}
+
+function nameHue(name) {
+  let hash = 2166136261;
+  for (let i = 0; i < name.length; i++) {
+    hash ^= name.charCodeAt(i);
+    hash = Math.imul(hash, 16777619);
+  }
+  return (hash >>> 0) % 360;
+}
+
+/**
+ * A colour per function: `ranks[i]` is function i's place by time (0 = most), `names[i]`
+ * its name. Returns CSS colours and an RGB byte triple per function.
+ */
+export function functionColours(ranks, names) {
+  const css = new Array(names.length);
+  const rgb = new Uint8Array(3 * names.length);
+  for (let i = 0; i < names.length; i++) {
+    const triple = ranks[i] < CATEGORICAL.length ? hexToRgb(CATEGORICAL[ranks[i]])
+      : hslToRgb(nameHue(names[i]), 0.45, 0.62);
+    rgb.set(triple, 3 * i);
+    css[i] = `rgb(${triple[0]},${triple[1]},${triple[2]})`;
+  }
+  return { css, rgb };
 }

@@ -37,3 +37,18 @@ export function debounce(fn, delay) {
   call.cancel = () => clearTimeout(timer);
   return call;
 }
+
+/** A toolbar group (the class glade-group of js/lib/view.css) holding `children`. */
+export function group(...children) {
+  const span = element("span", "glade-group");
+  span.append(...children);
+  return span;
+}
+
+/** A control with its label text (class glade-label), the text first unless `after`. */
+export function labelled(text, control, after = false) {
+  const item = element("label", "glade-label");
+  if (after) item.append(control, text);
+  else item.append(text, control);
+  return item;
+}

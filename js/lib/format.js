@@ -56,3 +56,17 @@ export function formatPercent(value, total) {
   if (!total || !Number.isFinite(value)) return "–";
   return `${((100 * value) / total).toFixed(1)}%`;
 }
+
+/**
+ * Labels for times `values` (ns) that are multiples of `step` ns: in the unit formatTime
+ * would pick for the largest of them, with as many decimals as the step needs ("1.2 ms",
+ * "1.4 ms", ...).
+ */
+export function formatTicks(values, step) {
+  const largest = values.reduce((m, v) => Math.max(m, Math.abs(v)), step) * TIME_UNITS.ns;
+  let name = UNIT_NAMES[0];
+  for (const candidate of UNIT_NAMES) if (largest >= TIME_UNITS[candidate]) name = candidate;
+  const perUnit = TIME_UNITS[name] / TIME_UNITS.ns;
+  const decimals = Math.max(0, Math.min(9, -Math.floor(Math.log10(step / perUnit) + 1e-9)));
+  return values.map((v) => `${(v / perUnit).toFixed(decimals)} ${name}`);
+}

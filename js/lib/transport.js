@@ -45,3 +45,34 @@ export class StringTable {
     return text;
   }
 }
+
+/** The bytes of `data` inflated (zlib / RFC 1950, as Python's zlib.compress writes). */
+export async function inflate(data) {
+  const stream = new Blob([bytesOf(data)]).stream().pipeThrough(new DecompressionStream("deflate"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+const ARRAY_TYPES = {
+  int8: Int8Array, uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array,
+  int32: Int32Array, uint32: Uint32Array, float32: Float32Array, float64: Float64Array,
+};
+
+/**
+ * The named typed arrays of a blob packed by glade/views/transport.py (pack_arrays):
+ * `descriptors` give each array's name, dtype, count, byte offset and size, and whether
+ * it was deflated.
+ */
+export async function unpackArrays(descriptors, blob) {
+  const bytes = bytesOf(blob);
+  const out = {};
+  for (const item of descriptors) {
+    const Type = ARRAY_TYPES[item.dtype];
+    if (!Type) throw new Error(`unknown array dtype ${item.dtype}`);
+    let part = bytes.subarray(item.offset, item.offset + item.size);
+    if (item.deflate) part = await inflate(part);
+    out[item.name] = part.byteOffset % Type.BYTES_PER_ELEMENT === 0
+      ? new Type(part.buffer, part.byteOffset, item.count)
+      : new Type(part.slice().buffer, 0, item.count);
+  }
+  return out;
+}

@@ -132,9 +132,11 @@ class Graph:
         parent_idx: np.ndarray,
         roots: np.ndarray,
         tree_parent: np.ndarray,
+        depth: np.ndarray | None = None,
     ):
         """A graph of these arrays (taken over and made read-only) and the frame table
-        ``frames`` (taken over: no one else may keep it)."""
+        ``frames`` (taken over: no one else may keep it); ``depth`` (along
+        ``tree_parent``) is computed when not given."""
         self._frames = frames
         self._child_ptr = _read_only(child_ptr)
         self._child_idx = _read_only(child_idx)
@@ -142,7 +144,7 @@ class Graph:
         self._parent_idx = _read_only(parent_idx)
         self._roots = _read_only(roots)
         self._tree_parent = _read_only(tree_parent)
-        self._depth = _read_only(depth_from_parent(tree_parent))
+        self._depth = _read_only(depth_from_parent(tree_parent) if depth is None else depth)
         self._subtree_end = None
 
     # ------------------------------------------------------------------ build

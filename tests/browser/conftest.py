@@ -60,3 +60,4 @@ def page(browser, page_errors):
     yield new_page
     context.close()
     assert not page_errors, [f"{error}\n{error.stack}" for error in page_errors]
+

@@ -402,13 +402,20 @@ class Trace:
 
         return apply_filter(self, condition, rank_mode)
 
-    def query(self, query: Any, rank_mode: str = "any", fold: bool = True) -> Trace:
+    def query(self, query: Any, rank_mode: str = "any", fold: bool = True,
+              level: str = "cct") -> Trace:
         """A new Trace with the events of the calls a call-path query (any of its three
-        forms) keeps in the trace's call tree (see :meth:`filter`). A trace measures
-        time between its events, so a kept call keeps its inclusive time and the
-        time of a removed callee counts for its caller: what ``fold=True`` means for
-        a GraphFrame, and the only meaning a trace can give (``fold=False`` is an
-        error). Runs what a CCT view of the trace emits."""
+        forms) keeps. With ``level="cct"`` (the default) the query matches the trace's
+        calling context tree and keeps the calls of the matched nodes (see
+        :meth:`filter`); with ``level="calls"`` it matches the call forest
+        (:meth:`calls`), where every call and instant is a node with its ``start``,
+        ``end``, ``Process`` and ``Thread``, and keeps the matched calls and instants.
+        A trace measures time between its events, so a kept call keeps its inclusive
+        time and the time of a removed callee counts for its caller: what
+        ``fold=True`` means for a GraphFrame, and the only meaning a trace can give
+        (``fold=False`` is an error). Runs what a CCT view (``level="cct"``) or a
+        timeline view (``level="calls"``) of the trace emits."""
+        from glade.trace.calls import LEVELS, query_calls
         from glade.trace.filter import BaseFilter
 
         if not fold:
@@ -417,7 +424,21 @@ class Trace:
         if isinstance(query, BaseFilter):
             raise QueryError("Trace.query takes a call-path query; Trace.filter takes a "
                              "Filter")
+        if level not in LEVELS:
+            raise QueryError(f"level must be one of {LEVELS}, not {level!r}")
+        if level == "calls":
+            return query_calls(self, query, rank_mode)
         return self.filter(query, rank_mode)
+
+    def calls(self):
+        """The call forest: a GraphFrame with one node per call (an Enter with its Leave)
+        under the call that encloses it on its process and thread, and one leaf per
+        Instant; columns ``name``, ``type``, ``Process``, ``Thread``, ``start``, ``end``,
+        ``time.inc``, ``time.exc``, ``depth``, ``event`` and the events' attribute
+        columns (see :mod:`glade.trace.calls`)."""
+        from glade.trace.calls import call_forest
+
+        return call_forest(self)
 
     def show(self, metric: str | None = None, data_name: str = "trace", **kwargs: Any):
         """The interactive CCT view (in Jupyter) of the trace's call tree (see
@@ -426,6 +447,16 @@ class Trace:
         from glade.views import CCT
 
         return CCT(self, metric=metric, data_name=data_name, **kwargs)
+
+    def show_timeline(self, depth_rows: bool = False, data_name: str = "trace",
+                      **kwargs: Any):
+        """The interactive timeline view (in Jupyter) of the trace: processes and threads
+        as rows, time across, drawn by the kernel one range at a time; its edits apply
+        to the trace: ``view.apply()`` is ``trace.query(view.query, level="calls")``
+        (see :class:`glade.views.Timeline`)."""
+        from glade.views import Timeline
+
+        return Timeline(self, depth_rows=depth_rows, data_name=data_name, **kwargs)
 
     def to_graphframe(self):
         """The calling context tree aggregated over time: a GraphFrame with rows

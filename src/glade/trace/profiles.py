@@ -162,7 +162,7 @@ def flat_profile(
     return table
 
 
-def _spread(start: np.ndarray, end: np.ndarray, group: np.ndarray, caller: np.ndarray,
+def spread_exclusive(start: np.ndarray, end: np.ndarray, group: np.ndarray, caller: np.ndarray,
             nested: np.ndarray, num_groups: int, edges: np.ndarray) -> np.ndarray:
     """Per group and bin (a (num_groups, num_bins) int64 array of ns): the overlap of the
     intervals [start, end) of its calls (int64 ns) with each bin [edges[k], edges[k+1]),
@@ -245,7 +245,7 @@ def time_profile(trace: Trace, num_bins: int = 50, normalized: bool = False) -> 
     parent = events[PARENT].to_numpy()[enter]
     nested = parent >= 0
     caller = all_codes[np.maximum(parent, 0)]
-    profile = _spread(start, end, code, caller, nested, len(labels), edges)
+    profile = spread_exclusive(start, end, code, caller, nested, len(labels), edges)
     capacity = np.diff(edges) * trace.location_codes()[1]
     idle = capacity - profile.sum(axis=0)
     order = np.argsort(-profile.sum(axis=1), kind="stable")

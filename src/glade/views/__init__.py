@@ -2,5 +2,6 @@
 
 from glade.views.cct import CCT, CCTSource
 from glade.views.supergraph import Supergraph
+from glade.views.timeline import Timeline
 
-__all__ = ["CCT", "CCTSource", "Supergraph"]
+__all__ = ["CCT", "CCTSource", "Supergraph", "Timeline"]

@@ -1,15 +1,21 @@
-"""How views send arrays to the browser: little-endian typed-array bytes for bytes traits.
+"""How views send arrays to the browser: little-endian typed-array bytes for bytes traits
+and custom messages.
 
 A bytes trait reaches the front end as a binary buffer (a ``DataView`` in JS), so large
 structures cost their raw size and no JSON parsing. Strings travel as a string table:
 the unique values as one UTF-8 blob, int32 byte offsets, and an int32 index per item.
+Several named arrays travel as one blob with descriptors (:func:`pack_arrays`), in a
+custom message's buffer or a bytes trait alike.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import zlib
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
+
+from glade.errors import GladeError
 
 
 def int32_bytes(values: np.ndarray | Sequence[int]) -> bytes:
@@ -45,3 +51,43 @@ def mask_from_ranges(n: int, ranges: Sequence[Sequence[int]]) -> np.ndarray:
     np.add.at(delta, bounds[:, 0], 1)
     np.add.at(delta, bounds[:, 1], -1)
     return np.cumsum(delta[:-1]) > 0
+
+
+#: The dtypes a packed array may have (each is a JS typed array).
+PACKED_DTYPES = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "float32", "float64")
+
+
+def pack_arrays(arrays: Mapping[str, np.ndarray], deflate: Collection[str] = ()
+                ) -> tuple[list[dict], bytes]:
+    """Named arrays as one blob for a custom message or a bytes trait: descriptors
+    (``name``, ``dtype``, ``count``, byte ``offset`` and ``size`` in the blob,
+    ``deflate``) and the blob, each array little-endian at an offset that is a
+    multiple of 8 (so JS views it without a copy) or zlib-compressed when its name is
+    in ``deflate`` (``js/lib/transport.js`` unpacks both)."""
+    descriptors, parts, offset = [], [], 0
+    for name, values in arrays.items():
+        values = np.asarray(values)
+        if values.dtype.name not in PACKED_DTYPES:
+            raise GladeError(f"array {name!r} has dtype {values.dtype}; pack one of "
+                             f"{PACKED_DTYPES}")
+        raw = np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("<")).tobytes()
+        packed = zlib.compress(raw, 1) if name in deflate else raw
+        descriptors.append({"name": name, "dtype": values.dtype.name, "count": int(values.size),
+                            "offset": offset, "size": len(packed),
+                            "deflate": name in deflate})
+        padding = -len(packed) % 8
+        parts += [packed, b"\0" * padding]
+        offset += len(packed) + padding
+    return descriptors, b"".join(parts)
+
+
+def unpack_arrays(descriptors: Sequence[dict], blob: bytes) -> dict[str, np.ndarray]:
+    """The arrays :func:`pack_arrays` packed."""
+    out = {}
+    for item in descriptors:
+        raw = blob[item["offset"] : item["offset"] + item["size"]]
+        if item["deflate"]:
+            raw = zlib.decompress(raw)
+        out[item["name"]] = np.frombuffer(raw, dtype=np.dtype(item["dtype"]).newbyteorder("<"),
+                                          count=item["count"])
+    return out

@@ -1,0 +1,56 @@
+import { deflateSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { functionColours } from "../../lib/colour.js";
+import { unpackArrays } from "../../lib/transport.js";
+
+/** A blob as glade/views/transport.py pack_arrays writes one (8-byte aligned parts). */
+function pack(arrays, deflate = []) {
+  const parts = [];
+  const descriptors = [];
+  let offset = 0;
+  for (const [name, values] of Object.entries(arrays)) {
+    let bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+    if (deflate.includes(name)) bytes = new Uint8Array(deflateSync(bytes));
+    const dtype = values.constructor.name.replace("Array", "").toLowerCase()
+      .replace("float64", "float64");
+    descriptors.push({ name, dtype: { int32: "int32", uint8: "uint8", float64: "float64",
+      uint16: "uint16" }[dtype], count: values.length, offset, size: bytes.length,
+    deflate: deflate.includes(name) });
+    const padded = new Uint8Array(Math.ceil(bytes.length / 8) * 8);
+    padded.set(bytes);
+    parts.push(padded);
+    offset += padded.length;
+  }
+  const blob = new Uint8Array(offset);
+  let at = 0;
+  for (const part of parts) {
+    blob.set(part, at);
+    at += part.length;
+  }
+  return { descriptors, blob };
+}
+
+describe("packed arrays", () => {
+  it("unpacks plain and deflated arrays from a DataView", async () => {
+    const { descriptors, blob } = pack({
+      a: Int32Array.from([1, -2, 3]), b: Float64Array.from([0.5, 2]),
+      c: Uint16Array.from([0, 0, 0, 7, 0]),
+    }, ["c"]);
+    const shifted = new Uint8Array(blob.length + 8);
+    shifted.set(blob, 8);
+    const arrays = await unpackArrays(descriptors, new DataView(shifted.buffer, 8, blob.length));
+    expect(Array.from(arrays.a)).toEqual([1, -2, 3]);
+    expect(Array.from(arrays.b)).toEqual([0.5, 2]);
+    expect(Array.from(arrays.c)).toEqual([0, 0, 0, 7, 0]);
+    await expect(unpackArrays([{ name: "x", dtype: "int64", count: 1, offset: 0, size: 8 }],
+      blob)).rejects.toThrow("unknown array dtype int64");
+  });
+
+  it("gives the functions with the most time distinct colours, the others a stable hue", () => {
+    const { css, rgb } = functionColours(Int32Array.from([0, 1, 40]), ["a", "b", "zz"]);
+    expect(css[0]).not.toBe(css[1]);
+    expect(css[0]).toBe(`rgb(${rgb[0]},${rgb[1]},${rgb[2]})`);
+    const again = functionColours(Int32Array.from([41]), ["zz"]);
+    expect(again.css[0]).toBe(css[2]);
+  });
+});

@@ -1,0 +1,108 @@
+// A picture of a range as the kernel sends it (glade/views/timeline/wire.py): boxes,
+// raster, instants and arrows as typed arrays, and what is under the pointer.
+import { unpackArrays } from "../../lib/transport.js";
+
+/** The picture of an answer (or snapshot): its fields and its unpacked arrays. */
+export async function decodePicture(fields, blob) {
+  const arrays = await unpackArrays(fields.arrays, blob);
+  return { ...fields, ...arrays, boxCount: arrays.box_start.length };
+}
+
+/** The box drawn on `row` at time `t` (the last drawn, so the deepest, wins), with
+ * `slack` ns of tolerance for thin boxes; -1 for none. */
+export function boxAt(picture, row, t, slack = 0) {
+  const { box_row: rows, box_start: start, box_end: end } = picture;
+  for (let i = picture.boxCount - 1; i >= 0; i--) {
+    if (rows[i] === row && start[i] - slack <= t && t < end[i] + slack) return i;
+  }
+  return -1;
+}
+
+/** The raster pixel holding `row` and time `t`: { code, alpha } (code -1 when empty). */
+export function rasterAt(picture, row, t) {
+  const bin = Math.floor((row - picture.row0) / picture.pool);
+  const column = Math.floor(((t - picture.t0) / (picture.t1 - picture.t0)) * picture.width);
+  if (bin < 0 || bin >= picture.bins || column < 0 || column >= picture.width) {
+    return { code: -1, alpha: 0 };
+  }
+  const k = bin * picture.width + column;
+  return { code: picture.raster_code[k] - 1, alpha: picture.raster_alpha[k] };
+}
+
+/** The exact instant on `row` nearest to `t` within `slack` ns; -1 for none. */
+export function instantAt(picture, row, t, slack) {
+  const times = picture.instant_time;
+  if (!times) return -1;
+  let best = -1;
+  let distance = slack;
+  for (let i = 0; i < times.length; i++) {
+    const d = Math.abs(times[i] - t);
+    if (picture.instant_row[i] === row && d <= distance) {
+      best = i;
+      distance = d;
+    }
+  }
+  return best;
+}
+
+/**
+ * The raster as RGBA pixels (width x bins, bin 0 on top): each pixel in the colour of
+ * the function of its largest contribution (`rgb`, 3 bytes per function), as opaque as
+ * the share of its time that is covered; functions in `dimmed` (a Set of codes, or null)
+ * at a fifth of that.
+ */
+export function rasterPixels(picture, rgb, dimmed = null) {
+  const { width, bins, raster_code: codes, raster_alpha: alpha } = picture;
+  const out = new Uint8ClampedArray(4 * width * bins);
+  for (let k = 0; k < width * bins; k++) {
+    const code = codes[k] - 1;
+    if (code < 0 || alpha[k] === 0) continue;
+    const o = 4 * k;
+    out[o] = rgb[3 * code];
+    out[o + 1] = rgb[3 * code + 1];
+    out[o + 2] = rgb[3 * code + 2];
+    const shown = Math.max(alpha[k], 64);
+    out[o + 3] = dimmed && dimmed.has(code) ? shown / 5 : shown;
+  }
+  return out;
+}
+
+/**
+ * Which boxes deeper boxes cover, in a picture whose rows hold several depths: the boxes
+ * of one row and depth come in start order without overlapping, so each such run is
+ * searched in log time. `covered(i, t0, t1)` says whether a box deeper than box i on
+ * its row overlaps the times [t0, t1].
+ */
+export function coverIndex(picture) {
+  const { box_row: rows, box_depth: depths, box_start: start, box_end: end } = picture;
+  const runs = new Map();
+  for (let i = 0; i < picture.boxCount; i++) {
+    const key = `${rows[i]}/${depths[i]}`;
+    const run = runs.get(key);
+    if (run && run.last === i - 1) run.last = i;
+    else if (!run) runs.set(key, { first: i, last: i, depth: depths[i], row: rows[i] });
+  }
+  const byRow = new Map();
+  for (const run of runs.values()) {
+    if (!byRow.has(run.row)) byRow.set(run.row, []);
+    byRow.get(run.row).push(run);
+  }
+  const overlaps = (run, t0, t1) => {
+    let lo = run.first;
+    let hi = run.last + 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (end[mid] <= t0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo <= run.last && start[lo] < t1;
+  };
+  return {
+    covered(i, t0, t1) {
+      for (const run of byRow.get(rows[i]) ?? []) {
+        if (run.depth > depths[i] && overlaps(run, t0, t1)) return true;
+      }
+      return false;
+    },
+  };
+}

@@ -1,0 +1,175 @@
+"""A trace as its call forest: every call (an Enter with its Leave) is a node whose
+parent is the call that encloses it on the same process and thread, and every Instant
+(a message record, a marker) is a leaf under its enclosing call.
+
+The forest is a GraphFrame with one row per node, so the query language runs on it
+unchanged and one dialect selects calls, call paths, time windows, processes and
+messages. Its columns:
+
+- ``name``, ``type`` (``"call"`` or ``"instant"``), ``Process``, ``Thread``;
+- ``start``, ``end`` (ns; an instant starts and ends at its timestamp, a call never
+  left ends at the end of the trace), ``time.inc``, ``time.exc`` (ns), ``depth``
+  (0 for a root call);
+- ``event``: the row of the node's Enter (or Instant) event in ``trace.events``;
+- the event's recorded attribute columns (``Partner``, ``Message Size``, ...).
+
+Nodes are numbered in depth-first pre-order: the events of one location (a process
+and thread) are already in pre-order, since a call's Enter precedes everything it
+encloses, so grouping them by location with one stable counting pass orders the
+forest; there is no sort by time. A Leave without its Enter (see
+:mod:`glade.trace.matching`) belongs to no call and has no node.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from numba import njit
+
+from glade.graph import Graph
+from glade.profile.graphframe import GraphFrame
+from glade.trace.events import (
+    ENTER,
+    INSTANT,
+    LEAVE,
+    NAME,
+    PROCESS,
+    THREAD,
+    TIMESTAMP,
+    is_derived,
+)
+from glade.trace.matching import DEPTH, MATCHING_EVENT, MATCHING_TIMESTAMP, PARENT, group_order
+
+if TYPE_CHECKING:
+    from glade.trace.model import Trace
+
+#: The column of the forest holding each node's event row in ``trace.events``.
+EVENT = "event"
+NODE_TYPES = ("call", "instant")
+LEVELS = ("cct", "calls")
+
+
+def _with_structure(trace: Trace) -> pd.DataFrame:
+    """The trace's events with the derived columns the forest needs (computed through
+    the trace's own analyses when missing)."""
+    trace.ensure_metric("time.exc")
+    if PARENT not in trace.events.columns or DEPTH not in trace.events.columns:
+        trace.match_caller_callee()
+    return trace.events
+
+
+def forest_rows(trace: Trace) -> np.ndarray:
+    """The event rows of the forest's nodes (Enter and Instant rows), in node order:
+    grouped by location (process, then thread), in time order inside each."""
+    events = _with_structure(trace)
+    kind = trace.event_kinds()
+    member = np.flatnonzero(((kind == ENTER) | (kind == INSTANT))
+                            & (events[DEPTH].to_numpy() >= 0))
+    loc, num_loc = trace.location_codes()
+    return member[group_order(loc[member], num_loc)]
+
+
+@njit(cache=True, nogil=True)
+def _children(parent):
+    """CSR arrays (ptr, idx) of the children of every node, in id order, for nodes whose
+    ``parent`` (-1 for roots) precedes them: one counting pass, no sort."""
+    n = parent.size
+    ptr = np.zeros(n + 1, np.int64)
+    for c in range(n):
+        if parent[c] >= 0:
+            ptr[parent[c] + 1] += 1
+    for i in range(n):
+        ptr[i + 1] += ptr[i]
+    cursor = ptr[:-1].copy()
+    idx = np.empty(ptr[n], np.int64)
+    for c in range(n):
+        p = parent[c]
+        if p >= 0:
+            idx[cursor[p]] = c
+            cursor[p] += 1
+    return ptr, idx
+
+
+def forest_graph(parent_rows: np.ndarray, rows: np.ndarray, num_events: int,
+                 names: pd.Categorical, types: pd.Categorical, depth: np.ndarray) -> Graph:
+    """The Graph of nodes ``rows`` (event rows, of ``num_events``, in pre-order) whose
+    parents are the event rows ``parent_rows`` (-1 for a root), at ``depth``."""
+    n = rows.size
+    node_of_row = np.full(num_events, -1, dtype=np.int64)
+    node_of_row[rows] = np.arange(n, dtype=np.int64)
+    parent = np.where(parent_rows >= 0, node_of_row[np.maximum(parent_rows, 0)], -1)
+    has_parent = parent >= 0
+    child_ptr, child_idx = _children(parent)
+    parent_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(has_parent, out=parent_ptr[1:])
+    frames = pd.DataFrame({"name": names, "type": types})
+    return Graph(frames, child_ptr, child_idx, parent_ptr, parent[has_parent],
+                 np.flatnonzero(~has_parent), parent, depth)
+
+
+def call_forest(trace: Trace) -> GraphFrame:
+    """The call forest of ``trace`` as a GraphFrame indexed by ``node`` (see the module
+    doc for its columns); ``default_metric`` is ``time.inc``."""
+    rows = forest_rows(trace)
+    events = trace.events
+    kind = trace.event_kinds()[rows]
+    instant = kind == INSTANT
+    stamps = events[TIMESTAMP].to_numpy()[rows]
+    end = np.where(instant, stamps, events[MATCHING_TIMESTAMP].to_numpy()[rows])
+    names = events[NAME].array.take(rows)
+    types = pd.Categorical.from_codes(instant.astype(np.int8), categories=list(NODE_TYPES))
+    depth = events[DEPTH].to_numpy()[rows]
+    graph = forest_graph(events[PARENT].to_numpy()[rows], rows, len(events), names, types,
+                         depth.copy())
+    time_inc = np.where(instant, 0.0, events["time.inc"].to_numpy()[rows])
+    time_exc = np.where(instant, 0.0, events["time.exc"].to_numpy()[rows])
+    columns: dict[str, Any] = {
+        "name": names,
+        "type": types,
+        PROCESS: events[PROCESS].to_numpy()[rows],
+        THREAD: events[THREAD].to_numpy()[rows],
+        "start": stamps,
+        "end": end,
+        "time.inc": time_inc,
+        "time.exc": time_exc,
+        "depth": depth,
+        EVENT: rows,
+    }
+    core = {TIMESTAMP, "Event Type", NAME, PROCESS, THREAD}
+    for column in events.columns:
+        if column in core or is_derived(column) or column in columns:
+            continue
+        columns[column] = events[column].array.take(rows)
+    dataframe = pd.DataFrame(columns, index=pd.RangeIndex(rows.size, name="node"), copy=False)
+    metadata = {"source": "trace calls", "time unit": "ns", "trace": dict(trace.metadata)}
+    return GraphFrame(graph, dataframe, exc_metrics=["time.exc"], inc_metrics=["time.inc"],
+                      default_metric="time.inc", metadata=metadata)
+
+
+def calls_mask(trace: Trace, forest: GraphFrame, keep: np.ndarray) -> np.ndarray:
+    """Per event of ``trace``: whether it belongs to a node of ``forest`` (the trace's
+    call forest) that ``keep`` (a node mask) keeps: the Enter and Leave of a kept call,
+    a kept instant."""
+    rows = forest.dataframe[EVENT].to_numpy()[keep]
+    mask = np.zeros(len(trace.events), dtype=bool)
+    mask[rows] = True
+    partner = trace.events[MATCHING_EVENT].to_numpy()[rows]
+    leaves = partner[(partner >= 0) & (trace.event_kinds()[np.maximum(partner, 0)] == LEAVE)]
+    mask[leaves] = True
+    return mask
+
+
+def query_calls(trace: Trace, query: Any, rank_mode: str = "any") -> Trace:
+    """A new Trace with the events of the nodes of the call forest that ``query`` (any
+    form) matches: the Enter and Leave of every matched call and every matched instant.
+    A removed call's time counts for its caller, as everywhere on traces."""
+    from glade.query import parse, query_mask
+    from glade.query.engine import RowTable
+    from glade.trace.filter import subset
+
+    parsed = parse(query)
+    forest = call_forest(trace)
+    keep = query_mask(RowTable(forest.graph, forest.dataframe), parsed, rank_mode)
+    return subset(trace, calls_mask(trace, forest, keep))

@@ -1,0 +1,221 @@
+"""The kernel-side index of a timeline: the calls a view shows, sorted by lane and
+start, and its instants, sorted by location and time, so that a request for a time
+range costs what is visible, not the whole trace.
+
+An index describes the nodes of a trace's call forest (:mod:`glade.trace.calls`) that
+a call-level query keeps. Removed calls give their place to their callers: a kept
+call's depth counts its kept ancestors only, and its exclusive time is its inclusive
+time minus that of its kept callees, as ``trace.query(q, level="calls")`` computes.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from glade.profile.graphframe import GraphFrame
+from glade.trace.calls import EVENT
+from glade.trace.matching import group_order, location_codes_of
+from glade.views.timeline import kernels
+from glade.views.timeline.lanes import Lanes
+from glade.views.timeline.levels import COARSEST, Level, finest_level, level_for
+
+
+@dataclass(frozen=True)
+class Forest:
+    """What a timeline reads of a call forest, as arrays over its nodes: ``start`` and
+    ``end`` (int64 ns), ``code`` (of ``names``), ``location`` (code of the process and
+    thread, of ``processes``/``threads``), ``call`` (False for instants), ``event``
+    (row in the trace's events) and the forest ``graph``."""
+
+    graph: object
+    start: np.ndarray
+    end: np.ndarray
+    code: np.ndarray
+    names: list[str]
+    location: np.ndarray
+    processes: np.ndarray
+    threads: np.ndarray
+    call: np.ndarray
+    event: np.ndarray
+
+    @classmethod
+    def of(cls, forest: GraphFrame, locations: tuple[np.ndarray, int] | None = None) -> Forest:
+        """The arrays of a call forest (see :func:`glade.trace.calls.call_forest`);
+        ``locations`` are the location codes of the trace's events and their number
+        (``trace.location_codes()``), when known."""
+        table = forest.dataframe
+        name = table["name"].array
+        processes = table["Process"].to_numpy()
+        threads = table["Thread"].to_numpy()
+        event = table[EVENT].to_numpy()
+        if locations is None:
+            location, count = location_codes_of(processes, threads)
+        else:
+            codes, count = locations
+            used = np.bincount(codes[event], minlength=count) > 0
+            location = (np.cumsum(used) - 1)[codes[event]]
+            count = int(used.sum())
+        first = np.full(count, -1, dtype=np.int64)
+        first[location[::-1]] = np.arange(location.size)[::-1]
+        return cls(
+            graph=forest.graph,
+            start=table["start"].to_numpy(dtype=np.int64),
+            end=table["end"].to_numpy(dtype=np.int64),
+            code=np.asarray(name.codes, dtype=np.int32),
+            names=[str(c) for c in name.categories],
+            location=location.astype(np.int64),
+            processes=processes[first],
+            threads=threads[first],
+            call=(table["type"] == "call").to_numpy(),
+            event=event,
+        )
+
+    def __len__(self) -> int:
+        return self.start.size
+
+    @property
+    def duration(self) -> tuple[int, int]:
+        """The first and last time of the forest (0, 0 when empty)."""
+        if not len(self):
+            return 0, 0
+        return int(self.start.min()), int(self.end.max())
+
+
+class TimelineIndex:
+    """The calls and instants of ``forest`` that ``keep`` keeps (all when None), indexed
+    for range requests: calls grouped by lane (location and kept depth) in start order,
+    instants by location in time order."""
+
+    def __init__(self, forest: Forest, keep: np.ndarray | None = None):
+        n = len(forest)
+        keep = np.ones(n, dtype=bool) if keep is None else np.asarray(keep, dtype=bool)
+        self.forest = forest
+        self.keep = keep
+        caller, depth = kernels.kept_callers(forest.graph.tree_parent, keep)
+        self.caller = caller
+        self.depth = depth
+        inc = (forest.end - forest.start).astype(np.float64)
+        calls = np.flatnonzero(keep & forest.call)
+        self.calls = calls
+        inner = calls[caller[calls] >= 0]
+        self.exclusive = inc - np.bincount(caller[inner], weights=inc[inner], minlength=n)
+        loc = forest.location
+        depths = np.ones(forest.processes.size, dtype=np.int64)
+        if calls.size:
+            np.maximum.at(depths, loc[calls], depth[calls] + 1)
+        self.lanes = Lanes.build(forest.processes, forest.threads, depths)
+        offset = self.lanes.offset
+
+        lane = offset[loc[calls]] + depth[calls]
+        order = calls[group_order(lane, self.lanes.num_lanes)]
+        self.call_ptr = np.zeros(self.lanes.num_lanes + 1, dtype=np.int64)
+        np.cumsum(np.bincount(lane, minlength=self.lanes.num_lanes), out=self.call_ptr[1:])
+        self.call_node = order
+        self.call_start = forest.start[order]
+        self.call_end = forest.end[order]
+        self.call_code = forest.code[order]
+        self.share = np.ones(n)
+        np.divide(self.exclusive, inc, out=self.share, where=inc > 0)
+        self.call_share = self.share[order]
+
+        instants = np.flatnonzero(keep & ~forest.call)
+        self.instant_ptr = np.zeros(forest.processes.size + 1, dtype=np.int64)
+        np.cumsum(np.bincount(loc[instants], minlength=forest.processes.size),
+                  out=self.instant_ptr[1:])
+        self.instant_node = instants
+        self.instant_time = forest.start[instants]
+        room = np.diff(offset)[loc[instants]] - 1
+        self.instant_lane = offset[loc[instants]] + np.clip(depth[instants] - 1, 0, room)
+        self.node_lane = np.full(n, -1, dtype=np.int64)
+        self.node_lane[calls] = lane
+        self.node_lane[instants] = self.instant_lane
+        self.finest = finest_level(calls.size)
+        self._levels: dict[int, Level] = {}
+        self._lock = threading.RLock()
+        self._closed = threading.Event()
+        self._points = np.empty((len(kernels.POINT_FIELDS), 0))
+
+    @functools.cached_property
+    def location_calls(self) -> tuple[np.ndarray, ...]:
+        """(pointer per location, start, end, code, exclusive share) of the calls grouped
+        by location in start order (the forest's own order)."""
+        loc = self.forest.location[self.calls]
+        ptr = np.zeros(self.forest.processes.size + 1, dtype=np.int64)
+        np.cumsum(np.bincount(loc, minlength=self.forest.processes.size), out=ptr[1:])
+        return (ptr, self.forest.start[self.calls], self.forest.end[self.calls],
+                self.forest.code[self.calls], self.share[self.calls])
+
+    @property
+    def lane_calls(self) -> tuple[np.ndarray, ...]:
+        """(pointer per lane, start, end, code, exclusive share) of the calls grouped by
+        lane in start order."""
+        return (self.call_ptr, self.call_start, self.call_end, self.call_code,
+                self.call_share)
+
+    def level(self, px: float) -> Level | None:
+        """The level of detail for pixels of ``px`` ns (None: read the calls); built now
+        unless :meth:`prepare_levels` already has."""
+        origin, last = self.forest.duration
+        k = level_for(px, float(last - origin), self.finest)
+        return None if k is None else self._level(k)
+
+    def _level(self, k: int) -> Level:
+        with self._lock:
+            if k not in self._levels:
+                self._levels[k] = Level(self, k)
+            return self._levels[k]
+
+    def prepare_levels(self, depth_rows: bool = False) -> threading.Thread | None:
+        """Build every level (coarsest first, with the records of the layout) in a
+        background thread, so that zooming never waits for one; None when the index
+        needs no levels. The kernels release the GIL, so requests are answered
+        meanwhile."""
+        if self.finest < COARSEST:
+            return None
+
+        def build() -> None:
+            for k in range(COARSEST, self.finest + 1):
+                if self._closed.is_set():
+                    return
+                self._level(k).records(depth_rows)
+
+        worker = threading.Thread(target=build, name="glade-timeline-levels", daemon=True)
+        worker.start()
+        return worker
+
+    def close(self) -> None:
+        """Stop building levels ahead (a view drops an index when its query changes)."""
+        self._closed.set()
+
+    def points_buffer(self, count: int) -> np.ndarray:
+        """A buffer for ``count`` raster points (rows :data:`kernels.POINT_FIELDS`), kept
+        from one request to the next: fresh memory costs more to touch than to fill."""
+        if self._points.shape[1] < count:
+            self._points = np.empty((self._points.shape[0],
+                                     max(count, int(1.5 * self._points.shape[1]))))
+        return self._points
+
+    @property
+    def num_calls(self) -> int:
+        """How many calls the index holds."""
+        return self.call_node.size
+
+    def call_runs(self, lanes: np.ndarray, t0: float, t1: float
+                  ) -> tuple[np.ndarray, np.ndarray]:
+        """Per lane of ``lanes``, the run [lo, hi) of its calls (positions in the index's
+        call arrays) that overlap [t0, t1)."""
+        return kernels.runs_in_range(self.call_ptr, self.call_start, self.call_end,
+                                     np.asarray(lanes, dtype=np.int64), float(t0), float(t1),
+                                     True)
+
+    def instants_in(self, locations: np.ndarray, t0: float, t1: float) -> np.ndarray:
+        """Positions (in the index's instant arrays) of the instants of ``locations`` at
+        times in [t0, t1), location by location."""
+        lo, hi = kernels.runs_in_range(self.instant_ptr, self.instant_time, self.instant_time,
+                                       np.asarray(locations, dtype=np.int64), float(t0),
+                                       float(t1), False)
+        return kernels.gather_runs(lo, hi)

@@ -1,0 +1,198 @@
+"""What the kernel answers to a timeline's range request: the calls at least a pixel
+wide as exact boxes, a raster of the time every smaller call covers in each pixel,
+the instants as marks, and the messages as arrows, for one time range and block of
+rows.
+
+Rows are pooled when there are more of them than pixels: a raster row then holds a
+power of two of timeline rows, so the same rows always pool together. A range with
+more than ``MAX_BOXES`` calls at least a pixel wide draws only the longest as boxes
+(the rest join the raster, so nothing disappears), and one with more than
+``MAX_INSTANTS`` instants draws one mark per pixel holding any, with their count.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from glade.errors import GladeError
+from glade.views.timeline import kernels, raster
+from glade.views.timeline.index import TimelineIndex
+from glade.views.timeline.levels import EXACT_LIMIT
+from glade.views.timeline.messages import Arrows, KeptMessages
+
+MAX_BOXES = 30_000
+MAX_INSTANTS = 20_000
+MAX_WIDTH = 8_192
+MAX_HEIGHT = 8_192
+
+
+@dataclass(frozen=True)
+class Request:
+    """A range request: times [t0, t1) over ``width`` pixel columns, rows
+    ``row0:row1`` over ``height`` pixel rows, in the flat or the depth-rows layout."""
+
+    t0: float
+    t1: float
+    width: int
+    row0: int
+    row1: int
+    height: int
+    depth_rows: bool = False
+
+    @classmethod
+    def of(cls, message: dict[str, Any]) -> Request:
+        """The request a front end sent (GladeError naming what is wrong)."""
+        try:
+            t0, t1 = float(message["t0"]), float(message["t1"])
+            width, height = int(message["width"]), int(message["height"])
+            row0, row1 = int(message["row0"]), int(message["row1"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise GladeError(f"a range request needs numbers t0, t1, width, height, row0 "
+                             f"and row1: {exc}") from None
+        if not (math.isfinite(t0) and math.isfinite(t1) and t1 > t0):
+            raise GladeError(f"a range request needs finite times t0 < t1, not {t0}, {t1}")
+        if not (0 < width <= MAX_WIDTH and 0 < height <= MAX_HEIGHT):
+            raise GladeError(f"a range request needs 1..{MAX_WIDTH} columns and "
+                             f"1..{MAX_HEIGHT} pixel rows, not {width} x {height}")
+        return cls(t0, t1, width, row0, row1, height, bool(message.get("depth_rows", False)))
+
+    @property
+    def px(self) -> float:
+        """Nanoseconds per pixel column."""
+        return (self.t1 - self.t0) / self.width
+
+
+def pool_of(rows: int, height: int) -> int:
+    """Timeline rows per raster row: the smallest power of two that fits ``rows`` into
+    ``height`` pixel rows."""
+    pool = 1
+    while -(-rows // pool) > max(height, 1):
+        pool *= 2
+    return pool
+
+
+@dataclass
+class Picture:
+    """The answer to a request: ``threshold`` is the shortest duration drawn as a box
+    (``px`` ns, the width of a pixel, unless the range held too many boxes); rows
+    are pooled ``pool`` at a time into ``bins`` raster rows from ``row0``. Per raster
+    pixel, ``cover`` is the time the calls shorter than the threshold cover there;
+    ``busy`` is the same with depth rows, and their exclusive time with a row per
+    location (calls nest there, so their times overlap; their exclusive times do not);
+    ``top`` is the function of the largest contribution to ``busy``."""
+
+    request: Request
+    row0: int
+    row1: int
+    pool: int
+    bins: int
+    threshold: float
+    visible_calls: int
+    boxes: dict[str, np.ndarray]
+    cover: np.ndarray
+    busy: np.ndarray
+    top: np.ndarray
+    instants: dict[str, np.ndarray]
+    instants_pooled: bool
+    arrows: Arrows
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _threshold(index: TimelineIndex, lo: np.ndarray, hi: np.ndarray, start: np.ndarray,
+               end: np.ndarray, px: float) -> float:
+    """The shortest duration drawn as a box: a pixel, or more when more than
+    MAX_BOXES of the calls in the runs last a pixel or longer (then the MAX_BOXES
+    longest are boxes)."""
+    none = np.empty(0)
+    count = kernels.durations_at_least(lo, hi, start, end, px, none)
+    if count <= MAX_BOXES:
+        return px
+    wide = index.points_buffer(count)[0, :count]
+    kernels.durations_at_least(lo, hi, start, end, px, wide)
+    cut = float(np.partition(wide, count - MAX_BOXES)[count - MAX_BOXES])
+    if np.count_nonzero(wide >= cut) > MAX_BOXES:
+        cut = float(np.nextafter(cut, np.inf))
+    return max(cut, px)
+
+
+def _instants(index: TimelineIndex, request: Request, lanes: np.ndarray, row_of_lane,
+              row0: int, row1: int, pool: int, bins: int) -> tuple[dict, bool]:
+    """The instants of the range: exact marks, or per pixel (raster row and column)
+    their count when too many."""
+    locations = np.unique(index.lanes.lane_location()[lanes])
+    found = index.instants_in(locations, request.t0, request.t1)
+    rows = row_of_lane(index.instant_lane[found])
+    shown = (rows >= row0) & (rows < row1)
+    found, rows = found[shown], rows[shown]
+    times = index.instant_time[found]
+    if found.size <= MAX_INSTANTS:
+        nodes = index.instant_node[found]
+        return {"node": nodes, "row": rows, "time": times,
+                "code": index.forest.code[nodes]}, False
+    column = np.clip(((times - request.t0) / request.px).astype(np.int64), 0,
+                     request.width - 1)
+    cell = (rows - row0) // pool * request.width + column
+    counts = np.bincount(cell, minlength=bins * request.width)
+    return {"count": counts.reshape(bins, request.width)}, True
+
+
+def render(index: TimelineIndex, messages: KeptMessages | None, request: Request) -> Picture:
+    """The picture of ``request`` (see the module doc)."""
+    depth_rows = request.depth_rows
+    row0, row1 = index.lanes.check_rows(request.row0, request.row1, depth_rows)
+    pool = pool_of(row1 - row0, request.height)
+    bins = -(-(row1 - row0) // pool)
+    lanes = index.lanes.lanes_of_rows(row0, row1, depth_rows)
+    lane_rows = index.lanes.row_of_lane(lanes, depth_rows)
+    px = request.px
+    lo, hi = index.call_runs(lanes, request.t0, request.t1)
+    visible = int((hi - lo).sum())
+    level = index.level(px) if visible > EXACT_LIMIT else None
+    if level is None:
+        ptr, start, end, code, share = index.lane_calls
+    else:
+        ptr, start, end, code, share = (level.long_ptr, level.long_start, level.long_end,
+                                        level.long_code, level.long_share)
+        lo, hi = kernels.runs_in_range(ptr, start, end, lanes, float(request.t0),
+                                       float(request.t1), True)
+    threshold = _threshold(index, lo, hi, start, end, px)
+    rows = np.arange(row0, row1, dtype=np.int64)
+
+    def split(box, box_row, points, fill):
+        boxes, count = kernels.split_calls(
+            lo, hi, lane_rows, start, end, code, share, float(request.t0), px, request.width,
+            threshold, not depth_rows, box, box_row, points, 0, fill)
+        if level is not None:
+            count += level.points(rows, request.t0, request.t1, px, depth_rows, points, count,
+                                  fill)
+        return boxes, count
+
+    none = np.empty(0, dtype=np.int64)
+    boxes, count = split(none, none, np.empty((len(kernels.POINT_FIELDS), 0)), False)
+    box, box_row = np.empty(boxes, dtype=np.int64), np.empty(boxes, dtype=np.int64)
+    points = index.points_buffer(count)
+    split(box, box_row, points, True)
+    if level is not None:
+        box = level.long[box]
+    cover, busy, top = raster.aggregate(points[:, :count], t0=request.t0, px=px,
+                                        width=request.width, row0=row0, pool=pool, bins=bins)
+    nodes = index.call_node[box]
+    boxes = {"node": nodes, "row": box_row, "start": index.call_start[box],
+             "end": index.call_end[box], "code": index.call_code[box],
+             "depth": index.depth[nodes], "exclusive": index.exclusive[nodes]}
+
+    def row_of_lane(values: np.ndarray) -> np.ndarray:
+        return index.lanes.row_of_lane(values, depth_rows)
+
+    instants, pooled = _instants(index, request, lanes, row_of_lane, row0, row1, pool, bins)
+    arrows = (Arrows.empty() if messages is None or not len(messages) else
+              messages.in_range(request.t0, request.t1,
+                                index.lanes.row_of_lane(np.arange(index.lanes.num_lanes),
+                                                        depth_rows),
+                                row0, row1, pool))
+    return Picture(request, row0, row1, pool, bins, threshold, visible, boxes, cover, busy,
+                   top, instants, pooled, arrows, {"level": None if level is None else level.k})

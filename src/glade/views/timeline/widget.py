@@ -1,0 +1,338 @@
+"""The timeline view: a trace's processes (and threads) as rows and time across, drawn by
+the kernel one range at a time, with edits that become a call-level query.
+
+The front end asks for every range it shows (visible times, width in pixels, visible
+rows) with a custom message; the kernel answers from its index
+(:mod:`glade.views.timeline.index`) with exact boxes for the calls at least a pixel
+wide, a datashader raster of the time the smaller ones cover, the instants and the
+message arrows (:mod:`glade.views.timeline.render`). Edits (a window brushed over
+processes and time, hidden functions, a focused call path) are kept in ``history``;
+``query`` is the call-level query of what the view shows, so
+
+    trace.query(view.query, level="calls")      # == view.apply()
+
+gives the events on screen, on this run or on another run of the same program.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import traitlets
+from tqdm.auto import tqdm
+
+from glade.errors import GladeError
+from glade.query import parse, query_mask
+from glade.query.engine import RowTable
+from glade.query.model import BaseQuery
+from glade.trace.comm import message_pairs
+from glade.trace.filter import time_value
+from glade.trace.model import Trace
+from glade.views.base import QueryView, static_file
+from glade.views.requests import Requests
+from glade.views.timeline import edits, raster
+from glade.views.timeline.index import Forest, TimelineIndex
+from glade.views.timeline.messages import Messages
+from glade.views.timeline.render import Request, render
+from glade.views.timeline.wire import encode_overview, encode_picture, function_totals
+from glade.views.transport import int32_bytes
+
+#: Width in pixels of the picture the kernel keeps for a first paint and for offline
+#: pages, until the front end says how wide it is.
+SNAPSHOT_WIDTH = 1024
+#: At most this many calls of a selection are highlighted.
+MAX_HIGHLIGHT = 100_000
+
+
+def _time(value: Any, what: str) -> int:
+    """Nanoseconds of a time given as a number or as text with a unit (``"1.5 ms"``)."""
+    if isinstance(value, str):
+        return round(time_value(value))
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise GladeError(f"{what} is a time in ns or a text such as '1.5 ms', not {value!r}")
+    return round(float(value))
+
+
+class Timeline(Requests, QueryView):
+    """Interactive timeline of a Trace (see the module doc).
+
+    ``depth_rows`` shows one row per nesting depth under every location (a flame chart
+    per process); ``data_name`` is the variable name ``code()`` writes. Edit from
+    Python with :meth:`window`, :meth:`hide`, :meth:`unhide`, :meth:`focus`,
+    :meth:`unfocus`, :meth:`clear_window`, :meth:`undo`, :meth:`redo`, or assign a
+    call-level query to ``view.query``; move with :meth:`zoom`.
+    """
+
+    _esm = static_file("timeline.js")
+    _css = static_file("timeline.css")
+    edit_ops = edits.EDIT_OPS
+
+    depth_rows = traitlets.Bool(False).tag(sync=True)
+    labels = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    depth_labels = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    location_rows = traitlets.Bytes().tag(sync=True)
+    processes = traitlets.Bytes().tag(sync=True)
+    names = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    ranks = traitlets.Bytes().tag(sync=True)
+    extent = traitlets.List(traitlets.Float()).tag(sync=True)
+    viewport = traitlets.Dict().tag(sync=True)
+    revision = traitlets.Int(0).tag(sync=True)
+    snapshot = traitlets.Bytes().tag(sync=True)
+    snapshot_meta = traitlets.Dict().tag(sync=True)
+    overview = traitlets.Bytes().tag(sync=True)
+    overview_meta = traitlets.Dict().tag(sync=True)
+    totals = traitlets.Bytes().tag(sync=True)
+    selection = traitlets.Unicode("").tag(sync=True)
+    highlight = traitlets.Bytes().tag(sync=True)
+    status = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, trace: Trace, *, depth_rows: bool = False, height: int = 420,
+                 data_name: str = "trace", **kwargs: Any):
+        if not isinstance(trace, Trace):
+            raise GladeError(f"a timeline shows a Trace, not {type(trace).__name__}")
+        with tqdm(total=4, desc="timeline", unit="step", delay=1.0, leave=False) as bar:
+            forest = trace.calls()
+            bar.update()
+            self._forest = Forest.of(forest, trace.location_codes())
+            self._table = RowTable(forest.graph, forest.dataframe)
+            self._messages = Messages(message_pairs(trace)[0], self._forest)
+            bar.update()
+            raster.warm_up()
+            bar.update()
+            index = TimelineIndex(self._forest)
+            bar.update()
+        self._keeps: dict[str, np.ndarray | None] = {edits.EVERYTHING: None}
+        self._index = index
+        totals = function_totals(index)
+        self._totals = totals
+        ranks = np.empty(totals.size, dtype=np.int64)
+        ranks[np.argsort(-totals, kind="stable")] = np.arange(totals.size)
+        first, last = self._forest.duration
+        super().__init__(trace, data_name, height=height, depth_rows=bool(depth_rows),
+                         names=self._forest.names, ranks=int32_bytes(ranks),
+                         extent=[float(first), float(max(last, first + 1))], **kwargs)
+        self.viewport = {"t0": self.extent[0], "t1": self.extent[1], "row0": 0,
+                         "width": SNAPSHOT_WIDTH}
+        self._install(index, totals)
+        self.answer("range", self._answer_range)
+        self.answer("select", self._answer_select)
+        self.answer("path", self._answer_path)
+
+    # ------------------------------------------------------------ state
+    def _install(self, index: TimelineIndex, totals: np.ndarray | None = None) -> None:
+        """Show ``index`` (whose functions' exclusive times are ``totals``, when known):
+        rows, overview, totals and a fresh snapshot, then a new revision (the front end
+        asks again for what it shows)."""
+        if self._index is not index:
+            self._index.close()
+        self._index = index
+        self._kept_messages = self._messages.kept(index)
+        lanes = index.lanes
+        totals = function_totals(index) if totals is None else totals
+        overview_meta, overview = encode_overview(index, totals)
+        snapshot_meta, snapshot = self._snapshot(self.revision + 1)
+        calls = index.calls.size
+        instants = index.instant_node.size
+        with self.hold_sync():
+            self.labels = lanes.labels(False)
+            self.depth_labels = lanes.labels(True)
+            self.location_rows = int32_bytes(lanes.location_rows(True))
+            self.processes = int32_bytes(lanes.processes)
+            self.overview_meta, self.overview = overview_meta, overview
+            self.totals = totals.astype("<f8").tobytes()
+            self.snapshot_meta, self.snapshot = snapshot_meta, snapshot
+            self.status = (f"{calls:,} of {int(self._forest.call.sum()):,} calls, "
+                           f"{instants:,} instants, {len(self._kept_messages):,} messages")
+            self.revision += 1
+        index.prepare_levels(self.depth_rows)
+
+    def _snapshot(self, revision: int) -> tuple[dict, bytes]:
+        """The picture of the viewport (all rows) at the front end's last width, for
+        ``revision``."""
+        view = self.viewport
+        rows = self._index.lanes.num_rows(self.depth_rows)
+        request = Request(float(view["t0"]), float(view["t1"]),
+                          int(view.get("width", SNAPSHOT_WIDTH)), 0, rows,
+                          max(self.height, 1), self.depth_rows)
+        fields, blob = encode_picture(render(self._index, self._kept_messages, request),
+                                      len(self._forest.names))
+        return {**fields, "revision": revision}, blob
+
+    def _keep(self, text: str) -> np.ndarray | None:
+        """The node mask of the call forest that query ``text`` keeps (None: all)."""
+        if text not in self._keeps:
+            if len(self._keeps) > 8:
+                self._keeps.pop(next(iter(self._keeps)))
+            self._keeps[text] = query_mask(self._table, parse(text))
+        return self._keeps[text]
+
+    def _check_edit(self, edit: Any) -> dict:
+        return edits.check_edit(edit)
+
+    @traitlets.observe("history")
+    def _edits_changed(self, change) -> None:
+        text = edits.query_text(edits.replay(change["new"]))
+        keep = self._keep(text)
+        self._internal = True
+        try:
+            self.query = text
+        finally:
+            self._internal = False
+        if keep is not self._index.keep and not (keep is None and self._index.keep.all()):
+            with tqdm(total=1, desc="timeline: applying the query", delay=1.0,
+                      leave=False) as bar:
+                self._install(TimelineIndex(self._forest, keep))
+                bar.update()
+
+    def _query_edit(self, query: BaseQuery) -> dict:
+        """An assigned query becomes the view's base (evaluated now: a query naming a
+        missing column raises and leaves the view as it was)."""
+        text = str(query)
+        self._keep(text)
+        return {"op": "base", "query": text}
+
+    @traitlets.validate("selection")
+    def _valid_selection(self, proposal):
+        text = proposal["value"]
+        if not isinstance(text, str):
+            raise GladeError(f"a selection is a query text, not {type(text).__name__}")
+        if not text:
+            return ""
+        return str(parse(text))
+
+    @traitlets.observe("selection")
+    def _selection_changed(self, change) -> None:
+        nodes = (np.zeros(0, dtype=np.int64) if not change["new"] else
+                 np.flatnonzero(query_mask(self._table, parse(change["new"]))))
+        self.highlight = int32_bytes(nodes[:MAX_HIGHLIGHT])
+
+    @traitlets.observe("depth_rows")
+    def _layout_changed(self, change) -> None:
+        self._index.prepare_levels(change["new"])
+
+    # ------------------------------------------------------------ requests
+    def _answer_range(self, message: dict) -> tuple[dict, bytes]:
+        request = Request.of(message)
+        fields, blob = encode_picture(render(self._index, self._kept_messages, request),
+                                      len(self._forest.names))
+        return {**fields, "revision": self.revision}, blob
+
+    def _answer_select(self, message: dict) -> tuple[dict, None]:
+        node = message.get("node")
+        if node is None or node == -1:
+            self.selection = ""
+        else:
+            self.selection = self._call_query(node)
+        return {"selection": self.selection}, None
+
+    def _answer_path(self, message: dict) -> tuple[dict, None]:
+        node = self._node(message.get("node"))
+        return {"path": [str(n) for n in self._table.graph.node(node).path()]}, None
+
+    def _node(self, node: Any) -> int:
+        """``node`` if it is a node of the call forest (GladeError otherwise)."""
+        if isinstance(node, bool) or not isinstance(node, int | np.integer) or not (
+                0 <= node < len(self._forest)):
+            raise GladeError(f"no call {node!r} in a forest of {len(self._forest)} nodes")
+        return int(node)
+
+    def _call_query(self, node: Any) -> str:
+        """The query of one node of the call forest."""
+        node = self._node(node)
+        forest = self._forest
+        location = forest.location[node]
+        return edits.call_query(forest.names[forest.code[node]],
+                                int(forest.processes[location]), int(forest.threads[location]),
+                                int(forest.start[node]))
+
+    def picture(self, t0: Any = None, t1: Any = None, *, width: int = 1200,
+                rows: tuple[int, int] | None = None, height: int = 400,
+                depth_rows: bool | None = None):
+        """What the kernel answers for a range (a
+        :class:`~glade.views.timeline.render.Picture`): times [t0, t1) (default: the
+        viewport) over ``width`` pixels, ``rows`` (default all) over ``height``."""
+        depth = self.depth_rows if depth_rows is None else bool(depth_rows)
+        t0 = self.viewport["t0"] if t0 is None else _time(t0, "t0")
+        t1 = self.viewport["t1"] if t1 is None else _time(t1, "t1")
+        row0, row1 = rows if rows is not None else (0, self._index.lanes.num_rows(depth))
+        request = Request.of({"t0": t0, "t1": t1, "width": width, "height": height,
+                              "row0": row0, "row1": row1, "depth_rows": depth})
+        return render(self._index, self._kept_messages, request)
+
+    @property
+    def index(self) -> TimelineIndex:
+        """The kernel-side index of what the view shows."""
+        return self._index
+
+    # ------------------------------------------------------------ navigation
+    def zoom(self, t0: Any, t1: Any) -> Timeline:
+        """Show the times [t0, t1] (ns, or text with a unit such as ``"2.5 ms"``)."""
+        start, end = _time(t0, "t0"), _time(t1, "t1")
+        if end <= start:
+            raise GladeError(f"zoom needs t0 < t1, not {start} and {end}")
+        self.viewport = {**self.viewport, "t0": float(start), "t1": float(end)}
+        return self
+
+    # ------------------------------------------------------------ edits
+    def window(self, t0: Any, t1: Any, processes: Iterable[int] | None = None) -> Timeline:
+        """Keep the calls and instants that overlap [t0, t1] (ns, or text with a unit) on
+        ``processes`` (default: all), and show that range."""
+        start, end = _time(t0, "t0"), _time(t1, "t1")
+        ranges = None if processes is None else edits.process_ranges(list(processes))
+        self._edit({"op": "window", "t0": start, "t1": end, "processes": ranges})
+        if end > start:
+            self.zoom(start, end)
+        return self
+
+    def clear_window(self) -> Timeline:
+        """Drop the window."""
+        self._edit({"op": "clear_window"})
+        return self
+
+    def hide(self, name: str) -> Timeline:
+        """Remove every call of function ``name``; its time goes to its caller."""
+        if name not in self._forest.names:
+            raise GladeError(f"no function named {name!r} in the trace")
+        self._edit({"op": "hide", "name": name})
+        return self
+
+    def unhide(self, name: str) -> Timeline:
+        """Show the calls of function ``name`` again."""
+        self._edit({"op": "unhide", "name": name})
+        return self
+
+    def focus(self, path: Sequence[str]) -> Timeline:
+        """Keep the calls on call path ``path`` (names from a root, such as
+        ``("main", "solve")``) and everything they call."""
+        if isinstance(path, str) or not isinstance(path, Sequence) or not path:
+            raise GladeError(f"name a call path by its names from a root, such as "
+                             f"('main', 'solve'), not {path!r}")
+        self._edit({"op": "focus", "path": [str(p) for p in path]})
+        return self
+
+    def unfocus(self) -> Timeline:
+        """Drop the focus."""
+        self._edit({"op": "unfocus"})
+        return self
+
+    # ------------------------------------------------------------ results
+    def _apply_code(self, data_name: str, query: str) -> str:
+        return f'{data_name}.query({query}, level="calls")'
+
+    def _apply_query(self, query: str) -> Trace:
+        return self._data.query(query, level="calls")
+
+    def selected(self):
+        """The rows of the call forest (see :meth:`glade.trace.Trace.calls`) that the
+        selection names."""
+        nodes = (np.zeros(0, dtype=np.int64) if not self.selection else
+                 np.flatnonzero(query_mask(self._table, parse(self.selection))))
+        return self._table.dataframe.iloc[nodes]
+
+    def to_html(self, path, title: str | None = None):
+        """Write an offline page with the current picture and the overview: zooming there
+        stretches them (the detail of a range needs the kernel)."""
+        self.snapshot_meta, self.snapshot = self._snapshot(self.revision)
+        return super().to_html(path, title)

@@ -1,0 +1,98 @@
+"""What a timeline sends to its front end: pictures of ranges and the overview strip,
+as descriptors plus one blob of packed arrays (:func:`glade.views.transport.pack_arrays`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from glade.trace.profiles import bin_edges, spread_exclusive
+from glade.views.timeline.index import TimelineIndex
+from glade.views.timeline.render import Picture
+from glade.views.transport import pack_arrays
+
+#: Columns of the overview strip, and functions it shows apart (the others are summed).
+OVERVIEW_BINS = 512
+OVERVIEW_FUNCTIONS = 12
+
+
+def encode_picture(picture: Picture, num_names: int) -> tuple[dict[str, Any], bytes]:
+    """The fields and blob of a picture: its geometry, and its boxes, raster (opacity
+    0-255 of the exclusive time of the calls per pixel, and the function of the
+    largest contribution plus one, 0 for none: both compressed), instants (exact, or
+    their count per raster pixel, compressed) and arrows as typed arrays."""
+    request = picture.request
+    capacity = request.px * picture.pool
+    alpha = np.rint(255 * np.clip(picture.busy / capacity, 0, 1)).astype(np.uint8)
+    code_dtype = np.uint16 if num_names < 65535 else np.int32
+    boxes = picture.boxes
+    arrays = {
+        "box_start": boxes["start"].astype(np.float64),
+        "box_end": boxes["end"].astype(np.float64),
+        "box_row": boxes["row"].astype(np.int32),
+        "box_code": boxes["code"].astype(np.int32),
+        "box_node": boxes["node"].astype(np.int32),
+        "box_depth": boxes["depth"].astype(np.int32),
+        "box_exclusive": boxes["exclusive"].astype(np.float64),
+        "raster_alpha": alpha.reshape(-1),
+        "raster_code": (picture.top + 1).astype(code_dtype).reshape(-1),
+    }
+    instants = picture.instants
+    if picture.instants_pooled:
+        arrays["mark_count"] = np.minimum(instants["count"], 65535).astype(np.uint16).reshape(-1)
+    else:
+        arrays.update(instant_time=instants["time"].astype(np.float64),
+                      instant_row=instants["row"].astype(np.int32),
+                      instant_code=instants["code"].astype(np.int32),
+                      instant_node=instants["node"].astype(np.int32))
+    arrows = picture.arrows
+    arrays.update(arrow_send=arrows.send_time.astype(np.float64),
+                  arrow_receive=arrows.receive_time.astype(np.float64),
+                  arrow_from=arrows.send_row.astype(np.int32),
+                  arrow_to=arrows.receive_row.astype(np.int32),
+                  arrow_size=arrows.size.astype(np.float64),
+                  arrow_count=arrows.count.astype(np.int32))
+    descriptors, blob = pack_arrays(arrays, deflate=("raster_alpha", "raster_code",
+                                                     "mark_count"))
+    fields = {
+        "t0": request.t0, "t1": request.t1, "width": request.width,
+        "height": request.height, "depth_rows": request.depth_rows,
+        "row0": picture.row0, "row1": picture.row1, "pool": picture.pool,
+        "bins": picture.bins, "threshold": picture.threshold,
+        "visible_calls": picture.visible_calls, "instants_pooled": picture.instants_pooled,
+        "arrows_bundled": arrows.bundled, "level": picture.extra.get("level"),
+        "arrays": descriptors,
+    }
+    return fields, blob
+
+
+def function_totals(index: TimelineIndex) -> np.ndarray:
+    """The exclusive time of every function (by code) over the calls ``index`` keeps."""
+    calls = index.calls
+    return np.bincount(index.forest.code[calls], weights=index.exclusive[calls],
+                       minlength=len(index.forest.names))
+
+
+def encode_overview(index: TimelineIndex, totals: np.ndarray) -> tuple[dict[str, Any], bytes]:
+    """The overview strip: the exclusive time of the OVERVIEW_FUNCTIONS functions with
+    the most time (``totals``, by function) in OVERVIEW_BINS columns over the whole
+    trace (the others summed last), as fractions of the capacity of a column (its
+    width times the number of locations), float32 (functions x columns)."""
+    forest = index.forest
+    calls = index.calls
+    origin, last = forest.duration
+    edges = bin_edges(origin, last, OVERVIEW_BINS)
+    shown = [int(c) for c in np.argsort(-totals, kind="stable")[:OVERVIEW_FUNCTIONS]
+             if totals[c] > 0]
+    group = np.full(len(forest.names), len(shown), dtype=np.int64)
+    group[shown] = np.arange(len(shown))
+    caller = index.caller[calls]
+    profile = spread_exclusive(
+        forest.start[calls], forest.end[calls], group[forest.code[calls]],
+        group[forest.code[np.maximum(caller, 0)]], caller >= 0, len(shown) + 1, edges)
+    share = profile / (np.diff(edges) * max(forest.processes.size, 1))
+    descriptors, blob = pack_arrays({"share": share.astype(np.float32).reshape(-1)})
+    return {"t0": float(origin), "t1": float(last), "bins": OVERVIEW_BINS,
+            "codes": [*shown, -1], "arrays": descriptors}, blob

@@ -1,0 +1,49 @@
+"""The timeline's offline page opens in chromium without a network: it draws the saved
+picture and the overview, says the detail needs the kernel, and zooming there stretches
+the picture instead of blanking it."""
+
+from __future__ import annotations
+
+import pytest
+
+from glade.datasets import synthetic_trace
+from tests.browser.offline import refuse_network
+
+pytestmark = pytest.mark.browser
+
+# Pixels of the plot canvas that are not blank.
+INKED = """() => {
+    const canvas = document.querySelector('.glade-timeline canvas.gt-plot');
+    const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    let inked = 0;
+    for (let i = 3; i < data.length; i += 4) if (data[i] > 0) inked++;
+    return inked;
+}"""
+
+
+def test_offline_page_draws_the_saved_picture(page, tmp_path):
+    trace = synthetic_trace(6, 20, seed=7)
+    view = trace.show_timeline(height=240)
+    first, last = view.extent
+    view.zoom(first, first + (last - first) / 3)
+    view.hide("MPI_Irecv")
+    path = view.to_html(tmp_path / "timeline.html")
+    requested = refuse_network(page)
+
+    page.goto(path.as_uri())
+    notice = page.locator(".glade-timeline .gt-notice")
+    notice.wait_for(timeout=30_000)
+    assert "needs the kernel" in notice.inner_text()
+    page.wait_for_function(f"() => ({INKED})() > 1000")
+    before = page.evaluate(INKED)
+    assert page.locator(".gt-query-text").text_content() == view.query
+    assert page.locator(".gt-legend-item.gt-hidden").inner_text() == "MPI_Irecv"
+    plot = page.locator(".glade-timeline canvas.gt-plot").bounding_box()
+    page.mouse.move(plot["x"] + plot["width"] / 2, plot["y"] + 40)
+    page.mouse.wheel(0, 300)
+    page.wait_for_timeout(300)
+    # zoomed out: the saved range now covers a third of the plot, still drawn
+    after = page.evaluate(INKED)
+    assert 0 < after < before
+    assert page.locator(".gt-waiting").inner_text() == ""
+    assert requested == []

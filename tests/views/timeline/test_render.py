@@ -1,0 +1,247 @@
+"""What the kernel answers to a timeline's range request, against brute force: the boxes
+are exactly the calls in range at least a pixel wide (or the longest, past the budget),
+the raster holds exactly the time the other calls cover (mass), the instants and the
+arrows are those in range, on random traces, on a synthetic trace large enough for the
+levels of detail, and on Pipit's ping-pong OTF2 trace."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from glade.datasets import synthetic_trace
+from glade.errors import GladeError
+from glade.trace import Trace
+from glade.trace.comm import message_pairs
+from glade.trace.matching import UnmatchedEventsWarning
+from glade.views.timeline import levels
+from glade.views.timeline import render as render_module
+from glade.views.timeline.index import Forest, TimelineIndex
+from glade.views.timeline.messages import Messages
+from glade.views.timeline.render import Request, pool_of, render
+from tests.trace.test_matching_property import random_traces
+
+
+def index_of(trace: Trace, keep=None) -> TimelineIndex:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnmatchedEventsWarning)
+        return TimelineIndex(Forest.of(trace.calls()), keep)
+
+
+def overlap(start, end, t0, t1):
+    return np.clip(np.minimum(end, t1) - np.maximum(start, t0), 0, None)
+
+
+def calls_in(index: TimelineIndex, t0, t1, row0, row1, depth_rows):
+    """Brute force: the kept calls overlapping [t0, t1) on rows row0:row1, with their row."""
+    forest = index.forest
+    calls = index.calls
+    lane = index.node_lane[calls]
+    row = index.lanes.row_of_lane(lane, depth_rows)
+    start, end = forest.start[calls], forest.end[calls]
+    inside = (end > t0) & (start < t1) & (row >= row0) & (row < row1)
+    return calls[inside], row[inside]
+
+
+def check_picture(index: TimelineIndex, request: Request, exact_raster: bool = True):
+    picture = render(index, None, request)
+    forest = index.forest
+    rows = index.lanes.num_rows(request.depth_rows)
+    row0, row1 = max(request.row0, 0), min(request.row1, rows)
+    nodes, row = calls_in(index, request.t0, request.t1, row0, row1, request.depth_rows)
+    duration = forest.end[nodes] - forest.start[nodes]
+    wide = duration >= picture.threshold
+    assert sorted(zip(picture.boxes["node"].tolist(), picture.boxes["row"].tolist(),
+                      strict=True)) == sorted(zip(nodes[wide].tolist(), row[wide].tolist(),
+                                                  strict=True))
+    assert picture.visible_calls == nodes.size
+    if not wide.all() or picture.threshold == request.px:
+        assert picture.threshold >= request.px
+    total = overlap(forest.start[nodes], forest.end[nodes], request.t0, request.t1).sum()
+    boxes = overlap(picture.boxes["start"], picture.boxes["end"], request.t0,
+                    request.t1).sum()
+    if exact_raster:
+        assert picture.cover.sum() + boxes == pytest.approx(total, rel=1e-9, abs=1e-6)
+        # row by row too: each raster row holds the time of its own rows' small calls
+        small = ~wide
+        bin_of = (row[small] - row0) // picture.pool
+        per_bin = np.bincount(bin_of, weights=overlap(
+            forest.start[nodes[small]], forest.end[nodes[small]], request.t0, request.t1),
+            minlength=picture.bins)
+        np.testing.assert_allclose(picture.cover.sum(axis=1), per_bin, rtol=1e-9, atol=1e-6)
+    return picture, total, boxes
+
+
+@settings(max_examples=150, deadline=None)
+@given(random_traces(), st.floats(0, 1), st.floats(0, 1), st.integers(1, 40),
+       st.integers(1, 6), st.booleans())
+def test_boxes_and_raster_mass_against_brute_force(table, a, b, width, height, depth_rows):
+    trace = Trace(table)
+    index = index_of(trace)
+    first, last = index.forest.duration
+    span = max(last - first, 1)
+    t0 = first - 1 + min(a, b) * (span + 2)
+    t1 = max(t0 + 0.5, first - 1 + max(a, b) * (span + 2))
+    rows = index.lanes.num_rows(depth_rows)
+    picture, _, _ = check_picture(index, Request(t0, t1, width, 0, rows, height, depth_rows))
+    assert picture.pool == pool_of(rows, height)
+    assert picture.cover.shape == (picture.bins, width)
+    # a pixel's colour names a function that is there
+    codes = set(index.forest.code[index.calls].tolist())
+    assert set(picture.top[picture.top >= 0].tolist()) <= codes
+    assert (picture.top[picture.cover > 0] >= 0).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 3), st.integers(1, 4), st.floats(0.0, 0.9), st.floats(0.01, 1.0))
+def test_rows_in_view_and_the_box_budget(seed, row0, start, length):
+    trace = synthetic_trace(6, 12, seed=seed)
+    index = index_of(trace)
+    first, last = index.forest.duration
+    t0 = first + start * (last - first)
+    t1 = t0 + length * (last - first)
+    for depth_rows in (False, True):
+        rows = index.lanes.num_rows(depth_rows)
+        check_picture(index, Request(t0, t1, 300, row0, min(rows, row0 + 3), 2, depth_rows))
+    saved = render_module.MAX_BOXES
+    render_module.MAX_BOXES = 5
+    try:
+        picture, _, _ = check_picture(index, Request(t0, t1, 2000, 0, 6, 50))
+        assert len(picture.boxes["node"]) <= 5
+    finally:
+        render_module.MAX_BOXES = saved
+
+
+def test_levels_of_detail_keep_the_mass_and_the_boxes(monkeypatch):
+    trace = synthetic_trace(8, 400, seed=2)
+    index = index_of(trace)
+    first, last = index.forest.duration
+    request = Request(first, last, 700, 0, 8, 100)
+    exact, total, boxes = check_picture(index, request)
+    assert exact.extra["level"] is None
+    monkeypatch.setattr(render_module, "EXACT_LIMIT", 0)
+    index.finest = levels.finest_level(10**9)
+    leveled = render(index, None, request)
+    assert leveled.extra["level"] is not None
+    assert sorted(leveled.boxes["node"].tolist()) == sorted(exact.boxes["node"].tolist())
+    level = index.level(request.px)
+    # records sit at bin centres: only bins cut by the range's ends can move time across
+    # it, and each holds at most a bin per lane
+    slack = 2 * level.size * index.lanes.num_lanes
+    assert abs(leveled.cover.sum() + boxes - total) <= slack
+    # per pixel, time moves by less than half a pixel: sums over 7-pixel blocks agree
+    def blocks(cover: np.ndarray) -> np.ndarray:
+        return cover.reshape(cover.shape[0], -1, 7).sum(axis=2)
+
+    np.testing.assert_allclose(blocks(leveled.cover), blocks(exact.cover), rtol=0.2,
+                               atol=request.px)
+    for depth_rows in (False, True):
+        rows = index.lanes.num_rows(depth_rows)
+        coarse = render(index, None, Request(first, last, 700, 0, rows, 100, depth_rows))
+        fine = check_picture(index, Request(first, last, 700, 0, rows, 100, depth_rows))[0]
+        assert coarse.cover.sum() == pytest.approx(fine.cover.sum(), rel=0.02)
+    # the background build makes the same levels
+    index.prepare_levels(False).join()
+    assert index.level(request.px) is level
+
+
+def test_a_hidden_function_leaves_its_time_to_its_caller():
+    trace = synthetic_trace(4, 6, seed=1)
+    full = index_of(trace)
+    names = np.array(full.forest.names)
+    keep = names[full.forest.code] != "compute_flux"
+    index = TimelineIndex(full.forest, keep)
+    first, last = index.forest.duration
+    picture = check_picture(index, Request(first, last, 5000, 0, 4, 40))[0]
+    assert "compute_flux" not in names[picture.boxes["code"]].tolist()
+    flux = np.flatnonzero(names[full.forest.code] == "flux_kernel")
+    assert (index.depth[flux] == full.depth[flux] - 1).all()
+    step = np.flatnonzero(names[full.forest.code] == "compute_step")
+    assert index.exclusive[step].sum() > full.exclusive[step].sum()
+    # the exclusive times of what is left still add up to the whole run
+    assert index.exclusive[index.calls].sum() == pytest.approx(
+        full.exclusive[full.calls].sum())
+
+
+def test_instants_exact_and_pooled(monkeypatch):
+    trace = synthetic_trace(4, 10, seed=0)
+    index = index_of(trace)
+    first, last = index.forest.duration
+    t0, t1 = first + (last - first) // 4, first + (last - first) // 2
+    forest = index.forest
+    instants = np.flatnonzero(~forest.call)
+    inside = instants[(forest.start[instants] >= t0) & (forest.start[instants] < t1)]
+    picture = render(index, None, Request(t0, t1, 400, 0, 4, 40))
+    assert not picture.instants_pooled
+    assert sorted(picture.instants["node"].tolist()) == sorted(inside.tolist())
+    monkeypatch.setattr(render_module, "MAX_INSTANTS", 3)
+    pooled = render(index, None, Request(t0, t1, 400, 0, 4, 40))
+    assert pooled.instants_pooled
+    assert pooled.instants["count"].shape == (pooled.bins, 400)
+    assert pooled.instants["count"].sum() == inside.size
+
+
+@pytest.mark.parametrize("exchange", ["ring", "pingpong"])
+def test_arrows_are_the_matched_messages_in_range(exchange, monkeypatch):
+    trace = synthetic_trace(6, 8, seed=4, exchange=exchange)
+    index = index_of(trace)
+    table = trace.match_messages()
+    messages = Messages(message_pairs(trace)[0], index.forest).kept(index)
+    first, last = index.forest.duration
+    t0, t1 = first + (last - first) * 0.3, first + (last - first) * 0.6
+    send, receive = table["Send time (ns)"].to_numpy(), table["Receive time (ns)"].to_numpy()
+    rows = index.lanes.row_of_lane(np.arange(index.lanes.num_lanes), False)
+    in_range = (np.maximum(send, receive) >= t0) & (np.minimum(send, receive) < t1)
+    for row0, row1 in ((0, 6), (2, 4)):
+        send_row = table["Sender"].to_numpy()
+        receive_row = table["Receiver"].to_numpy()
+        shown = in_range & (((send_row >= row0) & (send_row < row1))
+                            | ((receive_row >= row0) & (receive_row < row1)))
+        arrows = messages.in_range(t0, t1, rows, row0, row1, 1)
+        assert not arrows.bundled
+        assert sorted(zip(arrows.send_time.tolist(), arrows.receive_time.tolist(),
+                          arrows.send_row.tolist(), arrows.receive_row.tolist(), strict=True)
+                      ) == sorted(zip(send[shown].astype(float).tolist(),
+                                      receive[shown].astype(float).tolist(),
+                                      send_row[shown].tolist(), receive_row[shown].tolist(),
+                                      strict=True))
+    monkeypatch.setattr("glade.views.timeline.messages.MAX_ARROWS", 4)
+    bundled = messages.in_range(t0, t1, rows, 0, 6, 1)
+    assert bundled.bundled
+    assert bundled.count.sum() == int(in_range.sum())
+    assert bundled.size.sum() == table["Message Size"].to_numpy()[in_range].sum()
+
+
+def test_bad_requests_are_clear_errors():
+    with pytest.raises(GladeError, match="needs numbers"):
+        Request.of({"t0": 0, "t1": 1})
+    with pytest.raises(GladeError, match="t0 < t1"):
+        Request.of({"t0": 5, "t1": 5, "width": 10, "height": 10, "row0": 0, "row1": 1})
+    with pytest.raises(GladeError, match="columns"):
+        Request.of({"t0": 0, "t1": 5, "width": 10**6, "height": 10, "row0": 0, "row1": 1})
+    with pytest.raises(GladeError, match="finite"):
+        Request.of({"t0": float("nan"), "t1": 5, "width": 10, "height": 10, "row0": 0,
+                    "row1": 1})
+    index = index_of(synthetic_trace(2, 2))
+    with pytest.raises(GladeError, match="no rows"):
+        render(index, None, Request(0, 10, 10, 5, 3, 10))
+
+
+def test_ping_pong_drawn(pipit_data):
+    pytest.importorskip("otf2", reason="the otf2 package is not installed")
+    import glade
+
+    trace = glade.read_trace(pipit_data / "ping-pong-otf2")
+    index = index_of(trace)
+    first, last = index.forest.duration
+    _, total, _ = check_picture(index, Request(first, last + 1, 900, 0, 2, 60))
+    assert total > 0
+    messages = Messages(message_pairs(trace)[0], index.forest).kept(index)
+    rows = index.lanes.row_of_lane(np.arange(index.lanes.num_lanes), False)
+    arrows = messages.in_range(first, last + 1, rows, 0, 2, 1)
+    assert len(arrows.count) == len(trace.match_messages()) > 0
+    assert set(arrows.send_row.tolist()) == {0, 1}

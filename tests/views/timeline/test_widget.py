@@ -1,0 +1,202 @@
+"""The Timeline widget in the kernel: edits become call-level queries that apply to this
+run and to another, requests are answered (or fail with a reply), the selection is a
+query, and the offline page carries the picture."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from glade.datasets import synthetic_trace
+from glade.errors import GladeError, QuerySyntaxError
+from glade.views import Timeline
+from glade.views.timeline import edits
+from glade.views.transport import pack_arrays, unpack_arrays
+
+
+@pytest.fixture(scope="module")
+def trace():
+    return synthetic_trace(6, 10, seed=5)
+
+
+@pytest.fixture
+def view(trace):
+    return Timeline(trace, height=300)
+
+
+def events_of(trace):
+    table = trace.events
+    return sorted(zip(table["Process"].tolist(), table["Timestamp (ns)"].tolist(),
+                      table["Event Type"].astype(str).tolist(),
+                      table["Name"].astype(str).tolist(), strict=True))
+
+
+def test_a_new_view_shows_everything(view, trace):
+    assert view.query == 'MATCH ("*")'
+    assert view.labels == [str(p) for p in range(6)]
+    assert len(view.depth_labels) == len(view.labels) * 4
+    assert view.extent[0] < view.extent[1]
+    assert view.snapshot and view.snapshot_meta["bins"] == 6
+    assert view.overview_meta["bins"] > 0
+    assert view.status.startswith(f"{int((trace.events['Event Type'] == 'Enter').sum()):,} of")
+    assert events_of(view.apply()) == events_of(trace)
+
+
+def test_edits_make_the_query_that_apply_runs(view, trace):
+    first, last = view.extent
+    t0, t1 = int(first + (last - first) * 0.2), int(first + (last - first) * 0.4)
+    view.window(t0, t1, processes=[1, 2, 3, 5]).hide("MpiIsend").hide("compute_flux")
+    assert view.query == (
+        f'MATCH (".", n0) WHERE (n0.Process >= 1 AND n0.Process <= 3 OR n0.Process = 5) AND '
+        f'n0.end >= {t0} AND n0.start <= {t1} AND NOT n0.name IN ["MpiIsend", "compute_flux"]')
+    assert view.viewport["t0"] == t0 and view.viewport["t1"] == t1
+    result = view.apply()
+    assert events_of(result) == events_of(trace.query(view.query, level="calls"))
+    names = set(result.events["Name"].astype(str))
+    assert not names & {"MpiIsend", "compute_flux"} and "flux_kernel" in names
+    assert set(result.events["Process"]) == {1, 2, 3, 5}
+    assert view.index.calls.size < view.index.forest.call.sum()
+    view.unhide("compute_flux").focus(("main", "compute_step"))
+    assert view.query.startswith('{MATCH (".", n0)->(".", n1)->("*") WHERE n0 IS ROOT AND '
+                                 'n0.name = "main" AND n1.name = "compute_step"} AND {')
+    focused = view.apply()
+    assert set(focused.events["Name"].astype(str)) == {"main", "compute_step",
+                                                       "compute_flux", "flux_kernel",
+                                                       "update_field"}
+    assert view.code() == f"trace.query('''{view.query}''', level=\"calls\")"
+    view.unfocus().clear_window()
+    assert view.query == 'MATCH (".", n0) WHERE NOT n0.name IN ["MpiIsend"]'
+    view.undo().undo()
+    assert "compute_step" in view.query and "n0.end >=" in view.query
+    view.redo()
+    assert "n0.end >=" in view.query and "compute_step" not in view.query
+    before = view.query
+    view.reset()
+    assert view.query == 'MATCH ("*")'
+    view.undo()
+    assert view.query == before
+
+
+def test_a_saved_query_applies_to_another_run(view, tmp_path):
+    first, last = view.extent
+    view.window(first, (first + last) / 2, processes=[0, 1]).hide("MPI_Allreduce")
+    path = view.save_query(tmp_path / "window.query")
+    other = synthetic_trace(6, 14, seed=9)
+    again = Timeline(other)
+    again.query = path.read_text().strip()
+    assert again.query == view.query
+    assert again.history[-1] == {"op": "base", "query": view.query}
+    kept = again.apply()
+    assert set(kept.events["Process"]) == {0, 1}
+    assert "MPI_Allreduce" not in set(kept.events["Name"].astype(str))
+    assert events_of(kept) == events_of(other.query(view.query, level="calls"))
+    # later edits refine the assigned query; a bad one leaves the view as it was
+    again.hide("flux_kernel")
+    assert again.query == ('{' + view.query + '} AND {MATCH (".", n0) WHERE NOT n0.name IN '
+                           '["flux_kernel"]}')
+    before = again.query
+    with pytest.raises(QuerySyntaxError):
+        again.query = "MATCH ("
+    assert again.query == before
+
+
+def test_edit_checks(view):
+    with pytest.raises(GladeError, match="no function named 'nope'"):
+        view.hide("nope")
+    with pytest.raises(GladeError, match="call path"):
+        view.focus("main")
+    with pytest.raises(GladeError, match="ends before it starts"):
+        view.window(10, 5)
+    with pytest.raises(GladeError, match="'op' is one of"):
+        view.history = [{"op": "zoom"}]
+    with pytest.raises(GladeError, match="not a \\[first, last\\] range"):
+        view.history = [{"op": "window", "t0": 0, "t1": 5, "processes": [[3, 1]]}]
+    with pytest.raises(GladeError, match="a time in ns"):
+        view.zoom([1], 5)
+    view.zoom("1 ms", "2.5 ms")
+    assert (view.viewport["t0"], view.viewport["t1"]) == (1e6, 2.5e6)
+    assert edits.process_ranges([5, 1, 2, 3, 9, 2]) == [[1, 3], [5, 5], [9, 9]]
+
+
+class Replies:
+    """What a widget sends to its front end."""
+
+    def __init__(self, view):
+        self.sent = []
+        view.send = lambda content, buffers=None: self.sent.append((content, buffers))
+
+
+def test_requests_are_answered_with_pictures_or_errors(view):
+    replies = Replies(view)
+    first, last = view.extent
+    view._on_request(view, {"type": "range", "id": 7, "t0": first, "t1": last,
+                            "width": 300, "height": 100, "row0": 0, "row1": 6}, [])
+    fields, buffers = replies.sent[-1]
+    assert fields["type"] == "range" and fields["id"] == 7
+    assert fields["revision"] == view.revision
+    arrays = unpack_arrays(fields["arrays"], buffers[0])
+    assert arrays["raster_alpha"].size == 300 * fields["bins"]
+    assert arrays["box_start"].size == arrays["box_node"].size
+    view._on_request(view, {"type": "range", "id": 8, "t0": 5, "t1": 1}, [])
+    assert replies.sent[-1] == ({"type": "error", "id": 8, "request": "range",
+                                 "message": replies.sent[-1][0]["message"]}, None)
+    assert "needs numbers" in replies.sent[-1][0]["message"]
+    view._on_request(view, {"type": "select", "id": 9, "node": 10**9}, [])
+    assert replies.sent[-1][0]["type"] == "error"
+    view._on_request(view, {"type": "unknown", "id": 10}, [])
+    view._on_request(view, "not a request", [])
+    assert len(replies.sent) == 3
+
+
+def test_the_selection_is_a_query(view):
+    replies = Replies(view)
+    forest = view.index.forest
+    node = int(np.flatnonzero(np.array(forest.names)[forest.code] == "MPI_Waitall")[3])
+    view._on_request(view, {"type": "select", "id": 1, "node": node}, [])
+    assert re.fullmatch(r'MATCH \(".", n0\) WHERE n0.Process = \d AND n0.Thread = 0 AND '
+                        r'n0.start = \d+ AND n0.name = "MPI_Waitall"', view.selection)
+    assert replies.sent[-1][0]["selection"] == view.selection
+    selected = view.selected()
+    assert selected.index.tolist() == [node]
+    assert np.frombuffer(view.highlight, dtype="<i4").tolist() == [node]
+    view._on_request(view, {"type": "path", "id": 2, "node": node}, [])
+    assert replies.sent[-1][0]["path"] == ["main", "MPI_Waitall"]
+    view.selection = 'MATCH (".", p) WHERE p.name = "MPI_Allreduce"'
+    assert len(view.selected()) == 6 * 10
+    view._on_request(view, {"type": "select", "id": 3, "node": -1}, [])
+    assert view.selection == "" and view.highlight == b""
+
+
+def test_the_offline_page_carries_the_picture(view, tmp_path):
+    view.zoom(view.extent[0], (view.extent[0] + view.extent[1]) / 2)
+    page = view.to_html(tmp_path / "timeline.html").read_text()
+    state = json.loads(re.search(
+        r'<script type="application/vnd.jupyter.widget-state\+json">\n(.*?)\n</script>',
+        page, re.S).group(1).replace("<\\/", "</"))
+    widget = next(s for s in state["state"].values()
+                  if s["model_name"] == "AnyModel" and "snapshot_meta" in s["state"])
+    assert widget["state"]["offline"] is True
+    assert widget["state"]["snapshot_meta"]["t1"] == view.viewport["t1"]
+    assert not view.offline
+
+
+def test_pack_arrays_round_trip():
+    arrays = {"a": np.arange(5, dtype=np.int32), "b": np.linspace(0, 1, 3),
+              "c": np.array([3, 0, 0, 0, 7], dtype=np.uint16)}
+    descriptors, blob = pack_arrays(arrays, deflate=("c",))
+    assert [d["offset"] % 8 for d in descriptors] == [0, 0, 0]
+    assert descriptors[2]["deflate"] and not descriptors[0]["deflate"]
+    back = unpack_arrays(descriptors, blob)
+    for name, values in arrays.items():
+        np.testing.assert_array_equal(back[name], values)
+    with pytest.raises(GladeError, match="dtype int64"):
+        pack_arrays({"x": np.arange(3)})
+
+
+def test_a_timeline_shows_a_trace(trace):
+    with pytest.raises(GladeError, match="shows a Trace"):
+        Timeline(trace.to_graphframe())
+    assert isinstance(trace.show_timeline(depth_rows=True), Timeline)
