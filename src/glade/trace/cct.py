@@ -93,7 +93,8 @@ def cct_graphframe(trace: Trace) -> tuple[GraphFrame, np.ndarray]:
     src, dst = pre[parents[child]], pre[child]
     by_child = np.argsort(dst, kind="stable")
     src, dst = src[by_child], dst[by_child]
-    node = np.where(node >= 0, pre[np.maximum(node, 0)], -1)
+    node = node.copy()
+    node[node >= 0] = pre[node[node >= 0]]
     calls = np.flatnonzero((kinds == ENTER) & (node >= 0))
     codes, processes = trace.process_codes()
     rank = codes[calls]

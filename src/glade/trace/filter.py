@@ -212,7 +212,9 @@ def query_mask(trace: Trace, query: Any, rank_mode: str = "any") -> np.ndarray:
     gf, node = cct_graphframe(trace)
     keep = np.zeros(len(gf.graph), dtype=bool)
     keep[match_nodes(gf, query, rank_mode=rank_mode)] = True
-    return (node >= 0) & keep[np.maximum(node, 0)]
+    kept = np.zeros(len(node), dtype=bool)
+    kept[node >= 0] = keep[node[node >= 0]]
+    return kept
 
 
 def subset(trace: Trace, mask: np.ndarray) -> Trace:

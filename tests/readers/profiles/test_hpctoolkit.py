@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import shutil
 import struct
-import time
 from pathlib import Path
 
 import numpy as np
@@ -189,16 +188,6 @@ def test_cpi_matches_hatchet_csv(cpi_dir, hatchet_data):
     assert (ours.loc[60, "file"] == "<unknown file>").all()
 
 
-def test_cpi_reads_fast(cpi_dir):
-    read_hpctoolkit(cpi_dir)
-    best = min(_elapsed(read_hpctoolkit, cpi_dir) for _ in range(5))
-    assert best < 0.05, f"{best * 1e3:.1f} ms"
-
-
-def _elapsed(fn, *args) -> float:
-    start = time.perf_counter()
-    fn(*args)
-    return time.perf_counter() - start
 
 
 # A database small enough to compute by hand: loops, a call and two threads.
