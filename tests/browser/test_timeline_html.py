@@ -21,6 +21,19 @@ INKED = """() => {
 }"""
 
 
+def settled_ink(page, minimum: int) -> int:
+    """The inked pixel count once two readings 150 ms apart agree and exceed `minimum`: a
+    resize clears the canvas until the next animation frame redraws it."""
+    last = None
+    for _ in range(100):
+        inked = page.evaluate(INKED)
+        if inked > minimum and inked == last:
+            return inked
+        last = inked
+        page.wait_for_timeout(150)
+    raise AssertionError(f"the plot never settled above {minimum} inked pixels (last {last})")
+
+
 def test_offline_page_draws_the_saved_picture(page, tmp_path):
     trace = synthetic_trace(6, 20, seed=7)
     view = trace.show_timeline(height=240)
@@ -34,16 +47,14 @@ def test_offline_page_draws_the_saved_picture(page, tmp_path):
     notice = page.locator(".glade-timeline .gt-notice")
     notice.wait_for(timeout=30_000)
     assert "needs the kernel" in notice.inner_text()
-    page.wait_for_function(f"() => ({INKED})() > 1000")
-    before = page.evaluate(INKED)
+    before = settled_ink(page, 1000)
     assert page.locator(".gt-query-text").text_content() == view.query
     assert page.locator(".gt-legend-item.gt-hidden").inner_text() == "MPI_Irecv"
     plot = page.locator(".glade-timeline canvas.gt-plot").bounding_box()
     page.mouse.move(plot["x"] + plot["width"] / 2, plot["y"] + 40)
     page.mouse.wheel(0, 300)
-    page.wait_for_timeout(300)
     # zoomed out: the saved range now covers a third of the plot, still drawn
-    after = page.evaluate(INKED)
-    assert 0 < after < before
+    after = settled_ink(page, 0)
+    assert after < before
     assert page.locator(".gt-waiting").inner_text() == ""
     assert requested == []
