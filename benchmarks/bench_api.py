@@ -292,16 +292,22 @@ def profiles(table: Comparison, same: Table, hatchet, repeat: int) -> None:
                         for i, v in enumerate(np.sort(part))}),
              "nodes compared as sorted values per rank: names repeat (<unknown procedure>)")
     doc, theirs_doc = gf.to_dict(), hg.to_dict()
-    back = [glade.GraphFrame.from_json(json.dumps(d, default=str)) for d in (doc, theirs_doc)]
+    counts = (f"{sum(map(len, doc['graph']))}/{sum(map(len, theirs_doc['graph']))} nodes, "
+              f"{len(doc['dataframe'])}/{len(theirs_doc['dataframe'])} rows; read back: ")
+    back = glade.GraphFrame.from_json(json.dumps(doc, default=str))
+    try:
+        theirs_back = glade.GraphFrame.from_json(json.dumps(theirs_doc, default=str))
+    except glade.errors.ReaderError as error:
+        same.add("to_dict: nodes and rows (glade / Hatchet), read back with from_json",
+                 counts + "glade's only", f"glade refuses Hatchet's document: {error}")
+        return
     same.add("to_dict: nodes and rows (glade / Hatchet), read back with from_json",
-             f"{sum(map(len, doc['graph']))}/{sum(map(len, theirs_doc['graph']))} nodes, "
-             f"{len(doc['dataframe'])}/{len(theirs_doc['dataframe'])} rows; read back: "
-             + agreement({n.path(): v for n, v in zip(back[0].graph.nodes(),
-                                                       back[0].node_values("time"),
-                                                       strict=True)},
-                         {n.path(): v for n, v in zip(back[1].graph.nodes(),
-                                                      back[1].node_values("time"),
-                                                      strict=True)}), "")
+             counts + agreement({n.path(): v for n, v in zip(back.graph.nodes(),
+                                                             back.node_values("time"),
+                                                             strict=True)},
+                                {n.path(): v for n, v in zip(theirs_back.graph.nodes(),
+                                                             theirs_back.node_values("time"),
+                                                             strict=True)}), "")
 
 
 def spotdb(same: Table, hatchet) -> None:
