@@ -21,6 +21,7 @@ from glade.trace.model import Trace
 # (format name, module, reader function); detection tries them in this order, the
 # directory formats and the specific file formats before the generic text ones.
 TRACE_FORMATS: list[tuple[str, str, str]] = [
+    ("parquet", "glade.trace.storage", "read_parquet_trace"),
     ("otf2", "glade.readers.traces.otf2", "read_otf2"),
     ("hpctoolkit", "glade.readers.traces.hpctoolkit", "read_hpctoolkit_trace"),
     ("projections", "glade.readers.traces.projections", "read_projections"),

@@ -1,0 +1,318 @@
+"""What the Parquet storage of every model shares: a directory written whole or not at
+all, a JSON sidecar with a format name and version, lossless JSON for metadata, and
+DataFrames stored with their exact dtypes (categories, their order, nullable and text
+types) and read back checked, so a damaged file is a ReaderError naming it.
+
+A stored table is described in the sidecar by a *spec*: for every column (and index
+level) its name, its pandas dtype, its Arrow type and, for a categorical, its
+categories. Readers compare every file's Arrow schema with the spec before they
+convert anything, and restore the pandas dtypes from the spec, not from what a
+pyarrow version happens to infer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from glade.errors import GladeError, ReaderError
+from glade.pandas_compat import PANDAS3, TEXT_DTYPE
+
+SIDECAR = "glade.json"
+_TEXT = ("str", "object", "string")
+
+
+# ------------------------------------------------------------------ lossless JSON
+def encode_value(value: Any) -> Any:
+    """``value`` as JSON that :func:`decode_value` turns back into an equal value of the
+    same type: tuples, non-string dict keys, non-finite floats, numpy scalars and arrays
+    and None survive. GladeError for a value of any other type."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else {"$float": repr(value)}
+    if isinstance(value, np.generic):
+        return {"$numpy": value.dtype.str, "value": encode_value(value.item())}
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        return {"$array": value.dtype.str, "shape": list(value.shape),
+                "data": [encode_value(v) for v in value.reshape(-1).tolist()]}
+    if isinstance(value, (list, tuple)):
+        items = [encode_value(v) for v in value]
+        return items if isinstance(value, list) else {"$tuple": items}
+    if isinstance(value, dict):
+        if all(isinstance(k, str) and not k.startswith("$") for k in value):
+            return {k: encode_value(v) for k, v in value.items()}
+        return {"$dict": [[encode_value(k), encode_value(v)] for k, v in value.items()]}
+    raise GladeError(f"cannot store {value!r} (a {type(value).__name__}) in a glade "
+                     "sidecar: metadata holds numbers, text, lists, tuples, dicts and "
+                     "numpy scalars or arrays")
+
+
+def decode_value(value: Any) -> Any:
+    """The value :func:`encode_value` encoded."""
+    if isinstance(value, list):
+        return [decode_value(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "$float" in value:
+        return float(value["$float"])
+    if "$numpy" in value:
+        return np.dtype(value["$numpy"]).type(decode_value(value["value"]))
+    if "$array" in value:
+        data = [decode_value(v) for v in value["data"]]
+        return np.array(data, dtype=np.dtype(value["$array"])).reshape(value["shape"])
+    if "$tuple" in value:
+        return tuple(decode_value(v) for v in value["$tuple"])
+    if "$dict" in value:
+        return {_hashable(decode_value(k)): decode_value(v) for k, v in value["$dict"]}
+    return {k: decode_value(v) for k, v in value.items()}
+
+
+def _hashable(key: Any) -> Any:
+    """A decoded dict key: lists (never keys) back to the tuples they came from."""
+    return tuple(_hashable(k) for k in key) if isinstance(key, list) else key
+
+
+# ------------------------------------------------------------------ directories
+@contextlib.contextmanager
+def new_directory(path: str | os.PathLike, overwrite: bool = False) -> Iterator[Path]:
+    """A fresh directory to write a model into; it becomes ``path`` only when the block
+    ends without an error (an error leaves ``path`` as it was, never half written).
+    An existing ``path`` is replaced when ``overwrite`` and it is a glade directory;
+    otherwise GladeError."""
+    target = Path(path)
+    if target.exists():
+        if not overwrite:
+            raise GladeError(f"{target} exists: pass overwrite=True to replace it")
+        if not (target / SIDECAR).is_file():
+            raise GladeError(f"{target} exists and is not a glade Parquet directory: "
+                             "refusing to replace it")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    scratch = target.parent / f".{target.name}.{uuid.uuid4().hex[:8]}.partial"
+    scratch.mkdir()
+    try:
+        yield scratch
+        if target.exists():
+            shutil.rmtree(target)
+        scratch.rename(target)
+    finally:
+        if scratch.exists():
+            shutil.rmtree(scratch)
+
+
+def write_sidecar(directory: Path, format: str, version: int, payload: dict) -> None:
+    """Write the sidecar of a stored model (last, after every data file)."""
+    body = {"format": format, "version": version, **payload}
+    (directory / SIDECAR).write_text(json.dumps(body, indent=1, allow_nan=False))
+
+
+def read_sidecar(path: str | os.PathLike, format: str, version: int) -> dict:
+    """The sidecar of the glade directory ``path`` holding a model of ``format``;
+    ReaderError when it is missing, unreadable, of another format or version."""
+    directory = Path(path)
+    if not directory.is_dir():
+        raise ReaderError(directory, "no such directory" if not directory.exists()
+                          else "is not a directory (a glade Parquet store is one)")
+    sidecar = directory / SIDECAR
+    if not sidecar.is_file():
+        raise ReaderError(directory, f"has no {SIDECAR}: not a glade Parquet directory, or "
+                          "one whose writing did not finish")
+    try:
+        body = json.loads(sidecar.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ReaderError(sidecar, f"is not readable JSON ({exc})") from exc
+    if not isinstance(body, dict) or body.get("format") != format:
+        found = body.get("format") if isinstance(body, dict) else None
+        raise ReaderError(sidecar, f"holds a {found!r}, not a {format!r}")
+    if body.get("version") != version:
+        raise ReaderError(sidecar, f"is format version {body.get('version')!r}; this glade "
+                          f"reads version {version}")
+    return body
+
+
+def sidecar_format(path: str | os.PathLike) -> str | None:
+    """The model format named by the sidecar of directory ``path``, or None (never
+    raises: for detection)."""
+    try:
+        body = json.loads((Path(path) / SIDECAR).read_text())
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return body.get("format") if isinstance(body, dict) else None
+
+
+def field(body: dict, key: str, kind: type | tuple[type, ...], where: Path) -> Any:
+    """``body[key]`` if it is a ``kind``; ReaderError naming ``where`` otherwise."""
+    value = body.get(key) if isinstance(body, dict) else None
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise ReaderError(where, f"sidecar entry {key!r} is missing or malformed")
+    return value
+
+
+# ------------------------------------------------------------------ column specs
+def column_spec(name: Any, values: pd.Series | pd.Index) -> dict:
+    """What a column (or index level) must be read back as: its name, pandas dtype and,
+    for a categorical, its categories and their order."""
+    dtype = values.dtype
+    spec = {"name": encode_value(name), "dtype": str(dtype)}
+    if isinstance(dtype, pd.CategoricalDtype):
+        categories = dtype.categories
+        spec["categories"] = encode_value(categories.to_numpy().tolist())
+        spec["categories_dtype"] = str(categories.dtype)
+        spec["ordered"] = bool(dtype.ordered)
+    return spec
+
+
+def _pandas_dtype(name: str) -> Any:
+    """A dtype name as written by any supported pandas, as this pandas spells it."""
+    if name == "str":
+        return TEXT_DTYPE
+    if name == "object" and PANDAS3:
+        return object
+    return pd.api.types.pandas_dtype(name)
+
+
+def _categories(spec: dict) -> pd.Index:
+    """The categories of a categorical column, as its spec lists them."""
+    values = decode_value(spec["categories"])
+    kind = spec["categories_dtype"]
+    if kind in _TEXT:
+        index = pd.Index(values, dtype=object)
+        return index.astype(TEXT_DTYPE) if kind == "str" and PANDAS3 else index
+    return pd.Index(np.asarray(values, dtype=_pandas_dtype(kind)))
+
+
+def restore(values: pd.Series, spec: dict, where: Path) -> pd.Series:
+    """``values`` as read from Parquet, with the dtype its spec names; ReaderError naming
+    ``where`` and the column when they cannot be that type."""
+    try:
+        if spec["dtype"] == "category":
+            categories = _categories(spec)
+            dtype = pd.CategoricalDtype(categories, ordered=spec["ordered"])
+            if isinstance(values.dtype, pd.CategoricalDtype) and values.cat.categories.equals(
+                    categories):
+                return values.astype(dtype)
+            plain = values.astype(categories.dtype) if isinstance(
+                values.dtype, pd.CategoricalDtype) else values
+            out = pd.Series(pd.Categorical(plain, dtype=dtype), index=values.index,
+                            name=values.name)
+            if (out.isna() & values.notna()).any():
+                raise ValueError("it holds values that are not among its categories")
+            return out
+        wanted = _pandas_dtype(spec["dtype"])
+        if values.dtype == wanted:
+            return values
+        if values.dtype.kind in "iub" and np.dtype(wanted).kind != values.dtype.kind:
+            raise ValueError(f"it is {values.dtype}")
+        return values.astype(wanted)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReaderError(where, f"column {spec.get('name')!r} cannot be read as "
+                          f"{spec.get('dtype')} ({exc})") from exc
+
+
+def arrow_types(table_schema: Any) -> dict[str, str]:
+    """Name -> Arrow type (as text) of the fields of an Arrow schema; large and plain
+    strings, binaries and lists are one type, and a dictionary is the type of its values
+    (Parquet stores them alike; the spec says which columns are categorical)."""
+    import pyarrow as pa
+
+    return {f.name: str(f.type.value_type if pa.types.is_dictionary(f.type) else f.type)
+            .replace("large_", "") for f in table_schema}
+
+
+def check_schema(found: Any, expected: dict[str, str], where: Path) -> None:
+    """ReaderError naming ``where`` unless the Arrow schema ``found`` has exactly the
+    ``expected`` fields and types (index fields aside)."""
+    types = {k: v for k, v in arrow_types(found).items() if not k.startswith("__index_level")}
+    missing = [name for name in expected if name not in types]
+    if missing:
+        raise ReaderError(where, f"lacks column(s) {missing}")
+    extra = [name for name in types if name not in expected]
+    if extra:
+        raise ReaderError(where, f"has unexpected column(s) {extra}")
+    for name, kind in expected.items():
+        if types[name] != kind:
+            raise ReaderError(where, f"column {name!r} is {types[name]}, expected {kind}")
+
+
+# ------------------------------------------------------------------ one table
+def write_frame(frame: pd.DataFrame, path: Path) -> dict:
+    """Write ``frame`` (columns and index) to the Parquet file ``path``; returns its spec
+    for the sidecar. Column names must be strings (Parquet's own rule)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    names = list(frame.columns)
+    bad = [n for n in names if not isinstance(n, str)]
+    if bad or len(set(names)) != len(names):
+        raise GladeError(f"cannot store a table with column names {names!r}: Parquet needs "
+                         "distinct text names")
+    levels = list(frame.index.names)
+    flat = frame.reset_index(drop=False) if not isinstance(frame.index, pd.RangeIndex) \
+        else frame
+    index_names = [f"__index_level_{i}__" for i in range(len(levels))]
+    if flat is not frame:
+        flat.columns = index_names + names
+    table = pa.Table.from_pandas(flat, preserve_index=False)
+    pq.write_table(table, path)
+    spec = {
+        "rows": len(frame),
+        "columns": [column_spec(n, frame[n]) for n in names],
+        "arrow": arrow_types(table.schema),
+    }
+    if flat is not frame:
+        spec["index"] = [column_spec(level, frame.index.get_level_values(i))
+                         for i, level in enumerate(levels)]
+    else:
+        spec["range_index"] = [int(frame.index.start), int(frame.index.step)]
+    return spec
+
+
+def read_frame(path: Path, spec: dict) -> pd.DataFrame:
+    """The table :func:`write_frame` wrote to ``path`` with ``spec``, checked."""
+    import pyarrow.parquet as pq
+
+    if not path.is_file():
+        raise ReaderError(path, "is missing")
+    try:
+        expected = {k: v for k, v in spec["arrow"].items()
+                    if not k.startswith("__index_level")}
+        check_schema(pq.read_schema(path), expected, path)
+        table = pq.read_table(path)
+    except ReaderError:
+        raise
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ReaderError(path, f"is not a readable Parquet file ({exc})") from exc
+    if table.num_rows != spec.get("rows"):
+        raise ReaderError(path, f"holds {table.num_rows} rows, its sidecar says "
+                          f"{spec.get('rows')}")
+    raw = table.to_pandas()
+    columns = {}
+    for column in spec["columns"]:
+        name = decode_value(column["name"])
+        columns[name] = restore(raw[name], column, path)
+    frame = pd.DataFrame(columns, index=raw.index)
+    if "index" in spec:
+        levels = []
+        for i, level in enumerate(spec["index"]):
+            key = f"__index_level_{i}__"
+            if key not in raw.columns:
+                raise ReaderError(path, f"lacks index level {i}")
+            levels.append(restore(raw[key], level, path).rename(decode_value(level["name"])))
+        frame.index = (pd.MultiIndex.from_arrays(levels) if len(levels) > 1
+                       else pd.Index(levels[0]))
+    else:
+        start, step = spec.get("range_index", (0, 1))
+        frame.index = pd.RangeIndex(start, start + step * len(frame), step)
+    return frame
