@@ -31,6 +31,7 @@ row in the trace. Beside them: ``definitions`` (the table's spec, or null) and
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +52,7 @@ from glade.parquet import (
     restore,
     write_frame,
     write_sidecar,
+    write_table,
 )
 from glade.trace.events import PROCESS, TIMESTAMP
 
@@ -73,11 +75,9 @@ def partition_path(directory: Path, process: int) -> Path:
 
 def write_partition(directory: Path, process: int, table: pa.Table) -> None:
     """Write the events of one process (an Arrow table without ``Process``)."""
-    import pyarrow.parquet as pq
-
     path = partition_path(directory, process)
     path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, path)
+    write_table(table, path)
 
 
 def in_time_then_process_order(stamps: np.ndarray, processes: np.ndarray) -> bool:
@@ -130,6 +130,46 @@ def to_parquet(trace: Trace, path: str | os.PathLike, overwrite: bool = False) -
                              processes, counts, order)
         write_sidecar(scratch, FORMAT, VERSION, {"events": entry, "definitions": definitions,
                                                  "metadata": metadata})
+    return Path(path)
+
+
+def write_process_groups(path: str | os.PathLike, groups: Iterable[pd.DataFrame], rows: int,
+                         metadata: dict, overwrite: bool = False) -> Path:
+    """Store a trace given as a stream of event tables, one group of processes at a
+    time, so that a trace larger than memory can be written: every table holds whole
+    processes, in increasing process order across tables, each process's events in
+    time order, all tables with the same columns and dtypes. ``rows`` (the events in
+    all) sizes the progress bar. Nothing is left at ``path`` when writing fails."""
+    import pyarrow as pa
+
+    from glade.readers.traces.events import progress
+
+    encoded = encode_value(metadata)
+    processes, counts = [], []
+    columns = arrow = None
+    with new_directory(path, overwrite) as scratch, progress(rows, "writing Parquet") as bar:
+        for frame in groups:
+            specs = [column_spec(name, frame[name]) for name in frame.columns]
+            if columns is not None and specs != columns:
+                raise GladeError("the groups of a trace must have the same columns and dtypes")
+            columns = specs
+            ids = frame[PROCESS].to_numpy()
+            starts = np.flatnonzero(np.concatenate([[True], ids[1:] != ids[:-1]]))
+            if processes and ids.size and ids[0] <= processes[-1]:
+                raise GladeError("the groups of a trace must come in increasing process order")
+            table = pa.Table.from_pandas(frame.drop(columns=[PROCESS]), preserve_index=False)
+            arrow = arrow_types(table.schema)
+            ends = np.concatenate([starts[1:], [ids.size]])
+            for first, end in zip(starts, ends, strict=True):
+                write_partition(scratch, int(ids[first]), table.slice(first, end - first))
+                processes.append(int(ids[first]))
+                counts.append(int(end - first))
+            bar.update(int(ids.size))
+        if columns is None:
+            raise GladeError("a trace written by process groups needs at least one group")
+        entry = events_entry(columns, arrow, np.asarray(processes), np.asarray(counts), "time")
+        write_sidecar(scratch, FORMAT, VERSION, {"events": entry, "definitions": None,
+                                                 "metadata": encoded})
     return Path(path)
 
 
