@@ -233,8 +233,8 @@ def arrow_types(table_schema: Any) -> dict[str, str]:
 
 def check_schema(found: Any, expected: dict[str, str], where: Path) -> None:
     """ReaderError naming ``where`` unless the Arrow schema ``found`` has exactly the
-    ``expected`` fields and types (index fields aside)."""
-    types = {k: v for k, v in arrow_types(found).items() if not k.startswith("__index_level")}
+    ``expected`` fields and types."""
+    types = arrow_types(found)
     missing = [name for name in expected if name not in types]
     if missing:
         raise ReaderError(where, f"lacks column(s) {missing}")
@@ -258,71 +258,123 @@ def write_table(table: Any, path: Path) -> None:
     pq.write_table(table, path, compression="zstd", use_dictionary=dictionaries)
 
 
-def write_frame(frame: pd.DataFrame, path: Path) -> dict:
-    """Write ``frame`` (columns and index) to the Parquet file ``path``; returns its spec
-    for the sidecar. Column names must be strings (Parquet's own rule)."""
+def _arrow_column(values: pd.Series) -> tuple[Any, bool]:
+    """The Arrow array of a column, and whether it had to be written as JSON text (a
+    column of Python objects of mixed types, which Arrow cannot type)."""
     import pyarrow as pa
 
-    names = list(frame.columns)
-    bad = [n for n in names if not isinstance(n, str)]
-    if bad or len(set(names)) != len(names):
-        raise GladeError(f"cannot store a table with column names {names!r}: Parquet needs "
-                         "distinct text names")
-    levels = list(frame.index.names)
-    flat = frame.reset_index(drop=False) if not isinstance(frame.index, pd.RangeIndex) \
-        else frame
-    index_names = [f"__index_level_{i}__" for i in range(len(levels))]
-    if flat is not frame:
-        flat.columns = index_names + names
-    table = pa.Table.from_pandas(flat, preserve_index=False)
-    write_table(table, path)
-    spec = {
-        "rows": len(frame),
-        "columns": [column_spec(n, frame[n]) for n in names],
-        "arrow": arrow_types(table.schema),
+    try:
+        return pa.Array.from_pandas(values), False
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        if values.dtype != object:
+            raise
+        text = [json.dumps(encode_value(None if v is pd.NA else v)) for v in values.tolist()]
+        return pa.array(text, type=pa.string()), True
+
+
+def write_frame(frame: pd.DataFrame, path: Path) -> dict:
+    """Write ``frame`` to the Parquet file ``path`` and return its spec for the sidecar:
+    columns with any labels (tuples, a MultiIndex, numbers: the spec keeps them, the
+    file names columns by position when the labels are not distinct text), the index
+    as it is (a MultiIndex with its levels and codes, so it is rebuilt exactly), and
+    columns of mixed Python objects as JSON text (:func:`encode_value`)."""
+    import pyarrow as pa
+
+    labels = list(frame.columns)
+    plain = all(isinstance(n, str) and not n.startswith("__index_level")
+                for n in labels) and len(set(labels)) == len(labels)
+    stored = labels if plain else [f"c{i}" for i in range(len(labels))]
+    arrays, specs = {}, []
+    for i, label in enumerate(labels):
+        values = frame.iloc[:, i]
+        arrays[stored[i]], as_json = _arrow_column(values)
+        specs.append({**column_spec(label, values), "stored": stored[i], "json": as_json})
+    spec: dict[str, Any] = {
+        "rows": len(frame), "columns": specs,
+        "column_names": encode_value(list(frame.columns.names)),
+        "column_multi": isinstance(frame.columns, pd.MultiIndex),
     }
-    if flat is not frame:
-        spec["index"] = [column_spec(level, frame.index.get_level_values(i))
-                         for i, level in enumerate(levels)]
+    index = frame.index
+    if isinstance(index, pd.RangeIndex):
+        spec["range_index"] = [int(index.start), int(index.step)]
     else:
-        spec["range_index"] = [int(frame.index.start), int(frame.index.step)]
+        levels = index.levels if isinstance(index, pd.MultiIndex) else [index]
+        codes = index.codes if isinstance(index, pd.MultiIndex) else [np.arange(len(index))]
+        spec["index"] = []
+        for i, (level, code) in enumerate(zip(levels, codes, strict=True)):
+            key = f"__index_level_{i}__"
+            arrays[key] = pa.array(np.asarray(code, dtype=np.int64))
+            spec["index"].append({**column_spec(index.names[i], level),
+                                  "levels": encode_value(level.to_numpy().tolist())})
+    table = pa.table(arrays)
+    spec["arrow"] = arrow_types(table.schema)
+    write_table(table, path)
     return spec
 
 
+def _json_column(values: pd.Series, where: Path, name: Any) -> pd.Series:
+    """A column written as JSON text, decoded one value at a time (such columns hold
+    Python objects, one per cell, anyway)."""
+    try:
+        decoded = [decode_value(json.loads(v)) for v in values.tolist()]
+    except (TypeError, ValueError) as exc:
+        raise ReaderError(where, f"column {name!r} holds text that is not glade's JSON "
+                          f"({exc})") from exc
+    out = np.empty(len(decoded), dtype=object)
+    out[:] = decoded
+    return pd.Series(out, index=values.index)
+
+
+def _index(raw: pd.DataFrame, spec: dict, where: Path) -> pd.Index:
+    """The index of a stored table, rebuilt from its levels and codes."""
+    if "index" not in spec:
+        start, step = spec.get("range_index", (0, 1))
+        return pd.RangeIndex(start, start + step * len(raw), step)
+    levels, codes, names = [], [], []
+    for i, level in enumerate(spec["index"]):
+        values = pd.Series(decode_value(level["levels"]), dtype=object)
+        levels.append(pd.Index(restore(values, level, where)))
+        code = raw[f"__index_level_{i}__"].to_numpy()
+        if code.size and (code.min() < 0 or code.max() >= len(levels[-1])):
+            raise ReaderError(where, f"index level {i} has codes outside its levels")
+        codes.append(code)
+        names.append(decode_value(level["name"]))
+    if len(levels) == 1:
+        return levels[0][codes[0]].rename(names[0])
+    return pd.MultiIndex(levels=levels, codes=codes, names=names, verify_integrity=False)
+
+
 def read_frame(path: Path, spec: dict) -> pd.DataFrame:
-    """The table :func:`write_frame` wrote to ``path`` with ``spec``, checked."""
+    """The table :func:`write_frame` wrote to ``path`` with ``spec``; ReaderError naming
+    ``path`` when the file is missing, damaged or not what the spec says."""
     import pyarrow.parquet as pq
 
     if not path.is_file():
         raise ReaderError(path, "is missing")
     try:
-        expected = {k: v for k, v in spec["arrow"].items()
-                    if not k.startswith("__index_level")}
-        check_schema(pq.read_schema(path), expected, path)
+        check_schema(pq.read_schema(path), spec["arrow"], path)
         table = pq.read_table(path)
+        if table.num_rows != spec["rows"]:
+            raise ReaderError(path, f"holds {table.num_rows} rows, its sidecar says "
+                              f"{spec['rows']}")
+        raw = table.to_pandas()
+        columns = []
+        for column in spec["columns"]:
+            values = raw[column["stored"]]
+            name = decode_value(column["name"])
+            if column["json"]:
+                values = _json_column(values, path, name)
+            columns.append(restore(values, column, path))
+        frame = pd.DataFrame(dict(enumerate(columns)), index=raw.index)
+        labels = [decode_value(c["name"]) for c in spec["columns"]]
+        names = decode_value(spec["column_names"])
+        frame.columns = (pd.MultiIndex.from_tuples(labels, names=names) if spec["column_multi"]
+                         else pd.Index(labels, name=names[0], dtype=object
+                                       if not labels else None))
+        frame.index = _index(raw, spec, path)
     except ReaderError:
         raise
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ReaderError(path, f"is not a readable Parquet file ({exc})") from exc
-    if table.num_rows != spec.get("rows"):
-        raise ReaderError(path, f"holds {table.num_rows} rows, its sidecar says "
-                          f"{spec.get('rows')}")
-    raw = table.to_pandas()
-    columns = {}
-    for column in spec["columns"]:
-        name = decode_value(column["name"])
-        columns[name] = restore(raw[name], column, path)
-    frame = pd.DataFrame(columns, index=raw.index)
-    if "index" in spec:
-        levels = []
-        for i, level in enumerate(spec["index"]):
-            key = f"__index_level_{i}__"
-            if key not in raw.columns:
-                raise ReaderError(path, f"lacks index level {i}")
-            levels.append(restore(raw[key], level, path).rename(decode_value(level["name"])))
-        frame.index = (pd.MultiIndex.from_arrays(levels) if len(levels) > 1
-                       else pd.Index(levels[0]))
-    else:
-        start, step = spec.get("range_index", (0, 1))
-        frame.index = pd.RangeIndex(start, start + step * len(frame), step)
+    except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
+        raise ReaderError(path, f"is not a readable stored table ({type(exc).__name__}: "
+                          f"{exc})") from exc
     return frame
