@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -127,6 +128,11 @@ def test_layout_is_one_hive_partition_per_process(tmp_path: Path) -> None:
     assert part.num_rows == len(own)
     np.testing.assert_array_equal(part.column("Timestamp (ns)").to_numpy(),
                                   own["Timestamp (ns)"].to_numpy())
+    dataset = ds.dataset(tmp_path / "t" / "events", partitioning="hive")
+    assert len(dataset.files) == 3
+    whole = dataset.to_table().to_pandas()
+    assert sorted(whole["Process"].astype(int).unique()) == [0, 1, 2]
+    assert len(whole) == len(trace)
     sidecar = json.loads((tmp_path / "t" / "glade.json").read_text())
     assert (sidecar["format"], sidecar["version"]) == ("glade-trace", 1)
     assert sidecar["events"]["order"] == "time"

@@ -80,6 +80,15 @@ def write_partition(directory: Path, process: int, table: pa.Table) -> None:
     write_table(table, path)
 
 
+def arrow_events(events: pd.DataFrame) -> pa.Table:
+    """The columns of an events table but ``Process`` as an Arrow table, built column by
+    column (numeric columns without a copy; categoricals as dictionaries)."""
+    import pyarrow as pa
+
+    return pa.table({name: pa.Array.from_pandas(events[name]) for name in events.columns
+                     if name != PROCESS})
+
+
 def in_time_then_process_order(stamps: np.ndarray, processes: np.ndarray) -> bool:
     """Whether events already sorted by time have equal timestamps ordered by process
     (then the partitions, merged stably by time, give them back in this order)."""
@@ -110,18 +119,19 @@ def to_parquet(trace: Trace, path: str | os.PathLike, overwrite: bool = False) -
     counts = np.bincount(codes, minlength=processes.size)
     stamps = events[TIMESTAMP].to_numpy()
     order = "time" if in_time_then_process_order(stamps, events[PROCESS].to_numpy()) else "row"
-    recorded = events.drop(columns=[PROCESS])
-    table = pa.Table.from_pandas(recorded, preserve_index=False)
+    table = arrow_events(events)
     if order == "row":
         table = table.append_column(ROW, pa.array(np.arange(len(events), dtype=np.int64)))
-    by_process = np.argsort(codes, kind="stable")
-    table = table.take(pa.array(by_process))
+    # a stable sort of small integers is a radix sort: linear in the events
+    small = codes.astype(np.int16) if processes.size < 2**15 else codes
+    by_process = np.argsort(small, kind="stable")
     starts = np.concatenate([[0], np.cumsum(counts)])
     columns = [column_spec(name, events[name]) for name in events.columns]
     with new_directory(path, overwrite) as scratch:
         with progress(len(events), "writing Parquet") as bar:
             for i, process in enumerate(processes):
-                write_partition(scratch, int(process), table.slice(starts[i], counts[i]))
+                rows = pa.array(by_process[starts[i] : starts[i + 1]])
+                write_partition(scratch, int(process), table.take(rows))
                 bar.update(int(counts[i]))
         definitions = None
         if trace.definitions is not None:
@@ -140,7 +150,6 @@ def write_process_groups(path: str | os.PathLike, groups: Iterable[pd.DataFrame]
     processes, in increasing process order across tables, each process's events in
     time order, all tables with the same columns and dtypes. ``rows`` (the events in
     all) sizes the progress bar. Nothing is left at ``path`` when writing fails."""
-    import pyarrow as pa
 
     from glade.readers.traces.events import progress
 
@@ -157,7 +166,7 @@ def write_process_groups(path: str | os.PathLike, groups: Iterable[pd.DataFrame]
             starts = np.flatnonzero(np.concatenate([[True], ids[1:] != ids[:-1]]))
             if processes and ids.size and ids[0] <= processes[-1]:
                 raise GladeError("the groups of a trace must come in increasing process order")
-            table = pa.Table.from_pandas(frame.drop(columns=[PROCESS]), preserve_index=False)
+            table = arrow_events(frame)
             arrow = arrow_types(table.schema)
             ends = np.concatenate([starts[1:], [ids.size]])
             for first, end in zip(starts, ends, strict=True):
@@ -252,15 +261,20 @@ def from_parquet(path: str | os.PathLike) -> Trace:
         take = _trace_order(directory, table, entry, table.column(TIMESTAMP).to_numpy())
         if ROW in table.column_names:
             table = table.drop_columns([ROW])
-        raw = table.take(pa.array(take)).to_pandas()
-    columns = {}
+        table = table.take(pa.array(take))
+        raw = table.to_pandas(split_blocks=True, self_destruct=True)
+        del table
+    raw[PROCESS] = processes[take]
+    names = []
     for spec in specs:
         name = decode_value(spec.get("name"))
-        values = pd.Series(processes[take]) if name == PROCESS else raw.get(name)
-        if values is None:
+        if name not in raw.columns:
             raise ReaderError(directory / EVENTS, f"lacks column {name!r}")
-        columns[name] = restore(values, spec, directory / EVENTS)
-    events = pd.DataFrame(columns)
+        restored = restore(raw[name], spec, directory / EVENTS)
+        if restored is not raw[name]:
+            raw[name] = restored
+        names.append(name)
+    events = raw[names]
     definitions = None
     if body.get("definitions") is not None:
         definitions = read_frame(directory / DEFINITIONS, body["definitions"])
