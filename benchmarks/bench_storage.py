@@ -50,7 +50,9 @@ QUICK_GENERATION = {"events": 100_000, "processes": 8}
 def child(step: str, folder: Path, argument: str) -> dict:
     """Run one step in ``folder``; its time and this process's peak memory."""
     import pandas as pd
-    import pyarrow.parquet  # noqa: F401  (imported once per session, not per call)
+    import pyarrow.parquet  # noqa: F401  (modules are imported once per session, not per call)
+
+    import glade.readers.traces.events  # noqa: F401
 
     warnings.simplefilter("ignore")
     if step == "glade_write":

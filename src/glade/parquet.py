@@ -131,7 +131,7 @@ def read_sidecar(path: str | os.PathLike, format: str, version: int) -> dict:
                           "one whose writing did not finish")
     try:
         body = json.loads(sidecar.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise ReaderError(sidecar, f"is not readable JSON ({exc})") from exc
     if not isinstance(body, dict) or body.get("format") != format:
         found = body.get("format") if isinstance(body, dict) else None
@@ -158,6 +158,16 @@ def field(body: dict, key: str, kind: type | tuple[type, ...], where: Path) -> A
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise ReaderError(where, f"sidecar entry {key!r} is missing or malformed")
     return value
+
+
+def integers(body: dict, key: str, where: Path) -> np.ndarray:
+    """``body[key]``, a list of integers, as an int64 array; ReaderError naming ``where``
+    otherwise."""
+    values = field(body, key, list, where)
+    if not all(isinstance(v, int) and not isinstance(v, bool) and -2**63 <= v < 2**63
+               for v in values):
+        raise ReaderError(where, f"sidecar entry {key!r} must be a list of integers")
+    return np.asarray(values, dtype=np.int64)
 
 
 # ------------------------------------------------------------------ column specs

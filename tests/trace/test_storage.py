@@ -280,3 +280,24 @@ def test_not_a_store(tmp_path: Path) -> None:
     (tmp_path / "plain").mkdir()
     with pytest.raises(ReaderError, match=r"has no glade\.json"):
         Trace.from_parquet(tmp_path / "plain")
+
+
+@pytest.mark.parametrize("change", [
+    lambda body: body["events"].update(processes=["0", 1, 2]),
+    lambda body: body["events"].update(counts=[True, 1, 2]),
+    lambda body: body["events"].update(order="sideways"),
+    lambda body: body.update(events=[]),
+    lambda body: body["events"]["columns"][1].update(dtype="no such dtype"),
+    lambda body: body["events"]["columns"][2].update(categories="not a list"),
+])
+def test_malformed_sidecar_entries(stored: Path, change) -> None:
+    _edit_sidecar(stored, change)
+    with pytest.raises(ReaderError) as err:
+        Trace.from_parquet(stored)
+    assert str(stored) in err.value.path
+
+
+def test_deeply_nested_sidecar(stored: Path) -> None:
+    (stored / "glade.json").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ReaderError, match="not readable JSON"):
+        Trace.from_parquet(stored)

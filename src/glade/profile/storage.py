@@ -31,6 +31,7 @@ from glade.parquet import (
     decode_value,
     encode_value,
     field,
+    integers,
     new_directory,
     read_frame,
     read_sidecar,
@@ -60,7 +61,7 @@ def read_graph(directory: Path, body: dict) -> Graph:
     sidecar = directory / SIDECAR
     frames = read_frame(directory / FRAMES, field(body, "frames", dict, sidecar))
     edges = read_frame(directory / EDGES, field(body, "edges", dict, sidecar))
-    roots = field(body, "roots", list, sidecar)
+    roots = integers(body, "roots", sidecar)
     try:
         graph, new_id = Graph.from_edges(frames, edges["src"].to_numpy(),
                                          edges["dst"].to_numpy(), roots=roots)

@@ -5,12 +5,15 @@ from __future__ import annotations
 import importlib
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from glade.errors import ReaderError
 from glade.parquet import sidecar_format
 from glade.profile.graphframe import GraphFrame
 from glade.readers.profiles.checks import names_the_file
+
+if TYPE_CHECKING:
+    from glade.ensemble import Ensemble
 
 # (format name, module, reader function); detection tries them in this order.
 PROFILE_FORMATS: list[tuple[str, str, str]] = [
@@ -93,7 +96,8 @@ def _single_profile(folder: Path, format: str | None) -> tuple[Path, str]:
                       "them, or all of them with glade.Ensemble.from_files(folder)")
 
 
-def read(path: str | os.PathLike, format: str | None = None, **kwargs: Any) -> GraphFrame:
+def read(path: str | os.PathLike, format: str | None = None, **kwargs: Any
+         ) -> GraphFrame | Ensemble:
     """Read a profile of any supported format; ``format`` skips detection.
 
     A folder is read as a folder format (HPCToolkit, TAU, timemory, a profile stored

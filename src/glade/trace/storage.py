@@ -46,6 +46,7 @@ from glade.parquet import (
     decode_value,
     encode_value,
     field,
+    integers,
     new_directory,
     read_frame,
     read_sidecar,
@@ -191,10 +192,11 @@ def _read_partitions(directory: Path, entry: dict) -> tuple[pa.Table | None, np.
     from glade.readers.traces.events import progress
 
     sidecar = directory / "glade.json"
-    processes = np.asarray(field(entry, "processes", list, sidecar), dtype=np.int64)
-    counts = np.asarray(field(entry, "counts", list, sidecar), dtype=np.int64)
+    processes = integers(entry, "processes", sidecar)
+    counts = integers(entry, "counts", sidecar)
     arrow = field(entry, "arrow", dict, sidecar)
-    if processes.size != counts.size or counts.sum() != field(entry, "rows", int, sidecar):
+    if processes.size != counts.size or (counts < 0).any() or counts.sum() != field(
+            entry, "rows", int, sidecar):
         raise ReaderError(sidecar, "sidecar entries 'processes', 'counts' and 'rows' disagree")
     tables = []
     with progress(int(counts.sum()), "reading Parquet") as bar:
