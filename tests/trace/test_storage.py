@@ -173,6 +173,19 @@ def test_unstorable_metadata_writes_nothing(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_columns_parquet_cannot_hold_write_nothing(tmp_path: Path) -> None:
+    trace = glade.datasets.synthetic_trace(processes=2, iterations=1)
+    mixed = trace.copy()
+    mixed.events["Args"] = pd.Series([{"a": 1}, 2] * (len(trace) // 2), dtype=object)
+    with pytest.raises(GladeError, match="cannot store events column 'Args'"):
+        mixed.to_parquet(tmp_path / "t")
+    numbered = trace.copy()
+    numbered.events[7] = 1
+    with pytest.raises(GladeError, match="cannot store events column 7"):
+        numbered.to_parquet(tmp_path / "t")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_existing_directory_needs_overwrite(tmp_path: Path) -> None:
     trace = glade.datasets.synthetic_trace(processes=2, iterations=1)
     trace.to_parquet(tmp_path / "t")

@@ -83,11 +83,23 @@ def write_partition(directory: Path, process: int, table: pa.Table) -> None:
 
 def arrow_events(events: pd.DataFrame) -> pa.Table:
     """The columns of an events table but ``Process`` as an Arrow table, built column by
-    column (numeric columns without a copy; categoricals as dictionaries)."""
+    column (numeric columns without a copy; categoricals as dictionaries); GladeError
+    naming a column that Parquet cannot hold."""
     import pyarrow as pa
 
-    return pa.table({name: pa.Array.from_pandas(events[name]) for name in events.columns
-                     if name != PROCESS})
+    arrays = {}
+    for name in events.columns:
+        if not isinstance(name, str):
+            raise GladeError(f"cannot store events column {name!r}: Parquet column names "
+                             "are text")
+        if name == PROCESS:
+            continue
+        try:
+            arrays[name] = pa.Array.from_pandas(events[name])
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+            raise GladeError(f"cannot store events column {name!r}: one type per column "
+                             f"is needed ({exc})") from exc
+    return pa.table(arrays)
 
 
 def in_time_then_process_order(stamps: np.ndarray, processes: np.ndarray) -> bool:
