@@ -223,7 +223,8 @@ def restore(values: pd.Series, spec: dict, where: Path) -> pd.Series:
         wanted = _pandas_dtype(spec["dtype"])
         if values.dtype == wanted:
             return values
-        if values.dtype.kind in "iub" and np.dtype(wanted).kind != values.dtype.kind:
+        kind = pd.api.types.pandas_dtype(wanted).kind
+        if values.dtype.kind in "iub" and kind != values.dtype.kind:
             raise ValueError(f"it is {values.dtype}")
         return values.astype(wanted)
     except (KeyError, TypeError, ValueError) as exc:
