@@ -252,11 +252,16 @@ def _trace_order(directory: Path, table: pa.Table, entry: dict, stamps: np.ndarr
     return position
 
 
+def _in_trace_order(values: pd.Series, take: np.ndarray) -> np.ndarray | Any:
+    """The values of a column, read in partition order, in the trace's order."""
+    if isinstance(values.dtype, np.dtype):
+        return values.to_numpy()[take]
+    return values.array.take(take)
+
+
 def from_parquet(path: str | os.PathLike) -> Trace:
     """The Trace stored at ``path`` by :func:`to_parquet`; ReaderError naming the file
     when the directory is not one, is incomplete or damaged."""
-    import pyarrow as pa
-
     from glade.trace.model import Trace
 
     directory = Path(path)
@@ -275,20 +280,17 @@ def from_parquet(path: str | os.PathLike) -> Trace:
         take = _trace_order(directory, table, entry, table.column(TIMESTAMP).to_numpy())
         if ROW in table.column_names:
             table = table.drop_columns([ROW])
-        table = table.take(pa.array(take))
         raw = table.to_pandas(split_blocks=True, self_destruct=True)
         del table
-    raw[PROCESS] = processes[take]
-    names = []
+    columns = {}
     for spec in specs:
         name = decode_value(spec.get("name"))
-        if name not in raw.columns:
+        values = pd.Series(processes, copy=False) if name == PROCESS else raw.get(name)
+        if values is None:
             raise ReaderError(directory / EVENTS, f"lacks column {name!r}")
-        restored = restore(raw[name], spec, directory / EVENTS)
-        if restored is not raw[name]:
-            raw[name] = restored
-        names.append(name)
-    events = raw[names]
+        columns[name] = _in_trace_order(restore(values, spec, directory / EVENTS), take)
+    del raw
+    events = pd.DataFrame(columns, copy=False)
     definitions = None
     if body.get("definitions") is not None:
         definitions = read_frame(directory / DEFINITIONS, body["definitions"])
