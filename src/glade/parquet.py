@@ -29,6 +29,10 @@ from glade.errors import GladeError, ReaderError
 from glade.pandas_compat import PANDAS3, TEXT_DTYPE
 
 SIDECAR = "glade.json"
+#: What decoding a malformed sidecar entry raises (a wrong type, a missing key, a number
+#: out of range, nesting too deep); readers turn these into ReaderErrors naming the file.
+MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError,
+             RecursionError)
 _TEXT = ("str", "object", "string")
 
 
@@ -147,7 +151,7 @@ def sidecar_format(path: str | os.PathLike) -> str | None:
     raises: for detection)."""
     try:
         body = json.loads((Path(path) / SIDECAR).read_text())
-    except (OSError, UnicodeDecodeError, ValueError):
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return None
     return body.get("format") if isinstance(body, dict) else None
 
@@ -227,9 +231,14 @@ def restore(values: pd.Series, spec: dict, where: Path) -> pd.Series:
         if values.dtype.kind in "iub" and kind != values.dtype.kind:
             raise ValueError(f"it is {values.dtype}")
         return values.astype(wanted)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ReaderError(where, f"column {spec.get('name')!r} cannot be read as "
-                          f"{spec.get('dtype')} ({exc})") from exc
+    except MALFORMED as exc:
+        raise ReaderError(where, f"column {_name_of(spec)!r} cannot be read as "
+                          f"{_name_of(spec, 'dtype')} ({exc})") from exc
+
+
+def _name_of(spec: Any, key: str = "name") -> Any:
+    """``spec[key]`` for an error message, whatever ``spec`` is."""
+    return spec.get(key) if isinstance(spec, dict) else spec
 
 
 def arrow_types(table_schema: Any) -> dict[str, str]:
@@ -328,7 +337,7 @@ def _json_column(values: pd.Series, where: Path, name: Any) -> pd.Series:
     Python objects, one per cell, anyway)."""
     try:
         decoded = [decode_value(json.loads(v)) for v in values.tolist()]
-    except (TypeError, ValueError) as exc:
+    except MALFORMED as exc:
         raise ReaderError(where, f"column {name!r} holds text that is not glade's JSON "
                           f"({exc})") from exc
     out = np.empty(len(decoded), dtype=object)
@@ -358,6 +367,7 @@ def _index(raw: pd.DataFrame, spec: dict, where: Path) -> pd.Index:
 def read_frame(path: Path, spec: dict) -> pd.DataFrame:
     """The table :func:`write_frame` wrote to ``path`` with ``spec``; ReaderError naming
     ``path`` when the file is missing, damaged or not what the spec says."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     if not path.is_file():
@@ -378,6 +388,8 @@ def read_frame(path: Path, spec: dict) -> pd.DataFrame:
             columns.append(restore(values, column, path))
         frame = pd.DataFrame(dict(enumerate(columns)), index=raw.index)
         labels = [decode_value(c["name"]) for c in spec["columns"]]
+        if len(set(labels)) != len(labels):
+            raise ReaderError(path, "its sidecar names a column twice")
         names = decode_value(spec["column_names"])
         frame.columns = (pd.MultiIndex.from_tuples(labels, names=names) if spec["column_multi"]
                          else pd.Index(labels, name=names[0], dtype=object
@@ -385,7 +397,7 @@ def read_frame(path: Path, spec: dict) -> pd.DataFrame:
         frame.index = _index(raw, spec, path)
     except ReaderError:
         raise
-    except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
+    except (OSError, pa.ArrowException, *MALFORMED) as exc:
         raise ReaderError(path, f"is not a readable stored table ({type(exc).__name__}: "
                           f"{exc})") from exc
     return frame

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from glade.errors import GladeError, ReaderError
 from glade.parquet import (
+    MALFORMED,
     SIDECAR,
     decode_value,
     encode_value,
@@ -84,7 +85,7 @@ def _recipes(body: dict, where: Path) -> list:
             metrics, params = decode_value(entry["metrics"]), decode_value(entry["params"])
             make_recipe(entry["kind"], metrics)  # checks that the statistic exists
             out.append(Recipe(entry["kind"], tuple(metrics), tuple(map(tuple, params))))
-        except (KeyError, TypeError, ValueError, GladeError) as exc:
+        except (GladeError, *MALFORMED) as exc:
             raise ReaderError(where, f"sidecar entry 'recipes' holds a malformed recipe "
                               f"{entry!r} ({exc})") from exc
     return out
@@ -106,6 +107,9 @@ def from_parquet(path: str | os.PathLike) -> Ensemble:
     recipes = _recipes(body, sidecar)
     if list(rows.index.names[:2]) != ["node", "profile"] or rows.index.nlevels < 2:
         raise ReaderError(directory / DATAFRAME, "is not indexed (node, profile, ...)")
+    nodes = rows.index.levels[0]
+    if len(nodes) and (nodes.dtype.kind != "i" or nodes.min() < 0 or nodes.max() >= len(graph)):
+        raise ReaderError(directory / DATAFRAME, f"names nodes outside 0..{len(graph) - 1}")
     if not rows.index.levels[1].equals(metadata.index):
         raise ReaderError(directory / METADATA, "does not list the profiles of the data")
     try:

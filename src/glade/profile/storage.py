@@ -27,6 +27,7 @@ import pandas as pd
 from glade.errors import GladeError, ReaderError
 from glade.graph import Graph
 from glade.parquet import (
+    MALFORMED,
     SIDECAR,
     decode_value,
     encode_value,
@@ -65,7 +66,7 @@ def read_graph(directory: Path, body: dict) -> Graph:
     try:
         graph, new_id = Graph.from_edges(frames, edges["src"].to_numpy(),
                                          edges["dst"].to_numpy(), roots=roots)
-    except (GladeError, KeyError, TypeError, ValueError) as exc:
+    except (GladeError, *MALFORMED) as exc:
         raise ReaderError(directory / EDGES, f"does not describe a graph ({exc})") from exc
     if not np.array_equal(new_id, np.arange(len(new_id))):
         raise ReaderError(directory / EDGES, "the edges are not in the order glade writes them")
@@ -83,7 +84,7 @@ def read_metric_kinds(body: dict, where: Path) -> tuple[list, list, Any]:
     try:
         exc, inc = decode_value(body["exc_metrics"]), decode_value(body["inc_metrics"])
         default = decode_value(body["default_metric"])
-    except (KeyError, TypeError, ValueError) as exc_info:
+    except MALFORMED as exc_info:
         raise ReaderError(where, "sidecar entries of the metric kinds are missing or "
                           "malformed") from exc_info
     if not isinstance(exc, list) or not isinstance(inc, list):
@@ -95,7 +96,7 @@ def read_metadata(body: dict, where: Path) -> Any:
     """The decoded ``metadata`` entry of a sidecar."""
     try:
         return decode_value(body["metadata"])
-    except (KeyError, TypeError, ValueError) as exc:
+    except MALFORMED as exc:
         raise ReaderError(where, f"sidecar entry 'metadata' is missing or malformed "
                           f"({exc})") from exc
 

@@ -40,6 +40,7 @@ import pandas as pd
 
 from glade.errors import GladeError, ReaderError
 from glade.parquet import (
+    MALFORMED,
     arrow_types,
     check_schema,
     column_spec,
@@ -221,7 +222,7 @@ def _read_partitions(directory: Path, entry: dict) -> tuple[pa.Table | None, np.
                 table = pq.read_table(path)
             except ReaderError:
                 raise
-            except (OSError, ValueError) as exc:
+            except (OSError, ValueError, pa.ArrowException) as exc:
                 raise ReaderError(path, f"is not a readable Parquet file ({exc})") from exc
             if table.num_rows != count:
                 raise ReaderError(path, f"holds {table.num_rows} events, the sidecar says "
@@ -269,10 +270,14 @@ def from_parquet(path: str | os.PathLike) -> Trace:
     sidecar = directory / "glade.json"
     entry = field(body, "events", dict, sidecar)
     specs = field(entry, "columns", list, sidecar)
+    for spec in specs:  # events columns are named by text
+        if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
+            raise ReaderError(sidecar, f"sidecar entry 'columns' holds {spec!r}, not a "
+                              "column's description")
+    names = [spec["name"] for spec in specs]
     table, processes = _read_partitions(directory, entry)
     if table is None:
-        raw = pd.DataFrame({decode_value(spec.get("name")): pd.Series([], dtype=object)
-                            for spec in specs})
+        raw = pd.DataFrame({name: pd.Series([], dtype=object) for name in names})
         take = np.zeros(0, dtype=np.int64)
     else:
         if TIMESTAMP not in table.column_names:
@@ -283,8 +288,7 @@ def from_parquet(path: str | os.PathLike) -> Trace:
         raw = table.to_pandas(split_blocks=True, self_destruct=True)
         del table
     columns = {}
-    for spec in specs:
-        name = decode_value(spec.get("name"))
+    for name, spec in zip(names, specs, strict=True):
         values = pd.Series(processes, copy=False) if name == PROCESS else raw.get(name)
         if values is None:
             raise ReaderError(directory / EVENTS, f"lacks column {name!r}")
@@ -296,7 +300,7 @@ def from_parquet(path: str | os.PathLike) -> Trace:
         definitions = read_frame(directory / DEFINITIONS, body["definitions"])
     try:
         metadata = decode_value(body.get("metadata", {}))
-    except (KeyError, TypeError, ValueError) as exc:
+    except MALFORMED as exc:
         raise ReaderError(sidecar, f"sidecar entry 'metadata' is malformed ({exc})") from exc
     try:
         return Trace(events, definitions, metadata, copy=False)
