@@ -31,7 +31,9 @@ row in the trace. Beside them: ``definitions`` (the table's spec, or null) and
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -75,11 +77,46 @@ def partition_path(directory: Path, process: int) -> Path:
     return directory / EVENTS / f"{PROCESS}={process}" / "part-0.parquet"
 
 
-def write_partition(directory: Path, process: int, table: pa.Table) -> None:
-    """Write the events of one process (an Arrow table without ``Process``)."""
+def write_partition(directory: Path, process: int, table: pa.Table) -> int:
+    """Write the events of one process (an Arrow table without ``Process``); returns
+    how many."""
     path = partition_path(directory, process)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_table(table, path)
+    return table.num_rows
+
+
+class PartitionWriter:
+    """Writes the partitions of a store on a few threads (pyarrow encodes and compresses
+    without holding the GIL), with a few partitions in flight at most, so memory stays
+    bounded; each finished partition advances the progress bar ``bar``. Use it as a
+    context manager: leaving the block waits for every write (and raises its error)."""
+
+    def __init__(self, directory: Path, bar: Any):
+        self.directory, self.bar = directory, bar
+        self.workers = max(1, min(4, os.cpu_count() or 1))
+        self.pending: deque[Future] = deque()
+
+    def __enter__(self) -> PartitionWriter:
+        self.pool = ThreadPoolExecutor(self.workers)
+        return self
+
+    def write(self, process: int, table: pa.Table) -> None:
+        """Write ``table`` as the partition of ``process``, waiting first when enough
+        partitions are in flight."""
+        if len(self.pending) >= 2 * self.workers:
+            self._finish(self.pending.popleft())
+        self.pending.append(self.pool.submit(write_partition, self.directory, process, table))
+
+    def _finish(self, future: Future) -> None:
+        self.bar.update(future.result())
+
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
+        try:
+            while self.pending and kind is None:
+                self._finish(self.pending.popleft())
+        finally:
+            self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 def arrow_events(events: pd.DataFrame) -> pa.Table:
@@ -142,11 +179,11 @@ def to_parquet(trace: Trace, path: str | os.PathLike, overwrite: bool = False) -
     starts = np.concatenate([[0], np.cumsum(counts)])
     columns = [column_spec(name, events[name]) for name in events.columns]
     with new_directory(path, overwrite) as scratch:
-        with progress(len(events), "writing Parquet") as bar:
+        with progress(len(events), "writing Parquet") as bar, PartitionWriter(
+                scratch, bar) as writer:
             for i, process in enumerate(processes):
                 rows = pa.array(by_process[starts[i] : starts[i + 1]])
-                write_partition(scratch, int(process), table.take(rows))
-                bar.update(int(counts[i]))
+                writer.write(int(process), table.take(rows))
         definitions = None
         if trace.definitions is not None:
             definitions = write_frame(trace.definitions, scratch / DEFINITIONS)
@@ -164,30 +201,31 @@ def write_process_groups(path: str | os.PathLike, groups: Iterable[pd.DataFrame]
     processes, in increasing process order across tables, each process's events in
     time order, all tables with the same columns and dtypes. ``rows`` (the events in
     all) sizes the progress bar. Nothing is left at ``path`` when writing fails."""
-
     from glade.readers.traces.events import progress
 
     encoded = encode_value(metadata)
     processes, counts = [], []
     columns = arrow = None
     with new_directory(path, overwrite) as scratch, progress(rows, "writing Parquet") as bar:
-        for frame in groups:
-            specs = [column_spec(name, frame[name]) for name in frame.columns]
-            if columns is not None and specs != columns:
-                raise GladeError("the groups of a trace must have the same columns and dtypes")
-            columns = specs
-            ids = frame[PROCESS].to_numpy()
-            starts = np.flatnonzero(np.concatenate([[True], ids[1:] != ids[:-1]]))
-            if processes and ids.size and ids[0] <= processes[-1]:
-                raise GladeError("the groups of a trace must come in increasing process order")
-            table = arrow_events(frame)
-            arrow = arrow_types(table.schema)
-            ends = np.concatenate([starts[1:], [ids.size]])
-            for first, end in zip(starts, ends, strict=True):
-                write_partition(scratch, int(ids[first]), table.slice(first, end - first))
-                processes.append(int(ids[first]))
-                counts.append(int(end - first))
-            bar.update(int(ids.size))
+        with PartitionWriter(scratch, bar) as writer:
+            for frame in groups:
+                specs = [column_spec(name, frame[name]) for name in frame.columns]
+                if columns is not None and specs != columns:
+                    raise GladeError("the groups of a trace must have the same columns and "
+                                     "dtypes")
+                columns = specs
+                ids = frame[PROCESS].to_numpy()
+                starts = np.flatnonzero(np.concatenate([[True], ids[1:] != ids[:-1]]))
+                if processes and ids.size and ids[0] <= processes[-1]:
+                    raise GladeError("the groups of a trace must come in increasing process "
+                                     "order")
+                table = arrow_events(frame)
+                arrow = arrow_types(table.schema)
+                ends = np.concatenate([starts[1:], [ids.size]])
+                for first, end in zip(starts, ends, strict=True):
+                    writer.write(int(ids[first]), table.slice(first, end - first))
+                    processes.append(int(ids[first]))
+                    counts.append(int(end - first))
         if columns is None:
             raise GladeError("a trace written by process groups needs at least one group")
         entry = events_entry(columns, arrow, np.asarray(processes), np.asarray(counts), "time")
