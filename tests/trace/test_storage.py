@@ -186,6 +186,24 @@ def test_columns_parquet_cannot_hold_write_nothing(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_failed_partition_write_leaves_nothing(tmp_path: Path, monkeypatch) -> None:
+    import glade.trace.storage as storage
+
+    original, written = storage.write_table, []
+
+    def failing(table, path):
+        written.append(path)
+        if len(written) == 3:
+            raise OSError("disk full")
+        original(table, path)
+
+    monkeypatch.setattr(storage, "write_table", failing)
+    trace = glade.datasets.synthetic_trace(processes=8, iterations=1)
+    with pytest.raises(OSError, match="disk full"):
+        trace.to_parquet(tmp_path / "t")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_existing_directory_needs_overwrite(tmp_path: Path) -> None:
     trace = glade.datasets.synthetic_trace(processes=2, iterations=1)
     trace.to_parquet(tmp_path / "t")
