@@ -41,6 +41,8 @@ def _read(case: dict):
         return read(case["path"], format=case["fmt"])
     if case["kind"] == "trace":
         return read_trace(case["path"], format=case["fmt"])
+    if case["fmt"] == "ensemble_parquet":
+        return read(case["path"], format=case["fmt"])
     return Ensemble.from_thicket_json(case["path"])
 
 
@@ -65,8 +67,10 @@ def _check(result, case: dict) -> None:
     from glade import Ensemble, GraphFrame, Trace
 
     if isinstance(result, GraphFrame):
-        # glade JSON stores values as glade computed them (differences may be negative)
-        _check_profile(result, values=not case["target"].endswith(".glade.json"))
+        # glade JSON and stores hold values as glade computed them (differences may be
+        # negative)
+        stored = case["target"].endswith(".glade.json") or "(stored)" in case["target"]
+        _check_profile(result, values=not stored)
     elif isinstance(result, Trace):
         stamps = result.events["Timestamp (ns)"].to_numpy()
         assert not len(stamps) or (stamps.min() > -SENTINEL and stamps.max() < SENTINEL), (
@@ -125,6 +129,7 @@ def main(cases_file: str, cap: int) -> None:
         except ImportError:
             continue
     importlib.import_module("glade.readers.profiles.thicket_json")
+    importlib.import_module("pyarrow.parquet")
     limit = _virtual_memory() + cap
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     warnings.simplefilter("ignore")

@@ -153,6 +153,32 @@ def written_targets(data: Path, scratch: Path) -> list[Target]:
         path = scratch / name
         write(path)
         out.append(Target(f"written: {name}", kind, fmt, path, [path]))
+    return out + stored_targets(data, scratch)
+
+
+def stored_targets(data: Path, scratch: Path) -> list[Target]:
+    """Directories glade stores as Parquet (a profile, a trace, an ensemble with a
+    statistic), every file of each mutated in turn."""
+    from glade import Ensemble, GraphFrame, Trace, stats
+    from glade.datasets import synthetic_ensemble
+
+    trace = Trace.from_csv(data / "pipit" / "foo-bar.csv")
+    trace.calc_exc_metrics()
+    ensemble = Ensemble.from_graphframes(synthetic_ensemble(4, 12))
+    stats.mean(ensemble)
+    stores = {
+        "cpi.parquet": ("profile", "parquet", GraphFrame.from_hpctoolkit(
+            data / "hatchet" / "hpctoolkit-cpi-database").to_parquet),
+        "foo-bar.parquet": ("trace", "parquet", trace.to_parquet),
+        "ensemble.parquet": ("ensemble", "ensemble_parquet", ensemble.to_parquet),
+    }
+    out = []
+    for name, (kind, fmt, write) in stores.items():
+        directory = write(scratch / name)
+        for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+            part = path.relative_to(directory)
+            out.append(Target(f"written: {name} (stored): {part}", kind, fmt, directory,
+                              [path]))
     return out
 
 

@@ -33,6 +33,7 @@ FORMATS = [
     ("profile", "pyinstrument"), ("profile", "tau"), ("profile", "timemory"),
     ("ensemble", "thicket_json"), ("trace", "chrome"), ("trace", "csv"),
     ("trace", "hpctoolkit"), ("trace", "nsight"), ("trace", "otf2"), ("trace", "projections"),
+    ("profile", "parquet"), ("trace", "parquet"), ("ensemble", "ensemble_parquet"),
 ]
 
 

@@ -1,0 +1,360 @@
+"""Traces stored as Parquet, partitioned by process (``trace.to_parquet(dir)``,
+``Trace.from_parquet(dir)``), lossless: every column, dtype, category, the definitions
+and the metadata (with the matching repairs) come back equal.
+
+Layout (format ``glade-trace``, version 1)::
+
+    <dir>/
+      glade.json                          the sidecar (JSON), written last
+      events/Process=<p>/part-0.parquet   the events of process p, one file per process
+      definitions.parquet                 trace.definitions, when the trace has them
+
+``events/`` is a hive-partitioned Parquet dataset: ``dask.dataframe.read_parquet(
+<dir>/events)`` (or ``pyarrow.dataset``) gets one partition per process. A partition
+file holds the events of one process in trace order (so in time order) with every
+column of ``trace.events`` except ``Process``, which its directory name gives
+(hive style: dask reads it back as a categorical column, cast it to int64).
+Categoricals are Arrow dictionaries holding all their categories, in order.
+
+The sidecar holds ``events``: ``rows`` (all events), ``processes`` and ``counts``
+(the process ids, ascending, and the events of each: a missing or truncated partition
+is detected), ``columns`` (per column of ``trace.events``, in order: name, pandas dtype
+and categories; see :func:`glade.parquet.column_spec`), ``arrow`` (the Arrow type of
+every column of a partition file) and ``order``. The trace's events are the partitions
+concatenated in process order, then stably sorted by timestamp (``order: "time"``:
+events at the same time ordered by process); a trace whose equal timestamps are in
+another order (``order: "row"``) also stores ``__glade_row__`` (int64), each event's
+row in the trace. Beside them: ``definitions`` (the table's spec, or null) and
+``metadata`` (lossless JSON, :func:`glade.parquet.encode_value`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from glade.errors import GladeError, ReaderError
+from glade.parquet import (
+    MALFORMED,
+    arrow_types,
+    check_schema,
+    column_spec,
+    decode_value,
+    encode_value,
+    field,
+    integers,
+    new_directory,
+    read_frame,
+    read_sidecar,
+    restore,
+    write_frame,
+    write_sidecar,
+    write_table,
+)
+from glade.trace.events import PROCESS, TIMESTAMP
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from glade.trace.model import Trace
+
+FORMAT = "glade-trace"
+VERSION = 1
+EVENTS = "events"
+DEFINITIONS = "definitions.parquet"
+ROW = "__glade_row__"
+
+
+def partition_path(directory: Path, process: int) -> Path:
+    """The file holding the events of ``process`` in the store at ``directory``."""
+    return directory / EVENTS / f"{PROCESS}={process}" / "part-0.parquet"
+
+
+def write_partition(directory: Path, process: int, table: pa.Table) -> int:
+    """Write the events of one process (an Arrow table without ``Process``); returns
+    how many."""
+    path = partition_path(directory, process)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_table(table, path)
+    return table.num_rows
+
+
+class PartitionWriter:
+    """Writes the partitions of a store on a few threads (pyarrow encodes and compresses
+    without holding the GIL), with a few partitions in flight at most, so memory stays
+    bounded; each finished partition advances the progress bar ``bar``. Use it as a
+    context manager: leaving the block waits for every write (and raises its error)."""
+
+    def __init__(self, directory: Path, bar: Any):
+        self.directory, self.bar = directory, bar
+        self.workers = max(1, min(4, os.cpu_count() or 1))
+        self.pending: deque[Future] = deque()
+
+    def __enter__(self) -> PartitionWriter:
+        self.pool = ThreadPoolExecutor(self.workers)
+        return self
+
+    def write(self, process: int, table: pa.Table) -> None:
+        """Write ``table`` as the partition of ``process``, waiting first when enough
+        partitions are in flight."""
+        if len(self.pending) >= 2 * self.workers:
+            self._finish(self.pending.popleft())
+        self.pending.append(self.pool.submit(write_partition, self.directory, process, table))
+
+    def _finish(self, future: Future) -> None:
+        self.bar.update(future.result())
+
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
+        try:
+            while self.pending and kind is None:
+                self._finish(self.pending.popleft())
+        finally:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def arrow_events(events: pd.DataFrame) -> pa.Table:
+    """The columns of an events table but ``Process`` as an Arrow table, built column by
+    column (numeric columns without a copy; categoricals as dictionaries); GladeError
+    naming a column that Parquet cannot hold."""
+    import pyarrow as pa
+
+    arrays = {}
+    for name in events.columns:
+        if not isinstance(name, str):
+            raise GladeError(f"cannot store events column {name!r}: Parquet column names "
+                             "are text")
+        if name == PROCESS:
+            continue
+        try:
+            arrays[name] = pa.Array.from_pandas(events[name])
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+            raise GladeError(f"cannot store events column {name!r}: one type per column "
+                             f"is needed ({exc})") from exc
+    return pa.table(arrays)
+
+
+def in_time_then_process_order(stamps: np.ndarray, processes: np.ndarray) -> bool:
+    """Whether events already sorted by time have equal timestamps ordered by process
+    (then the partitions, merged stably by time, give them back in this order)."""
+    tie = stamps[1:] == stamps[:-1]
+    return not np.any(tie & (processes[1:] < processes[:-1]))
+
+
+def events_entry(columns: list[dict], arrow: dict[str, str], processes: np.ndarray,
+                 counts: np.ndarray, order: str) -> dict:
+    """The sidecar's description of the events."""
+    return {"rows": int(counts.sum()), "order": order, "columns": columns, "arrow": arrow,
+            "processes": [int(p) for p in processes], "counts": [int(c) for c in counts]}
+
+
+def to_parquet(trace: Trace, path: str | os.PathLike, overwrite: bool = False) -> Path:
+    """Write ``trace`` into the new directory ``path`` (see the module docstring), with a
+    progress bar for large traces; returns the directory. Nothing is left at ``path``
+    when writing fails."""
+    import pyarrow as pa
+
+    from glade.readers.traces.events import progress
+
+    events = trace.events
+    if ROW in events.columns:
+        raise GladeError(f"a trace with a column named {ROW!r} cannot be stored")
+    metadata = encode_value(trace.metadata)
+    codes, processes = trace.process_codes()
+    counts = np.bincount(codes, minlength=processes.size)
+    stamps = events[TIMESTAMP].to_numpy()
+    order = "time" if in_time_then_process_order(stamps, events[PROCESS].to_numpy()) else "row"
+    table = arrow_events(events)
+    if order == "row":
+        table = table.append_column(ROW, pa.array(np.arange(len(events), dtype=np.int64)))
+    # a stable sort of small integers is a radix sort: linear in the events
+    small = codes.astype(np.int16) if processes.size < 2**15 else codes
+    by_process = np.argsort(small, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    columns = [column_spec(name, events[name]) for name in events.columns]
+    with new_directory(path, overwrite) as scratch:
+        with progress(len(events), "writing Parquet") as bar, PartitionWriter(
+                scratch, bar) as writer:
+            for i, process in enumerate(processes):
+                rows = pa.array(by_process[starts[i] : starts[i + 1]])
+                writer.write(int(process), table.take(rows))
+        definitions = None
+        if trace.definitions is not None:
+            definitions = write_frame(trace.definitions, scratch / DEFINITIONS)
+        entry = events_entry(columns, arrow_types(table.schema),
+                             processes, counts, order)
+        write_sidecar(scratch, FORMAT, VERSION, {"events": entry, "definitions": definitions,
+                                                 "metadata": metadata})
+    return Path(path)
+
+
+def write_process_groups(path: str | os.PathLike, groups: Iterable[pd.DataFrame], rows: int,
+                         metadata: dict, overwrite: bool = False) -> Path:
+    """Store a trace given as a stream of event tables, one group of processes at a
+    time, so that a trace larger than memory can be written: every table holds whole
+    processes, in increasing process order across tables, each process's events in
+    time order, all tables with the same columns and dtypes. ``rows`` (the events in
+    all) sizes the progress bar. Nothing is left at ``path`` when writing fails."""
+    from glade.readers.traces.events import progress
+
+    encoded = encode_value(metadata)
+    processes, counts = [], []
+    columns = arrow = None
+    with new_directory(path, overwrite) as scratch, progress(rows, "writing Parquet") as bar:
+        with PartitionWriter(scratch, bar) as writer:
+            for frame in groups:
+                specs = [column_spec(name, frame[name]) for name in frame.columns]
+                if columns is not None and specs != columns:
+                    raise GladeError("the groups of a trace must have the same columns and "
+                                     "dtypes")
+                columns = specs
+                ids = frame[PROCESS].to_numpy()
+                starts = np.flatnonzero(np.concatenate([[True], ids[1:] != ids[:-1]]))
+                if processes and ids.size and ids[0] <= processes[-1]:
+                    raise GladeError("the groups of a trace must come in increasing process "
+                                     "order")
+                table = arrow_events(frame)
+                arrow = arrow_types(table.schema)
+                ends = np.concatenate([starts[1:], [ids.size]])
+                for first, end in zip(starts, ends, strict=True):
+                    writer.write(int(ids[first]), table.slice(first, end - first))
+                    processes.append(int(ids[first]))
+                    counts.append(int(end - first))
+        if columns is None:
+            raise GladeError("a trace written by process groups needs at least one group")
+        entry = events_entry(columns, arrow, np.asarray(processes), np.asarray(counts), "time")
+        write_sidecar(scratch, FORMAT, VERSION, {"events": entry, "definitions": None,
+                                                 "metadata": encoded})
+    return Path(path)
+
+
+def _read_partitions(directory: Path, entry: dict) -> tuple[pa.Table | None, np.ndarray]:
+    """The partitions concatenated in process order (None for a trace without events),
+    and the process of every row."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from glade.readers.traces.events import progress
+
+    sidecar = directory / "glade.json"
+    processes = integers(entry, "processes", sidecar)
+    counts = integers(entry, "counts", sidecar)
+    arrow = field(entry, "arrow", dict, sidecar)
+    if processes.size != counts.size or (counts < 0).any() or counts.sum() != field(
+            entry, "rows", int, sidecar):
+        raise ReaderError(sidecar, "sidecar entries 'processes', 'counts' and 'rows' disagree")
+    tables = []
+    with progress(int(counts.sum()), "reading Parquet") as bar:
+        for process, count in zip(processes, counts, strict=True):
+            path = partition_path(directory, int(process))
+            if not path.is_file():
+                raise ReaderError(path, f"is missing: the partition of process {process}")
+            try:
+                check_schema(pq.read_schema(path), arrow, path)
+                table = pq.read_table(path)
+            except ReaderError:
+                raise
+            except (OSError, ValueError, pa.ArrowException) as exc:
+                raise ReaderError(path, f"is not a readable Parquet file ({exc})") from exc
+            if table.num_rows != count:
+                raise ReaderError(path, f"holds {table.num_rows} events, the sidecar says "
+                                  f"{count}")
+            tables.append(table)
+            bar.update(int(count))
+    if not tables:
+        return None, processes[:0]
+    return pa.concat_tables(tables), np.repeat(processes, counts)
+
+
+def _trace_order(directory: Path, table: pa.Table, entry: dict, stamps: np.ndarray
+                 ) -> np.ndarray:
+    """Which concatenated row is each event of the trace."""
+    order = entry.get("order")
+    if order == "time":
+        return np.argsort(stamps, kind="stable")
+    if order != "row" or ROW not in table.column_names:
+        raise ReaderError(directory / "glade.json", f"sidecar entry 'order' is {order!r} "
+                          f"without the {ROW} column it needs")
+    rows = table.column(ROW).to_numpy()
+    n = rows.size
+    if n and (rows.min() < 0 or rows.max() >= n or np.bincount(rows, minlength=n).max() > 1):
+        raise ReaderError(directory / EVENTS, f"column {ROW!r} is not a permutation of the "
+                          "events' rows")
+    position = np.empty(n, dtype=np.int64)
+    position[rows] = np.arange(n)
+    return position
+
+
+def _in_trace_order(values: pd.Series, take: np.ndarray) -> np.ndarray | Any:
+    """The values of a column, read in partition order, in the trace's order."""
+    if isinstance(values.dtype, np.dtype):
+        return values.to_numpy()[take]
+    return values.array.take(take)
+
+
+def from_parquet(path: str | os.PathLike) -> Trace:
+    """The Trace stored at ``path`` by :func:`to_parquet`; ReaderError naming the file
+    when the directory is not one, is incomplete or damaged."""
+    from glade.trace.model import Trace
+
+    directory = Path(path)
+    body = read_sidecar(directory, FORMAT, VERSION)
+    sidecar = directory / "glade.json"
+    entry = field(body, "events", dict, sidecar)
+    specs = field(entry, "columns", list, sidecar)
+    for spec in specs:  # events columns are named by text
+        if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
+            raise ReaderError(sidecar, f"sidecar entry 'columns' holds {spec!r}, not a "
+                              "column's description")
+    names = [spec["name"] for spec in specs]
+    table, processes = _read_partitions(directory, entry)
+    if table is None:
+        raw = pd.DataFrame({name: pd.Series([], dtype=object) for name in names})
+        take = np.zeros(0, dtype=np.int64)
+    else:
+        if TIMESTAMP not in table.column_names:
+            raise ReaderError(sidecar, f"the events have no {TIMESTAMP!r} column")
+        take = _trace_order(directory, table, entry, table.column(TIMESTAMP).to_numpy())
+        if ROW in table.column_names:
+            table = table.drop_columns([ROW])
+        raw = table.to_pandas(split_blocks=True, self_destruct=True)
+        del table
+    columns = {}
+    for name, spec in zip(names, specs, strict=True):
+        values = pd.Series(processes, copy=False) if name == PROCESS else raw.get(name)
+        if values is None:
+            raise ReaderError(directory / EVENTS, f"lacks column {name!r}")
+        columns[name] = _in_trace_order(restore(values, spec, directory / EVENTS), take)
+    del raw
+    events = pd.DataFrame(columns, copy=False)
+    definitions = None
+    if body.get("definitions") is not None:
+        definitions = read_frame(directory / DEFINITIONS, body["definitions"])
+    try:
+        metadata = decode_value(body.get("metadata", {}))
+    except MALFORMED as exc:
+        raise ReaderError(sidecar, f"sidecar entry 'metadata' is malformed ({exc})") from exc
+    try:
+        return Trace(events, definitions, metadata, copy=False)
+    except GladeError as exc:
+        raise ReaderError(directory, f"does not hold a valid trace ({exc})") from exc
+
+
+def detect(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a directory written by :func:`to_parquet` (never raises)."""
+    from glade.parquet import sidecar_format
+
+    return sidecar_format(path) == FORMAT
+
+
+def read_parquet_trace(path: str | os.PathLike, **kwargs: Any) -> Trace:
+    """Reader entry point of ``glade.read_trace`` for a stored trace."""
+    if kwargs:
+        raise GladeError(f"a glade Parquet trace takes no reading options, not {sorted(kwargs)}")
+    return from_parquet(path)
