@@ -188,17 +188,24 @@ def call_structure(
         kind, loc, num_loc, names, check_names, stamps, matching, matching_ts, parent, depth,
         orphans)
     if bad_leave >= 0:
-        raise TraceError(
+        raise event_error(int(bad_leave), (
             f"{_describe(events, int(bad_leave))} closes the Enter of "
             f"{events[NAME].iat[int(bad_enter)]!r} at row {int(bad_enter)}: "
-            "calls are not properly nested"
-        )
+            "calls are not properly nested"))
     orphan_rows = orphans[:num_orphans].copy()
     if unmatched == "error" and (open_rows.size or orphan_rows.size):
         first = orphan_rows[0] if orphan_rows.size else open_rows[0]
         what = "has no Enter" if orphan_rows.size else "is never left"
-        raise TraceError(f"{_describe(events, int(first))} {what}")
+        raise event_error(int(first), f"{_describe(events, int(first))} {what}")
     return CallStructure(matching, matching_ts, parent, depth, orphan_rows, open_rows)
+
+
+def event_error(row: int, message: str) -> TraceError:
+    """A TraceError about event ``row`` (kept as its ``row`` attribute, so that a reader
+    can name the line of its file)."""
+    error = TraceError(message)
+    error.row = row
+    return error
 
 
 def _name_codes(names: pd.Series) -> np.ndarray:

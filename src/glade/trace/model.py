@@ -120,7 +120,7 @@ class Trace:
     def _call_structure(self, unmatched: str = "repair"):
         """The call structure of the current events (computed once per events table,
         with a warning when events had to be repaired)."""
-        from glade.trace.matching import call_structure, warn_repairs
+        from glade.trace.matching import call_structure, event_error, warn_repairs
 
         known = self._memo("calls", dict)
         for policy, structure in known.items():
@@ -134,7 +134,7 @@ class Trace:
             source = self.metadata.get("source")
             if source is None:
                 raise
-            raise TraceError(f"{source}: {exc}") from None
+            raise event_error(getattr(exc, "row", None), f"{source}: {exc}") from None
         warn_repairs(structure)
         known[unmatched] = structure
         return structure
