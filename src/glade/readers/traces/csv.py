@@ -17,10 +17,13 @@ seconds, so that reading the file back gives the same events.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -30,6 +33,8 @@ import pyarrow.csv as pacsv
 
 from glade.errors import ReaderError, TraceError
 from glade.readers.traces.text import (
+    GZIP_MAGIC,
+    PROGRESS_BYTES,
     category_text,
     check_file,
     decimal,
@@ -101,12 +106,33 @@ def _header(path: Path) -> tuple[list[str], bool]:
 
 def _arrow_table(path: Path, names: list[str], spaced: bool, progress: bool | None
                  ) -> pa.Table:
-    """The rows of the CSV file as an Arrow table (pyarrow's multithreaded reader):
-    ``Event Type`` and ``Name`` dictionary-encoded, other columns with inferred types,
-    empty cells null (in a spaced file, cells of spaces too); text is not checked for
-    UTF-8 here (:func:`_categorical` does)."""
-    kinds = {EVENT_TYPE: pa.dictionary(pa.int32(), pa.string()),
-             NAME: pa.dictionary(pa.int32(), pa.string())}
+    """The rows of the CSV file as an Arrow table (pyarrow's multithreaded reader),
+    ``Event Type`` and ``Name`` dictionary-encoded, empty cells null (in a spaced file,
+    cells of spaces too); text is not checked for UTF-8 here (:func:`_categorical`
+    does). The columns of a well-formed trace are read with their types (timestamps
+    float64, or int64 in ns; ids and integer attributes int64), which spares pyarrow's
+    type inference; when a cell does not convert, the file is read again with inferred
+    types, so that the checks can name the line at fault."""
+    text = pa.dictionary(pa.int32(), pa.string())
+    known = {EVENT_TYPE: text, NAME: text}
+    typed = dict(known)
+    for name in names:
+        if name in TIME_COLUMNS:
+            typed[name] = pa.int64() if TIME_COLUMNS[name] == 0 else pa.float64()
+        elif name in (PROCESS, THREAD, *INTEGER_ATTRIBUTES):
+            typed[name] = pa.int64()
+    try:
+        return _read_table(path, names, spaced, progress, typed)
+    except pa.ArrowInvalid as exc:
+        if "conversion error" not in str(exc):
+            raise ReaderError(path, f"malformed CSV: {exc}") from None
+    return _read_table(path, names, spaced, progress, known)
+
+
+def _read_table(path: Path, names: list[str], spaced: bool, progress: bool | None,
+                types: dict[str, pa.DataType]) -> pa.Table:
+    """The rows of the CSV file read with the column ``types`` (others inferred); a
+    conversion error of a typed column is raised as ArrowInvalid."""
     bad_rows: list[str] = []
 
     def invalid(row) -> str:
@@ -114,17 +140,21 @@ def _arrow_table(path: Path, names: list[str], spaced: bool, progress: bool | No
         return "skip"
 
     try:
-        with open_text_source(path, progress, "CSV trace") as source:
+        with _source(path, progress) as source:
             table = pacsv.read_csv(
                 source,
                 read_options=pacsv.ReadOptions(skip_rows=1, column_names=names,
                                                block_size=BLOCK_BYTES),
                 parse_options=pacsv.ParseOptions(invalid_row_handler=invalid),
                 convert_options=pacsv.ConvertOptions(
-                    column_types=kinds, strings_can_be_null=True,
+                    column_types=types, strings_can_be_null=True,
                     null_values=["", *(" " * k for k in range(1, 9))] if spaced else [""],
                     check_utf8=False, timestamp_parsers=[]),
             )
+    except pa.ArrowInvalid as exc:
+        if "conversion error" in str(exc):
+            raise
+        raise ReaderError(path, f"malformed CSV: {exc}") from None
     except (pa.ArrowException, OSError, EOFError) as exc:
         raise ReaderError(path, f"malformed CSV: {exc}") from None
     if bad_rows:
@@ -132,6 +162,21 @@ def _arrow_table(path: Path, names: list[str], spaced: bool, progress: bool | No
                                 f"does not have the header's {len(names)} cells: "
                                 f"{bad_rows[0][:80]!r}")
     return table.unify_dictionaries()
+
+
+@contextlib.contextmanager
+def _source(path: Path, progress: bool | None) -> Iterator[Any]:
+    """The (decompressed) bytes of ``path`` for pyarrow: a Python stream counting them in
+    a progress bar when one is shown, else Arrow's own file reading and decompression
+    (faster: it reads ahead while other threads parse)."""
+    show = path.stat().st_size > PROGRESS_BYTES if progress is None else progress
+    if show:
+        with open_text_source(path, True, "CSV trace") as source:
+            yield source
+        return
+    gzipped = head(path, 2) == GZIP_MAGIC
+    with pa.input_stream(str(path), compression="gzip" if gzipped else None) as source:
+        yield source
 
 
 def _line_of_text(path: Path, text: str) -> str:
