@@ -2,14 +2,28 @@
 ``Timestamp (s), Event Type, Name, Process`` and optionally ``Thread``, then any
 attribute columns.
 
-Reading: the timestamp column may also be ``Timestamp (ms)``, ``(us)`` or ``(ns)``;
-timestamps become int64 nanoseconds (exactly, as long as the file writes them in
-plain decimal notation). Extra columns keep their types: numbers stay numbers
-(``Partner``, ``Tag``, ``Communicator`` and ``Message Size`` become int64 with -1
-where empty), text becomes categorical; other numeric columns are taken as metrics
-(``trace.metric_columns``). Spaces after commas are ignored, gzipped files are read
-as they are, large files show a progress bar. Any problem raises
-:class:`~glade.errors.ReaderError` naming the file, and the line where it can.
+Reading (pyarrow's multithreaded CSV reader, columns typed in bulk): the timestamp
+column may also be ``Timestamp (ms)``, ``(us)`` or ``(ns)``; timestamps become int64
+nanoseconds (exactly, as long as the file writes them in plain decimal notation).
+Extra columns keep their types: numbers stay numbers (``Partner``, ``Tag``,
+``Communicator`` and ``Message Size`` become int64 with -1 where empty), text
+(dates and times included) becomes categorical; other numeric columns are taken as
+metrics (``trace.metric_columns``). When the header has spaces after its commas (as
+Pipit's files do), spaces after every comma are skipped, cells of spaces only are
+empty and a quoted cell after the spaces is unquoted (it may not hold a comma then).
+Gzipped files are read as they are, large files show a progress bar.
+
+Refused, with a :class:`~glade.errors.ReaderError` naming the file and the line (and
+column) at fault: a row with another number of cells than the header; a timestamp
+that is empty, NaN, infinite, not a number or beyond int64 nanoseconds (2**62 ns,
+about 146 years, leaving room for differences); a process or thread id, or an
+integer attribute, that is empty (ids), not an integer or beyond 64 bits; a
+``Partner`` or ``Message Size`` below -1; an infinite metric value; text that is not
+UTF-8; an unknown event type; a Leave that closes an Enter of another name. Kept as
+they are: negative timestamps (times before the clock's origin). Repaired, with an
+:class:`~glade.trace.matching.UnmatchedEventsWarning` and counts in
+``metadata["repairs"]`` at read time: Leaves without an Enter and Enters never left
+(see :mod:`glade.trace.matching`).
 
 Writing: the recorded columns (not the derived ones), timestamps in exact decimal
 seconds, so that reading the file back gives the same events.
@@ -419,8 +433,9 @@ def read_csv(path: str | os.PathLike, progress: bool | None = None) -> Trace:
     try:
         trace.metadata["repairs"] = trace._repairs()
     except TraceError as exc:
-        where = f"line {_line_of(exc.row, order)}: " if getattr(exc, "row", None) else ""
-        raise ReaderError(target, f"{where}{exc}") from None
+        row = getattr(exc, "row", None)
+        where = "" if row is None else f"line {_line_of(row, order)}: "
+        raise ReaderError(target, where + str(exc).removeprefix(f"{target}: ")) from None
     return trace
 
 
