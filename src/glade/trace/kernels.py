@@ -12,9 +12,9 @@ the span of process and thread ids, without a sort.
 Event kinds are the codes of :mod:`glade.trace.events` (0 Enter, 1 Leave,
 2 Instant).
 
-The first call in a process compiles these functions (about 2 s, once); the compiled
-code is cached on disk (``cache=True``, in ``__pycache__`` beside this file or numba's
-user cache directory), so later processes load it in a fraction of that.
+The first call compiles these functions; the compiled code is cached on disk (in
+``__pycache__`` beside this file, or numba's user cache directory), so later processes
+only load it (see the README for what each costs).
 """
 
 from __future__ import annotations
@@ -23,10 +23,22 @@ import numpy as np
 from numba import njit
 
 _ENTER, _LEAVE = 0, 1
+
+
+def kernel(function):
+    """``function`` compiled with numba (``nogil``), its machine code cached on disk
+    where numba finds a writable cache directory; where it finds none (a read-only
+    install and home), compiled once per process instead."""
+    try:
+        return njit(cache=True, nogil=True)(function)
+    except RuntimeError:  # numba: "cannot cache function ...: no locator available"
+        return njit(nogil=True)(function)
+
+
 _FLOAT_MAX = np.finfo(np.float64).max
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def dense_codes(values, codes):
     """Fill ``codes`` with the codes of the n integer ``values`` (n > 0) and return
     ``(True, uniques)`` when they span at most 4n + 1024 integers: codes 0..k-1 in
@@ -59,7 +71,7 @@ def dense_codes(values, codes):
     return True, uniques
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def dense_pair_codes(first, second, codes):
     """Fill ``codes`` with the codes of the n pairs ``(first[i], second[i])`` (n > 0) and
     return ``(True, k)`` when the pairs fall in a box of at most 4n + 1024 cells: codes
@@ -94,7 +106,7 @@ def dense_pair_codes(first, second, codes):
     return True, count
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _stack_bases(kind, loc, num_loc):
     """Where each location's stack starts in one shared array (``num_loc + 1`` offsets:
     the last is the array's size), from the deepest each stack gets."""
@@ -113,7 +125,7 @@ def _stack_bases(kind, loc, num_loc):
     return bases
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def walk_stacks(kind, loc, num_loc, names, check_names, stamps, matching, matching_ts,
                 parent, depth, orphans):
     """Walk the events (in time order) with one stack per location.
@@ -188,7 +200,7 @@ def walk_stacks(kind, loc, num_loc, names, check_names, stamps, matching, matchi
     return num_orphans, opens, -1, -1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def time_inclusive(kind, matching_ts, stamps, out):
     """Fill ``out`` (float64) with, on an Enter row, its matching timestamp minus its
     own, and NaN on the other rows."""
@@ -196,7 +208,7 @@ def time_inclusive(kind, matching_ts, stamps, out):
         out[i] = matching_ts[i] - stamps[i] if kind[i] == _ENTER else np.nan
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def metric_inclusive(kind, matching, values, out):
     """Fill ``out`` with, on an Enter row with a Leave, the value at the Leave minus the
     value at the Enter, and NaN elsewhere."""
@@ -205,7 +217,7 @@ def metric_inclusive(kind, matching, values, out):
         out[i] = values[leave] - values[i] if kind[i] == _ENTER and leave >= 0 else np.nan
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def exclusive_values(inc, parent, kind, out):
     """Fill ``out`` with, on an Enter row, its inclusive value ``inc`` minus those of the Enters
     directly inside it (summed in row order, NaN counted as 0 and infinities as the
@@ -227,7 +239,7 @@ def exclusive_values(inc, parent, kind, out):
         out[i] = inc[i] - out[i] if kind[i] == _ENTER else np.nan
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def children_counts(parent, kind, matching, count):
     """Fill ``count`` with the number of calls and instants directly inside each event:
     on an Enter row and on the Leave that closes it; 0 elsewhere."""
