@@ -115,6 +115,7 @@ class MatrixView {
     this.picture = { ...meta, ...arrays };
     this.colours = null;
     this.readIds();
+    this.refreshControls();
     this.draw();
     this.root.dataset.drawn = String(meta.revision);
   }
