@@ -224,10 +224,9 @@ def _channels(sends: list[np.ndarray], recvs: list[np.ndarray]
     return code[:num_sends], code[num_sends:]
 
 
-def _pair_in_order(send_code: np.ndarray, recv_code: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray]:
-    """Indices (sends, receives) of the pairs when the k-th send with a code matches the
-    k-th receive with the same code (both in the order given), in send order."""
+def _match_codes(send_code: np.ndarray, recv_code: np.ndarray) -> np.ndarray:
+    """Per send: the index of the receive it matches (-1 for none) when the k-th send with
+    a code matches the k-th receive with the same code, both in the order given."""
     send_order = np.argsort(send_code, kind="stable")
     recv_order = np.argsort(recv_code, kind="stable")
     sent, received = send_code[send_order], recv_code[recv_order]
@@ -236,9 +235,9 @@ def _pair_in_order(send_code: np.ndarray, recv_code: np.ndarray
     low = np.searchsorted(received, sent, side="left")
     high = np.searchsorted(received, sent, side="right")
     ok = rank < high - low
-    send_at, recv_at = send_order[ok], recv_order[low[ok] + rank[ok]]
-    order = np.argsort(send_at, kind="stable")
-    return send_at[order], recv_at[order]
+    match = np.full(send_code.size, -1, dtype=np.int64)
+    match[send_order[ok]] = recv_order[low[ok] + rank[ok]]
+    return match
 
 
 def message_pairs(trace: Trace) -> tuple[pd.DataFrame, int, int]:
@@ -267,8 +266,9 @@ def pair_messages(trace: Trace, send_rows: np.ndarray, recv_rows: np.ndarray
         [receivers[0][recv_ok], receivers[1][recv_ok],
          _column(trace, TAG, recv_rows[recv_ok]), _column(trace, COMMUNICATOR,
                                                           recv_rows[recv_ok])])
-    send_idx, recv_idx = _pair_in_order(send_code, recv_code)
-    send_idx, recv_idx = send_ok[send_idx], recv_ok[recv_idx]
+    match = _match_codes(send_code, recv_code)
+    paired = np.flatnonzero(match >= 0)
+    send_idx, recv_idx = send_ok[paired], recv_ok[match[paired]]
     send_at, recv_at = send_rows[send_idx], recv_rows[recv_idx]
     stamps = trace.events[TIMESTAMP].to_numpy()
     sizes = _column(trace, MESSAGE_SIZE, send_at, default=-1)
