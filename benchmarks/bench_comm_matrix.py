@@ -227,13 +227,21 @@ def jupyterlab_table(processes: int, messages: int, repeat: int) -> Table | None
     return table
 
 
-def main(quick: bool = False) -> list[Table]:
-    """Run the comm matrix benchmarks, print their tables and return them."""
+PARTS = ("kernel", "pipit", "jupyterlab")
+
+
+def main(quick: bool = False, parts: tuple[str, ...] = PARTS) -> list[Table]:
+    """Run the comm matrix benchmarks (``parts`` of them), print their tables and return
+    them."""
     processes, messages = QUICK if quick else FULL
     repeat = 1 if quick else 3
-    tables = [kernel_table(processes, messages, repeat).show()]
-    tables.append(pipit_table(QUICK_PIPIT_CASES if quick else PIPIT_CASES, repeat).show())
-    lab = jupyterlab_table(processes, messages, 1 if quick else 3)
+    tables = []
+    if "kernel" in parts:
+        tables.append(kernel_table(processes, messages, repeat).show())
+    if "pipit" in parts:
+        tables.append(pipit_table(QUICK_PIPIT_CASES if quick else PIPIT_CASES, repeat).show())
+    lab = jupyterlab_table(processes, messages, 1 if quick else 3) if (
+        "jupyterlab" in parts) else None
     if lab is not None:
         tables.append(lab.show())
     return tables
@@ -242,4 +250,8 @@ def main(quick: bool = False) -> list[Table]:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small inputs, one timed call")
-    main(parser.parse_args().quick)
+    parser.add_argument("--only", nargs="+", choices=PARTS, default=list(PARTS),
+                        help="run only these parts (the kernel's side, Pipit side by side, "
+                             "JupyterLab)")
+    arguments = parser.parse_args()
+    main(arguments.quick, tuple(arguments.only))
