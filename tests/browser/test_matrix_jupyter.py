@@ -17,7 +17,11 @@ pytestmark = pytest.mark.browser
 CELLS = ["from glade.datasets import halo_exchange_trace\n"
          "trace = halo_exchange_trace(16, 3, seed=4)\n"
          "view = trace.show_comm_matrix(height=420)\n"
-         "view"]
+         "view",
+         # more processes than pixels: the page tells the kernel how many blocks fit, and
+         # the kernel pools again
+         "big = halo_exchange_trace(1024, 1).show_comm_matrix(height=300)\n"
+         "big"]
 
 # Runs in the kernel after a click: the selection, its messages, and the events the
 # query keeps next to those of the messages between the two selected processes.
@@ -67,7 +71,8 @@ def report(page) -> dict:
 def test_click_brush_and_zoom_reach_the_kernel(page, page_errors, jupyter):
     page.set_default_timeout(60_000)
     open_and_run(page, jupyter, "matrix.ipynb", page_errors)
-    page.locator(".glade-matrix[data-drawn]").wait_for()
+    page.wait_for_function(
+        "() => document.querySelectorAll('.glade-matrix[data-drawn]').length === 2")
     geom = page.evaluate(GEOMETRY)
     at = lambda row, col: (geom["x"] + (col + 0.5) * geom["cell"],  # noqa: E731
                            geom["y"] + (row + 0.5) * geom["cell"])
@@ -83,7 +88,7 @@ def test_click_brush_and_zoom_reach_the_kernel(page, page_errors, jupyter):
     assert len(result["messages"]) == 3
     assert result["messages"] == result["expected"]
     assert result["kept"] == result["wanted"]
-    assert page.locator(".gm-selection").inner_text().startswith(
+    assert page.locator(".gm-selection").first.inner_text().startswith(
         "selected: messages from process 1 to process 2")
 
     # drag from (0, 4) to (3, 7): the block of senders 0-3 and receivers 4-7
@@ -103,14 +108,14 @@ def test_click_brush_and_zoom_reach_the_kernel(page, page_errors, jupyter):
     assert result["kept"] == result["wanted"]
 
     # the undo button brings the cell back
-    page.locator(".gm-undo").click()
+    page.locator(".gm-undo").first.click()
     page.wait_for_function(
         "() => document.querySelector('.glade-matrix .gm-query-text')?.textContent"
         ".includes('n0.Process = 1')")
     assert report(page)["history"][-1]["senders"] == [[1, 1]]
 
     # wheel over process 8's row: the kernel draws a smaller window around it
-    drawn = page.locator(".glade-matrix").get_attribute("data-drawn")
+    drawn = page.locator(".glade-matrix").first.get_attribute("data-drawn")
     page.mouse.move(*at(8, 8))
     page.mouse.wheel(0, -200)
     page.wait_for_function(
@@ -120,3 +125,13 @@ def test_click_brush_and_zoom_reach_the_kernel(page, page_errors, jupyter):
     viewport = report(page)["viewport"]
     assert viewport["r1"] - viewport["r0"] < 16
     assert viewport["r0"] <= 8 < viewport["r1"]
+
+    # the large view was pooled again for the blocks its page has room for
+    output = run_in_kernel(page, "print(big.max_cells, big.picture_meta['block'], "
+                                 "big.picture_meta['rows'])")
+    cells, block, rows = map(int, output.split())
+    assert cells != 256 and block == -(-1024 // cells) and rows == -(-1024 // block)
+    page.wait_for_function(
+        "(rows) => document.querySelectorAll('.glade-matrix')[1].dataset.drawn !== undefined"
+        " && document.querySelectorAll('.glade-matrix .gm-status')[1].textContent"
+        f".includes('blocks of {block} x {block}')", arg=rows)

@@ -110,8 +110,9 @@ class MatrixView {
 
   async loadPicture() {
     const meta = this.model.get("picture_meta");
-    if (!meta.arrays) return;
-    const arrays = await unpackArrays(meta.arrays, this.model.get("picture"));
+    const blob = this.model.get("picture");
+    if (!meta.arrays || !fits(meta.arrays, blob)) return;
+    const arrays = await unpackArrays(meta.arrays, blob);
     this.picture = { ...meta, ...arrays };
     this.colours = null;
     this.readIds();
@@ -677,6 +678,13 @@ function parseRgb(css) {
   }
   const parts = css.match(/\d+/g);
   return parts ? parts.slice(0, 3).map(Number) : [200, 200, 200];
+}
+
+/** Whether the packed arrays `descriptors` describe lie inside `blob` (a picture's meta and
+ * bytes arrive as two traits: until both are there, they may not match). */
+function fits(descriptors, blob) {
+  const size = blob?.byteLength ?? 0;
+  return descriptors.every((item) => item.offset + item.size <= size);
 }
 
 function maxFinite(values) {
