@@ -508,11 +508,14 @@ class MatrixView {
   }
 
   paintOutlines(ctx, p, geom) {
-    const box = (r0, c0, r1, c1, colour, width) => {
+    // an outline around blocks r0..r1 x c0..c1, `out` px outside them (small cells stay
+    // visible under their outline)
+    const box = (r0, c0, r1, c1, colour, width, out = -width / 2) => {
       ctx.strokeStyle = colour;
       ctx.lineWidth = width;
-      ctx.strokeRect(geom.left + c0 * geom.cell + width / 2, geom.top + r0 * geom.cell + width / 2,
-        Math.max((c1 - c0 + 1) * geom.cell - width, 1), Math.max((r1 - r0 + 1) * geom.cell - width, 1));
+      ctx.strokeRect(geom.left + c0 * geom.cell - out, geom.top + r0 * geom.cell - out,
+        Math.max((c1 - c0 + 1) * geom.cell + 2 * out, 1),
+        Math.max((r1 - r0 + 1) * geom.cell + 2 * out, 1));
     };
     // cells of the messages a linked view selects
     if (this.highlight.length) {
@@ -526,7 +529,7 @@ class MatrixView {
         const key = r * p.cols + c;
         if (seen.has(key)) continue;
         seen.add(key);
-        box(r, c, r, c, HIGHLIGHT, 2);
+        box(r, c, r, c, HIGHLIGHT, 2, geom.cell < 8 ? 2 : -1);
       }
     }
     // the selection: every block whose rows are selected senders and columns receivers
