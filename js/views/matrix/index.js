@@ -11,9 +11,12 @@ import { formatMetric, formatValue } from "../../lib/format.js";
 import { pushEdit, redo, undo } from "../../lib/history.js";
 import { int32Of, unpackArrays } from "../../lib/transport.js";
 import {
-  blockAt, clampedBlockAt, colourPositions, colSpan, idRanges, idsOf, inRanges, layout,
-  rowSpan, tickStep, zoomWindow,
+  blockAt, clampedBlockAt, colourPositions, colSpan, idRanges, idsOf, layout, rowSpan,
+  zoomWindow,
 } from "./grid.js";
+import {
+  LEGEND_HEIGHT, paintAxes, paintCells, paintLegend, paintMargins, paintOutlines,
+} from "./paint.js";
 
 const METRICS = [["bytes", "bytes"], ["count", "messages"], ["mean size", "mean size"],
   ["latency", "latency"]];
@@ -21,15 +24,9 @@ const COLOURS = [["linear", "linear colour"], ["log", "log colour"],
   ["row", "row-normalised colour"]];
 const ORDERS = [["rank", "order by rank"], ["volume", "order by volume"],
   ["rcm", "order by clustering (RCM)"]];
-const LEGEND_HEIGHT = 44;
 const ZOOM_STEP = 0.6;
 const MAX_CELLS = 512;
-const HIGHLIGHT = "#d81b60";
 
-const METRIC_WORDS = {
-  bytes: "bytes sent", count: "messages sent", "mean size": "mean message size",
-  latency: "mean latency (send to receive)",
-};
 
 class MatrixView {
   constructor(model, el, signal) {
@@ -361,11 +358,11 @@ class MatrixView {
     const p = this.picture;
     if (!p) return;
     const geom = this.geometry;
-    this.paintCells(ctx, p, geom);
-    this.paintAxes(ctx, p, geom);
-    this.paintMargins(ctx, p, geom);
-    this.paintOutlines(ctx, p, geom);
-    this.paintLegend(p);
+    paintCells(this, ctx, p, geom);
+    paintAxes(this, ctx, p, geom);
+    paintMargins(this, ctx, p, geom);
+    paintOutlines(this, ctx, p, geom);
+    paintLegend(this, p);
   }
 
   scale() {
@@ -379,42 +376,6 @@ class MatrixView {
     return this.colours;
   }
 
-  paintCells(ctx, p, geom) {
-    const { position, scale } = this.scale();
-    const image = new ImageData(p.cols, p.rows);
-    const data = image.data;
-    const missing = [200, 200, 200];
-    for (let k = 0; k < position.length; k++) {
-      let rgb;
-      if (!(p.count[k] > 0)) rgb = [252, 252, 252];
-      else if (Number.isNaN(position[k])) rgb = missing;
-      else rgb = parseRgb(scale.colour(1 - position[k]));
-      data.set([rgb[0], rgb[1], rgb[2], 255], 4 * k);
-    }
-    const canvas = document.createElement("canvas");
-    canvas.width = p.cols;
-    canvas.height = p.rows;
-    canvas.getContext("2d").putImageData(image, 0, 0);
-    ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(canvas, geom.left, geom.top, geom.size[0], geom.size[1]);
-    ctx.strokeStyle = "#888";
-    ctx.lineWidth = 1;
-    ctx.strokeRect(geom.left - 0.5, geom.top - 0.5, geom.size[0] + 1, geom.size[1] + 1);
-    if (geom.cell >= 6 && p.rows * p.cols <= 4096) {
-      ctx.strokeStyle = "rgba(0, 0, 0, 0.08)";
-      ctx.beginPath();
-      for (let r = 1; r < p.rows; r++) {
-        ctx.moveTo(geom.left, geom.top + r * geom.cell);
-        ctx.lineTo(geom.left + geom.size[0], geom.top + r * geom.cell);
-      }
-      for (let c = 1; c < p.cols; c++) {
-        ctx.moveTo(geom.left + c * geom.cell, geom.top);
-        ctx.lineTo(geom.left + c * geom.cell, geom.top + geom.size[1]);
-      }
-      ctx.stroke();
-    }
-  }
-
   /** The label of display index i: its process id. */
   label(i) {
     return String(this.ids[this.ordering[i]]);
@@ -425,185 +386,6 @@ class MatrixView {
     return hi - lo <= 1 ? this.label(lo) : `${this.label(lo)}–${this.label(hi - 1)}`;
   }
 
-  paintAxes(ctx, p, geom) {
-    ctx.fillStyle = getComputedStyle(this.root).getPropertyValue("--glade-fg") || "#222";
-    ctx.font = "11px var(--jp-ui-font-family, system-ui, sans-serif)";
-    const pixels = geom.cell / p.block;
-    const rank = this.model.get("order") === "rank";
-    // rows: senders, labelled on the left
-    ctx.textAlign = "right";
-    ctx.textBaseline = "middle";
-    const rowStep = rank ? tickStep(p.r1 - p.r0, pixels, 16) : null;
-    this.axisTicks(p.r0, p.r1, p.block, rowStep, (i, b) => {
-      const y = geom.top + (b + 0.5) * geom.cell;
-      ctx.fillText(rank ? this.label(i) : this.spanLabel(rowSpan(p, b)), geom.left - 6, y);
-    }, geom.cell, 16);
-    // columns: receivers, labelled on top (rotated when crowded)
-    const colStep = rank ? tickStep(p.c1 - p.c0, pixels, 30) : null;
-    ctx.textAlign = "center";
-    ctx.textBaseline = "bottom";
-    this.axisTicks(p.c0, p.c1, p.block, colStep, (i, b) => {
-      const x = geom.left + (b + 0.5) * geom.cell;
-      ctx.fillText(rank ? this.label(i) : this.spanLabel(colSpan(p, b)), x, geom.top - 4);
-    }, geom.cell, 30);
-    ctx.font = "600 12px var(--jp-ui-font-family, system-ui, sans-serif)";
-    ctx.textAlign = "center";
-    ctx.textBaseline = "top";
-    ctx.fillText("receiver process", geom.left + geom.size[0] / 2, 6);
-    ctx.save();
-    ctx.translate(10, geom.top + geom.size[1] / 2);
-    ctx.rotate(-Math.PI / 2);
-    ctx.fillText("sender process", 0, 0);
-    ctx.restore();
-  }
-
-  /**
-   * Call `draw(displayIndex, block)` for the ticks of an axis: every `step`-th display
-   * index in rank order, or (other orders) one block in every few, at least `gap` px apart.
-   */
-  axisTicks(lo, hi, block, step, draw, cell, gap) {
-    if (step) {
-      const first = Math.ceil(lo / step) * step;
-      for (let i = first; i < hi; i += step) {
-        const id = Number(this.label(i));
-        if (id % step === 0 || block > 1) draw(i, Math.floor((i - lo) / block));
-      }
-      return;
-    }
-    const every = Math.max(1, Math.ceil(gap / cell));
-    const blocks = Math.ceil((hi - lo) / block);
-    for (let b = 0; b < blocks; b += every) draw(lo + b * block, b);
-  }
-
-  paintMargins(ctx, p, geom) {
-    const mean = p.mean;
-    const rows = mean ? p.row_mean : p.row_sum;
-    const cols = mean ? p.col_mean : p.col_sum;
-    const top = Math.max(maxFinite(rows), maxFinite(cols)) || 1;
-    ctx.fillStyle = "#5c6bc0";
-    const rm = geom.rowMargin;
-    for (let r = 0; r < p.rows; r++) {
-      const v = rows[r];
-      if (!(v > 0)) continue;
-      ctx.fillRect(rm.x, rm.y + r * geom.cell, Math.max(1, (v / top) * rm.width),
-        Math.max(geom.cell - (geom.cell > 4 ? 1 : 0), 0.5));
-    }
-    const cm = geom.colMargin;
-    for (let c = 0; c < p.cols; c++) {
-      const v = cols[c];
-      if (!(v > 0)) continue;
-      ctx.fillRect(cm.x + c * geom.cell, cm.y, Math.max(geom.cell - (geom.cell > 4 ? 1 : 0), 0.5),
-        Math.max(1, (v / top) * cm.height));
-    }
-    ctx.fillStyle = "#555";
-    ctx.font = "10px var(--jp-ui-font-family, system-ui, sans-serif)";
-    const what = mean ? "mean" : "total";
-    ctx.textAlign = "left";
-    ctx.textBaseline = "bottom";
-    ctx.fillText(`sent ${what}`, rm.x, rm.y - 4);
-    ctx.fillText(`max ${formatMetric(top, p.unit)}`, rm.x, rm.y - 16);
-    ctx.textBaseline = "top";
-    ctx.textAlign = "right";
-    ctx.fillText(`received ${what}`, cm.x - 6, cm.y + 2);
-  }
-
-  paintOutlines(ctx, p, geom) {
-    // an outline around blocks r0..r1 x c0..c1, `out` px outside them (small cells stay
-    // visible under their outline)
-    const box = (r0, c0, r1, c1, colour, width, out = -width / 2) => {
-      ctx.strokeStyle = colour;
-      ctx.lineWidth = width;
-      ctx.strokeRect(geom.left + c0 * geom.cell - out, geom.top + r0 * geom.cell - out,
-        Math.max((c1 - c0 + 1) * geom.cell + 2 * out, 1),
-        Math.max((r1 - r0 + 1) * geom.cell + 2 * out, 1));
-    };
-    // cells of the messages a linked view selects
-    if (this.highlight.length) {
-      const seen = new Set();
-      for (let k = 0; k + 1 < this.highlight.length; k += 2) {
-        const i = this.place[this.highlight[k]];
-        const j = this.place[this.highlight[k + 1]];
-        if (i < p.r0 || i >= p.r1 || j < p.c0 || j >= p.c1) continue;
-        const r = Math.floor((i - p.r0) / p.block);
-        const c = Math.floor((j - p.c0) / p.block);
-        const key = r * p.cols + c;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        box(r, c, r, c, HIGHLIGHT, 2, geom.cell < 8 ? 2 : -1);
-      }
-    }
-    // the selection: every block whose rows are selected senders and columns receivers
-    const chosen = this.selected();
-    if (chosen) {
-      const rowsIn = this.blocksIn(p, p.r0, p.r1, p.rows, chosen[0]);
-      const colsIn = this.blocksIn(p, p.c0, p.c1, p.cols, chosen[1]);
-      ctx.fillStyle = "rgba(25, 118, 210, 0.18)";
-      for (const r of rowsIn) {
-        for (const c of colsIn) {
-          ctx.fillRect(geom.left + c * geom.cell, geom.top + r * geom.cell, geom.cell, geom.cell);
-        }
-      }
-      if (rowsIn.length && colsIn.length) {
-        box(Math.min(...rowsIn), Math.min(...colsIn), Math.max(...rowsIn), Math.max(...colsIn),
-          "#1976d2", 2);
-      }
-    }
-    const drag = this.drag;
-    if (drag && drag.moved) {
-      box(Math.min(drag.start.row, drag.end.row), Math.min(drag.start.col, drag.end.col),
-        Math.max(drag.start.row, drag.end.row), Math.max(drag.start.col, drag.end.col),
-        "#111", 1.5);
-    }
-  }
-
-  /** The blocks of an axis holding a process in `ranges`. */
-  blocksIn(p, lo, hi, blocks, ranges) {
-    const out = new Set();
-    for (let i = lo; i < hi; i++) {
-      if (inRanges(ranges, this.ids[this.ordering[i]])) out.add(Math.floor((i - lo) / p.block));
-    }
-    return Array.from(out).filter((b) => b < blocks);
-  }
-
-  paintLegend(p) {
-    const ctx = this.legend.getContext("2d");
-    const width = this.width;
-    ctx.clearRect(0, 0, width, LEGEND_HEIGHT);
-    const { domain, scale, mode } = this.scale();
-    const x0 = 86;
-    const barWidth = Math.min(360, width - x0 - 140);
-    ctx.fillStyle = "#444";
-    ctx.font = "11px var(--jp-ui-font-family, system-ui, sans-serif)";
-    ctx.textBaseline = "middle";
-    ctx.textAlign = "right";
-    ctx.fillText(p.metric === "count" ? "messages" : p.metric, x0 - 8, 12);
-    for (let k = 0; k < barWidth; k++) {
-      ctx.fillStyle = scale.colour(1 - k / Math.max(barWidth - 1, 1));
-      ctx.fillRect(x0 + k, 4, 1.5, 16);
-    }
-    ctx.fillStyle = "#444";
-    ctx.textBaseline = "top";
-    const format = (v) => (mode === "row" ? `${Math.round(100 * v)}%` : formatMetric(v, p.unit));
-    ctx.textAlign = "left";
-    ctx.fillText(format(domain[0]), x0, 23);
-    ctx.textAlign = "right";
-    ctx.fillText(format(domain[1]), x0 + barWidth, 23);
-    ctx.textAlign = "center";
-    const middle = mode === "log" && domain[0] > 0
-      ? Math.sqrt(domain[0] * domain[1]) : (domain[0] + domain[1]) / 2;
-    ctx.fillText(format(middle), x0 + barWidth / 2, 23);
-    ctx.textAlign = "left";
-    ctx.textBaseline = "middle";
-    const words = mode === "row" ? `${METRIC_WORDS[p.metric]}, share of the row's largest`
-      : `${METRIC_WORDS[p.metric]}${mode === "log" ? " (log scale)" : ""}`;
-    ctx.fillText(words, x0 + barWidth + 12, 12);
-    ctx.fillStyle = "rgb(252,252,252)";
-    ctx.strokeStyle = "#999";
-    ctx.fillRect(x0 + barWidth + 12, 24, 12, 12);
-    ctx.strokeRect(x0 + barWidth + 12.5, 24.5, 11, 11);
-    ctx.fillStyle = "#444";
-    ctx.fillText("no message", x0 + barWidth + 30, 30);
-  }
 
   // --------------------------------------------------------------- tooltip
   showTooltip(event) {
@@ -674,14 +456,6 @@ class MatrixView {
   }
 }
 
-function parseRgb(css) {
-  if (css.startsWith("#")) {
-    const v = parseInt(css.slice(1), 16);
-    return [(v >> 16) & 255, (v >> 8) & 255, v & 255];
-  }
-  const parts = css.match(/\d+/g);
-  return parts ? parts.slice(0, 3).map(Number) : [200, 200, 200];
-}
 
 /** Whether the packed arrays `descriptors` describe lie inside `blob` (a picture's meta and
  * bytes arrive as two traits: until both are there, they may not match). */
@@ -690,11 +464,6 @@ function fits(descriptors, blob) {
   return descriptors.every((item) => item.offset + item.size <= size);
 }
 
-function maxFinite(values) {
-  let top = 0;
-  for (const v of values) if (Number.isFinite(v) && v > top) top = v;
-  return top;
-}
 
 function render({ model, el, signal }) {
   const view = new MatrixView(model, el, signal);
