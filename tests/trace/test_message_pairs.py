@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from glade.trace import Trace
-from glade.trace.comm import message_pairs, message_rows, pair_messages
+from glade.trace.comm import match_codes, message_pairs, message_rows, pair_messages
 from glade.trace.events import RECEIVE_NAMES, SEND_NAMES
 
 events_strategy = st.lists(st.tuples(
@@ -72,3 +72,19 @@ def test_pairing_a_subset_of_channels_gives_the_same_pairs(rows, data):
                           recv_rows[np.isin(partner[recv_rows], list(chosen))])[0]
     expected = [pair for pair in oracle(rows) if rows[pair[0]][1] in chosen]
     assert list(zip(table["Send event"], table["Receive event"], strict=True)) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(-1, 5), max_size=40), st.lists(st.integers(-1, 5), max_size=40))
+def test_match_codes_counting_and_sorting_agree_with_queues(sends, recvs):
+    queues: dict[int, list[int]] = {}
+    for i, code in enumerate(recvs):
+        if code >= 0:
+            queues.setdefault(code, []).append(i)
+    expected = [queues[c].pop(0) if c >= 0 and queues.get(c) else -1 for c in sends]
+    send_code, recv_code = np.array(sends, dtype=np.int64), np.array(recvs, dtype=np.int64)
+    assert match_codes(send_code, recv_code).tolist() == expected  # dense: counting
+    spread = 10**12  # sparse codes: sorting
+    far_sends = np.where(send_code >= 0, send_code * spread, -1)
+    far_recvs = np.where(recv_code >= 0, recv_code * spread, -1)
+    assert match_codes(far_sends, far_recvs).tolist() == expected

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
 from glade.errors import TraceError
 from glade.trace.events import (
@@ -197,7 +198,7 @@ def comm_over_time(trace: Trace, output: str = "size", message_type: str = "send
     return np.histogram(stamps[rows], bins=bins, range=span, weights=weights, **kwargs)
 
 
-def _channels(sends: list[np.ndarray], recvs: list[np.ndarray]
+def channel_codes(sends: list[np.ndarray], recvs: list[np.ndarray]
               ) -> tuple[np.ndarray, np.ndarray]:
     """One int64 code per send and per receive such that two codes are equal exactly when
     their envelopes (the columns in ``sends`` and ``recvs``, in the same order) are: a
@@ -224,17 +225,51 @@ def _channels(sends: list[np.ndarray], recvs: list[np.ndarray]
     return code[:num_sends], code[num_sends:]
 
 
-def _match_codes(send_code: np.ndarray, recv_code: np.ndarray) -> np.ndarray:
+@njit(cache=True, nogil=True)
+def _match_counting(send_code, recv_code, codes):
+    """:func:`match_codes` for codes in ``0..codes-1`` (-1: no channel): the receives
+    grouped by code with one counting pass, then the sends ranked in one pass."""
+    count = np.zeros(codes + 1, np.int64)
+    for c in recv_code:
+        if c >= 0:
+            count[c + 1] += 1
+    start = np.cumsum(count)
+    filled = np.zeros(codes, np.int64)
+    table = np.empty(recv_code.size, np.int64)
+    for i in range(recv_code.size):
+        c = recv_code[i]
+        if c >= 0:
+            table[start[c] + filled[c]] = i
+            filled[c] += 1
+    taken = np.zeros(codes, np.int64)
+    match = np.full(send_code.size, -1, np.int64)
+    for i in range(send_code.size):
+        c = send_code[i]
+        if c >= 0:
+            rank = taken[c]
+            taken[c] += 1
+            if rank < filled[c]:
+                match[i] = table[start[c] + rank]
+    return match
+
+
+def match_codes(send_code: np.ndarray, recv_code: np.ndarray) -> np.ndarray:
     """Per send: the index of the receive it matches (-1 for none) when the k-th send with
-    a code matches the k-th receive with the same code, both in the order given."""
+    a channel code matches the k-th receive with the same code, both in the order given
+    (codes >= 0; -1 marks an event of no channel). Counting passes when the codes are
+    dense, sorts otherwise."""
+    high = max(int(send_code.max(initial=-1)), int(recv_code.max(initial=-1)))
+    if high < 4 * (send_code.size + recv_code.size) + 1024:
+        return _match_counting(send_code.astype(np.int64), recv_code.astype(np.int64),
+                               high + 1)
     send_order = np.argsort(send_code, kind="stable")
     recv_order = np.argsort(recv_code, kind="stable")
     sent, received = send_code[send_order], recv_code[recv_order]
     first = np.flatnonzero(np.r_[True, sent[1:] != sent[:-1]]) if sent.size else sent
     rank = np.arange(sent.size) - np.repeat(first, np.diff(np.r_[first, sent.size]))
     low = np.searchsorted(received, sent, side="left")
-    high = np.searchsorted(received, sent, side="right")
-    ok = rank < high - low
+    high_at = np.searchsorted(received, sent, side="right")
+    ok = (rank < high_at - low) & (sent >= 0)
     match = np.full(send_code.size, -1, dtype=np.int64)
     match[send_order[ok]] = recv_order[low[ok] + rank[ok]]
     return match
@@ -259,14 +294,14 @@ def pair_messages(trace: Trace, send_rows: np.ndarray, recv_rows: np.ndarray
     receivers = [_column(trace, PARTNER, recv_rows, default=-1),
                  _column(trace, PROCESS, recv_rows)]
     send_ok, recv_ok = np.flatnonzero(senders[1] >= 0), np.flatnonzero(receivers[0] >= 0)
-    send_code, recv_code = _channels(
+    send_code, recv_code = channel_codes(
         [senders[0][send_ok], senders[1][send_ok],
          _column(trace, TAG, send_rows[send_ok]), _column(trace, COMMUNICATOR,
                                                           send_rows[send_ok])],
         [receivers[0][recv_ok], receivers[1][recv_ok],
          _column(trace, TAG, recv_rows[recv_ok]), _column(trace, COMMUNICATOR,
                                                           recv_rows[recv_ok])])
-    match = _match_codes(send_code, recv_code)
+    match = match_codes(send_code, recv_code)
     paired = np.flatnonzero(match >= 0)
     send_idx, recv_idx = send_ok[paired], recv_ok[match[paired]]
     send_at, recv_at = send_rows[send_idx], recv_rows[recv_idx]

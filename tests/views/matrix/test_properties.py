@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from glade.trace import Trace
+from glade.trace.comm import message_pairs
 from glade.views import CommMatrix
 from glade.views.matrix import cells as cellmath
 from glade.views.matrix import index as matrix_index
@@ -187,3 +188,7 @@ def test_cells_numbered_by_sorting_equal_the_dense_numbering(monkeypatch):
     np.testing.assert_array_equal(dense.cell_keys[dense.cell],
                                   dense.sender.astype(np.int64) * 9 + dense.receiver)
     assert np.all(np.diff(dense.cell_keys) > 0)
+    np.testing.assert_array_equal(sorted_.receive_row, dense.receive_row)
+    expected = message_pairs(trace)[0]
+    at = np.searchsorted(dense.send_row, expected["Send event"])
+    np.testing.assert_array_equal(dense.receive_row[at], expected["Receive event"])

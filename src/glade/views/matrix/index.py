@@ -3,9 +3,10 @@ receiver (the sends :meth:`glade.trace.Trace.comm_matrix` counts), and the recei
 events, with processes as positions ``0..n-1`` in :func:`communicating_processes` (so
 index i is rank i for MPI ranks, as in ``trace.comm_matrix()``).
 
-Pairing every send with its receive (:func:`glade.trace.comm.message_pairs`) is a
-whole-trace merge: it is done only when something needs the receive times (the latency
-metric, a time window, a link restricting the view) and kept. A selection's messages pair
+Pairing every send with its receive (the rule of :func:`glade.trace.comm.message_pairs`,
+on the index's own channel codes: cell, tag, communicator) is a pass over every message:
+it is done only when something needs the receive times (the latency metric, a time
+window, a link restricting the view) and kept. A selection's messages pair
 their own channels alone (:func:`glade.trace.comm.pair_messages`), which gives the same
 pairs.
 """
@@ -22,8 +23,9 @@ from tqdm.auto import tqdm
 
 from glade.errors import GladeError
 from glade.trace.comm import (
+    channel_codes,
     communicating_processes,
-    message_pairs,
+    match_codes,
     message_rows,
     pair_messages,
     positions,
@@ -179,13 +181,32 @@ class MessageIndex:
         if self._receive_row is None:
             with tqdm(total=1, desc="comm matrix: pairing sends with receives", delay=1.0,
                       leave=False) as bar:
-                table = message_pairs(self.trace)[0]
-                out = np.full(self.send_row.size, -1, dtype=np.int64)
-                at = np.searchsorted(self.send_row, table["Send event"].to_numpy())
-                out[at] = table["Receive event"].to_numpy()
-                self._receive_row = out
+                trace = self.trace
+                recv_cell = self._cell_of(self.recv_partner, self.recv_owner)
+                send_code, recv_code = channel_codes(
+                    [self.cell, self.tag, self.communicator],
+                    [recv_cell, _values(trace, TAG, self.recv_row),
+                     _values(trace, COMMUNICATOR, self.recv_row)])
+                recv_code[recv_cell < 0] = -1
+                match = match_codes(send_code, recv_code)
+                self._receive_row = np.where(match >= 0, self.recv_row[np.maximum(match, 0)],
+                                             -1)
                 bar.update()
         return self._receive_row
+
+    def _cell_of(self, sender: np.ndarray, receiver: np.ndarray) -> np.ndarray:
+        """The cell number of each (sender, receiver) pair of positions (-1 for a pair
+        no send goes through)."""
+        n = self.num_processes
+        key = sender.astype(np.int64) * n + receiver
+        if n * n <= DENSE_CELLS:
+            slot = np.full(n * n, -1, dtype=np.int32)
+            slot[self.cell_keys] = np.arange(self.cell_keys.size, dtype=np.int32)
+            return slot[key]
+        at = np.minimum(np.searchsorted(self.cell_keys, key), max(self.cell_keys.size - 1, 0))
+        if not self.cell_keys.size:
+            return np.full(key.size, -1, dtype=np.int32)
+        return np.where(self.cell_keys[at] == key, at, -1).astype(np.int32)
 
     @property
     def paired(self) -> bool:
