@@ -1,8 +1,8 @@
-"""The comm matrix view in a real JupyterLab 4 with a real kernel, on a synthetic halo
-exchange: a click on a cell reaches the kernel as a selection whose ``view.messages()``
-are the messages between those two processes and whose ``view.query`` keeps exactly
-their events; a drag brushes a block; the wheel zooms (the kernel draws the new
-window)."""
+"""The comm matrix view in a real JupyterLab 4 and a real Notebook 7 with a real kernel,
+on a synthetic halo exchange: a click on a cell reaches the kernel as a selection whose
+``view.messages()`` are the messages between those two processes and whose ``view.query``
+keeps exactly their events; a drag brushes a block; the wheel zooms (the kernel draws the
+new window); a view of more processes than pixels is pooled for the page's size."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from tests.browser.jupyter import jupyter_notebook, open_and_run, run_in_kernel
+from tests.browser.jupyter import FRONT_ENDS, jupyter_notebook, open_and_run, run_in_kernel
 
 pytestmark = pytest.mark.browser
 
@@ -56,9 +56,10 @@ GEOMETRY = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def jupyter():
-    with jupyter_notebook("lab", CELLS, "matrix.ipynb") as url:
+@pytest.fixture(scope="module", params=sorted(FRONT_ENDS))
+def jupyter(request):
+    """The URL of the notebook, served by JupyterLab 4 or Notebook 7."""
+    with jupyter_notebook(request.param, CELLS, "matrix.ipynb") as url:
         yield url
 
 
