@@ -105,18 +105,40 @@ export function paintMargins(view, ctx, p, geom) {
   const top = Math.max(maxFinite(rows), maxFinite(cols)) || 1;
   ctx.fillStyle = "#5c6bc0";
   const rm = geom.rowMargin;
-  for (let r = 0; r < p.rows; r++) {
-    const v = rows[r];
-    if (!(v > 0)) continue;
-    ctx.fillRect(rm.x, rm.y + r * geom.cell, Math.max(1, (v / top) * rm.width),
-      Math.max(geom.cell - (geom.cell > 4 ? 1 : 0), 0.5));
-  }
   const cm = geom.colMargin;
-  for (let c = 0; c < p.cols; c++) {
-    const v = cols[c];
-    if (!(v > 0)) continue;
-    ctx.fillRect(cm.x + c * geom.cell, cm.y, Math.max(geom.cell - (geom.cell > 4 ? 1 : 0), 0.5),
-      Math.max(1, (v / top) * cm.height));
+  const length = (v, full) => (v > 0 ? Math.max(1, (v / top) * full) : 0);
+  if (geom.cell > 4) {
+    // one bar per block, a pixel apart
+    for (let r = 0; r < p.rows; r++) {
+      const w = length(rows[r], rm.width);
+      if (w) ctx.fillRect(rm.x, rm.y + r * geom.cell, w, geom.cell - 1);
+    }
+    for (let c = 0; c < p.cols; c++) {
+      const h = length(cols[c], cm.height);
+      if (h) ctx.fillRect(cm.x + c * geom.cell, cm.y, geom.cell - 1, h);
+    }
+  } else {
+    // blocks thinner than a few pixels: one filled outline per margin, without seams
+    ctx.beginPath();
+    ctx.moveTo(rm.x, rm.y);
+    for (let r = 0; r < p.rows; r++) {
+      const w = length(rows[r], rm.width);
+      ctx.lineTo(rm.x + w, rm.y + r * geom.cell);
+      ctx.lineTo(rm.x + w, rm.y + (r + 1) * geom.cell);
+    }
+    ctx.lineTo(rm.x, rm.y + p.rows * geom.cell);
+    ctx.closePath();
+    ctx.fill();
+    ctx.beginPath();
+    ctx.moveTo(cm.x, cm.y);
+    for (let c = 0; c < p.cols; c++) {
+      const h = length(cols[c], cm.height);
+      ctx.lineTo(cm.x + c * geom.cell, cm.y + h);
+      ctx.lineTo(cm.x + (c + 1) * geom.cell, cm.y + h);
+    }
+    ctx.lineTo(cm.x + p.cols * geom.cell, cm.y);
+    ctx.closePath();
+    ctx.fill();
   }
   ctx.fillStyle = "#555";
   ctx.font = "10px var(--jp-ui-font-family, system-ui, sans-serif)";
