@@ -412,6 +412,8 @@ def match_plain(graph: Graph, steps: list[tuple[bool, np.ndarray]]) -> np.ndarra
     n, m = len(graph), len(steps)
     if n == 0:
         return np.zeros(0, dtype=bool)
+    if m == 1:  # a path of one position: its nodes are exactly those its predicate keeps
+        return steps[0][1].astype(bool, copy=True)
     singles = sum(not star for star, _ in steps)
     if graph.is_tree() and singles > int(graph.depth.max()) + 1:
         return np.zeros(n, dtype=bool)

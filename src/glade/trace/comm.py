@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
 from glade.errors import TraceError
 from glade.trace.events import (
@@ -109,6 +110,22 @@ def _sends(trace: Trace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return rows, _column(trace, PROCESS, rows), receivers[known]
 
 
+def distinct_ids(ids: np.ndarray) -> np.ndarray:
+    """The distinct values of non-negative integer ids, ascending: one counting pass when
+    they are dense enough (ranks), a sort otherwise."""
+    if ids.size and int(ids.max()) < 4 * ids.size + 1024:
+        return np.flatnonzero(np.bincount(ids))
+    return np.unique(ids)
+
+
+def positions(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The index of every value in the ascending ``ids`` that hold them all (the values
+    themselves when ids are ``0..n-1``)."""
+    if ids.size and ids[0] == 0 and ids[-1] == ids.size - 1:
+        return values
+    return np.searchsorted(ids, values)
+
+
 def communicating_processes(trace: Trace, partners: np.ndarray | None = None) -> np.ndarray:
     """The process ids that label the rows and columns of the communication matrix:
     ``0..max`` when the ids of the processes and of the partners of their sends look
@@ -117,7 +134,7 @@ def communicating_processes(trace: Trace, partners: np.ndarray | None = None) ->
     the partners of the sends (-1 where unknown) when the caller already has them."""
     if partners is None:
         partners = _column(trace, PARTNER, message_rows(trace, SEND_NAMES), default=-1)
-    ids = np.union1d(trace.processes, partners[partners >= 0])
+    ids = np.union1d(trace.processes, distinct_ids(partners[partners >= 0]))
     if ids.size and ids[0] >= 0 and ids[-1] + 1 <= 4 * ids.size:
         return np.arange(ids[-1] + 1, dtype=np.int64)
     return ids
@@ -136,7 +153,7 @@ def comm_matrix(trace: Trace, output: str = "size", as_frame: bool = False
     rows, senders, receivers = _sends(trace)
     ids = communicating_processes(trace, receivers)
     size = len(ids)
-    cell = np.searchsorted(ids, senders) * size + np.searchsorted(ids, receivers)
+    cell = positions(ids, senders) * size + positions(ids, receivers)
     weights = _volume(trace, rows, output)
     matrix = np.bincount(cell, weights=weights, minlength=size * size)
     matrix = np.rint(matrix).astype(np.int64).reshape(size, size)
@@ -181,48 +198,127 @@ def comm_over_time(trace: Trace, output: str = "size", message_type: str = "send
     return np.histogram(stamps[rows], bins=bins, range=span, weights=weights, **kwargs)
 
 
-def _envelope(trace: Trace, rows: np.ndarray, sender: np.ndarray, receiver: np.ndarray
-              ) -> pd.DataFrame:
-    return pd.DataFrame({
-        "sender": sender,
-        "receiver": receiver,
-        "tag": _column(trace, TAG, rows, default=-1),
-        "communicator": _column(trace, COMMUNICATOR, rows, default=-1),
-        "row": rows,
-    })
+def channel_codes(sends: list[np.ndarray], recvs: list[np.ndarray]
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """One int64 code per send and per receive such that two codes are equal exactly when
+    their envelopes (the columns in ``sends`` and ``recvs``, in the same order) are: a
+    mixed-radix number of the columns, each offset to start at 0 when its values are
+    dense enough, else replaced by its rank among the distinct values."""
+    num_sends = sends[0].size
+    code = np.zeros(num_sends + recvs[0].size, dtype=np.int64)
+    radix = 1
+    for send_values, recv_values in zip(sends, recvs, strict=True):
+        values = np.concatenate([send_values, recv_values]).astype(np.int64)
+        if not values.size:
+            break
+        low, high = int(values.min()), int(values.max())
+        if high - low < 4 * values.size + 1024:
+            digit, span = values - low, high - low + 1
+        else:
+            distinct, digit = np.unique(values, return_inverse=True)
+            span = distinct.size
+        if radix * span >= 2**62:
+            distinct, code = np.unique(code, return_inverse=True)
+            radix = distinct.size
+        code = code * span + digit
+        radix *= span
+    return code[:num_sends], code[num_sends:]
+
+
+@njit(cache=True, nogil=True)
+def _match_counting(send_code, recv_code, codes):
+    """:func:`match_codes` for codes in ``0..codes-1`` (-1: no channel): the receives
+    grouped by code with one counting pass, then the sends ranked in one pass."""
+    count = np.zeros(codes + 1, np.int64)
+    for c in recv_code:
+        if c >= 0:
+            count[c + 1] += 1
+    start = np.cumsum(count)
+    filled = np.zeros(codes, np.int64)
+    table = np.empty(recv_code.size, np.int64)
+    for i in range(recv_code.size):
+        c = recv_code[i]
+        if c >= 0:
+            table[start[c] + filled[c]] = i
+            filled[c] += 1
+    taken = np.zeros(codes, np.int64)
+    match = np.full(send_code.size, -1, np.int64)
+    for i in range(send_code.size):
+        c = send_code[i]
+        if c >= 0:
+            rank = taken[c]
+            taken[c] += 1
+            if rank < filled[c]:
+                match[i] = table[start[c] + rank]
+    return match
+
+
+def match_codes(send_code: np.ndarray, recv_code: np.ndarray) -> np.ndarray:
+    """Per send: the index of the receive it matches (-1 for none) when the k-th send with
+    a channel code matches the k-th receive with the same code, both in the order given
+    (codes >= 0; -1 marks an event of no channel). Counting passes when the codes are
+    dense, sorts otherwise."""
+    high = max(int(send_code.max(initial=-1)), int(recv_code.max(initial=-1)))
+    if high < 4 * (send_code.size + recv_code.size) + 1024:
+        return _match_counting(send_code.astype(np.int64), recv_code.astype(np.int64),
+                               high + 1)
+    send_order = np.argsort(send_code, kind="stable")
+    recv_order = np.argsort(recv_code, kind="stable")
+    sent, received = send_code[send_order], recv_code[recv_order]
+    first = np.flatnonzero(np.r_[True, sent[1:] != sent[:-1]]) if sent.size else sent
+    rank = np.arange(sent.size) - np.repeat(first, np.diff(np.r_[first, sent.size]))
+    low = np.searchsorted(received, sent, side="left")
+    high_at = np.searchsorted(received, sent, side="right")
+    ok = (rank < high_at - low) & (sent >= 0)
+    match = np.full(send_code.size, -1, dtype=np.int64)
+    match[send_order[ok]] = recv_order[low[ok] + rank[ok]]
+    return match
 
 
 def message_pairs(trace: Trace) -> tuple[pd.DataFrame, int, int]:
     """The matched messages of ``trace`` without changing it: one row per message
     (columns of :func:`match_messages`), in send order; and the numbers of sends and
     receives left unmatched."""
-    send_rows = message_rows(trace, SEND_NAMES)
-    recv_rows = message_rows(trace, RECEIVE_NAMES)
-    sends = _envelope(trace, send_rows, _column(trace, PROCESS, send_rows),
-                      _column(trace, PARTNER, send_rows, default=-1))
-    recvs = _envelope(trace, recv_rows, _column(trace, PARTNER, recv_rows, default=-1),
-                      _column(trace, PROCESS, recv_rows))
-    keys = ["sender", "receiver", "tag", "communicator"]
-    sends["k"] = sends.groupby(keys, sort=False).cumcount()
-    recvs["k"] = recvs.groupby(keys, sort=False).cumcount()
-    pairs = sends[sends["receiver"] >= 0].merge(
-        recvs[recvs["sender"] >= 0], on=[*keys, "k"], suffixes=("_send", "_recv")
-    ).sort_values("row_send", kind="stable")
-    send_at, recv_at = pairs["row_send"].to_numpy(), pairs["row_recv"].to_numpy()
+    return pair_messages(trace, message_rows(trace, SEND_NAMES),
+                         message_rows(trace, RECEIVE_NAMES))
+
+
+def pair_messages(trace: Trace, send_rows: np.ndarray, recv_rows: np.ndarray
+                  ) -> tuple[pd.DataFrame, int, int]:
+    """:func:`message_pairs` among the send events at ``send_rows`` and the receive events
+    at ``recv_rows`` only (ascending rows, e.g. those of a few channels: a channel's
+    messages pair among themselves, so pairing a channel's sends and receives alone
+    gives the pairs the whole trace gives)."""
+    senders = [_column(trace, PROCESS, send_rows),
+               _column(trace, PARTNER, send_rows, default=-1)]
+    receivers = [_column(trace, PARTNER, recv_rows, default=-1),
+                 _column(trace, PROCESS, recv_rows)]
+    send_ok, recv_ok = np.flatnonzero(senders[1] >= 0), np.flatnonzero(receivers[0] >= 0)
+    send_code, recv_code = channel_codes(
+        [senders[0][send_ok], senders[1][send_ok],
+         _column(trace, TAG, send_rows[send_ok]), _column(trace, COMMUNICATOR,
+                                                          send_rows[send_ok])],
+        [receivers[0][recv_ok], receivers[1][recv_ok],
+         _column(trace, TAG, recv_rows[recv_ok]), _column(trace, COMMUNICATOR,
+                                                          recv_rows[recv_ok])])
+    match = match_codes(send_code, recv_code)
+    paired = np.flatnonzero(match >= 0)
+    send_idx, recv_idx = send_ok[paired], recv_ok[match[paired]]
+    send_at, recv_at = send_rows[send_idx], recv_rows[recv_idx]
     stamps = trace.events[TIMESTAMP].to_numpy()
     sizes = _column(trace, MESSAGE_SIZE, send_at, default=-1)
     table = pd.DataFrame({
         "Send event": send_at,
         "Receive event": recv_at,
-        "Sender": pairs["sender"].to_numpy(),
-        "Receiver": pairs["receiver"].to_numpy(),
-        "Tag": pairs["tag"].to_numpy(),
-        "Communicator": pairs["communicator"].to_numpy(),
+        "Sender": senders[0][send_idx],
+        "Receiver": senders[1][send_idx],
+        "Tag": _column(trace, TAG, send_at, default=-1),
+        "Communicator": _column(trace, COMMUNICATOR, send_at, default=-1),
         "Message Size": sizes,
         "Send time (ns)": stamps[send_at],
         "Receive time (ns)": stamps[recv_at],
     })
-    return table, len(sends) - len(pairs), len(recvs) - len(pairs)
+    return table, send_rows.size - send_at.size, recv_rows.size - recv_at.size
 
 
 def match_messages(trace: Trace) -> pd.DataFrame:
