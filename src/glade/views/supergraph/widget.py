@@ -29,12 +29,11 @@ from glade.ensemble.supergraph.grouping import By
 from glade.ensemble.supergraph.values import metric_pair
 from glade.errors import GladeError
 from glade.profile import GraphFrame
-from glade.query import Query, parse
+from glade.query import parse
 from glade.query.model import BaseQuery, CompoundQuery
-from glade.query.paths import equals
-from glade.query.predicates import And, is_root
 from glade.units import TIME_UNITS
 from glade.views.base import QueryView, push_edit, static_file
+from glade.views.cct.query import selection_query
 from glade.views.supergraph import state as edits
 from glade.views.supergraph.payload import (
     diff_choices,
@@ -47,24 +46,6 @@ from glade.views.transport import string_table
 
 #: How many supergraphs (and states) a view keeps, so undo and redo are immediate.
 CACHE_SIZE = 32
-
-
-def selection_query(paths: Sequence[Sequence[str]]) -> BaseQuery:
-    """The nodes at the given call paths (names from a root), e.g. a CCT view's
-    ``selection``: the last node of each path, not its callers."""
-    parts = []
-    for path in paths:
-        steps = Query().match(".", And.of(is_root(), equals("name", path[0])))
-        for name in path[1:]:
-            steps = steps.rel(".", equals("name", name))
-        if len(path) == 1:
-            parts.append(steps)
-        else:
-            parent = Query(steps.nodes[:-1])
-            parts.append(CompoundQuery.of("and", steps, ~parent))
-    if not parts:
-        raise GladeError("an empty selection selects no node")
-    return parts[0] if len(parts) == 1 else CompoundQuery.of("or", *parts)
 
 
 class Supergraph(QueryView):
@@ -386,7 +367,7 @@ class Supergraph(QueryView):
             else self._data
         view = CCT(source, data_name=self.data_name, **kwargs)
         view.query = str(flow)
-        view.selection = [list(node.path()) for node in self._ensemble.match(members)]
+        view.selected_paths = [list(node.path()) for node in self._ensemble.match(members)]
         return view
 
     def highlight_query(self, query: Any) -> Supergraph:
@@ -396,7 +377,7 @@ class Supergraph(QueryView):
         from glade.views.cct import CCT
 
         if isinstance(query, CCT):
-            query = selection_query(query.selection)
+            query = selection_query(query.selected_paths)
         applied = self._applied()
         keys = self._shown.node_supernodes()
         self.highlight = sorted({keys[node.nid] for node in applied.match(query)})
