@@ -234,6 +234,10 @@ class CCT(QueryView):
     # ------------------------------------------------------------ selection
     @traitlets.observe("selected_paths")
     def _paths_selected(self, change) -> None:
+        """Rows selected in the front end (or paths assigned): the selection is their
+        query."""
+        if self._selecting:
+            return
         paths = change["new"]
         self._selecting = True
         try:

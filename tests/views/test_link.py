@@ -1,0 +1,243 @@
+"""glade.link in the kernel: a timeline's window restricts a CCT view of the same trace to
+exactly ``trace.query(window, level="calls").to_graphframe()`` (by hand on a tiny trace,
+against that GraphFrame on synthetic traces, and for random windows), a CCT selection
+highlights its calls in the timeline, unlinking restores every view, the views' own edits
+and queries are never touched, and links of views that cannot be linked fail clearly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import glade
+from glade.datasets import synthetic_trace
+from glade.errors import GladeError, QuerySyntaxError
+from glade.views import CCT, Timeline
+from glade.views.timeline.edits import window_predicate
+from tests.trace.helpers import make_trace
+
+METRICS = ("time", "time (inc)", "count")
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    """Process 0: main [0, 100] calls A [10, 40] (which calls C [15, 25]) and B [50, 90];
+    process 1: main [0, 100] calls A twice, [20, 30] and [60, 95]."""
+    return make_trace([
+        (0, "Enter", "main", 0), (10, "Enter", "A", 0), (15, "Enter", "C", 0),
+        (25, "Leave", "C", 0), (40, "Leave", "A", 0), (50, "Enter", "B", 0),
+        (90, "Leave", "B", 0), (100, "Leave", "main", 0),
+        (0, "Enter", "main", 1), (20, "Enter", "A", 1), (30, "Leave", "A", 1),
+        (60, "Enter", "A", 1), (95, "Leave", "A", 1), (100, "Leave", "main", 1)])
+
+
+@pytest.fixture(scope="module")
+def trace():
+    return synthetic_trace(6, 10, seed=5)
+
+
+def shown(view: CCT) -> dict[tuple[str, ...], dict[str, float]]:
+    """What a CCT view draws, by call path: the values of each metric, for the nodes a
+    link keeps (every node without a link)."""
+    n = len(view._tree.parent)
+    names = [m["name"] for m in view.metrics]
+    values = np.frombuffer(view.link_values or view.values, dtype="<f8").reshape(len(names), n)
+    keep = np.frombuffer(view.link_keep, dtype=np.uint8) if view.link_keep else np.ones(n)
+    return {tuple(view._path_of(i)): dict(zip(names, values[:, i].tolist(), strict=True))
+            for i in range(n) if keep[i]}
+
+
+def expected(gf) -> dict[tuple[str, ...], dict[str, float]]:
+    """The same from a GraphFrame, one node at a time: each metric's mean over the
+    ranks the GraphFrame has rows for."""
+    out = {}
+    for node in gf.graph.nodes():
+        rows = gf.dataframe.xs(node.nid, level="node")
+        out[tuple(node.path())] = {m: float(rows[m].mean()) for m in METRICS}
+    return out
+
+
+def flat(values: dict) -> dict[tuple, float]:
+    """``{(path, metric): value}`` of a ``{path: {metric: value}}`` (for pytest.approx)."""
+    return {(path, m): v for path, row in values.items() for m, v in row.items()}
+
+
+def calls_on_path(trace, path: tuple[str, ...]) -> list[int]:
+    """Nodes of the call forest whose call path (names from their root) is ``path``."""
+    forest = trace.calls()
+    return [node.nid for node in forest.graph.nodes() if tuple(node.path()) == path]
+
+
+def test_a_window_restricts_the_cct_view_by_hand(tiny):
+    timeline, tree = Timeline(tiny), CCT(tiny)
+    link = glade.link(timeline, tree)
+    timeline.window(45, 55)
+    # kept: both mains (they span the window) and B on process 0; A and C end before 45
+    # or start after 55. main keeps its 100 ns, its exclusive time takes what A and C
+    # had: 100 - 40 on process 0, 100 on process 1. B: 40 ns on process 0, none on 1.
+    assert shown(tree) == {
+        ("main",): {"time": 80.0, "time (inc)": 100.0, "count": 1.0},
+        ("main", "B"): {"time": 20.0, "time (inc)": 20.0, "count": 0.5},
+    }
+    assert tree.restriction == timeline.query
+    assert "linked: showing only the calls of" in tree.notice
+    link.unlink()
+    assert shown(tree)[("main",)] == {"time": 42.5, "time (inc)": 100.0, "count": 1.0}
+    assert tree.link_values == b"" and tree.link_keep == b"" and tree.restriction == ""
+    assert tree.notice == "values: mean over 2 ranks"
+
+
+def test_a_call_path_the_tree_lacks_folds_into_its_caller(tiny):
+    timeline, tree = Timeline(tiny), CCT(tiny)
+    glade.link(timeline, tree)
+    timeline.hide("A")
+    # without A, C hangs under main: a path the view's tree does not have. Its 10 ns go
+    # to main's exclusive time, which main's inclusive time already holds; its call to
+    # main's count (an exclusive metric: folded, as a collapsed node's is).
+    assert shown(tree) == {
+        ("main",): {"time": (60.0 + 100.0) / 2, "time (inc)": 100.0, "count": (2 + 1) / 2},
+        ("main", "B"): {"time": 20.0, "time (inc)": 20.0, "count": 0.5},
+    }
+    assert tree.shown().dataframe.equals(
+        tiny.query(timeline.query, level="calls").to_graphframe().dataframe)
+
+
+def test_the_cct_view_shows_the_trace_of_the_window(trace):
+    timeline, tree = Timeline(trace), CCT(trace)
+    tree.collapse(("main", "compute_step"))
+    own_query, own_history = tree.query, list(tree.history)
+    glade.link(timeline, tree)
+    first, last = timeline.extent
+    t0, t1 = int(first + (last - first) * 0.3), int(first + (last - first) * 0.45)
+    timeline.window(t0, t1, processes=[1, 2, 4])
+    reference = trace.query(timeline.query, level="calls").to_graphframe()
+    assert tree.shown().dataframe.equals(reference.dataframe)
+    assert flat(shown(tree)) == pytest.approx(flat(expected(reference)))
+    # the link never touches the CCT view's own edits
+    assert tree.query == own_query and tree.history == own_history
+    tree.undo()
+    assert tree.query == 'MATCH ("*")' and tree.restriction == timeline.query
+    timeline.clear_window()
+    assert tree.restriction == "" and tree.link_values == b""
+
+
+def test_views_linked_after_a_window_start_restricted(trace):
+    timeline = Timeline(trace)
+    first, last = timeline.extent
+    timeline.window(int(first), int(first + (last - first) * 0.1))
+    tree = CCT(trace)
+    glade.link(timeline, tree)
+    assert tree.restriction == timeline.query
+    assert tree.shown().dataframe.equals(
+        trace.query(timeline.query, level="calls").to_graphframe().dataframe)
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.floats(0, 1), st.floats(0, 1), st.sets(st.integers(0, 5), min_size=1))
+def test_any_window_restricts_to_its_trace(trace, a, b, processes):
+    timeline, tree = Timeline(trace), CCT(trace)
+    link = glade.link(timeline, tree)
+    first, last = timeline.extent
+    t0, t1 = sorted((int(first + (last - first) * a), int(first + (last - first) * b)))
+    timeline.window(t0, t1, processes=sorted(processes))
+    window = str(glade.query.Query().match(".", window_predicate(
+        {"t0": t0, "t1": t1, "processes": timeline.history[-1]["processes"]})))
+    assert tree.restriction == window
+    reference = trace.query(window, level="calls")
+    assert flat(shown(tree)) == pytest.approx(flat(expected(reference.to_graphframe())))
+    link.unlink()
+
+
+def test_a_cct_selection_highlights_its_calls(trace):
+    timeline, tree = Timeline(trace), CCT(trace)
+    timeline.selection = 'MATCH (".", p) WHERE p.name = "MPI_Allreduce"'
+    own = timeline.highlight
+    link = glade.link(timeline, tree)
+    path = ("main", "compute_step", "compute_flux")
+    tree.selected_paths = [list(path)]
+    assert tree.selection == str(glade.query.parse(
+        '{MATCH (".", n0)->(".", n1)->(".", n2) WHERE n0 IS ROOT AND n0.name = "main" AND '
+        'n1.name = "compute_step" AND n2.name = "compute_flux"} AND {NOT {MATCH (".", n0)->'
+        '(".", n1) WHERE n0 IS ROOT AND n0.name = "main" AND n1.name = "compute_step"}}'))
+    marked = np.frombuffer(timeline.highlight, dtype="<i4").tolist()
+    assert marked == calls_on_path(trace, path) and marked
+    assert timeline.highlighted == tree.selection
+    # the user's own selection in the timeline is left alone, and comes back on unlink
+    assert timeline.selection == 'MATCH (".", n0) WHERE n0.name = "MPI_Allreduce"'
+    tree.selected_paths = []
+    assert tree.selection == "" and timeline.highlight == own
+    tree.selected_paths = [list(path)]
+    link.unlink()
+    assert timeline.highlighted == "" and timeline.highlight == own
+
+
+def test_a_selection_assigned_as_text_selects_rows(trace):
+    tree = CCT(trace)
+    tree.selection = 'MATCH (".", p) WHERE p.name = "compute_flux"'
+    assert tree.selected_paths == [["main", "compute_step", "compute_flux"]]
+    assert tree.selection == 'MATCH (".", n0) WHERE n0.name = "compute_flux"'
+    tree.selection = ""
+    assert tree.selected_paths == []
+    with pytest.raises(QuerySyntaxError):
+        tree.selection = "MATCH (("
+
+
+def test_unlink_by_view_and_twice(trace):
+    timeline, tree = Timeline(trace), CCT(trace)
+    link = glade.link(timeline, tree)
+    with pytest.raises(GladeError, match="already linked"):
+        glade.link(tree, timeline)
+    timeline.window(*timeline.extent[:2])
+    glade.unlink(tree)
+    assert not link.linked and "unlinked" in repr(link)
+    timeline.clear_window()
+    timeline.window(int(timeline.extent[0]), int(timeline.extent[0]) + 1)
+    assert tree.restriction == ""
+    with pytest.raises(GladeError, match="is not linked"):
+        glade.unlink(tree)
+    link.unlink()
+    again = glade.link(timeline, tree)
+    assert tree.restriction == timeline.query
+    again.unlink()
+
+
+def test_links_that_cannot_be_made(trace, tiny):
+    timeline, tree = Timeline(trace), CCT(trace)
+    with pytest.raises(GladeError, match="same data"):
+        glade.link(timeline, CCT(tiny))
+    with pytest.raises(GladeError, match="same data"):
+        glade.link(timeline, CCT(trace.to_graphframe()))
+    with pytest.raises(GladeError, match="at least two views"):
+        glade.link(timeline)
+    with pytest.raises(GladeError, match="twice"):
+        glade.link(timeline, timeline)
+    with pytest.raises(GladeError, match="not str"):
+        glade.link(timeline, "cct")
+    with pytest.raises(GladeError, match="nothing links these views"):
+        glade.link(tree, CCT(trace))
+    profile = CCT(trace.to_graphframe())
+    with pytest.raises(GladeError, match="cannot be restricted"):
+        profile.link_restrict('MATCH (".", p) WHERE p.name = "main"')
+    with pytest.raises(GladeError, match="cannot be highlighted"):
+        tree.link_highlight('MATCH (".", p) WHERE p.name = "main"')
+    with pytest.raises(QuerySyntaxError):
+        tree.link_restrict("MATCH ((")
+    with pytest.raises(GladeError, match="query text"):
+        tree.link_restrict(3)
+    assert tree.restriction == "" and tree.link_values == b""
+
+
+def test_a_restriction_to_everything_is_none(trace):
+    timeline = Timeline(trace)
+    timeline.link_restrict('match ("*")')
+    assert timeline.restriction == ""
+    first = timeline.extent[0]
+    window = f'MATCH (".", p) WHERE p.end >= {int(first)} AND p.start <= {int(first) + 1}'
+    timeline.link_restrict(window)
+    assert timeline.query == 'MATCH ("*")' and timeline.history == []
+    assert timeline.index.calls.size < int(timeline._forest.call.sum())
+    timeline.link_restrict("")
+    assert timeline.index.calls.size == int(timeline._forest.call.sum())
