@@ -82,7 +82,9 @@ def test_a_window_restricts_the_cct_view_by_hand(tiny):
         ("main", "B"): {"time": 20.0, "time (inc)": 20.0, "count": 0.5},
     }
     assert tree.restriction == timeline.query
-    assert "linked: showing only the calls of" in tree.notice
+    assert tree.notice.startswith("values: mean over 2 ranks; linked: showing only the calls of")
+    timeline.window(101, 200)
+    assert shown(tree) == {} and len(tree.shown().graph) == 0
     link.unlink()
     assert shown(tree)[("main",)] == {"time": 42.5, "time (inc)": 100.0, "count": 1.0}
     assert tree.link_values == b"" and tree.link_keep == b"" and tree.restriction == ""

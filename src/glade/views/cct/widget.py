@@ -213,18 +213,18 @@ class CCT(QueryView):
 
     # ------------------------------------------------------------ links
     def _show_restriction(self, text: str) -> None:
-        own = self._notice(self._gf)
         if not text:
             self._shown_gf = self._gf
             with self.hold_sync():
                 self.link_values = b""
                 self.link_keep = b""
-                self.notice = own
+                self.notice = self._notice(self._gf)
             return
         gf = self._data.query(text, level="calls").to_graphframe()
         restricted = restricted_values(gf, self._gf.graph, self._columns, self._agg,
                                        self._rank)
         self._shown_gf = gf
+        own = self._notice(gf) if len(gf.graph) else ""
         linked = f"linked: showing only the calls of {text}"
         with self.hold_sync():
             self.link_values = float64_bytes(restricted.values)
