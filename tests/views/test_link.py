@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import glade
 from glade.datasets import synthetic_trace
 from glade.errors import GladeError, QuerySyntaxError
-from glade.views import CCT, Timeline
+from glade.views import CCT, Supergraph, Timeline
 from glade.views.timeline.edits import window_predicate
 from tests.trace.helpers import make_trace
 
@@ -243,3 +243,50 @@ def test_a_restriction_to_everything_is_none(trace):
     assert timeline.index.calls.size < int(timeline._forest.call.sum())
     timeline.link_restrict("")
     assert timeline.index.calls.size == int(timeline._forest.call.sum())
+
+
+MPI = {"MPI_.*": "MPI"}
+
+
+def test_a_window_restricts_the_supergraph_of_a_trace(trace):
+    timeline, sankey = Timeline(trace), Supergraph(trace, by=MPI)
+    sankey.hide("MPI")
+    own_query, whole = sankey.query, sankey.supergraph().nodes
+    link = glade.link(timeline, sankey)
+    first, last = timeline.extent
+    timeline.window(int(first + (last - first) * 0.2), int(first + (last - first) * 0.3),
+                    processes=[0, 3])
+    window = trace.query(timeline.query, level="calls").to_graphframe()
+    expected_sg = window.query(own_query, fold=True).supergraph(by=MPI)
+    assert sankey.supergraph().nodes.equals(expected_sg.nodes)
+    assert sankey.supergraph().edges.equals(expected_sg.edges)
+    assert sankey.query == own_query and "linked: showing only the calls of" in sankey.notice
+    assert sankey.code() == ("trace.query('''" + own_query + "''', fold=True).to_graphframe()"
+                             ".supergraph(by={'MPI_.*': 'MPI'}, metric='time (inc)', "
+                             "rank_agg='mean')")
+    # a window that keeps nothing leaves the last supergraph, and says so
+    timeline.window(int(last) + 10, int(last) + 20)
+    assert sankey.supergraph().nodes.equals(expected_sg.nodes)
+    assert "keeps no call of the trace" in sankey.notice
+    link.unlink()
+    assert sankey.supergraph().nodes.equals(whole) and "linked" not in sankey.notice
+
+
+def test_three_views_in_one_link(trace):
+    timeline, tree, sankey = Timeline(trace), CCT(trace), Supergraph(trace, by=MPI)
+    link = glade.link(timeline, tree, sankey)
+    first, last = timeline.extent
+    timeline.window(int(first), int(first + (last - first) * 0.25))
+    assert tree.restriction == sankey.restriction == timeline.query
+    tree.selected_paths = [["main", "MPI_Allreduce"]]
+    assert timeline.highlighted == tree.selection
+    assert sankey.highlighted == ""  # a supergraph takes no highlight
+    link.unlink()
+    assert tree.restriction == sankey.restriction == timeline.highlighted == ""
+
+
+def test_a_supergraph_of_a_profile_takes_no_link(trace):
+    with pytest.raises(GladeError, match="same data"):
+        glade.link(Timeline(trace), Supergraph(trace.to_graphframe(), by=MPI))
+    with pytest.raises(GladeError, match="nothing links"):
+        glade.link(Supergraph(trace, by=MPI), CCT(trace))

@@ -31,6 +31,7 @@ from glade.errors import GladeError
 from glade.profile import GraphFrame
 from glade.query import parse
 from glade.query.model import BaseQuery, CompoundQuery
+from glade.trace.model import Trace
 from glade.units import TIME_UNITS
 from glade.views.base import QueryView, push_edit, static_file
 from glade.views.cct.query import selection_query
@@ -111,9 +112,11 @@ class Supergraph(QueryView):
             ensemble = Ensemble.from_graphframes([data])
         elif isinstance(data, Ensemble):
             ensemble = data
+        elif isinstance(data, Trace):
+            ensemble = Ensemble.from_graphframes([data.to_graphframe()])
         else:
-            raise GladeError(f"a supergraph view shows an Ensemble or a GraphFrame, not "
-                             f"{type(data).__name__}")
+            raise GladeError(f"a supergraph view shows an Ensemble, a GraphFrame or a Trace, "
+                             f"not {type(data).__name__}")
         if unit is not None and unit != "" and unit not in TIME_UNITS:
             raise GladeError(f"unit is a time unit ({', '.join(TIME_UNITS)}), not {unit!r}")
         self._ensemble = ensemble
@@ -125,10 +128,11 @@ class Supergraph(QueryView):
         self._states: OrderedDict[tuple, edits.ViewState] = OrderedDict()
         self._initial = edits.ViewState(metric=chosen, target=target)
         self._refusal = ""
+        self._link_note = ""
         self._shown = self._supergraph(self._initial)
         blob, offsets = string_table(profile_labels(ensemble.metadata))
         choices = [str(m) for m in [*ensemble.inc_metrics, *ensemble.exc_metrics]]
-        name = data_name or ("gf" if isinstance(data, GraphFrame) else "ens")
+        name = data_name or {GraphFrame: "gf", Trace: "trace"}.get(type(data), "ens")
         super().__init__(data, name, height=height, metrics=choices,
                          groups=diff_choices(ensemble.metadata), profiles=blob,
                          profile_offsets=offsets, profile_ids=[
@@ -199,6 +203,7 @@ class Supergraph(QueryView):
         if skipped:
             notes.append(f"splits of {', '.join(map(repr, skipped))} do not apply: no such "
                          "supernode any more")
+        notes.append(self._link_note)
         if self._refusal:
             notes.append(self._refusal)
             self._refusal = ""
@@ -338,13 +343,36 @@ class Supergraph(QueryView):
                                                                              self._ensemble)})
         return self
 
+    # ------------------------------------------------------------ links
+    @property
+    def link_accepts(self) -> frozenset[str]:
+        """The supergraph of a trace can be restricted to the calls a call-level query
+        keeps (a timeline's window)."""
+        return frozenset({"restrict"}) if isinstance(self._data, Trace) else frozenset()
+
+    def _show_restriction(self, text: str) -> None:
+        """Show the supergraph of ``trace.query(text, level="calls")`` (of the whole trace
+        for ""), with the view's own edits replayed on it."""
+        source = self._data.query(text, level="calls") if text else self._data
+        gf = source.to_graphframe()
+        if len(gf.graph) == 0:
+            self._refusal = (f"linked: {text} keeps no call of the trace; showing the "
+                             "previous supergraph")
+        else:
+            self._ensemble = Ensemble.from_graphframes([gf])
+            self._link_note = f"linked: showing only the calls of {text}" if text else ""
+            self._cache.clear()
+            self._states.clear()
+        self._show(self._state(self.history))
+
     # ------------------------------------------------------------ results
     def supergraph(self) -> SupergraphModel:
         """The supergraph the view shows (the one :meth:`code` builds)."""
         return self._shown
 
     def _apply_code(self, data_name: str, query: str) -> str:
-        return f"{data_name}.query({query}, fold=True){self._shown.recipe()}"
+        tree = ".to_graphframe()" if isinstance(self._data, Trace) else ""
+        return f"{data_name}.query({query}, fold=True){tree}{self._shown.recipe()}"
 
     def cct(self, supernode: str | None = None, **kwargs: Any):
         """A CCT view of the selected supernode (or of ``supernode``) in context: the
