@@ -46,8 +46,31 @@ export function formatTime(value, unit = "ns", digits = 3) {
   return `${scaled} ${name}`;
 }
 
-/** A metric's value: a time with its unit when the metric has one, else formatValue. */
+const BYTE_UNITS = ["B", "KB", "MB", "GB", "TB", "PB"];
+
+/** A number of bytes in the largest unit of 1024 that keeps it at least 1, with 3
+ * significant digits: 16384 is "16 KB", 1536 is "1.5 KB", 100 is "100 B". */
+export function formatBytes(value, digits = 3) {
+  if (value === null || value === undefined || Number.isNaN(value)) return "–";
+  if (!Number.isFinite(value)) return value > 0 ? "∞" : "-∞";
+  let tier = 0;
+  let scaled = value;
+  while (Math.abs(scaled) >= 1024 && tier < BYTE_UNITS.length - 1) {
+    scaled /= 1024;
+    tier += 1;
+  }
+  let rounded = Number(scaled.toPrecision(digits));
+  if (Math.abs(rounded) >= 1024 && tier < BYTE_UNITS.length - 1) {
+    tier += 1;
+    rounded = Number((scaled / 1024).toPrecision(digits));
+  }
+  return `${rounded} ${BYTE_UNITS[tier]}`;
+}
+
+/** A metric's value: a time with its unit when the metric has one, bytes for unit "B",
+ * else formatValue. */
 export function formatMetric(value, unit) {
+  if (unit === "B") return formatBytes(value);
   return unit && unit in TIME_UNITS ? formatTime(value, unit) : formatValue(value);
 }
 

@@ -5,11 +5,13 @@ The same arguments always give the same data, on every machine.
 """
 
 from glade.datasets.ensembles import synthetic_ensemble
+from glade.datasets.halo import halo_exchange_trace
 from glade.datasets.profiles import synthetic_literal, synthetic_profile
 from glade.datasets.shared import shared_data
 from glade.datasets.traces import synthetic_trace
 
 __all__ = [
+    "halo_exchange_trace",
     "shared_data",
     "synthetic_ensemble",
     "synthetic_literal",

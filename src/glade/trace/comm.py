@@ -109,6 +109,22 @@ def _sends(trace: Trace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return rows, _column(trace, PROCESS, rows), receivers[known]
 
 
+def distinct_ids(ids: np.ndarray) -> np.ndarray:
+    """The distinct values of non-negative integer ids, ascending: one counting pass when
+    they are dense enough (ranks), a sort otherwise."""
+    if ids.size and int(ids.max()) < 4 * ids.size + 1024:
+        return np.flatnonzero(np.bincount(ids))
+    return np.unique(ids)
+
+
+def positions(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The index of every value in the ascending ``ids`` that hold them all (the values
+    themselves when ids are ``0..n-1``)."""
+    if ids.size and ids[0] == 0 and ids[-1] == ids.size - 1:
+        return values
+    return np.searchsorted(ids, values)
+
+
 def communicating_processes(trace: Trace, partners: np.ndarray | None = None) -> np.ndarray:
     """The process ids that label the rows and columns of the communication matrix:
     ``0..max`` when the ids of the processes and of the partners of their sends look
@@ -117,7 +133,7 @@ def communicating_processes(trace: Trace, partners: np.ndarray | None = None) ->
     the partners of the sends (-1 where unknown) when the caller already has them."""
     if partners is None:
         partners = _column(trace, PARTNER, message_rows(trace, SEND_NAMES), default=-1)
-    ids = np.union1d(trace.processes, partners[partners >= 0])
+    ids = np.union1d(trace.processes, distinct_ids(partners[partners >= 0]))
     if ids.size and ids[0] >= 0 and ids[-1] + 1 <= 4 * ids.size:
         return np.arange(ids[-1] + 1, dtype=np.int64)
     return ids
@@ -136,7 +152,7 @@ def comm_matrix(trace: Trace, output: str = "size", as_frame: bool = False
     rows, senders, receivers = _sends(trace)
     ids = communicating_processes(trace, receivers)
     size = len(ids)
-    cell = np.searchsorted(ids, senders) * size + np.searchsorted(ids, receivers)
+    cell = positions(ids, senders) * size + positions(ids, receivers)
     weights = _volume(trace, rows, output)
     matrix = np.bincount(cell, weights=weights, minlength=size * size)
     matrix = np.rint(matrix).astype(np.int64).reshape(size, size)
@@ -196,8 +212,16 @@ def message_pairs(trace: Trace) -> tuple[pd.DataFrame, int, int]:
     """The matched messages of ``trace`` without changing it: one row per message
     (columns of :func:`match_messages`), in send order; and the numbers of sends and
     receives left unmatched."""
-    send_rows = message_rows(trace, SEND_NAMES)
-    recv_rows = message_rows(trace, RECEIVE_NAMES)
+    return pair_messages(trace, message_rows(trace, SEND_NAMES),
+                         message_rows(trace, RECEIVE_NAMES))
+
+
+def pair_messages(trace: Trace, send_rows: np.ndarray, recv_rows: np.ndarray
+                  ) -> tuple[pd.DataFrame, int, int]:
+    """:func:`message_pairs` among the send events at ``send_rows`` and the receive events
+    at ``recv_rows`` only (ascending rows, e.g. those of a few channels: a channel's
+    messages pair among themselves, so pairing a channel's sends and receives alone
+    gives the pairs the whole trace gives)."""
     sends = _envelope(trace, send_rows, _column(trace, PROCESS, send_rows),
                       _column(trace, PARTNER, send_rows, default=-1))
     recvs = _envelope(trace, recv_rows, _column(trace, PARTNER, recv_rows, default=-1),

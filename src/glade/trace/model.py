@@ -458,6 +458,17 @@ class Trace:
 
         return Timeline(self, depth_rows=depth_rows, data_name=data_name, **kwargs)
 
+    def show_comm_matrix(self, metric: str = "bytes", data_name: str = "trace",
+                         **kwargs: Any):
+        """The interactive communication matrix (in Jupyter) of the trace: senders as
+        rows, receivers as columns, ``metric`` ``"bytes"``, ``"count"``, ``"mean size"``
+        or ``"latency"``; a clicked cell's messages are ``view.messages()`` and
+        ``trace.query(view.query, level="calls")`` is their trace (see
+        :class:`glade.views.CommMatrix` for the other options)."""
+        from glade.views import CommMatrix
+
+        return CommMatrix(self, metric=metric, data_name=data_name, **kwargs)
+
     def to_graphframe(self):
         """The calling context tree aggregated over time: a GraphFrame with rows
         ``(node, rank)`` and metrics ``time``, ``time (inc)`` (ns) and ``count`` (see

@@ -130,18 +130,24 @@ def replay(history: Sequence[dict]) -> TimelineState:
     return state
 
 
+def ranges_predicate(column: str, ranges: Sequence[Sequence[int]]):
+    """The condition that integer ``column`` lies in one of the inclusive ``[first,
+    last]`` ranges (a non-empty list)."""
+    parts = [col(column) == first if first == last else
+             (col(column) >= first) & (col(column) <= last)
+             for first, last in ranges]
+    which = parts[0]
+    for part in parts[1:]:
+        which = which | part
+    return which
+
+
 def window_predicate(window: dict):
     """The condition of a window on one node of the call forest."""
     pred = (col("end") >= window["t0"]) & (col("start") <= window["t1"])
     ranges = window.get("processes")
     if ranges:
-        parts = [col("Process") == first if first == last else
-                 (col("Process") >= first) & (col("Process") <= last)
-                 for first, last in ranges]
-        which = parts[0]
-        for part in parts[1:]:
-            which = which | part
-        pred = which & pred
+        pred = ranges_predicate("Process", ranges) & pred
     return pred
 
 

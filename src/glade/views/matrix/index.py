@@ -1,0 +1,225 @@
+"""The messages a comm matrix shows, as arrays: one entry per send event with a known
+receiver (the sends :meth:`glade.trace.Trace.comm_matrix` counts), and the receive
+events, with processes as positions ``0..n-1`` in :func:`communicating_processes` (so
+index i is rank i for MPI ranks, as in ``trace.comm_matrix()``).
+
+Pairing every send with its receive (:func:`glade.trace.comm.message_pairs`) is a
+whole-trace merge: it is done only when something needs the receive times (the latency
+metric, a time window, a link restricting the view) and kept. A selection's messages pair
+their own channels alone (:func:`glade.trace.comm.pair_messages`), which gives the same
+pairs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from glade.errors import GladeError
+from glade.trace.comm import (
+    communicating_processes,
+    message_pairs,
+    message_rows,
+    pair_messages,
+    positions,
+)
+from glade.trace.events import (
+    COMMUNICATOR,
+    MESSAGE_SIZE,
+    PARTNER,
+    PROCESS,
+    RECEIVE_NAMES,
+    SEND_NAMES,
+    TAG,
+    TIMESTAMP,
+)
+
+if TYPE_CHECKING:
+    from glade.trace.model import Trace
+
+#: The columns of :meth:`MessageIndex.table` (those of ``match_messages``, plus latency).
+TABLE_COLUMNS = ("Send event", "Receive event", "Sender", "Receiver", "Tag", "Communicator",
+                 "Message Size", "Send time (ns)", "Receive time (ns)", "Latency (ns)")
+
+
+def _values(trace: Trace, name: str, rows: np.ndarray, dtype: str = "int32") -> np.ndarray:
+    """Column ``name`` at ``rows`` (-1 where the trace has no such column)."""
+    if name not in trace.events.columns:
+        return np.full(rows.size, -1, dtype=dtype)
+    return trace.events[name].to_numpy()[rows].astype(dtype, copy=False)
+
+
+@dataclass(frozen=True)
+class MessageFilter:
+    """Which messages a view counts: tags and communicators (None: all) and a time window
+    ``(t0, t1)`` in ns (None: all time) that holds both the send and the receive."""
+
+    tags: tuple[int, ...] | None = None
+    communicators: tuple[int, ...] | None = None
+    window: tuple[int, int] | None = None
+
+    @property
+    def empty(self) -> bool:
+        return self.tags is None and self.communicators is None and self.window is None
+
+
+class MessageIndex:
+    """The sends and receives of a trace as arrays (see the module doc); build it with
+    :meth:`of`, which keeps one per events table."""
+
+    def __init__(self, trace: Trace):
+        self.trace = trace
+        with tqdm(total=2, desc="comm matrix: messages", unit="step", delay=1.0,
+                  leave=False) as bar:
+            send_row = message_rows(trace, SEND_NAMES)
+            partner = _values(trace, PARTNER, send_row, "int64")
+            self.ids = communicating_processes(trace, partner)
+            self.send_row = send_row
+            self.sender = positions(self.ids, _values(trace, PROCESS, send_row, "int64")
+                                    ).astype(np.int32)
+            self.receiver = positions(self.ids, partner).astype(np.int32)
+            self.tag = _values(trace, TAG, send_row)
+            self.communicator = _values(trace, COMMUNICATOR, send_row)
+            self.size = _values(trace, MESSAGE_SIZE, send_row, "int64")
+            self.send_time = trace.events[TIMESTAMP].to_numpy()[send_row]
+            bar.update()
+            recv_row = message_rows(trace, RECEIVE_NAMES)
+            recv_partner = _values(trace, PARTNER, recv_row, "int64")
+            inside = np.isin(recv_partner, self.ids) if recv_row.size else recv_partner >= 0
+            self.recv_row = recv_row[inside]
+            self.recv_owner = positions(self.ids, _values(trace, PROCESS, self.recv_row,
+                                                          "int64")).astype(np.int32)
+            self.recv_partner = positions(self.ids, recv_partner[inside]).astype(np.int32)
+            bar.update()
+        self._receive_row: np.ndarray | None = None
+        self.has_tags = TAG in trace.events.columns
+        self.has_communicators = COMMUNICATOR in trace.events.columns
+
+    @classmethod
+    def of(cls, trace: Trace) -> MessageIndex:
+        """The index of ``trace``'s messages, built once per events table."""
+        return trace._memo("comm matrix messages", lambda: cls(trace))
+
+    def __len__(self) -> int:
+        return self.send_row.size
+
+    @property
+    def num_processes(self) -> int:
+        return self.ids.size
+
+    # ------------------------------------------------------------ pairing
+    @property
+    def receive_row(self) -> np.ndarray:
+        """Per send: the event row of its receive (-1 when unmatched); the whole trace's
+        pairing, done on first use."""
+        if self._receive_row is None:
+            with tqdm(total=1, desc="comm matrix: pairing sends with receives", delay=1.0,
+                      leave=False) as bar:
+                table = message_pairs(self.trace)[0]
+                out = np.full(self.send_row.size, -1, dtype=np.int64)
+                at = np.searchsorted(self.send_row, table["Send event"].to_numpy())
+                out[at] = table["Receive event"].to_numpy()
+                self._receive_row = out
+                bar.update()
+        return self._receive_row
+
+    @property
+    def paired(self) -> bool:
+        """Whether the whole trace's pairing is done."""
+        return self._receive_row is not None
+
+    def receive_time(self) -> np.ndarray:
+        """Per send: the time of its receive (ns, float; NaN when unmatched)."""
+        rows = self.receive_row
+        stamps = self.trace.events[TIMESTAMP].to_numpy()
+        return np.where(rows >= 0, stamps[np.maximum(rows, 0)], np.nan)
+
+    # ------------------------------------------------------------ filtering
+    def check_filter(self, flt: MessageFilter) -> None:
+        """GladeError when ``flt`` asks for envelope fields the trace does not record."""
+        if flt.tags is not None and not self.has_tags:
+            raise GladeError(f"the trace has no {TAG!r} column to filter messages by tag")
+        if flt.communicators is not None and not self.has_communicators:
+            raise GladeError(f"the trace has no {COMMUNICATOR!r} column to filter messages "
+                             "by communicator")
+
+    def mask(self, flt: MessageFilter) -> np.ndarray | None:
+        """Per send: whether ``flt`` keeps its message (None: all are kept)."""
+        if flt.empty:
+            return None
+        keep = np.ones(self.send_row.size, dtype=bool)
+        if flt.tags is not None:
+            keep &= np.isin(self.tag, flt.tags)
+        if flt.communicators is not None:
+            keep &= np.isin(self.communicator, flt.communicators)
+        if flt.window is not None:
+            t0, t1 = flt.window
+            received = self.receive_time()
+            keep &= (self.send_time >= t0) & (self.send_time <= t1)
+            keep &= (received >= t0) & (received <= t1)
+        return keep
+
+    def kept_by_events(self, events: np.ndarray) -> np.ndarray:
+        """Per send: whether its send event and (when matched) its receive event are both
+        among the event rows ``events`` marks (a boolean mask over the trace's events)."""
+        rows = self.receive_row
+        return events[self.send_row] & np.where(rows >= 0, events[np.maximum(rows, 0)], True)
+
+    def touched_by_events(self, events: np.ndarray) -> np.ndarray:
+        """Per send: whether its send event or its receive event is among ``events``."""
+        rows = self.receive_row
+        return events[self.send_row] | ((rows >= 0) & events[np.maximum(rows, 0)])
+
+    # ------------------------------------------------------------ tables
+    def _among(self, senders: np.ndarray, receivers: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """Indices of the sends from the process positions ``senders`` to ``receivers``,
+        and of the receives on ``receivers`` from ``senders`` (both ascending)."""
+        n = self.num_processes
+        from_s = np.zeros(n, dtype=bool)
+        from_s[senders] = True
+        to_r = np.zeros(n, dtype=bool)
+        to_r[receivers] = True
+        sends = np.flatnonzero(from_s[self.sender] & to_r[self.receiver])
+        recvs = np.flatnonzero(from_s[self.recv_partner] & to_r[self.recv_owner])
+        return sends, recvs
+
+    def messages(self, senders: np.ndarray, receivers: np.ndarray,
+                 keep: np.ndarray | None) -> pd.DataFrame:
+        """The messages from the process positions ``senders`` to ``receivers`` that
+        ``keep`` (a mask over sends, None for all) keeps: one row per send, in send
+        order, with its receive (``Receive event`` and ``Receive time (ns)`` -1, latency
+        NaN, when unmatched); columns :data:`TABLE_COLUMNS`, processes as ids. Every
+        channel between the two sets is paired whole, so the pairs are the trace's."""
+        sends, recvs = self._among(senders, receivers)
+        if self.paired:
+            receive_row = self.receive_row[sends]
+        else:
+            receive_row = np.full(sends.size, -1, dtype=np.int64)
+            pairs = pair_messages(self.trace, self.send_row[sends], self.recv_row[recvs])[0]
+            at = np.searchsorted(self.send_row[sends], pairs["Send event"].to_numpy())
+            receive_row[at] = pairs["Receive event"].to_numpy()
+        if keep is not None:
+            chosen = keep[sends]
+            sends, receive_row = sends[chosen], receive_row[chosen]
+        stamps = self.trace.events[TIMESTAMP].to_numpy()
+        matched = receive_row >= 0
+        receive_time = np.where(matched, stamps[np.maximum(receive_row, 0)], -1)
+        send_time = self.send_time[sends]
+        return pd.DataFrame({
+            "Send event": self.send_row[sends],
+            "Receive event": receive_row,
+            "Sender": self.ids[self.sender[sends]],
+            "Receiver": self.ids[self.receiver[sends]],
+            "Tag": self.tag[sends].astype(np.int64),
+            "Communicator": self.communicator[sends].astype(np.int64),
+            "Message Size": self.size[sends],
+            "Send time (ns)": send_time,
+            "Receive time (ns)": receive_time,
+            "Latency (ns)": np.where(matched, (receive_time - send_time).astype(np.float64),
+                                     np.nan),
+        }, columns=list(TABLE_COLUMNS))

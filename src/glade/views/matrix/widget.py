@@ -1,0 +1,374 @@
+"""The comm matrix view: a canvas heatmap of the messages each process (rows) sends to each
+process (columns), with each process's totals in the margins.
+
+The kernel sums the messages per cell (:mod:`glade.views.matrix.cells`), orders the
+processes, and pools cells into blocks when there are more processes than the front end
+has pixels for; zooming into a block asks the kernel for that window at a finer block
+(down to single processes). A click on a cell or a brushed block is an edit
+(:mod:`glade.views.matrix.edits`): ``view.messages()`` is the table of those messages and
+``view.query`` the call-level query that selects them, so
+
+    trace.query(view.query, level="calls")      # == view.apply()
+
+is the trace of those messages, on this run or on another run of the same program.
+
+Two hooks let other views drive this one through query text (:func:`glade.link`):
+:meth:`CommMatrix.link_restrict` shows only the messages a call-level query keeps, and
+:meth:`CommMatrix.link_highlight` outlines the cells of the messages it selects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import traitlets
+
+from glade.errors import GladeError
+from glade.query import parse, query_mask
+from glade.query.engine import RowTable
+from glade.query.model import BaseQuery
+from glade.trace.calls import calls_mask
+from glade.trace.model import Trace
+from glade.views.base import QueryView, static_file
+from glade.views.matrix import cells as cellmath
+from glade.views.matrix import edits
+from glade.views.matrix.index import MessageIndex
+from glade.views.timeline.edits import EVERYTHING
+from glade.views.timeline.widget import _time
+from glade.views.transport import int32_bytes, pack_arrays
+
+COLOURS = ("linear", "log", "row")
+#: At most this many cells are outlined for a highlight.
+MAX_HIGHLIGHT = 100_000
+
+
+def _ids(values: Iterable[int] | int, what: str) -> list[int]:
+    """Process ids given as one id or an iterable of ids."""
+    if isinstance(values, int | np.integer) and not isinstance(values, bool):
+        return [int(values)]
+    try:
+        out = [int(v) for v in values]
+    except (TypeError, ValueError):
+        raise GladeError(f"{what} are a process id or a list of process ids, not "
+                         f"{values!r}") from None
+    if not out:
+        raise GladeError(f"{what} are an empty list")
+    return out
+
+
+class CommMatrix(QueryView):
+    """Interactive communication matrix of a Trace (see the module doc).
+
+    ``metric`` is ``"bytes"``, ``"count"``, ``"mean size"`` (bytes per message) or
+    ``"latency"`` (mean ns from send to receive); ``colour`` is ``"linear"``, ``"log"`` or
+    ``"row"`` (each row normalised by its largest cell); ``order`` puts processes in
+    ``"rank"`` order, by total ``"volume"`` or in reverse Cuthill-McKee order
+    (``"rcm"``). ``tags``, ``communicators`` and ``window`` (t0, t1 in ns or text with a
+    unit) filter the messages counted (a message is in the window when its send and its
+    receive are). At most ``max_cells`` blocks a side are drawn: more processes than
+    that are pooled into blocks (sums; means for mean size and latency).
+    """
+
+    _esm = static_file("matrix.js")
+    _css = static_file("matrix.css")
+    edit_ops = edits.EDIT_OPS
+
+    metric = traitlets.Unicode("bytes").tag(sync=True)
+    colour = traitlets.Unicode("linear").tag(sync=True)
+    order = traitlets.Unicode("rank").tag(sync=True)
+    max_cells = traitlets.Int(256, min=1).tag(sync=True)
+    viewport = traitlets.Dict().tag(sync=True)
+    ids = traitlets.Bytes().tag(sync=True)
+    ordering = traitlets.Bytes().tag(sync=True)
+    picture = traitlets.Bytes().tag(sync=True)
+    picture_meta = traitlets.Dict().tag(sync=True)
+    selection = traitlets.Unicode("").tag(sync=True)
+    highlight = traitlets.Bytes().tag(sync=True)
+    restriction = traitlets.Unicode("").tag(sync=True)
+    status = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, trace: Trace, *, metric: str = "bytes", colour: str = "linear",
+                 order: str = "rank", tags: Sequence[int] | None = None,
+                 communicators: Sequence[int] | None = None,
+                 window: tuple[Any, Any] | None = None, max_cells: int = 256,
+                 height: int = 520, data_name: str = "trace", **kwargs: Any):
+        if not isinstance(trace, Trace):
+            raise GladeError(f"a comm matrix shows a Trace, not {type(trace).__name__}")
+        cellmath.check_choice(metric, cellmath.METRICS, "metric")
+        cellmath.check_choice(colour, COLOURS, "colour")
+        cellmath.check_choice(order, cellmath.ORDERS, "order")
+        self._index = MessageIndex.of(trace)
+        self._restrict: np.ndarray | None = None
+        self._forest_table: RowTable | None = None
+        self._cells_key: tuple | None = None
+        self._cells: cellmath.Cells | None = None
+        self._place = np.arange(self._index.num_processes, dtype=np.int64)
+        self._margins: tuple[np.ndarray, ...] = ()
+        self._state = edits.MatrixState()
+        self._highlight_query = ""
+        history = []
+        if tags is not None or communicators is not None or window is not None:
+            history.append(self._filter_edit(tags, communicators, window))
+        n = self._index.num_processes
+        self._ready = False
+        super().__init__(trace, data_name, height=height, metric=metric, colour=colour,
+                         order=order, max_cells=max_cells,
+                         viewport={"r0": 0, "r1": n, "c0": 0, "c1": n},
+                         ids=int32_bytes(self._index.ids), **kwargs)
+        self._ready = True
+        if history:
+            self.history = history
+        else:
+            self._recount()
+
+    # ------------------------------------------------------------ numbers
+    @property
+    def index(self) -> MessageIndex:
+        """The kernel-side index of the trace's messages."""
+        return self._index
+
+    def _keep(self) -> np.ndarray | None:
+        """Per send: whether the filter and the link's restriction keep its message."""
+        keep = self._index.mask(self._state.filter)
+        if self._restrict is not None:
+            keep = self._restrict if keep is None else keep & self._restrict
+        return keep
+
+    def _recount(self) -> None:
+        """Count the cells again (when the filter, the restriction or the need for
+        latencies changed), order the processes and draw."""
+        latency = self.metric == "latency"
+        key = (self._state.filter, self.restriction, latency)
+        if key != self._cells_key:
+            self._cells = cellmath.Cells.of(self._index, self._keep(), latency)
+            self._cells_key = key
+        order = cellmath.ordering(self._cells, self.order)
+        self._place = np.empty_like(order)
+        self._place[order] = np.arange(order.size)
+        self._margins = cellmath.process_margins(self._cells, self.metric)
+        with self.hold_sync():
+            self.ordering = int32_bytes(order)
+            self._draw()
+            self._draw_highlight()
+
+    def _draw(self) -> None:
+        """Pool the viewport and send it."""
+        view = self.viewport
+        n = self._index.num_processes
+        window = cellmath.Window.of(n, int(view.get("r0", 0)), int(view.get("r1", n)),
+                                    int(view.get("c0", 0)), int(view.get("c1", n)),
+                                    self.max_cells)
+        pooled = cellmath.pool(self._cells, self.metric, self._place, window, self._margins)
+        arrays = {name: getattr(pooled, name) for name in (
+            "value", "count", "row_sum", "row_mean", "row_std", "row_n", "col_sum",
+            "col_mean", "col_std", "col_n")}
+        descriptors, blob = pack_arrays(arrays)
+        shown = int(self._cells.count.sum())
+        self.picture_meta = {
+            "r0": window.r0, "r1": window.r1, "c0": window.c0, "c1": window.c1,
+            "block": window.block, "rows": window.rows, "cols": window.cols,
+            "metric": self.metric, "unit": cellmath.UNITS[self.metric],
+            "mean": cellmath.is_mean(self.metric), "processes": n, "messages": shown,
+            "revision": int(self.picture_meta.get("revision", 0)) + 1, "arrays": descriptors,
+        }
+        self.picture = blob
+        restricted = " (restricted by a linked view)" if self.restriction else ""
+        self.status = (f"{shown:,} of {len(self._index):,} messages{restricted}, "
+                       f"{n:,} processes, {len(self._cells):,} cells with messages"
+                       + (f", blocks of {window.block} x {window.block} processes"
+                          if window.block > 1 else ""))
+
+    @traitlets.validate("metric")
+    def _valid_metric(self, proposal):
+        return cellmath.check_choice(proposal["value"], cellmath.METRICS, "metric")
+
+    @traitlets.validate("colour")
+    def _valid_colour(self, proposal):
+        return cellmath.check_choice(proposal["value"], COLOURS, "colour")
+
+    @traitlets.validate("order")
+    def _valid_order(self, proposal):
+        return cellmath.check_choice(proposal["value"], cellmath.ORDERS, "order")
+
+    @traitlets.observe("metric", "order")
+    def _settings_changed(self, change) -> None:
+        if self._ready:
+            self._recount()
+
+    @traitlets.observe("viewport", "max_cells")
+    def _viewport_changed(self, change) -> None:
+        if self._ready and self._cells is not None:
+            self._draw()
+
+    # ------------------------------------------------------------ edits
+    def _check_edit(self, edit: Any) -> dict:
+        edit = edits.check_edit(edit)
+        if edit["op"] == "filter":
+            self._index.check_filter(edits.edit_filter(edit))
+        return edit
+
+    @traitlets.observe("history")
+    def _edits_changed(self, change) -> None:
+        state = edits.replay(change["new"])
+        refilter = state.filter != self._state.filter
+        self._state = state
+        self._internal = True
+        try:
+            self.query = edits.query_text(state)
+            self.selection = edits.selection_text(state)
+        finally:
+            self._internal = False
+        if refilter or self._cells is None:
+            self._recount()
+
+    def _filter_edit(self, tags: Sequence[int] | None, communicators: Sequence[int] | None,
+                     window: tuple[Any, Any] | None) -> dict:
+        t0 = t1 = None
+        if window is not None:
+            if not isinstance(window, Sequence) or isinstance(window, str) or len(window) != 2:
+                raise GladeError(f"a window is (t0, t1), not {window!r}")
+            t0, t1 = _time(window[0], "t0"), _time(window[1], "t1")
+        edit = {"op": "filter", "tags": None if tags is None else _ids(tags, "tags"),
+                "communicators": None if communicators is None else _ids(
+                    communicators, "communicators"), "t0": t0, "t1": t1}
+        return self._check_edit(edit)
+
+    def select(self, senders: Iterable[int] | int, receivers: Iterable[int] | int
+               ) -> CommMatrix:
+        """Select the messages from process ids ``senders`` to ``receivers`` (one id or
+        several each: a cell, or a block)."""
+        self._edit(edits.select_edit(_ids(senders, "senders"), _ids(receivers, "receivers")))
+        return self
+
+    def clear_selection(self) -> CommMatrix:
+        """Select nothing."""
+        self._edit({"op": "clear_selection"})
+        return self
+
+    def filter(self, tags: Sequence[int] | None = None,
+               communicators: Sequence[int] | None = None,
+               window: tuple[Any, Any] | None = None) -> CommMatrix:
+        """Count only the messages with these tags and communicators, sent and received
+        within ``window`` (t0, t1 in ns or text with a unit); None: no condition. Replaces
+        the previous filter."""
+        self._edit(self._filter_edit(tags, communicators, window))
+        return self
+
+    def clear_filter(self) -> CommMatrix:
+        """Count every message again."""
+        self._edit({"op": "clear_filter"})
+        return self
+
+    def _query_edit(self, query: BaseQuery) -> dict:
+        raise GladeError("a comm matrix's query comes from its selection and filter: use "
+                         "view.select(...) and view.filter(...), or link_restrict(query) "
+                         "to show only the messages a call-level query keeps")
+
+    # ------------------------------------------------------------ navigation
+    def zoom(self, rows: tuple[int, int], cols: tuple[int, int] | None = None) -> CommMatrix:
+        """Show display rows ``[rows[0], rows[1])`` and columns ``cols`` (default: the
+        same range), pooled as finely as the view allows."""
+        cols = rows if cols is None else cols
+        self.viewport = {"r0": int(rows[0]), "r1": int(rows[1]), "c0": int(cols[0]),
+                         "c1": int(cols[1])}
+        return self
+
+    def home(self) -> CommMatrix:
+        """Show every process."""
+        n = self._index.num_processes
+        return self.zoom((0, n), (0, n))
+
+    # ------------------------------------------------------------ results
+    def _selected_positions(self) -> tuple[np.ndarray, np.ndarray]:
+        """The positions of the selected senders and receivers (every process when
+        nothing is selected)."""
+        ids = self._index.ids
+        state = self._state
+
+        def inside(ranges: list[list[int]] | None) -> np.ndarray:
+            if ranges is None:
+                return np.arange(ids.size)
+            bounds = np.asarray(ranges, dtype=np.int64)
+            lo = np.searchsorted(ids, bounds[:, 0], side="left")
+            hi = np.searchsorted(ids, bounds[:, 1], side="right")
+            return np.concatenate([np.arange(a, b) for a, b in zip(lo, hi, strict=True)])
+
+        return inside(state.senders), inside(state.receivers)
+
+    def messages(self) -> pd.DataFrame:
+        """The selected messages (every message the view counts when nothing is
+        selected): one row per message in send order, with its send and receive events
+        (rows of ``trace.events``), sender, receiver, tag, communicator, size, both times
+        and the latency (receive columns -1 and latency NaN for a send never received)."""
+        senders, receivers = self._selected_positions()
+        return self._index.messages(senders, receivers, self._keep())
+
+    def matrix(self) -> pd.DataFrame:
+        """The processes x processes matrix of the view's metric over the messages it
+        counts (filter and link restriction applied), by process id (``Sender`` rows,
+        ``Receiver`` columns) in rank order, unpooled."""
+        ids = pd.Index(self._index.ids)
+        return pd.DataFrame(self._cells.matrix(self.metric), index=ids.rename("Sender"),
+                            columns=ids.rename("Receiver"))
+
+    def margins(self) -> pd.DataFrame:
+        """Each process's sent and received totals of the view's metric: sum, mean and
+        std (ddof 0) over the messages it sends or receives, and their numbers."""
+        return cellmath.margins_frame(self._cells, self.metric, self._index.ids)
+
+    def _apply_code(self, data_name: str, query: str) -> str:
+        return f'{data_name}.query({query}, level="calls")'
+
+    def _apply_query(self, query: str) -> Trace:
+        return self._data.query(query, level="calls")
+
+    # ------------------------------------------------------------ links
+    def _events(self, text: str, with_callers: bool = False) -> np.ndarray:
+        """The event rows (a mask over ``trace.events``) of the call forest's nodes that
+        call-level query ``text`` matches; with ``with_callers`` also the instants whose
+        enclosing call it matches."""
+        if self._forest_table is None:
+            forest = self._data.calls()
+            self._forest = forest
+            self._forest_table = RowTable(forest.graph, forest.dataframe)
+        keep = query_mask(self._forest_table, parse(text))
+        if with_callers:
+            parent = self._forest_table.graph.tree_parent
+            instants = (self._forest.dataframe["type"] == "instant").to_numpy()
+            keep = keep | (instants & (parent >= 0) & keep[np.maximum(parent, 0)])
+        return calls_mask(self._data, self._forest, keep)
+
+    def link_restrict(self, query: str) -> None:
+        """Show only the messages whose send and receive events call-level query
+        ``query`` keeps (e.g. a window brushed in a timeline); ``""`` shows every message
+        again. Leaves the view's own history, query and selection as they are."""
+        if not isinstance(query, str):
+            raise GladeError(f"a link passes query text, not {type(query).__name__}")
+        text = "" if not query or str(parse(query)) == EVERYTHING else str(parse(query))
+        if text == self.restriction:
+            return
+        self._restrict = None if not text else self._index.kept_by_events(self._events(text))
+        self.restriction = text
+        self._recount()
+
+    def link_highlight(self, query: str) -> None:
+        """Outline the cells of the messages whose send or receive event (or the call
+        enclosing it) call-level query ``query`` selects; ``""`` clears the outline."""
+        if not isinstance(query, str):
+            raise GladeError(f"a link passes query text, not {type(query).__name__}")
+        self._highlight_query = query and str(parse(query))
+        self._draw_highlight()
+
+    def _draw_highlight(self) -> None:
+        text = self._highlight_query
+        if not text:
+            self.highlight = b""
+            return
+        touched = self._index.touched_by_events(self._events(text, with_callers=True))
+        n = self._index.num_processes
+        pair = np.unique(self._index.sender[touched].astype(np.int64) * n
+                         + self._index.receiver[touched])[:MAX_HIGHLIGHT]
+        self.highlight = int32_bytes(np.stack([pair // n, pair % n], axis=1).reshape(-1))
