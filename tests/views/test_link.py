@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import glade
 from glade.datasets import synthetic_trace
 from glade.errors import GladeError, QuerySyntaxError
-from glade.views import CCT, Supergraph, Timeline
+from glade.views import CCT, CommMatrix, Supergraph, Timeline
 from glade.views.timeline.edits import window_predicate
 from tests.trace.helpers import make_trace
 
@@ -290,3 +290,73 @@ def test_a_supergraph_of_a_profile_takes_no_link(trace):
         glade.link(Timeline(trace), Supergraph(trace.to_graphframe(), by=MPI))
     with pytest.raises(GladeError, match="nothing links"):
         glade.link(Supergraph(trace, by=MPI), CCT(trace))
+
+
+@pytest.fixture(scope="module")
+def halo():
+    return synthetic_trace(6, 12, seed=4, exchange="halo", imbalance=0.4)
+
+
+def test_a_window_restricts_the_matrix(halo):
+    timeline, matrix = Timeline(halo), CommMatrix(halo, metric="bytes")
+    link = glade.link(timeline, matrix)
+    first, last = timeline.extent
+    t0, t1 = int(first + (last - first) * 0.3), int(first + (last - first) * 0.6)
+    timeline.window(t0, t1, processes=[1, 2, 3, 4])
+    assert matrix.restriction == timeline.query and matrix.query == 'MATCH ("*")'
+    # by brute force: the messages sent and received inside the window, between the
+    # brushed processes
+    m = halo.match_messages()
+    inside = (m["Send time (ns)"].between(t0, t1) & m["Receive time (ns)"].between(t0, t1)
+              & m["Sender"].isin([1, 2, 3, 4]) & m["Receiver"].isin([1, 2, 3, 4]))
+    expected_bytes = m[inside].groupby(["Sender", "Receiver"])["Message Size"].sum()
+    shown_bytes = matrix.matrix().stack()
+    shown_bytes = shown_bytes[shown_bytes > 0]
+    assert inside.any()
+    assert shown_bytes.to_dict() == expected_bytes.astype(float).to_dict()
+    link.unlink()
+    assert matrix.restriction == "" and matrix.matrix().to_numpy().sum() == m[
+        "Message Size"].sum()
+
+
+def test_a_matrix_cell_highlights_its_messages_in_the_timeline(halo):
+    timeline, matrix = Timeline(halo), CommMatrix(halo)
+    link = glade.link(timeline, matrix)
+    matrix.select(2, 3)
+    assert timeline.highlighted == matrix.selection != ""
+    forest = halo.calls().dataframe
+    marked = np.frombuffer(timeline.highlight, dtype="<i4")
+    instants = marked[(forest["type"].to_numpy()[marked] == "instant")]
+    # the send and receive events of exactly those messages, and the calls holding them
+    messages = matrix.messages()
+    assert sorted(forest["event"].to_numpy()[instants].tolist()) == sorted(
+        messages["Send event"].tolist() + messages["Receive event"].tolist())
+    calls = marked[(forest["type"].to_numpy()[marked] == "call")]
+    parents = halo.calls().graph.tree_parent[instants]
+    assert sorted(set(parents.tolist())) == sorted(calls.tolist())
+    # (the synthetic run records a receive in the MPI_Waitall that completes it)
+    assert set(forest["name"].to_numpy()[calls]) == {"MPI_Isend", "MPI_Waitall"}
+    matrix.clear_selection()
+    assert timeline.highlighted == "" and timeline.highlight == b""
+    link.unlink()
+
+
+def test_four_views_in_one_link(halo):
+    timeline, tree, matrix = Timeline(halo), CCT(halo), CommMatrix(halo)
+    sankey = Supergraph(halo, by=MPI)
+    link = glade.link(timeline, tree, matrix, sankey)
+    first, last = timeline.extent
+    timeline.window(int(first), int(first + (last - first) * 0.5))
+    assert tree.restriction == matrix.restriction == sankey.restriction == timeline.query
+    # a CCT selection highlights in the timeline and outlines the matrix's cells
+    tree.selected_paths = [["main", "MPI_Isend"]]
+    assert timeline.highlighted == matrix.highlighted == tree.selection
+    assert matrix.highlight != b""
+    # a matrix selection highlights in the timeline (the last selection wins)
+    matrix.select(0, 1)
+    assert timeline.highlighted == matrix.selection
+    with pytest.raises(GladeError, match="set by a link"):
+        tree.restriction = 'MATCH (".", p)'
+    link.unlink()
+    assert not any([tree.restriction, matrix.restriction, sankey.restriction,
+                    timeline.highlighted, matrix.highlighted])

@@ -109,6 +109,10 @@ class QueryView(anywidget.AnyWidget):
     height = traitlets.Int(420, min=100).tag(sync=True)
     #: True in the page :meth:`to_html` writes, where no kernel answers edits.
     offline = traitlets.Bool(False).tag(sync=True)
+    #: The call-level queries a link restricts the view to and highlights in it ("" when
+    #: none); only :meth:`link_restrict` and :meth:`link_highlight` set them.
+    restriction = traitlets.Unicode("").tag(sync=True)
+    highlighted = traitlets.Unicode("").tag(sync=True)
 
     #: The ops a view's edits may have, and those of which consecutive ones merge into one
     #: undo step.
@@ -124,10 +128,10 @@ class QueryView(anywidget.AnyWidget):
         # then not edits from the user
         self._internal = False
         self._pending_edit: dict | None = None
-        self._restriction = ""
-        self._highlighted = ""
-        # the glade.views.link.Link the view belongs to
+        # the glade.views.link.Link the view belongs to, and whether a link hook is setting
+        # restriction / highlighted
         self._link = None
+        self._linking = False
         super().__init__(**kwargs)
 
     @property
@@ -209,37 +213,46 @@ class QueryView(anywidget.AnyWidget):
         show the same object."""
         return self._data
 
-    @property
-    def restriction(self) -> str:
-        """The call-level query a link restricts the view to ("" when none)."""
-        return self._restriction
-
-    @property
-    def highlighted(self) -> str:
-        """The call-level query whose calls a link marks in the view ("" when none)."""
-        return self._highlighted
+    @traitlets.validate("restriction", "highlighted")
+    def _valid_link_query(self, proposal):
+        if not self._linking:
+            name = proposal["trait"].name
+            hook = "link_restrict" if name == "restriction" else "link_highlight"
+            raise GladeError(f"view.{name} is set by a link: call view.{hook}(query)")
+        return proposal["value"]
 
     def _link_hook(self, role: str) -> None:
         if role not in self.link_accepts:
             raise GladeError(f"a {type(self).__name__} view cannot be {role}ed by a link "
                              f"(it takes: {', '.join(sorted(self.link_accepts)) or 'nothing'})")
 
+    def _set_link_query(self, trait: str, text: str, show) -> None:
+        """Set ``trait`` (restriction or highlighted) to ``text`` and ``show`` it; the
+        trait is put back when showing fails."""
+        previous = getattr(self, trait)
+        if text == previous:
+            return
+        self._linking = True
+        try:
+            setattr(self, trait, text)
+            try:
+                show(text)
+            except BaseException:
+                setattr(self, trait, previous)
+                raise
+        finally:
+            self._linking = False
+
     def link_restrict(self, query: str) -> None:
         """Show only what the call-level ``query`` keeps ("" shows everything again). The
         view's own edits, history and ``query`` are left as they are."""
         self._link_hook("restrict")
-        text = link_query(query)
-        if text != self._restriction:
-            self._show_restriction(text)
-            self._restriction = text
+        self._set_link_query("restriction", link_query(query), self._show_restriction)
 
     def link_highlight(self, query: str) -> None:
         """Mark what the call-level ``query`` selects ("" clears the marks)."""
         self._link_hook("highlight")
-        text = link_query(query)
-        if text != self._highlighted:
-            self._show_highlight(text)
-            self._highlighted = text
+        self._set_link_query("highlighted", link_query(query), self._show_highlight)
 
     def _show_restriction(self, text: str) -> None:
         """Show only what canonical query ``text`` keeps (everything for ""); views that

@@ -12,9 +12,10 @@ has pixels for; zooming into a block asks the kernel for that window at a finer 
 
 is the trace of those messages, on this run or on another run of the same program.
 
-Two hooks let other views drive this one through query text (:func:`glade.link`):
-:meth:`CommMatrix.link_restrict` shows only the messages a call-level query keeps, and
-:meth:`CommMatrix.link_highlight` outlines the cells of the messages it selects.
+In a link (:mod:`glade.views.link`) other views drive this one through query text:
+``link_restrict`` shows only the messages a call-level query keeps (a timeline's window),
+``link_highlight`` outlines the cells of the messages it selects; the view's
+``selection`` (the query of the selected messages) highlights them in a timeline.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ from glade.views.base import QueryView, static_file
 from glade.views.matrix import cells as cellmath
 from glade.views.matrix import edits
 from glade.views.matrix.index import MessageIndex
-from glade.views.timeline.edits import EVERYTHING
 from glade.views.timeline.widget import _time
 from glade.views.transport import int32_bytes, pack_arrays
 
@@ -87,8 +87,10 @@ class CommMatrix(QueryView):
     picture_meta = traitlets.Dict().tag(sync=True)
     selection = traitlets.Unicode("").tag(sync=True)
     highlight = traitlets.Bytes().tag(sync=True)
-    restriction = traitlets.Unicode("").tag(sync=True)
     status = traitlets.Unicode("").tag(sync=True)
+
+    link_accepts = frozenset({"restrict", "highlight"})
+    link_emits = (("selection", "highlight"),)
 
     def __init__(self, trace: Trace, *, metric: str = "bytes", colour: str = "linear",
                  order: str = "rank", tags: Sequence[int] | None = None,
@@ -108,7 +110,6 @@ class CommMatrix(QueryView):
         self._place = np.arange(self._index.num_processes, dtype=np.int64)
         self._margins: tuple[np.ndarray, ...] = ()
         self._state = edits.MatrixState()
-        self._highlight_query = ""
         history = []
         if tags is not None or communicators is not None or window is not None:
             history.append(self._filter_edit(tags, communicators, window))
@@ -341,29 +342,19 @@ class CommMatrix(QueryView):
             keep = keep | (instants & (parent >= 0) & keep[np.maximum(parent, 0)])
         return calls_mask(self._data, self._forest, keep)
 
-    def link_restrict(self, query: str) -> None:
+    def _show_restriction(self, text: str) -> None:
         """Show only the messages whose send and receive events call-level query
-        ``query`` keeps (e.g. a window brushed in a timeline); ``""`` shows every message
-        again. Leaves the view's own history, query and selection as they are."""
-        if not isinstance(query, str):
-            raise GladeError(f"a link passes query text, not {type(query).__name__}")
-        text = "" if not query or str(parse(query)) == EVERYTHING else str(parse(query))
-        if text == self.restriction:
-            return
+        ``text`` keeps (e.g. a window brushed in a timeline; every message for "")."""
         self._restrict = None if not text else self._index.kept_by_events(self._events(text))
-        self.restriction = text
         self._recount()
 
-    def link_highlight(self, query: str) -> None:
+    def _show_highlight(self, text: str) -> None:
         """Outline the cells of the messages whose send or receive event (or the call
-        enclosing it) call-level query ``query`` selects; ``""`` clears the outline."""
-        if not isinstance(query, str):
-            raise GladeError(f"a link passes query text, not {type(query).__name__}")
-        self._highlight_query = query and str(parse(query))
+        enclosing it) call-level query ``text`` selects (no outline for "")."""
         self._draw_highlight()
 
     def _draw_highlight(self) -> None:
-        text = self._highlight_query
+        text = self.highlighted
         if not text:
             self.highlight = b""
             return

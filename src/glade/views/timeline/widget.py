@@ -215,10 +215,15 @@ class Timeline(Requests, QueryView):
 
     def _marks(self, text: str) -> bytes:
         """The nodes of the call forest a query selects, as the ``highlight`` trait holds
-        them (none for "")."""
-        nodes = (np.zeros(0, dtype=np.int64) if not text else
-                 np.flatnonzero(query_mask(self._table, parse(text))))
-        return int32_bytes(nodes[:MAX_HIGHLIGHT])
+        them (none for ""): an instant it selects (a message) marks the call holding it
+        too, since an instant has no box of its own."""
+        if not text:
+            return b""
+        keep = query_mask(self._table, parse(text))
+        instants = np.flatnonzero(keep & ~self._forest.call)
+        parents = self._table.graph.tree_parent[instants]
+        keep[parents[parents >= 0]] = True
+        return int32_bytes(np.flatnonzero(keep)[:MAX_HIGHLIGHT])
 
     def _query_edit(self, query: BaseQuery) -> dict:
         """An assigned query becomes the view's base (evaluated now: a query naming a
