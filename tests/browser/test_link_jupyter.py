@@ -1,9 +1,10 @@
 """Linked views in a real JupyterLab 4 and Notebook 7 with a real kernel, on a synthetic
-trace: a timeline and a CCT view of the same trace are linked; a window brushed with the
-mouse in the timeline reaches the kernel, which re-renders the CCT view on
+trace: a timeline, a CCT view and a comm matrix of the same trace are linked; a window
+brushed with the mouse in the timeline reaches the kernel, which re-renders the CCT view on
 ``trace.query(window, level="calls").to_graphframe()`` (checked in the kernel, and in the
-page: the rows it shows); a click on a CCT row highlights that call path's calls in the
-timeline (checked in the kernel); unlinking restores the CCT view in the page."""
+page: the rows it shows) and restricts the matrix to the window's messages; a click on a
+CCT row highlights that call path's calls in the timeline, a click on a matrix cell its
+messages (checked in the kernel); unlinking restores the views in the page."""
 
 from __future__ import annotations
 
@@ -21,9 +22,11 @@ CELLS = [
     "trace = synthetic_trace(8, 30, seed=3)\n"
     "timeline = trace.show_timeline(height=320)\n"
     "tree = trace.show(height=300)\n"
-    "link = glade.link(timeline, tree)\n"
+    "matrix = trace.show_comm_matrix(height=380)\n"
+    "link = glade.link(timeline, tree, matrix)\n"
     "timeline",
     "tree",
+    "matrix",
 ]
 
 # Runs in the kernel after the brush: the CCT view's restriction against the trace of the
@@ -33,6 +36,12 @@ import json as _json
 import numpy as _np
 _window = next(e for e in timeline.history if e["op"] == "window")
 _reference = trace.query(timeline.query, level="calls").to_graphframe()
+# the messages sent and received inside the window, between its processes
+_m = trace.copy().match_messages()
+_lo, _hi = _window["processes"][0]
+_inside = (_m["Send time (ns)"].between(_window["t0"], _window["t1"])
+           & _m["Receive time (ns)"].between(_window["t0"], _window["t1"])
+           & _m["Sender"].between(_lo, _hi) & _m["Receiver"].between(_lo, _hi))
 print("REPORT" + _json.dumps({
     "window": _window,
     "query": timeline.query,
@@ -45,8 +54,21 @@ print("REPORT" + _json.dumps({
     "highlight": _np.frombuffer(timeline.highlight, dtype="<i4").tolist(),
     "calls": [n.nid for n in trace.calls().graph.nodes()
               if tuple(n.path()) == ("main", "compute_step", "compute_flux")],
+    "matrix_restriction": matrix.restriction,
+    "matrix_messages": int(matrix.matrix().to_numpy().sum()),
+    "window_messages": int(_m[_inside]["Message Size"].sum()),
+    "matrix_selection": matrix.selection,
+    "matrix_history": matrix.history,
 }))
 """
+
+# The matrix's geometry for 8 processes, as js/views/matrix/grid.js lays it out.
+GEOMETRY = """() => {
+    const canvas = document.querySelector('.glade-matrix canvas.gm-plot');
+    const box = canvas.getBoundingClientRect();
+    const cell = Math.min((box.width - 86 - 6 - 64 - 8) / 8, (box.height - 58 - 6 - 64 - 8) / 8);
+    return { x: box.left + 86, y: box.top + 58, cell };
+}"""
 
 
 @pytest.fixture(scope="module", params=sorted(FRONT_ENDS))
@@ -107,6 +129,29 @@ def test_a_brushed_window_restricts_the_linked_cct_view(page, page_errors, jupyt
     assert selected["selection"] and selected["highlighted"] == selected["selection"]
     assert selected["highlight"] == selected["calls"]
 
+    # the matrix holds the window's messages only
+    assert selected["matrix_restriction"] == result["query"]
+    assert 0 < selected["window_messages"] == selected["matrix_messages"]
+    matrix = page.locator(".glade-matrix")
+    assert "linked view" in matrix.locator(".gm-notice").inner_text()
+    # a click on the cell of process 1 sending to 2: its messages are highlighted in the
+    # timeline
+    matrix.scroll_into_view_if_needed()
+    geometry = page.evaluate(GEOMETRY)
+    page.mouse.click(geometry["x"] + 2.5 * geometry["cell"],
+                     geometry["y"] + 1.5 * geometry["cell"])
+    page.wait_for_function(
+        "() => document.querySelector('.glade-matrix .gm-query-text')?.textContent"
+        ".includes('n0.Process = 1')")
+    page.wait_for_timeout(500)
+    clicked = report(page)
+    assert clicked["matrix_history"][-1] == {"op": "select", "senders": [[1, 1]],
+                                             "receivers": [[2, 2]]}
+    assert clicked["highlighted"] == clicked["matrix_selection"] != ""
+    assert clicked["highlight"]
+
     run_in_kernel(page, "link.unlink()")
     tree.locator(".gc-status").filter(has_text=unrestricted).wait_for()
     assert "linked" not in notice.inner_text()
+    page.wait_for_function(
+        "() => document.querySelector('.glade-matrix .gm-notice')?.style.display === 'none'")
