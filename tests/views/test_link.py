@@ -250,6 +250,7 @@ MPI = {"MPI_.*": "MPI"}
 
 def test_a_window_restricts_the_supergraph_of_a_trace(trace):
     timeline, sankey = Timeline(trace), Supergraph(trace, by=MPI)
+    assert sankey.unit == "ns"  # a trace's times, from its call tree's units metadata
     sankey.hide("MPI")
     own_query, whole = sankey.query, sankey.supergraph().nodes
     link = glade.link(timeline, sankey)
