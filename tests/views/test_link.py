@@ -15,6 +15,7 @@ import glade
 from glade.datasets import synthetic_trace
 from glade.errors import GladeError, QuerySyntaxError
 from glade.views import CCT, CommMatrix, Supergraph, Timeline
+from glade.views.forest import call_level
 from glade.views.timeline.edits import window_predicate
 from tests.trace.helpers import make_trace
 
@@ -361,3 +362,15 @@ def test_four_views_in_one_link(halo):
     link.unlink()
     assert not any([tree.restriction, matrix.restriction, sankey.restriction,
                     timeline.highlighted, matrix.highlighted])
+
+
+def test_views_of_a_trace_share_its_call_level(trace):
+    timeline = Timeline(trace)
+    level = call_level(trace)
+    assert timeline._level is level and call_level(trace) is level
+    text = str(glade.query.parse('MATCH (".", p) WHERE p.name = "compute_flux"'))
+    mask = level.mask(text)
+    assert level.mask(text) is mask and not mask.flags.writeable
+    assert mask.sum() == (trace.calls().dataframe["name"] == "compute_flux").sum()
+    assert level.mask('MATCH ("*")') is None
+    assert level.query(text).events.equals(trace.query(text, level="calls").events)

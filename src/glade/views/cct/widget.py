@@ -36,6 +36,7 @@ from glade.views.cct import edits as cct_edits
 from glade.views.cct.calltree import ViewTree
 from glade.views.cct.linked import restricted_values
 from glade.views.cct.query import base_parts, query_text, selection_query
+from glade.views.forest import call_level
 from glade.views.metrics import describe_rows, metric_columns
 from glade.views.transport import float64_bytes, int32_bytes, mask_ranges, string_table
 
@@ -220,7 +221,7 @@ class CCT(QueryView):
                 self.link_keep = b""
                 self.notice = self._notice(self._gf)
             return
-        gf = self._data.query(text, level="calls").to_graphframe()
+        gf = call_level(self._data).query(text).to_graphframe()
         restricted = restricted_values(gf, self._gf.graph, self._columns, self._agg,
                                        self._rank)
         self._shown_gf = gf

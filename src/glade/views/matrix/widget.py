@@ -28,12 +28,11 @@ import pandas as pd
 import traitlets
 
 from glade.errors import GladeError
-from glade.query import parse, query_mask
-from glade.query.engine import RowTable
 from glade.query.model import BaseQuery
 from glade.trace.calls import calls_mask
 from glade.trace.model import Trace
 from glade.views.base import QueryView, static_file
+from glade.views.forest import call_level
 from glade.views.matrix import cells as cellmath
 from glade.views.matrix import edits
 from glade.views.matrix.index import MessageIndex
@@ -104,7 +103,6 @@ class CommMatrix(QueryView):
         cellmath.check_choice(order, cellmath.ORDERS, "order")
         self._index = MessageIndex.of(trace)
         self._restrict: np.ndarray | None = None
-        self._forest_table: RowTable | None = None
         self._cells_key: tuple | None = None
         self._cells: cellmath.Cells | None = None
         self._place = np.arange(self._index.num_processes, dtype=np.int64)
@@ -331,16 +329,16 @@ class CommMatrix(QueryView):
         """The event rows (a mask over ``trace.events``) of the call forest's nodes that
         call-level query ``text`` matches; with ``with_callers`` also the instants whose
         enclosing call it matches."""
-        if self._forest_table is None:
-            forest = self._data.calls()
-            self._forest = forest
-            self._forest_table = RowTable(forest.graph, forest.dataframe)
-        keep = query_mask(self._forest_table, parse(text))
+        level = call_level(self._data)
+        forest = level.forest
+        keep = level.mask(text)
+        if keep is None:
+            keep = np.ones(len(forest), dtype=bool)
         if with_callers:
-            parent = self._forest_table.graph.tree_parent
-            instants = (self._forest.dataframe["type"] == "instant").to_numpy()
+            parent = forest.graph.tree_parent
+            instants = (forest.dataframe["type"] == "instant").to_numpy()
             keep = keep | (instants & (parent >= 0) & keep[np.maximum(parent, 0)])
-        return calls_mask(self._data, self._forest, keep)
+        return calls_mask(self._data, forest, keep)
 
     def _show_restriction(self, text: str) -> None:
         """Show only the messages whose send and receive events call-level query

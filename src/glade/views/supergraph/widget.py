@@ -35,6 +35,7 @@ from glade.trace.model import Trace
 from glade.units import TIME_UNITS
 from glade.views.base import QueryView, push_edit, static_file
 from glade.views.cct.query import selection_query
+from glade.views.forest import call_level
 from glade.views.supergraph import state as edits
 from glade.views.supergraph.payload import (
     diff_choices,
@@ -353,7 +354,7 @@ class Supergraph(QueryView):
     def _show_restriction(self, text: str) -> None:
         """Show the supergraph of ``trace.query(text, level="calls")`` (of the whole trace
         for ""), with the view's own edits replayed on it."""
-        source = self._data.query(text, level="calls") if text else self._data
+        source = call_level(self._data).query(text) if text else self._data
         gf = source.to_graphframe()
         if len(gf.graph) == 0:
             self._refusal = (f"linked: {text} keeps no call of the trace; showing the "

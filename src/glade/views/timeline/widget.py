@@ -30,12 +30,12 @@ from tqdm.auto import tqdm
 
 from glade.errors import GladeError
 from glade.query import parse, query_mask
-from glade.query.engine import RowTable
 from glade.query.model import BaseQuery
 from glade.trace.comm import message_pairs
 from glade.trace.filter import time_value
 from glade.trace.model import Trace
 from glade.views.base import QueryView, static_file
+from glade.views.forest import call_level
 from glade.views.requests import Requests
 from glade.views.timeline import edits, raster
 from glade.views.timeline.index import Forest, TimelineIndex
@@ -100,17 +100,17 @@ class Timeline(Requests, QueryView):
         if not isinstance(trace, Trace):
             raise GladeError(f"a timeline shows a Trace, not {type(trace).__name__}")
         with tqdm(total=4, desc="timeline", unit="step", delay=1.0, leave=False) as bar:
-            forest = trace.calls()
+            self._level = call_level(trace)
+            forest = self._level.forest
             bar.update()
             self._forest = Forest.of(forest, trace.location_codes())
-            self._table = RowTable(forest.graph, forest.dataframe)
+            self._table = self._level.table
             self._messages = Messages(message_pairs(trace)[0], self._forest)
             bar.update()
             raster.warm_up()
             bar.update()
             index = TimelineIndex(self._forest)
             bar.update()
-        self._keeps: dict[str, np.ndarray | None] = {edits.EVERYTHING: None}
         self._index = index
         totals = function_totals(index)
         self._totals = totals
@@ -168,12 +168,9 @@ class Timeline(Requests, QueryView):
         return {**fields, "revision": revision}, blob
 
     def _keep(self, text: str) -> np.ndarray | None:
-        """The node mask of the call forest that query ``text`` keeps (None: all)."""
-        if text not in self._keeps:
-            if len(self._keeps) > 8:
-                self._keeps.pop(next(iter(self._keeps)))
-            self._keeps[text] = query_mask(self._table, parse(text))
-        return self._keeps[text]
+        """The node mask of the call forest that query ``text`` keeps (None: all), shared
+        with the other views of the trace (:mod:`glade.views.forest`)."""
+        return self._level.mask(text)
 
     def _check_edit(self, edit: Any) -> dict:
         return edits.check_edit(edit)
