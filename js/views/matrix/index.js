@@ -197,7 +197,11 @@ class MatrixView {
     this.root.focus({ preventScroll: true });
     const at = blockAt(this.geometry, event.offsetX, event.offsetY);
     if (!at || !this.picture) return;
-    this.plot.setPointerCapture(event.pointerId);
+    try {
+      this.plot.setPointerCapture(event.pointerId);
+    } catch {
+      // a pointer the browser does not track (a synthetic event): no capture needed
+    }
     this.drag = { start: at, end: at, moved: false };
     this.hideTooltip();
   }

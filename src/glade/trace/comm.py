@@ -197,15 +197,47 @@ def comm_over_time(trace: Trace, output: str = "size", message_type: str = "send
     return np.histogram(stamps[rows], bins=bins, range=span, weights=weights, **kwargs)
 
 
-def _envelope(trace: Trace, rows: np.ndarray, sender: np.ndarray, receiver: np.ndarray
-              ) -> pd.DataFrame:
-    return pd.DataFrame({
-        "sender": sender,
-        "receiver": receiver,
-        "tag": _column(trace, TAG, rows, default=-1),
-        "communicator": _column(trace, COMMUNICATOR, rows, default=-1),
-        "row": rows,
-    })
+def _channels(sends: list[np.ndarray], recvs: list[np.ndarray]
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """One int64 code per send and per receive such that two codes are equal exactly when
+    their envelopes (the columns in ``sends`` and ``recvs``, in the same order) are: a
+    mixed-radix number of the columns, each offset to start at 0 when its values are
+    dense enough, else replaced by its rank among the distinct values."""
+    num_sends = sends[0].size
+    code = np.zeros(num_sends + recvs[0].size, dtype=np.int64)
+    radix = 1
+    for send_values, recv_values in zip(sends, recvs, strict=True):
+        values = np.concatenate([send_values, recv_values]).astype(np.int64)
+        if not values.size:
+            break
+        low, high = int(values.min()), int(values.max())
+        if high - low < 4 * values.size + 1024:
+            digit, span = values - low, high - low + 1
+        else:
+            distinct, digit = np.unique(values, return_inverse=True)
+            span = distinct.size
+        if radix * span >= 2**62:
+            distinct, code = np.unique(code, return_inverse=True)
+            radix = distinct.size
+        code = code * span + digit
+        radix *= span
+    return code[:num_sends], code[num_sends:]
+
+
+def _match_codes(send_code: np.ndarray, recv_code: np.ndarray) -> np.ndarray:
+    """Per send: the index of the receive it matches (-1 for none) when the k-th send with
+    a code matches the k-th receive with the same code, both in the order given."""
+    send_order = np.argsort(send_code, kind="stable")
+    recv_order = np.argsort(recv_code, kind="stable")
+    sent, received = send_code[send_order], recv_code[recv_order]
+    first = np.flatnonzero(np.r_[True, sent[1:] != sent[:-1]]) if sent.size else sent
+    rank = np.arange(sent.size) - np.repeat(first, np.diff(np.r_[first, sent.size]))
+    low = np.searchsorted(received, sent, side="left")
+    high = np.searchsorted(received, sent, side="right")
+    ok = rank < high - low
+    match = np.full(send_code.size, -1, dtype=np.int64)
+    match[send_order[ok]] = recv_order[low[ok] + rank[ok]]
+    return match
 
 
 def message_pairs(trace: Trace) -> tuple[pd.DataFrame, int, int]:
@@ -222,31 +254,36 @@ def pair_messages(trace: Trace, send_rows: np.ndarray, recv_rows: np.ndarray
     at ``recv_rows`` only (ascending rows, e.g. those of a few channels: a channel's
     messages pair among themselves, so pairing a channel's sends and receives alone
     gives the pairs the whole trace gives)."""
-    sends = _envelope(trace, send_rows, _column(trace, PROCESS, send_rows),
-                      _column(trace, PARTNER, send_rows, default=-1))
-    recvs = _envelope(trace, recv_rows, _column(trace, PARTNER, recv_rows, default=-1),
-                      _column(trace, PROCESS, recv_rows))
-    keys = ["sender", "receiver", "tag", "communicator"]
-    sends["k"] = sends.groupby(keys, sort=False).cumcount()
-    recvs["k"] = recvs.groupby(keys, sort=False).cumcount()
-    pairs = sends[sends["receiver"] >= 0].merge(
-        recvs[recvs["sender"] >= 0], on=[*keys, "k"], suffixes=("_send", "_recv")
-    ).sort_values("row_send", kind="stable")
-    send_at, recv_at = pairs["row_send"].to_numpy(), pairs["row_recv"].to_numpy()
+    senders = [_column(trace, PROCESS, send_rows),
+               _column(trace, PARTNER, send_rows, default=-1)]
+    receivers = [_column(trace, PARTNER, recv_rows, default=-1),
+                 _column(trace, PROCESS, recv_rows)]
+    send_ok, recv_ok = np.flatnonzero(senders[1] >= 0), np.flatnonzero(receivers[0] >= 0)
+    send_code, recv_code = _channels(
+        [senders[0][send_ok], senders[1][send_ok],
+         _column(trace, TAG, send_rows[send_ok]), _column(trace, COMMUNICATOR,
+                                                          send_rows[send_ok])],
+        [receivers[0][recv_ok], receivers[1][recv_ok],
+         _column(trace, TAG, recv_rows[recv_ok]), _column(trace, COMMUNICATOR,
+                                                          recv_rows[recv_ok])])
+    match = _match_codes(send_code, recv_code)
+    paired = np.flatnonzero(match >= 0)
+    send_idx, recv_idx = send_ok[paired], recv_ok[match[paired]]
+    send_at, recv_at = send_rows[send_idx], recv_rows[recv_idx]
     stamps = trace.events[TIMESTAMP].to_numpy()
     sizes = _column(trace, MESSAGE_SIZE, send_at, default=-1)
     table = pd.DataFrame({
         "Send event": send_at,
         "Receive event": recv_at,
-        "Sender": pairs["sender"].to_numpy(),
-        "Receiver": pairs["receiver"].to_numpy(),
-        "Tag": pairs["tag"].to_numpy(),
-        "Communicator": pairs["communicator"].to_numpy(),
+        "Sender": senders[0][send_idx],
+        "Receiver": senders[1][send_idx],
+        "Tag": _column(trace, TAG, send_at, default=-1),
+        "Communicator": _column(trace, COMMUNICATOR, send_at, default=-1),
         "Message Size": sizes,
         "Send time (ns)": stamps[send_at],
         "Receive time (ns)": stamps[recv_at],
     })
-    return table, len(sends) - len(pairs), len(recvs) - len(pairs)
+    return table, send_rows.size - send_at.size, recv_rows.size - recv_at.size
 
 
 def match_messages(trace: Trace) -> pd.DataFrame:

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from glade.trace import Trace
 from glade.views import CommMatrix
 from glade.views.matrix import cells as cellmath
+from glade.views.matrix import index as matrix_index
 from glade.views.matrix.index import MessageIndex
 
 #: Messages are sent this far apart and arrive at most this late: receives keep the order
@@ -170,3 +171,19 @@ def test_an_empty_trace_of_messages(metric):
     view = CommMatrix(trace, metric=metric)
     assert view.messages().empty
     assert view.picture_meta["messages"] == 0
+
+
+def test_cells_numbered_by_sorting_equal_the_dense_numbering(monkeypatch):
+    rng = np.random.default_rng(3)
+    messages = [(int(s), int(r), 0, int(size), int(lat)) for s, r, size, lat in zip(
+        rng.integers(0, 9, 300), rng.integers(0, 9, 300), rng.integers(-1, 500, 300),
+        rng.integers(1, MAX_LATENCY + 1, 300), strict=True)]
+    trace = make_trace(9, messages)
+    dense = MessageIndex(trace)
+    monkeypatch.setattr(matrix_index, "DENSE_CELLS", 0)
+    sorted_ = MessageIndex(trace)
+    np.testing.assert_array_equal(sorted_.cell, dense.cell)
+    np.testing.assert_array_equal(sorted_.cell_keys, dense.cell_keys)
+    np.testing.assert_array_equal(dense.cell_keys[dense.cell],
+                                  dense.sender.astype(np.int64) * 9 + dense.receiver)
+    assert np.all(np.diff(dense.cell_keys) > 0)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numba import njit
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
@@ -23,9 +24,6 @@ METRICS = ("bytes", "count", "mean size", "latency")
 #: The unit of each metric's values (a time unit for latency, bytes for sizes).
 UNITS = {"bytes": "B", "count": "", "mean size": "B", "latency": "ns"}
 ORDERS = ("rank", "volume", "rcm")
-#: Above this many cells (processes squared), cells are found by sorting instead of one
-#: dense counting pass.
-DENSE_CELLS = 1 << 26
 
 
 def check_choice(value: str, choices: tuple[str, ...], what: str) -> str:
@@ -57,36 +55,18 @@ class Cells:
     def of(cls, index: MessageIndex, keep: np.ndarray | None, latency: bool) -> Cells:
         """The cells of the sends ``keep`` keeps (a mask over sends, None: all), with
         latencies when ``latency`` (which pairs the whole trace once)."""
-        n = index.num_processes
-        chosen = slice(None) if keep is None else np.flatnonzero(keep)
-        key = index.sender[chosen].astype(np.int64) * n + index.receiver[chosen]
-        if n * n <= DENSE_CELLS:
-            counts = np.bincount(key, minlength=n * n)
-            cells = np.flatnonzero(counts)
-            which = None
-        else:
-            cells, which = np.unique(key, return_inverse=True)
-            counts = np.bincount(which, minlength=cells.size)
-
-        def total(weights: np.ndarray) -> np.ndarray:
-            if which is None:
-                return np.bincount(key, weights=weights, minlength=n * n)[cells]
-            return np.bincount(which, weights=weights, minlength=cells.size)
-
-        size = index.size[chosen]
-        known = size >= 0
-        nbytes = np.where(known, size, 0).astype(np.float64)
+        n = max(index.num_processes, 1)
+        chosen = np.flatnonzero(keep) if keep is not None else np.zeros(0, dtype=np.int64)
+        spent = index.receive_time() - index.send_time if latency else np.zeros(0)
+        sums = _sums(index.cell, index.size, spent, chosen, keep is None,
+                     index.cell_keys.size)
+        used = np.flatnonzero(sums[0])
+        keys, sums = index.cell_keys[used], sums[:, used]
         fields = {}
         if latency:
-            received = index.receive_time()[chosen]
-            matched = ~np.isnan(received)
-            spent = np.where(matched, received - index.send_time[chosen], 0.0)
-            fields = {"matched": total(matched.astype(np.float64)), "latency": total(spent),
-                      "latency_sq": total(spent * spent)}
-        return cls(n, (cells // n).astype(np.int32), (cells % n).astype(np.int32),
-                   (counts[cells] if which is None else counts).astype(np.float64),
-                   total(known.astype(np.float64)), total(nbytes), total(nbytes * nbytes),
-                   **fields)
+            fields = {"matched": sums[4], "latency": sums[5], "latency_sq": sums[6]}
+        return cls(index.num_processes, (keys // n).astype(np.int32),
+                   (keys % n).astype(np.int32), sums[0], sums[1], sums[2], sums[3], **fields)
 
     def __len__(self) -> int:
         return self.sender.size
@@ -116,6 +96,29 @@ class Cells:
         else:
             out[self.sender.astype(np.int64) * n + self.receiver] = total
         return out.reshape(n, n)
+
+
+@njit(cache=True, nogil=True)
+def _sums(cell, size, spent, chosen, everything, cells):
+    """Per cell: the sums (messages, with known size, bytes, squared bytes, matched,
+    latency, squared latency) of the sends at ``chosen`` (every send when
+    ``everything``), ``cell`` numbering each send's cell; one pass."""
+    sums = np.zeros((cells, 7))
+    m = cell.size if everything else chosen.size
+    for j in range(m):
+        i = j if everything else chosen[j]
+        row = sums[cell[i]]
+        row[0] += 1.0
+        if size[i] >= 0:
+            b = float(size[i])
+            row[1] += 1.0
+            row[2] += b
+            row[3] += b * b
+        if spent.size and not np.isnan(spent[i]):
+            row[4] += 1.0
+            row[5] += spent[i]
+            row[6] += spent[i] * spent[i]
+    return sums.T.copy()
 
 
 def is_mean(metric: str) -> bool:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from numba import njit
 from tqdm.auto import tqdm
 
 from glade.errors import GladeError
@@ -41,9 +42,66 @@ from glade.trace.events import (
 if TYPE_CHECKING:
     from glade.trace.model import Trace
 
+#: Above this many cells (processes squared), cells are numbered by sorting their keys
+#: instead of one pass over a dense table of every cell.
+DENSE_CELLS = 1 << 26
+
 #: The columns of :meth:`MessageIndex.table` (those of ``match_messages``, plus latency).
 TABLE_COLUMNS = ("Send event", "Receive event", "Sender", "Receiver", "Tag", "Communicator",
                  "Message Size", "Send time (ns)", "Receive time (ns)", "Latency (ns)")
+
+
+@njit(cache=True, nogil=True)
+def _between(owner, partner, from_s, to_r):
+    """Indices of the entries whose ``owner`` is marked in ``from_s`` and ``partner`` in
+    ``to_r`` (one pass)."""
+    out = np.empty(owner.size, np.int64)
+    k = 0
+    for i in range(owner.size):
+        if from_s[owner[i]] and to_r[partner[i]]:
+            out[k] = i
+            k += 1
+    return out[:k]
+
+
+@njit(cache=True, nogil=True)
+def _number_cells(sender, receiver, n, slot):
+    """Per send: the number of its cell (sender * n + receiver), cells numbered in order
+    of first message through ``slot`` (n * n, all -1); and the key of every cell."""
+    cell = np.empty(sender.size, np.int32)
+    keys = np.empty(min(sender.size, n * n), np.int64)
+    count = 0
+    for i in range(sender.size):
+        k = np.int64(sender[i]) * n + receiver[i]
+        if slot[k] < 0:
+            slot[k] = count
+            keys[count] = k
+            count += 1
+        cell[i] = slot[k]
+    return cell, keys[:count]
+
+
+def number_cells(sender: np.ndarray, receiver: np.ndarray, n: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Per send (positions ``sender`` to ``receiver`` of ``n`` processes): the number of
+    its cell, cells numbered in ascending order of their key ``sender * n + receiver``;
+    and those keys."""
+    if n * n <= DENSE_CELLS:
+        cell, keys = _number_cells(sender, receiver, n, np.full(n * n, -1, dtype=np.int32))
+        order = np.argsort(keys, kind="stable")
+        rank = np.empty(order.size, dtype=np.int32)
+        rank[order] = np.arange(order.size, dtype=np.int32)
+        return rank[cell], keys[order]
+    keys, cell = np.unique(sender.astype(np.int64) * n + receiver, return_inverse=True)
+    return cell.astype(np.int32), keys
+
+
+def _locate(ids: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The positions of ``values`` in the ascending ``ids``, and whether each is there."""
+    if ids.size and ids[0] == 0 and ids[-1] == ids.size - 1:
+        return values, (values >= 0) & (values < ids.size)
+    at = np.minimum(np.searchsorted(ids, values), max(ids.size - 1, 0))
+    return at, ids[at] == values if ids.size else np.zeros(values.size, dtype=bool)
 
 
 def _values(trace: Trace, name: str, rows: np.ndarray, dtype: str = "int32") -> np.ndarray:
@@ -86,14 +144,16 @@ class MessageIndex:
             self.communicator = _values(trace, COMMUNICATOR, send_row)
             self.size = _values(trace, MESSAGE_SIZE, send_row, "int64")
             self.send_time = trace.events[TIMESTAMP].to_numpy()[send_row]
+            self.cell, self.cell_keys = number_cells(self.sender, self.receiver,
+                                                     self.ids.size)
             bar.update()
             recv_row = message_rows(trace, RECEIVE_NAMES)
-            recv_partner = _values(trace, PARTNER, recv_row, "int64")
-            inside = np.isin(recv_partner, self.ids) if recv_row.size else recv_partner >= 0
+            partner_at, inside = _locate(self.ids, _values(trace, PARTNER, recv_row, "int64"))
+            owner_at, present = _locate(self.ids, _values(trace, PROCESS, recv_row, "int64"))
+            inside &= present
             self.recv_row = recv_row[inside]
-            self.recv_owner = positions(self.ids, _values(trace, PROCESS, self.recv_row,
-                                                          "int64")).astype(np.int32)
-            self.recv_partner = positions(self.ids, recv_partner[inside]).astype(np.int32)
+            self.recv_owner = owner_at[inside].astype(np.int32)
+            self.recv_partner = partner_at[inside].astype(np.int32)
             bar.update()
         self._receive_row: np.ndarray | None = None
         self.has_tags = TAG in trace.events.columns
@@ -180,13 +240,12 @@ class MessageIndex:
         """Indices of the sends from the process positions ``senders`` to ``receivers``,
         and of the receives on ``receivers`` from ``senders`` (both ascending)."""
         n = self.num_processes
-        from_s = np.zeros(n, dtype=bool)
+        from_s = np.zeros(n, dtype=np.bool_)
         from_s[senders] = True
-        to_r = np.zeros(n, dtype=bool)
+        to_r = np.zeros(n, dtype=np.bool_)
         to_r[receivers] = True
-        sends = np.flatnonzero(from_s[self.sender] & to_r[self.receiver])
-        recvs = np.flatnonzero(from_s[self.recv_partner] & to_r[self.recv_owner])
-        return sends, recvs
+        return (_between(self.sender, self.receiver, from_s, to_r),
+                _between(self.recv_partner, self.recv_owner, from_s, to_r))
 
     def messages(self, senders: np.ndarray, receivers: np.ndarray,
                  keep: np.ndarray | None) -> pd.DataFrame:

@@ -1,0 +1,74 @@
+"""Pairing sends with receives (``message_pairs``, ``pair_messages``) against a brute-force
+oracle on random traces: the k-th send of a channel (sender, receiver, tag, communicator)
+matches its k-th receive, whatever the interleaving, with unmatched messages on both sides
+and partners unknown (-1)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from glade.trace import Trace
+from glade.trace.comm import message_pairs, message_rows, pair_messages
+from glade.trace.events import RECEIVE_NAMES, SEND_NAMES
+
+events_strategy = st.lists(st.tuples(
+    st.booleans(), st.integers(0, 3), st.integers(-1, 3), st.sampled_from([0, 7, 10**9]),
+    st.integers(0, 1)), max_size=60)
+
+
+def make_trace(rows) -> Trace:
+    table = pd.DataFrame([(t, "Instant", "MpiSend" if send else "MpiRecv", p, partner, tag,
+                           comm, 8) for t, (send, p, partner, tag, comm) in enumerate(rows)],
+                         columns=["Timestamp (ns)", "Event Type", "Name", "Process",
+                                  "Partner", "Tag", "Communicator", "Message Size"])
+    numeric = ["Timestamp (ns)", "Process", "Partner", "Tag", "Communicator", "Message Size"]
+    return Trace(table.astype(dict.fromkeys(numeric, "int64")))
+
+
+def oracle(rows) -> list[tuple[int, int]]:
+    """(send row, receive row) of every pair, by a loop with one queue per channel."""
+    sends: dict[tuple, list[int]] = {}
+    recvs: dict[tuple, list[int]] = {}
+    for row, (send, p, partner, tag, comm) in enumerate(rows):
+        if partner < 0:
+            continue
+        if send:
+            sends.setdefault((p, partner, tag, comm), []).append(row)
+        else:
+            recvs.setdefault((partner, p, tag, comm), []).append(row)
+    pairs = [pair for key, rows_ in sends.items()
+             for pair in zip(rows_, recvs.get(key, []), strict=False)]
+    return sorted(pairs)
+
+
+@settings(max_examples=150, deadline=None)
+@given(events_strategy)
+def test_pairs_match_a_queue_per_channel(rows):
+    trace = make_trace(rows)
+    table, lost_sends, lost_recvs = message_pairs(trace)
+    expected = oracle(rows)
+    assert list(zip(table["Send event"], table["Receive event"], strict=True)) == expected
+    sends = sum(1 for r in rows if r[0] and r[2] >= 0)
+    recvs = sum(1 for r in rows if not r[0] and r[2] >= 0)
+    assert (lost_sends, lost_recvs) == (sends - len(expected), recvs - len(expected))
+    events = trace.events
+    np.testing.assert_array_equal(table["Sender"], events["Process"].to_numpy()[
+        table["Send event"]])
+    np.testing.assert_array_equal(table["Tag"], events["Tag"].to_numpy()[table["Send event"]])
+
+
+@settings(max_examples=60, deadline=None)
+@given(events_strategy, st.data())
+def test_pairing_a_subset_of_channels_gives_the_same_pairs(rows, data):
+    trace = make_trace(rows)
+    chosen = data.draw(st.sets(st.integers(0, 3), min_size=1))
+    send_rows, recv_rows = message_rows(trace, SEND_NAMES), message_rows(trace, RECEIVE_NAMES)
+    process = trace.events["Process"].to_numpy()
+    partner = trace.events["Partner"].to_numpy()
+    table = pair_messages(trace, send_rows[np.isin(process[send_rows], list(chosen))],
+                          recv_rows[np.isin(partner[recv_rows], list(chosen))])[0]
+    expected = [pair for pair in oracle(rows) if rows[pair[0]][1] in chosen]
+    assert list(zip(table["Send event"], table["Receive event"], strict=True)) == expected
