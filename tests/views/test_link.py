@@ -374,3 +374,17 @@ def test_views_of_a_trace_share_its_call_level(trace):
     assert mask.sum() == (trace.calls().dataframe["name"] == "compute_flux").sum()
     assert level.mask('MATCH ("*")') is None
     assert level.query(text).events.equals(trace.query(text, level="calls").events)
+
+
+def test_a_matrix_sends_a_new_picture_with_its_descriptors(halo):
+    # a linked restriction or a zoom redraws the matrix: its picture and the descriptors of
+    # the arrays in it must reach the page in one message (a page that got the new
+    # descriptors with the old picture read past its end, on 4096 pooled processes)
+    matrix = CommMatrix(halo, max_cells=2)
+    sent: list = []
+    matrix.send_state = lambda key=None: sent.append(set(key) if key else None)
+    matrix.zoom((0, 4))
+    matrix.link_restrict('MATCH (".", p) WHERE p.Process <= 3')
+    pictures = [keys for keys in sent if keys and keys & {"picture", "picture_meta"}]
+    assert len(pictures) == 2
+    assert all({"picture", "picture_meta"} <= keys for keys in pictures)

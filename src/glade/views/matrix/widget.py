@@ -166,19 +166,22 @@ class CommMatrix(QueryView):
             "col_mean", "col_std", "col_n")}
         descriptors, blob = pack_arrays(arrays)
         shown = int(self._cells.count.sum())
-        self.picture_meta = {
-            "r0": window.r0, "r1": window.r1, "c0": window.c0, "c1": window.c1,
-            "block": window.block, "rows": window.rows, "cols": window.cols,
-            "metric": self.metric, "unit": cellmath.UNITS[self.metric],
-            "mean": cellmath.is_mean(self.metric), "processes": n, "messages": shown,
-            "revision": int(self.picture_meta.get("revision", 0)) + 1, "arrays": descriptors,
-        }
-        self.picture = blob
-        restricted = " (restricted by a linked view)" if self.restriction else ""
-        self.status = (f"{shown:,} of {len(self._index):,} messages{restricted}, "
-                       f"{n:,} processes, {len(self._cells):,} cells with messages"
-                       + (f", blocks of {window.block} x {window.block} processes"
-                          if window.block > 1 else ""))
+        # the picture and its descriptors travel in one message: the front end reads
+        # them together
+        with self.hold_sync():
+            self.picture_meta = {
+                "r0": window.r0, "r1": window.r1, "c0": window.c0, "c1": window.c1,
+                "block": window.block, "rows": window.rows, "cols": window.cols,
+                "metric": self.metric, "unit": cellmath.UNITS[self.metric],
+                "mean": cellmath.is_mean(self.metric), "processes": n, "messages": shown,
+                "revision": int(self.picture_meta.get("revision", 0)) + 1, "arrays": descriptors,
+            }
+            self.picture = blob
+            restricted = " (restricted by a linked view)" if self.restriction else ""
+            self.status = (f"{shown:,} of {len(self._index):,} messages{restricted}, "
+                           f"{n:,} processes, {len(self._cells):,} cells with messages"
+                           + (f", blocks of {window.block} x {window.block} processes"
+                              if window.block > 1 else ""))
 
     @traitlets.validate("metric")
     def _valid_metric(self, proposal):
