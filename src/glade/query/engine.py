@@ -412,6 +412,10 @@ def match_plain(graph: Graph, steps: list[tuple[bool, np.ndarray]]) -> np.ndarra
     n, m = len(graph), len(steps)
     if n == 0:
         return np.zeros(0, dtype=bool)
+    if m == 1:
+        # a match of one position is a path whose every node satisfies it, so a node is
+        # on a match exactly when it satisfies it (a timeline's window, say)
+        return np.array(steps[0][1], dtype=bool, copy=True)
     singles = sum(not star for star, _ in steps)
     if graph.is_tree() and singles > int(graph.depth.max()) + 1:
         return np.zeros(n, dtype=bool)
