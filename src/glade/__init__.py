@@ -11,12 +11,24 @@ from glade.trace import Filter, Trace
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str):
+    """``glade.link``, ``glade.unlink`` and ``glade.Link`` (:mod:`glade.views.link`),
+    imported when first used so that ``import glade`` does not load the widget stack."""
+    if name in ("Link", "link", "unlink"):
+        import glade.views.link
+
+        return getattr(glade.views.link, name)
+    raise AttributeError(f"module 'glade' has no attribute {name!r}")
+
+
 __all__ = [
     "Ensemble",
     "Filter",
     "GladeError",
     "Graph",
     "GraphFrame",
+    "Link",
     "Node",
     "NodeSet",
     "QueryError",
@@ -25,8 +37,10 @@ __all__ = [
     "Trace",
     "__version__",
     "datasets",
+    "link",
     "query",
     "read",
     "read_trace",
     "stats",
+    "unlink",
 ]

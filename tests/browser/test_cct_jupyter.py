@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from glade.views import CCT
+from glade.views.cct.query import selection_query
 from tests.browser.cct_pages import distinct_children, profile, row
 from tests.browser.jupyter import FRONT_ENDS, jupyter_notebook, open_and_run, run_in_kernel
 
@@ -27,6 +28,7 @@ _exc = _result.node_values("time")
 print("REPORT" + _json.dumps({
     "query": view.query,
     "history": view.history,
+    "selected_paths": view.selected_paths,
     "selection": view.selection,
     "nodes": {"/".join(_result.node(i).path()): [_inc[i], _exc[i]] for i in range(len(_result))},
 }))
@@ -74,7 +76,8 @@ def test_clicks_reach_the_kernel(page, page_errors, jupyter):
     assert report["query"] == expected.query
     assert report["history"] == [{"op": "collapse", "nodes": [collapsed.nid]},
                                  {"op": "hide", "nodes": [hidden.nid]}]
-    assert report["selection"] == [list(selected.path())]
+    assert report["selected_paths"] == [list(selected.path())]
+    assert report["selection"] == str(selection_query([selected.path()]))
     assert len(report["nodes"]) == shown
     # mean over the 4 ranks, from the rows themselves: the root and the collapsed node keep
     # their inclusive time (a hidden subtree's time stays in its callers: fold), and the

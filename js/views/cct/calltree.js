@@ -13,11 +13,14 @@ import { int32Of, float64Of, StringTable } from "../../lib/transport.js";
  * names / nameIndex: the name table; conditions: query fragments (".name = \"main\""),
  * the first names.length of them are the name conditions of the unique names, and
  * extraPtr / extraIndex list further fragments per node (CSR) that tell same-name
- * siblings apart; metrics: [{name, kind, partner, values: Float64Array}].
+ * siblings apart; metrics: [{name, kind, partner, values: Float64Array}], where `values`
+ * are those drawn and `own` (when a link restricts the view) the tree's own values, which
+ * edits (a threshold) use; linkKeep: under a link's restriction, 1 for the nodes the
+ * restricted tree has (null otherwise).
  */
 export class CallTree {
   constructor({ parent, frameCode, pathKey, nameIndex, names, conditions, extraPtr, extraIndex,
-    metrics }) {
+    metrics, linkKeep = null }) {
     const n = parent.length;
     this.n = n;
     this.parent = parent;
@@ -29,6 +32,7 @@ export class CallTree {
     this.extraPtr = extraPtr;
     this.extraIndex = extraIndex;
     this.metrics = metrics;
+    this.linkKeep = linkKeep;
     this.depth = new Int32Array(n);
     this.childCount = new Int32Array(n);
     let maxDepth = 0;
@@ -94,22 +98,18 @@ export class CallTree {
     return this.pathIds(node).map((i) => this.name(i));
   }
 
-  /** The values of a metric by name (undefined when the view has no such metric). */
+  /** The tree's own values of a metric by name, those edits use (undefined when the view
+   * has no such metric). */
   values(metric) {
     const i = this.metricIndex.get(metric);
-    return i === undefined ? undefined : this.metrics[i].values;
+    return i === undefined ? undefined : this.metrics[i].own ?? this.metrics[i].values;
   }
 }
 
 /** The CallTree held in a CCT widget model's traits. */
 export function callTreeFromModel(model) {
   const parent = int32Of(model.get("parents"));
-  const n = parent.length;
-  const allValues = float64Of(model.get("values"));
-  const metrics = model.get("metrics").map((m, j) => ({
-    ...m,
-    values: allValues.subarray(j * n, (j + 1) * n),
-  }));
+  const { metrics, linkKeep } = linkedValues(model, parent.length);
   return new CallTree({
     parent,
     frameCode: int32Of(model.get("frame_codes")),
@@ -120,5 +120,22 @@ export function callTreeFromModel(model) {
     extraPtr: int32Of(model.get("extra_ptr")),
     extraIndex: int32Of(model.get("extra_index")),
     metrics,
+    linkKeep,
   });
+}
+
+/** The metrics a CCT widget model draws over n nodes (a link's restricted values when
+ * it has them, with the tree's own as `own`) and the nodes a link keeps (null for all). */
+export function linkedValues(model, n) {
+  const ownValues = float64Of(model.get("values"));
+  const link = model.get("link_values");
+  const linked = link && link.byteLength ? float64Of(link) : null;
+  const metrics = model.get("metrics").map((m, j) => {
+    const own = ownValues.subarray(j * n, (j + 1) * n);
+    return linked ? { ...m, own, values: linked.subarray(j * n, (j + 1) * n) } : { ...m, values: own };
+  });
+  const keep = model.get("link_keep");
+  const linkKeep = keep && keep.byteLength
+    ? new Uint8Array(keep.buffer, keep.byteOffset, keep.byteLength) : null;
+  return { metrics, linkKeep };
 }

@@ -2,7 +2,7 @@
 // and bars. Every edit (collapse, hide, elide, focus, expand to depth, threshold) is kept
 // as an edit list in the `history` trait; the kernel turns it into the view's query.
 import "./cct.css";
-import { callTreeFromModel } from "./calltree.js";
+import { callTreeFromModel, linkedValues } from "./calltree.js";
 import { colourScale, extent } from "../../lib/colour.js";
 import {
   applyEdit, COLLAPSED, isEmpty, keyMasks, replay,
@@ -175,10 +175,23 @@ class CCTView {
     for (const name of ["metric", "color_metric", "sort_metric", "color_scheme", "color_log"]) {
       model.on(`change:${name}`, () => this.refresh());
     }
-    model.on("change:selection", () => this.onRemoteSelection());
+    model.on("change:selected_paths", () => this.onRemoteSelection());
+    model.on("change:link_values", () => this.onLink());
+    model.on("change:link_keep", () => this.onLink());
+    model.on("change:notice", () => this.refresh());
     model.on("change:height", () => {
       this.body.style.height = `${model.get("height")}px`;
     });
+  }
+
+  /** A link restricted the view (or lifted its restriction): draw the values it sent. */
+  onLink() {
+    const { metrics, linkKeep } = linkedValues(this.model, this.tree.n);
+    this.tree.metrics = metrics;
+    this.tree.linkKeep = linkKeep;
+    this.sortKeys.clear();
+    this.scales.clear();
+    this.refresh();
   }
 
   onRemoteEdits() {
@@ -327,7 +340,7 @@ class CCTView {
       else this.selected.add(i);
     }
     this.sentSelection = this.selectionPaths();
-    this.model.set("selection", this.sentSelection);
+    this.model.set("selected_paths", this.sentSelection);
     this.model.save_changes();
     this.list.render();
   }
@@ -347,7 +360,7 @@ class CCTView {
   }
 
   onRemoteSelection() {
-    const paths = this.model.get("selection");
+    const paths = this.model.get("selected_paths");
     if (paths === this.sentSelection) return;
     this.selected = new Set(paths.flatMap((path) => this.nodesAt(path)));
     this.list.render();

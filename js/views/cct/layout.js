@@ -9,11 +9,12 @@ import { COLLAPSED, ELIDED, FOCUS, HIDDEN, keyMasks } from "./edits.js";
 
 /** Uint8Array over nodes: 1 where the state keeps the node. A focus keeps the focused
  * subtrees and the callers of a focused node: the nodes above one, not every node with the
- * call path of one (a call path can repeat among roots or merged callers). */
+ * call path of one (a call path can repeat among roots or merged callers). A link's
+ * restriction (tree.linkKeep) removes the nodes it lacks. */
 export function keptNodes(tree, state, masks = keyMasks(tree, state.flags)) {
   const { flags, base } = state;
   const { covered, inFocus, focused } = masks;
-  const { n, parent, pathKey } = tree;
+  const { n, parent, pathKey, linkKeep } = tree;
   const K = tree.keyCount;
   const keepKey = new Uint8Array(K);
   for (let k = 0; k < K; k++) keepKey[k] = !covered[k] && !(flags[k] & (HIDDEN | ELIDED)) ? 1 : 0;
@@ -26,10 +27,12 @@ export function keptNodes(tree, state, masks = keyMasks(tree, state.flags)) {
     }
     for (let i = 0; i < n; i++) {
       keep[i] = keepKey[pathKey[i]] && (inFocus[pathKey[i]] || above[i]) && (!base || base.keep[i])
-        ? 1 : 0;
+        && (!linkKeep || linkKeep[i]) ? 1 : 0;
     }
   } else {
-    for (let i = 0; i < n; i++) keep[i] = keepKey[pathKey[i]] && (!base || base.keep[i]) ? 1 : 0;
+    for (let i = 0; i < n; i++) {
+      keep[i] = keepKey[pathKey[i]] && (!base || base.keep[i]) && (!linkKeep || linkKeep[i]) ? 1 : 0;
+    }
   }
   return keep;
 }

@@ -1,6 +1,7 @@
 """What every view shares: its bundled front end, the edit history with undo and redo,
-the query it emits, and the ways to use that query (apply it, write the Python line that
-reproduces it, save it, export an offline page).
+the query it emits, the ways to use that query (apply it, write the Python line that
+reproduces it, save it, export an offline page), and the hooks through which views are
+linked (:mod:`glade.views.link`).
 
 A view keeps its edits as a list of small dicts in the ``history`` trait (undone ones in
 ``future``); each view turns its history into ``query``, the canonical string-dialect
@@ -23,6 +24,8 @@ from glade.query import parse
 from glade.query.model import BaseQuery
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
+#: The canonical text of the query that keeps everything.
+EVERYTHING = 'MATCH ("*")'
 
 
 def static_file(name: str) -> Path:
@@ -47,6 +50,17 @@ def check_identifier(name: str) -> str:
     if not isinstance(name, str) or not name.isidentifier():
         raise GladeError(f"data_name must be a Python identifier, not {name!r}")
     return name
+
+
+def link_query(query: Any) -> str:
+    """The canonical text of a call-level query a link passes ("" for none: an empty
+    text, or a query that keeps everything)."""
+    if not isinstance(query, str):
+        raise GladeError(f"a link passes query text, not {type(query).__name__}")
+    if not query.strip():
+        return ""
+    text = str(parse(query))
+    return "" if text == EVERYTHING else text
 
 
 def push_edit(history: Sequence[dict], edit: dict, merge_ops: Sequence[str] = ()) -> list[dict]:
@@ -75,12 +89,18 @@ class QueryView(anywidget.AnyWidget):
     """Base of glade's views: ``history``/``future`` of edits, ``query`` (the canonical
     string-dialect query of what the view shows), ``height``, and :meth:`undo`,
     :meth:`redo`, :meth:`reset`, :meth:`apply`, :meth:`code`, :meth:`save_query`,
-    :meth:`to_html`.
+    :meth:`to_html`, and the link protocol: :meth:`link_restrict`, :meth:`link_highlight`.
 
     A subclass sets ``_esm``/``_css`` (with :func:`static_file`), lists its ``edit_ops``
     and checks their fields in :meth:`_check_edit`, keeps ``query`` in step with
     ``history``, and says how its query applies to its data in :meth:`_apply_code` (the
     Python expression) and :meth:`_apply_query` (its evaluation, used by :meth:`apply`).
+
+    A view that takes part in links says so in ``link_accepts`` ("restrict": it can show
+    only what a call-level query keeps; "highlight": it can mark what one selects, by
+    implementing :meth:`_show_restriction` / :meth:`_show_highlight`) and in
+    ``link_emits`` ((trait name, "restrict" or "highlight") pairs: the traits holding a
+    call-level query that restricts or highlights the views it is linked to).
     """
 
     history = traitlets.List(traitlets.Dict()).tag(sync=True)
@@ -89,11 +109,17 @@ class QueryView(anywidget.AnyWidget):
     height = traitlets.Int(420, min=100).tag(sync=True)
     #: True in the page :meth:`to_html` writes, where no kernel answers edits.
     offline = traitlets.Bool(False).tag(sync=True)
+    #: The call-level queries a link restricts the view to and highlights in it ("" when
+    #: none); only :meth:`link_restrict` and :meth:`link_highlight` set them.
+    restriction = traitlets.Unicode("").tag(sync=True)
+    highlighted = traitlets.Unicode("").tag(sync=True)
 
     #: The ops a view's edits may have, and those of which consecutive ones merge into one
     #: undo step.
     edit_ops: tuple[str, ...] = ("reset",)
     merge_ops: tuple[str, ...] = ()
+    link_accepts: frozenset[str] = frozenset()
+    link_emits: tuple[tuple[str, str], ...] = ()
 
     def __init__(self, data: Any, data_name: str, **kwargs: Any):
         self._data = data
@@ -102,6 +128,10 @@ class QueryView(anywidget.AnyWidget):
         # then not edits from the user
         self._internal = False
         self._pending_edit: dict | None = None
+        # the glade.views.link.Link the view belongs to, and whether a link hook is setting
+        # restriction / highlighted
+        self._link = None
+        self._linking = False
         super().__init__(**kwargs)
 
     @property
@@ -175,6 +205,64 @@ class QueryView(anywidget.AnyWidget):
         """The edit that assigning ``query`` to the view records (views that take
         assigned queries say how)."""
         raise GladeError(f"a {type(self).__name__} view does not take an assigned query")
+
+    # ------------------------------------------------------------ links
+    @property
+    def link_data(self) -> Any:
+        """The data whose call-level queries this view shows: views linked together must
+        show the same object."""
+        return self._data
+
+    @traitlets.validate("restriction", "highlighted")
+    def _valid_link_query(self, proposal):
+        if not self._linking:
+            name = proposal["trait"].name
+            hook = "link_restrict" if name == "restriction" else "link_highlight"
+            raise GladeError(f"view.{name} is set by a link: call view.{hook}(query)")
+        return proposal["value"]
+
+    def _link_hook(self, role: str) -> None:
+        if role not in self.link_accepts:
+            raise GladeError(f"a {type(self).__name__} view cannot be {role}ed by a link "
+                             f"(it takes: {', '.join(sorted(self.link_accepts)) or 'nothing'})")
+
+    def _set_link_query(self, trait: str, text: str, show) -> None:
+        """Set ``trait`` (restriction or highlighted) to ``text`` and ``show`` it; the
+        trait is put back when showing fails."""
+        previous = getattr(self, trait)
+        if text == previous:
+            return
+        self._linking = True
+        try:
+            setattr(self, trait, text)
+            try:
+                show(text)
+            except BaseException:
+                setattr(self, trait, previous)
+                raise
+        finally:
+            self._linking = False
+
+    def link_restrict(self, query: str) -> None:
+        """Show only what the call-level ``query`` keeps ("" shows everything again). The
+        view's own edits, history and ``query`` are left as they are."""
+        self._link_hook("restrict")
+        self._set_link_query("restriction", link_query(query), self._show_restriction)
+
+    def link_highlight(self, query: str) -> None:
+        """Mark what the call-level ``query`` selects ("" clears the marks)."""
+        self._link_hook("highlight")
+        self._set_link_query("highlighted", link_query(query), self._show_highlight)
+
+    def _show_restriction(self, text: str) -> None:
+        """Show only what canonical query ``text`` keeps (everything for ""); views that
+        accept "restrict" implement it."""
+        raise NotImplementedError
+
+    def _show_highlight(self, text: str) -> None:
+        """Mark what canonical query ``text`` selects (nothing for ""); views that accept
+        "highlight" implement it."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------ results
     def _apply_code(self, data_name: str, query: str) -> str:

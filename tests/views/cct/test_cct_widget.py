@@ -76,7 +76,7 @@ class TestConstruction:
         assert view.metric == "time (inc)"
         assert view.sort_metric == "time (inc)"
         assert view.query == 'MATCH ("*")'
-        assert view.history == [] and view.selection == []
+        assert view.history == [] and view.selected_paths == [] and view.selection == ""
         assert view.notice == ""
 
     def test_aggregate_or_rank(self):

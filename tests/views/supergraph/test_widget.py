@@ -159,10 +159,10 @@ def test_cct_of_a_supernode_and_highlight(ens):
     assert tree.query == str(glade.query.parse(
         '{NOT {MATCH (".", n0) WHERE n0.module = "lib"}} AND '
         '{MATCH ("*")->(".", n1)->("*") WHERE n1.module = "mpi"}'))
-    assert sorted(map(tuple, tree.selection)) == [
+    assert sorted(map(tuple, tree.selected_paths)) == [
         ("main", "MPI_Init"), ("main", "solve", "MPI_Send"),
         ("main", "solve", "MPI_Send", "progress"), ("main", "solve", "helper", "MPI_Recv")]
-    tree.selection = [["main", "solve", "MPI_Send"]]
+    tree.selected_paths = [["main", "solve", "MPI_Send"]]
     view.highlight_query(tree)
     assert view.highlight == ["mpi"]
     view.highlight_query('MATCH (".", p) WHERE p.name = "main"')

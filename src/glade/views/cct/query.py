@@ -15,10 +15,15 @@ always gives one text.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
+from glade.errors import GladeError
 from glade.query import CompoundQuery, Query, parse
 from glade.query.model import BaseQuery
+from glade.query.paths import equals
+from glade.query.predicates import And, is_root
 from glade.views.cct.calltree import ViewTree
 from glade.views.cct.edits import COLLAPSED, ELIDED, FOCUS, HIDDEN, EditState, key_masks
 
@@ -95,3 +100,22 @@ def state_query(tree: ViewTree, state: EditState) -> BaseQuery:
 def query_text(tree: ViewTree, state: EditState) -> str:
     """The canonical string-dialect text of the state's query."""
     return str(state_query(tree, state))
+
+
+def selection_query(paths: Sequence[Sequence[str]]) -> BaseQuery:
+    """The nodes at the given call paths (names from a root), e.g. a CCT view's
+    ``selected_paths``: the last node of each path, not its callers. On a trace's call
+    forest it selects the calls on those call paths."""
+    parts = []
+    for path in paths:
+        steps = Query().match(".", And.of(is_root(), equals("name", path[0])))
+        for name in path[1:]:
+            steps = steps.rel(".", equals("name", name))
+        if len(path) == 1:
+            parts.append(steps)
+        else:
+            parent = Query(steps.nodes[:-1])
+            parts.append(CompoundQuery.of("and", steps, ~parent))
+    if not parts:
+        raise GladeError("an empty selection selects no node")
+    return parts[0] if len(parts) == 1 else CompoundQuery.of("or", *parts)

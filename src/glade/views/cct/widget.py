@@ -8,6 +8,13 @@ expand to depth, collapse below a threshold) is recorded in ``history`` and the 
 
 gives the GraphFrame on screen (collapsed nodes keep their inclusive values), on this
 run or on another run of the same program.
+
+``view.selection`` is the query of the selected rows (``selected_paths`` their call
+paths): on a trace it is a call-level query of their calls, which a link
+(:mod:`glade.views.link`) highlights in a timeline. A CCT view of a trace can be
+restricted by a link to the calls a call-level query keeps (a timeline's window): it then
+draws the values of ``trace.query(text, level="calls").to_graphframe()`` (``view.shown()``)
+on its own tree, its edits and query unchanged.
 """
 
 from __future__ import annotations
@@ -21,12 +28,15 @@ import traitlets
 from glade.errors import GladeError, MetricError
 from glade.graph import Node
 from glade.profile.graphframe import GraphFrame
-from glade.query import BaseQuery, query_mask
+from glade.query import BaseQuery, parse, query_mask
 from glade.query.engine import RowTable
+from glade.trace.model import Trace
 from glade.views.base import QueryView, static_file
 from glade.views.cct import edits as cct_edits
 from glade.views.cct.calltree import ViewTree
-from glade.views.cct.query import base_parts, query_text
+from glade.views.cct.linked import restricted_values
+from glade.views.cct.query import base_parts, query_text, selection_query
+from glade.views.forest import call_level
 from glade.views.metrics import describe_rows, metric_columns
 from glade.views.transport import float64_bytes, int32_bytes, mask_ranges, string_table
 
@@ -97,7 +107,14 @@ class CCT(QueryView):
     color_scheme = traitlets.Enum(COLOR_SCHEMES, default_value="viridis").tag(sync=True)
     color_log = traitlets.Bool(False).tag(sync=True)
 
-    selection = traitlets.List(traitlets.List(traitlets.Unicode())).tag(sync=True)
+    selected_paths = traitlets.List(traitlets.List(traitlets.Unicode())).tag(sync=True)
+    selection = traitlets.Unicode("").tag(sync=True)
+    #: Under a link's restriction: the values drawn (the layout of ``values``) and one
+    #: byte per node, 1 where the restricted tree has the node (both empty otherwise).
+    link_values = traitlets.Bytes().tag(sync=True)
+    link_keep = traitlets.Bytes().tag(sync=True)
+
+    link_emits = (("selection", "highlight"),)
 
     def __init__(
         self,
@@ -131,6 +148,9 @@ class CCT(QueryView):
         self._gf = gf
         self._agg = agg
         self._rank = rank
+        self._columns = columns
+        self._shown_gf = gf
+        self._selecting = False
         self._tree = ViewTree(gf.graph, {c.name: c.values for c in columns})
         super().__init__(data, data_name, **self._transport(columns), metric=metric,
                          sort_metric=sort_metric or metric, color_metric=color_metric or "",
@@ -180,6 +200,88 @@ class CCT(QueryView):
     def rank(self) -> Any:
         """The rank whose values are shown (None: ``agg`` over all rows)."""
         return self._rank
+
+    @property
+    def link_accepts(self) -> frozenset[str]:
+        """A CCT view of a trace can be restricted to the calls a call-level query keeps."""
+        return frozenset({"restrict"}) if isinstance(self._data, Trace) else frozenset()
+
+    def shown(self) -> GraphFrame:
+        """The GraphFrame whose values the view draws: its data's call tree, or under a
+        link's restriction ``trace.query(view.restriction, level="calls").to_graphframe()``
+        (edits apply on top, as ``apply()`` says)."""
+        return self._shown_gf
+
+    # ------------------------------------------------------------ links
+    def _show_restriction(self, text: str) -> None:
+        if not text:
+            self._shown_gf = self._gf
+            with self.hold_sync():
+                self.link_values = b""
+                self.link_keep = b""
+                self.notice = self._notice(self._gf)
+            return
+        gf = call_level(self._data).query(text).to_graphframe()
+        restricted = restricted_values(gf, self._gf.graph, self._columns, self._agg,
+                                       self._rank)
+        self._shown_gf = gf
+        own = self._notice(gf) if len(gf.graph) else ""
+        linked = f"linked: showing only the calls of {text}"
+        with self.hold_sync():
+            self.link_values = float64_bytes(restricted.values)
+            self.link_keep = restricted.present.astype(np.uint8).tobytes()
+            self.notice = f"{own}; {linked}" if own else linked
+
+    # ------------------------------------------------------------ selection
+    @traitlets.observe("selected_paths")
+    def _paths_selected(self, change) -> None:
+        """Rows selected in the front end (or paths assigned): the selection is their
+        query."""
+        if self._selecting:
+            return
+        paths = change["new"]
+        self._selecting = True
+        try:
+            self.selection = str(selection_query(paths)) if paths else ""
+        finally:
+            self._selecting = False
+
+    @traitlets.validate("selection")
+    def _valid_selection(self, proposal):
+        text = proposal["value"]
+        if self._selecting:
+            return text
+        if not isinstance(text, str):
+            raise GladeError(f"a selection is a query text, not {type(text).__name__}")
+        return str(parse(text)) if text.strip() else ""
+
+    @traitlets.observe("selection")
+    def _selection_assigned(self, change) -> None:
+        """A selection assigned from Python (query text): the rows of the nodes it
+        matches are selected."""
+        if self._selecting:
+            return
+        paths: list[list[str]] = []
+        if change["new"]:
+            tree = self._tree
+            keep = query_mask(RowTable(self._gf.graph, self._gf.dataframe),
+                              parse(change["new"]))
+            _, first = np.unique(tree.path_key[keep], return_index=True)
+            paths = [self._path_of(int(node)) for node in np.flatnonzero(keep)[np.sort(first)]]
+        self._selecting = True
+        try:
+            self.selected_paths = paths
+        finally:
+            self._selecting = False
+
+    def _path_of(self, node: int) -> list[str]:
+        """The call path (names from the root) of a node of the view's tree."""
+        tree = self._tree
+        path = []
+        while node >= 0:
+            path.append(str(tree.node_names[node]))
+            node = int(tree.parent[node])
+        return path[::-1]
 
     # ------------------------------------------------------------ validation
     def _check_metric(self, name: str, allow_empty: bool) -> str:

@@ -12,9 +12,10 @@ has pixels for; zooming into a block asks the kernel for that window at a finer 
 
 is the trace of those messages, on this run or on another run of the same program.
 
-Two hooks let other views drive this one through query text (:func:`glade.link`):
-:meth:`CommMatrix.link_restrict` shows only the messages a call-level query keeps, and
-:meth:`CommMatrix.link_highlight` outlines the cells of the messages it selects.
+In a link (:mod:`glade.views.link`) other views drive this one through query text:
+``link_restrict`` shows only the messages a call-level query keeps (a timeline's window),
+``link_highlight`` outlines the cells of the messages it selects; the view's
+``selection`` (the query of the selected messages) highlights them in a timeline.
 """
 
 from __future__ import annotations
@@ -27,16 +28,14 @@ import pandas as pd
 import traitlets
 
 from glade.errors import GladeError
-from glade.query import parse, query_mask
-from glade.query.engine import RowTable
 from glade.query.model import BaseQuery
 from glade.trace.calls import calls_mask
 from glade.trace.model import Trace
 from glade.views.base import QueryView, static_file
+from glade.views.forest import call_level
 from glade.views.matrix import cells as cellmath
 from glade.views.matrix import edits
 from glade.views.matrix.index import MessageIndex
-from glade.views.timeline.edits import EVERYTHING
 from glade.views.timeline.widget import _time
 from glade.views.transport import int32_bytes, pack_arrays
 
@@ -87,8 +86,10 @@ class CommMatrix(QueryView):
     picture_meta = traitlets.Dict().tag(sync=True)
     selection = traitlets.Unicode("").tag(sync=True)
     highlight = traitlets.Bytes().tag(sync=True)
-    restriction = traitlets.Unicode("").tag(sync=True)
     status = traitlets.Unicode("").tag(sync=True)
+
+    link_accepts = frozenset({"restrict", "highlight"})
+    link_emits = (("selection", "highlight"),)
 
     def __init__(self, trace: Trace, *, metric: str = "bytes", colour: str = "linear",
                  order: str = "rank", tags: Sequence[int] | None = None,
@@ -102,13 +103,11 @@ class CommMatrix(QueryView):
         cellmath.check_choice(order, cellmath.ORDERS, "order")
         self._index = MessageIndex.of(trace)
         self._restrict: np.ndarray | None = None
-        self._forest_table: RowTable | None = None
         self._cells_key: tuple | None = None
         self._cells: cellmath.Cells | None = None
         self._place = np.arange(self._index.num_processes, dtype=np.int64)
         self._margins: tuple[np.ndarray, ...] = ()
         self._state = edits.MatrixState()
-        self._highlight_query = ""
         history = []
         if tags is not None or communicators is not None or window is not None:
             history.append(self._filter_edit(tags, communicators, window))
@@ -332,40 +331,30 @@ class CommMatrix(QueryView):
         """The event rows (a mask over ``trace.events``) of the call forest's nodes that
         call-level query ``text`` matches; with ``with_callers`` also the instants whose
         enclosing call it matches."""
-        if self._forest_table is None:
-            forest = self._data.calls()
-            self._forest = forest
-            self._forest_table = RowTable(forest.graph, forest.dataframe)
-        keep = query_mask(self._forest_table, parse(text))
+        level = call_level(self._data)
+        forest = level.forest
+        keep = level.mask(text)
+        if keep is None:
+            keep = np.ones(len(forest), dtype=bool)
         if with_callers:
-            parent = self._forest_table.graph.tree_parent
-            instants = (self._forest.dataframe["type"] == "instant").to_numpy()
+            parent = forest.graph.tree_parent
+            instants = (forest.dataframe["type"] == "instant").to_numpy()
             keep = keep | (instants & (parent >= 0) & keep[np.maximum(parent, 0)])
-        return calls_mask(self._data, self._forest, keep)
+        return calls_mask(self._data, forest, keep)
 
-    def link_restrict(self, query: str) -> None:
+    def _show_restriction(self, text: str) -> None:
         """Show only the messages whose send and receive events call-level query
-        ``query`` keeps (e.g. a window brushed in a timeline); ``""`` shows every message
-        again. Leaves the view's own history, query and selection as they are."""
-        if not isinstance(query, str):
-            raise GladeError(f"a link passes query text, not {type(query).__name__}")
-        text = "" if not query or str(parse(query)) == EVERYTHING else str(parse(query))
-        if text == self.restriction:
-            return
+        ``text`` keeps (e.g. a window brushed in a timeline; every message for "")."""
         self._restrict = None if not text else self._index.kept_by_events(self._events(text))
-        self.restriction = text
         self._recount()
 
-    def link_highlight(self, query: str) -> None:
+    def _show_highlight(self, text: str) -> None:
         """Outline the cells of the messages whose send or receive event (or the call
-        enclosing it) call-level query ``query`` selects; ``""`` clears the outline."""
-        if not isinstance(query, str):
-            raise GladeError(f"a link passes query text, not {type(query).__name__}")
-        self._highlight_query = query and str(parse(query))
+        enclosing it) call-level query ``text`` selects (no outline for "")."""
         self._draw_highlight()
 
     def _draw_highlight(self) -> None:
-        text = self._highlight_query
+        text = self.highlighted
         if not text:
             self.highlight = b""
             return

@@ -9,6 +9,7 @@ entry functions and its outlier profiles (CSR arrays); per edge one row of
 
 from __future__ import annotations
 
+import json
 from collections.abc import Hashable
 from typing import Any
 
@@ -166,12 +167,24 @@ def diff_choices(metadata: pd.DataFrame) -> list[dict]:
     return choices
 
 
+def _mapping(value: Any) -> Any:
+    """A metadata value as a mapping where it is one: ensembles keep a profile's dict-valued
+    metadata (a GraphFrame's ``units``) as JSON text."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
 def guess_unit(metadata: pd.DataFrame, metric: Hashable) -> str:
     """The time unit of ``metric`` when the data says it: the profiles' ``units`` metadata
     (:mod:`glade.units`), or Caliper's seconds for its time metrics; "" when unknown (the
     values are then written as plain numbers)."""
     if "units" in metadata.columns:
-        found = {time_unit({"units": units}, metric) for units in metadata["units"].dropna()}
+        found = {time_unit({"units": _mapping(units)}, metric)
+                 for units in metadata["units"].dropna()}
         if len(found) == 1 and None not in found:
             return found.pop()
     if "time" in str(metric).lower() and "cali.caliper.version" in metadata.columns:

@@ -29,12 +29,13 @@ from glade.ensemble.supergraph.grouping import By
 from glade.ensemble.supergraph.values import metric_pair
 from glade.errors import GladeError
 from glade.profile import GraphFrame
-from glade.query import Query, parse
+from glade.query import parse
 from glade.query.model import BaseQuery, CompoundQuery
-from glade.query.paths import equals
-from glade.query.predicates import And, is_root
+from glade.trace.model import Trace
 from glade.units import TIME_UNITS
 from glade.views.base import QueryView, push_edit, static_file
+from glade.views.cct.query import selection_query
+from glade.views.forest import call_level
 from glade.views.supergraph import state as edits
 from glade.views.supergraph.payload import (
     diff_choices,
@@ -47,24 +48,6 @@ from glade.views.transport import string_table
 
 #: How many supergraphs (and states) a view keeps, so undo and redo are immediate.
 CACHE_SIZE = 32
-
-
-def selection_query(paths: Sequence[Sequence[str]]) -> BaseQuery:
-    """The nodes at the given call paths (names from a root), e.g. a CCT view's
-    ``selection``: the last node of each path, not its callers."""
-    parts = []
-    for path in paths:
-        steps = Query().match(".", And.of(is_root(), equals("name", path[0])))
-        for name in path[1:]:
-            steps = steps.rel(".", equals("name", name))
-        if len(path) == 1:
-            parts.append(steps)
-        else:
-            parent = Query(steps.nodes[:-1])
-            parts.append(CompoundQuery.of("and", steps, ~parent))
-    if not parts:
-        raise GladeError("an empty selection selects no node")
-    return parts[0] if len(parts) == 1 else CompoundQuery.of("or", *parts)
 
 
 class Supergraph(QueryView):
@@ -130,9 +113,11 @@ class Supergraph(QueryView):
             ensemble = Ensemble.from_graphframes([data])
         elif isinstance(data, Ensemble):
             ensemble = data
+        elif isinstance(data, Trace):
+            ensemble = Ensemble.from_graphframes([data.to_graphframe()])
         else:
-            raise GladeError(f"a supergraph view shows an Ensemble or a GraphFrame, not "
-                             f"{type(data).__name__}")
+            raise GladeError(f"a supergraph view shows an Ensemble, a GraphFrame or a Trace, "
+                             f"not {type(data).__name__}")
         if unit is not None and unit != "" and unit not in TIME_UNITS:
             raise GladeError(f"unit is a time unit ({', '.join(TIME_UNITS)}), not {unit!r}")
         self._ensemble = ensemble
@@ -144,10 +129,11 @@ class Supergraph(QueryView):
         self._states: OrderedDict[tuple, edits.ViewState] = OrderedDict()
         self._initial = edits.ViewState(metric=chosen, target=target)
         self._refusal = ""
+        self._link_note = ""
         self._shown = self._supergraph(self._initial)
         blob, offsets = string_table(profile_labels(ensemble.metadata))
         choices = [str(m) for m in [*ensemble.inc_metrics, *ensemble.exc_metrics]]
-        name = data_name or ("gf" if isinstance(data, GraphFrame) else "ens")
+        name = data_name or {GraphFrame: "gf", Trace: "trace"}.get(type(data), "ens")
         super().__init__(data, name, height=height, metrics=choices,
                          groups=diff_choices(ensemble.metadata), profiles=blob,
                          profile_offsets=offsets, profile_ids=[
@@ -218,6 +204,7 @@ class Supergraph(QueryView):
         if skipped:
             notes.append(f"splits of {', '.join(map(repr, skipped))} do not apply: no such "
                          "supernode any more")
+        notes.append(self._link_note)
         if self._refusal:
             notes.append(self._refusal)
             self._refusal = ""
@@ -357,13 +344,36 @@ class Supergraph(QueryView):
                                                                              self._ensemble)})
         return self
 
+    # ------------------------------------------------------------ links
+    @property
+    def link_accepts(self) -> frozenset[str]:
+        """The supergraph of a trace can be restricted to the calls a call-level query
+        keeps (a timeline's window)."""
+        return frozenset({"restrict"}) if isinstance(self._data, Trace) else frozenset()
+
+    def _show_restriction(self, text: str) -> None:
+        """Show the supergraph of ``trace.query(text, level="calls")`` (of the whole trace
+        for ""), with the view's own edits replayed on it."""
+        source = call_level(self._data).query(text) if text else self._data
+        gf = source.to_graphframe()
+        if len(gf.graph) == 0:
+            self._refusal = (f"linked: {text} keeps no call of the trace; showing the "
+                             "previous supergraph")
+        else:
+            self._ensemble = Ensemble.from_graphframes([gf])
+            self._link_note = f"linked: showing only the calls of {text}" if text else ""
+            self._cache.clear()
+            self._states.clear()
+        self._show(self._state(self.history))
+
     # ------------------------------------------------------------ results
     def supergraph(self) -> SupergraphModel:
         """The supergraph the view shows (the one :meth:`code` builds)."""
         return self._shown
 
     def _apply_code(self, data_name: str, query: str) -> str:
-        return f"{data_name}.query({query}, fold=True){self._shown.recipe()}"
+        tree = ".to_graphframe()" if isinstance(self._data, Trace) else ""
+        return f"{data_name}.query({query}, fold=True){tree}{self._shown.recipe()}"
 
     def cct(self, supernode: str | None = None, **kwargs: Any):
         """A CCT view of the selected supernode (or of ``supernode``) in context: the
@@ -386,7 +396,7 @@ class Supergraph(QueryView):
             else self._data
         view = CCT(source, data_name=self.data_name, **kwargs)
         view.query = str(flow)
-        view.selection = [list(node.path()) for node in self._ensemble.match(members)]
+        view.selected_paths = [list(node.path()) for node in self._ensemble.match(members)]
         return view
 
     def highlight_query(self, query: Any) -> Supergraph:
@@ -396,7 +406,7 @@ class Supergraph(QueryView):
         from glade.views.cct import CCT
 
         if isinstance(query, CCT):
-            query = selection_query(query.selection)
+            query = selection_query(query.selected_paths)
         applied = self._applied()
         keys = self._shown.node_supernodes()
         self.highlight = sorted({keys[node.nid] for node in applied.match(query)})

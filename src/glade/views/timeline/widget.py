@@ -12,6 +12,11 @@ processes and time, hidden functions, a focused call path) are kept in ``history
     trace.query(view.query, level="calls")      # == view.apply()
 
 gives the events on screen, on this run or on another run of the same program.
+
+In a link (:mod:`glade.views.link`) the view's ``query`` restricts the views it is
+linked to; a link may restrict the timeline itself (it then shows what both its own
+query and the link's keep) and highlight calls (a CCT view's selection, a matrix cell's
+messages) without touching the user's own ``selection``.
 """
 
 from __future__ import annotations
@@ -25,12 +30,12 @@ from tqdm.auto import tqdm
 
 from glade.errors import GladeError
 from glade.query import parse, query_mask
-from glade.query.engine import RowTable
 from glade.query.model import BaseQuery
 from glade.trace.comm import message_pairs
 from glade.trace.filter import time_value
 from glade.trace.model import Trace
 from glade.views.base import QueryView, static_file
+from glade.views.forest import call_level
 from glade.views.requests import Requests
 from glade.views.timeline import edits, raster
 from glade.views.timeline.index import Forest, TimelineIndex
@@ -68,6 +73,8 @@ class Timeline(Requests, QueryView):
     _esm = static_file("timeline.js")
     _css = static_file("timeline.css")
     edit_ops = edits.EDIT_OPS
+    link_accepts = frozenset({"restrict", "highlight"})
+    link_emits = (("query", "restrict"),)
 
     depth_rows = traitlets.Bool(False).tag(sync=True)
     labels = traitlets.List(traitlets.Unicode()).tag(sync=True)
@@ -93,17 +100,17 @@ class Timeline(Requests, QueryView):
         if not isinstance(trace, Trace):
             raise GladeError(f"a timeline shows a Trace, not {type(trace).__name__}")
         with tqdm(total=4, desc="timeline", unit="step", delay=1.0, leave=False) as bar:
-            forest = trace.calls()
+            self._level = call_level(trace)
+            forest = self._level.forest
             bar.update()
             self._forest = Forest.of(forest, trace.location_codes())
-            self._table = RowTable(forest.graph, forest.dataframe)
+            self._table = self._level.table
             self._messages = Messages(message_pairs(trace)[0], self._forest)
             bar.update()
             raster.warm_up()
             bar.update()
             index = TimelineIndex(self._forest)
             bar.update()
-        self._keeps: dict[str, np.ndarray | None] = {edits.EVERYTHING: None}
         self._index = index
         totals = function_totals(index)
         self._totals = totals
@@ -161,12 +168,9 @@ class Timeline(Requests, QueryView):
         return {**fields, "revision": revision}, blob
 
     def _keep(self, text: str) -> np.ndarray | None:
-        """The node mask of the call forest that query ``text`` keeps (None: all)."""
-        if text not in self._keeps:
-            if len(self._keeps) > 8:
-                self._keeps.pop(next(iter(self._keeps)))
-            self._keeps[text] = query_mask(self._table, parse(text))
-        return self._keeps[text]
+        """The node mask of the call forest that query ``text`` keeps (None: all), shared
+        with the other views of the trace (:mod:`glade.views.forest`)."""
+        return self._level.mask(text)
 
     def _check_edit(self, edit: Any) -> dict:
         return edits.check_edit(edit)
@@ -174,17 +178,49 @@ class Timeline(Requests, QueryView):
     @traitlets.observe("history")
     def _edits_changed(self, change) -> None:
         text = edits.query_text(edits.replay(change["new"]))
-        keep = self._keep(text)
+        self._keep(text)
         self._internal = True
         try:
             self.query = text
         finally:
             self._internal = False
-        if keep is not self._index.keep and not (keep is None and self._index.keep.all()):
+        self._show(text, self.restriction)
+
+    def _show(self, query: str, restriction: str) -> None:
+        """Show the calls both ``query`` (the view's own) and ``restriction`` (a link's,
+        "" for none) keep, re-indexing only when that changes."""
+        keep = self._keep(query)
+        if restriction:
+            linked = self._keep(restriction)
+            keep = linked if keep is None else keep & linked
+        current = self._index.keep
+        if keep is None:
+            unchanged = bool(current.all())
+        else:
+            unchanged = keep is current or np.array_equal(keep, current)
+        if not unchanged:
             with tqdm(total=1, desc="timeline: applying the query", delay=1.0,
                       leave=False) as bar:
                 self._install(TimelineIndex(self._forest, keep))
                 bar.update()
+
+    def _show_restriction(self, text: str) -> None:
+        self._show(self.query, text)
+
+    def _show_highlight(self, text: str) -> None:
+        self.highlight = self._marks(text or self.selection)
+
+    def _marks(self, text: str) -> bytes:
+        """The nodes of the call forest a query selects, as the ``highlight`` trait holds
+        them (none for ""): an instant it selects (a message) marks the call holding it
+        too, since an instant has no box of its own."""
+        if not text:
+            return b""
+        keep = query_mask(self._table, parse(text))
+        instants = np.flatnonzero(keep & ~self._forest.call)
+        parents = self._table.graph.tree_parent[instants]
+        keep[parents[parents >= 0]] = True
+        return int32_bytes(np.flatnonzero(keep)[:MAX_HIGHLIGHT])
 
     def _query_edit(self, query: BaseQuery) -> dict:
         """An assigned query becomes the view's base (evaluated now: a query naming a
@@ -204,9 +240,7 @@ class Timeline(Requests, QueryView):
 
     @traitlets.observe("selection")
     def _selection_changed(self, change) -> None:
-        nodes = (np.zeros(0, dtype=np.int64) if not change["new"] else
-                 np.flatnonzero(query_mask(self._table, parse(change["new"]))))
-        self.highlight = int32_bytes(nodes[:MAX_HIGHLIGHT])
+        self.highlight = self._marks(self.highlighted or change["new"])
 
     @traitlets.observe("depth_rows")
     def _layout_changed(self, change) -> None:

@@ -1,0 +1,289 @@
+"""Benchmark of linked views (glade.link) on a synthetic halo exchange of 4096 processes
+(glade.datasets.halo_exchange_trace: every process trades a message with each of its four
+grid neighbours per iteration).
+
+A timeline, a CCT view and a comm matrix of the trace are linked, and a window is brushed
+in the timeline: the linked re-render is everything the kernel does for it (the window's
+call-level mask, shared by the views; the timeline's new index; the CCT view on
+``trace.query(window, level="calls").to_graphframe()``; the matrix on the window's
+messages). Measured in the kernel for windows of 1% and 10% of the run (each repetition
+brushes a new window, so nothing is cached), with the share of each view; and in JupyterLab
+(benchmarks/in_jupyterlab.py's server and page), from releasing the mouse after a
+shift-drag in the timeline to the page receiving the CCT view's new values.
+
+Side by side, the one piece Pipit can do: the calling-context tree of the calls that overlap
+a window (Pipit: select the events of those calls from its matched DataFrame, then
+``create_cct()``), against glade's ``trace.query(window, level="calls").to_graphframe()``.
+
+Target (issue 14): a linked re-render under 300 ms at 10^7 messages.
+
+    python benchmarks/bench_link.py [--quick] [--cases 4096x1000000 ...] [--no-browser]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+from common import OTHER_TOOL_TIMEOUT, Check, Comparison, Table, measure
+
+CHROMIUM = os.environ.get("GLADE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CASES = [(4096, 10**6), (4096, 10**7)]
+QUICK_CASES = [(64, 20_000)]
+#: The trace of the comparison with Pipit (whose reading and matching take minutes beyond).
+PIPIT_CASE = (4096, 10**5)
+WINDOWS = (0.01, 0.10)
+TARGET_SECONDS = 0.3
+
+
+def _windows(extent: tuple[float, float], fraction: float, count: int) -> list[tuple[int, int]]:
+    """``count`` different windows of ``fraction`` of the run, in its middle."""
+    first, last = extent
+    span = (last - first) * fraction
+    return [(int(first + (last - first) * (0.3 + 0.02 * i)),
+             int(first + (last - first) * (0.3 + 0.02 * i) + span)) for i in range(count)]
+
+
+def kernel(processes: int, messages: int, repeat: int) -> dict:
+    """Build the trace and the linked views, then time linked re-renders (seconds)."""
+    import glade
+    from glade.datasets import halo_exchange_trace
+    from glade.views.forest import call_level
+
+    began = time.perf_counter()
+    trace = halo_exchange_trace(processes, messages=messages, seed=0)
+    trace.calc_exc_metrics()
+    timeline = trace.show_timeline()
+    tree = trace.show()
+    matrix = trace.show_comm_matrix()
+    link = glade.link(timeline, tree, matrix)
+    build = time.perf_counter() - began
+    level = call_level(trace)
+    out: dict = {"events": len(trace), "build": build, "windows": {}}
+    for fraction in WINDOWS:
+        totals, parts = [], {"mask": [], "timeline": [], "cct": [], "matrix": []}
+        for t0, t1 in _windows(timeline.extent, fraction, repeat):
+            start = time.perf_counter()
+            timeline.window(t0, t1)
+            totals.append(time.perf_counter() - start)
+            text = timeline.query
+            # the same work view by view, from a cold mask
+            timeline.clear_window()
+            level._masks.clear()
+            for name, step in (("mask", level.mask), ("cct", tree.link_restrict),
+                               ("matrix", matrix.link_restrict),
+                               ("timeline", timeline.link_restrict)):
+                start = time.perf_counter()
+                step(text)
+                parts[name].append(time.perf_counter() - start)
+            for view in (tree, matrix, timeline):
+                view.link_restrict("")
+        out["windows"][fraction] = {"total": min(totals),
+                                    **{k: min(v) for k, v in parts.items()}}
+    link.unlink()
+    out["peak_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
+    return out
+
+
+# The JupyterLab measurement: the views linked in the notebook's cell.
+SETUP = """
+import glade
+from glade.datasets import halo_exchange_trace
+from glade.views.timeline.raster import warm_up
+trace = halo_exchange_trace({processes}, messages={messages}, seed=0)
+trace.calc_exc_metrics()
+warm_up()
+"""
+VIEW_CELL = """from IPython.display import display
+timeline = trace.show_timeline(height=300)
+tree = trace.show(height=260)
+matrix = trace.show_comm_matrix(height=300)
+link = glade.link(timeline, tree, matrix)
+display(timeline, tree, matrix)"""
+
+# Resolves with the ms from releasing the mouse to the page receiving the kernel's update
+# of the CCT view's values (installed before the drag).
+LISTEN = """() => {
+  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  const plot = document.querySelector('.glade-timeline canvas.gt-plot');
+  plot.addEventListener('pointerup', () => { window.__released = performance.now(); },
+                        { once: true, capture: true });
+  window.__answered = new Promise((resolve) => {
+    const seen = (_, message) => {
+      const data = message.content?.data;
+      if (message.header.msg_type === 'comm_msg' && data?.method === 'update'
+          && data.state && 'link_values' in data.state) {
+        kernel.iopubMessage.disconnect(seen);
+        resolve(performance.now());
+      }
+    };
+    kernel.iopubMessage.connect(seen);
+  });
+}"""
+
+
+def in_jupyterlab(processes: int, messages: int, chromium: str, repeat: int) -> list[float]:
+    """Milliseconds from the release of each brushed window to the CCT's new values."""
+    from playwright.sync_api import sync_playwright
+
+    from in_jupyterlab import JupyterLabSession
+
+    setup = SETUP.format(processes=processes, messages=messages)
+    times = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, headless=True,
+                                     args=["--no-sandbox", "--disable-dev-shm-usage"])
+        try:
+            with JupyterLabSession(browser, setup, VIEW_CELL, ".glade-timeline") as lab:
+                page = lab.page
+                page.set_default_timeout(900_000)
+                lab.first_paint(".glade-cct .gc-status")
+                page.wait_for_function(
+                    "() => document.querySelector('.glade-timeline .gt-waiting')"
+                    "?.textContent === ''")
+                plot = page.locator(".glade-timeline canvas.gt-plot")
+                for i in range(repeat):
+                    plot.scroll_into_view_if_needed()
+                    box = plot.bounding_box()
+                    page.evaluate(LISTEN)
+                    x0 = box["x"] + box["width"] * (0.3 + 0.05 * i)
+                    page.keyboard.down("Shift")
+                    page.mouse.move(x0, box["y"] + 5)
+                    page.mouse.down()
+                    page.mouse.move(x0 + box["width"] * 0.1, box["y"] + box["height"] - 5,
+                                    steps=4)
+                    page.mouse.up()
+                    page.keyboard.up("Shift")
+                    times.append(page.evaluate(
+                        "async () => (await window.__answered) - window.__released"))
+                    lab.run("timeline.clear_window()")
+                    page.wait_for_function(
+                        "() => !document.querySelector('.glade-cct .gc-notice')"
+                        "?.textContent.includes('linked:')")
+        finally:
+            browser.close()
+    return times
+
+
+def pipit_window_cct(csv: Path, fraction: float):
+    """A function building Pipit's calling-context tree of the calls that overlap the
+    middle ``fraction`` of the run (the trace read and matched first, not timed)."""
+    import numpy as np
+    import pipit
+
+    trace = pipit.Trace.from_csv(str(csv))
+    trace._match_events()
+    events = trace.events
+    stamps = events["Timestamp (ns)"]
+    first, last = float(stamps.min()), float(stamps.max())
+    t0 = first + (last - first) * 0.3
+    t1 = t0 + (last - first) * fraction
+    begin = np.where(events["Event Type"] == "Leave", events["_matching_timestamp"], stamps)
+    end = np.where(events["Event Type"] == "Enter", events["_matching_timestamp"], stamps)
+    window = events[(end >= t0) & (begin <= t1)].drop(
+        columns=["_matching_event", "_matching_timestamp"]).reset_index(drop=True)
+
+    def run():
+        pipit.Trace(trace.definitions, window.copy()).create_cct()
+
+    return run
+
+
+def compare_with_pipit(processes: int, messages: int, repeat: int) -> Comparison:
+    """glade's window CCT vs Pipit's on the same trace (CSV written by glade)."""
+    from glade.datasets import halo_exchange_trace
+
+    table = Comparison(f"CCT of a window, {processes} processes, {messages:.0e} messages",
+                       "Pipit")
+    trace = halo_exchange_trace(processes, messages=messages, seed=0)
+    trace.calc_exc_metrics()
+    stamps = trace.events["Timestamp (ns)"]
+    first, last = int(stamps.min()), int(stamps.max())
+    with tempfile.TemporaryDirectory() as folder:
+        csv = Path(folder) / "halo.csv"
+        trace.to_csv(csv)
+        pipit_ok = _has_pipit()
+        for fraction in WINDOWS:
+            t0 = int(first + (last - first) * 0.3)
+            t1 = int(t0 + (last - first) * fraction)
+            text = f'MATCH (".", p) WHERE p.end >= {t0} AND p.start <= {t1}'
+            glade_timing = measure(
+                lambda text=text: trace.query(text, level="calls").to_graphframe(), repeat)
+            other = None
+            if pipit_ok:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    other = measure(pipit_window_cct(csv, fraction), 1,
+                                    timeout=OTHER_TOOL_TIMEOUT)
+            table.compare(f"window of {fraction:.0%} of the run", glade_timing, other, None)
+    if not pipit_ok:
+        table.note("Pipit is not installed here: glade alone")
+    return table
+
+
+def _has_pipit() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("pipit") is not None
+
+
+def main(quick: bool = False, cases: list[tuple[int, int]] | None = None,
+         chromium: str = CHROMIUM, browser: bool = True) -> list[Table]:
+    """The linked-views benchmark (the target is judged at 10^7 messages in full runs)."""
+    cases = cases or (QUICK_CASES if quick else CASES)
+    repeat = 1 if quick else 3
+    table = Table("Linked re-render in the kernel: a window brushed in a timeline linked to a "
+                  "CCT view and a comm matrix (halo exchange)",
+                  ["processes", "messages", "events", "views built", "window", "re-render",
+                   "mask (shared)", "timeline", "CCT view", "matrix", "peak RSS"])
+    tables: list[Table] = [table]
+    for processes, messages in cases:
+        result = kernel(processes, messages, repeat)
+        for fraction, row in result["windows"].items():
+            table.add(processes, f"{messages:.0e}", f"{result['events']:,}",
+                      f"{result['build']:.1f} s", f"{fraction:.0%}",
+                      f"{1000 * row['total']:.0f} ms", f"{1000 * row['mask']:.0f} ms",
+                      f"{1000 * row['timeline']:.0f} ms", f"{1000 * row['cct']:.0f} ms",
+                      f"{1000 * row['matrix']:.0f} ms", f"{result['peak_gb']:.1f} GB")
+            if messages >= 10**7 and not quick:
+                table.checks.append(Check(
+                    table.title, f"linked re-render, {processes} processes, 10^7 messages, "
+                    f"window {fraction:.0%}", f"< {1000 * TARGET_SECONDS:.0f} ms",
+                    row["total"] < TARGET_SECONDS))
+    table.note("re-render = timeline.window(t0, t1) until every linked view is updated, best "
+               f"of {repeat} different windows; the other columns are the same work view by "
+               "view (the mask once, then each view's link_restrict); load average: "
+               f"{os.getloadavg()}")
+    table.show()
+    if browser and Path(chromium).exists():
+        processes, messages = cases[0]
+        times = in_jupyterlab(processes, messages, chromium, repeat)
+        lab = Table("Linked re-render in JupyterLab: from releasing a shift-drag in the "
+                    "timeline to the page receiving the CCT view's new values",
+                    ["processes", "messages", "round trips (ms)", "best"])
+        lab.add(processes, f"{messages:.0e}", ", ".join(f"{t:.0f}" for t in times),
+                f"{min(times):.0f} ms")
+        tables.append(lab.show())
+    processes, messages = QUICK_CASES[0] if quick else PIPIT_CASE
+    tables.append(compare_with_pipit(processes, messages, repeat).show())
+    return tables
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a short smoke run")
+    parser.add_argument("--cases", nargs="+", metavar="PROCESSESxMESSAGES",
+                        help="traces to measure, such as 4096x1000000")
+    parser.add_argument("--chromium", default=CHROMIUM)
+    parser.add_argument("--no-browser", action="store_true",
+                        help="measure in the kernel only")
+    args = parser.parse_args()
+    chosen = [tuple(int(float(v)) for v in case.split("x")) for case in args.cases or []]
+    sys.exit(0 if main(args.quick, chosen or None, args.chromium, not args.no_browser) else 1)
