@@ -4,9 +4,8 @@ a memory cap and a time limit. Per format, only errors of ``glade.errors`` namin
 input may come out (or a result that works). Two rounds of every mutation in CI;
 ``GLADE_FUZZ=long`` runs twenty.
 
-The Chrome, CSV, OTF2 and literal readers are being rewritten elsewhere; their known
-failures are expected here until that lands (the marks are not strict, so the test
-passes either way for them)."""
+The CSV reader is being rewritten elsewhere; its known failures are expected here
+until that lands (the mark is not strict, so the test passes either way for it)."""
 
 from __future__ import annotations
 
