@@ -18,6 +18,7 @@ from multiprocessing.connection import wait
 from types import ModuleType
 from typing import Any, TypeVar
 
+import numpy as np
 from tqdm import tqdm
 
 T = TypeVar("T")
@@ -112,6 +113,35 @@ def measure(function: Callable[[], Any], repeat: int = 5, timeout: float | None 
         return Timing(warm_up, 1)
     times = [_time_once(function) for _ in range(max(repeat, 1))]
     return Timing(min(times), len(times))
+
+
+def copy_bandwidth(size: int = 1 << 28, repeat: int = 5) -> float:
+    """The memory bandwidth of this machine, now, in bytes per second: the best of
+    ``repeat`` copies of a ``size``-byte numpy array into another, counting every byte
+    read and written (``2 * size`` per copy). ``size`` is well past any cache, so this is
+    what a pass over large arrays can reach; an operation that must touch B bytes cannot
+    take less than ``B / copy_bandwidth()`` seconds (its limit, in :func:`limit_columns`).
+    """
+    source = np.ones(size // 8, dtype=np.int64)
+    target = np.empty_like(source)
+    np.copyto(target, source)
+    best = min(_time_once(lambda: np.copyto(target, source)) for _ in range(max(repeat, 1)))
+    return 2 * source.nbytes / best
+
+
+def limit_columns(count: int, seconds: float, bytes_touched: int, bandwidth: float
+                  ) -> list[str]:
+    """Table cells that put one measurement next to the memory-bandwidth limit: items
+    per second (``count`` items in ``seconds``), the bytes the operation must touch per
+    item, the time those bytes take at ``bandwidth`` (bytes/s, from
+    :func:`copy_bandwidth`), and how many times that limit the measurement is."""
+    limit = bytes_touched / bandwidth
+    return [f"{count / seconds:,.0f}", f"{bytes_touched / max(count, 1):.0f} B",
+            format_seconds(limit), f"{seconds / limit:.1f}x"]
+
+
+#: Headers of the cells :func:`limit_columns` gives.
+LIMIT_HEADERS = ["events/s", "bytes/event", "bandwidth limit", "time / limit"]
 
 
 def format_seconds(seconds: float) -> str:

@@ -18,3 +18,17 @@ def test_every_benchmark_module_runs_in_quick_mode():
     finished = [m for m in modules if f"({m}: " in done.stdout]
     assert finished == modules, done.stderr[-3000:]
     assert "### Targets" in done.stdout
+
+
+def test_limit_columns_put_a_time_next_to_the_bandwidth_limit():
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import common
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    # 10^6 events touching 40 bytes each at 20 GB/s cannot take less than 2 ms
+    cells = common.limit_columns(10**6, 0.01, 40 * 10**6, 20e9)
+    assert cells == ["100,000,000", "40 B", "2.00 ms", "5.0x"]
+    assert len(cells) == len(common.LIMIT_HEADERS)
+    bandwidth = common.copy_bandwidth(size=1 << 20, repeat=2)
+    assert 1e8 < bandwidth < 1e13  # bytes/s: between 0.1 GB/s and 10 TB/s

@@ -1,7 +1,9 @@
 """match_events, match_caller_callee and inclusive/exclusive times against a
 brute-force oracle: a plain per-location stack walked event by event, on random
 nested traces with ties in time, several processes and threads, instants, Leaves
-without an Enter (orphans) and Enters never left (open)."""
+without an Enter (orphans), Enters never left (open) and Leaves that close an Enter of
+another name; and on deep stacks and sparse process ids, which the random traces do
+not reach."""
 
 from __future__ import annotations
 
@@ -122,6 +124,7 @@ def test_vectorized_matching_equals_the_stack_walk(table):
     np.testing.assert_array_equal(events["time.inc"].to_numpy(), expected["inc"])
     np.testing.assert_array_equal(events["time.exc"].to_numpy(), expected["exc"])
     np.testing.assert_allclose(events["Counter.inc"].to_numpy(), expected["counter_inc"])
+    np.testing.assert_allclose(events["Counter.exc"].to_numpy(), expected["counter_exc"])
     kinds = events["Event Type"].astype(str).to_numpy()
     orphans = int(((kinds == "Leave") & (expected["match"] < 0)).sum())
     opens = int(((kinds == "Enter") & (expected["match"] < 0)).sum())
@@ -150,3 +153,69 @@ def test_children_list_the_direct_callees(table):
         expected = np.flatnonzero((parent == row) & (kinds != "Leave"))
         assert trace.children(int(row)).tolist() == expected.tolist()
         assert trace.events["_num_children"].iat[row] == expected.size
+
+
+@settings(max_examples=150, deadline=None)
+@given(random_traces(), st.data())
+def test_a_leave_of_another_name_is_refused_at_the_first_one(table, data):
+    events = Trace(table).events.copy()
+    expected = oracle(events)
+    kinds = events["Event Type"].astype(str).to_numpy()
+    closing = np.flatnonzero((kinds == "Leave") & (expected["match"] >= 0))
+    if not closing.size:
+        return
+    renamed = data.draw(st.lists(st.sampled_from(closing.tolist()), min_size=1, max_size=3))
+    names = events["Name"].astype(str).to_numpy()
+    for row in renamed:
+        names[row] = "other"
+    events["Name"] = names
+    first = min(renamed)
+    enter = expected["match"][first]
+    trace = Trace(events, metadata={"source": "run/trace.csv"})
+    with pytest.raises(TraceError) as info, warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnmatchedEventsWarning)
+        trace.match_events()
+    message = str(info.value)
+    assert message.startswith("run/trace.csv: Leave of 'other' at row ")
+    assert f"at row {first} " in message
+    assert f"closes the Enter of {names[enter]!r} at row {enter}:" in message
+
+
+def test_deep_stacks_and_sparse_ids_match_the_stack_walk():
+    rng = np.random.default_rng(7)
+    tables = []
+    for loc, (process, thread) in enumerate([(10**12, 0), (-5, 3), (7, 2**40), (7, 0)]):
+        depth = 3000 + 500 * loc  # far deeper than any first guess of a stack's size
+        kinds = ["Enter"] * depth + ["Leave"] * depth
+        names = [f"f{d % 5}" for d in range(depth)]
+        tables.append(pd.DataFrame({
+            "Timestamp (ns)": np.sort(rng.integers(0, 10**6, 2 * depth)),
+            "Event Type": kinds, "Name": names + names[::-1], "Process": process,
+            "Thread": thread, "Counter": rng.random(2 * depth).cumsum(),
+        }))
+    table = pd.concat(tables, ignore_index=True)
+    table = table.iloc[np.argsort(table["Timestamp (ns)"].to_numpy(), kind="stable")]
+    trace = Trace(table, metadata={"metric_columns": ["Counter"]})
+    expected = oracle(trace.events)
+    trace.calc_exc_metrics()
+    events = trace.events
+    assert events["_matching_event"].tolist() == expected["match"].tolist()
+    assert events["_parent"].tolist() == expected["parent"].tolist()
+    assert events["_depth"].max() == 3000 + 500 * 3 - 1
+    np.testing.assert_array_equal(events["time.exc"].to_numpy(), expected["exc"])
+    np.testing.assert_allclose(events["Counter.exc"].to_numpy(), expected["counter_exc"])
+    assert trace.location_codes()[1] == 4
+
+
+def test_editing_the_derived_columns_leaves_the_cached_structure_alone():
+    trace = Trace(pd.DataFrame({
+        "Timestamp (ns)": [0, 1, 2, 3], "Event Type": ["Enter", "Enter", "Leave", "Leave"],
+        "Name": ["a", "b", "b", "a"], "Process": 0}))
+    trace.calc_exc_metrics()
+    for column in ("_matching_event", "_matching_timestamp", "_parent", "_depth"):
+        trace.events.loc[1, column] = 99
+    structure = trace._call_structure()
+    assert structure.matching.tolist() == [3, 2, 1, 0]
+    assert structure.matching_timestamp.tolist() == [3, 2, 1, 0]
+    assert structure.parent.tolist() == [-1, 0, 0, -1]
+    assert structure.depth.tolist() == [0, 1, 1, 0]

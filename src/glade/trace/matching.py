@@ -1,13 +1,10 @@
-"""Pairing Enter with Leave events and finding each event's caller, without a loop
-over events.
+"""Pairing Enter with Leave events and finding each event's caller, without a Python
+loop over events.
 
-The events of one location (a ``(Process, Thread)`` pair) form a call stack. Walked
-in time order, an Enter pushes and a Leave pops, so the running sum of +1 (Enter)
-and -1 (Leave) is the stack size after each event. An Enter that takes the stack
-from size L to L+1 and the Leave that takes it back sit at the same *level* L;
-within one location and level, Enters and Leaves alternate, so after a stable sort
-by (location, level) every Enter is directly followed by its own Leave, and the
-calls directly inside one call form one run (see :func:`call_structure`).
+The events of one location (a ``(Process, Thread)`` pair) form a call stack: walked
+in time order, an Enter pushes and a Leave pops the Enter it closes. The walk is one
+pass over all events compiled with numba, one stack per location (see
+:mod:`glade.trace.kernels`).
 
 Malformed stacks, and what is done about them (policy ``"repair"``, the default):
 
@@ -36,7 +33,6 @@ import pandas as pd
 
 from glade.errors import TraceError
 from glade.trace.events import (
-    ENTER,
     EVENT_TYPE,
     EVENT_TYPES,
     LEAVE,
@@ -44,6 +40,12 @@ from glade.trace.events import (
     PROCESS,
     THREAD,
     TIMESTAMP,
+)
+from glade.trace.kernels import (
+    children_counts,
+    dense_codes,
+    dense_pair_codes,
+    walk_stacks,
 )
 
 MATCHING_EVENT = "_matching_event"
@@ -78,11 +80,10 @@ def integer_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     values: a lookup table when the values span a small range, a sort otherwise."""
     if values.size == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    low, high = int(values.min()), int(values.max())
-    if high - low <= 4 * values.size + 1024:
-        present = np.bincount(values - low, minlength=high - low + 1) > 0
-        rank = np.cumsum(present) - 1
-        return rank[values - low], np.flatnonzero(present) + low
+    codes = np.empty(values.size, dtype=np.int64)
+    dense, uniques = dense_codes(np.ascontiguousarray(values, dtype=np.int64), codes)
+    if dense:
+        return codes, uniques
     uniques, codes = np.unique(values, return_inverse=True)
     return codes.astype(np.int64), uniques
 
@@ -96,6 +97,12 @@ def location_codes(events: pd.DataFrame) -> tuple[np.ndarray, int]:
 def location_codes_of(processes: np.ndarray, threads: np.ndarray) -> tuple[np.ndarray, int]:
     """Per event the code of its location, the pair ``(processes[i], threads[i])``, codes
     ordered by process then thread; and the number of locations."""
+    if processes.size:
+        codes = np.empty(processes.size, dtype=np.int64)
+        dense, count = dense_pair_codes(np.ascontiguousarray(processes, dtype=np.int64),
+                                        np.ascontiguousarray(threads, dtype=np.int64), codes)
+        if dense:
+            return codes, count
     proc, _ = integer_codes(processes)
     thread, thread_values = integer_codes(threads)
     codes, uniques = integer_codes(proc * max(len(thread_values), 1) + thread)
@@ -164,119 +171,56 @@ def call_structure(
     locations: tuple[np.ndarray, int] | None = None,
 ) -> CallStructure:
     """Match every Enter with its Leave and find every event's caller (see the module
-    doc for the method and for what ``unmatched`` does with unpaired events). With
-    ``check_names=False`` a Leave may close an Enter of another name (readers use it
-    to name the nameless Leaves of formats that allow them). ``kinds`` and
-    ``locations`` are :func:`event_kinds` and :func:`location_codes` of the events,
-    when already known.
-
-    Callers come from the same sort as the pairs: sorted by (location, level, time),
-    the calls and instants directly inside one call form one run, which starts with
-    the event that directly follows that call's Enter in its location; a forward fill
-    of those first children's callers gives every event its caller.
+    doc for what ``unmatched`` does with unpaired events). With ``check_names=False``
+    a Leave may close an Enter of another name (readers use it to name the nameless
+    Leaves of formats that allow them). ``kinds`` and ``locations`` are
+    :func:`event_kinds` and :func:`location_codes` of the events, when already known.
     """
     if unmatched not in UNMATCHED_POLICIES:
         raise TraceError(f"unmatched must be one of {UNMATCHED_POLICIES}, not {unmatched!r}")
-    n = len(events)
     kind = event_kinds(events) if kinds is None else kinds
     loc, num_loc = location_codes(events) if locations is None else locations
-    order = group_order(loc, num_loc)
-    k = kind[order]
-    starts = run_starts(loc[order])
-    step = (k == ENTER).astype(np.int32) - (k == LEAVE).astype(np.int32)
-    size = segmented_cumsum(step, starts)
-    orphan = _orphans(size, k, starts)
-    orphan_rows = np.sort(order[orphan])
-    if orphan_rows.size:
-        keep = ~orphan
-        order, k, step = order[keep], k[keep], step[keep]
-        starts = run_starts(loc[order])
-        size = segmented_cumsum(step, starts)
-    del step
-    level = size
-    level -= k == ENTER
-    width = int(level.max()) + 1 if level.size else 1
-    by_group = group_order(loc[order] * width + level, num_loc * width)
-    kg = k[by_group]
-    pair = (kg[:-1] == ENTER) & (kg[1:] == LEAVE)
-    enter_rows = order[by_group[:-1][pair]]
-    leave_rows = order[by_group[1:][pair]]
-    if check_names:
-        _check_names(events, enter_rows, leave_rows)
-    open_mask = kg == ENTER
-    open_mask[:-1] &= ~pair
-    open_rows = np.sort(order[by_group[open_mask]])
-    del kg, pair, open_mask
+    names = _name_codes(events[NAME]) if check_names else np.zeros(0, dtype=np.int8)
+    stamps = np.ascontiguousarray(events[TIMESTAMP].to_numpy(), dtype=np.int64)
+    matching, matching_ts, parent, depth, orphans = (
+        np.empty(len(events), dtype=np.int64) for _ in range(5))
+    num_orphans, open_rows, bad_leave, bad_enter = walk_stacks(
+        kind, loc, num_loc, names, check_names, stamps, matching, matching_ts, parent, depth,
+        orphans)
+    if bad_leave >= 0:
+        raise event_error(int(bad_leave), (
+            f"{_describe(events, int(bad_leave))} closes the Enter of "
+            f"{events[NAME].iat[int(bad_enter)]!r} at row {int(bad_enter)}: "
+            "calls are not properly nested"))
+    orphan_rows = orphans[:num_orphans].copy()
     if unmatched == "error" and (open_rows.size or orphan_rows.size):
         first = orphan_rows[0] if orphan_rows.size else open_rows[0]
         what = "has no Enter" if orphan_rows.size else "is never left"
-        raise TraceError(f"{_describe(events, int(first))} {what}")
-
-    first_child = np.zeros(order.size, dtype=bool)
-    first_child[1:] = (k[:-1] == ENTER) & ~starts[1:]
-    first_child &= k != LEAVE
-    fill = np.where(first_child[by_group], np.arange(order.size), 0)
-    np.maximum.accumulate(fill, out=fill)
-    caller = np.empty(order.size, dtype=np.int64)
-    caller[by_group] = order[by_group[fill] - 1]
-    caller[level == 0] = -1
-    parent = np.full(n, -1, dtype=np.int64)
-    parent[order] = caller
-    depth = np.full(n, -1, dtype=np.int64)
-    depth[order] = level
-
-    stamps = events[TIMESTAMP].to_numpy()
-    matching = np.full(n, -1, dtype=np.int64)
-    matching[enter_rows] = leave_rows
-    matching[leave_rows] = enter_rows
-    matching_ts = np.full(n, -1, dtype=np.int64)
-    matching_ts[enter_rows] = stamps[leave_rows]
-    matching_ts[leave_rows] = stamps[enter_rows]
-    if open_rows.size:
-        matching_ts[open_rows] = stamps.max()
+        raise event_error(int(first), f"{_describe(events, int(first))} {what}")
     return CallStructure(matching, matching_ts, parent, depth, orphan_rows, open_rows)
 
 
-def _orphans(size: np.ndarray, k: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Leaves that arrive on an empty stack: those that take the running stack size
-    of their location to a new low below zero."""
-    n = size.size
-    segment = np.cumsum(starts, dtype=np.int64) - 1
-    spread = n + 2
-    baseline = -segment * spread
-    shifted = size + baseline
-    low = np.minimum.accumulate(shifted)
-    before = np.empty(n, dtype=np.int64)
-    if n:
-        before[0] = 0
-        before[1:] = low[:-1]
-    before = np.where(starts, baseline, np.minimum(before, baseline))
-    return (k == LEAVE) & (shifted < before)
+def event_error(row: int, message: str) -> TraceError:
+    """A TraceError about event ``row`` (kept as its ``row`` attribute, so that a reader
+    can name the line of its file)."""
+    error = TraceError(message)
+    error.row = row
+    return error
 
 
-def _check_names(events: pd.DataFrame, enter_rows: np.ndarray, leave_rows: np.ndarray) -> None:
-    """TraceError when a Leave closes an Enter of another name."""
-    names = events[NAME]
-    codes = (
-        names.cat.codes.to_numpy()
-        if isinstance(names.dtype, pd.CategoricalDtype)
-        else pd.factorize(names)[0]
-    )
-    wrong = codes[enter_rows] != codes[leave_rows]
-    if wrong.any():
-        bad = np.flatnonzero(wrong)
-        first = bad[np.argmin(leave_rows[bad])]
-        raise TraceError(
-            f"{_describe(events, int(leave_rows[first]))} closes the Enter of "
-            f"{names.iat[int(enter_rows[first])]!r} at row {int(enter_rows[first])}: "
-            "calls are not properly nested"
-        )
+def _name_codes(names: pd.Series) -> np.ndarray:
+    """Integer codes of the event names (equal names, equal codes)."""
+    if isinstance(names.dtype, pd.CategoricalDtype):
+        return names.cat.codes.to_numpy()
+    return pd.factorize(names)[0]
 
 
-def num_children(parent: np.ndarray, kind: np.ndarray) -> np.ndarray:
-    """Per event the number of calls and instants it directly encloses (0 for non-Enter)."""
-    child = (parent >= 0) & (kind != LEAVE)
-    return np.bincount(parent[child], minlength=parent.size).astype(np.int64)
+def num_children(parent: np.ndarray, kind: np.ndarray, matching: np.ndarray) -> np.ndarray:
+    """Per event the number of calls and instants it directly encloses, on an Enter row
+    and on the Leave that closes it (0 elsewhere)."""
+    count = np.empty(parent.size, dtype=np.int64)
+    children_counts(parent, kind, matching, count)
+    return count
 
 
 def children_index(parent: np.ndarray, kind: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -120,15 +120,21 @@ class Trace:
     def _call_structure(self, unmatched: str = "repair"):
         """The call structure of the current events (computed once per events table,
         with a warning when events had to be repaired)."""
-        from glade.trace.matching import call_structure, warn_repairs
+        from glade.trace.matching import call_structure, event_error, warn_repairs
 
         known = self._memo("calls", dict)
         for policy, structure in known.items():
             if policy == unmatched or not (structure.orphan_leaves.size
                                            or structure.open_enters.size):
                 return structure
-        structure = call_structure(self.events, unmatched=unmatched, kinds=self.event_kinds(),
-                                   locations=self.location_codes())
+        try:
+            structure = call_structure(self.events, unmatched=unmatched,
+                                       kinds=self.event_kinds(), locations=self.location_codes())
+        except TraceError as exc:
+            source = self.metadata.get("source")
+            if source is None:
+                raise
+            raise event_error(getattr(exc, "row", None), f"{source}: {exc}") from None
         warn_repairs(structure)
         known[unmatched] = structure
         return structure
@@ -155,12 +161,12 @@ class Trace:
 
         structure = self._call_structure(unmatched)
         self.metadata["repairs"] = self._repairs(unmatched)
-        matching = structure.matching.copy()
-        matching_ts = structure.matching_timestamp.copy()
+        matching, matching_ts = structure.matching, structure.matching_timestamp
         if MATCHING_EVENT in self.events.columns:
             instant = self.event_kinds() == INSTANT
-            matching[instant] = self.events[MATCHING_EVENT].to_numpy()[instant]
-            matching_ts[instant] = self.events[MATCHING_TIMESTAMP].to_numpy()[instant]
+            matching = np.where(instant, self.events[MATCHING_EVENT].to_numpy(), matching)
+            matching_ts = np.where(instant, self.events[MATCHING_TIMESTAMP].to_numpy(),
+                                   matching_ts)
         self._set_columns({MATCHING_EVENT: matching, MATCHING_TIMESTAMP: matching_ts})
 
     def match_caller_callee(self, unmatched: str = "repair") -> None:
@@ -181,12 +187,9 @@ class Trace:
         if MATCHING_EVENT not in self.events.columns or not matched:
             self.match_events(unmatched)
         structure = self._call_structure(unmatched)
-        kind = self.event_kinds()
-        count = num_children(structure.parent, kind)
-        leave = np.flatnonzero((kind == LEAVE) & (structure.matching >= 0))
-        count[leave] = count[structure.matching[leave]]
-        self._set_columns({PARENT: structure.parent, DEPTH: structure.depth,
-                           NUM_CHILDREN: count})
+        count = num_children(structure.parent, self.event_kinds(), structure.matching)
+        self._set_columns({PARENT: structure.parent, DEPTH: structure.depth},
+                          fresh={NUM_CHILDREN: count})
 
     def children(self, row: int) -> np.ndarray:
         """Rows of the calls and instants directly inside event ``row`` (an Enter or its
@@ -205,10 +208,16 @@ class Trace:
                 return np.zeros(0, dtype=np.int64)
         return rows[ptr[row] : ptr[row + 1]]
 
-    def _set_columns(self, columns: Mapping[str, np.ndarray]) -> None:
-        """Add or replace derived columns of ``events`` in place."""
-        for name, values in columns.items():
+    def _set_columns(self, columns: Mapping[str, np.ndarray] | None = None,
+                     fresh: Mapping[str, np.ndarray] | None = None) -> None:
+        """Add or replace derived columns of ``events`` in place: pandas copies the
+        arrays ``columns`` (the trace keeps them, e.g. in its cached call structure);
+        ``fresh`` arrays nobody else holds are taken over where pandas allows (pandas 3;
+        pandas 2 copies every column it is given)."""
+        for name, values in (columns or {}).items():
             self.events[name] = values
+        for name, values in (fresh or {}).items():
+            self.events[name] = pd.Series(values, index=self.events.index, copy=False)
 
     # ------------------------------------------------------------ metrics
     def calc_inc_metrics(self, columns: str | list[str] | None = None) -> None:
@@ -223,7 +232,7 @@ class Trace:
         if "_matching_event" not in self.events.columns:
             self.match_events()
         structure = self._call_structure()
-        self._set_columns({
+        self._set_columns(fresh={
             metric_column_name(c, "inc"): inclusive(self.events, structure, c, self.event_kinds())
             for c in names
         })
@@ -241,7 +250,7 @@ class Trace:
         if "_parent" not in self.events.columns:
             self.match_caller_callee()
         structure = self._call_structure()
-        self._set_columns({
+        self._set_columns(fresh={
             metric_column_name(c, "exc"): exclusive(
                 self.events[metric_column_name(c, "inc")].to_numpy(), structure.parent,
                 self.event_kinds(),

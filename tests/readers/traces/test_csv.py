@@ -13,6 +13,7 @@ from glade.datasets import synthetic_trace
 from glade.errors import ReaderError
 from glade.readers.traces import csv as trace_csv
 from glade.trace import Trace
+from glade.trace.matching import UnmatchedEventsWarning
 from tests.trace.helpers import make_trace
 
 
@@ -130,7 +131,7 @@ def test_unreadable_inputs(tmp_path, foo_bar_path):
         Trace.from_csv(write(tmp_path, ""))
     binary = tmp_path / "binary.csv"
     binary.write_bytes(b"Timestamp (s),Event Type,Name,Process\n0,Enter,\xff\xfe,0\n")
-    with pytest.raises(ReaderError, match="malformed CSV"):
+    with pytest.raises(ReaderError, match=r"line 2: .* in column 'Name' is not UTF-8"):
         Trace.from_csv(binary)
     cut = tmp_path / "cut.csv.gz"
     cut.write_bytes(gzip.compress(foo_bar_path.read_bytes())[:60])
@@ -143,3 +144,92 @@ def test_detect(tmp_path, foo_bar_path):
     assert not trace_csv.detect(tmp_path)
     assert not trace_csv.detect(write(tmp_path, "a,b,c\n1,2,3\n", "plain.csv"))
     assert not trace_csv.detect(write(tmp_path, '[{"ph": "B"}]', "t.json"))
+
+
+HEADER = "Timestamp (s),Event Type,Name,Process\n"
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ("0,Enter,a,0\n1e309,Leave,a,0\n", r"line 3: inf in column 'Timestamp \(s\)' is not a"),
+        ("nan,Enter,a,0\n1,Leave,a,0\n", r"line 2: nan in column 'Timestamp \(s\)' is not a time"),
+        ("0,Enter,a,0\n-Infinity,Leave,a,0\n", r"line 3: -inf in column .* is not a time"),
+        ("0,Enter,a,0\n99999999999999999999,Leave,a,0\n",
+         r"line 3: 1e\+20 in column 'Timestamp \(s\)' is not a time glade can store"),
+        ("0,Enter,a,0\n9223372036854775807,Leave,a,0\n",
+         r"line 3: 9\.22\d*e\+18 in column 'Timestamp \(s\)' is not a time glade can store"),
+        ("0,Enter,a,1e19\n1,Leave,a,0\n", r"line 2: 1e\+19 in column 'Process' is not an integer"),
+        ("0,Enter,a,x\n1,Leave,a,0\n", r"line 2: 'x' in column 'Process' is not an integer"),
+        ("0,Enter,a,0\n1,Enter,b,0\n2,Leave,a,0\n3,Leave,b,0\n",
+         r"line 4: Leave of 'a' at row 2 .* closes the Enter of 'b'"),
+        ("0,Enter,\xe9t\xe9,0\n1,Leave,\xe9t\xe9,0\n", None),
+    ],
+)
+def test_hostile_cells_name_their_line(tmp_path, rows, message):
+    path = write(tmp_path, HEADER + rows)
+    if message is None:  # text that is UTF-8 but not ASCII reads as it is
+        assert Trace.from_csv(path).events["Name"].astype(str).tolist() == ["été", "été"]
+        return
+    with pytest.raises(ReaderError, match=message) as info:
+        Trace.from_csv(path)
+    assert str(info.value).startswith(str(path))
+
+
+@pytest.mark.parametrize(
+    ("header", "rows", "message"),
+    [
+        ("Partner", "0,Instant,MpiSend,0,-5\n", r"line 2: -5 in column 'Partner' is negative"),
+        ("Message Size", "0,Instant,MpiSend,0,inf\n",
+         r"line 2: inf in column 'Message Size' is not an integer"),
+        ("Message Size", "0,Instant,MpiSend,0,18446744073709551616\n",
+         r"line 2: 1\.8\d*e\+19 in column 'Message Size' is not an integer"),
+        ("PAPI_TOT_CYC", "0,Instant,x,0,1\n1,Instant,x,0,-inf\n",
+         r"line 3: -inf in metric column 'PAPI_TOT_CYC' is infinite"),
+    ],
+)
+def test_hostile_attributes_name_their_line_and_column(tmp_path, header, rows, message):
+    path = write(tmp_path, HEADER.replace("\n", f",{header}\n") + rows)
+    with pytest.raises(ReaderError, match=message):
+        Trace.from_csv(path)
+
+
+def test_integer_nanoseconds_beyond_the_int64_range_are_refused(tmp_path):
+    path = write(tmp_path, "Timestamp (ns),Event Type,Name,Process\n0,Enter,a,0\n"
+                           "9223372036854775807,Leave,a,0\n")
+    with pytest.raises(ReaderError, match=r"line 3: 9223372036854775807 in column "
+                                          r"'Timestamp \(ns\)' is beyond"):
+        Trace.from_csv(path)
+
+
+def test_lines_are_those_of_the_file_when_it_is_not_in_time_order(tmp_path):
+    path = write(tmp_path, HEADER + "5,Leave,b,0\n0,Enter,a,0\n1,Enter,b,0\n9,Leave,a,0\n"
+                                    "3,Enter,c,1\n4,Leave,d,1\n")
+    with pytest.raises(ReaderError, match=r"line 7: Leave of 'd'"):
+        Trace.from_csv(path)
+
+
+def test_non_utf8_text_names_line_and_column(tmp_path):
+    path = tmp_path / "latin1.csv"
+    path.write_bytes(b"Timestamp (s),Event Type,Name,Process,Site\n0,Enter,a,0,ok\n"
+                     b"1,Leave,a,0,caf\xe9\n")
+    with pytest.raises(ReaderError, match=r"line 3: .* in column 'Site' is not UTF-8"):
+        Trace.from_csv(path)
+
+
+def test_readable_oddities_are_kept_or_repaired(tmp_path):
+    path = write(tmp_path, "Timestamp (ns), Event Type, Name, Process, When, Note\n"
+                           "-20, Leave, lost, 0, 2026-01-01, \n"
+                           "-10, Enter, main, 0, 2026-01-02,  \"x y\"\n"
+                           "5, Enter, open, 0, 2026-01-03, \n")
+    with pytest.warns(UnmatchedEventsWarning):
+        trace = Trace.from_csv(path)
+    events = trace.events
+    # negative times are times before the clock's origin: kept as they are
+    assert events["Timestamp (ns)"].tolist() == [-20, -10, 5]
+    # dates stay the text the file holds; cells of spaces only are empty
+    assert events["When"].astype(str).tolist() == ["2026-01-01", "2026-01-02", "2026-01-03"]
+    assert events["Note"].isna().tolist() == [True, False, True]
+    assert events["Note"].iat[1] == "x y"  # quoted after the spaces: unquoted
+    assert trace.metadata["repairs"] == {"orphan_leaves": 1, "open_enters": 2}
+    assert trace.metadata["source"] == str(path)

@@ -2,14 +2,28 @@
 ``Timestamp (s), Event Type, Name, Process`` and optionally ``Thread``, then any
 attribute columns.
 
-Reading: the timestamp column may also be ``Timestamp (ms)``, ``(us)`` or ``(ns)``;
-timestamps become int64 nanoseconds (exactly, as long as the file writes them in
-plain decimal notation). Extra columns keep their types: numbers stay numbers
-(``Partner``, ``Tag``, ``Communicator`` and ``Message Size`` become int64 with -1
-where empty), text becomes categorical; other numeric columns are taken as metrics
-(``trace.metric_columns``). Spaces after commas are ignored, gzipped files are read
-as they are, large files show a progress bar. Any problem raises
-:class:`~glade.errors.ReaderError` naming the file, and the line where it can.
+Reading (pyarrow's multithreaded CSV reader, columns typed in bulk): the timestamp
+column may also be ``Timestamp (ms)``, ``(us)`` or ``(ns)``; timestamps become int64
+nanoseconds (exactly, as long as the file writes them in plain decimal notation).
+Extra columns keep their types: numbers stay numbers (``Partner``, ``Tag``,
+``Communicator`` and ``Message Size`` become int64 with -1 where empty), text
+(dates and times included) becomes categorical; other numeric columns are taken as
+metrics (``trace.metric_columns``). When the header has spaces after its commas (as
+Pipit's files do), spaces after every comma are skipped, cells of spaces only are
+empty and a quoted cell after the spaces is unquoted (it may not hold a comma then).
+Gzipped files are read as they are, large files show a progress bar.
+
+Refused, with a :class:`~glade.errors.ReaderError` naming the file and the line (and
+column) at fault: a row with another number of cells than the header; a timestamp
+that is empty, NaN, infinite, not a number or beyond int64 nanoseconds (2**62 ns,
+about 146 years, leaving room for differences); a process or thread id, or an
+integer attribute, that is empty (ids), not an integer or beyond 64 bits; a
+``Partner`` or ``Message Size`` below -1; an infinite metric value; text that is not
+UTF-8; an unknown event type; a Leave that closes an Enter of another name. Kept as
+they are: negative timestamps (times before the clock's origin). Repaired, with an
+:class:`~glade.trace.matching.UnmatchedEventsWarning` and counts in
+``metadata["repairs"]`` at read time: Leaves without an Enter and Enters never left
+(see :mod:`glade.trace.matching`).
 
 Writing: the recorded columns (not the derived ones), timestamps in exact decimal
 seconds, so that reading the file back gives the same events.
@@ -17,16 +31,24 @@ seconds, so that reading the file back gives the same events.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 
 from glade.errors import ReaderError, TraceError
 from glade.readers.traces.text import (
+    GZIP_MAGIC,
+    PROGRESS_BYTES,
     category_text,
     check_file,
     decimal,
@@ -36,6 +58,7 @@ from glade.readers.traces.text import (
     int_text,
     open_output,
     open_text_source,
+    read_content,
     write_chunks,
 )
 from glade.trace.events import (
@@ -55,7 +78,12 @@ from glade.trace.model import Trace
 #: Timestamp columns a CSV trace may have, and their number of decimals in ns.
 TIME_COLUMNS = {"Timestamp (s)": 9, "Timestamp (ms)": 6, "Timestamp (us)": 3, "Timestamp (ns)": 0}
 INTEGER_ATTRIBUTES = (PARTNER, TAG, COMMUNICATOR, MESSAGE_SIZE)
-_STRUCTURE = (EVENT_TYPE, NAME, PROCESS, THREAD)
+#: The largest magnitude of a timestamp in ns (int64, with room for differences).
+NS_LIMIT = 2**62
+#: The longest header line read.
+HEADER_BYTES = 1 << 16
+#: Bytes pyarrow parses per block (each block is parsed by one thread).
+BLOCK_BYTES = 4 << 20
 
 
 def detect(path: str | os.PathLike) -> bool:
@@ -68,19 +96,16 @@ def detect(path: str | os.PathLike) -> bool:
     return any(c in TIME_COLUMNS for c in cells) and EVENT_TYPE in cells and NAME in cells
 
 
-def _line_of(row: int) -> int:
-    """The file line of data row ``row`` (the header is line 1)."""
-    return int(row) + 2
-
-
-def _header(path: Path) -> list[str]:
-    """The column names of the first line, checked."""
+def _header(path: Path) -> tuple[list[str], bool]:
+    """The column names of the first line, checked; and whether they are spaced (a space
+    after a comma)."""
     try:
         with open_text_source(path, False, "CSV header") as source:
-            line = source.readline().decode("utf-8")
-    except (OSError, EOFError, UnicodeDecodeError) as exc:
+            line = source.readline(HEADER_BYTES).decode("utf-8").rstrip("\r\n")
+        cells = next(csv.reader([line], skipinitialspace=True), [])
+    except (OSError, EOFError, UnicodeDecodeError, csv.Error) as exc:
         raise ReaderError(path, f"cannot read the header line: {exc}") from None
-    names = [c.strip() for c in next(csv.reader([line.rstrip("\r\n")], skipinitialspace=True))]
+    names = [c.strip() for c in cells]
     times = [c for c in names if c in TIME_COLUMNS]
     if len(times) != 1:
         raise ReaderError(path, f"needs exactly one timestamp column, one of "
@@ -90,43 +115,186 @@ def _header(path: Path) -> list[str]:
         raise ReaderError(path, f"lacks the column(s) {missing} (columns: {names})")
     if len(set(names)) != len(names):
         raise ReaderError(path, f"repeats column names: {names}")
-    return names
+    return names, ", " in line
 
 
-def _load(path: Path, names: list[str], progress: bool | None) -> pd.DataFrame:
-    dtype = {EVENT_TYPE: "category", NAME: "category"}
+def _arrow_table(path: Path, names: list[str], spaced: bool, progress: bool | None
+                 ) -> pa.Table:
+    """The rows of the CSV file as an Arrow table (pyarrow's multithreaded reader),
+    ``Event Type`` and ``Name`` dictionary-encoded, empty cells null (in a spaced file,
+    cells of spaces too); text is not checked for UTF-8 here (:func:`_categorical`
+    does). The columns of a well-formed trace are read with their types (timestamps
+    float64, or int64 in ns; ids and integer attributes int64), which spares pyarrow's
+    type inference; when a cell does not convert, the file is read again with inferred
+    types, so that the checks can name the line at fault."""
+    text = pa.dictionary(pa.int32(), pa.string())
+    known = {EVENT_TYPE: text, NAME: text}
+    typed = dict(known)
+    for name in names:
+        if name in TIME_COLUMNS:
+            typed[name] = pa.int64() if TIME_COLUMNS[name] == 0 else pa.float64()
+        elif name in (PROCESS, THREAD, *INTEGER_ATTRIBUTES):
+            typed[name] = pa.int64()
     try:
-        with open_text_source(path, progress, "CSV trace") as source:
-            frame = pd.read_csv(source, skipinitialspace=True, dtype=dtype, low_memory=False,
-                                encoding="utf-8")
-    except (pd.errors.ParserError, ValueError, UnicodeDecodeError, OSError, EOFError) as exc:
+        return _read_table(path, names, spaced, progress, typed)
+    except pa.ArrowInvalid as exc:
+        if "conversion error" not in str(exc):
+            raise ReaderError(path, f"malformed CSV: {exc}") from None
+    return _read_table(path, names, spaced, progress, known)
+
+
+def _read_table(path: Path, names: list[str], spaced: bool, progress: bool | None,
+                types: dict[str, pa.DataType]) -> pa.Table:
+    """The rows of the CSV file read with the column ``types`` (others inferred); a
+    conversion error of a typed column is raised as ArrowInvalid."""
+    bad_rows: list[str] = []
+
+    def invalid(row) -> str:
+        bad_rows.append(row.text)
+        return "skip"
+
+    try:
+        with _source(path, progress) as source:
+            table = pacsv.read_csv(
+                source,
+                read_options=pacsv.ReadOptions(skip_rows=1, column_names=names,
+                                               block_size=BLOCK_BYTES),
+                parse_options=pacsv.ParseOptions(invalid_row_handler=invalid),
+                convert_options=pacsv.ConvertOptions(
+                    column_types=types, strings_can_be_null=True,
+                    null_values=["", *(" " * k for k in range(1, 9))] if spaced else [""],
+                    check_utf8=False, timestamp_parsers=[]),
+            )
+    except pa.ArrowInvalid as exc:
+        if "conversion error" in str(exc):
+            raise
         raise ReaderError(path, f"malformed CSV: {exc}") from None
-    if len(frame.columns) != len(names):
-        raise ReaderError(path, f"the header names {len(names)} columns, the rows have "
-                                f"{len(frame.columns)}")
-    frame.columns = names
-    return frame
+    except (pa.ArrowException, OSError, EOFError) as exc:
+        raise ReaderError(path, f"malformed CSV: {exc}") from None
+    if bad_rows:
+        raise ReaderError(path, f"malformed CSV: line {_line_of_text(path, bad_rows[0])} "
+                                f"does not have the header's {len(names)} cells: "
+                                f"{bad_rows[0][:80]!r}")
+    return table.unify_dictionaries()
 
 
-def _timestamps(path: Path, frame: pd.DataFrame, column: str) -> np.ndarray:
-    """The timestamp column in exact int64 ns."""
+@contextlib.contextmanager
+def _source(path: Path, progress: bool | None) -> Iterator[Any]:
+    """The (decompressed) bytes of ``path`` for pyarrow: a Python stream counting them in
+    a progress bar when one is shown, else Arrow's own file reading and decompression
+    (faster: it reads ahead while other threads parse)."""
+    show = path.stat().st_size > PROGRESS_BYTES if progress is None else progress
+    if show:
+        with open_text_source(path, True, "CSV trace") as source:
+            yield source
+        return
+    gzipped = head(path, 2) == GZIP_MAGIC
+    with pa.input_stream(str(path), compression="gzip" if gzipped else None) as source:
+        yield source
+
+
+def _line_of_text(path: Path, text: str) -> str:
+    """The file line holding the row ``text`` (only on the way to an error: a row that
+    pyarrow refused, whose number its parallel parser does not know)."""
+    content = bytes(read_content(path, False, "CSV trace"))
+    at = content.find(b"\n" + text.encode("utf-8", "surrogateescape") + b"\n")
+    return "?" if at < 0 else str(content.count(b"\n", 0, at) + 2)
+
+
+def _line_of(row: int, order: np.ndarray | None = None) -> int:
+    """The file line of data row ``row`` (the header is line 1); with ``order``, ``row``
+    is a row of the events sorted by time and ``order`` the sorting permutation."""
+    return int(row if order is None else order[row]) + 2
+
+
+def _first(mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask)[0])
+
+
+def _numbers(column: pa.ChunkedArray) -> np.ndarray:
+    """A numeric Arrow column as numpy (float64 NaN where empty)."""
+    if column.null_count:
+        return column.to_numpy().astype(np.float64) if pa.types.is_integer(column.type) \
+            else column.fill_null(np.nan).to_numpy()
+    return column.to_numpy()
+
+
+def _text(path: Path, column: pa.ChunkedArray, name: str) -> pa.Array:
+    """A text column dictionary-encoded (one dictionary), its dictionary checked as UTF-8;
+    ReaderError naming the line of the first value that is not UTF-8."""
+    encoded = column if pa.types.is_dictionary(column.type) else pc.dictionary_encode(column)
+    encoded = encoded.unify_dictionaries() if isinstance(encoded, pa.ChunkedArray) else encoded
+    array = encoded.combine_chunks() if isinstance(encoded, pa.ChunkedArray) else encoded
+    raw = array.dictionary.cast(pa.binary())
+    try:
+        raw.cast(pa.string())
+    except pa.ArrowInvalid:
+        offsets = np.frombuffer(raw.buffers()[1], dtype=np.int32)[: len(raw) + 1]
+        data = bytes(raw.buffers()[2])[offsets[0] : offsets[-1]]
+        try:
+            data.decode("utf-8")
+            value = 0
+        except UnicodeDecodeError as exc:
+            value = int(np.searchsorted(offsets, offsets[0] + exc.start, side="right")) - 1
+        row = _first(array.indices.fill_null(-1).to_numpy() == value)
+        raise ReaderError(path, f"line {_line_of(row)}: the value {raw[value].as_py()!r} "
+                                f"in column {name!r} is not UTF-8 text") from None
+    return array
+
+
+def _categorical(path: Path, column: pa.ChunkedArray, name: str, spaced: bool
+                 ) -> pd.Categorical:
+    """A text column as a Categorical with sorted categories, empty cells missing. In a
+    ``spaced`` file (spaces after the header's commas) leading spaces are skipped and a
+    quoted value after them unquoted, as ``skipinitialspace`` does."""
+    array = _text(path, column, name)
+    values = array.dictionary.cast(pa.string())
+    if spaced:
+        values = pc.utf8_ltrim(values, characters=" ")
+        quoted = pc.and_(pc.and_(pc.starts_with(values, '"'), pc.ends_with(values, '"')),
+                         pc.greater_equal(pc.utf8_length(values), 2))
+        inner = pc.replace_substring(pc.utf8_slice_codeunits(values, 1, -1), '""', '"')
+        values = pc.if_else(quoted, inner, values)
+    labels = np.asarray(values.to_pylist(), dtype=object)
+    categories, inverse = np.unique(labels, return_inverse=True)
+    table = np.append(inverse.reshape(-1), -1)  # -1: missing (code -1 looks up the end)
+    if categories.size and categories[0] == "":  # a cell of spaces only is empty
+        table = np.where(table == 0, -1, table - 1)
+        categories = categories[1:]
+    codes = array.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+    return pd.Categorical.from_codes(table[codes], categories=categories.astype(str))
+
+
+def _timestamps(path: Path, table: pa.Table, column: str) -> np.ndarray:
+    """The timestamp column in exact int64 ns: NaN, infinite and empty cells, and times
+    beyond int64 nanoseconds (about 292 years), are ReaderErrors naming the line."""
     digits = TIME_COLUMNS[column]
-    values = frame[column]
-    if values.isna().any():
-        raise ReaderError(path, f"line {_line_of(np.flatnonzero(values.isna())[0])}: "
-                                f"no value in column {column!r}")
-    if pd.api.types.is_integer_dtype(values):
-        return values.to_numpy(dtype=np.int64) * 10**digits
-    if not pd.api.types.is_float_dtype(values):
-        bad = pd.to_numeric(values, errors="coerce").isna().to_numpy()
-        row = np.flatnonzero(bad)[0]
-        raise ReaderError(path, f"line {_line_of(row)}: {values.iat[row]!r} in column "
-                                f"{column!r} is not a number")
+    values = table.column(column)
+    if values.null_count:
+        missing = values.is_null().to_numpy(zero_copy_only=False)
+        raise ReaderError(path, f"line {_line_of(_first(missing))}: no value in column "
+                                f"{column!r}")
+    kind = values.type
+    if pa.types.is_integer(kind):
+        whole = values.to_numpy()
+        limit = NS_LIMIT // 10**digits
+        if np.abs(whole).max(initial=0) > limit:
+            row = _first(np.abs(whole) > limit)
+            raise ReaderError(path, f"line {_line_of(row)}: {whole[row]} in column {column!r} "
+                                    f"is beyond the int64 nanoseconds glade stores")
+        return whole.astype(np.int64) * 10**digits
+    if not pa.types.is_floating(kind):
+        _not_numbers(path, values, column, "a number")
     scaled = values.to_numpy() * 10.0**digits
-    if np.abs(scaled).max() < 2.0**52:
+    bad = ~np.isfinite(scaled) | (np.abs(scaled) > NS_LIMIT)
+    if bad.any():
+        row = _first(bad)
+        raise ReaderError(path, f"line {_line_of(row)}: {values[row].as_py()} in column "
+                                f"{column!r} is not a time glade can store (NaN, infinite, "
+                                f"or beyond int64 nanoseconds)")
+    if np.abs(scaled).max(initial=0) < 2.0**52:
         return np.rint(scaled).astype(np.int64)
-    text = pd.read_csv(path, usecols=[frame.columns.get_loc(column)], dtype=str,
-                       skipinitialspace=True).iloc[:, 0].to_numpy(dtype="U")
+    text = _column_text(path, table.column_names.index(column))
     exact = exact_integers(text, digits)
     if exact is None:
         raise ReaderError(path, f"timestamps beyond 2**52 ns need plain decimal notation with "
@@ -134,63 +302,141 @@ def _timestamps(path: Path, frame: pd.DataFrame, column: str) -> np.ndarray:
     return exact
 
 
-def _check_event_types(path: Path, frame: pd.DataFrame) -> None:
-    kinds = frame[EVENT_TYPE]
-    if kinds.isna().any():
-        raise ReaderError(path, f"line {_line_of(np.flatnonzero(kinds.isna())[0])}: "
-                                f"no value in column {EVENT_TYPE!r}")
-    known = np.isin(np.asarray(kinds.cat.categories, dtype=str), EVENT_TYPES)
-    bad = ~known[kinds.cat.codes.to_numpy()]
+def _column_text(path: Path, index: int) -> np.ndarray:
+    """The cells of column ``index`` as text, read again (for exact decimal timestamps
+    and for cells pyarrow would read as dates or times)."""
+    with open_text_source(path, False, "CSV trace") as source:
+        table = pacsv.read_csv(source, convert_options=pacsv.ConvertOptions(
+            include_columns=[f"f{index}"], column_types={f"f{index}": pa.string()},
+            check_utf8=False, strings_can_be_null=True, null_values=[""]),
+            read_options=pacsv.ReadOptions(skip_rows=1, autogenerate_column_names=True))
+    return np.asarray(table.column(0).to_pylist(), dtype=object)
+
+
+def _not_numbers(path: Path, column: pa.ChunkedArray, name: str, what: str) -> None:
+    """ReaderError naming the first cell of a column read as text (not as numbers) that is
+    not a number."""
+    text = _categorical(path, column.cast(pa.string()) if not pa.types.is_dictionary(
+        column.type) else column, name, spaced=True)
+    numbers = pd.to_numeric(pd.Series(np.asarray(text.categories, dtype=object)),
+                            errors="coerce").isna().to_numpy()
+    bad = np.append(numbers, False)[text.codes]
+    row = _first(bad) if bad.any() else 0
+    raise ReaderError(path, f"line {_line_of(row)}: {text[row]!r} in column {name!r} is not "
+                            f"{what}")
+
+
+def _integers(path: Path, values: np.ndarray, name: str, fill: int | None) -> np.ndarray:
+    """Numbers of a column that holds integers, as int64 (``fill`` where empty; without
+    it an empty cell is an error); ReaderError naming the line of a value that is not an
+    integer or does not fit 64 bits."""
+    if values.dtype.kind in "iu":
+        return values.astype(np.int64)
+    missing = np.isnan(values)
+    if missing.any() and fill is None:
+        raise ReaderError(path, f"line {_line_of(_first(missing))}: no value in column "
+                                f"{name!r}")
+    filled = np.where(missing, fill if fill is not None else 0, values)
+    bad = ~np.isfinite(filled) | (np.abs(filled) >= 2.0**63) | (filled != np.round(filled))
     if bad.any():
-        row = np.flatnonzero(bad)[0]
-        raise ReaderError(path, f"line {_line_of(row)}: unknown event type {kinds.iat[row]!r} "
-                                f"(expected one of {list(EVENT_TYPES)})")
+        row = _first(bad)
+        raise ReaderError(path, f"line {_line_of(row)}: {values[row]} in column {name!r} is "
+                                f"not an integer (column {name!r} holds non-integer values)")
+    return filled.astype(np.int64)
 
 
-def _typed_columns(path: Path, frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """Attribute columns with their types: integer attributes as int64 (-1 where empty),
-    text as categorical; and the names of the numeric metric columns."""
+def _attribute(path: Path, table: pa.Table, name: str, spaced: bool) -> tuple[object, bool]:
+    """An attribute column with its type (see the module doc), and whether it is a
+    metric column."""
+    column = table.column(name)
+    kind = column.type
+    if pa.types.is_null(kind):
+        return np.full(len(column), np.nan), True
+    if pa.types.is_boolean(kind) and not column.null_count:
+        return column.to_numpy(), False
+    if pa.types.is_integer(kind) or pa.types.is_floating(kind):
+        values = _numbers(column)
+        if name in INTEGER_ATTRIBUTES:
+            whole = _integers(path, values, name, -1)
+            if (whole < -1).any() and name in (PARTNER, MESSAGE_SIZE):
+                row = _first(whole < -1)
+                raise ReaderError(path, f"line {_line_of(row)}: {whole[row]} in column "
+                                        f"{name!r} is negative")
+            return whole, False
+        if values.dtype.kind == "f" and np.isinf(values).any():
+            row = _first(np.isinf(values))
+            raise ReaderError(path, f"line {_line_of(row)}: {values[row]} in metric column "
+                                    f"{name!r} is infinite")
+        return values, True
+    if pa.types.is_string(kind) or pa.types.is_dictionary(kind) or pa.types.is_binary(kind):
+        return _categorical(path, column, name, spaced), False
+    text = pa.chunked_array([pa.array(_column_text(path, table.column_names.index(name)),
+                                      type=pa.string())])
+    return _categorical(path, text, name, spaced), False
+
+
+def _events(path: Path, table: pa.Table, time_column: str, spaced: bool
+            ) -> tuple[dict, list[str]]:
+    """The event columns of the table, typed and checked, and the metric columns."""
+    columns: dict[str, object] = {TIMESTAMP: _timestamps(path, table, time_column)}
+    for name in (EVENT_TYPE, NAME):
+        values = _categorical(path, table.column(name), name, spaced)
+        if (values.codes < 0).any():
+            raise ReaderError(path, f"line {_line_of(_first(values.codes < 0))}: no value in "
+                                    f"column {name!r}")
+        columns[name] = values
+    unknown = ~np.isin(np.asarray(columns[EVENT_TYPE].categories, dtype=str), EVENT_TYPES)
+    bad = unknown[columns[EVENT_TYPE].codes]
+    if bad.any():
+        row = _first(bad)
+        raise ReaderError(path, f"line {_line_of(row)}: unknown event type "
+                                f"{columns[EVENT_TYPE][row]!r} (expected one of "
+                                f"{list(EVENT_TYPES)})")
+    for name in (PROCESS, THREAD):
+        if name in table.column_names:
+            column = table.column(name)
+            if not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)
+                    or pa.types.is_null(column.type)):
+                _not_numbers(path, column, name, "an integer")
+            numbers = (np.full(len(column), np.nan) if pa.types.is_null(column.type)
+                       else _numbers(column))
+            columns[name] = _integers(path, numbers, name, None)
     metrics = []
-    for name in frame.columns:
-        if name in _STRUCTURE or name == TIMESTAMP:
-            continue
-        values = frame[name]
-        if name in INTEGER_ATTRIBUTES and pd.api.types.is_numeric_dtype(values):
-            filled = values.fillna(-1).to_numpy()
-            whole = filled.astype(np.int64)
-            if not np.array_equal(whole, filled):
-                row = np.flatnonzero(whole != filled)[0]
-                raise ReaderError(path, f"line {_line_of(row)}: {values.iat[row]} in column "
-                                        f"{name!r} is not an integer")
-            frame[name] = whole
-        elif pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
-            metrics.append(name)
-        elif not pd.api.types.is_bool_dtype(values):
-            frame[name] = values.astype("category")
-    return frame, metrics
+    for name in table.column_names:
+        if name not in columns and name != time_column:
+            columns[name], is_metric = _attribute(path, table, name, spaced)
+            if is_metric:
+                metrics.append(name)
+    return columns, metrics
 
 
 def read_csv(path: str | os.PathLike, progress: bool | None = None) -> Trace:
     """Read a CSV trace (see the module doc); ``progress`` forces the progress bar on or
     off (default: on for files over 64 MiB)."""
     target = check_file(path)
-    names = _header(target)
-    frame = _load(target, names, progress)
+    names, spaced = _header(target)
+    table = _arrow_table(target, names, spaced, progress)
     time_column = next(c for c in names if c in TIME_COLUMNS)
-    stamps = _timestamps(target, frame, time_column)
-    frame = frame.drop(columns=[time_column])
-    frame.insert(0, TIMESTAMP, stamps)
-    _check_event_types(target, frame)
-    for name in (PROCESS, THREAD):
-        if name in frame.columns and frame[name].isna().any():
-            row = np.flatnonzero(frame[name].isna())[0]
-            raise ReaderError(target, f"line {_line_of(row)}: no value in column {name!r}")
-    frame, metrics = _typed_columns(target, frame)
+    columns, metrics = _events(target, table, time_column, spaced)
+    del table
+    stamps = columns[TIMESTAMP]
+    order = None
+    if stamps.size > 1 and np.any(stamps[1:] < stamps[:-1]):
+        order = np.argsort(stamps, kind="stable")
+        columns = {k: v[order] for k, v in columns.items()}
+    frame = pd.DataFrame(columns, copy=False)
     metadata = {"format": "csv", "source": str(target), "metric_columns": metrics}
     try:
-        return Trace(frame, metadata=metadata, copy=False)
+        trace = Trace(frame, metadata=metadata, copy=False)
     except TraceError as exc:
         raise ReaderError(target, str(exc)) from None
+    try:
+        trace.metadata["repairs"] = trace._repairs()
+    except TraceError as exc:
+        row = getattr(exc, "row", None)
+        where = "" if row is None else f"line {_line_of(row, order)}: "
+        raise ReaderError(target, where + str(exc).removeprefix(f"{target}: ")) from None
+    return trace
 
 
 def _csv_cell(text: str) -> bytes:
