@@ -97,6 +97,8 @@ def test_a_deep_chain_reads_without_recursion():
          r"node \[0\]\.children\[1\] \('b'\): metric 'time' is nan, not a number"),
         (lambda n: n["metrics"].update(time=-1.0), r"time 'time' of node 'b' is negative"),
         (lambda n: n.update(children=5), r"node \[0\]\.children\[1\] 'children' is not a list"),
+        (lambda n: n["metrics"].update(time=[[1.0]]),
+         r"node \[0\]\.children\[1\] \('b'\): metric 'time' is a list, not a single value"),
         (lambda n: n.update(frame=["b"]), r"node \[0\]\.children\[1\] needs a 'frame' dict"),
     ],
 )

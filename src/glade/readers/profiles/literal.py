@@ -17,7 +17,7 @@ import pandas as pd
 from glade.errors import GladeError, ReaderError
 from glade.profile.graphframe import GraphFrame
 from glade.readers.files import load_json, read_head
-from glade.readers.profiles.checks import check_frames, check_values
+from glade.readers.profiles.checks import check_frames, check_values, first_compound
 
 NID = "_hatchet_nid"
 
@@ -115,10 +115,18 @@ class _Nodes:
     def _fail(self, parent: int, position: int, what: str) -> ReaderError:
         return ReaderError(self.source, f"node {self.where(parent, position)} {what}")
 
-    def check_nan(self, rows: pd.DataFrame, columns: list[str]) -> None:
-        """ReaderError naming the first node whose value of an additive metric is NaN
-        (a node without the metric is fine: it has no value there)."""
-        for column in columns:
+    def check_values(self, rows: pd.DataFrame, additive: list[str]) -> None:
+        """ReaderError naming the first node whose metric value is a list or a dict, or
+        whose value of an additive metric is NaN (a node without the metric is fine: it
+        has no value there)."""
+        for column in rows.columns:
+            at = first_compound(rows[column])
+            if at is not None:
+                raise ReaderError(self.source, f"node {self._place(at)} "
+                                  f"({self.frames[at].get('name')!r}): metric {column!r} is "
+                                  f"a {type(rows[column].iat[at]).__name__}, not a single "
+                                  "value")
+        for column in additive:
             missing = int(rows[column].isna().sum())
             if missing and missing != len(self.metrics) - sum(
                     map(dict.__contains__, self.metrics, repeat(column))):
@@ -165,13 +173,13 @@ def read_literal(literal: list[dict] | dict | str | os.PathLike) -> GraphFrame:
     frames = pd.DataFrame(nodes.frames)
     check_frames(frames, source)
     rows = pd.DataFrame(nodes.metrics, index=pd.RangeIndex(len(nodes.metrics)))
-    rows.insert(0, "node", np.arange(len(frames)))
     inc, exc = [], []
-    for col in rows.columns[1:]:
+    for col in rows.columns:
         if not pd.api.types.is_numeric_dtype(rows[col]) or pd.api.types.is_bool_dtype(rows[col]):
             continue
         (inc if "(inc)" in col else exc).append(col)
-    nodes.check_nan(rows, exc + inc)
+    nodes.check_values(rows, exc + inc)
+    rows.insert(0, "node", np.arange(len(frames)))
     gf = GraphFrame.from_tables(frames, nodes.src, nodes.dst, rows, exc, inc,
                                 roots=nodes.roots)
     check_values(gf, source)
