@@ -15,7 +15,8 @@ with ``float`` (NaN is not a JSON number, so it marks those).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from glade.trace.kernels import kernel
 
 #: Kinds of the value of a key.
 ABSENT, NUMBER, STRING, NULL, BOOL, ARRAY, OBJECT = range(7)
@@ -49,7 +50,7 @@ _TRUE, _FALSE, _NULL = (np.frombuffer(w, dtype=np.uint8) for w in (b"true", b"fa
 _LBRACE, _RBRACE, _LBRACKET, _RBRACKET = 123, 125, 91, 93
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _ws(data, pos):
     n = data.size
     while pos < n:
@@ -60,14 +61,14 @@ def _ws(data, pos):
     return pos
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _fail(info, code, pos):
     info[0] = code
     info[1] = pos
     return -1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _utf8(data, pos, info):
     """The position after the UTF-8 sequence that starts at ``pos`` (a byte >= 0x80)."""
     n = data.size
@@ -95,7 +96,7 @@ def _utf8(data, pos, info):
     return pos + length
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _string(data, pos, info):
     """The position after the string whose opening quote is at ``pos`` (its closing
     quote is one before); -1 on an error."""
@@ -132,7 +133,7 @@ def _string(data, pos, info):
     return _fail(info, SYNTAX, n)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _number(data, pos, info, out):
     """Parse the number at ``pos`` into ``out[0]`` (NaN when it needs an exact slow
     parse); the position after it, or -1."""
@@ -195,7 +196,7 @@ def _number(data, pos, info, out):
     return pos
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _matches(data, pos, word):
     """Whether the bytes at ``pos`` spell ``word``."""
     if pos + word.size > data.size:
@@ -203,7 +204,7 @@ def _matches(data, pos, word):
     return bool((data[pos : pos + word.size] == word).all())
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _literal(data, pos, info):
     """The position after ``true``, ``false`` or ``null`` at ``pos``, or -1."""
     c = data[pos]
@@ -213,7 +214,7 @@ def _literal(data, pos, info):
     return pos + word.size
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _key(data, pos, info):
     """At a key of an object: the position after ``"key" :`` (ws skipped), or -1."""
     if pos >= data.size or data[pos] != _QUOTE:
@@ -227,7 +228,7 @@ def _key(data, pos, info):
     return _ws(data, pos + 1)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _skip(data, pos, depth, info, number, stack):
     """The position after the JSON value at ``pos`` (validated; arrays and objects
     nest at most to ``MAX_DEPTH`` counting ``depth`` levels around it), or -1."""
@@ -293,7 +294,7 @@ def _skip(data, pos, depth, info, number, stack):
                 return _fail(info, SYNTAX, pos)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _which_key(data, start, stop, keys, lengths):
     """The row of ``keys`` (padded key bytes, ``lengths`` long) that spells
     ``data[start:stop]``, or -1."""
@@ -311,7 +312,7 @@ def _which_key(data, start, stop, keys, lengths):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _event(data, pos, row, depth, keys, lengths, kind, start, stop, numbers, info, number, stack):
     """Record the object at ``pos`` (its ``{``) in row ``row``; the position after it."""
     n = data.size
@@ -376,7 +377,7 @@ def _event(data, pos, row, depth, keys, lengths, kind, start, stop, numbers, inf
             return _fail(info, SYNTAX, pos)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def scan(data, pos, first, depth, keys, lengths, kind, start, stop, numbers, offset, info):
     """Scan the events of the array from ``pos`` (just after its ``[`` when ``first``,
     else just after a comma) into the rows of ``kind``/``start``/``stop``/``numbers``
@@ -430,7 +431,7 @@ def scan(data, pos, first, depth, keys, lengths, kind, start, stop, numbers, off
             return -1, pos, row
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _same(data, a, a_stop, b, b_stop):
     """Whether two spans hold the same bytes."""
     if a_stop - a != b_stop - b:
@@ -441,7 +442,7 @@ def _same(data, a, a_stop, b, b_stop):
     return True
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def intern(data, start, stop, present):
     """Codes of the spans ``data[start:stop]`` at the ``present`` rows (-1 elsewhere),
     equal bytes sharing a code, numbered in order of first appearance; and the row of
@@ -480,7 +481,7 @@ def intern(data, start, stop, present):
     return codes, first[:count]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _integer(data, start, stop):
     """The JSON number ``data[start:stop]`` as an int64 when it is an integer of at
     most 18 digits (exact), with a flag saying whether it is."""
@@ -497,7 +498,7 @@ def _integer(data, start, stop):
     return True, -value if negative else value
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def members(data, objects, key_start, key_stop, kind, value_start, value_stop, numbers,
             integers, integral, owner):
     """The members of the objects starting at byte offsets ``objects`` (spans already

@@ -22,10 +22,11 @@ import importlib
 from typing import Any
 
 import numpy as np
-from numba import carray, cfunc, njit, types
+from numba import carray, cfunc, types
 
 from glade.errors import ReaderError
 from glade.trace.events import ENTER, INSTANT, LEAVE
+from glade.trace.kernels import kernel
 
 METRIC = 3  # kind code of a metric record until it is attached to an event
 #: Record types with compiled callbacks; their index is their code.
@@ -58,17 +59,25 @@ def _signature(*args: Any) -> Any:
 
 
 def _compile(*args: Any):
-    """A decorator compiling a record callback with the extra C arguments ``args``."""
-    return cfunc(_signature(*args), cache=True, nopython=True)
+    """A decorator compiling a record callback with the extra C arguments ``args``, its
+    machine code cached on disk where numba finds a writable cache directory (else
+    compiled once per process)."""
+    def decorate(function):
+        try:
+            return cfunc(_signature(*args), cache=True, nopython=True)(function)
+        except RuntimeError:  # numba: "cannot cache function ...: no locator available"
+            return cfunc(_signature(*args), nopython=True)(function)
+
+    return decorate
 
 
-@njit(cache=True)
+@kernel
 def _view(data):
     """The whole buffer behind the callback's user data pointer."""
     return carray(data, carray(data, _HEADER)[_LENGTH])
 
 
-@njit(cache=True)
+@kernel
 def _push(buf, time, code, extra):
     """Append a record (time, code, aux index ``extra``); the new record's row."""
     n = buf[_COUNT]
@@ -80,7 +89,7 @@ def _push(buf, time, code, extra):
     return n
 
 
-@njit(cache=True)
+@kernel
 def _full(buf):
     """1 (interrupt) when the next record might not fit, else 0 (go on)."""
     if buf[_CAPACITY] - buf[_COUNT] < 1 or buf[_AUX_CAPACITY] - buf[_AUX_COUNT] < _AUX_MARGIN:
@@ -88,7 +97,7 @@ def _full(buf):
     return 0
 
 
-@njit(cache=True)
+@kernel
 def _aux_base(buf):
     """Where the next aux values go."""
     return _HEADER + 3 * buf[_CAPACITY] + buf[_AUX_COUNT]
