@@ -33,8 +33,9 @@ def test_round_trips(tmp_path, foo_bar):
     compressed = tmp_path / "out.csv.gz"
     foo_bar.to_csv(compressed)
     assert compressed.read_bytes()[:2] == b"\x1f\x8b"
-    pd.testing.assert_frame_equal(Trace.from_csv(compressed, progress=True).events,
-                                  foo_bar.events)
+    for shown in (True, False):  # through Python's gzip with a progress bar, or Arrow's
+        pd.testing.assert_frame_equal(Trace.from_csv(compressed, progress=shown).events,
+                                      foo_bar.events)
 
 
 def test_writer_skips_derived_columns_and_quotes_text(tmp_path):
@@ -233,3 +234,12 @@ def test_readable_oddities_are_kept_or_repaired(tmp_path):
     assert events["Note"].iat[1] == "x y"  # quoted after the spaces: unquoted
     assert trace.metadata["repairs"] == {"orphan_leaves": 1, "open_enters": 2}
     assert trace.metadata["source"] == str(path)
+
+
+def test_the_events_read_are_writable(tmp_path):
+    path = write(tmp_path, "Timestamp (ns),Event Type,Name,Process,Thread,Partner,Weight\n"
+                           "0,Enter,a,0,0,1,0.5\n5,Leave,a,0,0,2,1.5\n")
+    trace = Trace.from_csv(path)
+    for column in ("Timestamp (ns)", "Process", "Thread", "Partner", "Weight"):
+        trace.events.loc[1, column] = 7
+        assert trace.events[column].tolist()[1] == 7

@@ -46,6 +46,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from glade.errors import ReaderError, TraceError
+from glade.readers.files import open_regular
 from glade.readers.traces.text import (
     GZIP_MAGIC,
     PROGRESS_BYTES,
@@ -188,7 +189,8 @@ def _source(path: Path, progress: bool | None) -> Iterator[Any]:
         with open_text_source(path, True, "CSV trace") as source:
             yield source
         return
-    gzipped = head(path, 2) == GZIP_MAGIC
+    with open_regular(path) as raw:
+        gzipped = raw.read(2) == GZIP_MAGIC
     with pa.input_stream(str(path), compression="gzip" if gzipped else None) as source:
         yield source
 
@@ -282,7 +284,8 @@ def _timestamps(path: Path, table: pa.Table, column: str) -> np.ndarray:
             row = _first(np.abs(whole) > limit)
             raise ReaderError(path, f"line {_line_of(row)}: {whole[row]} in column {column!r} "
                                     f"is beyond the int64 nanoseconds glade stores")
-        return whole.astype(np.int64) * 10**digits
+        whole = whole.astype(np.int64, copy=False)
+        return whole if digits == 0 else whole * 10**digits
     if not pa.types.is_floating(kind):
         _not_numbers(path, values, column, "a number")
     scaled = values.to_numpy() * 10.0**digits
@@ -331,7 +334,7 @@ def _integers(path: Path, values: np.ndarray, name: str, fill: int | None) -> np
     it an empty cell is an error); ReaderError naming the line of a value that is not an
     integer or does not fit 64 bits."""
     if values.dtype.kind in "iu":
-        return values.astype(np.int64)
+        return values.astype(np.int64, copy=False)
     missing = np.isnan(values)
     if missing.any() and fill is None:
         raise ReaderError(path, f"line {_line_of(_first(missing))}: no value in column "
@@ -419,6 +422,9 @@ def read_csv(path: str | os.PathLike, progress: bool | None = None) -> Trace:
     time_column = next(c for c in names if c in TIME_COLUMNS)
     columns, metrics = _events(target, table, time_column, spaced)
     del table
+    # numbers pyarrow handed over without a copy are read-only: the events are the user's
+    columns = {k: v.copy() if isinstance(v, np.ndarray) and not v.flags.writeable else v
+               for k, v in columns.items()}
     stamps = columns[TIMESTAMP]
     order = None
     if stamps.size > 1 and np.any(stamps[1:] < stamps[:-1]):
