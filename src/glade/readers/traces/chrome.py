@@ -22,8 +22,12 @@ Reading maps each event by its phase ``ph``:
 ``ts`` and ``dur`` are microseconds; timestamps become int64 ns. ``pid`` and ``tid``
 are the process and thread (0 when absent). Scalar ``args`` become attribute
 columns (nested values are left out, listed in ``metadata["dropped_args"]``).
-The file is parsed in chunks of whole events, so memory stays proportional to the
-events, not to Python objects for all of them; large files show a progress bar.
+The file is scanned by a compiled JSON scanner (:mod:`glade.readers.traces.json_scan`)
+in chunks of events whose columns are typed in bulk
+(:mod:`glade.readers.traces.chrome_events`): no Python object is made per event, and
+large files show a progress bar. Invalid JSON, text that is not UTF-8, nesting deeper
+than 256 levels, values of the wrong type and times that are not finite or do not fit
+int64 nanoseconds are ReaderErrors naming the event (and the line and byte).
 
 :mod:`glade.readers.traces.chrome_write` writes the files this module reads.
 """

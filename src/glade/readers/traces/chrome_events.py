@@ -25,7 +25,7 @@ _MISSING = (json_scan.ABSENT, json_scan.NULL)
 
 def _among(kinds: np.ndarray, wanted: tuple[int, ...]) -> np.ndarray:
     """Whether each scanned kind is one of ``wanted`` (a table lookup)."""
-    table = np.zeros(len(json_scan.KIND_NAMES), dtype=bool)
+    table = np.zeros(json_scan.KINDS, dtype=bool)
     table[list(wanted)] = True
     return table[kinds]
 

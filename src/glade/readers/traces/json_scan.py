@@ -20,7 +20,7 @@ from glade.trace.kernels import kernel
 
 #: Kinds of the value of a key.
 ABSENT, NUMBER, STRING, NULL, BOOL, ARRAY, OBJECT = range(7)
-KIND_NAMES = ("absent", "a number", "a string", "null", "a boolean", "a list", "an object")
+KINDS = 7
 #: The keys whose values are recorded, in column order; the first ``len(NUMERIC)``
 #: of ``KEYS`` after the text keys are parsed as numbers.
 TEXT_KEYS = ("ph", "name", "cat", "id")
@@ -559,11 +559,3 @@ def key_table() -> tuple[np.ndarray, np.ndarray]:
     """The keys :func:`scan` records, as it compares with them: their bytes (one row
     each, padded) and their lengths."""
     return _KEY_BYTES, _KEY_LENGTHS
-
-
-def skip_value(data: np.ndarray, pos: int, depth: int) -> tuple[int, np.ndarray]:
-    """The position after the JSON value at ``pos`` (-1 on an error) and the error
-    info (code, byte offset)."""
-    info = np.zeros(2, dtype=np.int64)
-    stack = np.empty(MAX_DEPTH + 1, dtype=np.uint8)
-    return int(_skip(data, pos, depth, info, np.empty(1), stack)), info
