@@ -41,8 +41,6 @@ MEMORY_CAP = 1 << 30
 #: Seconds a single read may take (the inputs are small: a normal read takes well
 #: under a second, even on a busy machine).
 CASE_TIMEOUT = 30.0
-#: Formats whose readers another developer is rewriting (their failures are theirs).
-REWRITTEN = {"chrome", "otf2", "literal"}
 
 
 @dataclass

@@ -2,11 +2,7 @@
 glade writes for the formats the data lacks, mutated and read in child processes under
 a memory cap and a time limit. Per format, only errors of ``glade.errors`` naming the
 input may come out (or a result that works). Two rounds of every mutation in CI;
-``GLADE_FUZZ=long`` runs twenty.
-
-The Chrome, OTF2 and literal readers are being rewritten elsewhere; their known
-failures are expected here until that lands (the marks are not strict, so the test
-passes either way for them)."""
+``GLADE_FUZZ=long`` runs twenty."""
 
 from __future__ import annotations
 
@@ -17,7 +13,6 @@ import pytest
 from glade.readers.traces import available_formats
 from tests.readers.fuzzing import (
     FAILURES,
-    REWRITTEN,
     describe,
     make_cases,
     real_targets,
@@ -51,13 +46,7 @@ def outcomes(data_dir, tmp_path_factory):
     return found
 
 
-def _param(kind: str, fmt: str):
-    marks = [pytest.mark.xfail(reason="fixed by the rewrite of this reader (issue 11)",
-                               strict=False)] if fmt in REWRITTEN else []
-    return pytest.param(kind, fmt, marks=marks, id=f"{kind}-{fmt}")
-
-
-@pytest.mark.parametrize(("kind", "fmt"), [_param(k, f) for k, f in FORMATS])
+@pytest.mark.parametrize(("kind", "fmt"), FORMATS, ids=[f"{k}-{f}" for k, f in FORMATS])
 def test_only_glade_errors_come_out(outcomes, kind, fmt):
     if fmt == "otf2" and "otf2" not in available_formats():
         pytest.skip("the otf2 package is not installed")

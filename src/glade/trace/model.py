@@ -556,8 +556,8 @@ class Trace:
 
     def to_chrome(self, path: str, **kwargs: Any) -> None:
         """Write Chrome / Perfetto trace-event JSON (see
-        :func:`glade.readers.traces.chrome.write_chrome`)."""
-        from glade.readers.traces.chrome import write_chrome
+        :func:`glade.readers.traces.chrome_write.write_chrome`)."""
+        from glade.readers.traces.chrome_write import write_chrome
 
         write_chrome(self, path, **kwargs)
 

@@ -11,8 +11,9 @@ import pandas as pd
 import pytest
 
 from glade.datasets import synthetic_trace
-from glade.errors import ReaderError, TraceError
+from glade.errors import ReaderError
 from glade.readers.traces import chrome as trace_chrome
+from glade.readers.traces import chrome_events
 from glade.trace import Trace
 from tests.trace.helpers import make_trace
 
@@ -133,7 +134,7 @@ def test_parsing_in_chunks(tmp_path, monkeypatch):
     tricky = Trace(frame)
     path = tmp_path / "chunks.json"
     tricky.to_chrome(path)
-    monkeypatch.setattr(trace_chrome, "CHUNK_BYTES", 300)
+    monkeypatch.setattr(chrome_events, "CHUNK_EVENTS", 7)
     back = Trace.from_chrome(path)
     pd.testing.assert_frame_equal(back.events, tricky.events)
 
@@ -151,7 +152,8 @@ def test_parsing_in_chunks(tmp_path, monkeypatch):
         ('[1, 2]', "must be a JSON object"),
         ('{"otherData": {}}', "without a 'traceEvents' array"),
         ('"just text"', "not trace-event JSON"),
-        ('[{"ph": "B", "name": "a", "ts": 0, "args": [1]}]', "'args' must be JSON objects"),
+        ('[{"ph": "B", "name": "a", "ts": 0, "args": [1]}]',
+         "event 0: 'args' is \\[1\\], not a JSON object"),
     ],
 )
 def test_malformed_files(tmp_path, text, message):
@@ -165,9 +167,10 @@ def test_malformed_files(tmp_path, text, message):
 def test_named_leave_must_close_an_enter_of_that_name(tmp_path):
     path = write_events(tmp_path, [{"ph": "B", "name": "a", "ts": 0, "pid": 0},
                                    {"ph": "E", "name": "b", "ts": 1, "pid": 0}])
-    trace = Trace.from_chrome(path)
-    with pytest.raises(TraceError, match=r"Leave of 'b' at row 1 .* closes the Enter of 'a'"):
-        trace.match_events()
+    with pytest.raises(ReaderError, match=r"the Leave of 'b' at 1000 ns on process 0, "
+                                          r"thread 0 closes the Enter of 'a'") as info:
+        Trace.from_chrome(path)
+    assert str(path) in str(info.value)
 
 
 def test_unreadable_inputs(tmp_path):

@@ -188,6 +188,21 @@ def test_round_trip_synthetic(tmp_path: Path):
     assert back.metadata["timer_resolution"] == 10**9
 
 
+@pytest.mark.usefixtures("otf2")
+def test_buffer_that_fills_grows_and_reading_goes_on(tmp_path: Path, monkeypatch):
+    """The record buffer starting with room for one record and few aux values fills on
+    nearly every record (messages, metrics, program names, rare records): the compiled
+    callbacks interrupt the library, the buffer grows, and the result is the same."""
+    from glade.readers.traces import otf2_records
+
+    anchor = _synthetic().to_otf2(tmp_path / "out")
+    whole = Trace.from_otf2(anchor)
+    monkeypatch.setattr(otf2_records, "FIRST_RECORDS", 0)
+    monkeypatch.setattr(otf2_records, "FIRST_AUX", 0)
+    pd.testing.assert_frame_equal(Trace.from_otf2(anchor).events, whole.events)
+    assert len(whole) == len(_synthetic())
+
+
 def test_round_trip_ping_pong(trace: Trace, tmp_path: Path):
     back = trace_otf2.read_otf2(trace_otf2.write_otf2(trace, tmp_path / "pp"))
     for column in [*COLUMNS, "Partner", "Tag", "Message Size"]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -16,71 +17,146 @@ import pandas as pd
 from glade.errors import GladeError, ReaderError
 from glade.profile.graphframe import GraphFrame
 from glade.readers.files import load_json, read_head
+from glade.readers.profiles.checks import check_frames, check_values, first_compound
 
 NID = "_hatchet_nid"
 
 
-def _parse_nodes(roots: list, source: str | None):
-    frames: list[dict] = []
-    metrics: list[dict] = []
-    src: list[int] = []
-    dst: list[int] = []
-    root_ids: list[int] = []
-    shared: dict[Any, int] = {}
-    # where each node first appears (parent id, position among its siblings), to name
-    # the place of a malformed node without formatting one for every good node
-    place: list[tuple[int, int]] = []
-    stack = [(root, -1, i) for i, root in reversed(list(enumerate(roots)))]
-    while stack:
-        item, parent, position = stack.pop()
-        if not isinstance(item, dict):
-            where = _where(place, parent, position)
-            raise ReaderError(source, f"node {where} is a {type(item).__name__}, not a dict")
-        frame = item.get("frame")
-        node_metrics = item.get("metrics", {})
-        if not isinstance(frame, dict) or not isinstance(node_metrics, dict):
-            raise ReaderError(source, f"node {_where(place, parent, position)} needs a 'frame' "
-                                      "dict and a 'metrics' dict")
-        nid = node_metrics.get(NID)
-        if nid is not None and nid in shared:
-            local = shared[nid]
-        else:
-            local = len(frames)
-            if "name" not in frame:
-                if "name" not in item:
-                    raise ReaderError(source, f"node {_where(place, parent, position)} has no name")
-                frame = {**frame, "name": item["name"]}
-            frames.append(frame)
-            if nid is None:
-                metrics.append(node_metrics)
+#: How deep a literal may nest (a literal built from dict objects that contain
+#: themselves, a cycle, would nest without end).
+MAX_DEPTH = 100_000
+#: A literal built from shared dict objects expands to a tree (as Hatchet reads it);
+#: past this many nodes it is refused rather than expanded without end.
+MAX_NODES = 1 << 25
+_EMPTY: dict = {}
+
+
+class _Nodes:
+    """The nodes of a literal in depth-first pre-order, read in one iterative pass (no
+    recursion) that does the least Python work per node: frames, metrics, edges, and
+    where each node sits (parent and position, to name a bad node's place lazily).
+    A node that several parents share carries the same ``_hatchet_nid``; a dict object
+    that is its own ancestor (a cycle) is refused."""
+
+    def __init__(self, roots: list, source: str | None):
+        self.source = source
+        self.frames: list[dict] = []
+        self.metrics: list[dict] = []
+        self.src: list[int] = []
+        self.dst: list[int] = []
+        self.roots: list[int] = []
+        self.parent: list[int] = []  # per node: its first parent and position there
+        self.position: list[int] = []
+        self._read(roots)
+
+    def _read(self, roots: list) -> None:
+        frames, metrics, parent_of, position_of = \
+            self.frames, self.metrics, self.parent, self.position
+        src, dst = self.src, self.dst
+        shared: dict[Any, int] = {}
+        stack = [(iter(enumerate(roots)), -1, None)]
+        while stack:
+            children, parent, _ = stack[-1]
+            for position, item in children:
+                if type(item) is not dict and not isinstance(item, dict):
+                    raise self._fail(parent, position, f"is a {type(item).__name__}, not "
+                                                       "a dict")
+                frame = item.get("frame")
+                node_metrics = item.get("metrics", _EMPTY)
+                if (type(frame) is not dict or type(node_metrics) is not dict) and (
+                        not isinstance(frame, dict) or not isinstance(node_metrics, dict)):
+                    raise self._fail(parent, position,
+                                     "needs a 'frame' dict and a 'metrics' dict")
+                if NID in node_metrics and node_metrics[NID] in shared:
+                    local = shared[node_metrics[NID]]
+                else:
+                    local = len(frames)
+                    if "name" not in frame:
+                        if "name" not in item:
+                            raise self._fail(parent, position, "has no name")
+                        frame = {**frame, "name": item["name"]}
+                    frames.append(frame)
+                    if NID in node_metrics:
+                        shared[node_metrics[NID]] = local
+                        node_metrics = {k: v for k, v in node_metrics.items() if k != NID}
+                    metrics.append(node_metrics)
+                    parent_of.append(parent)
+                    position_of.append(position)
+                if parent < 0:
+                    self.roots.append(local)
+                else:
+                    src.append(parent)
+                    dst.append(local)
+                below = item.get("children")
+                if below:
+                    if type(below) is not list and not isinstance(below, list | tuple):
+                        raise self._fail(parent, position, "'children' is not a list")
+                    if len(stack) >= MAX_DEPTH or len(frames) > MAX_NODES:
+                        raise self._too_deep(stack, item, local)
+                    stack.append((iter(enumerate(below)), local, item))
+                    break
             else:
-                metrics.append({k: v for k, v in node_metrics.items() if k != NID})
-                shared[nid] = local
-            place.append((parent, position))
-        if parent < 0:
-            root_ids.append(local)
-        else:
-            src.append(parent)
-            dst.append(local)
-        children = item.get("children", [])
-        if not isinstance(children, list):
-            raise ReaderError(source, f"node {_where(place, parent, position)}: 'children' is "
-                                      "not a list")
-        for i in range(len(children) - 1, -1, -1):
-            stack.append((children[i], local, i))
-    return frames, metrics, src, dst, root_ids
+                stack.pop()
 
+    def where(self, parent: int, position: int) -> str:
+        """``[0].children[2].children[1]``: the place of child ``position`` of node
+        ``parent`` (-1: of the roots), through the first appearance of each node; a
+        long path shows its first and last steps and how many levels it has."""
+        steps = [position]
+        while parent >= 0:
+            parent, position = self.parent[parent], self.position[parent]
+            steps.append(position)
+        steps.reverse()
+        shown = [f".children[{i}]" for i in steps[1:]]
+        if len(shown) > 8:
+            shown = [*shown[:4], f"...({len(steps)} levels)...", *shown[-3:]]
+        return f"[{steps[0]}]" + "".join(shown)
 
-def _where(place: list[tuple[int, int]], parent: int, position: int) -> str:
-    """``[0].children[2].children[1]``: where a node sits in the literal."""
-    steps = [position]
-    while parent >= 0:
-        parent, position = place[parent]
-        steps.append(position)
-    steps.reverse()
-    return f"[{steps[0]}]" + "".join(f".children[{i}]" for i in steps[1:])
+    def _fail(self, parent: int, position: int, what: str) -> ReaderError:
+        return ReaderError(self.source, f"node {self.where(parent, position)} {what}")
 
+    def check_values(self, rows: pd.DataFrame, additive: list[str]) -> None:
+        """ReaderError naming the first node whose metric value is a list or a dict, or
+        whose value of an additive metric is NaN (a node without the metric is fine: it
+        has no value there)."""
+        for column in rows.columns:
+            at = first_compound(rows[column])
+            if at is not None:
+                raise ReaderError(self.source, f"node {self._place(at)} "
+                                  f"({self.frames[at].get('name')!r}): metric {column!r} is "
+                                  f"a {type(rows[column].iat[at]).__name__}, not a single "
+                                  "value")
+        for column in additive:
+            missing = int(rows[column].isna().sum())
+            if missing and missing != len(self.metrics) - sum(
+                    map(dict.__contains__, self.metrics, repeat(column))):
+                node = next(i for i, m in enumerate(self.metrics)
+                            if column in m and pd.isna(m[column]))
+                raise ReaderError(self.source, f"node {self._place(node)} "
+                                  f"({self.frames[node].get('name')!r}): metric {column!r} "
+                                  f"is {self.metrics[node][column]!r}, not a number")
 
+    def _place(self, node: int) -> str:
+        """Where node ``node`` first appears."""
+        return self.where(self.parent[node], self.position[node])
+
+    def _too_deep(self, stack: list, item: dict, node: int) -> ReaderError:
+        """The error for a literal nested past MAX_DEPTH levels or expanded past
+        MAX_NODES nodes: a cycle when a dict is one of its own ancestors (the open
+        levels hold the dicts of the path)."""
+        owners = [id(owner) for _, _, owner in stack[1:]]
+        if id(item) in owners:
+            first = stack[1 + owners.index(id(item))][1]
+            last = len(owners) - 1 - owners[::-1].index(id(item))
+            name = self.frames[first].get("name")
+            return ReaderError(self.source, f"node {self._place(first)} ({name!r}) contains "
+                               f"itself {len(owners) - last} levels down: the literal has "
+                               "a cycle")
+        if len(self.frames) > MAX_NODES:
+            return ReaderError(self.source, f"the literal has more than {MAX_NODES:,} nodes "
+                               "(dicts shared between places expand to a tree)")
+        return ReaderError(self.source, f"node {self._place(node)} nests deeper than "
+                           f"{MAX_DEPTH:,} levels")
 def read_literal(literal: list[dict] | dict | str | os.PathLike) -> GraphFrame:
     """A GraphFrame from a Hatchet literal (a list of root dicts, one root dict, or a
     path to a JSON file holding either). Columns with ``(inc)`` in their name are
@@ -93,17 +169,21 @@ def read_literal(literal: list[dict] | dict | str | os.PathLike) -> GraphFrame:
         literal = [literal]
     if not isinstance(literal, list) or not literal:
         raise ReaderError(source, "a literal is a non-empty list of root nodes")
-    frames, metrics, src, dst, roots = _parse_nodes(literal, source)
-    rows = pd.DataFrame(metrics)
-    rows.insert(0, "node", np.arange(len(frames)))
+    nodes = _Nodes(literal, source)
+    frames = pd.DataFrame(nodes.frames)
+    check_frames(frames, source)
+    rows = pd.DataFrame(nodes.metrics, index=pd.RangeIndex(len(nodes.metrics)))
     inc, exc = [], []
-    for col in rows.columns[1:]:
+    for col in rows.columns:
         if not pd.api.types.is_numeric_dtype(rows[col]) or pd.api.types.is_bool_dtype(rows[col]):
             continue
         (inc if "(inc)" in col else exc).append(col)
-    return GraphFrame.from_tables(
-        pd.DataFrame(frames), src, dst, rows, exc, inc, roots=roots
-    )
+    nodes.check_values(rows, exc + inc)
+    rows.insert(0, "node", np.arange(len(frames)))
+    gf = GraphFrame.from_tables(frames, nodes.src, nodes.dst, rows, exc, inc,
+                                roots=nodes.roots)
+    check_values(gf, source)
+    return gf
 
 
 def from_lists(*roots: list | str) -> GraphFrame:

@@ -5,8 +5,7 @@ Reading maps each event by its phase ``ph``:
 
 - ``B`` / ``E`` become Enter / Leave; a Leave without a name gets the name of the
   Enter it closes (Chrome pairs ``E`` with the latest open ``B`` of its thread); a
-  named ``E`` keeps its name, and the analyses raise TraceError if it closes a
-  ``B`` of another name;
+  named ``E`` that closes a ``B`` of another name is refused (ReaderError);
 - ``X`` (complete event) becomes an Enter at ``ts`` and a Leave at ``ts + dur``;
   events ending and starting at the same time are ordered Leave first, nested
   complete events outer first;
@@ -23,13 +22,14 @@ Reading maps each event by its phase ``ph``:
 ``ts`` and ``dur`` are microseconds; timestamps become int64 ns. ``pid`` and ``tid``
 are the process and thread (0 when absent). Scalar ``args`` become attribute
 columns (nested values are left out, listed in ``metadata["dropped_args"]``).
-The file is parsed in chunks of whole events, so memory stays proportional to the
-events, not to Python objects for all of them; large files show a progress bar.
+The file is scanned by a compiled JSON scanner (:mod:`glade.readers.traces.json_scan`)
+in chunks of events whose columns are typed in bulk
+(:mod:`glade.readers.traces.chrome_events`): no Python object is made per event, and
+large files show a progress bar. Invalid JSON, text that is not UTF-8, nesting deeper
+than 256 levels, values of the wrong type and times that are not finite or do not fit
+int64 nanoseconds are ReaderErrors naming the event (and the line and byte).
 
-Writing produces ``B`` / ``E`` / ``i`` events with attributes in ``args``, and
-matched messages as ``s`` / ``f`` flow pairs bound to their enclosing call, which
-Perfetto draws as arrows. ``otherData.glade`` keeps the time offset and column
-types, so reading a written file gives back the same events.
+:mod:`glade.readers.traces.chrome_write` writes the files this module reads.
 """
 
 from __future__ import annotations
@@ -37,30 +37,29 @@ from __future__ import annotations
 import json
 import os
 import re
-from itertools import repeat
-from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from pandas.api.types import union_categoricals
+from tqdm.auto import tqdm
 
 from glade.errors import ReaderError, TraceError
 from glade.pandas_compat import TEXT_DTYPE
+from glade.readers.traces.chrome_events import (
+    chunk_columns,
+    flow_keys,
+    gather,
+    scan_chunks,
+    text_categorical,
+)
 from glade.readers.traces.csv import INTEGER_ATTRIBUTES
 from glade.readers.traces.events import event_types
 from glade.readers.traces.text import (
-    category_text,
+    PROGRESS_BYTES,
     check_file,
-    decimal,
-    float_text,
     head,
-    int_text,
-    json_string,
-    open_output,
     read_content,
-    write_chunks,
 )
 from glade.trace.events import (
     ENTER,
@@ -77,8 +76,9 @@ from glade.trace.events import (
 )
 from glade.trace.model import Trace
 
-CHUNK_BYTES = 8 * 1024 * 1024
-_BOUNDARY = re.compile(rb"\}\s*,\s*\{")
+#: Timestamps (ns) must stay below this in magnitude.
+_LIMIT_NS = 2**62
+_LEADING = re.compile(rb"[\xef\xbb\xbf \t\r\n]*")
 _EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 _INSTANT_PHASES = ("i", "I", "R", "n", "C")
 _KEPT_PHASES = ("B", "E", "X", "s", "f", "M", *_INSTANT_PHASES)
@@ -97,16 +97,10 @@ def detect(path: str | os.PathLike) -> bool:
 
 
 # ------------------------------------------------------------------ reading
-def _json_error(path: Path, data: bytes, offset: int, exc: json.JSONDecodeError) -> ReaderError:
-    """A ReaderError locating a JSON syntax error near byte ``offset`` of ``data``."""
-    line = data.count(b"\n", 0, offset) + 1
-    return ReaderError(path, f"invalid JSON near line {line}: {exc.msg}")
-
-
-def _locate(path: Path, data: bytes) -> tuple[int, bool]:
+def _locate(path: Path, data: bytes | bytearray) -> tuple[int, bool]:
     """The offset just after the ``[`` that opens the event array, and whether the
     document is an object (``{"traceEvents": [...]}``) rather than a bare array."""
-    start = len(data) - len(data.lstrip(b"\xef\xbb\xbf \t\r\n"))
+    start = _LEADING.match(data).end()
     if data[start : start + 1] == b"[":
         return start + 1, False
     if data[start : start + 1] == b"{":
@@ -117,195 +111,34 @@ def _locate(path: Path, data: bytes) -> tuple[int, bool]:
     raise ReaderError(path, "not trace-event JSON (expected '[' or '{' first)")
 
 
-def _parse_events(path: Path, data: bytes, start: int, is_object: bool):
-    """Yield the events of the array opening at ``start`` as lists of dicts, chunk by
-    chunk; the last value yielded is the text after the array (str)."""
-    pos = start
-    while True:
-        found = _BOUNDARY.search(data, pos + CHUNK_BYTES) if pos + CHUNK_BYTES < len(data) else None
-        while found is not None:
-            chunk = data[pos : found.start() + 1]
-            try:
-                events = json.loads(b"[" + chunk + b"]")
-            except json.JSONDecodeError as exc:
-                if exc.msg.startswith("Unterminated string"):
-                    found = _BOUNDARY.search(data, found.end())
-                    continue
-                raise _json_error(path, data, pos + exc.pos, exc) from None
-            except UnicodeDecodeError as exc:
-                raise ReaderError(path, f"not UTF-8 text: {exc}") from None
-            yield events
-            pos = found.end() - 1
-            break
-        else:
-            try:
-                rest = data[pos:].decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise ReaderError(path, f"not UTF-8 text: {exc}") from None
-            if not is_object and not rest.rstrip().endswith("]"):
-                rest = rest.rstrip().rstrip(",") + "]"
-            try:
-                events, end = json.JSONDecoder().raw_decode("[" + rest)
-            except json.JSONDecodeError as exc:
-                raise _json_error(path, data, pos + exc.pos, exc) from None
-            yield events
-            yield rest[end - 1 :]
-            return
+_COLUMN_KINDS = ("int64", "float64", "bool", "category", "str")
 
 
-def _text(values: Any) -> pd.Categorical:
-    """Values (None where missing) as a categorical of their text, categories sorted."""
-    codes, uniques = pd.factorize(np.asarray(values, dtype=object))
-    text, recode = np.unique(np.array([str(u) for u in uniques], dtype=object),
-                             return_inverse=True)
-    codes = np.where(codes >= 0, recode[np.maximum(codes, 0)], -1) if len(uniques) else codes
-    return pd.Categorical.from_codes(codes, categories=pd.Index(text, dtype="str"))
-
-
-def _field(events: Any, key: str, count: int, default: Any = None,
-           dtype: Any = object) -> np.ndarray:
-    """``event.get(key, default)`` of every event (dicts), as an array."""
-    return np.fromiter(map(dict.get, events, repeat(key), repeat(default)), dtype=dtype,
-                       count=count)
-
-
-def _number_field(path: Path, events: list, key: str, first: int) -> np.ndarray:
-    """A numeric field of every event as float64 (NaN where absent); ReaderError naming
-    the first event whose value is not a number."""
-    count = len(events)
+def _glade_info(path: Path, outside: bytes) -> dict[str, Any]:
+    """``otherData.glade`` of an object document (its text with the event array taken
+    out), keeping only entries of the types glade writes; a time offset that is not
+    an integer of int64 range is a ReaderError."""
     try:
-        return _field(events, key, count, np.nan, np.float64)
-    except (TypeError, ValueError):
-        raw = _field(events, key, count)
-        numbers = pd.to_numeric(pd.Series(raw), errors="coerce")
-        row = int(np.flatnonzero(numbers.isna().to_numpy() & pd.notna(raw))[0])
-        raise ReaderError(path, f"event {first + row}: {key!r} is {raw[row]!r}, not a number"
-                          ) from None
-
-
-def _subset(events: list, rows: np.ndarray) -> tuple:
-    """The events at ``rows``, as a tuple."""
-    if rows.size == 0:
-        return ()
-    picked = itemgetter(*rows.tolist())(events)
-    return picked if rows.size > 1 else (picked,)
-
-
-def _typed(values: np.ndarray) -> Any:
-    """An object array of JSON scalars (None where absent) as a compact typed array:
-    nullable Int64, float64, booleans, or a categorical of text; None when the values
-    are not scalars (nested objects or lists)."""
-    kind = pd.api.types.infer_dtype(values, skipna=True)
-    if kind == "integer":
-        return pd.array(values, dtype="Int64")
-    if kind in ("floating", "mixed-integer-float"):
-        return pd.to_numeric(pd.Series(values)).to_numpy(dtype=np.float64)
-    if kind == "boolean":
-        return pd.array(values, dtype="boolean")
-    if kind == "string":
-        return _text(values)
-    return None
-
-
-def _chunk_columns(path: Path, events: list, first: int) -> dict[str, Any]:
-    """The columns of one chunk of events (``first`` is the index of its first event):
-    each field is read with one C-level pass over the parsed events, and typed at once
-    (None for an argument that is not a scalar), so the chunk's Python objects can go."""
-    count = len(events)
-    if count == 0:
-        return {"size": 0, "args": {}}
-    try:
-        ph = _field(events, "ph", count)
-    except TypeError:
-        raise ReaderError(path, f"events {first}..{first + count - 1}: every event must be a "
-                                "JSON object") from None
-    missing = pd.isna(ph)
-    if missing.any():
-        raise ReaderError(path, f"event {first + int(np.flatnonzero(missing)[0])} has no 'ph' "
-                                "(phase)")
-    out: dict[str, Any] = {"size": count, "ph": _text(ph),
-                           "name": _text(_field(events, "name", count))}
-    for key in ("ts", "dur", "pid", "tid"):
-        out[key] = _number_field(path, events, key, first)
-    flows = np.flatnonzero(np.isin(ph, ["s", "f"]))
-    out["flows"] = flows
-    picked = _subset(events, flows)
-    out["cat"] = _text(_field(picked, "cat", flows.size))
-    out["id"] = _text(_field(picked, "id", flows.size))
-    args = _field(events, "args", count)
-    rows = np.flatnonzero(~pd.isna(args))
-    present = args[rows]
-    if not all(map(isinstance, present, repeat(dict))):
-        raise ReaderError(path, f"events {first}..{first + count - 1}: 'args' must be JSON "
-                                "objects")
-    out["args"] = {key: (rows, _typed(_field(present, key, rows.size)))
-                   for key in set().union(*present)}
-    return out
-
-
-def _unify(parts: list[Any]) -> Any:
-    """Typed pieces of one attribute column joined: integers stay exact, numbers mix to
-    float64, text with anything else becomes text."""
-    kinds = {("text" if isinstance(p, pd.Categorical) else str(getattr(p, "dtype", "")))
-             for p in parts}
-    if kinds == {"text"}:
-        return union_categoricals(parts)
-    if "text" in kinds:
-        return _text(np.concatenate([np.asarray(p, dtype=object) for p in parts]))
-    if kinds == {"Int64"}:
-        return pd.array(np.concatenate([p.to_numpy(dtype=object) for p in parts]),
-                        dtype="Int64")
-    if kinds == {"boolean"}:
-        return pd.array(np.concatenate([p.to_numpy(dtype=object) for p in parts]),
-                        dtype="boolean")
-    return np.concatenate([np.asarray(p, dtype=np.float64, na_value=np.nan)
-                           if hasattr(p, "to_numpy") else p for p in parts])
-
-
-def _gather(chunks: list[dict[str, Any]]) -> tuple[dict[str, Any], int, list[str]]:
-    """The columns of all chunks joined; the number of events; dropped arg names."""
-    total = sum(c["size"] for c in chunks)
-    offsets = np.cumsum([0] + [c["size"] for c in chunks])
-    columns: dict[str, Any] = {}
-    sized = [(c, o) for c, o in zip(chunks, offsets, strict=False) if c["size"]]
-    for key in ("ph", "name", "cat", "id"):
-        parts = [c.pop(key) for c, _ in sized]
-        columns[key] = union_categoricals(parts) if parts else _text([])
-    for key in ("ts", "dur", "pid", "tid"):
-        parts = [c.pop(key) for c, _ in sized]
-        columns[key] = np.concatenate(parts) if parts else np.zeros(0)
-        del parts
-    columns["flows"] = (np.concatenate([c["flows"] + o for c, o in sized]) if sized
-                        else np.zeros(0, dtype=np.int64))
-    dropped: list[str] = []
-    args: dict[str, tuple[np.ndarray, Any]] = {}
-    names = sorted(set().union(*(c["args"] for c in chunks)), key=str)
-    for name in names:
-        rows, parts = [], []
-        for chunk, offset in sized:
-            if name in chunk["args"]:
-                where, typed = chunk["args"][name]
-                if typed is None:
-                    break
-                rows.append(where + offset)
-                parts.append(typed)
-        else:
-            args[name] = (np.concatenate(rows), _unify(parts))
-            continue
-        dropped.append(str(name))
-    columns["args"] = args
-    return columns, total, dropped
-
-
-def _glade_info(rest: str, prefix: str) -> dict[str, Any]:
-    """``otherData.glade`` of an object document (the text before and after the array)."""
-    try:
-        document = json.loads(prefix + "null" + rest)
-    except json.JSONDecodeError:
+        document = json.loads(outside)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         return {}
     other = document.get("otherData") if isinstance(document, dict) else None
     info = other.get("glade") if isinstance(other, dict) else None
-    return info if isinstance(info, dict) else {}
+    if not isinstance(info, dict):
+        return {}
+    offset = info.get("time_offset_ns", 0)
+    if type(offset) is not int or abs(offset) >= _LIMIT_NS:
+        raise ReaderError(path, f"otherData.glade.time_offset_ns is {offset!r}, not an "
+                                "integer number of nanoseconds")
+    columns = info.get("columns")
+    metrics = info.get("metric_columns")
+    return {
+        "time_offset_ns": offset,
+        "columns": {str(k): v for k, v in columns.items() if v in _COLUMN_KINDS}
+        if isinstance(columns, dict) else {},
+        "metric_columns": [m for m in metrics if isinstance(m, str)]
+        if isinstance(metrics, list) else [],
+    }
 
 
 def _default_kind(column: str, values: Any, full: bool) -> str:
@@ -327,7 +160,7 @@ def _spread_column(values: Any, keep: np.ndarray, dest: np.ndarray, n: int, kind
     ``kind``, missing elsewhere (-1 for integers, NaN for floats, False for booleans)."""
     if kind in ("category", "str"):
         text = values if isinstance(values, pd.Categorical) else \
-            _text(np.asarray(values, dtype=object))
+            text_categorical(np.asarray(values, dtype=object))
         codes = np.full(n, -1, dtype=np.int64)
         codes[dest] = text.codes[keep]
         full = pd.Categorical.from_codes(codes, dtype=text.dtype)
@@ -338,19 +171,34 @@ def _spread_column(values: Any, keep: np.ndarray, dest: np.ndarray, n: int, kind
         flags = np.zeros(n, dtype=bool)
         flags[dest] = pd.array(values, dtype="boolean").to_numpy(dtype=bool, na_value=False)[keep]
         return flags
-    if str(getattr(values, "dtype", "")) == "Int64":
-        exact = values.to_numpy(dtype=np.int64, na_value=-1)[keep]
-        numbers = values.to_numpy(dtype=np.float64, na_value=np.nan)[keep]
-    else:
-        numbers = np.asarray(values, dtype=np.float64)[keep]
-        exact = np.where(np.isnan(numbers), -1, numbers).astype(np.int64)
     if kind == "int64":
         column = np.full(n, -1, dtype=np.int64)
-        column[dest] = exact
+        if str(getattr(values, "dtype", "")) == "Int64":
+            column[dest] = values.to_numpy(dtype=np.int64, na_value=-1)[keep]
+        else:
+            numbers = np.asarray(values, dtype=np.float64)[keep]
+            column[dest] = np.where(np.isnan(numbers), -1, numbers).astype(np.int64)
         return column
     column = np.full(n, np.nan)
-    column[dest] = numbers
+    column[dest] = (values.to_numpy(dtype=np.float64, na_value=np.nan)
+                    if hasattr(values, "to_numpy") else np.asarray(values, np.float64))[keep]
     return column
+
+
+def _fits(kind: str | None, values: Any) -> bool:
+    """Whether the parsed ``values`` of an attribute can be the type ``kind`` a writer
+    recorded (any value can be text; numbers only numbers that type holds exactly)."""
+    dtype = str(getattr(values, "dtype", ""))
+    if kind in ("category", "str"):
+        return True
+    if kind == "bool":
+        return dtype == "boolean"
+    if kind == "float64":
+        return dtype in ("Int64", "float64")
+    if kind == "int64" and dtype == "float64":
+        finite = values[~np.isnan(values)]
+        return bool(np.all((np.abs(finite) < 2.0**63) & (finite == np.round(finite))))
+    return kind == "int64" and dtype == "Int64"
 
 
 def _typed_args(args: dict[str, tuple[np.ndarray, Any]], targets: dict[str, np.ndarray],
@@ -364,7 +212,8 @@ def _typed_args(args: dict[str, tuple[np.ndarray, Any]], targets: dict[str, np.n
         keep = targets[name] >= 0
         dest = targets[name][keep]
         full = dest.size == n and not np.asarray(pd.isna(values))[keep].any()
-        kind = types.get(column) or _default_kind(column, values, full)
+        declared = types.get(column)
+        kind = declared if _fits(declared, values) else _default_kind(column, values, full)
         out[column] = _spread_column(values, keep, dest, n, kind)
     return out
 
@@ -378,17 +227,23 @@ def read_chrome(path: str | os.PathLike, progress: bool | None = None) -> Trace:
     except (OSError, EOFError) as exc:
         raise ReaderError(target, f"cannot read: {exc}") from None
     start, is_object = _locate(target, data)
-    chunks, rest, first = [], "", 0
-    for part in _parse_events(target, data, start, is_object):
-        if isinstance(part, str):
-            rest = part
-            break
-        chunks.append(_chunk_columns(target, part, first))
-        first += len(part)
-    prefix = data[: start - 1].decode("utf-8", errors="replace")
-    info = _glade_info(rest, prefix) if is_object else {}
-    del data
-    columns, total, dropped = _gather(chunks)
+    raw = np.frombuffer(data, dtype=np.uint8)
+    chunks, first, end = [], 0, len(data)
+    show = len(data) > PROGRESS_BYTES if progress is None else progress
+    with tqdm(total=len(data) - start, desc="parsing Chrome trace", unit="B",
+              unit_scale=True, leave=False, disable=not show) as bar:
+        for part in scan_chunks(target, raw, start, is_object, bar):
+            if isinstance(part, int):
+                end = part
+                break
+            chunks.append(chunk_columns(target, raw, part, first))
+            first += len(part[0])
+    info = _glade_info(target, bytes(data[: start - 1]) + b"null" + bytes(data[end:])) \
+        if is_object else {}
+    flow_key = flow_keys(raw, [c.pop("flow_spans") for c in chunks if c["size"]])
+    del data, raw
+    columns, total, dropped = gather(chunks)
+    columns["flow_key"] = flow_key
     del chunks
     try:
         return _build(target, columns, total, dropped, info)
@@ -422,10 +277,9 @@ def _phase_rows(columns: dict[str, Any], total: int) -> dict[str, np.ndarray]:
 def _flow_partners(columns: dict[str, Any], sends: np.ndarray, receives: np.ndarray,
                    pid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The partner process of every flow start and finish (-1 when unpaired): the k-th
-    ``s`` of a (cat, id) pairs with the k-th ``f`` of that (cat, id)."""
-    flows = columns["flows"]
-    width = len(columns["id"].categories) + 1
-    key = (columns["cat"].codes.astype(np.int64) + 1) * width + columns["id"].codes + 1
+    ``s`` of a (cat, id) pairs with the k-th ``f`` of that (cat, id), compared as
+    written."""
+    flows, key = columns["flows"], columns["flow_key"]
     ends = pd.DataFrame({"key": key[np.searchsorted(flows, sends)], "row": sends})
     starts_of = pd.DataFrame({"key": key[np.searchsorted(flows, receives)], "row": receives})
     ends["k"] = ends.groupby("key", sort=False).cumcount()
@@ -504,19 +358,32 @@ def _definitions(columns: dict[str, Any], meta: np.ndarray, pid: np.ndarray,
     })
 
 
-def _name_leaves(trace: Trace) -> None:
-    """Give every nameless Leave the name of the Enter it closes."""
+def _name_leaves(path: Path, trace: Trace) -> None:
+    """Give every nameless Leave the name of the Enter it closes; ReaderError naming the
+    first named Leave that closes an Enter of another name (calls that do not nest)."""
     from glade.trace.matching import call_structure
 
     events = trace.events
-    structure = call_structure(events, check_names=False, kinds=trace.event_kinds(),
-                               locations=trace.location_codes())
+    kinds = trace.event_kinds()
+    matching = call_structure(events, check_names=False, kinds=kinds,
+                              locations=trace.location_codes()).matching
     names = events[NAME]
+    categories = list(names.cat.categories)
     codes = names.cat.codes.to_numpy().astype(np.int64)
-    unnamed = list(names.cat.categories).index(_UNNAMED)
-    nameless = np.flatnonzero((codes == unnamed) & (structure.matching >= 0))
-    codes[nameless] = codes[structure.matching[nameless]]
-    events[NAME] = _compact(codes, list(names.cat.categories))
+    leaves = np.flatnonzero((kinds == LEAVE) & (matching >= 0))
+    if _UNNAMED in categories:
+        nameless = leaves[codes[leaves] == categories.index(_UNNAMED)]
+        codes[nameless] = codes[matching[nameless]]
+    wrong = leaves[codes[leaves] != codes[matching[leaves]]]
+    if wrong.size:
+        row = int(wrong[0])
+        raise ReaderError(path, f"the Leave of {categories[codes[row]]!r} at "
+                          f"{int(events[TIMESTAMP].iat[row])} ns on process "
+                          f"{int(events[PROCESS].iat[row])}, thread "
+                          f"{int(events[THREAD].iat[row])} closes the Enter of "
+                          f"{categories[codes[matching[row]]]!r}: calls do not nest")
+    if _UNNAMED in categories:
+        events[NAME] = _compact(codes, categories)
 
 
 def _names(columns: dict[str, Any], rows: dict[str, np.ndarray], source: np.ndarray
@@ -542,6 +409,48 @@ def _names(columns: dict[str, Any], rows: dict[str, np.ndarray], source: np.ndar
     return codes, categories
 
 
+def _times(path: Path, phases: pd.Categorical, ts: np.ndarray, dur: np.ndarray,
+           timed: np.ndarray, complete: np.ndarray, offset: int
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Every event's time and every complete event's duration in int64 ns (``ts`` and
+    ``dur`` are microseconds); ReaderError naming the first event whose time is
+    missing, not finite, or whose nanoseconds (from ``offset``) leave the int64 range."""
+    moment = ts[timed]
+    if np.isnan(moment).any():
+        bad = timed[np.isnan(moment)][0]
+        raise ReaderError(path, f"event {bad} (ph {phases[bad]!r}) has no 'ts'")
+    span = dur[complete]
+    invalid = ~np.isfinite(span) | (span < 0)
+    if invalid.any():
+        bad = complete[invalid][0]
+        raise ReaderError(path, f"event {bad} (ph 'X') has no valid 'dur' "
+                                f"({dur[bad]!r})")
+    ends = np.zeros(ts.size)
+    ends[complete] = span
+    with np.errstate(over="ignore", invalid="ignore"):
+        reach = np.abs(ts * 1000.0) + ends * 1000.0 + abs(offset)
+    wild = np.flatnonzero(~(reach[timed] < _LIMIT_NS))
+    if wild.size:
+        bad = timed[wild[0]]
+        lasting = f" (with 'dur' {float(dur[bad])!r})" if ends[bad] else ""
+        raise ReaderError(path, f"event {bad}: 'ts' {float(ts[bad])!r} us{lasting} is not a "
+                          f"time glade can hold (finite, under {_LIMIT_NS / 1000:.3g} us)")
+    stamp = offset + np.rint(np.nan_to_num(ts) * 1000.0).astype(np.int64)
+    return stamp, np.rint(span * 1000.0).astype(np.int64)
+
+
+def _integers(path: Path, values: np.ndarray, key: str) -> np.ndarray:
+    """A process or thread column as int64 (0 where absent); ReaderError naming the
+    first event whose value is not an integer of int64 range."""
+    present = ~np.isnan(values)
+    bad = present & ~((np.abs(values) < 2.0**63) & (values == np.round(values)))
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise ReaderError(path, f"event {row}: {key!r} is {float(values[row])!r}, not an "
+                                "integer")
+    return np.where(present, values, 0.0).astype(np.int64)
+
+
 def _build(path: Path, columns: dict[str, Any], total: int, dropped: list[str],
            info: dict[str, Any]) -> Trace:
     """The Trace of the parsed event columns (see the module doc for the mapping)."""
@@ -553,22 +462,15 @@ def _build(path: Path, columns: dict[str, Any], total: int, dropped: list[str],
     timed = np.flatnonzero(~untimed)
     del untimed
     ts, dur = columns.pop("ts"), columns.pop("dur")
-    if np.isnan(ts[timed]).any():
-        bad = timed[np.isnan(ts[timed])][0]
-        raise ReaderError(path, f"event {bad} (ph {phases[bad]!r}) has no 'ts'")
     complete = rows["complete"]
-    if np.isnan(dur[complete]).any() or (dur[complete] < 0).any():
-        bad = complete[np.isnan(dur[complete]) | (dur[complete] < 0)][0]
-        raise ReaderError(path, f"event {bad} (ph 'X') has no valid 'dur'")
+    stamp, length = _times(path, phases, ts, dur, timed, complete,
+                           int(info.get("time_offset_ns", 0)))
     named = np.concatenate([rows["enter"], complete, rows["instant"]])
     missing = named[columns["name"].codes[named] < 0]
     if missing.size:
         bad = int(missing.min())
         raise ReaderError(path, f"event {bad} (ph {phases[bad]!r}) has no 'name'")
-    pid = np.nan_to_num(columns["pid"], nan=0.0).astype(np.int64)
-    tid = np.nan_to_num(columns["tid"], nan=0.0).astype(np.int64)
-    offset = int(info.get("time_offset_ns", 0))
-    stamp = offset + np.rint(np.nan_to_num(ts) * 1000.0).astype(np.int64)
+    pid, tid = (_integers(path, columns[key], key) for key in ("pid", "tid"))
 
     single = np.sort(np.concatenate([rows["enter"], rows["leave"], rows["instant"],
                                      rows["send"], rows["receive"]]))
@@ -581,7 +483,6 @@ def _build(path: Path, columns: dict[str, Any], total: int, dropped: list[str],
     kind[: single.size] = kind_of[single]
     kind[single.size : single.size + complete.size] = ENTER
     kind[single.size + complete.size :] = LEAVE
-    length = np.rint(dur[complete] * 1000.0).astype(np.int64)
     times = stamp[source]
     times[single.size + complete.size :] += length
     del ts, dur, stamp, timed, kind_of
@@ -624,91 +525,6 @@ def _build(path: Path, columns: dict[str, Any], total: int, dropped: list[str],
         "dropped_args": dropped,
     }
     trace = Trace(frame, definitions=definitions, metadata=metadata, copy=False)
-    if rows["leave"].size and (trace.events[NAME] == _UNNAMED).any():
-        _name_leaves(trace)
+    if rows["leave"].size:
+        _name_leaves(path, trace)
     return trace
-
-
-# ------------------------------------------------------------------ writing
-def _column_type(values: pd.Series) -> str:
-    """How a column is written and read back: int64, float64, bool, category or str."""
-    if pd.api.types.is_bool_dtype(values):
-        return "bool"
-    if pd.api.types.is_integer_dtype(values):
-        return "int64"
-    if pd.api.types.is_float_dtype(values):
-        return "float64"
-    return "category" if isinstance(values.dtype, pd.CategoricalDtype) else "str"
-
-
-def _arg_value(values: pd.Series, kind: str) -> tuple[np.ndarray, np.ndarray]:
-    """Where an attribute applies, and its JSON value text (b"" elsewhere)."""
-    data = values.to_numpy()
-    if kind == "int64":
-        present = data != -1
-        return present, np.where(present, int_text(data), b"")
-    if kind == "float64":
-        present = ~np.isnan(data)
-        return present, np.where(present, float_text(data, json_safe=True), b"")
-    if kind == "bool":
-        return np.ones(data.size, dtype=bool), np.where(data, b"true", b"false")
-    column = values if isinstance(values.dtype, pd.CategoricalDtype) else values.astype("category")
-    text = category_text(column, json_string, b"")
-    return text != b"", text
-
-
-def write_chrome(trace: Trace, path: str | os.PathLike) -> None:
-    """Write ``trace`` as Chrome / Perfetto trace-event JSON (gzipped when ``path`` ends
-    in ``.gz``; see the module doc). The trace is not changed."""
-    from glade.trace.comm import message_pairs
-
-    events = trace.events
-    n = len(events)
-    kind = trace.event_kinds()
-    stamps = events[TIMESTAMP].to_numpy()
-    offset = int(stamps.min()) if n else 0
-    attributes = [c for c in trace.recorded_columns()
-                  if c not in (TIMESTAMP, EVENT_TYPE, NAME, PROCESS, THREAD)]
-    types = {c: _column_type(events[c]) for c in attributes}
-    pairs, _, _ = message_pairs(trace)
-    flow = np.full(n, -1, dtype=np.int64)
-    flow[pairs["Send event"].to_numpy()] = np.arange(len(pairs))
-    flow[pairs["Receive event"].to_numpy()] = np.arange(len(pairs))
-    phase = np.array([b'"B"', b'"E"', b'"i"'])[kind]
-    phase[pairs["Send event"].to_numpy()] = b'"s"'
-    phase[pairs["Receive event"].to_numpy()] = b'"f"'
-    plain_instant = (kind == INSTANT) & (flow < 0)
-    info = {"version": 1, "time_offset_ns": offset, "columns": types,
-            "metric_columns": trace.metric_columns}
-    pid = events[PROCESS].to_numpy()
-    tid = events[THREAD].to_numpy()
-
-    def render(rows: slice) -> list[np.ndarray | bytes]:
-        ids = flow[rows]
-        pieces: list[np.ndarray | bytes] = [
-            b'{"ph":', phase[rows],
-            b',"name":', category_text(events[NAME].iloc[rows], json_string, b'""'),
-            b',"pid":', int_text(pid[rows]),
-            b',"tid":', int_text(tid[rows]),
-            b',"ts":', decimal(stamps[rows] - offset, 3),
-            np.where(ids >= 0, b',"cat":"message","id":', b""),
-            np.where(ids >= 0, int_text(ids), b""),
-            np.where(ids >= 0, b',"bp":"e"', b""),
-            np.where(plain_instant[rows], b',"s":"t"', b""),
-        ]
-        fields = []
-        before = np.zeros(ids.size, dtype=bool)
-        for name in attributes:
-            present, value = _arg_value(events[name].iloc[rows], types[name])
-            fields += [np.where(present & before, b",", b""),
-                       np.where(present, json_string(name) + b":", b""), value]
-            before |= present
-        pieces += [np.where(before, b',"args":{', b""), *fields, np.where(before, b"}", b""),
-                   b"}"]
-        return pieces
-
-    with open_output(path) as out:
-        out.write(b'{"displayTimeUnit":"ns","otherData":{"glade":' + json.dumps(info).encode()
-                  + b'},"traceEvents":[\n')
-        write_chunks(out, n, render, "Chrome trace", separator=b",\n", final=False)
-        out.write(b"\n]}\n")

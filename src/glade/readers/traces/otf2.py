@@ -15,8 +15,8 @@ A location group (an MPI rank), or the group that created it, is a ``Process``,
 numbered in definition order; its locations are its ``Thread`` 0, 1, ...
 
 Events are read location by location through the OTF2 library's event reader
-with lean callbacks that only append numbers to flat arrays: no Python object is
-made per event.
+with callbacks compiled by numba that write numbers into one flat buffer
+(:mod:`glade.readers.traces.otf2_records`): no Python object is made per event.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from __future__ import annotations
 import ctypes
 import importlib
 import os
-from array import array
 from pathlib import Path
 from typing import Any
 
@@ -59,8 +58,6 @@ from glade.trace.model import Trace
 
 REQUEST = "Request"
 METRIC_EVENT = "Metric"
-_METRIC = 3  # kind code of a metric record until it is attached to an event
-_BATCH = 1 << 16  # events read per call into the OTF2 library
 
 # MPI point-to-point records: (name, whether it names a partner, whether it has a request)
 _MESSAGES = {
@@ -71,7 +68,6 @@ _MESSAGES = {
     "MpiIsendComplete": (False, True),
     "MpiIrecvRequest": (False, True),
 }
-_LEAN = {"Enter", "Leave", "Metric", "ProgramBegin", *_MESSAGES}
 _MPI_COLUMNS = (PARTNER, TAG, COMMUNICATOR, MESSAGE_SIZE)
 
 
@@ -115,175 +111,30 @@ def _anchor(path: str | os.PathLike) -> Path:
 
 # ================================================================== reading
 class _Records:
-    """Flat arrays the event callbacks append to: one element per record in ``time``
-    and ``code`` (which packs the record's kind in its two low bits), one per message
-    record in the message arrays, one per metric record in the metric arrays."""
+    """The records read, as flat arrays (see :mod:`glade.readers.traces.otf2_records`):
+    ``ticks`` (uint64), ``kind`` (ENTER, LEAVE, INSTANT or METRIC), ``code`` (region,
+    record type or metric id) and, for records with extra values, where they start in
+    ``aux``."""
 
-    def __init__(self) -> None:
-        self.time = array("Q")
-        self.code = array("q")  # (region id, record-type index or metric id) << 2 | kind
-        self.other = array("q")  # message partner as a rank in its communicator
-        self.comm = array("q")
-        self.tag = array("q")
-        self.size = array("q")
-        self.request = array("q")
-        self.metric_count = array("B")
-        self.metric_values = bytearray()
-        self.program = array("q")
+    def __init__(self, buffer: Any, records: Any):
+        self.ticks, packed, self.extra, self.aux = buffer.parts()
+        self.kind, self.code = (packed & 3).astype(np.int8), packed >> 2
+        self.metric_kind = records.METRIC
+        self.program_code = records.COMPILED.index("ProgramBegin")
+        self.message_codes = len(records.MESSAGES)
 
+    def program_names(self) -> np.ndarray:
+        """The string ids of the program names of the ``ProgramBegin`` records."""
+        rows = (self.kind == INSTANT) & (self.code == self.program_code)
+        return self.aux[self.extra[rows]]
 
-def _record_names(_otf2_mod: Any) -> list[str]:
-    """Every event record type the installed OTF2 library reports, sorted."""
-    prefix, suffix = "EvtReaderCallbacks_Set", "Callback"
-    names = {
-        name[len(prefix) : -len(suffix)]
-        for name in dir(_otf2_mod)
-        if name.startswith(prefix) and name.endswith(suffix)
-    }
-    return sorted(names - {"Enter", "Leave", "Unknown"})
+    def message_rows(self) -> np.ndarray:
+        """The rows of point-to-point message records."""
+        return np.flatnonzero((self.kind == INSTANT) & (self.code < self.message_codes))
 
-
-def _callbacks(_otf2_mod: Any, rec: _Records, names: list[str]) -> tuple[Any, list]:
-    """A fresh OTF2 callback set appending into ``rec``, and the ctypes objects that
-    must stay alive while it is in use. Frequent records get lean C callbacks of
-    their exact signature; the others go through the package's own wrappers."""
-    conf = importlib.import_module("_otf2.Config").conf
-    u8, u32, u64, vp = ctypes.c_uint8, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_void_p
-    head = (ctypes.c_int, u64, u64, u64, vp, vp)  # result; location, time, position, data, attrs
-    t_add, c_add = rec.time.append, rec.code.append
-    o_add, m_add, g_add = rec.other.append, rec.comm.append, rec.tag.append
-    s_add, r_add = rec.size.append, rec.request.append
-
-    def region(kind: int):
-        def record(loc, time, pos, data, attrs, region_id):
-            t_add(time)
-            c_add(region_id << 2 | kind)
-            return 0
-
-        return record
-
-    def message(code: int):
-        def record(loc, time, pos, data, attrs, other, comm, tag, size, request=-1):
-            t_add(time)
-            c_add(code)
-            o_add(other)
-            m_add(comm)
-            g_add(tag)
-            s_add(size)
-            r_add(request)
-            return 0
-
-        return record
-
-    def completion(code: int):
-        def record(loc, time, pos, data, attrs, request):
-            t_add(time)
-            c_add(code)
-            o_add(-1)
-            m_add(-1)
-            g_add(-1)
-            s_add(-1)
-            r_add(request)
-            return 0
-
-        return record
-
-    values_add, count_add = rec.metric_values.extend, rec.metric_count.append
-    string_at = ctypes.string_at
-
-    def metric(loc, time, pos, data, attrs, metric_id, count, types, values):
-        t_add(time)
-        c_add(metric_id << 2 | _METRIC)
-        count_add(count)
-        values_add(string_at(values, 8 * count))
-        return 0
-
-    program_code, program_add = names.index("ProgramBegin") << 2 | INSTANT, rec.program.append
-
-    def program_begin(loc, time, pos, data, attrs, name, argc, argv):
-        t_add(time)
-        c_add(program_code)
-        program_add(name)
-        return 0
-
-    lean = {
-        "Enter": (region(ENTER), (u32,)),
-        "Leave": (region(LEAVE), (u32,)),
-        "Metric": (metric, (u32, u8, vp, vp)),
-        "ProgramBegin": (program_begin, (u32, u32, vp)),
-    }
-    for name, (partner, request) in _MESSAGES.items():
-        if partner:
-            args = (u32, u32, u32, u64, u64) if request else (u32, u32, u32, u64)
-            lean[name] = (message(names.index(name) << 2 | INSTANT), args)
-        else:
-            lean[name] = (completion(names.index(name) << 2 | INSTANT), (u64,))
-    cbs = _otf2_mod.EvtReaderCallbacks_New()
-    keep: list = []
-    for name, (func, args) in lean.items():
-        proto = ctypes.CFUNCTYPE(*head, *args)
-        setter = ctypes.CFUNCTYPE(ctypes.c_int, vp, proto)(
-            (f"OTF2_EvtReaderCallbacks_Set{name}Callback", conf.lib)
-        )
-        pointer = proto(func)
-        keep.append(pointer)
-        if setter(ctypes.cast(cbs, vp), pointer) != 0:
-            raise GladeError(f"the OTF2 library refused a callback for {name} records")
-
-    def instant(code: int):
-        def record(loc, time, pos, data, attrs, *args):
-            t_add(time)
-            c_add(code)
-
-        return record
-
-    for code, name in enumerate(names):
-        if name not in _LEAN:
-            func = instant(code << 2 | INSTANT)
-            keep.append(func)
-            getattr(_otf2_mod, f"EvtReaderCallbacks_Set{name}Callback")(cbs, func)
-    return cbs, keep
-
-
-def _read_records(_otf2_mod: Any, handle: Any, locations: list, anchor: Path):
-    """Every location's records, location after location; the record type names and
-    the number of records read after each location."""
-    rec = _Records()
-    names = _record_names(_otf2_mod)
-    for loc in locations:
-        _otf2_mod.Reader_SelectLocation(handle, loc._ref)
-    try:
-        _otf2_mod.Reader_OpenDefFiles(handle)
-        local_defs = True
-    except _otf2_mod.Error:
-        local_defs = False
-    _otf2_mod.Reader_OpenEvtFiles(handle)
-    cbs, keep = _callbacks(_otf2_mod, rec, names)
-    ends = []
-    total = sum(int(loc.number_of_events) for loc in locations)
-    try:
-        with progress(total, f"reading {anchor.name}") as bar:
-            for loc in locations:
-                if local_defs:
-                    def_reader = _otf2_mod.Reader_GetDefReader(handle, loc._ref)
-                    if def_reader:
-                        _otf2_mod.Reader_ReadAllLocalDefinitions(handle, def_reader)
-                        _otf2_mod.Reader_CloseDefReader(handle, def_reader)
-                evt_reader = _otf2_mod.Reader_GetEvtReader(handle, loc._ref)
-                _otf2_mod.Reader_RegisterEvtCallbacks(handle, evt_reader, cbs, None)
-                got = _BATCH
-                while got == _BATCH:
-                    got = _otf2_mod.Reader_ReadLocalEvents(handle, evt_reader, _BATCH)
-                    bar.update(got)
-                _otf2_mod.Reader_CloseEvtReader(handle, evt_reader)
-                ends.append(len(rec.time))
-    finally:
-        _otf2_mod.EvtReaderCallbacks_Delete(cbs)
-        if local_defs:
-            _otf2_mod.Reader_CloseDefFiles(handle)
-        _otf2_mod.Reader_CloseEvtFiles(handle)
-        keep.clear()
-    return rec, names, ends
+    def message_values(self, rows: np.ndarray, field: int) -> np.ndarray:
+        """Field ``field`` (partner, communicator, tag, size, request) of message rows."""
+        return self.aux[self.extra[rows] + field]
 
 
 def _process_numbers(otf2: Any, defs: Any) -> tuple[dict[int, int], dict[int, int]]:
@@ -303,10 +154,11 @@ def _process_numbers(otf2: Any, defs: Any) -> tuple[dict[int, int], dict[int, in
     return process, thread
 
 
-def _partners(otf2, anchor, defs, rec, sender: np.ndarray, process: dict) -> np.ndarray:
+def _partners(otf2, anchor, defs, rec: _Records, rows: np.ndarray, sender: np.ndarray,
+              process: dict) -> np.ndarray:
     """The process on the other side of each message record (-1 for completions)."""
-    other = np.frombuffer(rec.other, dtype=np.int64)
-    comm = np.frombuffer(rec.comm, dtype=np.int64)
+    other = rec.message_values(rows, 0)
+    comm = rec.message_values(rows, 1)
     out = np.full(other.size, -1, dtype=np.int64)
     for c in defs.comms:
         mine = (comm == c._ref) & (other >= 0)
@@ -331,12 +183,13 @@ def _partners(otf2, anchor, defs, rec, sender: np.ndarray, process: dict) -> np.
     return out
 
 
-def _metric_columns(anchor, defs, rec, rows: np.ndarray, metric_ids: np.ndarray) -> dict:
+def _metric_columns(anchor, defs, rec: _Records, rows: np.ndarray, metric_ids: np.ndarray
+                    ) -> dict:
     """The values of the metric records at ``rows`` (of metrics ``metric_ids``), one
     float array per metric member name, indexed like ``rows``."""
-    counts = np.frombuffer(rec.metric_count, dtype=np.uint8).astype(np.int64)
-    raw = np.frombuffer(bytes(rec.metric_values), dtype=np.uint64)
-    first = np.cumsum(counts) - counts
+    counts = rec.aux[rec.extra[rows]]
+    raw = rec.aux.view(np.uint64)
+    first = rec.extra[rows] + 1
     columns: dict[str, np.ndarray] = {}
     for metric_id in np.unique(metric_ids):
         metric = defs.metrics[int(metric_id)]
@@ -365,24 +218,32 @@ def read_otf2(path: str | os.PathLike) -> Trace:
     """The trace in the OTF2 archive ``path`` (its ``.otf2`` anchor file or the
     directory holding it); see the module docstring for what becomes what."""
     otf2, _otf2_mod = _otf2()
+    from glade.readers.traces import otf2_records
+
     anchor = _anchor(path)
     try:
         with otf2.reader.open(str(anchor)) as reader:
             defs = reader.definitions
             locations = sorted(defs.locations, key=lambda loc: loc._ref)
-            rec, names, ends = _read_records(_otf2_mod, reader.handle, locations, anchor)
+            total = sum(int(loc.number_of_events) for loc in locations)
+            with progress(total, f"reading {anchor.name}") as bar:
+                buffer, names, ends = otf2_records.read_records(
+                    _otf2_mod, reader.handle, locations, bar, anchor)
+            rec = _Records(buffer, otf2_records)
             metadata = _metadata(_otf2_mod, reader.handle, defs, rec, locations)
             return _assemble(otf2, anchor, defs, locations, rec, names, ends, metadata)
     except (_otf2_mod.Error, otf2.error.TraceReaderError) as exc:
         raise ReaderError(anchor, f"not a readable OTF2 archive ({exc})") from exc
     except (KeyError, IndexError) as exc:
         raise ReaderError(anchor, f"events refer to a missing definition ({exc})") from exc
+    except UnicodeDecodeError as exc:
+        raise ReaderError(anchor, f"a definition's text is not UTF-8 ({exc})") from exc
 
 
 def _metadata(_otf2_mod, handle, defs, rec, locations) -> dict[str, Any]:
     """What the archive tells about the run and its clock."""
     clock = defs.clock_properties
-    programs = {str(defs.strings[int(ref)]) for ref in rec.program}
+    programs = {str(defs.strings[int(ref)]) for ref in np.unique(rec.program_names())}
     return {
         "format": "otf2",
         "creator": _otf2_mod.Reader_GetCreator(handle),
@@ -399,9 +260,7 @@ def _metadata(_otf2_mod, handle, defs, rec, locations) -> dict[str, Any]:
 def _assemble(otf2, anchor, defs, locations, rec, names, ends, metadata) -> Trace:
     """The Trace of the flat record arrays (see the module docstring)."""
     process, thread = _process_numbers(otf2, defs)
-    ticks = np.frombuffer(rec.time, dtype=np.uint64)
-    packed = np.frombuffer(rec.code, dtype=np.int64)
-    kind, code = (packed & 3).astype(np.int8), packed >> 2
+    ticks, kind, code = rec.ticks, rec.kind.copy(), rec.code
     counts = np.diff(np.concatenate([[0], ends])).astype(np.int64)
     where = np.repeat(np.arange(len(locations)), counts)
     same_location = where[1:] == where[:-1]
@@ -426,24 +285,23 @@ def _assemble(otf2, anchor, defs, locations, rec, names, ends, metadata) -> Trac
     name_code[is_region] = region_code
 
     columns: dict[str, Any] = {}
-    is_message = (kind == INSTANT) & np.isin(code, [names.index(n) for n in _MESSAGES])
-    rows = np.flatnonzero(is_message)
+    rows = rec.message_rows()
     for column, values in (
-        (PARTNER, _partners(otf2, anchor, defs, rec, procs[rows], process)),
-        (TAG, np.frombuffer(rec.tag, dtype=np.int64)),
-        (COMMUNICATOR, np.frombuffer(rec.comm, dtype=np.int64)),
-        (MESSAGE_SIZE, np.frombuffer(rec.size, dtype=np.int64)),
-        (REQUEST, np.frombuffer(rec.request, dtype=np.int64)),
+        (PARTNER, _partners(otf2, anchor, defs, rec, rows, procs[rows], process)),
+        (TAG, rec.message_values(rows, 2)),
+        (COMMUNICATOR, rec.message_values(rows, 1)),
+        (MESSAGE_SIZE, rec.message_values(rows, 3)),
+        (REQUEST, rec.message_values(rows, 4)),
     ):
         full = np.full(kind.size, -1, dtype=np.int64)
         full[rows] = values
         columns[column] = full
 
     keep = np.ones(kind.size, dtype=bool)
-    metric_rows = np.flatnonzero(kind == _METRIC)
+    metric_rows = np.flatnonzero(kind == rec.metric_kind)
     if metric_rows.size:
         values = _metric_columns(anchor, defs, rec, metric_rows, code[metric_rows])
-        others = np.flatnonzero(kind != _METRIC)
+        others = np.flatnonzero(kind != rec.metric_kind)
         after = np.searchsorted(others, metric_rows)
         target = others[np.minimum(after, max(others.size - 1, 0))] if others.size else after
         attached = (
