@@ -466,6 +466,15 @@ class Trace:
 
         return to_graphframe(self)
 
+    def to_dask(self, npartitions: int | None = None):
+        """This trace on the Dask engine (needs ``glade[dask]``): a
+        :class:`~glade.trace.engines.dask_trace.DaskTrace` whose ``npartitions``
+        partitions hold whole processes (see
+        :meth:`~glade.trace.engines.dask_trace.DaskTrace.from_pandas`)."""
+        from glade.trace.engines import dask_trace_class
+
+        return dask_trace_class().from_pandas(self, npartitions)
+
     # ----------------------------------------------------- reading, writing
     @classmethod
     def from_csv(cls, path: str, **kwargs: Any) -> Trace:
