@@ -34,7 +34,7 @@ def ordered_labels(pieces: Sequence[pd.Index], categories: pd.Index | None, name
                    ) -> pd.Index:
     """The union of the labels ``pieces`` in ``categories`` order (when known), else
     sorted, named ``name``."""
-    present = pd.Index(np.concatenate([np.asarray(p, dtype=object) for p in pieces])
+    present = pd.Index(np.concatenate([np.asarray(p) for p in pieces])
                        if pieces else np.zeros(0, dtype=object)).unique()
     if categories is not None:
         values = np.asarray(categories)
@@ -52,7 +52,9 @@ def merge_cells(pieces: Sequence[tuple], metrics: Sequence[str], categories: pd.
     labels = ordered_labels([p[2] for p in pieces], categories, name)
     processes = np.sort(np.concatenate([p[3] for p in pieces])) if pieces else np.zeros(0, int)
     shape = (len(labels), len(processes))
-    sums = {m: np.zeros(shape) for m in metrics}
+    # numpy's bincount gives int64 for no rows: the pandas engine's type, kept
+    sums = {m: np.zeros(shape, dtype=np.result_type(*[p[0][m].dtype for p in pieces]))
+            for m in metrics}
     calls = np.zeros(shape, dtype=np.int64)
     for part_sums, part_calls, part_labels, part_processes in pieces:
         cell = np.ix_(labels.get_indexer(part_labels),

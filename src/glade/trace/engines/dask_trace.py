@@ -65,7 +65,7 @@ from glade.trace.filter import (
     matched_nodes,
     selected_metadata,
 )
-from glade.trace.matching import warn_repair_counts
+from glade.trace.matching import MATCHING_EVENT, warn_repair_counts
 from glade.trace.model import Trace
 from glade.trace.profiles import (
     bin_edges,
@@ -236,11 +236,15 @@ class DaskTrace:
     def calc_inc_metrics(self, columns: str | list[str] | None = None) -> None:
         """Add ``time.inc`` and ``<column>.inc`` (see :meth:`glade.Trace.calc_inc_metrics`)."""
         self._meta_trace()._metric_sources(columns)
+        if MATCHING_EVENT not in self.events.columns:
+            self._count_repairs("repair")
         self._derive("calc_inc_metrics", columns)
 
     def calc_exc_metrics(self, columns: str | list[str] | None = None) -> None:
         """Add ``time.exc`` and ``<column>.exc`` (see :meth:`glade.Trace.calc_exc_metrics`)."""
         self._meta_trace()._metric_sources(columns)
+        if MATCHING_EVENT not in self.events.columns:
+            self._count_repairs("repair")
         self._derive("calc_exc_metrics", columns)
 
     # ----------------------------------------------------------- profiles
