@@ -7,7 +7,7 @@ The same arguments always give the same data, on every machine.
 from glade.datasets.ensembles import synthetic_ensemble
 from glade.datasets.profiles import synthetic_literal, synthetic_profile
 from glade.datasets.shared import shared_data
-from glade.datasets.traces import synthetic_trace
+from glade.datasets.traces import synthetic_trace, write_synthetic_trace
 
 __all__ = [
     "shared_data",
@@ -15,4 +15,5 @@ __all__ = [
     "synthetic_literal",
     "synthetic_profile",
     "synthetic_trace",
+    "write_synthetic_trace",
 ]

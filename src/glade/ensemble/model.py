@@ -283,6 +283,21 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         return ensemble_of(parts, labels, extra)
 
     @classmethod
+    def from_parquet(cls, path: str | os.PathLike) -> Ensemble:
+        """Read an ensemble stored by :meth:`to_parquet`, its statistics computed again
+        (see :mod:`glade.ensemble.storage`)."""
+        from glade.ensemble.storage import from_parquet
+
+        return from_parquet(path)
+
+    def to_parquet(self, path: str | os.PathLike, overwrite: bool = False) -> os.PathLike:
+        """Store the ensemble in the new directory ``path``: graph, data, metadata and
+        the recipes of its statistics (see :mod:`glade.ensemble.storage`)."""
+        from glade.ensemble.storage import to_parquet
+
+        return to_parquet(self, path, overwrite)
+
+    @classmethod
     def from_thicket_json(cls, path: str | os.PathLike) -> Ensemble:
         """Read an ensemble that Thicket exported with ``Thicket.to_json`` (see
         :func:`glade.readers.profiles.thicket_json.read_thicket_json`)."""

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import copy as _copy
 import operator
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -453,6 +455,22 @@ class GraphFrame(ProfileAnalyses):
         from glade.readers.profiles.gladejson import to_json
 
         return to_json(self, path)
+
+    def to_parquet(self, path: str | os.PathLike, overwrite: bool = False) -> Path:
+        """Store the profile losslessly in the new directory ``path`` as Parquet tables
+        and a JSON sidecar (see :mod:`glade.profile.storage`); ``overwrite`` replaces an
+        earlier store."""
+        from glade.profile.storage import to_parquet
+
+        return to_parquet(self, path, overwrite)
+
+    @classmethod
+    def from_parquet(cls, path: str | os.PathLike) -> GraphFrame:
+        """Read a profile stored by :meth:`to_parquet`; ReaderError naming the file when
+        the directory is incomplete or damaged."""
+        from glade.profile.storage import from_parquet
+
+        return from_parquet(path)
 
     # -------------------------------------------------------------- readers
     @classmethod

@@ -8,11 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from glade.errors import ReaderError
+from glade.parquet import sidecar_format
 from glade.profile.graphframe import GraphFrame
 from glade.readers.profiles.checks import names_the_file
 
 # (format name, module, reader function); detection tries them in this order.
 PROFILE_FORMATS: list[tuple[str, str, str]] = [
+    ("parquet", "glade.profile.storage", "read_parquet_profile"),
+    ("ensemble_parquet", "glade.ensemble.storage", "read_parquet_ensemble"),
     ("hpctoolkit", "glade.readers.profiles.hpctoolkit", "read_hpctoolkit"),
     ("tau", "glade.readers.profiles.tau", "read_tau"),
     ("caliper", "glade.readers.profiles.caliper", "read_caliper"),
@@ -93,11 +96,14 @@ def _single_profile(folder: Path, format: str | None) -> tuple[Path, str]:
 def read(path: str | os.PathLike, format: str | None = None, **kwargs: Any) -> GraphFrame:
     """Read a profile of any supported format; ``format`` skips detection.
 
-    A folder is read as a folder format (HPCToolkit, TAU, timemory) when it is one;
-    otherwise the single profile file it holds is read (a folder holding several is a
-    ReaderError that lists them).
+    A folder is read as a folder format (HPCToolkit, TAU, timemory, a profile stored
+    with ``gf.to_parquet``) when it is one; an ensemble stored with ``ens.to_parquet``
+    reads as that Ensemble. Otherwise the single profile file a folder holds is read
+    (a folder holding several is a ReaderError that lists them).
     """
     target = Path(path)
+    if sidecar_format(target) == "glade-trace":
+        raise ReaderError(target, "is a stored trace: read it with glade.read_trace")
     if target.is_dir() and _detected(target, None if format is None else [format]) is None:
         path, format = _single_profile(target, format)
     name = format or detect_format(path)

@@ -9,6 +9,7 @@ never change the recorded columns. Operations that return a new model (``filter`
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -517,6 +518,24 @@ class Trace:
         from glade.readers.traces import read_trace
 
         return read_trace(path, format="nsight", **kwargs)
+
+    @classmethod
+    def from_parquet(cls, path: str | os.PathLike) -> Trace:
+        """Read a trace stored by :meth:`to_parquet` (a directory; see
+        :mod:`glade.trace.storage`); ReaderError naming the file when it is incomplete
+        or damaged."""
+        from glade.trace.storage import from_parquet
+
+        return from_parquet(path)
+
+    def to_parquet(self, path: str | os.PathLike, overwrite: bool = False) -> Path:
+        """Store the trace losslessly in the new directory ``path``: the events as Parquet
+        partitioned by process (one file per process, so Dask reads one partition per
+        process), the definitions and the metadata beside them (see
+        :mod:`glade.trace.storage`). ``overwrite`` replaces an earlier store."""
+        from glade.trace.storage import to_parquet
+
+        return to_parquet(self, path, overwrite)
 
     def to_csv(self, path: str, **kwargs: Any) -> None:
         """Write the recorded columns as CSV (see :func:`glade.readers.traces.csv.write_csv`)."""

@@ -17,7 +17,7 @@ from glade.trace import Trace
 
 def test_registry_names_every_format():
     assert [name for name, _, _ in TRACE_FORMATS] == [
-        "otf2", "hpctoolkit", "projections", "nsight", "chrome", "csv"]
+        "parquet", "otf2", "hpctoolkit", "projections", "nsight", "chrome", "csv"]
     assert {"chrome", "csv"} <= set(available_formats())
     for name, module, function in TRACE_FORMATS:
         if name in available_formats():

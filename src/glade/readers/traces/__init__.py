@@ -16,11 +16,13 @@ from types import ModuleType
 from typing import Any
 
 from glade.errors import GladeError, ReaderError
+from glade.parquet import sidecar_format
 from glade.trace.model import Trace
 
 # (format name, module, reader function); detection tries them in this order, the
 # directory formats and the specific file formats before the generic text ones.
 TRACE_FORMATS: list[tuple[str, str, str]] = [
+    ("parquet", "glade.trace.storage", "read_parquet_trace"),
     ("otf2", "glade.readers.traces.otf2", "read_otf2"),
     ("hpctoolkit", "glade.readers.traces.hpctoolkit", "read_hpctoolkit_trace"),
     ("projections", "glade.readers.traces.projections", "read_projections"),
@@ -52,6 +54,9 @@ def detect_trace_format(path: str | os.PathLike) -> str:
         module = _module(module_name)
         if module is not None and module.detect(target):
             return name
+    if sidecar_format(target) in ("glade-profile", "glade-ensemble"):
+        raise ReaderError(target, f"is a stored {sidecar_format(target)[6:]}, not a trace: "
+                          "read it with glade.read")
     raise ReaderError(
         target, f"not a trace format glade recognizes ({', '.join(available_formats())})"
     )

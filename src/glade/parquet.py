@@ -1,0 +1,380 @@
+"""What the Parquet storage of every model shares: a directory written whole or not at
+all, a JSON sidecar with a format name and version, lossless JSON for metadata, and
+DataFrames stored with their exact dtypes (categories, their order, nullable and text
+types) and read back checked, so a damaged file is a ReaderError naming it.
+
+A stored table is described in the sidecar by a *spec*: for every column (and index
+level) its name, its pandas dtype, its Arrow type and, for a categorical, its
+categories. Readers compare every file's Arrow schema with the spec before they
+convert anything, and restore the pandas dtypes from the spec, not from what a
+pyarrow version happens to infer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from glade.errors import GladeError, ReaderError
+from glade.pandas_compat import PANDAS3, TEXT_DTYPE
+
+SIDECAR = "glade.json"
+_TEXT = ("str", "object", "string")
+
+
+# ------------------------------------------------------------------ lossless JSON
+def encode_value(value: Any) -> Any:
+    """``value`` as JSON that :func:`decode_value` turns back into an equal value of the
+    same type: tuples, non-string dict keys, non-finite floats, numpy scalars and arrays
+    and None survive. GladeError for a value of any other type."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else {"$float": repr(value)}
+    if isinstance(value, np.generic):
+        return {"$numpy": value.dtype.str, "value": encode_value(value.item())}
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        return {"$array": value.dtype.str, "shape": list(value.shape),
+                "data": [encode_value(v) for v in value.reshape(-1).tolist()]}
+    if isinstance(value, (list, tuple)):
+        items = [encode_value(v) for v in value]
+        return items if isinstance(value, list) else {"$tuple": items}
+    if isinstance(value, dict):
+        if all(isinstance(k, str) and not k.startswith("$") for k in value):
+            return {k: encode_value(v) for k, v in value.items()}
+        return {"$dict": [[encode_value(k), encode_value(v)] for k, v in value.items()]}
+    raise GladeError(f"cannot store {value!r} (a {type(value).__name__}) in a glade "
+                     "sidecar: metadata holds numbers, text, lists, tuples, dicts and "
+                     "numpy scalars or arrays")
+
+
+def decode_value(value: Any) -> Any:
+    """The value :func:`encode_value` encoded."""
+    if isinstance(value, list):
+        return [decode_value(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "$float" in value:
+        return float(value["$float"])
+    if "$numpy" in value:
+        return np.dtype(value["$numpy"]).type(decode_value(value["value"]))
+    if "$array" in value:
+        data = [decode_value(v) for v in value["data"]]
+        return np.array(data, dtype=np.dtype(value["$array"])).reshape(value["shape"])
+    if "$tuple" in value:
+        return tuple(decode_value(v) for v in value["$tuple"])
+    if "$dict" in value:
+        return {_hashable(decode_value(k)): decode_value(v) for k, v in value["$dict"]}
+    return {k: decode_value(v) for k, v in value.items()}
+
+
+def _hashable(key: Any) -> Any:
+    """A decoded dict key: lists (never keys) back to the tuples they came from."""
+    return tuple(_hashable(k) for k in key) if isinstance(key, list) else key
+
+
+# ------------------------------------------------------------------ directories
+@contextlib.contextmanager
+def new_directory(path: str | os.PathLike, overwrite: bool = False) -> Iterator[Path]:
+    """A fresh directory to write a model into; it becomes ``path`` only when the block
+    ends without an error (an error leaves ``path`` as it was, never half written).
+    An existing ``path`` is replaced when ``overwrite`` and it is a glade directory;
+    otherwise GladeError."""
+    target = Path(path)
+    if target.exists():
+        if not overwrite:
+            raise GladeError(f"{target} exists: pass overwrite=True to replace it")
+        if not (target / SIDECAR).is_file():
+            raise GladeError(f"{target} exists and is not a glade Parquet directory: "
+                             "refusing to replace it")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    scratch = target.parent / f".{target.name}.{uuid.uuid4().hex[:8]}.partial"
+    scratch.mkdir()
+    try:
+        yield scratch
+        if target.exists():
+            shutil.rmtree(target)
+        scratch.rename(target)
+    finally:
+        if scratch.exists():
+            shutil.rmtree(scratch)
+
+
+def write_sidecar(directory: Path, format: str, version: int, payload: dict) -> None:
+    """Write the sidecar of a stored model (last, after every data file)."""
+    body = {"format": format, "version": version, **payload}
+    (directory / SIDECAR).write_text(json.dumps(body, indent=1, allow_nan=False))
+
+
+def read_sidecar(path: str | os.PathLike, format: str, version: int) -> dict:
+    """The sidecar of the glade directory ``path`` holding a model of ``format``;
+    ReaderError when it is missing, unreadable, of another format or version."""
+    directory = Path(path)
+    if not directory.is_dir():
+        raise ReaderError(directory, "no such directory" if not directory.exists()
+                          else "is not a directory (a glade Parquet store is one)")
+    sidecar = directory / SIDECAR
+    if not sidecar.is_file():
+        raise ReaderError(directory, f"has no {SIDECAR}: not a glade Parquet directory, or "
+                          "one whose writing did not finish")
+    try:
+        body = json.loads(sidecar.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ReaderError(sidecar, f"is not readable JSON ({exc})") from exc
+    if not isinstance(body, dict) or body.get("format") != format:
+        found = body.get("format") if isinstance(body, dict) else None
+        raise ReaderError(sidecar, f"holds a {found!r}, not a {format!r}")
+    if body.get("version") != version:
+        raise ReaderError(sidecar, f"is format version {body.get('version')!r}; this glade "
+                          f"reads version {version}")
+    return body
+
+
+def sidecar_format(path: str | os.PathLike) -> str | None:
+    """The model format named by the sidecar of directory ``path``, or None (never
+    raises: for detection)."""
+    try:
+        body = json.loads((Path(path) / SIDECAR).read_text())
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return body.get("format") if isinstance(body, dict) else None
+
+
+def field(body: dict, key: str, kind: type | tuple[type, ...], where: Path) -> Any:
+    """``body[key]`` if it is a ``kind``; ReaderError naming ``where`` otherwise."""
+    value = body.get(key) if isinstance(body, dict) else None
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise ReaderError(where, f"sidecar entry {key!r} is missing or malformed")
+    return value
+
+
+# ------------------------------------------------------------------ column specs
+def column_spec(name: Any, values: pd.Series | pd.Index) -> dict:
+    """What a column (or index level) must be read back as: its name, pandas dtype and,
+    for a categorical, its categories and their order."""
+    dtype = values.dtype
+    spec = {"name": encode_value(name), "dtype": str(dtype)}
+    if isinstance(dtype, pd.CategoricalDtype):
+        categories = dtype.categories
+        spec["categories"] = encode_value(categories.to_numpy().tolist())
+        spec["categories_dtype"] = str(categories.dtype)
+        spec["ordered"] = bool(dtype.ordered)
+    return spec
+
+
+def _pandas_dtype(name: str) -> Any:
+    """A dtype name as written by any supported pandas, as this pandas spells it."""
+    if name == "str":
+        return TEXT_DTYPE
+    if name == "object" and PANDAS3:
+        return object
+    return pd.api.types.pandas_dtype(name)
+
+
+def _categories(spec: dict) -> pd.Index:
+    """The categories of a categorical column, as its spec lists them."""
+    values = decode_value(spec["categories"])
+    kind = spec["categories_dtype"]
+    if kind in _TEXT:
+        index = pd.Index(values, dtype=object)
+        return index.astype(TEXT_DTYPE) if kind == "str" and PANDAS3 else index
+    return pd.Index(np.asarray(values, dtype=_pandas_dtype(kind)))
+
+
+def restore(values: pd.Series, spec: dict, where: Path) -> pd.Series:
+    """``values`` as read from Parquet, with the dtype its spec names; ReaderError naming
+    ``where`` and the column when they cannot be that type."""
+    try:
+        if spec["dtype"] == "category":
+            categories = _categories(spec)
+            dtype = pd.CategoricalDtype(categories, ordered=spec["ordered"])
+            if isinstance(values.dtype, pd.CategoricalDtype) and values.cat.categories.equals(
+                    categories):
+                return values.astype(dtype)
+            plain = values.astype(categories.dtype) if isinstance(
+                values.dtype, pd.CategoricalDtype) else values
+            out = pd.Series(pd.Categorical(plain, dtype=dtype), index=values.index,
+                            name=values.name)
+            if (out.isna() & values.notna()).any():
+                raise ValueError("it holds values that are not among its categories")
+            return out
+        wanted = _pandas_dtype(spec["dtype"])
+        if values.dtype == wanted:
+            return values
+        if values.dtype.kind in "iub" and np.dtype(wanted).kind != values.dtype.kind:
+            raise ValueError(f"it is {values.dtype}")
+        return values.astype(wanted)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReaderError(where, f"column {spec.get('name')!r} cannot be read as "
+                          f"{spec.get('dtype')} ({exc})") from exc
+
+
+def arrow_types(table_schema: Any) -> dict[str, str]:
+    """Name -> Arrow type (as text) of the fields of an Arrow schema; large and plain
+    strings, binaries and lists are one type, and a dictionary is the type of its values
+    (Parquet stores them alike; the spec says which columns are categorical)."""
+    import pyarrow as pa
+
+    return {f.name: str(f.type.value_type if pa.types.is_dictionary(f.type) else f.type)
+            .replace("large_", "") for f in table_schema}
+
+
+def check_schema(found: Any, expected: dict[str, str], where: Path) -> None:
+    """ReaderError naming ``where`` unless the Arrow schema ``found`` has exactly the
+    ``expected`` fields and types."""
+    types = arrow_types(found)
+    missing = [name for name in expected if name not in types]
+    if missing:
+        raise ReaderError(where, f"lacks column(s) {missing}")
+    extra = [name for name in types if name not in expected]
+    if extra:
+        raise ReaderError(where, f"has unexpected column(s) {extra}")
+    for name, kind in expected.items():
+        if types[name] != kind:
+            raise ReaderError(where, f"column {name!r} is {types[name]}, expected {kind}")
+
+
+# ------------------------------------------------------------------ one table
+def write_table(table: Any, path: Path) -> None:
+    """Write the Arrow ``table`` to ``path`` as glade stores every file: zstd-compressed,
+    dictionary pages for the categorical columns only (on numbers and timestamps a
+    dictionary costs time and saves nothing zstd does not)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    dictionaries = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
+    pq.write_table(table, path, compression="zstd", use_dictionary=dictionaries)
+
+
+def _arrow_column(values: pd.Series) -> tuple[Any, bool]:
+    """The Arrow array of a column, and whether it had to be written as JSON text (a
+    column of Python objects of mixed types, which Arrow cannot type)."""
+    import pyarrow as pa
+
+    try:
+        return pa.Array.from_pandas(values), False
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        if values.dtype != object:
+            raise
+        text = [json.dumps(encode_value(None if v is pd.NA else v)) for v in values.tolist()]
+        return pa.array(text, type=pa.string()), True
+
+
+def write_frame(frame: pd.DataFrame, path: Path) -> dict:
+    """Write ``frame`` to the Parquet file ``path`` and return its spec for the sidecar:
+    columns with any labels (tuples, a MultiIndex, numbers: the spec keeps them, the
+    file names columns by position when the labels are not distinct text), the index
+    as it is (a MultiIndex with its levels and codes, so it is rebuilt exactly), and
+    columns of mixed Python objects as JSON text (:func:`encode_value`)."""
+    import pyarrow as pa
+
+    labels = list(frame.columns)
+    plain = all(isinstance(n, str) and not n.startswith("__index_level")
+                for n in labels) and len(set(labels)) == len(labels)
+    stored = labels if plain else [f"c{i}" for i in range(len(labels))]
+    arrays, specs = {}, []
+    for i, label in enumerate(labels):
+        values = frame.iloc[:, i]
+        arrays[stored[i]], as_json = _arrow_column(values)
+        specs.append({**column_spec(label, values), "stored": stored[i], "json": as_json})
+    spec: dict[str, Any] = {
+        "rows": len(frame), "columns": specs,
+        "column_names": encode_value(list(frame.columns.names)),
+        "column_multi": isinstance(frame.columns, pd.MultiIndex),
+    }
+    index = frame.index
+    if isinstance(index, pd.RangeIndex):
+        spec["range_index"] = [int(index.start), int(index.step)]
+    else:
+        levels = index.levels if isinstance(index, pd.MultiIndex) else [index]
+        codes = index.codes if isinstance(index, pd.MultiIndex) else [np.arange(len(index))]
+        spec["index"] = []
+        for i, (level, code) in enumerate(zip(levels, codes, strict=True)):
+            key = f"__index_level_{i}__"
+            arrays[key] = pa.array(np.asarray(code, dtype=np.int64))
+            spec["index"].append({**column_spec(index.names[i], level),
+                                  "levels": encode_value(level.to_numpy().tolist())})
+    table = pa.table(arrays)
+    spec["arrow"] = arrow_types(table.schema)
+    write_table(table, path)
+    return spec
+
+
+def _json_column(values: pd.Series, where: Path, name: Any) -> pd.Series:
+    """A column written as JSON text, decoded one value at a time (such columns hold
+    Python objects, one per cell, anyway)."""
+    try:
+        decoded = [decode_value(json.loads(v)) for v in values.tolist()]
+    except (TypeError, ValueError) as exc:
+        raise ReaderError(where, f"column {name!r} holds text that is not glade's JSON "
+                          f"({exc})") from exc
+    out = np.empty(len(decoded), dtype=object)
+    out[:] = decoded
+    return pd.Series(out, index=values.index)
+
+
+def _index(raw: pd.DataFrame, spec: dict, where: Path) -> pd.Index:
+    """The index of a stored table, rebuilt from its levels and codes."""
+    if "index" not in spec:
+        start, step = spec.get("range_index", (0, 1))
+        return pd.RangeIndex(start, start + step * len(raw), step)
+    levels, codes, names = [], [], []
+    for i, level in enumerate(spec["index"]):
+        values = pd.Series(decode_value(level["levels"]), dtype=object)
+        levels.append(pd.Index(restore(values, level, where)))
+        code = raw[f"__index_level_{i}__"].to_numpy()
+        if code.size and (code.min() < 0 or code.max() >= len(levels[-1])):
+            raise ReaderError(where, f"index level {i} has codes outside its levels")
+        codes.append(code)
+        names.append(decode_value(level["name"]))
+    if len(levels) == 1:
+        return levels[0][codes[0]].rename(names[0])
+    return pd.MultiIndex(levels=levels, codes=codes, names=names, verify_integrity=False)
+
+
+def read_frame(path: Path, spec: dict) -> pd.DataFrame:
+    """The table :func:`write_frame` wrote to ``path`` with ``spec``; ReaderError naming
+    ``path`` when the file is missing, damaged or not what the spec says."""
+    import pyarrow.parquet as pq
+
+    if not path.is_file():
+        raise ReaderError(path, "is missing")
+    try:
+        check_schema(pq.read_schema(path), spec["arrow"], path)
+        table = pq.read_table(path)
+        if table.num_rows != spec["rows"]:
+            raise ReaderError(path, f"holds {table.num_rows} rows, its sidecar says "
+                              f"{spec['rows']}")
+        raw = table.to_pandas()
+        columns = []
+        for column in spec["columns"]:
+            values = raw[column["stored"]]
+            name = decode_value(column["name"])
+            if column["json"]:
+                values = _json_column(values, path, name)
+            columns.append(restore(values, column, path))
+        frame = pd.DataFrame(dict(enumerate(columns)), index=raw.index)
+        labels = [decode_value(c["name"]) for c in spec["columns"]]
+        names = decode_value(spec["column_names"])
+        frame.columns = (pd.MultiIndex.from_tuples(labels, names=names) if spec["column_multi"]
+                         else pd.Index(labels, name=names[0], dtype=object
+                                       if not labels else None))
+        frame.index = _index(raw, spec, path)
+    except ReaderError:
+        raise
+    except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
+        raise ReaderError(path, f"is not a readable stored table ({type(exc).__name__}: "
+                          f"{exc})") from exc
+    return frame
