@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from glade.errors import MetricError, QueryError, QuerySyntaxError, TraceError
+from glade.errors import GladeError, MetricError, QueryError, QuerySyntaxError, TraceError
 from glade.trace import Trace
 from glade.trace.filter import Filter
 from glade.trace.matching import UnmatchedEventsWarning
@@ -224,3 +224,49 @@ def test_results_share_nothing_with_the_trace(dask_client):
     selected = on_dask.filter(Filter("Process", "==", 1))
     assert "time.exc" not in selected.events.columns
     assert "repairs" not in selected.metadata
+
+
+def test_a_parquet_store_read_on_dask_is_the_stored_trace(dask_client, tmp_path):
+    from glade.datasets import write_synthetic_trace
+
+    store = write_synthetic_trace(tmp_path / "run", processes=6, iterations=4, exchange="halo")
+    trace = Trace.from_parquet(store)
+    on_dask = Trace.from_parquet(store, engine="dask", npartitions=4)
+    assert on_dask.npartitions == 4
+    pd.testing.assert_frame_equal(on_dask.compute().events, trace.events, check_exact=True)
+    assert on_dask.metadata == trace.metadata
+    expected = analyses(trace)
+    for what, value in analyses(on_dask).items():
+        assert_equal(expected[what], value, what)
+
+
+def test_a_store_in_row_order_keeps_its_order_on_dask(dask_client, tmp_path):
+    # equal timestamps with process 1 before process 0: the store keeps each event's row
+    table = pd.DataFrame({
+        "Timestamp (ns)": [0, 0, 1, 1, 2, 2],
+        "Event Type": ["Enter", "Enter", "Leave", "Enter", "Leave", "Leave"],
+        "Name": ["b", "a", "a", "c", "c", "b"],
+        "Process": [1, 0, 0, 0, 0, 1],
+    })
+    trace = Trace(table)
+    trace.to_parquet(tmp_path / "rows")
+    on_dask = Trace.from_parquet(tmp_path / "rows", engine="dask", npartitions=2)
+    pd.testing.assert_frame_equal(on_dask.compute().events, trace.events)
+    gf = on_dask.to_graphframe()
+    assert list(gf.graph.frames["name"]) == ["b", "a", "c"]
+    pd.testing.assert_frame_equal(gf.dataframe, trace.to_graphframe().dataframe)
+
+
+def test_a_damaged_store_is_a_reader_error(dask_client, tmp_path):
+    from glade.datasets import write_synthetic_trace
+    from glade.errors import ReaderError
+
+    store = write_synthetic_trace(tmp_path / "run", processes=3, iterations=2)
+    (store / "events" / "Process=1" / "part-0.parquet").write_bytes(b"not parquet")
+    with pytest.raises(ReaderError, match="Process=1"):
+        Trace.from_parquet(store, engine="dask").flat_profile()
+    (store / "events" / "Process=2" / "part-0.parquet").unlink()
+    with pytest.raises(ReaderError, match="partition of process 2"):
+        Trace.from_parquet(store, engine="dask")
+    with pytest.raises(GladeError, match="engine"):
+        Trace.from_parquet(store, engine="spark")

@@ -10,8 +10,8 @@ answers. A partition holds whole processes, so:
   counts its sends per (sender, receiver) pair (integers), and the pairs of all
   partitions make the matrix;
 - the CCT's nodes are call paths: a partition's nodes merge with the others' by
-  (parent path, name), depth by depth, numbered in order of their first call (the
-  smallest event id), as the pandas engine numbers them.
+  (parent path, name), depth by depth, numbered in order of their first call (by
+  time, then event id), as the pandas engine numbers them.
 
 Labels (functions) follow the order of the ``Name`` categories of the Dask frame when
 they are known, else sorted order, as the pandas engine orders a column's values.
@@ -105,10 +105,11 @@ def node_depths(parents: np.ndarray) -> np.ndarray:
 def merge_cct(pieces: Sequence[dict]) -> tuple[pd.DataFrame, np.ndarray, pd.DataFrame,
                                                list[np.ndarray]]:
     """The CCT of the whole trace from its partitions' (each a dict of ``names``,
-    ``parents``, ``first`` (smallest event id of each node's calls) and ``rows``, see
-    :func:`glade.trace.engines.tasks.cct_share`): node frames and parents numbered as
-    :func:`glade.trace.cct.cct_nodes` numbers them, the (node, rank) rows, and per
-    partition the global id of each of its nodes."""
+    ``parents``, ``first_time`` and ``first_id`` (of each node's first call) and
+    ``rows``, see :func:`glade.trace.engines.tasks.cct_share`): node frames and parents
+    numbered as :func:`glade.trace.cct.cct_nodes` numbers them (in the trace's order,
+    by time then event id), the (node, rank) rows, and per partition the global id of
+    each of its nodes."""
     sizes = [len(p["parents"]) for p in pieces]
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     all_names = pd.Index(np.concatenate([p["names"] for p in pieces]) if pieces
@@ -118,7 +119,8 @@ def merge_cct(pieces: Sequence[dict]) -> tuple[pd.DataFrame, np.ndarray, pd.Data
     parents = np.concatenate([np.where(p["parents"] >= 0, p["parents"] + o, -1)
                               for p, o in zip(pieces, offsets, strict=False)]) \
         if pieces else np.zeros(0, np.int64)
-    first = np.concatenate([p["first"] for p in pieces]) if pieces else np.zeros(0, np.int64)
+    first_time, first_id = ([np.concatenate([p[k] for p in pieces]) if pieces
+                             else np.zeros(0, np.int64) for k in ("first_time", "first_id")])
     depth = node_depths(parents)
     node = np.full(parents.size, -1, dtype=np.int64)
     num_names = max(len(all_names), 1)
@@ -126,7 +128,7 @@ def merge_cct(pieces: Sequence[dict]) -> tuple[pd.DataFrame, np.ndarray, pd.Data
     next_id = 0
     for d in range(int(depth.max()) + 1 if depth.size else 0):
         at = np.flatnonzero(depth == d)
-        at = at[np.argsort(first[at], kind="stable")]
+        at = at[np.lexsort((first_id[at], first_time[at]))]
         above = node[parents[at]] if d else np.full(at.size, -1, dtype=np.int64)
         local, keys = pd.factorize((above + 1) * num_names + names[at])
         node[at] = next_id + local
@@ -145,12 +147,11 @@ def merge_cct(pieces: Sequence[dict]) -> tuple[pd.DataFrame, np.ndarray, pd.Data
     return frames, global_parents, table, maps
 
 
-def first_calls(node: np.ndarray, ids: np.ndarray, num_nodes: int) -> np.ndarray:
-    """Per node (0..num_nodes-1) the smallest event id among the events ``ids`` whose
-    node is ``node`` (-1 for none)."""
+def first_calls(node: np.ndarray, rows: np.ndarray, num_nodes: int) -> np.ndarray:
+    """Per node (0..num_nodes-1) the smallest of the ``rows`` whose node is ``node``."""
     first = np.full(num_nodes, _NONE, dtype=np.int64)
     has = node >= 0
-    np.minimum.at(first, node[has], ids[has])
+    np.minimum.at(first, node[has], rows[has])
     return first
 
 

@@ -16,7 +16,7 @@ from glade.trace.cct import cct_tables
 from glade.trace.comm import sent_sizes
 from glade.trace.engines.combine import first_calls
 from glade.trace.engines.parts import call_structure_of, in_time_order, local_trace
-from glade.trace.events import ENTER
+from glade.trace.events import ENTER, TIMESTAMP
 from glade.trace.filter import events_of_nodes
 from glade.trace.model import Trace
 
@@ -36,15 +36,17 @@ def size_counts(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
 
 def cct_share(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None) -> dict:
     """The CCT of partition ``part``: node ``names`` and ``parents`` (local ids), the
-    ``first`` event id of each node's calls, its (node, rank) ``rows`` and the
-    ``repairs`` of its matching."""
+    timestamp and event id of each node's first call (``first_time``, ``first_id``),
+    its (node, rank) ``rows`` and the ``repairs`` of its matching."""
     part = in_time_order(part)
     trace = local_trace(part, metadata, t_end)
     node, frames, parents, rows = cct_tables(trace)
     calls = np.flatnonzero(trace.event_kinds() == ENTER)
-    first = first_calls(node[calls], part.index.to_numpy()[calls], len(frames))
+    first = first_calls(node[calls], calls, len(frames))
     return {"names": frames["name"].to_numpy(dtype=object), "parents": parents,
-            "first": first, "rows": rows, "repairs": repairs(trace, "repair")}
+            "first_time": trace.events[TIMESTAMP].to_numpy()[first],
+            "first_id": part.index.to_numpy()[first], "rows": rows,
+            "repairs": repairs(trace, "repair")}
 
 
 def cct_events(trace: Trace, keep: np.ndarray) -> np.ndarray:
