@@ -270,3 +270,35 @@ def test_a_damaged_store_is_a_reader_error(dask_client, tmp_path):
         Trace.from_parquet(store, engine="dask")
     with pytest.raises(GladeError, match="engine"):
         Trace.from_parquet(store, engine="spark")
+
+
+@pytest.mark.parametrize("max_boxes", [30_000, 40])
+def test_the_timeline_picture_on_dask_is_the_pandas_one(dask_client, monkeypatch, max_boxes):
+    # with 40, most boxes are too many to draw: the longest stay boxes, the rest go to the
+    # raster (the cut is made on the client, over every partition's boxes)
+    from glade.datasets import synthetic_trace
+    from glade.trace.engines import timeline
+    from glade.views import Timeline
+    from glade.views.timeline import render
+
+    monkeypatch.setattr(render, "MAX_BOXES", max_boxes)
+    monkeypatch.setattr(timeline, "MAX_BOXES", max_boxes)
+    trace = synthetic_trace(6, 30, exchange="halo", imbalance=0.5)
+    view = Timeline(trace)
+    on_dask = trace.to_dask(3)
+    start, end = on_dask.span
+    for t0, t1, rows in [(start, end, None), (200_000, 900_000, (1, 5))]:
+        expected = view.picture(t0, t1, width=400, height=50,
+                                rows=rows if rows else (0, 6))
+        picture = on_dask.timeline_picture(t0, t1, width=400, height=50, rows=rows)
+        assert picture.threshold == expected.threshold
+        assert picture.visible_calls == expected.visible_calls
+        for field in ("row", "start", "end", "code", "depth", "exclusive"):
+            np.testing.assert_array_equal(picture.boxes[field], expected.boxes[field], field)
+        np.testing.assert_array_equal(picture.boxes["event"],
+                                      view.index.forest.event[expected.boxes["node"]])
+        np.testing.assert_allclose(picture.cover, expected.cover, rtol=1e-12)
+        np.testing.assert_allclose(picture.busy, expected.busy, rtol=1e-12)
+        np.testing.assert_array_equal(picture.top, expected.top)
+        assert picture.cover.sum() > 0
+        assert (picture.threshold > picture.request.px) == (max_boxes == 40)

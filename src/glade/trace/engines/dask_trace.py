@@ -191,6 +191,15 @@ class DaskTrace:
             return self.events._meta[column].cat.categories
         return None
 
+    def name_labels(self) -> pd.Index:
+        """The function names of the trace: the ``Name`` categories when known, else the
+        names found, sorted."""
+        known = self._categories(NAME)
+        if known is not None:
+            return pd.Index(np.asarray(known, dtype=object))
+        found = [s.names for s in self._summary()]
+        return pd.Index(np.unique(np.concatenate(found)) if found else [], dtype=object)
+
     def _meta_trace(self) -> Trace:
         """The (empty) pandas Trace of the events' meta: the pandas engine checks
         arguments on it, so bad ones fail before any pass over the data."""
@@ -311,6 +320,18 @@ class DaskTrace:
             raise TraceError("on a Dask trace, message_histogram takes a number of bins or "
                              "their edges, without weights")
         return histogram_of_counts(self._map(size_counts), bins, **kwargs)
+
+    def timeline_picture(self, t0: int | None = None, t1: int | None = None, *,
+                         width: int = 1200, rows: tuple[int, int] | None = None,
+                         height: int = 400):
+        """What the timeline draws for times [t0, t1) (default: the whole trace) over
+        ``width`` pixels and rows ``rows`` (default all; one per location) over
+        ``height``: a :class:`~glade.views.timeline.render.Picture` whose raster
+        datashader aggregates on the cluster (see
+        :mod:`glade.trace.engines.timeline`)."""
+        from glade.trace.engines.timeline import dask_picture
+
+        return dask_picture(self, t0, t1, width=width, rows=rows, height=height)
 
     # ------------------------------------------------- selection and trees
     def _cct(self) -> tuple[Any, list[np.ndarray]]:
