@@ -13,6 +13,7 @@ the colour of the pixel.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -43,8 +44,11 @@ def aggregate_table(table: Any, *, t0: float, px: float, width: int, row0: int, 
 
     canvas = ds.Canvas(plot_width=width, plot_height=bins, x_range=(t0, t0 + width * px),
                        y_range=(row0, row0 + bins * pool))
-    agg = canvas.points(table, "x", "y", agg=ds.summary(cover=ds.sum("w"), busy=ds.sum("we"),
-                                                        top=ds.max("k")))
+    with warnings.catch_warnings():
+        # datashader's Dask reduction takes the max of partitions where a pixel is empty
+        warnings.simplefilter("ignore", RuntimeWarning)
+        agg = canvas.points(table, "x", "y", agg=ds.summary(
+            cover=ds.sum("w"), busy=ds.sum("we"), top=ds.max("k")))
     cover = np.nan_to_num(agg["cover"].to_numpy(), nan=0.0)
     busy = np.nan_to_num(agg["busy"].to_numpy(), nan=0.0)
     top = agg["top"].to_numpy()
