@@ -181,7 +181,7 @@ def main(quick: bool = False) -> list[Table]:
         made = time.perf_counter() - start
         events = len(Trace.from_parquet(big_store, engine="dask"))
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                          dashboard_address=None) as cluster, Client(cluster) as client:
+                          dashboard_address=":0") as cluster, Client(cluster) as client:
             scale = Table(f"Dask engine, {events:,} events, {big['processes']} processes, "
                           "2 workers", ["analysis", "wall time", "events/s", "client peak",
                                         "scheduler peak", "worker peaks", "all < 4 GB"])

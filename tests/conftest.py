@@ -64,6 +64,6 @@ def dask_client():
     test of the Dask engine (skipped with a reason when the glade[dask] extra is absent)."""
     distributed = pytest.importorskip("distributed", reason="the glade[dask] extra is absent")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as client:
         yield client

@@ -108,8 +108,10 @@ def _load(path: Path, names: list[str], progress: bool | None) -> pd.DataFrame:
     return frame
 
 
-def _timestamps(path: Path, frame: pd.DataFrame, column: str) -> np.ndarray:
-    """The timestamp column in exact int64 ns."""
+def _timestamps(path: Path, frame: pd.DataFrame, column: str, whole: bool = True
+                ) -> np.ndarray:
+    """The timestamp column in exact int64 ns (``whole``: ``frame`` is the whole file, so
+    timestamps beyond 2**52 ns can be read again as text)."""
     digits = TIME_COLUMNS[column]
     values = frame[column]
     if values.isna().any():
@@ -125,6 +127,9 @@ def _timestamps(path: Path, frame: pd.DataFrame, column: str) -> np.ndarray:
     scaled = values.to_numpy() * 10.0**digits
     if np.abs(scaled).max() < 2.0**52:
         return np.rint(scaled).astype(np.int64)
+    if not whole:
+        raise ReaderError(path, f"timestamps beyond 2**52 ns in column {column!r}: read the "
+                                "file with engine='pandas', which reads them exactly")
     text = pd.read_csv(path, usecols=[frame.columns.get_loc(column)], dtype=str,
                        skipinitialspace=True).iloc[:, 0].to_numpy(dtype="U")
     exact = exact_integers(text, digits)
@@ -170,14 +175,39 @@ def _typed_columns(path: Path, frame: pd.DataFrame) -> tuple[pd.DataFrame, list[
     return frame, metrics
 
 
-def read_csv(path: str | os.PathLike, progress: bool | None = None) -> Trace:
+def read_csv(path: str | os.PathLike, progress: bool | None = None, engine: str = "pandas",
+             npartitions: int | None = None):
     """Read a CSV trace (see the module doc); ``progress`` forces the progress bar on or
-    off (default: on for files over 64 MiB)."""
+    off (default: on for files over 64 MiB). ``engine="dask"`` (needs ``glade[dask]``)
+    reads the file by blocks on the cluster and partitions the events by process into
+    ``npartitions`` partitions: a :class:`~glade.trace.engines.dask_trace.DaskTrace`
+    (see :mod:`glade.trace.engines.readers`)."""
+    from glade.trace.engines import check_engine, dask_trace_class
+
     target = check_file(path)
     names = _header(target)
+    if check_engine(engine) == "dask":
+        dask_trace_class()
+        from glade.trace.engines.readers import read_csv_dask
+
+        return read_csv_dask(target, names, npartitions)
     frame = _load(target, names, progress)
+    frame, metrics = typed_events(target, frame, names)
+    metadata = {"format": "csv", "source": str(target), "metric_columns": metrics}
+    try:
+        return Trace(frame, metadata=metadata, copy=False)
+    except TraceError as exc:
+        raise ReaderError(target, str(exc)) from None
+
+
+def typed_events(target: Path, frame: pd.DataFrame, names: list[str], whole: bool = True
+                 ) -> tuple[pd.DataFrame, list[str]]:
+    """The rows of the CSV trace ``target`` (``frame``, with the header's ``names``) with
+    the types of a trace's events: timestamps in int64 ns first, event types and
+    processes checked, attribute columns typed; and the metric columns. ``whole``:
+    ``frame`` holds the whole file (else a block of it)."""
     time_column = next(c for c in names if c in TIME_COLUMNS)
-    stamps = _timestamps(target, frame, time_column)
+    stamps = _timestamps(target, frame, time_column, whole)
     frame = frame.drop(columns=[time_column])
     frame.insert(0, TIMESTAMP, stamps)
     _check_event_types(target, frame)
@@ -185,12 +215,7 @@ def read_csv(path: str | os.PathLike, progress: bool | None = None) -> Trace:
         if name in frame.columns and frame[name].isna().any():
             row = np.flatnonzero(frame[name].isna())[0]
             raise ReaderError(target, f"line {_line_of(row)}: no value in column {name!r}")
-    frame, metrics = _typed_columns(target, frame)
-    metadata = {"format": "csv", "source": str(target), "metric_columns": metrics}
-    try:
-        return Trace(frame, metadata=metadata, copy=False)
-    except TraceError as exc:
-        raise ReaderError(target, str(exc)) from None
+    return _typed_columns(target, frame)
 
 
 def _csv_cell(text: str) -> bytes:
