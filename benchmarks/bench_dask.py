@@ -12,7 +12,8 @@
 Pipit has no out-of-core engine, so the comparison is glade's two engines. Peaks are
 ``VmHWM``, reset before each analysis (``/proc/<pid>/clear_refs``). ``--quick`` runs
 10^5 events on 16 processes. ``GLADE_DASK_STORE=<dir>`` reuses a store written before
-(of the full size). Run alone with ``python benchmarks/bench_dask.py [--quick]``.
+(of the full size). Full runs warm up every process first (imports, numba); quick runs do
+not. Run alone with ``python benchmarks/bench_dask.py [--quick]``.
 """
 
 from __future__ import annotations
@@ -105,11 +106,12 @@ def pandas_child(store: str) -> dict:
     return out
 
 
-def run_pandas(store: Path) -> dict:
-    """:func:`pandas_child` in a child process."""
-    code = (f"import sys, json; sys.path.insert(0, {str(HERE.parent)!r}); "
-            "import bench_dask; bench_dask.warm_up_pandas(); "
-            f"print(json.dumps(bench_dask.pandas_child({str(store)!r})))")
+def run_pandas(store: Path, warm: bool = True) -> dict:
+    """:func:`pandas_child` in a child process (after :func:`warm_up_pandas` when
+    ``warm``)."""
+    code = (f"import sys, json; sys.path.insert(0, {str(HERE.parent)!r}); import bench_dask; "
+            + ("bench_dask.warm_up_pandas(); " if warm else "")
+            + f"print(json.dumps(bench_dask.pandas_child({str(store)!r})))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True)
     return json.loads(result.stdout.strip().splitlines()[-1])
@@ -185,7 +187,8 @@ def main(quick: bool = False) -> list[Table]:
             scale = Table(f"Dask engine, {events:,} events, {big['processes']} processes, "
                           "2 workers", ["analysis", "wall time", "events/s", "client peak",
                                         "scheduler peak", "worker peaks", "all < 4 GB"])
-            warm_up(client)
+            if not quick:
+                warm_up(client)
             results = run_dask(client, big_store)
             for name in ANALYSES:
                 r = results[name]
@@ -204,7 +207,7 @@ def main(quick: bool = False) -> list[Table]:
 
             side_store = big_store if side == big else make_store(folder, side, "side")
             side_events = len(Trace.from_parquet(side_store, engine="dask"))
-            on_pandas = run_pandas(side_store)
+            on_pandas = run_pandas(side_store, warm=not quick)
             on_dask = run_dask(client, side_store)
         pair = Comparison(f"pandas vs Dask engine, {side_events:,} events, "
                           f"{side['processes']} processes", "pandas",
