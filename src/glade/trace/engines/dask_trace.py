@@ -49,6 +49,7 @@ from glade.trace.engines.parts import (
     EVENT_ID,
     REFERENCE_COLUMNS,
     PartSummary,
+    compute_all,
     derive,
     local_trace,
     run_local,
@@ -149,7 +150,7 @@ class DaskTrace:
         if self._summaries is None:
             columns = self.events[[TIMESTAMP, PROCESS, THREAD, NAME]]
             tasks = [dask.delayed(summarize)(p) for p in columns.to_delayed()]
-            self._summaries = list(dask.compute(*tasks))
+            self._summaries = compute_all(tasks, "scanning partitions")
         return self._summaries
 
     def __len__(self) -> int:
@@ -210,7 +211,7 @@ class DaskTrace:
         end = self._end()
         tasks = [dask.delayed(run_local)(p, self.metadata, end, function, *args)
                  for p in self.events.to_delayed()]
-        return list(dask.compute(*tasks))
+        return compute_all(tasks, getattr(function, "__name__", "partitions"))
 
     def _derive(self, method: str, *args: Any) -> None:
         """Add the derived columns of ``Trace.<method>(*args)`` to the events, lazily."""
@@ -340,7 +341,7 @@ class DaskTrace:
         end = self._end()
         tasks = [dask.delayed(cct_share)(p, self.metadata, end)
                  for p in self.events.to_delayed()]
-        shares = list(dask.compute(*tasks))
+        shares = compute_all(tasks, "call trees")
         frames, parents, rows, maps = merge_cct(shares)
         counts = {key: sum(s["repairs"][key] for s in shares)
                   for key in ("orphan_leaves", "open_enters")}

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from tqdm.auto import tqdm
 
 from glade.errors import TraceError
 from glade.trace.events import NAME, PROCESS, THREAD, TIMESTAMP, is_derived
@@ -60,6 +61,25 @@ def split_by_process(events: pd.DataFrame, npartitions: int) -> list[pd.DataFram
     bounds = np.searchsorted(part[order], np.arange(npartitions + 1))
     return [events.iloc[order[lo:hi]] for lo, hi in itertools.pairwise(bounds)
             if hi > lo]
+
+
+def compute_all(tasks: list, description: str) -> list:
+    """The results of ``tasks`` (dask delayed objects, one per partition) computed on the
+    active scheduler; on a ``dask.distributed`` cluster with a progress bar when it takes
+    more than a second."""
+    import dask
+
+    try:
+        from distributed import as_completed, default_client
+
+        client = default_client()
+    except (ImportError, ValueError):
+        return list(dask.compute(*tasks))
+    futures = client.compute(tasks)
+    with tqdm(total=len(futures), desc=description, unit="partition", delay=1.0) as bar:
+        for _ in as_completed(futures):
+            bar.update(1)
+    return client.gather(futures)
 
 
 def in_time_order(part: pd.DataFrame) -> pd.DataFrame:

@@ -28,7 +28,7 @@ import pandas as pd
 from glade.errors import ReaderError
 from glade.readers.traces.csv import typed_events
 from glade.readers.traces.text import GZIP_MAGIC
-from glade.trace.engines.parts import EVENT_ID, in_time_order, process_partitions
+from glade.trace.engines.parts import EVENT_ID, compute_all, in_time_order, process_partitions
 from glade.trace.events import EVENT_TYPE, NAME, PROCESS, THREAD
 
 #: Bytes of CSV per block.
@@ -100,8 +100,8 @@ def read_csv_dask(target: Path, names: list[str], npartitions: int | None = None
     typed = blocks.map_partitions(typed_block, str(target), names, meta=first.iloc[:0])
     text = [NAME] + [c for c in first.columns
                      if first[c].dtype == object and c not in (NAME, _ID)]
-    summaries = dask.compute(*[dask.delayed(block_summary)(b, text)
-                               for b in typed.to_delayed()])
+    summaries = compute_all([dask.delayed(block_summary)(b, text)
+                             for b in typed.to_delayed()], "reading CSV blocks")
     counts = pd.concat([s[0] for s in summaries]).groupby(level=0).sum().sort_index()
     categories = {c: pd.Index(np.sort(pd.unique(np.concatenate(
         [s[1][c] for s in summaries]).astype(object)).astype(str))) for c in text}
