@@ -11,8 +11,9 @@
 
 Pipit has no out-of-core engine, so the comparison is glade's two engines. Peaks are
 ``VmHWM``, reset before each analysis (``/proc/<pid>/clear_refs``). ``--quick`` runs
-10^5 events on 16 processes. ``GLADE_DASK_STORE=<dir>`` reuses a store written before
-(of the full size). Full runs warm up every process first (imports, numba); quick runs do
+10^5 events on 16 processes. ``--events N`` sets the size of part 1 (a part 1 of 10^7 events is
+also part 2's Dask side). ``GLADE_DASK_STORE=<dir>`` reuses a store written before (of
+part 1's size). Full runs warm up every process first (imports, numba); quick runs do
 not. Run alone with ``python benchmarks/bench_dask.py [--quick]``.
 """
 
@@ -161,8 +162,9 @@ def gb(value: float) -> str:
     return f"{value / GB:.2f} GB"
 
 
-def main(quick: bool = False) -> list[Table]:
-    """Run both parts; print and return their tables (a note when Dask is missing)."""
+def main(quick: bool = False, events: int | None = None) -> list[Table]:
+    """Run both parts; print and return their tables (a note when Dask is missing).
+    ``events`` replaces the size of the first part (on 1024 processes)."""
     if load_optional("distributed") is None:
         missing = Table("Dask engine", ["note"])
         missing.add("not run: install the glade[dask] extra")
@@ -173,6 +175,8 @@ def main(quick: bool = False) -> list[Table]:
 
     warnings.simplefilter("ignore")
     big = QUICK if quick else FULL
+    if events is not None and not quick:
+        big = {"events": int(events), "processes": FULL["processes"]}
     side = QUICK if quick else SIDE
     folder = Path(tempfile.mkdtemp(prefix="glade-bench-dask-"))
     tables = []
@@ -205,10 +209,11 @@ def main(quick: bool = False) -> list[Table]:
                        "analysis (VmHWM after a reset)")
             tables.append(scale.show())
 
-            side_store = big_store if side == big else make_store(folder, side, "side")
+            same = side == big
+            side_store = big_store if same else make_store(folder, side, "side")
             side_events = len(Trace.from_parquet(side_store, engine="dask"))
             on_pandas = run_pandas(side_store, warm=not quick)
-            on_dask = run_dask(client, side_store)
+            on_dask = results if same else run_dask(client, side_store)
         pair = Comparison(f"pandas vs Dask engine, {side_events:,} events, "
                           f"{side['processes']} processes", "pandas",
                           extra=["pandas peak", "Dask worker peak"])
@@ -231,4 +236,7 @@ def main(quick: bool = False) -> list[Table]:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
-    main(quick=parser.parse_args().quick)
+    parser.add_argument("--events", type=int, default=None,
+                        help="events of the first part (default 10^8)")
+    arguments = parser.parse_args()
+    main(quick=arguments.quick, events=arguments.events)
