@@ -30,7 +30,7 @@ import time
 import warnings
 from pathlib import Path
 
-from common import Comparison, Table, Timing, format_seconds, load_optional
+from common import Check, Comparison, Table, Timing, format_seconds, load_optional
 
 HERE = Path(__file__).resolve()
 GB = 1024**3
@@ -201,6 +201,9 @@ def main(quick: bool = False, events: int | None = None) -> list[Table]:
                           gb(r["client"]), gb(r["scheduler"]),
                           " / ".join(gb(w) for w in r["workers"]),
                           "yes" if highest < MEMORY_LIMIT else "NO")
+                if not quick:
+                    scale.checks.append(Check(scale.title, name, "every process < 4 GB",
+                                              highest < MEMORY_LIMIT))
             scale.note(f"every analysis reads the Parquet store ({events:,} events) afresh "
                        "on the workers; "
                        + ("the store was made before the run" if reused and not quick else
