@@ -294,8 +294,12 @@ def detect(path: str | os.PathLike) -> bool:
     return sidecar_format(path) == FORMAT
 
 
-def read_parquet_trace(path: str | os.PathLike, **kwargs: Any) -> Trace:
-    """Reader entry point of ``glade.read_trace`` for a stored trace."""
+def read_parquet_trace(path: str | os.PathLike, engine: str = "pandas",
+                       npartitions: int | None = None, **kwargs: Any):
+    """Reader entry point of ``glade.read_trace`` for a stored trace (``engine="dask"``
+    reads it onto Dask, see :meth:`glade.Trace.from_parquet`)."""
+    from glade.trace.model import Trace
+
     if kwargs:
         raise GladeError(f"a glade Parquet trace takes no reading options, not {sorted(kwargs)}")
-    return from_parquet(path)
+    return Trace.from_parquet(path, engine=engine, npartitions=npartitions)

@@ -234,6 +234,9 @@ def test_a_parquet_store_read_on_dask_is_the_stored_trace(dask_client, tmp_path)
     on_dask = Trace.from_parquet(store, engine="dask", npartitions=4)
     assert on_dask.npartitions == 4
     pd.testing.assert_frame_equal(on_dask.compute().events, trace.events, check_exact=True)
+    from glade.readers.traces import read_trace
+
+    assert read_trace(store, engine="dask", npartitions=2).npartitions == 2
     assert on_dask.metadata == trace.metadata
     expected = analyses(trace)
     for what, value in analyses(on_dask).items():
