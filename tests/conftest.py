@@ -56,3 +56,14 @@ def foo_bar_path(pipit_data: Path) -> Path:
 def foo_bar(foo_bar_path: Path) -> Trace:
     """The foo-bar trace, freshly read for every test."""
     return Trace.from_csv(foo_bar_path)
+
+
+@pytest.fixture(scope="session")
+def dask_client():
+    """A Client of one LocalCluster of 2 worker processes (1 thread each), shared by every
+    test of the Dask engine (skipped with a reason when the glade[dask] extra is absent)."""
+    distributed = pytest.importorskip("distributed", reason="the glade[dask] extra is absent")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as cluster, \
+            distributed.Client(cluster) as client:
+        yield client

@@ -21,6 +21,10 @@ class ReaderError(GladeError, ValueError):
         self.reason = message
         super().__init__(f"{self.path}: {message}" if self.path else message)
 
+    def __reduce__(self):
+        # rebuilt from its own arguments when pickled (errors raised on a Dask worker)
+        return type(self), (self.path, self.reason)
+
 
 class GraphError(GladeError, ValueError):
     """A graph or graph frame is structurally invalid (bad ids, mismatched rows)."""
@@ -42,6 +46,10 @@ class MetricError(GladeError, KeyError):
             message += "; available: " + ", ".join(repr(a) for a in self.available)
         self.message = message
         super().__init__(message)
+        self._arguments = (name, self.available, what)
+
+    def __reduce__(self):
+        return type(self), self._arguments
 
     def __str__(self) -> str:
         return self.message
@@ -81,6 +89,10 @@ class QuerySyntaxError(QueryError):
             full += "; expected one of: " + ", ".join(self.expected)
         full += f"\n  {shown}\n  {caret}"
         super().__init__(full)
+        self._arguments = (message, text, line, column, expected)
+
+    def __reduce__(self):
+        return type(self), self._arguments
 
 
 def call_user(function, *args, name: str, context: str = ""):

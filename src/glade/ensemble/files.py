@@ -16,6 +16,7 @@ import pickle
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from tqdm.auto import tqdm
 
@@ -145,10 +146,11 @@ def _picklable(reader: Reader) -> bool:
 
 
 def read_profiles(paths: list[Path], reader: Reader, workers: int | None,
-                  progress: bool) -> list[ProfileParts]:
+                  progress: bool, client: Any = None) -> list[ProfileParts]:
     """Read every path, in ``workers`` processes (default: one per CPU, at most one
     per file; 1, or a reader function that cannot be sent to another process, reads
-    here), with a progress bar after :data:`PROGRESS_DELAY` seconds."""
+    here), or on the workers of the ``dask.distributed`` ``client`` when given, with a
+    progress bar after :data:`PROGRESS_DELAY` seconds."""
     if workers is not None and (not isinstance(workers, int) or workers < 1):
         raise GladeError(f"workers must be a positive integer, not {workers!r}")
     count = len(paths)
@@ -159,7 +161,14 @@ def read_profiles(paths: list[Path], reader: Reader, workers: int | None,
                delay=PROGRESS_DELAY)
     results: list[ProfileParts | tuple[str, str]] = []
     try:
-        if workers == 1:
+        if client is not None:
+            from distributed import as_completed
+
+            futures = client.map(_read_one, paths, [reader] * count, pure=False)
+            for _ in as_completed(futures):
+                bar.update(1)
+            results = client.gather(futures)
+        elif workers == 1:
             for path in paths:
                 results.append(_read_one(path, reader))
                 bar.update(1)

@@ -262,6 +262,7 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         labels: Sequence[Hashable] | None = None,
         workers: int | None = None,
         progress: bool = True,
+        client: Any = None,
     ) -> Ensemble:
         """An ensemble of profile files, read in parallel.
 
@@ -273,12 +274,14 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         process); a progress bar shows when reading takes more than a second. Each
         profile's metadata gets its file in column ``path``. Profile ids are
         ``labels`` (one per file, in order) else content hashes: the same file twice
-        needs two labels.
+        needs two labels. With a ``dask.distributed`` ``client`` (the ``glade[dask]``
+        extra) the cluster's workers read the files instead (``workers`` is then
+        unused): the paths must be readable there.
         """
         from glade.ensemble.files import read_profiles, resolve_paths
 
         paths = resolve_paths(source, reader)
-        parts = read_profiles(paths, reader, workers, progress)
+        parts = read_profiles(paths, reader, workers, progress, client)
         extra = [{"path": os.fspath(path)} for path in paths]
         return ensemble_of(parts, labels, extra)
 

@@ -165,11 +165,18 @@ def query_calls(trace: Trace, query: Any, rank_mode: str = "any") -> Trace:
     """A new Trace with the events of the nodes of the call forest that ``query`` (any
     form) matches: the Enter and Leave of every matched call and every matched instant.
     A removed call's time counts for its caller, as everywhere on traces."""
+    from glade.trace.filter import subset
+
+    return subset(trace, calls_query_mask(trace, query, rank_mode))
+
+
+def calls_query_mask(trace: Trace, query: Any, rank_mode: str = "any") -> np.ndarray:
+    """Per event: whether it belongs to a node of the call forest that ``query`` (any
+    form) matches (see :func:`query_calls`)."""
     from glade.query import parse, query_mask
     from glade.query.engine import RowTable
-    from glade.trace.filter import subset
 
     parsed = parse(query)
     forest = call_forest(trace)
     keep = query_mask(RowTable(forest.graph, forest.dataframe), parsed, rank_mode)
-    return subset(trace, calls_mask(trace, forest, keep))
+    return calls_mask(trace, forest, keep)

@@ -81,24 +81,26 @@ def to_graphframe(trace: Trace) -> GraphFrame:
 def cct_graphframe(trace: Trace) -> tuple[GraphFrame, np.ndarray]:
     """:func:`to_graphframe` of the trace, and per event the id of its node in that
     GraphFrame (-1 for none; see :func:`cct_nodes`)."""
+    node, frames, parents, rows = cct_tables(trace)
+    gf, pre = cct_frame(frames, parents, rows, cct_metadata(trace.metadata, trace._repairs()))
+    node = node.copy()
+    node[node >= 0] = pre[node[node >= 0]]
+    return gf, node
+
+
+def cct_tables(trace: Trace) -> tuple[np.ndarray, pd.DataFrame, np.ndarray, pd.DataFrame]:
+    """The CCT of the trace's calls as tables: per event its node (see
+    :func:`cct_nodes`), the node frames and parents, and one row per (node, rank) with
+    calls: ``node``, ``rank`` (process), ``time``, ``time (inc)`` (ns) and ``count``,
+    summed over the calls, ordered by node then rank."""
     structure = trace._call_structure()
     kinds = trace.event_kinds()
     time_inc = inclusive(trace.events, structure, TIMESTAMP, kinds)
     time_exc = exclusive(time_inc, structure.parent, kinds)
     node, frames, parents = cct_nodes(trace)
-    child = np.flatnonzero(parents >= 0)
-    _, pre = Graph.from_edges(frames, parents[child], child, roots=np.flatnonzero(parents < 0))
-    inverse = np.argsort(pre)
-    ordered = frames.iloc[inverse].reset_index(drop=True)
-    src, dst = pre[parents[child]], pre[child]
-    by_child = np.argsort(dst, kind="stable")
-    src, dst = src[by_child], dst[by_child]
-    node = node.copy()
-    node[node >= 0] = pre[node[node >= 0]]
     calls = np.flatnonzero((kinds == ENTER) & (node >= 0))
     codes, processes = trace.process_codes()
-    rank = codes[calls]
-    cell = node[calls] * len(processes) + rank
+    cell = node[calls] * len(processes) + codes[calls]
     size = len(frames) * len(processes)
     time_exc = np.bincount(cell, weights=time_exc[calls], minlength=size)
     time_inc = np.bincount(cell, weights=time_inc[calls], minlength=size)
@@ -111,11 +113,34 @@ def cct_graphframe(trace: Trace) -> tuple[GraphFrame, np.ndarray]:
         "time (inc)": time_inc[present],
         "count": count[present].astype(np.int64),
     })
-    metadata = {"source": "trace", "units": {"time": "ns", "time (inc)": "ns"},
-                "trace": {**copy.deepcopy(trace.metadata), "repairs": trace._repairs()}}
+    return node, frames, parents, rows
+
+
+def cct_metadata(metadata: dict, repairs: dict[str, int]) -> dict:
+    """The metadata of the CCT of a trace with ``metadata`` whose matching needed
+    ``repairs``."""
+    return {"source": "trace", "units": {"time": "ns", "time (inc)": "ns"},
+            "trace": {**copy.deepcopy(metadata), "repairs": repairs}}
+
+
+def cct_frame(frames: pd.DataFrame, parents: np.ndarray, rows: pd.DataFrame, metadata: dict
+              ) -> tuple[GraphFrame, np.ndarray]:
+    """The GraphFrame of a CCT given by its node ``frames`` and ``parents`` (-1 for
+    roots; siblings in id order) and its (node, rank) ``rows`` (see
+    :func:`cct_tables`), and the pre-order id of every node."""
+    child = np.flatnonzero(parents >= 0)
+    _, pre = Graph.from_edges(frames, parents[child], child, roots=np.flatnonzero(parents < 0))
+    inverse = np.argsort(pre)
+    ordered = frames.iloc[inverse].reset_index(drop=True)
+    src, dst = pre[parents[child]], pre[child]
+    by_child = np.argsort(dst, kind="stable")
+    src, dst = src[by_child], dst[by_child]
+    rows = rows.assign(node=pre[rows["node"].to_numpy()])
+    rows = rows.iloc[np.lexsort((rows["rank"].to_numpy(), rows["node"].to_numpy()))]
     gf = GraphFrame.from_tables(
-        ordered, src, dst, rows, exc_metrics=["time", "count"], inc_metrics=["time (inc)"],
+        ordered, src, dst, rows.reset_index(drop=True), exc_metrics=["time", "count"],
+        inc_metrics=["time (inc)"],
         roots=np.flatnonzero(np.bincount(dst, minlength=len(frames)) == 0),
         index=("node", "rank"), default_metric="time (inc)", metadata=metadata,
     )
-    return gf, node
+    return gf, pre

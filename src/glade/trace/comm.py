@@ -71,7 +71,7 @@ def _column(trace: Trace, name: str, rows: np.ndarray, default: int = -1) -> np.
     return events[name].to_numpy()[rows].astype(np.int64)
 
 
-def _check_output(output: str) -> None:
+def check_output(output: str) -> None:
     if output not in OUTPUTS:
         raise TraceError(f"output must be one of {OUTPUTS}, not {output!r}")
 
@@ -83,18 +83,23 @@ def _volume(trace: Trace, rows: np.ndarray, output: str) -> np.ndarray:
         return np.ones(rows.size, dtype=np.int64)
     size = _column(trace, MESSAGE_SIZE, rows, default=-1)
     unknown = size < 0
-    if unknown.any():
-        warnings.warn(
-            UnknownMessageSizeWarning(
-                f"{int(unknown.sum())} of {rows.size} messages have no recorded size "
-                "and add nothing to volumes by size"
-            ),
-            stacklevel=4,
-        )
+    warn_unknown_sizes(int(unknown.sum()), rows.size)
     return np.where(unknown, 0, size)
 
 
-def _sends(trace: Trace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def warn_unknown_sizes(unknown: int, total: int) -> None:
+    """Warn that ``unknown`` of ``total`` messages have no size (nothing when none)."""
+    if unknown:
+        warnings.warn(
+            UnknownMessageSizeWarning(
+                f"{unknown} of {total} messages have no recorded size "
+                "and add nothing to volumes by size"
+            ),
+            stacklevel=5,
+        )
+
+
+def sent_messages(trace: Trace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rows, senders and receivers of the sends with a known receiver (others are left
     out with a warning)."""
     rows = message_rows(trace, SEND_NAMES)
@@ -126,15 +131,33 @@ def positions(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
     return np.searchsorted(ids, values)
 
 
+def send_pairs(trace: Trace) -> pd.DataFrame:
+    """The sends with a known receiver aggregated per (``sender``, ``receiver``) pair:
+    ``count`` (messages), ``size`` (bytes of those of known size) and ``unknown``
+    (messages of unknown size); integers, so pairs from parts of a trace add up
+    exactly."""
+    rows, senders, receivers = sent_messages(trace)
+    size = _column(trace, MESSAGE_SIZE, rows, default=-1)
+    table = pd.DataFrame({"sender": senders, "receiver": receivers, "count": 1,
+                          "size": np.maximum(size, 0), "unknown": (size < 0).astype(np.int64)})
+    return table.groupby(["sender", "receiver"], sort=True).sum().reset_index()
+
+
 def communicating_processes(trace: Trace, partners: np.ndarray | None = None) -> np.ndarray:
-    """The process ids that label the rows and columns of the communication matrix:
-    ``0..max`` when the ids of the processes and of the partners of their sends look
-    like ranks (non-negative, at most 4 times as many slots as ids), so that index i
-    is rank i even for a silent rank; else the sorted distinct ids. ``partners`` are
-    the partners of the sends (-1 where unknown) when the caller already has them."""
+    """The process ids that label the rows and columns of the communication matrix
+    (see :func:`process_ids`); ``partners`` are the partners of the sends (-1 where
+    unknown) when the caller already has them."""
     if partners is None:
         partners = _column(trace, PARTNER, message_rows(trace, SEND_NAMES), default=-1)
-    ids = np.union1d(trace.processes, distinct_ids(partners[partners >= 0]))
+    return process_ids(trace.processes, partners)
+
+
+def process_ids(processes: np.ndarray, partners: np.ndarray) -> np.ndarray:
+    """The labels of the communication matrix of a trace of ``processes`` whose sends go
+    to ``partners`` (-1 where unknown): ``0..max`` when the ids of the processes and of
+    the partners look like ranks (non-negative, at most 4 times as many slots as ids),
+    so that index i is rank i even for a silent rank; else the sorted distinct ids."""
+    ids = np.union1d(processes, distinct_ids(partners[partners >= 0]))
     if ids.size and ids[0] >= 0 and ids[-1] + 1 <= 4 * ids.size:
         return np.arange(ids[-1] + 1, dtype=np.int64)
     return ids
@@ -149,12 +172,19 @@ def comm_matrix(trace: Trace, output: str = "size", as_frame: bool = False
     i is rank i, as in Pipit). ``as_frame=True`` returns a DataFrame labelled with
     the process ids instead of an int64 array.
     """
-    _check_output(output)
-    rows, senders, receivers = _sends(trace)
+    check_output(output)
+    rows, senders, receivers = sent_messages(trace)
     ids = communicating_processes(trace, receivers)
+    return matrix_of(senders, receivers, _volume(trace, rows, output), ids, as_frame)
+
+
+def matrix_of(senders: np.ndarray, receivers: np.ndarray, weights: np.ndarray, ids: np.ndarray,
+              as_frame: bool) -> np.ndarray | pd.DataFrame:
+    """The communication matrix of messages from ``senders`` to ``receivers`` weighing
+    ``weights`` (integers), rows and columns labelled by ``ids`` (see
+    :func:`comm_matrix`)."""
     size = len(ids)
     cell = positions(ids, senders) * size + positions(ids, receivers)
-    weights = _volume(trace, rows, output)
     matrix = np.bincount(cell, weights=weights, minlength=size * size)
     matrix = np.rint(matrix).astype(np.int64).reshape(size, size)
     if as_frame:
@@ -166,7 +196,7 @@ def comm_matrix(trace: Trace, output: str = "size", as_frame: bool = False
 def comm_by_process(trace: Trace, output: str = "size") -> pd.DataFrame:
     """Bytes or messages sent and received by each process (``Sent``, ``Received``),
     indexed by ``Process``."""
-    frame = comm_matrix(trace, output, as_frame=True)
+    frame = trace.comm_matrix(output, as_frame=True)
     matrix = frame.to_numpy(dtype=np.int64)
     return pd.DataFrame(
         {"Sent": matrix.sum(axis=1), "Received": matrix.sum(axis=0)},
@@ -178,9 +208,13 @@ def message_histogram(trace: Trace, bins: Any = 20, **kwargs: Any
                       ) -> tuple[np.ndarray, np.ndarray]:
     """``numpy.histogram`` of the sizes of the sent messages of known size:
     ``(counts, edges)``; ``kwargs`` go to ``numpy.histogram``."""
-    rows = message_rows(trace, SEND_NAMES)
-    sizes = _column(trace, MESSAGE_SIZE, rows, default=-1)
-    return np.histogram(sizes[sizes >= 0], bins=bins, **kwargs)
+    return np.histogram(sent_sizes(trace), bins=bins, **kwargs)
+
+
+def sent_sizes(trace: Trace) -> np.ndarray:
+    """The sizes (bytes) of the sent messages of known size, in event order."""
+    sizes = _column(trace, MESSAGE_SIZE, message_rows(trace, SEND_NAMES), default=-1)
+    return sizes[sizes >= 0]
 
 
 def comm_over_time(trace: Trace, output: str = "size", message_type: str = "send",
@@ -188,7 +222,7 @@ def comm_over_time(trace: Trace, output: str = "size", message_type: str = "send
     """``numpy.histogram`` of the messages sent (``message_type="send"``) or received
     (``"receive"``) over the time span of the trace, weighted by size or counted:
     ``(volume, edges)`` with edges in ns."""
-    _check_output(output)
+    check_output(output)
     if message_type not in MESSAGE_TYPES:
         raise TraceError(f"message_type must be one of {MESSAGE_TYPES}, not {message_type!r}")
     rows = message_rows(trace, SEND_NAMES if message_type == "send" else RECEIVE_NAMES)

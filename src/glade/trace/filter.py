@@ -206,36 +206,63 @@ def _pairs_together(trace: Trace, mask: np.ndarray) -> np.ndarray:
 def query_mask(trace: Trace, query: Any, rank_mode: str = "any") -> np.ndarray:
     """Per event: whether it belongs to a call whose CCT node ``query`` matches (Enter
     and Leave rows of the call, instants directly inside it)."""
-    from glade.query import match_nodes
     from glade.trace.cct import cct_graphframe
 
     gf, node = cct_graphframe(trace)
+    return events_of_nodes(node, matched_nodes(gf, query, rank_mode))
+
+
+def matched_nodes(gf: Any, query: Any, rank_mode: str = "any") -> np.ndarray:
+    """Per node of the GraphFrame ``gf``: whether ``query`` matches it."""
+    from glade.query import match_nodes
+
     keep = np.zeros(len(gf.graph), dtype=bool)
     keep[match_nodes(gf, query, rank_mode=rank_mode)] = True
+    return keep
+
+
+def events_of_nodes(node: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Per event (whose CCT node is ``node``, -1 for none): whether ``keep`` keeps its
+    node."""
     kept = np.zeros(len(node), dtype=bool)
     kept[node >= 0] = keep[node[node >= 0]]
     return kept
+
+
+def selected_metadata(metadata: dict) -> dict:
+    """The metadata of a selection of a trace with ``metadata``: a copy, without the
+    counts that describe the whole trace's matching."""
+    metadata = copy.deepcopy(metadata)
+    for key in ("repairs", "unmatched_messages"):
+        metadata.pop(key, None)
+    return metadata
 
 
 def subset(trace: Trace, mask: np.ndarray) -> Trace:
     """A new Trace with the recorded columns of the rows where ``mask`` is true."""
     from glade.trace.model import Trace
 
-    metadata = copy.deepcopy(trace.metadata)
-    for key in ("repairs", "unmatched_messages"):
-        metadata.pop(key, None)
     events = trace.events.loc[mask, trace.recorded_columns()]
     definitions = None if trace.definitions is None else trace.definitions.copy()
-    return Trace(events, definitions, metadata, copy=False)
+    return Trace(events, definitions, selected_metadata(trace.metadata), copy=False)
+
+
+def filter_mask(trace: Trace, condition: Any, rank_mode: str = "any") -> np.ndarray:
+    """Per event: whether it passes ``condition`` (a Filter, or a call-path query in any
+    form; see the module doc)."""
+    if isinstance(condition, BaseFilter):
+        return _pairs_together(trace, np.asarray(condition.mask(trace.events), dtype=bool))
+    check_query(condition)
+    return query_mask(trace, condition, rank_mode)
+
+
+def check_query(condition: Any) -> None:
+    """QueryError when ``condition`` is a plain function rather than a call-path query."""
+    if callable(condition) and not hasattr(condition, "to_string"):
+        raise QueryError("a trace filter is a Filter or a call-path query, not a function")
 
 
 def apply_filter(trace: Trace, condition: Any, rank_mode: str = "any") -> Trace:
     """The events of ``trace`` that pass ``condition`` (a Filter, or a call-path query in
     any form), as a new Trace (see the module doc)."""
-    if isinstance(condition, BaseFilter):
-        mask = _pairs_together(trace, np.asarray(condition.mask(trace.events), dtype=bool))
-    elif callable(condition) and not hasattr(condition, "to_string"):
-        raise QueryError("a trace filter is a Filter or a call-path query, not a function")
-    else:
-        mask = query_mask(trace, condition, rank_mode)
-    return subset(trace, mask)
+    return subset(trace, filter_mask(trace, condition, rank_mode))

@@ -239,6 +239,13 @@ def warn_repairs(structure: CallStructure) -> dict[str, int]:
         "orphan_leaves": int(structure.orphan_leaves.size),
         "open_enters": int(structure.open_enters.size),
     }
+    warn_repair_counts(counts, stacklevel=5)
+    return counts
+
+
+def warn_repair_counts(counts: dict[str, int], stacklevel: int = 4) -> None:
+    """Announce repair ``counts`` (``orphan_leaves``, ``open_enters``) with a warning when
+    not zero."""
     if any(counts.values()):
         warnings.warn(
             UnmatchedEventsWarning(
@@ -246,6 +253,5 @@ def warn_repairs(structure: CallStructure) -> dict[str, int]:
                 f"the call structure and {counts['open_enters']} Enter event(s) never left "
                 "were closed at the end of the trace (see trace.metadata['repairs'])"
             ),
-            stacklevel=4,
+            stacklevel=stacklevel,
         )
-    return counts

@@ -487,6 +487,15 @@ class Trace:
 
         return to_graphframe(self)
 
+    def to_dask(self, npartitions: int | None = None):
+        """This trace on the Dask engine (needs ``glade[dask]``): a
+        :class:`~glade.trace.engines.dask_trace.DaskTrace` whose ``npartitions``
+        partitions hold whole processes (see
+        :meth:`~glade.trace.engines.dask_trace.DaskTrace.from_pandas`)."""
+        from glade.trace.engines import dask_trace_class
+
+        return dask_trace_class().from_pandas(self, npartitions)
+
     # ----------------------------------------------------- reading, writing
     @classmethod
     def from_csv(cls, path: str, **kwargs: Any) -> Trace:
@@ -531,10 +540,23 @@ class Trace:
         return read_trace(path, format="nsight", **kwargs)
 
     @classmethod
-    def from_parquet(cls, path: str | os.PathLike) -> Trace:
+    def from_parquet(cls, path: str | os.PathLike, engine: str = "pandas",
+                     npartitions: int | None = None):
         """Read a trace stored by :meth:`to_parquet` (a directory; see
         :mod:`glade.trace.storage`); ReaderError naming the file when it is incomplete
-        or damaged."""
+        or damaged. ``engine="dask"`` (needs ``glade[dask]``) gives a
+        :class:`~glade.trace.engines.dask_trace.DaskTrace` whose ``npartitions``
+        partitions (default: about 2 million events each) hold whole processes, read
+        by the cluster's workers (see :mod:`glade.trace.engines.storage`)."""
+        from glade.trace.engines import check_engine, dask_trace_class
+
+        if check_engine(engine) == "dask":
+            dask_trace_class()
+            from glade.trace.engines.storage import read_dask_store
+
+            return read_dask_store(path, npartitions)
+        if npartitions is not None:
+            raise GladeError("npartitions is an option of engine='dask'")
         from glade.trace.storage import from_parquet
 
         return from_parquet(path)

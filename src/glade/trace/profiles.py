@@ -91,7 +91,7 @@ def _metric_values(trace: Trace, metric: str, enter: np.ndarray,
     return values
 
 
-def _cell_sums(trace: Trace, metrics: Sequence[str], groupby_column: str
+def cell_sums(trace: Trace, metrics: Sequence[str], groupby_column: str
                ) -> tuple[dict[str, np.ndarray], np.ndarray, pd.Index, np.ndarray]:
     """Sums of ``metrics`` per (group, process) as dense (G, P) arrays, the number of
     calls per cell, the group labels and the process ids."""
@@ -114,7 +114,7 @@ def _cell_sums(trace: Trace, metrics: Sequence[str], groupby_column: str
     return sums, calls, labels, processes
 
 
-def _metric_list(metrics: str | Sequence[str]) -> list[str]:
+def metric_list(metrics: str | Sequence[str]) -> list[str]:
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
         raise TraceError("no metric given")
@@ -137,8 +137,16 @@ def flat_profile(
     are computed when missing; inclusive ones count outermost calls only. Rows are
     sorted by the first metric, largest first (ties keep the group order).
     """
-    names = _metric_list(metrics)
-    sums, calls, labels, processes = _cell_sums(trace, names, groupby_column)
+    names = metric_list(metrics)
+    return flat_profile_table(*cell_sums(trace, names, groupby_column), names, groupby_column,
+                              per_process, mean)
+
+
+def flat_profile_table(sums: dict[str, np.ndarray], calls: np.ndarray, labels: pd.Index,
+                       processes: np.ndarray, names: list[str], groupby_column: str,
+                       per_process: bool, mean: bool) -> pd.DataFrame:
+    """The table of :func:`flat_profile` from the sums of :func:`cell_sums` (dense
+    (group, process) arrays per metric, calls per cell, group labels, process ids)."""
     scale = len(processes) if mean and len(processes) else 1
     if per_process:
         g, p = np.nonzero(calls)
@@ -215,6 +223,13 @@ def bin_edges(t0: int, t1: int, num_bins: int) -> np.ndarray:
     return int(t0) + k * whole + (k * rest) // num_bins
 
 
+def check_num_bins(num_bins: int) -> int:
+    """``num_bins`` as an int; TraceError unless it is a positive integer."""
+    if isinstance(num_bins, bool) or not isinstance(num_bins, int | np.integer) or num_bins < 1:
+        raise TraceError(f"num_bins must be a positive integer, not {num_bins!r}")
+    return int(num_bins)
+
+
 def time_profile(trace: Trace, num_bins: int = 50, normalized: bool = False) -> pd.DataFrame:
     """Exclusive time of every function in each of ``num_bins`` intervals between the
     first and the last timestamp of the trace, summed over processes.
@@ -226,17 +241,24 @@ def time_profile(trace: Trace, num_bins: int = 50, normalized: bool = False) -> 
     fraction of the bin's capacity (bin width times the number of locations). A call's
     time in a bin is its overlap with the bin minus its direct callees' overlaps.
     """
-    if isinstance(num_bins, bool) or not isinstance(num_bins, int | np.integer) or num_bins < 1:
-        raise TraceError(f"num_bins must be a positive integer, not {num_bins!r}")
-    num_bins = int(num_bins)
+    num_bins = check_num_bins(num_bins)
+    stamps = trace.events[TIMESTAMP].to_numpy()
+    t0 = int(stamps.min()) if stamps.size else 0
+    t1 = int(stamps.max()) if stamps.size else 0
+    edges = bin_edges(t0, t1, num_bins)
+    profile, labels = exclusive_bins(trace, edges)
+    return time_profile_table(profile, labels, edges, trace.location_codes()[1], normalized)
+
+
+def exclusive_bins(trace: Trace, edges: np.ndarray) -> tuple[np.ndarray, pd.Index]:
+    """Exclusive time (int64 ns) of every function of the trace in each bin between
+    ``edges``, as a (functions, bins) array, and the function names (see
+    :func:`spread_exclusive`)."""
     if PARENT not in trace.events.columns:
         trace.match_caller_callee()
     events = trace.events
     enter = np.flatnonzero(trace.event_kinds() == ENTER)
     stamps = events[TIMESTAMP].to_numpy()
-    t0 = int(stamps.min()) if stamps.size else 0
-    t1 = int(stamps.max()) if stamps.size else 0
-    edges = bin_edges(t0, t1, num_bins)
     all_codes = np.zeros(len(events), dtype=np.int64)
     code, labels = column_codes(events[NAME], enter)
     all_codes[enter] = code
@@ -245,8 +267,14 @@ def time_profile(trace: Trace, num_bins: int = 50, normalized: bool = False) -> 
     parent = events[PARENT].to_numpy()[enter]
     nested = parent >= 0
     caller = all_codes[np.maximum(parent, 0)]
-    profile = spread_exclusive(start, end, code, caller, nested, len(labels), edges)
-    capacity = np.diff(edges) * trace.location_codes()[1]
+    return spread_exclusive(start, end, code, caller, nested, len(labels), edges), labels
+
+
+def time_profile_table(profile: np.ndarray, labels: pd.Index, edges: np.ndarray,
+                       num_locations: int, normalized: bool) -> pd.DataFrame:
+    """The table of :func:`time_profile` from the exclusive time of every function
+    (labels) per bin (``profile``), the bin ``edges`` and the number of locations."""
+    capacity = np.diff(edges) * num_locations
     idle = capacity - profile.sum(axis=0)
     order = np.argsort(-profile.sum(axis=1), kind="stable")
     table = pd.DataFrame({"bin_start": edges[:-1], "bin_end": edges[1:], "idle_time": idle})
@@ -265,12 +293,25 @@ def load_imbalance(trace: Trace, metric: str = "time.exc", num_processes: int = 
     and ``Top process 1`` ... ``Top process k`` for the ``num_processes`` processes
     with the largest values (ties: lowest id first). Sorted by the mean, largest first.
     """
+    num_processes = check_num_processes(num_processes)
+    sums, _, labels, processes = cell_sums(trace, [metric], NAME)
+    return load_imbalance_table(sums[metric], labels, processes, metric, num_processes)
+
+
+def check_num_processes(num_processes: int) -> int:
+    """``num_processes`` as an int; TraceError unless it is a positive integer."""
     if isinstance(num_processes, bool) or not isinstance(num_processes, int | np.integer) or (
         num_processes < 1
     ):
         raise TraceError(f"num_processes must be a positive integer, not {num_processes!r}")
-    sums, _, labels, processes = _cell_sums(trace, [metric], NAME)
-    table = pd.DataFrame(imbalance_columns(sums[metric], np.asarray(processes), metric,
+    return int(num_processes)
+
+
+def load_imbalance_table(sums: np.ndarray, labels: pd.Index, processes: np.ndarray,
+                         metric: str, num_processes: int) -> pd.DataFrame:
+    """The table of :func:`load_imbalance` from the sums of ``metric`` per (function,
+    process) (a dense array), the function labels and the process ids."""
+    table = pd.DataFrame(imbalance_columns(sums, np.asarray(processes), metric,
                                            num_processes, "process"), index=labels)
     return table.sort_values(f"{metric}.mean", ascending=False, kind="stable")
 

@@ -238,38 +238,52 @@ def _read_partitions(directory: Path, entry: dict) -> tuple[pa.Table | None, np.
     """The partitions concatenated in process order (None for a trace without events),
     and the process of every row."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     from glade.readers.traces.events import progress
 
-    sidecar = directory / "glade.json"
-    processes = integers(entry, "processes", sidecar)
-    counts = integers(entry, "counts", sidecar)
-    arrow = field(entry, "arrow", dict, sidecar)
-    if processes.size != counts.size or (counts < 0).any() or counts.sum() != field(
-            entry, "rows", int, sidecar):
-        raise ReaderError(sidecar, "sidecar entries 'processes', 'counts' and 'rows' disagree")
+    processes, counts = process_counts(directory, entry)
+    arrow = field(entry, "arrow", dict, directory / "glade.json")
     tables = []
     with progress(int(counts.sum()), "reading Parquet") as bar:
         for process, count in zip(processes, counts, strict=True):
-            path = partition_path(directory, int(process))
-            if not path.is_file():
-                raise ReaderError(path, f"is missing: the partition of process {process}")
-            try:
-                check_schema(pq.read_schema(path), arrow, path)
-                table = pq.read_table(path)
-            except ReaderError:
-                raise
-            except (OSError, ValueError, pa.ArrowException) as exc:
-                raise ReaderError(path, f"is not a readable Parquet file ({exc})") from exc
-            if table.num_rows != count:
-                raise ReaderError(path, f"holds {table.num_rows} events, the sidecar says "
-                                  f"{count}")
-            tables.append(table)
+            tables.append(read_partition(directory, int(process), int(count), arrow))
             bar.update(int(count))
     if not tables:
         return None, processes[:0]
     return pa.concat_tables(tables), np.repeat(processes, counts)
+
+
+def process_counts(directory: Path, entry: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The process ids of the sidecar's ``entry`` and the events of each, checked against
+    its ``rows``."""
+    sidecar = directory / "glade.json"
+    processes = integers(entry, "processes", sidecar)
+    counts = integers(entry, "counts", sidecar)
+    if processes.size != counts.size or (counts < 0).any() or counts.sum() != field(
+            entry, "rows", int, sidecar):
+        raise ReaderError(sidecar, "sidecar entries 'processes', 'counts' and 'rows' disagree")
+    return processes, counts
+
+
+def read_partition(directory: Path, process: int, count: int, arrow: dict) -> pa.Table:
+    """The events of ``process`` (``count`` of them, with the Arrow types ``arrow``) as
+    stored; ReaderError naming the file when it is missing, damaged or of another size."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = partition_path(directory, process)
+    if not path.is_file():
+        raise ReaderError(path, f"is missing: the partition of process {process}")
+    try:
+        check_schema(pq.read_schema(path), arrow, path)
+        table = pq.read_table(path)
+    except ReaderError:
+        raise
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        raise ReaderError(path, f"is not a readable Parquet file ({exc})") from exc
+    if table.num_rows != count:
+        raise ReaderError(path, f"holds {table.num_rows} events, the sidecar says {count}")
+    return table
 
 
 def _trace_order(directory: Path, table: pa.Table, entry: dict, stamps: np.ndarray
@@ -353,8 +367,12 @@ def detect(path: str | os.PathLike) -> bool:
     return sidecar_format(path) == FORMAT
 
 
-def read_parquet_trace(path: str | os.PathLike, **kwargs: Any) -> Trace:
-    """Reader entry point of ``glade.read_trace`` for a stored trace."""
+def read_parquet_trace(path: str | os.PathLike, engine: str = "pandas",
+                       npartitions: int | None = None, **kwargs: Any):
+    """Reader entry point of ``glade.read_trace`` for a stored trace (``engine="dask"``
+    reads it onto Dask, see :meth:`glade.Trace.from_parquet`)."""
+    from glade.trace.model import Trace
+
     if kwargs:
         raise GladeError(f"a glade Parquet trace takes no reading options, not {sorted(kwargs)}")
-    return from_parquet(path)
+    return Trace.from_parquet(path, engine=engine, npartitions=npartitions)

@@ -267,9 +267,11 @@ def _categorical(path: Path, column: pa.ChunkedArray, name: str, spaced: bool
     return pd.Categorical.from_codes(table[codes], categories=categories.astype(str))
 
 
-def _timestamps(path: Path, table: pa.Table, column: str) -> np.ndarray:
+def _timestamps(path: Path, table: pa.Table, column: str, whole: bool = True) -> np.ndarray:
     """The timestamp column in exact int64 ns: NaN, infinite and empty cells, and times
-    beyond int64 nanoseconds (about 292 years), are ReaderErrors naming the line."""
+    beyond int64 nanoseconds (about 292 years), are ReaderErrors naming the line.
+    ``whole``: ``table`` holds the whole file, so timestamps beyond 2**52 ns can be read
+    again as text (a block of the file cannot)."""
     digits = TIME_COLUMNS[column]
     values = table.column(column)
     if values.null_count:
@@ -297,6 +299,9 @@ def _timestamps(path: Path, table: pa.Table, column: str) -> np.ndarray:
                                 f"or beyond int64 nanoseconds)")
     if np.abs(scaled).max(initial=0) < 2.0**52:
         return np.rint(scaled).astype(np.int64)
+    if not whole:
+        raise ReaderError(path, f"timestamps beyond 2**52 ns in column {column!r}: read the "
+                                "file with engine='pandas', which reads them exactly")
     text = _column_text(path, table.column_names.index(column))
     exact = exact_integers(text, digits)
     if exact is None:
@@ -378,10 +383,11 @@ def _attribute(path: Path, table: pa.Table, name: str, spaced: bool) -> tuple[ob
     return _categorical(path, text, name, spaced), False
 
 
-def _events(path: Path, table: pa.Table, time_column: str, spaced: bool
+def _events(path: Path, table: pa.Table, time_column: str, spaced: bool, whole: bool = True
             ) -> tuple[dict, list[str]]:
-    """The event columns of the table, typed and checked, and the metric columns."""
-    columns: dict[str, object] = {TIMESTAMP: _timestamps(path, table, time_column)}
+    """The event columns of the table, typed and checked, and the metric columns
+    (``whole``: the table holds the whole file, see :func:`_timestamps`)."""
+    columns: dict[str, object] = {TIMESTAMP: _timestamps(path, table, time_column, whole)}
     for name in (EVENT_TYPE, NAME):
         values = _categorical(path, table.column(name), name, spaced)
         if (values.codes < 0).any():
@@ -413,11 +419,22 @@ def _events(path: Path, table: pa.Table, time_column: str, spaced: bool
     return columns, metrics
 
 
-def read_csv(path: str | os.PathLike, progress: bool | None = None) -> Trace:
+def read_csv(path: str | os.PathLike, progress: bool | None = None, engine: str = "pandas",
+             npartitions: int | None = None):
     """Read a CSV trace (see the module doc); ``progress`` forces the progress bar on or
-    off (default: on for files over 64 MiB)."""
+    off (default: on for files over 64 MiB). ``engine="dask"`` (needs ``glade[dask]``)
+    reads the file by blocks on the cluster and partitions the events by process into
+    ``npartitions`` partitions: a :class:`~glade.trace.engines.dask_trace.DaskTrace`
+    (see :mod:`glade.trace.engines.readers`)."""
+    from glade.trace.engines import check_engine, dask_trace_class
+
     target = check_file(path)
     names, spaced = _header(target)
+    if check_engine(engine) == "dask":
+        dask_trace_class()
+        from glade.trace.engines.readers import read_csv_dask
+
+        return read_csv_dask(target, names, npartitions)
     table = _arrow_table(target, names, spaced, progress)
     time_column = next(c for c in names if c in TIME_COLUMNS)
     columns, metrics = _events(target, table, time_column, spaced)
@@ -443,6 +460,18 @@ def read_csv(path: str | os.PathLike, progress: bool | None = None) -> Trace:
         where = "" if row is None else f"line {_line_of(row, order)}: "
         raise ReaderError(target, where + str(exc).removeprefix(f"{target}: ")) from None
     return trace
+
+
+def typed_events(target: Path, frame: pd.DataFrame, names: list[str], whole: bool = True
+                 ) -> tuple[pd.DataFrame, list[str]]:
+    """The rows of the CSV trace ``target`` read by pandas (``frame``, with the header's
+    ``names``; a block of the file unless ``whole``) with the types and checks of a
+    trace's events, as :func:`read_csv` gives them; and the metric columns. Line numbers
+    in errors count from the first row of ``frame``."""
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    time_column = next(c for c in names if c in TIME_COLUMNS)
+    columns, metrics = _events(target, table, time_column, False, whole)
+    return pd.DataFrame(columns, copy=False), metrics
 
 
 def _csv_cell(text: str) -> bytes:

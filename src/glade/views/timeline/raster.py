@@ -13,6 +13,9 @@ the colour of the pixel.
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -25,16 +28,27 @@ def aggregate(points: np.ndarray, *, t0: float, px: float, width: int, row0: int
     columns of ``px`` ns from ``t0``) of ``points`` (rows x, y, weight, second weight,
     key): the sums of both weights (float64 ns) and the code of the function of the
     largest key (int32, -1 where nothing is)."""
-    import datashader as ds
-
     if points.shape[1] == 0 or bins == 0 or width == 0:
         empty = np.zeros((bins, width))
         return empty, empty.copy(), np.full((bins, width), -1, dtype=np.int32)
+    table = pd.DataFrame(points.T, columns=list(POINT_FIELDS), copy=False)
+    return aggregate_table(table, t0=t0, px=px, width=width, row0=row0, pool=pool, bins=bins)
+
+
+def aggregate_table(table: Any, *, t0: float, px: float, width: int, row0: int, pool: int,
+                    bins: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`aggregate` of points given as a table with columns
+    :data:`~glade.views.timeline.kernels.POINT_FIELDS`: a pandas DataFrame, or a Dask
+    DataFrame, which datashader aggregates partition by partition on the cluster."""
+    import datashader as ds
+
     canvas = ds.Canvas(plot_width=width, plot_height=bins, x_range=(t0, t0 + width * px),
                        y_range=(row0, row0 + bins * pool))
-    table = pd.DataFrame(points.T, columns=list(POINT_FIELDS), copy=False)
-    agg = canvas.points(table, "x", "y", agg=ds.summary(cover=ds.sum("w"), busy=ds.sum("we"),
-                                                        top=ds.max("k")))
+    with warnings.catch_warnings():
+        # datashader's Dask reduction takes the max of partitions where a pixel is empty
+        warnings.simplefilter("ignore", RuntimeWarning)
+        agg = canvas.points(table, "x", "y", agg=ds.summary(
+            cover=ds.sum("w"), busy=ds.sum("we"), top=ds.max("k")))
     cover = np.nan_to_num(agg["cover"].to_numpy(), nan=0.0)
     busy = np.nan_to_num(agg["busy"].to_numpy(), nan=0.0)
     top = agg["top"].to_numpy()

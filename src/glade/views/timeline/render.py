@@ -140,18 +140,20 @@ def _instants(index: TimelineIndex, request: Request, lanes: np.ndarray, row_of_
     return {"count": counts.reshape(bins, request.width)}, True
 
 
-def render(index: TimelineIndex, messages: KeptMessages | None, request: Request) -> Picture:
-    """The picture of ``request`` (see the module doc)."""
+def split_range(index: TimelineIndex, request: Request, row0: int, row1: int,
+                row_offset: int = 0, exact: bool = False) -> tuple:
+    """The calls of rows ``row0:row1`` of ``index`` in the request's range, split into
+    boxes (their positions in the index's call arrays, and display rows) and raster
+    points (rows :data:`kernels.POINT_FIELDS`), display rows shifted by ``row_offset``;
+    with the threshold, the number of visible calls and the level of detail used
+    (None: the calls themselves, always so when ``exact``)."""
     depth_rows = request.depth_rows
-    row0, row1 = index.lanes.check_rows(request.row0, request.row1, depth_rows)
-    pool = pool_of(row1 - row0, request.height)
-    bins = -(-(row1 - row0) // pool)
     lanes = index.lanes.lanes_of_rows(row0, row1, depth_rows)
-    lane_rows = index.lanes.row_of_lane(lanes, depth_rows)
+    lane_rows = index.lanes.row_of_lane(lanes, depth_rows) + row_offset
     px = request.px
     lo, hi = index.call_runs(lanes, request.t0, request.t1)
     visible = int((hi - lo).sum())
-    level = index.level(px) if visible > EXACT_LIMIT else None
+    level = index.level(px) if visible > EXACT_LIMIT and not exact else None
     if level is None:
         ptr, start, end, code, share = index.lane_calls
     else:
@@ -178,7 +180,18 @@ def render(index: TimelineIndex, messages: KeptMessages | None, request: Request
     split(box, box_row, points, True)
     if level is not None:
         box = level.long[box]
-    cover, busy, top = raster.aggregate(points[:, :count], t0=request.t0, px=px,
+    return box, box_row, points[:, :count], threshold, visible, level
+
+
+def render(index: TimelineIndex, messages: KeptMessages | None, request: Request) -> Picture:
+    """The picture of ``request`` (see the module doc)."""
+    depth_rows = request.depth_rows
+    row0, row1 = index.lanes.check_rows(request.row0, request.row1, depth_rows)
+    pool = pool_of(row1 - row0, request.height)
+    bins = -(-(row1 - row0) // pool)
+    lanes = index.lanes.lanes_of_rows(row0, row1, depth_rows)
+    box, box_row, points, threshold, visible, level = split_range(index, request, row0, row1)
+    cover, busy, top = raster.aggregate(points, t0=request.t0, px=request.px,
                                         width=request.width, row0=row0, pool=pool, bins=bins)
     nodes = index.call_node[box]
     boxes = {"node": nodes, "row": box_row, "start": index.call_start[box],

@@ -1,0 +1,248 @@
+"""The Dask engine: a synthetic trace stored as Parquet partitioned by process
+(``glade.datasets.write_synthetic_trace``), analysed on a 2-worker ``LocalCluster``
+(one thread per worker) with ``Trace.from_parquet(dir, engine="dask")``.
+
+1. 10^8 events on 1024 processes (full runs): flat profile, time profile, comm matrix,
+   load imbalance and a full-range timeline raster (1200 x 400 pixels), each a cold
+   pass over the Parquet files; wall time, events per second and the peak resident
+   memory of every process (client, scheduler, each worker; target: none above 4 GB).
+2. 10^7 events on 1024 processes: the same analyses on the pandas engine (read, then
+   analyse, in a fresh child process) next to the Dask engine, with the ratio.
+
+Pipit has no out-of-core engine, so the comparison is glade's two engines. Peaks are
+``VmHWM``, reset before each analysis (``/proc/<pid>/clear_refs``). ``--quick`` runs
+10^5 events on 16 processes. ``--events N`` sets the size of part 1 (a part 1 of 10^7 events is
+also part 2's Dask side). ``GLADE_DASK_STORE=<dir>`` reuses a store written before (of
+part 1's size). Full runs warm up every process first (imports, numba); quick runs do
+not. Run alone with ``python benchmarks/bench_dask.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+from common import Check, Comparison, Table, Timing, format_seconds, load_optional
+
+HERE = Path(__file__).resolve()
+GB = 1024**3
+MEMORY_LIMIT = 4 * GB
+FULL = {"events": 100_000_000, "processes": 1024}
+SIDE = {"events": 10_000_000, "processes": 1024}
+QUICK = {"events": 100_000, "processes": 16}
+ANALYSES = ("flat profile", "time profile", "comm matrix", "load imbalance",
+            "timeline raster")
+
+
+def reset_peak() -> int:
+    """Reset this process's peak resident set to its current one; returns the pid."""
+    Path("/proc/self/clear_refs").write_text("5")
+    return os.getpid()
+
+
+def peak() -> int:
+    """This process's peak resident set in bytes since the last reset."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def run_analysis(trace, name: str):
+    """Run analysis ``name`` on ``trace`` (either engine)."""
+    if name == "flat profile":
+        return trace.flat_profile("time.exc")
+    if name == "time profile":
+        return trace.time_profile(50)
+    if name == "comm matrix":
+        return trace.comm_matrix()
+    if name == "load imbalance":
+        return trace.load_imbalance("time.exc", num_processes=3)
+    if name == "timeline raster":
+        if hasattr(trace, "timeline_picture"):
+            return trace.timeline_picture(width=1200, height=400)
+        from glade.views import Timeline
+
+        return Timeline(trace).picture(*_span(trace), width=1200, height=400)
+    raise ValueError(name)
+
+
+def _span(trace) -> tuple[int, int]:
+    stamps = trace.events["Timestamp (ns)"].to_numpy()
+    return int(stamps.min()), int(stamps.max()) + 1
+
+
+def warm_up_pandas() -> None:
+    """Run every analysis once on a tiny trace in this process (imports, numba)."""
+    from glade.datasets import synthetic_trace
+
+    tiny = synthetic_trace(4, 3)
+    for name in ANALYSES:
+        run_analysis(tiny, name)
+
+
+def pandas_child(store: str) -> dict:
+    """In a fresh process: read the store with the pandas engine, then run every
+    analysis; times and peak memory of each step."""
+    from glade.trace import Trace
+
+    warnings.simplefilter("ignore")
+    out = {}
+    start = time.perf_counter()
+    trace = Trace.from_parquet(store)
+    out["read"] = (time.perf_counter() - start, peak())
+    for name in ANALYSES:
+        reset_peak()
+        start = time.perf_counter()
+        run_analysis(trace, name)
+        out[name] = (time.perf_counter() - start, peak())
+    return out
+
+
+def run_pandas(store: Path, warm: bool = True) -> dict:
+    """:func:`pandas_child` in a child process (after :func:`warm_up_pandas` when
+    ``warm``)."""
+    code = (f"import sys, json; sys.path.insert(0, {str(HERE.parent)!r}); import bench_dask; "
+            + ("bench_dask.warm_up_pandas(); " if warm else "")
+            + f"print(json.dumps(bench_dask.pandas_child({str(store)!r})))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def run_dask(client, store: Path) -> dict:
+    """Every analysis on the Dask engine (each a cold pass over the store): time and the
+    peak memory of the client, the scheduler and each worker."""
+    from glade.trace import Trace
+
+    out = {}
+    for name in ANALYSES:
+        trace = Trace.from_parquet(store, engine="dask")
+        client.run(reset_peak)
+        client.run_on_scheduler(reset_peak)
+        reset_peak()
+        start = time.perf_counter()
+        run_analysis(trace, name)
+        elapsed = time.perf_counter() - start
+        workers = client.run(peak)
+        out[name] = {"time": elapsed, "client": peak(),
+                     "scheduler": client.run_on_scheduler(peak),
+                     "workers": [workers[w] for w in sorted(workers)]}
+    return out
+
+
+def warm_up(client) -> None:
+    """Run every analysis once on a tiny trace, so that imports and numba compilation on
+    the workers are not timed."""
+    from glade.datasets import synthetic_trace
+
+    tiny = synthetic_trace(4, 3).to_dask(2)
+    for name in ANALYSES:
+        run_analysis(tiny, name)
+    client.run(lambda: None)
+
+
+def make_store(folder: Path, size: dict, name: str) -> Path:
+    """The synthetic trace of ``size`` as a Parquet store in ``folder``."""
+    from glade.datasets import write_synthetic_trace
+
+    return write_synthetic_trace(folder / name, processes=size["processes"],
+                                 events=size["events"], exchange="ring", imbalance=0.3)
+
+
+def gb(value: float) -> str:
+    return f"{value / GB:.2f} GB"
+
+
+def main(quick: bool = False, events: int | None = None) -> list[Table]:
+    """Run both parts; print and return their tables (a note when Dask is missing).
+    ``events`` replaces the size of the first part (on 1024 processes)."""
+    if load_optional("distributed") is None:
+        missing = Table("Dask engine", ["note"])
+        missing.add("not run: install the glade[dask] extra")
+        return [missing.show()]
+    from distributed import Client, LocalCluster
+
+    from glade.trace import Trace
+
+    warnings.simplefilter("ignore")
+    big = QUICK if quick else FULL
+    if events is not None and not quick:
+        big = {"events": int(events), "processes": FULL["processes"]}
+    side = QUICK if quick else SIDE
+    folder = Path(tempfile.mkdtemp(prefix="glade-bench-dask-"))
+    tables = []
+    try:
+        reused = os.environ.get("GLADE_DASK_STORE")
+        start = time.perf_counter()
+        big_store = Path(reused) if reused and not quick else make_store(folder, big, "big")
+        made = time.perf_counter() - start
+        events = len(Trace.from_parquet(big_store, engine="dask"))
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                          dashboard_address=":0") as cluster, Client(cluster) as client:
+            scale = Table(f"Dask engine, {events:,} events, {big['processes']} processes, "
+                          "2 workers", ["analysis", "wall time", "events/s", "client peak",
+                                        "scheduler peak", "worker peaks", "all < 4 GB"])
+            if not quick:
+                warm_up(client)
+            results = run_dask(client, big_store)
+            for name in ANALYSES:
+                r = results[name]
+                highest = max([r["client"], r["scheduler"], *r["workers"]])
+                scale.add(name, format_seconds(r["time"]), f"{events / r['time']:,.0f}",
+                          gb(r["client"]), gb(r["scheduler"]),
+                          " / ".join(gb(w) for w in r["workers"]),
+                          "yes" if highest < MEMORY_LIMIT else "NO")
+                if not quick:
+                    scale.checks.append(Check(scale.title, name, "every process < 4 GB",
+                                              highest < MEMORY_LIMIT))
+            scale.note(f"every analysis reads the Parquet store ({events:,} events) afresh "
+                       "on the workers; "
+                       + ("the store was made before the run" if reused and not quick else
+                          f"making the store took {format_seconds(made)}"))
+            scale.note("peaks are each process's resident set high-water mark during that "
+                       "analysis (VmHWM after a reset)")
+            tables.append(scale.show())
+
+            same = side == big
+            side_store = big_store if same else make_store(folder, side, "side")
+            side_events = len(Trace.from_parquet(side_store, engine="dask"))
+            on_pandas = run_pandas(side_store, warm=not quick)
+            on_dask = results if same else run_dask(client, side_store)
+        pair = Comparison(f"pandas vs Dask engine, {side_events:,} events, "
+                          f"{side['processes']} processes", "pandas",
+                          extra=["pandas peak", "Dask worker peak"])
+        read_time, read_peak = on_pandas["read"]
+        for name in ANALYSES:
+            seconds, memory = on_pandas[name]
+            pair.compare(name, Timing(on_dask[name]["time"], 1),
+                         Timing(seconds + read_time, 1), None,
+                         [gb(max(memory, read_peak)), gb(max(on_dask[name]["workers"]))])
+        pair.note(f"the pandas times include reading the store ({format_seconds(read_time)}, "
+                  "peak " + gb(read_peak) + "), as every Dask analysis reads it; ratios "
+                  "above 1x mean the Dask engine (2 workers) is faster")
+        pair.note("the pandas engine keeps the trace and the derived columns its first "
+                  "analysis computed (matching, time.exc), so its later analyses reuse them; "
+                  "every Dask analysis is a cold pass (read, match, analyse)")
+        pair.note("'glade' is the Dask engine here, 'pandas' glade's pandas engine")
+        tables.append(pair.show())
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return tables
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--events", type=int, default=None,
+                        help="events of the first part (default 10^8)")
+    arguments = parser.parse_args()
+    main(quick=arguments.quick, events=arguments.events)

@@ -1,0 +1,163 @@
+"""How the shares of the partitions of a Dask trace combine into the pandas engine's
+answers. A partition holds whole processes, so:
+
+- per (group, process) sums (flat profile, load imbalance, the CCT's rows, idle time)
+  come whole from the one partition that holds the process: they are placed, never
+  added, and the final steps (sums over processes, sorting, means) are the pandas
+  engine's own (:func:`glade.trace.profiles.flat_profile_table`, ...);
+- per (function, bin) exclusive times of the time profile are int64 ns: added exactly;
+- messages cross processes, but every send is recorded by its sender: each partition
+  counts its sends per (sender, receiver) pair (integers), and the pairs of all
+  partitions make the matrix;
+- the CCT's nodes are call paths: a partition's nodes merge with the others' by
+  (parent path, name), depth by depth, numbered in order of their first call (by
+  time, then event id), as the pandas engine numbers them.
+
+Labels (functions) follow the order of the ``Name`` categories of the Dask frame when
+they are known, else sorted order, as the pandas engine orders a column's values.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from glade.trace.engines.parts import PartSummary
+
+_NONE = np.iinfo(np.int64).max
+
+
+def ordered_labels(pieces: Sequence[pd.Index], categories: pd.Index | None, name: str
+                   ) -> pd.Index:
+    """The union of the labels ``pieces`` in ``categories`` order (when known), else
+    sorted, named ``name``."""
+    present = pd.Index(np.concatenate([np.asarray(p) for p in pieces])
+                       if pieces else np.zeros(0, dtype=object)).unique()
+    if categories is not None:
+        values = np.asarray(categories)
+        position = np.sort(categories.get_indexer(present))
+        if position.size and position[0] < 0:
+            raise ValueError("a partition holds a value missing from the categories")
+        return pd.Index(values[position], name=name)
+    return pd.Index(np.sort(np.asarray(present)), name=name)
+
+
+def merge_cells(pieces: Sequence[tuple], metrics: Sequence[str], categories: pd.Index | None,
+                name: str) -> tuple[dict[str, np.ndarray], np.ndarray, pd.Index, np.ndarray]:
+    """The (group, process) arrays of :func:`glade.trace.profiles.cell_sums` of the whole
+    trace from those of its partitions (``pieces``)."""
+    labels = ordered_labels([p[2] for p in pieces], categories, name)
+    processes = np.sort(np.concatenate([p[3] for p in pieces])) if pieces else np.zeros(0, int)
+    shape = (len(labels), len(processes))
+    # numpy's bincount gives int64 for no rows: the pandas engine's type, kept
+    sums = {m: np.zeros(shape, dtype=np.result_type(*[p[0][m].dtype for p in pieces]))
+            for m in metrics}
+    calls = np.zeros(shape, dtype=np.int64)
+    for part_sums, part_calls, part_labels, part_processes in pieces:
+        cell = np.ix_(labels.get_indexer(part_labels),
+                      np.searchsorted(processes, part_processes))
+        for metric in metrics:
+            sums[metric][cell] = part_sums[metric]
+        calls[cell] = part_calls
+    return sums, calls, labels, processes
+
+
+def add_bins(pieces: Sequence[tuple[np.ndarray, pd.Index]], categories: pd.Index | None,
+             num_bins: int) -> tuple[np.ndarray, pd.Index]:
+    """The exclusive time per (function, bin) of the whole trace from its partitions'
+    (see :func:`glade.trace.profiles.exclusive_bins`)."""
+    labels = ordered_labels([p[1] for p in pieces], categories, "Name")
+    total = np.zeros((len(labels), num_bins), dtype=np.int64)
+    for profile, part_labels in pieces:
+        total[labels.get_indexer(part_labels)] += profile
+    return total, labels
+
+
+def histogram_of_counts(pieces: Sequence[tuple[np.ndarray, np.ndarray]], bins, **kwargs
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """``numpy.histogram`` of values given per partition as (distinct values, counts):
+    the same bins and counts as the histogram of all the values."""
+    values = np.concatenate([p[0] for p in pieces]) if pieces else np.zeros(0, np.int64)
+    counts = np.concatenate([p[1] for p in pieces]) if pieces else np.zeros(0, np.int64)
+    distinct, where = np.unique(values, return_inverse=True)
+    weights = np.bincount(where, weights=counts, minlength=distinct.size)
+    hist, edges = np.histogram(distinct, bins=bins, weights=weights, **kwargs)
+    if not kwargs.get("density"):
+        hist = np.rint(hist).astype(np.int64)
+    return hist, edges
+
+
+def node_depths(parents: np.ndarray) -> np.ndarray:
+    """The depth of every node of a forest whose ``parents`` (-1 for roots) precede
+    their children, one pass per depth."""
+    depth = np.where(parents < 0, 0, -1)
+    level = 0
+    while (depth < 0).any():
+        todo = np.flatnonzero(depth < 0)
+        depth[todo[depth[parents[todo]] == level]] = level + 1
+        level += 1
+    return depth
+
+
+def merge_cct(pieces: Sequence[dict]) -> tuple[pd.DataFrame, np.ndarray, pd.DataFrame,
+                                               list[np.ndarray]]:
+    """The CCT of the whole trace from its partitions' (each a dict of ``names``,
+    ``parents``, ``first_time`` and ``first_id`` (of each node's first call) and
+    ``rows``, see :func:`glade.trace.engines.tasks.cct_share`): node frames and parents
+    numbered as :func:`glade.trace.cct.cct_nodes` numbers them (in the trace's order,
+    by time then event id), the (node, rank) rows, and per partition the global id of
+    each of its nodes."""
+    sizes = [len(p["parents"]) for p in pieces]
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    all_names = pd.Index(np.concatenate([p["names"] for p in pieces]) if pieces
+                         else np.zeros(0, dtype=object)).unique()
+    names = np.concatenate([all_names.get_indexer(p["names"]) for p in pieces]) \
+        if pieces else np.zeros(0, np.int64)
+    parents = np.concatenate([np.where(p["parents"] >= 0, p["parents"] + o, -1)
+                              for p, o in zip(pieces, offsets, strict=False)]) \
+        if pieces else np.zeros(0, np.int64)
+    first_time, first_id = ([np.concatenate([p[k] for p in pieces]) if pieces
+                             else np.zeros(0, np.int64) for k in ("first_time", "first_id")])
+    depth = node_depths(parents)
+    node = np.full(parents.size, -1, dtype=np.int64)
+    num_names = max(len(all_names), 1)
+    node_parent, node_name = [], []
+    next_id = 0
+    for d in range(int(depth.max()) + 1 if depth.size else 0):
+        at = np.flatnonzero(depth == d)
+        at = at[np.lexsort((first_id[at], first_time[at]))]
+        above = node[parents[at]] if d else np.full(at.size, -1, dtype=np.int64)
+        local, keys = pd.factorize((above + 1) * num_names + names[at])
+        node[at] = next_id + local
+        node_parent.append(keys // num_names - 1)
+        node_name.append(keys % num_names)
+        next_id += len(keys)
+    name_codes = np.concatenate(node_name) if node_name else np.zeros(0, dtype=np.int64)
+    frames = pd.DataFrame({"name": np.asarray(all_names, dtype=object)[name_codes],
+                           "type": "function"})
+    global_parents = np.concatenate(node_parent) if node_parent else np.zeros(0, np.int64)
+    maps = [node[lo:hi] for lo, hi in itertools.pairwise(offsets)]
+    rows = [p["rows"].assign(node=m[p["rows"]["node"].to_numpy()])
+            for p, m in zip(pieces, maps, strict=True)]
+    table = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
+        {"node": [], "rank": [], "time": [], "time (inc)": [], "count": []})
+    return frames, global_parents, table, maps
+
+
+def first_calls(node: np.ndarray, rows: np.ndarray, num_nodes: int) -> np.ndarray:
+    """Per node (0..num_nodes-1) the smallest of the ``rows`` whose node is ``node``."""
+    first = np.full(num_nodes, _NONE, dtype=np.int64)
+    has = node >= 0
+    np.minimum.at(first, node[has], rows[has])
+    return first
+
+
+def trace_span(summaries: Sequence[PartSummary]) -> tuple[int, int]:
+    """The first and last timestamp of a trace from its partitions' summaries (0, 0
+    when it has no events)."""
+    starts = [s.start for s in summaries if s.start is not None]
+    ends = [s.end for s in summaries if s.end is not None]
+    return (min(starts), max(ends)) if starts else (0, 0)

@@ -1,0 +1,405 @@
+"""A trace on Dask (the optional extra ``glade[dask]``): the pandas Trace's analyses,
+run partition by partition on a ``dask.dataframe`` of events partitioned by process,
+on whatever scheduler is active (a ``dask.distributed`` Client when one exists: a
+``LocalCluster`` on a laptop, ``dask-jobqueue`` on an HPC allocation).
+
+Every partition holds whole processes (see :mod:`glade.trace.engines.parts`), so each
+analysis runs the pandas engine's own function on every partition's Trace and combines
+the shares with small reductions (see :mod:`glade.trace.engines.combine`): the answers
+are those of the pandas engine on the same events. ``compute()`` returns that pandas
+Trace.
+
+The methods that add derived columns (``match_events``, ``calc_exc_metrics``, ...)
+add them lazily to the task graph (repairs are counted at once, so warnings and
+errors come when pandas gives them); the analyses compute at once and return pandas
+objects; ``filter`` and ``query`` return a new DaskTrace whose events are selected
+lazily.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+from dask.dataframe.utils import has_known_categories
+
+from glade.errors import GladeError, QueryError, TraceError
+from glade.trace.cct import cct_frame, cct_metadata
+from glade.trace.comm import (
+    check_output,
+    comm_by_process,
+    matrix_of,
+    process_ids,
+    send_pairs,
+    warn_unknown_sizes,
+)
+from glade.trace.engines.combine import (
+    add_bins,
+    histogram_of_counts,
+    merge_cct,
+    merge_cells,
+    trace_span,
+)
+from glade.trace.engines.parts import (
+    EVENT_ID,
+    REFERENCE_COLUMNS,
+    PartSummary,
+    compute_all,
+    derive,
+    local_trace,
+    run_local,
+    select,
+    split_by_process,
+    summarize,
+)
+from glade.trace.engines.tasks import cct_events, cct_share, repairs, size_counts
+from glade.trace.events import NAME, PROCESS, REQUIRED, THREAD, TIMESTAMP, is_derived
+from glade.trace.filter import (
+    BaseFilter,
+    check_query,
+    filter_mask,
+    matched_nodes,
+    selected_metadata,
+)
+from glade.trace.matching import MATCHING_EVENT, warn_repair_counts
+from glade.trace.model import Trace
+from glade.trace.profiles import (
+    bin_edges,
+    cell_sums,
+    check_num_bins,
+    check_num_processes,
+    exclusive_bins,
+    flat_profile_table,
+    idle_time,
+    load_imbalance_table,
+    metric_list,
+    time_profile_table,
+)
+
+#: Events per partition that :meth:`DaskTrace.from_pandas` aims at by default.
+PARTITION_EVENTS = 2_000_000
+
+
+class DaskTrace:
+    """A trace whose ``events`` are a ``dask.dataframe`` partitioned by process (each
+    partition: the events of whole processes in time order, indexed by event id), with
+    the pandas Trace's ``definitions`` and ``metadata``; see the module doc."""
+
+    def __init__(self, events: dd.DataFrame, definitions: pd.DataFrame | None = None,
+                 metadata: Mapping[str, Any] | None = None):
+        """A Dask trace of ``events`` (a dask DataFrame whose partitions hold whole
+        processes, with the columns and types of a Trace's events)."""
+        missing = [c for c in (*REQUIRED, THREAD) if c not in events.columns]
+        if missing:
+            raise TraceError(f"events table lacks column(s) {missing}")
+        self.events = events
+        self.definitions = definitions
+        self.metadata = dict(metadata or {})
+        self._summaries: list[PartSummary] | None = None
+
+    @classmethod
+    def from_pandas(cls, trace: Trace, npartitions: int | None = None) -> DaskTrace:
+        """The Dask trace of pandas ``trace``: its events split into ``npartitions``
+        partitions of whole processes with about equal numbers of events (default: one
+        per :data:`PARTITION_EVENTS` events), event ids = the rows of ``trace``."""
+        events = trace.events.rename_axis(EVENT_ID)
+        if npartitions is None:
+            npartitions = -(-len(events) // PARTITION_EVENTS)
+        if isinstance(npartitions, bool) or not isinstance(npartitions, int) or npartitions < 1:
+            raise TraceError(f"npartitions must be a positive integer, not {npartitions!r}")
+        parts = split_by_process(events, npartitions) or [events]
+        ddf = dd.from_delayed([dask.delayed(p) for p in parts], meta=events.iloc[:0],
+                              verify_meta=False)
+        definitions = None if trace.definitions is None else trace.definitions.copy()
+        return cls(ddf, definitions, copy.deepcopy(trace.metadata))
+
+    def compute(self) -> Trace:
+        """The pandas Trace of these events (in time order, ties in event-id order; the
+        reference columns ``_matching_event`` and ``_parent`` name its rows)."""
+        frame = self.events.compute()
+        ids = frame.index.to_numpy()
+        order = np.lexsort((ids, frame[TIMESTAMP].to_numpy()))
+        frame = frame.iloc[order].reset_index(drop=True)
+        ids = ids[order]
+        sorted_ids = ids.size < 2 or bool(np.all(ids[1:] > ids[:-1]))
+        lookup = None if sorted_ids else pd.Index(ids)
+        for column in REFERENCE_COLUMNS:
+            if column not in frame.columns:
+                continue
+            values = frame[column].to_numpy()
+            rows = (np.searchsorted(ids, values) if lookup is None
+                    else lookup.get_indexer(values))
+            frame[column] = np.where(values >= 0, rows, -1)
+        definitions = None if self.definitions is None else self.definitions.copy()
+        return Trace(frame, definitions, copy.deepcopy(self.metadata), copy=False)
+
+    def persist(self) -> DaskTrace:
+        """The same trace with its events held in the cluster's memory."""
+        out = DaskTrace(self.events.persist(), self.definitions, copy.deepcopy(self.metadata))
+        out._summaries = self._summaries
+        return out
+
+    # ------------------------------------------------------------- basics
+    def _summary(self) -> list[PartSummary]:
+        """Per partition its :class:`PartSummary` (one pass over four columns, once)."""
+        if self._summaries is None:
+            columns = self.events[[TIMESTAMP, PROCESS, THREAD, NAME]]
+            tasks = [dask.delayed(summarize)(p) for p in columns.to_delayed()]
+            self._summaries = compute_all(tasks, "scanning partitions")
+        return self._summaries
+
+    def __len__(self) -> int:
+        return sum(s.events for s in self._summary())
+
+    def __repr__(self) -> str:
+        return (f"<glade.DaskTrace: {self.events.npartitions} partitions of "
+                f"{list(self.events.columns[:4])}...>")
+
+    @property
+    def npartitions(self) -> int:
+        """The number of partitions of the events."""
+        return self.events.npartitions
+
+    @property
+    def processes(self) -> np.ndarray:
+        """The distinct process ids of the events, ascending."""
+        found = [s.processes for s in self._summary()]
+        return np.sort(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+
+    @property
+    def span(self) -> tuple[int, int]:
+        """The first and last timestamp (ns) of the trace."""
+        return trace_span(self._summary())
+
+    @property
+    def num_locations(self) -> int:
+        """The number of (process, thread) locations of the trace."""
+        return sum(s.locations for s in self._summary())
+
+    def _end(self) -> int | None:
+        """The last timestamp, where Enters never left are closed (None when empty)."""
+        return self.span[1] if len(self) else None
+
+    def _categories(self, column: str) -> pd.Index | None:
+        """The categories of ``column`` when it is categorical with known categories."""
+        series = self.events[column]
+        if isinstance(series.dtype, pd.CategoricalDtype) and has_known_categories(series):
+            return self.events._meta[column].cat.categories
+        return None
+
+    def name_labels(self) -> pd.Index:
+        """The function names of the trace: the ``Name`` categories when known, else the
+        names found, sorted."""
+        known = self._categories(NAME)
+        if known is not None:
+            return pd.Index(np.asarray(known, dtype=object))
+        found = [s.names for s in self._summary()]
+        return pd.Index(np.unique(np.concatenate(found)) if found else [], dtype=object)
+
+    def _meta_trace(self) -> Trace:
+        """The (empty) pandas Trace of the events' meta: the pandas engine checks
+        arguments on it, so bad ones fail before any pass over the data."""
+        return local_trace(self.events._meta, self.metadata)
+
+    def _map(self, function: Any, *args: Any) -> list[Any]:
+        """``function(trace, *args)`` on the Trace of every partition, computed."""
+        end = self._end()
+        tasks = [dask.delayed(run_local)(p, self.metadata, end, function, *args)
+                 for p in self.events.to_delayed()]
+        return compute_all(tasks, getattr(function, "__name__", "partitions"))
+
+    def _derive(self, method: str, *args: Any) -> None:
+        """Add the derived columns of ``Trace.<method>(*args)`` to the events, lazily."""
+        meta = derive(self.events._meta, self.metadata, None, method, args)
+        self.events = self.events.map_partitions(derive, self.metadata, self._end(), method,
+                                                 args, meta=meta)
+
+    # ----------------------------------------------------------- matching
+    def _count_repairs(self, unmatched: str) -> None:
+        """Count (and announce) the repairs of matching, as the pandas engine does."""
+        if unmatched not in ("repair", "error"):
+            raise TraceError(f"unmatched must be one of ('repair', 'error'), not {unmatched!r}")
+        counts = {"orphan_leaves": 0, "open_enters": 0}
+        for part in self._map(repairs, unmatched):
+            for key in counts:
+                counts[key] += part[key]
+        warn_repair_counts(counts, stacklevel=4)
+        self.metadata["repairs"] = counts
+
+    def match_events(self, unmatched: str = "repair") -> None:
+        """Add ``_matching_event`` (an event id) and ``_matching_timestamp`` (see
+        :meth:`glade.Trace.match_events`)."""
+        self._count_repairs(unmatched)
+        self._derive("match_events", unmatched)
+
+    def match_caller_callee(self, unmatched: str = "repair") -> None:
+        """Add ``_parent`` (an event id), ``_depth`` and ``_num_children`` (see
+        :meth:`glade.Trace.match_caller_callee`)."""
+        self._count_repairs(unmatched)
+        self._derive("match_caller_callee", unmatched)
+
+    def calc_inc_metrics(self, columns: str | list[str] | None = None) -> None:
+        """Add ``time.inc`` and ``<column>.inc`` (see :meth:`glade.Trace.calc_inc_metrics`)."""
+        self._meta_trace()._metric_sources(columns)
+        if MATCHING_EVENT not in self.events.columns:
+            self._count_repairs("repair")
+        self._derive("calc_inc_metrics", columns)
+
+    def calc_exc_metrics(self, columns: str | list[str] | None = None) -> None:
+        """Add ``time.exc`` and ``<column>.exc`` (see :meth:`glade.Trace.calc_exc_metrics`)."""
+        self._meta_trace()._metric_sources(columns)
+        if MATCHING_EVENT not in self.events.columns:
+            self._count_repairs("repair")
+        self._derive("calc_exc_metrics", columns)
+
+    # ----------------------------------------------------------- profiles
+    def _cells(self, metrics: list[str], groupby_column: str) -> tuple:
+        """The (group, process) sums of ``metrics`` of the whole trace."""
+        cell_sums(self._meta_trace(), metrics, groupby_column)
+        pieces = self._map(cell_sums, metrics, groupby_column)
+        return merge_cells(pieces, metrics, self._categories(groupby_column), groupby_column)
+
+    def flat_profile(self, metrics: str | list[str] = "time.exc", groupby_column: str = NAME,
+                     per_process: bool = False, mean: bool = False) -> pd.DataFrame:
+        """See :meth:`glade.Trace.flat_profile`."""
+        names = metric_list(metrics)
+        return flat_profile_table(*self._cells(names, groupby_column), names, groupby_column,
+                                  per_process, mean)
+
+    def load_imbalance(self, metric: str = "time.exc", num_processes: int = 1) -> pd.DataFrame:
+        """See :meth:`glade.Trace.load_imbalance`."""
+        num_processes = check_num_processes(num_processes)
+        sums, _, labels, processes = self._cells([metric], NAME)
+        return load_imbalance_table(sums[metric], labels, processes, metric, num_processes)
+
+    def time_profile(self, num_bins: int = 50, normalized: bool = False) -> pd.DataFrame:
+        """See :meth:`glade.Trace.time_profile`."""
+        num_bins = check_num_bins(num_bins)
+        edges = bin_edges(*self.span, num_bins)
+        profile, labels = add_bins(self._map(exclusive_bins, edges), self._categories(NAME),
+                                   num_bins)
+        return time_profile_table(profile, labels, edges, self.num_locations, normalized)
+
+    def idle_time(self, idle_functions: str | list[str] | tuple[str, ...] = ("Idle",),
+                  mpi_events: bool = False) -> pd.DataFrame:
+        """See :meth:`glade.Trace.idle_time`."""
+        names = [idle_functions] if isinstance(idle_functions, str) else list(idle_functions)
+        pieces = self._map(idle_time, names, mpi_events)
+        if not pieces:
+            return idle_time(self._meta_trace(), names, mpi_events)
+        return pd.concat(pieces).sort_index(kind="stable")
+
+    # ------------------------------------------------------ communication
+    def comm_matrix(self, output: str = "size", as_frame: bool = False):
+        """See :meth:`glade.Trace.comm_matrix`: every partition counts its sends per
+        (sender, receiver) pair; the pairs make the matrix."""
+        check_output(output)
+        pieces = self._map(send_pairs)
+        table = pd.concat(pieces, ignore_index=True) if pieces else send_pairs(
+            self._meta_trace())
+        receivers = table["receiver"].to_numpy()
+        ids = process_ids(self.processes, receivers)
+        if output == "size":
+            warn_unknown_sizes(int(table["unknown"].sum()), int(table["count"].sum()))
+        weights = table["size" if output == "size" else "count"].to_numpy()
+        return matrix_of(table["sender"].to_numpy(), receivers, weights, ids, as_frame)
+
+    def comm_by_process(self, output: str = "size") -> pd.DataFrame:
+        """See :meth:`glade.Trace.comm_by_process`."""
+        return comm_by_process(self, output)
+
+    def message_histogram(self, bins: Any = 20, **kwargs: Any):
+        """See :meth:`glade.Trace.message_histogram`: every partition counts its sizes;
+        ``bins`` is a number or the edges (a rule such as ``"auto"`` needs every size at
+        once, and per-message ``weights`` cannot be given)."""
+        if isinstance(bins, str) or "weights" in kwargs:
+            raise TraceError("on a Dask trace, message_histogram takes a number of bins or "
+                             "their edges, without weights")
+        return histogram_of_counts(self._map(size_counts), bins, **kwargs)
+
+    def timeline_picture(self, t0: int | None = None, t1: int | None = None, *,
+                         width: int = 1200, rows: tuple[int, int] | None = None,
+                         height: int = 400):
+        """What the timeline draws for times [t0, t1) (default: the whole trace) over
+        ``width`` pixels and rows ``rows`` (default all; one per location) over
+        ``height``: a :class:`~glade.views.timeline.render.Picture` whose raster
+        datashader aggregates on the cluster (see
+        :mod:`glade.trace.engines.timeline`)."""
+        from glade.trace.engines.timeline import dask_picture
+
+        return dask_picture(self, t0, t1, width=width, rows=rows, height=height)
+
+    # ------------------------------------------------- selection and trees
+    def _cct(self) -> tuple[Any, list[np.ndarray]]:
+        """The CCT GraphFrame of the whole trace and, per partition, the GraphFrame node
+        of each of the partition's own CCT nodes."""
+        end = self._end()
+        tasks = [dask.delayed(cct_share)(p, self.metadata, end)
+                 for p in self.events.to_delayed()]
+        shares = compute_all(tasks, "call trees")
+        frames, parents, rows, maps = merge_cct(shares)
+        counts = {key: sum(s["repairs"][key] for s in shares)
+                  for key in ("orphan_leaves", "open_enters")}
+        gf, pre = cct_frame(frames, parents, rows, cct_metadata(self.metadata, counts))
+        return gf, [pre[m] for m in maps]
+
+    def to_graphframe(self):
+        """See :meth:`glade.Trace.to_graphframe`: each partition's CCT, merged by call
+        path."""
+        return self._cct()[0]
+
+    def _selection(self, events: dd.DataFrame) -> DaskTrace:
+        definitions = None if self.definitions is None else self.definitions.copy()
+        return DaskTrace(events, definitions, selected_metadata(self.metadata))
+
+    def _recorded_meta(self) -> pd.DataFrame:
+        meta = self.events._meta
+        return meta[[c for c in meta.columns if not is_derived(c)]]
+
+    def _select_each(self, mask_of: Any, *args: Any) -> DaskTrace:
+        """The events that ``mask_of(trace, *args)`` keeps on every partition's Trace."""
+        events = self.events.map_partitions(select, self.metadata, self._end(), mask_of,
+                                            *args, meta=self._recorded_meta())
+        return self._selection(events)
+
+    def filter(self, condition: Any, rank_mode: str = "any") -> DaskTrace:
+        """See :meth:`glade.Trace.filter`: a Filter is applied partition by partition; a
+        call-path query matches the CCT of the whole trace, and every partition keeps
+        the events of its calls whose call path matched."""
+        if isinstance(condition, BaseFilter):
+            filter_mask(self._meta_trace(), condition, rank_mode)
+            return self._select_each(filter_mask, condition, rank_mode)
+        check_query(condition)
+        gf, maps = self._cct()
+        keep = matched_nodes(gf, condition, rank_mode)
+        end = self._end()
+        parts = [dask.delayed(select)(p, self.metadata, end, cct_events, keep[m])
+                 for p, m in zip(self.events.to_delayed(), maps, strict=True)]
+        events = dd.from_delayed(parts, meta=self._recorded_meta(), verify_meta=False)
+        return self._selection(events)
+
+    def query(self, query: Any, rank_mode: str = "any", fold: bool = True,
+              level: str = "cct") -> DaskTrace:
+        """See :meth:`glade.Trace.query`: at ``level="calls"`` every partition matches
+        its own call forest (a call and its callers live on one process)."""
+        from glade.query import parse
+        from glade.trace.calls import LEVELS, calls_query_mask
+
+        if not fold:
+            raise GladeError("a trace keeps the inclusive time its events measure: "
+                             "Trace.query only folds (fold=True)")
+        if isinstance(query, BaseFilter):
+            raise QueryError("Trace.query takes a call-path query; Trace.filter takes a "
+                             "Filter")
+        if level not in LEVELS:
+            raise QueryError(f"level must be one of {LEVELS}, not {level!r}")
+        if level == "calls":
+            parse(query)
+            return self._select_each(calls_query_mask, query, rank_mode)
+        return self.filter(query, rank_mode)
+

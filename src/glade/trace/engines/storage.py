@@ -1,0 +1,119 @@
+"""Reading a trace stored as Parquet (:mod:`glade.trace.storage`) onto Dask: one task
+per partition reads the files of a run of whole processes (about ``partition_events``
+events) on whatever worker runs it, gives every column the dtype the sidecar names,
+and numbers the events so that ``compute()`` equals ``Trace.from_parquet(dir)``.
+
+Event ids: a store in ``"time"`` order gives the events of process p the ids
+``offset(p) + 0 .. count(p) - 1`` (offset: the events of the processes before p), so
+ordering by (timestamp, id) is the stored trace's order (events at the same time by
+process); a store in ``"row"`` order has each event's row (``__glade_row__``) as id.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from glade.errors import ReaderError
+from glade.parquet import decode_value, field, read_frame, read_sidecar, restore
+from glade.trace.engines.parts import EVENT_ID, in_time_order, process_partitions
+from glade.trace.events import PROCESS
+from glade.trace.storage import (
+    DEFINITIONS,
+    EVENTS,
+    FORMAT,
+    ROW,
+    VERSION,
+    partition_path,
+    process_counts,
+    read_partition,
+)
+
+
+def read_processes(directory: str, processes: np.ndarray, counts: np.ndarray,
+                   offsets: np.ndarray, entry: dict) -> pd.DataFrame:
+    """The events of ``processes`` (``counts`` each, first ids ``offsets``) of the store
+    at ``directory``, typed as the sidecar's ``entry`` says, in time order, indexed by
+    event id."""
+    import pyarrow as pa
+
+    where = Path(directory)
+    arrow = entry["arrow"]
+    tables = [read_partition(where, int(p), int(c), arrow) for p, c in zip(processes, counts,
+                                                                            strict=True)]
+    raw = pa.concat_tables(tables).to_pandas() if tables else pd.DataFrame()
+    if entry.get("order") == "row":
+        ids = raw[ROW].to_numpy().astype(np.int64)
+    else:
+        ids = np.concatenate([o + np.arange(c, dtype=np.int64)
+                              for o, c in zip(offsets, counts, strict=True)])
+    columns = {}
+    for spec in entry["columns"]:
+        name = decode_value(spec.get("name"))
+        values = (pd.Series(np.repeat(processes, counts)) if name == PROCESS
+                  else raw.get(name))
+        if values is None:
+            raise ReaderError(where / EVENTS, f"lacks column {name!r}")
+        columns[name] = restore(values.reset_index(drop=True), spec, where / EVENTS)
+    frame = pd.DataFrame(columns)
+    frame.index = pd.Index(ids, name=EVENT_ID)
+    return in_time_order(frame)
+
+
+def empty_events(entry: dict, where: Path) -> pd.DataFrame:
+    """The (empty) events table with the columns and dtypes of the sidecar's ``entry``."""
+    columns = {}
+    for spec in entry["columns"]:
+        name = decode_value(spec.get("name"))
+        columns[name] = restore(pd.Series([], dtype=object), spec, where)
+    return pd.DataFrame(columns, index=pd.Index([], dtype=np.int64, name=EVENT_ID))
+
+
+def read_dask_store(path: str | os.PathLike, npartitions: int | None = None):
+    """The trace stored at ``path`` as a DaskTrace of ``npartitions`` partitions of whole
+    processes (default: one per :data:`~glade.trace.engines.dask_trace.PARTITION_EVENTS`
+    events); ReaderError naming the file when the store is incomplete (every partition
+    file is checked to exist first; damaged ones fail when read)."""
+    import dask.dataframe as dd
+
+    from glade.trace.engines.dask_trace import PARTITION_EVENTS, DaskTrace
+
+    directory = Path(path)
+    body = read_sidecar(directory, FORMAT, VERSION)
+    sidecar = directory / "glade.json"
+    entry = field(body, "events", dict, sidecar)
+    field(entry, "columns", list, sidecar)
+    field(entry, "arrow", dict, sidecar)
+    processes, counts = process_counts(directory, entry)
+    for process in processes:
+        if not partition_path(directory, int(process)).is_file():
+            raise ReaderError(partition_path(directory, int(process)),
+                              f"is missing: the partition of process {process}")
+    total = int(counts.sum())
+    if npartitions is None:
+        npartitions = max(1, -(-total // PARTITION_EVENTS))
+    npartitions = max(1, min(int(npartitions), max(processes.size, 1)))
+    part = process_partitions(counts, npartitions)
+    offsets = np.cumsum(counts) - counts
+    bounds = np.searchsorted(part, np.arange(npartitions + 1))
+    groups = [(processes[lo:hi], counts[lo:hi], offsets[lo:hi])
+              for lo, hi in itertools.pairwise(bounds) if hi > lo]
+    meta = empty_events(entry, directory / EVENTS)
+    if groups:
+        events = dd.from_map(read_processes, [str(directory)] * len(groups),
+                             *[list(g) for g in zip(*groups, strict=True)],
+                             [entry] * len(groups), meta=meta, enforce_metadata=False)
+    else:
+        events = dd.from_pandas(meta, npartitions=1)
+    definitions = None
+    if body.get("definitions") is not None:
+        definitions = read_frame(directory / DEFINITIONS, body["definitions"])
+    try:
+        metadata = decode_value(body.get("metadata", {}))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReaderError(sidecar, f"sidecar entry 'metadata' is malformed ({exc})") from exc
+    return DaskTrace(events, definitions, metadata)
