@@ -52,3 +52,21 @@ export function labelled(text, control, after = false) {
   else item.append(text, control);
   return item;
 }
+
+/** Show `lines` ([key, value] pairs; an empty key makes a full-width row of class
+ * `noteClass`) as a table in `tooltip`, a child of `root`, beside the pointer of `event`
+ * and at least `width` px from the right edge of `root`. */
+export function showLines(tooltip, root, event, lines, { keyClass, noteClass, width }) {
+  const table = element("table");
+  for (const [key, value] of lines) {
+    const tr = element("tr");
+    if (key) tr.append(element("td", keyClass, { text: key }), element("td", "", { text: value }));
+    else tr.append(element("td", noteClass, { text: value, colspan: "2" }));
+    table.append(tr);
+  }
+  tooltip.replaceChildren(table);
+  const bounds = root.getBoundingClientRect();
+  tooltip.style.display = "block";
+  tooltip.style.left = `${Math.min(event.clientX - bounds.left + 14, bounds.width - width)}px`;
+  tooltip.style.top = `${event.clientY - bounds.top + 14}px`;
+}

@@ -6,7 +6,7 @@
 // are edits of the `history` trait that the kernel turns into the view's call-level query.
 import "./matrix.css";
 import { colourScale } from "../../lib/colour.js";
-import { debounce, element, group, labelled, option } from "../../lib/dom.js";
+import { debounce, element, group, labelled, option, showLines } from "../../lib/dom.js";
 import { formatMetric, formatValue } from "../../lib/format.js";
 import { pushEdit, redo, undo } from "../../lib/history.js";
 import { int32Of, unpackArrays } from "../../lib/transport.js";
@@ -407,18 +407,8 @@ class MatrixView {
       ["messages", formatValue(p.count[k])],
     ];
     if (p.block > 1) lines.push(["", "double-click to zoom into this block"]);
-    const table = element("table");
-    for (const [key, value] of lines) {
-      const tr = element("tr");
-      if (key) tr.append(element("td", "gm-tip-key", { text: key }), element("td", "", { text: value }));
-      else tr.append(element("td", "gm-tip-note", { text: value, colspan: "2" }));
-      table.append(tr);
-    }
-    this.tooltip.replaceChildren(table);
-    const bounds = this.root.getBoundingClientRect();
-    this.tooltip.style.display = "block";
-    this.tooltip.style.left = `${Math.min(event.clientX - bounds.left + 14, bounds.width - 250)}px`;
-    this.tooltip.style.top = `${event.clientY - bounds.top + 14}px`;
+    showLines(this.tooltip, this.root, event, lines,
+      { keyClass: "gm-tip-key", noteClass: "gm-tip-note", width: 250 });
   }
 
   hideTooltip() {

@@ -6,7 +6,7 @@
 // trait; the kernel turns them into the view's call-level query.
 import "./timeline.css";
 import { functionColours } from "../../lib/colour.js";
-import { debounce, element, group, labelled, option } from "../../lib/dom.js";
+import { debounce, element, group, labelled, option, showLines } from "../../lib/dom.js";
 import { formatPercent, formatTicks, formatTime } from "../../lib/format.js";
 import { pushEdit, redo, undo } from "../../lib/history.js";
 import { RequestClient } from "../../lib/requests.js";
@@ -867,18 +867,8 @@ class TimelineView {
         return;
       }
     }
-    const table = element("table");
-    for (const [key, value] of lines) {
-      const tr = element("tr");
-      if (key) tr.append(element("td", "gt-tip-key", { text: key }), element("td", "", { text: value }));
-      else tr.append(element("td", "gt-tip-name", { text: value, colspan: "2" }));
-      table.append(tr);
-    }
-    this.tooltip.replaceChildren(table);
-    const bounds = this.root.getBoundingClientRect();
-    this.tooltip.style.display = "block";
-    this.tooltip.style.left = `${Math.min(event.clientX - bounds.left + 14, bounds.width - 240)}px`;
-    this.tooltip.style.top = `${event.clientY - bounds.top + 14}px`;
+    showLines(this.tooltip, this.root, event, lines,
+      { keyClass: "gt-tip-key", noteClass: "gt-tip-name", width: 240 });
   }
 
   placeOf(row) {

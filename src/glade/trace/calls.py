@@ -161,6 +161,23 @@ def calls_mask(trace: Trace, forest: GraphFrame, keep: np.ndarray) -> np.ndarray
     return mask
 
 
+def check_query_arguments(query: Any, fold: bool, level: str) -> None:
+    """What ``Trace.query`` refuses in every engine: ``fold=False`` (a trace keeps the
+    inclusive time its events measure), a Filter (``Trace.filter`` takes those) and a
+    level other than :data:`LEVELS`."""
+    from glade.errors import GladeError, QueryError
+    from glade.trace.filter import BaseFilter
+
+    if not fold:
+        raise GladeError("a trace keeps the inclusive time its events measure: "
+                         "Trace.query only folds (fold=True)")
+    if isinstance(query, BaseFilter):
+        raise QueryError("Trace.query takes a call-path query; Trace.filter takes a "
+                         "Filter")
+    if level not in LEVELS:
+        raise QueryError(f"level must be one of {LEVELS}, not {level!r}")
+
+
 def query_calls(trace: Trace, query: Any, rank_mode: str = "any") -> Trace:
     """A new Trace with the events of the nodes of the call forest that ``query`` (any
     form) matches: the Enter and Leave of every matched call and every matched instant.

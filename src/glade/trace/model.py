@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from glade.errors import GladeError, QueryError, TraceError
+from glade.errors import GladeError, TraceError
 from glade.trace.events import (
     INSTANT,
     LEAVE,
@@ -425,17 +425,9 @@ class Trace:
         ``fold=True`` means for a GraphFrame, and the only meaning a trace can give
         (``fold=False`` is an error). Runs what a CCT view (``level="cct"``) or a
         timeline view (``level="calls"``) of the trace emits."""
-        from glade.trace.calls import LEVELS, query_calls
-        from glade.trace.filter import BaseFilter
+        from glade.trace.calls import check_query_arguments, query_calls
 
-        if not fold:
-            raise GladeError("a trace keeps the inclusive time its events measure: "
-                             "Trace.query only folds (fold=True)")
-        if isinstance(query, BaseFilter):
-            raise QueryError("Trace.query takes a call-path query; Trace.filter takes a "
-                             "Filter")
-        if level not in LEVELS:
-            raise QueryError(f"level must be one of {LEVELS}, not {level!r}")
+        check_query_arguments(query, fold, level)
         if level == "calls":
             return query_calls(self, query, rank_mode)
         return self.filter(query, rank_mode)

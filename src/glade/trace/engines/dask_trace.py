@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from dask.dataframe.utils import has_known_categories
 
-from glade.errors import GladeError, QueryError, TraceError
+from glade.errors import TraceError
 from glade.trace.cct import cct_frame, cct_metadata
 from glade.trace.comm import (
     check_output,
@@ -388,16 +388,9 @@ class DaskTrace:
         """See :meth:`glade.Trace.query`: at ``level="calls"`` every partition matches
         its own call forest (a call and its callers live on one process)."""
         from glade.query import parse
-        from glade.trace.calls import LEVELS, calls_query_mask
+        from glade.trace.calls import calls_query_mask, check_query_arguments
 
-        if not fold:
-            raise GladeError("a trace keeps the inclusive time its events measure: "
-                             "Trace.query only folds (fold=True)")
-        if isinstance(query, BaseFilter):
-            raise QueryError("Trace.query takes a call-path query; Trace.filter takes a "
-                             "Filter")
-        if level not in LEVELS:
-            raise QueryError(f"level must be one of {LEVELS}, not {level!r}")
+        check_query_arguments(query, fold, level)
         if level == "calls":
             parse(query)
             return self._select_each(calls_query_mask, query, rank_mode)
