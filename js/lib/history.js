@@ -20,3 +20,52 @@ export function redo(history, future) {
   if (!future.length) return { history, future };
   return { history: [...history, future[0]], future: future.slice(1) };
 }
+
+/** The edit history of a view whose kernel answers the edits (the matrix, the timeline):
+ * `history` and `future` kept in step with the model's traits of those names. After every
+ * change, `changed(local)` is called: `local` is true for an edit, undo or redo made on
+ * this page (already sent to the kernel), false for a change the kernel made. */
+export class EditLog {
+  constructor(model, changed, mergeOps = []) {
+    this.model = model;
+    this.changed = changed;
+    this.mergeOps = mergeOps;
+    this.history = model.get("history");
+    this.future = model.get("future");
+    model.on("change:history", () => this.pull());
+    model.on("change:future", () => this.pull());
+  }
+
+  edit(edit) {
+    this.save({ history: pushEdit(this.history, edit, this.mergeOps), future: [] });
+  }
+
+  undo() {
+    this.save(undo(this.history, this.future));
+  }
+
+  redo() {
+    this.save(redo(this.history, this.future));
+  }
+
+  save({ history, future }) {
+    this.history = history;
+    this.future = future;
+    this.saving = true;
+    try {
+      this.model.set("history", history);
+      this.model.set("future", future);
+    } finally {
+      this.saving = false;
+    }
+    this.model.save_changes();
+    this.changed(true);
+  }
+
+  pull() {
+    if (this.saving) return;
+    this.history = this.model.get("history");
+    this.future = this.model.get("future");
+    this.changed(false);
+  }
+}

@@ -52,6 +52,13 @@ def jupyter():
         yield url
 
 
+HISTORY = """
+import json as _json
+print("REPORT" + _json.dumps({"history": view.history, "future": view.future,
+                             "query": view.query}))
+"""
+
+
 VIEWPORT = """
 import json as _json
 print("REPORT" + _json.dumps({"viewport": view.viewport, "extent": view.extent}))
@@ -124,3 +131,21 @@ def test_zoom_brush_and_hide_reach_the_kernel(page, page_errors, jupyter):
     assert result["kept"] == result["expected"]
     assert result["kept"]
     assert result["apply_equal"]
+
+    # undo in the page takes the hide back, in the kernel too; redo brings it again
+    view.locator(".gt-undo").click()
+    page.wait_for_function(
+        "() => !document.querySelector('.glade-timeline .gt-query-text')?.textContent"
+        ".includes('compute_flux')")
+    undone = report(page, HISTORY)
+    assert undone["history"][-1]["op"] == "window"
+    assert undone["future"] == [{"op": "hide", "name": "compute_flux"}]
+    assert "compute_flux" not in undone["query"]
+    view.locator(".gt-redo").click()
+    page.wait_for_function(
+        "() => document.querySelector('.glade-timeline .gt-query-text')?.textContent"
+        ".includes('compute_flux')")
+    redone = report(page, HISTORY)
+    assert redone["history"][-1] == {"op": "hide", "name": "compute_flux"}
+    assert redone["future"] == []
+    assert redone["query"] == result["query"]

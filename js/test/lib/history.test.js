@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pushEdit, redo, undo } from "../../lib/history.js";
+import { EditLog, pushEdit, redo, undo } from "../../lib/history.js";
 
 describe("history", () => {
   it("merges consecutive edits of a merging op into one step", () => {
@@ -27,5 +27,61 @@ describe("history", () => {
     const a = { op: "threshold", metric: "m", value: 1 };
     const b = { op: "threshold", metric: "m", value: 2 };
     expect(pushEdit(pushEdit([], a), b)).toEqual([a, b]);
+  });
+});
+
+/** A stand-in for an anywidget model: traits, change listeners, and the saves it was asked for. */
+function fakeModel(traits) {
+  const listeners = {};
+  return {
+    saves: 0,
+    get: (name) => traits[name],
+    set(name, value) {
+      traits[name] = value;
+      for (const f of listeners[`change:${name}`] ?? []) f();
+    },
+    on(event, f) {
+      (listeners[event] ??= []).push(f);
+    },
+    save_changes() {
+      this.saves += 1;
+    },
+  };
+}
+
+describe("EditLog", () => {
+  it("sends every local edit, undo and redo to the model once, and says it was local", () => {
+    const model = fakeModel({ history: [], future: [] });
+    const calls = [];
+    const log = new EditLog(model, (local) => calls.push(local));
+    const a = { op: "hide", name: "f" };
+    const b = { op: "window", t0: 1, t1: 2 };
+    log.edit(a);
+    log.edit(b);
+    log.undo();
+    expect(model.get("history")).toEqual([a]);
+    expect(model.get("future")).toEqual([b]);
+    log.redo();
+    expect(log.history).toEqual([a, b]);
+    expect(log.future).toEqual([]);
+    expect(model.saves).toBe(4);
+    expect(calls).toEqual([true, true, true, true]);
+  });
+  it("follows changes the kernel makes to the traits", () => {
+    const model = fakeModel({ history: [{ op: "reset" }], future: [] });
+    const calls = [];
+    const log = new EditLog(model, (local) => calls.push(local));
+    expect(log.history).toEqual([{ op: "reset" }]);
+    model.set("history", []);
+    expect(log.history).toEqual([]);
+    expect(calls).toEqual([false]);
+    expect(model.saves).toBe(0);
+  });
+  it("merges consecutive edits of its merging ops", () => {
+    const model = fakeModel({ history: [], future: [] });
+    const log = new EditLog(model, () => {}, ["zoom"]);
+    log.edit({ op: "zoom", t0: 0 });
+    log.edit({ op: "zoom", t0: 5 });
+    expect(log.history).toEqual([{ op: "zoom", t0: 5 }]);
   });
 });

@@ -8,7 +8,7 @@ import "./matrix.css";
 import { colourScale } from "../../lib/colour.js";
 import { debounce, element, group, labelled, option, showLines } from "../../lib/dom.js";
 import { formatMetric, formatValue } from "../../lib/format.js";
-import { pushEdit, redo, undo } from "../../lib/history.js";
+import { EditLog } from "../../lib/history.js";
 import { int32Of, unpackArrays } from "../../lib/transport.js";
 import {
   blockAt, clampedBlockAt, colourPositions, colSpan, idRanges, idsOf, layout, rowSpan,
@@ -33,8 +33,10 @@ class MatrixView {
     this.model = model;
     this.signal = signal;
     this.offline = model.get("offline");
-    this.history = model.get("history");
-    this.future = model.get("future");
+    this.edits = new EditLog(model, () => {
+      this.refreshControls();
+      this.draw();
+    });
     this.picture = null;
     this.drag = null;
     this.hover = null;
@@ -144,10 +146,10 @@ class MatrixView {
     on(this.plot, "wheel", (event) => this.onWheel(event), { passive: false });
     on(this.homeButton, "click", () => this.home());
     on(this.zoomOutButton, "click", () => this.zoomAround(null, 1 / ZOOM_STEP));
-    on(this.undoButton, "click", () => this.undo());
-    on(this.redoButton, "click", () => this.redo());
-    on(this.clearButton, "click", () => this.edit({ op: "clear_selection" }));
-    on(this.resetButton, "click", () => this.edit({ op: "reset" }));
+    on(this.undoButton, "click", () => this.edits.undo());
+    on(this.redoButton, "click", () => this.edits.redo());
+    on(this.clearButton, "click", () => this.edits.edit({ op: "clear_selection" }));
+    on(this.resetButton, "click", () => this.edits.edit({ op: "reset" }));
     on(this.root, "keydown", (event) => this.onKey(event));
     model.on("change:picture_meta", () => this.loadPicture());
     model.on("change:picture", () => this.loadPicture());
@@ -160,8 +162,6 @@ class MatrixView {
       this.refreshControls();
       this.draw();
     });
-    model.on("change:history", () => this.onRemoteEdits());
-    model.on("change:future", () => this.onRemoteEdits());
     for (const name of ["query", "status", "selection", "metric", "order", "restriction"]) {
       model.on(`change:${name}`, () => this.refreshControls());
     }
@@ -178,9 +178,9 @@ class MatrixView {
     if (key === "0") this.home();
     else if (key === "s") this.zoomAround(null, 1 / ZOOM_STEP);
     else if (key === "w") this.zoomAround(null, ZOOM_STEP);
-    else if (key === "z") this.undo();
-    else if (key === "y") this.redo();
-    else if (key === "Escape") this.edit({ op: "clear_selection" });
+    else if (key === "z") this.edits.undo();
+    else if (key === "y") this.edits.redo();
+    else if (key === "Escape") this.edits.edit({ op: "clear_selection" });
     else return;
     event.preventDefault();
     event.stopPropagation();
@@ -271,48 +271,17 @@ class MatrixView {
     const [, r1] = rowSpan(p, Math.max(a.row, b.row));
     const [c0] = colSpan(p, Math.min(a.col, b.col));
     const [, c1] = colSpan(p, Math.max(a.col, b.col));
-    this.edit({
+    this.edits.edit({
       op: "select",
       senders: idRanges(idsOf(this.ordering, this.ids, r0, r1)),
       receivers: idRanges(idsOf(this.ordering, this.ids, c0, c1)),
     });
   }
 
-  edit(edit) {
-    this.history = pushEdit(this.history, edit);
-    this.future = [];
-    this.saveHistory();
-  }
-
-  undo() {
-    ({ history: this.history, future: this.future } = undo(this.history, this.future));
-    this.saveHistory();
-  }
-
-  redo() {
-    ({ history: this.history, future: this.future } = redo(this.history, this.future));
-    this.saveHistory();
-  }
-
-  saveHistory() {
-    this.model.set("history", this.history);
-    this.model.set("future", this.future);
-    this.model.save_changes();
-    this.refreshControls();
-    this.draw();
-  }
-
-  onRemoteEdits() {
-    this.history = this.model.get("history");
-    this.future = this.model.get("future");
-    this.refreshControls();
-    this.draw();
-  }
-
   /** The selected [senders, receivers] id ranges of the history (null: none). */
   selected() {
     let chosen = null;
-    for (const e of this.history) {
+    for (const e of this.edits.history) {
       if (e.op === "select") chosen = [e.senders, e.receivers];
       else if (e.op === "clear_selection" || e.op === "reset") chosen = null;
     }
@@ -421,8 +390,8 @@ class MatrixView {
     this.metricSelect.value = model.get("metric");
     this.colourSelect.value = model.get("colour");
     this.orderSelect.value = model.get("order");
-    this.undoButton.disabled = !this.history.length;
-    this.redoButton.disabled = !this.future.length;
+    this.undoButton.disabled = !this.edits.history.length;
+    this.redoButton.disabled = !this.edits.future.length;
     this.clearButton.disabled = !this.selected();
     this.queryText.textContent = model.get("query");
     this.status.textContent = model.get("status");

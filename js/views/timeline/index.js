@@ -8,7 +8,7 @@ import "./timeline.css";
 import { functionColours } from "../../lib/colour.js";
 import { debounce, element, group, labelled, option, showLines } from "../../lib/dom.js";
 import { formatPercent, formatTicks, formatTime } from "../../lib/format.js";
-import { pushEdit, redo, undo } from "../../lib/history.js";
+import { EditLog } from "../../lib/history.js";
 import { RequestClient } from "../../lib/requests.js";
 import { float64Of, int32Of, unpackArrays } from "../../lib/transport.js";
 import { hiddenFunctions, matchingCodes, windowEdit } from "./edits.js";
@@ -31,8 +31,10 @@ class TimelineView {
     this.model = model;
     this.signal = signal;
     this.offline = model.get("offline");
-    this.history = model.get("history");
-    this.future = model.get("future");
+    this.edits = new EditLog(model, (local) => {
+      if (local) this.setWaiting(this.offline ? "" : "applying the edit…");
+      this.refreshControls();
+    });
     this.names = model.get("names");
     const { css, rgb } = functionColours(int32Of(model.get("ranks")), this.names);
     this.colours = css;
@@ -223,24 +225,22 @@ class TimelineView {
       this.request();
     });
     on(this.homeButton, "click", () => this.setRange(...model.get("extent")));
-    on(this.undoButton, "click", () => this.undo());
-    on(this.redoButton, "click", () => this.redo());
-    on(this.clearWindowButton, "click", () => this.edit({ op: "clear_window" }));
-    on(this.unfocusButton, "click", () => this.edit({ op: "unfocus" }));
-    on(this.resetButton, "click", () => this.edit({ op: "reset" }));
+    on(this.undoButton, "click", () => this.edits.undo());
+    on(this.redoButton, "click", () => this.edits.redo());
+    on(this.clearWindowButton, "click", () => this.edits.edit({ op: "clear_window" }));
+    on(this.unfocusButton, "click", () => this.edits.edit({ op: "unfocus" }));
+    on(this.resetButton, "click", () => this.edits.edit({ op: "reset" }));
     on(this.legend, "click", (event) => {
       const name = event.target.closest("[data-name]")?.getAttribute("data-name");
       if (name === null || name === undefined) return;
-      const hidden = hiddenFunctions(this.history).includes(name);
-      this.edit({ op: hidden ? "unhide" : "hide", name });
+      const hidden = hiddenFunctions(this.edits.history).includes(name);
+      this.edits.edit({ op: hidden ? "unhide" : "hide", name });
     });
     on(this.selectionBar, "click", (event) => {
       const action = event.target.closest("[data-action]")?.getAttribute("data-action");
       if (action) this.onSelectionAction(action);
     });
     on(this.root, "keydown", (event) => this.onKey(event));
-    model.on("change:history", () => this.onRemoteEdits());
-    model.on("change:future", () => this.onRemoteEdits());
     model.on("change:revision", () => this.onRevision());
     model.on("change:depth_rows", () => {
       this.readRows();
@@ -274,8 +274,8 @@ class TimelineView {
     else if (key === "a") this.pan(this.scale.width / 5);
     else if (key === "d") this.pan(-this.scale.width / 5);
     else if (key === "0") this.setRange(...this.model.get("extent"));
-    else if (key === "z") this.undo();
-    else if (key === "y") this.redo();
+    else if (key === "z") this.edits.undo();
+    else if (key === "y") this.edits.redo();
     else if (key === "h" && this.selected >= 0) this.onSelectionAction("hide");
     else if (key === "f" && this.selected >= 0) this.onSelectionAction("focus");
     else if (key === "Escape") this.select(-1);
@@ -388,7 +388,7 @@ class TimelineView {
     const row1 = Math.min(rows, this.rowAt(Math.max(y0, y1)) + 1);
     const t0 = this.scale.time(Math.min(x0, x1));
     const t1 = this.scale.time(Math.max(x0, x1));
-    this.edit(windowEdit(row0, row1, t0, t1, this.processes, this.locationRows));
+    this.edits.edit(windowEdit(row0, row1, t0, t1, this.processes, this.locationRows));
     this.setRange(t0, t1);
   }
 
@@ -412,7 +412,7 @@ class TimelineView {
   onSelectionAction(action) {
     if (action === "clear") this.select(-1);
     else if (action === "hide" && this.selectedBox) {
-      this.edit({ op: "hide", name: this.selectedBox.name });
+      this.edits.edit({ op: "hide", name: this.selectedBox.name });
     } else if (action === "focus" && this.selected >= 0 && this.client) {
       this.client.request("path", { node: this.selected });
     }
@@ -442,37 +442,7 @@ class TimelineView {
       Math.max(t, drag.anchor));
   }
 
-  // --------------------------------------------------------------- edits
-  edit(edit) {
-    this.history = pushEdit(this.history, edit);
-    this.future = [];
-    this.saveHistory();
-  }
-
-  undo() {
-    ({ history: this.history, future: this.future } = undo(this.history, this.future));
-    this.saveHistory();
-  }
-
-  redo() {
-    ({ history: this.history, future: this.future } = redo(this.history, this.future));
-    this.saveHistory();
-  }
-
-  saveHistory() {
-    this.model.set("history", this.history);
-    this.model.set("future", this.future);
-    this.model.save_changes();
-    this.setWaiting(this.offline ? "" : "applying the edit…");
-    this.refreshControls();
-  }
-
-  onRemoteEdits() {
-    this.history = this.model.get("history");
-    this.future = this.model.get("future");
-    this.refreshControls();
-  }
-
+  // -------------------------------------------------------------- search
   onSearch() {
     const text = this.searchInput.value;
     try {
@@ -503,7 +473,7 @@ class TimelineView {
   async onAnswer(kind, answer, buffers) {
     if (kind === "select") return;
     if (kind === "path") {
-      this.edit({ op: "focus", path: answer.path });
+      this.edits.edit({ op: "focus", path: answer.path });
       return;
     }
     if (answer.revision !== this.model.get("revision")) return;
@@ -888,9 +858,9 @@ class TimelineView {
   // --------------------------------------------------------------- controls
   refreshControls() {
     const model = this.model;
-    this.undoButton.disabled = !this.history.length;
-    this.redoButton.disabled = !this.future.length;
-    const edits = this.history;
+    this.undoButton.disabled = !this.edits.history.length;
+    this.redoButton.disabled = !this.edits.future.length;
+    const edits = this.edits.history;
     this.clearWindowButton.disabled = !edits.some((e) => e.op === "window");
     this.unfocusButton.disabled = !edits.some((e) => e.op === "focus");
     this.depthBox.checked = this.depthRows;
@@ -908,7 +878,7 @@ class TimelineView {
 
   refreshLegend() {
     const totals = float64Of(this.model.get("totals"));
-    const hidden = hiddenFunctions(this.history);
+    const hidden = hiddenFunctions(this.edits.history);
     const order = Array.from(totals.keys()).filter((c) => totals[c] > 0)
       .sort((a, b) => totals[b] - totals[a]);
     const all = order.reduce((sum, c) => sum + totals[c], 0);
