@@ -18,7 +18,7 @@ import math
 import os
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -154,6 +154,26 @@ def sidecar_format(path: str | os.PathLike) -> str | None:
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return None
     return body.get("format") if isinstance(body, dict) else None
+
+
+def reader_entry(format: str, what: str,
+                 load: Callable[[str | os.PathLike], Any]) -> tuple[Callable, Callable]:
+    """The ``detect(path)`` and ``read(path)`` that ``glade.read`` uses for directories
+    of ``format`` holding a ``what`` (a profile, an ensemble), read by ``load``: detection
+    looks at the sidecar only and never raises; reading takes no options."""
+
+    def detect(path: str | os.PathLike) -> bool:
+        return sidecar_format(path) == format
+
+    def read(path: str | os.PathLike, **kwargs: Any) -> Any:
+        if kwargs:
+            raise GladeError(f"a glade Parquet {what} takes no reading options, not "
+                             f"{sorted(kwargs)}")
+        return load(path)
+
+    detect.__doc__ = f"Whether ``path`` is a directory holding a stored {what}."
+    read.__doc__ = f"The {what} stored in directory ``path`` (reader of ``glade.read``)."
+    return detect, read
 
 
 def field(body: dict, key: str, kind: type | tuple[type, ...], where: Path) -> Any:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from glade.errors import GladeError, ReaderError
 from glade.parquet import (
@@ -36,7 +36,7 @@ from glade.parquet import (
     new_directory,
     read_frame,
     read_sidecar,
-    sidecar_format,
+    reader_entry,
     write_frame,
     write_sidecar,
 )
@@ -118,14 +118,4 @@ def from_parquet(path: str | os.PathLike) -> Ensemble:
         raise ReaderError(directory, f"does not hold a valid ensemble ({exc_info})") from exc_info
 
 
-def detect(path: str | os.PathLike) -> bool:
-    """Whether ``path`` is a directory written by :func:`to_parquet` (never raises)."""
-    return sidecar_format(path) == FORMAT
-
-
-def read_parquet_ensemble(path: str | os.PathLike, **kwargs: Any) -> Ensemble:
-    """Reader entry point of ``glade.read`` for a stored ensemble."""
-    if kwargs:
-        raise GladeError(f"a glade Parquet ensemble takes no reading options, not "
-                         f"{sorted(kwargs)}")
-    return from_parquet(path)
+detect, read_parquet_ensemble = reader_entry(FORMAT, "ensemble", from_parquet)

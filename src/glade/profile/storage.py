@@ -36,7 +36,7 @@ from glade.parquet import (
     new_directory,
     read_frame,
     read_sidecar,
-    sidecar_format,
+    reader_entry,
     write_frame,
     write_sidecar,
 )
@@ -134,14 +134,4 @@ def from_parquet(path: str | os.PathLike) -> GraphFrame:
         raise ReaderError(directory, f"does not hold a valid profile ({exc_info})") from exc_info
 
 
-def detect(path: str | os.PathLike) -> bool:
-    """Whether ``path`` is a directory written by :func:`to_parquet` (never raises)."""
-    return sidecar_format(path) == FORMAT
-
-
-def read_parquet_profile(path: str | os.PathLike, **kwargs: Any) -> GraphFrame:
-    """Reader entry point of ``glade.read`` for a stored profile."""
-    if kwargs:
-        raise GladeError(f"a glade Parquet profile takes no reading options, not "
-                         f"{sorted(kwargs)}")
-    return from_parquet(path)
+detect, read_parquet_profile = reader_entry(FORMAT, "profile", from_parquet)
