@@ -464,7 +464,8 @@ class _Plan:
         missing = [c for c in self.metrics if c not in events.columns]
         if missing:
             raise GladeError(f"no column named {missing[0]!r} to write as a metric")
-        self.metric_values = events[self.metrics].to_numpy(np.float64).reshape(len(events), -1)
+        self.metric_values = events[self.metrics].to_numpy(np.float64).reshape(len(events),
+                                                                        len(self.metrics))
         stamps = events[TIMESTAMP].to_numpy(np.int64)
         self.stamps = stamps - (min(int(stamps.min()), 0) if stamps.size else 0)
         self.process = events[PROCESS].to_numpy(np.int64)

@@ -114,7 +114,7 @@ def location_groups(locations: list, process: dict[int, int], npartitions: int |
     counts = np.bincount(np.searchsorted(processes, owner), weights=declared,
                          minlength=processes.size).astype(np.int64)
     if npartitions is None:
-        npartitions = -(-int(counts.sum()) // PARTITION_EVENTS)
+        npartitions = max(1, -(-int(counts.sum()) // PARTITION_EVENTS))
     if isinstance(npartitions, bool) or not isinstance(npartitions, int | np.integer) or (
             npartitions < 1):
         from glade.errors import TraceError

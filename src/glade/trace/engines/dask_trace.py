@@ -69,7 +69,7 @@ from glade.trace.engines.tasks import (
     forest_share,
     message_events,
     message_times,
-    pattern_share,
+    process_events,
     repairs,
     set_matches,
     size_counts,
@@ -82,7 +82,13 @@ from glade.trace.filter import (
     matched_nodes,
     selected_metadata,
 )
-from glade.trace.matching import MATCHING_EVENT, MATCHING_TIMESTAMP, warn_repair_counts
+from glade.trace.matching import (
+    DEPTH,
+    MATCHING_EVENT,
+    MATCHING_TIMESTAMP,
+    PARENT,
+    warn_repair_counts,
+)
 from glade.trace.model import Trace
 from glade.trace.profiles import (
     bin_edges,
@@ -415,9 +421,14 @@ class DaskTrace:
     def calls(self):
         """See :meth:`glade.Trace.calls`: every call and instant lives on one process, so
         each partition builds the forest of its processes and the forests are put in
-        the pandas engine's node order; ``event`` holds event ids."""
+        the pandas engine's node order; ``event`` holds event ids. As on pandas, the
+        derived columns the forest needs are added to the events (lazily)."""
         if MATCHING_EVENT not in self.events.columns:
             self._count_repairs("repair")
+        if "time.exc" not in self.events.columns:
+            self._derive("calc_exc_metrics", [TIMESTAMP])
+        if PARENT not in self.events.columns or DEPTH not in self.events.columns:
+            self._derive("match_caller_callee", "repair")
         end = self._end()
         pieces = compute_all([dask.delayed(forest_share)(p, self.metadata, end)
                               for p in self.events.to_delayed()], "call forests")
@@ -425,10 +436,11 @@ class DaskTrace:
 
     def detect_pattern(self, window_size: int, iterations: int = 3, metric: str = "time.exc",
                        process: int | None = None, thread: int | None = None) -> pd.DataFrame:
-        """See :meth:`glade.Trace.detect_pattern`: the calls of one process live in one
-        partition, which finds the pattern on a worker; ``First event`` and ``Last
-        event`` are event ids."""
-        from glade.trace.patterns import _stumpy
+        """See :meth:`glade.Trace.detect_pattern`: the events of the process (one
+        process: a small share of a large trace) come from the partition that holds
+        them, with ``metric`` derived there; the matrix profile is computed here.
+        ``First event`` and ``Last event`` are event ids."""
+        from glade.trace.patterns import _stumpy, detect_pattern
 
         _stumpy()
         processes = self.processes
@@ -437,9 +449,14 @@ class DaskTrace:
         if not holder:
             raise TraceError(f"the trace has no process {process}")
         part = self.events.to_delayed()[holder[0]]
-        task = dask.delayed(pattern_share)(part, self.metadata, self._end(), window_size,
-                                           iterations, metric, process, thread)
-        return compute_all([task], "patterns")[0]
+        task = dask.delayed(process_events)(part, self.metadata, self._end(), process, metric)
+        events = compute_all([task], "patterns")[0]
+        found = detect_pattern(local_trace(events, self.metadata), window_size, iterations,
+                               metric, process, thread)
+        ids = events.index.to_numpy()
+        for column in ("First event", "Last event"):
+            found[column] = ids[found[column].to_numpy()]
+        return found
 
     @staticmethod
     def multirun_analysis(traces: list, metric_column: str = TIMESTAMP,

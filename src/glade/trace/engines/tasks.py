@@ -17,7 +17,7 @@ from glade.trace.calls import EVENT, call_forest
 from glade.trace.cct import cct_tables
 from glade.trace.comm import message_names, message_rows, message_weights, sent_sizes
 from glade.trace.engines.combine import first_calls
-from glade.trace.engines.parts import call_structure_of, in_time_order, local_trace
+from glade.trace.engines.parts import call_structure_of, derive, in_time_order, local_trace
 from glade.trace.events import (
     ENTER,
     PROCESS,
@@ -115,18 +115,12 @@ def forest_share(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | N
     return table, forest.graph.tree_parent, forest.metadata["trace"].get("repairs", {})
 
 
-def pattern_share(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None,
-                  *args: Any) -> pd.DataFrame:
-    """:func:`glade.trace.patterns.detect_pattern` on the partition (``args``: its
-    arguments after the trace), ``First event`` and ``Last event`` as event ids."""
-    from glade.trace.patterns import detect_pattern
-
-    part = in_time_order(part)
-    found = detect_pattern(local_trace(part, metadata, t_end), *args)
-    ids = part.index.to_numpy()
-    for column in ("First event", "Last event"):
-        found[column] = ids[found[column].to_numpy()]
-    return found
+def process_events(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None,
+                   process: int, metric: str) -> pd.DataFrame:
+    """The events of ``process`` in the partition, with ``metric`` and the matching
+    columns derived (see :func:`glade.trace.engines.parts.derive`)."""
+    part = derive(part, metadata, t_end, "ensure_metric", (metric,))
+    return part[part[PROCESS].to_numpy() == process]
 
 
 def write_share(part: pd.DataFrame, directory: str) -> tuple[np.ndarray, np.ndarray,
