@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from glade.errors import TraceError
 from glade.readers.traces.events import progress
 from glade.readers.traces.otf2 import (
     _anchor,
@@ -117,8 +118,6 @@ def location_groups(locations: list, process: dict[int, int], npartitions: int |
         npartitions = max(1, -(-int(counts.sum()) // PARTITION_EVENTS))
     if isinstance(npartitions, bool) or not isinstance(npartitions, int | np.integer) or (
             npartitions < 1):
-        from glade.errors import TraceError
-
         raise TraceError(f"npartitions must be a positive integer, not {npartitions!r}")
     parts = process_partitions(counts, max(1, min(int(npartitions), processes.size)))
     of_location = parts[np.searchsorted(processes, owner)]
