@@ -6,6 +6,10 @@ of processes)."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -64,7 +68,7 @@ def assert_more_answers(trace: Trace, npartitions: int) -> None:
         pd.testing.assert_frame_equal(queried.events, expected_query.events, check_exact=True)
 
 
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_events(), st.integers(1, 4))
 def test_random_traces_get_the_pandas_answers(dask_client, table, npartitions):
     assert_more_answers(Trace(table), npartitions)
@@ -95,16 +99,43 @@ def test_ping_pong_messages_by_hand(dask_client, pipit_data):
     assert (pairs["Receive time (ns)"] >= pairs["Send time (ns)"]).all()
 
 
-def test_a_pattern_is_found_on_the_worker_that_holds_its_process(dask_client):
+PATTERN_SCRIPT = """
+import json, warnings
+from distributed import Client, LocalCluster
+from glade.datasets import synthetic_trace
+warnings.simplefilter("ignore")
+trace = synthetic_trace(3, 12, noise=0.3)
+answers = {}
+with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                  dashboard_address=":0") as cluster, Client(cluster):
+    on_dask = trace.to_dask(3)
+    for process in (None, 2):
+        expected = trace.copy().detect_pattern(6, iterations=3, process=process)
+        found = on_dask.detect_pattern(6, iterations=3, process=process)
+        answers[str(process)] = [expected.to_dict("list"), found.to_dict("list")]
+print(json.dumps(answers))
+"""
+
+
+def test_a_pattern_is_found_in_the_partition_that_holds_its_process():
+    """In a child process with numba's JIT off (STUMPY's kernels, interpreted, as in
+    tests/trace/test_patterns.py: compiling them takes minutes on a busy machine), on
+    its own 2-worker LocalCluster whose workers inherit that setting."""
+    pytest.importorskip("stumpy", reason="detect_pattern needs the glade[stumpy] extra")
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    done = subprocess.run([sys.executable, "-c", PATTERN_SCRIPT], capture_output=True,
+                          text=True, env=env, timeout=300, check=True)
+    answers = json.loads(done.stdout.strip().splitlines()[-1])
+    for process, (expected, found) in answers.items():
+        assert found == expected, process
+        assert len(found["First event"]) == 3, process
+
+
+def test_pattern_arguments_are_checked_before_stumpy_runs(dask_client):
     pytest.importorskip("stumpy", reason="detect_pattern needs the glade[stumpy] extra")
     from glade.datasets import synthetic_trace
 
-    trace = synthetic_trace(4, 12, exchange="ring", noise=0.3)
-    on_dask = trace.to_dask(4)
-    for process in (None, 2):
-        expected = trace.copy().detect_pattern(5, iterations=3, process=process)
-        found = on_dask.detect_pattern(5, iterations=3, process=process)
-        pd.testing.assert_frame_equal(found, expected, check_exact=True)
+    on_dask = synthetic_trace(4, 3).to_dask(2)
     with pytest.raises(TraceError, match="no process 9"):
         on_dask.detect_pattern(5, process=9)
     with pytest.raises(TraceError, match="window_size"):

