@@ -108,6 +108,13 @@ from glade.trace.profiles import (
 PARTITION_EVENTS = 2_000_000
 
 
+def _groups(where: np.ndarray, count: int) -> list[np.ndarray]:
+    """Per group 0..count-1 the positions of ``where`` (a group per position) holding
+    it, ascending."""
+    order = np.argsort(where, kind="stable")
+    return np.split(order, np.searchsorted(where[order], np.arange(1, count)))
+
+
 class DaskTrace:
     """A trace whose ``events`` are a ``dask.dataframe`` partitioned by process (each
     partition: the events of whole processes in time order, indexed by event id), with
@@ -375,12 +382,13 @@ class DaskTrace:
         meta = self.events._meta.assign(**{c: np.zeros(0, dtype=np.int64)
                                            for c in (MATCHING_EVENT, MATCHING_TIMESTAMP)
                                            if c not in self.events.columns})
+        delayed = self.events.to_delayed()
+        sends, recvs = (_groups(where, len(delayed)) for where in (send_part, recv_part))
         parts = []
-        for i, part in enumerate(self.events.to_delayed()):
-            sends, recvs = send_part == i, recv_part == i
-            ids = np.concatenate([columns[0][sends], columns[1][recvs]])
-            matching = np.concatenate([columns[1][sends], columns[0][recvs]])
-            times = np.concatenate([columns[3][sends], columns[2][recvs]])
+        for part, send, recv in zip(delayed, sends, recvs, strict=True):
+            ids = np.concatenate([columns[0][send], columns[1][recv]])
+            matching = np.concatenate([columns[1][send], columns[0][recv]])
+            times = np.concatenate([columns[3][send], columns[2][recv]])
             parts.append(dask.delayed(set_matches)(part, ids, matching, times))
         self.events = dd.from_delayed(parts, meta=meta, verify_meta=False)
         self.metadata["unmatched_messages"] = {"sends": int(lost_sends),
