@@ -7,7 +7,9 @@
    pass over the Parquet files; wall time, events per second and the peak resident
    memory of every process (client, scheduler, each worker; target: none above 4 GB).
 2. 10^7 events on 1024 processes: the same analyses on the pandas engine (read, then
-   analyse, in a fresh child process) next to the Dask engine, with the ratio.
+   analyse, in a fresh child process) next to the Dask engine, with the ratio, and the
+   analyses whose results hold one row per message or per call (message pairing,
+   messages over time, the call forest), measured at this size only.
 
 Pipit has no out-of-core engine, so the comparison is glade's two engines. Peaks are
 ``VmHWM``, reset before each analysis (``/proc/<pid>/clear_refs``). ``--quick`` runs
@@ -40,6 +42,9 @@ SIDE = {"events": 10_000_000, "processes": 1024}
 QUICK = {"events": 100_000, "processes": 16}
 ANALYSES = ("flat profile", "time profile", "comm matrix", "load imbalance",
             "timeline raster")
+#: Analyses measured on part 2 only: their results grow with the trace (a row per
+#: message or per call, gathered on the client).
+SIDE_ANALYSES = ("match messages", "comm over time", "call forest")
 
 
 def reset_peak() -> int:
@@ -66,6 +71,12 @@ def run_analysis(trace, name: str):
         return trace.comm_matrix()
     if name == "load imbalance":
         return trace.load_imbalance("time.exc", num_processes=3)
+    if name == "match messages":
+        return trace.match_messages()
+    if name == "comm over time":
+        return trace.comm_over_time("size", "send", 100)
+    if name == "call forest":
+        return trace.calls()
     if name == "timeline raster":
         if hasattr(trace, "timeline_picture"):
             return trace.timeline_picture(width=1200, height=400)
@@ -85,7 +96,7 @@ def warm_up_pandas() -> None:
     from glade.datasets import synthetic_trace
 
     tiny = synthetic_trace(4, 3)
-    for name in ANALYSES:
+    for name in ANALYSES + SIDE_ANALYSES:
         run_analysis(tiny, name)
 
 
@@ -99,7 +110,7 @@ def pandas_child(store: str) -> dict:
     start = time.perf_counter()
     trace = Trace.from_parquet(store)
     out["read"] = (time.perf_counter() - start, peak())
-    for name in ANALYSES:
+    for name in ANALYSES + SIDE_ANALYSES:
         reset_peak()
         start = time.perf_counter()
         run_analysis(trace, name)
@@ -118,13 +129,13 @@ def run_pandas(store: Path, warm: bool = True) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def run_dask(client, store: Path) -> dict:
-    """Every analysis on the Dask engine (each a cold pass over the store): time and the
-    peak memory of the client, the scheduler and each worker."""
+def run_dask(client, store: Path, names: tuple[str, ...] = ANALYSES) -> dict:
+    """Every analysis of ``names`` on the Dask engine (each a cold pass over the store):
+    time and the peak memory of the client, the scheduler and each worker."""
     from glade.trace import Trace
 
     out = {}
-    for name in ANALYSES:
+    for name in names:
         trace = Trace.from_parquet(store, engine="dask")
         client.run(reset_peak)
         client.run_on_scheduler(reset_peak)
@@ -145,7 +156,7 @@ def warm_up(client) -> None:
     from glade.datasets import synthetic_trace
 
     tiny = synthetic_trace(4, 3).to_dask(2)
-    for name in ANALYSES:
+    for name in ANALYSES + SIDE_ANALYSES:
         run_analysis(tiny, name)
     client.run(lambda: None)
 
@@ -216,12 +227,13 @@ def main(quick: bool = False, events: int | None = None) -> list[Table]:
             side_store = big_store if same else make_store(folder, side, "side")
             side_events = len(Trace.from_parquet(side_store, engine="dask"))
             on_pandas = run_pandas(side_store, warm=not quick)
-            on_dask = results if same else run_dask(client, side_store)
+            on_dask = {**(results if same else run_dask(client, side_store)),
+                       **run_dask(client, side_store, SIDE_ANALYSES)}
         pair = Comparison(f"pandas vs Dask engine, {side_events:,} events, "
                           f"{side['processes']} processes", "pandas",
                           extra=["pandas peak", "Dask worker peak"])
         read_time, read_peak = on_pandas["read"]
-        for name in ANALYSES:
+        for name in ANALYSES + SIDE_ANALYSES:
             seconds, memory = on_pandas[name]
             pair.compare(name, Timing(on_dask[name]["time"], 1),
                          Timing(seconds + read_time, 1), None,
@@ -232,6 +244,8 @@ def main(quick: bool = False, events: int | None = None) -> list[Table]:
         pair.note("the pandas engine keeps the trace and the derived columns its first "
                   "analysis computed (matching, time.exc), so its later analyses reuse them; "
                   "every Dask analysis is a cold pass (read, match, analyse)")
+        pair.note("match messages, comm over time and call forest gather a row per "
+                  "message (or per call, or per distinct message time) on the client")
         pair.note("'glade' is the Dask engine here, 'pandas' glade's pandas engine")
         tables.append(pair.show())
     finally:

@@ -76,15 +76,21 @@ def check_output(output: str) -> None:
         raise TraceError(f"output must be one of {OUTPUTS}, not {output!r}")
 
 
-def _volume(trace: Trace, rows: np.ndarray, output: str) -> np.ndarray:
-    """What each message at ``rows`` weighs: 1, or its size (0 where unknown, with a
-    warning)."""
+def message_weights(trace: Trace, rows: np.ndarray, output: str) -> tuple[np.ndarray, int]:
+    """What each message at ``rows`` weighs: 1, or its size (0 where unknown); and how
+    many sizes are unknown."""
     if output == "count":
-        return np.ones(rows.size, dtype=np.int64)
+        return np.ones(rows.size, dtype=np.int64), 0
     size = _column(trace, MESSAGE_SIZE, rows, default=-1)
     unknown = size < 0
-    warn_unknown_sizes(int(unknown.sum()), rows.size)
-    return np.where(unknown, 0, size)
+    return np.where(unknown, 0, size), int(unknown.sum())
+
+
+def _volume(trace: Trace, rows: np.ndarray, output: str) -> np.ndarray:
+    """:func:`message_weights`, with a warning when sizes are unknown."""
+    weights, unknown = message_weights(trace, rows, output)
+    warn_unknown_sizes(unknown, rows.size)
+    return weights
 
 
 def warn_unknown_sizes(unknown: int, total: int) -> None:
@@ -217,15 +223,20 @@ def sent_sizes(trace: Trace) -> np.ndarray:
     return sizes[sizes >= 0]
 
 
+def message_names(message_type: str) -> tuple[str, ...]:
+    """The names of the instants of ``message_type`` (``"send"`` or ``"receive"``)."""
+    if message_type not in MESSAGE_TYPES:
+        raise TraceError(f"message_type must be one of {MESSAGE_TYPES}, not {message_type!r}")
+    return SEND_NAMES if message_type == "send" else RECEIVE_NAMES
+
+
 def comm_over_time(trace: Trace, output: str = "size", message_type: str = "send",
                    bins: Any = 50, **kwargs: Any) -> tuple[np.ndarray, np.ndarray]:
     """``numpy.histogram`` of the messages sent (``message_type="send"``) or received
     (``"receive"``) over the time span of the trace, weighted by size or counted:
     ``(volume, edges)`` with edges in ns."""
     check_output(output)
-    if message_type not in MESSAGE_TYPES:
-        raise TraceError(f"message_type must be one of {MESSAGE_TYPES}, not {message_type!r}")
-    rows = message_rows(trace, SEND_NAMES if message_type == "send" else RECEIVE_NAMES)
+    rows = message_rows(trace, message_names(message_type))
     stamps = trace.events[TIMESTAMP].to_numpy()
     span = (stamps.min(), stamps.max()) if stamps.size else (0, 1)
     weights = _volume(trace, rows, output) if output == "size" else None

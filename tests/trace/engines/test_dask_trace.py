@@ -286,6 +286,10 @@ def test_the_timeline_picture_on_dask_is_the_pandas_one(dask_client, monkeypatch
 
     monkeypatch.setattr(render, "MAX_BOXES", max_boxes)
     monkeypatch.setattr(timeline, "MAX_BOXES", max_boxes)
+    # with 40 boxes, at most 30 instants: more are counted per pixel
+    instants = 20_000 if max_boxes > 40 else 30
+    monkeypatch.setattr(render, "MAX_INSTANTS", instants)
+    monkeypatch.setattr(timeline, "MAX_INSTANTS", instants)
     trace = synthetic_trace(6, 30, exchange="halo", imbalance=0.5)
     view = Timeline(trace)
     on_dask = trace.to_dask(3)
@@ -305,3 +309,20 @@ def test_the_timeline_picture_on_dask_is_the_pandas_one(dask_client, monkeypatch
         np.testing.assert_array_equal(picture.top, expected.top)
         assert picture.cover.sum() > 0
         assert (picture.threshold > picture.request.px) == (max_boxes == 40)
+        assert picture.instants_pooled == expected.instants_pooled
+        if expected.instants_pooled:
+            np.testing.assert_array_equal(picture.instants["count"],
+                                          expected.instants["count"])
+            assert picture.instants["count"].sum() > 30
+        else:
+            for field in ("row", "time", "code"):
+                np.testing.assert_array_equal(picture.instants[field],
+                                              expected.instants[field], field)
+            np.testing.assert_array_equal(picture.instants["event"],
+                                          view.index.forest.event[expected.instants["node"]])
+            assert picture.instants["time"].size > 0
+        assert picture.arrows.count.sum() > 0
+        for field in ("send_time", "receive_time", "send_row", "receive_row", "size",
+                      "count", "bundled"):
+            np.testing.assert_array_equal(getattr(picture.arrows, field),
+                                          getattr(expected.arrows, field), field)

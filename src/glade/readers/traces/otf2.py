@@ -21,9 +21,11 @@ with callbacks compiled by numba that write numbers into one flat buffer
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import importlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -183,6 +185,21 @@ def _partners(otf2, anchor, defs, rec: _Records, rows: np.ndarray, sender: np.nd
     return out
 
 
+def _members(metric: Any) -> list:
+    """The member definitions of a metric (instance or class) definition."""
+    return getattr(metric, "members", None) or metric.metric_class.members
+
+
+def metric_column_names(defs: Any, metric_ids: np.ndarray) -> list[str]:
+    """The columns that the records of the metrics ``metric_ids`` become, in the order
+    the reader adds them (by metric id, then member)."""
+    names: dict[str, None] = {}
+    for metric_id in np.unique(metric_ids):
+        for member in _members(defs.metrics[int(metric_id)]):
+            names.setdefault(member.name, None)
+    return list(names)
+
+
 def _metric_columns(anchor, defs, rec: _Records, rows: np.ndarray, metric_ids: np.ndarray
                     ) -> dict:
     """The values of the metric records at ``rows`` (of metrics ``metric_ids``), one
@@ -193,7 +210,7 @@ def _metric_columns(anchor, defs, rec: _Records, rows: np.ndarray, metric_ids: n
     columns: dict[str, np.ndarray] = {}
     for metric_id in np.unique(metric_ids):
         metric = defs.metrics[int(metric_id)]
-        members = getattr(metric, "members", None) or metric.metric_class.members
+        members = _members(metric)
         mine = np.flatnonzero(metric_ids == metric_id)
         if np.any(counts[mine] != len(members)):
             raise ReaderError(
@@ -214,24 +231,15 @@ def _metric_columns(anchor, defs, rec: _Records, rows: np.ndarray, metric_ids: n
     return columns
 
 
-def read_otf2(path: str | os.PathLike) -> Trace:
-    """The trace in the OTF2 archive ``path`` (its ``.otf2`` anchor file or the
-    directory holding it); see the module docstring for what becomes what."""
+@contextlib.contextmanager
+def open_archive(anchor: Path) -> Iterator[tuple[Any, Any, Any]]:
+    """The ``otf2`` package, its ctypes layer and an open reader of the archive at
+    ``anchor`` (its definitions read); the OTF2 library's errors, and events naming
+    missing definitions, become ReaderErrors naming ``anchor``."""
     otf2, _otf2_mod = _otf2()
-    from glade.readers.traces import otf2_records
-
-    anchor = _anchor(path)
     try:
         with otf2.reader.open(str(anchor)) as reader:
-            defs = reader.definitions
-            locations = sorted(defs.locations, key=lambda loc: loc._ref)
-            total = sum(int(loc.number_of_events) for loc in locations)
-            with progress(total, f"reading {anchor.name}") as bar:
-                buffer, names, ends = otf2_records.read_records(
-                    _otf2_mod, reader.handle, locations, bar, anchor)
-            rec = _Records(buffer, otf2_records)
-            metadata = _metadata(_otf2_mod, reader.handle, defs, rec, locations)
-            return _assemble(otf2, anchor, defs, locations, rec, names, ends, metadata)
+            yield otf2, _otf2_mod, reader
     except (_otf2_mod.Error, otf2.error.TraceReaderError) as exc:
         raise ReaderError(anchor, f"not a readable OTF2 archive ({exc})") from exc
     except (KeyError, IndexError) as exc:
@@ -240,10 +248,58 @@ def read_otf2(path: str | os.PathLike) -> Trace:
         raise ReaderError(anchor, f"a definition's text is not UTF-8 ({exc})") from exc
 
 
-def _metadata(_otf2_mod, handle, defs, rec, locations) -> dict[str, Any]:
-    """What the archive tells about the run and its clock."""
+def sorted_locations(defs: Any) -> list:
+    """The locations of the archive's definitions ``defs``, in reference order: the
+    order the reader reads them and numbers their threads."""
+    return sorted(defs.locations, key=lambda loc: loc._ref)
+
+
+def read_otf2(path: str | os.PathLike, engine: str = "pandas",
+              npartitions: int | None = None) -> Any:
+    """The trace in the OTF2 archive ``path`` (its ``.otf2`` anchor file or the
+    directory holding it); see the module docstring for what becomes what.
+    ``engine="dask"`` (needs ``glade[dask]``) reads the locations on the cluster's
+    workers into a :class:`~glade.trace.engines.dask_trace.DaskTrace` of
+    ``npartitions`` partitions of whole processes (see
+    :mod:`glade.readers.traces.otf2_dask`)."""
+    from glade.trace.engines import check_engine, dask_trace_class
+
+    _otf2()
+    if check_engine(engine) == "dask":
+        dask_trace_class()
+        from glade.readers.traces.otf2_dask import read_otf2_dask
+
+        return read_otf2_dask(path, npartitions)
+    if npartitions is not None:
+        raise GladeError("npartitions is an option of engine='dask'")
+    from glade.readers.traces import otf2_records
+
+    anchor = _anchor(path)
+    with open_archive(anchor) as (otf2, _otf2_mod, reader):
+        defs = reader.definitions
+        locations = sorted_locations(defs)
+        total = sum(int(loc.number_of_events) for loc in locations)
+        with progress(total, f"reading {anchor.name}") as bar:
+            buffer, names, ends = otf2_records.read_records(
+                _otf2_mod, reader.handle, locations, bar, anchor)
+        rec = _Records(buffer, otf2_records)
+        metadata = archive_metadata(_otf2_mod, reader.handle, defs,
+                                    program_names(defs, rec), len(locations))
+        table, _ = event_table(otf2, anchor, defs, locations, rec, names, ends)
+        process, thread = _process_numbers(otf2, defs)
+        return build_trace(anchor, table, _definitions(defs, process, thread), metadata)
+
+
+def program_names(defs: Any, rec: _Records) -> set[str]:
+    """The program names of the ``ProgramBegin`` records read."""
+    return {str(defs.strings[int(ref)]) for ref in np.unique(rec.program_names())}
+
+
+def archive_metadata(_otf2_mod, handle, defs, programs: set[str], num_locations: int
+                     ) -> dict[str, Any]:
+    """What the archive tells about the run and its clock (``programs``: the program
+    names its ``ProgramBegin`` records name)."""
     clock = defs.clock_properties
-    programs = {str(defs.strings[int(ref)]) for ref in np.unique(rec.program_names())}
     return {
         "format": "otf2",
         "creator": _otf2_mod.Reader_GetCreator(handle),
@@ -253,12 +309,15 @@ def _metadata(_otf2_mod, handle, defs, rec, locations) -> dict[str, Any]:
         "timer_resolution": int(clock.timer_resolution),
         "global_offset": int(clock.global_offset),
         "trace_length": int(clock.trace_length),
-        "num_locations": len(locations),
+        "num_locations": num_locations,
     }
 
 
-def _assemble(otf2, anchor, defs, locations, rec, names, ends, metadata) -> Trace:
-    """The Trace of the flat record arrays (see the module docstring)."""
+def event_table(otf2, anchor, defs, locations, rec, names, ends
+                ) -> tuple[dict[str, Any], np.ndarray]:
+    """The events columns of the flat record arrays of ``locations`` (see the module
+    docstring), in time order, checked; and each event's record (its position in the
+    records of ``locations`` read one after the other)."""
     process, thread = _process_numbers(otf2, defs)
     ticks, kind, code = rec.ticks, rec.kind.copy(), rec.code
     counts = np.diff(np.concatenate([[0], ends])).astype(np.int64)
@@ -330,7 +389,7 @@ def _assemble(otf2, anchor, defs, locations, rec, names, ends, metadata) -> Trac
         THREAD: threads[order],
     }
     table.update({column: values[order] for column, values in columns.items()})
-    return build_trace(anchor, table, _definitions(defs, process, thread), metadata)
+    return table, order
 
 
 def _definitions(defs: Any, process: dict, thread: dict) -> pd.DataFrame:
@@ -405,7 +464,8 @@ class _Plan:
         missing = [c for c in self.metrics if c not in events.columns]
         if missing:
             raise GladeError(f"no column named {missing[0]!r} to write as a metric")
-        self.metric_values = events[self.metrics].to_numpy(np.float64).reshape(len(events), -1)
+        self.metric_values = events[self.metrics].to_numpy(np.float64).reshape(len(events),
+                                                                        len(self.metrics))
         stamps = events[TIMESTAMP].to_numpy(np.int64)
         self.stamps = stamps - (min(int(stamps.min()), 0) if stamps.size else 0)
         self.process = events[PROCESS].to_numpy(np.int64)

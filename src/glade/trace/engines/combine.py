@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from glade.trace.engines.parts import PartSummary
+from glade.trace.events import PROCESS, THREAD, TIMESTAMP
 
 _NONE = np.iinfo(np.int64).max
 
@@ -161,3 +162,57 @@ def trace_span(summaries: Sequence[PartSummary]) -> tuple[int, int]:
     starts = [s.start for s in summaries if s.start is not None]
     ends = [s.end for s in summaries if s.end is not None]
     return (min(starts), max(ends)) if starts else (0, 0)
+
+
+def pair_message_events(pieces: Sequence[pd.DataFrame], meta: pd.DataFrame
+                        ) -> tuple[pd.DataFrame, int, int, np.ndarray, np.ndarray]:
+    """The pairs of :func:`glade.trace.comm.message_pairs` among the message events of
+    every partition (``pieces``, see :func:`glade.trace.engines.tasks.message_events`;
+    ``meta`` when there are none), with event ids for rows; the numbers of sends and
+    receives left unmatched; and the partition of each pair's send and receive. A
+    channel's sends all live on the sender's process and its receives on the
+    receiver's, so pairing them all at once, in the trace's order (time, then event
+    id), pairs them as the pandas engine does."""
+    from glade.trace.comm import message_pairs
+    from glade.trace.model import Trace
+
+    frame = pd.concat(pieces) if pieces else meta
+    part = np.repeat(np.arange(len(pieces)), [len(p) for p in pieces])
+    ids = frame.index.to_numpy()
+    order = np.lexsort((ids, frame[TIMESTAMP].to_numpy()))
+    ids, part = ids[order], part[order]
+    table, lost_sends, lost_recvs = message_pairs(
+        Trace(frame.iloc[order].reset_index(drop=True), copy=False))
+    send, recv = table["Send event"].to_numpy(), table["Receive event"].to_numpy()
+    table["Send event"], table["Receive event"] = ids[send], ids[recv]
+    return table, lost_sends, lost_recvs, part[send], part[recv]
+
+
+def merge_forests(pieces: Sequence[tuple[pd.DataFrame, np.ndarray, dict]],
+                  categories: pd.Index | None, metadata: dict):
+    """The call forest of the whole trace (a GraphFrame, see
+    :func:`glade.trace.calls.call_forest`) from its partitions' (each: its table, the
+    parent of each node and its repairs, see
+    :func:`glade.trace.engines.tasks.forest_share`): a partition's forest is ordered by
+    location (process, then thread) and a location lives in one partition, so a stable
+    sort of all the nodes by location orders them as the pandas engine does."""
+    from glade.profile.graphframe import GraphFrame
+    from glade.trace.calls import NODE_TYPES, forest_graph
+
+    sizes = [len(p[0]) for p in pieces]
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    table = pd.concat([p[0] for p in pieces], ignore_index=True)
+    parent = np.concatenate([np.where(p[1] >= 0, p[1] + o, -1)
+                             for p, o in zip(pieces, offsets, strict=False)])
+    order = np.lexsort((table[THREAD].to_numpy(), table[PROCESS].to_numpy()))
+    table = table.iloc[order].reset_index(drop=True)
+    if categories is not None and not isinstance(table["name"].dtype, pd.CategoricalDtype):
+        table["name"] = pd.Categorical(table["name"], categories=categories)
+    table["type"] = pd.Categorical(table["type"], categories=list(NODE_TYPES))
+    table.index = pd.RangeIndex(len(table), name="node")
+    graph = forest_graph(parent[order], order, order.size, table["name"].array,
+                         table["type"].array, table["depth"].to_numpy().copy())
+    return GraphFrame(graph, table, exc_metrics=["time.exc"], inc_metrics=["time.inc"],
+                      default_metric="time.inc",
+                      metadata={"source": "trace calls", "time unit": "ns",
+                                "trace": metadata})

@@ -19,7 +19,9 @@ lazily.
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import dask
@@ -34,6 +36,7 @@ from glade.trace.comm import (
     check_output,
     comm_by_process,
     matrix_of,
+    message_names,
     process_ids,
     send_pairs,
     warn_unknown_sizes,
@@ -43,6 +46,8 @@ from glade.trace.engines.combine import (
     histogram_of_counts,
     merge_cct,
     merge_cells,
+    merge_forests,
+    pair_message_events,
     trace_span,
 )
 from glade.trace.engines.parts import (
@@ -57,7 +62,18 @@ from glade.trace.engines.parts import (
     split_by_process,
     summarize,
 )
-from glade.trace.engines.tasks import cct_events, cct_share, repairs, size_counts
+from glade.trace.engines.storage import write_dask_store
+from glade.trace.engines.tasks import (
+    cct_events,
+    cct_share,
+    forest_share,
+    message_events,
+    message_times,
+    process_events,
+    repairs,
+    set_matches,
+    size_counts,
+)
 from glade.trace.events import NAME, PROCESS, REQUIRED, THREAD, TIMESTAMP, is_derived
 from glade.trace.filter import (
     BaseFilter,
@@ -66,7 +82,13 @@ from glade.trace.filter import (
     matched_nodes,
     selected_metadata,
 )
-from glade.trace.matching import MATCHING_EVENT, warn_repair_counts
+from glade.trace.matching import (
+    DEPTH,
+    MATCHING_EVENT,
+    MATCHING_TIMESTAMP,
+    PARENT,
+    warn_repair_counts,
+)
 from glade.trace.model import Trace
 from glade.trace.profiles import (
     bin_edges,
@@ -78,11 +100,19 @@ from glade.trace.profiles import (
     idle_time,
     load_imbalance_table,
     metric_list,
+    multirun_analysis,
     time_profile_table,
 )
 
 #: Events per partition that :meth:`DaskTrace.from_pandas` aims at by default.
 PARTITION_EVENTS = 2_000_000
+
+
+def _groups(where: np.ndarray, count: int) -> list[np.ndarray]:
+    """Per group 0..count-1 the positions of ``where`` (a group per position) holding
+    it, ascending."""
+    order = np.argsort(where, kind="stable")
+    return np.split(order, np.searchsorted(where[order], np.arange(1, count)))
 
 
 class DaskTrace:
@@ -322,6 +352,49 @@ class DaskTrace:
                              "their edges, without weights")
         return histogram_of_counts(self._map(size_counts), bins, **kwargs)
 
+    def comm_over_time(self, output: str = "size", message_type: str = "send",
+                       bins: Any = 50, **kwargs: Any):
+        """See :meth:`glade.Trace.comm_over_time`: every partition sums its messages'
+        weights per distinct time; ``bins`` is a number or the edges (as for
+        :meth:`message_histogram`)."""
+        check_output(output)
+        message_names(message_type)
+        if isinstance(bins, str) or "weights" in kwargs:
+            raise TraceError("on a Dask trace, comm_over_time takes a number of bins or "
+                             "their edges, without weights")
+        pieces = self._map(message_times, output, message_type)
+        warn_unknown_sizes(sum(p[2] for p in pieces), sum(p[3] for p in pieces))
+        span = self.span if len(self) else (0, 1)
+        return histogram_of_counts([p[:2] for p in pieces], bins, range=span, **kwargs)
+
+    def match_messages(self) -> pd.DataFrame:
+        """See :meth:`glade.Trace.match_messages`: the partitions send their message
+        events, which are paired at once; ``_matching_event`` (event ids) and
+        ``_matching_timestamp`` of the matched messages are then set lazily, partition
+        by partition. ``Send event`` and ``Receive event`` are event ids."""
+        end = self._end()
+        pieces = compute_all([dask.delayed(message_events)(p, self.metadata, end)
+                              for p in self.events.to_delayed()], "messages")
+        table, lost_sends, lost_recvs, send_part, recv_part = pair_message_events(
+            pieces, self._recorded_meta())
+        columns = [table[c].to_numpy() for c in ("Send event", "Receive event",
+                                                 "Send time (ns)", "Receive time (ns)")]
+        meta = self.events._meta.assign(**{c: np.zeros(0, dtype=np.int64)
+                                           for c in (MATCHING_EVENT, MATCHING_TIMESTAMP)
+                                           if c not in self.events.columns})
+        delayed = self.events.to_delayed()
+        sends, recvs = (_groups(where, len(delayed)) for where in (send_part, recv_part))
+        parts = []
+        for part, send, recv in zip(delayed, sends, recvs, strict=True):
+            ids = np.concatenate([columns[0][send], columns[1][recv]])
+            matching = np.concatenate([columns[1][send], columns[0][recv]])
+            times = np.concatenate([columns[3][send], columns[2][recv]])
+            parts.append(dask.delayed(set_matches)(part, ids, matching, times))
+        self.events = dd.from_delayed(parts, meta=meta, verify_meta=False)
+        self.metadata["unmatched_messages"] = {"sends": int(lost_sends),
+                                               "receives": int(lost_recvs)}
+        return table
+
     def timeline_picture(self, t0: int | None = None, t1: int | None = None, *,
                          width: int = 1200, rows: tuple[int, int] | None = None,
                          height: int = 400):
@@ -352,6 +425,61 @@ class DaskTrace:
         """See :meth:`glade.Trace.to_graphframe`: each partition's CCT, merged by call
         path."""
         return self._cct()[0]
+
+    def calls(self):
+        """See :meth:`glade.Trace.calls`: every call and instant lives on one process, so
+        each partition builds the forest of its processes and the forests are put in
+        the pandas engine's node order; ``event`` holds event ids. As on pandas, the
+        derived columns the forest needs are added to the events (lazily)."""
+        if MATCHING_EVENT not in self.events.columns:
+            self._count_repairs("repair")
+        if "time.exc" not in self.events.columns:
+            self._derive("calc_exc_metrics", [TIMESTAMP])
+        if PARENT not in self.events.columns or DEPTH not in self.events.columns:
+            self._derive("match_caller_callee", "repair")
+        end = self._end()
+        pieces = compute_all([dask.delayed(forest_share)(p, self.metadata, end)
+                              for p in self.events.to_delayed()], "call forests")
+        return merge_forests(pieces, self._categories(NAME), dict(self.metadata))
+
+    def detect_pattern(self, window_size: int, iterations: int = 3, metric: str = "time.exc",
+                       process: int | None = None, thread: int | None = None) -> pd.DataFrame:
+        """See :meth:`glade.Trace.detect_pattern`: the events of the process (one
+        process: a small share of a large trace) come from the partition that holds
+        them, with ``metric`` derived there; the matrix profile is computed here.
+        ``First event`` and ``Last event`` are event ids."""
+        from glade.trace.patterns import _stumpy, detect_pattern
+
+        _stumpy()
+        processes = self.processes
+        process = int(processes.min()) if process is None and processes.size else process
+        holder = [i for i, s in enumerate(self._summary()) if np.isin(process, s.processes)]
+        if not holder:
+            raise TraceError(f"the trace has no process {process}")
+        part = self.events.to_delayed()[holder[0]]
+        task = dask.delayed(process_events)(part, self.metadata, self._end(), process, metric)
+        events = compute_all([task], "patterns")[0]
+        found = detect_pattern(local_trace(events, self.metadata), window_size, iterations,
+                               metric, process, thread)
+        ids = events.index.to_numpy()
+        for column in ("First event", "Last event"):
+            found[column] = ids[found[column].to_numpy()]
+        return found
+
+    @staticmethod
+    def multirun_analysis(traces: list, metric_column: str = TIMESTAMP,
+                          groupby_column: str = NAME, mean: bool = True) -> pd.DataFrame:
+        """See :meth:`glade.Trace.multirun_analysis`: ``traces`` may mix pandas Traces
+        and DaskTraces."""
+        return multirun_analysis(traces, metric_column, groupby_column, mean)
+
+    def to_parquet(self, path: str | os.PathLike, overwrite: bool = False) -> Path:
+        """Store the trace in the new directory ``path`` as :meth:`glade.Trace.to_parquet`
+        does, every partition written by the worker that holds it (a file system the
+        workers and the client share). The recorded columns are stored (derived ones
+        are recomputed when needed); events at the same time on different processes
+        come back ordered by process."""
+        return write_dask_store(self, path, overwrite)
 
     def _selection(self, events: dd.DataFrame) -> DaskTrace:
         definitions = None if self.definitions is None else self.definitions.copy()

@@ -18,8 +18,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from glade.errors import ReaderError
-from glade.parquet import decode_value, field, read_frame, read_sidecar, restore
+from glade.errors import GladeError, ReaderError
+from glade.parquet import (
+    decode_value,
+    encode_value,
+    field,
+    new_directory,
+    read_frame,
+    read_sidecar,
+    restore,
+    write_frame,
+    write_sidecar,
+)
 from glade.trace.engines.parts import EVENT_ID, in_time_order, process_partitions
 from glade.trace.events import PROCESS
 from glade.trace.storage import (
@@ -28,6 +38,7 @@ from glade.trace.storage import (
     FORMAT,
     ROW,
     VERSION,
+    events_entry,
     partition_path,
     process_counts,
     read_partition,
@@ -117,3 +128,35 @@ def read_dask_store(path: str | os.PathLike, npartitions: int | None = None):
     except (KeyError, TypeError, ValueError) as exc:
         raise ReaderError(sidecar, f"sidecar entry 'metadata' is malformed ({exc})") from exc
     return DaskTrace(events, definitions, metadata)
+
+
+def write_dask_store(trace, path: str | os.PathLike, overwrite: bool = False) -> Path:
+    """Write the DaskTrace ``trace`` into the new directory ``path`` in the layout of
+    :mod:`glade.trace.storage` (``"time"`` order): every partition writes the files of
+    its processes on the worker that holds it
+    (:func:`glade.trace.engines.tasks.write_share`), then the client writes the
+    definitions and the sidecar. Nothing is left at ``path`` when writing fails."""
+    import dask
+
+    from glade.trace.engines.parts import compute_all
+    from glade.trace.engines.tasks import write_share
+
+    metadata = encode_value(trace.metadata)
+    with new_directory(path, overwrite) as scratch:
+        shares = compute_all([dask.delayed(write_share)(p, str(scratch))
+                              for p in trace.events.to_delayed()], "writing Parquet")
+        written = [s for s in shares if s[0].size] or shares
+        specs, arrow = written[0][2], written[0][3]
+        if any(s[2] != specs or s[3] != arrow for s in written):
+            raise GladeError("the partitions of the trace have different columns or dtypes: "
+                             "it cannot be stored as one table")
+        processes = np.concatenate([s[0] for s in shares])
+        counts = np.concatenate([s[1] for s in shares])
+        order = np.argsort(processes, kind="stable")
+        definitions = None
+        if trace.definitions is not None:
+            definitions = write_frame(trace.definitions, scratch / DEFINITIONS)
+        entry = events_entry(specs, arrow, processes[order], counts[order], "time")
+        write_sidecar(scratch, FORMAT, VERSION, {"events": entry, "definitions": definitions,
+                                                 "metadata": metadata})
+    return Path(path)

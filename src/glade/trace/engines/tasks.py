@@ -7,17 +7,27 @@ back (arrays per function and process, per bin, per message pair, per CCT node).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from glade.trace.calls import EVENT, call_forest
 from glade.trace.cct import cct_tables
-from glade.trace.comm import sent_sizes
+from glade.trace.comm import message_names, message_rows, message_weights, sent_sizes
 from glade.trace.engines.combine import first_calls
-from glade.trace.engines.parts import call_structure_of, in_time_order, local_trace
-from glade.trace.events import ENTER, TIMESTAMP
+from glade.trace.engines.parts import call_structure_of, derive, in_time_order, local_trace
+from glade.trace.events import (
+    ENTER,
+    PROCESS,
+    RECEIVE_NAMES,
+    SEND_NAMES,
+    TIMESTAMP,
+    is_derived,
+)
 from glade.trace.filter import events_of_nodes
+from glade.trace.matching import MATCHING_EVENT, MATCHING_TIMESTAMP, group_order, integer_codes
 from glade.trace.model import Trace
 
 
@@ -54,3 +64,81 @@ def cct_events(trace: Trace, keep: np.ndarray) -> np.ndarray:
     from glade.trace.cct import cct_nodes
 
     return events_of_nodes(cct_nodes(trace)[0], keep)
+
+
+def message_times(trace: Trace, output: str, message_type: str
+                  ) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """The distinct times of the partition's messages of ``message_type``, the weight
+    (count or bytes) sent or received at each, how many sizes are unknown and how many
+    messages there are."""
+    rows = message_rows(trace, message_names(message_type))
+    weights, unknown = message_weights(trace, rows, output)
+    times, where = np.unique(trace.events[TIMESTAMP].to_numpy()[rows], return_inverse=True)
+    return times, np.bincount(where, weights=weights, minlength=times.size), unknown, rows.size
+
+
+def message_events(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None
+                   ) -> pd.DataFrame:
+    """The partition's sends and receives with a partner (the events
+    :func:`glade.trace.comm.message_pairs` pairs), indexed by event id, in time order."""
+    part = in_time_order(part)
+    trace = local_trace(part, metadata, t_end)
+    rows = np.union1d(message_rows(trace, SEND_NAMES), message_rows(trace, RECEIVE_NAMES))
+    return part.iloc[rows][[c for c in part.columns if not is_derived(c)]]
+
+
+def set_matches(part: pd.DataFrame, ids: np.ndarray, matching: np.ndarray,
+                times: np.ndarray) -> pd.DataFrame:
+    """``part`` whose events ``ids`` match the events ``matching`` (event ids) at
+    ``times``: ``_matching_event`` and ``_matching_timestamp`` set there (-1 elsewhere
+    when the columns are new), as :func:`glade.trace.comm.match_messages` sets them."""
+    at = pd.Index(part.index).get_indexer(ids)
+    columns = {}
+    for column, values in ((MATCHING_EVENT, matching), (MATCHING_TIMESTAMP, times)):
+        full = (part[column].to_numpy().copy() if column in part.columns
+                else np.full(len(part), -1, dtype=np.int64))
+        full[at] = values
+        columns[column] = full
+    return part.assign(**columns)
+
+
+def forest_share(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None
+                 ) -> tuple[pd.DataFrame, np.ndarray, dict]:
+    """The call forest of the partition (see :func:`glade.trace.calls.call_forest`): its
+    table (``event``: event ids), each node's parent (a node of the partition, -1 for a
+    root) and the matching repairs."""
+    part = in_time_order(part)
+    trace = local_trace(part, metadata, t_end)
+    forest = call_forest(trace)
+    table = forest.dataframe
+    table[EVENT] = part.index.to_numpy()[table[EVENT].to_numpy()]
+    return table, forest.graph.tree_parent, forest.metadata["trace"].get("repairs", {})
+
+
+def process_events(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None,
+                   process: int, metric: str) -> pd.DataFrame:
+    """The events of ``process`` in the partition, with ``metric`` and the matching
+    columns derived (see :func:`glade.trace.engines.parts.derive`)."""
+    part = derive(part, metadata, t_end, "ensure_metric", (metric,))
+    return part[part[PROCESS].to_numpy() == process]
+
+
+def write_share(part: pd.DataFrame, directory: str) -> tuple[np.ndarray, np.ndarray,
+                                                              list[dict], dict[str, str]]:
+    """Write the recorded columns of the partition's events into the store being made at
+    ``directory``, one file per process (see :mod:`glade.trace.storage`): its processes,
+    their numbers of events, the columns' specs and the files' Arrow types."""
+    from glade.parquet import arrow_types, column_spec
+    from glade.trace.storage import arrow_events, write_partition
+
+    part = in_time_order(part)
+    events = part[[c for c in part.columns if not is_derived(c)]].reset_index(drop=True)
+    codes, processes = integer_codes(events[PROCESS].to_numpy())
+    counts = np.bincount(codes, minlength=processes.size)
+    order = group_order(codes, processes.size)
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    table = arrow_events(events)
+    for i, process in enumerate(processes):
+        write_partition(Path(directory), int(process), table.take(order[starts[i]:starts[i + 1]]))
+    specs = [column_spec(name, events[name]) for name in events.columns]
+    return processes.astype(np.int64), counts, specs, arrow_types(table.schema)

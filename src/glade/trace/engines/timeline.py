@@ -11,8 +11,12 @@ pixel); only the boxes, a few per row, come back. When all partitions hold more 
 than a picture draws, the longest are kept and the others join the raster, as the
 pandas timeline does.
 
-Instants and message arrows are not drawn on Dask: a picture's ``instants`` are empty
-and its ``arrows`` too (``picture.extra["engine"] == "dask"``).
+Every partition also finds its instants in the range with the pandas timeline's own
+code (exact marks, or counts per pixel when too many: the client adds the counts) and
+sends its message events; the client pairs them (as ``match_messages``) and draws the
+arrows of the range with the pandas timeline's own bundling. Marks and boxes name
+their event by its event id (``event``), where the pandas picture names a node of the
+call forest (``picture.extra["engine"] == "dask"``).
 """
 
 from __future__ import annotations
@@ -27,14 +31,28 @@ import numpy as np
 import pandas as pd
 
 from glade.trace.calls import call_forest
+from glade.trace.comm import message_rows
+from glade.trace.engines.combine import pair_message_events
 from glade.trace.engines.parts import in_time_order, local_trace
+from glade.trace.events import RECEIVE_NAMES, SEND_NAMES, is_derived
 from glade.views.timeline import kernels
 from glade.views.timeline.index import Forest, TimelineIndex
-from glade.views.timeline.messages import Arrows
+from glade.views.timeline.messages import KeptMessages
 from glade.views.timeline.raster import aggregate_table
-from glade.views.timeline.render import MAX_BOXES, Picture, Request, pool_of, split_range
+from glade.views.timeline.render import (
+    MAX_BOXES,
+    MAX_INSTANTS,
+    Picture,
+    Request,
+    _instants,
+    pool_of,
+    split_range,
+)
 
 _BOX_FIELDS = ("event", "row", "start", "end", "code", "depth", "exclusive", "share")
+_INSTANT_FIELDS = ("event", "row", "time", "code")
+#: The column of a partition's message events holding the display row of their location.
+_ROW = "__glade_row__"
 
 
 def _points_table(points: np.ndarray) -> pd.DataFrame:
@@ -42,11 +60,15 @@ def _points_table(points: np.ndarray) -> pd.DataFrame:
 
 
 def timeline_share(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None,
-                   request: Request, row_offset: int, names: pd.Index) -> dict:
+                   request: Request, row_offset: int, names: pd.Index,
+                   layout: tuple[int, int, int, int]) -> dict:
     """The share of partition ``part`` (whose first row is display row ``row_offset``)
-    of the picture of ``request``: its raster ``points`` (a DataFrame, function codes
-    of ``names``) and its ``boxes`` (arrays :data:`_BOX_FIELDS`; ``event``: the event id
-    of the call's Enter)."""
+    of the picture of ``request`` (drawing rows ``row0:row1`` of the whole trace in
+    ``bins`` raster rows of ``pool`` rows: ``layout``): its raster ``points`` (a
+    DataFrame, function codes of ``names``), its ``boxes`` (arrays
+    :data:`_BOX_FIELDS`; ``event``: the event id of the call's Enter), its
+    ``instants`` in the range (arrays :data:`_INSTANT_FIELDS`, or their ``count`` per
+    pixel) and its ``messages`` (the message events, with their display row)."""
     part = in_time_order(part)
     trace = local_trace(part, metadata, t_end)
     index = TimelineIndex(Forest.of(call_forest(trace), trace.location_codes()))
@@ -56,6 +78,8 @@ def timeline_share(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int |
     box, box_row, points, _, visible, _ = split_range(index, request, row0, row1,
                                                       row_offset, exact=True)
     recode = names.get_indexer(pd.Index(index.forest.names, dtype=object))
+    instants = _local_instants(index, request, (row0, row1), row_offset, layout, recode,
+                               part.index.to_numpy())
     code = np.fmod(points[4], float(1 << kernels.CODE_BITS)).astype(np.int64)
     points = points.copy()
     points[4] += recode[code] - code
@@ -70,7 +94,66 @@ def timeline_share(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int |
         "exclusive": index.exclusive[nodes],
         "share": index.share[nodes],
     }
-    return {"points": _points_table(points), "boxes": boxes, "visible": visible}
+    messages = np.union1d(message_rows(trace, SEND_NAMES), message_rows(trace, RECEIVE_NAMES))
+    sent = part.iloc[messages][[c for c in part.columns if not is_derived(c)]]
+    sent = sent.assign(**{_ROW: trace.location_codes()[0][messages] + row_offset})
+    return {"points": _points_table(points), "boxes": boxes, "visible": visible,
+            "instants": instants, "messages": sent}
+
+
+def _local_instants(index: TimelineIndex, request: Request, local: tuple[int, int],
+                    row_offset: int, layout: tuple[int, int, int, int], recode: np.ndarray,
+                    ids: np.ndarray) -> dict[str, np.ndarray]:
+    """The instants of a partition's rows ``local`` in the range, found by the pandas
+    timeline's code: exact (event ids, display rows, times, codes of the trace's
+    names) or their counts per raster pixel."""
+    row0, row1, pool, bins = layout
+    lanes = index.lanes.lanes_of_rows(*local, False)
+
+    def row_of_lane(values: np.ndarray) -> np.ndarray:
+        return index.lanes.row_of_lane(values, False) + row_offset
+
+    found, pooled = _instants(index, request, lanes, row_of_lane, row0, row1, pool, bins)
+    if pooled:
+        return found
+    return {"event": ids[index.forest.event[found["node"]]], "row": found["row"],
+            "time": found["time"], "code": recode[found["code"]]}
+
+
+def _all_instants(pieces: list[dict], request: Request, row0: int, pool: int, bins: int
+                  ) -> tuple[dict[str, np.ndarray], bool]:
+    """The instants of the picture from its partitions': exact marks when they are few
+    enough, else the counts per raster pixel (a partition's exact marks counted there
+    as the pandas timeline counts them)."""
+    exact = [p for p in pieces if "count" not in p]
+    if len(exact) == len(pieces) and sum(p["time"].size for p in exact) <= MAX_INSTANTS:
+        if not exact:
+            return {f: np.zeros(0, dtype=np.int64) for f in _INSTANT_FIELDS}, False
+        return {f: np.concatenate([p[f] for p in exact]) for f in _INSTANT_FIELDS}, False
+    counts = sum((p["count"] for p in pieces if "count" in p),
+                 np.zeros((bins, request.width), dtype=np.int64))
+    for p in exact:
+        column = np.clip(((p["time"] - request.t0) / request.px).astype(np.int64), 0,
+                         request.width - 1)
+        cell = (p["row"] - row0) // pool * request.width + column
+        counts += np.bincount(cell, minlength=bins * request.width).reshape(bins, -1)
+    return {"count": counts}, True
+
+
+def _arrows(pieces: list[pd.DataFrame], request: Request, rows: int, row0: int, row1: int,
+            pool: int):
+    """The message arrows of the range: the partitions' message events paired (see
+    :func:`glade.trace.engines.combine.pair_message_events`), drawn and bundled by the
+    pandas timeline's code."""
+    frame = pd.concat(pieces)
+    row_of = pd.Series(frame[_ROW].to_numpy(), index=frame.index)
+    table = pair_message_events(pieces, frame.iloc[:0])[0]
+    kept = KeptMessages(table["Send time (ns)"].to_numpy().astype(np.float64),
+                        table["Receive time (ns)"].to_numpy().astype(np.float64),
+                        row_of.loc[table["Send event"].to_numpy()].to_numpy(),
+                        row_of.loc[table["Receive event"].to_numpy()].to_numpy(),
+                        table["Message Size"].to_numpy().astype(np.float64))
+    return kept.in_range(request.t0, request.t1, np.arange(rows), row0, row1, pool)
 
 
 def _box_cut(durations: np.ndarray, px: float) -> float:
@@ -117,11 +200,14 @@ def dask_picture(trace: Any, t0: int | None = None, t1: int | None = None, *,
     names = trace.name_labels()
     offsets = np.cumsum([0] + [s.locations for s in trace._summary()])
     end = trace._end()
-    shares = [dask.delayed(timeline_share)(p, trace.metadata, end, request, int(o), names)
+    layout = (row0, row1, pool, bins)
+    shares = [dask.delayed(timeline_share)(p, trace.metadata, end, request, int(o), names,
+                                           layout)
               for p, o in zip(trace.events.to_delayed(), offsets, strict=False)]
     shares = dask.persist(*shares)
-    pieces = dask.compute(*[(dask.delayed(getitem)(s, "boxes"),
-                             dask.delayed(getitem)(s, "visible")) for s in shares])
+    pieces = dask.compute(*[tuple(dask.delayed(getitem)(s, k) for k in
+                                  ("boxes", "visible", "instants", "messages"))
+                            for s in shares])
     boxes = {f: np.concatenate([p[0][f] for p in pieces]) for f in _BOX_FIELDS}
     threshold = _box_cut((boxes["end"] - boxes["start"]).astype(np.float64), request.px)
     drawn = (boxes["end"] - boxes["start"]) >= threshold
@@ -134,8 +220,8 @@ def dask_picture(trace: Any, t0: int | None = None, t1: int | None = None, *,
     cover, busy, top = aggregate_table(points, t0=request.t0, px=request.px,
                                        width=request.width, row0=row0, pool=pool, bins=bins)
     kept = {f: boxes[f][drawn] for f in _BOX_FIELDS if f != "share"}
-    none = np.zeros(0, dtype=np.int64)
-    instants = {"node": none, "row": none, "time": none, "code": none}
+    instants, pooled = _all_instants([p[2] for p in pieces], request, row0, pool, bins)
+    arrows = _arrows([p[3] for p in pieces], request, total, row0, row1, pool)
     return Picture(request, row0, row1, pool, bins, threshold, sum(p[1] for p in pieces),
-                   kept, cover, busy, top, instants, False, Arrows.empty(),
+                   kept, cover, busy, top, instants, pooled, arrows,
                    {"level": None, "engine": "dask"})

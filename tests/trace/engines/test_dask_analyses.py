@@ -1,0 +1,203 @@
+"""The analyses of a DaskTrace that need more than per-partition sums — message pairing,
+messages over time, the call forest, call-level queries, patterns, several runs and
+writing a store from the workers — equal the pandas engine's, exactly, on random traces
+(hypothesis), on synthetic MPI runs and on Pipit's real traces (a 2-worker LocalCluster
+of processes)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from glade.errors import GladeError, TraceError
+from glade.trace import Trace
+
+from .test_dask_trace import assert_equal, random_events
+
+pytest.importorskip("dask.dataframe", reason="the glade[dask] extra is absent")
+
+WINDOW_QUERY = 'MATCH (".", p)->("*") WHERE p.start >= 20 AND p.Process <> 1'
+
+
+def forest_parts(gf) -> dict[str, object]:
+    return {"table": gf.dataframe, "frames": gf.graph.frames,
+            "parents": gf.graph.tree_parent, "metadata": gf.metadata}
+
+
+def more_analyses(trace) -> dict[str, object]:
+    """The analyses this module checks, on a trace of either engine (``Send event``,
+    ``Receive event`` and the forest's ``event`` are rows on pandas and event ids on
+    Dask: the same numbers for a DaskTrace made by ``to_dask``)."""
+    out = {
+        "over time size": trace.comm_over_time("size", "send", 5),
+        "over time receive count": trace.comm_over_time("count", "receive", 3),
+        "over time edges": trace.comm_over_time("size", "receive",
+                                                np.array([0.0, 10.0, 25.0, 1e12])),
+        "over time density": trace.comm_over_time("count", bins=4, density=True),
+    }
+    out.update({f"forest {k}": v for k, v in forest_parts(trace.calls()).items()})
+    out["pairs"] = trace.match_messages()
+    out["unmatched"] = trace.metadata["unmatched_messages"]
+    return out
+
+
+def assert_more_answers(trace: Trace, npartitions: int) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pandas_trace = trace.copy()
+        expected = more_analyses(pandas_trace)
+        on_dask = trace.to_dask(npartitions)
+        for what, value in more_analyses(on_dask).items():
+            assert_equal(expected[what], value, what)
+        # match_messages set the matching columns of the messages, as on pandas
+        computed = on_dask.compute().events
+        for column in ("_matching_event", "_matching_timestamp"):
+            np.testing.assert_array_equal(computed[column], pandas_trace.events[column],
+                                          column)
+        queried = on_dask.query(WINDOW_QUERY, level="calls").compute()
+        expected_query = trace.query(WINDOW_QUERY, level="calls")
+        pd.testing.assert_frame_equal(queried.events, expected_query.events, check_exact=True)
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_events(), st.integers(1, 4))
+def test_random_traces_get_the_pandas_answers(dask_client, table, npartitions):
+    assert_more_answers(Trace(table), npartitions)
+
+
+def test_a_synthetic_mpi_run_gets_the_pandas_answers(dask_client):
+    from glade.datasets import synthetic_trace
+
+    assert_more_answers(synthetic_trace(7, 5, exchange="halo", imbalance=0.5), 3)
+    assert_more_answers(synthetic_trace(6, 4, exchange="pingpong"), 4)
+
+
+def test_pipit_traces_get_the_pandas_answers(dask_client, pipit_data):
+    pytest.importorskip("otf2", reason="the OTF2 reader needs the glade[otf2] extra")
+    assert_more_answers(Trace.from_csv(pipit_data / "foo-bar.csv"), 2)
+    assert_more_answers(Trace.from_otf2(pipit_data / "ping-pong-otf2"), 2)
+    assert_more_answers(Trace.from_hpctoolkit(pipit_data / "ping-pong-hpctoolkit"), 2)
+
+
+def test_ping_pong_messages_by_hand(dask_client, pipit_data):
+    pytest.importorskip("otf2", reason="the OTF2 reader needs the glade[otf2] extra")
+    trace = Trace.from_otf2(pipit_data / "ping-pong-otf2")
+    pairs = trace.to_dask(2).match_messages()
+    # the ping-pong: every send of one process is received by the other, none is lost
+    sends = trace.events["Name"].isin(["MpiSend", "MpiIsend"]).sum()
+    assert len(pairs) == sends > 0
+    assert set(zip(pairs["Sender"], pairs["Receiver"], strict=True)) == {(0, 1), (1, 0)}
+    assert (pairs["Receive time (ns)"] >= pairs["Send time (ns)"]).all()
+
+
+PATTERN_SCRIPT = """
+import json, warnings
+from distributed import Client, LocalCluster
+from glade.datasets import synthetic_trace
+warnings.simplefilter("ignore")
+trace = synthetic_trace(3, 12, noise=0.3)
+answers = {}
+with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                  dashboard_address=":0") as cluster, Client(cluster):
+    on_dask = trace.to_dask(3)
+    for process in (None, 2):
+        expected = trace.copy().detect_pattern(6, iterations=3, process=process)
+        found = on_dask.detect_pattern(6, iterations=3, process=process)
+        answers[str(process)] = [expected.to_dict("list"), found.to_dict("list")]
+print(json.dumps(answers))
+"""
+
+
+def test_a_pattern_is_found_in_the_partition_that_holds_its_process():
+    """In a child process with numba's JIT off (STUMPY's kernels, interpreted, as in
+    tests/trace/test_patterns.py: compiling them takes minutes on a busy machine), on
+    its own 2-worker LocalCluster whose workers inherit that setting."""
+    pytest.importorskip("stumpy", reason="detect_pattern needs the glade[stumpy] extra")
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    done = subprocess.run([sys.executable, "-c", PATTERN_SCRIPT], capture_output=True,
+                          text=True, env=env, timeout=300, check=True)
+    answers = json.loads(done.stdout.strip().splitlines()[-1])
+    for process, (expected, found) in answers.items():
+        assert found == expected, process
+        assert len(found["First event"]) == 3, process
+
+
+def test_pattern_arguments_are_checked_before_stumpy_runs(dask_client):
+    pytest.importorskip("stumpy", reason="detect_pattern needs the glade[stumpy] extra")
+    from glade.datasets import synthetic_trace
+
+    on_dask = synthetic_trace(4, 3).to_dask(2)
+    with pytest.raises(TraceError, match="no process 9"):
+        on_dask.detect_pattern(5, process=9)
+    with pytest.raises(TraceError, match="window_size"):
+        on_dask.detect_pattern(2)
+
+
+def test_multirun_analysis_takes_dask_traces(dask_client):
+    from glade.datasets import synthetic_trace
+
+    runs = [synthetic_trace(p, 3, exchange="ring") for p in (2, 4, 8)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = Trace.multirun_analysis([r.copy() for r in runs])
+        mixed = [runs[0].copy(), runs[1].to_dask(2), runs[2].to_dask(3)]
+        pd.testing.assert_frame_equal(Trace.multirun_analysis(mixed), expected)
+        on_dask = type(mixed[1]).multirun_analysis([r.to_dask(2) for r in runs], mean=False)
+        pd.testing.assert_frame_equal(on_dask,
+                                      Trace.multirun_analysis([r.copy() for r in runs],
+                                                              mean=False))
+    assert list(expected.index) == [2, 4, 8]
+
+
+def test_comm_over_time_refuses_what_needs_every_message_at_once(dask_client):
+    from glade.datasets import synthetic_trace
+
+    on_dask = synthetic_trace(2, 2).to_dask(2)
+    with pytest.raises(TraceError, match="weights"):
+        on_dask.comm_over_time(bins="auto")
+    with pytest.raises(TraceError, match="message_type"):
+        on_dask.comm_over_time(message_type="both")
+    with pytest.raises(TraceError, match="output"):
+        on_dask.comm_over_time("bytes")
+
+
+def test_a_store_written_by_the_workers_reads_back_on_both_engines(dask_client, tmp_path):
+    from glade.datasets import synthetic_trace
+
+    trace = synthetic_trace(6, 4, exchange="halo", imbalance=0.3)
+    on_dask = trace.to_dask(4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        on_dask.calc_exc_metrics()  # derived columns are not stored: they are recomputed
+    store = on_dask.to_parquet(tmp_path / "run")
+    assert sorted(p.name for p in (store / "events").iterdir()) == [
+        f"Process={p}" for p in range(6)]
+    back = Trace.from_parquet(store)
+    pd.testing.assert_frame_equal(back.events, trace.events, check_exact=True)
+    assert back.metadata == on_dask.metadata
+    again = Trace.from_parquet(store, engine="dask", npartitions=3)
+    pd.testing.assert_frame_equal(again.compute().events, trace.events, check_exact=True)
+    with pytest.raises(GladeError, match="exists"):
+        on_dask.to_parquet(store)
+    on_dask.to_parquet(store, overwrite=True)
+    pd.testing.assert_frame_equal(Trace.from_parquet(store).events, trace.events)
+
+
+def test_a_real_trace_stored_from_the_workers_keeps_its_definitions(dask_client, pipit_data,
+                                                                    tmp_path):
+    pytest.importorskip("otf2", reason="the OTF2 reader needs the glade[otf2] extra")
+    trace = Trace.from_otf2(pipit_data / "ping-pong-otf2")
+    store = trace.to_dask(2).to_parquet(tmp_path / "pp")
+    back = Trace.from_parquet(store)
+    pd.testing.assert_frame_equal(back.events, trace.events, check_exact=True)
+    pd.testing.assert_frame_equal(back.definitions, trace.definitions)
+    assert back.metadata == trace.metadata
