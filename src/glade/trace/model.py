@@ -578,8 +578,8 @@ class Trace:
     def to_otf2(self, path: str, **kwargs: Any) -> Path:
         """Write an OTF2 archive into the new or empty directory ``path`` and return its
         anchor file (needs ``glade[otf2]``; see
-        :func:`glade.readers.traces.otf2.write_otf2`)."""
-        from glade.readers.traces.otf2 import write_otf2
+        :func:`glade.readers.traces.otf2_write.write_otf2`)."""
+        from glade.readers.traces.otf2_write import write_otf2
 
         return write_otf2(self, path, **kwargs)
 

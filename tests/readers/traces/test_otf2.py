@@ -11,6 +11,7 @@ import pytest
 
 from glade.errors import GladeError, ReaderError
 from glade.readers.traces import otf2 as trace_otf2
+from glade.readers.traces import otf2_write
 from glade.readers.traces.events import ticks_to_ns
 from glade.trace import Trace
 from tests.readers.corruption import copy_input, empty, garble, truncate
@@ -204,7 +205,7 @@ def test_buffer_that_fills_grows_and_reading_goes_on(tmp_path: Path, monkeypatch
 
 
 def test_round_trip_ping_pong(trace: Trace, tmp_path: Path):
-    back = trace_otf2.read_otf2(trace_otf2.write_otf2(trace, tmp_path / "pp"))
+    back = trace_otf2.read_otf2(otf2_write.write_otf2(trace, tmp_path / "pp"))
     for column in [*COLUMNS, "Partner", "Tag", "Message Size"]:
         assert trace.events[column].tolist() == back.events[column].tolist(), column
 
@@ -234,14 +235,14 @@ def test_write_refuses_what_otf2_cannot_hold(tmp_path: Path):
     events = pd.DataFrame({"Timestamp (ns)": [0], "Event Type": ["Instant"],
                            "Name": ["checkpoint"], "Process": [0]})
     with pytest.raises(GladeError, match="checkpoint"):
-        trace_otf2.write_otf2(Trace(events), tmp_path / "x")
+        otf2_write.write_otf2(Trace(events), tmp_path / "x")
     (tmp_path / "busy").mkdir()
     (tmp_path / "busy" / "file").write_text("x")
     with pytest.raises(GladeError, match="not an empty directory"):
-        trace_otf2.write_otf2(_synthetic(), tmp_path / "busy")
+        otf2_write.write_otf2(_synthetic(), tmp_path / "busy")
     events = _synthetic().events.drop(columns=["Partner"])
     with pytest.raises(GladeError, match="Partner"):
-        trace_otf2.write_otf2(Trace(events), tmp_path / "y")
+        otf2_write.write_otf2(Trace(events), tmp_path / "y")
 
 
 # ------------------------------------------------------------------ bad input
