@@ -426,7 +426,7 @@ class Supergraph:
         metadata = self._values.metadata
         positions = []
         for group, label in ((a, "a"), (b, "b")):
-            if not isinstance(group, Mapping) and group in metadata.index:
+            if not isinstance(group, Mapping | list | tuple) and group in metadata.index:
                 group = [group]
             ids = group_ids(metadata, group, label)
             positions.append(metadata.index.get_indexer(pd.Index(ids, dtype=object)))

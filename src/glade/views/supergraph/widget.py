@@ -21,12 +21,15 @@ from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import traitlets
 
 from glade.ensemble import Ensemble
 from glade.ensemble.supergraph import Supergraph as SupergraphModel
+from glade.ensemble.supergraph import supergraph_of
+from glade.ensemble.supergraph.folding import folded_values
 from glade.ensemble.supergraph.grouping import By
-from glade.ensemble.supergraph.values import metric_pair
+from glade.ensemble.supergraph.values import CallTreeValues, call_tree_values, metric_pair
 from glade.errors import GladeError
 from glade.profile import GraphFrame
 from glade.query import parse
@@ -157,11 +160,11 @@ class Supergraph(QueryView):
     def _supergraph(self, state: edits.ViewState) -> SupergraphModel:
         """The supergraph a state shows (cached by state)."""
         def base() -> SupergraphModel:
-            query = state.query
-            data = self._ensemble if query == edits.EVERYTHING else self._remember(
-                self._cache, ("applied", query), lambda: self._ensemble.query(query, fold=True))
             by = self._by if state.by == "initial" else state.by
-            return data.supergraph(by, state.metric, **self._options)
+            values = self._remember(self._cache, ("values", state.query, state.metric),
+                                    lambda: self._values(state.query, state.metric))
+            return supergraph_of(values, by, bins=self._options["bins"],
+                                 whis=self._options["whis"])
 
         def split(count: int) -> SupergraphModel:
             if count == 0:
@@ -179,6 +182,22 @@ class Supergraph(QueryView):
                                               state.threshold),
                                 lambda: sg.threshold(state.threshold))
         return sg.with_target(state.target) if state.target is not None else sg
+
+    def _values(self, query: str, metric: Hashable) -> CallTreeValues:
+        """The per-node values of ``metric`` in ``data.query(query, fold=True)``: derived
+        from the whole ensemble's values and the nodes the query matches where that is
+        exact (:mod:`glade.ensemble.supergraph.folding`), else from the queried
+        ensemble."""
+        rank_agg = self._options["rank_agg"]
+        if query == edits.EVERYTHING:
+            return call_tree_values(self._ensemble, metric, rank_agg)
+        whole = self._remember(self._cache, ("values", edits.EVERYTHING, metric),
+                               lambda: call_tree_values(self._ensemble, metric, rank_agg))
+        if whole.inclusive_present is not None:
+            keep = np.zeros(len(whole.graph), dtype=bool)
+            keep[self._ensemble.match(query).ids] = True
+            return folded_values(whole, keep)
+        return call_tree_values(self._applied(query), metric, rank_agg)
 
     def _state(self, history: Sequence[dict]) -> edits.ViewState:
         """The state of an edit list (each prefix cached)."""
@@ -412,9 +431,9 @@ class Supergraph(QueryView):
         self.highlight = sorted({keys[node.nid] for node in applied.match(query)})
         return self
 
-    def _applied(self) -> Ensemble:
-        """The ensemble whose supergraph the view shows."""
-        query = self.query
+    def _applied(self, query: str | None = None) -> Ensemble:
+        """The ensemble whose supergraph the view shows (or of another query)."""
+        query = self.query if query is None else query
         if query == edits.EVERYTHING:
             return self._ensemble
         return self._remember(self._cache, ("applied", query),
