@@ -16,10 +16,17 @@ export const LOOP_BULGE = 4;
 /** Labels start this far right of their node. */
 export const LABEL_OFFSET = 6;
 
+/** A coordinate in pixels as drawing markup writes it: to a hundredth of a pixel (a
+ * full double would triple the markup the browser parses, for nothing visible). */
+export function px(value) {
+  return Math.round(value * 100) / 100;
+}
+
 /** A link ribbon from a source's right side (a0..a1 at x0) to a target's left side
  * (b0..b1 at x1). */
 export function ribbonPath(x0, a0, a1, x1, b0, b1) {
-  const xm = (x0 + x1) / 2;
+  [x0, a0, a1, x1, b0, b1] = [x0, a0, a1, x1, b0, b1].map(px);
+  const xm = px((x0 + x1) / 2);
   return `M${x0},${a0}C${xm},${a0} ${xm},${b0} ${x1},${b0}`
     + `L${x1},${b1}C${xm},${b1} ${xm},${a1} ${x0},${a1}Z`;
 }
@@ -27,8 +34,9 @@ export function ribbonPath(x0, a0, a1, x1, b0, b1) {
 /** The centre line of a loop: out of the source's right side at ys, down to the band at
  * yLoop, back under the columns and up into the target's left side at yt. */
 export function loopPath(xs, ys, xt, yt, yLoop, bulge) {
-  return `M${xs},${ys}C${xs + bulge},${ys} ${xs + bulge},${yLoop} ${xs},${yLoop}`
-    + `L${xt},${yLoop}C${xt - bulge},${yLoop} ${xt - bulge},${yt} ${xt},${yt}`;
+  [xs, ys, xt, yt, yLoop] = [xs, ys, xt, yt, yLoop].map(px);
+  return `M${xs},${ys}C${px(xs + bulge)},${ys} ${px(xs + bulge)},${yLoop} ${xs},${yLoop}`
+    + `L${xt},${yLoop}C${px(xt - bulge)},${yLoop} ${px(xt - bulge)},${yt} ${xt},${yt}`;
 }
 
 /**
