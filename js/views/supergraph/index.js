@@ -9,10 +9,10 @@ import { interpolateBlues, interpolateRdBu } from "d3-scale-chromatic";
 import { element, option } from "../../lib/dom.js";
 import { formatMetric } from "../../lib/format.js";
 import { pushEdit, redo, undo } from "../../lib/history.js";
-import { histogramOf, supergraphFromModel } from "./model.js";
+import { supergraphFromModel } from "./model.js";
 import { describeEdge, describeNode, fillPanel, KINDS, svgElement, totalOf } from "./panel.js";
 import {
-  gradientStops, LABEL_HEIGHT, LABEL_OFFSET, labelText, placeLabels, px, sankeyGeometry,
+  histogramPixels, LABEL_HEIGHT, LABEL_OFFSET, labelText, placeLabels, px, sankeyGeometry,
   valueOffset,
 } from "./sankey.js";
 
@@ -22,20 +22,19 @@ const PANEL_WIDTH = 300;
 const MERGE_OPS = ["threshold"];
 const PALETTE_SIZE = 64;
 const density = (t) => interpolateBlues(0.1 + 0.8 * t);
-/** "rgb(r, g, b)" as "#rrggbb" (thousands of gradient stops repeat it). */
-const hex = (css) => `#${css.match(/\d+/g).slice(0, 3)
-  .map((c) => Number(c).toString(16).padStart(2, "0")).join("")}`;
+/** "rgb(r, g, b)" as [r, g, b]. */
+const rgb = (css) => css.match(/\d+/g).slice(0, 3).map(Number);
 const diverging = (t) => interpolateRdBu(1 - t);
 
-let gradientIds = 0;
+let spriteIds = 0;
 
 class SupergraphView {
   constructor(model, el, signal) {
     this.model = model;
     this.signal = signal;
-    this.gradientPrefix = `gs-gradient-${gradientIds++}-`;
+    this.spriteId = `gs-histograms-${spriteIds++}`;
     this.palette = Array.from({ length: PALETTE_SIZE },
-      (_, k) => hex(density(k / (PALETTE_SIZE - 1))));
+      (_, k) => rgb(density(k / (PALETTE_SIZE - 1))));
     this.busy = false;
     this.build(el);
     this.listen();
@@ -334,20 +333,20 @@ class SupergraphView {
     const target = nodes.column("inclusive_target");
     const level = nodes.column("level");
     const kind = nodes.column("kind");
-    // Supernodes with the same histogram bands share one gradient.
-    const gradients = new Map();
+    const fills = [];
     const boxes = [];
     const candidates = [];
     geometry.nodes.forEach((box, i) => {
-      let paint;
+      // the histogram's column of the shared image, stretched over the node (the node's
+      // rect above it takes the outline and the pointer)
+      let paint = "transparent";
       if (inDiff) {
         const d = difference[i];
         paint = Number.isFinite(d) && largest > 0 ? diverging(0.5 + d / (2 * largest)) : "#ddd";
       } else {
-        const stops = gradientStops(histogramOf(sg, i), this.palette).map(
-          (stop) => `<stop offset="${stop.offset}" stop-color="${stop.colour}"/>`).join("");
-        if (!gradients.has(stops)) gradients.set(stops, `${this.gradientPrefix}${gradients.size}`);
-        paint = `url(#${gradients.get(stops)})`;
+        fills.push(`<svg x="${px(box.x0)}" y="${px(box.y0)}" width="${px(box.x1 - box.x0)}"`
+          + ` height="${px(box.y1 - box.y0)}" viewBox="${i} 0 1 ${sg.bins}"`
+          + ` preserveAspectRatio="none"><use href="#${this.spriteId}"/></svg>`);
       }
       const key = sg.names.get(i);
       const classes = `gs-node${selected.has(key) ? " gs-selected" : ""}`
@@ -378,14 +377,28 @@ class SupergraphView {
         + ` y="${px((box.y0 + box.y1) / 2)}" data-node="${i}">${escapeMarkup(text.name)}${number}`
         + "</text>");
     }
-    const definitions = [...gradients].map(([stops, id]) => `<linearGradient id="${id}" x1="0"`
-      + ` x2="0" y1="0" y2="1">${stops}</linearGradient>`);
-    this.svg.innerHTML = `<defs>${definitions.join("")}</defs>`
+    const sprite = inDiff || !nodes.count ? "" : `<image id="${this.spriteId}"`
+      + ` width="${nodes.count}" height="${sg.bins}" preserveAspectRatio="none"`
+      + ' image-rendering="optimizeSpeed"'
+      + ` href="${this.histogramImage(sg)}"/>`;
+    this.svg.innerHTML = `<defs>${sprite}</defs>`
       + `<g class="gs-links">${linkMarkup.join("")}</g>`
-      + `<g class="gs-nodes">${boxes.join("")}</g><g class="gs-labels">${labels.join("")}</g>`;
+      + `<g class="gs-fills">${fills.join("")}</g><g class="gs-nodes">${boxes.join("")}</g>`
+      + `<g class="gs-labels">${labels.join("")}</g>`;
     this.drawLegend(inDiff, largest, unit);
     this.drawStatus();
     this.updateControls();
+  }
+
+  /** Every supernode's histogram as one image (see histogramPixels), a data URL. */
+  histogramImage(sg) {
+    const count = sg.nodes.count;
+    const canvas = document.createElement("canvas");
+    canvas.width = count;
+    canvas.height = sg.bins;
+    const pixels = histogramPixels(sg.histograms, sg.bins, count, this.palette);
+    canvas.getContext("2d").putImageData(new ImageData(pixels, count, sg.bins), 0, 0);
+    return canvas.toDataURL("image/png");
   }
 
   drawLegend(inDiff, largest, unit) {
