@@ -171,7 +171,10 @@ class Supergraph(QueryView):
                 return self._remember(self._cache, ("base", state.grouping), base)
             previous = split(count - 1)
             supernode, how = state.splits[count - 1]
-            if supernode not in previous.supernodes:
+            # a split of a supernode that another edit removed (or, by callee, left with
+            # no callee) does not apply; the notice says so
+            if supernode not in previous.supernodes or (
+                    how == "callee" and supernode not in set(previous.edges["source"])):
                 return previous
             return self._remember(self._cache, ("split", state.grouping, state.splits[:count]),
                                   lambda: previous.split(supernode, by=how))
@@ -216,13 +219,14 @@ class Supergraph(QueryView):
         if state.diff is not None:
             diff = sg.diff(edits.as_group(state.diff[0]), edits.as_group(state.diff[1]))
         payload = supergraph_payload(sg, diff)
-        skipped = [s for s, _ in state.splits if not any(
-            k == s or k.startswith(s + "=") for k in sg.supernodes)]
+        applied = sg.recipe()
+        skipped = [s for s, how in state.splits
+                   if f".split({s!r}, by={how!r})" not in applied]
         notes = [f"values: {sg.metric}, each node's rows reduced with {sg.rank_agg}"
                  if self._ensemble.dataframe.index.nlevels > 2 else ""]
         if skipped:
             notes.append(f"splits of {', '.join(map(repr, skipped))} do not apply: no such "
-                         "supernode any more")
+                         "supernode (or no callee to split by) any more")
         notes.append(self._link_note)
         if self._refusal:
             notes.append(self._refusal)
@@ -253,6 +257,7 @@ class Supergraph(QueryView):
     def _edits_changed(self, change) -> None:
         try:
             state = self._state(change["new"])
+            self._supergraph(state)
         except GladeError as exc:
             self._refusal = f"edit not applied: {exc}"
             self.history = change["old"]
@@ -264,7 +269,7 @@ class Supergraph(QueryView):
         edit raises and leaves the view as it was."""
         edit = self._check_edit(edit)
         candidate = push_edit(self.history, edit, self.merge_ops)
-        self._state(candidate)
+        self._supergraph(self._state(candidate))
         super()._edit(edit)
 
     def _query_edit(self, query: BaseQuery) -> dict:
