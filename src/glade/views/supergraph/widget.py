@@ -161,7 +161,9 @@ class Supergraph(QueryView):
         """The supergraph a state shows (cached by state)."""
         def base() -> SupergraphModel:
             by = self._by if state.by == "initial" else state.by
-            values = self._remember(self._cache, ("values", state.query, state.metric),
+            # a metric and its inclusive or exclusive partner have the same values
+            pair = metric_pair(self._ensemble, state.metric)
+            values = self._remember(self._cache, ("values", state.query, pair),
                                     lambda: self._values(state.query, state.metric))
             return supergraph_of(values, by, bins=self._options["bins"],
                                  whis=self._options["whis"])
@@ -194,7 +196,8 @@ class Supergraph(QueryView):
         rank_agg = self._options["rank_agg"]
         if query == edits.EVERYTHING:
             return call_tree_values(self._ensemble, metric, rank_agg)
-        whole = self._remember(self._cache, ("values", edits.EVERYTHING, metric),
+        whole = self._remember(self._cache, ("values", edits.EVERYTHING,
+                                             metric_pair(self._ensemble, metric)),
                                lambda: call_tree_values(self._ensemble, metric, rank_agg))
         if whole.inclusive_present is not None:
             keep = np.zeros(len(whole.graph), dtype=bool)
