@@ -199,10 +199,11 @@ class Supergraph(QueryView):
         whole = self._remember(self._cache, ("values", edits.EVERYTHING,
                                              metric_pair(self._ensemble, metric)),
                                lambda: call_tree_values(self._ensemble, metric, rank_agg))
-        if whole.inclusive_present is not None:
-            keep = np.zeros(len(whole.graph), dtype=bool)
-            keep[self._ensemble.match(query).ids] = True
-            return folded_values(whole, keep)
+        keep = np.zeros(len(whole.graph), dtype=bool)
+        keep[self._ensemble.match(query).ids] = True
+        folded = folded_values(whole, keep)
+        if folded is not None:
+            return folded
         return call_tree_values(self._applied(query), metric, rank_agg)
 
     def _state(self, history: Sequence[dict]) -> edits.ViewState:
