@@ -9,10 +9,11 @@ import { interpolateBlues, interpolateRdBu } from "d3-scale-chromatic";
 import { element, option } from "../../lib/dom.js";
 import { formatMetric } from "../../lib/format.js";
 import { pushEdit, redo, undo } from "../../lib/history.js";
-import { histogramOf, supergraphFromModel } from "./model.js";
+import { supergraphFromModel } from "./model.js";
 import { describeEdge, describeNode, fillPanel, KINDS, svgElement, totalOf } from "./panel.js";
 import {
-  gradientStops, LABEL_HEIGHT, LABEL_OFFSET, labelText, placeLabels, sankeyGeometry, valueOffset,
+  histogramPixels, LABEL_HEIGHT, LABEL_OFFSET, labelText, placeLabels, px, sankeyGeometry,
+  valueOffset,
 } from "./sankey.js";
 
 const MARKUP = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;" };
@@ -21,16 +22,19 @@ const PANEL_WIDTH = 300;
 const MERGE_OPS = ["threshold"];
 const PALETTE_SIZE = 64;
 const density = (t) => interpolateBlues(0.1 + 0.8 * t);
+/** "rgb(r, g, b)" as [r, g, b]. */
+const rgb = (css) => css.match(/\d+/g).slice(0, 3).map(Number);
 const diverging = (t) => interpolateRdBu(1 - t);
 
-let gradientIds = 0;
+let spriteIds = 0;
 
 class SupergraphView {
   constructor(model, el, signal) {
     this.model = model;
     this.signal = signal;
-    this.gradientPrefix = `gs-gradient-${gradientIds++}-`;
-    this.palette = Array.from({ length: PALETTE_SIZE }, (_, k) => density(k / (PALETTE_SIZE - 1)));
+    this.spriteId = `gs-histograms-${spriteIds++}`;
+    this.palette = Array.from({ length: PALETTE_SIZE },
+      (_, k) => rgb(density(k / (PALETTE_SIZE - 1))));
     this.busy = false;
     this.build(el);
     this.listen();
@@ -145,8 +149,10 @@ class SupergraphView {
       if (action === "hide" || action === "focus") this.edit({ op: action, supernode: selected });
       else this.edit({ op: "split", supernode: selected, by: action });
     });
-    const resize = new ResizeObserver(() => {
-      if (this.canvas.clientWidth !== this.drawnWidth) this.draw();
+    // The canvas's width comes from the observer, so drawing never forces a layout.
+    const resize = new ResizeObserver((entries) => {
+      this.width = entries[entries.length - 1].contentRect.width;
+      if (this.width !== this.drawnWidth) this.draw();
     });
     resize.observe(this.canvas);
     signal.addEventListener("abort", () => resize.disconnect());
@@ -205,8 +211,8 @@ class SupergraphView {
     if (selected.length !== this.model.get("selection").length) this.select(selected);
     this.fillToolbar();
     this.settle();
-    this.draw();
     this.drawPanel();
+    this.draw();
   }
 
   indexOf(key) {
@@ -214,31 +220,44 @@ class SupergraphView {
     return -1;
   }
 
-  fillToolbar() {
+  /** The menus' options, built again only when what they list changed (hundreds of
+   * options per menu with many profiles: an edit changes none of them). */
+  fillChoices() {
     const { model } = this;
-    const by = model.get("by");
+    const sources = ["by_label", "metrics", "profile_ids", "profiles", "groups"].map(
+      (name) => model.get(name));
+    if (this.choices && sources.every((value, k) => value === this.choices[k])) return;
+    this.choices = sources;
     const byLabel = model.get("by_label");
     const choices = [["module", "module"], ["name", "name"]];
     if (!["module", "name"].includes(byLabel)) choices.push(["initial", byLabel]);
     this.bySelect.replaceChildren();
     for (const [value, text] of choices) option(this.bySelect, value, text);
-    this.bySelect.value = by === "initial" && ["module", "name"].includes(byLabel) ? byLabel : by;
     this.metricSelect.replaceChildren();
     for (const metric of model.get("metrics")) option(this.metricSelect, metric);
-    this.metricSelect.value = model.get("metric");
-    this.thresholdInput.value = String(+(model.get("threshold") * 100).toFixed(3));
     this.targetSelect.replaceChildren();
     option(this.targetSelect, "", "(none)");
+    model.get("profile_ids").forEach(
+      (id, i) => option(this.targetSelect, String(i), this.sg.profiles.get(i)));
+    for (const select of [this.diffA, this.diffB]) {
+      select.replaceChildren();
+      model.get("groups").forEach((g, i) => option(select, String(i), g.label));
+    }
+  }
+
+  fillToolbar() {
+    const { model } = this;
+    this.fillChoices();
+    const by = model.get("by");
+    const byLabel = model.get("by_label");
+    this.bySelect.value = by === "initial" && ["module", "name"].includes(byLabel) ? byLabel : by;
+    this.metricSelect.value = model.get("metric");
+    this.thresholdInput.value = String(+(model.get("threshold") * 100).toFixed(3));
     const ids = model.get("profile_ids");
-    ids.forEach((id, i) => option(this.targetSelect, String(i), this.sg.profiles.get(i)));
     const target = model.get("target");
     const chosen = ids.findIndex((id) => String(id) === target);
     this.targetSelect.value = chosen >= 0 ? String(chosen) : "";
     const groups = model.get("groups");
-    for (const select of [this.diffA, this.diffB]) {
-      select.replaceChildren();
-      groups.forEach((g, i) => option(select, String(i), g.label));
-    }
     const diff = model.get("diff");
     const indexOfGroup = (group) => groups.findIndex(
       (g) => JSON.stringify(g.group) === JSON.stringify(group));
@@ -283,16 +302,16 @@ class SupergraphView {
     if (!this.sg) return;
     const { model, sg } = this;
     const height = model.get("height");
-    this.drawnWidth = this.canvas.clientWidth;
-    const geometry = sankeyGeometry(sg, { width: Math.max((this.canvas.clientWidth || 900), 320),
-      height });
+    this.width ??= this.canvas.clientWidth;
+    this.drawnWidth = this.width;
+    const geometry = sankeyGeometry(sg, { width: Math.max((this.width || 900), 320), height });
     this.geometry = geometry;
     this.svg.setAttribute("width", geometry.width);
     this.svg.setAttribute("height", height);
     this.svg.setAttribute("viewBox", `0 0 ${geometry.width} ${height}`);
     const unit = model.get("unit");
-    const font = getComputedStyle(this.root);
-    this.measureContext.font = `11px ${font.fontFamily}`;
+    this.fontFamily ??= getComputedStyle(this.root).fontFamily;
+    this.measureContext.font = `11px ${this.fontFamily}`;
     const nodes = sg.nodes;
     const mean = nodes.column("inclusive_mean");
     const difference = nodes.column("difference");
@@ -306,7 +325,7 @@ class SupergraphView {
     const reentry = edges.column("reentry");
     const linkMarkup = geometry.links.map((link, e) => {
       const kind = `${link.loop ? "gs-loop" : "gs-link"}${reentry[e] ? " gs-reentry" : ""}`;
-      const stroke = link.loop ? ` stroke-width="${link.width}"` : "";
+      const stroke = link.loop ? ` stroke-width="${px(link.width)}"` : "";
       return `<path class="${kind}" d="${link.path}" data-link="${e}"${stroke}/>`;
     });
     const lo = nodes.column("hist_lo");
@@ -314,31 +333,31 @@ class SupergraphView {
     const target = nodes.column("inclusive_target");
     const level = nodes.column("level");
     const kind = nodes.column("kind");
-    const gradients = [];
+    const fills = [];
     const boxes = [];
     const candidates = [];
     geometry.nodes.forEach((box, i) => {
-      let paint;
+      // the histogram's column of the shared image, stretched over the node (the node's
+      // rect above it takes the outline and the pointer)
+      let paint = "transparent";
       if (inDiff) {
         const d = difference[i];
         paint = Number.isFinite(d) && largest > 0 ? diverging(0.5 + d / (2 * largest)) : "#ddd";
       } else {
-        const id = `${this.gradientPrefix}${i}`;
-        const stops = gradientStops(histogramOf(sg, i), this.palette).map(
-          (stop) => `<stop offset="${stop.offset}" stop-color="${stop.colour}"/>`).join("");
-        gradients.push(`<linearGradient id="${id}" x1="0" x2="0" y1="0" y2="1">${stops}`
-          + "</linearGradient>");
-        paint = `url(#${id})`;
+        fills.push(`<svg x="${px(box.x0)}" y="${px(box.y0)}" width="${px(box.x1 - box.x0)}"`
+          + ` height="${px(box.y1 - box.y0)}" viewBox="${i} 0 1 ${sg.bins}"`
+          + ` preserveAspectRatio="none"><use href="#${this.spriteId}"/></svg>`);
       }
       const key = sg.names.get(i);
       const classes = `gs-node${selected.has(key) ? " gs-selected" : ""}`
         + `${highlighted.has(key) ? " gs-highlighted" : ""}`;
-      boxes.push(`<rect class="${classes}" x="${box.x0}" y="${box.y0}" width="${box.x1 - box.x0}"`
-        + ` height="${box.y1 - box.y0}" fill="${paint}" data-node="${i}"/>`);
+      boxes.push(`<rect class="${classes}" x="${px(box.x0)}" y="${px(box.y0)}"`
+        + ` width="${px(box.x1 - box.x0)}" height="${px(box.y1 - box.y0)}" fill="${paint}"`
+        + ` data-node="${i}"/>`);
       const mark = valueOffset(target[i], lo[i], hi[i], box.y0, box.y1);
       if (mark !== null && !inDiff) {
-        boxes.push(`<line class="gs-target" x1="${box.x0 - 3}" x2="${box.x1 + 3}" y1="${mark}"`
-          + ` y2="${mark}"/>`);
+        boxes.push(`<line class="gs-target" x1="${px(box.x0 - 3)}" x2="${px(box.x1 + 3)}"`
+          + ` y1="${px(mark)}" y2="${px(mark)}"/>`);
       }
       candidates.push({ id: i, column: level[i], y: (box.y0 + box.y1) / 2,
         priority: box.y1 - box.y0 });
@@ -354,16 +373,32 @@ class SupergraphView {
       if (!text) continue;
       const number = text.value
         ? `<tspan class="gs-label-value"> ${escapeMarkup(text.value)}</tspan>` : "";
-      labels.push(`<text class="gs-label-text" x="${box.x1 + LABEL_OFFSET}"`
-        + ` y="${(box.y0 + box.y1) / 2}" data-node="${i}">${escapeMarkup(text.name)}${number}`
+      labels.push(`<text class="gs-label-text" x="${px(box.x1 + LABEL_OFFSET)}"`
+        + ` y="${px((box.y0 + box.y1) / 2)}" data-node="${i}">${escapeMarkup(text.name)}${number}`
         + "</text>");
     }
-    this.svg.innerHTML = `<defs>${gradients.join("")}</defs>`
+    const sprite = inDiff || !nodes.count ? "" : `<image id="${this.spriteId}"`
+      + ` width="${nodes.count}" height="${sg.bins}" preserveAspectRatio="none"`
+      + ' image-rendering="optimizeSpeed"'
+      + ` href="${this.histogramImage(sg)}"/>`;
+    this.svg.innerHTML = `<defs>${sprite}</defs>`
       + `<g class="gs-links">${linkMarkup.join("")}</g>`
-      + `<g class="gs-nodes">${boxes.join("")}</g><g class="gs-labels">${labels.join("")}</g>`;
+      + `<g class="gs-fills">${fills.join("")}</g><g class="gs-nodes">${boxes.join("")}</g>`
+      + `<g class="gs-labels">${labels.join("")}</g>`;
     this.drawLegend(inDiff, largest, unit);
     this.drawStatus();
     this.updateControls();
+  }
+
+  /** Every supernode's histogram as one image (see histogramPixels), a data URL. */
+  histogramImage(sg) {
+    const count = sg.nodes.count;
+    const canvas = document.createElement("canvas");
+    canvas.width = count;
+    canvas.height = sg.bins;
+    const pixels = histogramPixels(sg.histograms, sg.bins, count, this.palette);
+    canvas.getContext("2d").putImageData(new ImageData(pixels, count, sg.bins), 0, 0);
+    return canvas.toDataURL("image/png");
   }
 
   drawLegend(inDiff, largest, unit) {

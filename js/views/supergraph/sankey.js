@@ -16,10 +16,17 @@ export const LOOP_BULGE = 4;
 /** Labels start this far right of their node. */
 export const LABEL_OFFSET = 6;
 
+/** A coordinate in pixels as drawing markup writes it: to a hundredth of a pixel (a
+ * full double would triple the markup the browser parses, for nothing visible). */
+export function px(value) {
+  return Math.round(value * 100) / 100;
+}
+
 /** A link ribbon from a source's right side (a0..a1 at x0) to a target's left side
  * (b0..b1 at x1). */
 export function ribbonPath(x0, a0, a1, x1, b0, b1) {
-  const xm = (x0 + x1) / 2;
+  [x0, a0, a1, x1, b0, b1] = [x0, a0, a1, x1, b0, b1].map(px);
+  const xm = px((x0 + x1) / 2);
   return `M${x0},${a0}C${xm},${a0} ${xm},${b0} ${x1},${b0}`
     + `L${x1},${b1}C${xm},${b1} ${xm},${a1} ${x0},${a1}Z`;
 }
@@ -27,8 +34,9 @@ export function ribbonPath(x0, a0, a1, x1, b0, b1) {
 /** The centre line of a loop: out of the source's right side at ys, down to the band at
  * yLoop, back under the columns and up into the target's left side at yt. */
 export function loopPath(xs, ys, xt, yt, yLoop, bulge) {
-  return `M${xs},${ys}C${xs + bulge},${ys} ${xs + bulge},${yLoop} ${xs},${yLoop}`
-    + `L${xt},${yLoop}C${xt - bulge},${yLoop} ${xt - bulge},${yt} ${xt},${yt}`;
+  [xs, ys, xt, yt, yLoop] = [xs, ys, xt, yt, yLoop].map(px);
+  return `M${xs},${ys}C${px(xs + bulge)},${ys} ${px(xs + bulge)},${yLoop} ${xs},${yLoop}`
+    + `L${xt},${yLoop}C${px(xt - bulge)},${yLoop} ${px(xt - bulge)},${yt} ${xt},${yt}`;
 }
 
 /**
@@ -122,27 +130,26 @@ export function truncate(text, width, measure) {
   return lo > 0 ? `${text.slice(0, lo)}…` : "";
 }
 
-/** Gradient stops of a histogram, top (smallest values) to bottom: bins read as bands (two
- * stops each; neighbours of one colour make one band); `palette` holds the colours from the
- * emptiest to the fullest bin, a bin's colour is its share of the largest bin. */
-export function gradientStops(counts, palette) {
-  let largest = 0;
-  for (const c of counts) largest = Math.max(largest, c);
+/** The fills of `count` supernodes as the RGBA pixels of an image `count` wide and `bins`
+ * high: column i is supernode i's histogram (`counts`, `bins` per supernode), row b its
+ * bin b (smallest values on top), coloured by the bin's share of the supernode's largest
+ * bin; `palette` holds [r, g, b] colours from the emptiest to the fullest bin. Drawn
+ * stretched over each node, the bins read as bands, one image for every supernode
+ * instead of a gradient of dozens of stops each. */
+export function histogramPixels(counts, bins, count, palette) {
+  const pixels = new Uint8ClampedArray(count * bins * 4);
   const top = palette.length - 1;
-  const stops = [];
-  const bins = counts.length;
-  let start = 0;
-  const levelOf = (count) => (largest > 0 ? Math.round((count / largest) * top) : 0);
-  for (let b = 0; b < bins; b++) {
-    const level = levelOf(counts[b]);
-    const next = b + 1 < bins ? levelOf(counts[b + 1]) : -1;
-    if (next !== level) {
-      stops.push({ offset: start / bins, colour: palette[level] },
-        { offset: (b + 1) / bins, colour: palette[level] });
-      start = b + 1;
+  for (let i = 0; i < count; i++) {
+    let largest = 0;
+    for (let b = 0; b < bins; b++) largest = Math.max(largest, counts[i * bins + b]);
+    for (let b = 0; b < bins; b++) {
+      const level = largest > 0 ? Math.round((counts[i * bins + b] / largest) * top) : 0;
+      const at = (b * count + i) * 4;
+      pixels.set(palette[level], at);
+      pixels[at + 3] = 255;
     }
   }
-  return stops;
+  return pixels;
 }
 
 /** Where a value falls on a node of extent y0..y1 whose histogram spans lo..hi (smallest

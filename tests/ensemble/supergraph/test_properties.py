@@ -256,3 +256,24 @@ def test_layout_does_not_depend_on_the_process():
                               text=True, timeout=300, check=True)
         digests.add(done.stdout.strip())
     assert len(digests) == 1 and len(digests.pop()) == 64
+
+
+@SETTINGS
+@given(hs.lists(hs.tuples(hs.integers(0, 12), hs.integers(0, 12)), max_size=60))
+def test_loop_bands_are_the_lowest_free_band(spans):
+    """The heap sweep gives every loop the band a plain scan over the bands would: the
+    lowest one whose loops all end before the loop starts."""
+    from glade.ensemble.supergraph.layout import loop_bands
+
+    first = np.asarray([min(a, b) for a, b in spans], dtype=np.int64)
+    last = np.asarray([max(a, b) for a, b in spans], dtype=np.int64)
+    ends: list[int] = []
+    expected = np.zeros(len(spans), dtype=np.int64)
+    for k in sorted(range(len(spans)), key=lambda k: (first[k], last[k], k)):
+        free = next((b for b, end in enumerate(ends) if end < first[k]), len(ends))
+        if free == len(ends):
+            ends.append(int(last[k]))
+        else:
+            ends[free] = int(last[k])
+        expected[k] = free
+    np.testing.assert_array_equal(loop_bands(first, last), expected)

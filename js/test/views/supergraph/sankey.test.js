@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
-  gradientStops, labelText, LOOP_WIDTH, MARGIN, MIN_NODE_HEIGHT, MIN_STEP, NODE_WIDTH,
+  histogramPixels, labelText, LOOP_WIDTH, MARGIN, MIN_NODE_HEIGHT, MIN_STEP, NODE_WIDTH,
   placeLabels, ribbonPath, sankeyGeometry, truncate, valueOffset,
 } from "../../../views/supergraph/sankey.js";
 import { smallSupergraph } from "./helpers.js";
@@ -87,19 +87,16 @@ describe("labels", () => {
   });
 });
 
-describe("histogram gradients and marks", () => {
-  it("makes a band per bin, darkest for the largest bin", () => {
-    const palette = ["c0", "c1", "c2", "c3", "c4"];
-    const stops = gradientStops([1, 4, 0, 2], palette);
-    expect(stops.map((s) => s.offset)).toEqual([0, 0.25, 0.25, 0.5, 0.5, 0.75, 0.75, 1]);
-    expect(stops.map((s) => s.colour)).toEqual(["c1", "c1", "c4", "c4", "c0", "c0", "c2", "c2"]);
-    // neighbours of one colour make one band
-    expect(gradientStops([3, 3, 0, 0, 0, 1], ["a", "b", "c", "d"])).toEqual([
-      { offset: 0, colour: "d" }, { offset: 2 / 6, colour: "d" },
-      { offset: 2 / 6, colour: "a" }, { offset: 5 / 6, colour: "a" },
-      { offset: 5 / 6, colour: "b" }, { offset: 1, colour: "b" }]);
-    expect(gradientStops([0, 0], ["a", "b"])).toEqual([{ offset: 0, colour: "a" },
-      { offset: 1, colour: "a" }]);
+describe("histogram fills and marks", () => {
+  it("makes a band per bin, darkest for the largest bin, one column per supernode", () => {
+    const palette = [[0, 0, 0], [1, 1, 1], [2, 2, 2], [3, 3, 3], [4, 4, 4]];
+    // two supernodes of four bins: [1, 4, 0, 2] and [0, 0, 0, 0]
+    const pixels = histogramPixels([1, 4, 0, 2, 0, 0, 0, 0], 4, 2, palette);
+    expect(pixels.length).toBe(2 * 4 * 4);
+    const level = (i, b) => pixels[(b * 2 + i) * 4];
+    expect([0, 1, 2, 3].map((b) => level(0, b))).toEqual([1, 4, 0, 2]);
+    expect([0, 1, 2, 3].map((b) => level(1, b))).toEqual([0, 0, 0, 0]);
+    for (let k = 3; k < pixels.length; k += 4) expect(pixels[k]).toBe(255);
   });
   it("places a value between the smallest (top) and largest (bottom) values", () => {
     expect(valueOffset(5, 0, 10, 100, 200)).toBe(150);

@@ -15,12 +15,12 @@ from glade.ensemble.supergraph.grouping import By, group_nodes
 from glade.ensemble.supergraph.layout import Layout
 from glade.ensemble.supergraph.model import Supergraph
 from glade.ensemble.supergraph.selectors import CallPaths, Predicated, Selector
-from glade.ensemble.supergraph.values import call_tree_values
+from glade.ensemble.supergraph.values import CallTreeValues, call_tree_values
 
 if TYPE_CHECKING:
     from glade.ensemble.model import Ensemble
 
-__all__ = ["Layout", "Supergraph", "build_supergraph"]
+__all__ = ["Layout", "Supergraph", "build_supergraph", "supergraph_of"]
 
 
 def build_supergraph(ens: Ensemble, by: By = "module", metric: Hashable | None = None,
@@ -32,7 +32,14 @@ def build_supergraph(ens: Ensemble, by: By = "module", metric: Hashable | None =
     node's rows reduced over ranks with ``rank_agg`` (mean, sum, min, max); ``target`` is
     a profile id, ``bins`` the histograms' bin count and ``whis`` the outlier fences'
     multiple of the interquartile range."""
-    values = call_tree_values(ens, metric, rank_agg)
+    return supergraph_of(call_tree_values(ens, metric, rank_agg), by, target, bins, whis)
+
+
+def supergraph_of(values: CallTreeValues, by: By = "module", target: Hashable | None = None,
+                  bins: int = 20, whis: float = 1.5) -> Supergraph:
+    """The supergraph of per-node values already computed (``call_tree_values``), grouped
+    ``by`` (see :func:`build_supergraph`): a view regroups the same values for every
+    grouping it shows."""
     grouping = group_nodes(values.graph.frames, by)
     selectors: dict[str, Selector]
     if grouping.predicates is not None:

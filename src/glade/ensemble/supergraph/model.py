@@ -92,17 +92,29 @@ class Supergraph:
         self.whis = float(whis)
         self._target = self._target_position(target)
         self._context = PathContext(values.graph)
-        count = len(self._keys)
-        self._flows = compute_flows(values, codes, count)
-        flows = self._flows
-        roots = values.graph.tree_parent < 0
-        has_root = np.bincount(codes[roots], minlength=count) > 0
-        self._layout = layout(self._keys, flows.inclusive.mean(axis=1),
-                              flows.root.mean(axis=1), has_root, flows.edge_source,
-                              flows.edge_target, flows.edge_reentry,
-                              flows.edge_values.mean(axis=1))
-        self.nodes = self._node_table()
-        self.edges = self._edge_table()
+        self._flows = compute_flows(values, codes, len(self._keys))
+
+    # The layout and the tables are computed when first asked for: a view replaying
+    # splits and thresholds shows only the last supergraph of the chain.
+    @cached_property
+    def layout(self) -> Layout:
+        """The deterministic Sankey layout (see :mod:`glade.ensemble.supergraph.layout`)."""
+        flows, count = self._flows, len(self._keys)
+        roots = self._values.graph.tree_parent < 0
+        has_root = np.bincount(flows.group[roots], minlength=count) > 0
+        return layout(self._keys, flows.inclusive.mean(axis=1), flows.root.mean(axis=1),
+                      has_root, flows.edge_source, flows.edge_target, flows.edge_reentry,
+                      flows.edge_values.mean(axis=1))
+
+    @cached_property
+    def nodes(self) -> pd.DataFrame:
+        """One row per supernode (see the class)."""
+        return self._node_table()
+
+    @cached_property
+    def edges(self) -> pd.DataFrame:
+        """One row per edge (see the class)."""
+        return self._edge_table()
 
     # ------------------------------------------------------------ tables
     def _target_position(self, target: Hashable | None) -> int | None:
@@ -116,7 +128,7 @@ class Supergraph:
         return int(profiles.get_loc(target))
 
     def _node_table(self) -> pd.DataFrame:
-        flows, lay = self._flows, self._layout
+        flows, lay = self._flows, self.layout
         count = len(self._keys)
         columns: dict[str, Any] = {
             "kind": [self._kinds[k] for k in self._keys],
@@ -230,11 +242,6 @@ class Supergraph:
     def target(self) -> Hashable | None:
         """The target profile (None when there is none)."""
         return None if self._target is None else self._values.profiles[self._target]
-
-    @property
-    def layout(self) -> Layout:
-        """The deterministic Sankey layout (see :mod:`glade.ensemble.supergraph.layout`)."""
-        return self._layout
 
     @property
     def total(self) -> np.ndarray:
@@ -363,14 +370,14 @@ class Supergraph:
                 0 <= fraction <= 1):
             raise GladeError(f"threshold fraction must be a number in [0, 1], not {fraction!r}")
         limit = fraction * float(self.total.mean()) if self.num_profiles else 0.0
-        small = np.flatnonzero(self.nodes["inclusive_mean"].to_numpy() < limit)
+        small = np.flatnonzero(self._flows.inclusive.mean(axis=1) < limit)
         node_keys = self._node_keys()
         selectors = dict(self._selectors)
         kinds = dict(self._kinds)
         by_level: dict[str, list[Selector]] = {}
         for index in small.tolist():
             key = self._keys[index]
-            other = other_key(int(self._layout.level[index]))
+            other = other_key(int(self.layout.level[index]))
             node_keys[self._flows.group == index] = other
             by_level.setdefault(other, []).append(self._selectors[key])
         for other, parts in by_level.items():
@@ -426,7 +433,7 @@ class Supergraph:
         metadata = self._values.metadata
         positions = []
         for group, label in ((a, "a"), (b, "b")):
-            if not isinstance(group, Mapping) and group in metadata.index:
+            if not isinstance(group, Mapping | list | tuple) and group in metadata.index:
                 group = [group]
             ids = group_ids(metadata, group, label)
             positions.append(metadata.index.get_indexer(pd.Index(ids, dtype=object)))

@@ -50,6 +50,10 @@ class CallTreeValues:
     ``inclusive`` and ``exclusive`` are ``nodes x profiles`` matrices (missing values 0);
     ``metric`` is the inclusive metric (``exclusive_metric`` its partner), ``profiles``
     the profile ids and ``metadata`` a copy of the ensemble's metadata.
+    ``inclusive_present`` marks the (node, profile) cells whose inclusive value was
+    measured; it is kept only where the values of a folded query can be derived from
+    these (:mod:`glade.ensemble.supergraph.folding`): both metrics measured, one row
+    per node and profile, dense matrices; else None.
     """
 
     graph: Graph
@@ -61,6 +65,7 @@ class CallTreeValues:
     inclusive: np.ndarray | sp.csr_matrix
     exclusive: np.ndarray | sp.csr_matrix
     ranks: RankRows | None
+    inclusive_present: np.ndarray | None = None
 
     @property
     def num_profiles(self) -> int:
@@ -178,9 +183,15 @@ def call_tree_values(ens: Ensemble, metric: Hashable | None = None,
         exclusive = dense - children_sums(graph.tree_parent, dense)
     else:
         inclusive, exclusive = matrices[inclusive_metric], matrices[exclusive_metric]
+    present = None
+    if ranks is None and inclusive_metric is not None and exclusive_metric is not None \
+            and not sp.issparse(inclusive):
+        measured = ~np.isnan(reduced[inclusive_metric])
+        present = np.zeros((len(graph), num_profiles), dtype=bool)
+        present.reshape(-1)[node[measured] * num_profiles + profile[measured]] = True
     return CallTreeValues(graph, ens.metadata.index.copy(), ens.metadata.copy(),
                           inclusive_metric or inclusive_name(exclusive_metric),
-                          exclusive_metric, rank_agg, inclusive, exclusive, ranks)
+                          exclusive_metric, rank_agg, inclusive, exclusive, ranks, present)
 
 
 def _dense(matrix: np.ndarray | sp.csr_matrix) -> np.ndarray:

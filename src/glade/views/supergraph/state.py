@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 from glade.ensemble.supergraph import Supergraph as SupergraphModel
@@ -53,9 +54,10 @@ class ViewState:
     target: Hashable | None = None
     diff: tuple[dict, dict] | None = None
 
-    @property
+    @cached_property
     def query(self) -> str:
-        """The canonical text of the query that keeps what the view shows."""
+        """The canonical text of the query that keeps what the view shows (parsed and
+        rendered once per state: every edit asks for it several times)."""
         operands: list[BaseQuery] = [parse(text) for text in self.base]
         if self.focus is not None:
             operands.append(parse(self.focus))

@@ -21,12 +21,15 @@ from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import traitlets
 
 from glade.ensemble import Ensemble
 from glade.ensemble.supergraph import Supergraph as SupergraphModel
+from glade.ensemble.supergraph import supergraph_of
+from glade.ensemble.supergraph.folding import folded_values
 from glade.ensemble.supergraph.grouping import By
-from glade.ensemble.supergraph.values import metric_pair
+from glade.ensemble.supergraph.values import CallTreeValues, call_tree_values, metric_pair
 from glade.errors import GladeError
 from glade.profile import GraphFrame
 from glade.query import parse
@@ -157,18 +160,23 @@ class Supergraph(QueryView):
     def _supergraph(self, state: edits.ViewState) -> SupergraphModel:
         """The supergraph a state shows (cached by state)."""
         def base() -> SupergraphModel:
-            query = state.query
-            data = self._ensemble if query == edits.EVERYTHING else self._remember(
-                self._cache, ("applied", query), lambda: self._ensemble.query(query, fold=True))
             by = self._by if state.by == "initial" else state.by
-            return data.supergraph(by, state.metric, **self._options)
+            # a metric and its inclusive or exclusive partner have the same values
+            pair = metric_pair(self._ensemble, state.metric)
+            values = self._remember(self._cache, ("values", state.query, pair),
+                                    lambda: self._values(state.query, state.metric))
+            return supergraph_of(values, by, bins=self._options["bins"],
+                                 whis=self._options["whis"])
 
         def split(count: int) -> SupergraphModel:
             if count == 0:
                 return self._remember(self._cache, ("base", state.grouping), base)
             previous = split(count - 1)
             supernode, how = state.splits[count - 1]
-            if supernode not in previous.supernodes:
+            # a split of a supernode that another edit removed (or, by callee, left with
+            # no callee) does not apply; the notice says so
+            if supernode not in previous.supernodes or (
+                    how == "callee" and supernode not in set(previous.edges["source"])):
                 return previous
             return self._remember(self._cache, ("split", state.grouping, state.splits[:count]),
                                   lambda: previous.split(supernode, by=how))
@@ -179,6 +187,24 @@ class Supergraph(QueryView):
                                               state.threshold),
                                 lambda: sg.threshold(state.threshold))
         return sg.with_target(state.target) if state.target is not None else sg
+
+    def _values(self, query: str, metric: Hashable) -> CallTreeValues:
+        """The per-node values of ``metric`` in ``data.query(query, fold=True)``: derived
+        from the whole ensemble's values and the nodes the query matches where that is
+        exact (:mod:`glade.ensemble.supergraph.folding`), else from the queried
+        ensemble."""
+        rank_agg = self._options["rank_agg"]
+        if query == edits.EVERYTHING:
+            return call_tree_values(self._ensemble, metric, rank_agg)
+        whole = self._remember(self._cache, ("values", edits.EVERYTHING,
+                                             metric_pair(self._ensemble, metric)),
+                               lambda: call_tree_values(self._ensemble, metric, rank_agg))
+        keep = np.zeros(len(whole.graph), dtype=bool)
+        keep[self._ensemble.match(query).ids] = True
+        folded = folded_values(whole, keep)
+        if folded is not None:
+            return folded
+        return call_tree_values(self._applied(query), metric, rank_agg)
 
     def _state(self, history: Sequence[dict]) -> edits.ViewState:
         """The state of an edit list (each prefix cached)."""
@@ -197,13 +223,14 @@ class Supergraph(QueryView):
         if state.diff is not None:
             diff = sg.diff(edits.as_group(state.diff[0]), edits.as_group(state.diff[1]))
         payload = supergraph_payload(sg, diff)
-        skipped = [s for s, _ in state.splits if not any(
-            k == s or k.startswith(s + "=") for k in sg.supernodes)]
+        applied = sg.recipe()
+        skipped = [s for s, how in state.splits
+                   if f".split({s!r}, by={how!r})" not in applied]
         notes = [f"values: {sg.metric}, each node's rows reduced with {sg.rank_agg}"
                  if self._ensemble.dataframe.index.nlevels > 2 else ""]
         if skipped:
             notes.append(f"splits of {', '.join(map(repr, skipped))} do not apply: no such "
-                         "supernode any more")
+                         "supernode (or no callee to split by) any more")
         notes.append(self._link_note)
         if self._refusal:
             notes.append(self._refusal)
@@ -234,6 +261,7 @@ class Supergraph(QueryView):
     def _edits_changed(self, change) -> None:
         try:
             state = self._state(change["new"])
+            self._supergraph(state)
         except GladeError as exc:
             self._refusal = f"edit not applied: {exc}"
             self.history = change["old"]
@@ -245,7 +273,7 @@ class Supergraph(QueryView):
         edit raises and leaves the view as it was."""
         edit = self._check_edit(edit)
         candidate = push_edit(self.history, edit, self.merge_ops)
-        self._state(candidate)
+        self._supergraph(self._state(candidate))
         super()._edit(edit)
 
     def _query_edit(self, query: BaseQuery) -> dict:
@@ -412,9 +440,9 @@ class Supergraph(QueryView):
         self.highlight = sorted({keys[node.nid] for node in applied.match(query)})
         return self
 
-    def _applied(self) -> Ensemble:
-        """The ensemble whose supergraph the view shows."""
-        query = self.query
+    def _applied(self, query: str | None = None) -> Ensemble:
+        """The ensemble whose supergraph the view shows (or of another query)."""
+        query = self.query if query is None else query
         if query == edits.EVERYTHING:
             return self._ensemble
         return self._remember(self._cache, ("applied", query),
