@@ -18,7 +18,7 @@ import numpy as np
 
 from glade.profile.graphframe import GraphFrame
 from glade.trace.calls import EVENT
-from glade.trace.matching import group_order, location_codes_of
+from glade.trace.matching import location_codes_of
 from glade.views.timeline import kernels
 from glade.views.timeline.lanes import Lanes
 from glade.views.timeline.levels import COARSEST, Level, finest_level, level_for
@@ -85,6 +85,14 @@ class Forest:
         return int(self.start.min()), int(self.end.max())
 
 
+def _pointer(groups: np.ndarray, count: int) -> np.ndarray:
+    """Where each of ``count`` groups starts in values grouped by ``groups`` (and where
+    the last ends)."""
+    ptr = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(np.bincount(groups, minlength=count), out=ptr[1:])
+    return ptr
+
+
 class TimelineIndex:
     """The calls and instants of ``forest`` that ``keep`` keeps (all when None), indexed
     for range requests: calls grouped by lane (location and kept depth) in start order,
@@ -92,28 +100,26 @@ class TimelineIndex:
 
     def __init__(self, forest: Forest, keep: np.ndarray | None = None):
         n = len(forest)
-        keep = np.ones(n, dtype=bool) if keep is None else np.asarray(keep, dtype=bool)
         self.forest = forest
-        self.keep = keep
-        caller, depth = kernels.kept_callers(forest.graph.tree_parent, keep)
+        if keep is None:
+            self.keep = np.ones(n, dtype=bool)
+            caller, depth = forest.graph.tree_parent, forest.graph.depth
+        else:
+            self.keep = np.asarray(keep, dtype=bool)
+            caller, depth = kernels.kept_callers(forest.graph.tree_parent, self.keep)
         self.caller = caller
         self.depth = depth
         inc = (forest.end - forest.start).astype(np.float64)
-        calls = np.flatnonzero(keep & forest.call)
+        calls = np.flatnonzero(self.keep & forest.call)
         self.calls = calls
         inner = calls[caller[calls] >= 0]
         self.exclusive = inc - np.bincount(caller[inner], weights=inc[inner], minlength=n)
         loc = forest.location
-        depths = np.ones(forest.processes.size, dtype=np.int64)
-        if calls.size:
-            np.maximum.at(depths, loc[calls], depth[calls] + 1)
-        self.lanes = Lanes.build(forest.processes, forest.threads, depths)
-        offset = self.lanes.offset
-
-        lane = offset[loc[calls]] + depth[calls]
-        order = calls[group_order(lane, self.lanes.num_lanes)]
-        self.call_ptr = np.zeros(self.lanes.num_lanes + 1, dtype=np.int64)
-        np.cumsum(np.bincount(lane, minlength=self.lanes.num_lanes), out=self.call_ptr[1:])
+        num_locations = forest.processes.size
+        _, offset, self.call_ptr, order = kernels.lanes_of_calls(calls, loc, depth,
+                                                                 num_locations)
+        self.lanes = Lanes(np.asarray(forest.processes, dtype=np.int64),
+                           np.asarray(forest.threads, dtype=np.int64), offset)
         self.call_node = order
         self.call_start = forest.start[order]
         self.call_end = forest.end[order]
@@ -122,16 +128,14 @@ class TimelineIndex:
         np.divide(self.exclusive, inc, out=self.share, where=inc > 0)
         self.call_share = self.share[order]
 
-        instants = np.flatnonzero(keep & ~forest.call)
-        self.instant_ptr = np.zeros(forest.processes.size + 1, dtype=np.int64)
-        np.cumsum(np.bincount(loc[instants], minlength=forest.processes.size),
-                  out=self.instant_ptr[1:])
+        instants = np.flatnonzero(self.keep & ~forest.call)
+        self.instant_ptr = _pointer(loc[instants], num_locations)
         self.instant_node = instants
         self.instant_time = forest.start[instants]
         room = np.diff(offset)[loc[instants]] - 1
         self.instant_lane = offset[loc[instants]] + np.clip(depth[instants] - 1, 0, room)
         self.node_lane = np.full(n, -1, dtype=np.int64)
-        self.node_lane[calls] = lane
+        self.node_lane[calls] = offset[loc[calls]] + depth[calls]
         self.node_lane[instants] = self.instant_lane
         self.finest = finest_level(calls.size)
         self._levels: dict[int, Level] = {}
@@ -140,14 +144,20 @@ class TimelineIndex:
         self._points = np.empty((len(kernels.POINT_FIELDS), 0))
 
     @functools.cached_property
-    def location_calls(self) -> tuple[np.ndarray, ...]:
-        """(pointer per location, start, end, code, exclusive share) of the calls grouped
-        by location in start order (the forest's own order)."""
-        loc = self.forest.location[self.calls]
-        ptr = np.zeros(self.forest.processes.size + 1, dtype=np.int64)
-        np.cumsum(np.bincount(loc, minlength=self.forest.processes.size), out=ptr[1:])
-        return (ptr, self.forest.start[self.calls], self.forest.end[self.calls],
-                self.forest.code[self.calls], self.share[self.calls])
+    def location_groups(self) -> tuple[np.ndarray, np.ndarray]:
+        """(pointer per location, node ids) of the calls grouped by location in start
+        order (the forest's own order)."""
+        return _pointer(self.forest.location[self.calls], self.forest.processes.size), self.calls
+
+    @property
+    def lane_groups(self) -> tuple[np.ndarray, np.ndarray]:
+        """(pointer per lane, node ids) of the calls grouped by lane in start order."""
+        return self.call_ptr, self.call_node
+
+    @functools.cached_property
+    def call_lane(self) -> np.ndarray:
+        """The lane of every call of the index's call arrays."""
+        return np.repeat(np.arange(self.lanes.num_lanes), np.diff(self.call_ptr))
 
     @property
     def lane_calls(self) -> tuple[np.ndarray, ...]:

@@ -37,7 +37,7 @@ from glade.trace.model import Trace
 from glade.views.base import QueryView, static_file
 from glade.views.forest import call_level
 from glade.views.requests import Requests
-from glade.views.timeline import edits, raster
+from glade.views.timeline import edits
 from glade.views.timeline.index import Forest, TimelineIndex
 from glade.views.timeline.messages import Messages
 from glade.views.timeline.render import Request, render
@@ -99,15 +99,13 @@ class Timeline(Requests, QueryView):
                  data_name: str = "trace", **kwargs: Any):
         if not isinstance(trace, Trace):
             raise GladeError(f"a timeline shows a Trace, not {type(trace).__name__}")
-        with tqdm(total=4, desc="timeline", unit="step", delay=1.0, leave=False) as bar:
+        with tqdm(total=3, desc="timeline", unit="step", delay=1.0, leave=False) as bar:
             self._level = call_level(trace)
             forest = self._level.forest
             bar.update()
             self._forest = Forest.of(forest, trace.location_codes())
             self._table = self._level.table
             self._messages = Messages(message_pairs(trace)[0], self._forest)
-            bar.update()
-            raster.warm_up()
             bar.update()
             index = TimelineIndex(self._forest)
             bar.update()
