@@ -22,6 +22,7 @@ forest; there is no sort by time. A Leave without its Enter (see
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -92,37 +93,56 @@ def _children(parent):
     return ptr, idx
 
 
-def forest_graph(parent_rows: np.ndarray, rows: np.ndarray, num_events: int,
-                 names: pd.Categorical, types: pd.Categorical, depth: np.ndarray) -> Graph:
-    """The Graph of nodes ``rows`` (event rows, of ``num_events``, in pre-order) whose
-    parents are the event rows ``parent_rows`` (-1 for a root), at ``depth``."""
-    n = rows.size
-    node_of_row = np.full(num_events, -1, dtype=np.int64)
-    node_of_row[rows] = np.arange(n, dtype=np.int64)
+@dataclass(frozen=True)
+class ForestNodes:
+    """The nodes of a trace's call forest as arrays over them, in node order: ``rows``
+    (the event row of each), ``instant`` (False for calls), ``start`` and ``end``
+    (ns), ``parent`` (node id, -1 for a root) and ``depth``."""
+
+    rows: np.ndarray
+    instant: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    parent: np.ndarray
+    depth: np.ndarray
+
+
+def forest_nodes(trace: Trace) -> ForestNodes:
+    """The arrays of the call forest of ``trace`` (see :class:`ForestNodes`): what a
+    timeline reads, without the GraphFrame and its attribute columns."""
+    rows = forest_rows(trace)
+    events = trace.events
+    instant = trace.event_kinds()[rows] == INSTANT
+    start = events[TIMESTAMP].to_numpy()[rows]
+    end = np.where(instant, start, events[MATCHING_TIMESTAMP].to_numpy()[rows])
+    node_of_row = np.full(len(events), -1, dtype=np.int64)
+    node_of_row[rows] = np.arange(rows.size, dtype=np.int64)
+    parent_rows = events[PARENT].to_numpy()[rows]
     parent = np.where(parent_rows >= 0, node_of_row[np.maximum(parent_rows, 0)], -1)
+    return ForestNodes(rows, instant, start, end, parent, events[DEPTH].to_numpy()[rows])
+
+
+def forest_graph(nodes: ForestNodes, names: pd.Categorical, types: pd.Categorical) -> Graph:
+    """The Graph of the forest's ``nodes``."""
+    parent = nodes.parent
     has_parent = parent >= 0
     child_ptr, child_idx = _children(parent)
-    parent_ptr = np.zeros(n + 1, dtype=np.int64)
+    parent_ptr = np.zeros(parent.size + 1, dtype=np.int64)
     np.cumsum(has_parent, out=parent_ptr[1:])
     frames = pd.DataFrame({"name": names, "type": types})
     return Graph(frames, child_ptr, child_idx, parent_ptr, parent[has_parent],
-                 np.flatnonzero(~has_parent), parent, depth)
+                 np.flatnonzero(~has_parent), parent, nodes.depth.copy())
 
 
 def call_forest(trace: Trace) -> GraphFrame:
     """The call forest of ``trace`` as a GraphFrame indexed by ``node`` (see the module
     doc for its columns); ``default_metric`` is ``time.inc``."""
-    rows = forest_rows(trace)
+    nodes = forest_nodes(trace)
+    rows, instant = nodes.rows, nodes.instant
     events = trace.events
-    kind = trace.event_kinds()[rows]
-    instant = kind == INSTANT
-    stamps = events[TIMESTAMP].to_numpy()[rows]
-    end = np.where(instant, stamps, events[MATCHING_TIMESTAMP].to_numpy()[rows])
     names = events[NAME].array.take(rows)
     types = pd.Categorical.from_codes(instant.astype(np.int8), categories=list(NODE_TYPES))
-    depth = events[DEPTH].to_numpy()[rows]
-    graph = forest_graph(events[PARENT].to_numpy()[rows], rows, len(events), names, types,
-                         depth.copy())
+    graph = forest_graph(nodes, names, types)
     time_inc = np.where(instant, 0.0, events["time.inc"].to_numpy()[rows])
     time_exc = np.where(instant, 0.0, events["time.exc"].to_numpy()[rows])
     columns: dict[str, Any] = {
@@ -130,11 +150,11 @@ def call_forest(trace: Trace) -> GraphFrame:
         "type": types,
         PROCESS: events[PROCESS].to_numpy()[rows],
         THREAD: events[THREAD].to_numpy()[rows],
-        "start": stamps,
-        "end": end,
+        "start": nodes.start,
+        "end": nodes.end,
         "time.inc": time_inc,
         "time.exc": time_exc,
-        "depth": depth,
+        "depth": nodes.depth,
         EVENT: rows,
     }
     core = {TIMESTAMP, "Event Type", NAME, PROCESS, THREAD}

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from glade.profile.graphframe import GraphFrame
-from glade.trace.calls import EVENT
+from glade.trace.calls import EVENT, forest_nodes
+from glade.trace.events import NAME, PROCESS, THREAD
 from glade.trace.matching import location_codes_of
+from glade.trace.model import Trace
 from glade.views.timeline import kernels
 from glade.views.timeline.lanes import Lanes
 from glade.views.timeline.levels import COARSEST, Level, finest_level, level_for
@@ -29,9 +31,11 @@ class Forest:
     """What a timeline reads of a call forest, as arrays over its nodes: ``start`` and
     ``end`` (int64 ns), ``code`` (of ``names``), ``location`` (code of the process and
     thread, of ``processes``/``threads``), ``call`` (False for instants), ``event``
-    (row in the trace's events) and the forest ``graph``."""
+    (row in the trace's events), and the forest's structure: ``parent`` (node id, -1
+    for a root) and ``depth``."""
 
-    graph: object
+    parent: np.ndarray
+    depth: np.ndarray
     start: np.ndarray
     end: np.ndarray
     code: np.ndarray
@@ -55,14 +59,11 @@ class Forest:
         if locations is None:
             location, count = location_codes_of(processes, threads)
         else:
-            codes, count = locations
-            used = np.bincount(codes[event], minlength=count) > 0
-            location = (np.cumsum(used) - 1)[codes[event]]
-            count = int(used.sum())
-        first = np.full(count, -1, dtype=np.int64)
-        first[location[::-1]] = np.arange(location.size)[::-1]
+            location, count = _used(locations, event)
+        first = _first_of(location, count)
         return cls(
-            graph=forest.graph,
+            parent=forest.graph.tree_parent,
+            depth=forest.graph.depth,
             start=table["start"].to_numpy(dtype=np.int64),
             end=table["end"].to_numpy(dtype=np.int64),
             code=np.asarray(name.codes, dtype=np.int32),
@@ -74,6 +75,31 @@ class Forest:
             event=event,
         )
 
+    @classmethod
+    def of_trace(cls, trace: Trace) -> Forest:
+        """The arrays of the call forest of ``trace`` read from its events, nodes
+        numbered as :func:`glade.trace.calls.call_forest` numbers them, without building
+        the forest's GraphFrame (its attribute columns, children and query table)."""
+        nodes = forest_nodes(trace)
+        rows = nodes.rows
+        events = trace.events
+        name = events[NAME].array
+        location, count = _used(trace.location_codes(), rows)
+        first = rows[_first_of(location, count)]
+        return cls(
+            parent=nodes.parent,
+            depth=nodes.depth,
+            start=nodes.start.astype(np.int64, copy=False),
+            end=nodes.end.astype(np.int64, copy=False),
+            code=np.asarray(name.codes, dtype=np.int32)[rows],
+            names=[str(c) for c in name.categories],
+            location=location.astype(np.int64),
+            processes=events[PROCESS].to_numpy()[first],
+            threads=events[THREAD].to_numpy()[first],
+            call=~nodes.instant,
+            event=rows,
+        )
+
     def __len__(self) -> int:
         return self.start.size
 
@@ -83,6 +109,21 @@ class Forest:
         if not len(self):
             return 0, 0
         return int(self.start.min()), int(self.end.max())
+
+
+def _used(locations: tuple[np.ndarray, int], event: np.ndarray) -> tuple[np.ndarray, int]:
+    """The codes of the locations of events ``event`` among those that have any
+    (``locations``: the codes of all events and their number), and how many have."""
+    codes, count = locations
+    used = np.bincount(codes[event], minlength=count) > 0
+    return (np.cumsum(used) - 1)[codes[event]], int(used.sum())
+
+
+def _first_of(location: np.ndarray, count: int) -> np.ndarray:
+    """The first position of each of ``count`` location codes in ``location``."""
+    first = np.full(count, -1, dtype=np.int64)
+    first[location[::-1]] = np.arange(location.size)[::-1]
+    return first
 
 
 def _pointer(groups: np.ndarray, count: int) -> np.ndarray:
@@ -103,10 +144,10 @@ class TimelineIndex:
         self.forest = forest
         if keep is None:
             self.keep = np.ones(n, dtype=bool)
-            caller, depth = forest.graph.tree_parent, forest.graph.depth
+            caller, depth = forest.parent, forest.depth
         else:
             self.keep = np.asarray(keep, dtype=bool)
-            caller, depth = kernels.kept_callers(forest.graph.tree_parent, self.keep)
+            caller, depth = kernels.kept_callers(forest.parent, self.keep)
         self.caller = caller
         self.depth = depth
         inc = (forest.end - forest.start).astype(np.float64)
