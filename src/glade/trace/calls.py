@@ -107,19 +107,57 @@ class ForestNodes:
     depth: np.ndarray
 
 
+@njit(cache=True, nogil=True)
+def _node_arrays(rows, location, kind, stamps, matching, parent_row, depth_of):
+    """The arrays of :class:`ForestNodes` for nodes ``rows`` (event rows grouped by
+    ``location``, ascending inside each), in one pass: a node's parent is usually the
+    call open at the depth above it (kept per depth); otherwise it is found by binary
+    search among the earlier nodes of its location (-1 when none is its parent's)."""
+    n = rows.size
+    instant = np.empty(n, np.bool_)
+    start = np.empty(n, np.int64)
+    end = np.empty(n, np.int64)
+    parent = np.empty(n, np.int64)
+    depth = np.empty(n, np.int64)
+    open_call = np.full(64, -1, np.int64)
+    segment = 0
+    for j in range(n):
+        r = rows[j]
+        if j and location[r] != location[rows[j - 1]]:
+            segment = j
+        d = depth_of[r]
+        instant[j] = kind[r] == INSTANT
+        start[j] = stamps[r]
+        end[j] = stamps[r] if instant[j] else matching[r]
+        depth[j] = d
+        p = parent_row[r]
+        if p < 0:
+            parent[j] = -1
+        elif 1 <= d <= open_call.size and open_call[d - 1] >= segment and \
+                rows[open_call[d - 1]] == p:
+            parent[j] = open_call[d - 1]
+        else:
+            at = segment + np.searchsorted(rows[segment:j], p)
+            parent[j] = at if at < j and rows[at] == p else -1
+        if not instant[j]:
+            if d >= open_call.size:
+                grown = np.full(2 * (d + 1), -1, np.int64)
+                grown[:open_call.size] = open_call
+                open_call = grown
+            open_call[d] = j
+    return instant, start, end, parent, depth
+
+
 def forest_nodes(trace: Trace) -> ForestNodes:
     """The arrays of the call forest of ``trace`` (see :class:`ForestNodes`): what a
     timeline reads, without the GraphFrame and its attribute columns."""
     rows = forest_rows(trace)
     events = trace.events
-    instant = trace.event_kinds()[rows] == INSTANT
-    start = events[TIMESTAMP].to_numpy()[rows]
-    end = np.where(instant, start, events[MATCHING_TIMESTAMP].to_numpy()[rows])
-    node_of_row = np.full(len(events), -1, dtype=np.int64)
-    node_of_row[rows] = np.arange(rows.size, dtype=np.int64)
-    parent_rows = events[PARENT].to_numpy()[rows]
-    parent = np.where(parent_rows >= 0, node_of_row[np.maximum(parent_rows, 0)], -1)
-    return ForestNodes(rows, instant, start, end, parent, events[DEPTH].to_numpy()[rows])
+    instant, start, end, parent, depth = _node_arrays(
+        rows, trace.location_codes()[0], trace.event_kinds(), events[TIMESTAMP].to_numpy(),
+        events[MATCHING_TIMESTAMP].to_numpy(), events[PARENT].to_numpy(),
+        events[DEPTH].to_numpy())
+    return ForestNodes(rows, instant, start, end, parent, depth)
 
 
 def forest_graph(nodes: ForestNodes, names: pd.Categorical, types: pd.Categorical) -> Graph:
