@@ -32,7 +32,6 @@ from numba import njit
 from glade.graph import Graph
 from glade.profile.graphframe import GraphFrame
 from glade.trace.events import (
-    ENTER,
     INSTANT,
     LEAVE,
     NAME,
@@ -41,7 +40,7 @@ from glade.trace.events import (
     TIMESTAMP,
     is_derived,
 )
-from glade.trace.matching import DEPTH, MATCHING_EVENT, MATCHING_TIMESTAMP, PARENT, group_order
+from glade.trace.matching import DEPTH, MATCHING_EVENT, MATCHING_TIMESTAMP, PARENT
 
 if TYPE_CHECKING:
     from glade.trace.model import Trace
@@ -59,17 +58,6 @@ def _with_structure(trace: Trace) -> pd.DataFrame:
     if PARENT not in trace.events.columns or DEPTH not in trace.events.columns:
         trace.match_caller_callee()
     return trace.events
-
-
-def forest_rows(trace: Trace) -> np.ndarray:
-    """The event rows of the forest's nodes (Enter and Instant rows), in node order:
-    grouped by location (process, then thread), in time order inside each."""
-    events = _with_structure(trace)
-    kind = trace.event_kinds()
-    member = np.flatnonzero(((kind == ENTER) | (kind == INSTANT))
-                            & (events[DEPTH].to_numpy() >= 0))
-    loc, num_loc = trace.location_codes()
-    return member[group_order(loc[member], num_loc)]
 
 
 @njit(cache=True, nogil=True)
@@ -95,9 +83,11 @@ def _children(parent):
 
 @dataclass(frozen=True)
 class ForestNodes:
-    """The nodes of a trace's call forest as arrays over them, in node order: ``rows``
-    (the event row of each), ``instant`` (False for calls), ``start`` and ``end``
-    (ns), ``parent`` (node id, -1 for a root) and ``depth``."""
+    """The nodes of a trace's call forest as arrays over them, in node order (grouped
+    by location, in time order inside each): ``rows`` (the event row of each),
+    ``instant`` (False for calls), ``start`` and ``end`` (ns), ``parent`` (node id, -1
+    for a root) and ``depth``; the nodes of the location of code c (of
+    ``trace.location_codes()``) are ``ptr[c]:ptr[c + 1]``."""
 
     rows: np.ndarray
     instant: np.ndarray
@@ -105,27 +95,43 @@ class ForestNodes:
     end: np.ndarray
     parent: np.ndarray
     depth: np.ndarray
+    ptr: np.ndarray
 
 
 @njit(cache=True, nogil=True)
-def _node_arrays(rows, location, kind, stamps, matching, parent_row, depth_of):
-    """The arrays of :class:`ForestNodes` for nodes ``rows`` (event rows grouped by
-    ``location``, ascending inside each), in one pass: a node's parent is usually the
-    call open at the depth above it (kept per depth); otherwise it is found by binary
-    search among the earlier nodes of its location (-1 when none is its parent's)."""
-    n = rows.size
+def _node_arrays(location, num_locations, kind, depth_of, stamps, matching, parent_row):
+    """The arrays of :class:`ForestNodes` from the events' columns, in two passes over
+    the events in row (time) order, reading them in sequence: the first counts the
+    nodes (Enter and Instant events in a call structure, depth >= 0) per location, the
+    second places each at the next free position of its location. A node's parent is
+    the call open at the depth above it on its location (an open call per location
+    and depth is kept); failing that it is found by binary search among the earlier
+    nodes of its location (-1 when none is its parent's event)."""
+    ptr = np.zeros(num_locations + 1, np.int64)
+    deepest = 0
+    for r in range(location.size):
+        if depth_of[r] >= 0 and kind[r] != LEAVE:
+            ptr[location[r] + 1] += 1
+            deepest = max(deepest, depth_of[r])
+    for c in range(num_locations):
+        ptr[c + 1] += ptr[c]
+    n = ptr[num_locations]
+    rows = np.empty(n, np.int64)
     instant = np.empty(n, np.bool_)
     start = np.empty(n, np.int64)
     end = np.empty(n, np.int64)
     parent = np.empty(n, np.int64)
     depth = np.empty(n, np.int64)
-    open_call = np.full(64, -1, np.int64)
-    segment = 0
-    for j in range(n):
-        r = rows[j]
-        if j and location[r] != location[rows[j - 1]]:
-            segment = j
+    cursor = ptr[:-1].copy()
+    open_call = np.full((num_locations, deepest + 1), -1, np.int64)
+    for r in range(location.size):
         d = depth_of[r]
+        if d < 0 or kind[r] == LEAVE:
+            continue
+        c = location[r]
+        j = cursor[c]
+        cursor[c] += 1
+        rows[j] = r
         instant[j] = kind[r] == INSTANT
         start[j] = stamps[r]
         end[j] = stamps[r] if instant[j] else matching[r]
@@ -133,31 +139,25 @@ def _node_arrays(rows, location, kind, stamps, matching, parent_row, depth_of):
         p = parent_row[r]
         if p < 0:
             parent[j] = -1
-        elif 1 <= d <= open_call.size and open_call[d - 1] >= segment and \
-                rows[open_call[d - 1]] == p:
-            parent[j] = open_call[d - 1]
+        elif d >= 1 and open_call[c, d - 1] >= 0 and rows[open_call[c, d - 1]] == p:
+            parent[j] = open_call[c, d - 1]
         else:
-            at = segment + np.searchsorted(rows[segment:j], p)
+            at = ptr[c] + np.searchsorted(rows[ptr[c]:j], p)
             parent[j] = at if at < j and rows[at] == p else -1
         if not instant[j]:
-            if d >= open_call.size:
-                grown = np.full(2 * (d + 1), -1, np.int64)
-                grown[:open_call.size] = open_call
-                open_call = grown
-            open_call[d] = j
-    return instant, start, end, parent, depth
+            open_call[c, d] = j
+    return rows, instant, start, end, parent, depth, ptr
 
 
 def forest_nodes(trace: Trace) -> ForestNodes:
     """The arrays of the call forest of ``trace`` (see :class:`ForestNodes`): what a
     timeline reads, without the GraphFrame and its attribute columns."""
-    rows = forest_rows(trace)
-    events = trace.events
-    instant, start, end, parent, depth = _node_arrays(
-        rows, trace.location_codes()[0], trace.event_kinds(), events[TIMESTAMP].to_numpy(),
-        events[MATCHING_TIMESTAMP].to_numpy(), events[PARENT].to_numpy(),
-        events[DEPTH].to_numpy())
-    return ForestNodes(rows, instant, start, end, parent, depth)
+    events = _with_structure(trace)
+    location, count = trace.location_codes()
+    return ForestNodes(*_node_arrays(
+        location, count, trace.event_kinds(), events[DEPTH].to_numpy(),
+        events[TIMESTAMP].to_numpy(), events[MATCHING_TIMESTAMP].to_numpy(),
+        events[PARENT].to_numpy()))
 
 
 def forest_graph(nodes: ForestNodes, names: pd.Categorical, types: pd.Categorical) -> Graph:

@@ -84,8 +84,10 @@ class Forest:
         rows = nodes.rows
         events = trace.events
         name = events[NAME].array
-        location, count = _used(trace.location_codes(), rows)
-        first = rows[_first_of(location, count)]
+        sizes = np.diff(nodes.ptr)
+        used = sizes > 0
+        location = np.repeat(np.arange(int(used.sum())), sizes[used])
+        first = rows[nodes.ptr[:-1][used]]
         return cls(
             parent=nodes.parent,
             depth=nodes.depth,
