@@ -182,7 +182,8 @@ class TimelineIndex:
         self.node_lane[instants] = self.instant_lane
         self.finest = finest_level(calls.size)
         self._levels: dict[int, Level] = {}
-        self._lock = threading.RLock()
+        self._lock = threading.Lock()
+        self._building: dict[int, threading.Lock] = {}
         self._closed = threading.Event()
         self._points = np.empty((len(kernels.POINT_FIELDS), 0))
 
@@ -217,21 +218,30 @@ class TimelineIndex:
         return None if k is None else self._level(k)
 
     def _level(self, k: int) -> Level:
+        level = self._levels.get(k)
+        if level is not None:
+            return level
         with self._lock:
+            building = self._building.setdefault(k, threading.Lock())
+        with building:
             if k not in self._levels:
                 self._levels[k] = Level(self, k)
             return self._levels[k]
 
     def prepare_levels(self, depth_rows: bool = False) -> threading.Thread | None:
-        """Build every level (coarsest first, with the records of the layout) in a
-        background thread, so that zooming never waits for one; None when the index
-        needs no levels. The kernels release the GIL, so requests are answered
-        meanwhile."""
+        """Build every level (with the records of the layout) in a background thread, so
+        that zooming rarely waits for one: first the levels finer than the finest built
+        (zooming in from the first picture needs them next), then the coarser ones;
+        None when the index needs no levels. The kernels release the GIL, and a request
+        waits only for the level it reads, so requests are answered meanwhile."""
         if self.finest < COARSEST:
             return None
+        start = max(self._levels, default=COARSEST - 1) + 1
+        order = [*range(max(start, COARSEST), self.finest + 1),
+                 *range(min(start, self.finest + 1) - 1, COARSEST - 1, -1)]
 
         def build() -> None:
-            for k in range(COARSEST, self.finest + 1):
+            for k in order:
                 if self._closed.is_set():
                     return
                 self._level(k).records(depth_rows)

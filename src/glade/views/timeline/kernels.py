@@ -158,12 +158,17 @@ def raster_calls(lo, hi, rows, start, end, code, share, t0, px, threshold, exclu
                 boxes += 1
                 continue
             s, e, first, last = _columns(start[i], end[i], t0, px, width)
+            rate = share[i] if exclusive else 1.0
+            whole = _key(px * rate, px, code[i])
             for column in range(first, last + 1):
-                weight = _overlap(s, e, t0 + column * px, px)
-                second = weight * share[i] if exclusive else weight
+                if first < column < last:  # covered whole: the same share everywhere
+                    weight = px
+                    value = whole
+                else:
+                    weight = _overlap(s, e, t0 + column * px, px)
+                    value = _key(weight * rate, px, code[i])
                 cover[r, column] += weight
-                busy[r, column] += second
-                value = _key(second, px, code[i])
+                busy[r, column] += weight * rate
                 if value > key[r, column]:
                     key[r, column] = value
     return boxes

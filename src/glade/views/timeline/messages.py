@@ -112,15 +112,19 @@ class KeptMessages:
         span = int(max(send_bin.max(), receive_bin.max())) - low + 1
         pair = (send_bin - low) * span + (receive_bin - low)
         send_time = self.send_time[window]
-        buckets = BUNDLE_BUCKETS
-        while True:
+        # a pair's bundles number at least one and at most `buckets`: with more pairs
+        # than MAX_ARROWS only one bucket fits; with few enough, all do
+        keys, which, count = np.unique(pair, return_inverse=True, return_counts=True)
+        buckets = BUNDLE_BUCKETS if keys.size <= MAX_ARROWS else 1
+        while buckets > 1:
             bucket = np.clip(((send_time - t0) / (t1 - t0) * buckets).astype(np.int64), 0,
                              buckets - 1)
-            keys, which, count = np.unique(pair * buckets + bucket, return_inverse=True,
-                                           return_counts=True)
-            if keys.size <= MAX_ARROWS or buckets == 1:
+            bundles = np.unique(pair * buckets + bucket, return_inverse=True,
+                                return_counts=True)
+            if bundles[0].size <= MAX_ARROWS:
+                keys, which, count = bundles
                 break
-            buckets = max(buckets // 4, 1)
+            buckets //= 4
 
         def mean(values: np.ndarray) -> np.ndarray:
             return np.bincount(which, weights=values) / count
