@@ -21,7 +21,7 @@ from glade.trace.matching import UnmatchedEventsWarning
 from glade.views.timeline import levels
 from glade.views.timeline import render as render_module
 from glade.views.timeline.index import Forest, TimelineIndex
-from glade.views.timeline.messages import Messages
+from glade.views.timeline.messages import Messages, _groups
 from glade.views.timeline.render import Request, pool_of, render
 from tests.trace.test_matching_property import random_traces
 
@@ -214,6 +214,25 @@ def test_arrows_are_the_matched_messages_in_range(exchange, monkeypatch):
     assert bundled.bundled
     assert bundled.count.sum() == int(in_range.sum())
     assert bundled.size.sum() == table["Message Size"].to_numpy()[in_range].sum()
+    # bundles grouped by counting are those grouped by sorting
+    for limit in (4, 40):
+        monkeypatch.setattr("glade.views.timeline.messages.MAX_ARROWS", limit)
+        counted = messages.in_range(t0, t1, rows, 0, 6, 2)
+        monkeypatch.setattr("glade.views.timeline.messages.DENSE_GROUPS", 0)
+        sorted_ = messages.in_range(t0, t1, rows, 0, 6, 2)
+        monkeypatch.setattr("glade.views.timeline.messages.DENSE_GROUPS", 1 << 22)
+        for field in ("send_time", "receive_time", "send_row", "receive_row", "size",
+                      "count"):
+            np.testing.assert_array_equal(getattr(counted, field), getattr(sorted_, field))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 50), max_size=200))
+def test_grouping_by_counting_is_np_unique(codes):
+    codes = np.asarray(codes, dtype=np.int64)
+    for got, expected in zip(_groups(codes, 51), np.unique(codes, return_inverse=True,
+                                                           return_counts=True), strict=True):
+        np.testing.assert_array_equal(got, expected)
 
 
 def test_bad_requests_are_clear_errors():
