@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 
 from glade.errors import GladeError, QueryError
 from glade.query import Query, col, is_root, match_nodes
+from glade.trace import Trace
+from glade.trace.calls import forest_nodes
 from glade.trace.matching import UnmatchedEventsWarning
 from tests.trace.helpers import make_trace
 from tests.trace.test_matching_property import NAMES, oracle, random_traces
@@ -244,3 +246,27 @@ def test_a_trace_of_instants_only_has_an_empty_call_tree():
     # no call holds the instants: the CCT level keeps none, the call level keeps both
     assert len(trace.query('MATCH ("*")').events) == 0
     assert len(trace.query('MATCH ("*")', level="calls").events) == 2
+
+
+@settings(max_examples=150, deadline=None)
+@given(random_traces())
+def test_forest_nodes_against_the_events(table):
+    # the one-pass arrays of the forest (what a timeline reads) against a lookup of each
+    # node's parent event among the nodes, and the events' own columns
+    trace = Trace(table)
+    nodes = quiet(forest_nodes, trace)
+    events = trace.events
+    node_of_row = {int(r): j for j, r in enumerate(nodes.rows)}
+    parents = events["_parent"].to_numpy()[nodes.rows]
+    assert nodes.parent.tolist() == [node_of_row.get(int(p), -1) for p in parents]
+    kinds = events["Event Type"].to_numpy()[nodes.rows]
+    assert nodes.instant.tolist() == [k == "Instant" for k in kinds]
+    stamps = events["Timestamp (ns)"].to_numpy()[nodes.rows]
+    assert nodes.start.tolist() == stamps.tolist()
+    leaves = events["_matching_timestamp"].to_numpy()[nodes.rows]
+    assert nodes.end.tolist() == np.where(nodes.instant, stamps, leaves).tolist()
+    assert nodes.depth.tolist() == events["_depth"].to_numpy()[nodes.rows].tolist()
+    # the same nodes, in the same order, as the forest's GraphFrame
+    forest = quiet(trace.calls)
+    assert forest.dataframe["event"].tolist() == nodes.rows.tolist()
+    assert forest.graph.tree_parent.tolist() == nodes.parent.tolist()

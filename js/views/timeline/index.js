@@ -459,15 +459,23 @@ class TimelineView {
   }
 
   // --------------------------------------------------------------- kernel
+  // Ask for the picture of what is shown once the current task is over: a burst of
+  // events in one task (a wheel gesture, keys held down) asks once, for where it ends.
   request() {
     if (!this.client) return;
-    const { row0, row1 } = this.rows();
-    this.client.request("range", {
-      t0: this.scale.t0, t1: this.scale.t1, width: Math.round(this.scale.width),
-      height: Math.max(1, Math.round(this.plotHeight)), row0, row1,
-      depth_rows: this.depthRows, revision: this.model.get("revision"),
-    });
     this.setWaiting("drawing…");
+    if (this.asking) return;
+    this.asking = true;
+    queueMicrotask(() => {
+      this.asking = false;
+      if (!this.client) return;
+      const { row0, row1 } = this.rows();
+      this.client.request("range", {
+        t0: this.scale.t0, t1: this.scale.t1, width: Math.round(this.scale.width),
+        height: Math.max(1, Math.round(this.plotHeight)), row0, row1,
+        depth_rows: this.depthRows, revision: this.model.get("revision"),
+      });
+    });
   }
 
   async onAnswer(kind, answer, buffers) {
@@ -480,7 +488,7 @@ class TimelineView {
     const picture = await decodePicture(answer, buffers[0]);
     if (answer.depth_rows !== this.depthRows) return;
     this.setPicture(picture);
-    if (!this.client.busy("range")) this.setWaiting("");
+    if (!this.asking && !this.client.busy("range")) this.setWaiting("");
   }
 
   setPicture(picture) {

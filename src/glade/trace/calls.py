@@ -22,6 +22,7 @@ forest; there is no sort by time. A Leave without its Enter (see
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -31,7 +32,6 @@ from numba import njit
 from glade.graph import Graph
 from glade.profile.graphframe import GraphFrame
 from glade.trace.events import (
-    ENTER,
     INSTANT,
     LEAVE,
     NAME,
@@ -40,7 +40,7 @@ from glade.trace.events import (
     TIMESTAMP,
     is_derived,
 )
-from glade.trace.matching import DEPTH, MATCHING_EVENT, MATCHING_TIMESTAMP, PARENT, group_order
+from glade.trace.matching import DEPTH, MATCHING_EVENT, MATCHING_TIMESTAMP, PARENT
 
 if TYPE_CHECKING:
     from glade.trace.model import Trace
@@ -58,17 +58,6 @@ def _with_structure(trace: Trace) -> pd.DataFrame:
     if PARENT not in trace.events.columns or DEPTH not in trace.events.columns:
         trace.match_caller_callee()
     return trace.events
-
-
-def forest_rows(trace: Trace) -> np.ndarray:
-    """The event rows of the forest's nodes (Enter and Instant rows), in node order:
-    grouped by location (process, then thread), in time order inside each."""
-    events = _with_structure(trace)
-    kind = trace.event_kinds()
-    member = np.flatnonzero(((kind == ENTER) | (kind == INSTANT))
-                            & (events[DEPTH].to_numpy() >= 0))
-    loc, num_loc = trace.location_codes()
-    return member[group_order(loc[member], num_loc)]
 
 
 @njit(cache=True, nogil=True)
@@ -92,37 +81,106 @@ def _children(parent):
     return ptr, idx
 
 
-def forest_graph(parent_rows: np.ndarray, rows: np.ndarray, num_events: int,
-                 names: pd.Categorical, types: pd.Categorical, depth: np.ndarray) -> Graph:
-    """The Graph of nodes ``rows`` (event rows, of ``num_events``, in pre-order) whose
-    parents are the event rows ``parent_rows`` (-1 for a root), at ``depth``."""
-    n = rows.size
-    node_of_row = np.full(num_events, -1, dtype=np.int64)
-    node_of_row[rows] = np.arange(n, dtype=np.int64)
-    parent = np.where(parent_rows >= 0, node_of_row[np.maximum(parent_rows, 0)], -1)
+@dataclass(frozen=True)
+class ForestNodes:
+    """The nodes of a trace's call forest as arrays over them, in node order (grouped
+    by location, in time order inside each): ``rows`` (the event row of each),
+    ``instant`` (False for calls), ``start`` and ``end`` (ns), ``parent`` (node id, -1
+    for a root) and ``depth``; the nodes of the location of code c (of
+    ``trace.location_codes()``) are ``ptr[c]:ptr[c + 1]``."""
+
+    rows: np.ndarray
+    instant: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    parent: np.ndarray
+    depth: np.ndarray
+    ptr: np.ndarray
+
+
+@njit(cache=True, nogil=True)
+def _node_arrays(location, num_locations, kind, depth_of, stamps, matching, parent_row):
+    """The arrays of :class:`ForestNodes` from the events' columns, in two passes over
+    the events in row (time) order, reading them in sequence: the first counts the
+    nodes (Enter and Instant events in a call structure, depth >= 0) per location, the
+    second places each at the next free position of its location. A node's parent is
+    the call open at the depth above it on its location (an open call per location
+    and depth is kept); failing that it is found by binary search among the earlier
+    nodes of its location (-1 when none is its parent's event)."""
+    ptr = np.zeros(num_locations + 1, np.int64)
+    deepest = 0
+    for r in range(location.size):
+        if depth_of[r] >= 0 and kind[r] != LEAVE:
+            ptr[location[r] + 1] += 1
+            deepest = max(deepest, depth_of[r])
+    for c in range(num_locations):
+        ptr[c + 1] += ptr[c]
+    n = ptr[num_locations]
+    rows = np.empty(n, np.int64)
+    instant = np.empty(n, np.bool_)
+    start = np.empty(n, np.int64)
+    end = np.empty(n, np.int64)
+    parent = np.empty(n, np.int64)
+    depth = np.empty(n, np.int64)
+    cursor = ptr[:-1].copy()
+    open_call = np.full((num_locations, deepest + 1), -1, np.int64)
+    for r in range(location.size):
+        d = depth_of[r]
+        if d < 0 or kind[r] == LEAVE:
+            continue
+        c = location[r]
+        j = cursor[c]
+        cursor[c] += 1
+        rows[j] = r
+        instant[j] = kind[r] == INSTANT
+        start[j] = stamps[r]
+        end[j] = stamps[r] if instant[j] else matching[r]
+        depth[j] = d
+        p = parent_row[r]
+        if p < 0:
+            parent[j] = -1
+        elif d >= 1 and open_call[c, d - 1] >= 0 and rows[open_call[c, d - 1]] == p:
+            parent[j] = open_call[c, d - 1]
+        else:
+            at = ptr[c] + np.searchsorted(rows[ptr[c]:j], p)
+            parent[j] = at if at < j and rows[at] == p else -1
+        if not instant[j]:
+            open_call[c, d] = j
+    return rows, instant, start, end, parent, depth, ptr
+
+
+def forest_nodes(trace: Trace) -> ForestNodes:
+    """The arrays of the call forest of ``trace`` (see :class:`ForestNodes`): what a
+    timeline reads, without the GraphFrame and its attribute columns."""
+    events = _with_structure(trace)
+    location, count = trace.location_codes()
+    return ForestNodes(*_node_arrays(
+        location, count, trace.event_kinds(), events[DEPTH].to_numpy(),
+        events[TIMESTAMP].to_numpy(), events[MATCHING_TIMESTAMP].to_numpy(),
+        events[PARENT].to_numpy()))
+
+
+def forest_graph(nodes: ForestNodes, names: pd.Categorical, types: pd.Categorical) -> Graph:
+    """The Graph of the forest's ``nodes``."""
+    parent = nodes.parent
     has_parent = parent >= 0
     child_ptr, child_idx = _children(parent)
-    parent_ptr = np.zeros(n + 1, dtype=np.int64)
+    parent_ptr = np.zeros(parent.size + 1, dtype=np.int64)
     np.cumsum(has_parent, out=parent_ptr[1:])
     frames = pd.DataFrame({"name": names, "type": types})
     return Graph(frames, child_ptr, child_idx, parent_ptr, parent[has_parent],
-                 np.flatnonzero(~has_parent), parent, depth)
+                 np.flatnonzero(~has_parent), parent, nodes.depth.copy())
 
 
 def call_forest(trace: Trace) -> GraphFrame:
     """The call forest of ``trace`` as a GraphFrame indexed by ``node`` (see the module
     doc for its columns); ``default_metric`` is ``time.inc``."""
-    rows = forest_rows(trace)
+    nodes = forest_nodes(trace)
+    rows, instant = nodes.rows, nodes.instant
     events = trace.events
-    kind = trace.event_kinds()[rows]
-    instant = kind == INSTANT
-    stamps = events[TIMESTAMP].to_numpy()[rows]
-    end = np.where(instant, stamps, events[MATCHING_TIMESTAMP].to_numpy()[rows])
     names = events[NAME].array.take(rows)
     types = pd.Categorical.from_codes(instant.astype(np.int8), categories=list(NODE_TYPES))
-    depth = events[DEPTH].to_numpy()[rows]
-    graph = forest_graph(events[PARENT].to_numpy()[rows], rows, len(events), names, types,
-                         depth.copy())
+    graph = forest_graph(nodes, names, types)
     time_inc = np.where(instant, 0.0, events["time.inc"].to_numpy()[rows])
     time_exc = np.where(instant, 0.0, events["time.exc"].to_numpy()[rows])
     columns: dict[str, Any] = {
@@ -130,11 +188,11 @@ def call_forest(trace: Trace) -> GraphFrame:
         "type": types,
         PROCESS: events[PROCESS].to_numpy()[rows],
         THREAD: events[THREAD].to_numpy()[rows],
-        "start": stamps,
-        "end": end,
+        "start": nodes.start,
+        "end": nodes.end,
         "time.inc": time_inc,
         "time.exc": time_exc,
-        "depth": depth,
+        "depth": nodes.depth,
         EVENT: rows,
     }
     core = {TIMESTAMP, "Event Type", NAME, PROCESS, THREAD}

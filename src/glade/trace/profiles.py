@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
 from glade.errors import MetricError, TraceError
 from glade.profile.analyses import imbalance_columns
@@ -170,48 +171,45 @@ def flat_profile_table(sums: dict[str, np.ndarray], calls: np.ndarray, labels: p
     return table
 
 
+@njit(cache=True, nogil=True)
+def _spread(start, end, group, caller, nested, edges, out):
+    """The loop of :func:`spread_exclusive`: each call's overlap with every bin it
+    touches, added to its group and taken from its caller's."""
+    num_bins = edges.size - 1
+    for i in range(start.size):
+        s = start[i]
+        e = end[i]
+        first = min(np.searchsorted(edges, s, side="right") - 1, num_bins - 1)
+        last = first
+        if e > edges[first + 1]:
+            last = min(np.searchsorted(edges, e, side="right") - 1, num_bins - 1)
+        for b in range(first, last + 1):
+            if last == first:
+                part = e - s
+            elif b == first:
+                part = edges[b + 1] - s
+            elif b == last:
+                part = e - edges[b]
+            else:
+                part = edges[b + 1] - edges[b]
+            out[group[i], b] += part
+            if nested[i]:
+                out[caller[i], b] -= part
+
+
 def spread_exclusive(start: np.ndarray, end: np.ndarray, group: np.ndarray, caller: np.ndarray,
             nested: np.ndarray, num_groups: int, edges: np.ndarray) -> np.ndarray:
-    """Per group and bin (a (num_groups, num_bins) int64 array of ns): the overlap of the
-    intervals [start, end) of its calls (int64 ns) with each bin [edges[k], edges[k+1]),
-    minus the overlaps of the calls directly inside them (where ``nested``, the group of
-    the enclosing call is ``caller``).
-
-    Every interval first counts whole in the bin of its start; the few that cross a
-    bin edge are then corrected: moved out of that bin, their parts added to the
-    bins they touch (a difference array covers the bins in between). The sums are of
-    integers, exact while a cell's calls add up to less than 2^53 ns (104 days)."""
-    num_bins = len(edges) - 1
-    widths = np.diff(edges)
-    first = np.minimum(np.searchsorted(edges, start, side="right") - 1, num_bins - 1)
-    length = end - start
-    cells = num_groups * num_bins
-    out = np.bincount(group * num_bins + first, weights=length, minlength=cells)
-    out -= np.bincount(caller * num_bins + first, weights=np.where(nested, length, 0),
-                       minlength=cells)
-    out = out.reshape(num_groups, num_bins)
-    cross = np.flatnonzero(end > edges[first + 1])
-    last = np.minimum(np.searchsorted(edges, end[cross], side="right") - 1, num_bins - 1)
-    keep = last > first[cross]
-    cross, last = cross[keep], last[keep]
-    if cross.size:
-        inner = nested[cross]
-        rows = np.concatenate([group[cross], caller[cross[inner]]])
-        signs = np.concatenate([np.ones(cross.size, np.int64),
-                                -np.ones(int(inner.sum()), np.int64)])
-        lo = np.concatenate([first[cross], first[cross[inner]]])
-        hi = np.concatenate([last, last[inner]])
-        e = np.concatenate([end[cross], end[cross[inner]]])
-        fix = np.bincount(rows * num_bins + lo, weights=signs * (edges[lo + 1] - e),
-                          minlength=cells)
-        fix += np.bincount(rows * num_bins + hi, weights=signs * (e - edges[hi]),
-                           minlength=cells)
-        size = num_groups * (num_bins + 1)
-        cover = np.bincount(rows * (num_bins + 1) + lo + 1, weights=signs, minlength=size)
-        cover -= np.bincount(rows * (num_bins + 1) + hi, weights=signs, minlength=size)
-        full = np.cumsum(cover.reshape(num_groups, num_bins + 1), axis=1)[:, :num_bins]
-        out = out + fix.reshape(num_groups, num_bins) + full * widths
-    return np.rint(out).astype(np.int64)
+    """Per group and bin (a (num_groups, num_bins) int64 array of ns): the overlap of
+    the intervals [start, end) of its calls (int64 ns) with each bin
+    [edges[k], edges[k+1]), minus the overlaps of the calls directly inside them (where
+    ``nested``, the group of the enclosing call is ``caller``). A call starting in the
+    last bin counts whole there. One pass over the calls, each costing the bins it
+    touches."""
+    out = np.zeros((num_groups, len(edges) - 1), dtype=np.int64)
+    _spread(np.asarray(start, dtype=np.int64), np.asarray(end, dtype=np.int64),
+            np.asarray(group, dtype=np.int64), np.asarray(caller, dtype=np.int64),
+            np.asarray(nested, dtype=np.bool_), np.asarray(edges, dtype=np.int64), out)
+    return out
 
 
 def bin_edges(t0: int, t1: int, num_bins: int) -> np.ndarray:

@@ -21,7 +21,7 @@ from glade.trace.matching import UnmatchedEventsWarning
 from glade.views.timeline import levels
 from glade.views.timeline import render as render_module
 from glade.views.timeline.index import Forest, TimelineIndex
-from glade.views.timeline.messages import Messages
+from glade.views.timeline.messages import Messages, _groups
 from glade.views.timeline.render import Request, pool_of, render
 from tests.trace.test_matching_property import random_traces
 
@@ -214,6 +214,25 @@ def test_arrows_are_the_matched_messages_in_range(exchange, monkeypatch):
     assert bundled.bundled
     assert bundled.count.sum() == int(in_range.sum())
     assert bundled.size.sum() == table["Message Size"].to_numpy()[in_range].sum()
+    # bundles grouped by counting are those grouped by sorting
+    for limit in (4, 40):
+        monkeypatch.setattr("glade.views.timeline.messages.MAX_ARROWS", limit)
+        counted = messages.in_range(t0, t1, rows, 0, 6, 2)
+        monkeypatch.setattr("glade.views.timeline.messages.DENSE_GROUPS", 0)
+        sorted_ = messages.in_range(t0, t1, rows, 0, 6, 2)
+        monkeypatch.setattr("glade.views.timeline.messages.DENSE_GROUPS", 1 << 22)
+        for field in ("send_time", "receive_time", "send_row", "receive_row", "size",
+                      "count"):
+            np.testing.assert_array_equal(getattr(counted, field), getattr(sorted_, field))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 50), max_size=200))
+def test_grouping_by_counting_is_np_unique(codes):
+    codes = np.asarray(codes, dtype=np.int64)
+    for got, expected in zip(_groups(codes, 51), np.unique(codes, return_inverse=True,
+                                                           return_counts=True), strict=True):
+        np.testing.assert_array_equal(got, expected)
 
 
 def test_bad_requests_are_clear_errors():
@@ -245,3 +264,69 @@ def test_ping_pong_drawn(pipit_data):
     arrows = messages.in_range(first, last + 1, rows, 0, 2, 1)
     assert len(arrows.count) == len(trace.match_messages()) > 0
     assert set(arrows.send_row.tolist()) == {0, 1}
+
+
+@settings(max_examples=100, deadline=None)
+@given(random_traces(), st.integers(0, 6), st.booleans())
+def test_level_records_against_brute_force(table, k, depth_rows):
+    # every record of a level: the time the calls shorter than two bins cover in its row
+    # and bin, weighed by exclusive share in a row per location, and the function of the
+    # largest single share; one record per row and bin holding time, bins ascending
+    trace = Trace(table)
+    index = index_of(trace)
+    level = levels.Level(index, k)
+    ptr, bin_, weight, code = level.records(depth_rows)
+    forest = index.forest
+    calls = index.calls
+    row = index.lanes.row_of_lane(index.node_lane[calls], depth_rows)
+    expected: dict[tuple[int, int], list] = {}
+    for node, r in zip(calls.tolist(), row.tolist(), strict=True):
+        start, end = forest.start[node], forest.end[node]
+        if end - start >= 2 * level.size:
+            continue
+        for b in range(int((start - level.origin) // level.size),
+                       int((end - level.origin) // level.size) + 1):
+            left = level.origin + b * level.size
+            part = min(end, left + level.size) - max(start, left)
+            if part <= 0:
+                continue
+            second = part * index.share[node] if not depth_rows else part
+            cell = expected.setdefault((r, b), [0.0, 0.0, []])
+            cell[0] += part
+            cell[1] += second
+            cell[2].append((second, int(forest.code[node])))
+    got = {}
+    for r in range(ptr.size - 1):
+        assert (np.diff(bin_[ptr[r]:ptr[r + 1]]) > 0).all()
+        for i in range(ptr[r], ptr[r + 1]):
+            got[(r, int(bin_[i]))] = (weight[i], int(code[i]))
+    assert got.keys() == expected.keys()
+    for cell, (cover, busy, shares) in expected.items():
+        w, c = got[cell]
+        assert w[0] == pytest.approx(cover, rel=1e-9, abs=1e-9)
+        assert w[1] == pytest.approx(busy, rel=1e-9, abs=1e-9)
+        top = max(s for s, _ in shares)
+        assert w[2] == pytest.approx(top, rel=1e-12, abs=1e-12)
+        assert c in {code for s, code in shares if s == top}
+
+
+@settings(max_examples=100, deadline=None)
+@given(random_traces())
+def test_the_index_of_a_trace_is_the_index_of_its_forest(table):
+    # read straight from the events, or from the forest's GraphFrame; keeping all by
+    # default, or through a mask that keeps all
+    trace = Trace(table)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnmatchedEventsWarning)
+        direct = Forest.of_trace(trace)
+        forest = Forest.of(trace.calls(), trace.location_codes())
+    for field in ("parent", "depth", "start", "end", "code", "location", "processes",
+                  "threads", "call", "event"):
+        np.testing.assert_array_equal(getattr(direct, field), getattr(forest, field))
+    assert direct.names == forest.names
+    everything = TimelineIndex(direct)
+    masked = TimelineIndex(forest, np.ones(len(forest), dtype=bool))
+    for field in ("caller", "depth", "calls", "exclusive", "call_ptr", "call_node",
+                  "call_share", "instant_ptr", "instant_lane", "node_lane"):
+        np.testing.assert_allclose(getattr(everything, field), getattr(masked, field))
+    np.testing.assert_array_equal(everything.lanes.offset, masked.lanes.offset)

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from glade.profile.graphframe import GraphFrame
-from glade.trace.calls import EVENT
-from glade.trace.matching import group_order, location_codes_of
+from glade.trace.calls import EVENT, forest_nodes
+from glade.trace.events import NAME, PROCESS, THREAD
+from glade.trace.matching import location_codes_of
+from glade.trace.model import Trace
 from glade.views.timeline import kernels
 from glade.views.timeline.lanes import Lanes
 from glade.views.timeline.levels import COARSEST, Level, finest_level, level_for
@@ -29,9 +31,11 @@ class Forest:
     """What a timeline reads of a call forest, as arrays over its nodes: ``start`` and
     ``end`` (int64 ns), ``code`` (of ``names``), ``location`` (code of the process and
     thread, of ``processes``/``threads``), ``call`` (False for instants), ``event``
-    (row in the trace's events) and the forest ``graph``."""
+    (row in the trace's events), and the forest's structure: ``parent`` (node id, -1
+    for a root) and ``depth``."""
 
-    graph: object
+    parent: np.ndarray
+    depth: np.ndarray
     start: np.ndarray
     end: np.ndarray
     code: np.ndarray
@@ -55,14 +59,11 @@ class Forest:
         if locations is None:
             location, count = location_codes_of(processes, threads)
         else:
-            codes, count = locations
-            used = np.bincount(codes[event], minlength=count) > 0
-            location = (np.cumsum(used) - 1)[codes[event]]
-            count = int(used.sum())
-        first = np.full(count, -1, dtype=np.int64)
-        first[location[::-1]] = np.arange(location.size)[::-1]
+            location, count = _used(locations, event)
+        first = _first_of(location, count)
         return cls(
-            graph=forest.graph,
+            parent=forest.graph.tree_parent,
+            depth=forest.graph.depth,
             start=table["start"].to_numpy(dtype=np.int64),
             end=table["end"].to_numpy(dtype=np.int64),
             code=np.asarray(name.codes, dtype=np.int32),
@@ -72,6 +73,33 @@ class Forest:
             threads=threads[first],
             call=(table["type"] == "call").to_numpy(),
             event=event,
+        )
+
+    @classmethod
+    def of_trace(cls, trace: Trace) -> Forest:
+        """The arrays of the call forest of ``trace`` read from its events, nodes
+        numbered as :func:`glade.trace.calls.call_forest` numbers them, without building
+        the forest's GraphFrame (its attribute columns, children and query table)."""
+        nodes = forest_nodes(trace)
+        rows = nodes.rows
+        events = trace.events
+        name = events[NAME].array
+        sizes = np.diff(nodes.ptr)
+        used = sizes > 0
+        location = np.repeat(np.arange(int(used.sum())), sizes[used])
+        first = rows[nodes.ptr[:-1][used]]
+        return cls(
+            parent=nodes.parent,
+            depth=nodes.depth,
+            start=nodes.start.astype(np.int64, copy=False),
+            end=nodes.end.astype(np.int64, copy=False),
+            code=np.asarray(name.codes, dtype=np.int32)[rows],
+            names=[str(c) for c in name.categories],
+            location=location.astype(np.int64),
+            processes=events[PROCESS].to_numpy()[first],
+            threads=events[THREAD].to_numpy()[first],
+            call=~nodes.instant,
+            event=rows,
         )
 
     def __len__(self) -> int:
@@ -85,6 +113,29 @@ class Forest:
         return int(self.start.min()), int(self.end.max())
 
 
+def _used(locations: tuple[np.ndarray, int], event: np.ndarray) -> tuple[np.ndarray, int]:
+    """The codes of the locations of events ``event`` among those that have any
+    (``locations``: the codes of all events and their number), and how many have."""
+    codes, count = locations
+    used = np.bincount(codes[event], minlength=count) > 0
+    return (np.cumsum(used) - 1)[codes[event]], int(used.sum())
+
+
+def _first_of(location: np.ndarray, count: int) -> np.ndarray:
+    """The first position of each of ``count`` location codes in ``location``."""
+    first = np.full(count, -1, dtype=np.int64)
+    first[location[::-1]] = np.arange(location.size)[::-1]
+    return first
+
+
+def _pointer(groups: np.ndarray, count: int) -> np.ndarray:
+    """Where each of ``count`` groups starts in values grouped by ``groups`` (and where
+    the last ends)."""
+    ptr = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(np.bincount(groups, minlength=count), out=ptr[1:])
+    return ptr
+
+
 class TimelineIndex:
     """The calls and instants of ``forest`` that ``keep`` keeps (all when None), indexed
     for range requests: calls grouped by lane (location and kept depth) in start order,
@@ -92,28 +143,26 @@ class TimelineIndex:
 
     def __init__(self, forest: Forest, keep: np.ndarray | None = None):
         n = len(forest)
-        keep = np.ones(n, dtype=bool) if keep is None else np.asarray(keep, dtype=bool)
         self.forest = forest
-        self.keep = keep
-        caller, depth = kernels.kept_callers(forest.graph.tree_parent, keep)
+        if keep is None:
+            self.keep = np.ones(n, dtype=bool)
+            caller, depth = forest.parent, forest.depth
+        else:
+            self.keep = np.asarray(keep, dtype=bool)
+            caller, depth = kernels.kept_callers(forest.parent, self.keep)
         self.caller = caller
         self.depth = depth
         inc = (forest.end - forest.start).astype(np.float64)
-        calls = np.flatnonzero(keep & forest.call)
+        calls = np.flatnonzero(self.keep & forest.call)
         self.calls = calls
         inner = calls[caller[calls] >= 0]
         self.exclusive = inc - np.bincount(caller[inner], weights=inc[inner], minlength=n)
         loc = forest.location
-        depths = np.ones(forest.processes.size, dtype=np.int64)
-        if calls.size:
-            np.maximum.at(depths, loc[calls], depth[calls] + 1)
-        self.lanes = Lanes.build(forest.processes, forest.threads, depths)
-        offset = self.lanes.offset
-
-        lane = offset[loc[calls]] + depth[calls]
-        order = calls[group_order(lane, self.lanes.num_lanes)]
-        self.call_ptr = np.zeros(self.lanes.num_lanes + 1, dtype=np.int64)
-        np.cumsum(np.bincount(lane, minlength=self.lanes.num_lanes), out=self.call_ptr[1:])
+        num_locations = forest.processes.size
+        _, offset, self.call_ptr, order = kernels.lanes_of_calls(calls, loc, depth,
+                                                                 num_locations)
+        self.lanes = Lanes(np.asarray(forest.processes, dtype=np.int64),
+                           np.asarray(forest.threads, dtype=np.int64), offset)
         self.call_node = order
         self.call_start = forest.start[order]
         self.call_end = forest.end[order]
@@ -122,32 +171,37 @@ class TimelineIndex:
         np.divide(self.exclusive, inc, out=self.share, where=inc > 0)
         self.call_share = self.share[order]
 
-        instants = np.flatnonzero(keep & ~forest.call)
-        self.instant_ptr = np.zeros(forest.processes.size + 1, dtype=np.int64)
-        np.cumsum(np.bincount(loc[instants], minlength=forest.processes.size),
-                  out=self.instant_ptr[1:])
+        instants = np.flatnonzero(self.keep & ~forest.call)
+        self.instant_ptr = _pointer(loc[instants], num_locations)
         self.instant_node = instants
         self.instant_time = forest.start[instants]
         room = np.diff(offset)[loc[instants]] - 1
         self.instant_lane = offset[loc[instants]] + np.clip(depth[instants] - 1, 0, room)
         self.node_lane = np.full(n, -1, dtype=np.int64)
-        self.node_lane[calls] = lane
+        self.node_lane[calls] = offset[loc[calls]] + depth[calls]
         self.node_lane[instants] = self.instant_lane
         self.finest = finest_level(calls.size)
         self._levels: dict[int, Level] = {}
-        self._lock = threading.RLock()
+        self._lock = threading.Lock()
+        self._building: dict[int, threading.Lock] = {}
         self._closed = threading.Event()
         self._points = np.empty((len(kernels.POINT_FIELDS), 0))
 
     @functools.cached_property
-    def location_calls(self) -> tuple[np.ndarray, ...]:
-        """(pointer per location, start, end, code, exclusive share) of the calls grouped
-        by location in start order (the forest's own order)."""
-        loc = self.forest.location[self.calls]
-        ptr = np.zeros(self.forest.processes.size + 1, dtype=np.int64)
-        np.cumsum(np.bincount(loc, minlength=self.forest.processes.size), out=ptr[1:])
-        return (ptr, self.forest.start[self.calls], self.forest.end[self.calls],
-                self.forest.code[self.calls], self.share[self.calls])
+    def location_groups(self) -> tuple[np.ndarray, np.ndarray]:
+        """(pointer per location, node ids) of the calls grouped by location in start
+        order (the forest's own order)."""
+        return _pointer(self.forest.location[self.calls], self.forest.processes.size), self.calls
+
+    @property
+    def lane_groups(self) -> tuple[np.ndarray, np.ndarray]:
+        """(pointer per lane, node ids) of the calls grouped by lane in start order."""
+        return self.call_ptr, self.call_node
+
+    @functools.cached_property
+    def call_lane(self) -> np.ndarray:
+        """The lane of every call of the index's call arrays."""
+        return np.repeat(np.arange(self.lanes.num_lanes), np.diff(self.call_ptr))
 
     @property
     def lane_calls(self) -> tuple[np.ndarray, ...]:
@@ -164,21 +218,30 @@ class TimelineIndex:
         return None if k is None else self._level(k)
 
     def _level(self, k: int) -> Level:
+        level = self._levels.get(k)
+        if level is not None:
+            return level
         with self._lock:
+            building = self._building.setdefault(k, threading.Lock())
+        with building:
             if k not in self._levels:
                 self._levels[k] = Level(self, k)
             return self._levels[k]
 
     def prepare_levels(self, depth_rows: bool = False) -> threading.Thread | None:
-        """Build every level (coarsest first, with the records of the layout) in a
-        background thread, so that zooming never waits for one; None when the index
-        needs no levels. The kernels release the GIL, so requests are answered
-        meanwhile."""
+        """Build every level (with the records of the layout) in a background thread, so
+        that zooming rarely waits for one: first the levels finer than the finest built
+        (zooming in from the first picture needs them next), then the coarser ones;
+        None when the index needs no levels. The kernels release the GIL, and a request
+        waits only for the level it reads, so requests are answered meanwhile."""
         if self.finest < COARSEST:
             return None
+        start = max(self._levels, default=COARSEST - 1) + 1
+        order = [*range(max(start, COARSEST), self.finest + 1),
+                 *range(min(start, self.finest + 1) - 1, COARSEST - 1, -1)]
 
         def build() -> None:
-            for k in range(COARSEST, self.finest + 1):
+            for k in order:
                 if self._closed.is_set():
                     return
                 self._level(k).records(depth_rows)

@@ -65,15 +65,37 @@ POINT_FIELDS = ("x", "y", "w", "we", "k")
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _key(second, px, code):
+    """The key of a share of a pixel: its second weight in 1/WEIGHT_STEPS of a pixel
+    (at most a pixel), then the function ``code``."""
+    return int(min(second / px, 1.0) * WEIGHT_STEPS) * float(1 << CODE_BITS) + code
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _put_point(points, n, x, y, weight, second, px, code):
-    """Write raster point n: its place, both weights, and its key (the second weight in
-    1/WEIGHT_STEPS of a pixel, then the function ``code``)."""
+    """Write raster point n: its place, both weights, and its key."""
     points[0, n] = x
     points[1, n] = y
     points[2, n] = weight
     points[3, n] = second
-    points[4, n] = min(int(second / px * WEIGHT_STEPS), WEIGHT_STEPS) * float(
-        1 << CODE_BITS) + code
+    points[4, n] = _key(second, px, code)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _columns(start, end, t0, px, width):
+    """The part [s, e) of a call [start, end) inside the ``width`` columns of ``px`` ns
+    from ``t0``, and the first and last column it overlaps."""
+    s = max(start, t0)
+    e = min(end, t0 + width * px)
+    first = int(max((s - t0) / px, 0.0))
+    last = int(min((e - t0) / px, width - 1e-9))
+    return s, e, first, last
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _overlap(s, e, left, px):
+    """The time of [s, e) in the column [left, left + px)."""
+    return max(min(e, left + px) - max(s, left), 0.0)
 
 
 @njit(cache=True, nogil=True)
@@ -103,20 +125,53 @@ def split_calls(lo, hi, rows, start, end, code, share, t0, px, width, threshold,
                     box_row[boxes] = rows[k]
                 boxes += 1
                 continue
-            s = max(start[i], t0)
-            e = min(end[i], t0 + width * px)
-            first = int(max((s - t0) / px, 0.0))
-            last = int(min((e - t0) / px, width - 1e-9))
+            s, e, first, last = _columns(start[i], end[i], t0, px, width)
             if not fill:
                 n += last - first + 1
                 continue
             for column in range(first, last + 1):
                 left = t0 + column * px
-                weight = max(min(e, left + px) - max(s, left), 0.0)
+                weight = _overlap(s, e, left, px)
                 _put_point(points, n, left + 0.5 * px, row, weight,
                            weight * share[i] if exclusive else weight, px, code[i])
                 n += 1
     return boxes, n - offset
+
+
+@njit(cache=True, nogil=True)
+def raster_calls(lo, hi, rows, start, end, code, share, t0, px, threshold, exclusive, row0,
+                 pool, cover, busy, key, box, box_row):
+    """:func:`split_calls` straight into a raster: the calls of the runs lasting at least
+    ``threshold`` are boxes (positions to ``box``, display rows to ``box_row``, which
+    have room for them all); every other call adds, in each pixel column it overlaps,
+    its time there to ``cover``, that time (times its exclusive ``share`` when
+    ``exclusive``) to ``busy``, and keeps in ``key`` the largest key (raster rows of
+    ``pool`` display rows from ``row0``). Returns the number of boxes."""
+    width = cover.shape[1]
+    boxes = 0
+    for k in range(lo.size):
+        r = (rows[k] - row0) // pool
+        for i in range(lo[k], hi[k]):
+            if end[i] - start[i] >= threshold:
+                box[boxes] = i
+                box_row[boxes] = rows[k]
+                boxes += 1
+                continue
+            s, e, first, last = _columns(start[i], end[i], t0, px, width)
+            rate = share[i] if exclusive else 1.0
+            whole = _key(px * rate, px, code[i])
+            for column in range(first, last + 1):
+                if first < column < last:  # covered whole: the same share everywhere
+                    weight = px
+                    value = whole
+                else:
+                    weight = _overlap(s, e, t0 + column * px, px)
+                    value = _key(weight * rate, px, code[i])
+                cover[r, column] += weight
+                busy[r, column] += weight * rate
+                if value > key[r, column]:
+                    key[r, column] = value
+    return boxes
 
 
 @njit(cache=True, nogil=True)
@@ -135,122 +190,146 @@ def gather_runs(lo, hi):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _emit(slot, bin_, counts, codes, weights, out_bin, out_code, out_weight, n, fill):
-    """Write (when ``fill``) the records of an accumulator slot; the new record count."""
-    for j in range(counts[slot]):
-        if fill:
-            out_bin[n] = bin_
-            out_code[n] = codes[slot, j]
-            out_weight[n, 0] = weights[slot, j, 0]
-            out_weight[n, 1] = weights[slot, j, 1]
-        n += 1
-    counts[slot] = 0
-    return n
+def _flush(b, slots, codes, used, out_bin, out_weight, out_code, n, fill):
+    """Write (when ``fill``) bin ``b``'s record from its accumulator slot, if it holds
+    any time, and empty the slot; the new record count."""
+    slot = b % 3
+    if not used[slot]:
+        return n
+    if fill:
+        out_bin[n] = b
+        out_weight[n, 0] = slots[slot, 0]
+        out_weight[n, 1] = slots[slot, 1]
+        out_weight[n, 2] = slots[slot, 2]
+        out_code[n] = codes[slot]
+    slots[slot, 0] = 0.0
+    slots[slot, 1] = 0.0
+    slots[slot, 2] = 0.0
+    used[slot] = False
+    return n + 1
 
 
 @njit(cache=True, nogil=True)
-def _bin_pass(ptr, start, end, code, share, origin, size, shorter_than, out_ptr, out_bin,
-              out_code, out_weight, fill):
-    """One pass of :func:`bin_records`: counts the records, and writes them when
-    ``fill``. Bins ``base``, ``base + 1`` and ``base + 2`` are open, in slots b % 3."""
-    capacity = 32
-    counts = np.zeros(3, np.int64)
-    codes = np.empty((3, capacity), np.int32)
-    weights = np.empty((3, capacity, 2), np.float64)
+def _level_pass(ptr, nodes, start, end, code, share, exclusive, origin, size, shorter_than,
+                out_ptr, out_bin, out_weight, out_code, fill):
+    """One pass of :func:`bin_level`: counts the records, and writes them when ``fill``.
+    Bins ``base`` to ``base + 2`` are open, bin b in slot b % 3."""
+    slots = np.zeros((3, 3))
+    codes = np.zeros(3, np.int32)
+    used = np.zeros(3, np.bool_)
     inverse = 1.0 / size
     n = 0
     for s in range(ptr.size - 1):
         base = -1
-        for i in range(ptr[s], ptr[s + 1]):
+        for j in range(ptr[s], ptr[s + 1]):
+            i = nodes[j]
             low = start[i]
             high = end[i]
             if high - low >= shorter_than:
                 continue
             first = int((low - origin) * inverse)
-            last = int((high - origin) * inverse)
+            last = min(int((high - origin) * inverse), first + 2)
             if base < 0:
                 base = first
             elif first > base:
                 for b in range(base, min(first, base + 3)):
-                    n = _emit(b % 3, b, counts, codes, weights, out_bin, out_code, out_weight,
-                              n, fill)
+                    n = _flush(b, slots, codes, used, out_bin, out_weight, out_code, n, fill)
                 base = first
             for b in range(first, last + 1):
                 left = origin + b * size
                 weight = min(high, left + size) - max(low, left)
                 if weight <= 0:
                     continue
+                second = weight * share[i] if exclusive else weight
                 slot = b % 3
-                c = code[i]
-                found = -1
-                for j in range(counts[slot]):
-                    if codes[slot, j] == c:
-                        found = j
-                        break
-                if found < 0:
-                    if counts[slot] == capacity:
-                        n = _emit(slot, b, counts, codes, weights, out_bin, out_code,
-                                  out_weight, n, fill)
-                    found = counts[slot]
-                    codes[slot, found] = c
-                    weights[slot, found, 0] = 0.0
-                    weights[slot, found, 1] = 0.0
-                    counts[slot] += 1
-                weights[slot, found, 0] += weight
-                weights[slot, found, 1] += weight * share[i]
+                if not used[slot] or second > slots[slot, 2]:
+                    slots[slot, 2] = second
+                    codes[slot] = code[i]
+                used[slot] = True
+                slots[slot, 0] += weight
+                slots[slot, 1] += second
         if base >= 0:
             for b in range(base, base + 3):
-                n = _emit(b % 3, b, counts, codes, weights, out_bin, out_code, out_weight, n,
-                          fill)
+                n = _flush(b, slots, codes, used, out_bin, out_weight, out_code, n, fill)
         out_ptr[s + 1] = n
     return n
 
 
 @njit(cache=True, nogil=True)
-def bin_records(ptr, start, end, code, share, origin, size, shorter_than):
+def bin_level(ptr, nodes, start, end, code, share, exclusive, origin, size, shorter_than):
     """The time the calls shorter than ``shorter_than`` cover in each bin of ``size`` ns
-    from ``origin``, per segment (rows ptr[s]:ptr[s + 1], sorted by start) and function:
-    records (bin, code, weights: the time, and the time times the calls' exclusive
-    ``share``), grouped by segment (the returned pointer), bins
-    ascending inside each (unless a bin held more than 32 functions: the caller
-    checks). ``shorter_than`` is at most twice ``size``, so a call touches at most
-    three bins, and since calls come in start order every bin before a call's first
-    is complete: three accumulator slots (bin b in slot b % 3) hold everything open.
-    One pass counts the records, a second writes them.
+    from ``origin``, per segment (calls ``nodes[ptr[s]:ptr[s + 1]]`` of the arrays
+    ``start``, ``end``, ``code``, ``share``, in start order): one record per segment and
+    bin holding any time, bins ascending inside each segment (the returned pointer).
+    A record is its bin, its weights (the covered time; the time weighed by the calls'
+    exclusive ``share`` when ``exclusive``, else the time again; the largest such
+    second weight of one call) and the function of that largest call.
+
+    ``shorter_than`` is at most twice ``size``, so a call touches at most three bins,
+    and since calls come in start order every bin before a call's first is complete:
+    three accumulator slots hold everything open. One pass counts, a second writes.
     """
     out_ptr = np.zeros(ptr.size, np.int64)
-    n = _bin_pass(ptr, start, end, code, share, origin, size, shorter_than, out_ptr,
-                  np.empty(0, np.int64), np.empty(0, np.int32), np.empty((0, 2), np.float64),
-                  False)
+    n = _level_pass(ptr, nodes, start, end, code, share, exclusive, origin, size,
+                    shorter_than, out_ptr, np.empty(0, np.int64), np.empty((0, 3)),
+                    np.empty(0, np.int32), False)
     out_bin = np.empty(n, np.int64)
+    out_weight = np.empty((n, 3))
     out_code = np.empty(n, np.int32)
-    out_weight = np.empty((n, 2), np.float64)
-    _bin_pass(ptr, start, end, code, share, origin, size, shorter_than, out_ptr, out_bin,
-              out_code, out_weight, True)
-    return out_ptr, out_bin, out_code, out_weight
+    _level_pass(ptr, nodes, start, end, code, share, exclusive, origin, size, shorter_than,
+                out_ptr, out_bin, out_weight, out_code, True)
+    return out_ptr, out_bin, out_weight, out_code
 
 
 @njit(cache=True, nogil=True)
-def record_points(ptr, bin_, code, weight, segments, rows, first_bin, last_bin, origin, size,
-                  px, exclusive, points, offset, fill):
-    """Raster points of the records of ``segments`` whose bins lie in
-    [first_bin, last_bin): one at the centre of each bin, on the segment's display row
-    (``rows[k]``), weighed and keyed like :func:`split_calls` weighs and keys its
-    points, written (when ``fill``) to columns ``offset:`` of ``points``; returns how
-    many."""
-    n = offset
+def raster_records(ptr, bin_, weight, code, segments, rows, first_bin, last_bin, origin, size,
+                   t0, px, row0, pool, cover, busy, key):
+    """Add the records (of :func:`bin_level`) of ``segments`` whose bins lie in
+    [first_bin, last_bin) to the raster (``cover``, ``busy``, ``key``: raster rows of
+    ``pool`` display rows from ``row0``, columns of ``px`` ns from ``t0``), each at its
+    bin's centre, on the segment's display row (``rows[k]``), keyed like a call's
+    share of a pixel (:func:`raster_calls`)."""
+    width = cover.shape[1]
     for k in range(segments.size):
         last = ptr[segments[k] + 1]
         lo = _first_at_least(bin_, ptr[segments[k]], last, first_bin, False)
         hi = _first_at_least(bin_, lo, last, last_bin, False)
-        if not fill:
-            n += hi - lo
-            continue
+        r = (rows[k] - row0) // pool
         for i in range(lo, hi):
-            _put_point(points, n, origin + (bin_[i] + 0.5) * size, rows[k] + 0.5, weight[i, 0],
-                       weight[i, 1] if exclusive else weight[i, 0], px, code[i])
-            n += 1
-    return n - offset
+            column = int((origin + (bin_[i] + 0.5) * size - t0) / px)
+            column = min(max(column, 0), width - 1)
+            cover[r, column] += weight[i, 0]
+            busy[r, column] += weight[i, 1]
+            value = _key(weight[i, 2], px, code[i])
+            if value > key[r, column]:
+                key[r, column] = value
+
+
+@njit(cache=True, nogil=True)
+def lanes_of_calls(calls, location, depth, num_locations):
+    """Lanes of the ``calls`` (node ids) of a forest: the nesting depths of every location
+    (at least one), the first lane of each (``offset``), and the calls grouped by lane
+    (lane ``offset[location] + depth``) keeping their order inside each lane: the
+    pointer per lane and the grouped node ids. A counting sort: two passes, no sort."""
+    depths = np.ones(num_locations, np.int64)
+    for i in calls:
+        depths[location[i]] = max(depths[location[i]], depth[i] + 1)
+    offset = np.zeros(num_locations + 1, np.int64)
+    for loc in range(num_locations):
+        offset[loc + 1] = offset[loc] + depths[loc]
+    num_lanes = offset[num_locations]
+    ptr = np.zeros(num_lanes + 1, np.int64)
+    for i in calls:
+        ptr[offset[location[i]] + depth[i] + 1] += 1
+    for lane in range(num_lanes):
+        ptr[lane + 1] += ptr[lane]
+    cursor = ptr[:-1].copy()
+    order = np.empty(calls.size, np.int64)
+    for i in calls:
+        lane = offset[location[i]] + depth[i]
+        order[cursor[lane]] = i
+        cursor[lane] += 1
+    return depths, offset, ptr, order
 
 
 @njit(cache=True, nogil=True)

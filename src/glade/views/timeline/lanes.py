@@ -26,14 +26,6 @@ class Lanes:
     threads: np.ndarray
     offset: np.ndarray
 
-    @classmethod
-    def build(cls, processes: np.ndarray, threads: np.ndarray, depths: np.ndarray) -> Lanes:
-        """Lanes for locations with ``depths[i]`` nesting depths each (at least one)."""
-        offset = np.zeros(len(processes) + 1, dtype=np.int64)
-        np.cumsum(np.maximum(depths, 1), out=offset[1:])
-        return cls(np.asarray(processes, dtype=np.int64), np.asarray(threads, dtype=np.int64),
-                   offset)
-
     @property
     def num_locations(self) -> int:
         """How many locations there are."""

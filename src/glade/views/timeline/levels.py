@@ -1,14 +1,16 @@
-"""Levels of detail for wide ranges: the time small calls cover, pre-aggregated per row,
-function and bin, so that a request spanning millions of calls reads a few records
+"""Levels of detail for wide ranges: the time small calls cover, pre-aggregated per row
+and bin, so that a request spanning millions of calls reads a few records
 per pixel instead of every call.
 
 Level k cuts the trace into 2^k bins of ``size`` ns. Calls shorter than two bins
-become records (row, bin, function, covered time, see
-:func:`glade.views.timeline.kernels.bin_records`); longer calls stay calls, indexed by
-lane like the index's. A request whose pixels are at least two bins wide reads level
-k: its long calls give boxes and exact raster points as usual, and every record adds
-its time at its bin's centre, less than half a pixel from where it was spent. Levels
-are built on first use (or ahead, in a background thread) and kept.
+become records: one per row and bin, holding the time they cover there and the
+function of the largest (see :func:`glade.views.timeline.kernels.bin_level`, one pass
+over the calls in start order); longer calls stay calls, indexed by lane like the
+index's. A request whose pixels are at least two bins wide reads level k: its long
+calls give boxes and exact raster shares as usual, and every record adds its time at
+its bin's centre, less than half a pixel from where it was spent. So a wide request
+reads at most a record per row and bin, however many calls the bins hold. Levels are
+built on first use (or ahead, in a background thread) and kept.
 """
 
 from __future__ import annotations
@@ -37,59 +39,44 @@ class Level:
         origin, last = index.forest.duration
         self.origin = float(origin)
         self.size = max(float(last - origin), 1.0) / 2**k
-        long = index.call_end - index.call_start >= 2 * self.size
-        self.long = np.flatnonzero(long)
-        lane = np.repeat(np.arange(index.lanes.num_lanes), np.diff(index.call_ptr))
+        long = np.flatnonzero(index.call_end - index.call_start >= 2 * self.size)
+        self.long = long
         self.long_ptr = np.zeros(index.lanes.num_lanes + 1, dtype=np.int64)
-        np.cumsum(np.bincount(lane[self.long], minlength=index.lanes.num_lanes),
+        np.cumsum(np.bincount(index.call_lane[long], minlength=index.lanes.num_lanes),
                   out=self.long_ptr[1:])
-        self.long_start = index.call_start[self.long]
-        self.long_end = index.call_end[self.long]
-        self.long_code = index.call_code[self.long]
-        self.long_share = index.call_share[self.long]
+        self.long_start = index.call_start[long]
+        self.long_end = index.call_end[long]
+        self.long_code = index.call_code[long]
+        self.long_share = index.call_share[long]
         self._records: dict[bool, tuple[np.ndarray, ...]] = {}
         self._lock = threading.Lock()
 
     def records(self, depth_rows: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                  np.ndarray]:
-        """(pointer per row, bin, code, weights) of the layout's rows (see
-        :func:`~glade.views.timeline.kernels.bin_records`)."""
+        """(pointer per row, bin, weights, code) of the layout's rows (see
+        :func:`~glade.views.timeline.kernels.bin_level`): per location (all its
+        depths, weighed by exclusive share) or per lane."""
         with self._lock:
             if depth_rows not in self._records:
-                self._records[depth_rows] = self._build(depth_rows)
+                index = self.index
+                ptr, nodes = index.lane_groups if depth_rows else index.location_groups
+                forest = index.forest
+                self._records[depth_rows] = kernels.bin_level(
+                    ptr, nodes, forest.start, forest.end, forest.code, index.share,
+                    not depth_rows, self.origin, self.size, 2 * self.size)
             return self._records[depth_rows]
 
-    def _build(self, depth_rows: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The records of a layout: per location (all its depths) or per lane."""
-        index = self.index
-        ptr, start, end, code, share = (index.lane_calls if depth_rows
-                                        else index.location_calls)
-        return _sorted_within(*kernels.bin_records(ptr, start, end, code, share, self.origin,
-                                                   self.size, 2 * self.size))
-
-    def points(self, rows: np.ndarray, t0: float, t1: float, px: float, depth_rows: bool,
-               points: np.ndarray, offset: int, fill: bool) -> int:
-        """How many raster points the records of ``rows`` with bin centres in [t0, t1)
-        make; written (when ``fill``) to columns ``offset:`` of ``points`` (see
-        :func:`~glade.views.timeline.kernels.record_points`)."""
-        ptr, bin_, code, weight = self.records(depth_rows)
+    def rasterize(self, rows: np.ndarray, t0: float, t1: float, px: float, depth_rows: bool,
+                  row0: int, pool: int, raster: tuple[np.ndarray, np.ndarray, np.ndarray]
+                  ) -> None:
+        """Add the records of ``rows`` with bin centres in [t0, t1) to ``raster`` (cover,
+        busy and key per pixel, see
+        :func:`~glade.views.timeline.kernels.raster_records`)."""
+        ptr, bin_, weight, code = self.records(depth_rows)
         first = math.ceil((t0 - self.origin) / self.size - 0.5)
         last = math.ceil((t1 - self.origin) / self.size - 0.5)
-        return kernels.record_points(ptr, bin_, code, weight, rows, rows, first, last,
-                                     self.origin, self.size, px, not depth_rows, points,
-                                     offset, fill)
-
-
-def _sorted_within(ptr: np.ndarray, bin_: np.ndarray, code: np.ndarray, weight: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Records with bins ascending inside every row (a bin of more than 32 functions can
-    leave some out of order)."""
-    row = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
-    out_of_order = (np.diff(bin_) < 0) & (row[1:] == row[:-1])
-    if out_of_order.any():
-        order = np.lexsort((bin_, row))
-        bin_, code, weight = bin_[order], code[order], weight[order]
-    return ptr, bin_, code, weight
+        kernels.raster_records(ptr, bin_, weight, code, rows, rows, first, last, self.origin,
+                               self.size, float(t0), px, row0, pool, *raster)
 
 
 def level_for(px: float, span: float, finest: int) -> int | None:

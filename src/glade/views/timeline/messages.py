@@ -17,6 +17,8 @@ from glade.views.timeline.index import Forest, TimelineIndex
 #: time bucket (BUNDLE_BUCKETS across the range, fewer when that still makes too many).
 MAX_ARROWS = 2_000
 BUNDLE_BUCKETS = 64
+#: Bundle keys below this are grouped by counting, not by sorting.
+DENSE_GROUPS = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,17 @@ class Arrows:
         none = np.zeros(0)
         return cls(none, none, none.astype(np.int64), none.astype(np.int64), none,
                    none.astype(np.int64), False)
+
+
+def _groups(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct values of ``codes`` (in [0, size)) ascending, the position of each
+    code's value among them, and how many codes hold each: ``np.unique(codes,
+    return_inverse=True, return_counts=True)``, by counting when ``size`` is small."""
+    if size > DENSE_GROUPS:
+        return np.unique(codes, return_inverse=True, return_counts=True)
+    counts = np.bincount(codes, minlength=size)
+    present = counts > 0
+    return np.flatnonzero(present), (np.cumsum(present) - 1)[codes], counts[present]
 
 
 class Messages:
@@ -112,21 +125,26 @@ class KeptMessages:
         span = int(max(send_bin.max(), receive_bin.max())) - low + 1
         pair = (send_bin - low) * span + (receive_bin - low)
         send_time = self.send_time[window]
-        buckets = BUNDLE_BUCKETS
-        while True:
+        # a pair's bundles number at least one and at most `buckets`: with more pairs
+        # than MAX_ARROWS only one bucket fits; with few enough, all do
+        pairs, which, count = _groups(pair, span * span)
+        keys = np.arange(pairs.size)
+        buckets = BUNDLE_BUCKETS if pairs.size <= MAX_ARROWS else 1
+        pair_of = which
+        while buckets > 1:
             bucket = np.clip(((send_time - t0) / (t1 - t0) * buckets).astype(np.int64), 0,
                              buckets - 1)
-            keys, which, count = np.unique(pair * buckets + bucket, return_inverse=True,
-                                           return_counts=True)
-            if keys.size <= MAX_ARROWS or buckets == 1:
+            bundles = _groups(pair_of * buckets + bucket, pairs.size * buckets)
+            if bundles[0].size <= MAX_ARROWS:
+                keys, which, count = bundles
                 break
-            buckets = max(buckets // 4, 1)
+            buckets //= 4
 
         def mean(values: np.ndarray) -> np.ndarray:
             return np.bincount(which, weights=values) / count
 
-        pairs = keys // buckets
+        ends = pairs[keys // buckets]
         return Arrows(mean(send_time), mean(self.receive_time[window]),
-                      (pairs // span + low) * pool + row0, (pairs % span + low) * pool + row0,
+                      (ends // span + low) * pool + row0, (ends % span + low) * pool + row0,
                       np.bincount(which, weights=np.maximum(self.size[window], 0.0)),
                       count.astype(np.int64), True)

@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 
 from glade.errors import GladeError
-from glade.views.timeline import kernels, raster
+from glade.views.timeline import kernels
 from glade.views.timeline.index import TimelineIndex
-from glade.views.timeline.levels import EXACT_LIMIT
+from glade.views.timeline.levels import EXACT_LIMIT, Level
 from glade.views.timeline.messages import Arrows, KeptMessages
 
 MAX_BOXES = 30_000
@@ -140,47 +140,97 @@ def _instants(index: TimelineIndex, request: Request, lanes: np.ndarray, row_of_
     return {"count": counts.reshape(bins, request.width)}, True
 
 
-def split_range(index: TimelineIndex, request: Request, row0: int, row1: int,
-                row_offset: int = 0, exact: bool = False) -> tuple:
-    """The calls of rows ``row0:row1`` of ``index`` in the request's range, split into
-    boxes (their positions in the index's call arrays, and display rows) and raster
-    points (rows :data:`kernels.POINT_FIELDS`), display rows shifted by ``row_offset``;
-    with the threshold, the number of visible calls and the level of detail used
-    (None: the calls themselves, always so when ``exact``)."""
-    depth_rows = request.depth_rows
-    lanes = index.lanes.lanes_of_rows(row0, row1, depth_rows)
-    lane_rows = index.lanes.row_of_lane(lanes, depth_rows) + row_offset
-    px = request.px
+@dataclass(frozen=True)
+class _Runs:
+    """The calls of a request's rows in its range, read from the index or from a level
+    of detail (``level``, None for the calls themselves): per lane, the run
+    ``[lo, hi)`` of ``calls`` (pointer, start, end, code, share) and its display row."""
+
+    rows: np.ndarray
+    calls: tuple[np.ndarray, ...]
+    lo: np.ndarray
+    hi: np.ndarray
+    threshold: float
+    visible: int
+    level: Level | None
+
+
+def _runs(index: TimelineIndex, request: Request, row0: int, row1: int, row_offset: int,
+          exact: bool) -> _Runs:
+    """The runs of calls of rows ``row0:row1`` in the request's range (display rows
+    shifted by ``row_offset``), from a level of detail when the range holds more than
+    EXACT_LIMIT calls (never when ``exact``), and the shortest duration drawn as a box."""
+    lanes = index.lanes.lanes_of_rows(row0, row1, request.depth_rows)
+    lane_rows = index.lanes.row_of_lane(lanes, request.depth_rows) + row_offset
     lo, hi = index.call_runs(lanes, request.t0, request.t1)
     visible = int((hi - lo).sum())
-    level = index.level(px) if visible > EXACT_LIMIT and not exact else None
-    if level is None:
-        ptr, start, end, code, share = index.lane_calls
-    else:
-        ptr, start, end, code, share = (level.long_ptr, level.long_start, level.long_end,
-                                        level.long_code, level.long_share)
-        lo, hi = kernels.runs_in_range(ptr, start, end, lanes, float(request.t0),
-                                       float(request.t1), True)
-    threshold = _threshold(index, lo, hi, start, end, px)
-    rows = np.arange(row0, row1, dtype=np.int64)
+    level = index.level(request.px) if visible > EXACT_LIMIT and not exact else None
+    calls = index.lane_calls
+    if level is not None:
+        calls = (level.long_ptr, level.long_start, level.long_end, level.long_code,
+                 level.long_share)
+        lo, hi = kernels.runs_in_range(calls[0], calls[1], calls[2], lanes,
+                                       float(request.t0), float(request.t1), True)
+    threshold = _threshold(index, lo, hi, calls[1], calls[2], request.px)
+    return _Runs(lane_rows, calls, lo, hi, threshold, visible, level)
+
+
+def split_range(index: TimelineIndex, request: Request, row0: int, row1: int,
+                row_offset: int = 0, exact: bool = True) -> tuple:
+    """The calls of rows ``row0:row1`` of ``index`` in the request's range, split into
+    boxes (their positions in the index's call arrays, and display rows) and raster
+    points (rows :data:`kernels.POINT_FIELDS`), display rows shifted by ``row_offset``,
+    for a raster aggregated elsewhere (datashader on a Dask cluster); with the
+    threshold, the number of visible calls and the level of detail (always None: points
+    come from the calls themselves; ``exact`` must be True, a level's records only go
+    straight into a raster, see :func:`raster_range`)."""
+    if not exact:
+        raise GladeError("split_range reads the calls themselves (exact=True); levels of "
+                         "detail go straight into a raster (raster_range)")
+    runs = _runs(index, request, row0, row1, row_offset, True)
+    _, start, end, code, share = runs.calls
 
     def split(box, box_row, points, fill):
-        boxes, count = kernels.split_calls(
-            lo, hi, lane_rows, start, end, code, share, float(request.t0), px, request.width,
-            threshold, not depth_rows, box, box_row, points, 0, fill)
-        if level is not None:
-            count += level.points(rows, request.t0, request.t1, px, depth_rows, points, count,
-                                  fill)
-        return boxes, count
+        return kernels.split_calls(
+            runs.lo, runs.hi, runs.rows, start, end, code, share, float(request.t0),
+            request.px, request.width, runs.threshold, not request.depth_rows, box, box_row,
+            points, 0, fill)
 
     none = np.empty(0, dtype=np.int64)
     boxes, count = split(none, none, np.empty((len(kernels.POINT_FIELDS), 0)), False)
     box, box_row = np.empty(boxes, dtype=np.int64), np.empty(boxes, dtype=np.int64)
     points = index.points_buffer(count)
     split(box, box_row, points, True)
-    if level is not None:
-        box = level.long[box]
-    return box, box_row, points[:, :count], threshold, visible, level
+    return box, box_row, points[:, :count], runs.threshold, runs.visible, None
+
+
+def raster_range(index: TimelineIndex, request: Request, row0: int, row1: int, pool: int,
+                 bins: int) -> tuple:
+    """The calls of rows ``row0:row1`` of ``index`` in the request's range as boxes
+    (their positions in the index's call arrays, and display rows) and a raster of
+    ``bins`` rows of ``pool`` display rows (cover, busy and the code of the largest
+    share per pixel, see :class:`Picture`), accumulated in one pass over the runs and
+    the level's records; with the threshold, the number of visible calls and the level
+    of detail used (None: the calls themselves)."""
+    runs = _runs(index, request, row0, row1, 0, False)
+    _, start, end, code, share = runs.calls
+    px = request.px
+    cover = np.zeros((bins, request.width))
+    busy = np.zeros((bins, request.width))
+    key = np.full((bins, request.width), -1.0)
+    count = kernels.durations_at_least(runs.lo, runs.hi, start, end, runs.threshold,
+                                       np.empty(0))
+    box, box_row = np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)
+    kernels.raster_calls(runs.lo, runs.hi, runs.rows, start, end, code, share,
+                         float(request.t0), px, runs.threshold, not request.depth_rows, row0,
+                         pool, cover, busy, key, box, box_row)
+    if runs.level is not None:
+        runs.level.rasterize(np.arange(row0, row1, dtype=np.int64), request.t0, request.t1,
+                             px, request.depth_rows, row0, pool, (cover, busy, key))
+        box = runs.level.long[box]
+    top = np.where(key < 0, -1, np.fmod(np.maximum(key, 0), float(1 << kernels.CODE_BITS)))
+    return box, box_row, cover, busy, top.astype(np.int32), runs.threshold, runs.visible, \
+        runs.level
 
 
 def render(index: TimelineIndex, messages: KeptMessages | None, request: Request) -> Picture:
@@ -190,9 +240,8 @@ def render(index: TimelineIndex, messages: KeptMessages | None, request: Request
     pool = pool_of(row1 - row0, request.height)
     bins = -(-(row1 - row0) // pool)
     lanes = index.lanes.lanes_of_rows(row0, row1, depth_rows)
-    box, box_row, points, threshold, visible, level = split_range(index, request, row0, row1)
-    cover, busy, top = raster.aggregate(points, t0=request.t0, px=request.px,
-                                        width=request.width, row0=row0, pool=pool, bins=bins)
+    box, box_row, cover, busy, top, threshold, visible, level = raster_range(
+        index, request, row0, row1, pool, bins)
     nodes = index.call_node[box]
     boxes = {"node": nodes, "row": box_row, "start": index.call_start[box],
              "end": index.call_end[box], "code": index.call_code[box],

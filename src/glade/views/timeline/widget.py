@@ -30,14 +30,15 @@ from tqdm.auto import tqdm
 
 from glade.errors import GladeError
 from glade.query import parse, query_mask
+from glade.query.engine import RowTable
 from glade.query.model import BaseQuery
 from glade.trace.comm import message_pairs
 from glade.trace.filter import time_value
 from glade.trace.model import Trace
 from glade.views.base import QueryView, static_file
-from glade.views.forest import call_level
+from glade.views.forest import CallLevel, call_level
 from glade.views.requests import Requests
-from glade.views.timeline import edits, raster
+from glade.views.timeline import edits
 from glade.views.timeline.index import Forest, TimelineIndex
 from glade.views.timeline.messages import Messages
 from glade.views.timeline.render import Request, render
@@ -99,15 +100,10 @@ class Timeline(Requests, QueryView):
                  data_name: str = "trace", **kwargs: Any):
         if not isinstance(trace, Trace):
             raise GladeError(f"a timeline shows a Trace, not {type(trace).__name__}")
-        with tqdm(total=4, desc="timeline", unit="step", delay=1.0, leave=False) as bar:
-            self._level = call_level(trace)
-            forest = self._level.forest
+        with tqdm(total=3, desc="timeline", unit="step", delay=1.0, leave=False) as bar:
+            self._forest = Forest.of_trace(trace)
             bar.update()
-            self._forest = Forest.of(forest, trace.location_codes())
-            self._table = self._level.table
             self._messages = Messages(message_pairs(trace)[0], self._forest)
-            bar.update()
-            raster.warm_up()
             bar.update()
             index = TimelineIndex(self._forest)
             bar.update()
@@ -128,6 +124,18 @@ class Timeline(Requests, QueryView):
         self.answer("path", self._answer_path)
 
     # ------------------------------------------------------------ state
+    @property
+    def _level(self) -> CallLevel:
+        """The trace's call level (its call forest as a GraphFrame, shared with the
+        other views), built on the first query or selection: the picture needs only
+        the forest's arrays."""
+        return call_level(self._data)
+
+    @property
+    def _table(self) -> RowTable:
+        """What the query engine runs on: the call forest's table."""
+        return self._level.table
+
     def _install(self, index: TimelineIndex, totals: np.ndarray | None = None) -> None:
         """Show ``index`` (whose functions' exclusive times are ``totals``, when known):
         rows, overview, totals and a fresh snapshot, then a new revision (the front end
