@@ -160,16 +160,17 @@ def forest_nodes(trace: Trace) -> ForestNodes:
         events[PARENT].to_numpy()))
 
 
-def forest_graph(nodes: ForestNodes, names: pd.Categorical, types: pd.Categorical) -> Graph:
-    """The Graph of the forest's ``nodes``."""
-    parent = nodes.parent
+def forest_graph(parent: np.ndarray, depth: np.ndarray, names: pd.Categorical,
+                 types: pd.Categorical) -> Graph:
+    """The Graph of forest nodes whose parents are the nodes ``parent`` (-1 for a root),
+    at ``depth``, named ``names``, of ``types``."""
     has_parent = parent >= 0
     child_ptr, child_idx = _children(parent)
     parent_ptr = np.zeros(parent.size + 1, dtype=np.int64)
     np.cumsum(has_parent, out=parent_ptr[1:])
     frames = pd.DataFrame({"name": names, "type": types})
     return Graph(frames, child_ptr, child_idx, parent_ptr, parent[has_parent],
-                 np.flatnonzero(~has_parent), parent, nodes.depth.copy())
+                 np.flatnonzero(~has_parent), parent, depth.copy())
 
 
 def call_forest(trace: Trace) -> GraphFrame:
@@ -180,7 +181,7 @@ def call_forest(trace: Trace) -> GraphFrame:
     events = trace.events
     names = events[NAME].array.take(rows)
     types = pd.Categorical.from_codes(instant.astype(np.int8), categories=list(NODE_TYPES))
-    graph = forest_graph(nodes, names, types)
+    graph = forest_graph(nodes.parent, nodes.depth, names, types)
     time_inc = np.where(instant, 0.0, events["time.inc"].to_numpy()[rows])
     time_exc = np.where(instant, 0.0, events["time.exc"].to_numpy()[rows])
     columns: dict[str, Any] = {

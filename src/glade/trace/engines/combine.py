@@ -210,8 +210,11 @@ def merge_forests(pieces: Sequence[tuple[pd.DataFrame, np.ndarray, dict]],
         table["name"] = pd.Categorical(table["name"], categories=categories)
     table["type"] = pd.Categorical(table["type"], categories=list(NODE_TYPES))
     table.index = pd.RangeIndex(len(table), name="node")
-    graph = forest_graph(parent[order], order, order.size, table["name"].array,
-                         table["type"].array, table["depth"].to_numpy().copy())
+    position = np.empty_like(order)
+    position[order] = np.arange(order.size)
+    moved = parent[order]
+    graph = forest_graph(np.where(moved >= 0, position[np.maximum(moved, 0)], -1),
+                         table["depth"].to_numpy(), table["name"].array, table["type"].array)
     return GraphFrame(graph, table, exc_metrics=["time.exc"], inc_metrics=["time.inc"],
                       default_metric="time.inc",
                       metadata={"source": "trace calls", "time unit": "ns",
