@@ -2,6 +2,13 @@
 that trace (timeline, CCT view, comm matrix), with the node masks of the last call-level
 queries: a window brushed in a linked timeline is evaluated once, not once per view.
 
+Linked views read a restriction straight from its node mask, without building the trace
+``trace.query(text, level="calls")``: the CCT view sums the kept calls' times per call
+path (:meth:`CallLevel.cct_rows`, when the kept calls are closed under their callers, as a
+time window's are: then every kept call keeps its call path and its inclusive time, and
+its exclusive time loses only its removed callees), and the comm matrix tests its
+messages' send and receive nodes (:meth:`CallLevel.nodes_of`).
+
 The masks are read-only arrays: a view that needs to change one works on a copy.
 """
 
@@ -11,12 +18,15 @@ import weakref
 from collections import OrderedDict
 
 import numpy as np
+import pandas as pd
 
 from glade.profile.graphframe import GraphFrame
 from glade.query import parse, query_mask
 from glade.query.engine import RowTable
-from glade.trace.calls import calls_mask
+from glade.trace.calls import EVENT, calls_mask
+from glade.trace.cct import cct_graphframe
 from glade.trace.filter import subset
+from glade.trace.matching import MATCHING_EVENT
 from glade.trace.model import Trace
 from glade.views.base import EVERYTHING
 
@@ -35,6 +45,7 @@ class CallLevel:
         self.forest: GraphFrame = trace.calls()
         self.table = RowTable(self.forest.graph, self.forest.dataframe)
         self._masks: OrderedDict[str, np.ndarray | None] = OrderedDict()
+        self._cct: tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def mask(self, text: str) -> np.ndarray | None:
         """The read-only node mask of the call forest that query ``text`` keeps (None
@@ -59,6 +70,72 @@ class CallLevel:
         if keep is None:
             keep = np.ones(len(self.forest), dtype=bool)
         return subset(trace, calls_mask(trace, self.forest, keep))
+
+
+    def _cct_arrays(self) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(number of CCT nodes, and per node of the forest: its CCT node in
+        ``trace.to_graphframe()``, -1 for an instant; its process code; whether it is a
+        call that never ends (no Leave); and the process ids), computed on first use."""
+        if self._cct is None:
+            trace = self.trace()
+            gf, node_of_event = cct_graphframe(trace)
+            rows = self.forest.dataframe[EVENT].to_numpy()
+            instant = (self.forest.dataframe["type"] == "instant").to_numpy()
+            node = np.where(instant, -1, node_of_event[rows])
+            codes, processes = trace.process_codes()
+            unended = ~instant & (trace.events[MATCHING_EVENT].to_numpy()[rows] < 0)
+            self._cct = (len(gf.graph), node, codes[rows], unended, processes)
+        return self._cct
+
+    def closed(self, keep: np.ndarray) -> bool:
+        """Whether the nodes ``keep`` marks are closed under their callers (every kept
+        node's parent is kept): then removing the others changes no kept call path."""
+        parent = self.forest.graph.tree_parent[keep]
+        parent = parent[parent >= 0]
+        return bool(keep[parent].all())
+
+    def cct_rows(self, text: str) -> tuple[int, pd.DataFrame] | None:
+        """The rows with calls of ``trace.query(text, level="calls").to_graphframe()``
+        (which fills the other (node, rank) pairs with zeros) on the node ids of
+        ``trace.to_graphframe()`` (which has every call path): ``node``,
+        ``rank``, ``time``, ``time (inc)`` and ``count`` per (node, rank) with kept
+        calls, ordered by node then rank; and the number of nodes. None when that
+        GraphFrame's tree differs from the whole trace's (the kept calls are not closed
+        under their callers) or a kept call never ends (its end is the restricted
+        trace's): then only the query itself says."""
+        keep = self.mask(text)
+        if keep is None:
+            keep = np.ones(len(self.forest), dtype=bool)
+        if not self.closed(keep):
+            return None
+        count, node, code, unended, processes = self._cct_arrays()
+        calls = np.flatnonzero(keep & (node >= 0))
+        if unended[calls].any():
+            return None
+        inc = self.forest.dataframe["time.inc"].to_numpy()
+        parent = self.forest.graph.tree_parent[calls]
+        callees = np.bincount(parent[parent >= 0], weights=inc[calls][parent >= 0],
+                              minlength=len(self.forest))
+        cell = node[calls] * processes.size + code[calls]
+        size = count * processes.size
+        number = np.bincount(cell, minlength=size)
+        present = np.flatnonzero(number)
+        rows = pd.DataFrame({
+            "node": present // processes.size,
+            "rank": processes[present % processes.size],
+            "time": np.bincount(cell, weights=inc[calls] - callees[calls],
+                                minlength=size)[present],
+            "time (inc)": np.bincount(cell, weights=inc[calls], minlength=size)[present],
+            "count": number[present].astype(np.int64),
+        })
+        return count, rows
+
+    def nodes_of(self, *rows: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The forest node of each event row in each array of ``rows`` (-1 for an event
+        that is no node: a Leave, or an event outside every call)."""
+        node_of_row = np.full(len(self.trace().events), -1, dtype=np.int64)
+        node_of_row[self.forest.dataframe[EVENT].to_numpy()] = np.arange(len(self.forest))
+        return tuple(node_of_row[r] for r in rows)
 
 
 def call_level(trace: Trace) -> CallLevel:
