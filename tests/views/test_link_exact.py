@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,10 +18,11 @@ from hypothesis import strategies as st
 import glade
 from glade.query import Query, col
 from glade.trace import Trace
-from glade.views import CCT, Timeline
+from glade.views import CCT, CommMatrix, Timeline
 from glade.views.forest import call_level
 from glade.views.timeline.edits import window_predicate
 from tests.trace.test_matching_property import random_traces
+from tests.views.matrix.test_properties import GAP, make_trace, messages_strategy, oracle
 from tests.views.test_link import expected, flat, shown
 
 
@@ -119,3 +121,56 @@ def test_the_cct_view_draws_the_query_both_ways():
         if text != hidden:
             assert flat(shown(tree)) == pytest.approx(flat(expected(reference)))
         assert tree.shown().dataframe.equals(reference.dataframe)
+
+
+def _nonzero(frame: pd.DataFrame) -> dict[tuple[int, int], float]:
+    stacked = frame.stack()
+    return {(int(s), int(r)): float(v) for (s, r), v in stacked[stacked != 0].items()}
+
+
+@settings(max_examples=80, deadline=None)
+@given(messages_strategy, st.integers(0, 500), st.integers(0, 500),
+       st.sampled_from(["bytes", "count"]))
+def test_the_matrix_of_a_window_sent_in_it_by_brute_force(case, a, b, metric):
+    """The matrix's own window: a message belongs to it when sent in it, in the cells,
+    in messages() and in the query, whose trace holds exactly both events of each."""
+    n, messages = case
+    trace = make_trace(n, messages)
+    t0, t1 = sorted((a, b))
+    view = CommMatrix(trace, metric=metric, window=(t0, t1))
+    inside = [(i, m) for i, m in enumerate(messages) if t0 <= GAP * (i + 1) <= t1]
+    np.testing.assert_array_equal(view.matrix().to_numpy(),
+                                  oracle(n, [m for _, m in inside], metric))
+    table = view.messages()
+    assert table["Send time (ns)"].tolist() == [GAP * (i + 1) for i, _ in inside]
+    assert table["Receive time (ns)"].tolist() == [GAP * (i + 1) + m[4] for i, m in inside]
+    if view.query == 'MATCH ("*")':
+        return
+    result = trace.query(view.query, level="calls").events
+    expected = sorted([(GAP * (i + 1), "MpiIsend", s) for i, (s, r, *_) in inside]
+                      + [(GAP * (i + 1) + lat, "MpiIrecv", r)
+                         for i, (s, r, _, _, lat) in inside])
+    assert sorted(zip(result["Timestamp (ns)"], result["Name"].astype(str),
+                      result["Process"], strict=True)) == expected
+
+
+@settings(max_examples=80, deadline=None)
+@given(messages_strategy, st.integers(0, 500), st.integers(0, 500), st.booleans(),
+       st.sampled_from(["bytes", "count"]))
+def test_a_restricted_matrix_is_the_matrix_of_the_query(case, a, b, some, metric):
+    """link_restrict(window): the cells are those of trace.query(window).comm_matrix(),
+    read from the shared node mask without building that trace."""
+    n, messages = case
+    trace = make_trace(n, messages)
+    t0, t1 = sorted((a, b))
+    window = {"t0": t0, "t1": t1}
+    if some:
+        window["processes"] = [[0, max(n // 2 - 1, 0)]]
+    text = str(Query().match(".", window_predicate(window)))
+    view = CommMatrix(trace, metric=metric)
+    view.link_restrict(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reference = trace.query(text, level="calls").comm_matrix(
+            output="size" if metric == "bytes" else "count", as_frame=True)
+    assert _nonzero(view.matrix()) == _nonzero(reference)

@@ -40,6 +40,7 @@ from glade.trace.events import (
     TAG,
     TIMESTAMP,
 )
+from glade.views.forest import call_level
 
 if TYPE_CHECKING:
     from glade.trace.model import Trace
@@ -116,7 +117,8 @@ def _values(trace: Trace, name: str, rows: np.ndarray, dtype: str = "int32") -> 
 @dataclass(frozen=True)
 class MessageFilter:
     """Which messages a view counts: tags and communicators (None: all) and a time window
-    ``(t0, t1)`` in ns (None: all time) that holds both the send and the receive."""
+    ``(t0, t1)`` in ns (None: all time) in which they were sent (a message belongs to the
+    window of its send, as in the forest's ``sent`` column)."""
 
     tags: tuple[int, ...] | None = None
     communicators: tuple[int, ...] | None = None
@@ -158,6 +160,7 @@ class MessageIndex:
             self.recv_partner = partner_at[inside].astype(np.int32)
             bar.update()
         self._receive_row: np.ndarray | None = None
+        self._send_node: np.ndarray | None = None
         self.has_tags = TAG in trace.events.columns
         self.has_communicators = COMMUNICATOR in trace.events.columns
 
@@ -239,16 +242,23 @@ class MessageIndex:
             keep &= np.isin(self.communicator, flt.communicators)
         if flt.window is not None:
             t0, t1 = flt.window
-            received = self.receive_time()
             keep &= (self.send_time >= t0) & (self.send_time <= t1)
-            keep &= (received >= t0) & (received <= t1)
         return keep
 
-    def kept_by_events(self, events: np.ndarray) -> np.ndarray:
-        """Per send: whether its send event and (when matched) its receive event are both
-        among the event rows ``events`` marks (a boolean mask over the trace's events)."""
-        rows = self.receive_row
-        return events[self.send_row] & np.where(rows >= 0, events[np.maximum(rows, 0)], True)
+    @property
+    def send_node(self) -> np.ndarray:
+        """Per send: its node in the trace's call forest (-1 for none), found on first
+        use."""
+        if self._send_node is None:
+            self._send_node = call_level(self.trace).nodes_of(self.send_row)[0]
+        return self._send_node
+
+    def kept_by_nodes(self, keep: np.ndarray) -> np.ndarray:
+        """Per send: whether ``keep`` (a mask over the call forest's nodes) keeps its send
+        event: the messages ``trace.query(q, level="calls").comm_matrix()`` counts when
+        ``keep`` is the node mask of query ``q``."""
+        node = self.send_node
+        return (node >= 0) & keep[np.maximum(node, 0)]
 
     def touched_by_events(self, events: np.ndarray) -> np.ndarray:
         """Per send: whether its send event or its receive event is among ``events``."""
