@@ -81,10 +81,12 @@ class CallLevel:
             gf, node_of_event = cct_graphframe(trace)
             rows = self.forest.dataframe[EVENT].to_numpy()
             instant = (self.forest.dataframe["type"] == "instant").to_numpy()
-            node = np.where(instant, -1, node_of_event[rows])
+            index = np.int32 if len(gf.graph) < 2**31 else np.int64
+            node = np.where(instant, -1, node_of_event[rows]).astype(index)
             codes, processes = trace.process_codes()
             unended = ~instant & (trace.events[MATCHING_EVENT].to_numpy()[rows] < 0)
-            self._cct = (len(gf.graph), node, codes[rows], unended, processes)
+            self._cct = (len(gf.graph), node, codes[rows].astype(np.int32), unended,
+                         processes)
         return self._cct
 
     def closed(self, keep: np.ndarray) -> bool:
@@ -116,7 +118,7 @@ class CallLevel:
         parent = self.forest.graph.tree_parent[calls]
         callees = np.bincount(parent[parent >= 0], weights=inc[calls][parent >= 0],
                               minlength=len(self.forest))
-        cell = node[calls] * processes.size + code[calls]
+        cell = node[calls].astype(np.int64) * processes.size + code[calls]
         size = count * processes.size
         number = np.bincount(cell, minlength=size)
         present = np.flatnonzero(number)
@@ -133,8 +135,10 @@ class CallLevel:
     def nodes_of(self, *rows: np.ndarray) -> tuple[np.ndarray, ...]:
         """The forest node of each event row in each array of ``rows`` (-1 for an event
         that is no node: a Leave, or an event outside every call)."""
-        node_of_row = np.full(len(self.trace().events), -1, dtype=np.int64)
-        node_of_row[self.forest.dataframe[EVENT].to_numpy()] = np.arange(len(self.forest))
+        index = np.int32 if len(self.forest) < 2**31 else np.int64
+        node_of_row = np.full(len(self.trace().events), -1, dtype=index)
+        node_of_row[self.forest.dataframe[EVENT].to_numpy()] = np.arange(len(self.forest),
+                                                                          dtype=index)
         return tuple(node_of_row[r] for r in rows)
 
 
