@@ -20,11 +20,11 @@ from collections import OrderedDict
 import numpy as np
 import pandas as pd
 
+from glade.graph import Graph
 from glade.profile.graphframe import GraphFrame
 from glade.query import parse, query_mask
 from glade.query.engine import RowTable
 from glade.trace.calls import EVENT, calls_mask
-from glade.trace.cct import cct_graphframe
 from glade.trace.filter import subset
 from glade.trace.matching import MATCHING_EVENT
 from glade.trace.model import Trace
@@ -32,6 +32,8 @@ from glade.views.base import EVERYTHING
 
 #: How many query masks a trace's call level keeps.
 MASKS = 8
+#: The CCT node of a forest node that is an instant, and of a call whose path a CCT lacks.
+INSTANT, MISSING = -1, -2
 
 _LEVELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -45,7 +47,7 @@ class CallLevel:
         self.forest: GraphFrame = trace.calls()
         self.table = RowTable(self.forest.graph, self.forest.dataframe)
         self._masks: OrderedDict[str, np.ndarray | None] = OrderedDict()
-        self._cct: tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._cct: tuple[Graph, tuple] | None = None
 
     def mask(self, text: str) -> np.ndarray | None:
         """The read-only node mask of the call forest that query ``text`` keeps (None
@@ -72,22 +74,51 @@ class CallLevel:
         return subset(trace, calls_mask(trace, self.forest, keep))
 
 
-    def _cct_arrays(self) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(number of CCT nodes, and per node of the forest: its CCT node in
-        ``trace.to_graphframe()``, -1 for an instant; its process code; whether it is a
-        call that never ends (no Leave); and the process ids), computed on first use."""
-        if self._cct is None:
-            trace = self.trace()
-            gf, node_of_event = cct_graphframe(trace)
-            rows = self.forest.dataframe[EVENT].to_numpy()
-            instant = (self.forest.dataframe["type"] == "instant").to_numpy()
-            index = np.int32 if len(gf.graph) < 2**31 else np.int64
-            node = np.where(instant, -1, node_of_event[rows]).astype(index)
-            codes, processes = trace.process_codes()
-            unended = ~instant & (trace.events[MATCHING_EVENT].to_numpy()[rows] < 0)
-            self._cct = (len(gf.graph), node, codes[rows].astype(np.int32), unended,
-                         processes)
-        return self._cct
+    def _cct_arrays(self, graph: Graph) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                  np.ndarray]:
+        """Per node of the forest: its node in ``graph`` (the trace's calling context tree,
+        ``trace.to_graphframe().graph``: the node of its call path; :data:`INSTANT` for an
+        instant, :data:`MISSING` for a call whose path the graph lacks), its process code,
+        whether it is a call that never ends (no Leave); and the process ids. Found depth
+        by depth from the forest's parents and names (no pass over the events), kept for
+        the last graph asked."""
+        if self._cct is not None and self._cct[0] is graph:
+            return self._cct[1]
+        trace = self.trace()
+        table = self.forest.dataframe
+        names = table["name"].array
+        categories = names.categories
+        num_names = max(len(categories), 1)
+        # the key (parent's node + 1, name) of every node of the graph, sorted
+        graph_names = pd.Categorical(graph.frame_values("name"), categories=categories)
+        keys = ((graph.tree_parent.astype(np.int64) + 1) * num_names
+                + graph_names.codes.astype(np.int64))
+        keys[graph_names.codes < 0] = -1
+        order = np.argsort(keys, kind="stable")
+        sorted_keys = keys[order]
+        instant = (table["type"] == "instant").to_numpy()
+        codes = names.codes.astype(np.int64)
+        parent = self.forest.graph.tree_parent
+        depth = table["depth"].to_numpy()
+        index = np.int32 if len(graph) < 2**31 else np.int64
+        node = np.full(len(table), INSTANT, dtype=index)
+        calls = np.flatnonzero(~instant)
+        node[calls] = MISSING
+        by_depth = calls[np.argsort(depth[calls], kind="stable")]
+        bounds = np.searchsorted(depth[by_depth], np.arange(int(depth[calls].max(initial=-1)) + 2))
+        for d in range(bounds.size - 1 if sorted_keys.size else 0):
+            rows = by_depth[bounds[d]:bounds[d + 1]]
+            above = node[parent[rows]].astype(np.int64) if d else np.full(rows.size, -1)
+            key = (above + 1) * num_names + codes[rows]
+            at = np.minimum(np.searchsorted(sorted_keys, key), sorted_keys.size - 1)
+            found = (sorted_keys[at] == key) & ((above >= 0) if d else True)
+            node[rows] = np.where(found, order[at], MISSING)
+        process_codes, processes = trace.process_codes()
+        rows = table[EVENT].to_numpy()
+        unended = ~instant & (trace.events[MATCHING_EVENT].to_numpy()[rows] < 0)
+        arrays = (node, process_codes[rows].astype(np.int32), unended, processes)
+        self._cct = (graph, arrays)
+        return arrays
 
     def closed(self, keep: np.ndarray) -> bool:
         """Whether the nodes ``keep`` marks are closed under their callers (every kept
@@ -96,30 +127,30 @@ class CallLevel:
         parent = parent[parent >= 0]
         return bool(keep[parent].all())
 
-    def cct_rows(self, text: str) -> tuple[int, pd.DataFrame] | None:
+    def cct_rows(self, text: str, graph: Graph) -> pd.DataFrame | None:
         """The rows with calls of ``trace.query(text, level="calls").to_graphframe()``
-        (which fills the other (node, rank) pairs with zeros) on the node ids of
-        ``trace.to_graphframe()`` (which has every call path): ``node``,
+        (which fills the other (node, rank) pairs with zeros) on the nodes of ``graph``,
+        the tree of ``trace.to_graphframe()`` (which has every call path): ``node``,
         ``rank``, ``time``, ``time (inc)`` and ``count`` per (node, rank) with kept
-        calls, ordered by node then rank; and the number of nodes. None when that
-        GraphFrame's tree differs from the whole trace's (the kept calls are not closed
-        under their callers) or a kept call never ends (its end is the restricted
-        trace's): then only the query itself says."""
+        calls, ordered by node then rank. None when that GraphFrame's tree differs from
+        the whole trace's (the kept calls are not closed under their callers, or
+        ``graph`` lacks a kept call's path) or a kept call never ends (its end is the
+        restricted trace's): then only the query itself says."""
         keep = self.mask(text)
         if keep is None:
             keep = np.ones(len(self.forest), dtype=bool)
         if not self.closed(keep):
             return None
-        count, node, code, unended, processes = self._cct_arrays()
-        calls = np.flatnonzero(keep & (node >= 0))
-        if unended[calls].any():
+        node, code, unended, processes = self._cct_arrays(graph)
+        calls = np.flatnonzero(keep & (node != INSTANT))
+        if unended[calls].any() or (node[calls] == MISSING).any():
             return None
         inc = self.forest.dataframe["time.inc"].to_numpy()
         parent = self.forest.graph.tree_parent[calls]
         callees = np.bincount(parent[parent >= 0], weights=inc[calls][parent >= 0],
                               minlength=len(self.forest))
         cell = node[calls].astype(np.int64) * processes.size + code[calls]
-        size = count * processes.size
+        size = len(graph) * processes.size
         number = np.bincount(cell, minlength=size)
         present = np.flatnonzero(number)
         rows = pd.DataFrame({
@@ -130,7 +161,7 @@ class CallLevel:
             "time (inc)": np.bincount(cell, weights=inc[calls], minlength=size)[present],
             "count": number[present].astype(np.int64),
         })
-        return count, rows
+        return rows
 
     def nodes_of(self, *rows: np.ndarray) -> tuple[np.ndarray, ...]:
         """The forest node of each event row in each array of ``rows`` (-1 for an event

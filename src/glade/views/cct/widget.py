@@ -222,13 +222,13 @@ class CCT(QueryView):
         call's call path (see :meth:`glade.views.forest.CallLevel.cct_rows`), else
         ``trace.query(text, level="calls").to_graphframe()``."""
         level = call_level(self._data)
-        fast = level.cct_rows(text)
-        if fast is None or fast[0] != len(self._gf.graph):
+        gf = self._gf
+        rows = level.cct_rows(text, gf.graph)
+        if rows is None:
             self._shown_gf = level.query(text).to_graphframe()
             return self._shown_gf
         self._shown_gf = None
-        gf = self._gf
-        return GraphFrame(gf.graph, fast[1].set_index(["node", "rank"]),
+        return GraphFrame(gf.graph, rows.set_index(["node", "rank"]),
                           exc_metrics=gf.exc_metrics, inc_metrics=gf.inc_metrics,
                           default_metric=gf.default_metric, metadata=gf.metadata)
 

@@ -329,19 +329,18 @@ class CommMatrix(QueryView):
         return self._data.query(query, level="calls")
 
     # ------------------------------------------------------------ links
-    def _events(self, text: str, with_callers: bool = False) -> np.ndarray:
+    def _events(self, text: str) -> np.ndarray:
         """The event rows (a mask over ``trace.events``) of the call forest's nodes that
-        call-level query ``text`` matches; with ``with_callers`` also the instants whose
-        enclosing call it matches."""
+        call-level query ``text`` matches and of the instants whose enclosing call it
+        matches."""
         level = call_level(self._data)
         forest = level.forest
         keep = level.mask(text)
         if keep is None:
             keep = np.ones(len(forest), dtype=bool)
-        if with_callers:
-            parent = forest.graph.tree_parent
-            instants = (forest.dataframe["type"] == "instant").to_numpy()
-            keep = keep | (instants & (parent >= 0) & keep[np.maximum(parent, 0)])
+        parent = forest.graph.tree_parent
+        instants = (forest.dataframe["type"] == "instant").to_numpy()
+        keep = keep | (instants & (parent >= 0) & keep[np.maximum(parent, 0)])
         return calls_mask(self._data, forest, keep)
 
     def _show_restriction(self, text: str) -> None:
@@ -363,7 +362,7 @@ class CommMatrix(QueryView):
         if not text:
             self.highlight = b""
             return
-        touched = self._index.touched_by_events(self._events(text, with_callers=True))
+        touched = self._index.touched_by_events(self._events(text))
         n = self._index.num_processes
         pair = np.unique(self._index.sender[touched].astype(np.int64) * n
                          + self._index.receiver[touched])[:MAX_HIGHLIGHT]
