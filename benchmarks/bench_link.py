@@ -42,6 +42,9 @@ QUICK_CASES = [(64, 20_000)]
 PIPIT_CASE = (4096, 10**5)
 WINDOWS = (0.01, 0.10)
 TARGET_SECONDS = 0.3
+#: The slow path (a restricted Trace and its CCT) is timed below this many messages: at 10^7
+#: its copy of the window's events would crowd the 24 GB this benchmark must fit in.
+SLOW_PATH_LIMIT = 10**7
 
 
 def _windows(extent: tuple[float, float], fraction: float, count: int) -> list[tuple[int, int]]:
@@ -86,11 +89,12 @@ def kernel(processes: int, messages: int, repeat: int) -> dict:
                 parts[name].append(time.perf_counter() - start)
             for view in (tree, matrix, timeline):
                 view.link_restrict("")
-            start = time.perf_counter()
-            level.query(text).to_graphframe()
-            parts["slow"].append(time.perf_counter() - start)
+            if messages < SLOW_PATH_LIMIT:
+                start = time.perf_counter()
+                level.query(text).to_graphframe()
+                parts["slow"].append(time.perf_counter() - start)
         out["windows"][fraction] = {"total": min(totals),
-                                    **{k: min(v) for k, v in parts.items()}}
+                                    **{k: min(v) for k, v in parts.items() if v}}
     link.unlink()
     out["peak_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
     return out
@@ -256,7 +260,8 @@ def main(quick: bool = False, cases: list[tuple[int, int]] | None = None,
                       f"{result['build']:.1f} s", f"{fraction:.0%}",
                       f"{1000 * row['total']:.0f} ms", f"{1000 * row['mask']:.0f} ms",
                       f"{1000 * row['timeline']:.0f} ms", f"{1000 * row['cct']:.0f} ms",
-                      f"{1000 * row['matrix']:.0f} ms", f"{1000 * row['slow']:.0f} ms",
+                      f"{1000 * row['matrix']:.0f} ms",
+                      f"{1000 * row['slow']:.0f} ms" if "slow" in row else "not run",
                       f"{result['peak_gb']:.1f} GB")
             if messages >= 10**7 and not quick:
                 table.checks.append(Check(
