@@ -173,3 +173,29 @@ def test_a_restricted_matrix_is_the_matrix_of_the_query(case, a, b, some, metric
         reference = trace.query(text, level="calls").comm_matrix(
             output="size" if metric == "bytes" else "count", as_frame=True)
     assert _nonzero(view.matrix()) == _nonzero(reference)
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.data())
+def test_the_shared_mask_equals_the_query_engine(data):
+    """A window (with processes) is compared column by column in numpy; every other
+    query goes to the engine: both give the engine's node mask."""
+    from glade.query import query_mask
+    from glade.query.engine import RowTable
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trace = _trace(data.draw(random_traces()))
+    if len(trace) == 0:
+        return
+    level = call_level(trace)
+    text = data.draw(queries(trace))
+    forest = level.forest
+    expected_mask = query_mask(RowTable(forest.graph, forest.dataframe),
+                               glade.query.parse(text))
+    keep = level.mask(text)
+    np.testing.assert_array_equal(keep, expected_mask)
+    assert not keep.flags.writeable
+    if "name" not in text:
+        assert level._compared(glade.query.parse(text)) is not None

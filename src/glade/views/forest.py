@@ -22,8 +22,9 @@ import pandas as pd
 
 from glade.graph import Graph
 from glade.profile.graphframe import GraphFrame
-from glade.query import parse, query_mask
+from glade.query import BaseQuery, Query, parse, query_mask
 from glade.query.engine import RowTable
+from glade.query.predicates import And, Compare, Or, Predicate
 from glade.trace.calls import EVENT, calls_mask
 from glade.trace.filter import subset
 from glade.trace.matching import MATCHING_EVENT
@@ -32,6 +33,9 @@ from glade.views.base import EVERYTHING
 
 #: How many query masks a trace's call level keeps.
 MASKS = 8
+#: The comparisons of the query language as numpy functions.
+COMPARE = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal,
+           ">": np.greater, ">=": np.greater_equal}
 #: The CCT node of a forest node that is an instant, and of a call whose path a CCT lacks.
 INSTANT, MISSING = -1, -2
 
@@ -58,12 +62,48 @@ class CallLevel:
         parsed = parse(text)
         keep = None
         if str(parsed) != EVERYTHING:
-            keep = query_mask(self.table, parsed)
+            keep = self._compared(parsed)
+            if keep is None:
+                keep = query_mask(self.table, parsed)
             keep.flags.writeable = False
         self._masks[text] = keep
         if len(self._masks) > MASKS:
             self._masks.popitem(last=False)
         return keep
+
+    def _compared(self, query: BaseQuery) -> np.ndarray | None:
+        """The node mask of a one-node query (``MATCH (".", n) WHERE ...``) whose condition
+        is made of AND, OR and comparisons of the forest's integer columns with integers,
+        as a timeline's window is (``end >= t0 AND start <= t1``, processes): numpy
+        compares on the columns in their own dtype. None for any other query (the query
+        engine evaluates it)."""
+        if not isinstance(query, Query) or len(query.nodes) != 1 \
+                or query.nodes[0].quantifier != ".":
+            return None
+        return self._condition(query.nodes[0].predicate)
+
+    def _condition(self, predicate: Predicate) -> np.ndarray | None:
+        """Per node, whether ``predicate`` holds (see :meth:`_compared`; None when it is not
+        made of integer comparisons)."""
+        if isinstance(predicate, Compare):
+            table = self.forest.dataframe
+            value = predicate.value
+            if (predicate.column in self.forest.graph.frame_attributes
+                    or predicate.column not in table.columns
+                    or not isinstance(value, int) or isinstance(value, bool)
+                    or not -2**63 <= value < 2**63):
+                return None
+            values = table[predicate.column].to_numpy()
+            if values.dtype.kind != "i":
+                return None
+            return COMPARE[predicate.op](values, value)
+        if isinstance(predicate, And | Or):
+            parts = [self._condition(item) for item in predicate.items]
+            if any(part is None for part in parts):
+                return None
+            combine = np.logical_and if isinstance(predicate, And) else np.logical_or
+            return combine.reduce(parts)
+        return None
 
     def query(self, text: str) -> Trace:
         """``trace.query(text, level="calls")``, from the shared forest and mask."""
