@@ -6,8 +6,9 @@ Linked views read a restriction straight from its node mask, without building th
 ``trace.query(text, level="calls")``: the CCT view sums the kept calls' times per call
 path (:meth:`CallLevel.cct_rows`, when the kept calls are closed under their callers, as a
 time window's are: then every kept call keeps its call path and its inclusive time, and
-its exclusive time loses only its removed callees), and the comm matrix tests its
-messages' send and receive nodes (:meth:`CallLevel.nodes_of`).
+its exclusive time loses only its removed callees), and the comm matrix keeps the messages
+whose send node the mask keeps (:meth:`CallLevel.nodes_of`). A window itself is compared
+column by column in numpy (:meth:`CallLevel.mask`), other queries go to the query engine.
 
 The masks are read-only arrays: a view that needs to change one works on a copy.
 """
@@ -112,7 +113,6 @@ class CallLevel:
         if keep is None:
             keep = np.ones(len(self.forest), dtype=bool)
         return subset(trace, calls_mask(trace, self.forest, keep))
-
 
     def _cct_arrays(self, graph: Graph) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                   np.ndarray]:
