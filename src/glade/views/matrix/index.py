@@ -160,7 +160,7 @@ class MessageIndex:
             self.recv_partner = partner_at[inside].astype(np.int32)
             bar.update()
         self._receive_row: np.ndarray | None = None
-        self._send_node: np.ndarray | None = None
+        self._send_node: tuple[np.ndarray, np.ndarray] | None = None
         self.has_tags = TAG in trace.events.columns
         self.has_communicators = COMMUNICATOR in trace.events.columns
 
@@ -246,19 +246,29 @@ class MessageIndex:
         return keep
 
     @property
-    def send_node(self) -> np.ndarray:
-        """Per send: its node in the trace's call forest (-1 for none), found on first
-        use."""
+    def send_node(self) -> tuple[np.ndarray, np.ndarray]:
+        """The sends ordered by their node in the trace's call forest (a send instant is
+        a node of its own): the order, and the nodes in that order (-1 first, for sends
+        outside the forest); found on first use."""
         if self._send_node is None:
-            self._send_node = call_level(self.trace).nodes_of(self.send_row)[0]
+            node = call_level(self.trace).nodes_of(self.send_row)[0]
+            order = np.argsort(node, kind="stable")
+            self._send_node = (order, node[order])
         return self._send_node
 
     def kept_by_nodes(self, keep: np.ndarray) -> np.ndarray:
         """Per send: whether ``keep`` (a mask over the call forest's nodes) keeps its send
         event: the messages ``trace.query(q, level="calls").comm_matrix()`` counts when
-        ``keep`` is the node mask of query ``q``."""
-        node = self.send_node
-        return (node >= 0) & keep[np.maximum(node, 0)]
+        ``keep`` is the node mask of query ``q``. A search of the kept nodes among the
+        sends' nodes, so a narrow window reads only its own messages."""
+        order, nodes = self.send_node
+        kept = np.flatnonzero(keep)
+        at = np.searchsorted(nodes, kept)
+        hit = at < nodes.size
+        hit[hit] = nodes[at[hit]] == kept[hit]
+        out = np.zeros(self.send_row.size, dtype=bool)
+        out[order[at[hit]]] = True
+        return out
 
     def touched_by_events(self, events: np.ndarray) -> np.ndarray:
         """Per send: whether its send event or its receive event is among ``events``."""
