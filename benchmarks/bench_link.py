@@ -4,12 +4,13 @@ grid neighbours per iteration).
 
 A timeline, a CCT view and a comm matrix of the trace are linked, and a window is brushed
 in the timeline: the linked re-render is everything the kernel does for it (the window's
-call-level mask, shared by the views; the timeline's new index; the CCT view on
-``trace.query(window, level="calls").to_graphframe()``; the matrix on the window's
-messages). Measured in the kernel for windows of 1% and 10% of the run (each repetition
-brushes a new window, so nothing is cached), with the share of each view; and in JupyterLab
-(benchmarks/in_jupyterlab.py's server and page), from releasing the mouse after a
-shift-drag in the timeline to the page receiving the CCT view's new values.
+call-level mask, evaluated once and shared by the views; the timeline's new index; the CCT
+view's values summed from the mask; the matrix on the messages sent in the window). The
+slow path the CCT view no longer takes, ``trace.query(window, level="calls")
+.to_graphframe()``, is timed beside it. Measured in the kernel for windows of 1% and 10% of
+the run (each repetition brushes a new window, so nothing is cached), with the share of each
+view; and in JupyterLab (benchmarks/in_jupyterlab.py's server and page), from releasing the
+mouse after a shift-drag in the timeline to the page receiving the CCT view's new values.
 
 Side by side, the one piece Pipit can do: the calling-context tree of the calls that overlap
 a window (Pipit: select the events of those calls from its matched DataFrame, then
@@ -18,6 +19,7 @@ a window (Pipit: select the events of those calls from its matched DataFrame, th
 Target (issue 14): a linked re-render under 300 ms at 10^7 messages.
 
     python benchmarks/bench_link.py [--quick] [--cases 4096x1000000 ...] [--no-browser]
+                                    [--without-timeline]
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ QUICK_CASES = [(64, 20_000)]
 PIPIT_CASE = (4096, 10**5)
 WINDOWS = (0.01, 0.10)
 TARGET_SECONDS = 0.3
+#: The slow path (a restricted Trace and its CCT) is timed below this many messages: at 10^7
+#: its copy of the window's events would crowd the 24 GB this benchmark must fit in.
+SLOW_PATH_LIMIT = 10**7
 
 
 def _windows(extent: tuple[float, float], fraction: float, count: int) -> list[tuple[int, int]]:
@@ -51,42 +56,64 @@ def _windows(extent: tuple[float, float], fraction: float, count: int) -> list[t
              int(first + (last - first) * (0.3 + 0.02 * i) + span)) for i in range(count)]
 
 
-def kernel(processes: int, messages: int, repeat: int) -> dict:
-    """Build the trace and the linked views, then time linked re-renders (seconds)."""
+def kernel(processes: int, messages: int, repeat: int, with_timeline: bool = True) -> dict:
+    """Build the trace and the linked views, then time linked re-renders (seconds).
+    Without the timeline, the CCT view and the matrix are restricted by the text a linked
+    timeline passes for each window (what the link does), and the timeline's own re-render
+    is left out."""
     import glade
     from glade.datasets import halo_exchange_trace
+    from glade.query import Query
     from glade.views.forest import call_level
+    from glade.views.timeline.edits import window_predicate
 
     began = time.perf_counter()
     trace = halo_exchange_trace(processes, messages=messages, seed=0)
     trace.calc_exc_metrics()
-    timeline = trace.show_timeline()
+    timeline = trace.show_timeline() if with_timeline else None
     tree = trace.show()
     matrix = trace.show_comm_matrix()
-    link = glade.link(timeline, tree, matrix)
+    views = (timeline, tree, matrix) if with_timeline else (tree, matrix)
+    link = glade.link(*views)
     build = time.perf_counter() - began
     level = call_level(trace)
+    stamps = trace.events["Timestamp (ns)"]
+    extent = timeline.extent if with_timeline else (int(stamps.min()), int(stamps.max()))
     out: dict = {"events": len(trace), "build": build, "windows": {}}
     for fraction in WINDOWS:
-        totals, parts = [], {"mask": [], "timeline": [], "cct": [], "matrix": []}
-        for t0, t1 in _windows(timeline.extent, fraction, repeat):
+        totals, parts = [], {"mask": [], "timeline": [], "cct": [], "matrix": [], "slow": []}
+        for t0, t1 in _windows(extent, fraction, repeat):
+            text = str(Query().match(".", window_predicate({"t0": t0, "t1": t1})))
             start = time.perf_counter()
-            timeline.window(t0, t1)
+            if with_timeline:
+                timeline.window(t0, t1)
+                text = timeline.query
+            else:
+                tree.link_restrict(text)
+                matrix.link_restrict(text)
             totals.append(time.perf_counter() - start)
-            text = timeline.query
             # the same work view by view, from a cold mask
-            timeline.clear_window()
+            if with_timeline:
+                timeline.clear_window()
+            for view in views:
+                view.link_restrict("")
             level._masks.clear()
-            for name, step in (("mask", level.mask), ("cct", tree.link_restrict),
-                               ("matrix", matrix.link_restrict),
-                               ("timeline", timeline.link_restrict)):
+            steps = [("mask", level.mask), ("cct", tree.link_restrict),
+                     ("matrix", matrix.link_restrict)]
+            if with_timeline:
+                steps.append(("timeline", timeline.link_restrict))
+            for name, step in steps:
                 start = time.perf_counter()
                 step(text)
                 parts[name].append(time.perf_counter() - start)
-            for view in (tree, matrix, timeline):
+            for view in views:
                 view.link_restrict("")
+            if messages < SLOW_PATH_LIMIT:
+                start = time.perf_counter()
+                level.query(text).to_graphframe()
+                parts["slow"].append(time.perf_counter() - start)
         out["windows"][fraction] = {"total": min(totals),
-                                    **{k: min(v) for k, v in parts.items()}}
+                                    **{k: min(v) for k, v in parts.items() if v}}
     link.unlink()
     out["peak_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
     return out
@@ -235,23 +262,28 @@ def _has_pipit() -> bool:
 
 
 def main(quick: bool = False, cases: list[tuple[int, int]] | None = None,
-         chromium: str = CHROMIUM, browser: bool = True) -> list[Table]:
+         chromium: str = CHROMIUM, browser: bool = True,
+         with_timeline: bool = True) -> list[Table]:
     """The linked-views benchmark (the target is judged at 10^7 messages in full runs)."""
     cases = cases or (QUICK_CASES if quick else CASES)
     repeat = 1 if quick else 3
     table = Table("Linked re-render in the kernel: a window brushed in a timeline linked to a "
                   "CCT view and a comm matrix (halo exchange)",
                   ["processes", "messages", "events", "views built", "window", "re-render",
-                   "mask (shared)", "timeline", "CCT view", "matrix", "peak RSS"])
+                   "mask (shared)", "timeline", "CCT view", "matrix",
+                   "CCT by trace.query", "peak RSS"])
     tables: list[Table] = [table]
     for processes, messages in cases:
-        result = kernel(processes, messages, repeat)
+        result = kernel(processes, messages, repeat, with_timeline)
         for fraction, row in result["windows"].items():
             table.add(processes, f"{messages:.0e}", f"{result['events']:,}",
                       f"{result['build']:.1f} s", f"{fraction:.0%}",
                       f"{1000 * row['total']:.0f} ms", f"{1000 * row['mask']:.0f} ms",
-                      f"{1000 * row['timeline']:.0f} ms", f"{1000 * row['cct']:.0f} ms",
-                      f"{1000 * row['matrix']:.0f} ms", f"{result['peak_gb']:.1f} GB")
+                      f"{1000 * row['timeline']:.0f} ms" if "timeline" in row else "not built",
+                      f"{1000 * row['cct']:.0f} ms",
+                      f"{1000 * row['matrix']:.0f} ms",
+                      f"{1000 * row['slow']:.0f} ms" if "slow" in row else "not run",
+                      f"{result['peak_gb']:.1f} GB")
             if messages >= 10**7 and not quick:
                 table.checks.append(Check(
                     table.title, f"linked re-render, {processes} processes, 10^7 messages, "
@@ -259,8 +291,15 @@ def main(quick: bool = False, cases: list[tuple[int, int]] | None = None,
                     row["total"] < TARGET_SECONDS))
     table.note("re-render = timeline.window(t0, t1) until every linked view is updated, best "
                f"of {repeat} different windows; the other columns are the same work view by "
-               "view (the mask once, then each view's link_restrict); load average: "
+               "view (the mask once, then each view's link_restrict); CCT by trace.query = "
+               "the slow path trace.query(window, level='calls').to_graphframe() the CCT "
+               "view skips; "
+               "load average: "
                f"{os.getloadavg()}")
+    if not with_timeline:
+        table.note("without the timeline: re-render = the CCT view's and the matrix's "
+                   "link_restrict(text) with the text a linked timeline passes for the window "
+                   "(the timeline's own re-render not included)")
     table.show()
     if browser and Path(chromium).exists():
         processes, messages = cases[0]
@@ -284,6 +323,10 @@ if __name__ == "__main__":
     parser.add_argument("--chromium", default=CHROMIUM)
     parser.add_argument("--no-browser", action="store_true",
                         help="measure in the kernel only")
+    parser.add_argument("--without-timeline", action="store_true",
+                        help="restrict the CCT view and the matrix by a window's text, "
+                             "without building the timeline")
     args = parser.parse_args()
     chosen = [tuple(int(float(v)) for v in case.split("x")) for case in args.cases or []]
-    sys.exit(0 if main(args.quick, chosen or None, args.chromium, not args.no_browser) else 1)
+    sys.exit(0 if main(args.quick, chosen or None, args.chromium, not args.no_browser,
+                       not args.without_timeline) else 1)

@@ -53,6 +53,28 @@ def test_the_forest_of_a_small_trace():
     assert [n.path() for n in forest.graph.nodes()][:3] == [("main",), ("main", "a"),
                                                             ("main", "a", "mark")]
     assert forest.default_metric == "time.inc"
+    assert table["sent"].tolist() == [-1] * 6
+
+
+def test_message_instants_carry_the_time_their_message_was_sent():
+    # p0 sends at 10 and 30, p1 receives them at 25 and 35 inside "wait", p1 sends at 40
+    # and p0 receives that at 50; p1 sends at 55 to p0, which never receives it
+    trace = make_trace([
+        (0, "Enter", "main", 0), (5, "Enter", "main", 1), (10, "Instant", "MpiSend", 0),
+        (20, "Enter", "wait", 1), (25, "Instant", "MpiRecv", 1), (30, "Instant", "MpiSend", 0),
+        (35, "Instant", "MpiRecv", 1), (38, "Leave", "wait", 1), (40, "Instant", "MpiSend", 1),
+        (50, "Instant", "MpiRecv", 0), (55, "Instant", "MpiSend", 1), (60, "Leave", "main", 0),
+        (60, "Leave", "main", 1),
+    ], Partner=[-1, -1, 1, -1, 0, 1, 0, -1, 0, 1, 0, -1, -1], Tag=0)
+    table = trace.calls().dataframe
+    got = dict(zip(zip(table["Process"], table["start"], strict=True), table["sent"],
+                   strict=True))
+    assert got == {(0, 0): -1, (0, 10): 10, (0, 30): 30, (0, 50): 40, (1, 5): -1,
+                   (1, 20): -1, (1, 25): 10, (1, 35): 30, (1, 40): 40, (1, 55): 55}
+    # a window on the send time keeps both events of the messages sent in it, the
+    # receive at 50 after the window's end too
+    kept = trace.query('MATCH (".", p) WHERE p.sent >= 20 AND p.sent <= 45', level="calls")
+    assert sorted(kept.events["Timestamp (ns)"].tolist()) == [30, 35, 40, 50]
 
 
 def test_calls_never_left_end_with_the_trace_and_orphan_leaves_have_no_node():

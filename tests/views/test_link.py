@@ -306,11 +306,11 @@ def test_a_window_restricts_the_matrix(halo):
     t0, t1 = int(first + (last - first) * 0.3), int(first + (last - first) * 0.6)
     timeline.window(t0, t1, processes=[1, 2, 3, 4])
     assert matrix.restriction == timeline.query and matrix.query == 'MATCH ("*")'
-    # by brute force: the messages sent and received inside the window, between the
-    # brushed processes
+    # by brute force: the messages the brushed processes send inside the window (to
+    # anyone, received whenever: a message belongs to the window of its send)
     m = halo.match_messages()
-    inside = (m["Send time (ns)"].between(t0, t1) & m["Receive time (ns)"].between(t0, t1)
-              & m["Sender"].isin([1, 2, 3, 4]) & m["Receiver"].isin([1, 2, 3, 4]))
+    inside = m["Send time (ns)"].between(t0, t1) & m["Sender"].isin([1, 2, 3, 4])
+    assert (inside & ~m["Receiver"].isin([1, 2, 3, 4])).any()
     expected_bytes = m[inside].groupby(["Sender", "Receiver"])["Message Size"].sum()
     shown_bytes = matrix.matrix().stack()
     shown_bytes = shown_bytes[shown_bytes > 0]

@@ -11,6 +11,11 @@ messages. Its columns:
   left ends at the end of the trace), ``time.inc``, ``time.exc`` (ns), ``depth``
   (0 for a root call);
 - ``event``: the row of the node's Enter (or Instant) event in ``trace.events``;
+- ``sent`` (ns): for a message instant, the time its message was sent: a send's own
+  time, a receive's matched send's time (pairs as in
+  :func:`glade.trace.comm.message_pairs`); -1 for every other node and an unmatched
+  receive. ``sent`` in a window selects both events of every message sent in it, where
+  ``start`` would cut the messages crossing an edge in two;
 - the event's recorded attribute columns (``Partner``, ``Message Size``, ...).
 
 Nodes are numbered in depth-first pre-order: the events of one location (a process
@@ -36,6 +41,8 @@ from glade.trace.events import (
     LEAVE,
     NAME,
     PROCESS,
+    RECEIVE_NAMES,
+    SEND_NAMES,
     THREAD,
     TIMESTAMP,
     is_derived,
@@ -47,6 +54,8 @@ if TYPE_CHECKING:
 
 #: The column of the forest holding each node's event row in ``trace.events``.
 EVENT = "event"
+#: The column of the forest holding the send time of each message instant's message.
+SENT = "sent"
 NODE_TYPES = ("call", "instant")
 LEVELS = ("cct", "calls")
 
@@ -173,6 +182,21 @@ def forest_graph(parent: np.ndarray, depth: np.ndarray, names: pd.Categorical,
                  np.flatnonzero(~has_parent), parent, depth.copy())
 
 
+def sent_times(trace: Trace, rows: np.ndarray) -> np.ndarray:
+    """Per event row of ``rows``: the time its message was sent (the ``sent`` column of
+    the forest, see the module doc; -1 where none)."""
+    from glade.trace.comm import message_rows, pair_messages
+
+    send_rows = message_rows(trace, SEND_NAMES)
+    if not send_rows.size:
+        return np.full(rows.size, -1, dtype=np.int64)
+    pairs = pair_messages(trace, send_rows, message_rows(trace, RECEIVE_NAMES))[0]
+    sent = np.full(len(trace.events), -1, dtype=np.int64)
+    sent[send_rows] = trace.events[TIMESTAMP].to_numpy()[send_rows]
+    sent[pairs["Receive event"].to_numpy()] = pairs["Send time (ns)"].to_numpy()
+    return sent[rows]
+
+
 def call_forest(trace: Trace) -> GraphFrame:
     """The call forest of ``trace`` as a GraphFrame indexed by ``node`` (see the module
     doc for its columns); ``default_metric`` is ``time.inc``."""
@@ -195,6 +219,7 @@ def call_forest(trace: Trace) -> GraphFrame:
         "time.exc": time_exc,
         "depth": nodes.depth,
         EVENT: rows,
+        SENT: sent_times(trace, rows),
     }
     core = {TIMESTAMP, "Event Type", NAME, PROCESS, THREAD}
     for column in events.columns:

@@ -2,6 +2,14 @@
 that trace (timeline, CCT view, comm matrix), with the node masks of the last call-level
 queries: a window brushed in a linked timeline is evaluated once, not once per view.
 
+Linked views read a restriction straight from its node mask, without building the trace
+``trace.query(text, level="calls")``: the CCT view sums the kept calls' times per call
+path (:meth:`CallLevel.cct_rows`, when the kept calls are closed under their callers, as a
+time window's are: then every kept call keeps its call path and its inclusive time, and
+its exclusive time loses only its removed callees), and the comm matrix keeps the messages
+whose send node the mask keeps (:meth:`CallLevel.nodes_of`). A window itself is compared
+column by column in numpy (:meth:`CallLevel.mask`), other queries go to the query engine.
+
 The masks are read-only arrays: a view that needs to change one works on a copy.
 """
 
@@ -11,17 +19,26 @@ import weakref
 from collections import OrderedDict
 
 import numpy as np
+import pandas as pd
 
+from glade.graph import Graph
 from glade.profile.graphframe import GraphFrame
-from glade.query import parse, query_mask
+from glade.query import BaseQuery, Query, parse, query_mask
 from glade.query.engine import RowTable
-from glade.trace.calls import calls_mask
+from glade.query.predicates import And, Compare, Or, Predicate
+from glade.trace.calls import EVENT, calls_mask
 from glade.trace.filter import subset
+from glade.trace.matching import MATCHING_EVENT
 from glade.trace.model import Trace
 from glade.views.base import EVERYTHING
 
 #: How many query masks a trace's call level keeps.
 MASKS = 8
+#: The comparisons of the query language as numpy functions.
+COMPARE = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal,
+           ">": np.greater, ">=": np.greater_equal}
+#: The CCT node of a forest node that is an instant, and of a call whose path a CCT lacks.
+INSTANT, MISSING = -1, -2
 
 _LEVELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -35,6 +52,7 @@ class CallLevel:
         self.forest: GraphFrame = trace.calls()
         self.table = RowTable(self.forest.graph, self.forest.dataframe)
         self._masks: OrderedDict[str, np.ndarray | None] = OrderedDict()
+        self._cct: tuple[Graph, tuple] | None = None
 
     def mask(self, text: str) -> np.ndarray | None:
         """The read-only node mask of the call forest that query ``text`` keeps (None
@@ -45,12 +63,48 @@ class CallLevel:
         parsed = parse(text)
         keep = None
         if str(parsed) != EVERYTHING:
-            keep = query_mask(self.table, parsed)
+            keep = self._compared(parsed)
+            if keep is None:
+                keep = query_mask(self.table, parsed)
             keep.flags.writeable = False
         self._masks[text] = keep
         if len(self._masks) > MASKS:
             self._masks.popitem(last=False)
         return keep
+
+    def _compared(self, query: BaseQuery) -> np.ndarray | None:
+        """The node mask of a one-node query (``MATCH (".", n) WHERE ...``) whose condition
+        is made of AND, OR and comparisons of the forest's integer columns with integers,
+        as a timeline's window is (``end >= t0 AND start <= t1``, processes): numpy
+        compares on the columns in their own dtype. None for any other query (the query
+        engine evaluates it)."""
+        if not isinstance(query, Query) or len(query.nodes) != 1 \
+                or query.nodes[0].quantifier != ".":
+            return None
+        return self._condition(query.nodes[0].predicate)
+
+    def _condition(self, predicate: Predicate) -> np.ndarray | None:
+        """Per node, whether ``predicate`` holds (see :meth:`_compared`; None when it is not
+        made of integer comparisons)."""
+        if isinstance(predicate, Compare):
+            table = self.forest.dataframe
+            value = predicate.value
+            if (predicate.column in self.forest.graph.frame_attributes
+                    or predicate.column not in table.columns
+                    or not isinstance(value, int) or isinstance(value, bool)
+                    or not -2**63 <= value < 2**63):
+                return None
+            values = table[predicate.column].to_numpy()
+            if values.dtype.kind != "i":
+                return None
+            return COMPARE[predicate.op](values, value)
+        if isinstance(predicate, And | Or):
+            parts = [self._condition(item) for item in predicate.items]
+            if any(part is None for part in parts):
+                return None
+            combine = np.logical_and if isinstance(predicate, And) else np.logical_or
+            return combine.reduce(parts)
+        return None
 
     def query(self, text: str) -> Trace:
         """``trace.query(text, level="calls")``, from the shared forest and mask."""
@@ -59,6 +113,104 @@ class CallLevel:
         if keep is None:
             keep = np.ones(len(self.forest), dtype=bool)
         return subset(trace, calls_mask(trace, self.forest, keep))
+
+    def _cct_arrays(self, graph: Graph) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                  np.ndarray]:
+        """Per node of the forest: its node in ``graph`` (the trace's calling context tree,
+        ``trace.to_graphframe().graph``: the node of its call path; :data:`INSTANT` for an
+        instant, :data:`MISSING` for a call whose path the graph lacks), its process code,
+        whether it is a call that never ends (no Leave); and the process ids. Found depth
+        by depth from the forest's parents and names (no pass over the events), kept for
+        the last graph asked."""
+        if self._cct is not None and self._cct[0] is graph:
+            return self._cct[1]
+        trace = self.trace()
+        table = self.forest.dataframe
+        names = table["name"].array
+        categories = names.categories
+        num_names = max(len(categories), 1)
+        # the key (parent's node + 1, name) of every node of the graph, sorted
+        graph_names = pd.Categorical(graph.frame_values("name"), categories=categories)
+        keys = ((graph.tree_parent.astype(np.int64) + 1) * num_names
+                + graph_names.codes.astype(np.int64))
+        keys[graph_names.codes < 0] = -1
+        order = np.argsort(keys, kind="stable")
+        sorted_keys = keys[order]
+        instant = (table["type"] == "instant").to_numpy()
+        codes = names.codes.astype(np.int64)
+        parent = self.forest.graph.tree_parent
+        depth = table["depth"].to_numpy()
+        index = np.int32 if len(graph) < 2**31 else np.int64
+        node = np.full(len(table), INSTANT, dtype=index)
+        calls = np.flatnonzero(~instant)
+        node[calls] = MISSING
+        by_depth = calls[np.argsort(depth[calls], kind="stable")]
+        bounds = np.searchsorted(depth[by_depth], np.arange(int(depth[calls].max(initial=-1)) + 2))
+        for d in range(bounds.size - 1 if sorted_keys.size else 0):
+            rows = by_depth[bounds[d]:bounds[d + 1]]
+            above = node[parent[rows]].astype(np.int64) if d else np.full(rows.size, -1)
+            key = (above + 1) * num_names + codes[rows]
+            at = np.minimum(np.searchsorted(sorted_keys, key), sorted_keys.size - 1)
+            found = (sorted_keys[at] == key) & ((above >= 0) if d else True)
+            node[rows] = np.where(found, order[at], MISSING)
+        process_codes, processes = trace.process_codes()
+        rows = table[EVENT].to_numpy()
+        unended = ~instant & (trace.events[MATCHING_EVENT].to_numpy()[rows] < 0)
+        arrays = (node, process_codes[rows].astype(np.int32), unended, processes)
+        self._cct = (graph, arrays)
+        return arrays
+
+    def closed(self, keep: np.ndarray) -> bool:
+        """Whether the nodes ``keep`` marks are closed under their callers (every kept
+        node's parent is kept): then removing the others changes no kept call path."""
+        parent = self.forest.graph.tree_parent[keep]
+        parent = parent[parent >= 0]
+        return bool(keep[parent].all())
+
+    def cct_rows(self, text: str, graph: Graph) -> pd.DataFrame | None:
+        """The rows with calls of ``trace.query(text, level="calls").to_graphframe()``
+        (which fills the other (node, rank) pairs with zeros) on the nodes of ``graph``,
+        the tree of ``trace.to_graphframe()`` (which has every call path): ``node``,
+        ``rank``, ``time``, ``time (inc)`` and ``count`` per (node, rank) with kept
+        calls, ordered by node then rank. None when that GraphFrame's tree differs from
+        the whole trace's (the kept calls are not closed under their callers, or
+        ``graph`` lacks a kept call's path) or a kept call never ends (its end is the
+        restricted trace's): then only the query itself says."""
+        keep = self.mask(text)
+        if keep is None:
+            keep = np.ones(len(self.forest), dtype=bool)
+        if not self.closed(keep):
+            return None
+        node, code, unended, processes = self._cct_arrays(graph)
+        calls = np.flatnonzero(keep & (node != INSTANT))
+        if unended[calls].any() or (node[calls] == MISSING).any():
+            return None
+        inc = self.forest.dataframe["time.inc"].to_numpy()
+        parent = self.forest.graph.tree_parent[calls]
+        callees = np.bincount(parent[parent >= 0], weights=inc[calls][parent >= 0],
+                              minlength=len(self.forest))
+        cell = node[calls].astype(np.int64) * processes.size + code[calls]
+        size = len(graph) * processes.size
+        number = np.bincount(cell, minlength=size)
+        present = np.flatnonzero(number)
+        rows = pd.DataFrame({
+            "node": present // processes.size,
+            "rank": processes[present % processes.size],
+            "time": np.bincount(cell, weights=inc[calls] - callees[calls],
+                                minlength=size)[present],
+            "time (inc)": np.bincount(cell, weights=inc[calls], minlength=size)[present],
+            "count": number[present].astype(np.int64),
+        })
+        return rows
+
+    def nodes_of(self, *rows: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The forest node of each event row in each array of ``rows`` (-1 for an event
+        that is no node: a Leave, or an event outside every call)."""
+        index = np.int32 if len(self.forest) < 2**31 else np.int64
+        node_of_row = np.full(len(self.trace().events), -1, dtype=index)
+        node_of_row[self.forest.dataframe[EVENT].to_numpy()] = np.arange(len(self.forest),
+                                                                          dtype=index)
+        return tuple(node_of_row[r] for r in rows)
 
 
 def call_level(trace: Trace) -> CallLevel:

@@ -3,8 +3,10 @@
 ``glade.link(timeline, cct, matrix)`` watches, in the kernel, the traits in which each
 view keeps a call-level query (:attr:`QueryView.link_emits`): a timeline's ``query`` (its
 brushed window and edits) restricts every other view that can be restricted (a CCT view
-re-renders on ``trace.query(window, level="calls").to_graphframe()``, a matrix on that
-window's messages, a supergraph view of the trace on its supergraph); a CCT view's or a
+re-renders with the values of ``trace.query(window, level="calls").to_graphframe()``, a
+matrix on the messages sent in that window, a supergraph view of the trace on its
+supergraph; the query is evaluated once for all of them, see :mod:`glade.views.forest`);
+a CCT view's or a
 matrix's ``selection`` highlights its calls in every view that can highlight (the
 timeline marks them, a matrix outlines the cells of their messages). Nothing but query
 text passes between views, so what a link shows is what ``trace.query(text,

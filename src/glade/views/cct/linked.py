@@ -42,15 +42,18 @@ def restricted_values(gf: GraphFrame, graph: Graph, columns: list[MetricColumn],
                       agg: str, rank: object) -> Restricted:
     """The values of ``gf`` (reduced over its rows as the view reduces its own: ``agg``
     or ``rank``) on the view's ``graph`` for the view's metric ``columns``; 0 where a
-    node is absent, as the view's own values count a missing row."""
+    node is absent, as the view's own values count a missing row. ``gf`` may be on the
+    view's graph itself (the same object), with rows for the nodes it has."""
     n = len(graph)
     out = np.zeros((len(columns), n), dtype=np.float64)
     present = np.zeros(n, dtype=bool)
-    if len(gf.graph) == 0:
+    if len(gf.graph) == 0 or len(gf.dataframe) == 0:
         return Restricted(out.ravel(), present)
-    target = view_nodes(graph, gf.graph)
+    target = np.arange(n) if gf.graph is graph else view_nodes(graph, gf.graph)
     own = target >= 0
-    present[target[own]] = True
+    with_rows = np.zeros(len(gf.graph), dtype=bool)
+    with_rows[gf.dataframe.index.get_level_values("node").to_numpy()] = True
+    present[target[own & with_rows]] = True
     near = gf.graph.nearest_kept(own)
     lifted = ~own & (near >= 0)
     theirs = {c.name: c for c in metric_columns(gf, agg=agg, rank=rank)}

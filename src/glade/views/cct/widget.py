@@ -209,10 +209,29 @@ class CCT(QueryView):
     def shown(self) -> GraphFrame:
         """The GraphFrame whose values the view draws: its data's call tree, or under a
         link's restriction ``trace.query(view.restriction, level="calls").to_graphframe()``
-        (edits apply on top, as ``apply()`` says)."""
+        (edits apply on top, as ``apply()`` says; built on first call: the view draws
+        the restriction's values without it)."""
+        if self._shown_gf is None:
+            self._shown_gf = call_level(self._data).query(self.restriction).to_graphframe()
         return self._shown_gf
 
     # ------------------------------------------------------------ links
+    def _restricted(self, text: str) -> GraphFrame:
+        """The call tree of the calls query ``text`` keeps: on the view's own graph,
+        summed straight from the call forest's mask when the query keeps every kept
+        call's call path (see :meth:`glade.views.forest.CallLevel.cct_rows`), else
+        ``trace.query(text, level="calls").to_graphframe()``."""
+        level = call_level(self._data)
+        gf = self._gf
+        rows = level.cct_rows(text, gf.graph)
+        if rows is None:
+            self._shown_gf = level.query(text).to_graphframe()
+            return self._shown_gf
+        self._shown_gf = None
+        return GraphFrame(gf.graph, rows.set_index(["node", "rank"]),
+                          exc_metrics=gf.exc_metrics, inc_metrics=gf.inc_metrics,
+                          default_metric=gf.default_metric, metadata=gf.metadata)
+
     def _show_restriction(self, text: str) -> None:
         if not text:
             self._shown_gf = self._gf
@@ -221,11 +240,10 @@ class CCT(QueryView):
                 self.link_keep = b""
                 self.notice = self._notice(self._gf)
             return
-        gf = call_level(self._data).query(text).to_graphframe()
+        gf = self._restricted(text)
         restricted = restricted_values(gf, self._gf.graph, self._columns, self._agg,
                                        self._rank)
-        self._shown_gf = gf
-        own = self._notice(gf) if len(gf.graph) else ""
+        own = self._notice(gf) if len(gf.dataframe) else ""
         linked = f"linked: showing only the calls of {text}"
         with self.hold_sync():
             self.link_values = float64_bytes(restricted.values)

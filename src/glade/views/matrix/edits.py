@@ -8,13 +8,16 @@ Edits (the dicts of the view's ``history``):
 - ``{"op": "clear_selection"}``;
 - ``{"op": "filter", "tags": [...] | None, "communicators": [...] | None, "t0": ns | None,
   "t1": ns | None}``: count only the messages with those tags and communicators whose
-  send and receive both lie in [t0, t1] (None: no condition); replaces the filter;
+  send lies in [t0, t1] (None: no condition: a message belongs to the window it was
+  sent in, as in Vampir, even when it is received after t1); replaces the filter;
 - ``{"op": "clear_filter"}``; ``{"op": "reset"}``: drop everything before it.
 
 The query is a call-level query of the call forest (:mod:`glade.trace.calls`) that
 matches the message instants: the sends (``MpiSend``, ``MpiIsend``, ...) on the senders
 whose ``Partner`` is a receiver and the receives on the receivers whose ``Partner`` is a
-sender, with the filter's tags, communicators and times, so that
+sender, with the filter's tags, communicators and send times (the forest's ``sent``
+column, which a receive takes from its matched send, so a message crossing the window's
+edge keeps both events), so that
 ``trace.query(view.query, level="calls")`` holds the events of those messages. It names
 processes, tags and times, never event rows, so it applies to another run.
 """
@@ -27,6 +30,7 @@ from typing import Any
 
 from glade.errors import GladeError
 from glade.query import Query, col
+from glade.trace.calls import SENT
 from glade.trace.events import RECEIVE_NAMES, SEND_NAMES
 from glade.views.matrix.index import MessageFilter
 from glade.views.timeline.edits import EVERYTHING, process_ranges, ranges_predicate
@@ -133,7 +137,7 @@ def _side(names: tuple[str, ...], owners: list[list[int]] | None,
     if flt.communicators is not None:
         pred = pred & col("Communicator").isin(list(flt.communicators))
     if flt.window is not None:
-        pred = pred & (col("start") >= flt.window[0]) & (col("start") <= flt.window[1])
+        pred = pred & (col(SENT) >= flt.window[0]) & (col(SENT) <= flt.window[1])
     return pred
 
 

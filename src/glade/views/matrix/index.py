@@ -40,6 +40,7 @@ from glade.trace.events import (
     TAG,
     TIMESTAMP,
 )
+from glade.views.forest import call_level
 
 if TYPE_CHECKING:
     from glade.trace.model import Trace
@@ -116,7 +117,8 @@ def _values(trace: Trace, name: str, rows: np.ndarray, dtype: str = "int32") -> 
 @dataclass(frozen=True)
 class MessageFilter:
     """Which messages a view counts: tags and communicators (None: all) and a time window
-    ``(t0, t1)`` in ns (None: all time) that holds both the send and the receive."""
+    ``(t0, t1)`` in ns (None: all time) in which they were sent (a message belongs to the
+    window of its send, as in the forest's ``sent`` column)."""
 
     tags: tuple[int, ...] | None = None
     communicators: tuple[int, ...] | None = None
@@ -158,6 +160,7 @@ class MessageIndex:
             self.recv_partner = partner_at[inside].astype(np.int32)
             bar.update()
         self._receive_row: np.ndarray | None = None
+        self._send_node: tuple[np.ndarray, np.ndarray] | None = None
         self.has_tags = TAG in trace.events.columns
         self.has_communicators = COMMUNICATOR in trace.events.columns
 
@@ -239,16 +242,33 @@ class MessageIndex:
             keep &= np.isin(self.communicator, flt.communicators)
         if flt.window is not None:
             t0, t1 = flt.window
-            received = self.receive_time()
             keep &= (self.send_time >= t0) & (self.send_time <= t1)
-            keep &= (received >= t0) & (received <= t1)
         return keep
 
-    def kept_by_events(self, events: np.ndarray) -> np.ndarray:
-        """Per send: whether its send event and (when matched) its receive event are both
-        among the event rows ``events`` marks (a boolean mask over the trace's events)."""
-        rows = self.receive_row
-        return events[self.send_row] & np.where(rows >= 0, events[np.maximum(rows, 0)], True)
+    @property
+    def send_node(self) -> tuple[np.ndarray, np.ndarray]:
+        """The sends ordered by their node in the trace's call forest (a send instant is
+        a node of its own): the order, and the nodes in that order (-1 first, for sends
+        outside the forest); found on first use."""
+        if self._send_node is None:
+            node = call_level(self.trace).nodes_of(self.send_row)[0]
+            order = np.argsort(node, kind="stable")
+            self._send_node = (order, node[order])
+        return self._send_node
+
+    def kept_by_nodes(self, keep: np.ndarray) -> np.ndarray:
+        """Per send: whether ``keep`` (a mask over the call forest's nodes) keeps its send
+        event: the messages ``trace.query(q, level="calls").comm_matrix()`` counts when
+        ``keep`` is the node mask of query ``q``. A search of the kept nodes among the
+        sends' nodes, so a narrow window reads only its own messages."""
+        order, nodes = self.send_node
+        kept = np.flatnonzero(keep)
+        at = np.searchsorted(nodes, kept)
+        hit = at < nodes.size
+        hit[hit] = nodes[at[hit]] == kept[hit]
+        out = np.zeros(self.send_row.size, dtype=bool)
+        out[order[at[hit]]] = True
+        return out
 
     def touched_by_events(self, events: np.ndarray) -> np.ndarray:
         """Per send: whether its send event or its receive event is among ``events``."""

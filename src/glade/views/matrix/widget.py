@@ -13,7 +13,8 @@ has pixels for; zooming into a block asks the kernel for that window at a finer 
 is the trace of those messages, on this run or on another run of the same program.
 
 In a link (:mod:`glade.views.link`) other views drive this one through query text:
-``link_restrict`` shows only the messages a call-level query keeps (a timeline's window),
+``link_restrict`` shows only the messages whose send a call-level query keeps (those sent
+in a timeline's window),
 ``link_highlight`` outlines the cells of the messages it selects; the view's
 ``selection`` (the query of the selected messages) highlights them in a timeline.
 """
@@ -66,9 +67,10 @@ class CommMatrix(QueryView):
     ``"row"`` (each row normalised by its largest cell); ``order`` puts processes in
     ``"rank"`` order, by total ``"volume"`` or in reverse Cuthill-McKee order
     (``"rcm"``). ``tags``, ``communicators`` and ``window`` (t0, t1 in ns or text with a
-    unit) filter the messages counted (a message is in the window when its send and its
-    receive are). At most ``max_cells`` blocks a side are drawn: more processes than
-    that are pooled into blocks (sums; means for mean size and latency).
+    unit) filter the messages counted (a message is in the window when it is sent in it;
+    its query selects both its send and its receive). At most ``max_cells`` blocks a side
+    are drawn: more processes than that are pooled into blocks (sums; means for mean size
+    and latency).
     """
 
     _esm = static_file("matrix.js")
@@ -327,25 +329,27 @@ class CommMatrix(QueryView):
         return self._data.query(query, level="calls")
 
     # ------------------------------------------------------------ links
-    def _events(self, text: str, with_callers: bool = False) -> np.ndarray:
+    def _events(self, text: str) -> np.ndarray:
         """The event rows (a mask over ``trace.events``) of the call forest's nodes that
-        call-level query ``text`` matches; with ``with_callers`` also the instants whose
-        enclosing call it matches."""
+        call-level query ``text`` matches and of the instants whose enclosing call it
+        matches."""
         level = call_level(self._data)
         forest = level.forest
         keep = level.mask(text)
         if keep is None:
             keep = np.ones(len(forest), dtype=bool)
-        if with_callers:
-            parent = forest.graph.tree_parent
-            instants = (forest.dataframe["type"] == "instant").to_numpy()
-            keep = keep | (instants & (parent >= 0) & keep[np.maximum(parent, 0)])
+        parent = forest.graph.tree_parent
+        instants = (forest.dataframe["type"] == "instant").to_numpy()
+        keep = keep | (instants & (parent >= 0) & keep[np.maximum(parent, 0)])
         return calls_mask(self._data, forest, keep)
 
     def _show_restriction(self, text: str) -> None:
-        """Show only the messages whose send and receive events call-level query
-        ``text`` keeps (e.g. a window brushed in a timeline; every message for "")."""
-        self._restrict = None if not text else self._index.kept_by_events(self._events(text))
+        """Show only the messages whose send event call-level query ``text`` keeps (a
+        message belongs to a window brushed in a timeline when it is sent in it), as
+        ``trace.query(text, level="calls").comm_matrix()`` counts them; every message
+        for ""."""
+        keep = call_level(self._data).mask(text) if text else None
+        self._restrict = None if keep is None else self._index.kept_by_nodes(keep)
         self._recount()
 
     def _show_highlight(self, text: str) -> None:
@@ -358,7 +362,7 @@ class CommMatrix(QueryView):
         if not text:
             self.highlight = b""
             return
-        touched = self._index.touched_by_events(self._events(text, with_callers=True))
+        touched = self._index.touched_by_events(self._events(text))
         n = self._index.num_processes
         pair = np.unique(self._index.sender[touched].astype(np.int64) * n
                          + self._index.receiver[touched])[:MAX_HIGHLIGHT]
