@@ -189,15 +189,19 @@ def pair_message_events(pieces: Sequence[pd.DataFrame], meta: pd.DataFrame
 
 
 def merge_forests(pieces: Sequence[tuple[pd.DataFrame, np.ndarray, dict]],
-                  categories: pd.Index | None, metadata: dict):
+                  categories: pd.Index | None, metadata: dict,
+                  received: tuple[np.ndarray, np.ndarray] | None = None):
     """The call forest of the whole trace (a GraphFrame, see
     :func:`glade.trace.calls.call_forest`) from its partitions' (each: its table, the
     parent of each node and its repairs, see
     :func:`glade.trace.engines.tasks.forest_share`): a partition's forest is ordered by
     location (process, then thread) and a location lives in one partition, so a stable
-    sort of all the nodes by location orders them as the pandas engine does."""
+    sort of all the nodes by location orders them as the pandas engine does.
+    ``received`` (event ids of the receives of the whole trace's message pairs, and the
+    times of their sends) sets the ``sent`` column of receives whose send lies in
+    another partition."""
     from glade.profile.graphframe import GraphFrame
-    from glade.trace.calls import NODE_TYPES, forest_graph
+    from glade.trace.calls import EVENT, NODE_TYPES, SENT, forest_graph
 
     sizes = [len(p[0]) for p in pieces]
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
@@ -210,6 +214,9 @@ def merge_forests(pieces: Sequence[tuple[pd.DataFrame, np.ndarray, dict]],
         table["name"] = pd.Categorical(table["name"], categories=categories)
     table["type"] = pd.Categorical(table["type"], categories=list(NODE_TYPES))
     table.index = pd.RangeIndex(len(table), name="node")
+    if received is not None and SENT in table.columns and received[0].size:
+        table[SENT] = _sent_of_receives(table[EVENT].to_numpy(), table[SENT].to_numpy(),
+                                        *received)
     position = np.empty_like(order)
     position[order] = np.arange(order.size)
     moved = parent[order]
@@ -219,3 +226,15 @@ def merge_forests(pieces: Sequence[tuple[pd.DataFrame, np.ndarray, dict]],
                       default_metric="time.inc",
                       metadata={"source": "trace calls", "time unit": "ns",
                                 "trace": metadata})
+
+
+def _sent_of_receives(events: np.ndarray, sent: np.ndarray, receives: np.ndarray,
+                      send_times: np.ndarray) -> np.ndarray:
+    """``sent`` (per forest node of event id ``events``) with the send times
+    ``send_times`` of the receive events ``receives`` that are nodes."""
+    order = np.argsort(events, kind="stable")
+    at = np.minimum(np.searchsorted(events, receives, sorter=order), max(events.size - 1, 0))
+    found = events[order[at]] == receives if events.size else np.zeros(0, dtype=bool)
+    out = sent.copy()
+    out[order[at[found]]] = send_times[found]
+    return out

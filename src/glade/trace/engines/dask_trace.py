@@ -367,16 +367,21 @@ class DaskTrace:
         span = self.span if len(self) else (0, 1)
         return histogram_of_counts([p[:2] for p in pieces], bins, range=span, **kwargs)
 
+    def _message_pairs(self) -> tuple:
+        """The trace's message pairs, with event ids (see
+        :func:`glade.trace.engines.combine.pair_message_events`), without changing the
+        events."""
+        end = self._end()
+        pieces = compute_all([dask.delayed(message_events)(p, self.metadata, end)
+                              for p in self.events.to_delayed()], "messages")
+        return pair_message_events(pieces, self._recorded_meta())
+
     def match_messages(self) -> pd.DataFrame:
         """See :meth:`glade.Trace.match_messages`: the partitions send their message
         events, which are paired at once; ``_matching_event`` (event ids) and
         ``_matching_timestamp`` of the matched messages are then set lazily, partition
         by partition. ``Send event`` and ``Receive event`` are event ids."""
-        end = self._end()
-        pieces = compute_all([dask.delayed(message_events)(p, self.metadata, end)
-                              for p in self.events.to_delayed()], "messages")
-        table, lost_sends, lost_recvs, send_part, recv_part = pair_message_events(
-            pieces, self._recorded_meta())
+        table, lost_sends, lost_recvs, send_part, recv_part = self._message_pairs()
         columns = [table[c].to_numpy() for c in ("Send event", "Receive event",
                                                  "Send time (ns)", "Receive time (ns)")]
         meta = self.events._meta.assign(**{c: np.zeros(0, dtype=np.int64)
@@ -429,7 +434,9 @@ class DaskTrace:
     def calls(self):
         """See :meth:`glade.Trace.calls`: every call and instant lives on one process, so
         each partition builds the forest of its processes and the forests are put in
-        the pandas engine's node order; ``event`` holds event ids. As on pandas, the
+        the pandas engine's node order; ``event`` holds event ids, and ``sent`` of a
+        receive comes from the pairing of the whole trace's messages (its send may lie in
+        another partition). As on pandas, the
         derived columns the forest needs are added to the events (lazily)."""
         if MATCHING_EVENT not in self.events.columns:
             self._count_repairs("repair")
@@ -440,7 +447,10 @@ class DaskTrace:
         end = self._end()
         pieces = compute_all([dask.delayed(forest_share)(p, self.metadata, end)
                               for p in self.events.to_delayed()], "call forests")
-        return merge_forests(pieces, self._categories(NAME), dict(self.metadata))
+        pairs = self._message_pairs()[0]
+        return merge_forests(pieces, self._categories(NAME), dict(self.metadata),
+                             (pairs["Receive event"].to_numpy(),
+                              pairs["Send time (ns)"].to_numpy()))
 
     def detect_pattern(self, window_size: int, iterations: int = 3, metric: str = "time.exc",
                        process: int | None = None, thread: int | None = None) -> pd.DataFrame:
