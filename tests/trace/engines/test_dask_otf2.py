@@ -6,7 +6,6 @@ traces written to OTF2 (a 2-worker LocalCluster of processes)."""
 from __future__ import annotations
 
 import re
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +18,7 @@ from glade.errors import GladeError, ReaderError, TraceError
 from glade.readers.traces import read_trace
 from glade.trace import Trace
 
-from .test_dask_trace import analyses, assert_equal, random_events
+from .test_dask_trace import assert_analyses_alike, random_events
 
 pytest.importorskip("dask.dataframe", reason="the glade[dask] extra is absent")
 pytest.importorskip("otf2", reason="the OTF2 reader needs the glade[otf2] extra")
@@ -38,11 +37,7 @@ def assert_read_alike(anchor: Path, npartitions: int | None, analyse: bool = Tru
     assert sum(len(o) for o in owners) == len(set().union(*owners))
     if not analyse:
         return
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        expected = analyses(trace)
-        for what, value in analyses(on_dask).items():
-            assert_equal(expected[what], value, what)
+    assert_analyses_alike(trace, on_dask)
 
 
 def test_pipit_ping_pong_read_on_the_workers(dask_client, pipit_data):

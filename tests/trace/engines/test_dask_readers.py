@@ -3,8 +3,6 @@ ensemble whose files the workers read, give what the pandas readers give."""
 
 from __future__ import annotations
 
-import warnings
-
 import pandas as pd
 import pytest
 
@@ -19,7 +17,7 @@ def test_a_csv_trace_read_by_blocks_is_the_pandas_one(dask_client, tmp_path):
     from glade.readers.traces.csv import _header
     from glade.trace.engines.readers import read_csv_dask
 
-    from .test_dask_trace import analyses, assert_equal
+    from .test_dask_trace import assert_analyses_alike
 
     path = tmp_path / "run.csv"
     synthetic_trace(5, 6, exchange="halo", imbalance=0.4).to_csv(path)
@@ -30,11 +28,7 @@ def test_a_csv_trace_read_by_blocks_is_the_pandas_one(dask_client, tmp_path):
     computed = on_dask.compute()
     pd.testing.assert_frame_equal(computed.events, trace.events, check_exact=True)
     assert computed.metadata == trace.metadata
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        expected = analyses(trace)
-        for what, value in analyses(on_dask).items():
-            assert_equal(expected[what], value, what)
+    assert_analyses_alike(trace, on_dask)
 
 
 def test_pipit_foo_bar_csv_on_dask(dask_client, foo_bar_path):
