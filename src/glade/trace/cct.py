@@ -14,6 +14,7 @@ trace's cached analyses, not from columns added to its events.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -27,6 +28,28 @@ from glade.trace.metrics import exclusive, inclusive
 
 if TYPE_CHECKING:
     from glade.trace.model import Trace
+
+def path_nodes(levels: Iterable[np.ndarray], parent: np.ndarray, codes: np.ndarray,
+               num_names: int, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Call-path nodes of items (of ``size``) numbered depth by depth: ``levels`` holds
+    the items of each depth in turn, from depth 0, in the order whose first occurrences
+    number the nodes; an item's node is that of its parent item ``parent`` with its own
+    name code ``codes`` (of ``num_names``). Returns per item its node (-1 for an item of
+    no level), and per node its parent node (-1 for a root) and its name code."""
+    node = np.full(size, -1, dtype=np.int64)
+    node_parent, node_name = [], []
+    next_id = 0
+    for d, rows in enumerate(levels):
+        above = node[parent[rows]] if d else np.full(rows.size, -1, dtype=np.int64)
+        local, keys = pd.factorize((above + 1) * num_names + codes[rows])
+        node[rows] = next_id + local
+        node_parent.append(keys // num_names - 1)
+        node_name.append(keys % num_names)
+        next_id += len(keys)
+    empty = np.zeros(0, dtype=np.int64)
+    return (node, np.concatenate(node_parent) if node_parent else empty,
+            np.concatenate(node_name) if node_name else empty)
+
 
 def cct_nodes(trace: Trace) -> tuple[np.ndarray, pd.DataFrame, np.ndarray]:
     """The CCT of the trace's calls: per event the id of its node (Enter and Leave rows:
@@ -45,28 +68,17 @@ def cct_nodes(trace: Trace) -> tuple[np.ndarray, pd.DataFrame, np.ndarray]:
     max_depth = int(depth[calls].max()) if calls.size else -1
     by_depth = calls[group_order(depth[calls], max_depth + 1)] if calls.size else calls
     bounds = np.searchsorted(depth[by_depth], np.arange(max_depth + 2))
-    node = np.full(len(events), -1, dtype=np.int64)
-    node_parent, node_name = [], []
-    next_id = 0
-    for d in range(max_depth + 1):
-        rows = by_depth[bounds[d] : bounds[d + 1]]
-        above = node[parent[rows]] if d else np.full(rows.size, -1, dtype=np.int64)
-        local, keys = pd.factorize((above + 1) * num_names + codes[rows])
-        node[rows] = next_id + local
-        node_parent.append(keys // num_names - 1)
-        node_name.append(keys % num_names)
-        next_id += len(keys)
+    levels = (by_depth[bounds[d]: bounds[d + 1]] for d in range(max_depth + 1))
+    node, parents, name_codes = path_nodes(levels, parent, codes, num_names, len(events))
     leave = np.flatnonzero(kind == LEAVE)
     partner = structure.matching[leave]
     node[leave[partner >= 0]] = node[partner[partner >= 0]]
     instant = np.flatnonzero((kind == INSTANT) & (parent >= 0))
     node[instant] = node[parent[instant]]
-    name_codes = np.concatenate(node_name) if node_name else np.zeros(0, dtype=np.int64)
     frames = pd.DataFrame({
         "name": np.asarray(names.cat.categories, dtype=object)[name_codes],
         "type": "function",
     })
-    parents = np.concatenate(node_parent) if node_parent else np.zeros(0, dtype=np.int64)
     return node, frames, parents
 
 

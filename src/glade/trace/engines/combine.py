@@ -25,6 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from glade.trace.cct import path_nodes
 from glade.trace.engines.parts import PartSummary
 from glade.trace.events import PROCESS, THREAD, TIMESTAMP
 
@@ -123,23 +124,16 @@ def merge_cct(pieces: Sequence[dict]) -> tuple[pd.DataFrame, np.ndarray, pd.Data
     first_time, first_id = ([np.concatenate([p[k] for p in pieces]) if pieces
                              else np.zeros(0, np.int64) for k in ("first_time", "first_id")])
     depth = node_depths(parents)
-    node = np.full(parents.size, -1, dtype=np.int64)
-    num_names = max(len(all_names), 1)
-    node_parent, node_name = [], []
-    next_id = 0
-    for d in range(int(depth.max()) + 1 if depth.size else 0):
+
+    def level(d: int) -> np.ndarray:
         at = np.flatnonzero(depth == d)
-        at = at[np.lexsort((first_id[at], first_time[at]))]
-        above = node[parents[at]] if d else np.full(at.size, -1, dtype=np.int64)
-        local, keys = pd.factorize((above + 1) * num_names + names[at])
-        node[at] = next_id + local
-        node_parent.append(keys // num_names - 1)
-        node_name.append(keys % num_names)
-        next_id += len(keys)
-    name_codes = np.concatenate(node_name) if node_name else np.zeros(0, dtype=np.int64)
+        return at[np.lexsort((first_id[at], first_time[at]))]
+
+    levels = (level(d) for d in range(int(depth.max()) + 1 if depth.size else 0))
+    node, global_parents, name_codes = path_nodes(levels, parents, names,
+                                                  max(len(all_names), 1), parents.size)
     frames = pd.DataFrame({"name": np.asarray(all_names, dtype=object)[name_codes],
                            "type": "function"})
-    global_parents = np.concatenate(node_parent) if node_parent else np.zeros(0, np.int64)
     maps = [node[lo:hi] for lo, hi in itertools.pairwise(offsets)]
     rows = [p["rows"].assign(node=m[p["rows"]["node"].to_numpy()])
             for p, m in zip(pieces, maps, strict=True)]
