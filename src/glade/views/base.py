@@ -12,7 +12,7 @@ same state, and ``view.apply()`` gives the view's result as the data's own type.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -221,10 +221,15 @@ class QueryView(anywidget.AnyWidget):
             raise GladeError(f"view.{name} is set by a link: call view.{hook}(query)")
         return proposal["value"]
 
-    def _link_hook(self, role: str) -> None:
+    def _link_hook(self, role: str) -> Callable[[str], None]:
+        """The view's way of taking the link ``role``: ``_show_restriction(text)`` shows
+        only what canonical query ``text`` keeps (everything for ""),
+        ``_show_highlight(text)`` marks what it selects (nothing for ""); GladeError for
+        a role the view does not take."""
         if role not in self.link_accepts:
             raise GladeError(f"a {type(self).__name__} view cannot be {role}ed by a link "
                              f"(it takes: {', '.join(sorted(self.link_accepts)) or 'nothing'})")
+        return self._show_restriction if role == "restrict" else self._show_highlight
 
     def _set_link_query(self, trait: str, text: str, show) -> None:
         """Set ``trait`` (restriction or highlighted) to ``text`` and ``show`` it; the
@@ -246,23 +251,11 @@ class QueryView(anywidget.AnyWidget):
     def link_restrict(self, query: str) -> None:
         """Show only what the call-level ``query`` keeps ("" shows everything again). The
         view's own edits, history and ``query`` are left as they are."""
-        self._link_hook("restrict")
-        self._set_link_query("restriction", link_query(query), self._show_restriction)
+        self._set_link_query("restriction", link_query(query), self._link_hook("restrict"))
 
     def link_highlight(self, query: str) -> None:
         """Mark what the call-level ``query`` selects ("" clears the marks)."""
-        self._link_hook("highlight")
-        self._set_link_query("highlighted", link_query(query), self._show_highlight)
-
-    def _show_restriction(self, text: str) -> None:
-        """Show only what canonical query ``text`` keeps (everything for ""); views that
-        accept "restrict" implement it."""
-        raise NotImplementedError
-
-    def _show_highlight(self, text: str) -> None:
-        """Mark what canonical query ``text`` selects (nothing for ""); views that accept
-        "highlight" implement it."""
-        raise NotImplementedError
+        self._set_link_query("highlighted", link_query(query), self._link_hook("highlight"))
 
     # ------------------------------------------------------------ results
     def _apply_code(self, data_name: str, query: str) -> str:
