@@ -88,3 +88,21 @@ def test_match_codes_counting_and_sorting_agree_with_queues(sends, recvs):
     far_sends = np.where(send_code >= 0, send_code * spread, -1)
     far_recvs = np.where(recv_code >= 0, recv_code * spread, -1)
     assert match_codes(far_sends, far_recvs).tolist() == expected
+
+
+def test_pairs_are_computed_once_per_events_table_and_never_shared():
+    rows = [(True, 0, 1, 7, 0), (False, 1, 0, 7, 0), (True, 1, 0, 0, 0), (False, 0, 1, 0, 0)]
+    trace = make_trace(rows)
+    first, lost_sends, lost_recvs = message_pairs(trace)
+    assert sorted(zip(first["Send event"], first["Receive event"], strict=True)) == oracle(rows)
+    assert (lost_sends, lost_recvs) == (0, 0)
+    first["Send event"] = -5
+    again = message_pairs(trace)[0]
+    assert again is not first
+    assert sorted(zip(again["Send event"], again["Receive event"], strict=True)) == oracle(rows)
+    # a new events table (here: the same events in reverse row order) is paired afresh:
+    # the send of row 3 now pairs with the receive of row 2
+    trace.events = trace.events.iloc[::-1].reset_index(drop=True)
+    moved = message_pairs(trace)[0]
+    assert sorted(zip(moved["Send event"], moved["Receive event"], strict=True)) == [(1, 0),
+                                                                                     (3, 2)]

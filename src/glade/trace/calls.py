@@ -41,7 +41,6 @@ from glade.trace.events import (
     LEAVE,
     NAME,
     PROCESS,
-    RECEIVE_NAMES,
     SEND_NAMES,
     THREAD,
     TIMESTAMP,
@@ -185,12 +184,12 @@ def forest_graph(parent: np.ndarray, depth: np.ndarray, names: pd.Categorical,
 def sent_times(trace: Trace, rows: np.ndarray) -> np.ndarray:
     """Per event row of ``rows``: the time its message was sent (the ``sent`` column of
     the forest, see the module doc; -1 where none)."""
-    from glade.trace.comm import message_rows, pair_messages
+    from glade.trace.comm import message_pairs, message_rows
 
     send_rows = message_rows(trace, SEND_NAMES)
     if not send_rows.size:
         return np.full(rows.size, -1, dtype=np.int64)
-    pairs = pair_messages(trace, send_rows, message_rows(trace, RECEIVE_NAMES))[0]
+    pairs = message_pairs(trace)[0]
     sent = np.full(len(trace.events), -1, dtype=np.int64)
     sent[send_rows] = trace.events[TIMESTAMP].to_numpy()[send_rows]
     sent[pairs["Receive event"].to_numpy()] = pairs["Send time (ns)"].to_numpy()

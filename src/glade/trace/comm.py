@@ -323,9 +323,11 @@ def match_codes(send_code: np.ndarray, recv_code: np.ndarray) -> np.ndarray:
 def message_pairs(trace: Trace) -> tuple[pd.DataFrame, int, int]:
     """The matched messages of ``trace`` without changing it: one row per message
     (columns of :func:`match_messages`), in send order; and the numbers of sends and
-    receives left unmatched."""
-    return pair_messages(trace, message_rows(trace, SEND_NAMES),
-                         message_rows(trace, RECEIVE_NAMES))
+    receives left unmatched. The pairing is computed once per events table (it reads
+    recorded columns only); every call gets its own copy of the table."""
+    table, lost_sends, lost_recvs = trace._memo("message pairs", lambda: pair_messages(
+        trace, message_rows(trace, SEND_NAMES), message_rows(trace, RECEIVE_NAMES)))
+    return table.copy(), lost_sends, lost_recvs
 
 
 def pair_messages(trace: Trace, send_rows: np.ndarray, recv_rows: np.ndarray
