@@ -1,6 +1,7 @@
 """The timeline's offline page opens in chromium without a network: it draws the saved
-picture and the overview, says the detail needs the kernel, and zooming there stretches
-the picture instead of blanking it."""
+picture and the overview, says the detail needs the kernel, names the call under the
+pointer, and zooming there (the wheel, or a range dragged on the overview) stretches the
+picture instead of blanking it."""
 
 from __future__ import annotations
 
@@ -52,9 +53,21 @@ def test_offline_page_draws_the_saved_picture(page, tmp_path):
     assert page.locator(".gt-legend-item.gt-hidden").inner_text() == "MPI_Irecv"
     plot = page.locator(".glade-timeline canvas.gt-plot").bounding_box()
     page.mouse.move(plot["x"] + plot["width"] / 2, plot["y"] + 40)
+    tooltip = page.locator(".glade-timeline .gt-tooltip")
+    tooltip.wait_for(state="visible", timeout=5_000)
+    assert "process 1" in tooltip.inner_text() and "duration" in tooltip.inner_text()
     page.mouse.wheel(0, 300)
     # zoomed out: the saved range now covers a third of the plot, still drawn
     after = settled_ink(page, 0)
     assert after < before
     assert page.locator(".gt-waiting").inner_text() == ""
+    # a range dragged on the overview past the saved one: only main's box reaches there
+    strip = page.locator(".glade-timeline canvas.gt-overview").bounding_box()
+    page.mouse.move(strip["x"] + strip["width"] * 0.97, strip["y"] + 10)
+    page.mouse.down()
+    page.mouse.move(strip["x"] + strip["width"] * 0.8, strip["y"] + 10, steps=4)
+    page.mouse.up()
+    page.mouse.move(plot["x"] + plot["width"] / 2, plot["y"] + 40)
+    page.wait_for_function("""() => document.querySelector('.glade-timeline .gt-tooltip')
+        .innerText.startsWith('main')""", timeout=5_000)
     assert requested == []

@@ -6,25 +6,24 @@
 // trait; the kernel turns them into the view's call-level query.
 import "./timeline.css";
 import { functionColours } from "../../lib/colour.js";
-import { debounce, element, group, labelled, option, showLines } from "../../lib/dom.js";
-import { formatPercent, formatTicks, formatTime } from "../../lib/format.js";
+import { debounce, element, showLines } from "../../lib/dom.js";
+import { formatTime } from "../../lib/format.js";
 import { EditLog } from "../../lib/history.js";
 import { RequestClient } from "../../lib/requests.js";
 import { float64Of, int32Of, unpackArrays } from "../../lib/transport.js";
 import { hiddenFunctions, matchingCodes, windowEdit } from "./edits.js";
-import {
-  boxAt, coverIndex, decodePicture, instantAt, rasterAt, rasterPixels,
-} from "./picture.js";
-import { fitHeight, labelStep, MAX_ROW_HEIGHT, visibleRows } from "./rows.js";
-import { clampRange, panBy, TimeScale, ticks, zoomAt } from "./scale.js";
+import { ROW_HEIGHTS, timelineElements } from "./elements.js";
+import { legendItems } from "./legend.js";
+import { AXIS_HEIGHT, GUTTER, paintAxis, paintGutter } from "./margins.js";
+import { Overview, OVERVIEW_HEIGHT } from "./overview.js";
+import { paintPlot } from "./paint.js";
+import { boxAt, decodePicture, rasterPixels } from "./picture.js";
+import { fitHeight, MAX_ROW_HEIGHT, visibleRows } from "./rows.js";
+import { clampRange, panBy, TimeScale, zoomAt } from "./scale.js";
+import { placeOf, tooltipLines } from "./tooltip.js";
 
-const GUTTER = 88;
-const AXIS_HEIGHT = 26;
-const OVERVIEW_HEIGHT = 46;
-const LEGEND_FUNCTIONS = 12;
 const ZOOM_STEP = 0.8;
 const VIEWPORT_DELAY_MS = 300;
-const ROW_HEIGHTS = ["fit", 6, 10, 16, 24];
 
 class TimelineView {
   constructor(model, el, signal) {
@@ -50,7 +49,9 @@ class TimelineView {
     this.selected = -1;
     this.showArrows = true;
     this.drag = null;
-    this.build(el);
+    Object.assign(this, timelineElements(el));
+    this.overviewStrip = new Overview(this.overviewCanvas, (t0, t1) => this.setRange(t0, t1),
+      signal);
     this.readRows();
     this.readHighlight();
     this.client = this.offline ? null : new RequestClient(model, {
@@ -63,67 +64,6 @@ class TimelineView {
     this.refreshControls();
     // Ask for the first range at once: it is answered before any wheel event.
     this.resize();
-  }
-
-  // ------------------------------------------------------------------ DOM
-  build(el) {
-    const root = element("div", "glade-timeline glade-view", {
-      tabindex: "0", "data-lm-suppress-shortcuts": "true",
-    });
-    const bar = element("div", "glade-toolbar");
-    const search = element("input", "gt-search", {
-      type: "search", placeholder: "search functions (regex)", spellcheck: "false",
-    });
-    const depth = element("input", "gt-depth", { type: "checkbox" });
-    const arrows = element("input", "gt-arrows", { type: "checkbox" });
-    arrows.checked = true;
-    const rowHeight = element("select", "gt-row-height", { title: "height of a row" });
-    for (const choice of ROW_HEIGHTS) {
-      option(rowHeight, String(choice), choice === "fit" ? "fit all rows" : `${choice} px rows`);
-    }
-    const button = (className, text, title) => element("button", className, { text, title });
-    const home = button("gt-home", "⤢", "show the whole trace (0)");
-    const undoButton = button("gt-undo", "↶", "undo (z)");
-    const redoButton = button("gt-redo", "↷", "redo (y)");
-    const clearWindow = button("gt-clear-window", "clear window", "keep every time and process");
-    const unfocus = button("gt-unfocus", "unfocus", "show every call path again");
-    const reset = button("gt-reset", "reset", "drop every edit");
-    const label = (text, control) => labelled(text, control, true);
-    bar.append(
-      group(search),
-      group(label("depth rows", depth), label("messages", arrows), rowHeight),
-      group(home, undoButton, redoButton),
-      group(clearWindow, unfocus, reset),
-    );
-    const notice = element("div", "gt-notice");
-    const main = element("div", "gt-main");
-    const gutter = element("canvas", "gt-gutter");
-    const plot = element("canvas", "gt-plot");
-    main.append(gutter, plot);
-    const axis = element("canvas", "gt-axis");
-    const overview = element("canvas", "gt-overview", {
-      title: "the time profile of the whole trace: drag to choose the range shown",
-    });
-    const selection = element("div", "gt-selection");
-    const legend = element("div", "gt-legend");
-    const footer = element("div", "gt-footer");
-    const status = element("span", "gt-status");
-    const waiting = element("span", "gt-waiting");
-    const details = element("details", "gt-query");
-    const summary = element("summary", "", { text: "query" });
-    const queryText = element("pre", "gt-query-text");
-    details.append(summary, queryText);
-    footer.append(status, waiting, details);
-    const tooltip = element("div", "gt-tooltip");
-    root.append(bar, notice, main, axis, overview, selection, legend, footer, tooltip);
-    el.append(root);
-    Object.assign(this, {
-      root, searchInput: search, depthBox: depth, arrowsBox: arrows, rowHeightSelect: rowHeight,
-      homeButton: home, undoButton, redoButton, clearWindowButton: clearWindow,
-      unfocusButton: unfocus, resetButton: reset, notice, main, gutter, plot, axis,
-      overviewCanvas: overview, selectionBar: selection, legend, status, waiting, queryText,
-      tooltip,
-    });
   }
 
   // --------------------------------------------------------------- layout
@@ -206,9 +146,6 @@ class TimelineView {
     on(this.plot, "pointermove", (event) => this.onPointerMove(event));
     on(this.plot, "pointerup", (event) => this.onPointerUp(event));
     on(this.plot, "pointerleave", () => this.hideTooltip());
-    on(this.overviewCanvas, "pointerdown", (event) => this.onOverviewDown(event));
-    on(this.overviewCanvas, "pointermove", (event) => this.onOverviewMove(event));
-    on(this.overviewCanvas, "pointerup", () => (this.overviewDrag = null));
     on(this.searchInput, "input", debounce(() => this.onSearch(), 150));
     on(this.searchInput, "keydown", (event) => event.stopPropagation());
     on(this.depthBox, "change", () => {
@@ -418,30 +355,6 @@ class TimelineView {
     }
   }
 
-  // --------------------------------------------------------------- overview
-  overviewRange(x) {
-    const meta = this.model.get("overview_meta");
-    const width = this.scale.width;
-    return meta.t0 + ((x - GUTTER) / width) * (meta.t1 - meta.t0);
-  }
-
-  onOverviewDown(event) {
-    const t = this.overviewRange(event.offsetX);
-    const { t0, t1 } = this.scale;
-    this.overviewCanvas.setPointerCapture(event.pointerId);
-    this.overviewDrag = t >= t0 && t <= t1 ? { pan: true, anchor: t, t0, t1 }
-      : { pan: false, anchor: t };
-  }
-
-  onOverviewMove(event) {
-    const drag = this.overviewDrag;
-    if (!drag) return;
-    const t = this.overviewRange(event.offsetX);
-    if (drag.pan) this.setRange(drag.t0 + t - drag.anchor, drag.t1 + t - drag.anchor);
-    else if (Math.abs(t - drag.anchor) > 0) this.setRange(Math.min(t, drag.anchor),
-      Math.max(t, drag.anchor));
-  }
-
   // -------------------------------------------------------------- search
   onSearch() {
     const text = this.searchInput.value;
@@ -532,11 +445,26 @@ class TimelineView {
     if (this.frame) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = null;
-      this.drawPlot();
-      this.drawGutter();
-      this.drawAxis();
-      this.drawOverview();
+      const frame = this.paintFrame();
+      paintPlot(this.plot.getContext("2d"), frame, this.picture,
+        this.picture && this.rasterCanvas(this.picture), this.drag);
+      paintGutter(this.gutter.getContext("2d"), frame, this.labels,
+        getComputedStyle(this.root).getPropertyValue("--glade-fg") || "#222");
+      paintAxis(this.axis.getContext("2d"), this.scale, this.model.get("extent")[0]);
+      this.overviewStrip.paint(this.overview, this.scale, this.colours);
     });
+  }
+
+  /** Where things go on the plot now (see paint.js). */
+  paintFrame() {
+    const { row0, row1 } = this.rows();
+    return {
+      scale: this.scale, width: this.scale.width, height: this.plotHeight, row0, row1,
+      rowHeight: this.rowHeight, rowTop: (row) => this.rowTop(row), depthRows: this.depthRows,
+      locationRows: this.locationRows, colours: this.colours, names: this.names,
+      matches: this.search ? this.matches : null, selected: this.selected,
+      highlight: this.highlight, showArrows: this.showArrows,
+    };
   }
 
   rasterCanvas(picture) {
@@ -563,300 +491,21 @@ class TimelineView {
     return dimmed;
   }
 
-  drawPlot() {
-    const ctx = this.plot.getContext("2d");
-    const width = this.scale.width;
-    const height = this.plotHeight;
-    ctx.clearRect(0, 0, width, height);
-    const { row0, row1 } = this.rows();
-    const rowHeight = this.rowHeight;
-    this.drawRowBands(ctx, row0, row1, width);
-    const picture = this.picture;
-    if (picture) {
-      // Boxes first: the raster holds calls too short to be boxes, which lie inside them
-      // or beside them, never under them.
-      this.drawBoxes(ctx, picture, row0, row1);
-      const x0 = this.scale.x(picture.t0);
-      const x1 = this.scale.x(picture.t1);
-      const top = this.rowTop(picture.row0);
-      ctx.imageSmoothingEnabled = false;
-      ctx.drawImage(this.rasterCanvas(picture), x0, top, x1 - x0,
-        picture.bins * picture.pool * rowHeight);
-      this.drawLabels(ctx, picture, row0, row1);
-      this.drawInstants(ctx, picture);
-      if (this.showArrows) this.drawArrows(ctx, picture);
-    }
-    const drag = this.drag;
-    if (drag?.brush && drag.moved) {
-      ctx.fillStyle = "rgba(25, 118, 210, 0.15)";
-      ctx.strokeStyle = "rgba(25, 118, 210, 0.9)";
-      const x = Math.min(drag.x, drag.lastX);
-      const y = Math.min(drag.y, drag.lastY);
-      ctx.fillRect(x, y, Math.abs(drag.lastX - drag.x), Math.abs(drag.lastY - drag.y));
-      ctx.strokeRect(x + 0.5, y + 0.5, Math.abs(drag.lastX - drag.x),
-        Math.abs(drag.lastY - drag.y));
-    }
-  }
-
-  drawRowBands(ctx, row0, row1, width) {
-    const rowHeight = this.rowHeight;
-    if (rowHeight < 4) return;
-    ctx.fillStyle = "rgba(0, 0, 0, 0.035)";
-    for (let row = row0; row < row1; row++) {
-      if (row % 2) ctx.fillRect(0, this.rowTop(row), width, rowHeight);
-    }
-    if (this.depthRows) {
-      ctx.fillStyle = "rgba(0, 0, 0, 0.25)";
-      for (const first of this.locationRows) {
-        if (first > row0 && first < row1) ctx.fillRect(0, Math.round(this.rowTop(first)), width, 1);
-      }
-    }
-  }
-
-  boxExtent(picture, i) {
-    const width = this.scale.width;
-    const x0 = this.scale.x(picture.box_start[i]);
-    const x1 = this.scale.x(picture.box_end[i]);
-    if (x1 < 0 || x0 > width) return null;
-    return [Math.max(x0, -1), Math.min(x1, width + 1)];
-  }
-
-  drawBoxes(ctx, picture, row0, row1) {
-    const rowHeight = this.rowHeight;
-    const gap = rowHeight >= 6 ? 1 : 0;
-    const dimmed = this.search ? this.matches : null;
-    for (let i = 0; i < picture.boxCount; i++) {
-      const row = picture.box_row[i];
-      if (row < row0 || row >= row1) continue;
-      const extent = this.boxExtent(picture, i);
-      if (!extent) continue;
-      const [x0, x1] = extent;
-      const y = this.rowTop(row);
-      const code = picture.box_code[i];
-      ctx.globalAlpha = dimmed && !dimmed.has(code) ? 0.2 : 1;
-      ctx.fillStyle = this.colours[code];
-      ctx.fillRect(x0, y, Math.max(x1 - x0, 1), rowHeight - gap);
-      const node = picture.box_node[i];
-      if (node === this.selected || this.highlight.has(node)) {
-        ctx.globalAlpha = 1;
-        ctx.strokeStyle = node === this.selected ? "#111" : "#d81b60";
-        ctx.lineWidth = 2;
-        ctx.strokeRect(x0 + 1, y + 1, Math.max(x1 - x0 - 2, 1), Math.max(rowHeight - gap - 2, 1));
-      }
-    }
-    ctx.globalAlpha = 1;
-  }
-
-  /** Names on the boxes wide enough for them, over the raster; in one row per location,
-   * only where no deeper box covers the name. */
-  drawLabels(ctx, picture, row0, row1) {
-    const rowHeight = this.rowHeight;
-    if (rowHeight < 12) return;
-    const gap = rowHeight >= 6 ? 1 : 0;
-    ctx.font = "11px var(--jp-ui-font-family, system-ui, sans-serif)";
-    ctx.textBaseline = "middle";
-    ctx.fillStyle = "#111";
-    const dimmed = this.search ? this.matches : null;
-    const covers = this.depthRows ? null : coverIndex(picture);
-    const nsPerPixel = this.scale.span / this.scale.width;
-    for (let i = 0; i < picture.boxCount; i++) {
-      const row = picture.box_row[i];
-      if (row < row0 || row >= row1) continue;
-      const extent = this.boxExtent(picture, i);
-      if (!extent || extent[1] - extent[0] <= 40) continue;
-      const code = picture.box_code[i];
-      const text = fitText(ctx, this.names[code], extent[1] - extent[0] - 6);
-      if (!text) continue;
-      const x = Math.max(extent[0], 0) + 3;
-      if (covers && covers.covered(i, this.scale.time(x),
-        this.scale.time(x) + ctx.measureText(text).width * nsPerPixel)) continue;
-      ctx.globalAlpha = dimmed && !dimmed.has(code) ? 0.3 : 1;
-      ctx.fillText(text, x, this.rowTop(row) + (rowHeight - gap) / 2);
-    }
-    ctx.globalAlpha = 1;
-  }
-
-  drawInstants(ctx, picture) {
-    const rowHeight = this.rowHeight;
-    const mark = Math.max(2, Math.min(6, rowHeight / 3));
-    ctx.fillStyle = "#222";
-    if (picture.instant_time) {
-      for (let i = 0; i < picture.instant_time.length; i++) {
-        const x = this.scale.x(picture.instant_time[i]);
-        const y = this.rowTop(picture.instant_row[i]) + rowHeight - mark;
-        ctx.fillRect(Math.round(x) - 0.5, y, 1.5, mark);
-      }
-    } else if (picture.mark_count) {
-      // one mark per raster pixel holding instants, at the foot of its row band
-      const columnWidth = (this.scale.x(picture.t1) - this.scale.x(picture.t0)) / picture.width;
-      const left = this.scale.x(picture.t0);
-      for (let k = 0; k < picture.mark_count.length; k++) {
-        if (!picture.mark_count[k]) continue;
-        const bin = Math.floor(k / picture.width);
-        const x = left + ((k % picture.width) + 0.5) * columnWidth;
-        const row = picture.row0 + (bin + 1) * picture.pool;
-        ctx.fillRect(Math.round(x) - 0.5, this.rowTop(row) - mark, 1, mark);
-      }
-    }
-  }
-
-  drawArrows(ctx, picture) {
-    const count = picture.arrow_send.length;
-    if (!count) return;
-    const half = this.rowHeight / 2;
-    const ink = picture.arrows_bundled ? "rgba(20, 20, 20, 0.18)" : "rgba(20, 20, 20, 0.65)";
-    ctx.strokeStyle = ink;
-    ctx.fillStyle = ink;
-    for (let i = 0; i < count; i++) {
-      const xa = this.scale.x(picture.arrow_send[i]);
-      const ya = this.rowTop(picture.arrow_from[i]) + half;
-      const xb = this.scale.x(picture.arrow_receive[i]);
-      const yb = this.rowTop(picture.arrow_to[i]) + half;
-      ctx.lineWidth = picture.arrows_bundled
-        ? Math.min(4, 0.5 + Math.log2(picture.arrow_count[i]) / 2) : 1;
-      ctx.beginPath();
-      ctx.moveTo(xa, ya);
-      ctx.lineTo(xb, yb);
-      ctx.stroke();
-      const angle = Math.atan2(yb - ya, xb - xa);
-      ctx.beginPath();
-      ctx.moveTo(xb, yb);
-      ctx.lineTo(xb - 6 * Math.cos(angle - 0.4), yb - 6 * Math.sin(angle - 0.4));
-      ctx.lineTo(xb - 6 * Math.cos(angle + 0.4), yb - 6 * Math.sin(angle + 0.4));
-      ctx.fill();
-    }
-    ctx.lineWidth = 1;
-  }
-
-  drawGutter() {
-    const ctx = this.gutter.getContext("2d");
-    ctx.clearRect(0, 0, GUTTER, this.plotHeight);
-    const { row0, row1 } = this.rows();
-    const rowHeight = this.rowHeight;
-    const step = labelStep(rowHeight);
-    ctx.fillStyle = getComputedStyle(this.root).getPropertyValue("--glade-fg") || "#222";
-    ctx.font = `${Math.min(12, Math.max(9, rowHeight - 2))}px var(--jp-ui-font-family, system-ui, sans-serif)`;
-    ctx.textBaseline = "middle";
-    ctx.textAlign = "right";
-    for (let row = row0 - (row0 % step); row < row1; row += step) {
-      if (row < row0) continue;
-      const y = Math.max(6, this.rowTop(row) + Math.min(step * rowHeight, 24) / 2);
-      const named = this.depthRows && this.labels[row].startsWith("·") ? this.labels[row]
-        : `process ${this.labels[row]}`;
-      const text = ctx.measureText(named).width <= GUTTER - 10 ? named : this.labels[row];
-      ctx.fillText(fitText(ctx, text, GUTTER - 10), GUTTER - 6, y);
-    }
-    ctx.textAlign = "left";
-  }
-
-  drawAxis() {
-    const ctx = this.axis.getContext("2d");
-    const width = this.scale.width;
-    ctx.clearRect(0, 0, width + GUTTER, AXIS_HEIGHT);
-    const origin = this.model.get("extent")[0];
-    const { step, values } = ticks(this.scale.t0, this.scale.t1, width / 110, origin);
-    const texts = formatTicks(values.map((v) => v - origin), step);
-    ctx.fillStyle = "#555";
-    ctx.strokeStyle = "#999";
-    ctx.font = "11px var(--jp-ui-font-family, system-ui, sans-serif)";
-    ctx.textBaseline = "top";
-    ctx.textAlign = "center";
-    values.forEach((t, i) => {
-      const x = GUTTER + this.scale.x(t);
-      ctx.fillRect(Math.round(x), 0, 1, 5);
-      ctx.fillText(texts[i], Math.min(Math.max(x, GUTTER + 20), GUTTER + width - 24), 7);
-    });
-    ctx.textAlign = "left";
-    ctx.fillText("time", 4, 7);
-  }
-
-  drawOverview() {
-    const ctx = this.overviewCanvas.getContext("2d");
-    const width = this.scale.width;
-    ctx.clearRect(0, 0, width + GUTTER, OVERVIEW_HEIGHT);
-    const overview = this.overview;
-    ctx.fillStyle = "#666";
-    ctx.font = "10px var(--jp-ui-font-family, system-ui, sans-serif)";
-    ctx.textBaseline = "middle";
-    ctx.fillText("overview", 4, OVERVIEW_HEIGHT / 2);
-    if (!overview) return;
-    const { bins, codes, share } = overview;
-    const column = width / bins;
-    const stack = new Float64Array(bins);
-    codes.forEach((code, f) => {
-      ctx.fillStyle = code >= 0 ? this.colours[code] : "#bbb";
-      for (let b = 0; b < bins; b++) {
-        const value = share[f * bins + b];
-        if (value <= 0) continue;
-        const y0 = OVERVIEW_HEIGHT * (1 - Math.min(1, stack[b]));
-        stack[b] += value;
-        const y1 = OVERVIEW_HEIGHT * (1 - Math.min(1, stack[b]));
-        ctx.fillRect(GUTTER + b * column, y1, column + 0.5, y0 - y1);
-      }
-    });
-    const x0 = GUTTER + ((this.scale.t0 - overview.t0) / (overview.t1 - overview.t0)) * width;
-    const x1 = GUTTER + ((this.scale.t1 - overview.t0) / (overview.t1 - overview.t0)) * width;
-    ctx.fillStyle = "rgba(255, 255, 255, 0.55)";
-    ctx.fillRect(GUTTER, 0, Math.max(0, x0 - GUTTER), OVERVIEW_HEIGHT);
-    ctx.fillRect(x1, 0, Math.max(0, GUTTER + width - x1), OVERVIEW_HEIGHT);
-    ctx.strokeStyle = "#1976d2";
-    ctx.lineWidth = 1.5;
-    ctx.strokeRect(x0, 0.75, Math.max(x1 - x0, 2), OVERVIEW_HEIGHT - 1.5);
-    ctx.lineWidth = 1;
-  }
-
   // --------------------------------------------------------------- tooltip
   showTooltip(event) {
     const picture = this.picture;
     if (!picture) return;
     const row = this.rowAt(event.offsetY);
-    if (row < 0 || row >= this.labels.length) {
+    const lines = row < 0 || row >= this.labels.length ? [] : tooltipLines(picture, row,
+      this.scale.time(event.offsetX), this.scale.span / this.scale.width, this.names,
+      placeOf(row, this.model.get("labels"), this.depthRows, this.locationRows),
+      this.model.get("extent")[0]);
+    if (!lines.length) {
       this.hideTooltip();
       return;
     }
-    const t = this.scale.time(event.offsetX);
-    const slack = this.scale.span / this.scale.width;
-    const lines = [];
-    const box = boxAt(picture, row, t, slack);
-    const where = this.placeOf(row);
-    const origin = this.model.get("extent")[0];
-    const pixel = rasterAt(picture, row, t);
-    const small = pixel.code < 0 ? null
-      : `${formatPercent(pixel.alpha, 255)} busy, mostly ${this.names[pixel.code]}`;
-    if (box >= 0) {
-      const start = picture.box_start[box];
-      const end = picture.box_end[box];
-      lines.push(["", this.names[picture.box_code[box]]], ["where", where],
-        ["start", formatTime(start - origin)], ["duration", formatTime(end - start)],
-        ["inclusive", formatTime(end - start)],
-        ["exclusive", formatTime(picture.box_exclusive[box])],
-        ["depth", String(picture.box_depth[box])]);
-      if (small) lines.push([`calls < ${formatTime(picture.threshold)}`, small]);
-    } else {
-      const instant = instantAt(picture, row, t, 3 * slack);
-      if (instant >= 0) {
-        lines.push(["", this.names[picture.instant_code[instant]]], ["where", where],
-          ["time", formatTime(picture.instant_time[instant] - origin)]);
-      } else if (small) {
-        lines.push(["", `calls shorter than ${formatTime(picture.threshold)}`],
-          ["where", where], ["pixel", small]);
-      } else {
-        this.hideTooltip();
-        return;
-      }
-    }
     showLines(this.tooltip, this.root, event, lines,
       { keyClass: "gt-tip-key", noteClass: "gt-tip-name", width: 240 });
-  }
-
-  placeOf(row) {
-    const labels = this.model.get("labels");
-    if (!this.depthRows) return `process ${labels[row]}`;
-    let location = 0;
-    while (location + 1 < this.locationRows.length && this.locationRows[location + 1] <= row) {
-      location++;
-    }
-    return `process ${labels[location]}, depth ${row - this.locationRows[location]}`;
   }
 
   hideTooltip() {
@@ -885,33 +534,8 @@ class TimelineView {
   }
 
   refreshLegend() {
-    const totals = float64Of(this.model.get("totals"));
-    const hidden = hiddenFunctions(this.edits.history);
-    const order = Array.from(totals.keys()).filter((c) => totals[c] > 0)
-      .sort((a, b) => totals[b] - totals[a]);
-    const all = order.reduce((sum, c) => sum + totals[c], 0);
-    const shown = (this.search ? order.filter((c) => this.matches.has(c)) : order)
-      .slice(0, LEGEND_FUNCTIONS);
-    const items = shown.map((code) => {
-      const item = element("span", "gt-legend-item", {
-        "data-name": this.names[code], title: `hide ${this.names[code]} (its time goes to its caller)`,
-      });
-      const swatch = element("span", "gt-swatch");
-      swatch.style.background = this.colours[code];
-      item.append(swatch, `${this.names[code]} ${formatPercent(totals[code], all)}`);
-      return item;
-    });
-    for (const name of hidden) {
-      const item = element("span", "gt-legend-item gt-hidden", {
-        "data-name": name, title: `show ${name} again`, text: name,
-      });
-      items.push(item);
-    }
-    const more = order.length - shown.length;
-    if (more > 0 && !this.search) {
-      items.push(element("span", "gt-legend-more", { text: `+${more} more (search to find them)` }));
-    }
-    this.legend.replaceChildren(...items);
+    this.legend.replaceChildren(...legendItems(float64Of(this.model.get("totals")), this.names,
+      this.colours, hiddenFunctions(this.edits.history), this.search ? this.matches : null));
   }
 
   refreshSelection() {
@@ -929,19 +553,6 @@ class TimelineView {
       element("button", "", { "data-action": "clear", text: "clear (Esc)" }),
     );
   }
-}
-
-/** `text` cut with an ellipsis to fit `width` pixels in `ctx`'s font ("" if nothing fits). */
-function fitText(ctx, text, width) {
-  if (ctx.measureText(text).width <= width) return text;
-  let lo = 0;
-  let hi = text.length;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (ctx.measureText(`${text.slice(0, mid)}…`).width <= width) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo ? `${text.slice(0, lo)}…` : "";
 }
 
 function render({ model, el, signal }) {

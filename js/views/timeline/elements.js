@@ -1,0 +1,67 @@
+// The timeline's elements: the toolbar (search, depth rows, messages, row height, home,
+// undo/redo, edits), the notice, the gutter and plot canvases, the axis, the overview,
+// the selection bar, the legend, the footer (status and query) and the tooltip.
+import { element, group, labelled, option } from "../../lib/dom.js";
+
+export const ROW_HEIGHTS = ["fit", 6, 10, 16, 24];
+
+/** Build the timeline's elements inside `el`; returns them by name. */
+export function timelineElements(el) {
+  const root = element("div", "glade-timeline glade-view", {
+    tabindex: "0", "data-lm-suppress-shortcuts": "true",
+  });
+  const bar = element("div", "glade-toolbar");
+  const search = element("input", "gt-search", {
+    type: "search", placeholder: "search functions (regex)", spellcheck: "false",
+  });
+  const depth = element("input", "gt-depth", { type: "checkbox" });
+  const arrows = element("input", "gt-arrows", { type: "checkbox" });
+  arrows.checked = true;
+  const rowHeight = element("select", "gt-row-height", { title: "height of a row" });
+  for (const choice of ROW_HEIGHTS) {
+    option(rowHeight, String(choice), choice === "fit" ? "fit all rows" : `${choice} px rows`);
+  }
+  const button = (className, text, title) => element("button", className, { text, title });
+  const home = button("gt-home", "⤢", "show the whole trace (0)");
+  const undoButton = button("gt-undo", "↶", "undo (z)");
+  const redoButton = button("gt-redo", "↷", "redo (y)");
+  const clearWindow = button("gt-clear-window", "clear window", "keep every time and process");
+  const unfocus = button("gt-unfocus", "unfocus", "show every call path again");
+  const reset = button("gt-reset", "reset", "drop every edit");
+  const label = (text, control) => labelled(text, control, true);
+  bar.append(
+    group(search),
+    group(label("depth rows", depth), label("messages", arrows), rowHeight),
+    group(home, undoButton, redoButton),
+    group(clearWindow, unfocus, reset),
+  );
+  const notice = element("div", "gt-notice");
+  const main = element("div", "gt-main");
+  const gutter = element("canvas", "gt-gutter");
+  const plot = element("canvas", "gt-plot");
+  main.append(gutter, plot);
+  const axis = element("canvas", "gt-axis");
+  const overview = element("canvas", "gt-overview", {
+    title: "the time profile of the whole trace: drag to choose the range shown",
+  });
+  const selection = element("div", "gt-selection");
+  const legend = element("div", "gt-legend");
+  const footer = element("div", "gt-footer");
+  const status = element("span", "gt-status");
+  const waiting = element("span", "gt-waiting");
+  const details = element("details", "gt-query");
+  const summary = element("summary", "", { text: "query" });
+  const queryText = element("pre", "gt-query-text");
+  details.append(summary, queryText);
+  footer.append(status, waiting, details);
+  const tooltip = element("div", "gt-tooltip");
+  root.append(bar, notice, main, axis, overview, selection, legend, footer, tooltip);
+  el.append(root);
+  return {
+    root, searchInput: search, depthBox: depth, arrowsBox: arrows, rowHeightSelect: rowHeight,
+    homeButton: home, undoButton, redoButton, clearWindowButton: clearWindow,
+    unfocusButton: unfocus, resetButton: reset, notice, main, gutter, plot, axis,
+    overviewCanvas: overview, selectionBar: selection, legend, status, waiting, queryText,
+    tooltip,
+  };
+}
