@@ -21,10 +21,13 @@ export function redo(history, future) {
   return { history: [...history, future[0]], future: future.slice(1) };
 }
 
-/** The edit history of a view whose kernel answers the edits (the matrix, the timeline):
- * `history` and `future` kept in step with the model's traits of those names. After every
- * change, `changed(local)` is called: `local` is true for an edit, undo or redo made on
- * this page (already sent to the kernel), false for a change the kernel made. */
+/** The edit history of a view (the CCT, the matrix, the timeline): `history` and `future`
+ * kept in step with the model's traits of those names. After every change,
+ * `changed(local, added)` is called: `local` is true for an edit, undo or redo made on
+ * this page (already sent to the kernel), false for a change the kernel made; `added` is
+ * the edit an edit or a redo put on top of the history (null otherwise), for views that
+ * apply edits one by one instead of replaying the history. Undo and redo with nothing to
+ * undo or redo do nothing. */
 export class EditLog {
   constructor(model, changed, mergeOps = []) {
     this.model = model;
@@ -37,18 +40,18 @@ export class EditLog {
   }
 
   edit(edit) {
-    this.save({ history: pushEdit(this.history, edit, this.mergeOps), future: [] });
+    this.save({ history: pushEdit(this.history, edit, this.mergeOps), future: [] }, edit);
   }
 
   undo() {
-    this.save(undo(this.history, this.future));
+    if (this.history.length) this.save(undo(this.history, this.future), null);
   }
 
   redo() {
-    this.save(redo(this.history, this.future));
+    if (this.future.length) this.save(redo(this.history, this.future), this.future[0]);
   }
 
-  save({ history, future }) {
+  save({ history, future }, added) {
     this.history = history;
     this.future = future;
     this.saving = true;
@@ -59,13 +62,13 @@ export class EditLog {
       this.saving = false;
     }
     this.model.save_changes();
-    this.changed(true);
+    this.changed(true, added);
   }
 
   pull() {
     if (this.saving) return;
     this.history = this.model.get("history");
     this.future = this.model.get("future");
-    this.changed(false);
+    this.changed(false, null);
   }
 }

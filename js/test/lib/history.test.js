@@ -53,28 +53,37 @@ describe("EditLog", () => {
   it("sends every local edit, undo and redo to the model once, and says it was local", () => {
     const model = fakeModel({ history: [], future: [] });
     const calls = [];
-    const log = new EditLog(model, (local) => calls.push(local));
+    const log = new EditLog(model, (local, added) => calls.push([local, added]));
     const a = { op: "hide", name: "f" };
     const b = { op: "window", t0: 1, t1: 2 };
+    log.redo();
     log.edit(a);
     log.edit(b);
     log.undo();
     expect(model.get("history")).toEqual([a]);
     expect(model.get("future")).toEqual([b]);
     log.redo();
+    log.redo();
     expect(log.history).toEqual([a, b]);
     expect(log.future).toEqual([]);
     expect(model.saves).toBe(4);
-    expect(calls).toEqual([true, true, true, true]);
+    expect(calls).toEqual([[true, a], [true, b], [true, null], [true, b]]);
+  });
+  it("does nothing on an undo with an empty history", () => {
+    const model = fakeModel({ history: [], future: [] });
+    const calls = [];
+    new EditLog(model, (local) => calls.push(local)).undo();
+    expect(model.saves).toBe(0);
+    expect(calls).toEqual([]);
   });
   it("follows changes the kernel makes to the traits", () => {
     const model = fakeModel({ history: [{ op: "reset" }], future: [] });
     const calls = [];
-    const log = new EditLog(model, (local) => calls.push(local));
+    const log = new EditLog(model, (local, added) => calls.push([local, added]));
     expect(log.history).toEqual([{ op: "reset" }]);
     model.set("history", []);
     expect(log.history).toEqual([]);
-    expect(calls).toEqual([false]);
+    expect(calls).toEqual([[false, null]]);
     expect(model.saves).toBe(0);
   });
   it("merges consecutive edits of its merging ops", () => {

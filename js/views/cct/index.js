@@ -9,7 +9,7 @@ import {
 } from "./edits.js";
 import { debounce, element, set } from "../../lib/dom.js";
 import { formatMetric } from "../../lib/format.js";
-import { pushEdit, redo, undo } from "../../lib/history.js";
+import { EditLog } from "../../lib/history.js";
 import { buildFooter, buildRowButtons, buildToolbar } from "./controls.js";
 import { ColumnHeader } from "./header.js";
 import { fillTooltip, placeTooltip } from "./tooltip.js";
@@ -28,9 +28,12 @@ class CCTView {
     this.model = model;
     this.signal = signal;
     this.tree = callTreeFromModel(model);
-    this.history = model.get("history");
-    this.future = model.get("future");
-    this.state = replay(this.tree, this.history);
+    this.edits = new EditLog(model, (local, added) => {
+      this.state = added ? applyEdit(this.tree, this.state, added)
+        : replay(this.tree, this.edits.history);
+      this.refresh();
+    }, ["threshold"]);
+    this.state = replay(this.tree, this.edits.history);
     this.selected = new Set();
     this.sortKeys = new Map();
     this.scales = new Map();
@@ -114,11 +117,11 @@ class CCTView {
     on(this.depthSelect, "change", () => {
       const value = this.depthSelect.value;
       this.depthSelect.value = "";
-      if (value !== "") this.edit({ op: "depth", depth: Number(value) });
+      if (value !== "") this.edits.edit({ op: "depth", depth: Number(value) });
     });
     const commitThreshold = debounce(() => {
       const metric = this.model.get("metric");
-      this.edit({ op: "threshold", metric, value: this.thresholdValue() });
+      this.edits.edit({ op: "threshold", metric, value: this.thresholdValue() });
     }, THRESHOLD_DELAY_MS);
     on(this.thresholdInput, "input", () => {
       this.thresholdLabel.textContent = this.formatOf(this.model.get("metric"),
@@ -144,10 +147,10 @@ class CCTView {
       action();
       this.root.focus({ preventScroll: true });
     });
-    button(this.undoButton, () => this.undo());
-    button(this.redoButton, () => this.redo());
-    button(this.unfocusButton, () => this.edit({ op: "unfocus" }));
-    button(this.resetButton, () => this.edit({ op: "reset" }));
+    button(this.undoButton, () => this.edits.undo());
+    button(this.redoButton, () => this.edits.redo());
+    button(this.unfocusButton, () => this.edits.edit({ op: "unfocus" }));
+    button(this.resetButton, () => this.edits.edit({ op: "reset" }));
     on(this.copyButton, "click", () => navigator.clipboard?.writeText(this.queryText.textContent));
     on(this.body, "click", (event) => this.onRowClick(event));
     on(this.body, "dblclick", (event) => {
@@ -170,8 +173,6 @@ class CCTView {
       this.hover();
     });
     on(this.root, "keydown", (event) => this.onKey(event));
-    model.on("change:history", () => this.onRemoteEdits());
-    model.on("change:future", () => this.onRemoteEdits());
     for (const name of ["metric", "color_metric", "sort_metric", "color_scheme", "color_log"]) {
       model.on(`change:${name}`, () => this.refresh());
     }
@@ -194,17 +195,6 @@ class CCTView {
     this.refresh();
   }
 
-  onRemoteEdits() {
-    if (this.syncing) return;
-    const history = this.model.get("history");
-    const future = this.model.get("future");
-    if (history === this.history && future === this.future) return;
-    this.history = history;
-    this.future = future;
-    this.state = replay(this.tree, history);
-    this.refresh();
-  }
-
   groupAt(event) {
     const row = event.target.closest(".gc-row");
     return row && row.dataset.group !== undefined ? Number(row.dataset.group) : -1;
@@ -217,7 +207,7 @@ class CCTView {
     this.cursorNode = this.display.first[group];
     const action = event.target.closest("[data-action]")?.getAttribute("data-action");
     if (action) {
-      this.edit({ op: action, nodes: this.members(group) });
+      this.edits.edit({ op: action, nodes: this.members(group) });
       return;
     }
     if (event.target.closest(".gc-toggle")) {
@@ -233,8 +223,8 @@ class CCTView {
     if (event.altKey) return;
     const key = event.key;
     if (event.ctrlKey || event.metaKey) {
-      if (key === "z") this.undo();
-      else if (key === "y" || key === "Z") this.redo();
+      if (key === "z") this.edits.undo();
+      else if (key === "y" || key === "Z") this.edits.redo();
       else return;
       event.preventDefault();
       event.stopPropagation();
@@ -268,58 +258,22 @@ class CCTView {
       if (this.hasChildren(group)) this.toggle(group);
       else if (this.display.parent[group] >= 0) move(this.rowOfGroup(this.display.parent[group]));
     } else if (key === "Enter" || key === " ") this.select(group, event.shiftKey);
-    else if (key === "h") this.edit({ op: "hide", nodes: this.members(group) });
-    else if (key === "e") this.edit({ op: "elide", nodes: this.members(group) });
-    else if (key === "f") this.edit({ op: "focus", nodes: this.members(group) });
-    else if (key === "u") this.edit({ op: "unfocus" });
-    else if (key === "z") this.undo();
-    else if (key === "y") this.redo();
+    else if (key === "h") this.edits.edit({ op: "hide", nodes: this.members(group) });
+    else if (key === "e") this.edits.edit({ op: "elide", nodes: this.members(group) });
+    else if (key === "f") this.edits.edit({ op: "focus", nodes: this.members(group) });
+    else if (key === "u") this.edits.edit({ op: "unfocus" });
+    else if (key === "z") this.edits.undo();
+    else if (key === "y") this.edits.redo();
     else if (key === "/") this.searchInput.focus();
     else return;
     handled();
   }
 
   // ---------------------------------------------------------------- edits
-  edit(edit) {
-    this.history = pushEdit(this.history, edit, ["threshold"]);
-    this.future = [];
-    this.state = applyEdit(this.tree, this.state, edit);
-    this.sync();
-    this.refresh();
-  }
-
-  undo() {
-    if (!this.history.length) return;
-    ({ history: this.history, future: this.future } = undo(this.history, this.future));
-    this.state = replay(this.tree, this.history);
-    this.sync();
-    this.refresh();
-  }
-
-  redo() {
-    if (!this.future.length) return;
-    const edit = this.future[0];
-    ({ history: this.history, future: this.future } = redo(this.history, this.future));
-    this.state = applyEdit(this.tree, this.state, edit);
-    this.sync();
-    this.refresh();
-  }
-
-  sync() {
-    this.syncing = true;
-    try {
-      this.model.set("history", this.history);
-      this.model.set("future", this.future);
-    } finally {
-      this.syncing = false;
-    }
-    this.model.save_changes();
-  }
-
   toggle(group) {
     const nodes = this.members(group);
-    if (this.display.collapsed[group]) this.edit({ op: "expand", nodes });
-    else if (nodes.some((i) => this.tree.childCount[i] > 0)) this.edit({ op: "collapse", nodes });
+    if (this.display.collapsed[group]) this.edits.edit({ op: "expand", nodes });
+    else if (nodes.some((i) => this.tree.childCount[i] > 0)) this.edits.edit({ op: "collapse", nodes });
   }
 
   members(group) {
@@ -434,7 +388,7 @@ class CCTView {
         if (flags[pathKey[a]] & COLLAPSED) expand.add(a);
       }
     }
-    if (expand.size) this.edit({ op: "expand", nodes: [...expand].sort((a, b) => a - b) });
+    if (expand.size) this.edits.edit({ op: "expand", nodes: [...expand].sort((a, b) => a - b) });
     const shownRows = matches
       .map((i) => this.display.groupOf[i])
       .filter((g) => g >= 0)
@@ -503,10 +457,10 @@ class CCTView {
     this.sortSelect.value = sortName;
     this.schemeSelect.value = model.get("color_scheme");
     this.logBox.checked = model.get("color_log");
-    this.undoButton.disabled = !this.history.length;
-    this.redoButton.disabled = !this.future.length;
+    this.undoButton.disabled = !this.edits.history.length;
+    this.redoButton.disabled = !this.edits.future.length;
     this.unfocusButton.disabled = !masks.focused;
-    const last = this.history[this.history.length - 1];
+    const last = this.edits.history[this.edits.history.length - 1];
     if (!(last?.op === "threshold" && last.metric === metric)) this.thresholdInput.value = "0";
     this.thresholdLabel.textContent = this.formatOf(metric, this.thresholdValue());
     this.notice.textContent = model.get("notice");
