@@ -10,6 +10,11 @@ export function element(tag, className, attributes = {}) {
   return node;
 }
 
+/** A toolbar button of class `className` showing `text`, with `title` as its tip. */
+export function button(className, text, title) {
+  return element("button", className, { text, title });
+}
+
 /** Assign a property only when it changes (DOM writes are what costs when redrawing);
  * `memo` remembers what was written, as style getters return normalized text. */
 export function set(target, key, value, memo = null) {

@@ -1,7 +1,7 @@
 // The CCT view's controls: the toolbar above the tree, the footer below it, and the row
 // buttons that appear on the row under the pointer. Building only; index.js wires them.
 import { SCHEMES } from "../../lib/colour.js";
-import { element, option } from "../../lib/dom.js";
+import { button, element, option } from "../../lib/dom.js";
 
 const group = (...children) => {
   const span = element("span", "gc-group");
@@ -43,12 +43,10 @@ export function buildToolbar(tree, thresholdSteps) {
     type: "search", placeholder: "search names (regex), Enter: reveal", spellcheck: "false",
   });
   const searchInfo = element("span", "gc-search-info");
-  const undoButton = element("button", "gc-undo", { title: "undo (z)", text: "↶" });
-  const redoButton = element("button", "gc-redo", { title: "redo (y)", text: "↷" });
-  const unfocusButton = element("button", "gc-unfocus", {
-    title: "show the whole tree again (u)", text: "unfocus",
-  });
-  const resetButton = element("button", "gc-reset", { title: "drop every edit", text: "reset" });
+  const undoButton = button("gc-undo", "↶", "undo (z)");
+  const redoButton = button("gc-redo", "↷", "redo (y)");
+  const unfocusButton = button("gc-unfocus", "unfocus", "show the whole tree again (u)");
+  const resetButton = button("gc-reset", "reset", "drop every edit");
   const bar = element("div", "gc-toolbar");
   bar.append(
     group(label("metric ", metricSelect), label("colour ", colourSelect), schemeSelect,
@@ -70,7 +68,7 @@ export function buildFooter() {
   const legend = element("div", "gc-legend");
   const status = element("span", "gc-status");
   const details = element("details", "gc-query");
-  const copyButton = element("button", "gc-copy", { text: "copy", title: "copy the query text" });
+  const copyButton = button("gc-copy", "copy", "copy the query text");
   const queryText = element("pre", "gc-query-text");
   details.append(element("summary", "", { text: "query" }), copyButton, queryText);
   footer.append(legend, status, details);

@@ -6,7 +6,7 @@
 // are edits of the `history` trait that the kernel turns into the view's call-level query.
 import "./matrix.css";
 import { colourScale } from "../../lib/colour.js";
-import { debounce, element, group, labelled, option, showLines } from "../../lib/dom.js";
+import { button, debounce, element, group, labelled, option, showLines } from "../../lib/dom.js";
 import { formatMetric, formatValue } from "../../lib/format.js";
 import { EditLog } from "../../lib/history.js";
 import { int32Of, unpackArrays } from "../../lib/transport.js";
@@ -62,7 +62,6 @@ class MatrixView {
     const metric = select("gm-metric", METRICS, "what a cell shows");
     const colour = select("gm-colour", COLOURS, "how values map to colours");
     const order = select("gm-order", ORDERS, "the order of the processes on both axes");
-    const button = (className, text, title) => element("button", className, { text, title });
     const home = button("gm-home", "⤢", "show every process (0)");
     const zoomOut = button("gm-zoom-out", "−", "zoom out (s)");
     const undoButton = button("gm-undo", "↶", "undo (z)");

@@ -1,7 +1,7 @@
 // The timeline's elements: the toolbar (search, depth rows, messages, row height, home,
 // undo/redo, edits), the notice, the gutter and plot canvases, the axis, the overview,
 // the selection bar, the legend, the footer (status and query) and the tooltip.
-import { element, group, labelled, option } from "../../lib/dom.js";
+import { button, element, group, labelled, option } from "../../lib/dom.js";
 
 export const ROW_HEIGHTS = ["fit", 6, 10, 16, 24];
 
@@ -21,7 +21,6 @@ export function timelineElements(el) {
   for (const choice of ROW_HEIGHTS) {
     option(rowHeight, String(choice), choice === "fit" ? "fit all rows" : `${choice} px rows`);
   }
-  const button = (className, text, title) => element("button", className, { text, title });
   const home = button("gt-home", "⤢", "show the whole trace (0)");
   const undoButton = button("gt-undo", "↶", "undo (z)");
   const redoButton = button("gt-redo", "↷", "redo (y)");
