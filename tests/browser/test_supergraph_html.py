@@ -1,6 +1,7 @@
 """The supergraph view's offline page opens in chromium without a network, shows the
-Sankey of the exported state, and answers hover and click (tooltip with units, the
-histogram, box plot and outlier profiles); its edit controls say they need a kernel."""
+Sankey of the exported state, and answers hover (nodes, and links found on their canvas)
+and click (tooltip with units, the histogram, box plot and outlier profiles); its edit
+controls say they need a kernel."""
 
 from __future__ import annotations
 
@@ -40,6 +41,17 @@ def test_exported_page_works_offline(page, tmp_path):
     assert " ms" in text or " s" in text
     top = shown.entries[shown.entries["top"] & (shown.entries["supernode"] == "app")]
     assert f"top entries {top['name'].iloc[0]}" in text
+
+    # links are painted on a canvas: the pointer finds the ribbon just right of app's top
+    box = page.locator(f".gs-node[data-node='{app}']").bounding_box()
+    page.mouse.move(box["x"] + box["width"] + 2, box["y"] + 1.5)
+    title = tooltip.locator(".gs-tip-title").inner_text()
+    source, _, rest = title.partition(" → ")
+    callees = set(shown.edges.loc[shown.edges["source"] == "app", "target"])
+    assert source == "app" and any(rest.startswith(f"{c} ") for c in callees)
+    assert page.locator(".gs-link-hover").get_attribute("d").startswith("M")
+    page.mouse.move(5, 5)
+    assert not tooltip.is_visible()
 
     page.locator(f".gs-node[data-node='{app}']").click()
     panel = page.locator(".gs-panel")
