@@ -17,7 +17,7 @@ pytestmark = pytest.mark.browser
 
 def test_exported_page_works_offline(page, tmp_path):
     ens = Ensemble.from_graphframes(synthetic_ensemble(24, 150))
-    view = Supergraph(ens, by="module", unit="ms").split("libmpi.so.12")
+    view = Supergraph(ens, by="module").split("libmpi.so.12")
     target = ens.profiles[6]
     view.set_target(target)
     shown = view.supergraph()
@@ -39,6 +39,10 @@ def test_exported_page_works_offline(page, tmp_path):
     text = tooltip.inner_text()
     assert text.startswith("app group")
     assert " ms" in text or " s" in text
+    # the unit is the one the synthetic runs record (seconds): every value label has one
+    assert view.unit == "s"
+    values = page.locator(".gs-label-value").all_text_contents()
+    assert values and all(v.strip().endswith((" s", " ms", " us", " ns")) for v in values)
     top = shown.entries[shown.entries["top"] & (shown.entries["supernode"] == "app")]
     assert f"top entries {top['name'].iloc[0]}" in text
 
