@@ -55,12 +55,20 @@ const model = {
   get: (name) => traits[name], set: (name, value) => { traits[name] = value; },
   on: () => {}, off: () => {}, save_changes: () => {},
 };
+let shown = null;
 window.bench = {
   paint: async () => {
     const el = document.getElementById("view");
+    // the view drawn before is put away as a notebook does (its cleanup, its signal)
+    if (shown) {
+      shown.cleanup();
+      shown.controller.abort();
+    }
     el.replaceChildren();
+    await nextFrame();
+    const controller = new AbortController();
     const start = performance.now();
-    view.render({ model, el, signal: new AbortController().signal });
+    shown = { controller, cleanup: view.render({ model, el, signal: controller.signal }) };
     await nextFrame();
     return [performance.now() - start, el.querySelectorAll(".gs-node").length];
   },
