@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
-  histogramPixels, labelText, LINK_STYLES, linkAt, linkPath, linkStyle, LOOP_REACH, LOOP_WIDTH,
+  histogramPixels, labelText, LINK_STYLES, linkAt, linkPath, linkSpan, linkStyle, LOOP_REACH, LOOP_WIDTH,
   MARGIN, MIN_NODE_HEIGHT, MIN_STEP, NODE_WIDTH, overlayAlpha, placeLabels, ribbonPath,
   sankeyGeometry, traceLink, truncate, valueOffset,
 } from "../../../views/supergraph/sankey.js";
@@ -117,6 +117,23 @@ describe("links on the canvas", () => {
     expect(linkAt(geometry.links, loop.xt - 2, (loop.yt + loop.yLoop) / 2)).toBe(2);
     // where a ribbon and a later link overlap, the later one (drawn on top) wins
     expect(linkAt([ab, { ...ab }], (ab.x0 + ab.x1) / 2, (ab.a0 + ab.b1) / 2)).toBe(1);
+  });
+  it("lie within their horizontal span (what the canvas culls by)", () => {
+    for (const link of geometry.links) {
+      const [left, right] = linkSpan(link);
+      const xs = [];
+      const pen = { moveTo: (x) => xs.push(x), lineTo: (x) => xs.push(x), closePath: () => {},
+        bezierCurveTo: (a, b, c, d, x) => xs.push(a, c, x) };
+      traceLink(pen, link);
+      // a cubic stays inside its control points' hull; loops' strokes reach half a width
+      for (const x of xs) {
+        expect(x).toBeGreaterThanOrEqual(left - (link.loop ? 0.25 * link.bulge : 0));
+        expect(x).toBeLessThanOrEqual(right + (link.loop ? 0.25 * link.bulge : 0));
+      }
+      // the pointer's reach around a thin loop goes past what is drawn, never further
+      const reach = link.loop ? Math.max(LOOP_REACH, link.width / 2) : 0;
+      expect(linkAt([link], left - reach - 1, link.loop ? link.yLoop : link.a0)).toBe(-1);
+    }
   });
   it("are painted in their class's style, a hovered copy reaching the hover opacity", () => {
     expect(linkStyle(ab, 0)).toBe(LINK_STYLES.ribbon);
