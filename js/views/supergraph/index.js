@@ -399,7 +399,8 @@ class SupergraphView {
     if (!geometry) return;
     const height = this.model.get("height");
     const left = Math.min(this.scrollLeft, Math.max(geometry.width - this.width, 0));
-    const width = Math.min(Math.max(this.width || geometry.width, 1), geometry.width);
+    // before the first resize report, as wide as the drawing is laid out for (see draw)
+    const width = Math.min(Math.max(this.width || 900, 320), geometry.width);
     const ratio = window.devicePixelRatio || 1;
     canvas.width = Math.ceil(width * ratio);
     canvas.height = Math.ceil(height * ratio);
