@@ -6,7 +6,7 @@
 // sends it back (`revision` changes), so the query it emits and what is drawn agree.
 import "./supergraph.css";
 import { interpolateBlues, interpolateRdBu } from "d3-scale-chromatic";
-import { element, option } from "../../lib/dom.js";
+import { element, option, set } from "../../lib/dom.js";
 import { formatMetric } from "../../lib/format.js";
 import { pushEdit, redo, undo } from "../../lib/history.js";
 import { supergraphFromModel } from "./model.js";
@@ -33,6 +33,8 @@ class SupergraphView {
     this.palette = Array.from({ length: PALETTE_SIZE },
       (_, k) => rgb(density(k / (PALETTE_SIZE - 1))));
     this.busy = false;
+    // the inline styles last written (style getters return normalized text)
+    this.written = { panel: {}, canvas: {} };
     this.build(el);
     this.listen();
     this.refresh();
@@ -256,26 +258,29 @@ class SupergraphView {
     }
   }
 
+  /** The controls' values as the kernel answered; only what changed is written (a
+   * write, even of the same value, makes the browser lay the toolbar out again). */
   fillToolbar() {
     const { model } = this;
     this.fillChoices();
     const by = model.get("by");
     const byLabel = model.get("by_label");
-    this.bySelect.value = by === "initial" && ["module", "name"].includes(byLabel) ? byLabel : by;
-    this.metricSelect.value = model.get("metric");
-    this.thresholdInput.value = String(+(model.get("threshold") * 100).toFixed(3));
+    set(this.bySelect, "value", by === "initial" && ["module", "name"].includes(byLabel)
+      ? byLabel : by);
+    set(this.metricSelect, "value", model.get("metric"));
+    set(this.thresholdInput, "value", String(+(model.get("threshold") * 100).toFixed(3)));
     const ids = model.get("profile_ids");
     const target = model.get("target");
     const chosen = ids.findIndex((id) => String(id) === target);
-    this.targetSelect.value = chosen >= 0 ? String(chosen) : "";
+    set(this.targetSelect, "value", chosen >= 0 ? String(chosen) : "");
     const groups = model.get("groups");
     const diff = model.get("diff");
     const indexOfGroup = (group) => groups.findIndex(
       (g) => JSON.stringify(g.group) === JSON.stringify(group));
-    this.diffA.value = String(diff.a ? Math.max(indexOfGroup(diff.a), 0) : 0);
-    this.diffB.value = String(diff.b ? Math.max(indexOfGroup(diff.b), 0)
-      : Math.min(1, groups.length - 1));
-    this.queryText.textContent = model.get("query");
+    set(this.diffA, "value", String(diff.a ? Math.max(indexOfGroup(diff.a), 0) : 0));
+    set(this.diffB, "value", String(diff.b ? Math.max(indexOfGroup(diff.b), 0)
+      : Math.min(1, groups.length - 1)));
+    set(this.queryText, "textContent", model.get("query"));
   }
 
   updateControls() {
@@ -542,10 +547,11 @@ class SupergraphView {
   drawPanel() {
     const key = this.model.get("selection")[0];
     const i = key === undefined ? -1 : this.indexOf(key);
-    this.panel.style.display = i < 0 ? "none" : "";
-    this.canvas.style.width = i < 0 ? "100%" : `calc(100% - ${PANEL_WIDTH}px)`;
+    set(this.panel.style, "display", i < 0 ? "none" : "", this.written.panel);
+    set(this.canvas.style, "width", i < 0 ? "100%" : `calc(100% - ${PANEL_WIDTH}px)`,
+      this.written.canvas);
     if (i < 0) {
-      this.panel.replaceChildren();
+      if (this.panel.firstChild) this.panel.replaceChildren();
       return;
     }
     fillPanel(this.panel, this.sg, i, { unit: this.model.get("unit"), offline: this.offline,
