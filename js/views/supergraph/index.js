@@ -34,7 +34,7 @@ class SupergraphView {
       (_, k) => rgb(density(k / (PALETTE_SIZE - 1))));
     this.busy = false;
     // the inline styles last written (style getters return normalized text)
-    this.written = { panel: {}, canvas: {} };
+    this.written = { panel: {}, canvas: {}, notice: {} };
     this.build(el);
     this.listen();
     this.refresh();
@@ -288,19 +288,20 @@ class SupergraphView {
     const editable = !this.offline;
     for (const control of [this.bySelect, this.metricSelect, this.thresholdInput,
       this.targetSelect, this.diffA, this.diffB, this.diffButton, this.diffClear,
-      this.resetButton]) control.disabled = !editable;
-    this.undoButton.disabled = !editable || !model.get("history").length;
-    this.redoButton.disabled = !editable || !model.get("future").length;
-    this.unfocusButton.disabled = !editable || !/MATCH \("\*"\)->/.test(model.get("query"));
-    this.diffClear.disabled = !editable || !model.get("diff").a;
+      this.resetButton]) set(control, "disabled", !editable);
+    set(this.undoButton, "disabled", !editable || !model.get("history").length);
+    set(this.redoButton, "disabled", !editable || !model.get("future").length);
+    set(this.unfocusButton, "disabled",
+      !editable || !/MATCH \("\*"\)->/.test(model.get("query")));
+    set(this.diffClear, "disabled", !editable || !model.get("diff").a);
     const notes = [];
     if (this.offline) {
       notes.push("exported page: hover and click for details; edits need Jupyter with a "
         + "running kernel");
     }
     if (model.get("notice")) notes.push(model.get("notice"));
-    this.notice.textContent = notes.join(" · ");
-    this.notice.style.display = notes.length ? "" : "none";
+    set(this.notice, "textContent", notes.join(" · "));
+    set(this.notice.style, "display", notes.length ? "" : "none", this.written.notice);
   }
 
   measure(text) {
@@ -484,6 +485,10 @@ class SupergraphView {
   }
 
   drawLegend(inDiff, largest, unit) {
+    const diff = inDiff ? JSON.stringify(this.model.get("diff")) : "";
+    const drawn = `${diff}|${inDiff ? formatMetric(largest, unit) : ""}`;
+    if (drawn === this.legendDrawn) return;
+    this.legendDrawn = drawn;
     this.legend.replaceChildren();
     const bar = element("span", "gs-legend-bar");
     const stops = inDiff ? [0, 0.25, 0.5, 0.75, 1].map(diverging) : [0, 0.5, 1].map(density);
@@ -508,10 +513,10 @@ class SupergraphView {
     const edges = sg.edges.column("loop");
     let loops = 0;
     for (const v of edges) loops += v ? 1 : 0;
-    this.status.textContent = `${sg.nodes.count} supernodes · ${sg.edges.count} edges`
+    set(this.status, "textContent", `${sg.nodes.count} supernodes · ${sg.edges.count} edges`
       + `${loops ? ` (${loops} drawn as loops)` : ""} · ${sg.profiles.length} profiles · `
       + `total ${formatMetric(total, this.model.get("unit"))} (${this.model.get("metric")}, `
-      + "mean over profiles)";
+      + "mean over profiles)");
   }
 
   // -------------------------------------------------------------- details
