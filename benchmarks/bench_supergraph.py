@@ -55,12 +55,20 @@ const model = {
   get: (name) => traits[name], set: (name, value) => { traits[name] = value; },
   on: () => {}, off: () => {}, save_changes: () => {},
 };
+let shown = null;
 window.bench = {
   paint: async () => {
     const el = document.getElementById("view");
+    // the view drawn before is put away as a notebook does (its cleanup, its signal)
+    if (shown) {
+      shown.cleanup();
+      shown.controller.abort();
+    }
     el.replaceChildren();
+    await nextFrame();
+    const controller = new AbortController();
     const start = performance.now();
-    view.render({ model, el, signal: new AbortController().signal });
+    shown = { controller, cleanup: view.render({ model, el, signal: controller.signal }) };
     await nextFrame();
     return [performance.now() - start, el.querySelectorAll(".gs-node").length];
   },
@@ -100,7 +108,7 @@ def pick(view, wanted):
     later = sg.nodes[sg.nodes["level"] > 0]
     return sg.supernodes.index(later["inclusive_mean"].idxmax()) if len(later) else 0
 """
-VIEW = """view = Supergraph(ens, by="module", unit="ms", height=520)
+VIEW = """view = Supergraph(ens, by="module", height=520)
 view"""
 # Back to a view without edits, and with nothing cached: every answer is computed again.
 FRESH = "view.reset()\nview.history = []\nview.future = []\nview._cache.clear()\n" \
@@ -180,7 +188,7 @@ def three_hundred_supernodes(quick: bool) -> tuple[Ensemble, Supergraph]:
     """A view of about 300 supernodes: a synthetic ensemble grouped by name, the smallest
     supernodes collected into "other"."""
     ens = Ensemble.from_graphframes(synthetic_ensemble(24 if quick else 100, 2_000))
-    view = Supergraph(ens, by="name", unit="ms", height=700)
+    view = Supergraph(ens, by="name", height=700)
     view.set_threshold(0.003 if quick else 0.01)
     return ens, view
 

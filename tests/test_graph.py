@@ -248,3 +248,24 @@ def test_wide_graphs_are_ordered(shape):
     assert np.array_equal(g.tree_parent, parent)
     assert g.num_children.sum() == (parent >= 0).sum()
     assert len(g.root_ids) == (parent < 0).sum()
+
+
+@given(st.integers(1, 30), st.integers(1, 6), st.data())
+def test_children_sums_of_a_matrix_add_children_in_id_order(n, columns, data):
+    # the sparse product for nodes x profiles matrices against np.add.at, which adds each
+    # child into its parent in id order: the same sums bit for bit (NaN, -0.0 and inf too)
+    from glade.graph import children_sums
+
+    parent = np.array([-1] + [data.draw(st.integers(-1, i - 1)) for i in range(1, n)])
+    cell = st.one_of(st.floats(allow_nan=True, allow_infinity=True, width=64),
+                     st.sampled_from([0.0, -0.0, 1e300, -1e-300]))
+    values = np.array(data.draw(st.lists(cell, min_size=n * columns, max_size=n * columns)),
+                      dtype=np.float64).reshape(n, columns)
+    expected = np.zeros_like(values)
+    child = np.flatnonzero(parent >= 0)
+    np.add.at(expected, parent[child], values[child])
+    got = children_sums(parent, values)
+    assert got.shape == expected.shape
+    assert np.array_equal(got, expected, equal_nan=True)
+    assert np.array_equal(np.signbit(got), np.signbit(expected))
+    assert np.array_equal(children_sums(parent, values[:, 0]), expected[:, 0], equal_nan=True)

@@ -42,8 +42,15 @@ def _csr(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarr
 def children_sums(parent: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Per node (axis 0 of ``values``), the sum of its children's values, the children
     given by ``parent`` (-1 marks roots)."""
-    below = np.zeros_like(values)
     child = np.flatnonzero(parent >= 0)
+    if values.ndim == 2 and values.dtype == np.float64:
+        # one sparse product: each row adds its children in id order, as np.add.at would
+        # (so the sums are the same bit for bit), without add.at's cost per element
+        n = len(parent)
+        pointer, index = _csr(n, parent[child], child)
+        return np.asarray(sp.csr_matrix((np.ones(child.size), index, pointer), shape=(n, n))
+                          @ values)
+    below = np.zeros_like(values)
     np.add.at(below, parent[child], values[child])
     return below
 

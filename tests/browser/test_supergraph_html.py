@@ -1,6 +1,7 @@
 """The supergraph view's offline page opens in chromium without a network, shows the
-Sankey of the exported state, and answers hover and click (tooltip with units, the
-histogram, box plot and outlier profiles); its edit controls say they need a kernel."""
+Sankey of the exported state, and answers hover (nodes, and links found on their canvas)
+and click (tooltip with units, the histogram, box plot and outlier profiles); its edit
+controls say they need a kernel."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ pytestmark = pytest.mark.browser
 
 def test_exported_page_works_offline(page, tmp_path):
     ens = Ensemble.from_graphframes(synthetic_ensemble(24, 150))
-    view = Supergraph(ens, by="module", unit="ms").split("libmpi.so.12")
+    view = Supergraph(ens, by="module").split("libmpi.so.12")
     target = ens.profiles[6]
     view.set_target(target)
     shown = view.supergraph()
@@ -38,8 +39,23 @@ def test_exported_page_works_offline(page, tmp_path):
     text = tooltip.inner_text()
     assert text.startswith("app group")
     assert " ms" in text or " s" in text
+    # the unit is the one the synthetic runs record (seconds): every value label has one
+    assert view.unit == "s"
+    values = page.locator(".gs-label-value").all_text_contents()
+    assert values and all(v.strip().endswith((" s", " ms", " us", " ns")) for v in values)
     top = shown.entries[shown.entries["top"] & (shown.entries["supernode"] == "app")]
     assert f"top entries {top['name'].iloc[0]}" in text
+
+    # links are painted on a canvas: the pointer finds the ribbon just right of app's top
+    box = page.locator(f".gs-node[data-node='{app}']").bounding_box()
+    page.mouse.move(box["x"] + box["width"] + 2, box["y"] + 1.5)
+    title = tooltip.locator(".gs-tip-title").inner_text()
+    source, _, rest = title.partition(" → ")
+    callees = set(shown.edges.loc[shown.edges["source"] == "app", "target"])
+    assert source == "app" and any(rest.startswith(f"{c} ") for c in callees)
+    assert page.locator(".gs-link-hover").get_attribute("d").startswith("M")
+    page.mouse.move(5, 5)
+    assert not tooltip.is_visible()
 
     page.locator(f".gs-node[data-node='{app}']").click()
     panel = page.locator(".gs-panel")
@@ -56,3 +72,64 @@ def test_exported_page_works_offline(page, tmp_path):
     page.locator(".gs-sankey").click(position={"x": 5, "y": 5})
     assert not panel.is_visible()
     assert requested == []
+
+
+def test_wide_drawing_paints_links_where_it_is_scrolled(page, tmp_path):
+    # by name the synthetic program has dozens of levels: the drawing is much wider than
+    # the view, and the links' canvas covers only the part scrolled into view
+    ens = Ensemble.from_graphframes(synthetic_ensemble(6, 300))
+    view = Supergraph(ens, by="name")
+    shown = view.supergraph()
+    path = view.to_html(tmp_path / "wide.html")
+    refuse_network(page)
+    page.set_viewport_size({"width": 1000, "height": 800})
+    page.goto(path.as_uri())
+    page.locator(".glade-sg .gs-node").first.wait_for(timeout=30_000)
+    scroller = page.locator(".gs-canvas")
+    width = float(page.locator(".gs-sankey").get_attribute("width"))
+    visible = scroller.evaluate("(el) => el.clientWidth")
+    assert width > 3 * visible
+    canvas = page.locator(".gs-link-canvas")
+    assert canvas.evaluate("(c) => c.style.left") == "0px"
+    assert abs(canvas.evaluate("(c) => c.getBoundingClientRect().width") - visible) <= 1
+    scroller.evaluate(f"(el) => {{ el.scrollLeft = {width / 2}; }}")
+    page.wait_for_function(
+        f"() => document.querySelector('.gs-link-canvas').style.left === '{width / 2:g}px'")
+    # down a line through the visible part, the pointer finds links where the canvas
+    # painted them, and the same link at the same place of the drawing after a scroll
+    area = scroller.bounding_box()
+    x = area["x"] + visible / 2
+    tooltip = page.locator(".gs-tooltip")
+
+    def link_under(y: float) -> str | None:
+        """The title of the link under the pointer at (x, y), "" over a node, else None."""
+        page.mouse.move(x, y)
+        if not tooltip.is_visible():
+            return None
+        title = tooltip.locator(".gs-tip-title").inner_text()
+        return title if " → " in title else ""
+
+    def painted(px: float, py: float) -> int:
+        return canvas.evaluate(
+            "(c, [px, py]) => { const r = c.getBoundingClientRect(); const k = c.width / r.width;"
+            " return c.getContext('2d').getImageData(Math.floor((px - r.left) * k),"
+            " Math.floor((py - r.top) * k), 1, 1).data[3]; }", [px, py])
+
+    found = [(y + 0.5, link_under(y + 0.5)) for y in range(int(area["y"]),
+                                                         int(area["y"] + 420), 2)]
+    runs: dict[str, list[float]] = {}
+    for y, title in found:
+        if title:
+            runs.setdefault(title, []).append(y)
+    assert runs
+    title, ys = max(runs.items(), key=lambda item: len(item[1]))
+    middle = ys[len(ys) // 2]
+    assert any(title.startswith(f"{a} → {b} ")
+               for a, b in zip(shown.edges["source"], shown.edges["target"], strict=True))
+    assert painted(x, middle) > 0
+    scroller.evaluate("(el) => { el.scrollLeft += 120; }")
+    page.wait_for_function(
+        f"() => document.querySelector('.gs-link-canvas').style.left === '{width / 2 + 120:g}px'")
+    x -= 120
+    assert link_under(middle) == title
+    assert painted(x, middle) > 0

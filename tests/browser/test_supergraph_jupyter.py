@@ -20,7 +20,7 @@ SETUP = """import glade
 from glade.datasets import synthetic_ensemble
 from glade.views import Supergraph
 ens = glade.Ensemble.from_graphframes(synthetic_ensemble(12, 150))
-view = Supergraph(ens, by="module", unit="ms", height=480)
+view = Supergraph(ens, by="module", height=480)
 view"""
 
 REPORT = """

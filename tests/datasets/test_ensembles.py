@@ -29,3 +29,13 @@ def test_planted_slow_kernels_are_the_outliers():
     by_run = gcc.dataframe.xs(node, level="node").join(gcc.metadata["run"])
     ratio = by_run.set_index("run").loc[6, "time"] / by_run.set_index("run").loc[15, "time"]
     assert 4 < ratio < 9
+
+
+def test_runs_record_their_time_unit():
+    from glade.units import time_unit
+
+    gfs = synthetic_ensemble(3, 40)
+    assert all(time_unit(gf.metadata, m) == "s" for gf in gfs for m in ("time", "time (inc)"))
+    # a run's unit is its own: changing one run's metadata leaves the others alone
+    gfs[0].metadata["units"]["time"] = "ms"
+    assert time_unit(gfs[1].metadata, "time") == "s"

@@ -6,14 +6,14 @@
 // sends it back (`revision` changes), so the query it emits and what is drawn agree.
 import "./supergraph.css";
 import { interpolateBlues, interpolateRdBu } from "d3-scale-chromatic";
-import { element, option } from "../../lib/dom.js";
+import { element, option, set } from "../../lib/dom.js";
 import { formatMetric } from "../../lib/format.js";
 import { pushEdit, redo, undo } from "../../lib/history.js";
 import { supergraphFromModel } from "./model.js";
 import { describeEdge, describeNode, fillPanel, KINDS, svgElement, totalOf } from "./panel.js";
 import {
-  histogramPixels, LABEL_HEIGHT, LABEL_OFFSET, labelText, placeLabels, px, sankeyGeometry,
-  valueOffset,
+  histogramPixels, LABEL_HEIGHT, LABEL_OFFSET, labelText, linkAt, linkPath, linkSpan, linkStyle,
+  overlayAlpha, placeLabels, px, sankeyGeometry, traceLink, valueOffset,
 } from "./sankey.js";
 
 const MARKUP = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;" };
@@ -26,16 +26,15 @@ const density = (t) => interpolateBlues(0.1 + 0.8 * t);
 const rgb = (css) => css.match(/\d+/g).slice(0, 3).map(Number);
 const diverging = (t) => interpolateRdBu(1 - t);
 
-let spriteIds = 0;
-
 class SupergraphView {
   constructor(model, el, signal) {
     this.model = model;
     this.signal = signal;
-    this.spriteId = `gs-histograms-${spriteIds++}`;
     this.palette = Array.from({ length: PALETTE_SIZE },
       (_, k) => rgb(density(k / (PALETTE_SIZE - 1))));
     this.busy = false;
+    // the inline styles last written (style getters return normalized text)
+    this.written = { panel: {}, canvas: {}, notice: {} };
     this.build(el);
     this.listen();
     this.refresh();
@@ -83,8 +82,11 @@ class SupergraphView {
     this.notice = element("div", "gs-notice");
     const main = element("div", "gs-main");
     this.canvas = element("div", "gs-canvas");
+    // links are painted on a canvas under the SVG of nodes and labels: thousands of
+    // ribbons cost the browser little there, and the pointer finds them by geometry
+    this.linkCanvas = element("canvas", "gs-link-canvas");
     this.svg = svgElement("svg", { class: "gs-sankey", role: "img" }, null);
-    this.canvas.append(this.svg);
+    this.canvas.append(this.linkCanvas, this.svg);
     this.panel = element("div", "gs-panel");
     main.append(this.canvas, this.panel);
     const footer = element("div", "gs-footer");
@@ -137,7 +139,10 @@ class SupergraphView {
     on(this.resetButton, "click", () => this.edit({ op: "reset" }));
     on(this.copyButton, "click", () => navigator.clipboard?.writeText(this.queryText.textContent));
     on(this.svg, "mousemove", (event) => this.showTooltip(event));
-    on(this.svg, "mouseleave", () => (this.tooltip.style.display = "none"));
+    on(this.svg, "mouseleave", () => {
+      this.tooltip.style.display = "none";
+      this.hoverLink(-1);
+    });
     on(this.svg, "click", (event) => {
       const node = event.target.closest("[data-node]");
       this.select(node ? [this.sg.names.get(Number(node.dataset.node))] : []);
@@ -148,6 +153,14 @@ class SupergraphView {
       if (!action || selected === undefined) return;
       if (action === "hide" || action === "focus") this.edit({ op: action, supernode: selected });
       else this.edit({ op: "split", supernode: selected, by: action });
+    });
+    // The links' canvas follows the drawing's scroll (read here, where layout is done).
+    this.scrollLeft = 0;
+    let scrolled = 0;
+    on(this.canvas, "scroll", () => {
+      this.scrollLeft = this.canvas.scrollLeft;
+      cancelAnimationFrame(scrolled);
+      scrolled = requestAnimationFrame(() => this.drawCanvas());
     });
     // The canvas's width comes from the observer, so drawing never forces a layout.
     const resize = new ResizeObserver((entries) => {
@@ -245,26 +258,29 @@ class SupergraphView {
     }
   }
 
+  /** The controls' values as the kernel answered; only what changed is written (a
+   * write, even of the same value, makes the browser lay the toolbar out again). */
   fillToolbar() {
     const { model } = this;
     this.fillChoices();
     const by = model.get("by");
     const byLabel = model.get("by_label");
-    this.bySelect.value = by === "initial" && ["module", "name"].includes(byLabel) ? byLabel : by;
-    this.metricSelect.value = model.get("metric");
-    this.thresholdInput.value = String(+(model.get("threshold") * 100).toFixed(3));
+    set(this.bySelect, "value", by === "initial" && ["module", "name"].includes(byLabel)
+      ? byLabel : by);
+    set(this.metricSelect, "value", model.get("metric"));
+    set(this.thresholdInput, "value", String(+(model.get("threshold") * 100).toFixed(3)));
     const ids = model.get("profile_ids");
     const target = model.get("target");
     const chosen = ids.findIndex((id) => String(id) === target);
-    this.targetSelect.value = chosen >= 0 ? String(chosen) : "";
+    set(this.targetSelect, "value", chosen >= 0 ? String(chosen) : "");
     const groups = model.get("groups");
     const diff = model.get("diff");
     const indexOfGroup = (group) => groups.findIndex(
       (g) => JSON.stringify(g.group) === JSON.stringify(group));
-    this.diffA.value = String(diff.a ? Math.max(indexOfGroup(diff.a), 0) : 0);
-    this.diffB.value = String(diff.b ? Math.max(indexOfGroup(diff.b), 0)
-      : Math.min(1, groups.length - 1));
-    this.queryText.textContent = model.get("query");
+    set(this.diffA, "value", String(diff.a ? Math.max(indexOfGroup(diff.a), 0) : 0));
+    set(this.diffB, "value", String(diff.b ? Math.max(indexOfGroup(diff.b), 0)
+      : Math.min(1, groups.length - 1)));
+    set(this.queryText, "textContent", model.get("query"));
   }
 
   updateControls() {
@@ -272,19 +288,20 @@ class SupergraphView {
     const editable = !this.offline;
     for (const control of [this.bySelect, this.metricSelect, this.thresholdInput,
       this.targetSelect, this.diffA, this.diffB, this.diffButton, this.diffClear,
-      this.resetButton]) control.disabled = !editable;
-    this.undoButton.disabled = !editable || !model.get("history").length;
-    this.redoButton.disabled = !editable || !model.get("future").length;
-    this.unfocusButton.disabled = !editable || !/MATCH \("\*"\)->/.test(model.get("query"));
-    this.diffClear.disabled = !editable || !model.get("diff").a;
+      this.resetButton]) set(control, "disabled", !editable);
+    set(this.undoButton, "disabled", !editable || !model.get("history").length);
+    set(this.redoButton, "disabled", !editable || !model.get("future").length);
+    set(this.unfocusButton, "disabled",
+      !editable || !/MATCH \("\*"\)->/.test(model.get("query")));
+    set(this.diffClear, "disabled", !editable || !model.get("diff").a);
     const notes = [];
     if (this.offline) {
       notes.push("exported page: hover and click for details; edits need Jupyter with a "
         + "running kernel");
     }
     if (model.get("notice")) notes.push(model.get("notice"));
-    this.notice.textContent = notes.join(" · ");
-    this.notice.style.display = notes.length ? "" : "none";
+    set(this.notice, "textContent", notes.join(" · "));
+    set(this.notice.style, "display", notes.length ? "" : "none", this.written.notice);
   }
 
   measure(text) {
@@ -319,34 +336,24 @@ class SupergraphView {
     const largest = inDiff ? this.diffScale() : 0;
     const selected = new Set(model.get("selection"));
     const highlighted = new Set(model.get("highlight"));
-    // One markup string for the whole drawing: thousands of elements are parsed at once
-    // instead of being created one by one.
-    const edges = sg.edges;
-    const reentry = edges.column("reentry");
-    const linkMarkup = geometry.links.map((link, e) => {
-      const kind = `${link.loop ? "gs-loop" : "gs-link"}${reentry[e] ? " gs-reentry" : ""}`;
-      const stroke = link.loop ? ` stroke-width="${px(link.width)}"` : "";
-      return `<path class="${kind}" d="${link.path}" data-link="${e}"${stroke}/>`;
-    });
+    this.histograms = inDiff || !nodes.count ? null : this.histogramCanvas(sg);
+    this.drawCanvas();
+    // One markup string for the nodes and labels: hundreds of elements are parsed at
+    // once instead of being created one by one.
     const lo = nodes.column("hist_lo");
     const hi = nodes.column("hist_hi");
     const target = nodes.column("inclusive_target");
     const level = nodes.column("level");
     const kind = nodes.column("kind");
-    const fills = [];
     const boxes = [];
     const candidates = [];
     geometry.nodes.forEach((box, i) => {
-      // the histogram's column of the shared image, stretched over the node (the node's
-      // rect above it takes the outline and the pointer)
+      // outside a diff the node's fill is its histogram, painted on the canvas under it
+      // (the rect takes the outline and the pointer)
       let paint = "transparent";
       if (inDiff) {
         const d = difference[i];
         paint = Number.isFinite(d) && largest > 0 ? diverging(0.5 + d / (2 * largest)) : "#ddd";
-      } else {
-        fills.push(`<svg x="${px(box.x0)}" y="${px(box.y0)}" width="${px(box.x1 - box.x0)}"`
-          + ` height="${px(box.y1 - box.y0)}" viewBox="${i} 0 1 ${sg.bins}"`
-          + ` preserveAspectRatio="none"><use href="#${this.spriteId}"/></svg>`);
       }
       const key = sg.names.get(i);
       const classes = `gs-node${selected.has(key) ? " gs-selected" : ""}`
@@ -377,31 +384,111 @@ class SupergraphView {
         + ` y="${px((box.y0 + box.y1) / 2)}" data-node="${i}">${escapeMarkup(text.name)}${number}`
         + "</text>");
     }
-    const sprite = inDiff || !nodes.count ? "" : `<image id="${this.spriteId}"`
-      + ` width="${nodes.count}" height="${sg.bins}" preserveAspectRatio="none"`
-      + ' image-rendering="optimizeSpeed"'
-      + ` href="${this.histogramImage(sg)}"/>`;
-    this.svg.innerHTML = `<defs>${sprite}</defs>`
-      + `<g class="gs-links">${linkMarkup.join("")}</g>`
-      + `<g class="gs-fills">${fills.join("")}</g><g class="gs-nodes">${boxes.join("")}</g>`
-      + `<g class="gs-labels">${labels.join("")}</g>`;
+    this.svg.innerHTML = '<g class="gs-links"><path class="gs-link-hover" d=""/></g>'
+      + `<g class="gs-nodes">${boxes.join("")}</g><g class="gs-labels">${labels.join("")}</g>`;
+    this.hoverPath = this.svg.querySelector(".gs-link-hover");
+    this.hovered = -1;
     this.drawLegend(inDiff, largest, unit);
     this.drawStatus();
     this.updateControls();
   }
 
-  /** Every supernode's histogram as one image (see histogramPixels), a data URL. */
-  histogramImage(sg) {
+  /** The links and the nodes' histogram fills, on the canvas under the SVG of node
+   * outlines and labels: links in edge order (later links on top), each filled (ribbons)
+   * or stroked (loops) on its own so overlaps darken as in SVG, then every node's column
+   * of the histogram image stretched over its box without smoothing, so the bins stay
+   * crisp bands. The canvas covers only the visible part of the drawing (which may be
+   * thousands of pixels wide) and is painted again when it scrolls; what lies outside it
+   * is skipped. */
+  drawCanvas() {
+    const { geometry, linkCanvas: canvas } = this;
+    if (!geometry) return;
+    const height = this.model.get("height");
+    const left = Math.min(this.scrollLeft, Math.max(geometry.width - this.width, 0));
+    // before the first resize report, as wide as the drawing is laid out for (see draw)
+    const width = Math.min(Math.max(this.width || 900, 320), geometry.width);
+    const ratio = window.devicePixelRatio || 1;
+    canvas.width = Math.ceil(width * ratio);
+    canvas.height = Math.ceil(height * ratio);
+    canvas.style.width = `${width}px`;
+    canvas.style.height = `${height}px`;
+    canvas.style.left = `${left}px`;
+    const pen = canvas.getContext("2d");
+    pen.setTransform(ratio, 0, 0, ratio, -left * ratio, 0);
+    pen.lineCap = "round";
+    const reentry = this.sg.edges.column("reentry");
+    geometry.links.forEach((link, e) => {
+      const [from, to] = linkSpan(link);
+      if (to < left || from > left + width) return;
+      const style = linkStyle(link, reentry[e]);
+      pen.beginPath();
+      traceLink(pen, link);
+      pen.globalAlpha = style.alpha;
+      if (link.loop) {
+        pen.strokeStyle = style.colour;
+        pen.lineWidth = link.width;
+        pen.setLineDash(style.dash);
+        pen.stroke();
+      } else {
+        pen.fillStyle = style.colour;
+        pen.fill();
+      }
+    });
+    if (!this.histograms) return;
+    pen.globalAlpha = 1;
+    pen.imageSmoothingEnabled = false;
+    const bins = this.sg.bins;
+    geometry.nodes.forEach((box, i) => {
+      if (box.x1 < left || box.x0 > left + width) return;
+      pen.drawImage(this.histograms, i, 0, 1, bins, box.x0, box.y0, box.x1 - box.x0,
+        box.y1 - box.y0);
+    });
+  }
+
+  /** Outline link e as the one under the pointer (-1: none): a copy of it in the SVG
+   * above the canvas, as opaque as a hovered link is. */
+  hoverLink(e) {
+    if (e === this.hovered || !this.hoverPath) return;
+    this.hovered = e;
+    const path = this.hoverPath;
+    if (e < 0) {
+      path.setAttribute("d", "");
+      return;
+    }
+    const link = this.geometry.links[e];
+    const style = linkStyle(link, this.sg.edges.column("reentry")[e]);
+    const alpha = String(overlayAlpha(style.alpha, style.hover));
+    const paint = link.loop
+      ? { fill: "none", stroke: style.colour, "stroke-opacity": alpha,
+        "stroke-width": px(link.width), "stroke-dasharray": style.dash.join(" ") || "none" }
+      : { fill: style.colour, "fill-opacity": alpha, stroke: "none" };
+    for (const [key, value] of Object.entries(paint)) path.setAttribute(key, value);
+    path.setAttribute("d", linkPath(link));
+  }
+
+  /** The link under a pointer event on the drawing, -1 when none is. */
+  linkUnder(event) {
+    if (!this.geometry) return -1;
+    const box = this.svg.getBoundingClientRect();
+    return linkAt(this.geometry.links, event.clientX - box.left, event.clientY - box.top);
+  }
+
+  /** Every supernode's histogram as one image (see histogramPixels), on a canvas. */
+  histogramCanvas(sg) {
     const count = sg.nodes.count;
-    const canvas = document.createElement("canvas");
-    canvas.width = count;
-    canvas.height = sg.bins;
+    const image = document.createElement("canvas");
+    image.width = count;
+    image.height = sg.bins;
     const pixels = histogramPixels(sg.histograms, sg.bins, count, this.palette);
-    canvas.getContext("2d").putImageData(new ImageData(pixels, count, sg.bins), 0, 0);
-    return canvas.toDataURL("image/png");
+    image.getContext("2d").putImageData(new ImageData(pixels, count, sg.bins), 0, 0);
+    return image;
   }
 
   drawLegend(inDiff, largest, unit) {
+    const diff = inDiff ? JSON.stringify(this.model.get("diff")) : "";
+    const drawn = `${diff}|${inDiff ? formatMetric(largest, unit) : ""}`;
+    if (drawn === this.legendDrawn) return;
+    this.legendDrawn = drawn;
     this.legend.replaceChildren();
     const bar = element("span", "gs-legend-bar");
     const stops = inDiff ? [0, 0.25, 0.5, 0.75, 1].map(diverging) : [0, 0.5, 1].map(density);
@@ -426,23 +513,24 @@ class SupergraphView {
     const edges = sg.edges.column("loop");
     let loops = 0;
     for (const v of edges) loops += v ? 1 : 0;
-    this.status.textContent = `${sg.nodes.count} supernodes · ${sg.edges.count} edges`
+    set(this.status, "textContent", `${sg.nodes.count} supernodes · ${sg.edges.count} edges`
       + `${loops ? ` (${loops} drawn as loops)` : ""} · ${sg.profiles.length} profiles · `
       + `total ${formatMetric(total, this.model.get("unit"))} (${this.model.get("metric")}, `
-      + "mean over profiles)";
+      + "mean over profiles)");
   }
 
   // -------------------------------------------------------------- details
   showTooltip(event) {
-    const target = event.target.closest("[data-node], [data-link]");
-    if (!target) {
+    const target = event.target.closest("[data-node]");
+    const link = target ? -1 : this.linkUnder(event);
+    this.hoverLink(link);
+    if (!target && link < 0) {
       this.tooltip.style.display = "none";
       return;
     }
     const unit = this.model.get("unit");
-    const lines = target.dataset.node !== undefined
-      ? describeNode(this.sg, Number(target.dataset.node), unit)
-      : describeEdge(this.sg, Number(target.dataset.link), unit);
+    const lines = target ? describeNode(this.sg, Number(target.dataset.node), unit)
+      : describeEdge(this.sg, link, unit);
     this.tooltip.replaceChildren();
     lines.forEach(([key, value], k) => {
       const row = element("div", k === 0 ? "gs-tip-title" : "gs-tip-row");
@@ -464,10 +552,11 @@ class SupergraphView {
   drawPanel() {
     const key = this.model.get("selection")[0];
     const i = key === undefined ? -1 : this.indexOf(key);
-    this.panel.style.display = i < 0 ? "none" : "";
-    this.canvas.style.width = i < 0 ? "100%" : `calc(100% - ${PANEL_WIDTH}px)`;
+    set(this.panel.style, "display", i < 0 ? "none" : "", this.written.panel);
+    set(this.canvas.style, "width", i < 0 ? "100%" : `calc(100% - ${PANEL_WIDTH}px)`,
+      this.written.canvas);
     if (i < 0) {
-      this.panel.replaceChildren();
+      if (this.panel.firstChild) this.panel.replaceChildren();
       return;
     }
     fillPanel(this.panel, this.sg, i, { unit: this.model.get("unit"), offline: this.offline,

@@ -42,8 +42,9 @@ export function loopPath(xs, ys, xt, yt, yLoop, bulge) {
 /**
  * Node boxes and link shapes in pixels for a drawing `width` x `height`.
  * Columns stay MIN_STEP apart, so the drawing may be wider than asked.
- * Returns {nodes: [{x0, x1, y0, y1}], links: [{path, loop, width}], labelRoom: [px],
- * levels, scale, width}.
+ * Returns {nodes: [{x0, x1, y0, y1}], links, labelRoom: [px], levels, scale, width}; a link
+ * is a ribbon {loop: false, width, x0, a0, a1, x1, b0, b1} (see ribbonPath) or a loop
+ * {loop: true, width, xs, ys, xt, yt, yLoop, bulge} (see loopPath), drawn by traceLink.
  */
 export function sankeyGeometry(sg, { width, height, margin = MARGIN, nodeWidth = NODE_WIDTH }) {
   const { nodes: table, edges } = sg;
@@ -76,14 +77,116 @@ export function sankeyGeometry(sg, { width, height, margin = MARGIN, nodeWidth =
     if (loop[e]) {
       const thickness = Math.min(LOOP_WIDTH, Math.max(1.5,
         ((s1[e] - s0[e]) + (t1[e] - t0[e])) * scale / 2));
-      links.push({ loop: true, width: thickness, path: loopPath(from.x1, y((s0[e] + s1[e]) / 2),
-        to.x0, y((t0[e] + t1[e]) / 2), y(loopY[e]) + thickness / 2, LOOP_BULGE) });
+      links.push({ loop: true, width: thickness, xs: from.x1, ys: y((s0[e] + s1[e]) / 2),
+        xt: to.x0, yt: y((t0[e] + t1[e]) / 2), yLoop: y(loopY[e]) + thickness / 2,
+        bulge: LOOP_BULGE });
     } else {
-      links.push({ loop: false, width: (t1[e] - t0[e]) * scale, path: ribbonPath(
-        from.x1, y(s0[e]), y(s1[e]), to.x0, y(t0[e]), y(t1[e])) });
+      links.push({ loop: false, width: (t1[e] - t0[e]) * scale, x0: from.x1, a0: y(s0[e]),
+        a1: y(s1[e]), x1: to.x0, b0: y(t0[e]), b1: y(t1[e]) });
     }
   }
   return { nodes, links, labelRoom, levels, scale, width: Math.max(width, used) };
+}
+
+/** How links are painted: ribbons filled grey (re-entries orange), loops stroked orange
+ * (dashed for re-entries); `hover` is the opacity of the link under the pointer. */
+export const LINK_STYLES = {
+  ribbon: { colour: "#9aa5b1", alpha: 0.35, hover: 0.6, dash: [] },
+  reentryRibbon: { colour: "#e08a2e", alpha: 0.3, hover: 0.6, dash: [] },
+  loop: { colour: "#e08a2e", alpha: 0.7, hover: 0.8, dash: [] },
+  reentryLoop: { colour: "#e08a2e", alpha: 0.7, hover: 0.8, dash: [5, 3] },
+};
+
+/** The style of a link (LINK_STYLES), a re-entry edge or not. */
+export function linkStyle(link, reentry) {
+  if (link.loop) return reentry ? LINK_STYLES.reentryLoop : LINK_STYLES.loop;
+  return reentry ? LINK_STYLES.reentryRibbon : LINK_STYLES.ribbon;
+}
+
+/** The opacity of a copy painted over a link of opacity `alpha` in the same colour so
+ * that the two together have opacity `hover`. */
+export function overlayAlpha(alpha, hover) {
+  return alpha >= 1 ? 0 : Math.max(0, 1 - (1 - hover) / (1 - alpha));
+}
+
+/** A link's outline as SVG path data (the shape traceLink draws). */
+export function linkPath(link) {
+  return link.loop ? loopPath(link.xs, link.ys, link.xt, link.yt, link.yLoop, link.bulge)
+    : ribbonPath(link.x0, link.a0, link.a1, link.x1, link.b0, link.b1);
+}
+
+/** Traces a link's outline on `pen` (a canvas context or a Path2D): the curves of
+ * linkPath, from the unrounded coordinates. */
+export function traceLink(pen, link) {
+  if (link.loop) {
+    const { xs, ys, xt, yt, yLoop, bulge } = link;
+    pen.moveTo(xs, ys);
+    pen.bezierCurveTo(xs + bulge, ys, xs + bulge, yLoop, xs, yLoop);
+    pen.lineTo(xt, yLoop);
+    pen.bezierCurveTo(xt - bulge, yLoop, xt - bulge, yt, xt, yt);
+    return;
+  }
+  const { x0, a0, a1, x1, b0, b1 } = link;
+  const xm = (x0 + x1) / 2;
+  pen.moveTo(x0, a0);
+  pen.bezierCurveTo(xm, a0, xm, b0, x1, b0);
+  pen.lineTo(x1, b1);
+  pen.bezierCurveTo(xm, b1, xm, a1, x0, a1);
+  pen.closePath();
+}
+
+/** The horizontal extent [left, right] of a link's drawing, strokes included. */
+export function linkSpan(link) {
+  if (!link.loop) return [link.x0, link.x1];
+  const reach = link.width / 2;
+  return [Math.min(link.xt - 0.75 * link.bulge, link.xs) - reach,
+    Math.max(link.xs + 0.75 * link.bulge, link.xt) + reach];
+}
+
+/** Pointers within this many pixels of a loop's centre line are on it (loops are thin). */
+export const LOOP_REACH = 3;
+
+/** Where a ribbon's curves are at x in (x0, x1), as the fraction of the way from the
+ * source's side to the target's: the curves' parameter t solves x(t) = x (their control
+ * points sit halfway across, so x(t) is increasing), and y moves by 3t^2 - 2t^3. */
+function ribbonShare(x0, x1, x) {
+  const u = (x - x0) / (x1 - x0);
+  let lo = 0;
+  let hi = 1;
+  for (let k = 0; k < 30; k++) {
+    const t = (lo + hi) / 2;
+    if (1.5 * t * (1 - t) + t * t * t < u) lo = t;
+    else hi = t;
+  }
+  const t = (lo + hi) / 2;
+  return t * t * (3 - 2 * t);
+}
+
+const within = (value, a, b, reach) => value >= Math.min(a, b) - reach
+  && value <= Math.max(a, b) + reach;
+
+/** The index of the link under the point (x, y), the last drawn (topmost) when several
+ * are; -1 when none is. Ribbons are hit inside their outline, loops within LOOP_REACH (or
+ * half their width) of their centre line, whose side swings are taken as their boxes. */
+export function linkAt(links, x, y) {
+  for (let e = links.length - 1; e >= 0; e--) {
+    const link = links[e];
+    if (link.loop) {
+      const reach = Math.max(LOOP_REACH, link.width / 2);
+      const swing = 0.75 * link.bulge;
+      if ((within(x, link.xs, link.xt, 0) && Math.abs(y - link.yLoop) <= reach)
+        || (within(x, link.xs, link.xs + swing, reach) && within(y, link.ys, link.yLoop, reach))
+        || (within(x, link.xt - swing, link.xt, reach) && within(y, link.yt, link.yLoop, reach))) {
+        return e;
+      }
+    } else if (x >= link.x0 && x <= link.x1 && link.x1 > link.x0) {
+      const share = ribbonShare(link.x0, link.x1, x);
+      const top = link.a0 + (link.b0 - link.a0) * share;
+      const bottom = link.a1 + (link.b1 - link.a1) * share;
+      if (y >= top && y <= bottom) return e;
+    }
+  }
+  return -1;
 }
 
 /**

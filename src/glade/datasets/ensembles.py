@@ -28,13 +28,18 @@ _SLOW_EVERY = 7
 _SLOWDOWN = 6.0
 
 
+#: The time unit of the synthetic runs' metrics, as their metadata records it.
+UNITS = {"time": "s", "time (inc)": "s"}
+
+
 def synthetic_ensemble(n_profiles: int = 24, n_nodes: int = 200, seed: int = 0,
                        noise: float = 0.1) -> list[GraphFrame]:
     """``n_profiles`` runs (GraphFrames with metadata ``compiler``, ``problem_size``,
     ``run`` and ``seed``) of a ``n_nodes``-node program: compilers and problem sizes
     cycle through :data:`COMPILERS` and :data:`PROBLEM_SIZES`; exclusive ``time``
     varies by a log-normal factor of spread ``noise`` per node and run; ``time
-    (inc)`` is its inclusive sum."""
+    (inc)`` is its inclusive sum. Times are in seconds, recorded as a real reader records
+    a unit: ``metadata["units"]`` (:data:`UNITS`, see :mod:`glade.units`)."""
     if n_profiles < 1:
         raise GladeError("n_profiles must be at least 1")
     base = synthetic_profile(n_nodes, seed=seed, counters=False)
@@ -67,6 +72,7 @@ def synthetic_ensemble(n_profiles: int = 24, n_nodes: int = 200, seed: int = 0,
             local[parent[nodes[child]]], child,
             pd.DataFrame({"node": np.arange(nodes.size), "time": time}),
             exc_metrics=["time"], default_metric="time (inc)", fill_inclusive=True,
-            metadata={"compiler": compiler, "problem_size": size, "run": run, "seed": seed},
+            metadata={"compiler": compiler, "problem_size": size, "run": run, "seed": seed,
+                      "units": dict(UNITS)},
         ))
     return out

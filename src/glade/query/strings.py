@@ -8,9 +8,13 @@ it is expanded into a union of queries, one per alternative.
 from __future__ import annotations
 
 import functools
+import os
+import sys
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 
+import lark
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
@@ -331,7 +335,37 @@ def _at(token: Token, message: str) -> _PositionedError:
 
 
 _GRAMMAR = resources.files("glade.query").joinpath("grammar.lark").read_text(encoding="utf-8")
-_PARSER = Lark(_GRAMMAR, parser="lalr", transformer=_Build(), maybe_placeholders=True)
+
+
+def cache_directory() -> Path:
+    """Where glade keeps what it computes once per user: ``$XDG_CACHE_HOME/glade`` or
+    ``~/.cache/glade`` (the user's own, so it works for root in a container, for a normal
+    user, and beside a read-only install)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "glade"
+
+
+def build_parser(directory: Path | None) -> Lark:
+    """The grammar's LALR parser. Building its tables takes tens of milliseconds (most of
+    a fresh kernel's first query); lark keeps them in a file in ``directory`` and loads
+    them from there next time (a few milliseconds), checking the file against the
+    grammar, the options and lark's and Python's versions. Where the directory cannot be
+    made or written, or the file is unreadable or damaged, the parser is built as without
+    a cache: nothing is said and every query parses the same."""
+    cache: str | bool = False
+    if directory is not None:
+        try:
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError:
+            pass
+        else:
+            version = f"lark{lark.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
+            cache = str(directory / f"query-grammar-{version}.cache")
+    return Lark(_GRAMMAR, parser="lalr", transformer=_Build(), maybe_placeholders=True,
+                cache=cache)
+
+
+_PARSER = build_parser(cache_directory())
 
 
 def parse_string(text: str) -> BaseQuery:

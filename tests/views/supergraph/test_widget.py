@@ -205,6 +205,10 @@ def test_offline_page(ens, tmp_path):
 def test_unit_comes_from_the_data(ens):
     assert Supergraph(ens).unit == ""
     assert Supergraph(ens, unit="ms").unit == "ms"
+    # the synthetic runs record their seconds as readers record units
+    synthetic = Ensemble.from_graphframes(synthetic_ensemble(4, 60))
+    assert Supergraph(synthetic).unit == "s"
+    assert Supergraph(synthetic, metric="time").unit == "s"
 
 
 def test_rajaperf_view(rajaperf_ensemble):

@@ -141,21 +141,28 @@ def _stack(owner: np.ndarray, rank_keys: tuple, start: np.ndarray, width: np.nda
     return top, top + width
 
 
-def layout(keys: list[str], inclusive: np.ndarray, root: np.ndarray, has_root: np.ndarray,
-           source: np.ndarray, target: np.ndarray, reentry: np.ndarray, value: np.ndarray
-           ) -> Layout:
+def levels(count: int, has_root: np.ndarray, source: np.ndarray, target: np.ndarray,
+           reentry: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The column of each of ``count`` supernodes and which edges are back call edges
+    (see the module): what a threshold needs of the layout, without the coordinates."""
+    call = ~reentry
+    back_call = np.zeros(len(source), dtype=bool)
+    back_call[call] = back_edges(count, source[call], target[call], np.flatnonzero(has_root))
+    forward = call & ~back_call
+    return longest_path_levels(count, source[forward], target[forward]), back_call
+
+
+def layout(keys: list[str], inclusive: np.ndarray, root: np.ndarray, level: np.ndarray,
+           back_call: np.ndarray, source: np.ndarray, target: np.ndarray, reentry: np.ndarray,
+           value: np.ndarray) -> Layout:
     """The layout of supernodes ``keys`` (ids 0..count-1) with mean ``inclusive`` and
-    ``root`` flows, ``has_root`` (holds a CCT root), and edges ``source -> target`` with
-    mean ``value`` (``reentry`` marks re-entry edges)."""
+    ``root`` flows in columns ``level``, and edges ``source -> target`` with mean ``value``
+    (``reentry`` marks re-entry edges, ``back_call`` back call edges: see :func:`levels`)."""
     count = len(keys)
     inclusive = np.maximum(np.nan_to_num(inclusive), 0.0)
     value = np.maximum(np.nan_to_num(value), 0.0)
     root = np.maximum(np.nan_to_num(root), 0.0)
     call = ~reentry
-    back_call = np.zeros(len(source), dtype=bool)
-    back_call[call] = back_edges(count, source[call], target[call], np.flatnonzero(has_root))
-    forward = call & ~back_call
-    level = longest_path_levels(count, source[forward], target[forward])
     key_rank = pd.Series(keys, dtype=object).rank(method="first").to_numpy(np.int64)
     order_all = np.lexsort((key_rank, -inclusive, level))
     sorted_level = level[order_all]

@@ -22,7 +22,7 @@ import pandas as pd
 from glade.ensemble.stats import Group, group_ids
 from glade.ensemble.supergraph.flows import compute_flows
 from glade.ensemble.supergraph.grouping import By, by_code
-from glade.ensemble.supergraph.layout import Layout, layout
+from glade.ensemble.supergraph.layout import Layout, layout, levels
 from glade.ensemble.supergraph.selectors import (
     CallPaths,
     EntryRuns,
@@ -97,14 +97,22 @@ class Supergraph:
     # The layout and the tables are computed when first asked for: a view replaying
     # splits and thresholds shows only the last supergraph of the chain.
     @cached_property
-    def layout(self) -> Layout:
-        """The deterministic Sankey layout (see :mod:`glade.ensemble.supergraph.layout`)."""
+    def _levels(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every supernode's column and which edges are back call edges (a threshold needs
+        these, not the coordinates)."""
         flows, count = self._flows, len(self._keys)
         roots = self._values.graph.tree_parent < 0
         has_root = np.bincount(flows.group[roots], minlength=count) > 0
+        return levels(count, has_root, flows.edge_source, flows.edge_target,
+                      flows.edge_reentry)
+
+    @cached_property
+    def layout(self) -> Layout:
+        """The deterministic Sankey layout (see :mod:`glade.ensemble.supergraph.layout`)."""
+        flows = self._flows
         return layout(self._keys, flows.inclusive.mean(axis=1), flows.root.mean(axis=1),
-                      has_root, flows.edge_source, flows.edge_target, flows.edge_reentry,
-                      flows.edge_values.mean(axis=1))
+                      *self._levels, flows.edge_source, flows.edge_target,
+                      flows.edge_reentry, flows.edge_values.mean(axis=1))
 
     @cached_property
     def nodes(self) -> pd.DataFrame:
@@ -377,7 +385,7 @@ class Supergraph:
         by_level: dict[str, list[Selector]] = {}
         for index in small.tolist():
             key = self._keys[index]
-            other = other_key(int(self.layout.level[index]))
+            other = other_key(int(self._levels[0][index]))
             node_keys[self._flows.group == index] = other
             by_level.setdefault(other, []).append(self._selectors[key])
         for other, parts in by_level.items():

@@ -32,7 +32,8 @@ from glade.ensemble.supergraph.grouping import By
 from glade.ensemble.supergraph.values import CallTreeValues, call_tree_values, metric_pair
 from glade.errors import GladeError
 from glade.profile import GraphFrame
-from glade.query import parse
+from glade.query import parse, query_mask
+from glade.query.engine import RowTable
 from glade.query.model import BaseQuery, CompoundQuery
 from glade.trace.model import Trace
 from glade.units import TIME_UNITS
@@ -124,6 +125,7 @@ class Supergraph(QueryView):
         if unit is not None and unit != "" and unit not in TIME_UNITS:
             raise GladeError(f"unit is a time unit ({', '.join(TIME_UNITS)}), not {unit!r}")
         self._ensemble = ensemble
+        self._rows: RowTable | None = None
         self._by = by
         self._options = {"rank_agg": rank_agg, "bins": bins, "whis": whis}
         inclusive, exclusive = metric_pair(ensemble, metric)
@@ -199,12 +201,18 @@ class Supergraph(QueryView):
         whole = self._remember(self._cache, ("values", edits.EVERYTHING,
                                              metric_pair(self._ensemble, metric)),
                                lambda: call_tree_values(self._ensemble, metric, rank_agg))
-        keep = np.zeros(len(whole.graph), dtype=bool)
-        keep[self._ensemble.match(query).ids] = True
-        folded = folded_values(whole, keep)
+        folded = folded_values(whole, self._matched(query))
         if folded is not None:
             return folded
         return call_tree_values(self._applied(query), metric, rank_agg)
+
+    def _matched(self, query: str) -> np.ndarray:
+        """The mask of the nodes ``query`` matches in the ensemble (as ``ens.match``),
+        on the ensemble's query rows taken once (when first needed): an edit evaluates
+        its predicates on columns already read and factorized."""
+        if self._rows is None:
+            self._rows = RowTable(self._ensemble.graph, self._ensemble._query_rows())
+        return query_mask(self._rows, parse(query))
 
     def _state(self, history: Sequence[dict]) -> edits.ViewState:
         """The state of an edit list (each prefix cached)."""
@@ -389,6 +397,7 @@ class Supergraph(QueryView):
                              "previous supergraph")
         else:
             self._ensemble = Ensemble.from_graphframes([gf])
+            self._rows = None
             self._link_note = f"linked: showing only the calls of {text}" if text else ""
             self._cache.clear()
             self._states.clear()
