@@ -4,6 +4,8 @@ cannot be written, or a damaged one, changes nothing but the time it takes."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from lark.exceptions import UnexpectedInput
 
@@ -65,6 +67,23 @@ def test_an_unwritable_or_damaged_cache_changes_nothing(tmp_path):
     # the damaged file was replaced by a good one
     assert parsed(build_parser(directory)) == expected
     assert cache.read_bytes()[:8] != b"damaged\n"
+
+
+def test_a_cache_others_may_write_to_is_never_read(tmp_path):
+    """The cache is a pickle: in a directory others may write to, or that belongs to
+    someone else, it is neither read nor written."""
+    expected = parsed(build_parser(None))
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    assert parsed(build_parser(shared)) == expected
+    assert list(shared.iterdir()) == []
+    if os.getuid() == 0:  # root can give a directory away
+        theirs = tmp_path / "theirs"
+        theirs.mkdir(mode=0o700)
+        os.chown(theirs, 65534, 65534)
+        assert parsed(build_parser(theirs)) == expected
+        assert list(theirs.iterdir()) == []
 
 
 def test_the_cache_is_the_users_own(monkeypatch, tmp_path):

@@ -351,18 +351,28 @@ def build_parser(directory: Path | None) -> Lark:
     them from there next time (a few milliseconds), checking the file against the
     grammar, the options and lark's and Python's versions. Where the directory cannot be
     made or written, or the file is unreadable or damaged, the parser is built as without
-    a cache: nothing is said and every query parses the same."""
+    a cache: nothing is said and every query parses the same. The file is a pickle, so
+    it is used only in a directory that is the user's own and that nobody else may write
+    to (anyone who could write it could run code in the user's kernel)."""
     cache: str | bool = False
-    if directory is not None:
-        try:
-            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        except OSError:
-            pass
-        else:
-            version = f"lark{lark.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
-            cache = str(directory / f"query-grammar-{version}.cache")
+    if directory is not None and _private(directory):
+        version = f"lark{lark.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
+        cache = str(directory / f"query-grammar-{version}.cache")
     return Lark(_GRAMMAR, parser="lalr", transformer=_Build(), maybe_placeholders=True,
                 cache=cache)
+
+
+def _private(directory: Path) -> bool:
+    """Make ``directory`` if needed; whether it exists, belongs to this user and no one
+    else may write to it (ownership is not checked where the system has no user ids)."""
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        status = directory.stat()
+    except OSError:
+        return False
+    if not hasattr(os, "getuid"):
+        return True
+    return status.st_uid == os.getuid() and not status.st_mode & 0o022
 
 
 _PARSER = build_parser(cache_directory())
