@@ -128,14 +128,6 @@ def _first_of(location: np.ndarray, count: int) -> np.ndarray:
     return first
 
 
-def _pointer(groups: np.ndarray, count: int) -> np.ndarray:
-    """Where each of ``count`` groups starts in values grouped by ``groups`` (and where
-    the last ends)."""
-    ptr = np.zeros(count + 1, dtype=np.int64)
-    np.cumsum(np.bincount(groups, minlength=count), out=ptr[1:])
-    return ptr
-
-
 class TimelineIndex:
     """The calls and instants of ``forest`` that ``keep`` keeps (all when None), indexed
     for range requests: calls grouped by lane (location and kept depth) in start order,
@@ -152,35 +144,16 @@ class TimelineIndex:
             caller, depth = kernels.kept_callers(forest.parent, self.keep)
         self.caller = caller
         self.depth = depth
-        inc = (forest.end - forest.start).astype(np.float64)
-        calls = np.flatnonzero(self.keep & forest.call)
-        self.calls = calls
-        inner = calls[caller[calls] >= 0]
-        self.exclusive = inc - np.bincount(caller[inner], weights=inc[inner], minlength=n)
-        loc = forest.location
+        self.calls = np.flatnonzero(self.keep & forest.call)
         num_locations = forest.processes.size
-        _, offset, self.call_ptr, order = kernels.lanes_of_calls(calls, loc, depth,
-                                                                 num_locations)
+        (self.exclusive, self.share, self.node_lane, offset, self.call_ptr, self.call_node,
+         self.call_start, self.call_end, self.call_code, self.call_share, self.instant_ptr,
+         self.instant_node, self.instant_time, self.instant_lane) = kernels.index_arrays(
+            self.keep, forest.call, forest.location, depth, caller, forest.start, forest.end,
+            forest.code, num_locations)
         self.lanes = Lanes(np.asarray(forest.processes, dtype=np.int64),
                            np.asarray(forest.threads, dtype=np.int64), offset)
-        self.call_node = order
-        self.call_start = forest.start[order]
-        self.call_end = forest.end[order]
-        self.call_code = forest.code[order]
-        self.share = np.ones(n)
-        np.divide(self.exclusive, inc, out=self.share, where=inc > 0)
-        self.call_share = self.share[order]
-
-        instants = np.flatnonzero(self.keep & ~forest.call)
-        self.instant_ptr = _pointer(loc[instants], num_locations)
-        self.instant_node = instants
-        self.instant_time = forest.start[instants]
-        room = np.diff(offset)[loc[instants]] - 1
-        self.instant_lane = offset[loc[instants]] + np.clip(depth[instants] - 1, 0, room)
-        self.node_lane = np.full(n, -1, dtype=np.int64)
-        self.node_lane[calls] = offset[loc[calls]] + depth[calls]
-        self.node_lane[instants] = self.instant_lane
-        self.finest = finest_level(calls.size)
+        self.finest = finest_level(self.calls.size)
         self._levels: dict[int, Level] = {}
         self._lock = threading.Lock()
         self._building: dict[int, threading.Lock] = {}
@@ -191,7 +164,7 @@ class TimelineIndex:
     def location_groups(self) -> tuple[np.ndarray, np.ndarray]:
         """(pointer per location, node ids) of the calls grouped by location in start
         order (the forest's own order)."""
-        return _pointer(self.forest.location[self.calls], self.forest.processes.size), self.calls
+        return self.call_ptr[self.lanes.offset], self.calls
 
     @property
     def lane_groups(self) -> tuple[np.ndarray, np.ndarray]:

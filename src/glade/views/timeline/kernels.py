@@ -306,33 +306,6 @@ def raster_records(ptr, bin_, weight, code, segments, rows, first_bin, last_bin,
 
 
 @njit(cache=True, nogil=True)
-def lanes_of_calls(calls, location, depth, num_locations):
-    """Lanes of the ``calls`` (node ids) of a forest: the nesting depths of every location
-    (at least one), the first lane of each (``offset``), and the calls grouped by lane
-    (lane ``offset[location] + depth``) keeping their order inside each lane: the
-    pointer per lane and the grouped node ids. A counting sort: two passes, no sort."""
-    depths = np.ones(num_locations, np.int64)
-    for i in calls:
-        depths[location[i]] = max(depths[location[i]], depth[i] + 1)
-    offset = np.zeros(num_locations + 1, np.int64)
-    for loc in range(num_locations):
-        offset[loc + 1] = offset[loc] + depths[loc]
-    num_lanes = offset[num_locations]
-    ptr = np.zeros(num_lanes + 1, np.int64)
-    for i in calls:
-        ptr[offset[location[i]] + depth[i] + 1] += 1
-    for lane in range(num_lanes):
-        ptr[lane + 1] += ptr[lane]
-    cursor = ptr[:-1].copy()
-    order = np.empty(calls.size, np.int64)
-    for i in calls:
-        lane = offset[location[i]] + depth[i]
-        order[cursor[lane]] = i
-        cursor[lane] += 1
-    return depths, offset, ptr, order
-
-
-@njit(cache=True, nogil=True)
 def kept_callers(parent, keep):
     """For nodes in pre-order (a parent before its children) with tree ``parent`` (-1
     for roots): the nearest kept proper ancestor of every kept node (its caller once
@@ -352,3 +325,83 @@ def kept_callers(parent, keep):
         else:
             near[i] = above
     return caller, depth
+
+
+@njit(cache=True, nogil=True)
+def index_arrays(keep, call, location, depth, caller, start, end, code, num_locations):
+    """The arrays of a timeline index over a forest's nodes (pre-order: a caller
+    before its callees), in three passes over the nodes and no sort. Kept calls
+    (``keep & call``) are grouped by lane (lane ``offset[location] + depth``, every
+    location having at least one) in node order inside each; kept instants by location
+    in node order, each on the lane of its caller's depth (clipped to its location's
+    lanes). Returns, per node, the exclusive time (its time minus that of its kept
+    callees, whose nearest kept caller is ``caller``), its exclusive share of its time
+    (1 when it lasts no time) and its lane (-1 when not kept); the lane ``offset`` per
+    location; per lane, the pointer into the calls and, per call in lane order, its
+    node, start, end, code and share; per location, the pointer into the instants,
+    and per instant in that order its node, time and lane."""
+    n = start.size
+    exclusive = np.empty(n)
+    share = np.ones(n)
+    depths = np.ones(num_locations, np.int64)
+    instant_ptr = np.zeros(num_locations + 1, np.int64)
+    num_calls = 0
+    for i in range(n):
+        exclusive[i] = end[i] - start[i]
+        if not keep[i]:
+            continue
+        if call[i]:
+            num_calls += 1
+            depths[location[i]] = max(depths[location[i]], depth[i] + 1)
+            if caller[i] >= 0:
+                exclusive[caller[i]] -= end[i] - start[i]
+        else:
+            instant_ptr[location[i] + 1] += 1
+    offset = np.zeros(num_locations + 1, np.int64)
+    for loc in range(num_locations):
+        offset[loc + 1] = offset[loc] + depths[loc]
+        instant_ptr[loc + 1] += instant_ptr[loc]
+    ptr = np.zeros(offset[num_locations] + 1, np.int64)
+    node_lane = np.full(n, -1, np.int64)
+    for i in range(n):
+        if keep[i] and call[i]:
+            lane = offset[location[i]] + depth[i]
+            node_lane[i] = lane
+            ptr[lane + 1] += 1
+        if end[i] > start[i]:
+            share[i] = exclusive[i] / (end[i] - start[i])
+    for lane in range(ptr.size - 1):
+        ptr[lane + 1] += ptr[lane]
+    cursor = ptr[:-1].copy()
+    call_node = np.empty(num_calls, np.int64)
+    call_start = np.empty(num_calls, start.dtype)
+    call_end = np.empty(num_calls, end.dtype)
+    call_code = np.empty(num_calls, code.dtype)
+    call_share = np.empty(num_calls)
+    num_instants = instant_ptr[num_locations]
+    instant_node = np.empty(num_instants, np.int64)
+    instant_time = np.empty(num_instants, start.dtype)
+    instant_lane = np.empty(num_instants, np.int64)
+    j = 0
+    for i in range(n):
+        if not keep[i]:
+            continue
+        if call[i]:
+            lane = node_lane[i]
+            c = cursor[lane]
+            cursor[lane] += 1
+            call_node[c] = i
+            call_start[c] = start[i]
+            call_end[c] = end[i]
+            call_code[c] = code[i]
+            call_share[c] = share[i]
+        else:
+            loc = location[i]
+            lane = offset[loc] + min(max(depth[i] - 1, 0), depths[loc] - 1)
+            node_lane[i] = lane
+            instant_node[j] = i
+            instant_time[j] = start[i]
+            instant_lane[j] = lane
+            j += 1
+    return (exclusive, share, node_lane, offset, ptr, call_node, call_start, call_end,
+            call_code, call_share, instant_ptr, instant_node, instant_time, instant_lane)
