@@ -171,11 +171,6 @@ class TimelineIndex:
         """(pointer per lane, node ids) of the calls grouped by lane in start order."""
         return self.call_ptr, self.call_node
 
-    @functools.cached_property
-    def call_lane(self) -> np.ndarray:
-        """The lane of every call of the index's call arrays."""
-        return np.repeat(np.arange(self.lanes.num_lanes), np.diff(self.call_ptr))
-
     @property
     def lane_calls(self) -> tuple[np.ndarray, ...]:
         """(pointer per lane, start, end, code, exclusive share) of the calls grouped by
@@ -245,13 +240,13 @@ class TimelineIndex:
         """Per lane of ``lanes``, the run [lo, hi) of its calls (positions in the index's
         call arrays) that overlap [t0, t1)."""
         return kernels.runs_in_range(self.call_ptr, self.call_start, self.call_end,
-                                     np.asarray(lanes, dtype=np.int64), float(t0), float(t1),
-                                     True)
+                                     kernels.ALL, np.asarray(lanes, dtype=np.int64),
+                                     float(t0), float(t1), True)
 
     def instants_in(self, locations: np.ndarray, t0: float, t1: float) -> np.ndarray:
         """Positions (in the index's instant arrays) of the instants of ``locations`` at
         times in [t0, t1), location by location."""
         lo, hi = kernels.runs_in_range(self.instant_ptr, self.instant_time, self.instant_time,
-                                       np.asarray(locations, dtype=np.int64), float(t0),
-                                       float(t1), False)
+                                       kernels.ALL, np.asarray(locations, dtype=np.int64),
+                                       float(t0), float(t1), False)
         return kernels.gather_runs(lo, hi)

@@ -18,13 +18,26 @@ CODE_BITS = 24
 WEIGHT_STEPS = 65535
 
 
+#: No selection: the positions of a run are positions in the call arrays themselves.
+ALL = np.empty(0, np.int32)
+
+
 @njit(cache=True, nogil=True, inline="always")
-def _first_at_least(values, lo, hi, target, strictly):
-    """The first position in [lo, hi) of sorted ``values`` holding more than ``target``
-    (``strictly``) or at least ``target``; ``hi`` when none does."""
+def _at(pick, i):
+    """The position in the call arrays of position ``i`` of a run: ``pick[i]``, or ``i``
+    itself when ``pick`` is empty (:data:`ALL`)."""
+    return pick[i] if pick.size else i
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _first_at_least(values, pick, lo, hi, target, strictly):
+    """The first position in [lo, hi) of sorted ``values`` (at positions ``pick``, see
+    :func:`_at`) holding more than ``target`` (``strictly``) or at least ``target``;
+    ``hi`` when none does."""
     while lo < hi:
         mid = (lo + hi) // 2
-        if values[mid] > target or (not strictly and values[mid] == target):
+        value = values[_at(pick, mid)]
+        if value > target or (not strictly and value == target):
             hi = mid
         else:
             lo = mid + 1
@@ -32,27 +45,29 @@ def _first_at_least(values, lo, hi, target, strictly):
 
 
 @njit(cache=True, nogil=True)
-def runs_in_range(ptr, start, end, segments, t0, t1, strict):
-    """For each segment s in ``segments`` (rows ptr[s]:ptr[s + 1] of ``start``/``end``,
-    sorted by both), the run [lo, hi) of rows that start before ``t1`` and end after
-    ``t0`` (``strict``: calls, which show nothing of themselves at their end) or at
-    ``t0`` and after (instants, whose start is their end)."""
+def runs_in_range(ptr, start, end, pick, segments, t0, t1, strict):
+    """For each segment s in ``segments`` (rows ptr[s]:ptr[s + 1] of ``start``/``end``
+    at positions ``pick``, see :func:`_at`, sorted by both), the run [lo, hi) of rows
+    that start before ``t1`` and end after ``t0`` (``strict``: calls, which show
+    nothing of themselves at their end) or at ``t0`` and after (instants, whose start
+    is their end)."""
     lo = np.empty(segments.size, np.int64)
     hi = np.empty(segments.size, np.int64)
     for k in range(segments.size):
         last = ptr[segments[k] + 1]
-        lo[k] = _first_at_least(end, ptr[segments[k]], last, t0, strict)
-        hi[k] = _first_at_least(start, lo[k], last, t1, False)
+        lo[k] = _first_at_least(end, pick, ptr[segments[k]], last, t0, strict)
+        hi[k] = _first_at_least(start, pick, lo[k], last, t1, False)
     return lo, hi
 
 
 @njit(cache=True, nogil=True)
-def durations_at_least(lo, hi, start, end, minimum, out):
-    """How many calls of the runs last at least ``minimum``; their durations go to
-    ``out`` when it has room for them all."""
+def durations_at_least(lo, hi, start, end, pick, minimum, out):
+    """How many calls of the runs (at positions ``pick``, see :func:`_at`) last at least
+    ``minimum``; their durations go to ``out`` when it has room for them all."""
     count = 0
     for k in range(lo.size):
-        for i in range(lo[k], hi[k]):
+        for j in range(lo[k], hi[k]):
+            i = _at(pick, j)
             if end[i] - start[i] >= minimum:
                 if count < out.size:
                     out[count] = end[i] - start[i]
@@ -139,11 +154,12 @@ def split_calls(lo, hi, rows, start, end, code, share, t0, px, width, threshold,
 
 
 @njit(cache=True, nogil=True)
-def raster_calls(lo, hi, rows, start, end, code, share, t0, px, threshold, exclusive, row0,
-                 pool, cover, busy, key, box, box_row):
-    """:func:`split_calls` straight into a raster: the calls of the runs lasting at least
-    ``threshold`` are boxes (positions to ``box``, display rows to ``box_row``, which
-    have room for them all); every other call adds, in each pixel column it overlaps,
+def raster_calls(lo, hi, rows, start, end, code, share, pick, t0, px, threshold, exclusive,
+                 row0, pool, cover, busy, key, box, box_row):
+    """:func:`split_calls` straight into a raster: the calls of the runs (at positions
+    ``pick``, see :func:`_at`) lasting at least ``threshold`` are boxes (positions in
+    the call arrays to ``box``, display rows to ``box_row``, which have room for them
+    all); every other call adds, in each pixel column it overlaps,
     its time there to ``cover``, that time (times its exclusive ``share`` when
     ``exclusive``) to ``busy``, and keeps in ``key`` the largest key (raster rows of
     ``pool`` display rows from ``row0``). Returns the number of boxes."""
@@ -151,7 +167,8 @@ def raster_calls(lo, hi, rows, start, end, code, share, t0, px, threshold, exclu
     boxes = 0
     for k in range(lo.size):
         r = (rows[k] - row0) // pool
-        for i in range(lo[k], hi[k]):
+        for j in range(lo[k], hi[k]):
+            i = _at(pick, j)
             if end[i] - start[i] >= threshold:
                 box[boxes] = i
                 box_row[boxes] = rows[k]
@@ -292,8 +309,8 @@ def raster_records(ptr, bin_, weight, code, segments, rows, first_bin, last_bin,
     width = cover.shape[1]
     for k in range(segments.size):
         last = ptr[segments[k] + 1]
-        lo = _first_at_least(bin_, ptr[segments[k]], last, first_bin, False)
-        hi = _first_at_least(bin_, lo, last, last_bin, False)
+        lo = _first_at_least(bin_, ALL, ptr[segments[k]], last, first_bin, False)
+        hi = _first_at_least(bin_, ALL, lo, last, last_bin, False)
         r = (rows[k] - row0) // pool
         for i in range(lo, hi):
             column = int((origin + (bin_[i] + 0.5) * size - t0) / px)
