@@ -196,6 +196,19 @@ class TimelineIndex:
                 self._levels[k] = Level(self, k)
             return self._levels[k]
 
+    def prepare_level(self, px: float, depth_rows: bool = False) -> threading.Thread | None:
+        """Build in a background thread the level (with the records of the layout) that
+        a picture of pixels of ``px`` ns reads, while the caller prepares the rest;
+        None when such a picture reads the calls themselves."""
+        origin, last = self.forest.duration
+        k = level_for(px, float(last - origin), self.finest)
+        if k is None:
+            return None
+        worker = threading.Thread(target=lambda: self._level(k).records(depth_rows),
+                                  name="glade-timeline-level", daemon=True)
+        worker.start()
+        return worker
+
     def prepare_levels(self, depth_rows: bool = False) -> threading.Thread | None:
         """Build every level (with the records of the layout) in a background thread, so
         that zooming rarely waits for one: first the levels finer than the finest built
