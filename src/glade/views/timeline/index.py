@@ -93,7 +93,7 @@ class Forest:
             depth=nodes.depth,
             start=nodes.start.astype(np.int64, copy=False),
             end=nodes.end.astype(np.int64, copy=False),
-            code=np.asarray(name.codes, dtype=np.int32)[rows],
+            code=np.take(name.codes, rows).astype(np.int32),
             names=[str(c) for c in name.categories],
             location=location.astype(np.int64),
             processes=events[PROCESS].to_numpy()[first],
