@@ -387,3 +387,32 @@ def test_index_arrays_against_brute_force(table, random):
                                              depths[loc] - 1)
         assert index.instant_lane[i] == index.node_lane[node] == lane
     assert (index.node_lane[~keep] == -1).all()
+
+
+def test_a_wide_range_past_the_box_budget_reads_the_coarser_level(monkeypatch):
+    # with few boxes allowed the threshold passes two bins of the next coarser level:
+    # that level is read, the boxes stay those of the exact picture, and its records
+    # (at the centres of bins at most a pixel wide) keep the mass
+    trace = synthetic_trace(8, 400, seed=2)
+    index = index_of(trace)
+    first, last = index.forest.duration
+    request = Request(first, last, 700, 0, 8, 100)
+    monkeypatch.setattr(render_module, "MAX_BOXES", 40)
+    exact, total, boxes = check_picture(index, request)
+    monkeypatch.setattr(render_module, "EXACT_LIMIT", 0)
+    index.finest = levels.finest_level(10**9)
+    fine = levels.level_for(request.px, last - first, index.finest)
+    leveled = render(index, None, request)
+    assert exact.threshold >= 4 * (last - first) / 2**fine
+    assert leveled.extra["level"] == fine - 1
+    assert leveled.threshold == exact.threshold
+    assert sorted(leveled.boxes["node"].tolist()) == sorted(exact.boxes["node"].tolist())
+    size = (last - first) / 2 ** (fine - 1)
+    assert size <= request.px
+    assert abs(leveled.cover.sum() + boxes - total) <= 2 * size * index.lanes.num_lanes
+
+    def blocks(cover: np.ndarray) -> np.ndarray:
+        return cover.reshape(cover.shape[0], -1, 7).sum(axis=2)
+
+    np.testing.assert_allclose(blocks(leveled.cover), blocks(exact.cover), rtol=0.2,
+                               atol=request.px)

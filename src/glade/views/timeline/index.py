@@ -183,9 +183,10 @@ class TimelineIndex:
         unless :meth:`prepare_levels` already has."""
         origin, last = self.forest.duration
         k = level_for(px, float(last - origin), self.finest)
-        return None if k is None else self._level(k)
+        return None if k is None else self.level_number(k)
 
-    def _level(self, k: int) -> Level:
+    def level_number(self, k: int) -> Level:
+        """Level ``k`` (``COARSEST <= k <= finest``), built now unless it is already."""
         level = self._levels.get(k)
         if level is not None:
             return level
@@ -204,7 +205,7 @@ class TimelineIndex:
         k = level_for(px, float(last - origin), self.finest)
         if k is None:
             return None
-        worker = threading.Thread(target=lambda: self._level(k).records(depth_rows),
+        worker = threading.Thread(target=lambda: self.level_number(k).records(depth_rows),
                                   name="glade-timeline-level", daemon=True)
         worker.start()
         return worker
@@ -225,7 +226,7 @@ class TimelineIndex:
             for k in order:
                 if self._closed.is_set():
                     return
-                self._level(k).records(depth_rows)
+                self.level_number(k).records(depth_rows)
 
         worker = threading.Thread(target=build, name="glade-timeline-levels", daemon=True)
         worker.start()
