@@ -233,8 +233,12 @@ class TimelineIndex:
         return worker
 
     def close(self) -> None:
-        """Stop building levels ahead (a view drops an index when its query changes)."""
+        """Stop building levels ahead and let go of those built (a view drops an index
+        when its query changes: its memory is freed as soon as the requests answered
+        from it are, not when the garbage collector finds the index and its levels,
+        which refer to each other)."""
         self._closed.set()
+        self._levels = {}
 
     def points_buffer(self, count: int) -> np.ndarray:
         """A buffer for ``count`` raster points (rows :data:`kernels.POINT_FIELDS`), kept

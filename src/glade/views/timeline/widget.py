@@ -218,6 +218,7 @@ class Timeline(Requests, QueryView):
         if not unchanged:
             with tqdm(total=1, desc="timeline: applying the query", delay=1.0,
                       leave=False) as bar:
+                self._index.close()  # its levels are freed before the new index is built
                 self._install(TimelineIndex(self._forest, keep))
                 bar.update()
 
