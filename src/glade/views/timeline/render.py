@@ -103,21 +103,24 @@ class Picture:
 
 
 def _threshold(index: TimelineIndex, lo: np.ndarray, hi: np.ndarray, pick: np.ndarray,
-               px: float) -> float:
+               px: float) -> tuple[float, int]:
     """The shortest duration drawn as a box: a pixel, or more when more than
     MAX_BOXES of the calls in the runs (of the index's calls at positions ``pick``)
-    last a pixel or longer (then the MAX_BOXES longest are boxes)."""
+    last a pixel or longer (then the MAX_BOXES longest are boxes); and how many boxes
+    that makes."""
     none = np.empty(0)
     start, end = index.call_start, index.call_end
     count = kernels.durations_at_least(lo, hi, start, end, pick, px, none)
     if count <= MAX_BOXES:
-        return px
+        return px, count
     wide = index.points_buffer(count)[0, :count]
     kernels.durations_at_least(lo, hi, start, end, pick, px, wide)
     cut = float(np.partition(wide, count - MAX_BOXES)[count - MAX_BOXES])
-    if np.count_nonzero(wide >= cut) > MAX_BOXES:
+    boxes = int(np.count_nonzero(wide >= cut))
+    if boxes > MAX_BOXES:
         cut = float(np.nextafter(cut, np.inf))
-    return max(cut, px)
+        boxes = int(np.count_nonzero(wide >= cut))
+    return max(cut, px), boxes
 
 
 def _instants(index: TimelineIndex, request: Request, lanes: np.ndarray, row_of_lane,
@@ -146,13 +149,15 @@ class _Runs:
     """The calls of a request's rows in its range, read from the index or from a level
     of detail (``level``, None for the calls themselves): per lane, the run
     ``[lo, hi)`` of the index's calls at positions ``pick`` (a level's long calls, or
-    :data:`kernels.ALL`) and its display row."""
+    :data:`kernels.ALL`) and its display row; ``boxes`` calls last ``threshold`` or
+    longer."""
 
     rows: np.ndarray
     pick: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
     threshold: float
+    boxes: int
     visible: int
     level: Level | None
 
@@ -173,7 +178,7 @@ def _runs(index: TimelineIndex, request: Request, row0: int, row1: int, row_offs
         lo, hi = kernels.runs_in_range(level.long_ptr, index.call_start, index.call_end,
                                        pick, lanes, float(request.t0), float(request.t1),
                                        True)
-    threshold = _threshold(index, lo, hi, pick, request.px)
+    threshold, boxes = _threshold(index, lo, hi, pick, request.px)
     if level is not None and level.k > COARSEST and threshold >= 4 * level.size:
         # the next coarser level's records hold calls shorter than the threshold only,
         # which the raster draws anyway, and its bins are at most a pixel: read it, so
@@ -183,7 +188,7 @@ def _runs(index: TimelineIndex, request: Request, row0: int, row1: int, row_offs
         lo, hi = kernels.runs_in_range(level.long_ptr, index.call_start, index.call_end,
                                        pick, lanes, float(request.t0), float(request.t1),
                                        True)
-    return _Runs(lane_rows, pick, lo, hi, threshold, visible, level)
+    return _Runs(lane_rows, pick, lo, hi, threshold, boxes, visible, level)
 
 
 def split_range(index: TimelineIndex, request: Request, row0: int, row1: int,
@@ -229,9 +234,7 @@ def raster_range(index: TimelineIndex, request: Request, row0: int, row1: int, p
     cover = np.zeros((bins, request.width))
     busy = np.zeros((bins, request.width))
     key = np.full((bins, request.width), -1.0)
-    count = kernels.durations_at_least(runs.lo, runs.hi, start, end, runs.pick,
-                                       runs.threshold, np.empty(0))
-    box, box_row = np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)
+    box, box_row = np.empty(runs.boxes, dtype=np.int64), np.empty(runs.boxes, dtype=np.int64)
     kernels.raster_calls(runs.lo, runs.hi, runs.rows, start, end, code, share, runs.pick,
                          float(request.t0), px, runs.threshold, not request.depth_rows, row0,
                          pool, cover, busy, key, box, box_row)
