@@ -178,12 +178,28 @@ class TimelineIndex:
         return (self.call_ptr, self.call_start, self.call_end, self.call_code,
                 self.call_share)
 
-    def level(self, px: float) -> Level | None:
+    def level(self, px: float, threshold: float | None = None) -> Level | None:
         """The level of detail for pixels of ``px`` ns (None: read the calls); built now
-        unless :meth:`prepare_levels` already has."""
+        unless :meth:`prepare_levels` already has. When a picture draws every call
+        shorter than ``threshold`` in its raster (boxes are the longer ones), the next
+        coarser level if its records hold only such calls: its bins are at most a pixel,
+        and half as many calls stay long, to be drawn one by one."""
+        k = self._level_number(px)
+        if k is None:
+            return None
+        if threshold is not None and k > COARSEST and threshold >= 4 * self._bin(k):
+            k -= 1
+        return self.level_number(k)
+
+    def _level_number(self, px: float) -> int | None:
+        """The number of the level for pixels of ``px`` ns (None: read the calls)."""
         origin, last = self.forest.duration
-        k = level_for(px, float(last - origin), self.finest)
-        return None if k is None else self.level_number(k)
+        return level_for(px, float(last - origin), self.finest)
+
+    def _bin(self, k: int) -> float:
+        """The width in ns of the bins of level ``k``."""
+        origin, last = self.forest.duration
+        return max(float(last - origin), 1.0) / 2**k
 
     def level_number(self, k: int) -> Level:
         """Level ``k`` (``COARSEST <= k <= finest``), built now unless it is already."""
@@ -199,14 +215,18 @@ class TimelineIndex:
 
     def prepare_level(self, px: float, depth_rows: bool = False) -> threading.Thread | None:
         """Build in a background thread the level (with the records of the layout) that
-        a picture of pixels of ``px`` ns reads, while the caller prepares the rest;
-        None when such a picture reads the calls themselves."""
-        origin, last = self.forest.duration
-        k = level_for(px, float(last - origin), self.finest)
+        a picture of pixels of ``px`` ns reads, while the caller prepares the rest: the
+        next coarser one first (a wide picture past the box budget reads it alone), then
+        its own; None when such a picture reads the calls themselves."""
+        k = self._level_number(px)
         if k is None:
             return None
-        worker = threading.Thread(target=lambda: self.level_number(k).records(depth_rows),
-                                  name="glade-timeline-level", daemon=True)
+
+        def build() -> None:
+            for level in range(max(k - 1, COARSEST), k + 1):
+                self.level_number(level).records(depth_rows)
+
+        worker = threading.Thread(target=build, name="glade-timeline-level", daemon=True)
         worker.start()
         return worker
 

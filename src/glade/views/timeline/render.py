@@ -21,7 +21,7 @@ import numpy as np
 from glade.errors import GladeError
 from glade.views.timeline import kernels
 from glade.views.timeline.index import TimelineIndex
-from glade.views.timeline.levels import COARSEST, EXACT_LIMIT, Level
+from glade.views.timeline.levels import EXACT_LIMIT, Level
 from glade.views.timeline.messages import Arrows, KeptMessages
 
 MAX_BOXES = 30_000
@@ -171,19 +171,11 @@ def _runs(index: TimelineIndex, request: Request, row0: int, row1: int, row_offs
     lane_rows = index.lanes.row_of_lane(lanes, request.depth_rows) + row_offset
     lo, hi = index.call_runs(lanes, request.t0, request.t1)
     visible = int((hi - lo).sum())
-    level = index.level(request.px) if visible > EXACT_LIMIT and not exact else None
+    threshold, boxes = _threshold(index, lo, hi, kernels.ALL, request.px)
+    level = (index.level(request.px, threshold) if visible > EXACT_LIMIT and not exact
+             else None)
     pick = kernels.ALL
     if level is not None:
-        pick = level.long
-        lo, hi = kernels.runs_in_range(level.long_ptr, index.call_start, index.call_end,
-                                       pick, lanes, float(request.t0), float(request.t1),
-                                       True)
-    threshold, boxes = _threshold(index, lo, hi, pick, request.px)
-    if level is not None and level.k > COARSEST and threshold >= 4 * level.size:
-        # the next coarser level's records hold calls shorter than the threshold only,
-        # which the raster draws anyway, and its bins are at most a pixel: read it, so
-        # that the many calls between two bins and a box do not go one by one
-        level = index.level_number(level.k - 1)
         pick = level.long
         lo, hi = kernels.runs_in_range(level.long_ptr, index.call_start, index.call_end,
                                        pick, lanes, float(request.t0), float(request.t1),
