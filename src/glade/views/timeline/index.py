@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from glade.errors import GladeError
 from glade.profile.graphframe import GraphFrame
 from glade.trace.calls import EVENT, forest_nodes
 from glade.trace.events import NAME, PROCESS, THREAD
@@ -29,8 +30,8 @@ from glade.views.timeline.levels import COARSEST, Level, finest_level, level_for
 @dataclass(frozen=True)
 class Forest:
     """What a timeline reads of a call forest, as arrays over its nodes: ``start`` and
-    ``end`` (int64 ns), ``code`` (of ``names``), ``location`` (code of the process and
-    thread, of ``processes``/``threads``), ``call`` (False for instants), ``event``
+    ``end`` (int64 ns), ``code`` (of ``names``), ``location`` (int32 code of the process
+    and thread, of ``processes``/``threads``), ``call`` (False for instants), ``event``
     (row in the trace's events), and the forest's structure: ``parent`` (node id, -1
     for a root) and ``depth``."""
 
@@ -68,7 +69,7 @@ class Forest:
             end=table["end"].to_numpy(dtype=np.int64),
             code=np.asarray(name.codes, dtype=np.int32),
             names=[str(c) for c in name.categories],
-            location=location.astype(np.int64),
+            location=location.astype(np.int32),
             processes=processes[first],
             threads=threads[first],
             call=(table["type"] == "call").to_numpy(),
@@ -95,7 +96,7 @@ class Forest:
             end=nodes.end.astype(np.int64, copy=False),
             code=np.take(name.codes, rows).astype(np.int32),
             names=[str(c) for c in name.categories],
-            location=location.astype(np.int64),
+            location=location.astype(np.int32),
             processes=events[PROCESS].to_numpy()[first],
             threads=events[THREAD].to_numpy()[first],
             call=~nodes.instant,
@@ -135,6 +136,9 @@ class TimelineIndex:
 
     def __init__(self, forest: Forest, keep: np.ndarray | None = None):
         n = len(forest)
+        if n >= 2**31:
+            raise GladeError(f"a timeline indexes fewer than 2^31 calls and instants, not "
+                             f"{n:,}: query a part of the trace first")
         self.forest = forest
         if keep is None:
             self.keep = np.ones(n, dtype=bool)

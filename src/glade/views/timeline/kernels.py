@@ -285,12 +285,14 @@ def bin_level(ptr, nodes, start, end, code, share, exclusive, origin, size, shor
     ``shorter_than`` is at most twice ``size``, so a call touches at most three bins,
     and since calls come in start order every bin before a call's first is complete:
     three accumulator slots hold everything open. One pass counts, a second writes.
+    Bins are int32 (a level has at most 2^31 bins), since the levels of a large trace
+    hold millions of records.
     """
     out_ptr = np.zeros(ptr.size, np.int64)
     n = _level_pass(ptr, nodes, start, end, code, share, exclusive, origin, size,
-                    shorter_than, out_ptr, np.empty(0, np.int64), np.empty((0, 3)),
+                    shorter_than, out_ptr, np.empty(0, np.int32), np.empty((0, 3)),
                     np.empty(0, np.int32), False)
-    out_bin = np.empty(n, np.int64)
+    out_bin = np.empty(n, np.int32)
     out_weight = np.empty((n, 3))
     out_code = np.empty(n, np.int32)
     _level_pass(ptr, nodes, start, end, code, share, exclusive, origin, size, shorter_than,
@@ -356,7 +358,8 @@ def index_arrays(keep, call, location, depth, caller, start, end, code, num_loca
     (1 when it lasts no time) and its lane (-1 when not kept); the lane ``offset`` per
     location; per lane, the pointer into the calls and, per call in lane order, its
     node, start, end, code and share; per location, the pointer into the instants,
-    and per instant in that order its node, time and lane."""
+    and per instant in that order its node, time and lane. Nodes and lanes are int32
+    (the caller checks that a forest has fewer than 2^31 nodes)."""
     n = start.size
     exclusive = np.empty(n)
     share = np.ones(n)
@@ -379,7 +382,7 @@ def index_arrays(keep, call, location, depth, caller, start, end, code, num_loca
         offset[loc + 1] = offset[loc] + depths[loc]
         instant_ptr[loc + 1] += instant_ptr[loc]
     ptr = np.zeros(offset[num_locations] + 1, np.int64)
-    node_lane = np.full(n, -1, np.int64)
+    node_lane = np.full(n, -1, np.int32)
     for i in range(n):
         if keep[i] and call[i]:
             lane = offset[location[i]] + depth[i]
@@ -390,15 +393,15 @@ def index_arrays(keep, call, location, depth, caller, start, end, code, num_loca
     for lane in range(ptr.size - 1):
         ptr[lane + 1] += ptr[lane]
     cursor = ptr[:-1].copy()
-    call_node = np.empty(num_calls, np.int64)
+    call_node = np.empty(num_calls, np.int32)
     call_start = np.empty(num_calls, start.dtype)
     call_end = np.empty(num_calls, end.dtype)
     call_code = np.empty(num_calls, code.dtype)
     call_share = np.empty(num_calls)
     num_instants = instant_ptr[num_locations]
-    instant_node = np.empty(num_instants, np.int64)
+    instant_node = np.empty(num_instants, np.int32)
     instant_time = np.empty(num_instants, start.dtype)
-    instant_lane = np.empty(num_instants, np.int64)
+    instant_lane = np.empty(num_instants, np.int32)
     j = 0
     for i in range(n):
         if not keep[i]:
