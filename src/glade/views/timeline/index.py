@@ -183,11 +183,12 @@ class TimelineIndex:
                 self.call_share)
 
     def level(self, px: float, threshold: float | None = None) -> Level | None:
-        """The level of detail for pixels of ``px`` ns (None: read the calls); built now
-        unless :meth:`prepare_levels` already has. When a picture draws every call
-        shorter than ``threshold`` in its raster (boxes are the longer ones), the next
-        coarser level if its records hold only such calls: its bins are at most a pixel,
-        and half as many calls stay long, to be drawn one by one."""
+        """The level of detail for pixels of ``px`` ns (None: read the calls); made now
+        unless :meth:`prepare_levels` already has (its records are built when first
+        read). When a picture draws every call shorter than ``threshold`` in its raster
+        (boxes are the longer ones), the next coarser level if its records hold only
+        such calls: its bins are at most a pixel, and half as many calls stay long, to
+        be drawn one by one."""
         k = self._level_number(px)
         if k is None:
             return None

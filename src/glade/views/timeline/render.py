@@ -171,15 +171,24 @@ def _runs(index: TimelineIndex, request: Request, row0: int, row1: int, row_offs
     lane_rows = index.lanes.row_of_lane(lanes, request.depth_rows) + row_offset
     lo, hi = index.call_runs(lanes, request.t0, request.t1)
     visible = int((hi - lo).sum())
-    threshold, boxes = _threshold(index, lo, hi, kernels.ALL, request.px)
-    level = (index.level(request.px, threshold) if visible > EXACT_LIMIT and not exact
-             else None)
+    level = index.level(request.px) if visible > EXACT_LIMIT and not exact else None
     pick = kernels.ALL
+
+    def read(level: Level) -> tuple[np.ndarray, np.ndarray]:
+        return kernels.runs_in_range(level.long_ptr, index.call_start, index.call_end,
+                                     level.long, lanes, float(request.t0),
+                                     float(request.t1), True)
+
     if level is not None:
+        # a level's long calls hold every call a pixel wide: the threshold is theirs
         pick = level.long
-        lo, hi = kernels.runs_in_range(level.long_ptr, index.call_start, index.call_end,
-                                       pick, lanes, float(request.t0), float(request.t1),
-                                       True)
+        lo, hi = read(level)
+    threshold, boxes = _threshold(index, lo, hi, pick, request.px)
+    if level is not None:
+        coarser = index.level(request.px, threshold)
+        if coarser is not level:
+            level, pick = coarser, coarser.long
+            lo, hi = read(level)
     return _Runs(lane_rows, pick, lo, hi, threshold, boxes, visible, level)
 
 
