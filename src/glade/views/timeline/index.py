@@ -24,7 +24,7 @@ from glade.trace.matching import location_codes_of
 from glade.trace.model import Trace
 from glade.views.timeline import kernels
 from glade.views.timeline.lanes import Lanes
-from glade.views.timeline.levels import COARSEST, Level, finest_level, level_for
+from glade.views.timeline.levels import COARSEST, Level, bin_size, finest_level, level_for
 
 
 @dataclass(frozen=True)
@@ -192,7 +192,9 @@ class TimelineIndex:
         k = self._level_number(px)
         if k is None:
             return None
-        if threshold is not None and k > COARSEST and threshold >= 4 * self._bin(k):
+        origin, last = self.forest.duration
+        if (threshold is not None and k > COARSEST
+                and threshold >= 2 * bin_size(float(last - origin), k - 1)):
             k -= 1
         return self.level_number(k)
 
@@ -200,11 +202,6 @@ class TimelineIndex:
         """The number of the level for pixels of ``px`` ns (None: read the calls)."""
         origin, last = self.forest.duration
         return level_for(px, float(last - origin), self.finest)
-
-    def _bin(self, k: int) -> float:
-        """The width in ns of the bins of level ``k``."""
-        origin, last = self.forest.duration
-        return max(float(last - origin), 1.0) / 2**k
 
     def level_number(self, k: int) -> Level:
         """Level ``k`` (``COARSEST <= k <= finest``), built now unless it is already."""
