@@ -11,9 +11,9 @@ wide reads level k: its long calls give boxes and exact raster shares as usual, 
 every record adds its time at its bin's centre, less than half a pixel from where it
 was spent. A request whose box threshold (raised by the box budget) is at least two
 bins of level k - 1 reads that level instead: its records hold only calls the raster
-draws anyway, and its bins are at most a pixel. So a wide request reads at most a record per row and bin, however many
-calls the bins hold. Levels are built on first use (or ahead, in a background
-thread) and kept.
+draws anyway, and its bins are at most a pixel. So a wide request reads at most a
+record per row and bin, however many calls the bins hold. Levels are built on first
+use (or ahead, in a background thread) and kept.
 """
 
 from __future__ import annotations
