@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from glade.datasets import synthetic_trace
-from glade.trace.profiles import bin_edges
+from glade.trace.profiles import _bin_of, bin_edges
 
 
 def oracle(trace, num_bins: int) -> dict[str, np.ndarray]:
@@ -56,3 +56,15 @@ def test_bin_edges_cover_the_span_evenly():
     assert bin_edges(0, 2, 4).tolist() == [0, 1, 2, 3, 4]  # at least 1 ns per bin
     big = bin_edges(0, 2**62, 7)
     assert big[-1] == 2**62 and np.diff(big).min() == 2**62 // 7
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-50, 10**6), min_size=2, max_size=30, unique=True),
+       st.lists(st.integers(-10**5, 2 * 10**6), min_size=1, max_size=40))
+def test_spread_bins_any_sorted_edges_like_a_binary_search(edges, times):
+    # the guess assumes even bins; uneven edges must still land in the searched bin
+    edges = np.sort(np.array(edges, dtype=np.int64))
+    times = np.array(times, dtype=np.int64)
+    last = edges.size - 2
+    expected = np.clip(np.searchsorted(edges, times, side="right") - 1, 0, last)
+    assert [_bin_of(edges, t) for t in times.tolist()] == expected.tolist()

@@ -171,18 +171,33 @@ def flat_profile_table(sums: dict[str, np.ndarray], calls: np.ndarray, labels: p
     return table
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _bin_of(edges, t):
+    """The bin [edges[k], edges[k + 1]) holding ``t`` (the first before it, the last
+    after it): guessed as if the bins were even, then moved to the right one, so even
+    bins cost no search."""
+    num_bins = edges.size - 1
+    span = edges[num_bins] - edges[0]
+    k = int((t - edges[0]) / span * num_bins) if span > 0 else 0
+    k = min(max(k, 0), num_bins - 1)
+    while k > 0 and t < edges[k]:
+        k -= 1
+    while k < num_bins - 1 and t >= edges[k + 1]:
+        k += 1
+    return k
+
+
 @njit(cache=True, nogil=True)
 def _spread(start, end, group, caller, nested, edges, out):
     """The loop of :func:`spread_exclusive`: each call's overlap with every bin it
     touches, added to its group and taken from its caller's."""
-    num_bins = edges.size - 1
     for i in range(start.size):
         s = start[i]
         e = end[i]
-        first = min(np.searchsorted(edges, s, side="right") - 1, num_bins - 1)
+        first = _bin_of(edges, s)
         last = first
         if e > edges[first + 1]:
-            last = min(np.searchsorted(edges, e, side="right") - 1, num_bins - 1)
+            last = _bin_of(edges, e)
         for b in range(first, last + 1):
             if last == first:
                 part = e - s

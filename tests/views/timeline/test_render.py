@@ -330,3 +330,89 @@ def test_the_index_of_a_trace_is_the_index_of_its_forest(table):
                   "call_share", "instant_ptr", "instant_lane", "node_lane"):
         np.testing.assert_allclose(getattr(everything, field), getattr(masked, field))
     np.testing.assert_array_equal(everything.lanes.offset, masked.lanes.offset)
+
+
+@settings(max_examples=100, deadline=None)
+@given(random_traces(), st.randoms(use_true_random=False))
+def test_index_arrays_against_brute_force(table, random):
+    # a random mask: every kept node's caller, depth, exclusive time, lane and place in
+    # its lane or location, walking up the parents node by node
+    trace = Trace(table)
+    forest = index_of(trace).forest
+    keep = np.array([random.random() < 0.7 for _ in range(len(forest))], dtype=bool)
+    index = TimelineIndex(forest, keep)
+    inc = (forest.end - forest.start).astype(float)
+    caller = {}
+    for node in np.flatnonzero(keep).tolist():
+        up, depth = int(forest.parent[node]), 0
+        while up >= 0 and not keep[up]:
+            up = int(forest.parent[up])
+        caller[node] = up
+        while up >= 0:
+            depth += int(keep[up])
+            up = int(forest.parent[up])
+        assert index.caller[node] == caller[node] and index.depth[node] == depth
+    calls = [i for i in caller if forest.call[i]]
+    assert index.calls.tolist() == calls
+    for node in calls:
+        callees = [i for i in calls if caller[i] == node]
+        assert index.exclusive[node] == pytest.approx(inc[node] - inc[callees].sum())
+        share = index.exclusive[node] / inc[node] if inc[node] > 0 else 1.0
+        assert index.share[node] == pytest.approx(share)
+    locations = forest.processes.size
+    depths = [max([int(index.depth[i]) + 1 for i in calls if forest.location[i] == loc],
+                  default=1) for loc in range(locations)]
+    assert index.lanes.offset.tolist() == np.concatenate([[0], np.cumsum(depths)]).tolist()
+    lanes = {}
+    for node in calls:
+        lane = int(index.lanes.offset[forest.location[node]] + index.depth[node])
+        lanes.setdefault(lane, []).append(node)
+        assert index.node_lane[node] == lane
+    for lane in range(index.lanes.num_lanes):
+        run = slice(index.call_ptr[lane], index.call_ptr[lane + 1])
+        nodes = lanes.get(lane, [])
+        assert index.call_node[run].tolist() == nodes
+        np.testing.assert_array_equal(index.call_start[run], forest.start[nodes])
+        np.testing.assert_array_equal(index.call_end[run], forest.end[nodes])
+        np.testing.assert_array_equal(index.call_code[run], forest.code[nodes])
+        np.testing.assert_allclose(index.call_share[run], index.share[nodes])
+    instants = [i for i in caller if not forest.call[i]]
+    by_location = sorted(instants, key=lambda i: (forest.location[i], i))
+    assert index.instant_node.tolist() == by_location
+    np.testing.assert_array_equal(index.instant_time, forest.start[by_location])
+    for i, node in enumerate(by_location):
+        loc = int(forest.location[node])
+        assert index.instant_ptr[loc] <= i < index.instant_ptr[loc + 1]
+        lane = index.lanes.offset[loc] + min(max(int(index.depth[node]) - 1, 0),
+                                             depths[loc] - 1)
+        assert index.instant_lane[i] == index.node_lane[node] == lane
+    assert (index.node_lane[~keep] == -1).all()
+
+
+def test_a_wide_range_past_the_box_budget_reads_the_coarser_level(monkeypatch):
+    # with few boxes allowed the threshold passes two bins of the next coarser level:
+    # that level is read, the boxes stay those of the exact picture, and its records
+    # (at the centres of bins at most a pixel wide) keep the mass
+    trace = synthetic_trace(8, 400, seed=2)
+    index = index_of(trace)
+    first, last = index.forest.duration
+    request = Request(first, last, 700, 0, 8, 100)
+    monkeypatch.setattr(render_module, "MAX_BOXES", 40)
+    exact, total, boxes = check_picture(index, request)
+    monkeypatch.setattr(render_module, "EXACT_LIMIT", 0)
+    index.finest = levels.finest_level(10**9)
+    fine = levels.level_for(request.px, last - first, index.finest)
+    leveled = render(index, None, request)
+    assert exact.threshold >= 4 * (last - first) / 2**fine
+    assert leveled.extra["level"] == fine - 1
+    assert leveled.threshold == exact.threshold
+    assert sorted(leveled.boxes["node"].tolist()) == sorted(exact.boxes["node"].tolist())
+    size = (last - first) / 2 ** (fine - 1)
+    assert size <= request.px
+    assert abs(leveled.cover.sum() + boxes - total) <= 2 * size * index.lanes.num_lanes
+
+    def blocks(cover: np.ndarray) -> np.ndarray:
+        return cover.reshape(cover.shape[0], -1, 7).sum(axis=2)
+
+    np.testing.assert_allclose(blocks(leveled.cover), blocks(exact.cover), rtol=0.2,
+                               atol=request.px)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from glade.errors import GladeError
 from glade.profile.graphframe import GraphFrame
 from glade.trace.calls import EVENT, forest_nodes
 from glade.trace.events import NAME, PROCESS, THREAD
@@ -23,14 +24,14 @@ from glade.trace.matching import location_codes_of
 from glade.trace.model import Trace
 from glade.views.timeline import kernels
 from glade.views.timeline.lanes import Lanes
-from glade.views.timeline.levels import COARSEST, Level, finest_level, level_for
+from glade.views.timeline.levels import COARSEST, Level, bin_size, finest_level, level_for
 
 
 @dataclass(frozen=True)
 class Forest:
     """What a timeline reads of a call forest, as arrays over its nodes: ``start`` and
-    ``end`` (int64 ns), ``code`` (of ``names``), ``location`` (code of the process and
-    thread, of ``processes``/``threads``), ``call`` (False for instants), ``event``
+    ``end`` (int64 ns), ``code`` (of ``names``), ``location`` (int32 code of the process
+    and thread, of ``processes``/``threads``), ``call`` (False for instants), ``event``
     (row in the trace's events), and the forest's structure: ``parent`` (node id, -1
     for a root) and ``depth``."""
 
@@ -68,7 +69,7 @@ class Forest:
             end=table["end"].to_numpy(dtype=np.int64),
             code=np.asarray(name.codes, dtype=np.int32),
             names=[str(c) for c in name.categories],
-            location=location.astype(np.int64),
+            location=location.astype(np.int32),
             processes=processes[first],
             threads=threads[first],
             call=(table["type"] == "call").to_numpy(),
@@ -93,9 +94,9 @@ class Forest:
             depth=nodes.depth,
             start=nodes.start.astype(np.int64, copy=False),
             end=nodes.end.astype(np.int64, copy=False),
-            code=np.asarray(name.codes, dtype=np.int32)[rows],
+            code=np.take(name.codes, rows).astype(np.int32),
             names=[str(c) for c in name.categories],
-            location=location.astype(np.int64),
+            location=location.astype(np.int32),
             processes=events[PROCESS].to_numpy()[first],
             threads=events[THREAD].to_numpy()[first],
             call=~nodes.instant,
@@ -128,14 +129,6 @@ def _first_of(location: np.ndarray, count: int) -> np.ndarray:
     return first
 
 
-def _pointer(groups: np.ndarray, count: int) -> np.ndarray:
-    """Where each of ``count`` groups starts in values grouped by ``groups`` (and where
-    the last ends)."""
-    ptr = np.zeros(count + 1, dtype=np.int64)
-    np.cumsum(np.bincount(groups, minlength=count), out=ptr[1:])
-    return ptr
-
-
 class TimelineIndex:
     """The calls and instants of ``forest`` that ``keep`` keeps (all when None), indexed
     for range requests: calls grouped by lane (location and kept depth) in start order,
@@ -143,6 +136,9 @@ class TimelineIndex:
 
     def __init__(self, forest: Forest, keep: np.ndarray | None = None):
         n = len(forest)
+        if n >= 2**31:
+            raise GladeError(f"a timeline indexes fewer than 2^31 calls and instants, not "
+                             f"{n:,}: query a part of the trace first")
         self.forest = forest
         if keep is None:
             self.keep = np.ones(n, dtype=bool)
@@ -152,35 +148,16 @@ class TimelineIndex:
             caller, depth = kernels.kept_callers(forest.parent, self.keep)
         self.caller = caller
         self.depth = depth
-        inc = (forest.end - forest.start).astype(np.float64)
-        calls = np.flatnonzero(self.keep & forest.call)
-        self.calls = calls
-        inner = calls[caller[calls] >= 0]
-        self.exclusive = inc - np.bincount(caller[inner], weights=inc[inner], minlength=n)
-        loc = forest.location
+        self.calls = np.flatnonzero(self.keep & forest.call)
         num_locations = forest.processes.size
-        _, offset, self.call_ptr, order = kernels.lanes_of_calls(calls, loc, depth,
-                                                                 num_locations)
+        (self.exclusive, self.share, self.node_lane, offset, self.call_ptr, self.call_node,
+         self.call_start, self.call_end, self.call_code, self.call_share, self.instant_ptr,
+         self.instant_node, self.instant_time, self.instant_lane) = kernels.index_arrays(
+            self.keep, forest.call, forest.location, depth, caller, forest.start, forest.end,
+            forest.code, num_locations)
         self.lanes = Lanes(np.asarray(forest.processes, dtype=np.int64),
                            np.asarray(forest.threads, dtype=np.int64), offset)
-        self.call_node = order
-        self.call_start = forest.start[order]
-        self.call_end = forest.end[order]
-        self.call_code = forest.code[order]
-        self.share = np.ones(n)
-        np.divide(self.exclusive, inc, out=self.share, where=inc > 0)
-        self.call_share = self.share[order]
-
-        instants = np.flatnonzero(self.keep & ~forest.call)
-        self.instant_ptr = _pointer(loc[instants], num_locations)
-        self.instant_node = instants
-        self.instant_time = forest.start[instants]
-        room = np.diff(offset)[loc[instants]] - 1
-        self.instant_lane = offset[loc[instants]] + np.clip(depth[instants] - 1, 0, room)
-        self.node_lane = np.full(n, -1, dtype=np.int64)
-        self.node_lane[calls] = offset[loc[calls]] + depth[calls]
-        self.node_lane[instants] = self.instant_lane
-        self.finest = finest_level(calls.size)
+        self.finest = finest_level(self.calls.size)
         self._levels: dict[int, Level] = {}
         self._lock = threading.Lock()
         self._building: dict[int, threading.Lock] = {}
@@ -191,17 +168,12 @@ class TimelineIndex:
     def location_groups(self) -> tuple[np.ndarray, np.ndarray]:
         """(pointer per location, node ids) of the calls grouped by location in start
         order (the forest's own order)."""
-        return _pointer(self.forest.location[self.calls], self.forest.processes.size), self.calls
+        return self.call_ptr[self.lanes.offset], self.calls
 
     @property
     def lane_groups(self) -> tuple[np.ndarray, np.ndarray]:
         """(pointer per lane, node ids) of the calls grouped by lane in start order."""
         return self.call_ptr, self.call_node
-
-    @functools.cached_property
-    def call_lane(self) -> np.ndarray:
-        """The lane of every call of the index's call arrays."""
-        return np.repeat(np.arange(self.lanes.num_lanes), np.diff(self.call_ptr))
 
     @property
     def lane_calls(self) -> tuple[np.ndarray, ...]:
@@ -210,14 +182,29 @@ class TimelineIndex:
         return (self.call_ptr, self.call_start, self.call_end, self.call_code,
                 self.call_share)
 
-    def level(self, px: float) -> Level | None:
-        """The level of detail for pixels of ``px`` ns (None: read the calls); built now
-        unless :meth:`prepare_levels` already has."""
+    def level(self, px: float, threshold: float | None = None) -> Level | None:
+        """The level of detail for pixels of ``px`` ns (None: read the calls); made now
+        unless :meth:`prepare_levels` already has (its records are built when first
+        read). When a picture draws every call shorter than ``threshold`` in its raster
+        (boxes are the longer ones), the next coarser level if its records hold only
+        such calls: its bins are at most a pixel, and half as many calls stay long, to
+        be drawn one by one."""
+        k = self._level_number(px)
+        if k is None:
+            return None
         origin, last = self.forest.duration
-        k = level_for(px, float(last - origin), self.finest)
-        return None if k is None else self._level(k)
+        if (threshold is not None and k > COARSEST
+                and threshold >= 2 * bin_size(float(last - origin), k - 1)):
+            k -= 1
+        return self.level_number(k)
 
-    def _level(self, k: int) -> Level:
+    def _level_number(self, px: float) -> int | None:
+        """The number of the level for pixels of ``px`` ns (None: read the calls)."""
+        origin, last = self.forest.duration
+        return level_for(px, float(last - origin), self.finest)
+
+    def level_number(self, k: int) -> Level:
+        """Level ``k`` (``COARSEST <= k <= finest``), built now unless it is already."""
         level = self._levels.get(k)
         if level is not None:
             return level
@@ -227,6 +214,23 @@ class TimelineIndex:
             if k not in self._levels:
                 self._levels[k] = Level(self, k)
             return self._levels[k]
+
+    def prepare_level(self, px: float, depth_rows: bool = False) -> threading.Thread | None:
+        """Build in a background thread the level (with the records of the layout) that
+        a picture of pixels of ``px`` ns reads, while the caller prepares the rest: the
+        next coarser one first (a wide picture past the box budget reads it alone), then
+        its own; None when such a picture reads the calls themselves."""
+        k = self._level_number(px)
+        if k is None:
+            return None
+
+        def build() -> None:
+            for level in range(max(k - 1, COARSEST), k + 1):
+                self.level_number(level).records(depth_rows)
+
+        worker = threading.Thread(target=build, name="glade-timeline-level", daemon=True)
+        worker.start()
+        return worker
 
     def prepare_levels(self, depth_rows: bool = False) -> threading.Thread | None:
         """Build every level (with the records of the layout) in a background thread, so
@@ -244,15 +248,19 @@ class TimelineIndex:
             for k in order:
                 if self._closed.is_set():
                     return
-                self._level(k).records(depth_rows)
+                self.level_number(k).records(depth_rows)
 
         worker = threading.Thread(target=build, name="glade-timeline-levels", daemon=True)
         worker.start()
         return worker
 
     def close(self) -> None:
-        """Stop building levels ahead (a view drops an index when its query changes)."""
+        """Stop building levels ahead and let go of those built (a view drops an index
+        when its query changes: its memory is freed as soon as the requests answered
+        from it are, not when the garbage collector finds the index and its levels,
+        which refer to each other)."""
         self._closed.set()
+        self._levels = {}
 
     def points_buffer(self, count: int) -> np.ndarray:
         """A buffer for ``count`` raster points (rows :data:`kernels.POINT_FIELDS`), kept
@@ -272,13 +280,13 @@ class TimelineIndex:
         """Per lane of ``lanes``, the run [lo, hi) of its calls (positions in the index's
         call arrays) that overlap [t0, t1)."""
         return kernels.runs_in_range(self.call_ptr, self.call_start, self.call_end,
-                                     np.asarray(lanes, dtype=np.int64), float(t0), float(t1),
-                                     True)
+                                     kernels.ALL, np.asarray(lanes, dtype=np.int64),
+                                     float(t0), float(t1), True)
 
     def instants_in(self, locations: np.ndarray, t0: float, t1: float) -> np.ndarray:
         """Positions (in the index's instant arrays) of the instants of ``locations`` at
         times in [t0, t1), location by location."""
         lo, hi = kernels.runs_in_range(self.instant_ptr, self.instant_time, self.instant_time,
-                                       np.asarray(locations, dtype=np.int64), float(t0),
-                                       float(t1), False)
+                                       kernels.ALL, np.asarray(locations, dtype=np.int64),
+                                       float(t0), float(t1), False)
         return kernels.gather_runs(lo, hi)

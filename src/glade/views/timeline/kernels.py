@@ -18,13 +18,26 @@ CODE_BITS = 24
 WEIGHT_STEPS = 65535
 
 
+#: No selection: the positions of a run are positions in the call arrays themselves.
+ALL = np.empty(0, np.int32)
+
+
 @njit(cache=True, nogil=True, inline="always")
-def _first_at_least(values, lo, hi, target, strictly):
-    """The first position in [lo, hi) of sorted ``values`` holding more than ``target``
-    (``strictly``) or at least ``target``; ``hi`` when none does."""
+def _at(pick, i):
+    """The position in the call arrays of position ``i`` of a run: ``pick[i]``, or ``i``
+    itself when ``pick`` is empty (:data:`ALL`)."""
+    return pick[i] if pick.size else i
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _first_at_least(values, pick, lo, hi, target, strictly):
+    """The first position in [lo, hi) of sorted ``values`` (at positions ``pick``, see
+    :func:`_at`) holding more than ``target`` (``strictly``) or at least ``target``;
+    ``hi`` when none does."""
     while lo < hi:
         mid = (lo + hi) // 2
-        if values[mid] > target or (not strictly and values[mid] == target):
+        value = values[_at(pick, mid)]
+        if value > target or (not strictly and value == target):
             hi = mid
         else:
             lo = mid + 1
@@ -32,27 +45,29 @@ def _first_at_least(values, lo, hi, target, strictly):
 
 
 @njit(cache=True, nogil=True)
-def runs_in_range(ptr, start, end, segments, t0, t1, strict):
-    """For each segment s in ``segments`` (rows ptr[s]:ptr[s + 1] of ``start``/``end``,
-    sorted by both), the run [lo, hi) of rows that start before ``t1`` and end after
-    ``t0`` (``strict``: calls, which show nothing of themselves at their end) or at
-    ``t0`` and after (instants, whose start is their end)."""
+def runs_in_range(ptr, start, end, pick, segments, t0, t1, strict):
+    """For each segment s in ``segments`` (rows ptr[s]:ptr[s + 1] of ``start``/``end``
+    at positions ``pick``, see :func:`_at`, sorted by both), the run [lo, hi) of rows
+    that start before ``t1`` and end after ``t0`` (``strict``: calls, which show
+    nothing of themselves at their end) or at ``t0`` and after (instants, whose start
+    is their end)."""
     lo = np.empty(segments.size, np.int64)
     hi = np.empty(segments.size, np.int64)
     for k in range(segments.size):
         last = ptr[segments[k] + 1]
-        lo[k] = _first_at_least(end, ptr[segments[k]], last, t0, strict)
-        hi[k] = _first_at_least(start, lo[k], last, t1, False)
+        lo[k] = _first_at_least(end, pick, ptr[segments[k]], last, t0, strict)
+        hi[k] = _first_at_least(start, pick, lo[k], last, t1, False)
     return lo, hi
 
 
 @njit(cache=True, nogil=True)
-def durations_at_least(lo, hi, start, end, minimum, out):
-    """How many calls of the runs last at least ``minimum``; their durations go to
-    ``out`` when it has room for them all."""
+def durations_at_least(lo, hi, start, end, pick, minimum, out):
+    """How many calls of the runs (at positions ``pick``, see :func:`_at`) last at least
+    ``minimum``; their durations go to ``out`` when it has room for them all."""
     count = 0
     for k in range(lo.size):
-        for i in range(lo[k], hi[k]):
+        for j in range(lo[k], hi[k]):
+            i = _at(pick, j)
             if end[i] - start[i] >= minimum:
                 if count < out.size:
                     out[count] = end[i] - start[i]
@@ -139,11 +154,12 @@ def split_calls(lo, hi, rows, start, end, code, share, t0, px, width, threshold,
 
 
 @njit(cache=True, nogil=True)
-def raster_calls(lo, hi, rows, start, end, code, share, t0, px, threshold, exclusive, row0,
-                 pool, cover, busy, key, box, box_row):
-    """:func:`split_calls` straight into a raster: the calls of the runs lasting at least
-    ``threshold`` are boxes (positions to ``box``, display rows to ``box_row``, which
-    have room for them all); every other call adds, in each pixel column it overlaps,
+def raster_calls(lo, hi, rows, start, end, code, share, pick, t0, px, threshold, exclusive,
+                 row0, pool, cover, busy, key, box, box_row):
+    """:func:`split_calls` straight into a raster: the calls of the runs (at positions
+    ``pick``, see :func:`_at`) lasting at least ``threshold`` are boxes (positions in
+    the call arrays to ``box``, display rows to ``box_row``, which have room for them
+    all); every other call adds, in each pixel column it overlaps,
     its time there to ``cover``, that time (times its exclusive ``share`` when
     ``exclusive``) to ``busy``, and keeps in ``key`` the largest key (raster rows of
     ``pool`` display rows from ``row0``). Returns the number of boxes."""
@@ -151,7 +167,8 @@ def raster_calls(lo, hi, rows, start, end, code, share, t0, px, threshold, exclu
     boxes = 0
     for k in range(lo.size):
         r = (rows[k] - row0) // pool
-        for i in range(lo[k], hi[k]):
+        for j in range(lo[k], hi[k]):
+            i = _at(pick, j)
             if end[i] - start[i] >= threshold:
                 box[boxes] = i
                 box_row[boxes] = rows[k]
@@ -268,12 +285,14 @@ def bin_level(ptr, nodes, start, end, code, share, exclusive, origin, size, shor
     ``shorter_than`` is at most twice ``size``, so a call touches at most three bins,
     and since calls come in start order every bin before a call's first is complete:
     three accumulator slots hold everything open. One pass counts, a second writes.
+    Bins are int32 (a level has at most 2^31 bins), since the levels of a large trace
+    hold millions of records.
     """
     out_ptr = np.zeros(ptr.size, np.int64)
     n = _level_pass(ptr, nodes, start, end, code, share, exclusive, origin, size,
-                    shorter_than, out_ptr, np.empty(0, np.int64), np.empty((0, 3)),
+                    shorter_than, out_ptr, np.empty(0, np.int32), np.empty((0, 3)),
                     np.empty(0, np.int32), False)
-    out_bin = np.empty(n, np.int64)
+    out_bin = np.empty(n, np.int32)
     out_weight = np.empty((n, 3))
     out_code = np.empty(n, np.int32)
     _level_pass(ptr, nodes, start, end, code, share, exclusive, origin, size, shorter_than,
@@ -292,8 +311,8 @@ def raster_records(ptr, bin_, weight, code, segments, rows, first_bin, last_bin,
     width = cover.shape[1]
     for k in range(segments.size):
         last = ptr[segments[k] + 1]
-        lo = _first_at_least(bin_, ptr[segments[k]], last, first_bin, False)
-        hi = _first_at_least(bin_, lo, last, last_bin, False)
+        lo = _first_at_least(bin_, ALL, ptr[segments[k]], last, first_bin, False)
+        hi = _first_at_least(bin_, ALL, lo, last, last_bin, False)
         r = (rows[k] - row0) // pool
         for i in range(lo, hi):
             column = int((origin + (bin_[i] + 0.5) * size - t0) / px)
@@ -303,33 +322,6 @@ def raster_records(ptr, bin_, weight, code, segments, rows, first_bin, last_bin,
             value = _key(weight[i, 2], px, code[i])
             if value > key[r, column]:
                 key[r, column] = value
-
-
-@njit(cache=True, nogil=True)
-def lanes_of_calls(calls, location, depth, num_locations):
-    """Lanes of the ``calls`` (node ids) of a forest: the nesting depths of every location
-    (at least one), the first lane of each (``offset``), and the calls grouped by lane
-    (lane ``offset[location] + depth``) keeping their order inside each lane: the
-    pointer per lane and the grouped node ids. A counting sort: two passes, no sort."""
-    depths = np.ones(num_locations, np.int64)
-    for i in calls:
-        depths[location[i]] = max(depths[location[i]], depth[i] + 1)
-    offset = np.zeros(num_locations + 1, np.int64)
-    for loc in range(num_locations):
-        offset[loc + 1] = offset[loc] + depths[loc]
-    num_lanes = offset[num_locations]
-    ptr = np.zeros(num_lanes + 1, np.int64)
-    for i in calls:
-        ptr[offset[location[i]] + depth[i] + 1] += 1
-    for lane in range(num_lanes):
-        ptr[lane + 1] += ptr[lane]
-    cursor = ptr[:-1].copy()
-    order = np.empty(calls.size, np.int64)
-    for i in calls:
-        lane = offset[location[i]] + depth[i]
-        order[cursor[lane]] = i
-        cursor[lane] += 1
-    return depths, offset, ptr, order
 
 
 @njit(cache=True, nogil=True)
@@ -352,3 +344,84 @@ def kept_callers(parent, keep):
         else:
             near[i] = above
     return caller, depth
+
+
+@njit(cache=True, nogil=True)
+def index_arrays(keep, call, location, depth, caller, start, end, code, num_locations):
+    """The arrays of a timeline index over a forest's nodes (pre-order: a caller
+    before its callees), in three passes over the nodes and no sort. Kept calls
+    (``keep & call``) are grouped by lane (lane ``offset[location] + depth``, every
+    location having at least one) in node order inside each; kept instants by location
+    in node order, each on the lane of its caller's depth (clipped to its location's
+    lanes). Returns, per node, the exclusive time (its time minus that of its kept
+    callees, whose nearest kept caller is ``caller``), its exclusive share of its time
+    (1 when it lasts no time) and its lane (-1 when not kept); the lane ``offset`` per
+    location; per lane, the pointer into the calls and, per call in lane order, its
+    node, start, end, code and share; per location, the pointer into the instants,
+    and per instant in that order its node, time and lane. Nodes and lanes are int32
+    (the caller checks that a forest has fewer than 2^31 nodes)."""
+    n = start.size
+    exclusive = np.empty(n)
+    share = np.ones(n)
+    depths = np.ones(num_locations, np.int64)
+    instant_ptr = np.zeros(num_locations + 1, np.int64)
+    num_calls = 0
+    for i in range(n):
+        exclusive[i] = end[i] - start[i]
+        if not keep[i]:
+            continue
+        if call[i]:
+            num_calls += 1
+            depths[location[i]] = max(depths[location[i]], depth[i] + 1)
+            if caller[i] >= 0:
+                exclusive[caller[i]] -= end[i] - start[i]
+        else:
+            instant_ptr[location[i] + 1] += 1
+    offset = np.zeros(num_locations + 1, np.int64)
+    for loc in range(num_locations):
+        offset[loc + 1] = offset[loc] + depths[loc]
+        instant_ptr[loc + 1] += instant_ptr[loc]
+    ptr = np.zeros(offset[num_locations] + 1, np.int64)
+    node_lane = np.full(n, -1, np.int32)
+    for i in range(n):
+        if keep[i] and call[i]:
+            lane = offset[location[i]] + depth[i]
+            node_lane[i] = lane
+            ptr[lane + 1] += 1
+        if end[i] > start[i]:
+            share[i] = exclusive[i] / (end[i] - start[i])
+    for lane in range(ptr.size - 1):
+        ptr[lane + 1] += ptr[lane]
+    cursor = ptr[:-1].copy()
+    call_node = np.empty(num_calls, np.int32)
+    call_start = np.empty(num_calls, start.dtype)
+    call_end = np.empty(num_calls, end.dtype)
+    call_code = np.empty(num_calls, code.dtype)
+    call_share = np.empty(num_calls)
+    num_instants = instant_ptr[num_locations]
+    instant_node = np.empty(num_instants, np.int32)
+    instant_time = np.empty(num_instants, start.dtype)
+    instant_lane = np.empty(num_instants, np.int32)
+    j = 0
+    for i in range(n):
+        if not keep[i]:
+            continue
+        if call[i]:
+            lane = node_lane[i]
+            c = cursor[lane]
+            cursor[lane] += 1
+            call_node[c] = i
+            call_start[c] = start[i]
+            call_end[c] = end[i]
+            call_code[c] = code[i]
+            call_share[c] = share[i]
+        else:
+            loc = location[i]
+            lane = offset[loc] + min(max(depth[i] - 1, 0), depths[loc] - 1)
+            node_lane[i] = lane
+            instant_node[j] = i
+            instant_time[j] = start[i]
+            instant_lane[j] = lane
+            j += 1
+    return (exclusive, share, node_lane, offset, ptr, call_node, call_start, call_end,
+            call_code, call_share, instant_ptr, instant_node, instant_time, instant_lane)

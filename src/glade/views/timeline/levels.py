@@ -5,12 +5,15 @@ per pixel instead of every call.
 Level k cuts the trace into 2^k bins of ``size`` ns. Calls shorter than two bins
 become records: one per row and bin, holding the time they cover there and the
 function of the largest (see :func:`glade.views.timeline.kernels.bin_level`, one pass
-over the calls in start order); longer calls stay calls, indexed by lane like the
-index's. A request whose pixels are at least two bins wide reads level k: its long
-calls give boxes and exact raster shares as usual, and every record adds its time at
-its bin's centre, less than half a pixel from where it was spent. So a wide request
-reads at most a record per row and bin, however many calls the bins hold. Levels are
-built on first use (or ahead, in a background thread) and kept.
+over the calls in start order); longer calls stay calls, kept as their positions in
+the index's call arrays, lane by lane. A request whose pixels are at least two bins
+wide reads level k: its long calls give boxes and exact raster shares as usual, and
+every record adds its time at its bin's centre, less than half a pixel from where it
+was spent. A request whose box threshold (raised by the box budget) is at least two
+bins of level k - 1 reads that level instead: its records hold only calls the raster
+draws anyway, and its bins are at most a pixel. So a wide request reads at most a
+record per row and bin, however many calls the bins hold. Levels are built on first
+use (or ahead, in a background thread) and kept.
 """
 
 from __future__ import annotations
@@ -38,16 +41,10 @@ class Level:
         self.k = k
         origin, last = index.forest.duration
         self.origin = float(origin)
-        self.size = max(float(last - origin), 1.0) / 2**k
+        self.size = bin_size(float(last - origin), k)
         long = np.flatnonzero(index.call_end - index.call_start >= 2 * self.size)
-        self.long = long
-        self.long_ptr = np.zeros(index.lanes.num_lanes + 1, dtype=np.int64)
-        np.cumsum(np.bincount(index.call_lane[long], minlength=index.lanes.num_lanes),
-                  out=self.long_ptr[1:])
-        self.long_start = index.call_start[long]
-        self.long_end = index.call_end[long]
-        self.long_code = index.call_code[long]
-        self.long_share = index.call_share[long]
+        self.long = long.astype(np.int32 if long.size < 2**31 else np.int64)
+        self.long_ptr = np.searchsorted(long, index.call_ptr)
         self._records: dict[bool, tuple[np.ndarray, ...]] = {}
         self._lock = threading.Lock()
 
@@ -77,6 +74,11 @@ class Level:
         last = math.ceil((t1 - self.origin) / self.size - 0.5)
         kernels.raster_records(ptr, bin_, weight, code, rows, rows, first, last, self.origin,
                                self.size, float(t0), px, row0, pool, *raster)
+
+
+def bin_size(span: float, k: int) -> float:
+    """The width in ns of the bins of level ``k`` over a trace of ``span`` ns."""
+    return max(span, 1.0) / 2**k
 
 
 def level_for(px: float, span: float, finest: int) -> int | None:

@@ -102,21 +102,25 @@ class Picture:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def _threshold(index: TimelineIndex, lo: np.ndarray, hi: np.ndarray, start: np.ndarray,
-               end: np.ndarray, px: float) -> float:
+def _threshold(index: TimelineIndex, lo: np.ndarray, hi: np.ndarray, pick: np.ndarray,
+               px: float) -> tuple[float, int]:
     """The shortest duration drawn as a box: a pixel, or more when more than
-    MAX_BOXES of the calls in the runs last a pixel or longer (then the MAX_BOXES
-    longest are boxes)."""
+    MAX_BOXES of the calls in the runs (of the index's calls at positions ``pick``)
+    last a pixel or longer (then the MAX_BOXES longest are boxes); and how many boxes
+    that makes."""
     none = np.empty(0)
-    count = kernels.durations_at_least(lo, hi, start, end, px, none)
+    start, end = index.call_start, index.call_end
+    count = kernels.durations_at_least(lo, hi, start, end, pick, px, none)
     if count <= MAX_BOXES:
-        return px
+        return px, count
     wide = index.points_buffer(count)[0, :count]
-    kernels.durations_at_least(lo, hi, start, end, px, wide)
+    kernels.durations_at_least(lo, hi, start, end, pick, px, wide)
     cut = float(np.partition(wide, count - MAX_BOXES)[count - MAX_BOXES])
-    if np.count_nonzero(wide >= cut) > MAX_BOXES:
+    boxes = int(np.count_nonzero(wide >= cut))
+    if boxes > MAX_BOXES:
         cut = float(np.nextafter(cut, np.inf))
-    return max(cut, px)
+        boxes = int(np.count_nonzero(wide >= cut))
+    return max(cut, px), boxes
 
 
 def _instants(index: TimelineIndex, request: Request, lanes: np.ndarray, row_of_lane,
@@ -144,13 +148,16 @@ def _instants(index: TimelineIndex, request: Request, lanes: np.ndarray, row_of_
 class _Runs:
     """The calls of a request's rows in its range, read from the index or from a level
     of detail (``level``, None for the calls themselves): per lane, the run
-    ``[lo, hi)`` of ``calls`` (pointer, start, end, code, share) and its display row."""
+    ``[lo, hi)`` of the index's calls at positions ``pick`` (a level's long calls, or
+    :data:`kernels.ALL`) and its display row; ``boxes`` calls last ``threshold`` or
+    longer."""
 
     rows: np.ndarray
-    calls: tuple[np.ndarray, ...]
+    pick: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
     threshold: float
+    boxes: int
     visible: int
     level: Level | None
 
@@ -165,14 +172,24 @@ def _runs(index: TimelineIndex, request: Request, row0: int, row1: int, row_offs
     lo, hi = index.call_runs(lanes, request.t0, request.t1)
     visible = int((hi - lo).sum())
     level = index.level(request.px) if visible > EXACT_LIMIT and not exact else None
-    calls = index.lane_calls
+    pick = kernels.ALL
+
+    def read(level: Level) -> tuple[np.ndarray, np.ndarray]:
+        return kernels.runs_in_range(level.long_ptr, index.call_start, index.call_end,
+                                     level.long, lanes, float(request.t0),
+                                     float(request.t1), True)
+
     if level is not None:
-        calls = (level.long_ptr, level.long_start, level.long_end, level.long_code,
-                 level.long_share)
-        lo, hi = kernels.runs_in_range(calls[0], calls[1], calls[2], lanes,
-                                       float(request.t0), float(request.t1), True)
-    threshold = _threshold(index, lo, hi, calls[1], calls[2], request.px)
-    return _Runs(lane_rows, calls, lo, hi, threshold, visible, level)
+        # a level's long calls hold every call a pixel wide: the threshold is theirs
+        pick = level.long
+        lo, hi = read(level)
+    threshold, boxes = _threshold(index, lo, hi, pick, request.px)
+    if level is not None:
+        coarser = index.level(request.px, threshold)
+        if coarser is not level:
+            level, pick = coarser, coarser.long
+            lo, hi = read(level)
+    return _Runs(lane_rows, pick, lo, hi, threshold, boxes, visible, level)
 
 
 def split_range(index: TimelineIndex, request: Request, row0: int, row1: int,
@@ -188,7 +205,7 @@ def split_range(index: TimelineIndex, request: Request, row0: int, row1: int,
         raise GladeError("split_range reads the calls themselves (exact=True); levels of "
                          "detail go straight into a raster (raster_range)")
     runs = _runs(index, request, row0, row1, row_offset, True)
-    _, start, end, code, share = runs.calls
+    _, start, end, code, share = index.lane_calls
 
     def split(box, box_row, points, fill):
         return kernels.split_calls(
@@ -213,21 +230,18 @@ def raster_range(index: TimelineIndex, request: Request, row0: int, row1: int, p
     the level's records; with the threshold, the number of visible calls and the level
     of detail used (None: the calls themselves)."""
     runs = _runs(index, request, row0, row1, 0, False)
-    _, start, end, code, share = runs.calls
+    _, start, end, code, share = index.lane_calls
     px = request.px
     cover = np.zeros((bins, request.width))
     busy = np.zeros((bins, request.width))
     key = np.full((bins, request.width), -1.0)
-    count = kernels.durations_at_least(runs.lo, runs.hi, start, end, runs.threshold,
-                                       np.empty(0))
-    box, box_row = np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)
-    kernels.raster_calls(runs.lo, runs.hi, runs.rows, start, end, code, share,
+    box, box_row = np.empty(runs.boxes, dtype=np.int64), np.empty(runs.boxes, dtype=np.int64)
+    kernels.raster_calls(runs.lo, runs.hi, runs.rows, start, end, code, share, runs.pick,
                          float(request.t0), px, runs.threshold, not request.depth_rows, row0,
                          pool, cover, busy, key, box, box_row)
     if runs.level is not None:
         runs.level.rasterize(np.arange(row0, row1, dtype=np.int64), request.t0, request.t1,
                              px, request.depth_rows, row0, pool, (cover, busy, key))
-        box = runs.level.long[box]
     top = np.where(key < 0, -1, np.fmod(np.maximum(key, 0), float(1 << kernels.CODE_BITS)))
     return box, box_row, cover, busy, top.astype(np.int32), runs.threshold, runs.visible, \
         runs.level

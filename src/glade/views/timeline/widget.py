@@ -22,6 +22,7 @@ messages) without touching the user's own ``selection``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -103,10 +104,13 @@ class Timeline(Requests, QueryView):
         with tqdm(total=3, desc="timeline", unit="step", delay=1.0, leave=False) as bar:
             self._forest = Forest.of_trace(trace)
             bar.update()
-            self._messages = Messages(message_pairs(trace)[0], self._forest)
-            bar.update()
-            index = TimelineIndex(self._forest)
-            bar.update()
+            # the messages are paired while the index is built (its kernel frees the GIL)
+            with ThreadPoolExecutor(1, thread_name_prefix="glade-timeline") as pool:
+                pairs = pool.submit(message_pairs, trace)
+                index = TimelineIndex(self._forest)
+                bar.update()
+                self._messages = Messages(pairs.result()[0], self._forest)
+                bar.update()
         self._index = index
         totals = function_totals(index)
         self._totals = totals
@@ -143,10 +147,12 @@ class Timeline(Requests, QueryView):
         if self._index is not index:
             self._index.close()
         self._index = index
-        self._kept_messages = self._messages.kept(index)
+        # the level of the snapshot is built while the overview is computed
+        index.prepare_level(self._snapshot_request().px, self.depth_rows)
         lanes = index.lanes
         totals = function_totals(index) if totals is None else totals
         overview_meta, overview = encode_overview(index, totals)
+        self._kept_messages = self._messages.kept(index)
         snapshot_meta, snapshot = self._snapshot(self.revision + 1)
         calls = index.calls.size
         instants = index.instant_node.size
@@ -163,16 +169,19 @@ class Timeline(Requests, QueryView):
             self.revision += 1
         index.prepare_levels(self.depth_rows)
 
-    def _snapshot(self, revision: int) -> tuple[dict, bytes]:
-        """The picture of the viewport (all rows) at the front end's last width, for
-        ``revision``."""
+    def _snapshot_request(self) -> Request:
+        """The request of the viewport (all rows) at the front end's last width."""
         view = self.viewport
         rows = self._index.lanes.num_rows(self.depth_rows)
-        request = Request(float(view["t0"]), float(view["t1"]),
-                          int(view.get("width", SNAPSHOT_WIDTH)), 0, rows,
-                          max(self.height, 1), self.depth_rows)
-        fields, blob = encode_picture(render(self._index, self._kept_messages, request),
-                                      len(self._forest.names))
+        return Request(float(view["t0"]), float(view["t1"]),
+                       int(view.get("width", SNAPSHOT_WIDTH)), 0, rows,
+                       max(self.height, 1), self.depth_rows)
+
+    def _snapshot(self, revision: int) -> tuple[dict, bytes]:
+        """The picture of the viewport at the front end's last width, for ``revision``."""
+        fields, blob = encode_picture(
+            render(self._index, self._kept_messages, self._snapshot_request()),
+            len(self._forest.names))
         return {**fields, "revision": revision}, blob
 
     def _keep(self, text: str) -> np.ndarray | None:
@@ -209,6 +218,7 @@ class Timeline(Requests, QueryView):
         if not unchanged:
             with tqdm(total=1, desc="timeline: applying the query", delay=1.0,
                       leave=False) as bar:
+                self._index.close()  # its levels are freed before the new index is built
                 self._install(TimelineIndex(self._forest, keep))
                 bar.update()
 

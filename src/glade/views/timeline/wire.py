@@ -70,8 +70,7 @@ def encode_picture(picture: Picture, num_names: int) -> tuple[dict[str, Any], by
 
 def function_totals(index: TimelineIndex) -> np.ndarray:
     """The exclusive time of every function (by code) over the calls ``index`` keeps."""
-    calls = index.calls
-    return np.bincount(index.forest.code[calls], weights=index.exclusive[calls],
+    return np.bincount(index.call_code, weights=index.exclusive[index.call_node],
                        minlength=len(index.forest.names))
 
 
@@ -81,16 +80,15 @@ def encode_overview(index: TimelineIndex, totals: np.ndarray) -> tuple[dict[str,
     trace (the others summed last), as fractions of the capacity of a column (its
     width times the number of locations), float32 (functions x columns)."""
     forest = index.forest
-    calls = index.calls
     origin, last = forest.duration
     edges = bin_edges(origin, last, OVERVIEW_BINS)
     shown = [int(c) for c in np.argsort(-totals, kind="stable")[:OVERVIEW_FUNCTIONS]
              if totals[c] > 0]
     group = np.full(len(forest.names), len(shown), dtype=np.int64)
     group[shown] = np.arange(len(shown))
-    caller = index.caller[calls]
+    caller = index.caller[index.call_node]
     profile = spread_exclusive(
-        forest.start[calls], forest.end[calls], group[forest.code[calls]],
+        index.call_start, index.call_end, group[index.call_code],
         group[forest.code[np.maximum(caller, 0)]], caller >= 0, len(shown) + 1, edges)
     share = profile / (np.diff(edges) * max(forest.processes.size, 1))
     descriptors, blob = pack_arrays({"share": share.astype(np.float32).reshape(-1)})
