@@ -402,15 +402,34 @@ class DaskTrace:
 
     def timeline_picture(self, t0: int | None = None, t1: int | None = None, *,
                          width: int = 1200, rows: tuple[int, int] | None = None,
-                         height: int = 400):
+                         height: int = 400, depth_rows: bool = False):
         """What the timeline draws for times [t0, t1) (default: the whole trace) over
-        ``width`` pixels and rows ``rows`` (default all; one per location) over
-        ``height``: a :class:`~glade.views.timeline.render.Picture` whose raster
-        datashader aggregates on the cluster (see
-        :mod:`glade.trace.engines.timeline`)."""
-        from glade.trace.engines.timeline import dask_picture
+        ``width`` pixels and rows ``rows`` (default all: one per location, or with
+        ``depth_rows`` one per location and depth) over ``height``: a
+        :class:`~glade.views.timeline.render.Picture` computed on the workers, whose
+        raster datashader aggregates on the cluster (see
+        :mod:`glade.views.timeline.dask_source`). For many pictures, keep a timeline
+        (``show_timeline()``): its partitions' forests stay on the workers."""
+        from glade.views.timeline.dask_source import DaskSource
+        from glade.views.timeline.render import Request
 
-        return dask_picture(self, t0, t1, width=width, rows=rows, height=height)
+        source = DaskSource(self)
+        first, last = source.extent
+        row0, row1 = rows if rows is not None else (0, source.lanes.num_rows(depth_rows))
+        return source.picture(Request.of({
+            "t0": first if t0 is None else t0, "t1": max(last, first + 1) if t1 is None else t1,
+            "width": width, "height": height, "row0": row0, "row1": row1,
+            "depth_rows": depth_rows}))
+
+    def show_timeline(self, depth_rows: bool = False, data_name: str = "trace",
+                      **kwargs: Any):
+        """The interactive timeline view (in Jupyter) of the trace, its answers computed
+        on the workers (see :mod:`glade.views.timeline.dask_source`); ``view.apply()``
+        is ``trace.query(view.query, level="calls")``, a DaskTrace (see
+        :class:`glade.views.Timeline`)."""
+        from glade.views import Timeline
+
+        return Timeline(self, depth_rows=depth_rows, data_name=data_name, **kwargs)
 
     # ------------------------------------------------- selection and trees
     def _cct(self) -> tuple[Any, list[np.ndarray]]:

@@ -230,6 +230,13 @@ class Timeline(Requests, QueryView):
                               "row0": row0, "row1": row1, "depth_rows": depth})
         return self._source.picture(request)
 
+    def close(self) -> None:
+        """Close the view and release what its source holds."""
+        source = self.__dict__.get("_source")
+        if source is not None:
+            source.close()
+        super().close()
+
     @property
     def source(self) -> TimelineSource:
         """Where the view's answers come from (see :mod:`glade.views.timeline.source`)."""
