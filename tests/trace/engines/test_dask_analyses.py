@@ -1,5 +1,5 @@
 """The analyses of a DaskTrace that need more than per-partition sums — message pairing,
-messages over time, the call forest, call-level queries, patterns, several runs and
+messages over time, the call forest, call-level queries, outliers, patterns, several runs and
 writing a store from the workers — equal the pandas engine's, exactly, on random traces
 (hypothesis), on synthetic MPI runs and on Pipit's real traces (a 2-worker LocalCluster
 of processes)."""
@@ -63,6 +63,11 @@ def assert_more_answers(trace: Trace, npartitions: int) -> None:
         for column in ("_matching_event", "_matching_timestamp"):
             np.testing.assert_array_equal(computed[column], pandas_trace.events[column],
                                           column)
+        # outliers: means and deviations summed over partitions, so equal up to rounding
+        for args in (("time.exc", 1.0), ("time.inc", 0.5, "Process")):
+            pd.testing.assert_frame_equal(on_dask.outlier_detection(*args),
+                                          trace.copy().outlier_detection(*args),
+                                          check_exact=False, rtol=1e-12, obj=str(args))
         queried = on_dask.query(WINDOW_QUERY, level="calls").compute()
         expected_query = trace.query(WINDOW_QUERY, level="calls")
         pd.testing.assert_frame_equal(queried.events, expected_query.events, check_exact=True)
