@@ -450,20 +450,25 @@ class DaskTrace:
         """What the timeline draws for times [t0, t1) (default: the whole trace) over
         ``width`` pixels and rows ``rows`` (default all: one per location, or with
         ``depth_rows`` one per location and depth) over ``height``: a
-        :class:`~glade.views.timeline.render.Picture` computed on the workers, whose
-        raster datashader aggregates on the cluster (see
-        :mod:`glade.views.timeline.dask_source`). For many pictures, keep a timeline
-        (``show_timeline()``): its partitions' forests stay on the workers."""
-        from glade.views.timeline.dask_source import DaskSource
+        :class:`~glade.views.timeline.render.Picture` computed on the workers in one
+        pass (depth rows: through a timeline source), whose raster datashader
+        aggregates on the cluster (see :mod:`glade.views.timeline.dask_source`). For
+        many pictures, keep a timeline (``show_timeline()``): its partitions' forests
+        stay on the workers."""
+        from glade.views.timeline.dask_source import DaskSource, picture_once
         from glade.views.timeline.render import Request
 
+        first, last = self.span
+        message = {"t0": first if t0 is None else t0,
+                   "t1": max(last, first + 1) if t1 is None else t1, "width": width,
+                   "height": height, "depth_rows": depth_rows}
+        if not depth_rows:
+            # one pass, the partitions' timelines dropped as soon as they have answered
+            row0, row1 = rows if rows is not None else (0, self.num_locations)
+            return picture_once(self, Request.of({**message, "row0": row0, "row1": row1}))
         source = DaskSource(self)
-        first, last = source.extent
-        row0, row1 = rows if rows is not None else (0, source.lanes.num_rows(depth_rows))
-        return source.picture(Request.of({
-            "t0": first if t0 is None else t0, "t1": max(last, first + 1) if t1 is None else t1,
-            "width": width, "height": height, "row0": row0, "row1": row1,
-            "depth_rows": depth_rows}))
+        row0, row1 = rows if rows is not None else (0, source.lanes.num_rows(True))
+        return source.picture(Request.of({**message, "row0": row0, "row1": row1}))
 
     def show_timeline(self, depth_rows: bool = False, data_name: str = "trace",
                       **kwargs: Any):

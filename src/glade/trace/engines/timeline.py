@@ -45,6 +45,8 @@ from glade.views.timeline.render import Request, _instants, split_range
 #: for a box demoted into the raster).
 BOX_FIELDS = ("node", "row", "start", "end", "code", "depth", "exclusive", "share")
 INSTANT_FIELDS = ("node", "row", "time", "code")
+#: The column of a partition's message events holding the display row of their location.
+MESSAGE_ROW = "__glade_row__"
 
 
 def points_table(points: np.ndarray) -> pd.DataFrame:
@@ -270,6 +272,21 @@ def timeline_part(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | 
                   names: pd.Index) -> TimelinePart:
     """The :class:`TimelinePart` of partition ``part`` (a task)."""
     return TimelinePart(part, metadata, t_end, names)
+
+
+def picture_share(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None,
+                  names: pd.Index, request: Request, row_offset: int,
+                  layout: tuple[int, int, int, int]) -> dict[str, Any]:
+    """A task answering one picture (one row per location) on partition ``part``,
+    keeping nothing: the :meth:`TimelinePart.share` of its timeline (its nodes numbered
+    from 0), the ``size`` of its call forest and its ``messages`` (the message events,
+    with the display row of their location in :data:`MESSAGE_ROW`)."""
+    timeline = TimelinePart(part, metadata, t_end, names)
+    rows = timeline._message_rows()
+    messages = timeline.message_events().assign(
+        **{MESSAGE_ROW: timeline.trace.location_codes()[0][rows] + row_offset})
+    return {**timeline.share(request, row_offset, layout, 0), "size": len(timeline.forest),
+            "messages": messages}
 
 
 @sizeof.register(TimelinePart)

@@ -21,6 +21,7 @@ selected call is named by its query (name, process, thread and start).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from operator import getitem, is_, methodcaller
 from typing import Any
 
@@ -34,12 +35,19 @@ from glade.query.engine import RowTable
 from glade.trace.calls import call_forest
 from glade.trace.engines.combine import pair_message_events
 from glade.trace.engines.parts import compute_all
-from glade.trace.engines.timeline import BOX_FIELDS, INSTANT_FIELDS, points_table, timeline_part
+from glade.trace.engines.timeline import (
+    BOX_FIELDS,
+    INSTANT_FIELDS,
+    MESSAGE_ROW,
+    picture_share,
+    points_table,
+    timeline_part,
+)
 from glade.trace.profiles import bin_edges
 from glade.views.base import EVERYTHING
 from glade.views.timeline import kernels
 from glade.views.timeline.lanes import Lanes
-from glade.views.timeline.messages import KeptMessages
+from glade.views.timeline.messages import Arrows, KeptMessages
 from glade.views.timeline.raster import aggregate, aggregate_table
 from glade.views.timeline.render import MAX_BOXES, MAX_INSTANTS, Picture, Request, pool_of
 from glade.views.timeline.source import TimelineSource, check_node
@@ -97,6 +105,85 @@ def _all_instants(pieces: list[dict], request: Request, row0: int, pool: int, bi
     return {"count": counts}, True
 
 
+def _combine(shares: Sequence[Any], pieces: Sequence[tuple], request: Request,
+             layout: tuple[int, int, int, int], arrows: Arrows) -> Picture:
+    """The picture of ``request`` from the partitions' ``shares`` (persisted, see
+    :meth:`TimelinePart.share`) and their computed ``pieces`` (boxes, visible calls and
+    instants, nodes numbered globally): the longest boxes of all partitions kept, the
+    others demoted into the raster, which datashader aggregates from the points on the
+    workers."""
+    row0, _, pool, bins = layout
+    boxes = ({f: np.concatenate([p[0][f] for p in pieces]) for f in BOX_FIELDS} if pieces
+             else {f: np.zeros(0, dtype=np.int64) for f in BOX_FIELDS})
+    durations = (boxes["end"] - boxes["start"]).astype(np.float64)
+    threshold = _box_cut(durations, request.px)
+    drawn = durations >= threshold
+    grid = {"t0": request.t0, "px": request.px, "width": request.width, "row0": row0,
+            "pool": pool, "bins": bins}
+    if shares and bins:
+        # persisted, the points are a collection datashader's Dask pipeline reads whole
+        points = dd.from_delayed([dask.delayed(getitem)(s, "points") for s in shares],
+                                 meta=points_table(np.empty((5, 0))),
+                                 verify_meta=False).persist()
+        if not drawn.all():
+            demoted = _demoted_points({f: v[~drawn] for f, v in boxes.items()}, request)
+            points = dd.concat([points, dd.from_pandas(points_table(demoted), npartitions=1)])
+        cover, busy, top = aggregate_table(points, **grid)
+        _release(points)
+    else:
+        cover, busy, top = aggregate(np.empty((5, 0)), **grid)
+    kept = {f: boxes[f][drawn] for f in BOX_FIELDS if f != "share"}
+    instants, pooled = _all_instants([p[2] for p in pieces], request, row0, pool, bins)
+    return Picture(request, *layout, threshold, sum(p[1] for p in pieces), kept, cover, busy,
+                   top, instants, pooled, arrows, {"level": None, "engine": "dask"})
+
+
+def _in_location_order(trace: Any) -> list[int]:
+    """The partitions of DaskTrace ``trace`` in location order (by first process), which
+    numbers rows and nodes as the pandas engine does."""
+    summaries = trace._summary()
+    return sorted(range(len(summaries)), key=lambda i: (
+        summaries[i].processes[0] if summaries[i].processes.size else np.inf))
+
+
+def picture_once(trace: Any, request: Request) -> Picture:
+    """The picture of ``request`` (one row per location) of DaskTrace ``trace`` in one
+    pass over its partitions, none of them kept: each builds its timeline, answers, and
+    sends its message events (paired here, as ``match_messages`` pairs them)."""
+    summaries = trace._summary()
+    order = _in_location_order(trace)
+    bases = np.concatenate([[0], np.cumsum([summaries[i].locations for i in order])])
+    total = int(bases[-1])
+    row0, row1 = max(0, min(request.row0, total)), max(0, min(request.row1, total))
+    pool = pool_of(row1 - row0, request.height)
+    bins = -(-(row1 - row0) // pool)
+    layout = (row0, row1, pool, bins)
+    delayed = trace.events.to_delayed()
+    shares = dask.persist(*[dask.delayed(picture_share)(
+        delayed[i], trace.metadata, trace._end(), trace.name_labels(), request, int(b),
+        layout) for i, b in zip(order, bases, strict=False)])
+    pieces = dask.compute(*[tuple(dask.delayed(getitem)(s, key) for key in
+                                  ("boxes", "visible", "instants", "size", "messages"))
+                            for s in shares])
+    offsets = np.concatenate([[0], np.cumsum([p[3] for p in pieces])])
+    for piece, offset in zip(pieces, offsets, strict=False):
+        for found in (piece[0], piece[2]):
+            if "node" in found:
+                found["node"] = found["node"] + offset
+    messages = [p[4] for p in pieces]
+    frame = pd.concat(messages) if messages else trace._recorded_meta()
+    row_of = pd.Series(frame[MESSAGE_ROW].to_numpy() if len(frame) else [], index=frame.index,
+                       dtype=np.int64)
+    table = pair_message_events(messages, trace._recorded_meta())[0]
+    kept = KeptMessages(table["Send time (ns)"].to_numpy().astype(np.float64),
+                        table["Receive time (ns)"].to_numpy().astype(np.float64),
+                        row_of.loc[table["Send event"].to_numpy()].to_numpy(),
+                        row_of.loc[table["Receive event"].to_numpy()].to_numpy(),
+                        table["Message Size"].to_numpy().astype(np.float64))
+    arrows = kept.in_range(request.t0, request.t1, np.arange(total), row0, row1, pool)
+    return _combine(shares, [p[:3] for p in pieces], request, layout, arrows)
+
+
 class DaskSource(TimelineSource):
     """The timeline source of a DaskTrace (see the module doc)."""
 
@@ -104,11 +191,8 @@ class DaskSource(TimelineSource):
         self._trace = trace
         labels = trace.name_labels()
         self.names = [str(n) for n in labels]
-        summaries = trace._summary()
         delayed = trace.events.to_delayed()
-        # partitions in location order, so that node ids and rows are the pandas engine's
-        order = sorted(range(len(delayed)), key=lambda i: (
-            summaries[i].processes[0] if summaries[i].processes.size else np.inf))
+        order = _in_location_order(trace)
         end = trace._end()
         parts = dask.persist(*[dask.delayed(timeline_part)(delayed[i], trace.metadata, end,
                                                            labels) for i in order])
@@ -223,35 +307,11 @@ class DaskSource(TimelineSource):
                                 for k in visible])
         pieces = dask.compute(*[tuple(dask.delayed(getitem)(s, key) for key in
                                       ("boxes", "visible", "instants")) for s in shares])
-        boxes = ({f: np.concatenate([p[0][f] for p in pieces]) for f in BOX_FIELDS} if pieces
-                 else {f: np.zeros(0, dtype=np.int64) for f in BOX_FIELDS})
-        durations = (boxes["end"] - boxes["start"]).astype(np.float64)
-        threshold = _box_cut(durations, request.px)
-        drawn = durations >= threshold
-        grid = {"t0": request.t0, "px": request.px, "width": request.width, "row0": row0,
-                "pool": pool, "bins": bins}
-        if shares and bins:
-            # persisted, the points are a collection datashader's Dask pipeline reads whole
-            points = dd.from_delayed([dask.delayed(getitem)(s, "points") for s in shares],
-                                     meta=points_table(np.empty((5, 0))),
-                                     verify_meta=False).persist()
-            if not drawn.all():
-                demoted = _demoted_points({f: v[~drawn] for f, v in boxes.items()}, request)
-                points = dd.concat([points, dd.from_pandas(points_table(demoted),
-                                                           npartitions=1)])
-            cover, busy, top = aggregate_table(points, **grid)
-            _release(points)
-        else:
-            cover, busy, top = aggregate(np.empty((5, 0)), **grid)
-        kept = {f: boxes[f][drawn] for f in BOX_FIELDS if f != "share"}
-        instants, pooled = _all_instants([p[2] for p in pieces], request, row0, pool, bins)
         lanes = self._lanes
         arrows = self._messages.in_range(
             request.t0, request.t1, lanes.row_of_lane(np.arange(lanes.num_lanes), depth_rows),
             row0, row1, pool)
-        return Picture(request, row0, row1, pool, bins, threshold,
-                       sum(p[1] for p in pieces), kept, cover, busy, top, instants, pooled,
-                       arrows, {"level": None, "engine": "dask"})
+        return _combine(shares, pieces, request, layout, arrows)
 
     def _part_of(self, node: Any) -> tuple[int, int]:
         """The part holding node ``node`` and its id there."""
