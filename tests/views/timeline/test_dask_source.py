@@ -65,7 +65,7 @@ def requests(draw, first: int, last: int, rows: int) -> dict:
             "height": draw(st.integers(1, 6)), "rows": (row0, draw(st.integers(row0, rows)))}
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_events(), st.integers(1, 4), st.data())
 def test_random_ranges_of_random_traces_are_the_pandas_pictures(dask_client, table,
                                                                  npartitions, data):

@@ -86,10 +86,10 @@ class TimelinePart:
         the pairing of the whole trace's messages."""
         return self._but(received=(receives, send_times), _table=None)
 
-    def message_events(self) -> pd.DataFrame:
-        """The part's sends and receives (the events message pairing reads), indexed by
-        event id."""
-        rows = self._message_rows()
+    def message_events(self, rows: np.ndarray | None = None) -> pd.DataFrame:
+        """The part's sends and receives (the events message pairing reads; ``rows``,
+        when known), indexed by event id."""
+        rows = self._message_rows() if rows is None else rows
         events = self.trace.events
         recorded = self.trace.recorded_columns()
         return events.iloc[rows][recorded].set_axis(self.ids[rows], axis=0)
@@ -283,7 +283,7 @@ def picture_share(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | 
     with the display row of their location in :data:`MESSAGE_ROW`)."""
     timeline = TimelinePart(part, metadata, t_end, names)
     rows = timeline._message_rows()
-    messages = timeline.message_events().assign(
+    messages = timeline.message_events(rows).assign(
         **{MESSAGE_ROW: timeline.trace.location_codes()[0][rows] + row_offset})
     return {**timeline.share(request, row_offset, layout, 0), "size": len(timeline.forest),
             "messages": messages}
