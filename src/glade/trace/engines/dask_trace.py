@@ -73,7 +73,9 @@ from glade.trace.engines.tasks import (
     metric_calls,
     outlying_calls,
     process_events,
+    query_columns,
     repairs,
+    select_calls,
     set_matches,
     size_counts,
 )
@@ -594,11 +596,22 @@ class DaskTrace:
         """See :meth:`glade.Trace.query`: at ``level="calls"`` every partition matches
         its own call forest (a call and its callers live on one process)."""
         from glade.query import parse
-        from glade.trace.calls import calls_query_mask, check_query_arguments
+        from glade.trace.calls import SENT, calls_query_mask, check_query_arguments
 
         check_query_arguments(query, fold, level)
         if level == "calls":
-            parse(query)
-            return self._select_each(calls_query_mask, query, rank_mode)
+            parsed = parse(query)
+            if SENT not in query_columns(parsed):
+                return self._select_each(calls_query_mask, query, rank_mode)
+            # a receive's send time: from the pairing of the whole trace's messages
+            table, _, _, _, receiver = self._message_pairs()
+            receives = table["Receive event"].to_numpy()
+            sent = table["Send time (ns)"].to_numpy()
+            end = self._end()
+            parts = [dask.delayed(select_calls)(p, self.metadata, end, str(parsed), rank_mode,
+                                                (receives[receiver == k], sent[receiver == k]))
+                     for k, p in enumerate(self.events.to_delayed())]
+            return self._selection(dd.from_delayed(parts, meta=self._recorded_meta(),
+                                                   verify_meta=False))
         return self.filter(query, rank_mode)
 

@@ -29,10 +29,10 @@ from dask.sizeof import sizeof
 
 from glade.query import parse, query_mask
 from glade.query.engine import RowTable
-from glade.trace.calls import EVENT, SENT, call_forest
+from glade.trace.calls import EVENT
 from glade.trace.comm import message_rows
-from glade.trace.engines.combine import _sent_of_receives
 from glade.trace.engines.parts import in_time_order, local_trace
+from glade.trace.engines.tasks import forest_with_sends
 from glade.trace.events import RECEIVE_NAMES, SEND_NAMES
 from glade.trace.matching import UnmatchedEventsWarning
 from glade.trace.profiles import spread_exclusive
@@ -125,14 +125,8 @@ class TimelinePart:
         messages (``received``: receive event ids and send times), and ``event`` holds
         the rows of :attr:`trace`."""
         if self._table is None:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UnmatchedEventsWarning)
-                forest = call_forest(self.trace)
-            frame = forest.dataframe
-            if SENT in frame.columns and self.received[0].size:
-                ids = self.ids[frame[EVENT].to_numpy()]
-                frame[SENT] = _sent_of_receives(ids, frame[SENT].to_numpy(), *self.received)
-            self._table = RowTable(forest.graph, frame)
+            forest = forest_with_sends(self.trace, self.ids, self.received)
+            self._table = RowTable(forest.graph, forest.dataframe)
         return self._table
 
     def mask(self, text: str) -> np.ndarray | None:
