@@ -67,11 +67,8 @@ from glade.trace.engines.tasks import (
     cct_events,
     cct_share,
     forest_share,
-    group_sums,
     message_events,
     message_times,
-    metric_calls,
-    outlying_calls,
     process_events,
     query_columns,
     repairs,
@@ -335,40 +332,9 @@ class DaskTrace:
         values (persisted on the cluster); the groups' means, then their standard
         deviations, are summed from the partitions' shares, and every partition returns
         its outliers. The index holds event ids."""
-        from glade.trace.profiles import call_values, column_codes
+        from glade.trace.engines.outliers import dask_outliers
 
-        call_values(self._meta_trace(), metric, groupby_column)
-        end = self._end()
-        calls = dask.persist(*[dask.delayed(metric_calls)(p, self.metadata, end, metric,
-                                                          groupby_column)
-                               for p in self.events.to_delayed()])
-        sums = pd.concat(compute_all([dask.delayed(group_sums)(c) for c in calls],
-                                     "outliers")).groupby(level=0, sort=False).sum()
-        count = sums["count"]
-        mean = sums["sum"] / count.clip(lower=1)
-        squares = pd.concat(compute_all([dask.delayed(group_sums)(c, mean) for c in calls],
-                                        "outliers")).groupby(level=0, sort=False).sum()
-        spread = squares.reindex(count.index).to_numpy()
-        std = pd.Series(np.where(count > 1, np.sqrt(spread / np.maximum(count - 1, 1)), 0.0),
-                        index=count.index)
-        hits = pd.concat(compute_all([dask.delayed(outlying_calls)(c, mean, std, threshold)
-                                      for c in calls], "outliers"))
-        # the pandas engine's order: largest |z| first, ties in time then event-id order
-        hits = hits.iloc[np.lexsort((hits.index.to_numpy(), hits[TIMESTAMP].to_numpy(),
-                                     -np.abs(hits["z"].to_numpy())))]
-        # the labels of every group with calls, made as the pandas engine makes them
-        group = hits["group"]
-        present = (pd.Series(pd.Categorical(sums.index, categories=group.cat.categories))
-                   if isinstance(group.dtype, pd.CategoricalDtype)
-                   else pd.Series(sums.index.to_numpy()))
-        labels = column_codes(present, np.arange(len(present)))[1]
-        return pd.DataFrame({
-            groupby_column: labels[labels.get_indexer(group.to_numpy())],
-            PROCESS: hits[PROCESS].to_numpy(),
-            THREAD: hits[THREAD].to_numpy(), TIMESTAMP: hits[TIMESTAMP].to_numpy(),
-            metric: hits["value"].to_numpy(), f"{metric}.mean": hits["mean"].to_numpy(),
-            f"{metric}.std": hits["std"].to_numpy(), "z-score": hits["z"].to_numpy(),
-        }, index=pd.Index(hits.index.to_numpy(), name="event"))
+        return dask_outliers(self, metric, threshold, groupby_column)
 
     # ------------------------------------------------------ communication
     def comm_matrix(self, output: str = "size", as_frame: bool = False):

@@ -24,7 +24,6 @@ from glade.trace.events import (
     PROCESS,
     RECEIVE_NAMES,
     SEND_NAMES,
-    THREAD,
     TIMESTAMP,
     is_derived,
 )
@@ -150,52 +149,6 @@ def write_share(part: pd.DataFrame, directory: str) -> tuple[np.ndarray, np.ndar
         write_partition(Path(directory), int(process), table.take(order[starts[i]:starts[i + 1]]))
     specs = [column_spec(name, events[name]) for name in events.columns]
     return processes.astype(np.int64), counts, specs, arrow_types(table.schema)
-
-
-def metric_calls(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None,
-                 metric: str, groupby_column: str) -> pd.DataFrame:
-    """The partition's calls with a value of ``metric`` (see
-    :func:`glade.trace.profiles.call_values`): their ``group`` (the value of
-    ``groupby_column``), process, thread, timestamp and ``value``, indexed by event id,
-    in time order."""
-    from glade.trace.profiles import call_values
-
-    part = in_time_order(part)
-    trace = local_trace(part, metadata, t_end)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UnmatchedEventsWarning)
-        rows, values = call_values(trace, metric, groupby_column)
-    events = trace.events
-    return pd.DataFrame({"group": events[groupby_column].array.take(rows),
-                         PROCESS: events[PROCESS].to_numpy()[rows],
-                         THREAD: events[THREAD].to_numpy()[rows],
-                         TIMESTAMP: events[TIMESTAMP].to_numpy()[rows], "value": values},
-                        index=pd.Index(part.index.to_numpy()[rows], name="event"))
-
-
-def group_sums(calls: pd.DataFrame, center: pd.Series | None = None) -> pd.Series | pd.DataFrame:
-    """Per group of ``calls`` (see :func:`metric_calls`): the number of calls and the sum
-    of their values, or (given each group's mean ``center``) the sum of the squared
-    deviations from it."""
-    grouped = calls["value"].groupby(calls["group"].to_numpy(), sort=False)
-    if center is None:
-        return pd.DataFrame({"count": grouped.count(), "sum": grouped.sum()})
-    deviation = calls["value"].to_numpy() - center.reindex(calls["group"].to_numpy()).to_numpy()
-    return pd.Series(deviation**2).groupby(calls["group"].to_numpy(), sort=False).sum()
-
-
-def outlying_calls(calls: pd.DataFrame, mean: pd.Series, std: pd.Series,
-                   threshold: float) -> pd.DataFrame:
-    """The calls of ``calls`` more than ``threshold`` standard deviations (``std`` per
-    group, around ``mean``) from their group's mean, with both and their ``z``."""
-    groups = calls["group"].to_numpy()
-    centre = mean.reindex(groups).to_numpy()
-    spread = std.reindex(groups).to_numpy()
-    deviation = calls["value"].to_numpy() - centre
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z = np.where(spread > 0, deviation / np.where(spread > 0, spread, 1.0), 0.0)
-    hits = np.abs(z) > threshold
-    return calls[hits].assign(mean=centre[hits], std=spread[hits], z=z[hits])
 
 
 def forest_with_sends(trace: Trace, ids: np.ndarray,
