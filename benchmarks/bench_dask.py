@@ -4,8 +4,11 @@
 
 1. 10^8 events on 1024 processes (full runs): flat profile, time profile, comm matrix,
    load imbalance and a full-range timeline raster (1200 x 400 pixels), each a cold
-   pass over the Parquet files; wall time, events per second and the peak resident
-   memory of every process (client, scheduler, each worker; target: none above 4 GB).
+   pass over the Parquet files, and the timeline widget (``trace.show_timeline()``):
+   the median wall time of its answers to 8 range requests once it is built (its
+   partitions' call forests persisted on the workers); wall time, events per second
+   and the peak resident memory of every process (client, scheduler, each worker;
+   target: none above 4 GB).
 2. 10^7 events on 1024 processes: the same analyses on the pandas engine (read, then
    analyse, in a fresh child process) next to the Dask engine, with the ratio, and the
    analyses whose results hold one row per message or per call (message pairing,
@@ -40,8 +43,16 @@ MEMORY_LIMIT = 4 * GB
 FULL = {"events": 100_000_000, "processes": 1024}
 SIDE = {"events": 10_000_000, "processes": 1024}
 QUICK = {"events": 100_000, "processes": 16}
+#: The timeline widget's measure: the median wall time of ZOOMS range requests once the
+#: view is built (its build is noted apart).
+ZOOM = "timeline zoom"
 ANALYSES = ("flat profile", "time profile", "comm matrix", "load imbalance",
-            "timeline raster")
+            "timeline raster", ZOOM)
+#: The largest trace whose timeline widget part 1 measures (on this 24 GB machine).
+ZOOM_EVENTS = 20_000_000
+#: The windows of the zoom requests, as fractions of the trace's time span.
+ZOOMS = ((0.0, 1.0), (0.4, 0.5), (0.45, 0.46), (0.3, 0.301), (0.7, 0.8), (0.1, 0.11),
+         (0.5, 0.5005), (0.9, 1.0))
 #: Analyses measured on part 2 only: their results grow with the trace (a row per
 #: message or per call, gathered on the client).
 SIDE_ANALYSES = ("match messages", "comm over time", "call forest")
@@ -77,6 +88,8 @@ def run_analysis(trace, name: str):
         return trace.comm_over_time("size", "send", 100)
     if name == "call forest":
         return trace.calls()
+    if name == ZOOM:
+        return zoom_times(trace)
     if name == "timeline raster":
         if hasattr(trace, "timeline_picture"):
             return trace.timeline_picture(width=1200, height=400)
@@ -84,6 +97,36 @@ def run_analysis(trace, name: str):
 
         return Timeline(trace).picture(*_span(trace), width=1200, height=400)
     raise ValueError(name)
+
+
+def zoom_times(trace) -> list[float]:
+    """Build the timeline widget of ``trace`` (either engine), then answer the range
+    requests of ZOOMS (all rows, 1200 x 400 pixels): the wall time of the build, then of
+    each request."""
+    from glade.views import Timeline
+
+    start = time.perf_counter()
+    view = Timeline(trace)
+    times = [time.perf_counter() - start]
+    first, last = view.extent
+    for a, b in ZOOMS:
+        start = time.perf_counter()
+        view.picture(first + a * (last - first), first + b * (last - first), width=1200,
+                     height=400)
+        times.append(time.perf_counter() - start)
+    view.close()
+    return times
+
+
+def timed(trace, name: str) -> tuple[float, float | None]:
+    """The wall time of analysis ``name`` on ``trace`` (for the zooms: the median request)
+    and, for the zooms, the build of the view."""
+    start = time.perf_counter()
+    result = run_analysis(trace, name)
+    elapsed = time.perf_counter() - start
+    if name != ZOOM:
+        return elapsed, None
+    return float(sorted(result[1:])[len(result[1:]) // 2]), result[0]
 
 
 def _span(trace) -> tuple[int, int]:
@@ -112,9 +155,8 @@ def pandas_child(store: str) -> dict:
     out["read"] = (time.perf_counter() - start, peak())
     for name in ANALYSES + SIDE_ANALYSES:
         reset_peak()
-        start = time.perf_counter()
-        run_analysis(trace, name)
-        out[name] = (time.perf_counter() - start, peak())
+        elapsed, build = timed(trace, name)
+        out[name] = (elapsed, peak(), build)
     return out
 
 
@@ -140,11 +182,9 @@ def run_dask(client, store: Path, names: tuple[str, ...] = ANALYSES) -> dict:
         client.run(reset_peak)
         client.run_on_scheduler(reset_peak)
         reset_peak()
-        start = time.perf_counter()
-        run_analysis(trace, name)
-        elapsed = time.perf_counter() - start
+        elapsed, build = timed(trace, name)
         workers = client.run(peak)
-        out[name] = {"time": elapsed, "client": peak(),
+        out[name] = {"time": elapsed, "build": build, "client": peak(),
                      "scheduler": client.run_on_scheduler(peak),
                      "workers": [workers[w] for w in sorted(workers)]}
     return out
@@ -167,6 +207,14 @@ def make_store(folder: Path, size: dict, name: str) -> Path:
 
     return write_synthetic_trace(folder / name, processes=size["processes"],
                                  events=size["events"], exchange="ring", imbalance=0.3)
+
+
+def zoom_note(build: float) -> str:
+    """What the zoom row measures, with the Dask view's build time."""
+    return (f"{ZOOM}: median wall time of {len(ZOOMS)} range requests of the timeline widget "
+            "(1200 x 400 px, windows from the whole trace down to 0.05% of it) once the view "
+            f"is built; the Dask view (call forests persisted on the workers) was built in "
+            f"{format_seconds(build)}")
 
 
 def gb(value: float) -> str:
@@ -204,11 +252,18 @@ def main(quick: bool = False, events: int | None = None) -> list[Table]:
                                         "scheduler peak", "worker peaks", "all < 4 GB"])
             if not quick:
                 warm_up(client)
-            results = run_dask(client, big_store)
+            # the widget keeps every partition's call forest in the workers' memory: about
+            # 2.8 GB per worker at 10^7 events, more than this machine has at 10^8
+            widget = events <= ZOOM_EVENTS
+            results = run_dask(client, big_store,
+                               ANALYSES if widget else tuple(a for a in ANALYSES if a != ZOOM))
             for name in ANALYSES:
+                if name not in results:
+                    continue
                 r = results[name]
                 highest = max([r["client"], r["scheduler"], *r["workers"]])
-                scale.add(name, format_seconds(r["time"]), f"{events / r['time']:,.0f}",
+                scale.add(name, format_seconds(r["time"]),
+                          "" if name == ZOOM else f"{events / r['time']:,.0f}",
                           gb(r["client"]), gb(r["scheduler"]),
                           " / ".join(gb(w) for w in r["workers"]),
                           "yes" if highest < MEMORY_LIMIT else "NO")
@@ -221,23 +276,30 @@ def main(quick: bool = False, events: int | None = None) -> list[Table]:
                           f"making the store took {format_seconds(made)}"))
             scale.note("peaks are each process's resident set high-water mark during that "
                        "analysis (VmHWM after a reset)")
+            scale.note(zoom_note(results[ZOOM]["build"]) if widget else
+                       f"{ZOOM}: not measured above {ZOOM_EVENTS:,} events (the view keeps "
+                       "every partition's call forest in the workers' memory, about 2.8 GB "
+                       "per worker at 10^7 events)")
             tables.append(scale.show())
 
             same = side == big
             side_store = big_store if same else make_store(folder, side, "side")
             side_events = len(Trace.from_parquet(side_store, engine="dask"))
             on_pandas = run_pandas(side_store, warm=not quick)
-            on_dask = {**(results if same else run_dask(client, side_store)),
+            on_dask = {**(results if same and widget else run_dask(client, side_store)),
                        **run_dask(client, side_store, SIDE_ANALYSES)}
         pair = Comparison(f"pandas vs Dask engine, {side_events:,} events, "
                           f"{side['processes']} processes", "pandas",
                           extra=["pandas peak", "Dask worker peak"])
         read_time, read_peak = on_pandas["read"]
         for name in ANALYSES + SIDE_ANALYSES:
-            seconds, memory = on_pandas[name]
+            seconds, memory, _ = on_pandas[name]
+            # a zoom answers from the view: reading the store is part of its build
             pair.compare(name, Timing(on_dask[name]["time"], 1),
-                         Timing(seconds + read_time, 1), None,
+                         Timing(seconds + (0 if name == ZOOM else read_time), 1), None,
                          [gb(max(memory, read_peak)), gb(max(on_dask[name]["workers"]))])
+        pair.note(zoom_note(on_dask[ZOOM]["build"])
+                  + f"; the pandas view in {format_seconds(on_pandas[ZOOM][2])} after the read")
         pair.note(f"the pandas times include reading the store ({format_seconds(read_time)}, "
                   "peak " + gb(read_peak) + "), as every Dask analysis reads it; ratios "
                   "above 1x mean the Dask engine (2 workers) is faster")

@@ -241,9 +241,9 @@ def test_a_restriction_to_everything_is_none(trace):
     window = f'MATCH (".", p) WHERE p.end >= {int(first)} AND p.start <= {int(first) + 1}'
     timeline.link_restrict(window)
     assert timeline.query == 'MATCH ("*")' and timeline.history == []
-    assert timeline.index.calls.size < int(timeline._forest.call.sum())
+    assert timeline.index.calls.size < int(timeline.index.forest.call.sum())
     timeline.link_restrict("")
-    assert timeline.index.calls.size == int(timeline._forest.call.sum())
+    assert timeline.index.calls.size == int(timeline.index.forest.call.sum())
 
 
 MPI = {"MPI_.*": "MPI"}
@@ -367,7 +367,7 @@ def test_four_views_in_one_link(halo):
 def test_views_of_a_trace_share_its_call_level(trace):
     timeline = Timeline(trace)
     level = call_level(trace)
-    assert timeline._level is level and call_level(trace) is level
+    assert timeline.source.level is level and call_level(trace) is level
     text = str(glade.query.parse('MATCH (".", p) WHERE p.name = "compute_flux"'))
     mask = level.mask(text)
     assert level.mask(text) is mask and not mask.flags.writeable

@@ -355,6 +355,21 @@ def idle_time(
     return pd.DataFrame({"Idle Time": total}, index=pd.Index(processes, name=PROCESS))
 
 
+def call_values(trace: Trace, metric: str, groupby_column: str
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of the calls (Enters) whose ``metric`` has a value, and those values
+    (float64); ``metric`` derived when missing, a MetricError when ``groupby_column`` is
+    not a column."""
+    trace.ensure_metric(metric)
+    events = trace.events
+    if groupby_column not in events.columns:
+        raise MetricError(groupby_column, list(events.columns), what="column")
+    enter = np.flatnonzero(trace.event_kinds() == ENTER)
+    values = events[metric].to_numpy(dtype=np.float64, na_value=np.nan)[enter]
+    valid = ~np.isnan(values)
+    return enter[valid], values[valid]
+
+
 def outlier_detection(
     trace: Trace, metric: str = "time.exc", threshold: float = 3.0, groupby_column: str = NAME
 ) -> pd.DataFrame:
@@ -366,14 +381,8 @@ def outlier_detection(
     ``z-score``; largest absolute z-score first. Groups of one call or of equal
     values have no outliers.
     """
-    trace.ensure_metric(metric)
+    enter, values = call_values(trace, metric, groupby_column)
     events = trace.events
-    if groupby_column not in events.columns:
-        raise MetricError(groupby_column, list(events.columns), what="column")
-    enter = np.flatnonzero(trace.event_kinds() == ENTER)
-    values = events[metric].to_numpy(dtype=np.float64, na_value=np.nan)[enter]
-    valid = ~np.isnan(values)
-    enter, values = enter[valid], values[valid]
     group, labels = column_codes(events[groupby_column], enter)
     count = np.bincount(group, minlength=len(labels))
     mean = np.bincount(group, weights=values, minlength=len(labels)) / np.maximum(count, 1)

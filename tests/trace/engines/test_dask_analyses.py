@@ -1,5 +1,5 @@
 """The analyses of a DaskTrace that need more than per-partition sums — message pairing,
-messages over time, the call forest, call-level queries, patterns, several runs and
+messages over time, the call forest, call-level queries, outliers, patterns, several runs and
 writing a store from the workers — equal the pandas engine's, exactly, on random traces
 (hypothesis), on synthetic MPI runs and on Pipit's real traces (a 2-worker LocalCluster
 of processes)."""
@@ -26,6 +26,7 @@ from .test_dask_trace import assert_equal, random_events
 pytest.importorskip("dask.dataframe", reason="the glade[dask] extra is absent")
 
 WINDOW_QUERY = 'MATCH (".", p)->("*") WHERE p.start >= 20 AND p.Process <> 1'
+SENT_QUERY = '{MATCH (".", p) WHERE p.sent >= 10} OR {MATCH (".", p) WHERE p.name = "a"}'
 
 
 def forest_parts(gf) -> dict[str, object]:
@@ -63,9 +64,17 @@ def assert_more_answers(trace: Trace, npartitions: int) -> None:
         for column in ("_matching_event", "_matching_timestamp"):
             np.testing.assert_array_equal(computed[column], pandas_trace.events[column],
                                           column)
-        queried = on_dask.query(WINDOW_QUERY, level="calls").compute()
-        expected_query = trace.query(WINDOW_QUERY, level="calls")
-        pd.testing.assert_frame_equal(queried.events, expected_query.events, check_exact=True)
+        # outliers: means and deviations summed over partitions, so equal up to rounding
+        for args in (("time.exc", 1.0), ("time.inc", 0.5, "Process")):
+            pd.testing.assert_frame_equal(on_dask.outlier_detection(*args),
+                                          trace.copy().outlier_detection(*args),
+                                          check_exact=False, rtol=1e-12, obj=str(args))
+        # a receive's 'sent' comes from its send, which may lie in another partition
+        for query in (WINDOW_QUERY, SENT_QUERY):
+            queried = on_dask.query(query, level="calls").compute()
+            expected_query = trace.query(query, level="calls")
+            pd.testing.assert_frame_equal(queried.events, expected_query.events,
+                                          check_exact=True, obj=query)
 
 
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -70,7 +70,9 @@ from glade.trace.engines.tasks import (
     message_events,
     message_times,
     process_events,
+    query_columns,
     repairs,
+    select_calls,
     set_matches,
     size_counts,
 )
@@ -324,6 +326,16 @@ class DaskTrace:
             return idle_time(self._meta_trace(), names, mpi_events)
         return pd.concat(pieces).sort_index(kind="stable")
 
+    def outlier_detection(self, metric: str = "time.exc", threshold: float = 3.0,
+                          groupby_column: str = NAME) -> pd.DataFrame:
+        """See :meth:`glade.Trace.outlier_detection`: every partition keeps its calls'
+        values (persisted on the cluster); the groups' means, then their standard
+        deviations, are summed from the partitions' shares, and every partition returns
+        its outliers. The index holds event ids."""
+        from glade.trace.engines.outliers import dask_outliers
+
+        return dask_outliers(self, metric, threshold, groupby_column)
+
     # ------------------------------------------------------ communication
     def comm_matrix(self, output: str = "size", as_frame: bool = False):
         """See :meth:`glade.Trace.comm_matrix`: every partition counts its sends per
@@ -402,15 +414,39 @@ class DaskTrace:
 
     def timeline_picture(self, t0: int | None = None, t1: int | None = None, *,
                          width: int = 1200, rows: tuple[int, int] | None = None,
-                         height: int = 400):
+                         height: int = 400, depth_rows: bool = False):
         """What the timeline draws for times [t0, t1) (default: the whole trace) over
-        ``width`` pixels and rows ``rows`` (default all; one per location) over
-        ``height``: a :class:`~glade.views.timeline.render.Picture` whose raster
-        datashader aggregates on the cluster (see
-        :mod:`glade.trace.engines.timeline`)."""
-        from glade.trace.engines.timeline import dask_picture
+        ``width`` pixels and rows ``rows`` (default all: one per location, or with
+        ``depth_rows`` one per location and depth) over ``height``: a
+        :class:`~glade.views.timeline.render.Picture` computed on the workers in one
+        pass (depth rows: through a timeline source), whose raster datashader
+        aggregates on the cluster (see :mod:`glade.views.timeline.dask_source`). For
+        many pictures, keep a timeline (``show_timeline()``): its partitions' forests
+        stay on the workers."""
+        from glade.views.timeline.dask_source import DaskSource, picture_once
+        from glade.views.timeline.render import Request
 
-        return dask_picture(self, t0, t1, width=width, rows=rows, height=height)
+        first, last = self.span
+        message = {"t0": first if t0 is None else t0,
+                   "t1": max(last, first + 1) if t1 is None else t1, "width": width,
+                   "height": height, "depth_rows": depth_rows}
+        if not depth_rows:
+            # one pass, the partitions' timelines dropped as soon as they have answered
+            row0, row1 = rows if rows is not None else (0, self.num_locations)
+            return picture_once(self, Request.of({**message, "row0": row0, "row1": row1}))
+        source = DaskSource(self)
+        row0, row1 = rows if rows is not None else (0, source.lanes.num_rows(True))
+        return source.picture(Request.of({**message, "row0": row0, "row1": row1}))
+
+    def show_timeline(self, depth_rows: bool = False, data_name: str = "trace",
+                      **kwargs: Any):
+        """The interactive timeline view (in Jupyter) of the trace, its answers computed
+        on the workers (see :mod:`glade.views.timeline.dask_source`); ``view.apply()``
+        is ``trace.query(view.query, level="calls")``, a DaskTrace (see
+        :class:`glade.views.Timeline`)."""
+        from glade.views import Timeline
+
+        return Timeline(self, depth_rows=depth_rows, data_name=data_name, **kwargs)
 
     # ------------------------------------------------- selection and trees
     def _cct(self) -> tuple[Any, list[np.ndarray]]:
@@ -526,11 +562,22 @@ class DaskTrace:
         """See :meth:`glade.Trace.query`: at ``level="calls"`` every partition matches
         its own call forest (a call and its callers live on one process)."""
         from glade.query import parse
-        from glade.trace.calls import calls_query_mask, check_query_arguments
+        from glade.trace.calls import SENT, calls_query_mask, check_query_arguments
 
         check_query_arguments(query, fold, level)
         if level == "calls":
-            parse(query)
-            return self._select_each(calls_query_mask, query, rank_mode)
+            parsed = parse(query)
+            if SENT not in query_columns(parsed):
+                return self._select_each(calls_query_mask, query, rank_mode)
+            # a receive's send time: from the pairing of the whole trace's messages
+            table, _, _, _, receiver = self._message_pairs()
+            receives = table["Receive event"].to_numpy()
+            sent = table["Send time (ns)"].to_numpy()
+            end = self._end()
+            parts = [dask.delayed(select_calls)(p, self.metadata, end, str(parsed), rank_mode,
+                                                (receives[receiver == k], sent[receiver == k]))
+                     for k, p in enumerate(self.events.to_delayed())]
+            return self._selection(dd.from_delayed(parts, meta=self._recorded_meta(),
+                                                   verify_meta=False))
         return self.filter(query, rank_mode)
 

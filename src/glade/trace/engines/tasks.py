@@ -6,6 +6,7 @@ back (arrays per function and process, per bin, per message pair, per CCT node).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,13 @@ from glade.trace.events import (
     is_derived,
 )
 from glade.trace.filter import events_of_nodes
-from glade.trace.matching import MATCHING_EVENT, MATCHING_TIMESTAMP, group_order, integer_codes
+from glade.trace.matching import (
+    MATCHING_EVENT,
+    MATCHING_TIMESTAMP,
+    UnmatchedEventsWarning,
+    group_order,
+    integer_codes,
+)
 from glade.trace.model import Trace
 
 
@@ -142,3 +149,49 @@ def write_share(part: pd.DataFrame, directory: str) -> tuple[np.ndarray, np.ndar
         write_partition(Path(directory), int(process), table.take(order[starts[i]:starts[i + 1]]))
     specs = [column_spec(name, events[name]) for name in events.columns]
     return processes.astype(np.int64), counts, specs, arrow_types(table.schema)
+
+
+def forest_with_sends(trace: Trace, ids: np.ndarray,
+                      received: tuple[np.ndarray, np.ndarray]):
+    """The call forest of a partition's Trace (rows of event ids ``ids``) whose ``sent``
+    of a receive comes from the pairing of the whole trace's messages (``received``:
+    receive event ids and the times of their sends), since its send may lie in another
+    partition."""
+    from glade.trace.calls import SENT
+    from glade.trace.engines.combine import _sent_of_receives
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnmatchedEventsWarning)
+        forest = call_forest(trace)
+    frame = forest.dataframe
+    if SENT in frame.columns and received[0].size:
+        events = ids[frame[EVENT].to_numpy()]
+        frame[SENT] = _sent_of_receives(events, frame[SENT].to_numpy(), *received)
+    return forest
+
+
+def select_calls(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None,
+                 query: str, rank_mode: str, received: tuple[np.ndarray, np.ndarray]
+                 ) -> pd.DataFrame:
+    """The recorded columns of the events of ``part`` that call-level ``query`` keeps
+    (see :func:`glade.trace.calls.calls_query_mask`), ``sent`` as in
+    :func:`forest_with_sends`."""
+    from glade.query import parse, query_mask
+    from glade.query.engine import RowTable
+    from glade.trace.calls import calls_mask
+
+    part = in_time_order(part)
+    trace = local_trace(part, metadata, t_end)
+    forest = forest_with_sends(trace, part.index.to_numpy(), received)
+    keep = query_mask(RowTable(forest.graph, forest.dataframe), parse(query), rank_mode)
+    mask = calls_mask(trace, forest, keep)
+    return part.loc[mask, [c for c in part.columns if not is_derived(c)]]
+
+
+def query_columns(query: Any) -> set[str]:
+    """The columns a parsed query (simple or compound) reads."""
+    from glade.query.model import CompoundQuery
+
+    if isinstance(query, CompoundQuery):
+        return set().union(*(query_columns(q) for q in query.queries))
+    return set().union(*(node.predicate.columns() for node in query.nodes))

@@ -1,227 +1,290 @@
-"""The timeline's answer to a range request on a Dask trace: one row per location
-(process and thread, the flat layout), exact boxes for the calls at least a pixel wide
-and a raster of the time every smaller call covers in each pixel, as the pandas
-timeline draws them (:mod:`glade.views.timeline.render`).
+"""The timeline of one partition of a Dask trace, held by the worker that holds the
+partition, for the Dask timeline source (:mod:`glade.views.timeline.dask_source`).
 
-Every partition builds the timeline index of its own processes (their call forest) and
-splits its calls in the range into boxes and raster points with the pandas timeline's
-own kernel; the points stay on the workers, where datashader's Dask support aggregates
-them partition by partition (sums of covered and exclusive time, the largest key per
-pixel); only the boxes, a few per row, come back. When all partitions hold more boxes
-than a picture draws, the longest are kept and the others join the raster, as the
-pandas timeline does.
+A :class:`TimelinePart` is built once per partition and persisted on the cluster: the
+partition's pandas Trace, the arrays of its call forest and the timeline index of what
+the view keeps (the pandas timeline's own :class:`~glade.views.timeline.index.Forest`
+and :class:`~glade.views.timeline.index.TimelineIndex`), so a zoom costs a search in
+those arrays, not a re-read. Every answer is the pandas timeline's code run on the
+partition's index: the calls of its rows in a range split into exact boxes and raster
+points (:func:`~glade.views.timeline.render.split_range`; the points stay on the worker,
+where datashader's Dask support aggregates them), its instants in the range, its share
+of the function totals and of the overview strip, its rows; a query is matched on the
+partition's own call forest (a call and its callers live on one process).
 
-Every partition also finds its instants in the range with the pandas timeline's own
-code (exact marks, or counts per pixel when too many: the client adds the counts) and
-sends its message events; the client pairs them (as ``match_messages``) and draws the
-arrows of the range with the pandas timeline's own bundling. Marks and boxes name
-their event by its event id (``event``), where the pandas picture names a node of the
-call forest (``picture.extra["engine"] == "dask"``).
+Node ids are global: a partition's nodes follow those of the partitions before it (in
+location order), which numbers them as the pandas engine numbers the whole trace's call
+forest. Function codes are those of the whole trace's names.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
-from operator import getitem
 from typing import Any
 
-import dask
-import dask.dataframe as dd
 import numpy as np
 import pandas as pd
+from dask.sizeof import sizeof
 
-from glade.trace.calls import call_forest
+from glade.query import parse, query_mask
+from glade.query.engine import RowTable
+from glade.trace.calls import EVENT
 from glade.trace.comm import message_rows
-from glade.trace.engines.combine import pair_message_events
 from glade.trace.engines.parts import in_time_order, local_trace
-from glade.trace.events import RECEIVE_NAMES, SEND_NAMES, is_derived
-from glade.views.timeline import kernels
+from glade.trace.engines.tasks import forest_with_sends
+from glade.trace.events import RECEIVE_NAMES, SEND_NAMES
+from glade.trace.matching import UnmatchedEventsWarning
+from glade.trace.profiles import spread_exclusive
+from glade.views.base import EVERYTHING
+from glade.views.timeline import edits, kernels
 from glade.views.timeline.index import Forest, TimelineIndex
-from glade.views.timeline.messages import KeptMessages
-from glade.views.timeline.raster import aggregate_table
-from glade.views.timeline.render import (
-    MAX_BOXES,
-    MAX_INSTANTS,
-    Picture,
-    Request,
-    _instants,
-    pool_of,
-    split_range,
-)
+from glade.views.timeline.render import Request, _instants, split_range
 
-_BOX_FIELDS = ("event", "row", "start", "end", "code", "depth", "exclusive", "share")
-_INSTANT_FIELDS = ("event", "row", "time", "code")
+#: The fields of a partition's boxes (``share``: the exclusive share of the call's time,
+#: for a box demoted into the raster).
+BOX_FIELDS = ("node", "row", "start", "end", "code", "depth", "exclusive", "share")
+INSTANT_FIELDS = ("node", "row", "time", "code")
 #: The column of a partition's message events holding the display row of their location.
-_ROW = "__glade_row__"
+MESSAGE_ROW = "__glade_row__"
 
 
-def _points_table(points: np.ndarray) -> pd.DataFrame:
+def points_table(points: np.ndarray) -> pd.DataFrame:
+    """Raster points (rows :data:`kernels.POINT_FIELDS`) as the table datashader reads."""
     return pd.DataFrame(points.T.copy(), columns=list(kernels.POINT_FIELDS))
 
 
-def timeline_share(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None,
-                   request: Request, row_offset: int, names: pd.Index,
-                   layout: tuple[int, int, int, int]) -> dict:
-    """The share of partition ``part`` (whose first row is display row ``row_offset``)
-    of the picture of ``request`` (drawing rows ``row0:row1`` of the whole trace in
-    ``bins`` raster rows of ``pool`` rows: ``layout``): its raster ``points`` (a
-    DataFrame, function codes of ``names``), its ``boxes`` (arrays
-    :data:`_BOX_FIELDS`; ``event``: the event id of the call's Enter), its
-    ``instants`` in the range (arrays :data:`_INSTANT_FIELDS`, or their ``count`` per
-    pixel) and its ``messages`` (the message events, with their display row)."""
-    part = in_time_order(part)
-    trace = local_trace(part, metadata, t_end)
-    index = TimelineIndex(Forest.of(call_forest(trace), trace.location_codes()))
-    rows = index.lanes.num_rows(False)
-    row0 = int(np.clip(request.row0 - row_offset, 0, rows))
-    row1 = int(np.clip(request.row1 - row_offset, 0, rows))
-    box, box_row, points, _, visible, _ = split_range(index, request, row0, row1,
-                                                      row_offset, exact=True)
-    recode = names.get_indexer(pd.Index(index.forest.names, dtype=object))
-    instants = _local_instants(index, request, (row0, row1), row_offset, layout, recode,
-                               part.index.to_numpy())
-    code = np.fmod(points[4], float(1 << kernels.CODE_BITS)).astype(np.int64)
-    points = points.copy()
-    points[4] += recode[code] - code
-    nodes = index.call_node[box]
-    boxes = {
-        "event": part.index.to_numpy()[index.forest.event[nodes]],
-        "row": box_row,
-        "start": index.call_start[box],
-        "end": index.call_end[box],
-        "code": recode[index.call_code[box]],
-        "depth": index.depth[nodes],
-        "exclusive": index.exclusive[nodes],
-        "share": index.share[nodes],
-    }
-    messages = np.union1d(message_rows(trace, SEND_NAMES), message_rows(trace, RECEIVE_NAMES))
-    sent = part.iloc[messages][[c for c in part.columns if not is_derived(c)]]
-    sent = sent.assign(**{_ROW: trace.location_codes()[0][messages] + row_offset})
-    return {"points": _points_table(points), "boxes": boxes, "visible": visible,
-            "instants": instants, "messages": sent}
+class TimelinePart:
+    """The timeline of one partition (see the module doc): ``trace`` (its pandas Trace),
+    ``forest`` (its call forest's arrays), ``index`` (what is kept), ``recode`` (the
+    global code of each local function code), ``ids`` (the event id of each row of
+    ``trace``) and ``received`` (see :meth:`with_received`). Methods that name nodes
+    take ``offset``, the global id of the part's first node."""
+
+    def __init__(self, part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None,
+                 names: pd.Index):
+        part = in_time_order(part)
+        self.ids = part.index.to_numpy()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UnmatchedEventsWarning)
+            self.trace = local_trace(part, metadata, t_end)
+            self.forest = Forest.of_trace(self.trace)
+        self.recode = names.get_indexer(pd.Index(self.forest.names, dtype=object))
+        self.received = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+        self.index = TimelineIndex(self.forest)
+        self._table: RowTable | None = None
+
+    def _but(self, **changes: Any) -> TimelinePart:
+        """A copy of this part (sharing its trace and forest) with ``changes``."""
+        out = object.__new__(TimelinePart)
+        out.__dict__.update(self.__dict__)
+        out.__dict__.update(changes)
+        return out
+
+    def with_received(self, receives: np.ndarray, send_times: np.ndarray) -> TimelinePart:
+        """This part knowing the send times of its receives (event ids ``receives``) from
+        the pairing of the whole trace's messages."""
+        return self._but(received=(receives, send_times), _table=None)
+
+    def message_events(self, rows: np.ndarray | None = None) -> pd.DataFrame:
+        """The part's sends and receives (the events message pairing reads; ``rows``,
+        when known), indexed by event id."""
+        rows = self._message_rows() if rows is None else rows
+        events = self.trace.events
+        recorded = self.trace.recorded_columns()
+        return events.iloc[rows][recorded].set_axis(self.ids[rows], axis=0)
+
+    def _message_rows(self) -> np.ndarray:
+        return np.union1d(message_rows(self.trace, SEND_NAMES),
+                          message_rows(self.trace, RECEIVE_NAMES))
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the index holds locks (levels built ahead): a part moved to another worker
+        # carries what it keeps and rebuilds its index there
+        state = {k: v for k, v in self.__dict__.items() if k not in ("index", "_table")}
+        keep = self.index.keep
+        return {**state, "keep": None if keep.all() else keep}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        keep = state.pop("keep")
+        self.__dict__.update(state)
+        self.index = TimelineIndex(self.forest, keep)
+        self._table = None
+
+    def nbytes(self) -> int:
+        """About how many bytes the part holds (what Dask reports for it)."""
+        arrays = [*vars(self.forest).values(), *vars(self.index).values()]
+        return int(sum(a.nbytes for a in arrays if isinstance(a, np.ndarray))
+                   + self.trace.events.memory_usage(deep=False).sum())
+
+    # ------------------------------------------------------------- queries
+    @property
+    def table(self) -> RowTable:
+        """The partition's call forest as the query engine reads it (built on the first
+        query): ``sent`` of a receive comes from the pairing of the whole trace's
+        messages (``received``: receive event ids and send times), and ``event`` holds
+        the rows of :attr:`trace`."""
+        if self._table is None:
+            forest = forest_with_sends(self.trace, self.ids, self.received)
+            self._table = RowTable(forest.graph, forest.dataframe)
+        return self._table
+
+    def mask(self, text: str) -> np.ndarray | None:
+        """The node mask query ``text`` keeps (None: everything)."""
+        parsed = parse(text)
+        if str(parsed) == EVERYTHING:
+            return None
+        return query_mask(self.table, parsed)
+
+    def kept(self, query: str, restriction: str) -> TimelinePart:
+        """This part keeping what both call-level queries keep (a new index, the trace
+        and forest shared; this part itself when that keeps what it keeps)."""
+        keep = self.mask(query)
+        if restriction:
+            linked = self.mask(restriction)
+            keep = linked if keep is None else keep & linked
+        if self.index.keep.all() if keep is None else np.array_equal(keep, self.index.keep):
+            return self
+        return self._but(index=TimelineIndex(self.forest, keep))
+
+    # ------------------------------------------------------------- summaries
+    def summary(self, edges: np.ndarray, num_names: int) -> dict[str, Any]:
+        """What the client needs of what is kept: the rows (``processes``, ``threads``,
+        ``offset`` of the lanes), the exclusive time of every function (``totals``, by
+        global code) and per function and overview bin (``profile``), the numbers of
+        calls and instants kept and of calls in all, and the lane of every message
+        event (``message_ids``: event ids; ``message_lanes``: local lane, -1 when not
+        kept)."""
+        index, forest = self.index, self.forest
+        calls = index.calls
+        codes = self.recode[forest.code]
+        caller = index.caller[calls]
+        profile = spread_exclusive(forest.start[calls], forest.end[calls], codes[calls],
+                                   codes[np.maximum(caller, 0)], caller >= 0, num_names, edges)
+        totals = np.bincount(codes[calls], weights=index.exclusive[calls],
+                             minlength=num_names)
+        rows = self._message_rows()
+        node_of_row = np.full(len(self.trace.events), -1, dtype=np.int64)
+        node_of_row[forest.event] = np.arange(len(forest))
+        nodes = node_of_row[rows]
+        lanes = np.where(nodes >= 0, index.node_lane[np.maximum(nodes, 0)], -1)
+        lanes[(nodes >= 0) & ~index.keep[np.maximum(nodes, 0)]] = -1
+        return {"processes": index.lanes.processes, "threads": index.lanes.threads,
+                "offset": index.lanes.offset, "totals": totals, "profile": profile,
+                "calls": int(calls.size), "instants": int(index.instant_node.size),
+                "all_calls": int(forest.call.sum()), "message_ids": self.ids[rows],
+                "message_lanes": lanes}
+
+    # ------------------------------------------------------------- pictures
+    def share(self, request: Request, row_offset: int, layout: tuple[int, int, int, int],
+              offset: int) -> dict[str, Any]:
+        """The part's share of the picture of ``request`` (whose rows ``row0:row1`` go
+        into ``bins`` raster rows of ``pool`` rows: ``layout``), its first row being
+        display row ``row_offset``: its raster ``points`` (a table), ``boxes``
+        (:data:`BOX_FIELDS`), the number of ``visible`` calls and its ``instants``
+        (:data:`INSTANT_FIELDS`, or their ``count`` per raster pixel)."""
+        index = self.index
+        rows = index.lanes.num_rows(request.depth_rows)
+        row0 = int(np.clip(request.row0 - row_offset, 0, rows))
+        row1 = int(np.clip(request.row1 - row_offset, 0, rows))
+        box, box_row, points, _, visible, _ = split_range(index, request, row0, row1,
+                                                          row_offset, exact=True)
+        code = np.fmod(points[4], float(1 << kernels.CODE_BITS)).astype(np.int64)
+        points = points.copy()
+        points[4] += self.recode[code] - code
+        nodes = index.call_node[box]
+        boxes = {"node": nodes + offset, "row": box_row,
+                 "start": index.call_start[box], "end": index.call_end[box],
+                 "code": self.recode[index.call_code[box]], "depth": index.depth[nodes],
+                 "exclusive": index.exclusive[nodes], "share": index.share[nodes]}
+        return {"points": points_table(points), "boxes": boxes, "visible": visible,
+                "instants": self._instants(request, (row0, row1), row_offset, layout, offset)}
+
+    def _instants(self, request: Request, local: tuple[int, int], row_offset: int,
+                  layout: tuple[int, int, int, int], offset: int) -> dict[str, np.ndarray]:
+        """The instants of the part's rows ``local`` in the range, found by the pandas
+        timeline's code: exact (global nodes, display rows, times, global codes) or
+        their counts per raster pixel."""
+        row0, row1, pool, bins = layout
+        index = self.index
+        lanes = index.lanes.lanes_of_rows(*local, request.depth_rows)
+
+        def row_of_lane(values: np.ndarray) -> np.ndarray:
+            return index.lanes.row_of_lane(values, request.depth_rows) + row_offset
+
+        found, pooled = _instants(index, request, lanes, row_of_lane, row0, row1, pool, bins)
+        if pooled:
+            return found
+        return {"node": found["node"] + offset, "row": found["row"],
+                "time": found["time"], "code": self.recode[found["code"]]}
+
+    # ------------------------------------------------------------- single nodes
+    def call_query(self, node: int) -> str:
+        """The query of the part's node ``node`` (a local id)."""
+        forest = self.forest
+        location = forest.location[node]
+        return edits.call_query(forest.names[forest.code[node]],
+                                int(forest.processes[location]), int(forest.threads[location]),
+                                int(forest.start[node]))
+
+    def path(self, node: int) -> list[str]:
+        """The call path of the part's node ``node`` (a local id)."""
+        forest = self.forest
+        names = []
+        while node >= 0:
+            names.append(forest.names[forest.code[node]])
+            node = int(forest.parent[node])
+        return names[::-1]
+
+    def marks(self, text: str, limit: int, offset: int) -> np.ndarray:
+        """The global nodes query ``text`` selects, with the call holding each selected
+        instant (at most ``limit``, ascending)."""
+        keep = query_mask(self.table, parse(text))
+        instants = np.flatnonzero(keep & ~self.forest.call)
+        parents = self.forest.parent[instants]
+        keep[parents[parents >= 0]] = True
+        return np.flatnonzero(keep)[:limit] + offset
+
+    def selected(self, text: str, offset: int) -> pd.DataFrame:
+        """The rows of the part's call forest query ``text`` selects (none for ""),
+        indexed by global node, ``event`` holding event ids."""
+        table = self.table
+        nodes = (np.flatnonzero(query_mask(table, parse(text))) if text else
+                 np.zeros(0, dtype=np.int64))
+        rows = table.dataframe.iloc[nodes].copy()
+        rows[EVENT] = self.ids[rows[EVENT].to_numpy()]
+        rows.index = pd.Index(nodes + offset, name="node")
+        return rows
+
+    def size(self) -> tuple[int, int, int]:
+        """The number of nodes of the part's call forest and its first and last time
+        (0, 0 when empty)."""
+        return (len(self.forest), *self.forest.duration)
 
 
-def _local_instants(index: TimelineIndex, request: Request, local: tuple[int, int],
-                    row_offset: int, layout: tuple[int, int, int, int], recode: np.ndarray,
-                    ids: np.ndarray) -> dict[str, np.ndarray]:
-    """The instants of a partition's rows ``local`` in the range, found by the pandas
-    timeline's code: exact (event ids, display rows, times, codes of the trace's
-    names) or their counts per raster pixel."""
-    row0, row1, pool, bins = layout
-    lanes = index.lanes.lanes_of_rows(*local, False)
-
-    def row_of_lane(values: np.ndarray) -> np.ndarray:
-        return index.lanes.row_of_lane(values, False) + row_offset
-
-    found, pooled = _instants(index, request, lanes, row_of_lane, row0, row1, pool, bins)
-    if pooled:
-        return found
-    return {"event": ids[index.forest.event[found["node"]]], "row": found["row"],
-            "time": found["time"], "code": recode[found["code"]]}
+def timeline_part(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None,
+                  names: pd.Index) -> TimelinePart:
+    """The :class:`TimelinePart` of partition ``part`` (a task)."""
+    return TimelinePart(part, metadata, t_end, names)
 
 
-def _all_instants(pieces: list[dict], request: Request, row0: int, pool: int, bins: int
-                  ) -> tuple[dict[str, np.ndarray], bool]:
-    """The instants of the picture from its partitions': exact marks when they are few
-    enough, else the counts per raster pixel (a partition's exact marks counted there
-    as the pandas timeline counts them)."""
-    exact = [p for p in pieces if "count" not in p]
-    if len(exact) == len(pieces) and sum(p["time"].size for p in exact) <= MAX_INSTANTS:
-        if not exact:
-            return {f: np.zeros(0, dtype=np.int64) for f in _INSTANT_FIELDS}, False
-        return {f: np.concatenate([p[f] for p in exact]) for f in _INSTANT_FIELDS}, False
-    counts = sum((p["count"] for p in pieces if "count" in p),
-                 np.zeros((bins, request.width), dtype=np.int64))
-    for p in exact:
-        column = np.clip(((p["time"] - request.t0) / request.px).astype(np.int64), 0,
-                         request.width - 1)
-        cell = (p["row"] - row0) // pool * request.width + column
-        counts += np.bincount(cell, minlength=bins * request.width).reshape(bins, -1)
-    return {"count": counts}, True
+def picture_share(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None,
+                  names: pd.Index, request: Request, row_offset: int,
+                  layout: tuple[int, int, int, int]) -> dict[str, Any]:
+    """A task answering one picture (one row per location) on partition ``part``,
+    keeping nothing: the :meth:`TimelinePart.share` of its timeline (its nodes numbered
+    from 0), the ``size`` of its call forest and its ``messages`` (the message events,
+    with the display row of their location in :data:`MESSAGE_ROW`)."""
+    timeline = TimelinePart(part, metadata, t_end, names)
+    rows = timeline._message_rows()
+    messages = timeline.message_events(rows).assign(
+        **{MESSAGE_ROW: timeline.trace.location_codes()[0][rows] + row_offset})
+    return {**timeline.share(request, row_offset, layout, 0), "size": len(timeline.forest),
+            "messages": messages}
 
 
-def _arrows(pieces: list[pd.DataFrame], request: Request, rows: int, row0: int, row1: int,
-            pool: int):
-    """The message arrows of the range: the partitions' message events paired (see
-    :func:`glade.trace.engines.combine.pair_message_events`), drawn and bundled by the
-    pandas timeline's code."""
-    frame = pd.concat(pieces)
-    row_of = pd.Series(frame[_ROW].to_numpy(), index=frame.index)
-    table = pair_message_events(pieces, frame.iloc[:0])[0]
-    kept = KeptMessages(table["Send time (ns)"].to_numpy().astype(np.float64),
-                        table["Receive time (ns)"].to_numpy().astype(np.float64),
-                        row_of.loc[table["Send event"].to_numpy()].to_numpy(),
-                        row_of.loc[table["Receive event"].to_numpy()].to_numpy(),
-                        table["Message Size"].to_numpy().astype(np.float64))
-    return kept.in_range(request.t0, request.t1, np.arange(rows), row0, row1, pool)
-
-
-def _box_cut(durations: np.ndarray, px: float) -> float:
-    """The shortest duration drawn as a box among ``durations`` (those of at least a
-    pixel): the pandas timeline's rule (see :func:`glade.views.timeline.render._threshold`)."""
-    count = durations.size
-    if count <= MAX_BOXES:
-        return px
-    cut = float(np.partition(durations, count - MAX_BOXES)[count - MAX_BOXES])
-    if np.count_nonzero(durations >= cut) > MAX_BOXES:
-        cut = float(np.nextafter(cut, np.inf))
-    return max(cut, px)
-
-
-def _demoted_points(boxes: dict[str, np.ndarray], request: Request) -> np.ndarray:
-    """Raster points of ``boxes`` (calls too many to draw as boxes)."""
-    n = boxes["start"].size
-    lo = np.arange(n, dtype=np.int64)
-    args = (lo, lo + 1, boxes["row"], boxes["start"], boxes["end"], boxes["code"],
-            boxes["share"], float(request.t0), request.px, request.width, np.inf, True)
-    none = np.empty(0, dtype=np.int64)
-    _, count = kernels.split_calls(*args, none, none, np.empty((5, 0)), 0, False)
-    points = np.empty((len(kernels.POINT_FIELDS), count))
-    kernels.split_calls(*args, none, none, points, 0, True)
-    return points
-
-
-def dask_picture(trace: Any, t0: int | None = None, t1: int | None = None, *,
-                 width: int = 1200, rows: tuple[int, int] | None = None,
-                 height: int = 400) -> Picture:
-    """The timeline picture of the DaskTrace ``trace`` for times [t0, t1) (default: the
-    whole trace) over ``width`` pixels and rows ``rows`` (default all, one per
-    location) over ``height`` pixel rows (see the module doc)."""
-    first, last = trace.span
-    t0 = first if t0 is None else t0
-    t1 = max(last, first + 1) if t1 is None else t1
-    total = trace.num_locations
-    row0, row1 = rows if rows is not None else (0, total)
-    request = Request.of({"t0": t0, "t1": t1, "width": width, "height": height,
-                          "row0": row0, "row1": row1})
-    row0, row1 = max(0, min(row0, total)), max(0, min(row1, total))
-    pool = pool_of(row1 - row0, request.height)
-    bins = -(-(row1 - row0) // pool)
-    names = trace.name_labels()
-    offsets = np.cumsum([0] + [s.locations for s in trace._summary()])
-    end = trace._end()
-    layout = (row0, row1, pool, bins)
-    shares = [dask.delayed(timeline_share)(p, trace.metadata, end, request, int(o), names,
-                                           layout)
-              for p, o in zip(trace.events.to_delayed(), offsets, strict=False)]
-    shares = dask.persist(*shares)
-    pieces = dask.compute(*[tuple(dask.delayed(getitem)(s, k) for k in
-                                  ("boxes", "visible", "instants", "messages"))
-                            for s in shares])
-    boxes = {f: np.concatenate([p[0][f] for p in pieces]) for f in _BOX_FIELDS}
-    threshold = _box_cut((boxes["end"] - boxes["start"]).astype(np.float64), request.px)
-    drawn = (boxes["end"] - boxes["start"]) >= threshold
-    # persisted, the points are a collection datashader's Dask pipeline reads whole
-    points = dd.from_delayed([dask.delayed(getitem)(s, "points") for s in shares],
-                             meta=_points_table(np.empty((5, 0))), verify_meta=False).persist()
-    if not drawn.all():
-        demoted = _demoted_points({f: v[~drawn] for f, v in boxes.items()}, request)
-        points = dd.concat([points, dd.from_pandas(_points_table(demoted), npartitions=1)])
-    cover, busy, top = aggregate_table(points, t0=request.t0, px=request.px,
-                                       width=request.width, row0=row0, pool=pool, bins=bins)
-    kept = {f: boxes[f][drawn] for f in _BOX_FIELDS if f != "share"}
-    instants, pooled = _all_instants([p[2] for p in pieces], request, row0, pool, bins)
-    arrows = _arrows([p[3] for p in pieces], request, total, row0, row1, pool)
-    return Picture(request, row0, row1, pool, bins, threshold, sum(p[1] for p in pieces),
-                   kept, cover, busy, top, instants, pooled, arrows,
-                   {"level": None, "engine": "dask"})
+@sizeof.register(TimelinePart)
+def _sizeof_part(part: TimelinePart) -> int:
+    # what the scheduler weighs before moving a part: its arrays, not a Python object's
+    # few bytes (a task on a part then runs where the part is)
+    return part.nbytes()

@@ -2,16 +2,18 @@
 the kernel one range at a time, with edits that become a call-level query.
 
 The front end asks for every range it shows (visible times, width in pixels, visible
-rows) with a custom message; the kernel answers from its index
-(:mod:`glade.views.timeline.index`) with exact boxes for the calls at least a pixel
-wide, a datashader raster of the time the smaller ones cover, the instants and the
-message arrows (:mod:`glade.views.timeline.render`). Edits (a window brushed over
+rows) with a custom message; the kernel answers from the view's source
+(:mod:`glade.views.timeline.source`: an index in the kernel for a pandas Trace, the
+workers for a DaskTrace) with exact boxes for the calls at least a pixel wide, a
+datashader raster of the time the smaller ones cover, the instants and the message
+arrows (:mod:`glade.views.timeline.render`). Edits (a window brushed over
 processes and time, hidden functions, a focused call path) are kept in ``history``;
 ``query`` is the call-level query of what the view shows, so
 
     trace.query(view.query, level="calls")      # == view.apply()
 
-gives the events on screen, on this run or on another run of the same program.
+(a DaskTrace for a DaskTrace) gives the events on screen, on this run or on another run
+of the same program.
 
 In a link (:mod:`glade.views.link`) the view's ``query`` restricts the views it is
 linked to; a link may restrict the timeline itself (it then shows what both its own
@@ -22,28 +24,22 @@ messages) without touching the user's own ``selection``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 import traitlets
-from tqdm.auto import tqdm
 
 from glade.errors import GladeError
-from glade.query import parse, query_mask
-from glade.query.engine import RowTable
+from glade.query import parse
 from glade.query.model import BaseQuery
-from glade.trace.comm import message_pairs
 from glade.trace.filter import time_value
-from glade.trace.model import Trace
 from glade.views.base import QueryView, static_file
-from glade.views.forest import CallLevel, call_level
 from glade.views.requests import Requests
 from glade.views.timeline import edits
-from glade.views.timeline.index import Forest, TimelineIndex
-from glade.views.timeline.messages import Messages
-from glade.views.timeline.render import Request, render
-from glade.views.timeline.wire import encode_overview, encode_picture, function_totals
+from glade.views.timeline.index import TimelineIndex
+from glade.views.timeline.render import Request
+from glade.views.timeline.source import PandasSource, TimelineSource, source_of
+from glade.views.timeline.wire import encode_picture
 from glade.views.transport import int32_bytes
 
 #: Width in pixels of the picture the kernel keeps for a first paint and for offline
@@ -63,7 +59,7 @@ def _time(value: Any, what: str) -> int:
 
 
 class Timeline(Requests, QueryView):
-    """Interactive timeline of a Trace (see the module doc).
+    """Interactive timeline of a Trace or a DaskTrace (see the module doc).
 
     ``depth_rows`` shows one row per nesting depth under every location (a flame chart
     per process); ``data_name`` is the variable name ``code()`` writes. Edit from
@@ -97,97 +93,58 @@ class Timeline(Requests, QueryView):
     highlight = traitlets.Bytes().tag(sync=True)
     status = traitlets.Unicode("").tag(sync=True)
 
-    def __init__(self, trace: Trace, *, depth_rows: bool = False, height: int = 420,
+    def __init__(self, trace: Any, *, depth_rows: bool = False, height: int = 420,
                  data_name: str = "trace", **kwargs: Any):
-        if not isinstance(trace, Trace):
-            raise GladeError(f"a timeline shows a Trace, not {type(trace).__name__}")
-        with tqdm(total=3, desc="timeline", unit="step", delay=1.0, leave=False) as bar:
-            self._forest = Forest.of_trace(trace)
-            bar.update()
-            # the messages are paired while the index is built (its kernel frees the GIL)
-            with ThreadPoolExecutor(1, thread_name_prefix="glade-timeline") as pool:
-                pairs = pool.submit(message_pairs, trace)
-                index = TimelineIndex(self._forest)
-                bar.update()
-                self._messages = Messages(pairs.result()[0], self._forest)
-                bar.update()
-        self._index = index
-        totals = function_totals(index)
-        self._totals = totals
+        self._source = source_of(trace)
+        totals = self._source.totals
         ranks = np.empty(totals.size, dtype=np.int64)
         ranks[np.argsort(-totals, kind="stable")] = np.arange(totals.size)
-        first, last = self._forest.duration
+        first, last = self._source.extent
         super().__init__(trace, data_name, height=height, depth_rows=bool(depth_rows),
-                         names=self._forest.names, ranks=int32_bytes(ranks),
+                         names=self._source.names, ranks=int32_bytes(ranks),
                          extent=[float(first), float(max(last, first + 1))], **kwargs)
         self.viewport = {"t0": self.extent[0], "t1": self.extent[1], "row0": 0,
                          "width": SNAPSHOT_WIDTH}
-        self._install(index, totals)
+        self._install()
         self.answer("range", self._answer_range)
         self.answer("select", self._answer_select)
         self.answer("path", self._answer_path)
 
     # ------------------------------------------------------------ state
-    @property
-    def _level(self) -> CallLevel:
-        """The trace's call level (its call forest as a GraphFrame, shared with the
-        other views), built on the first query or selection: the picture needs only
-        the forest's arrays."""
-        return call_level(self._data)
-
-    @property
-    def _table(self) -> RowTable:
-        """What the query engine runs on: the call forest's table."""
-        return self._level.table
-
-    def _install(self, index: TimelineIndex, totals: np.ndarray | None = None) -> None:
-        """Show ``index`` (whose functions' exclusive times are ``totals``, when known):
-        rows, overview, totals and a fresh snapshot, then a new revision (the front end
-        asks again for what it shows)."""
-        if self._index is not index:
-            self._index.close()
-        self._index = index
-        # the level of the snapshot is built while the overview is computed
-        index.prepare_level(self._snapshot_request().px, self.depth_rows)
-        lanes = index.lanes
-        totals = function_totals(index) if totals is None else totals
-        overview_meta, overview = encode_overview(index, totals)
-        self._kept_messages = self._messages.kept(index)
+    def _install(self) -> None:
+        """Show what the source keeps: rows, overview, totals and a fresh snapshot, then a
+        new revision (the front end asks again for what it shows)."""
+        source = self._source
+        lanes = source.lanes
+        # what the snapshot reads is built while the overview is computed
+        source.prepare_picture(self._snapshot_request())
+        overview_meta, overview = source.overview()
         snapshot_meta, snapshot = self._snapshot(self.revision + 1)
-        calls = index.calls.size
-        instants = index.instant_node.size
         with self.hold_sync():
             self.labels = lanes.labels(False)
             self.depth_labels = lanes.labels(True)
             self.location_rows = int32_bytes(lanes.location_rows(True))
             self.processes = int32_bytes(lanes.processes)
             self.overview_meta, self.overview = overview_meta, overview
-            self.totals = totals.astype("<f8").tobytes()
+            self.totals = source.totals.astype("<f8").tobytes()
             self.snapshot_meta, self.snapshot = snapshot_meta, snapshot
-            self.status = (f"{calls:,} of {int(self._forest.call.sum()):,} calls, "
-                           f"{instants:,} instants, {len(self._kept_messages):,} messages")
+            self.status = source.status()
             self.revision += 1
-        index.prepare_levels(self.depth_rows)
+        source.prepare(self.depth_rows)
 
     def _snapshot_request(self) -> Request:
         """The request of the viewport (all rows) at the front end's last width."""
         view = self.viewport
-        rows = self._index.lanes.num_rows(self.depth_rows)
+        rows = self._source.lanes.num_rows(self.depth_rows)
         return Request(float(view["t0"]), float(view["t1"]),
                        int(view.get("width", SNAPSHOT_WIDTH)), 0, rows,
                        max(self.height, 1), self.depth_rows)
 
     def _snapshot(self, revision: int) -> tuple[dict, bytes]:
         """The picture of the viewport at the front end's last width, for ``revision``."""
-        fields, blob = encode_picture(
-            render(self._index, self._kept_messages, self._snapshot_request()),
-            len(self._forest.names))
+        fields, blob = encode_picture(self._source.picture(self._snapshot_request()),
+                                      len(self._source.names))
         return {**fields, "revision": revision}, blob
-
-    def _keep(self, text: str) -> np.ndarray | None:
-        """The node mask of the call forest that query ``text`` keeps (None: all), shared
-        with the other views of the trace (:mod:`glade.views.forest`)."""
-        return self._level.mask(text)
 
     def _check_edit(self, edit: Any) -> dict:
         return edits.check_edit(edit)
@@ -195,7 +152,7 @@ class Timeline(Requests, QueryView):
     @traitlets.observe("history")
     def _edits_changed(self, change) -> None:
         text = edits.query_text(edits.replay(change["new"]))
-        self._keep(text)
+        self._source.check(text)
         self._internal = True
         try:
             self.query = text
@@ -205,22 +162,9 @@ class Timeline(Requests, QueryView):
 
     def _show(self, query: str, restriction: str) -> None:
         """Show the calls both ``query`` (the view's own) and ``restriction`` (a link's,
-        "" for none) keep, re-indexing only when that changes."""
-        keep = self._keep(query)
-        if restriction:
-            linked = self._keep(restriction)
-            keep = linked if keep is None else keep & linked
-        current = self._index.keep
-        if keep is None:
-            unchanged = bool(current.all())
-        else:
-            unchanged = keep is current or np.array_equal(keep, current)
-        if not unchanged:
-            with tqdm(total=1, desc="timeline: applying the query", delay=1.0,
-                      leave=False) as bar:
-                self._index.close()  # its levels are freed before the new index is built
-                self._install(TimelineIndex(self._forest, keep))
-                bar.update()
+        "" for none) keep, re-installing only when that changes."""
+        if self._source.show(query, restriction):
+            self._install()
 
     def _show_restriction(self, text: str) -> None:
         self._show(self.query, text)
@@ -234,17 +178,13 @@ class Timeline(Requests, QueryView):
         too, since an instant has no box of its own."""
         if not text:
             return b""
-        keep = query_mask(self._table, parse(text))
-        instants = np.flatnonzero(keep & ~self._forest.call)
-        parents = self._table.graph.tree_parent[instants]
-        keep[parents[parents >= 0]] = True
-        return int32_bytes(np.flatnonzero(keep)[:MAX_HIGHLIGHT])
+        return int32_bytes(self._source.marks(text, MAX_HIGHLIGHT))
 
     def _query_edit(self, query: BaseQuery) -> dict:
         """An assigned query becomes the view's base (evaluated now: a query naming a
         missing column raises and leaves the view as it was)."""
         text = str(query)
-        self._keep(text)
+        self._source.check(text)
         return {"op": "base", "query": text}
 
     @traitlets.validate("selection")
@@ -262,13 +202,12 @@ class Timeline(Requests, QueryView):
 
     @traitlets.observe("depth_rows")
     def _layout_changed(self, change) -> None:
-        self._index.prepare_levels(change["new"])
+        self._source.prepare(change["new"])
 
     # ------------------------------------------------------------ requests
     def _answer_range(self, message: dict) -> tuple[dict, bytes]:
         request = Request.of(message)
-        fields, blob = encode_picture(render(self._index, self._kept_messages, request),
-                                      len(self._forest.names))
+        fields, blob = encode_picture(self._source.picture(request), len(self._source.names))
         return {**fields, "revision": self.revision}, blob
 
     def _answer_select(self, message: dict) -> tuple[dict, None]:
@@ -276,28 +215,11 @@ class Timeline(Requests, QueryView):
         if node is None or node == -1:
             self.selection = ""
         else:
-            self.selection = self._call_query(node)
+            self.selection = self._source.call_query(node)
         return {"selection": self.selection}, None
 
     def _answer_path(self, message: dict) -> tuple[dict, None]:
-        node = self._node(message.get("node"))
-        return {"path": [str(n) for n in self._table.graph.node(node).path()]}, None
-
-    def _node(self, node: Any) -> int:
-        """``node`` if it is a node of the call forest (GladeError otherwise)."""
-        if isinstance(node, bool) or not isinstance(node, int | np.integer) or not (
-                0 <= node < len(self._forest)):
-            raise GladeError(f"no call {node!r} in a forest of {len(self._forest)} nodes")
-        return int(node)
-
-    def _call_query(self, node: Any) -> str:
-        """The query of one node of the call forest."""
-        node = self._node(node)
-        forest = self._forest
-        location = forest.location[node]
-        return edits.call_query(forest.names[forest.code[node]],
-                                int(forest.processes[location]), int(forest.threads[location]),
-                                int(forest.start[node]))
+        return {"path": self._source.path(message.get("node"))}, None
 
     def picture(self, t0: Any = None, t1: Any = None, *, width: int = 1200,
                 rows: tuple[int, int] | None = None, height: int = 400,
@@ -308,15 +230,29 @@ class Timeline(Requests, QueryView):
         depth = self.depth_rows if depth_rows is None else bool(depth_rows)
         t0 = self.viewport["t0"] if t0 is None else _time(t0, "t0")
         t1 = self.viewport["t1"] if t1 is None else _time(t1, "t1")
-        row0, row1 = rows if rows is not None else (0, self._index.lanes.num_rows(depth))
+        row0, row1 = rows if rows is not None else (0, self._source.lanes.num_rows(depth))
         request = Request.of({"t0": t0, "t1": t1, "width": width, "height": height,
                               "row0": row0, "row1": row1, "depth_rows": depth})
-        return render(self._index, self._kept_messages, request)
+        return self._source.picture(request)
+
+    def close(self) -> None:
+        """Close the view and release what its source holds."""
+        source = self.__dict__.get("_source")
+        if source is not None:
+            source.close()
+        super().close()
+
+    @property
+    def source(self) -> TimelineSource:
+        """Where the view's answers come from (see :mod:`glade.views.timeline.source`)."""
+        return self._source
 
     @property
     def index(self) -> TimelineIndex:
-        """The kernel-side index of what the view shows."""
-        return self._index
+        """The kernel-side index of what the view shows (a view of a pandas Trace)."""
+        if not isinstance(self._source, PandasSource):
+            raise GladeError("a timeline of a Dask trace keeps its index on the workers")
+        return self._source.index
 
     # ------------------------------------------------------------ navigation
     def zoom(self, t0: Any, t1: Any) -> Timeline:
@@ -345,7 +281,7 @@ class Timeline(Requests, QueryView):
 
     def hide(self, name: str) -> Timeline:
         """Remove every call of function ``name``; its time goes to its caller."""
-        if name not in self._forest.names:
+        if name not in self._source.names:
             raise GladeError(f"no function named {name!r} in the trace")
         self._edit({"op": "hide", "name": name})
         return self
@@ -373,15 +309,13 @@ class Timeline(Requests, QueryView):
     def _apply_code(self, data_name: str, query: str) -> str:
         return f'{data_name}.query({query}, level="calls")'
 
-    def _apply_query(self, query: str) -> Trace:
-        return self._data.query(query, level="calls")
+    def _apply_query(self, query: str) -> Any:
+        return self._source.apply(query)
 
     def selected(self):
         """The rows of the call forest (see :meth:`glade.trace.Trace.calls`) that the
         selection names."""
-        nodes = (np.zeros(0, dtype=np.int64) if not self.selection else
-                 np.flatnonzero(query_mask(self._table, parse(self.selection))))
-        return self._table.dataframe.iloc[nodes]
+        return self._source.selected(self.selection)
 
     def to_html(self, path, title: str | None = None):
         """Write an offline page with the current picture and the overview: zooming there

@@ -74,23 +74,40 @@ def function_totals(index: TimelineIndex) -> np.ndarray:
                        minlength=len(index.forest.names))
 
 
+def overview_groups(totals: np.ndarray) -> tuple[list[int], np.ndarray]:
+    """The functions the overview shows apart (the OVERVIEW_FUNCTIONS with the most time,
+    ``totals`` by function code) and the group of every function (those shown, in that
+    order, then one for all the others)."""
+    shown = [int(c) for c in np.argsort(-totals, kind="stable")[:OVERVIEW_FUNCTIONS]
+             if totals[c] > 0]
+    group = np.full(totals.size, len(shown), dtype=np.int64)
+    group[shown] = np.arange(len(shown))
+    return shown, group
+
+
+def pack_overview(profile: np.ndarray, shown: list[int], extent: tuple[int, int],
+                  num_locations: int) -> tuple[dict[str, Any], bytes]:
+    """The overview strip of ``profile`` (exclusive ns per group of
+    :func:`overview_groups` and bin of ``bin_edges(*extent, OVERVIEW_BINS)``) as
+    fractions of the capacity of a column (its width times the number of locations),
+    float32 (groups x columns)."""
+    edges = bin_edges(*extent, OVERVIEW_BINS)
+    share = profile / (np.diff(edges) * max(num_locations, 1))
+    descriptors, blob = pack_arrays({"share": share.astype(np.float32).reshape(-1)})
+    return {"t0": float(extent[0]), "t1": float(extent[1]), "bins": OVERVIEW_BINS,
+            "codes": [*shown, -1], "arrays": descriptors}, blob
+
+
 def encode_overview(index: TimelineIndex, totals: np.ndarray) -> tuple[dict[str, Any], bytes]:
     """The overview strip: the exclusive time of the OVERVIEW_FUNCTIONS functions with
     the most time (``totals``, by function) in OVERVIEW_BINS columns over the whole
     trace (the others summed last), as fractions of the capacity of a column (its
     width times the number of locations), float32 (functions x columns)."""
     forest = index.forest
-    origin, last = forest.duration
-    edges = bin_edges(origin, last, OVERVIEW_BINS)
-    shown = [int(c) for c in np.argsort(-totals, kind="stable")[:OVERVIEW_FUNCTIONS]
-             if totals[c] > 0]
-    group = np.full(len(forest.names), len(shown), dtype=np.int64)
-    group[shown] = np.arange(len(shown))
+    edges = bin_edges(*forest.duration, OVERVIEW_BINS)
+    shown, group = overview_groups(totals)
     caller = index.caller[index.call_node]
     profile = spread_exclusive(
         index.call_start, index.call_end, group[index.call_code],
         group[forest.code[np.maximum(caller, 0)]], caller >= 0, len(shown) + 1, edges)
-    share = profile / (np.diff(edges) * max(forest.processes.size, 1))
-    descriptors, blob = pack_arrays({"share": share.astype(np.float32).reshape(-1)})
-    return {"t0": float(origin), "t1": float(last), "bins": OVERVIEW_BINS,
-            "codes": [*shown, -1], "arrays": descriptors}, blob
+    return pack_overview(profile, shown, forest.duration, forest.processes.size)

@@ -1,0 +1,360 @@
+"""The timeline source of a DaskTrace: every answer is computed on the workers that hold
+the trace's partitions (see :mod:`glade.views.timeline.source` for the contract).
+
+Every partition's timeline (:class:`glade.trace.engines.timeline.TimelinePart`: its call
+forest and the index of what the view keeps) is built once and persisted on the
+cluster; an edit builds new indexes there from the persisted forests, and a range
+request asks each partition whose rows are visible for its exact boxes, its instants
+and its raster points. The points stay on the workers, where datashader's Dask support
+aggregates them (:func:`glade.views.timeline.raster.aggregate_table`); only the boxes,
+the instants and a raster the size of the picture come back. When all partitions hold
+more boxes than a picture draws, the longest are kept and the others join the raster,
+as the pandas timeline does.
+
+The whole trace's messages are paired once (as ``match_messages`` pairs them); the
+client keeps the pairs and, after every edit, the lane of each end, and draws the
+arrows of a range with the pandas timeline's own code
+(:class:`~glade.views.timeline.messages.KeptMessages`). Node ids are the pandas
+engine's, so the front end, the selection and the highlights work as on pandas; a
+selected call is named by its query (name, process, thread and start).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from operator import getitem, is_, methodcaller
+from typing import Any
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+
+from glade.query import parse, query_mask
+from glade.query.engine import RowTable
+from glade.trace.calls import call_forest
+from glade.trace.engines.combine import pair_message_events
+from glade.trace.engines.parts import compute_all
+from glade.trace.engines.timeline import (
+    BOX_FIELDS,
+    INSTANT_FIELDS,
+    MESSAGE_ROW,
+    picture_share,
+    points_table,
+    timeline_part,
+)
+from glade.trace.profiles import bin_edges
+from glade.views.base import EVERYTHING
+from glade.views.timeline import kernels
+from glade.views.timeline.lanes import Lanes
+from glade.views.timeline.messages import Arrows, KeptMessages
+from glade.views.timeline.raster import aggregate, aggregate_table
+from glade.views.timeline.render import MAX_BOXES, MAX_INSTANTS, Picture, Request, pool_of
+from glade.views.timeline.source import TimelineSource, check_node
+from glade.views.timeline.wire import OVERVIEW_BINS, overview_groups, pack_overview
+
+
+def _call(method: str, *args: Any):
+    """A task calling ``part.<method>(*args)`` on a persisted part."""
+    return dask.delayed(methodcaller(method, *args))
+
+
+def _box_cut(durations: np.ndarray, px: float) -> float:
+    """The shortest duration drawn as a box among ``durations`` (those of at least a
+    pixel): the pandas timeline's rule (see :func:`glade.views.timeline.render._threshold`)."""
+    count = durations.size
+    if count <= MAX_BOXES:
+        return px
+    cut = float(np.partition(durations, count - MAX_BOXES)[count - MAX_BOXES])
+    if np.count_nonzero(durations >= cut) > MAX_BOXES:
+        cut = float(np.nextafter(cut, np.inf))
+    return max(cut, px)
+
+
+def _demoted_points(boxes: dict[str, np.ndarray], request: Request) -> np.ndarray:
+    """Raster points of ``boxes`` (calls too many to draw as boxes)."""
+    n = boxes["start"].size
+    lo = np.arange(n, dtype=np.int64)
+    args = (lo, lo + 1, boxes["row"], boxes["start"], boxes["end"], boxes["code"],
+            boxes["share"], float(request.t0), request.px, request.width, np.inf,
+            not request.depth_rows)
+    none = np.empty(0, dtype=np.int64)
+    _, count = kernels.split_calls(*args, none, none, np.empty((5, 0)), 0, False)
+    points = np.empty((len(kernels.POINT_FIELDS), count))
+    kernels.split_calls(*args, none, none, points, 0, True)
+    return points
+
+
+def _all_instants(pieces: list[dict], request: Request, row0: int, pool: int, bins: int
+                  ) -> tuple[dict[str, np.ndarray], bool]:
+    """The instants of the picture from its partitions': exact marks when they are few
+    enough, else the counts per raster pixel (a partition's exact marks counted there
+    as the pandas timeline counts them)."""
+    exact = [p for p in pieces if "count" not in p]
+    if len(exact) == len(pieces) and sum(p["time"].size for p in exact) <= MAX_INSTANTS:
+        if not exact:
+            return {f: np.zeros(0, dtype=np.int64) for f in INSTANT_FIELDS}, False
+        return {f: np.concatenate([p[f] for p in exact]) for f in INSTANT_FIELDS}, False
+    counts = sum((p["count"] for p in pieces if "count" in p),
+                 np.zeros((bins, request.width), dtype=np.int64))
+    for p in exact:
+        column = np.clip(((p["time"] - request.t0) / request.px).astype(np.int64), 0,
+                         request.width - 1)
+        cell = (p["row"] - row0) // pool * request.width + column
+        counts += np.bincount(cell, minlength=bins * request.width).reshape(bins, -1)
+    return {"count": counts}, True
+
+
+def _combine(shares: Sequence[Any], pieces: Sequence[tuple], request: Request,
+             layout: tuple[int, int, int, int], arrows: Arrows) -> Picture:
+    """The picture of ``request`` from the partitions' ``shares`` (persisted, see
+    :meth:`TimelinePart.share`) and their computed ``pieces`` (boxes, visible calls and
+    instants, nodes numbered globally): the longest boxes of all partitions kept, the
+    others demoted into the raster, which datashader aggregates from the points on the
+    workers."""
+    row0, _, pool, bins = layout
+    boxes = ({f: np.concatenate([p[0][f] for p in pieces]) for f in BOX_FIELDS} if pieces
+             else {f: np.zeros(0, dtype=np.int64) for f in BOX_FIELDS})
+    durations = (boxes["end"] - boxes["start"]).astype(np.float64)
+    threshold = _box_cut(durations, request.px)
+    drawn = durations >= threshold
+    grid = {"t0": request.t0, "px": request.px, "width": request.width, "row0": row0,
+            "pool": pool, "bins": bins}
+    if shares and bins:
+        # persisted, the points are a collection datashader's Dask pipeline reads whole
+        points = dd.from_delayed([dask.delayed(getitem)(s, "points") for s in shares],
+                                 meta=points_table(np.empty((5, 0))),
+                                 verify_meta=False).persist()
+        if not drawn.all():
+            demoted = _demoted_points({f: v[~drawn] for f, v in boxes.items()}, request)
+            points = dd.concat([points, dd.from_pandas(points_table(demoted), npartitions=1)])
+        cover, busy, top = aggregate_table(points, **grid)
+        _release(points)
+    else:
+        cover, busy, top = aggregate(np.empty((5, 0)), **grid)
+    kept = {f: boxes[f][drawn] for f in BOX_FIELDS if f != "share"}
+    instants, pooled = _all_instants([p[2] for p in pieces], request, row0, pool, bins)
+    return Picture(request, *layout, threshold, sum(p[1] for p in pieces), kept, cover, busy,
+                   top, instants, pooled, arrows, {"level": None, "engine": "dask"})
+
+
+def _in_location_order(trace: Any) -> list[int]:
+    """The partitions of DaskTrace ``trace`` in location order (by first process), which
+    numbers rows and nodes as the pandas engine does."""
+    summaries = trace._summary()
+    return sorted(range(len(summaries)), key=lambda i: (
+        summaries[i].processes[0] if summaries[i].processes.size else np.inf))
+
+
+def picture_once(trace: Any, request: Request) -> Picture:
+    """The picture of ``request`` (one row per location) of DaskTrace ``trace`` in one
+    pass over its partitions, none of them kept: each builds its timeline, answers, and
+    sends its message events (paired here, as ``match_messages`` pairs them)."""
+    summaries = trace._summary()
+    order = _in_location_order(trace)
+    bases = np.concatenate([[0], np.cumsum([summaries[i].locations for i in order])])
+    total = int(bases[-1])
+    row0, row1 = max(0, min(request.row0, total)), max(0, min(request.row1, total))
+    pool = pool_of(row1 - row0, request.height)
+    bins = -(-(row1 - row0) // pool)
+    layout = (row0, row1, pool, bins)
+    delayed = trace.events.to_delayed()
+    shares = dask.persist(*[dask.delayed(picture_share)(
+        delayed[i], trace.metadata, trace._end(), trace.name_labels(), request, int(b),
+        layout) for i, b in zip(order, bases, strict=False)])
+    pieces = dask.compute(*[tuple(dask.delayed(getitem)(s, key) for key in
+                                  ("boxes", "visible", "instants", "size", "messages"))
+                            for s in shares])
+    offsets = np.concatenate([[0], np.cumsum([p[3] for p in pieces])])
+    for piece, offset in zip(pieces, offsets, strict=False):
+        for found in (piece[0], piece[2]):
+            if "node" in found:
+                found["node"] = found["node"] + offset
+    messages = [p[4] for p in pieces]
+    frame = pd.concat(messages) if messages else trace._recorded_meta()
+    row_of = pd.Series(frame[MESSAGE_ROW].to_numpy() if len(frame) else [], index=frame.index,
+                       dtype=np.int64)
+    table = pair_message_events(messages, trace._recorded_meta())[0]
+    kept = KeptMessages(table["Send time (ns)"].to_numpy().astype(np.float64),
+                        table["Receive time (ns)"].to_numpy().astype(np.float64),
+                        row_of.loc[table["Send event"].to_numpy()].to_numpy(),
+                        row_of.loc[table["Receive event"].to_numpy()].to_numpy(),
+                        table["Message Size"].to_numpy().astype(np.float64))
+    arrows = kept.in_range(request.t0, request.t1, np.arange(total), row0, row1, pool)
+    return _combine(shares, [p[:3] for p in pieces], request, layout, arrows)
+
+
+class DaskSource(TimelineSource):
+    """The timeline source of a DaskTrace (see the module doc)."""
+
+    def __init__(self, trace: Any):
+        self._trace = trace
+        labels = trace.name_labels()
+        self.names = [str(n) for n in labels]
+        delayed = trace.events.to_delayed()
+        order = _in_location_order(trace)
+        end = trace._end()
+        parts = dask.persist(*[dask.delayed(timeline_part)(delayed[i], trace.metadata, end,
+                                                           labels) for i in order])
+        messages = compute_all([_call("message_events")(p) for p in parts], "messages")
+        table, _, _, _, receiver = pair_message_events(messages, trace._recorded_meta())
+        receives = table["Receive event"].to_numpy()
+        sent = table["Send time (ns)"].to_numpy()
+        parts = list(dask.persist(*[
+            _call("with_received", receives[receiver == k], sent[receiver == k])(p)
+            for k, p in enumerate(parts)]))
+        sizes = compute_all([_call("size")(p) for p in parts], "call forests")
+        counts = np.array([s[0] for s in sizes], dtype=np.int64)
+        self._offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self.num_nodes = int(self._offsets[-1])
+        used = [s for s in sizes if s[0]]
+        self.extent = ((min(s[1] for s in used), max(s[2] for s in used)) if used else (0, 0))
+        self._pairs = {c: table[c].to_numpy() for c in
+                       ("Send event", "Receive event", "Send time (ns)", "Receive time (ns)")}
+        self._pairs["Message Size"] = table["Message Size"].to_numpy().astype(np.float64)
+        empty = call_forest(trace._meta_trace())
+        self._empty = RowTable(empty.graph, empty.dataframe)
+        self._shown = (EVERYTHING, "")
+        self._install(parts)
+
+    def _install(self, parts: list) -> None:
+        """Show what ``parts`` (persisted) keep: rows, totals, overview profile and the
+        messages whose two ends they keep, from every part's summary."""
+        edges = bin_edges(*self.extent, OVERVIEW_BINS)
+        pieces = compute_all([_call("summary", edges, len(self.names))(p) for p in parts],
+                             "timeline rows")
+        lane_counts = [int(p["offset"][-1]) for p in pieces]
+        lane_base = np.concatenate([[0], np.cumsum(lane_counts)]).astype(np.int64)
+        location_counts = [p["processes"].size for p in pieces]
+        offset = np.concatenate([*(p["offset"][:-1] + b for p, b in zip(
+            pieces, lane_base, strict=False)), [lane_base[-1]]]).astype(np.int64)
+        self._lanes = Lanes(np.concatenate([p["processes"] for p in pieces]).astype(np.int64),
+                            np.concatenate([p["threads"] for p in pieces]).astype(np.int64),
+                            offset)
+        self._bases = {False: np.concatenate([[0], np.cumsum(location_counts)]),
+                       True: lane_base}
+        self._totals = np.sum([p["totals"] for p in pieces], axis=0)
+        self._profile = np.sum([p["profile"] for p in pieces], axis=0)
+        self._counts = (sum(p["calls"] for p in pieces), sum(p["instants"] for p in pieces),
+                        sum(p["all_calls"] for p in pieces))
+        ids = np.concatenate([p["message_ids"] for p in pieces])
+        lanes = np.concatenate([np.where(p["message_lanes"] >= 0, p["message_lanes"] + b, -1)
+                                for p, b in zip(pieces, lane_base, strict=False)])
+        order = np.argsort(ids, kind="stable")
+        pairs = self._pairs
+
+        def lane_of(events: np.ndarray) -> np.ndarray:
+            at = np.minimum(np.searchsorted(ids, events, sorter=order), max(ids.size - 1, 0))
+            return lanes[order[at]] if ids.size else np.zeros(0, dtype=np.int64)
+
+        send, receive = lane_of(pairs["Send event"]), lane_of(pairs["Receive event"])
+        kept = (send >= 0) & (receive >= 0)
+        self._messages = KeptMessages(
+            pairs["Send time (ns)"][kept].astype(np.float64),
+            pairs["Receive time (ns)"][kept].astype(np.float64), send[kept], receive[kept],
+            pairs["Message Size"][kept])
+        self._parts = parts
+
+    # ------------------------------------------------------------ contract
+    @property
+    def lanes(self) -> Lanes:
+        return self._lanes
+
+    @property
+    def totals(self) -> np.ndarray:
+        return self._totals
+
+    def status(self) -> str:
+        calls, instants, everything = self._counts
+        return (f"{calls:,} of {everything:,} calls, {instants:,} instants, "
+                f"{len(self._messages):,} messages (Dask, {len(self._parts)} partitions)")
+
+    def check(self, text: str) -> None:
+        parsed = parse(text)
+        if str(parsed) != EVERYTHING:
+            query_mask(self._empty, parsed)
+
+    def show(self, query: str, restriction: str) -> bool:
+        if (query, restriction) == self._shown:
+            return False
+        parts = list(dask.persist(*[_call("kept", query, restriction)(p)
+                                    for p in self._parts]))
+        same = dask.compute(*[dask.delayed(is_)(new, old)
+                              for new, old in zip(parts, self._parts, strict=True)])
+        self._shown = (query, restriction)
+        if all(same):
+            return False
+        self._install(parts)
+        return True
+
+    def overview(self) -> tuple[dict[str, Any], bytes]:
+        shown, group = overview_groups(self._totals)
+        grouped = np.zeros((len(shown) + 1, OVERVIEW_BINS), dtype=np.int64)
+        np.add.at(grouped, group, self._profile)
+        return pack_overview(grouped, shown, self.extent, self._lanes.num_locations)
+
+    def picture(self, request: Request) -> Picture:
+        depth_rows = request.depth_rows
+        row0, row1 = self._lanes.check_rows(request.row0, request.row1, depth_rows)
+        pool = pool_of(row1 - row0, request.height)
+        bins = -(-(row1 - row0) // pool)
+        layout = (row0, row1, pool, bins)
+        base = self._bases[depth_rows]
+        visible = [k for k in range(len(self._parts))
+                   if base[k] < row1 and base[k + 1] > row0]
+        shares = dask.persist(*[_call("share", request, int(base[k]), layout,
+                                      int(self._offsets[k]))(self._parts[k])
+                                for k in visible])
+        pieces = dask.compute(*[tuple(dask.delayed(getitem)(s, key) for key in
+                                      ("boxes", "visible", "instants")) for s in shares])
+        lanes = self._lanes
+        arrows = self._messages.in_range(
+            request.t0, request.t1, lanes.row_of_lane(np.arange(lanes.num_lanes), depth_rows),
+            row0, row1, pool)
+        return _combine(shares, pieces, request, layout, arrows)
+
+    def _part_of(self, node: Any) -> tuple[int, int]:
+        """The part holding node ``node`` and its id there."""
+        node = check_node(node, self.num_nodes)
+        k = int(np.searchsorted(self._offsets, node, side="right") - 1)
+        return k, node - int(self._offsets[k])
+
+    def call_query(self, node: int) -> str:
+        k, local = self._part_of(node)
+        return _call("call_query", local)(self._parts[k]).compute()
+
+    def path(self, node: int) -> list[str]:
+        k, local = self._part_of(node)
+        return _call("path", local)(self._parts[k]).compute()
+
+    def marks(self, text: str, limit: int) -> np.ndarray:
+        found = compute_all([_call("marks", text, limit, int(o))(p)
+                             for p, o in zip(self._parts, self._offsets, strict=False)],
+                            "highlight")
+        return np.concatenate([np.zeros(0, dtype=np.int64), *found])[:limit]
+
+    def selected(self, text: str) -> pd.DataFrame:
+        parts = list(zip(self._parts, self._offsets, strict=False))
+        frames = compute_all([_call("selected", text, int(o))(p)
+                              for p, o in (parts if text else parts[:1])], "selection")
+        return pd.concat(frames) if frames else pd.DataFrame()
+
+    def apply(self, query: str) -> Any:
+        return self._trace.query(query, level="calls")
+
+    def close(self) -> None:
+        # dropping the last references releases the persisted parts on the cluster
+        self._parts = []
+
+
+def _release(collection: Any) -> None:
+    """Drop the persisted data of ``collection`` from the cluster now (on a distributed
+    cluster; other schedulers hold nothing): the expressions built on it may keep it
+    alive otherwise, a raster's points after every picture."""
+    try:
+        from distributed import default_client, futures_of
+    except ImportError:
+        return
+    futures = futures_of(collection)
+    if futures:
+        default_client().cancel(futures)

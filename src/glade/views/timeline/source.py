@@ -1,0 +1,250 @@
+"""Where a timeline view's answers come from: the contract between the widget
+(:mod:`glade.views.timeline.widget`) and the data it shows, and its implementation for a
+pandas Trace.
+
+A source holds a trace's call forest and what the view keeps of it (a call-level query
+and a link's restriction), and answers everything the widget asks: the rows (a
+:class:`~glade.views.timeline.lanes.Lanes`), the function names and their exclusive
+times, the overview strip, the picture of a range, the call at a node (for a click or
+a hover), the nodes a query selects (for highlights) and the trace a query keeps (for
+``view.apply()``). Nodes are the call forest's (:mod:`glade.trace.calls`), numbered as
+the pandas engine numbers them, so the front end names a box or a mark by its node id
+on every engine. :class:`PandasSource` reads a Trace in the kernel; the Dask source
+(:mod:`glade.views.timeline.dask_source`) asks the workers that hold a DaskTrace's
+partitions.
+"""
+
+from __future__ import annotations
+
+import sys
+from abc import ABC, abstractmethod
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from glade.errors import GladeError
+from glade.query import parse, query_mask
+from glade.trace.comm import message_pairs
+from glade.trace.model import Trace
+from glade.views.forest import CallLevel, call_level
+from glade.views.timeline import edits
+from glade.views.timeline.index import Forest, TimelineIndex
+from glade.views.timeline.lanes import Lanes
+from glade.views.timeline.messages import Messages
+from glade.views.timeline.render import Picture, Request, render
+from glade.views.timeline.wire import encode_overview, function_totals
+
+
+def check_node(node: Any, count: int) -> int:
+    """``node`` if it names one of ``count`` nodes of a call forest (GladeError
+    otherwise)."""
+    if isinstance(node, bool) or not isinstance(node, int | np.integer) or not (
+            0 <= node < count):
+        raise GladeError(f"no call {node!r} in a forest of {count} nodes")
+    return int(node)
+
+
+class TimelineSource(ABC):
+    """What a timeline view reads of a trace (see the module doc). ``names`` are the
+    function names (the codes of pictures and totals index them), ``extent`` the first
+    and last time of the trace, ``num_nodes`` the size of its call forest; the other
+    members describe what the source currently keeps (:meth:`show`)."""
+
+    names: list[str]
+    extent: tuple[int, int]
+    num_nodes: int
+
+    @property
+    @abstractmethod
+    def lanes(self) -> Lanes:
+        """The rows of what is kept."""
+
+    @property
+    @abstractmethod
+    def totals(self) -> np.ndarray:
+        """The exclusive time (ns) of every function over the kept calls."""
+
+    @abstractmethod
+    def status(self) -> str:
+        """One line saying how much is kept (calls, instants, messages)."""
+
+    @abstractmethod
+    def check(self, text: str) -> None:
+        """Evaluate call-level query ``text`` (a QueryError for a query the forest cannot
+        answer, such as one naming a missing column), keeping nothing new."""
+
+    @abstractmethod
+    def show(self, query: str, restriction: str) -> bool:
+        """Keep the calls and instants both call-level queries keep (``restriction`` ""
+        for none); True when that changed what is kept."""
+
+    @abstractmethod
+    def overview(self) -> tuple[dict[str, Any], bytes]:
+        """The overview strip of what is kept (see
+        :func:`glade.views.timeline.wire.encode_overview`)."""
+
+    @abstractmethod
+    def picture(self, request: Request) -> Picture:
+        """The answer to a range request over what is kept."""
+
+    @abstractmethod
+    def call_query(self, node: int) -> str:
+        """The query of one node (a call or an instant): its name, location and start."""
+
+    @abstractmethod
+    def path(self, node: int) -> list[str]:
+        """The call path of one node: names from its root."""
+
+    @abstractmethod
+    def marks(self, text: str, limit: int) -> np.ndarray:
+        """The nodes query ``text`` selects (at most ``limit``, ascending), with the call
+        holding each selected instant (an instant has no box of its own)."""
+
+    @abstractmethod
+    def selected(self, text: str) -> pd.DataFrame:
+        """The rows of the call forest that query ``text`` selects (none for ""), indexed
+        by node."""
+
+    @abstractmethod
+    def apply(self, query: str) -> Any:
+        """``trace.query(query, level="calls")``, a trace of the source's engine."""
+
+    def prepare_picture(self, request: Request) -> None:  # noqa: B027 (may need nothing)
+        """Start building, in the background, what the picture of ``request`` reads (the
+        first picture of what is kept, asked for next)."""
+
+    def prepare(self, depth_rows: bool) -> None:  # noqa: B027 (a source may need nothing)
+        """Get ready for requests in the flat or the depth-rows layout (levels of detail
+        built ahead)."""
+
+    def close(self) -> None:  # noqa: B027 (a source may hold nothing to release)
+        """Release what the source holds (work ahead, memory on a cluster)."""
+
+
+class PandasSource(TimelineSource):
+    """The source of a pandas Trace: its call forest's arrays (:class:`Forest`), an index
+    of what is kept (:class:`TimelineIndex`) answering range requests in the kernel
+    (:func:`~glade.views.timeline.render.render`), and the trace's shared call level
+    (:func:`glade.views.forest.call_level`) for queries."""
+
+    def __init__(self, trace: Trace):
+        with tqdm(total=3, desc="timeline", unit="step", delay=1.0, leave=False) as bar:
+            self.forest = Forest.of_trace(trace)
+            bar.update()
+            # the messages are paired while the index is built (its kernel frees the GIL)
+            with ThreadPoolExecutor(1, thread_name_prefix="glade-timeline") as pool:
+                pairs = pool.submit(message_pairs, trace)
+                index = TimelineIndex(self.forest)
+                bar.update()
+                self._messages = Messages(pairs.result()[0], self.forest)
+                bar.update()
+            self._install(index)
+        self._trace = trace
+        self.names = self.forest.names
+        self.extent = self.forest.duration
+        self.num_nodes = len(self.forest)
+
+    def _install(self, index: TimelineIndex) -> None:
+        self.index = index
+        self._kept_messages = self._messages.kept(index)
+        self._totals = function_totals(index)
+
+    @property
+    def level(self) -> CallLevel:
+        """The trace's call level (its call forest as a GraphFrame, shared with the other
+        views), built on the first query or selection: pictures need only the arrays."""
+        return call_level(self._trace)
+
+    @property
+    def lanes(self) -> Lanes:
+        return self.index.lanes
+
+    @property
+    def totals(self) -> np.ndarray:
+        return self._totals
+
+    def status(self) -> str:
+        return (f"{self.index.calls.size:,} of {int(self.forest.call.sum()):,} calls, "
+                f"{self.index.instant_node.size:,} instants, "
+                f"{len(self._kept_messages):,} messages")
+
+    def check(self, text: str) -> None:
+        self.level.mask(text)
+
+    def show(self, query: str, restriction: str) -> bool:
+        keep = self.level.mask(query)
+        if restriction:
+            linked = self.level.mask(restriction)
+            keep = linked if keep is None else keep & linked
+        current = self.index.keep
+        if keep is None:
+            unchanged = bool(current.all())
+        else:
+            unchanged = keep is current or np.array_equal(keep, current)
+        if unchanged:
+            return False
+        with tqdm(total=1, desc="timeline: applying the query", delay=1.0, leave=False) as bar:
+            self.index.close()  # its levels are freed before the new index is built
+            self._install(TimelineIndex(self.forest, keep))
+            bar.update()
+        return True
+
+    def overview(self) -> tuple[dict[str, Any], bytes]:
+        return encode_overview(self.index, self._totals)
+
+    def picture(self, request: Request) -> Picture:
+        return render(self.index, self._kept_messages, request)
+
+    def call_query(self, node: int) -> str:
+        node = check_node(node, self.num_nodes)
+        forest = self.forest
+        location = forest.location[node]
+        return edits.call_query(forest.names[forest.code[node]],
+                                int(forest.processes[location]), int(forest.threads[location]),
+                                int(forest.start[node]))
+
+    def path(self, node: int) -> list[str]:
+        node = check_node(node, self.num_nodes)
+        return [str(n) for n in self.level.table.graph.node(node).path()]
+
+    def marks(self, text: str, limit: int) -> np.ndarray:
+        table = self.level.table
+        keep = query_mask(table, parse(text))
+        instants = np.flatnonzero(keep & ~self.forest.call)
+        parents = table.graph.tree_parent[instants]
+        keep[parents[parents >= 0]] = True
+        return np.flatnonzero(keep)[:limit]
+
+    def selected(self, text: str) -> pd.DataFrame:
+        table = self.level.table
+        nodes = (np.flatnonzero(query_mask(table, parse(text))) if text else
+                 np.zeros(0, dtype=np.int64))
+        return table.dataframe.iloc[nodes]
+
+    def apply(self, query: str) -> Trace:
+        return self._trace.query(query, level="calls")
+
+    def prepare_picture(self, request: Request) -> None:
+        self.index.prepare_level(request.px, request.depth_rows)
+
+    def prepare(self, depth_rows: bool) -> None:
+        self.index.prepare_levels(depth_rows)
+
+    def close(self) -> None:
+        self.index.close()
+
+
+def source_of(trace: Any) -> TimelineSource:
+    """The source of a timeline of ``trace``: a pandas Trace or a DaskTrace."""
+    if isinstance(trace, Trace):
+        return PandasSource(trace)
+    # a DaskTrace exists only once its module is imported (and Dask is installed)
+    engine = sys.modules.get("glade.trace.engines.dask_trace")
+    if engine is not None and isinstance(trace, engine.DaskTrace):
+        from glade.views.timeline.dask_source import DaskSource
+
+        return DaskSource(trace)
+    raise GladeError(f"a timeline shows a Trace or a DaskTrace, not {type(trace).__name__}")

@@ -1,0 +1,171 @@
+"""The timeline of a DaskTrace (its answers computed on a 2-worker LocalCluster of
+processes) is the timeline of the same trace on pandas: the same rows, totals and
+overview, the same picture of every range (boxes with their node ids, raster, instants,
+arrows), in both layouts, before and after edits; the same queries, selections,
+highlights and call paths; and ``view.apply()`` keeps the same events."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from glade.errors import GladeError, QueryError
+from glade.trace import Trace
+from glade.views import Timeline
+from tests.trace.engines.test_dask_trace import random_events
+
+pytest.importorskip("dask.dataframe", reason="the glade[dask] extra is absent")
+
+TRAITS = ("labels", "depth_labels", "location_rows", "processes", "names", "ranks", "extent",
+          "totals", "overview", "overview_meta", "snapshot", "snapshot_meta", "query",
+          "highlight")
+
+
+def assert_pictures_equal(expected, actual, what: str) -> None:
+    """Two pictures of one request are equal: geometry, boxes, raster, instants, arrows."""
+    for name in ("row0", "row1", "pool", "bins", "threshold", "visible_calls",
+                 "instants_pooled"):
+        assert getattr(actual, name) == getattr(expected, name), f"{what}: {name}"
+    for field, values in expected.boxes.items():
+        np.testing.assert_array_equal(actual.boxes[field], values, f"{what}: box {field}")
+    np.testing.assert_allclose(actual.cover, expected.cover, rtol=1e-12, atol=1e-9,
+                               err_msg=f"{what}: cover")
+    np.testing.assert_allclose(actual.busy, expected.busy, rtol=1e-12, atol=1e-9,
+                               err_msg=f"{what}: busy")
+    np.testing.assert_array_equal(actual.top, expected.top, f"{what}: top")
+    for field, values in expected.instants.items():
+        np.testing.assert_array_equal(actual.instants[field], values, f"{what}: {field}")
+    for field in ("send_time", "receive_time", "send_row", "receive_row", "size", "count",
+                  "bundled"):
+        np.testing.assert_array_equal(getattr(actual.arrows, field),
+                                      getattr(expected.arrows, field), f"{what}: {field}")
+
+
+def assert_views_equal(expected: Timeline, actual: Timeline) -> None:
+    """The two views show the same thing (their traits) and keep the same events."""
+    for trait in TRAITS:
+        assert getattr(actual, trait) == getattr(expected, trait), trait
+    assert actual.status.startswith(expected.status)
+    kept = actual.apply()
+    assert type(kept).__name__ == "DaskTrace"
+    np.testing.assert_array_equal(kept.compute().events["Timestamp (ns)"],
+                                  expected.apply().events["Timestamp (ns)"])
+
+
+@st.composite
+def requests(draw, first: int, last: int, rows: int) -> dict:
+    t0 = draw(st.integers(first - 3, last + 1))
+    t1 = draw(st.integers(t0 + 1, last + 4))
+    row0 = draw(st.integers(0, rows))
+    return {"t0": t0, "t1": t1, "width": draw(st.integers(1, 40)),
+            "height": draw(st.integers(1, 6)), "rows": (row0, draw(st.integers(row0, rows)))}
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_events(), st.integers(1, 4), st.data())
+def test_random_ranges_of_random_traces_are_the_pandas_pictures(dask_client, table,
+                                                                 npartitions, data):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trace = Trace(table.reset_index(drop=True))
+        expected = Timeline(trace)
+        view = Timeline(trace.to_dask(npartitions))
+    assert_views_equal(expected, view)
+    first, last = (int(t) for t in expected.extent)
+    for depth_rows in (False, True):
+        rows = len(expected.depth_labels if depth_rows else expected.labels)
+        for _ in range(2):
+            request = data.draw(requests(first, last, rows))
+            args = dict(request, depth_rows=depth_rows)
+            assert_pictures_equal(expected.picture(**args), view.picture(**args),
+                                  str(args))
+    names = expected.names
+    if names:
+        name = data.draw(st.sampled_from(names))
+        t0 = data.draw(st.integers(first, last))
+        for timeline in (expected, view):
+            timeline.hide(name)
+            timeline.window(t0, last, [0, 2])
+        assert_views_equal(expected, view)
+        request = data.draw(requests(first, last, len(expected.labels)))
+        assert_pictures_equal(expected.picture(**request), view.picture(**request), "edited")
+
+
+def test_a_halo_run_on_dask_answers_as_on_pandas(dask_client, monkeypatch):
+    from glade.datasets import synthetic_trace
+    from glade.views.timeline import dask_source, render
+
+    trace = synthetic_trace(6, 30, exchange="halo", imbalance=0.5)
+    expected = Timeline(trace)
+    on_dask = trace.to_dask(3)
+    view = on_dask.show_timeline()
+    assert_views_equal(expected, view)
+    # every partition's forest stays on the workers: a zoom reads no events
+    assert all(part.key in dask_client.futures for part in view.source._parts)
+    for depth_rows in (False, True):
+        for t0, t1 in [(None, None), (200_000, 900_000), (400_000, 400_050)]:
+            args = {"t0": t0, "t1": t1, "width": 300, "height": 12, "depth_rows": depth_rows}
+            assert_pictures_equal(expected.picture(**args), view.picture(**args), str(args))
+    # more arrows than MAX_ARROWS are bundled alike; too many boxes join the raster alike
+    monkeypatch.setattr(render, "MAX_BOXES", 25)
+    monkeypatch.setattr(dask_source, "MAX_BOXES", 25)
+    wide = {"width": 500, "height": 40}
+    assert_pictures_equal(expected.picture(**wide), view.picture(**wide), "few boxes")
+
+    node = int(expected.picture(width=300).boxes["node"][7])
+    assert view.source.call_query(node) == expected.source.call_query(node)
+    path = expected.source.path(node)
+    assert view.source.path(node) == path != []
+    for timeline in (expected, view):
+        timeline.selection = timeline.source.call_query(node)
+        timeline.link_highlight('MATCH (".", n) WHERE n.name = "MPI_Isend"')
+    assert view.highlight == expected.highlight != b""
+    selected, wanted = view.selected(), expected.selected()
+    assert selected.index.tolist() == wanted.index.tolist() == [node]
+    assert selected["start"].tolist() == wanted["start"].tolist()
+
+    first, last = (int(t) for t in expected.extent)
+    for timeline in (expected, view):
+        timeline.focus(path)
+        timeline.window(first + (last - first) // 3, first + (last - first) // 2, [1, 2, 4])
+        timeline.link_restrict('MATCH (".", n) WHERE n.Process <> 4')
+    assert_views_equal(expected, view)
+    assert view.code() == expected.code()
+    for timeline in (expected, view):
+        timeline.undo()
+        timeline.link_restrict("")
+    assert_views_equal(expected, view)
+
+
+def test_bad_requests_on_dask_fail_as_on_pandas(dask_client):
+    from glade.datasets import synthetic_trace
+
+    view = Timeline(synthetic_trace(3, 4).to_dask(2))
+    before = view.query
+    with pytest.raises(QueryError, match="nope"):
+        view.query = 'MATCH (".", n) WHERE n.nope > 3'
+    assert view.query == before and view.history == []
+    with pytest.raises(GladeError, match="no call"):
+        view.source.call_query(10**9)
+    with pytest.raises(GladeError, match="no function"):
+        view.hide("no such function")
+    with pytest.raises(GladeError, match="rows"):
+        view.picture(rows=(5, 2))
+
+
+def test_a_real_trace_on_dask_has_the_pandas_timeline(dask_client, pipit_data):
+    path = pipit_data / "ping-pong-otf2"
+    if not path.exists():
+        pytest.skip(f"{path} is absent")
+    pytest.importorskip("otf2", reason="the otf2 package is absent")
+    trace = Trace.from_otf2(str(path))
+    expected = Timeline(trace)
+    view = Timeline(Trace.from_otf2(str(path), engine="dask", npartitions=2))
+    assert_views_equal(expected, view)
+    assert_pictures_equal(expected.picture(width=700, height=20),
+                          view.picture(width=700, height=20), "whole")
+    assert expected.picture(width=700).arrows.count.sum() > 0
