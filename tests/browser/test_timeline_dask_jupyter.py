@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.jupyter import jupyter_notebook, open_and_run
-from tests.browser.test_timeline_jupyter import report, settled_viewport
+from tests.browser.test_timeline_jupyter import report, zoom_and_brush
 
 pytestmark = pytest.mark.browser
 
@@ -58,24 +58,7 @@ def test_zoom_and_brush_on_a_dask_trace_reach_the_kernel(page, page_errors, jupy
         "() => document.querySelector('.glade-timeline .gt-waiting')?.textContent === ''")
     assert "Dask, 3 partitions" in view.locator(".gt-status").text_content()
     box = plot.bounding_box()
-    page.mouse.move(box["x"] + box["width"] * 0.3, box["y"] + 40)
-    for _ in range(4):
-        page.mouse.wheel(0, -200)
-        page.wait_for_timeout(50)
-    page.wait_for_function(
-        "() => document.querySelector('.glade-timeline .gt-waiting')?.textContent === ''")
-    zoomed = settled_viewport(page)
-
-    # shift-drag over rows 2..5 (of 8, 28 px each) and the middle half of the plot
-    x0, x1 = box["x"] + box["width"] * 0.25, box["x"] + box["width"] * 0.75
-    y0, y1 = box["y"] + 2 * 28 + 5, box["y"] + 5 * 28 + 5
-    page.keyboard.down("Shift")
-    page.mouse.move(x0, y0)
-    page.mouse.down()
-    page.mouse.move((x0 + x1) / 2, (y0 + y1) / 2, steps=4)
-    page.mouse.move(x1, y1, steps=4)
-    page.mouse.up()
-    page.keyboard.up("Shift")
+    zoomed = zoom_and_brush(page, box)
     page.wait_for_function(
         "() => document.querySelector('.glade-timeline .gt-query-text')?.textContent"
         ".includes('Process')")

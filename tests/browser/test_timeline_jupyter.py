@@ -85,6 +85,29 @@ def settled_viewport(page) -> dict:
     raise AssertionError(f"the viewport never settled in the kernel (last {last})")
 
 
+def zoom_and_brush(page, box: dict) -> dict:
+    """Zoom in with the wheel at 30% of the plot (`box`), then shift-drag a window over
+    rows 2..5 (of 8, 28 px each) and the middle half of the plot; the kernel's viewport
+    report after the zoom."""
+    page.mouse.move(box["x"] + box["width"] * 0.3, box["y"] + 40)
+    for _ in range(4):
+        page.mouse.wheel(0, -200)
+        page.wait_for_timeout(50)
+    page.wait_for_function(
+        "() => document.querySelector('.glade-timeline .gt-waiting')?.textContent === ''")
+    zoomed = settled_viewport(page)
+    x0, x1 = box["x"] + box["width"] * 0.25, box["x"] + box["width"] * 0.75
+    y0, y1 = box["y"] + 2 * 28 + 5, box["y"] + 5 * 28 + 5
+    page.keyboard.down("Shift")
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    page.mouse.move((x0 + x1) / 2, (y0 + y1) / 2, steps=4)
+    page.mouse.move(x1, y1, steps=4)
+    page.mouse.up()
+    page.keyboard.up("Shift")
+    return zoomed
+
+
 def test_zoom_brush_and_hide_reach_the_kernel(page, page_errors, jupyter):
     page.set_default_timeout(60_000)
     open_and_run(page, jupyter, "timeline.ipynb", page_errors)
@@ -95,24 +118,7 @@ def test_zoom_brush_and_hide_reach_the_kernel(page, page_errors, jupyter):
     page.wait_for_function(
         "() => document.querySelector('.glade-timeline .gt-waiting')?.textContent === ''")
     box = plot.bounding_box()
-    page.mouse.move(box["x"] + box["width"] * 0.3, box["y"] + 40)
-    for _ in range(4):
-        page.mouse.wheel(0, -200)
-        page.wait_for_timeout(50)
-    page.wait_for_function(
-        "() => document.querySelector('.glade-timeline .gt-waiting')?.textContent === ''")
-    zoomed = settled_viewport(page)
-
-    # shift-drag over rows 2..5 (of 8, 28 px each) and the middle half of the plot
-    x0, x1 = box["x"] + box["width"] * 0.25, box["x"] + box["width"] * 0.75
-    y0, y1 = box["y"] + 2 * 28 + 5, box["y"] + 5 * 28 + 5
-    page.keyboard.down("Shift")
-    page.mouse.move(x0, y0)
-    page.mouse.down()
-    page.mouse.move((x0 + x1) / 2, (y0 + y1) / 2, steps=4)
-    page.mouse.move(x1, y1, steps=4)
-    page.mouse.up()
-    page.keyboard.up("Shift")
+    zoomed = zoom_and_brush(page, box)
     view.locator(".gt-legend-item", has_text="compute_flux").click()
     page.wait_for_function(
         "() => document.querySelector('.glade-timeline .gt-query-text')?.textContent"

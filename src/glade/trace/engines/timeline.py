@@ -221,11 +221,7 @@ class TimelinePart:
     # ------------------------------------------------------------- single nodes
     def call_query(self, node: int) -> str:
         """The query of the part's node ``node`` (a local id)."""
-        forest = self.forest
-        location = forest.location[node]
-        return edits.call_query(forest.names[forest.code[node]],
-                                int(forest.processes[location]), int(forest.threads[location]),
-                                int(forest.start[node]))
+        return edits.call_query(self.forest, node)
 
     def path(self, node: int) -> list[str]:
         """The call path of the part's node ``node`` (a local id)."""

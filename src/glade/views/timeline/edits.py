@@ -27,11 +27,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from glade.errors import GladeError
 from glade.query import Query, col, is_root, parse
 from glade.query.model import BaseQuery, CompoundQuery
+
+if TYPE_CHECKING:
+    from glade.views.timeline.index import Forest
 
 EDIT_OPS = ("reset", "window", "clear_window", "hide", "unhide", "focus", "unfocus", "base")
 EVERYTHING = 'MATCH ("*")'
@@ -185,8 +188,12 @@ def query_text(state: TimelineState) -> str:
     return EVERYTHING if query is None else str(query)
 
 
-def call_query(name: str, process: int, thread: int, start: int) -> str:
-    """The query that selects one call (or instant): its name, location and start."""
-    pred = ((col("Process") == int(process)) & (col("Thread") == int(thread))
-            & (col("start") == int(start)) & (col("name") == name))
+def call_query(forest: Forest, node: int) -> str:
+    """The query that selects node ``node`` of ``forest`` (a call or an instant): its
+    name, location and start."""
+    location = forest.location[node]
+    pred = ((col("Process") == int(forest.processes[location]))
+            & (col("Thread") == int(forest.threads[location]))
+            & (col("start") == int(forest.start[node]))
+            & (col("name") == forest.names[forest.code[node]]))
     return str(Query().match(".", pred))

@@ -200,11 +200,7 @@ class PandasSource(TimelineSource):
 
     def call_query(self, node: int) -> str:
         node = check_node(node, self.num_nodes)
-        forest = self.forest
-        location = forest.location[node]
-        return edits.call_query(forest.names[forest.code[node]],
-                                int(forest.processes[location]), int(forest.threads[location]),
-                                int(forest.start[node]))
+        return edits.call_query(self.forest, node)
 
     def path(self, node: int) -> list[str]:
         node = check_node(node, self.num_nodes)
