@@ -127,9 +127,24 @@ def test_demo_starts_jupyterlab_that_answers(tmp_path):
         with urllib.request.urlopen(f"{url}/lab", timeout=10) as response:
             assert response.status == 200 and b"JupyterLab" in response.read()
     finally:
-        server.terminate()  # glade replaced itself with JupyterLab: this stops the server
-        assert server.wait(timeout=30) is not None
         log.close()
+        assert stopped(server), "JupyterLab did not stop on SIGTERM"
+
+
+def stopped(server: subprocess.Popen, tries: int = 3) -> bool:
+    """Whether ``server`` stops on SIGTERM (glade replaced itself with JupyterLab, which
+    stops on it), sent again if it has not stopped after 20 s: on a loaded machine a
+    first signal has once gone unanswered. A server that never stops is killed."""
+    for _ in range(tries):
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+            return True
+        except subprocess.TimeoutExpired:
+            continue
+    server.kill()
+    server.wait()
+    return False
 
 
 def test_installed_entry_point():
