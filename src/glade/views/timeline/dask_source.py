@@ -49,7 +49,14 @@ from glade.views.timeline import kernels
 from glade.views.timeline.lanes import Lanes
 from glade.views.timeline.messages import Arrows, KeptMessages
 from glade.views.timeline.raster import aggregate, aggregate_table
-from glade.views.timeline.render import MAX_BOXES, MAX_INSTANTS, Picture, Request, pool_of
+from glade.views.timeline.render import (
+    MAX_BOXES,
+    MAX_INSTANTS,
+    Picture,
+    Request,
+    instant_counts,
+    row_layout,
+)
 from glade.views.timeline.source import TimelineSource, check_node
 from glade.views.timeline.wire import OVERVIEW_BINS, overview_groups, pack_overview
 
@@ -98,10 +105,7 @@ def _all_instants(pieces: list[dict], request: Request, row0: int, pool: int, bi
     counts = sum((p["count"] for p in pieces if "count" in p),
                  np.zeros((bins, request.width), dtype=np.int64))
     for p in exact:
-        column = np.clip(((p["time"] - request.t0) / request.px).astype(np.int64), 0,
-                         request.width - 1)
-        cell = (p["row"] - row0) // pool * request.width + column
-        counts += np.bincount(cell, minlength=bins * request.width).reshape(bins, -1)
+        counts += instant_counts(p["time"], p["row"], request, row0, pool, bins)
     return {"count": counts}, True
 
 
@@ -154,10 +158,9 @@ def picture_once(trace: Any, request: Request) -> Picture:
     order = _in_location_order(trace)
     bases = np.concatenate([[0], np.cumsum([summaries[i].locations for i in order])])
     total = int(bases[-1])
-    row0, row1 = max(0, min(request.row0, total)), max(0, min(request.row1, total))
-    pool = pool_of(row1 - row0, request.height)
-    bins = -(-(row1 - row0) // pool)
-    layout = (row0, row1, pool, bins)
+    layout = row_layout(max(0, min(request.row0, total)), max(0, min(request.row1, total)),
+                        request.height)
+    row0, row1, pool, _ = layout
     delayed = trace.events.to_delayed()
     shares = dask.persist(*[dask.delayed(picture_share)(
         delayed[i], trace.metadata, trace._end(), trace.name_labels(), request, int(b),
@@ -295,10 +298,9 @@ class DaskSource(TimelineSource):
 
     def picture(self, request: Request) -> Picture:
         depth_rows = request.depth_rows
-        row0, row1 = self._lanes.check_rows(request.row0, request.row1, depth_rows)
-        pool = pool_of(row1 - row0, request.height)
-        bins = -(-(row1 - row0) // pool)
-        layout = (row0, row1, pool, bins)
+        layout = row_layout(*self._lanes.check_rows(request.row0, request.row1, depth_rows),
+                            request.height)
+        row0, row1, pool, _ = layout
         base = self._bases[depth_rows]
         visible = [k for k in range(len(self._parts))
                    if base[k] < row1 and base[k + 1] > row0]

@@ -75,6 +75,24 @@ def pool_of(rows: int, height: int) -> int:
     return pool
 
 
+def row_layout(row0: int, row1: int, height: int) -> tuple[int, int, int, int]:
+    """The raster rows of timeline rows ``row0:row1`` over ``height`` pixel rows:
+    ``(row0, row1, pool, bins)``, ``pool`` rows per raster row (:func:`pool_of`) and
+    ``bins`` raster rows."""
+    pool = pool_of(row1 - row0, height)
+    return row0, row1, pool, -(-(row1 - row0) // pool)
+
+
+def instant_counts(times: np.ndarray, rows: np.ndarray, request: Request, row0: int,
+                   pool: int, bins: int) -> np.ndarray:
+    """How many instants (at ``times``, on timeline ``rows``) each raster pixel of
+    ``request`` holds: ``bins`` x ``request.width``."""
+    column = np.clip(((times - request.t0) / request.px).astype(np.int64), 0,
+                     request.width - 1)
+    cell = (rows - row0) // pool * request.width + column
+    return np.bincount(cell, minlength=bins * request.width).reshape(bins, request.width)
+
+
 @dataclass
 class Picture:
     """The answer to a request: ``threshold`` is the shortest duration drawn as a box
@@ -137,11 +155,7 @@ def _instants(index: TimelineIndex, request: Request, lanes: np.ndarray, row_of_
         nodes = index.instant_node[found]
         return {"node": nodes, "row": rows, "time": times,
                 "code": index.forest.code[nodes]}, False
-    column = np.clip(((times - request.t0) / request.px).astype(np.int64), 0,
-                     request.width - 1)
-    cell = (rows - row0) // pool * request.width + column
-    counts = np.bincount(cell, minlength=bins * request.width)
-    return {"count": counts.reshape(bins, request.width)}, True
+    return {"count": instant_counts(times, rows, request, row0, pool, bins)}, True
 
 
 @dataclass(frozen=True)
@@ -250,9 +264,8 @@ def raster_range(index: TimelineIndex, request: Request, row0: int, row1: int, p
 def render(index: TimelineIndex, messages: KeptMessages | None, request: Request) -> Picture:
     """The picture of ``request`` (see the module doc)."""
     depth_rows = request.depth_rows
-    row0, row1 = index.lanes.check_rows(request.row0, request.row1, depth_rows)
-    pool = pool_of(row1 - row0, request.height)
-    bins = -(-(row1 - row0) // pool)
+    row0, row1, pool, bins = row_layout(
+        *index.lanes.check_rows(request.row0, request.row1, depth_rows), request.height)
     lanes = index.lanes.lanes_of_rows(row0, row1, depth_rows)
     box, box_row, cover, busy, top, threshold, visible, level = raster_range(
         index, request, row0, row1, pool, bins)
