@@ -277,3 +277,47 @@ def test_loop_bands_are_the_lowest_free_band(spans):
             ends[free] = int(last[k])
         expected[k] = free
     np.testing.assert_array_equal(loop_bands(first, last), expected)
+
+
+@SETTINGS
+@given(hs.integers(1, 12).flatmap(lambda n: hs.tuples(
+    hs.just(n), hs.lists(hs.tuples(hs.integers(0, n - 1), hs.integers(0, n - 1)), max_size=40),
+    hs.sets(hs.integers(0, n - 1), max_size=3))))
+def test_back_edges_and_levels_are_those_of_a_recursive_search(case):
+    """The compiled search finds the back edges a recursive depth-first search does (from
+    the roots in id order, then from every node not reached, children in id order: an
+    edge into a node on the current path is a back edge), and the levels are the longest
+    paths over the other edges (relaxed until nothing changes)."""
+    from glade.ensemble.supergraph.layout import back_edges, longest_path_levels
+
+    count, edges, roots = case
+    source = np.asarray([a for a, _ in edges], dtype=np.int64)
+    target = np.asarray([b for _, b in edges], dtype=np.int64)
+    children = defaultdict(list)
+    for k in sorted(range(len(edges)), key=lambda k: (edges[k], k)):
+        children[edges[k][0]].append(k)
+    on_path, seen = set(), set()
+    expected = np.zeros(len(edges), dtype=bool)
+
+    def visit(u):
+        seen.add(u)
+        on_path.add(u)
+        for k in children[u]:
+            v = edges[k][1]
+            if v in on_path:
+                expected[k] = True
+            elif v not in seen:
+                visit(v)
+        on_path.discard(u)
+
+    for u in [*sorted(roots), *range(count)]:
+        if u not in seen:
+            visit(u)
+    back = back_edges(count, source, target, np.asarray(sorted(roots), dtype=np.int64))
+    np.testing.assert_array_equal(back, expected)
+    level = np.zeros(count, dtype=np.int64)
+    for _ in range(count):
+        for a, b in zip(source[~back], target[~back], strict=True):
+            level[b] = max(level[b], level[a] + 1)
+    np.testing.assert_array_equal(longest_path_levels(count, source[~back], target[~back]),
+                                  level)

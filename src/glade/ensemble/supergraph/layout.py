@@ -3,8 +3,8 @@ coordinates, byte for byte.
 
 - Back edges: a depth-first search over the call edges, from the supernodes that hold
   CCT roots in id order (then from any supernode not reached), children in id order
-  (:meth:`glade.graph.Graph.from_edges`); an edge to a supernode on the search's current
-  path is a back edge. Supernode ids are the order of first appearance in the CCT's
+  (one compiled pass); an edge to a supernode on the search's current path is a back
+  edge. Supernode ids are the order of first appearance in the CCT's
   pre-order, so nothing depends on hashing or on chance.
 - Levels: the longest path from a root over the other call edges.
 - Columns: one per level, supernodes ordered by inclusive value (largest first), then by
@@ -29,7 +29,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 import pandas as pd
 
-from glade.graph import Graph
+from glade.trace.kernels import kernel
 
 #: Share of the most crowded column's height that goes to the gaps between its nodes.
 GAP_SHARE = 0.3
@@ -74,16 +74,55 @@ class Layout:
 def back_edges(count: int, source: np.ndarray, target: np.ndarray, roots: np.ndarray
                ) -> np.ndarray:
     """Which call edges the depth-first search (see the module) finds going back to a
-    supernode on its current path."""
+    supernode on its current path: an edge u -> v whose v is u or an ancestor of u in the
+    search's tree. One compiled pass (:func:`_search`)."""
     if count == 0 or len(source) == 0:
         return np.zeros(len(source), dtype=bool)
-    frames = pd.DataFrame({"name": np.arange(count)})
     order = np.lexsort((target, source))
-    tree, new_id = Graph.from_edges(frames, source[order], target[order],
-                                    roots=np.sort(roots))
-    end = tree.subtree_end
-    u, v = new_id[source], new_id[target]
-    return (v <= u) & (u < end[v])
+    ptr = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(np.bincount(source, minlength=count), out=ptr[1:])
+    # from the roots, then from any supernode not reached (there is none: a supernode's
+    # top entries are CCT roots or hang under a call edge)
+    starts = np.concatenate([np.sort(roots), np.arange(count)]).astype(np.int64)
+    start, end = _search(count, ptr, target[order].astype(np.int64), starts)
+    return (start[target] <= start[source]) & (start[source] < end[target])
+
+
+@kernel
+def _search(count, ptr, child, roots):
+    """Depth-first search from ``roots`` in order (those already reached skipped),
+    children in CSR order (``ptr``, ``child``): every supernode's pre-order number and the
+    end (exclusive) of its subtree's numbers."""
+    start = np.full(count, -1, np.int64)
+    end = np.full(count, -1, np.int64)
+    stack = np.empty(count, np.int64)
+    cursor = np.empty(count, np.int64)
+    number = 0
+    for r in range(roots.size):
+        root = roots[r]
+        if start[root] >= 0:
+            continue
+        start[root] = number
+        number += 1
+        stack[0] = root
+        cursor[0] = ptr[root]
+        depth = 1
+        while depth > 0:
+            u = stack[depth - 1]
+            k = cursor[depth - 1]
+            if k == ptr[u + 1]:
+                end[u] = number
+                depth -= 1
+                continue
+            cursor[depth - 1] = k + 1
+            v = child[k]
+            if start[v] < 0:
+                start[v] = number
+                number += 1
+                stack[depth] = v
+                cursor[depth] = ptr[v]
+                depth += 1
+    return start, end
 
 
 def loop_bands(first: np.ndarray, last: np.ndarray) -> np.ndarray:
@@ -116,13 +155,36 @@ def _sorted_loops(first: np.ndarray, last: np.ndarray) -> tuple[list, list, list
 
 def longest_path_levels(count: int, source: np.ndarray, target: np.ndarray) -> np.ndarray:
     """Level of every supernode: the longest path to it over the (acyclic) edges."""
-    level = np.zeros(count, dtype=np.int64)
-    for _ in range(count):
-        longer = level.copy()
-        np.maximum.at(longer, target, level[source] + 1)
-        if np.array_equal(longer, level):
-            break
-        level = longer
+    order = np.argsort(source, kind="stable")
+    ptr = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(np.bincount(source, minlength=count), out=ptr[1:])
+    return _longest_paths(count, ptr, target[order].astype(np.int64),
+                          np.bincount(target, minlength=count).astype(np.int64))
+
+
+@kernel
+def _longest_paths(count, ptr, child, incoming):
+    """Longest path to every node of a DAG (CSR ``ptr``, ``child``; ``incoming`` edges
+    per node), in topological order (Kahn's algorithm)."""
+    level = np.zeros(count, np.int64)
+    waiting = incoming.copy()
+    queue = np.empty(count, np.int64)
+    tail = 0
+    for u in range(count):
+        if waiting[u] == 0:
+            queue[tail] = u
+            tail += 1
+    head = 0
+    while head < tail:
+        u = queue[head]
+        head += 1
+        for k in range(ptr[u], ptr[u + 1]):
+            v = child[k]
+            level[v] = max(level[v], level[u] + 1)
+            waiting[v] -= 1
+            if waiting[v] == 0:
+                queue[tail] = v
+                tail += 1
     return level
 
 
