@@ -9,7 +9,10 @@ Every view's benchmark uses the same three measurements, so their numbers compar
   sends (``history`` for the CCT view), on the wall clocks of the page and the kernel
   (one machine, one clock);
 - **round trip**: from the click to the page receiving the kernel's answer (the update of
-  the trait the kernel computes, ``query`` for the CCT view).
+  the trait the kernel computes, ``query`` for the CCT view), the view's synchronous
+  redraw included; with ``painted=True`` also to the end of the next frame (a timer after
+  the animation frame that follows the answer: the browser has then styled, laid out and
+  painted what the view drew).
 
 The server and notebook page come from ``tests/browser/jupyter.py``, as in the browser
 tests. Needs ``jupyterlab`` and ``playwright`` (with a chromium, see ``bench_cct_view``).
@@ -51,8 +54,9 @@ _FIRST_PAINT = """async (selector) => {
 }"""
 
 #: Runs ``action`` on the view's element (the widget's output), and resolves with the wall
-#: clock of the click and the milliseconds until the kernel's update of ``reply`` arrives.
-_ROUND_TRIP = """async ([selector, reply]) => {
+#: clock of the click, the milliseconds until the kernel's update of ``reply`` arrives and
+#: (when ``painted``) until the frame after it has been drawn.
+_ROUND_TRIP = """async ([selector, reply, painted]) => {
   const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
   const el = document.querySelector(selector);
   return await new Promise((resolve) => {
@@ -61,7 +65,10 @@ _ROUND_TRIP = """async ([selector, reply]) => {
       if (message.header.msg_type === "comm_msg" && data?.method === "update"
           && data.state && reply in data.state) {
         kernel.iopubMessage.disconnect(answered);
-        resolve([clock, performance.now() - start]);
+        const back = performance.now() - start;
+        if (!painted) resolve([clock, back]);
+        else requestAnimationFrame(() => setTimeout(
+          () => resolve([clock, back, performance.now() - start]), 0));
       }
     };
     kernel.iopubMessage.connect(answered);
@@ -115,11 +122,12 @@ class JupyterLabSession:
                  f"{variable}.observe(lambda _: _bench_seen.append(_bench_time.time() * 1000),"
                  f" names={sent!r})")
 
-    def round_trip(self, action: str, reply: str) -> tuple[float, float]:
+    def round_trip(self, action: str, reply: str, painted: bool = False) -> tuple[float, ...]:
         """(ms from the click to the kernel seeing it, ms from the click to the page
-        receiving the kernel's update of ``reply``) for the JS function ``action`` of the
-        view's element (call :meth:`watch` first)."""
-        clock, back = self.page.evaluate(_ROUND_TRIP.replace("(ACTION)", f"({action})"),
-                                         [self.view_selector, reply])
+        receiving the kernel's update of ``reply``, and with ``painted`` ms from the click
+        to the end of the frame after that) for the JS function ``action`` of the view's
+        element (call :meth:`watch` first)."""
+        clock, *times = self.page.evaluate(_ROUND_TRIP.replace("(ACTION)", f"({action})"),
+                                           [self.view_selector, reply, painted])
         seen = float(self.run("print(_bench_seen[-1])").strip())
-        return seen - clock, back
+        return (seen - clock, *times)

@@ -47,7 +47,21 @@ def jupyter():
 def settled(page) -> None:
     """Wait until the kernel has answered the last edit."""
     page.wait_for_function(
-        "() => !document.querySelector('.glade-sg').classList.contains('gs-busy')")
+        "() => !('pending' in document.querySelector('.glade-sg').dataset)")
+
+
+#: Tags the outline and label elements of supernode ``name`` (found by its label), and
+#: says whether they carried the tag already and whether the outline is the one of the
+#: label's supernode (``data-node``).
+TAG_MARKS = """(name) => {
+  const label = [...document.querySelectorAll('.gs-label-text')].find(
+    (text) => text.firstChild.data === name);
+  const rect = document.querySelector(`.gs-node[data-node='${label.dataset.node}']`);
+  const kept = rect.gladeMark === name && label.gladeMark === name;
+  rect.gladeMark = name;
+  label.gladeMark = name;
+  return kept;
+}"""
 
 
 def click_action(page, supernode: str, action: str) -> None:
@@ -62,9 +76,12 @@ def test_clicks_reach_the_kernel(page, page_errors, jupyter):
     open_and_run(page, jupyter, "supergraph.ipynb", page_errors)
     page.locator(".glade-sg .gs-node").first.wait_for()
     assert page.locator(".gs-node").count() == 3
+    assert not page.evaluate(TAG_MARKS, "app")
 
     click_action(page, "libc.so.6", "hide")
     page.wait_for_function("() => document.querySelectorAll('.gs-node').length === 2")
+    # the answer updated app's marks in place (same elements, its new position)
+    assert page.evaluate(TAG_MARKS, "app")
     click_action(page, "libmpi.so.12", "entry")
     page.wait_for_function("() => document.querySelectorAll('.gs-node').length > 2")
     page.locator(".gs-label-text", has_text="app").first.click()

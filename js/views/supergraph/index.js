@@ -9,6 +9,7 @@ import { interpolateBlues, interpolateRdBu } from "d3-scale-chromatic";
 import { element, option, set } from "../../lib/dom.js";
 import { formatMetric } from "../../lib/format.js";
 import { pushEdit, redo, undo } from "../../lib/history.js";
+import { NodeMarks, rememberedMeasure } from "./marks.js";
 import { supergraphFromModel } from "./model.js";
 import { describeEdge, describeNode, fillPanel, KINDS, svgElement, totalOf } from "./panel.js";
 import {
@@ -16,9 +17,12 @@ import {
   overlayAlpha, placeLabels, px, sankeyGeometry, traceLink, valueOffset,
 } from "./sankey.js";
 
-const MARKUP = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;" };
-const escapeMarkup = (text) => text.replace(/[&<>"]/g, (c) => MARKUP[c]);
 const PANEL_WIDTH = 300;
+/** Milliseconds an edit waits for the kernel's answer before the drawing dims. */
+const BUSY_DELAY = 150;
+/** Room under the drawing for its horizontal scroll bar (the box has a fixed height, so
+ * a redraw lays out nothing outside it). */
+const SCROLLBAR_ROOM = 16;
 const MERGE_OPS = ["threshold"];
 const PALETTE_SIZE = 64;
 const density = (t) => interpolateBlues(0.1 + 0.8 * t);
@@ -32,7 +36,6 @@ class SupergraphView {
     this.signal = signal;
     this.palette = Array.from({ length: PALETTE_SIZE },
       (_, k) => rgb(density(k / (PALETTE_SIZE - 1))));
-    this.busy = false;
     // the inline styles last written (style getters return normalized text)
     this.written = { panel: {}, canvas: {}, notice: {} };
     this.build(el);
@@ -86,6 +89,9 @@ class SupergraphView {
     // ribbons cost the browser little there, and the pointer finds them by geometry
     this.linkCanvas = element("canvas", "gs-link-canvas");
     this.svg = svgElement("svg", { class: "gs-sankey", role: "img" }, null);
+    const links = svgElement("g", { class: "gs-links" }, this.svg);
+    this.hoverPath = svgElement("path", { class: "gs-link-hover", d: "" }, links);
+    this.marks = new NodeMarks(this.svg);
     this.canvas.append(this.linkCanvas, this.svg);
     this.panel = element("div", "gs-panel");
     main.append(this.canvas, this.panel);
@@ -198,8 +204,11 @@ class SupergraphView {
   }
 
   commit(history, future) {
-    this.busy = true;
-    this.root.classList.add("gs-busy");
+    // the drawing dims only when the answer is slow to come: a class set and removed on
+    // every edit made the browser style the view again twice per edit
+    this.root.dataset.pending = "edit";
+    clearTimeout(this.dimming);
+    this.dimming = setTimeout(() => this.root.classList.add("gs-busy"), BUSY_DELAY);
     this.model.set("future", future);
     this.model.set("history", history);
     this.model.save_changes();
@@ -207,8 +216,9 @@ class SupergraphView {
 
   /** The kernel answered (a new supergraph, or the old one after an edit it refused). */
   settle() {
-    this.busy = false;
-    this.root.classList.remove("gs-busy");
+    delete this.root.dataset.pending;
+    clearTimeout(this.dimming);
+    if (this.root.classList.contains("gs-busy")) this.root.classList.remove("gs-busy");
     this.updateControls();
   }
 
@@ -304,10 +314,6 @@ class SupergraphView {
     set(this.notice.style, "display", notes.length ? "" : "none", this.written.notice);
   }
 
-  measure(text) {
-    return this.measureContext.measureText(text).width;
-  }
-
   diffScale() {
     const difference = this.sg.nodes.column("difference");
     let largest = 0;
@@ -325,10 +331,14 @@ class SupergraphView {
     this.geometry = geometry;
     this.svg.setAttribute("width", geometry.width);
     this.svg.setAttribute("height", height);
+    set(this.canvas.style, "height", `${height + SCROLLBAR_ROOM}px`, this.written.canvas);
     this.svg.setAttribute("viewBox", `0 0 ${geometry.width} ${height}`);
     const unit = model.get("unit");
-    this.fontFamily ??= getComputedStyle(this.root).fontFamily;
-    this.measureContext.font = `11px ${this.fontFamily}`;
+    if (!this.measure) {
+      // labels are measured on a canvas (no layout), each text once
+      this.measureContext.font = `11px ${getComputedStyle(this.root).fontFamily}`;
+      this.measure = rememberedMeasure((text) => this.measureContext.measureText(text).width);
+    }
     const nodes = sg.nodes;
     const mean = nodes.column("inclusive_mean");
     const difference = nodes.column("difference");
@@ -338,14 +348,12 @@ class SupergraphView {
     const highlighted = new Set(model.get("highlight"));
     this.histograms = inDiff || !nodes.count ? null : this.histogramCanvas(sg);
     this.drawCanvas();
-    // One markup string for the nodes and labels: hundreds of elements are parsed at
-    // once instead of being created one by one.
     const lo = nodes.column("hist_lo");
     const hi = nodes.column("hist_hi");
     const target = nodes.column("inclusive_target");
     const level = nodes.column("level");
     const kind = nodes.column("kind");
-    const boxes = [];
+    const marks = [];
     const candidates = [];
     geometry.nodes.forEach((box, i) => {
       // outside a diff the node's fill is its histogram, painted on the canvas under it
@@ -358,36 +366,30 @@ class SupergraphView {
       const key = sg.names.get(i);
       const classes = `gs-node${selected.has(key) ? " gs-selected" : ""}`
         + `${highlighted.has(key) ? " gs-highlighted" : ""}`;
-      boxes.push(`<rect class="${classes}" x="${px(box.x0)}" y="${px(box.y0)}"`
-        + ` width="${px(box.x1 - box.x0)}" height="${px(box.y1 - box.y0)}" fill="${paint}"`
-        + ` data-node="${i}"/>`);
       const mark = valueOffset(target[i], lo[i], hi[i], box.y0, box.y1);
-      if (mark !== null && !inDiff) {
-        boxes.push(`<line class="gs-target" x1="${px(box.x0 - 3)}" x2="${px(box.x1 + 3)}"`
-          + ` y1="${px(mark)}" y2="${px(mark)}"/>`);
-      }
+      marks.push({
+        key,
+        rect: { class: classes, x: px(box.x0), y: px(box.y0), width: px(box.x1 - box.x0),
+          height: px(box.y1 - box.y0), fill: paint, "data-node": i },
+        target: mark === null || inDiff ? null
+          : { x1: px(box.x0 - 3), x2: px(box.x1 + 3), y1: px(mark), y2: px(mark) },
+        label: null,
+      });
       candidates.push({ id: i, column: level[i], y: (box.y0 + box.y1) / 2,
         priority: box.y1 - box.y0 });
     });
-    const labels = [];
     for (const i of placeLabels(candidates, LABEL_HEIGHT)) {
       const box = geometry.nodes[i];
       const value = inDiff ? `${difference[i] > 0 ? "+" : ""}${formatMetric(difference[i], unit)}`
         : formatMetric(mean[i], unit);
       const name = KINDS[kind[i]] === "other" ? "other" : sg.names.get(i);
-      const text = labelText(name, value, geometry.labelRoom[i] - LABEL_OFFSET,
-        (t) => this.measure(t));
+      const text = labelText(name, value, geometry.labelRoom[i] - LABEL_OFFSET, this.measure);
       if (!text) continue;
-      const number = text.value
-        ? `<tspan class="gs-label-value"> ${escapeMarkup(text.value)}</tspan>` : "";
-      labels.push(`<text class="gs-label-text" x="${px(box.x1 + LABEL_OFFSET)}"`
-        + ` y="${px((box.y0 + box.y1) / 2)}" data-node="${i}">${escapeMarkup(text.name)}${number}`
-        + "</text>");
+      marks[i].label = { attributes: { x: px(box.x1 + LABEL_OFFSET),
+        y: px((box.y0 + box.y1) / 2), "data-node": i }, name: text.name, value: text.value };
     }
-    this.svg.innerHTML = '<g class="gs-links"><path class="gs-link-hover" d=""/></g>'
-      + `<g class="gs-nodes">${boxes.join("")}</g><g class="gs-labels">${labels.join("")}</g>`;
-    this.hoverPath = this.svg.querySelector(".gs-link-hover");
-    this.hovered = -1;
+    this.marks.update(marks);
+    this.hoverLink(-1);
     this.drawLegend(inDiff, largest, unit);
     this.drawStatus();
     this.updateControls();
@@ -448,7 +450,7 @@ class SupergraphView {
   /** Outline link e as the one under the pointer (-1: none): a copy of it in the SVG
    * above the canvas, as opaque as a hovered link is. */
   hoverLink(e) {
-    if (e === this.hovered || !this.hoverPath) return;
+    if (e === this.hovered) return;
     this.hovered = e;
     const path = this.hoverPath;
     if (e < 0) {

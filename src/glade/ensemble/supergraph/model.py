@@ -379,15 +379,15 @@ class Supergraph:
             raise GladeError(f"threshold fraction must be a number in [0, 1], not {fraction!r}")
         limit = fraction * float(self.total.mean()) if self.num_profiles else 0.0
         small = np.flatnonzero(self._flows.inclusive.mean(axis=1) < limit)
-        node_keys = self._node_keys()
+        group_keys = np.asarray(self._keys, dtype=object)
+        others = [other_key(int(level)) for level in self._levels[0][small]]
+        group_keys[small] = others
+        node_keys = group_keys[self._flows.group]
         selectors = dict(self._selectors)
         kinds = dict(self._kinds)
         by_level: dict[str, list[Selector]] = {}
-        for index in small.tolist():
-            key = self._keys[index]
-            other = other_key(int(self._levels[0][index]))
-            node_keys[self._flows.group == index] = other
-            by_level.setdefault(other, []).append(self._selectors[key])
+        for index, other in zip(small.tolist(), others, strict=True):
+            by_level.setdefault(other, []).append(self._selectors[self._keys[index]])
         for other, parts in by_level.items():
             if other in self._selectors and self._keys.index(other) not in small:
                 parts = [self._selectors[other], *parts]
