@@ -95,6 +95,12 @@ def test_wide_drawing_paints_links_where_it_is_scrolled(page, tmp_path):
     scroller.evaluate(f"(el) => {{ el.scrollLeft = {width / 2}; }}")
     page.wait_for_function(
         f"() => document.querySelector('.gs-link-canvas').style.left === '{width / 2:g}px'")
+    # the node marks are those of the columns in view and half a view around it
+    xs = page.locator(".gs-node").evaluate_all(
+        "(rects) => rects.map((r) => Number(r.getAttribute('x')))")
+    assert 0 < len(xs) < len(shown)
+    assert all(width / 2 - visible <= x <= width / 2 + 1.5 * visible for x in xs)
+    assert any(width / 2 <= x <= width / 2 + visible for x in xs)
     # down a line through the visible part, the pointer finds links where the canvas
     # painted them, and the same link at the same place of the drawing after a scroll
     area = scroller.bounding_box()
@@ -133,3 +139,7 @@ def test_wide_drawing_paints_links_where_it_is_scrolled(page, tmp_path):
     x -= 120
     assert link_under(middle) == title
     assert painted(x, middle) > 0
+    # back at the start, the first column's marks are drawn again
+    scroller.evaluate("(el) => { el.scrollLeft = 0; }")
+    page.locator(".gs-node[data-node='0']").wait_for()
+    assert page.locator(".gs-label-text[data-node='0']").count() == 1

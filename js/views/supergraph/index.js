@@ -9,7 +9,7 @@ import { interpolateBlues, interpolateRdBu } from "d3-scale-chromatic";
 import { element, option, set } from "../../lib/dom.js";
 import { formatMetric } from "../../lib/format.js";
 import { pushEdit, redo, undo } from "../../lib/history.js";
-import { NodeMarks, rememberedMeasure } from "./marks.js";
+import { NodeMarks, rememberedMeasure, writeAttributes } from "./marks.js";
 import { supergraphFromModel } from "./model.js";
 import { describeEdge, describeNode, fillPanel, KINDS, svgElement, totalOf } from "./panel.js";
 import {
@@ -37,7 +37,7 @@ class SupergraphView {
     this.palette = Array.from({ length: PALETTE_SIZE },
       (_, k) => rgb(density(k / (PALETTE_SIZE - 1))));
     // the inline styles last written (style getters return normalized text)
-    this.written = { panel: {}, canvas: {}, notice: {} };
+    this.written = { panel: {}, canvas: {}, notice: {}, svg: {}, linkCanvas: {} };
     this.build(el);
     this.listen();
     this.refresh();
@@ -166,7 +166,10 @@ class SupergraphView {
     on(this.canvas, "scroll", () => {
       this.scrollLeft = this.canvas.scrollLeft;
       cancelAnimationFrame(scrolled);
-      scrolled = requestAnimationFrame(() => this.drawCanvas());
+      scrolled = requestAnimationFrame(() => {
+        this.drawCanvas();
+        this.showMarks();
+      });
     });
     // The canvas's width comes from the observer, so drawing never forces a layout.
     const resize = new ResizeObserver((entries) => {
@@ -329,10 +332,9 @@ class SupergraphView {
     this.drawnWidth = this.width;
     const geometry = sankeyGeometry(sg, { width: Math.max((this.width || 900), 320), height });
     this.geometry = geometry;
-    this.svg.setAttribute("width", geometry.width);
-    this.svg.setAttribute("height", height);
+    writeAttributes(this.svg, this.written.svg, { width: geometry.width, height,
+      viewBox: `0 0 ${geometry.width} ${height}` });
     set(this.canvas.style, "height", `${height + SCROLLBAR_ROOM}px`, this.written.canvas);
-    this.svg.setAttribute("viewBox", `0 0 ${geometry.width} ${height}`);
     const unit = model.get("unit");
     if (!this.measure) {
       // labels are measured on a canvas (no layout), each text once
@@ -388,11 +390,33 @@ class SupergraphView {
       marks[i].label = { attributes: { x: px(box.x1 + LABEL_OFFSET),
         y: px((box.y0 + box.y1) / 2), "data-node": i }, name: text.name, value: text.value };
     }
-    this.marks.update(marks);
+    this.allMarks = marks;
+    this.showMarks();
     this.hoverLink(-1);
     this.drawLegend(inDiff, largest, unit);
     this.drawStatus();
     this.updateControls();
+  }
+
+  /** The part of the drawing in view, from x = left, `width` wide (the drawing may be
+   * thousands of pixels wider than the view). */
+  visibleSpan() {
+    const left = Math.min(this.scrollLeft, Math.max(this.geometry.width - this.width, 0));
+    // before the first resize report, as wide as the drawing is laid out for (see draw)
+    return [left, Math.min(Math.max(this.width || 900, 320), this.geometry.width)];
+  }
+
+  /** The node marks of the supernodes in view or within half a view's width of it (with
+   * the labels that reach into it): a wide drawing keeps a few columns of elements
+   * instead of all of them, added and removed as it scrolls. */
+  showMarks() {
+    if (!this.allMarks) return;
+    const [left, width] = this.visibleSpan();
+    const { nodes, labelRoom } = this.geometry;
+    const from = left - width / 2;
+    const to = left + 1.5 * width;
+    this.marks.update(this.allMarks.filter((mark, i) => nodes[i].x0 <= to
+      && nodes[i].x1 + (mark.label ? labelRoom[i] : 0) >= from));
   }
 
   /** The links and the nodes' histogram fills, on the canvas under the SVG of node
@@ -406,16 +430,18 @@ class SupergraphView {
     const { geometry, linkCanvas: canvas } = this;
     if (!geometry) return;
     const height = this.model.get("height");
-    const left = Math.min(this.scrollLeft, Math.max(geometry.width - this.width, 0));
-    // before the first resize report, as wide as the drawing is laid out for (see draw)
-    const width = Math.min(Math.max(this.width || 900, 320), geometry.width);
+    const [left, width] = this.visibleSpan();
     const ratio = window.devicePixelRatio || 1;
-    canvas.width = Math.ceil(width * ratio);
-    canvas.height = Math.ceil(height * ratio);
-    canvas.style.width = `${width}px`;
-    canvas.style.height = `${height}px`;
-    canvas.style.left = `${left}px`;
+    // sizes are written only when they change (a write clears and reallocates the canvas)
+    set(canvas, "width", Math.ceil(width * ratio));
+    set(canvas, "height", Math.ceil(height * ratio));
+    const box = this.written.linkCanvas;
+    set(canvas.style, "width", `${width}px`, box);
+    set(canvas.style, "height", `${height}px`, box);
+    set(canvas.style, "left", `${left}px`, box);
     const pen = canvas.getContext("2d");
+    pen.setTransform(1, 0, 0, 1, 0, 0);
+    pen.clearRect(0, 0, canvas.width, canvas.height);
     pen.setTransform(ratio, 0, 0, ratio, -left * ratio, 0);
     pen.lineCap = "round";
     const reentry = this.sg.edges.column("reentry");
