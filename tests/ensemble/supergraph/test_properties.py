@@ -261,8 +261,9 @@ def test_layout_does_not_depend_on_the_process():
 @SETTINGS
 @given(hs.lists(hs.tuples(hs.integers(0, 12), hs.integers(0, 12)), max_size=60))
 def test_loop_bands_are_the_lowest_free_band(spans):
-    """The heap sweep gives every loop the band a plain scan over the bands would: the
-    lowest one whose loops all end before the loop starts."""
+    """The compiled pass gives every loop the band a plain scan over the bands would: the
+    lowest one whose loops all end before the loop starts; no two loops of a band overlap,
+    and there are as many bands as loops over the most crowded column."""
     from glade.ensemble.supergraph.layout import loop_bands
 
     first = np.asarray([min(a, b) for a, b in spans], dtype=np.int64)
@@ -276,7 +277,14 @@ def test_loop_bands_are_the_lowest_free_band(spans):
         else:
             ends[free] = int(last[k])
         expected[k] = free
-    np.testing.assert_array_equal(loop_bands(first, last), expected)
+    band = loop_bands(first, last)
+    np.testing.assert_array_equal(band, expected)
+    for a in range(len(spans)):
+        for b in range(a):
+            if band[a] == band[b]:
+                assert last[a] < first[b] or last[b] < first[a]
+    crowded = max((int(((first <= c) & (last >= c)).sum()) for c in range(13)), default=0)
+    assert (int(band.max()) + 1 if len(band) else 0) == crowded
 
 
 @SETTINGS

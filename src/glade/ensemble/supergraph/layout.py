@@ -23,7 +23,6 @@ coordinates, byte for byte.
 from __future__ import annotations
 
 import hashlib
-import heapq
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -129,28 +128,31 @@ def loop_bands(first: np.ndarray, last: np.ndarray) -> np.ndarray:
     """The band of each loop spanning columns ``first``..``last``: taken in order of
     their first column (then last column, then position), each gets the lowest band whose
     loops all end before it starts (interval partitioning: no two loops of a band
-    overlap, and no more bands than loops over one column). A sweep with two heaps, the
-    busy bands by their end and the free bands by number, takes O(loops log loops)."""
-    band = np.zeros(len(first), dtype=np.int64)
-    busy: list[tuple[int, int]] = []
-    free: list[int] = []
-    count = 0
-    for k, start, end in zip(*_sorted_loops(first, last), strict=True):
-        while busy and busy[0][0] < start:
-            heapq.heappush(free, heapq.heappop(busy)[1])
-        if free:
-            chosen = heapq.heappop(free)
-        else:
-            chosen, count = count, count + 1
-        heapq.heappush(busy, (end, chosen))
-        band[k] = chosen
-    return band
-
-
-def _sorted_loops(first: np.ndarray, last: np.ndarray) -> tuple[list, list, list]:
-    """Loop positions with their first and last columns, in the order bands are given."""
+    overlap, and no more bands than loops over one column). One compiled pass
+    (:func:`_bands`)."""
     order = np.lexsort((np.arange(len(first)), last, first))
-    return order.tolist(), first[order].tolist(), last[order].tolist()
+    return _bands(np.asarray(first, dtype=np.int64)[order],
+                  np.asarray(last, dtype=np.int64)[order], order)
+
+
+@kernel
+def _bands(first, last, order):
+    """Bands of the loops ``order`` (spans ``first``..``last`` in that order): the lowest
+    band whose last loop ends before the loop starts, else a new band."""
+    band = np.zeros(first.size, np.int64)
+    ends = np.empty(first.size, np.int64)
+    count = 0
+    for j in range(first.size):
+        chosen = count
+        for b in range(count):
+            if ends[b] < first[j]:
+                chosen = b
+                break
+        if chosen == count:
+            count += 1
+        ends[chosen] = last[j]
+        band[order[j]] = chosen
+    return band
 
 
 def longest_path_levels(count: int, source: np.ndarray, target: np.ndarray) -> np.ndarray:
