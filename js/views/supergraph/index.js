@@ -5,10 +5,10 @@
 // is appended to the `history` trait; the kernel computes the supergraph it leads to and
 // sends it back (`revision` changes), so the query it emits and what is drawn agree.
 import "./supergraph.css";
-import { interpolateBlues, interpolateRdBu } from "d3-scale-chromatic";
 import { element, option, set } from "../../lib/dom.js";
 import { formatMetric } from "../../lib/format.js";
 import { pushEdit, redo, undo } from "../../lib/history.js";
+import { density, diverging, fillLegend } from "./legend.js";
 import { NodeMarks, rememberedMeasure, writeAttributes } from "./marks.js";
 import { supergraphFromModel } from "./model.js";
 import { describeEdge, describeNode, fillPanel, KINDS, svgElement, totalOf } from "./panel.js";
@@ -25,10 +25,8 @@ const BUSY_DELAY = 150;
 const SCROLLBAR_ROOM = 16;
 const MERGE_OPS = ["threshold"];
 const PALETTE_SIZE = 64;
-const density = (t) => interpolateBlues(0.1 + 0.8 * t);
 /** "rgb(r, g, b)" as [r, g, b]. */
 const rgb = (css) => css.match(/\d+/g).slice(0, 3).map(Number);
-const diverging = (t) => interpolateRdBu(1 - t);
 
 class SupergraphView {
   constructor(model, el, signal) {
@@ -317,6 +315,18 @@ class SupergraphView {
     set(this.notice.style, "display", notes.length ? "" : "none", this.written.notice);
   }
 
+  /** The width of a label's text: measured on a canvas (no layout), each text once, in
+   * the view's font (before the view is in the page its font is not known: measured
+   * again at the next drawing). */
+  labelMeasure() {
+    if (this.measure) return this.measure;
+    const family = getComputedStyle(this.root).fontFamily;
+    this.measureContext.font = `11px ${family || "sans-serif"}`;
+    const measure = rememberedMeasure((text) => this.measureContext.measureText(text).width);
+    if (family) this.measure = measure;
+    return measure;
+  }
+
   diffScale() {
     const difference = this.sg.nodes.column("difference");
     let largest = 0;
@@ -336,11 +346,7 @@ class SupergraphView {
       viewBox: `0 0 ${geometry.width} ${height}` });
     set(this.canvas.style, "height", `${height + SCROLLBAR_ROOM}px`, this.written.canvas);
     const unit = model.get("unit");
-    if (!this.measure) {
-      // labels are measured on a canvas (no layout), each text once
-      this.measureContext.font = `11px ${getComputedStyle(this.root).fontFamily}`;
-      this.measure = rememberedMeasure((text) => this.measureContext.measureText(text).width);
-    }
+    const measure = this.labelMeasure();
     const nodes = sg.nodes;
     const mean = nodes.column("inclusive_mean");
     const difference = nodes.column("difference");
@@ -385,7 +391,7 @@ class SupergraphView {
       const value = inDiff ? `${difference[i] > 0 ? "+" : ""}${formatMetric(difference[i], unit)}`
         : formatMetric(mean[i], unit);
       const name = KINDS[kind[i]] === "other" ? "other" : sg.names.get(i);
-      const text = labelText(name, value, geometry.labelRoom[i] - LABEL_OFFSET, this.measure);
+      const text = labelText(name, value, geometry.labelRoom[i] - LABEL_OFFSET, measure);
       if (!text) continue;
       marks[i].label = { attributes: { x: px(box.x1 + LABEL_OFFSET),
         y: px((box.y0 + box.y1) / 2), "data-node": i }, name: text.name, value: text.value };
@@ -517,22 +523,8 @@ class SupergraphView {
     const drawn = `${diff}|${inDiff ? formatMetric(largest, unit) : ""}`;
     if (drawn === this.legendDrawn) return;
     this.legendDrawn = drawn;
-    this.legend.replaceChildren();
-    const bar = element("span", "gs-legend-bar");
-    const stops = inDiff ? [0, 0.25, 0.5, 0.75, 1].map(diverging) : [0, 0.5, 1].map(density);
-    bar.style.background = `linear-gradient(to right, ${stops.join(", ")})`;
-    if (inDiff) {
-      const { a, b } = this.model.get("diff");
-      const name = (g) => this.model.get("groups").find(
-        (x) => JSON.stringify(x.group) === JSON.stringify(g))?.label ?? "group";
-      this.legend.append(element("span", "", { text: `mean(${name(b)}) − mean(${name(a)}): ` }),
-        element("span", "", { text: `−${formatMetric(largest, unit)}` }), bar,
-        element("span", "", { text: `+${formatMetric(largest, unit)}` }));
-    } else {
-      this.legend.append(element("span", "", { text: "profiles per bin (smallest values on "
-        + "top): few" }), bar, element("span", "", { text: "many" }),
-      element("span", "gs-legend-target", { text: "— target" }));
-    }
+    fillLegend(this.legend, { diff: inDiff ? this.model.get("diff") : null,
+      groups: this.model.get("groups"), largest, unit });
   }
 
   drawStatus() {
