@@ -5,9 +5,9 @@ Every view's benchmark uses the same three measurements, so their numbers compar
 - **first paint**: from running the notebook cell that builds and shows the view to the
   first frame in which its first row (or mark) is in the page: Python building the view,
   the widget's state travelling to the page, the widget manager and the view rendering;
-- **to the kernel**: from a click in the view to the kernel observing the trait the view
-  sends (``history`` for the CCT view), on the wall clocks of the page and the kernel
-  (one machine, one clock);
+- **to the kernel**: from a click in the view to the kernel receiving the message that
+  updates the trait the view sends (``history`` for the CCT view), on the wall clocks of
+  the page and the kernel (one machine, one clock);
 - **round trip**: from the click to the page receiving the kernel's answer (the update of
   the trait the kernel computes, ``query`` for the CCT view), the view's synchronous
   redraw included; with ``painted=True`` also to the end of the next frame (a timer after
@@ -117,13 +117,17 @@ class JupyterLabSession:
         return self.page.evaluate(_FIRST_PAINT, selector)
 
     def watch(self, variable: str, sent: str) -> None:
-        """Record in the kernel when the widget ``variable`` receives trait ``sent``."""
+        """Record in the kernel when the widget ``variable`` receives a message from the
+        page updating trait ``sent``, before the widget handles it."""
         self.run(f"import time as _bench_time\n_bench_seen = []\n"
-                 f"{variable}.observe(lambda _: _bench_seen.append(_bench_time.time() * 1000),"
-                 f" names={sent!r})")
+                 f"def _bench_receive(message, handle={variable}._handle_msg):\n"
+                 f"    if {sent!r} in message['content']['data'].get('state', {{}}):\n"
+                 f"        _bench_seen.append(_bench_time.time() * 1000)\n"
+                 f"    handle(message)\n"
+                 f"{variable}.comm.on_msg(_bench_receive)")
 
     def round_trip(self, action: str, reply: str, painted: bool = False) -> tuple[float, ...]:
-        """(ms from the click to the kernel seeing it, ms from the click to the page
+        """(ms from the click to the kernel receiving it, ms from the click to the page
         receiving the kernel's update of ``reply``, and with ``painted`` ms from the click
         to the end of the frame after that) for the JS function ``action`` of the view's
         element (call :meth:`watch` first)."""
