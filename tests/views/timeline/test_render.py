@@ -18,11 +18,11 @@ from glade.errors import GladeError
 from glade.trace import Trace
 from glade.trace.comm import message_pairs
 from glade.trace.matching import UnmatchedEventsWarning
-from glade.views.timeline import levels
+from glade.views.timeline import kernels, levels
 from glade.views.timeline import render as render_module
 from glade.views.timeline.index import Forest, TimelineIndex
-from glade.views.timeline.messages import Messages, _groups
-from glade.views.timeline.render import Request, pool_of, render
+from glade.views.timeline.messages import KeptMessages, Messages
+from glade.views.timeline.render import Request, instant_counts, pool_of, render
 from tests.trace.test_matching_property import random_traces
 
 
@@ -226,13 +226,99 @@ def test_arrows_are_the_matched_messages_in_range(exchange, monkeypatch):
             np.testing.assert_array_equal(getattr(counted, field), getattr(sorted_, field))
 
 
+def bundles_by_sorting(send_time, receive_time, send_row, receive_row, size, t0, t1, row0,
+                       pool, limit, buckets=64):
+    """Brute force: messages bundled per pair of row bins and time bucket with np.unique,
+    as many buckets (64, 16, 4, 1) as keep the bundles within ``limit``."""
+    send_bin, receive_bin = (send_row - row0) // pool, (receive_row - row0) // pool
+    pairs, pair = np.unique(np.stack([send_bin, receive_bin], axis=1), axis=0,
+                            return_inverse=True)
+    pair = pair.reshape(-1)
+    buckets = buckets if len(pairs) <= limit else 1
+    while True:
+        bucket = np.clip(((send_time - t0) / (t1 - t0) * buckets).astype(np.int64), 0,
+                         buckets - 1)
+        keys, which, count = np.unique(pair * buckets + bucket, return_inverse=True,
+                                       return_counts=True)
+        if buckets == 1 or keys.size <= limit:
+            break
+        buckets //= 4
+    ends = pairs[keys // buckets]
+    return (np.bincount(which, weights=send_time) / count,
+            np.bincount(which, weights=receive_time) / count,
+            ends[:, 0] * pool + row0, ends[:, 1] * pool + row0,
+            np.bincount(which, weights=np.maximum(size, 0)), count)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 300), st.integers(0, 2**31), st.integers(1, 30), st.integers(0, 8),
+       st.integers(1, 12), st.sampled_from([1, 2, 4, 8]), st.floats(0, 0.9),
+       st.floats(0.01, 1.0), st.booleans())
+def test_arrows_and_bundles_against_brute_force(n, seed, lanes, row0, rows, pool, start,
+                                                length, sparse):
+    rng = np.random.default_rng(seed)
+    send = rng.integers(0, 1000, n).astype(float)
+    receive = send + rng.integers(-50, 50, n)
+    send_lane, receive_lane = rng.integers(0, lanes, n), rng.integers(0, lanes, n)
+    size = rng.integers(-1, 100, n).astype(float)
+    row_of_lane = rng.permutation(lanes)
+    t0 = start * 1000
+    t1 = t0 + length * 1000
+    row1 = row0 + rows
+    limit = int(rng.integers(1, 40))
+    send_row, receive_row = row_of_lane[send_lane], row_of_lane[receive_lane]
+    inside = ((np.maximum(send, receive) >= t0) & (np.minimum(send, receive) < t1)
+              & (((send_row >= row0) & (send_row < row1))
+                 | ((receive_row >= row0) & (receive_row < row1))))
+    messages = KeptMessages(send, receive, send_lane, receive_lane, size)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("glade.views.timeline.messages.MAX_ARROWS", limit)
+        if sparse:  # pairs numbered by sorting, as when they are too many to count
+            patch.setattr("glade.views.timeline.messages.DENSE_GROUPS", 0)
+        arrows = messages.in_range(t0, t1, row_of_lane, row0, row1, pool)
+    assert arrows.bundled == (inside.sum() > limit)
+    got = (arrows.send_time, arrows.receive_time, arrows.send_row, arrows.receive_row,
+           arrows.size, arrows.count)
+    if not arrows.bundled:
+        expected = sorted(zip(send[inside], receive[inside], send_row[inside],
+                              receive_row[inside], size[inside], strict=True))
+        assert sorted(zip(*got[:5], strict=True)) == expected
+        assert (arrows.count == 1).all()
+        return
+    order = np.lexsort((send[inside], receive[inside]))
+    for value, oracle in zip(got, bundles_by_sorting(
+            send[inside][order], receive[inside][order], send_row[inside][order],
+            receive_row[inside][order], size[inside][order], t0, t1, row0, pool, limit),
+            strict=True):
+        np.testing.assert_allclose(value, oracle, rtol=1e-12)
+
+
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.integers(0, 50), max_size=200))
-def test_grouping_by_counting_is_np_unique(codes):
-    codes = np.asarray(codes, dtype=np.int64)
-    for got, expected in zip(_groups(codes, 51), np.unique(codes, return_inverse=True,
-                                                           return_counts=True), strict=True):
-        np.testing.assert_array_equal(got, expected)
+@given(st.integers(0, 400), st.integers(0, 2**31), st.integers(1, 20), st.integers(1, 50),
+       st.integers(0, 5), st.integers(1, 10), st.sampled_from([1, 2, 4]))
+def test_instants_counted_per_pixel_against_brute_force(n, seed, lanes, width, row0, rows,
+                                                        pool):
+    # one pass over the runs of instants equals gathering them and counting per pixel
+    rng = np.random.default_rng(seed)
+    lane = np.sort(rng.integers(0, lanes, n)).astype(np.int32)
+    ptr = np.searchsorted(lane, np.arange(lanes + 1))
+    time = np.concatenate([np.sort(rng.integers(0, 1000, int(c))) for c in np.diff(ptr)]
+                          ).astype(np.int64) if n else np.zeros(0, np.int64)
+    row_of_lane = rng.permutation(lanes).astype(np.int64)
+    request = Request(100.0, 900.0, width, row0, row0 + rows, 10)
+    lo, hi = kernels.runs_in_range(ptr, time, time, kernels.ALL, np.arange(lanes), 100.0,
+                                   900.0, False)
+    bins = -(-rows // pool)
+    counts = np.zeros((bins, width), dtype=np.int64)
+    shown = kernels.count_instants(lo, hi, time, lane, row_of_lane, row0, row0 + rows, pool,
+                                   100.0, request.px, counts)
+    found = kernels.gather_runs(lo, hi)
+    row = row_of_lane[lane[found]]
+    keep = (row >= row0) & (row < row0 + rows)
+    assert (time[found] >= 100).all() and (time[found] < 900).all()
+    assert shown == keep.sum()
+    np.testing.assert_array_equal(counts, instant_counts(time[found][keep], row[keep],
+                                                         request, row0, pool, bins))
 
 
 def test_bad_requests_are_clear_errors():

@@ -106,9 +106,10 @@ class Forest:
     def __len__(self) -> int:
         return self.start.size
 
-    @property
+    @functools.cached_property
     def duration(self) -> tuple[int, int]:
-        """The first and last time of the forest (0, 0 when empty)."""
+        """The first and last time of the forest (0, 0 when empty); computed once (every
+        range request reads it, and its arrays are never changed)."""
         if not len(self):
             return 0, 0
         return int(self.start.min()), int(self.end.max())
@@ -283,10 +284,10 @@ class TimelineIndex:
                                      kernels.ALL, np.asarray(lanes, dtype=np.int64),
                                      float(t0), float(t1), True)
 
-    def instants_in(self, locations: np.ndarray, t0: float, t1: float) -> np.ndarray:
-        """Positions (in the index's instant arrays) of the instants of ``locations`` at
-        times in [t0, t1), location by location."""
-        lo, hi = kernels.runs_in_range(self.instant_ptr, self.instant_time, self.instant_time,
-                                       kernels.ALL, np.asarray(locations, dtype=np.int64),
-                                       float(t0), float(t1), False)
-        return kernels.gather_runs(lo, hi)
+    def instant_runs(self, locations: np.ndarray, t0: float, t1: float
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """Per location of ``locations``, the run [lo, hi) of its instants (positions in
+        the index's instant arrays) at times in [t0, t1)."""
+        return kernels.runs_in_range(self.instant_ptr, self.instant_time, self.instant_time,
+                                     kernels.ALL, np.asarray(locations, dtype=np.int64),
+                                     float(t0), float(t1), False)

@@ -425,3 +425,22 @@ def index_arrays(keep, call, location, depth, caller, start, end, code, num_loca
             j += 1
     return (exclusive, share, node_lane, offset, ptr, call_node, call_start, call_end,
             call_code, call_share, instant_ptr, instant_node, instant_time, instant_lane)
+
+
+@njit(cache=True, nogil=True)
+def count_instants(lo, hi, time, lane, row_of_lane, row0, row1, pool, t0, px, counts):
+    """How many of the instants of the runs [lo[k], hi[k]) (at ``time``, on ``lane``)
+    lie on display rows ``row0:row1`` (``row_of_lane``), each added to its pixel of
+    ``counts`` (raster rows of ``pool`` display rows from ``row0``, columns of ``px`` ns
+    from ``t0``, clipped to the raster), in one pass."""
+    width = counts.shape[1]
+    shown = 0
+    for k in range(lo.size):
+        for i in range(lo[k], hi[k]):
+            row = row_of_lane[lane[i]]
+            if row < row0 or row >= row1:
+                continue
+            column = min(max(int((time[i] - t0) / px), 0), width - 1)
+            counts[(row - row0) // pool, column] += 1
+            shown += 1
+    return shown

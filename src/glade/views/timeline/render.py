@@ -144,18 +144,24 @@ def _threshold(index: TimelineIndex, lo: np.ndarray, hi: np.ndarray, pick: np.nd
 def _instants(index: TimelineIndex, request: Request, lanes: np.ndarray, row_of_lane,
               row0: int, row1: int, pool: int, bins: int) -> tuple[dict, bool]:
     """The instants of the range: exact marks, or per pixel (raster row and column)
-    their count when too many."""
+    their count when too many (counted in one pass, without gathering them)."""
     locations = np.unique(index.lanes.lane_location()[lanes])
-    found = index.instants_in(locations, request.t0, request.t1)
+    lo, hi = index.instant_runs(locations, request.t0, request.t1)
+    if int((hi - lo).sum()) > MAX_INSTANTS:
+        counts = np.zeros((bins, request.width), dtype=np.int64)
+        rows = np.asarray(row_of_lane(np.arange(index.lanes.num_lanes)), dtype=np.int64)
+        shown = kernels.count_instants(lo, hi, index.instant_time, index.instant_lane, rows,
+                                       row0, row1, pool, float(request.t0), request.px,
+                                       counts)
+        if shown > MAX_INSTANTS:
+            return {"count": counts}, True
+    found = kernels.gather_runs(lo, hi)
     rows = row_of_lane(index.instant_lane[found])
     shown = (rows >= row0) & (rows < row1)
     found, rows = found[shown], rows[shown]
-    times = index.instant_time[found]
-    if found.size <= MAX_INSTANTS:
-        nodes = index.instant_node[found]
-        return {"node": nodes, "row": rows, "time": times,
-                "code": index.forest.code[nodes]}, False
-    return {"count": instant_counts(times, rows, request, row0, pool, bins)}, True
+    nodes = index.instant_node[found]
+    return {"node": nodes, "row": rows, "time": index.instant_time[found],
+            "code": index.forest.code[nodes]}, False
 
 
 @dataclass(frozen=True)
