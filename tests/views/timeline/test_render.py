@@ -321,6 +321,29 @@ def test_instants_counted_per_pixel_against_brute_force(n, seed, lanes, width, r
                                                          request, row0, pool, bins))
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 3000), max_size=300), st.integers(1, 2**40),
+       st.integers(1, 40), st.floats(0.01, 500), st.booleans())
+def test_the_longest_cut_against_sorting(lengths, scale, most, minimum, picked):
+    # durations with ties and over many powers of two: the cut is the most-th longest
+    # of those lasting at least `minimum`, as sorting them all finds it
+    duration = np.asarray(lengths, dtype=np.int64) * (scale if scale < 2**20 else 1)
+    start = np.arange(duration.size, dtype=np.int64) * 7
+    end = start + duration
+    pick = np.arange(0, duration.size, 2, dtype=np.int32) if picked else kernels.ALL
+    chosen = duration[pick] if picked else duration
+    lo, hi = np.array([0]), np.array([chosen.size])
+    count, cut, at_least, longer = kernels.longest_cut(lo, hi, start, end, pick, minimum,
+                                                       most)
+    wide = np.sort(chosen[chosen >= minimum])[::-1]
+    assert count == wide.size
+    if count <= most:
+        assert (cut, at_least, longer) == (minimum, count, count)
+    else:
+        assert cut == wide[most - 1]
+        assert at_least == (wide >= cut).sum() and longer == (wide > cut).sum()
+
+
 def test_bad_requests_are_clear_errors():
     with pytest.raises(GladeError, match="needs numbers"):
         Request.of({"t0": 0, "t1": 1})

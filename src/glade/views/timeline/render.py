@@ -124,21 +124,15 @@ def _threshold(index: TimelineIndex, lo: np.ndarray, hi: np.ndarray, pick: np.nd
                px: float) -> tuple[float, int]:
     """The shortest duration drawn as a box: a pixel, or more when more than
     MAX_BOXES of the calls in the runs (of the index's calls at positions ``pick``)
-    last a pixel or longer (then the MAX_BOXES longest are boxes); and how many boxes
-    that makes."""
-    none = np.empty(0)
-    start, end = index.call_start, index.call_end
-    count = kernels.durations_at_least(lo, hi, start, end, pick, px, none)
+    last a pixel or longer (then the MAX_BOXES longest are boxes, fewer when ties
+    would make more); and how many boxes that makes."""
+    count, cut, at_least, longer = kernels.longest_cut(
+        lo, hi, index.call_start, index.call_end, pick, px, MAX_BOXES)
     if count <= MAX_BOXES:
         return px, count
-    wide = index.points_buffer(count)[0, :count]
-    kernels.durations_at_least(lo, hi, start, end, pick, px, wide)
-    cut = float(np.partition(wide, count - MAX_BOXES)[count - MAX_BOXES])
-    boxes = int(np.count_nonzero(wide >= cut))
-    if boxes > MAX_BOXES:
-        cut = float(np.nextafter(cut, np.inf))
-        boxes = int(np.count_nonzero(wide >= cut))
-    return max(cut, px), boxes
+    if at_least > MAX_BOXES:
+        return max(float(np.nextafter(cut, np.inf)), px), longer
+    return max(float(cut), px), at_least
 
 
 def _instants(index: TimelineIndex, request: Request, lanes: np.ndarray, row_of_lane,
