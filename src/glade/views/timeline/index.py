@@ -216,23 +216,6 @@ class TimelineIndex:
                 self._levels[k] = Level(self, k)
             return self._levels[k]
 
-    def prepare_level(self, px: float, depth_rows: bool = False) -> threading.Thread | None:
-        """Build in a background thread the level (with the records of the layout) that
-        a picture of pixels of ``px`` ns reads, while the caller prepares the rest: the
-        next coarser one first (a wide picture past the box budget reads it alone), then
-        its own; None when such a picture reads the calls themselves."""
-        k = self._level_number(px)
-        if k is None:
-            return None
-
-        def build() -> None:
-            for level in range(max(k - 1, COARSEST), k + 1):
-                self.level_number(level).records(depth_rows)
-
-        worker = threading.Thread(target=build, name="glade-timeline-level", daemon=True)
-        worker.start()
-        return worker
-
     def prepare_levels(self, depth_rows: bool = False) -> threading.Thread | None:
         """Build every level (with the records of the layout) in a background thread, so
         that zooming rarely waits for one: first the levels finer than the finest built

@@ -158,9 +158,10 @@ class Messages:
     of its call forest."""
 
     def __init__(self, table: pd.DataFrame, forest: Forest):
+        # int32 (a forest has fewer than 2^31 nodes): half the memory to fill and scatter
         node_of_event = np.full(int(forest.event.max()) + 1 if len(forest) else 0, -1,
-                                dtype=np.int64)
-        node_of_event[forest.event] = np.arange(len(forest))
+                                dtype=np.int32)
+        node_of_event[forest.event] = np.arange(len(forest), dtype=np.int32)
         send_event = table["Send event"].to_numpy()
         receive_event = table["Receive event"].to_numpy()
         self.send_node = node_of_event[send_event]

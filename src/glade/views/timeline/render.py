@@ -206,6 +206,13 @@ def _runs(index: TimelineIndex, request: Request, row0: int, row1: int, row_offs
     return _Runs(lane_rows, pick, lo, hi, threshold, boxes, visible, level)
 
 
+def picture_level(index: TimelineIndex, request: Request) -> Level | None:
+    """The level of detail the picture of ``request`` reads (None: the calls
+    themselves), chosen as :func:`render` chooses it."""
+    row0, row1 = index.lanes.check_rows(request.row0, request.row1, request.depth_rows)
+    return _runs(index, request, row0, row1, 0, False).level
+
+
 def split_range(index: TimelineIndex, request: Request, row0: int, row1: int,
                 row_offset: int = 0, exact: bool = True) -> tuple:
     """The calls of rows ``row0:row1`` of ``index`` in the request's range, split into
