@@ -263,9 +263,12 @@ def raster_range(index: TimelineIndex, request: Request, row0: int, row1: int, p
     if runs.level is not None:
         runs.level.rasterize(np.arange(row0, row1, dtype=np.int64), request.t0, request.t1,
                              px, request.depth_rows, row0, pool, (cover, busy, key))
-    top = np.where(key < 0, -1, np.fmod(np.maximum(key, 0), float(1 << kernels.CODE_BITS)))
-    return box, box_row, cover, busy, top.astype(np.int32), runs.threshold, runs.visible, \
-        runs.level
+    # a key is an integer below 2^53 (exact in float64): its low CODE_BITS are the code
+    top = key.astype(np.int64)
+    top &= (1 << kernels.CODE_BITS) - 1
+    top = top.astype(np.int32)
+    top[key < 0] = -1
+    return box, box_row, cover, busy, top, runs.threshold, runs.visible, runs.level
 
 
 def render(index: TimelineIndex, messages: KeptMessages | None, request: Request) -> Picture:
