@@ -144,9 +144,16 @@ def test_levels_of_detail_keep_the_mass_and_the_boxes(monkeypatch):
         coarse = render(index, None, Request(first, last, 700, 0, rows, 100, depth_rows))
         fine = check_picture(index, Request(first, last, 700, 0, rows, 100, depth_rows))[0]
         assert coarse.cover.sum() == pytest.approx(fine.cover.sum(), rel=0.02)
-    # the background build makes the same levels
-    index.prepare_levels(False).join()
+    # the background build keeps the levels built and adds the finer ones a picture of
+    # the given width reads, no coarser ones
+    monkeypatch.setattr(levels, "EXACT_LIMIT", 1)
+    built = set(index._levels)
+    last = levels.finest_level(index.calls.size, 4)
+    assert max(built) < last < index.finest
+    index.prepare_levels(False, 4).join()
     assert index.level(request.px) is level
+    assert set(index._levels) == built | set(range(max(built) + 1, last + 1))
+    assert index.prepare_levels(False, 4) is None
 
 
 def test_a_hidden_function_leaves_its_time_to_its_caller():

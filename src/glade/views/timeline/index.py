@@ -216,18 +216,21 @@ class TimelineIndex:
                 self._levels[k] = Level(self, k)
             return self._levels[k]
 
-    def prepare_levels(self, depth_rows: bool = False) -> threading.Thread | None:
-        """Build every level (with the records of the layout) in a background thread, so
-        that zooming rarely waits for one: first the levels finer than the finest built
-        (zooming in from the first picture needs them next), then the coarser ones;
-        None when the index needs no levels. The kernels release the GIL, and a request
-        waits only for the level it reads, so requests are answered meanwhile."""
-        if self.finest < COARSEST:
+    def prepare_levels(self, depth_rows: bool = False, width: int = 2048
+                       ) -> threading.Thread | None:
+        """Build ahead, in a background thread, the levels (with the records of the
+        layout) finer than the finest built, which zooming in from the first picture
+        reads next, up to the finest a range ``width`` pixels wide reads; None when
+        there are none. Other levels (coarser ones, for narrower pictures, or finer
+        ones, where calls are dense) are built when first read: building levels ahead
+        takes the CPU the answers and the browser need while the user zooms, so only
+        the likely ones are. The kernels release the GIL, and a request waits only for
+        the level it reads, so requests are answered meanwhile."""
+        last = min(self.finest, finest_level(self.calls.size, width))
+        start = max(max(self._levels, default=COARSEST - 1) + 1, COARSEST)
+        order = range(start, last + 1)
+        if not order:
             return None
-        start = max(self._levels, default=COARSEST - 1) + 1
-        order = [*range(max(start, COARSEST), self.finest + 1),
-                 *range(min(start, self.finest + 1) - 1, COARSEST - 1, -1)]
-
         def build() -> None:
             for k in order:
                 if self._closed.is_set():

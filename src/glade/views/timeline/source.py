@@ -144,6 +144,7 @@ class PandasSource(TimelineSource):
                 bar.update()
             self._install(index)
         self._trace = trace
+        self._width = 2048  # of the pictures asked for: the levels built ahead depend on it
         self.names = self.forest.names
         self.extent = self.forest.duration
         self.num_nodes = len(self.forest)
@@ -226,6 +227,7 @@ class PandasSource(TimelineSource):
 
     def prepare_picture(self, request: Request) -> None:
         index = self.index
+        self._width = request.width
 
         def build() -> None:
             # only the level the picture reads (choosing it reads its long calls)
@@ -236,7 +238,7 @@ class PandasSource(TimelineSource):
         threading.Thread(target=build, name="glade-timeline-level", daemon=True).start()
 
     def prepare(self, depth_rows: bool) -> None:
-        self.index.prepare_levels(depth_rows)
+        self.index.prepare_levels(depth_rows, self._width)
 
     def close(self) -> None:
         self.index.close()
