@@ -156,6 +156,28 @@ def test_levels_of_detail_keep_the_mass_and_the_boxes(monkeypatch):
     assert index.prepare_levels(False, 4) is None
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 3), st.integers(1, 400), st.floats(0.0, 0.9), st.floats(0.02, 1.0),
+       st.integers(50, 1500), st.booleans())
+def test_leveled_pictures_have_the_exact_threshold_and_boxes(seed, budget, start, length,
+                                                             width, depth_rows):
+    # the threshold found among a coarser level's long calls is the exact one
+    trace = synthetic_trace(6, 300, seed=seed)
+    index = index_of(trace)
+    first, last = index.forest.duration
+    t0 = first + start * (last - first)
+    request = Request(t0, t0 + length * (last - first), width, 0,
+                      index.lanes.num_rows(depth_rows), 50, depth_rows)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(render_module, "MAX_BOXES", budget)
+        exact = render(index, None, request)
+        patch.setattr(render_module, "EXACT_LIMIT", 0)
+        index.finest = levels.finest_level(10**9)
+        leveled = render(index, None, request)
+    assert leveled.threshold == exact.threshold
+    assert sorted(leveled.boxes["node"].tolist()) == sorted(exact.boxes["node"].tolist())
+
+
 def test_a_hidden_function_leaves_its_time_to_its_caller():
     trace = synthetic_trace(4, 6, seed=1)
     full = index_of(trace)

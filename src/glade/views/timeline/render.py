@@ -21,7 +21,7 @@ import numpy as np
 from glade.errors import GladeError
 from glade.views.timeline import kernels
 from glade.views.timeline.index import TimelineIndex
-from glade.views.timeline.levels import EXACT_LIMIT, Level
+from glade.views.timeline.levels import COARSEST, EXACT_LIMIT, Level
 from glade.views.timeline.messages import Arrows, KeptMessages
 
 MAX_BOXES = 30_000
@@ -193,17 +193,25 @@ def _runs(index: TimelineIndex, request: Request, row0: int, row1: int, row_offs
                                      level.long, lanes, float(request.t0),
                                      float(request.t1), True)
 
-    if level is not None:
-        # a level's long calls hold every call a pixel wide: the threshold is theirs
-        pick = level.long
-        lo, hi = read(level)
-    threshold, boxes = _threshold(index, lo, hi, pick, request.px)
-    if level is not None:
-        coarser = index.level(request.px, threshold)
-        if coarser is not level:
-            level, pick = coarser, coarser.long
-            lo, hi = read(level)
-    return _Runs(lane_rows, pick, lo, hi, threshold, boxes, visible, level)
+    if level is None:
+        threshold, boxes = _threshold(index, lo, hi, pick, request.px)
+        return _Runs(lane_rows, pick, lo, hi, threshold, boxes, visible, None)
+    # a level's long calls hold every call a pixel wide, so the threshold is theirs;
+    # and when a coarser level holds more than MAX_BOXES long calls in range (at least
+    # two of its bins, over a pixel), the MAX_BOXES longest are among them: the
+    # threshold is found among the fewer long calls of the coarsest such level
+    runs = {level.k: read(level)}
+    k = level.k
+    while k > COARSEST:
+        coarse = index.level_number(k - 1)
+        runs[k - 1] = read(coarse)
+        if int((runs[k - 1][1] - runs[k - 1][0]).sum()) <= MAX_BOXES:
+            break
+        k -= 1
+    threshold, boxes = _threshold(index, *runs[k], index.level_number(k).long, request.px)
+    level = index.level(request.px, threshold)
+    lo, hi = runs[level.k] if level.k in runs else read(level)
+    return _Runs(lane_rows, level.long, lo, hi, threshold, boxes, visible, level)
 
 
 def picture_level(index: TimelineIndex, request: Request) -> Level | None:
