@@ -42,7 +42,9 @@ def encode_picture(picture: Picture, num_names: int) -> tuple[dict[str, Any], by
     }
     instants = picture.instants
     if picture.instants_pooled:
-        arrays["mark_count"] = np.minimum(instants["count"], 65535).astype(np.uint16).reshape(-1)
+        count = instants["count"]
+        count_dtype = np.uint8 if count.max(initial=0) < 256 else np.uint16
+        arrays["mark_count"] = np.minimum(count, 65535).astype(count_dtype).reshape(-1)
     else:
         arrays.update(instant_time=instants["time"].astype(np.float64),
                       instant_row=instants["row"].astype(np.int32),
