@@ -18,11 +18,11 @@ from glade.errors import GladeError
 from glade.trace import Trace
 from glade.trace.comm import message_pairs
 from glade.trace.matching import UnmatchedEventsWarning
-from glade.views.timeline import levels
+from glade.views.timeline import kernels, levels
 from glade.views.timeline import render as render_module
 from glade.views.timeline.index import Forest, TimelineIndex
-from glade.views.timeline.messages import Messages, _groups
-from glade.views.timeline.render import Request, pool_of, render
+from glade.views.timeline.messages import KeptMessages, Messages
+from glade.views.timeline.render import Request, instant_counts, pool_of, render
 from tests.trace.test_matching_property import random_traces
 
 
@@ -144,9 +144,38 @@ def test_levels_of_detail_keep_the_mass_and_the_boxes(monkeypatch):
         coarse = render(index, None, Request(first, last, 700, 0, rows, 100, depth_rows))
         fine = check_picture(index, Request(first, last, 700, 0, rows, 100, depth_rows))[0]
         assert coarse.cover.sum() == pytest.approx(fine.cover.sum(), rel=0.02)
-    # the background build makes the same levels
-    index.prepare_levels(False).join()
+    # the background build keeps the levels built and adds the finer ones a picture of
+    # the given width reads, no coarser ones
+    monkeypatch.setattr(levels, "EXACT_LIMIT", 1)
+    built = set(index._levels)
+    last = levels.finest_level(index.calls.size, 4)
+    assert max(built) < last < index.finest
+    index.prepare_levels(False, 4).join()
     assert index.level(request.px) is level
+    assert set(index._levels) == built | set(range(max(built) + 1, last + 1))
+    assert index.prepare_levels(False, 4) is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 3), st.integers(1, 400), st.floats(0.0, 0.9), st.floats(0.02, 1.0),
+       st.integers(50, 1500), st.booleans())
+def test_leveled_pictures_have_the_exact_threshold_and_boxes(seed, budget, start, length,
+                                                             width, depth_rows):
+    # the threshold found among a coarser level's long calls is the exact one
+    trace = synthetic_trace(6, 300, seed=seed)
+    index = index_of(trace)
+    first, last = index.forest.duration
+    t0 = first + start * (last - first)
+    request = Request(t0, t0 + length * (last - first), width, 0,
+                      index.lanes.num_rows(depth_rows), 50, depth_rows)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(render_module, "MAX_BOXES", budget)
+        exact = render(index, None, request)
+        patch.setattr(render_module, "EXACT_LIMIT", 0)
+        index.finest = levels.finest_level(10**9)
+        leveled = render(index, None, request)
+    assert leveled.threshold == exact.threshold
+    assert sorted(leveled.boxes["node"].tolist()) == sorted(exact.boxes["node"].tolist())
 
 
 def test_a_hidden_function_leaves_its_time_to_its_caller():
@@ -226,13 +255,122 @@ def test_arrows_are_the_matched_messages_in_range(exchange, monkeypatch):
             np.testing.assert_array_equal(getattr(counted, field), getattr(sorted_, field))
 
 
+def bundles_by_sorting(send_time, receive_time, send_row, receive_row, size, t0, t1, row0,
+                       pool, limit, buckets=64):
+    """Brute force: messages bundled per pair of row bins and time bucket with np.unique,
+    as many buckets (64, 16, 4, 1) as keep the bundles within ``limit``."""
+    send_bin, receive_bin = (send_row - row0) // pool, (receive_row - row0) // pool
+    pairs, pair = np.unique(np.stack([send_bin, receive_bin], axis=1), axis=0,
+                            return_inverse=True)
+    pair = pair.reshape(-1)
+    buckets = buckets if len(pairs) <= limit else 1
+    while True:
+        bucket = np.clip(((send_time - t0) / (t1 - t0) * buckets).astype(np.int64), 0,
+                         buckets - 1)
+        keys, which, count = np.unique(pair * buckets + bucket, return_inverse=True,
+                                       return_counts=True)
+        if buckets == 1 or keys.size <= limit:
+            break
+        buckets //= 4
+    ends = pairs[keys // buckets]
+    return (np.bincount(which, weights=send_time) / count,
+            np.bincount(which, weights=receive_time) / count,
+            ends[:, 0] * pool + row0, ends[:, 1] * pool + row0,
+            np.bincount(which, weights=np.maximum(size, 0)), count)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 300), st.integers(0, 2**31), st.integers(1, 30), st.integers(0, 8),
+       st.integers(1, 12), st.sampled_from([1, 2, 4, 8]), st.floats(0, 0.9),
+       st.floats(0.01, 1.0), st.booleans())
+def test_arrows_and_bundles_against_brute_force(n, seed, lanes, row0, rows, pool, start,
+                                                length, sparse):
+    rng = np.random.default_rng(seed)
+    send = rng.integers(0, 1000, n).astype(float)
+    receive = send + rng.integers(-50, 50, n)
+    send_lane, receive_lane = rng.integers(0, lanes, n), rng.integers(0, lanes, n)
+    size = rng.integers(-1, 100, n).astype(float)
+    row_of_lane = rng.permutation(lanes)
+    t0 = start * 1000
+    t1 = t0 + length * 1000
+    row1 = row0 + rows
+    limit = int(rng.integers(1, 40))
+    send_row, receive_row = row_of_lane[send_lane], row_of_lane[receive_lane]
+    inside = ((np.maximum(send, receive) >= t0) & (np.minimum(send, receive) < t1)
+              & (((send_row >= row0) & (send_row < row1))
+                 | ((receive_row >= row0) & (receive_row < row1))))
+    messages = KeptMessages(send, receive, send_lane, receive_lane, size)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("glade.views.timeline.messages.MAX_ARROWS", limit)
+        if sparse:  # pairs numbered by sorting, as when they are too many to count
+            patch.setattr("glade.views.timeline.messages.DENSE_GROUPS", 0)
+        arrows = messages.in_range(t0, t1, row_of_lane, row0, row1, pool)
+    assert arrows.bundled == (inside.sum() > limit)
+    got = (arrows.send_time, arrows.receive_time, arrows.send_row, arrows.receive_row,
+           arrows.size, arrows.count)
+    if not arrows.bundled:
+        expected = sorted(zip(send[inside], receive[inside], send_row[inside],
+                              receive_row[inside], size[inside], strict=True))
+        assert sorted(zip(*got[:5], strict=True)) == expected
+        assert (arrows.count == 1).all()
+        return
+    order = np.lexsort((send[inside], receive[inside]))
+    for value, oracle in zip(got, bundles_by_sorting(
+            send[inside][order], receive[inside][order], send_row[inside][order],
+            receive_row[inside][order], size[inside][order], t0, t1, row0, pool, limit),
+            strict=True):
+        np.testing.assert_allclose(value, oracle, rtol=1e-12)
+
+
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.integers(0, 50), max_size=200))
-def test_grouping_by_counting_is_np_unique(codes):
-    codes = np.asarray(codes, dtype=np.int64)
-    for got, expected in zip(_groups(codes, 51), np.unique(codes, return_inverse=True,
-                                                           return_counts=True), strict=True):
-        np.testing.assert_array_equal(got, expected)
+@given(st.integers(0, 400), st.integers(0, 2**31), st.integers(1, 20), st.integers(1, 50),
+       st.integers(0, 5), st.integers(1, 10), st.sampled_from([1, 2, 4]))
+def test_instants_counted_per_pixel_against_brute_force(n, seed, lanes, width, row0, rows,
+                                                        pool):
+    # one pass over the runs of instants equals gathering them and counting per pixel
+    rng = np.random.default_rng(seed)
+    lane = np.sort(rng.integers(0, lanes, n)).astype(np.int32)
+    ptr = np.searchsorted(lane, np.arange(lanes + 1))
+    time = np.concatenate([np.sort(rng.integers(0, 1000, int(c))) for c in np.diff(ptr)]
+                          ).astype(np.int64) if n else np.zeros(0, np.int64)
+    row_of_lane = rng.permutation(lanes).astype(np.int64)
+    request = Request(100.0, 900.0, width, row0, row0 + rows, 10)
+    lo, hi = kernels.runs_in_range(ptr, time, time, kernels.ALL, np.arange(lanes), 100.0,
+                                   900.0, False)
+    bins = -(-rows // pool)
+    counts = np.zeros((bins, width), dtype=np.int64)
+    shown = kernels.count_instants(lo, hi, time, lane, row_of_lane, row0, row0 + rows, pool,
+                                   100.0, request.px, counts)
+    found = kernels.gather_runs(lo, hi)
+    row = row_of_lane[lane[found]]
+    keep = (row >= row0) & (row < row0 + rows)
+    assert (time[found] >= 100).all() and (time[found] < 900).all()
+    assert shown == keep.sum()
+    np.testing.assert_array_equal(counts, instant_counts(time[found][keep], row[keep],
+                                                         request, row0, pool, bins))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 3000), max_size=300), st.integers(1, 2**40),
+       st.integers(1, 40), st.floats(0.01, 500), st.booleans())
+def test_the_longest_cut_against_sorting(lengths, scale, most, minimum, picked):
+    # durations with ties and over many powers of two: the cut is the most-th longest
+    # of those lasting at least `minimum`, as sorting them all finds it
+    duration = np.asarray(lengths, dtype=np.int64) * (scale if scale < 2**20 else 1)
+    start = np.arange(duration.size, dtype=np.int64) * 7
+    end = start + duration
+    pick = np.arange(0, duration.size, 2, dtype=np.int32) if picked else kernels.ALL
+    chosen = duration[pick] if picked else duration
+    lo, hi = np.array([0]), np.array([chosen.size])
+    count, cut, at_least, longer = kernels.longest_cut(lo, hi, start, end, pick, minimum,
+                                                       most)
+    wide = np.sort(chosen[chosen >= minimum])[::-1]
+    assert count == wide.size
+    if count <= most:
+        assert (cut, at_least, longer) == (minimum, count, count)
+    else:
+        assert cut == wide[most - 1]
+        assert at_least == (wide >= cut).sum() and longer == (wide > cut).sum()
 
 
 def test_bad_requests_are_clear_errors():

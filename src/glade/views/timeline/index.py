@@ -106,9 +106,10 @@ class Forest:
     def __len__(self) -> int:
         return self.start.size
 
-    @property
+    @functools.cached_property
     def duration(self) -> tuple[int, int]:
-        """The first and last time of the forest (0, 0 when empty)."""
+        """The first and last time of the forest (0, 0 when empty); computed once (every
+        range request reads it, and its arrays are never changed)."""
         if not len(self):
             return 0, 0
         return int(self.start.min()), int(self.end.max())
@@ -215,35 +216,21 @@ class TimelineIndex:
                 self._levels[k] = Level(self, k)
             return self._levels[k]
 
-    def prepare_level(self, px: float, depth_rows: bool = False) -> threading.Thread | None:
-        """Build in a background thread the level (with the records of the layout) that
-        a picture of pixels of ``px`` ns reads, while the caller prepares the rest: the
-        next coarser one first (a wide picture past the box budget reads it alone), then
-        its own; None when such a picture reads the calls themselves."""
-        k = self._level_number(px)
-        if k is None:
+    def prepare_levels(self, depth_rows: bool = False, width: int = 2048
+                       ) -> threading.Thread | None:
+        """Build ahead, in a background thread, the levels (with the records of the
+        layout) finer than the finest built, which zooming in from the first picture
+        reads next, up to the finest a range ``width`` pixels wide reads; None when
+        there are none. Other levels (coarser ones, for narrower pictures, or finer
+        ones, where calls are dense) are built when first read: building levels ahead
+        takes the CPU the answers and the browser need while the user zooms, so only
+        the likely ones are. The kernels release the GIL, and a request waits only for
+        the level it reads, so requests are answered meanwhile."""
+        last = min(self.finest, finest_level(self.calls.size, width))
+        start = max(max(self._levels, default=COARSEST - 1) + 1, COARSEST)
+        order = range(start, last + 1)
+        if not order:
             return None
-
-        def build() -> None:
-            for level in range(max(k - 1, COARSEST), k + 1):
-                self.level_number(level).records(depth_rows)
-
-        worker = threading.Thread(target=build, name="glade-timeline-level", daemon=True)
-        worker.start()
-        return worker
-
-    def prepare_levels(self, depth_rows: bool = False) -> threading.Thread | None:
-        """Build every level (with the records of the layout) in a background thread, so
-        that zooming rarely waits for one: first the levels finer than the finest built
-        (zooming in from the first picture needs them next), then the coarser ones;
-        None when the index needs no levels. The kernels release the GIL, and a request
-        waits only for the level it reads, so requests are answered meanwhile."""
-        if self.finest < COARSEST:
-            return None
-        start = max(self._levels, default=COARSEST - 1) + 1
-        order = [*range(max(start, COARSEST), self.finest + 1),
-                 *range(min(start, self.finest + 1) - 1, COARSEST - 1, -1)]
-
         def build() -> None:
             for k in order:
                 if self._closed.is_set():
@@ -283,10 +270,10 @@ class TimelineIndex:
                                      kernels.ALL, np.asarray(lanes, dtype=np.int64),
                                      float(t0), float(t1), True)
 
-    def instants_in(self, locations: np.ndarray, t0: float, t1: float) -> np.ndarray:
-        """Positions (in the index's instant arrays) of the instants of ``locations`` at
-        times in [t0, t1), location by location."""
-        lo, hi = kernels.runs_in_range(self.instant_ptr, self.instant_time, self.instant_time,
-                                       kernels.ALL, np.asarray(locations, dtype=np.int64),
-                                       float(t0), float(t1), False)
-        return kernels.gather_runs(lo, hi)
+    def instant_runs(self, locations: np.ndarray, t0: float, t1: float
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """Per location of ``locations``, the run [lo, hi) of its instants (positions in
+        the index's instant arrays) at times in [t0, t1)."""
+        return kernels.runs_in_range(self.instant_ptr, self.instant_time, self.instant_time,
+                                     kernels.ALL, np.asarray(locations, dtype=np.int64),
+                                     float(t0), float(t1), False)

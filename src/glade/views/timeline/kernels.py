@@ -8,6 +8,8 @@ once, without sorting and without a Python loop per call.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -60,19 +62,59 @@ def runs_in_range(ptr, start, end, pick, segments, t0, t1, strict):
     return lo, hi
 
 
+#: Classes of durations for :func:`longest_cut`: 64 per power of two.
+_CLASS_STEPS = 64
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _duration_class(duration):
+    """The class of a duration of at least 1 ns: classes ascend with durations, 64 per
+    power of two."""
+    mantissa, exponent = math.frexp(duration)
+    return exponent * _CLASS_STEPS + int((mantissa - 0.5) * 2 * _CLASS_STEPS)
+
+
 @njit(cache=True, nogil=True)
-def durations_at_least(lo, hi, start, end, pick, minimum, out):
-    """How many calls of the runs (at positions ``pick``, see :func:`_at`) last at least
-    ``minimum``; their durations go to ``out`` when it has room for them all."""
+def longest_cut(lo, hi, start, end, pick, minimum, most):
+    """The calls of the runs (at positions ``pick``, see :func:`_at`) lasting at least
+    ``minimum`` (> 0): how many there are; when more than ``most``, also the duration of
+    the ``most``-th longest (``cut``) and how many last at least ``cut`` and longer than
+    it (ties may make more than ``most``). Returns ``(count, cut, at_least, longer)``
+    (``cut`` = ``minimum`` and both counts = ``count`` when at most ``most``).
+
+    One pass counts the durations per class (:func:`_duration_class`), which finds the
+    class holding the cut; a second gathers that class's durations alone and sorts
+    them, instead of writing and partitioning every duration."""
+    counts = np.zeros(66 * _CLASS_STEPS, np.int64)
     count = 0
     for k in range(lo.size):
         for j in range(lo[k], hi[k]):
             i = _at(pick, j)
-            if end[i] - start[i] >= minimum:
-                if count < out.size:
-                    out[count] = end[i] - start[i]
+            duration = end[i] - start[i]
+            if duration >= minimum:
+                counts[_duration_class(duration)] += 1
                 count += 1
-    return count
+    if count <= most:
+        return count, minimum, count, count
+    above = 0
+    c = counts.size - 1
+    while above + counts[c] < most:
+        above += counts[c]
+        c -= 1
+    values = np.empty(counts[c])
+    n = 0
+    for k in range(lo.size):
+        for j in range(lo[k], hi[k]):
+            i = _at(pick, j)
+            duration = end[i] - start[i]
+            if duration >= minimum and _duration_class(duration) == c:
+                values[n] = duration
+                n += 1
+    values.sort()
+    cut = values[values.size - (most - above)]
+    at_least = above + values.size - np.searchsorted(values, cut, side="left")
+    longer = above + values.size - np.searchsorted(values, cut, side="right")
+    return count, cut, at_least, longer
 
 
 #: Rows of a points buffer: x, y, weight, second weight, key.
@@ -425,3 +467,22 @@ def index_arrays(keep, call, location, depth, caller, start, end, code, num_loca
             j += 1
     return (exclusive, share, node_lane, offset, ptr, call_node, call_start, call_end,
             call_code, call_share, instant_ptr, instant_node, instant_time, instant_lane)
+
+
+@njit(cache=True, nogil=True)
+def count_instants(lo, hi, time, lane, row_of_lane, row0, row1, pool, t0, px, counts):
+    """How many of the instants of the runs [lo[k], hi[k]) (at ``time``, on ``lane``)
+    lie on display rows ``row0:row1`` (``row_of_lane``), each added to its pixel of
+    ``counts`` (raster rows of ``pool`` display rows from ``row0``, columns of ``px`` ns
+    from ``t0``, clipped to the raster), in one pass."""
+    width = counts.shape[1]
+    shown = 0
+    for k in range(lo.size):
+        for i in range(lo[k], hi[k]):
+            row = row_of_lane[lane[i]]
+            if row < row0 or row >= row1:
+                continue
+            column = min(max(int((time[i] - t0) / px), 0), width - 1)
+            counts[(row - row0) // pool, column] += 1
+            shown += 1
+    return shown

@@ -90,9 +90,10 @@ def level_for(px: float, span: float, finest: int) -> int | None:
     return k if k <= finest else None
 
 
-def finest_level(num_calls: int) -> int:
-    """The finest level worth building for ``num_calls`` calls: past it, a range two
-    thousand pixels wide spans fewer than EXACT_LIMIT calls on average."""
+def finest_level(num_calls: int, width: int = 2048) -> int:
+    """The finest level worth building for ``num_calls`` calls: past it, a range
+    ``width`` pixels wide spans fewer than EXACT_LIMIT calls on average (with a margin
+    of two for uneven traces)."""
     if num_calls <= EXACT_LIMIT:
         return COARSEST - 1
-    return max(math.ceil(math.log2(4 * 2048 * num_calls / EXACT_LIMIT)), COARSEST)
+    return max(math.ceil(math.log2(4 * width * num_calls / EXACT_LIMIT)), COARSEST)

@@ -10,14 +10,16 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
+from glade.errors import GladeError
 from glade.views.timeline.index import Forest, TimelineIndex
 
 #: More messages than this in a range are drawn as bundles: one per pair of rows and
 #: time bucket (BUNDLE_BUCKETS across the range, fewer when that still makes too many).
 MAX_ARROWS = 2_000
 BUNDLE_BUCKETS = 64
-#: Bundle keys below this are grouped by counting, not by sorting.
+#: Pairs of row bins are numbered by counting up to this many, by sorting past it.
 DENSE_GROUPS = 1 << 22
 
 
@@ -42,15 +44,113 @@ class Arrows:
                    none.astype(np.int64), False)
 
 
-def _groups(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct values of ``codes`` (in [0, size)) ascending, the position of each
-    code's value among them, and how many codes hold each: ``np.unique(codes,
-    return_inverse=True, return_counts=True)``, by counting when ``size`` is small."""
-    if size > DENSE_GROUPS:
-        return np.unique(codes, return_inverse=True, return_counts=True)
-    counts = np.bincount(codes, minlength=size)
-    present = counts > 0
-    return np.flatnonzero(present), (np.cumsum(present) - 1)[codes], counts[present]
+@njit(cache=True, nogil=True)
+def _window(lo, hi, last, send_lane, receive_lane, t0, row_of_lane, row0, row1):
+    """The messages among positions [lo, hi) that end (``last``) at ``t0`` or after
+    and have an end on rows ``row0:row1`` (``row_of_lane`` maps their lanes to rows), in
+    one pass: their positions, send rows and receive rows."""
+    position = np.empty(hi - lo, np.int64)
+    send_row = np.empty(hi - lo, np.int64)
+    receive_row = np.empty(hi - lo, np.int64)
+    n = 0
+    for i in range(lo, hi):
+        if last[i] < t0:
+            continue
+        send = row_of_lane[send_lane[i]]
+        receive = row_of_lane[receive_lane[i]]
+        if row0 <= send < row1 or row0 <= receive < row1:
+            position[n] = i
+            send_row[n] = send
+            receive_row[n] = receive
+            n += 1
+    return position[:n], send_row[:n], receive_row[:n]
+
+
+@njit(cache=True, nogil=True)
+def _bundles(send_row, receive_row, row0, shift, position, send_time, t0, t1, max_arrows,
+             max_buckets, dense_pairs):
+    """Bundles of the messages at ``position`` (sent from ``send_row`` to
+    ``receive_row``): one per pair of row bins (2^``shift`` rows each from ``row0``) and
+    time bucket of their send times (``max_buckets`` buckets across [t0, t1), a quarter
+    as many while that makes more than ``max_arrows`` bundles, one when the pairs alone
+    are more). Pairs are numbered by counting when there are at most ``dense_pairs``
+    possible ones, by sorting otherwise. Returns each message's bundle, and per bundle
+    (ascending pair, then bucket) the first rows of its send and receive row bins."""
+    n = send_row.size
+    send_bin = np.empty(n, np.int64)
+    receive_bin = np.empty(n, np.int64)
+    low = np.iinfo(np.int64).max
+    high = np.iinfo(np.int64).min
+    for k in range(n):
+        send_bin[k] = (send_row[k] - row0) >> shift  # floor division by 2^shift
+        receive_bin[k] = (receive_row[k] - row0) >> shift
+        low = min(low, send_bin[k], receive_bin[k])
+        high = max(high, send_bin[k], receive_bin[k])
+    span = high - low + 1
+    pair = np.empty(n, np.int64)
+    for k in range(n):
+        pair[k] = (send_bin[k] - low) * span + (receive_bin[k] - low)
+    pairs = span * span
+    values = np.empty(0, np.int64)
+    if pairs > dense_pairs:
+        values = np.unique(pair)
+        pair = np.searchsorted(values, pair)
+        pairs = values.size
+    rank = np.zeros(pairs + 1, np.int64)
+    for k in range(n):
+        rank[pair[k] + 1] = 1
+    for p in range(pairs):
+        rank[p + 1] += rank[p]
+    used = rank[pairs]
+    buckets = max_buckets if used <= max_arrows else 1
+    key = np.empty(n, np.int64)
+    while True:
+        seen = np.zeros(used * buckets + 1, np.int64)
+        for k in range(n):
+            bucket = 0
+            if buckets > 1:
+                bucket = int((send_time[position[k]] - t0) / (t1 - t0) * buckets)
+                bucket = min(max(bucket, 0), buckets - 1)
+            key[k] = rank[pair[k]] * buckets + bucket
+            seen[key[k] + 1] = 1
+        for g in range(used * buckets):
+            seen[g + 1] += seen[g]
+        if buckets == 1 or seen[used * buckets] <= max_arrows:
+            break
+        buckets //= 4
+    groups = seen[used * buckets]
+    bundle_pair = np.empty(groups, np.int64)
+    for k in range(n):
+        key[k] = seen[key[k]]
+        bundle_pair[key[k]] = values[pair[k]] if values.size else pair[k]
+    first_send = np.empty(groups, np.int64)
+    first_receive = np.empty(groups, np.int64)
+    for g in range(groups):
+        first_send[g] = ((bundle_pair[g] // span + low) << shift) + row0
+        first_receive[g] = ((bundle_pair[g] % span + low) << shift) + row0
+    return key, first_send, first_receive
+
+
+@njit(cache=True, nogil=True)
+def _bundle_sums(which, groups, position, send_time, receive_time, size):
+    """Per group (message k of ``position`` is in group ``which[k]`` of ``groups``) the
+    mean send and receive times, the total size (negative sizes count as 0) and the
+    number of messages."""
+    send = np.zeros(groups)
+    receive = np.zeros(groups)
+    total = np.zeros(groups)
+    count = np.zeros(groups, np.int64)
+    for k in range(position.size):
+        g = which[k]
+        i = position[k]
+        send[g] += send_time[i]
+        receive[g] += receive_time[i]
+        total[g] += max(size[i], 0.0)
+        count[g] += 1
+    for g in range(groups):
+        send[g] /= max(count[g], 1)
+        receive[g] /= max(count[g], 1)
+    return send, receive, total, count
 
 
 class Messages:
@@ -58,9 +158,10 @@ class Messages:
     of its call forest."""
 
     def __init__(self, table: pd.DataFrame, forest: Forest):
+        # int32 (a forest has fewer than 2^31 nodes): half the memory to fill and scatter
         node_of_event = np.full(int(forest.event.max()) + 1 if len(forest) else 0, -1,
-                                dtype=np.int64)
-        node_of_event[forest.event] = np.arange(len(forest))
+                                dtype=np.int32)
+        node_of_event[forest.event] = np.arange(len(forest), dtype=np.int32)
         send_event = table["Send event"].to_numpy()
         receive_event = table["Receive event"].to_numpy()
         self.send_node = node_of_event[send_event]
@@ -94,6 +195,7 @@ class KeptMessages:
         self.span = float((np.abs(receive_time - send_time)).max()) if order.size else 0.0
         self.send_time = send_time[order]
         self.receive_time = receive_time[order]
+        self.last = np.maximum(self.send_time, self.receive_time)
         self.send_lane = send_lane[order]
         self.receive_lane = receive_lane[order]
         self.size = size[order]
@@ -106,45 +208,20 @@ class KeptMessages:
         """The messages that overlap [t0, t1) with an end on rows ``row0:row1``; bundled
         per pair of row bins (``pool`` rows each) and time bucket when there are more
         than MAX_ARROWS."""
-        lo = np.searchsorted(self.first, t0 - self.span, side="left")
-        hi = np.searchsorted(self.first, t1, side="left")
-        window = np.arange(lo, hi)
-        last = np.maximum(self.send_time[window], self.receive_time[window])
-        window = window[last >= t0]
-        send_row = row_of_lane[self.send_lane[window]]
-        receive_row = row_of_lane[self.receive_lane[window]]
-        shown = ((send_row >= row0) & (send_row < row1)) | (
-            (receive_row >= row0) & (receive_row < row1))
-        window, send_row, receive_row = window[shown], send_row[shown], receive_row[shown]
+        lo = int(np.searchsorted(self.first, t0 - self.span, side="left"))
+        hi = int(np.searchsorted(self.first, t1, side="left"))
+        window, send_row, receive_row = _window(
+            lo, hi, self.last, self.send_lane, self.receive_lane, float(t0),
+            np.asarray(row_of_lane, dtype=np.int64), int(row0), int(row1))
         if window.size <= MAX_ARROWS:
             return Arrows(self.send_time[window], self.receive_time[window], send_row,
                           receive_row, self.size[window], np.ones(window.size, np.int64), False)
-        send_bin = (send_row - row0) // pool
-        receive_bin = (receive_row - row0) // pool
-        low = int(min(send_bin.min(), receive_bin.min()))
-        span = int(max(send_bin.max(), receive_bin.max())) - low + 1
-        pair = (send_bin - low) * span + (receive_bin - low)
-        send_time = self.send_time[window]
-        # a pair's bundles number at least one and at most `buckets`: with more pairs
-        # than MAX_ARROWS only one bucket fits; with few enough, all do
-        pairs, which, count = _groups(pair, span * span)
-        keys = np.arange(pairs.size)
-        buckets = BUNDLE_BUCKETS if pairs.size <= MAX_ARROWS else 1
-        pair_of = which
-        while buckets > 1:
-            bucket = np.clip(((send_time - t0) / (t1 - t0) * buckets).astype(np.int64), 0,
-                             buckets - 1)
-            bundles = _groups(pair_of * buckets + bucket, pairs.size * buckets)
-            if bundles[0].size <= MAX_ARROWS:
-                keys, which, count = bundles
-                break
-            buckets //= 4
-
-        def mean(values: np.ndarray) -> np.ndarray:
-            return np.bincount(which, weights=values) / count
-
-        ends = pairs[keys // buckets]
-        return Arrows(mean(send_time), mean(self.receive_time[window]),
-                      (ends // span + low) * pool + row0, (ends % span + low) * pool + row0,
-                      np.bincount(which, weights=np.maximum(self.size[window], 0.0)),
-                      count.astype(np.int64), True)
+        shift = int(pool).bit_length() - 1
+        if pool < 1 or 1 << shift != pool:
+            raise GladeError(f"rows are pooled by powers of two, not {pool}")
+        which, send_bin, receive_bin = _bundles(
+            send_row, receive_row, int(row0), shift, window, self.send_time, float(t0),
+            float(t1), MAX_ARROWS, BUNDLE_BUCKETS, DENSE_GROUPS)
+        send, receive, size, count = _bundle_sums(which, send_bin.size, window, self.send_time,
+                                                  self.receive_time, self.size)
+        return Arrows(send, receive, send_bin, receive_bin, size, count, True)

@@ -21,7 +21,7 @@ import numpy as np
 from glade.errors import GladeError
 from glade.views.timeline import kernels
 from glade.views.timeline.index import TimelineIndex
-from glade.views.timeline.levels import EXACT_LIMIT, Level
+from glade.views.timeline.levels import COARSEST, EXACT_LIMIT, Level
 from glade.views.timeline.messages import Arrows, KeptMessages
 
 MAX_BOXES = 30_000
@@ -124,38 +124,38 @@ def _threshold(index: TimelineIndex, lo: np.ndarray, hi: np.ndarray, pick: np.nd
                px: float) -> tuple[float, int]:
     """The shortest duration drawn as a box: a pixel, or more when more than
     MAX_BOXES of the calls in the runs (of the index's calls at positions ``pick``)
-    last a pixel or longer (then the MAX_BOXES longest are boxes); and how many boxes
-    that makes."""
-    none = np.empty(0)
-    start, end = index.call_start, index.call_end
-    count = kernels.durations_at_least(lo, hi, start, end, pick, px, none)
+    last a pixel or longer (then the MAX_BOXES longest are boxes, fewer when ties
+    would make more); and how many boxes that makes."""
+    count, cut, at_least, longer = kernels.longest_cut(
+        lo, hi, index.call_start, index.call_end, pick, px, MAX_BOXES)
     if count <= MAX_BOXES:
         return px, count
-    wide = index.points_buffer(count)[0, :count]
-    kernels.durations_at_least(lo, hi, start, end, pick, px, wide)
-    cut = float(np.partition(wide, count - MAX_BOXES)[count - MAX_BOXES])
-    boxes = int(np.count_nonzero(wide >= cut))
-    if boxes > MAX_BOXES:
-        cut = float(np.nextafter(cut, np.inf))
-        boxes = int(np.count_nonzero(wide >= cut))
-    return max(cut, px), boxes
+    if at_least > MAX_BOXES:
+        return max(float(np.nextafter(cut, np.inf)), px), longer
+    return max(float(cut), px), at_least
 
 
 def _instants(index: TimelineIndex, request: Request, lanes: np.ndarray, row_of_lane,
               row0: int, row1: int, pool: int, bins: int) -> tuple[dict, bool]:
     """The instants of the range: exact marks, or per pixel (raster row and column)
-    their count when too many."""
+    their count when too many (counted in one pass, without gathering them)."""
     locations = np.unique(index.lanes.lane_location()[lanes])
-    found = index.instants_in(locations, request.t0, request.t1)
+    lo, hi = index.instant_runs(locations, request.t0, request.t1)
+    if int((hi - lo).sum()) > MAX_INSTANTS:
+        counts = np.zeros((bins, request.width), dtype=np.int64)
+        rows = np.asarray(row_of_lane(np.arange(index.lanes.num_lanes)), dtype=np.int64)
+        shown = kernels.count_instants(lo, hi, index.instant_time, index.instant_lane, rows,
+                                       row0, row1, pool, float(request.t0), request.px,
+                                       counts)
+        if shown > MAX_INSTANTS:
+            return {"count": counts}, True
+    found = kernels.gather_runs(lo, hi)
     rows = row_of_lane(index.instant_lane[found])
     shown = (rows >= row0) & (rows < row1)
     found, rows = found[shown], rows[shown]
-    times = index.instant_time[found]
-    if found.size <= MAX_INSTANTS:
-        nodes = index.instant_node[found]
-        return {"node": nodes, "row": rows, "time": times,
-                "code": index.forest.code[nodes]}, False
-    return {"count": instant_counts(times, rows, request, row0, pool, bins)}, True
+    nodes = index.instant_node[found]
+    return {"node": nodes, "row": rows, "time": index.instant_time[found],
+            "code": index.forest.code[nodes]}, False
 
 
 @dataclass(frozen=True)
@@ -193,17 +193,32 @@ def _runs(index: TimelineIndex, request: Request, row0: int, row1: int, row_offs
                                      level.long, lanes, float(request.t0),
                                      float(request.t1), True)
 
-    if level is not None:
-        # a level's long calls hold every call a pixel wide: the threshold is theirs
-        pick = level.long
-        lo, hi = read(level)
-    threshold, boxes = _threshold(index, lo, hi, pick, request.px)
-    if level is not None:
-        coarser = index.level(request.px, threshold)
-        if coarser is not level:
-            level, pick = coarser, coarser.long
-            lo, hi = read(level)
-    return _Runs(lane_rows, pick, lo, hi, threshold, boxes, visible, level)
+    if level is None:
+        threshold, boxes = _threshold(index, lo, hi, pick, request.px)
+        return _Runs(lane_rows, pick, lo, hi, threshold, boxes, visible, None)
+    # a level's long calls hold every call a pixel wide, so the threshold is theirs;
+    # and when a coarser level holds more than MAX_BOXES long calls in range (at least
+    # two of its bins, over a pixel), the MAX_BOXES longest are among them: the
+    # threshold is found among the fewer long calls of the coarsest such level
+    runs = {level.k: read(level)}
+    k = level.k
+    while k > COARSEST:
+        coarse = index.level_number(k - 1)
+        runs[k - 1] = read(coarse)
+        if int((runs[k - 1][1] - runs[k - 1][0]).sum()) <= MAX_BOXES:
+            break
+        k -= 1
+    threshold, boxes = _threshold(index, *runs[k], index.level_number(k).long, request.px)
+    level = index.level(request.px, threshold)
+    lo, hi = runs[level.k] if level.k in runs else read(level)
+    return _Runs(lane_rows, level.long, lo, hi, threshold, boxes, visible, level)
+
+
+def picture_level(index: TimelineIndex, request: Request) -> Level | None:
+    """The level of detail the picture of ``request`` reads (None: the calls
+    themselves), chosen as :func:`render` chooses it."""
+    row0, row1 = index.lanes.check_rows(request.row0, request.row1, request.depth_rows)
+    return _runs(index, request, row0, row1, 0, False).level
 
 
 def split_range(index: TimelineIndex, request: Request, row0: int, row1: int,
@@ -256,9 +271,12 @@ def raster_range(index: TimelineIndex, request: Request, row0: int, row1: int, p
     if runs.level is not None:
         runs.level.rasterize(np.arange(row0, row1, dtype=np.int64), request.t0, request.t1,
                              px, request.depth_rows, row0, pool, (cover, busy, key))
-    top = np.where(key < 0, -1, np.fmod(np.maximum(key, 0), float(1 << kernels.CODE_BITS)))
-    return box, box_row, cover, busy, top.astype(np.int32), runs.threshold, runs.visible, \
-        runs.level
+    # a key is an integer below 2^53 (exact in float64): its low CODE_BITS are the code
+    top = key.astype(np.int64)
+    top &= (1 << kernels.CODE_BITS) - 1
+    top = top.astype(np.int32)
+    top[key < 0] = -1
+    return box, box_row, cover, busy, top, runs.threshold, runs.visible, runs.level
 
 
 def render(index: TimelineIndex, messages: KeptMessages | None, request: Request) -> Picture:

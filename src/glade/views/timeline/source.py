@@ -17,6 +17,7 @@ partitions.
 from __future__ import annotations
 
 import sys
+import threading
 from abc import ABC, abstractmethod
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -34,7 +35,7 @@ from glade.views.timeline import edits
 from glade.views.timeline.index import Forest, TimelineIndex
 from glade.views.timeline.lanes import Lanes
 from glade.views.timeline.messages import Messages
-from glade.views.timeline.render import Picture, Request, render
+from glade.views.timeline.render import Picture, Request, picture_level, render
 from glade.views.timeline.wire import encode_overview, function_totals
 
 
@@ -143,6 +144,7 @@ class PandasSource(TimelineSource):
                 bar.update()
             self._install(index)
         self._trace = trace
+        self._width = 2048  # of the pictures asked for: the levels built ahead depend on it
         self.names = self.forest.names
         self.extent = self.forest.duration
         self.num_nodes = len(self.forest)
@@ -224,10 +226,19 @@ class PandasSource(TimelineSource):
         return self._trace.query(query, level="calls")
 
     def prepare_picture(self, request: Request) -> None:
-        self.index.prepare_level(request.px, request.depth_rows)
+        index = self.index
+        self._width = request.width
+
+        def build() -> None:
+            # only the level the picture reads (choosing it reads its long calls)
+            level = picture_level(index, request)
+            if level is not None:
+                level.records(request.depth_rows)
+
+        threading.Thread(target=build, name="glade-timeline-level", daemon=True).start()
 
     def prepare(self, depth_rows: bool) -> None:
-        self.index.prepare_levels(depth_rows)
+        self.index.prepare_levels(depth_rows, self._width)
 
     def close(self) -> None:
         self.index.close()

@@ -26,7 +26,8 @@ def encode_picture(picture: Picture, num_names: int) -> tuple[dict[str, Any], by
     request = picture.request
     capacity = request.px * picture.pool
     alpha = np.rint(255 * np.clip(picture.busy / capacity, 0, 1)).astype(np.uint8)
-    code_dtype = np.uint16 if num_names < 65535 else np.int32
+    # the smallest type for the codes plus one (fewer bytes to compress and send)
+    code_dtype = np.uint8 if num_names < 255 else np.uint16 if num_names < 65535 else np.int32
     boxes = picture.boxes
     arrays = {
         "box_start": boxes["start"].astype(np.float64),
@@ -41,7 +42,9 @@ def encode_picture(picture: Picture, num_names: int) -> tuple[dict[str, Any], by
     }
     instants = picture.instants
     if picture.instants_pooled:
-        arrays["mark_count"] = np.minimum(instants["count"], 65535).astype(np.uint16).reshape(-1)
+        count = instants["count"]
+        count_dtype = np.uint8 if count.max(initial=0) < 256 else np.uint16
+        arrays["mark_count"] = np.minimum(count, 65535).astype(count_dtype).reshape(-1)
     else:
         arrays.update(instant_time=instants["time"].astype(np.float64),
                       instant_row=instants["row"].astype(np.int32),
