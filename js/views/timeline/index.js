@@ -461,7 +461,7 @@ class TimelineView {
     return {
       scale: this.scale, width: this.scale.width, height: this.plotHeight, row0, row1,
       rowHeight: this.rowHeight, rowTop: (row) => this.rowTop(row), depthRows: this.depthRows,
-      locationRows: this.locationRows, colours: this.colours, names: this.names,
+      locationRows: this.locationRows, rgb: this.rgb, names: this.names,
       matches: this.search ? this.matches : null, selected: this.selected,
       highlight: this.highlight, showArrows: this.showArrows,
     };

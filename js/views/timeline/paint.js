@@ -1,21 +1,23 @@
 // Painting one picture of a range onto the plot canvas: row bands, boxes, the raster of
 // what is smaller, names on wide boxes, instants and message arrows. A `frame` says where
 // things go: { scale, width, height, row0, row1, rowHeight, rowTop(row), depthRows,
-// locationRows, colours, names, matches (Set of codes a search keeps, or null),
-// selected, highlight (Set of nodes), showArrows }.
+// locationRows, rgb (three colour bytes per function), names, matches (Set of codes a
+// search keeps, or null), selected, highlight (Set of nodes), showArrows }.
 import { coverIndex } from "./picture.js";
+import { paintBoxPixels, paintMarkPixels, PlotPixels } from "./pixels.js";
 
 const BRUSH_FILL = "rgba(25, 118, 210, 0.15)";
 const BRUSH_LINE = "rgba(25, 118, 210, 0.9)";
 
 /** Paint `picture` (may be null) with its raster image `raster`, and the brush of `drag`. */
 export function paintPlot(ctx, frame, picture, raster, drag) {
-  ctx.clearRect(0, 0, frame.width, frame.height);
-  paintRowBands(ctx, frame);
+  // Row bands and boxes first, as pixels: the raster holds calls too short to be boxes,
+  // which lie inside them or beside them, never under them.
+  const boxes = plotImage(ctx, frame);
+  paintBoxPixels(boxes.pixels, frame, picture);
+  ctx.putImageData(boxes.image, 0, 0);
   if (picture) {
-    // Boxes first: the raster holds calls too short to be boxes, which lie inside them
-    // or beside them, never under them.
-    paintBoxes(ctx, frame, picture);
+    paintOutlines(ctx, frame, picture);
     const x0 = frame.scale.x(picture.t0);
     const x1 = frame.scale.x(picture.t1);
     ctx.imageSmoothingEnabled = false;
@@ -37,21 +39,6 @@ export function paintPlot(ctx, frame, picture, raster, drag) {
   }
 }
 
-function paintRowBands(ctx, frame) {
-  const { row0, row1, rowHeight, width } = frame;
-  if (rowHeight < 4) return;
-  ctx.fillStyle = "rgba(0, 0, 0, 0.035)";
-  for (let row = row0; row < row1; row++) {
-    if (row % 2) ctx.fillRect(0, frame.rowTop(row), width, rowHeight);
-  }
-  if (frame.depthRows) {
-    ctx.fillStyle = "rgba(0, 0, 0, 0.25)";
-    for (const first of frame.locationRows) {
-      if (first > row0 && first < row1) ctx.fillRect(0, Math.round(frame.rowTop(first)), width, 1);
-    }
-  }
-}
-
 /** The pixels [x0, x1] box `i` spans on the plot, clipped to just outside it; null when
  * the box is out of sight. */
 function boxExtent(frame, picture, i) {
@@ -61,29 +48,25 @@ function boxExtent(frame, picture, i) {
   return [Math.max(x0, -1), Math.min(x1, frame.width + 1)];
 }
 
-function paintBoxes(ctx, frame, picture) {
-  const { row0, row1, rowHeight, matches } = frame;
+/** An outline around the selected box and the highlighted ones. */
+function paintOutlines(ctx, frame, picture) {
+  const { row0, row1, rowHeight, selected, highlight } = frame;
+  if (selected < 0 && !highlight.size) return;
   const gap = rowHeight >= 6 ? 1 : 0;
+  ctx.lineWidth = 2;
   for (let i = 0; i < picture.boxCount; i++) {
+    const node = picture.box_node[i];
+    if (node !== selected && !highlight.has(node)) continue;
     const row = picture.box_row[i];
     if (row < row0 || row >= row1) continue;
     const extent = boxExtent(frame, picture, i);
     if (!extent) continue;
     const [x0, x1] = extent;
-    const y = frame.rowTop(row);
-    const code = picture.box_code[i];
-    ctx.globalAlpha = matches && !matches.has(code) ? 0.2 : 1;
-    ctx.fillStyle = frame.colours[code];
-    ctx.fillRect(x0, y, Math.max(x1 - x0, 1), rowHeight - gap);
-    const node = picture.box_node[i];
-    if (node === frame.selected || frame.highlight.has(node)) {
-      ctx.globalAlpha = 1;
-      ctx.strokeStyle = node === frame.selected ? "#111" : "#d81b60";
-      ctx.lineWidth = 2;
-      ctx.strokeRect(x0 + 1, y + 1, Math.max(x1 - x0 - 2, 1), Math.max(rowHeight - gap - 2, 1));
-    }
+    ctx.strokeStyle = node === selected ? "#111" : "#d81b60";
+    ctx.strokeRect(x0 + 1, frame.rowTop(row) + 1, Math.max(x1 - x0 - 2, 1),
+      Math.max(rowHeight - gap - 2, 1));
   }
-  ctx.globalAlpha = 1;
+  ctx.lineWidth = 1;
 }
 
 /** Names on the boxes wide enough for them, over the raster; in one row per location,
@@ -114,28 +97,28 @@ function paintLabels(ctx, frame, picture) {
   ctx.globalAlpha = 1;
 }
 
+/** A transparent image of the whole plot canvas of `ctx`, in device pixels. */
+function plotImage(ctx, frame) {
+  const { width, height } = ctx.canvas;
+  const image = ctx.createImageData(width, height);
+  return { image, pixels: new PlotPixels(image.data, width, height, width / frame.width) };
+}
+
+let layer = null; // a scratch canvas for the instants' image, drawn over the plot
+
 function paintInstants(ctx, frame, picture) {
-  const { rowHeight, scale } = frame;
-  const mark = Math.max(2, Math.min(6, rowHeight / 3));
-  ctx.fillStyle = "#222";
-  if (picture.instant_time) {
-    for (let i = 0; i < picture.instant_time.length; i++) {
-      const x = scale.x(picture.instant_time[i]);
-      const y = frame.rowTop(picture.instant_row[i]) + rowHeight - mark;
-      ctx.fillRect(Math.round(x) - 0.5, y, 1.5, mark);
-    }
-  } else if (picture.mark_count) {
-    // one mark per raster pixel holding instants, at the foot of its row band
-    const columnWidth = (scale.x(picture.t1) - scale.x(picture.t0)) / picture.width;
-    const left = scale.x(picture.t0);
-    for (let k = 0; k < picture.mark_count.length; k++) {
-      if (!picture.mark_count[k]) continue;
-      const bin = Math.floor(k / picture.width);
-      const x = left + ((k % picture.width) + 0.5) * columnWidth;
-      const row = picture.row0 + (bin + 1) * picture.pool;
-      ctx.fillRect(Math.round(x) - 0.5, frame.rowTop(row) - mark, 1, mark);
-    }
-  }
+  if (!picture.instant_time && !picture.mark_count) return;
+  const marks = plotImage(ctx, frame);
+  paintMarkPixels(marks.pixels, frame, picture);
+  const { width, height } = ctx.canvas;
+  if (!layer) layer = new OffscreenCanvas(width, height);
+  layer.width = width;
+  layer.height = height;
+  layer.getContext("2d").putImageData(marks.image, 0, 0);
+  ctx.save();
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.drawImage(layer, 0, 0);
+  ctx.restore();
 }
 
 function paintArrows(ctx, frame, picture) {
