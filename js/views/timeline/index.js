@@ -458,9 +458,10 @@ class TimelineView {
   /** Where things go on the plot now (see paint.js). */
   paintFrame() {
     const { row0, row1 } = this.rows();
+    const { rowHeight, scrollTop } = this;
     return {
       scale: this.scale, width: this.scale.width, height: this.plotHeight, row0, row1,
-      rowHeight: this.rowHeight, rowTop: (row) => this.rowTop(row), depthRows: this.depthRows,
+      rowHeight, rowTop: (row) => row * rowHeight - scrollTop, depthRows: this.depthRows,
       locationRows: this.locationRows, rgb: this.rgb, names: this.names,
       matches: this.search ? this.matches : null, selected: this.selected,
       highlight: this.highlight, showArrows: this.showArrows,

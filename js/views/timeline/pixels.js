@@ -12,7 +12,8 @@ const MARK = [34, 34, 34]; // #222
  * An image of the plot in device pixels: `pixels` are the RGBA bytes of `columns` x
  * `lines` pixels (transparent when made), `ratio` device pixels per CSS pixel.
  * `rect(x0, x1, y0, y1, word)` fills the pixels whose centres lie in the CSS
- * rectangle [x0, x1) x [y0, y1), at least one pixel each way, with the pixel `word`.
+ * rectangle [x0, x1) x [y0, y1), at least one pixel each way (as far as it is in the
+ * image), with the pixel `word`.
  */
 export class PlotPixels {
   constructor(pixels, columns, lines, ratio) {
@@ -23,29 +24,30 @@ export class PlotPixels {
     this.ratio = ratio;
   }
 
-  /** The first and last + 1 device pixels of the CSS span [a, b), clipped to `size`; at
-   * least one pixel unless clipped away. */
-  span(a, b, size) {
-    const first = Math.round(a * this.ratio);
-    return [Math.max(0, first), Math.min(size, Math.max(first + 1, Math.round(b * this.ratio)))];
-  }
-
   rect(x0, x1, y0, y1, word) {
-    const [left, right] = this.span(x0, x1, this.columns);
-    const [top, bottom] = this.span(y0, y1, this.lines);
-    for (let y = top; y < bottom; y++) {
-      this.words.fill(word, y * this.columns + left, y * this.columns + right);
+    const { columns, ratio, words } = this;
+    const first = Math.round(x0 * ratio);
+    const left = first > 0 ? first : 0;
+    const right = Math.min(columns, Math.max(first + 1, Math.round(x1 * ratio)));
+    const top = Math.round(y0 * ratio);
+    const bottom = Math.min(this.lines, Math.max(top + 1, Math.round(y1 * ratio)));
+    for (let y = top > 0 ? top : 0; y < bottom; y++) {
+      const row = y * columns;
+      for (let k = row + left; k < row + right; k++) words[k] = word;
     }
   }
 
   /** `rgb` at opacity `alpha` over the pixels of the rectangle (source-over, as a
    * canvas draws with globalAlpha). */
   blend(x0, x1, y0, y1, rgb, alpha) {
-    const [left, right] = this.span(x0, x1, this.columns);
-    const [top, bottom] = this.span(y0, y1, this.lines);
-    const p = this.pixels;
-    for (let y = top; y < bottom; y++) {
-      for (let o = 4 * (y * this.columns + left); o < 4 * (y * this.columns + right); o += 4) {
+    const { columns, ratio, pixels: p } = this;
+    const first = Math.round(x0 * ratio);
+    const left = Math.max(0, first);
+    const right = Math.min(columns, Math.max(first + 1, Math.round(x1 * ratio)));
+    const top = Math.round(y0 * ratio);
+    const bottom = Math.min(this.lines, Math.max(top + 1, Math.round(y1 * ratio)));
+    for (let y = Math.max(0, top); y < bottom; y++) {
+      for (let o = 4 * (y * columns + left); o < 4 * (y * columns + right); o += 4) {
         const below = (p[o + 3] / 255) * (1 - alpha);
         const out = alpha + below;
         for (let c = 0; c < 3; c++) p[o + c] = (rgb[c] * alpha + p[o + c] * below) / out;
@@ -124,12 +126,28 @@ export function paintMarkPixels(image, frame, picture) {
   } else if (picture.mark_count) {
     const columnWidth = (scale.x(picture.t1) - scale.x(picture.t0)) / picture.width;
     const left = scale.x(picture.t0);
-    for (let k = 0; k < picture.mark_count.length; k++) {
-      if (!picture.mark_count[k]) continue;
+    for (const k of markedPixels(picture)) {
       const bin = Math.floor(k / picture.width);
       const x = Math.round(left + ((k % picture.width) + 0.5) * columnWidth);
       const y = frame.rowTop(picture.row0 + (bin + 1) * picture.pool) - mark;
       image.rect(x - 0.5, x + 0.5, y, y + mark, ink);
     }
   }
+}
+
+const marked = new WeakMap();
+
+/** The raster pixels of `picture` holding instants, found once per picture. */
+function markedPixels(picture) {
+  let found = marked.get(picture);
+  if (!found) {
+    const counts = picture.mark_count;
+    let n = 0;
+    for (let k = 0; k < counts.length; k++) if (counts[k]) n++;
+    found = new Int32Array(n);
+    n = 0;
+    for (let k = 0; k < counts.length; k++) if (counts[k]) found[n++] = k;
+    marked.set(picture, found);
+  }
+  return found;
 }
