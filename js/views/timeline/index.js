@@ -375,7 +375,9 @@ class TimelineView {
   // Ask for the picture of what is shown once the current task is over: a burst of
   // events in one task (a wheel gesture, keys held down) asks once, for where it ends.
   request() {
-    if (!this.client) return;
+    // not before the plot is in the page: its width is not known yet, and the resize
+    // that follows asks again
+    if (!this.client || !this.main.clientWidth) return;
     this.setWaiting("drawing…");
     if (this.asking) return;
     this.asking = true;
