@@ -52,7 +52,6 @@ from glade.trace.engines.combine import (
 )
 from glade.trace.engines.parts import (
     EVENT_ID,
-    REFERENCE_COLUMNS,
     PartSummary,
     compute_all,
     derive,
@@ -105,6 +104,7 @@ from glade.trace.profiles import (
     multirun_analysis,
     time_profile_table,
 )
+from glade.trace.storage import REFERENCE_COLUMNS
 
 #: Events per partition that :meth:`DaskTrace.from_pandas` aims at by default.
 PARTITION_EVENTS = 2_000_000
@@ -522,9 +522,10 @@ class DaskTrace:
     def to_parquet(self, path: str | os.PathLike, overwrite: bool = False) -> Path:
         """Store the trace in the new directory ``path`` as :meth:`glade.Trace.to_parquet`
         does, every partition written by the worker that holds it (a file system the
-        workers and the client share). The recorded columns are stored (derived ones
-        are recomputed when needed); events at the same time on different processes
-        come back ordered by process."""
+        workers and the client share), losslessly: read back by either engine it is
+        ``compute()`` stored and read back, derived columns included (each event's row
+        in ``compute()`` is found on the cluster by a merge of time buckets, see
+        :mod:`glade.trace.engines.rows`)."""
         return write_dask_store(self, path, overwrite)
 
     def _selection(self, events: dd.DataFrame) -> DaskTrace:
