@@ -166,3 +166,17 @@ def test_a_damaged_dask_store_is_a_reader_error(dask_client, tmp_path):
     sidecar.write_text(json.dumps(body))
     with pytest.raises(ReaderError, match="reference columns"):
         Trace.from_parquet(store, engine="dask")
+
+
+def test_relative_paths_reach_workers_in_another_directory(dask_client, tmp_path,
+                                                            monkeypatch):
+    # the cluster's workers started in the test session's directory, not in tmp_path
+    from glade.datasets import write_synthetic_trace
+
+    monkeypatch.chdir(tmp_path)
+    write_synthetic_trace("run", processes=3, iterations=2)
+    on_dask = Trace.from_parquet("run", engine="dask", npartitions=2)
+    on_dask.match_events()
+    on_dask.to_parquet("copy")
+    pd.testing.assert_frame_equal(Trace.from_parquet("copy").events,
+                                  on_dask.compute().events, check_exact=True)
