@@ -31,6 +31,7 @@ from glade.query import parse, query_mask
 from glade.query.engine import RowTable
 from glade.trace.calls import EVENT
 from glade.trace.comm import message_rows
+from glade.trace.engines.arrows import MESSAGE_ROW
 from glade.trace.engines.parts import in_time_order, local_trace
 from glade.trace.engines.tasks import forest_with_sends
 from glade.trace.events import RECEIVE_NAMES, SEND_NAMES
@@ -45,8 +46,6 @@ from glade.views.timeline.render import Request, _instants, split_range
 #: for a box demoted into the raster).
 BOX_FIELDS = ("node", "row", "start", "end", "code", "depth", "exclusive", "share")
 INSTANT_FIELDS = ("node", "row", "time", "code")
-#: The column of a partition's message events holding the display row of their location.
-MESSAGE_ROW = "__glade_row__"
 
 
 def points_table(points: np.ndarray) -> pd.DataFrame:

@@ -33,12 +33,12 @@ import pandas as pd
 from glade.query import parse, query_mask
 from glade.query.engine import RowTable
 from glade.trace.calls import call_forest
+from glade.trace.engines.arrows import paired_by_receiver, range_arrows
 from glade.trace.engines.combine import pair_message_events
 from glade.trace.engines.parts import compute_all
 from glade.trace.engines.timeline import (
     BOX_FIELDS,
     INSTANT_FIELDS,
-    MESSAGE_ROW,
     picture_share,
     points_table,
     timeline_part,
@@ -152,8 +152,9 @@ def _in_location_order(trace: Any) -> list[int]:
 
 def picture_once(trace: Any, request: Request) -> Picture:
     """The picture of ``request`` (one row per location) of DaskTrace ``trace`` in one
-    pass over its partitions, none of them kept: each builds its timeline, answers, and
-    sends its message events (paired here, as ``match_messages`` pairs them)."""
+    pass over its partitions, none of them kept: each builds its timeline and answers;
+    its messages are paired by receiver and cut to the range on the workers (see
+    :mod:`glade.trace.engines.arrows`)."""
     summaries = trace._summary()
     order = _in_location_order(trace)
     bases = np.concatenate([[0], np.cumsum([summaries[i].locations for i in order])])
@@ -166,24 +167,17 @@ def picture_once(trace: Any, request: Request) -> Picture:
         delayed[i], trace.metadata, trace._end(), trace.name_labels(), request, int(b),
         layout) for i, b in zip(order, bases, strict=False)])
     pieces = dask.compute(*[tuple(dask.delayed(getitem)(s, key) for key in
-                                  ("boxes", "visible", "instants", "size", "messages"))
+                                  ("boxes", "visible", "instants", "size"))
                             for s in shares])
     offsets = np.concatenate([[0], np.cumsum([p[3] for p in pieces])])
     for piece, offset in zip(pieces, offsets, strict=False):
         for found in (piece[0], piece[2]):
             if "node" in found:
                 found["node"] = found["node"] + offset
-    messages = [p[4] for p in pieces]
-    frame = pd.concat(messages) if messages else trace._recorded_meta()
-    row_of = pd.Series(frame[MESSAGE_ROW].to_numpy() if len(frame) else [], index=frame.index,
-                       dtype=np.int64)
-    table = pair_message_events(messages, trace._recorded_meta())[0]
-    kept = KeptMessages(table["Send time (ns)"].to_numpy().astype(np.float64),
-                        table["Receive time (ns)"].to_numpy().astype(np.float64),
-                        row_of.loc[table["Send event"].to_numpy()].to_numpy(),
-                        row_of.loc[table["Receive event"].to_numpy()].to_numpy(),
-                        table["Message Size"].to_numpy().astype(np.float64))
-    arrows = kept.in_range(request.t0, request.t1, np.arange(total), row0, row1, pool)
+    # paired and cut to the range on the workers: only what the picture draws comes here
+    pairs = paired_by_receiver([dask.delayed(getitem)(s, "messages") for s in shares],
+                               [summaries[i].processes for i in order])
+    arrows = range_arrows(pairs, request.t0, request.t1, row0, row1, pool, total)
     return _combine(shares, [p[:3] for p in pieces], request, layout, arrows)
 
 
