@@ -178,18 +178,16 @@ def paired_by_receiver(messages: Sequence[Any], processes: Sequence[np.ndarray])
             for k, m in enumerate(messages)]
 
 
-def range_arrows(pairs: Sequence[Any], t0: float, t1: float, row0: int, row1: int, pool: int,
-                 rows: int):
-    """The :class:`~glade.views.timeline.messages.Arrows` of [t0, t1) on rows
-    ``row0:row1`` (bins of ``pool`` rows; ``rows`` display rows in all) from the pairs
-    partitioned by receiver (delayed, see :func:`paired_by_receiver`): each partition
-    cuts its own, the client combines what the picture draws."""
+def arrow_shares(pairs: Sequence[Any], t0: float, t1: float, row0: int, row1: int,
+                 pool: int, rows: int) -> list:
+    """Per partition the delayed :func:`arrow_share` of [t0, t1) on rows ``row0:row1``
+    (bins of ``pool`` rows; ``rows`` display rows in all) of its pairs (delayed, see
+    :func:`paired_by_receiver`); :func:`combine_arrows` of them, with the same
+    ``max_arrows`` (:data:`glade.views.timeline.messages.MAX_ARROWS`), is the picture's
+    arrows."""
     import dask
 
-    from glade.trace.engines.parts import compute_all
     from glade.views.timeline import messages as drawn
 
-    limit = drawn.MAX_ARROWS
-    shares = compute_all([dask.delayed(arrow_share)(p, t0, t1, row0, row1, pool, rows, limit)
-                          for p in pairs], "arrows")
-    return combine_arrows(shares, t0, t1, row0, pool, rows, limit)
+    return [dask.delayed(arrow_share)(p, t0, t1, row0, row1, pool, rows, drawn.MAX_ARROWS)
+            for p in pairs]
