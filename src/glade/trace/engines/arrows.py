@@ -56,19 +56,21 @@ def sends_by_partition(messages: pd.DataFrame, processes: np.ndarray, partition:
 def pair_received(messages: pd.DataFrame, *sends: pd.DataFrame) -> dict[str, np.ndarray]:
     """The messages received by a partition (its ``messages``' receives) paired with the
     ``sends`` addressed to it by every partition, as the pandas engine pairs them: per
-    message its times, the display rows of its two ends, its size and its send's event
-    id."""
+    message its times, its size, the event ids of its send and receive and, when the
+    events carry :data:`MESSAGE_ROW`, the display rows of its two ends."""
     receives = messages.iloc[_rows_named(messages, RECEIVE_NAMES)]
     pieces = [receives, *sends]
     table = pair_message_events(pieces, messages.iloc[:0])[0]
-    rows = pd.concat(pieces)[MESSAGE_ROW]
     send, receive = table["Send event"].to_numpy(), table["Receive event"].to_numpy()
-    return {"send_time": table["Send time (ns)"].to_numpy().astype(np.int64),
-            "receive_time": table["Receive time (ns)"].to_numpy().astype(np.int64),
-            "send_row": rows.loc[send].to_numpy().astype(np.int64),
-            "receive_row": rows.loc[receive].to_numpy().astype(np.int64),
-            "size": table["Message Size"].to_numpy().astype(np.int64),
-            "send_id": send.astype(np.int64)}
+    out = {"send_time": table["Send time (ns)"].to_numpy().astype(np.int64),
+           "receive_time": table["Receive time (ns)"].to_numpy().astype(np.int64),
+           "size": table["Message Size"].to_numpy().astype(np.int64),
+           "send_id": send.astype(np.int64), "receive_id": receive.astype(np.int64)}
+    if MESSAGE_ROW in messages.columns:
+        rows = pd.concat(pieces)[MESSAGE_ROW]
+        out["send_row"] = rows.loc[send].to_numpy().astype(np.int64)
+        out["receive_row"] = rows.loc[receive].to_numpy().astype(np.int64)
+    return out
 
 
 def bundle_grid(row0: int, pool: int, rows: int) -> tuple[int, int]:

@@ -36,12 +36,12 @@ from glade.query import parse, query_mask
 from glade.query.engine import RowTable
 from glade.trace.calls import call_forest
 from glade.trace.engines.arrows import arrow_shares, combine_arrows, paired_by_receiver
-from glade.trace.engines.combine import pair_message_events
 from glade.trace.engines.parts import compute_all
 from glade.trace.engines.rasters import add_rasters, pixel_sums, pixel_values, raster_tree
 from glade.trace.engines.timeline import (
     BOX_FIELDS,
     INSTANT_FIELDS,
+    TimelinePart,
     picture_share,
     timeline_part,
 )
@@ -144,6 +144,15 @@ def _answers(shares: Sequence[Any], keys: tuple[str, ...]) -> tuple[list[tuple],
     return pieces, raster
 
 
+#: What the client keeps of every message pair (see :func:`_pair_arrays`).
+PAIR_ARRAYS = ("send_id", "receive_id", "send_time", "receive_time", "size")
+
+
+def _pair_arrays(pairs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The arrays of a partition's message pairs that the client keeps to draw arrows."""
+    return {f: pairs[f] for f in PAIR_ARRAYS}
+
+
 def _in_location_order(trace: Any) -> list[int]:
     """The partitions of DaskTrace ``trace`` in location order (by first process), which
     numbers rows and nodes as the pandas engine does."""
@@ -196,22 +205,26 @@ class DaskSource(TimelineSource):
         end = trace._end()
         parts = dask.persist(*[dask.delayed(timeline_part)(delayed[i], trace.metadata, end,
                                                            labels) for i in order])
-        messages = compute_all([_call("message_events")(p) for p in parts], "messages")
-        table, _, _, _, receiver = pair_message_events(messages, trace._recorded_meta())
-        receives = table["Receive event"].to_numpy()
-        sent = table["Send time (ns)"].to_numpy()
+        # paired by receiver on the workers; each part learns its receives' send times
+        pairs = dask.persist(*paired_by_receiver(
+            [_call("message_events")(p) for p in parts],
+            [trace._summary()[i].processes for i in order]))
         parts = list(dask.persist(*[
-            _call("with_received", receives[receiver == k], sent[receiver == k])(p)
-            for k, p in enumerate(parts)]))
+            dask.delayed(TimelinePart.with_received)(p, dask.delayed(getitem)(m, "receive_id"),
+                                                     dask.delayed(getitem)(m, "send_time"))
+            for p, m in zip(parts, pairs, strict=True)]))
+        compact = compute_all([dask.delayed(_pair_arrays)(m) for m in pairs], "messages")
         sizes = compute_all([_call("size")(p) for p in parts], "call forests")
         counts = np.array([s[0] for s in sizes], dtype=np.int64)
         self._offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         self.num_nodes = int(self._offsets[-1])
         used = [s for s in sizes if s[0]]
         self.extent = ((min(s[1] for s in used), max(s[2] for s in used)) if used else (0, 0))
-        self._pairs = {c: table[c].to_numpy() for c in
-                       ("Send event", "Receive event", "Send time (ns)", "Receive time (ns)")}
-        self._pairs["Message Size"] = table["Message Size"].to_numpy().astype(np.float64)
+        joined = {f: np.concatenate([c[f] for c in compact] + [np.zeros(0, np.int64)])
+                  for f in PAIR_ARRAYS}
+        # in send order (time, then event id), as the pandas engine lists the pairs
+        order = np.lexsort((joined["send_id"], joined["send_time"]))
+        self._pairs = {f: v[order] for f, v in joined.items()}
         empty = call_forest(trace._meta_trace())
         self._empty = RowTable(empty.graph, empty.dataframe)
         self._shown = (EVERYTHING, "")
@@ -247,12 +260,12 @@ class DaskSource(TimelineSource):
             at = np.minimum(np.searchsorted(ids, events, sorter=order), max(ids.size - 1, 0))
             return lanes[order[at]] if ids.size else np.zeros(0, dtype=np.int64)
 
-        send, receive = lane_of(pairs["Send event"]), lane_of(pairs["Receive event"])
+        send, receive = lane_of(pairs["send_id"]), lane_of(pairs["receive_id"])
         kept = (send >= 0) & (receive >= 0)
         self._messages = KeptMessages(
-            pairs["Send time (ns)"][kept].astype(np.float64),
-            pairs["Receive time (ns)"][kept].astype(np.float64), send[kept], receive[kept],
-            pairs["Message Size"][kept])
+            pairs["send_time"][kept].astype(np.float64),
+            pairs["receive_time"][kept].astype(np.float64), send[kept], receive[kept],
+            pairs["size"][kept].astype(np.float64))
         self._parts = parts
 
     # ------------------------------------------------------------ contract
