@@ -368,3 +368,14 @@ def test_messages_are_paired_by_receiver_on_the_workers(dask_client):
                           ("size", "Message Size")):
         values = np.concatenate([s[field] for s in shares])[order]
         np.testing.assert_array_equal(values, expected[column].to_numpy(), field)
+
+
+def test_a_picture_of_a_trace_without_partners_has_no_arrows(dask_client, foo_bar):
+    # Pipit's foo-bar CSV records no Partner column: nothing pairs, the picture is pandas'
+    from glade.views import Timeline
+
+    expected = Timeline(foo_bar).picture(width=300, height=40)
+    picture = foo_bar.to_dask(2).timeline_picture(width=300, height=40)
+    assert len(picture.arrows.count) == len(expected.arrows.count) == 0
+    for field in ("node", "row", "start", "end", "code"):
+        np.testing.assert_array_equal(picture.boxes[field], expected.boxes[field], field)

@@ -44,6 +44,8 @@ def sends_by_partition(messages: pd.DataFrame, processes: np.ndarray, partition:
     split by the partition (of ``count``) holding their receiver (``partition``: of each
     of the sorted ``processes``); sends to a process outside the trace are dropped."""
     sends = messages.iloc[_rows_named(messages, SEND_NAMES)]
+    if PARTNER not in sends.columns:  # no partner recorded: nothing pairs
+        return tuple(sends.iloc[:0] for _ in range(count))
     partner = sends[PARTNER].to_numpy()
     target = np.full(partner.size, -1, dtype=np.int64)
     if processes.size:

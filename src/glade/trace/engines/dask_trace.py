@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Mapping
+from operator import getitem
 from pathlib import Path
 from typing import Any
 
@@ -570,14 +571,19 @@ class DaskTrace:
             parsed = parse(query)
             if SENT not in query_columns(parsed):
                 return self._select_each(calls_query_mask, query, rank_mode)
-            # a receive's send time: from the pairing of the whole trace's messages
-            table, _, _, _, receiver = self._message_pairs()
-            receives = table["Receive event"].to_numpy()
-            sent = table["Send time (ns)"].to_numpy()
+            # a receive's send time: its partition pairs its receives with the sends
+            # addressed to it, on the workers (see glade.trace.engines.arrows)
+            from glade.trace.engines.arrows import paired_by_receiver
+
             end = self._end()
+            delayed = self.events.to_delayed()
+            pairs = paired_by_receiver(
+                [dask.delayed(message_events)(p, self.metadata, end) for p in delayed],
+                [s.processes for s in self._summary()])
             parts = [dask.delayed(select_calls)(p, self.metadata, end, str(parsed), rank_mode,
-                                                (receives[receiver == k], sent[receiver == k]))
-                     for k, p in enumerate(self.events.to_delayed())]
+                                                (dask.delayed(getitem)(m, "receive_id"),
+                                                 dask.delayed(getitem)(m, "send_time")))
+                     for p, m in zip(delayed, pairs, strict=True)]
             return self._selection(dd.from_delayed(parts, meta=self._recorded_meta(),
                                                    verify_meta=False))
         return self.filter(query, rank_mode)
