@@ -19,7 +19,8 @@ Pipit has no out-of-core engine, so the comparison is glade's two engines. Peaks
 10^5 events on 16 processes. ``--events N`` sets the size of part 1 (a part 1 of 10^7 events is
 also part 2's Dask side). ``GLADE_DASK_STORE=<dir>`` reuses a store written before (of
 part 1's size). Full runs warm up every process first (imports, numba); quick runs do
-not. Run alone with ``python benchmarks/bench_dask.py [--quick]``.
+not. ``--only 'timeline raster,timeline zoom'`` runs the analyses named. Run alone with
+``python benchmarks/bench_dask.py [--quick]``.
 """
 
 from __future__ import annotations
@@ -143,9 +144,9 @@ def warm_up_pandas() -> None:
         run_analysis(tiny, name)
 
 
-def pandas_child(store: str) -> dict:
-    """In a fresh process: read the store with the pandas engine, then run every
-    analysis; times and peak memory of each step."""
+def pandas_child(store: str, names: tuple[str, ...] = ANALYSES + SIDE_ANALYSES) -> dict:
+    """In a fresh process: read the store with the pandas engine, then run the analyses
+    ``names``; times and peak memory of each step."""
     from glade.trace import Trace
 
     warnings.simplefilter("ignore")
@@ -153,19 +154,20 @@ def pandas_child(store: str) -> dict:
     start = time.perf_counter()
     trace = Trace.from_parquet(store)
     out["read"] = (time.perf_counter() - start, peak())
-    for name in ANALYSES + SIDE_ANALYSES:
+    for name in names:
         reset_peak()
         elapsed, build = timed(trace, name)
         out[name] = (elapsed, peak(), build)
     return out
 
 
-def run_pandas(store: Path, warm: bool = True) -> dict:
-    """:func:`pandas_child` in a child process (after :func:`warm_up_pandas` when
-    ``warm``)."""
+def run_pandas(store: Path, warm: bool = True,
+               names: tuple[str, ...] = ANALYSES + SIDE_ANALYSES) -> dict:
+    """:func:`pandas_child` of ``names`` in a child process (after
+    :func:`warm_up_pandas` when ``warm``)."""
     code = (f"import sys, json; sys.path.insert(0, {str(HERE.parent)!r}); import bench_dask; "
             + ("bench_dask.warm_up_pandas(); " if warm else "")
-            + f"print(json.dumps(bench_dask.pandas_child({str(store)!r})))")
+            + f"print(json.dumps(bench_dask.pandas_child({str(store)!r}, {names!r})))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True)
     return json.loads(result.stdout.strip().splitlines()[-1])
@@ -221,9 +223,11 @@ def gb(value: float) -> str:
     return f"{value / GB:.2f} GB"
 
 
-def main(quick: bool = False, events: int | None = None) -> list[Table]:
+def main(quick: bool = False, events: int | None = None,
+         only: tuple[str, ...] | None = None) -> list[Table]:
     """Run both parts; print and return their tables (a note when Dask is missing).
-    ``events`` replaces the size of the first part (on 1024 processes)."""
+    ``events`` replaces the size of the first part (on 1024 processes); ``only`` names
+    the analyses to run (default: all)."""
     if load_optional("distributed") is None:
         missing = Table("Dask engine", ["note"])
         missing.add("not run: install the glade[dask] extra")
@@ -233,6 +237,11 @@ def main(quick: bool = False, events: int | None = None) -> list[Table]:
     from glade.trace import Trace
 
     warnings.simplefilter("ignore")
+    unknown = set(only or ()) - set(ANALYSES + SIDE_ANALYSES)
+    if unknown:
+        raise ValueError(f"unknown analyses {sorted(unknown)}")
+    chosen = tuple(a for a in ANALYSES if only is None or a in only)
+    side_chosen = tuple(a for a in SIDE_ANALYSES if only is None or a in only)
     big = QUICK if quick else FULL
     if events is not None and not quick:
         big = {"events": int(events), "processes": FULL["processes"]}
@@ -256,7 +265,7 @@ def main(quick: bool = False, events: int | None = None) -> list[Table]:
             # 2.8 GB per worker at 10^7 events, more than this machine has at 10^8
             widget = events <= ZOOM_EVENTS
             results = run_dask(client, big_store,
-                               ANALYSES if widget else tuple(a for a in ANALYSES if a != ZOOM))
+                               chosen if widget else tuple(a for a in chosen if a != ZOOM))
             for name in ANALYSES:
                 if name not in results:
                     continue
@@ -276,30 +285,32 @@ def main(quick: bool = False, events: int | None = None) -> list[Table]:
                           f"making the store took {format_seconds(made)}"))
             scale.note("peaks are each process's resident set high-water mark during that "
                        "analysis (VmHWM after a reset)")
-            scale.note(zoom_note(results[ZOOM]["build"]) if widget else
-                       f"{ZOOM}: not measured above {ZOOM_EVENTS:,} events (the view keeps "
-                       "every partition's call forest in the workers' memory, about 2.8 GB "
-                       "per worker at 10^7 events)")
+            if ZOOM in chosen:
+                scale.note(zoom_note(results[ZOOM]["build"]) if widget else
+                           f"{ZOOM}: not measured above {ZOOM_EVENTS:,} events (the view keeps "
+                           "every partition's call forest in the workers' memory, about 2.8 "
+                           "GB per worker at 10^7 events)")
             tables.append(scale.show())
 
             same = side == big
             side_store = big_store if same else make_store(folder, side, "side")
             side_events = len(Trace.from_parquet(side_store, engine="dask"))
-            on_pandas = run_pandas(side_store, warm=not quick)
-            on_dask = {**(results if same and widget else run_dask(client, side_store)),
-                       **run_dask(client, side_store, SIDE_ANALYSES)}
+            on_pandas = run_pandas(side_store, not quick, chosen + side_chosen)
+            on_dask = {**(results if same and widget else run_dask(client, side_store, chosen)),
+                       **run_dask(client, side_store, side_chosen)}
         pair = Comparison(f"pandas vs Dask engine, {side_events:,} events, "
                           f"{side['processes']} processes", "pandas",
                           extra=["pandas peak", "Dask worker peak"])
         read_time, read_peak = on_pandas["read"]
-        for name in ANALYSES + SIDE_ANALYSES:
+        for name in chosen + side_chosen:
             seconds, memory, _ = on_pandas[name]
             # a zoom answers from the view: reading the store is part of its build
             pair.compare(name, Timing(on_dask[name]["time"], 1),
                          Timing(seconds + (0 if name == ZOOM else read_time), 1), None,
                          [gb(max(memory, read_peak)), gb(max(on_dask[name]["workers"]))])
-        pair.note(zoom_note(on_dask[ZOOM]["build"])
-                  + f"; the pandas view in {format_seconds(on_pandas[ZOOM][2])} after the read")
+        if ZOOM in chosen:
+            pair.note(zoom_note(on_dask[ZOOM]["build"]) + "; the pandas view in "
+                      f"{format_seconds(on_pandas[ZOOM][2])} after the read")
         pair.note(f"the pandas times include reading the store ({format_seconds(read_time)}, "
                   "peak " + gb(read_peak) + "), as every Dask analysis reads it; ratios "
                   "above 1x mean the Dask engine (2 workers) is faster")
@@ -320,5 +331,9 @@ if __name__ == "__main__":
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--events", type=int, default=None,
                         help="events of the first part (default 10^8)")
+    parser.add_argument("--only", default=None,
+                        help="the analyses to run, comma-separated (default: all), e.g. "
+                             "'timeline raster,timeline zoom'")
     arguments = parser.parse_args()
-    main(quick=arguments.quick, events=arguments.events)
+    main(quick=arguments.quick, events=arguments.events,
+         only=tuple(arguments.only.split(",")) if arguments.only else None)

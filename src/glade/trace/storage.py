@@ -23,9 +23,11 @@ and categories; see :func:`glade.parquet.column_spec`), ``arrow`` (the Arrow typ
 every column of a partition file) and ``order``. The trace's events are the partitions
 concatenated in process order, then stably sorted by timestamp (``order: "time"``:
 events at the same time ordered by process); a trace whose equal timestamps are in
-another order (``order: "row"``) also stores ``__glade_row__`` (int64), each event's
-row in the trace. Beside them: ``definitions`` (the table's spec, or null) and
-``metadata`` (lossless JSON, :func:`glade.parquet.encode_value`).
+another order, or that holds reference columns (``_matching_event``, ``_parent``: rows
+of the trace), is stored in ``order: "row"`` with ``__glade_row__`` (int64), each
+event's row in the trace (a reader on Dask takes these rows as event ids). Beside
+them: ``definitions`` (the table's spec, or null) and ``metadata`` (lossless JSON,
+:func:`glade.parquet.encode_value`).
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ from glade.parquet import (
     write_table,
 )
 from glade.trace.events import PROCESS, TIMESTAMP
+from glade.trace.matching import MATCHING_EVENT, PARENT
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -70,6 +73,8 @@ VERSION = 1
 EVENTS = "events"
 DEFINITIONS = "definitions.parquet"
 ROW = "__glade_row__"
+#: Derived columns whose values are rows of the trace (event ids on Dask).
+REFERENCE_COLUMNS = (MATCHING_EVENT, PARENT)
 
 
 def partition_path(directory: Path, process: int) -> Path:
@@ -169,7 +174,11 @@ def to_parquet(trace: Trace, path: str | os.PathLike, overwrite: bool = False) -
     codes, processes = trace.process_codes()
     counts = np.bincount(codes, minlength=processes.size)
     stamps = events[TIMESTAMP].to_numpy()
-    order = "time" if in_time_then_process_order(stamps, events[PROCESS].to_numpy()) else "row"
+    # rows named by reference columns: kept as they are, with each event's row (so a
+    # reader on Dask, whose event ids are then these rows, needs no global sort)
+    refers = any(c in events.columns for c in REFERENCE_COLUMNS)
+    order = "time" if not refers and in_time_then_process_order(
+        stamps, events[PROCESS].to_numpy()) else "row"
     table = arrow_events(events)
     if order == "row":
         table = table.append_column(ROW, pa.array(np.arange(len(events), dtype=np.int64)))

@@ -1,8 +1,7 @@
 """The analyses of a DaskTrace that need more than per-partition sums — message pairing,
-messages over time, the call forest, call-level queries, outliers, patterns, several runs and
-writing a store from the workers — equal the pandas engine's, exactly, on random traces
-(hypothesis), on synthetic MPI runs and on Pipit's real traces (a 2-worker LocalCluster
-of processes)."""
+messages over time, the call forest, call-level queries, outliers, patterns, several
+runs — equal the pandas engine's, exactly, on random traces (hypothesis), on synthetic
+MPI runs and on Pipit's real traces (a 2-worker LocalCluster of processes)."""
 
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from glade.errors import GladeError, TraceError
+from glade.errors import TraceError
 from glade.trace import Trace
 
 from .test_dask_trace import assert_equal, random_events
@@ -178,35 +177,3 @@ def test_comm_over_time_refuses_what_needs_every_message_at_once(dask_client):
     with pytest.raises(TraceError, match="output"):
         on_dask.comm_over_time("bytes")
 
-
-def test_a_store_written_by_the_workers_reads_back_on_both_engines(dask_client, tmp_path):
-    from glade.datasets import synthetic_trace
-
-    trace = synthetic_trace(6, 4, exchange="halo", imbalance=0.3)
-    on_dask = trace.to_dask(4)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        on_dask.calc_exc_metrics()  # derived columns are not stored: they are recomputed
-    store = on_dask.to_parquet(tmp_path / "run")
-    assert sorted(p.name for p in (store / "events").iterdir()) == [
-        f"Process={p}" for p in range(6)]
-    back = Trace.from_parquet(store)
-    pd.testing.assert_frame_equal(back.events, trace.events, check_exact=True)
-    assert back.metadata == on_dask.metadata
-    again = Trace.from_parquet(store, engine="dask", npartitions=3)
-    pd.testing.assert_frame_equal(again.compute().events, trace.events, check_exact=True)
-    with pytest.raises(GladeError, match="exists"):
-        on_dask.to_parquet(store)
-    on_dask.to_parquet(store, overwrite=True)
-    pd.testing.assert_frame_equal(Trace.from_parquet(store).events, trace.events)
-
-
-def test_a_real_trace_stored_from_the_workers_keeps_its_definitions(dask_client, pipit_data,
-                                                                    tmp_path):
-    pytest.importorskip("otf2", reason="the OTF2 reader needs the glade[otf2] extra")
-    trace = Trace.from_otf2(pipit_data / "ping-pong-otf2")
-    store = trace.to_dask(2).to_parquet(tmp_path / "pp")
-    back = Trace.from_parquet(store)
-    pd.testing.assert_frame_equal(back.events, trace.events, check_exact=True)
-    pd.testing.assert_frame_equal(back.definitions, trace.definitions)
-    assert back.metadata == trace.metadata

@@ -287,9 +287,11 @@ def test_the_timeline_picture_on_dask_is_the_pandas_one(dask_client, monkeypatch
     # raster (the cut is made on the client, over every partition's boxes)
     from glade.datasets import synthetic_trace
     from glade.views import Timeline
-    from glade.views.timeline import dask_source, render
+    from glade.views.timeline import dask_source, messages, render
 
     monkeypatch.setattr(render, "MAX_BOXES", max_boxes)
+    # with 40 boxes, at most 25 arrows: more are bundled (from every partition's bundles)
+    monkeypatch.setattr(messages, "MAX_ARROWS", 2_000 if max_boxes > 40 else 25)
     monkeypatch.setattr(dask_source, "MAX_BOXES", max_boxes)
     # with 40 boxes, at most 30 instants: more are counted per pixel
     instants = 20_000 if max_boxes > 40 else 30
@@ -299,6 +301,7 @@ def test_the_timeline_picture_on_dask_is_the_pandas_one(dask_client, monkeypatch
     view = Timeline(trace)
     on_dask = trace.to_dask(3)
     start, end = on_dask.span
+    bundled = []
     for t0, t1, rows in [(start, end, None), (200_000, 900_000, (1, 5))]:
         expected = view.picture(t0, t1, width=400, height=50,
                                 rows=rows if rows else (0, 6))
@@ -324,7 +327,55 @@ def test_the_timeline_picture_on_dask_is_the_pandas_one(dask_client, monkeypatch
                                               expected.instants[field], field)
             assert picture.instants["time"].size > 0
         assert picture.arrows.count.sum() > 0
+        bundled.append(picture.arrows.bundled)
         for field in ("send_time", "receive_time", "send_row", "receive_row", "size",
                       "count", "bundled"):
             np.testing.assert_array_equal(getattr(picture.arrows, field),
                                           getattr(expected.arrows, field), field)
+    assert bundled == [max_boxes == 40, False]
+
+
+def test_messages_are_paired_by_receiver_on_the_workers(dask_client):
+    # the picture's arrows come from pairs partitioned by receiver, each partition's its
+    # own share: together the pandas engine's pairs, no partition (nor the client) all
+    import dask
+
+    from glade.datasets import synthetic_trace
+    from glade.trace.engines.arrows import MESSAGE_ROW, paired_by_receiver
+    from glade.trace.engines.parts import local_trace
+
+    trace = synthetic_trace(6, 5, exchange="halo")
+    expected = trace.match_messages()
+    on_dask = trace.to_dask(3)
+
+    def message_events(part):
+        local = local_trace(part, {})
+        rows = np.flatnonzero(local.events["Name"].isin(["MpiIsend", "MpiIrecv"]).to_numpy())
+        return part.iloc[rows].assign(**{MESSAGE_ROW: part["Process"].to_numpy()[rows]})
+
+    messages = [dask.delayed(message_events)(p) for p in on_dask.events.to_delayed()]
+    pairs = paired_by_receiver(messages, [s.processes for s in on_dask._summary()])
+    assert len(pairs) == 3
+    shares = dask.compute(*pairs)
+    for share, summary in zip(shares, on_dask._summary(), strict=True):
+        assert 0 < share["send_id"].size < len(expected)
+        assert np.isin(share["receive_row"], summary.processes).all()
+    sent = np.concatenate([s["send_id"] for s in shares])
+    order = np.argsort(sent)
+    np.testing.assert_array_equal(sent[order], expected["Send event"].to_numpy())
+    for field, column in (("send_time", "Send time (ns)"), ("receive_time", "Receive time (ns)"),
+                          ("send_row", "Sender"), ("receive_row", "Receiver"),
+                          ("size", "Message Size")):
+        values = np.concatenate([s[field] for s in shares])[order]
+        np.testing.assert_array_equal(values, expected[column].to_numpy(), field)
+
+
+def test_a_picture_of_a_trace_without_partners_has_no_arrows(dask_client, foo_bar):
+    # Pipit's foo-bar CSV records no Partner column: nothing pairs, the picture is pandas'
+    from glade.views import Timeline
+
+    expected = Timeline(foo_bar).picture(width=300, height=40)
+    picture = foo_bar.to_dask(2).timeline_picture(width=300, height=40)
+    assert len(picture.arrows.count) == len(expected.arrows.count) == 0
+    for field in ("node", "row", "start", "end", "code"):
+        np.testing.assert_array_equal(picture.boxes[field], expected.boxes[field], field)

@@ -133,13 +133,14 @@ def read_otf2_dask(path: str | os.PathLike, npartitions: int | None = None):
     from glade.trace.engines.dask_trace import DaskTrace
 
     anchor = _anchor(path)
+    where = str(anchor.resolve())  # the workers may run in another directory
     with open_archive(anchor) as (otf2, _otf2_mod, reader):
         defs = reader.definitions
         locations = sorted_locations(defs)
         process, thread = _process_numbers(otf2, defs)
         definitions = _definitions(defs, process, thread)
         groups = location_groups(locations, process, npartitions)
-        summaries = compute_all([dask.delayed(location_summary)(str(anchor), g)
+        summaries = compute_all([dask.delayed(location_summary)(where, g)
                                  for g in groups], f"checking {anchor.name}")
         programs = set().union(*[s["programs"] for s in summaries])
         metadata = archive_metadata(_otf2_mod, reader.handle, defs, programs,
@@ -149,7 +150,7 @@ def read_otf2_dask(path: str | os.PathLike, npartitions: int | None = None):
     names = np.concatenate([s["names"] for s in summaries] or [np.zeros(0, dtype=object)])
     categories = pd.Index(np.unique(names.astype(str)))
     meta = location_events_meta(categories, metrics)
-    parts = [dask.delayed(location_events)(str(anchor), g, categories, metrics)
+    parts = [dask.delayed(location_events)(where, g, categories, metrics)
              for g in groups]
     events = (dd.from_delayed(parts, meta=meta, verify_meta=False) if parts
               else dd.from_pandas(meta, npartitions=1))

@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Mapping
+from operator import getitem
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,6 @@ from glade.trace.engines.combine import (
 )
 from glade.trace.engines.parts import (
     EVENT_ID,
-    REFERENCE_COLUMNS,
     PartSummary,
     compute_all,
     derive,
@@ -105,6 +105,7 @@ from glade.trace.profiles import (
     multirun_analysis,
     time_profile_table,
 )
+from glade.trace.storage import REFERENCE_COLUMNS
 
 #: Events per partition that :meth:`DaskTrace.from_pandas` aims at by default.
 PARTITION_EVENTS = 2_000_000
@@ -522,9 +523,10 @@ class DaskTrace:
     def to_parquet(self, path: str | os.PathLike, overwrite: bool = False) -> Path:
         """Store the trace in the new directory ``path`` as :meth:`glade.Trace.to_parquet`
         does, every partition written by the worker that holds it (a file system the
-        workers and the client share). The recorded columns are stored (derived ones
-        are recomputed when needed); events at the same time on different processes
-        come back ordered by process."""
+        workers and the client share), losslessly: read back by either engine it is
+        ``compute()`` stored and read back, derived columns included (each event's row
+        in ``compute()`` is found on the cluster by a merge of time buckets, see
+        :mod:`glade.trace.engines.rows`)."""
         return write_dask_store(self, path, overwrite)
 
     def _selection(self, events: dd.DataFrame) -> DaskTrace:
@@ -569,14 +571,19 @@ class DaskTrace:
             parsed = parse(query)
             if SENT not in query_columns(parsed):
                 return self._select_each(calls_query_mask, query, rank_mode)
-            # a receive's send time: from the pairing of the whole trace's messages
-            table, _, _, _, receiver = self._message_pairs()
-            receives = table["Receive event"].to_numpy()
-            sent = table["Send time (ns)"].to_numpy()
+            # a receive's send time: its partition pairs its receives with the sends
+            # addressed to it, on the workers (see glade.trace.engines.arrows)
+            from glade.trace.engines.arrows import paired_by_receiver
+
             end = self._end()
+            delayed = self.events.to_delayed()
+            pairs = paired_by_receiver(
+                [dask.delayed(message_events)(p, self.metadata, end) for p in delayed],
+                [s.processes for s in self._summary()])
             parts = [dask.delayed(select_calls)(p, self.metadata, end, str(parsed), rank_mode,
-                                                (receives[receiver == k], sent[receiver == k]))
-                     for k, p in enumerate(self.events.to_delayed())]
+                                                (dask.delayed(getitem)(m, "receive_id"),
+                                                 dask.delayed(getitem)(m, "send_time")))
+                     for p, m in zip(delayed, pairs, strict=True)]
             return self._selection(dd.from_delayed(parts, meta=self._recorded_meta(),
                                                    verify_meta=False))
         return self.filter(query, rank_mode)

@@ -28,17 +28,14 @@ from tqdm.auto import tqdm
 from glade.errors import TraceError
 from glade.trace.events import NAME, PROCESS, THREAD, TIMESTAMP, is_derived
 from glade.trace.matching import (
-    MATCHING_EVENT,
-    PARENT,
     UnmatchedEventsWarning,
     group_order,
     integer_codes,
     location_codes_of,
 )
 from glade.trace.model import Trace
+from glade.trace.storage import REFERENCE_COLUMNS
 
-#: Derived columns whose values are event rows (event ids on Dask).
-REFERENCE_COLUMNS = (MATCHING_EVENT, PARENT)
 #: The name of the index of a Dask trace's events.
 EVENT_ID = "event"
 

@@ -6,7 +6,8 @@ and numbers the events so that ``compute()`` equals ``Trace.from_parquet(dir)``.
 Event ids: a store in ``"time"`` order gives the events of process p the ids
 ``offset(p) + 0 .. count(p) - 1`` (offset: the events of the processes before p), so
 ordering by (timestamp, id) is the stored trace's order (events at the same time by
-process); a store in ``"row"`` order has each event's row (``__glade_row__``) as id.
+process); a store in ``"row"`` order has each event's row (``__glade_row__``) as id,
+so its reference columns (rows) already name event ids.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from glade.trace.storage import (
     DEFINITIONS,
     EVENTS,
     FORMAT,
+    REFERENCE_COLUMNS,
     ROW,
     VERSION,
     events_entry,
@@ -100,6 +102,12 @@ def read_dask_store(path: str | os.PathLike, npartitions: int | None = None):
     field(entry, "columns", list, sidecar)
     field(entry, "arrow", dict, sidecar)
     processes, counts = process_counts(directory, entry)
+    stored = {decode_value(spec.get("name")) for spec in entry["columns"]
+              if isinstance(spec, dict)}
+    if entry.get("order") != "row" and stored.intersection(REFERENCE_COLUMNS):
+        raise ReaderError(sidecar, "holds reference columns (rows of the trace) without "
+                          f"each event's row ({ROW}): stored by an earlier glade, it reads "
+                          "on the pandas engine only (store it again to read it on Dask)")
     for process in processes:
         if not partition_path(directory, int(process)).is_file():
             raise ReaderError(partition_path(directory, int(process)),
@@ -115,7 +123,8 @@ def read_dask_store(path: str | os.PathLike, npartitions: int | None = None):
               for lo, hi in itertools.pairwise(bounds) if hi > lo]
     meta = empty_events(entry, directory / EVENTS)
     if groups:
-        events = dd.from_map(read_processes, [str(directory)] * len(groups),
+        # an absolute path: the workers may run in another directory
+        events = dd.from_map(read_processes, [str(directory.resolve())] * len(groups),
                              *[list(g) for g in zip(*groups, strict=True)],
                              [entry] * len(groups), meta=meta, enforce_metadata=False)
     else:
@@ -132,19 +141,24 @@ def read_dask_store(path: str | os.PathLike, npartitions: int | None = None):
 
 def write_dask_store(trace, path: str | os.PathLike, overwrite: bool = False) -> Path:
     """Write the DaskTrace ``trace`` into the new directory ``path`` in the layout of
-    :mod:`glade.trace.storage` (``"time"`` order): every partition writes the files of
-    its processes on the worker that holds it
+    :mod:`glade.trace.storage`, losslessly (``"row"`` order: the rows of ``compute()``,
+    derived columns included, reference columns as rows): the rows are found on the
+    cluster (:func:`glade.trace.engines.rows.event_rows`), every partition writes the
+    files of its processes on the worker that holds it
     (:func:`glade.trace.engines.tasks.write_share`), then the client writes the
     definitions and the sidecar. Nothing is left at ``path`` when writing fails."""
     import dask
 
     from glade.trace.engines.parts import compute_all
+    from glade.trace.engines.rows import event_rows
     from glade.trace.engines.tasks import write_share
 
     metadata = encode_value(trace.metadata)
+    rows = event_rows(trace)
     with new_directory(path, overwrite) as scratch:
-        shares = compute_all([dask.delayed(write_share)(p, str(scratch))
-                              for p in trace.events.to_delayed()], "writing Parquet")
+        shares = compute_all([dask.delayed(write_share)(p, str(scratch.resolve()), r)
+                              for p, r in zip(trace.events.to_delayed(), rows, strict=True)],
+                             "writing Parquet")
         written = [s for s in shares if s[0].size] or shares
         specs, arrow = written[0][2], written[0][3]
         if any(s[2] != specs or s[3] != arrow for s in written):
@@ -156,7 +170,7 @@ def write_dask_store(trace, path: str | os.PathLike, overwrite: bool = False) ->
         definitions = None
         if trace.definitions is not None:
             definitions = write_frame(trace.definitions, scratch / DEFINITIONS)
-        entry = events_entry(specs, arrow, processes[order], counts[order], "time")
+        entry = events_entry(specs, arrow, processes[order], counts[order], "row")
         write_sidecar(scratch, FORMAT, VERSION, {"events": entry, "definitions": definitions,
                                                  "metadata": metadata})
     return Path(path)

@@ -130,21 +130,26 @@ def process_events(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int |
     return part[part[PROCESS].to_numpy() == process]
 
 
-def write_share(part: pd.DataFrame, directory: str) -> tuple[np.ndarray, np.ndarray,
-                                                              list[dict], dict[str, str]]:
-    """Write the recorded columns of the partition's events into the store being made at
-    ``directory``, one file per process (see :mod:`glade.trace.storage`): its processes,
-    their numbers of events, the columns' specs and the files' Arrow types."""
-    from glade.parquet import arrow_types, column_spec
-    from glade.trace.storage import arrow_events, write_partition
+def write_share(part: pd.DataFrame, directory: str, rows: tuple[np.ndarray, np.ndarray]
+                ) -> tuple[np.ndarray, np.ndarray, list[dict], dict[str, str]]:
+    """Write the partition's events into the store being made at ``directory``, one
+    file per process (see :mod:`glade.trace.storage`), every column with the reference
+    columns as rows of the trace and each event's row (``rows``: see
+    :func:`glade.trace.engines.rows.partition_rows`): its processes, their numbers of
+    events, the columns' specs and the files' Arrow types."""
+    import pyarrow as pa
 
-    part = in_time_order(part)
-    events = part[[c for c in part.columns if not is_derived(c)]].reset_index(drop=True)
+    from glade.parquet import arrow_types, column_spec
+    from glade.trace.engines.rows import as_rows
+    from glade.trace.storage import ROW, arrow_events, write_partition
+
+    part = as_rows(in_time_order(part), *rows)
+    events = part.reset_index(drop=True)
     codes, processes = integer_codes(events[PROCESS].to_numpy())
     counts = np.bincount(codes, minlength=processes.size)
     order = group_order(codes, processes.size)
     starts = np.concatenate([[0], np.cumsum(counts)])
-    table = arrow_events(events)
+    table = arrow_events(events).append_column(ROW, pa.array(rows[0], type=pa.int64()))
     for i, process in enumerate(processes):
         write_partition(Path(directory), int(process), table.take(order[starts[i]:starts[i + 1]]))
     specs = [column_spec(name, events[name]) for name in events.columns]

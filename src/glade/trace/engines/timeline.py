@@ -7,8 +7,8 @@ the view keeps (the pandas timeline's own :class:`~glade.views.timeline.index.Fo
 and :class:`~glade.views.timeline.index.TimelineIndex`), so a zoom costs a search in
 those arrays, not a re-read. Every answer is the pandas timeline's code run on the
 partition's index: the calls of its rows in a range split into exact boxes and raster
-points (:func:`~glade.views.timeline.render.split_range`; the points stay on the worker,
-where datashader's Dask support aggregates them), its instants in the range, its share
+points (:func:`~glade.views.timeline.render.split_range`; datashader aggregates the
+points on the worker, see :mod:`glade.trace.engines.rasters`), its instants in the range, its share
 of the function totals and of the overview strip, its rows; a query is matched on the
 partition's own call forest (a call and its callers live on one process).
 
@@ -31,7 +31,9 @@ from glade.query import parse, query_mask
 from glade.query.engine import RowTable
 from glade.trace.calls import EVENT
 from glade.trace.comm import message_rows
+from glade.trace.engines.arrows import MESSAGE_ROW
 from glade.trace.engines.parts import in_time_order, local_trace
+from glade.trace.engines.rasters import pixel_sums
 from glade.trace.engines.tasks import forest_with_sends
 from glade.trace.events import RECEIVE_NAMES, SEND_NAMES
 from glade.trace.matching import UnmatchedEventsWarning
@@ -45,13 +47,6 @@ from glade.views.timeline.render import Request, _instants, split_range
 #: for a box demoted into the raster).
 BOX_FIELDS = ("node", "row", "start", "end", "code", "depth", "exclusive", "share")
 INSTANT_FIELDS = ("node", "row", "time", "code")
-#: The column of a partition's message events holding the display row of their location.
-MESSAGE_ROW = "__glade_row__"
-
-
-def points_table(points: np.ndarray) -> pd.DataFrame:
-    """Raster points (rows :data:`kernels.POINT_FIELDS`) as the table datashader reads."""
-    return pd.DataFrame(points.T.copy(), columns=list(kernels.POINT_FIELDS))
 
 
 class TimelinePart:
@@ -180,7 +175,8 @@ class TimelinePart:
               offset: int) -> dict[str, Any]:
         """The part's share of the picture of ``request`` (whose rows ``row0:row1`` go
         into ``bins`` raster rows of ``pool`` rows: ``layout``), its first row being
-        display row ``row_offset``: its raster ``points`` (a table), ``boxes``
+        display row ``row_offset``: its ``raster`` (datashader's aggregation of its
+        raster points, see :mod:`glade.trace.engines.rasters`), ``boxes``
         (:data:`BOX_FIELDS`), the number of ``visible`` calls and its ``instants``
         (:data:`INSTANT_FIELDS`, or their ``count`` per raster pixel)."""
         index = self.index
@@ -197,7 +193,10 @@ class TimelinePart:
                  "start": index.call_start[box], "end": index.call_end[box],
                  "code": self.recode[index.call_code[box]], "depth": index.depth[nodes],
                  "exclusive": index.exclusive[nodes], "share": index.share[nodes]}
-        return {"points": points_table(points), "boxes": boxes, "visible": visible,
+        grid_row0, _, pool, bins = layout
+        raster = pixel_sums(points, t0=request.t0, px=request.px, width=request.width,
+                            row0=grid_row0, pool=pool, bins=bins)
+        return {"raster": raster, "boxes": boxes, "visible": visible,
                 "instants": self._instants(request, (row0, row1), row_offset, layout, offset)}
 
     def _instants(self, request: Request, local: tuple[int, int], row_offset: int,
@@ -260,7 +259,11 @@ class TimelinePart:
 
 def timeline_part(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None,
                   names: pd.Index) -> TimelinePart:
-    """The :class:`TimelinePart` of partition ``part`` (a task)."""
+    """The :class:`TimelinePart` of partition ``part`` (a task; datashader is compiled
+    on the worker now, not on the view's first request)."""
+    from glade.views.timeline.raster import warm_up
+
+    warm_up()
     return TimelinePart(part, metadata, t_end, names)
 
 

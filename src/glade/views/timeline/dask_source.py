@@ -3,18 +3,21 @@ the trace's partitions (see :mod:`glade.views.timeline.source` for the contract)
 
 Every partition's timeline (:class:`glade.trace.engines.timeline.TimelinePart`: its call
 forest and the index of what the view keeps) is built once and persisted on the
-cluster; an edit builds new indexes there from the persisted forests, and a range
-request asks each partition whose rows are visible for its exact boxes, its instants
-and its raster points. The points stay on the workers, where datashader's Dask support
-aggregates them (:func:`glade.views.timeline.raster.aggregate_table`); only the boxes,
-the instants and a raster the size of the picture come back. When all partitions hold
-more boxes than a picture draws, the longest are kept and the others join the raster,
-as the pandas timeline does.
+cluster; an edit builds new indexes there from the persisted forests. A range request
+is one round of tasks: each partition whose rows are visible returns its exact boxes and
+instants, and datashader aggregates its raster points there (its pandas aggregation, one
+per partition, as datashader's Dask pipeline does); a tree of tasks adds the rasters, so
+only the boxes, the instants and one raster the size of the picture come back (see
+:mod:`glade.trace.engines.rasters`). When all partitions hold more boxes than a picture
+draws, the longest are kept and the others join the raster, as the pandas timeline
+does.
 
 The whole trace's messages are paired once (as ``match_messages`` pairs them); the
 client keeps the pairs and, after every edit, the lane of each end, and draws the
 arrows of a range with the pandas timeline's own code
-(:class:`~glade.views.timeline.messages.KeptMessages`). Node ids are the pandas
+(:class:`~glade.views.timeline.messages.KeptMessages`). A one-off picture
+(:func:`picture_once`) pairs them on the workers instead, by receiver, and brings back
+only the arrows it draws (:mod:`glade.trace.engines.arrows`). Node ids are the pandas
 engine's, so the front end, the selection and the highlights work as on pandas; a
 selected call is named by its query (name, process, thread and start).
 """
@@ -26,29 +29,27 @@ from operator import getitem, is_, methodcaller
 from typing import Any
 
 import dask
-import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
 from glade.query import parse, query_mask
 from glade.query.engine import RowTable
 from glade.trace.calls import call_forest
-from glade.trace.engines.combine import pair_message_events
+from glade.trace.engines.arrows import arrow_shares, combine_arrows, paired_by_receiver
 from glade.trace.engines.parts import compute_all
+from glade.trace.engines.rasters import add_rasters, pixel_sums, pixel_values, raster_tree
 from glade.trace.engines.timeline import (
     BOX_FIELDS,
     INSTANT_FIELDS,
-    MESSAGE_ROW,
+    TimelinePart,
     picture_share,
-    points_table,
     timeline_part,
 )
 from glade.trace.profiles import bin_edges
 from glade.views.base import EVERYTHING
-from glade.views.timeline import kernels
+from glade.views.timeline import kernels, messages
 from glade.views.timeline.lanes import Lanes
 from glade.views.timeline.messages import Arrows, KeptMessages
-from glade.views.timeline.raster import aggregate, aggregate_table
 from glade.views.timeline.render import (
     MAX_BOXES,
     MAX_INSTANTS,
@@ -109,13 +110,13 @@ def _all_instants(pieces: list[dict], request: Request, row0: int, pool: int, bi
     return {"count": counts}, True
 
 
-def _combine(shares: Sequence[Any], pieces: Sequence[tuple], request: Request,
+def _combine(raster: np.ndarray | None, pieces: Sequence[tuple], request: Request,
              layout: tuple[int, int, int, int], arrows: Arrows) -> Picture:
-    """The picture of ``request`` from the partitions' ``shares`` (persisted, see
-    :meth:`TimelinePart.share`) and their computed ``pieces`` (boxes, visible calls and
-    instants, nodes numbered globally): the longest boxes of all partitions kept, the
-    others demoted into the raster, which datashader aggregates from the points on the
-    workers."""
+    """The picture of ``request`` from the partitions' computed ``pieces`` (boxes,
+    visible calls and instants, nodes numbered globally, see
+    :meth:`TimelinePart.share`) and the sum of their rasters (``raster``, made by
+    datashader on the workers; None without partitions): the longest boxes of all
+    partitions kept, the others demoted into the raster."""
     row0, _, pool, bins = layout
     boxes = ({f: np.concatenate([p[0][f] for p in pieces]) for f in BOX_FIELDS} if pieces
              else {f: np.zeros(0, dtype=np.int64) for f in BOX_FIELDS})
@@ -124,22 +125,32 @@ def _combine(shares: Sequence[Any], pieces: Sequence[tuple], request: Request,
     drawn = durations >= threshold
     grid = {"t0": request.t0, "px": request.px, "width": request.width, "row0": row0,
             "pool": pool, "bins": bins}
-    if shares and bins:
-        # persisted, the points are a collection datashader's Dask pipeline reads whole
-        points = dd.from_delayed([dask.delayed(getitem)(s, "points") for s in shares],
-                                 meta=points_table(np.empty((5, 0))),
-                                 verify_meta=False).persist()
-        if not drawn.all():
-            demoted = _demoted_points({f: v[~drawn] for f, v in boxes.items()}, request)
-            points = dd.concat([points, dd.from_pandas(points_table(demoted), npartitions=1)])
-        cover, busy, top = aggregate_table(points, **grid)
-        _release(points)
-    else:
-        cover, busy, top = aggregate(np.empty((5, 0)), **grid)
+    demoted = pixel_sums(_demoted_points({f: v[~drawn] for f, v in boxes.items()}, request),
+                         **grid)
+    cover, busy, top = pixel_values(demoted if raster is None else add_rasters(raster,
+                                                                                demoted))
     kept = {f: boxes[f][drawn] for f in BOX_FIELDS if f != "share"}
     instants, pooled = _all_instants([p[2] for p in pieces], request, row0, pool, bins)
     return Picture(request, *layout, threshold, sum(p[1] for p in pieces), kept, cover, busy,
                    top, instants, pooled, arrows, {"level": None, "engine": "dask"})
+
+
+def _answers(shares: Sequence[Any], keys: tuple[str, ...]) -> tuple[list[tuple], Any]:
+    """The ``keys`` of every partition's share (delayed) and the sum of their rasters (a
+    tree of tasks on the cluster; None without shares), delayed."""
+    pieces = [tuple(dask.delayed(getitem)(s, key) for key in keys) for s in shares]
+    raster = raster_tree([dask.delayed(getitem)(s, "raster") for s in shares]) if shares \
+        else None
+    return pieces, raster
+
+
+#: What the client keeps of every message pair (see :func:`_pair_arrays`).
+PAIR_ARRAYS = ("send_id", "receive_id", "send_time", "receive_time", "size")
+
+
+def _pair_arrays(pairs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The arrays of a partition's message pairs that the client keeps to draw arrows."""
+    return {f: pairs[f] for f in PAIR_ARRAYS}
 
 
 def _in_location_order(trace: Any) -> list[int]:
@@ -152,8 +163,9 @@ def _in_location_order(trace: Any) -> list[int]:
 
 def picture_once(trace: Any, request: Request) -> Picture:
     """The picture of ``request`` (one row per location) of DaskTrace ``trace`` in one
-    pass over its partitions, none of them kept: each builds its timeline, answers, and
-    sends its message events (paired here, as ``match_messages`` pairs them)."""
+    pass over its partitions, none of them kept: each builds its timeline and answers;
+    its messages are paired by receiver and cut to the range on the workers (see
+    :mod:`glade.trace.engines.arrows`)."""
     summaries = trace._summary()
     order = _in_location_order(trace)
     bases = np.concatenate([[0], np.cumsum([summaries[i].locations for i in order])])
@@ -162,29 +174,23 @@ def picture_once(trace: Any, request: Request) -> Picture:
                         request.height)
     row0, row1, pool, _ = layout
     delayed = trace.events.to_delayed()
-    shares = dask.persist(*[dask.delayed(picture_share)(
-        delayed[i], trace.metadata, trace._end(), trace.name_labels(), request, int(b),
-        layout) for i, b in zip(order, bases, strict=False)])
-    pieces = dask.compute(*[tuple(dask.delayed(getitem)(s, key) for key in
-                                  ("boxes", "visible", "instants", "size", "messages"))
-                            for s in shares])
+    shares = [dask.delayed(picture_share)(delayed[i], trace.metadata, trace._end(),
+                                          trace.name_labels(), request, int(b), layout)
+              for i, b in zip(order, bases, strict=False)]
+    pieces, raster = _answers(shares, ("boxes", "visible", "instants", "size"))
+    # paired and cut to the range on the workers: only what the picture draws comes here
+    pairs = paired_by_receiver([dask.delayed(getitem)(s, "messages") for s in shares],
+                               [summaries[i].processes for i in order])
+    cut = arrow_shares(pairs, request.t0, request.t1, row0, row1, pool, total)
+    pieces, raster, cut = dask.compute(pieces, raster, cut)
     offsets = np.concatenate([[0], np.cumsum([p[3] for p in pieces])])
     for piece, offset in zip(pieces, offsets, strict=False):
         for found in (piece[0], piece[2]):
             if "node" in found:
                 found["node"] = found["node"] + offset
-    messages = [p[4] for p in pieces]
-    frame = pd.concat(messages) if messages else trace._recorded_meta()
-    row_of = pd.Series(frame[MESSAGE_ROW].to_numpy() if len(frame) else [], index=frame.index,
-                       dtype=np.int64)
-    table = pair_message_events(messages, trace._recorded_meta())[0]
-    kept = KeptMessages(table["Send time (ns)"].to_numpy().astype(np.float64),
-                        table["Receive time (ns)"].to_numpy().astype(np.float64),
-                        row_of.loc[table["Send event"].to_numpy()].to_numpy(),
-                        row_of.loc[table["Receive event"].to_numpy()].to_numpy(),
-                        table["Message Size"].to_numpy().astype(np.float64))
-    arrows = kept.in_range(request.t0, request.t1, np.arange(total), row0, row1, pool)
-    return _combine(shares, [p[:3] for p in pieces], request, layout, arrows)
+    arrows = combine_arrows(cut, request.t0, request.t1, row0, pool, total,
+                            messages.MAX_ARROWS)
+    return _combine(raster, [p[:3] for p in pieces], request, layout, arrows)
 
 
 class DaskSource(TimelineSource):
@@ -199,22 +205,26 @@ class DaskSource(TimelineSource):
         end = trace._end()
         parts = dask.persist(*[dask.delayed(timeline_part)(delayed[i], trace.metadata, end,
                                                            labels) for i in order])
-        messages = compute_all([_call("message_events")(p) for p in parts], "messages")
-        table, _, _, _, receiver = pair_message_events(messages, trace._recorded_meta())
-        receives = table["Receive event"].to_numpy()
-        sent = table["Send time (ns)"].to_numpy()
+        # paired by receiver on the workers; each part learns its receives' send times
+        pairs = dask.persist(*paired_by_receiver(
+            [_call("message_events")(p) for p in parts],
+            [trace._summary()[i].processes for i in order]))
         parts = list(dask.persist(*[
-            _call("with_received", receives[receiver == k], sent[receiver == k])(p)
-            for k, p in enumerate(parts)]))
+            dask.delayed(TimelinePart.with_received)(p, dask.delayed(getitem)(m, "receive_id"),
+                                                     dask.delayed(getitem)(m, "send_time"))
+            for p, m in zip(parts, pairs, strict=True)]))
+        compact = compute_all([dask.delayed(_pair_arrays)(m) for m in pairs], "messages")
         sizes = compute_all([_call("size")(p) for p in parts], "call forests")
         counts = np.array([s[0] for s in sizes], dtype=np.int64)
         self._offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         self.num_nodes = int(self._offsets[-1])
         used = [s for s in sizes if s[0]]
         self.extent = ((min(s[1] for s in used), max(s[2] for s in used)) if used else (0, 0))
-        self._pairs = {c: table[c].to_numpy() for c in
-                       ("Send event", "Receive event", "Send time (ns)", "Receive time (ns)")}
-        self._pairs["Message Size"] = table["Message Size"].to_numpy().astype(np.float64)
+        joined = {f: np.concatenate([c[f] for c in compact] + [np.zeros(0, np.int64)])
+                  for f in PAIR_ARRAYS}
+        # in send order (time, then event id), as the pandas engine lists the pairs
+        order = np.lexsort((joined["send_id"], joined["send_time"]))
+        self._pairs = {f: v[order] for f, v in joined.items()}
         empty = call_forest(trace._meta_trace())
         self._empty = RowTable(empty.graph, empty.dataframe)
         self._shown = (EVERYTHING, "")
@@ -250,12 +260,12 @@ class DaskSource(TimelineSource):
             at = np.minimum(np.searchsorted(ids, events, sorter=order), max(ids.size - 1, 0))
             return lanes[order[at]] if ids.size else np.zeros(0, dtype=np.int64)
 
-        send, receive = lane_of(pairs["Send event"]), lane_of(pairs["Receive event"])
+        send, receive = lane_of(pairs["send_id"]), lane_of(pairs["receive_id"])
         kept = (send >= 0) & (receive >= 0)
         self._messages = KeptMessages(
-            pairs["Send time (ns)"][kept].astype(np.float64),
-            pairs["Receive time (ns)"][kept].astype(np.float64), send[kept], receive[kept],
-            pairs["Message Size"][kept])
+            pairs["send_time"][kept].astype(np.float64),
+            pairs["receive_time"][kept].astype(np.float64), send[kept], receive[kept],
+            pairs["size"][kept].astype(np.float64))
         self._parts = parts
 
     # ------------------------------------------------------------ contract
@@ -304,16 +314,15 @@ class DaskSource(TimelineSource):
         base = self._bases[depth_rows]
         visible = [k for k in range(len(self._parts))
                    if base[k] < row1 and base[k + 1] > row0]
-        shares = dask.persist(*[_call("share", request, int(base[k]), layout,
-                                      int(self._offsets[k]))(self._parts[k])
-                                for k in visible])
-        pieces = dask.compute(*[tuple(dask.delayed(getitem)(s, key) for key in
-                                      ("boxes", "visible", "instants")) for s in shares])
+        # one round of tasks: each part answers and rasters its share, a tree adds them
+        shares = [_call("share", request, int(base[k]), layout, int(self._offsets[k]))(
+            self._parts[k]) for k in visible]
+        pieces, raster = dask.compute(*_answers(shares, ("boxes", "visible", "instants")))
         lanes = self._lanes
         arrows = self._messages.in_range(
             request.t0, request.t1, lanes.row_of_lane(np.arange(lanes.num_lanes), depth_rows),
             row0, row1, pool)
-        return _combine(shares, pieces, request, layout, arrows)
+        return _combine(raster, pieces, request, layout, arrows)
 
     def _part_of(self, node: Any) -> tuple[int, int]:
         """The part holding node ``node`` and its id there."""
@@ -348,15 +357,3 @@ class DaskSource(TimelineSource):
         # dropping the last references releases the persisted parts on the cluster
         self._parts = []
 
-
-def _release(collection: Any) -> None:
-    """Drop the persisted data of ``collection`` from the cluster now (on a distributed
-    cluster; other schedulers hold nothing): the expressions built on it may keep it
-    alive otherwise, a raster's points after every picture."""
-    try:
-        from distributed import default_client, futures_of
-    except ImportError:
-        return
-    futures = futures_of(collection)
-    if futures:
-        default_client().cancel(futures)

@@ -1,0 +1,81 @@
+"""The raster of a Dask trace's timeline picture, made by datashader on the workers as its
+Dask pipeline makes it: every partition aggregates its own points with datashader (on
+its pandas table), and the partitions' rasters are added (times) and maxed (keys) by a
+tree of small tasks on the cluster, so one picture is one round of tasks whose only
+large answer is one raster. (Handing datashader a Dask frame of the points does the
+same aggregation, but builds and ships a new graph with its compiled functions on every
+request: about 0.4 s each, even for a tiny trace.)
+
+A raster here is an array (3, bins, width): the time the calls cover per pixel, their
+exclusive time per pixel, and the largest point key per pixel (-inf where nothing is),
+as :func:`glade.views.timeline.raster.aggregate` defines them.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from glade.views.timeline.kernels import CODE_BITS, POINT_FIELDS
+
+#: Rasters added per task of the reduction tree.
+FAN_IN = 8
+
+
+def pixel_sums(points: np.ndarray, *, t0: float, px: float, width: int, row0: int, pool: int,
+               bins: int) -> np.ndarray:
+    """The raster (see the module doc) of ``points`` (rows
+    :data:`~glade.views.timeline.kernels.POINT_FIELDS`) on the grid of ``bins`` rows of
+    ``pool`` timeline rows from ``row0`` and ``width`` columns of ``px`` ns from ``t0``,
+    aggregated by datashader."""
+    raster = np.zeros((3, bins, width))
+    raster[2] = -np.inf
+    if points.shape[1] == 0 or bins == 0 or width == 0:
+        return raster
+    import datashader as ds
+
+    table = pd.DataFrame(points.T, columns=list(POINT_FIELDS), copy=False)
+    canvas = ds.Canvas(plot_width=width, plot_height=bins, x_range=(t0, t0 + width * px),
+                       y_range=(row0, row0 + bins * pool))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        agg = canvas.points(table, "x", "y", agg=ds.summary(
+            cover=ds.sum("w"), busy=ds.sum("we"), top=ds.max("k")))
+    raster[0] = np.nan_to_num(agg["cover"].to_numpy(), nan=0.0)
+    raster[1] = np.nan_to_num(agg["busy"].to_numpy(), nan=0.0)
+    raster[2] = np.nan_to_num(agg["top"].to_numpy(), nan=-np.inf)
+    return raster
+
+
+def add_rasters(*rasters: np.ndarray) -> np.ndarray:
+    """The raster of the points of all ``rasters``: times added, keys maxed."""
+    total = rasters[0].copy()
+    for raster in rasters[1:]:
+        total[:2] += raster[:2]
+        np.maximum(total[2], raster[2], out=total[2])
+    return total
+
+
+def raster_tree(rasters: Sequence[Any]) -> Any:
+    """The sum of ``rasters`` (delayed) as one delayed raster, added by a tree of tasks
+    of :data:`FAN_IN` each (so no task, nor the client, holds them all)."""
+    import dask
+
+    level = list(rasters)
+    while len(level) > 1:
+        level = [dask.delayed(add_rasters)(*level[i:i + FAN_IN])
+                 for i in range(0, len(level), FAN_IN)]
+    return level[0]
+
+
+def pixel_values(raster: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The picture's ``cover``, ``busy`` (ns per pixel) and ``top`` (the code of the
+    function of the largest key, -1 where nothing is) of ``raster``."""
+    top = raster[2]
+    empty = np.isneginf(top)
+    code = np.where(empty, -1, np.fmod(np.where(empty, 0.0, top), float(1 << CODE_BITS)))
+    return raster[0], raster[1], code.astype(np.int32)
