@@ -13,14 +13,13 @@ as :func:`glade.views.timeline.raster.aggregate` defines them.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from glade.views.timeline.kernels import CODE_BITS, POINT_FIELDS
+from glade.views.timeline.kernels import CODE_BITS
+from glade.views.timeline.raster import datashader_sums
 
 #: Rasters added per task of the reduction tree.
 FAN_IN = 8
@@ -36,18 +35,9 @@ def pixel_sums(points: np.ndarray, *, t0: float, px: float, width: int, row0: in
     raster[2] = -np.inf
     if points.shape[1] == 0 or bins == 0 or width == 0:
         return raster
-    import datashader as ds
-
-    table = pd.DataFrame(points.T, columns=list(POINT_FIELDS), copy=False)
-    canvas = ds.Canvas(plot_width=width, plot_height=bins, x_range=(t0, t0 + width * px),
-                       y_range=(row0, row0 + bins * pool))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        agg = canvas.points(table, "x", "y", agg=ds.summary(
-            cover=ds.sum("w"), busy=ds.sum("we"), top=ds.max("k")))
-    raster[0] = np.nan_to_num(agg["cover"].to_numpy(), nan=0.0)
-    raster[1] = np.nan_to_num(agg["busy"].to_numpy(), nan=0.0)
-    raster[2] = np.nan_to_num(agg["top"].to_numpy(), nan=-np.inf)
+    raster[0], raster[1], top = datashader_sums(points, t0=t0, px=px, width=width, row0=row0,
+                                                pool=pool, bins=bins)
+    raster[2] = np.nan_to_num(top, nan=-np.inf)
     return raster
 
 

@@ -14,7 +14,6 @@ the colour of the pixel.
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -31,29 +30,29 @@ def aggregate(points: np.ndarray, *, t0: float, px: float, width: int, row0: int
     if points.shape[1] == 0 or bins == 0 or width == 0:
         empty = np.zeros((bins, width))
         return empty, empty.copy(), np.full((bins, width), -1, dtype=np.int32)
-    table = pd.DataFrame(points.T, columns=list(POINT_FIELDS), copy=False)
-    return aggregate_table(table, t0=t0, px=px, width=width, row0=row0, pool=pool, bins=bins)
+    cover, busy, top = datashader_sums(points, t0=t0, px=px, width=width, row0=row0,
+                                       pool=pool, bins=bins)
+    code = np.where(np.isnan(top), -1, np.fmod(np.nan_to_num(top), float(1 << CODE_BITS)))
+    return cover, busy, code.astype(np.int32)
 
 
-def aggregate_table(table: Any, *, t0: float, px: float, width: int, row0: int, pool: int,
-                    bins: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`aggregate` of points given as a table with columns
-    :data:`~glade.views.timeline.kernels.POINT_FIELDS`: a pandas DataFrame, or a Dask
-    DataFrame, which datashader aggregates partition by partition on the cluster."""
+def datashader_sums(points: np.ndarray, *, t0: float, px: float, width: int, row0: int,
+                    pool: int, bins: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per pixel of the grid of :func:`aggregate` of the (non-empty) ``points``, as
+    datashader aggregates them: the sums of both weights (0 where nothing is) and the
+    largest key itself (NaN where nothing is)."""
     import datashader as ds
 
+    table = pd.DataFrame(points.T, columns=list(POINT_FIELDS), copy=False)
     canvas = ds.Canvas(plot_width=width, plot_height=bins, x_range=(t0, t0 + width * px),
                        y_range=(row0, row0 + bins * pool))
     with warnings.catch_warnings():
-        # datashader's Dask reduction takes the max of partitions where a pixel is empty
+        # the largest key of an empty pixel is the max of nothing
         warnings.simplefilter("ignore", RuntimeWarning)
         agg = canvas.points(table, "x", "y", agg=ds.summary(
             cover=ds.sum("w"), busy=ds.sum("we"), top=ds.max("k")))
-    cover = np.nan_to_num(agg["cover"].to_numpy(), nan=0.0)
-    busy = np.nan_to_num(agg["busy"].to_numpy(), nan=0.0)
-    top = agg["top"].to_numpy()
-    code = np.where(np.isnan(top), -1, np.fmod(np.nan_to_num(top), float(1 << CODE_BITS)))
-    return cover, busy, code.astype(np.int32)
+    return (np.nan_to_num(agg["cover"].to_numpy(), nan=0.0),
+            np.nan_to_num(agg["busy"].to_numpy(), nan=0.0), agg["top"].to_numpy())
 
 
 def warm_up() -> None:
