@@ -4,7 +4,7 @@
 // locationRows, rgb (three colour bytes per function), names, matches (Set of codes a
 // search keeps, or null), selected, highlight (Set of nodes), showArrows }.
 import { coverIndex } from "./picture.js";
-import { paintBoxPixels, paintMarkPixels, PlotPixels } from "./pixels.js";
+import { boxExtent, paintBoxPixels, paintMarkPixels, PlotPixels } from "./pixels.js";
 
 const BRUSH_FILL = "rgba(25, 118, 210, 0.15)";
 const BRUSH_LINE = "rgba(25, 118, 210, 0.9)";
@@ -37,15 +37,6 @@ export function paintPlot(ctx, frame, picture, raster, drag) {
     ctx.fillRect(x, y, w, h);
     ctx.strokeRect(x + 0.5, y + 0.5, w, h);
   }
-}
-
-/** The pixels [x0, x1] box `i` spans on the plot, clipped to just outside it; null when
- * the box is out of sight. */
-function boxExtent(frame, picture, i) {
-  const x0 = frame.scale.x(picture.box_start[i]);
-  const x1 = frame.scale.x(picture.box_end[i]);
-  if (x1 < 0 || x0 > frame.width) return null;
-  return [Math.max(x0, -1), Math.min(x1, frame.width + 1)];
 }
 
 /** An outline around the selected box and the highlighted ones. */

@@ -62,6 +62,15 @@ export function packed(r, g, b, a) {
   return new Uint32Array(new Uint8Array([r, g, b, a]).buffer)[0];
 }
 
+/** The pixels [x0, x1] box `i` spans on the plot, clipped to just outside it; null when
+ * the box is out of sight. */
+export function boxExtent(frame, picture, i) {
+  const x0 = frame.scale.x(picture.box_start[i]);
+  const x1 = frame.scale.x(picture.box_end[i]);
+  if (x1 < 0 || x0 > frame.width) return null;
+  return [Math.max(x0, -1), Math.min(x1, frame.width + 1)];
+}
+
 /**
  * Paint the row bands of `frame` and the boxes of `picture` (may be null) into `image`
  * (a PlotPixels). `frame` is paint.js's, with `rgb` (three bytes per function). A box
@@ -84,7 +93,7 @@ export function paintBoxPixels(image, frame, picture) {
     }
   }
   if (!picture) return;
-  const { rgb, matches, scale } = frame;
+  const { rgb, matches } = frame;
   const colour = new Uint32Array(rgb.length / 3);
   for (let code = 0; code < colour.length; code++) {
     colour[code] = packed(rgb[3 * code], rgb[3 * code + 1], rgb[3 * code + 2], 255);
@@ -93,11 +102,10 @@ export function paintBoxPixels(image, frame, picture) {
   for (let i = 0; i < picture.boxCount; i++) {
     const row = picture.box_row[i];
     if (row < row0 || row >= row1) continue;
-    const x0 = scale.x(picture.box_start[i]);
-    const x1 = scale.x(picture.box_end[i]);
-    if (x1 < 0 || x0 > width) continue;
-    const a = Math.max(x0, -1);
-    const b = a + Math.max(Math.min(x1, width + 1) - a, 1);
+    const extent = boxExtent(frame, picture, i);
+    if (!extent) continue;
+    const a = extent[0];
+    const b = a + Math.max(extent[1] - a, 1); // a pixel at least
     const y = frame.rowTop(row);
     const code = picture.box_code[i];
     if (matches && !matches.has(code)) {

@@ -142,8 +142,7 @@ class Timeline(Requests, QueryView):
 
     def _snapshot(self, revision: int) -> tuple[dict, bytes]:
         """The picture of the viewport at the front end's last width, for ``revision``."""
-        fields, blob = encode_picture(self._source.picture(self._snapshot_request()),
-                                      len(self._source.names))
+        fields, blob = encode_picture(self._source.picture(self._snapshot_request()))
         return {**fields, "revision": revision}, blob
 
     def _check_edit(self, edit: Any) -> dict:
@@ -207,7 +206,7 @@ class Timeline(Requests, QueryView):
     # ------------------------------------------------------------ requests
     def _answer_range(self, message: dict) -> tuple[dict, bytes]:
         request = Request.of(message)
-        fields, blob = encode_picture(self._source.picture(request), len(self._source.names))
+        fields, blob = encode_picture(self._source.picture(request))
         return {**fields, "revision": self.revision}, blob
 
     def _answer_select(self, message: dict) -> tuple[dict, None]:

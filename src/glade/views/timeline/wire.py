@@ -18,7 +18,7 @@ OVERVIEW_BINS = 512
 OVERVIEW_FUNCTIONS = 12
 
 
-def encode_picture(picture: Picture, num_names: int) -> tuple[dict[str, Any], bytes]:
+def encode_picture(picture: Picture) -> tuple[dict[str, Any], bytes]:
     """The fields and blob of a picture: its geometry, and its boxes, raster (opacity
     0-255 of the exclusive time of the calls per pixel, and the function of the
     largest contribution plus one, 0 for none: both compressed), instants (exact, or
@@ -26,8 +26,6 @@ def encode_picture(picture: Picture, num_names: int) -> tuple[dict[str, Any], by
     request = picture.request
     capacity = request.px * picture.pool
     alpha = np.rint(255 * np.clip(picture.busy / capacity, 0, 1)).astype(np.uint8)
-    # the smallest type for the codes plus one (fewer bytes to compress and send)
-    code_dtype = np.uint8 if num_names < 255 else np.uint16 if num_names < 65535 else np.int32
     boxes = picture.boxes
     arrays = {
         "box_start": boxes["start"].astype(np.float64),
@@ -38,7 +36,7 @@ def encode_picture(picture: Picture, num_names: int) -> tuple[dict[str, Any], by
         "box_depth": narrow(boxes["depth"]),
         "box_exclusive": boxes["exclusive"].astype(np.float64),
         "raster_alpha": alpha.reshape(-1),
-        "raster_code": (picture.top + 1).astype(code_dtype).reshape(-1),
+        "raster_code": narrow(picture.top + 1).reshape(-1),
     }
     instants = picture.instants
     if picture.instants_pooled:
@@ -72,7 +70,7 @@ def encode_picture(picture: Picture, num_names: int) -> tuple[dict[str, Any], by
 def narrow(values: np.ndarray) -> np.ndarray:
     """The non-negative integers ``values`` in the smallest of uint8, uint16 and int32
     that holds them all (a wide picture sends tens of thousands of rows, codes and
-    depths: fewer bytes to send and to read)."""
+    depths, and a raster of codes: fewer bytes to compress, send and read)."""
     top = int(values.max(initial=0))
     return values.astype(np.uint8 if top < 256 else np.uint16 if top < 65536 else np.int32)
 
