@@ -6,7 +6,9 @@ levels of detail, and on Pipit's ping-pong OTF2 trace."""
 
 from __future__ import annotations
 
+import itertools
 import warnings
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -18,11 +20,17 @@ from glade.errors import GladeError
 from glade.trace import Trace
 from glade.trace.comm import message_pairs
 from glade.trace.matching import UnmatchedEventsWarning
-from glade.views.timeline import kernels, levels
+from glade.views.timeline import kernels, levels, parallel
 from glade.views.timeline import render as render_module
 from glade.views.timeline.index import Forest, TimelineIndex
 from glade.views.timeline.messages import KeptMessages, Messages
-from glade.views.timeline.render import Request, instant_counts, pool_of, render
+from glade.views.timeline.render import (
+    Request,
+    instant_counts,
+    longest_cut,
+    pool_of,
+    render,
+)
 from tests.trace.test_matching_property import random_traces
 
 
@@ -176,6 +184,36 @@ def test_leveled_pictures_have_the_exact_threshold_and_boxes(seed, budget, start
         leveled = render(index, None, request)
     assert leveled.threshold == exact.threshold
     assert sorted(leveled.boxes["node"].tolist()) == sorted(exact.boxes["node"].tolist())
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 3), st.floats(0.0, 0.9), st.floats(0.02, 1.0), st.integers(50, 1500),
+       st.integers(1, 12), st.booleans(), st.booleans(), st.integers(2, 4))
+def test_pictures_drawn_in_blocks_side_by_side_equal_one_pass(seed, start, length, width,
+                                                              height, depth_rows, leveled,
+                                                              parts):
+    # blocks never share a raster row and keep the lanes' order: the same boxes in the
+    # same order, and the same raster to the bit, as one pass over all lanes
+    trace = synthetic_trace(7, 200, seed=seed)
+    index = index_of(trace)
+    first, last = index.forest.duration
+    t0 = first + start * (last - first)
+    request = Request(t0, t0 + length * (last - first), width, 0,
+                      index.lanes.num_rows(depth_rows), height, depth_rows)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(render_module, "MAX_BOXES", 50)
+        if leveled:
+            patch.setattr(render_module, "EXACT_LIMIT", 0)
+            index.finest = levels.finest_level(10**9)
+        one = render(index, None, request)
+        patch.setattr(parallel, "SPLIT_ABOVE", 0)
+        patch.setattr(parallel, "cores", lambda: parts)
+        split = render(index, None, request)
+    assert split.extra == one.extra and split.threshold == one.threshold
+    for name, values in one.boxes.items():
+        np.testing.assert_array_equal(split.boxes[name], values)
+    for name in ("cover", "busy", "top"):
+        np.testing.assert_array_equal(getattr(split, name), getattr(one, name))
 
 
 def test_a_hidden_function_leaves_its_time_to_its_caller():
@@ -352,18 +390,22 @@ def test_instants_counted_per_pixel_against_brute_force(n, seed, lanes, width, r
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(0, 3000), max_size=300), st.integers(1, 2**40),
-       st.integers(1, 40), st.floats(0.01, 500), st.booleans())
-def test_the_longest_cut_against_sorting(lengths, scale, most, minimum, picked):
-    # durations with ties and over many powers of two: the cut is the most-th longest
-    # of those lasting at least `minimum`, as sorting them all finds it
+       st.integers(1, 40), st.floats(0.01, 500), st.booleans(),
+       st.lists(st.integers(0, 300), max_size=6), st.integers(1, 4))
+def test_the_longest_cut_against_sorting(lengths, scale, most, minimum, picked, cuts, parts):
+    # durations with ties and over many powers of two, in runs cut at random and counted
+    # in up to four blocks side by side: the cut is the most-th longest of those lasting
+    # at least `minimum`, as sorting them all finds it
     duration = np.asarray(lengths, dtype=np.int64) * (scale if scale < 2**20 else 1)
     start = np.arange(duration.size, dtype=np.int64) * 7
     end = start + duration
     pick = np.arange(0, duration.size, 2, dtype=np.int32) if picked else kernels.ALL
     chosen = duration[pick] if picked else duration
-    lo, hi = np.array([0]), np.array([chosen.size])
-    count, cut, at_least, longer = kernels.longest_cut(lo, hi, start, end, pick, minimum,
-                                                       most)
+    edges = np.unique(np.clip([0, *cuts, chosen.size], 0, chosen.size))
+    lo, hi = edges[:-1], edges[1:]
+    with (mock.patch.object(parallel, "SPLIT_ABOVE", 0),
+          mock.patch.object(parallel, "cores", lambda: parts)):
+        count, cut, at_least, longer = longest_cut(lo, hi, start, end, pick, minimum, most)
     wide = np.sort(chosen[chosen >= minimum])[::-1]
     assert count == wide.size
     if count <= most:
@@ -371,6 +413,23 @@ def test_the_longest_cut_against_sorting(lengths, scale, most, minimum, picked):
     else:
         assert cut == wide[most - 1]
         assert at_least == (wide >= cut).sum() and longer == (wide > cut).sum()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 1000)), max_size=60),
+       st.integers(1, 5))
+def test_blocks_cover_the_segments_and_split_between_raster_rows(segments, parts):
+    # blocks are contiguous, cover every segment once, never split a raster row, and
+    # are as many as the cores when the work allows it
+    rows = np.cumsum([step for step, _ in segments], dtype=np.int64)
+    work = np.asarray([amount for _, amount in segments], dtype=np.int64)
+    with mock.patch.object(parallel, "SPLIT_ABOVE", 0):
+        bounds = parallel.blocks(work, rows, parts)
+    assert bounds[0][0] == 0 and bounds[-1][1] == work.size
+    assert all(b == a for (_, b), (a, _) in itertools.pairwise(bounds))
+    assert all(a < b for a, b in bounds) or work.size == 0
+    assert all(rows[a - 1] != rows[a] for a, _ in bounds[1:])
+    assert len(bounds) <= max(parts, 1)
 
 
 def test_bad_requests_are_clear_errors():

@@ -62,7 +62,8 @@ def runs_in_range(ptr, start, end, pick, segments, t0, t1, strict):
     return lo, hi
 
 
-#: Classes of durations for :func:`longest_cut`: 64 per power of two.
+#: Classes of durations (:func:`glade.views.timeline.render.longest_cut`): 64 per power
+#: of two.
 _CLASS_STEPS = 64
 
 
@@ -74,18 +75,15 @@ def _duration_class(duration):
     return exponent * _CLASS_STEPS + int((mantissa - 0.5) * 2 * _CLASS_STEPS)
 
 
-@njit(cache=True, nogil=True)
-def longest_cut(lo, hi, start, end, pick, minimum, most):
-    """The calls of the runs (at positions ``pick``, see :func:`_at`) lasting at least
-    ``minimum`` (> 0): how many there are; when more than ``most``, also the duration of
-    the ``most``-th longest (``cut``) and how many last at least ``cut`` and longer than
-    it (ties may make more than ``most``). Returns ``(count, cut, at_least, longer)``
-    (``cut`` = ``minimum`` and both counts = ``count`` when at most ``most``).
+#: How many classes :func:`_duration_class` has (durations below 2^66 ns).
+DURATION_CLASSES = 66 * _CLASS_STEPS
 
-    One pass counts the durations per class (:func:`_duration_class`), which finds the
-    class holding the cut; a second gathers that class's durations alone and sorts
-    them, instead of writing and partitioning every duration."""
-    counts = np.zeros(66 * _CLASS_STEPS, np.int64)
+
+@njit(cache=True, nogil=True)
+def duration_classes(lo, hi, start, end, pick, minimum, counts):
+    """Add to ``counts`` (:data:`DURATION_CLASSES`) how many calls of the runs (at
+    positions ``pick``, see :func:`_at`) lasting at least ``minimum`` (> 0) fall in each
+    duration class (:func:`_duration_class`); returns how many there are."""
     count = 0
     for k in range(lo.size):
         for j in range(lo[k], hi[k]):
@@ -94,14 +92,14 @@ def longest_cut(lo, hi, start, end, pick, minimum, most):
             if duration >= minimum:
                 counts[_duration_class(duration)] += 1
                 count += 1
-    if count <= most:
-        return count, minimum, count, count
-    above = 0
-    c = counts.size - 1
-    while above + counts[c] < most:
-        above += counts[c]
-        c -= 1
-    values = np.empty(counts[c])
+    return count
+
+
+@njit(cache=True, nogil=True)
+def class_durations(lo, hi, start, end, pick, minimum, c, size):
+    """The durations of the ``size`` calls of the runs (at positions ``pick``) lasting at
+    least ``minimum`` whose duration class is ``c``, in run order."""
+    values = np.empty(size)
     n = 0
     for k in range(lo.size):
         for j in range(lo[k], hi[k]):
@@ -110,11 +108,7 @@ def longest_cut(lo, hi, start, end, pick, minimum, most):
             if duration >= minimum and _duration_class(duration) == c:
                 values[n] = duration
                 n += 1
-    values.sort()
-    cut = values[values.size - (most - above)]
-    at_least = above + values.size - np.searchsorted(values, cut, side="left")
-    longer = above + values.size - np.searchsorted(values, cut, side="right")
-    return count, cut, at_least, longer
+    return values
 
 
 #: Rows of a points buffer: x, y, weight, second weight, key.

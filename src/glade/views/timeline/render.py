@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from glade.errors import GladeError
-from glade.views.timeline import kernels
+from glade.views.timeline import kernels, parallel
 from glade.views.timeline.index import TimelineIndex
 from glade.views.timeline.levels import COARSEST, EXACT_LIMIT, Level
 from glade.views.timeline.messages import Arrows, KeptMessages
@@ -120,13 +120,52 @@ class Picture:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def longest_cut(lo: np.ndarray, hi: np.ndarray, start: np.ndarray, end: np.ndarray,
+                pick: np.ndarray, minimum: float, most: int) -> tuple[int, float, int, int]:
+    """The calls of the runs ``[lo[k], hi[k])`` (at positions ``pick``, see
+    :data:`kernels.ALL`) lasting at least ``minimum`` (> 0): how many there are; when
+    more than ``most``, also the duration of the ``most``-th longest (``cut``) and how
+    many last at least ``cut`` and longer than it (ties may make more than ``most``).
+    Returns ``(count, cut, at_least, longer)`` (``cut`` = ``minimum`` and both counts =
+    ``count`` when at most ``most``).
+
+    One pass per block of runs (:mod:`~glade.views.timeline.parallel`) counts the
+    durations per class, which finds the class holding the cut; a second gathers that
+    class's durations alone and sorts them, instead of writing and partitioning every
+    duration."""
+    bounds = parallel.blocks(hi - lo)
+
+    def classes(a: int, b: int) -> tuple[np.ndarray, int]:
+        counts = np.zeros(kernels.DURATION_CLASSES, np.int64)
+        return counts, kernels.duration_classes(lo[a:b], hi[a:b], start, end, pick,
+                                                float(minimum), counts)
+
+    parts = parallel.run_blocks(classes, bounds)
+    count = sum(n for _, n in parts)
+    if count <= most:
+        return count, minimum, count, count
+    counts = np.sum([c for c, _ in parts], axis=0)
+    from_top = np.cumsum(counts[::-1])
+    c = counts.size - 1 - int(np.searchsorted(from_top, most))  # the class holding the cut
+    above = int(from_top[counts.size - 2 - c]) if c < counts.size - 1 else 0
+    sizes = {bound: int(block_counts[c]) for bound, (block_counts, _)
+             in zip(bounds, parts, strict=True)}
+    values = np.sort(np.concatenate(parallel.run_blocks(
+        lambda a, b: kernels.class_durations(lo[a:b], hi[a:b], start, end, pick,
+                                             float(minimum), c, sizes[a, b]), bounds)))
+    cut = float(values[values.size - (most - above)])
+    at_least = above + values.size - int(np.searchsorted(values, cut, side="left"))
+    longer = above + values.size - int(np.searchsorted(values, cut, side="right"))
+    return count, cut, at_least, longer
+
+
 def _threshold(index: TimelineIndex, lo: np.ndarray, hi: np.ndarray, pick: np.ndarray,
                px: float) -> tuple[float, int]:
     """The shortest duration drawn as a box: a pixel, or more when more than
     MAX_BOXES of the calls in the runs (of the index's calls at positions ``pick``)
     last a pixel or longer (then the MAX_BOXES longest are boxes, fewer when ties
     would make more); and how many boxes that makes."""
-    count, cut, at_least, longer = kernels.longest_cut(
+    count, cut, at_least, longer = longest_cut(
         lo, hi, index.call_start, index.call_end, pick, px, MAX_BOXES)
     if count <= MAX_BOXES:
         return px, count
@@ -256,21 +295,36 @@ def raster_range(index: TimelineIndex, request: Request, row0: int, row1: int, p
     (their positions in the index's call arrays, and display rows) and a raster of
     ``bins`` rows of ``pool`` display rows (cover, busy and the code of the largest
     share per pixel, see :class:`Picture`), accumulated in one pass over the runs and
-    the level's records; with the threshold, the number of visible calls and the level
-    of detail used (None: the calls themselves)."""
+    the level's records per block of lanes (blocks side by side, see
+    :mod:`~glade.views.timeline.parallel`); with the threshold, the number of visible
+    calls and the level of detail used (None: the calls themselves)."""
     runs = _runs(index, request, row0, row1, 0, False)
     _, start, end, code, share = index.lane_calls
     px = request.px
     cover = np.zeros((bins, request.width))
     busy = np.zeros((bins, request.width))
     key = np.full((bins, request.width), -1.0)
-    box, box_row = np.empty(runs.boxes, dtype=np.int64), np.empty(runs.boxes, dtype=np.int64)
-    kernels.raster_calls(runs.lo, runs.hi, runs.rows, start, end, code, share, runs.pick,
-                         float(request.t0), px, runs.threshold, not request.depth_rows, row0,
-                         pool, cover, busy, key, box, box_row)
-    if runs.level is not None:
-        runs.level.rasterize(np.arange(row0, row1, dtype=np.int64), request.t0, request.t1,
-                             px, request.depth_rows, row0, pool, (cover, busy, key))
+    raster_rows = (runs.rows - row0) // pool
+    bounds = parallel.blocks(runs.hi - runs.lo, raster_rows)
+
+    def block(a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        # the lanes a:b, and the rows of their raster rows (all rows up to the next block)
+        box, box_row = np.empty(runs.boxes, np.int64), np.empty(runs.boxes, np.int64)
+        count = kernels.raster_calls(
+            runs.lo[a:b], runs.hi[a:b], runs.rows[a:b], start, end, code, share, runs.pick,
+            float(request.t0), px, runs.threshold, not request.depth_rows, row0, pool, cover,
+            busy, key, box, box_row)
+        if runs.level is not None:
+            first = row0 + int(raster_rows[a]) * pool if a else row0
+            last = row0 + int(raster_rows[b]) * pool if b < raster_rows.size else row1
+            runs.level.rasterize(np.arange(first, last, dtype=np.int64), request.t0,
+                                 request.t1, px, request.depth_rows, row0, pool,
+                                 (cover, busy, key))
+        return box[:count], box_row[:count]
+
+    parts = parallel.run_blocks(block, bounds)
+    box = np.concatenate([box for box, _ in parts])
+    box_row = np.concatenate([box_row for _, box_row in parts])
     # a key is an integer below 2^53 (exact in float64): its low CODE_BITS are the code
     top = key.astype(np.int64)
     top &= (1 << kernels.CODE_BITS) - 1
