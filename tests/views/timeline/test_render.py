@@ -7,6 +7,7 @@ levels of detail, and on Pipit's ping-pong OTF2 trace."""
 from __future__ import annotations
 
 import itertools
+import threading
 import warnings
 from unittest import mock
 
@@ -20,6 +21,7 @@ from glade.errors import GladeError
 from glade.trace import Trace
 from glade.trace.comm import message_pairs
 from glade.trace.matching import UnmatchedEventsWarning
+from glade.views.timeline import index as index_module
 from glade.views.timeline import kernels, levels, parallel
 from glade.views.timeline import render as render_module
 from glade.views.timeline.index import Forest, TimelineIndex
@@ -152,16 +154,40 @@ def test_levels_of_detail_keep_the_mass_and_the_boxes(monkeypatch):
         coarse = render(index, None, Request(first, last, 700, 0, rows, 100, depth_rows))
         fine = check_picture(index, Request(first, last, 700, 0, rows, 100, depth_rows))[0]
         assert coarse.cover.sum() == pytest.approx(fine.cover.sum(), rel=0.02)
-    # the background build keeps the levels built and adds the finer ones a picture of
-    # the given width reads, no coarser ones
-    monkeypatch.setattr(levels, "EXACT_LIMIT", 1)
+    # building ahead adds the records of the AHEAD levels finer than the one a picture
+    # read and keeps the levels built; nothing is left to build once they are, and
+    # nothing finer is built after a picture that read the calls themselves
     built = set(index._levels)
-    last = levels.finest_level(index.calls.size, 4)
-    assert max(built) < last < index.finest
-    index.prepare_levels(False, 4).join()
+    k = leveled.extra["level"]
+    ahead = set(range(k + 1, k + index_module.AHEAD + 1))
+    index.prepare_levels(False, k).join()
     assert index.level(request.px) is level
-    assert set(index._levels) == built | set(range(max(built) + 1, last + 1))
-    assert index.prepare_levels(False, 4) is None
+    assert set(index._levels) == built | ahead
+    assert all(index._levels[j].built(False) and not index._levels[j].built(True)
+               for j in ahead)
+    assert index.prepare_levels(False, k) is None
+    assert index.prepare_levels(True, None) is None
+
+
+def test_building_ahead_waits_for_answers_but_not_for_a_request_that_needs_it(monkeypatch):
+    trace = synthetic_trace(8, 400, seed=2)
+    index = index_of(trace)
+    index.finest = levels.finest_level(10**9)
+    monkeypatch.setattr(levels, "BLOCK_CALLS", 10)
+    with index.answering():
+        builder = index.prepare_levels(False, levels.COARSEST)
+        builder.join(0.3)
+        # paused before its first block while the answer is computed
+        assert builder.is_alive()
+        assert not any(level.built(False) for level in index._levels.values())
+        # a request reading the level being built gets it (the builder goes on for it)
+        reader = threading.Thread(
+            target=lambda: index.level_number(levels.COARSEST + 1).records(False))
+        reader.start()
+        reader.join(60)
+        assert not reader.is_alive() and index._levels[levels.COARSEST + 1].built(False)
+    builder.join(60)
+    assert not builder.is_alive() and index._levels[levels.COARSEST + 2].built(False)
 
 
 @settings(max_examples=40, deadline=None)
@@ -464,15 +490,17 @@ def test_ping_pong_drawn(pipit_data):
 
 
 @settings(max_examples=100, deadline=None)
-@given(random_traces(), st.integers(0, 6), st.booleans())
-def test_level_records_against_brute_force(table, k, depth_rows):
+@given(random_traces(), st.integers(0, 6), st.booleans(), st.integers(1, 40))
+def test_level_records_against_brute_force(table, k, depth_rows, block):
     # every record of a level: the time the calls shorter than two bins cover in its row
     # and bin, weighed by exclusive share in a row per location, and the function of the
     # largest single share; one record per row and bin holding time, bins ascending
+    # (built in blocks of `block` calls, as a builder working ahead builds them)
     trace = Trace(table)
     index = index_of(trace)
     level = levels.Level(index, k)
-    ptr, bin_, weight, code = level.records(depth_rows)
+    with mock.patch.object(levels, "BLOCK_CALLS", block):
+        ptr, bin_, weight, code = level.records(depth_rows)
     forest = index.forest
     calls = index.calls
     row = index.lanes.row_of_lane(index.node_lane[calls], depth_rows)

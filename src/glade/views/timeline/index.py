@@ -10,8 +10,12 @@ time minus that of its kept callees, as ``trace.query(q, level="calls")`` comput
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
+import sys
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +29,9 @@ from glade.trace.model import Trace
 from glade.views.timeline import kernels
 from glade.views.timeline.lanes import Lanes
 from glade.views.timeline.levels import COARSEST, Level, bin_size, finest_level, level_for
+
+#: Levels built ahead of the one the last picture read (:meth:`TimelineIndex.prepare_levels`).
+AHEAD = 2
 
 
 @dataclass(frozen=True)
@@ -163,6 +170,10 @@ class TimelineIndex:
         self._lock = threading.Lock()
         self._building: dict[int, threading.Lock] = {}
         self._closed = threading.Event()
+        self._wanted: list[tuple[int, bool]] = []
+        self._builder: threading.Thread | None = None
+        self._answering = 0
+        self._calm = threading.Condition()
         self._points = np.empty((len(kernels.POINT_FIELDS), 0))
 
     @functools.cached_property
@@ -216,30 +227,62 @@ class TimelineIndex:
                 self._levels[k] = Level(self, k)
             return self._levels[k]
 
-    def prepare_levels(self, depth_rows: bool = False, width: int = 2048
-                       ) -> threading.Thread | None:
-        """Build ahead, in a background thread, the levels (with the records of the
-        layout) finer than the finest built, which zooming in from the first picture
-        reads next, up to the finest a range ``width`` pixels wide reads; None when
-        there are none. Other levels (coarser ones, for narrower pictures, or finer
-        ones, where calls are dense) are built when first read: building levels ahead
-        takes the CPU the answers and the browser need while the user zooms, so only
-        the likely ones are. The kernels release the GIL, and a request waits only for
-        the level it reads, so requests are answered meanwhile."""
-        last = min(self.finest, finest_level(self.calls.size, width))
-        start = max(max(self._levels, default=COARSEST - 1) + 1, COARSEST)
-        order = range(start, last + 1)
-        if not order:
+    def prepare_levels(self, depth_rows: bool, after: int | None) -> threading.Thread | None:
+        """Build ahead, in a background thread, the records of the layout for the
+        :data:`AHEAD` levels finer than ``after`` (the level the last picture read), which
+        zooming in reads next; None when they are built or there are none (``after`` is
+        None: finer pictures read the calls themselves). Other levels are built when
+        first read: building many ahead would take the cores the answers and the browser
+        need while the user zooms. The builder pauses while requests are answered
+        (:meth:`answering`), unless one waits for the level it builds; the kernels
+        release the GIL, and a request waits only for the level it reads."""
+        if after is None:
             return None
-        def build() -> None:
-            for k in order:
-                if self._closed.is_set():
-                    return
-                self.level_number(k).records(depth_rows)
+        wanted = [k for k in range(max(after + 1, COARSEST), min(after + AHEAD, self.finest) + 1)
+                  if k not in self._levels or not self._levels[k].built(depth_rows)]
+        with self._lock:
+            self._wanted = [(k, depth_rows) for k in wanted]
+            if wanted and self._builder is None and not self._closed.is_set():
+                self._builder = threading.Thread(target=self._build_ahead,
+                                                 name="glade-timeline-levels", daemon=True)
+                self._builder.start()
+            return self._builder
 
-        worker = threading.Thread(target=build, name="glade-timeline-levels", daemon=True)
-        worker.start()
-        return worker
+    def _build_ahead(self) -> None:
+        """Build the wanted levels one after the other, until none is left, at the lowest
+        priority where the system allows a thread its own (Linux): the server and the
+        browser take the cores while an answer travels and is drawn."""
+        if sys.platform.startswith("linux"):
+            with contextlib.suppress(OSError):
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        while True:
+            with self._lock:
+                if not self._wanted or self._closed.is_set():
+                    self._builder = None
+                    return
+                k, depth_rows = self._wanted.pop(0)
+            level = self.level_number(k)
+            level.records(depth_rows, pause=lambda level=level: self._pause(level))
+
+    @contextlib.contextmanager
+    def answering(self) -> Iterator[None]:
+        """While a request is answered: building ahead waits, so that the answer has the
+        cores."""
+        with self._calm:
+            self._answering += 1
+        try:
+            yield
+        finally:
+            with self._calm:
+                self._answering -= 1
+                self._calm.notify_all()
+
+    def _pause(self, level: Level) -> None:
+        """Wait while requests are answered, unless one waits for ``level`` (or the index
+        is closed)."""
+        with self._calm:
+            while self._answering and not level.awaited and not self._closed.is_set():
+                self._calm.wait(0.005)
 
     def close(self) -> None:
         """Stop building levels ahead and let go of those built (a view drops an index

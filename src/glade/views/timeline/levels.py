@@ -4,7 +4,7 @@ per pixel instead of every call.
 
 Level k cuts the trace into 2^k bins of ``size`` ns. Calls shorter than two bins
 become records: one per row and bin, holding the time they cover there and the
-function of the largest (see :func:`glade.views.timeline.kernels.bin_level`, one pass
+function of the largest (see :func:`glade.views.timeline.kernels._level_pass`, one pass
 over the calls in start order); longer calls stay calls, kept as their positions in
 the index's call arrays, lane by lane. A request whose pixels are at least two bins
 wide reads level k: its long calls give boxes and exact raster shares as usual, and
@@ -18,8 +18,10 @@ use (or ahead, in a background thread) and kept.
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
+from collections.abc import Callable
 
 import numpy as np
 
@@ -27,6 +29,8 @@ from glade.views.timeline import kernels
 
 #: Requests over fewer calls than this read the calls themselves.
 EXACT_LIMIT = 250_000
+#: Calls per block of a level's build (a builder working ahead pauses between blocks).
+BLOCK_CALLS = 200_000
 #: The coarsest level: 2^COARSEST bins over the trace (pixels narrower than
 #: span / 2^(COARSEST - 1) never need a coarser one).
 COARSEST = 9
@@ -47,21 +51,43 @@ class Level:
         self.long_ptr = np.searchsorted(long, index.call_ptr)
         self._records: dict[bool, tuple[np.ndarray, ...]] = {}
         self._lock = threading.Lock()
+        self._awaited = 0
+        self._awaited_lock = threading.Lock()
 
-    def records(self, depth_rows: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                 np.ndarray]:
+    @property
+    def awaited(self) -> bool:
+        """Whether a thread waits for (or builds) records of this level to answer a
+        request."""
+        return self._awaited > 0
+
+    def built(self, depth_rows: bool) -> bool:
+        """Whether the records of the layout are built."""
+        return depth_rows in self._records
+
+    def records(self, depth_rows: bool, pause: Callable[[], None] | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(pointer per row, bin, weights, code) of the layout's rows (see
-        :func:`~glade.views.timeline.kernels.bin_level`): per location (all its
-        depths, weighed by exclusive share) or per lane."""
-        with self._lock:
-            if depth_rows not in self._records:
-                index = self.index
-                ptr, nodes = index.lane_groups if depth_rows else index.location_groups
-                forest = index.forest
-                self._records[depth_rows] = kernels.bin_level(
-                    ptr, nodes, forest.start, forest.end, forest.code, index.share,
-                    not depth_rows, self.origin, self.size, 2 * self.size)
-            return self._records[depth_rows]
+        :func:`~glade.views.timeline.kernels._level_pass`): per location (all its
+        depths, weighed by exclusive share) or per lane. A builder working ahead gives
+        ``pause``, called between blocks of the work (:func:`bin_records`); any other
+        caller needs the records now."""
+        if pause is None:
+            with self._awaited_lock:
+                self._awaited += 1
+        try:
+            with self._lock:
+                if depth_rows not in self._records:
+                    index = self.index
+                    ptr, nodes = index.lane_groups if depth_rows else index.location_groups
+                    forest = index.forest
+                    self._records[depth_rows] = bin_records(
+                        ptr, nodes, forest.start, forest.end, forest.code, index.share,
+                        not depth_rows, self.origin, self.size, pause)
+                return self._records[depth_rows]
+        finally:
+            if pause is None:
+                with self._awaited_lock:
+                    self._awaited -= 1
 
     def rasterize(self, rows: np.ndarray, t0: float, t1: float, px: float, depth_rows: bool,
                   row0: int, pool: int, raster: tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -74,6 +100,43 @@ class Level:
         last = math.ceil((t1 - self.origin) / self.size - 0.5)
         kernels.raster_records(ptr, bin_, weight, code, rows, rows, first, last, self.origin,
                                self.size, float(t0), px, row0, pool, *raster)
+
+
+def bin_records(ptr: np.ndarray, nodes: np.ndarray, start: np.ndarray, end: np.ndarray,
+                code: np.ndarray, share: np.ndarray, exclusive: bool, origin: float,
+                size: float, pause: Callable[[], None] | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The records of the calls shorter than two bins of ``size`` ns from ``origin``, per
+    segment (:func:`~glade.views.timeline.kernels._level_pass`): (pointer per segment,
+    bin, weights, code). Bins are int32 (a level has at most 2^31 bins), since the
+    levels of a large trace hold millions of records. One pass counts them, a second
+    writes them, each in blocks of about BLOCK_CALLS calls, ``pause()`` (when given)
+    called before every block."""
+    segments = ptr.size - 1
+    cuts = np.searchsorted(ptr, np.arange(BLOCK_CALLS, ptr[-1], BLOCK_CALLS))
+    bounds = list(itertools.pairwise(np.unique(np.concatenate([[0], cuts, [segments]]))))
+    out_ptr = np.zeros(ptr.size, np.int64)
+    shorter_than = 2 * size
+    counts = []
+    for a, b in bounds:
+        if pause is not None:
+            pause()
+        counts.append(kernels.count_level(ptr[a:b + 1], nodes, start, end, code, share,
+                                          exclusive, origin, size, shorter_than))
+    total = sum(counts)
+    out_bin, out_weight = np.empty(total, np.int32), np.empty((total, 3))
+    out_code = np.empty(total, np.int32)
+    offset = 0
+    for (a, b), count in zip(bounds, counts, strict=True):
+        if pause is not None:
+            pause()
+        part = slice(offset, offset + count)
+        kernels.fill_level(ptr[a:b + 1], nodes, start, end, code, share, exclusive, origin,
+                           size, shorter_than, out_ptr[a:b + 1], out_bin[part],
+                           out_weight[part], out_code[part])
+        out_ptr[a + 1:b + 1] += offset
+        offset += count
+    return out_ptr, out_bin, out_weight, out_code
 
 
 def bin_size(span: float, k: int) -> float:

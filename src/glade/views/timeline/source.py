@@ -36,7 +36,7 @@ from glade.views.timeline.index import Forest, TimelineIndex
 from glade.views.timeline.lanes import Lanes
 from glade.views.timeline.messages import Messages
 from glade.views.timeline.render import Picture, Request, picture_level, render
-from glade.views.timeline.wire import encode_overview, function_totals
+from glade.views.timeline.wire import encode_overview, encode_picture, function_totals
 
 
 def check_node(node: Any, count: int) -> int:
@@ -113,6 +113,10 @@ class TimelineSource(ABC):
     def apply(self, query: str) -> Any:
         """``trace.query(query, level="calls")``, a trace of the source's engine."""
 
+    def encoded(self, request: Request) -> tuple[dict[str, Any], bytes]:
+        """The picture of ``request`` as the front end reads it (:func:`encode_picture`)."""
+        return encode_picture(self.picture(request))
+
     def prepare_picture(self, request: Request) -> None:  # noqa: B027 (may need nothing)
         """Start building, in the background, what the picture of ``request`` reads (the
         first picture of what is kept, asked for next)."""
@@ -144,7 +148,7 @@ class PandasSource(TimelineSource):
                 bar.update()
             self._install(index)
         self._trace = trace
-        self._width = 2048  # of the pictures asked for: the levels built ahead depend on it
+        self._level: int | None = None  # read by the last picture: the next are built ahead
         self.names = self.forest.names
         self.extent = self.forest.duration
         self.num_nodes = len(self.forest)
@@ -200,6 +204,15 @@ class PandasSource(TimelineSource):
     def picture(self, request: Request) -> Picture:
         return render(self.index, self._kept_messages, request)
 
+    def encoded(self, request: Request) -> tuple[dict[str, Any], bytes]:
+        index = self.index
+        with index.answering():
+            picture = self.picture(request)
+            answer = encode_picture(picture)
+        self._level = picture.extra["level"]
+        index.prepare_levels(request.depth_rows, self._level)
+        return answer
+
     def call_query(self, node: int) -> str:
         node = check_node(node, self.num_nodes)
         return edits.call_query(self.forest, node)
@@ -227,7 +240,6 @@ class PandasSource(TimelineSource):
 
     def prepare_picture(self, request: Request) -> None:
         index = self.index
-        self._width = request.width
 
         def build() -> None:
             # only the level the picture reads (choosing it reads its long calls)
@@ -238,7 +250,7 @@ class PandasSource(TimelineSource):
         threading.Thread(target=build, name="glade-timeline-level", daemon=True).start()
 
     def prepare(self, depth_rows: bool) -> None:
-        self.index.prepare_levels(depth_rows, self._width)
+        self.index.prepare_levels(depth_rows, self._level)
 
     def close(self) -> None:
         self.index.close()

@@ -39,7 +39,6 @@ from glade.views.timeline import edits
 from glade.views.timeline.index import TimelineIndex
 from glade.views.timeline.render import Request
 from glade.views.timeline.source import PandasSource, TimelineSource, source_of
-from glade.views.timeline.wire import encode_picture
 from glade.views.transport import int32_bytes
 
 #: Width in pixels of the picture the kernel keeps for a first paint and for offline
@@ -142,7 +141,7 @@ class Timeline(Requests, QueryView):
 
     def _snapshot(self, revision: int) -> tuple[dict, bytes]:
         """The picture of the viewport at the front end's last width, for ``revision``."""
-        fields, blob = encode_picture(self._source.picture(self._snapshot_request()))
+        fields, blob = self._source.encoded(self._snapshot_request())
         return {**fields, "revision": revision}, blob
 
     def _check_edit(self, edit: Any) -> dict:
@@ -206,7 +205,7 @@ class Timeline(Requests, QueryView):
     # ------------------------------------------------------------ requests
     def _answer_range(self, message: dict) -> tuple[dict, bytes]:
         request = Request.of(message)
-        fields, blob = encode_picture(self._source.picture(request))
+        fields, blob = self._source.encoded(request)
         return {**fields, "revision": self.revision}, blob
 
     def _answer_select(self, message: dict) -> tuple[dict, None]:
