@@ -46,7 +46,7 @@ from glade.datasets import synthetic_trace
 from glade.views import Timeline
 Timeline(synthetic_trace(8, events=700_000, seed=1))
 for _thread in threading.enumerate():
-    if _thread.name.startswith("glade-"):
+    if _thread.name.startswith("glade-timeline"):
         _thread.join()
 trace = synthetic_trace({processes}, events={events}, seed=0, imbalance=0.3)
 trace.calc_exc_metrics()
