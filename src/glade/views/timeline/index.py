@@ -251,7 +251,9 @@ class TimelineIndex:
     def _build_ahead(self) -> None:
         """Build the wanted levels one after the other, until none is left, at the lowest
         priority where the system allows a thread its own (Linux): the server and the
-        browser take the cores while an answer travels and is drawn."""
+        browser take the cores while an answer travels and is drawn. A request that
+        needs the level being built goes on with the build in its own thread (at its
+        priority, never waiting for this one's)."""
         if sys.platform.startswith("linux"):
             with contextlib.suppress(OSError):
                 os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
@@ -262,7 +264,7 @@ class TimelineIndex:
                     return
                 k, depth_rows = self._wanted.pop(0)
             level = self.level_number(k)
-            level.records(depth_rows, pause=lambda level=level: self._pause(level))
+            level.records(depth_rows, go_on=lambda level=level: self._go_on(level))
 
     @contextlib.contextmanager
     def answering(self) -> Iterator[None]:
@@ -277,12 +279,14 @@ class TimelineIndex:
                 self._answering -= 1
                 self._calm.notify_all()
 
-    def _pause(self, level: Level) -> None:
-        """Wait while requests are answered, unless one waits for ``level`` (or the index
-        is closed)."""
+    def _go_on(self, level: Level) -> bool:
+        """Whether the builder goes on with ``level`` (after waiting while requests are
+        answered): not when a request waits for it (that request's thread goes on with
+        it) or the index is closed."""
         with self._calm:
             while self._answering and not level.awaited and not self._closed.is_set():
                 self._calm.wait(0.005)
+        return not level.awaited and not self._closed.is_set()
 
     def close(self) -> None:
         """Stop building levels ahead and let go of those built (a view drops an index

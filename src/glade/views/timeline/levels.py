@@ -50,6 +50,7 @@ class Level:
         self.long = long.astype(np.int32 if long.size < 2**31 else np.int64)
         self.long_ptr = np.searchsorted(long, index.call_ptr)
         self._records: dict[bool, tuple[np.ndarray, ...]] = {}
+        self._builds: dict[bool, RecordsBuild] = {}
         self._lock = threading.Lock()
         self._awaited = 0
         self._awaited_lock = threading.Lock()
@@ -64,28 +65,36 @@ class Level:
         """Whether the records of the layout are built."""
         return depth_rows in self._records
 
-    def records(self, depth_rows: bool, pause: Callable[[], None] | None = None
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def records(self, depth_rows: bool, go_on: Callable[[], bool] | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
         """(pointer per row, bin, weights, code) of the layout's rows (see
         :func:`~glade.views.timeline.kernels._level_pass`): per location (all its
         depths, weighed by exclusive share) or per lane. A builder working ahead gives
-        ``pause``, called between blocks of the work (:func:`bin_records`); any other
-        caller needs the records now."""
-        if pause is None:
+        ``go_on``, asked before every block of the work (:class:`RecordsBuild`): when it
+        says no, the build stops there (None is returned) and the next caller goes on
+        from there; any other caller needs the records now."""
+        if go_on is None:
             with self._awaited_lock:
                 self._awaited += 1
         try:
             with self._lock:
                 if depth_rows not in self._records:
-                    index = self.index
-                    ptr, nodes = index.lane_groups if depth_rows else index.location_groups
-                    forest = index.forest
-                    self._records[depth_rows] = bin_records(
-                        ptr, nodes, forest.start, forest.end, forest.code, index.share,
-                        not depth_rows, self.origin, self.size, pause)
+                    build = self._builds.get(depth_rows)
+                    if build is None:
+                        index = self.index
+                        ptr, nodes = (index.lane_groups if depth_rows else
+                                      index.location_groups)
+                        forest = index.forest
+                        build = self._builds[depth_rows] = RecordsBuild(
+                            ptr, nodes, forest.start, forest.end, forest.code, index.share,
+                            not depth_rows, self.origin, self.size)
+                    if not build.run(go_on):
+                        return None
+                    self._records[depth_rows] = build.records()
+                    del self._builds[depth_rows]
                 return self._records[depth_rows]
         finally:
-            if pause is None:
+            if go_on is None:
                 with self._awaited_lock:
                     self._awaited -= 1
 
@@ -102,41 +111,56 @@ class Level:
                                self.size, float(t0), px, row0, pool, *raster)
 
 
-def bin_records(ptr: np.ndarray, nodes: np.ndarray, start: np.ndarray, end: np.ndarray,
-                code: np.ndarray, share: np.ndarray, exclusive: bool, origin: float,
-                size: float, pause: Callable[[], None] | None = None
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+class RecordsBuild:
     """The records of the calls shorter than two bins of ``size`` ns from ``origin``, per
-    segment (:func:`~glade.views.timeline.kernels._level_pass`): (pointer per segment,
-    bin, weights, code). Bins are int32 (a level has at most 2^31 bins), since the
-    levels of a large trace hold millions of records. One pass counts them, a second
-    writes them, each in blocks of about BLOCK_CALLS calls, ``pause()`` (when given)
-    called before every block."""
-    segments = ptr.size - 1
-    cuts = np.searchsorted(ptr, np.arange(BLOCK_CALLS, ptr[-1], BLOCK_CALLS))
-    bounds = list(itertools.pairwise(np.unique(np.concatenate([[0], cuts, [segments]]))))
-    out_ptr = np.zeros(ptr.size, np.int64)
-    shorter_than = 2 * size
-    counts = []
-    for a, b in bounds:
-        if pause is not None:
-            pause()
-        counts.append(kernels.count_level(ptr[a:b + 1], nodes, start, end, code, share,
-                                          exclusive, origin, size, shorter_than))
-    total = sum(counts)
-    out_bin, out_weight = np.empty(total, np.int32), np.empty((total, 3))
-    out_code = np.empty(total, np.int32)
-    offset = 0
-    for (a, b), count in zip(bounds, counts, strict=True):
-        if pause is not None:
-            pause()
-        part = slice(offset, offset + count)
-        kernels.fill_level(ptr[a:b + 1], nodes, start, end, code, share, exclusive, origin,
-                           size, shorter_than, out_ptr[a:b + 1], out_bin[part],
-                           out_weight[part], out_code[part])
-        out_ptr[a + 1:b + 1] += offset
-        offset += count
-    return out_ptr, out_bin, out_weight, out_code
+    segment (:func:`~glade.views.timeline.kernels._level_pass`), built in blocks of
+    about BLOCK_CALLS calls: one pass counts them, a second writes them. Bins are int32
+    (a level has at most 2^31 bins), since the levels of a large trace hold millions of
+    records. A build can stop between blocks and go on later, in another thread."""
+
+    def __init__(self, ptr: np.ndarray, nodes: np.ndarray, start: np.ndarray,
+                 end: np.ndarray, code: np.ndarray, share: np.ndarray, exclusive: bool,
+                 origin: float, size: float):
+        self._calls = (nodes, start, end, code, share, exclusive, origin, size, 2 * size)
+        self._ptr = ptr
+        cuts = np.searchsorted(ptr, np.arange(BLOCK_CALLS, ptr[-1], BLOCK_CALLS))
+        edges = np.unique(np.concatenate([[0], cuts, [ptr.size - 1]]))
+        self._bounds = [(int(a), int(b)) for a, b in itertools.pairwise(edges)]
+        self._counts: list[int] = []
+        self._filled = 0
+        self._out_ptr = np.zeros(ptr.size, np.int64)
+        self._out: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._offsets = np.zeros(0, np.int64)
+
+    def run(self, go_on: Callable[[], bool] | None = None) -> bool:
+        """Build the blocks left, asking ``go_on()`` (when given) before each: stop when it
+        says no. Whether the build is complete."""
+        ptr = self._ptr
+        while len(self._counts) < len(self._bounds):
+            if go_on is not None and not go_on():
+                return False
+            a, b = self._bounds[len(self._counts)]
+            self._counts.append(int(kernels.count_level(ptr[a:b + 1], *self._calls)))
+        if self._out is None:
+            total = sum(self._counts)
+            self._out = (np.empty(total, np.int32), np.empty((total, 3)),
+                         np.empty(total, np.int32))
+            self._offsets = np.concatenate([[0], np.cumsum(self._counts, dtype=np.int64)])
+        while self._filled < len(self._bounds):
+            if go_on is not None and not go_on():
+                return False
+            (a, b), j = self._bounds[self._filled], self._filled
+            part = slice(int(self._offsets[j]), int(self._offsets[j + 1]))
+            kernels.fill_level(ptr[a:b + 1], *self._calls, self._out_ptr[a:b + 1],
+                               *(out[part] for out in self._out))
+            self._out_ptr[a + 1:b + 1] += self._offsets[j]
+            self._filled += 1
+        return True
+
+    def records(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(pointer per segment, bin, weights, code) of a complete build."""
+        assert self._out is not None
+        return (self._out_ptr, *self._out)
 
 
 def bin_size(span: float, k: int) -> float:
