@@ -184,11 +184,13 @@ def test_the_offline_page_carries_the_picture(view, tmp_path):
 
 
 def test_pack_arrays_round_trip():
+    noise = np.random.default_rng(0).integers(0, 256, 1000).astype(np.uint8)
     arrays = {"a": np.arange(5, dtype=np.int32), "b": np.linspace(0, 1, 3),
-              "c": np.array([3, 0, 0, 0, 7], dtype=np.uint16)}
-    descriptors, blob = pack_arrays(arrays, deflate=("c",))
-    assert [d["offset"] % 8 for d in descriptors] == [0, 0, 0]
-    assert descriptors[2]["deflate"] and not descriptors[0]["deflate"]
+              "c": np.array([3, 0, 0, 0, 7], dtype=np.uint16), "d": noise}
+    descriptors, blob = pack_arrays(arrays, deflate=("c", "d"), noisy=("d",))
+    assert [d["offset"] % 8 for d in descriptors] == [0, 0, 0, 0]
+    assert descriptors[2]["deflate"] and descriptors[3]["deflate"]
+    assert not descriptors[0]["deflate"]
     back = unpack_arrays(descriptors, blob)
     for name, values in arrays.items():
         np.testing.assert_array_equal(back[name], values)

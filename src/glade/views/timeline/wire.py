@@ -53,8 +53,8 @@ def encode_picture(picture: Picture) -> tuple[dict[str, Any], bytes]:
                   arrow_to=arrows.receive_row.astype(np.int32),
                   arrow_size=arrows.size.astype(np.float64),
                   arrow_count=arrows.count.astype(np.int32))
-    descriptors, blob = pack_arrays(arrays, deflate=("raster_alpha", "raster_code",
-                                                     "mark_count"))
+    descriptors, blob = pack_arrays(arrays, deflate=("raster_alpha", "raster_code", "mark_count"),
+                                    noisy=("raster_alpha",))
     fields = {
         "t0": request.t0, "t1": request.t1, "width": request.width,
         "height": request.height, "depth_rows": request.depth_rows,
