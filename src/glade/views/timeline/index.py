@@ -257,14 +257,17 @@ class TimelineIndex:
         if sys.platform.startswith("linux"):
             with contextlib.suppress(OSError):
                 os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
-        while True:
+        try:
+            while True:
+                with self._lock:
+                    if not self._wanted or self._closed.is_set():
+                        return
+                    k, depth_rows = self._wanted.pop(0)
+                level = self.level_number(k)
+                level.records(depth_rows, go_on=lambda level=level: self._go_on(level))
+        finally:  # also when a build fails: requests then build what they read
             with self._lock:
-                if not self._wanted or self._closed.is_set():
-                    self._builder = None
-                    return
-                k, depth_rows = self._wanted.pop(0)
-            level = self.level_number(k)
-            level.records(depth_rows, go_on=lambda level=level: self._go_on(level))
+                self._builder = None
 
     @contextlib.contextmanager
     def answering(self) -> Iterator[None]:
