@@ -2,10 +2,25 @@
 // raster, instants and arrows as typed arrays, and what is under the pointer.
 import { unpackArrays } from "../../lib/transport.js";
 
-/** The picture of an answer (or snapshot): its fields and its unpacked arrays. */
+/** The picture of an answer (or snapshot): its fields and its unpacked arrays, with each
+ * box's start and end in ns (float64; the kernel sends float32 starts from `box_origin`
+ * and durations). */
 export async function decodePicture(fields, blob) {
   const arrays = await unpackArrays(fields.arrays, blob);
-  return { ...fields, ...arrays, boxCount: arrays.box_start.length };
+  return { ...fields, ...arrays, ...boxTimes(fields.box_origin, arrays.box_start,
+    arrays.box_duration), boxCount: arrays.box_start.length };
+}
+
+/** The absolute start and end (Float64Array, ns) of boxes starting `offset` ns after
+ * `origin` and lasting `duration` ns. */
+export function boxTimes(origin, offset, duration) {
+  const start = new Float64Array(offset.length);
+  const end = new Float64Array(offset.length);
+  for (let i = 0; i < offset.length; i++) {
+    start[i] = origin + offset[i];
+    end[i] = start[i] + duration[i];
+  }
+  return { box_start: start, box_end: end };
 }
 
 /** The box drawn on `row` at time `t` (the last drawn, so the deepest, wins), with

@@ -139,7 +139,15 @@ def test_requests_are_answered_with_pictures_or_errors(view):
     assert fields["revision"] == view.revision
     arrays = unpack_arrays(fields["arrays"], buffers[0])
     assert arrays["raster_alpha"].size == 300 * fields["bins"]
-    assert arrays["box_start"].size == arrays["box_node"].size
+    assert arrays["box_start"].size == arrays["box_node"].size > 0
+    # float32 times from the range's start: edges to 2^-24 of the range, durations and
+    # exclusive times to 2^-24 of themselves
+    boxes = view.picture(first, last, width=300, height=100).boxes
+    start = fields["box_origin"] + arrays["box_start"].astype(np.float64)
+    np.testing.assert_allclose(start, boxes["start"], rtol=0, atol=(last - first) * 2**-24)
+    np.testing.assert_allclose(arrays["box_duration"], boxes["end"] - boxes["start"],
+                               rtol=2**-24)
+    np.testing.assert_allclose(arrays["box_exclusive"], boxes["exclusive"], rtol=2**-24)
     view._on_request(view, {"type": "range", "id": 8, "t0": 5, "t1": 1}, [])
     assert replies.sent[-1] == ({"type": "error", "id": 8, "request": "range",
                                  "message": replies.sent[-1][0]["message"]}, None)

@@ -3,7 +3,7 @@ import {
   hiddenFunctions, matchingCodes, processRanges, windowEdit,
 } from "../../../views/timeline/edits.js";
 import {
-  boxAt, coverIndex, instantAt, rasterAt, rasterPixels,
+  boxAt, boxTimes, coverIndex, instantAt, rasterAt, rasterPixels,
 } from "../../../views/timeline/picture.js";
 
 // Two rows (flat: several depths each): row 0 holds main [0, 100] with a [10, 40] and
@@ -75,5 +75,16 @@ describe("edits from clicks", () => {
     expect(hiddenFunctions([...history, { op: "reset" }])).toEqual([]);
     expect([...matchingCodes(["MPI_Send", "foo", "MPI_Recv"], /^MPI_/)]).toEqual([0, 2]);
     expect(matchingCodes(["x"], null).size).toBe(0);
+  });
+});
+
+describe("boxTimes", () => {
+  it("adds float32 starts to the origin and float32 durations to the starts", () => {
+    const origin = 1.5e12; // far from zero: float32 could not hold it
+    const { box_start: start, box_end: end } = boxTimes(
+      origin, Float32Array.from([-2048, 0, 0.5, 1e6]), Float32Array.from([4096, 3, 1, 250.25]));
+    expect(Array.from(start)).toEqual([origin - 2048, origin, origin + 0.5, origin + 1e6]);
+    expect(Array.from(end)).toEqual([origin + 2048, origin + 3, origin + 1.5, origin + 1e6 + 250.25]);
+    expect(boxTimes(origin, new Float32Array(0), new Float32Array(0)).box_end.length).toBe(0);
   });
 });

@@ -22,19 +22,24 @@ def encode_picture(picture: Picture) -> tuple[dict[str, Any], bytes]:
     """The fields and blob of a picture: its geometry, and its boxes, raster (opacity
     0-255 of the exclusive time of the calls per pixel, and the function of the
     largest contribution plus one, 0 for none: both compressed), instants (exact, or
-    their count per raster pixel, compressed) and arrows as typed arrays."""
+    their count per raster pixel, compressed) and arrows as typed arrays.
+
+    A box's start is sent as float32 ns from ``box_origin`` (the range's start), its
+    duration and exclusive time as float32 ns: an edge in the range is placed to
+    within 2^-24 of the range, far below a pixel, and durations keep seven significant
+    digits, while a wide answer's 30,000 boxes take 12 fewer bytes each."""
     request = picture.request
     capacity = request.px * picture.pool
     alpha = np.rint(255 * np.clip(picture.busy / capacity, 0, 1)).astype(np.uint8)
     boxes = picture.boxes
     arrays = {
-        "box_start": boxes["start"].astype(np.float64),
-        "box_end": boxes["end"].astype(np.float64),
+        "box_start": (boxes["start"] - request.t0).astype(np.float32),
+        "box_duration": (boxes["end"] - boxes["start"]).astype(np.float32),
         "box_row": narrow(boxes["row"]),
         "box_code": narrow(boxes["code"]),
         "box_node": boxes["node"].astype(np.int32),
         "box_depth": narrow(boxes["depth"]),
-        "box_exclusive": boxes["exclusive"].astype(np.float64),
+        "box_exclusive": boxes["exclusive"].astype(np.float32),
         "raster_alpha": alpha.reshape(-1),
         "raster_code": narrow(picture.top + 1).reshape(-1),
     }
@@ -56,7 +61,7 @@ def encode_picture(picture: Picture) -> tuple[dict[str, Any], bytes]:
     descriptors, blob = pack_arrays(arrays, deflate=("raster_alpha", "raster_code", "mark_count"),
                                     noisy=("raster_alpha",))
     fields = {
-        "t0": request.t0, "t1": request.t1, "width": request.width,
+        "t0": request.t0, "t1": request.t1, "width": request.width, "box_origin": request.t0,
         "height": request.height, "depth_rows": request.depth_rows,
         "row0": picture.row0, "row1": picture.row1, "pool": picture.pool,
         "bins": picture.bins, "threshold": picture.threshold,
