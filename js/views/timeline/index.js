@@ -406,18 +406,22 @@ class TimelineView {
     this.setPicture(picture);
   }
 
-  /** Show `picture` from the next frame on (see `painted`). */
+  /** Show `picture`: painted at once (until the next frame the page would only wait,
+   * and that frame then shows it), then noted as shown in that frame (`painted`). */
   setPicture(picture) {
     this.picture = picture;
     this.image = null;
-    this.draw();
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.frame = null;
+    this.paint();
+    requestAnimationFrame(() => this.painted());
   }
 
-  /** After a frame that painted the picture for the first time: say so in
-   * `data-drawn` (its revision), and when it answers the latest range request, clear
-   * the "drawing…" note (the page's benchmark and tests wait for both). */
+  /** In a frame that shows a picture for the first time: say so in `data-drawn` (its
+   * revision), and when it answers the latest range request, clear the "drawing…"
+   * note (the page's benchmark and tests wait for both). */
   painted() {
-    const picture = this.picture;
+    const picture = this.onCanvas;
     if (!picture || picture === this.shown) return;
     this.shown = picture;
     this.root.dataset.drawn = String(picture.revision);
@@ -456,19 +460,26 @@ class TimelineView {
   }
 
   // --------------------------------------------------------------- drawing
+  /** Paint in the next frame (once, however often this is called before it). */
   draw() {
     if (this.frame) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = null;
-      const frame = this.paintFrame();
-      paintPlot(this.plot.getContext("2d"), frame, this.picture,
-        this.picture && this.rasterCanvas(this.picture), this.drag);
-      paintGutter(this.gutter.getContext("2d"), frame, this.labels,
-        getComputedStyle(this.root).getPropertyValue("--glade-fg") || "#222");
-      paintAxis(this.axis.getContext("2d"), this.scale, this.model.get("extent")[0]);
-      this.overviewStrip.paint(this.overview, this.scale, this.colours);
+      this.paint();
       this.painted();
     });
+  }
+
+  /** Paint the plot, the gutter, the axis and the overview now. */
+  paint() {
+    const frame = this.paintFrame();
+    paintPlot(this.plot.getContext("2d"), frame, this.picture,
+      this.picture && this.rasterCanvas(this.picture), this.drag);
+    paintGutter(this.gutter.getContext("2d"), frame, this.labels,
+      getComputedStyle(this.root).getPropertyValue("--glade-fg") || "#222");
+    paintAxis(this.axis.getContext("2d"), this.scale, this.model.get("extent")[0]);
+    this.overviewStrip.paint(this.overview, this.scale, this.colours);
+    this.onCanvas = this.picture;
   }
 
   /** Where things go on the plot now (see paint.js). */
