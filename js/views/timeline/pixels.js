@@ -31,7 +31,8 @@ export class PlotPixels {
   }
 
   /** Fill the device pixels [left, right) x [top, bottom) (inside the image) with the
-   * pixel `word`. */
+   * pixel `word`: a line of more than 16 pixels by TypedArray.fill, a shorter one (most
+   * boxes and every mark) by a loop, which costs less than the call. */
   fill(left, right, top, bottom, word) {
     const { columns, words } = this;
     if (right - left > 16) {
