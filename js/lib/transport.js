@@ -46,10 +46,31 @@ export class StringTable {
   }
 }
 
-/** The bytes of `data` inflated (zlib / RFC 1950, as Python's zlib.compress writes). */
-export async function inflate(data) {
-  const stream = new Blob([bytesOf(data)]).stream().pipeThrough(new DecompressionStream("deflate"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+/**
+ * Inflate `data` (zlib / RFC 1950, as Python's zlib.compress writes) into `out`, a
+ * Uint8Array of exactly the inflated size (an error otherwise). The stream reads from
+ * memory, so its steps are microtasks: the page does nothing else between them (a
+ * Blob's stream would hand the bytes to the browser's blob store and read them back
+ * over several tasks, while the page runs whatever else is queued).
+ */
+export async function inflate(data, out) {
+  const stream = new DecompressionStream("deflate");
+  const writer = stream.writable.getWriter();
+  // a corrupt stream rejects these too; reading reports it
+  writer.write(bytesOf(data)).catch(() => {});
+  writer.close().catch(() => {});
+  const reader = stream.readable.getReader();
+  let size = 0;
+  for (let part = await reader.read(); !part.done; part = await reader.read()) {
+    if (size + part.value.length > out.length) {
+      reader.cancel().catch(() => {});
+      throw new Error(`inflated data longer than the ${out.length} bytes expected`);
+    }
+    out.set(part.value, size);
+    size += part.value.length;
+  }
+  if (size !== out.length) throw new Error(`inflated ${size} bytes, not ${out.length}`);
+  return out;
 }
 
 const ARRAY_TYPES = {
@@ -60,19 +81,27 @@ const ARRAY_TYPES = {
 /**
  * The named typed arrays of a blob packed by glade/views/transport.py (pack_arrays):
  * `descriptors` give each array's name, dtype, count, byte offset and size, and whether
- * it was deflated.
+ * it was deflated. Plain arrays are views of the blob (no copy when aligned); deflated
+ * ones are inflated together, each straight into its own typed array.
  */
 export async function unpackArrays(descriptors, blob) {
   const bytes = bytesOf(blob);
   const out = {};
+  const inflating = [];
   for (const item of descriptors) {
     const Type = ARRAY_TYPES[item.dtype];
     if (!Type) throw new Error(`unknown array dtype ${item.dtype}`);
-    let part = bytes.subarray(item.offset, item.offset + item.size);
-    if (item.deflate) part = await inflate(part);
-    out[item.name] = part.byteOffset % Type.BYTES_PER_ELEMENT === 0
-      ? new Type(part.buffer, part.byteOffset, item.count)
-      : new Type(part.slice().buffer, 0, item.count);
+    const part = bytes.subarray(item.offset, item.offset + item.size);
+    if (item.deflate) {
+      const values = new Type(item.count);
+      out[item.name] = values;
+      inflating.push(inflate(part, new Uint8Array(values.buffer)));
+    } else {
+      out[item.name] = part.byteOffset % Type.BYTES_PER_ELEMENT === 0
+        ? new Type(part.buffer, part.byteOffset, item.count)
+        : new Type(part.slice().buffer, 0, item.count);
+    }
   }
+  await Promise.all(inflating);
   return out;
 }

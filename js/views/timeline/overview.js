@@ -49,11 +49,42 @@ export class Overview {
     this.width = width;
     const ctx = this.canvas.getContext("2d");
     ctx.clearRect(0, 0, width + GUTTER, OVERVIEW_HEIGHT);
+    ctx.save();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.drawImage(this.strip(profile, width, colours, ctx.getTransform()), 0, 0);
+    ctx.restore();
+    if (!profile) return;
+    const span = profile.t1 - profile.t0;
+    const x0 = GUTTER + ((scale.t0 - profile.t0) / span) * width;
+    const x1 = GUTTER + ((scale.t1 - profile.t0) / span) * width;
+    ctx.fillStyle = "rgba(255, 255, 255, 0.55)";
+    ctx.fillRect(GUTTER, 0, Math.max(0, x0 - GUTTER), OVERVIEW_HEIGHT);
+    ctx.fillRect(x1, 0, Math.max(0, GUTTER + width - x1), OVERVIEW_HEIGHT);
+    ctx.strokeStyle = "#1976d2";
+    ctx.lineWidth = 1.5;
+    ctx.strokeRect(x0, 0.75, Math.max(x1 - x0, 2), OVERVIEW_HEIGHT - 1.5);
+    ctx.lineWidth = 1;
+  }
+
+  /** The strip without the brush (its name and the stacked profile), on a canvas the
+   * size of the strip's drawn with `transform`: drawn once per profile, width and
+   * colours, then copied under every brush (a zoom moves only the brush). */
+  strip(profile, width, colours, transform) {
+    const { width: columns, height: lines } = this.canvas;
+    const made = this.made;
+    if (made && made.profile === profile && made.width === width && made.colours === colours
+      && made.canvas.width === columns && made.canvas.height === lines) return made.canvas;
+    const canvas = made?.canvas ?? document.createElement("canvas");
+    canvas.width = columns;
+    canvas.height = lines;
+    const ctx = canvas.getContext("2d");
+    ctx.setTransform(transform);
     ctx.fillStyle = "#666";
     ctx.font = "10px var(--jp-ui-font-family, system-ui, sans-serif)";
     ctx.textBaseline = "middle";
     ctx.fillText("overview", 4, OVERVIEW_HEIGHT / 2);
-    if (!profile) return;
+    this.made = { profile, width, colours, canvas };
+    if (!profile) return canvas;
     const { bins, codes, share } = profile;
     const column = width / bins;
     const stack = new Float64Array(bins);
@@ -68,15 +99,6 @@ export class Overview {
         ctx.fillRect(GUTTER + b * column, y1, column + 0.5, y0 - y1);
       }
     });
-    const span = profile.t1 - profile.t0;
-    const x0 = GUTTER + ((scale.t0 - profile.t0) / span) * width;
-    const x1 = GUTTER + ((scale.t1 - profile.t0) / span) * width;
-    ctx.fillStyle = "rgba(255, 255, 255, 0.55)";
-    ctx.fillRect(GUTTER, 0, Math.max(0, x0 - GUTTER), OVERVIEW_HEIGHT);
-    ctx.fillRect(x1, 0, Math.max(0, GUTTER + width - x1), OVERVIEW_HEIGHT);
-    ctx.strokeStyle = "#1976d2";
-    ctx.lineWidth = 1.5;
-    ctx.strokeRect(x0, 0.75, Math.max(x1 - x0, 2), OVERVIEW_HEIGHT - 1.5);
-    ctx.lineWidth = 1;
+    return canvas;
   }
 }

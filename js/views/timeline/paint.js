@@ -45,13 +45,12 @@ function paintOutlines(ctx, frame, picture) {
   if (selected < 0 && !highlight.size) return;
   const gap = rowHeight >= 6 ? 1 : 0;
   ctx.lineWidth = 2;
+  const extent = new Float64Array(2);
   for (let i = 0; i < picture.boxCount; i++) {
     const node = picture.box_node[i];
     if (node !== selected && !highlight.has(node)) continue;
     const row = picture.box_row[i];
-    if (row < row0 || row >= row1) continue;
-    const extent = boxExtent(frame, picture, i);
-    if (!extent) continue;
+    if (row < row0 || row >= row1 || !boxExtent(frame, picture, i, extent)) continue;
     const [x0, x1] = extent;
     ctx.strokeStyle = node === selected ? "#111" : "#d81b60";
     ctx.strokeRect(x0 + 1, frame.rowTop(row) + 1, Math.max(x1 - x0 - 2, 1),
@@ -71,11 +70,11 @@ function paintLabels(ctx, frame, picture) {
   ctx.fillStyle = "#111";
   const covers = frame.depthRows ? null : coverIndex(picture);
   const nsPerPixel = scale.span / scale.width;
+  const extent = new Float64Array(2);
   for (let i = 0; i < picture.boxCount; i++) {
     const row = picture.box_row[i];
-    if (row < row0 || row >= row1) continue;
-    const extent = boxExtent(frame, picture, i);
-    if (!extent || extent[1] - extent[0] <= 40) continue;
+    if (row < row0 || row >= row1 || !boxExtent(frame, picture, i, extent)
+      || extent[1] - extent[0] <= 40) continue;
     const code = picture.box_code[i];
     const text = fitText(ctx, frame.names[code], extent[1] - extent[0] - 6);
     if (!text) continue;
@@ -88,11 +87,24 @@ function paintLabels(ctx, frame, picture) {
   ctx.globalAlpha = 1;
 }
 
-/** A transparent image of the whole plot canvas of `ctx`, in device pixels. */
+const images = new WeakMap(); // canvas -> { image, pixels }: its plot image, reused
+
+/** A transparent image of the whole plot canvas of `ctx`, in device pixels: one per
+ * canvas, cleared and reused by every paint (a fresh one per paint is megabytes of
+ * garbage per frame). */
 function plotImage(ctx, frame) {
   const { width, height } = ctx.canvas;
+  const ratio = width / frame.width;
+  let made = images.get(ctx.canvas);
+  if (made && made.image.width === width && made.image.height === height
+    && made.pixels.ratio === ratio) {
+    made.pixels.clear();
+    return made;
+  }
   const image = ctx.createImageData(width, height);
-  return { image, pixels: new PlotPixels(image.data, width, height, width / frame.width) };
+  made = { image, pixels: new PlotPixels(image.data, width, height, ratio) };
+  images.set(ctx.canvas, made);
+  return made;
 }
 
 let layer = null; // a scratch canvas for the instants' image, drawn over the plot
@@ -103,8 +115,9 @@ function paintInstants(ctx, frame, picture) {
   paintMarkPixels(marks.pixels, frame, picture);
   const { width, height } = ctx.canvas;
   if (!layer) layer = new OffscreenCanvas(width, height);
-  layer.width = width;
-  layer.height = height;
+  // resizing a canvas reallocates it: only when the plot's size changed
+  if (layer.width !== width) layer.width = width;
+  if (layer.height !== height) layer.height = height;
   layer.getContext("2d").putImageData(marks.image, 0, 0);
   ctx.save();
   ctx.setTransform(1, 0, 0, 1, 0, 0);

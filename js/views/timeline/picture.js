@@ -1,6 +1,7 @@
 // A picture of a range as the kernel sends it (glade/views/timeline/wire.py): boxes,
 // raster, instants and arrows as typed arrays, and what is under the pointer.
 import { unpackArrays } from "../../lib/transport.js";
+import { packed } from "./pixels.js";
 
 /** The picture of an answer (or snapshot): its fields and its unpacked arrays, with each
  * box's start and end in ns (float64; the kernel sends float32 starts from `box_origin`
@@ -64,22 +65,37 @@ export function instantAt(picture, row, t, slack) {
  * The raster as RGBA pixels (width x bins, bin 0 on top): each pixel in the colour of
  * the function of its largest contribution (`rgb`, 3 bytes per function), as opaque as
  * the share of its time that is covered; functions in `dimmed` (a Set of codes, or null)
- * at a fifth of that.
+ * at a fifth of that. Written into `out` (a Uint8ClampedArray of 4 x width x bins bytes,
+ * such as an ImageData's, reused from picture to picture) when given.
  */
-export function rasterPixels(picture, rgb, dimmed = null) {
+export function rasterPixels(picture, rgb, dimmed = null, out = null) {
   const { width, bins, raster_code: codes, raster_alpha: alpha } = picture;
-  const out = new Uint8ClampedArray(4 * width * bins);
+  const pixels = out ?? new Uint8ClampedArray(4 * width * bins);
+  const words = new Uint32Array(pixels.buffer, pixels.byteOffset, width * bins);
+  if (out) words.fill(0);
+  // a function's colour, and each opacity, as a pixel word; the two are or-ed together
+  const functions = rgb.length / 3;
+  const colours = new Uint32Array(functions);
+  const faint = new Uint8Array(functions);
+  for (let code = 0; code < functions; code++) {
+    colours[code] = packed(rgb[3 * code], rgb[3 * code + 1], rgb[3 * code + 2], 0);
+    faint[code] = dimmed && dimmed.has(code) ? 1 : 0;
+  }
+  const opaque = new Uint32Array(256);
+  const dim = new Uint32Array(256);
+  const shown = new Uint8ClampedArray(1);
+  for (let a = 1; a < 256; a++) {
+    opaque[a] = packed(0, 0, 0, Math.max(a, 64));
+    shown[0] = Math.max(a, 64) / 5; // rounded as a canvas's bytes round it
+    dim[a] = packed(0, 0, 0, shown[0]);
+  }
   for (let k = 0; k < width * bins; k++) {
     const code = codes[k] - 1;
-    if (code < 0 || alpha[k] === 0) continue;
-    const o = 4 * k;
-    out[o] = rgb[3 * code];
-    out[o + 1] = rgb[3 * code + 1];
-    out[o + 2] = rgb[3 * code + 2];
-    const shown = Math.max(alpha[k], 64);
-    out[o + 3] = dimmed && dimmed.has(code) ? shown / 5 : shown;
+    const a = alpha[k];
+    if (code < 0 || a === 0) continue;
+    words[k] = colours[code] | (faint[code] ? dim[a] : opaque[a]);
   }
-  return out;
+  return pixels;
 }
 
 /**

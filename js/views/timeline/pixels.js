@@ -25,28 +25,39 @@ export class PlotPixels {
   }
 
   rect(x0, x1, y0, y1, word) {
-    const { columns, ratio, words } = this;
-    const first = Math.round(x0 * ratio);
-    const left = first > 0 ? first : 0;
-    const right = Math.min(columns, Math.max(first + 1, Math.round(x1 * ratio)));
-    const top = Math.round(y0 * ratio);
-    const bottom = Math.min(this.lines, Math.max(top + 1, Math.round(y1 * ratio)));
-    for (let y = top > 0 ? top : 0; y < bottom; y++) {
+    const { columns, lines, ratio } = this;
+    this.fill(spanStart(x0, ratio), spanEnd(x0, x1, ratio, columns), spanStart(y0, ratio),
+      spanEnd(y0, y1, ratio, lines), word);
+  }
+
+  /** Fill the device pixels [left, right) x [top, bottom) (inside the image) with the
+   * pixel `word`: a line of more than 16 pixels by TypedArray.fill, a shorter one (most
+   * boxes and every mark) by a loop, which costs less than the call. */
+  fill(left, right, top, bottom, word) {
+    const { columns, words } = this;
+    if (right - left > 16) {
+      for (let y = top; y < bottom; y++) words.fill(word, y * columns + left, y * columns + right);
+      return;
+    }
+    for (let y = top; y < bottom; y++) {
       const row = y * columns;
       for (let k = row + left; k < row + right; k++) words[k] = word;
     }
   }
 
+  /** Make every pixel transparent. */
+  clear() {
+    this.words.fill(0);
+  }
+
   /** `rgb` at opacity `alpha` over the pixels of the rectangle (source-over, as a
    * canvas draws with globalAlpha). */
   blend(x0, x1, y0, y1, rgb, alpha) {
-    const { columns, ratio, pixels: p } = this;
-    const first = Math.round(x0 * ratio);
-    const left = Math.max(0, first);
-    const right = Math.min(columns, Math.max(first + 1, Math.round(x1 * ratio)));
-    const top = Math.round(y0 * ratio);
-    const bottom = Math.min(this.lines, Math.max(top + 1, Math.round(y1 * ratio)));
-    for (let y = Math.max(0, top); y < bottom; y++) {
+    const { columns, lines, ratio, pixels: p } = this;
+    const left = spanStart(x0, ratio);
+    const right = spanEnd(x0, x1, ratio, columns);
+    const bottom = spanEnd(y0, y1, ratio, lines);
+    for (let y = spanStart(y0, ratio); y < bottom; y++) {
       for (let o = 4 * (y * columns + left); o < 4 * (y * columns + right); o += 4) {
         const below = (p[o + 3] / 255) * (1 - alpha);
         const out = alpha + below;
@@ -57,18 +68,40 @@ export class PlotPixels {
   }
 }
 
-/** The 32-bit word of an RGBA pixel in the platform's byte order. */
-export function packed(r, g, b, a) {
-  return new Uint32Array(new Uint8Array([r, g, b, a]).buffer)[0];
+/** The first device pixel of the CSS interval starting at `a`, at `ratio` device pixels
+ * per CSS pixel (the pixel whose centre follows `a`), not before the image. */
+function spanStart(a, ratio) {
+  const first = Math.round(a * ratio);
+  return first > 0 ? first : 0;
 }
 
-/** The pixels [x0, x1] box `i` spans on the plot, clipped to just outside it; null when
- * the box is out of sight. */
-export function boxExtent(frame, picture, i) {
+/** The device pixel after the CSS interval [a, b) (at least one pixel from its start),
+ * in an image `size` pixels long. */
+function spanEnd(a, b, ratio, size) {
+  return Math.min(size, Math.max(Math.round(a * ratio) + 1, Math.round(b * ratio)));
+}
+
+/** The 32-bit word of an RGBA pixel in the platform's byte order. */
+export function packed(r, g, b, a) {
+  pixelBytes[0] = r;
+  pixelBytes[1] = g;
+  pixelBytes[2] = b;
+  pixelBytes[3] = a;
+  return pixelWord[0];
+}
+
+const pixelWord = new Uint32Array(1);
+const pixelBytes = new Uint8Array(pixelWord.buffer);
+
+/** Whether box `i` shows on the plot; if so the pixels [x0, x1] it spans, clipped to
+ * just outside the plot, are written into `extent` (two numbers). */
+export function boxExtent(frame, picture, i, extent) {
   const x0 = frame.scale.x(picture.box_start[i]);
   const x1 = frame.scale.x(picture.box_end[i]);
-  if (x1 < 0 || x0 > frame.width) return null;
-  return [Math.max(x0, -1), Math.min(x1, frame.width + 1)];
+  if (x1 < 0 || x0 > frame.width) return false;
+  extent[0] = Math.max(x0, -1);
+  extent[1] = Math.min(x1, frame.width + 1);
+  return true;
 }
 
 /**
@@ -99,11 +132,10 @@ export function paintBoxPixels(image, frame, picture) {
     colour[code] = packed(rgb[3 * code], rgb[3 * code + 1], rgb[3 * code + 2], 255);
   }
   const tall = rowHeight - (rowHeight >= 6 ? 1 : 0);
+  const extent = new Float64Array(2);
   for (let i = 0; i < picture.boxCount; i++) {
     const row = picture.box_row[i];
-    if (row < row0 || row >= row1) continue;
-    const extent = boxExtent(frame, picture, i);
-    if (!extent) continue;
+    if (row < row0 || row >= row1 || !boxExtent(frame, picture, i, extent)) continue;
     const a = extent[0];
     const b = a + Math.max(extent[1] - a, 1); // a pixel at least
     const y = frame.rowTop(row);
@@ -132,30 +164,32 @@ export function paintMarkPixels(image, frame, picture) {
       image.rect(x - 0.5, x + 1, y, y + mark, ink);
     }
   } else if (picture.mark_count) {
-    const columnWidth = (scale.x(picture.t1) - scale.x(picture.t0)) / picture.width;
-    const left = scale.x(picture.t0);
-    for (const k of markedPixels(picture)) {
-      const bin = Math.floor(k / picture.width);
-      const x = Math.round(left + ((k % picture.width) + 0.5) * columnWidth);
-      const y = frame.rowTop(picture.row0 + (bin + 1) * picture.pool) - mark;
-      image.rect(x - 0.5, x + 0.5, y, y + mark, ink);
-    }
+    paintPooledMarks(image, frame, picture, mark, ink);
   }
 }
 
-const marked = new WeakMap();
-
-/** The raster pixels of `picture` holding instants, found once per picture. */
-function markedPixels(picture) {
-  let found = marked.get(picture);
-  if (!found) {
-    const counts = picture.mark_count;
-    let n = 0;
-    for (let k = 0; k < counts.length; k++) if (counts[k]) n++;
-    found = new Int32Array(n);
-    n = 0;
-    for (let k = 0; k < counts.length; k++) if (counts[k]) found[n++] = k;
-    marked.set(picture, found);
+/** The pooled instants' marks: one `mark` CSS pixels tall at the foot of each raster
+ * pixel holding any, a CSS pixel wide at its column's centre. The device pixels of
+ * every column and band are found once, then each mark is a fill. */
+function paintPooledMarks(image, frame, picture, mark, ink) {
+  const { width, pool, row0, mark_count: counts } = picture;
+  const bins = counts.length / width;
+  const { columns, lines, ratio } = image;
+  const columnWidth = (frame.scale.x(picture.t1) - frame.scale.x(picture.t0)) / width;
+  const left = frame.scale.x(picture.t0);
+  const spans = new Int32Array(2 * width);
+  for (let c = 0; c < width; c++) {
+    const x = Math.round(left + (c + 0.5) * columnWidth);
+    spans[2 * c] = spanStart(x - 0.5, ratio);
+    spans[2 * c + 1] = spanEnd(x - 0.5, x + 0.5, ratio, columns);
   }
-  return found;
+  for (let bin = 0; bin < bins; bin++) {
+    const y = frame.rowTop(row0 + (bin + 1) * pool) - mark;
+    const top = spanStart(y, ratio);
+    const bottom = spanEnd(y, y + mark, ratio, lines);
+    if (top >= bottom) continue;
+    for (let c = 0, k = bin * width; c < width; c++, k++) {
+      if (counts[k]) image.fill(spans[2 * c], spans[2 * c + 1], top, bottom, ink);
+    }
+  }
 }

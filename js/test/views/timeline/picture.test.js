@@ -46,6 +46,37 @@ describe("what is under the pointer", () => {
     const dimmed = rasterPixels(picture, rgb, new Set([3]));
     expect(dimmed[7]).toBe(51);
   });
+  it("paints raster pixels into a reused buffer exactly as into a new one", () => {
+    let seed = 11;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const rgb = Uint8Array.from({ length: 3 * 40 }, () => random() * 256);
+    const out = new Uint8ClampedArray(4 * 30 * 7).fill(99); // the previous picture's
+    for (let trial = 0; trial < 30; trial++) {
+      const size = 30 * 7;
+      const raster = {
+        width: 30, bins: 7,
+        raster_code: (trial % 2 ? Uint16Array : Uint8Array).from({ length: size },
+          () => (random() < 0.3 ? 0 : 1 + Math.floor(random() * 40))),
+        raster_alpha: Uint8Array.from({ length: size }, () => random() * 256),
+      };
+      const dimmed = trial % 3 ? new Set([1, 5, 7, 20]) : null;
+      // the brute force: byte by byte, a clamped array rounding the dimmed opacity
+      const expected = new Uint8ClampedArray(4 * size);
+      for (let k = 0; k < size; k++) {
+        const code = raster.raster_code[k] - 1;
+        if (code < 0 || raster.raster_alpha[k] === 0) continue;
+        expected.set(rgb.subarray(3 * code, 3 * code + 3), 4 * k);
+        const shown = Math.max(raster.raster_alpha[k], 64);
+        expected[4 * k + 3] = dimmed?.has(code) ? shown / 5 : shown;
+      }
+      expect(rasterPixels(raster, rgb, dimmed, out)).toBe(out);
+      expect(out).toEqual(expected);
+      expect(rasterPixels(raster, rgb, dimmed)).toEqual(expected);
+    }
+  });
   it("knows where deeper boxes cover a box's label", () => {
     const covers = coverIndex(picture);
     expect(covers.covered(0, 2, 8)).toBe(false);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
-  paintBoxPixels, paintMarkPixels, PlotPixels,
+  packed, paintBoxPixels, paintMarkPixels, PlotPixels,
 } from "../../../views/timeline/pixels.js";
 
 // A plot 10 CSS px wide, rows 5 px tall (no gap under 6 px), 1 ns per px.
@@ -95,6 +95,25 @@ describe("boxes painted as pixels", () => {
           const got = pixel[3] === 255 ? [0, 1, 2].find((c) => pixel[0] === rgb[3 * c]
             && pixel[1] === rgb[3 * c + 1] && pixel[2] === rgb[3 * c + 2]) : -1;
           expect([trial, x, y, got]).toEqual([trial, x, y, expected]);
+        }
+      }
+    }
+  });
+
+  it("fills short and long spans alike, and clears the image", () => {
+    const columns = 50;
+    const pixels = new Uint8ClampedArray(4 * columns * 4);
+    const image = new PlotPixels(pixels, columns, 4, 1);
+    const word = packed(1, 2, 3, 4);
+    for (const [left, right] of [[0, 3], [5, 40], [40, 50], [7, 7]]) {
+      image.clear();
+      image.fill(left, right, 1, 3, word);
+      for (let y = 0; y < 4; y++) {
+        for (let x = 0; x < columns; x++) {
+          const inside = x >= left && x < right && y >= 1 && y < 3;
+          const at = 4 * (y * columns + x);
+          expect([x, y, ...pixels.slice(at, at + 4)])
+            .toEqual([x, y, ...(inside ? [1, 2, 3, 4] : [0, 0, 0, 0])]);
         }
       }
     }
