@@ -21,7 +21,6 @@ from glade.errors import GladeError
 from glade.trace import Trace
 from glade.trace.comm import message_pairs
 from glade.trace.matching import UnmatchedEventsWarning
-from glade.views.timeline import index as index_module
 from glade.views.timeline import kernels, levels, parallel
 from glade.views.timeline import render as render_module
 from glade.views.timeline.index import Forest, TimelineIndex
@@ -154,18 +153,20 @@ def test_levels_of_detail_keep_the_mass_and_the_boxes(monkeypatch):
         coarse = render(index, None, Request(first, last, 700, 0, rows, 100, depth_rows))
         fine = check_picture(index, Request(first, last, 700, 0, rows, 100, depth_rows))[0]
         assert coarse.cover.sum() == pytest.approx(fine.cover.sum(), rel=0.02)
-    # building ahead adds the records of the AHEAD levels finer than the one a picture
-    # read and keeps the levels built; nothing is left to build once they are, and
-    # nothing finer is built after a picture that read the calls themselves
+    # building ahead adds the records of the levels finer than the one a picture read, up
+    # to the finest a picture of its width reads, and keeps the levels built; nothing is
+    # left to build once they are, and nothing after a picture that read the calls
+    monkeypatch.setattr(levels, "EXACT_LIMIT", 1)
     built = set(index._levels)
     k = leveled.extra["level"]
-    ahead = set(range(k + 1, k + index_module.AHEAD + 1))
-    index.prepare_levels(False, k).join()
+    ahead = set(range(k + 1, levels.finest_level(index.calls.size, 4) + 1))
+    assert len(ahead) >= 2 and max(ahead) < index.finest
+    index.prepare_levels(False, k, 4).join()
     assert index.level(request.px) is level
     assert set(index._levels) == built | ahead
     assert all(index._levels[j].built(False) and not index._levels[j].built(True)
                for j in ahead)
-    assert index.prepare_levels(False, k) is None
+    assert index.prepare_levels(False, k, 4) is None
     assert index.prepare_levels(True, None) is None
 
 
@@ -174,8 +175,9 @@ def test_building_ahead_waits_for_answers_but_not_for_a_request_that_needs_it(mo
     index = index_of(trace)
     index.finest = levels.finest_level(10**9)
     monkeypatch.setattr(levels, "BLOCK_CALLS", 10)
+    monkeypatch.setattr(levels, "EXACT_LIMIT", 1)
     with index.answering():
-        builder = index.prepare_levels(False, levels.COARSEST)
+        builder = index.prepare_levels(False, levels.COARSEST, 4)
         builder.join(0.3)
         # paused before its first block while the answer is computed
         assert builder.is_alive()

@@ -30,9 +30,6 @@ from glade.views.timeline import kernels
 from glade.views.timeline.lanes import Lanes
 from glade.views.timeline.levels import COARSEST, Level, bin_size, finest_level, level_for
 
-#: Levels built ahead of the one the last picture read (:meth:`TimelineIndex.prepare_levels`).
-AHEAD = 2
-
 
 @dataclass(frozen=True)
 class Forest:
@@ -227,18 +224,20 @@ class TimelineIndex:
                 self._levels[k] = Level(self, k)
             return self._levels[k]
 
-    def prepare_levels(self, depth_rows: bool, after: int | None) -> threading.Thread | None:
-        """Build ahead, in a background thread, the records of the layout for the
-        :data:`AHEAD` levels finer than ``after`` (the level the last picture read), which
-        zooming in reads next; None when they are built or there are none (``after`` is
-        None: finer pictures read the calls themselves). Other levels are built when
-        first read: building many ahead would take the cores the answers and the browser
-        need while the user zooms. The builder pauses while requests are answered
-        (:meth:`answering`), unless one waits for the level it builds; the kernels
-        release the GIL, and a request waits only for the level it reads."""
+    def prepare_levels(self, depth_rows: bool, after: int | None, width: int = 2048
+                       ) -> threading.Thread | None:
+        """Build ahead, in a background thread, the records of the layout for the levels
+        finer than ``after`` (the level the last picture read), nearest first, up to the
+        finest a picture ``width`` pixels wide reads: those zooming in reads next. None
+        when they are built or there are none (``after`` is None: finer pictures read
+        the calls themselves). Coarser levels are built when first read. The builder
+        runs at the lowest priority and pauses while requests are answered
+        (:meth:`answering`), so that it takes no core the answers, the server or the
+        browser need; a request that needs the level being built goes on with it."""
         if after is None:
             return None
-        wanted = [k for k in range(max(after + 1, COARSEST), min(after + AHEAD, self.finest) + 1)
+        last = min(self.finest, finest_level(self.calls.size, width))
+        wanted = [k for k in range(max(after + 1, COARSEST), last + 1)
                   if k not in self._levels or not self._levels[k].built(depth_rows)]
         with self._lock:
             self._wanted = [(k, depth_rows) for k in wanted]

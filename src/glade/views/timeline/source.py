@@ -148,7 +148,9 @@ class PandasSource(TimelineSource):
                 bar.update()
             self._install(index)
         self._trace = trace
-        self._level: int | None = None  # read by the last picture: the next are built ahead
+        # the level the last picture read, and its width: the finer ones are built ahead
+        self._level: int | None = None
+        self._width = 2048
         self.names = self.forest.names
         self.extent = self.forest.duration
         self.num_nodes = len(self.forest)
@@ -209,8 +211,8 @@ class PandasSource(TimelineSource):
         with index.answering():
             picture = self.picture(request)
             answer = encode_picture(picture)
-        self._level = picture.extra["level"]
-        index.prepare_levels(request.depth_rows, self._level)
+        self._level, self._width = picture.extra["level"], request.width
+        index.prepare_levels(request.depth_rows, self._level, self._width)
         return answer
 
     def call_query(self, node: int) -> str:
@@ -250,7 +252,7 @@ class PandasSource(TimelineSource):
         threading.Thread(target=build, name="glade-timeline-level", daemon=True).start()
 
     def prepare(self, depth_rows: bool) -> None:
-        self.index.prepare_levels(depth_rows, self._level)
+        self.index.prepare_levels(depth_rows, self._level, self._width)
 
     def close(self) -> None:
         self.index.close()
