@@ -492,19 +492,22 @@ def test_ping_pong_drawn(pipit_data):
 
 
 @settings(max_examples=100, deadline=None)
-@given(random_traces(), st.integers(0, 6), st.booleans(), st.integers(1, 40))
-def test_level_records_against_brute_force(table, k, depth_rows, block):
+@given(random_traces(), st.integers(0, 6), st.booleans(), st.integers(1, 40), st.booleans())
+def test_level_records_against_brute_force(table, k, depth_rows, block, ahead):
     # every record of a level: the time the calls shorter than two bins cover in its row
     # and bin, weighed by exclusive share in a row per location, and the function of the
     # largest single share; one record per row and bin holding time, bins ascending
-    # (built in blocks of `block` calls, as a builder working ahead builds them, stopping
-    # after every other block and going on)
+    # (built in blocks of `block` calls: as a builder working ahead builds them, stopping
+    # after every other block and going on, or as a request needs them, side by side)
     trace = Trace(table)
     index = index_of(trace)
     level = levels.Level(index, k)
     answers = itertools.cycle([True, True, False])
-    with mock.patch.object(levels, "BLOCK_CALLS", block):
-        while (records := level.records(depth_rows, lambda: next(answers))) is None:
+    with (mock.patch.object(levels, "BLOCK_CALLS", block),
+          mock.patch.object(parallel, "SPLIT_ABOVE", 0),
+          mock.patch.object(parallel, "cores", lambda: 3)):
+        while (records := level.records(depth_rows, (lambda: next(answers)) if ahead
+                                        else None)) is None:
             pass
     ptr, bin_, weight, code = records
     assert level.records(depth_rows) is records

@@ -228,6 +228,27 @@ def raster_calls(lo, hi, rows, start, end, code, share, pick, t0, px, threshold,
 
 
 @njit(cache=True, nogil=True)
+def long_calls(ptr, start, end, minimum):
+    """The positions (int32) of the calls lasting at least ``minimum``, lane by lane (the
+    calls of lane l are ``ptr[l]:ptr[l + 1]``), and the pointer per lane into them: two
+    passes without the GIL (a builder working ahead calls this while answers need it)."""
+    count = 0
+    for i in range(start.size):
+        if end[i] - start[i] >= minimum:
+            count += 1
+    long = np.empty(count, np.int32)
+    long_ptr = np.zeros(ptr.size, np.int64)
+    n = 0
+    for lane in range(ptr.size - 1):
+        for i in range(ptr[lane], ptr[lane + 1]):
+            if end[i] - start[i] >= minimum:
+                long[n] = i
+                n += 1
+        long_ptr[lane + 1] = n
+    return long, long_ptr
+
+
+@njit(cache=True, nogil=True)
 def gather_runs(lo, hi):
     """The rows of all runs [lo[k], hi[k]), concatenated."""
     total = 0

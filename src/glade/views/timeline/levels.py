@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from glade.views.timeline import kernels
+from glade.views.timeline import kernels, parallel
 
 #: Requests over fewer calls than this read the calls themselves.
 EXACT_LIMIT = 250_000
@@ -46,9 +46,8 @@ class Level:
         origin, last = index.forest.duration
         self.origin = float(origin)
         self.size = bin_size(float(last - origin), k)
-        long = np.flatnonzero(index.call_end - index.call_start >= 2 * self.size)
-        self.long = long.astype(np.int32 if long.size < 2**31 else np.int64)
-        self.long_ptr = np.searchsorted(long, index.call_ptr)
+        self.long, self.long_ptr = kernels.long_calls(index.call_ptr, index.call_start,
+                                                      index.call_end, 2 * self.size)
         self._records: dict[bool, tuple[np.ndarray, ...]] = {}
         self._builds: dict[bool, RecordsBuild] = {}
         self._lock = threading.Lock()
@@ -134,13 +133,13 @@ class RecordsBuild:
 
     def run(self, go_on: Callable[[], bool] | None = None) -> bool:
         """Build the blocks left, asking ``go_on()`` (when given) before each: stop when it
-        says no. Whether the build is complete."""
-        ptr = self._ptr
+        says no. Whether the build is complete. Without ``go_on`` (a request needs the
+        records now) the blocks left run side by side on every core
+        (:mod:`~glade.views.timeline.parallel`)."""
         while len(self._counts) < len(self._bounds):
             if go_on is not None and not go_on():
                 return False
-            a, b = self._bounds[len(self._counts)]
-            self._counts.append(int(kernels.count_level(ptr[a:b + 1], *self._calls)))
+            self._counts += self._each(len(self._counts), go_on, self._count)
         if self._out is None:
             total = sum(self._counts)
             self._out = (np.empty(total, np.int32), np.empty((total, 3)),
@@ -149,13 +148,33 @@ class RecordsBuild:
         while self._filled < len(self._bounds):
             if go_on is not None and not go_on():
                 return False
-            (a, b), j = self._bounds[self._filled], self._filled
-            part = slice(int(self._offsets[j]), int(self._offsets[j + 1]))
-            kernels.fill_level(ptr[a:b + 1], *self._calls, self._out_ptr[a:b + 1],
-                               *(out[part] for out in self._out))
-            self._out_ptr[a + 1:b + 1] += self._offsets[j]
-            self._filled += 1
+            self._filled += len(self._each(self._filled, go_on, self._fill))
         return True
+
+    def _each(self, first: int, go_on: Callable[[], bool] | None,
+              task: Callable[[int], int]) -> list[int]:
+        """``task(j)`` for block ``first`` alone when working ahead (``go_on`` given), else
+        for every block from ``first`` on, side by side; the results in block order."""
+        if go_on is not None:
+            return [task(first)]
+        calls = np.asarray([self._ptr[b] - self._ptr[a] for a, b in self._bounds[first:]])
+        parts = parallel.run_blocks(
+            lambda a, b: [task(j) for j in range(first + a, first + b)],
+            parallel.blocks(calls))
+        return [result for part in parts for result in part]
+
+    def _count(self, j: int) -> int:
+        """How many records block ``j`` makes."""
+        a, b = self._bounds[j]
+        return int(kernels.count_level(self._ptr[a:b + 1], *self._calls))
+
+    def _fill(self, j: int) -> int:
+        """Write the records of block ``j`` (after every block is counted)."""
+        (a, b), part = self._bounds[j], slice(int(self._offsets[j]), int(self._offsets[j + 1]))
+        kernels.fill_level(self._ptr[a:b + 1], *self._calls, self._out_ptr[a:b + 1],
+                           *(out[part] for out in self._out))
+        self._out_ptr[a + 1:b + 1] += self._offsets[j]
+        return j
 
     def records(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(pointer per segment, bin, weights, code) of a complete build."""
