@@ -248,9 +248,8 @@ class TimelineIndex:
     def _build_ahead(self) -> None:
         """Build the wanted levels one after the other, until none is left. A request that
         needs the level being built goes on with the build in its own thread. (Not at a
-        lower OS priority: the system would keep such a thread off the cores while it
-        holds the GIL, and stall the kernel; measured, requests then waited 40-140 ms to
-        start.)"""
+        lower OS priority: such a thread rarely gets a core while the user zooms, and one
+        the system keeps off the cores while it holds the GIL stalls the kernel.)"""
         try:
             while True:
                 with self._lock:
