@@ -244,6 +244,32 @@ def test_pictures_drawn_in_blocks_side_by_side_equal_one_pass(seed, start, lengt
         np.testing.assert_array_equal(getattr(split, name), getattr(one, name))
 
 
+def test_a_picture_reading_a_level_not_yet_built_comes_back(monkeypatch):
+    # the level is built by the requesting thread before the blocks are handed out (a
+    # block waiting in the pool for a build that waits for the pool would never return),
+    # in blocks side by side; the picture equals one drawn in one pass
+    trace = synthetic_trace(8, 400, seed=2)
+    first, last = index_of(trace).forest.duration
+    request = Request(first, last, 700, 0, 8, 5)
+    monkeypatch.setattr(render_module, "EXACT_LIMIT", 0)
+    one = index_of(trace)
+    one.finest = levels.finest_level(10**9)
+    expected = render(one, None, request)
+    index = index_of(trace)
+    index.finest = levels.finest_level(10**9)
+    monkeypatch.setattr(levels, "BLOCK_CALLS", 10)
+    monkeypatch.setattr(parallel, "SPLIT_ABOVE", 0)
+    monkeypatch.setattr(parallel, "cores", lambda: 3)
+    pictures = []
+    drawing = threading.Thread(target=lambda: pictures.append(render(index, None, request)),
+                               daemon=True)
+    drawing.start()
+    drawing.join(120)
+    assert pictures, "the picture never came back"
+    np.testing.assert_array_equal(pictures[0].cover, expected.cover)
+    np.testing.assert_array_equal(pictures[0].boxes["node"], expected.boxes["node"])
+
+
 def test_a_hidden_function_leaves_its_time_to_its_caller():
     trace = synthetic_trace(4, 6, seed=1)
     full = index_of(trace)

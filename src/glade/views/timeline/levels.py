@@ -72,6 +72,9 @@ class Level:
         ``go_on``, asked before every block of the work (:class:`RecordsBuild`): when it
         says no, the build stops there (None is returned) and the next caller goes on
         from there; any other caller needs the records now."""
+        built = self._records.get(depth_rows)
+        if built is not None:  # no lock: blocks of an answer read it side by side
+            return built
         if go_on is None:
             with self._awaited_lock:
                 self._awaited += 1

@@ -27,6 +27,7 @@ T = TypeVar("T")
 
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
+_in_pool = threading.local()
 
 
 def cores() -> int:
@@ -68,12 +69,23 @@ def blocks(work: np.ndarray, raster_rows: np.ndarray | None = None,
 
 def run_blocks(task: Callable[[int, int], T], bounds: list[tuple[int, int]]) -> list[T]:
     """``task(a, b)`` for every block of ``bounds``, side by side; the results in block
-    order (an exception in any block is raised here)."""
-    if len(bounds) == 1:
-        return [task(*bounds[0])]
-    futures = [_workers().submit(task, a, b) for a, b in bounds[1:]]
+    order (an exception in any block is raised here). In a thread of the pool (a block
+    that splits its own work) the blocks run one after the other: waiting there for the
+    pool's other tasks could wait forever."""
+    if len(bounds) == 1 or getattr(_in_pool, "active", False):
+        return [task(a, b) for a, b in bounds]
+    futures = [_workers().submit(_pooled, task, a, b) for a, b in bounds[1:]]
     try:
         first = task(*bounds[0])
     finally:
         rest = [future.result() for future in futures]
     return [first, *rest]
+
+
+def _pooled(task: Callable[[int, int], T], a: int, b: int) -> T:
+    """``task(a, b)`` in a thread of the pool, marked as such (see :func:`run_blocks`)."""
+    _in_pool.active = True
+    try:
+        return task(a, b)
+    finally:
+        _in_pool.active = False

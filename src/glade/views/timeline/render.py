@@ -306,6 +306,8 @@ def raster_range(index: TimelineIndex, request: Request, row0: int, row1: int, p
     key = np.full((bins, request.width), -1.0)
     raster_rows = (runs.rows - row0) // pool
     bounds = parallel.blocks(runs.hi - runs.lo, raster_rows)
+    if runs.level is not None:  # built here, not by a block waiting in the pool
+        runs.level.records(request.depth_rows)
 
     def block(a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
         # the lanes a:b, and the rows of their raster rows (all rows up to the next block)
