@@ -252,15 +252,17 @@ class TimelineIndex:
         the system keeps off the cores while it holds the GIL stalls the kernel.)"""
         try:
             while True:
-                with self._lock:
+                with self._lock:  # the decision to stop and forgetting the builder: at once
                     if not self._wanted or self._closed.is_set():
+                        self._builder = None
                         return
                     k, depth_rows = self._wanted.pop(0)
                 level = self.level_number(k)
                 level.records(depth_rows, go_on=lambda level=level: self._go_on(level))
-        finally:  # also when a build fails: requests then build what they read
+        except BaseException:  # a failed build: requests then build what they read
             with self._lock:
                 self._builder = None
+            raise
 
     @contextlib.contextmanager
     def answering(self) -> Iterator[None]:
