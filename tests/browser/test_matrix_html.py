@@ -51,6 +51,7 @@ def test_offline_page_draws_the_saved_matrix(page, tmp_path):
         "selected: messages from process 0–1 to process 6–7")
     assert page.locator(".gm-colour").input_value() == "log"
     assert page.locator(".gm-metric").is_disabled()
-    # the cells of process 14's messages (4 sent, 4 received) are outlined
-    assert page.evaluate(HIGHLIGHTED) > 8 * 4
+    # the cells of process 14's messages (4 sent, 4 received) are outlined (waited for:
+    # the page lays out again once its size settles, and repaints in the next frame)
+    page.wait_for_function(f"() => ({HIGHLIGHTED})() > 8 * 4", timeout=30_000)
     assert requested == []
