@@ -90,35 +90,127 @@ def _hashable(key: Any) -> Any:
 
 
 # ------------------------------------------------------------------ directories
+#: The sidecar key listing every file a store holds besides its sidecar: what glade wrote,
+#: and so all that overwriting the store may delete.
+MANIFEST = "files"
+
+
+def _files_under(directory: Path) -> list[str]:
+    """Every entry below ``directory`` that is not a directory (symlinks included and
+    never followed), as sorted POSIX paths relative to it."""
+    found = []
+    for root, dirs, files in os.walk(directory, followlinks=False):
+        here = Path(root)
+        # a symlink to a directory is listed in dirs but never walked: it is an entry
+        found += [(here / name).relative_to(directory).as_posix()
+                  for name in files + [d for d in dirs if (here / d).is_symlink()]]
+    return sorted(found)
+
+
+def _own_files(target: Path) -> list[str]:
+    """The files of the glade store ``target`` that its sidecar lists as glade's own;
+    GladeError naming whatever else the folder holds (nothing may be deleted then)."""
+    sidecar = target / SIDECAR
+    try:
+        body = json.loads(sidecar.read_text()) if sidecar.is_file() else None
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        body = None
+    listed = body.get(MANIFEST) if isinstance(body, dict) else None
+    if not isinstance(listed, list) or not all(isinstance(f, str) for f in listed):
+        raise GladeError(f"{target} exists and is not a glade Parquet store that lists its "
+                         f"files in {SIDECAR}: refusing to replace it (remove it yourself "
+                         "if it may go)")
+    foreign = sorted(set(_files_under(target)) - {SIDECAR, *listed})
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more"
+                                          if len(foreign) > 5 else "")
+        raise GladeError(f"{target} holds files glade did not write ({shown}): refusing "
+                         "to replace it; move them out or write elsewhere")
+    return [SIDECAR, *listed]
+
+
+def _remove_store(old: Path, files: list[str]) -> None:
+    """Delete the files glade wrote in the set-aside store ``old``, then its folders
+    while empty: anything that appeared meanwhile is left where it is."""
+    for name in files:
+        with contextlib.suppress(FileNotFoundError):
+            (old / name).unlink()
+    for root, _, _ in sorted(os.walk(old), key=lambda entry: -len(entry[0])):
+        with contextlib.suppress(OSError):
+            Path(root).rmdir()
+
+
+def _check_target(target: Path, overwrite: bool) -> list[str]:
+    """The files of ``target`` that replacing it deletes ([] when it does not exist);
+    GladeError when it may not be written or replaced."""
+    if len(os.fsencode(target.name)) > 255:
+        raise GladeError(f"{target.name[:40]}... is too long a file name "
+                         f"({len(os.fsencode(target.name))} bytes; file systems take 255)")
+    if target.is_symlink():
+        raise GladeError(f"{target} is a symbolic link: glade writes a store only to a "
+                         "real path, never through a link")
+    if not target.exists():
+        return []
+    if not overwrite:
+        raise GladeError(f"{target} exists: pass overwrite=True to replace it")
+    if not target.is_dir():
+        raise GladeError(f"{target} exists and is not a directory: refusing to replace it")
+    here = Path.cwd().resolve()
+    if here == target.resolve() or target.resolve() in here.parents:
+        raise GladeError(f"{target} holds the current working directory ({here}): "
+                         "refusing to replace it; write from outside it")
+    return _own_files(target)
+
+
 @contextlib.contextmanager
 def new_directory(path: str | os.PathLike, overwrite: bool = False) -> Iterator[Path]:
     """A fresh directory to write a model into; it becomes ``path`` only when the block
     ends without an error (an error leaves ``path`` as it was, never half written).
-    An existing ``path`` is replaced when ``overwrite`` and it is a glade directory;
-    otherwise GladeError."""
-    target = Path(path)
-    if target.exists():
-        if not overwrite:
-            raise GladeError(f"{target} exists: pass overwrite=True to replace it")
-        if not (target / SIDECAR).is_file():
-            raise GladeError(f"{target} exists and is not a glade Parquet directory: "
-                             "refusing to replace it")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    scratch = target.parent / f".{target.name}.{uuid.uuid4().hex[:8]}.partial"
-    scratch.mkdir()
+
+    An existing ``path`` is replaced only when ``overwrite`` and it is a glade store that
+    holds nothing but the files its sidecar lists: the new store is written beside it,
+    then swapped in, and only then are the old store's own files deleted. Anything else
+    (a folder with files glade did not write, a symbolic link, the folder the process
+    runs in, a name the file system refuses) is a GladeError, and nothing is deleted.
+    """
+    target = Path(os.path.abspath(path))
+    if target.parent == target:
+        raise GladeError(f"{path!s} is a file system root: refusing to write a store there")
+    try:
+        own = _check_target(target, overwrite)
+    except OSError as exc:
+        raise GladeError(f"cannot write a store at {path!s}: {exc.strerror or exc}") from exc
+    stem = f".{target.name[:64]}.{uuid.uuid4().hex[:8]}"
+    scratch, old = target.parent / f"{stem}.partial", target.parent / f"{stem}.old"
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        scratch.mkdir()
+    except OSError as exc:
+        raise GladeError(f"cannot write a store at {path!s}: {exc.strerror or exc}") from exc
     try:
         yield scratch
-        if target.exists():
-            shutil.rmtree(target)
-        scratch.rename(target)
+        own = _check_target(target, overwrite)
+        try:
+            if own:
+                target.rename(old)
+            scratch.rename(target)
+        except OSError as exc:
+            if old.exists() and not target.exists():
+                old.rename(target)
+            raise GladeError(f"cannot write a store at {path!s}: "
+                             f"{exc.strerror or exc}") from exc
+        if own:
+            _remove_store(old, own)
     finally:
         if scratch.exists():
             shutil.rmtree(scratch)
 
 
 def write_sidecar(directory: Path, format: str, version: int, payload: dict) -> None:
-    """Write the sidecar of a stored model (last, after every data file)."""
-    body = {"format": format, "version": version, **payload}
+    """Write the sidecar of a stored model (last, after every data file), listing every
+    file of the store so that overwriting it later deletes those and nothing else."""
+    body = {"format": format, "version": version, **payload,
+            MANIFEST: [f for f in _files_under(directory) if f != SIDECAR]}
     (directory / SIDECAR).write_text(json.dumps(body, indent=1, allow_nan=False))
 
 

@@ -214,7 +214,7 @@ def test_existing_directory_needs_overwrite(tmp_path: Path) -> None:
     assert_same_trace(Trace.from_parquet(tmp_path / "t"), smaller)
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "keep.txt").write_text("mine")
-    with pytest.raises(GladeError, match="not a glade Parquet directory"):
+    with pytest.raises(GladeError, match="not a glade Parquet store"):
         trace.to_parquet(tmp_path / "other", overwrite=True)
     assert (tmp_path / "other" / "keep.txt").read_text() == "mine"
 
