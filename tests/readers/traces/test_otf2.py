@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from glade.errors import GladeError, ReaderError
 from glade.readers.traces import otf2 as trace_otf2
@@ -202,6 +204,49 @@ def test_buffer_that_fills_grows_and_reading_goes_on(tmp_path: Path, monkeypatch
     monkeypatch.setattr(otf2_records, "FIRST_AUX", 0)
     pd.testing.assert_frame_equal(Trace.from_otf2(anchor).events, whole.events)
     assert len(whole) == len(_synthetic())
+
+
+@pytest.mark.usefixtures("otf2")
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.integers(-(2**40), 2**40), min_size=2, max_size=2, unique=True),
+       st.lists(st.integers(0, 2**31), min_size=2, max_size=2, unique=True))
+def test_process_and_thread_ids_survive_a_round_trip(tmp_path_factory, processes, threads):
+    """Saved queries name process ids: an OTF2 copy of a run keeps them (issue 25: a
+    trace whose only process was 1 came back as process 0)."""
+    original = _synthetic()
+    events = original.events.copy()
+    to_process = {0: processes[0], 1: processes[1], -1: -1}
+    events["Process"] = events["Process"].map(to_process).astype(np.int64)
+    events["Partner"] = events["Partner"].map(to_process).astype(np.int64)
+    events["Thread"] = events["Thread"].map({0: threads[0], 1: threads[1]}).astype(np.int64)
+    renamed = Trace(events)
+    back = Trace.from_otf2(renamed.to_otf2(tmp_path_factory.mktemp("ids") / "out"))
+    key = ["Timestamp (ns)", "Name", "Process", "Thread", "Partner"]
+    a = renamed.events[key].sort_values(key, ignore_index=True)
+    b = back.events[key].astype({"Name": str}).sort_values(key, ignore_index=True)
+    pd.testing.assert_frame_equal(a.astype({"Name": str}), b, check_dtype=False)
+
+
+@pytest.mark.usefixtures("otf2")
+def test_only_process_one_stays_process_one(tmp_path: Path):
+    events = _synthetic().events
+    alone = events[(events["Process"] == 1) & (events["Partner"] < 0)]
+    back = Trace.from_otf2(Trace(alone).to_otf2(tmp_path / "one"))
+    assert back.events["Process"].unique().tolist() == [1]
+    assert sorted(back.events["Thread"].unique().tolist()) == [0, 1]
+
+
+def test_archive_with_two_groups_of_one_process_id_is_refused(otf2, tmp_path: Path):
+    with otf2.writer.open(str(tmp_path / "a"), archive_name="traces",
+                          timer_resolution=10**9) as out:
+        node = out.definitions.system_tree_node("machine")
+        for name in ("rank 0", "rank 1"):
+            group = out.definitions.location_group(name, system_tree_parent=node)
+            out.definitions.location_group_property(group, "glade::Process", value=4)
+            out.event_writer_from_location(out.definitions.location("t", group=group))
+    with pytest.raises(ReaderError, match="two location groups have the same glade::Process"):
+        Trace.from_otf2(tmp_path / "a" / "traces.otf2")
 
 
 def test_round_trip_ping_pong(trace: Trace, tmp_path: Path):

@@ -112,15 +112,14 @@ REFUSALS = ("a Leave without a matching Enter", "an Enter that is never left",
 
 def refused_event(error: ReaderError, table: pd.DataFrame) -> bool:
     """Whether ``error`` refuses the archive for one of the reasons the reader gives,
-    naming an event of ``table`` (its name, time, process and thread; OTF2 numbers a
-    process's threads 0, 1, ... in the order of their ids)."""
+    naming an event of ``table`` (its name, time, process and thread, whose ids the
+    archive keeps)."""
     found = re.search(r"traces\.otf2: (.+): '(.*)' at (\d+) ns on process (\d+), thread (\d+)$",
                       str(error))
     if found is None or found[1] not in REFUSALS:
         return False
-    thread = table.groupby("Process")["Thread"].rank(method="dense").astype(int) - 1
     return bool(((table["Name"] == found[2]) & (table["Timestamp (ns)"] == int(found[3]))
-                 & (table["Process"] == int(found[4])) & (thread == int(found[5]))
+                 & (table["Process"] == int(found[4])) & (table["Thread"] == int(found[5]))
                  & (table["Event Type"] != "Instant")).any())
 
 

@@ -12,7 +12,9 @@ Metric records become float columns named after the metric members, on the event
 recorded at the same time and location right after them (Score-P writes counters
 just before the Enter/Leave they belong to), else on an Instant event ``Metric``.
 A location group (an MPI rank), or the group that created it, is a ``Process``,
-numbered in definition order; its locations are its ``Thread`` 0, 1, ...
+numbered in definition order; its locations are its ``Thread`` 0, 1, ... An archive
+written by glade keeps each process's and thread's id in the properties
+``glade::Process`` and ``glade::Thread``, and those ids are read back instead.
 
 Events are read location by location through the OTF2 library's event reader
 with callbacks compiled by numba that write numbers into one flat buffer
@@ -136,7 +138,21 @@ class _Records:
         return self.aux[self.extra[rows] + field]
 
 
-def _process_numbers(otf2: Any, defs: Any) -> tuple[dict[int, int], dict[int, int]]:
+#: The properties in which glade's OTF2 writer keeps each location group's process id and
+#: each location's thread id, which the reader gives back.
+PROCESS_PROPERTY, THREAD_PROPERTY = "glade::Process", "glade::Thread"
+
+
+def _numbers_kept(properties: Any, owner: str, name: str, refs: set[int]) -> dict[int, int]:
+    """The ids that properties ``name`` give to the definitions ``refs`` (attribute
+    ``owner`` of each property), when every one of them has one; else {}."""
+    kept = {getattr(p, owner)._ref: p.value for p in properties
+            if p.name == name and isinstance(p.value, int)}
+    return kept if refs and set(kept) >= refs else {}
+
+
+def _process_numbers(otf2: Any, defs: Any, anchor: Path) -> tuple[dict[int, int],
+                                                                   dict[int, int]]:
     """Process and thread number of every location ref (see the module docstring)."""
     owner = {}
     for group in defs.location_groups:
@@ -145,11 +161,21 @@ def _process_numbers(otf2: Any, defs: Any) -> tuple[dict[int, int], dict[int, in
     numbers: dict[int, int] = {}
     for group in sorted(defs.location_groups, key=lambda g: g._ref):
         numbers.setdefault(owner[group._ref], len(numbers))
+    kept = _numbers_kept(defs.location_group_properties, "location_group", PROCESS_PROPERTY,
+                         set(numbers))
+    if len(set(kept.values())) < len(kept):
+        raise ReaderError(anchor, f"two location groups have the same {PROCESS_PROPERTY}")
+    numbers = {ref: kept.get(ref, n) for ref, n in numbers.items()}
+    threads = _numbers_kept(defs.location_properties, "location", THREAD_PROPERTY,
+                            {loc._ref for loc in defs.locations})
     process, thread, used = {}, {}, {}
     for loc in sorted(defs.locations, key=lambda loc: loc._ref):
         p = numbers[owner[loc.group._ref]]
-        process[loc._ref], thread[loc._ref] = p, used.get(p, 0)
-        used[p] = thread[loc._ref] + 1
+        process[loc._ref], thread[loc._ref] = p, threads.get(loc._ref, used.get(p, 0))
+        used[p] = used.get(p, 0) + 1
+    if threads and len(set(zip(process.values(), thread.values(), strict=True))) < len(process):
+        raise ReaderError(anchor, f"two locations of a process have the same "
+                          f"{THREAD_PROPERTY}")
     return process, thread
 
 
@@ -159,12 +185,13 @@ def _partners(otf2, anchor, defs, rec: _Records, rows: np.ndarray, sender: np.nd
     other = rec.message_values(rows, 0)
     comm = rec.message_values(rows, 1)
     out = np.full(other.size, -1, dtype=np.int64)
+    resolved = other < 0
     for c in defs.comms:
         mine = (comm == c._ref) & (other >= 0)
         if not mine.any():
             continue
         if c.group.group_type == otf2.GroupType.COMM_SELF:
-            out[mine] = sender[mine]
+            out[mine], resolved[mine] = sender[mine], True
             continue
         lookup = np.array([process[m._ref] for m in c.group.members], dtype=np.int64)
         ranks = other[mine]
@@ -174,8 +201,8 @@ def _partners(otf2, anchor, defs, rec: _Records, rows: np.ndarray, sender: np.nd
                 f"a message names rank {int(ranks.max())} of communicator {c.name!r}, "
                 f"which has {lookup.size} members",
             )
-        out[mine] = lookup[ranks]
-    orphan = np.flatnonzero((other >= 0) & (out < 0))
+        out[mine], resolved[mine] = lookup[ranks], True
+    orphan = np.flatnonzero(~resolved)
     if orphan.size:
         raise ReaderError(anchor, f"a message uses communicator {int(comm[orphan[0]])}, "
                           "which is not defined")
@@ -283,7 +310,7 @@ def read_otf2(path: str | os.PathLike, engine: str = "pandas",
         metadata = archive_metadata(_otf2_mod, reader.handle, defs,
                                     program_names(defs, rec), len(locations))
         table, _ = event_table(otf2, anchor, defs, locations, rec, names, ends)
-        process, thread = _process_numbers(otf2, defs)
+        process, thread = _process_numbers(otf2, defs, anchor)
         return build_trace(anchor, table, _definitions(defs, process, thread), metadata)
 
 
@@ -315,7 +342,7 @@ def event_table(otf2, anchor, defs, locations, rec, names, ends
     """The events columns of the flat record arrays of ``locations`` (see the module
     docstring), in time order, checked; and each event's record (its position in the
     records of ``locations`` read one after the other)."""
-    process, thread = _process_numbers(otf2, defs)
+    process, thread = _process_numbers(otf2, defs, anchor)
     ticks, kind, code = rec.ticks, rec.kind.copy(), rec.code
     counts = np.diff(np.concatenate([[0], ends])).astype(np.int64)
     where = np.repeat(np.arange(len(locations)), counts)

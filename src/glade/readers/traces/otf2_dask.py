@@ -137,7 +137,7 @@ def read_otf2_dask(path: str | os.PathLike, npartitions: int | None = None):
     with open_archive(anchor) as (otf2, _otf2_mod, reader):
         defs = reader.definitions
         locations = sorted_locations(defs)
-        process, thread = _process_numbers(otf2, defs)
+        process, thread = _process_numbers(otf2, defs, anchor)
         definitions = _definitions(defs, process, thread)
         groups = location_groups(locations, process, npartitions)
         summaries = compute_all([dask.delayed(location_summary)(where, g)

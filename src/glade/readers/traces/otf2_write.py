@@ -14,7 +14,13 @@ import pandas as pd
 
 from glade.errors import GladeError
 from glade.readers.traces.events import progress
-from glade.readers.traces.otf2 import MESSAGE_RECORDS, REQUEST, otf2_modules
+from glade.readers.traces.otf2 import (
+    MESSAGE_RECORDS,
+    PROCESS_PROPERTY,
+    REQUEST,
+    THREAD_PROPERTY,
+    otf2_modules,
+)
 from glade.trace.events import (
     ENTER,
     INSTANT,
@@ -140,6 +146,9 @@ def write_otf2(
 
     Each process becomes a location group (MPI rank = position of the process in
     sorted order), each (process, thread) a location, each Enter/Leave name a region.
+    The process and thread ids are kept as properties of the location groups and
+    locations, so that reading the archive gives the same ids (a saved query that
+    names a process applies to the OTF2 copy of a run).
     Instant events must be MPI point-to-point records (needing ``Partner``, ``Tag`` and
     ``Message Size``; ``Request``, for the non-blocking ones, is 0 where absent),
     ``ProgramBegin`` or ``ProgramEnd``; messages are written on one ``MPI_COMM_WORLD``. ``metrics``
@@ -165,6 +174,10 @@ def write_otf2(
             defs.location(f"Thread {plan.thread[rows[0]]}", group=groups[plan.process[rows[0]]])
             for rows in blocks
         ]
+        for p, group in groups.items():
+            defs.location_group_property(group, PROCESS_PROPERTY, value=p)
+        for rows, location in zip(blocks, locations, strict=True):
+            defs.location_property(location, THREAD_PROPERTY, value=int(plan.thread[rows[0]]))
         world = [locations[[plan.process[b[0]] for b in blocks].index(p)] for p in plan.ranks]
         for kind, name in ((otf2.GroupType.COMM_LOCATIONS, "locations"),
                            (otf2.GroupType.COMM_GROUP, "MPI_COMM_WORLD")):
