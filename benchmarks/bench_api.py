@@ -24,7 +24,7 @@ from common import TIMING_NOTE, Comparison, Table, load_optional, measure
 from glade.datasets import shared_data
 from glade.datasets.ensembles import synthetic_ensemble
 from glade.ensemble import Ensemble
-from glade.ensemble.models import _extrap
+from glade.ensemble.scaling import _extrap
 
 TIME = "Avg time/rank"
 SERIES_METRIC = "sum#time.duration.ns"

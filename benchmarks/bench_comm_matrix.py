@@ -52,7 +52,7 @@ QUICK_PIPIT_CASES = [(16, 10**3)]
 SETUP = """
 import time
 from glade.datasets import halo_exchange_trace
-from glade.views.matrix.index import MessageIndex
+from glade.trace.matrix.index import MessageIndex
 trace = halo_exchange_trace({processes}, messages={messages}, seed=0)
 MessageIndex.of(trace)
 """
@@ -90,8 +90,8 @@ class Timings(Table):
 def kernel_table(processes: int, messages: int, repeat: int) -> Table:
     """The view's kernel side on one halo exchange (see the module doc)."""
     from glade.datasets import halo_exchange_trace
+    from glade.trace.matrix.index import MessageIndex
     from glade.views import CommMatrix
-    from glade.views.matrix.index import MessageIndex
 
     table = Timings(f"Comm matrix in the kernel ({processes} processes, "
                     f"{messages:.0e} messages)")

@@ -37,7 +37,7 @@ from glade.datasets import shared_data
 from glade.datasets.ensembles import synthetic_ensemble
 from glade.ensemble import Ensemble
 from glade.ensemble.build import ensemble_of, graph_carriers, unify
-from glade.ensemble.files import read_profiles
+from glade.readers.ensembles import read_profiles
 
 SPLIT_COLUMNS = ["Node order", "sum#time.duration", "inclusive#sum#time.duration", "path"]
 SPLIT_META = [{"is_value": True}, {"is_value": True}, {"is_value": True}, {"is_value": False}]

@@ -64,7 +64,7 @@ def kernel(processes: int, messages: int, repeat: int, with_timeline: bool = Tru
     import glade
     from glade.datasets import halo_exchange_trace
     from glade.query import Query
-    from glade.views.forest import call_level
+    from glade.trace.call_level import call_level
     from glade.views.timeline.edits import window_predicate
 
     began = time.perf_counter()
@@ -123,7 +123,7 @@ def kernel(processes: int, messages: int, repeat: int, with_timeline: bool = Tru
 SETUP = """
 import glade
 from glade.datasets import halo_exchange_trace
-from glade.views.timeline.raster import warm_up
+from glade.trace.timeline.raster import warm_up
 trace = halo_exchange_trace({processes}, messages={messages}, seed=0)
 trace.calc_exc_metrics()
 warm_up()

@@ -1,5 +1,5 @@
 // Typed arrays and string tables from the bytes traits a view receives from Python
-// (glade/views/transport.py writes them): little-endian, no copy when aligned.
+// (glade/packing.py writes them): little-endian, no copy when aligned.
 
 const decoder = new TextDecoder();
 
@@ -79,7 +79,7 @@ const ARRAY_TYPES = {
 };
 
 /**
- * The named typed arrays of a blob packed by glade/views/transport.py (pack_arrays):
+ * The named typed arrays of a blob packed by glade/packing.py (pack_arrays):
  * `descriptors` give each array's name, dtype, count, byte offset and size, and whether
  * it was deflated. Plain arrays are views of the blob (no copy when aligned); deflated
  * ones are inflated together, each straight into its own typed array.

@@ -1,4 +1,4 @@
-// Strings encoded as glade's Python side sends them (glade/views/transport.py): one UTF-8
+// Strings encoded as glade's Python side sends them (glade/packing.py): one UTF-8
 // blob and int32 byte offsets.
 
 /** {blob: Uint8Array, offsets: Int32Array} of plain JS strings. */

@@ -250,7 +250,7 @@ def test_paths_in_metadata_are_the_files(rajaperf, rajaperf_files):
 def test_workers_send_each_graph_structure_back_once(tmp_path):
     # 30 runs of three structures (one per compiler): with two workers at most 2 x 3
     # parts come back with a graph, and the ensemble is the one read here.
-    from glade.ensemble.files import read_profiles
+    from glade.readers.ensembles import read_profiles
 
     paths = []
     for i, gf in enumerate(synthetic_ensemble(30, 120, seed=5)):

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 import glade
 from glade.datasets import synthetic_trace
 from glade.errors import GladeError, QuerySyntaxError
+from glade.trace.call_level import call_level
 from glade.views import CCT, CommMatrix, Supergraph, Timeline
-from glade.views.forest import call_level
 from glade.views.timeline.edits import window_predicate
 from tests.trace.helpers import make_trace
 

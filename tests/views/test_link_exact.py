@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 import glade
 from glade.query import Query, col
 from glade.trace import Trace
+from glade.trace.call_level import call_level
 from glade.views import CCT, CommMatrix, Timeline
-from glade.views.forest import call_level
 from glade.views.timeline.edits import window_predicate
 from tests.trace.test_matching_property import random_traces
 from tests.views.matrix.test_properties import GAP, make_trace, messages_strategy, oracle

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { functionColours } from "../../lib/colour.js";
 import { inflate, unpackArrays } from "../../lib/transport.js";
 
-/** A blob as glade/views/transport.py pack_arrays writes one (8-byte aligned parts). */
+/** A blob as glade/packing.py pack_arrays writes one (8-byte aligned parts). */
 function pack(arrays, deflate = []) {
   const parts = [];
   const descriptors = [];

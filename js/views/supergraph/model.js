@@ -1,4 +1,4 @@
-// The supergraph a view receives from Python (glade/views/supergraph/payload.py), decoded
+// The supergraph a view receives from Python (glade/ensemble/supergraph/payload.py), decoded
 // from typed arrays: one row per supernode and per edge (named columns), histograms, top
 // entry functions and outlier profiles (CSR lists), profile labels.
 

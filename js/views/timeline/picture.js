@@ -1,4 +1,4 @@
-// A picture of a range as the kernel sends it (glade/views/timeline/wire.py): boxes,
+// A picture of a range as the kernel sends it (glade/trace/timeline/payload.py): boxes,
 // raster, instants and arrows as typed arrays, and what is under the pointer.
 import { unpackArrays } from "../../lib/transport.js";
 import { packed } from "./pixels.js";

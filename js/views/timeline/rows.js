@@ -21,7 +21,7 @@ export function visibleRows(rows, rowHeight, plotHeight, scrollTop) {
 }
 
 /** Timeline rows per kernel raster row: the smallest power of two that fits `rows` rows
- * into `height` pixel rows (as glade/views/timeline/render.py pools them). */
+ * into `height` pixel rows (as glade/trace/timeline/render.py pools them). */
 export function poolOf(rows, height) {
   let pool = 1;
   while (Math.ceil(rows / pool) > Math.max(height, 1)) pool *= 2;

@@ -41,7 +41,7 @@ from glade.ensemble.arithmetic import Arithmetic
 from glade.ensemble.build import ProfileParts, ensemble_of, sorted_rows
 from glade.ensemble.derived import DerivedData
 from glade.ensemble.groupby import GroupBy
-from glade.ensemble.models import ScalingModels
+from glade.ensemble.scaling import ScalingModels
 from glade.ensemble.rows import (
     extra_metadata,
     frame_label,
@@ -278,7 +278,7 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         extra) the cluster's workers read the files instead (``workers`` is then
         unused): the paths must be readable there.
         """
-        from glade.ensemble.files import read_profiles, resolve_paths
+        from glade.readers.ensembles import read_profiles, resolve_paths
 
         paths = resolve_paths(source, reader)
         parts = read_profiles(paths, reader, workers, progress, client)
@@ -313,8 +313,8 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
                         metric_kinds: Mapping[str, str] | None = None) -> Ensemble:
         """One profile per iteration of a Caliper time-series ``.cali`` file, with the
         iteration as profile id and metadata column ``iteration`` (see
-        :mod:`glade.ensemble.timeseries`)."""
-        from glade.ensemble.timeseries import read_timeseries
+        :mod:`glade.readers.profiles.caliper.timeseries`)."""
+        from glade.readers.profiles.caliper.timeseries import read_timeseries
 
         return read_timeseries(path, level, metric_kinds)
 

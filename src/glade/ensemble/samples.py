@@ -450,5 +450,5 @@ KERNELS: dict[str, Callable[[SampleTable, Recipe], Result]] = {
     **{kind: _elsewhere(f"glade.ensemble.comparisons:{kind}_kernel") for kind in (
         "bhattacharyya", "hellinger", "welch", "delta_stdnorm", "delta_cv",
         "score_bhattacharyya", "score_hellinger", "preference")},
-    "model": _elsewhere("glade.ensemble.models:model_kernel"),
+    "model": _elsewhere("glade.ensemble.scaling:model_kernel"),
 }

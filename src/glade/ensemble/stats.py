@@ -98,7 +98,7 @@ def _ensemble(ens: object) -> Ensemble:
     return ens
 
 
-def _metrics(ens: Ensemble, metrics: Metrics) -> list[Label]:
+def chosen_metrics(ens: Ensemble, metrics: Metrics) -> list[Label]:
     if metrics is None:
         chosen = [m for m in ens.metric_columns if m in set(ens.inc_metrics + ens.exc_metrics)]
         if not chosen:
@@ -119,38 +119,38 @@ def _add(ens: Ensemble, kind: str, metrics: Sequence[Label], **params: object) -
 
 def count(ens: Ensemble, metrics: Metrics = None) -> pd.DataFrame:
     """Number of samples of each node: ``"<metric>_count"``."""
-    return _add(ens, "count", _metrics(_ensemble(ens), metrics))
+    return _add(ens, "count", chosen_metrics(_ensemble(ens), metrics))
 
 
 def mean(ens: Ensemble, metrics: Metrics = None) -> pd.DataFrame:
     """Mean of each node's samples: ``"<metric>_mean"``."""
-    return _add(ens, "mean", _metrics(_ensemble(ens), metrics))
+    return _add(ens, "mean", chosen_metrics(_ensemble(ens), metrics))
 
 
 def median(ens: Ensemble, metrics: Metrics = None) -> pd.DataFrame:
     """Median of each node's samples: ``"<metric>_median"``."""
-    return _add(ens, "median", _metrics(_ensemble(ens), metrics))
+    return _add(ens, "median", chosen_metrics(_ensemble(ens), metrics))
 
 
 def var(ens: Ensemble, metrics: Metrics = None, ddof: int = 1) -> pd.DataFrame:
     """Variance of each node's samples with divisor ``n - ddof``: ``"<metric>_var"``."""
-    return _add(ens, "var", _metrics(_ensemble(ens), metrics), ddof=ddof)
+    return _add(ens, "var", chosen_metrics(_ensemble(ens), metrics), ddof=ddof)
 
 
 def std(ens: Ensemble, metrics: Metrics = None, ddof: int = 1) -> pd.DataFrame:
     """Standard deviation (square root of the variance with divisor ``n - ddof``):
     ``"<metric>_std"``."""
-    return _add(ens, "std", _metrics(_ensemble(ens), metrics), ddof=ddof)
+    return _add(ens, "std", chosen_metrics(_ensemble(ens), metrics), ddof=ddof)
 
 
 def minimum(ens: Ensemble, metrics: Metrics = None) -> pd.DataFrame:
     """Smallest sample of each node: ``"<metric>_min"``."""
-    return _add(ens, "min", _metrics(_ensemble(ens), metrics))
+    return _add(ens, "min", chosen_metrics(_ensemble(ens), metrics))
 
 
 def maximum(ens: Ensemble, metrics: Metrics = None) -> pd.DataFrame:
     """Largest sample of each node: ``"<metric>_max"``."""
-    return _add(ens, "max", _metrics(_ensemble(ens), metrics))
+    return _add(ens, "max", chosen_metrics(_ensemble(ens), metrics))
 
 
 def percentiles(ens: Ensemble, metrics: Metrics = None,
@@ -162,7 +162,7 @@ def percentiles(ens: Ensemble, metrics: Metrics = None,
         if isinstance(value, bool) or not isinstance(value, int | float) or not (
                 0 <= value <= 100):
             raise GladeError(f"percentiles are numbers from 0 to 100, not {value!r}")
-    return _add(ens, "percentiles", _metrics(_ensemble(ens), metrics),
+    return _add(ens, "percentiles", chosen_metrics(_ensemble(ens), metrics),
                 q=tuple(float(v) for v in values))
 
 
@@ -173,7 +173,7 @@ def boxplot(ens: Ensemble, metrics: Metrics = None, whis: float = 1.5) -> pd.Dat
     profiles) are rows of ``ens.outliers``."""
     if isinstance(whis, bool) or not isinstance(whis, int | float) or whis < 0:
         raise GladeError(f"whis must be a non-negative number, not {whis!r}")
-    return _add(ens, "boxplot", _metrics(_ensemble(ens), metrics), whis=float(whis))
+    return _add(ens, "boxplot", chosen_metrics(_ensemble(ens), metrics), whis=float(whis))
 
 
 def normality(ens: Ensemble, metrics: Metrics = None, alpha: float = 0.05) -> pd.DataFrame:
@@ -183,7 +183,7 @@ def normality(ens: Ensemble, metrics: Metrics = None, alpha: float = 0.05) -> pd
     samples that are all equal."""
     if isinstance(alpha, bool) or not isinstance(alpha, int | float) or not 0 < alpha < 1:
         raise GladeError(f"alpha must be between 0 and 1, not {alpha!r}")
-    return _add(ens, "normality", _metrics(_ensemble(ens), metrics), alpha=float(alpha))
+    return _add(ens, "normality", chosen_metrics(_ensemble(ens), metrics), alpha=float(alpha))
 
 
 def correlation(ens: Ensemble, first: Label, second: Label, method: str = "pearson"
@@ -194,7 +194,7 @@ def correlation(ens: Ensemble, first: Label, second: Label, method: str = "pears
     if method not in ("pearson", "spearman"):
         raise GladeError(f"method must be 'pearson' or 'spearman', not {method!r}")
     ensemble = _ensemble(ens)
-    metrics = _metrics(ensemble, [first]) + _metrics(ensemble, [second])
+    metrics = chosen_metrics(ensemble, [first]) + chosen_metrics(ensemble, [second])
     return _add(ensemble, "correlation", metrics, method=method)
 
 
@@ -231,11 +231,11 @@ def _sides(ens: Ensemble, metric: Label | list[Label], a: Group | None, b: Group
     if isinstance(metric, list):
         if len(metric) != 2:
             raise GladeError(f"a comparison of metrics needs two of them, not {metric!r}")
-        metrics = _metrics(ens, metric[:1]) + _metrics(ens, metric[1:])
+        metrics = chosen_metrics(ens, metric[:1]) + chosen_metrics(ens, metric[1:])
         if (a is None) != (b is None):
             raise GladeError("give both groups a and b, or neither")
     else:
-        metrics = _metrics(ens, [metric])
+        metrics = chosen_metrics(ens, [metric])
         if a is None or b is None:
             raise GladeError("comparing one metric needs two groups of profiles, a and b "
                              "(or give a list of two metrics)")
@@ -365,7 +365,7 @@ def preference(ens: Ensemble, metric: Label | list[Label], a: Group | None = Non
 
 def total(ens: Ensemble, metrics: Metrics = None) -> pd.DataFrame:
     """Sum of each node's samples: ``"<metric>_sum"`` (missing without samples)."""
-    return _add(ens, "sum", _metrics(_ensemble(ens), metrics))
+    return _add(ens, "sum", chosen_metrics(_ensemble(ens), metrics))
 
 
 def confidence_interval(ens: Ensemble, metrics: Metrics = None, level: float = 0.95,
@@ -381,7 +381,7 @@ def confidence_interval(ens: Ensemble, metrics: Metrics = None, level: float = 0
         raise GladeError(f"level must be between 0 and 1, not {level!r}")
     if distribution not in ("t", "normal"):
         raise GladeError(f"distribution must be 't' or 'normal', not {distribution!r}")
-    return _add(ens, "confidence_interval", _metrics(_ensemble(ens), metrics),
+    return _add(ens, "confidence_interval", chosen_metrics(_ensemble(ens), metrics),
                 level=float(level), distribution=distribution)
 
 
@@ -393,7 +393,7 @@ def temporal_pattern(ens: Ensemble, metrics: Metrics = None) -> pd.DataFrame:
     ``"<metric>_pattern"``: ``constant`` below 0.2, ``phased`` below 0.4, ``dynamic``
     below 0.6, else ``sporadic``; ``none`` where the score is undefined (no samples,
     or a largest value of 0)."""
-    return _add(ens, "temporal_pattern", _metrics(_ensemble(ens), metrics))
+    return _add(ens, "temporal_pattern", chosen_metrics(_ensemble(ens), metrics))
 
 
 # Thicket's names; glade.stats.min, max and sum read as the statistics they compute.

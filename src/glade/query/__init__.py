@@ -9,7 +9,7 @@ canonical string-dialect text; ``match_nodes`` runs it on a model.
 """
 
 from glade.query.engine import match_nodes, query_mask
-from glade.query.model import BaseQuery, CompoundQuery, Query, QueryNode
+from glade.query.model import EVERYTHING, BaseQuery, CompoundQuery, Query, QueryNode
 from glade.query.parse import parse
 from glade.query.predicates import (
     Always,
@@ -30,6 +30,7 @@ from glade.query.predicates import (
 )
 
 __all__ = [
+    "EVERYTHING",
     "Always",
     "And",
     "BaseQuery",

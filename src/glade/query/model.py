@@ -151,6 +151,8 @@ class Query(BaseQuery):
 
 
 COMPOUND_OPS = ("and", "or", "xor", "not")
+#: The canonical text of the query that keeps every node (what a view without edits emits).
+EVERYTHING = 'MATCH ("*")'
 
 
 class CompoundQuery(BaseQuery):

@@ -58,6 +58,15 @@ def time_value(text: str) -> float:
     return float(found.group(1)) * _UNITS[found.group(2) or "ns"]
 
 
+def time_ns(value: Any, what: str) -> int:
+    """Nanoseconds of a time given as a number or as text with a unit (``"1.5 ms"``)."""
+    if isinstance(value, str):
+        return round(time_value(value))
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise QueryError(f"{what} is a time in ns or a text such as '1.5 ms', not {value!r}")
+    return round(float(value))
+
+
 class BaseFilter(ABC):
     """A condition on events that gives one boolean per event; combine with ``&``,
     ``|`` and ``~``."""

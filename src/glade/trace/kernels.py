@@ -20,19 +20,10 @@ only load it (see the README for what each costs).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from glade.compiled import kernel
 
 _ENTER, _LEAVE = 0, 1
-
-
-def kernel(function):
-    """``function`` compiled with numba (``nogil``), its machine code cached on disk
-    where numba finds a writable cache directory; where it finds none (a read-only
-    install and home), compiled once per process instead."""
-    try:
-        return njit(cache=True, nogil=True)(function)
-    except RuntimeError:  # numba: "cannot cache function ...: no locator available"
-        return njit(nogil=True)(function)
 
 
 _FLOAT_MAX = np.finfo(np.float64).max

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from glade.trace.model import Trace
 
 
-def _stumpy():
+def stumpy_module():
     try:
         import stumpy
     except ImportError:
@@ -51,7 +51,7 @@ def detect_pattern(
     (rows of the first and last Enter) and ``Distance`` (z-normalized Euclidean
     distance to the motif; 0 for the motif itself).
     """
-    stumpy = _stumpy()
+    stumpy = stumpy_module()
     for label, value, low in (("window_size", window_size, 3), ("iterations", iterations, 1)):
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
             raise TraceError(f"{label} must be an integer of at least {low}, not {value!r}")

@@ -165,7 +165,7 @@ def to_parquet(trace: Trace, path: str | os.PathLike, overwrite: bool = False) -
     when writing fails."""
     import pyarrow as pa
 
-    from glade.readers.traces.events import progress
+    from glade.progress import progress
 
     events = trace.events
     if ROW in events.columns:
@@ -210,7 +210,7 @@ def write_process_groups(path: str | os.PathLike, groups: Iterable[pd.DataFrame]
     processes, in increasing process order across tables, each process's events in
     time order, all tables with the same columns and dtypes. ``rows`` (the events in
     all) sizes the progress bar. Nothing is left at ``path`` when writing fails."""
-    from glade.readers.traces.events import progress
+    from glade.progress import progress
 
     encoded = encode_value(metadata)
     processes, counts = [], []
@@ -248,7 +248,7 @@ def _read_partitions(directory: Path, entry: dict) -> tuple[pa.Table | None, np.
     and the process of every row."""
     import pyarrow as pa
 
-    from glade.readers.traces.events import progress
+    from glade.progress import progress
 
     processes, counts = process_counts(directory, entry)
     arrow = field(entry, "arrow", dict, directory / "glade.json")

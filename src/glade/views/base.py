@@ -20,12 +20,11 @@ import anywidget
 import traitlets
 
 from glade.errors import GladeError
-from glade.query import parse
+from glade.query import EVERYTHING, parse
 from glade.query.model import BaseQuery
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
 #: The canonical text of the query that keeps everything.
-EVERYTHING = 'MATCH ("*")'
 
 
 def static_file(name: str) -> Path:

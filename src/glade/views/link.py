@@ -5,7 +5,7 @@ view keeps a call-level query (:attr:`QueryView.link_emits`): a timeline's ``que
 brushed window and edits) restricts every other view that can be restricted (a CCT view
 re-renders with the values of ``trace.query(window, level="calls").to_graphframe()``, a
 matrix on the messages sent in that window, a supergraph view of the trace on its
-supergraph; the query is evaluated once for all of them, see :mod:`glade.views.forest`);
+supergraph; the query is evaluated once for all of them, see :mod:`glade.trace.call_level`);
 a CCT view's or a
 matrix's ``selection`` highlights its calls in every view that can highlight (the
 timeline marks them, a matrix outlines the cells of their messages). Nothing but query

@@ -5,7 +5,7 @@ messages behind a matrix cell).
 
 A request is ``{"type": kind, "id": n, ...}``; the answer is ``{"type": kind, "id": n,
 ...}`` with at most one binary buffer (arrays packed by
-:func:`glade.views.transport.pack_arrays`), or ``{"type": "error", "id": n,
+:func:`glade.packing.pack_arrays`), or ``{"type": "error", "id": n,
 "request": kind, "message": ...}`` when the handler raised: the front end always
 gets an answer, never a silent hang. Custom messages are lost when no front end
 listens, so nothing a view needs to show itself may travel only this way.

@@ -15,7 +15,7 @@ pytest.importorskip("dask.dataframe", reason="the glade[dask] extra is absent")
 def test_a_csv_trace_read_by_blocks_is_the_pandas_one(dask_client, tmp_path):
     from glade.datasets import synthetic_trace
     from glade.readers.traces.csv import _header
-    from glade.trace.engines.readers import read_csv_dask
+    from glade.readers.traces.csv_dask import read_csv_dask
 
     from .test_dask_trace import assert_analyses_alike
 

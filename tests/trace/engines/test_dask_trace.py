@@ -286,8 +286,8 @@ def test_the_timeline_picture_on_dask_is_the_pandas_one(dask_client, monkeypatch
     # with 40, most boxes are too many to draw: the longest stay boxes, the rest go to the
     # raster (the cut is made on the client, over every partition's boxes)
     from glade.datasets import synthetic_trace
+    from glade.trace.timeline import dask_source, messages, render
     from glade.views import Timeline
-    from glade.views.timeline import dask_source, messages, render
 
     monkeypatch.setattr(render, "MAX_BOXES", max_boxes)
     # with 40 boxes, at most 25 arrows: more are bundled (from every partition's bundles)

@@ -7,11 +7,11 @@ import json
 
 import pytest
 
+from glade.packing import mask_ranges
 from glade.query import parse, query_mask
 from glade.query.engine import RowTable
 from glade.views import CCT
 from glade.views.cct.calltree import fragment
-from glade.views.transport import mask_ranges
 
 from .cct_cases import VECTORS, profile_from_spec
 

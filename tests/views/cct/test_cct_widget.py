@@ -9,8 +9,8 @@ import pytest
 import glade
 from glade.datasets import synthetic_profile
 from glade.errors import GladeError, MetricError, QueryError, QuerySyntaxError
+from glade.packing import mask_from_ranges, mask_ranges, string_table
 from glade.views import CCT
-from glade.views.transport import mask_from_ranges, mask_ranges, string_table
 
 from .cct_cases import profile_from_spec
 

@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 from glade.trace import Trace
 from glade.trace.comm import UnknownMessageSizeWarning, message_pairs
+from glade.trace.matrix import cells as cellmath
+from glade.trace.matrix import index as matrix_index
+from glade.trace.matrix.index import MessageIndex
 from glade.views import CommMatrix
-from glade.views.matrix import cells as cellmath
-from glade.views.matrix import index as matrix_index
-from glade.views.matrix.index import MessageIndex
 
 #: Messages are sent this far apart and arrive at most this late: receives keep the order
 #: of sends on every channel, so the generated pairing is MPI's.

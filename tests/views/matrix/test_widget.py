@@ -12,10 +12,10 @@ import pytest
 import glade
 from glade.datasets import halo_exchange_trace, shared_data, synthetic_trace
 from glade.errors import GladeError
+from glade.packing import unpack_arrays
+from glade.trace.matrix import cells as cellmath
 from glade.views import CommMatrix
-from glade.views.matrix import cells as cellmath
 from glade.views.timeline.edits import EVERYTHING
-from glade.views.transport import unpack_arrays
 
 
 @pytest.fixture(scope="module")

@@ -97,7 +97,7 @@ def test_random_ranges_of_random_traces_are_the_pandas_pictures(dask_client, tab
 
 def test_a_halo_run_on_dask_answers_as_on_pandas(dask_client, monkeypatch):
     from glade.datasets import synthetic_trace
-    from glade.views.timeline import dask_source, render
+    from glade.trace.timeline import dask_source, render
 
     trace = synthetic_trace(6, 30, exchange="halo", imbalance=0.5)
     expected = Timeline(trace)

@@ -12,9 +12,9 @@ import pytest
 
 from glade.datasets import synthetic_trace
 from glade.errors import GladeError, QuerySyntaxError
+from glade.packing import pack_arrays, unpack_arrays
 from glade.views import Timeline
 from glade.views.timeline import edits
-from glade.views.transport import pack_arrays, unpack_arrays
 
 
 @pytest.fixture(scope="module")

@@ -28,7 +28,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 import pandas as pd
 
-from glade.trace.kernels import kernel
+from glade.compiled import kernel
 
 #: Share of the most crowded column's height that goes to the gaps between its nodes.
 GAP_SHARE = 0.3

@@ -19,9 +19,9 @@ from collections.abc import Hashable, Sequence
 from pathlib import Path
 
 from glade.ensemble.build import ensemble_of
-from glade.ensemble.files import read_profiles
 from glade.ensemble.model import Ensemble
 from glade.errors import ReaderError
+from glade.readers.ensembles import read_profiles
 
 #: How Caliper writes the attribute that lists a Spot run's metrics.
 SPOT_METRICS = b"data=spot.metrics,"

@@ -425,14 +425,14 @@ def read_csv(path: str | os.PathLike, progress: bool | None = None, engine: str 
     off (default: on for files over 64 MiB). ``engine="dask"`` (needs ``glade[dask]``)
     reads the file by blocks on the cluster and partitions the events by process into
     ``npartitions`` partitions: a :class:`~glade.trace.engines.dask_trace.DaskTrace`
-    (see :mod:`glade.trace.engines.readers`)."""
+    (see :mod:`glade.readers.traces.csv_dask`)."""
     from glade.trace.engines import check_engine, dask_trace_class
 
     target = check_file(path)
     names, spaced = _header(target)
     if check_engine(engine) == "dask":
         dask_trace_class()
-        from glade.trace.engines.readers import read_csv_dask
+        from glade.readers.traces.csv_dask import read_csv_dask
 
         return read_csv_dask(target, names, npartitions)
     table = _arrow_table(target, names, spaced, progress)

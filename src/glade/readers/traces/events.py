@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from glade.errors import ReaderError, TraceError
 from glade.trace.events import ENTER, EVENT_TYPES, INSTANT, LEAVE
@@ -21,17 +20,6 @@ from glade.trace.matching import (
     segmented_cumsum,
 )
 from glade.trace.model import Trace
-
-# A read of at least this many events (or bytes, for text formats) shows a progress bar.
-PROGRESS_MIN = 2_000_000
-
-
-def progress(total: int, desc: str, unit: str = "event") -> tqdm:
-    """A tqdm bar for ``total`` units of work, shown only when the work is long."""
-    return tqdm(
-        total=total, desc=desc, unit=unit, unit_scale=True, leave=False,
-        disable=total < PROGRESS_MIN,
-    )
 
 
 def categorical(codes: np.ndarray, labels: Sequence[str]) -> pd.Categorical:

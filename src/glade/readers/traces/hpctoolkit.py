@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from glade.errors import GladeError, ReaderError
+from glade.progress import progress
 from glade.readers.files import read_head
 from glade.readers.profiles.hpctoolkit.database import (
     DatabaseFile,
@@ -37,7 +38,6 @@ from glade.readers.traces.events import (
     build_trace,
     categorical,
     event_types,
-    progress,
 )
 from glade.trace.events import EVENT_TYPE, NAME, PROCESS, THREAD, TIMESTAMP
 from glade.trace.model import Trace

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from glade.trace.kernels import kernel
+from glade.compiled import kernel
 
 #: Kinds of the value of a key.
 ABSENT, NUMBER, STRING, NULL, BOOL, ARRAY, OBJECT = range(7)

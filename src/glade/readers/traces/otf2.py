@@ -34,12 +34,12 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import GladeError, ReaderError
+from glade.progress import progress
 from glade.readers.traces.events import (
     build_trace,
     categorical,
     check_nesting,
     event_types,
-    progress,
     ticks_to_ns,
 )
 from glade.trace.events import (
@@ -94,7 +94,7 @@ def detect(path: Path) -> bool:
         return False
 
 
-def _anchor(path: str | os.PathLike) -> Path:
+def archive_anchor(path: str | os.PathLike) -> Path:
     """The ``.otf2`` anchor file of an archive given as the file or its directory."""
     target = Path(path)
     if target.is_dir():
@@ -111,7 +111,7 @@ def _anchor(path: str | os.PathLike) -> Path:
 
 
 # ================================================================== reading
-class _Records:
+class Records:
     """The records read, as flat arrays (see :mod:`glade.readers.traces.otf2_records`):
     ``ticks`` (uint64), ``kind`` (ENTER, LEAVE, INSTANT or METRIC), ``code`` (region,
     record type or metric id) and, for records with extra values, where they start in
@@ -151,7 +151,7 @@ def _numbers_kept(properties: Any, owner: str, name: str, refs: set[int]) -> dic
     return kept if refs and set(kept) >= refs else {}
 
 
-def _process_numbers(otf2: Any, defs: Any, anchor: Path) -> tuple[dict[int, int],
+def process_numbers(otf2: Any, defs: Any, anchor: Path) -> tuple[dict[int, int],
                                                                    dict[int, int]]:
     """Process and thread number of every location ref (see the module docstring)."""
     owner = {}
@@ -179,7 +179,7 @@ def _process_numbers(otf2: Any, defs: Any, anchor: Path) -> tuple[dict[int, int]
     return process, thread
 
 
-def _partners(otf2, anchor, defs, rec: _Records, rows: np.ndarray, sender: np.ndarray,
+def _partners(otf2, anchor, defs, rec: Records, rows: np.ndarray, sender: np.ndarray,
               process: dict) -> np.ndarray:
     """The process on the other side of each message record (-1 for completions)."""
     other = rec.message_values(rows, 0)
@@ -224,7 +224,7 @@ def metric_column_names(defs: Any, metric_ids: np.ndarray) -> list[str]:
     return list(names)
 
 
-def _metric_columns(anchor, defs, rec: _Records, rows: np.ndarray, metric_ids: np.ndarray
+def _metric_columns(anchor, defs, rec: Records, rows: np.ndarray, metric_ids: np.ndarray
                     ) -> dict:
     """The values of the metric records at ``rows`` (of metrics ``metric_ids``), one
     float array per metric member name, indexed like ``rows``."""
@@ -298,7 +298,7 @@ def read_otf2(path: str | os.PathLike, engine: str = "pandas",
         raise GladeError("npartitions is an option of engine='dask'")
     from glade.readers.traces import otf2_records
 
-    anchor = _anchor(path)
+    anchor = archive_anchor(path)
     with open_archive(anchor) as (otf2, _otf2_mod, reader):
         defs = reader.definitions
         locations = sorted_locations(defs)
@@ -306,15 +306,15 @@ def read_otf2(path: str | os.PathLike, engine: str = "pandas",
         with progress(total, f"reading {anchor.name}") as bar:
             buffer, names, ends = otf2_records.read_records(
                 _otf2_mod, reader.handle, locations, bar, anchor)
-        rec = _Records(buffer, otf2_records)
+        rec = Records(buffer, otf2_records)
         metadata = archive_metadata(_otf2_mod, reader.handle, defs,
                                     program_names(defs, rec), len(locations))
         table, _ = event_table(otf2, anchor, defs, locations, rec, names, ends)
-        process, thread = _process_numbers(otf2, defs, anchor)
-        return build_trace(anchor, table, _definitions(defs, process, thread), metadata)
+        process, thread = process_numbers(otf2, defs, anchor)
+        return build_trace(anchor, table, definitions_table(defs, process, thread), metadata)
 
 
-def program_names(defs: Any, rec: _Records) -> set[str]:
+def program_names(defs: Any, rec: Records) -> set[str]:
     """The program names of the ``ProgramBegin`` records read."""
     return {str(defs.strings[int(ref)]) for ref in np.unique(rec.program_names())}
 
@@ -342,7 +342,7 @@ def event_table(otf2, anchor, defs, locations, rec, names, ends
     """The events columns of the flat record arrays of ``locations`` (see the module
     docstring), in time order, checked; and each event's record (its position in the
     records of ``locations`` read one after the other)."""
-    process, thread = _process_numbers(otf2, defs, anchor)
+    process, thread = process_numbers(otf2, defs, anchor)
     ticks, kind, code = rec.ticks, rec.kind.copy(), rec.code
     counts = np.diff(np.concatenate([[0], ends])).astype(np.int64)
     where = np.repeat(np.arange(len(locations)), counts)
@@ -416,7 +416,7 @@ def event_table(otf2, anchor, defs, locations, rec, names, ends
     return table, order
 
 
-def _definitions(defs: Any, process: dict, thread: dict) -> pd.DataFrame:
+def definitions_table(defs: Any, process: dict, thread: dict) -> pd.DataFrame:
     """One row per region, location, communicator and metric member definition."""
     rows = [("Region", r._ref, r.name, -1, -1) for r in defs.regions]
     rows += [

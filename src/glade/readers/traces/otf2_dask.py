@@ -31,16 +31,16 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import TraceError
-from glade.readers.traces.events import progress
+from glade.progress import progress
 from glade.readers.traces.otf2 import (
-    _anchor,
-    _definitions,
-    _process_numbers,
-    _Records,
+    Records,
+    archive_anchor,
     archive_metadata,
+    definitions_table,
     event_table,
     metric_column_names,
     open_archive,
+    process_numbers,
     program_names,
     sorted_locations,
 )
@@ -66,7 +66,7 @@ def read_locations(anchor: str, indices: list[int]) -> tuple[dict[str, Any], np.
         with progress(0, path.name) as bar:
             buffer, names, ends = otf2_records.read_records(_otf2_mod, reader.handle, mine,
                                                             bar, path)
-        rec = _Records(buffer, otf2_records)
+        rec = Records(buffer, otf2_records)
         table, order = event_table(otf2, path, defs, mine, rec, names, ends)
         starts = np.concatenate([[0], ends[:-1]]).astype(np.int64)
         where = np.searchsorted(np.asarray(ends, dtype=np.int64), order, side="right")
@@ -132,13 +132,13 @@ def read_otf2_dask(path: str | os.PathLike, npartitions: int | None = None):
 
     from glade.trace.engines.dask_trace import DaskTrace
 
-    anchor = _anchor(path)
+    anchor = archive_anchor(path)
     where = str(anchor.resolve())  # the workers may run in another directory
     with open_archive(anchor) as (otf2, _otf2_mod, reader):
         defs = reader.definitions
         locations = sorted_locations(defs)
-        process, thread = _process_numbers(otf2, defs, anchor)
-        definitions = _definitions(defs, process, thread)
+        process, thread = process_numbers(otf2, defs, anchor)
+        definitions = definitions_table(defs, process, thread)
         groups = location_groups(locations, process, npartitions)
         summaries = compute_all([dask.delayed(location_summary)(where, g)
                                  for g in groups], f"checking {anchor.name}")

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 from numba import carray, cfunc, types
 
+from glade.compiled import kernel
 from glade.errors import ReaderError
 from glade.trace.events import ENTER, INSTANT, LEAVE
-from glade.trace.kernels import kernel
 
 METRIC = 3  # kind code of a metric record until it is attached to an event
 #: Record types with compiled callbacks; their index is their code.

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import GladeError
-from glade.readers.traces.events import progress
+from glade.progress import progress
 from glade.readers.traces.otf2 import (
     MESSAGE_RECORDS,
     PROCESS_PROPERTY,

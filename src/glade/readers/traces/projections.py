@@ -37,13 +37,13 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import ReaderError
+from glade.progress import progress
 from glade.readers.files import read_bytes, read_head, read_text
 from glade.readers.traces.events import (
     build_trace,
     categorical,
     check_nesting,
     event_types,
-    progress,
 )
 from glade.trace.events import (
     ENTER,

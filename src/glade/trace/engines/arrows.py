@@ -11,7 +11,7 @@ it with an end on the visible rows (:func:`arrow_share`): the arrows themselves 
 few, and always their sums per bundle (pair of row bins, finest time bucket, in
 integers). The client (:func:`combine_arrows`) draws the arrows when they are few in
 all, else adds the bundles and coarsens them as the pandas timeline does
-(:meth:`glade.views.timeline.messages.KeptMessages.in_range`): the same arrows.
+(:meth:`glade.trace.timeline.messages.KeptMessages.in_range`): the same arrows.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def arrow_share(pairs: dict[str, np.ndarray], t0: float, t1: float, row0: int, r
     its messages overlap the range with an end on those rows, those messages when at most
     ``max_arrows`` (with ``first``, the earlier time, to order them), and their integer
     sums per finest bundle (``code``: pair of row bins and time bucket)."""
-    from glade.views.timeline.messages import BUNDLE_BUCKETS
+    from glade.trace.timeline.messages import BUNDLE_BUCKETS
 
     send_time, receive_time = pairs["send_time"], pairs["receive_time"]
     first = np.minimum(send_time, receive_time)
@@ -124,11 +124,11 @@ def _int_sums(groups: np.ndarray, values: np.ndarray, count: int) -> np.ndarray:
 
 def combine_arrows(shares: Sequence[dict[str, Any]], t0: float, t1: float, row0: int,
                    pool: int, rows: int, max_arrows: int):
-    """The :class:`~glade.views.timeline.messages.Arrows` of a range from every
+    """The :class:`~glade.trace.timeline.messages.Arrows` of a range from every
     partition's :func:`arrow_share`: the messages in the pandas timeline's order when at
     most ``max_arrows``, else bundles per pair of row bins and time bucket (the finest
     that fits)."""
-    from glade.views.timeline.messages import BUNDLE_BUCKETS, Arrows
+    from glade.trace.timeline.messages import BUNDLE_BUCKETS, Arrows
 
     if sum(s["count"] for s in shares) <= max_arrows:
         exact = [s["exact"] for s in shares if s["count"]]
@@ -187,11 +187,11 @@ def arrow_shares(pairs: Sequence[Any], t0: float, t1: float, row0: int, row1: in
     """Per partition the delayed :func:`arrow_share` of [t0, t1) on rows ``row0:row1``
     (bins of ``pool`` rows; ``rows`` display rows in all) of its pairs (delayed, see
     :func:`paired_by_receiver`); :func:`combine_arrows` of them, with the same
-    ``max_arrows`` (:data:`glade.views.timeline.messages.MAX_ARROWS`), is the picture's
+    ``max_arrows`` (:data:`glade.trace.timeline.messages.MAX_ARROWS`), is the picture's
     arrows."""
     import dask
 
-    from glade.views.timeline import messages as drawn
+    from glade.trace.timeline import messages as drawn
 
     return [dask.delayed(arrow_share)(p, t0, t1, row0, row1, pool, rows, drawn.MAX_ARROWS)
             for p in pairs]

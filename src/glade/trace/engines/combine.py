@@ -209,7 +209,7 @@ def merge_forests(pieces: Sequence[tuple[pd.DataFrame, np.ndarray, dict]],
     table["type"] = pd.Categorical(table["type"], categories=list(NODE_TYPES))
     table.index = pd.RangeIndex(len(table), name="node")
     if received is not None and SENT in table.columns and received[0].size:
-        table[SENT] = _sent_of_receives(table[EVENT].to_numpy(), table[SENT].to_numpy(),
+        table[SENT] = sent_of_receives(table[EVENT].to_numpy(), table[SENT].to_numpy(),
                                         *received)
     position = np.empty_like(order)
     position[order] = np.arange(order.size)
@@ -222,7 +222,7 @@ def merge_forests(pieces: Sequence[tuple[pd.DataFrame, np.ndarray, dict]],
                                 "trace": metadata})
 
 
-def _sent_of_receives(events: np.ndarray, sent: np.ndarray, receives: np.ndarray,
+def sent_of_receives(events: np.ndarray, sent: np.ndarray, receives: np.ndarray,
                       send_times: np.ndarray) -> np.ndarray:
     """``sent`` (per forest node of event id ``events``) with the send times
     ``send_times`` of the receive events ``receives`` that are nodes."""

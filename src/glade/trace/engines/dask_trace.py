@@ -419,13 +419,13 @@ class DaskTrace:
         """What the timeline draws for times [t0, t1) (default: the whole trace) over
         ``width`` pixels and rows ``rows`` (default all: one per location, or with
         ``depth_rows`` one per location and depth) over ``height``: a
-        :class:`~glade.views.timeline.render.Picture` computed on the workers in one
+        :class:`~glade.trace.timeline.render.Picture` computed on the workers in one
         pass (depth rows: through a timeline source), whose raster datashader
-        aggregates on the cluster (see :mod:`glade.views.timeline.dask_source`). For
+        aggregates on the cluster (see :mod:`glade.trace.timeline.dask_source`). For
         many pictures, keep a timeline (``show_timeline()``): its partitions' forests
         stay on the workers."""
-        from glade.views.timeline.dask_source import DaskSource, picture_once
-        from glade.views.timeline.render import Request
+        from glade.trace.timeline.dask_source import DaskSource, picture_once
+        from glade.trace.timeline.render import Request
 
         first, last = self.span
         message = {"t0": first if t0 is None else t0,
@@ -442,7 +442,7 @@ class DaskTrace:
     def show_timeline(self, depth_rows: bool = False, data_name: str = "trace",
                       **kwargs: Any):
         """The interactive timeline view (in Jupyter) of the trace, its answers computed
-        on the workers (see :mod:`glade.views.timeline.dask_source`); ``view.apply()``
+        on the workers (see :mod:`glade.trace.timeline.dask_source`); ``view.apply()``
         is ``trace.query(view.query, level="calls")``, a DaskTrace (see
         :class:`glade.views.Timeline`)."""
         from glade.views import Timeline
@@ -495,9 +495,9 @@ class DaskTrace:
         process: a small share of a large trace) come from the partition that holds
         them, with ``metric`` derived there; the matrix profile is computed here.
         ``First event`` and ``Last event`` are event ids."""
-        from glade.trace.patterns import _stumpy, detect_pattern
+        from glade.trace.patterns import detect_pattern, stumpy_module
 
-        _stumpy()
+        stumpy_module()
         processes = self.processes
         process = int(processes.min()) if process is None and processes.size else process
         holder = [i for i, s in enumerate(self._summary()) if np.isin(process, s.processes)]

@@ -8,7 +8,7 @@ request: about 0.4 s each, even for a tiny trace.)
 
 A raster here is an array (3, bins, width): the time the calls cover per pixel, their
 exclusive time per pixel, and the largest point key per pixel (-inf where nothing is),
-as :func:`glade.views.timeline.raster.aggregate` defines them.
+as :func:`glade.trace.timeline.raster.aggregate` defines them.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from glade.views.timeline.kernels import CODE_BITS
-from glade.views.timeline.raster import datashader_sums
+from glade.trace.timeline.kernels import CODE_BITS
+from glade.trace.timeline.raster import datashader_sums
 
 #: Rasters added per task of the reduction tree.
 FAN_IN = 8
@@ -28,7 +28,7 @@ FAN_IN = 8
 def pixel_sums(points: np.ndarray, *, t0: float, px: float, width: int, row0: int, pool: int,
                bins: int) -> np.ndarray:
     """The raster (see the module doc) of ``points`` (rows
-    :data:`~glade.views.timeline.kernels.POINT_FIELDS`) on the grid of ``bins`` rows of
+    :data:`~glade.trace.timeline.kernels.POINT_FIELDS`) on the grid of ``bins`` rows of
     ``pool`` timeline rows from ``row0`` and ``width`` columns of ``px`` ns from ``t0``,
     aggregated by datashader."""
     raster = np.zeros((3, bins, width))

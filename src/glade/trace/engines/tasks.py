@@ -163,7 +163,7 @@ def forest_with_sends(trace: Trace, ids: np.ndarray,
     receive event ids and the times of their sends), since its send may lie in another
     partition."""
     from glade.trace.calls import SENT
-    from glade.trace.engines.combine import _sent_of_receives
+    from glade.trace.engines.combine import sent_of_receives
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnmatchedEventsWarning)
@@ -171,7 +171,7 @@ def forest_with_sends(trace: Trace, ids: np.ndarray,
     frame = forest.dataframe
     if SENT in frame.columns and received[0].size:
         events = ids[frame[EVENT].to_numpy()]
-        frame[SENT] = _sent_of_receives(events, frame[SENT].to_numpy(), *received)
+        frame[SENT] = sent_of_receives(events, frame[SENT].to_numpy(), *received)
     return forest
 
 

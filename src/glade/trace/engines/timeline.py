@@ -1,13 +1,13 @@
 """The timeline of one partition of a Dask trace, held by the worker that holds the
-partition, for the Dask timeline source (:mod:`glade.views.timeline.dask_source`).
+partition, for the Dask timeline source (:mod:`glade.trace.timeline.dask_source`).
 
 A :class:`TimelinePart` is built once per partition and persisted on the cluster: the
 partition's pandas Trace, the arrays of its call forest and the timeline index of what
-the view keeps (the pandas timeline's own :class:`~glade.views.timeline.index.Forest`
-and :class:`~glade.views.timeline.index.TimelineIndex`), so a zoom costs a search in
+the view keeps (the pandas timeline's own :class:`~glade.trace.timeline.index.Forest`
+and :class:`~glade.trace.timeline.index.TimelineIndex`), so a zoom costs a search in
 those arrays, not a re-read. Every answer is the pandas timeline's code run on the
 partition's index: the calls of its rows in a range split into exact boxes and raster
-points (:func:`~glade.views.timeline.render.split_range`; datashader aggregates the
+points (:func:`~glade.trace.timeline.render.split_range`; datashader aggregates the
 points on the worker, see :mod:`glade.trace.engines.rasters`), its instants in the range, its share
 of the function totals and of the overview strip, its rows; a query is matched on the
 partition's own call forest (a call and its callers live on one process).
@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from dask.sizeof import sizeof
 
-from glade.query import parse, query_mask
+from glade.query import EVERYTHING, parse, query_mask
 from glade.query.engine import RowTable
 from glade.trace.calls import EVENT
 from glade.trace.comm import message_rows
@@ -38,10 +38,9 @@ from glade.trace.engines.tasks import forest_with_sends
 from glade.trace.events import RECEIVE_NAMES, SEND_NAMES
 from glade.trace.matching import UnmatchedEventsWarning
 from glade.trace.profiles import spread_exclusive
-from glade.views.base import EVERYTHING
-from glade.views.timeline import edits, kernels
-from glade.views.timeline.index import Forest, TimelineIndex
-from glade.views.timeline.render import Request, _instants, split_range
+from glade.trace.timeline import kernels
+from glade.trace.timeline.index import Forest, TimelineIndex
+from glade.trace.timeline.render import Request, instants_in_range, split_range
 
 #: The fields of a partition's boxes (``share``: the exclusive share of the call's time,
 #: for a box demoted into the raster).
@@ -211,7 +210,8 @@ class TimelinePart:
         def row_of_lane(values: np.ndarray) -> np.ndarray:
             return index.lanes.row_of_lane(values, request.depth_rows) + row_offset
 
-        found, pooled = _instants(index, request, lanes, row_of_lane, row0, row1, pool, bins)
+        found, pooled = instants_in_range(index, request, lanes, row_of_lane, row0, row1, pool,
+                                          bins)
         if pooled:
             return found
         return {"node": found["node"] + offset, "row": found["row"],
@@ -220,7 +220,7 @@ class TimelinePart:
     # ------------------------------------------------------------- single nodes
     def call_query(self, node: int) -> str:
         """The query of the part's node ``node`` (a local id)."""
-        return edits.call_query(self.forest, node)
+        return self.forest.call_query(node)
 
     def path(self, node: int) -> list[str]:
         """The call path of the part's node ``node`` (a local id)."""
@@ -261,7 +261,7 @@ def timeline_part(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | 
                   names: pd.Index) -> TimelinePart:
     """The :class:`TimelinePart` of partition ``part`` (a task; datashader is compiled
     on the worker now, not on the view's first request)."""
-    from glade.views.timeline.raster import warm_up
+    from glade.trace.timeline.raster import warm_up
 
     warm_up()
     return TimelinePart(part, metadata, t_end, names)

@@ -27,18 +27,18 @@ import traitlets
 
 from glade.errors import GladeError, MetricError
 from glade.graph import Node
+from glade.packing import float64_bytes, int32_bytes, mask_ranges, string_table
 from glade.profile.graphframe import GraphFrame
 from glade.query import BaseQuery, parse, query_mask
 from glade.query.engine import RowTable
+from glade.trace.call_level import call_level
 from glade.trace.model import Trace
 from glade.views.base import QueryView, static_file
 from glade.views.cct import edits as cct_edits
 from glade.views.cct.calltree import ViewTree
 from glade.views.cct.linked import restricted_values
 from glade.views.cct.query import base_parts, query_text, selection_query
-from glade.views.forest import call_level
 from glade.views.metrics import describe_rows, metric_columns
-from glade.views.transport import float64_bytes, int32_bytes, mask_ranges, string_table
 
 COLOR_SCHEMES = ("viridis", "magma", "heat")
 
@@ -219,7 +219,7 @@ class CCT(QueryView):
     def _restricted(self, text: str) -> GraphFrame:
         """The call tree of the calls query ``text`` keeps: on the view's own graph,
         summed straight from the call forest's mask when the query keeps every kept
-        call's call path (see :meth:`glade.views.forest.CallLevel.cct_rows`), else
+        call's call path (see :meth:`glade.trace.call_level.CallLevel.cct_rows`), else
         ``trace.query(text, level="calls").to_graphframe()``."""
         level = call_level(self._data)
         gf = self._gf

@@ -32,7 +32,7 @@ from glade.errors import GladeError
 from glade.query import Query, col
 from glade.trace.calls import SENT
 from glade.trace.events import RECEIVE_NAMES, SEND_NAMES
-from glade.views.matrix.index import MessageFilter
+from glade.trace.matrix.index import MessageFilter
 from glade.views.timeline.edits import EVERYTHING, process_ranges, ranges_predicate
 
 EDIT_OPS = ("reset", "select", "clear_selection", "filter", "clear_filter")

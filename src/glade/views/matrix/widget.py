@@ -1,7 +1,7 @@
 """The comm matrix view: a canvas heatmap of the messages each process (rows) sends to each
 process (columns), with each process's totals in the margins.
 
-The kernel sums the messages per cell (:mod:`glade.views.matrix.cells`), orders the
+The kernel sums the messages per cell (:mod:`glade.trace.matrix.cells`), orders the
 processes, and pools cells into blocks when there are more processes than the front end
 has pixels for; zooming into a block asks the kernel for that window at a finer block
 (down to single processes). A click on a cell or a brushed block is an edit
@@ -29,16 +29,16 @@ import pandas as pd
 import traitlets
 
 from glade.errors import GladeError
+from glade.packing import int32_bytes, pack_arrays
 from glade.query.model import BaseQuery
+from glade.trace.call_level import call_level
 from glade.trace.calls import calls_mask
+from glade.trace.filter import time_ns
+from glade.trace.matrix import cells as cellmath
+from glade.trace.matrix.index import MessageIndex
 from glade.trace.model import Trace
 from glade.views.base import QueryView, static_file
-from glade.views.forest import call_level
-from glade.views.matrix import cells as cellmath
 from glade.views.matrix import edits
-from glade.views.matrix.index import MessageIndex
-from glade.views.timeline.widget import _time
-from glade.views.transport import int32_bytes, pack_arrays
 
 COLOURS = ("linear", "log", "row")
 #: At most this many cells are outlined for a highlight.
@@ -233,7 +233,7 @@ class CommMatrix(QueryView):
         if window is not None:
             if not isinstance(window, Sequence) or isinstance(window, str) or len(window) != 2:
                 raise GladeError(f"a window is (t0, t1), not {window!r}")
-            t0, t1 = _time(window[0], "t0"), _time(window[1], "t1")
+            t0, t1 = time_ns(window[0], "t0"), time_ns(window[1], "t1")
         edit = {"op": "filter", "tags": None if tags is None else _ids(tags, "tags"),
                 "communicators": None if communicators is None else _ids(
                     communicators, "communicators"), "t0": t0, "t1": t1}

@@ -28,13 +28,12 @@ from typing import Any
 
 from glade.ensemble.supergraph import Supergraph as SupergraphModel
 from glade.errors import GladeError
-from glade.query import CompoundQuery, Query, parse
+from glade.query import EVERYTHING, CompoundQuery, parse
 from glade.query.model import BaseQuery
 
 EDIT_OPS = ("hide", "focus", "unfocus", "split", "threshold", "by", "metric", "target", "diff",
             "query", "reset")
 BY_CHOICES = ("name", "module", "initial")
-EVERYTHING = str(Query().match("*"))
 
 
 @dataclass(frozen=True)

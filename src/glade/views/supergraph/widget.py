@@ -29,26 +29,26 @@ from glade.ensemble.supergraph import Supergraph as SupergraphModel
 from glade.ensemble.supergraph import supergraph_of
 from glade.ensemble.supergraph.folding import folded_values
 from glade.ensemble.supergraph.grouping import By
-from glade.ensemble.supergraph.values import CallTreeValues, call_tree_values, metric_pair
-from glade.errors import GladeError
-from glade.profile import GraphFrame
-from glade.query import parse, query_mask
-from glade.query.engine import RowTable
-from glade.query.model import BaseQuery, CompoundQuery
-from glade.trace.model import Trace
-from glade.units import TIME_UNITS
-from glade.views.base import QueryView, push_edit, static_file
-from glade.views.cct.query import selection_query
-from glade.views.forest import call_level
-from glade.views.supergraph import state as edits
-from glade.views.supergraph.payload import (
+from glade.ensemble.supergraph.payload import (
     diff_choices,
     guess_unit,
     json_value,
     profile_labels,
     supergraph_payload,
 )
-from glade.views.transport import string_table
+from glade.ensemble.supergraph.values import CallTreeValues, call_tree_values, metric_pair
+from glade.errors import GladeError
+from glade.packing import string_table
+from glade.profile import GraphFrame
+from glade.query import parse, query_mask
+from glade.query.engine import RowTable
+from glade.query.model import BaseQuery, CompoundQuery
+from glade.trace.call_level import call_level
+from glade.trace.model import Trace
+from glade.units import TIME_UNITS
+from glade.views.base import QueryView, push_edit, static_file
+from glade.views.cct.query import selection_query
+from glade.views.supergraph import state as edits
 
 #: How many supergraphs (and states) a view keeps, so undo and redo are immediate.
 CACHE_SIZE = 32

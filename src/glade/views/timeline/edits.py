@@ -27,17 +27,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from glade.errors import GladeError
-from glade.query import Query, col, is_root, parse
+from glade.query import EVERYTHING, Query, col, is_root, parse
 from glade.query.model import BaseQuery, CompoundQuery
 
-if TYPE_CHECKING:
-    from glade.views.timeline.index import Forest
-
 EDIT_OPS = ("reset", "window", "clear_window", "hide", "unhide", "focus", "unfocus", "base")
-EVERYTHING = 'MATCH ("*")'
 
 
 @dataclass
@@ -186,14 +182,3 @@ def query_text(state: TimelineState) -> str:
     """The canonical text of the query of ``state``."""
     query = state_query(state)
     return EVERYTHING if query is None else str(query)
-
-
-def call_query(forest: Forest, node: int) -> str:
-    """The query that selects node ``node`` of ``forest`` (a call or an instant): its
-    name, location and start."""
-    location = forest.location[node]
-    pred = ((col("Process") == int(forest.processes[location]))
-            & (col("Thread") == int(forest.threads[location]))
-            & (col("start") == int(forest.start[node]))
-            & (col("name") == forest.names[forest.code[node]]))
-    return str(Query().match(".", pred))

@@ -3,10 +3,10 @@ the kernel one range at a time, with edits that become a call-level query.
 
 The front end asks for every range it shows (visible times, width in pixels, visible
 rows) with a custom message; the kernel answers from the view's source
-(:mod:`glade.views.timeline.source`: an index in the kernel for a pandas Trace, the
+(:mod:`glade.trace.timeline.source`: an index in the kernel for a pandas Trace, the
 workers for a DaskTrace) with exact boxes for the calls at least a pixel wide, a
 datashader raster of the time the smaller ones cover, the instants and the message
-arrows (:mod:`glade.views.timeline.render`). Edits (a window brushed over
+arrows (:mod:`glade.trace.timeline.render`). Edits (a window brushed over
 processes and time, hidden functions, a focused call path) are kept in ``history``;
 ``query`` is the call-level query of what the view shows, so
 
@@ -30,31 +30,22 @@ import numpy as np
 import traitlets
 
 from glade.errors import GladeError
+from glade.packing import int32_bytes
 from glade.query import parse
 from glade.query.model import BaseQuery
-from glade.trace.filter import time_value
+from glade.trace.filter import time_ns
+from glade.trace.timeline.index import TimelineIndex
+from glade.trace.timeline.render import Request
+from glade.trace.timeline.source import PandasSource, TimelineSource, source_of
 from glade.views.base import QueryView, static_file
 from glade.views.requests import Requests
 from glade.views.timeline import edits
-from glade.views.timeline.index import TimelineIndex
-from glade.views.timeline.render import Request
-from glade.views.timeline.source import PandasSource, TimelineSource, source_of
-from glade.views.transport import int32_bytes
 
 #: Width in pixels of the picture the kernel keeps for a first paint and for offline
 #: pages, until the front end says how wide it is.
 SNAPSHOT_WIDTH = 1024
 #: At most this many calls of a selection are highlighted.
 MAX_HIGHLIGHT = 100_000
-
-
-def _time(value: Any, what: str) -> int:
-    """Nanoseconds of a time given as a number or as text with a unit (``"1.5 ms"``)."""
-    if isinstance(value, str):
-        return round(time_value(value))
-    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise GladeError(f"{what} is a time in ns or a text such as '1.5 ms', not {value!r}")
-    return round(float(value))
 
 
 class Timeline(Requests, QueryView):
@@ -223,11 +214,11 @@ class Timeline(Requests, QueryView):
                 rows: tuple[int, int] | None = None, height: int = 400,
                 depth_rows: bool | None = None):
         """What the kernel answers for a range (a
-        :class:`~glade.views.timeline.render.Picture`): times [t0, t1) (default: the
+        :class:`~glade.trace.timeline.render.Picture`): times [t0, t1) (default: the
         viewport) over ``width`` pixels, ``rows`` (default all) over ``height``."""
         depth = self.depth_rows if depth_rows is None else bool(depth_rows)
-        t0 = self.viewport["t0"] if t0 is None else _time(t0, "t0")
-        t1 = self.viewport["t1"] if t1 is None else _time(t1, "t1")
+        t0 = self.viewport["t0"] if t0 is None else time_ns(t0, "t0")
+        t1 = self.viewport["t1"] if t1 is None else time_ns(t1, "t1")
         row0, row1 = rows if rows is not None else (0, self._source.lanes.num_rows(depth))
         request = Request.of({"t0": t0, "t1": t1, "width": width, "height": height,
                               "row0": row0, "row1": row1, "depth_rows": depth})
@@ -242,7 +233,7 @@ class Timeline(Requests, QueryView):
 
     @property
     def source(self) -> TimelineSource:
-        """Where the view's answers come from (see :mod:`glade.views.timeline.source`)."""
+        """Where the view's answers come from (see :mod:`glade.trace.timeline.source`)."""
         return self._source
 
     @property
@@ -255,7 +246,7 @@ class Timeline(Requests, QueryView):
     # ------------------------------------------------------------ navigation
     def zoom(self, t0: Any, t1: Any) -> Timeline:
         """Show the times [t0, t1] (ns, or text with a unit such as ``"2.5 ms"``)."""
-        start, end = _time(t0, "t0"), _time(t1, "t1")
+        start, end = time_ns(t0, "t0"), time_ns(t1, "t1")
         if end <= start:
             raise GladeError(f"zoom needs t0 < t1, not {start} and {end}")
         self.viewport = {**self.viewport, "t0": float(start), "t1": float(end)}
@@ -265,7 +256,7 @@ class Timeline(Requests, QueryView):
     def window(self, t0: Any, t1: Any, processes: Iterable[int] | None = None) -> Timeline:
         """Keep the calls and instants that overlap [t0, t1] (ns, or text with a unit) on
         ``processes`` (default: all), and show that range."""
-        start, end = _time(t0, "t0"), _time(t1, "t1")
+        start, end = time_ns(t0, "t0"), time_ns(t1, "t1")
         ranges = None if processes is None else edits.process_ranges(list(processes))
         self._edit({"op": "window", "t0": start, "t1": end, "processes": ranges})
         if end > start:

@@ -4,13 +4,13 @@ pandas Trace.
 
 A source holds a trace's call forest and what the view keeps of it (a call-level query
 and a link's restriction), and answers everything the widget asks: the rows (a
-:class:`~glade.views.timeline.lanes.Lanes`), the function names and their exclusive
+:class:`~glade.trace.timeline.lanes.Lanes`), the function names and their exclusive
 times, the overview strip, the picture of a range, the call at a node (for a click or
 a hover), the nodes a query selects (for highlights) and the trace a query keeps (for
 ``view.apply()``). Nodes are the call forest's (:mod:`glade.trace.calls`), numbered as
 the pandas engine numbers them, so the front end names a box or a mark by its node id
 on every engine. :class:`PandasSource` reads a Trace in the kernel; the Dask source
-(:mod:`glade.views.timeline.dask_source`) asks the workers that hold a DaskTrace's
+(:mod:`glade.trace.timeline.dask_source`) asks the workers that hold a DaskTrace's
 partitions.
 """
 
@@ -28,15 +28,14 @@ from tqdm.auto import tqdm
 
 from glade.errors import GladeError
 from glade.query import parse, query_mask
+from glade.trace.call_level import CallLevel, call_level
 from glade.trace.comm import message_pairs
 from glade.trace.model import Trace
-from glade.views.forest import CallLevel, call_level
-from glade.views.timeline import edits
-from glade.views.timeline.index import Forest, TimelineIndex
-from glade.views.timeline.lanes import Lanes
-from glade.views.timeline.messages import Messages
-from glade.views.timeline.render import Picture, Request, picture_level, render
-from glade.views.timeline.wire import encode_overview, encode_picture, function_totals
+from glade.trace.timeline.index import Forest, TimelineIndex
+from glade.trace.timeline.lanes import Lanes
+from glade.trace.timeline.messages import Messages
+from glade.trace.timeline.payload import encode_overview, encode_picture, function_totals
+from glade.trace.timeline.render import Picture, Request, picture_level, render
 
 
 def check_node(node: Any, count: int) -> int:
@@ -85,7 +84,7 @@ class TimelineSource(ABC):
     @abstractmethod
     def overview(self) -> tuple[dict[str, Any], bytes]:
         """The overview strip of what is kept (see
-        :func:`glade.views.timeline.wire.encode_overview`)."""
+        :func:`glade.trace.timeline.payload.encode_overview`)."""
 
     @abstractmethod
     def picture(self, request: Request) -> Picture:
@@ -132,8 +131,8 @@ class TimelineSource(ABC):
 class PandasSource(TimelineSource):
     """The source of a pandas Trace: its call forest's arrays (:class:`Forest`), an index
     of what is kept (:class:`TimelineIndex`) answering range requests in the kernel
-    (:func:`~glade.views.timeline.render.render`), and the trace's shared call level
-    (:func:`glade.views.forest.call_level`) for queries."""
+    (:func:`~glade.trace.timeline.render.render`), and the trace's shared call level
+    (:func:`glade.trace.call_level.call_level`) for queries."""
 
     def __init__(self, trace: Trace):
         with tqdm(total=3, desc="timeline", unit="step", delay=1.0, leave=False) as bar:
@@ -217,7 +216,7 @@ class PandasSource(TimelineSource):
 
     def call_query(self, node: int) -> str:
         node = check_node(node, self.num_nodes)
-        return edits.call_query(self.forest, node)
+        return self.forest.call_query(node)
 
     def path(self, node: int) -> list[str]:
         node = check_node(node, self.num_nodes)
@@ -265,7 +264,7 @@ def source_of(trace: Any) -> TimelineSource:
     # a DaskTrace exists only once its module is imported (and Dask is installed)
     engine = sys.modules.get("glade.trace.engines.dask_trace")
     if engine is not None and isinstance(trace, engine.DaskTrace):
-        from glade.views.timeline.dask_source import DaskSource
+        from glade.trace.timeline.dask_source import DaskSource
 
         return DaskSource(trace)
     raise GladeError(f"a timeline shows a Trace or a DaskTrace, not {type(trace).__name__}")

@@ -13,7 +13,7 @@ import pandas as pd
 from numba import njit
 
 from glade.errors import GladeError
-from glade.views.timeline.index import Forest, TimelineIndex
+from glade.trace.timeline.index import Forest, TimelineIndex
 
 #: More messages than this in a range are drawn as bundles: one per pair of rows and
 #: time bucket (BUNDLE_BUCKETS across the range, fewer when that still makes too many).

@@ -18,7 +18,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from glade.errors import GladeError
-from glade.views.matrix.index import MessageIndex
+from glade.trace.matrix.index import MessageIndex
 
 METRICS = ("bytes", "count", "mean size", "latency")
 #: The unit of each metric's values (a time unit for latency, bytes for sizes).

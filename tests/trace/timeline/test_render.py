@@ -21,11 +21,11 @@ from glade.errors import GladeError
 from glade.trace import Trace
 from glade.trace.comm import message_pairs
 from glade.trace.matching import UnmatchedEventsWarning
-from glade.views.timeline import kernels, levels, parallel
-from glade.views.timeline import render as render_module
-from glade.views.timeline.index import Forest, TimelineIndex
-from glade.views.timeline.messages import KeptMessages, Messages
-from glade.views.timeline.render import (
+from glade.trace.timeline import kernels, levels, parallel
+from glade.trace.timeline import render as render_module
+from glade.trace.timeline.index import Forest, TimelineIndex
+from glade.trace.timeline.messages import KeptMessages, Messages
+from glade.trace.timeline.render import (
     Request,
     instant_counts,
     longest_cut,
@@ -330,18 +330,18 @@ def test_arrows_are_the_matched_messages_in_range(exchange, monkeypatch):
                                       receive[shown].astype(float).tolist(),
                                       send_row[shown].tolist(), receive_row[shown].tolist(),
                                       strict=True))
-    monkeypatch.setattr("glade.views.timeline.messages.MAX_ARROWS", 4)
+    monkeypatch.setattr("glade.trace.timeline.messages.MAX_ARROWS", 4)
     bundled = messages.in_range(t0, t1, rows, 0, 6, 1)
     assert bundled.bundled
     assert bundled.count.sum() == int(in_range.sum())
     assert bundled.size.sum() == table["Message Size"].to_numpy()[in_range].sum()
     # bundles grouped by counting are those grouped by sorting
     for limit in (4, 40):
-        monkeypatch.setattr("glade.views.timeline.messages.MAX_ARROWS", limit)
+        monkeypatch.setattr("glade.trace.timeline.messages.MAX_ARROWS", limit)
         counted = messages.in_range(t0, t1, rows, 0, 6, 2)
-        monkeypatch.setattr("glade.views.timeline.messages.DENSE_GROUPS", 0)
+        monkeypatch.setattr("glade.trace.timeline.messages.DENSE_GROUPS", 0)
         sorted_ = messages.in_range(t0, t1, rows, 0, 6, 2)
-        monkeypatch.setattr("glade.views.timeline.messages.DENSE_GROUPS", 1 << 22)
+        monkeypatch.setattr("glade.trace.timeline.messages.DENSE_GROUPS", 1 << 22)
         for field in ("send_time", "receive_time", "send_row", "receive_row", "size",
                       "count"):
             np.testing.assert_array_equal(getattr(counted, field), getattr(sorted_, field))
@@ -393,9 +393,9 @@ def test_arrows_and_bundles_against_brute_force(n, seed, lanes, row0, rows, pool
                  | ((receive_row >= row0) & (receive_row < row1))))
     messages = KeptMessages(send, receive, send_lane, receive_lane, size)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("glade.views.timeline.messages.MAX_ARROWS", limit)
+        patch.setattr("glade.trace.timeline.messages.MAX_ARROWS", limit)
         if sparse:  # pairs numbered by sorting, as when they are too many to count
-            patch.setattr("glade.views.timeline.messages.DENSE_GROUPS", 0)
+            patch.setattr("glade.trace.timeline.messages.DENSE_GROUPS", 0)
         arrows = messages.in_range(t0, t1, row_of_lane, row0, row1, pool)
     assert arrows.bundled == (inside.sum() > limit)
     got = (arrows.send_time, arrows.receive_time, arrows.send_row, arrows.receive_row,

@@ -177,16 +177,16 @@ def evaluate(stats: pd.DataFrame, metric: Label, values: np.ndarray) -> np.ndarr
 
 class ScalingModels:
     """Extra-P scaling models, mixed into :class:`glade.Ensemble`; see
-    :mod:`glade.ensemble.models`."""
+    :mod:`glade.ensemble.scaling`."""
 
     def model(self, parameter: Label, metric: Label | Sequence[Label] | None = None,
               measure: str = "mean") -> pd.DataFrame:
         """Fit Extra-P's model of ``metric`` (default: the default metric; or a list)
         against metadata column ``parameter`` at every node, summarizing repetitions by
         their ``measure`` (``"mean"`` or ``"median"``). Adds the model columns to the
-        stats table (see :mod:`glade.ensemble.models`), refitted after every operation,
+        stats table (see :mod:`glade.ensemble.scaling`), refitted after every operation,
         and returns them."""
-        from glade.ensemble.stats import _metrics
+        from glade.ensemble.stats import chosen_metrics
 
         if measure not in MEASURES:
             raise GladeError(f"measure must be 'mean' or 'median', not {measure!r}")
@@ -197,7 +197,7 @@ class ScalingModels:
                 f"metadata column {parameter!r} has {len(distinct)} distinct positive "
                 f"values ({', '.join(f'{v:g}' for v in distinct[:8])}); Extra-P needs at "
                 f"least {MIN_POINTS} to model")
-        metrics = _metrics(self, self.default_metric if metric is None else metric)
+        metrics = chosen_metrics(self, self.default_metric if metric is None else metric)
         _extrap()
         return self._add_recipe(make_recipe("model", metrics, parameter=parameter,
                                             measure=measure))

@@ -62,7 +62,7 @@ def runs_in_range(ptr, start, end, pick, segments, t0, t1, strict):
     return lo, hi
 
 
-#: Classes of durations (:func:`glade.views.timeline.render.longest_cut`): 64 per power
+#: Classes of durations (:func:`glade.trace.timeline.render.longest_cut`): 64 per power
 #: of two.
 _CLASS_STEPS = 64
 

@@ -2,7 +2,7 @@
 small to be drawn as boxes cover in every pixel.
 
 Each such call arrives as one point per pixel column it overlaps, at the column's
-centre, weighing the overlap in ns (:func:`glade.views.timeline.kernels.split_calls`),
+centre, weighing the overlap in ns (:func:`glade.trace.timeline.kernels.split_calls`),
 so the sum per pixel is exactly the time covered there and no activity is lost at any
 zoom. A second sum weighs each point by the call's exclusive share of its time (what
 the pixel's opacity shows: in a row per location calls nest, and only their exclusive
@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from glade.views.timeline.kernels import CODE_BITS, POINT_FIELDS
+from glade.trace.timeline.kernels import CODE_BITS, POINT_FIELDS
 
 
 def aggregate(points: np.ndarray, *, t0: float, px: float, width: int, row0: int, pool: int,

@@ -4,7 +4,7 @@ arrays, and the choices of its menus (profiles, metadata groups, metrics).
 Per supernode one row of :data:`NODE_COLUMNS` (float64; ``whisker_lo``/``whisker_hi``
 are the most extreme values inside the box plot's fences), its histogram counts, its top
 entry functions and its outlier profiles (CSR arrays); per edge one row of
-:data:`EDGE_COLUMNS`. Strings travel as string tables (:mod:`glade.views.transport`).
+:data:`EDGE_COLUMNS`. Strings travel as string tables (:mod:`glade.packing`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import pandas as pd
 
 from glade.ensemble.supergraph import Supergraph as SupergraphModel
 from glade.ensemble.supergraph.summary import fences
+from glade.packing import float64_bytes, int32_bytes, string_table
 from glade.units import time_unit
-from glade.views.transport import float64_bytes, int32_bytes, string_table
 
 NODE_COLUMNS = ("level", "y0", "y1", "kind", "nodes", "entries", "inclusive_mean",
                 "inclusive_min", "inclusive_q1", "inclusive_median", "inclusive_q3",

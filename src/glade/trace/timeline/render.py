@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 
 from glade.errors import GladeError
-from glade.views.timeline import kernels, parallel
-from glade.views.timeline.index import TimelineIndex
-from glade.views.timeline.levels import COARSEST, EXACT_LIMIT, Level
-from glade.views.timeline.messages import Arrows, KeptMessages
+from glade.trace.timeline import kernels, parallel
+from glade.trace.timeline.index import TimelineIndex
+from glade.trace.timeline.levels import COARSEST, EXACT_LIMIT, Level
+from glade.trace.timeline.messages import Arrows, KeptMessages
 
 MAX_BOXES = 30_000
 MAX_INSTANTS = 20_000
@@ -129,7 +129,7 @@ def longest_cut(lo: np.ndarray, hi: np.ndarray, start: np.ndarray, end: np.ndarr
     Returns ``(count, cut, at_least, longer)`` (``cut`` = ``minimum`` and both counts =
     ``count`` when at most ``most``).
 
-    One pass per block of runs (:mod:`~glade.views.timeline.parallel`) counts the
+    One pass per block of runs (:mod:`~glade.trace.timeline.parallel`) counts the
     durations per class, which finds the class holding the cut; a second gathers that
     class's durations alone and sorts them, instead of writing and partitioning every
     duration."""
@@ -174,7 +174,7 @@ def _threshold(index: TimelineIndex, lo: np.ndarray, hi: np.ndarray, pick: np.nd
     return max(float(cut), px), at_least
 
 
-def _instants(index: TimelineIndex, request: Request, lanes: np.ndarray, row_of_lane,
+def instants_in_range(index: TimelineIndex, request: Request, lanes: np.ndarray, row_of_lane,
               row0: int, row1: int, pool: int, bins: int) -> tuple[dict, bool]:
     """The instants of the range: exact marks, or per pixel (raster row and column)
     their count when too many (counted in one pass, without gathering them)."""
@@ -296,7 +296,7 @@ def raster_range(index: TimelineIndex, request: Request, row0: int, row1: int, p
     ``bins`` rows of ``pool`` display rows (cover, busy and the code of the largest
     share per pixel, see :class:`Picture`), accumulated in one pass over the runs and
     the level's records per block of lanes (blocks side by side, see
-    :mod:`~glade.views.timeline.parallel`); with the threshold, the number of visible
+    :mod:`~glade.trace.timeline.parallel`); with the threshold, the number of visible
     calls and the level of detail used (None: the calls themselves)."""
     runs = _runs(index, request, row0, row1, 0, False)
     _, start, end, code, share = index.lane_calls
@@ -351,7 +351,7 @@ def render(index: TimelineIndex, messages: KeptMessages | None, request: Request
     def row_of_lane(values: np.ndarray) -> np.ndarray:
         return index.lanes.row_of_lane(values, depth_rows)
 
-    instants, pooled = _instants(index, request, lanes, row_of_lane, row0, row1, pool, bins)
+    instants, pooled = instants_in_range(index, request, lanes, row_of_lane, row0, row1, pool, bins)
     arrows = (Arrows.empty() if messages is None or not len(messages) else
               messages.in_range(request.t0, request.t1,
                                 index.lanes.row_of_lane(np.arange(index.lanes.num_lanes),

@@ -22,6 +22,7 @@ from numba import njit
 from tqdm.auto import tqdm
 
 from glade.errors import GladeError
+from glade.trace.call_level import call_level
 from glade.trace.comm import (
     channel_codes,
     communicating_processes,
@@ -40,7 +41,6 @@ from glade.trace.events import (
     TAG,
     TIMESTAMP,
 )
-from glade.views.forest import call_level
 
 if TYPE_CHECKING:
     from glade.trace.model import Trace

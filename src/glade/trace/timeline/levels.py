@@ -4,7 +4,7 @@ per pixel instead of every call.
 
 Level k cuts the trace into 2^k bins of ``size`` ns. Calls shorter than two bins
 become records: one per row and bin, holding the time they cover there and the
-function of the largest (see :func:`glade.views.timeline.kernels._level_pass`, one pass
+function of the largest (see :func:`glade.trace.timeline.kernels._level_pass`, one pass
 over the calls in start order); longer calls stay calls, kept as their positions in
 the index's call arrays, lane by lane. A request whose pixels are at least two bins
 wide reads level k: its long calls give boxes and exact raster shares as usual, and
@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from glade.views.timeline import kernels, parallel
+from glade.trace.timeline import kernels, parallel
 
 #: Requests over fewer calls than this read the calls themselves.
 EXACT_LIMIT = 250_000
@@ -67,7 +67,7 @@ class Level:
     def records(self, depth_rows: bool, go_on: Callable[[], bool] | None = None
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
         """(pointer per row, bin, weights, code) of the layout's rows (see
-        :func:`~glade.views.timeline.kernels._level_pass`): per location (all its
+        :func:`~glade.trace.timeline.kernels._level_pass`): per location (all its
         depths, weighed by exclusive share) or per lane. A builder working ahead gives
         ``go_on``, asked before every block of the work (:class:`RecordsBuild`): when it
         says no, the build stops there (None is returned) and the next caller goes on
@@ -105,7 +105,7 @@ class Level:
                   ) -> None:
         """Add the records of ``rows`` with bin centres in [t0, t1) to ``raster`` (cover,
         busy and key per pixel, see
-        :func:`~glade.views.timeline.kernels.raster_records`)."""
+        :func:`~glade.trace.timeline.kernels.raster_records`)."""
         ptr, bin_, weight, code = self.records(depth_rows)
         first = math.ceil((t0 - self.origin) / self.size - 0.5)
         last = math.ceil((t1 - self.origin) / self.size - 0.5)
@@ -115,7 +115,7 @@ class Level:
 
 class RecordsBuild:
     """The records of the calls shorter than two bins of ``size`` ns from ``origin``, per
-    segment (:func:`~glade.views.timeline.kernels._level_pass`), built in blocks of
+    segment (:func:`~glade.trace.timeline.kernels._level_pass`), built in blocks of
     about BLOCK_CALLS calls: one pass counts them, a second writes them. Bins are int32
     (a level has at most 2^31 bins), since the levels of a large trace hold millions of
     records. A build can stop between blocks and go on later, in another thread."""
@@ -138,7 +138,7 @@ class RecordsBuild:
         """Build the blocks left, asking ``go_on()`` (when given) before each: stop when it
         says no. Whether the build is complete. Without ``go_on`` (a request needs the
         records now) the blocks left run side by side on every core
-        (:mod:`~glade.views.timeline.parallel`)."""
+        (:mod:`~glade.trace.timeline.parallel`)."""
         while len(self._counts) < len(self._bounds):
             if go_on is not None and not go_on():
                 return False

@@ -23,14 +23,13 @@ import pandas as pd
 
 from glade.graph import Graph
 from glade.profile.graphframe import GraphFrame
-from glade.query import BaseQuery, Query, parse, query_mask
+from glade.query import EVERYTHING, BaseQuery, Query, parse, query_mask
 from glade.query.engine import RowTable
 from glade.query.predicates import And, Compare, Or, Predicate
 from glade.trace.calls import EVENT, calls_mask
 from glade.trace.filter import subset
 from glade.trace.matching import MATCHING_EVENT
 from glade.trace.model import Trace
-from glade.views.base import EVERYTHING
 
 #: How many query masks a trace's call level keeps.
 MASKS = 8

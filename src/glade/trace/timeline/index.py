@@ -20,13 +20,14 @@ import numpy as np
 
 from glade.errors import GladeError
 from glade.profile.graphframe import GraphFrame
+from glade.query import Query, col
 from glade.trace.calls import EVENT, forest_nodes
 from glade.trace.events import NAME, PROCESS, THREAD
 from glade.trace.matching import location_codes_of
 from glade.trace.model import Trace
-from glade.views.timeline import kernels
-from glade.views.timeline.lanes import Lanes
-from glade.views.timeline.levels import COARSEST, Level, bin_size, finest_level, level_for
+from glade.trace.timeline import kernels
+from glade.trace.timeline.lanes import Lanes
+from glade.trace.timeline.levels import COARSEST, Level, bin_size, finest_level, level_for
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,16 @@ class Forest:
             call=~nodes.instant,
             event=rows,
         )
+
+    def call_query(self, node: int) -> str:
+        """The query that selects node ``node`` (a call or an instant): its name,
+        location and start."""
+        location = self.location[node]
+        pred = ((col("Process") == int(self.processes[location]))
+                & (col("Thread") == int(self.threads[location]))
+                & (col("start") == int(self.start[node]))
+                & (col("name") == self.names[self.code[node]]))
+        return str(Query().match(".", pred))
 
     def __len__(self) -> int:
         return self.start.size

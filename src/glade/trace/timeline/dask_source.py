@@ -1,5 +1,5 @@
 """The timeline source of a DaskTrace: every answer is computed on the workers that hold
-the trace's partitions (see :mod:`glade.views.timeline.source` for the contract).
+the trace's partitions (see :mod:`glade.trace.timeline.source` for the contract).
 
 Every partition's timeline (:class:`glade.trace.engines.timeline.TimelinePart`: its call
 forest and the index of what the view keeps) is built once and persisted on the
@@ -15,7 +15,7 @@ does.
 The whole trace's messages are paired once (as ``match_messages`` pairs them); the
 client keeps the pairs and, after every edit, the lane of each end, and draws the
 arrows of a range with the pandas timeline's own code
-(:class:`~glade.views.timeline.messages.KeptMessages`). A one-off picture
+(:class:`~glade.trace.timeline.messages.KeptMessages`). A one-off picture
 (:func:`picture_once`) pairs them on the workers instead, by receiver, and brings back
 only the arrows it draws (:mod:`glade.trace.engines.arrows`). Node ids are the pandas
 engine's, so the front end, the selection and the highlights work as on pandas; a
@@ -32,7 +32,7 @@ import dask
 import numpy as np
 import pandas as pd
 
-from glade.query import parse, query_mask
+from glade.query import EVERYTHING, parse, query_mask
 from glade.query.engine import RowTable
 from glade.trace.calls import call_forest
 from glade.trace.engines.arrows import arrow_shares, combine_arrows, paired_by_receiver
@@ -46,11 +46,11 @@ from glade.trace.engines.timeline import (
     timeline_part,
 )
 from glade.trace.profiles import bin_edges
-from glade.views.base import EVERYTHING
-from glade.views.timeline import kernels, messages
-from glade.views.timeline.lanes import Lanes
-from glade.views.timeline.messages import Arrows, KeptMessages
-from glade.views.timeline.render import (
+from glade.trace.timeline import kernels, messages
+from glade.trace.timeline.lanes import Lanes
+from glade.trace.timeline.messages import Arrows, KeptMessages
+from glade.trace.timeline.payload import OVERVIEW_BINS, overview_groups, pack_overview
+from glade.trace.timeline.render import (
     MAX_BOXES,
     MAX_INSTANTS,
     Picture,
@@ -58,8 +58,7 @@ from glade.views.timeline.render import (
     instant_counts,
     row_layout,
 )
-from glade.views.timeline.source import TimelineSource, check_node
-from glade.views.timeline.wire import OVERVIEW_BINS, overview_groups, pack_overview
+from glade.trace.timeline.source import TimelineSource, check_node
 
 
 def _call(method: str, *args: Any):
@@ -69,7 +68,7 @@ def _call(method: str, *args: Any):
 
 def _box_cut(durations: np.ndarray, px: float) -> float:
     """The shortest duration drawn as a box among ``durations`` (those of at least a
-    pixel): the pandas timeline's rule (see :func:`glade.views.timeline.render._threshold`)."""
+    pixel): the pandas timeline's rule (see :func:`glade.trace.timeline.render._threshold`)."""
     count = durations.size
     if count <= MAX_BOXES:
         return px

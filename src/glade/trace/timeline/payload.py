@@ -1,5 +1,5 @@
 """What a timeline sends to its front end: pictures of ranges and the overview strip,
-as descriptors plus one blob of packed arrays (:func:`glade.views.transport.pack_arrays`).
+as descriptors plus one blob of packed arrays (:func:`glade.packing.pack_arrays`).
 """
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from glade.packing import pack_arrays
 from glade.trace.profiles import bin_edges, spread_exclusive
-from glade.views.timeline.index import TimelineIndex
-from glade.views.timeline.render import Picture
-from glade.views.transport import pack_arrays
+from glade.trace.timeline.index import TimelineIndex
+from glade.trace.timeline.render import Picture
 
 #: Columns of the overview strip, and functions it shows apart (the others are summed).
 OVERVIEW_BINS = 512
