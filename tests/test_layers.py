@@ -26,6 +26,7 @@ PACKAGE = SRC / "glade"
 
 LAYERS = {
     "errors": 0, "units": 0, "pandas_compat": 0, "compiled": 0, "progress": 0, "packing": 0,
+    "writing": 0,
     "graph": 1, "nodes": 1, "parquet": 1,
     "query": 2,
     "profile": 3,

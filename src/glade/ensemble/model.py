@@ -41,7 +41,6 @@ from glade.ensemble.arithmetic import Arithmetic
 from glade.ensemble.build import ProfileParts, ensemble_of, sorted_rows
 from glade.ensemble.derived import DerivedData
 from glade.ensemble.groupby import GroupBy
-from glade.ensemble.scaling import ScalingModels
 from glade.ensemble.rows import (
     extra_metadata,
     frame_label,
@@ -55,6 +54,7 @@ from glade.ensemble.rows import (
     restrict,
 )
 from glade.ensemble.samples import Label, Recipe, SampleTable
+from glade.ensemble.scaling import ScalingModels
 from glade.ensemble.stats_tables import StatsTables
 from glade.ensemble.supergraph.methods import Supergraphs
 from glade.errors import GladeError, GraphError, MetricError, QueryError

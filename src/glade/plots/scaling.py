@@ -10,8 +10,8 @@ import pandas as pd
 from bokeh.models import ColumnDataSource, HoverTool
 from bokeh.plotting import figure
 
-from glade.ensemble.scaling import evaluate, parameter_values
 from glade.ensemble.samples import Label, stat_label
+from glade.ensemble.scaling import evaluate, parameter_values
 from glade.errors import GladeError, MetricError
 from glade.plots.ensemble import NodeRef, label_text, node_labels
 from glade.profile.analyses import node_id

@@ -22,9 +22,9 @@ import traitlets
 from glade.errors import GladeError
 from glade.query import EVERYTHING, parse
 from glade.query.model import BaseQuery
+from glade.writing import write_text
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
-#: The canonical text of the query that keeps everything.
 
 
 def static_file(name: str) -> Path:
@@ -84,6 +84,30 @@ def redo(history: Sequence[dict], future: Sequence[dict]) -> tuple[list[dict], l
     return [*history, future[0]], list(future[1:])
 
 
+class Refused(traitlets.TraitError):
+    """A GladeError raised while traitlets validates the traits a front end changed at
+    once: raised as a TraitError, traitlets puts every one of them back."""
+
+    def __init__(self, error: GladeError):
+        super().__init__(str(error))
+        self.error = error
+
+
+def _refusing(validator: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``validator`` (a trait's cross-validator) raising :class:`Refused` for a GladeError
+    while changes are held (front-end state), so that none of them is kept."""
+
+    def validate(owner: Any, proposal: Any) -> Any:
+        try:
+            return validator(owner, proposal)
+        except GladeError as exc:
+            if owner._cross_validation_lock:
+                raise Refused(exc) from exc
+            raise
+
+    return validate
+
+
 class QueryView(anywidget.AnyWidget):
     """Base of glade's views: ``history``/``future`` of edits, ``query`` (the canonical
     string-dialect query of what the view shows), ``height``, and :meth:`undo`,
@@ -102,8 +126,11 @@ class QueryView(anywidget.AnyWidget):
     call-level query that restricts or highlights the views it is linked to).
     """
 
-    history = traitlets.List(traitlets.Dict()).tag(sync=True)
-    future = traitlets.List(traitlets.Dict()).tag(sync=True)
+    history = traitlets.List().tag(sync=True)
+    future = traitlets.List().tag(sync=True)
+    #: Why the kernel refused the last state the front end sent ("" when it took it): the
+    #: view is left as it was and shows this line.
+    error = traitlets.Unicode("").tag(sync=True)
     query = traitlets.Unicode('MATCH ("*")').tag(sync=True)
     height = traitlets.Int(420, min=100).tag(sync=True)
     #: True in the page :meth:`to_html` writes, where no kernel answers edits.
@@ -132,7 +159,24 @@ class QueryView(anywidget.AnyWidget):
         self._link = None
         self._linking = False
         super().__init__(**kwargs)
+        self._trait_validators = {name: _refusing(validator)
+                                  for name, validator in self._trait_validators.items()}
 
+    def set_state(self, sync_data: dict) -> None:
+        """Take the state the front end sent, whole or not at all: a change refused by a
+        check (an edit with missing or wrong keys, an id out of range, a selection too
+        large) puts every trait back, sends the kept state to the front end, sets
+        ``error`` and raises the GladeError that says why."""
+        try:
+            super().set_state(sync_data)
+        except traitlets.TraitError as exc:
+            error = exc.error if isinstance(exc, Refused) else GladeError(
+                f"the front end sent a state the view cannot take: {exc}")
+            self.error = str(error)
+            self.send_state([name for name in sync_data if name in self.keys])
+            raise error from None
+        if self.error:
+            self.error = ""
     @property
     def data(self) -> Any:
         """The data the view shows (what ``apply()`` and ``code()`` query)."""
@@ -154,6 +198,7 @@ class QueryView(anywidget.AnyWidget):
     def _edit(self, edit: dict) -> None:
         history = push_edit(self.history, self._check_edit(edit), self.merge_ops)
         with self.hold_sync():
+            self.error = ""
             self.future = []
             self.history = history
 
@@ -276,9 +321,7 @@ class QueryView(anywidget.AnyWidget):
 
     def save_query(self, path: str | os.PathLike) -> Path:
         """Write the view's query to a text file (load it with ``view.query = text``)."""
-        target = Path(path)
-        target.write_text(self.query + "\n", encoding="utf-8")
-        return target
+        return write_text(path, self.query + "\n", "a query")
 
     def to_html(self, path: str | os.PathLike, title: str | None = None) -> Path:
         """Write a standalone HTML page of the view, with its state, that works offline."""

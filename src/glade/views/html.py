@@ -21,6 +21,7 @@ from ipywidgets.embed import dependency_state, embed_data, escape_script
 
 from glade.errors import GladeError
 from glade.views.base import static_file
+from glade.writing import write_text
 
 _ANONYMOUS_DEFINE = re.compile(r"define\(\s*\[\s*\"@jupyter-widgets/base\"\s*\]")
 
@@ -82,6 +83,4 @@ def write_html(widget: Widget, path: str | os.PathLike, title: str = "glade view
                overrides: dict | None = None) -> Path:
     """Write an offline page showing ``widget`` (its current state, with ``overrides``)
     to ``path``."""
-    target = Path(path)
-    target.write_text(page_html(widget, title, overrides), encoding="utf-8")
-    return target
+    return write_text(path, page_html(widget, title, overrides), "an HTML page")

@@ -111,10 +111,12 @@ def test_browser_edits_are_the_same_as_python_edits(ens):
     typed = Supergraph(ens).hide("lib").split("mpi")
     assert clicked.query == typed.query
     same_supergraph(clicked.supergraph(), typed.supergraph())
-    # a browser edit the kernel cannot apply is undone and said
-    clicked.history = [*clicked.history, {"op": "hide", "supernode": "nowhere"}]
+    # a browser edit the kernel cannot apply is refused, said, and sent back undone
+    with pytest.raises(GladeError, match="no supernode 'nowhere'"):
+        clicked.set_state({"history": [*clicked.history,
+                                       {"op": "hide", "supernode": "nowhere"}]})
     assert len(clicked.history) == 2
-    assert "no supernode 'nowhere'" in clicked.notice
+    assert "no supernode 'nowhere'" in clicked.error
 
 
 def test_bad_edits_raise_and_change_nothing(ens):

@@ -129,7 +129,11 @@ class Supergraph:
         if target is None:
             return None
         profiles = self._values.profiles
-        if target not in profiles:
+        try:
+            known = target in profiles
+        except TypeError:  # unhashable
+            known = False
+        if not known:
             shown = ", ".join(repr(p) for p in list(profiles[:8]))
             raise GladeError(f"no profile {target!r} to target; profiles: {shown}"
                              + (", ..." if len(profiles) > 8 else ""))

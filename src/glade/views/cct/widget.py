@@ -41,6 +41,8 @@ from glade.views.cct.query import base_parts, query_text, selection_query
 from glade.views.metrics import describe_rows, metric_columns
 
 COLOR_SCHEMES = ("viridis", "magma", "heat")
+#: The most rows a selection may hold: its query names every row's call path.
+MAX_SELECTED = 10_000
 
 
 @runtime_checkable
@@ -107,7 +109,9 @@ class CCT(QueryView):
     color_scheme = traitlets.Enum(COLOR_SCHEMES, default_value="viridis").tag(sync=True)
     color_log = traitlets.Bool(False).tag(sync=True)
 
-    selected_paths = traitlets.List(traitlets.List(traitlets.Unicode())).tag(sync=True)
+    #: The call paths of the selected rows (lists of names from a root), at most
+    #: MAX_SELECTED of them.
+    selected_paths = traitlets.List().tag(sync=True)
     selection = traitlets.Unicode("").tag(sync=True)
     #: Under a link's restriction: the values drawn (the layout of ``values``) and one
     #: byte per node, 1 where the restricted tree has the node (both empty otherwise).
@@ -251,6 +255,25 @@ class CCT(QueryView):
             self.notice = f"{own}; {linked}" if own else linked
 
     # ------------------------------------------------------------ selection
+    @traitlets.validate("selected_paths")
+    def _valid_paths(self, proposal):
+        """At most MAX_SELECTED (and at most as many as the tree has rows) call paths, each
+        a non-empty list of names no longer than the tree is deep: checked before any
+        query is built, in time linear in what was sent."""
+        paths = proposal["value"]
+        limit = min(MAX_SELECTED, self._tree.n)
+        if not isinstance(paths, list) or len(paths) > limit:
+            count = f"{len(paths):,} rows" if isinstance(paths, list) else repr(type(paths))
+            raise GladeError(f"a selection of {count} selects more than the {limit:,} rows "
+                             "a selection of this view may hold")
+        deepest = int(self._tree.depth.max(initial=0)) + 1
+        for path in paths:
+            if (not isinstance(path, list) or not 0 < len(path) <= deepest
+                    or not all(isinstance(name, str) for name in path)):
+                raise GladeError(f"a selected row is a call path (a list of at most "
+                                 f"{deepest} names from a root), not {str(path)[:80]}")
+        return paths
+
     @traitlets.observe("selected_paths")
     def _paths_selected(self, change) -> None:
         """Rows selected in the front end (or paths assigned): the selection is their

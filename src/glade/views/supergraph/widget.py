@@ -46,7 +46,7 @@ from glade.query.model import BaseQuery, CompoundQuery
 from glade.trace.call_level import call_level
 from glade.trace.model import Trace
 from glade.units import TIME_UNITS
-from glade.views.base import QueryView, push_edit, static_file
+from glade.views.base import QueryView, static_file
 from glade.views.cct.query import selection_query
 from glade.views.supergraph import state as edits
 
@@ -265,24 +265,19 @@ class Supergraph(QueryView):
     def _check_edit(self, edit: Any) -> dict:
         return edits.check_edit(edit)
 
+    @traitlets.validate("history", "future")
+    def _valid_edits(self, proposal):
+        """Every edit checked, and a new history replayed: an edit naming what the view
+        does not have (a supernode, a profile, a query that does not parse) is refused
+        before anything changes, from Python and from the front end alike."""
+        checked = [self._check_edit(edit) for edit in proposal["value"]]
+        if proposal["trait"].name == "history":
+            self._supergraph(self._state(checked))
+        return checked
+
     @traitlets.observe("history")
     def _edits_changed(self, change) -> None:
-        try:
-            state = self._state(change["new"])
-            self._supergraph(state)
-        except GladeError as exc:
-            self._refusal = f"edit not applied: {exc}"
-            self.history = change["old"]
-            return
-        self._show(state)
-
-    def _edit(self, edit: dict) -> None:
-        """Apply an edit from Python: checked against the current state first, so a bad
-        edit raises and leaves the view as it was."""
-        edit = self._check_edit(edit)
-        candidate = push_edit(self.history, edit, self.merge_ops)
-        self._supergraph(self._state(candidate))
-        super()._edit(edit)
+        self._show(self._state(change["new"]))
 
     def _query_edit(self, query: BaseQuery) -> dict:
         return {"op": "query", "query": str(query)}

@@ -100,7 +100,7 @@ def check_edit(edit: Any) -> dict:
         for name in path:
             _name(name, "a name of a call path")
     elif op == "base":
-        _name(edit.get("query"), "a base query")
+        parse(_name(edit.get("query"), "a base query"))
     return edit
 
 
