@@ -1,7 +1,11 @@
 // Colour scales for metric values: a d3 sequential colour map over [min, max], linear or
 // logarithmic, with the stops a legend needs.
 import {
-  interpolateMagma, interpolateViridis, interpolateYlOrRd, schemeSet3, schemeTableau10,
+  interpolateMagma,
+  interpolateViridis,
+  interpolateYlOrRd,
+  schemeSet3,
+  schemeTableau10,
 } from "d3-scale-chromatic";
 
 export const SCHEMES = {
@@ -87,8 +91,10 @@ export function functionColours(ranks, names) {
   const css = new Array(names.length);
   const rgb = new Uint8Array(3 * names.length);
   for (let i = 0; i < names.length; i++) {
-    const triple = ranks[i] < CATEGORICAL.length ? hexToRgb(CATEGORICAL[ranks[i]])
-      : hslToRgb(nameHue(names[i]), 0.45, 0.62);
+    const triple =
+      ranks[i] < CATEGORICAL.length
+        ? hexToRgb(CATEGORICAL[ranks[i]])
+        : hslToRgb(nameHue(names[i]), 0.45, 0.62);
     rgb.set(triple, 3 * i);
     css[i] = `rgb(${triple[0]},${triple[1]},${triple[2]})`;
   }

@@ -39,7 +39,8 @@ export function formatTime(value, unit = "ns", digits = 3) {
   }
   let scaled = Number((seconds / TIME_UNITS[name]).toPrecision(digits));
   const next = UNIT_NAMES[UNIT_NAMES.indexOf(name) + 1];
-  if (Math.abs(scaled) >= 1000 && next) {  // 999.96 us rounds to 1000: say 1 ms
+  if (Math.abs(scaled) >= 1000 && next) {
+    // 999.96 us rounds to 1000: say 1 ms
     name = next;
     scaled = Number((seconds / TIME_UNITS[name]).toPrecision(digits));
   }

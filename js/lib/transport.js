@@ -74,8 +74,14 @@ export async function inflate(data, out) {
 }
 
 const ARRAY_TYPES = {
-  int8: Int8Array, uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array,
-  int32: Int32Array, uint32: Uint32Array, float32: Float32Array, float64: Float64Array,
+  int8: Int8Array,
+  uint8: Uint8Array,
+  int16: Int16Array,
+  uint16: Uint16Array,
+  int32: Int32Array,
+  uint32: Uint32Array,
+  float32: Float32Array,
+  float64: Float64Array,
 };
 
 /**
@@ -97,9 +103,10 @@ export async function unpackArrays(descriptors, blob) {
       out[item.name] = values;
       inflating.push(inflate(part, new Uint8Array(values.buffer)));
     } else {
-      out[item.name] = part.byteOffset % Type.BYTES_PER_ELEMENT === 0
-        ? new Type(part.buffer, part.byteOffset, item.count)
-        : new Type(part.slice().buffer, 0, item.count);
+      out[item.name] =
+        part.byteOffset % Type.BYTES_PER_ELEMENT === 0
+          ? new Type(part.buffer, part.byteOffset, item.count)
+          : new Type(part.slice().buffer, 0, item.count);
     }
   }
   await Promise.all(inflating);

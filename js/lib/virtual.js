@@ -55,10 +55,14 @@ export class VirtualList {
     // update never forces a layout of the page.
     this.scrollTop = 0;
     this.viewportHeight = container.clientHeight || 400;
-    container.addEventListener("scroll", () => {
-      this.scrollTop = container.scrollTop;
-      this.schedule();
-    }, { signal, passive: true });
+    container.addEventListener(
+      "scroll",
+      () => {
+        this.scrollTop = container.scrollTop;
+        this.schedule();
+      },
+      { signal, passive: true },
+    );
     const resize = new ResizeObserver(([entry]) => {
       this.viewportHeight = entry.contentRect.height || this.viewportHeight;
       this.schedule();
@@ -87,7 +91,7 @@ export class VirtualList {
   render(all = true) {
     const capacity = Math.ceil(this.viewportHeight / this.rowHeight) + 1 + 2 * this.overscan;
     if (capacity !== this.pool.length) {
-      this.pool.forEach((element) => element.remove());
+      for (const element of this.pool) element.remove();
       this.pool = Array.from({ length: capacity }, () => {
         const element = this.makeRow();
         element.listRow = -1;
@@ -97,7 +101,12 @@ export class VirtualList {
       });
     }
     const { start, end } = visibleWindow(
-      this.scrollTop, this.viewportHeight, this.rowHeight, this.count, this.overscan);
+      this.scrollTop,
+      this.viewportHeight,
+      this.rowHeight,
+      this.count,
+      this.overscan,
+    );
     for (const element of this.pool) {
       if (element.listRow >= 0 && (element.listRow < start || element.listRow >= end)) {
         element.listRow = -1;

@@ -8,7 +8,8 @@ describe("history", () => {
     history = pushEdit(history, { op: "threshold", metric: "m", value: 1 }, merge);
     history = pushEdit(history, { op: "threshold", metric: "m", value: 2 }, merge);
     expect(history).toEqual([
-      { op: "hide", nodes: [1] }, { op: "threshold", metric: "m", value: 2 },
+      { op: "hide", nodes: [1] },
+      { op: "threshold", metric: "m", value: 2 },
     ]);
   });
   it("undoes and redoes", () => {
@@ -41,7 +42,8 @@ function fakeModel(traits) {
       for (const f of listeners[`change:${name}`] ?? []) f();
     },
     on(event, f) {
-      (listeners[event] ??= []).push(f);
+      listeners[event] ??= [];
+      listeners[event].push(f);
     },
     save_changes() {
       this.saves += 1;
@@ -67,7 +69,12 @@ describe("EditLog", () => {
     expect(log.history).toEqual([a, b]);
     expect(log.future).toEqual([]);
     expect(model.saves).toBe(4);
-    expect(calls).toEqual([[true, a], [true, b], [true, null], [true, b]]);
+    expect(calls).toEqual([
+      [true, a],
+      [true, b],
+      [true, null],
+      [true, b],
+    ]);
   });
   it("does nothing on an undo with an empty history", () => {
     const model = fakeModel({ history: [], future: [] });

@@ -28,7 +28,7 @@ class CCTView {
     this.model = model;
     this.signal = signal;
     this.tree = callTreeFromModel(model);
-    this.edits = new EditLog(model, (local, added) => {
+    this.edits = new EditLog(model, (_local, added) => {
       this.state = added ? applyEdit(this.tree, this.state, added)
         : replay(this.tree, this.edits.history);
       this.refresh();
@@ -378,7 +378,7 @@ class CCTView {
   /** Expand the collapsed callers of every match, then move to the next shown match. */
   revealNextMatch() {
     const { matches } = this.search;
-    if (!matches || !matches.length) return;
+    if (!matches?.length) return;
     const { parent, pathKey } = this.tree;
     const flags = this.state.flags;
     const expand = new Set();
@@ -516,7 +516,8 @@ class CCTView {
     set(parts.toggle, "className", display.collapsed[group] ? "gc-toggle gc-closed"
       : this.hasChildren(group) ? "gc-toggle gc-open" : "gc-toggle");
     const colour = this.scale.colour(display.value(this.colourIndex, group));
-    set(parts.swatch.style, "backgroundColor", colour, memo.swatch ??= {});
+    memo.swatch ??= {};
+    set(parts.swatch.style, "backgroundColor", colour, memo.swatch);
     const barColour = `color-mix(in srgb, ${colour} 38%, transparent)`;
     const label = tree.name(node);
     const merged = display.memberCount(group);
@@ -526,7 +527,8 @@ class CCTView {
       const value = display.value(metric, group);
       const max = this.scaleOf(metric).full;
       const bar = parts.bars[c].style;
-      const barMemo = (memo[`bar${c}`] ??= {});
+      memo[`bar${c}`] ??= {};
+      const barMemo = memo[`bar${c}`];
       set(bar, "width", max > 0 && value > 0 ? `${((100 * value) / max).toFixed(1)}%` : "0",
         barMemo);
       set(bar, "backgroundColor", barColour, barMemo);

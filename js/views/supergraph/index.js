@@ -261,11 +261,13 @@ class SupergraphView {
     for (const metric of model.get("metrics")) option(this.metricSelect, metric);
     this.targetSelect.replaceChildren();
     option(this.targetSelect, "", "(none)");
-    model.get("profile_ids").forEach(
-      (id, i) => option(this.targetSelect, String(i), this.sg.profiles.get(i)));
+    const count = model.get("profile_ids").length;
+    for (let i = 0; i < count; i++) option(this.targetSelect, String(i), this.sg.profiles.get(i));
     for (const select of [this.diffA, this.diffB]) {
       select.replaceChildren();
-      model.get("groups").forEach((g, i) => option(select, String(i), g.label));
+      model.get("groups").forEach((g, i) => {
+        option(select, String(i), g.label);
+      });
     }
   }
 

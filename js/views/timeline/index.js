@@ -56,7 +56,7 @@ class TimelineView {
     this.readHighlight();
     this.client = this.offline ? null : new RequestClient(model, {
       onAnswer: (kind, answer, buffers) => this.onAnswer(kind, answer, buffers),
-      onError: (kind, message) => this.setWaiting(`the kernel could not draw this: ${message}`),
+      onError: (_kind, message) => this.setWaiting(`the kernel could not draw this: ${message}`),
     });
     this.listen();
     this.loadSnapshot();
@@ -500,7 +500,8 @@ class TimelineView {
    * ImageData that every picture of the same size reuses. */
   rasterCanvas(picture) {
     if (this.image && this.image.picture === picture) return this.image.canvas;
-    const canvas = this.rasterLayer ??= document.createElement("canvas");
+    this.rasterLayer ??= document.createElement("canvas");
+    const canvas = this.rasterLayer;
     const { width, bins } = picture;
     // resizing a canvas reallocates and clears it: only when the size changed
     if (canvas.width !== width) canvas.width = width;
