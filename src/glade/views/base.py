@@ -4,7 +4,9 @@ reproduces it, save it, export an offline page), and the hooks through which vie
 linked (:mod:`glade.views.link`).
 
 A view keeps its edits as a list of small dicts in the ``history`` trait (undone ones in
-``future``); each view turns its history into ``query``, the canonical string-dialect
+``future``). The kernel is the only source of edit rules: the page sends each raw edit,
+undo or redo as a message (:data:`EDIT_MESSAGE`), and the view checks it, merges it
+(``merge_ops``) and sets the traits the page then shows. Each view turns its history into ``query``, the canonical string-dialect
 query of what it shows, so that a click in the browser and a call from Python change the
 same state, and ``view.apply()`` gives the view's result as the data's own type.
 """
@@ -26,6 +28,9 @@ from glade.query.model import BaseQuery
 STATIC = Path(__file__).resolve().parents[1] / "static"
 #: The canonical text of the query that keeps everything.
 EVERYTHING = 'MATCH ("*")'
+#: The ``type`` of the custom messages in which a view's page asks for an edit, an undo or
+#: a redo (``js/lib/history.js`` sends them).
+EDIT_MESSAGE = "edit_log"
 
 
 def static_file(name: str) -> Path:
@@ -133,6 +138,7 @@ class QueryView(anywidget.AnyWidget):
         self._link = None
         self._linking = False
         super().__init__(**kwargs)
+        self.on_msg(self._on_edit_message)
 
     @property
     def data(self) -> Any:
@@ -157,6 +163,29 @@ class QueryView(anywidget.AnyWidget):
         with self.hold_sync():
             self.future = []
             self.history = history
+
+    def _on_edit_message(self, widget: Any, content: Any, buffers: Any) -> None:
+        """An edit, undo or redo asked for by the page (``{"type": "edit_log", "action":
+        "edit" | "undo" | "redo", "edit": {...}}``), applied as the same call from Python
+        would; an edit the view refuses goes to :meth:`_edit_refused`."""
+        if not isinstance(content, dict) or content.get("type") != EDIT_MESSAGE:
+            return
+        action = content.get("action")
+        try:
+            if action == "edit":
+                self._edit(content.get("edit"))
+            elif action == "undo":
+                self.undo()
+            elif action == "redo":
+                self.redo()
+            else:
+                raise GladeError(f"no edit action {action!r}")
+        except GladeError as exc:
+            self._edit_refused(exc)
+
+    def _edit_refused(self, error: GladeError) -> None:
+        """The page asked for an edit the view refuses (the view is left as it was)."""
+        self.log.warning("edit not applied: %s", error)
 
     def reset(self) -> QueryView:
         """Drop every edit (undoable)."""
