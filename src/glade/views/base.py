@@ -6,9 +6,10 @@ linked (:mod:`glade.views.link`).
 A view keeps its edits as a list of small dicts in the ``history`` trait (undone ones in
 ``future``). The kernel is the only source of edit rules: the page sends each raw edit,
 undo or redo as a message (:data:`EDIT_MESSAGE`), and the view checks it, merges it
-(``merge_ops``) and sets the traits the page then shows. Each view turns its history into ``query``, the canonical string-dialect
-query of what it shows, so that a click in the browser and a call from Python change the
-same state, and ``view.apply()`` gives the view's result as the data's own type.
+(``merge_ops``) and sets the traits the page then shows. Each view turns its history
+into ``query``, the canonical string-dialect query of what it shows, so that a click in
+the browser and a call from Python change the same state, and ``view.apply()`` gives the
+view's result as the data's own type.
 """
 
 from __future__ import annotations
