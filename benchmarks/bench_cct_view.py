@@ -111,6 +111,27 @@ const model = {
   on: (event, callback) => (listeners[event] ??= []).push(callback),
   off: () => {},
   save_changes: () => {},
+  // The page sends edits, undos and redos to the kernel (js/lib/history.js); here they are
+  // answered at once, as the kernel would (no edit of the round merges), so what is timed
+  // is the page's own work on the answer.
+  send: (message) => {
+    if (message?.type !== "edit_log") return;
+    let { history, future } = traits;
+    if (message.action === "edit") {
+      history = [...history, message.edit];
+      future = [];
+    } else if (message.action === "undo" && history.length) {
+      future = [history[history.length - 1], ...future];
+      history = history.slice(0, -1);
+    } else if (message.action === "redo" && future.length) {
+      history = [...history, future[0]];
+      future = future.slice(1);
+    }
+    Object.assign(traits, { history, future });
+    for (const name of ["history", "future"]) {
+      (listeners["change:" + name] ?? []).forEach((f) => f());
+    }
+  },
 };
 const el = document.getElementById("view");
 const actions = (VIEW_ACTIONS)(el);

@@ -118,10 +118,16 @@ class JupyterLabSession:
 
     def watch(self, variable: str, sent: str) -> None:
         """Record in the kernel when the widget ``variable`` receives a message from the
-        page updating trait ``sent``, before the widget handles it."""
+        page updating trait ``sent``, before the widget handles it. The page sends edits,
+        undos and redos as ``edit_log`` messages (js/lib/history.js) for the kernel to
+        apply to ``history``: for ``sent="history"`` those are what is recorded."""
         self.run(f"import time as _bench_time\n_bench_seen = []\n"
                  f"def _bench_receive(message, handle={variable}._handle_msg):\n"
-                 f"    if {sent!r} in message['content']['data'].get('state', {{}}):\n"
+                 f"    data = message['content']['data']\n"
+                 f"    body = data.get('content') if data.get('method') == 'custom' else None\n"
+                 f"    edit = isinstance(body, dict) and body.get('type') == 'edit_log'\n"
+                 f"    if {sent!r} in data.get('state', {{}}) or (\n"
+                 f"            {sent!r} == 'history' and edit):\n"
                  f"        _bench_seen.append(_bench_time.time() * 1000)\n"
                  f"    handle(message)\n"
                  f"{variable}.comm.on_msg(_bench_receive)")

@@ -1,8 +1,10 @@
+// @ts-check
 // Number formatting shared by the views: compact, aligned, and times with units.
 
 const SUFFIXES = ["", "k", "M", "G", "T", "P"];
 
-/** A short human string for a metric value: 3 significant digits, SI suffix above 10^4. */
+/** A short human string for a metric value: 3 significant digits, SI suffix above 10^4.
+ * @param {number | null | undefined} value @param {number} [digits] @returns {string} */
 export function formatValue(value, digits = 3) {
   if (value === null || value === undefined || Number.isNaN(value)) return "–";
   if (!Number.isFinite(value)) return value > 0 ? "∞" : "-∞";
@@ -21,13 +23,18 @@ export function formatValue(value, digits = 3) {
   return scaled.toString() + SUFFIXES[tier];
 }
 
-/** Seconds per time unit, smallest first (the units of glade.units in Python). */
+/** Seconds per time unit, smallest first (the units of glade.units in Python).
+ * @type {Record<string, number>} */
 export const TIME_UNITS = { ns: 1e-9, us: 1e-6, ms: 1e-3, s: 1 };
 const UNIT_NAMES = Object.keys(TIME_UNITS);
 
 /**
  * A time given in `unit` ("ns", "us", "ms" or "s"), written in the largest unit that keeps
  * it at least 1 with 3 significant digits: 1234567 ns is "1.23 ms", 0.5 s is "500 ms".
+ * @param {number | null | undefined} value
+ * @param {string} [unit]
+ * @param {number} [digits]
+ * @returns {string}
  */
 export function formatTime(value, unit = "ns", digits = 3) {
   if (value === null || value === undefined || Number.isNaN(value)) return "–";
@@ -39,7 +46,8 @@ export function formatTime(value, unit = "ns", digits = 3) {
   }
   let scaled = Number((seconds / TIME_UNITS[name]).toPrecision(digits));
   const next = UNIT_NAMES[UNIT_NAMES.indexOf(name) + 1];
-  if (Math.abs(scaled) >= 1000 && next) {  // 999.96 us rounds to 1000: say 1 ms
+  if (Math.abs(scaled) >= 1000 && next) {
+    // 999.96 us rounds to 1000: say 1 ms
     name = next;
     scaled = Number((seconds / TIME_UNITS[name]).toPrecision(digits));
   }
@@ -49,7 +57,8 @@ export function formatTime(value, unit = "ns", digits = 3) {
 const BYTE_UNITS = ["B", "KB", "MB", "GB", "TB", "PB"];
 
 /** A number of bytes in the largest unit of 1024 that keeps it at least 1, with 3
- * significant digits: 16384 is "16 KB", 1536 is "1.5 KB", 100 is "100 B". */
+ * significant digits: 16384 is "16 KB", 1536 is "1.5 KB", 100 is "100 B".
+ * @param {number | null | undefined} value @param {number} [digits] @returns {string} */
 export function formatBytes(value, digits = 3) {
   if (value === null || value === undefined || Number.isNaN(value)) return "–";
   if (!Number.isFinite(value)) return value > 0 ? "∞" : "-∞";
@@ -68,13 +77,15 @@ export function formatBytes(value, digits = 3) {
 }
 
 /** A metric's value: a time with its unit when the metric has one, bytes for unit "B",
- * else formatValue. */
+ * else formatValue.
+ * @param {number | null | undefined} value @param {string} [unit] @returns {string} */
 export function formatMetric(value, unit) {
   if (unit === "B") return formatBytes(value);
   return unit && unit in TIME_UNITS ? formatTime(value, unit) : formatValue(value);
 }
 
-/** A percentage of a total, with one decimal ("12.3%"); "–" when the total is 0. */
+/** A percentage of a total, with one decimal ("12.3%"); "–" when the total is 0.
+ * @param {number} value @param {number} total @returns {string} */
 export function formatPercent(value, total) {
   if (!total || !Number.isFinite(value)) return "–";
   return `${((100 * value) / total).toFixed(1)}%`;
@@ -84,6 +95,9 @@ export function formatPercent(value, total) {
  * Labels for times `values` (ns) that are multiples of `step` ns: in the unit formatTime
  * would pick for the largest of them, with as many decimals as the step needs ("1.2 ms",
  * "1.4 ms", ...).
+ * @param {number[]} values
+ * @param {number} step
+ * @returns {string[]}
  */
 export function formatTicks(values, step) {
   const largest = values.reduce((m, v) => Math.max(m, Math.abs(v)), step) * TIME_UNITS.ns;

@@ -1,9 +1,16 @@
+// @ts-check
 // Row virtualization: only the rows inside the scrolled viewport (plus a margin) exist
 // in the DOM, so a list of 10^5 rows costs as much to draw as a list of 50.
 
 /**
  * The rows to draw for a scroll position: [start, end) clamped to [0, count), with
  * `overscan` extra rows on each side, and `offset`, the pixel top of row `start`.
+ * @param {number} scrollTop
+ * @param {number} viewportHeight
+ * @param {number} rowHeight
+ * @param {number} count
+ * @param {number} [overscan]
+ * @returns {{ start: number, end: number, offset: number }}
  */
 export function visibleWindow(scrollTop, viewportHeight, rowHeight, count, overscan = 8) {
   if (count <= 0 || rowHeight <= 0) return { start: 0, end: 0, offset: 0 };
@@ -15,20 +22,27 @@ export function visibleWindow(scrollTop, viewportHeight, rowHeight, count, overs
 }
 
 /** The row under a point `offset` px below the top of the scrolling container, or -1 when
- * no row is there: what a pointer is over, also after a wheel scroll moved the rows. */
+ * no row is there: what a pointer is over, also after a wheel scroll moved the rows.
+ * @param {number} offset @param {number} scrollTop @param {number} rowHeight
+ * @param {number} count @returns {number} */
 export function rowAt(offset, scrollTop, rowHeight, count) {
   if (offset < 0 || rowHeight <= 0) return -1;
   const row = Math.floor((offset + Math.max(0, scrollTop)) / rowHeight);
   return row < count ? row : -1;
 }
 
-/** The scrollTop that brings `row` into view (unchanged when it already is). */
+/** The scrollTop that brings `row` into view (unchanged when it already is).
+ * @param {number} row @param {number} scrollTop @param {number} viewportHeight
+ * @param {number} rowHeight @returns {number} */
 export function scrollToRow(row, scrollTop, viewportHeight, rowHeight) {
   const top = row * rowHeight;
   if (top < scrollTop) return top;
   if (top + rowHeight > scrollTop + viewportHeight) return top + rowHeight - viewportHeight;
   return scrollTop;
 }
+
+/** @typedef {HTMLElement & { listRow: number }} RowElement A pooled row: the row it shows
+ * (-1: none). */
 
 /**
  * A virtual list in `container` (a scrolling element): `makeRow()` creates a row element,
@@ -37,6 +51,11 @@ export function scrollToRow(row, scrollTop, viewportHeight, rowHeight) {
  * rows that come into view and the others keep their content (and their layout).
  */
 export class VirtualList {
+  /**
+   * @param {HTMLElement} container
+   * @param {{ rowHeight: number, draw: (element: RowElement, row: number) => void,
+   *   makeRow: () => HTMLElement, overscan?: number, signal?: AbortSignal }} options
+   */
   constructor(container, { rowHeight, draw, makeRow, overscan = 8, signal }) {
     this.container = container;
     this.rowHeight = rowHeight;
@@ -44,6 +63,7 @@ export class VirtualList {
     this.makeRow = makeRow;
     this.overscan = overscan;
     this.count = 0;
+    /** @type {RowElement[]} */
     this.pool = [];
     this.spacer = document.createElement("div");
     this.spacer.className = "gc-spacer";
@@ -55,10 +75,14 @@ export class VirtualList {
     // update never forces a layout of the page.
     this.scrollTop = 0;
     this.viewportHeight = container.clientHeight || 400;
-    container.addEventListener("scroll", () => {
-      this.scrollTop = container.scrollTop;
-      this.schedule();
-    }, { signal, passive: true });
+    container.addEventListener(
+      "scroll",
+      () => {
+        this.scrollTop = container.scrollTop;
+        this.schedule();
+      },
+      { signal, passive: true },
+    );
     const resize = new ResizeObserver(([entry]) => {
       this.viewportHeight = entry.contentRect.height || this.viewportHeight;
       this.schedule();
@@ -76,6 +100,7 @@ export class VirtualList {
     });
   }
 
+  /** Show `count` rows. @param {number} count */
   update(count) {
     this.count = count;
     this.spacer.style.height = `${count * this.rowHeight}px`;
@@ -87,9 +112,9 @@ export class VirtualList {
   render(all = true) {
     const capacity = Math.ceil(this.viewportHeight / this.rowHeight) + 1 + 2 * this.overscan;
     if (capacity !== this.pool.length) {
-      this.pool.forEach((element) => element.remove());
+      for (const element of this.pool) element.remove();
       this.pool = Array.from({ length: capacity }, () => {
-        const element = this.makeRow();
+        const element = /** @type {RowElement} */ (this.makeRow());
         element.listRow = -1;
         element.style.display = "none";
         this.layer.append(element);
@@ -97,7 +122,12 @@ export class VirtualList {
       });
     }
     const { start, end } = visibleWindow(
-      this.scrollTop, this.viewportHeight, this.rowHeight, this.count, this.overscan);
+      this.scrollTop,
+      this.viewportHeight,
+      this.rowHeight,
+      this.count,
+      this.overscan,
+    );
     for (const element of this.pool) {
       if (element.listRow >= 0 && (element.listRow < start || element.listRow >= end)) {
         element.listRow = -1;
@@ -116,12 +146,14 @@ export class VirtualList {
     }
   }
 
-  /** The element that draws `row`, or null when the row is not drawn. */
+  /** The element that draws `row`, or null when the row is not drawn.
+   * @param {number} row @returns {RowElement | null} */
   elementAt(row) {
     const element = this.pool.length ? this.pool[row % this.pool.length] : null;
     return element && element.listRow === row ? element : null;
   }
 
+  /** Scroll `row` into view. @param {number} row */
   scrollTo(row) {
     const top = scrollToRow(row, this.scrollTop, this.viewportHeight, this.rowHeight);
     if (top !== this.scrollTop) {

@@ -6,8 +6,12 @@ export function encodeStrings(strings) {
   const encoder = new TextEncoder();
   const parts = strings.map((text) => encoder.encode(text));
   const offsets = new Int32Array(parts.length + 1);
-  parts.forEach((part, i) => (offsets[i + 1] = offsets[i] + part.length));
+  parts.forEach((part, i) => {
+    offsets[i + 1] = offsets[i] + part.length;
+  });
   const blob = new Uint8Array(offsets[parts.length]);
-  parts.forEach((part, i) => blob.set(part, offsets[i]));
+  parts.forEach((part, i) => {
+    blob.set(part, offsets[i]);
+  });
   return { blob, offsets };
 }

@@ -4,6 +4,7 @@ run in its kernel. Importing it needs no pytest."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -137,3 +138,54 @@ def run_in_kernel(page, code: str) -> str:
             await future.done;
             return out;
         }""", code)
+
+
+def kernel_value(page, expression: str):
+    """The value of the Python ``expression`` in the notebook's kernel, through JSON."""
+    output = run_in_kernel(page, "import json as _json\n"
+                                 f"print('VALUE' + _json.dumps({expression}))")
+    assert "VALUE" in output, output
+    return json.loads(output.split("VALUE", 1)[1])
+
+
+def wait_for_kernel(page, expression: str, expected, timeout: float = 30):
+    """The kernel's value of ``expression`` once it equals ``expected`` (or, after
+    ``timeout`` seconds, whatever it is then: the caller's assert shows it)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = kernel_value(page, expression)
+        if value == expected or time.monotonic() > deadline:
+            return value
+        time.sleep(0.2)
+
+
+def undo_and_redo_by_keys(page, focus, view: str = "view") -> None:
+    """Click ``focus`` (a part of a view that starts no edit: the view takes the keyboard
+    focus), then undo and redo its last edit by the keys every view shares: Ctrl+Z then
+    Ctrl+Shift+Z, Ctrl+Z then Ctrl+Y. After each key the kernel's history, future and
+    query must have stepped back (the last edit in ``future``, the query of the history
+    before it) and forth (as they were)."""
+    state = f"[{view}.history, {view}.future, {view}.query]"
+    history, future, query = kernel_value(page, state)
+    assert history, "undo_and_redo_by_keys needs an edit to undo"
+    # the query of the history without its last edit, as the kernel computes it
+    before = kernel_value(page, f"{view}.undo().query")
+    kernel_value(page, f"{view}.redo().query")
+    undone = [history[:-1], [history[-1], *future], before]
+    focus.click()
+    for undo, redo in (("Control+z", "Control+Shift+Z"), ("Control+z", "Control+y")):
+        page.keyboard.press(undo)
+        assert wait_for_kernel(page, state, undone) == undone
+        page.keyboard.press(redo)
+        assert wait_for_kernel(page, state, [history, future, query]) == [history, future,
+                                                                           query]
+
+
+def keys_stay_outside(page, outside, view: str = "view") -> None:
+    """With the focus on ``outside`` (an element of the page that is not the view),
+    Ctrl+Z leaves the view's history alone: the view does not take JupyterLab's keys."""
+    history = kernel_value(page, f"{view}.history")
+    outside.click()
+    page.keyboard.press("Control+z")
+    page.wait_for_timeout(1000)
+    assert kernel_value(page, f"{view}.history") == history

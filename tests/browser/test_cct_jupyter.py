@@ -1,7 +1,9 @@
 """The CCT view round trip in a real JupyterLab 4 and a real Notebook 7: a notebook shows
 the view of a synthetic profile (4 ranks), the test clicks to select a node, collapse one
 and hide another, and the kernel's ``view.query`` and ``view.apply()`` must reflect
-exactly those clicks."""
+exactly those clicks; then the keys every view shares undo and redo the hide, and Escape
+clears the selection, in the kernel too, while keys pressed outside the view leave it
+alone."""
 
 from __future__ import annotations
 
@@ -9,11 +11,20 @@ import json
 
 import numpy as np
 import pytest
+from playwright.sync_api import expect
 
 from glade.views import CCT
 from glade.views.cct.query import selection_query
 from tests.browser.cct_pages import distinct_children, profile, row
-from tests.browser.jupyter import FRONT_ENDS, jupyter_notebook, open_and_run, run_in_kernel
+from tests.browser.jupyter import (
+    FRONT_ENDS,
+    jupyter_notebook,
+    keys_stay_outside,
+    open_and_run,
+    run_in_kernel,
+    undo_and_redo_by_keys,
+    wait_for_kernel,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -60,12 +71,17 @@ def test_clicks_reach_the_kernel(page, page_errors, jupyter):
 
     row(view_element, selected.name).locator(".gc-text").click()
     row(view_element, collapsed.name).locator(".gc-toggle").click()
+    # the rows change once the kernel has applied the edit: wait for that before the next
+    # (the virtual list redraws its rows, and a row found before may show another node)
+    folded = int(gf.graph.subtree_end[collapsed.nid] - collapsed.nid - 1)
+    expect(view_element.locator(".gc-status")).to_have_text(
+        f"{SIZE - folded} of {SIZE} nodes shown (edited)")
     target = row(view_element, hidden.name)
     target.hover()
     target.locator("[data-action=hide]").click()
-    shown = SIZE - int(gf.graph.subtree_end[hidden.nid] - hidden.nid) - int(
-        gf.graph.subtree_end[collapsed.nid] - collapsed.nid - 1)
-    assert view_element.locator(".gc-status").inner_text() == (
+    shown = SIZE - int(gf.graph.subtree_end[hidden.nid] - hidden.nid) - folded
+    # the page shows the edits once the kernel has applied them
+    expect(view_element.locator(".gc-status")).to_have_text(
         f"{shown} of {SIZE} nodes shown (edited)")
 
     output = run_in_kernel(page, REPORT)
@@ -89,3 +105,31 @@ def test_clicks_reach_the_kernel(page, page_errors, jupyter):
     assert low == pytest.approx([inclusive[collapsed.nid]] * 2)
     assert not any(path.startswith("/".join(hidden.path())) for path in report["nodes"])
     assert np.isfinite([v for pair in report["nodes"].values() for v in pair]).all()
+
+    # the shared keys, while the view has the focus (a click on its status line gives it)
+    undo_and_redo_by_keys(page, view_element.locator(".gc-status"))
+    expect(view_element.locator(".gc-status")).to_have_text(
+        f"{shown} of {SIZE} nodes shown (edited)")
+    page.keyboard.press("Escape")
+    assert wait_for_kernel(page, "view.selected_paths", []) == []
+    keys_stay_outside(page, page.locator(".jp-Cell .cm-content").first)
+
+
+def test_a_refused_state_is_said_in_the_view(page, page_errors, jupyter):
+    """What the kernel refuses (here a tampered history) shows as the view's error line,
+    and the next edit the kernel takes clears it."""
+    page.set_default_timeout(60_000)
+    open_and_run(page, jupyter, "cct.ipynb", page_errors)
+    view_element = page.locator(".glade-cct")
+    view_element.locator(".gc-body .gc-row").first.wait_for()
+    line = view_element.locator(".glade-error")
+    expect(line).to_be_hidden()
+    output = run_in_kernel(page, "try:\n"
+                                 "    view.set_state({'history': [{'op': 'explode'}]})\n"
+                                 "except Exception as exc:\n"
+                                 "    print('REFUSED', type(exc).__name__)\n")
+    assert "REFUSED GladeError" in output, output
+    expect(line).to_be_visible()
+    expect(line).to_contain_text("explode")
+    run_in_kernel(page, "view.expand_to_depth(1)")
+    expect(line).to_be_hidden()

@@ -2,7 +2,9 @@
 on a synthetic halo exchange: a click on a cell reaches the kernel as a selection whose
 ``view.messages()`` are the messages between those two processes and whose ``view.query``
 keeps exactly their events; a drag brushes a block; the wheel zooms (the kernel draws the
-new window); a view of more processes than pixels is pooled for the page's size."""
+new window); the undo button and the keys every view shares step the kernel's history
+back and forth, and Escape clears the selection; a view of more processes than pixels is
+pooled for the page's size."""
 
 from __future__ import annotations
 
@@ -10,7 +12,14 @@ import json
 
 import pytest
 
-from tests.browser.jupyter import FRONT_ENDS, jupyter_notebook, open_and_run, run_in_kernel
+from tests.browser.jupyter import (
+    FRONT_ENDS,
+    jupyter_notebook,
+    open_and_run,
+    run_in_kernel,
+    undo_and_redo_by_keys,
+    wait_for_kernel,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -114,6 +123,15 @@ def test_click_brush_and_zoom_reach_the_kernel(page, page_errors, jupyter):
         "() => document.querySelector('.glade-matrix .gm-query-text')?.textContent"
         ".includes('n0.Process = 1')")
     assert report(page)["history"][-1]["senders"] == [[1, 1]]
+
+    # the shared keys, while the view has the focus (a click on its status line gives it)
+    undo_and_redo_by_keys(page, page.locator(".gm-status").first)
+    # Escape clears the selection: an edit, undone by Ctrl+Z
+    page.keyboard.press("Escape")
+    assert wait_for_kernel(page, "view.history[-1]", {"op": "clear_selection"}) == {
+        "op": "clear_selection"}
+    page.keyboard.press("Control+z")
+    assert wait_for_kernel(page, "view.history[-1]['senders']", [[1, 1]]) == [[1, 1]]
 
     # wheel over process 8's row: the kernel draws a smaller window around it
     drawn = page.locator(".glade-matrix").first.get_attribute("data-drawn")

@@ -1,7 +1,8 @@
 """The supergraph view round trip in a real JupyterLab 4 with a real kernel: a notebook shows
 the Sankey of a synthetic ensemble, the test hides a supernode and splits another by
 clicks, and the kernel's ``view.query``, history and the supergraph of ``view.apply()``
-must be exactly those of the same edits made in Python."""
+must be exactly those of the same edits made in Python; the undo button and the keys every
+view shares step the kernel's history back and forth, and Escape clears the selection."""
 
 from __future__ import annotations
 
@@ -12,7 +13,13 @@ import pytest
 from glade.datasets import synthetic_ensemble
 from glade.ensemble import Ensemble
 from glade.views import Supergraph
-from tests.browser.jupyter import jupyter_notebook, open_and_run, run_in_kernel
+from tests.browser.jupyter import (
+    jupyter_notebook,
+    open_and_run,
+    run_in_kernel,
+    undo_and_redo_by_keys,
+    wait_for_kernel,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -106,3 +113,18 @@ def test_clicks_reach_the_kernel(page, page_errors, jupyter):
     assert page.locator(".gs-node").count() == 2
     again = json.loads(run_in_kernel(page, "import json; print(json.dumps(view.history))"))
     assert again == [{"op": "hide", "supernode": "libc.so.6"}]
+
+    # the shared keys, while the view has the focus (a click on its status line gives it):
+    # the split comes back by Ctrl+Shift+Z, then goes and comes again
+    page.locator(".gs-status").click()
+    page.keyboard.press("Control+Shift+Z")
+    settled(page)
+    assert wait_for_kernel(page, "view.history", report["history"]) == report["history"]
+    page.wait_for_function("() => document.querySelectorAll('.gs-node').length > 2")
+    undo_and_redo_by_keys(page, page.locator(".gs-status"))
+    settled(page)
+    assert page.locator(".gs-node").count() == len(report["shown"])
+    # Escape clears the selection
+    assert wait_for_kernel(page, "view.selection", ["app"]) == ["app"]
+    page.keyboard.press("Escape")
+    assert wait_for_kernel(page, "view.selection", []) == []

@@ -2,7 +2,8 @@
 kernel answers the first range before any wheel event, the wheel zooms (the kernel gets
 the new range), a shift-drag brushes a window over processes and time, a click in the
 legend hides a function, and in the kernel ``trace.query(view.query, level="calls")``
-holds exactly the calls that were brushed, without the hidden function."""
+holds exactly the calls that were brushed, without the hidden function; the undo and redo
+buttons and the keys every view shares step the kernel's history back and forth."""
 
 from __future__ import annotations
 
@@ -10,7 +11,12 @@ import json
 
 import pytest
 
-from tests.browser.jupyter import jupyter_notebook, open_and_run, run_in_kernel
+from tests.browser.jupyter import (
+    jupyter_notebook,
+    open_and_run,
+    run_in_kernel,
+    undo_and_redo_by_keys,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -155,3 +161,6 @@ def test_zoom_brush_and_hide_reach_the_kernel(page, page_errors, jupyter):
     assert redone["history"][-1] == {"op": "hide", "name": "compute_flux"}
     assert redone["future"] == []
     assert redone["query"] == result["query"]
+
+    # the shared keys, while the view has the focus (a click on its status line gives it)
+    undo_and_redo_by_keys(page, view.locator(".gt-status"))

@@ -8,7 +8,7 @@ describe("formatValue", () => {
     expect(formatValue(9999)).toBe("9999");
   });
   it("rounds to significant digits", () => {
-    expect(formatValue(3.14159)).toBe("3.14");
+    expect(formatValue(Math.PI)).toBe("3.14");
     expect(formatValue(0.000123456)).toBe("0.000123");
   });
   it("uses SI suffixes for large values", () => {

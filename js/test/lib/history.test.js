@@ -1,61 +1,136 @@
 import { describe, expect, it } from "vitest";
-import { EditLog, pushEdit, redo, undo } from "../../lib/history.js";
+import {
+  addedEdit,
+  EDIT_MESSAGE,
+  EditLog,
+  editMessage,
+  pushEdit,
+  redo,
+  undo,
+} from "../../lib/history.js";
 
-describe("history", () => {
-  it("merges consecutive edits of a merging op into one step", () => {
-    const merge = ["threshold"];
-    let history = pushEdit([], { op: "hide", nodes: [1] }, merge);
-    history = pushEdit(history, { op: "threshold", metric: "m", value: 1 }, merge);
-    history = pushEdit(history, { op: "threshold", metric: "m", value: 2 }, merge);
-    expect(history).toEqual([
-      { op: "hide", nodes: [1] }, { op: "threshold", metric: "m", value: 2 },
-    ]);
-  });
+describe("log steps", () => {
+  const a = { op: "hide", nodes: [1] };
+  const b = { op: "elide", nodes: [2] };
   it("undoes and redoes", () => {
-    const a = { op: "hide", nodes: [1] };
-    const b = { op: "elide", nodes: [2] };
-    let { history, future } = undo([a, b], []);
-    expect(history).toEqual([a]);
-    expect(future).toEqual([b]);
-    ({ history, future } = redo(history, future));
-    expect(history).toEqual([a, b]);
-    expect(future).toEqual([]);
-    expect(undo([], [b])).toEqual({ history: [], future: [b] });
-    expect(redo([a], [])).toEqual({ history: [a], future: [] });
+    let log = undo({ history: [a, b], future: [] });
+    expect(log).toEqual({ history: [a], future: [b] });
+    log = redo(log);
+    expect(log).toEqual({ history: [a, b], future: [] });
+    expect(undo({ history: [], future: [b] })).toEqual({ history: [], future: [b] });
+    expect(redo({ history: [a], future: [] })).toEqual({ history: [a], future: [] });
   });
-  it("keeps every edit of ops that do not merge", () => {
-    const a = { op: "threshold", metric: "m", value: 1 };
-    const b = { op: "threshold", metric: "m", value: 2 };
-    expect(pushEdit(pushEdit([], a), b)).toEqual([a, b]);
+  it("keeps every edit where no kernel answers, and forgets what was undone", () => {
+    const t1 = { op: "threshold", metric: "m", value: 1 };
+    const t2 = { op: "threshold", metric: "m", value: 2 };
+    expect(pushEdit(pushEdit({ history: [], future: [] }, t1), t2)).toEqual({
+      history: [t1, t2],
+      future: [],
+    });
+    expect(pushEdit({ history: [a], future: [b] }, t1)).toEqual({ history: [a, t1], future: [] });
+  });
+  it("finds the edit an edit or a redo put on top", () => {
+    expect(addedEdit([a], [{ ...a }, b])).toEqual(b);
+    expect(addedEdit([], [a])).toEqual(a);
+    expect(addedEdit([a, b], [a])).toBe(null);
+    expect(addedEdit([a], [b, b])).toBe(null);
+    // a merged edit replaces the last one: the history is replayed instead
+    expect(addedEdit([a], [b])).toBe(null);
   });
 });
 
-/** A stand-in for an anywidget model: traits, change listeners, and the saves it was asked for. */
+/** A stand-in for an anywidget model: traits, change listeners, the saves and the custom
+ * messages it was asked for; `kernel(traits)` changes traits as the kernel would. */
 function fakeModel(traits) {
   const listeners = {};
+  const fire = (name) => {
+    for (const f of listeners[`change:${name}`] ?? []) f();
+  };
   return {
     saves: 0,
+    sent: [],
     get: (name) => traits[name],
     set(name, value) {
       traits[name] = value;
-      for (const f of listeners[`change:${name}`] ?? []) f();
+      fire(name);
     },
     on(event, f) {
-      (listeners[event] ??= []).push(f);
+      listeners[event] ??= [];
+      listeners[event].push(f);
     },
     save_changes() {
       this.saves += 1;
     },
+    send(content) {
+      this.sent.push(content);
+    },
+    kernel(values) {
+      // a kernel update sets every trait, then says what changed
+      Object.assign(traits, values);
+      for (const name of Object.keys(values)) fire(name);
+    },
   };
 }
 
-describe("EditLog", () => {
-  it("sends every local edit, undo and redo to the model once, and says it was local", () => {
+describe("EditLog with a kernel", () => {
+  const a = { op: "hide", name: "f" };
+  const b = { op: "window", t0: 1, t1: 2 };
+  it("sends raw edits, undos and redos to the kernel and changes nothing itself", () => {
+    const model = fakeModel({ history: [a], future: [b] });
+    const sent = [];
+    const changes = [];
+    const log = new EditLog(model, (added) => changes.push(added), {
+      sent: (action) => sent.push(action),
+    });
+    log.edit(b);
+    log.undo();
+    log.redo();
+    log.reset();
+    expect(model.sent).toEqual([
+      { type: EDIT_MESSAGE, action: "edit", edit: b },
+      { type: EDIT_MESSAGE, action: "undo" },
+      { type: EDIT_MESSAGE, action: "redo" },
+      { type: EDIT_MESSAGE, action: "edit", edit: { op: "reset" } },
+    ]);
+    expect(sent).toEqual(["edit", "undo", "redo", "edit"]);
+    expect(model.get("history")).toEqual([a]);
+    expect(model.saves).toBe(0);
+    expect(changes).toEqual([]);
+  });
+  it("asks for no undo or redo when there is nothing to undo or redo", () => {
+    const model = fakeModel({ history: [], future: [] });
+    const log = new EditLog(model, () => {});
+    log.undo();
+    log.redo();
+    expect(model.sent).toEqual([]);
+    expect([log.canUndo, log.canRedo]).toEqual([false, false]);
+  });
+  it("follows the kernel's answer once per change, with the edit it put on top", () => {
+    const model = fakeModel({ history: [a], future: [] });
+    const changes = [];
+    const log = new EditLog(model, (added) => changes.push(added));
+    model.kernel({ history: [{ ...a }, b], future: [] });
+    expect(log.history).toEqual([a, b]);
+    model.kernel({ history: [a], future: [b] });
+    expect([log.canUndo, log.canRedo]).toEqual([true, true]);
+    // a merged edit: the same length, another last edit
+    model.kernel({ history: [{ op: "hide", name: "g" }], future: [] });
+    expect(changes).toEqual([b, null, null]);
+  });
+  it("is offline on a page with no kernel (the model's offline trait)", () => {
+    const model = fakeModel({ history: [], future: [], offline: true });
+    expect(new EditLog(model, () => {}).offline).toBe(true);
+    expect(new EditLog(fakeModel({ history: [], future: [] }), () => {}).offline).toBe(false);
+  });
+});
+
+describe("EditLog with no kernel", () => {
+  it("keeps the traits itself, one undo step per edit, and says so once per step", () => {
     const model = fakeModel({ history: [], future: [] });
     const calls = [];
-    const log = new EditLog(model, (local, added) => calls.push([local, added]));
-    const a = { op: "hide", name: "f" };
-    const b = { op: "window", t0: 1, t1: 2 };
+    const log = new EditLog(model, (added) => calls.push(added), { offline: true });
+    const a = { op: "threshold", value: 1 };
+    const b = { op: "threshold", value: 2 };
     log.redo();
     log.edit(a);
     log.edit(b);
@@ -67,30 +142,18 @@ describe("EditLog", () => {
     expect(log.history).toEqual([a, b]);
     expect(log.future).toEqual([]);
     expect(model.saves).toBe(4);
-    expect(calls).toEqual([[true, a], [true, b], [true, null], [true, b]]);
+    expect(model.sent).toEqual([]);
+    expect(calls).toEqual([a, b, null, b]);
   });
-  it("does nothing on an undo with an empty history", () => {
-    const model = fakeModel({ history: [], future: [] });
-    const calls = [];
-    new EditLog(model, (local) => calls.push(local)).undo();
-    expect(model.saves).toBe(0);
-    expect(calls).toEqual([]);
-  });
-  it("follows changes the kernel makes to the traits", () => {
-    const model = fakeModel({ history: [{ op: "reset" }], future: [] });
-    const calls = [];
-    const log = new EditLog(model, (local, added) => calls.push([local, added]));
-    expect(log.history).toEqual([{ op: "reset" }]);
-    model.set("history", []);
-    expect(log.history).toEqual([]);
-    expect(calls).toEqual([[false, null]]);
-    expect(model.saves).toBe(0);
-  });
-  it("merges consecutive edits of its merging ops", () => {
-    const model = fakeModel({ history: [], future: [] });
-    const log = new EditLog(model, () => {}, ["zoom"]);
-    log.edit({ op: "zoom", t0: 0 });
-    log.edit({ op: "zoom", t0: 5 });
-    expect(log.history).toEqual([{ op: "zoom", t0: 5 }]);
+});
+
+describe("editMessage", () => {
+  it("carries the edit only for an edit", () => {
+    expect(editMessage("undo", { op: "x" })).toEqual({ type: "edit_log", action: "undo" });
+    expect(editMessage("edit", { op: "x" })).toEqual({
+      type: "edit_log",
+      action: "edit",
+      edit: { op: "x" },
+    });
   });
 });

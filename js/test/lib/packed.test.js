@@ -11,11 +11,18 @@ function pack(arrays, deflate = []) {
   for (const [name, values] of Object.entries(arrays)) {
     let bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
     if (deflate.includes(name)) bytes = new Uint8Array(deflateSync(bytes));
-    const dtype = values.constructor.name.replace("Array", "").toLowerCase()
+    const dtype = values.constructor.name
+      .replace("Array", "")
+      .toLowerCase()
       .replace("float64", "float64");
-    descriptors.push({ name, dtype: { int32: "int32", uint8: "uint8", float64: "float64",
-      uint16: "uint16" }[dtype], count: values.length, offset, size: bytes.length,
-    deflate: deflate.includes(name) });
+    descriptors.push({
+      name,
+      dtype: { int32: "int32", uint8: "uint8", float64: "float64", uint16: "uint16" }[dtype],
+      count: values.length,
+      offset,
+      size: bytes.length,
+      deflate: deflate.includes(name),
+    });
     const padded = new Uint8Array(Math.ceil(bytes.length / 8) * 8);
     padded.set(bytes);
     parts.push(padded);
@@ -32,18 +39,23 @@ function pack(arrays, deflate = []) {
 
 describe("packed arrays", () => {
   it("unpacks plain and deflated arrays from a DataView", async () => {
-    const { descriptors, blob } = pack({
-      a: Int32Array.from([1, -2, 3]), b: Float64Array.from([0.5, 2]),
-      c: Uint16Array.from([0, 0, 0, 7, 0]),
-    }, ["c"]);
+    const { descriptors, blob } = pack(
+      {
+        a: Int32Array.from([1, -2, 3]),
+        b: Float64Array.from([0.5, 2]),
+        c: Uint16Array.from([0, 0, 0, 7, 0]),
+      },
+      ["c"],
+    );
     const shifted = new Uint8Array(blob.length + 8);
     shifted.set(blob, 8);
     const arrays = await unpackArrays(descriptors, new DataView(shifted.buffer, 8, blob.length));
     expect(Array.from(arrays.a)).toEqual([1, -2, 3]);
     expect(Array.from(arrays.b)).toEqual([0.5, 2]);
     expect(Array.from(arrays.c)).toEqual([0, 0, 0, 7, 0]);
-    await expect(unpackArrays([{ name: "x", dtype: "int64", count: 1, offset: 0, size: 8 }],
-      blob)).rejects.toThrow("unknown array dtype int64");
+    await expect(
+      unpackArrays([{ name: "x", dtype: "int64", count: 1, offset: 0, size: 8 }], blob),
+    ).rejects.toThrow("unknown array dtype int64");
   });
 
   it("inflates several deflated arrays, whatever their sizes, straight into them", async () => {

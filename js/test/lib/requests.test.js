@@ -12,7 +12,7 @@ function fakeModel() {
     on(event, callback) {
       if (event === "msg:custom") listeners.push(callback);
     },
-    off(event, callback) {
+    off(_event, callback) {
       listeners.splice(listeners.indexOf(callback), 1);
     },
     answer(message, buffers = []) {
@@ -45,7 +45,8 @@ describe("requests to the kernel", () => {
     const answers = [];
     const errors = [];
     const client = new RequestClient(model, {
-      onAnswer: (kind) => answers.push(kind), onError: (kind, text) => errors.push([kind, text]),
+      onAnswer: (kind) => answers.push(kind),
+      onError: (kind, text) => errors.push([kind, text]),
     });
     client.request("range", {});
     client.request("select", { node: 3 });

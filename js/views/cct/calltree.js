@@ -129,13 +129,13 @@ export function callTreeFromModel(model) {
 export function linkedValues(model, n) {
   const ownValues = float64Of(model.get("values"));
   const link = model.get("link_values");
-  const linked = link && link.byteLength ? float64Of(link) : null;
+  const linked = link?.byteLength ? float64Of(link) : null;
   const metrics = model.get("metrics").map((m, j) => {
     const own = ownValues.subarray(j * n, (j + 1) * n);
     return linked ? { ...m, own, values: linked.subarray(j * n, (j + 1) * n) } : { ...m, values: own };
   });
   const keep = model.get("link_keep");
-  const linkKeep = keep && keep.byteLength
+  const linkKeep = keep?.byteLength
     ? new Uint8Array(keep.buffer, keep.byteOffset, keep.byteLength) : null;
   return { metrics, linkKeep };
 }

@@ -1,6 +1,7 @@
 // Calling-context tree view: a collapsible, virtualized, indented tree with metric columns
 // and bars. Every edit (collapse, hide, elide, focus, expand to depth, threshold) is kept
-// as an edit list in the `history` trait; the kernel turns it into the view's query.
+// as an edit list in the `history` trait of the shared edit log (js/lib/history.js): the
+// page sends each edit, the kernel applies it and turns the history into the view's query.
 import "./cct.css";
 import { callTreeFromModel, linkedValues } from "./calltree.js";
 import { colourScale, extent } from "../../lib/colour.js";
@@ -10,6 +11,8 @@ import {
 import { debounce, element, set } from "../../lib/dom.js";
 import { formatMetric } from "../../lib/format.js";
 import { EditLog } from "../../lib/history.js";
+import { bindErrorLine } from "../../lib/error.js";
+import { bindEditKeys } from "../../lib/keys.js";
 import { buildFooter, buildRowButtons, buildToolbar } from "./controls.js";
 import { ColumnHeader } from "./header.js";
 import { fillTooltip, placeTooltip } from "./tooltip.js";
@@ -28,11 +31,16 @@ class CCTView {
     this.model = model;
     this.signal = signal;
     this.tree = callTreeFromModel(model);
-    this.edits = new EditLog(model, (local, added) => {
+    this.edits = new EditLog(model, (added) => {
       this.state = added ? applyEdit(this.tree, this.state, added)
         : replay(this.tree, this.edits.history);
       this.refresh();
-    }, ["threshold"]);
+      if (this.revealing) {
+        // the callers of the matches are expanded now: move to the next one
+        this.revealing = false;
+        this.revealNextMatch(false);
+      }
+    });
     this.state = replay(this.tree, this.edits.history);
     this.selected = new Set();
     this.sortKeys = new Map();
@@ -53,9 +61,7 @@ class CCTView {
 
   // ------------------------------------------------------------------ DOM
   build(el) {
-    const root = element("div", "glade-cct", {
-      tabindex: "0", "data-lm-suppress-shortcuts": "true",
-    });
+    const root = element("div", "glade-cct");
     this.root = root;
     const toolbar = buildToolbar(this.tree, THRESHOLD_STEPS);
     const notice = element("div", "gc-notice");
@@ -150,7 +156,7 @@ class CCTView {
     button(this.undoButton, () => this.edits.undo());
     button(this.redoButton, () => this.edits.redo());
     button(this.unfocusButton, () => this.edits.edit({ op: "unfocus" }));
-    button(this.resetButton, () => this.edits.edit({ op: "reset" }));
+    button(this.resetButton, () => this.edits.reset());
     on(this.copyButton, "click", () => navigator.clipboard?.writeText(this.queryText.textContent));
     on(this.body, "click", (event) => this.onRowClick(event));
     on(this.body, "dblclick", (event) => {
@@ -172,6 +178,12 @@ class CCTView {
       this.pointer = null;
       this.hover();
     });
+    bindEditKeys(this.root, {
+      undo: () => this.edits.undo(),
+      redo: () => this.edits.redo(),
+      escape: () => this.clearSelection(),
+    }, signal);
+    bindErrorLine(model, this.root, signal);
     on(this.root, "keydown", (event) => this.onKey(event));
     for (const name of ["metric", "color_metric", "sort_metric", "color_scheme", "color_log"]) {
       model.on(`change:${name}`, () => this.refresh());
@@ -220,16 +232,9 @@ class CCTView {
   onKey(event) {
     // Keys belong to the tree when it (or a row) has the focus, not to toolbar controls.
     if (event.target !== this.root && !this.body.contains(event.target)) return;
-    if (event.altKey) return;
+    // (undo, redo and Escape are the keys every view shares: js/lib/keys.js)
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
     const key = event.key;
-    if (event.ctrlKey || event.metaKey) {
-      if (key === "z") this.edits.undo();
-      else if (key === "y" || key === "Z") this.edits.redo();
-      else return;
-      event.preventDefault();
-      event.stopPropagation();
-      return;
-    }
     const rowCount = this.order.rows.length;
     if (!rowCount) return;
     let row = Math.max(0, this.rowOf(this.cursorNode));
@@ -262,8 +267,6 @@ class CCTView {
     else if (key === "e") this.edits.edit({ op: "elide", nodes: this.members(group) });
     else if (key === "f") this.edits.edit({ op: "focus", nodes: this.members(group) });
     else if (key === "u") this.edits.edit({ op: "unfocus" });
-    else if (key === "z") this.edits.undo();
-    else if (key === "y") this.edits.redo();
     else if (key === "/") this.searchInput.focus();
     else return;
     handled();
@@ -294,6 +297,20 @@ class CCTView {
       else this.selected.add(i);
     }
     this.sentSelection = this.selectionPaths();
+    this.model.set("selected_paths", this.sentSelection);
+    this.model.save_changes();
+    this.list.render();
+  }
+
+  /** Select nothing, and drop the search's highlight (Escape). */
+  clearSelection() {
+    if (this.search.pattern || this.searchInput.value) {
+      this.searchInput.value = "";
+      this.runSearch();
+    }
+    if (!this.selected.size) return;
+    this.selected.clear();
+    this.sentSelection = [];
     this.model.set("selected_paths", this.sentSelection);
     this.model.save_changes();
     this.list.render();
@@ -375,10 +392,11 @@ class CCTView {
       : `${matches.length} matches, ${shown} shown`;
   }
 
-  /** Expand the collapsed callers of every match, then move to the next shown match. */
-  revealNextMatch() {
+  /** Expand the collapsed callers of every match, then (once the kernel has applied
+   * that) move to the next shown match. */
+  revealNextMatch(expandCallers = true) {
     const { matches } = this.search;
-    if (!matches || !matches.length) return;
+    if (!matches?.length) return;
     const { parent, pathKey } = this.tree;
     const flags = this.state.flags;
     const expand = new Set();
@@ -388,7 +406,11 @@ class CCTView {
         if (flags[pathKey[a]] & COLLAPSED) expand.add(a);
       }
     }
-    if (expand.size) this.edits.edit({ op: "expand", nodes: [...expand].sort((a, b) => a - b) });
+    if (expand.size && expandCallers) {
+      this.revealing = true;
+      this.edits.edit({ op: "expand", nodes: [...expand].sort((a, b) => a - b) });
+      return;
+    }
     const shownRows = matches
       .map((i) => this.display.groupOf[i])
       .filter((g) => g >= 0)
@@ -516,7 +538,8 @@ class CCTView {
     set(parts.toggle, "className", display.collapsed[group] ? "gc-toggle gc-closed"
       : this.hasChildren(group) ? "gc-toggle gc-open" : "gc-toggle");
     const colour = this.scale.colour(display.value(this.colourIndex, group));
-    set(parts.swatch.style, "backgroundColor", colour, memo.swatch ??= {});
+    memo.swatch ??= {};
+    set(parts.swatch.style, "backgroundColor", colour, memo.swatch);
     const barColour = `color-mix(in srgb, ${colour} 38%, transparent)`;
     const label = tree.name(node);
     const merged = display.memberCount(group);
@@ -526,7 +549,8 @@ class CCTView {
       const value = display.value(metric, group);
       const max = this.scaleOf(metric).full;
       const bar = parts.bars[c].style;
-      const barMemo = (memo[`bar${c}`] ??= {});
+      memo[`bar${c}`] ??= {};
+      const barMemo = memo[`bar${c}`];
       set(bar, "width", max > 0 && value > 0 ? `${((100 * value) / max).toFixed(1)}%` : "0",
         barMemo);
       set(bar, "backgroundColor", barColour, barMemo);

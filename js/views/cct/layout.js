@@ -283,7 +283,7 @@ function mergedDisplay(tree, state, keep) {
   };
 }
 
-const same = (a, b) => a === b || (a !== a && b !== b);
+const same = (a, b) => a === b || (Number.isNaN(a) && Number.isNaN(b));
 
 function sumByGroup(values, groupOf, count) {
   const out = new Float64Array(count);

@@ -147,7 +147,7 @@ export function colourPositions(values, counts, rows, cols, mode) {
 
 /** Tick positions for an axis of `count` display indices starting at `start`, at most
  * one every `minGap` px when an index is `pixels` px: a step of 1, 2 or 5 x 10^k. */
-export function tickStep(count, pixels, minGap = 28) {
+export function tickStep(_count, pixels, minGap = 28) {
   const per = Math.max(1, minGap / Math.max(pixels, 1e-9));
   const power = 10 ** Math.floor(Math.log10(per));
   for (const m of [1, 2, 5, 10]) if (m * power >= per) return m * power;

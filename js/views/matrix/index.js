@@ -3,12 +3,15 @@
 // the margins. The kernel pools processes into blocks when there are more than pixels
 // (glade/views/matrix); zooming (wheel, double-click on a block) asks it for a window at
 // a finer block. A click selects a cell (or block), a drag brushes a block of them: both
-// are edits of the `history` trait that the kernel turns into the view's call-level query.
+// are edits in the shared edit log (js/lib/history.js) that the kernel applies and turns
+// into the view's call-level query.
 import "./matrix.css";
 import { colourScale } from "../../lib/colour.js";
 import { button, debounce, element, group, labelled, option, showLines } from "../../lib/dom.js";
 import { formatMetric, formatValue } from "../../lib/format.js";
 import { EditLog } from "../../lib/history.js";
+import { bindErrorLine } from "../../lib/error.js";
+import { bindEditKeys } from "../../lib/keys.js";
 import { int32Of, unpackArrays } from "../../lib/transport.js";
 import {
   blockAt, clampedBlockAt, colourPositions, colSpan, idRanges, idsOf, layout, rowSpan,
@@ -50,9 +53,7 @@ class MatrixView {
 
   // ------------------------------------------------------------------ DOM
   build(el) {
-    const root = element("div", "glade-matrix glade-view", {
-      tabindex: "0", "data-lm-suppress-shortcuts": "true",
-    });
+    const root = element("div", "glade-matrix glade-view");
     const bar = element("div", "glade-toolbar");
     const select = (className, choices, title) => {
       const node = element("select", className, { title });
@@ -148,7 +149,15 @@ class MatrixView {
     on(this.undoButton, "click", () => this.edits.undo());
     on(this.redoButton, "click", () => this.edits.redo());
     on(this.clearButton, "click", () => this.edits.edit({ op: "clear_selection" }));
-    on(this.resetButton, "click", () => this.edits.edit({ op: "reset" }));
+    on(this.resetButton, "click", () => this.edits.reset());
+    bindEditKeys(this.root, {
+      undo: () => this.edits.undo(),
+      redo: () => this.edits.redo(),
+      escape: () => {
+        if (this.selected()) this.edits.edit({ op: "clear_selection" });
+      },
+    }, signal);
+    bindErrorLine(model, this.root, signal);
     on(this.root, "keydown", (event) => this.onKey(event));
     model.on("change:picture_meta", () => this.loadPicture());
     model.on("change:picture", () => this.loadPicture());
@@ -172,14 +181,12 @@ class MatrixView {
   }
 
   onKey(event) {
+    // (undo, redo and Escape are the keys every view shares: js/lib/keys.js)
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const key = event.key;
     if (key === "0") this.home();
     else if (key === "s") this.zoomAround(null, 1 / ZOOM_STEP);
     else if (key === "w") this.zoomAround(null, ZOOM_STEP);
-    else if (key === "z") this.edits.undo();
-    else if (key === "y") this.edits.redo();
-    else if (key === "Escape") this.edits.edit({ op: "clear_selection" });
     else return;
     event.preventDefault();
     event.stopPropagation();

@@ -98,7 +98,7 @@ export function axisTicks(view, lo, hi, block, step, draw, cell, gap) {
   for (let b = 0; b < blocks; b += every) draw(lo + b * block, b);
 }
 
-export function paintMargins(view, ctx, p, geom) {
+export function paintMargins(_view, ctx, p, geom) {
   const mean = p.mean;
   const rows = mean ? p.row_mean : p.row_sum;
   const cols = mean ? p.col_mean : p.col_sum;
@@ -194,7 +194,7 @@ export function paintOutlines(view, ctx, p, geom) {
     }
   }
   const drag = view.drag;
-  if (drag && drag.moved) {
+  if (drag?.moved) {
     box(Math.min(drag.start.row, drag.end.row), Math.min(drag.start.col, drag.end.col),
       Math.max(drag.start.row, drag.end.row), Math.max(drag.start.col, drag.end.col),
       "#111", 1.5);

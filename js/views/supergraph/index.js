@@ -1,13 +1,16 @@
 // Supergraph view: a Sankey of an ensemble's supergraph. Node height is the mean inclusive
 // value, the fill the distribution across profiles (a vertical gradient of the histogram,
 // smallest values at the top), a line marks the target profile; hover for statistics and
-// top entry functions, click for the histogram, box plot and outlier profiles. Every edit
-// is appended to the `history` trait; the kernel computes the supergraph it leads to and
-// sends it back (`revision` changes), so the query it emits and what is drawn agree.
+// top entry functions, click for the histogram, box plot and outlier profiles. Every edit,
+// undo and redo goes to the kernel through the shared edit log (js/lib/history.js); the
+// kernel applies it (its rules alone: checks, merges), computes the supergraph it leads to
+// and sends it back (`revision` changes), so the query it emits and what is drawn agree.
 import "./supergraph.css";
 import { element, option, set } from "../../lib/dom.js";
 import { formatMetric } from "../../lib/format.js";
-import { pushEdit, redo, undo } from "../../lib/history.js";
+import { EditLog } from "../../lib/history.js";
+import { bindErrorLine } from "../../lib/error.js";
+import { bindEditKeys } from "../../lib/keys.js";
 import { density, diverging, fillLegend } from "./legend.js";
 import { NodeMarks, rememberedMeasure, writeAttributes } from "./marks.js";
 import { supergraphFromModel } from "./model.js";
@@ -23,7 +26,6 @@ const BUSY_DELAY = 150;
 /** Room under the drawing for its horizontal scroll bar (the box has a fixed height, so
  * a redraw lays out nothing outside it). */
 const SCROLLBAR_ROOM = 16;
-const MERGE_OPS = ["threshold"];
 const PALETTE_SIZE = 64;
 /** "rgb(r, g, b)" as [r, g, b]. */
 const rgb = (css) => css.match(/\d+/g).slice(0, 3).map(Number);
@@ -36,6 +38,10 @@ class SupergraphView {
       (_, k) => rgb(density(k / (PALETTE_SIZE - 1))));
     // the inline styles last written (style getters return normalized text)
     this.written = { panel: {}, canvas: {}, notice: {}, svg: {}, linkCanvas: {} };
+    // the kernel answers every message of the log with a new revision (see `settle`)
+    this.edits = new EditLog(model, () => this.updateControls(), {
+      sent: () => this.waitForKernel(),
+    });
     this.build(el);
     this.listen();
     this.refresh();
@@ -137,10 +143,18 @@ class SupergraphView {
       if (a && b) this.edit({ op: "diff", a: a.group, b: b.group });
     });
     on(this.diffClear, "click", () => this.edit({ op: "diff", a: null, b: null }));
-    on(this.undoButton, "click", () => this.stepHistory(undo));
-    on(this.redoButton, "click", () => this.stepHistory(redo));
+    on(this.undoButton, "click", () => this.step("undo"));
+    on(this.redoButton, "click", () => this.step("redo"));
     on(this.unfocusButton, "click", () => this.edit({ op: "unfocus" }));
     on(this.resetButton, "click", () => this.edit({ op: "reset" }));
+    bindEditKeys(this.root, {
+      undo: () => this.step("undo"),
+      redo: () => this.step("redo"),
+      escape: () => {
+        if (model.get("selection").length) this.select([]);
+      },
+    }, signal);
+    bindErrorLine(model, this.root, signal);
     on(this.copyButton, "click", () => navigator.clipboard?.writeText(this.queryText.textContent));
     on(this.svg, "mousemove", (event) => this.showTooltip(event));
     on(this.svg, "mouseleave", () => {
@@ -176,10 +190,9 @@ class SupergraphView {
     });
     resize.observe(this.canvas);
     signal.addEventListener("abort", () => resize.disconnect());
-    // The kernel answers every edit, even one it refuses, with a new revision; `history`
-    // itself comes back as an echo of what this page sent, before the answer.
+    // The kernel answers every edit, undo and redo, even one it refuses, with a new
+    // revision.
     model.on("change:revision", () => this.refresh());
-    model.on("change:history", () => this.updateControls());
     model.on("change:selection", () => {
       this.draw();
       this.drawPanel();
@@ -192,27 +205,22 @@ class SupergraphView {
     return Boolean(this.model.get("offline"));
   }
 
+  /** Make an edit (not on an exported page: it has no kernel to compute supergraphs). */
   edit(edit) {
-    if (this.offline) return;
-    const history = pushEdit(this.model.get("history"), edit, MERGE_OPS);
-    this.commit(history, []);
+    if (!this.offline) this.edits.edit(edit);
   }
 
-  stepHistory(step) {
-    if (this.offline) return;
-    const next = step(this.model.get("history"), this.model.get("future"));
-    this.commit(next.history, next.future);
+  /** Undo or redo (not on an exported page). @param {"undo" | "redo"} action */
+  step(action) {
+    if (!this.offline) this.edits[action]();
   }
 
-  commit(history, future) {
+  waitForKernel() {
     // the drawing dims only when the answer is slow to come: a class set and removed on
     // every edit made the browser style the view again twice per edit
     this.root.dataset.pending = "edit";
     clearTimeout(this.dimming);
     this.dimming = setTimeout(() => this.root.classList.add("gs-busy"), BUSY_DELAY);
-    this.model.set("future", future);
-    this.model.set("history", history);
-    this.model.save_changes();
   }
 
   /** The kernel answered (a new supergraph, or the old one after an edit it refused). */
@@ -261,11 +269,13 @@ class SupergraphView {
     for (const metric of model.get("metrics")) option(this.metricSelect, metric);
     this.targetSelect.replaceChildren();
     option(this.targetSelect, "", "(none)");
-    model.get("profile_ids").forEach(
-      (id, i) => option(this.targetSelect, String(i), this.sg.profiles.get(i)));
+    const count = model.get("profile_ids").length;
+    for (let i = 0; i < count; i++) option(this.targetSelect, String(i), this.sg.profiles.get(i));
     for (const select of [this.diffA, this.diffB]) {
       select.replaceChildren();
-      model.get("groups").forEach((g, i) => option(select, String(i), g.label));
+      model.get("groups").forEach((g, i) => {
+        option(select, String(i), g.label);
+      });
     }
   }
 
@@ -300,8 +310,8 @@ class SupergraphView {
     for (const control of [this.bySelect, this.metricSelect, this.thresholdInput,
       this.targetSelect, this.diffA, this.diffB, this.diffButton, this.diffClear,
       this.resetButton]) set(control, "disabled", !editable);
-    set(this.undoButton, "disabled", !editable || !model.get("history").length);
-    set(this.redoButton, "disabled", !editable || !model.get("future").length);
+    set(this.undoButton, "disabled", !editable || !this.edits.canUndo);
+    set(this.redoButton, "disabled", !editable || !this.edits.canRedo);
     set(this.unfocusButton, "disabled",
       !editable || !/MATCH \("\*"\)->/.test(model.get("query")));
     set(this.diffClear, "disabled", !editable || !model.get("diff").a);

@@ -7,9 +7,7 @@ export const ROW_HEIGHTS = ["fit", 6, 10, 16, 24];
 
 /** Build the timeline's elements inside `el`; returns them by name. */
 export function timelineElements(el) {
-  const root = element("div", "glade-timeline glade-view", {
-    tabindex: "0", "data-lm-suppress-shortcuts": "true",
-  });
+  const root = element("div", "glade-timeline glade-view");
   const bar = element("div", "glade-toolbar");
   const search = element("input", "gt-search", {
     type: "search", placeholder: "search functions (regex)", spellcheck: "false",

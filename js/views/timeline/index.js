@@ -2,13 +2,16 @@
 // every range: the view asks for what it shows (times, width, rows) and gets exact boxes, a
 // raster of what is smaller, instants and message arrows (glade/views/timeline). While an
 // answer is on its way the last picture is stretched to the new range, never blanked.
-// Edits (a brushed window, hidden functions, a focused call path) go to the `history`
-// trait; the kernel turns them into the view's call-level query.
+// Edits (a brushed window, hidden functions, a focused call path) go to the shared edit
+// log (js/lib/history.js); the kernel applies them and turns the history into the view's
+// call-level query.
 import "./timeline.css";
 import { functionColours } from "../../lib/colour.js";
 import { debounce, element, showLines } from "../../lib/dom.js";
 import { formatTime } from "../../lib/format.js";
 import { EditLog } from "../../lib/history.js";
+import { bindErrorLine } from "../../lib/error.js";
+import { bindEditKeys } from "../../lib/keys.js";
 import { RequestClient } from "../../lib/requests.js";
 import { float64Of, int32Of, unpackArrays } from "../../lib/transport.js";
 import { hiddenFunctions, matchingCodes, windowEdit } from "./edits.js";
@@ -30,9 +33,8 @@ class TimelineView {
     this.model = model;
     this.signal = signal;
     this.offline = model.get("offline");
-    this.edits = new EditLog(model, (local) => {
-      if (local) this.setWaiting(this.offline ? "" : "applying the edit…");
-      this.refreshControls();
+    this.edits = new EditLog(model, () => this.refreshControls(), {
+      sent: () => this.setWaiting("applying the edit…"),
     });
     this.names = model.get("names");
     const { css, rgb } = functionColours(int32Of(model.get("ranks")), this.names);
@@ -56,7 +58,7 @@ class TimelineView {
     this.readHighlight();
     this.client = this.offline ? null : new RequestClient(model, {
       onAnswer: (kind, answer, buffers) => this.onAnswer(kind, answer, buffers),
-      onError: (kind, message) => this.setWaiting(`the kernel could not draw this: ${message}`),
+      onError: (_kind, message) => this.setWaiting(`the kernel could not draw this: ${message}`),
     });
     this.listen();
     this.loadSnapshot();
@@ -166,7 +168,7 @@ class TimelineView {
     on(this.redoButton, "click", () => this.edits.redo());
     on(this.clearWindowButton, "click", () => this.edits.edit({ op: "clear_window" }));
     on(this.unfocusButton, "click", () => this.edits.edit({ op: "unfocus" }));
-    on(this.resetButton, "click", () => this.edits.edit({ op: "reset" }));
+    on(this.resetButton, "click", () => this.edits.reset());
     on(this.legend, "click", (event) => {
       const name = event.target.closest("[data-name]")?.getAttribute("data-name");
       if (name === null || name === undefined) return;
@@ -177,6 +179,12 @@ class TimelineView {
       const action = event.target.closest("[data-action]")?.getAttribute("data-action");
       if (action) this.onSelectionAction(action);
     });
+    bindEditKeys(this.root, {
+      undo: () => this.edits.undo(),
+      redo: () => this.edits.redo(),
+      escape: () => this.clearSelection(),
+    }, signal);
+    bindErrorLine(model, this.root, signal);
     on(this.root, "keydown", (event) => this.onKey(event));
     model.on("change:revision", () => this.onRevision());
     model.on("change:depth_rows", () => {
@@ -202,7 +210,17 @@ class TimelineView {
     }, VIEWPORT_DELAY_MS);
   }
 
+  /** Select nothing, and drop the search's highlight (Escape). */
+  clearSelection() {
+    if (this.selected >= 0) this.select(-1);
+    if (this.searchInput.value) {
+      this.searchInput.value = "";
+      this.onSearch();
+    }
+  }
+
   onKey(event) {
+    // (undo, redo and Escape are the keys every view shares: js/lib/keys.js)
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const key = event.key;
     const centre = this.scale.width / 2;
@@ -211,11 +229,8 @@ class TimelineView {
     else if (key === "a") this.pan(this.scale.width / 5);
     else if (key === "d") this.pan(-this.scale.width / 5);
     else if (key === "0") this.setRange(...this.model.get("extent"));
-    else if (key === "z") this.edits.undo();
-    else if (key === "y") this.edits.redo();
     else if (key === "h" && this.selected >= 0) this.onSelectionAction("hide");
     else if (key === "f" && this.selected >= 0) this.onSelectionAction("focus");
-    else if (key === "Escape") this.select(-1);
     else if (key === "/") this.searchInput.focus();
     else return;
     event.preventDefault();
@@ -500,7 +515,8 @@ class TimelineView {
    * ImageData that every picture of the same size reuses. */
   rasterCanvas(picture) {
     if (this.image && this.image.picture === picture) return this.image.canvas;
-    const canvas = this.rasterLayer ??= document.createElement("canvas");
+    this.rasterLayer ??= document.createElement("canvas");
+    const canvas = this.rasterLayer;
     const { width, bins } = picture;
     // resizing a canvas reallocates and clears it: only when the size changed
     if (canvas.width !== width) canvas.width = width;

@@ -79,7 +79,7 @@ function paintLabels(ctx, frame, picture) {
     const text = fitText(ctx, frame.names[code], extent[1] - extent[0] - 6);
     if (!text) continue;
     const x = Math.max(extent[0], 0) + 3;
-    if (covers && covers.covered(i, scale.time(x),
+    if (covers?.covered(i, scale.time(x),
       scale.time(x) + ctx.measureText(text).width * nsPerPixel)) continue;
     ctx.globalAlpha = matches && !matches.has(code) ? 0.3 : 1;
     ctx.fillText(text, x, frame.rowTop(row) + (rowHeight - gap) / 2);

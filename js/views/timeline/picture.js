@@ -79,7 +79,7 @@ export function rasterPixels(picture, rgb, dimmed = null, out = null) {
   const faint = new Uint8Array(functions);
   for (let code = 0; code < functions; code++) {
     colours[code] = packed(rgb[3 * code], rgb[3 * code + 1], rgb[3 * code + 2], 0);
-    faint[code] = dimmed && dimmed.has(code) ? 1 : 0;
+    faint[code] = dimmed?.has(code) ? 1 : 0;
   }
   const opaque = new Uint32Array(256);
   const dim = new Uint32Array(256);

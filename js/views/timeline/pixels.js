@@ -72,7 +72,7 @@ export class PlotPixels {
  * per CSS pixel (the pixel whose centre follows `a`), not before the image. */
 function spanStart(a, ratio) {
   const first = Math.round(a * ratio);
-  return first > 0 ? first : 0;
+  return Math.max(first, 0);
 }
 
 /** The device pixel after the CSS interval [a, b) (at least one pixel from its start),

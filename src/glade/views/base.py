@@ -4,9 +4,12 @@ reproduces it, save it, export an offline page), and the hooks through which vie
 linked (:mod:`glade.views.link`).
 
 A view keeps its edits as a list of small dicts in the ``history`` trait (undone ones in
-``future``); each view turns its history into ``query``, the canonical string-dialect
-query of what it shows, so that a click in the browser and a call from Python change the
-same state, and ``view.apply()`` gives the view's result as the data's own type.
+``future``). The kernel is the only source of edit rules: the page sends each raw edit,
+undo or redo as a message (:data:`EDIT_MESSAGE`), and the view checks it, merges it
+(``merge_ops``) and sets the traits the page then shows. Each view turns its history
+into ``query``, the canonical string-dialect query of what it shows, so that a click in
+the browser and a call from Python change the same state, and ``view.apply()`` gives the
+view's result as the data's own type.
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from glade.query.model import BaseQuery
 from glade.writing import write_text
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
+#: The ``type`` of the custom messages in which a view's page asks for an edit, an undo or
+#: a redo (``js/lib/history.js`` sends them).
+EDIT_MESSAGE = "edit_log"
 
 
 def static_file(name: str) -> Path:
@@ -161,6 +167,7 @@ class QueryView(anywidget.AnyWidget):
         super().__init__(**kwargs)
         self._trait_validators = {name: _refusing(validator)
                                   for name, validator in self._trait_validators.items()}
+        self.on_msg(self._on_edit_message)
 
     def set_state(self, sync_data: dict) -> None:
         """Take the state the front end sent, whole or not at all: a change refused by a
@@ -177,6 +184,7 @@ class QueryView(anywidget.AnyWidget):
             raise error from None
         if self.error:
             self.error = ""
+
     @property
     def data(self) -> Any:
         """The data the view shows (what ``apply()`` and ``code()`` query)."""
@@ -201,6 +209,30 @@ class QueryView(anywidget.AnyWidget):
             self.error = ""
             self.future = []
             self.history = history
+
+    def _on_edit_message(self, widget: Any, content: Any, buffers: Any) -> None:
+        """An edit, undo or redo asked for by the page (``{"type": "edit_log", "action":
+        "edit" | "undo" | "redo", "edit": {...}}``), applied as the same call from Python
+        would; an edit the view refuses goes to :meth:`_edit_refused`."""
+        if not isinstance(content, dict) or content.get("type") != EDIT_MESSAGE:
+            return
+        action = content.get("action")
+        try:
+            if action == "edit":
+                self._edit(content.get("edit"))
+            elif action == "undo":
+                self.undo()
+            elif action == "redo":
+                self.redo()
+            else:
+                raise GladeError(f"no edit action {action!r}")
+        except GladeError as exc:
+            self._edit_refused(exc)
+
+    def _edit_refused(self, error: GladeError) -> None:
+        """The page asked for an edit the view refuses: the view is left as it was, and
+        ``error`` says why (the page shows it)."""
+        self.error = f"edit not applied: {error}"
 
     def reset(self) -> QueryView:
         """Drop every edit (undoable)."""

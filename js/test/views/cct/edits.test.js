@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
-  applyEdit, COLLAPSED, ELIDED, emptyState, FOCUS, HIDDEN, isEmpty, keepFromRanges,
-  redo, replay, undo,
+  applyEdit, COLLAPSED, ELIDED, emptyState, FOCUS, HIDDEN, isEmpty, keepFromRanges, replay,
 } from "../../../views/cct/edits.js";
 import { treeFromSpec } from "./helpers.js";
 

@@ -141,7 +141,7 @@ describe("row order", () => {
     const state = replay(tree, [{ op: "elide", nodes: [5] }]);
     const display = displayTree(tree, state);
     const order = rowOrder(display, sortKey(tree, tree.metrics[EXC].values), EXC);
-    const top = Array.from(order.rows).filter((g, r) => order.depth[r] === 1);
+    const top = Array.from(order.rows).filter((_g, r) => order.depth[r] === 1);
     expect(top.map((g) => [tree.name(display.first[g]), display.value(EXC, g)]))
       .toEqual([["solve", 10], ["a", 7]]);
   });
@@ -154,7 +154,10 @@ describe("descending order", () => {
   });
   it("agrees with a comparator sort on random values with many ties", () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = () => {
+      seed = (seed * 16807) % 2147483647;
+      return seed / 2147483647;
+    };
     const values = Float64Array.from({ length: 5000 }, () => (random() < 0.05 ? NaN
       : Math.floor(random() * 50)));
     const expected = Array.from(values.keys()).sort((a, b) => {

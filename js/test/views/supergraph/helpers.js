@@ -3,9 +3,11 @@ import { tableOf } from "../../../views/supergraph/model.js";
 
 export function table(columns, rows) {
   const flat = new Float64Array(rows.length * columns.length);
-  rows.forEach((row, i) => columns.forEach((name, j) => {
-    flat[i * columns.length + j] = row[name];
-  }));
+  rows.forEach((row, i) => {
+    columns.forEach((name, j) => {
+      flat[i * columns.length + j] = row[name];
+    });
+  });
   return tableOf(flat, columns);
 }
 

@@ -123,7 +123,7 @@ describe("links on the canvas", () => {
       const [left, right] = linkSpan(link);
       const xs = [];
       const pen = { moveTo: (x) => xs.push(x), lineTo: (x) => xs.push(x), closePath: () => {},
-        bezierCurveTo: (a, b, c, d, x) => xs.push(a, c, x) };
+        bezierCurveTo: (a, _b, c, _d, x) => xs.push(a, c, x) };
       traceLink(pen, link);
       // a cubic stays inside its control points' hull; loops' strokes reach half a width
       for (const x of xs) {
@@ -149,7 +149,10 @@ describe("links on the canvas", () => {
 describe("labels", () => {
   it("never overlap in a column, bigger nodes first", () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    const random = () => {
+      seed = (seed * 48271) % 2147483647;
+      return seed / 2147483647;
+    };
     for (let round = 0; round < 20; round++) {
       const items = Array.from({ length: 60 }, (_, id) => ({
         id, column: Math.floor(random() * 3), y: random() * 300, priority: random() }));

@@ -46,7 +46,7 @@ from glade.query.model import BaseQuery, CompoundQuery
 from glade.trace.call_level import call_level
 from glade.trace.model import Trace
 from glade.units import TIME_UNITS
-from glade.views.base import QueryView, static_file
+from glade.views.base import EDIT_MESSAGE, QueryView, static_file
 from glade.views.cct.query import selection_query
 from glade.views.supergraph import state as edits
 
@@ -281,6 +281,20 @@ class Supergraph(QueryView):
 
     def _query_edit(self, query: BaseQuery) -> dict:
         return {"op": "query", "query": str(query)}
+
+    def _on_edit_message(self, widget: Any, content: Any, buffers: Any) -> None:
+        """The page dims the drawing until the next revision: every message it sends is
+        answered with one, also when nothing changed (an undo with nothing to undo, an
+        edit refused, a threshold merged into the same value)."""
+        revision = self.revision
+        super()._on_edit_message(widget, content, buffers)
+        if self.revision == revision and isinstance(content, dict) and \
+                content.get("type") == EDIT_MESSAGE:
+            self._show(self._state(self.history))
+
+    def _edit_refused(self, error: GladeError) -> None:
+        super()._edit_refused(error)
+        self._refusal = self.error
 
     def _assigned(self, change, edit_of) -> None:
         """A state trait assigned from Python (``view.metric = m``) is the edit
