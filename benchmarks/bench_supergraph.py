@@ -38,7 +38,7 @@ from common import TIMING_NOTE, Check, Table, format_seconds, measure, progress
 from glade.datasets import synthetic_ensemble
 from glade.ensemble import Ensemble
 from glade.ensemble.supergraph import Supergraph as SupergraphModel
-from glade.views import Supergraph
+from glade.views import SupergraphView
 from glade.views.base import STATIC
 
 HARNESS = """<!DOCTYPE html>
@@ -80,7 +80,7 @@ window.benchReady = true;
 
 SETUP = """import glade
 from glade.datasets import synthetic_ensemble
-from glade.views import Supergraph
+from glade.views import SupergraphView
 ens = glade.Ensemble.from_graphframes(synthetic_ensemble({profiles}, {nodes}))
 
 
@@ -109,7 +109,7 @@ def pick(view, wanted):
     later = sg.nodes[sg.nodes["level"] > 0]
     return sg.supernodes.index(later["inclusive_mean"].idxmax()) if len(later) else 0
 """
-VIEW = """view = Supergraph(ens, by="module", height=520)
+VIEW = """view = SupergraphView(ens, by="module", height=520)
 view"""
 # Back to a view without edits, and with nothing cached: every answer is computed again.
 FRESH = "view.reset()\nview.history = []\nview.future = []\nview._cache.clear()\n" \
@@ -170,7 +170,7 @@ def bench_build(quick: bool) -> Table:
     return table.show()
 
 
-def write_harness(view: Supergraph, directory: Path) -> None:
+def write_harness(view: SupergraphView, directory: Path) -> None:
     """The view's synced traits as files the harness page loads (bytes traits as .bin)."""
     plain: dict = {"bytes": []}
     for name, value in view.get_state().items():
@@ -185,11 +185,11 @@ def write_harness(view: Supergraph, directory: Path) -> None:
     (directory / "index.html").write_text(HARNESS)
 
 
-def three_hundred_supernodes(quick: bool) -> tuple[Ensemble, Supergraph]:
+def three_hundred_supernodes(quick: bool) -> tuple[Ensemble, SupergraphView]:
     """A view of about 300 supernodes: a synthetic ensemble grouped by name, the smallest
     supernodes collected into "other"."""
     ens = Ensemble.from_graphframes(synthetic_ensemble(24 if quick else 100, 2_000))
-    view = Supergraph(ens, by="name", height=700)
+    view = SupergraphView(ens, by="name", height=700)
     view.set_threshold(0.003 if quick else 0.01)
     return ens, view
 

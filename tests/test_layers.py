@@ -130,3 +130,20 @@ def test_no_module_imports_another_modules_private_names():
 def test_the_rule_itself(source: str, target: str, expected: bool):
     """The check catches the edges this layout was cleared of (issue 24)."""
     assert upward(source, target) is expected
+
+
+REPO = SRC.parent
+NAMED = re.compile(r"\b(?:js|src/glade|glade|tests|benchmarks|notebooks)/[\w./-]+"
+                   r"\.(?:js|py|mjs|css|ipynb|lark)\b")
+
+
+def test_every_file_the_code_names_exists():
+    """Comments and docstrings that point to a file point to one that exists (moving a
+    module moves what names it)."""
+    sources = [p for folder in ("src/glade", "js", "tests", "benchmarks")
+               for p in (REPO / folder).rglob("*") if p.suffix in {".py", ".js", ".mjs"}
+               and "static" not in p.parts and "node_modules" not in p.parts]
+    missing = sorted({f"{p.relative_to(REPO)} names {name}"
+                      for p in sources for name in NAMED.findall(p.read_text())
+                      if not (REPO / name).exists() and not (SRC / name).exists()})
+    assert not missing, "\n".join(missing)

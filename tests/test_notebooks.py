@@ -12,7 +12,7 @@ from nbclient import NotebookClient
 from tests.conftest import data_root
 
 FOLDER = Path(__file__).resolve().parents[1] / "notebooks"
-# 02_interactive_cct.ipynb is run by tests/views/test_cct_notebook.py, with stronger checks
+# 02_interactive_cct.ipynb is run by tests/views/cct/test_cct_notebook.py, with stronger checks
 NOTEBOOKS = sorted(p for p in FOLDER.glob("*.ipynb") if p.name != "02_interactive_cct.ipynb")
 
 

@@ -36,7 +36,7 @@ HIGHLIGHTED = """() => {
 
 
 def test_offline_page_draws_the_saved_matrix(page, tmp_path):
-    view = halo_exchange_trace(36, 3, seed=1).show_comm_matrix(colour="log", height=420)
+    view = halo_exchange_trace(36, 3, seed=1).show_comm_matrix(color="log", height=420)
     view.select([0, 1], [6, 7])
     view.link_highlight('MATCH (".", n0) WHERE n0.Process = 14 AND n0.type = "instant"')
     path = view.to_html(tmp_path / "matrix.html")

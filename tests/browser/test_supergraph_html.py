@@ -9,7 +9,7 @@ import pytest
 
 from glade.datasets import synthetic_ensemble
 from glade.ensemble import Ensemble
-from glade.views import Supergraph
+from glade.views import SupergraphView
 from tests.browser.offline import refuse_network
 
 pytestmark = pytest.mark.browser
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.browser
 
 def test_exported_page_works_offline(page, tmp_path):
     ens = Ensemble.from_graphframes(synthetic_ensemble(24, 150))
-    view = Supergraph(ens, by="module").split("libmpi.so.12")
+    view = SupergraphView(ens, by="module").split("libmpi.so.12")
     target = ens.profiles[6]
     view.set_target(target)
     shown = view.supergraph()
@@ -78,7 +78,7 @@ def test_wide_drawing_paints_links_where_it_is_scrolled(page, tmp_path):
     # by name the synthetic program has dozens of levels: the drawing is much wider than
     # the view, and the links' canvas covers only the part scrolled into view
     ens = Ensemble.from_graphframes(synthetic_ensemble(6, 300))
-    view = Supergraph(ens, by="name")
+    view = SupergraphView(ens, by="name")
     shown = view.supergraph()
     path = view.to_html(tmp_path / "wide.html")
     refuse_network(page)

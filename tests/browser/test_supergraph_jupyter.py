@@ -12,7 +12,7 @@ import pytest
 
 from glade.datasets import synthetic_ensemble
 from glade.ensemble import Ensemble
-from glade.views import Supergraph
+from glade.views import SupergraphView
 from tests.browser.jupyter import (
     jupyter_notebook,
     open_and_run,
@@ -25,9 +25,9 @@ pytestmark = pytest.mark.browser
 
 SETUP = """import glade
 from glade.datasets import synthetic_ensemble
-from glade.views import Supergraph
+from glade.views import SupergraphView
 ens = glade.Ensemble.from_graphframes(synthetic_ensemble(12, 150))
-view = Supergraph(ens, by="module", height=480)
+view = SupergraphView(ens, by="module", height=480)
 view"""
 
 REPORT = """
@@ -97,7 +97,7 @@ def test_clicks_reach_the_kernel(page, page_errors, jupyter):
     assert "REPORT" in output, output
     report = json.loads(output.split("REPORT", 1)[1])
     ens = Ensemble.from_graphframes(synthetic_ensemble(12, 150))
-    expected = Supergraph(ens, by="module").hide("libc.so.6").split("libmpi.so.12")
+    expected = SupergraphView(ens, by="module").hide("libc.so.6").split("libmpi.so.12")
     assert report["history"] == [{"op": "hide", "supernode": "libc.so.6"},
                                  {"op": "split", "supernode": "libmpi.so.12", "by": "entry"}]
     assert report["query"] == expected.query == (

@@ -23,7 +23,7 @@ import glade
 from glade.datasets import synthetic_ensemble, synthetic_profile, synthetic_trace
 from glade.errors import GladeError
 from glade.query import EVERYTHING
-from glade.views import CCT, CommMatrix, Supergraph, Timeline
+from glade.views import CCT, CommMatrix, SupergraphView, Timeline
 from glade.views.base import QueryView
 
 
@@ -80,7 +80,7 @@ def time_at(fraction: float) -> int:
     return int(first + (last - first) * fraction)
 
 
-def supernodes(view: Supergraph) -> list[str]:
+def supernodes(view: SupergraphView) -> list[str]:
     return sorted(str(n) for n in view.supergraph().supernodes)
 
 
@@ -97,7 +97,7 @@ CASES = {
             {"op": "depth", "depth": -3}, {"op": "base"}, {"op": "explode"}],
     ),
     "supergraph": Case(
-        make=lambda: Supergraph(ENSEMBLE, by="name"),
+        make=lambda: SupergraphView(ENSEMBLE, by="name"),
         query=lambda data, text: data.query(text, fold=True),
         edits=(lambda v: v.hide(supernodes(v)[-1]), lambda v: v.focus(supernodes(v)[0])),
         key=lambda data: frame_key(data) if hasattr(data, "dataframe") else nodes_key(data),
@@ -282,7 +282,7 @@ def test_a_huge_selection_from_the_front_end_is_refused_quickly():
 
 
 def test_every_view_shares_the_one_base():
-    for kind in (CCT, Supergraph, Timeline, CommMatrix):
+    for kind in (CCT, SupergraphView, Timeline, CommMatrix):
         assert issubclass(kind, QueryView)
         assert kind.set_state is QueryView.set_state
 

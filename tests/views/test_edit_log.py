@@ -10,7 +10,7 @@ import pytest
 
 import glade
 from glade.datasets import synthetic_ensemble, synthetic_profile, synthetic_trace
-from glade.views import CCT, CommMatrix, Supergraph, Timeline
+from glade.views import CCT, CommMatrix, SupergraphView, Timeline
 
 
 def message(view, action: str, edit: dict | None = None) -> None:
@@ -31,7 +31,7 @@ def cct():
 
 
 def supergraph():
-    return Supergraph(glade.Ensemble.from_graphframes(synthetic_ensemble(4, 40)), by="module")
+    return SupergraphView(glade.Ensemble.from_graphframes(synthetic_ensemble(4, 40)), by="module")
 
 
 #: (make the view, an edit of it) for every view

@@ -15,7 +15,7 @@ import glade
 from glade.datasets import synthetic_trace
 from glade.errors import GladeError, QuerySyntaxError
 from glade.trace.call_level import call_level
-from glade.views import CCT, CommMatrix, Supergraph, Timeline
+from glade.views import CCT, CommMatrix, SupergraphView, Timeline
 from glade.views.timeline.edits import window_predicate
 from tests.trace.helpers import make_trace
 
@@ -250,7 +250,7 @@ MPI = {"MPI_.*": "MPI"}
 
 
 def test_a_window_restricts_the_supergraph_of_a_trace(trace):
-    timeline, sankey = Timeline(trace), Supergraph(trace, by=MPI)
+    timeline, sankey = Timeline(trace), SupergraphView(trace, by=MPI)
     assert sankey.unit == "ns"  # a trace's times, from its call tree's units metadata
     sankey.hide("MPI")
     own_query, whole = sankey.query, sankey.supergraph().nodes
@@ -275,7 +275,7 @@ def test_a_window_restricts_the_supergraph_of_a_trace(trace):
 
 
 def test_three_views_in_one_link(trace):
-    timeline, tree, sankey = Timeline(trace), CCT(trace), Supergraph(trace, by=MPI)
+    timeline, tree, sankey = Timeline(trace), CCT(trace), SupergraphView(trace, by=MPI)
     link = glade.link(timeline, tree, sankey)
     first, last = timeline.extent
     timeline.window(int(first), int(first + (last - first) * 0.25))
@@ -289,9 +289,9 @@ def test_three_views_in_one_link(trace):
 
 def test_a_supergraph_of_a_profile_takes_no_link(trace):
     with pytest.raises(GladeError, match="same data"):
-        glade.link(Timeline(trace), Supergraph(trace.to_graphframe(), by=MPI))
+        glade.link(Timeline(trace), SupergraphView(trace.to_graphframe(), by=MPI))
     with pytest.raises(GladeError, match="nothing links"):
-        glade.link(Supergraph(trace, by=MPI), CCT(trace))
+        glade.link(SupergraphView(trace, by=MPI), CCT(trace))
 
 
 @pytest.fixture(scope="module")
@@ -345,7 +345,7 @@ def test_a_matrix_cell_highlights_its_messages_in_the_timeline(halo):
 
 def test_four_views_in_one_link(halo):
     timeline, tree, matrix = Timeline(halo), CCT(halo), CommMatrix(halo)
-    sankey = Supergraph(halo, by=MPI)
+    sankey = SupergraphView(halo, by=MPI)
     link = glade.link(timeline, tree, matrix, sankey)
     first, last = timeline.extent
     timeline.window(int(first), int(first + (last - first) * 0.5))

@@ -1,4 +1,4 @@
-// The edit state of a CCT view and how edits change it. Mirrors glade/views/cct_edits.py:
+// The edit state of a CCT view and how edits change it. Mirrors glade/views/cct/edits.py:
 // both sides replay the same list of edits to the same state.
 //
 // An edit is a small JSON object naming nodes by id:

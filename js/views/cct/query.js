@@ -1,5 +1,5 @@
 // The canonical string-dialect query of a CCT view's state. Mirrors
-// glade/views/cct_query.py (which builds the same text with glade.query's renderer).
+// glade/views/cct/query.py (which builds the same text with glade.query's renderer).
 //
 // A node is named by its call path P(X), anchored at a root:
 //   MATCH (".", n0)->(".", n1) WHERE n0 IS ROOT AND n0.name = "main" AND n1.name = "solve"

@@ -136,7 +136,7 @@ class MatrixView {
       model.save_changes();
     });
     setting(this.metricSelect, "metric");
-    setting(this.colourSelect, "colour");
+    setting(this.colourSelect, "color");
     setting(this.orderSelect, "order");
     on(this.plot, "pointerdown", (event) => this.onPointerDown(event));
     on(this.plot, "pointermove", (event) => this.onPointerMove(event));
@@ -166,7 +166,7 @@ class MatrixView {
       this.readHighlight();
       this.draw();
     });
-    model.on("change:colour", () => {
+    model.on("change:color", () => {
       this.refreshControls();
       this.draw();
     });
@@ -342,7 +342,7 @@ class MatrixView {
 
   scale() {
     const p = this.picture;
-    const mode = this.model.get("colour");
+    const mode = this.model.get("color");
     if (!this.colours || this.colours.mode !== mode || this.colours.picture !== p) {
       const { position, domain } = colourPositions(p.value, p.count, p.rows, p.cols, mode);
       const scale = colourScale(0, 1, { scheme: "magma" });
@@ -394,7 +394,7 @@ class MatrixView {
   refreshControls() {
     const model = this.model;
     this.metricSelect.value = model.get("metric");
-    this.colourSelect.value = model.get("colour");
+    this.colourSelect.value = model.get("color");
     this.orderSelect.value = model.get("order");
     this.undoButton.disabled = !this.edits.history.length;
     this.redoButton.disabled = !this.edits.future.length;

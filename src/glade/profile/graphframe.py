@@ -563,7 +563,7 @@ class GraphFrame(ProfileAnalyses):
 
     def show_supergraph(self, by: Any = "module", metric: str | None = None, **kwargs: Any):
         """The interactive Sankey of this profile's supergraph (see
-        :class:`glade.views.Supergraph`)."""
-        from glade.views import Supergraph
+        :class:`glade.views.SupergraphView`)."""
+        from glade.views import SupergraphView
 
-        return Supergraph(self, by=by, metric=metric, **kwargs)
+        return SupergraphView(self, by=by, metric=metric, **kwargs)

@@ -13,14 +13,14 @@ from hypothesis import strategies as hs
 
 from glade.ensemble.supergraph.folding import folded_values
 from glade.ensemble.supergraph.values import call_tree_values
-from glade.views import Supergraph
+from glade.views import SupergraphView
 from tests.ensemble.supergraph.test_properties import random_ensemble
 
 EDIT_KINDS = ("hide", "focus", "unfocus", "split entry", "split callee", "threshold", "by",
               "metric", "target", "diff", "undo", "redo", "reset")
 
 
-def rebuilt(view: Supergraph):
+def rebuilt(view: SupergraphView):
     """The supergraph of the view's state, the slow way: the query applied to the data,
     then the supergraph, its splits, threshold and target, as ``view.code()`` writes."""
     recipe = view.supergraph().recipe()
@@ -41,7 +41,7 @@ def assert_same(shown, full) -> None:
         assert str(shown.query_of(key, flow=True)) == str(full.query_of(key, flow=True))
 
 
-def apply_edit(view: Supergraph, kind: str, pick: int, fraction: float) -> None:
+def apply_edit(view: SupergraphView, kind: str, pick: int, fraction: float) -> None:
     """One edit of ``kind`` on the supernode at position ``pick`` (modulo their count)."""
     keys = view.supergraph().supernodes
     key = keys[pick % len(keys)] if keys else None
@@ -78,7 +78,7 @@ edits = hs.lists(hs.tuples(hs.sampled_from(EDIT_KINDS), hs.integers(0, 50),
        hs.sampled_from([None, None, None, 2]), edits)
 def test_every_edit_equals_the_full_rebuild(seed, n_nodes, n_profiles, ranks, sequence):
     ens = random_ensemble(seed, n_nodes, n_profiles, ranks)
-    view = Supergraph(ens, by="module")
+    view = SupergraphView(ens, by="module")
     assert_same(view.supergraph(), rebuilt(view))
     for kind, pick, fraction in sequence:
         apply_edit(view, kind, pick, fraction)

@@ -13,7 +13,7 @@ import glade
 from glade.datasets import synthetic_ensemble
 from glade.ensemble import Ensemble
 from glade.errors import GladeError, QuerySyntaxError
-from glade.views import CCT, Supergraph
+from glade.views import CCT, SupergraphView
 from glade.views.supergraph import selection_query
 from tests.ensemble.supergraph.small import profile_a, small_ensemble
 
@@ -36,7 +36,7 @@ def rebuilt(view, ens):
 
 
 def test_initial_view(ens):
-    view = Supergraph(ens)
+    view = SupergraphView(ens)
     assert view.query == 'MATCH ("*")'
     assert view.by == "initial" and view.by_label == "module"
     assert view.metric == "time (inc)" and view.metrics == ["time (inc)", "time"]
@@ -53,7 +53,7 @@ def test_initial_view(ens):
 
 
 def test_hide_is_a_query_and_apply_is_its_result(ens):
-    view = Supergraph(ens).hide("lib")
+    view = SupergraphView(ens).hide("lib")
     assert view.query == 'NOT {MATCH (".", n0) WHERE n0.module = "lib"}'
     assert view.history == [{"op": "hide", "supernode": "lib"}]
     applied = view.apply()
@@ -66,7 +66,7 @@ def test_hide_is_a_query_and_apply_is_its_result(ens):
 
 
 def test_every_edit_and_undo(ens):
-    view = Supergraph(ens)
+    view = SupergraphView(ens)
     view.split("app", by="entry")
     assert view.query == 'MATCH ("*")'
     assert view.supergraph().supernodes == ["app=main", "mpi", "lib", "app=callback"]
@@ -98,17 +98,17 @@ def test_every_edit_and_undo(ens):
 
 
 def test_threshold_edits_merge_into_one_undo_step(ens):
-    view = Supergraph(ens).set_threshold(0.1).set_threshold(0.2)
+    view = SupergraphView(ens).set_threshold(0.1).set_threshold(0.2)
     assert view.history == [{"op": "threshold", "fraction": 0.2}]
     view.threshold = 0.3
     assert view.history == [{"op": "threshold", "fraction": 0.3}]
 
 
 def test_browser_edits_are_the_same_as_python_edits(ens):
-    clicked = Supergraph(ens)
+    clicked = SupergraphView(ens)
     clicked.history = [{"op": "hide", "supernode": "lib"},
                        {"op": "split", "supernode": "mpi", "by": "entry"}]
-    typed = Supergraph(ens).hide("lib").split("mpi")
+    typed = SupergraphView(ens).hide("lib").split("mpi")
     assert clicked.query == typed.query
     same_supergraph(clicked.supergraph(), typed.supergraph())
     # a browser edit the kernel cannot apply is refused, said, and sent back undone
@@ -120,7 +120,7 @@ def test_browser_edits_are_the_same_as_python_edits(ens):
 
 
 def test_bad_edits_raise_and_change_nothing(ens):
-    view = Supergraph(ens).hide("lib")
+    view = SupergraphView(ens).hide("lib")
     query, history = view.query, list(view.history)
     with pytest.raises(GladeError, match="no supernode 'io'"):
         view.hide("io")
@@ -142,7 +142,7 @@ def test_bad_edits_raise_and_change_nothing(ens):
 
 
 def test_assigned_query(ens):
-    view = Supergraph(ens)
+    view = SupergraphView(ens)
     view.query = 'MATCH (".", p) WHERE NOT p.name = "helper"'
     assert view.history == [{"op": "query",
                              "query": 'MATCH (".", n0) WHERE NOT n0.name = "helper"'}]
@@ -152,7 +152,7 @@ def test_assigned_query(ens):
 
 
 def test_cct_of_a_supernode_and_highlight(ens):
-    view = Supergraph(ens).hide("lib")
+    view = SupergraphView(ens).hide("lib")
     with pytest.raises(GladeError, match="select a supernode"):
         view.cct()
     view.selection = ["mpi"]
@@ -198,23 +198,23 @@ def test_ensemble_shortcut_and_function_grouping(ens):
 
 
 def test_offline_page(ens, tmp_path):
-    view = Supergraph(ens).hide("lib")
+    view = SupergraphView(ens).hide("lib")
     text = view.to_html(tmp_path / "sg.html").read_text()
     assert '"offline": true' in text
     assert view.offline is False
 
 
 def test_unit_comes_from_the_data(ens):
-    assert Supergraph(ens).unit == ""
-    assert Supergraph(ens, unit="ms").unit == "ms"
+    assert SupergraphView(ens).unit == ""
+    assert SupergraphView(ens, unit="ms").unit == "ms"
     # the synthetic runs record their seconds as readers record units
     synthetic = Ensemble.from_graphframes(synthetic_ensemble(4, 60))
-    assert Supergraph(synthetic).unit == "s"
-    assert Supergraph(synthetic, metric="time").unit == "s"
+    assert SupergraphView(synthetic).unit == "s"
+    assert SupergraphView(synthetic, metric="time").unit == "s"
 
 
 def test_rajaperf_view(rajaperf_ensemble):
-    view = Supergraph(rajaperf_ensemble, by={"Basic.*": "Basic", "Stream.*": "Stream"})
+    view = SupergraphView(rajaperf_ensemble, by={"Basic.*": "Basic", "Stream.*": "Stream"})
     assert view.unit == "s" and view.metric == "Avg time/rank"
     assert view.by_label == "mapping (2 rules)"
     assert view.groups[0]["group"] == {"column": "compiler", "value": "clang++-10.0.1"}
@@ -226,7 +226,15 @@ def test_rajaperf_view(rajaperf_ensemble):
 
 def test_large_synthetic_view_builds():
     ens = Ensemble.from_graphframes(synthetic_ensemble(12, 600))
-    view = Supergraph(ens, by="name").set_threshold(0.01)
+    view = SupergraphView(ens, by="name").set_threshold(0.01)
     shown = view.supergraph()
     assert len(shown) < len(ens.supergraph(by="name"))
     np.testing.assert_allclose(shown.total, ens.supergraph(by="name").total)
+
+
+def test_the_old_name_of_the_view_still_works_and_says_the_new_one(ens):
+    import glade.views
+
+    with pytest.warns(DeprecationWarning, match="SupergraphView"):
+        old = glade.views.Supergraph
+    assert old is SupergraphView

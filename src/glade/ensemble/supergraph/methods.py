@@ -25,7 +25,7 @@ class Supergraphs:
     def show_supergraph(self, by: Any = "module", metric: Label | None = None,
                         data_name: str = "ens", **kwargs: Any):
         """The interactive Sankey of the supergraph (in Jupyter); its edits are queries
-        on the ensemble (see :class:`glade.views.Supergraph`)."""
-        from glade.views import Supergraph
+        on the ensemble (see :class:`glade.views.SupergraphView`)."""
+        from glade.views import SupergraphView
 
-        return Supergraph(self, by=by, metric=metric, data_name=data_name, **kwargs)
+        return SupergraphView(self, by=by, metric=metric, data_name=data_name, **kwargs)

@@ -4,7 +4,7 @@ A view shows the depth-first spanning tree of a profile's graph (the graph itsel
 call tree). Queries name a node by its call path from the root, never by its id
 (:mod:`glade.query.paths`), so a query saved from one run applies to another run of the
 program; nodes with equal frames all the way from the root are indistinguishable by any
-query and share every edit. This module mirrors ``js/lib/calltree.js``.
+query and share every edit. This module mirrors ``js/views/cct/calltree.js``.
 """
 
 from __future__ import annotations

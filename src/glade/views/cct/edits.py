@@ -1,4 +1,4 @@
-"""The edit state of a CCT view and how edits change it (mirrors ``js/lib/edits.js``).
+"""The edit state of a CCT view and how edits change it (mirrors ``js/views/cct/edits.js``).
 
 Both sides keep the same list of edits and replay it to the same state. An edit is a
 small JSON-able dict naming nodes by id (the ids of the view's data):

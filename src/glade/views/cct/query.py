@@ -1,4 +1,4 @@
-"""The canonical query of a CCT view's state (mirrors ``js/lib/query.js``).
+"""The canonical query of a CCT view's state (mirrors ``js/views/cct/query.js``).
 
 With P(X) the call path of node X (see :mod:`glade.views.cct.calltree`), an edit removes:
 

@@ -21,6 +21,7 @@ in a timeline's window),
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -40,7 +41,7 @@ from glade.trace.model import Trace
 from glade.views.base import QueryView, static_file
 from glade.views.matrix import edits
 
-COLOURS = ("linear", "log", "row")
+COLORS = ("linear", "log", "row")
 #: At most this many cells are outlined for a highlight.
 MAX_HIGHLIGHT = 100_000
 
@@ -63,7 +64,7 @@ class CommMatrix(QueryView):
     """Interactive communication matrix of a Trace (see the module doc).
 
     ``metric`` is ``"bytes"``, ``"count"``, ``"mean size"`` (bytes per message) or
-    ``"latency"`` (mean ns from send to receive); ``colour`` is ``"linear"``, ``"log"`` or
+    ``"latency"`` (mean ns from send to receive); ``color`` is ``"linear"``, ``"log"`` or
     ``"row"`` (each row normalised by its largest cell); ``order`` puts processes in
     ``"rank"`` order, by total ``"volume"`` or in reverse Cuthill-McKee order
     (``"rcm"``). ``tags``, ``communicators`` and ``window`` (t0, t1 in ns or text with a
@@ -78,7 +79,7 @@ class CommMatrix(QueryView):
     edit_ops = edits.EDIT_OPS
 
     metric = traitlets.Unicode("bytes").tag(sync=True)
-    colour = traitlets.Unicode("linear").tag(sync=True)
+    color = traitlets.Unicode("linear").tag(sync=True)
     order = traitlets.Unicode("rank").tag(sync=True)
     max_cells = traitlets.Int(256, min=1).tag(sync=True)
     viewport = traitlets.Dict().tag(sync=True)
@@ -93,15 +94,20 @@ class CommMatrix(QueryView):
     link_accepts = frozenset({"restrict", "highlight"})
     link_emits = (("selection", "highlight"),)
 
-    def __init__(self, trace: Trace, *, metric: str = "bytes", colour: str = "linear",
+    def __init__(self, trace: Trace, *, metric: str = "bytes", color: str = "linear",
                  order: str = "rank", tags: Sequence[int] | None = None,
                  communicators: Sequence[int] | None = None,
                  window: tuple[Any, Any] | None = None, max_cells: int = 256,
-                 height: int = 520, data_name: str = "trace", **kwargs: Any):
+                 height: int = 520, data_name: str = "trace", colour: str | None = None,
+                 **kwargs: Any):
+        if colour is not None:
+            warnings.warn("CommMatrix(colour=...) is now CommMatrix(color=...)",
+                          DeprecationWarning, stacklevel=2)
+            color = colour
         if not isinstance(trace, Trace):
             raise GladeError(f"a comm matrix shows a Trace, not {type(trace).__name__}")
         cellmath.check_choice(metric, cellmath.METRICS, "metric")
-        cellmath.check_choice(colour, COLOURS, "colour")
+        cellmath.check_choice(color, COLORS, "color")
         cellmath.check_choice(order, cellmath.ORDERS, "order")
         self._index = MessageIndex.of(trace)
         self._restrict: np.ndarray | None = None
@@ -115,7 +121,7 @@ class CommMatrix(QueryView):
             history.append(self._filter_edit(tags, communicators, window))
         n = self._index.num_processes
         self._ready = False
-        super().__init__(trace, data_name, height=height, metric=metric, colour=colour,
+        super().__init__(trace, data_name, height=height, metric=metric, color=color,
                          order=order, max_cells=max_cells,
                          viewport={"r0": 0, "r1": n, "c0": 0, "c1": n},
                          ids=int32_bytes(self._index.ids), **kwargs)
@@ -124,6 +130,17 @@ class CommMatrix(QueryView):
             self.history = history
         else:
             self._recount()
+
+    @property
+    def colour(self) -> str:
+        """The old spelling of :attr:`color`."""
+        warnings.warn("view.colour is now view.color", DeprecationWarning, stacklevel=2)
+        return self.color
+
+    @colour.setter
+    def colour(self, value: str) -> None:
+        warnings.warn("view.colour is now view.color", DeprecationWarning, stacklevel=2)
+        self.color = value
 
     # ------------------------------------------------------------ numbers
     @property
@@ -188,9 +205,9 @@ class CommMatrix(QueryView):
     def _valid_metric(self, proposal):
         return cellmath.check_choice(proposal["value"], cellmath.METRICS, "metric")
 
-    @traitlets.validate("colour")
-    def _valid_colour(self, proposal):
-        return cellmath.check_choice(proposal["value"], COLOURS, "colour")
+    @traitlets.validate("color")
+    def _valid_color(self, proposal):
+        return cellmath.check_choice(proposal["value"], COLORS, "color")
 
     @traitlets.validate("order")
     def _valid_order(self, proposal):

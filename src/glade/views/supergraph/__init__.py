@@ -1,5 +1,5 @@
 """The supergraph view: a Sankey of an ensemble's supergraph whose edits are queries."""
 
-from glade.views.supergraph.widget import Supergraph, selection_query
+from glade.views.supergraph.widget import SupergraphView, selection_query
 
-__all__ = ["Supergraph", "selection_query"]
+__all__ = ["SupergraphView", "selection_query"]

@@ -5,7 +5,7 @@ Node height is the mean inclusive value; the fill is the distribution across pro
 vertical gradient of the histogram, smallest values at the top), a line marks the target
 profile; hovering shows the statistics and top entry functions, a click opens the
 histogram and box plot with the outlier profiles named. Every edit is kept in
-``history`` (see :mod:`glade.views.supergraph.state`); hide and focus change
+``history`` (see :mod:`glade.views.supergraph.edits`); hide and focus change
 ``view.query``, and
 
     data.query(view.query, fold=True)            # == view.apply()
@@ -48,13 +48,13 @@ from glade.trace.model import Trace
 from glade.units import TIME_UNITS
 from glade.views.base import EDIT_MESSAGE, QueryView, static_file
 from glade.views.cct.query import selection_query
-from glade.views.supergraph import state as edits
+from glade.views.supergraph import edits
 
 #: How many supergraphs (and states) a view keeps, so undo and redo are immediate.
 CACHE_SIZE = 32
 
 
-class Supergraph(QueryView):
+class SupergraphView(QueryView):
     """Interactive Sankey of the supergraph of an Ensemble (or of a GraphFrame, an
     ensemble of one).
 
@@ -335,51 +335,51 @@ class Supergraph(QueryView):
                 return profile
         raise GladeError(f"no profile {text!r} in the ensemble")
 
-    def hide(self, supernode: str) -> Supergraph:
+    def hide(self, supernode: str) -> SupergraphView:
         """Remove a supernode's CCT nodes: their cost folds into their callers."""
         self._edit({"op": "hide", "supernode": supernode})
         return self
 
-    def focus(self, supernode: str) -> Supergraph:
+    def focus(self, supernode: str) -> SupergraphView:
         """Keep only the call paths through a supernode (its callers and callees)."""
         self._edit({"op": "focus", "supernode": supernode})
         return self
 
-    def unfocus(self) -> Supergraph:
+    def unfocus(self) -> SupergraphView:
         """Drop the focus."""
         self._edit({"op": "unfocus"})
         return self
 
-    def split(self, supernode: str, by: str = "entry") -> Supergraph:
+    def split(self, supernode: str, by: str = "entry") -> SupergraphView:
         """Split a supernode by its entry functions, or make its callees visible."""
         self._edit({"op": "split", "supernode": supernode, "by": by})
         return self
 
-    def set_threshold(self, fraction: float) -> Supergraph:
+    def set_threshold(self, fraction: float) -> SupergraphView:
         """Put supernodes under ``fraction`` of the total into one "other" per level."""
         self._edit({"op": "threshold", "fraction": fraction})
         return self
 
-    def set_by(self, by: str) -> Supergraph:
+    def set_by(self, by: str) -> SupergraphView:
         """Group by ``"name"``, ``"module"`` or the grouping the view was made with
         (``"initial"``); splits are dropped."""
         self._edit({"op": "by", "by": by})
         return self
 
-    def set_metric(self, metric: str) -> Supergraph:
+    def set_metric(self, metric: str) -> SupergraphView:
         """Show another additive metric."""
         inclusive, exclusive = metric_pair(self._ensemble, metric)
         self._edit({"op": "metric", "metric": inclusive if inclusive is not None else exclusive})
         return self
 
-    def set_target(self, profile: Hashable | None) -> Supergraph:
+    def set_target(self, profile: Hashable | None) -> SupergraphView:
         """Mark a profile's values with a line (None: no target)."""
         if profile is not None and profile not in self._ensemble.metadata.index:
             raise GladeError(f"no profile {profile!r} in the ensemble")
         self._edit({"op": "target", "profile": profile})
         return self
 
-    def set_diff(self, a: Any = None, b: Any = None) -> Supergraph:
+    def set_diff(self, a: Any = None, b: Any = None) -> SupergraphView:
         """Colour supernodes by the difference of the mean of group b minus group a (a
         profile id, a list of ids, or ``{metadata column: value}``); no arguments: stop."""
         if a is None and b is None:
@@ -445,7 +445,7 @@ class Supergraph(QueryView):
         view.selected_paths = [list(node.path()) for node in self._ensemble.match(members)]
         return view
 
-    def highlight_query(self, query: Any) -> Supergraph:
+    def highlight_query(self, query: Any) -> SupergraphView:
         """Outline the supernodes that hold nodes a query selects, on the ensemble the
         view shows (any query form, or a CCT view: its selection's call paths become the
         query)."""
@@ -488,4 +488,4 @@ def _group(group: Any, ensemble: Ensemble) -> dict:
     return {"profiles": list(group)}
 
 
-__all__ = ["Supergraph", "selection_query"]
+__all__ = ["SupergraphView", "selection_query"]
