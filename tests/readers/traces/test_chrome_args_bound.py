@@ -11,6 +11,7 @@ import json
 import pandas as pd
 import pytest
 
+from glade import Filter
 from glade.readers.traces import chrome
 from glade.trace import Trace
 
@@ -112,3 +113,12 @@ def test_no_args_no_text_column(tmp_path, n):
     path.write_text(json.dumps([{"ph": "i", "name": "a", "ts": i} for i in range(n)]))
     trace = Trace.from_chrome(path)
     assert "args" not in trace.events.columns and "args_column" not in trace.metadata
+
+
+def test_a_small_part_of_a_trace_with_text_args_round_trips(tmp_path):
+    trace = Trace.from_chrome(distinct_keys(tmp_path / "keys.json", 1000))
+    part = trace.filter(Filter("Timestamp (ns)", "<", 10_000))  # 10 calls: each key 1 in 20
+    assert "args" in part.events.columns
+    part.to_chrome(tmp_path / "part.json")
+    back = Trace.from_chrome(tmp_path / "part.json")
+    pd.testing.assert_frame_equal(back.events, part.events)

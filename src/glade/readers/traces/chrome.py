@@ -29,7 +29,9 @@ Enter carries the args) and ``m`` args members on them, a key gets its own colum
 
 - the file's ``otherData.glade.columns`` declares it (files glade writes: their columns
   come back, even empty ones), or at least one event in :data:`ARGS_SHARE` (100)
-  carries it;
+  carries it (unless ``otherData.glade.args_column`` says the file was written from a
+  trace with the text column below: then only declared keys, so that it comes back
+  as it was);
 - and, taking the declared keys first, then the others most frequent first (ties by
   name), the columns stay within :data:`COLUMN_CELLS` (16) cells per event and per
   member: at most ``16 * (n + m) / n`` columns.
@@ -165,6 +167,7 @@ def _glade_info(path: Path, outside: bytes) -> dict[str, Any]:
         if isinstance(columns, dict) else {},
         "metric_columns": [m for m in metrics if isinstance(m, str)]
         if isinstance(metrics, list) else [],
+        "args_column": info.get("args_column") is True,
     }
 
 
@@ -236,8 +239,8 @@ def _column_name(key: str) -> str:
     return f"args.{key}" if key in _RESERVED else key
 
 
-def column_keys(counts: np.ndarray, names: list[str], declared: list[str], n: int
-                ) -> tuple[np.ndarray, list[str]]:
+def column_keys(counts: np.ndarray, names: list[str], declared: list[str], n: int,
+                only_declared: bool = False) -> tuple[np.ndarray, list[str]]:
     """Which ``args`` keys become columns (see the module doc), most wanted first: the
     indices of the chosen keys, and the declared columns no event has (empty columns).
     ``counts`` says how many of the ``n`` trace events carry each key."""
@@ -246,7 +249,7 @@ def column_keys(counts: np.ndarray, names: list[str], declared: list[str], n: in
     position = {name: i for i, name in enumerate(names)}
     wanted = [position[c] for c in declared if c in position]
     absent = [c for c in declared if c not in position]
-    common = np.flatnonzero(counts * ARGS_SHARE >= n)
+    common = np.flatnonzero((counts * ARGS_SHARE >= n) & (not only_declared))
     common = common[np.lexsort((np.arange(common.size), -counts[common]))]
     chosen = list(dict.fromkeys(wanted + common.tolist()))[:room]
     return np.asarray(chosen, dtype=np.int64), absent[: room - len(chosen)]
@@ -264,8 +267,8 @@ def _empty_column(kind: str, n: int) -> Any:
 
 
 def _arg_columns(raw: np.ndarray, members: dict[str, Any], single: np.ndarray,
-                 complete: np.ndarray, n: int, types: dict[str, str]
-                 ) -> tuple[dict[str, Any], list[str]]:
+                 complete: np.ndarray, n: int, types: dict[str, str],
+                 only_declared: bool = False) -> tuple[dict[str, Any], list[str]]:
     """Attribute columns over the ``n`` output events from the ``args`` members (their
     events mapped to output rows: the event itself, or the Enter of a complete event):
     one typed column per key :func:`column_keys` chooses, and the JSON text of every
@@ -277,7 +280,7 @@ def _arg_columns(raw: np.ndarray, members: dict[str, Any], single: np.ndarray,
     kept = targets >= 0
     counts = np.bincount(code[kept], minlength=len(keys))
     names = [_column_name(k) for k in keys]
-    chosen, absent = column_keys(counts, names, list(types), n)
+    chosen, absent = column_keys(counts, names, list(types), n, only_declared)
     bounds = np.searchsorted(code, np.arange(len(keys) + 1))
     out, dropped = {}, []
     columnar = np.zeros(len(keys), dtype=bool)
@@ -585,7 +588,7 @@ def _build(path: Path, raw: np.ndarray, columns: dict[str, Any], total: int,
     name_codes, categories = _names(columns, rows, source)
 
     attributes, dropped = _arg_columns(raw, columns["args"], single, complete, count,
-                                       info.get("columns", {}))
+                                       info.get("columns", {}), info.get("args_column", False))
     if rows["send"].size or rows["receive"].size:
         send_partner, recv_partner = _flow_partners(columns, rows["send"], rows["receive"], pid)
         flow_partner = np.full(total, -1, dtype=np.int64)

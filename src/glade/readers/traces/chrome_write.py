@@ -79,6 +79,8 @@ def write_chrome(trace: Trace, path: str | os.PathLike) -> None:
     plain_instant = (kind == INSTANT) & (flow < 0)
     info = {"version": 1, "time_offset_ns": offset, "columns": types,
             "metric_columns": trace.metric_columns}
+    if rest is not None:
+        info["args_column"] = True
     pid = events[PROCESS].to_numpy()
     tid = events[THREAD].to_numpy()
 
