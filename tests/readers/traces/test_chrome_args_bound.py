@@ -122,3 +122,16 @@ def test_a_small_part_of_a_trace_with_text_args_round_trips(tmp_path):
     part.to_chrome(tmp_path / "part.json")
     back = Trace.from_chrome(tmp_path / "part.json")
     pd.testing.assert_frame_equal(back.events, part.events)
+
+
+def test_keys_that_would_share_a_column_or_overwrite_one_do_not(tmp_path):
+    document = {"otherData": {"glade": {"time_offset_ns": 0,
+                                        "columns": {"Timestamp (ns)": "int64", "Gone": "int64"}}},
+                "traceEvents": [{"ph": "i", "name": "a", "ts": 1,
+                                 "args": {"Name": 1, "args.Name": 2}}]}
+    path = tmp_path / "clash.json"
+    path.write_text(json.dumps(document))
+    ev = Trace.from_chrome(path).events
+    assert ev["Timestamp (ns)"].tolist() == [1000] and ev["Gone"].tolist() == [-1]
+    assert ev["args.Name"].tolist() == [1]
+    assert json.loads(ev["args"].iat[0]) == {"args.Name": 2}

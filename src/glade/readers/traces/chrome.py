@@ -248,7 +248,7 @@ def column_keys(counts: np.ndarray, names: list[str], declared: list[str], n: in
     room = COLUMN_CELLS * (n + members) // max(n, 1)
     position = {name: i for i, name in enumerate(names)}
     wanted = [position[c] for c in declared if c in position]
-    absent = [c for c in declared if c not in position]
+    absent = [c for c in declared if c not in position and c not in _RESERVED]
     common = np.flatnonzero((counts * ARGS_SHARE >= n) & (not only_declared))
     common = common[np.lexsort((np.arange(common.size), -counts[common]))]
     chosen = list(dict.fromkeys(wanted + common.tolist()))[:room]
@@ -285,6 +285,8 @@ def _arg_columns(raw: np.ndarray, members: dict[str, Any], single: np.ndarray,
     out, dropped = {}, []
     columnar = np.zeros(len(keys), dtype=bool)
     for k in chosen.tolist():
+        if names[k] in out:  # "args.Name" and "Name": the second stays in the text
+            continue
         picked = np.arange(bounds[k], bounds[k + 1])
         values = key_values(raw, members, picked)
         if values is None:
