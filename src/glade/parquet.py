@@ -64,24 +64,59 @@ def encode_value(value: Any) -> Any:
                      "numpy scalars or arrays")
 
 
-def decode_value(value: Any) -> Any:
-    """The value :func:`encode_value` encoded."""
+#: The numpy dtype kinds :func:`encode_value` writes, of scalars and arrays.
+_KINDS = "biuf"
+
+
+def decode_value(value: Any, where: str | os.PathLike = "a glade sidecar",
+                 entry: str = "a value") -> Any:
+    """The value :func:`encode_value` encoded; ReaderError naming ``where`` and the sidecar
+    ``entry`` for anything it cannot have written (a numpy dtype of another kind, such
+    as ``|V2000000000``, an array whose data do not fill its shape...)."""
+    try:
+        return _decode(value)
+    except (TypeError, ValueError, OverflowError, KeyError, AttributeError,
+            RecursionError) as exc:
+        raise ReaderError(where, f"sidecar entry {entry!r} holds a value glade does not "
+                          f"write ({str(exc)[:200]})") from None
+
+
+def _dtype(text: Any, kinds: str) -> np.dtype:
+    """The numpy dtype ``text`` names, if of one of ``kinds``; ValueError otherwise."""
+    dtype = np.dtype(text) if isinstance(text, str) else None
+    if dtype is None or dtype.kind not in kinds or dtype.fields is not None:
+        raise ValueError(f"numpy dtype {str(text)[:40]!r} is not one glade writes")
+    return dtype
+
+
+def _decode(value: Any) -> Any:
     if isinstance(value, list):
-        return [decode_value(v) for v in value]
+        return [_decode(v) for v in value]
     if not isinstance(value, dict):
         return value
     if "$float" in value:
         return float(value["$float"])
     if "$numpy" in value:
-        return np.dtype(value["$numpy"]).type(decode_value(value["value"]))
+        dtype = _dtype(value["$numpy"], _KINDS)
+        item = _decode(value["value"])
+        if not isinstance(item, (bool, int, float)):
+            raise ValueError(f"{item!r} is no {dtype} value")
+        return dtype.type(item)
     if "$array" in value:
-        data = [decode_value(v) for v in value["data"]]
-        return np.array(data, dtype=np.dtype(value["$array"])).reshape(value["shape"])
+        dtype = _dtype(value["$array"], _KINDS)
+        shape, data = value["shape"], value["data"]
+        if not isinstance(data, list) or not isinstance(shape, list) or not all(
+                type(k) is int and k >= 0 for k in shape) or math.prod(shape) != len(data):
+            raise ValueError(f"an array of shape {str(shape)[:40]} and {len(data)} values")
+        data = [_decode(v) for v in data]
+        if not all(isinstance(v, (bool, int, float)) for v in data):
+            raise ValueError(f"an array of dtype {dtype} holds values that are not numbers")
+        return np.array(data, dtype=dtype).reshape(shape)
     if "$tuple" in value:
-        return tuple(decode_value(v) for v in value["$tuple"])
+        return tuple(_decode(v) for v in value["$tuple"])
     if "$dict" in value:
-        return {_hashable(decode_value(k)): decode_value(v) for k, v in value["$dict"]}
-    return {k: decode_value(v) for k, v in value.items()}
+        return {_hashable(_decode(k)): _decode(v) for k, v in value["$dict"]}
+    return {k: _decode(v) for k, v in value.items()}
 
 
 def _hashable(key: Any) -> Any:
@@ -214,6 +249,19 @@ def write_sidecar(directory: Path, format: str, version: int, payload: dict) -> 
     (directory / SIDECAR).write_text(json.dumps(body, indent=1, allow_nan=False))
 
 
+def check_inside(path: Path, directory: Path) -> None:
+    """ReaderError naming ``path`` (a file of the store at ``directory``) when it, or a
+    folder on the way to it, is a link that leads out of the store: glade writes plain
+    files, and a link to another store would read that store's data as this one's."""
+    try:
+        target, home = path.resolve(), directory.resolve()
+    except (OSError, RuntimeError) as exc:
+        raise ReaderError(path, f"cannot be resolved ({exc})") from None
+    if not target.is_relative_to(home):
+        raise ReaderError(path, f"is a link to {target}, outside the store {home}: a glade "
+                          "store holds its own files and glade does not follow such links")
+
+
 def read_sidecar(path: str | os.PathLike, format: str, version: int) -> dict:
     """The sidecar of the glade directory ``path`` holding a model of ``format``;
     ReaderError when it is missing, unreadable, of another format or version."""
@@ -225,6 +273,7 @@ def read_sidecar(path: str | os.PathLike, format: str, version: int) -> dict:
     if not sidecar.is_file():
         raise ReaderError(directory, f"has no {SIDECAR}: not a glade Parquet directory, or "
                           "one whose writing did not finish")
+    check_inside(sidecar, directory)
     try:
         body = json.loads(sidecar.read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
@@ -448,7 +497,7 @@ def _json_column(values: pd.Series, where: Path, name: Any) -> pd.Series:
     """A column written as JSON text, decoded one value at a time (such columns hold
     Python objects, one per cell, anyway)."""
     try:
-        decoded = [decode_value(json.loads(v)) for v in values.tolist()]
+        decoded = [decode_value(json.loads(v), where, "a column") for v in values.tolist()]
     except MALFORMED as exc:
         raise ReaderError(where, f"column {name!r} holds text that is not glade's JSON "
                           f"({exc})") from exc
@@ -464,13 +513,13 @@ def _index(raw: pd.DataFrame, spec: dict, where: Path) -> pd.Index:
         return pd.RangeIndex(start, start + step * len(raw), step)
     levels, codes, names = [], [], []
     for i, level in enumerate(spec["index"]):
-        values = pd.Series(decode_value(level["levels"]), dtype=object)
+        values = pd.Series(decode_value(level["levels"], where, "index"), dtype=object)
         levels.append(pd.Index(restore(values, level, where)))
         code = raw[f"__index_level_{i}__"].to_numpy()
         if code.size and (code.min() < 0 or code.max() >= len(levels[-1])):
             raise ReaderError(where, f"index level {i} has codes outside its levels")
         codes.append(code)
-        names.append(decode_value(level["name"]))
+        names.append(decode_value(level["name"], where, "index"))
     if len(levels) == 1:
         return levels[0][codes[0]].rename(names[0])
     return pd.MultiIndex(levels=levels, codes=codes, names=names, verify_integrity=False)
@@ -484,6 +533,7 @@ def read_frame(path: Path, spec: dict) -> pd.DataFrame:
 
     if not path.is_file():
         raise ReaderError(path, "is missing")
+    check_inside(path, path.parent)
     try:
         check_schema(pq.read_schema(path), spec["arrow"], path)
         table = pq.read_table(path)
@@ -494,15 +544,15 @@ def read_frame(path: Path, spec: dict) -> pd.DataFrame:
         columns = []
         for column in spec["columns"]:
             values = raw[column["stored"]]
-            name = decode_value(column["name"])
+            name = decode_value(column["name"], path, "columns")
             if column["json"]:
                 values = _json_column(values, path, name)
             columns.append(restore(values, column, path))
         frame = pd.DataFrame(dict(enumerate(columns)), index=raw.index)
-        labels = [decode_value(c["name"]) for c in spec["columns"]]
+        labels = [decode_value(c["name"], path, "columns") for c in spec["columns"]]
         if len(set(labels)) != len(labels):
             raise ReaderError(path, "its sidecar names a column twice")
-        names = decode_value(spec["column_names"])
+        names = decode_value(spec["column_names"], path, "column_names")
         frame.columns = (pd.MultiIndex.from_tuples(labels, names=names) if spec["column_multi"]
                          else pd.Index(labels, name=names[0], dtype=object
                                        if not labels else None))

@@ -82,7 +82,8 @@ def _recipes(body: dict, where: Path) -> list:
     out = []
     for entry in field(body, "recipes", list, where):
         try:
-            metrics, params = decode_value(entry["metrics"]), decode_value(entry["params"])
+            metrics = decode_value(entry["metrics"], where, "recipes")
+            params = decode_value(entry["params"], where, "recipes")
             make_recipe(entry["kind"], metrics)  # checks that the statistic exists
             out.append(Recipe(entry["kind"], tuple(metrics), tuple(map(tuple, params))))
         except (GladeError, *MALFORMED) as exc:

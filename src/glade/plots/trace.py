@@ -158,7 +158,7 @@ def plot_comm_matrix(trace: Trace, output: str = "size", log: bool = False,
     """Heatmap of :meth:`Trace.comm_matrix`: senders on the y axis, receivers on the x
     axis, colour by volume (``log=True`` for a log colour scale). Cell i is centred on i
     and axis ticks name processes (integers only)."""
-    matrix = trace.comm_matrix(output, as_frame=True)
+    matrix = trace.comm_matrix(output, as_frame=True, form="dense")
     size = len(matrix)
     values = matrix.to_numpy().astype(np.float64)
     peak = float(values.max()) if values.size else 0.0

@@ -82,8 +82,11 @@ def metric_kinds(exc: list, inc: list, default: Any) -> dict:
 def read_metric_kinds(body: dict, where: Path) -> tuple[list, list, Any]:
     """The exclusive and inclusive metrics and the default metric of a sidecar."""
     try:
-        exc, inc = decode_value(body["exc_metrics"]), decode_value(body["inc_metrics"])
-        default = decode_value(body["default_metric"])
+        exc = decode_value(body["exc_metrics"], where, "exc_metrics")
+        inc = decode_value(body["inc_metrics"], where, "inc_metrics")
+        default = decode_value(body["default_metric"], where, "default_metric")
+    except ReaderError:
+        raise
     except MALFORMED as exc_info:
         raise ReaderError(where, "sidecar entries of the metric kinds are missing or "
                           "malformed") from exc_info
@@ -95,7 +98,9 @@ def read_metric_kinds(body: dict, where: Path) -> tuple[list, list, Any]:
 def read_metadata(body: dict, where: Path) -> Any:
     """The decoded ``metadata`` entry of a sidecar."""
     try:
-        return decode_value(body["metadata"])
+        return decode_value(body["metadata"], where, "metadata")
+    except ReaderError:
+        raise
     except MALFORMED as exc:
         raise ReaderError(where, f"sidecar entry 'metadata' is missing or malformed "
                           f"({exc})") from exc

@@ -20,6 +20,7 @@ import pandas as pd
 
 from glade.errors import GladeError, QueryError
 from glade.graph import Graph
+from glade.query import exact
 from glade.query.model import BaseQuery, CompoundQuery, Query
 from glade.query.parse import parse
 from glade.query.predicates import (
@@ -168,8 +169,9 @@ def _compare(table: RowTable, pred: Compare) -> _Mask:
             return _Mask(np.zeros(len(values), dtype=bool), per_node)
         return _on_uniques(table, pred.column, lambda u: isinstance(u, str) and op(u, value))
     if numbers is not None:
-        with np.errstate(invalid="ignore"):
-            out = op(numbers, float(value)) & ~np.isnan(numbers)
+        out = exact.compare(values, pred.op, value)
+        if values.dtype.kind == "f":
+            out &= ~np.isnan(values)
         return _Mask(out, per_node)
     if isinstance(value, bool):
         return _on_uniques(table, pred.column,
@@ -194,8 +196,7 @@ def _isin(table: RowTable, pred: IsIn) -> _Mask:
     values, per_node = table.column(pred.column)
     numbers = _numeric(values)
     if numbers is not None:
-        wanted = [float(v) for v in pred.values if not isinstance(v, str)]
-        return _Mask(np.isin(numbers, wanted) & ~np.isnan(numbers), per_node)
+        return _Mask(exact.isin(values, pred.values), per_node)
     strings = {v for v in pred.values if isinstance(v, str)}
     others = [v for v in pred.values if not isinstance(v, str)]
 

@@ -169,45 +169,95 @@ def process_ids(processes: np.ndarray, partners: np.ndarray) -> np.ndarray:
     return ids
 
 
-def comm_matrix(trace: Trace, output: str = "size", as_frame: bool = False
-                ) -> np.ndarray | pd.DataFrame:
+#: The forms :func:`comm_matrix` returns.
+FORMS = ("auto", "dense", "sparse")
+#: ``form="auto"`` gives the dense matrix up to this many cells (2048 x 2048 processes,
+#: 32 MiB of int64), the sparse table beyond.
+AUTO_DENSE_CELLS = 2**22
+#: ``form="dense"`` refuses a matrix of more bytes than this (1 GiB: 11,585 processes).
+DENSE_LIMIT_BYTES = 2**30
+
+
+def comm_matrix(trace: Trace, output: str = "size", as_frame: bool = False,
+                form: str = "auto") -> np.ndarray | pd.DataFrame:
     """Bytes (``output="size"``) or number of messages (``"count"``) sent by each
     process (rows) to each process (columns), from the send events.
 
     Rows and columns follow :func:`communicating_processes` (for MPI ranks, index
     i is rank i, as in Pipit). ``as_frame=True`` returns a DataFrame labelled with
     the process ids instead of an int64 array.
+
+    The dense matrix has a cell for every pair of processes, so its memory grows with
+    the square of their number. ``form="auto"`` (the default) returns it up to
+    :data:`AUTO_DENSE_CELLS` cells (2048 processes) and the sparse table beyond;
+    ``form="sparse"`` always returns the sparse table: one row per (``Sender``,
+    ``Receiver``) pair that exchanged at least one message, sorted, with the volume in
+    a column named ``output`` (``attrs["processes"]`` holds the labels the dense
+    matrix would have); its memory grows with the number of pairs. ``form="dense"``
+    always returns the matrix, and raises TraceError when it would take more than
+    :data:`DENSE_LIMIT_BYTES`.
     """
     check_output(output)
+    check_form(form)
     rows, senders, receivers = sent_messages(trace)
     ids = communicating_processes(trace, receivers)
-    return matrix_of(senders, receivers, _volume(trace, rows, output), ids, as_frame)
+    return matrix_of(senders, receivers, _volume(trace, rows, output), ids, as_frame,
+                     form, output)
+
+
+def check_form(form: str) -> None:
+    if form not in FORMS:
+        raise TraceError(f"form must be one of {FORMS}, not {form!r}")
 
 
 def matrix_of(senders: np.ndarray, receivers: np.ndarray, weights: np.ndarray, ids: np.ndarray,
-              as_frame: bool) -> np.ndarray | pd.DataFrame:
+              as_frame: bool, form: str = "auto", output: str = "size"
+              ) -> np.ndarray | pd.DataFrame:
     """The communication matrix of messages from ``senders`` to ``receivers`` weighing
-    ``weights`` (integers), rows and columns labelled by ``ids`` (see
-    :func:`comm_matrix`)."""
+    ``weights`` (integers), rows and columns labelled by ``ids``, dense or as the sparse
+    table (see :func:`comm_matrix`)."""
     size = len(ids)
+    cells = size * size
+    if form == "dense" and cells * 8 > DENSE_LIMIT_BYTES:
+        raise TraceError(
+            f"a dense communication matrix of {size} x {size} processes takes "
+            f"{cells * 8 / 2**30:.3g} GiB, over the bound of {DENSE_LIMIT_BYTES / 2**30:g} "
+            f"GiB ({int(np.sqrt(DENSE_LIMIT_BYTES / 8))} processes): use form=\"sparse\"")
+    if form == "sparse" or (form == "auto" and cells > AUTO_DENSE_CELLS):
+        return _pair_table(senders, receivers, weights, ids, output)
     cell = positions(ids, senders) * size + positions(ids, receivers)
-    matrix = np.bincount(cell, weights=weights, minlength=size * size)
-    matrix = np.rint(matrix).astype(np.int64).reshape(size, size)
+    matrix = np.zeros(cells, dtype=np.int64)
+    np.add.at(matrix, cell, np.asarray(weights, dtype=np.int64))
+    matrix = matrix.reshape(size, size)
     if as_frame:
         return pd.DataFrame(matrix, index=pd.Index(ids, name="Sender"),
                             columns=pd.Index(ids, name="Receiver"))
     return matrix
 
 
+def _pair_table(senders: np.ndarray, receivers: np.ndarray, weights: np.ndarray,
+                ids: np.ndarray, output: str) -> pd.DataFrame:
+    """The sparse communication matrix: the summed ``weights`` per (Sender, Receiver)
+    pair that has messages, sorted (integer sums, exact)."""
+    table = pd.DataFrame({"Sender": np.asarray(senders, dtype=np.int64),
+                          "Receiver": np.asarray(receivers, dtype=np.int64),
+                          output: np.asarray(weights, dtype=np.int64)})
+    table = table.groupby(["Sender", "Receiver"], sort=True).sum().reset_index()
+    table.attrs["processes"] = np.asarray(ids, dtype=np.int64)
+    return table
+
+
 def comm_by_process(trace: Trace, output: str = "size") -> pd.DataFrame:
     """Bytes or messages sent and received by each process (``Sent``, ``Received``),
-    indexed by ``Process``."""
-    frame = trace.comm_matrix(output, as_frame=True)
-    matrix = frame.to_numpy(dtype=np.int64)
-    return pd.DataFrame(
-        {"Sent": matrix.sum(axis=1), "Received": matrix.sum(axis=0)},
-        index=frame.index.rename(PROCESS),
-    )
+    indexed by ``Process`` (from the sparse matrix: memory grows with the pairs that
+    communicate, not with the square of the processes)."""
+    check_output(output)
+    table = trace.comm_matrix(output, form="sparse")
+    ids = pd.Index(table.attrs["processes"], name=PROCESS)
+    sums = [table.groupby(side, sort=False)[output].sum().reindex(ids, fill_value=0)
+            for side in ("Sender", "Receiver")]
+    return pd.DataFrame({"Sent": sums[0].to_numpy(dtype=np.int64),
+                         "Received": sums[1].to_numpy(dtype=np.int64)}, index=ids)
 
 
 def message_histogram(trace: Trace, bins: Any = 20, **kwargs: Any

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import MetricError, QueryError, TraceError
+from glade.query import exact
 from glade.query.regex import compile_regex
 from glade.trace.events import INSTANT, TIMESTAMP
 
@@ -130,13 +131,23 @@ class Filter(BaseFilter):
         op, value = self.operator, self._operand()
         if op == "matches":
             return self._regex.matches(values)
+        numeric = values.dtype.kind in "biuf"
         try:
+            if numeric and op in ("in", "not-in") and all(
+                    exact.is_number(v) for v in value):
+                found = exact.isin(values, value)
+                return found if op == "in" else ~found
             if op == "in":
                 return np.isin(values, list(value))
             if op == "not-in":
                 return ~np.isin(values, list(value))
+            if numeric and op == "between" and all(exact.is_number(v) for v in value):
+                return exact.compare(values, ">=", value[0]) & exact.compare(
+                    values, "<=", value[1])
             if op == "between":
                 return (values >= value[0]) & (values <= value[1])
+            if numeric and exact.is_number(value):
+                return exact.compare(values, op, value)
             result = _COMPARISONS[op](values, value)
         except TypeError as exc:
             raise TraceError(

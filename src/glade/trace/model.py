@@ -367,12 +367,13 @@ class Trace:
         return multirun_analysis(traces, metric_column, groupby_column, mean)
 
     # ------------------------------------------------------ communication
-    def comm_matrix(self, output: str = "size", as_frame: bool = False):
+    def comm_matrix(self, output: str = "size", as_frame: bool = False, form: str = "auto"):
         """Bytes (``output="size"``) or messages (``"count"``) sent from each process to
-        each other (see :func:`glade.trace.comm.comm_matrix`)."""
+        each other: dense for up to 2048 processes, else a sparse table of the pairs
+        (``form`` picks; see :func:`glade.trace.comm.comm_matrix`)."""
         from glade.trace.comm import comm_matrix
 
-        return comm_matrix(self, output, as_frame)
+        return comm_matrix(self, output, as_frame, form)
 
     def message_histogram(self, bins: int | Any = 20, **kwargs: Any):
         """Histogram ``(counts, edges)`` of the sizes of sent messages."""

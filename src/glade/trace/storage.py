@@ -46,6 +46,7 @@ from glade.errors import GladeError, ReaderError
 from glade.parquet import (
     MALFORMED,
     arrow_types,
+    check_inside,
     check_schema,
     column_spec,
     decode_value,
@@ -283,6 +284,7 @@ def read_partition(directory: Path, process: int, count: int, arrow: dict) -> pa
     path = partition_path(directory, process)
     if not path.is_file():
         raise ReaderError(path, f"is missing: the partition of process {process}")
+    check_inside(path, directory)
     try:
         check_schema(pq.read_schema(path), arrow, path)
         table = pq.read_table(path)
@@ -360,7 +362,9 @@ def from_parquet(path: str | os.PathLike) -> Trace:
     if body.get("definitions") is not None:
         definitions = read_frame(directory / DEFINITIONS, body["definitions"])
     try:
-        metadata = decode_value(body.get("metadata", {}))
+        metadata = decode_value(body.get("metadata", {}), sidecar, "metadata")
+    except ReaderError:
+        raise
     except MALFORMED as exc:
         raise ReaderError(sidecar, f"sidecar entry 'metadata' is malformed ({exc})") from exc
     try:

@@ -20,8 +20,29 @@ Reading maps each event by its phase ``ph``:
   ``metadata["ignored_events"]``.
 
 ``ts`` and ``dur`` are microseconds; timestamps become int64 ns. ``pid`` and ``tid``
-are the process and thread (0 when absent). Scalar ``args`` become attribute
-columns (nested values are left out, listed in ``metadata["dropped_args"]``).
+are the process and thread (0 when absent).
+
+``args`` members become attribute columns, one per key, only for keys that are not
+rare, so that a file of many distinct keys does not cost a dense column each (memory
+stays linear in the file). With ``n`` trace events (a complete event makes two; its
+Enter carries the args) and ``m`` args members on them, a key gets its own column when
+
+- the file's ``otherData.glade.columns`` declares it (files glade writes: their columns
+  come back, even empty ones), or at least one event in :data:`ARGS_SHARE` (100)
+  carries it (unless ``otherData.glade.args_column`` says the file was written from a
+  trace with the text column below: then only declared keys, so that it comes back
+  as it was);
+- and, taking the declared keys first, then the others most frequent first (ties by
+  name), the columns stay within :data:`COLUMN_CELLS` (16) cells per event and per
+  member: at most ``16 * (n + m) / n`` columns.
+
+Every other member is kept, as the bytes the file has for it, in one text column
+``args`` (:data:`ARGS_COLUMN`): per event, the JSON object of its remaining members
+(missing where none), so its memory is that of those members; ``metadata
+["args_column"]`` names it and the writer puts those members back into ``args``. A key
+named ``args`` (or ``Name``, ``Process``...) becomes the column ``args.args``. A chosen
+key whose values cannot be typed (nested values, or numbers mixed with text) goes to
+that text too and is listed in ``metadata["dropped_args"]``.
 The file is scanned by a compiled JSON scanner (:mod:`glade.readers.traces.json_scan`)
 in chunks of events whose columns are typed in bulk
 (:mod:`glade.readers.traces.chrome_events`): no Python object is made per event, and
@@ -50,6 +71,8 @@ from glade.readers.traces.chrome_events import (
     chunk_columns,
     flow_keys,
     gather,
+    key_values,
+    member_text,
     scan_chunks,
     text_categorical,
 )
@@ -83,6 +106,12 @@ _EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 _INSTANT_PHASES = ("i", "I", "R", "n", "C")
 _KEPT_PHASES = ("B", "E", "X", "s", "f", "M", *_INSTANT_PHASES)
 _UNNAMED = "<unnamed>"
+#: The column of the ``args`` members that have no column of their own (JSON text).
+ARGS_COLUMN = "args"
+#: A key gets a column when at least one trace event in ARGS_SHARE carries it...
+ARGS_SHARE = 100
+#: ... and while the columns hold at most COLUMN_CELLS cells per event and per member.
+COLUMN_CELLS = 16
 
 
 def detect(path: str | os.PathLike) -> bool:
@@ -138,6 +167,7 @@ def _glade_info(path: Path, outside: bytes) -> dict[str, Any]:
         if isinstance(columns, dict) else {},
         "metric_columns": [m for m in metrics if isinstance(m, str)]
         if isinstance(metrics, list) else [],
+        "args_column": info.get("args_column") is True,
     }
 
 
@@ -201,21 +231,86 @@ def _fits(kind: str | None, values: Any) -> bool:
     return kind == "int64" and dtype == "Int64"
 
 
-def _typed_args(args: dict[str, tuple[np.ndarray, Any]], targets: dict[str, np.ndarray],
-                n: int, types: dict[str, str]) -> dict[str, Any]:
-    """Attribute columns over the ``n`` output events, from the args of the input events
-    (``targets`` maps every arg's input rows to output rows, -1 for events not kept)."""
-    out = {}
-    for name, (_, values) in args.items():
-        column = f"args.{name}" if name in (TIMESTAMP, EVENT_TYPE, NAME, PROCESS, THREAD) \
-            else name
-        keep = targets[name] >= 0
-        dest = targets[name][keep]
-        full = dest.size == n and not np.asarray(pd.isna(values))[keep].any()
-        declared = types.get(column)
-        kind = declared if _fits(declared, values) else _default_kind(column, values, full)
-        out[column] = _spread_column(values, keep, dest, n, kind)
-    return out
+#: Keys of ``args`` whose column takes another name (``args.<key>``).
+_RESERVED = (TIMESTAMP, EVENT_TYPE, NAME, PROCESS, THREAD, ARGS_COLUMN)
+
+
+def _column_name(key: str) -> str:
+    return f"args.{key}" if key in _RESERVED else key
+
+
+def column_keys(counts: np.ndarray, names: list[str], declared: list[str], n: int,
+                only_declared: bool = False) -> tuple[np.ndarray, list[str]]:
+    """Which ``args`` keys become columns (see the module doc), most wanted first: the
+    indices of the chosen keys, and the declared columns no event has (empty columns).
+    ``counts`` says how many of the ``n`` trace events carry each key."""
+    members = int(counts.sum())
+    room = COLUMN_CELLS * (n + members) // max(n, 1)
+    position = {name: i for i, name in enumerate(names)}
+    wanted = [position[c] for c in declared if c in position]
+    absent = [c for c in declared if c not in position and c not in _RESERVED]
+    common = np.flatnonzero((counts * ARGS_SHARE >= n) & (not only_declared))
+    common = common[np.lexsort((np.arange(common.size), -counts[common]))]
+    chosen = list(dict.fromkeys(wanted + common.tolist()))[:room]
+    return np.asarray(chosen, dtype=np.int64), absent[: room - len(chosen)]
+
+
+def _empty_column(kind: str, n: int) -> Any:
+    """A column of ``n`` missing values of type ``kind`` (a declared column no event has)."""
+    if kind in ("category", "str"):
+        full = pd.Categorical.from_codes(np.full(n, -1), categories=pd.Index([], dtype="str"))
+        return full if kind == "category" else pd.array(np.asarray(full, dtype=object),
+                                                         dtype=TEXT_DTYPE)
+    if kind == "bool":
+        return np.zeros(n, dtype=bool)
+    return np.full(n, -1, dtype=np.int64) if kind == "int64" else np.full(n, np.nan)
+
+
+def _arg_columns(raw: np.ndarray, members: dict[str, Any], single: np.ndarray,
+                 complete: np.ndarray, n: int, types: dict[str, str],
+                 only_declared: bool = False) -> tuple[dict[str, Any], list[str]]:
+    """Attribute columns over the ``n`` output events from the ``args`` members (their
+    events mapped to output rows: the event itself, or the Enter of a complete event):
+    one typed column per key :func:`column_keys` chooses, and the JSON text of every
+    other member in :data:`ARGS_COLUMN`; and the chosen keys whose values cannot be
+    typed (nested or of mixed kinds), which go to that text too."""
+    keys = [str(k) for k in members["keys"]]
+    code = members["code"]
+    targets = _arg_targets(members["event"], single, complete)
+    kept = targets >= 0
+    counts = np.bincount(code[kept], minlength=len(keys))
+    names = [_column_name(k) for k in keys]
+    chosen, absent = column_keys(counts, names, list(types), n, only_declared)
+    bounds = np.searchsorted(code, np.arange(len(keys) + 1))
+    out, dropped = {}, []
+    columnar = np.zeros(len(keys), dtype=bool)
+    for k in chosen.tolist():
+        if names[k] in out:  # "args.Name" and "Name": the second stays in the text
+            continue
+        picked = np.arange(bounds[k], bounds[k + 1])
+        values = key_values(raw, members, picked)
+        if values is None:
+            dropped.append(keys[k])
+            continue
+        columnar[k] = True
+        out[names[k]] = _spread(names[k], values, targets[picked], n, types.get(names[k]))
+    for column in absent:
+        out[column] = _empty_column(types[column], n)
+    rest = np.flatnonzero(kept & ~columnar[code])
+    if rest.size:
+        out[ARGS_COLUMN] = member_text(raw, members, rest, targets[rest], n)
+    return out, sorted(dropped)
+
+
+def _spread(column: str, values: Any, target: np.ndarray, n: int, declared: str | None
+            ) -> Any:
+    """One key's typed ``values`` (of members going to output rows ``target``, -1 for
+    events not kept) as a column over the ``n`` output events."""
+    keep = target >= 0
+    dest = target[keep]
+    full = dest.size == n and not np.asarray(pd.isna(values))[keep].any()
+    kind = declared if _fits(declared, values) else _default_kind(column, values, full)
+    return _spread_column(values, keep, dest, n, kind)
 
 
 def read_chrome(path: str | os.PathLike, progress: bool | None = None) -> Trace:
@@ -241,12 +336,11 @@ def read_chrome(path: str | os.PathLike, progress: bool | None = None) -> Trace:
     info = _glade_info(target, bytes(data[: start - 1]) + b"null" + bytes(data[end:])) \
         if is_object else {}
     flow_key = flow_keys(raw, [c.pop("flow_spans") for c in chunks if c["size"]])
-    del data, raw
-    columns, total, dropped = gather(chunks)
+    columns, total = gather(raw, chunks)
     columns["flow_key"] = flow_key
     del chunks
     try:
-        return _build(target, columns, total, dropped, info)
+        return _build(target, raw, columns, total, info)
     except TraceError as exc:
         raise ReaderError(target, str(exc)) from None
 
@@ -339,17 +433,24 @@ def _compact(codes: np.ndarray, categories: list[str]) -> pd.Categorical:
     return pd.Categorical.from_codes(remap[codes], categories=pd.Index(kept[order], dtype="str"))
 
 
-def _definitions(columns: dict[str, Any], meta: np.ndarray, pid: np.ndarray,
-                 tid: np.ndarray) -> pd.DataFrame | None:
+def _definitions(raw: np.ndarray, columns: dict[str, Any], meta: np.ndarray,
+                 pid: np.ndarray, tid: np.ndarray) -> pd.DataFrame | None:
     """The metadata events (process and thread names...) as a table, or None."""
     if meta.size == 0:
         return None
     value = np.full(meta.size, None, dtype=object)
-    if "name" in columns["args"]:
-        rows, values = columns["args"]["name"]
-        pos = np.minimum(np.searchsorted(rows, meta), max(rows.size - 1, 0))
-        hit = rows[pos] == meta if rows.size else np.zeros(meta.size, dtype=bool)
-        value[hit] = np.asarray(values, dtype=object)[pos[hit]]
+    members = columns["args"]
+    keys = members["keys"]
+    if "name" in keys:
+        code = keys.get_loc("name")
+        lo, hi = np.searchsorted(members["code"], [code, code + 1])
+        picked = np.arange(lo, hi)
+        picked = picked[np.isin(members["event"][picked], meta)]
+        if picked.size:
+            values = key_values(raw, members, picked)
+            if values is not None:
+                value[np.searchsorted(meta, members["event"][picked])] = \
+                    np.asarray(values, dtype=object)
     return pd.DataFrame({
         "Definition Type": np.asarray(columns["name"], dtype=object)[meta],
         PROCESS: pid[meta],
@@ -451,7 +552,7 @@ def _integers(path: Path, values: np.ndarray, key: str) -> np.ndarray:
     return np.where(present, values, 0.0).astype(np.int64)
 
 
-def _build(path: Path, columns: dict[str, Any], total: int, dropped: list[str],
+def _build(path: Path, raw: np.ndarray, columns: dict[str, Any], total: int,
            info: dict[str, Any]) -> Trace:
     """The Trace of the parsed event columns (see the module doc for the mapping)."""
     rows = _phase_rows(columns, total)
@@ -488,9 +589,8 @@ def _build(path: Path, columns: dict[str, Any], total: int, dropped: list[str],
     del ts, dur, stamp, timed, kind_of
     name_codes, categories = _names(columns, rows, source)
 
-    args = columns["args"]
-    targets = {name: _arg_targets(where, single, complete) for name, (where, _) in args.items()}
-    attributes = _typed_args(args, targets, count, info.get("columns", {}))
+    attributes, dropped = _arg_columns(raw, columns["args"], single, complete, count,
+                                       info.get("columns", {}), info.get("args_column", False))
     if rows["send"].size or rows["receive"].size:
         send_partner, recv_partner = _flow_partners(columns, rows["send"], rows["receive"], pid)
         flow_partner = np.full(total, -1, dtype=np.int64)
@@ -503,7 +603,8 @@ def _build(path: Path, columns: dict[str, Any], total: int, dropped: list[str],
     written = [c for c in info.get("columns", {}) if c in attributes]
     attributes = {c: attributes[c] for c in written + [c for c in attributes if c not in written]}
     order = _event_order(times, source, single.size, complete.size, length)
-    definitions = _definitions(columns, rows["meta"], pid, tid)
+    definitions = _definitions(raw, columns, rows["meta"], pid, tid)
+    del raw, columns["args"]
     source = source[order]
     table = {TIMESTAMP: times[order]}
     del times
@@ -524,6 +625,8 @@ def _build(path: Path, columns: dict[str, Any], total: int, dropped: list[str],
         "ignored_events": {str(k): int(v) for k, v in ignored.items() if v},
         "dropped_args": dropped,
     }
+    if ARGS_COLUMN in frame.columns:
+        metadata["args_column"] = ARGS_COLUMN
     trace = Trace(frame, definitions=definitions, metadata=metadata, copy=False)
     if rows["leave"].size:
         _name_leaves(path, trace)

@@ -13,9 +13,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 from pandas.api.types import union_categoricals
 
 from glade.errors import ReaderError
+from glade.pandas_compat import PANDAS3
 from glade.readers.traces import json_scan
 
 #: Events scanned per chunk (the scanner's buffers hold this many).
@@ -168,12 +170,18 @@ def chunk_columns(path: Path, raw: np.ndarray, chunk: tuple[np.ndarray, ...], fi
     return out
 
 
+#: The arrays of scanned ``args`` members, as :func:`_arguments` returns them.
+MEMBER_FIELDS = ("event", "key_start", "key_stop", "kind", "value_start", "value_stop",
+                 "numbers", "integers", "integral")
+
+
 def _arguments(raw: np.ndarray, events: np.ndarray, start: np.ndarray, stop: np.ndarray
-               ) -> dict[str, tuple[np.ndarray, Any]]:
+               ) -> dict[str, np.ndarray]:
     """The members of the ``args`` objects (of ``events``, at byte spans ``start`` to
-    ``stop``) as typed columns, one per key: the events that have the key, and its
-    values there (see :func:`_typed_members`). A key given twice in one object keeps
-    its last value, as JSON readers do."""
+    ``stop``), one entry per member in file order (see :data:`MEMBER_FIELDS`): its event,
+    its key's span, its value's kind and span, its number, its integer value and whether
+    it is one. Nothing is typed yet: :func:`gather` decides, over the whole file, which
+    keys become columns."""
     if events.size == 0:
         return {}
     capacity = int((stop - start).sum()) // 4 + 1
@@ -184,21 +192,76 @@ def _arguments(raw: np.ndarray, events: np.ndarray, start: np.ndarray, stop: np.
     integral, owner = np.empty(capacity, np.bool_), np.empty(capacity, np.int64)
     count = json_scan.members(raw, start, key_start, key_stop, kind, value_start, value_stop,
                               numbers, integers, integral, owner)
-    keys = _intern(raw, np.full(count, json_scan.STRING, np.uint8), key_start[:count],
-                   key_stop[:count], np.ones(count, dtype=bool))
+    arrays = (events[owner[:count]], key_start, key_stop, kind, value_start, value_stop,
+              numbers, integers, integral)
+    return {field: column[:count].copy() for field, column in
+            zip(MEMBER_FIELDS, arrays, strict=True)}
+
+
+def _members(raw: np.ndarray, sized: list[tuple[dict[str, Any], int]]) -> dict[str, Any]:
+    """The ``args`` members of every chunk joined (events numbered over the file), their
+    keys interned (``code`` into the sorted ``keys``), a key given twice in one object
+    keeping its last value, as JSON readers do; sorted by key, then event."""
+    parts = [(c["args"], o) for c, o in sized if c["args"]]
+    if not parts:
+        empty = {f: np.zeros(0, dtype=np.int64) for f in MEMBER_FIELDS}
+        return {**empty, "code": np.zeros(0, dtype=np.int64), "keys": pd.Index([], dtype="str")}
+    members = {f: np.concatenate([m[f] + o if f == "event" else m[f] for m, o in parts])
+               for f in MEMBER_FIELDS}
+    for m, _ in parts:
+        m.clear()
+    count = members["event"].size
+    keys = _intern(raw, np.full(count, json_scan.STRING, np.uint8), members["key_start"],
+                   members["key_stop"], np.ones(count, dtype=bool))
     codes = np.asarray(keys.codes, dtype=np.int64)
-    order = np.lexsort((np.arange(count), owner[:count], codes))
-    code, who = codes[order], owner[order]
+    order = np.lexsort((np.arange(count), members["event"], codes))
+    code, who = codes[order], members["event"][order]
     last = np.append((code[1:] != code[:-1]) | (who[1:] != who[:-1]), True)
-    order, code = order[last], code[last]
-    bounds = np.searchsorted(code, np.arange(len(keys.categories) + 1))
-    members = (kind, value_start, value_stop, numbers, integers, integral)
-    out = {}
-    for k, name in enumerate(keys.categories):
-        picked = order[bounds[k] : bounds[k + 1]]
-        out[name] = (events[owner[picked]],
-                     _typed_members(raw, *(column[picked] for column in members)))
+    order = order[last]
+    out = {f: members.pop(f)[order] for f in MEMBER_FIELDS}
+    out["code"] = codes[order]
+    out["keys"] = keys.categories
     return out
+
+
+def key_values(raw: np.ndarray, members: dict[str, Any], picked: np.ndarray) -> Any:
+    """The typed values of the members at ``picked`` (one key's; see
+    :func:`_typed_members`)."""
+    fields = ("kind", "value_start", "value_stop", "numbers", "integers", "integral")
+    return _typed_members(raw, *(members[f][picked] for f in fields))
+
+
+def member_text(raw: np.ndarray, members: dict[str, Any], picked: np.ndarray,
+                rows: np.ndarray, n: int) -> Any:
+    """A text column of ``n`` rows holding, at each of ``rows``, the JSON object of the
+    members at ``picked`` that go there (``rows`` gives each member's row), written with
+    the bytes the file has for them, in file order; missing at rows with none. Built as
+    one buffer of bytes and offsets, no Python object per row."""
+    order = np.lexsort((members["key_start"][picked], rows))
+    picked, rows = picked[order], rows[order]
+    begin = members["key_start"][picked] - 1
+    end = members["value_stop"][picked] + (members["kind"][picked] == json_scan.STRING)
+    length = end - begin
+    first = np.append(True, rows[1:] != rows[:-1])
+    last = np.append(rows[1:] != rows[:-1], True)
+    piece = length + 1 + last  # "{" or "," before, "}" after the last of a row
+    at = np.cumsum(piece) - piece
+    out = np.empty(int(piece.sum()), dtype=np.uint8)
+    out[at] = np.where(first, ord("{"), ord(","))
+    out[(at + 1 + length)[last]] = ord("}")
+    total = int(length.sum())
+    within = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(length) - length, length)
+    out[np.repeat(at + 1, length) + within] = raw[np.repeat(begin, length) + within]
+    del within
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    row_bytes = np.bincount(rows, weights=piece, minlength=n).astype(np.int64)
+    np.cumsum(row_bytes, out=offsets[1:])
+    present = np.zeros(n, dtype=bool)
+    present[rows] = True
+    array = pa.LargeStringArray.from_buffers(
+        n, pa.py_buffer(offsets), pa.py_buffer(out),
+        pa.py_buffer(np.packbits(present, bitorder="little")), int(n - present.sum()))
+    return pd.array(array, dtype="str" if PANDAS3 else pd.StringDtype("pyarrow"))
 
 
 def _typed_members(raw: np.ndarray, kind: np.ndarray, start: np.ndarray, stop: np.ndarray,
@@ -233,29 +296,9 @@ def text_categorical(values: Any) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, categories=pd.Index(text, dtype="str"))
 
 
-def _unify(parts: list[Any]) -> Any:
-    """Typed pieces of one attribute column joined: integers stay exact, numbers mix to
-    float64, text with anything else becomes text."""
-    kinds = {("text" if isinstance(p, pd.Categorical) else str(getattr(p, "dtype", "")))
-             for p in parts}
-    if kinds == {"text"}:
-        return union_categoricals(parts)
-    if "text" in kinds:
-        return text_categorical(np.concatenate([np.asarray(p, dtype=object) for p in parts]))
-    if kinds == {"Int64"}:
-        return pd.arrays.IntegerArray(
-            np.concatenate([p.to_numpy(dtype=np.int64, na_value=0) for p in parts]),
-            np.concatenate([np.asarray(p.isna()) for p in parts]))
-    if kinds == {"boolean"}:
-        return pd.arrays.BooleanArray(
-            np.concatenate([p.to_numpy(dtype=bool, na_value=False) for p in parts]),
-            np.concatenate([np.asarray(p.isna()) for p in parts]))
-    return np.concatenate([np.asarray(p, dtype=np.float64, na_value=np.nan)
-                           if hasattr(p, "to_numpy") else p for p in parts])
-
-
-def gather(chunks: list[dict[str, Any]]) -> tuple[dict[str, Any], int, list[str]]:
-    """The columns of all chunks joined; the number of events; dropped arg names."""
+def gather(raw: np.ndarray, chunks: list[dict[str, Any]]) -> tuple[dict[str, Any], int]:
+    """The columns of all chunks joined (``args``: their members, see
+    :func:`_members`); the number of events."""
     total = sum(c["size"] for c in chunks)
     offsets = np.cumsum([0] + [c["size"] for c in chunks])
     columns: dict[str, Any] = {}
@@ -269,24 +312,8 @@ def gather(chunks: list[dict[str, Any]]) -> tuple[dict[str, Any], int, list[str]
         del parts
     columns["flows"] = (np.concatenate([c["flows"] + o for c, o in sized]) if sized
                         else np.zeros(0, dtype=np.int64))
-    dropped: list[str] = []
-    args: dict[str, tuple[np.ndarray, Any]] = {}
-    names = sorted(set().union(*(c["args"] for c in chunks)), key=str)
-    for name in names:
-        rows, parts = [], []
-        for chunk, offset in sized:
-            if name in chunk["args"]:
-                where, typed = chunk["args"][name]
-                if typed is None:
-                    break
-                rows.append(where + offset)
-                parts.append(typed)
-        else:
-            args[name] = (np.concatenate(rows), _unify(parts))
-            continue
-        dropped.append(str(name))
-    columns["args"] = args
-    return columns, total, dropped
+    columns["args"] = _members(raw, sized)
+    return columns, total
 
 
 def flow_keys(raw: np.ndarray, spans: list[tuple[np.ndarray, ...]]) -> np.ndarray:

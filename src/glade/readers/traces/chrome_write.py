@@ -1,6 +1,8 @@
 """Writing Chrome / Perfetto trace-event JSON: ``B`` / ``E`` / ``i`` events with
-attributes in ``args``, and matched messages as ``s`` / ``f`` flow pairs bound to their
-enclosing call, which Perfetto draws as arrows. ``otherData.glade`` keeps the time
+attributes in ``args`` (the members the reader kept as JSON text, in the column
+``metadata["args_column"]`` names, go back into ``args`` as they were written), and
+matched messages as ``s`` / ``f`` flow pairs bound to their enclosing call, which
+Perfetto draws as arrows. ``otherData.glade`` keeps the time
 offset and column types, so reading a written file
 (:func:`glade.readers.traces.chrome.read_chrome`) gives back the same events."""
 
@@ -62,8 +64,10 @@ def write_chrome(trace: Trace, path: str | os.PathLike) -> None:
     kind = trace.event_kinds()
     stamps = events[TIMESTAMP].to_numpy()
     offset = int(stamps.min()) if n else 0
+    rest = trace.metadata.get("args_column")
+    rest = rest if isinstance(rest, str) and rest in events.columns else None
     attributes = [c for c in trace.recorded_columns()
-                  if c not in (TIMESTAMP, EVENT_TYPE, NAME, PROCESS, THREAD)]
+                  if c not in (TIMESTAMP, EVENT_TYPE, NAME, PROCESS, THREAD, rest)]
     types = {c: _column_type(events[c]) for c in attributes}
     pairs, _, _ = message_pairs(trace)
     flow = np.full(n, -1, dtype=np.int64)
@@ -75,6 +79,8 @@ def write_chrome(trace: Trace, path: str | os.PathLike) -> None:
     plain_instant = (kind == INSTANT) & (flow < 0)
     info = {"version": 1, "time_offset_ns": offset, "columns": types,
             "metric_columns": trace.metric_columns}
+    if rest is not None:
+        info["args_column"] = True
     pid = events[PROCESS].to_numpy()
     tid = events[THREAD].to_numpy()
 
@@ -97,6 +103,12 @@ def write_chrome(trace: Trace, path: str | os.PathLike) -> None:
             present, value = _arg_value(events[name].iloc[rows], types[name])
             fields += [np.where(present & before, b",", b""),
                        np.where(present, json_string(name) + b":", b""), value]
+            before |= present
+        if rest is not None:
+            column = events[rest].iloc[rows].astype("category")
+            inner = category_text(column, lambda text: text.strip()[1:-1].strip().encode(), b"")
+            present = inner != b""
+            fields += [np.where(present & before, b",", b""), inner]
             before |= present
         pieces += [np.where(before, b',"args":{', b""), *fields, np.where(before, b"}", b""),
                    b"}"]

@@ -34,6 +34,7 @@ from dask.dataframe.utils import has_known_categories
 from glade.errors import TraceError
 from glade.trace.cct import cct_frame, cct_metadata
 from glade.trace.comm import (
+    check_form,
     check_output,
     comm_by_process,
     matrix_of,
@@ -338,10 +339,11 @@ class DaskTrace:
         return dask_outliers(self, metric, threshold, groupby_column)
 
     # ------------------------------------------------------ communication
-    def comm_matrix(self, output: str = "size", as_frame: bool = False):
+    def comm_matrix(self, output: str = "size", as_frame: bool = False, form: str = "auto"):
         """See :meth:`glade.Trace.comm_matrix`: every partition counts its sends per
         (sender, receiver) pair; the pairs make the matrix."""
         check_output(output)
+        check_form(form)
         pieces = self._map(send_pairs)
         table = pd.concat(pieces, ignore_index=True) if pieces else send_pairs(
             self._meta_trace())
@@ -350,7 +352,8 @@ class DaskTrace:
         if output == "size":
             warn_unknown_sizes(int(table["unknown"].sum()), int(table["count"].sum()))
         weights = table["size" if output == "size" else "count"].to_numpy()
-        return matrix_of(table["sender"].to_numpy(), receivers, weights, ids, as_frame)
+        return matrix_of(table["sender"].to_numpy(), receivers, weights, ids, as_frame,
+                         form, output)
 
     def comm_by_process(self, output: str = "size") -> pd.DataFrame:
         """See :meth:`glade.Trace.comm_by_process`."""

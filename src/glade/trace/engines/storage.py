@@ -66,7 +66,7 @@ def read_processes(directory: str, processes: np.ndarray, counts: np.ndarray,
                               for o, c in zip(offsets, counts, strict=True)])
     columns = {}
     for spec in entry["columns"]:
-        name = decode_value(spec.get("name"))
+        name = decode_value(spec.get("name"), where, "events.columns")
         values = (pd.Series(np.repeat(processes, counts)) if name == PROCESS
                   else raw.get(name))
         if values is None:
@@ -81,7 +81,7 @@ def empty_events(entry: dict, where: Path) -> pd.DataFrame:
     """The (empty) events table with the columns and dtypes of the sidecar's ``entry``."""
     columns = {}
     for spec in entry["columns"]:
-        name = decode_value(spec.get("name"))
+        name = decode_value(spec.get("name"), where, "events.columns")
         columns[name] = restore(pd.Series([], dtype=object), spec, where)
     return pd.DataFrame(columns, index=pd.Index([], dtype=np.int64, name=EVENT_ID))
 
@@ -102,7 +102,7 @@ def read_dask_store(path: str | os.PathLike, npartitions: int | None = None):
     field(entry, "columns", list, sidecar)
     field(entry, "arrow", dict, sidecar)
     processes, counts = process_counts(directory, entry)
-    stored = {decode_value(spec.get("name")) for spec in entry["columns"]
+    stored = {decode_value(spec.get("name"), sidecar, "events.columns") for spec in entry["columns"]
               if isinstance(spec, dict)}
     if entry.get("order") != "row" and stored.intersection(REFERENCE_COLUMNS):
         raise ReaderError(sidecar, "holds reference columns (rows of the trace) without "
@@ -133,7 +133,9 @@ def read_dask_store(path: str | os.PathLike, npartitions: int | None = None):
     if body.get("definitions") is not None:
         definitions = read_frame(directory / DEFINITIONS, body["definitions"])
     try:
-        metadata = decode_value(body.get("metadata", {}))
+        metadata = decode_value(body.get("metadata", {}), sidecar, "metadata")
+    except ReaderError:
+        raise
     except (KeyError, TypeError, ValueError) as exc:
         raise ReaderError(sidecar, f"sidecar entry 'metadata' is malformed ({exc})") from exc
     return DaskTrace(events, definitions, metadata)

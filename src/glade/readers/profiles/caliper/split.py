@@ -120,9 +120,26 @@ def parse_json(source: str, use_native: bool) -> Profile:
             kind = kind_from_name(title, meta)
             metrics.append(Metric(column_name(title, None, use_native), title, kind, numbers))
         else:
-            others[title] = labelled[title] = np.asarray(values, dtype=object)
+            text = np.asarray(values, dtype=object)
+            _check_text_values(source, title, text, np.flatnonzero(has_path))
+            others[title] = labelled[title] = text
     return Profile(frames, parent, appear, row_node, row_rank, row_order, metrics, others,
                    metadata, activity_leaves(labelled))
+
+
+def _check_text_values(source: str, title: str, values: np.ndarray, rows: np.ndarray) -> None:
+    """ReaderError naming the file, the value column ``title`` and the first ``data``
+    row (``rows`` maps the values to them) where a column of text holds a number
+    written as text (``"5"``): Caliper writes numbers as JSON numbers, so such a column
+    is a metric whose writer got its type wrong, not text to keep."""
+    present = np.flatnonzero(~pd.isna(values))
+    numbers = pd.to_numeric(pd.Series(values[present].astype(str)), errors="coerce")
+    numeric = np.flatnonzero(numbers.notna().to_numpy())
+    if numeric.size:
+        at = int(present[numeric[0]])
+        raise ReaderError(source, f"value column {title!r} holds text, and numbers written "
+                          f"as text (data row {int(rows[at])}: {values[at]!r}): a metric "
+                          "must hold JSON numbers, text attributes no numbers")
 
 
 def _json_nodes(source: str, nodes: list) -> tuple[np.ndarray, list, np.ndarray]:
