@@ -69,7 +69,8 @@ window.bench = {
     await nextFrame();
     const controller = new AbortController();
     const start = performance.now();
-    shown = { controller, cleanup: view.render({ model, el, signal: controller.signal }) };
+    // (render decodes the view's payload first: js/lib/payload.js)
+    shown = { controller, cleanup: await view.render({ model, el, signal: controller.signal }) };
     await nextFrame();
     return [performance.now() - start, el.querySelectorAll(".gs-node").length];
   },
