@@ -354,7 +354,7 @@ def test_four_views_in_one_link(halo):
     # a CCT selection highlights in the timeline and outlines the matrix's cells
     tree.selected_paths = [["main", "MPI_Isend"]]
     assert timeline.highlighted == matrix.highlighted == tree.selection
-    assert matrix.highlight != b""
+    assert matrix.payload_arrays()["highlight"].size > 0
     # a matrix selection highlights in the timeline (the last selection wins)
     matrix.select(0, 1)
     assert timeline.highlighted == matrix.selection
@@ -386,6 +386,6 @@ def test_a_matrix_sends_a_new_picture_with_its_descriptors(halo):
     matrix.send_state = lambda key=None: sent.append(set(key) if key else None)
     matrix.zoom((0, 4))
     matrix.link_restrict('MATCH (".", p) WHERE p.Process <= 3')
-    pictures = [keys for keys in sent if keys and keys & {"picture", "picture_meta"}]
+    pictures = [keys for keys in sent if keys and keys & {"payload", "payload_meta"}]
     assert len(pictures) == 2
-    assert all({"picture", "picture_meta"} <= keys for keys in pictures)
+    assert all({"payload", "payload_meta"} <= keys for keys in pictures)
