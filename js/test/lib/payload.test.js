@@ -12,8 +12,14 @@ function publish(revision, fields, arrays, deflate = []) {
     let bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
     if (deflate.includes(name)) bytes = new Uint8Array(deflateSync(bytes));
     const dtype = values.constructor.name.replace("Array", "").toLowerCase();
-    descriptors.push({ name, dtype, count: values.length, offset, size: bytes.length,
-      deflate: deflate.includes(name) });
+    descriptors.push({
+      name,
+      dtype,
+      count: values.length,
+      offset,
+      size: bytes.length,
+      deflate: deflate.includes(name),
+    });
     const padded = new Uint8Array(Math.ceil(bytes.length / 8) * 8);
     padded.set(bytes);
     parts.push(padded);
@@ -26,7 +32,10 @@ function publish(revision, fields, arrays, deflate = []) {
     at += part.length;
   }
   // a bytes trait reaches the page as a DataView
-  return { payload: new DataView(blob.buffer), payload_meta: { revision, arrays: descriptors, fields } };
+  return {
+    payload: new DataView(blob.buffer),
+    payload_meta: { revision, arrays: descriptors, fields },
+  };
 }
 
 /** A widget model holding `traits`, whose `set` fires the change events. */
@@ -47,7 +56,10 @@ function modelOf(traits) {
       listeners.set(event, [...(listeners.get(event) ?? []), listener]);
     },
     off(event, listener) {
-      listeners.set(event, (listeners.get(event) ?? []).filter((l) => l !== listener));
+      listeners.set(
+        event,
+        (listeners.get(event) ?? []).filter((l) => l !== listener),
+      );
     },
     save_changes() {},
     send() {},
@@ -56,12 +68,19 @@ function modelOf(traits) {
 
 describe("a view's payload", () => {
   it("reads the revision, the fields and the typed arrays, deflated or not", async () => {
-    const model = modelOf(publish(3, { metrics: [{ name: "time" }], bins: 20 }, {
-      parents: Int32Array.from([-1, 0, 0]),
-      values: Float64Array.from([1.5, 2, 3]),
-      names: Uint8Array.from([109, 97, 105, 110]),
-      keep: Uint8Array.from([1, 0, 0, 0, 0, 0, 1]),
-    }, ["keep"]));
+    const model = modelOf(
+      publish(
+        3,
+        { metrics: [{ name: "time" }], bins: 20 },
+        {
+          parents: Int32Array.from([-1, 0, 0]),
+          values: Float64Array.from([1.5, 2, 3]),
+          names: Uint8Array.from([109, 97, 105, 110]),
+          keep: Uint8Array.from([1, 0, 0, 0, 0, 0, 1]),
+        },
+        ["keep"],
+      ),
+    );
     expect(payloadRevision(model)).toBe(3);
     const { revision, fields, arrays } = await readPayload(model);
     expect(revision).toBe(3);
