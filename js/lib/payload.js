@@ -61,3 +61,18 @@ export function watchPayload(model, onPayload, onError = (error) => console.erro
     model.off("change:payload_meta", read);
   };
 }
+
+/**
+ * The arrays of a payload whose names start with `prefix` (a group the kernel packed
+ * apart, such as a timeline's "snapshot/"), named without it.
+ * @param {Record<string, TypedArray>} arrays @param {string} prefix
+ * @returns {Record<string, TypedArray>}
+ */
+export function arraysUnder(arrays, prefix) {
+  /** @type {Record<string, TypedArray>} */
+  const out = {};
+  for (const [name, values] of Object.entries(arrays)) {
+    if (name.startsWith(prefix)) out[name.slice(prefix.length)] = values;
+  }
+  return out;
+}

@@ -29,7 +29,7 @@ import numpy as np
 import traitlets
 
 from glade.errors import GladeError
-from glade.packing import pack_arrays, unpack_arrays
+from glade.packing import join_packed, pack_arrays, unpack_arrays
 from glade.query import EVERYTHING, parse
 from glade.query.model import BaseQuery
 from glade.writing import write_text
@@ -180,6 +180,7 @@ class QueryView(anywidget.AnyWidget):
         self._fields: dict[str, Any] = {}
         self._arrays: dict[str, np.ndarray] = {}
         self._deflate: frozenset[str] = frozenset()
+        self._packed: dict[str, tuple[list[dict], bytes]] = {}
         super().__init__(**kwargs)
         self._trait_validators = {name: _refusing(validator)
                                   for name, validator in self._trait_validators.items()}
@@ -209,7 +210,9 @@ class QueryView(anywidget.AnyWidget):
     # ------------------------------------------------------------ payload
     def _publish(self, fields: dict[str, Any] | None = None,
                  arrays: dict[str, np.ndarray | bytes | None] | None = None,
-                 deflate: tuple[str, ...] | None = None, **traits: Any) -> None:
+                 deflate: tuple[str, ...] | None = None,
+                 packed: dict[str, tuple[list[dict], bytes] | None] | None = None,
+                 **traits: Any) -> None:
         """Send a new state of what the view draws as one payload with the next revision.
 
         ``fields`` (JSON) and ``arrays`` (numpy arrays of a :data:`PACKED_DTYPES
@@ -217,8 +220,10 @@ class QueryView(anywidget.AnyWidget):
         the last payload held: names not given keep their value, an array given as None
         is dropped. The whole state is packed again, so that the payload alone (a page
         rendered later, an offline export) always holds everything. ``deflate`` names the
-        arrays to compress from now on. ``traits`` are other traits set in the same
-        message."""
+        arrays to compress from now on. ``packed`` holds groups of arrays packed already
+        (``(descriptors, blob)`` of :func:`~glade.packing.pack_arrays`, or None to drop
+        one), which travel as they are, named ``"<group>/<name>"``. ``traits`` are other
+        traits set in the same message."""
         for name, value in (fields or {}).items():
             self._fields[name] = value
         for name, values in (arrays or {}).items():
@@ -230,7 +235,14 @@ class QueryView(anywidget.AnyWidget):
                 self._arrays[name] = np.asarray(values)
         if deflate is not None:
             self._deflate = frozenset(deflate)
-        descriptors, blob = pack_arrays(self._arrays, deflate=self._deflate & set(self._arrays))
+        for group, part in (packed or {}).items():
+            if part is None:
+                self._packed.pop(group, None)
+            else:
+                self._packed[group] = part
+        own = pack_arrays(self._arrays, deflate=self._deflate & set(self._arrays))
+        descriptors, blob = join_packed([("", *own), *(
+            (f"{group}/", items, part) for group, (items, part) in self._packed.items())])
         meta = {"revision": self.payload_revision + 1, "arrays": descriptors,
                 "fields": dict(self._fields)}
         with self.hold_sync():
