@@ -101,9 +101,9 @@ class Timeline(Requests, QueryView):
 
         The payload's arrays: ``ranks`` (each function's rank by total time, for its
         colour), ``location_rows``, ``processes``, ``totals``, ``highlight`` (the nodes
-        marked; absent until a selection or a link marks some), and the snapshot's and the overview's packed arrays (``snapshot/...``,
-        ``overview/...``, their other fields in the fields ``snapshot`` and
-        ``overview``)."""
+        marked; absent until a selection or a link marks some), and the snapshot's and
+        the overview's packed arrays (``snapshot/...``, ``overview/...``, their other
+        fields in the fields ``snapshot`` and ``overview``)."""
         source = self._source
         lanes = source.lanes
         # what the snapshot reads is built while the overview is computed
