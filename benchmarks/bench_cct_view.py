@@ -47,9 +47,8 @@ from glade.views.base import STATIC
 #: The chromium to drive, chosen as the browser tests choose it: ``$GLADE_CHROMIUM``, else
 #: the one on the PATH, else Debian's.
 CHROMIUM = os.environ.get("GLADE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-BYTES_TRAITS = ["parents", "frame_codes", "path_keys", "names", "name_offsets", "name_index",
-                "conditions", "condition_offsets", "extra_ptr", "extra_index", "values"]
-PLAIN_TRAITS = ["metrics", "notice", "height", "metric", "color_metric", "sort_metric",
+BYTES_TRAITS = ["payload"]
+PLAIN_TRAITS = ["payload_meta", "notice", "height", "metric", "color_metric", "sort_metric",
                 "color_scheme", "color_log", "history", "future", "query", "selection"]
 
 #: The edits a benchmark makes on a view's element ``el``: a JS function returning them
@@ -139,7 +138,8 @@ const actions = (VIEW_ACTIONS)(el);
 window.bench = {
   paint: async () => {
     const start = performance.now();
-    view.render({ model, el, signal: new AbortController().signal });
+    // (render decodes the view's payload first: js/lib/payload.js)
+    await view.render({ model, el, signal: new AbortController().signal });
     await nextFrame();
     return performance.now() - start;
   },

@@ -134,7 +134,7 @@ def kernel_table(processes: int, messages: int, repeat: int) -> Table:
               Timing(time.perf_counter() - start, 1))
     table.row("a cell's messages once paired", measure(cell, repeat))
     table.note(f"{len(trace):,} events, {int(view.picture_meta['messages']):,} messages, "
-               f"generated in {made:.1f} s; the picture is {len(view.picture):,} bytes "
+               f"generated in {made:.1f} s; the payload is {len(view.payload):,} bytes "
                f"({view.picture_meta['rows']} x {view.picture_meta['cols']} blocks of "
                f"{view.picture_meta['block']} processes)")
     table.note("first paint is the view's construction with the message index built; the "

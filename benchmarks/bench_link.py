@@ -136,7 +136,8 @@ link = glade.link(timeline, tree, matrix)
 display(timeline, tree, matrix)"""
 
 # Resolves with the ms from releasing the mouse to the page receiving the kernel's update
-# of the CCT view's values (installed before the drag).
+# of the CCT view's values (installed before the drag): its payload, sent with its notice
+# (the matrix's payload comes with its status).
 LISTEN = """() => {
   const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
   const plot = document.querySelector('.glade-timeline canvas.gt-plot');
@@ -146,7 +147,7 @@ LISTEN = """() => {
     const seen = (_, message) => {
       const data = message.content?.data;
       if (message.header.msg_type === 'comm_msg' && data?.method === 'update'
-          && data.state && 'link_values' in data.state) {
+          && data.state && 'payload_meta' in data.state && 'notice' in data.state) {
         kernel.iopubMessage.disconnect(seen);
         resolve(performance.now());
       }

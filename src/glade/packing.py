@@ -83,6 +83,23 @@ def pack_arrays(arrays: Mapping[str, np.ndarray], deflate: Collection[str] = (),
     return descriptors, b"".join(parts)
 
 
+def join_packed(parts: Sequence[tuple[str, Sequence[dict], bytes]]
+                ) -> tuple[list[dict], bytes]:
+    """Blobs already packed by :func:`pack_arrays` as one: each part is (prefix,
+    descriptors, blob), its arrays named ``prefix + name`` at offsets shifted by the
+    parts before it (each blob is a multiple of 8 bytes long, so arrays stay aligned)."""
+    descriptors: list[dict] = []
+    blobs: list[bytes] = []
+    offset = 0
+    for prefix, items, blob in parts:
+        descriptors += [{**item, "name": prefix + item["name"], "offset": item["offset"] + offset}
+                        for item in items]
+        padding = -len(blob) % 8
+        blobs += [blob, b"\0" * padding]
+        offset += len(blob) + padding
+    return descriptors, b"".join(blobs)
+
+
 def _compressed(raw: bytes, noisy: bool) -> bytes:
     """``raw`` as a zlib stream (RFC 1950) at the fastest level, by Huffman coding alone
     when ``noisy``."""

@@ -44,8 +44,9 @@ def shown(view: CCT) -> dict[tuple[str, ...], dict[str, float]]:
     link keeps (every node without a link)."""
     n = len(view._tree.parent)
     names = [m["name"] for m in view.metrics]
-    values = np.frombuffer(view.link_values or view.values, dtype="<f8").reshape(len(names), n)
-    keep = np.frombuffer(view.link_keep, dtype=np.uint8) if view.link_keep else np.ones(n)
+    arrays = view.payload_arrays()
+    values = arrays.get("link_values", arrays["values"]).reshape(len(names), n)
+    keep = arrays.get("link_keep", np.ones(n))
     return {tuple(view._path_of(i)): dict(zip(names, values[:, i].tolist(), strict=True))
             for i in range(n) if keep[i]}
 
@@ -88,7 +89,7 @@ def test_a_window_restricts_the_cct_view_by_hand(tiny):
     assert shown(tree) == {} and len(tree.shown().graph) == 0
     link.unlink()
     assert shown(tree)[("main",)] == {"time": 42.5, "time (inc)": 100.0, "count": 1.0}
-    assert tree.link_values == b"" and tree.link_keep == b"" and tree.restriction == ""
+    assert "link_values" not in tree.payload_arrays() and tree.restriction == ""
     assert tree.notice == "values: mean over 2 ranks"
 
 
@@ -123,7 +124,7 @@ def test_the_cct_view_shows_the_trace_of_the_window(trace):
     tree.undo()
     assert tree.query == 'MATCH ("*")' and tree.restriction == timeline.query
     timeline.clear_window()
-    assert tree.restriction == "" and tree.link_values == b""
+    assert tree.restriction == "" and "link_values" not in tree.payload_arrays()
 
 
 def test_views_linked_after_a_window_start_restricted(trace):
@@ -230,7 +231,7 @@ def test_links_that_cannot_be_made(trace, tiny):
         tree.link_restrict("MATCH ((")
     with pytest.raises(GladeError, match="query text"):
         tree.link_restrict(3)
-    assert tree.restriction == "" and tree.link_values == b""
+    assert tree.restriction == "" and "link_values" not in tree.payload_arrays()
 
 
 def test_a_restriction_to_everything_is_none(trace):
@@ -353,7 +354,7 @@ def test_four_views_in_one_link(halo):
     # a CCT selection highlights in the timeline and outlines the matrix's cells
     tree.selected_paths = [["main", "MPI_Isend"]]
     assert timeline.highlighted == matrix.highlighted == tree.selection
-    assert matrix.highlight != b""
+    assert matrix.payload_arrays()["highlight"].size > 0
     # a matrix selection highlights in the timeline (the last selection wins)
     matrix.select(0, 1)
     assert timeline.highlighted == matrix.selection
@@ -385,6 +386,6 @@ def test_a_matrix_sends_a_new_picture_with_its_descriptors(halo):
     matrix.send_state = lambda key=None: sent.append(set(key) if key else None)
     matrix.zoom((0, 4))
     matrix.link_restrict('MATCH (".", p) WHERE p.Process <= 3')
-    pictures = [keys for keys in sent if keys and keys & {"picture", "picture_meta"}]
+    pictures = [keys for keys in sent if keys and keys & {"payload", "payload_meta"}]
     assert len(pictures) == 2
-    assert all({"picture", "picture_meta"} <= keys for keys in pictures)
+    assert all({"payload", "payload_meta"} <= keys for keys in pictures)

@@ -3,7 +3,7 @@
 //
 // Nodes are 0..n-1 in depth-first pre-order, so a parent always comes before its children.
 
-import { int32Of, float64Of, StringTable } from "../../lib/transport.js";
+import { StringTable } from "../../lib/transport.js";
 
 /**
  * One profile's tree as the view sees it (children as CSR lists: childPtr, childIndex).
@@ -106,36 +106,37 @@ export class CallTree {
   }
 }
 
-/** The CallTree held in a CCT widget model's traits. */
-export function callTreeFromModel(model) {
-  const parent = int32Of(model.get("parents"));
-  const { metrics, linkKeep } = linkedValues(model, parent.length);
+/** The CallTree a CCT widget's payload holds (js/lib/payload.js): the arrays of the tree,
+ * its metric values, and the `metrics` field describing their columns. */
+export function callTreeFromPayload(payload) {
+  const a = payload.arrays;
+  const parent = a.parents;
+  const { metrics, linkKeep } = linkedValues(payload, parent.length);
   return new CallTree({
     parent,
-    frameCode: int32Of(model.get("frame_codes")),
-    pathKey: int32Of(model.get("path_keys")),
-    nameIndex: int32Of(model.get("name_index")),
-    names: new StringTable(model.get("names"), int32Of(model.get("name_offsets"))),
-    conditions: new StringTable(model.get("conditions"), int32Of(model.get("condition_offsets"))),
-    extraPtr: int32Of(model.get("extra_ptr")),
-    extraIndex: int32Of(model.get("extra_index")),
+    frameCode: a.frame_codes,
+    pathKey: a.path_keys,
+    nameIndex: a.name_index,
+    names: new StringTable(a.names, a.name_offsets),
+    conditions: new StringTable(a.conditions, a.condition_offsets),
+    extraPtr: a.extra_ptr,
+    extraIndex: a.extra_index,
     metrics,
     linkKeep,
   });
 }
 
-/** The metrics a CCT widget model draws over n nodes (a link's restricted values when
- * it has them, with the tree's own as `own`) and the nodes a link keeps (null for all). */
-export function linkedValues(model, n) {
-  const ownValues = float64Of(model.get("values"));
-  const link = model.get("link_values");
-  const linked = link?.byteLength ? float64Of(link) : null;
-  const metrics = model.get("metrics").map((m, j) => {
+/** The metrics a CCT payload draws over n nodes (a link's restricted values when it has
+ * them, with the tree's own as `own`) and the nodes a link keeps (null for all). */
+export function linkedValues(payload, n) {
+  const ownValues = payload.arrays.values;
+  const link = payload.arrays.link_values;
+  const linked = link?.length ? link : null;
+  const metrics = payload.fields.metrics.map((m, j) => {
     const own = ownValues.subarray(j * n, (j + 1) * n);
     return linked ? { ...m, own, values: linked.subarray(j * n, (j + 1) * n) } : { ...m, values: own };
   });
-  const keep = model.get("link_keep");
-  const linkKeep = keep?.byteLength
-    ? new Uint8Array(keep.buffer, keep.byteOffset, keep.byteLength) : null;
+  const keep = payload.arrays.link_keep;
+  const linkKeep = keep?.length ? keep : null;
   return { metrics, linkKeep };
 }

@@ -3,7 +3,7 @@
 // as an edit list in the `history` trait of the shared edit log (js/lib/history.js): the
 // page sends each edit, the kernel applies it and turns the history into the view's query.
 import "./cct.css";
-import { callTreeFromModel, linkedValues } from "./calltree.js";
+import { callTreeFromPayload, linkedValues } from "./calltree.js";
 import { colourScale, extent } from "../../lib/colour.js";
 import {
   applyEdit, COLLAPSED, isEmpty, keyMasks, replay,
@@ -11,6 +11,7 @@ import {
 import { debounce, element, set } from "../../lib/dom.js";
 import { formatMetric } from "../../lib/format.js";
 import { EditLog } from "../../lib/history.js";
+import { readPayload, watchPayload } from "../../lib/payload.js";
 import { bindErrorLine } from "../../lib/error.js";
 import { bindEditKeys } from "../../lib/keys.js";
 import { buildFooter, buildRowButtons, buildToolbar } from "./controls.js";
@@ -27,10 +28,11 @@ const THRESHOLD_DELAY_MS = 250;
 const SEARCH_DELAY_MS = 150;
 
 class CCTView {
-  constructor(model, el, signal) {
+  constructor(model, el, signal, payload) {
     this.model = model;
     this.signal = signal;
-    this.tree = callTreeFromModel(model);
+    this.revision = payload.revision;
+    this.tree = callTreeFromPayload(payload);
     this.edits = new EditLog(model, (added) => {
       this.state = added ? applyEdit(this.tree, this.state, added)
         : replay(this.tree, this.edits.history);
@@ -189,17 +191,20 @@ class CCTView {
       model.on(`change:${name}`, () => this.refresh());
     }
     model.on("change:selected_paths", () => this.onRemoteSelection());
-    model.on("change:link_values", () => this.onLink());
-    model.on("change:link_keep", () => this.onLink());
+    const stop = watchPayload(model, (payload) => this.onPayload(payload));
+    signal.addEventListener("abort", stop);
     model.on("change:notice", () => this.refresh());
     model.on("change:height", () => {
       this.body.style.height = `${model.get("height")}px`;
     });
   }
 
-  /** A link restricted the view (or lifted its restriction): draw the values it sent. */
-  onLink() {
-    const { metrics, linkKeep } = linkedValues(this.model, this.tree.n);
+  /** A new payload: a link restricted the view (or lifted its restriction), so draw the
+   * values it sent (the tree itself never changes). */
+  onPayload(payload) {
+    if (payload.revision === this.revision) return;
+    this.revision = payload.revision;
+    const { metrics, linkKeep } = linkedValues(payload, this.tree.n);
     this.tree.metrics = metrics;
     this.tree.linkKeep = linkKeep;
     this.sortKeys.clear();
@@ -588,8 +593,8 @@ class CCTView {
   }
 }
 
-function render({ model, el, signal }) {
-  const view = new CCTView(model, el, signal);
+async function render({ model, el, signal }) {
+  const view = new CCTView(model, el, signal, await readPayload(model));
   return () => view.root.remove();
 }
 

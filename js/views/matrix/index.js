@@ -12,7 +12,7 @@ import { formatMetric, formatValue } from "../../lib/format.js";
 import { EditLog } from "../../lib/history.js";
 import { bindErrorLine } from "../../lib/error.js";
 import { bindEditKeys } from "../../lib/keys.js";
-import { int32Of, unpackArrays } from "../../lib/transport.js";
+import { watchPayload } from "../../lib/payload.js";
 import {
   blockAt, clampedBlockAt, colourPositions, colSpan, idRanges, idsOf, layout, rowSpan,
   zoomWindow,
@@ -43,12 +43,13 @@ class MatrixView {
     this.picture = null;
     this.drag = null;
     this.hover = null;
+    this.ids = new Int32Array(0);
+    this.ordering = new Int32Array(0);
+    this.place = new Int32Array(0);
+    this.highlight = new Int32Array(0);
     this.build(el);
-    this.readIds();
-    this.readHighlight();
     this.listen();
     this.refreshControls();
-    this.loadPicture();
   }
 
   // ------------------------------------------------------------------ DOM
@@ -96,28 +97,23 @@ class MatrixView {
     });
   }
 
-  readIds() {
-    this.ids = int32Of(this.model.get("ids"));
-    this.ordering = int32Of(this.model.get("ordering"));
-    this.place = new Int32Array(this.ordering.length);
-    this.ordering.forEach((position, i) => { this.place[position] = i; });
-  }
-
-  readHighlight() {
-    this.highlight = int32Of(this.model.get("highlight"));
-  }
-
-  async loadPicture() {
-    const meta = this.model.get("picture_meta");
-    const blob = this.model.get("picture");
-    if (!meta.arrays || !fits(meta.arrays, blob)) return;
-    const arrays = await unpackArrays(meta.arrays, blob);
-    this.picture = { ...meta, ...arrays };
+  /** A payload (js/lib/payload.js): the process ids, their order, the outlined cells
+   * and the picture of the viewport (its window and numbers in the fields, its values
+   * and margins in the arrays). */
+  onPayload({ revision, fields, arrays }) {
+    const { ids, ordering, highlight, ...picture } = arrays;
+    if (ids !== this.ids || ordering !== this.ordering) {
+      this.ids = /** @type {Int32Array} */ (ids);
+      this.ordering = /** @type {Int32Array} */ (ordering);
+      this.place = new Int32Array(this.ordering.length);
+      this.ordering.forEach((position, i) => { this.place[position] = i; });
+    }
+    this.highlight = highlight;
+    this.picture = { ...fields, revision, ...picture };
     this.colours = null;
-    this.readIds();
     this.refreshControls();
     this.draw();
-    this.root.dataset.drawn = String(meta.revision);
+    this.root.dataset.drawn = String(revision);
   }
 
   // --------------------------------------------------------------- events
@@ -159,13 +155,8 @@ class MatrixView {
     }, signal);
     bindErrorLine(model, this.root, signal);
     on(this.root, "keydown", (event) => this.onKey(event));
-    model.on("change:picture_meta", () => this.loadPicture());
-    model.on("change:picture", () => this.loadPicture());
-    model.on("change:ordering", () => this.readIds());
-    model.on("change:highlight", () => {
-      this.readHighlight();
-      this.draw();
-    });
+    const stop = watchPayload(model, (payload) => this.onPayload(payload));
+    signal.addEventListener("abort", stop);
     model.on("change:color", () => {
       this.refreshControls();
       this.draw();
@@ -422,12 +413,6 @@ class MatrixView {
 }
 
 
-/** Whether the packed arrays `descriptors` describe lie inside `blob` (a picture's meta and
- * bytes arrive as two traits: until both are there, they may not match). */
-function fits(descriptors, blob) {
-  const size = blob?.byteLength ?? 0;
-  return descriptors.every((item) => item.offset + item.size <= size);
-}
 
 
 function render({ model, el, signal }) {

@@ -4,16 +4,17 @@
 // top entry functions, click for the histogram, box plot and outlier profiles. Every edit,
 // undo and redo goes to the kernel through the shared edit log (js/lib/history.js); the
 // kernel applies it (its rules alone: checks, merges), computes the supergraph it leads to
-// and sends it back (`revision` changes), so the query it emits and what is drawn agree.
+// and sends it back (a payload with a new revision: js/lib/payload.js), so the query it emits and what is drawn agree.
 import "./supergraph.css";
 import { element, option, set } from "../../lib/dom.js";
 import { formatMetric } from "../../lib/format.js";
 import { EditLog } from "../../lib/history.js";
+import { readPayload, watchPayload } from "../../lib/payload.js";
 import { bindErrorLine } from "../../lib/error.js";
 import { bindEditKeys } from "../../lib/keys.js";
 import { density, diverging, fillLegend } from "./legend.js";
 import { NodeMarks, rememberedMeasure, writeAttributes } from "./marks.js";
-import { supergraphFromModel } from "./model.js";
+import { supergraphFromPayload } from "./model.js";
 import { describeEdge, describeNode, fillPanel, KINDS, svgElement, totalOf } from "./panel.js";
 import {
   histogramPixels, LABEL_HEIGHT, LABEL_OFFSET, labelText, linkAt, linkPath, linkSpan, linkStyle,
@@ -31,9 +32,10 @@ const PALETTE_SIZE = 64;
 const rgb = (css) => css.match(/\d+/g).slice(0, 3).map(Number);
 
 class SupergraphView {
-  constructor(model, el, signal) {
+  constructor(model, el, signal, payload) {
     this.model = model;
     this.signal = signal;
+    this.payload = payload;
     this.palette = Array.from({ length: PALETTE_SIZE },
       (_, k) => rgb(density(k / (PALETTE_SIZE - 1))));
     // the inline styles last written (style getters return normalized text)
@@ -192,7 +194,12 @@ class SupergraphView {
     signal.addEventListener("abort", () => resize.disconnect());
     // The kernel answers every edit, undo and redo, even one it refuses, with a new
     // revision.
-    model.on("change:revision", () => this.refresh());
+    const stop = watchPayload(model, (payload) => {
+      if (payload.revision === this.payload.revision) return;
+      this.payload = payload;
+      this.refresh();
+    });
+    signal.addEventListener("abort", stop);
     model.on("change:selection", () => {
       this.draw();
       this.drawPanel();
@@ -238,7 +245,7 @@ class SupergraphView {
 
   // --------------------------------------------------------------- drawing
   refresh() {
-    this.sg = supergraphFromModel(this.model);
+    this.sg = supergraphFromPayload(this.payload);
     const selected = this.model.get("selection").filter((key) => this.indexOf(key) >= 0);
     if (selected.length !== this.model.get("selection").length) this.select(selected);
     this.fillToolbar();
@@ -256,7 +263,8 @@ class SupergraphView {
    * options per menu with many profiles: an edit changes none of them). */
   fillChoices() {
     const { model } = this;
-    const sources = ["by_label", "metrics", "profile_ids", "profiles", "groups"].map(
+    // (the profiles' labels come with the profile ids: neither changes)
+    const sources = ["by_label", "metrics", "profile_ids", "groups"].map(
       (name) => model.get(name));
     if (this.choices && sources.every((value, k) => value === this.choices[k])) return;
     this.choices = sources;
@@ -595,8 +603,8 @@ class SupergraphView {
 }
 
 export default {
-  render({ model, el, signal }) {
-    const view = new SupergraphView(model, el, signal);
+  async render({ model, el, signal }) {
+    const view = new SupergraphView(model, el, signal, await readPayload(model));
     return () => view.root.remove();
   },
 };

@@ -2,9 +2,9 @@
 // from typed arrays: one row per supernode and per edge (named columns), histograms, top
 // entry functions and outlier profiles (CSR lists), profile labels.
 
-import { float64Of, int32Of, StringTable } from "../../lib/transport.js";
+import { float64Of, StringTable } from "../../lib/transport.js";
 
-/** A row-major float64 table with named columns: {count, column(name) -> Float64Array}. */
+/** A row-major float64 table (a Float64Array, or its bytes) with named columns: {count, column(name) -> Float64Array}. */
 export function tableOf(data, columns) {
   const flat = float64Of(data);
   const stride = columns.length;
@@ -31,24 +31,20 @@ export function csrItems(ptr, i) {
   return out;
 }
 
-/** The supergraph of a widget model (the traits of glade.views.Supergraph). */
-export function supergraphFromModel(model) {
-  const names = new StringTable(model.get("names"), int32Of(model.get("name_offsets")));
-  const nodes = tableOf(model.get("node_table"), model.get("node_columns"));
-  const edges = tableOf(model.get("edge_table"), model.get("edge_columns"));
-  const profiles = new StringTable(model.get("profiles"), int32Of(model.get("profile_offsets")));
-  const entryNames = new StringTable(model.get("entry_names"),
-    int32Of(model.get("entry_offsets")));
+/** The supergraph of a view's payload (js/lib/payload.js; glade/ensemble/supergraph/payload.py
+ * writes its fields and arrays). */
+export function supergraphFromPayload({ fields, arrays: a }) {
   return {
-    names, nodes, edges, profiles,
-    bins: model.get("bins"),
-    histograms: float64Of(model.get("histograms")),
-    layoutHeight: model.get("layout_height") || 1,
-    entries: { ptr: int32Of(model.get("entry_ptr")), names: entryNames,
-      values: float64Of(model.get("entry_values")) },
-    outliers: { ptr: int32Of(model.get("outlier_ptr")),
-      profile: int32Of(model.get("outlier_profile")),
-      values: float64Of(model.get("outlier_values")) },
+    names: new StringTable(a.names, a.name_offsets),
+    nodes: tableOf(a.node_table, fields.node_columns),
+    edges: tableOf(a.edge_table, fields.edge_columns),
+    profiles: new StringTable(a.profiles, a.profile_offsets),
+    bins: fields.bins,
+    histograms: a.histograms,
+    layoutHeight: fields.layout_height || 1,
+    entries: { ptr: a.entry_ptr, names: new StringTable(a.entry_names, a.entry_offsets),
+      values: a.entry_values },
+    outliers: { ptr: a.outlier_ptr, profile: a.outlier_profile, values: a.outlier_values },
   };
 }
 

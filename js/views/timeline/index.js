@@ -13,14 +13,14 @@ import { EditLog } from "../../lib/history.js";
 import { bindErrorLine } from "../../lib/error.js";
 import { bindEditKeys } from "../../lib/keys.js";
 import { RequestClient } from "../../lib/requests.js";
-import { float64Of, int32Of, unpackArrays } from "../../lib/transport.js";
+import { arraysUnder, readPayload, watchPayload } from "../../lib/payload.js";
 import { hiddenFunctions, matchingCodes, windowEdit } from "./edits.js";
 import { ROW_HEIGHTS, timelineElements } from "./elements.js";
 import { legendItems } from "./legend.js";
 import { AXIS_HEIGHT, GUTTER, paintAxis, paintGutter } from "./margins.js";
 import { Overview, OVERVIEW_HEIGHT } from "./overview.js";
 import { paintPlot } from "./paint.js";
-import { boxAt, decodePicture, rasterPixels } from "./picture.js";
+import { boxAt, decodePicture, pictureOf, rasterPixels } from "./picture.js";
 import { fitHeight, MAX_ROW_HEIGHT, visibleRows } from "./rows.js";
 import { clampRange, panBy, TimeScale, zoomAt } from "./scale.js";
 import { placeOf, tooltipLines } from "./tooltip.js";
@@ -29,15 +29,19 @@ const ZOOM_STEP = 0.8;
 const VIEWPORT_DELAY_MS = 300;
 
 class TimelineView {
-  constructor(model, el, signal) {
+  constructor(model, el, signal, payload) {
     this.model = model;
     this.signal = signal;
+    // what the kernel keeps and draws (js/lib/payload.js), and its revision of what is
+    // kept (range requests name it)
+    this.payload = payload;
+    this.kept = model.get("revision");
     this.offline = model.get("offline");
     this.edits = new EditLog(model, () => this.refreshControls(), {
       sent: () => this.setWaiting("applying the edit…"),
     });
     this.names = model.get("names");
-    const { css, rgb } = functionColours(int32Of(model.get("ranks")), this.names);
+    const { css, rgb } = functionColours(payload.arrays.ranks, this.names);
     this.colours = css;
     this.rgb = rgb;
     const viewport = model.get("viewport");
@@ -76,13 +80,14 @@ class TimelineView {
   readRows() {
     const model = this.model;
     this.labels = this.depthRows ? model.get("depth_labels") : model.get("labels");
-    this.processes = int32Of(model.get("processes"));
-    this.locationRows = this.depthRows ? int32Of(model.get("location_rows"))
+    const { arrays } = this.payload;
+    this.processes = arrays.processes;
+    this.locationRows = this.depthRows ? arrays.location_rows
       : Int32Array.from(this.processes, (_, i) => i);
   }
 
   readHighlight() {
-    this.highlight = new Set(int32Of(this.model.get("highlight")));
+    this.highlight = new Set(this.payload.arrays.highlight ?? []);
   }
 
   /** The height of the rows' area: the view's height, or less when every row fits
@@ -186,7 +191,8 @@ class TimelineView {
     }, signal);
     bindErrorLine(model, this.root, signal);
     on(this.root, "keydown", (event) => this.onKey(event));
-    model.on("change:revision", () => this.onRevision());
+    const stop = watchPayload(model, (payload) => this.onPayload(payload));
+    signal.addEventListener("abort", stop);
     model.on("change:depth_rows", () => {
       this.readRows();
       this.scrollTop = 0;
@@ -196,10 +202,6 @@ class TimelineView {
       this.resize();
     });
     model.on("change:viewport", () => this.onRemoteViewport());
-    model.on("change:highlight", () => {
-      this.readHighlight();
-      this.draw();
-    });
     model.on("change:query", () => this.refreshControls());
     model.on("change:status", () => this.refreshControls());
     model.on("change:height", () => this.resize());
@@ -445,18 +447,33 @@ class TimelineView {
     if (!this.asking && !this.client.busy("range")) this.setWaiting("");
   }
 
-  async loadSnapshot() {
-    const meta = this.model.get("snapshot_meta");
-    if (!meta.arrays) return;
-    const picture = await decodePicture(meta, this.model.get("snapshot"));
+  loadSnapshot() {
+    const { fields, arrays } = this.payload;
+    if (!fields.snapshot) return;
+    const picture = pictureOf(fields.snapshot, arraysUnder(arrays, "snapshot/"));
     if (picture.depth_rows === this.depthRows) this.setPicture(picture);
   }
 
-  async loadOverview() {
-    const meta = this.model.get("overview_meta");
-    if (!meta.arrays) return;
-    const { share } = await unpackArrays(meta.arrays, this.model.get("overview"));
-    this.overview = { ...meta, share };
+  loadOverview() {
+    const { fields, arrays } = this.payload;
+    if (!fields.overview) return;
+    this.overview = { ...fields.overview, share: arrays["overview/share"] };
+    this.draw();
+  }
+
+  /** A new payload: after a new revision of what is kept (an edit, a link's restriction)
+   * new rows, overview and snapshot; else new marks. */
+  onPayload(payload) {
+    if (payload.revision === this.payload.revision) return;
+    this.payload = payload;
+    const revision = this.model.get("revision");
+    if (revision !== this.kept) {
+      this.kept = revision;
+      this.readHighlight();
+      this.onRevision();
+      return;
+    }
+    this.readHighlight();
     this.draw();
   }
 
@@ -587,7 +604,7 @@ class TimelineView {
   }
 
   refreshLegend() {
-    this.legend.replaceChildren(...legendItems(float64Of(this.model.get("totals")), this.names,
+    this.legend.replaceChildren(...legendItems(this.payload.arrays.totals, this.names,
       this.colours, hiddenFunctions(this.edits.history), this.search ? this.matches : null));
   }
 
@@ -608,8 +625,8 @@ class TimelineView {
   }
 }
 
-function render({ model, el, signal }) {
-  const view = new TimelineView(model, el, signal);
+async function render({ model, el, signal }) {
+  const view = new TimelineView(model, el, signal, await readPayload(model));
   return () => view.root.remove();
 }
 

@@ -7,7 +7,12 @@ import { packed } from "./pixels.js";
  * box's start and end in ns (float64; the kernel sends float32 starts from `box_origin`
  * and durations). */
 export async function decodePicture(fields, blob) {
-  const arrays = await unpackArrays(fields.arrays, blob);
+  return pictureOf(fields, await unpackArrays(fields.arrays, blob));
+}
+
+/** The picture of `fields` and its arrays, unpacked already (a snapshot in a view's
+ * payload: js/lib/payload.js). */
+export function pictureOf(fields, arrays) {
   return { ...fields, ...arrays, ...boxTimes(fields.box_origin, arrays.box_start,
     arrays.box_duration), boxCount: arrays.box_start.length };
 }

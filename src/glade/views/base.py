@@ -10,6 +10,11 @@ undo or redo as a message (:data:`EDIT_MESSAGE`), and the view checks it, merges
 into ``query``, the canonical string-dialect query of what it shows, so that a click in
 the browser and a call from Python change the same state, and ``view.apply()`` gives the
 view's result as the data's own type.
+
+A view sends what it draws as one packed payload (:meth:`QueryView._publish`): the
+``payload`` bytes trait holds its arrays packed by :func:`glade.packing.pack_arrays`, and
+``payload_meta`` their descriptors, the view's small JSON fields and a revision number,
+both set in one message. ``js/lib/payload.js`` reads it back.
 """
 
 from __future__ import annotations
@@ -20,9 +25,11 @@ from pathlib import Path
 from typing import Any
 
 import anywidget
+import numpy as np
 import traitlets
 
 from glade.errors import GladeError
+from glade.packing import join_packed, pack_arrays, unpack_arrays
 from glade.query import EVERYTHING, parse
 from glade.query.model import BaseQuery
 from glade.writing import write_text
@@ -145,6 +152,10 @@ class QueryView(anywidget.AnyWidget):
     #: none); only :meth:`link_restrict` and :meth:`link_highlight` set them.
     restriction = traitlets.Unicode("").tag(sync=True)
     highlighted = traitlets.Unicode("").tag(sync=True)
+    #: What the view draws, as one packed payload (see :meth:`_publish`): the blob of
+    #: ``pack_arrays`` and ``{"revision": n, "arrays": descriptors, "fields": {...}}``.
+    payload = traitlets.Bytes().tag(sync=True)
+    payload_meta = traitlets.Dict().tag(sync=True)
 
     #: The ops a view's edits may have, and those of which consecutive ones merge into one
     #: undo step.
@@ -164,6 +175,12 @@ class QueryView(anywidget.AnyWidget):
         # restriction / highlighted
         self._link = None
         self._linking = False
+        # the state the payload holds: its small JSON fields, its arrays, and the names
+        # of the arrays to deflate
+        self._fields: dict[str, Any] = {}
+        self._arrays: dict[str, np.ndarray] = {}
+        self._deflate: frozenset[str] = frozenset()
+        self._packed: dict[str, tuple[list[dict], bytes]] = {}
         super().__init__(**kwargs)
         self._trait_validators = {name: _refusing(validator)
                                   for name, validator in self._trait_validators.items()}
@@ -189,6 +206,63 @@ class QueryView(anywidget.AnyWidget):
     def data(self) -> Any:
         """The data the view shows (what ``apply()`` and ``code()`` query)."""
         return self._data
+
+    # ------------------------------------------------------------ payload
+    def _publish(self, fields: dict[str, Any] | None = None,
+                 arrays: dict[str, np.ndarray | bytes | None] | None = None,
+                 deflate: tuple[str, ...] | None = None,
+                 packed: dict[str, tuple[list[dict], bytes] | None] | None = None,
+                 **traits: Any) -> None:
+        """Send a new state of what the view draws as one payload with the next revision.
+
+        ``fields`` (JSON) and ``arrays`` (numpy arrays of a :data:`PACKED_DTYPES
+        <glade.packing.PACKED_DTYPES>` dtype, or bytes, sent as uint8) update the state
+        the last payload held: names not given keep their value, an array given as None
+        is dropped. The whole state is packed again, so that the payload alone (a page
+        rendered later, an offline export) always holds everything. ``deflate`` names the
+        arrays to compress from now on. ``packed`` holds groups of arrays packed already
+        (``(descriptors, blob)`` of :func:`~glade.packing.pack_arrays`, or None to drop
+        one), which travel as they are, named ``"<group>/<name>"``. ``traits`` are other
+        traits set in the same message."""
+        for name, value in (fields or {}).items():
+            self._fields[name] = value
+        for name, values in (arrays or {}).items():
+            if values is None:
+                self._arrays.pop(name, None)
+            elif isinstance(values, bytes | bytearray | memoryview):
+                self._arrays[name] = np.frombuffer(values, dtype=np.uint8)
+            else:
+                self._arrays[name] = np.asarray(values)
+        if deflate is not None:
+            self._deflate = frozenset(deflate)
+        for group, part in (packed or {}).items():
+            if part is None:
+                self._packed.pop(group, None)
+            else:
+                self._packed[group] = part
+        own = pack_arrays(self._arrays, deflate=self._deflate & set(self._arrays))
+        descriptors, blob = join_packed([("", *own), *(
+            (f"{group}/", items, part) for group, (items, part) in self._packed.items())])
+        meta = {"revision": self.payload_revision + 1, "arrays": descriptors,
+                "fields": dict(self._fields)}
+        with self.hold_sync():
+            for name, value in traits.items():
+                setattr(self, name, value)
+            self.payload = blob
+            self.payload_meta = meta
+
+    @property
+    def payload_revision(self) -> int:
+        """The revision of the last payload (0 before the first)."""
+        return int(self.payload_meta.get("revision", 0))
+
+    def payload_fields(self) -> dict[str, Any]:
+        """The small JSON fields of the last payload."""
+        return dict(self.payload_meta.get("fields", {}))
+
+    def payload_arrays(self) -> dict[str, np.ndarray]:
+        """The arrays of the last payload, unpacked (what the front end reads)."""
+        return unpack_arrays(self.payload_meta.get("arrays", []), self.payload)
 
     # ------------------------------------------------------------ edits
     def _check_edit(self, edit: Any) -> dict:

@@ -19,8 +19,6 @@ from glade.views import CCT
 ROOT = Path(__file__).resolve().parents[3]
 VECTORS = ROOT / "js" / "test" / "views" / "cct" / "vectors" / "cct_query_vectors.json"
 CLI = ROOT / "js" / "test" / "views" / "cct" / "cct_cli.mjs"
-BYTES_TRAITS = ["parents", "frame_codes", "path_keys", "names", "name_offsets", "name_index",
-                "conditions", "condition_offsets", "extra_ptr", "extra_index", "values"]
 
 
 def profile_from_spec(spec: dict) -> GraphFrame:
@@ -74,12 +72,10 @@ def node_or_skip() -> str:
 
 def run_js(views_and_edits: list[tuple[CCT, list[dict]]]) -> list[dict]:
     """Run the view's JS logic (js/lib) under node: for each (view, edits), the query text
-    and displayed rows JS computes from the view's traits."""
-    cases = []
-    for view, edits in views_and_edits:
-        traits = {name: base64.b64encode(getattr(view, name)).decode() for name in BYTES_TRAITS}
-        traits["metrics"] = view.metrics
-        cases.append({"traits": traits, "edits": edits})
+    and displayed rows JS computes from the view's payload."""
+    cases = [{"payload": base64.b64encode(view.payload).decode(),
+              "payload_meta": view.payload_meta, "edits": edits}
+             for view, edits in views_and_edits]
     done = subprocess.run([node_or_skip(), str(CLI)], input=json.dumps(cases), text=True,
                           capture_output=True, check=False, timeout=120)
     assert done.returncode == 0, done.stderr

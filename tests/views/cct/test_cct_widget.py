@@ -40,14 +40,15 @@ def inclusive_by_path(result) -> dict[tuple, float]:
 class TestConstruction:
     def test_sends_structure_as_typed_arrays(self, gf):
         view = CCT(gf)
-        assert np.frombuffer(view.parents, "<i4").tolist() == SPEC["parent"]
-        names = view.names.decode()
-        offsets = np.frombuffer(view.name_offsets, "<i4")
+        arrays = view.payload_arrays()
+        assert arrays["parents"].tolist() == SPEC["parent"]
+        names = arrays["names"].tobytes().decode()
+        offsets = arrays["name_offsets"]
         unique = [names[offsets[i]:offsets[i + 1]] for i in range(len(offsets) - 1)]
-        index = np.frombuffer(view.name_index, "<i4")
+        index = arrays["name_index"]
         assert [unique[i] for i in index] == SPEC["name"]
         assert [m["name"] for m in view.metrics] == ["time (inc)", "time"]
-        values = np.frombuffer(view.values, "<f8").reshape(2, -1)
+        values = arrays["values"].reshape(2, -1)
         # inclusive by hand: poll 5, mpi_wait(b) 4 + 5, solve 2 + 3 + 9, io 6 + 7, main 1 + 14 + 13
         assert values[0].tolist() == [28, 14, 3, 9, 5, 13, 7]
         assert view.metrics[1] == {"name": "time", "kind": "exclusive", "partner": 0,
@@ -67,9 +68,10 @@ class TestConstruction:
 
     def test_names_same_name_siblings_by_file(self, gf):
         view = CCT(gf)
-        texts = view.conditions.decode()
+        arrays = view.payload_arrays()
+        texts = arrays["conditions"].tobytes().decode()
         assert '.file = "a.c"' in texts and '.file = "b.c"' in texts
-        assert np.frombuffer(view.extra_ptr, "<i4").tolist() == [0, 0, 0, 1, 2, 2, 2, 2]
+        assert arrays["extra_ptr"].tolist() == [0, 0, 0, 1, 2, 2, 2, 2]
 
     def test_defaults(self, gf):
         view = CCT(gf)
@@ -82,10 +84,10 @@ class TestConstruction:
     def test_aggregate_or_rank(self):
         gf = synthetic_profile(40, ranks=3, seed=1)
         per_rank = gf.dataframe["time"].to_numpy().reshape(40, 3)
-        mean = np.frombuffer(CCT(gf, "time").values, "<f8")[40:80]
+        mean = CCT(gf, "time").payload_arrays()["values"][40:80]
         assert np.allclose(mean, per_rank.mean(axis=1))
         view = CCT(gf, "time", rank=2, agg="max")
-        assert np.allclose(np.frombuffer(view.values, "<f8")[40:80], per_rank[:, 2])
+        assert np.allclose(view.payload_arrays()["values"][40:80], per_rank[:, 2])
         assert view.notice == "values: rank 2"
         assert CCT(gf, agg="max").notice == "values: max over 3 ranks"
 

@@ -12,7 +12,6 @@ import pytest
 import glade
 from glade.datasets import halo_exchange_trace, shared_data, synthetic_trace
 from glade.errors import GladeError
-from glade.packing import unpack_arrays
 from glade.trace.matrix import cells as cellmath
 from glade.views import CommMatrix
 from glade.views.timeline.edits import EVERYTHING
@@ -44,7 +43,7 @@ def events_of_messages(trace, messages: pd.DataFrame) -> list[tuple]:
 
 
 def picture(view):
-    arrays = unpack_arrays(view.picture_meta["arrays"], view.picture)
+    arrays = view.payload_arrays()
     meta = view.picture_meta
     return {name: a.reshape(meta["rows"], meta["cols"]) if name in ("value", "count") else a
             for name, a in arrays.items()}
@@ -197,13 +196,13 @@ def test_pooled_blocks_and_zoom():
 def test_orderings():
     trace = halo_exchange_trace(36, 2, seed=1)
     view = trace.show_comm_matrix(order="volume")
-    order = np.frombuffer(view.ordering, dtype="<i4")
+    order = view.payload_arrays()["ordering"]
     assert sorted(order) == list(range(36))
     full = trace.comm_matrix()
     volume = full.sum(axis=0) + full.sum(axis=1)
     assert np.all(np.diff(volume[order]) <= 0)
     view.order = "rcm"
-    order = np.frombuffer(view.ordering, dtype="<i4")
+    order = view.payload_arrays()["ordering"]
     assert sorted(order) == list(range(36))
     permuted = full[np.ix_(order, order)]
     assert cellmath.bandwidth(permuted) < cellmath.bandwidth(full)
@@ -230,13 +229,13 @@ def test_link_hooks(view, halo):
     forest = halo.calls().dataframe
     call = forest[(forest["name"] == "halo_exchange") & (forest["Process"] == 5)].iloc[0]
     view.link_highlight(f'MATCH (".", n0) WHERE n0.Process = 5 AND n0.start = {call["start"]}')
-    cells = np.frombuffer(view.highlight, dtype="<i4").reshape(-1, 2)
+    cells = view.payload_arrays()["highlight"].reshape(-1, 2)
     # the exchange call of process 5 encloses its 4 sends and 4 receives
     expected = {(5, int(r)) for r in np.flatnonzero(full[5])}
     expected |= {(int(s), 5) for s in np.flatnonzero(full[:, 5])}
     assert {tuple(c) for c in cells.tolist()} == expected
     view.link_highlight("")
-    assert view.highlight == b""
+    assert view.payload_arrays()["highlight"].size == 0
     assert view.history == history and view.query == query
 
 

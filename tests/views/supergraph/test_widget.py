@@ -46,10 +46,11 @@ def test_initial_view(ens):
     same_supergraph(rebuilt(view, ens), view.supergraph())
     assert view.profile_ids == ["a", "b"]
     assert {"label": "run = 1", "group": {"column": "run", "value": 1}} in view.groups
-    table = np.frombuffer(view.node_table, dtype="<f8").reshape(3, -1)
-    column = view.node_columns.index("inclusive_mean")
+    fields, arrays = view.payload_fields(), view.payload_arrays()
+    table = arrays["node_table"].reshape(3, -1)
+    column = fields["node_columns"].index("inclusive_mean")
     np.testing.assert_array_equal(table[:, column], [15.0, 11.5, 2.0])
-    assert len(view.edge_table) == 8 * 4 * len(view.edge_columns)
+    assert arrays["edge_table"].size == 4 * len(fields["edge_columns"])
 
 
 def test_hide_is_a_query_and_apply_is_its_result(ens):
@@ -78,8 +79,8 @@ def test_every_edit_and_undo(ens):
     shown = view.supergraph()
     assert shown.target == "b"
     same_supergraph(rebuilt(view, ens), shown)
-    column = view.node_columns.index("difference")
-    table = np.frombuffer(view.node_table, dtype="<f8").reshape(len(shown), -1)
+    column = view.payload_fields()["node_columns"].index("difference")
+    table = view.payload_arrays()["node_table"].reshape(len(shown), -1)
     np.testing.assert_array_equal(table[:, column],
                                   shown.diff({"run": 1}, {"run": 2})["difference"])
     view.unfocus().set_metric("time").set_by("name")

@@ -20,9 +20,8 @@ from tests.trace.engines.test_dask_trace import random_events
 
 pytest.importorskip("dask.dataframe", reason="the glade[dask] extra is absent")
 
-TRAITS = ("labels", "depth_labels", "location_rows", "processes", "names", "ranks", "extent",
-          "totals", "overview", "overview_meta", "snapshot", "snapshot_meta", "query",
-          "highlight")
+TRAITS = ("labels", "depth_labels", "names", "extent", "payload", "overview_meta",
+          "snapshot_meta", "query", "highlight")
 
 
 def assert_pictures_equal(expected, actual, what: str) -> None:
@@ -49,6 +48,7 @@ def assert_views_equal(expected: Timeline, actual: Timeline) -> None:
     """The two views show the same thing (their traits) and keep the same events."""
     for trait in TRAITS:
         assert getattr(actual, trait) == getattr(expected, trait), trait
+    assert actual.payload_meta["arrays"] == expected.payload_meta["arrays"]
     assert actual.status.startswith(expected.status)
     kept = actual.apply()
     assert type(kept).__name__ == "DaskTrace"

@@ -39,7 +39,8 @@ def test_a_new_view_shows_everything(view, trace):
     assert view.labels == [str(p) for p in range(6)]
     assert len(view.depth_labels) == len(view.labels) * 4
     assert view.extent[0] < view.extent[1]
-    assert view.snapshot and view.snapshot_meta["bins"] == 6
+    assert any(name.startswith("snapshot/") for name in view.payload_arrays())
+    assert view.snapshot_meta["bins"] == 6
     assert view.overview_meta["bins"] > 0
     assert view.status.startswith(f"{int((trace.events['Event Type'] == 'Enter').sum()):,} of")
     assert events_of(view.apply()) == events_of(trace)
@@ -185,9 +186,9 @@ def test_the_offline_page_carries_the_picture(view, tmp_path):
         r'<script type="application/vnd.jupyter.widget-state\+json">\n(.*?)\n</script>',
         page, re.S).group(1).replace("<\\/", "</"))
     widget = next(s for s in state["state"].values()
-                  if s["model_name"] == "AnyModel" and "snapshot_meta" in s["state"])
+                  if s["model_name"] == "AnyModel" and "payload_meta" in s["state"])
     assert widget["state"]["offline"] is True
-    assert widget["state"]["snapshot_meta"]["t1"] == view.viewport["t1"]
+    assert widget["state"]["payload_meta"]["fields"]["snapshot"]["t1"] == view.viewport["t1"]
     assert not view.offline
 
 

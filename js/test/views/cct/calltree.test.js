@@ -1,11 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { callTreeFromModel } from "../../../views/cct/calltree.js";
+import { callTreeFromPayload } from "../../../views/cct/calltree.js";
 import { replay } from "../../../views/cct/edits.js";
 import { displayTree, keptNodes } from "../../../views/cct/layout.js";
 import { encodeStrings } from "../../strings.js";
 
 
-describe("call tree from a widget model", () => {
+/** A CCT payload (js/lib/payload.js) of these arrays and metrics. */
+function payloadOf({ metrics, ...arrays }) {
+  return { revision: 1, fields: { metrics }, arrays };
+}
+
+describe("call tree from a widget payload", () => {
   // main(0) -> {a(1) -> c(2), b(3)}; main(4) is a second root with the same call path as 0
   const names = encodeStrings(["main", "a", "c", "b"]);
   const conditions = encodeStrings(['.name = "main"', '.name = "a"', '.name = "c"', '.name = "b"',
@@ -23,7 +28,7 @@ describe("call tree from a widget model", () => {
     metrics: [{ name: "time (inc)", kind: "inclusive", partner: -1 },
       { name: "time", kind: "exclusive", partner: 0 }],
   };
-  const tree = callTreeFromModel({ get: (name) => traits[name] });
+  const tree = callTreeFromPayload(payloadOf(traits));
 
   it("derives depth, children and call-path keys", () => {
     expect(Array.from(tree.depth)).toEqual([0, 1, 2, 1, 0]);
@@ -63,7 +68,7 @@ describe("a call tree restricted by a link", () => {
     metrics: [{ name: "time (inc)", kind: "inclusive", partner: -1 },
       { name: "time", kind: "exclusive", partner: 0 }],
   };
-  const tree = callTreeFromModel({ get: (name) => traits[name] });
+  const tree = callTreeFromPayload(payloadOf(traits));
 
   it("draws the link's values and keeps its own for edits", () => {
     expect(Array.from(tree.metrics[0].values)).toEqual([9, 0, 0, 3]);
@@ -86,10 +91,9 @@ describe("a call tree restricted by a link", () => {
     expect(state.flags[1] & 1).toBe(0);
     expect(state.flags[0] & 1).toBe(1);
   });
-  it("without a link, link_values and link_keep are empty", () => {
-    const plain = callTreeFromModel({
-      get: (name) => (name.startsWith("link_") ? new DataView(new ArrayBuffer(0)) : traits[name]),
-    });
+  it("without a link, the payload has no link_values and link_keep", () => {
+    const { link_values, link_keep, ...own } = traits;
+    const plain = callTreeFromPayload(payloadOf(own));
     expect(plain.linkKeep).toBeNull();
     expect(Array.from(plain.metrics[0].values)).toEqual([10, 6, 2, 3]);
   });

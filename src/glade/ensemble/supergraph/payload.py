@@ -18,7 +18,7 @@ import pandas as pd
 
 from glade.ensemble.supergraph import Supergraph as SupergraphModel
 from glade.ensemble.supergraph.summary import fences
-from glade.packing import float64_bytes, int32_bytes, string_table
+from glade.packing import string_table
 from glade.units import time_unit
 
 NODE_COLUMNS = ("level", "y0", "y1", "kind", "nodes", "entries", "inclusive_mean",
@@ -46,8 +46,13 @@ def _csr(owner: np.ndarray, count: int) -> np.ndarray:
     return pointer
 
 
-def supergraph_payload(sg: SupergraphModel, diff: pd.DataFrame | None) -> dict[str, Any]:
-    """The data traits of a supergraph (``diff`` from ``sg.diff`` or None)."""
+def supergraph_payload(sg: SupergraphModel, diff: pd.DataFrame | None
+                       ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """The payload of a supergraph (``diff`` from ``sg.diff`` or None): its JSON fields
+    (``node_columns``, ``edge_columns``, ``bins``, ``layout_height``) and its arrays
+    (row-major float64 node and edge tables, histograms, string tables as uint8 UTF-8
+    bytes and int32 offsets, CSR lists as int32 pointers and values), for
+    :meth:`glade.views.base.QueryView._publish`."""
     nodes, lay = sg.nodes, sg.layout
     count = len(sg)
     counts, edges = sg.histograms()
@@ -87,20 +92,35 @@ def supergraph_payload(sg: SupergraphModel, diff: pd.DataFrame | None) -> dict[s
     owner, position = np.nonzero(~inside)
     outlier_values = values[owner, position]
     order = np.lexsort((position, -outlier_values, owner))
-    return {
-        "names": names_blob, "name_offsets": name_offsets,
-        "node_table": float64_bytes(table.reshape(-1)), "node_columns": list(NODE_COLUMNS),
-        "edge_table": float64_bytes(edge_table.reshape(-1)),
-        "edge_columns": list(EDGE_COLUMNS),
-        "histograms": float64_bytes(counts.reshape(-1)), "bins": sg.bins,
-        "entry_names": entry_blob, "entry_offsets": entry_offsets,
-        "entry_ptr": int32_bytes(_csr(entry_owner, count)),
-        "entry_values": float64_bytes(entry_values),
-        "outlier_ptr": int32_bytes(_csr(owner, count)),
-        "outlier_profile": int32_bytes(position[order]),
-        "outlier_values": float64_bytes(outlier_values[order]),
-        "layout_height": float(lay.height),
+    fields = {"node_columns": list(NODE_COLUMNS), "edge_columns": list(EDGE_COLUMNS),
+              "bins": int(sg.bins), "layout_height": float(lay.height)}
+    arrays = {
+        "names": _utf8(names_blob), "name_offsets": _int32(name_offsets),
+        "node_table": table.reshape(-1).astype(np.float64),
+        "edge_table": edge_table.reshape(-1).astype(np.float64),
+        "histograms": np.asarray(counts, dtype=np.float64).reshape(-1),
+        "entry_names": _utf8(entry_blob), "entry_offsets": _int32(entry_offsets),
+        "entry_ptr": _csr(entry_owner, count).astype(np.int32),
+        "entry_values": np.asarray(entry_values, dtype=np.float64),
+        "outlier_ptr": _csr(owner, count).astype(np.int32),
+        "outlier_profile": position[order].astype(np.int32),
+        "outlier_values": np.asarray(outlier_values[order], dtype=np.float64),
     }
+    return fields, arrays
+
+
+def profile_arrays(metadata: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The profiles' labels (:func:`profile_labels`) as a string table of a payload."""
+    blob, offsets = string_table(profile_labels(metadata))
+    return {"profiles": _utf8(blob), "profile_offsets": _int32(offsets)}
+
+
+def _utf8(blob: bytes) -> np.ndarray:
+    return np.frombuffer(blob, dtype=np.uint8)
+
+
+def _int32(data: bytes) -> np.ndarray:
+    return np.frombuffer(data, dtype="<i4")
 
 
 def json_value(value: Any) -> Any:

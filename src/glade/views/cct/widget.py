@@ -27,7 +27,7 @@ import traitlets
 
 from glade.errors import GladeError, MetricError
 from glade.graph import Node
-from glade.packing import float64_bytes, int32_bytes, mask_ranges, string_table
+from glade.packing import mask_ranges, string_table
 from glade.profile.graphframe import GraphFrame
 from glade.query import BaseQuery, parse, query_mask
 from glade.query.engine import RowTable
@@ -89,18 +89,6 @@ class CCT(QueryView):
     edit_ops = cct_edits.EDIT_OPS
     merge_ops = ("threshold",)
 
-    parents = traitlets.Bytes().tag(sync=True)
-    frame_codes = traitlets.Bytes().tag(sync=True)
-    path_keys = traitlets.Bytes().tag(sync=True)
-    names = traitlets.Bytes().tag(sync=True)
-    name_offsets = traitlets.Bytes().tag(sync=True)
-    name_index = traitlets.Bytes().tag(sync=True)
-    conditions = traitlets.Bytes().tag(sync=True)
-    condition_offsets = traitlets.Bytes().tag(sync=True)
-    extra_ptr = traitlets.Bytes().tag(sync=True)
-    extra_index = traitlets.Bytes().tag(sync=True)
-    values = traitlets.Bytes().tag(sync=True)
-    metrics = traitlets.List(traitlets.Dict()).tag(sync=True)
     notice = traitlets.Unicode("").tag(sync=True)
 
     metric = traitlets.Unicode("").tag(sync=True)
@@ -113,11 +101,6 @@ class CCT(QueryView):
     #: MAX_SELECTED of them.
     selected_paths = traitlets.List().tag(sync=True)
     selection = traitlets.Unicode("").tag(sync=True)
-    #: Under a link's restriction: the values drawn (the layout of ``values``) and one
-    #: byte per node, 1 where the restricted tree has the node (both empty otherwise).
-    link_values = traitlets.Bytes().tag(sync=True)
-    link_keep = traitlets.Bytes().tag(sync=True)
-
     link_emits = (("selection", "highlight"),)
 
     def __init__(
@@ -156,31 +139,43 @@ class CCT(QueryView):
         self._shown_gf = gf
         self._selecting = False
         self._tree = ViewTree(gf.graph, {c.name: c.values for c in columns})
-        super().__init__(data, data_name, **self._transport(columns), metric=metric,
+        super().__init__(data, data_name, metric=metric,
                          sort_metric=sort_metric or metric, color_metric=color_metric or "",
                          notice=self._notice(gf), height=height, **kwargs)
+        self._publish(*self._transport(columns))
 
     # ------------------------------------------------------------ transport
-    def _transport(self, columns: list) -> dict[str, Any]:
+    def _transport(self, columns: list) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The payload of the tree: its fields (``metrics``: the columns of ``values``,
+        a node-major block per metric) and arrays. Under a link's restriction the payload
+        also holds ``link_values`` (the values drawn, laid out as ``values``) and
+        ``link_keep`` (one byte per node, 1 where the restricted tree has the node)."""
         tree = self._tree
         names_blob, name_offsets = string_table([str(u) for u in tree.unique_names])
         texts, extra_ptr, extra_index = tree.condition_table()
         cond_blob, cond_offsets = string_table(texts)
-        return {
-            "parents": int32_bytes(tree.parent),
-            "frame_codes": int32_bytes(tree.frame_code),
-            "path_keys": int32_bytes(tree.path_key),
+        fields = {"metrics": [{"name": c.name, "kind": c.kind, "partner": c.partner,
+                               "unit": c.unit} for c in columns]}
+        arrays = {
+            "parents": tree.parent.astype(np.int32),
+            "frame_codes": tree.frame_code.astype(np.int32),
+            "path_keys": tree.path_key.astype(np.int32),
             "names": names_blob,
-            "name_offsets": name_offsets,
-            "name_index": int32_bytes(tree.name_index),
+            "name_offsets": np.frombuffer(name_offsets, "<i4"),
+            "name_index": tree.name_index.astype(np.int32),
             "conditions": cond_blob,
-            "condition_offsets": cond_offsets,
-            "extra_ptr": int32_bytes(extra_ptr),
-            "extra_index": int32_bytes(extra_index),
-            "values": float64_bytes(np.concatenate([c.values for c in columns])),
-            "metrics": [{"name": c.name, "kind": c.kind, "partner": c.partner, "unit": c.unit}
-                        for c in columns],
+            "condition_offsets": np.frombuffer(cond_offsets, "<i4"),
+            "extra_ptr": np.asarray(extra_ptr, dtype=np.int32),
+            "extra_index": np.asarray(extra_index, dtype=np.int32),
+            "values": np.concatenate([c.values for c in columns]).astype(np.float64),
         }
+        return fields, arrays
+
+    @property
+    def metrics(self) -> list[dict]:
+        """The metric columns the view sends (name, kind, partner, unit), in the order of
+        its values."""
+        return list(self.payload_fields().get("metrics", []))
 
     def _notice(self, gf: GraphFrame) -> str:
         notes = []
@@ -239,20 +234,17 @@ class CCT(QueryView):
     def _show_restriction(self, text: str) -> None:
         if not text:
             self._shown_gf = self._gf
-            with self.hold_sync():
-                self.link_values = b""
-                self.link_keep = b""
-                self.notice = self._notice(self._gf)
+            self._publish(arrays={"link_values": None, "link_keep": None},
+                          notice=self._notice(self._gf))
             return
         gf = self._restricted(text)
         restricted = restricted_values(gf, self._gf.graph, self._columns, self._agg,
                                        self._rank)
         own = self._notice(gf) if len(gf.dataframe) else ""
         linked = f"linked: showing only the calls of {text}"
-        with self.hold_sync():
-            self.link_values = float64_bytes(restricted.values)
-            self.link_keep = restricted.present.astype(np.uint8).tobytes()
-            self.notice = f"{own}; {linked}" if own else linked
+        self._publish(arrays={"link_values": np.asarray(restricted.values, dtype=np.float64),
+                              "link_keep": restricted.present.astype(np.uint8)},
+                      notice=f"{own}; {linked}" if own else linked)
 
     # ------------------------------------------------------------ selection
     @traitlets.validate("selected_paths")

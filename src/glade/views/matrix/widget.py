@@ -30,7 +30,6 @@ import pandas as pd
 import traitlets
 
 from glade.errors import GladeError
-from glade.packing import int32_bytes, pack_arrays
 from glade.query.model import BaseQuery
 from glade.trace.call_level import call_level
 from glade.trace.calls import calls_mask
@@ -83,12 +82,7 @@ class CommMatrix(QueryView):
     order = traitlets.Unicode("rank").tag(sync=True)
     max_cells = traitlets.Int(256, min=1).tag(sync=True)
     viewport = traitlets.Dict().tag(sync=True)
-    ids = traitlets.Bytes().tag(sync=True)
-    ordering = traitlets.Bytes().tag(sync=True)
-    picture = traitlets.Bytes().tag(sync=True)
-    picture_meta = traitlets.Dict().tag(sync=True)
     selection = traitlets.Unicode("").tag(sync=True)
-    highlight = traitlets.Bytes().tag(sync=True)
     status = traitlets.Unicode("").tag(sync=True)
 
     link_accepts = frozenset({"restrict", "highlight"})
@@ -123,8 +117,7 @@ class CommMatrix(QueryView):
         self._ready = False
         super().__init__(trace, data_name, height=height, metric=metric, color=color,
                          order=order, max_cells=max_cells,
-                         viewport={"r0": 0, "r1": n, "c0": 0, "c1": n},
-                         ids=int32_bytes(self._index.ids), **kwargs)
+                         viewport={"r0": 0, "r1": n, "c0": 0, "c1": n}, **kwargs)
         self._ready = True
         if history:
             self.history = history
@@ -167,39 +160,46 @@ class CommMatrix(QueryView):
         self._place = np.empty_like(order)
         self._place[order] = np.arange(order.size)
         self._margins = cellmath.process_margins(self._cells, self.metric)
-        with self.hold_sync():
-            self.ordering = int32_bytes(order)
-            self._draw()
-            self._draw_highlight()
+        self._draw(ordering=order.astype(np.int32), highlight=self._highlight_cells())
 
-    def _draw(self) -> None:
-        """Pool the viewport and send it."""
+    @property
+    def picture_meta(self) -> dict:
+        """What the picture the view last sent shows (window, block, metric, unit,
+        processes, messages; the payload's fields)."""
+        return self.payload_fields()
+
+    def _draw(self, **arrays: np.ndarray) -> None:
+        """Pool the viewport and send it (in one payload with ``arrays``: the process
+        ids, their ``ordering`` and the ``highlight`` cells, when they changed).
+
+        The payload's arrays: ``ids`` (int32 process ids in rank order), ``ordering``
+        (int32: the process at each display position), ``highlight`` (int32 (row, col)
+        pairs of outlined cells), and the pooled picture: ``value``, ``count`` and the
+        margins ``row_*``/``col_*``."""
         view = self.viewport
         n = self._index.num_processes
         window = cellmath.Window.of(n, int(view.get("r0", 0)), int(view.get("r1", n)),
                                     int(view.get("c0", 0)), int(view.get("c1", n)),
                                     self.max_cells)
         pooled = cellmath.pool(self._cells, self.metric, self._place, window, self._margins)
-        arrays = {name: getattr(pooled, name) for name in (
+        pooled_arrays = {name: getattr(pooled, name) for name in (
             "value", "count", "row_sum", "row_mean", "row_std", "row_n", "col_sum",
             "col_mean", "col_std", "col_n")}
-        descriptors, blob = pack_arrays(arrays)
+        if not self.payload_meta:
+            arrays["ids"] = self._index.ids.astype(np.int32)
         shown = int(self._cells.count.sum())
         restricted = " (restricted by a linked view)" if self.restriction else ""
-        with self.hold_sync():  # the front end must never see a picture with another's meta
-            self.picture_meta = {
-                "r0": window.r0, "r1": window.r1, "c0": window.c0, "c1": window.c1,
-                "block": window.block, "rows": window.rows, "cols": window.cols,
-                "metric": self.metric, "unit": cellmath.UNITS[self.metric],
-                "mean": cellmath.is_mean(self.metric), "processes": n, "messages": shown,
-                "revision": int(self.picture_meta.get("revision", 0)) + 1,
-                "arrays": descriptors,
-            }
-            self.picture = blob
-            self.status = (f"{shown:,} of {len(self._index):,} messages{restricted}, "
-                           f"{n:,} processes, {len(self._cells):,} cells with messages"
-                           + (f", blocks of {window.block} x {window.block} processes"
-                              if window.block > 1 else ""))
+        fields = {
+            "r0": window.r0, "r1": window.r1, "c0": window.c0, "c1": window.c1,
+            "block": window.block, "rows": window.rows, "cols": window.cols,
+            "metric": self.metric, "unit": cellmath.UNITS[self.metric],
+            "mean": cellmath.is_mean(self.metric), "processes": n, "messages": shown,
+        }
+        self._publish(fields, {**pooled_arrays, **arrays}, status=(
+            f"{shown:,} of {len(self._index):,} messages{restricted}, "
+            f"{n:,} processes, {len(self._cells):,} cells with messages"
+            + (f", blocks of {window.block} x {window.block} processes"
+               if window.block > 1 else "")))
 
     @traitlets.validate("metric")
     def _valid_metric(self, proposal):
@@ -372,15 +372,15 @@ class CommMatrix(QueryView):
     def _show_highlight(self, text: str) -> None:
         """Outline the cells of the messages whose send or receive event (or the call
         enclosing it) call-level query ``text`` selects (no outline for "")."""
-        self._draw_highlight()
+        self._publish(arrays={"highlight": self._highlight_cells()})
 
-    def _draw_highlight(self) -> None:
+    def _highlight_cells(self) -> np.ndarray:
+        """The (sender, receiver) positions of the cells to outline, as int32 pairs."""
         text = self.highlighted
         if not text:
-            self.highlight = b""
-            return
+            return np.zeros(0, dtype=np.int32)
         touched = self._index.touched_by_events(self._events(text))
         n = self._index.num_processes
         pair = np.unique(self._index.sender[touched].astype(np.int64) * n
                          + self._index.receiver[touched])[:MAX_HIGHLIGHT]
-        self.highlight = int32_bytes(np.stack([pair // n, pair % n], axis=1).reshape(-1))
+        return np.stack([pair // n, pair % n], axis=1).reshape(-1).astype(np.int32)

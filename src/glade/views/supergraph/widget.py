@@ -33,12 +33,11 @@ from glade.ensemble.supergraph.payload import (
     diff_choices,
     guess_unit,
     json_value,
-    profile_labels,
+    profile_arrays,
     supergraph_payload,
 )
 from glade.ensemble.supergraph.values import CallTreeValues, call_tree_values, metric_pair
 from glade.errors import GladeError
-from glade.packing import string_table
 from glade.profile import GraphFrame
 from glade.query import parse, query_mask
 from glade.query.engine import RowTable
@@ -74,26 +73,7 @@ class SupergraphView(QueryView):
     edit_ops = edits.EDIT_OPS
     merge_ops = ("threshold",)
 
-    names = traitlets.Bytes().tag(sync=True)
-    name_offsets = traitlets.Bytes().tag(sync=True)
-    node_table = traitlets.Bytes().tag(sync=True)
-    node_columns = traitlets.List(traitlets.Unicode()).tag(sync=True)
-    edge_table = traitlets.Bytes().tag(sync=True)
-    edge_columns = traitlets.List(traitlets.Unicode()).tag(sync=True)
-    histograms = traitlets.Bytes().tag(sync=True)
-    bins = traitlets.Int(20).tag(sync=True)
-    entry_names = traitlets.Bytes().tag(sync=True)
-    entry_offsets = traitlets.Bytes().tag(sync=True)
-    entry_ptr = traitlets.Bytes().tag(sync=True)
-    entry_values = traitlets.Bytes().tag(sync=True)
-    outlier_ptr = traitlets.Bytes().tag(sync=True)
-    outlier_profile = traitlets.Bytes().tag(sync=True)
-    outlier_values = traitlets.Bytes().tag(sync=True)
-    profiles = traitlets.Bytes().tag(sync=True)
-    profile_offsets = traitlets.Bytes().tag(sync=True)
     profile_ids = traitlets.List().tag(sync=True)
-    layout_height = traitlets.Float(1.0).tag(sync=True)
-    revision = traitlets.Int(0).tag(sync=True)
 
     metrics = traitlets.List(traitlets.Unicode()).tag(sync=True)
     groups = traitlets.List(traitlets.Dict()).tag(sync=True)
@@ -135,13 +115,12 @@ class SupergraphView(QueryView):
         self._initial = edits.ViewState(metric=chosen, target=target)
         self._refusal = ""
         self._link_note = ""
+        self._profiles = profile_arrays(ensemble.metadata)
         self._shown = self._supergraph(self._initial)
-        blob, offsets = string_table(profile_labels(ensemble.metadata))
         choices = [str(m) for m in [*ensemble.inc_metrics, *ensemble.exc_metrics]]
         name = data_name or {GraphFrame: "gf", Trace: "trace"}.get(type(data), "ens")
         super().__init__(data, name, height=height, metrics=choices,
-                         groups=diff_choices(ensemble.metadata), profiles=blob,
-                         profile_offsets=offsets, profile_ids=[
+                         groups=diff_choices(ensemble.metadata), profile_ids=[
                              json_value(p) for p in ensemble.profiles],
                          by_label=_by_label(by),
                          unit=guess_unit(ensemble.metadata, chosen) if unit is None else unit,
@@ -230,7 +209,7 @@ class SupergraphView(QueryView):
         diff = None
         if state.diff is not None:
             diff = sg.diff(edits.as_group(state.diff[0]), edits.as_group(state.diff[1]))
-        payload = supergraph_payload(sg, diff)
+        fields, arrays = supergraph_payload(sg, diff)
         applied = sg.recipe()
         skipped = [s for s, how in state.splits
                    if f".split({s!r}, by={how!r})" not in applied]
@@ -246,18 +225,12 @@ class SupergraphView(QueryView):
         self._shown = sg
         self._internal = True
         try:
-            with self.hold_sync():
-                for name, value in payload.items():
-                    setattr(self, name, value)
-                self.by = state.by
-                self.metric = str(state.metric)
-                self.target = "" if state.target is None else str(state.target)
-                self.diff = {} if state.diff is None else {"a": state.diff[0],
-                                                           "b": state.diff[1]}
-                self.threshold = state.threshold
-                self.notice = "; ".join(n for n in notes if n)
-                self.query = state.query
-                self.revision += 1
+            self._publish(
+                fields, {**arrays, **self._profiles}, by=state.by, metric=str(state.metric),
+                target="" if state.target is None else str(state.target),
+                diff={} if state.diff is None else {"a": state.diff[0], "b": state.diff[1]},
+                threshold=state.threshold, notice="; ".join(n for n in notes if n),
+                query=state.query)
         finally:
             self._internal = False
 
@@ -281,6 +254,11 @@ class SupergraphView(QueryView):
 
     def _query_edit(self, query: BaseQuery) -> dict:
         return {"op": "query", "query": str(query)}
+
+    @property
+    def revision(self) -> int:
+        """The revision of the payload the view last sent (one per supergraph shown)."""
+        return self.payload_revision
 
     def _on_edit_message(self, widget: Any, content: Any, buffers: Any) -> None:
         """The page dims the drawing until the next revision: every message it sends is

@@ -30,7 +30,6 @@ import numpy as np
 import traitlets
 
 from glade.errors import GladeError
-from glade.packing import int32_bytes
 from glade.query import parse
 from glade.query.model import BaseQuery
 from glade.trace.filter import time_ns
@@ -67,20 +66,14 @@ class Timeline(Requests, QueryView):
     depth_rows = traitlets.Bool(False).tag(sync=True)
     labels = traitlets.List(traitlets.Unicode()).tag(sync=True)
     depth_labels = traitlets.List(traitlets.Unicode()).tag(sync=True)
-    location_rows = traitlets.Bytes().tag(sync=True)
-    processes = traitlets.Bytes().tag(sync=True)
     names = traitlets.List(traitlets.Unicode()).tag(sync=True)
-    ranks = traitlets.Bytes().tag(sync=True)
     extent = traitlets.List(traitlets.Float()).tag(sync=True)
     viewport = traitlets.Dict().tag(sync=True)
+    #: The revision of what is kept: range requests name it, and answers to an older one
+    #: are dropped (a new one comes with a payload holding the new rows, overview and
+    #: snapshot).
     revision = traitlets.Int(0).tag(sync=True)
-    snapshot = traitlets.Bytes().tag(sync=True)
-    snapshot_meta = traitlets.Dict().tag(sync=True)
-    overview = traitlets.Bytes().tag(sync=True)
-    overview_meta = traitlets.Dict().tag(sync=True)
-    totals = traitlets.Bytes().tag(sync=True)
     selection = traitlets.Unicode("").tag(sync=True)
-    highlight = traitlets.Bytes().tag(sync=True)
     status = traitlets.Unicode("").tag(sync=True)
 
     def __init__(self, trace: Any, *, depth_rows: bool = False, height: int = 420,
@@ -89,9 +82,10 @@ class Timeline(Requests, QueryView):
         totals = self._source.totals
         ranks = np.empty(totals.size, dtype=np.int64)
         ranks[np.argsort(-totals, kind="stable")] = np.arange(totals.size)
+        self._ranks = ranks.astype(np.int32)
         first, last = self._source.extent
         super().__init__(trace, data_name, height=height, depth_rows=bool(depth_rows),
-                         names=self._source.names, ranks=int32_bytes(ranks),
+                         names=self._source.names,
                          extent=[float(first), float(max(last, first + 1))], **kwargs)
         self.viewport = {"t0": self.extent[0], "t1": self.extent[1], "row0": 0,
                          "width": SNAPSHOT_WIDTH}
@@ -102,25 +96,47 @@ class Timeline(Requests, QueryView):
 
     # ------------------------------------------------------------ state
     def _install(self) -> None:
-        """Show what the source keeps: rows, overview, totals and a fresh snapshot, then a
-        new revision (the front end asks again for what it shows)."""
+        """Show what the source keeps: rows, overview, totals and a fresh snapshot, in one
+        payload with a new revision (the front end asks again for what it shows).
+
+        The payload's arrays: ``ranks`` (each function's rank by total time, for its
+        colour), ``location_rows``, ``processes``, ``totals``, ``highlight`` (the nodes
+        marked; absent until a selection or a link marks some), and the snapshot's and
+        the overview's packed arrays (``snapshot/...``, ``overview/...``, their other
+        fields in the fields ``snapshot`` and ``overview``)."""
         source = self._source
         lanes = source.lanes
         # what the snapshot reads is built while the overview is computed
         source.prepare_picture(self._snapshot_request())
         overview_meta, overview = source.overview()
         snapshot_meta, snapshot = self._snapshot(self.revision + 1)
-        with self.hold_sync():
-            self.labels = lanes.labels(False)
-            self.depth_labels = lanes.labels(True)
-            self.location_rows = int32_bytes(lanes.location_rows(True))
-            self.processes = int32_bytes(lanes.processes)
-            self.overview_meta, self.overview = overview_meta, overview
-            self.totals = source.totals.astype("<f8").tobytes()
-            self.snapshot_meta, self.snapshot = snapshot_meta, snapshot
-            self.status = source.status()
-            self.revision += 1
+        self._publish(
+            {"snapshot": _without_arrays(snapshot_meta),
+             "overview": _without_arrays(overview_meta)},
+            {"location_rows": np.asarray(lanes.location_rows(True), dtype=np.int32),
+             "processes": np.asarray(lanes.processes, dtype=np.int32),
+             "totals": np.asarray(source.totals, dtype=np.float64), "ranks": self._ranks},
+            packed={"snapshot": (snapshot_meta["arrays"], snapshot),
+                    "overview": (overview_meta["arrays"], overview)},
+            labels=lanes.labels(False), depth_labels=lanes.labels(True),
+            status=source.status(), revision=self.revision + 1)
         source.prepare(self.depth_rows)
+
+    @property
+    def snapshot_meta(self) -> dict:
+        """The fields of the snapshot (the picture of the viewport) the payload holds."""
+        return self.payload_fields().get("snapshot", {})
+
+    @property
+    def overview_meta(self) -> dict:
+        """The fields of the overview strip the payload holds."""
+        return self.payload_fields().get("overview", {})
+
+    @property
+    def highlight(self) -> bytes:
+        """The nodes of the call forest marked (int32 bytes, as the payload holds them)."""
+        marks = self.payload_arrays().get("highlight", np.zeros(0, dtype=np.int32))
+        return marks.astype("<i4").tobytes()
 
     def _snapshot_request(self) -> Request:
         """The request of the viewport (all rows) at the front end's last width."""
@@ -159,15 +175,15 @@ class Timeline(Requests, QueryView):
         self._show(self.query, text)
 
     def _show_highlight(self, text: str) -> None:
-        self.highlight = self._marks(text or self.selection)
+        self._publish(arrays={"highlight": self._marks(text or self.selection)})
 
-    def _marks(self, text: str) -> bytes:
-        """The nodes of the call forest a query selects, as the ``highlight`` trait holds
-        them (none for ""): an instant it selects (a message) marks the call holding it
-        too, since an instant has no box of its own."""
+    def _marks(self, text: str) -> np.ndarray:
+        """The nodes of the call forest a query selects, as the payload's ``highlight``
+        holds them (none for ""): an instant it selects (a message) marks the call holding
+        it too, since an instant has no box of its own."""
         if not text:
-            return b""
-        return int32_bytes(self._source.marks(text, MAX_HIGHLIGHT))
+            return np.zeros(0, dtype=np.int32)
+        return np.asarray(self._source.marks(text, MAX_HIGHLIGHT), dtype=np.int32)
 
     def _query_edit(self, query: BaseQuery) -> dict:
         """An assigned query becomes the view's base (evaluated now: a query naming a
@@ -187,7 +203,7 @@ class Timeline(Requests, QueryView):
 
     @traitlets.observe("selection")
     def _selection_changed(self, change) -> None:
-        self.highlight = self._marks(self.highlighted or change["new"])
+        self._publish(arrays={"highlight": self._marks(self.highlighted or change["new"])})
 
     @traitlets.observe("depth_rows")
     def _layout_changed(self, change) -> None:
@@ -309,5 +325,12 @@ class Timeline(Requests, QueryView):
     def to_html(self, path, title: str | None = None):
         """Write an offline page with the current picture and the overview: zooming there
         stretches them (the detail of a range needs the kernel)."""
-        self.snapshot_meta, self.snapshot = self._snapshot(self.revision)
+        meta, blob = self._snapshot(self.revision)
+        self._publish({"snapshot": _without_arrays(meta)},
+                      packed={"snapshot": (meta["arrays"], blob)})
         return super().to_html(path, title)
+
+
+def _without_arrays(meta: dict) -> dict:
+    """A packed picture's fields but its array descriptors (the payload's hold them)."""
+    return {name: value for name, value in meta.items() if name != "arrays"}
