@@ -17,7 +17,12 @@ import pandas as pd
 from glade.errors import GladeError, ReaderError
 from glade.profile.graphframe import GraphFrame
 from glade.readers.files import load_json, read_head
-from glade.readers.profiles.checks import check_frames, check_values, first_compound
+from glade.readers.profiles.checks import (
+    check_frames,
+    check_values,
+    first_compound,
+    gc_paused,
+)
 
 NID = "_hatchet_nid"
 
@@ -157,6 +162,7 @@ class _Nodes:
                                "(dicts shared between places expand to a tree)")
         return ReaderError(self.source, f"node {self._place(node)} nests deeper than "
                            f"{MAX_DEPTH:,} levels")
+@gc_paused
 def read_literal(literal: list[dict] | dict | str | os.PathLike) -> GraphFrame:
     """A GraphFrame from a Hatchet literal (a list of root dicts, one root dict, or a
     path to a JSON file holding either). Columns with ``(inc)`` in their name are

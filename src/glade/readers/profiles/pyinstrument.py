@@ -10,6 +10,7 @@ frames, each with ``function``, ``file_path_short``, ``file_path``,
 from __future__ import annotations
 
 import os
+from itertools import repeat
 from pathlib import Path
 
 import numpy as np
@@ -111,7 +112,9 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
         if not isinstance(children, list):
             where = _where(parent, position, me)
             raise ReaderError(source, f"{where}: 'children' is not a list")
-        stack.extend((children[i], me, i) for i in range(len(children) - 1, -1, -1))
+        count = len(children)
+        stack.extend(zip(reversed(children), repeat(me, count), range(count - 1, -1, -1),
+                         strict=True))
     checks = [
         (names, {"string"}, False, "needs a 'function' string"),
         (times, {"integer", "floating", "mixed-integer-float"}, False, "needs a numeric 'time'"),
