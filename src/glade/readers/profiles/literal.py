@@ -33,6 +33,9 @@ MAX_DEPTH = 100_000
 #: A literal built from shared dict objects expands to a tree (as Hatchet reads it);
 #: past this many nodes it is refused rather than expanded without end.
 MAX_NODES = 1 << 25
+#: Most cells (distinct frame and metric names x nodes) the tables of a literal may
+#: have: names that each occur on a few nodes are a column over every node.
+MAX_CELLS = 1 << 27
 _EMPTY: dict = {}
 
 
@@ -176,6 +179,12 @@ def read_literal(literal: list[dict] | dict | str | os.PathLike) -> GraphFrame:
     if not isinstance(literal, list) or not literal:
         raise ReaderError(source, "a literal is a non-empty list of root nodes")
     nodes = _Nodes(literal, source)
+    columns = len(set().union(*nodes.metrics)) + len(set().union(*nodes.frames))
+    if columns * len(nodes.frames) > MAX_CELLS:
+        raise ReaderError(source, f"the nodes hold {columns:,} distinct frame and metric "
+                          f"names over {len(nodes.frames):,} nodes: a table of "
+                          f"{columns * len(nodes.frames):,} cells, more than glade holds "
+                          f"({MAX_CELLS:,})")
     frames = pd.DataFrame(nodes.frames)
     check_frames(frames, source)
     rows = pd.DataFrame(nodes.metrics, index=pd.RangeIndex(len(nodes.metrics)))

@@ -201,10 +201,21 @@ def _fits(kind: str | None, values: Any) -> bool:
     return kind == "int64" and dtype == "Int64"
 
 
+#: Most cells (arg names x events) the attribute columns of a trace may have.
+MAX_ATTRIBUTE_CELLS = 1 << 27
+
+
 def _typed_args(args: dict[str, tuple[np.ndarray, Any]], targets: dict[str, np.ndarray],
                 n: int, types: dict[str, str]) -> dict[str, Any]:
     """Attribute columns over the ``n`` output events, from the args of the input events
-    (``targets`` maps every arg's input rows to output rows, -1 for events not kept)."""
+    (``targets`` maps every arg's input rows to output rows, -1 for events not kept).
+    Every arg name is a column over all events, so names that each occur on a few events
+    would make a table of names x events cells: past :data:`MAX_ATTRIBUTE_CELLS` that is
+    a TraceError, not a MemoryError."""
+    if len(args) * n > MAX_ATTRIBUTE_CELLS:
+        raise TraceError(f"the events' args hold {len(args):,} distinct names over {n:,} "
+                         f"events: a table of {len(args) * n:,} cells, more than glade "
+                         f"holds ({MAX_ATTRIBUTE_CELLS:,})")
     out = {}
     for name, (_, values) in args.items():
         column = f"args.{name}" if name in (TIMESTAMP, EVENT_TYPE, NAME, PROCESS, THREAD) \
