@@ -1,6 +1,7 @@
 """Profiles side by side with Hatchet: reading a real HPCToolkit database, and
 ``from_literal``, ``squash`` and ``tree()`` on synthetic call trees built from the
-same literal for both tools.
+same literal for both tools; plus glade alone reading one root with 10^6 children
+written as a Hatchet literal, Caliper JSON and pyinstrument JSON (issue 25, item 6).
 
 Run alone with ``python benchmarks/bench_profiles.py [--quick]``.
 """
@@ -8,8 +9,14 @@ Run alone with ``python benchmarks/bench_profiles.py [--quick]``.
 from __future__ import annotations
 
 import argparse
+import gc
+import json
 import re
+import tempfile
+import time
+from pathlib import Path
 
+import glade
 from common import (
     OTHER_TOOL_TIMEOUT,
     TIMING_NOTE,
@@ -95,6 +102,51 @@ def bench_size(table: Comparison, hatchet, n: int, repeat: int, targets: bool) -
                   Target(seconds=1.0) if targets and n == 100_000 else None)
 
 
+def wide_files(folder: Path, n: int) -> dict[str, Path]:
+    """One root with ``n`` children, written in three profile formats."""
+    literal = [{"frame": {"name": "root", "type": "function"},
+                "metrics": {"time": 0.0, "time (inc)": float(n)},
+                "children": [{"frame": {"name": f"f{i}", "type": "function"},
+                              "metrics": {"time": 1.0, "time (inc)": 1.0}} for i in range(n)]}]
+    caliper = {"data": [[i, 1.0] for i in range(n + 1)], "columns": ["path", "time"],
+               "column_metadata": [{"is_value": False}, {"is_value": True}],
+               "nodes": [{"column": "path", "label": "root"}]
+               + [{"column": "path", "label": f"f{i}", "parent": 0} for i in range(n)]}
+    frame = {"file_path_short": "x.py", "file_path": "x.py", "time": 1.0,
+             "is_application_code": True, "children": []}
+    pyinstrument = {"start_time": 0.0, "duration": float(n), "program": "x.py",
+                    "root_frame": {**frame, "function": "<module>", "line_no": 1,
+                                   "time": float(n),
+                                   "children": [{**frame, "function": f"f{i}", "line_no": i + 2}
+                                                for i in range(n)]}}
+    paths = {}
+    for name, doc in (("Hatchet literal JSON", literal), ("Caliper JSON", caliper),
+                      ("pyinstrument JSON", pyinstrument)):
+        paths[name] = folder / f"{name.split()[0].lower()}-{n}.json"
+        paths[name].write_text(json.dumps(doc))
+    return paths
+
+
+def read_once(path: Path) -> Timing:
+    """One ``glade.read`` as a user runs it: the garbage collector on (``measure`` pauses
+    it, which hides what it costs a reader that makes millions of Python objects)."""
+    gc.collect()
+    start = time.perf_counter()
+    glade.read(path)
+    return Timing(time.perf_counter() - start, 1)
+
+
+def bench_wide(table: Comparison, n: int, targets: bool) -> None:
+    """glade alone: ``glade.read`` of one root with ``n`` children in three formats."""
+    with tempfile.TemporaryDirectory(prefix="glade-bench-wide-") as folder:
+        small = wide_files(Path(folder), 100)
+        for path in small.values():  # compiled kernels loaded before anything is timed
+            glade.read(path)
+        for name, path in wide_files(Path(folder), n).items():
+            table.compare(f"glade.read {name}, 1 root + {n:,} children (glade only)",
+                          read_once(path), None, Target(seconds=3.0) if targets else None)
+
+
 def main(quick: bool = False) -> list[Table]:
     """Run the profile benchmarks, print their table and return it."""
     hatchet = load_optional("hatchet")
@@ -104,6 +156,7 @@ def main(quick: bool = False) -> list[Table]:
     bench_cpi(table, hatchet, repeat)
     for n in progress(sizes, "profiles"):
         bench_size(table, hatchet, n, repeat, targets=not quick)
+    bench_wide(table, 10_000 if quick else 1_000_000, targets=not quick)
     if hatchet is None:
         table.note("Hatchet is not installed (pip install -e '.[bench]'): glade alone")
     table.note("from_literal + squash is the sum of the two best times; the squash input is "

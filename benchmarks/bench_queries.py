@@ -1,7 +1,8 @@
 """Call path queries side by side with Hatchet: the same object-dialect queries on the
 same synthetic trees (one row per node, and one row per node and rank), matching
-alone and query/filter with squash; plus glade alone on a 10^6-node tree, and the
-cost of parsing a query in both dialects.
+alone and query/filter with squash; plus glade alone on a 10^6-node tree and on a
+10^5-deep chain (a profile and a trace, issue 25 item 5), and the cost of parsing a
+query in both dialects.
 
 Run alone with ``python benchmarks/bench_queries.py [--quick]``.
 """
@@ -11,6 +12,9 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
+import pandas as pd
 
 from common import (
     OTHER_TOOL_TIMEOUT,
@@ -146,6 +150,43 @@ def bench_million(table: Comparison, n: int, repeat: int, targets: bool) -> None
                   measure(lambda: gf.query(SOLVER_MPI_QUERY), repeat), None, None, [""])
 
 
+def chain_profile(n: int) -> GraphFrame:
+    """A call chain ``f0 -> f1 -> ... -> f{n-1}``, one row per node."""
+    frames = pd.DataFrame({"name": [f"f{i}" for i in range(n)]})
+    rows = pd.DataFrame({"node": np.arange(n), "time": np.ones(n)})
+    return GraphFrame.from_tables(frames, np.arange(n - 1), np.arange(1, n), rows,
+                                  exc_metrics=["time"], fill_inclusive=True)
+
+
+def chain_trace(n: int):
+    """One process entering ``f0`` ... ``f{n-1}`` in turn, then leaving them."""
+    from glade.trace import Trace
+
+    names = [f"f{i}" for i in range(n)]
+    return Trace(pd.DataFrame({"Timestamp (ns)": np.arange(2 * n, dtype=np.float64),
+                               "Event Type": ["Enter"] * n + ["Leave"] * n,
+                               "Name": names + names[::-1], "Process": 0}))
+
+
+def bench_chain(table: Comparison, n: int, repeat: int, targets: bool) -> None:
+    """glade alone on an n-deep chain: ``[".", "*", {"name": last}]`` (every node
+    matches) with ``match``, ``query``, and on the same chain as a trace at both levels
+    (each trace query on a fresh Trace, so its call forest and CCT are built too)."""
+    query = [".", "*", {"name": f"f{n - 1}"}]
+    label = f"{n:,}-deep chain (glade only)"
+    target = Target(seconds=1.0) if targets else None
+    gf = chain_profile(n)
+    matched = len(gf.match(query))
+    table.compare(f"match chain query, {label}", measure(lambda: gf.match(query), repeat),
+                  None, target, [f"{matched:,} nodes"])
+    table.compare(f"query + squash chain query, {label}",
+                  measure(lambda: gf.query(query), repeat), None, target, [""])
+    for level in ("calls", "cct"):
+        table.compare(f"trace.query level={level!r}, {label}",
+                      measure(lambda lv=level: chain_trace(n).query(query, level=lv), repeat),
+                      None, target, [""])
+
+
 def parse_uncached(text: str):
     """Parse string-dialect text from scratch (glade caches parsed texts for views that
     resend them; the benchmark measures the parser itself)."""
@@ -214,6 +255,7 @@ def main(quick: bool = False) -> list[Table]:
     for n, ranks in progress(shapes, "queries"):
         bench_dataset(table, hatchet, make_dataset(hatchet, n, ranks, not quick), repeat)
     bench_million(table, 10_000 if quick else 1_000_000, repeat, not quick)
+    bench_chain(table, 1_000 if quick else 100_000, repeat, not quick)
     bench_parse(table, hatchet, repeat, not quick)
     table.note(f"MPI query: {MPI_QUERY}")
     table.note(f"4-node query: {SOLVER_MPI_QUERY}")

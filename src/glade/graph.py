@@ -13,8 +13,11 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from numba import types
+from numba.typed import Dict
 from scipy.sparse.csgraph import connected_components, depth_first_order
 
+from glade.compiled import kernel
 from glade.errors import GraphError
 from glade.nodes import Node, NodeSet
 from glade.pandas_compat import copy_on_write
@@ -77,6 +80,49 @@ def group_by_depth(depth: np.ndarray) -> list[np.ndarray]:
     by_depth = np.argsort(depth, kind="stable")
     bounds = np.searchsorted(depth[by_depth], np.arange(depth.max() + 2))
     return [by_depth[bounds[d] : bounds[d + 1]] for d in range(len(bounds) - 1)]
+
+
+def _parents_first(parent: np.ndarray) -> bool:
+    """True when every node's parent has a smaller id (a pre-order), so one pass in id
+    order meets every parent before its children."""
+    return bool(np.all(parent < np.arange(parent.size)))
+
+
+@kernel
+def _call_path_pass(parent: np.ndarray, codes: np.ndarray, nframes: int) -> np.ndarray:
+    """Per node, the smallest id with the same chain of frame codes from its root; parents
+    come before their children (``_parents_first``)."""
+    n = parent.size
+    keys = np.empty(n, dtype=np.int64)
+    first = Dict.empty(key_type=types.int64, value_type=types.int64)
+    for i in range(n):
+        p = parent[i]
+        above = keys[p] + 1 if p >= 0 else 0
+        combined = above * nframes + codes[i]
+        key = first.get(combined, -1)
+        if key < 0:
+            first[combined] = i
+            key = i
+        keys[i] = key
+    return keys
+
+
+@kernel
+def _add_children_up(child_ptr: np.ndarray, child_idx: np.ndarray, out: np.ndarray) -> None:
+    """Each node's row of ``out`` plus its children's totals, bottom up in one pass over
+    ids in reverse (children have larger ids), children added in ascending id order as
+    level-by-level ``np.add.at`` adds them (so float sums are the same bit for bit)."""
+    for p in range(out.shape[0] - 1, -1, -1):
+        for e in range(child_ptr[p], child_ptr[p + 1]):
+            c = child_idx[e]
+            for k in range(out.shape[1]):
+                out[p, k] += out[c, k]
+
+
+def _tree_children(parent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """CSR of every node's children along ``parent``, in ascending id order."""
+    child = np.flatnonzero(parent >= 0)
+    return _csr(len(parent), parent[child], child)
 
 
 def _frame_table(frames: pd.DataFrame | Sequence[dict] | None, n: int) -> pd.DataFrame:
@@ -405,8 +451,11 @@ class Graph:
         if self._subtree_end is None:
             n = len(self)
             size = np.ones(n, dtype=_INDEX)
-            for level in self.levels()[:0:-1]:
-                np.add.at(size, self._tree_parent[level], size[level])
+            if _parents_first(self._tree_parent):
+                _add_children_up(*_tree_children(self._tree_parent), size.reshape(n, 1))
+            else:
+                for level in self.levels()[:0:-1]:
+                    np.add.at(size, self._tree_parent[level], size[level])
             self._subtree_end = _read_only(np.arange(n, dtype=_INDEX) + size)
         return self._subtree_end
 
@@ -428,6 +477,12 @@ class Graph:
         keys = np.empty(len(self), dtype=_INDEX)
         codes = frame_codes(self._frames)
         nframes = int(codes.max()) + 1 if len(codes) else 1
+        if _parents_first(self._tree_parent):
+            # one pass in id order; a key per level would overflow int64 on deep chains
+            codes, seen = pd.factorize(codes)  # below n, so keys times codes fit
+            keys = _call_path_pass(np.asarray(self._tree_parent, dtype=np.int64),
+                                   codes.astype(np.int64), max(len(seen), 1))
+            return pd.factorize(keys)[0].astype(_INDEX)
         for level in self.levels():
             parent = self._tree_parent[level]
             parent_key = np.where(parent >= 0, keys[np.maximum(parent, 0)] + 1, 0)
@@ -566,6 +621,9 @@ def subtree_sums(graph: Graph, block: np.ndarray) -> np.ndarray:
     if graph.is_tree():
         out = block.copy()
         parent = graph.tree_parent
+        if out.dtype.kind in "iuf" and out.size and _parents_first(parent):
+            _add_children_up(*_tree_children(parent), out.reshape(len(parent), -1))
+            return out
         with np.errstate(invalid="ignore", over="ignore"):  # sums may be inf or NaN
             for level in graph.levels()[:0:-1]:
                 np.add.at(out, parent[level], out[level])

@@ -106,7 +106,9 @@ def holds(pred, gf: GraphFrame, nid: int) -> bool:
     raise AssertionError(pred)
 
 
-def oracle(gf: GraphFrame, query: Query, max_len: int) -> set[int]:
+def path_regex(gf: GraphFrame, query: Query) -> tuple[re.Pattern, list[str]]:
+    """The query as a regular expression over paths spelled one character per node,
+    and those characters."""
     n = len(gf.graph)
     char = [chr(0x100 + i) for i in range(n)]
     parts = []
@@ -122,7 +124,12 @@ def oracle(gf: GraphFrame, query: Query, max_len: int) -> set[int]:
             parts.append(f"{cls}{cls}*" if members else "(?!)")
         else:
             parts.append(f"(?:{cls}){{{quant}}}")
-    regex = re.compile("".join(parts))
+    return re.compile("".join(parts)), char
+
+
+def oracle(gf: GraphFrame, query: Query, max_len: int) -> set[int]:
+    n = len(gf.graph)
+    regex, char = path_regex(gf, query)
     selected: set[int] = set()
     stack = [[v] for v in range(n)]
     while stack:
@@ -202,3 +209,53 @@ def test_cycle_reaches_itself():
     q = Query().match(".", col("name") == "b").rel(".", col("name") == "a")
     assert sorted(n.nid for n in gf.match(q)) == sorted(
         int(i) for i in np.flatnonzero(gf.graph.frames["name"].isin(["a", "b"])))
+
+
+def tree_oracle(gf: GraphFrame, query: Query) -> set[int]:
+    """:func:`oracle` for trees, where a downward path is a node and one of its
+    ancestors: every start on every root path, matched in place (no walk is built)."""
+    regex, char = path_regex(gf, query)
+    selected: set[int] = set()
+    for end in range(len(gf.graph)):
+        path = gf.graph.path_ids(end)
+        spelled = "".join(char[v] for v in path)
+        for start in range(len(path)):
+            if regex.fullmatch(spelled, start):
+                selected.update(path[start:])
+    return selected
+
+
+@st.composite
+def deep_trees(draw):
+    """Deep chains (a spine of up to 150 nodes) and caterpillars (the same spine with
+    up to two leaves hanging off every spine node): where the engine once did Python
+    work per depth, and where queries longer than 64 positions span several words."""
+    spine = draw(st.integers(2, 150))
+    legs = (draw(st.lists(st.integers(0, 2), min_size=spine, max_size=spine))
+            if draw(st.booleans()) else [0] * spine)
+    edges, count, spine_node = [], 1, 0
+    for i in range(spine):
+        for _ in range(legs[i]):
+            edges.append((spine_node, count))
+            count += 1
+        if i < spine - 1:
+            edges.append((spine_node, count))
+            spine_node, count = count, count + 1
+    return count, edges
+
+
+deep_query_nodes = st.builds(
+    QueryNode,
+    st.sampled_from([".", "*", "+", 1, 2, 3, 40, 70]),
+    st.one_of(st.none(), st.sampled_from(NAMES).map(lambda s: col("name") == s),
+              st.sampled_from(NAMES).map(lambda s: Not(col("name") == s)),
+              st.just(is_leaf()), st.just(is_root())),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs(deep_trees(), ["a", "a", "a", "b", "c"]),
+       st.lists(deep_query_nodes, min_size=1, max_size=4).map(Query))
+def test_deep_chains_and_caterpillars_match_brute_force(gf, query):
+    got = {node.nid for node in gf.match(query)}
+    assert got == tree_oracle(gf, query)

@@ -43,6 +43,10 @@ def _read(case: dict):
         return read_trace(case["path"], format=case["fmt"])
     if case["fmt"] == "ensemble_parquet":
         return read(case["path"], format=case["fmt"])
+    if case["fmt"] == "spotdb":
+        return Ensemble.from_spotdb(case["path"], progress=False)
+    if case["fmt"] == "timeseries":
+        return Ensemble.from_timeseries(case["path"])
     return Ensemble.from_thicket_json(case["path"])
 
 

@@ -425,14 +425,14 @@ def make_cases(targets: list[Target], scratch: Path, rounds: int, seed: int = 0
 
 
 # --------------------------------------------------------------------------- running
-def _worker(cases_file: Path) -> subprocess.Popen:
+def _worker(cases_file: Path, memory: int = MEMORY_CAP) -> subprocess.Popen:
     env = dict(os.environ)
     # pyarrow's own allocator reserves more address space than the cap allows
     env["ARROW_DEFAULT_MEMORY_POOL"] = "system"
     env["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT / "src"), str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
     return subprocess.Popen(
-        [sys.executable, "-m", "tests.readers.fuzz_worker", str(cases_file), str(MEMORY_CAP)],
+        [sys.executable, "-m", "tests.readers.fuzz_worker", str(cases_file), str(memory)],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=ROOT,
     )
 
@@ -458,16 +458,16 @@ def _lines(process: subprocess.Popen, timeout: float) -> Iterator[str | None]:
         selector.close()
 
 
-def run_cases(cases: list[Case], scratch: Path, timeout: float = CASE_TIMEOUT
-              ) -> list[Outcome]:
+def run_cases(cases: list[Case], scratch: Path, timeout: float = CASE_TIMEOUT,
+              memory: int = MEMORY_CAP) -> list[Outcome]:
     """Read every case in child processes (one at a time, restarted after a crash or a
-    timeout) and return the outcome of each."""
+    timeout; each may allocate ``memory`` bytes) and return the outcome of each."""
     outcomes: dict[int, Outcome] = {}
     pending = list(cases)
     while pending:
         cases_file = scratch / f"batch{pending[0].ident}.json"
         cases_file.write_text(json.dumps([asdict(c) for c in pending]))
-        process = _worker(cases_file)
+        process = _worker(cases_file, memory)
         current, started = None, time.monotonic()
         try:
             for line in _lines(process, 1.0):

@@ -13,11 +13,13 @@ nodes) on trees, DAGs and graphs with cycles alike; no path is ever enumerated.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from glade.compiled import kernel
 from glade.errors import GladeError, QueryError
 from glade.graph import Graph
 from glade.query import exact
@@ -39,6 +41,8 @@ from glade.query.predicates import (
 from glade.query.regex import compile_regex
 
 RANK_MODES = ("any", "all")
+#: A pattern without any character special to RE2: it matches only itself.
+_LITERAL = re.compile(r"[A-Za-z0-9_]*")
 _MAX_STATES = 400_000_000
 
 
@@ -186,7 +190,12 @@ def _string_test(table: RowTable, pred: StringTest) -> _Mask:
         return _Mask(np.zeros(len(values), dtype=bool), per_node)
     pattern = pred.pattern
     if pred.test == "regex":
-        return _on_uniques(table, pred.column, compile_regex(pattern).fullmatch)
+        regex = compile_regex(pattern)
+        if _LITERAL.fullmatch(pattern):  # matches exactly the equal strings
+            codes, uniques = table.factorized(pred.column)
+            hit = np.append(np.asarray(uniques == pattern, dtype=bool), False)
+            return _Mask(hit[codes], per_node)
+        return _on_uniques(table, pred.column, regex.fullmatch)
     method = {"startswith": str.startswith, "endswith": str.endswith,
               "contains": str.__contains__}[pred.test]
     return _on_uniques(table, pred.column, lambda u: isinstance(u, str) and method(u, pattern))
@@ -377,34 +386,125 @@ class _Move:
         return reach | (sets & self.stars)
 
 
+@kernel
+def _shift_row(source: np.ndarray, distance: int, out: np.ndarray) -> None:
+    """:func:`_shift` of one bit set (a row of words) into ``out``."""
+    words = source.size
+    whole, part = abs(distance) // 64, abs(distance) % 64
+    up, down = np.uint64(part), np.uint64(64 - part)
+    for k in range(words):
+        out[k] = np.uint64(0)
+    if whole >= words:
+        return
+    if distance > 0:
+        for k in range(whole, words):
+            value = source[k - whole] << up
+            if part and k - whole - 1 >= 0:
+                value |= source[k - whole - 1] >> down
+            out[k] = value
+    else:
+        for k in range(words - whole):
+            value = source[k + whole] >> up
+            if part and k + whole + 1 < words:
+                value |= source[k + whole + 1] << down
+            out[k] = value
+
+
+@kernel
+def _move_out(u, state, pending, allowed, direction, stars, run_distance, run_bits, ptr, idx,
+              position, sweep, queued, stack, top, delta, reach, masked, moved):
+    """Move the positions ``u`` gained since it was last handled along its edges; a target
+    that gains positions goes on the stack unless the sweep (at ``sweep``; -1 once it is
+    over) has yet to reach it. Returns the new stack top."""
+    words = delta.size
+    empty = True
+    for k in range(words):
+        delta[k] = pending[u, k]
+        pending[u, k] = np.uint64(0)
+        if delta[k]:
+            empty = False
+    if empty:
+        return top
+    _shift_row(delta, direction, reach)
+    for r in range(run_distance.size):
+        for k in range(words):
+            masked[k] = reach[k] & run_bits[r, k]
+        _shift_row(masked, direction * run_distance[r], moved)
+        for k in range(words):
+            reach[k] |= moved[k]
+    for k in range(words):
+        reach[k] |= delta[k] & stars[k]
+    for e in range(ptr[u], ptr[u + 1]):
+        v = idx[e]
+        gained = False
+        for k in range(words):
+            fresh = reach[k] & allowed[v, k] & ~state[v, k]
+            if fresh:
+                state[v, k] |= fresh
+                pending[v, k] |= fresh
+                gained = True
+        if gained and not queued[v] and (sweep < 0 or position[v] <= sweep):
+            queued[v] = True
+            stack[top] = v
+            top += 1
+    return top
+
+
+@kernel
+def _propagate_kernel(init, allowed, direction, stars, run_distance, run_bits,
+                      ptr, idx, order):
+    """:func:`_propagate` as one compiled pass. Each node keeps the positions it gained
+    but has not yet moved on ("pending"); moving is distributive over unions of
+    positions, so moving only those reaches the same least fixed point. Nodes are first
+    swept in ``order`` (pre-order for moves to children, its reverse for moves to
+    parents), so on a tree every node is handled once, after all its sources; a node
+    that gains positions behind the sweep (an edge against ``order`` in a DAG or a
+    cycle) goes on a stack, drained after the sweep."""
+    n, words = init.shape
+    state = init.copy()
+    pending = init.copy()
+    position = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        position[order[i]] = i
+    queued = np.zeros(n, dtype=np.bool_)
+    stack = np.empty(n, dtype=np.int64)
+    top = 0
+    delta = np.empty(words, dtype=np.uint64)
+    reach = np.empty(words, dtype=np.uint64)
+    masked = np.empty(words, dtype=np.uint64)
+    moved = np.empty(words, dtype=np.uint64)
+    for i in range(n):
+        top = _move_out(order[i], state, pending, allowed, direction, stars, run_distance,
+                        run_bits, ptr, idx, position, i, queued, stack, top, delta, reach,
+                        masked, moved)
+    while top > 0:
+        top -= 1
+        u = stack[top]
+        queued[u] = False
+        top = _move_out(u, state, pending, allowed, direction, stars, run_distance, run_bits,
+                        ptr, idx, position, -1, queued, stack, top, delta, reach, masked, moved)
+    return state
+
+
 def _propagate(init: np.ndarray, allowed: np.ndarray, move: _Move,
                ptr: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """Least set of states containing ``init`` and closed under moving along the CSR
-    edges (ptr, idx) with ``move``, within ``allowed`` (all as packed bit sets)."""
-    state = init.copy()
-    frontier = np.flatnonzero(init.any(axis=1))
-    bits = init[frontier]
-    while frontier.size:
-        reach = move(bits)
-        counts = ptr[frontier + 1] - ptr[frontier]
-        total = int(counts.sum())
-        if total == 0:
-            break
-        source = np.repeat(np.arange(frontier.size), counts)
-        offset = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
-        target = idx[np.repeat(ptr[frontier], counts) + offset]
-        fresh = reach[source] & allowed[target] & ~state[target]
-        keep = fresh.any(axis=1)
-        target, fresh = target[keep], fresh[keep]
-        if target.size > 1 and not np.all(target[1:] > target[:-1]):
-            order = np.argsort(target, kind="stable")
-            target, fresh = target[order], fresh[order]
-            starts = np.flatnonzero(np.r_[True, target[1:] != target[:-1]])
-            fresh = np.bitwise_or.reduceat(fresh, starts, axis=0)
-            target = target[starts]
-        state[target] |= fresh
-        frontier, bits = target, fresh
-    return state
+    edges (ptr, idx) with ``move``, within ``allowed`` (all as packed bit sets).
+
+    One compiled pass over the nodes (:func:`_propagate_kernel`): its cost grows with
+    nodes and edges, never with depth, so a 10^5-deep chain costs what a bushy tree of
+    the same size does."""
+    n = init.shape[0]
+    order = np.arange(n, dtype=np.int64)
+    if move.direction < 0:
+        order = order[::-1].copy()
+    distances = np.array([d for d, _ in move.runs], dtype=np.int64)
+    runs = (np.concatenate([r for _, r in move.runs]) if move.runs
+            else np.zeros((0, init.shape[1]), dtype=np.uint64))
+    return _propagate_kernel(np.ascontiguousarray(init), np.ascontiguousarray(allowed),
+                             move.direction, np.ascontiguousarray(move.stars[0]), distances,
+                             np.ascontiguousarray(runs), np.asarray(ptr, dtype=np.int64),
+                             np.asarray(idx, dtype=np.int64), order)
 
 
 def match_plain(graph: Graph, steps: list[tuple[bool, np.ndarray]]) -> np.ndarray:

@@ -3,9 +3,9 @@ over time, as a GraphFrame, so that the query language and the CCT view work on
 traces.
 
 A CCT node is a call path (the chain of function names from a root call). Nodes
-are found one depth at a time: the calls at depth d get the node of the pair
+are numbered depth by depth: the calls at depth d get the node of the pair
 (caller's node, name), numbered in order of first appearance, so siblings keep the
-order of their first call. No loop runs over events, only over depths.
+order of their first call. One compiled pass numbers them, whatever the depth.
 
 Nothing here changes the trace: the call structure and the call times come from the
 trace's cached analyses, not from columns added to its events.
@@ -14,12 +14,14 @@ trace's cached analyses, not from columns added to its events.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from numba import types
+from numba.typed import Dict
 
+from glade.compiled import kernel
 from glade.graph import Graph
 from glade.profile.graphframe import GraphFrame
 from glade.trace.events import ENTER, INSTANT, LEAVE, NAME, TIMESTAMP
@@ -29,26 +31,40 @@ from glade.trace.metrics import exclusive, inclusive
 if TYPE_CHECKING:
     from glade.trace.model import Trace
 
-def path_nodes(levels: Iterable[np.ndarray], parent: np.ndarray, codes: np.ndarray,
-               num_names: int, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Call-path nodes of items (of ``size``) numbered depth by depth: ``levels`` holds
-    the items of each depth in turn, from depth 0, in the order whose first occurrences
-    number the nodes; an item's node is that of its parent item ``parent`` with its own
-    name code ``codes`` (of ``num_names``). Returns per item its node (-1 for an item of
-    no level), and per node its parent node (-1 for a root) and its name code."""
+@kernel
+def _path_nodes_pass(order, parent, codes, num_names, size):
+    """:func:`path_nodes` in one pass over ``order`` (parents before children)."""
     node = np.full(size, -1, dtype=np.int64)
-    node_parent, node_name = [], []
-    next_id = 0
-    for d, rows in enumerate(levels):
-        above = node[parent[rows]] if d else np.full(rows.size, -1, dtype=np.int64)
-        local, keys = pd.factorize((above + 1) * num_names + codes[rows])
-        node[rows] = next_id + local
-        node_parent.append(keys // num_names - 1)
-        node_name.append(keys % num_names)
-        next_id += len(keys)
-    empty = np.zeros(0, dtype=np.int64)
-    return (node, np.concatenate(node_parent) if node_parent else empty,
-            np.concatenate(node_name) if node_name else empty)
+    node_parent = np.empty(order.size, dtype=np.int64)
+    node_name = np.empty(order.size, dtype=np.int64)
+    known = Dict.empty(key_type=types.int64, value_type=types.int64)
+    count = 0
+    for item in order:
+        p = parent[item]
+        above = node[p] if p >= 0 else -1
+        key = (above + 1) * num_names + codes[item]
+        found = known.get(key, -1)
+        if found < 0:
+            found = count
+            known[key] = found
+            node_parent[found] = above
+            node_name[found] = codes[item]
+            count += 1
+        node[item] = found
+    return node, node_parent[:count].copy(), node_name[:count].copy()
+
+
+def path_nodes(order: np.ndarray, parent: np.ndarray, codes: np.ndarray,
+               num_names: int, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Call-path nodes of items (of ``size``) numbered depth by depth: ``order`` holds
+    the items sorted by depth (from depth 0), within a depth in the order whose first
+    occurrences number the nodes; an item's node is that of its parent item ``parent``
+    with its own name code ``codes`` (of ``num_names``). Returns per item its node (-1
+    for an item not in ``order``), and per node its parent node (-1 for a root) and its
+    name code. One compiled pass over the items, whatever the depth."""
+    order = np.asarray(order, dtype=np.int64)
+    return _path_nodes_pass(order, np.asarray(parent, dtype=np.int64),
+                            np.asarray(codes, dtype=np.int64), int(num_names), int(size))
 
 
 def cct_nodes(trace: Trace) -> tuple[np.ndarray, pd.DataFrame, np.ndarray]:
@@ -67,9 +83,7 @@ def cct_nodes(trace: Trace) -> tuple[np.ndarray, pd.DataFrame, np.ndarray]:
     calls = np.flatnonzero((kind == ENTER) & (depth >= 0))
     max_depth = int(depth[calls].max()) if calls.size else -1
     by_depth = calls[group_order(depth[calls], max_depth + 1)] if calls.size else calls
-    bounds = np.searchsorted(depth[by_depth], np.arange(max_depth + 2))
-    levels = (by_depth[bounds[d]: bounds[d + 1]] for d in range(max_depth + 1))
-    node, parents, name_codes = path_nodes(levels, parent, codes, num_names, len(events))
+    node, parents, name_codes = path_nodes(by_depth, parent, codes, num_names, len(events))
     leave = np.flatnonzero(kind == LEAVE)
     partner = structure.matching[leave]
     node[leave[partner >= 0]] = node[partner[partner >= 0]]

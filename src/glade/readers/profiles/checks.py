@@ -16,10 +16,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import os
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -52,14 +54,42 @@ def source_name(source: Any) -> str | None:
     return None
 
 
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Python's cyclic garbage collector off for the block (and back on after it, when it
+    was on). A reader makes millions of dicts, lists and tuples that all stay alive
+    until it returns, and each full collection walks every one of them: with the
+    collector on, reading 10^6 sibling nodes took twice the time of 10^5 ten times."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def gc_paused(reader: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate a reader to run with :func:`paused_gc`."""
+
+    @functools.wraps(reader)
+    def read(*args: Any, **kwargs: Any) -> Any:
+        with paused_gc():
+            return reader(*args, **kwargs)
+
+    return read
+
+
 def names_the_file(reader: Callable[..., Any]) -> Callable[..., Any]:
     """Decorate a reader ``(source, ...)`` so that a glade error raised while it builds
-    the profile (a GraphError, a MetricError...) is a ReaderError naming the file."""
+    the profile (a GraphError, a MetricError...) is a ReaderError naming the file; the
+    reader runs with :func:`paused_gc`."""
 
     @functools.wraps(reader)
     def read(source: Any, *args: Any, **kwargs: Any) -> Any:
         try:
-            return reader(source, *args, **kwargs)
+            with paused_gc():
+                return reader(source, *args, **kwargs)
         except ReaderError:
             raise
         except GladeError as exc:

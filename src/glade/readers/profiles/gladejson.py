@@ -29,6 +29,7 @@ from glade.readers.profiles.checks import (
     check_metadata,
     check_values,
     first_compound,
+    gc_paused,
 )
 
 FORMAT = "glade-graphframe"
@@ -205,6 +206,7 @@ def _load(source: str | os.PathLike) -> tuple[dict, str | None]:
     return parse_json(text, None), None
 
 
+@gc_paused
 def read_json(source: str | os.PathLike) -> GraphFrame:
     """A GraphFrame from glade JSON or Hatchet's JSON export, given as a path or as text."""
     doc, path = _load(source)

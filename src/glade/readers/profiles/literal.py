@@ -17,7 +17,12 @@ import pandas as pd
 from glade.errors import GladeError, ReaderError
 from glade.profile.graphframe import GraphFrame
 from glade.readers.files import load_json, read_head
-from glade.readers.profiles.checks import check_frames, check_values, first_compound
+from glade.readers.profiles.checks import (
+    check_frames,
+    check_values,
+    first_compound,
+    gc_paused,
+)
 
 NID = "_hatchet_nid"
 
@@ -28,6 +33,9 @@ MAX_DEPTH = 100_000
 #: A literal built from shared dict objects expands to a tree (as Hatchet reads it);
 #: past this many nodes it is refused rather than expanded without end.
 MAX_NODES = 1 << 25
+#: Most cells (distinct frame and metric names x nodes) the tables of a literal may
+#: have: names that each occur on a few nodes are a column over every node.
+MAX_CELLS = 1 << 27
 _EMPTY: dict = {}
 
 
@@ -157,6 +165,7 @@ class _Nodes:
                                "(dicts shared between places expand to a tree)")
         return ReaderError(self.source, f"node {self._place(node)} nests deeper than "
                            f"{MAX_DEPTH:,} levels")
+@gc_paused
 def read_literal(literal: list[dict] | dict | str | os.PathLike) -> GraphFrame:
     """A GraphFrame from a Hatchet literal (a list of root dicts, one root dict, or a
     path to a JSON file holding either). Columns with ``(inc)`` in their name are
@@ -170,6 +179,12 @@ def read_literal(literal: list[dict] | dict | str | os.PathLike) -> GraphFrame:
     if not isinstance(literal, list) or not literal:
         raise ReaderError(source, "a literal is a non-empty list of root nodes")
     nodes = _Nodes(literal, source)
+    columns = len(set().union(*nodes.metrics)) + len(set().union(*nodes.frames))
+    if columns * len(nodes.frames) > MAX_CELLS:
+        raise ReaderError(source, f"the nodes hold {columns:,} distinct frame and metric "
+                          f"names over {len(nodes.frames):,} nodes: a table of "
+                          f"{columns * len(nodes.frames):,} cells, more than glade holds "
+                          f"({MAX_CELLS:,})")
     frames = pd.DataFrame(nodes.frames)
     check_frames(frames, source)
     rows = pd.DataFrame(nodes.metrics, index=pd.RangeIndex(len(nodes.metrics)))

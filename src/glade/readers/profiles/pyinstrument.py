@@ -10,6 +10,7 @@ frames, each with ``function``, ``file_path_short``, ``file_path``,
 from __future__ import annotations
 
 import os
+from itertools import repeat
 from pathlib import Path
 
 import numpy as np
@@ -82,6 +83,7 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
     if not isinstance(data, dict) or "root_frame" not in data:
         raise ReaderError(source, "not pyinstrument JSON: no 'root_frame' object")
     root = data["root_frame"]
+    nan, empty = np.nan, []
     if root is None:
         raise ReaderError(source, "the profile recorded no samples ('root_frame' is null)")
     names: list[object] = []
@@ -92,26 +94,35 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
     awaits: list[object] = []
     parent: list[int] = []
     position: list[int] = []
-    stack: list[tuple[object, int, int]] = [(root, -1, 0)]
-    while stack:
-        frame, up, at = stack.pop()
-        if not isinstance(frame, dict):
+    # one step per list of siblings, not per frame: each field of a whole list is read
+    # by one comprehension (local ids number the frames list by list; the graph puts
+    # them in pre-order, children in file order)
+    pending: list[tuple[list, int]] = [([root], -1)]
+    while pending:
+        frames, up = pending.pop()
+        if not all(map(isinstance, frames, repeat(dict))):
+            at = next(i for i, frame in enumerate(frames) if not isinstance(frame, dict))
             where = _where(parent, position, up, at) if up >= 0 else "root_frame"
-            raise ReaderError(source, f"{where} is a {type(frame).__name__}, not a frame object")
-        me = len(names)
-        names.append(frame.get("function"))
-        files.append(frame.get("file_path_short", frame.get("file_path")))
-        lines.append(frame.get("line_no"))
-        times.append(frame.get("time"))
-        app.append(frame.get("is_application_code"))
-        awaits.append(frame.get("await_time", np.nan))
-        parent.append(up)
-        position.append(at)
-        children = frame.get("children", [])
-        if not isinstance(children, list):
-            where = _where(parent, position, me)
-            raise ReaderError(source, f"{where}: 'children' is not a list")
-        stack.extend((children[i], me, i) for i in range(len(children) - 1, -1, -1))
+            raise ReaderError(source, f"{where} is a {type(frames[at]).__name__}, not a "
+                                      "frame object")
+        first = len(names)
+        count = len(frames)
+        names += [frame.get("function") for frame in frames]
+        files += [frame["file_path_short"] if "file_path_short" in frame
+                  else frame.get("file_path") for frame in frames]
+        lines += [frame.get("line_no") for frame in frames]
+        times += [frame.get("time") for frame in frames]
+        app += [frame.get("is_application_code") for frame in frames]
+        awaits += [frame.get("await_time", nan) for frame in frames]
+        parent += repeat(up, count)
+        position += range(count)
+        below = [frame.get("children", empty) for frame in frames]
+        for offset, children in enumerate(below):
+            if type(children) is not list and not isinstance(children, list):
+                where = _where(parent, position, first + offset)
+                raise ReaderError(source, f"{where}: 'children' is not a list")
+            if children:
+                pending.append((children, first + offset))
     checks = [
         (names, {"string"}, False, "needs a 'function' string"),
         (times, {"integer", "floating", "mixed-integer-float"}, False, "needs a numeric 'time'"),
@@ -140,7 +151,8 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
         raise ReaderError(source, f"{_where(parent, position, at)} has 'line_no' "
                           f"{lines[at]}, too large for a line number") from None
     file_col = pd.Series(files, dtype=object)
-    file_col = file_col.where(file_col.map(lambda f: isinstance(f, str)), np.nan)
+    file_col = file_col.where(np.array([isinstance(f, str) for f in files], dtype=bool),
+                              np.nan)
     frames = pd.DataFrame({"name": names, "type": "function", "file": file_col, "line": line_col})
     repairs: dict[str, int] = {}
     rows = pd.DataFrame(

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from glade.graph import depth_from_parent
 from glade.trace.cct import path_nodes
 from glade.trace.engines.parts import PartSummary
 from glade.trace.events import PROCESS, THREAD, TIMESTAMP
@@ -94,14 +95,8 @@ def histogram_of_counts(pieces: Sequence[tuple[np.ndarray, np.ndarray]], bins, *
 
 def node_depths(parents: np.ndarray) -> np.ndarray:
     """The depth of every node of a forest whose ``parents`` (-1 for roots) precede
-    their children, one pass per depth."""
-    depth = np.where(parents < 0, 0, -1)
-    level = 0
-    while (depth < 0).any():
-        todo = np.flatnonzero(depth < 0)
-        depth[todo[depth[parents[todo]] == level]] = level + 1
-        level += 1
-    return depth
+    their children (by pointer jumping: log2(depth) vectorized steps)."""
+    return depth_from_parent(np.asarray(parents, dtype=np.int64))
 
 
 def merge_cct(pieces: Sequence[dict]) -> tuple[pd.DataFrame, np.ndarray, pd.DataFrame,
@@ -125,12 +120,9 @@ def merge_cct(pieces: Sequence[dict]) -> tuple[pd.DataFrame, np.ndarray, pd.Data
                              else np.zeros(0, np.int64) for k in ("first_time", "first_id")])
     depth = node_depths(parents)
 
-    def level(d: int) -> np.ndarray:
-        at = np.flatnonzero(depth == d)
-        return at[np.lexsort((first_id[at], first_time[at]))]
-
-    levels = (level(d) for d in range(int(depth.max()) + 1 if depth.size else 0))
-    node, global_parents, name_codes = path_nodes(levels, parents, names,
+    # depth by depth, each depth by first call (time, then event id)
+    order = np.lexsort((first_id, first_time, depth))
+    node, global_parents, name_codes = path_nodes(order, parents, names,
                                                   max(len(all_names), 1), parents.size)
     frames = pd.DataFrame({"name": np.asarray(all_names, dtype=object)[name_codes],
                            "type": "function"})
