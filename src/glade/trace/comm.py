@@ -72,6 +72,7 @@ def _column(trace: Trace, name: str, rows: np.ndarray, default: int = -1) -> np.
 
 
 def check_output(output: str) -> None:
+    """A TraceError unless ``output`` is one of ``OUTPUTS``."""
     if output not in OUTPUTS:
         raise TraceError(f"output must be one of {OUTPUTS}, not {output!r}")
 

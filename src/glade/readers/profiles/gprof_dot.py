@@ -1,11 +1,11 @@
-"""gprof2dot output: a call graph in Graphviz DOT.
+r"""gprof2dot output: a call graph in Graphviz DOT.
 
 gprof2dot turns gprof, callgrind, perf, ... profiles into a DOT digraph with
 one node per function and one edge per caller -> callee pair. A node's label
 holds, one per line: the module (when known), the function name, the total
 (inclusive) time as a percentage of the run, the self (exclusive) time in
 parentheses, and the number of calls, e.g.
-``"libmpi.so\\nMPI_Bcast\\n10.33%\\n(0.45%)\\n99999×"``. A function has as many
+``"libmpi.so\nMPI_Bcast\n10.33%\n(0.45%)\n99999×"``. A function has as many
 parents as callers, so the graph is a DAG, and recursion gives cycles.
 
 The DOT text is parsed here (statements, attribute lists, quoted strings,
@@ -49,8 +49,8 @@ _PERCENT_LINE = re.compile(r"\d%\\n\(\d")
 
 
 def detect(path: Path) -> bool:
-    """True when ``path`` is a file that starts with a DOT digraph carrying
-    gprof2dot's ``total%\\n(self%)`` node labels in its first few KB."""
+    r"""True when ``path`` is a file that starts with a DOT digraph carrying
+    gprof2dot's ``total%\n(self%)`` node labels in its first few KB."""
     head = (read_head(path, 8192) or b"").decode("utf-8", errors="replace")
     return bool(_HEADER.match(head)) and bool(_PERCENT_LINE.search(head))
 
@@ -204,7 +204,7 @@ def _parse(text: str, source: str):
 
 
 def _label_lines(raw: str) -> list[str]:
-    """A DOT label's text split into its lines (``\\n``, ``\\l``, ``\\r`` break lines)."""
+    r"""A DOT label's text split into its lines (``\n``, ``\l``, ``\r`` break lines)."""
     if raw.startswith('"'):
         raw = raw[1:-1].replace("\\\n", "")
     text = _LABEL_ESCAPE.sub(lambda m: _LABEL_BREAKS.get(m.group(1), m.group(1)), raw)

@@ -52,9 +52,13 @@ class CCTSource(Protocol):
     profile/rank/process), and a ``query`` method that applies a string-dialect query
     to the data itself, keeping inclusive values with ``fold=True``."""
 
-    def to_graphframe(self) -> GraphFrame: ...
+    def to_graphframe(self) -> GraphFrame:
+        """The data's call tree as a GraphFrame."""
+        ...
 
-    def query(self, query: str, fold: bool = True) -> Any: ...
+    def query(self, query: str, fold: bool = True) -> Any:
+        """The data keeping what the string-dialect ``query`` keeps."""
+        ...
 
 
 def graphframe_of(data: Any) -> GraphFrame:
