@@ -24,8 +24,9 @@ def test_ensured_targets_list_every_built_asset():
     """Every view js/build.mjs bundles (its .js, and its .css when it imports one) and every
     script it copies must be an ensured target, or a wheel built without them passes."""
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    ensured = set(pyproject["tool"]["hatch"]["build"]["hooks"]["jupyter-builder"]
-                  ["ensured-targets"])
+    ensured = set(
+        pyproject["tool"]["hatch"]["build"]["hooks"]["jupyter-builder"]["ensured-targets"]
+    )
     expected = set()
     for entry in sorted((ROOT / "js" / "views").glob("*/index.js")):
         view = entry.parent.name
