@@ -7,10 +7,19 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from glade.trace import Trace
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# Hypothesis profiles. "dev" (the default) keeps the README's test command quick; "ci" tries
+# more examples. Pick one with HYPOTHESIS_PROFILE=ci or --hypothesis-profile=ci (.ci/run
+# does). A test's own @settings(max_examples=...) wins over both. No deadline in either: the
+# machines running the suite are shared, and a slow example is not a failure.
+settings.register_profile("dev", max_examples=50, deadline=None)
+settings.register_profile("ci", max_examples=400, deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
 def data_root() -> Path:
