@@ -22,6 +22,23 @@ settings.register_profile("ci", max_examples=400, deadline=None, print_blob=True
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist's ``--dist loadgroup``, keep together what shares an expensive
+    fixture: every test of the Dask engine on one worker (one LocalCluster, not one per
+    worker), and each browser module that serves notebooks from a module-scoped Jupyter
+    server on one worker (one server per front end, not one per worker). The rest are
+    spread test by test. Runs before xdist reads the groups; harmless without xdist."""
+    for item in items:
+        if item.get_closest_marker("xdist_group"):
+            continue
+        path = Path(str(item.path))
+        if "dask_client" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("dask"))
+        elif path.parent.name == "browser" and path.stem.endswith("_jupyter"):
+            item.add_marker(pytest.mark.xdist_group(path.stem))
+
+
 def data_root() -> Path:
     """``$GLADE_TEST_DATA`` if set, else ``../shared/data`` beside the repository."""
     env = os.environ.get("GLADE_TEST_DATA")
