@@ -73,7 +73,7 @@ class _Tokens:
                 if char == "<":
                     self.fail(pos, "HTML labels are not gprof2dot output")
                 self.fail(pos, f"unexpected character {char!r}")
-            kind = match.lastgroup
+            kind = match.lastgroup or ""  # every alternative of the pattern is a named group
             if kind != "space":
                 self.items.append((kind, match.group(), pos))
             pos = match.end()
@@ -213,13 +213,15 @@ def _label_lines(raw: str) -> list[str]:
 
 def _label_fields(lines: list[str]) -> tuple[str | None, str | None, float, float, float]:
     """(module, name, inclusive %, exclusive %, calls) of a gprof2dot node label."""
-    inc_at = next((i for i, line in enumerate(lines) if _INCLUSIVE.match(line.strip())), None)
-    if inc_at is None or inc_at + 1 >= len(lines):
+    first = next(((i, m) for i, line in enumerate(lines)
+                  if (m := _INCLUSIVE.match(line.strip())) is not None), None)
+    if first is None or first[0] + 1 >= len(lines):
         raise ValueError("no 'total%' line followed by a '(self%)' line")
+    inc_at, total = first
     exclusive = _EXCLUSIVE.match(lines[inc_at + 1].strip())
     if exclusive is None:
         raise ValueError(f"expected '(self%)' after the total, found {lines[inc_at + 1]!r}")
-    inclusive = float(_INCLUSIVE.match(lines[inc_at].strip()).group(1))
+    inclusive = float(total.group(1))
     calls = np.nan
     for line in lines[inc_at + 2 :]:
         found = _CALLS.match(line.strip())
