@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import traitlets
@@ -52,6 +52,14 @@ from glade.views.supergraph import edits
 
 #: How many supergraphs (and states) a view keeps, so undo and redo are immediate.
 CACHE_SIZE = 32
+
+
+class _Options(TypedDict):
+    """How the view computes its supergraphs (the constructor's arguments)."""
+
+    rank_agg: str
+    bins: int
+    whis: float
 
 
 class SupergraphView(QueryView):
@@ -91,7 +99,7 @@ class SupergraphView(QueryView):
     outlier_values = traitlets.Bytes().tag(sync=True)
     profiles = traitlets.Bytes().tag(sync=True)
     profile_offsets = traitlets.Bytes().tag(sync=True)
-    profile_ids = traitlets.List().tag(sync=True)
+    profile_ids: traitlets.List[Any] = traitlets.List().tag(sync=True)
     layout_height = traitlets.Float(1.0).tag(sync=True)
     revision = traitlets.Int(0).tag(sync=True)
 
@@ -127,7 +135,7 @@ class SupergraphView(QueryView):
         self._ensemble = ensemble
         self._rows: RowTable | None = None
         self._by = by
-        self._options = {"rank_agg": rank_agg, "bins": bins, "whis": whis}
+        self._options: _Options = {"rank_agg": rank_agg, "bins": bins, "whis": whis}
         inclusive, exclusive = metric_pair(ensemble, metric)
         chosen = inclusive if inclusive is not None else exclusive
         self._cache: OrderedDict[tuple, SupergraphModel] = OrderedDict()
