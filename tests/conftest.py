@@ -22,21 +22,29 @@ settings.register_profile("ci", max_examples=400, deadline=None, print_blob=True
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
+def _uses_a_module_fixture(item: pytest.Item) -> bool:
+    """Whether ``item`` uses a module-scoped fixture (built once per module and worker)."""
+    info = getattr(item, "_fixtureinfo", None)
+    return info is not None and any(
+        defs[-1].scope == "module" for defs in info.name2fixturedefs.values() if defs)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Under pytest-xdist's ``--dist loadgroup``, keep together what shares an expensive
-    fixture: every test of the Dask engine on one worker (one LocalCluster, not one per
-    worker), and each browser module that serves notebooks from a module-scoped Jupyter
-    server on one worker (one server per front end, not one per worker). The rest are
+    fixture, so that splitting the suite does not build it once per worker: every test of
+    the Dask engine runs on one worker (one LocalCluster), and each module whose tests use
+    a module-scoped fixture (the reader fuzzing campaign, the Jupyter servers of the
+    browser modules, the views built once per module) runs on one worker. The rest are
     spread test by test. Runs before xdist reads the groups; harmless without xdist."""
     for item in items:
         if item.get_closest_marker("xdist_group"):
             continue
-        path = Path(str(item.path))
         if "dask_client" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("dask"))
-        elif path.parent.name == "browser" and path.stem.endswith("_jupyter"):
-            item.add_marker(pytest.mark.xdist_group(path.stem))
+        elif _uses_a_module_fixture(item):
+            module = Path(str(item.path)).relative_to(ROOT).as_posix()
+            item.add_marker(pytest.mark.xdist_group(module))
 
 
 def data_root() -> Path:
