@@ -207,6 +207,7 @@ def comm_matrix(trace: Trace, output: str = "size", as_frame: bool = False,
 
 
 def check_form(form: str) -> None:
+    """A TraceError unless ``form`` is one of ``FORMS``."""
     if form not in FORMS:
         raise TraceError(f"form must be one of {FORMS}, not {form!r}")
 

@@ -115,7 +115,7 @@ class CCT(QueryView):
 
     #: The call paths of the selected rows (lists of names from a root), at most
     #: MAX_SELECTED of them.
-    selected_paths = traitlets.List().tag(sync=True)
+    selected_paths: traitlets.List[Any] = traitlets.List().tag(sync=True)
     selection = traitlets.Unicode("").tag(sync=True)
     #: Under a link's restriction: the values drawn (the layout of ``values``) and one
     #: byte per node, 1 where the restricted tree has the node (both empty otherwise).
