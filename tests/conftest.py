@@ -7,10 +7,44 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from glade.trace import Trace
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# Hypothesis profiles. "dev" (the default) keeps the README's test command quick; "ci" tries
+# more examples. Pick one with HYPOTHESIS_PROFILE=ci or --hypothesis-profile=ci (.ci/run
+# does). A test's own @settings(max_examples=...) wins over both. No deadline in either: the
+# machines running the suite are shared, and a slow example is not a failure.
+settings.register_profile("dev", max_examples=50, deadline=None)
+settings.register_profile("ci", max_examples=400, deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+def _uses_a_module_fixture(item: pytest.Item) -> bool:
+    """Whether ``item`` uses a module-scoped fixture (built once per module and worker)."""
+    info = getattr(item, "_fixtureinfo", None)
+    return info is not None and any(
+        defs[-1].scope == "module" for defs in info.name2fixturedefs.values() if defs)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist's ``--dist loadgroup``, keep together what shares an expensive
+    fixture, so that splitting the suite does not build it once per worker: every test of
+    the Dask engine runs on one worker (one LocalCluster), and each module whose tests use
+    a module-scoped fixture (the reader fuzzing campaign, the Jupyter servers of the
+    browser modules, the views built once per module) runs on one worker. The rest are
+    spread test by test. Runs before xdist reads the groups; harmless without xdist."""
+    for item in items:
+        if item.get_closest_marker("xdist_group"):
+            continue
+        if "dask_client" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("dask"))
+        elif _uses_a_module_fixture(item):
+            module = Path(str(item.path)).relative_to(ROOT).as_posix()
+            item.add_marker(pytest.mark.xdist_group(module))
 
 
 def data_root() -> Path:

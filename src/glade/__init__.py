@@ -1,5 +1,8 @@
 """glade: explore HPC performance data (profiles, ensembles, traces) in Jupyter."""
 
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _distribution_version
+
 from glade import datasets, query, stats
 from glade.ensemble import Ensemble
 from glade.errors import GladeError, QueryError, QuerySyntaxError, ReaderError
@@ -9,7 +12,11 @@ from glade.readers import read
 from glade.readers.traces import read_trace
 from glade.trace import Filter, Trace
 
-__version__ = "0.1.0"
+try:
+    # pyproject.toml is the one place the version is written; the installed metadata carries it.
+    __version__ = _distribution_version("glade")
+except PackageNotFoundError:  # a source tree on sys.path that was never installed
+    __version__ = "0+unknown"
 
 
 def __getattr__(name: str):

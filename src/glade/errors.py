@@ -7,6 +7,7 @@ is one of these, with a message that names the file, column or position at fault
 from __future__ import annotations
 
 import os
+from collections.abc import Hashable
 
 
 class GladeError(Exception):
@@ -38,7 +39,7 @@ class TraceError(GladeError, ValueError):
 class MetricError(GladeError, KeyError):
     """A metric or column that an operation needs does not exist."""
 
-    def __init__(self, name: str, available=(), what: str = "metric"):
+    def __init__(self, name: Hashable, available=(), what: str = "metric"):
         self.name = name
         self.available = list(available)
         message = f"no {what} named {name!r}"

@@ -145,6 +145,7 @@ def _welch_test(table: SampleTable, recipe: Recipe):
 
 
 def welch_kernel(table: SampleTable, recipe: Recipe) -> Result:
+    """Welch's t statistic and its p-value per node, as the recipe's two columns."""
     t, p, _, _ = _welch_test(table, recipe)
     name = _named(recipe, "welch")
     return Result({comparison_label(recipe, f"{name}_t"): t,

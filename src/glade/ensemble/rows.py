@@ -23,6 +23,7 @@ def frame_label(column: str, columns: pd.Index) -> Label:
 
 
 def frame_labels(graph: Graph, columns: pd.Index) -> list[Label]:
+    """The labels of the graph's frame attributes among ``columns``."""
     return [frame_label(c, columns) for c in graph.frame_attributes]
 
 

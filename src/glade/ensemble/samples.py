@@ -174,6 +174,7 @@ def variance(count: np.ndarray, squares: np.ndarray, ddof: int) -> np.ndarray:
 
 
 def check_ddof(ddof: Any) -> int:
+    """``ddof`` as an int, or a GladeError when it is not a non-negative integer."""
     if isinstance(ddof, bool) or not isinstance(ddof, int | np.integer) or ddof < 0:
         raise GladeError(f"ddof must be a non-negative integer, not {ddof!r}")
     return int(ddof)

@@ -31,6 +31,7 @@ class StatsColumn:
         self.column = column
 
     def __call__(self, ens: Ensemble) -> np.ndarray:
+        """The column on ``ens``'s data rows."""
         values = np.asarray(compute(ens.samples(), self.recipe).columns[self.column])
         return values[ens._row_node]
 

@@ -10,7 +10,7 @@ a value are left out of violins and drawn at the bottom of the metric axis
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -83,8 +83,8 @@ def plot_violin(ens: Ensemble, node: NodeRef | None = None, metric: Label | None
     else:
         labels, codes = _groups(_metadata_column(ens, by))
     has = ~np.isnan(values)
-    outline = {"xs": [], "ys": [], "group": [], "colour": []}
-    boxes = {"x": [], "q1": [], "q2": [], "q3": []}
+    outline: dict[str, list[Any]] = {"xs": [], "ys": [], "group": [], "colour": []}
+    boxes: dict[str, list[Any]] = {"x": [], "q1": [], "q2": [], "q3": []}
     palette = Category10[10]
     for g, label in enumerate(labels):
         sample = values[has & (codes == g)]
@@ -221,7 +221,7 @@ def plot_parallel_coordinates(ens: Ensemble, columns: Sequence[Label],
         (name, f"@axis{i}") for i, name in enumerate(names)]))
     fig.segment(x0=list(range(count)), y0=[0.0] * count, x1=list(range(count)),
                 y1=[1.0] * count, line_color="#444444", line_width=1.5)
-    ticks = {"x": [], "y": [], "text": []}
+    ticks: dict[str, list[Any]] = {"x": [], "y": [], "text": []}
     for i, (_, labels) in enumerate(axes):
         for y, text in labels:
             ticks["x"].append(i - 0.05)

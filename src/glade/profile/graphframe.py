@@ -73,7 +73,7 @@ class GraphFrame(ProfileAnalyses):
         exc_metrics: Iterable[str] = (),
         inc_metrics: Iterable[str] = (),
         *,
-        roots: Sequence[int] | None = None,
+        roots: Sequence[int] | np.ndarray | None = None,
         index: Sequence[str] = ("node",),
         default_metric: str | None = None,
         metadata: Mapping[str, Any] | None = None,

@@ -3,7 +3,7 @@ thread, ...), and dataframes assembled from per-node arrays with the frame colum
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -79,7 +79,7 @@ def first_per_cell(values: np.ndarray, cell: np.ndarray, size: int) -> np.ndarra
 def assemble(
     graph: Graph,
     keys: pd.Index | None,
-    columns: Mapping[str, np.ndarray],
+    columns: Mapping[Hashable, np.ndarray],
     index_names: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """A dense dataframe for ``graph``: one row per (node, key), metric columns from

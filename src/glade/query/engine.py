@@ -123,9 +123,12 @@ class RowTable:
         return self._factorized[name]
 
     def to_rows(self, mask: _Mask) -> np.ndarray:
+        """``mask`` per dataframe row (a per-node mask repeated on each node's rows)."""
         return mask.values[self.row_node] if mask.per_node else mask.values
 
     def to_nodes(self, mask: _Mask, rank_mode: str) -> np.ndarray:
+        """``mask`` per node: a per-row mask reduced over each node's rows by
+        ``rank_mode``; nodes without rows never pass."""
         if mask.per_node:
             return mask.values & self.has_rows
         return reduce_rows(mask.values, self.row_node, self.n, rank_mode)

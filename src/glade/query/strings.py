@@ -52,8 +52,8 @@ _TOKEN_TEXT = {
 
 
 def unquote(token: str) -> str:
-    """The text of a quoted string literal: backslash escapes ``\\\\ \\" \\' \\n \\t
-    \\r \\uXXXX`` are decoded, any other backslash is kept (so regexes read naturally)."""
+    r"""The text of a quoted string literal: backslash escapes ``\\ \" \' \n \t
+    \r \uXXXX`` are decoded, any other backslash is kept (so regexes read naturally)."""
     body = token[1:-1]
     if "\\" not in body:
         return body

@@ -134,7 +134,7 @@ def read_bytes(path: str | os.PathLike) -> bytes:
 
 
 def read_text(path: str | os.PathLike) -> str:
-    """The text of the UTF-8 regular file ``path``, line ends read as ``\\n``."""
+    r"""The text of the UTF-8 regular file ``path``, line ends read as ``\n``."""
     source = os.fspath(path)
     try:
         with open_regular(source) as fh, io.TextIOWrapper(fh, encoding="utf-8") as text:

@@ -21,6 +21,7 @@ from collections import OrderedDict
 import numpy as np
 import pandas as pd
 
+from glade.errors import GladeError
 from glade.graph import Graph
 from glade.profile.graphframe import GraphFrame
 from glade.query import EVERYTHING, BaseQuery, Query, parse, query_mask
@@ -52,6 +53,13 @@ class CallLevel:
         self.table = RowTable(self.forest.graph, self.forest.dataframe)
         self._masks: OrderedDict[str, np.ndarray | None] = OrderedDict()
         self._cct: tuple[Graph, tuple] | None = None
+
+    def _live_trace(self) -> Trace:
+        """The trace (held weakly, so that the level does not keep it alive)."""
+        trace = self.trace()
+        if trace is None:
+            raise GladeError("the trace of this call level no longer exists")
+        return trace
 
     def mask(self, text: str) -> np.ndarray | None:
         """The read-only node mask of the call forest that query ``text`` keeps (None
@@ -107,7 +115,7 @@ class CallLevel:
 
     def query(self, text: str) -> Trace:
         """``trace.query(text, level="calls")``, from the shared forest and mask."""
-        trace = self.trace()
+        trace = self._live_trace()
         keep = self.mask(text)
         if keep is None:
             keep = np.ones(len(self.forest), dtype=bool)
@@ -123,7 +131,7 @@ class CallLevel:
         the last graph asked."""
         if self._cct is not None and self._cct[0] is graph:
             return self._cct[1]
-        trace = self.trace()
+        trace = self._live_trace()
         table = self.forest.dataframe
         names = table["name"].array
         categories = names.categories
@@ -206,7 +214,7 @@ class CallLevel:
         """The forest node of each event row in each array of ``rows`` (-1 for an event
         that is no node: a Leave, or an event outside every call)."""
         index = np.int32 if len(self.forest) < 2**31 else np.int64
-        node_of_row = np.full(len(self.trace().events), -1, dtype=index)
+        node_of_row = np.full(len(self._live_trace().events), -1, dtype=index)
         node_of_row[self.forest.dataframe[EVENT].to_numpy()] = np.arange(len(self.forest),
                                                                           dtype=index)
         return tuple(node_of_row[r] for r in rows)

@@ -72,6 +72,7 @@ def _column(trace: Trace, name: str, rows: np.ndarray, default: int = -1) -> np.
 
 
 def check_output(output: str) -> None:
+    """A TraceError unless ``output`` is one of ``OUTPUTS``."""
     if output not in OUTPUTS:
         raise TraceError(f"output must be one of {OUTPUTS}, not {output!r}")
 
@@ -206,6 +207,7 @@ def comm_matrix(trace: Trace, output: str = "size", as_frame: bool = False,
 
 
 def check_form(form: str) -> None:
+    """A TraceError unless ``form`` is one of ``FORMS``."""
     if form not in FORMS:
         raise TraceError(f"form must be one of {FORMS}, not {form!r}")
 

@@ -156,6 +156,7 @@ class Filter(BaseFilter):
         return np.asarray(result, dtype=bool)
 
     def mask(self, events: pd.DataFrame) -> np.ndarray:
+        """Per row of ``events``: whether its ``field`` passes the comparison."""
         if self.field not in events.columns:
             raise MetricError(self.field, list(events.columns), what="column")
         column = events[self.field]
@@ -178,6 +179,7 @@ class And(BaseFilter):
         self.filters = filters
 
     def mask(self, events: pd.DataFrame) -> np.ndarray:
+        """Per row of ``events``: whether it passes every filter."""
         return np.logical_and.reduce([f.mask(events) for f in self.filters])
 
     def __repr__(self) -> str:
@@ -191,6 +193,7 @@ class Or(BaseFilter):
         self.filters = filters
 
     def mask(self, events: pd.DataFrame) -> np.ndarray:
+        """Per row of ``events``: whether it passes any filter."""
         return np.logical_or.reduce([f.mask(events) for f in self.filters])
 
     def __repr__(self) -> str:
@@ -204,6 +207,7 @@ class Not(BaseFilter):
         self.inner = inner
 
     def mask(self, events: pd.DataFrame) -> np.ndarray:
+        """Per row of ``events``: whether it fails ``inner``."""
         return ~self.inner.mask(events)
 
     def __repr__(self) -> str:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 
 def stumpy_module():
+    """The stumpy module, or a GladeError saying how to install it."""
     try:
         import stumpy
     except ImportError:

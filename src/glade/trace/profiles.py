@@ -116,6 +116,7 @@ def cell_sums(trace: Trace, metrics: Sequence[str], groupby_column: str
 
 
 def metric_list(metrics: str | Sequence[str]) -> list[str]:
+    """``metrics`` (one name or several) as a non-empty list."""
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
         raise TraceError("no metric given")

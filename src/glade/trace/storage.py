@@ -214,7 +214,8 @@ def write_process_groups(path: str | os.PathLike, groups: Iterable[pd.DataFrame]
     from glade.progress import progress
 
     encoded = encode_value(metadata)
-    processes, counts = [], []
+    processes: list[int] = []
+    counts: list[int] = []
     columns = arrow = None
     with new_directory(path, overwrite) as scratch, progress(rows, "writing Parquet") as bar:
         with PartitionWriter(scratch, bar) as writer:

@@ -139,8 +139,8 @@ class QueryView(anywidget.AnyWidget):
     call-level query that restricts or highlights the views it is linked to).
     """
 
-    history = traitlets.List().tag(sync=True)
-    future = traitlets.List().tag(sync=True)
+    history: traitlets.List[Any] = traitlets.List().tag(sync=True)
+    future: traitlets.List[Any] = traitlets.List().tag(sync=True)
     #: Why the kernel refused the last state the front end sent ("" when it took it): the
     #: view is left as it was and shows this line.
     error = traitlets.Unicode("").tag(sync=True)

@@ -13,8 +13,9 @@ listens, so nothing a view needs to show itself may travel only this way.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from glade.errors import GladeError
 
@@ -25,6 +26,15 @@ Answer = tuple[dict[str, Any], bytes | None]
 class Requests:
     """A mixin for widgets: ``self.answer(kind, handler)`` makes the widget answer
     requests of type ``kind`` with ``handler(request) -> (fields, buffer or None)``."""
+
+    if TYPE_CHECKING:  # what it uses of the ipywidgets Widget it is mixed into
+        log: logging.Logger
+
+        def on_msg(self, callback: Callable[..., None], remove: bool = False) -> None:
+            """Call ``callback`` on each custom message from the front end."""
+
+        def send(self, content: dict[str, Any], buffers: list[Any] | None = None) -> None:
+            """Send a custom message to the front end."""
 
     def answer(self, kind: str, handler: Callable[[dict[str, Any]], Answer]) -> None:
         """Answer requests of type ``kind`` with ``handler``."""

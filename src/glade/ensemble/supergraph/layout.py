@@ -60,6 +60,7 @@ class Layout:
 
     @property
     def num_levels(self) -> int:
+        """How many levels (columns of supernodes) the layout has."""
         return int(self.level.max()) + 1 if len(self.level) else 0
 
     def digest(self) -> str:

@@ -234,6 +234,7 @@ class Supergraph:
 
     @property
     def num_profiles(self) -> int:
+        """How many profiles the supergraph sums."""
         return self._values.num_profiles
 
     @property
@@ -248,6 +249,7 @@ class Supergraph:
 
     @property
     def rank_agg(self) -> str:
+        """How a node's rows were reduced over ranks ("mean", "sum", ...)."""
         return self._values.rank_agg
 
     @property

@@ -161,7 +161,8 @@ def metadata_groups(metadata: pd.DataFrame) -> list[tuple[str, list[Hashable]]]:
 def profile_labels(metadata: pd.DataFrame) -> list[str]:
     """A label per profile: its id and the values of up to three grouping columns that
     split the profiles differently (of columns that group them alike, the first)."""
-    columns, seen = [], set()
+    columns: list[Hashable] = []
+    seen: set[tuple[int, ...]] = set()
     for column, _ in metadata_groups(metadata):
         split = tuple(pd.factorize(metadata[column])[0])
         if split not in seen and len(columns) < 3:

@@ -69,6 +69,7 @@ class CallTreeValues:
 
     @property
     def num_profiles(self) -> int:
+        """How many profiles (columns of the arrays) there are."""
         return len(self.profiles)
 
     def sums(self, which: str, item: np.ndarray, count: int) -> np.ndarray:

@@ -1,11 +1,11 @@
-"""gprof2dot output: a call graph in Graphviz DOT.
+r"""gprof2dot output: a call graph in Graphviz DOT.
 
 gprof2dot turns gprof, callgrind, perf, ... profiles into a DOT digraph with
 one node per function and one edge per caller -> callee pair. A node's label
 holds, one per line: the module (when known), the function name, the total
 (inclusive) time as a percentage of the run, the self (exclusive) time in
 parentheses, and the number of calls, e.g.
-``"libmpi.so\\nMPI_Bcast\\n10.33%\\n(0.45%)\\n99999×"``. A function has as many
+``"libmpi.so\nMPI_Bcast\n10.33%\n(0.45%)\n99999×"``. A function has as many
 parents as callers, so the graph is a DAG, and recursion gives cycles.
 
 The DOT text is parsed here (statements, attribute lists, quoted strings,
@@ -49,8 +49,8 @@ _PERCENT_LINE = re.compile(r"\d%\\n\(\d")
 
 
 def detect(path: Path) -> bool:
-    """True when ``path`` is a file that starts with a DOT digraph carrying
-    gprof2dot's ``total%\\n(self%)`` node labels in its first few KB."""
+    r"""True when ``path`` is a file that starts with a DOT digraph carrying
+    gprof2dot's ``total%\n(self%)`` node labels in its first few KB."""
     head = (read_head(path, 8192) or b"").decode("utf-8", errors="replace")
     return bool(_HEADER.match(head)) and bool(_PERCENT_LINE.search(head))
 
@@ -73,7 +73,7 @@ class _Tokens:
                 if char == "<":
                     self.fail(pos, "HTML labels are not gprof2dot output")
                 self.fail(pos, f"unexpected character {char!r}")
-            kind = match.lastgroup
+            kind = match.lastgroup or ""  # every alternative of the pattern is a named group
             if kind != "space":
                 self.items.append((kind, match.group(), pos))
             pos = match.end()
@@ -204,7 +204,7 @@ def _parse(text: str, source: str):
 
 
 def _label_lines(raw: str) -> list[str]:
-    """A DOT label's text split into its lines (``\\n``, ``\\l``, ``\\r`` break lines)."""
+    r"""A DOT label's text split into its lines (``\n``, ``\l``, ``\r`` break lines)."""
     if raw.startswith('"'):
         raw = raw[1:-1].replace("\\\n", "")
     text = _LABEL_ESCAPE.sub(lambda m: _LABEL_BREAKS.get(m.group(1), m.group(1)), raw)
@@ -213,13 +213,15 @@ def _label_lines(raw: str) -> list[str]:
 
 def _label_fields(lines: list[str]) -> tuple[str | None, str | None, float, float, float]:
     """(module, name, inclusive %, exclusive %, calls) of a gprof2dot node label."""
-    inc_at = next((i for i, line in enumerate(lines) if _INCLUSIVE.match(line.strip())), None)
-    if inc_at is None or inc_at + 1 >= len(lines):
+    first = next(((i, m) for i, line in enumerate(lines)
+                  if (m := _INCLUSIVE.match(line.strip())) is not None), None)
+    if first is None or first[0] + 1 >= len(lines):
         raise ValueError("no 'total%' line followed by a '(self%)' line")
+    inc_at, total = first
     exclusive = _EXCLUSIVE.match(lines[inc_at + 1].strip())
     if exclusive is None:
         raise ValueError(f"expected '(self%)' after the total, found {lines[inc_at + 1]!r}")
-    inclusive = float(_INCLUSIVE.match(lines[inc_at].strip()).group(1))
+    inclusive = float(total.group(1))
     calls = np.nan
     for line in lines[inc_at + 2 :]:
         found = _CALLS.match(line.strip())

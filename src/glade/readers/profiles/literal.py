@@ -188,7 +188,8 @@ def read_literal(literal: list[dict] | dict | str | os.PathLike) -> GraphFrame:
     frames = pd.DataFrame(nodes.frames)
     check_frames(frames, source)
     rows = pd.DataFrame(nodes.metrics, index=pd.RangeIndex(len(nodes.metrics)))
-    inc, exc = [], []
+    inc: list[str] = []
+    exc: list[str] = []
     for col in rows.columns:
         if not pd.api.types.is_numeric_dtype(rows[col]) or pd.api.types.is_bool_dtype(rows[col]):
             continue

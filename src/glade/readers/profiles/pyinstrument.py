@@ -83,7 +83,8 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
     if not isinstance(data, dict) or "root_frame" not in data:
         raise ReaderError(source, "not pyinstrument JSON: no 'root_frame' object")
     root = data["root_frame"]
-    nan, empty = np.nan, []
+    nan = np.nan
+    empty: list[object] = []
     if root is None:
         raise ReaderError(source, "the profile recorded no samples ('root_frame' is null)")
     names: list[object] = []

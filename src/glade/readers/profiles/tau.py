@@ -179,7 +179,9 @@ def _frame(component: str) -> tuple[str, str | float, float, float, str | float]
     for unresolved samples, and plain names (``MPI_Send()``) otherwise.
     """
     body = component.strip()
-    file = module = line = end_line = np.nan
+    file: str | float = np.nan
+    module: str | float = np.nan
+    line = end_line = np.nan
     location = _LOCATION.search(body)
     if location:
         file = location.group(1).strip() or np.nan
@@ -194,8 +196,8 @@ def _frame(component: str) -> tuple[str, str | float, float, float, str | float]
         tag, _, where = left.partition(" ")
         module = where.strip() or np.nan
         body = f"{tag} {right.strip()}" if tag.startswith("[") else right.strip()
-    elif _C_MARK.search(body):
-        body = body[: _C_MARK.search(body).start()]
+    elif (mark := _C_MARK.search(body)) is not None:
+        body = body[: mark.start()]
     else:
         tokens = body.split()
         if len(tokens) == 3 and tokens[0].startswith("[") and "/" in tokens[2]:

@@ -101,10 +101,10 @@ def read_thicket_json(path: str | os.PathLike) -> Ensemble:
         names=["node", "profile", *indices[2:]])
     dataframe = pd.DataFrame({m: rows[m].to_numpy() for m in metrics}, index=index)
     metadata = _metadata(path, doc, profile_col, rows[profile_col])
-    exc = [m for m in doc.get("exclusive_metrics", []) if m in metrics]
-    inc = [m for m in doc.get("inclusive_metrics", []) if m in metrics]
+    exclusive = [m for m in doc.get("exclusive_metrics", []) if m in metrics]
+    inclusive = [m for m in doc.get("inclusive_metrics", []) if m in metrics]
     try:
-        return Ensemble(graph, dataframe, metadata, exc, inc)
+        return Ensemble(graph, dataframe, metadata, exclusive, inclusive)
     except GladeError as exc_info:
         raise ReaderError(path, str(exc_info)) from exc_info
 

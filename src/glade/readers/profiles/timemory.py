@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -165,7 +166,13 @@ def _read_component(source, name: str, data: dict, trie: _Trie):
                     offset = int(data.get("mpi_size") or len(data[key]))
     if not ranked:
         return None
-    node, rank, tids, pids, laps, exc, inc = [], [], [], [], [], [], []
+    node: list[int] = []
+    rank: list[int | None] = []
+    tids: list[Any] = []
+    pids: list[Any] = []
+    laps: list[Any] = []
+    exc: list[Any] = []
+    inc: list[Any] = []
     for start, ranks in ranked:
         ranks = ranks if start is not None else [ranks]
         for i, trees in enumerate(ranks):

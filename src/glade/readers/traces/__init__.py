@@ -54,8 +54,9 @@ def detect_trace_format(path: str | os.PathLike) -> str:
         module = _module(module_name)
         if module is not None and module.detect(target):
             return name
-    if sidecar_format(target) in ("glade-profile", "glade-ensemble"):
-        raise ReaderError(target, f"is a stored {sidecar_format(target)[6:]}, not a trace: "
+    stored = sidecar_format(target)
+    if stored in ("glade-profile", "glade-ensemble"):
+        raise ReaderError(target, f"is a stored {stored[6:]}, not a trace: "
                           "read it with glade.read")
     raise ReaderError(
         target, f"not a trace format glade recognizes ({', '.join(available_formats())})"

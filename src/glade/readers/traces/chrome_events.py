@@ -192,8 +192,8 @@ def _arguments(raw: np.ndarray, events: np.ndarray, start: np.ndarray, stop: np.
     integral, owner = np.empty(capacity, np.bool_), np.empty(capacity, np.int64)
     count = json_scan.members(raw, start, key_start, key_stop, kind, value_start, value_stop,
                               numbers, integers, integral, owner)
-    arrays = (events[owner[:count]], key_start, key_stop, kind, value_start, value_stop,
-              numbers, integers, integral)
+    arrays: tuple[np.ndarray, ...] = (events[owner[:count]], key_start, key_stop, kind,
+                                      value_start, value_stop, numbers, integers, integral)
     return {field: column[:count].copy() for field, column in
             zip(MEMBER_FIELDS, arrays, strict=True)}
 

@@ -168,7 +168,9 @@ def process_numbers(otf2: Any, defs: Any, anchor: Path) -> tuple[dict[int, int],
     numbers = {ref: kept.get(ref, n) for ref, n in numbers.items()}
     threads = _numbers_kept(defs.location_properties, "location", THREAD_PROPERTY,
                             {loc._ref for loc in defs.locations})
-    process, thread, used = {}, {}, {}
+    process: dict[int, int] = {}
+    thread: dict[int, int] = {}
+    used: dict[int, int] = {}
     for loc in sorted(defs.locations, key=lambda loc: loc._ref):
         p = numbers[owner[loc.group._ref]]
         process[loc._ref], thread[loc._ref] = p, threads.get(loc._ref, used.get(p, 0))

@@ -178,10 +178,12 @@ class Window:
 
     @property
     def rows(self) -> int:
+        """How many blocks the window has down."""
         return -(-(self.r1 - self.r0) // self.block)
 
     @property
     def cols(self) -> int:
+        """How many blocks the window has across."""
         return -(-(self.c1 - self.c0) // self.block)
 
 

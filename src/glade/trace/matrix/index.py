@@ -126,6 +126,7 @@ class MessageFilter:
 
     @property
     def empty(self) -> bool:
+        """True when it restricts nothing: every message passes."""
         return self.tags is None and self.communicators is None and self.window is None
 
 
@@ -174,6 +175,7 @@ class MessageIndex:
 
     @property
     def num_processes(self) -> int:
+        """How many processes (rows and columns of the matrix) there are."""
         return self.ids.size
 
     # ------------------------------------------------------------ pairing

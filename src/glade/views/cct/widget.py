@@ -52,9 +52,13 @@ class CCTSource(Protocol):
     profile/rank/process), and a ``query`` method that applies a string-dialect query
     to the data itself, keeping inclusive values with ``fold=True``."""
 
-    def to_graphframe(self) -> GraphFrame: ...
+    def to_graphframe(self) -> GraphFrame:
+        """The data's call tree as a GraphFrame."""
+        ...
 
-    def query(self, query: str, fold: bool = True) -> Any: ...
+    def query(self, query: str, fold: bool = True) -> Any:
+        """The data keeping what the string-dialect ``query`` keeps."""
+        ...
 
 
 def graphframe_of(data: Any) -> GraphFrame:
@@ -99,7 +103,7 @@ class CCT(QueryView):
 
     #: The call paths of the selected rows (lists of names from a root), at most
     #: MAX_SELECTED of them.
-    selected_paths = traitlets.List().tag(sync=True)
+    selected_paths: traitlets.List[Any] = traitlets.List().tag(sync=True)
     selection = traitlets.Unicode("").tag(sync=True)
     link_emits = (("selection", "highlight"),)
 

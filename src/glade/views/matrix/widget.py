@@ -148,6 +148,12 @@ class CommMatrix(QueryView):
             keep = self._restrict if keep is None else keep & self._restrict
         return keep
 
+    @property
+    def _counted(self) -> cellmath.Cells:
+        """The cells, counted when the view was made and again by :meth:`_recount`."""
+        assert self._cells is not None, "the view counts its cells when it is made"
+        return self._cells
+
     def _recount(self) -> None:
         """Count the cells again (when the filter, the restriction or the need for
         latencies changed), order the processes and draw."""
@@ -156,10 +162,10 @@ class CommMatrix(QueryView):
         if key != self._cells_key:
             self._cells = cellmath.Cells.of(self._index, self._keep(), latency)
             self._cells_key = key
-        order = cellmath.ordering(self._cells, self.order)
+        order = cellmath.ordering(self._counted, self.order)
         self._place = np.empty_like(order)
         self._place[order] = np.arange(order.size)
-        self._margins = cellmath.process_margins(self._cells, self.metric)
+        self._margins = cellmath.process_margins(self._counted, self.metric)
         self._draw(ordering=order.astype(np.int32), highlight=self._highlight_cells())
 
     @property
@@ -181,13 +187,13 @@ class CommMatrix(QueryView):
         window = cellmath.Window.of(n, int(view.get("r0", 0)), int(view.get("r1", n)),
                                     int(view.get("c0", 0)), int(view.get("c1", n)),
                                     self.max_cells)
-        pooled = cellmath.pool(self._cells, self.metric, self._place, window, self._margins)
+        pooled = cellmath.pool(self._counted, self.metric, self._place, window, self._margins)
         pooled_arrays = {name: getattr(pooled, name) for name in (
             "value", "count", "row_sum", "row_mean", "row_std", "row_n", "col_sum",
             "col_mean", "col_std", "col_n")}
         if not self.payload_meta:
             arrays["ids"] = self._index.ids.astype(np.int32)
-        shown = int(self._cells.count.sum())
+        shown = int(self._counted.count.sum())
         restricted = " (restricted by a linked view)" if self.restriction else ""
         fields = {
             "r0": window.r0, "r1": window.r1, "c0": window.c0, "c1": window.c1,
@@ -197,7 +203,7 @@ class CommMatrix(QueryView):
         }
         self._publish(fields, {**pooled_arrays, **arrays}, status=(
             f"{shown:,} of {len(self._index):,} messages{restricted}, "
-            f"{n:,} processes, {len(self._cells):,} cells with messages"
+            f"{n:,} processes, {len(self._counted):,} cells with messages"
             + (f", blocks of {window.block} x {window.block} processes"
                if window.block > 1 else "")))
 
@@ -331,13 +337,13 @@ class CommMatrix(QueryView):
         counts (filter and link restriction applied), by process id (``Sender`` rows,
         ``Receiver`` columns) in rank order, unpooled."""
         ids = pd.Index(self._index.ids)
-        return pd.DataFrame(self._cells.matrix(self.metric), index=ids.rename("Sender"),
+        return pd.DataFrame(self._counted.matrix(self.metric), index=ids.rename("Sender"),
                             columns=ids.rename("Receiver"))
 
     def margins(self) -> pd.DataFrame:
         """Each process's sent and received totals of the view's metric: sum, mean and
         std (ddof 0) over the messages it sends or receives, and their numbers."""
-        return cellmath.margins_frame(self._cells, self.metric, self._index.ids)
+        return cellmath.margins_frame(self._counted, self.metric, self._index.ids)
 
     def _apply_code(self, data_name: str, query: str) -> str:
         return f'{data_name}.query({query}, level="calls")'

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import traitlets
@@ -53,6 +53,14 @@ from glade.views.supergraph import edits
 CACHE_SIZE = 32
 
 
+class _Options(TypedDict):
+    """How the view computes its supergraphs (the constructor's arguments)."""
+
+    rank_agg: str
+    bins: int
+    whis: float
+
+
 class SupergraphView(QueryView):
     """Interactive Sankey of the supergraph of an Ensemble (or of a GraphFrame, an
     ensemble of one).
@@ -73,7 +81,7 @@ class SupergraphView(QueryView):
     edit_ops = edits.EDIT_OPS
     merge_ops = ("threshold",)
 
-    profile_ids = traitlets.List().tag(sync=True)
+    profile_ids: traitlets.List[Any] = traitlets.List().tag(sync=True)
 
     metrics = traitlets.List(traitlets.Unicode()).tag(sync=True)
     groups = traitlets.List(traitlets.Dict()).tag(sync=True)
@@ -107,7 +115,7 @@ class SupergraphView(QueryView):
         self._ensemble = ensemble
         self._rows: RowTable | None = None
         self._by = by
-        self._options = {"rank_agg": rank_agg, "bins": bins, "whis": whis}
+        self._options: _Options = {"rank_agg": rank_agg, "bins": bins, "whis": whis}
         inclusive, exclusive = metric_pair(ensemble, metric)
         chosen = inclusive if inclusive is not None else exclusive
         self._cache: OrderedDict[tuple, SupergraphModel] = OrderedDict()

@@ -64,6 +64,7 @@ class Profile:
     activity: tuple[np.ndarray, np.ndarray] | None = None
 
 def check_kinds(metric_kinds: Mapping[str, str] | None) -> dict[str, str]:
+    """The user's ``metric_kinds`` as a dict, each value one of ``KINDS``."""
     kinds = dict(metric_kinds or {})
     bad = {k: v for k, v in kinds.items() if v not in KINDS}
     if bad:
@@ -117,10 +118,12 @@ def exclusive_native(native: str) -> str:
 
 
 def is_order(native: str, alias: str | None) -> bool:
+    """True for the attribute that records Caliper's region order."""
     return alias == _ORDER_ALIAS or native == _ORDER_ALIAS or bool(_ORDER_NATIVE.match(native))
 
 
 def column_name(native: str, alias: str | None, use_native: bool) -> str:
+    """The column name of a Caliper attribute: its native name or its alias."""
     if use_native:
         return native
     if alias:

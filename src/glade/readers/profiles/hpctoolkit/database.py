@@ -43,12 +43,16 @@ class DatabaseFile:
             raise ReaderError(path, "truncated: the end-of-file marker is missing")
 
     def unpack(self, fmt: str, offset: int, what: str) -> tuple:
+        """``struct.unpack_from`` (little-endian) at ``offset``, a ReaderError naming
+        ``what`` when it lies outside the file."""
         size = struct.calcsize("<" + fmt)
         if offset < 0 or offset + size > len(self.data):
             raise ReaderError(self.path, f"{what} at byte {offset} lies outside the file")
         return struct.unpack_from("<" + fmt, self.data, offset)
 
     def string(self, offset: int, what: str) -> str:
+        """The NUL-terminated UTF-8 string at ``offset`` (a ReaderError naming ``what``
+        when it is not one)."""
         end = self.data.find(b"\0", offset) if 0 <= offset < len(self.data) else -1
         if end < 0:
             raise ReaderError(self.path, f"{what} at byte {offset} is not a terminated string")
