@@ -46,8 +46,9 @@ def by_path(ens: Ensemble, values) -> dict:
 
 def agreement(ours: dict, theirs: dict, rel: float = 1e-9) -> str:
     """How many common keys agree (``np.isclose``), and the largest relative gap."""
-    common = [k for k in ours.keys() & theirs.keys()
-              if not (np.isnan(ours[k]) and np.isnan(theirs[k]))]
+    common = [
+        k for k in ours.keys() & theirs.keys() if not (np.isnan(ours[k]) and np.isnan(theirs[k]))
+    ]
     if not common:
         return "no common values"
     a = np.array([ours[k] for k in common], dtype=float)
@@ -60,10 +61,12 @@ def agreement(ours: dict, theirs: dict, rel: float = 1e-9) -> str:
 
 def quiet(function: Callable) -> Callable:
     """``function`` with the other tools' warnings silenced."""
+
     def call():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return function()
+
     return call
 
 
@@ -74,8 +77,11 @@ def timeseries(table: Comparison, same: Table, thicket, repeat: int) -> None:
         table.note("time-series file not found: not measured")
         return
     ours = measure(lambda: Ensemble.from_timeseries(path), repeat)
-    theirs = measure(quiet(lambda: thicket.Thicket.from_timeseries(str(path))),
-                     repeat) if thicket else None
+    theirs = (
+        measure(quiet(lambda: thicket.Thicket.from_timeseries(str(path))), repeat)
+        if thicket
+        else None
+    )
     table.compare("from_timeseries (LULESH, 50 iterations)", ours, theirs)
     ens = Ensemble.from_timeseries(path)
     gs.calc_temporal_pattern(ens, SERIES_METRIC)
@@ -84,23 +90,29 @@ def timeseries(table: Comparison, same: Table, thicket, repeat: int) -> None:
         table.compare("calc_temporal_pattern", ours, None)
         return
     tk = quiet(lambda: thicket.Thicket.from_timeseries(str(path)))()
-    theirs = measure(quiet(lambda: thicket.stats.calc_temporal_pattern(
-        tk, columns=[SERIES_METRIC])), repeat)
+    theirs = measure(
+        quiet(lambda: thicket.stats.calc_temporal_pattern(tk, columns=[SERIES_METRIC])), repeat
+    )
     table.compare("calc_temporal_pattern", ours, theirs)
     frame = tk.dataframe[SERIES_METRIC]
     second = frame.xs(2, level="iteration")
     hatchet_values = {hatchet_path(n): v for n, v in second.items()}
     mine = ens.dataframe.xs(2, level="profile")[SERIES_METRIC]
-    same.add("from_timeseries, iteration 2, exclusive time per region",
-             agreement(by_path(ens, mine), hatchet_values),
-             "Hatchet averages the records of a region within an iteration, glade sums "
-             "them (regions split by lulesh.region differ)")
-    scores = {hatchet_path(n): v for n, v in
-              tk.statsframe.dataframe[f"{SERIES_METRIC}_temporal_score"].items()}
-    same.add("calc_temporal_pattern score per node",
-             agreement(by_path(ens, ens.stats[f"{SERIES_METRIC}_temporal_score"]), scores),
-             "same formula; differs where the per-iteration values differ (above) or "
-             "Thicket sees a NaN")
+    same.add(
+        "from_timeseries, iteration 2, exclusive time per region",
+        agreement(by_path(ens, mine), hatchet_values),
+        "Hatchet averages the records of a region within an iteration, glade sums "
+        "them (regions split by lulesh.region differ)",
+    )
+    scores = {
+        hatchet_path(n): v
+        for n, v in tk.statsframe.dataframe[f"{SERIES_METRIC}_temporal_score"].items()
+    }
+    same.add(
+        "calc_temporal_pattern score per node",
+        agreement(by_path(ens, ens.stats[f"{SERIES_METRIC}_temporal_score"]), scores),
+        "same formula; differs where the per-iteration values differ (above) or Thicket sees a NaN",
+    )
 
 
 def rajaperf_cases(table: Comparison, same: Table, thicket, repeat: int) -> None:
@@ -110,8 +122,11 @@ def rajaperf_cases(table: Comparison, same: Table, thicket, repeat: int) -> None
         return
     paths = sorted(str(p) for p in folder.rglob("*.cali"))
     ens = Ensemble.from_files(paths, progress=False)
-    tk = quiet(lambda: thicket.Thicket.from_caliperreader(paths, disable_tqdm=True))() if (
-        thicket) else None
+    tk = (
+        quiet(lambda: thicket.Thicket.from_caliperreader(paths, disable_tqdm=True))()
+        if (thicket)
+        else None
+    )
     ours = measure(lambda: ens.groupby("tuning").agg("mean"), repeat)
     theirs = measure(quiet(lambda: tk.groupby("tuning").agg([np.mean])), repeat) if tk else None
     table.compare("groupby('tuning').agg(mean), RAJAPerf", ours, theirs)
@@ -123,12 +138,26 @@ def rajaperf_cases(table: Comparison, same: Table, thicket, repeat: int) -> None
         return copy
 
     ours = measure(glade_sum_ci, repeat)
-    theirs = measure(quiet(lambda: (thicket.stats.sum(tk, columns=[TIME]),
-                                    thicket.stats.confidence_interval(tk, columns=[TIME]))),
-                     repeat) if tk else None
+    theirs = (
+        measure(
+            quiet(
+                lambda: (
+                    thicket.stats.sum(tk, columns=[TIME]),
+                    thicket.stats.confidence_interval(tk, columns=[TIME]),
+                )
+            ),
+            repeat,
+        )
+        if tk
+        else None
+    )
     table.compare("sum + confidence_interval, RAJAPerf", ours, theirs)
-    ours = measure(lambda: Ensemble.from_stats(
-        [_with_mean(g) for g in ens.groupby("cluster").values()], key="cluster"), repeat)
+    ours = measure(
+        lambda: Ensemble.from_stats(
+            [_with_mean(g) for g in ens.groupby("cluster").values()], key="cluster"
+        ),
+        repeat,
+    )
     table.compare("from_stats of the two clusters' means", ours, None)
     if tk is None:
         return
@@ -138,19 +167,27 @@ def rajaperf_cases(table: Comparison, same: Table, thicket, repeat: int) -> None
     for tuning in ("block_128", "default"):
         theirs_values = {hatchet_path(n): v for (n, t), v in mean.items() if t == tuning}
         mine = agg.dataframe.xs(tuning, level="profile")[f"{TIME}_mean"]
-        same.add(f"groupby('tuning').agg(mean), {tuning}",
-                 agreement({agg.graph.node(n).path(): v for n, v in mine.items()},
-                           theirs_values), "")
+        same.add(
+            f"groupby('tuning').agg(mean), {tuning}",
+            agreement({agg.graph.node(n).path(): v for n, v in mine.items()}, theirs_values),
+            "",
+        )
     copy = glade_sum_ci()
     stats = tk.statsframe.dataframe
-    same.add("sum per node", agreement(by_path(copy, copy.stats[f"{TIME}_sum"]),
-                                       {hatchet_path(n): v for n, v in
-                                        stats[f"{TIME}_sum"].items()}), "")
+    same.add(
+        "sum per node",
+        agreement(
+            by_path(copy, copy.stats[f"{TIME}_sum"]),
+            {hatchet_path(n): v for n, v in stats[f"{TIME}_sum"].items()},
+        ),
+        "",
+    )
     low = {hatchet_path(n): v[0] for n, v in stats[f"confidence_interval_0.95_{TIME}"].items()}
-    same.add("confidence_interval (normal), lower bound",
-             agreement(by_path(copy, copy.stats[f"{TIME}_ci95_low"]), low),
-             "Thicket's n counts NaN-padded rows, glade counts samples; glade's default is "
-             "Student's t")
+    same.add(
+        "confidence_interval (normal), lower bound",
+        agreement(by_path(copy, copy.stats[f"{TIME}_ci95_low"]), low),
+        "Thicket's n counts NaN-padded rows, glade counts samples; glade's default is Student's t",
+    )
 
 
 def _with_mean(ens: Ensemble) -> Ensemble:
@@ -171,8 +208,9 @@ def write_split(gfs, folder: Path) -> list[str]:
     return paths
 
 
-def columnar_scores(table: Comparison, same: Table, thicket, quick: bool, repeat: int,
-                    folder: Path) -> None:
+def columnar_scores(
+    table: Comparison, same: Table, thicket, quick: bool, repeat: int, folder: Path
+) -> None:
     """Two builds of one program matched by run: Thicket's columnar scores and glade's
     on the same columnar ensemble."""
     runs = 6 if quick else 24
@@ -195,10 +233,12 @@ def columnar_scores(table: Comparison, same: Table, thicket, quick: bool, repeat
     if thicket is None:
         table.compare("score_* and preference, columnar", ours, None)
         return
-    tks = [quiet(lambda f=f: thicket.Thicket.from_caliper(f, disable_tqdm=True))()
-           for f in files]
-    tk = quiet(lambda: thicket.Thicket.concat_thickets(
-        tks, axis="columns", headers=["A", "B"], metadata_key="pair", disable_tqdm=True))()
+    tks = [quiet(lambda f=f: thicket.Thicket.from_caliper(f, disable_tqdm=True))() for f in files]
+    tk = quiet(
+        lambda: thicket.Thicket.concat_thickets(
+            tks, axis="columns", headers=["A", "B"], metadata_key="pair", disable_tqdm=True
+        )
+    )()
     theirs_pair = [("A", "time"), ("B", "time")]
 
     def theirs_scores():
@@ -211,15 +251,26 @@ def columnar_scores(table: Comparison, same: Table, thicket, quick: bool, repeat
     mine = ours_scores()
     stats = tk.statsframe.dataframe
     name = "A_time_B_time__calc_score_delta_mean_delta_stdnorm"
-    why = ("Hatchet's json-split reader makes a few nodes roots in some files, so Thicket "
-           "has NaN there; glade reads the files as written")
-    same.add("score_delta_mean_delta_stdnorm",
-             agreement(by_path(mine, mine.stats[("A", "time_vs_B/time_delta_stdnorm")]),
-                       {hatchet_path(n): v for n, v in stats[("Scoring", name)].items()}), why)
-    same.add("score_bhattacharyya",
-             agreement(by_path(mine, mine.stats[("A", "time_vs_B/time_score_bhattacharyya")]),
-                       {hatchet_path(n): v for n, v in
-                        stats[("Scoring", "bhattacharyya")].items()}), why)
+    why = (
+        "Hatchet's json-split reader makes a few nodes roots in some files, so Thicket "
+        "has NaN there; glade reads the files as written"
+    )
+    same.add(
+        "score_delta_mean_delta_stdnorm",
+        agreement(
+            by_path(mine, mine.stats[("A", "time_vs_B/time_delta_stdnorm")]),
+            {hatchet_path(n): v for n, v in stats[("Scoring", name)].items()},
+        ),
+        why,
+    )
+    same.add(
+        "score_bhattacharyya",
+        agreement(
+            by_path(mine, mine.stats[("A", "time_vs_B/time_score_bhattacharyya")]),
+            {hatchet_path(n): v for n, v in stats[("Scoring", "bhattacharyya")].items()},
+        ),
+        why,
+    )
 
 
 def extrap_models(table: Comparison, same: Table, thicket, quick: bool, folder: Path) -> None:
@@ -229,12 +280,16 @@ def extrap_models(table: Comparison, same: Table, thicket, quick: bool, folder: 
     sizes = (2, 4, 8, 16, 32, 64)
     rng = np.random.default_rng(11)
     gfs = []
-    for gf, p in zip(synthetic_ensemble(len(sizes), 40 if quick else 120, seed=3, noise=0.0),
-                     sizes, strict=True):
+    for gf, p in zip(
+        synthetic_ensemble(len(sizes), 40 if quick else 120, seed=3, noise=0.0), sizes, strict=True
+    ):
         df = gf.dataframe.drop(columns=["time (inc)"])
         df["time"] = df["time"] * p * np.log2(p) * (1 + 0.01 * rng.standard_normal(len(df)))
-        gfs.append(glade.GraphFrame(gf.graph, df, ["time"], [], metadata={
-            **gf.metadata, "ranks": p}).update_inclusive_columns())
+        gfs.append(
+            glade.GraphFrame(
+                gf.graph, df, ["time"], [], metadata={**gf.metadata, "ranks": p}
+            ).update_inclusive_columns()
+        )
     files = write_split(gfs, folder / "models")
     ens = Ensemble.from_files(files, reader="caliper", progress=False)
     _extrap()  # Extra-P's import (seconds) is not part of the fit, for either tool
@@ -245,16 +300,19 @@ def extrap_models(table: Comparison, same: Table, thicket, quick: bool, folder: 
     tk = quiet(lambda: thicket.Thicket.from_caliper(files, disable_tqdm=True))()
     from thicket.model_extrap import Modeling
 
-    theirs = measure(quiet(lambda: Modeling(tk, "ranks", chosen_metrics=["time"]
-                                            ).produce_models()), 1)
+    theirs = measure(
+        quiet(lambda: Modeling(tk, "ranks", chosen_metrics=["time"]).produce_models()), 1
+    )
     table.compare(f"Extra-P models, {len(ens.graph)} nodes", ours, theirs)
     fitted = ens.copy()
     fitted.model("ranks", "time")
     models = tk.statsframe.dataframe["time_extrap-model"]
     theirs_at = {hatchet_path(n): float(m.eval(128.0)) for n, m in models.items()}
-    same.add("Extra-P model of time evaluated at p = 128",
-             agreement(by_path(fitted, fitted.predict([128], "time")[128]), theirs_at, 1e-6),
-             "same Extra-P fit; glade evaluates from the stored coefficients")
+    same.add(
+        "Extra-P model of time evaluated at p = 128",
+        agreement(by_path(fitted, fitted.predict([128], "time")[128]), theirs_at, 1e-6),
+        "same Extra-P fit; glade evaluates from the stored coefficients",
+    )
 
 
 def profiles(table: Comparison, same: Table, hatchet, repeat: int) -> None:
@@ -265,16 +323,20 @@ def profiles(table: Comparison, same: Table, hatchet, repeat: int) -> None:
     gf = glade.read(folder)
     ours = measure(lambda: gf.subtree_sum("time", "time summed"), repeat)
     hg = quiet(lambda: hatchet.GraphFrame.from_hpctoolkit(str(folder)))() if hatchet else None
-    theirs = measure(quiet(lambda: hg.deepcopy().subtree_sum(["time"], ["time summed"])),
-                     repeat) if hg else None
+    theirs = (
+        measure(quiet(lambda: hg.deepcopy().subtree_sum(["time"], ["time summed"])), repeat)
+        if hg
+        else None
+    )
     table.compare("subtree_sum (cpi, 4 ranks)", ours, theirs)
     ours = measure(gf.to_dict, repeat)
     theirs = measure(hg.to_dict, repeat) if hg else None
     table.compare("to_dict (cpi, 4 ranks)", ours, theirs)
     lists = ["main", *(["f" + str(i), *(f"g{i}_{j}" for j in range(20))] for i in range(50))]
     ours = measure(lambda: glade.GraphFrame.from_lists(lists), repeat)
-    theirs = measure(quiet(lambda: hatchet.GraphFrame.from_lists(lists)),
-                     repeat) if hatchet else None
+    theirs = (
+        measure(quiet(lambda: hatchet.GraphFrame.from_lists(lists)), repeat) if hatchet else None
+    )
     table.compare("from_lists (1051 nodes)", ours, theirs)
     ours = measure(lambda: gf.load_imbalance("time", top=3), repeat)
     table.compare("load_imbalance (cpi; Hatchet 2026.2 has no Chopper)", ours, None)
@@ -286,28 +348,46 @@ def profiles(table: Comparison, same: Table, hatchet, repeat: int) -> None:
     summed.subtree_sum(["time"], ["time summed"])
     theirs_values = summed.dataframe["time summed"].groupby(level="rank")
     mine = gf.subtree_sum("time", "time summed").dataframe["time summed"].groupby(level="rank")
-    same.add("subtree_sum of time, every node's value per rank (sorted)",
-             agreement({(r, i): v for r, part in mine for i, v in enumerate(np.sort(part))},
-                       {(r, i): v for r, part in theirs_values
-                        for i, v in enumerate(np.sort(part))}),
-             "nodes compared as sorted values per rank: names repeat (<unknown procedure>)")
+    same.add(
+        "subtree_sum of time, every node's value per rank (sorted)",
+        agreement(
+            {(r, i): v for r, part in mine for i, v in enumerate(np.sort(part))},
+            {(r, i): v for r, part in theirs_values for i, v in enumerate(np.sort(part))},
+        ),
+        "nodes compared as sorted values per rank: names repeat (<unknown procedure>)",
+    )
     doc, theirs_doc = gf.to_dict(), hg.to_dict()
-    counts = (f"{sum(map(len, doc['graph']))}/{sum(map(len, theirs_doc['graph']))} nodes, "
-              f"{len(doc['dataframe'])}/{len(theirs_doc['dataframe'])} rows; read back: ")
+    counts = (
+        f"{sum(map(len, doc['graph']))}/{sum(map(len, theirs_doc['graph']))} nodes, "
+        f"{len(doc['dataframe'])}/{len(theirs_doc['dataframe'])} rows; read back: "
+    )
     back = glade.GraphFrame.from_json(json.dumps(doc, default=str))
     try:
         theirs_back = glade.GraphFrame.from_json(json.dumps(theirs_doc, default=str))
     except glade.errors.ReaderError as error:
-        same.add("to_dict: nodes and rows (glade / Hatchet), read back with from_json",
-                 counts + "glade's only", f"glade refuses Hatchet's document: {error}")
+        same.add(
+            "to_dict: nodes and rows (glade / Hatchet), read back with from_json",
+            counts + "glade's only",
+            f"glade refuses Hatchet's document: {error}",
+        )
         return
-    same.add("to_dict: nodes and rows (glade / Hatchet), read back with from_json",
-             counts + agreement({n.path(): v for n, v in zip(back.graph.nodes(),
-                                                             back.node_values("time"),
-                                                             strict=True)},
-                                {n.path(): v for n, v in zip(theirs_back.graph.nodes(),
-                                                             theirs_back.node_values("time"),
-                                                             strict=True)}), "")
+    same.add(
+        "to_dict: nodes and rows (glade / Hatchet), read back with from_json",
+        counts
+        + agreement(
+            {
+                n.path(): v
+                for n, v in zip(back.graph.nodes(), back.node_values("time"), strict=True)
+            },
+            {
+                n.path(): v
+                for n, v in zip(
+                    theirs_back.graph.nodes(), theirs_back.node_values("time"), strict=True
+                )
+            },
+        ),
+        "",
+    )
 
 
 def spotdb(same: Table, hatchet) -> None:
@@ -320,12 +400,18 @@ def spotdb(same: Table, hatchet) -> None:
     for profile, run in runs.metadata["run"].items():
         hg = quiet(lambda r=run: hatchet.GraphFrame.from_caliperreader(str(folder / r)))()
         theirs.update({(run, hatchet_path(n)): v for n, v in hg.dataframe[TIME].items()})
-        mine.update({(run, runs.graph.node(n).path()): v for n, v in
-                     runs.dataframe[TIME].xs(profile, level="profile").items()})
+        mine.update(
+            {
+                (run, runs.graph.node(n).path()): v
+                for n, v in runs.dataframe[TIME].xs(profile, level="profile").items()
+            }
+        )
     first = runs.dataframe.loc[(main, runs.profiles[0]), TIME]
-    same.add("SpotDB run set: Avg time/rank per run and node (Hatchet reads each .cali)",
-             agreement(mine, theirs), f"main of run 0: {first:g}; Hatchet's from_spotdb "
-             "needs the spotdb package, not on PyPI")
+    same.add(
+        "SpotDB run set: Avg time/rank per run and node (Hatchet reads each .cali)",
+        agreement(mine, theirs),
+        f"main of run 0: {first:g}; Hatchet's from_spotdb needs the spotdb package, not on PyPI",
+    )
 
 
 def main(quick: bool = False) -> list[Table]:
@@ -333,10 +419,13 @@ def main(quick: bool = False) -> list[Table]:
     thicket = load_optional("thicket")
     hatchet = load_optional("hatchet")
     repeat = 1 if quick else 3
-    table = Comparison("Hatchet/Thicket API of issue 17: glade vs Thicket and Hatchet",
-                       "other tool")
-    same = Table("Same inputs, same numbers? (glade vs the other tool)",
-                 ["what", "agreement", "why they differ"])
+    table = Comparison(
+        "Hatchet/Thicket API of issue 17: glade vs Thicket and Hatchet", "other tool"
+    )
+    same = Table(
+        "Same inputs, same numbers? (glade vs the other tool)",
+        ["what", "agreement", "why they differ"],
+    )
     timeseries(table, same, thicket, repeat)
     rajaperf_cases(table, same, thicket, repeat)
     with tempfile.TemporaryDirectory(prefix="glade-bench-api-") as folder:
@@ -345,8 +434,10 @@ def main(quick: bool = False) -> list[Table]:
     profiles(table, same, hatchet, repeat)
     spotdb(same, hatchet)
     table.note(TIMING_NOTE)
-    table.note("the other tool is Thicket for ensembles and Hatchet for profiles; Extra-P "
-               "fits are timed once")
+    table.note(
+        "the other tool is Thicket for ensembles and Hatchet for profiles; Extra-P "
+        "fits are timed once"
+    )
     if thicket is None or hatchet is None:
         table.note("Hatchet or Thicket is not installed: glade measured alone")
     return [table.show(), same.show()]

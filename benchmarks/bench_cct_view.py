@@ -48,8 +48,20 @@ from glade.views.base import STATIC
 #: the one on the PATH, else Debian's.
 CHROMIUM = os.environ.get("GLADE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 BYTES_TRAITS = ["payload"]
-PLAIN_TRAITS = ["payload_meta", "notice", "height", "metric", "color_metric", "sort_metric",
-                "color_scheme", "color_log", "history", "future", "query", "selection"]
+PLAIN_TRAITS = [
+    "payload_meta",
+    "notice",
+    "height",
+    "metric",
+    "color_metric",
+    "sort_metric",
+    "color_scheme",
+    "color_log",
+    "history",
+    "future",
+    "query",
+    "selection",
+]
 
 #: The edits a benchmark makes on a view's element ``el``: a JS function returning them
 #: (each takes a row's name), with ``names()``, the names of the first rows drawn. The
@@ -156,10 +168,20 @@ window.benchReady = true;
 """.replace("(VIEW_ACTIONS)", f"({VIEW_ACTIONS})")
 
 # One round of edits on a row: (result label, harness action).
-ROUND = [("collapse", "collapse"), ("expand", "expand"), ("hide", "hide"), ("undo", "undo"),
-         ("elide", "elide"), ("undo", "undo"), ("focus", "focus"), ("unfocus", "unfocus"),
-         ("depth 4", "depth"), ("undo", "undo"), ("scroll 3 rows", "scroll"),
-         ("scroll 5000 px", "jump")]
+ROUND = [
+    ("collapse", "collapse"),
+    ("expand", "expand"),
+    ("hide", "hide"),
+    ("undo", "undo"),
+    ("elide", "elide"),
+    ("undo", "undo"),
+    ("focus", "focus"),
+    ("unfocus", "unfocus"),
+    ("depth 4", "depth"),
+    ("undo", "undo"),
+    ("scroll 3 rows", "scroll"),
+    ("scroll 5000 px", "jump"),
+]
 
 
 def serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
@@ -220,7 +242,8 @@ def bench_view(browser, url: str, repeat: int) -> tuple[tuple[float, float], dic
         timer("() => window.bench.run('top')")
         for label, action in ROUND:
             edits.setdefault(label, []).append(
-                timer("([a, n]) => window.bench.run(a, n)", [action, names[k % len(names)]]))
+                timer("([a, n]) => window.bench.run(a, n)", [action, names[k % len(names)]])
+            )
     page.close()
     if errors:
         raise RuntimeError(f"the benchmark page failed: {errors}")
@@ -255,8 +278,11 @@ def measure_sizes(sizes: list[int], repeat: int, chromium: str) -> list[tuple]:
 
     rows = []
     with sync_playwright() as playwright, tempfile.TemporaryDirectory() as tmp:
-        browser = playwright.chromium.launch(executable_path=chromium, headless=True,
-                                             args=["--no-sandbox", "--disable-dev-shm-usage"])
+        browser = playwright.chromium.launch(
+            executable_path=chromium,
+            headless=True,
+            args=["--no-sandbox", "--disable-dev-shm-usage"],
+        )
         for n in tqdm(sizes, desc="tree sizes"):
             directory = Path(tmp) / str(n)
             directory.mkdir()
@@ -286,8 +312,10 @@ def bench_in_jupyterlab(browser, n: int, repeat: int) -> tuple[float, dict]:
     (see in_jupyterlab.py)."""
     from in_jupyterlab import JupyterLabSession
 
-    setup = ("from glade.datasets import synthetic_profile\nfrom glade.views import CCT\n"
-             f"gf = synthetic_profile({n})")
+    setup = (
+        "from glade.datasets import synthetic_profile\nfrom glade.views import CCT\n"
+        f"gf = synthetic_profile({n})"
+    )
     with JupyterLabSession(browser, setup, "view = CCT(gf, height=600)\nview") as lab:
         paint = lab.first_paint(".gc-body .gc-row")
         lab.watch("view", sent="history")
@@ -298,8 +326,9 @@ def bench_in_jupyterlab(browser, n: int, repeat: int) -> tuple[float, dict]:
             lab.page.evaluate(f"() => {actions}.top()")
             name = json.dumps(names[k % len(names)])
             for label, action in LAB_EDITS:
-                trips.setdefault(label, []).append(lab.round_trip(
-                    f"(el) => ({VIEW_ACTIONS})(el).{action}({name})", reply="query"))
+                trips.setdefault(label, []).append(
+                    lab.round_trip(f"(el) => ({VIEW_ACTIONS})(el).{action}({name})", reply="query")
+                )
     return paint, trips
 
 
@@ -309,8 +338,11 @@ def measure_in_jupyterlab(sizes: list[int], repeat: int, chromium: str) -> list[
 
     rows = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, headless=True,
-                                             args=["--no-sandbox", "--disable-dev-shm-usage"])
+        browser = playwright.chromium.launch(
+            executable_path=chromium,
+            headless=True,
+            args=["--no-sandbox", "--disable-dev-shm-usage"],
+        )
         for n in tqdm(sizes, desc="JupyterLab sessions"):
             rows.append((n, *bench_in_jupyterlab(browser, n, repeat)))
         browser.close()
@@ -319,24 +351,41 @@ def measure_in_jupyterlab(sizes: list[int], repeat: int, chromium: str) -> list[
 
 def jupyterlab_table(rows: list[tuple], repeat: int, quick: bool) -> Table:
     """The JupyterLab measurements, with the targets at 10^5 nodes."""
-    table = Table(f"CCT view in JupyterLab with a real kernel, ms (median of {repeat})",
-                  ["nodes", "first paint (cell run to first row)",
-                   "edits: click to kernel / click to the kernel's query in the page"])
+    table = Table(
+        f"CCT view in JupyterLab with a real kernel, ms (median of {repeat})",
+        [
+            "nodes",
+            "first paint (cell run to first row)",
+            "edits: click to kernel / click to the kernel's query in the page",
+        ],
+    )
     for n, paint, trips in rows:
-        table.add(n, f"{paint:.0f}", ", ".join(
-            f"{label} {statistics.median(a for a, _ in runs):.1f}/"
-            f"{statistics.median(b for _, b in runs):.1f}" for label, runs in trips.items()))
+        table.add(
+            n,
+            f"{paint:.0f}",
+            ", ".join(
+                f"{label} {statistics.median(a for a, _ in runs):.1f}/"
+                f"{statistics.median(b for _, b in runs):.1f}"
+                for label, runs in trips.items()
+            ),
+        )
         if n >= 100_000 and not quick:
             slowest = max(statistics.median(b for _, b in runs) for runs in trips.values())
-            table.checks.append(Check(table.title, f"first paint, {n} nodes", "< 1 s",
-                                      paint < 1000))
-            table.checks.append(Check(table.title, f"slowest edit round trip, {n} nodes",
-                                      "< 100 ms", slowest < 100))
+            table.checks.append(
+                Check(table.title, f"first paint, {n} nodes", "< 1 s", paint < 1000)
+            )
+            table.checks.append(
+                Check(table.title, f"slowest edit round trip, {n} nodes", "< 100 ms", slowest < 100)
+            )
     return table
 
 
-def main(quick: bool = False, sizes: list[int] | None = None, repeat: int | None = None,
-         chromium: str = CHROMIUM) -> list[Table]:
+def main(
+    quick: bool = False,
+    sizes: list[int] | None = None,
+    repeat: int | None = None,
+    chromium: str = CHROMIUM,
+) -> list[Table]:
     """Time to first paint and to apply each edit in headless chromium (targets at the
     largest size: first paint under 1 s, every edit under 50 ms)."""
     sizes = sizes or ([2_000] if quick else [10_000, 100_000])
@@ -345,22 +394,32 @@ def main(quick: bool = False, sizes: list[int] | None = None, repeat: int | None
         print(f"chromium not found at {chromium}: the CCT view benchmark needs it")
         return []
     rows = measure_sizes(sizes, repeat, chromium)
-    table = Table(f"CCT view in headless chromium, ms (median of {repeat}; wall / "
-                  "main-thread CPU)",
-                  ["nodes", "Python build", "first paint", "offline page", "edits",
-                   "kernel: edit to query"])
+    table = Table(
+        f"CCT view in headless chromium, ms (median of {repeat}; wall / main-thread CPU)",
+        ["nodes", "Python build", "first paint", "offline page", "edits", "kernel: edit to query"],
+    )
     for n, build, (paint_wall, paint_cpu), page_ms, edits, kernel_ms in rows:
         timings = ", ".join(
             f"{label} {statistics.median(w for w, _ in runs):.1f}/"
-            f"{statistics.median(c for _, c in runs):.1f}" for label, runs in edits.items())
-        table.add(n, f"{build:.0f}", f"{paint_wall:.0f}/{paint_cpu:.0f}", f"{page_ms:.0f}",
-                  timings, f"{kernel_ms:.1f}")
+            f"{statistics.median(c for _, c in runs):.1f}"
+            for label, runs in edits.items()
+        )
+        table.add(
+            n,
+            f"{build:.0f}",
+            f"{paint_wall:.0f}/{paint_cpu:.0f}",
+            f"{page_ms:.0f}",
+            timings,
+            f"{kernel_ms:.1f}",
+        )
         if n >= 100_000 and not quick:
             slowest = max(statistics.median(w for w, _ in runs) for runs in edits.values())
-            table.checks.append(Check(table.title, f"first paint, {n} nodes", "< 1 s",
-                                      paint_wall < 1000))
-            table.checks.append(Check(table.title, f"slowest edit, {n} nodes", "< 50 ms",
-                                      slowest < 50))
+            table.checks.append(
+                Check(table.title, f"first paint, {n} nodes", "< 1 s", paint_wall < 1000)
+            )
+            table.checks.append(
+                Check(table.title, f"slowest edit, {n} nodes", "< 50 ms", slowest < 50)
+            )
     table.note(f"load average during the run: {os.getloadavg()}")
     tables = [table.show()]
     if importlib.util.find_spec("jupyterlab") is None:

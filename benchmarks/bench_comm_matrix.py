@@ -77,12 +77,18 @@ class Timings(Table):
     def __init__(self, title: str, extra: tuple[str, ...] = ()):
         super().__init__(title, ["case", "time", "target", "met", *extra])
 
-    def row(self, case: str, timing: Timing, target: Target | None = None,
-            extra: tuple[str, ...] = ()) -> None:
+    def row(
+        self, case: str, timing: Timing, target: Target | None = None, extra: tuple[str, ...] = ()
+    ) -> None:
         """Add one case; its target goes to the closing summary."""
         met = target.met(timing, None) if target else None
-        self.add(case, format_timing(timing), target.describe() if target else "",
-                 {True: "yes", False: "NO", None: ""}[met], *extra)
+        self.add(
+            case,
+            format_timing(timing),
+            target.describe() if target else "",
+            {True: "yes", False: "NO", None: ""}[met],
+            *extra,
+        )
         if target:
             self.checks.append(Check(self.title, case, target.describe(), met))
 
@@ -93,8 +99,7 @@ def kernel_table(processes: int, messages: int, repeat: int) -> Table:
     from glade.trace.matrix.index import MessageIndex
     from glade.views import CommMatrix
 
-    table = Timings(f"Comm matrix in the kernel ({processes} processes, "
-                    f"{messages:.0e} messages)")
+    table = Timings(f"Comm matrix in the kernel ({processes} processes, {messages:.0e} messages)")
     start = time.perf_counter()
     trace = halo_exchange_trace(processes, messages=messages, seed=0)
     made = time.perf_counter() - start
@@ -117,8 +122,7 @@ def kernel_table(processes: int, messages: int, repeat: int) -> Table:
         view.messages()
         view.clear_selection()
 
-    table.row("a cell's messages (select + messages())", measure(cell, repeat),
-              Target(seconds=0.1))
+    table.row("a cell's messages (select + messages())", measure(cell, repeat), Target(seconds=0.1))
     side = min(64, n)
 
     def block() -> int:
@@ -130,15 +134,20 @@ def kernel_table(processes: int, messages: int, repeat: int) -> Table:
 
     start = time.perf_counter()
     view.metric = "latency"  # the first switch pairs every message: timed once, alone
-    table.row("switch to latency (pairs every message, once)",
-              Timing(time.perf_counter() - start, 1))
+    table.row(
+        "switch to latency (pairs every message, once)", Timing(time.perf_counter() - start, 1)
+    )
     table.row("a cell's messages once paired", measure(cell, repeat))
-    table.note(f"{len(trace):,} events, {int(view.picture_meta['messages']):,} messages, "
-               f"generated in {made:.1f} s; the payload is {len(view.payload):,} bytes "
-               f"({view.picture_meta['rows']} x {view.picture_meta['cols']} blocks of "
-               f"{view.picture_meta['block']} processes)")
-    table.note("first paint is the view's construction with the message index built; the "
-               "index is built once per trace (the first view of a trace pays it)")
+    table.note(
+        f"{len(trace):,} events, {int(view.picture_meta['messages']):,} messages, "
+        f"generated in {made:.1f} s; the payload is {len(view.payload):,} bytes "
+        f"({view.picture_meta['rows']} x {view.picture_meta['cols']} blocks of "
+        f"{view.picture_meta['block']} processes)"
+    )
+    table.note(
+        "first paint is the view's construction with the message index built; the "
+        "index is built once per trace (the first view of a trace pays it)"
+    )
     return table
 
 
@@ -152,13 +161,18 @@ def pipit_events(trace):
     attributes = np.full(len(events), None, dtype=object)
     receivers = events["Partner"].to_numpy()[sends].tolist()
     sizes = events["Message Size"].to_numpy()[sends].tolist()
-    attributes[sends] = [{"receiver": r, "msg_length": s} for r, s in zip(receivers, sizes,
-                                                                           strict=True)]
-    return pd.DataFrame({"Timestamp (ns)": events["Timestamp (ns)"].to_numpy(),
-                         "Event Type": events["Event Type"].astype(str).to_numpy(),
-                         "Name": events["Name"].astype(str).to_numpy(),
-                         "Process": events["Process"].to_numpy(),
-                         "Attributes": attributes})
+    attributes[sends] = [
+        {"receiver": r, "msg_length": s} for r, s in zip(receivers, sizes, strict=True)
+    ]
+    return pd.DataFrame(
+        {
+            "Timestamp (ns)": events["Timestamp (ns)"].to_numpy(),
+            "Event Type": events["Event Type"].astype(str).to_numpy(),
+            "Name": events["Name"].astype(str).to_numpy(),
+            "Process": events["Process"].to_numpy(),
+            "Attributes": attributes,
+        }
+    )
 
 
 def pipit_table(cases: list[tuple[int, int]], repeat: int) -> Table:
@@ -175,10 +189,14 @@ def pipit_table(cases: list[tuple[int, int]], repeat: int) -> Table:
             theirs = pipit.Trace(None, pipit_events(trace))
             other = measure(theirs.comm_matrix, 1, timeout=OTHER_TOOL_TIMEOUT)
             if not other.stopped:
-                same = "yes" if np.array_equal(theirs.comm_matrix(),
-                                               trace.comm_matrix()) else "NO"
-        table.compare(f"{processes} processes, {messages:.0e} messages", glade_time, other,
-                      Target(speedup=10), [same])
+                same = "yes" if np.array_equal(theirs.comm_matrix(), trace.comm_matrix()) else "NO"
+        table.compare(
+            f"{processes} processes, {messages:.0e} messages",
+            glade_time,
+            other,
+            Target(speedup=10),
+            [same],
+        )
     if pipit is None:
         table.note("Pipit is not installed: glade alone")
     return table
@@ -187,23 +205,34 @@ def pipit_table(cases: list[tuple[int, int]], repeat: int) -> Table:
 def jupyterlab_table(processes: int, messages: int, repeat: int) -> Table | None:
     """First paint and a click's round trip in JupyterLab (None when jupyterlab,
     playwright or chromium is missing)."""
-    if not (importlib.util.find_spec("playwright") and importlib.util.find_spec("jupyterlab")
-            and os.path.isfile(CHROMIUM)):
+    if not (
+        importlib.util.find_spec("playwright")
+        and importlib.util.find_spec("jupyterlab")
+        and os.path.isfile(CHROMIUM)
+    ):
         return None
     from playwright.sync_api import sync_playwright
 
     from in_jupyterlab import JupyterLabSession
 
-    table = Timings(f"Comm matrix in JupyterLab ({processes} processes, "
-                    f"{messages:.0e} messages)", extra=("to the kernel",))
+    table = Timings(
+        f"Comm matrix in JupyterLab ({processes} processes, {messages:.0e} messages)",
+        extra=("to the kernel",),
+    )
     paints, trips, arrivals = [], [], []
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                     args=["--no-sandbox", "--disable-dev-shm-usage"])
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-dev-shm-usage"],
+        )
         try:
-            with JupyterLabSession(browser, SETUP.format(processes=processes,
-                                                         messages=messages),
-                                   VIEW_CELL, ".glade-matrix") as lab:
+            with JupyterLabSession(
+                browser,
+                SETUP.format(processes=processes, messages=messages),
+                VIEW_CELL,
+                ".glade-matrix",
+            ) as lab:
                 lab.page.set_default_timeout(900_000)
                 for _ in range(repeat):
                     paints.append(lab.first_paint(".glade-matrix[data-drawn]") / 1000)
@@ -219,10 +248,18 @@ def jupyterlab_table(processes: int, messages: int, repeat: int) -> Table | None
         finally:
             browser.close()
     best = min(paints)
-    table.row("first paint (cell run to heatmap drawn)", Timing(best, len(paints)),
-              Target(seconds=0.5), ("-",))
-    table.row("click a cell: selection back in the page", Timing(min(trips), len(trips)),
-              Target(seconds=0.1), (f"{statistics.median(arrivals) * 1e3:.1f} ms",))
+    table.row(
+        "first paint (cell run to heatmap drawn)",
+        Timing(best, len(paints)),
+        Target(seconds=0.5),
+        ("-",),
+    )
+    table.row(
+        "click a cell: selection back in the page",
+        Timing(min(trips), len(trips)),
+        Target(seconds=0.1),
+        (f"{statistics.median(arrivals) * 1e3:.1f} ms",),
+    )
     table.note(f"first paints: {', '.join(f'{p * 1e3:.0f} ms' for p in paints)}")
     return table
 
@@ -240,8 +277,11 @@ def main(quick: bool = False, parts: tuple[str, ...] = PARTS) -> list[Table]:
         tables.append(kernel_table(processes, messages, repeat).show())
     if "pipit" in parts:
         tables.append(pipit_table(QUICK_PIPIT_CASES if quick else PIPIT_CASES, repeat).show())
-    lab = jupyterlab_table(processes, messages, 1 if quick else 3) if (
-        "jupyterlab" in parts) else None
+    lab = (
+        jupyterlab_table(processes, messages, 1 if quick else 3)
+        if ("jupyterlab" in parts)
+        else None
+    )
     if lab is not None:
         tables.append(lab.show())
     return tables
@@ -250,8 +290,12 @@ def main(quick: bool = False, parts: tuple[str, ...] = PARTS) -> list[Table]:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small inputs, one timed call")
-    parser.add_argument("--only", nargs="+", choices=PARTS, default=list(PARTS),
-                        help="run only these parts (the kernel's side, Pipit side by side, "
-                             "JupyterLab)")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=PARTS,
+        default=list(PARTS),
+        help="run only these parts (the kernel's side, Pipit side by side, JupyterLab)",
+    )
     arguments = parser.parse_args()
     main(arguments.quick, tuple(arguments.only))

@@ -47,13 +47,27 @@ QUICK = {"events": 100_000, "processes": 16}
 #: The timeline widget's measure: the median wall time of ZOOMS range requests once the
 #: view is built (its build is noted apart).
 ZOOM = "timeline zoom"
-ANALYSES = ("flat profile", "time profile", "comm matrix", "load imbalance",
-            "timeline raster", ZOOM)
+ANALYSES = (
+    "flat profile",
+    "time profile",
+    "comm matrix",
+    "load imbalance",
+    "timeline raster",
+    ZOOM,
+)
 #: The largest trace whose timeline widget part 1 measures (on this 24 GB machine).
 ZOOM_EVENTS = 20_000_000
 #: The windows of the zoom requests, as fractions of the trace's time span.
-ZOOMS = ((0.0, 1.0), (0.4, 0.5), (0.45, 0.46), (0.3, 0.301), (0.7, 0.8), (0.1, 0.11),
-         (0.5, 0.5005), (0.9, 1.0))
+ZOOMS = (
+    (0.0, 1.0),
+    (0.4, 0.5),
+    (0.45, 0.46),
+    (0.3, 0.301),
+    (0.7, 0.8),
+    (0.1, 0.11),
+    (0.5, 0.5005),
+    (0.9, 1.0),
+)
 #: Analyses measured on part 2 only: their results grow with the trace (a row per
 #: message or per call, gathered on the client).
 SIDE_ANALYSES = ("match messages", "comm over time", "call forest")
@@ -112,8 +126,7 @@ def zoom_times(trace) -> list[float]:
     first, last = view.extent
     for a, b in ZOOMS:
         start = time.perf_counter()
-        view.picture(first + a * (last - first), first + b * (last - first), width=1200,
-                     height=400)
+        view.picture(first + a * (last - first), first + b * (last - first), width=1200, height=400)
         times.append(time.perf_counter() - start)
     view.close()
     return times
@@ -161,15 +174,19 @@ def pandas_child(store: str, names: tuple[str, ...] = ANALYSES + SIDE_ANALYSES) 
     return out
 
 
-def run_pandas(store: Path, warm: bool = True,
-               names: tuple[str, ...] = ANALYSES + SIDE_ANALYSES) -> dict:
+def run_pandas(
+    store: Path, warm: bool = True, names: tuple[str, ...] = ANALYSES + SIDE_ANALYSES
+) -> dict:
     """:func:`pandas_child` of ``names`` in a child process (after
     :func:`warm_up_pandas` when ``warm``)."""
-    code = (f"import sys, json; sys.path.insert(0, {str(HERE.parent)!r}); import bench_dask; "
-            + ("bench_dask.warm_up_pandas(); " if warm else "")
-            + f"print(json.dumps(bench_dask.pandas_child({str(store)!r}, {names!r})))")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            check=True)
+    code = (
+        f"import sys, json; sys.path.insert(0, {str(HERE.parent)!r}); import bench_dask; "
+        + ("bench_dask.warm_up_pandas(); " if warm else "")
+        + f"print(json.dumps(bench_dask.pandas_child({str(store)!r}, {names!r})))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
@@ -186,9 +203,13 @@ def run_dask(client, store: Path, names: tuple[str, ...] = ANALYSES) -> dict:
         reset_peak()
         elapsed, build = timed(trace, name)
         workers = client.run(peak)
-        out[name] = {"time": elapsed, "build": build, "client": peak(),
-                     "scheduler": client.run_on_scheduler(peak),
-                     "workers": [workers[w] for w in sorted(workers)]}
+        out[name] = {
+            "time": elapsed,
+            "build": build,
+            "client": peak(),
+            "scheduler": client.run_on_scheduler(peak),
+            "workers": [workers[w] for w in sorted(workers)],
+        }
     return out
 
 
@@ -207,24 +228,32 @@ def make_store(folder: Path, size: dict, name: str) -> Path:
     """The synthetic trace of ``size`` as a Parquet store in ``folder``."""
     from glade.datasets import write_synthetic_trace
 
-    return write_synthetic_trace(folder / name, processes=size["processes"],
-                                 events=size["events"], exchange="ring", imbalance=0.3)
+    return write_synthetic_trace(
+        folder / name,
+        processes=size["processes"],
+        events=size["events"],
+        exchange="ring",
+        imbalance=0.3,
+    )
 
 
 def zoom_note(build: float) -> str:
     """What the zoom row measures, with the Dask view's build time."""
-    return (f"{ZOOM}: median wall time of {len(ZOOMS)} range requests of the timeline widget "
-            "(1200 x 400 px, windows from the whole trace down to 0.05% of it) once the view "
-            f"is built; the Dask view (call forests persisted on the workers) was built in "
-            f"{format_seconds(build)}")
+    return (
+        f"{ZOOM}: median wall time of {len(ZOOMS)} range requests of the timeline widget "
+        "(1200 x 400 px, windows from the whole trace down to 0.05% of it) once the view "
+        f"is built; the Dask view (call forests persisted on the workers) was built in "
+        f"{format_seconds(build)}"
+    )
 
 
 def gb(value: float) -> str:
     return f"{value / GB:.2f} GB"
 
 
-def main(quick: bool = False, events: int | None = None,
-         only: tuple[str, ...] | None = None) -> list[Table]:
+def main(
+    quick: bool = False, events: int | None = None, only: tuple[str, ...] | None = None
+) -> list[Table]:
     """Run both parts; print and return their tables (a note when Dask is missing).
     ``events`` replaces the size of the first part (on 1024 processes); ``only`` names
     the analyses to run (default: all)."""
@@ -254,71 +283,116 @@ def main(quick: bool = False, events: int | None = None,
         big_store = Path(reused) if reused and not quick else make_store(folder, big, "big")
         made = time.perf_counter() - start
         events = len(Trace.from_parquet(big_store, engine="dask"))
-        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                          dashboard_address=":0") as cluster, Client(cluster) as client:
-            scale = Table(f"Dask engine, {events:,} events, {big['processes']} processes, "
-                          "2 workers", ["analysis", "wall time", "events/s", "client peak",
-                                        "scheduler peak", "worker peaks", "all < 4 GB"])
+        with (
+            LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+            ) as cluster,
+            Client(cluster) as client,
+        ):
+            scale = Table(
+                f"Dask engine, {events:,} events, {big['processes']} processes, 2 workers",
+                [
+                    "analysis",
+                    "wall time",
+                    "events/s",
+                    "client peak",
+                    "scheduler peak",
+                    "worker peaks",
+                    "all < 4 GB",
+                ],
+            )
             if not quick:
                 warm_up(client)
             # the widget keeps every partition's call forest in the workers' memory: about
             # 2.8 GB per worker at 10^7 events, more than this machine has at 10^8
             widget = events <= ZOOM_EVENTS
-            results = run_dask(client, big_store,
-                               chosen if widget else tuple(a for a in chosen if a != ZOOM))
+            results = run_dask(
+                client, big_store, chosen if widget else tuple(a for a in chosen if a != ZOOM)
+            )
             for name in ANALYSES:
                 if name not in results:
                     continue
                 r = results[name]
                 highest = max([r["client"], r["scheduler"], *r["workers"]])
-                scale.add(name, format_seconds(r["time"]),
-                          "" if name == ZOOM else f"{events / r['time']:,.0f}",
-                          gb(r["client"]), gb(r["scheduler"]),
-                          " / ".join(gb(w) for w in r["workers"]),
-                          "yes" if highest < MEMORY_LIMIT else "NO")
+                scale.add(
+                    name,
+                    format_seconds(r["time"]),
+                    "" if name == ZOOM else f"{events / r['time']:,.0f}",
+                    gb(r["client"]),
+                    gb(r["scheduler"]),
+                    " / ".join(gb(w) for w in r["workers"]),
+                    "yes" if highest < MEMORY_LIMIT else "NO",
+                )
                 if not quick:
-                    scale.checks.append(Check(scale.title, name, "every process < 4 GB",
-                                              highest < MEMORY_LIMIT))
-            scale.note(f"every analysis reads the Parquet store ({events:,} events) afresh "
-                       "on the workers; "
-                       + ("the store was made before the run" if reused and not quick else
-                          f"making the store took {format_seconds(made)}"))
-            scale.note("peaks are each process's resident set high-water mark during that "
-                       "analysis (VmHWM after a reset)")
+                    scale.checks.append(
+                        Check(scale.title, name, "every process < 4 GB", highest < MEMORY_LIMIT)
+                    )
+            scale.note(
+                f"every analysis reads the Parquet store ({events:,} events) afresh "
+                "on the workers; "
+                + (
+                    "the store was made before the run"
+                    if reused and not quick
+                    else f"making the store took {format_seconds(made)}"
+                )
+            )
+            scale.note(
+                "peaks are each process's resident set high-water mark during that "
+                "analysis (VmHWM after a reset)"
+            )
             if ZOOM in chosen:
-                scale.note(zoom_note(results[ZOOM]["build"]) if widget else
-                           f"{ZOOM}: not measured above {ZOOM_EVENTS:,} events (the view keeps "
-                           "every partition's call forest in the workers' memory, about 2.8 "
-                           "GB per worker at 10^7 events)")
+                scale.note(
+                    zoom_note(results[ZOOM]["build"])
+                    if widget
+                    else f"{ZOOM}: not measured above {ZOOM_EVENTS:,} events (the view keeps "
+                    "every partition's call forest in the workers' memory, about 2.8 "
+                    "GB per worker at 10^7 events)"
+                )
             tables.append(scale.show())
 
             same = side == big
             side_store = big_store if same else make_store(folder, side, "side")
             side_events = len(Trace.from_parquet(side_store, engine="dask"))
             on_pandas = run_pandas(side_store, not quick, chosen + side_chosen)
-            on_dask = {**(results if same and widget else run_dask(client, side_store, chosen)),
-                       **run_dask(client, side_store, side_chosen)}
-        pair = Comparison(f"pandas vs Dask engine, {side_events:,} events, "
-                          f"{side['processes']} processes", "pandas",
-                          extra=["pandas peak", "Dask worker peak"])
+            on_dask = {
+                **(results if same and widget else run_dask(client, side_store, chosen)),
+                **run_dask(client, side_store, side_chosen),
+            }
+        pair = Comparison(
+            f"pandas vs Dask engine, {side_events:,} events, {side['processes']} processes",
+            "pandas",
+            extra=["pandas peak", "Dask worker peak"],
+        )
         read_time, read_peak = on_pandas["read"]
         for name in chosen + side_chosen:
             seconds, memory, _ = on_pandas[name]
             # a zoom answers from the view: reading the store is part of its build
-            pair.compare(name, Timing(on_dask[name]["time"], 1),
-                         Timing(seconds + (0 if name == ZOOM else read_time), 1), None,
-                         [gb(max(memory, read_peak)), gb(max(on_dask[name]["workers"]))])
+            pair.compare(
+                name,
+                Timing(on_dask[name]["time"], 1),
+                Timing(seconds + (0 if name == ZOOM else read_time), 1),
+                None,
+                [gb(max(memory, read_peak)), gb(max(on_dask[name]["workers"]))],
+            )
         if ZOOM in chosen:
-            pair.note(zoom_note(on_dask[ZOOM]["build"]) + "; the pandas view in "
-                      f"{format_seconds(on_pandas[ZOOM][2])} after the read")
-        pair.note(f"the pandas times include reading the store ({format_seconds(read_time)}, "
-                  "peak " + gb(read_peak) + "), as every Dask analysis reads it; ratios "
-                  "above 1x mean the Dask engine (2 workers) is faster")
-        pair.note("the pandas engine keeps the trace and the derived columns its first "
-                  "analysis computed (matching, time.exc), so its later analyses reuse them; "
-                  "every Dask analysis is a cold pass (read, match, analyse)")
-        pair.note("match messages, comm over time and call forest gather a row per "
-                  "message (or per call, or per distinct message time) on the client")
+            pair.note(
+                zoom_note(on_dask[ZOOM]["build"]) + "; the pandas view in "
+                f"{format_seconds(on_pandas[ZOOM][2])} after the read"
+            )
+        pair.note(
+            f"the pandas times include reading the store ({format_seconds(read_time)}, "
+            "peak " + gb(read_peak) + "), as every Dask analysis reads it; ratios "
+            "above 1x mean the Dask engine (2 workers) is faster"
+        )
+        pair.note(
+            "the pandas engine keeps the trace and the derived columns its first "
+            "analysis computed (matching, time.exc), so its later analyses reuse them; "
+            "every Dask analysis is a cold pass (read, match, analyse)"
+        )
+        pair.note(
+            "match messages, comm over time and call forest gather a row per "
+            "message (or per call, or per distinct message time) on the client"
+        )
         pair.note("'glade' is the Dask engine here, 'pandas' glade's pandas engine")
         tables.append(pair.show())
     finally:
@@ -329,11 +403,18 @@ def main(quick: bool = False, events: int | None = None,
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--events", type=int, default=None,
-                        help="events of the first part (default 10^8)")
-    parser.add_argument("--only", default=None,
-                        help="the analyses to run, comma-separated (default: all), e.g. "
-                             "'timeline raster,timeline zoom'")
+    parser.add_argument(
+        "--events", type=int, default=None, help="events of the first part (default 10^8)"
+    )
+    parser.add_argument(
+        "--only",
+        default=None,
+        help="the analyses to run, comma-separated (default: all), e.g. "
+        "'timeline raster,timeline zoom'",
+    )
     arguments = parser.parse_args()
-    main(quick=arguments.quick, events=arguments.events,
-         only=tuple(arguments.only.split(",")) if arguments.only else None)
+    main(
+        quick=arguments.quick,
+        events=arguments.events,
+        only=tuple(arguments.only.split(",")) if arguments.only else None,
+    )

@@ -50,14 +50,22 @@ def write_json_split(gf, path: Path) -> None:
     graph = gf.graph
     parent = graph.tree_parent.tolist()
     names = graph.frames["name"].astype(str).tolist()
-    nodes = [{"column": "path", "label": name} if p < 0 else
-             {"column": "path", "label": name, "parent": p}
-             for name, p in zip(names, parent, strict=True)]
+    nodes = [
+        {"column": "path", "label": name}
+        if p < 0
+        else {"column": "path", "label": name, "parent": p}
+        for name, p in zip(names, parent, strict=True)
+    ]
     exc = gf.dataframe["time"].tolist()
     inc = gf.dataframe["time (inc)"].tolist()
     data = [[i, e, t, i] for i, (e, t) in enumerate(zip(exc, inc, strict=True))]
-    doc = {"data": data, "columns": SPLIT_COLUMNS, "column_metadata": SPLIT_META,
-           "nodes": nodes, **gf.metadata}
+    doc = {
+        "data": data,
+        "columns": SPLIT_COLUMNS,
+        "column_metadata": SPLIT_META,
+        "nodes": nodes,
+        **gf.metadata,
+    }
     path.write_text(json.dumps(doc))
 
 
@@ -100,43 +108,63 @@ def bench_rajaperf(table: Comparison, thicket, repeat: int) -> None:
         return
     paths = sorted(str(p) for p in folder.rglob("*.cali"))
     ours = measure(lambda: Ensemble.from_files(paths, progress=False), repeat)
-    theirs = measure(lambda: thicket.Thicket.from_caliperreader(
-        paths, disable_tqdm=True), repeat) if thicket else None
-    table.compare(f"build from {len(paths)} RAJAPerf .cali files", ours, theirs,
-                  Target(speedup=10))
+    theirs = (
+        measure(lambda: thicket.Thicket.from_caliperreader(paths, disable_tqdm=True), repeat)
+        if thicket
+        else None
+    )
+    table.compare(f"build from {len(paths)} RAJAPerf .cali files", ours, theirs, Target(speedup=10))
     ens = Ensemble.from_files(paths, progress=False)
     metric = "Avg time/rank"
     ours = measure(lambda: glade_stats(ens, metric), repeat)
     if thicket:
         tk = thicket.Thicket.from_caliperreader(paths, disable_tqdm=True)
         theirs = measure(lambda: thicket_stats(thicket, tk, metric), repeat)
-        table.note(f"RAJAPerf: glade {len(ens.graph)} nodes x {len(ens.dataframe)} rows, "
-                   f"Thicket {len(tk.graph)} nodes x {len(tk.dataframe)} rows")
-    table.compare(f"{'/'.join(STATS)} on RAJAPerf ({metric})", ours, theirs,
-                  Target(speedup=10))
+        table.note(
+            f"RAJAPerf: glade {len(ens.graph)} nodes x {len(ens.dataframe)} rows, "
+            f"Thicket {len(tk.graph)} nodes x {len(tk.dataframe)} rows"
+        )
+    table.compare(f"{'/'.join(STATS)} on RAJAPerf ({metric})", ours, theirs, Target(speedup=10))
 
 
-def bench_synthetic(table: Comparison, thicket, paths: list[Path], subset: int,
-                    repeat: int, targets: bool) -> None:
+def bench_synthetic(
+    table: Comparison, thicket, paths: list[Path], subset: int, repeat: int, targets: bool
+) -> None:
     """Both tools on the first ``subset`` files; glade alone on all of them."""
     some = [str(p) for p in paths[:subset]]
     ours = measure(lambda: Ensemble.from_files(some, reader="caliper", progress=False), repeat)
-    theirs = measure(lambda: thicket.Thicket.from_caliper(some, disable_tqdm=True),
-                     1) if thicket else None
-    table.compare(f"build from {subset} synthetic json-split files", ours, theirs,
-                  Target(speedup=10) if targets else None)
+    theirs = (
+        measure(lambda: thicket.Thicket.from_caliper(some, disable_tqdm=True), 1)
+        if thicket
+        else None
+    )
+    table.compare(
+        f"build from {subset} synthetic json-split files",
+        ours,
+        theirs,
+        Target(speedup=10) if targets else None,
+    )
     small = Ensemble.from_files(some, reader="caliper", progress=False)
     ours = measure(lambda: glade_stats(small, "time"), repeat)
     if thicket:
         tk = thicket.Thicket.from_caliper(some, disable_tqdm=True)
         theirs = measure(lambda: thicket_stats(thicket, tk, "time"), repeat)
-    table.compare(f"{'/'.join(STATS)} on {subset} synthetic profiles", ours, theirs,
-                  Target(speedup=10) if targets else None)
+    table.compare(
+        f"{'/'.join(STATS)} on {subset} synthetic profiles",
+        ours,
+        theirs,
+        Target(speedup=10) if targets else None,
+    )
     everything = [str(p) for p in paths]
-    ours = measure(lambda: Ensemble.from_files(everything, reader="caliper", progress=False),
-                   repeat)
-    table.compare(f"build from {len(paths)} synthetic json-split files", ours, None,
-                  Target(seconds=5.0) if targets else None)
+    ours = measure(
+        lambda: Ensemble.from_files(everything, reader="caliper", progress=False), repeat
+    )
+    table.compare(
+        f"build from {len(paths)} synthetic json-split files",
+        ours,
+        None,
+        Target(seconds=5.0) if targets else None,
+    )
     full = Ensemble.from_files(everything, reader="caliper", progress=False)
     ours = measure(lambda: glade_stats(full, "time"), repeat)
     table.compare(f"{'/'.join(STATS)} on {len(paths)} synthetic profiles", ours, None)
@@ -145,8 +173,10 @@ def bench_synthetic(table: Comparison, thicket, paths: list[Path], subset: int,
 def breakdown(paths: list[Path]) -> Table:
     """Where the time of building from all files goes: the phases of one build, timed
     one after the other in the same run (so machine load affects them alike)."""
-    table = Table(f"Building from {len(paths)} json-split files: where the time goes",
-                  ["phase", "time", "note"])
+    table = Table(
+        f"Building from {len(paths)} json-split files: where the time goes",
+        ["phase", "time", "note"],
+    )
     files = [Path(p) for p in paths]
     sample = files[: min(50, len(files))]
     start = time.perf_counter()
@@ -165,24 +195,40 @@ def breakdown(paths: list[Path]) -> Table:
     carriers = graph_carriers(parts)
     unify(keys, lambda key: carriers[key].graph)
     union = time.perf_counter() - start
-    table.add("glade.read (Caliper json-split), one file", format_seconds(per_file),
-              f"mean of {len(sample)} files read one after the other")
-    table.add(f"read + hash + send back all files ({workers} processes)", format_seconds(read),
-              f"ideal {len(files)} x {format_seconds(per_file)} / {workers} = "
-              f"{format_seconds(len(files) * per_file / workers)}")
-    table.add("assemble the ensemble (unify, rows, metadata, sort, prune)",
-              format_seconds(assemble), "glade.ensemble.build.ensemble_of on the read profiles")
-    table.add("  of which: unify graphs", format_seconds(union),
-              f"{len(set(keys))} distinct structures among {len(parts)} graphs")
+    table.add(
+        "glade.read (Caliper json-split), one file",
+        format_seconds(per_file),
+        f"mean of {len(sample)} files read one after the other",
+    )
+    table.add(
+        f"read + hash + send back all files ({workers} processes)",
+        format_seconds(read),
+        f"ideal {len(files)} x {format_seconds(per_file)} / {workers} = "
+        f"{format_seconds(len(files) * per_file / workers)}",
+    )
+    table.add(
+        "assemble the ensemble (unify, rows, metadata, sort, prune)",
+        format_seconds(assemble),
+        "glade.ensemble.build.ensemble_of on the read profiles",
+    )
+    table.add(
+        "  of which: unify graphs",
+        format_seconds(union),
+        f"{len(set(keys))} distinct structures among {len(parts)} graphs",
+    )
     graphs = [carriers[key].graph for key in keys]
     start = time.perf_counter()
     glade.Graph.union(graphs)
-    table.add("for scale: Graph.union of all graphs", format_seconds(
-        time.perf_counter() - start), f"{len(graphs)} graphs of {len(graphs[0])} nodes, "
-              "had every profile a structure of its own")
+    table.add(
+        "for scale: Graph.union of all graphs",
+        format_seconds(time.perf_counter() - start),
+        f"{len(graphs)} graphs of {len(graphs[0])} nodes, had every profile a structure of its own",
+    )
     table.add("total (read + assemble)", format_seconds(read + assemble), "")
-    table.note("one build timed phase by phase (1 run each); the machine is shared, so "
-               "compare phases within this table rather than with other runs")
+    table.note(
+        "one build timed phase by phase (1 run each); the machine is shared, so "
+        "compare phases within this table rather than with other runs"
+    )
     return table
 
 
@@ -210,9 +256,10 @@ def run(quick: bool, count: int, nodes: int, subset: int) -> list[Table]:
     paths = synthetic_files(folder, count, nodes)
     bench_synthetic(table, thicket, paths, subset, repeat, targets=not quick)
     table.note(TIMING_NOTE)
-    table.note(f"synthetic files: {count} runs of a {nodes}-node program "
-               "(glade.ensemble_datasets.synthetic_ensemble), Caliper json-split in " +
-               str(folder))
+    table.note(
+        f"synthetic files: {count} runs of a {nodes}-node program "
+        "(glade.ensemble_datasets.synthetic_ensemble), Caliper json-split in " + str(folder)
+    )
     if thicket is None:
         table.note("Thicket is not installed: glade measured alone")
     tables = [table.show()]
@@ -223,10 +270,15 @@ def run(quick: bool, count: int, nodes: int, subset: int) -> list[Table]:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a short smoke run")
-    parser.add_argument("--profiles", type=int, default=None,
-                        help="synthetic files (default 1000, 40 with --quick)")
-    parser.add_argument("--thicket-profiles", type=int, default=None,
-                        help="synthetic files Thicket reads (default 20, 4 with --quick)")
+    parser.add_argument(
+        "--profiles", type=int, default=None, help="synthetic files (default 1000, 40 with --quick)"
+    )
+    parser.add_argument(
+        "--thicket-profiles",
+        type=int,
+        default=None,
+        help="synthetic files Thicket reads (default 20, 4 with --quick)",
+    )
     args = parser.parse_args()
     chosen = sizes(args.quick)
     chosen["count"] = args.profiles or chosen["count"]

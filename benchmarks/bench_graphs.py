@@ -50,18 +50,31 @@ def shapes(n: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
 def top_level_calls(n: int) -> Trace:
     """A trace of one process making ``n`` calls of 1,000 functions one after another."""
     stamps = np.arange(2 * n, dtype=np.int64)
-    kinds = pd.Categorical(np.tile(["Enter", "Leave"], n), categories=["Enter", "Leave",
-                                                                        "Instant"])
+    kinds = pd.Categorical(np.tile(["Enter", "Leave"], n), categories=["Enter", "Leave", "Instant"])
     names = np.repeat(np.char.add("f", (np.arange(n) % 1000).astype(str)), 2)
-    events = pd.DataFrame({"Timestamp (ns)": stamps, "Event Type": kinds,
-                           "Name": pd.Categorical(names), "Process": 0, "Thread": 0})
+    events = pd.DataFrame(
+        {
+            "Timestamp (ns)": stamps,
+            "Event Type": kinds,
+            "Name": pd.Categorical(names),
+            "Process": 0,
+            "Thread": 0,
+        }
+    )
     return Trace(events)
 
 
 def star_literal(n: int) -> list[dict]:
-    return [{"frame": {"name": "main", "type": "function"}, "metrics": {"time": 1.0},
-             "children": [{"frame": {"name": f"f{i}", "type": "function"},
-                           "metrics": {"time": 1.0}} for i in range(n - 1)]}]
+    return [
+        {
+            "frame": {"name": "main", "type": "function"},
+            "metrics": {"time": 1.0},
+            "children": [
+                {"frame": {"name": f"f{i}", "type": "function"}, "metrics": {"time": 1.0}}
+                for i in range(n - 1)
+            ],
+        }
+    ]
 
 
 def main(quick: bool = False) -> list[Table]:
@@ -74,23 +87,33 @@ def main(quick: bool = False) -> list[Table]:
     frames = pd.DataFrame({"name": np.arange(n).astype(str)})
     for shape, (src, dst) in shapes(n).items():
         timing = measure(lambda s=src, d=dst: Graph.from_edges(frames, s, d), repeat)
-        table.compare(f"pre-order: {shape}, {n:,} nodes", timing, None,
-                      None if quick else Target(seconds=5.0))
+        table.compare(
+            f"pre-order: {shape}, {n:,} nodes", timing, None, None if quick else Target(seconds=5.0)
+        )
     trace = top_level_calls(n)
     trace.calc_exc_metrics()
     timing = measure(trace.to_graphframe, repeat)
-    table.compare(f"trace with {n:,} top-level calls: to_graphframe()", timing, None,
-                  None if quick else Target(seconds=10.0))
+    table.compare(
+        f"trace with {n:,} top-level calls: to_graphframe()",
+        timing,
+        None,
+        None if quick else Target(seconds=10.0),
+    )
     size = 1_000 if quick else 100_000
     literal = star_literal(size)
     ours = measure(lambda: GraphFrame.from_literal(literal), repeat)
-    theirs = measure(lambda: hatchet.GraphFrame.from_literal(literal), repeat,
-                     OTHER_TOOL_TIMEOUT) if hatchet else None
+    theirs = (
+        measure(lambda: hatchet.GraphFrame.from_literal(literal), repeat, OTHER_TOOL_TIMEOUT)
+        if hatchet
+        else None
+    )
     table.compare(f"from_literal: a star of {size:,} children", ours, theirs)
     if hatchet is None:
         table.note("Hatchet is not installed (pip install -e '.[bench]'): glade alone")
-    table.note("the graphs are built from edge arrays in node-id order (Graph.from_edges); "
-               "the trace's events exist before timing and its metrics are computed first")
+    table.note(
+        "the graphs are built from edge arrays in node-id order (Graph.from_edges); "
+        "the trace's events exist before timing and its metrics are computed first"
+    )
     table.note(TIMING_NOTE)
     return [table.show()]
 

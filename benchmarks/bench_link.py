@@ -52,8 +52,13 @@ def _windows(extent: tuple[float, float], fraction: float, count: int) -> list[t
     """``count`` different windows of ``fraction`` of the run, in its middle."""
     first, last = extent
     span = (last - first) * fraction
-    return [(int(first + (last - first) * (0.3 + 0.02 * i)),
-             int(first + (last - first) * (0.3 + 0.02 * i) + span)) for i in range(count)]
+    return [
+        (
+            int(first + (last - first) * (0.3 + 0.02 * i)),
+            int(first + (last - first) * (0.3 + 0.02 * i) + span),
+        )
+        for i in range(count)
+    ]
 
 
 def kernel(processes: int, messages: int, repeat: int, with_timeline: bool = True) -> dict:
@@ -98,8 +103,11 @@ def kernel(processes: int, messages: int, repeat: int, with_timeline: bool = Tru
             for view in views:
                 view.link_restrict("")
             level._masks.clear()
-            steps = [("mask", level.mask), ("cct", tree.link_restrict),
-                     ("matrix", matrix.link_restrict)]
+            steps = [
+                ("mask", level.mask),
+                ("cct", tree.link_restrict),
+                ("matrix", matrix.link_restrict),
+            ]
             if with_timeline:
                 steps.append(("timeline", timeline.link_restrict))
             for name, step in steps:
@@ -112,8 +120,10 @@ def kernel(processes: int, messages: int, repeat: int, with_timeline: bool = Tru
                 start = time.perf_counter()
                 level.query(text).to_graphframe()
                 parts["slow"].append(time.perf_counter() - start)
-        out["windows"][fraction] = {"total": min(totals),
-                                    **{k: min(v) for k, v in parts.items() if v}}
+        out["windows"][fraction] = {
+            "total": min(totals),
+            **{k: min(v) for k, v in parts.items() if v},
+        }
     link.unlink()
     out["peak_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
     return out
@@ -166,8 +176,11 @@ def in_jupyterlab(processes: int, messages: int, chromium: str, repeat: int) -> 
     setup = SETUP.format(processes=processes, messages=messages)
     times = []
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, headless=True,
-                                     args=["--no-sandbox", "--disable-dev-shm-usage"])
+        browser = pw.chromium.launch(
+            executable_path=chromium,
+            headless=True,
+            args=["--no-sandbox", "--disable-dev-shm-usage"],
+        )
         try:
             with JupyterLabSession(browser, setup, VIEW_CELL, ".glade-timeline") as lab:
                 page = lab.page
@@ -175,7 +188,8 @@ def in_jupyterlab(processes: int, messages: int, chromium: str, repeat: int) -> 
                 lab.first_paint(".glade-cct .gc-status")
                 page.wait_for_function(
                     "() => document.querySelector('.glade-timeline .gt-waiting')"
-                    "?.textContent === ''")
+                    "?.textContent === ''"
+                )
                 plot = page.locator(".glade-timeline canvas.gt-plot")
                 for i in range(repeat):
                     plot.scroll_into_view_if_needed()
@@ -185,16 +199,17 @@ def in_jupyterlab(processes: int, messages: int, chromium: str, repeat: int) -> 
                     page.keyboard.down("Shift")
                     page.mouse.move(x0, box["y"] + 5)
                     page.mouse.down()
-                    page.mouse.move(x0 + box["width"] * 0.1, box["y"] + box["height"] - 5,
-                                    steps=4)
+                    page.mouse.move(x0 + box["width"] * 0.1, box["y"] + box["height"] - 5, steps=4)
                     page.mouse.up()
                     page.keyboard.up("Shift")
-                    times.append(page.evaluate(
-                        "async () => (await window.__answered) - window.__released"))
+                    times.append(
+                        page.evaluate("async () => (await window.__answered) - window.__released")
+                    )
                     lab.run("timeline.clear_window()")
                     page.wait_for_function(
                         "() => !document.querySelector('.glade-cct .gc-notice')"
-                        "?.textContent.includes('linked:')")
+                        "?.textContent.includes('linked:')"
+                    )
         finally:
             browser.close()
     return times
@@ -215,8 +230,11 @@ def pipit_window_cct(csv: Path, fraction: float):
     t1 = t0 + (last - first) * fraction
     begin = np.where(events["Event Type"] == "Leave", events["_matching_timestamp"], stamps)
     end = np.where(events["Event Type"] == "Enter", events["_matching_timestamp"], stamps)
-    window = events[(end >= t0) & (begin <= t1)].drop(
-        columns=["_matching_event", "_matching_timestamp"]).reset_index(drop=True)
+    window = (
+        events[(end >= t0) & (begin <= t1)]
+        .drop(columns=["_matching_event", "_matching_timestamp"])
+        .reset_index(drop=True)
+    )
 
     def run():
         pipit.Trace(trace.definitions, window.copy()).create_cct()
@@ -228,8 +246,7 @@ def compare_with_pipit(processes: int, messages: int, repeat: int) -> Comparison
     """glade's window CCT vs Pipit's on the same trace (CSV written by glade)."""
     from glade.datasets import halo_exchange_trace
 
-    table = Comparison(f"CCT of a window, {processes} processes, {messages:.0e} messages",
-                       "Pipit")
+    table = Comparison(f"CCT of a window, {processes} processes, {messages:.0e} messages", "Pipit")
     trace = halo_exchange_trace(processes, messages=messages, seed=0)
     trace.calc_exc_metrics()
     stamps = trace.events["Timestamp (ns)"]
@@ -243,13 +260,13 @@ def compare_with_pipit(processes: int, messages: int, repeat: int) -> Comparison
             t1 = int(t0 + (last - first) * fraction)
             text = f'MATCH (".", p) WHERE p.end >= {t0} AND p.start <= {t1}'
             glade_timing = measure(
-                lambda text=text: trace.query(text, level="calls").to_graphframe(), repeat)
+                lambda text=text: trace.query(text, level="calls").to_graphframe(), repeat
+            )
             other = None
             if pipit_ok:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    other = measure(pipit_window_cct(csv, fraction), 1,
-                                    timeout=OTHER_TOOL_TIMEOUT)
+                    other = measure(pipit_window_cct(csv, fraction), 1, timeout=OTHER_TOOL_TIMEOUT)
             table.compare(f"window of {fraction:.0%} of the run", glade_timing, other, None)
     if not pipit_ok:
         table.note("Pipit is not installed here: glade alone")
@@ -262,54 +279,92 @@ def _has_pipit() -> bool:
     return importlib.util.find_spec("pipit") is not None
 
 
-def main(quick: bool = False, cases: list[tuple[int, int]] | None = None,
-         chromium: str = CHROMIUM, browser: bool = True,
-         with_timeline: bool = True) -> list[Table]:
+def main(
+    quick: bool = False,
+    cases: list[tuple[int, int]] | None = None,
+    chromium: str = CHROMIUM,
+    browser: bool = True,
+    with_timeline: bool = True,
+) -> list[Table]:
     """The linked-views benchmark (the target is judged at 10^7 messages in full runs)."""
     cases = cases or (QUICK_CASES if quick else CASES)
     repeat = 1 if quick else 3
-    table = Table("Linked re-render in the kernel: a window brushed in a timeline linked to a "
-                  "CCT view and a comm matrix (halo exchange)",
-                  ["processes", "messages", "events", "views built", "window", "re-render",
-                   "mask (shared)", "timeline", "CCT view", "matrix",
-                   "CCT by trace.query", "peak RSS"])
+    table = Table(
+        "Linked re-render in the kernel: a window brushed in a timeline linked to a "
+        "CCT view and a comm matrix (halo exchange)",
+        [
+            "processes",
+            "messages",
+            "events",
+            "views built",
+            "window",
+            "re-render",
+            "mask (shared)",
+            "timeline",
+            "CCT view",
+            "matrix",
+            "CCT by trace.query",
+            "peak RSS",
+        ],
+    )
     tables: list[Table] = [table]
     for processes, messages in cases:
         result = kernel(processes, messages, repeat, with_timeline)
         for fraction, row in result["windows"].items():
-            table.add(processes, f"{messages:.0e}", f"{result['events']:,}",
-                      f"{result['build']:.1f} s", f"{fraction:.0%}",
-                      f"{1000 * row['total']:.0f} ms", f"{1000 * row['mask']:.0f} ms",
-                      f"{1000 * row['timeline']:.0f} ms" if "timeline" in row else "not built",
-                      f"{1000 * row['cct']:.0f} ms",
-                      f"{1000 * row['matrix']:.0f} ms",
-                      f"{1000 * row['slow']:.0f} ms" if "slow" in row else "not run",
-                      f"{result['peak_gb']:.1f} GB")
+            table.add(
+                processes,
+                f"{messages:.0e}",
+                f"{result['events']:,}",
+                f"{result['build']:.1f} s",
+                f"{fraction:.0%}",
+                f"{1000 * row['total']:.0f} ms",
+                f"{1000 * row['mask']:.0f} ms",
+                f"{1000 * row['timeline']:.0f} ms" if "timeline" in row else "not built",
+                f"{1000 * row['cct']:.0f} ms",
+                f"{1000 * row['matrix']:.0f} ms",
+                f"{1000 * row['slow']:.0f} ms" if "slow" in row else "not run",
+                f"{result['peak_gb']:.1f} GB",
+            )
             if messages >= 10**7 and not quick:
-                table.checks.append(Check(
-                    table.title, f"linked re-render, {processes} processes, 10^7 messages, "
-                    f"window {fraction:.0%}", f"< {1000 * TARGET_SECONDS:.0f} ms",
-                    row["total"] < TARGET_SECONDS))
-    table.note("re-render = timeline.window(t0, t1) until every linked view is updated, best "
-               f"of {repeat} different windows; the other columns are the same work view by "
-               "view (the mask once, then each view's link_restrict); CCT by trace.query = "
-               "the slow path trace.query(window, level='calls').to_graphframe() the CCT "
-               "view skips; "
-               "load average: "
-               f"{os.getloadavg()}")
+                table.checks.append(
+                    Check(
+                        table.title,
+                        f"linked re-render, {processes} processes, 10^7 messages, "
+                        f"window {fraction:.0%}",
+                        f"< {1000 * TARGET_SECONDS:.0f} ms",
+                        row["total"] < TARGET_SECONDS,
+                    )
+                )
+    table.note(
+        "re-render = timeline.window(t0, t1) until every linked view is updated, best "
+        f"of {repeat} different windows; the other columns are the same work view by "
+        "view (the mask once, then each view's link_restrict); CCT by trace.query = "
+        "the slow path trace.query(window, level='calls').to_graphframe() the CCT "
+        "view skips; "
+        "load average: "
+        f"{os.getloadavg()}"
+    )
     if not with_timeline:
-        table.note("without the timeline: re-render = the CCT view's and the matrix's "
-                   "link_restrict(text) with the text a linked timeline passes for the window "
-                   "(the timeline's own re-render not included)")
+        table.note(
+            "without the timeline: re-render = the CCT view's and the matrix's "
+            "link_restrict(text) with the text a linked timeline passes for the window "
+            "(the timeline's own re-render not included)"
+        )
     table.show()
     if browser and Path(chromium).exists():
         processes, messages = cases[0]
         times = in_jupyterlab(processes, messages, chromium, repeat)
-        lab = Table("Linked re-render in JupyterLab: from releasing a shift-drag in the "
-                    "timeline to the page receiving the CCT view's new values",
-                    ["processes", "messages", "round trips (ms)", "best"])
-        lab.add(processes, f"{messages:.0e}", ", ".join(f"{t:.0f}" for t in times),
-                f"{min(times):.0f} ms")
+        lab = Table(
+            "Linked re-render in JupyterLab: from releasing a shift-drag in the "
+            "timeline to the page receiving the CCT view's new values",
+            ["processes", "messages", "round trips (ms)", "best"],
+        )
+        lab.add(
+            processes,
+            f"{messages:.0e}",
+            ", ".join(f"{t:.0f}" for t in times),
+            f"{min(times):.0f} ms",
+        )
         tables.append(lab.show())
     processes, messages = QUICK_CASES[0] if quick else PIPIT_CASE
     tables.append(compare_with_pipit(processes, messages, repeat).show())
@@ -319,15 +374,30 @@ def main(quick: bool = False, cases: list[tuple[int, int]] | None = None,
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a short smoke run")
-    parser.add_argument("--cases", nargs="+", metavar="PROCESSESxMESSAGES",
-                        help="traces to measure, such as 4096x1000000")
+    parser.add_argument(
+        "--cases",
+        nargs="+",
+        metavar="PROCESSESxMESSAGES",
+        help="traces to measure, such as 4096x1000000",
+    )
     parser.add_argument("--chromium", default=CHROMIUM)
-    parser.add_argument("--no-browser", action="store_true",
-                        help="measure in the kernel only")
-    parser.add_argument("--without-timeline", action="store_true",
-                        help="restrict the CCT view and the matrix by a window's text, "
-                             "without building the timeline")
+    parser.add_argument("--no-browser", action="store_true", help="measure in the kernel only")
+    parser.add_argument(
+        "--without-timeline",
+        action="store_true",
+        help="restrict the CCT view and the matrix by a window's text, "
+        "without building the timeline",
+    )
     args = parser.parse_args()
     chosen = [tuple(int(float(v)) for v in case.split("x")) for case in args.cases or []]
-    sys.exit(0 if main(args.quick, chosen or None, args.chromium, not args.no_browser,
-                       not args.without_timeline) else 1)
+    sys.exit(
+        0
+        if main(
+            args.quick,
+            chosen or None,
+            args.chromium,
+            not args.no_browser,
+            not args.without_timeline,
+        )
+        else 1
+    )

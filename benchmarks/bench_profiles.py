@@ -52,8 +52,11 @@ def bench_cpi(table: Comparison, hatchet, repeat: int) -> None:
         table.note("HPCToolkit cpi database not found (set GLADE_TEST_DATA): not measured")
         return
     ours = measure(lambda: GraphFrame.from_hpctoolkit(str(path)), repeat)
-    theirs = measure(lambda: hatchet.GraphFrame.from_hpctoolkit(str(path)), repeat,
-                     OTHER_TOOL_TIMEOUT) if hatchet else None
+    theirs = (
+        measure(lambda: hatchet.GraphFrame.from_hpctoolkit(str(path)), repeat, OTHER_TOOL_TIMEOUT)
+        if hatchet
+        else None
+    )
     table.compare("read HPCToolkit cpi database", ours, theirs)
     gf = GraphFrame.from_hpctoolkit(str(path))
     line = f"cpi database: glade {len(gf.graph)} nodes x {len(gf.dataframe)} rows"
@@ -74,16 +77,20 @@ def bench_size(table: Comparison, hatchet, n: int, repeat: int, targets: bool) -
     tree_ours = measure(lambda: gf.tree(metric="time (inc)"), repeat)
     read_theirs = squash_theirs = tree_theirs = both_theirs = None
     if hatchet:
-        read_theirs = measure(lambda: hatchet.GraphFrame.from_literal(literal), repeat,
-                              OTHER_TOOL_TIMEOUT)
+        read_theirs = measure(
+            lambda: hatchet.GraphFrame.from_literal(literal), repeat, OTHER_TOOL_TIMEOUT
+        )
         hgf = hatchet.GraphFrame.from_literal(literal)
         hfiltered = hgf.filter(not_system, squash=False, num_procs=1)
         squash_theirs = measure(hfiltered.squash, repeat, OTHER_TOOL_TIMEOUT)
-        tree_theirs = measure(lambda: hgf.tree(metric_column="time (inc)"), repeat,
-                              OTHER_TOOL_TIMEOUT)
-        both_theirs = Timing(read_theirs.best + squash_theirs.best,
-                             min(read_theirs.runs, squash_theirs.runs),
-                             read_theirs.stopped or squash_theirs.stopped)
+        tree_theirs = measure(
+            lambda: hgf.tree(metric_column="time (inc)"), repeat, OTHER_TOOL_TIMEOUT
+        )
+        both_theirs = Timing(
+            read_theirs.best + squash_theirs.best,
+            min(read_theirs.runs, squash_theirs.runs),
+            read_theirs.stopped or squash_theirs.stopped,
+        )
         if not squash_theirs.stopped:
             ours, theirs = filtered.squash(), hfiltered.squash()
             table.note(
@@ -92,36 +99,78 @@ def bench_size(table: Comparison, hatchet, n: int, repeat: int, targets: bool) -
                 f" in glade, {theirs.dataframe['time'].sum():.6g} in Hatchet"
             )
     both_ours = Timing(read_ours.best + squash_ours.best, min(read_ours.runs, squash_ours.runs))
-    table.compare(f"from_literal, {label}", read_ours, read_theirs,
-                  Target(speedup=10) if targets and n == 100_000 else None)
-    table.compare(f"squash after hiding {1 - len(filtered.dataframe) / n:.0%} of nodes, {label}",
-                  squash_ours, squash_theirs)
-    table.compare(f"from_literal + squash, {label}", both_ours, both_theirs,
-                  Target(speedup=10) if targets and n == 10_000 else None)
-    table.compare(f"tree(), {label}", tree_ours, tree_theirs,
-                  Target(seconds=1.0) if targets and n == 100_000 else None)
+    table.compare(
+        f"from_literal, {label}",
+        read_ours,
+        read_theirs,
+        Target(speedup=10) if targets and n == 100_000 else None,
+    )
+    table.compare(
+        f"squash after hiding {1 - len(filtered.dataframe) / n:.0%} of nodes, {label}",
+        squash_ours,
+        squash_theirs,
+    )
+    table.compare(
+        f"from_literal + squash, {label}",
+        both_ours,
+        both_theirs,
+        Target(speedup=10) if targets and n == 10_000 else None,
+    )
+    table.compare(
+        f"tree(), {label}",
+        tree_ours,
+        tree_theirs,
+        Target(seconds=1.0) if targets and n == 100_000 else None,
+    )
 
 
 def wide_files(folder: Path, n: int) -> dict[str, Path]:
     """One root with ``n`` children, written in three profile formats."""
-    literal = [{"frame": {"name": "root", "type": "function"},
-                "metrics": {"time": 0.0, "time (inc)": float(n)},
-                "children": [{"frame": {"name": f"f{i}", "type": "function"},
-                              "metrics": {"time": 1.0, "time (inc)": 1.0}} for i in range(n)]}]
-    caliper = {"data": [[i, 1.0] for i in range(n + 1)], "columns": ["path", "time"],
-               "column_metadata": [{"is_value": False}, {"is_value": True}],
-               "nodes": [{"column": "path", "label": "root"}]
-               + [{"column": "path", "label": f"f{i}", "parent": 0} for i in range(n)]}
-    frame = {"file_path_short": "x.py", "file_path": "x.py", "time": 1.0,
-             "is_application_code": True, "children": []}
-    pyinstrument = {"start_time": 0.0, "duration": float(n), "program": "x.py",
-                    "root_frame": {**frame, "function": "<module>", "line_no": 1,
-                                   "time": float(n),
-                                   "children": [{**frame, "function": f"f{i}", "line_no": i + 2}
-                                                for i in range(n)]}}
+    literal = [
+        {
+            "frame": {"name": "root", "type": "function"},
+            "metrics": {"time": 0.0, "time (inc)": float(n)},
+            "children": [
+                {
+                    "frame": {"name": f"f{i}", "type": "function"},
+                    "metrics": {"time": 1.0, "time (inc)": 1.0},
+                }
+                for i in range(n)
+            ],
+        }
+    ]
+    caliper = {
+        "data": [[i, 1.0] for i in range(n + 1)],
+        "columns": ["path", "time"],
+        "column_metadata": [{"is_value": False}, {"is_value": True}],
+        "nodes": [{"column": "path", "label": "root"}]
+        + [{"column": "path", "label": f"f{i}", "parent": 0} for i in range(n)],
+    }
+    frame = {
+        "file_path_short": "x.py",
+        "file_path": "x.py",
+        "time": 1.0,
+        "is_application_code": True,
+        "children": [],
+    }
+    pyinstrument = {
+        "start_time": 0.0,
+        "duration": float(n),
+        "program": "x.py",
+        "root_frame": {
+            **frame,
+            "function": "<module>",
+            "line_no": 1,
+            "time": float(n),
+            "children": [{**frame, "function": f"f{i}", "line_no": i + 2} for i in range(n)],
+        },
+    }
     paths = {}
-    for name, doc in (("Hatchet literal JSON", literal), ("Caliper JSON", caliper),
-                      ("pyinstrument JSON", pyinstrument)):
+    for name, doc in (
+        ("Hatchet literal JSON", literal),
+        ("Caliper JSON", caliper),
+        ("pyinstrument JSON", pyinstrument),
+    ):
         paths[name] = folder / f"{name.split()[0].lower()}-{n}.json"
         paths[name].write_text(json.dumps(doc))
     return paths
@@ -143,8 +192,12 @@ def bench_wide(table: Comparison, n: int, targets: bool) -> None:
         for path in small.values():  # compiled kernels loaded before anything is timed
             glade.read(path)
         for name, path in wide_files(Path(folder), n).items():
-            table.compare(f"glade.read {name}, 1 root + {n:,} children (glade only)",
-                          read_once(path), None, Target(seconds=3.0) if targets else None)
+            table.compare(
+                f"glade.read {name}, 1 root + {n:,} children (glade only)",
+                read_once(path),
+                None,
+                Target(seconds=3.0) if targets else None,
+            )
 
 
 def main(quick: bool = False) -> list[Table]:
@@ -159,9 +212,11 @@ def main(quick: bool = False) -> list[Table]:
     bench_wide(table, 10_000 if quick else 1_000_000, targets=not quick)
     if hatchet is None:
         table.note("Hatchet is not installed (pip install -e '.[bench]'): glade alone")
-    table.note("from_literal + squash is the sum of the two best times; the squash input is "
-               "the same tree with system, allocator, std:: and MPI-internal frames filtered "
-               "out (filter(callable, squash=False), not timed)")
+    table.note(
+        "from_literal + squash is the sum of the two best times; the squash input is "
+        "the same tree with system, allocator, std:: and MPI-internal frames filtered "
+        "out (filter(callable, squash=False), not timed)"
+    )
     table.note(TIMING_NOTE)
     return [table.show()]
 

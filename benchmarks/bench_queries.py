@@ -116,19 +116,22 @@ def bench_dataset(table: Comparison, hatchet, data: Dataset, repeat: int) -> Non
             from hatchet.query import ObjectQuery
 
             def hatchet_match(q=query):
-                return data.hgf.query_engine.apply(ObjectQuery(q, data.mode), data.hgf.graph,
-                                                   data.hgf.dataframe)
+                return data.hgf.query_engine.apply(
+                    ObjectQuery(q, data.mode), data.hgf.graph, data.hgf.dataframe
+                )
 
             theirs = measure(hatchet_match, repeat, OTHER_TOOL_TIMEOUT)
             if not theirs.stopped:
                 agreement = same_nodes(hatchet_match(), data.ids, data.gf.match(query))
-        table.compare(f"match {name}, {data.label}", ours, theirs, data.target,
-                      [agreement or "-"])
+        table.compare(f"match {name}, {data.label}", ours, theirs, data.target, [agreement or "-"])
         ours = measure(lambda q=query: data.gf.query(q), repeat)
         theirs = None
         if hatchet:
-            theirs = measure(lambda q=query: data.hgf.filter(q, multi_index_mode=data.mode),
-                             repeat, OTHER_TOOL_TIMEOUT)
+            theirs = measure(
+                lambda q=query: data.hgf.filter(q, multi_index_mode=data.mode),
+                repeat,
+                OTHER_TOOL_TIMEOUT,
+            )
         table.compare(f"query + squash {name}, {data.label}", ours, theirs, data.target, [""])
 
 
@@ -138,24 +141,44 @@ def bench_million(table: Comparison, n: int, repeat: int, targets: bool) -> None
     gf = synthetic_profile(n)
     label = f"{n:,} nodes (glade only)"
     matched = len(gf.match(SOLVER_MPI_QUERY))
-    table.compare(f"match 4-node query, {label}", measure(lambda: gf.match(SOLVER_MPI_QUERY),
-                                                          repeat),
-                  None, Target(seconds=1.0) if targets else None, [f"{matched:,} nodes"])
-    table.compare(f"  engine alone (node ids), {label}",
-                  measure(lambda: match_nodes(gf, SOLVER_MPI_QUERY), repeat), None, None, [""])
+    table.compare(
+        f"match 4-node query, {label}",
+        measure(lambda: gf.match(SOLVER_MPI_QUERY), repeat),
+        None,
+        Target(seconds=1.0) if targets else None,
+        [f"{matched:,} nodes"],
+    )
+    table.compare(
+        f"  engine alone (node ids), {label}",
+        measure(lambda: match_nodes(gf, SOLVER_MPI_QUERY), repeat),
+        None,
+        None,
+        [""],
+    )
     ids = match_nodes(gf, SOLVER_MPI_QUERY)
-    table.compare(f"  wrapper alone (NodeSet of the ids), {label}",
-                  measure(lambda: NodeSet(gf.graph, ids), repeat), None, None, [""])
-    table.compare(f"query + squash 4-node query, {label}",
-                  measure(lambda: gf.query(SOLVER_MPI_QUERY), repeat), None, None, [""])
+    table.compare(
+        f"  wrapper alone (NodeSet of the ids), {label}",
+        measure(lambda: NodeSet(gf.graph, ids), repeat),
+        None,
+        None,
+        [""],
+    )
+    table.compare(
+        f"query + squash 4-node query, {label}",
+        measure(lambda: gf.query(SOLVER_MPI_QUERY), repeat),
+        None,
+        None,
+        [""],
+    )
 
 
 def chain_profile(n: int) -> GraphFrame:
     """A call chain ``f0 -> f1 -> ... -> f{n-1}``, one row per node."""
     frames = pd.DataFrame({"name": [f"f{i}" for i in range(n)]})
     rows = pd.DataFrame({"node": np.arange(n), "time": np.ones(n)})
-    return GraphFrame.from_tables(frames, np.arange(n - 1), np.arange(1, n), rows,
-                                  exc_metrics=["time"], fill_inclusive=True)
+    return GraphFrame.from_tables(
+        frames, np.arange(n - 1), np.arange(1, n), rows, exc_metrics=["time"], fill_inclusive=True
+    )
 
 
 def chain_trace(n: int):
@@ -163,9 +186,16 @@ def chain_trace(n: int):
     from glade.trace import Trace
 
     names = [f"f{i}" for i in range(n)]
-    return Trace(pd.DataFrame({"Timestamp (ns)": np.arange(2 * n, dtype=np.float64),
-                               "Event Type": ["Enter"] * n + ["Leave"] * n,
-                               "Name": names + names[::-1], "Process": 0}))
+    return Trace(
+        pd.DataFrame(
+            {
+                "Timestamp (ns)": np.arange(2 * n, dtype=np.float64),
+                "Event Type": ["Enter"] * n + ["Leave"] * n,
+                "Name": names + names[::-1],
+                "Process": 0,
+            }
+        )
+    )
 
 
 def bench_chain(table: Comparison, n: int, repeat: int, targets: bool) -> None:
@@ -177,14 +207,28 @@ def bench_chain(table: Comparison, n: int, repeat: int, targets: bool) -> None:
     target = Target(seconds=1.0) if targets else None
     gf = chain_profile(n)
     matched = len(gf.match(query))
-    table.compare(f"match chain query, {label}", measure(lambda: gf.match(query), repeat),
-                  None, target, [f"{matched:,} nodes"])
-    table.compare(f"query + squash chain query, {label}",
-                  measure(lambda: gf.query(query), repeat), None, target, [""])
+    table.compare(
+        f"match chain query, {label}",
+        measure(lambda: gf.match(query), repeat),
+        None,
+        target,
+        [f"{matched:,} nodes"],
+    )
+    table.compare(
+        f"query + squash chain query, {label}",
+        measure(lambda: gf.query(query), repeat),
+        None,
+        target,
+        [""],
+    )
     for level in ("calls", "cct"):
-        table.compare(f"trace.query level={level!r}, {label}",
-                      measure(lambda lv=level: chain_trace(n).query(query, level=lv), repeat),
-                      None, target, [""])
+        table.compare(
+            f"trace.query level={level!r}, {label}",
+            measure(lambda lv=level: chain_trace(n).query(query, level=lv), repeat),
+            None,
+            target,
+            [""],
+        )
 
 
 def parse_uncached(text: str):
@@ -200,25 +244,40 @@ def bench_parse(table: Comparison, hatchet, repeat: int, targets: bool) -> None:
     if hatchet:
         from hatchet.query import ObjectQuery, parse_string_dialect
 
-        theirs_text = measure(lambda: parse_string_dialect(SOLVER_MPI_TEXT), repeat,
-                              OTHER_TOOL_TIMEOUT)
-        theirs_object = measure(lambda: ObjectQuery(SOLVER_MPI_QUERY), repeat,
-                                OTHER_TOOL_TIMEOUT)
+        theirs_text = measure(
+            lambda: parse_string_dialect(SOLVER_MPI_TEXT), repeat, OTHER_TOOL_TIMEOUT
+        )
+        theirs_object = measure(lambda: ObjectQuery(SOLVER_MPI_QUERY), repeat, OTHER_TOOL_TIMEOUT)
     same = "yes" if parse(SOLVER_MPI_TEXT) == parse(SOLVER_MPI_QUERY) else "NO"
-    table.compare("parse + compile 4-node query, string dialect",
-                  measure(lambda: parse_uncached(SOLVER_MPI_TEXT), repeat), theirs_text,
-                  Target(seconds=1e-3) if targets else None, [f"same query: {same}"])
-    table.compare("parse + compile 4-node query, object dialect",
-                  measure(lambda: parse(SOLVER_MPI_QUERY), repeat), theirs_object,
-                  Target(seconds=1e-3) if targets else None, [""])
+    table.compare(
+        "parse + compile 4-node query, string dialect",
+        measure(lambda: parse_uncached(SOLVER_MPI_TEXT), repeat),
+        theirs_text,
+        Target(seconds=1e-3) if targets else None,
+        [f"same query: {same}"],
+    )
+    table.compare(
+        "parse + compile 4-node query, object dialect",
+        measure(lambda: parse(SOLVER_MPI_QUERY), repeat),
+        theirs_object,
+        Target(seconds=1e-3) if targets else None,
+        [""],
+    )
 
 
 def semantics(hatchet, n: int) -> Table:
     """Where glade and Hatchet differ on purpose, each difference shown by a query that
     tells them apart and by the glade query that reproduces Hatchet's answer."""
-    table = Table(f"Semantic differences: glade vs Hatchet, {n:,} nodes",
-                  ["query run by Hatchet", "query run by glade", "glade nodes", "Hatchet nodes",
-                   "same nodes"])
+    table = Table(
+        f"Semantic differences: glade vs Hatchet, {n:,} nodes",
+        [
+            "query run by Hatchet",
+            "query run by glade",
+            "glade nodes",
+            "Hatchet nodes",
+            "same nodes",
+        ],
+    )
     literal = synthetic_literal(n)
     gf = GraphFrame.from_literal(literal)
     hgf = hatchet.GraphFrame.from_literal(literal)
@@ -227,21 +286,27 @@ def semantics(hatchet, n: int) -> Table:
 
     nested = parse(NESTED_QUERY)
     lazy = "'*' made lazy: ('*', NOT next predicate)"
-    cases = [(NESTED_QUERY, "nested 4-node query", nested, "the same"),
-             (NESTED_QUERY, "nested 4-node query", lazy_star(nested, 1), lazy),
-             (ALTERNATION, str(ALTERNATION), ALTERNATION, "the same"),
-             (ALTERNATION, str(ALTERNATION), ALTERNATION_AS_HATCHET, str(ALTERNATION_AS_HATCHET))]
+    cases = [
+        (NESTED_QUERY, "nested 4-node query", nested, "the same"),
+        (NESTED_QUERY, "nested 4-node query", lazy_star(nested, 1), lazy),
+        (ALTERNATION, str(ALTERNATION), ALTERNATION, "the same"),
+        (ALTERNATION, str(ALTERNATION), ALTERNATION_AS_HATCHET, str(ALTERNATION_AS_HATCHET)),
+    ]
     for their_query, their_label, our_query, our_label in cases:
         theirs = hgf.query_engine.apply(ObjectQuery(their_query), hgf.graph, hgf.dataframe)
         ours = gf.match(our_query)
         table.add(their_label, our_label, len(ours), len(theirs), same_nodes(theirs, ids, ours))
     table.note(f"nested 4-node query: {nested}")
-    table.note("inner '*': Hatchet's ends at the first node that satisfies the next query node "
-               "(QueryEngine._match_0_or_more returns there), so matches through such a node to "
-               "a deeper one are missed; glade counts every match (DESIGN.md, Semantics)")
-    table.note("regex: Hatchet's object dialect appends '\\Z' to the pattern, which binds to "
-               "its last alternative only, so 'MPI_Send|MPI_Wait' also selects MPI_Sendrecv; "
-               "glade matches the whole pattern in every dialect")
+    table.note(
+        "inner '*': Hatchet's ends at the first node that satisfies the next query node "
+        "(QueryEngine._match_0_or_more returns there), so matches through such a node to "
+        "a deeper one are missed; glade counts every match (DESIGN.md, Semantics)"
+    )
+    table.note(
+        "regex: Hatchet's object dialect appends '\\Z' to the pattern, which binds to "
+        "its last alternative only, so 'MPI_Send|MPI_Wait' also selects MPI_Sendrecv; "
+        "glade matches the whole pattern in every dialect"
+    )
     return table
 
 
@@ -250,8 +315,9 @@ def main(quick: bool = False) -> list[Table]:
     hatchet = load_optional("hatchet")
     repeat = 1 if quick else 5
     table = Comparison("Call path queries: glade vs Hatchet", "Hatchet", ["same nodes"])
-    shapes = [(1_000, None), (1_000, 4)] if quick else [(10_000, None), (100_000, None),
-                                                        (10_000, 64)]
+    shapes = (
+        [(1_000, None), (1_000, 4)] if quick else [(10_000, None), (100_000, None), (10_000, 64)]
+    )
     for n, ranks in progress(shapes, "queries"):
         bench_dataset(table, hatchet, make_dataset(hatchet, n, ranks, not quick), repeat)
     bench_million(table, 10_000 if quick else 1_000_000, repeat, not quick)
@@ -259,9 +325,11 @@ def main(quick: bool = False) -> list[Table]:
     bench_parse(table, hatchet, repeat, not quick)
     table.note(f"MPI query: {MPI_QUERY}")
     table.note(f"4-node query: {SOLVER_MPI_QUERY}")
-    table.note("Hatchet: matching is QueryEngine.apply(ObjectQuery(q, mode)), query + squash is "
-               "GraphFrame.filter(q) (squash=True); with ranks, multi_index_mode='any' in Hatchet "
-               "and rank_mode='any' (the default) in glade")
+    table.note(
+        "Hatchet: matching is QueryEngine.apply(ObjectQuery(q, mode)), query + squash is "
+        "GraphFrame.filter(q) (squash=True); with ranks, multi_index_mode='any' in Hatchet "
+        "and rank_mode='any' (the default) in glade"
+    )
     if hatchet is None:
         table.note("Hatchet is not installed (pip install -e '.[bench]'): glade alone")
     table.note(TIMING_NOTE)

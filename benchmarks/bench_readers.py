@@ -57,10 +57,14 @@ def child(step: str, folder: Path) -> dict:
     from glade.trace import Trace
 
     small = folder / "small"
-    warm = {"read_chrome": lambda: Trace.from_chrome(small / "trace.json", progress=False),
-            "read_otf2": lambda: Trace.from_otf2(small / "otf2")}
-    calls = {"read_chrome": lambda: Trace.from_chrome(folder / "trace.json", progress=False),
-             "read_otf2": lambda: Trace.from_otf2(folder / "otf2")}
+    warm = {
+        "read_chrome": lambda: Trace.from_chrome(small / "trace.json", progress=False),
+        "read_otf2": lambda: Trace.from_otf2(small / "otf2"),
+    }
+    calls = {
+        "read_chrome": lambda: Trace.from_chrome(folder / "trace.json", progress=False),
+        "read_otf2": lambda: Trace.from_otf2(folder / "otf2"),
+    }
     warm[step]()
     return timed(calls[step], 3 if (folder / "trace.json").stat().st_size < 2**28 else 1)
 
@@ -89,20 +93,31 @@ def prepare(folder: Path, events: int) -> dict:
     (folder / "small").mkdir()
     small.to_chrome(folder / "small" / "trace.json")
     small.to_otf2(folder / "small" / "otf2")
-    table = sum((trace.events[c].cat.codes if hasattr(trace.events[c], "cat")
-                 else trace.events[c]).to_numpy().dtype.itemsize
-                for c in trace.events.columns) * len(trace)
+    table = sum(
+        (trace.events[c].cat.codes if hasattr(trace.events[c], "cat") else trace.events[c])
+        .to_numpy()
+        .dtype.itemsize
+        for c in trace.events.columns
+    ) * len(trace)
     archive = sum(p.stat().st_size for p in (folder / "otf2").rglob("*") if p.is_file())
-    return {"count": len(trace), "table": table,
-            "chrome_bytes": (folder / "trace.json").stat().st_size + table,
-            "otf2_bytes": archive + table}
+    return {
+        "count": len(trace),
+        "table": table,
+        "chrome_bytes": (folder / "trace.json").stat().st_size + table,
+        "otf2_bytes": archive + table,
+    }
 
 
 def measure_step(step: str, folder: Path, timeout: float | None = None) -> Timing:
     """Run ``step`` in a fresh child process (stopped after ``timeout`` seconds)."""
     try:
-        done = subprocess.run([sys.executable, str(HERE), "--child", step, str(folder)],
-                              capture_output=True, text=True, check=True, timeout=timeout)
+        done = subprocess.run(
+            [sys.executable, str(HERE), "--child", step, str(folder)],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=timeout,
+        )
     except subprocess.TimeoutExpired:
         return Timing(timeout or 0.0, 1, stopped=True)
     result = json.loads(done.stdout.strip().splitlines()[-1])
@@ -113,10 +128,12 @@ def main(quick: bool = False) -> list[Table]:
     """Run the reader benchmarks, print their tables and return them."""
     has_pipit = load_optional("pipit") is not None
     bandwidth = copy_bandwidth()
-    chrome = Comparison("Chrome / Perfetto JSON reader (same file, same run)",
-                        "json.loads", LIMIT_HEADERS)
-    otf2 = Comparison("OTF2 reader side by side with Pipit (same archive, same run)", "Pipit",
-                      LIMIT_HEADERS)
+    chrome = Comparison(
+        "Chrome / Perfetto JSON reader (same file, same run)", "json.loads", LIMIT_HEADERS
+    )
+    otf2 = Comparison(
+        "OTF2 reader side by side with Pipit (same archive, same run)", "Pipit", LIMIT_HEADERS
+    )
     sizes = [100_000] if quick else [1_000_000, 10_000_000]
     for size in progress(sizes, "readers"):
         folder = Path(tempfile.mkdtemp(prefix="glade-bench-readers-"))
@@ -125,32 +142,47 @@ def main(quick: bool = False) -> list[Table]:
             count = prepared["count"]
             rate = Target(seconds=count / EVENTS_PER_SECOND) if not quick else None
             ours = measure_step("read_chrome", folder)
-            baseline = measure_step("json_loads", folder) if count <= JSON_LOADS_EVENTS \
-                else None
-            chrome.compare(f"read Chrome JSON, {count:,} events", ours, baseline, rate,
-                           limit_columns(count, ours.best, prepared["chrome_bytes"],
-                                         bandwidth))
+            baseline = measure_step("json_loads", folder) if count <= JSON_LOADS_EVENTS else None
+            chrome.compare(
+                f"read Chrome JSON, {count:,} events",
+                ours,
+                baseline,
+                rate,
+                limit_columns(count, ours.best, prepared["chrome_bytes"], bandwidth),
+            )
             ours = measure_step("read_otf2", folder)
-            theirs = measure_step("pipit_read_otf2", folder, PIPIT_TIMEOUT) if has_pipit \
-                else None
-            otf2.compare(f"read OTF2, {count:,} events", ours, theirs, rate,
-                         limit_columns(count, ours.best, prepared["otf2_bytes"], bandwidth))
+            theirs = measure_step("pipit_read_otf2", folder, PIPIT_TIMEOUT) if has_pipit else None
+            otf2.compare(
+                f"read OTF2, {count:,} events",
+                ours,
+                theirs,
+                rate,
+                limit_columns(count, ours.best, prepared["otf2_bytes"], bandwidth),
+            )
         finally:
             shutil.rmtree(folder, ignore_errors=True)
     for table in (chrome, otf2):
-        table.note(f"memory bandwidth measured in this run: {bandwidth / 1e9:.1f} GB/s (a "
-                   "numpy copy of 256 MiB, bytes read + written); 'bandwidth limit' is the "
-                   "time the file's bytes read once and the events table written once take "
-                   "at that rate")
-        table.note(f"target: at least {EVENTS_PER_SECOND / 1e6:g} M events/s (issue 16), "
-                   "shown as the time that rate gives; glade: best of 3 calls at 10^6 "
-                   "events, 1 at 10^7, each in a fresh process after a warm-up read of a "
-                   "small file (compiled code loaded)")
-    chrome.note("Pipit has no Chrome reader; json.loads (Python's C parser) builds only the "
-                "Python objects of the file, no table: one call in a fresh process, up to "
-                f"{JSON_LOADS_EVENTS:,} events (beyond, its objects take several GB)")
-    otf2.note(f"Pipit: Trace.from_otf2 on the same archive, one call in a fresh process, "
-              f"stopped after {PIPIT_TIMEOUT:.0f} s")
+        table.note(
+            f"memory bandwidth measured in this run: {bandwidth / 1e9:.1f} GB/s (a "
+            "numpy copy of 256 MiB, bytes read + written); 'bandwidth limit' is the "
+            "time the file's bytes read once and the events table written once take "
+            "at that rate"
+        )
+        table.note(
+            f"target: at least {EVENTS_PER_SECOND / 1e6:g} M events/s (issue 16), "
+            "shown as the time that rate gives; glade: best of 3 calls at 10^6 "
+            "events, 1 at 10^7, each in a fresh process after a warm-up read of a "
+            "small file (compiled code loaded)"
+        )
+    chrome.note(
+        "Pipit has no Chrome reader; json.loads (Python's C parser) builds only the "
+        "Python objects of the file, no table: one call in a fresh process, up to "
+        f"{JSON_LOADS_EVENTS:,} events (beyond, its objects take several GB)"
+    )
+    otf2.note(
+        f"Pipit: Trace.from_otf2 on the same archive, one call in a fresh process, "
+        f"stopped after {PIPIT_TIMEOUT:.0f} s"
+    )
     if not has_pipit:
         otf2.note("Pipit not measured: it is not installed (see benchmarks/README.md)")
     return [chrome.show(), otf2.show()]

@@ -85,14 +85,19 @@ def child(step: str, folder: Path, argument: str) -> dict:
     return {"seconds": time.perf_counter() - start, "peak": peak_memory()}
 
 
-def run_child(step: str, folder: Path, argument: str = "", timeout: float | None = None
-              ) -> tuple[Timing, int | None]:
+def run_child(
+    step: str, folder: Path, argument: str = "", timeout: float | None = None
+) -> tuple[Timing, int | None]:
     """The time and peak memory of one step in a fresh process (a lower bound and no
     memory when it was stopped after ``timeout`` seconds)."""
     try:
-        done = subprocess.run([sys.executable, str(HERE), "--child", step, str(folder),
-                               argument], capture_output=True, text=True, check=True,
-                              timeout=timeout)
+        done = subprocess.run(
+            [sys.executable, str(HERE), "--child", step, str(folder), argument],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=timeout,
+        )
     except subprocess.TimeoutExpired:
         return Timing(timeout, 1, stopped=True), None
     except subprocess.CalledProcessError as exc:
@@ -120,7 +125,8 @@ def prepare(folder: Path, events: int) -> int:
     trace = synthetic_trace(16, events=events, seed=0)
     trace.events.to_pickle(folder / "events.pkl")
     trace.events[["Timestamp (ns)", "Event Type", "Name", "Process", "Thread"]].to_pickle(
-        folder / "pipit.pkl")
+        folder / "pipit.pkl"
+    )
     trace.to_parquet(folder / "trace.parquet")
     trace.to_csv(folder / "trace.csv")
     return len(trace)
@@ -136,34 +142,57 @@ def memory(peak: int | None) -> str:
 
 def storage_table(quick: bool) -> Table:
     """glade's Parquet write and read against Pipit's to_chrome and from_csv."""
-    table = Comparison("Trace storage (synthetic, 16 processes)", "Pipit",
-                       ["glade peak", "Pipit peak", "glade size", "Pipit size"])
+    table = Comparison(
+        "Trace storage (synthetic, 16 processes)",
+        "Pipit",
+        ["glade peak", "Pipit peak", "glade size", "Pipit size"],
+    )
     pipit = has_pipit()
     for size in [100_000] if quick else [1_000_000, 10_000_000]:
         folder = Path(tempfile.mkdtemp(prefix="glade-bench-storage-"))
         try:
             count = prepare(folder, size)
-            steps = [("write", "glade_write", "pipit_write", "written.parquet", "pipit.json",
-                      "Parquet / Chrome JSON"),
-                     ("read", "glade_read", "pipit_read", "trace.parquet", "trace.csv",
-                      "Parquet / CSV")]
+            steps = [
+                (
+                    "write",
+                    "glade_write",
+                    "pipit_write",
+                    "written.parquet",
+                    "pipit.json",
+                    "Parquet / Chrome JSON",
+                ),
+                ("read", "glade_read", "pipit_read", "trace.parquet", "trace.csv", "Parquet / CSV"),
+            ]
             for verb, mine, theirs, my_file, their_file, formats in progress(
-                    steps, f"storage, {size:.0e} events"):
+                steps, f"storage, {size:.0e} events"
+            ):
                 glade_time, glade_peak = run_child(mine, folder)
-                other, other_peak = (run_child(theirs, folder, timeout=OTHER_TOOL_TIMEOUT)
-                                     if pipit else (None, None))
+                other, other_peak = (
+                    run_child(theirs, folder, timeout=OTHER_TOOL_TIMEOUT) if pipit else (None, None)
+                )
                 their_path = folder / their_file
-                table.compare(f"{verb} {count:,} events ({formats})", glade_time, other,
-                              None, [memory(glade_peak), memory(other_peak),
-                                     megabytes(size_of(folder / my_file)),
-                                     megabytes(size_of(their_path))
-                                     if their_path.exists() else "-"])
+                table.compare(
+                    f"{verb} {count:,} events ({formats})",
+                    glade_time,
+                    other,
+                    None,
+                    [
+                        memory(glade_peak),
+                        memory(other_peak),
+                        megabytes(size_of(folder / my_file)),
+                        megabytes(size_of(their_path)) if their_path.exists() else "-",
+                    ],
+                )
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-    table.note("Pipit has no format it both writes and reads: its writer is to_chrome, its "
-               "reader from_csv; glade writes and reads Parquet partitioned by process")
-    table.note("each step runs once in a fresh process; peak is that process's peak "
-               "resident set (the trace included)")
+    table.note(
+        "Pipit has no format it both writes and reads: its writer is to_chrome, its "
+        "reader from_csv; glade writes and reads Parquet partitioned by process"
+    )
+    table.note(
+        "each step runs once in a fresh process; peak is that process's peak "
+        "resident set (the trace included)"
+    )
     if not pipit:
         table.note("Pipit not measured: it is not installed in this environment")
     return table.show()
@@ -171,9 +200,10 @@ def storage_table(quick: bool) -> Table:
 
 def generation_table(quick: bool) -> Table:
     """A synthetic trace made straight to Parquet, a process group at a time."""
-    table = Table("Synthetic trace straight to Parquet (ring exchange)",
-                  ["events", "processes", "time", "events/s", "peak memory", "size on disk",
-                   "target", "met"])
+    table = Table(
+        "Synthetic trace straight to Parquet (ring exchange)",
+        ["events", "processes", "time", "events/s", "peak memory", "size on disk", "target", "met"],
+    )
     sizes = QUICK_GENERATION if quick else GENERATION
     folder = Path(tempfile.mkdtemp(prefix="glade-bench-generate-"))
     try:
@@ -181,16 +211,24 @@ def generation_table(quick: bool) -> Table:
         written = json.loads((folder / "generated" / "glade.json").read_text())
         count = written["events"]["rows"]
         met = None if quick else peak < GENERATION_MEMORY
-        table.add(f"{count:,}", sizes["processes"], format_seconds(timing.best),
-                  f"{count / timing.best:,.0f}", memory(peak),
-                  megabytes(size_of(folder / "generated")),
-                  "" if quick else "< 4 GB", {None: "", True: "yes", False: "NO"}[met])
+        table.add(
+            f"{count:,}",
+            sizes["processes"],
+            format_seconds(timing.best),
+            f"{count / timing.best:,.0f}",
+            memory(peak),
+            megabytes(size_of(folder / "generated")),
+            "" if quick else "< 4 GB",
+            {None: "", True: "yes", False: "NO"}[met],
+        )
         if met is not None:
             table.checks.append(Check(table.title, f"{count:,} events", "< 4 GB", met))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    table.note("glade.datasets.write_synthetic_trace, 2 * 10^6 events per group of "
-               "processes; peak is the writing process's peak resident set")
+    table.note(
+        "glade.datasets.write_synthetic_trace, 2 * 10^6 events per group of "
+        "processes; peak is the writing process's peak resident set"
+    )
     return table.show()
 
 
@@ -202,8 +240,9 @@ def main(quick: bool = False) -> list[Table]:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a short smoke run")
-    parser.add_argument("--child", nargs=3, metavar=("STEP", "FOLDER", "ARGUMENT"),
-                        help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--child", nargs=3, metavar=("STEP", "FOLDER", "ARGUMENT"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args()
     if args.child:
         print(json.dumps(child(args.child[0], Path(args.child[1]), args.child[2])))

@@ -113,15 +113,20 @@ def pick(view, wanted):
 VIEW = """view = SupergraphView(ens, by="module", height=520)
 view"""
 # Back to a view without edits, and with nothing cached: every answer is computed again.
-FRESH = "view.reset()\nview.history = []\nview.future = []\nview._cache.clear()\n" \
-    "view._states.clear()"
+FRESH = (
+    "view.reset()\nview.history = []\nview.future = []\nview._cache.clear()\nview._states.clear()"
+)
 
 # (label, supernode to select first or None, JS action on the view's root element)
-SELECT = ("(el) => el.querySelector(\".gs-node[data-node='{index}']\")"
-          ".dispatchEvent(new MouseEvent('click', {{bubbles: true}}))")
+SELECT = (
+    "(el) => el.querySelector(\".gs-node[data-node='{index}']\")"
+    ".dispatchEvent(new MouseEvent('click', {{bubbles: true}}))"
+)
 CLICK = "(el) => el.querySelector('{selector}').click()"
-CHANGE = ("(el) => {{ const c = el.querySelector('{selector}'); c.value = '{value}';"
-          " c.dispatchEvent(new Event('change', {{bubbles: true}})); }}")
+CHANGE = (
+    "(el) => {{ const c = el.querySelector('{selector}'); c.value = '{value}';"
+    " c.dispatchEvent(new Event('change', {{bubbles: true}})); }}"
+)
 EDITS = [
     ("split callees of app", "app", CLICK.format(selector=".gs-actions [data-action=callee]")),
     ("undo", None, CLICK.format(selector=".gs-undo")),
@@ -149,9 +154,18 @@ def complete(sg: SupergraphModel) -> tuple:
 def bench_build(quick: bool) -> Table:
     sizes = [(50, 2_000)] if quick else [(100, 10_000), (1000, 10_000)]
     repeat = 1 if quick else 5
-    table = Table("Supergraph build (synthetic ensembles)", [
-        "profiles x nodes", "rows", "by module", "by name", "supernodes by name",
-        "split (by name)", "threshold 1% (by name)"])
+    table = Table(
+        "Supergraph build (synthetic ensembles)",
+        [
+            "profiles x nodes",
+            "rows",
+            "by module",
+            "by name",
+            "supernodes by name",
+            "split (by name)",
+            "threshold 1% (by name)",
+        ],
+    )
     for profiles, nodes in progress(sizes, "supergraph sizes"):
         ens = Ensemble.from_graphframes(synthetic_ensemble(profiles, nodes))
         module = measure(lambda e=ens: complete(e.supergraph(by="module")), repeat)
@@ -160,12 +174,19 @@ def bench_build(quick: bool) -> Table:
         biggest = sg.nodes["inclusive_mean"].idxmax()
         split = measure(lambda s=sg, b=biggest: complete(s.split(b)), repeat)
         threshold = measure(lambda s=sg: complete(s.threshold(0.01)), repeat)
-        table.add(f"{profiles} x {nodes}", len(ens.dataframe), format_seconds(module.best),
-                  format_seconds(name.best), len(sg), format_seconds(split.best),
-                  format_seconds(threshold.best))
+        table.add(
+            f"{profiles} x {nodes}",
+            len(ens.dataframe),
+            format_seconds(module.best),
+            format_seconds(name.best),
+            len(sg),
+            format_seconds(split.best),
+            format_seconds(threshold.best),
+        )
         if profiles * nodes >= 10**7 and not quick:
-            table.checks.append(Check(table.title, f"by module, {profiles} x {nodes}", "< 1 s",
-                                      module.best < 1.0))
+            table.checks.append(
+                Check(table.title, f"by module, {profiles} x {nodes}", "< 1 s", module.best < 1.0)
+            )
         del ens, sg
     table.note(TIMING_NOTE)
     return table.show()
@@ -201,12 +222,17 @@ def bench_paint(quick: bool, chromium: str) -> Table:
     repeat = 1 if quick else 7
     _, view = three_hundred_supernodes(quick)
     count = len(view.supergraph())
-    table = Table(f"Sankey first paint in headless chromium, {count} supernodes, "
-                  f"{len(view.supergraph().edges)} edges (median of {repeat})",
-                  ["measure", "wall", "main-thread CPU"])
+    table = Table(
+        f"Sankey first paint in headless chromium, {count} supernodes, "
+        f"{len(view.supergraph().edges)} edges (median of {repeat})",
+        ["measure", "wall", "main-thread CPU"],
+    )
     with sync_playwright() as playwright, tempfile.TemporaryDirectory() as tmp:
-        browser = playwright.chromium.launch(executable_path=chromium, headless=True,
-                                             args=["--no-sandbox", "--disable-dev-shm-usage"])
+        browser = playwright.chromium.launch(
+            executable_path=chromium,
+            headless=True,
+            args=["--no-sandbox", "--disable-dev-shm-usage"],
+        )
         directory = Path(tmp)
         write_harness(view, directory)
         server, url = serve(directory)
@@ -233,12 +259,16 @@ def bench_paint(quick: bool, chromium: str) -> Table:
     wall = statistics.median(w[0] for w, _ in runs)
     cpu = statistics.median(c for _, c in runs)
     table.add("render to the frame after the nodes are drawn", f"{wall:.0f} ms", f"{cpu:.0f} ms")
-    table.add("offline page (to_html): navigation to the first node",
-              f"{statistics.median(pages):.0f} ms", "")
+    table.add(
+        "offline page (to_html): navigation to the first node",
+        f"{statistics.median(pages):.0f} ms",
+        "",
+    )
     table.note(f"{drawn} nodes drawn; load average during the run: {os.getloadavg()}")
     if not quick:
-        table.checks.append(Check(table.title, f"first paint, {count} supernodes", "< 500 ms",
-                                  wall < 500))
+        table.checks.append(
+            Check(table.title, f"first paint, {count} supernodes", "< 500 ms", wall < 500)
+        )
     return table.show()
 
 
@@ -249,14 +279,24 @@ def bench_round_trips(quick: bool, chromium: str) -> Table:
 
     profiles, nodes = (12, 300) if quick else (100, 2_000)
     repeat = 1 if quick else 3
-    table = Table(f"Supergraph view in JupyterLab: {profiles} profiles x {nodes} nodes, "
-                  f"by module (median of {repeat}, ms; best in brackets)",
-                  ["edit", "click to the kernel", "click to the kernel's answer",
-                   "click to the painted frame", "kernel CPU"])
+    table = Table(
+        f"Supergraph view in JupyterLab: {profiles} profiles x {nodes} nodes, "
+        f"by module (median of {repeat}, ms; best in brackets)",
+        [
+            "edit",
+            "click to the kernel",
+            "click to the kernel's answer",
+            "click to the painted frame",
+            "kernel CPU",
+        ],
+    )
     timings: dict[str, list[tuple[float, float, float, float]]] = {}
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, headless=True,
-                                             args=["--no-sandbox", "--disable-dev-shm-usage"])
+        browser = playwright.chromium.launch(
+            executable_path=chromium,
+            headless=True,
+            args=["--no-sandbox", "--disable-dev-shm-usage"],
+        )
         setup = SETUP.format(profiles=profiles, nodes=nodes)
         with JupyterLabSession(browser, setup, VIEW, view_selector=".glade-sg") as lab:
             paint = lab.first_paint(".glade-sg .gs-node")
@@ -266,8 +306,10 @@ def bench_round_trips(quick: bool, chromium: str) -> Table:
                 for label, wanted, action in EDITS:
                     if wanted is not None:
                         index = int(lab.run(f"print(pick(view, {wanted!r}))"))
-                        lab.page.evaluate(f"() => ({SELECT.format(index=index)})("
-                                          "document.querySelector('.glade-sg'))")
+                        lab.page.evaluate(
+                            f"() => ({SELECT.format(index=index)})("
+                            "document.querySelector('.glade-sg'))"
+                        )
                         lab.page.locator(".gs-actions").first.wait_for()
                     lab.run("_kernel_cpu.clear()")
                     trip = lab.round_trip(action, "payload_meta", painted=True)
@@ -284,14 +326,17 @@ def bench_round_trips(quick: bool, chromium: str) -> Table:
         kernel, back, painted, cpu = (list(column) for column in zip(*runs, strict=True))
         slowest = max(slowest, statistics.median(back))
         table.add(label, cell(kernel), cell(back), cell(painted), cell(cpu))
-    table.note("measured with benchmarks/in_jupyterlab.py; the kernel's answer is the update "
-               "of the view's payload (the new supergraph's arrays and revision); kernel CPU "
-               "is the kernel's CPU time on the page's messages of the edit (it does not grow "
-               "when other processes compete for the cores, wall times do)")
+    table.note(
+        "measured with benchmarks/in_jupyterlab.py; the kernel's answer is the update "
+        "of the view's payload (the new supergraph's arrays and revision); kernel CPU "
+        "is the kernel's CPU time on the page's messages of the edit (it does not grow "
+        "when other processes compete for the cores, wall times do)"
+    )
     table.note(f"load average during the run: {os.getloadavg()}")
     if not quick:
-        table.checks.append(Check(table.title, "slowest edit round trip", "< 100 ms",
-                                  slowest < 100))
+        table.checks.append(
+            Check(table.title, "slowest edit round trip", "< 100 ms", slowest < 100)
+        )
     return table.show()
 
 

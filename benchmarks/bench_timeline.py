@@ -105,10 +105,26 @@ STEP = """async ([kind, where, amount]) => {
 
 # The scripted interaction: (kind, x position, repeats); "a"/"d" pan by a fifth.
 SEQUENCE = [
-    ("wheel", 0.5, 3), ("wheel", 0.3, 3), ("d", 0, 1), ("a", 0, 2), ("wheel", 0.7, 4),
-    ("d", 0, 3), ("wheel", 0.5, 6), ("a", 0, 1), ("d", 0, 2), ("wheel", 0.2, 6),
-    ("a", 0, 3), ("d", 0, 1), ("out", 0.5, 6), ("d", 0, 2), ("out", 0.4, 8),
-    ("a", 0, 1), ("wheel", 0.6, 10), ("d", 0, 2), ("out", 0.5, 30), ("wheel", 0.5, 1),
+    ("wheel", 0.5, 3),
+    ("wheel", 0.3, 3),
+    ("d", 0, 1),
+    ("a", 0, 2),
+    ("wheel", 0.7, 4),
+    ("d", 0, 3),
+    ("wheel", 0.5, 6),
+    ("a", 0, 1),
+    ("d", 0, 2),
+    ("wheel", 0.2, 6),
+    ("a", 0, 3),
+    ("d", 0, 1),
+    ("out", 0.5, 6),
+    ("d", 0, 2),
+    ("out", 0.4, 8),
+    ("a", 0, 1),
+    ("wheel", 0.6, 10),
+    ("d", 0, 2),
+    ("out", 0.5, 30),
+    ("wheel", 0.5, 1),
 ]
 
 
@@ -125,17 +141,22 @@ def measure(events: int, processes: int, chromium: str, repeat: int) -> dict:
 
     setup = SETUP.format(events=events, processes=processes)
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, headless=True,
-                                     args=["--no-sandbox", "--disable-dev-shm-usage"])
+        browser = pw.chromium.launch(
+            executable_path=chromium,
+            headless=True,
+            args=["--no-sandbox", "--disable-dev-shm-usage"],
+        )
         try:
             with JupyterLabSession(browser, setup, VIEW_CELL, ".glade-timeline") as lab:
                 lab.page.set_default_timeout(900_000)
                 first_paint = lab.first_paint(".glade-timeline[data-drawn]")
                 lab.page.wait_for_function(
                     "() => document.querySelector('.glade-timeline .gt-waiting')"
-                    "?.textContent === ''")
-                steps = [lab.page.evaluate(STEP, list(step))
-                         for _ in range(repeat) for step in SEQUENCE]
+                    "?.textContent === ''"
+                )
+                steps = [
+                    lab.page.evaluate(STEP, list(step)) for _ in range(repeat) for step in SEQUENCE
+                ]
                 output = lab.run(REPORT)
         finally:
             browser.close()
@@ -143,56 +164,86 @@ def measure(events: int, processes: int, chromium: str, repeat: int) -> dict:
         raise RuntimeError(f"the timeline benchmark's kernel failed: {output[-2000:]}")
     report = json.loads(output.split("REPORT", 1)[1])
     answers = report["answers"]
-    return {"build": report["build"], "build_cpu": report["build_cpu"],
-            "calls": report["calls"], "first_paint": first_paint, "steps": steps,
-            "kernel": [1000 * a[0] for a in answers], "bytes": [a[1] for a in answers],
-            "kernel_cpu": [1000 * a[2] for a in answers]}
+    return {
+        "build": report["build"],
+        "build_cpu": report["build_cpu"],
+        "calls": report["calls"],
+        "first_paint": first_paint,
+        "steps": steps,
+        "kernel": [1000 * a[0] for a in answers],
+        "bytes": [a[1] for a in answers],
+        "kernel_cpu": [1000 * a[2] for a in answers],
+    }
 
 
-def main(quick: bool = False, cases: list[tuple[int, int]] | None = None,
-         chromium: str = CHROMIUM) -> list[Table]:
+def main(
+    quick: bool = False, cases: list[tuple[int, int]] | None = None, chromium: str = CHROMIUM
+) -> list[Table]:
     """The timeline benchmark (targets judged at 10^7 events in full runs)."""
     if not Path(chromium).exists():
         print(f"chromium not found at {chromium}: the timeline benchmark needs it")
         return []
     cases = cases or (QUICK_CASES if quick else CASES)
     repeat = 1 if quick else 2
-    table = Table("Timeline view in headless chromium against a real kernel (synthetic traces)",
-                  ["events", "processes", "calls", "index build (CPU)", "first paint",
-                   "zoom/pan p50", "zoom/pan p95", "kernel p50/p95", "kernel CPU p50/p95",
-                   "bytes/response median", "bytes max"])
+    table = Table(
+        "Timeline view in headless chromium against a real kernel (synthetic traces)",
+        [
+            "events",
+            "processes",
+            "calls",
+            "index build (CPU)",
+            "first paint",
+            "zoom/pan p50",
+            "zoom/pan p95",
+            "kernel p50/p95",
+            "kernel CPU p50/p95",
+            "bytes/response median",
+            "bytes max",
+        ],
+    )
     for events, processes in tqdm(cases, desc="timeline cases"):
         result = measure(events, processes, chromium, repeat)
         steps, kernel, sizes = result["steps"], result["kernel"], result["bytes"]
         cpu = result["kernel_cpu"]
         p50, p95 = percentile(steps, 50), percentile(steps, 95)
-        table.add(f"{events:.0e}", processes, f"{result['calls']:,}",
-                  f"{result['build']:.2f} s ({result['build_cpu']:.2f} s)",
-                  f"{result['first_paint']:.0f} ms",
-                  f"{p50:.0f} ms", f"{p95:.0f} ms",
-                  f"{percentile(kernel, 50):.0f}/{percentile(kernel, 95):.0f} ms",
-                  f"{percentile(cpu, 50):.0f}/{percentile(cpu, 95):.0f} ms",
-                  f"{statistics.median(sizes) / 1e6:.2f} MB", f"{max(sizes) / 1e6:.2f} MB")
+        table.add(
+            f"{events:.0e}",
+            processes,
+            f"{result['calls']:,}",
+            f"{result['build']:.2f} s ({result['build_cpu']:.2f} s)",
+            f"{result['first_paint']:.0f} ms",
+            f"{p50:.0f} ms",
+            f"{p95:.0f} ms",
+            f"{percentile(kernel, 50):.0f}/{percentile(kernel, 95):.0f} ms",
+            f"{percentile(cpu, 50):.0f}/{percentile(cpu, 95):.0f} ms",
+            f"{statistics.median(sizes) / 1e6:.2f} MB",
+            f"{max(sizes) / 1e6:.2f} MB",
+        )
         if events >= 10**7 and not quick:
             case = f"{events:.0e} events, {processes} processes"
             table.checks += [
                 Check(table.title, f"view ready, {case}", "< 2 s", result["build"] < 2),
                 Check(table.title, f"zoom/pan p50, {case}", "< 100 ms", p50 < 100),
                 Check(table.title, f"zoom/pan p95, {case}", "< 200 ms", p95 < 200),
-                Check(table.title, f"bytes per response, {case}", "< 2 MB",
-                      max(sizes) < 2e6),
+                Check(table.title, f"bytes per response, {case}", "< 2 MB", max(sizes) < 2e6),
             ]
-    table.note(f"{len(SEQUENCE) * repeat} zooms and pans per trace, each timed from the event "
-               "to the answer drawn; kernel = the kernel's share of an answer; load average "
-               f"during the run: {os.getloadavg()}")
+    table.note(
+        f"{len(SEQUENCE) * repeat} zooms and pans per trace, each timed from the event "
+        "to the answer drawn; kernel = the kernel's share of an answer; load average "
+        f"during the run: {os.getloadavg()}"
+    )
     return [table.show()]
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a short smoke run")
-    parser.add_argument("--cases", nargs="+", metavar="EVENTSxPROCESSES",
-                        help="traces to measure, such as 1000000x64")
+    parser.add_argument(
+        "--cases",
+        nargs="+",
+        metavar="EVENTSxPROCESSES",
+        help="traces to measure, such as 1000000x64",
+    )
     parser.add_argument("--chromium", default=CHROMIUM)
     args = parser.parse_args()
     chosen = [tuple(int(float(v)) for v in case.split("x")) for case in args.cases or []]

@@ -113,10 +113,10 @@ def pipit_child(step: str, folder: Path) -> dict:
     warnings.simplefilter("ignore")
     path = str(folder / "trace.csv")
     if step == "pipit_read_csv":
-        return timed(lambda _: pipit.Trace.from_csv(path), lambda: None,
-                     repeat_of(step, None, path))
-    return timed(lambda t: t.calc_exc_metrics([TIMESTAMP]),
-                 lambda: pipit.Trace.from_csv(path), 1)
+        return timed(
+            lambda _: pipit.Trace.from_csv(path), lambda: None, repeat_of(step, None, path)
+        )
+    return timed(lambda t: t.calc_exc_metrics([TIMESTAMP]), lambda: pipit.Trace.from_csv(path), 1)
 
 
 def repeat_of(step: str, events, path: str | None = None) -> int:
@@ -179,6 +179,7 @@ def bytes_touched(events, csv_file: Path) -> dict:
     columns it adds written once (``_matching_event``, ``_matching_timestamp``,
     ``_parent``, ``_depth``, ``_num_children``, ``time.inc``, ``time.exc``, 8 bytes
     each)."""
+
     def width(column) -> int:
         values = column.cat.codes if hasattr(column, "cat") else column
         return values.to_numpy().dtype.itemsize
@@ -192,8 +193,13 @@ def bytes_touched(events, csv_file: Path) -> dict:
 def measure_step(step: str, folder: Path, timeout: float | None = None) -> dict | None:
     """Run ``step`` in a fresh child process; None when it ran past ``timeout``."""
     try:
-        done = subprocess.run([sys.executable, str(HERE), "--child", step, str(folder)],
-                              capture_output=True, text=True, check=True, timeout=timeout)
+        done = subprocess.run(
+            [sys.executable, str(HERE), "--child", step, str(folder)],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=timeout,
+        )
     except subprocess.TimeoutExpired:
         return None
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -201,12 +207,15 @@ def measure_step(step: str, folder: Path, timeout: float | None = None) -> dict 
 
 def main(quick: bool = False) -> list[Table]:
     """Run the trace benchmarks, print their tables and return them."""
-    table = Table("Traces (synthetic, 16 processes)",
-                  ["case", "events", "time", "events/s", "peak memory", "target", "met"])
+    table = Table(
+        "Traces (synthetic, 16 processes)",
+        ["case", "events", "time", "events/s", "peak memory", "target", "met"],
+    )
     has_pipit = load_optional("pipit") is not None
     bandwidth = copy_bandwidth()
-    versus = Comparison("Traces side by side with Pipit (same CSV file, same run)", "Pipit",
-                        LIMIT_HEADERS)
+    versus = Comparison(
+        "Traces side by side with Pipit (same CSV file, same run)", "Pipit", LIMIT_HEADERS
+    )
     sizes = [100_000] if quick else [1_000_000, 10_000_000]
     steps = [s for s in STEPS if has_otf2() or "otf2" not in s[1]]
     for size in sizes:
@@ -227,55 +236,92 @@ def main(quick: bool = False) -> list[Table]:
                     goal.append("< 3 GB")
                     met.append(peak < MEMORY_TARGET)
                 verdict = ("yes" if all(met) else "NO") if met else ""
-                table.add(case, f"{count:,}", format_seconds(seconds),
-                          f"{count / seconds:,.0f}", f"{peak / GB:.2f} GB", ", ".join(goal),
-                          verdict)
+                table.add(
+                    case,
+                    f"{count:,}",
+                    format_seconds(seconds),
+                    f"{count / seconds:,.0f}",
+                    f"{peak / GB:.2f} GB",
+                    ", ".join(goal),
+                    verdict,
+                )
                 if met:
-                    table.checks.append(Check(table.title, f"{case}, {count:,} events",
-                                              ", ".join(goal), all(met)))
+                    table.checks.append(
+                        Check(table.title, f"{case}, {count:,} events", ", ".join(goal), all(met))
+                    )
             compare_with_pipit(versus, folder, prepared, ours, bandwidth, has_pipit, quick)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-    table.note("each step runs in a fresh process; peak memory is that process's peak "
-               "resident set, the trace included")
-    table.note("analyses: best of 3 calls on a trace whose inclusive/exclusive metrics were "
-               "computed first (not timed)")
+    table.note(
+        "each step runs in a fresh process; peak memory is that process's peak "
+        "resident set, the trace included"
+    )
+    table.note(
+        "analyses: best of 3 calls on a trace whose inclusive/exclusive metrics were "
+        "computed first (not timed)"
+    )
     if not has_otf2():
         table.note("OTF2 not measured: the otf2 package is not installed (glade[otf2])")
-    versus.note(f"memory bandwidth measured in this run: {bandwidth / 1e9:.1f} GB/s (a "
-                "numpy copy of 256 MiB, bytes read + written); 'bandwidth limit' is the "
-                "time the step's unavoidable bytes take at that rate (see bytes_touched)")
-    versus.note("matching: calc_exc_metrics(['Timestamp (ns)']) on both sides (matching, "
-                "callers, time.inc, time.exc), on a fresh trace each call; CSV: "
-                "Trace.from_csv on the same file")
-    versus.note("glade: best of 3 calls at 10^6 events, 1 at 10^7; Pipit: best of 3 reads "
-                "at 10^6, 1 otherwise; Pipit's calls are stopped after "
-                f"{format_seconds(OTHER_TOOL_TIMEOUT)}")
+    versus.note(
+        f"memory bandwidth measured in this run: {bandwidth / 1e9:.1f} GB/s (a "
+        "numpy copy of 256 MiB, bytes read + written); 'bandwidth limit' is the "
+        "time the step's unavoidable bytes take at that rate (see bytes_touched)"
+    )
+    versus.note(
+        "matching: calc_exc_metrics(['Timestamp (ns)']) on both sides (matching, "
+        "callers, time.inc, time.exc), on a fresh trace each call; CSV: "
+        "Trace.from_csv on the same file"
+    )
+    versus.note(
+        "glade: best of 3 calls at 10^6 events, 1 at 10^7; Pipit: best of 3 reads "
+        "at 10^6, 1 otherwise; Pipit's calls are stopped after "
+        f"{format_seconds(OTHER_TOOL_TIMEOUT)}"
+    )
     if not has_pipit:
         versus.note("Pipit not measured: it is not installed (see benchmarks/README.md)")
     return [table.show(), versus.show()]
 
 
-def compare_with_pipit(versus: Comparison, folder: Path, prepared: dict, ours: dict,
-                       bandwidth: float, has_pipit: bool, quick: bool) -> None:
+def compare_with_pipit(
+    versus: Comparison,
+    folder: Path,
+    prepared: dict,
+    ours: dict,
+    bandwidth: float,
+    has_pipit: bool,
+    quick: bool,
+) -> None:
     """Rows of CSV reading and matching, glade's times (from ``ours``) next to Pipit's
     on the same file, with the bandwidth limit of each."""
     count = prepared["count"]
-    rows = [("read CSV", "read_csv", "pipit_read_csv", prepared["read_bytes"],
-             Target(speedup=5)),
-            ("match + inclusive/exclusive", "match", "pipit_match", prepared["match_bytes"],
-             Target(speedup=100) if count < 5_000_000 else Target(seconds=1.0))]
+    rows = [
+        ("read CSV", "read_csv", "pipit_read_csv", prepared["read_bytes"], Target(speedup=5)),
+        (
+            "match + inclusive/exclusive",
+            "match",
+            "pipit_match",
+            prepared["match_bytes"],
+            Target(speedup=100) if count < 5_000_000 else Target(seconds=1.0),
+        ),
+    ]
     for case, step, theirs_step, touched, target in rows:
         result = ours[step]
         glade = Timing(result["seconds"], result["runs"])
         theirs = None
         if has_pipit:
             done = measure_step(theirs_step, folder, timeout=OTHER_TOOL_TIMEOUT)
-            theirs = (Timing(OTHER_TOOL_TIMEOUT, 1, stopped=True) if done is None
-                      else Timing(done["seconds"], done["runs"]))
-        versus.compare(f"{case}, {count:,} events", glade, theirs,
-                       None if quick else target,
-                       limit_columns(count, glade.best, touched, bandwidth))
+            theirs = (
+                Timing(OTHER_TOOL_TIMEOUT, 1, stopped=True)
+                if done is None
+                else Timing(done["seconds"], done["runs"])
+            )
+        versus.compare(
+            f"{case}, {count:,} events",
+            glade,
+            theirs,
+            None if quick else target,
+            limit_columns(count, glade.best, touched, bandwidth),
+        )
 
 
 if __name__ == "__main__":

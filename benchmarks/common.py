@@ -30,10 +30,12 @@ LONG_CALL = 2.0
 OTHER_TOOL_TIMEOUT = 300.0
 
 #: How to read the times of every table.
-TIMING_NOTE = ("times are the best wall time of k calls after a warm-up call (k = 5, 1 with "
-               "--quick); '(1 run)' marks a time from a single call (calls slower than 2 s are "
-               "not repeated); '(stopped)' marks a call stopped at the time limit, so its time "
-               "and ratio are lower bounds")
+TIMING_NOTE = (
+    "times are the best wall time of k calls after a warm-up call (k = 5, 1 with "
+    "--quick); '(1 run)' marks a time from a single call (calls slower than 2 s are "
+    "not repeated); '(stopped)' marks a call stopped at the time limit, so its time "
+    "and ratio are lower bounds"
+)
 
 
 @dataclass(frozen=True)
@@ -80,8 +82,7 @@ def _time_in_child(function: Callable[[], Any], timeout: float) -> Timing:
                 raise RuntimeError(f"the timed call raised {value}")
             return Timing(value, 1)
         if ready:
-            raise RuntimeError(f"the timed call ended its process (exit code "
-                               f"{process.exitcode})")
+            raise RuntimeError(f"the timed call ended its process (exit code {process.exitcode})")
         return Timing(timeout, 1, stopped=True)
     finally:
         if process.is_alive():
@@ -89,8 +90,7 @@ def _time_in_child(function: Callable[[], Any], timeout: float) -> Timing:
         process.join()
 
 
-def measure(function: Callable[[], Any], repeat: int = 5, timeout: float | None = None
-            ) -> Timing:
+def measure(function: Callable[[], Any], repeat: int = 5, timeout: float | None = None) -> Timing:
     """Best-of-``repeat`` wall time of ``function()``, after one warm-up call.
 
     As in ``timeit``, the garbage collector is paused during each call; it collects
@@ -129,15 +129,18 @@ def copy_bandwidth(size: int = 1 << 28, repeat: int = 5) -> float:
     return 2 * source.nbytes / best
 
 
-def limit_columns(count: int, seconds: float, bytes_touched: int, bandwidth: float
-                  ) -> list[str]:
+def limit_columns(count: int, seconds: float, bytes_touched: int, bandwidth: float) -> list[str]:
     """Table cells that put one measurement next to the memory-bandwidth limit: items
     per second (``count`` items in ``seconds``), the bytes the operation must touch per
     item, the time those bytes take at ``bandwidth`` (bytes/s, from
     :func:`copy_bandwidth`), and how many times that limit the measurement is."""
     limit = bytes_touched / bandwidth
-    return [f"{count / seconds:,.0f}", f"{bytes_touched / max(count, 1):.0f} B",
-            format_seconds(limit), f"{seconds / limit:.1f}x"]
+    return [
+        f"{count / seconds:,.0f}",
+        f"{bytes_touched / max(count, 1):.0f} B",
+        format_seconds(limit),
+        f"{seconds / limit:.1f}x",
+    ]
 
 
 #: Headers of the cells :func:`limit_columns` gives.
@@ -228,16 +231,21 @@ class Table:
         """The title, the table and its notes as text (``|`` in cells escaped)."""
         headers = [h.replace("|", "\\|") for h in self.headers]
         rows = [[c.replace("|", "\\|") for c in r] for r in self.rows]
-        widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
-                  for i, h in enumerate(headers)]
+        widths = [
+            max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+            for i, h in enumerate(headers)
+        ]
 
         def line(cells: list[str]) -> str:
             first = cells[0].ljust(widths[0])
             rest = [c.rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True)]
             return "| " + " | ".join([first, *rest]) + " |"
 
-        rule = "|" + "|".join(["-" * (widths[0] + 2)]
-                              + ["-" * (w + 1) + ":" for w in widths[1:]]) + "|"
+        rule = (
+            "|"
+            + "|".join(["-" * (widths[0] + 2)] + ["-" * (w + 1) + ":" for w in widths[1:]])
+            + "|"
+        )
         out = [f"### {self.title}", "", line(headers), rule, *(line(r) for r in rows)]
         if self.notes:
             out += ["", *(f"- {n}" for n in self.notes)]
@@ -254,12 +262,19 @@ class Comparison(Table):
     ratio ``other / glade`` (how many times faster glade is) and the target of a row."""
 
     def __init__(self, title: str, other: str, extra: Sequence[str] = ()):
-        super().__init__(title, ["case", "glade", other, f"{other} / glade", "target", "met",
-                                 *extra])
+        super().__init__(
+            title, ["case", "glade", other, f"{other} / glade", "target", "met", *extra]
+        )
         self.other = other
 
-    def compare(self, case: str, glade: Timing, other: Timing | None,
-                target: Target | None = None, extra: Sequence[str] = ()) -> None:
+    def compare(
+        self,
+        case: str,
+        glade: Timing,
+        other: Timing | None,
+        target: Target | None = None,
+        extra: Sequence[str] = (),
+    ) -> None:
         """Add the row of one case; ``other`` is None when the other tool was not run;
         ``extra`` fills the extra columns."""
         ratio = "-" if other is None else f"{other.best / glade.best:.1f}x"
@@ -267,8 +282,15 @@ class Comparison(Table):
             ratio = "> " + ratio
         met = target.met(glade, other) if target else None
         verdict = {True: "yes", False: "NO", None: "-"}[met]
-        self.add(case, format_timing(glade), format_timing(other), ratio,
-                 target.describe() if target else "", verdict if target else "", *extra)
+        self.add(
+            case,
+            format_timing(glade),
+            format_timing(other),
+            ratio,
+            target.describe() if target else "",
+            verdict if target else "",
+            *extra,
+        )
         if target:
             self.checks.append(Check(self.title, case, target.describe(), met))
 

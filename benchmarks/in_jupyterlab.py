@@ -121,23 +121,26 @@ class JupyterLabSession:
         page updating trait ``sent``, before the widget handles it. The page sends edits,
         undos and redos as ``edit_log`` messages (js/lib/history.js) for the kernel to
         apply to ``history``: for ``sent="history"`` those are what is recorded."""
-        self.run(f"import time as _bench_time\n_bench_seen = []\n"
-                 f"def _bench_receive(message, handle={variable}._handle_msg):\n"
-                 f"    data = message['content']['data']\n"
-                 f"    body = data.get('content') if data.get('method') == 'custom' else None\n"
-                 f"    edit = isinstance(body, dict) and body.get('type') == 'edit_log'\n"
-                 f"    if {sent!r} in data.get('state', {{}}) or (\n"
-                 f"            {sent!r} == 'history' and edit):\n"
-                 f"        _bench_seen.append(_bench_time.time() * 1000)\n"
-                 f"    handle(message)\n"
-                 f"{variable}.comm.on_msg(_bench_receive)")
+        self.run(
+            f"import time as _bench_time\n_bench_seen = []\n"
+            f"def _bench_receive(message, handle={variable}._handle_msg):\n"
+            f"    data = message['content']['data']\n"
+            f"    body = data.get('content') if data.get('method') == 'custom' else None\n"
+            f"    edit = isinstance(body, dict) and body.get('type') == 'edit_log'\n"
+            f"    if {sent!r} in data.get('state', {{}}) or (\n"
+            f"            {sent!r} == 'history' and edit):\n"
+            f"        _bench_seen.append(_bench_time.time() * 1000)\n"
+            f"    handle(message)\n"
+            f"{variable}.comm.on_msg(_bench_receive)"
+        )
 
     def round_trip(self, action: str, reply: str, painted: bool = False) -> tuple[float, ...]:
         """(ms from the click to the kernel receiving it, ms from the click to the page
         receiving the kernel's update of ``reply``, and with ``painted`` ms from the click
         to the end of the frame after that) for the JS function ``action`` of the view's
         element (call :meth:`watch` first)."""
-        clock, *times = self.page.evaluate(_ROUND_TRIP.replace("(ACTION)", f"({action})"),
-                                           [self.view_selector, reply, painted])
+        clock, *times = self.page.evaluate(
+            _ROUND_TRIP.replace("(ACTION)", f"({action})"), [self.view_selector, reply, painted]
+        )
         seen = float(self.run("print(_bench_seen[-1])").strip())
         return (seen - clock, *times)

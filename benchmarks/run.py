@@ -31,8 +31,10 @@ def summary(checks: list[Check]) -> Table:
         verdict = {True: "yes", False: "NO", None: "not judged"}[check.met]
         table.add(check.table, check.case, check.target, verdict)
     counts = {verdict: sum(1 for c in checks if c.met is verdict) for verdict in (True, False)}
-    table.note(f"{len(checks)} targets: {counts[True]} met, {counts[False]} missed, "
-               f"{len(checks) - counts[True] - counts[False]} not judged")
+    table.note(
+        f"{len(checks)} targets: {counts[True]} met, {counts[False]} missed, "
+        f"{len(checks) - counts[True] - counts[False]} not judged"
+    )
     return table
 
 
@@ -41,12 +43,18 @@ def main(argv: list[str] | None = None) -> int:
     run; the exit status is 1 if any module raised, else 0 (missed targets do not fail
     the run: timings depend on the machine)."""
     names = available()
-    parser = argparse.ArgumentParser(description="glade benchmarks, side by side with "
-                                     "Hatchet, Thicket and Pipit")
-    parser.add_argument("--quick", action="store_true",
-                        help="a short smoke run (small inputs, one timed call)")
-    parser.add_argument("modules", nargs="*", metavar="MODULE",
-                        help=f"modules to run (default: all of {', '.join(names)})")
+    parser = argparse.ArgumentParser(
+        description="glade benchmarks, side by side with Hatchet, Thicket and Pipit"
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="a short smoke run (small inputs, one timed call)"
+    )
+    parser.add_argument(
+        "modules",
+        nargs="*",
+        metavar="MODULE",
+        help=f"modules to run (default: all of {', '.join(names)})",
+    )
     args = parser.parse_args(argv)
     unknown = sorted(set(args.modules) - set(names))
     if unknown:

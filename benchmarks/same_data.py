@@ -50,8 +50,9 @@ def hatchet_with_rows(hatchet: ModuleType, hgf: Any, gf: GraphFrame) -> Any:
     levels = [by_id[np.asarray(df.index.get_level_values("node"), dtype=np.int64)]]
     levels += [df.index.get_level_values(level) for level in names[1:]]
     df = df.set_axis(pd.MultiIndex.from_arrays(levels, names=names)).sort_index()
-    return hatchet.GraphFrame(hgf.graph, df, list(hgf.exc_metrics), list(hgf.inc_metrics),
-                              default_metric="time (inc)")
+    return hatchet.GraphFrame(
+        hgf.graph, df, list(hgf.exc_metrics), list(hgf.inc_metrics), default_metric="time (inc)"
+    )
 
 
 def same_nodes(hatchet_nodes: list[Any], ids: dict[Any, int], glade_nodes: list[Any]) -> str:
@@ -61,5 +62,7 @@ def same_nodes(hatchet_nodes: list[Any], ids: dict[Any, int], glade_nodes: list[
     ours = {node.nid for node in glade_nodes}
     if theirs == ours:
         return f"yes ({len(ours)})"
-    return (f"NO: glade {len(ours)}, Hatchet {len(theirs)}; only glade {len(ours - theirs)}, "
-            f"only Hatchet {len(theirs - ours)}")
+    return (
+        f"NO: glade {len(ours)}, Hatchet {len(theirs)}; only glade {len(ours - theirs)}, "
+        f"only Hatchet {len(theirs - ours)}"
+    )

@@ -26,7 +26,8 @@ def _uses_a_module_fixture(item: pytest.Item) -> bool:
     """Whether ``item`` uses a module-scoped fixture (built once per module and worker)."""
     info = getattr(item, "_fixtureinfo", None)
     return info is not None and any(
-        defs[-1].scope == "module" for defs in info.name2fixturedefs.values() if defs)
+        defs[-1].scope == "module" for defs in info.name2fixturedefs.values() if defs
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -97,7 +98,10 @@ def dask_client():
     """A Client of one LocalCluster of 2 worker processes (1 thread each), shared by every
     test of the Dask engine (skipped with a reason when the glade[dask] extra is absent)."""
     distributed = pytest.importorskip("distributed", reason="the glade[dask] extra is absent")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as cluster, \
-            distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         yield client

@@ -19,22 +19,32 @@ from glade import Ensemble, Graph, GraphFrame, Trace
 def graph_state(graph: Graph) -> dict[str, Any]:
     """Everything a graph holds, copied."""
     src, dst = graph.edges()
-    return {"frames": graph.frames.copy(deep=True), "src": src.copy(), "dst": dst.copy(),
-            "roots": graph.root_ids.copy(), "tree_parent": graph.tree_parent.copy(),
-            "depth": graph.depth.copy(), "parents": [graph.parents_of(i).copy()
-                                                     for i in range(len(graph))]}
+    return {
+        "frames": graph.frames.copy(deep=True),
+        "src": src.copy(),
+        "dst": dst.copy(),
+        "roots": graph.root_ids.copy(),
+        "tree_parent": graph.tree_parent.copy(),
+        "depth": graph.depth.copy(),
+        "parents": [graph.parents_of(i).copy() for i in range(len(graph))],
+    }
 
 
 def snapshot(model: Any) -> dict[str, Any]:
     """A deep copy of what ``model`` (a GraphFrame, Ensemble or Trace) holds."""
     if isinstance(model, Trace):
-        return {"events": model.events.copy(deep=True),
-                "definitions": None if model.definitions is None
-                else model.definitions.copy(deep=True),
-                "metadata": copy.deepcopy(model.metadata)}
-    state = {"graph": graph_state(model.graph), "dataframe": model.dataframe.copy(deep=True),
-             "exc_metrics": list(model.exc_metrics), "inc_metrics": list(model.inc_metrics),
-             "default_metric": model.default_metric}
+        return {
+            "events": model.events.copy(deep=True),
+            "definitions": None if model.definitions is None else model.definitions.copy(deep=True),
+            "metadata": copy.deepcopy(model.metadata),
+        }
+    state = {
+        "graph": graph_state(model.graph),
+        "dataframe": model.dataframe.copy(deep=True),
+        "exc_metrics": list(model.exc_metrics),
+        "inc_metrics": list(model.inc_metrics),
+        "default_metric": model.default_metric,
+    }
     if isinstance(model, Ensemble):
         state["metadata"] = model.metadata.copy(deep=True)
         state["stats"] = model.stats
@@ -59,7 +69,8 @@ def assert_same(before: Any, after: Any, where: str = "input") -> None:
             assert_same(b, a, f"{where}[{i}]")
     else:
         assert after == before or (after != after and before != before), (
-            f"{where}: {after!r} != {before!r}")
+            f"{where}: {after!r} != {before!r}"
+        )
 
 
 def _edit_table(table: pd.DataFrame) -> None:
@@ -71,8 +82,7 @@ def _edit_table(table: pd.DataFrame) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             table.loc[table.index[0], column] = -12345 if len(numeric) else "edited"
-            table.iloc[-1, table.columns.get_loc(column)] = (
-                -54321 if len(numeric) else "edited too")
+            table.iloc[-1, table.columns.get_loc(column)] = -54321 if len(numeric) else "edited too"
             if len(numeric):
                 table[column] *= 3
                 with contextlib.suppress(ValueError):  # read-only under copy-on-write
@@ -104,8 +114,15 @@ def edit_graph(graph: Graph) -> None:
     _edit_table(graph.frames)
     frames = graph.frames
     frames.loc[0, "name"] = "edited"
-    arrays = [graph.root_ids, graph.tree_parent, graph.depth, graph.names, graph.edges()[1],
-              graph.children_of(0), graph.subtree_end]
+    arrays = [
+        graph.root_ids,
+        graph.tree_parent,
+        graph.depth,
+        graph.names,
+        graph.edges()[1],
+        graph.children_of(0),
+        graph.subtree_end,
+    ]
     for array in arrays:
         if not array.size:
             continue

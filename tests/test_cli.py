@@ -29,8 +29,10 @@ def test_tree_of_a_real_profile(hatchet_data, capsys):
 
 def test_tree_options(hatchet_data, capsys):
     path = str(hatchet_data / "hpctoolkit-cpi-database")
-    assert main(["tree", path, "--metric", "time", "--rank", "2", "--threshold", "0.5",
-                 "--no-color"]) == 0
+    assert (
+        main(["tree", path, "--metric", "time", "--rank", "2", "--threshold", "0.5", "--no-color"])
+        == 0
+    )
     lines = capsys.readouterr().out.splitlines()
     # the root's exclusive time is 0, under half the largest value: nothing is shown
     assert lines == ["time (rank 2)", "(no node passes the depth and threshold limits)"]
@@ -73,19 +75,43 @@ def test_demo_copies_tutorials_and_names_the_command(tmp_path, capsys):
 @pytest.mark.parametrize("euid", [0, 1000])
 def test_demo_command_as_root_and_as_a_user(tmp_path, monkeypatch, euid):
     monkeypatch.setattr(os, "geteuid", lambda: euid)
-    command = demo_command(tmp_path, "01.ipynb", port=8891, open_browser=False,
-                           extra=["--ServerApp.ip=0.0.0.0", "--LabApp.default_url=/lab"])
+    command = demo_command(
+        tmp_path,
+        "01.ipynb",
+        port=8891,
+        open_browser=False,
+        extra=["--ServerApp.ip=0.0.0.0", "--LabApp.default_url=/lab"],
+    )
     assert command[4:] == [
-        f"--notebook-dir={tmp_path}", "--port=8891", "--no-browser",
+        f"--notebook-dir={tmp_path}",
+        "--port=8891",
+        "--no-browser",
         *(["--allow-root"] if euid == 0 else []),
-        "--ServerApp.ip=0.0.0.0", "--LabApp.default_url=/lab", str(tmp_path / "01.ipynb")]
+        "--ServerApp.ip=0.0.0.0",
+        "--LabApp.default_url=/lab",
+        str(tmp_path / "01.ipynb"),
+    ]
     # an --allow-root the user gives is not doubled
     assert demo_command(tmp_path, "01.ipynb", extra=["--allow-root"]).count("--allow-root") == 1
 
 
 def test_demo_passes_unknown_options_to_jupyterlab_only(tmp_path, capsys):
-    assert main(["demo", "--dir", str(tmp_path), "--dry-run", "--no-browser",
-                 "--ServerApp.ip", "0.0.0.0", "--", "--LabApp.news_url=None"]) == 0
+    assert (
+        main(
+            [
+                "demo",
+                "--dir",
+                str(tmp_path),
+                "--dry-run",
+                "--no-browser",
+                "--ServerApp.ip",
+                "0.0.0.0",
+                "--",
+                "--LabApp.news_url=None",
+            ]
+        )
+        == 0
+    )
     command = shlex.split(capsys.readouterr().out.strip())
     assert command[-4:-1] == ["--ServerApp.ip", "0.0.0.0", "--LabApp.news_url=None"]
     assert "--no-browser" in command
@@ -99,16 +125,34 @@ def test_demo_starts_jupyterlab_that_answers(tmp_path):
     starts, serves the copied tutorials, and stops when told."""
     pytest.importorskip("jupyterlab", reason="jupyterlab is not installed")
     port = free_port()
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
-           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
-           "JUPYTER_DATA_DIR": str(tmp_path / "data")}
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+        "JUPYTER_DATA_DIR": str(tmp_path / "data"),
+    }
     folder = tmp_path / "tutorials"
     log = (tmp_path / "demo.log").open("w")
     server = subprocess.Popen(
-        [sys.executable, "-m", "glade.cli", "demo", "--dir", str(folder), "--port", str(port),
-         "--no-browser", "--IdentityProvider.token=", "--ServerApp.port_retries=0",
-         f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}"],
-        cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "glade.cli",
+            "demo",
+            "--dir",
+            str(folder),
+            "--port",
+            str(port),
+            "--no-browser",
+            "--IdentityProvider.token=",
+            "--ServerApp.port_retries=0",
+            f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}",
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     try:
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 90
@@ -119,8 +163,10 @@ def test_demo_starts_jupyterlab_that_answers(tmp_path):
                 break
             except OSError:
                 if server.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail("glade demo did not serve JupyterLab:\n"
-                                + (tmp_path / "demo.log").read_text()[-3000:])
+                    pytest.fail(
+                        "glade demo did not serve JupyterLab:\n"
+                        + (tmp_path / "demo.log").read_text()[-3000:]
+                    )
                 time.sleep(0.5)
         served = sorted(item["name"] for item in contents["content"])
         assert served == [p.name for p in tutorial_notebooks()]
@@ -148,6 +194,7 @@ def stopped(server: subprocess.Popen, tries: int = 3) -> bool:
 
 
 def test_installed_entry_point():
-    result = subprocess.run([sys.executable, "-m", "glade.cli", "--help"], capture_output=True,
-                            text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "glade.cli", "--help"], capture_output=True, text=True, check=True
+    )
     assert "tree" in result.stdout and "demo" in result.stdout

@@ -181,10 +181,14 @@ def _reference_order(n, src, dst, roots):
     unreached = sorted(set(range(n)) - set(order))
     if unreached:
         reach = {v: set(dfs([v])[0]) for v in unreached}
-        component = {v: frozenset(w for w in reach[v] if w in reach and v in reach[w])
-                     for v in unreached}
-        entered = {component[d] for s, d in zip(src, dst, strict=True)
-                   if s in component and d in component and component[s] != component[d]}
+        component = {
+            v: frozenset(w for w in reach[v] if w in reach and v in reach[w]) for v in unreached
+        }
+        entered = {
+            component[d]
+            for s, d in zip(src, dst, strict=True)
+            if s in component and d in component and component[s] != component[d]
+        }
         extra = sorted({min(c) for c in component.values() if c not in entered})
         roots = [*roots, *extra]
         order, parent = dfs(roots)
@@ -258,10 +262,13 @@ def test_children_sums_of_a_matrix_add_children_in_id_order(n, columns, data):
     from glade.graph import children_sums
 
     parent = np.array([-1] + [data.draw(st.integers(-1, i - 1)) for i in range(1, n)])
-    cell = st.one_of(st.floats(allow_nan=True, allow_infinity=True, width=64),
-                     st.sampled_from([0.0, -0.0, 1e300, -1e-300]))
-    values = np.array(data.draw(st.lists(cell, min_size=n * columns, max_size=n * columns)),
-                      dtype=np.float64).reshape(n, columns)
+    cell = st.one_of(
+        st.floats(allow_nan=True, allow_infinity=True, width=64),
+        st.sampled_from([0.0, -0.0, 1e300, -1e-300]),
+    )
+    values = np.array(
+        data.draw(st.lists(cell, min_size=n * columns, max_size=n * columns)), dtype=np.float64
+    ).reshape(n, columns)
     expected = np.zeros_like(values)
     child = np.flatnonzero(parent >= 0)
     np.add.at(expected, parent[child], values[child])

@@ -16,8 +16,13 @@ def test_vitest_suite_passes():
     npx = shutil.which("npx")
     if npx is None or not (ROOT / "node_modules" / ".bin" / "vitest").exists():
         pytest.skip("node_modules absent: `pip install -e .[dev]` runs `npm install`")
-    result = subprocess.run([npx, "vitest", "run", "--reporter=dot"], cwd=ROOT,
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [npx, "vitest", "run", "--reporter=dot"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
 
 
@@ -27,6 +32,7 @@ def test_lint_passes():
     bins = ROOT / "node_modules" / ".bin"
     if npm is None or not ((bins / "biome").exists() and (bins / "tsc").exists()):
         pytest.skip("node_modules absent: `pip install -e .[dev]` runs `npm install`")
-    result = subprocess.run([npm, "run", "--silent", "lint"], cwd=ROOT, capture_output=True,
-                            text=True, timeout=600)
+    result = subprocess.run(
+        [npm, "run", "--silent", "lint"], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]

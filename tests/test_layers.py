@@ -25,17 +25,27 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = SRC / "glade"
 
 LAYERS = {
-    "errors": 0, "units": 0, "pandas_compat": 0, "compiled": 0, "progress": 0, "packing": 0,
+    "errors": 0,
+    "units": 0,
+    "pandas_compat": 0,
+    "compiled": 0,
+    "progress": 0,
+    "packing": 0,
     "writing": 0,
-    "graph": 1, "nodes": 1, "parquet": 1,
+    "graph": 1,
+    "nodes": 1,
+    "parquet": 1,
     "query": 2,
     "profile": 3,
-    "ensemble": 4, "trace": 4,
+    "ensemble": 4,
+    "trace": 4,
     "stats": 4.5,
     "readers": 5,
     "datasets": 6,
-    "views": 7, "plots": 7,
-    "cli": 8, "": 8,
+    "views": 7,
+    "plots": 7,
+    "cli": 8,
+    "": 8,
 }
 MODELS = {"profile", "ensemble", "trace"}
 SIBLINGS = {"ensemble", "trace"}
@@ -72,8 +82,11 @@ def imports(path: Path) -> Iterator[tuple[str, list[str], list[str], int]]:
                 if target.split(".")[0] != "glade":
                     continue
                 names = [a.name for a in child.names]
-                submodules = [n for n in names if (PACKAGE.joinpath(*target.split(".")[1:], n)
-                                                   .with_suffix(".py").exists())]
+                submodules = [
+                    n
+                    for n in names
+                    if (PACKAGE.joinpath(*target.split(".")[1:], n).with_suffix(".py").exists())
+                ]
                 for name in submodules:  # from glade import stats
                     yield f"{target}.{name}", [], scope, child.lineno
                 if len(submodules) < len(names):
@@ -89,8 +102,7 @@ def imports(path: Path) -> Iterator[tuple[str, list[str], list[str], int]]:
 
 
 def all_imports() -> list[tuple[str, str, list[str], list[str], int]]:
-    return [(module_name(p), *edge) for p in sorted(PACKAGE.rglob("*.py"))
-            for edge in imports(p)]
+    return [(module_name(p), *edge) for p in sorted(PACKAGE.rglob("*.py")) for edge in imports(p)]
 
 
 def test_every_package_has_a_layer():
@@ -104,46 +116,65 @@ def upward(source: str, target: str) -> bool:
 
 
 def test_imports_point_down_except_in_facade_methods():
-    wrong = [f"{source} (line {line}, in {'.'.join(scope) or 'the module'}) imports {target}"
-             for source, target, _, scope, line in all_imports()
-             if upward(source, target)
-             and not (layer_of(source) in MODELS and scope and FACADE.match(scope[-1]))]
+    wrong = [
+        f"{source} (line {line}, in {'.'.join(scope) or 'the module'}) imports {target}"
+        for source, target, _, scope, line in all_imports()
+        if upward(source, target)
+        and not (layer_of(source) in MODELS and scope and FACADE.match(scope[-1]))
+    ]
     assert not wrong, "imports that reach up a layer:\n" + "\n".join(wrong)
 
 
 def test_no_module_imports_another_modules_private_names():
-    wrong = [f"{source} (line {line}) imports {name} from {target}"
-             for source, target, names, _, line in all_imports()
-             for name in names
-             if name.startswith("_") and not name.startswith("__") and target != source]
+    wrong = [
+        f"{source} (line {line}) imports {name} from {target}"
+        for source, target, names, _, line in all_imports()
+        for name in names
+        if name.startswith("_") and not name.startswith("__") and target != source
+    ]
     assert not wrong, "private names imported across modules:\n" + "\n".join(wrong)
 
 
-@pytest.mark.parametrize(("source", "target", "expected"), [
-    ("glade.trace.engines.timeline", "glade.views.timeline.render", True),
-    ("glade.views.cct.widget", "glade.profile.graphframe", False),
-    ("glade.ensemble.model", "glade.trace.model", True),
-    ("glade.readers.traces.csv", "glade.trace.model", False),
-    ("glade.query.engine", "glade.profile.graphframe", True),
-    ("glade.trace.storage", "glade.readers.traces.events", True),
-])
+@pytest.mark.parametrize(
+    ("source", "target", "expected"),
+    [
+        ("glade.trace.engines.timeline", "glade.views.timeline.render", True),
+        ("glade.views.cct.widget", "glade.profile.graphframe", False),
+        ("glade.ensemble.model", "glade.trace.model", True),
+        ("glade.readers.traces.csv", "glade.trace.model", False),
+        ("glade.query.engine", "glade.profile.graphframe", True),
+        ("glade.trace.storage", "glade.readers.traces.events", True),
+    ],
+)
 def test_the_rule_itself(source: str, target: str, expected: bool):
     """The check catches the edges this layout was cleared of (issue 24)."""
     assert upward(source, target) is expected
 
 
 REPO = SRC.parent
-NAMED = re.compile(r"\b(?:js|src/glade|glade|tests|benchmarks|notebooks)/[\w./-]+"
-                   r"\.(?:js|py|mjs|css|ipynb|lark)\b")
+NAMED = re.compile(
+    r"\b(?:js|src/glade|glade|tests|benchmarks|notebooks)/[\w./-]+"
+    r"\.(?:js|py|mjs|css|ipynb|lark)\b"
+)
 
 
 def test_every_file_the_code_names_exists():
     """Comments and docstrings that point to a file point to one that exists (moving a
     module moves what names it)."""
-    sources = [p for folder in ("src/glade", "js", "tests", "benchmarks")
-               for p in (REPO / folder).rglob("*") if p.suffix in {".py", ".js", ".mjs"}
-               and "static" not in p.parts and "node_modules" not in p.parts]
-    missing = sorted({f"{p.relative_to(REPO)} names {name}"
-                      for p in sources for name in NAMED.findall(p.read_text())
-                      if not (REPO / name).exists() and not (SRC / name).exists()})
+    sources = [
+        p
+        for folder in ("src/glade", "js", "tests", "benchmarks")
+        for p in (REPO / folder).rglob("*")
+        if p.suffix in {".py", ".js", ".mjs"}
+        and "static" not in p.parts
+        and "node_modules" not in p.parts
+    ]
+    missing = sorted(
+        {
+            f"{p.relative_to(REPO)} names {name}"
+            for p in sources
+            for name in NAMED.findall(p.read_text())
+            if not (REPO / name).exists() and not (SRC / name).exists()
+        }
+    )
     assert not missing, "\n".join(missing)

@@ -95,9 +95,15 @@ def test_node_sets_agree_with_sets_of_handles(case):
     ha, hb = {Node(graph, i) for i in first}, {Node(graph, i) for i in second}
     assert set(a) == ha and len(a) == len(ha)
     assert a == sorted(ha) and a == ha
-    for result, expected in ((a | b, ha | hb), (a & b, ha & hb), (a - b, ha - hb),
-                             (a ^ b, ha ^ hb), (a.union(hb), ha | hb),
-                             (a.difference(list(hb)), ha - hb), (list(hb) - a, hb - ha)):
+    for result, expected in (
+        (a | b, ha | hb),
+        (a & b, ha & hb),
+        (a - b, ha - hb),
+        (a ^ b, ha ^ hb),
+        (a.union(hb), ha | hb),
+        (a.difference(list(hb)), ha - hb),
+        (list(hb) - a, hb - ha),
+    ):
         assert isinstance(result, NodeSet) and result == expected
     assert all((node in a) == (node in ha) for node in graph.nodes())
     assert a.paths() == [node.path() for node in a]

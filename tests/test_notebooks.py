@@ -21,11 +21,17 @@ def run_notebook(path: Path, folder: Path) -> nbformat.NotebookNode:
     copy = folder / path.name
     shutil.copy(path, copy)
     notebook = nbformat.read(copy, as_version=4)
-    client = NotebookClient(notebook, timeout=300, kernel_name="python3",
-                            resources={"metadata": {"path": str(folder)}})
+    client = NotebookClient(
+        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(folder)}}
+    )
     client.execute()
-    errors = [out for cell in notebook.cells if cell.cell_type == "code"
-              for out in cell.get("outputs", []) if out.get("output_type") == "error"]
+    errors = [
+        out
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for out in cell.get("outputs", [])
+        if out.get("output_type") == "error"
+    ]
     assert not errors
     return notebook
 

@@ -14,9 +14,13 @@ from glade import GraphFrame
 from glade.errors import GladeError
 from glade.parquet import SIDECAR
 
-LITERAL = [{"frame": {"name": "main"}, "metrics": {"time": 3.0, "time (inc)": 5.0},
-            "children": [{"frame": {"name": "solve"},
-                          "metrics": {"time": 2.0, "time (inc)": 2.0}}]}]
+LITERAL = [
+    {
+        "frame": {"name": "main"},
+        "metrics": {"time": 3.0, "time (inc)": 5.0},
+        "children": [{"frame": {"name": "solve"}, "metrics": {"time": 2.0, "time (inc)": 2.0}}],
+    }
+]
 
 
 @pytest.fixture
@@ -26,8 +30,11 @@ def gf() -> GraphFrame:
 
 def tree(root: Path) -> dict[str, bytes]:
     """Every file below ``root`` with its bytes."""
-    return {p.relative_to(root).as_posix(): p.read_bytes()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_sidecar_lists_every_file_the_store_holds(gf: GraphFrame, tmp_path: Path) -> None:
@@ -37,8 +44,7 @@ def test_sidecar_lists_every_file_the_store_holds(gf: GraphFrame, tmp_path: Path
     assert listed
 
 
-def test_overwrite_replaces_a_store_of_glades_own_files(gf: GraphFrame,
-                                                        tmp_path: Path) -> None:
+def test_overwrite_replaces_a_store_of_glades_own_files(gf: GraphFrame, tmp_path: Path) -> None:
     store = gf.to_parquet(tmp_path / "s")
     smaller = gf.copy()
     smaller.dataframe["time"] = 7.0
@@ -60,7 +66,8 @@ def test_a_file_added_by_the_user_is_never_deleted(gf: GraphFrame, tmp_path: Pat
 
 
 def test_a_folder_with_a_file_named_glade_json_is_not_taken_for_a_store(
-        gf: GraphFrame, tmp_path: Path) -> None:
+    gf: GraphFrame, tmp_path: Path
+) -> None:
     folder = tmp_path / "project"
     folder.mkdir()
     (folder / SIDECAR).write_text('{"format": "profile"}')
@@ -71,8 +78,9 @@ def test_a_folder_with_a_file_named_glade_json_is_not_taken_for_a_store(
     assert tree(folder) == before
 
 
-def test_overwriting_the_working_directory_is_refused(gf: GraphFrame, tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_overwriting_the_working_directory_is_refused(
+    gf: GraphFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = gf.to_parquet(tmp_path / "s")
     before = tree(store)
     monkeypatch.chdir(store)
@@ -123,14 +131,21 @@ def test_a_store_without_a_file_list_is_not_replaced(gf: GraphFrame, tmp_path: P
     assert tree(store) == before
 
 
-def test_a_failed_write_leaves_the_old_store_whole(gf: GraphFrame, tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_write_leaves_the_old_store_whole(
+    gf: GraphFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = gf.to_parquet(tmp_path / "s")
     before = tree(store)
     real = os.replace
-    monkeypatch.setattr(Path, "rename", lambda self, to: (_ for _ in ()).throw(
-        OSError(28, "No space left on device")) if str(self).endswith(".partial")
-        else Path(real(self, to) or to))
+    monkeypatch.setattr(
+        Path,
+        "rename",
+        lambda self, to: (
+            (_ for _ in ()).throw(OSError(28, "No space left on device"))
+            if str(self).endswith(".partial")
+            else Path(real(self, to) or to)
+        ),
+    )
     with pytest.raises(GladeError, match="No space left"):
         gf.to_parquet(store, overwrite=True)
     assert tree(store) == before

@@ -34,8 +34,11 @@ def blocks(language: str, illustrative: bool = False) -> list[tuple[int, str]]:
     """(line, code) of every fenced block of ``language`` in the README: the runnable
     ones, or with ``illustrative`` the ones marked illustrative."""
     text = README.read_text(encoding="utf-8")
-    return [(text[: m.start()].count("\n") + 1, m.group(3)) for m in FENCE.finditer(text)
-            if m.group(1) == language and (ILLUSTRATIVE in m.group(2)) == illustrative]
+    return [
+        (text[: m.start()].count("\n") + 1, m.group(3))
+        for m in FENCE.finditer(text)
+        if m.group(1) == language and (ILLUSTRATIVE in m.group(2)) == illustrative
+    ]
 
 
 @pytest.fixture
@@ -61,8 +64,9 @@ def test_every_python_example_runs(readme_folder):
             with contextlib.redirect_stdout(out):
                 exec(compile(code, f"README.md:{line}", "exec"), namespace)
         except Exception as exc:
-            raise AssertionError(f"the README example at line {line} fails: "
-                                 f"{type(exc).__name__}: {exc}") from exc
+            raise AssertionError(
+                f"the README example at line {line} fails: {type(exc).__name__}: {exc}"
+            ) from exc
     # the ensemble example: RAJAPerf's compilers are g++-10.3.1 and clang++-10.0.1
     assert namespace["gcc"].num_profiles == 5  # of 18; the other 13 are clang++ builds
     assert namespace["gcc"].metadata["compiler"].unique().tolist() == ["g++-10.3.1"]
@@ -85,4 +89,3 @@ def test_query_examples_parse():
     assert queries
     for code in queries:
         parse(code.strip())
-

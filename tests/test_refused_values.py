@@ -19,22 +19,30 @@ from glade.readers.profiles.caliper import read_caliper
 from glade.trace import Trace
 from tests.trace.helpers import make_trace
 
-LITERAL = [{"frame": {"name": "main"}, "metrics": {"time": 3.0, "time (inc)": 5.0},
-            "children": [{"frame": {"name": "solve"},
-                          "metrics": {"time": 2.0, "time (inc)": 2.0}}]}]
+LITERAL = [
+    {
+        "frame": {"name": "main"},
+        "metrics": {"time": 3.0, "time (inc)": 5.0},
+        "children": [{"frame": {"name": "solve"}, "metrics": {"time": 2.0, "time (inc)": 2.0}}],
+    }
+]
 
 
 def split(values: list) -> dict:
     """A Caliper json-split document of three regions with a value column ``time``."""
-    return {"data": [[i, v] for i, v in enumerate(values)], "columns": ["path", "time"],
-            "column_metadata": [{"is_value": False}, {"is_value": True}],
-            "nodes": [{"label": "main", "column": "path"},
-                      {"label": "a", "column": "path", "parent": 0},
-                      {"label": "b", "column": "path", "parent": 0}]}
+    return {
+        "data": [[i, v] for i, v in enumerate(values)],
+        "columns": ["path", "time"],
+        "column_metadata": [{"is_value": False}, {"is_value": True}],
+        "nodes": [
+            {"label": "main", "column": "path"},
+            {"label": "a", "column": "path", "parent": 0},
+            {"label": "b", "column": "path", "parent": 0},
+        ],
+    }
 
 
-@pytest.mark.parametrize(("values", "row"), [(["5", "12abc", None], 0),
-                                             (["x", None, "1e3"], 2)])
+@pytest.mark.parametrize(("values", "row"), [(["5", "12abc", None], 0), (["x", None, "1e3"], 2)])
 def test_caliper_numbers_written_as_text_are_refused(tmp_path, values, row):
     path = tmp_path / "text.json"
     path.write_text(json.dumps(split(values)))
@@ -49,16 +57,19 @@ def test_caliper_text_attributes_still_read(tmp_path):
     assert read_caliper(path).dataframe["time"].tolist()[0] == "kernel"
 
 
-@pytest.mark.parametrize("value", [
-    {"$numpy": "|V2000000000", "value": 0},
-    {"$numpy": "<M8[ns]", "value": 0},
-    {"$numpy": "<i8", "value": "text"},
-    {"$numpy": "not a dtype", "value": 1},
-    {"$array": "|V8", "shape": [1], "data": [0]},
-    {"$array": "<f8", "shape": [4], "data": [1.0]},
-    {"$array": "<f8", "shape": [1], "data": ["x"]},
-    {"$float": {}},
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"$numpy": "|V2000000000", "value": 0},
+        {"$numpy": "<M8[ns]", "value": 0},
+        {"$numpy": "<i8", "value": "text"},
+        {"$numpy": "not a dtype", "value": 1},
+        {"$array": "|V8", "shape": [1], "data": [0]},
+        {"$array": "<f8", "shape": [4], "data": [1.0]},
+        {"$array": "<f8", "shape": [1], "data": ["x"]},
+        {"$float": {}},
+    ],
+)
 def test_sidecar_values_glade_never_writes_are_refused(gf_store, value):
     sidecar = gf_store / "glade.json"
     body = json.loads(sidecar.read_text())
@@ -70,8 +81,14 @@ def test_sidecar_values_glade_never_writes_are_refused(gf_store, value):
 
 
 def test_sidecar_values_glade_writes_decode_exactly():
-    values = [np.int16(-3), np.float32(1.5), np.bool_(True),
-              np.arange(6, dtype=np.uint8).reshape(2, 3), (1, "a"), {(1, 2): [None]}]
+    values = [
+        np.int16(-3),
+        np.float32(1.5),
+        np.bool_(True),
+        np.arange(6, dtype=np.uint8).reshape(2, 3),
+        (1, "a"),
+        {(1, 2): [None]},
+    ]
     for value in values:
         back = decode_value(json.loads(json.dumps(encode_value(value))))
         assert type(back) is type(value)
@@ -121,4 +138,5 @@ def test_a_store_reached_through_a_link_still_reads(tmp_path):
     store = gf.to_parquet(tmp_path / "real")
     os.symlink(store, tmp_path / "alias")
     assert GraphFrame.from_parquet(tmp_path / "alias").dataframe.equals(
-        GraphFrame.from_parquet(store).dataframe)
+        GraphFrame.from_parquet(store).dataframe
+    )

@@ -12,8 +12,17 @@ from glade.units import format_time, format_times, scale_for, time_unit
 def test_each_time_in_its_own_unit():
     values = [0, 999, 1000, 1234567, 2.5e9, -2500, np.nan, np.inf, -np.inf, 0.4]
     assert format_times(values, "ns").tolist() == [
-        "0.000 ns", "999.000 ns", "1.000 us", "1.235 ms", "2.500 s", "-2.500 us", "nan",
-        "inf", "-inf", "0.400 ns"]
+        "0.000 ns",
+        "999.000 ns",
+        "1.000 us",
+        "1.235 ms",
+        "2.500 s",
+        "-2.500 us",
+        "nan",
+        "inf",
+        "-inf",
+        "0.400 ns",
+    ]
     assert format_time(0.5, "s", precision=1) == "500.0 ms"
     assert format_time(90, "s") == "90.000 s"  # no minutes: s is the largest unit
     assert format_time(1500, "us", precision=0) == "2 ms"

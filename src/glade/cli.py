@@ -38,8 +38,13 @@ def tutorial_notebooks() -> list[Path]:
     return sorted(folder.glob("*.ipynb"))
 
 
-def demo_command(workdir: Path, first: str, port: int | None = None,
-                 open_browser: bool = True, extra: list[str] | None = None) -> list[str]:
+def demo_command(
+    workdir: Path,
+    first: str,
+    port: int | None = None,
+    open_browser: bool = True,
+    extra: list[str] | None = None,
+) -> list[str]:
     """The JupyterLab command line of ``glade demo``: ``workdir`` as the notebook folder,
     ``first`` opened, ``--allow-root`` when run as root (JupyterLab refuses root without
     it, the usual case in containers), then ``extra`` JupyterLab options as given."""
@@ -76,8 +81,13 @@ def _demo(args: argparse.Namespace) -> int:
         target = workdir / nb.name
         if not target.exists():
             shutil.copy(nb, target)
-    command = demo_command(workdir, notebooks[0].name, port=args.port,
-                           open_browser=not args.no_browser, extra=args.jupyter_options)
+    command = demo_command(
+        workdir,
+        notebooks[0].name,
+        port=args.port,
+        open_browser=not args.no_browser,
+        extra=args.jupyter_options,
+    )
     if args.dry_run:
         print(shlex.join(command))
         return 0
@@ -103,8 +113,12 @@ def build_parser() -> argparse.ArgumentParser:
     tree.add_argument("path", help="a profile file or directory of any supported format")
     tree.add_argument("--metric", "-m", help="metric column to show (default: the profile's)")
     tree.add_argument("--depth", "-d", type=int, help="deepest level shown (roots are 0)")
-    tree.add_argument("--threshold", "-t", type=float,
-                      help="hide nodes under this fraction of the largest value, e.g. 0.01")
+    tree.add_argument(
+        "--threshold",
+        "-t",
+        type=float,
+        help="hide nodes under this fraction of the largest value, e.g. 0.01",
+    )
     tree.add_argument("--name-width", type=int, help="cut names longer than this")
     tree.add_argument("--rank", type=int, help="show one rank instead of the mean over ranks")
     tree.add_argument("--format", help="skip format detection (hpctoolkit, caliper, ...)")
@@ -114,19 +128,33 @@ def build_parser() -> argparse.ArgumentParser:
     tree.set_defaults(run=_tree)
 
     demo = sub.add_parser(
-        "demo", help="open the tutorial notebooks in JupyterLab",
+        "demo",
+        help="open the tutorial notebooks in JupyterLab",
         description="Copy the tutorial notebooks to a folder and open them in JupyterLab. "
-                    "Any option not listed here goes to JupyterLab as given, e.g. "
-                    "glade demo --no-browser --ServerApp.ip=0.0.0.0")
-    demo.add_argument("--dir", default="glade-tutorials",
-                      help="folder the notebooks are copied to (default: ./glade-tutorials)")
-    demo.add_argument("--text", action="store_true",
-                      help="print a short tour in the terminal instead of opening JupyterLab")
-    demo.add_argument("--dry-run", action="store_true",
-                      help="copy the notebooks and print the JupyterLab command only")
+        "Any option not listed here goes to JupyterLab as given, e.g. "
+        "glade demo --no-browser --ServerApp.ip=0.0.0.0",
+    )
+    demo.add_argument(
+        "--dir",
+        default="glade-tutorials",
+        help="folder the notebooks are copied to (default: ./glade-tutorials)",
+    )
+    demo.add_argument(
+        "--text",
+        action="store_true",
+        help="print a short tour in the terminal instead of opening JupyterLab",
+    )
+    demo.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="copy the notebooks and print the JupyterLab command only",
+    )
     demo.add_argument("--port", type=int, help="the port JupyterLab serves on")
-    demo.add_argument("--no-browser", action="store_true",
-                      help="do not open a browser (print the URL to open instead)")
+    demo.add_argument(
+        "--no-browser",
+        action="store_true",
+        help="do not open a browser (print the URL to open instead)",
+    )
     demo.set_defaults(run=_demo, jupyter_options=[])
     return parser
 

@@ -22,8 +22,16 @@ from glade.errors import GraphError
 from glade.nodes import Node, NodeSet
 from glade.pandas_compat import copy_on_write
 
-__all__ = ["Graph", "Node", "NodeSet", "children_sums", "depth_from_parent", "frame_codes",
-           "group_by_depth", "subtree_sums"]
+__all__ = [
+    "Graph",
+    "Node",
+    "NodeSet",
+    "children_sums",
+    "depth_from_parent",
+    "frame_codes",
+    "group_by_depth",
+    "subtree_sums",
+]
 
 _INDEX = np.int64
 
@@ -51,8 +59,9 @@ def children_sums(parent: np.ndarray, values: np.ndarray) -> np.ndarray:
         # (so the sums are the same bit for bit), without add.at's cost per element
         n = len(parent)
         pointer, index = _csr(n, parent[child], child)
-        return np.asarray(sp.csr_matrix((np.ones(child.size), index, pointer), shape=(n, n))
-                          @ values)
+        return np.asarray(
+            sp.csr_matrix((np.ones(child.size), index, pointer), shape=(n, n)) @ values
+        )
     below = np.zeros_like(values)
     np.add.at(below, parent[child], values[child])
     return below
@@ -298,8 +307,11 @@ class Graph:
         way. scipy keeps children in CSR order as long as it need not convert the matrix
         (float64 data, int32 indices), which would sort the indices.
         """
-        ptr, idx = _csr(n + 1, np.concatenate([np.full(roots.size, n, dtype=_INDEX), src]),
-                        np.concatenate([roots, dst]).astype(_INDEX))
+        ptr, idx = _csr(
+            n + 1,
+            np.concatenate([np.full(roots.size, n, dtype=_INDEX), src]),
+            np.concatenate([roots, dst]).astype(_INDEX),
+        )
         m = idx.size
         count = np.diff(ptr)
         first_helper = n + 1 + ptr[:-1]
@@ -383,8 +395,10 @@ class Graph:
     def frame_values(self, attribute: str) -> np.ndarray:
         """The values of frame ``attribute`` of every node, by id (read-only)."""
         if attribute not in self._frames.columns:
-            raise GraphError(f"no frame attribute {attribute!r}; attributes: "
-                             f"{', '.join(map(str, self._frames.columns))}")
+            raise GraphError(
+                f"no frame attribute {attribute!r}; attributes: "
+                f"{', '.join(map(str, self._frames.columns))}"
+            )
         return _read_only(self._frames[attribute].to_numpy().view())
 
     def frame_rows(self, ids: np.ndarray) -> pd.DataFrame:
@@ -480,8 +494,11 @@ class Graph:
         if _parents_first(self._tree_parent):
             # one pass in id order; a key per level would overflow int64 on deep chains
             codes, seen = pd.factorize(codes)  # below n, so keys times codes fit
-            keys = _call_path_pass(np.asarray(self._tree_parent, dtype=np.int64),
-                                   codes.astype(np.int64), max(len(seen), 1))
+            keys = _call_path_pass(
+                np.asarray(self._tree_parent, dtype=np.int64),
+                codes.astype(np.int64),
+                max(len(seen), 1),
+            )
             return pd.factorize(keys)[0].astype(_INDEX)
         for level in self.levels():
             parent = self._tree_parent[level]
@@ -560,9 +577,7 @@ class Graph:
         local = np.full(len(self), -1, dtype=_INDEX)
         local[kept] = np.arange(kept.size, dtype=_INDEX)
         order = np.lexsort((dst, src))
-        sub, sub_map = Graph.from_edges(
-            self.frame_rows(kept), local[src[order]], local[dst[order]]
-        )
+        sub, sub_map = Graph.from_edges(self.frame_rows(kept), local[src[order]], local[dst[order]])
         merged, merge_map = sub.merge_equal_paths()
         new_id = np.full(len(self), -1, dtype=_INDEX)
         new_id[kept] = merge_map[sub_map]

@@ -174,8 +174,10 @@ class NodeSet:
         return at < self._ids.size and int(self._ids[at]) == node.nid
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{i}: {name!r}" for i, name in
-                          zip(self._ids[:6].tolist(), self.names()[:6].tolist(), strict=True))
+        shown = ", ".join(
+            f"{i}: {name!r}"
+            for i, name in zip(self._ids[:6].tolist(), self.names()[:6].tolist(), strict=True)
+        )
         more = ", ..." if len(self) > 6 else ""
         return f"NodeSet({len(self)} nodes: {{{shown}{more}}})"
 
@@ -262,8 +264,8 @@ class NodeSet:
             return False
         if any(n.graph is not self.graph for n in other):
             return False
-        return np.array_equal(np.unique(np.array([n.nid for n in other], dtype=np.int64)),
-                              self._ids)
+        return np.array_equal(
+            np.unique(np.array([n.nid for n in other], dtype=np.int64)), self._ids
+        )
 
     __hash__ = None  # type: ignore[assignment]
-

@@ -57,8 +57,9 @@ def mask_from_ranges(n: int, ranges: Sequence[Sequence[int]]) -> np.ndarray:
 PACKED_DTYPES = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "float32", "float64")
 
 
-def pack_arrays(arrays: Mapping[str, np.ndarray], deflate: Collection[str] = (),
-                noisy: Collection[str] = ()) -> tuple[list[dict], bytes]:
+def pack_arrays(
+    arrays: Mapping[str, np.ndarray], deflate: Collection[str] = (), noisy: Collection[str] = ()
+) -> tuple[list[dict], bytes]:
     """Named arrays as one blob for a custom message or a bytes trait: descriptors
     (``name``, ``dtype``, ``count``, byte ``offset`` and ``size`` in the blob,
     ``deflate``) and the blob, each array little-endian at an offset that is a
@@ -70,21 +71,28 @@ def pack_arrays(arrays: Mapping[str, np.ndarray], deflate: Collection[str] = (),
     for name, values in arrays.items():
         values = np.asarray(values)
         if values.dtype.name not in PACKED_DTYPES:
-            raise GladeError(f"array {name!r} has dtype {values.dtype}; pack one of "
-                             f"{PACKED_DTYPES}")
+            raise GladeError(
+                f"array {name!r} has dtype {values.dtype}; pack one of {PACKED_DTYPES}"
+            )
         raw = np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("<")).tobytes()
         packed = _compressed(raw, name in noisy) if name in deflate else raw
-        descriptors.append({"name": name, "dtype": values.dtype.name, "count": int(values.size),
-                            "offset": offset, "size": len(packed),
-                            "deflate": name in deflate})
+        descriptors.append(
+            {
+                "name": name,
+                "dtype": values.dtype.name,
+                "count": int(values.size),
+                "offset": offset,
+                "size": len(packed),
+                "deflate": name in deflate,
+            }
+        )
         padding = -len(packed) % 8
         parts += [packed, b"\0" * padding]
         offset += len(packed) + padding
     return descriptors, b"".join(parts)
 
 
-def join_packed(parts: Sequence[tuple[str, Sequence[dict], bytes]]
-                ) -> tuple[list[dict], bytes]:
+def join_packed(parts: Sequence[tuple[str, Sequence[dict], bytes]]) -> tuple[list[dict], bytes]:
     """Blobs already packed by :func:`pack_arrays` as one: each part is (prefix,
     descriptors, blob), its arrays named ``prefix + name`` at offsets shifted by the
     parts before it (each blob is a multiple of 8 bytes long, so arrays stay aligned)."""
@@ -92,8 +100,10 @@ def join_packed(parts: Sequence[tuple[str, Sequence[dict], bytes]]
     blobs: list[bytes] = []
     offset = 0
     for prefix, items, blob in parts:
-        descriptors += [{**item, "name": prefix + item["name"], "offset": item["offset"] + offset}
-                        for item in items]
+        descriptors += [
+            {**item, "name": prefix + item["name"], "offset": item["offset"] + offset}
+            for item in items
+        ]
         padding = -len(blob) % 8
         blobs += [blob, b"\0" * padding]
         offset += len(blob) + padding
@@ -115,6 +125,7 @@ def unpack_arrays(descriptors: Sequence[dict], blob: bytes) -> dict[str, np.ndar
         raw = blob[item["offset"] : item["offset"] + item["size"]]
         if item["deflate"]:
             raw = zlib.decompress(raw)
-        out[item["name"]] = np.frombuffer(raw, dtype=np.dtype(item["dtype"]).newbyteorder("<"),
-                                          count=item["count"])
+        out[item["name"]] = np.frombuffer(
+            raw, dtype=np.dtype(item["dtype"]).newbyteorder("<"), count=item["count"]
+        )
     return out

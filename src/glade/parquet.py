@@ -31,8 +31,15 @@ from glade.pandas_compat import PANDAS3, TEXT_DTYPE
 SIDECAR = "glade.json"
 #: What decoding a malformed sidecar entry raises (a wrong type, a missing key, a number
 #: out of range, nesting too deep); readers turn these into ReaderErrors naming the file.
-MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError,
-             RecursionError)
+MALFORMED = (
+    KeyError,
+    TypeError,
+    ValueError,
+    AttributeError,
+    IndexError,
+    OverflowError,
+    RecursionError,
+)
 _TEXT = ("str", "object", "string")
 
 
@@ -50,8 +57,11 @@ def encode_value(value: Any) -> Any:
     if isinstance(value, np.generic):
         return {"$numpy": value.dtype.str, "value": encode_value(value.item())}
     if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
-        return {"$array": value.dtype.str, "shape": list(value.shape),
-                "data": [encode_value(v) for v in value.reshape(-1).tolist()]}
+        return {
+            "$array": value.dtype.str,
+            "shape": list(value.shape),
+            "data": [encode_value(v) for v in value.reshape(-1).tolist()],
+        }
     if isinstance(value, (list, tuple)):
         items = [encode_value(v) for v in value]
         return items if isinstance(value, list) else {"$tuple": items}
@@ -59,26 +69,29 @@ def encode_value(value: Any) -> Any:
         if all(isinstance(k, str) and not k.startswith("$") for k in value):
             return {k: encode_value(v) for k, v in value.items()}
         return {"$dict": [[encode_value(k), encode_value(v)] for k, v in value.items()]}
-    raise GladeError(f"cannot store {value!r} (a {type(value).__name__}) in a glade "
-                     "sidecar: metadata holds numbers, text, lists, tuples, dicts and "
-                     "numpy scalars or arrays")
+    raise GladeError(
+        f"cannot store {value!r} (a {type(value).__name__}) in a glade "
+        "sidecar: metadata holds numbers, text, lists, tuples, dicts and "
+        "numpy scalars or arrays"
+    )
 
 
 #: The numpy dtype kinds :func:`encode_value` writes, of scalars and arrays.
 _KINDS = "biuf"
 
 
-def decode_value(value: Any, where: str | os.PathLike = "a glade sidecar",
-                 entry: str = "a value") -> Any:
+def decode_value(
+    value: Any, where: str | os.PathLike = "a glade sidecar", entry: str = "a value"
+) -> Any:
     """The value :func:`encode_value` encoded; ReaderError naming ``where`` and the sidecar
     ``entry`` for anything it cannot have written (a numpy dtype of another kind, such
     as ``|V2000000000``, an array whose data do not fill its shape...)."""
     try:
         return _decode(value)
-    except (TypeError, ValueError, OverflowError, KeyError, AttributeError,
-            RecursionError) as exc:
-        raise ReaderError(where, f"sidecar entry {entry!r} holds a value glade does not "
-                          f"write ({str(exc)[:200]})") from None
+    except (TypeError, ValueError, OverflowError, KeyError, AttributeError, RecursionError) as exc:
+        raise ReaderError(
+            where, f"sidecar entry {entry!r} holds a value glade does not write ({str(exc)[:200]})"
+        ) from None
 
 
 def _dtype(text: Any, kinds: str) -> np.dtype:
@@ -105,8 +118,12 @@ def _decode(value: Any) -> Any:
     if "$array" in value:
         dtype = _dtype(value["$array"], _KINDS)
         shape, data = value["shape"], value["data"]
-        if not isinstance(data, list) or not isinstance(shape, list) or not all(
-                type(k) is int and k >= 0 for k in shape) or math.prod(shape) != len(data):
+        if (
+            not isinstance(data, list)
+            or not isinstance(shape, list)
+            or not all(type(k) is int and k >= 0 for k in shape)
+            or math.prod(shape) != len(data)
+        ):
             raise ValueError(f"an array of shape {str(shape)[:40]} and {len(data)} values")
         data = [_decode(v) for v in data]
         if not all(isinstance(v, (bool, int, float)) for v in data):
@@ -137,8 +154,10 @@ def _files_under(directory: Path) -> list[str]:
     for root, dirs, files in os.walk(directory, followlinks=False):
         here = Path(root)
         # a symlink to a directory is listed in dirs but never walked: it is an entry
-        found += [(here / name).relative_to(directory).as_posix()
-                  for name in files + [d for d in dirs if (here / d).is_symlink()]]
+        found += [
+            (here / name).relative_to(directory).as_posix()
+            for name in files + [d for d in dirs if (here / d).is_symlink()]
+        ]
     return sorted(found)
 
 
@@ -152,15 +171,20 @@ def _own_files(target: Path) -> list[str]:
         body = None
     listed = body.get(MANIFEST) if isinstance(body, dict) else None
     if not isinstance(listed, list) or not all(isinstance(f, str) for f in listed):
-        raise GladeError(f"{target} exists and is not a glade Parquet store that lists its "
-                         f"files in {SIDECAR}: refusing to replace it (remove it yourself "
-                         "if it may go)")
+        raise GladeError(
+            f"{target} exists and is not a glade Parquet store that lists its "
+            f"files in {SIDECAR}: refusing to replace it (remove it yourself "
+            "if it may go)"
+        )
     foreign = sorted(set(_files_under(target)) - {SIDECAR, *listed})
     if foreign:
-        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more"
-                                          if len(foreign) > 5 else "")
-        raise GladeError(f"{target} holds files glade did not write ({shown}): refusing "
-                         "to replace it; move them out or write elsewhere")
+        shown = ", ".join(foreign[:5]) + (
+            f" and {len(foreign) - 5} more" if len(foreign) > 5 else ""
+        )
+        raise GladeError(
+            f"{target} holds files glade did not write ({shown}): refusing "
+            "to replace it; move them out or write elsewhere"
+        )
     return [SIDECAR, *listed]
 
 
@@ -179,11 +203,15 @@ def _check_target(target: Path, overwrite: bool) -> list[str]:
     """The files of ``target`` that replacing it deletes ([] when it does not exist);
     GladeError when it may not be written or replaced."""
     if len(os.fsencode(target.name)) > 255:
-        raise GladeError(f"{target.name[:40]}... is too long a file name "
-                         f"({len(os.fsencode(target.name))} bytes; file systems take 255)")
+        raise GladeError(
+            f"{target.name[:40]}... is too long a file name "
+            f"({len(os.fsencode(target.name))} bytes; file systems take 255)"
+        )
     if target.is_symlink():
-        raise GladeError(f"{target} is a symbolic link: glade writes a store only to a "
-                         "real path, never through a link")
+        raise GladeError(
+            f"{target} is a symbolic link: glade writes a store only to a "
+            "real path, never through a link"
+        )
     if not target.exists():
         return []
     if not overwrite:
@@ -192,8 +220,10 @@ def _check_target(target: Path, overwrite: bool) -> list[str]:
         raise GladeError(f"{target} exists and is not a directory: refusing to replace it")
     here = Path.cwd().resolve()
     if here == target.resolve() or target.resolve() in here.parents:
-        raise GladeError(f"{target} holds the current working directory ({here}): "
-                         "refusing to replace it; write from outside it")
+        raise GladeError(
+            f"{target} holds the current working directory ({here}): "
+            "refusing to replace it; write from outside it"
+        )
     return _own_files(target)
 
 
@@ -232,8 +262,7 @@ def new_directory(path: str | os.PathLike, overwrite: bool = False) -> Iterator[
         except OSError as exc:
             if old.exists() and not target.exists():
                 old.rename(target)
-            raise GladeError(f"cannot write a store at {path!s}: "
-                             f"{exc.strerror or exc}") from exc
+            raise GladeError(f"cannot write a store at {path!s}: {exc.strerror or exc}") from exc
         if own:
             _remove_store(old, own)
     finally:
@@ -244,8 +273,12 @@ def new_directory(path: str | os.PathLike, overwrite: bool = False) -> Iterator[
 def write_sidecar(directory: Path, format: str, version: int, payload: dict) -> None:
     """Write the sidecar of a stored model (last, after every data file), listing every
     file of the store so that overwriting it later deletes those and nothing else."""
-    body = {"format": format, "version": version, **payload,
-            MANIFEST: [f for f in _files_under(directory) if f != SIDECAR]}
+    body = {
+        "format": format,
+        "version": version,
+        **payload,
+        MANIFEST: [f for f in _files_under(directory) if f != SIDECAR],
+    }
     (directory / SIDECAR).write_text(json.dumps(body, indent=1, allow_nan=False))
 
 
@@ -258,8 +291,11 @@ def check_inside(path: Path, directory: Path) -> None:
     except (OSError, RuntimeError) as exc:
         raise ReaderError(path, f"cannot be resolved ({exc})") from None
     if not target.is_relative_to(home):
-        raise ReaderError(path, f"is a link to {target}, outside the store {home}: a glade "
-                          "store holds its own files and glade does not follow such links")
+        raise ReaderError(
+            path,
+            f"is a link to {target}, outside the store {home}: a glade "
+            "store holds its own files and glade does not follow such links",
+        )
 
 
 def read_sidecar(path: str | os.PathLike, format: str, version: int) -> dict:
@@ -267,12 +303,18 @@ def read_sidecar(path: str | os.PathLike, format: str, version: int) -> dict:
     ReaderError when it is missing, unreadable, of another format or version."""
     directory = Path(path)
     if not directory.is_dir():
-        raise ReaderError(directory, "no such directory" if not directory.exists()
-                          else "is not a directory (a glade Parquet store is one)")
+        raise ReaderError(
+            directory,
+            "no such directory"
+            if not directory.exists()
+            else "is not a directory (a glade Parquet store is one)",
+        )
     sidecar = directory / SIDECAR
     if not sidecar.is_file():
-        raise ReaderError(directory, f"has no {SIDECAR}: not a glade Parquet directory, or "
-                          "one whose writing did not finish")
+        raise ReaderError(
+            directory,
+            f"has no {SIDECAR}: not a glade Parquet directory, or one whose writing did not finish",
+        )
     check_inside(sidecar, directory)
     try:
         body = json.loads(sidecar.read_text())
@@ -282,8 +324,10 @@ def read_sidecar(path: str | os.PathLike, format: str, version: int) -> dict:
         found = body.get("format") if isinstance(body, dict) else None
         raise ReaderError(sidecar, f"holds a {found!r}, not a {format!r}")
     if body.get("version") != version:
-        raise ReaderError(sidecar, f"is format version {body.get('version')!r}; this glade "
-                          f"reads version {version}")
+        raise ReaderError(
+            sidecar,
+            f"is format version {body.get('version')!r}; this glade reads version {version}",
+        )
     return body
 
 
@@ -297,8 +341,9 @@ def sidecar_format(path: str | os.PathLike) -> str | None:
     return body.get("format") if isinstance(body, dict) else None
 
 
-def reader_entry(format: str, what: str,
-                 load: Callable[[str | os.PathLike], Any]) -> tuple[Callable, Callable]:
+def reader_entry(
+    format: str, what: str, load: Callable[[str | os.PathLike], Any]
+) -> tuple[Callable, Callable]:
     """The ``detect(path)`` and ``read(path)`` that ``glade.read`` uses for directories
     of ``format`` holding a ``what`` (a profile, an ensemble), read by ``load``: detection
     looks at the sidecar only and never raises; reading takes no options."""
@@ -308,8 +353,9 @@ def reader_entry(format: str, what: str,
 
     def read(path: str | os.PathLike, **kwargs: Any) -> Any:
         if kwargs:
-            raise GladeError(f"a glade Parquet {what} takes no reading options, not "
-                             f"{sorted(kwargs)}")
+            raise GladeError(
+                f"a glade Parquet {what} takes no reading options, not {sorted(kwargs)}"
+            )
         return load(path)
 
     detect.__doc__ = f"Whether ``path`` is a directory holding a stored {what}."
@@ -329,8 +375,9 @@ def integers(body: dict, key: str, where: Path) -> np.ndarray:
     """``body[key]``, a list of integers, as an int64 array; ReaderError naming ``where``
     otherwise."""
     values = field(body, key, list, where)
-    if not all(isinstance(v, int) and not isinstance(v, bool) and -2**63 <= v < 2**63
-               for v in values):
+    if not all(
+        isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63 for v in values
+    ):
         raise ReaderError(where, f"sidecar entry {key!r} must be a list of integers")
     return np.asarray(values, dtype=np.int64)
 
@@ -376,12 +423,17 @@ def restore(values: pd.Series, spec: dict, where: Path) -> pd.Series:
             categories = _categories(spec)
             dtype = pd.CategoricalDtype(categories, ordered=spec["ordered"])
             if isinstance(values.dtype, pd.CategoricalDtype) and values.cat.categories.equals(
-                    categories):
+                categories
+            ):
                 return values.astype(dtype)
-            plain = values.astype(categories.dtype) if isinstance(
-                values.dtype, pd.CategoricalDtype) else values
-            out = pd.Series(pd.Categorical(plain, dtype=dtype), index=values.index,
-                            name=values.name)
+            plain = (
+                values.astype(categories.dtype)
+                if isinstance(values.dtype, pd.CategoricalDtype)
+                else values
+            )
+            out = pd.Series(
+                pd.Categorical(plain, dtype=dtype), index=values.index, name=values.name
+            )
             if (out.isna() & values.notna()).any():
                 raise ValueError("it holds values that are not among its categories")
             return out
@@ -393,8 +445,9 @@ def restore(values: pd.Series, spec: dict, where: Path) -> pd.Series:
             raise ValueError(f"it is {values.dtype}")
         return values.astype(wanted)
     except MALFORMED as exc:
-        raise ReaderError(where, f"column {_name_of(spec)!r} cannot be read as "
-                          f"{_name_of(spec, 'dtype')} ({exc})") from exc
+        raise ReaderError(
+            where, f"column {_name_of(spec)!r} cannot be read as {_name_of(spec, 'dtype')} ({exc})"
+        ) from exc
 
 
 def _name_of(spec: Any, key: str = "name") -> Any:
@@ -408,8 +461,12 @@ def arrow_types(table_schema: Any) -> dict[str, str]:
     (Parquet stores them alike; the spec says which columns are categorical)."""
     import pyarrow as pa
 
-    return {f.name: str(f.type.value_type if pa.types.is_dictionary(f.type) else f.type)
-            .replace("large_", "") for f in table_schema}
+    return {
+        f.name: str(f.type.value_type if pa.types.is_dictionary(f.type) else f.type).replace(
+            "large_", ""
+        )
+        for f in table_schema
+    }
 
 
 def check_schema(found: Any, expected: dict[str, str], where: Path) -> None:
@@ -462,8 +519,9 @@ def write_frame(frame: pd.DataFrame, path: Path) -> dict:
     import pyarrow as pa
 
     labels = list(frame.columns)
-    plain = all(isinstance(n, str) and not n.startswith("__index_level")
-                for n in labels) and len(set(labels)) == len(labels)
+    plain = all(isinstance(n, str) and not n.startswith("__index_level") for n in labels) and len(
+        set(labels)
+    ) == len(labels)
     stored = labels if plain else [f"c{i}" for i in range(len(labels))]
     arrays, specs = {}, []
     for i, label in enumerate(labels):
@@ -471,7 +529,8 @@ def write_frame(frame: pd.DataFrame, path: Path) -> dict:
         arrays[stored[i]], as_json = _arrow_column(values)
         specs.append({**column_spec(label, values), "stored": stored[i], "json": as_json})
     spec: dict[str, Any] = {
-        "rows": len(frame), "columns": specs,
+        "rows": len(frame),
+        "columns": specs,
         "column_names": encode_value(list(frame.columns.names)),
         "column_multi": isinstance(frame.columns, pd.MultiIndex),
     }
@@ -485,8 +544,12 @@ def write_frame(frame: pd.DataFrame, path: Path) -> dict:
         for i, (level, code) in enumerate(zip(levels, codes, strict=True)):
             key = f"__index_level_{i}__"
             arrays[key] = pa.array(np.asarray(code, dtype=np.int64))
-            spec["index"].append({**column_spec(index.names[i], level),
-                                  "levels": encode_value(level.to_numpy().tolist())})
+            spec["index"].append(
+                {
+                    **column_spec(index.names[i], level),
+                    "levels": encode_value(level.to_numpy().tolist()),
+                }
+            )
     table = pa.table(arrays)
     spec["arrow"] = arrow_types(table.schema)
     write_table(table, path)
@@ -499,8 +562,9 @@ def _json_column(values: pd.Series, where: Path, name: Any) -> pd.Series:
     try:
         decoded = [decode_value(json.loads(v), where, "a column") for v in values.tolist()]
     except MALFORMED as exc:
-        raise ReaderError(where, f"column {name!r} holds text that is not glade's JSON "
-                          f"({exc})") from exc
+        raise ReaderError(
+            where, f"column {name!r} holds text that is not glade's JSON ({exc})"
+        ) from exc
     out = np.empty(len(decoded), dtype=object)
     out[:] = decoded
     return pd.Series(out, index=values.index)
@@ -538,8 +602,7 @@ def read_frame(path: Path, spec: dict) -> pd.DataFrame:
         check_schema(pq.read_schema(path), spec["arrow"], path)
         table = pq.read_table(path)
         if table.num_rows != spec["rows"]:
-            raise ReaderError(path, f"holds {table.num_rows} rows, its sidecar says "
-                              f"{spec['rows']}")
+            raise ReaderError(path, f"holds {table.num_rows} rows, its sidecar says {spec['rows']}")
         raw = table.to_pandas()
         columns = []
         for column in spec["columns"]:
@@ -553,13 +616,16 @@ def read_frame(path: Path, spec: dict) -> pd.DataFrame:
         if len(set(labels)) != len(labels):
             raise ReaderError(path, "its sidecar names a column twice")
         names = decode_value(spec["column_names"], path, "column_names")
-        frame.columns = (pd.MultiIndex.from_tuples(labels, names=names) if spec["column_multi"]
-                         else pd.Index(labels, name=names[0], dtype=object
-                                       if not labels else None))
+        frame.columns = (
+            pd.MultiIndex.from_tuples(labels, names=names)
+            if spec["column_multi"]
+            else pd.Index(labels, name=names[0], dtype=object if not labels else None)
+        )
         frame.index = _index(raw, spec, path)
     except ReaderError:
         raise
     except (OSError, pa.ArrowException, *MALFORMED) as exc:
-        raise ReaderError(path, f"is not a readable stored table ({type(exc).__name__}: "
-                          f"{exc})") from exc
+        raise ReaderError(
+            path, f"is not a readable stored table ({type(exc).__name__}: {exc})"
+        ) from exc
     return frame

@@ -11,6 +11,10 @@ PROGRESS_MIN = 2_000_000
 def progress(total: int, desc: str, unit: str = "event") -> tqdm:
     """A tqdm bar for ``total`` units of work, shown only when the work is long."""
     return tqdm(
-        total=total, desc=desc, unit=unit, unit_scale=True, leave=False,
+        total=total,
+        desc=desc,
+        unit=unit,
+        unit_scale=True,
+        leave=False,
         disable=total < PROGRESS_MIN,
     )

@@ -24,22 +24,25 @@ def chromium_path() -> str:
     """The chromium executable to drive, or skip the test."""
     path = os.environ.get("GLADE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
     if not Path(path).is_file():
-        pytest.skip(f"chromium not found at {path} (apt-get install chromium, or set "
-                    "GLADE_CHROMIUM)")
+        pytest.skip(
+            f"chromium not found at {path} (apt-get install chromium, or set GLADE_CHROMIUM)"
+        )
     return path
 
 
 @pytest.fixture(scope="session")
 def browser():
     """A headless chromium, shared by the session's browser tests."""
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is "
-                                   "not installed")
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="the playwright package is not installed"
+    )
     if not (STATIC / "cct.js").is_file():
         pytest.skip("the front end is not built (npm install && npm run build)")
     executable = chromium_path()
     with sync_api.sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=executable, headless=True,
-                                              args=CHROMIUM_ARGS)
+        instance = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_ARGS
+        )
         yield instance
         instance.close()
 
@@ -60,4 +63,3 @@ def page(browser, page_errors):
     yield new_page
     context.close()
     assert not page_errors, [f"{error}\n{error.stack}" for error in page_errors]
-

@@ -39,8 +39,9 @@ class ServerError(RuntimeError):
 
 
 @contextmanager
-def notebook_server(front_end: str, cells: Sequence[str], name: str = "test.ipynb"
-                    ) -> Iterator[str]:
+def notebook_server(
+    front_end: str, cells: Sequence[str], name: str = "test.ipynb"
+) -> Iterator[str]:
     """Serve a notebook of code ``cells`` with ``front_end`` ("lab" or "notebook") from a
     temporary directory and yield the URL of its page; the server is stopped by its PID
     and its directory removed afterwards. A server that does not start is a ServerError
@@ -48,21 +49,42 @@ def notebook_server(front_end: str, cells: Sequence[str], name: str = "test.ipyn
     _, app, page_path = FRONT_ENDS[front_end]
     with tempfile.TemporaryDirectory(prefix=f"glade-{front_end}-") as tmp:
         root = Path(tmp)
-        notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {
-            "name": "python3", "display_name": "Python 3", "language": "python"}})
+        notebook = nbformat.v4.new_notebook(
+            metadata={
+                "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+            }
+        )
         notebook.cells = [nbformat.v4.new_code_cell(cell) for cell in cells]
         nbformat.write(notebook, root / name)
         port = free_port()
-        env = {**os.environ, "JUPYTER_CONFIG_DIR": str(root / "config"),
-               "JUPYTER_RUNTIME_DIR": str(root / "runtime"),
-               "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]}
+        env = {
+            **os.environ,
+            "JUPYTER_CONFIG_DIR": str(root / "config"),
+            "JUPYTER_RUNTIME_DIR": str(root / "runtime"),
+            "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"],
+        }
         server = subprocess.Popen(
-            [sys.executable, "-m", "jupyter", front_end, "--no-browser", f"--port={port}",
-             "--ServerApp.port_retries=0", "--IdentityProvider.token=",
-             "--ServerApp.password=", f"--{app}.expose_app_in_browser=True", "--allow-root",
-             f"--ServerApp.root_dir={root}", f"--{app}.workspaces_dir={root / 'workspaces'}",
-             f"--{app}.user_settings_dir={root / 'settings'}"],
-            cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=(root / "server.log").open("w"))
+            [
+                sys.executable,
+                "-m",
+                "jupyter",
+                front_end,
+                "--no-browser",
+                f"--port={port}",
+                "--ServerApp.port_retries=0",
+                "--IdentityProvider.token=",
+                "--ServerApp.password=",
+                f"--{app}.expose_app_in_browser=True",
+                "--allow-root",
+                f"--ServerApp.root_dir={root}",
+                f"--{app}.workspaces_dir={root / 'workspaces'}",
+                f"--{app}.user_settings_dir={root / 'settings'}",
+            ],
+            cwd=root,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=(root / "server.log").open("w"),
+        )
         try:
             url = f"http://127.0.0.1:{port}"
             deadline = time.monotonic() + 90
@@ -73,8 +95,7 @@ def notebook_server(front_end: str, cells: Sequence[str], name: str = "test.ipyn
                 except OSError:
                     if server.poll() is not None or time.monotonic() > deadline:
                         log = (root / "server.log").read_text()[-2000:]
-                        raise ServerError(f"jupyter {front_end} did not start:\n{log}"
-                                          ) from None
+                        raise ServerError(f"jupyter {front_end} did not start:\n{log}") from None
                     time.sleep(0.5)
             yield f"{url}/" + page_path.format(workspace=uuid.uuid4().hex, name=name)
         finally:
@@ -87,8 +108,9 @@ def notebook_server(front_end: str, cells: Sequence[str], name: str = "test.ipyn
 
 
 @contextmanager
-def jupyter_notebook(front_end: str, cells: Sequence[str], name: str = "test.ipynb"
-                     ) -> Iterator[str]:
+def jupyter_notebook(
+    front_end: str, cells: Sequence[str], name: str = "test.ipynb"
+) -> Iterator[str]:
     """:func:`notebook_server` for tests: skips when the front end is not installed and
     fails (with the server's log) when it does not start."""
     import pytest
@@ -102,8 +124,9 @@ def jupyter_notebook(front_end: str, cells: Sequence[str], name: str = "test.ipy
         pytest.fail(str(exc))
 
 
-def open_and_run(page, url: str, name: str = "test.ipynb", page_errors: list | None = None,
-                 run: bool = True) -> None:
+def open_and_run(
+    page, url: str, name: str = "test.ipynb", page_errors: list | None = None, run: bool = True
+) -> None:
     """Open the notebook page, wait for an idle kernel, and run all cells (unless not
     ``run``). Notebook 7.6
     raises one error of its own while loading its settings, before any cell runs (it
@@ -115,10 +138,13 @@ def open_and_run(page, url: str, name: str = "test.ipynb", page_errors: list | N
             const widget = window.jupyterapp?.shell.currentWidget;
             return widget?.context?.path === name
                 && widget.sessionContext.session?.kernel?.status === "idle";
-        }""", arg=name)
+        }""",
+        arg=name,
+    )
     if page_errors is not None:
         assert all("/static/notebook/" in (error.stack or "") for error in page_errors), [
-            f"{error}\n{error.stack}" for error in page_errors]
+            f"{error}\n{error.stack}" for error in page_errors
+        ]
         page_errors.clear()
     if run:
         page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
@@ -137,13 +163,16 @@ def run_in_kernel(page, code: str) -> str:
             };
             await future.done;
             return out;
-        }""", code)
+        }""",
+        code,
+    )
 
 
 def kernel_value(page, expression: str):
     """The value of the Python ``expression`` in the notebook's kernel, through JSON."""
-    output = run_in_kernel(page, "import json as _json\n"
-                                 f"print('VALUE' + _json.dumps({expression}))")
+    output = run_in_kernel(
+        page, f"import json as _json\nprint('VALUE' + _json.dumps({expression}))"
+    )
     assert "VALUE" in output, output
     return json.loads(output.split("VALUE", 1)[1])
 
@@ -177,8 +206,7 @@ def undo_and_redo_by_keys(page, focus, view: str = "view") -> None:
         page.keyboard.press(undo)
         assert wait_for_kernel(page, state, undone) == undone
         page.keyboard.press(redo)
-        assert wait_for_kernel(page, state, [history, future, query]) == [history, future,
-                                                                           query]
+        assert wait_for_kernel(page, state, [history, future, query]) == [history, future, query]
 
 
 def keys_stay_outside(page, outside, view: str = "view") -> None:

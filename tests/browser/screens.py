@@ -23,15 +23,24 @@ CELLS = [
     "             synthetic_ensemble(6, 80, seed=1)), by='name', height=380),\n"
     "         'timeline': Timeline(trace, height=380),\n"
     "         'matrix': CommMatrix(trace, height=380)}",
-    "views['cct']", "views['supergraph']", "views['timeline']", "views['matrix']",
+    "views['cct']",
+    "views['supergraph']",
+    "views['timeline']",
+    "views['matrix']",
 ]
-SELECTORS = {"cct": ".glade-cct", "supergraph": ".glade-sg",
-             "timeline": ".glade-timeline", "matrix": ".glade-matrix"}
-REFUSE = ("for _view in views.values():\n"
-          "    try:\n"
-          "        _view.set_state({'history': [{'op': 'explode'}]})\n"
-          "    except glade.GladeError:\n"
-          "        pass\n")
+SELECTORS = {
+    "cct": ".glade-cct",
+    "supergraph": ".glade-sg",
+    "timeline": ".glade-timeline",
+    "matrix": ".glade-matrix",
+}
+REFUSE = (
+    "for _view in views.values():\n"
+    "    try:\n"
+    "        _view.set_state({'history': [{'op': 'explode'}]})\n"
+    "    except glade.GladeError:\n"
+    "        pass\n"
+)
 THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
 WIDTHS = {"wide": 1400, "800px": 860}
 
@@ -42,8 +51,9 @@ def main(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     executable = os.environ.get("GLADE_CHROMIUM") or shutil.which("chromium")
     with notebook_server("lab", CELLS, "screens.ipynb") as url, sync_playwright() as play:
-        browser = play.chromium.launch(executable_path=executable, headless=True,
-                                       args=CHROMIUM_ARGS)
+        browser = play.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_ARGS
+        )
         page = browser.new_page(viewport={"width": WIDTHS["wide"], "height": 1000})
         page.set_default_timeout(120_000)
         open_and_run(page, url, "screens.ipynb")
@@ -52,8 +62,11 @@ def main(out: Path) -> None:
         run_in_kernel(page, REFUSE)
         page.evaluate("() => window.jupyterapp.commands.execute('application:toggle-left-area')")
         for theme, name in THEMES.items():
-            page.evaluate("(name) => window.jupyterapp.commands.execute("
-                          "'apputils:change-theme', {theme: name})", name)
+            page.evaluate(
+                "(name) => window.jupyterapp.commands.execute("
+                "'apputils:change-theme', {theme: name})",
+                name,
+            )
             page.wait_for_timeout(1500)
             for width_name, width in WIDTHS.items():
                 page.set_viewport_size({"width": width, "height": 1000})

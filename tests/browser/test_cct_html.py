@@ -58,8 +58,9 @@ def test_exported_page_works_offline(page, tmp_path):
 
 def test_merged_rows_are_shown_nodes(page, tmp_path):
     # main -> {a, a -> b, a}: three siblings with one call path share a row
-    gf = profile_from_spec({"parent": [-1, 0, 0, 2, 0], "name": ["main", "a", "a", "b", "a"],
-                            "time": [1, 2, 3, 4, 5]})
+    gf = profile_from_spec(
+        {"parent": [-1, 0, 0, 2, 0], "name": ["main", "a", "a", "b", "a"], "time": [1, 2, 3, 4, 5]}
+    )
     open_offline(page, CCT(gf), tmp_path / "merged.html")
     assert page.locator(".gc-status").inner_text() == "5 of 5 nodes shown in 3 rows"
     assert row(page, "a (×3)").count() == 1
@@ -73,15 +74,20 @@ def test_headers_are_distinct_and_resize(page, tmp_path):
     names = [m["name"] for m in view.metrics]
     assert names == ["time (inc)", "time", "PAPI_L2_TCM (inc)", "PAPI_L2_TCM"]
     texts = [headers.nth(j).inner_text().replace("\u200b", "") for j in range(4)]
-    assert texts == ["time (inc)\ninclusive", "time\nexclusive",
-                     "PAPI_L2_TCM (inc)\ninclusive", "PAPI_L2_TCM\nexclusive"]
+    assert texts == [
+        "time (inc)\ninclusive",
+        "time\nexclusive",
+        "PAPI_L2_TCM (inc)\ninclusive",
+        "PAPI_L2_TCM\nexclusive",
+    ]
     assert headers.nth(2).get_attribute("title").startswith("PAPI_L2_TCM (inc) (inclusive")
     # drag the right edge of the third column 80 px to the right: the header and every
     # row's cell widen together
     cells = page.locator(".gc-body .gc-row:visible").first.locator(".gc-cell")
     for j in range(4):  # headers line up with the values under them
         assert headers.nth(j).bounding_box()["x"] == pytest.approx(
-            cells.nth(j).bounding_box()["x"], abs=1)
+            cells.nth(j).bounding_box()["x"], abs=1
+        )
     before = headers.nth(2).bounding_box()["width"], cells.nth(2).bounding_box()["width"]
     grip = headers.nth(2).locator(".gc-resize").bounding_box()
     page.mouse.move(grip["x"] + grip["width"] / 2, grip["y"] + grip["height"] / 2)
@@ -128,8 +134,9 @@ def test_tooltip_and_buttons_follow_the_pointer(page, tmp_path):
 
     # a wheel scroll moves ten rows under the still pointer: the tooltip follows
     page.mouse.wheel(0, 220)
-    page.wait_for_function("(before) => document.querySelector('.gc-tip-path').textContent"
-                           " !== before", arg=first)
+    page.wait_for_function(
+        "(before) => document.querySelector('.gc-tip-path').textContent !== before", arg=first
+    )
     under = visible_row_at(page, y)
     assert path.inner_text().endswith(under.locator(".gc-text").inner_text())
     assert "gc-hovered" in under.get_attribute("class")
@@ -146,5 +153,6 @@ def test_trace_times_have_units(page, tmp_path):
     assert re.fullmatch(r"\d+", texts[2]), texts
     legend = page.locator(".gc-legend-value").all_inner_texts()
     assert all(re.fullmatch(r"\d+(\.\d+)? (ns|us|ms|s)", t) for t in legend), legend
-    assert re.fullmatch(r"\d+(\.\d+)? (ns|us|ms|s)", page.locator(".gc-threshold-label")
-                        .inner_text())
+    assert re.fullmatch(
+        r"\d+(\.\d+)? (ns|us|ms|s)", page.locator(".gc-threshold-label").inner_text()
+    )

@@ -50,11 +50,13 @@ print("REPORT" + _json.dumps({
 def jupyter(request):
     """The URL of a notebook showing a CCT view of the synthetic profile, served by
     JupyterLab 4 or Notebook 7."""
-    cells = ["from glade.datasets import synthetic_profile\n"
-             "from glade.views import CCT\n"
-             f"gf = synthetic_profile({SIZE}, ranks={RANKS}, seed={SEED})\n"
-             "view = CCT(gf, height=600)\n"
-             "view"]
+    cells = [
+        "from glade.datasets import synthetic_profile\n"
+        "from glade.views import CCT\n"
+        f"gf = synthetic_profile({SIZE}, ranks={RANKS}, seed={SEED})\n"
+        "view = CCT(gf, height=600)\n"
+        "view"
+    ]
     with jupyter_notebook(request.param, cells, "cct.ipynb") as url:
         yield url
 
@@ -75,14 +77,16 @@ def test_clicks_reach_the_kernel(page, page_errors, jupyter):
     # (the virtual list redraws its rows, and a row found before may show another node)
     folded = int(gf.graph.subtree_end[collapsed.nid] - collapsed.nid - 1)
     expect(view_element.locator(".gc-status")).to_have_text(
-        f"{SIZE - folded} of {SIZE} nodes shown (edited)")
+        f"{SIZE - folded} of {SIZE} nodes shown (edited)"
+    )
     target = row(view_element, hidden.name)
     target.hover()
     target.locator("[data-action=hide]").click()
     shown = SIZE - int(gf.graph.subtree_end[hidden.nid] - hidden.nid) - folded
     # the page shows the edits once the kernel has applied them
     expect(view_element.locator(".gc-status")).to_have_text(
-        f"{shown} of {SIZE} nodes shown (edited)")
+        f"{shown} of {SIZE} nodes shown (edited)"
+    )
 
     output = run_in_kernel(page, REPORT)
     assert "REPORT" in output, output
@@ -90,8 +94,10 @@ def test_clicks_reach_the_kernel(page, page_errors, jupyter):
     expected = CCT(gf)
     expected.collapse(collapsed.path()).hide(hidden.path())
     assert report["query"] == expected.query
-    assert report["history"] == [{"op": "collapse", "nodes": [collapsed.nid]},
-                                 {"op": "hide", "nodes": [hidden.nid]}]
+    assert report["history"] == [
+        {"op": "collapse", "nodes": [collapsed.nid]},
+        {"op": "hide", "nodes": [hidden.nid]},
+    ]
     assert report["selected_paths"] == [list(selected.path())]
     assert report["selection"] == str(selection_query([selected.path()]))
     assert len(report["nodes"]) == shown
@@ -109,7 +115,8 @@ def test_clicks_reach_the_kernel(page, page_errors, jupyter):
     # the shared keys, while the view has the focus (a click on its status line gives it)
     undo_and_redo_by_keys(page, view_element.locator(".gc-status"))
     expect(view_element.locator(".gc-status")).to_have_text(
-        f"{shown} of {SIZE} nodes shown (edited)")
+        f"{shown} of {SIZE} nodes shown (edited)"
+    )
     page.keyboard.press("Escape")
     assert wait_for_kernel(page, "view.selected_paths", []) == []
     keys_stay_outside(page, page.locator(".jp-Cell .cm-content").first)
@@ -124,10 +131,13 @@ def test_a_refused_state_is_said_in_the_view(page, page_errors, jupyter):
     view_element.locator(".gc-body .gc-row").first.wait_for()
     line = view_element.locator(".glade-error")
     expect(line).to_be_hidden()
-    output = run_in_kernel(page, "try:\n"
-                                 "    view.set_state({'history': [{'op': 'explode'}]})\n"
-                                 "except Exception as exc:\n"
-                                 "    print('REFUSED', type(exc).__name__)\n")
+    output = run_in_kernel(
+        page,
+        "try:\n"
+        "    view.set_state({'history': [{'op': 'explode'}]})\n"
+        "except Exception as exc:\n"
+        "    print('REFUSED', type(exc).__name__)\n",
+    )
     assert "REFUSED GladeError" in output, output
     expect(line).to_be_visible()
     expect(line).to_contain_text("explode")

@@ -102,7 +102,8 @@ def test_a_brushed_window_restricts_the_linked_cct_view(page, page_errors, jupyt
     plot.wait_for()
     tree.locator(".gc-status").wait_for()
     page.wait_for_function(
-        "() => document.querySelector('.glade-timeline .gt-waiting')?.textContent === ''")
+        "() => document.querySelector('.glade-timeline .gt-waiting')?.textContent === ''"
+    )
     unrestricted = tree.locator(".gc-status").inner_text()
 
     # shift-drag over rows 1..6 (of 8, 28 px each) and the second fifth of the time axis
@@ -119,7 +120,8 @@ def test_a_brushed_window_restricts_the_linked_cct_view(page, page_errors, jupyt
     notice = tree.locator(".gc-notice")
     page.wait_for_function(
         "() => document.querySelector('.glade-cct .gc-notice')?.textContent"
-        ".includes('linked: showing only the calls of')")
+        ".includes('linked: showing only the calls of')"
+    )
     result = report(page)
     assert result["window"]["processes"] == [[1, 6]]
     assert result["restriction"] == result["query"] and "n0.end >=" in result["query"]
@@ -127,13 +129,15 @@ def test_a_brushed_window_restricts_the_linked_cct_view(page, page_errors, jupyt
     assert result["nodes"] < result["all_nodes"]
     # the page draws the restricted tree: as many rows as the window's call tree has nodes
     tree.locator(".gc-status").filter(
-        has_text=f"{result['nodes']} of {result['all_nodes']} nodes shown").wait_for()
+        has_text=f"{result['nodes']} of {result['all_nodes']} nodes shown"
+    ).wait_for()
     assert result["query"] in notice.inner_text()
 
     # a click on a CCT row: its call-level query highlights those calls in the timeline
     tree.locator(".gc-body .gc-row:visible").filter(has_text="compute_flux").first.click()
     page.wait_for_function(
-        "() => document.querySelector('.glade-cct .gc-row.gc-selected') !== null")
+        "() => document.querySelector('.glade-cct .gc-row.gc-selected') !== null"
+    )
     selected = report_once(page, lambda r: r["selection"] and r["highlight"])
     assert selected["selection"] and selected["highlighted"] == selected["selection"]
     assert selected["highlight"] == selected["calls"]
@@ -147,14 +151,17 @@ def test_a_brushed_window_restricts_the_linked_cct_view(page, page_errors, jupyt
     # timeline
     matrix.scroll_into_view_if_needed()
     geometry = page.evaluate(GEOMETRY)
-    page.mouse.click(geometry["x"] + 2.5 * geometry["cell"],
-                     geometry["y"] + 1.5 * geometry["cell"])
+    page.mouse.click(geometry["x"] + 2.5 * geometry["cell"], geometry["y"] + 1.5 * geometry["cell"])
     page.wait_for_function(
         "() => document.querySelector('.glade-matrix .gm-query-text')?.textContent"
-        ".includes('n0.Process = 1')")
+        ".includes('n0.Process = 1')"
+    )
     clicked = report_once(page, lambda r: r["matrix_selection"] and r["highlight"])
-    assert clicked["matrix_history"][-1] == {"op": "select", "senders": [[1, 1]],
-                                             "receivers": [[2, 2]]}
+    assert clicked["matrix_history"][-1] == {
+        "op": "select",
+        "senders": [[1, 1]],
+        "receivers": [[2, 2]],
+    }
     assert clicked["highlighted"] == clicked["matrix_selection"] != ""
     assert clicked["highlight"]
 
@@ -162,4 +169,5 @@ def test_a_brushed_window_restricts_the_linked_cct_view(page, page_errors, jupyt
     tree.locator(".gc-status").filter(has_text=unrestricted).wait_for()
     assert "linked" not in notice.inner_text()
     page.wait_for_function(
-        "() => document.querySelector('.glade-matrix .gm-notice')?.style.display === 'none'")
+        "() => document.querySelector('.glade-matrix .gm-notice')?.style.display === 'none'"
+    )

@@ -47,8 +47,11 @@ def test_offline_page_draws_the_saved_matrix(page, tmp_path):
     assert "need the kernel" in page.locator(".gm-notice").inner_text()
     page.wait_for_function(f"() => ({COLOURS})() > 10")
     assert page.locator(".gm-query-text").text_content() == view.query
-    assert page.locator(".gm-selection").inner_text().startswith(
-        "selected: messages from process 0–1 to process 6–7")
+    assert (
+        page.locator(".gm-selection")
+        .inner_text()
+        .startswith("selected: messages from process 0–1 to process 6–7")
+    )
     assert page.locator(".gm-colour").input_value() == "log"
     assert page.locator(".gm-metric").is_disabled()
     # the cells of process 14's messages (4 sent, 4 received) are outlined (waited for:

@@ -23,14 +23,15 @@ from tests.browser.jupyter import (
 
 pytestmark = pytest.mark.browser
 
-CELLS = ["from glade.datasets import halo_exchange_trace\n"
-         "trace = halo_exchange_trace(16, 3, seed=4)\n"
-         "view = trace.show_comm_matrix(height=420)\n"
-         "view",
-         # more processes than pixels: the page tells the kernel how many blocks fit, and
-         # the kernel pools again
-         "big = halo_exchange_trace(1024, 1).show_comm_matrix(height=300)\n"
-         "big"]
+CELLS = [
+    "from glade.datasets import halo_exchange_trace\n"
+    "trace = halo_exchange_trace(16, 3, seed=4)\n"
+    "view = trace.show_comm_matrix(height=420)\n"
+    "view",
+    # more processes than pixels: the page tells the kernel how many blocks fit, and
+    # the kernel pools again
+    "big = halo_exchange_trace(1024, 1).show_comm_matrix(height=300)\nbig",
+]
 
 # Runs in the kernel after a click: the selection, its messages, and the events the
 # query keeps next to those of the messages between the two selected processes.
@@ -82,24 +83,30 @@ def test_click_brush_and_zoom_reach_the_kernel(page, page_errors, jupyter):
     page.set_default_timeout(60_000)
     open_and_run(page, jupyter, "matrix.ipynb", page_errors)
     page.wait_for_function(
-        "() => document.querySelectorAll('.glade-matrix[data-drawn]').length === 2")
+        "() => document.querySelectorAll('.glade-matrix[data-drawn]').length === 2"
+    )
     geom = page.evaluate(GEOMETRY)
-    at = lambda row, col: (geom["x"] + (col + 0.5) * geom["cell"],  # noqa: E731
-                           geom["y"] + (row + 0.5) * geom["cell"])
+
+    def at(row: int, col: int) -> tuple[float, float]:
+        return geom["x"] + (col + 0.5) * geom["cell"], geom["y"] + (row + 0.5) * geom["cell"]
+
     # process 1 sends to 2 (its right neighbour on a 4 x 4 grid): click that cell
     page.mouse.click(*at(1, 2))
     page.wait_for_function(
         "() => document.querySelector('.glade-matrix .gm-query-text')?.textContent"
-        ".includes('n0.Process = 1')")
+        ".includes('n0.Process = 1')"
+    )
     result = report(page)
-    assert result["history"][-1] == {"op": "select", "senders": [[1, 1]],
-                                     "receivers": [[2, 2]]}
+    assert result["history"][-1] == {"op": "select", "senders": [[1, 1]], "receivers": [[2, 2]]}
     assert result["selection"] == result["query"]
     assert len(result["messages"]) == 3
     assert result["messages"] == result["expected"]
     assert result["kept"] == result["wanted"]
-    assert page.locator(".gm-selection").first.inner_text().startswith(
-        "selected: messages from process 1 to process 2")
+    assert (
+        page.locator(".gm-selection")
+        .first.inner_text()
+        .startswith("selected: messages from process 1 to process 2")
+    )
 
     # drag from (0, 4) to (3, 7): the block of senders 0-3 and receivers 4-7
     page.mouse.move(*at(0, 4))
@@ -109,10 +116,10 @@ def test_click_brush_and_zoom_reach_the_kernel(page, page_errors, jupyter):
     page.mouse.up()
     page.wait_for_function(
         "() => document.querySelector('.glade-matrix .gm-query-text')?.textContent"
-        ".includes('n0.Process <= 3')")
+        ".includes('n0.Process <= 3')"
+    )
     result = report(page)
-    assert result["history"][-1] == {"op": "select", "senders": [[0, 3]],
-                                     "receivers": [[4, 7]]}
+    assert result["history"][-1] == {"op": "select", "senders": [[0, 3]], "receivers": [[4, 7]]}
     assert len(result["messages"]) == 4 * 3  # 0-3 each send down to 4-7, 3 steps
     assert result["messages"] == result["expected"]
     assert result["kept"] == result["wanted"]
@@ -121,7 +128,8 @@ def test_click_brush_and_zoom_reach_the_kernel(page, page_errors, jupyter):
     page.locator(".gm-undo").first.click()
     page.wait_for_function(
         "() => document.querySelector('.glade-matrix .gm-query-text')?.textContent"
-        ".includes('n0.Process = 1')")
+        ".includes('n0.Process = 1')"
+    )
     assert report(page)["history"][-1]["senders"] == [[1, 1]]
 
     # the shared keys, while the view has the focus (a click on its status line gives it)
@@ -129,7 +137,8 @@ def test_click_brush_and_zoom_reach_the_kernel(page, page_errors, jupyter):
     # Escape clears the selection: an edit, undone by Ctrl+Z
     page.keyboard.press("Escape")
     assert wait_for_kernel(page, "view.history[-1]", {"op": "clear_selection"}) == {
-        "op": "clear_selection"}
+        "op": "clear_selection"
+    }
     page.keyboard.press("Control+z")
     assert wait_for_kernel(page, "view.history[-1]['senders']", [[1, 1]]) == [[1, 1]]
 
@@ -140,17 +149,22 @@ def test_click_brush_and_zoom_reach_the_kernel(page, page_errors, jupyter):
     page.wait_for_function(
         "(drawn) => document.querySelector('.glade-matrix')?.dataset.drawn !== drawn"
         " && !document.querySelector('.glade-matrix .gm-status').textContent"
-        ".startsWith('drawing')", arg=drawn)
+        ".startsWith('drawing')",
+        arg=drawn,
+    )
     viewport = report(page)["viewport"]
     assert viewport["r1"] - viewport["r0"] < 16
     assert viewport["r0"] <= 8 < viewport["r1"]
 
     # the large view was pooled again for the blocks its page has room for
-    output = run_in_kernel(page, "print(big.max_cells, big.picture_meta['block'], "
-                                 "big.picture_meta['rows'])")
+    output = run_in_kernel(
+        page, "print(big.max_cells, big.picture_meta['block'], big.picture_meta['rows'])"
+    )
     cells, block, rows = map(int, output.split())
     assert cells != 256 and block == -(-1024 // cells) and rows == -(-1024 // block)
     page.wait_for_function(
         "(rows) => document.querySelectorAll('.glade-matrix')[1].dataset.drawn !== undefined"
         " && document.querySelectorAll('.glade-matrix .gm-status')[1].textContent"
-        f".includes('blocks of {block} x {block}')", arg=rows)
+        f".includes('blocks of {block} x {block}')",
+        arg=rows,
+    )

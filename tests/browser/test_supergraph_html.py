@@ -61,12 +61,16 @@ def test_exported_page_works_offline(page, tmp_path):
     panel = page.locator(".gs-panel")
     assert panel.locator(".gs-panel-title").inner_text() == "app"
     assert panel.locator(".gs-bar").count() == shown.bins
-    outliers = shown.outliers[(shown.outliers["which"] == "inclusive")
-                              & (shown.outliers["supernode"] == "app")]
+    outliers = shown.outliers[
+        (shown.outliers["which"] == "inclusive") & (shown.outliers["supernode"] == "app")
+    ]
     assert panel.locator(".gs-outlier").count() == len(outliers)
     heading = panel.locator(".gs-panel-heading").inner_text()
-    assert heading == (f"{len(outliers)} outlier profile{'s' if len(outliers) > 1 else ''} "
-                       "(beyond 1.5 IQR)" if len(outliers) else "no outlier profile")
+    assert heading == (
+        f"{len(outliers)} outlier profile{'s' if len(outliers) > 1 else ''} (beyond 1.5 IQR)"
+        if len(outliers)
+        else "no outlier profile"
+    )
     assert panel.locator("[data-action=hide]").is_disabled()
     assert page.locator(".gs-stats").inner_text().count("target") == 1
     page.locator(".gs-sankey").click(position={"x": 5, "y": 5})
@@ -94,10 +98,12 @@ def test_wide_drawing_paints_links_where_it_is_scrolled(page, tmp_path):
     assert abs(canvas.evaluate("(c) => c.getBoundingClientRect().width") - visible) <= 1
     scroller.evaluate(f"(el) => {{ el.scrollLeft = {width / 2}; }}")
     page.wait_for_function(
-        f"() => document.querySelector('.gs-link-canvas').style.left === '{width / 2:g}px'")
+        f"() => document.querySelector('.gs-link-canvas').style.left === '{width / 2:g}px'"
+    )
     # the node marks are those of the columns in view and half a view around it
     xs = page.locator(".gs-node").evaluate_all(
-        "(rects) => rects.map((r) => Number(r.getAttribute('x')))")
+        "(rects) => rects.map((r) => Number(r.getAttribute('x')))"
+    )
     assert 0 < len(xs) < len(shown)
     assert all(width / 2 - visible <= x <= width / 2 + 1.5 * visible for x in xs)
     assert any(width / 2 <= x <= width / 2 + visible for x in xs)
@@ -119,10 +125,11 @@ def test_wide_drawing_paints_links_where_it_is_scrolled(page, tmp_path):
         return canvas.evaluate(
             "(c, [px, py]) => { const r = c.getBoundingClientRect(); const k = c.width / r.width;"
             " return c.getContext('2d').getImageData(Math.floor((px - r.left) * k),"
-            " Math.floor((py - r.top) * k), 1, 1).data[3]; }", [px, py])
+            " Math.floor((py - r.top) * k), 1, 1).data[3]; }",
+            [px, py],
+        )
 
-    found = [(y + 0.5, link_under(y + 0.5)) for y in range(int(area["y"]),
-                                                         int(area["y"] + 420), 2)]
+    found = [(y + 0.5, link_under(y + 0.5)) for y in range(int(area["y"]), int(area["y"] + 420), 2)]
     runs: dict[str, list[float]] = {}
     for y, title in found:
         if title:
@@ -130,12 +137,15 @@ def test_wide_drawing_paints_links_where_it_is_scrolled(page, tmp_path):
     assert runs
     title, ys = max(runs.items(), key=lambda item: len(item[1]))
     middle = ys[len(ys) // 2]
-    assert any(title.startswith(f"{a} → {b} ")
-               for a, b in zip(shown.edges["source"], shown.edges["target"], strict=True))
+    assert any(
+        title.startswith(f"{a} → {b} ")
+        for a, b in zip(shown.edges["source"], shown.edges["target"], strict=True)
+    )
     assert painted(x, middle) > 0
     scroller.evaluate("(el) => { el.scrollLeft += 120; }")
     page.wait_for_function(
-        f"() => document.querySelector('.gs-link-canvas').style.left === '{width / 2 + 120:g}px'")
+        f"() => document.querySelector('.gs-link-canvas').style.left === '{width / 2 + 120:g}px'"
+    )
     x -= 120
     assert link_under(middle) == title
     assert painted(x, middle) > 0

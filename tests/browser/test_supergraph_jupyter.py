@@ -53,8 +53,7 @@ def jupyter():
 
 def settled(page) -> None:
     """Wait until the kernel has answered the last edit."""
-    page.wait_for_function(
-        "() => !('pending' in document.querySelector('.glade-sg').dataset)")
+    page.wait_for_function("() => !('pending' in document.querySelector('.glade-sg').dataset)")
 
 
 #: Tags the outline and label elements of supernode ``name`` (found by its label), and
@@ -98,10 +97,13 @@ def test_clicks_reach_the_kernel(page, page_errors, jupyter):
     report = json.loads(output.split("REPORT", 1)[1])
     ens = Ensemble.from_graphframes(synthetic_ensemble(12, 150))
     expected = SupergraphView(ens, by="module").hide("libc.so.6").split("libmpi.so.12")
-    assert report["history"] == [{"op": "hide", "supernode": "libc.so.6"},
-                                 {"op": "split", "supernode": "libmpi.so.12", "by": "entry"}]
-    assert report["query"] == expected.query == (
-        'NOT {MATCH (".", n0) WHERE n0.module = "libc.so.6"}')
+    assert report["history"] == [
+        {"op": "hide", "supernode": "libc.so.6"},
+        {"op": "split", "supernode": "libmpi.so.12", "by": "entry"},
+    ]
+    assert (
+        report["query"] == expected.query == ('NOT {MATCH (".", n0) WHERE n0.module = "libc.so.6"}')
+    )
     assert report["selection"] == ["app"]
     assert report["shown"] == report["applied"] == expected.supergraph().supernodes
     assert report["means"] == report["applied_means"]

@@ -15,13 +15,15 @@ from tests.browser.test_timeline_jupyter import report, zoom_and_brush
 
 pytestmark = pytest.mark.browser
 
-CELLS = ["import dask\n"
-         "dask.config.set(scheduler='threads')\n"
-         "from glade.datasets import synthetic_trace\n"
-         "run = synthetic_trace(8, 30, seed=3)\n"
-         "trace = run.to_dask(3)\n"
-         "view = trace.show_timeline(height=320)\n"
-         "view"]
+CELLS = [
+    "import dask\n"
+    "dask.config.set(scheduler='threads')\n"
+    "from glade.datasets import synthetic_trace\n"
+    "run = synthetic_trace(8, 30, seed=3)\n"
+    "trace = run.to_dask(3)\n"
+    "view = trace.show_timeline(height=320)\n"
+    "view"
+]
 
 REPORT = """
 import json as _json
@@ -55,13 +57,15 @@ def test_zoom_and_brush_on_a_dask_trace_reach_the_kernel(page, page_errors, jupy
     plot = view.locator("canvas.gt-plot")
     plot.wait_for()
     page.wait_for_function(
-        "() => document.querySelector('.glade-timeline .gt-waiting')?.textContent === ''")
+        "() => document.querySelector('.glade-timeline .gt-waiting')?.textContent === ''"
+    )
     assert "Dask, 3 partitions" in view.locator(".gt-status").text_content()
     box = plot.bounding_box()
     zoomed = zoom_and_brush(page, box)
     page.wait_for_function(
         "() => document.querySelector('.glade-timeline .gt-query-text')?.textContent"
-        ".includes('Process')")
+        ".includes('Process')"
+    )
     result = report(page, REPORT)
     window = next(e for e in result["history"] if e["op"] == "window")
     assert window["processes"] == [[2, 5]]

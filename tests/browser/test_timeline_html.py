@@ -68,6 +68,9 @@ def test_offline_page_draws_the_saved_picture(page, tmp_path):
     page.mouse.move(strip["x"] + strip["width"] * 0.8, strip["y"] + 10, steps=4)
     page.mouse.up()
     page.mouse.move(plot["x"] + plot["width"] / 2, plot["y"] + 40)
-    page.wait_for_function("""() => document.querySelector('.glade-timeline .gt-tooltip')
-        .innerText.startsWith('main')""", timeout=5_000)
+    page.wait_for_function(
+        """() => document.querySelector('.glade-timeline .gt-tooltip')
+        .innerText.startsWith('main')""",
+        timeout=5_000,
+    )
     assert requested == []

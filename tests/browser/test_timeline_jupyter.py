@@ -20,10 +20,12 @@ from tests.browser.jupyter import (
 
 pytestmark = pytest.mark.browser
 
-CELLS = ["from glade.datasets import synthetic_trace\n"
-         "trace = synthetic_trace(8, 30, seed=3)\n"
-         "view = trace.show_timeline(height=320)\n"
-         "view"]
+CELLS = [
+    "from glade.datasets import synthetic_trace\n"
+    "trace = synthetic_trace(8, 30, seed=3)\n"
+    "view = trace.show_timeline(height=320)\n"
+    "view"
+]
 
 # Runs in the kernel after the clicks: what the view's query keeps, next to a brute-force
 # selection of the forest's rows by the brushed window and the hidden function.
@@ -100,7 +102,8 @@ def zoom_and_brush(page, box: dict) -> dict:
         page.mouse.wheel(0, -200)
         page.wait_for_timeout(50)
     page.wait_for_function(
-        "() => document.querySelector('.glade-timeline .gt-waiting')?.textContent === ''")
+        "() => document.querySelector('.glade-timeline .gt-waiting')?.textContent === ''"
+    )
     zoomed = settled_viewport(page)
     x0, x1 = box["x"] + box["width"] * 0.25, box["x"] + box["width"] * 0.75
     y0, y1 = box["y"] + 2 * 28 + 5, box["y"] + 5 * 28 + 5
@@ -122,13 +125,15 @@ def test_zoom_brush_and_hide_reach_the_kernel(page, page_errors, jupyter):
     plot.wait_for()
     # the first range is requested at once and answered: nothing is waiting any more
     page.wait_for_function(
-        "() => document.querySelector('.glade-timeline .gt-waiting')?.textContent === ''")
+        "() => document.querySelector('.glade-timeline .gt-waiting')?.textContent === ''"
+    )
     box = plot.bounding_box()
     zoomed = zoom_and_brush(page, box)
     view.locator(".gt-legend-item", has_text="compute_flux").click()
     page.wait_for_function(
         "() => document.querySelector('.glade-timeline .gt-query-text')?.textContent"
-        ".includes('compute_flux')")
+        ".includes('compute_flux')"
+    )
     result = report(page)
     window = next(e for e in result["history"] if e["op"] == "window")
     assert window["processes"] == [[2, 5]]
@@ -148,7 +153,8 @@ def test_zoom_brush_and_hide_reach_the_kernel(page, page_errors, jupyter):
     view.locator(".gt-undo").click()
     page.wait_for_function(
         "() => !document.querySelector('.glade-timeline .gt-query-text')?.textContent"
-        ".includes('compute_flux')")
+        ".includes('compute_flux')"
+    )
     undone = report(page, HISTORY)
     assert undone["history"][-1]["op"] == "window"
     assert undone["future"] == [{"op": "hide", "name": "compute_flux"}]
@@ -156,7 +162,8 @@ def test_zoom_brush_and_hide_reach_the_kernel(page, page_errors, jupyter):
     view.locator(".gt-redo").click()
     page.wait_for_function(
         "() => document.querySelector('.glade-timeline .gt-query-text')?.textContent"
-        ".includes('compute_flux')")
+        ".includes('compute_flux')"
+    )
     redone = report(page, HISTORY)
     assert redone["history"][-1] == {"op": "hide", "name": "compute_flux"}
     assert redone["future"] == []

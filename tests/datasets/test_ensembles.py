@@ -13,8 +13,7 @@ def test_planted_slow_kernels_are_the_outliers():
     found = {}
     for compiler, group in ens.groupby("compiler").items():
         gs.boxplot(group, "time (inc)")
-        runs = group.outliers.merge(group.metadata[["run"]], left_on="profile",
-                                    right_index=True)
+        runs = group.outliers.merge(group.metadata[["run"]], left_on="profile", right_index=True)
         found[compiler] = sorted(set(runs["run"]))
         assert set(runs["side"]) <= {"high"}
     # every seventh run (6 and 13 of 18) has one kernel six times slower: run 6 is a

@@ -23,7 +23,8 @@ def test_deterministic_and_sized():
     a = halo_exchange_trace(12, 3, seed=1)
     pd.testing.assert_frame_equal(a.events, halo_exchange_trace(12, 3, seed=1).events)
     assert not a.events["Timestamp (ns)"].equals(
-        halo_exchange_trace(12, 3, seed=2).events["Timestamp (ns)"])
+        halo_exchange_trace(12, 3, seed=2).events["Timestamp (ns)"]
+    )
     assert len(a) == 12 * 3 * 10
     assert halo_exchange_trace(16, messages=640).metadata["iterations"] == 10
     with pytest.raises(ValueError):

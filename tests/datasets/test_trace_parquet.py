@@ -19,26 +19,40 @@ from glade.trace.storage import write_process_groups
 from tests.trace.test_storage import assert_same_trace
 
 
-@given(processes=st.integers(1, 9), iterations=st.integers(1, 4), seed=st.integers(0, 5),
-       exchange=st.sampled_from(["ring", "halo", "pingpong"]),
-       group_events=st.integers(1, 400), imbalance=st.sampled_from([0.0, 0.5]),
-       noise=st.sampled_from([0.0, 0.1, 0.8]))
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-def test_written_trace_equals_the_generator(tmp_path_factory, processes, iterations, seed,
-                                            exchange, group_events, imbalance, noise):
+@given(
+    processes=st.integers(1, 9),
+    iterations=st.integers(1, 4),
+    seed=st.integers(0, 5),
+    exchange=st.sampled_from(["ring", "halo", "pingpong"]),
+    group_events=st.integers(1, 400),
+    imbalance=st.sampled_from([0.0, 0.5]),
+    noise=st.sampled_from([0.0, 0.1, 0.8]),
+)
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_written_trace_equals_the_generator(
+    tmp_path_factory, processes, iterations, seed, exchange, group_events, imbalance, noise
+):
     if exchange == "pingpong" and processes % 2:
         processes += 1
-    args = dict(processes=processes, iterations=iterations, seed=seed, exchange=exchange,
-                imbalance=imbalance, noise=noise)
+    args = dict(
+        processes=processes,
+        iterations=iterations,
+        seed=seed,
+        exchange=exchange,
+        imbalance=imbalance,
+        noise=noise,
+    )
     path = tmp_path_factory.mktemp("synthetic") / "trace"
     write_synthetic_trace(path, group_events=group_events, **args)
     assert_same_trace(Trace.from_parquet(path), synthetic_trace(**args))
 
 
 def test_events_argument_and_analyses_agree(tmp_path: Path):
-    path = write_synthetic_trace(tmp_path / "t", processes=6, events=5000, seed=4,
-                                 group_events=1000)
+    path = write_synthetic_trace(
+        tmp_path / "t", processes=6, events=5000, seed=4, group_events=1000
+    )
     stored, memory = Trace.from_parquet(path), synthetic_trace(6, events=5000, seed=4)
     assert_same_trace(stored, memory)
     np.testing.assert_array_equal(stored.comm_matrix(), memory.comm_matrix())

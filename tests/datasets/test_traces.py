@@ -78,8 +78,9 @@ def test_messages_pair_in_order():
     events = trace.events
     send, recv = pairs["Send event"].to_numpy(), pairs["Receive event"].to_numpy()
     assert (events["_matching_event"].to_numpy()[send] == recv).all()
-    assert (events["_matching_timestamp"].to_numpy()[recv] == events["Timestamp (ns)"]
-            .to_numpy()[send]).all()
+    assert (
+        events["_matching_timestamp"].to_numpy()[recv] == events["Timestamp (ns)"].to_numpy()[send]
+    ).all()
     trace.match_events()  # Enter/Leave matching keeps the message pairs
     assert (trace.events["_matching_event"].to_numpy()[recv] == send).all()
 
@@ -87,10 +88,16 @@ def test_messages_pair_in_order():
 def test_message_pairing_uses_the_envelope_order():
     # two messages 0 -> 1 with tags 5 then 6, received in the opposite order
     trace = make_trace(
-        [(0, "Instant", "MpiSend", 0), (1, "Instant", "MpiSend", 0),
-         (2, "Instant", "MpiRecv", 1), (3, "Instant", "MpiRecv", 1),
-         (4, "Instant", "MpiSend", 0)],
-        Partner=[1, 1, 0, 0, 1], Tag=[5, 6, 6, 5, 5], **{"Message Size": [10, 20, 20, 10, 30]},
+        [
+            (0, "Instant", "MpiSend", 0),
+            (1, "Instant", "MpiSend", 0),
+            (2, "Instant", "MpiRecv", 1),
+            (3, "Instant", "MpiRecv", 1),
+            (4, "Instant", "MpiSend", 0),
+        ],
+        Partner=[1, 1, 0, 0, 1],
+        Tag=[5, 6, 6, 5, 5],
+        **{"Message Size": [10, 20, 20, 10, 30]},
     )
     pairs = trace.match_messages()
     assert pairs[["Send event", "Receive event"]].values.tolist() == [[0, 3], [1, 2]]
@@ -112,8 +119,11 @@ def test_histograms_and_volume_over_time():
 
 
 def test_unknown_sizes_are_left_out_of_volumes_with_a_warning():
-    trace = make_trace([(0, "Instant", "MpiSend", 0), (1, "Instant", "MpiSend", 0)],
-                       Partner=[1, 1], **{"Message Size": [100, -1]})
+    trace = make_trace(
+        [(0, "Instant", "MpiSend", 0), (1, "Instant", "MpiSend", 0)],
+        Partner=[1, 1],
+        **{"Message Size": [100, -1]},
+    )
     with pytest.warns(UnknownMessageSizeWarning, match="1 of 2"):
         assert trace.comm_matrix().tolist() == [[0, 100], [0, 0]]
     assert trace.comm_matrix("count").tolist() == [[0, 2], [0, 0]]
@@ -126,8 +136,9 @@ def test_exclusive_times_fixed_by_construction():
     assert profile.loc["compute_step", "time.exc"] == 300 * 3 * 6
     assert profile.loc["compute_step", "count"] == 3 * 6
     trace.calc_exc_metrics()
-    kernel = trace.events[(trace.events["Name"] == "flux_kernel")
-                          & (trace.events["Event Type"] == "Enter")]
+    kernel = trace.events[
+        (trace.events["Name"] == "flux_kernel") & (trace.events["Event Type"] == "Enter")
+    ]
     assert (kernel["time.exc"] == kernel["time.inc"]).all()
     total = trace.flat_profile("time.exc")["time.exc"].sum()
     main = trace.flat_profile("time.inc").loc["main", "time.inc"]
@@ -168,9 +179,16 @@ def test_time_profile_accounts_for_every_location():
 
 def test_idle_time_counts_outermost_idle_calls():
     # Idle [0, 10] { Idle [2, 4] } on process 0; MPI_Wait [1, 3] on process 1
-    trace = make_trace([(0, "Enter", "Idle", 0), (2, "Enter", "Idle", 0),
-                        (4, "Leave", "Idle", 0), (10, "Leave", "Idle", 0),
-                        (1, "Enter", "MPI_Wait", 1), (3, "Leave", "MPI_Wait", 1)])
+    trace = make_trace(
+        [
+            (0, "Enter", "Idle", 0),
+            (2, "Enter", "Idle", 0),
+            (4, "Leave", "Idle", 0),
+            (10, "Leave", "Idle", 0),
+            (1, "Enter", "MPI_Wait", 1),
+            (3, "Leave", "MPI_Wait", 1),
+        ]
+    )
     assert trace.idle_time()["Idle Time"].tolist() == [10, 0]
     assert trace.idle_time(mpi_events=True)["Idle Time"].tolist() == [10, 2]
     assert trace.idle_time("MPI_Wait")["Idle Time"].tolist() == [0, 2]
@@ -185,8 +203,9 @@ def test_outlier_detection_finds_the_slow_call():
     assert len(outliers) == 1
     assert outliers.index[0] == 26 and outliers["time.inc"].iat[0] == 1000
     assert outliers["z-score"].iat[0] > 3
-    same = make_trace([(0, "Enter", "a", 0), (1, "Leave", "a", 0),
-                       (2, "Enter", "a", 0), (3, "Leave", "a", 0)])
+    same = make_trace(
+        [(0, "Enter", "a", 0), (1, "Leave", "a", 0), (2, "Enter", "a", 0), (3, "Leave", "a", 0)]
+    )
     assert same.outlier_detection().empty
 
 

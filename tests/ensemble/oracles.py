@@ -69,5 +69,4 @@ def same_ensemble(a: Ensemble, b: Ensemble) -> None:
     assert a.metric_columns == b.metric_columns
     for metric in a.metric_columns:
         assert ensemble_values(a, metric) == ensemble_values(b, metric)
-    pd.testing.assert_frame_equal(a.metadata.sort_index(), b.metadata.sort_index(),
-                                  check_like=True)
+    pd.testing.assert_frame_equal(a.metadata.sort_index(), b.metadata.sort_index(), check_like=True)

@@ -50,8 +50,9 @@ def test_tables_shape_and_index(rajaperf, raw_profiles):
     df = rajaperf.dataframe
     assert list(df.index.names) == ["node", "profile"]
     assert len(df) == sum(len(gf.dataframe) for gf in raw_profiles.values())
-    assert df.index.is_monotonic_increasing or np.all(np.diff(
-        df.index.get_level_values("node")) >= 0)
+    assert df.index.is_monotonic_increasing or np.all(
+        np.diff(df.index.get_level_values("node")) >= 0
+    )
     assert list(df.columns[-2:]) == ["name", "type"]
     assert rajaperf.metadata.index.name == "profile"
     assert list(rajaperf.metadata.index) == rajaperf.profiles
@@ -80,11 +81,9 @@ def test_profile_ids_are_content_hashes_not_paths(rajaperf, raw_profiles, tmp_pa
     assert moved.profiles == [content_hash(raw_profiles[first])]
 
 
-def test_directory_glob_and_list_give_the_same_ensemble(rajaperf, rajaperf_dir,
-                                                        rajaperf_files):
+def test_directory_glob_and_list_give_the_same_ensemble(rajaperf, rajaperf_dir, rajaperf_files):
     from_dir = Ensemble.from_files(rajaperf_dir, workers=1, progress=False)
-    from_glob = Ensemble.from_files(str(rajaperf_dir / "**" / "*.cali"), workers=1,
-                                    progress=False)
+    from_glob = Ensemble.from_files(str(rajaperf_dir / "**" / "*.cali"), workers=1, progress=False)
     assert from_dir.profiles == from_glob.profiles == rajaperf.profiles
     pd.testing.assert_frame_equal(from_dir.dataframe, rajaperf.dataframe)
     pd.testing.assert_frame_equal(from_glob.dataframe, rajaperf.dataframe)
@@ -101,8 +100,7 @@ def test_same_file_twice_needs_two_labels(rajaperf_files):
     path = rajaperf_files[0]
     with pytest.raises(GladeError, match="same content"):
         Ensemble.from_files([path, path], workers=1, progress=False)
-    twice = Ensemble.from_files([path, path], labels=["first", "second"], workers=1,
-                                progress=False)
+    twice = Ensemble.from_files([path, path], labels=["first", "second"], workers=1, progress=False)
     assert twice.profiles == ["first", "second"]
     values = twice.dataframe[METRIC].unstack("profile")
     np.testing.assert_array_equal(values["first"].to_numpy(), values["second"].to_numpy())
@@ -111,15 +109,17 @@ def test_same_file_twice_needs_two_labels(rajaperf_files):
 def test_reader_by_name_and_function(rajaperf_files):
     some = rajaperf_files[:3]
     by_name = Ensemble.from_files(some, reader="caliper", workers=1, progress=False)
-    by_function = Ensemble.from_files(some, reader=glade.GraphFrame.from_caliper, workers=2,
-                                      progress=False)
+    by_function = Ensemble.from_files(
+        some, reader=glade.GraphFrame.from_caliper, workers=2, progress=False
+    )
     pd.testing.assert_frame_equal(by_name.dataframe, by_function.dataframe)
 
 
 def test_from_graphframes_labels_and_metadata():
     gfs = synthetic_ensemble(6, 40)
-    ens = Ensemble.from_graphframes(gfs, metadata=[{"batch": i % 2} for i in range(6)],
-                                    labels=[f"run{i}" for i in range(6)])
+    ens = Ensemble.from_graphframes(
+        gfs, metadata=[{"batch": i % 2} for i in range(6)], labels=[f"run{i}" for i in range(6)]
+    )
     assert ens.profiles == [f"run{i}" for i in range(6)]
     assert ens.metadata["batch"].tolist() == [0, 1, 0, 1, 0, 1]
     assert ens.metadata["compiler"].tolist() == [gf.metadata["compiler"] for gf in gfs]
@@ -142,9 +142,12 @@ def test_nodes_without_data_anywhere_are_not_in_the_ensemble():
     # the missing-data rule leaves it out; "wrapper" has no value itself but data
     # below it, so it stays (call paths stay whole).
     graph, _ = glade.Graph.from_parents(
-        pd.DataFrame({"name": ["main", "idle", "wrapper", "work"]}), [-1, 0, 0, 2])
-    rows = pd.DataFrame({"time": [1.0, np.nan, np.nan, 2.0], "name": graph.names},
-                        index=pd.Index(range(4), name="node"))
+        pd.DataFrame({"name": ["main", "idle", "wrapper", "work"]}), [-1, 0, 0, 2]
+    )
+    rows = pd.DataFrame(
+        {"time": [1.0, np.nan, np.nan, 2.0], "name": graph.names},
+        index=pd.Index(range(4), name="node"),
+    )
     gf = glade.GraphFrame(graph, rows)
     ens = Ensemble.from_graphframes([gf], labels=["p"])
     assert sorted(ens.graph.names) == ["main", "work", "wrapper"]
@@ -154,10 +157,12 @@ def test_nan_rows_and_absent_rows_give_the_same_ensemble():
     gfs = synthetic_ensemble(9, 200, seed=3)
     sparse = Ensemble.from_graphframes(gfs)
     full_index = pd.MultiIndex.from_product(
-        [range(len(sparse.graph)), sparse.profiles], names=["node", "profile"])
+        [range(len(sparse.graph)), sparse.profiles], names=["node", "profile"]
+    )
     padded_rows = sparse.dataframe[sparse.metric_columns].reindex(full_index)
-    padded = Ensemble(sparse.graph, padded_rows, sparse.metadata, sparse.exc_metrics,
-                      sparse.inc_metrics)
+    padded = Ensemble(
+        sparse.graph, padded_rows, sparse.metadata, sparse.exc_metrics, sparse.inc_metrics
+    )
     assert len(padded.dataframe) > len(sparse.dataframe)
     for ids in (sparse.profiles[:1], sparse.profiles[::3], sparse.profiles[2:5]):
         a, b = sparse.filter_profiles(ids), padded.filter_profiles(ids)
@@ -166,7 +171,8 @@ def test_nan_rows_and_absent_rows_give_the_same_ensemble():
     assert call_paths(sparse.intersection().graph) == call_paths(padded.intersection().graph)
     query = "MATCH (p) WHERE p.time > 20"
     assert [n.nid for n in sparse.match(query, profile_mode="all")] == [
-        n.nid for n in padded.match(query, profile_mode="all")]
+        n.nid for n in padded.match(query, profile_mode="all")
+    ]
 
 
 def test_constructor_round_trip():
@@ -182,8 +188,9 @@ def test_missing_and_unreadable_files_are_named(rajaperf_files, tmp_path):
     broken = truncate(copy_input(rajaperf_files[1], tmp_path))
     for workers in (1, 2):
         with pytest.raises(ReaderError) as info:
-            Ensemble.from_files([rajaperf_files[0], broken], reader="caliper",
-                                workers=workers, progress=False)
+            Ensemble.from_files(
+                [rajaperf_files[0], broken], reader="caliper", workers=workers, progress=False
+            )
         assert info.value.path == str(broken)
 
 

@@ -20,8 +20,12 @@ from glade.graph import Node
 from tests.ensemble.oracles import ensemble_values
 from tests.ensemble.tiny import tiny_ensemble, tiny_profile
 
-COMPILERS = [{"compiler": "gcc", "size": 1}, {"compiler": "gcc", "size": 2},
-             {"compiler": "clang", "size": 1}, {"compiler": "clang", "size": 2}]
+COMPILERS = [
+    {"compiler": "gcc", "size": 1},
+    {"compiler": "gcc", "size": 2},
+    {"compiler": "clang", "size": 1},
+    {"compiler": "clang", "size": 2},
+]
 TIMES = [[1, 2, 3, 4], [2, 2, 5, 4], [3, 1, 7, 6], [5, 1, 9, 2]]
 
 
@@ -38,8 +42,10 @@ def cpi(hatchet_data) -> glade.GraphFrame:
 def values(ens: Ensemble, metric: str = "time") -> dict:
     """(node name, profile) -> value."""
     names = ens.graph.frames["name"].to_numpy()
-    return {(names[node], profile): value
-            for (node, profile, *_), value in ens.dataframe[metric].dropna().items()}
+    return {
+        (names[node], profile): value
+        for (node, profile, *_), value in ens.dataframe[metric].dropna().items()
+    }
 
 
 # ------------------------------------------------------------------ get_node
@@ -49,8 +55,10 @@ def test_get_node():
     assert ens.get_node("a") == Node(ens.graph, 1)
     assert ens.get_node("x") == Node(ens.graph, 2)
     assert ens.get_node("x", which="last") == Node(ens.graph, 4)
-    assert [n.path() for n in ens.get_node("x", which="all")] == [("main", "a", "x"),
-                                                                 ("main", "b", "x")]
+    assert [n.path() for n in ens.get_node("x", which="all")] == [
+        ("main", "a", "x"),
+        ("main", "b", "x"),
+    ]
     with pytest.raises(KeyError, match="no node named 'y'"):
         ens.get_node("y")
     with pytest.raises(GladeError, match="which"):
@@ -66,9 +74,15 @@ def test_groupby_is_still_a_dict_and_aggregates(four):
     agg = groups.agg("mean")
     assert agg.profiles == ["clang", "gcc"]
     assert values(agg, "time_mean") == {
-        ("main", "clang"): 4.0, ("solve", "clang"): 1.0, ("kernel", "clang"): 8.0,
-        ("io", "clang"): 4.0, ("main", "gcc"): 1.5, ("solve", "gcc"): 2.0,
-        ("kernel", "gcc"): 4.0, ("io", "gcc"): 4.0}
+        ("main", "clang"): 4.0,
+        ("solve", "clang"): 1.0,
+        ("kernel", "clang"): 8.0,
+        ("io", "clang"): 4.0,
+        ("main", "gcc"): 1.5,
+        ("solve", "gcc"): 2.0,
+        ("kernel", "gcc"): 4.0,
+        ("io", "gcc"): 4.0,
+    }
     assert agg.exc_metrics == ["time_mean"] and agg.inc_metrics == ["time_mean (inc)"]
     # inclusive of the means is the mean of the inclusive values: main of gcc
     assert values(agg, "time_mean (inc)")[("main", "gcc")] == (10 + 13) / 2
@@ -79,8 +93,12 @@ def test_groupby_is_still_a_dict_and_aggregates(four):
     assert values(several, "time_max")[("kernel", "clang")] == 9.0
     assert values(several, "time_std")[("kernel", "clang")] == pytest.approx(np.sqrt(2))
     assert several.exc_metrics == [] and several.inc_metrics == []
-    assert set(several.metric_columns) == {"time_max (inc)", "time_max", "time_std (inc)",
-                                           "time_std"}
+    assert set(several.metric_columns) == {
+        "time_max (inc)",
+        "time_max",
+        "time_std (inc)",
+        "time_std",
+    }
 
 
 def test_groupby_several_columns_and_a_dropped_group(four):
@@ -94,8 +112,11 @@ def test_groupby_several_columns_and_a_dropped_group(four):
 
 
 def test_groupby_agg_keeps_ranks(cpi):
-    ens = Ensemble.from_graphframes([cpi, cpi.copy(), cpi.copy()], labels=["a", "b", "c"],
-                                    metadata=[{"k": 1}, {"k": 1}, {"k": 2}])
+    ens = Ensemble.from_graphframes(
+        [cpi, cpi.copy(), cpi.copy()],
+        labels=["a", "b", "c"],
+        metadata=[{"k": 1}, {"k": 1}, {"k": 2}],
+    )
     agg = ens.groupby("k").agg(["mean", "sum", "count"])
     assert agg.dataframe.index.names == ["node", "profile", "rank"]
     one = agg.dataframe.xs(1, level="profile")
@@ -122,12 +143,17 @@ def test_arithmetic_by_profile_id(four):
 
 
 def test_arithmetic_on_metadata_and_missing_sides():
-    big = tiny_ensemble([[1, 1, 10, 1], [1, 1, 20, 1], [1, 1, 30, 1]],
-                        [{"size": 1}, {"size": 2}, {"size": 3}], labels=["b1", "b2", "b3"])
+    big = tiny_ensemble(
+        [[1, 1, 10, 1], [1, 1, 20, 1], [1, 1, 30, 1]],
+        [{"size": 1}, {"size": 2}, {"size": 3}],
+        labels=["b1", "b2", "b3"],
+    )
     other = glade.GraphFrame.from_lists(["main", ["solve", "kernel"], "extra"])
     small = Ensemble.from_graphframes(
-        [tiny_profile([1, 1, 4, 1], {"size": 2}), other], labels=["s2", "s4"],
-        metadata=[{}, {"size": 4}])
+        [tiny_profile([1, 1, 4, 1], {"size": 2}), other],
+        labels=["s2", "s4"],
+        metadata=[{}, {"size": 4}],
+    )
     diff = big.sub(small, on="size")
     assert diff.profiles == [2]  # sizes 1 and 3 and 4 are on one side only
     assert values(diff)[("kernel", 2)] == 16.0
@@ -142,10 +168,12 @@ def test_arithmetic_on_metadata_and_missing_sides():
 @settings(max_examples=15, deadline=None)
 @given(count=hs.integers(1, 6), nodes=hs.integers(10, 60), seed=hs.integers(0, 1000))
 def test_difference_matches_brute_force(count, nodes, seed):
-    a = Ensemble.from_graphframes(synthetic_ensemble(count, nodes, seed=seed),
-                                  labels=list(range(count)))
-    b = Ensemble.from_graphframes(synthetic_ensemble(count, nodes, seed=seed + 1),
-                                  labels=list(range(count)))
+    a = Ensemble.from_graphframes(
+        synthetic_ensemble(count, nodes, seed=seed), labels=list(range(count))
+    )
+    b = Ensemble.from_graphframes(
+        synthetic_ensemble(count, nodes, seed=seed + 1), labels=list(range(count))
+    )
     left, right = ensemble_values(a, "time"), ensemble_values(b, "time")
     got = ensemble_values(a - b, "time")
     expected = {key: left[key] - right[key] for key in left.keys() & right.keys()}

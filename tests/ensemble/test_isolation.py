@@ -25,14 +25,22 @@ OPERATIONS = {
     "intersection": lambda ens: ens.intersection(),
     "filter_stats": lambda ens: ens.filter_stats(lambda row: row[f"{METRIC}_mean"] > 0),
     "filter_stats without squash": lambda ens: ens.filter_stats(
-        ens.stats[f"{METRIC}_mean"] > 0, squash=False),
+        ens.stats[f"{METRIC}_mean"] > 0, squash=False
+    ),
     "filter_profiles": lambda ens: ens.filter_profiles(ens.profiles[:3]),
     "filter_metadata": lambda ens: ens.filter_metadata(lambda row: row["compiler"] == GCC),
     "groupby": lambda ens: list(ens.groupby("compiler").values()),
     "concat": lambda ens: Ensemble.concat(list(ens.groupby("compiler").values())),
     "concat columns": lambda ens: Ensemble.concat(
-        list(ens.filter_metadata(ens.metadata["ProblemSizeRunParam"] == 2097152.0)
-             .groupby("tuning").values()), axis="columns", key="tuning", on="compiler"),
+        list(
+            ens.filter_metadata(ens.metadata["ProblemSizeRunParam"] == 2097152.0)
+            .groupby("tuning")
+            .values()
+        ),
+        axis="columns",
+        key="tuning",
+        on="compiler",
+    ),
     "stats": lambda ens: ens.stats,
     "outliers": lambda ens: ens.outliers,
     "to_graphframe": lambda ens: ens.to_graphframe(),
@@ -43,8 +51,9 @@ OPERATIONS = {
     "add": lambda ens: ens + ens,
     "div by metadata": lambda ens: ens.div(ens, on="path"),
     "groupby agg": lambda ens: ens.groupby("compiler").agg(["mean", "sum"]),
-    "from_stats": lambda ens: Ensemble.from_stats(list(ens.groupby("compiler").values()),
-                                                  key="compiler"),
+    "from_stats": lambda ens: Ensemble.from_stats(
+        list(ens.groupby("compiler").values()), key="compiler"
+    ),
     "get_node": lambda ens: ens.get_node(ens.graph.name_of(1)),
 }
 

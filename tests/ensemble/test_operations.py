@@ -42,10 +42,12 @@ def files_where(raw_profiles, keep) -> list[str]:
 def test_filter_by_compiler(rajaperf, raw_profiles):
     gcc = rajaperf.filter_metadata(lambda row: row["compiler"] == GCC)
     assert sorted(gcc.metadata["path"]) == files_where(
-        raw_profiles, lambda gf: gf.metadata["compiler"] == GCC)
+        raw_profiles, lambda gf: gf.metadata["compiler"] == GCC
+    )
     assert gcc.num_profiles == 5
     assert set(call_paths(gcc.graph)) == paths_of(
-        raw_profiles, lambda gf: gf.metadata["compiler"] == GCC)
+        raw_profiles, lambda gf: gf.metadata["compiler"] == GCC
+    )
     by_mask = rajaperf.filter_metadata(rajaperf.metadata["compiler"] == GCC)
     same_ensemble(gcc, by_mask)
     by_array = rajaperf.filter_metadata((rajaperf.metadata["compiler"] == GCC).to_numpy())
@@ -75,10 +77,12 @@ def test_metadata_filters_commute(rajaperf):
     same_ensemble(a, b)
     assert a.num_profiles == 4
     some = rajaperf.profiles[::2]
-    same_ensemble(rajaperf.filter_profiles(some).filter_metadata(small),
-                  rajaperf.filter_metadata(small).filter_profiles(
-                      [p for p in some if rajaperf.metadata.loc[p, "ProblemSizeRunParam"]
-                       == SMALL]))
+    same_ensemble(
+        rajaperf.filter_profiles(some).filter_metadata(small),
+        rajaperf.filter_metadata(small).filter_profiles(
+            [p for p in some if rajaperf.metadata.loc[p, "ProblemSizeRunParam"] == SMALL]
+        ),
+    )
 
 
 def test_group_by_compiler(rajaperf, raw_profiles):
@@ -120,12 +124,22 @@ def test_groupby_concat_and_filter_properties(count, seed, data):
     second = data.draw(hs.lists(hs.sampled_from(ens.profiles), min_size=1, unique=True))
     both = [p for p in first if p in second]
     if both:
-        same_ensemble(ens.filter_profiles(first).filter_profiles(both),
-                      ens.filter_profiles(second).filter_profiles(both))
-        same_ensemble(ens.filter_profiles(first).filter_profiles(both),
-                      Ensemble.from_graphframes(
-                          [gf for gf, pid in zip(synthetic_ensemble(count, 120, seed=seed),
-                                                 ens.profiles, strict=True) if pid in both]))
+        same_ensemble(
+            ens.filter_profiles(first).filter_profiles(both),
+            ens.filter_profiles(second).filter_profiles(both),
+        )
+        same_ensemble(
+            ens.filter_profiles(first).filter_profiles(both),
+            Ensemble.from_graphframes(
+                [
+                    gf
+                    for gf, pid in zip(
+                        synthetic_ensemble(count, 120, seed=seed), ens.profiles, strict=True
+                    )
+                    if pid in both
+                ]
+            ),
+        )
 
 
 def test_no_match_is_an_empty_ensemble(rajaperf):
@@ -175,8 +189,9 @@ def test_query_profile_modes_against_brute_force(rajaperf):
         got = {paths[n.nid] for n in rajaperf.match(query, profile_mode=mode)}
         assert got == expected
         kept = rajaperf.query(query, profile_mode=mode, squash=False)
-        assert {paths[n] for n in np.unique(kept.dataframe.index.get_level_values("node"))} \
-            == expected
+        assert {
+            paths[n] for n in np.unique(kept.dataframe.index.get_level_values("node"))
+        } == expected
     assert len(rajaperf.match(query, "all")) < len(rajaperf.match(query, "any"))
 
 
@@ -190,8 +205,7 @@ def test_query_squash_equals_each_profile_squashed():
             alone = gf.query(query, fold=fold)
             for metric in ("time", "time (inc)"):
                 expected = {(p, label): v for p, v in profile_values(alone, metric).items()}
-                got = {k: v for k, v in ensemble_values(squashed, metric).items()
-                       if k[1] == label}
+                got = {k: v for k, v in ensemble_values(squashed, metric).items() if k[1] == label}
                 assert got.keys() == expected.keys()
                 for key, value in expected.items():
                     assert np.isclose(got[key], value, rtol=1e-9)
@@ -249,9 +263,11 @@ def test_derived_columns_are_recomputed(rajaperf):
     assert set(gcc.dataframe["compiler"]) == {GCC}
     assert "per rep_mean" in gcc.stats.columns
     squashed = rajaperf.query([{"name": "RAJAPerf"}, "*"])
-    pd.testing.assert_series_equal(squashed.dataframe["per rep"],
-                                   squashed.dataframe[METRIC] / squashed.dataframe["Reps"],
-                                   check_names=False)
+    pd.testing.assert_series_equal(
+        squashed.dataframe["per rep"],
+        squashed.dataframe[METRIC] / squashed.dataframe["Reps"],
+        check_names=False,
+    )
 
 
 def test_derived_column_errors(rajaperf):
@@ -269,11 +285,13 @@ def test_derived_column_errors(rajaperf):
     with pytest.raises(GladeError, match="raised ZeroDivisionError"):
         rajaperf.derive("x", lambda e: 1 / 0)
     # a failed replacement leaves the column, its function and its stats as they were
-    pd.testing.assert_series_equal(rajaperf.dataframe["x"], rajaperf.dataframe[METRIC] * 2,
-                                   check_names=False)
+    pd.testing.assert_series_equal(
+        rajaperf.dataframe["x"], rajaperf.dataframe[METRIC] * 2, check_names=False
+    )
     again = rajaperf.filter_profiles(rajaperf.profiles[:4])
-    pd.testing.assert_series_equal(again.dataframe["x"], again.dataframe[METRIC] * 2,
-                                   check_names=False)
+    pd.testing.assert_series_equal(
+        again.dataframe["x"], again.dataframe[METRIC] * 2, check_names=False
+    )
     assert "x_mean" in again.stats.columns
 
 
@@ -349,13 +367,13 @@ def test_tree(rajaperf):
     text = rajaperf.tree([f"{METRIC}_mean", f"{METRIC}_std"], depth=1)
     root = rajaperf.stats.iloc[0]
     assert text.splitlines()[0] == f"{METRIC}_mean"
-    assert f"{root[f'{METRIC}_mean']:.3f} RAJAPerf [{METRIC}_std={root[f'{METRIC}_std']:.4g}]" \
-        in text
+    assert (
+        f"{root[f'{METRIC}_mean']:.3f} RAJAPerf [{METRIC}_std={root[f'{METRIC}_std']:.4g}]" in text
+    )
     profile = rajaperf.profiles[-1]
     own = rajaperf.tree(METRIC, profile=profile)
     assert "nan" not in own
-    assert len(own.strip().splitlines()) - 1 == len(
-        rajaperf.dataframe.xs(profile, level="profile"))
+    assert len(own.strip().splitlines()) - 1 == len(rajaperf.dataframe.xs(profile, level="profile"))
     with pytest.raises(MetricError):
         rajaperf.tree("nothing")
 

@@ -33,8 +33,9 @@ def scaling() -> Ensemble:
             times = np.array([0.1, 2.0, planted(3.0, 0.5, p), 1.0 + 2.0 * p])
             gfs.append(tiny_profile(times * (1 + 1e-3 * rng.standard_normal(4))))
             meta.append({"ranks": p, "rep": rep})
-    ens = Ensemble.from_graphframes(gfs, metadata=meta,
-                                    labels=[f"{m['ranks']}-{m['rep']}" for m in meta])
+    ens = Ensemble.from_graphframes(
+        gfs, metadata=meta, labels=[f"{m['ranks']}-{m['rep']}" for m in meta]
+    )
     ens.model("ranks", "time")
     return ens
 
@@ -103,13 +104,17 @@ def test_models_are_refitted_after_operations(scaling):
     median.model("ranks", "time", measure="median")
     assert median.stats.loc[2, "time_model_coefficient1"] == pytest.approx(0.5, rel=0.01)
     assert [r.describe() for r in median.stats_recipes] == [
-        "model(metrics=['time'], measure='median', parameter='ranks')"]
+        "model(metrics=['time'], measure='median', parameter='ranks')"
+    ]
 
 
 def test_rajaperf_problem_sizes_are_too_few(rajaperf):
-    with pytest.raises(GladeError, match=r"'ProblemSizeRunParam' has 2 distinct positive "
-                                         r"values \(1.04858e\+06, 2.09715e\+06\); Extra-P "
-                                         r"needs at least 5"):
+    with pytest.raises(
+        GladeError,
+        match=r"'ProblemSizeRunParam' has 2 distinct positive "
+        r"values \(1.04858e\+06, 2.09715e\+06\); Extra-P "
+        r"needs at least 5",
+    ):
         rajaperf.model("ProblemSizeRunParam", "Avg time/rank")
     assert rajaperf.stats_recipes == []
 

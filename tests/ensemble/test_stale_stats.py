@@ -35,8 +35,13 @@ def base() -> Ensemble:
 
 def from_scratch(result: Ensemble) -> Ensemble:
     measured = [m for m in result.metric_columns if m not in {"per call"}]
-    clean = Ensemble(result.graph, result.dataframe[measured], result.metadata,
-                     result.exc_metrics, result.inc_metrics)
+    clean = Ensemble(
+        result.graph,
+        result.dataframe[measured],
+        result.metadata,
+        result.exc_metrics,
+        result.inc_metrics,
+    )
     add_stats(clean)
     if "per call" in result.metric_columns:
         clean.derive("per call", lambda e: e.dataframe["time"] / 2.0)
@@ -53,7 +58,8 @@ def assert_fresh(result: Ensemble) -> None:
     expected = from_scratch(result)
     # group recipes keep the ids they were given (those still present count)
     assert [(r.kind, r.metrics) for r in result.stats_recipes] == [
-        (r.kind, r.metrics) for r in expected.stats_recipes]
+        (r.kind, r.metrics) for r in expected.stats_recipes
+    ]
     got, want = by_path(result), by_path(expected)
     assert set(want) <= set(got)
     columns = list(expected.stats.columns)
@@ -73,8 +79,11 @@ def assert_fresh(result: Ensemble) -> None:
         assert got[path]["time_mean"] != got[path]["time_mean"]
     paths_r, paths_e = call_paths(result.graph), call_paths(expected.graph)
     outliers = lambda e, p: sorted(  # noqa: E731
-        (p[n], pid, v) for n, pid, v in zip(e.outliers["node"], e.outliers["profile"],
-                                            e.outliers["value"], strict=True))
+        (p[n], pid, v)
+        for n, pid, v in zip(
+            e.outliers["node"], e.outliers["profile"], e.outliers["value"], strict=True
+        )
+    )
     assert outliers(result, paths_r) == outliers(expected, paths_e)
 
 
@@ -97,8 +106,9 @@ def test_filter_stats(base):
     assert_fresh(base.filter_stats(mask, squash=False))
 
 
-@pytest.mark.parametrize("options", [{}, {"fold": True}, {"squash": False},
-                                     {"profile_mode": "all"}])
+@pytest.mark.parametrize(
+    "options", [{}, {"fold": True}, {"squash": False}, {"profile_mode": "all"}]
+)
 def test_query(base, options):
     assert_fresh(base.query([".", ("*", {"module": "app"})], **options))
 
@@ -130,18 +140,25 @@ def test_copy(base):
 def test_concat_columns_carries_stats_to_every_header(base):
     parts = list(base.filter_metadata(lambda r: r["run"] < 9).groupby("compiler").values())
     joined = Ensemble.concat(parts, axis="columns", key="compiler", on="problem_size")
-    clean_parts = [Ensemble(p.graph, p.dataframe[p.metric_columns], p.metadata,
-                            p.exc_metrics, p.inc_metrics) for p in parts]
+    clean_parts = [
+        Ensemble(p.graph, p.dataframe[p.metric_columns], p.metadata, p.exc_metrics, p.inc_metrics)
+        for p in parts
+    ]
     fresh = Ensemble.concat(clean_parts, axis="columns", key="compiler", on="problem_size")
     for header in ("gcc", "clang", "intel"):
         gs.mean(fresh, [(header, "time"), (header, "time (inc)")])
         gs.boxplot(fresh, (header, "time"))
-        for column in [(header, "time_mean"), (header, "time (inc)_mean"),
-                       (header, "time_q3"), (header, "time_outliers")]:
+        for column in [
+            (header, "time_mean"),
+            (header, "time (inc)_mean"),
+            (header, "time_q3"),
+            (header, "time_outliers"),
+        ]:
             np.testing.assert_allclose(joined.stats[column], fresh.stats[column])
     assert_fresh_columnar = joined.filter_profiles(joined.profiles[:2])
     for header in ("gcc", "clang"):
         kept = fresh.filter_profiles(fresh.profiles[:2])
         gs.mean(kept, (header, "time"))
-        np.testing.assert_allclose(assert_fresh_columnar.stats[(header, "time_mean")],
-                                   kept.stats[(header, "time_mean")])
+        np.testing.assert_allclose(
+            assert_fresh_columnar.stats[(header, "time_mean")], kept.stats[(header, "time_mean")]
+        )

@@ -48,15 +48,18 @@ def check(ens, column, raw_samples, oracle):
         assert close(got[path], oracle(sample)), (path, got[path], oracle(sample))
 
 
-@pytest.mark.parametrize(("function", "column", "oracle"), [
-    (gs.count, "count", len),
-    (gs.mean, "mean", np.mean),
-    (gs.median, "median", np.median),
-    (gs.minimum, "min", np.min),
-    (gs.maximum, "max", np.max),
-    (gs.std, "std", lambda x: np.std(x, ddof=1) if len(x) > 1 else np.nan),
-    (gs.var, "var", lambda x: np.var(x, ddof=1) if len(x) > 1 else np.nan),
-])
+@pytest.mark.parametrize(
+    ("function", "column", "oracle"),
+    [
+        (gs.count, "count", len),
+        (gs.mean, "mean", np.mean),
+        (gs.median, "median", np.median),
+        (gs.minimum, "min", np.min),
+        (gs.maximum, "max", np.max),
+        (gs.std, "std", lambda x: np.std(x, ddof=1) if len(x) > 1 else np.nan),
+        (gs.var, "var", lambda x: np.var(x, ddof=1) if len(x) > 1 else np.nan),
+    ],
+)
 def test_simple_stats_match_numpy(rajaperf, raw_samples, function, column, oracle):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -85,10 +88,8 @@ def test_boxplot_and_outliers_match_numpy(rajaperf, raw_samples):
     check(rajaperf, f"{METRIC}_q1", raw_samples, q1)
     check(rajaperf, f"{METRIC}_q2", raw_samples, np.median)
     check(rajaperf, f"{METRIC}_iqr", raw_samples, lambda x: q3(x) - q1(x))
-    check(rajaperf, f"{METRIC}_lower_fence", raw_samples,
-          lambda x: q1(x) - 1.5 * (q3(x) - q1(x)))
-    check(rajaperf, f"{METRIC}_upper_fence", raw_samples,
-          lambda x: q3(x) + 1.5 * (q3(x) - q1(x)))
+    check(rajaperf, f"{METRIC}_lower_fence", raw_samples, lambda x: q1(x) - 1.5 * (q3(x) - q1(x)))
+    check(rajaperf, f"{METRIC}_upper_fence", raw_samples, lambda x: q3(x) + 1.5 * (q3(x) - q1(x)))
 
     def outside(x):
         low, high = q1(x) - 1.5 * (q3(x) - q1(x)), q3(x) + 1.5 * (q3(x) - q1(x))
@@ -100,12 +101,15 @@ def test_boxplot_and_outliers_match_numpy(rajaperf, raw_samples):
     paths = call_paths(rajaperf.graph)
     table = rajaperf.outliers
     assert list(table.columns) == ["node", "name", "profile", "metric", "value", "side"]
-    listed = samples_by_path({(paths[n], p): v for n, p, v in
-                              zip(table["node"], table["profile"], table["value"], strict=True)})
+    listed = samples_by_path(
+        {
+            (paths[n], p): v
+            for n, p, v in zip(table["node"], table["profile"], table["value"], strict=True)
+        }
+    )
     for path, sample in raw_samples.items():
         assert sorted(listed.get(path, [])) == sorted(outside(sample))
-    for node, profile, value in zip(table["node"], table["profile"], table["value"],
-                                    strict=True):
+    for node, profile, value in zip(table["node"], table["profile"], table["value"], strict=True):
         assert values[(paths[node], profile)] == value
     assert set(table["side"]) <= {"low", "high"}
 
@@ -172,9 +176,11 @@ def test_group_comparisons_match_scipy_and_formulas(rajaperf, raw_profiles):
         assert close(t[path], expected.statistic) and close(p[path], expected.pvalue)
         m1, m2, v1, v2 = x.mean(), y.mean(), x.var(ddof=1), y.var(ddof=1)
         b_expected = 0.25 * np.log(0.25 * (v1 / v2 + v2 / v1 + 2)) + 0.25 * (m1 - m2) ** 2 / (
-            v1 + v2)
+            v1 + v2
+        )
         h2 = 1 - np.sqrt(2 * np.sqrt(v1) * np.sqrt(v2) / (v1 + v2)) * np.exp(
-            -0.25 * (m1 - m2) ** 2 / (v1 + v2))
+            -0.25 * (m1 - m2) ** 2 / (v1 + v2)
+        )
         assert close(bd[path], b_expected)
         assert close(hd[path], np.sqrt(h2))
         assert 0 <= hd[path] <= 1
@@ -197,8 +203,11 @@ def test_recomputing_a_column_replaces_it(rajaperf):
 
 def test_returned_columns_and_defaults(rajaperf):
     table = gs.mean(rajaperf)
-    assert list(table.columns) == [f"{m}_mean" for m in rajaperf.metric_columns
-                                   if m in rajaperf.inc_metrics + rajaperf.exc_metrics]
+    assert list(table.columns) == [
+        f"{m}_mean"
+        for m in rajaperf.metric_columns
+        if m in rajaperf.inc_metrics + rajaperf.exc_metrics
+    ]
     assert table.index.name == "node"
     assert list(rajaperf.stats.columns[1:]) == list(table.columns)
 
@@ -208,8 +217,9 @@ profiles_strategy = hs.integers(min_value=2, max_value=9)
 
 
 @settings(max_examples=25, deadline=None)
-@given(count=profiles_strategy, nodes=hs.integers(20, 120), seed=hs.integers(0, 10_000),
-       data=hs.data())
+@given(
+    count=profiles_strategy, nodes=hs.integers(20, 120), seed=hs.integers(0, 10_000), data=hs.data()
+)
 def test_random_ensembles_match_numpy_by_node(count, nodes, seed, data):
     ens = Ensemble.from_graphframes(synthetic_ensemble(count, nodes, seed=seed, noise=0.3))
     q = data.draw(hs.lists(hs.floats(0, 100), min_size=1, max_size=3))

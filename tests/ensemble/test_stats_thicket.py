@@ -25,9 +25,10 @@ from tests.ensemble.oracles import (
 from tests.ensemble.tiny import tiny_ensemble
 
 # kernel (node 2) gets [1, 2] in group a and [3, 5] in group b
-SIDES = tiny_ensemble([[0, 0, 1, 1], [0, 0, 2, 1], [0, 0, 3, 1], [0, 0, 5, 1]],
-                      [{"compiler": "gcc"}, {"compiler": "gcc"}, {"compiler": "clang"},
-                       {"compiler": "clang"}])
+SIDES = tiny_ensemble(
+    [[0, 0, 1, 1], [0, 0, 2, 1], [0, 0, 3, 1], [0, 0, 5, 1]],
+    [{"compiler": "gcc"}, {"compiler": "gcc"}, {"compiler": "clang"}, {"compiler": "clang"}],
+)
 A, B = {"compiler": "gcc"}, {"compiler": "clang"}
 
 
@@ -132,12 +133,16 @@ def test_two_metric_sides_of_a_columnar_ensemble(sides):
     assert joined.stats.loc[kernel, column] == pytest.approx(-distance)
     assert joined.stats.loc[kernel, ("gcc", "time_vs_clang/time_preferred")] == "gcc/time"
     assert joined.stats.loc[kernel, ("gcc", "time_vs_clang/time_welch_t")] == pytest.approx(
-        st.ttest_ind([1, 2], [3, 5], equal_var=False).statistic)
+        st.ttest_ind([1, 2], [3, 5], equal_var=False).statistic
+    )
 
 
 def test_temporal_pattern_by_hand():
-    ens = tiny_ensemble([[5, 1, 0, 1], [5, 2, 0, 1], [5, 3, 0, 1], [5, 4, 10, 1]],
-                        [{"iteration": i} for i in range(4)], labels=[0, 1, 2, 3])
+    ens = tiny_ensemble(
+        [[5, 1, 0, 1], [5, 2, 0, 1], [5, 3, 0, 1], [5, 4, 10, 1]],
+        [{"iteration": i} for i in range(4)],
+        labels=[0, 1, 2, 3],
+    )
     gs.calc_temporal_pattern(ens, "time")
     stats = ens.stats
     assert stats["time_temporal_score"].tolist()[:3] == pytest.approx([0, 0.375, 0.75])
@@ -165,7 +170,7 @@ def test_new_stats_stay_fresh_after_operations(sides):
 @given(count=hs.integers(4, 9), nodes=hs.integers(20, 80), seed=hs.integers(0, 10_000))
 def test_scores_match_brute_force(count, nodes, seed):
     ens = Ensemble.from_graphframes(synthetic_ensemble(count, nodes, seed=seed, noise=0.3))
-    a, b = ens.profiles[: count // 2], ens.profiles[count // 2:]
+    a, b = ens.profiles[: count // 2], ens.profiles[count // 2 :]
     gs.score_delta_mean_delta_stdnorm(ens, "time", a, b)
     gs.score_delta_mean_delta_coefficient_of_variation(ens, "time", a, b)
     gs.sum(ens, "time")

@@ -37,21 +37,32 @@ def assert_same_ensemble(got: Ensemble, want: Ensemble) -> None:
     for a, b in zip(got.graph.edges(), want.graph.edges(), strict=True):
         np.testing.assert_array_equal(a, b)
     assert (got.exc_metrics, got.inc_metrics, got.default_metric) == (
-        want.exc_metrics, want.inc_metrics, want.default_metric)
+        want.exc_metrics,
+        want.inc_metrics,
+        want.default_metric,
+    )
     assert got.stats_recipes == want.stats_recipes
     pd.testing.assert_frame_equal(got.stats, want.stats, check_exact=True)
     pd.testing.assert_frame_equal(got.outliers, want.outliers, check_exact=True)
     for level in range(want.dataframe.index.nlevels):
         assert got.dataframe.index.levels[level].equals(want.dataframe.index.levels[level])
-        np.testing.assert_array_equal(got.dataframe.index.codes[level],
-                                      want.dataframe.index.codes[level])
+        np.testing.assert_array_equal(
+            got.dataframe.index.codes[level], want.dataframe.index.codes[level]
+        )
 
 
-@given(profiles=st.integers(1, 6), nodes=st.integers(2, 40), seed=st.integers(0, 20),
-       stats=st.lists(st.sampled_from(sorted(STATS)), max_size=3, unique=True),
-       drop=st.integers(0, 3))
-@settings(max_examples=25, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(
+    profiles=st.integers(1, 6),
+    nodes=st.integers(2, 40),
+    seed=st.integers(0, 20),
+    stats=st.lists(st.sampled_from(sorted(STATS)), max_size=3, unique=True),
+    drop=st.integers(0, 3),
+)
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 def test_random_ensembles_round_trip(tmp_path_factory, profiles, nodes, seed, stats, drop):
     ens = Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(profiles, nodes, seed))
     if drop and profiles > drop:
@@ -94,8 +105,9 @@ def test_stats_are_computed_from_the_stored_data(tmp_path: Path) -> None:
     doubled = pa.array(table.column("time").to_numpy() * 2)
     pq.write_table(table.set_column(index, "time", doubled), path / "dataframe.parquet")
     got = Ensemble.from_parquet(path)
-    np.testing.assert_allclose(got.stats["time_mean"].to_numpy(),
-                               2 * ens.stats["time_mean"].to_numpy())
+    np.testing.assert_allclose(
+        got.stats["time_mean"].to_numpy(), 2 * ens.stats["time_mean"].to_numpy()
+    )
 
 
 def test_derived_columns_are_not_stored(tmp_path: Path) -> None:

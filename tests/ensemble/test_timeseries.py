@@ -59,8 +59,11 @@ def test_one_profile_per_iteration(lulesh, series_dir):
 def test_values_match_the_records(lulesh, series_dir):
     expected = record_sums(series_dir / "timeseries.cali")
     paths = {nid: tuple(lulesh.graph.node(nid).path()) for nid in range(len(lulesh.graph))}
-    got = {(paths[node], profile): value for (node, profile), value
-           in lulesh.dataframe[METRIC].items() if value != 0}
+    got = {
+        (paths[node], profile): value
+        for (node, profile), value in lulesh.dataframe[METRIC].items()
+        if value != 0
+    }
     assert got == pytest.approx(expected)
 
 
@@ -69,7 +72,8 @@ def test_iterations_add_up_to_the_whole_file(lulesh, series_dir):
     total = lulesh.dataframe[METRIC].groupby(level="node").sum()
     by_path = {lulesh.graph.node(n).path(): v for n, v in total.items()}
     assert {whole.graph.node(n).path(): v for n, v in whole.dataframe[METRIC].items()} == (
-        pytest.approx(by_path))
+        pytest.approx(by_path)
+    )
     assert whole.dataframe["loop.iterations"].sum() == 7202
     assert lulesh.dataframe["loop.iterations"].groupby(level="profile").sum().sum() == 7202
 
@@ -77,9 +81,14 @@ def test_iterations_add_up_to_the_whole_file(lulesh, series_dir):
 def test_hatchet_numbers_where_both_read_the_same_records(lulesh):
     # Hatchet 2026.2 from_timeseries, second profile (iteration 2): these regions have
     # one record in that iteration, so Hatchet's per-node mean is the record itself
-    hatchet = {"lulesh.cycle": 484779.0, "TimeIncrement": 9025.0, "LagrangeLeapFrog": 48275.0,
-               "LagrangeNodal": 30029104.0, "IntegrateStressForElems": 126271201.0,
-               "CalcFBHourglassForceForElems": 194832612.0}
+    hatchet = {
+        "lulesh.cycle": 484779.0,
+        "TimeIncrement": 9025.0,
+        "LagrangeLeapFrog": 48275.0,
+        "LagrangeNodal": 30029104.0,
+        "IntegrateStressForElems": 126271201.0,
+        "CalcFBHourglassForceForElems": 194832612.0,
+    }
     two = lulesh.dataframe.xs(2, level="profile")
     names = two["name"]
     for name, value in hatchet.items():
@@ -97,15 +106,19 @@ def test_temporal_pattern_of_the_series(lulesh):
 
 
 def test_split_by_another_attribute_and_a_second_file(series_dir):
-    snapshots = Ensemble.from_timeseries(series_dir / "timeseries.cali",
-                                         level="timeseries.snapshot")
+    snapshots = Ensemble.from_timeseries(
+        series_dir / "timeseries.cali", level="timeseries.snapshot"
+    )
     assert snapshots.profiles == list(range(52))
     small = Ensemble.from_timeseries(series_dir / "230711-163829_2055495_OV0UMVFsW6yp.cali")
     expected = record_sums(series_dir / "230711-163829_2055495_OV0UMVFsW6yp.cali")
     assert small.profiles == sorted({step for _, step in expected})
     paths = {nid: tuple(small.graph.node(nid).path()) for nid in range(len(small.graph))}
-    got = {(paths[node], profile): value for (node, profile), value
-           in small.dataframe[METRIC].items() if value != 0}
+    got = {
+        (paths[node], profile): value
+        for (node, profile), value in small.dataframe[METRIC].items()
+        if value != 0
+    }
     assert got == pytest.approx(expected)
 
 
@@ -123,5 +136,4 @@ def test_bad_input(hatchet_data, series_dir, tmp_path):
     with pytest.raises(ReaderError, match="truncated"):
         Ensemble.from_timeseries(cut)
     with pytest.raises(ValueError, match="metric_kinds"):
-        Ensemble.from_timeseries(series_dir / "timeseries.cali",
-                                 metric_kinds={METRIC: "sideways"})
+        Ensemble.from_timeseries(series_dir / "timeseries.cali", metric_kinds={METRIC: "sideways"})

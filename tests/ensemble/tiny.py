@@ -20,12 +20,16 @@ def tiny_profile(times: Sequence[float], metadata: dict | None = None) -> GraphF
     gf = GraphFrame.from_lists(["main", ["solve", "kernel"], "io"])
     df = gf.dataframe.drop(columns=["time (inc)"])
     df["time"] = np.asarray(times, dtype=np.float64)
-    return GraphFrame(gf.graph, df, ["time"], [], metadata=metadata or {}
-                      ).update_inclusive_columns()
+    return GraphFrame(
+        gf.graph, df, ["time"], [], metadata=metadata or {}
+    ).update_inclusive_columns()
 
 
-def tiny_ensemble(times: Sequence[Sequence[float]], metadata: Sequence[dict] | None = None,
-                  labels: Sequence[Hashable] | None = None) -> Ensemble:
+def tiny_ensemble(
+    times: Sequence[Sequence[float]],
+    metadata: Sequence[dict] | None = None,
+    labels: Sequence[Hashable] | None = None,
+) -> Ensemble:
     """One profile per row of ``times``; labels default to ``p0``, ``p1``, ..."""
     metadata = list(metadata) if metadata is not None else [{} for _ in times]
     gfs = [tiny_profile(t, m) for t, m in zip(times, metadata, strict=True)]

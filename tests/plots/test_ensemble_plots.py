@@ -25,8 +25,7 @@ def ens() -> Ensemble:
 
 
 def source(fig) -> dict:
-    sources = [r.data_source for r in fig.renderers
-               if isinstance(r.data_source, ColumnDataSource)]
+    sources = [r.data_source for r in fig.renderers if isinstance(r.data_source, ColumnDataSource)]
     return sources[0].data
 
 
@@ -70,8 +69,12 @@ def test_boxplot_boxes_and_outlier_points(ens):
     np.testing.assert_allclose(sorted(boxes["q2"], reverse=True), np.sort(medians)[::-1][:5])
     points = [r.data_source.data for r in fig.renderers][-1]
     chosen = {label for label in boxes["node"]}
-    expected = ens.outliers[[f"{n} [{i}]" in chosen for n, i in
-                             zip(ens.outliers["name"], ens.outliers["node"], strict=True)]]
+    expected = ens.outliers[
+        [
+            f"{n} [{i}]" in chosen
+            for n, i in zip(ens.outliers["name"], ens.outliers["node"], strict=True)
+        ]
+    ]
     assert sorted(points["value"]) == sorted(expected["value"])
 
 

@@ -16,9 +16,13 @@ from glade.plots.scaling import plot_model
 from tests.ensemble.tiny import tiny_ensemble
 
 TIMES = [[1, 2, 3, 4], [1, 2, 5, 4], [1, 2, 9, 4], [1, 2, 7, 4], [1, 2, 7, 4]]
-META = [{"compiler": "gcc", "size": 1}, {"compiler": "gcc", "size": 2},
-        {"compiler": "clang", "size": 4}, {"compiler": "clang", "size": 8},
-        {"compiler": "icc", "size": None}]
+META = [
+    {"compiler": "gcc", "size": 1},
+    {"compiler": "gcc", "size": 2},
+    {"compiler": "clang", "size": 4},
+    {"compiler": "clang", "size": 8},
+    {"compiler": "icc", "size": None},
+]
 
 
 @pytest.fixture()
@@ -27,8 +31,13 @@ def ens() -> Ensemble:
 
 
 def sources(fig, glyph: str) -> list[dict]:
-    return [r.data_source.data for r in fig.renderers if isinstance(r, GlyphRenderer)
-            and type(r.glyph).__name__ == glyph and isinstance(r.data_source, ColumnDataSource)]
+    return [
+        r.data_source.data
+        for r in fig.renderers
+        if isinstance(r, GlyphRenderer)
+        and type(r.glyph).__name__ == glyph
+        and isinstance(r.data_source, ColumnDataSource)
+    ]
 
 
 def test_violins_by_metadata(ens):
@@ -82,8 +91,10 @@ def test_model_plot(ens):
     pytest.importorskip("extrap", reason="scaling models need Extra-P")
     rng = np.random.default_rng(3)
     sizes = [2, 4, 8, 16, 32]
-    scaled = tiny_ensemble([[1, 2, 3 + 2 * p * (1 + 1e-3 * rng.standard_normal()), 4]
-                            for p in sizes], [{"p": p} for p in sizes])
+    scaled = tiny_ensemble(
+        [[1, 2, 3 + 2 * p * (1 + 1e-3 * rng.standard_normal()), 4] for p in sizes],
+        [{"p": p} for p in sizes],
+    )
     with pytest.raises(GladeError, match=r"call ens\.model"):
         plot_model(scaled, "kernel")
     scaled.model("p", "time")
@@ -95,8 +106,9 @@ def test_model_plot(ens):
     dots = next(s for s in sources(fig, "Scatter") if "profile" in s)
     assert list(dots["x"]) == sizes
     assert fig.x_scale.__class__.__name__ == "LogScale"
-    assert re.fullmatch(r"3\.\d{3} \+ [12]\.\d{3} \* p\^1  \(adj\. R² 1\.000\)",
-                        fig.legend.items[0].label.value)
+    assert re.fullmatch(
+        r"3\.\d{3} \+ [12]\.\d{3} \* p\^1  \(adj\. R² 1\.000\)", fig.legend.items[0].label.value
+    )
     with pytest.raises(GladeError, match="extend"):
         plot_model(scaled, "kernel", extend=0.5)
     fewer = scaled.filter_metadata(lambda row: row["p"] != 32)

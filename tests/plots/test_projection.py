@@ -35,9 +35,11 @@ def test_principal_components_match_the_covariance_eigenvectors():
     np.testing.assert_allclose(explained, eigenvalues[::-1][:2] / eigenvalues.sum())
     scaled, _ = principal_components(values, scale=True)
     standard = centred / centred.std(axis=0)
-    np.testing.assert_allclose(np.abs(scaled[:, 0]),
-                               np.abs(standard @ np.linalg.eigh(standard.T @ standard)[1][:, -1]),
-                               atol=1e-9)
+    np.testing.assert_allclose(
+        np.abs(scaled[:, 0]),
+        np.abs(standard @ np.linalg.eigh(standard.T @ standard)[1][:, -1]),
+        atol=1e-9,
+    )
 
 
 def test_one_profile_or_equal_profiles_do_not_fail():
@@ -74,7 +76,9 @@ def test_figure_coloured_by_a_category(rajaperf_ensemble):
     renderers = fig.renderers
     assert len(renderers) == 2
     assert sorted(item.label["value"] for item in fig.legend[0].items) == [
-        "clang++-10.0.1", "g++-10.3.1"]
+        "clang++-10.0.1",
+        "g++-10.3.1",
+    ]
     assert sum(len(r.data_source.data["x"]) for r in renderers) == 18
     hover = fig.select_one(HoverTool)
     assert ("compiler", "@group") in hover.tooltips

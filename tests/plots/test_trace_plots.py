@@ -16,8 +16,11 @@ Figure = type(figure())
 
 
 def sources(fig) -> list[dict]:
-    return [r.data_source.data for r in fig.renderers
-            if isinstance(r, GlyphRenderer) and isinstance(r.data_source, ColumnDataSource)]
+    return [
+        r.data_source.data
+        for r in fig.renderers
+        if isinstance(r, GlyphRenderer) and isinstance(r.data_source, ColumnDataSource)
+    ]
 
 
 def test_time_profile_bars_stack_to_the_profile():

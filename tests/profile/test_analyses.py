@@ -44,11 +44,16 @@ def callgrind(hatchet_data) -> GraphFrame:
 def test_from_lists_as_hatchet_documents_it():
     gf = GraphFrame.from_lists(["a", ["b", "d", "e"], ["c", "f", "g"]])
     assert [n.path() for n in gf.graph.nodes()] == [
-        ("a",), ("a", "b"), ("a", "b", "d"), ("a", "b", "e"), ("a", "c"), ("a", "c", "f"),
-        ("a", "c", "g")]
+        ("a",),
+        ("a", "b"),
+        ("a", "b", "d"),
+        ("a", "b", "e"),
+        ("a", "c"),
+        ("a", "c", "f"),
+        ("a", "c", "g"),
+    ]
     assert by_name(gf, "time") == dict.fromkeys("abdecfg", 1.0)
-    assert by_name(gf, "time (inc)") == {"a": 7, "b": 3, "d": 1, "e": 1, "c": 3, "f": 1,
-                                         "g": 1}
+    assert by_name(gf, "time (inc)") == {"a": 7, "b": 3, "d": 1, "e": 1, "c": 3, "f": 1, "g": 1}
     assert gf.exc_metrics == ["time"] and gf.inc_metrics == ["time (inc)"]
     two = GraphFrame.from_lists(["x", "y"], "z")
     assert [n.path() for n in two.graph.roots] == [("x",), ("z",)]
@@ -62,11 +67,13 @@ def test_from_lists_as_hatchet_documents_it():
 
 # ------------------------------------------------------------------ graph sums
 def test_subtree_sum_by_hand():
-    gf = with_times(GraphFrame.from_lists(["a", ["b", "d", "e"], ["c", "f"]]),
-                    [1, 2, np.nan, 4, np.nan, np.nan])
+    gf = with_times(
+        GraphFrame.from_lists(["a", ["b", "d", "e"], ["c", "f"]]), [1, 2, np.nan, 4, np.nan, np.nan]
+    )
     out = gf.subtree_sum("time", "total")
     assert by_name(out, "total") == pytest.approx(
-        {"a": 7, "b": 6, "d": np.nan, "e": 4, "c": np.nan, "f": np.nan}, nan_ok=True)
+        {"a": 7, "b": 6, "d": np.nan, "e": 4, "c": np.nan, "f": np.nan}, nan_ok=True
+    )
     assert out.inc_metrics == ["time (inc)", "total"]
     assert list(out.dataframe.columns) == ["time (inc)", "time", "total", "name"]
     assert by_name(gf, "time")["a"] == 1  # the input is unchanged
@@ -105,13 +112,22 @@ def random_trees(draw):
     n = draw(st.integers(1, 40))
     parent = [-1] + [draw(st.integers(0, i - 1)) for i in range(1, n)]
     ranks = draw(st.integers(1, 3))
-    exc = draw(st.lists(st.one_of(st.floats(0, 100), st.just(np.nan)), min_size=n * ranks,
-                        max_size=n * ranks))
-    rows = pd.DataFrame({"node": np.repeat(np.arange(n), ranks),
-                         "rank": np.tile(np.arange(ranks), n), "x": exc})
+    exc = draw(
+        st.lists(
+            st.one_of(st.floats(0, 100), st.just(np.nan)), min_size=n * ranks, max_size=n * ranks
+        )
+    )
+    rows = pd.DataFrame(
+        {"node": np.repeat(np.arange(n), ranks), "rank": np.tile(np.arange(ranks), n), "x": exc}
+    )
     child = np.arange(1, n)
-    return GraphFrame.from_tables(pd.DataFrame({"name": [f"n{i}" for i in range(n)]}),
-                                  np.array(parent)[child], child, rows, index=("node", "rank"))
+    return GraphFrame.from_tables(
+        pd.DataFrame({"name": [f"n{i}" for i in range(n)]}),
+        np.array(parent)[child],
+        child,
+        rows,
+        index=("node", "rank"),
+    )
 
 
 @settings(max_examples=100, deadline=None)
@@ -145,8 +161,9 @@ def test_graph_sum_errors():
 # -------------------------------------------------------------------- hot path
 def test_hot_path_by_hand():
     # main 100 -> solve 80 -> (kernel 50, halo 30); main -> io 20
-    gf = with_times(GraphFrame.from_lists(["main", ["solve", "kernel", "halo"], "io"]),
-                    [0, 0, 50, 30, 20])
+    gf = with_times(
+        GraphFrame.from_lists(["main", ["solve", "kernel", "halo"], "io"]), [0, 0, 50, 30, 20]
+    )
     assert [n.name for n in gf.hot_path()] == ["main", "solve", "kernel"]
     # kernel keeps 50/80 of solve: a threshold of 0.7 stops at solve
     assert [n.name for n in gf.hot_path(threshold=0.7)] == ["main", "solve"]
@@ -213,10 +230,14 @@ def test_load_imbalance_threshold_and_errors(cpi):
 def test_to_dict_is_hatchets_export():
     gf = GraphFrame.from_lists(["a", ["b", "d"], "c"])
     doc = gf.to_dict()
-    assert doc["graph"] == [{0: {"data": {"name": "a"}, "children": [1, 3]},
-                             1: {"data": {"name": "b"}, "children": [2]},
-                             2: {"data": {"name": "d"}, "children": []},
-                             3: {"data": {"name": "c"}, "children": []}}]
+    assert doc["graph"] == [
+        {
+            0: {"data": {"name": "a"}, "children": [1, 3]},
+            1: {"data": {"name": "b"}, "children": [2]},
+            2: {"data": {"name": "d"}, "children": []},
+            3: {"data": {"name": "c"}, "children": []},
+        }
+    ]
     assert doc["dataframe_indices"] == ["node"]
     assert doc["dataframe"][1] == {"node": 1, "time (inc)": 2.0, "time": 1.0, "name": "b"}
     assert doc["exclusive_metrics"] == ["time"] and doc["inclusive_metrics"] == ["time (inc)"]
@@ -230,8 +251,10 @@ def test_to_dict_round_trips_through_json(which, cpi, callgrind):
     assert [n.path() for n in back.graph.nodes()] == [n.path() for n in gf.graph.nodes()]
     src, dst = back.graph.edges()
     assert sorted(zip(src.tolist(), dst.tolist(), strict=True)) == sorted(
-        zip(*(e.tolist() for e in gf.graph.edges()), strict=True))
+        zip(*(e.tolist() for e in gf.graph.edges()), strict=True)
+    )
     for metric in gf.exc_metrics + gf.inc_metrics:
-        np.testing.assert_allclose(back.dataframe[metric].to_numpy(dtype=float),
-                                   gf.dataframe[metric].to_numpy(dtype=float))
+        np.testing.assert_allclose(
+            back.dataframe[metric].to_numpy(dtype=float), gf.dataframe[metric].to_numpy(dtype=float)
+        )
     assert back.dataframe.index.names == gf.dataframe.index.names

@@ -13,19 +13,40 @@ from glade import GraphFrame
 from glade.errors import MetricError
 
 # The literal of Hatchet's docs: A(0) -> B(5) -> C(5) -> D(1); A -> E(10) -> H(9)
-LITERAL = [{
-    "frame": {"name": "A", "type": "function"}, "metrics": {"time (inc)": 30.0, "time": 0.0},
-    "children": [
-        {"frame": {"name": "B", "type": "function"}, "metrics": {"time (inc)": 11.0, "time": 5.0},
-         "children": [{"frame": {"name": "C", "type": "function"},
-                       "metrics": {"time (inc)": 6.0, "time": 5.0},
-                       "children": [{"frame": {"name": "D", "type": "function"},
-                                     "metrics": {"time (inc)": 1.0, "time": 1.0}}]}]},
-        {"frame": {"name": "E", "type": "function"}, "metrics": {"time (inc)": 19.0, "time": 10.0},
-         "children": [{"frame": {"name": "H", "type": "function"},
-                       "metrics": {"time (inc)": 9.0, "time": 9.0}}]},
-    ],
-}]
+LITERAL = [
+    {
+        "frame": {"name": "A", "type": "function"},
+        "metrics": {"time (inc)": 30.0, "time": 0.0},
+        "children": [
+            {
+                "frame": {"name": "B", "type": "function"},
+                "metrics": {"time (inc)": 11.0, "time": 5.0},
+                "children": [
+                    {
+                        "frame": {"name": "C", "type": "function"},
+                        "metrics": {"time (inc)": 6.0, "time": 5.0},
+                        "children": [
+                            {
+                                "frame": {"name": "D", "type": "function"},
+                                "metrics": {"time (inc)": 1.0, "time": 1.0},
+                            }
+                        ],
+                    }
+                ],
+            },
+            {
+                "frame": {"name": "E", "type": "function"},
+                "metrics": {"time (inc)": 19.0, "time": 10.0},
+                "children": [
+                    {
+                        "frame": {"name": "H", "type": "function"},
+                        "metrics": {"time (inc)": 9.0, "time": 9.0},
+                    }
+                ],
+            },
+        ],
+    }
+]
 
 
 @pytest.fixture
@@ -49,7 +70,12 @@ def test_squash_bypasses_and_recomputes(small):
     assert len(no_c.dataframe) == 5 and len(no_c.graph) == 6
     sq = no_c.squash()
     assert [n.path() for n in sq.graph.nodes()] == [
-        ("A",), ("A", "B"), ("A", "B", "D"), ("A", "E"), ("A", "E", "H")]
+        ("A",),
+        ("A", "B"),
+        ("A", "B", "D"),
+        ("A", "E"),
+        ("A", "E", "H"),
+    ]
     # C's own 5 are gone: B = 5 + D's 1, A = 0 + 6 + 19
     assert values(sq) == {"A": 25.0, "B": 6.0, "D": 1.0, "E": 19.0, "H": 9.0}
 
@@ -63,11 +89,24 @@ def test_squash_fold_keeps_inclusive_values(small):
 
 def test_squash_merges_identical_siblings():
     # A -> X -> C(2) and A -> Y -> C(3); removing X and Y makes two C's siblings
-    literal = [{"frame": {"name": "A"}, "metrics": {"time": 1.0}, "children": [
-        {"frame": {"name": "X"}, "metrics": {"time": 1.0},
-         "children": [{"frame": {"name": "C"}, "metrics": {"time": 2.0}}]},
-        {"frame": {"name": "Y"}, "metrics": {"time": 1.0},
-         "children": [{"frame": {"name": "C"}, "metrics": {"time": 3.0}}]}]}]
+    literal = [
+        {
+            "frame": {"name": "A"},
+            "metrics": {"time": 1.0},
+            "children": [
+                {
+                    "frame": {"name": "X"},
+                    "metrics": {"time": 1.0},
+                    "children": [{"frame": {"name": "C"}, "metrics": {"time": 2.0}}],
+                },
+                {
+                    "frame": {"name": "Y"},
+                    "metrics": {"time": 1.0},
+                    "children": [{"frame": {"name": "C"}, "metrics": {"time": 3.0}}],
+                },
+            ],
+        }
+    ]
     gf = GraphFrame.from_literal(literal).update_inclusive_columns()
     sq = gf.query([{"name": "A|C"}])
     assert [n.path() for n in sq.graph.nodes()] == [("A",), ("A", "C")]
@@ -79,11 +118,24 @@ def test_squash_merges_identical_siblings():
 
 
 def test_update_inclusive_on_shared_nodes_counts_them_once():
-    literal = [{"frame": {"name": "r"}, "metrics": {"t": 1, "_hatchet_nid": 0}, "children": [
-        {"frame": {"name": "a"}, "metrics": {"t": 2, "_hatchet_nid": 1},
-         "children": [{"frame": {"name": "s"}, "metrics": {"t": 4, "_hatchet_nid": 3}}]},
-        {"frame": {"name": "b"}, "metrics": {"t": 8, "_hatchet_nid": 2},
-         "children": [{"frame": {"name": "s"}, "metrics": {"t": 4, "_hatchet_nid": 3}}]}]}]
+    literal = [
+        {
+            "frame": {"name": "r"},
+            "metrics": {"t": 1, "_hatchet_nid": 0},
+            "children": [
+                {
+                    "frame": {"name": "a"},
+                    "metrics": {"t": 2, "_hatchet_nid": 1},
+                    "children": [{"frame": {"name": "s"}, "metrics": {"t": 4, "_hatchet_nid": 3}}],
+                },
+                {
+                    "frame": {"name": "b"},
+                    "metrics": {"t": 8, "_hatchet_nid": 2},
+                    "children": [{"frame": {"name": "s"}, "metrics": {"t": 4, "_hatchet_nid": 3}}],
+                },
+            ],
+        }
+    ]
     gf = GraphFrame.from_literal(literal)
     assert len(gf.graph) == 4 and not gf.graph.is_tree()
     inc = values(gf.update_inclusive_columns(), "t (inc)")
@@ -92,15 +144,33 @@ def test_update_inclusive_on_shared_nodes_counts_them_once():
 
 
 def test_literal_round_trip_with_shared_nodes():
-    gf = GraphFrame.from_literal([{"frame": {"name": "r"}, "metrics": {"t": 1.0}, "children": [
-        {"frame": {"name": "a"}, "metrics": {"t": 2.0},
-         "children": [{"frame": {"name": "s"}, "metrics": {"t": 4.0, "_hatchet_nid": 9}}]},
-        {"frame": {"name": "b"}, "metrics": {"t": 8.0},
-         "children": [{"frame": {"name": "s"}, "metrics": {"t": 4.0, "_hatchet_nid": 9}}]}]}])
+    gf = GraphFrame.from_literal(
+        [
+            {
+                "frame": {"name": "r"},
+                "metrics": {"t": 1.0},
+                "children": [
+                    {
+                        "frame": {"name": "a"},
+                        "metrics": {"t": 2.0},
+                        "children": [
+                            {"frame": {"name": "s"}, "metrics": {"t": 4.0, "_hatchet_nid": 9}}
+                        ],
+                    },
+                    {
+                        "frame": {"name": "b"},
+                        "metrics": {"t": 8.0},
+                        "children": [
+                            {"frame": {"name": "s"}, "metrics": {"t": 4.0, "_hatchet_nid": 9}}
+                        ],
+                    },
+                ],
+            }
+        ]
+    )
     again = GraphFrame.from_literal(gf.to_literal())
     assert again.dataframe.equals(gf.dataframe)
-    assert list(zip(*again.graph.edges(), strict=True)) == list(zip(*gf.graph.edges(),
-                                                                    strict=True))
+    assert list(zip(*again.graph.edges(), strict=True)) == list(zip(*gf.graph.edges(), strict=True))
 
 
 def test_hatchet_json_export(hatchet_data):
@@ -110,18 +180,35 @@ def test_hatchet_json_export(hatchet_data):
     assert gf.dataframe.loc[0, "time (inc)"] == 135 and gf.dataframe.loc[0, "time"] == 0
     assert [r.name for r in gf.graph.roots] == ["foo", "waldo"]
     assert glade.read(hatchet_data / "json" / "hatchet-graph-literal.json").dataframe.equals(
-        gf.dataframe)
+        gf.dataframe
+    )
 
 
 def test_arithmetic_over_the_union(small):
-    other = GraphFrame.from_literal([{
-        "frame": {"name": "A", "type": "function"}, "metrics": {"time (inc)": 3.0, "time": 1.0},
-        "children": [{"frame": {"name": "Z", "type": "function"},
-                      "metrics": {"time (inc)": 2.0, "time": 2.0}}]}])
+    other = GraphFrame.from_literal(
+        [
+            {
+                "frame": {"name": "A", "type": "function"},
+                "metrics": {"time (inc)": 3.0, "time": 1.0},
+                "children": [
+                    {
+                        "frame": {"name": "Z", "type": "function"},
+                        "metrics": {"time (inc)": 2.0, "time": 2.0},
+                    }
+                ],
+            }
+        ]
+    )
     diff = small - other
     assert [n.path() for n in diff.graph.nodes()] == [
-        ("A",), ("A", "B"), ("A", "B", "C"), ("A", "B", "C", "D"), ("A", "E"), ("A", "E", "H"),
-        ("A", "Z")]
+        ("A",),
+        ("A", "B"),
+        ("A", "B", "C"),
+        ("A", "B", "C", "D"),
+        ("A", "E"),
+        ("A", "E", "H"),
+        ("A", "Z"),
+    ]
     got = values(diff)
     assert got["A"] == 27.0
     assert np.isnan(got["B"]) and np.isnan(got["Z"])  # missing on one side: NaN, never kept
@@ -142,8 +229,9 @@ def test_multirank_arithmetic_and_drop_index_levels():
     np.testing.assert_allclose(mean.dataframe["time"], expected)
     assert list(mean.dataframe["name"]) == list(gf.graph.frames["name"])
     top = gf.drop_index_levels("max")
-    np.testing.assert_allclose(top.dataframe["time"],
-                               gf.dataframe["time"].groupby(level="node").max())
+    np.testing.assert_allclose(
+        top.dataframe["time"], gf.dataframe["time"].groupby(level="node").max()
+    )
 
 
 def test_groupby_aggregate_by_module():
@@ -187,7 +275,10 @@ def test_tree_text(small):
     )
     assert small.tree(depth=1).splitlines()[1:] == ["30.000 A", "├─ 11.000 B", "└─ 19.000 E"]
     assert small.tree(threshold=0.31).splitlines()[1:] == [  # hides H (9 < 9.3), C, D
-        "30.000 A", "├─ 11.000 B", "└─ 19.000 E"]
+        "30.000 A",
+        "├─ 11.000 B",
+        "└─ 19.000 E",
+    ]
     assert "5.000 B" in small.tree(metric="time", precision=3)
     assert "\033[" in small.tree(color=True) and "Legend" in small.tree(color=True)
     long = GraphFrame.from_literal([{"frame": {"name": "x" * 50}, "metrics": {"t": 1.0}}])
@@ -195,16 +286,44 @@ def test_tree_text(small):
 
 
 def test_tree_marks_shared_nodes_once():
-    gf = GraphFrame.from_literal([{"frame": {"name": "r"}, "metrics": {"t": 1.0}, "children": [
-        {"frame": {"name": "a"}, "metrics": {"t": 2.0},
-         "children": [{"frame": {"name": "s"}, "metrics": {"t": 4.0, "_hatchet_nid": 9},
-                       "children": [{"frame": {"name": "leaf"}, "metrics": {"t": 1.0}}]}]},
-        {"frame": {"name": "b"}, "metrics": {"t": 8.0},
-         "children": [{"frame": {"name": "s"}, "metrics": {"t": 4.0, "_hatchet_nid": 9}}]}]}])
+    gf = GraphFrame.from_literal(
+        [
+            {
+                "frame": {"name": "r"},
+                "metrics": {"t": 1.0},
+                "children": [
+                    {
+                        "frame": {"name": "a"},
+                        "metrics": {"t": 2.0},
+                        "children": [
+                            {
+                                "frame": {"name": "s"},
+                                "metrics": {"t": 4.0, "_hatchet_nid": 9},
+                                "children": [{"frame": {"name": "leaf"}, "metrics": {"t": 1.0}}],
+                            }
+                        ],
+                    },
+                    {
+                        "frame": {"name": "b"},
+                        "metrics": {"t": 8.0},
+                        "children": [
+                            {"frame": {"name": "s"}, "metrics": {"t": 4.0, "_hatchet_nid": 9}}
+                        ],
+                    },
+                ],
+            }
+        ]
+    )
     lines = gf.tree().splitlines()
-    assert lines[1:] == ["1.000 r", "├─ 2.000 a", "│  └─ 4.000 s", "│     └─ 1.000 leaf",
-                         "└─ 8.000 b", "   └─ ↪ s", "↪ shared node, shown in full at its first "
-                         "call path"]
+    assert lines[1:] == [
+        "1.000 r",
+        "├─ 2.000 a",
+        "│  └─ 4.000 s",
+        "│     └─ 1.000 leaf",
+        "└─ 8.000 b",
+        "   └─ ↪ s",
+        "↪ shared node, shown in full at its first call path",
+    ]
 
 
 def test_tree_of_multirank_profile_says_how_rows_are_reduced():
@@ -220,7 +339,8 @@ def test_exports(small):
     assert dot.startswith("digraph glade {") and '"0" -> "1";' in dot
     assert 'label="A\\n30"' in dot
     assert small.to_flamegraph() == "B 5\nA;B;C 5\nA;B;C;D 1\nA;E 10\nA;E;H 9\n".replace(
-        "B 5\n", "A;B 5\n", 1)
+        "B 5\n", "A;B 5\n", 1
+    )
     with pytest.raises(MetricError):
         small.to_flamegraph(metric="time (inc)")
 
@@ -243,18 +363,27 @@ def random_profiles(draw, max_nodes=40):
     ranks = draw(st.integers(1, 3))
     exc = draw(st.lists(st.floats(0, 100), min_size=n * ranks, max_size=n * ranks))
     frames = pd.DataFrame({"name": names})
-    rows = pd.DataFrame({"node": np.repeat(np.arange(n), ranks),
-                         "rank": np.tile(np.arange(ranks), n), "time": exc})
+    rows = pd.DataFrame(
+        {"node": np.repeat(np.arange(n), ranks), "rank": np.tile(np.arange(ranks), n), "time": exc}
+    )
     child = np.arange(1, n)
-    return GraphFrame.from_tables(frames, np.array(parent)[child], child, rows, ["time"],
-                                  index=("node", "rank"), fill_inclusive=True)
+    return GraphFrame.from_tables(
+        frames,
+        np.array(parent)[child],
+        child,
+        rows,
+        ["time"],
+        index=("node", "rank"),
+        fill_inclusive=True,
+    )
 
 
 @settings(max_examples=150, deadline=None)
 @given(random_profiles(), st.data())
 def test_fold_keeps_totals_and_inclusive_values(gf, data):
-    keep = np.array(data.draw(st.lists(st.booleans(), min_size=len(gf.graph),
-                                       max_size=len(gf.graph))))
+    keep = np.array(
+        data.draw(st.lists(st.booleans(), min_size=len(gf.graph), max_size=len(gf.graph)))
+    )
     keep[0] = True  # the root stays, so every removed node has a kept ancestor
     folded = gf._keep(keep, squash=True, fold=True)
     total = gf.dataframe["time"].groupby(level="rank").sum()
@@ -268,8 +397,9 @@ def test_fold_keeps_totals_and_inclusive_values(gf, data):
         expected[path] = expected.get(path, 0) + value
     assert set(expected) == set(new_id)
     for path, value in expected.items():
-        np.testing.assert_allclose(folded.dataframe.loc[new_id[path], "time (inc)"].to_numpy(),
-                                   value)
+        np.testing.assert_allclose(
+            folded.dataframe.loc[new_id[path], "time (inc)"].to_numpy(), value
+        )
 
 
 def _kept_path(gf, keep, nid):
@@ -301,9 +431,11 @@ def test_a_minus_a_is_zero(gf):
 @settings(max_examples=100, deadline=None)
 @given(random_profiles(), st.data())
 def test_squash_without_fold_keeps_kept_exclusive_time(gf, data):
-    keep = np.array(data.draw(st.lists(st.booleans(), min_size=len(gf.graph),
-                                       max_size=len(gf.graph))))
+    keep = np.array(
+        data.draw(st.lists(st.booleans(), min_size=len(gf.graph), max_size=len(gf.graph)))
+    )
     sq = gf._keep(keep, squash=True, fold=False)
     kept = np.flatnonzero(keep)
-    np.testing.assert_allclose(sq.dataframe["time"].sum(),
-                               gf.dataframe.loc[kept, "time"].sum() if kept.size else 0.0)
+    np.testing.assert_allclose(
+        sq.dataframe["time"].sum(), gf.dataframe.loc[kept, "time"].sum() if kept.size else 0.0
+    )

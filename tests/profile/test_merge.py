@@ -36,8 +36,10 @@ def test_cpi_arithmetic_keeps_every_row(cpi):
     assert len(twice.graph) == 28
     assert twice.dataframe["time"].sum() == 2 * CPI_TOTAL == 7_996_484
     # so do the inclusive times of the root, per rank
-    np.testing.assert_allclose(twice.dataframe.loc[0, "time (inc)"].to_numpy(),
-                               2 * cpi.dataframe.loc[0, "time (inc)"].to_numpy())
+    np.testing.assert_allclose(
+        twice.dataframe.loc[0, "time (inc)"].to_numpy(),
+        2 * cpi.dataframe.loc[0, "time (inc)"].to_numpy(),
+    )
     zero = cpi - cpi
     assert (zero.dataframe[["time", "time (inc)"]].to_numpy() == 0).all()
 
@@ -67,10 +69,16 @@ def test_cpi_ensemble_has_one_sample_per_call_path(cpi):
 
 # ------------------------------------------------------------- merge_rows
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 5),
-                          st.one_of(st.none(), st.floats(-100, 100)),
-                          st.one_of(st.none(), st.sampled_from(["x", "y", "z"]))),
-                max_size=30))
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 5),
+            st.one_of(st.none(), st.floats(-100, 100)),
+            st.one_of(st.none(), st.sampled_from(["x", "y", "z"])),
+        ),
+        max_size=30,
+    )
+)
 def test_merge_rows_sums_additive_and_keeps_the_first_other_value(rows):
     cells = np.array([c for c, _, _ in rows], dtype=np.int64)
     time = np.array([np.nan if t is None else t for _, t, _ in rows], dtype=np.float64)
@@ -114,11 +122,16 @@ def profiles_on(draw, tree, ranks):
     frames, src, dst = tree
     n = len(frames)
     exc = draw(st.lists(st.integers(0, 1000), min_size=n * ranks, max_size=n * ranks))
-    rows = pd.DataFrame({"node": np.repeat(np.arange(n), ranks),
-                         "rank": np.tile(np.arange(ranks), n),
-                         "time": np.array(exc, dtype=np.float64)})
-    return GraphFrame.from_tables(frames, src, dst, rows, ["time"], index=("node", "rank"),
-                                  fill_inclusive=True)
+    rows = pd.DataFrame(
+        {
+            "node": np.repeat(np.arange(n), ranks),
+            "rank": np.tile(np.arange(ranks), n),
+            "time": np.array(exc, dtype=np.float64),
+        }
+    )
+    return GraphFrame.from_tables(
+        frames, src, dst, rows, ["time"], index=("node", "rank"), fill_inclusive=True
+    )
 
 
 @st.composite
@@ -197,8 +210,9 @@ def test_ensemble_of_one_profile_has_its_values_as_means(gf):
         expected: dict[tuple, list[float]] = defaultdict(list)
         for (path, _), value in per_rank.items():
             expected[path].append(value)
-        means = {node.path(): ens.stats.loc[node.nid, f"{metric}_mean"]
-                 for node in ens.graph.nodes()}
+        means = {
+            node.path(): ens.stats.loc[node.nid, f"{metric}_mean"] for node in ens.graph.nodes()
+        }
         assert means == pytest.approx({p: np.mean(v) for p, v in expected.items()})
     counts = ens.dataframe.groupby(level=["node", "profile"]).size()
     assert (counts == gf.dataframe.index.get_level_values("rank").nunique()).all()

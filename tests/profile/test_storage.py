@@ -19,17 +19,25 @@ from glade import GraphFrame
 from glade.errors import GladeError, ReaderError
 from tests.readers.profiles.test_literal_json import random_graphframes
 
-REAL_PROFILES = ["hpctoolkit-cpi-database", "caliper-cpi-json", "caliper-lulesh-json",
-                 "gprof2dot-cpi", "cprofile-hatchet-pstats/cprofile-cycle.pstats",
-                 "pyinstrument-hatchet-json", "tau-cpi-mpi", "timemory",
-                 "json/hatchet-graph-literal.json"]
+REAL_PROFILES = [
+    "hpctoolkit-cpi-database",
+    "caliper-cpi-json",
+    "caliper-lulesh-json",
+    "gprof2dot-cpi",
+    "cprofile-hatchet-pstats/cprofile-cycle.pstats",
+    "pyinstrument-hatchet-json",
+    "tau-cpi-mpi",
+    "timemory",
+    "json/hatchet-graph-literal.json",
+]
 
 
 def same_value(a, b) -> bool:
     """Equal, NaN equal to NaN, and of the same type."""
     if isinstance(a, dict):
-        return isinstance(b, dict) and a.keys() == b.keys() and all(
-            same_value(a[k], b[k]) for k in a)
+        return (
+            isinstance(b, dict) and a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+        )
     if isinstance(a, list | tuple):
         return type(a) is type(b) and len(a) == len(b) and all(map(same_value, a, b))
     if isinstance(a, float) and math.isnan(a):
@@ -44,13 +52,19 @@ def assert_same_graphframe(got: GraphFrame, want: GraphFrame) -> None:
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(got.graph.root_ids, want.graph.root_ids)
     assert (got.exc_metrics, got.inc_metrics, got.default_metric) == (
-        want.exc_metrics, want.inc_metrics, want.default_metric)
+        want.exc_metrics,
+        want.inc_metrics,
+        want.default_metric,
+    )
     assert same_value(got.metadata, want.metadata)
 
 
 @given(gf=random_graphframes())
-@settings(max_examples=60, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 def test_random_profiles_round_trip(gf: GraphFrame, tmp_path_factory) -> None:
     path = tmp_path_factory.mktemp("store") / "profile"
     gf.to_parquet(path)
@@ -69,10 +83,12 @@ def test_real_profiles_round_trip(hatchet_data: Path, tmp_path: Path, name: str)
 def test_labels_and_indexes_of_any_kind(tmp_path: Path) -> None:
     gf = glade.datasets.synthetic_profile(30, ranks=3)
     gf.dataframe["flag"] = gf.dataframe["time"] > 1
-    gf.dataframe["kind"] = pd.Categorical(np.arange(len(gf.dataframe)) % 3,
-                                          categories=[2, 0, 1], ordered=True)
-    gf.dataframe["mixed"] = pd.Series([1, "a", None] * (len(gf.dataframe) // 3),
-                                      index=gf.dataframe.index, dtype=object)
+    gf.dataframe["kind"] = pd.Categorical(
+        np.arange(len(gf.dataframe)) % 3, categories=[2, 0, 1], ordered=True
+    )
+    gf.dataframe["mixed"] = pd.Series(
+        [1, "a", None] * (len(gf.dataframe) // 3), index=gf.dataframe.index, dtype=object
+    )
     gf.metadata = {"launch": (1, 2), "ranks": np.int64(3), "nan": math.nan}
     gf.to_parquet(tmp_path / "p")
     got = GraphFrame.from_parquet(tmp_path / "p")
@@ -112,8 +128,9 @@ def test_truncated_table(stored: Path) -> None:
 def test_wrong_column_type(stored: Path) -> None:
     path = stored / "dataframe.parquet"
     table = pq.read_table(path)
-    table = table.set_column(table.column_names.index("time"), "time",
-                             table.column("time").cast("string"))
+    table = table.set_column(
+        table.column_names.index("time"), "time", table.column("time").cast("string")
+    )
     pq.write_table(table, path)
     with pytest.raises(ReaderError, match="'time' is string, expected double"):
         GraphFrame.from_parquet(stored)

@@ -91,10 +91,15 @@ def test_object_dialect_conditions():
     assert parse([{"x": 3}]) == Query([QueryNode(".", Compare("x", "==", 3))])
     assert parse([{"x": None}]) == Query([QueryNode(".", IsSpecial("x", "none"))])
     assert parse([{"x": ["> 1", "< 4"]}]) == Query(
-        [QueryNode(".", And((Compare("x", ">", 1), Compare("x", "<", 4))))])
-    assert parse([("+", {"name": "a.*"}), 2, "*"]) == Query([
-        QueryNode("+", StringTest("name", "regex", "a.*")),
-        QueryNode(2, None), QueryNode("*", None)])
+        [QueryNode(".", And((Compare("x", ">", 1), Compare("x", "<", 4))))]
+    )
+    assert parse([("+", {"name": "a.*"}), 2, "*"]) == Query(
+        [
+            QueryNode("+", StringTest("name", "regex", "a.*")),
+            QueryNode(2, None),
+            QueryNode("*", None),
+        ]
+    )
 
 
 def test_string_dialect_extensions():
@@ -105,16 +110,18 @@ def test_string_dialect_extensions():
     ]
     for text in variants:
         assert parse(text) == base
-    assert parse('MATCH (p) WHERE p.x <> 1') == parse('MATCH (p) WHERE p.x != 1')
+    assert parse("MATCH (p) WHERE p.x <> 1") == parse("MATCH (p) WHERE p.x != 1")
     assert parse('MATCH (p) WHERE p.x IN ["a", 2, 2.5, TRUE]') == Query(
-        [QueryNode(".", IsIn("x", ("a", 2, 2.5, True)))])
-    assert parse('MATCH (p) WHERE p IS LEAF') == Query().match(".", is_leaf())
-    assert parse('MATCH (p) WHERE p IS NOT ROOT') == Query().match(".", ~is_root())
-    assert parse('MATCH (p) WHERE p.x IS NOT NAN') == Query().match(".", ~col("x").isnan())
+        [QueryNode(".", IsIn("x", ("a", 2, 2.5, True)))]
+    )
+    assert parse("MATCH (p) WHERE p IS LEAF") == Query().match(".", is_leaf())
+    assert parse("MATCH (p) WHERE p IS NOT ROOT") == Query().match(".", ~is_root())
+    assert parse("MATCH (p) WHERE p.x IS NOT NAN") == Query().match(".", ~col("x").isnan())
     assert parse('MATCH ("*")') == Query().match("*")  # WHERE is optional
-    assert parse('MATCH (p)') == Query().match(".")
-    assert parse('MATCH (3, p) WHERE p.a = 1 OR p.b = 2 OR NOT p.c = 3') == Query().match(
-        3, Or((Compare("a", "==", 1), Compare("b", "==", 2), Not(Compare("c", "==", 3)))))
+    assert parse("MATCH (p)") == Query().match(".")
+    assert parse("MATCH (3, p) WHERE p.a = 1 OR p.b = 2 OR NOT p.c = 3") == Query().match(
+        3, Or((Compare("a", "==", 1), Compare("b", "==", 2), Not(Compare("c", "==", 3))))
+    )
 
 
 def test_or_across_variables_means_or():
@@ -131,8 +138,9 @@ def test_or_across_variables_means_or():
 
 def test_not_over_mixed_variables_is_pushed_down():
     text = 'MATCH (".", p)->(".", q) WHERE NOT (p.a = 1 AND q.b = 2)'
-    expected = (Query().match(".", ~(col("a") == 1)).rel(".")
-                | Query().match(".").rel(".", ~(col("b") == 2)))
+    expected = Query().match(".", ~(col("a") == 1)).rel(".") | Query().match(".").rel(
+        ".", ~(col("b") == 2)
+    )
     assert parse(text) == expected
 
 
@@ -177,8 +185,9 @@ def test_rank_mode_any_and_all():
     # is cheap in L2 misses does not satisfy "slow AND cheap" unless one rank is both.
     both = (df["time"] > threshold) & (df["PAPI_L2_TCM"] < df["PAPI_L2_TCM"].median())
     expected = sorted(both.groupby(level="node").any()[lambda s: s].index)
-    q2 = Query().match(".", (col("time") > threshold)
-                       & (col("PAPI_L2_TCM") < float(df["PAPI_L2_TCM"].median())))
+    q2 = Query().match(
+        ".", (col("time") > threshold) & (col("PAPI_L2_TCM") < float(df["PAPI_L2_TCM"].median()))
+    )
     assert ids(gf, q2) == expected
     with pytest.raises(glade.QueryError, match="rank_mode"):
         gf.match(q, rank_mode="most")
@@ -195,13 +204,20 @@ def nan_frame():
     import pandas as pd
 
     # an object column keeps None and NaN apart (a pandas string column would not)
-    frames = pd.DataFrame({"name": ["root", "a", "b", "c", "d"],
-                           "kind": pd.Series(["x", None, "y", np.nan, "x"], dtype=object)})
-    rows = pd.DataFrame({"node": range(5),
-                         "m": [1.0, np.nan, np.inf, -np.inf, 2.0],
-                         "label": ["u", None, "v", 3, "w"]})
-    return glade.GraphFrame.from_tables(frames, [0, 0, 0, 0], [1, 2, 3, 4], rows,
-                                        exc_metrics=["m"])
+    frames = pd.DataFrame(
+        {
+            "name": ["root", "a", "b", "c", "d"],
+            "kind": pd.Series(["x", None, "y", np.nan, "x"], dtype=object),
+        }
+    )
+    rows = pd.DataFrame(
+        {
+            "node": range(5),
+            "m": [1.0, np.nan, np.inf, -np.inf, 2.0],
+            "label": ["u", None, "v", 3, "w"],
+        }
+    )
+    return glade.GraphFrame.from_tables(frames, [0, 0, 0, 0], [1, 2, 3, 4], rows, exc_metrics=["m"])
 
 
 def test_nan_inf_none_and_type_mismatches():
@@ -223,7 +239,7 @@ def test_nan_inf_none_and_type_mismatches():
 def test_unknown_column_is_a_clear_error():
     gf = synthetic_profile(20)
     with pytest.raises(glade.QueryError, match="no column named 'tme'"):
-        gf.match('MATCH (p) WHERE p.tme > 5')
+        gf.match("MATCH (p) WHERE p.tme > 5")
 
 
 def test_callable_predicates_run_once_per_node():
@@ -250,10 +266,11 @@ def test_callable_predicates_on_several_rows_per_node():
 
 def test_query_and_filter_accept_every_form():
     gf = synthetic_profile(400, seed=8)
-    forms = [FIGURE2_STRING.replace("5", "50"),
-             [(".", {"name": "P?MPI_.*", "PAPI_L2_TCM": "> 50"}), "*"],
-             Query().match(".", col("name").matches("P?MPI_.*") & (col("PAPI_L2_TCM") > 50))
-             .rel("*")]
+    forms = [
+        FIGURE2_STRING.replace("5", "50"),
+        [(".", {"name": "P?MPI_.*", "PAPI_L2_TCM": "> 50"}), "*"],
+        Query().match(".", col("name").matches("P?MPI_.*") & (col("PAPI_L2_TCM") > 50)).rel("*"),
+    ]
     results = [gf.query(f) for f in forms] + [gf.filter(f) for f in forms]
     first = results[0].dataframe
     for other in results[1:]:

@@ -91,8 +91,9 @@ def holds(pred, gf: GraphFrame, nid: int) -> bool:
         return True
     if isinstance(pred, Compare):
         value = gf.dataframe.loc[nid, pred.column]
-        return {"==": value == pred.value, ">": value > pred.value,
-                "<=": value <= pred.value}[pred.op]
+        return {"==": value == pred.value, ">": value > pred.value, "<=": value <= pred.value}[
+            pred.op
+        ]
     if isinstance(pred, Structure):
         if pred.kind == "leaf":
             return len(gf.graph.children_of(nid)) == 0
@@ -151,8 +152,9 @@ def chains(draw):
     """Long thin trees (a spine with a few side branches): where segments of several
     nodes and inner wildcards matter most."""
     n = draw(st.integers(2, 10))
-    parent = [-1] + [i - 1 if draw(st.integers(0, 3)) else draw(st.integers(0, i - 1))
-                     for i in range(1, n)]
+    parent = [-1] + [
+        i - 1 if draw(st.integers(0, 3)) else draw(st.integers(0, i - 1)) for i in range(1, n)
+    ]
     return n, [(parent[i], i) for i in range(1, n)]
 
 
@@ -186,8 +188,10 @@ def test_dags_match_brute_force(gf, query):
 def test_cycles_match_brute_force(gf, query):
     # On a shortest witness no (node, query position) state repeats before or after
     # the node of interest, so walks of 2 x nodes x positions cover every match.
-    positions = sum(2 if q.quantifier == "+" else (q.quantifier if isinstance(q.quantifier, int)
-                                                   else 1) for q in query.nodes)
+    positions = sum(
+        2 if q.quantifier == "+" else (q.quantifier if isinstance(q.quantifier, int) else 1)
+        for q in query.nodes
+    )
     assume(positions <= 2)
     check(gf, query, max_len=2 * len(gf.graph) * positions)
 
@@ -198,8 +202,12 @@ def test_inner_star_is_neither_lazy_nor_greedy():
     gf = build(5, [(0, 1), (1, 2), (2, 3), (3, 4)], ["a", "b", "a", "b", "c"], [0] * 5)
     q = Query().match(".", col("name") == "a").rel("*").rel(".", col("name") == "c")
     assert [n.nid for n in gf.match(q)] == [0, 1, 2, 3, 4]
-    q2 = Query().match(".", col("name") == "a").rel("*", col("name") == "b").rel(
-        ".", col("name") == "a")
+    q2 = (
+        Query()
+        .match(".", col("name") == "a")
+        .rel("*", col("name") == "b")
+        .rel(".", col("name") == "a")
+    )
     assert [n.nid for n in gf.match(q2)] == [0, 1, 2]
 
 
@@ -208,7 +216,8 @@ def test_cycle_reaches_itself():
     gf = build(3, [(0, 1), (1, 2), (2, 1)], ["r", "a", "b"], [0, 0, 0])
     q = Query().match(".", col("name") == "b").rel(".", col("name") == "a")
     assert sorted(n.nid for n in gf.match(q)) == sorted(
-        int(i) for i in np.flatnonzero(gf.graph.frames["name"].isin(["a", "b"])))
+        int(i) for i in np.flatnonzero(gf.graph.frames["name"].isin(["a", "b"]))
+    )
 
 
 def tree_oracle(gf: GraphFrame, query: Query) -> set[int]:
@@ -231,8 +240,11 @@ def deep_trees(draw):
     up to two leaves hanging off every spine node): where the engine once did Python
     work per depth, and where queries longer than 64 positions span several words."""
     spine = draw(st.integers(2, 150))
-    legs = (draw(st.lists(st.integers(0, 2), min_size=spine, max_size=spine))
-            if draw(st.booleans()) else [0] * spine)
+    legs = (
+        draw(st.lists(st.integers(0, 2), min_size=spine, max_size=spine))
+        if draw(st.booleans())
+        else [0] * spine
+    )
     edges, count, spine_node = [], 1, 0
     for i in range(spine):
         for _ in range(legs[i]):
@@ -247,15 +259,21 @@ def deep_trees(draw):
 deep_query_nodes = st.builds(
     QueryNode,
     st.sampled_from([".", "*", "+", 1, 2, 3, 40, 70]),
-    st.one_of(st.none(), st.sampled_from(NAMES).map(lambda s: col("name") == s),
-              st.sampled_from(NAMES).map(lambda s: Not(col("name") == s)),
-              st.just(is_leaf()), st.just(is_root())),
+    st.one_of(
+        st.none(),
+        st.sampled_from(NAMES).map(lambda s: col("name") == s),
+        st.sampled_from(NAMES).map(lambda s: Not(col("name") == s)),
+        st.just(is_leaf()),
+        st.just(is_root()),
+    ),
 )
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(graphs(deep_trees(), ["a", "a", "a", "b", "c"]),
-       st.lists(deep_query_nodes, min_size=1, max_size=4).map(Query))
+@given(
+    graphs(deep_trees(), ["a", "a", "a", "b", "c"]),
+    st.lists(deep_query_nodes, min_size=1, max_size=4).map(Query),
+)
 def test_deep_chains_and_caterpillars_match_brute_force(gf, query):
     got = {node.nid for node in gf.match(query)}
     assert got == tree_oracle(gf, query)

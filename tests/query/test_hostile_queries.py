@@ -31,8 +31,9 @@ def chain(n: int, names=None) -> GraphFrame:
     """A single call chain of n nodes, f0 -> f1 -> ... (time 1 each)."""
     frames = pd.DataFrame({"name": names if names is not None else [f"f{i}" for i in range(n)]})
     rows = pd.DataFrame({"node": np.arange(n), "time": np.ones(n)})
-    return GraphFrame.from_tables(frames, np.arange(n - 1), np.arange(1, n), rows,
-                                  exc_metrics=["time"])
+    return GraphFrame.from_tables(
+        frames, np.arange(n - 1), np.arange(1, n), rows, exc_metrics=["time"]
+    )
 
 
 # ------------------------------------------------------------- regex denial of service
@@ -42,8 +43,9 @@ def test_catastrophic_pattern_runs_in_linear_time_on_real_names(cpi):
     names = ["a" * 60 + "!", "a" * 60]
     gf = chain(2, names)
     assert [n.name for n in gf.match(f'MATCH (".", p) WHERE p.name =~ "{EVIL}"')] == ["a" * 60]
-    assert list(gf.match([(".", {"name": EVIL})])) == list(gf.match(
-        Query().match(".", col("name").matches(EVIL))))
+    assert list(gf.match([(".", {"name": EVIL})])) == list(
+        gf.match(Query().match(".", col("name").matches(EVIL)))
+    )
     assert len(cpi.match([(".", {"name": EVIL})])) == 0
     trace = synthetic_trace(2, 2)
     assert len(trace.filter(Filter("Name", "matches", EVIL)).events) == 0
@@ -90,8 +92,9 @@ def test_literal_braces_and_deep_groups_are_fine():
     assert compile_regex(deep).fullmatch("a")
     trace = synthetic_trace(2, 2)
     kept = trace.filter(Filter("Name", "matches", "(" * 5000 + "MPI_.*" + ")" * 5000))
-    assert set(kept.events["Name"].astype(str)) == {n for n in trace.events["Name"].astype(str)
-                                                    if n.startswith("MPI_")}
+    assert set(kept.events["Name"].astype(str)) == {
+        n for n in trace.events["Name"].astype(str) if n.startswith("MPI_")
+    }
 
 
 def test_whole_value_match_odd_text():
@@ -114,12 +117,14 @@ def test_deep_nesting_is_refused_without_recursion():
     with pytest.raises(QueryError, match="nest more than"):
         parse([(".", {"name": value})])
     assert parse([(".", {"time": [["> 1", ["< 5"]], "!= 3"]})]) == parse(
-        [(".", {"time": ["> 1", "< 5", "!= 3"]})])
+        [(".", {"time": ["> 1", "< 5", "!= 3"]})]
+    )
     with pytest.raises(QueryError, match="nests"):
         parse('MATCH (".", p) WHERE ' + "NOT " * 5000 + "p.x = 1")
     # parentheses that only group are no nesting at all
     assert parse('MATCH (".", p) WHERE ' + "(" * 5000 + "p.x = 1" + ")" * 5000) == parse(
-        'MATCH (".", p) WHERE p.x = 1')
+        'MATCH (".", p) WHERE p.x = 1'
+    )
     assert parse("{" * 5000 + 'MATCH (".")' + "}" * 5000) == parse('MATCH (".")')
     with pytest.raises(QuerySyntaxError, match="ends too early") as info:
         parse("{" * 5000 + 'MATCH (".")' + "}" * 4999)
@@ -164,13 +169,13 @@ def nfa_oracle(gf: GraphFrame, positions: list[tuple[bool, set[int]]]) -> set[in
 @st.composite
 def long_queries(draw):
     n = draw(st.integers(2, 9))
-    parent = [-1] + [i - 1 if draw(st.booleans()) else draw(st.integers(0, i - 1))
-                     for i in range(1, n)]
+    parent = [-1] + [
+        i - 1 if draw(st.booleans()) else draw(st.integers(0, i - 1)) for i in range(1, n)
+    ]
     names = draw(st.lists(st.sampled_from("ab"), min_size=n, max_size=n))
     frames = pd.DataFrame({"name": names})
     rows = pd.DataFrame({"node": np.arange(n), "time": np.ones(n)})
-    gf = GraphFrame.from_tables(frames, parent[1:], list(range(1, n)), rows,
-                                exc_metrics=["time"])
+    gf = GraphFrame.from_tables(frames, parent[1:], list(range(1, n)), rows, exc_metrics=["time"])
     # blocks of up to 90 equal stars, each followed by a single step: long runs of
     # stars across 64-bit words, and queries that still select only some nodes
     steps: list = []
@@ -189,10 +194,13 @@ def test_long_queries_match_brute_force(case):
     gf, steps = case
     names = gf.graph.names
     every = set(range(len(names)))
-    positions = [(q == "*", every if name is None else set(np.flatnonzero(names == name)))
-                 for q, name in steps]
-    query = Query([QueryNode(q, None if name is None else col("name") == name)
-                   for q, name in steps])
+    positions = [
+        (q == "*", every if name is None else set(np.flatnonzero(names == name)))
+        for q, name in steps
+    ]
+    query = Query(
+        [QueryNode(q, None if name is None else col("name") == name) for q, name in steps]
+    )
     assert {n.nid for n in gf.match(query)} == nfa_oracle(gf, positions)
 
 

@@ -34,16 +34,30 @@ columns = st.one_of(
 )
 texts = st.text(max_size=12)
 finite = st.floats(allow_nan=False, allow_infinity=False)
-scalars = st.one_of(texts, st.integers(-10**12, 10**12), finite, st.booleans())
+scalars = st.one_of(texts, st.integers(-(10**12), 10**12), finite, st.booleans())
 regexes = st.sampled_from(["P?MPI_.*", "a|b", r"\d+", "[x-z]+", "", "main", r"std::.*<.*>"])
 
 atoms = st.one_of(
-    st.builds(lambda c, op, v: {"==": col(c) == v, "!=": col(c) != v, "<": col(c) < v,
-                                "<=": col(c) <= v, ">": col(c) > v, ">=": col(c) >= v}[op],
-              columns, st.sampled_from(["==", "!=", "<", "<=", ">", ">="]), scalars),
+    st.builds(
+        lambda c, op, v: {
+            "==": col(c) == v,
+            "!=": col(c) != v,
+            "<": col(c) < v,
+            "<=": col(c) <= v,
+            ">": col(c) > v,
+            ">=": col(c) >= v,
+        }[op],
+        columns,
+        st.sampled_from(["==", "!=", "<", "<=", ">", ">="]),
+        scalars,
+    ),
     st.builds(lambda c, p: StringTest(c, "regex", p), columns, regexes),
-    st.builds(lambda c, kind, p: StringTest(c, kind, p), columns,
-              st.sampled_from(["startswith", "endswith", "contains"]), texts),
+    st.builds(
+        lambda c, kind, p: StringTest(c, kind, p),
+        columns,
+        st.sampled_from(["startswith", "endswith", "contains"]),
+        texts,
+    ),
     st.builds(lambda c, vs: IsIn(c, tuple(vs)), columns, st.lists(scalars, max_size=4)),
     st.builds(IsSpecial, columns, st.sampled_from(["nan", "inf", "none"])),
     st.sampled_from([is_leaf(), is_root()]),
@@ -58,16 +72,23 @@ predicates = st.recursive(
     max_leaves=6,
 )
 plain_queries = st.lists(
-    st.builds(QueryNode, st.one_of(st.sampled_from([".", "*", "+"]), st.integers(1, 5)),
-              st.one_of(st.none(), predicates)),
-    min_size=1, max_size=4,
+    st.builds(
+        QueryNode,
+        st.one_of(st.sampled_from([".", "*", "+"]), st.integers(1, 5)),
+        st.one_of(st.none(), predicates),
+    ),
+    min_size=1,
+    max_size=4,
 ).map(Query)
 queries = st.recursive(
     plain_queries,
     lambda inner: st.one_of(
         inner.map(lambda q: ~q),
-        st.builds(lambda op, qs: CompoundQuery.of(op, *qs), st.sampled_from(["and", "or", "xor"]),
-                  st.lists(inner, min_size=2, max_size=3)),
+        st.builds(
+            lambda op, qs: CompoundQuery.of(op, *qs),
+            st.sampled_from(["and", "or", "xor"]),
+            st.lists(inner, min_size=2, max_size=3),
+        ),
     ),
     max_leaves=4,
 )
@@ -82,12 +103,22 @@ def test_render_then_parse_gives_the_same_query(query):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from([".", "*", "+", 2]),
-                          st.dictionaries(st.sampled_from(["name", "time", "x"]),
-                                          st.one_of(regexes, st.integers(0, 9), finite,
-                                                    st.sampled_from(["> 5", "<= 2.5", "!= 3"])),
-                                          max_size=2)),
-                min_size=1, max_size=4))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([".", "*", "+", 2]),
+            st.dictionaries(
+                st.sampled_from(["name", "time", "x"]),
+                st.one_of(
+                    regexes, st.integers(0, 9), finite, st.sampled_from(["> 5", "<= 2.5", "!= 3"])
+                ),
+                max_size=2,
+            ),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
 def test_object_dialect_renders_canonically(spec):
     query = parse([tuple(item) for item in spec])
     assert parse(str(query)) == query
@@ -95,11 +126,11 @@ def test_object_dialect_renders_canonically(spec):
 
 def test_canonical_text_examples():
     q = parse('match (".", p)->("*")->(2, q) where p."name" =~ "P?MPI_.*" and q.time > 5')
-    assert str(q) == ('MATCH (".", n0)->("*")->(2, n2) WHERE n0.name =~ "P?MPI_.*" '
-                      'AND n2.time > 5')
+    assert str(q) == ('MATCH (".", n0)->("*")->(2, n2) WHERE n0.name =~ "P?MPI_.*" AND n2.time > 5')
     q = Query().match(".", (col("time (inc)") >= 1.5) | col("name").startswith('say "hi"'))
-    assert str(q) == ('MATCH (".", n0) WHERE (n0."time (inc)" >= 1.5 OR '
-                      'n0.name STARTS WITH "say \\"hi\\"")')
+    assert str(q) == (
+        'MATCH (".", n0) WHERE (n0."time (inc)" >= 1.5 OR n0.name STARTS WITH "say \\"hi\\"")'
+    )
     assert str(~parse('MATCH ("*")')) == 'NOT {MATCH ("*")}'
 
 
@@ -110,7 +141,7 @@ def test_canonical_text_examples():
         ('MATCH (".", p WHERE p.x = 1', 1, 15, "')'"),
         ('MATCH (".", p)->', 1, 17, "'('"),
         ("MATCH (p) WHERE p.x = ", 1, 23, "a number"),
-        ('MATCH (p)\nWHERE p.x ~ 1', 2, 11, None),
+        ("MATCH (p)\nWHERE p.x ~ 1", 2, 11, None),
         ("{MATCH (p)} AND", 1, 16, "'{'"),
         ("SELECT * FROM t", 1, 1, "MATCH"),
     ],
@@ -190,12 +221,50 @@ def test_deep_nesting_in_text_is_refused_cleanly():
 
 # ------------------------------------------------------------------------ fuzzing
 alphabet = string.ascii_letters + string.digits + " \t\n.,;:'\"()[]{}<>=!~*+-_/\\|&^%$#@?"
-fragments = st.sampled_from([
-    "MATCH", "WHERE", "AND", "OR", "XOR", "NOT", "IS", "IN", "LEAF", "ROOT", "NAN", "NONE",
-    "STARTS WITH", "ENDS WITH", "CONTAINS", "=~", "->", "(", ")", "{", "}", "[", "]", ",",
-    '"."', '"*"', '"+"', "3", "1e5", "p", "q", "p.name", 'p."time (inc)"', '"x"', "=", "<>",
-    ">", "__import__('os').system('echo pwned')", "TRUE", "999999999999999999999999",
-])
+fragments = st.sampled_from(
+    [
+        "MATCH",
+        "WHERE",
+        "AND",
+        "OR",
+        "XOR",
+        "NOT",
+        "IS",
+        "IN",
+        "LEAF",
+        "ROOT",
+        "NAN",
+        "NONE",
+        "STARTS WITH",
+        "ENDS WITH",
+        "CONTAINS",
+        "=~",
+        "->",
+        "(",
+        ")",
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        '"."',
+        '"*"',
+        '"+"',
+        "3",
+        "1e5",
+        "p",
+        "q",
+        "p.name",
+        'p."time (inc)"',
+        '"x"',
+        "=",
+        "<>",
+        ">",
+        "__import__('os').system('echo pwned')",
+        "TRUE",
+        "999999999999999999999999",
+    ]
+)
 
 
 def _assert_only_query_errors(text: str):
@@ -224,7 +293,7 @@ def test_fuzz_token_soup(text):
 def test_fuzz_mutated_valid_queries(query, position, char):
     text = str(query)
     position %= len(text) + 1
-    _assert_only_query_errors(text[:position] + char + text[position + 1:])
+    _assert_only_query_errors(text[:position] + char + text[position + 1 :])
 
 
 def test_nothing_in_a_query_is_evaluated(monkeypatch, tmp_path):

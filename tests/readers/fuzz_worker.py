@@ -78,7 +78,8 @@ def _check(result, case: dict) -> None:
     elif isinstance(result, Trace):
         stamps = result.events["Timestamp (ns)"].to_numpy()
         assert not len(stamps) or (stamps.min() > -SENTINEL and stamps.max() < SENTINEL), (
-            "timestamps hold an overflow sentinel")
+            "timestamps hold an overflow sentinel"
+        )
         _check_profile(result.to_graphframe())
     else:
         assert isinstance(result, Ensemble), type(result)
@@ -108,18 +109,21 @@ def run(case: dict) -> dict:
     except GladeError as exc:
         message = str(exc)
         named = case["path"] in message
-        return {"status": "error" if named else "unnamed",
-                "detail": f"{type(exc).__name__}: {message[:300]}"}
+        return {
+            "status": "error" if named else "unnamed",
+            "detail": f"{type(exc).__name__}: {message[:300]}",
+        }
     except Exception as exc:
-        return {"status": "escaped",
-                "detail": f"{type(exc).__name__}: {str(exc)[:300]}{_where(exc)}"}
+        return {
+            "status": "escaped",
+            "detail": f"{type(exc).__name__}: {str(exc)[:300]}{_where(exc)}",
+        }
     try:
         _check(result, case)
     except MemoryError as exc:
         return {"status": "memory", "detail": f"MemoryError after reading{_where(exc)}"}
     except Exception as exc:
-        return {"status": "late",
-                "detail": f"{type(exc).__name__}: {str(exc)[:300]}{_where(exc)}"}
+        return {"status": "late", "detail": f"{type(exc).__name__}: {str(exc)[:300]}{_where(exc)}"}
     return {"status": "ok"}
 
 

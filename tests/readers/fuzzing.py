@@ -92,7 +92,8 @@ def real_targets(data: Path) -> list[Target]:
     hatchet, thicket, pipit = data / "hatchet", data / "thicket", data / "pipit"
     out: list[Target] = []
     for path in _files(hatchet, "caliper-*/*", "spotdb/*.cali") + _files(
-            thicket, "rajaperf/**/*.cali", "caliper-ordered/*.cali"):
+        thicket, "rajaperf/**/*.cali", "caliper-ordered/*.cali"
+    ):
         out.append(Target(str(path.relative_to(data)), "profile", "caliper", path, [path]))
     singles = [
         ("cprofile", _files(hatchet, "cprofile-hatchet-pstats/*")),
@@ -104,12 +105,20 @@ def real_targets(data: Path) -> list[Target]:
     for fmt, paths in singles:
         out += [Target(str(p.relative_to(data)), "profile", fmt, p, [p]) for p in paths]
     directories = [
-        ("profile", "hpctoolkit", hatchet / "hpctoolkit-cpi-database",
-         ["experiment.xml", "*.metric-db"]),
+        (
+            "profile",
+            "hpctoolkit",
+            hatchet / "hpctoolkit-cpi-database",
+            ["experiment.xml", "*.metric-db"],
+        ),
         ("profile", "tau", hatchet / "tau-cpi-mpi", ["profile.*"]),
         ("profile", "hpctoolkit", pipit / "ping-pong-hpctoolkit", ["meta.db", "profile.db"]),
-        ("trace", "hpctoolkit", pipit / "ping-pong-hpctoolkit",
-         ["meta.db", "profile.db", "trace.db", "cct.db"]),
+        (
+            "trace",
+            "hpctoolkit",
+            pipit / "ping-pong-hpctoolkit",
+            ["meta.db", "profile.db", "trace.db", "cct.db"],
+        ),
         ("trace", "projections", pipit / "ping-pong-projections", ["*.sts", "*.log.gz"]),
         ("trace", "otf2", pipit / "ping-pong-otf2", ["traces.otf2", "*.def", "traces/*"]),
     ]
@@ -117,8 +126,9 @@ def real_targets(data: Path) -> list[Target]:
         for path in _files(directory, *patterns):
             name = f"{directory.relative_to(data)} ({kind}): {path.relative_to(directory)}"
             out.append(Target(name, kind, fmt, directory, [path]))
-    out.append(Target("pipit/foo-bar.csv", "trace", "csv", pipit / "foo-bar.csv",
-                      [pipit / "foo-bar.csv"]))
+    out.append(
+        Target("pipit/foo-bar.csv", "trace", "csv", pipit / "foo-bar.csv", [pipit / "foo-bar.csv"])
+    )
     user = thicket / "example-json" / "user_ensemble.json"
     out.append(Target(str(user.relative_to(data)), "ensemble", "thicket_json", user, [user]))
     return out
@@ -138,13 +148,18 @@ def written_targets(data: Path, scratch: Path) -> list[Target]:
     files = {
         "cpi.glade.json": ("profile", "json", lambda p: cpi.to_json(p)),
         "cycle.glade.json": ("profile", "json", lambda p: cycle.to_json(p)),
-        "cpi.literal.json": ("profile", "literal",
-                             lambda p: p.write_text(json.dumps(cpi.to_literal()))),
-        "foo-bar.chrome.json": ("trace", "chrome", lambda p: Trace.from_csv(
-            data / "pipit" / "foo-bar.csv").to_chrome(str(p))),
+        "cpi.literal.json": (
+            "profile",
+            "literal",
+            lambda p: p.write_text(json.dumps(cpi.to_literal())),
+        ),
+        "foo-bar.chrome.json": (
+            "trace",
+            "chrome",
+            lambda p: Trace.from_csv(data / "pipit" / "foo-bar.csv").to_chrome(str(p)),
+        ),
         "report.sqlite": ("trace", "nsight", write_export),
-        "nvtx.csv": ("trace", "nsight", lambda p: write_csv(p, [HEADER.format(unit="ns"),
-                                                                 *ROWS])),
+        "nvtx.csv": ("trace", "nsight", lambda p: write_csv(p, [HEADER.format(unit="ns"), *ROWS])),
     }
     out = []
     for name, (kind, fmt, write) in files.items():
@@ -165,8 +180,11 @@ def stored_targets(data: Path, scratch: Path) -> list[Target]:
     ensemble = Ensemble.from_graphframes(synthetic_ensemble(4, 12))
     stats.mean(ensemble)
     stores = {
-        "cpi.parquet": ("profile", "parquet", GraphFrame.from_hpctoolkit(
-            data / "hatchet" / "hpctoolkit-cpi-database").to_parquet),
+        "cpi.parquet": (
+            "profile",
+            "parquet",
+            GraphFrame.from_hpctoolkit(data / "hatchet" / "hpctoolkit-cpi-database").to_parquet,
+        ),
         "foo-bar.parquet": ("trace", "parquet", trace.to_parquet),
         "ensemble.parquet": ("ensemble", "ensemble_parquet", ensemble.to_parquet),
     }
@@ -175,25 +193,56 @@ def stored_targets(data: Path, scratch: Path) -> list[Target]:
         directory = write(scratch / name)
         for path in sorted(p for p in directory.rglob("*") if p.is_file()):
             part = path.relative_to(directory)
-            out.append(Target(f"written: {name} (stored): {part}", kind, fmt, directory,
-                              [path]))
+            out.append(Target(f"written: {name} (stored): {part}", kind, fmt, directory, [path]))
     return out
 
 
 # --------------------------------------------------------------------------- mutations
-NUMBERS = ["1e309", "-1e309", "NaN", "Infinity", "-Infinity", "nan", "inf", "-1", "-12345.5",
-           "0", "-0.0", "9223372036854775808", "18446744073709551616", "-9223372036854775809",
-           "4294967296", "1e400", "99999999999999999999999999999"]
-WORDS = [struct.pack("<I", v) for v in (0, 0xFFFFFFFF, 0x7FFFFFFF, 0x80000000)] + [
-    struct.pack("<q", v) for v in (-1, 2**63 - 1, -(2**63))] + [
-    struct.pack(fmt, v) for fmt in ("<d", ">d") for v in (float("inf"), float("nan"), -1.0,
-                                                          1e308, -1e308)]
+NUMBERS = [
+    "1e309",
+    "-1e309",
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "nan",
+    "inf",
+    "-1",
+    "-12345.5",
+    "0",
+    "-0.0",
+    "9223372036854775808",
+    "18446744073709551616",
+    "-9223372036854775809",
+    "4294967296",
+    "1e400",
+    "99999999999999999999999999999",
+]
+WORDS = (
+    [struct.pack("<I", v) for v in (0, 0xFFFFFFFF, 0x7FFFFFFF, 0x80000000)]
+    + [struct.pack("<q", v) for v in (-1, 2**63 - 1, -(2**63))]
+    + [
+        struct.pack(fmt, v)
+        for fmt in ("<d", ">d")
+        for v in (float("inf"), float("nan"), -1.0, 1e308, -1e308)
+    ]
+)
 _NUMBER = re.compile(rb"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 
 def truncate(data: bytes, rng: random.Random) -> bytes:
-    return data[: rng.choice([0, 1, len(data) // 100, len(data) // 3, len(data) // 2,
-                              len(data) - 1, rng.randrange(len(data) + 1)])]
+    return data[
+        : rng.choice(
+            [
+                0,
+                1,
+                len(data) // 100,
+                len(data) // 3,
+                len(data) // 2,
+                len(data) - 1,
+                rng.randrange(len(data) + 1),
+            ]
+        )
+    ]
 
 
 def flip(data: bytes, rng: random.Random) -> bytes:
@@ -206,7 +255,7 @@ def flip(data: bytes, rng: random.Random) -> bytes:
 
 def delete(data: bytes, rng: random.Random) -> bytes:
     at = rng.randrange(max(len(data), 1))
-    return data[:at] + data[at + rng.choice([1, 1, 2, 8]):]
+    return data[:at] + data[at + rng.choice([1, 1, 2, 8]) :]
 
 
 def insert(data: bytes, rng: random.Random) -> bytes:
@@ -219,7 +268,7 @@ def word(data: bytes, rng: random.Random) -> bytes:
     if len(data) < len(value):
         return data
     at = rng.randrange(0, len(data) - len(value) + 1, 4 if rng.random() < 0.7 else 1)
-    return data[:at] + value + data[at + len(value):]
+    return data[:at] + value + data[at + len(value) :]
 
 
 def number(data: bytes, rng: random.Random) -> bytes:
@@ -228,7 +277,7 @@ def number(data: bytes, rng: random.Random) -> bytes:
         if not found:
             break
         match = found.pop(rng.randrange(len(found)))
-        data = data[: match.start()] + rng.choice(NUMBERS).encode() + data[match.end():]
+        data = data[: match.start()] + rng.choice(NUMBERS).encode() + data[match.end() :]
         found = list(_NUMBER.finditer(data))
     return data
 
@@ -244,7 +293,7 @@ def swap_lines(data: bytes, rng: random.Random) -> bytes:
 def duplicate_line(data: bytes, rng: random.Random) -> bytes:
     lines = data.split(b"\n")
     at = rng.randrange(len(lines))
-    return b"\n".join([*lines[: at + 1], lines[at], *lines[at + 1:]])
+    return b"\n".join([*lines[: at + 1], lines[at], *lines[at + 1 :]])
 
 
 def swap_tokens(data: bytes, rng: random.Random) -> bytes:
@@ -283,8 +332,7 @@ def _json_edit(change: Callable[[object, random.Random], str | None]):
         text = json.dumps(doc).encode()
         if marker is not None:
             depth = rng.choice([900, 5000])
-            text = text.replace(json.dumps(marker).encode(),
-                                b"[" * depth + b"1" + b"]" * depth, 1)
+            text = text.replace(json.dumps(marker).encode(), b"[" * depth + b"1" + b"]" * depth, 1)
         return text
 
     mutate.__name__ = change.__name__
@@ -293,8 +341,9 @@ def _json_edit(change: Callable[[object, random.Random], str | None]):
 
 def _slot(doc, rng: random.Random):
     """A random (container, key) of the document, or None."""
-    slots = [(c, k) for c in _containers(doc) for k in (c if isinstance(c, dict)
-                                                          else range(len(c)))]
+    slots = [
+        (c, k) for c in _containers(doc) for k in (c if isinstance(c, dict) else range(len(c)))
+    ]
     return rng.choice(slots) if slots else None
 
 
@@ -329,8 +378,20 @@ def duplicate_child(doc, rng):
 def retype(doc, rng):
     slot = _slot(doc, rng)
     if slot is not None:
-        slot[0][slot[1]] = rng.choice([["x", 1], {"x": {"y": 1}}, "text", None, True,
-                                       2**64, -(2**63) - 1, float("nan"), float("inf"), -1e300])
+        slot[0][slot[1]] = rng.choice(
+            [
+                ["x", 1],
+                {"x": {"y": 1}},
+                "text",
+                None,
+                True,
+                2**64,
+                -(2**63) - 1,
+                float("nan"),
+                float("inf"),
+                -1e300,
+            ]
+        )
 
 
 def cell(data: bytes, rng: random.Random) -> bytes:
@@ -340,17 +401,29 @@ def cell(data: bytes, rng: random.Random) -> bytes:
         path.write_bytes(data)
         db = sqlite3.connect(path)
         try:
-            tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master "
-                                               "WHERE type='table'")]
+            tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
             table = rng.choice(tables)
             columns = [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
-            value = rng.choice(["'text'", "NULL", "9223372036854775807", "-1", "1e309",
-                                "-1e309", "x'fffe'", "CAST(x'ff80' AS TEXT)", "2.5",
-                                "-9223372036854775808"])
+            value = rng.choice(
+                [
+                    "'text'",
+                    "NULL",
+                    "9223372036854775807",
+                    "-1",
+                    "1e309",
+                    "-1e309",
+                    "x'fffe'",
+                    "CAST(x'ff80' AS TEXT)",
+                    "2.5",
+                    "-9223372036854775808",
+                ]
+            )
             db.execute("PRAGMA ignore_check_constraints = 1")
-            db.execute(f'UPDATE "{table}" SET "{rng.choice(columns)}" = {value} '
-                       f"WHERE rowid = (SELECT rowid FROM \"{table}\" ORDER BY random() "
-                       "LIMIT 1)")
+            db.execute(
+                f'UPDATE "{table}" SET "{rng.choice(columns)}" = {value} '
+                f'WHERE rowid = (SELECT rowid FROM "{table}" ORDER BY random() '
+                "LIMIT 1)"
+            )
             db.commit()
         except sqlite3.Error:
             pass
@@ -361,8 +434,18 @@ def cell(data: bytes, rng: random.Random) -> bytes:
 
 BINARY = [truncate, flip, delete, insert, word]
 TEXT = [truncate, flip, delete, insert, number, number, swap_lines, swap_tokens, duplicate_line]
-JSON = [truncate, flip, delete, number, number, swap_tokens, deep, swap_fields,
-        duplicate_child, retype]
+JSON = [
+    truncate,
+    flip,
+    delete,
+    number,
+    number,
+    swap_tokens,
+    deep,
+    swap_fields,
+    duplicate_child,
+    retype,
+]
 
 
 def mutations_for(path: Path, data: bytes) -> list[Callable[[bytes, random.Random], bytes]]:
@@ -390,8 +473,7 @@ def _apply(path: Path, mutation, rng: random.Random) -> None:
         path.write_bytes(mutation(data, rng))
 
 
-def make_cases(targets: list[Target], scratch: Path, rounds: int, seed: int = 0
-               ) -> list[Case]:
+def make_cases(targets: list[Target], scratch: Path, rounds: int, seed: int = 0) -> list[Case]:
     """Write every mutation of every target file ``rounds`` times under ``scratch``."""
     cases: list[Case] = []
     for target in targets:
@@ -402,10 +484,14 @@ def make_cases(targets: list[Target], scratch: Path, rounds: int, seed: int = 0
             for round_ in range(rounds):
                 for mutation in kinds:
                     ident = len(cases)
-                    part = original.name if original == target.source else str(
-                        original.relative_to(target.source))
-                    rng = random.Random(f"{seed}:{target.name}:{part}:{mutation.__name__}:"
-                                        f"{ident}:{round_}")
+                    part = (
+                        original.name
+                        if original == target.source
+                        else str(original.relative_to(target.source))
+                    )
+                    rng = random.Random(
+                        f"{seed}:{target.name}:{part}:{mutation.__name__}:{ident}:{round_}"
+                    )
                     home = scratch / f"case{ident:05d}"
                     home.mkdir(parents=True)
                     source = home / target.source.name
@@ -418,9 +504,18 @@ def make_cases(targets: list[Target], scratch: Path, rounds: int, seed: int = 0
                     for path in [source, *source.rglob("*")]:
                         path.chmod(0o755 if path.is_dir() else 0o644)
                     _apply(mutated, mutation, rng)
-                    cases.append(Case(ident, target.name, target.kind, target.fmt,
-                                      str(source), str(mutated), mutation.__name__,
-                                      rng.randrange(2**31)))
+                    cases.append(
+                        Case(
+                            ident,
+                            target.name,
+                            target.kind,
+                            target.fmt,
+                            str(source),
+                            str(mutated),
+                            mutation.__name__,
+                            rng.randrange(2**31),
+                        )
+                    )
     return cases
 
 
@@ -430,10 +525,14 @@ def _worker(cases_file: Path, memory: int = MEMORY_CAP) -> subprocess.Popen:
     # pyarrow's own allocator reserves more address space than the cap allows
     env["ARROW_DEFAULT_MEMORY_POOL"] = "system"
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(ROOT / "src"), str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
+        [str(ROOT / "src"), str(ROOT), *filter(None, [env.get("PYTHONPATH")])]
+    )
     return subprocess.Popen(
         [sys.executable, "-m", "tests.readers.fuzz_worker", str(cases_file), str(memory)],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=ROOT,
     )
 
 
@@ -458,8 +557,9 @@ def _lines(process: subprocess.Popen, timeout: float) -> Iterator[str | None]:
         selector.close()
 
 
-def run_cases(cases: list[Case], scratch: Path, timeout: float = CASE_TIMEOUT,
-              memory: int = MEMORY_CAP) -> list[Outcome]:
+def run_cases(
+    cases: list[Case], scratch: Path, timeout: float = CASE_TIMEOUT, memory: int = MEMORY_CAP
+) -> list[Outcome]:
     """Read every case in child processes (one at a time, restarted after a crash or a
     timeout; each may allocate ``memory`` bytes) and return the outcome of each."""
     outcomes: dict[int, Outcome] = {}
@@ -473,8 +573,9 @@ def run_cases(cases: list[Case], scratch: Path, timeout: float = CASE_TIMEOUT,
             for line in _lines(process, 1.0):
                 if line is None:
                     if current is not None and time.monotonic() - started > timeout:
-                        outcomes[current] = Outcome(current, "timeout",
-                                                    f"still reading after {timeout:.0f} s")
+                        outcomes[current] = Outcome(
+                            current, "timeout", f"still reading after {timeout:.0f} s"
+                        )
                         break
                     continue
                 message = json.loads(line)
@@ -510,8 +611,10 @@ def summary(outcomes: list[Outcome]) -> dict[str, Counter]:
 
 def describe(outcome: Outcome) -> str:
     case = outcome.case
-    return (f"[{outcome.status}] {case['target']} / {case['mutation']} "
-            f"(case {case['ident']}, {Path(case['mutated']).name}): {outcome.detail}")
+    return (
+        f"[{outcome.status}] {case['target']} / {case['mutation']} "
+        f"(case {case['ident']}, {Path(case['mutated']).name}): {outcome.detail}"
+    )
 
 
 def rounds_from_environment() -> int:
@@ -534,8 +637,10 @@ def main(argv: list[str]) -> int:
         outcomes = run_cases(cases, scratch)
         elapsed = time.monotonic() - started
     for key, counts in sorted(summary(outcomes).items()):
-        print(f"{key:24s} {sum(counts.values()):6d} cases  " + ", ".join(
-            f"{status} {n}" for status, n in counts.most_common()))
+        print(
+            f"{key:24s} {sum(counts.values()):6d} cases  "
+            + ", ".join(f"{status} {n}" for status, n in counts.most_common())
+        )
     print(f"{len(outcomes)} cases in {elapsed:.0f} s")
     failed = [o for o in outcomes if o.status in FAILURES]
     for outcome in failed:

@@ -61,14 +61,16 @@ def _node(name: str, metrics: dict, children: list | None = None) -> dict:
 
 def literal_wide(path: Path, s: Sizes) -> None:
     kids = [_node(f"f{i}", {"time": 1.0, "time (inc)": 1.0}) for i in range(s.wide)]
-    path.write_text(json.dumps([_node("root", {"time": 0.0, "time (inc)": float(s.wide)},
-                                      kids)]))
+    path.write_text(json.dumps([_node("root", {"time": 0.0, "time (inc)": float(s.wide)}, kids)]))
 
 
 def literal_deep(path: Path, s: Sizes) -> None:
     # written as text: json.dumps recurses once per level
-    head = "".join(f'{{"frame": {{"name": "f{i}", "type": "function"}}, '
-                   f'"metrics": {{"time": 1.0}}, "children": [' for i in range(s.deep - 1))
+    head = "".join(
+        f'{{"frame": {{"name": "f{i}", "type": "function"}}, '
+        f'"metrics": {{"time": 1.0}}, "children": ['
+        for i in range(s.deep - 1)
+    )
     tail = '{"frame": {"name": "leaf"}, "metrics": {"time": 1.0}}' + "]}" * (s.deep - 1)
     path.write_text("[" + head + tail + "]")
 
@@ -79,41 +81,60 @@ def literal_distinct_keys(path: Path, s: Sizes) -> None:
 
 
 def literal_big_values(path: Path, s: Sizes) -> None:
-    kids = [_node(f"f{i}", {"time": BIG[i % len(BIG)], "count": -BIG[i % len(BIG)],
-                            "time (inc)": BIG[(i + 1) % len(BIG)]}) for i in range(s.keys)]
+    kids = [
+        _node(
+            f"f{i}",
+            {
+                "time": BIG[i % len(BIG)],
+                "count": -BIG[i % len(BIG)],
+                "time (inc)": BIG[(i + 1) % len(BIG)],
+            },
+        )
+        for i in range(s.keys)
+    ]
     path.write_text(json.dumps([_node("root", {"time": 2**53, "time (inc)": 2**64}, kids)]))
 
 
 # ------------------------------------------------------------------ Caliper JSON
-def _caliper(path: Path, nodes: list[dict], data: list[list], columns: list[str],
-             values: list[bool]) -> None:
-    path.write_text(json.dumps({"data": data, "columns": columns, "nodes": nodes,
-                                "column_metadata": [{"is_value": v} for v in values]}))
+def _caliper(
+    path: Path, nodes: list[dict], data: list[list], columns: list[str], values: list[bool]
+) -> None:
+    path.write_text(
+        json.dumps(
+            {
+                "data": data,
+                "columns": columns,
+                "nodes": nodes,
+                "column_metadata": [{"is_value": v} for v in values],
+            }
+        )
+    )
 
 
 def caliper_wide(path: Path, s: Sizes) -> None:
     nodes = [{"column": "path", "label": "root"}] + [
-        {"column": "path", "label": f"f{i}", "parent": 0} for i in range(s.wide)]
-    _caliper(path, nodes, [[i, 1.0] for i in range(s.wide + 1)], ["path", "time"],
-             [False, True])
+        {"column": "path", "label": f"f{i}", "parent": 0} for i in range(s.wide)
+    ]
+    _caliper(path, nodes, [[i, 1.0] for i in range(s.wide + 1)], ["path", "time"], [False, True])
 
 
 def caliper_deep(path: Path, s: Sizes) -> None:
     nodes = [{"column": "path", "label": "f0"}] + [
-        {"column": "path", "label": f"f{i}", "parent": i - 1} for i in range(1, s.deep)]
+        {"column": "path", "label": f"f{i}", "parent": i - 1} for i in range(1, s.deep)
+    ]
     _caliper(path, nodes, [[i, 1.0] for i in range(s.deep)], ["path", "time"], [False, True])
 
 
 def caliper_many_ranks(path: Path, s: Sizes) -> None:
-    nodes = [{"column": "path", "label": "main"}, {"column": "path", "label": "solve",
-                                                   "parent": 0}]
+    nodes = [{"column": "path", "label": "main"}, {"column": "path", "label": "solve", "parent": 0}]
     data = [[node, rank * 7919 % (2**62), 1.0] for rank in range(s.ranks) for node in (0, 1)]
     _caliper(path, nodes, data, ["path", "mpi.rank", "time"], [False, True, True])
 
 
 def caliper_big_values(path: Path, s: Sizes) -> None:
     nodes = [{"column": "path", "label": "main"}] + [
-        {"column": "path", "label": f"f{i}", "parent": 0} for i in range(s.keys)]
+        {"column": "path", "label": f"f{i}", "parent": 0} for i in range(s.keys)
+    ]
     data = [[i, BIG[i % len(BIG)], -BIG[i % len(BIG)]] for i in range(s.keys + 1)]
     _caliper(path, nodes, data, ["path", "time", "count"], [False, True, True])
 
@@ -125,31 +146,65 @@ def _chrome(path: Path, events: list[dict]) -> None:
 
 def chrome_deep(path: Path, s: Sizes) -> None:
     enters = [{"name": f"f{i}", "ph": "B", "ts": i, "pid": 0, "tid": 0} for i in range(s.deep)]
-    leaves = [{"name": f"f{i}", "ph": "E", "ts": 2 * s.deep - i, "pid": 0, "tid": 0}
-              for i in reversed(range(s.deep))]
+    leaves = [
+        {"name": f"f{i}", "ph": "E", "ts": 2 * s.deep - i, "pid": 0, "tid": 0}
+        for i in reversed(range(s.deep))
+    ]
     _chrome(path, enters + leaves)
 
 
 def chrome_wide(path: Path, s: Sizes) -> None:
     events = [{"name": "root", "ph": "X", "ts": 0, "dur": 2 * s.wide + 2, "pid": 0, "tid": 0}]
-    events += [{"name": f"f{i}", "ph": "X", "ts": 2 * i + 1, "dur": 1, "pid": 0, "tid": 0}
-               for i in range(s.wide)]
+    events += [
+        {"name": f"f{i}", "ph": "X", "ts": 2 * i + 1, "dur": 1, "pid": 0, "tid": 0}
+        for i in range(s.wide)
+    ]
     _chrome(path, events)
 
 
 def chrome_distinct_args(path: Path, s: Sizes) -> None:
-    _chrome(path, [{"name": "f", "ph": "X", "ts": 2 * i, "dur": 1, "pid": 0, "tid": 0,
-                    "args": {f"key{i}": i, f"other{i}": "x" * (i % 7)}} for i in range(s.keys)])
+    _chrome(
+        path,
+        [
+            {
+                "name": "f",
+                "ph": "X",
+                "ts": 2 * i,
+                "dur": 1,
+                "pid": 0,
+                "tid": 0,
+                "args": {f"key{i}": i, f"other{i}": "x" * (i % 7)},
+            }
+            for i in range(s.keys)
+        ],
+    )
 
 
 def chrome_many_pids(path: Path, s: Sizes) -> None:
-    _chrome(path, [{"name": "f", "ph": "X", "ts": 1, "dur": 1, "pid": i * 104729 % 2**31,
-                    "tid": i % 3} for i in range(s.ranks)])
+    _chrome(
+        path,
+        [
+            {"name": "f", "ph": "X", "ts": 1, "dur": 1, "pid": i * 104729 % 2**31, "tid": i % 3}
+            for i in range(s.ranks)
+        ],
+    )
 
 
 def chrome_big_values(path: Path, s: Sizes) -> None:
-    _chrome(path, [{"name": f"f{i % 5}", "ph": "X", "ts": BIG[i % len(BIG)] + i, "dur": 1,
-                    "pid": BIG[(i + 1) % len(BIG)], "tid": 0} for i in range(s.keys)])
+    _chrome(
+        path,
+        [
+            {
+                "name": f"f{i % 5}",
+                "ph": "X",
+                "ts": BIG[i % len(BIG)] + i,
+                "dur": 1,
+                "pid": BIG[(i + 1) % len(BIG)],
+                "tid": 0,
+            }
+            for i in range(s.keys)
+        ],
+    )
 
 
 # ------------------------------------------------------------------ CSV traces
@@ -164,8 +219,7 @@ def csv_deep(path: Path, s: Sizes) -> None:
 
 def csv_wide(path: Path, s: Sizes) -> None:
     lines = ["0, Enter, main, 0\n"]
-    lines += [f"{2 * i + 1}, Enter, f{i}, 0\n{2 * i + 2}, Leave, f{i}, 0\n"
-              for i in range(s.wide)]
+    lines += [f"{2 * i + 1}, Enter, f{i}, 0\n{2 * i + 2}, Leave, f{i}, 0\n" for i in range(s.wide)]
     lines.append(f"{2 * s.wide + 3}, Leave, main, 0\n")
     path.write_text(CSV_HEADER + "".join(lines))
 
@@ -176,9 +230,11 @@ def csv_many_processes(path: Path, s: Sizes) -> None:
 
 
 def csv_big_values(path: Path, s: Sizes) -> None:
-    lines = [f"{BIG[i % len(BIG)]}, Enter, f{i}, {BIG[(i + 2) % len(BIG)]}\n"
-             f"{BIG[i % len(BIG)] + 1}, Leave, f{i}, {BIG[(i + 2) % len(BIG)]}\n"
-             for i in range(s.keys)]
+    lines = [
+        f"{BIG[i % len(BIG)]}, Enter, f{i}, {BIG[(i + 2) % len(BIG)]}\n"
+        f"{BIG[i % len(BIG)] + 1}, Leave, f{i}, {BIG[(i + 2) % len(BIG)]}\n"
+        for i in range(s.keys)
+    ]
     path.write_text(CSV_HEADER + "".join(lines))
 
 
@@ -192,9 +248,11 @@ def _spot_records(s: Sizes, chain: bool, big: bool) -> str:
         node = 100_000 + i
         parent = 100_000 + i - 1 if chain and i else 30
         value = BIG[i % len(BIG)] if big else 1.5
-        lines.append(f"__rec=node,id={node},attr=29,data=g{i},parent={parent}\n"
-                     f"__rec=ctx,ref={node}=79,attr=65=68=71=75=73=78,"
-                     f"data={value}={value}={value}={value}=1={value}\n")
+        lines.append(
+            f"__rec=node,id={node},attr=29,data=g{i},parent={parent}\n"
+            f"__rec=ctx,ref={node}=79,attr=65=68=71=75=73=78,"
+            f"data={value}={value}={value}={value}=1={value}\n"
+        )
     return "".join(lines)
 
 
@@ -210,17 +268,22 @@ def _spotdb(data: Path, chain: bool, big: bool, small: bool = False):
         shutil.copytree(data / "hatchet" / "spotdb", path)
         cut = Sizes(min(s.wide, 20_000), min(s.deep, 20_000), s.ranks, s.keys) if small else s
         _before_globals(path / "0.cali", _spot_records(cut, chain, big))
+
     return write
 
 
 def _timeseries(data: Path, big: bool):
     """Caliper's LULESH time series with ``s.ranks`` more iterations (iteration numbers
     past 2^53 when ``big``): one profile each."""
+
     def write(path: Path, s: Sizes) -> None:
         source = data / "hatchet" / "caliper-timeseries-cali" / "timeseries.cali"
         text = source.read_text()
-        pattern = re.compile(r"^__rec=ctx,ref=112=23,attr=82=83=84=85=108=109=27=29=31=33,"
-                             r"data=([^\n]*)$", re.M)
+        pattern = re.compile(
+            r"^__rec=ctx,ref=112=23,attr=82=83=84=85=108=109=27=29=31=33,"
+            r"data=([^\n]*)$",
+            re.M,
+        )
         found = pattern.search(text)
         assert found, "the LULESH time series has its iteration records"
         fields = found.group(1).split("=")
@@ -230,6 +293,7 @@ def _timeseries(data: Path, big: bool):
             lines.append(found.group(0)[: found.start(1) - found.start(0)] + "=".join(fields))
         path.write_text(text)
         _before_globals(path, "\n".join(lines) + "\n")
+
     return write
 
 
@@ -243,6 +307,7 @@ def _store(data: Path, path: Path) -> Path:
 def _parquet_partition(name: str, data: Path):
     """The first process's partition moved to the folder ``name`` (under ``events``) and
     the store's manifest pointing there (with the process number it names, if any)."""
+
     def write(path: Path, s: Sizes) -> None:
         store = _store(data, path)
         events = store / "events"
@@ -259,6 +324,7 @@ def _parquet_partition(name: str, data: Path):
         if value.lstrip("-").isdigit():
             manifest["events"]["processes"][0] = int(value)
         (store / "glade.json").write_text(json.dumps(manifest))
+
     return write
 
 
@@ -272,6 +338,7 @@ def _parquet_dtype(column: str, cast: Callable, data: Path):
             if column in table.columns:
                 table[column] = cast(table[column])
                 table.to_parquet(part)
+
     return write
 
 
@@ -303,24 +370,49 @@ def generators(data: Path) -> list[tuple[str, str, str, Callable[[Path, Sizes], 
         ("ensemble", "timeseries", "many-iterations.cali", _timeseries(data, big=False)),
         ("ensemble", "timeseries", "big-iterations.cali", _timeseries(data, big=True)),
         ("trace", "parquet", "partition-dotdot", _parquet_partition("Process=../x", data)),
-        ("trace", "parquet", "partition-escape", _parquet_partition(
-            "Process=../../../outside", data)),
-        ("trace", "parquet", "partition-huge", _parquet_partition(
-            "Process=99999999999999999999999", data)),
+        (
+            "trace",
+            "parquet",
+            "partition-escape",
+            _parquet_partition("Process=../../../outside", data),
+        ),
+        (
+            "trace",
+            "parquet",
+            "partition-huge",
+            _parquet_partition("Process=99999999999999999999999", data),
+        ),
         ("trace", "parquet", "partition-text", _parquet_partition("Process=rank 0", data)),
-        ("trace", "parquet", "timestamps-as-text", _parquet_dtype(
-            "Timestamp (ns)", lambda c: c.astype(str), data)),
-        ("trace", "parquet", "timestamps-as-float", _parquet_dtype(
-            "Timestamp (ns)", lambda c: c.astype("float64") + 0.5, data)),
-        ("trace", "parquet", "names-as-numbers", _parquet_dtype(
-            "Name", lambda c: c.cat.codes.astype("int64"), data)),
-        ("trace", "parquet", "thread-as-text", _parquet_dtype(
-            "Thread", lambda c: c.astype(str), data)),
+        (
+            "trace",
+            "parquet",
+            "timestamps-as-text",
+            _parquet_dtype("Timestamp (ns)", lambda c: c.astype(str), data),
+        ),
+        (
+            "trace",
+            "parquet",
+            "timestamps-as-float",
+            _parquet_dtype("Timestamp (ns)", lambda c: c.astype("float64") + 0.5, data),
+        ),
+        (
+            "trace",
+            "parquet",
+            "names-as-numbers",
+            _parquet_dtype("Name", lambda c: c.cat.codes.astype("int64"), data),
+        ),
+        (
+            "trace",
+            "parquet",
+            "thread-as-text",
+            _parquet_dtype("Thread", lambda c: c.astype(str), data),
+        ),
     ]
 
 
-def make_cases(data: Path, scratch: Path, sizes: Sizes,
-               formats: list[str] | None = None) -> list[Case]:
+def make_cases(
+    data: Path, scratch: Path, sizes: Sizes, formats: list[str] | None = None
+) -> list[Case]:
     """Write every semantic case under ``scratch`` (each in a folder of its own)."""
     cases = []
     for kind, fmt, name, write in generators(data):
@@ -331,13 +423,13 @@ def make_cases(data: Path, scratch: Path, sizes: Sizes,
         home.mkdir(parents=True)
         path = home / name
         write(path, sizes)
-        cases.append(Case(ident, f"semantic: {fmt} {name}", kind, fmt, str(path), str(path),
-                          name, 0))
+        cases.append(
+            Case(ident, f"semantic: {fmt} {name}", kind, fmt, str(path), str(path), name, 0)
+        )
     return cases
 
 
-def run(data: Path, scratch: Path, sizes: Sizes, formats: list[str] | None = None
-        ) -> list[Outcome]:
+def run(data: Path, scratch: Path, sizes: Sizes, formats: list[str] | None = None) -> list[Outcome]:
     """Write and read every semantic case; the outcome of each."""
     memory, seconds = LONG_BUDGET if sizes == LONG else SMALL_BUDGET
     cases = make_cases(data, scratch / "cases", sizes, formats)
@@ -355,8 +447,10 @@ def main() -> None:
         found = run(data_root(), Path(scratch), LONG if args.long else SMALL, args.formats)
     for key, counts in sorted(summary(found).items()):
         failed = sum(counts[f] for f in FAILURES)
-        print(f"{key}: {sum(counts.values())} cases, {counts['error']} glade errors, "
-              f"{counts['ok']} results that work, {failed} failures")
+        print(
+            f"{key}: {sum(counts.values())} cases, {counts['error']} glade errors, "
+            f"{counts['ok']} results that work, {failed} failures"
+        )
     for outcome in found:
         print(("  " if outcome.status in ("ok", "error") else "! ") + describe(outcome))
 

@@ -19,8 +19,11 @@ def test_json_as_python_writes_it_with_nan_and_infinity(tmp_path):
     assert doc["big"] == 2**70
 
 
-@pytest.mark.parametrize("content", [b'{"a": [1, 2', b"", b"\xff\xfe{}", b"{} trailing"],
-                         ids=["truncated", "empty", "not-utf8", "trailing"])
+@pytest.mark.parametrize(
+    "content",
+    [b'{"a": [1, 2', b"", b"\xff\xfe{}", b"{} trailing"],
+    ids=["truncated", "empty", "not-utf8", "trailing"],
+)
 def test_bad_json_names_the_file(tmp_path, content):
     path = tmp_path / "bad.json"
     path.write_bytes(content)

@@ -23,12 +23,25 @@ from tests.readers.fuzzing import (
 )
 
 FORMATS = [
-    ("profile", "caliper"), ("profile", "cprofile"), ("profile", "gprof_dot"),
-    ("profile", "hpctoolkit"), ("profile", "json"), ("profile", "literal"),
-    ("profile", "pyinstrument"), ("profile", "tau"), ("profile", "timemory"),
-    ("ensemble", "thicket_json"), ("trace", "chrome"), ("trace", "csv"),
-    ("trace", "hpctoolkit"), ("trace", "nsight"), ("trace", "otf2"), ("trace", "projections"),
-    ("profile", "parquet"), ("trace", "parquet"), ("ensemble", "ensemble_parquet"),
+    ("profile", "caliper"),
+    ("profile", "cprofile"),
+    ("profile", "gprof_dot"),
+    ("profile", "hpctoolkit"),
+    ("profile", "json"),
+    ("profile", "literal"),
+    ("profile", "pyinstrument"),
+    ("profile", "tau"),
+    ("profile", "timemory"),
+    ("ensemble", "thicket_json"),
+    ("trace", "chrome"),
+    ("trace", "csv"),
+    ("trace", "hpctoolkit"),
+    ("trace", "nsight"),
+    ("trace", "otf2"),
+    ("trace", "projections"),
+    ("profile", "parquet"),
+    ("trace", "parquet"),
+    ("ensemble", "ensemble_parquet"),
 ]
 
 
@@ -41,8 +54,10 @@ def outcomes(data_dir, tmp_path_factory):
     cases = make_cases(targets, scratch / "cases", rounds_from_environment())
     found = run_cases(cases, scratch)
     counts = summary(found)
-    print("\nreader fuzz:", ", ".join(f"{key} {sum(c.values())} ({dict(c)})"
-                                      for key, c in sorted(counts.items())))
+    print(
+        "\nreader fuzz:",
+        ", ".join(f"{key} {sum(c.values())} ({dict(c)})" for key, c in sorted(counts.items())),
+    )
     return found
 
 
@@ -55,7 +70,8 @@ def test_only_glade_errors_come_out(outcomes, kind, fmt):
     assert {o.status for o in mine} & {"ok", "error"}
     failed = [o for o in mine if o.status in FAILURES]
     assert not failed, f"{len(failed)} of {len(mine)} cases failed:\n" + "\n".join(
-        describe(o) for o in failed[:15])
+        describe(o) for o in failed[:15]
+    )
 
 
 def test_mutations_are_deterministic(data_dir, tmp_path):

@@ -31,8 +31,10 @@ def test_a_folder_of_one_profile_reads_that_file(hatchet_data, folder):
 
 
 def test_pstats_and_dot_in_a_folder_of_their_own(hatchet_data, tmp_path):
-    for source in [hatchet_data / "cprofile-hatchet-pstats" / "cprofile-cycle.pstats",
-                   hatchet_data / "gprof2dot-cpi" / "callgrind.dot.64042.0.1"]:
+    for source in [
+        hatchet_data / "cprofile-hatchet-pstats" / "cprofile-cycle.pstats",
+        hatchet_data / "gprof2dot-cpi" / "callgrind.dot.64042.0.1",
+    ]:
         folder = tmp_path / source.stem
         folder.mkdir()
         shutil.copy(source, folder)
@@ -52,11 +54,16 @@ def test_several_profiles_are_listed(hatchet_data):
     with pytest.raises(ReaderError) as info:
         glade.read(hatchet_data / "spotdb")
     message = str(info.value)
-    assert message.startswith(f"{hatchet_data / 'spotdb'}: holds 4 profiles: 0.cali (caliper), "
-                              "1.cali (caliper), 2.cali (caliper), 3.cali (caliper)")
+    assert message.startswith(
+        f"{hatchet_data / 'spotdb'}: holds 4 profiles: 0.cali (caliper), "
+        "1.cali (caliper), 2.cali (caliper), 3.cali (caliper)"
+    )
     assert "Ensemble.from_files" in message
-    with pytest.raises(ReaderError, match=r"holds 2 profiles: cprofile-cycle-py2.pstats "
-                                          r"\(cprofile\), cprofile-cycle.pstats \(cprofile\)"):
+    with pytest.raises(
+        ReaderError,
+        match=r"holds 2 profiles: cprofile-cycle-py2.pstats "
+        r"\(cprofile\), cprofile-cycle.pstats \(cprofile\)",
+    ):
         glade.read(hatchet_data / "cprofile-hatchet-pstats")
 
 
@@ -65,12 +72,16 @@ def test_format_picks_among_files(hatchet_data, tmp_path):
     folder.mkdir()
     shutil.copy(hatchet_data / "caliper-lulesh-json" / "lulesh-annotation-profile.json", folder)
     shutil.copy(hatchet_data / "cprofile-hatchet-pstats" / "cprofile-cycle.pstats", folder)
-    with pytest.raises(ReaderError, match=r"holds 2 profiles: cprofile-cycle.pstats "
-                                          r"\(cprofile\), lulesh-annotation-profile.json"):
+    with pytest.raises(
+        ReaderError,
+        match=r"holds 2 profiles: cprofile-cycle.pstats "
+        r"\(cprofile\), lulesh-annotation-profile.json",
+    ):
         glade.read(folder)
     gf = glade.read(folder, format="cprofile")
     pd.testing.assert_frame_equal(
-        gf.dataframe, glade.read(folder / "cprofile-cycle.pstats").dataframe)
+        gf.dataframe, glade.read(folder / "cprofile-cycle.pstats").dataframe
+    )
     with pytest.raises(ReaderError, match=r"no tau profile glade recognizes$"):
         glade.read(folder, format="tau")
 

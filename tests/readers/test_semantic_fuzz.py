@@ -11,16 +11,26 @@ import pytest
 from tests.readers.fuzzing import FAILURES, describe, summary
 from tests.readers.semantic_fuzz import run, sizes_from_environment
 
-FORMATS = [("profile", "literal"), ("profile", "caliper"), ("trace", "chrome"),
-           ("trace", "csv"), ("ensemble", "spotdb"), ("ensemble", "timeseries"),
-           ("trace", "parquet")]
+FORMATS = [
+    ("profile", "literal"),
+    ("profile", "caliper"),
+    ("trace", "chrome"),
+    ("trace", "csv"),
+    ("ensemble", "spotdb"),
+    ("ensemble", "timeseries"),
+    ("trace", "parquet"),
+]
 
 
 @pytest.fixture(scope="module")
 def outcomes(data_dir, tmp_path_factory):
     found = run(data_dir, tmp_path_factory.mktemp("semantic"), sizes_from_environment())
-    print("\nsemantic fuzz:", ", ".join(f"{key} {sum(c.values())} ({dict(c)})"
-                                        for key, c in sorted(summary(found).items())))
+    print(
+        "\nsemantic fuzz:",
+        ", ".join(
+            f"{key} {sum(c.values())} ({dict(c)})" for key, c in sorted(summary(found).items())
+        ),
+    )
     return found
 
 
@@ -30,4 +40,5 @@ def test_adversarial_content_gives_a_result_or_a_glade_error(outcomes, kind, fmt
     assert mine, "every format has semantic cases"
     failed = [o for o in mine if o.status in FAILURES]
     assert not failed, f"{len(failed)} of {len(mine)} cases failed:\n" + "\n".join(
-        describe(o) for o in failed)
+        describe(o) for o in failed
+    )

@@ -58,9 +58,11 @@ def test_the_file_helpers_say_what_a_special_file_is(tmp_path, fifo):
                 helper(tmp_path / "missing")
 
 
-@pytest.mark.parametrize(("reader", "fmt"), [(read, fmt) for fmt in PROFILES]
-                         + [(read_trace, fmt) for fmt in TRACES],
-                         ids=[f"profile-{f}" for f in PROFILES] + [f"trace-{f}" for f in TRACES])
+@pytest.mark.parametrize(
+    ("reader", "fmt"),
+    [(read, fmt) for fmt in PROFILES] + [(read_trace, fmt) for fmt in TRACES],
+    ids=[f"profile-{f}" for f in PROFILES] + [f"trace-{f}" for f in TRACES],
+)
 def test_every_reader_refuses_special_files(reader, fmt, fifo, tmp_path):
     with deadline(20):
         for special in (fifo, Path("/dev/zero"), tmp_path):

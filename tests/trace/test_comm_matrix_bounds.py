@@ -16,11 +16,19 @@ from glade.trace import Trace, comm
 def sends(senders: np.ndarray, partners: np.ndarray, sizes: np.ndarray | None = None) -> Trace:
     """A trace of one MpiSend per (sender, partner), in that order."""
     n = senders.size
-    return Trace(pd.DataFrame({
-        "Timestamp (ns)": np.arange(n, dtype=np.int64), "Event Type": "Instant",
-        "Name": "MpiSend", "Process": senders, "Thread": 0, "Partner": partners,
-        "Message Size": np.full(n, 8, dtype=np.int64) if sizes is None else sizes,
-    }))
+    return Trace(
+        pd.DataFrame(
+            {
+                "Timestamp (ns)": np.arange(n, dtype=np.int64),
+                "Event Type": "Instant",
+                "Name": "MpiSend",
+                "Process": senders,
+                "Thread": 0,
+                "Partner": partners,
+                "Message Size": np.full(n, 8, dtype=np.int64) if sizes is None else sizes,
+            }
+        )
+    )
 
 
 def spread(n: int) -> Trace:

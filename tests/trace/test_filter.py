@@ -30,8 +30,10 @@ def test_name_process_and_combinations(foo_bar):
     assert sorted(set(names(either))) == ["foo()", "grault()"]
     outside = foo_bar.filter(Filter("Name", "not-in", ["main()", "Idle"]))
     assert {"main()", "Idle"}.isdisjoint(names(outside)) and len(outside) == 12
-    assert repr(Filter("Name", "==", "a") & ~Filter("Process", ">", 1)) == \
-        "(Filter('Name', '==', 'a')) & (~(Filter('Process', '>', 1)))"
+    assert (
+        repr(Filter("Name", "==", "a") & ~Filter("Process", ">", 1))
+        == "(Filter('Name', '==', 'a')) & (~(Filter('Process', '>', 1)))"
+    )
 
 
 def test_time_ranges_keep_whole_calls(foo_bar):
@@ -64,8 +66,7 @@ def test_query_filters_keep_instants_inside_the_matched_calls():
     assert (sends.events["Name"] == "MpiIsend").sum() == 3 * 4
     np.testing.assert_array_equal(sends.comm_matrix(), trace.comm_matrix())
     compute = trace.filter([(".", {"name": "compute_step"}), "*"])
-    assert set(names(compute)) == {"compute_step", "compute_flux", "flux_kernel",
-                                   "update_field"}
+    assert set(names(compute)) == {"compute_step", "compute_flux", "flux_kernel", "update_field"}
 
 
 def test_bad_filters():

@@ -54,8 +54,15 @@ def test_inclusive_and_exclusive_times_by_hand(foo_bar):
     foo_bar.calc_exc_metrics()
     events = foo_bar.events
     calls = events[events["Event Type"] == "Enter"]
-    got = list(zip(calls["Name"], calls["Process"], calls["time.inc"] / S,
-                   calls["time.exc"] / S, strict=True))
+    got = list(
+        zip(
+            calls["Name"],
+            calls["Process"],
+            calls["time.inc"] / S,
+            calls["time.exc"] / S,
+            strict=True,
+        )
+    )
     assert got == CALLS
     others = events[events["Event Type"] != "Enter"]
     assert others["time.inc"].isna().all() and others["time.exc"].isna().all()
@@ -87,10 +94,26 @@ def test_matching_parents_depths_and_children(foo_bar):
 
 def test_flat_profile_sums_over_processes(foo_bar):
     profile = foo_bar.flat_profile(["time.exc", "time.inc", "count"])
-    assert list(profile.index) == ["main()", "Idle", "bar()", "grault()", "foo()", "baz()",
-                                   "MPI_Recv", "MPI_Send"]
-    exc = {"main()": 100, "Idle": 26, "bar()": 26, "grault()": 20, "foo()": 12, "baz()": 10,
-           "MPI_Recv": 4, "MPI_Send": 2}
+    assert list(profile.index) == [
+        "main()",
+        "Idle",
+        "bar()",
+        "grault()",
+        "foo()",
+        "baz()",
+        "MPI_Recv",
+        "MPI_Send",
+    ]
+    exc = {
+        "main()": 100,
+        "Idle": 26,
+        "bar()": 26,
+        "grault()": 20,
+        "foo()": 12,
+        "baz()": 10,
+        "MPI_Recv": 4,
+        "MPI_Send": 2,
+    }
     assert (profile["time.exc"] / S).to_dict() == exc
     assert profile.loc["main()", "time.inc"] == 200 * S
     assert profile.loc["bar()", "time.inc"] == 38 * S
@@ -155,8 +178,17 @@ def test_idle_time_and_imbalance(foo_bar):
 def test_to_graphframe_is_the_cct(foo_bar):
     gf = foo_bar.to_graphframe()
     assert len(gf.graph) == 9
-    assert list(gf.graph.names) == ["main()", "foo()", "MPI_Send", "baz()", "bar()", "Idle",
-                                    "MPI_Recv", "Idle", "grault()"]
+    assert list(gf.graph.names) == [
+        "main()",
+        "foo()",
+        "MPI_Send",
+        "baz()",
+        "bar()",
+        "Idle",
+        "MPI_Recv",
+        "Idle",
+        "grault()",
+    ]
     assert [n.path() for n in gf.graph.roots] == [("main()",)]
     assert gf.graph.node(6).path() == ("main()", "bar()", "MPI_Recv")
     df = gf.dataframe
@@ -182,8 +214,14 @@ def test_query_on_the_trace_call_tree(foo_bar):
     idle = Query().match(".", col("name") == "Idle")
     assert [n.nid for n in gf.match(idle)] == [5, 7]
     kept = foo_bar.filter(below_bar)
-    assert kept.events["Name"].tolist() == ["bar()", "Idle", "Idle", "MPI_Recv", "MPI_Recv",
-                                            "bar()"]
+    assert kept.events["Name"].tolist() == [
+        "bar()",
+        "Idle",
+        "Idle",
+        "MPI_Recv",
+        "MPI_Recv",
+        "bar()",
+    ]
     assert (kept.events["Process"] == 1).all()
     assert kept.flat_profile("time.exc").loc["bar()", "time.exc"] == 26 * S
     idle_only = foo_bar.filter([(".", {"name": "Idle"})])

@@ -54,6 +54,12 @@ def test_in_place_analyses_add_pipits_columns(pipit_data):
     trace = Trace.from_csv(pipit_data / "foo-bar.csv")
     trace.calc_exc_metrics()
     added = set(trace.events.columns) - set(trace.recorded_columns())
-    assert {"_matching_event", "_matching_timestamp", "_parent", "_depth", "time.inc",
-            "time.exc"} <= added
+    assert {
+        "_matching_event",
+        "_matching_timestamp",
+        "_parent",
+        "_depth",
+        "time.inc",
+        "time.exc",
+    } <= added
     assert trace.metadata["repairs"] == {"orphan_leaves": 0, "open_enters": 0}

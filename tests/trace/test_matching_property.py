@@ -41,18 +41,26 @@ def random_traces(draw) -> pd.DataFrame:
                 sequence.append(("Instant", "x"))
         if draw(st.booleans()):
             sequence += [("Leave", name) for name in reversed(stack)]
-        steps = draw(st.lists(st.integers(0, 3), min_size=len(sequence),
-                              max_size=len(sequence)))
+        steps = draw(st.lists(st.integers(0, 3), min_size=len(sequence), max_size=len(sequence)))
         stamps = np.cumsum(steps, dtype=np.int64) + draw(st.integers(0, 5))
-        tables.append(pd.DataFrame({
-            "Timestamp (ns)": stamps,
-            "Event Type": [k for k, _ in sequence],
-            "Name": [n for _, n in sequence],
-            "Process": loc // 2,
-            "Thread": loc % 2,
-            "Counter": np.cumsum(draw(st.lists(st.integers(0, 9), min_size=len(sequence),
-                                               max_size=len(sequence)))).astype(float),
-        }))
+        tables.append(
+            pd.DataFrame(
+                {
+                    "Timestamp (ns)": stamps,
+                    "Event Type": [k for k, _ in sequence],
+                    "Name": [n for _, n in sequence],
+                    "Process": loc // 2,
+                    "Thread": loc % 2,
+                    "Counter": np.cumsum(
+                        draw(
+                            st.lists(
+                                st.integers(0, 9), min_size=len(sequence), max_size=len(sequence)
+                            )
+                        )
+                    ).astype(float),
+                }
+            )
+        )
     table = pd.concat(tables, ignore_index=True)
     return table.iloc[np.argsort(table["Timestamp (ns)"].to_numpy(), kind="stable")]
 
@@ -103,7 +111,8 @@ def oracle(events: pd.DataFrame) -> dict[str, np.ndarray]:
             below = children.get(row, [])
             out["exc"][row] = out["inc"][row] - sum(out["inc"][c] for c in below)
             out["counter_exc"][row] = out["counter_inc"][row] - np.nansum(
-                [out["counter_inc"][c] for c in below])
+                [out["counter_inc"][c] for c in below]
+            )
     return out
 
 
@@ -188,11 +197,18 @@ def test_deep_stacks_and_sparse_ids_match_the_stack_walk():
         depth = 3000 + 500 * loc  # far deeper than any first guess of a stack's size
         kinds = ["Enter"] * depth + ["Leave"] * depth
         names = [f"f{d % 5}" for d in range(depth)]
-        tables.append(pd.DataFrame({
-            "Timestamp (ns)": np.sort(rng.integers(0, 10**6, 2 * depth)),
-            "Event Type": kinds, "Name": names + names[::-1], "Process": process,
-            "Thread": thread, "Counter": rng.random(2 * depth).cumsum(),
-        }))
+        tables.append(
+            pd.DataFrame(
+                {
+                    "Timestamp (ns)": np.sort(rng.integers(0, 10**6, 2 * depth)),
+                    "Event Type": kinds,
+                    "Name": names + names[::-1],
+                    "Process": process,
+                    "Thread": thread,
+                    "Counter": rng.random(2 * depth).cumsum(),
+                }
+            )
+        )
     table = pd.concat(tables, ignore_index=True)
     table = table.iloc[np.argsort(table["Timestamp (ns)"].to_numpy(), kind="stable")]
     trace = Trace(table, metadata={"metric_columns": ["Counter"]})
@@ -208,9 +224,16 @@ def test_deep_stacks_and_sparse_ids_match_the_stack_walk():
 
 
 def test_editing_the_derived_columns_leaves_the_cached_structure_alone():
-    trace = Trace(pd.DataFrame({
-        "Timestamp (ns)": [0, 1, 2, 3], "Event Type": ["Enter", "Enter", "Leave", "Leave"],
-        "Name": ["a", "b", "b", "a"], "Process": 0}))
+    trace = Trace(
+        pd.DataFrame(
+            {
+                "Timestamp (ns)": [0, 1, 2, 3],
+                "Event Type": ["Enter", "Enter", "Leave", "Leave"],
+                "Name": ["a", "b", "b", "a"],
+                "Process": 0,
+            }
+        )
+    )
     trace.calc_exc_metrics()
     for column in ("_matching_event", "_matching_timestamp", "_parent", "_depth"):
         trace.events.loc[1, column] = 99

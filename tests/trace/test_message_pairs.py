@@ -14,16 +14,35 @@ from glade.trace import Trace
 from glade.trace.comm import match_codes, message_pairs, message_rows, pair_messages
 from glade.trace.events import RECEIVE_NAMES, SEND_NAMES
 
-events_strategy = st.lists(st.tuples(
-    st.booleans(), st.integers(0, 3), st.integers(-1, 3), st.sampled_from([0, 7, 10**9]),
-    st.integers(0, 1)), max_size=60)
+events_strategy = st.lists(
+    st.tuples(
+        st.booleans(),
+        st.integers(0, 3),
+        st.integers(-1, 3),
+        st.sampled_from([0, 7, 10**9]),
+        st.integers(0, 1),
+    ),
+    max_size=60,
+)
 
 
 def make_trace(rows) -> Trace:
-    table = pd.DataFrame([(t, "Instant", "MpiSend" if send else "MpiRecv", p, partner, tag,
-                           comm, 8) for t, (send, p, partner, tag, comm) in enumerate(rows)],
-                         columns=["Timestamp (ns)", "Event Type", "Name", "Process",
-                                  "Partner", "Tag", "Communicator", "Message Size"])
+    table = pd.DataFrame(
+        [
+            (t, "Instant", "MpiSend" if send else "MpiRecv", p, partner, tag, comm, 8)
+            for t, (send, p, partner, tag, comm) in enumerate(rows)
+        ],
+        columns=[
+            "Timestamp (ns)",
+            "Event Type",
+            "Name",
+            "Process",
+            "Partner",
+            "Tag",
+            "Communicator",
+            "Message Size",
+        ],
+    )
     numeric = ["Timestamp (ns)", "Process", "Partner", "Tag", "Communicator", "Message Size"]
     return Trace(table.astype(dict.fromkeys(numeric, "int64")))
 
@@ -39,8 +58,11 @@ def oracle(rows) -> list[tuple[int, int]]:
             sends.setdefault((p, partner, tag, comm), []).append(row)
         else:
             recvs.setdefault((partner, p, tag, comm), []).append(row)
-    pairs = [pair for key, rows_ in sends.items()
-             for pair in zip(rows_, recvs.get(key, []), strict=False)]
+    pairs = [
+        pair
+        for key, rows_ in sends.items()
+        for pair in zip(rows_, recvs.get(key, []), strict=False)
+    ]
     return sorted(pairs)
 
 
@@ -55,8 +77,9 @@ def test_pairs_match_a_queue_per_channel(rows):
     recvs = sum(1 for r in rows if not r[0] and r[2] >= 0)
     assert (lost_sends, lost_recvs) == (sends - len(expected), recvs - len(expected))
     events = trace.events
-    np.testing.assert_array_equal(table["Sender"], events["Process"].to_numpy()[
-        table["Send event"]])
+    np.testing.assert_array_equal(
+        table["Sender"], events["Process"].to_numpy()[table["Send event"]]
+    )
     np.testing.assert_array_equal(table["Tag"], events["Tag"].to_numpy()[table["Send event"]])
 
 
@@ -68,8 +91,11 @@ def test_pairing_a_subset_of_channels_gives_the_same_pairs(rows, data):
     send_rows, recv_rows = message_rows(trace, SEND_NAMES), message_rows(trace, RECEIVE_NAMES)
     process = trace.events["Process"].to_numpy()
     partner = trace.events["Partner"].to_numpy()
-    table = pair_messages(trace, send_rows[np.isin(process[send_rows], list(chosen))],
-                          recv_rows[np.isin(partner[recv_rows], list(chosen))])[0]
+    table = pair_messages(
+        trace,
+        send_rows[np.isin(process[send_rows], list(chosen))],
+        recv_rows[np.isin(partner[recv_rows], list(chosen))],
+    )[0]
     expected = [pair for pair in oracle(rows) if rows[pair[0]][1] in chosen]
     assert list(zip(table["Send event"], table["Receive event"], strict=True)) == expected
 
@@ -104,5 +130,4 @@ def test_pairs_are_computed_once_per_events_table_and_never_shared():
     # the send of row 3 now pairs with the receive of row 2
     trace.events = trace.events.iloc[::-1].reset_index(drop=True)
     moved = message_pairs(trace)[0]
-    assert sorted(zip(moved["Send event"], moved["Receive event"], strict=True)) == [(1, 0),
-                                                                                     (3, 2)]
+    assert sorted(zip(moved["Send event"], moved["Receive event"], strict=True)) == [(1, 0), (3, 2)]

@@ -34,8 +34,14 @@ print(json.dumps({"first": found["First event"].tolist(), "last": found["Last ev
 def test_repetitions_of_the_time_step_are_found():
     pytest.importorskip("stumpy", reason="the stumpy package (glade[stumpy]) is not installed")
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
-                          env=env, timeout=300, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=True,
+    )
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert len(found["first"]) == 4
     assert found["first"] == sorted(found["first"])

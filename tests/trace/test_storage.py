@@ -21,14 +21,12 @@ from glade.errors import GladeError, ReaderError
 from glade.trace import Trace
 from glade.trace.storage import ROW
 
-REAL_TRACES = ["foo-bar.csv", "ping-pong-otf2", "ping-pong-hpctoolkit",
-               "ping-pong-projections"]
+REAL_TRACES = ["foo-bar.csv", "ping-pong-otf2", "ping-pong-hpctoolkit", "ping-pong-projections"]
 
 
 def assert_same_trace(got: Trace, want: Trace) -> None:
     """Every column, dtype, category (and its order), the definitions and the metadata."""
-    pd.testing.assert_frame_equal(got.events, want.events, check_exact=True,
-                                  check_categorical=True)
+    pd.testing.assert_frame_equal(got.events, want.events, check_exact=True, check_categorical=True)
     for name in want.events.columns:
         assert got.events[name].dtype == want.events[name].dtype, name
     if want.definitions is None:
@@ -40,10 +38,16 @@ def assert_same_trace(got: Trace, want: Trace) -> None:
 
 
 metadata_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-2**62, 2**62) | st.text(max_size=5)
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**62), 2**62)
+    | st.text(max_size=5)
     | st.floats(allow_nan=False),
-    lambda inner: st.lists(inner, max_size=3) | st.tuples(inner, inner)
-    | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 
@@ -53,52 +57,69 @@ def random_traces(draw) -> Trace:
     """Events of random processes (negative ids too) and threads, with ties in time whose
     order is random, and attribute columns of every kind a Trace may hold."""
     n = draw(st.integers(0, 60))
-    stamps = np.sort(np.asarray(draw(st.lists(st.integers(0, 12), min_size=n, max_size=n)),
-                                dtype=np.int64))
+    stamps = np.sort(
+        np.asarray(draw(st.lists(st.integers(0, 12), min_size=n, max_size=n)), dtype=np.int64)
+    )
     process_ids = draw(st.lists(st.integers(-3, 40), min_size=1, max_size=5, unique=True))
-    processes = np.asarray(draw(st.lists(st.sampled_from(process_ids), min_size=n,
-                                         max_size=n)), dtype=np.int64)
-    kinds = draw(st.lists(st.sampled_from(["Enter", "Leave", "Instant"]), min_size=n,
-                          max_size=n))
-    names = draw(st.lists(st.sampled_from(["a", "b", "MPI_Send", "é ü"]), min_size=n,
-                          max_size=n))
+    processes = np.asarray(
+        draw(st.lists(st.sampled_from(process_ids), min_size=n, max_size=n)), dtype=np.int64
+    )
+    kinds = draw(st.lists(st.sampled_from(["Enter", "Leave", "Instant"]), min_size=n, max_size=n))
+    names = draw(st.lists(st.sampled_from(["a", "b", "MPI_Send", "é ü"]), min_size=n, max_size=n))
     floats = st.floats(allow_nan=True, allow_infinity=True, width=64)
-    table = pd.DataFrame({
-        "Timestamp (ns)": stamps,
-        "Event Type": kinds,
-        "Name": pd.Categorical(names, categories=["z-unused", "é ü", "b", "a", "MPI_Send"]),
-        "Process": processes,
-        "Thread": np.asarray(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)),
-                             dtype=np.int64),
-        "Partner": np.asarray(draw(st.lists(st.integers(-1, 2**40), min_size=n, max_size=n)),
-                              dtype=np.int64),
-        "Counter": np.asarray(draw(st.lists(floats, min_size=n, max_size=n)), dtype=float),
-        "Flag": np.asarray(draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool),
-        "Small": np.asarray(draw(st.lists(st.integers(-100, 100), min_size=n, max_size=n)),
-                            dtype=np.int16),
-        "Maybe": pd.array(draw(st.lists(st.none() | st.integers(-5, 5), min_size=n,
-                                        max_size=n)), dtype="Int64"),
-        "Label": pd.array(draw(st.lists(st.none() | st.text(max_size=4), min_size=n,
-                                        max_size=n)), dtype=glade.pandas_compat.TEXT_DTYPE),
-        "Kind": pd.Categorical(draw(st.lists(st.sampled_from([3, 1]), min_size=n,
-                                             max_size=n)), categories=[3, 2, 1]),
-        "time.inc": np.asarray(draw(st.lists(floats, min_size=n, max_size=n)), dtype=float),
-    })
+    table = pd.DataFrame(
+        {
+            "Timestamp (ns)": stamps,
+            "Event Type": kinds,
+            "Name": pd.Categorical(names, categories=["z-unused", "é ü", "b", "a", "MPI_Send"]),
+            "Process": processes,
+            "Thread": np.asarray(
+                draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)), dtype=np.int64
+            ),
+            "Partner": np.asarray(
+                draw(st.lists(st.integers(-1, 2**40), min_size=n, max_size=n)), dtype=np.int64
+            ),
+            "Counter": np.asarray(draw(st.lists(floats, min_size=n, max_size=n)), dtype=float),
+            "Flag": np.asarray(draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool),
+            "Small": np.asarray(
+                draw(st.lists(st.integers(-100, 100), min_size=n, max_size=n)), dtype=np.int16
+            ),
+            "Maybe": pd.array(
+                draw(st.lists(st.none() | st.integers(-5, 5), min_size=n, max_size=n)),
+                dtype="Int64",
+            ),
+            "Label": pd.array(
+                draw(st.lists(st.none() | st.text(max_size=4), min_size=n, max_size=n)),
+                dtype=glade.pandas_compat.TEXT_DTYPE,
+            ),
+            "Kind": pd.Categorical(
+                draw(st.lists(st.sampled_from([3, 1]), min_size=n, max_size=n)),
+                categories=[3, 2, 1],
+            ),
+            "time.inc": np.asarray(draw(st.lists(floats, min_size=n, max_size=n)), dtype=float),
+        }
+    )
     if n and draw(st.booleans()):  # equal timestamps in an order other than by process
         table = table.iloc[np.lexsort((-table["Process"].to_numpy(), stamps))]
     metadata = draw(st.dictionaries(st.text(max_size=6), metadata_values, max_size=4))
     definitions = None
     if draw(st.booleans()):
-        definitions = pd.DataFrame({"ID": np.arange(3, dtype=np.int64),
-                                    "Name": pd.array(["x", None, "z"],
-                                                     dtype=glade.pandas_compat.TEXT_DTYPE)},
-                                   index=pd.Index([5, 7, 9], name="def"))
+        definitions = pd.DataFrame(
+            {
+                "ID": np.arange(3, dtype=np.int64),
+                "Name": pd.array(["x", None, "z"], dtype=glade.pandas_compat.TEXT_DTYPE),
+            },
+            index=pd.Index([5, 7, 9], name="def"),
+        )
     return Trace(table, definitions, metadata)
 
 
 @given(trace=random_traces())
-@settings(max_examples=60, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 def test_random_traces_round_trip(trace: Trace, tmp_path_factory) -> None:
     path = tmp_path_factory.mktemp("store") / "trace"
     trace.to_parquet(path)
@@ -119,15 +140,18 @@ def test_real_traces_round_trip(pipit_data: Path, tmp_path: Path, name: str) -> 
 def test_layout_is_one_hive_partition_per_process(tmp_path: Path) -> None:
     trace = glade.datasets.synthetic_trace(processes=3, iterations=2)
     trace.to_parquet(tmp_path / "t")
-    files = sorted(p.relative_to(tmp_path / "t").as_posix()
-                   for p in (tmp_path / "t" / "events").rglob("*.parquet"))
+    files = sorted(
+        p.relative_to(tmp_path / "t").as_posix()
+        for p in (tmp_path / "t" / "events").rglob("*.parquet")
+    )
     assert files == [f"events/Process={p}/part-0.parquet" for p in range(3)]
     part = pq.read_table(tmp_path / "t" / "events" / "Process=1" / "part-0.parquet")
     assert "Process" not in part.column_names
     own = trace.events[trace.events["Process"] == 1]
     assert part.num_rows == len(own)
-    np.testing.assert_array_equal(part.column("Timestamp (ns)").to_numpy(),
-                                  own["Timestamp (ns)"].to_numpy())
+    np.testing.assert_array_equal(
+        part.column("Timestamp (ns)").to_numpy(), own["Timestamp (ns)"].to_numpy()
+    )
     dataset = ds.dataset(tmp_path / "t" / "events", partitioning="hive")
     assert len(dataset.files) == 3
     whole = dataset.to_table().to_pandas()
@@ -140,9 +164,14 @@ def test_layout_is_one_hive_partition_per_process(tmp_path: Path) -> None:
 
 
 def test_tied_events_out_of_process_order_keep_their_order(tmp_path: Path) -> None:
-    table = pd.DataFrame({"Timestamp (ns)": [0, 5, 5, 9], "Event Type": ["Enter"] * 2
-                          + ["Leave"] * 2, "Name": ["f", "g", "f", "g"],
-                          "Process": [0, 1, 0, 1]})
+    table = pd.DataFrame(
+        {
+            "Timestamp (ns)": [0, 5, 5, 9],
+            "Event Type": ["Enter"] * 2 + ["Leave"] * 2,
+            "Name": ["f", "g", "f", "g"],
+            "Process": [0, 1, 0, 1],
+        }
+    )
     trace = Trace(table)
     trace.to_parquet(tmp_path / "t")
     assert json.loads((tmp_path / "t" / "glade.json").read_text())["events"]["order"] == "row"
@@ -154,9 +183,15 @@ def test_tied_events_out_of_process_order_keep_their_order(tmp_path: Path) -> No
 
 def test_metadata_keeps_types(tmp_path: Path) -> None:
     trace = glade.datasets.synthetic_trace(processes=2, iterations=1)
-    trace.metadata.update({"pair": (1, "a"), "keys": {(0, 1): 2.5, 3: None},
-                           "inf": math.inf, "np": np.int32(7),
-                           "array": np.arange(4, dtype=np.uint8).reshape(2, 2)})
+    trace.metadata.update(
+        {
+            "pair": (1, "a"),
+            "keys": {(0, 1): 2.5, 3: None},
+            "inf": math.inf,
+            "np": np.int32(7),
+            "array": np.arange(4, dtype=np.uint8).reshape(2, 2),
+        }
+    )
     trace.to_parquet(tmp_path / "t")
     got = Trace.from_parquet(tmp_path / "t").metadata
     assert got["pair"] == (1, "a") and got["keys"] == {(0, 1): 2.5, 3: None}
@@ -278,8 +313,7 @@ def test_column_of_wrong_type(stored: Path) -> None:
     path = stored / "events" / "Process=0" / "part-0.parquet"
     table = pq.read_table(path)
     index = table.column_names.index("Message Size")
-    table = table.set_column(index, "Message Size",
-                             table.column("Message Size").cast("double"))
+    table = table.set_column(index, "Message Size", table.column("Message Size").cast("double"))
     pq.write_table(table, path)
     with pytest.raises(ReaderError, match="'Message Size' is double, expected int64"):
         Trace.from_parquet(stored)
@@ -313,14 +347,17 @@ def test_not_a_store(tmp_path: Path) -> None:
         Trace.from_parquet(tmp_path / "plain")
 
 
-@pytest.mark.parametrize("change", [
-    lambda body: body["events"].update(processes=["0", 1, 2]),
-    lambda body: body["events"].update(counts=[True, 1, 2]),
-    lambda body: body["events"].update(order="sideways"),
-    lambda body: body.update(events=[]),
-    lambda body: body["events"]["columns"][1].update(dtype="no such dtype"),
-    lambda body: body["events"]["columns"][2].update(categories="not a list"),
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda body: body["events"].update(processes=["0", 1, 2]),
+        lambda body: body["events"].update(counts=[True, 1, 2]),
+        lambda body: body["events"].update(order="sideways"),
+        lambda body: body.update(events=[]),
+        lambda body: body["events"]["columns"][1].update(dtype="no such dtype"),
+        lambda body: body["events"]["columns"][2].update(categories="not a list"),
+    ],
+)
 def test_malformed_sidecar_entries(stored: Path, change) -> None:
     _edit_sidecar(stored, change)
     with pytest.raises(ReaderError) as err:

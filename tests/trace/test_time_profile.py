@@ -59,8 +59,10 @@ def test_bin_edges_cover_the_span_evenly():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(-50, 10**6), min_size=2, max_size=30, unique=True),
-       st.lists(st.integers(-10**5, 2 * 10**6), min_size=1, max_size=40))
+@given(
+    st.lists(st.integers(-50, 10**6), min_size=2, max_size=30, unique=True),
+    st.lists(st.integers(-(10**5), 2 * 10**6), min_size=1, max_size=40),
+)
 def test_spread_bins_any_sorted_edges_like_a_binary_search(edges, times):
     # the guess assumes even bins; uneven edges must still land in the searched bin
     edges = np.sort(np.array(edges, dtype=np.int64))

@@ -55,8 +55,14 @@ ENSEMBLE = glade.Ensemble.from_graphframes(synthetic_ensemble(4, 60, seed=2))
 
 def trace_key(trace: Any) -> Any:
     events = trace.events
-    return sorted(zip(events["Process"].tolist(), events["Timestamp (ns)"].tolist(),
-                      events["Name"].astype(str).tolist(), strict=True))
+    return sorted(
+        zip(
+            events["Process"].tolist(),
+            events["Timestamp (ns)"].tolist(),
+            events["Name"].astype(str).tolist(),
+            strict=True,
+        )
+    )
 
 
 def frame_key(data: Any) -> Any:
@@ -75,8 +81,10 @@ def first_child(view: CCT) -> int:
 
 
 def time_at(fraction: float) -> int:
-    first, last = (int(TRACE.events["Timestamp (ns)"].min()),
-                   int(TRACE.events["Timestamp (ns)"].max()))
+    first, last = (
+        int(TRACE.events["Timestamp (ns)"].min()),
+        int(TRACE.events["Timestamp (ns)"].max()),
+    )
     return int(first + (last - first) * fraction)
 
 
@@ -91,10 +99,17 @@ CASES = {
         edits=(lambda v: v.collapse(first_child(v)), lambda v: v.expand_to_depth(2)),
         key=frame_key,
         tampered=[
-            {"op": "hide"}, {"op": "hide", "nodes": "all"}, {"op": "hide", "nodes": [10**12]},
-            {"op": "hide", "nodes": [-1]}, {"op": "focus", "nodes": [1.5]},
-            {"op": "threshold"}, {"op": "threshold", "value": "x", "metric": "time"},
-            {"op": "depth", "depth": -3}, {"op": "base"}, {"op": "explode"}],
+            {"op": "hide"},
+            {"op": "hide", "nodes": "all"},
+            {"op": "hide", "nodes": [10**12]},
+            {"op": "hide", "nodes": [-1]},
+            {"op": "focus", "nodes": [1.5]},
+            {"op": "threshold"},
+            {"op": "threshold", "value": "x", "metric": "time"},
+            {"op": "depth", "depth": -3},
+            {"op": "base"},
+            {"op": "explode"},
+        ],
     ),
     "supergraph": Case(
         make=lambda: SupergraphView(ENSEMBLE, by="name"),
@@ -103,26 +118,40 @@ CASES = {
         key=lambda data: frame_key(data) if hasattr(data, "dataframe") else nodes_key(data),
         shown=lambda view: view.supergraph(),
         tampered=[
-            {"op": "hide"}, {"op": "hide", "node": 1}, {"op": "hide", "supernode": 10**12},
+            {"op": "hide"},
+            {"op": "hide", "node": 1},
+            {"op": "hide", "supernode": 10**12},
             {"op": "split", "supernode": "no such supernode", "by": "callees"},
             {"op": "split", "supernode": "main", "by": "sideways"},
-            {"op": "threshold"}, {"op": "threshold", "fraction": "x"},
-            {"op": "query"}, {"op": "query", "query": "MATCH (("}, {"op": "metric"},
-            {"op": "target", "profile": {"a": 1}}, {"op": "diff", "a": 1}],
+            {"op": "threshold"},
+            {"op": "threshold", "fraction": "x"},
+            {"op": "query"},
+            {"op": "query", "query": "MATCH (("},
+            {"op": "metric"},
+            {"op": "target", "profile": {"a": 1}},
+            {"op": "diff", "a": 1},
+        ],
     ),
     "timeline": Case(
         make=lambda: Timeline(TRACE),
         query=lambda data, text: data.query(text, level="calls"),
-        edits=(lambda v: v.window(time_at(0.2), time_at(0.6), processes=[1, 2]),
-               lambda v: v.hide(str(TRACE.events["Name"].iloc[1]))),
+        edits=(
+            lambda v: v.window(time_at(0.2), time_at(0.6), processes=[1, 2]),
+            lambda v: v.hide(str(TRACE.events["Name"].iloc[1])),
+        ),
         key=trace_key,
         restriction='MATCH (".", n0) WHERE n0.Process = 1',
         tampered=[
-            {"op": "hide", "node": 1}, {"op": "hide"}, {"op": "focus", "node": 10**12},
-            {"op": "focus", "path": None}, {"op": "focus", "path": [1, 2]},
-            {"op": "window"}, {"op": "window", "t0": 5, "t1": 1},
+            {"op": "hide", "node": 1},
+            {"op": "hide"},
+            {"op": "focus", "node": 10**12},
+            {"op": "focus", "path": None},
+            {"op": "focus", "path": [1, 2]},
+            {"op": "window"},
+            {"op": "window", "t0": 5, "t1": 1},
             {"op": "window", "t0": 0, "t1": 1, "processes": [[3, 1]]},
-            {"op": "base", "query": "MATCH (("}],
+            {"op": "base", "query": "MATCH (("},
+        ],
     ),
     "matrix": Case(
         make=lambda: CommMatrix(TRACE),
@@ -132,11 +161,13 @@ CASES = {
         takes_query=False,
         restriction='MATCH (".", n0) WHERE n0.Process = 1',
         tampered=[
-            {"op": "select"}, {"op": "select", "cells": [[10**9, 10**9]]},
+            {"op": "select"},
+            {"op": "select", "cells": [[10**9, 10**9]]},
             {"op": "select", "senders": [10**12], "receivers": [0]},
             {"op": "select", "senders": "all", "receivers": [0]},
             {"op": "select", "senders": list(range(10**6)), "receivers": [0]},
-            {"op": "filter", "tags": "x"}],
+            {"op": "filter", "tags": "x"},
+        ],
     ),
 }
 
@@ -158,8 +189,10 @@ def view(case: Case) -> Iterator[QueryView]:
 def within(seconds: int) -> Iterator[None]:
     """Fail instead of hanging: a guard against a refusal that never ends, not a
     measurement of speed."""
+
     def stop(*_):
         raise AssertionError(f"took longer than {seconds} s")
+
     previous = signal.signal(signal.SIGALRM, stop)
     signal.alarm(seconds)
     try:
@@ -200,8 +233,7 @@ def test_apply_is_the_data_queried_and_code_reproduces_it(case: Case, view: Quer
     assert case.key(reproduced) == case.key(case.shown(view))
 
 
-def test_saved_query_is_taken_back_by_a_fresh_view(case: Case, view: QueryView,
-                                                   tmp_path: Path):
+def test_saved_query_is_taken_back_by_a_fresh_view(case: Case, view: QueryView, tmp_path: Path):
     edited(case, view)
     saved = view.save_query(tmp_path / "view.query")
     text = saved.read_text(encoding="utf-8").strip()
@@ -217,8 +249,9 @@ def test_saved_query_is_taken_back_by_a_fresh_view(case: Case, view: QueryView,
     assert fresh.undo().query == EVERYTHING  # taking a query is one edit
 
 
-def test_to_html_is_an_offline_page_with_the_views_state(case: Case, view: QueryView,
-                                                          tmp_path: Path):
+def test_to_html_is_an_offline_page_with_the_views_state(
+    case: Case, view: QueryView, tmp_path: Path
+):
     edited(case, view)
     page = view.to_html(tmp_path / "view.html").read_text(encoding="utf-8")
     assert "<script" in page and '<script src="http' not in page
@@ -252,8 +285,7 @@ def test_an_edit_that_is_no_edit_is_refused(case: Case, view: QueryView, entry: 
     assert view.history == history and view.query == query
 
 
-def test_tampered_front_end_state_is_refused_and_leaves_the_view(case: Case,
-                                                                 view: QueryView):
+def test_tampered_front_end_state_is_refused_and_leaves_the_view(case: Case, view: QueryView):
     edited(case, view)
     history, future, query = list(view.history), list(view.future), view.query
     for entry in case.tampered:
@@ -296,11 +328,10 @@ def test_a_dataframe_result_compares_as_itself():
 
 
 @pytest.mark.parametrize("write", ["save_query", "to_html"])
-def test_writing_to_a_folder_or_under_a_missing_one_names_the_path(view: QueryView,
-                                                                   tmp_path: Path,
-                                                                   write: str):
+def test_writing_to_a_folder_or_under_a_missing_one_names_the_path(
+    view: QueryView, tmp_path: Path, write: str
+):
     for target in (tmp_path, tmp_path / "missing" / "view.out"):
-        with pytest.raises(GladeError, match=str(target.parent if target != tmp_path
-                                                 else target)):
+        with pytest.raises(GladeError, match=str(target.parent if target != tmp_path else target)):
             getattr(view, write)(target)
     assert list(tmp_path.iterdir()) == []

@@ -37,12 +37,18 @@ def supergraph():
 #: (make the view, an edit of it) for every view
 VIEWS = {
     "cct": (lambda trace: cct(), lambda view: {"op": "depth", "depth": 1}),
-    "supergraph": (lambda trace: supergraph(),
-                   lambda view: {"op": "hide", "supernode": view.supergraph().supernodes[-1]}),
-    "timeline": (lambda trace: Timeline(trace, height=300),
-                 lambda view: {"op": "hide", "name": view.names[0]}),
-    "matrix": (lambda trace: CommMatrix(trace, height=300),
-               lambda view: {"op": "select", "senders": [[0, 1]], "receivers": [[2, 3]]}),
+    "supergraph": (
+        lambda trace: supergraph(),
+        lambda view: {"op": "hide", "supernode": view.supergraph().supernodes[-1]},
+    ),
+    "timeline": (
+        lambda trace: Timeline(trace, height=300),
+        lambda view: {"op": "hide", "name": view.names[0]},
+    ),
+    "matrix": (
+        lambda trace: CommMatrix(trace, height=300),
+        lambda view: {"op": "select", "senders": [[0, 1]], "receivers": [[2, 3]]},
+    ),
 }
 
 

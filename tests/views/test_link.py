@@ -26,12 +26,24 @@ METRICS = ("time", "time (inc)", "count")
 def tiny():
     """Process 0: main [0, 100] calls A [10, 40] (which calls C [15, 25]) and B [50, 90];
     process 1: main [0, 100] calls A twice, [20, 30] and [60, 95]."""
-    return make_trace([
-        (0, "Enter", "main", 0), (10, "Enter", "A", 0), (15, "Enter", "C", 0),
-        (25, "Leave", "C", 0), (40, "Leave", "A", 0), (50, "Enter", "B", 0),
-        (90, "Leave", "B", 0), (100, "Leave", "main", 0),
-        (0, "Enter", "main", 1), (20, "Enter", "A", 1), (30, "Leave", "A", 1),
-        (60, "Enter", "A", 1), (95, "Leave", "A", 1), (100, "Leave", "main", 1)])
+    return make_trace(
+        [
+            (0, "Enter", "main", 0),
+            (10, "Enter", "A", 0),
+            (15, "Enter", "C", 0),
+            (25, "Leave", "C", 0),
+            (40, "Leave", "A", 0),
+            (50, "Enter", "B", 0),
+            (90, "Leave", "B", 0),
+            (100, "Leave", "main", 0),
+            (0, "Enter", "main", 1),
+            (20, "Enter", "A", 1),
+            (30, "Leave", "A", 1),
+            (60, "Enter", "A", 1),
+            (95, "Leave", "A", 1),
+            (100, "Leave", "main", 1),
+        ]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +59,11 @@ def shown(view: CCT) -> dict[tuple[str, ...], dict[str, float]]:
     arrays = view.payload_arrays()
     values = arrays.get("link_values", arrays["values"]).reshape(len(names), n)
     keep = arrays.get("link_keep", np.ones(n))
-    return {tuple(view._path_of(i)): dict(zip(names, values[:, i].tolist(), strict=True))
-            for i in range(n) if keep[i]}
+    return {
+        tuple(view._path_of(i)): dict(zip(names, values[:, i].tolist(), strict=True))
+        for i in range(n)
+        if keep[i]
+    }
 
 
 def expected(gf) -> dict[tuple[str, ...], dict[str, float]]:
@@ -105,7 +120,8 @@ def test_a_call_path_the_tree_lacks_folds_into_its_caller(tiny):
         ("main", "B"): {"time": 20.0, "time (inc)": 20.0, "count": 0.5},
     }
     assert tree.shown().dataframe.equals(
-        tiny.query(timeline.query, level="calls").to_graphframe().dataframe)
+        tiny.query(timeline.query, level="calls").to_graphframe().dataframe
+    )
 
 
 def test_the_cct_view_shows_the_trace_of_the_window(trace):
@@ -135,11 +151,13 @@ def test_views_linked_after_a_window_start_restricted(trace):
     glade.link(timeline, tree)
     assert tree.restriction == timeline.query
     assert tree.shown().dataframe.equals(
-        trace.query(timeline.query, level="calls").to_graphframe().dataframe)
+        trace.query(timeline.query, level="calls").to_graphframe().dataframe
+    )
 
 
-@settings(max_examples=12, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.floats(0, 1), st.floats(0, 1), st.sets(st.integers(0, 5), min_size=1))
 def test_any_window_restricts_to_its_trace(trace, a, b, processes):
     timeline, tree = Timeline(trace), CCT(trace)
@@ -147,8 +165,12 @@ def test_any_window_restricts_to_its_trace(trace, a, b, processes):
     first, last = timeline.extent
     t0, t1 = sorted((int(first + (last - first) * a), int(first + (last - first) * b)))
     timeline.window(t0, t1, processes=sorted(processes))
-    window = str(glade.query.Query().match(".", window_predicate(
-        {"t0": t0, "t1": t1, "processes": timeline.history[-1]["processes"]})))
+    window = str(
+        glade.query.Query().match(
+            ".",
+            window_predicate({"t0": t0, "t1": t1, "processes": timeline.history[-1]["processes"]}),
+        )
+    )
     assert tree.restriction == window
     reference = trace.query(window, level="calls")
     assert flat(shown(tree)) == pytest.approx(flat(expected(reference.to_graphframe())))
@@ -162,10 +184,13 @@ def test_a_cct_selection_highlights_its_calls(trace):
     link = glade.link(timeline, tree)
     path = ("main", "compute_step", "compute_flux")
     tree.selected_paths = [list(path)]
-    assert tree.selection == str(glade.query.parse(
-        '{MATCH (".", n0)->(".", n1)->(".", n2) WHERE n0 IS ROOT AND n0.name = "main" AND '
-        'n1.name = "compute_step" AND n2.name = "compute_flux"} AND {NOT {MATCH (".", n0)->'
-        '(".", n1) WHERE n0 IS ROOT AND n0.name = "main" AND n1.name = "compute_step"}}'))
+    assert tree.selection == str(
+        glade.query.parse(
+            '{MATCH (".", n0)->(".", n1)->(".", n2) WHERE n0 IS ROOT AND n0.name = "main" AND '
+            'n1.name = "compute_step" AND n2.name = "compute_flux"} AND {NOT {MATCH (".", n0)->'
+            '(".", n1) WHERE n0 IS ROOT AND n0.name = "main" AND n1.name = "compute_step"}}'
+        )
+    )
     marked = np.frombuffer(timeline.highlight, dtype="<i4").tolist()
     assert marked == calls_on_path(trace, path) and marked
     assert timeline.highlighted == tree.selection
@@ -257,16 +282,19 @@ def test_a_window_restricts_the_supergraph_of_a_trace(trace):
     own_query, whole = sankey.query, sankey.supergraph().nodes
     link = glade.link(timeline, sankey)
     first, last = timeline.extent
-    timeline.window(int(first + (last - first) * 0.2), int(first + (last - first) * 0.3),
-                    processes=[0, 3])
+    timeline.window(
+        int(first + (last - first) * 0.2), int(first + (last - first) * 0.3), processes=[0, 3]
+    )
     window = trace.query(timeline.query, level="calls").to_graphframe()
     expected_sg = window.query(own_query, fold=True).supergraph(by=MPI)
     assert sankey.supergraph().nodes.equals(expected_sg.nodes)
     assert sankey.supergraph().edges.equals(expected_sg.edges)
     assert sankey.query == own_query and "linked: showing only the calls of" in sankey.notice
-    assert sankey.code() == ("trace.query('''" + own_query + "''', fold=True).to_graphframe()"
-                             ".supergraph(by={'MPI_.*': 'MPI'}, metric='time (inc)', "
-                             "rank_agg='mean')")
+    assert sankey.code() == (
+        "trace.query('''" + own_query + "''', fold=True).to_graphframe()"
+        ".supergraph(by={'MPI_.*': 'MPI'}, metric='time (inc)', "
+        "rank_agg='mean')"
+    )
     # a window that keeps nothing leaves the last supergraph, and says so
     timeline.window(int(last) + 10, int(last) + 20)
     assert sankey.supergraph().nodes.equals(expected_sg.nodes)
@@ -318,8 +346,7 @@ def test_a_window_restricts_the_matrix(halo):
     assert inside.any()
     assert shown_bytes.to_dict() == expected_bytes.astype(float).to_dict()
     link.unlink()
-    assert matrix.restriction == "" and matrix.matrix().to_numpy().sum() == m[
-        "Message Size"].sum()
+    assert matrix.restriction == "" and matrix.matrix().to_numpy().sum() == m["Message Size"].sum()
 
 
 def test_a_matrix_cell_highlights_its_messages_in_the_timeline(halo):
@@ -333,7 +360,8 @@ def test_a_matrix_cell_highlights_its_messages_in_the_timeline(halo):
     # the send and receive events of exactly those messages, and the calls holding them
     messages = matrix.messages()
     assert sorted(forest["event"].to_numpy()[instants].tolist()) == sorted(
-        messages["Send event"].tolist() + messages["Receive event"].tolist())
+        messages["Send event"].tolist() + messages["Receive event"].tolist()
+    )
     calls = marked[(forest["type"].to_numpy()[marked] == "call")]
     parents = halo.calls().graph.tree_parent[instants]
     assert sorted(set(parents.tolist())) == sorted(calls.tolist())
@@ -361,8 +389,15 @@ def test_four_views_in_one_link(halo):
     with pytest.raises(GladeError, match="set by a link"):
         tree.restriction = 'MATCH (".", p)'
     link.unlink()
-    assert not any([tree.restriction, matrix.restriction, sankey.restriction,
-                    timeline.highlighted, matrix.highlighted])
+    assert not any(
+        [
+            tree.restriction,
+            matrix.restriction,
+            sankey.restriction,
+            timeline.highlighted,
+            matrix.highlighted,
+        ]
+    )
 
 
 def test_views_of_a_trace_share_its_call_level(trace):

@@ -49,8 +49,9 @@ def queries(draw, trace: Trace) -> str:
     pred = window_predicate(window)
     kind = draw(st.sampled_from(["window", "name", "both"]))
     if kind != "window":
-        names = ~col("name").isin(draw(st.lists(st.sampled_from(["a", "b", "c"]),
-                                                min_size=1, max_size=2)))
+        names = ~col("name").isin(
+            draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=2))
+        )
         pred = names if kind == "name" else pred & names
     return str(Query().match(".", pred))
 
@@ -60,13 +61,24 @@ def _slow_rows(trace: Trace, text: str) -> dict[tuple, tuple]:
     rank) with calls (its GraphFrame is dense: zeros fill the other pairs)."""
     gf = trace.query(text, level="calls").to_graphframe()
     paths = {node.nid: tuple(node.path()) for node in gf.graph.nodes()}
-    return {(paths[n], r): (t, i, c) for (n, r), t, i, c in zip(
-        gf.dataframe.index, gf.dataframe["time"], gf.dataframe["time (inc)"],
-        gf.dataframe["count"], strict=True) if c > 0}
+    return {
+        (paths[n], r): (t, i, c)
+        for (n, r), t, i, c in zip(
+            gf.dataframe.index,
+            gf.dataframe["time"],
+            gf.dataframe["time (inc)"],
+            gf.dataframe["count"],
+            strict=True,
+        )
+        if c > 0
+    }
 
 
-@settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(st.data())
 def test_cct_rows_from_the_mask_equal_the_query(data):
     with warnings.catch_warnings():
@@ -85,9 +97,12 @@ def test_cct_rows_from_the_mask_equal_the_query(data):
         assert not level.closed(keep) or level._cct_arrays(whole.graph)[2][keep].any()
         return
     paths = {node.nid: tuple(node.path()) for node in whole.graph.nodes()}
-    got = {(paths[n], r): (t, i, c) for n, r, t, i, c in zip(
-        rows["node"], rows["rank"], rows["time"], rows["time (inc)"], rows["count"],
-        strict=True)}
+    got = {
+        (paths[n], r): (t, i, c)
+        for n, r, t, i, c in zip(
+            rows["node"], rows["rank"], rows["time"], rows["time (inc)"], rows["count"], strict=True
+        )
+    }
     assert got == slow
 
 
@@ -111,8 +126,9 @@ def test_the_cct_view_draws_the_query_both_ways():
     timeline, tree = Timeline(trace), CCT(trace)
     glade.link(timeline, tree)
     first, last = timeline.extent
-    timeline.window(int(first + (last - first) * 0.2), int(first + (last - first) * 0.3),
-                    processes=[0, 2, 3])
+    timeline.window(
+        int(first + (last - first) * 0.2), int(first + (last - first) * 0.3), processes=[0, 2, 3]
+    )
     hidden = str(Query().match(".", col("name") != "compute_step"))
     for text in (timeline.query, hidden):
         tree.link_restrict(text)
@@ -128,8 +144,9 @@ def _nonzero(frame: pd.DataFrame) -> dict[tuple[int, int], float]:
 
 
 @settings(max_examples=80, deadline=None)
-@given(messages_strategy, st.integers(0, 500), st.integers(0, 500),
-       st.sampled_from(["bytes", "count"]))
+@given(
+    messages_strategy, st.integers(0, 500), st.integers(0, 500), st.sampled_from(["bytes", "count"])
+)
 def test_the_matrix_of_a_window_sent_in_it_by_brute_force(case, a, b, metric):
     """The matrix's own window: a message belongs to it when sent in it, in the cells,
     in messages() and in the query, whose trace holds exactly both events of each."""
@@ -138,24 +155,37 @@ def test_the_matrix_of_a_window_sent_in_it_by_brute_force(case, a, b, metric):
     t0, t1 = sorted((a, b))
     view = CommMatrix(trace, metric=metric, window=(t0, t1))
     inside = [(i, m) for i, m in enumerate(messages) if t0 <= GAP * (i + 1) <= t1]
-    np.testing.assert_array_equal(view.matrix().to_numpy(),
-                                  oracle(n, [m for _, m in inside], metric))
+    np.testing.assert_array_equal(
+        view.matrix().to_numpy(), oracle(n, [m for _, m in inside], metric)
+    )
     table = view.messages()
     assert table["Send time (ns)"].tolist() == [GAP * (i + 1) for i, _ in inside]
     assert table["Receive time (ns)"].tolist() == [GAP * (i + 1) + m[4] for i, m in inside]
     if view.query == 'MATCH ("*")':
         return
     result = trace.query(view.query, level="calls").events
-    expected = sorted([(GAP * (i + 1), "MpiIsend", s) for i, (s, r, *_) in inside]
-                      + [(GAP * (i + 1) + lat, "MpiIrecv", r)
-                         for i, (s, r, _, _, lat) in inside])
-    assert sorted(zip(result["Timestamp (ns)"], result["Name"].astype(str),
-                      result["Process"], strict=True)) == expected
+    expected = sorted(
+        [(GAP * (i + 1), "MpiIsend", s) for i, (s, r, *_) in inside]
+        + [(GAP * (i + 1) + lat, "MpiIrecv", r) for i, (s, r, _, _, lat) in inside]
+    )
+    assert (
+        sorted(
+            zip(
+                result["Timestamp (ns)"], result["Name"].astype(str), result["Process"], strict=True
+            )
+        )
+        == expected
+    )
 
 
 @settings(max_examples=80, deadline=None)
-@given(messages_strategy, st.integers(0, 500), st.integers(0, 500), st.booleans(),
-       st.sampled_from(["bytes", "count"]))
+@given(
+    messages_strategy,
+    st.integers(0, 500),
+    st.integers(0, 500),
+    st.booleans(),
+    st.sampled_from(["bytes", "count"]),
+)
 def test_a_restricted_matrix_is_the_matrix_of_the_query(case, a, b, some, metric):
     """link_restrict(window): the cells are those of trace.query(window).comm_matrix(),
     read from the shared node mask without building that trace."""
@@ -171,12 +201,16 @@ def test_a_restricted_matrix_is_the_matrix_of_the_query(case, a, b, some, metric
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         reference = trace.query(text, level="calls").comm_matrix(
-            output="size" if metric == "bytes" else "count", as_frame=True)
+            output="size" if metric == "bytes" else "count", as_frame=True
+        )
     assert _nonzero(view.matrix()) == _nonzero(reference)
 
 
-@settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(st.data())
 def test_the_shared_mask_equals_the_query_engine(data):
     """A window (with processes) is compared column by column in numpy; every other
@@ -192,8 +226,7 @@ def test_the_shared_mask_equals_the_query_engine(data):
     level = call_level(trace)
     text = data.draw(queries(trace))
     forest = level.forest
-    expected_mask = query_mask(RowTable(forest.graph, forest.dataframe),
-                               glade.query.parse(text))
+    expected_mask = query_mask(RowTable(forest.graph, forest.dataframe), glade.query.parse(text))
     keep = level.mask(text)
     np.testing.assert_array_equal(keep, expected_mask)
     assert not keep.flags.writeable

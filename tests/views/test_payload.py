@@ -22,24 +22,23 @@ def trace():
 
 
 def supergraph(trace):
-    return SupergraphView(glade.Ensemble.from_graphframes(synthetic_ensemble(4, 40)),
-                          by="module")
+    return SupergraphView(glade.Ensemble.from_graphframes(synthetic_ensemble(4, 40)), by="module")
 
 
 #: (make the view, a state change of it) for every view
 VIEWS = {
     "cct": (CCT, lambda view: view.link_restrict(WINDOW)),
     "supergraph": (supergraph, lambda view: view.hide(view.supergraph().supernodes[-1])),
-    "timeline": (lambda trace: Timeline(trace, height=300),
-                 lambda view: view.hide(view.names[0])),
+    "timeline": (lambda trace: Timeline(trace, height=300), lambda view: view.hide(view.names[0])),
     "matrix-zoom": (CommMatrix, lambda view: view.zoom((0, 3))),
     "matrix-highlight": (CommMatrix, lambda view: view.link_highlight(WINDOW)),
 }
 
 
 def bytes_traits(view) -> set[str]:
-    return {name for name, trait in view.traits(sync=True).items()
-            if isinstance(trait, traitlets.Bytes)}
+    return {
+        name for name, trait in view.traits(sync=True).items() if isinstance(trait, traitlets.Bytes)
+    }
 
 
 @pytest.mark.parametrize("name", list(VIEWS))

@@ -32,8 +32,9 @@ _SLOWDOWN = 6.0
 UNITS = {"time": "s", "time (inc)": "s"}
 
 
-def synthetic_ensemble(n_profiles: int = 24, n_nodes: int = 200, seed: int = 0,
-                       noise: float = 0.1) -> list[GraphFrame]:
+def synthetic_ensemble(
+    n_profiles: int = 24, n_nodes: int = 200, seed: int = 0, noise: float = 0.1
+) -> list[GraphFrame]:
     """``n_profiles`` runs (GraphFrames with metadata ``compiler``, ``problem_size``,
     ``run`` and ``seed``) of a ``n_nodes``-node program: compilers and problem sizes
     cycle through :data:`COMPILERS` and :data:`PROBLEM_SIZES`; exclusive ``time``
@@ -67,12 +68,22 @@ def synthetic_ensemble(n_profiles: int = 24, n_nodes: int = 200, seed: int = 0,
         local = np.full(n_nodes, -1, dtype=np.int64)
         local[nodes] = np.arange(nodes.size)
         child = np.flatnonzero(parent[nodes] >= 0)
-        out.append(GraphFrame.from_tables(
-            graph.frame_rows(nodes),
-            local[parent[nodes[child]]], child,
-            pd.DataFrame({"node": np.arange(nodes.size), "time": time}),
-            exc_metrics=["time"], default_metric="time (inc)", fill_inclusive=True,
-            metadata={"compiler": compiler, "problem_size": size, "run": run, "seed": seed,
-                      "units": dict(UNITS)},
-        ))
+        out.append(
+            GraphFrame.from_tables(
+                graph.frame_rows(nodes),
+                local[parent[nodes[child]]],
+                child,
+                pd.DataFrame({"node": np.arange(nodes.size), "time": time}),
+                exc_metrics=["time"],
+                default_metric="time (inc)",
+                fill_inclusive=True,
+                metadata={
+                    "compiler": compiler,
+                    "problem_size": size,
+                    "run": run,
+                    "seed": seed,
+                    "units": dict(UNITS),
+                },
+            )
+        )
     return out

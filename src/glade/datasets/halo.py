@@ -30,8 +30,14 @@ def grid_shape(processes: int) -> tuple[int, int]:
     return columns, processes // columns
 
 
-def halo_exchange_trace(processes: int = 64, iterations: int = 10, seed: int = 0, *,
-                        messages: int | None = None, message_size: int = 8192):
+def halo_exchange_trace(
+    processes: int = 64,
+    iterations: int = 10,
+    seed: int = 0,
+    *,
+    messages: int | None = None,
+    message_size: int = 8192,
+):
     """A trace of ``processes`` processes on a periodic 2-D grid (:func:`grid_shape`,
     process p at column ``p % columns``, row ``p // columns``) running ``iterations``
     halo exchanges (or about ``messages`` messages in all, when given).
@@ -65,29 +71,36 @@ def halo_exchange_trace(processes: int = 64, iterations: int = 10, seed: int = 0
     # receiver of the message p sends in direction d: (P, 4)
     receiver = ((x[:, None] + dx) % columns) + ((y[:, None] + dy) % rows) * columns
     k = np.arange(iterations)
-    size = (message_size * (1 + np.arange(4) // 2)[None, :] * (1 + k % 3)[:, None])  # (K, 4)
+    size = message_size * (1 + np.arange(4) // 2)[None, :] * (1 + k % 3)[:, None]  # (K, 4)
     biggest = int(size.max())
     length = _FIRST_SEND + 4 * _SEND_GAP + _LATENCY + biggest // _BYTES_PER_NS + _JITTER + 200
     start = k * length  # (K,)
     send_time = start[None, :, None] + _FIRST_SEND + _SEND_GAP * np.arange(4)[None, None, :]
     send_time = np.broadcast_to(send_time, (processes, iterations, 4))
     jitter = np.minimum(rng.exponential(500.0, size=(processes, iterations, 4)), _JITTER)
-    arrival = (send_time + _LATENCY + size[None, :, :] // _BYTES_PER_NS
-               + jitter.astype(np.int64))
+    arrival = send_time + _LATENCY + size[None, :, :] // _BYTES_PER_NS + jitter.astype(np.int64)
     # the receive of p's message in direction d happens on receiver[p, d]
     shape = (processes, iterations)
     enter = np.broadcast_to(start[None, :], shape)
     leave = enter + length - 100
     stamps = np.concatenate([enter[..., None], send_time, arrival, leave[..., None]], axis=2)
-    owner = np.concatenate([
-        np.broadcast_to(p[:, None, None], (*shape, 5)),
-        np.broadcast_to(receiver[:, None, :], (*shape, 4)),
-        np.broadcast_to(p[:, None, None], (*shape, 1))], axis=2)
-    partner = np.concatenate([
-        np.full((*shape, 1), -1),
-        np.broadcast_to(receiver[:, None, :], (*shape, 4)),
-        np.broadcast_to(p[:, None, None], (*shape, 4)),
-        np.full((*shape, 1), -1)], axis=2)
+    owner = np.concatenate(
+        [
+            np.broadcast_to(p[:, None, None], (*shape, 5)),
+            np.broadcast_to(receiver[:, None, :], (*shape, 4)),
+            np.broadcast_to(p[:, None, None], (*shape, 1)),
+        ],
+        axis=2,
+    )
+    partner = np.concatenate(
+        [
+            np.full((*shape, 1), -1),
+            np.broadcast_to(receiver[:, None, :], (*shape, 4)),
+            np.broadcast_to(p[:, None, None], (*shape, 4)),
+            np.full((*shape, 1), -1),
+        ],
+        axis=2,
+    )
     tag4 = np.broadcast_to(np.arange(4), (*shape, 4))
     none = np.full((*shape, 1), -1)
     tag = np.concatenate([none, tag4, tag4, none], axis=2)
@@ -97,24 +110,32 @@ def halo_exchange_trace(processes: int = 64, iterations: int = 10, seed: int = 0
     # Enter, 4 sends, 4 receives, Leave: names and kinds by slot
     slot_names = np.array([1] + [2] * 4 + [0] * 4 + [1])  # codes in `categories` below
     categories = ["MpiIrecv", "halo_exchange", "MpiIsend"]
-    slot_kinds = pd.Categorical(["Enter"] + ["Instant"] * 8 + ["Leave"],
-                                categories=EVENT_TYPES).codes
+    slot_kinds = pd.Categorical(
+        ["Enter"] + ["Instant"] * 8 + ["Leave"], categories=EVENT_TYPES
+    ).codes
     flat = stamps.reshape(-1)
     order = np.argsort(flat, kind="stable")
     slots = stamps.shape[2]
     slot = np.tile(np.arange(slots), processes * iterations)[order]
-    table = pd.DataFrame({
-        "Timestamp (ns)": flat[order].astype(np.int64),
-        "Event Type": event_types(slot_kinds[slot]),
-        "Name": pd.Categorical.from_codes(slot_names[slot], categories=categories),
-        "Process": owner.reshape(-1)[order].astype(np.int64),
-        "Thread": np.zeros(flat.size, dtype=np.int64),
-        "Partner": partner.reshape(-1)[order].astype(np.int32),
-        "Tag": tag.reshape(-1)[order].astype(np.int32),
-        "Communicator": communicator.reshape(-1)[order].astype(np.int32),
-        "Message Size": msg_size.reshape(-1)[order].astype(np.int32),
-    })
-    metadata = {"generator": "glade.datasets.halo_exchange_trace", "seed": seed,
-                "processes": processes, "iterations": iterations, "grid": [columns, rows],
-                "message_size": message_size}
+    table = pd.DataFrame(
+        {
+            "Timestamp (ns)": flat[order].astype(np.int64),
+            "Event Type": event_types(slot_kinds[slot]),
+            "Name": pd.Categorical.from_codes(slot_names[slot], categories=categories),
+            "Process": owner.reshape(-1)[order].astype(np.int64),
+            "Thread": np.zeros(flat.size, dtype=np.int64),
+            "Partner": partner.reshape(-1)[order].astype(np.int32),
+            "Tag": tag.reshape(-1)[order].astype(np.int32),
+            "Communicator": communicator.reshape(-1)[order].astype(np.int32),
+            "Message Size": msg_size.reshape(-1)[order].astype(np.int32),
+        }
+    )
+    metadata = {
+        "generator": "glade.datasets.halo_exchange_trace",
+        "seed": seed,
+        "processes": processes,
+        "iterations": iterations,
+        "grid": [columns, rows],
+        "message_size": message_size,
+    }
     return Trace(table, metadata=metadata, copy=False)

@@ -12,32 +12,125 @@ import pandas as pd
 from glade.graph import depth_from_parent, group_by_depth
 from glade.profile.graphframe import GraphFrame
 
-_VERBS = ["solve", "compute", "update", "assemble", "apply", "init", "advance", "reduce",
-          "exchange", "pack", "unpack", "integrate", "project", "smooth", "restrict",
-          "interpolate", "evaluate", "build", "sweep", "write"]
-_NOUNS = ["flux", "halo", "matrix", "mesh", "stress", "energy", "velocity", "pressure",
-          "boundary", "residual", "jacobian", "forces", "particles", "grid", "timestep",
-          "checkpoint", "kernel", "stencil", "field", "tree"]
-_MPI = ["MPI_Allreduce", "MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Wait",
-        "MPI_Waitall", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Alltoall",
-        "MPI_Allgather", "MPI_Sendrecv", "MPI_Gather", "MPI_Scatter", "MPI_Test",
-        "MPI_Comm_rank", "MPI_Comm_size", "MPI_Wtime", "MPI_Probe", "MPI_Iprobe",
-        "MPI_Scan", "MPI_Put", "MPI_Get"]
+_VERBS = [
+    "solve",
+    "compute",
+    "update",
+    "assemble",
+    "apply",
+    "init",
+    "advance",
+    "reduce",
+    "exchange",
+    "pack",
+    "unpack",
+    "integrate",
+    "project",
+    "smooth",
+    "restrict",
+    "interpolate",
+    "evaluate",
+    "build",
+    "sweep",
+    "write",
+]
+_NOUNS = [
+    "flux",
+    "halo",
+    "matrix",
+    "mesh",
+    "stress",
+    "energy",
+    "velocity",
+    "pressure",
+    "boundary",
+    "residual",
+    "jacobian",
+    "forces",
+    "particles",
+    "grid",
+    "timestep",
+    "checkpoint",
+    "kernel",
+    "stencil",
+    "field",
+    "tree",
+]
+_MPI = [
+    "MPI_Allreduce",
+    "MPI_Send",
+    "MPI_Recv",
+    "MPI_Isend",
+    "MPI_Irecv",
+    "MPI_Wait",
+    "MPI_Waitall",
+    "MPI_Barrier",
+    "MPI_Bcast",
+    "MPI_Reduce",
+    "MPI_Alltoall",
+    "MPI_Allgather",
+    "MPI_Sendrecv",
+    "MPI_Gather",
+    "MPI_Scatter",
+    "MPI_Test",
+    "MPI_Comm_rank",
+    "MPI_Comm_size",
+    "MPI_Wtime",
+    "MPI_Probe",
+    "MPI_Iprobe",
+    "MPI_Scan",
+    "MPI_Put",
+    "MPI_Get",
+]
 _MPI_INTERNAL = ["PMPI_" + m[4:] for m in _MPI] + [
-    "MPIDI_CH3_Progress", "MPIDI_CH3I_Progress_wait", "MPIR_Allreduce_intra",
-    "MPIR_Barrier_intra", "MPID_Isend", "MPID_Irecv", "psm_progress_wait", "poll",
-    "sched_yield", "memcpy", "MPIR_Reduce_intra", "MPIC_Sendrecv"]
-_SYSTEM = ["malloc", "free", "calloc", "realloc", "memset", "memcpy", "__libc_start_main",
-           "std::vector<double>::resize", "std::vector<int>::push_back", "std::sort",
-           "std::map<int, int>::find", "std::string::append", "operator new",
-           "operator delete", "__gnu_cxx::new_allocator<double>::allocate", "_int_malloc",
-           "_int_free", "mmap", "munmap", "__memmove_avx_unaligned_erms", "pthread_mutex_lock",
-           "pthread_mutex_unlock", "__GI___libc_write", "std::__introsort_loop"]
+    "MPIDI_CH3_Progress",
+    "MPIDI_CH3I_Progress_wait",
+    "MPIR_Allreduce_intra",
+    "MPIR_Barrier_intra",
+    "MPID_Isend",
+    "MPID_Irecv",
+    "psm_progress_wait",
+    "poll",
+    "sched_yield",
+    "memcpy",
+    "MPIR_Reduce_intra",
+    "MPIC_Sendrecv",
+]
+_SYSTEM = [
+    "malloc",
+    "free",
+    "calloc",
+    "realloc",
+    "memset",
+    "memcpy",
+    "__libc_start_main",
+    "std::vector<double>::resize",
+    "std::vector<int>::push_back",
+    "std::sort",
+    "std::map<int, int>::find",
+    "std::string::append",
+    "operator new",
+    "operator delete",
+    "__gnu_cxx::new_allocator<double>::allocate",
+    "_int_malloc",
+    "_int_free",
+    "mmap",
+    "munmap",
+    "__memmove_avx_unaligned_erms",
+    "pthread_mutex_lock",
+    "pthread_mutex_unlock",
+    "__GI___libc_write",
+    "std::__introsort_loop",
+]
 
 _APP = [f"{v}_{n}" for v in _VERBS for n in _NOUNS]
 # Vocabularies: 0 application, 1 MPI, 2 MPI internals, 3 system (libc, allocator, std::).
-_VOCABS = [np.array(_APP, dtype=object), np.array(_MPI, dtype=object),
-           np.array(_MPI_INTERNAL, dtype=object), np.array(_SYSTEM, dtype=object)]
+_VOCABS = [
+    np.array(_APP, dtype=object),
+    np.array(_MPI, dtype=object),
+    np.array(_MPI_INTERNAL, dtype=object),
+    np.array(_SYSTEM, dtype=object),
+]
 _MODULES = np.array(["app", "libmpi.so.12", "libmpi.so.12", "libc.so.6"], dtype=object)
 _CATEGORY_WEIGHTS = np.array([0.72, 0.14, 0.0, 0.14])
 
@@ -113,15 +206,18 @@ def synthetic_profile(
     names[clash] = names[clash] + "." + np.arange(int(clash.sum())).astype(str).astype(object)
     names[0] = "main"
     line = np.where(category == 0, rng.integers(10, 2000, size=n_nodes), 0)
-    files = np.where(category == 0, "src/" + pd.Series(names).str.split("_").str[-1] + ".cpp",
-                     "<unknown file>")
-    frames = pd.DataFrame({
-        "name": names,
-        "type": "function",
-        "file": files.astype(object),
-        "line": line,
-        "module": _MODULES[category],
-    })
+    files = np.where(
+        category == 0, "src/" + pd.Series(names).str.split("_").str[-1] + ".cpp", "<unknown file>"
+    )
+    frames = pd.DataFrame(
+        {
+            "name": names,
+            "type": "function",
+            "file": files.astype(object),
+            "line": line,
+            "module": _MODULES[category],
+        }
+    )
     exc = rng.lognormal(mean=2.0, sigma=1.6, size=n_nodes)
     exc[category == 2] *= 3.0
     columns = {"time": exc}
@@ -133,8 +229,10 @@ def synthetic_profile(
         noise = rng.lognormal(0.0, 0.15, size=(n_nodes, num))
         waiting = np.isin(category, (1, 2))
         noise[waiting, -1] *= 3.0
-        rows = {"node": np.repeat(np.arange(n_nodes), num),
-                "rank": np.tile(np.arange(num), n_nodes)}
+        rows = {
+            "node": np.repeat(np.arange(n_nodes), num),
+            "rank": np.tile(np.arange(num), n_nodes),
+        }
         for name, values in columns.items():
             per_rank = values[:, None] * noise
             if name == "PAPI_L2_TCM":
@@ -154,8 +252,12 @@ def synthetic_profile(
         inc_metrics=[],
         index=index,
         default_metric="time (inc)",
-        metadata={"generator": "glade.datasets.synthetic_profile", "seed": seed,
-                  "n_nodes": n_nodes, "ranks": ranks},
+        metadata={
+            "generator": "glade.datasets.synthetic_profile",
+            "seed": seed,
+            "n_nodes": n_nodes,
+            "ranks": ranks,
+        },
         fill_inclusive=True,
     )
 

@@ -12,8 +12,11 @@ def shared_data(*parts: str) -> Path | None:
     None when that data is not on this machine. Tutorials use it and fall back to
     synthetic data."""
     env = os.environ.get("GLADE_TEST_DATA")
-    roots = [Path(env)] if env else [
-        base / "shared" / "data" for base in (Path.cwd(), *Path.cwd().parents)]
+    roots = (
+        [Path(env)]
+        if env
+        else [base / "shared" / "data" for base in (Path.cwd(), *Path.cwd().parents)]
+    )
     for root in roots:
         candidate = root.joinpath(*parts)
         if root.is_dir() and candidate.exists():

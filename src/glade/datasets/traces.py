@@ -23,8 +23,16 @@ _ALLREDUCE = 10_000
 _INIT = 10_000
 _LATENCY = 5_000
 _BYTES_PER_NS = 10
-_COMPUTE = ["compute_step", "compute_flux", "flux_kernel", "flux_kernel", "compute_flux",
-            "update_field", "update_field", "compute_step"]
+_COMPUTE = [
+    "compute_step",
+    "compute_flux",
+    "flux_kernel",
+    "flux_kernel",
+    "compute_flux",
+    "update_field",
+    "update_field",
+    "compute_step",
+]
 _COMPUTE_KINDS = ["Enter", "Enter", "Enter", "Leave", "Leave", "Enter", "Leave", "Leave"]
 _EXCHANGES = ("ring", "halo", "pingpong")
 
@@ -67,16 +75,35 @@ def _pingpong_events(c_all: np.ndarray, size: np.ndarray, rows: slice):
     pong_ready = np.maximum(c_all[first + 1] + 2 * _GAP, _arrival(ping_sent, size))
     pong_sent = pong_ready + 3 * _GAP
     ping_back = np.maximum(ping_sent + _ISEND + 2 * _GAP, _arrival(pong_sent, size))
-    pinger = np.stack([c + _GAP, ping_sent, ping_sent + _ISEND, ping_sent + _ISEND + _GAP,
-                       ping_back, ping_back + _GAP], axis=2)
-    ponger = np.stack([c + _GAP, pong_ready, pong_ready + _GAP, pong_ready + 2 * _GAP,
-                       pong_sent, pong_sent + _ISEND], axis=2)
+    pinger = np.stack(
+        [
+            c + _GAP,
+            ping_sent,
+            ping_sent + _ISEND,
+            ping_sent + _ISEND + _GAP,
+            ping_back,
+            ping_back + _GAP,
+        ],
+        axis=2,
+    )
+    ponger = np.stack(
+        [
+            c + _GAP,
+            pong_ready,
+            pong_ready + _GAP,
+            pong_ready + 2 * _GAP,
+            pong_sent,
+            pong_sent + _ISEND,
+        ],
+        axis=2,
+    )
     t = np.where(even[..., None], pinger, ponger)
     kinds = ["Enter", "Instant", "Leave", "Enter", "Instant", "Leave"]
-    names = np.where(even, np.array(["MPI_Send", "MpiSend", "MPI_Send", "MPI_Recv",
-                                     "MpiRecv", "MPI_Recv"]),
-                     np.array(["MPI_Recv", "MpiRecv", "MPI_Recv", "MPI_Send", "MpiSend",
-                               "MPI_Send"]))
+    names = np.where(
+        even,
+        np.array(["MPI_Send", "MpiSend", "MPI_Send", "MPI_Recv", "MpiRecv", "MPI_Recv"]),
+        np.array(["MPI_Recv", "MpiRecv", "MPI_Recv", "MPI_Send", "MpiSend", "MPI_Send"]),
+    )
     message = np.zeros(t.shape, dtype=bool)
     message[..., [1, 4]] = True
     partner = np.where(message, peer[..., None], -1)
@@ -144,8 +171,11 @@ def _exchange_events(pattern: str, c_all: np.ndarray, size: np.ndarray, rows: sl
     partner.append(-1 + zeros)
     tag.append(-1 + zeros)
     msg_size.append(-1 + zeros)
-    fields = {"Partner": np.stack(partner, axis=2), "Tag": np.stack(tag, axis=2),
-              "Message Size": np.stack(msg_size, axis=2)}
+    fields = {
+        "Partner": np.stack(partner, axis=2),
+        "Tag": np.stack(tag, axis=2),
+        "Message Size": np.stack(msg_size, axis=2),
+    }
     return np.stack(t_parts, axis=2), kinds, np.array(names), fields
 
 
@@ -211,12 +241,28 @@ def trace_plan(
     flux = _FLUX * rng.lognormal(0.0, noise, size=shape) * slow[:, None]
     update = _UPDATE * rng.lognormal(0.0, noise, size=shape) * slow[:, None]
     size = (message_size * (1 + np.arange(iterations) % 4)).astype(np.int64)
-    metadata = {"generator": "glade.datasets.synthetic_trace", "seed": seed,
-                "processes": processes, "iterations": iterations, "exchange": exchange,
-                "message_size": message_size, "imbalance": imbalance,
-                "slow_process": slow_process}
-    plan = TracePlan(processes, iterations, exchange, flux, update, size,
-                     np.empty(shape, dtype=np.int64), np.empty(0), np.empty(0), metadata)
+    metadata = {
+        "generator": "glade.datasets.synthetic_trace",
+        "seed": seed,
+        "processes": processes,
+        "iterations": iterations,
+        "exchange": exchange,
+        "message_size": message_size,
+        "imbalance": imbalance,
+        "slow_process": slow_process,
+    }
+    plan = TracePlan(
+        processes,
+        iterations,
+        exchange,
+        flux,
+        update,
+        size,
+        np.empty(shape, dtype=np.int64),
+        np.empty(0),
+        np.empty(0),
+        metadata,
+    )
     for rows in plan.groups(group_events):
         plan.compute_end[rows] = _compute_offsets(flux[rows], update[rows])[..., 7]
     reduce_enter = np.zeros(iterations, dtype=np.int64)
@@ -225,8 +271,18 @@ def trace_plan(
         reduce_enter = np.maximum(reduce_enter, comm[..., -1].max(axis=0) + _GAP)
     length = reduce_enter + _ALLREDUCE + _GAP
     start = _INIT + _GAP + np.concatenate([[0], np.cumsum(length)[:-1]])
-    return TracePlan(processes, iterations, exchange, flux, update, size, plan.compute_end,
-                     start, length, metadata)
+    return TracePlan(
+        processes,
+        iterations,
+        exchange,
+        flux,
+        update,
+        size,
+        plan.compute_end,
+        start,
+        length,
+        metadata,
+    )
 
 
 def trace_events(plan: TracePlan, rows: slice) -> pd.DataFrame:
@@ -237,39 +293,62 @@ def trace_events(plan: TracePlan, rows: slice) -> pd.DataFrame:
     from glade.trace.events import EVENT_TYPES
 
     compute = _compute_offsets(plan.flux[rows], plan.update[rows])
-    comm, comm_kinds, comm_names, fields = _exchange_events(plan.exchange, plan.compute_end,
-                                                            plan.size, rows)
+    comm, comm_kinds, comm_names, fields = _exchange_events(
+        plan.exchange, plan.compute_end, plan.size, rows
+    )
     procs = compute.shape[0]
     shape = compute.shape[:2]
     reduce_enter = comm[..., -1] + _GAP
-    step_t = np.concatenate([compute, comm, reduce_enter[..., None],
-                             np.broadcast_to((plan.length - _GAP)[None, :, None],
-                                             (*shape, 1))], axis=2)
+    step_t = np.concatenate(
+        [
+            compute,
+            comm,
+            reduce_enter[..., None],
+            np.broadcast_to((plan.length - _GAP)[None, :, None], (*shape, 1)),
+        ],
+        axis=2,
+    )
     step_t = step_t + plan.start[None, :, None]
     m = step_t.shape[2]
     kinds = np.array(_COMPUTE_KINDS + comm_kinds + ["Enter", "Leave"])
     if comm_names.ndim == 1:
         comm_names = np.broadcast_to(comm_names, (procs, comm_names.size))
-    names = np.concatenate([np.broadcast_to(np.array(_COMPUTE), (procs, 8)), comm_names,
-                            np.broadcast_to(np.array(["MPI_Allreduce"] * 2), (procs, 2))],
-                           axis=1)
+    names = np.concatenate(
+        [
+            np.broadcast_to(np.array(_COMPUTE), (procs, 8)),
+            comm_names,
+            np.broadcast_to(np.array(["MPI_Allreduce"] * 2), (procs, 2)),
+        ],
+        axis=1,
+    )
     end = plan.start[-1] + plan.length[-1]
     head_t = np.array([0, _GAP, _INIT])
     tail_t = np.array([end + _GAP, end + 2 * _GAP, end + 3 * _GAP])
-    stamps = np.concatenate([np.broadcast_to(head_t, (procs, 3)),
-                             step_t.reshape(procs, -1),
-                             np.broadcast_to(tail_t, (procs, 3))], axis=1)
-    head_names, tail_names = ["main", "MPI_Init", "MPI_Init"], ["MPI_Finalize", "MPI_Finalize",
-                                                                 "main"]
+    stamps = np.concatenate(
+        [
+            np.broadcast_to(head_t, (procs, 3)),
+            step_t.reshape(procs, -1),
+            np.broadcast_to(tail_t, (procs, 3)),
+        ],
+        axis=1,
+    )
+    head_names, tail_names = (
+        ["main", "MPI_Init", "MPI_Init"],
+        ["MPI_Finalize", "MPI_Finalize", "main"],
+    )
     categories = np.unique(np.concatenate([head_names, names[0], tail_names]))
     step_codes = np.searchsorted(categories, names).astype(np.int32)
-    codes = np.concatenate([
-        np.broadcast_to(np.searchsorted(categories, head_names).astype(np.int32), (procs, 3)),
-        np.tile(step_codes, (1, plan.iterations)),
-        np.broadcast_to(np.searchsorted(categories, tail_names).astype(np.int32), (procs, 3)),
-    ], axis=1).reshape(-1)
-    frame_kinds = np.concatenate([["Enter", "Enter", "Leave"],
-                                  np.tile(kinds, plan.iterations), ["Enter", "Leave", "Leave"]])
+    codes = np.concatenate(
+        [
+            np.broadcast_to(np.searchsorted(categories, head_names).astype(np.int32), (procs, 3)),
+            np.tile(step_codes, (1, plan.iterations)),
+            np.broadcast_to(np.searchsorted(categories, tail_names).astype(np.int32), (procs, 3)),
+        ],
+        axis=1,
+    ).reshape(-1)
+    frame_kinds = np.concatenate(
+        [["Enter", "Enter", "Leave"], np.tile(kinds, plan.iterations), ["Enter", "Leave", "Leave"]]
+    )
     columns = {}
     for name, values in fields.items():
         full = np.full((*shape, m), -1, dtype=np.int64)
@@ -283,17 +362,19 @@ def trace_events(plan: TracePlan, rows: slice) -> pd.DataFrame:
         within = np.argsort(stamps, axis=1, kind="stable")
         order = (within + per_process * np.arange(procs)[:, None]).reshape(-1)
     partner = columns["Partner"].reshape(-1)[order]
-    return pd.DataFrame({
-        "Timestamp (ns)": stamps.reshape(-1)[order],
-        "Event Type": event_types(kind_codes[order]),
-        "Name": pd.Categorical.from_codes(codes[order], categories=categories),
-        "Process": np.repeat(np.arange(plan.processes, dtype=np.int64)[rows], per_process),
-        "Thread": np.zeros(procs * per_process, dtype=np.int64),
-        "Partner": partner,
-        "Tag": columns["Tag"].reshape(-1)[order],
-        "Communicator": np.where(partner >= 0, 0, -1),
-        "Message Size": columns["Message Size"].reshape(-1)[order],
-    })
+    return pd.DataFrame(
+        {
+            "Timestamp (ns)": stamps.reshape(-1)[order],
+            "Event Type": event_types(kind_codes[order]),
+            "Name": pd.Categorical.from_codes(codes[order], categories=categories),
+            "Process": np.repeat(np.arange(plan.processes, dtype=np.int64)[rows], per_process),
+            "Thread": np.zeros(procs * per_process, dtype=np.int64),
+            "Partner": partner,
+            "Tag": columns["Tag"].reshape(-1)[order],
+            "Communicator": np.where(partner >= 0, 0, -1),
+            "Message Size": columns["Message Size"].reshape(-1)[order],
+        }
+    )
 
 
 def synthetic_trace(
@@ -330,9 +411,17 @@ def synthetic_trace(
     """
     from glade.trace.model import Trace
 
-    plan = trace_plan(processes, iterations, seed, events=events, exchange=exchange,
-                      message_size=message_size, imbalance=imbalance,
-                      slow_process=slow_process, noise=noise)
+    plan = trace_plan(
+        processes,
+        iterations,
+        seed,
+        events=events,
+        exchange=exchange,
+        message_size=message_size,
+        imbalance=imbalance,
+        slow_process=slow_process,
+        noise=noise,
+    )
     table = trace_events(plan, slice(0, plan.processes))
     order = np.argsort(table["Timestamp (ns)"].to_numpy(), kind="stable")
     table = table.take(order)
@@ -363,9 +452,19 @@ def write_synthetic_trace(
     ``Trace.from_parquet(path)`` equals ``synthetic_trace(...)``; returns ``path``."""
     from glade.trace.storage import write_process_groups
 
-    plan = trace_plan(processes, iterations, seed, events=events, exchange=exchange,
-                      message_size=message_size, imbalance=imbalance,
-                      slow_process=slow_process, noise=noise, group_events=group_events)
+    plan = trace_plan(
+        processes,
+        iterations,
+        seed,
+        events=events,
+        exchange=exchange,
+        message_size=message_size,
+        imbalance=imbalance,
+        slow_process=slow_process,
+        noise=noise,
+        group_events=group_events,
+    )
     groups = (trace_events(plan, rows) for rows in plan.groups(group_events))
-    return write_process_groups(path, groups, plan.processes * plan.events_per_process,
-                                plan.metadata, overwrite)
+    return write_process_groups(
+        path, groups, plan.processes * plan.events_per_process, plan.metadata, overwrite
+    )

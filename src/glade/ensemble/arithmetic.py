@@ -29,35 +29,42 @@ def _bare(ens: Ensemble, metrics: list) -> Ensemble:
     """``ens`` with only ``metrics``, without derived columns or statistics."""
     from glade.ensemble.model import Ensemble
 
-    return Ensemble._make(ens.graph, ens.dataframe[metrics], ens.metadata,
-                          [m for m in ens.exc_metrics if m in metrics],
-                          [m for m in ens.inc_metrics if m in metrics], None)
+    return Ensemble._make(
+        ens.graph,
+        ens.dataframe[metrics],
+        ens.metadata,
+        [m for m in ens.exc_metrics if m in metrics],
+        [m for m in ens.inc_metrics if m in metrics],
+        None,
+    )
 
 
-def combine(left: Ensemble, right: Ensemble, op: Callable, on: str | None = None
-            ) -> Ensemble:
+def combine(left: Ensemble, right: Ensemble, op: Callable, on: str | None = None) -> Ensemble:
     """``op(left, right)`` on the profiles both have (see the module docstring)."""
     from glade.ensemble.concat import concat_columns, profile_relabelling
     from glade.ensemble.model import Ensemble
 
     if not isinstance(right, Ensemble):
-        raise GladeError(f"ensemble arithmetic needs two Ensembles, not "
-                         f"{type(right).__name__}")
+        raise GladeError(f"ensemble arithmetic needs two Ensembles, not {type(right).__name__}")
     if left.is_columnar or right.is_columnar:
         raise GladeError("ensemble arithmetic works on plain ensembles, not columnar ones")
     additive = set(right.exc_metrics) | set(right.inc_metrics)
-    metrics = [m for m in left._measured
-               if m in additive and (m in left.exc_metrics or m in left.inc_metrics)]
+    metrics = [
+        m
+        for m in left._measured
+        if m in additive and (m in left.exc_metrics or m in left.inc_metrics)
+    ]
     if not metrics:
         raise GladeError("the ensembles have no exclusive or inclusive metric in common")
     relabels = [profile_relabelling(ens, on, i) for i, ens in enumerate((left, right))]
-    joined = concat_columns([_bare(left, metrics), _bare(right, metrics)],
-                            ["left", "right"], on)
+    joined = concat_columns([_bare(left, metrics), _bare(right, metrics)], ["left", "right"], on)
     both = set(relabels[0].values()) & set(relabels[1].values())
     common = [p for p in joined.profiles if p in both]
     if not common:
-        raise GladeError("no profile is in both ensembles" + (
-            f" (matched by metadata column {on!r})" if on else " (matched by id)"))
+        raise GladeError(
+            "no profile is in both ensembles"
+            + (f" (matched by metadata column {on!r})" if on else " (matched by id)")
+        )
     position = np.full(joined.num_profiles, -1, dtype=np.int64)
     position[joined.metadata.index.get_indexer(common)] = np.arange(len(common))
     index = joined.dataframe.index
@@ -67,22 +74,38 @@ def combine(left: Ensemble, right: Ensemble, op: Callable, on: str | None = None
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         for metric in metrics:
             a = joined.dataframe[("left", metric)].to_numpy(dtype=np.float64, na_value=np.nan)
-            b = joined.dataframe[("right", metric)].to_numpy(dtype=np.float64,
-                                                             na_value=np.nan)
+            b = joined.dataframe[("right", metric)].to_numpy(dtype=np.float64, na_value=np.nan)
             columns[metric] = op(a[rows], b[rows])
     metadata = left.metadata.copy()
     metadata.index = metadata.index.map(relabels[0]).rename("profile")
     metadata = metadata.loc[common]
     rest = list(index.names[2:])
-    table = sorted_rows(np.asarray(index.codes[0], dtype=np.int64)[rows], target[rows],
-                        [np.asarray(index.get_level_values(n))[rows] for n in rest], rest,
-                        columns, metadata.index, len(joined.graph), additive=metrics)
-    recipes = [r.renamed(lambda m: m, lambda p: relabels[0].get(p, p))
-               for r in left._recipes if set(r.metrics) <= set(metrics)]
-    return Ensemble._make(joined.graph, table, metadata,
-                          [m for m in left.exc_metrics if m in metrics],
-                          [m for m in left.inc_metrics if m in metrics],
-                          left.default_metric, (), recipes, prune=True)
+    table = sorted_rows(
+        np.asarray(index.codes[0], dtype=np.int64)[rows],
+        target[rows],
+        [np.asarray(index.get_level_values(n))[rows] for n in rest],
+        rest,
+        columns,
+        metadata.index,
+        len(joined.graph),
+        additive=metrics,
+    )
+    recipes = [
+        r.renamed(lambda m: m, lambda p: relabels[0].get(p, p))
+        for r in left._recipes
+        if set(r.metrics) <= set(metrics)
+    ]
+    return Ensemble._make(
+        joined.graph,
+        table,
+        metadata,
+        [m for m in left.exc_metrics if m in metrics],
+        [m for m in left.inc_metrics if m in metrics],
+        left.default_metric,
+        (),
+        recipes,
+        prune=True,
+    )
 
 
 class Arithmetic:

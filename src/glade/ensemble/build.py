@@ -60,9 +60,13 @@ def structure_key(graph: Graph) -> str:
     """A hash of a graph's frames, edges and roots: equal graphs get equal keys."""
     src, dst = graph.edges()
     attributes = graph.frame_attributes
-    digest = _digest(repr([str(c) for c in attributes]).encode(),
-                     *(_column_bytes(graph.frame_values(c)) for c in attributes),
-                     src.tobytes(), dst.tobytes(), graph.root_ids.tobytes())
+    digest = _digest(
+        repr([str(c) for c in attributes]).encode(),
+        *(_column_bytes(graph.frame_values(c)) for c in attributes),
+        src.tobytes(),
+        dst.tobytes(),
+        graph.root_ids.tobytes(),
+    )
     return digest.hexdigest()
 
 
@@ -77,10 +81,14 @@ def content_hash(gf: GraphFrame, structure: str | None = None) -> str:
     df = gf.dataframe
     index = [_column_bytes(df.index.get_level_values(i)) for i in range(df.index.nlevels)]
     metrics = gf.metric_columns
-    digest = _digest(structure.encode(), repr(list(df.index.names)).encode(), *index,
-                     repr([str(m) for m in metrics]).encode(),
-                     *(_column_bytes(df[m].to_numpy()) for m in metrics),
-                     _metadata_text(gf.metadata))
+    digest = _digest(
+        structure.encode(),
+        repr(list(df.index.names)).encode(),
+        *index,
+        repr([str(m) for m in metrics]).encode(),
+        *(_column_bytes(df[m].to_numpy()) for m in metrics),
+        _metadata_text(gf.metadata),
+    )
     return digest.hexdigest()[:HASH_LENGTH]
 
 
@@ -91,8 +99,7 @@ class ProfileParts:
     carries the graph as plain arrays, rebuilt on first use; a worker that already
     sent a graph of the same structure drops it (:meth:`drop_graph`)."""
 
-    def __init__(self, gf: GraphFrame, structure: str | None = None,
-                 content: str | None = None):
+    def __init__(self, gf: GraphFrame, structure: str | None = None, content: str | None = None):
         self.structure = structure or structure_key(gf.graph)
         self.content = content or content_hash(gf, self.structure)
         index = gf.dataframe.index
@@ -174,11 +181,18 @@ def metric_kinds(parts: Sequence[MetricParts], names: Sequence[str]) -> tuple[li
     kind: dict[Hashable, tuple[str, str]] = {}
     for (metrics, exc_metrics, inc_metrics), name in zip(parts, names, strict=True):
         for metric in metrics:
-            this = ("exclusive" if metric in exc_metrics else
-                    "inclusive" if metric in inc_metrics else "other")
+            this = (
+                "exclusive"
+                if metric in exc_metrics
+                else "inclusive"
+                if metric in inc_metrics
+                else "other"
+            )
             if metric in kind and kind[metric][0] != this:
-                raise GladeError(f"metric {metric!r} is {kind[metric][0]} in "
-                                 f"{kind[metric][1]} but {this} in {name}")
+                raise GladeError(
+                    f"metric {metric!r} is {kind[metric][0]} in "
+                    f"{kind[metric][1]} but {this} in {name}"
+                )
             kind.setdefault(metric, (this, name))
     exc = [m for m, (k, _) in kind.items() if k == "exclusive"]
     inc = [m for m, (k, _) in kind.items() if k == "inclusive"]
@@ -194,7 +208,8 @@ def profile_ids(labels: Sequence[Hashable] | None, hashes: Sequence[str]) -> lis
             raise GladeError(f"{len(labels)} labels for {len(hashes)} profiles")
         for label in labels:
             if not isinstance(label, str | int | float | np.integer | np.floating) or (
-                    isinstance(label, bool)):
+                isinstance(label, bool)
+            ):
                 raise GladeError(f"profile label {label!r} is not a string or a number")
         ids, what = labels, "label"
     else:
@@ -204,8 +219,10 @@ def profile_ids(labels: Sequence[Hashable] | None, hashes: Sequence[str]) -> lis
         if pid in seen:
             if what == "label":
                 raise GladeError(f"profiles {seen[pid]} and {i} have the same label {pid!r}")
-            raise GladeError(f"profiles {seen[pid]} and {i} have the same content (id {pid}); "
-                             "give labels= to keep both")
+            raise GladeError(
+                f"profiles {seen[pid]} and {i} have the same content (id {pid}); "
+                "give labels= to keep both"
+            )
         seen[pid] = i
     return ids
 
@@ -218,8 +235,7 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def metadata_table(records: Sequence[Mapping[str, Any]], ids: Sequence[Hashable]
-                   ) -> pd.DataFrame:
+def metadata_table(records: Sequence[Mapping[str, Any]], ids: Sequence[Hashable]) -> pd.DataFrame:
     """One row per profile (indexed ``profile``), one column per metadata key (in
     order of first appearance; NaN where a profile lacks the key)."""
     rows = [{k: _cell(v) for k, v in record.items()} for record in records]
@@ -235,15 +251,24 @@ def concat_column(pieces: Sequence[np.ndarray | None], lengths: Sequence[int]) -
     present = [p for p in pieces if p is not None]
     if len(present) == len(pieces) and len({p.dtype for p in present}) == 1:
         return np.concatenate(present) if present else np.zeros(0)
-    series = [pd.Series(p) if p is not None else pd.Series(np.full(n, np.nan))
-              for p, n in zip(pieces, lengths, strict=True)]
+    series = [
+        pd.Series(p) if p is not None else pd.Series(np.full(n, np.nan))
+        for p, n in zip(pieces, lengths, strict=True)
+    ]
     return pd.concat(series, ignore_index=True).to_numpy()
 
 
-def sorted_rows(node: np.ndarray, profile: np.ndarray, rest: Sequence[np.ndarray],
-                rest_names: Sequence[str], columns: Mapping[Hashable, np.ndarray],
-                profiles: pd.Index, num_nodes: int, *, additive: Collection[Hashable]
-                ) -> pd.DataFrame:
+def sorted_rows(
+    node: np.ndarray,
+    profile: np.ndarray,
+    rest: Sequence[np.ndarray],
+    rest_names: Sequence[str],
+    columns: Mapping[Hashable, np.ndarray],
+    profiles: pd.Index,
+    num_nodes: int,
+    *,
+    additive: Collection[Hashable],
+) -> pd.DataFrame:
     """The performance table from row arrays: ``node`` ids, ``profile`` positions in
     ``profiles``, values of the other index levels, and metric columns; sorted by
     node, profile position, then the other levels. Rows with equal index values (nodes
@@ -258,8 +283,7 @@ def sorted_rows(node: np.ndarray, profile: np.ndarray, rest: Sequence[np.ndarray
     order = np.lexsort(keys) if len(node) else np.zeros(0, dtype=np.int64)
     if len(order) and np.array_equal(order, np.arange(len(order))):
         order = slice(None)
-    codes = [np.asarray(node)[order], np.asarray(profile)[order],
-             *(c[order] for c in rest_codes)]
+    codes = [np.asarray(node)[order], np.asarray(profile)[order], *(c[order] for c in rest_codes)]
     data = {label: np.asarray(values)[order] for label, values in columns.items()}
     repeated = np.ones(max(len(codes[0]) - 1, 0), dtype=bool)
     for level in codes:
@@ -276,8 +300,11 @@ def sorted_rows(node: np.ndarray, profile: np.ndarray, rest: Sequence[np.ndarray
     return pd.DataFrame(data, index=index)
 
 
-def ensemble_of(parts: Sequence[ProfileParts], labels: Sequence[Hashable] | None,
-                extra: Sequence[Mapping[str, Any]]) -> Ensemble:
+def ensemble_of(
+    parts: Sequence[ProfileParts],
+    labels: Sequence[Hashable] | None,
+    extra: Sequence[Mapping[str, Any]],
+) -> Ensemble:
     """The ensemble of the given profiles, each with extra metadata: one graph (nodes
     matched by call path), one sample per profile (and rank) per call path."""
     from glade.ensemble.model import Ensemble
@@ -288,11 +315,15 @@ def ensemble_of(parts: Sequence[ProfileParts], labels: Sequence[Hashable] | None
     names = list(parts[0].levels)
     for i, part in enumerate(parts):
         if list(part.levels) != names:
-            raise GladeError(f"profile {ids[i]!r} is indexed by {['node', *part.levels]}, "
-                             f"profile {ids[0]!r} by {['node', *names]}: all profiles "
-                             "need the same index levels")
-    exc, inc = metric_kinds([(list(p.columns), p.exc_metrics, p.inc_metrics) for p in parts],
-                            [f"profile {pid!r}" for pid in ids])
+            raise GladeError(
+                f"profile {ids[i]!r} is indexed by {['node', *part.levels]}, "
+                f"profile {ids[0]!r} by {['node', *names]}: all profiles "
+                "need the same index levels"
+            )
+    exc, inc = metric_kinds(
+        [(list(p.columns), p.exc_metrics, p.inc_metrics) for p in parts],
+        [f"profile {pid!r}" for pid in ids],
+    )
     carriers = graph_carriers(parts)
     graph, maps = unify([p.structure for p in parts], lambda key: carriers[key].graph)
     lengths = [len(p.node) for p in parts]
@@ -305,6 +336,7 @@ def ensemble_of(parts: Sequence[ProfileParts], labels: Sequence[Hashable] | None
     columns = {m: concat_column([p.columns.get(m) for p in parts], lengths) for m in metrics}
     records = [{**p.metadata, **more} for p, more in zip(parts, extra, strict=True)]
     metadata = metadata_table(records, ids)
-    rows = sorted_rows(node, profile, rest, names, columns, metadata.index, len(graph),
-                       additive=[*exc, *inc])
+    rows = sorted_rows(
+        node, profile, rest, names, columns, metadata.index, len(graph), additive=[*exc, *inc]
+    )
     return Ensemble._make(graph, rows, metadata, exc, inc, parts[0].default_metric, prune=True)

@@ -27,8 +27,9 @@ from glade.ensemble.samples import (
 )
 
 
-def sides(table: SampleTable, recipe: Recipe, ddof: int
-          ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def sides(
+    table: SampleTable, recipe: Recipe, ddof: int
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Per node: (count, mean, variance) of each of the recipe's two sides."""
     metrics = recipe.metrics
     out = []
@@ -62,16 +63,16 @@ def _finite(values: np.ndarray) -> np.ndarray:
 def _bhattacharyya(m1, v1, m2, v2) -> np.ndarray:
     """``1/4 ln(1/4 (v1/v2 + v2/v1 + 2)) + 1/4 (m1 - m2)^2 / (v1 + v2)``."""
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        return _finite(0.25 * np.log(0.25 * (v1 / v2 + v2 / v1 + 2.0))
-                       + 0.25 * (m1 - m2) ** 2 / (v1 + v2))
+        return _finite(
+            0.25 * np.log(0.25 * (v1 / v2 + v2 / v1 + 2.0)) + 0.25 * (m1 - m2) ** 2 / (v1 + v2)
+        )
 
 
 def _hellinger(m1, v1, m2, v2) -> np.ndarray:
     """``sqrt(1 - sqrt(2 s1 s2 / (v1 + v2)) exp(-(m1 - m2)^2 / (4 (v1 + v2))))``."""
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         total = v1 + v2
-        overlap = np.sqrt(2.0 * np.sqrt(v1 * v2) / total) * np.exp(
-            -0.25 * (m1 - m2) ** 2 / total)
+        overlap = np.sqrt(2.0 * np.sqrt(v1 * v2) / total) * np.exp(-0.25 * (m1 - m2) ** 2 / total)
         return _finite(np.sqrt(np.maximum(1.0 - overlap, 0.0)))
 
 
@@ -82,6 +83,7 @@ def _distance_kernel(kind: str, formula, signed: bool):
         if signed:
             value = np.where(m1 < m2, -value, value)
         return Result({comparison_label(recipe, _named(recipe, kind)): value}, {})
+
     return kernel
 
 
@@ -116,8 +118,9 @@ score_bhattacharyya_kernel = _score("score_bhattacharyya", _bhattacharyya)
 score_hellinger_kernel = _score("score_hellinger", _hellinger)
 
 
-def welch(n1: np.ndarray, m1: np.ndarray, v1: np.ndarray, n2: np.ndarray, m2: np.ndarray,
-          v2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def welch(
+    n1: np.ndarray, m1: np.ndarray, v1: np.ndarray, n2: np.ndarray, m2: np.ndarray, v2: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Welch's t and two-sided p from two sides' sample counts, means and (ddof=1)
     variances, element-wise (the Welch-Satterthwaite degrees of freedom); NaN where a
     side has fewer than 2 samples or t is not finite."""
@@ -127,7 +130,7 @@ def welch(n1: np.ndarray, m1: np.ndarray, v1: np.ndarray, n2: np.ndarray, m2: np
     with np.errstate(invalid="ignore", divide="ignore"):
         share1, share2 = np.asarray(v1) / n1, np.asarray(v2) / n2
         t = (np.asarray(m1) - np.asarray(m2)) / np.sqrt(share1 + share2)
-        freedom = (share1 + share2) ** 2 / (share1 ** 2 / (n1 - 1) + share2 ** 2 / (n2 - 1))
+        freedom = (share1 + share2) ** 2 / (share1**2 / (n1 - 1) + share2**2 / (n2 - 1))
         p = 2.0 * stdtr(freedom, -np.abs(t))
     t, p = np.atleast_1d(t).astype(np.float64), np.atleast_1d(p).astype(np.float64)
     undefined = (n1 < 2) | (n2 < 2) | ~np.isfinite(t)
@@ -148,8 +151,9 @@ def welch_kernel(table: SampleTable, recipe: Recipe) -> Result:
     """Welch's t statistic and its p-value per node, as the recipe's two columns."""
     t, p, _, _ = _welch_test(table, recipe)
     name = _named(recipe, "welch")
-    return Result({comparison_label(recipe, f"{name}_t"): t,
-                   comparison_label(recipe, f"{name}_p"): p}, {})
+    return Result(
+        {comparison_label(recipe, f"{name}_t"): t, comparison_label(recipe, f"{name}_p"): p}, {}
+    )
 
 
 def preference_kernel(table: SampleTable, recipe: Recipe) -> Result:
@@ -161,5 +165,10 @@ def preference_kernel(table: SampleTable, recipe: Recipe) -> Result:
     which = np.where(first_wins, 0, 1)
     which[~(p < float(recipe.param("alpha")))] = 2
     name = _named(recipe, "preferred")
-    return Result({comparison_label(recipe, name): pd.array(labels[which], dtype="string"),
-                   comparison_label(recipe, f"{name}_p"): p}, {})
+    return Result(
+        {
+            comparison_label(recipe, name): pd.array(labels[which], dtype="string"),
+            comparison_label(recipe, f"{name}_p"): p,
+        },
+        {},
+    )

@@ -55,12 +55,15 @@ class DerivedData:
         if values.ndim == 0:
             values = np.full(len(self.dataframe), values.item())
         if values.shape != (len(self.dataframe),):
-            raise GladeError(f"derived column {name!r} has shape {values.shape}, expected "
-                             f"({len(self.dataframe)},) (one value per row)")
+            raise GladeError(
+                f"derived column {name!r} has shape {values.shape}, expected "
+                f"({len(self.dataframe)},) (one value per row)"
+            )
         return values
 
-    def _insert_derived(self, name: Label, function: Callable[[Ensemble], Any],
-                        values: np.ndarray) -> None:
+    def _insert_derived(
+        self, name: Label, function: Callable[[Ensemble], Any], values: np.ndarray
+    ) -> None:
         """Put derived column ``name`` after the measured and other derived columns."""
         self._sample_table = None
         if name in self.dataframe.columns:
@@ -73,9 +76,13 @@ class DerivedData:
         """The rows as samples of every metric column, for statistics and plots (kept
         until the dataframe changes)."""
         if self._sample_table is None:
-            self._sample_table = SampleTable(self.dataframe, len(self.graph),
-                                             self.metadata.index, self.metric_columns,
-                                             self.metadata)
+            self._sample_table = SampleTable(
+                self.dataframe,
+                len(self.graph),
+                self.metadata.index,
+                self.metric_columns,
+                self.metadata,
+            )
         return self._sample_table
 
     def _add_recipe(self, recipe: Recipe) -> pd.DataFrame:
@@ -99,5 +106,4 @@ class DerivedData:
         self._outliers.update(result.outliers)
         self._recipes.append(recipe)
         self._recipe_columns[recipe] = labels
-        return node_table({label: self._stat_columns[label] for label in labels},
-                           len(self.graph))
+        return node_table({label: self._stat_columns[label] for label in labels}, len(self.graph))

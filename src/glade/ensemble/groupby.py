@@ -46,7 +46,8 @@ def group_id(key: Hashable) -> Hashable:
     if isinstance(key, tuple):
         return ", ".join(str(k) for k in key)
     if isinstance(key, str | int | float | np.integer | np.floating) and not (
-            isinstance(key, float | np.floating) and np.isnan(key)):
+        isinstance(key, float | np.floating) and np.isnan(key)
+    ):
         return key.item() if isinstance(key, np.generic) else key
     return str(key)
 
@@ -78,8 +79,9 @@ def _functions(functions: str | Sequence[str]) -> list[str]:
         raise GladeError("agg needs at least one function")
     for function in chosen:
         if function not in FUNCTIONS:
-            raise GladeError(f"cannot aggregate with {function!r}; functions: "
-                             f"{', '.join(FUNCTIONS)}")
+            raise GladeError(
+                f"cannot aggregate with {function!r}; functions: {', '.join(FUNCTIONS)}"
+            )
     return chosen
 
 
@@ -98,8 +100,9 @@ def _group_metadata(metadata: pd.DataFrame, members: list[np.ndarray]) -> list[d
     return records
 
 
-def aggregate(ens: Ensemble, groups: dict[Hashable, Sequence[Hashable]],
-              functions: str | Sequence[str]) -> Ensemble:
+def aggregate(
+    ens: Ensemble, groups: dict[Hashable, Sequence[Hashable]], functions: str | Sequence[str]
+) -> Ensemble:
     """The ensemble of the aggregated groups (see :meth:`GroupBy.agg`)."""
     from glade.ensemble.build import metadata_table
     from glade.ensemble.model import Ensemble
@@ -117,21 +120,28 @@ def aggregate(ens: Ensemble, groups: dict[Hashable, Sequence[Hashable]],
         positions = positions[positions >= 0]
         group_of[positions] = g
         members.append(positions)
-    numeric = [m for m in ens.metric_columns
-               if pd.api.types.is_numeric_dtype(ens.dataframe[m].dtype)
-               and not pd.api.types.is_bool_dtype(ens.dataframe[m].dtype)]
+    numeric = [
+        m
+        for m in ens.metric_columns
+        if pd.api.types.is_numeric_dtype(ens.dataframe[m].dtype)
+        and not pd.api.types.is_bool_dtype(ens.dataframe[m].dtype)
+    ]
     if not numeric:
         raise GladeError("the ensemble has no numeric metric to aggregate")
     index = ens.dataframe.index
     row_group = group_of[ens._row_profile]
     rows = row_group >= 0
     rest = list(index.names[2:])
-    keys = [ens._row_node[rows], row_group[rows],
-            *(np.asarray(index.get_level_values(n))[rows] for n in rest)]
+    keys = [
+        ens._row_node[rows],
+        row_group[rows],
+        *(np.asarray(index.get_level_values(n))[rows] for n in rest),
+    ]
     table = pd.DataFrame({f"key {i}": k for i, k in enumerate(keys)})
     for j, metric in enumerate(numeric):
-        table[f"metric {j}"] = ens.dataframe[metric].to_numpy(dtype=np.float64,
-                                                             na_value=np.nan)[rows]
+        table[f"metric {j}"] = ens.dataframe[metric].to_numpy(dtype=np.float64, na_value=np.nan)[
+            rows
+        ]
     grouped = table.groupby([f"key {i}" for i in range(len(keys))], sort=True, dropna=False)
     columns, exc, inc = {}, [], []
     for function in chosen:
@@ -145,10 +155,19 @@ def aggregate(ens: Ensemble, groups: dict[Hashable, Sequence[Hashable]],
                 inc.append(label)
     group_index = reduced.index
     metadata = metadata_table(_group_metadata(ens.metadata, members), ids)
-    out = sorted_rows(np.asarray(group_index.get_level_values(0), dtype=np.int64),
-                      np.asarray(group_index.get_level_values(1), dtype=np.int64),
-                      [np.asarray(group_index.get_level_values(i + 2)) for i in range(len(rest))],
-                      rest, columns, metadata.index, len(ens.graph), additive=[*exc, *inc])
-    default = aggregated_label(ens.default_metric, chosen[0]) if (
-        ens.default_metric is not None) else None
+    out = sorted_rows(
+        np.asarray(group_index.get_level_values(0), dtype=np.int64),
+        np.asarray(group_index.get_level_values(1), dtype=np.int64),
+        [np.asarray(group_index.get_level_values(i + 2)) for i in range(len(rest))],
+        rest,
+        columns,
+        metadata.index,
+        len(ens.graph),
+        additive=[*exc, *inc],
+    )
+    default = (
+        aggregated_label(ens.default_metric, chosen[0])
+        if (ens.default_metric is not None)
+        else None
+    )
     return Ensemble._make(ens.graph, out, metadata, exc, inc, default, prune=True)

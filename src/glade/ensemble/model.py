@@ -105,34 +105,62 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         graph, new_id = graph.merge_equal_paths()
         additive = [*exc_metrics, *inc_metrics]
         rest = [np.asarray(dataframe.index.get_level_values(i)) for i in names[2:]]
-        rows = sorted_rows(new_id[node], metadata.index.get_indexer(
-            dataframe.index.get_level_values("profile")), rest, names[2:],
-            {c: dataframe[c].to_numpy() for c in measured}, metadata.index.rename("profile"),
-            len(graph), additive=additive)
+        rows = sorted_rows(
+            new_id[node],
+            metadata.index.get_indexer(dataframe.index.get_level_values("profile")),
+            rest,
+            names[2:],
+            {c: dataframe[c].to_numpy() for c in measured},
+            metadata.index.rename("profile"),
+            len(graph),
+            additive=additive,
+        )
         graph, rows = pruned(graph, rows, additive)
-        self._setup(graph, rows, metadata.rename_axis("profile"), list(exc_metrics),
-                    list(inc_metrics), default_metric)
+        self._setup(
+            graph,
+            rows,
+            metadata.rename_axis("profile"),
+            list(exc_metrics),
+            list(inc_metrics),
+            default_metric,
+        )
 
     # ------------------------------------------------------------- internals
     @classmethod
-    def _make(cls, graph: Graph, rows: pd.DataFrame, metadata: pd.DataFrame,
-              exc_metrics: list, inc_metrics: list, default_metric: Label | None,
-              derived: Sequence[tuple[Label, Callable]] = (),
-              recipes: Sequence[Recipe] = (), prune: bool = False) -> Ensemble:
+    def _make(
+        cls,
+        graph: Graph,
+        rows: pd.DataFrame,
+        metadata: pd.DataFrame,
+        exc_metrics: list,
+        inc_metrics: list,
+        default_metric: Label | None,
+        derived: Sequence[tuple[Label, Callable]] = (),
+        recipes: Sequence[Recipe] = (),
+        prune: bool = False,
+    ) -> Ensemble:
         """An ensemble from sorted ``rows`` holding the measured metric columns only
         (first pruned by the missing-data rule with ``prune``); frame columns are
         attached, then derived columns and stats computed."""
         if prune:
             graph, rows = pruned(graph, rows, [*exc_metrics, *inc_metrics])
         self = cls.__new__(cls)
-        self._setup(graph, rows, metadata, exc_metrics, inc_metrics, default_metric,
-                    derived, recipes)
+        self._setup(
+            graph, rows, metadata, exc_metrics, inc_metrics, default_metric, derived, recipes
+        )
         return self
 
-    def _setup(self, graph: Graph, rows: pd.DataFrame, metadata: pd.DataFrame,
-               exc_metrics: list, inc_metrics: list, default_metric: Label | None,
-               derived: Sequence[tuple[Label, Callable]] = (),
-               recipes: Sequence[Recipe] = ()) -> None:
+    def _setup(
+        self,
+        graph: Graph,
+        rows: pd.DataFrame,
+        metadata: pd.DataFrame,
+        exc_metrics: list,
+        inc_metrics: list,
+        default_metric: Label | None,
+        derived: Sequence[tuple[Label, Callable]] = (),
+        recipes: Sequence[Recipe] = (),
+    ) -> None:
         self.graph = graph
         self.metadata = metadata
         measured = list(rows.columns)
@@ -170,22 +198,29 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         """The metrics summed when rows merge: exclusive and inclusive ones."""
         return [*self.exc_metrics, *self.inc_metrics]
 
-    def _same_kind(self, graph: Graph, rows: pd.DataFrame, metadata: pd.DataFrame,
-                   prune: bool = False) -> Ensemble:
+    def _same_kind(
+        self, graph: Graph, rows: pd.DataFrame, metadata: pd.DataFrame, prune: bool = False
+    ) -> Ensemble:
         """A new ensemble with this one's metric kinds, derived columns and recipes, on
         ``rows`` and ``metadata`` (copied when it is this ensemble's own)."""
         if metadata is self.metadata:
             metadata = metadata.copy()
-        return Ensemble._make(graph, rows, metadata,
-                              [m for m in self.exc_metrics if m in rows.columns],
-                              [m for m in self.inc_metrics if m in rows.columns],
-                              self.default_metric, self._derived, self._recipes, prune)
+        return Ensemble._make(
+            graph,
+            rows,
+            metadata,
+            [m for m in self.exc_metrics if m in rows.columns],
+            [m for m in self.inc_metrics if m in rows.columns],
+            self.default_metric,
+            self._derived,
+            self._recipes,
+            prune,
+        )
 
     def _restricted(self, keep: np.ndarray) -> Ensemble:
         """The ensemble on the nodes ``keep`` (closed under taking ancestors, so no
         node moves): other nodes and their rows go; values are unchanged."""
-        graph, rows = restrict(self.graph, self.dataframe[self._measured], keep,
-                               self._additive)
+        graph, rows = restrict(self.graph, self.dataframe[self._measured], keep, self._additive)
         return self._same_kind(graph, rows, self.metadata)
 
     def _select_profiles(self, keep: np.ndarray) -> Ensemble:
@@ -196,8 +231,16 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         rest_names = list(self.dataframe.index.names[2:])
         rest = [np.asarray(self.dataframe.index.get_level_values(n))[rows] for n in rest_names]
         columns = {c: self.dataframe[c].to_numpy()[rows] for c in self._measured}
-        table = sorted_rows(self._row_node[rows], position, rest, rest_names, columns,
-                            metadata.index, len(self.graph), additive=self._additive)
+        table = sorted_rows(
+            self._row_node[rows],
+            position,
+            rest,
+            rest_names,
+            columns,
+            metadata.index,
+            len(self.graph),
+            additive=self._additive,
+        )
         return self._same_kind(self.graph, table, metadata, prune=True)
 
     def _squashed(self, keep: np.ndarray, fold: bool) -> Ensemble:
@@ -209,8 +252,15 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         target = new_id[self._row_node]
         rows = np.flatnonzero(target >= 0)
         columns = {m: self.dataframe[m].to_numpy()[rows] for m in self._measured}
-        table = relabelled(self.dataframe.index, rows, target[rows], len(graph), columns,
-                           self.metadata.index, self._additive)
+        table = relabelled(
+            self.dataframe.index,
+            rows,
+            target[rows],
+            len(graph),
+            columns,
+            self.metadata.index,
+            self._additive,
+        )
         paired = [m for m in self.exc_metrics if inclusive_name(m) in columns]
         if paired:
             recompute_inclusive(graph, table, paired, fold)
@@ -222,8 +272,9 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         if not self._stat_columns:
             return rows
         node = np.asarray(rows.index.get_level_values("node"), dtype=np.int64)
-        extra = {c: np.asarray(v)[node] for c, v in self._stat_columns.items()
-                 if c not in rows.columns}
+        extra = {
+            c: np.asarray(v)[node] for c, v in self._stat_columns.items() if c not in rows.columns
+        }
         return pd.concat([rows, pd.DataFrame(extra, index=rows.index)], axis=1)
 
     # --------------------------------------------------------------- builders
@@ -309,8 +360,12 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         return read_thicket_json(path)
 
     @classmethod
-    def from_timeseries(cls, path: str | os.PathLike, level: str = "loop.start_iteration",
-                        metric_kinds: Mapping[str, str] | None = None) -> Ensemble:
+    def from_timeseries(
+        cls,
+        path: str | os.PathLike,
+        level: str = "loop.start_iteration",
+        metric_kinds: Mapping[str, str] | None = None,
+    ) -> Ensemble:
         """One profile per iteration of a Caliper time-series ``.cali`` file, with the
         iteration as profile id and metadata column ``iteration`` (see
         :mod:`glade.readers.profiles.caliper.timeseries`)."""
@@ -319,9 +374,14 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         return read_timeseries(path, level, metric_kinds)
 
     @classmethod
-    def from_spotdb(cls, directory: str | os.PathLike, runs: Sequence[str] | None = None,
-                    labels: Sequence[Hashable] | None = None, workers: int | None = None,
-                    progress: bool = True) -> Ensemble:
+    def from_spotdb(
+        cls,
+        directory: str | os.PathLike,
+        runs: Sequence[str] | None = None,
+        labels: Sequence[Hashable] | None = None,
+        workers: int | None = None,
+        progress: bool = True,
+    ) -> Ensemble:
         """The runs of a SpotDB directory of ``.cali`` files, with their metadata (see
         :mod:`glade.readers.profiles.spotdb`)."""
         from glade.readers.profiles.spotdb import read_spotdb
@@ -362,9 +422,11 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
     # ----------------------------------------------------------------- basics
     def __repr__(self) -> str:
         stats = list(self._stat_columns)
-        return (f"<glade.Ensemble: {self.num_profiles} profiles, {len(self.graph)} nodes, "
-                f"dataframe {self.dataframe.shape[0]}x{self.dataframe.shape[1]}, "
-                f"metrics {self.metric_columns}, stats {stats}>")
+        return (
+            f"<glade.Ensemble: {self.num_profiles} profiles, {len(self.graph)} nodes, "
+            f"dataframe {self.dataframe.shape[0]}x{self.dataframe.shape[1]}, "
+            f"metrics {self.metric_columns}, stats {stats}>"
+        )
 
     @property
     def profiles(self) -> list[Hashable]:
@@ -455,14 +517,17 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         unknown = [w for w, p in zip(wanted, position, strict=True) if p < 0]
         if unknown:
             shown = ", ".join(repr(p) for p in self.profiles[:8])
-            raise GladeError(f"no profile {unknown[0]!r} in the ensemble; profiles: {shown}"
-                             + (", ..." if self.num_profiles > 8 else ""))
+            raise GladeError(
+                f"no profile {unknown[0]!r} in the ensemble; profiles: {shown}"
+                + (", ..." if self.num_profiles > 8 else "")
+            )
         keep = np.zeros(self.num_profiles, dtype=bool)
         keep[position] = True
         return self._select_profiles(keep)
 
-    def filter_metadata(self, predicate: Callable[[pd.Series], bool] | pd.Series | np.ndarray
-                        ) -> Ensemble:
+    def filter_metadata(
+        self, predicate: Callable[[pd.Series], bool] | pd.Series | np.ndarray
+    ) -> Ensemble:
         """The profiles whose metadata satisfies ``predicate``: a function of one
         metadata row (a Series) returning a bool, or a boolean mask over profiles
         (e.g. ``ens.metadata["compiler"] == "gcc"``). Nodes follow the missing-data
@@ -481,8 +546,11 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         for column in wanted:
             if column not in self.metadata.columns:
                 raise MetricError(column, self.metadata.columns, what="metadata column")
-        groups = self.metadata.reset_index(drop=True).groupby(
-            wanted if as_list else wanted[0], sort=True, dropna=False).indices
+        groups = (
+            self.metadata.reset_index(drop=True)
+            .groupby(wanted if as_list else wanted[0], sort=True, dropna=False)
+            .indices
+        )
         out = {}
         for group_key, positions in groups.items():
             keep = np.zeros(self.num_profiles, dtype=bool)
@@ -490,16 +558,25 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
             out[group_key] = self._select_profiles(keep)
         return GroupBy(self, wanted, out)
 
-    def filter_stats(self, predicate: Callable[[pd.Series], bool] | pd.Series | np.ndarray,
-                     squash: bool = True, fold: bool = False) -> Ensemble:
+    def filter_stats(
+        self,
+        predicate: Callable[[pd.Series], bool] | pd.Series | np.ndarray,
+        squash: bool = True,
+        fold: bool = False,
+    ) -> Ensemble:
         """Keep the nodes whose stats row satisfies ``predicate`` (a function of one
         row, or a boolean mask over nodes such as ``ens.stats["time_mean"] > 1``).
         With ``squash`` the graph is rebuilt from them (see :meth:`query`)."""
         keep = mask_of(predicate, self.stats, "node")
         return self._keep_nodes(keep, squash, fold)
 
-    def query(self, query: BaseQuery | str | list, profile_mode: str = "any",
-              squash: bool = True, fold: bool = False) -> Ensemble:
+    def query(
+        self,
+        query: BaseQuery | str | list,
+        profile_mode: str = "any",
+        squash: bool = True,
+        fold: bool = False,
+    ) -> Ensemble:
         """Keep the nodes a call path query (any of its three forms) matches.
 
         A predicate sees the rows that have data (one per profile, and rank) and the
@@ -519,8 +596,9 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
 
         if profile_mode not in PROFILE_MODES:
             raise QueryError(f"profile_mode must be 'any' or 'all', not {profile_mode!r}")
-        return query_mask(RowTable(self.graph, self._query_rows()), parse(query),
-                          rank_mode=profile_mode)
+        return query_mask(
+            RowTable(self.graph, self._query_rows()), parse(query), rank_mode=profile_mode
+        )
 
     def get_node(self, name: str, which: str = "first") -> Node | list[Node]:
         """The node named ``name`` (see :func:`glade.ensemble.nodes.get_node`)."""
@@ -556,8 +634,13 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
 
         return to_graphframe(self, profile)
 
-    def show(self, metric: str | None = None, profile: Hashable | None = None,
-             data_name: str = "ens", **kwargs: Any):
+    def show(
+        self,
+        metric: str | None = None,
+        profile: Hashable | None = None,
+        data_name: str = "ens",
+        **kwargs: Any,
+    ):
         """The interactive CCT view (in Jupyter) of the stats table (``metric`` is a stats
         column; the means are computed when no stats are) or of one ``profile``. Its
         queries apply to the whole ensemble: ``view.apply()`` returns an Ensemble."""
@@ -566,8 +649,12 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
 
         return CCT(EnsembleSource(self, profile), metric=metric, data_name=data_name, **kwargs)
 
-    def tree(self, metrics: Label | Sequence[Label] | None = None,
-             profile: Hashable | None = None, **kwargs: Any) -> str:
+    def tree(
+        self,
+        metrics: Label | Sequence[Label] | None = None,
+        profile: Hashable | None = None,
+        **kwargs: Any,
+    ) -> str:
         """The call tree as text. Values come from the stats table (``metrics`` are
         stats columns, default the first one) or, with ``profile``, from that
         profile's rows on the nodes it has (default its default metric). The first

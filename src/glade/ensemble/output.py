@@ -31,18 +31,25 @@ def to_graphframe(ens: Ensemble, profile: Hashable | None = None) -> GraphFrame:
     if profile not in ens.metadata.index:
         raise GladeError(f"no profile {profile!r} in the ensemble")
     position = ens.metadata.index.get_loc(profile)
-    rows = ens.dataframe.take(np.flatnonzero(ens._row_profile == position)).droplevel(
-        "profile")
+    rows = ens.dataframe.take(np.flatnonzero(ens._row_profile == position)).droplevel("profile")
     rows.columns = [flat_label(c) for c in rows.columns]
     metadata = {str(k): v for k, v in ens.metadata.iloc[position].dropna().items()}
-    return GraphFrame(ens.graph, rows, [flat_label(m) for m in ens.exc_metrics],
-                      [flat_label(m) for m in ens.inc_metrics],
-                      flat_label(ens.default_metric) if ens.default_metric is not None
-                      else None, metadata)
+    return GraphFrame(
+        ens.graph,
+        rows,
+        [flat_label(m) for m in ens.exc_metrics],
+        [flat_label(m) for m in ens.inc_metrics],
+        flat_label(ens.default_metric) if ens.default_metric is not None else None,
+        metadata,
+    )
 
 
-def tree(ens: Ensemble, metrics: Label | Sequence[Label] | None = None,
-         profile: Hashable | None = None, **kwargs: Any) -> str:
+def tree(
+    ens: Ensemble,
+    metrics: Label | Sequence[Label] | None = None,
+    profile: Hashable | None = None,
+    **kwargs: Any,
+) -> str:
     """The call tree as text (see :meth:`glade.ensemble.model.Ensemble.tree`)."""
     from glade.profile.text_tree import render
 
@@ -52,8 +59,11 @@ def tree(ens: Ensemble, metrics: Label | Sequence[Label] | None = None,
         gf = to_graphframe(ens.filter_profiles([profile]), profile)
     if metrics is None:
         if gf.default_metric is None:
-            raise MetricError("<stats column>", [], what=(
-                "stats column: compute one with glade.stats, or pass profile=; no"))
+            raise MetricError(
+                "<stats column>",
+                [],
+                what=("stats column: compute one with glade.stats, or pass profile=; no"),
+            )
         metrics = [gf.default_metric]
     elif isinstance(metrics, str | tuple):
         metrics = [metrics]

@@ -40,19 +40,25 @@ def mask_of(predicate: Any, table: pd.DataFrame, what: str) -> np.ndarray:
     if isinstance(predicate, np.ndarray | list):
         mask = np.asarray(predicate)
         if mask.dtype != bool or mask.shape != (len(table),):
-            raise GladeError(f"a {what} mask must be {len(table)} booleans, not "
-                             f"{mask.dtype} of shape {mask.shape}")
+            raise GladeError(
+                f"a {what} mask must be {len(table)} booleans, not "
+                f"{mask.dtype} of shape {mask.shape}"
+            )
         return mask
     if not callable(predicate):
-        raise GladeError(f"a {what} predicate must be a function of a row or a boolean "
-                         f"mask, not {type(predicate).__name__}")
+        raise GladeError(
+            f"a {what} predicate must be a function of a row or a boolean "
+            f"mask, not {type(predicate).__name__}"
+        )
     out = np.zeros(len(table), dtype=bool)
     for i, (_, row) in enumerate(table.iterrows()):
-        result = call_user(predicate, row, name=f"the {what} predicate",
-                           context=f"on {what} {row.name!r}")
+        result = call_user(
+            predicate, row, name=f"the {what} predicate", context=f"on {what} {row.name!r}"
+        )
         if not isinstance(result, bool | np.bool_):
-            raise GladeError(f"the {what} predicate returned {result!r} for {what} "
-                             f"{row.name!r}, not a bool")
+            raise GladeError(
+                f"the {what} predicate returned {result!r} for {what} {row.name!r}, not a bool"
+            )
         out[i] = bool(result)
     return out
 
@@ -79,8 +85,9 @@ def recompute_inclusive(graph: Graph, table: pd.DataFrame, paired: list, fold: b
     codes = [np.asarray(c, dtype=np.int64) for c in table.index.codes]
     sizes = [len(level) for level in table.index.levels[1:]]
     num_keys = int(np.prod(sizes))
-    cells = codes[0] * num_keys + (np.ravel_multi_index(codes[1:], sizes) if len(table)
-                                   else np.zeros(0, dtype=np.int64))
+    cells = codes[0] * num_keys + (
+        np.ravel_multi_index(codes[1:], sizes) if len(table) else np.zeros(0, dtype=np.int64)
+    )
     for metric in paired:
         partner = inclusive_name(metric)
         source = metric if not fold else partner
@@ -93,9 +100,12 @@ def recompute_inclusive(graph: Graph, table: pd.DataFrame, paired: list, fold: b
             table[metric] = np.where(np.isnan(values), np.nan, exclusive.reshape(-1)[cells])
         else:
             inclusive = subtree_sums(graph, block)
-            table[partner] = np.where(np.isnan(values) & np.isnan(
-                table[partner].to_numpy(dtype=np.float64, na_value=np.nan)), np.nan,
-                inclusive.reshape(-1)[cells])
+            table[partner] = np.where(
+                np.isnan(values)
+                & np.isnan(table[partner].to_numpy(dtype=np.float64, na_value=np.nan)),
+                np.nan,
+                inclusive.reshape(-1)[cells],
+            )
 
 
 def has_data(measured: pd.DataFrame) -> np.ndarray:
@@ -105,21 +115,29 @@ def has_data(measured: pd.DataFrame) -> np.ndarray:
     return measured.notna().to_numpy().any(axis=1)
 
 
-def relabelled(index: pd.MultiIndex, rows: np.ndarray, node: np.ndarray, num_nodes: int,
-                columns: Mapping[Label, np.ndarray], profiles: pd.Index,
-                additive: Collection[Label]) -> pd.DataFrame:
+def relabelled(
+    index: pd.MultiIndex,
+    rows: np.ndarray,
+    node: np.ndarray,
+    num_nodes: int,
+    columns: Mapping[Label, np.ndarray],
+    profiles: pd.Index,
+    additive: Collection[Label],
+) -> pd.DataFrame:
     """Rows ``rows`` (positions or a mask) of a table with this ``index``, moved to new
     ``node`` ids among ``num_nodes``, with the given column values; sorted again, rows
     that land on one cell merged (``additive`` columns summed)."""
     rest_names = list(index.names[2:])
     rest = [np.asarray(index.get_level_values(n))[rows] for n in rest_names]
     profile = np.asarray(index.codes[1], dtype=np.int64)[rows]
-    return sorted_rows(node, profile, rest, rest_names, columns, profiles, num_nodes,
-                       additive=additive)
+    return sorted_rows(
+        node, profile, rest, rest_names, columns, profiles, num_nodes, additive=additive
+    )
 
 
-def restrict(graph: Graph, rows: pd.DataFrame, keep: np.ndarray, additive: Collection[Label]
-             ) -> tuple[Graph, pd.DataFrame]:
+def restrict(
+    graph: Graph, rows: pd.DataFrame, keep: np.ndarray, additive: Collection[Label]
+) -> tuple[Graph, pd.DataFrame]:
     """The graph of the nodes ``keep`` (closed under taking ancestors) and the rows of
     those nodes; values are unchanged."""
     if keep.all():
@@ -128,12 +146,14 @@ def restrict(graph: Graph, rows: pd.DataFrame, keep: np.ndarray, additive: Colle
     target = new_id[np.asarray(rows.index.codes[0], dtype=np.int64)]
     present = target >= 0
     columns = {c: rows[c].to_numpy()[present] for c in rows.columns}
-    return small, relabelled(rows.index, present, target[present], len(small), columns,
-                             rows.index.levels[1], additive)
+    return small, relabelled(
+        rows.index, present, target[present], len(small), columns, rows.index.levels[1], additive
+    )
 
 
-def pruned(graph: Graph, rows: pd.DataFrame, additive: Collection[Label]
-           ) -> tuple[Graph, pd.DataFrame]:
+def pruned(
+    graph: Graph, rows: pd.DataFrame, additive: Collection[Label]
+) -> tuple[Graph, pd.DataFrame]:
     """The missing-data rule: only the nodes where some row with data lies at or below
     the node stay (``rows`` hold the measured columns)."""
     node = np.asarray(rows.index.codes[0], dtype=np.int64)
@@ -149,7 +169,10 @@ def node_table(columns: Mapping[Label, Any], n: int) -> pd.DataFrame:
     if all(isinstance(v, np.ndarray) and v.dtype == np.float64 for v in columns.values()):
         block = np.column_stack(list(columns.values())) if columns else np.zeros((n, 0))
         labels = list(columns)
-        names = pd.MultiIndex.from_tuples(labels) if labels and all(
-            isinstance(c, tuple) for c in labels) else pd.Index(labels, dtype=object)
+        names = (
+            pd.MultiIndex.from_tuples(labels)
+            if labels and all(isinstance(c, tuple) for c in labels)
+            else pd.Index(labels, dtype=object)
+        )
         return pd.DataFrame(block, index=index, columns=names)
     return pd.DataFrame(dict(columns), index=index)

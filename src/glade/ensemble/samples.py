@@ -53,8 +53,14 @@ class SampleTable:
     row, and metric values as float arrays (sorted copies cached per metric); the
     profiles' ``metadata`` when statistics need them (scaling models)."""
 
-    def __init__(self, dataframe: pd.DataFrame, n_nodes: int, profiles: pd.Index,
-                 metrics: Sequence[Label], metadata: pd.DataFrame | None = None):
+    def __init__(
+        self,
+        dataframe: pd.DataFrame,
+        n_nodes: int,
+        profiles: pd.Index,
+        metrics: Sequence[Label],
+        metadata: pd.DataFrame | None = None,
+    ):
         self.dataframe = dataframe
         self.n = n_nodes
         self.profiles = profiles
@@ -79,8 +85,11 @@ class SampleTable:
                 raise MetricError(metric, self.metrics)
             column = self.dataframe[metric]
             if not pd.api.types.is_numeric_dtype(column.dtype) and column.notna().any():
-                numeric = [m for m in self.metrics
-                           if pd.api.types.is_numeric_dtype(self.dataframe[m].dtype)]
+                numeric = [
+                    m
+                    for m in self.metrics
+                    if pd.api.types.is_numeric_dtype(self.dataframe[m].dtype)
+                ]
                 raise MetricError(metric, numeric, what="numeric metric")
             values = column.to_numpy(dtype=np.float64, na_value=np.nan).view()
             values.flags.writeable = False  # may be the ensemble's own column
@@ -149,8 +158,9 @@ class Sorted:
 
 
 # ------------------------------------------------------------------- moments
-def moments(table: SampleTable, metric: Label, rows: np.ndarray | None = None
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def moments(
+    table: SampleTable, metric: Label, rows: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Count, mean and sum of squared deviations of every node's samples (of the
     selected ``rows`` when given)."""
     values = table.values(metric)
@@ -203,15 +213,23 @@ class Recipe:
             shown.append(f"{name}={value!r}")
         return f"{self.kind}({', '.join(shown)})"
 
-    def renamed(self, rename: Callable[[Label], Label],
-                relabel: Callable[[Hashable], Hashable]) -> Recipe:
+    def renamed(
+        self, rename: Callable[[Label], Label], relabel: Callable[[Hashable], Hashable]
+    ) -> Recipe:
         """The same statistic with every metric passed through ``rename`` and every
         profile id it names (its groups, its profile) through ``relabel`` (for a
         columnar join)."""
         params = tuple(
-            (k, tuple(None if g is None else tuple(relabel(p) for p in g) for g in v)
-             if k == "groups" else relabel(v) if k == "profile" else v)
-            for k, v in self.params)
+            (
+                k,
+                tuple(None if g is None else tuple(relabel(p) for p in g) for g in v)
+                if k == "groups"
+                else relabel(v)
+                if k == "profile"
+                else v,
+            )
+            for k, v in self.params
+        )
         return Recipe(self.kind, tuple(rename(m) for m in self.metrics), params)
 
     def __repr__(self) -> str:
@@ -242,6 +260,7 @@ def compute(table: SampleTable, recipe: Recipe) -> Result:
 def _each_metric(stat: str, function: Callable[[SampleTable, Label], np.ndarray]):
     def kernel(table: SampleTable, recipe: Recipe) -> Result:
         return Result({stat_label(m, stat): function(table, m) for m in recipe.metrics}, {})
+
     return kernel
 
 
@@ -262,6 +281,7 @@ def _spread(stat: str) -> Callable[[SampleTable, Recipe], Result]:
             spread = variance(count, squares, ddof)
             out[stat_label(metric, stat)] = spread if stat == "var" else np.sqrt(spread)
         return Result(out, {})
+
     return kernel
 
 
@@ -286,11 +306,18 @@ def _boxplot(table: SampleTable, recipe: Recipe) -> Result:
         low = ordered.values < lower[node]
         high = ordered.values > upper[node]
         outside = low | high
-        for stat, values in (("q1", q1), ("q2", q2), ("q3", q3), ("iqr", iqr),
-                             ("lower_fence", lower), ("upper_fence", upper)):
+        for stat, values in (
+            ("q1", q1),
+            ("q2", q2),
+            ("q3", q3),
+            ("iqr", iqr),
+            ("lower_fence", lower),
+            ("upper_fence", upper),
+        ):
             out[stat_label(metric, stat)] = values
-        out[stat_label(metric, "outliers")] = np.bincount(
-            node[outside], minlength=table.n).astype(np.float64)
+        out[stat_label(metric, "outliers")] = np.bincount(node[outside], minlength=table.n).astype(
+            np.float64
+        )
         rows = ordered.rows[outside]
         found = table.dataframe.index[rows].to_frame(index=False)
         found["metric"] = pd.Series([metric] * len(rows), dtype=object)
@@ -339,10 +366,14 @@ def _correlation(table: SampleTable, recipe: Recipe) -> Result:
 def pair_label(first: Label, second: Label, stat: str) -> Label:
     """The stats column of a statistic of two metrics (a correlation, a comparison):
     ``"<first>_vs_<second>_<stat>"``."""
-    same_header = (isinstance(first, tuple) and isinstance(second, tuple)
-                   and first[:-1] == second[:-1])
-    other = _plain(second) if same_header or not isinstance(second, tuple) else "/".join(
-        str(part) for part in second)
+    same_header = (
+        isinstance(first, tuple) and isinstance(second, tuple) and first[:-1] == second[:-1]
+    )
+    other = (
+        _plain(second)
+        if same_header or not isinstance(second, tuple)
+        else "/".join(str(part) for part in second)
+    )
     return stat_label(first, f"vs_{other}_{stat}")
 
 
@@ -388,8 +419,7 @@ def _confidence_interval(table: SampleTable, recipe: Recipe) -> Result:
 
 
 #: Thicket's temporal patterns: the score's upper bounds and their names.
-TEMPORAL_PATTERNS = ((0.2, "constant"), (0.4, "phased"), (0.6, "dynamic"),
-                     (np.inf, "sporadic"))
+TEMPORAL_PATTERNS = ((0.2, "constant"), (0.4, "phased"), (0.6, "dynamic"), (np.inf, "sporadic"))
 
 
 def _temporal_pattern(table: SampleTable, recipe: Recipe) -> Result:
@@ -426,9 +456,11 @@ def _profile_values(table: SampleTable, recipe: Recipe) -> Result:
 def _elsewhere(target: str) -> Callable[[SampleTable, Recipe], Result]:
     """A kernel defined in another module (``"module:function"``), imported on first
     use: the comparisons build on this module, and Extra-P is optional."""
+
     def kernel(table: SampleTable, recipe: Recipe) -> Result:
         module, name = target.split(":")
         return getattr(importlib.import_module(module), name)(table, recipe)
+
     return kernel
 
 
@@ -448,8 +480,18 @@ KERNELS: dict[str, Callable[[SampleTable, Recipe], Result]] = {
     "confidence_interval": _confidence_interval,
     "temporal_pattern": _temporal_pattern,
     "profile": _profile_values,
-    **{kind: _elsewhere(f"glade.ensemble.comparisons:{kind}_kernel") for kind in (
-        "bhattacharyya", "hellinger", "welch", "delta_stdnorm", "delta_cv",
-        "score_bhattacharyya", "score_hellinger", "preference")},
+    **{
+        kind: _elsewhere(f"glade.ensemble.comparisons:{kind}_kernel")
+        for kind in (
+            "bhattacharyya",
+            "hellinger",
+            "welch",
+            "delta_stdnorm",
+            "delta_cv",
+            "score_bhattacharyya",
+            "score_hellinger",
+            "preference",
+        )
+    },
     "model": _elsewhere("glade.ensemble.scaling:model_kernel"),
 }

@@ -57,11 +57,20 @@ def _extrap() -> Any:
             from extrap.modelers.model_generator import ModelGenerator
             from extrap.util.progress_bar import ProgressBar
     except ImportError as exc:
-        raise GladeError("scaling models need Extra-P: pip install 'glade[extrap]' "
-                         f"({exc})") from exc
-    return (experiment.Experiment, parameters.Parameter, coordinate.Coordinate,
-            callpath.Callpath, metrics.Metric, measurement.Measurement,
-            measurement.Measure, ModelGenerator, ProgressBar)
+        raise GladeError(
+            f"scaling models need Extra-P: pip install 'glade[extrap]' ({exc})"
+        ) from exc
+    return (
+        experiment.Experiment,
+        parameters.Parameter,
+        coordinate.Coordinate,
+        callpath.Callpath,
+        metrics.Metric,
+        measurement.Measurement,
+        measurement.Measure,
+        ModelGenerator,
+        ProgressBar,
+    )
 
 
 def parameter_values(metadata: pd.DataFrame, parameter: Label) -> np.ndarray:
@@ -70,19 +79,27 @@ def parameter_values(metadata: pd.DataFrame, parameter: Label) -> np.ndarray:
     if parameter not in metadata.columns:
         raise MetricError(parameter, metadata.columns, what="metadata column")
     values = pd.to_numeric(metadata[parameter], errors="coerce").to_numpy(
-        dtype=np.float64, na_value=np.nan)
+        dtype=np.float64, na_value=np.nan
+    )
     return np.where(values > 0, values, np.nan)
 
 
-def _columns(metric: Label, models: dict[int, Any], n: int, points: np.ndarray,
-             parameter: str) -> dict[Label, Any]:
+def _columns(
+    metric: Label, models: dict[int, Any], n: int, points: np.ndarray, parameter: str
+) -> dict[Label, Any]:
     """The stats columns of the fitted ``models`` (node -> Extra-P model)."""
-    terms = max((len(getattr(m.hypothesis.function, "compound_terms", []))
-                 for m in models.values()), default=0)
+    terms = max(
+        (len(getattr(m.hypothesis.function, "compound_terms", [])) for m in models.values()),
+        default=0,
+    )
     text = np.full(n, None, dtype=object)
-    numbers = {key: np.full(n, np.nan) for key in
-               ["constant", *(f"{kind}{k + 1}" for k in range(terms)
-                              for kind in ("coefficient", "poly", "log"))]}
+    numbers = {
+        key: np.full(n, np.nan)
+        for key in [
+            "constant",
+            *(f"{kind}{k + 1}" for k in range(terms) for kind in ("coefficient", "poly", "log")),
+        ]
+    }
     quality = {key: np.full(n, np.nan) for key in FIT_QUALITY}
     for node, model in models.items():
         function = model.hypothesis.function
@@ -104,12 +121,22 @@ def _columns(metric: Label, models: dict[int, Any], n: int, points: np.ndarray,
     return out
 
 
-def _fit(grid: np.ndarray, x: np.ndarray, parameter: str, metric: Label, measure: str
-         ) -> tuple[dict[int, Any], np.ndarray]:
+def _fit(
+    grid: np.ndarray, x: np.ndarray, parameter: str, metric: Label, measure: str
+) -> tuple[dict[int, Any], np.ndarray]:
     """Extra-P models (node -> model) of the nodes with enough distinct parameter
     values, fitted in one Extra-P experiment, and each node's number of values."""
-    (Experiment, Parameter, Coordinate, Callpath, Metric, Measurement, Measure,
-     ModelGenerator, ProgressBar) = _extrap()
+    (
+        Experiment,
+        Parameter,
+        Coordinate,
+        Callpath,
+        Metric,
+        Measurement,
+        Measure,
+        ModelGenerator,
+        ProgressBar,
+    ) = _extrap()
     xs, code = np.unique(x[~np.isnan(x)], return_inverse=True)
     profile_code = np.full(len(x), -1, dtype=np.int64)
     profile_code[~np.isnan(x)] = code
@@ -135,8 +162,9 @@ def _fit(grid: np.ndarray, x: np.ndarray, parameter: str, metric: Label, measure
         experiment.add_callpath(path)
         for j in np.flatnonzero(has[node]).tolist():
             values = grid[node, members[j]]
-            experiment.add_measurement(Measurement(coordinates[j], path, target,
-                                                   values[~np.isnan(values)].tolist()))
+            experiment.add_measurement(
+                Measurement(coordinates[j], path, target, values[~np.isnan(values)].tolist())
+            )
     bar = ProgressBar(desc=f"Extra-P models of {metric}", delay=PROGRESS_DELAY)
     try:
         with warnings.catch_warnings():  # Extra-P's deprecations and its few-points notes
@@ -154,8 +182,9 @@ def model_kernel(table: SampleTable, recipe: Recipe) -> Result:
     x = parameter_values(table.metadata, parameter)
     out = {}
     for metric in recipe.metrics:
-        models, points = _fit(table.profile_means(metric), x, str(parameter), metric,
-                              recipe.param("measure"))
+        models, points = _fit(
+            table.profile_means(metric), x, str(parameter), metric, recipe.param("measure")
+        )
         out.update(_columns(metric, models, table.n, points, str(parameter)))
     return Result(out, {})
 
@@ -163,14 +192,23 @@ def model_kernel(table: SampleTable, recipe: Recipe) -> Result:
 def evaluate(stats: pd.DataFrame, metric: Label, values: np.ndarray) -> np.ndarray:
     """(nodes x values) of the models of ``metric`` in a stats table."""
     x = np.asarray(values, dtype=np.float64)[None, :]
-    result = np.repeat(stats[stat_label(metric, "model_constant")].to_numpy(
-        dtype=np.float64, na_value=np.nan)[:, None], x.shape[1], axis=1)
+    result = np.repeat(
+        stats[stat_label(metric, "model_constant")].to_numpy(dtype=np.float64, na_value=np.nan)[
+            :, None
+        ],
+        x.shape[1],
+        axis=1,
+    )
     k = 1
     while stat_label(metric, f"model_coefficient{k}") in stats.columns:
-        a, i, j = (stats[stat_label(metric, f"model_{kind}{k}")].to_numpy(
-            dtype=np.float64, na_value=np.nan)[:, None] for kind in ("coefficient", "poly", "log"))
+        a, i, j = (
+            stats[stat_label(metric, f"model_{kind}{k}")].to_numpy(
+                dtype=np.float64, na_value=np.nan
+            )[:, None]
+            for kind in ("coefficient", "poly", "log")
+        )
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            result += np.where(np.isnan(a), 0.0, a * x ** i * np.log2(x) ** j)
+            result += np.where(np.isnan(a), 0.0, a * x**i * np.log2(x) ** j)
         k += 1
     return result
 
@@ -179,8 +217,9 @@ class ScalingModels:
     """Extra-P scaling models, mixed into :class:`glade.Ensemble`; see
     :mod:`glade.ensemble.scaling`."""
 
-    def model(self, parameter: Label, metric: Label | Sequence[Label] | None = None,
-              measure: str = "mean") -> pd.DataFrame:
+    def model(
+        self, parameter: Label, metric: Label | Sequence[Label] | None = None, measure: str = "mean"
+    ) -> pd.DataFrame:
         """Fit Extra-P's model of ``metric`` (default: the default metric; or a list)
         against metadata column ``parameter`` at every node, summarizing repetitions by
         their ``measure`` (``"mean"`` or ``"median"``). Adds the model columns to the
@@ -196,14 +235,13 @@ class ScalingModels:
             raise GladeError(
                 f"metadata column {parameter!r} has {len(distinct)} distinct positive "
                 f"values ({', '.join(f'{v:g}' for v in distinct[:8])}); Extra-P needs at "
-                f"least {MIN_POINTS} to model")
+                f"least {MIN_POINTS} to model"
+            )
         metrics = chosen_metrics(self, self.default_metric if metric is None else metric)
         _extrap()
-        return self._add_recipe(make_recipe("model", metrics, parameter=parameter,
-                                            measure=measure))
+        return self._add_recipe(make_recipe("model", metrics, parameter=parameter, measure=measure))
 
-    def predict(self, values: float | Sequence[float], metric: Label | None = None
-                ) -> pd.DataFrame:
+    def predict(self, values: float | Sequence[float], metric: Label | None = None) -> pd.DataFrame:
         """The models of ``metric`` (default: the first modelled metric) evaluated at
         parameter ``values``: one row per node (``name``, then one column per value);
         missing where a node has no model. Needs no Extra-P: the models are evaluated
@@ -217,8 +255,7 @@ class ScalingModels:
         points = [values] if isinstance(values, int | float) else list(values)
         x = np.asarray(points, dtype=np.float64)
         if not len(x) or not (x > 0).all():
-            raise GladeError(f"models are evaluated at positive parameter values, not "
-                             f"{points!r}")
+            raise GladeError(f"models are evaluated at positive parameter values, not {points!r}")
         stats = self.stats
         table = pd.DataFrame(evaluate(stats, metric, x), index=stats.index, columns=points)
         table.insert(0, stats.columns[0], stats.iloc[:, 0])

@@ -54,8 +54,9 @@ def _coefficients(rank: np.ndarray, size: np.ndarray, sample: np.ndarray) -> np.
     return np.where(size == 3, np.sqrt(0.5) * np.sign(rank - 2.0), weight)
 
 
-def shapiro_wilk(values: np.ndarray, starts: np.ndarray, sizes: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def shapiro_wilk(
+    values: np.ndarray, starts: np.ndarray, sizes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """W statistic and p-value of each sample.
 
     ``values`` holds the samples one after the other, each sorted ascending;
@@ -98,7 +99,8 @@ def _p_value(w: np.ndarray, one_minus_w: np.ndarray, size: np.ndarray) -> np.nda
     out = np.empty(w.size)
     three = size == 3
     out[three] = np.maximum(
-        6.0 / np.pi * (np.arcsin(np.sqrt(w[three])) - np.arcsin(np.sqrt(0.75))), 0.0)
+        6.0 / np.pi * (np.arcsin(np.sqrt(w[three])) - np.arcsin(np.sqrt(0.75))), 0.0
+    )
     with np.errstate(divide="ignore", invalid="ignore"):
         w1 = np.log(one_minus_w)
         small = (size > 3) & (size <= 11)

@@ -153,17 +153,21 @@ def maximum(ens: Ensemble, metrics: Metrics = None) -> pd.DataFrame:
     return _add(ens, "max", chosen_metrics(_ensemble(ens), metrics))
 
 
-def percentiles(ens: Ensemble, metrics: Metrics = None,
-                q: float | Sequence[float] = (25, 50, 75)) -> pd.DataFrame:
+def percentiles(
+    ens: Ensemble, metrics: Metrics = None, q: float | Sequence[float] = (25, 50, 75)
+) -> pd.DataFrame:
     """Percentiles ``q`` (in percent, 0 to 100) of each node's samples, linearly
     interpolated: ``"<metric>_p<q>"`` (``time_p25``, ``time_p99.9``)."""
     values = [q] if isinstance(q, int | float) else list(q)
     for value in values:
-        if isinstance(value, bool) or not isinstance(value, int | float) or not (
-                0 <= value <= 100):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not (0 <= value <= 100):
             raise GladeError(f"percentiles are numbers from 0 to 100, not {value!r}")
-    return _add(ens, "percentiles", chosen_metrics(_ensemble(ens), metrics),
-                q=tuple(float(v) for v in values))
+    return _add(
+        ens,
+        "percentiles",
+        chosen_metrics(_ensemble(ens), metrics),
+        q=tuple(float(v) for v in values),
+    )
 
 
 def boxplot(ens: Ensemble, metrics: Metrics = None, whis: float = 1.5) -> pd.DataFrame:
@@ -186,8 +190,9 @@ def normality(ens: Ensemble, metrics: Metrics = None, alpha: float = 0.05) -> pd
     return _add(ens, "normality", chosen_metrics(_ensemble(ens), metrics), alpha=float(alpha))
 
 
-def correlation(ens: Ensemble, first: Label, second: Label, method: str = "pearson"
-                ) -> pd.DataFrame:
+def correlation(
+    ens: Ensemble, first: Label, second: Label, method: str = "pearson"
+) -> pd.DataFrame:
     """Correlation of two metrics over each node's samples (rows where both have a
     value): ``"<first>_vs_<second>_<method>"``, Pearson's r or Spearman's rho (ranks
     with ties averaged); missing with fewer than 2 pairs or a constant metric."""
@@ -210,21 +215,24 @@ def group_ids(metadata: pd.DataFrame, group: Group, which: str) -> tuple[Hashabl
             mask &= (metadata[column] == value).to_numpy(dtype=bool, na_value=False)
         ids = tuple(np.asarray(metadata.index, dtype=object)[mask].tolist())
     elif isinstance(group, str) or not isinstance(group, Iterable):
-        raise GladeError(f"group {which} must be profile ids or a {{column: value}} mapping, "
-                         f"not {group!r}")
+        raise GladeError(
+            f"group {which} must be profile ids or a {{column: value}} mapping, not {group!r}"
+        )
     else:
         ids = tuple(group)
         unknown = [p for p in ids if p not in metadata.index]
         if unknown:
-            raise GladeError(f"group {which} names profile {unknown[0]!r}, which is not in "
-                             "the ensemble")
+            raise GladeError(
+                f"group {which} names profile {unknown[0]!r}, which is not in the ensemble"
+            )
     if not ids:
         raise GladeError(f"group {which} holds no profile")
     return ids
 
 
-def _sides(ens: Ensemble, metric: Label | list[Label], a: Group | None, b: Group | None
-           ) -> tuple[list[Label], tuple]:
+def _sides(
+    ens: Ensemble, metric: Label | list[Label], a: Group | None, b: Group | None
+) -> tuple[list[Label], tuple]:
     """The metrics and profile groups of the two sides of a comparison: one metric
     and two groups, or a list of two metrics (each over all profiles, or over the
     groups when given)."""
@@ -237,15 +245,27 @@ def _sides(ens: Ensemble, metric: Label | list[Label], a: Group | None, b: Group
     else:
         metrics = chosen_metrics(ens, [metric])
         if a is None or b is None:
-            raise GladeError("comparing one metric needs two groups of profiles, a and b "
-                             "(or give a list of two metrics)")
-    groups = (None, None) if a is None else (group_ids(ens.metadata, a, "a"),
-                                              group_ids(ens.metadata, b, "b"))
+            raise GladeError(
+                "comparing one metric needs two groups of profiles, a and b "
+                "(or give a list of two metrics)"
+            )
+    groups = (
+        (None, None)
+        if a is None
+        else (group_ids(ens.metadata, a, "a"), group_ids(ens.metadata, b, "b"))
+    )
     return metrics, groups
 
 
-def _compare(ens: Ensemble, kind: str, metric: Label | list[Label], a: Group | None,
-             b: Group | None, name: str | None, **params: object) -> pd.DataFrame:
+def _compare(
+    ens: Ensemble,
+    kind: str,
+    metric: Label | list[Label],
+    a: Group | None,
+    b: Group | None,
+    name: str | None,
+    **params: object,
+) -> pd.DataFrame:
     ensemble = _ensemble(ens)
     if name is not None and (not isinstance(name, str) or not name):
         raise GladeError(f"name must be a non-empty string, not {name!r}")
@@ -253,9 +273,14 @@ def _compare(ens: Ensemble, kind: str, metric: Label | list[Label], a: Group | N
     return _add(ensemble, kind, metrics, groups=groups, name=name, **params)
 
 
-def bhattacharyya(ens: Ensemble, metric: Label | list[Label], a: Group | None = None,
-                  b: Group | None = None, ddof: int = 1, name: str | None = None
-                  ) -> pd.DataFrame:
+def bhattacharyya(
+    ens: Ensemble,
+    metric: Label | list[Label],
+    a: Group | None = None,
+    b: Group | None = None,
+    ddof: int = 1,
+    name: str | None = None,
+) -> pd.DataFrame:
     """Bhattacharyya distance between two sides at each node, for normal
     distributions with the sides' means and variances (divisor ``n - ddof``):
     ``1/4 ln(1/4 (v1/v2 + v2/v1 + 2)) + 1/4 (m1 - m2)^2 / (v1 + v2)``.
@@ -269,9 +294,14 @@ def bhattacharyya(ens: Ensemble, metric: Label | list[Label], a: Group | None = 
     return _compare(ens, "bhattacharyya", metric, a, b, name, ddof=ddof)
 
 
-def hellinger(ens: Ensemble, metric: Label | list[Label], a: Group | None = None,
-              b: Group | None = None, ddof: int = 1, name: str | None = None
-              ) -> pd.DataFrame:
+def hellinger(
+    ens: Ensemble,
+    metric: Label | list[Label],
+    a: Group | None = None,
+    b: Group | None = None,
+    ddof: int = 1,
+    name: str | None = None,
+) -> pd.DataFrame:
     """Hellinger distance (0 to 1) between normal distributions with the means and
     variances of two sides at each node: ``sqrt(1 - sqrt(2 s1 s2 / (v1 + v2))
     exp(-(m1 - m2)^2 / (4 (v1 + v2))))``. Sides and columns as in
@@ -279,51 +309,77 @@ def hellinger(ens: Ensemble, metric: Label | list[Label], a: Group | None = None
     return _compare(ens, "hellinger", metric, a, b, name, ddof=ddof)
 
 
-def welch_ttest(ens: Ensemble, metric: Label | list[Label], a: Group | None = None,
-                b: Group | None = None, name: str | None = None) -> pd.DataFrame:
+def welch_ttest(
+    ens: Ensemble,
+    metric: Label | list[Label],
+    a: Group | None = None,
+    b: Group | None = None,
+    name: str | None = None,
+) -> pd.DataFrame:
     """Welch's t-test (unequal variances) of two sides at each node: ``_welch_t`` and
     ``_welch_p`` (two-sided; ``_<name>_t``/``_p``); missing when a side has fewer than
     2 samples. Sides as in :func:`bhattacharyya`."""
     return _compare(ens, "welch", metric, a, b, name)
 
 
-def score_bhattacharyya(ens: Ensemble, metric: Label | list[Label], a: Group | None = None,
-                        b: Group | None = None, ddof: int = 1, name: str | None = None
-                        ) -> pd.DataFrame:
+def score_bhattacharyya(
+    ens: Ensemble,
+    metric: Label | list[Label],
+    a: Group | None = None,
+    b: Group | None = None,
+    ddof: int = 1,
+    name: str | None = None,
+) -> pd.DataFrame:
     """Thicket's ``score_bhattacharyya``: the Bhattacharyya distance of the two sides
     (see :func:`bhattacharyya`), negative where side a's mean is lower than side b's.
     Column ``_score_bhattacharyya``."""
     return _compare(ens, "score_bhattacharyya", metric, a, b, name, ddof=ddof)
 
 
-def score_hellinger(ens: Ensemble, metric: Label | list[Label], a: Group | None = None,
-                    b: Group | None = None, ddof: int = 1, name: str | None = None
-                    ) -> pd.DataFrame:
+def score_hellinger(
+    ens: Ensemble,
+    metric: Label | list[Label],
+    a: Group | None = None,
+    b: Group | None = None,
+    ddof: int = 1,
+    name: str | None = None,
+) -> pd.DataFrame:
     """Thicket's ``score_hellinger``: the Hellinger distance of the two sides (see
     :func:`hellinger`; Thicket's is its square), negative where side a's mean is lower.
     Column ``_score_hellinger``."""
     return _compare(ens, "score_hellinger", metric, a, b, name, ddof=ddof)
 
 
-def score_delta_mean_delta_stdnorm(ens: Ensemble, metric: Label | list[Label],
-                                   a: Group | None = None, b: Group | None = None,
-                                   ddof: int = 1, name: str | None = None) -> pd.DataFrame:
+def score_delta_mean_delta_stdnorm(
+    ens: Ensemble,
+    metric: Label | list[Label],
+    a: Group | None = None,
+    b: Group | None = None,
+    ddof: int = 1,
+    name: str | None = None,
+) -> pd.DataFrame:
     """Thicket's score ``(m1 - m2) + (s1 - s2) / |m1 - m2|`` of two sides (means m,
     standard deviations s with divisor ``n - ddof``). Column ``_delta_stdnorm``."""
     return _compare(ens, "delta_stdnorm", metric, a, b, name, ddof=ddof)
 
 
 def score_delta_mean_delta_coefficient_of_variation(
-        ens: Ensemble, metric: Label | list[Label], a: Group | None = None,
-        b: Group | None = None, ddof: int = 1, name: str | None = None) -> pd.DataFrame:
+    ens: Ensemble,
+    metric: Label | list[Label],
+    a: Group | None = None,
+    b: Group | None = None,
+    ddof: int = 1,
+    name: str | None = None,
+) -> pd.DataFrame:
     """Thicket's score ``(m1 - m2) + s1 / m1 - s2 / m2`` of two sides (the difference
     of the means plus the difference of the coefficients of variation). Column
     ``_delta_cv``."""
     return _compare(ens, "delta_cv", metric, a, b, name, ddof=ddof)
 
 
-def _side_names(ens: Ensemble, metric: Label | list[Label], a: Group | None,
-                b: Group | None) -> tuple[str, str]:
+def _side_names(
+    ens: Ensemble, metric: Label | list[Label], a: Group | None, b: Group | None
+) -> tuple[str, str]:
     """Default names of the two sides: a group's metadata values, else its metric,
     else ``"a"`` and ``"b"``."""
     names = []
@@ -339,9 +395,16 @@ def _side_names(ens: Ensemble, metric: Label | list[Label], a: Group | None,
     return names[0], names[1]
 
 
-def preference(ens: Ensemble, metric: Label | list[Label], a: Group | None = None,
-               b: Group | None = None, alpha: float = 0.05, prefer: str = "lower",
-               labels: Sequence[str] | None = None, name: str | None = None) -> pd.DataFrame:
+def preference(
+    ens: Ensemble,
+    metric: Label | list[Label],
+    a: Group | None = None,
+    b: Group | None = None,
+    alpha: float = 0.05,
+    prefer: str = "lower",
+    labels: Sequence[str] | None = None,
+    name: str | None = None,
+) -> pd.DataFrame:
     """Thicket's ``preference``: which of two sides is better at each node, where the
     difference is significant. Welch's t-test compares the sides' means; where its
     two-sided p-value is below ``alpha``, the preferred side is the one with the lower
@@ -355,12 +418,17 @@ def preference(ens: Ensemble, metric: Label | list[Label], a: Group | None = Non
     if prefer not in ("lower", "higher"):
         raise GladeError(f"prefer must be 'lower' or 'higher', not {prefer!r}")
     labels = _side_names(ensemble, metric, a, b) if labels is None else tuple(labels)
-    if len(labels) != 2 or len(set(labels)) != 2 or not all(
-            isinstance(label, str) and label and label != "none" for label in labels):
-        raise GladeError(f"labels must be two different non-empty names other than "
-                         f"'none', not {labels!r}")
-    return _compare(ensemble, "preference", metric, a, b, name, alpha=float(alpha),
-                    prefer=prefer, labels=labels)
+    if (
+        len(labels) != 2
+        or len(set(labels)) != 2
+        or not all(isinstance(label, str) and label and label != "none" for label in labels)
+    ):
+        raise GladeError(
+            f"labels must be two different non-empty names other than 'none', not {labels!r}"
+        )
+    return _compare(
+        ensemble, "preference", metric, a, b, name, alpha=float(alpha), prefer=prefer, labels=labels
+    )
 
 
 def total(ens: Ensemble, metrics: Metrics = None) -> pd.DataFrame:
@@ -368,8 +436,9 @@ def total(ens: Ensemble, metrics: Metrics = None) -> pd.DataFrame:
     return _add(ens, "sum", chosen_metrics(_ensemble(ens), metrics))
 
 
-def confidence_interval(ens: Ensemble, metrics: Metrics = None, level: float = 0.95,
-                        distribution: str = "t") -> pd.DataFrame:
+def confidence_interval(
+    ens: Ensemble, metrics: Metrics = None, level: float = 0.95, distribution: str = "t"
+) -> pd.DataFrame:
     """Confidence interval of the mean of each node's samples at ``level``: ``mean -/+
     q s / sqrt(n)``, with s the sample standard deviation (ddof 1) and q the ``(1 +
     level) / 2`` quantile of Student's t with n - 1 degrees of freedom
@@ -381,8 +450,13 @@ def confidence_interval(ens: Ensemble, metrics: Metrics = None, level: float = 0
         raise GladeError(f"level must be between 0 and 1, not {level!r}")
     if distribution not in ("t", "normal"):
         raise GladeError(f"distribution must be 't' or 'normal', not {distribution!r}")
-    return _add(ens, "confidence_interval", chosen_metrics(_ensemble(ens), metrics),
-                level=float(level), distribution=distribution)
+    return _add(
+        ens,
+        "confidence_interval",
+        chosen_metrics(_ensemble(ens), metrics),
+        level=float(level),
+        distribution=distribution,
+    )
 
 
 def temporal_pattern(ens: Ensemble, metrics: Metrics = None) -> pd.DataFrame:

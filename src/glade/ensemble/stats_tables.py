@@ -54,8 +54,9 @@ class StatsTables:
     """Between data and stats tables, mixed into :class:`glade.Ensemble`; see
     :mod:`glade.ensemble.stats_tables`."""
 
-    def metrics_to_stats(self, metrics: Label | Sequence[Label],
-                         profile: Hashable | None = None) -> Ensemble:
+    def metrics_to_stats(
+        self, metrics: Label | Sequence[Label], profile: Hashable | None = None
+    ) -> Ensemble:
         """Put one profile's values of ``metrics`` in the stats table, as columns
         ``"<metric>_<profile>"`` (Thicket's ``move_metrics_to_statsframe``; the mean
         of the profile's rows where the ensemble keeps ranks). ``profile`` may be
@@ -63,8 +64,10 @@ class StatsTables:
         that removes the profile, the column is missing. Returns the ensemble."""
         if profile is None:
             if self.num_profiles != 1:
-                raise GladeError(f"the ensemble holds {self.num_profiles} profiles: "
-                                 "name the one whose values to move with profile=")
+                raise GladeError(
+                    f"the ensemble holds {self.num_profiles} profiles: "
+                    "name the one whose values to move with profile="
+                )
             profile = self.profiles[0]
         elif profile not in self.metadata.index:
             raise GladeError(f"no profile {profile!r} in the ensemble")
@@ -72,8 +75,7 @@ class StatsTables:
         for metric in chosen:
             if metric not in self.metric_columns:
                 raise MetricError(metric, self.metric_columns)
-        self._add_recipe(make_recipe("profile", chosen, profile=profile,
-                                     name=str(profile)))
+        self._add_recipe(make_recipe("profile", chosen, profile=profile, name=str(profile)))
         return self
 
     def stats_to_data(self, columns: Label | Sequence[Label]) -> Ensemble:
@@ -84,8 +86,7 @@ class StatsTables:
         chosen = [columns] if isinstance(columns, str | tuple) else list(columns)
         made = {}
         for column in chosen:
-            recipe = next((r for r in self._recipes if column in self._recipe_columns[r]),
-                          None)
+            recipe = next((r for r in self._recipes if column in self._recipe_columns[r]), None)
             if recipe is None:
                 raise MetricError(column, list(self._stat_columns), what="stats column")
             made[column] = StatsColumn(recipe, column)
@@ -94,8 +95,12 @@ class StatsTables:
         return self
 
     @classmethod
-    def from_stats(cls, ensembles: Sequence[Ensemble], key: str | None = None,
-                   labels: Sequence[Hashable] | None = None) -> Ensemble:
+    def from_stats(
+        cls,
+        ensembles: Sequence[Ensemble],
+        key: str | None = None,
+        labels: Sequence[Hashable] | None = None,
+    ) -> Ensemble:
         """One profile per ensemble, holding that ensemble's stats table (Thicket's
         ``from_statsframes``): nodes matched by call path, the stats columns as metrics
         (non-additive). Profile ids are ``labels``, else the single value of metadata
@@ -107,12 +112,14 @@ class StatsTables:
         ensembles = checked_ensembles(ensembles, "from_stats")
         for i, ens in enumerate(ensembles):
             if not ens._stat_columns:
-                raise GladeError(f"ensemble {i} has no statistics: compute some with "
-                                 "glade.stats first")
+                raise GladeError(
+                    f"ensemble {i} has no statistics: compute some with glade.stats first"
+                )
         if labels is not None and key is not None:
             raise GladeError("give profile ids either as labels= or as key=")
         ids = list(labels) if labels is not None else headers_of(ensembles, key)
-        return cls.from_graphframes([ens.to_graphframe() for ens in ensembles],
-                                    metadata=[_common_metadata(ens) for ens in ensembles],
-                                    labels=ids)
-
+        return cls.from_graphframes(
+            [ens.to_graphframe() for ens in ensembles],
+            metadata=[_common_metadata(ens) for ens in ensembles],
+            labels=ids,
+        )

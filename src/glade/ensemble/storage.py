@@ -60,11 +60,15 @@ def to_parquet(ens: Ensemble, path: str | os.PathLike, overwrite: bool = False) 
     the directory. Nothing is left at ``path`` when writing fails."""
     if ens._derived:
         names = [name for name, _ in ens._derived]
-        raise GladeError(f"derived columns {names} are computed by Python functions, which "
-                         "cannot be stored: store the ensemble before deriving them, and "
-                         "derive them again after reading it")
-    recipes = [{"kind": r.kind, "metrics": encode_value(r.metrics),
-                "params": encode_value(r.params)} for r in ens.stats_recipes]
+        raise GladeError(
+            f"derived columns {names} are computed by Python functions, which "
+            "cannot be stored: store the ensemble before deriving them, and "
+            "derive them again after reading it"
+        )
+    recipes = [
+        {"kind": r.kind, "metrics": encode_value(r.metrics), "params": encode_value(r.params)}
+        for r in ens.stats_recipes
+    ]
     with new_directory(path, overwrite) as scratch:
         payload = write_graph(ens.graph, scratch)
         payload["dataframe"] = write_frame(ens.dataframe[ens._measured], scratch / DATAFRAME)
@@ -87,8 +91,9 @@ def _recipes(body: dict, where: Path) -> list:
             make_recipe(entry["kind"], metrics)  # checks that the statistic exists
             out.append(Recipe(entry["kind"], tuple(metrics), tuple(map(tuple, params))))
         except (GladeError, *MALFORMED) as exc:
-            raise ReaderError(where, f"sidecar entry 'recipes' holds a malformed recipe "
-                              f"{entry!r} ({exc})") from exc
+            raise ReaderError(
+                where, f"sidecar entry 'recipes' holds a malformed recipe {entry!r} ({exc})"
+            ) from exc
     return out
 
 

@@ -55,9 +55,12 @@ def _colour_bar(mapper: LinearColorMapper, title: str) -> ColorBar:
     return ColorBar(color_mapper=mapper, title=title, width=12)
 
 
-def plot_stats_heatmap(ens: Ensemble, columns: Sequence[Label] | None = None,
-                       nodes: Sequence[NodeRef] | None = None,
-                       title: str | None = None) -> figure:
+def plot_stats_heatmap(
+    ens: Ensemble,
+    columns: Sequence[Label] | None = None,
+    nodes: Sequence[NodeRef] | None = None,
+    title: str | None = None,
+) -> figure:
     """Nodes (rows) x stats columns (columns). Colour shows each value's place between
     its column's smallest and largest value (columns have different units); hovering
     shows the value itself. ``columns`` default to every numeric stats column."""
@@ -66,8 +69,9 @@ def plot_stats_heatmap(ens: Ensemble, columns: Sequence[Label] | None = None,
     numeric = [c for c in stats.columns[1:] if stats[c].dtype.kind in "biuf"]
     columns = numeric if columns is None else list(columns)
     if not columns:
-        raise MetricError("<stats column>", [], what="stats column: compute some with "
-                          "glade.stats first; no")
+        raise MetricError(
+            "<stats column>", [], what="stats column: compute some with glade.stats first; no"
+        )
     for column in columns:
         if column not in numeric:
             raise MetricError(column, numeric, what="numeric stats column")
@@ -78,30 +82,49 @@ def plot_stats_heatmap(ens: Ensemble, columns: Sequence[Label] | None = None,
         share = (values - low) / np.where(high > low, high - low, 1.0)
     labels = node_labels(ens, ids)
     names = [label_text(c) for c in columns]
-    source = ColumnDataSource({
-        "node": np.repeat(labels, len(columns)).tolist(),
-        "stat": names * len(ids),
-        "value": values.reshape(-1),
-        "share": share.reshape(-1),
-        "name": np.repeat(stats[name_col].to_numpy()[ids], len(columns)).tolist(),
-    })
+    source = ColumnDataSource(
+        {
+            "node": np.repeat(labels, len(columns)).tolist(),
+            "stat": names * len(ids),
+            "value": values.reshape(-1),
+            "share": share.reshape(-1),
+            "name": np.repeat(stats[name_col].to_numpy()[ids], len(columns)).tolist(),
+        }
+    )
     mapper = LinearColorMapper(palette=Viridis256, low=0.0, high=1.0, nan_color="#dddddd")
-    fig = figure(title=title or "stats per node", x_range=names, y_range=labels[::-1],
-                 height=max(_MIN_HEIGHT, _ROW_HEIGHT * len(ids) + 120),
-                 width=max(400, 90 * len(columns) + 260), toolbar_location="above",
-                 tools="save,reset")
-    fig.rect("stat", "node", width=1, height=1, source=source,
-             fill_color={"field": "share", "transform": mapper}, line_color=None)
-    fig.add_tools(HoverTool(tooltips=[("node", "@node"), ("stat", "@stat"),
-                                      ("value", "@value{0.000g}")]))
+    fig = figure(
+        title=title or "stats per node",
+        x_range=names,
+        y_range=labels[::-1],
+        height=max(_MIN_HEIGHT, _ROW_HEIGHT * len(ids) + 120),
+        width=max(400, 90 * len(columns) + 260),
+        toolbar_location="above",
+        tools="save,reset",
+    )
+    fig.rect(
+        "stat",
+        "node",
+        width=1,
+        height=1,
+        source=source,
+        fill_color={"field": "share", "transform": mapper},
+        line_color=None,
+    )
+    fig.add_tools(
+        HoverTool(tooltips=[("node", "@node"), ("stat", "@stat"), ("value", "@value{0.000g}")])
+    )
     fig.add_layout(_colour_bar(mapper, "share of column range"), "right")
     fig.xaxis.major_label_orientation = 0.8
     return fig
 
 
-def plot_profiles_heatmap(ens: Ensemble, metric: Label | None = None,
-                          nodes: Sequence[NodeRef] | None = None, relative: bool = True,
-                          title: str | None = None) -> figure:
+def plot_profiles_heatmap(
+    ens: Ensemble,
+    metric: Label | None = None,
+    nodes: Sequence[NodeRef] | None = None,
+    relative: bool = True,
+    title: str | None = None,
+) -> figure:
     """Nodes (rows) x profiles (columns) for one metric (default: the ensemble's
     default metric). With ``relative`` the colour is each value divided by its
     node's mean over profiles (which profiles are slow where); else the value
@@ -114,24 +137,47 @@ def plot_profiles_heatmap(ens: Ensemble, metric: Label | None = None,
         shown = grid / np.nanmean(grid, axis=1, keepdims=True) if relative else grid
     labels = node_labels(ens, ids)
     profiles = [str(pid) for pid in ens.profiles]
-    source = ColumnDataSource({
-        "node": np.repeat(labels, p).tolist(),
-        "profile": profiles * len(ids),
-        "value": grid.reshape(-1),
-        "shown": shown.reshape(-1),
-    })
+    source = ColumnDataSource(
+        {
+            "node": np.repeat(labels, p).tolist(),
+            "profile": profiles * len(ids),
+            "value": grid.reshape(-1),
+            "shown": shown.reshape(-1),
+        }
+    )
     finite = shown[np.isfinite(shown)]
     low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
     mapper = LinearColorMapper(palette=Viridis256, low=low, high=high, nan_color="#dddddd")
-    fig = figure(title=title or f"{label_text(metric)} per node and profile", x_range=profiles,
-                 y_range=labels[::-1], height=max(_MIN_HEIGHT, _ROW_HEIGHT * len(ids) + 140),
-                 width=max(400, 14 * p + 300), toolbar_location="above", tools="save,reset")
-    fig.rect("profile", "node", width=1, height=1, source=source,
-             fill_color={"field": "shown", "transform": mapper}, line_color=None)
-    fig.add_tools(HoverTool(tooltips=[("node", "@node"), ("profile", "@profile"),
-                                      (label_text(metric), "@value{0.000g}")]))
-    fig.add_layout(_colour_bar(mapper, "value / node mean" if relative else label_text(metric)),
-                   "right")
+    fig = figure(
+        title=title or f"{label_text(metric)} per node and profile",
+        x_range=profiles,
+        y_range=labels[::-1],
+        height=max(_MIN_HEIGHT, _ROW_HEIGHT * len(ids) + 140),
+        width=max(400, 14 * p + 300),
+        toolbar_location="above",
+        tools="save,reset",
+    )
+    fig.rect(
+        "profile",
+        "node",
+        width=1,
+        height=1,
+        source=source,
+        fill_color={"field": "shown", "transform": mapper},
+        line_color=None,
+    )
+    fig.add_tools(
+        HoverTool(
+            tooltips=[
+                ("node", "@node"),
+                ("profile", "@profile"),
+                (label_text(metric), "@value{0.000g}"),
+            ]
+        )
+    )
+    fig.add_layout(
+        _colour_bar(mapper, "value / node mean" if relative else label_text(metric)), "right"
+    )
     fig.xaxis.major_label_orientation = 1.2
     return fig
 
@@ -144,8 +190,13 @@ def checked_samples(ens: Ensemble, metric: Label | None) -> tuple[SampleTable, L
     return table, metric
 
 
-def plot_histogram(ens: Ensemble, node: NodeRef, metric: Label | None = None,
-                   bins: int = 20, title: str | None = None) -> figure:
+def plot_histogram(
+    ens: Ensemble,
+    node: NodeRef,
+    metric: Label | None = None,
+    bins: int = 20,
+    title: str | None = None,
+) -> figure:
     """Histogram of a metric's samples at one node across profiles (and ranks)."""
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
         raise GladeError(f"bins must be a positive integer, not {bins!r}")
@@ -153,24 +204,45 @@ def plot_histogram(ens: Ensemble, node: NodeRef, metric: Label | None = None,
     table, metric = checked_samples(ens, metric)
     values = table.values(metric)
     sample = values[(table.row_node == nid) & ~np.isnan(values)]
-    counts, edges = np.histogram(sample, bins=bins) if sample.size else (
-        np.zeros(bins, dtype=np.int64), np.linspace(0.0, 1.0, bins + 1))
+    counts, edges = (
+        np.histogram(sample, bins=bins)
+        if sample.size
+        else (np.zeros(bins, dtype=np.int64), np.linspace(0.0, 1.0, bins + 1))
+    )
     label = node_labels(ens, np.array([nid]))[0]
     source = ColumnDataSource({"left": edges[:-1], "right": edges[1:], "count": counts})
-    fig = figure(title=title or f"{label}: {label_text(metric)}",
-                 height=300, width=420, toolbar_location="above", tools="save,reset")
-    fig.quad(left="left", right="right", bottom=0, top="count", source=source,
-             fill_color="#4c78a8", line_color="white")
-    fig.add_tools(HoverTool(tooltips=[("range", "@left{0.000g} - @right{0.000g}"),
-                                      ("profiles", "@count")]))
+    fig = figure(
+        title=title or f"{label}: {label_text(metric)}",
+        height=300,
+        width=420,
+        toolbar_location="above",
+        tools="save,reset",
+    )
+    fig.quad(
+        left="left",
+        right="right",
+        bottom=0,
+        top="count",
+        source=source,
+        fill_color="#4c78a8",
+        line_color="white",
+    )
+    fig.add_tools(
+        HoverTool(tooltips=[("range", "@left{0.000g} - @right{0.000g}"), ("profiles", "@count")])
+    )
     fig.xaxis.axis_label = label_text(metric)
     fig.yaxis.axis_label = "samples"
     return fig
 
 
-def plot_boxplot(ens: Ensemble, metric: Label | None = None,
-                 nodes: Sequence[NodeRef] | None = None, whis: float = 1.5, top: int = 20,
-                 title: str | None = None) -> figure:
+def plot_boxplot(
+    ens: Ensemble,
+    metric: Label | None = None,
+    nodes: Sequence[NodeRef] | None = None,
+    whis: float = 1.5,
+    top: int = 20,
+    title: str | None = None,
+) -> figure:
     """One box per node of a metric's samples across profiles: quartiles, whiskers to
     the most extreme samples within ``whis`` x IQR of the box, and the other samples
     as points (hover names their profile). Default nodes: the ``top`` nodes with the
@@ -192,36 +264,54 @@ def plot_boxplot(ens: Ensemble, metric: Label | None = None,
     np.fmin.at(low, node_of[inside], ordered.values[inside])
     np.fmax.at(high, node_of[inside], ordered.values[inside])
     labels = node_labels(ens, ids)
-    boxes = ColumnDataSource({"node": labels, "q1": q1[ids], "q2": median[ids], "q3": q3[ids],
-                              "low": low[ids], "high": high[ids]})
+    boxes = ColumnDataSource(
+        {
+            "node": labels,
+            "q1": q1[ids],
+            "q2": median[ids],
+            "q3": q3[ids],
+            "low": low[ids],
+            "high": high[ids],
+        }
+    )
     wanted = np.zeros(len(ens.graph), dtype=bool)
     wanted[ids] = True
     outside = ~inside & wanted[node_of]
     position = {nid: label for nid, label in zip(ids.tolist(), labels, strict=True)}
     profile_ids = np.asarray(ens.metadata.index, dtype=object)
-    points = ColumnDataSource({
-        "node": [position[nid] for nid in node_of[outside].tolist()],
-        "value": ordered.values[outside],
-        "profile": [str(p) for p in profile_ids[table.row_profile[ordered.rows[outside]]]],
-    })
-    fig = figure(title=title or f"{label_text(metric)} across profiles", x_range=labels,
-                 height=360, width=max(420, 36 * len(ids) + 120), toolbar_location="above",
-                 tools="save,reset")
+    points = ColumnDataSource(
+        {
+            "node": [position[nid] for nid in node_of[outside].tolist()],
+            "value": ordered.values[outside],
+            "profile": [str(p) for p in profile_ids[table.row_profile[ordered.rows[outside]]]],
+        }
+    )
+    fig = figure(
+        title=title or f"{label_text(metric)} across profiles",
+        x_range=labels,
+        height=360,
+        width=max(420, 36 * len(ids) + 120),
+        toolbar_location="above",
+        tools="save,reset",
+    )
     fig.segment("node", "low", "node", "q1", source=boxes, line_color="black")
     fig.segment("node", "q3", "node", "high", source=boxes, line_color="black")
     fig.vbar("node", 0.6, "q2", "q3", source=boxes, fill_color="#4c78a8", line_color="black")
     fig.vbar("node", 0.6, "q1", "q2", source=boxes, fill_color="#9ecae9", line_color="black")
     dots = fig.scatter("node", "value", source=points, size=6, color="#e45756")
-    fig.add_tools(HoverTool(renderers=[dots], tooltips=[("node", "@node"),
-                                                         ("profile", "@profile"),
-                                                         ("value", "@value{0.000g}")]))
+    fig.add_tools(
+        HoverTool(
+            renderers=[dots],
+            tooltips=[("node", "@node"), ("profile", "@profile"), ("value", "@value{0.000g}")],
+        )
+    )
     fig.xaxis.major_label_orientation = 0.9
     fig.yaxis.axis_label = label_text(metric)
     return fig
 
 
-def plot_distribution(ens: Ensemble, node: NodeRef, metric: Label | None = None,
-                      bins: int = 20) -> LayoutDOM:
+def plot_distribution(
+    ens: Ensemble, node: NodeRef, metric: Label | None = None, bins: int = 20
+) -> LayoutDOM:
     """Histogram and box plot of a metric's samples at one node, side by side."""
-    return row(plot_histogram(ens, node, metric, bins),
-               plot_boxplot(ens, metric, nodes=[node]))
+    return row(plot_histogram(ens, node, metric, bins), plot_boxplot(ens, metric, nodes=[node]))

@@ -32,8 +32,9 @@ VIOLIN_HALF_WIDTH = 0.4
 MISSING = -0.12
 
 
-def _node_and_values(ens: Ensemble, node: NodeRef | None, metric: Label | None
-                     ) -> tuple[int, Label, np.ndarray]:
+def _node_and_values(
+    ens: Ensemble, node: NodeRef | None, metric: Label | None
+) -> tuple[int, Label, np.ndarray]:
     """The node (default: the root with the largest mean), the metric and each
     profile's value there."""
     table, metric = checked_samples(ens, metric)
@@ -66,9 +67,14 @@ def _groups(values: pd.Series) -> tuple[list[str], np.ndarray]:
     return labels, codes
 
 
-def plot_violin(ens: Ensemble, node: NodeRef | None = None, metric: Label | None = None,
-                by: Label | None = None, points: bool = True, title: str | None = None
-                ) -> figure:
+def plot_violin(
+    ens: Ensemble,
+    node: NodeRef | None = None,
+    metric: Label | None = None,
+    by: Label | None = None,
+    points: bool = True,
+    title: str | None = None,
+) -> figure:
     """One violin per value of metadata column ``by`` (one for all profiles when None)
     of ``metric`` (default: the default metric) at ``node`` (default: the root with
     the largest mean): the outline is a Gaussian kernel density estimate (Scott's
@@ -113,30 +119,56 @@ def plot_violin(ens: Ensemble, node: NodeRef | None = None, metric: Label | None
         raise GladeError(f"no profile has a value of {label_text(metric)!r} at node {nid}")
     name = node_labels(ens, np.array([nid]))[0]
     what = f" by {label_text(by)}" if by is not None else ""
-    fig = figure(title=title or f"{label_text(metric)} at {name}{what}",
-                 width=max(560, 110 * len(labels) + 200), height=380,
-                 toolbar_location="above", tools="save,reset,box_zoom",
-                 x_range=(-0.6, len(labels) - 0.4))
-    shapes = fig.patches("xs", "ys", source=ColumnDataSource(outline), fill_color="colour",
-                         fill_alpha=0.35, line_color="colour", line_width=1.5)
+    fig = figure(
+        title=title or f"{label_text(metric)} at {name}{what}",
+        width=max(560, 110 * len(labels) + 200),
+        height=380,
+        toolbar_location="above",
+        tools="save,reset,box_zoom",
+        x_range=(-0.6, len(labels) - 0.4),
+    )
+    shapes = fig.patches(
+        "xs",
+        "ys",
+        source=ColumnDataSource(outline),
+        fill_color="colour",
+        fill_alpha=0.35,
+        line_color="colour",
+        line_width=1.5,
+    )
     fig.add_tools(HoverTool(renderers=[shapes], tooltips=[("group", "@group")]))
     box_source = ColumnDataSource(boxes)
     fig.segment("x", "q1", "x", "q3", source=box_source, line_width=7, line_color="#333333")
-    fig.scatter("x", "q2", source=box_source, size=7, fill_color="white",
-                line_color="#333333")
+    fig.scatter("x", "q2", source=box_source, size=7, fill_color="white", line_color="#333333")
     if points:
         keep = has & (codes < len(labels))
         rng = np.random.default_rng(0)
         jitter = rng.uniform(-0.12, 0.12, size=int(keep.sum()))
-        dots = fig.scatter("x", "value", size=5, alpha=0.7, color="#222222",
-                           source=ColumnDataSource({
-                               "x": codes[keep] + jitter, "value": values[keep],
-                               "profile": [str(p) for p in
-                                           np.asarray(ens.metadata.index, object)[keep]],
-                               "group": [labels[c] for c in codes[keep]]}))
-        fig.add_tools(HoverTool(renderers=[dots], tooltips=[
-            ("profile", "@profile"), ("group", "@group"),
-            (label_text(metric), "@value{0.000g}")]))
+        dots = fig.scatter(
+            "x",
+            "value",
+            size=5,
+            alpha=0.7,
+            color="#222222",
+            source=ColumnDataSource(
+                {
+                    "x": codes[keep] + jitter,
+                    "value": values[keep],
+                    "profile": [str(p) for p in np.asarray(ens.metadata.index, object)[keep]],
+                    "group": [labels[c] for c in codes[keep]],
+                }
+            ),
+        )
+        fig.add_tools(
+            HoverTool(
+                renderers=[dots],
+                tooltips=[
+                    ("profile", "@profile"),
+                    ("group", "@group"),
+                    (label_text(metric), "@value{0.000g}"),
+                ],
+            )
+        )
     fig.xaxis.ticker = list(range(len(labels)))
     fig.xaxis.major_label_overrides = dict(enumerate(labels))
     fig.xaxis.axis_label = label_text(by) if by is not None else ""
@@ -160,15 +192,15 @@ def _axis(values: pd.Series | np.ndarray) -> tuple[np.ndarray, list[tuple[float,
     axis, every category of a categorical one."""
     series = pd.Series(values).reset_index(drop=True)
     numeric = pd.api.types.is_numeric_dtype(series.dtype) and not (
-        pd.api.types.is_bool_dtype(series.dtype))
+        pd.api.types.is_bool_dtype(series.dtype)
+    )
     if numeric:
         x = series.to_numpy(dtype=np.float64, na_value=np.nan)
         finite = x[np.isfinite(x)]
         low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
         span = high - low
         position = (x - low) / span if span > 0 else np.where(np.isnan(x), np.nan, 0.5)
-        ticks = [(0.0, low), (0.5, (low + high) / 2), (1.0, high)] if span > 0 else [
-            (0.5, low)]
+        ticks = [(0.0, low), (0.5, (low + high) / 2), (1.0, high)] if span > 0 else [(0.5, low)]
         labels = [(p, _number(v)) for p, v in ticks]
     else:
         codes, uniques = pd.factorize(series, sort=True)
@@ -183,9 +215,13 @@ def _axis(values: pd.Series | np.ndarray) -> tuple[np.ndarray, list[tuple[float,
     return position, labels
 
 
-def plot_parallel_coordinates(ens: Ensemble, columns: Sequence[Label],
-                              metric: Label | None = None, node: NodeRef | None = None,
-                              title: str | None = None) -> figure:
+def plot_parallel_coordinates(
+    ens: Ensemble,
+    columns: Sequence[Label],
+    metric: Label | None = None,
+    node: NodeRef | None = None,
+    title: str | None = None,
+) -> figure:
     """Parallel coordinates: one vertical axis per metadata column in ``columns``, then
     one for ``metric`` (default: the default metric) at ``node`` (default: the root
     with the largest mean); one line per profile through its values, coloured by the
@@ -204,36 +240,82 @@ def plot_parallel_coordinates(ens: Ensemble, columns: Sequence[Label],
     profiles = [str(p) for p in ens.metadata.index]
     finite = values[np.isfinite(values)]
     low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-    mapper = LinearColorMapper(palette=Viridis256, low=low, high=high if high > low else low + 1,
-                               nan_color="#bbbbbb")
-    lines = ColumnDataSource({
-        "xs": [list(range(count))] * len(profiles), "ys": positions.tolist(),
-        "value": values, "profile": profiles,
-        **{f"axis{i}": [str(v) for v in (ens.metadata[c] if i < len(chosen) else values)]
-           for i, c in enumerate([*chosen, None])}})
-    fig = figure(title=title or f"{names[-1]} at {node_name} against the metadata",
-                 width=170 * count + 200,
-                 height=420, toolbar_location="above", tools="save,reset",
-                 x_range=(-0.7, count - 0.4), y_range=(MISSING - 0.1, 1.18))
-    drawn = fig.multi_line("xs", "ys", source=lines, line_width=2, line_alpha=0.75,
-                           line_color={"field": "value", "transform": mapper})
-    fig.add_tools(HoverTool(renderers=[drawn], tooltips=[("profile", "@profile")] + [
-        (name, f"@axis{i}") for i, name in enumerate(names)]))
-    fig.segment(x0=list(range(count)), y0=[0.0] * count, x1=list(range(count)),
-                y1=[1.0] * count, line_color="#444444", line_width=1.5)
+    mapper = LinearColorMapper(
+        palette=Viridis256, low=low, high=high if high > low else low + 1, nan_color="#bbbbbb"
+    )
+    lines = ColumnDataSource(
+        {
+            "xs": [list(range(count))] * len(profiles),
+            "ys": positions.tolist(),
+            "value": values,
+            "profile": profiles,
+            **{
+                f"axis{i}": [str(v) for v in (ens.metadata[c] if i < len(chosen) else values)]
+                for i, c in enumerate([*chosen, None])
+            },
+        }
+    )
+    fig = figure(
+        title=title or f"{names[-1]} at {node_name} against the metadata",
+        width=170 * count + 200,
+        height=420,
+        toolbar_location="above",
+        tools="save,reset",
+        x_range=(-0.7, count - 0.4),
+        y_range=(MISSING - 0.1, 1.18),
+    )
+    drawn = fig.multi_line(
+        "xs",
+        "ys",
+        source=lines,
+        line_width=2,
+        line_alpha=0.75,
+        line_color={"field": "value", "transform": mapper},
+    )
+    fig.add_tools(
+        HoverTool(
+            renderers=[drawn],
+            tooltips=[("profile", "@profile")]
+            + [(name, f"@axis{i}") for i, name in enumerate(names)],
+        )
+    )
+    fig.segment(
+        x0=list(range(count)),
+        y0=[0.0] * count,
+        x1=list(range(count)),
+        y1=[1.0] * count,
+        line_color="#444444",
+        line_width=1.5,
+    )
     ticks: dict[str, list[Any]] = {"x": [], "y": [], "text": []}
     for i, (_, labels) in enumerate(axes):
         for y, text in labels:
             ticks["x"].append(i - 0.05)
             ticks["y"].append(y)
             ticks["text"].append(text)
-    fig.text("x", "y", "text", source=ColumnDataSource(ticks), text_align="right",
-             text_baseline="middle", text_font_size="9pt", text_color="#333333",
-             background_fill_color="white", background_fill_alpha=0.85, padding=2)
-    fig.text(x=list(range(count)), y=[1.07] * count, text=names, text_align="center",
-             text_baseline="bottom", text_font_size="10pt", text_font_style="bold")
+    fig.text(
+        "x",
+        "y",
+        "text",
+        source=ColumnDataSource(ticks),
+        text_align="right",
+        text_baseline="middle",
+        text_font_size="9pt",
+        text_color="#333333",
+        background_fill_color="white",
+        background_fill_alpha=0.85,
+        padding=2,
+    )
+    fig.text(
+        x=list(range(count)),
+        y=[1.07] * count,
+        text=names,
+        text_align="center",
+        text_baseline="bottom",
+        text_font_size="10pt",
+        text_font_style="bold",
+    )
     fig.axis.visible = False
     fig.grid.grid_line_color = None
-    fig.add_layout(ColorBar(color_mapper=mapper, title=label_text(metric), width=12),
-                   "right")
+    fig.add_layout(ColorBar(color_mapper=mapper, title=label_text(metric), width=12), "right")
     return fig

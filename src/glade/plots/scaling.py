@@ -38,9 +38,14 @@ def model_formula(row: pd.Series, metric: Label, parameter: str) -> str:
     return " + ".join(parts)
 
 
-def plot_model(ens: Ensemble, node: NodeRef, metric: Label | None = None,
-               extend: float = 1.5, log_x: bool | None = None, title: str | None = None
-               ) -> figure:
+def plot_model(
+    ens: Ensemble,
+    node: NodeRef,
+    metric: Label | None = None,
+    extend: float = 1.5,
+    log_x: bool | None = None,
+    title: str | None = None,
+) -> figure:
     """The Extra-P model of ``metric`` (default: the first modelled metric) at ``node``
     as a line from the smallest parameter value to ``extend`` times the largest, and
     every profile's value as a dot (hover names it). The x axis is logarithmic when
@@ -59,9 +64,11 @@ def plot_model(ens: Ensemble, node: NodeRef, metric: Label | None = None,
     stats = ens.stats
     row = stats.loc[nid]
     if pd.isna(row[stat_label(metric, "model_constant")]):
-        raise GladeError(f"node {nid} has no model of {label_text(metric)!r}: it has "
-                         f"{int(row[stat_label(metric, 'model_points')])} distinct values "
-                         f"of {parameter!r}")
+        raise GladeError(
+            f"node {nid} has no model of {label_text(metric)!r}: it has "
+            f"{int(row[stat_label(metric, 'model_points')])} distinct values "
+            f"of {parameter!r}"
+        )
     x = parameter_values(ens.metadata, parameter)
     y = ens.samples().profile_means(metric)[nid]
     has = ~np.isnan(x) & ~np.isnan(y)
@@ -70,20 +77,46 @@ def plot_model(ens: Ensemble, node: NodeRef, metric: Label | None = None,
     grid = np.geomspace(low, high, 200) if log_x else np.linspace(low, high, 200)
     curve = evaluate(stats.loc[[nid]], metric, grid)[0]
     name = node_labels(ens, np.array([nid]))[0]
-    fig = figure(title=title or f"{label_text(metric)} at {name}", width=560, height=380,
-                 x_axis_type="log" if log_x else "linear", toolbar_location="above",
-                 tools="save,reset,box_zoom")
+    fig = figure(
+        title=title or f"{label_text(metric)} at {name}",
+        width=560,
+        height=380,
+        x_axis_type="log" if log_x else "linear",
+        toolbar_location="above",
+        tools="save,reset,box_zoom",
+    )
     quality = row[stat_label(metric, "model_ar2")]
-    fig.line(grid, curve, line_width=2, color="#4c78a8",
-             legend_label=f"{model_formula(row, metric, str(parameter))}  "
-                          f"(adj. R² {quality:.3f})")
-    dots = fig.scatter("x", "y", source=ColumnDataSource({
-        "x": x[has], "y": y[has],
-        "profile": [str(p) for p in np.asarray(ens.metadata.index, dtype=object)[has]]}),
-        size=7, color="#e45756", legend_label="measurements")
-    fig.add_tools(HoverTool(renderers=[dots], tooltips=[
-        ("profile", "@profile"), (str(parameter), "@x{0.000g}"),
-        (label_text(metric), "@y{0.000g}")]))
+    fig.line(
+        grid,
+        curve,
+        line_width=2,
+        color="#4c78a8",
+        legend_label=f"{model_formula(row, metric, str(parameter))}  (adj. R² {quality:.3f})",
+    )
+    dots = fig.scatter(
+        "x",
+        "y",
+        source=ColumnDataSource(
+            {
+                "x": x[has],
+                "y": y[has],
+                "profile": [str(p) for p in np.asarray(ens.metadata.index, dtype=object)[has]],
+            }
+        ),
+        size=7,
+        color="#e45756",
+        legend_label="measurements",
+    )
+    fig.add_tools(
+        HoverTool(
+            renderers=[dots],
+            tooltips=[
+                ("profile", "@profile"),
+                (str(parameter), "@x{0.000g}"),
+                (label_text(metric), "@y{0.000g}"),
+            ],
+        )
+    )
     measured = np.unique(x[has])
     if len(measured) <= 12:
         fig.xaxis.ticker = measured.tolist()

@@ -69,8 +69,9 @@ def _legend_beside(fig) -> None:
     fig.add_layout(legend, "right")
 
 
-def plot_time_profile(trace: Trace, num_bins: int = 50, normalized: bool = False,
-                      top: int = 10, **figure_options: Any):
+def plot_time_profile(
+    trace: Trace, num_bins: int = 50, normalized: bool = False, top: int = 10, **figure_options: Any
+):
     """Stacked bars of :meth:`Trace.time_profile`: per time bin, the exclusive time of
     the ``top`` functions (the rest summed as ``other``) and the idle time."""
     profile = trace.time_profile(num_bins=num_bins, normalized=normalized)
@@ -87,15 +88,29 @@ def plot_time_profile(trace: Trace, num_bins: int = 50, normalized: bool = False
         value_label = f"time ({value_unit})"
     data = {str(i): stacked[c].to_numpy() * value_factor for i, c in enumerate(names)}
     data["x"] = ((profile["bin_start"] + profile["bin_end"]) / 2 - start).to_numpy() * span_factor
-    width = float((profile["bin_end"] - profile["bin_start"]).min()) * span_factor \
-        if len(profile) else 1.0
-    options = {"title": "Time profile",
-               "x_axis_label": f"time since the start of the trace ({span_unit})",
-               "y_axis_label": value_label, "width": 1000, "height": 400, **figure_options}
+    width = (
+        float((profile["bin_end"] - profile["bin_start"]).min()) * span_factor
+        if len(profile)
+        else 1.0
+    )
+    options = {
+        "title": "Time profile",
+        "x_axis_label": f"time since the start of the trace ({span_unit})",
+        "y_axis_label": value_label,
+        "width": 1000,
+        "height": 400,
+        **figure_options,
+    }
     fig = figure(**options)
     colors = [*_palette(len(names) - 1), "#dddddd"]
-    fig.vbar_stack([str(i) for i in range(len(names))], x="x", width=width * 0.95,
-                   color=colors, source=ColumnDataSource(data), legend_label=names)
+    fig.vbar_stack(
+        [str(i) for i in range(len(names))],
+        x="x",
+        width=width * 0.95,
+        color=colors,
+        source=ColumnDataSource(data),
+        legend_label=names,
+    )
     _legend_beside(fig)
     return fig
 
@@ -103,16 +118,22 @@ def plot_time_profile(trace: Trace, num_bins: int = 50, normalized: bool = False
 def plot_message_histogram(trace: Trace, bins: Any = 20, **figure_options: Any):
     """Bars of :meth:`Trace.message_histogram` (number of messages per size range)."""
     counts, edges = trace.message_histogram(bins)
-    options = {"title": "Message sizes", "x_axis_label": "message size (bytes)",
-               "y_axis_label": "messages", "width": 700, "height": 350, **figure_options}
+    options = {
+        "title": "Message sizes",
+        "x_axis_label": "message size (bytes)",
+        "y_axis_label": "messages",
+        "width": 700,
+        "height": 350,
+        **figure_options,
+    }
     fig = figure(**options)
     fig.xaxis.formatter = _compact()
     fig.yaxis.formatter = _compact()
     source = ColumnDataSource({"left": edges[:-1], "right": edges[1:], "count": counts})
-    fig.quad(left="left", right="right", bottom=0, top="count", source=source,
-             line_color="white")
-    fig.add_tools(HoverTool(tooltips=[("size", "@left{0,0} - @right{0,0}"),
-                                      ("messages", "@count")]))
+    fig.quad(left="left", right="right", bottom=0, top="count", source=source, line_color="white")
+    fig.add_tools(
+        HoverTool(tooltips=[("size", "@left{0,0} - @right{0,0}"), ("messages", "@count")])
+    )
     return fig
 
 
@@ -121,40 +142,72 @@ def plot_comm_by_process(trace: Trace, output: str = "size", **figure_options: A
     process."""
     table = trace.comm_by_process(output)
     processes = [str(p) for p in table.index]
-    options = {"title": "Communication by process", "x_range": processes,
-               "x_axis_label": "process", "y_axis_label": _volume_label(output),
-               "width": 800, "height": 350, **figure_options}
+    options = {
+        "title": "Communication by process",
+        "x_range": processes,
+        "x_axis_label": "process",
+        "y_axis_label": _volume_label(output),
+        "width": 800,
+        "height": 350,
+        **figure_options,
+    }
     fig = figure(**options)
-    source = ColumnDataSource({"process": processes, "sent": table["Sent"].to_numpy(),
-                               "received": table["Received"].to_numpy()})
-    fig.vbar(x=dodge("process", -0.2, range=fig.x_range), top="sent", width=0.35,
-             source=source, color=Category20[3][0], legend_label="sent")
-    fig.vbar(x=dodge("process", 0.2, range=fig.x_range), top="received", width=0.35,
-             source=source, color=Category20[3][2], legend_label="received")
+    source = ColumnDataSource(
+        {
+            "process": processes,
+            "sent": table["Sent"].to_numpy(),
+            "received": table["Received"].to_numpy(),
+        }
+    )
+    fig.vbar(
+        x=dodge("process", -0.2, range=fig.x_range),
+        top="sent",
+        width=0.35,
+        source=source,
+        color=Category20[3][0],
+        legend_label="sent",
+    )
+    fig.vbar(
+        x=dodge("process", 0.2, range=fig.x_range),
+        top="received",
+        width=0.35,
+        source=source,
+        color=Category20[3][2],
+        legend_label="received",
+    )
     fig.yaxis.formatter = _compact()
     _legend_beside(fig)
     return fig
 
 
-def plot_comm_over_time(trace: Trace, output: str = "size", message_type: str = "send",
-                        bins: int = 50, **figure_options: Any):
+def plot_comm_over_time(
+    trace: Trace,
+    output: str = "size",
+    message_type: str = "send",
+    bins: int = 50,
+    **figure_options: Any,
+):
     """Bars of :meth:`Trace.comm_over_time`: message volume per time interval."""
     volume, edges = trace.comm_over_time(output=output, message_type=message_type, bins=bins)
     since = edges - edges[0]
     unit, factor = scale_for(since, "ns")
-    options = {"title": f"Messages {'sent' if message_type == 'send' else 'received'} over time",
-               "x_axis_label": f"time since the start of the trace ({unit})",
-               "y_axis_label": _volume_label(output),
-               "width": 900, "height": 350, **figure_options}
+    options = {
+        "title": f"Messages {'sent' if message_type == 'send' else 'received'} over time",
+        "x_axis_label": f"time since the start of the trace ({unit})",
+        "y_axis_label": _volume_label(output),
+        "width": 900,
+        "height": 350,
+        **figure_options,
+    }
     fig = figure(**options)
-    fig.quad(left=since[:-1] * factor, right=since[1:] * factor, bottom=0, top=volume,
-             line_color="white")
+    fig.quad(
+        left=since[:-1] * factor, right=since[1:] * factor, bottom=0, top=volume, line_color="white"
+    )
     fig.yaxis.formatter = _compact()
     return fig
 
 
-def plot_comm_matrix(trace: Trace, output: str = "size", log: bool = False,
-                     **figure_options: Any):
+def plot_comm_matrix(trace: Trace, output: str = "size", log: bool = False, **figure_options: Any):
     """Heatmap of :meth:`Trace.comm_matrix`: senders on the y axis, receivers on the x
     axis, colour by volume (``log=True`` for a log colour scale). Cell i is centred on i
     and axis ticks name processes (integers only)."""
@@ -168,10 +221,16 @@ def plot_comm_matrix(trace: Trace, output: str = "size", log: bool = False,
         mapper = LogColorMapper(palette=Viridis256, low=low, high=max(peak, low * 10))
     else:
         mapper = LinearColorMapper(palette=Viridis256, low=0, high=max(peak, 1.0))
-    options = {"title": f"Communication matrix ({_volume_label(output)})",
-               "x_axis_label": "receiver (process)", "y_axis_label": "sender (process)",
-               "x_range": (-0.5, size - 0.5), "y_range": (size - 0.5, -0.5),
-               "width": 600, "height": 550, **figure_options}
+    options = {
+        "title": f"Communication matrix ({_volume_label(output)})",
+        "x_axis_label": "receiver (process)",
+        "y_axis_label": "sender (process)",
+        "x_range": (-0.5, size - 0.5),
+        "y_range": (size - 0.5, -0.5),
+        "width": 600,
+        "height": 550,
+        **figure_options,
+    }
     fig = figure(**options)
     fig.image(image=[values], x=-0.5, y=-0.5, dw=size, dh=size, color_mapper=mapper)
     ids = [int(p) for p in matrix.index]
@@ -180,15 +239,28 @@ def plot_comm_matrix(trace: Trace, output: str = "size", log: bool = False,
         axis.minor_tick_line_color = None
         if ids != list(range(size)):  # positions are rows: label them with process ids
             axis.major_label_overrides = {i: str(p) for i, p in enumerate(ids)}
-    fig.add_tools(HoverTool(tooltips=[("sender", "$y{0}"), ("receiver", "$x{0}"),
-                                      (_volume_label(output), "@image{0,0}")]))
-    fig.add_layout(ColorBar(color_mapper=mapper, ticker=BasicTicker(),
-                            formatter=_compact(), title=_volume_label(output)), "right")
+    fig.add_tools(
+        HoverTool(
+            tooltips=[
+                ("sender", "$y{0}"),
+                ("receiver", "$x{0}"),
+                (_volume_label(output), "@image{0,0}"),
+            ]
+        )
+    )
+    fig.add_layout(
+        ColorBar(
+            color_mapper=mapper,
+            ticker=BasicTicker(),
+            formatter=_compact(),
+            title=_volume_label(output),
+        ),
+        "right",
+    )
     return fig
 
 
-def plot_multirun(runs: Sequence[Trace] | pd.DataFrame, top: int = 10,
-                  **figure_options: Any):
+def plot_multirun(runs: Sequence[Trace] | pd.DataFrame, top: int = 10, **figure_options: Any):
     """Stacked bars comparing runs: one bar per run (labelled with its number of
     processes), stacked by function. ``runs`` is a list of traces or the table of
     :meth:`Trace.multirun_analysis` (times in ns)."""
@@ -201,12 +273,22 @@ def plot_multirun(runs: Sequence[Trace] | pd.DataFrame, top: int = 10,
     unit, factor = scale_for(stacked.sum(axis=1), "ns")
     data = {str(i): stacked[c].to_numpy() * factor for i, c in enumerate(stacked.columns)}
     data["run"] = labels
-    options = {"title": "Runs compared", "x_range": labels,
-               "y_axis_label": f"time ({unit})", "width": 800, "height": 400,
-               **figure_options}
+    options = {
+        "title": "Runs compared",
+        "x_range": labels,
+        "y_axis_label": f"time ({unit})",
+        "width": 800,
+        "height": 400,
+        **figure_options,
+    }
     fig = figure(**options)
-    fig.vbar_stack([str(i) for i in range(len(names))], x="run", width=0.8,
-                   color=_palette(len(names)), source=ColumnDataSource(data),
-                   legend_label=names)
+    fig.vbar_stack(
+        [str(i) for i in range(len(names))],
+        x="run",
+        width=0.8,
+        color=_palette(len(names)),
+        source=ColumnDataSource(data),
+        legend_label=names,
+    )
     _legend_beside(fig)
     return fig

@@ -22,8 +22,9 @@ if TYPE_CHECKING:
     from glade.profile.graphframe import GraphFrame
 
 
-def imbalance_columns(values: np.ndarray, units: np.ndarray, metric: str, top: int,
-                      unit: str) -> dict[str, np.ndarray]:
+def imbalance_columns(
+    values: np.ndarray, units: np.ndarray, metric: str, top: int, unit: str
+) -> dict[str, np.ndarray]:
     """Load imbalance of rows of ``values`` (items x units, 0 where a unit has no
     value): ``<metric>.mean`` over all units, ``<metric>.max``, ``<metric>.imbalance``
     = max / mean (missing where the mean is 0), and ``Top <unit> 1`` ... ``Top <unit>
@@ -47,22 +48,32 @@ def _columns(gf: GraphFrame, columns: str | Sequence[str]) -> list[str]:
         if column not in gf.metric_columns:
             raise MetricError(column, gf.metric_columns)
         if not pd.api.types.is_numeric_dtype(gf.dataframe[column].dtype):
-            raise MetricError(column, [c for c in gf.metric_columns if
-                                       pd.api.types.is_numeric_dtype(gf.dataframe[c].dtype)],
-                              what="numeric column")
+            raise MetricError(
+                column,
+                [
+                    c
+                    for c in gf.metric_columns
+                    if pd.api.types.is_numeric_dtype(gf.dataframe[c].dtype)
+                ],
+                what="numeric column",
+            )
     return chosen
 
 
-def graph_sums(gf: GraphFrame, columns: str | Sequence[str],
-               out_columns: str | Sequence[str] | None) -> GraphFrame:
+def graph_sums(
+    gf: GraphFrame, columns: str | Sequence[str], out_columns: str | Sequence[str] | None
+) -> GraphFrame:
     """``gf`` with ``out_columns`` (default: ``columns`` themselves) holding, in each row,
     the sum of ``columns`` over the row's node and all its descendants, each counted
     once, in the rows of the same rank and thread; missing where none of them has a
     value (pandas' ``sum(min_count=1)``). An exclusive metric summed this way is
     inclusive: its output column becomes an inclusive metric."""
     chosen = _columns(gf, columns)
-    outs = chosen if out_columns is None else (
-        [out_columns] if isinstance(out_columns, str) else list(out_columns))
+    outs = (
+        chosen
+        if out_columns is None
+        else ([out_columns] if isinstance(out_columns, str) else list(out_columns))
+    )
     if len(outs) != len(chosen):
         raise GladeError(f"{len(outs)} output columns for {len(chosen)} columns")
     clash = [c for c in outs if c in gf.graph.frame_attributes]
@@ -77,8 +88,9 @@ def graph_sums(gf: GraphFrame, columns: str | Sequence[str],
     sums = np.where(counts > 0, sums, np.nan)[layout.node, layout.key]
     df = gf.dataframe.copy()
     exc, inc = list(gf.exc_metrics), list(gf.inc_metrics)
-    first_frame = next((i for i, c in enumerate(df.columns) if c in gf.graph.frame_attributes),
-                       len(df.columns))
+    first_frame = next(
+        (i for i, c in enumerate(df.columns) if c in gf.graph.frame_attributes), len(df.columns)
+    )
     for i, (column, out) in enumerate(zip(chosen, outs, strict=True)):
         result = sums[:, i]
         dtype = gf.dataframe[column].dtype
@@ -108,23 +120,33 @@ def node_id(graph: Graph, node: Node | int | str) -> int:
     if isinstance(node, str):
         ids = np.flatnonzero(graph.names == node)
         if len(ids) != 1:
-            raise GladeError(f"{len(ids)} nodes are named {node!r}" + (
-                f" (ids {ids[:10].tolist()}): give an id" if len(ids) else ""))
+            raise GladeError(
+                f"{len(ids)} nodes are named {node!r}"
+                + (f" (ids {ids[:10].tolist()}): give an id" if len(ids) else "")
+            )
         return int(ids[0])
     if isinstance(node, bool) or not isinstance(node, int | np.integer) or not 0 <= node < n:
         raise GladeError(f"no node {node!r} in a graph of {n} nodes")
     return int(node)
 
 
-def hot_path(gf: GraphFrame, metric: str | None = None, threshold: float = 0.5,
-             start: Node | int | str | None = None, agg: str = "mean") -> list[Node]:
+def hot_path(
+    gf: GraphFrame,
+    metric: str | None = None,
+    threshold: float = 0.5,
+    start: Node | int | str | None = None,
+    agg: str = "mean",
+) -> list[Node]:
     """The hot path: from ``start`` (default: the root with the largest value), step to
     the child with the largest value of ``metric`` (default: the default metric; ``agg``
     over ranks) as long as that child keeps at least ``threshold`` of its parent's
     value. The last node is where the cost splits up or stays (its exclusive cost, or
     children that each hold less than the fraction)."""
-    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not (
-            0 <= threshold <= 1):
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, int | float)
+        or not (0 <= threshold <= 1)
+    ):
         raise GladeError(f"threshold must be a fraction from 0 to 1, not {threshold!r}")
     values = gf.node_values(metric, agg=agg)
     graph = gf.graph
@@ -151,8 +173,9 @@ def hot_path(gf: GraphFrame, metric: str | None = None, threshold: float = 0.5,
     return [Node(graph, i) for i in path]
 
 
-def load_imbalance(gf: GraphFrame, metric: str | None = None, threshold: float | None = None,
-                   top: int = 5) -> GraphFrame:
+def load_imbalance(
+    gf: GraphFrame, metric: str | None = None, threshold: float | None = None, top: int = 5
+) -> GraphFrame:
     """Chopper's load imbalance: a GraphFrame indexed by node with ``<metric>.mean``
     (over all ranks of the profile: a rank without a value counts as 0),
     ``<metric>.max``, ``<metric>.imbalance`` = max / mean (its default metric) and
@@ -167,8 +190,11 @@ def load_imbalance(gf: GraphFrame, metric: str | None = None, threshold: float |
         raise MetricError(metric or "<default metric>", gf.metric_columns)
     if isinstance(top, bool) or not isinstance(top, int | np.integer) or top < 1:
         raise GladeError(f"top must be a positive integer, not {top!r}")
-    if threshold is not None and (isinstance(threshold, bool) or not isinstance(
-            threshold, int | float) or not 0 <= threshold <= 1):
+    if threshold is not None and (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, int | float)
+        or not 0 <= threshold <= 1
+    ):
         raise GladeError(f"threshold must be a fraction from 0 to 1, not {threshold!r}")
     n = len(gf.graph)
     ranks = gf.dataframe.index.get_level_values("rank")
@@ -181,8 +207,9 @@ def load_imbalance(gf: GraphFrame, metric: str | None = None, threshold: float |
     table = pd.DataFrame(columns, index=pd.RangeIndex(n, name="node"))
     for col in gf.graph.frame_attributes:
         table[col] = gf.graph.frame_values(col)
-    result = gf._replace(gf.graph, table, exc_metrics=[], inc_metrics=[],
-                         default_metric=f"{metric}.imbalance")
+    result = gf._replace(
+        gf.graph, table, exc_metrics=[], inc_metrics=[], default_metric=f"{metric}.imbalance"
+    )
     if threshold is None:
         return result
     peak = columns[f"{metric}.max"]
@@ -194,29 +221,39 @@ class ProfileAnalyses:
     ``load_imbalance``, mixed into :class:`glade.GraphFrame`; see
     :mod:`glade.profile.analyses`."""
 
-    def subgraph_sum(self, columns: str | Sequence[str],
-                     out_columns: str | Sequence[str] | None = None) -> GraphFrame:
+    def subgraph_sum(
+        self, columns: str | Sequence[str], out_columns: str | Sequence[str] | None = None
+    ) -> GraphFrame:
         """A copy whose ``out_columns`` (default: ``columns``) hold each node's sum over
         itself and every descendant, each counted once, also in DAGs and graphs with
         cycles (see :func:`graph_sums`)."""
         return graph_sums(self, columns, out_columns)
 
-    def subtree_sum(self, columns: str | Sequence[str],
-                    out_columns: str | Sequence[str] | None = None) -> GraphFrame:
+    def subtree_sum(
+        self, columns: str | Sequence[str], out_columns: str | Sequence[str] | None = None
+    ) -> GraphFrame:
         """:meth:`subgraph_sum` on a tree; a graph where a node has several parents is
         an error (Hatchet's ``subtree_sum`` would count shared nodes once per path)."""
         if not self.graph.is_tree():
-            raise GraphError("subtree_sum needs a tree, and this graph has nodes with "
-                             "several parents: use subgraph_sum")
+            raise GraphError(
+                "subtree_sum needs a tree, and this graph has nodes with "
+                "several parents: use subgraph_sum"
+            )
         return graph_sums(self, columns, out_columns)
 
-    def hot_path(self, metric: str | None = None, threshold: float = 0.5,
-                 start: Node | int | str | None = None, agg: str = "mean") -> list[Node]:
+    def hot_path(
+        self,
+        metric: str | None = None,
+        threshold: float = 0.5,
+        start: Node | int | str | None = None,
+        agg: str = "mean",
+    ) -> list[Node]:
         """The hot path from ``start`` down the heaviest children (see :func:`hot_path`)."""
         return hot_path(self, metric, threshold, start, agg)
 
-    def load_imbalance(self, metric: str | None = None, threshold: float | None = None,
-                       top: int = 5) -> GraphFrame:
+    def load_imbalance(
+        self, metric: str | None = None, threshold: float | None = None, top: int = 5
+    ) -> GraphFrame:
         """Max / mean of ``metric`` over ranks per node, with the top ranks as columns
         (see :func:`load_imbalance`)."""
         return load_imbalance(self, metric, threshold, top)

@@ -30,8 +30,13 @@ def remap(gf: GraphFrame, graph: Graph, node_map: np.ndarray) -> GraphFrame:
     cells = node_map[layout.node] * layout.num_keys + layout.key
     metrics = gf.metric_columns
     additive = set(gf.exc_metrics) | set(gf.inc_metrics)
-    columns = dense_cells(cells, {m: gf.dataframe[m].to_numpy() for m in metrics}, additive,
-                          len(graph) * layout.num_keys, missing_as_zero=False)
+    columns = dense_cells(
+        cells,
+        {m: gf.dataframe[m].to_numpy() for m in metrics},
+        additive,
+        len(graph) * layout.num_keys,
+        missing_as_zero=False,
+    )
     shaped = {m: values.reshape(len(graph), layout.num_keys) for m, values in columns.items()}
     return gf._replace(graph, assemble(graph, layout.keys, shaped, gf._index_names()))
 
@@ -48,10 +53,10 @@ def arithmetic(a: GraphFrame, b: GraphFrame, op: Callable) -> GraphFrame:
     union of their graphs; NaN where either side has no value."""
     left, right = unify(a, b)
     if left.dataframe.index.names != right.dataframe.index.names:
-        raise GraphError(f"index levels differ: {left.dataframe.index.names} vs "
-                         f"{right.dataframe.index.names}")
-    additive = set(right.exc_metrics + right.inc_metrics) & set(left.exc_metrics
-                                                                 + left.inc_metrics)
+        raise GraphError(
+            f"index levels differ: {left.dataframe.index.names} vs {right.dataframe.index.names}"
+        )
+    additive = set(right.exc_metrics + right.inc_metrics) & set(left.exc_metrics + left.inc_metrics)
     metrics = [m for m in left.metric_columns if m in additive]
     values = left.dataframe[metrics]
     result = op(values, right.dataframe[metrics])

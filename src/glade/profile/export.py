@@ -46,14 +46,31 @@ def to_dot(
     names = _quote(gf.graph.names[ids])
     numbers = np.char.mod("%.4g", values[ids]).astype(object)
     idtext = ids.astype(str).astype(object)
-    node_lines = ('  "' + idtext + '" [label="' + names + "\\n" + numbers
-                  + '", fillcolor="' + _FILLS[bins] + '"];')
+    node_lines = (
+        '  "'
+        + idtext
+        + '" [label="'
+        + names
+        + "\\n"
+        + numbers
+        + '", fillcolor="'
+        + _FILLS[bins]
+        + '"];'
+    )
     src, dst = gf.graph.edges()
     keep = shown[src] & shown[dst]
-    edge_lines = ('  "' + src[keep].astype(str).astype(object) + '" -> "'
-                  + dst[keep].astype(str).astype(object) + '";')
-    header = ["digraph glade {", f'  label="{metric}";',
-              '  node [shape=box, style=filled, fontname="Helvetica"];']
+    edge_lines = (
+        '  "'
+        + src[keep].astype(str).astype(object)
+        + '" -> "'
+        + dst[keep].astype(str).astype(object)
+        + '";'
+    )
+    header = [
+        "digraph glade {",
+        f'  label="{metric}";',
+        '  node [shape=box, style=filled, fontname="Helvetica"];',
+    ]
     return "\n".join(header + node_lines.tolist() + edge_lines.tolist() + ["}"]) + "\n"
 
 
@@ -75,8 +92,7 @@ def to_flamegraph(
         raise MetricError(metric, gf.exc_metrics, what="exclusive metric")
     values = gf.node_values(metric, rank=rank, agg=agg)
     graph = gf.graph
-    names = np.array([s.replace(";", ":") for s in graph.names.astype(str)],
-                     dtype=object)
+    names = np.array([s.replace(";", ":") for s in graph.names.astype(str)], dtype=object)
     stack = np.empty(len(graph), dtype=object)
     for depth, level in enumerate(group_by_depth(graph.depth)):
         if depth == 0:
@@ -86,7 +102,8 @@ def to_flamegraph(
     keep = np.flatnonzero(np.isfinite(values) & (values != 0))
     numbers = values[keep]
     integral = np.all(numbers == np.round(numbers))
-    text = (numbers.astype(np.int64).astype(str) if integral
-            else np.char.mod("%.6g", numbers)).astype(object)
+    text = (
+        numbers.astype(np.int64).astype(str) if integral else np.char.mod("%.6g", numbers)
+    ).astype(object)
     lines = stack[keep] + " " + text
     return "\n".join(lines.tolist()) + ("\n" if keep.size else "")

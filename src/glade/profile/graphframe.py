@@ -126,10 +126,13 @@ class GraphFrame(ProfileAnalyses):
         else:
             layout = RowLayout(pd.Index(node, name="node"))
         n = len(graph)
-        merged = dense_cells(layout.node * layout.num_keys + layout.key,
-                             {col: rows[col].to_numpy() for col in metric_cols},
-                             set(exc_metrics) | set(inc_metrics), n * layout.num_keys,
-                             missing_as_zero=True)
+        merged = dense_cells(
+            layout.node * layout.num_keys + layout.key,
+            {col: rows[col].to_numpy() for col in metric_cols},
+            set(exc_metrics) | set(inc_metrics),
+            n * layout.num_keys,
+            missing_as_zero=True,
+        )
         columns = {col: values.reshape(n, layout.num_keys) for col, values in merged.items()}
         df = assemble(graph, layout.keys, columns, index_names=index)
         return cls(graph, df, exc_metrics, inc_metrics)

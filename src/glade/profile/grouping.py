@@ -56,6 +56,7 @@ def groupby_aggregate(
     out.index.names = names
     return gf._replace(graph, attach_frames(graph, out))
 
+
 def flat_profile(
     gf: GraphFrame, metrics: str | Sequence[str] | None = None, by: str = "name"
 ) -> pd.DataFrame:
@@ -85,6 +86,7 @@ def flat_profile(
         result[m] = np.bincount(group, weights=weights, minlength=len(uniques))
     table = pd.DataFrame(result, index=pd.Index(uniques, name=by))
     return table.sort_values(metrics[0], ascending=False, kind="stable")
+
 
 def outermost_in_group(graph: Graph, group: np.ndarray) -> np.ndarray:
     """True for nodes with no ancestor (first call path) in the same group.

@@ -27,8 +27,9 @@ import pandas as pd
 from glade.profile.table import first_per_cell, nan_as_zero
 
 
-def merge_rows(cells: np.ndarray, columns: Mapping[Hashable, np.ndarray],
-               additive: Collection[Hashable]) -> tuple[np.ndarray, dict[Hashable, np.ndarray]]:
+def merge_rows(
+    cells: np.ndarray, columns: Mapping[Hashable, np.ndarray], additive: Collection[Hashable]
+) -> tuple[np.ndarray, dict[Hashable, np.ndarray]]:
     """Merge the rows that share a cell code (a node after matching by call path, with its
     rank, profile...): the columns named in ``additive`` are summed, the others keep
     their first non-missing value (see the module doc).
@@ -75,9 +76,13 @@ def _sums(values: np.ndarray, group: np.ndarray, size: int) -> np.ndarray:
     return out.astype(values.dtype, copy=False)
 
 
-def dense_cells(cells: np.ndarray, columns: Mapping[Hashable, np.ndarray],
-                additive: Collection[Hashable], size: int, missing_as_zero: bool
-                ) -> dict[Hashable, np.ndarray]:
+def dense_cells(
+    cells: np.ndarray,
+    columns: Mapping[Hashable, np.ndarray],
+    additive: Collection[Hashable],
+    size: int,
+    missing_as_zero: bool,
+) -> dict[Hashable, np.ndarray]:
     """Rows merged by :func:`merge_rows`, placed in arrays of ``size`` cells (row ``i``
     goes to cell ``cells[i]``). Cells without a value are NaN (None for text), or 0 for
     additive metrics with ``missing_as_zero`` (missing values count as 0 too)."""

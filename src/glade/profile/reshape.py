@@ -18,8 +18,7 @@ if TYPE_CHECKING:
     from glade.profile.graphframe import GraphFrame
 
 
-def update_inclusive_columns(gf: GraphFrame, metrics: Iterable[str] | None = None
-                             ) -> GraphFrame:
+def update_inclusive_columns(gf: GraphFrame, metrics: Iterable[str] | None = None) -> GraphFrame:
     """``gf`` with ``"m (inc)"`` recomputed for every exclusive ``m`` (or the given ones):
     the sum of ``m`` over each node's descendants, each counted once, itself included.
     Missing rows and NaN count as 0."""
@@ -58,9 +57,13 @@ def squash_to(gf: GraphFrame, keep: np.ndarray, fold: bool) -> GraphFrame:
     target = new_id[layout.node]
     present = target >= 0
     additive = gf.exc_metrics + gf.inc_metrics
-    merged = dense_cells(target[present] * num_keys + layout.key[present],
-                         {m: gf.dataframe[m].to_numpy()[present] for m in gf.metric_columns},
-                         set(additive), n_new * num_keys, missing_as_zero=True)
+    merged = dense_cells(
+        target[present] * num_keys + layout.key[present],
+        {m: gf.dataframe[m].to_numpy()[present] for m in gf.metric_columns},
+        set(additive),
+        n_new * num_keys,
+        missing_as_zero=True,
+    )
     columns = {m: values.reshape(n_new, num_keys) for m, values in merged.items()}
     paired = [m for m in gf.exc_metrics if inclusive_name(m) in columns]
     if fold:
@@ -86,8 +89,7 @@ def drop_index_levels(gf: GraphFrame, function: str | Callable = "mean") -> Grap
     if gf.dataframe.index.nlevels == 1:
         return gf.copy()
     metrics = gf.exc_metrics + gf.inc_metrics
-    numeric_others = [c for c in gf.other_metrics
-                      if pd.api.types.is_numeric_dtype(gf.dataframe[c])]
+    numeric_others = [c for c in gf.other_metrics if pd.api.types.is_numeric_dtype(gf.dataframe[c])]
     grouped = gf.dataframe.groupby(level="node", sort=True)
     agg = {c: function for c in metrics + numeric_others}
     for c in gf.dataframe.columns:

@@ -52,9 +52,11 @@ FRAMES, EDGES, DATAFRAME = "frames.parquet", "edges.parquet", "dataframe.parquet
 def write_graph(graph: Graph, directory: Path) -> dict:
     """Write the tables of ``graph``; returns the sidecar entries that describe them."""
     src, dst = graph.edges()
-    return {"frames": write_frame(graph.frames, directory / FRAMES),
-            "edges": write_frame(pd.DataFrame({"src": src, "dst": dst}), directory / EDGES),
-            "roots": [int(r) for r in graph.root_ids]}
+    return {
+        "frames": write_frame(graph.frames, directory / FRAMES),
+        "edges": write_frame(pd.DataFrame({"src": src, "dst": dst}), directory / EDGES),
+        "roots": [int(r) for r in graph.root_ids],
+    }
 
 
 def read_graph(directory: Path, body: dict) -> Graph:
@@ -64,8 +66,9 @@ def read_graph(directory: Path, body: dict) -> Graph:
     edges = read_frame(directory / EDGES, field(body, "edges", dict, sidecar))
     roots = integers(body, "roots", sidecar)
     try:
-        graph, new_id = Graph.from_edges(frames, edges["src"].to_numpy(),
-                                         edges["dst"].to_numpy(), roots=roots)
+        graph, new_id = Graph.from_edges(
+            frames, edges["src"].to_numpy(), edges["dst"].to_numpy(), roots=roots
+        )
     except (GladeError, *MALFORMED) as exc:
         raise ReaderError(directory / EDGES, f"does not describe a graph ({exc})") from exc
     if not np.array_equal(new_id, np.arange(len(new_id))):
@@ -75,8 +78,11 @@ def read_graph(directory: Path, body: dict) -> Graph:
 
 def metric_kinds(exc: list, inc: list, default: Any) -> dict:
     """The sidecar entries naming a model's metric kinds and default metric."""
-    return {"exc_metrics": encode_value(list(exc)), "inc_metrics": encode_value(list(inc)),
-            "default_metric": encode_value(default)}
+    return {
+        "exc_metrics": encode_value(list(exc)),
+        "inc_metrics": encode_value(list(inc)),
+        "default_metric": encode_value(default),
+    }
 
 
 def read_metric_kinds(body: dict, where: Path) -> tuple[list, list, Any]:
@@ -88,8 +94,9 @@ def read_metric_kinds(body: dict, where: Path) -> tuple[list, list, Any]:
     except ReaderError:
         raise
     except MALFORMED as exc_info:
-        raise ReaderError(where, "sidecar entries of the metric kinds are missing or "
-                          "malformed") from exc_info
+        raise ReaderError(
+            where, "sidecar entries of the metric kinds are missing or malformed"
+        ) from exc_info
     if not isinstance(exc, list) or not isinstance(inc, list):
         raise ReaderError(where, "sidecar entries 'exc_metrics' and 'inc_metrics' must be lists")
     return exc, inc, default
@@ -102,8 +109,9 @@ def read_metadata(body: dict, where: Path) -> Any:
     except ReaderError:
         raise
     except MALFORMED as exc:
-        raise ReaderError(where, f"sidecar entry 'metadata' is missing or malformed "
-                          f"({exc})") from exc
+        raise ReaderError(
+            where, f"sidecar entry 'metadata' is missing or malformed ({exc})"
+        ) from exc
 
 
 def to_parquet(gf: GraphFrame, path: str | os.PathLike, overwrite: bool = False) -> Path:

@@ -118,4 +118,3 @@ def frame_columns(graph: Graph, node: np.ndarray, index: pd.Index) -> dict[str, 
     """The frame attributes of each row's node, as columns on ``index`` (dtypes kept)."""
     rows = graph.frame_rows(node)
     return {col: pd.Series(rows[col].array, index=index, copy=False) for col in rows.columns}
-

@@ -21,8 +21,14 @@ MAX_INDENT = 64
 DEEP_MARK = "⋯"
 _RESET = "\033[0m"
 # From low to high: green, lime, yellow, orange, red, bright red.
-_COLOURS = ["\033[38;5;34m", "\033[38;5;112m", "\033[38;5;220m", "\033[38;5;208m",
-            "\033[38;5;196m", "\033[1;38;5;160m"]
+_COLOURS = [
+    "\033[38;5;34m",
+    "\033[38;5;112m",
+    "\033[38;5;220m",
+    "\033[38;5;208m",
+    "\033[38;5;196m",
+    "\033[1;38;5;160m",
+]
 _EDGES = np.array([0.1, 0.3, 0.5, 0.7, 0.9])
 
 
@@ -110,8 +116,9 @@ def _prefixes(parent_row: np.ndarray) -> tuple[np.ndarray, bool]:
 
 def _colour(values: np.ndarray, text: np.ndarray, lo: float, hi: float) -> np.ndarray:
     span = hi - lo if hi > lo else 1.0
-    bins = np.searchsorted(_EDGES, (np.where(np.isfinite(values), values, lo) - lo) / span,
-                           side="right")
+    bins = np.searchsorted(
+        _EDGES, (np.where(np.isfinite(values), values, lo) - lo) / span, side="right"
+    )
     colours = np.array(_COLOURS, dtype=object)[bins]
     return colours + text + _RESET
 
@@ -147,9 +154,16 @@ def render(
     values = gf.node_values(metric, rank=rank, agg=agg)
     graph = gf.graph
     n = len(graph)
-    rows = "" if gf.dataframe.index.nlevels == 1 else (
-        f" (rank {rank})" if rank is not None else f" ({agg} over rows)"
-        if isinstance(agg, str) else " (aggregated over rows)"
+    rows = (
+        ""
+        if gf.dataframe.index.nlevels == 1
+        else (
+            f" (rank {rank})"
+            if rank is not None
+            else f" ({agg} over rows)"
+            if isinstance(agg, str)
+            else " (aggregated over rows)"
+        )
     )
     header = [f"{metric}{rows}"]
     if n == 0:
@@ -192,16 +206,19 @@ def render(
     lines = (prefix + body).tolist()
     footer = []
     if elided:
-        footer.append(f"{DEEP_MARK}d: a row deeper than {MAX_INDENT} levels, not indented "
-                      "further (d is its depth)")
+        footer.append(
+            f"{DEEP_MARK}d: a row deeper than {MAX_INDENT} levels, not indented "
+            "further (d is its depth)"
+        )
     if is_ref.any():
         footer.append(f"{SHARED_MARK}shared node, shown in full at its first call path")
     if color:
         stops = lo + (hi - lo) * np.concatenate([[0.0], _EDGES])
-        marks = (format_times(stops, unit, precision) if unit is not None
-                 else [f"{s:.{precision}g}" for s in stops])
-        legend = " ".join(
-            f"{c}■{_RESET} ≥{s}" for c, s in zip(_COLOURS, marks, strict=True)
+        marks = (
+            format_times(stops, unit, precision)
+            if unit is not None
+            else [f"{s:.{precision}g}" for s in stops]
         )
+        legend = " ".join(f"{c}■{_RESET} ≥{s}" for c, s in zip(_COLOURS, marks, strict=True))
         footer.append(f"Legend ({metric}): {legend}")
     return "\n".join(header + lines + footer) + "\n"

@@ -109,8 +109,10 @@ class RowTable:
         elif name in self.dataframe.index.names and name != "node":
             found = (self.dataframe.index.get_level_values(name).to_numpy(), self.one_per_node)
         else:
-            raise QueryError(f"no column named {name!r}; available: "
-                             + ", ".join(repr(c) for c in self.available()))
+            raise QueryError(
+                f"no column named {name!r}; available: "
+                + ", ".join(repr(c) for c in self.available())
+            )
         self._columns[name] = found
         return found
 
@@ -137,7 +139,8 @@ class RowTable:
 # ---------------------------------------------------------------- predicates
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float | np.integer | np.floating) and not isinstance(
-        value, bool | np.bool_)
+        value, bool | np.bool_
+    )
 
 
 def _on_uniques(table: RowTable, column: str, test) -> _Mask:
@@ -181,10 +184,12 @@ def _compare(table: RowTable, pred: Compare) -> _Mask:
             out &= ~np.isnan(values)
         return _Mask(out, per_node)
     if isinstance(value, bool):
-        return _on_uniques(table, pred.column,
-                           lambda u: isinstance(u, bool | np.bool_) and op(bool(u), value))
-    return _on_uniques(table, pred.column,
-                       lambda u: _is_number(u) and not math.isnan(u) and op(u, value))
+        return _on_uniques(
+            table, pred.column, lambda u: isinstance(u, bool | np.bool_) and op(bool(u), value)
+        )
+    return _on_uniques(
+        table, pred.column, lambda u: _is_number(u) and not math.isnan(u) and op(u, value)
+    )
 
 
 def _string_test(table: RowTable, pred: StringTest) -> _Mask:
@@ -199,8 +204,9 @@ def _string_test(table: RowTable, pred: StringTest) -> _Mask:
             hit = np.append(np.asarray(uniques == pattern, dtype=bool), False)
             return _Mask(hit[codes], per_node)
         return _on_uniques(table, pred.column, regex.fullmatch)
-    method = {"startswith": str.startswith, "endswith": str.endswith,
-              "contains": str.__contains__}[pred.test]
+    method = {"startswith": str.startswith, "endswith": str.endswith, "contains": str.__contains__}[
+        pred.test
+    ]
     return _on_uniques(table, pred.column, lambda u: isinstance(u, str) and method(u, pattern))
 
 
@@ -216,7 +222,8 @@ def _isin(table: RowTable, pred: IsIn) -> _Mask:
         if isinstance(u, str):
             return u in strings
         return any(type(u) is type(v) and u == v for v in others) or (
-            _is_number(u) and any(_is_number(v) and u == v for v in others))
+            _is_number(u) and any(_is_number(v) and u == v for v in others)
+        )
 
     return _on_uniques(table, pred.column, member)
 
@@ -414,8 +421,27 @@ def _shift_row(source: np.ndarray, distance: int, out: np.ndarray) -> None:
 
 
 @kernel
-def _move_out(u, state, pending, allowed, direction, stars, run_distance, run_bits, ptr, idx,
-              position, sweep, queued, stack, top, delta, reach, masked, moved):
+def _move_out(
+    u,
+    state,
+    pending,
+    allowed,
+    direction,
+    stars,
+    run_distance,
+    run_bits,
+    ptr,
+    idx,
+    position,
+    sweep,
+    queued,
+    stack,
+    top,
+    delta,
+    reach,
+    masked,
+    moved,
+):
     """Move the positions ``u`` gained since it was last handled along its edges; a target
     that gains positions goes on the stack unless the sweep (at ``sweep``; -1 once it is
     over) has yet to reach it. Returns the new stack top."""
@@ -454,8 +480,7 @@ def _move_out(u, state, pending, allowed, direction, stars, run_distance, run_bi
 
 
 @kernel
-def _propagate_kernel(init, allowed, direction, stars, run_distance, run_bits,
-                      ptr, idx, order):
+def _propagate_kernel(init, allowed, direction, stars, run_distance, run_bits, ptr, idx, order):
     """:func:`_propagate` as one compiled pass. Each node keeps the positions it gained
     but has not yet moved on ("pending"); moving is distributive over unions of
     positions, so moving only those reaches the same least fixed point. Nodes are first
@@ -477,20 +502,58 @@ def _propagate_kernel(init, allowed, direction, stars, run_distance, run_bits,
     masked = np.empty(words, dtype=np.uint64)
     moved = np.empty(words, dtype=np.uint64)
     for i in range(n):
-        top = _move_out(order[i], state, pending, allowed, direction, stars, run_distance,
-                        run_bits, ptr, idx, position, i, queued, stack, top, delta, reach,
-                        masked, moved)
+        top = _move_out(
+            order[i],
+            state,
+            pending,
+            allowed,
+            direction,
+            stars,
+            run_distance,
+            run_bits,
+            ptr,
+            idx,
+            position,
+            i,
+            queued,
+            stack,
+            top,
+            delta,
+            reach,
+            masked,
+            moved,
+        )
     while top > 0:
         top -= 1
         u = stack[top]
         queued[u] = False
-        top = _move_out(u, state, pending, allowed, direction, stars, run_distance, run_bits,
-                        ptr, idx, position, -1, queued, stack, top, delta, reach, masked, moved)
+        top = _move_out(
+            u,
+            state,
+            pending,
+            allowed,
+            direction,
+            stars,
+            run_distance,
+            run_bits,
+            ptr,
+            idx,
+            position,
+            -1,
+            queued,
+            stack,
+            top,
+            delta,
+            reach,
+            masked,
+            moved,
+        )
     return state
 
 
-def _propagate(init: np.ndarray, allowed: np.ndarray, move: _Move,
-               ptr: np.ndarray, idx: np.ndarray) -> np.ndarray:
+def _propagate(
+    init: np.ndarray, allowed: np.ndarray, move: _Move, ptr: np.ndarray, idx: np.ndarray
+) -> np.ndarray:
     """Least set of states containing ``init`` and closed under moving along the CSR
     edges (ptr, idx) with ``move``, within ``allowed`` (all as packed bit sets).
 
@@ -502,12 +565,22 @@ def _propagate(init: np.ndarray, allowed: np.ndarray, move: _Move,
     if move.direction < 0:
         order = order[::-1].copy()
     distances = np.array([d for d, _ in move.runs], dtype=np.int64)
-    runs = (np.concatenate([r for _, r in move.runs]) if move.runs
-            else np.zeros((0, init.shape[1]), dtype=np.uint64))
-    return _propagate_kernel(np.ascontiguousarray(init), np.ascontiguousarray(allowed),
-                             move.direction, np.ascontiguousarray(move.stars[0]), distances,
-                             np.ascontiguousarray(runs), np.asarray(ptr, dtype=np.int64),
-                             np.asarray(idx, dtype=np.int64), order)
+    runs = (
+        np.concatenate([r for _, r in move.runs])
+        if move.runs
+        else np.zeros((0, init.shape[1]), dtype=np.uint64)
+    )
+    return _propagate_kernel(
+        np.ascontiguousarray(init),
+        np.ascontiguousarray(allowed),
+        move.direction,
+        np.ascontiguousarray(move.stars[0]),
+        distances,
+        np.ascontiguousarray(runs),
+        np.asarray(ptr, dtype=np.int64),
+        np.asarray(idx, dtype=np.int64),
+        order,
+    )
 
 
 def match_plain(graph: Graph, steps: list[tuple[bool, np.ndarray]]) -> np.ndarray:
@@ -527,10 +600,20 @@ def match_plain(graph: Graph, steps: list[tuple[bool, np.ndarray]]) -> np.ndarra
     allowed = _pack_masks([mask for _, mask in steps])
     all_stars_before = np.r_[True, np.logical_and.accumulate(stars)[:-1]]
     all_stars_after = np.r_[np.logical_and.accumulate(stars[::-1])[::-1][1:], True]
-    forward = _propagate(allowed & _pack(all_stars_before[None, :]), allowed,
-                         _Move(stars, 1), graph._child_ptr, graph._child_idx)
-    backward = _propagate(allowed & _pack(all_stars_after[None, :]), allowed,
-                          _Move(stars, -1), graph._parent_ptr, graph._parent_idx)
+    forward = _propagate(
+        allowed & _pack(all_stars_before[None, :]),
+        allowed,
+        _Move(stars, 1),
+        graph._child_ptr,
+        graph._child_idx,
+    )
+    backward = _propagate(
+        allowed & _pack(all_stars_after[None, :]),
+        allowed,
+        _Move(stars, -1),
+        graph._parent_ptr,
+        graph._parent_idx,
+    )
     return (forward & backward).any(axis=1)
 
 
@@ -550,8 +633,9 @@ def _expand(query: Query, table: RowTable, rank_mode: str, cache: dict):
     return steps
 
 
-def query_mask(table: RowTable, query: BaseQuery, rank_mode: str = "any",
-               cache: dict | None = None) -> np.ndarray:
+def query_mask(
+    table: RowTable, query: BaseQuery, rank_mode: str = "any", cache: dict | None = None
+) -> np.ndarray:
     """Boolean mask of the nodes ``query`` selects in ``table``."""
     if rank_mode not in RANK_MODES:
         raise QueryError(f"rank_mode must be 'any' or 'all', not {rank_mode!r}")

@@ -14,8 +14,14 @@ from typing import Any
 
 import numpy as np
 
-OPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
-       ">": operator.gt, ">=": operator.ge}
+OPS = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
 
 
 def is_number(value: Any) -> bool:
@@ -68,16 +74,22 @@ def compare(values: np.ndarray, op: str, literal: Any) -> np.ndarray:
 def isin(values: np.ndarray, literals: Iterable[Any]) -> np.ndarray:
     """Whether each value of a numeric array equals one of the number ``literals``
     (others are ignored), decided exactly."""
-    numbers = [v.item() if isinstance(v, np.generic) else v for v in literals
-               if is_number(v) and not isinstance(v, str)]
+    numbers = [
+        v.item() if isinstance(v, np.generic) else v
+        for v in literals
+        if is_number(v) and not isinstance(v, str)
+    ]
     if values.dtype.kind in "biu":
         values = _integers(values)
         info = np.iinfo(values.dtype)
         whole = [int(v) for v in numbers if not (isinstance(v, float) and not v.is_integer())]
         wanted = np.array([v for v in whole if info.min <= v <= info.max], dtype=values.dtype)
         return np.isin(values, wanted)
-    wanted = [float(v) for v in numbers
-              if not isinstance(v, int) or isinstance(v, bool) or _exact_float(v)]
+    wanted = [
+        float(v)
+        for v in numbers
+        if not isinstance(v, int) or isinstance(v, bool) or _exact_float(v)
+    ]
     return np.isin(values, np.array(wanted, dtype=np.float64))
 
 

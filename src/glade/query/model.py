@@ -116,13 +116,15 @@ class Query(BaseQuery):
                 raise QueryError(f"{node!r} is not a QueryNode")
         self.nodes = nodes
 
-    def match(self, quantifier: Quantifier = ".", predicate: Predicate | Callable | None = None
-              ) -> Query:
+    def match(
+        self, quantifier: Quantifier = ".", predicate: Predicate | Callable | None = None
+    ) -> Query:
         """A query whose first node is (``quantifier``, ``predicate``)."""
         return Query((QueryNode(quantifier, predicate),))
 
-    def rel(self, quantifier: Quantifier = ".", predicate: Predicate | Callable | None = None
-            ) -> Query:
+    def rel(
+        self, quantifier: Quantifier = ".", predicate: Predicate | Callable | None = None
+    ) -> Query:
         """This query followed by one more node, a child of the previous one's match."""
         if not self.nodes:
             raise QueryError("rel() follows match(): start the query with match()")

@@ -48,8 +48,10 @@ def condition(column: str, value: Any, where: str) -> Predicate:
         return And.of(*(condition(column, v, where) for v in _flatten(value, column, where)))
     if isinstance(value, bool | int | float):
         return Compare(column, "==", value)
-    raise QueryError(f"{where}: column {column!r} has a condition of type "
-                     f"{type(value).__name__} (use a string, number, boolean, None or a list)")
+    raise QueryError(
+        f"{where}: column {column!r} has a condition of type "
+        f"{type(value).__name__} (use a string, number, boolean, None or a list)"
+    )
 
 
 def _flatten(values: list | tuple, column: str, where: str) -> list:
@@ -63,8 +65,10 @@ def _flatten(values: list | tuple, column: str, where: str) -> list:
             stack.pop()
         elif isinstance(item, list | tuple):
             if depth >= MAX_NESTING:
-                raise QueryError(f"{where}: the conditions of column {column!r} nest more "
-                                 f"than {MAX_NESTING} lists deep")
+                raise QueryError(
+                    f"{where}: the conditions of column {column!r} nest more "
+                    f"than {MAX_NESTING} lists deep"
+                )
             stack.append((iter(item), depth + 1))
         else:
             out.append(item)
@@ -101,8 +105,9 @@ def parse_object(spec: list) -> Query:
             nodes.append(QueryNode(".", _conditions(item, where)))
         elif isinstance(item, tuple | list):
             if len(item) != 2:
-                raise QueryError(f"{where}: a pair (quantifier, conditions) has 2 items, "
-                                 f"not {len(item)}")
+                raise QueryError(
+                    f"{where}: a pair (quantifier, conditions) has 2 items, not {len(item)}"
+                )
             quantifier = _quantifier(item[0], where)
             nodes.append(QueryNode(quantifier, _conditions(item[1], where)))
         else:
@@ -115,4 +120,3 @@ def _quantifier(value: Any, where: str):
         return check_quantifier(value)
     except QueryError as exc:
         raise QueryError(f"{where}: {exc}") from None
-

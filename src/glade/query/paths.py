@@ -87,9 +87,12 @@ class CallPathNames:
     def path_query(self, node: int, tail: str | None = None) -> Query:
         """P(node): the call path from the root to ``node``, anchored with IS ROOT,
         optionally followed by a ``"+"`` or ``"*"`` step."""
-        steps = [QueryNode(".", And.of(*([is_root()] if position == 0 else []),
-                                       *self.step_predicates(step)))
-                 for position, step in enumerate(self.path_ids(node))]
+        steps = [
+            QueryNode(
+                ".", And.of(*([is_root()] if position == 0 else []), *self.step_predicates(step))
+            )
+            for position, step in enumerate(self.path_ids(node))
+        ]
         if tail:
             steps.append(QueryNode(tail, None))
         return Query(steps)

@@ -273,8 +273,10 @@ class Not(Predicate):
         if not isinstance(self.item, Predicate):
             raise QueryError(f"{self.item!r} is not a predicate")
         if isinstance(self.item, Always):
-            raise QueryError("negating a node without conditions matches nothing; "
-                             "use a compound query (~query) to exclude nodes")
+            raise QueryError(
+                "negating a node without conditions matches nothing; "
+                "use a compound query (~query) to exclude nodes"
+            )
         object.__setattr__(self, "depth", nested_depth((self.item,)))
 
     @property
@@ -393,4 +395,3 @@ def is_leaf() -> Predicate:
 def is_root() -> Predicate:
     """The node is a root of the graph."""
     return Structure("root")
-

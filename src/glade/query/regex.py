@@ -33,8 +33,11 @@ _UNSUPPORTED = (
     ("invalid perl operator: (?<=", "lookbehind (?<=...) is not supported"),
     ("invalid perl operator: (?<!", "lookbehind (?<!...) is not supported"),
     ("invalid perl operator: (?>", "atomic groups (?>...) are not supported"),
-    ("invalid escape sequence: \\Z", "\\Z is not supported (the pattern matches the "
-                                     "whole value anyway; RE2 spells end of text \\z)"),
+    (
+        "invalid escape sequence: \\Z",
+        "\\Z is not supported (the pattern matches the "
+        "whole value anyway; RE2 spells end of text \\z)",
+    ),
 )
 
 
@@ -69,13 +72,16 @@ def _compile(pattern: str):
     try:
         encoded = pattern.encode("utf-8")
     except UnicodeEncodeError:
-        raise QueryError(f"invalid regular expression {pattern[:80]!r}: it holds a lone "
-                         "surrogate, which is not text") from None
+        raise QueryError(
+            f"invalid regular expression {pattern[:80]!r}: it holds a lone "
+            "surrogate, which is not text"
+        ) from None
     try:
         compiled = re2.compile(encoded, _OPTIONS)
     except re2.error as exc:
-        raise QueryError(f"invalid regular expression {pattern[:80]!r}: "
-                         f"{_reason(exc, pattern)}") from None
+        raise QueryError(
+            f"invalid regular expression {pattern[:80]!r}: {_reason(exc, pattern)}"
+        ) from None
     _check_counts(pattern)
     return compiled
 
@@ -113,7 +119,7 @@ def _check_counts(pattern: str) -> None:
         except re2.error:
             raise QueryError(
                 f"invalid regular expression {pattern[:80]!r}: the repetition "
-                f"{found.group(0)[len(found.group(1)):][:40]} is larger than {MAX_REPEAT}, "
+                f"{found.group(0)[len(found.group(1)) :][:40]} is larger than {MAX_REPEAT}, "
                 "RE2's limit"
             ) from None
 

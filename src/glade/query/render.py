@@ -26,12 +26,35 @@ from glade.query.predicates import (
     Structure,
 )
 
-KEYWORDS = {"MATCH", "WHERE", "AND", "OR", "XOR", "NOT", "IS", "IN", "STARTS", "ENDS", "WITH",
-            "CONTAINS", "TRUE", "FALSE", "NAN", "INF", "NONE", "LEAF", "ROOT"}
+KEYWORDS = {
+    "MATCH",
+    "WHERE",
+    "AND",
+    "OR",
+    "XOR",
+    "NOT",
+    "IS",
+    "IN",
+    "STARTS",
+    "ENDS",
+    "WITH",
+    "CONTAINS",
+    "TRUE",
+    "FALSE",
+    "NAN",
+    "INF",
+    "NONE",
+    "LEAF",
+    "ROOT",
+}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _OPS = {"==": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
-_TESTS = {"regex": "=~", "startswith": "STARTS WITH", "endswith": "ENDS WITH",
-          "contains": "CONTAINS"}
+_TESTS = {
+    "regex": "=~",
+    "startswith": "STARTS WITH",
+    "endswith": "ENDS WITH",
+    "contains": "CONTAINS",
+}
 _PREC_OR, _PREC_AND, _PREC_NOT = 1, 2, 3
 
 
@@ -126,8 +149,10 @@ def _render_plain(query: Query) -> str:
 def render_query(query: BaseQuery) -> str:
     """The canonical text of ``query``; QueryError if it holds Python callables."""
     if not query.serializable:
-        raise QueryError("a query with Python function predicates cannot be written as text; "
-                         "use col(...) expressions instead")
+        raise QueryError(
+            "a query with Python function predicates cannot be written as text; "
+            "use col(...) expressions instead"
+        )
     return _render(query)
 
 

@@ -36,18 +36,41 @@ from glade.query.predicates import (
 #: Most alternatives a WHERE clause mixing variables under OR may expand to.
 MAX_ALTERNATIVES = 64
 
-_CMP = {"=": "==", "==": "==", "<>": "!=", "!=": "!=", "<": "<", "<=": "<=", ">": ">",
-        ">=": ">="}
+_CMP = {"=": "==", "==": "==", "<>": "!=", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\"}
 _TOKEN_TEXT = {
-    "_MATCH": "MATCH", "_WHERE": "WHERE", "_AND": "AND", "_OR": "OR", "_XOR": "XOR",
-    "NOT": "NOT", "_IS": "IS", "_IN": "IN", "_STARTS": "STARTS", "_ENDS": "ENDS",
-    "_WITH": "WITH", "_CONTAINS": "CONTAINS", "TRUE": "TRUE", "FALSE": "FALSE",
-    "SPECIAL": "NAN/INF/NONE", "SHAPE": "LEAF/ROOT", "_ARROW": "'->'", "REGEX_OP": "'=~'",
-    "CMP": "a comparison (= <> < <= > >=)", "NAME": "a name", "STRING": "a quoted string",
-    "INT": "an integer", "NUMBER": "a number", "LPAR": "'('", "RPAR": "')'",
-    "LBRACE": "'{'", "RBRACE": "'}'", "LSQB": "'['", "RSQB": "']'", "COMMA": "','",
-    "DOT": "'.'", "$END": "end of text",
+    "_MATCH": "MATCH",
+    "_WHERE": "WHERE",
+    "_AND": "AND",
+    "_OR": "OR",
+    "_XOR": "XOR",
+    "NOT": "NOT",
+    "_IS": "IS",
+    "_IN": "IN",
+    "_STARTS": "STARTS",
+    "_ENDS": "ENDS",
+    "_WITH": "WITH",
+    "_CONTAINS": "CONTAINS",
+    "TRUE": "TRUE",
+    "FALSE": "FALSE",
+    "SPECIAL": "NAN/INF/NONE",
+    "SHAPE": "LEAF/ROOT",
+    "_ARROW": "'->'",
+    "REGEX_OP": "'=~'",
+    "CMP": "a comparison (= <> < <= > >=)",
+    "NAME": "a name",
+    "STRING": "a quoted string",
+    "INT": "an integer",
+    "NUMBER": "a number",
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "LBRACE": "'{'",
+    "RBRACE": "'}'",
+    "LSQB": "'['",
+    "RSQB": "']'",
+    "COMMA": "','",
+    "DOT": "'.'",
+    "$END": "end of text",
 }
 
 
@@ -186,7 +209,7 @@ class _Build(Transformer):
                 raise _at(token, f"quantifier {token[:20]}... is too large") from exc
         text = unquote(token)
         if text not in (".", "*", "+"):
-            raise _at(token, f"{text!r} is not a quantifier (use \".\", \"*\", \"+\" or a number)")
+            raise _at(token, f'{text!r} is not a quantifier (use ".", "*", "+" or a number)')
         return text, token
 
     def qnode_anonymous(self, items):
@@ -330,8 +353,9 @@ class _PositionedError(QueryError):
 
 
 def _at(token: Token, message: str) -> _PositionedError:
-    return _PositionedError(message, getattr(token, "line", 0) or 0,
-                            getattr(token, "column", 0) or 0)
+    return _PositionedError(
+        message, getattr(token, "line", 0) or 0, getattr(token, "column", 0) or 0
+    )
 
 
 _GRAMMAR = resources.files("glade.query").joinpath("grammar.lark").read_text(encoding="utf-8")
@@ -358,8 +382,7 @@ def build_parser(directory: Path | None) -> Lark:
     if directory is not None and _private(directory):
         version = f"lark{lark.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
         cache = str(directory / f"query-grammar-{version}.cache")
-    return Lark(_GRAMMAR, parser="lalr", transformer=_Build(), maybe_placeholders=True,
-                cache=cache)
+    return Lark(_GRAMMAR, parser="lalr", transformer=_Build(), maybe_placeholders=True, cache=cache)
 
 
 def _private(directory: Path) -> bool:

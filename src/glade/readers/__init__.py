@@ -50,8 +50,7 @@ def detect_format(path: str | os.PathLike) -> str:
 def _detected(target: Path, formats: list[str] | None = None) -> str | None:
     """The first format (of ``formats``, default all) that recognizes ``target``."""
     for name, module, _ in PROFILE_FORMATS:
-        if (formats is None or name in formats) and importlib.import_module(module).detect(
-                target):
+        if (formats is None or name in formats) and importlib.import_module(module).detect(target):
             return name
     return None
 
@@ -60,12 +59,16 @@ def _profiles_in(folder: Path, format: str | None) -> list[tuple[Path, str]]:
     """The regular files directly in ``folder`` that are profiles (of ``format``, when
     given), with their formats, in name order."""
     formats = None if format is None else [format]
-    files = sorted(entry for entry in folder.iterdir()
-                   if not entry.name.startswith(".") and entry.is_file())
+    files = sorted(
+        entry for entry in folder.iterdir() if not entry.name.startswith(".") and entry.is_file()
+    )
     if len(files) > MAX_FOLDER_FILES:
-        raise ReaderError(folder, f"holds {len(files)} files and none of the folder formats "
-                          "(HPCToolkit, TAU, timemory): name the profile to read, or read "
-                          "them all with glade.Ensemble.from_files")
+        raise ReaderError(
+            folder,
+            f"holds {len(files)} files and none of the folder formats "
+            "(HPCToolkit, TAU, timemory): name the profile to read, or read "
+            "them all with glade.Ensemble.from_files",
+        )
     found = []
     for file in files:
         try:
@@ -87,17 +90,24 @@ def _single_profile(folder: Path, format: str | None) -> tuple[Path, str]:
     if not found:
         known = "" if format else " (" + ", ".join(n for n, _, _ in PROFILE_FORMATS) + ")"
         below = any(entry.is_dir() for entry in folder.iterdir())
-        hint = ("; to read every profile in its subfolders, use "
-                "glade.Ensemble.from_files(folder)") if below else ""
+        hint = (
+            ("; to read every profile in its subfolders, use glade.Ensemble.from_files(folder)")
+            if below
+            else ""
+        )
         raise ReaderError(folder, f"is a folder with no {what} glade recognizes{known}{hint}")
     listed = ", ".join(f"{file.name} ({name})" for file, name in found[:10])
     more = f" and {len(found) - 10} more" if len(found) > 10 else ""
-    raise ReaderError(folder, f"holds {len(found)} {what}s: {listed}{more}; read one of "
-                      "them, or all of them with glade.Ensemble.from_files(folder)")
+    raise ReaderError(
+        folder,
+        f"holds {len(found)} {what}s: {listed}{more}; read one of "
+        "them, or all of them with glade.Ensemble.from_files(folder)",
+    )
 
 
-def read(path: str | os.PathLike, format: str | None = None, **kwargs: Any
-         ) -> GraphFrame | Ensemble:
+def read(
+    path: str | os.PathLike, format: str | None = None, **kwargs: Any
+) -> GraphFrame | Ensemble:
     """Read a profile of any supported format; ``format`` skips detection.
 
     A folder is read as a folder format (HPCToolkit, TAU, timemory, a profile stored

@@ -37,8 +37,10 @@ def _check_reader(reader: Reader) -> None:
         return
     known = [name for name, _, _ in PROFILE_FORMATS]
     if reader not in known:
-        raise GladeError(f"unknown reader {reader!r}; formats: {', '.join(known)}, or a "
-                         "function path -> GraphFrame")
+        raise GladeError(
+            f"unknown reader {reader!r}; formats: {', '.join(known)}, or a "
+            "function path -> GraphFrame"
+        )
 
 
 def _is_profile(path: Path, reader: Reader) -> bool:
@@ -74,8 +76,9 @@ def _profiles_below(directory: Path, reader: Reader) -> list[Path]:
     return sorted(found)
 
 
-def resolve_paths(source: str | os.PathLike | Sequence[str | os.PathLike],
-                  reader: Reader) -> list[Path]:
+def resolve_paths(
+    source: str | os.PathLike | Sequence[str | os.PathLike], reader: Reader
+) -> list[Path]:
     """The profile files that ``source`` names: a list of paths (kept in order), a
     directory (profiles below it, sorted) or a glob pattern (matches, sorted)."""
     _check_reader(reader)
@@ -145,8 +148,9 @@ def _picklable(reader: Reader) -> bool:
     return True
 
 
-def read_profiles(paths: list[Path], reader: Reader, workers: int | None,
-                  progress: bool, client: Any = None) -> list[ProfileParts]:
+def read_profiles(
+    paths: list[Path], reader: Reader, workers: int | None, progress: bool, client: Any = None
+) -> list[ProfileParts]:
     """Read every path, in ``workers`` processes (default: one per CPU, at most one
     per file; 1, or a reader function that cannot be sent to another process, reads
     here), or on the workers of the ``dask.distributed`` ``client`` when given, with a
@@ -157,8 +161,13 @@ def read_profiles(paths: list[Path], reader: Reader, workers: int | None,
     workers = min(workers or os.cpu_count() or 1, count)
     if not _picklable(reader):
         workers = 1
-    bar = tqdm(total=count, desc="reading profiles", unit="file", disable=not progress,
-               delay=PROGRESS_DELAY)
+    bar = tqdm(
+        total=count,
+        desc="reading profiles",
+        unit="file",
+        disable=not progress,
+        delay=PROGRESS_DELAY,
+    )
     results: list[ProfileParts | tuple[str, str]] = []
     try:
         if client is not None:

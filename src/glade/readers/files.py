@@ -84,8 +84,9 @@ def parse_json(data: bytes | str, source: str | None) -> Any:
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         if "depth" in str(exc) or "recursion" in str(exc):
-            raise ReaderError(source, f"JSON nested deeper than {MAX_JSON_DEPTH} levels "
-                              f"({exc})") from None
+            raise ReaderError(
+                source, f"JSON nested deeper than {MAX_JSON_DEPTH} levels ({exc})"
+            ) from None
     try:
         return json.loads(data)
     except RecursionError:

@@ -35,8 +35,14 @@ from glade.trace.model import Trace
 #: How many query masks a trace's call level keeps.
 MASKS = 8
 #: The comparisons of the query language as numpy functions.
-COMPARE = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal,
-           ">": np.greater, ">=": np.greater_equal}
+COMPARE = {
+    "==": np.equal,
+    "!=": np.not_equal,
+    "<": np.less,
+    "<=": np.less_equal,
+    ">": np.greater,
+    ">=": np.greater_equal,
+}
 #: The CCT node of a forest node that is an instant, and of a call whose path a CCT lacks.
 INSTANT, MISSING = -1, -2
 
@@ -85,8 +91,11 @@ class CallLevel:
         as a timeline's window is (``end >= t0 AND start <= t1``, processes): numpy
         compares on the columns in their own dtype. None for any other query (the query
         engine evaluates it)."""
-        if not isinstance(query, Query) or len(query.nodes) != 1 \
-                or query.nodes[0].quantifier != ".":
+        if (
+            not isinstance(query, Query)
+            or len(query.nodes) != 1
+            or query.nodes[0].quantifier != "."
+        ):
             return None
         return self._condition(query.nodes[0].predicate)
 
@@ -96,10 +105,13 @@ class CallLevel:
         if isinstance(predicate, Compare):
             table = self.forest.dataframe
             value = predicate.value
-            if (predicate.column in self.forest.graph.frame_attributes
-                    or predicate.column not in table.columns
-                    or not isinstance(value, int) or isinstance(value, bool)
-                    or not -2**63 <= value < 2**63):
+            if (
+                predicate.column in self.forest.graph.frame_attributes
+                or predicate.column not in table.columns
+                or not isinstance(value, int)
+                or isinstance(value, bool)
+                or not -(2**63) <= value < 2**63
+            ):
                 return None
             values = table[predicate.column].to_numpy()
             if values.dtype.kind != "i":
@@ -121,8 +133,7 @@ class CallLevel:
             keep = np.ones(len(self.forest), dtype=bool)
         return subset(trace, calls_mask(trace, self.forest, keep))
 
-    def _cct_arrays(self, graph: Graph) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                  np.ndarray]:
+    def _cct_arrays(self, graph: Graph) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per node of the forest: its node in ``graph`` (the trace's calling context tree,
         ``trace.to_graphframe().graph``: the node of its call path; :data:`INSTANT` for an
         instant, :data:`MISSING` for a call whose path the graph lacks), its process code,
@@ -138,8 +149,9 @@ class CallLevel:
         num_names = max(len(categories), 1)
         # the key (parent's node + 1, name) of every node of the graph, sorted
         graph_names = pd.Categorical(graph.frame_values("name"), categories=categories)
-        keys = ((graph.tree_parent.astype(np.int64) + 1) * num_names
-                + graph_names.codes.astype(np.int64))
+        keys = (graph.tree_parent.astype(np.int64) + 1) * num_names + graph_names.codes.astype(
+            np.int64
+        )
         keys[graph_names.codes < 0] = -1
         order = np.argsort(keys, kind="stable")
         sorted_keys = keys[order]
@@ -154,7 +166,7 @@ class CallLevel:
         by_depth = calls[np.argsort(depth[calls], kind="stable")]
         bounds = np.searchsorted(depth[by_depth], np.arange(int(depth[calls].max(initial=-1)) + 2))
         for d in range(bounds.size - 1 if sorted_keys.size else 0):
-            rows = by_depth[bounds[d]:bounds[d + 1]]
+            rows = by_depth[bounds[d] : bounds[d + 1]]
             above = node[parent[rows]].astype(np.int64) if d else np.full(rows.size, -1)
             key = (above + 1) * num_names + codes[rows]
             at = np.minimum(np.searchsorted(sorted_keys, key), sorted_keys.size - 1)
@@ -194,20 +206,24 @@ class CallLevel:
             return None
         inc = self.forest.dataframe["time.inc"].to_numpy()
         parent = self.forest.graph.tree_parent[calls]
-        callees = np.bincount(parent[parent >= 0], weights=inc[calls][parent >= 0],
-                              minlength=len(self.forest))
+        callees = np.bincount(
+            parent[parent >= 0], weights=inc[calls][parent >= 0], minlength=len(self.forest)
+        )
         cell = node[calls].astype(np.int64) * processes.size + code[calls]
         size = len(graph) * processes.size
         number = np.bincount(cell, minlength=size)
         present = np.flatnonzero(number)
-        rows = pd.DataFrame({
-            "node": present // processes.size,
-            "rank": processes[present % processes.size],
-            "time": np.bincount(cell, weights=inc[calls] - callees[calls],
-                                minlength=size)[present],
-            "time (inc)": np.bincount(cell, weights=inc[calls], minlength=size)[present],
-            "count": number[present].astype(np.int64),
-        })
+        rows = pd.DataFrame(
+            {
+                "node": present // processes.size,
+                "rank": processes[present % processes.size],
+                "time": np.bincount(cell, weights=inc[calls] - callees[calls], minlength=size)[
+                    present
+                ],
+                "time (inc)": np.bincount(cell, weights=inc[calls], minlength=size)[present],
+                "count": number[present].astype(np.int64),
+            }
+        )
         return rows
 
     def nodes_of(self, *rows: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -215,8 +231,9 @@ class CallLevel:
         that is no node: a Leave, or an event outside every call)."""
         index = np.int32 if len(self.forest) < 2**31 else np.int64
         node_of_row = np.full(len(self._live_trace().events), -1, dtype=index)
-        node_of_row[self.forest.dataframe[EVENT].to_numpy()] = np.arange(len(self.forest),
-                                                                          dtype=index)
+        node_of_row[self.forest.dataframe[EVENT].to_numpy()] = np.arange(
+            len(self.forest), dtype=index
+        )
         return tuple(node_of_row[r] for r in rows)
 
 

@@ -150,7 +150,7 @@ def _node_arrays(location, num_locations, kind, depth_of, stamps, matching, pare
         elif d >= 1 and open_call[c, d - 1] >= 0 and rows[open_call[c, d - 1]] == p:
             parent[j] = open_call[c, d - 1]
         else:
-            at = ptr[c] + np.searchsorted(rows[ptr[c]:j], p)
+            at = ptr[c] + np.searchsorted(rows[ptr[c] : j], p)
             parent[j] = at if at < j and rows[at] == p else -1
         if not instant[j]:
             open_call[c, d] = j
@@ -162,14 +162,22 @@ def forest_nodes(trace: Trace) -> ForestNodes:
     timeline reads, without the GraphFrame and its attribute columns."""
     events = _with_structure(trace)
     location, count = trace.location_codes()
-    return ForestNodes(*_node_arrays(
-        location, count, trace.event_kinds(), events[DEPTH].to_numpy(),
-        events[TIMESTAMP].to_numpy(), events[MATCHING_TIMESTAMP].to_numpy(),
-        events[PARENT].to_numpy()))
+    return ForestNodes(
+        *_node_arrays(
+            location,
+            count,
+            trace.event_kinds(),
+            events[DEPTH].to_numpy(),
+            events[TIMESTAMP].to_numpy(),
+            events[MATCHING_TIMESTAMP].to_numpy(),
+            events[PARENT].to_numpy(),
+        )
+    )
 
 
-def forest_graph(parent: np.ndarray, depth: np.ndarray, names: pd.Categorical,
-                 types: pd.Categorical) -> Graph:
+def forest_graph(
+    parent: np.ndarray, depth: np.ndarray, names: pd.Categorical, types: pd.Categorical
+) -> Graph:
     """The Graph of forest nodes whose parents are the nodes ``parent`` (-1 for a root),
     at ``depth``, named ``names``, of ``types``."""
     has_parent = parent >= 0
@@ -177,8 +185,16 @@ def forest_graph(parent: np.ndarray, depth: np.ndarray, names: pd.Categorical,
     parent_ptr = np.zeros(parent.size + 1, dtype=np.int64)
     np.cumsum(has_parent, out=parent_ptr[1:])
     frames = pd.DataFrame({"name": names, "type": types})
-    return Graph(frames, child_ptr, child_idx, parent_ptr, parent[has_parent],
-                 np.flatnonzero(~has_parent), parent, depth.copy())
+    return Graph(
+        frames,
+        child_ptr,
+        child_idx,
+        parent_ptr,
+        parent[has_parent],
+        np.flatnonzero(~has_parent),
+        parent,
+        depth.copy(),
+    )
 
 
 def sent_times(trace: Trace, rows: np.ndarray) -> np.ndarray:
@@ -227,8 +243,14 @@ def call_forest(trace: Trace) -> GraphFrame:
         columns[column] = events[column].array.take(rows)
     dataframe = pd.DataFrame(columns, index=pd.RangeIndex(rows.size, name="node"), copy=False)
     metadata = {"source": "trace calls", "time unit": "ns", "trace": dict(trace.metadata)}
-    return GraphFrame(graph, dataframe, exc_metrics=["time.exc"], inc_metrics=["time.inc"],
-                      default_metric="time.inc", metadata=metadata)
+    return GraphFrame(
+        graph,
+        dataframe,
+        exc_metrics=["time.exc"],
+        inc_metrics=["time.inc"],
+        default_metric="time.inc",
+        metadata=metadata,
+    )
 
 
 def calls_mask(trace: Trace, forest: GraphFrame, keep: np.ndarray) -> np.ndarray:
@@ -252,11 +274,12 @@ def check_query_arguments(query: Any, fold: bool, level: str) -> None:
     from glade.trace.filter import BaseFilter
 
     if not fold:
-        raise GladeError("a trace keeps the inclusive time its events measure: "
-                         "Trace.query only folds (fold=True)")
+        raise GladeError(
+            "a trace keeps the inclusive time its events measure: "
+            "Trace.query only folds (fold=True)"
+        )
     if isinstance(query, BaseFilter):
-        raise QueryError("Trace.query takes a call-path query; Trace.filter takes a "
-                         "Filter")
+        raise QueryError("Trace.query takes a call-path query; Trace.filter takes a Filter")
     if level not in LEVELS:
         raise QueryError(f"level must be one of {LEVELS}, not {level!r}")
 

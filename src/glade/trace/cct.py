@@ -31,6 +31,7 @@ from glade.trace.metrics import exclusive, inclusive
 if TYPE_CHECKING:
     from glade.trace.model import Trace
 
+
 @kernel
 def _path_nodes_pass(order, parent, codes, num_names, size):
     """:func:`path_nodes` in one pass over ``order`` (parents before children)."""
@@ -54,8 +55,9 @@ def _path_nodes_pass(order, parent, codes, num_names, size):
     return node, node_parent[:count].copy(), node_name[:count].copy()
 
 
-def path_nodes(order: np.ndarray, parent: np.ndarray, codes: np.ndarray,
-               num_names: int, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def path_nodes(
+    order: np.ndarray, parent: np.ndarray, codes: np.ndarray, num_names: int, size: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Call-path nodes of items (of ``size``) numbered depth by depth: ``order`` holds
     the items sorted by depth (from depth 0), within a depth in the order whose first
     occurrences number the nodes; an item's node is that of its parent item ``parent``
@@ -63,8 +65,13 @@ def path_nodes(order: np.ndarray, parent: np.ndarray, codes: np.ndarray,
     for an item not in ``order``), and per node its parent node (-1 for a root) and its
     name code. One compiled pass over the items, whatever the depth."""
     order = np.asarray(order, dtype=np.int64)
-    return _path_nodes_pass(order, np.asarray(parent, dtype=np.int64),
-                            np.asarray(codes, dtype=np.int64), int(num_names), int(size))
+    return _path_nodes_pass(
+        order,
+        np.asarray(parent, dtype=np.int64),
+        np.asarray(codes, dtype=np.int64),
+        int(num_names),
+        int(size),
+    )
 
 
 def cct_nodes(trace: Trace) -> tuple[np.ndarray, pd.DataFrame, np.ndarray]:
@@ -89,10 +96,12 @@ def cct_nodes(trace: Trace) -> tuple[np.ndarray, pd.DataFrame, np.ndarray]:
     node[leave[partner >= 0]] = node[partner[partner >= 0]]
     instant = np.flatnonzero((kind == INSTANT) & (parent >= 0))
     node[instant] = node[parent[instant]]
-    frames = pd.DataFrame({
-        "name": np.asarray(names.cat.categories, dtype=object)[name_codes],
-        "type": "function",
-    })
+    frames = pd.DataFrame(
+        {
+            "name": np.asarray(names.cat.categories, dtype=object)[name_codes],
+            "type": "function",
+        }
+    )
     return node, frames, parents
 
 
@@ -132,25 +141,31 @@ def cct_tables(trace: Trace) -> tuple[np.ndarray, pd.DataFrame, np.ndarray, pd.D
     time_inc = np.bincount(cell, weights=time_inc[calls], minlength=size)
     count = np.bincount(cell, minlength=size)
     present = np.flatnonzero(count)
-    rows = pd.DataFrame({
-        "node": present // len(processes),
-        "rank": processes[present % len(processes)],
-        "time": time_exc[present],
-        "time (inc)": time_inc[present],
-        "count": count[present].astype(np.int64),
-    })
+    rows = pd.DataFrame(
+        {
+            "node": present // len(processes),
+            "rank": processes[present % len(processes)],
+            "time": time_exc[present],
+            "time (inc)": time_inc[present],
+            "count": count[present].astype(np.int64),
+        }
+    )
     return node, frames, parents, rows
 
 
 def cct_metadata(metadata: dict, repairs: dict[str, int]) -> dict:
     """The metadata of the CCT of a trace with ``metadata`` whose matching needed
     ``repairs``."""
-    return {"source": "trace", "units": {"time": "ns", "time (inc)": "ns"},
-            "trace": {**copy.deepcopy(metadata), "repairs": repairs}}
+    return {
+        "source": "trace",
+        "units": {"time": "ns", "time (inc)": "ns"},
+        "trace": {**copy.deepcopy(metadata), "repairs": repairs},
+    }
 
 
-def cct_frame(frames: pd.DataFrame, parents: np.ndarray, rows: pd.DataFrame, metadata: dict
-              ) -> tuple[GraphFrame, np.ndarray]:
+def cct_frame(
+    frames: pd.DataFrame, parents: np.ndarray, rows: pd.DataFrame, metadata: dict
+) -> tuple[GraphFrame, np.ndarray]:
     """The GraphFrame of a CCT given by its node ``frames`` and ``parents`` (-1 for
     roots; siblings in id order) and its (node, rank) ``rows`` (see
     :func:`cct_tables`), and the pre-order id of every node."""
@@ -164,9 +179,15 @@ def cct_frame(frames: pd.DataFrame, parents: np.ndarray, rows: pd.DataFrame, met
     rows = rows.assign(node=pre[rows["node"].to_numpy()])
     rows = rows.iloc[np.lexsort((rows["rank"].to_numpy(), rows["node"].to_numpy()))]
     gf = GraphFrame.from_tables(
-        ordered, src, dst, rows.reset_index(drop=True), exc_metrics=["time", "count"],
+        ordered,
+        src,
+        dst,
+        rows.reset_index(drop=True),
+        exc_metrics=["time", "count"],
         inc_metrics=["time (inc)"],
         roots=np.flatnonzero(np.bincount(dst, minlength=len(frames)) == 0),
-        index=("node", "rank"), default_metric="time (inc)", metadata=metadata,
+        index=("node", "rank"),
+        default_metric="time (inc)",
+        metadata=metadata,
     )
     return gf, pre

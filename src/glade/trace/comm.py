@@ -114,8 +114,9 @@ def sent_messages(trace: Trace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     known = receivers >= 0
     if not known.all():
         warnings.warn(
-            UserWarning(f"{int((~known).sum())} sends have no receiver (Partner -1) and are "
-                        "left out"),
+            UserWarning(
+                f"{int((~known).sum())} sends have no receiver (Partner -1) and are left out"
+            ),
             stacklevel=4,
         )
     rows = rows[known]
@@ -145,8 +146,15 @@ def send_pairs(trace: Trace) -> pd.DataFrame:
     exactly."""
     rows, senders, receivers = sent_messages(trace)
     size = _column(trace, MESSAGE_SIZE, rows, default=-1)
-    table = pd.DataFrame({"sender": senders, "receiver": receivers, "count": 1,
-                          "size": np.maximum(size, 0), "unknown": (size < 0).astype(np.int64)})
+    table = pd.DataFrame(
+        {
+            "sender": senders,
+            "receiver": receivers,
+            "count": 1,
+            "size": np.maximum(size, 0),
+            "unknown": (size < 0).astype(np.int64),
+        }
+    )
     return table.groupby(["sender", "receiver"], sort=True).sum().reset_index()
 
 
@@ -179,8 +187,9 @@ AUTO_DENSE_CELLS = 2**22
 DENSE_LIMIT_BYTES = 2**30
 
 
-def comm_matrix(trace: Trace, output: str = "size", as_frame: bool = False,
-                form: str = "auto") -> np.ndarray | pd.DataFrame:
+def comm_matrix(
+    trace: Trace, output: str = "size", as_frame: bool = False, form: str = "auto"
+) -> np.ndarray | pd.DataFrame:
     """Bytes (``output="size"``) or number of messages (``"count"``) sent by each
     process (rows) to each process (columns), from the send events.
 
@@ -202,8 +211,7 @@ def comm_matrix(trace: Trace, output: str = "size", as_frame: bool = False,
     check_form(form)
     rows, senders, receivers = sent_messages(trace)
     ids = communicating_processes(trace, receivers)
-    return matrix_of(senders, receivers, _volume(trace, rows, output), ids, as_frame,
-                     form, output)
+    return matrix_of(senders, receivers, _volume(trace, rows, output), ids, as_frame, form, output)
 
 
 def check_form(form: str) -> None:
@@ -212,9 +220,15 @@ def check_form(form: str) -> None:
         raise TraceError(f"form must be one of {FORMS}, not {form!r}")
 
 
-def matrix_of(senders: np.ndarray, receivers: np.ndarray, weights: np.ndarray, ids: np.ndarray,
-              as_frame: bool, form: str = "auto", output: str = "size"
-              ) -> np.ndarray | pd.DataFrame:
+def matrix_of(
+    senders: np.ndarray,
+    receivers: np.ndarray,
+    weights: np.ndarray,
+    ids: np.ndarray,
+    as_frame: bool,
+    form: str = "auto",
+    output: str = "size",
+) -> np.ndarray | pd.DataFrame:
     """The communication matrix of messages from ``senders`` to ``receivers`` weighing
     ``weights`` (integers), rows and columns labelled by ``ids``, dense or as the sparse
     table (see :func:`comm_matrix`)."""
@@ -224,7 +238,8 @@ def matrix_of(senders: np.ndarray, receivers: np.ndarray, weights: np.ndarray, i
         raise TraceError(
             f"a dense communication matrix of {size} x {size} processes takes "
             f"{cells * 8 / 2**30:.3g} GiB, over the bound of {DENSE_LIMIT_BYTES / 2**30:g} "
-            f"GiB ({int(np.sqrt(DENSE_LIMIT_BYTES / 8))} processes): use form=\"sparse\"")
+            f'GiB ({int(np.sqrt(DENSE_LIMIT_BYTES / 8))} processes): use form="sparse"'
+        )
     if form == "sparse" or (form == "auto" and cells > AUTO_DENSE_CELLS):
         return _pair_table(senders, receivers, weights, ids, output)
     cell = positions(ids, senders) * size + positions(ids, receivers)
@@ -232,18 +247,24 @@ def matrix_of(senders: np.ndarray, receivers: np.ndarray, weights: np.ndarray, i
     np.add.at(matrix, cell, np.asarray(weights, dtype=np.int64))
     matrix = matrix.reshape(size, size)
     if as_frame:
-        return pd.DataFrame(matrix, index=pd.Index(ids, name="Sender"),
-                            columns=pd.Index(ids, name="Receiver"))
+        return pd.DataFrame(
+            matrix, index=pd.Index(ids, name="Sender"), columns=pd.Index(ids, name="Receiver")
+        )
     return matrix
 
 
-def _pair_table(senders: np.ndarray, receivers: np.ndarray, weights: np.ndarray,
-                ids: np.ndarray, output: str) -> pd.DataFrame:
+def _pair_table(
+    senders: np.ndarray, receivers: np.ndarray, weights: np.ndarray, ids: np.ndarray, output: str
+) -> pd.DataFrame:
     """The sparse communication matrix: the summed ``weights`` per (Sender, Receiver)
     pair that has messages, sorted (integer sums, exact)."""
-    table = pd.DataFrame({"Sender": np.asarray(senders, dtype=np.int64),
-                          "Receiver": np.asarray(receivers, dtype=np.int64),
-                          output: np.asarray(weights, dtype=np.int64)})
+    table = pd.DataFrame(
+        {
+            "Sender": np.asarray(senders, dtype=np.int64),
+            "Receiver": np.asarray(receivers, dtype=np.int64),
+            output: np.asarray(weights, dtype=np.int64),
+        }
+    )
     table = table.groupby(["Sender", "Receiver"], sort=True).sum().reset_index()
     table.attrs["processes"] = np.asarray(ids, dtype=np.int64)
     return table
@@ -256,14 +277,17 @@ def comm_by_process(trace: Trace, output: str = "size") -> pd.DataFrame:
     check_output(output)
     table = trace.comm_matrix(output, form="sparse")
     ids = pd.Index(table.attrs["processes"], name=PROCESS)
-    sums = [table.groupby(side, sort=False)[output].sum().reindex(ids, fill_value=0)
-            for side in ("Sender", "Receiver")]
-    return pd.DataFrame({"Sent": sums[0].to_numpy(dtype=np.int64),
-                         "Received": sums[1].to_numpy(dtype=np.int64)}, index=ids)
+    sums = [
+        table.groupby(side, sort=False)[output].sum().reindex(ids, fill_value=0)
+        for side in ("Sender", "Receiver")
+    ]
+    return pd.DataFrame(
+        {"Sent": sums[0].to_numpy(dtype=np.int64), "Received": sums[1].to_numpy(dtype=np.int64)},
+        index=ids,
+    )
 
 
-def message_histogram(trace: Trace, bins: Any = 20, **kwargs: Any
-                      ) -> tuple[np.ndarray, np.ndarray]:
+def message_histogram(trace: Trace, bins: Any = 20, **kwargs: Any) -> tuple[np.ndarray, np.ndarray]:
     """``numpy.histogram`` of the sizes of the sent messages of known size:
     ``(counts, edges)``; ``kwargs`` go to ``numpy.histogram``."""
     return np.histogram(sent_sizes(trace), bins=bins, **kwargs)
@@ -282,8 +306,9 @@ def message_names(message_type: str) -> tuple[str, ...]:
     return SEND_NAMES if message_type == "send" else RECEIVE_NAMES
 
 
-def comm_over_time(trace: Trace, output: str = "size", message_type: str = "send",
-                   bins: Any = 50, **kwargs: Any) -> tuple[np.ndarray, np.ndarray]:
+def comm_over_time(
+    trace: Trace, output: str = "size", message_type: str = "send", bins: Any = 50, **kwargs: Any
+) -> tuple[np.ndarray, np.ndarray]:
     """``numpy.histogram`` of the messages sent (``message_type="send"``) or received
     (``"receive"``) over the time span of the trace, weighted by size or counted:
     ``(volume, edges)`` with edges in ns."""
@@ -295,8 +320,9 @@ def comm_over_time(trace: Trace, output: str = "size", message_type: str = "send
     return np.histogram(stamps[rows], bins=bins, range=span, weights=weights, **kwargs)
 
 
-def channel_codes(sends: list[np.ndarray], recvs: list[np.ndarray]
-              ) -> tuple[np.ndarray, np.ndarray]:
+def channel_codes(
+    sends: list[np.ndarray], recvs: list[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
     """One int64 code per send and per receive such that two codes are equal exactly when
     their envelopes (the columns in ``sends`` and ``recvs``, in the same order) are: a
     mixed-radix number of the columns, each offset to start at 0 when its values are
@@ -357,8 +383,7 @@ def match_codes(send_code: np.ndarray, recv_code: np.ndarray) -> np.ndarray:
     dense, sorts otherwise."""
     high = max(int(send_code.max(initial=-1)), int(recv_code.max(initial=-1)))
     if high < 4 * (send_code.size + recv_code.size) + 1024:
-        return _match_counting(send_code.astype(np.int64), recv_code.astype(np.int64),
-                               high + 1)
+        return _match_counting(send_code.astype(np.int64), recv_code.astype(np.int64), high + 1)
     send_order = np.argsort(send_code, kind="stable")
     recv_order = np.argsort(recv_code, kind="stable")
     sent, received = send_code[send_order], recv_code[recv_order]
@@ -377,46 +402,58 @@ def message_pairs(trace: Trace) -> tuple[pd.DataFrame, int, int]:
     (columns of :func:`match_messages`), in send order; and the numbers of sends and
     receives left unmatched. The pairing is computed once per events table (it reads
     recorded columns only); every call gets its own copy of the table."""
-    table, lost_sends, lost_recvs = trace._memo("message pairs", lambda: pair_messages(
-        trace, message_rows(trace, SEND_NAMES), message_rows(trace, RECEIVE_NAMES)))
+    table, lost_sends, lost_recvs = trace._memo(
+        "message pairs",
+        lambda: pair_messages(
+            trace, message_rows(trace, SEND_NAMES), message_rows(trace, RECEIVE_NAMES)
+        ),
+    )
     return table.copy(), lost_sends, lost_recvs
 
 
-def pair_messages(trace: Trace, send_rows: np.ndarray, recv_rows: np.ndarray
-                  ) -> tuple[pd.DataFrame, int, int]:
+def pair_messages(
+    trace: Trace, send_rows: np.ndarray, recv_rows: np.ndarray
+) -> tuple[pd.DataFrame, int, int]:
     """:func:`message_pairs` among the send events at ``send_rows`` and the receive events
     at ``recv_rows`` only (ascending rows, e.g. those of a few channels: a channel's
     messages pair among themselves, so pairing a channel's sends and receives alone
     gives the pairs the whole trace gives)."""
-    senders = [_column(trace, PROCESS, send_rows),
-               _column(trace, PARTNER, send_rows, default=-1)]
-    receivers = [_column(trace, PARTNER, recv_rows, default=-1),
-                 _column(trace, PROCESS, recv_rows)]
+    senders = [_column(trace, PROCESS, send_rows), _column(trace, PARTNER, send_rows, default=-1)]
+    receivers = [_column(trace, PARTNER, recv_rows, default=-1), _column(trace, PROCESS, recv_rows)]
     send_ok, recv_ok = np.flatnonzero(senders[1] >= 0), np.flatnonzero(receivers[0] >= 0)
     send_code, recv_code = channel_codes(
-        [senders[0][send_ok], senders[1][send_ok],
-         _column(trace, TAG, send_rows[send_ok]), _column(trace, COMMUNICATOR,
-                                                          send_rows[send_ok])],
-        [receivers[0][recv_ok], receivers[1][recv_ok],
-         _column(trace, TAG, recv_rows[recv_ok]), _column(trace, COMMUNICATOR,
-                                                          recv_rows[recv_ok])])
+        [
+            senders[0][send_ok],
+            senders[1][send_ok],
+            _column(trace, TAG, send_rows[send_ok]),
+            _column(trace, COMMUNICATOR, send_rows[send_ok]),
+        ],
+        [
+            receivers[0][recv_ok],
+            receivers[1][recv_ok],
+            _column(trace, TAG, recv_rows[recv_ok]),
+            _column(trace, COMMUNICATOR, recv_rows[recv_ok]),
+        ],
+    )
     match = match_codes(send_code, recv_code)
     paired = np.flatnonzero(match >= 0)
     send_idx, recv_idx = send_ok[paired], recv_ok[match[paired]]
     send_at, recv_at = send_rows[send_idx], recv_rows[recv_idx]
     stamps = trace.events[TIMESTAMP].to_numpy()
     sizes = _column(trace, MESSAGE_SIZE, send_at, default=-1)
-    table = pd.DataFrame({
-        "Send event": send_at,
-        "Receive event": recv_at,
-        "Sender": senders[0][send_idx],
-        "Receiver": senders[1][send_idx],
-        "Tag": _column(trace, TAG, send_at, default=-1),
-        "Communicator": _column(trace, COMMUNICATOR, send_at, default=-1),
-        "Message Size": sizes,
-        "Send time (ns)": stamps[send_at],
-        "Receive time (ns)": stamps[recv_at],
-    })
+    table = pd.DataFrame(
+        {
+            "Send event": send_at,
+            "Receive event": recv_at,
+            "Sender": senders[0][send_idx],
+            "Receiver": senders[1][send_idx],
+            "Tag": _column(trace, TAG, send_at, default=-1),
+            "Communicator": _column(trace, COMMUNICATOR, send_at, default=-1),
+            "Message Size": sizes,
+            "Send time (ns)": stamps[send_at],
+            "Receive time (ns)": stamps[recv_at],
+        }
+    )
     return table, send_rows.size - send_at.size, recv_rows.size - recv_at.size
 
 
@@ -436,15 +473,20 @@ def match_messages(trace: Trace) -> pd.DataFrame:
     table, lost_sends, lost_recvs = message_pairs(trace)
     send_at, recv_at = table["Send event"].to_numpy(), table["Receive event"].to_numpy()
     n = len(events)
-    matching = (events[MATCHING_EVENT].to_numpy().copy() if MATCHING_EVENT in events.columns
-                else np.full(n, -1, dtype=np.int64))
-    matching_ts = (events[MATCHING_TIMESTAMP].to_numpy().copy()
-                   if MATCHING_TIMESTAMP in events.columns else np.full(n, -1, dtype=np.int64))
+    matching = (
+        events[MATCHING_EVENT].to_numpy().copy()
+        if MATCHING_EVENT in events.columns
+        else np.full(n, -1, dtype=np.int64)
+    )
+    matching_ts = (
+        events[MATCHING_TIMESTAMP].to_numpy().copy()
+        if MATCHING_TIMESTAMP in events.columns
+        else np.full(n, -1, dtype=np.int64)
+    )
     matching[send_at], matching[recv_at] = recv_at, send_at
     matching_ts[send_at] = table["Receive time (ns)"].to_numpy()
     matching_ts[recv_at] = table["Send time (ns)"].to_numpy()
     events[MATCHING_EVENT] = matching
     events[MATCHING_TIMESTAMP] = matching_ts
-    trace.metadata["unmatched_messages"] = {"sends": int(lost_sends),
-                                            "receives": int(lost_recvs)}
+    trace.metadata["unmatched_messages"] = {"sends": int(lost_sends), "receives": int(lost_recvs)}
     return table

@@ -44,8 +44,11 @@ MESSAGE_SIZE = "Message Size"
 
 def _is_event_type_dtype(dtype: Any) -> bool:
     """Whether ``dtype`` is exactly the unordered category of ``EVENT_TYPES``, in order."""
-    return (isinstance(dtype, pd.CategoricalDtype) and not dtype.ordered
-            and list(dtype.categories) == list(EVENT_TYPES))
+    return (
+        isinstance(dtype, pd.CategoricalDtype)
+        and not dtype.ordered
+        and list(dtype.categories) == list(EVENT_TYPES)
+    )
 
 
 def normalize_events(events: pd.DataFrame, copy: bool = True) -> pd.DataFrame:

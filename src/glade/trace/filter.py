@@ -42,20 +42,23 @@ if TYPE_CHECKING:
 
 OPERATORS = ("==", "!=", "<", "<=", ">", ">=", "in", "not-in", "between", "matches")
 TIME_FIELDS = (TIMESTAMP, "_matching_timestamp", "time.inc", "time.exc")
-_COMPARISONS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
-                ">": operator.gt, ">=": operator.ge}
+_COMPARISONS = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
 _UNITS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
-_TIME_VALUE = re.compile(
-    r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(ns|us|µs|ms|s)?\s*"
-)
+_TIME_VALUE = re.compile(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(ns|us|µs|ms|s)?\s*")
 
 
 def time_value(text: str) -> float:
     """Nanoseconds of a duration or time written with an optional unit (``"1.5 ms"``)."""
     found = _TIME_VALUE.fullmatch(text)
     if found is None:
-        raise TraceError(f"{text!r} is not a time (a number with an optional unit "
-                         "ns, us, ms or s)")
+        raise TraceError(f"{text!r} is not a time (a number with an optional unit ns, us, ms or s)")
     return float(found.group(1)) * _UNITS[found.group(2) or "ns"]
 
 
@@ -133,8 +136,7 @@ class Filter(BaseFilter):
             return self._regex.matches(values)
         numeric = values.dtype.kind in "biuf"
         try:
-            if numeric and op in ("in", "not-in") and all(
-                    exact.is_number(v) for v in value):
+            if numeric and op in ("in", "not-in") and all(exact.is_number(v) for v in value):
                 found = exact.isin(values, value)
                 return found if op == "in" else ~found
             if op == "in":
@@ -142,8 +144,7 @@ class Filter(BaseFilter):
             if op == "not-in":
                 return ~np.isin(values, list(value))
             if numeric and op == "between" and all(exact.is_number(v) for v in value):
-                return exact.compare(values, ">=", value[0]) & exact.compare(
-                    values, "<=", value[1])
+                return exact.compare(values, ">=", value[0]) & exact.compare(values, "<=", value[1])
             if op == "between":
                 return (values >= value[0]) & (values <= value[1])
             if numeric and exact.is_number(value):

@@ -117,8 +117,9 @@ def _stack_bases(kind, loc, num_loc):
 
 
 @kernel
-def walk_stacks(kind, loc, num_loc, names, check_names, stamps, matching, matching_ts,
-                parent, depth, orphans):
+def walk_stacks(
+    kind, loc, num_loc, names, check_names, stamps, matching, matching_ts, parent, depth, orphans
+):
     """Walk the events (in time order) with one stack per location.
 
     Fills, per event, ``matching`` (the row of its partner), ``matching_ts`` (the

@@ -99,8 +99,11 @@ def location_codes_of(processes: np.ndarray, threads: np.ndarray) -> tuple[np.nd
     ordered by process then thread; and the number of locations."""
     if processes.size:
         codes = np.empty(processes.size, dtype=np.int64)
-        dense, count = dense_pair_codes(np.ascontiguousarray(processes, dtype=np.int64),
-                                        np.ascontiguousarray(threads, dtype=np.int64), codes)
+        dense, count = dense_pair_codes(
+            np.ascontiguousarray(processes, dtype=np.int64),
+            np.ascontiguousarray(threads, dtype=np.int64),
+            codes,
+        )
         if dense:
             return codes, count
     proc, _ = integer_codes(processes)
@@ -183,15 +186,30 @@ def call_structure(
     names = _name_codes(events[NAME]) if check_names else np.zeros(0, dtype=np.int8)
     stamps = np.ascontiguousarray(events[TIMESTAMP].to_numpy(), dtype=np.int64)
     matching, matching_ts, parent, depth, orphans = (
-        np.empty(len(events), dtype=np.int64) for _ in range(5))
+        np.empty(len(events), dtype=np.int64) for _ in range(5)
+    )
     num_orphans, open_rows, bad_leave, bad_enter = walk_stacks(
-        kind, loc, num_loc, names, check_names, stamps, matching, matching_ts, parent, depth,
-        orphans)
+        kind,
+        loc,
+        num_loc,
+        names,
+        check_names,
+        stamps,
+        matching,
+        matching_ts,
+        parent,
+        depth,
+        orphans,
+    )
     if bad_leave >= 0:
-        raise event_error(int(bad_leave), (
-            f"{_describe(events, int(bad_leave))} closes the Enter of "
-            f"{events[NAME].iat[int(bad_enter)]!r} at row {int(bad_enter)}: "
-            "calls are not properly nested"))
+        raise event_error(
+            int(bad_leave),
+            (
+                f"{_describe(events, int(bad_leave))} closes the Enter of "
+                f"{events[NAME].iat[int(bad_enter)]!r} at row {int(bad_enter)}: "
+                "calls are not properly nested"
+            ),
+        )
     orphan_rows = orphans[:num_orphans].copy()
     if unmatched == "error" and (open_rows.size or orphan_rows.size):
         first = orphan_rows[0] if orphan_rows.size else open_rows[0]

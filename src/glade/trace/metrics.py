@@ -19,8 +19,9 @@ from glade.trace.kernels import exclusive_values, metric_inclusive, time_inclusi
 from glade.trace.matching import CallStructure
 
 
-def inclusive(events: pd.DataFrame, structure: CallStructure, column: str,
-              kinds: np.ndarray) -> np.ndarray:
+def inclusive(
+    events: pd.DataFrame, structure: CallStructure, column: str, kinds: np.ndarray
+) -> np.ndarray:
     """The inclusive value of ``column`` (``Timestamp (ns)`` for time) of every call, on
     its Enter row (float64, NaN elsewhere); ``kinds`` are the event kinds."""
     out = np.empty(len(events), dtype=np.float64)

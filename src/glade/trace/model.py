@@ -114,8 +114,7 @@ class Trace:
         import copy
 
         definitions = None if self.definitions is None else self.definitions.copy()
-        return Trace(self.events.copy(), definitions, copy.deepcopy(self.metadata),
-                     copy=False)
+        return Trace(self.events.copy(), definitions, copy.deepcopy(self.metadata), copy=False)
 
     # ----------------------------------------------------------- matching
     def _call_structure(self, unmatched: str = "repair"):
@@ -125,12 +124,17 @@ class Trace:
 
         known = self._memo("calls", dict)
         for policy, structure in known.items():
-            if policy == unmatched or not (structure.orphan_leaves.size
-                                           or structure.open_enters.size):
+            if policy == unmatched or not (
+                structure.orphan_leaves.size or structure.open_enters.size
+            ):
                 return structure
         try:
-            structure = call_structure(self.events, unmatched=unmatched,
-                                       kinds=self.event_kinds(), locations=self.location_codes())
+            structure = call_structure(
+                self.events,
+                unmatched=unmatched,
+                kinds=self.event_kinds(),
+                locations=self.location_codes(),
+            )
         except TraceError as exc:
             source = self.metadata.get("source")
             if source is None:
@@ -144,8 +148,10 @@ class Trace:
         """How many events matching had to repair: Leaves without an Enter
         (``orphan_leaves``) and Enters never left (``open_enters``)."""
         structure = self._call_structure(unmatched)
-        return {"orphan_leaves": int(structure.orphan_leaves.size),
-                "open_enters": int(structure.open_enters.size)}
+        return {
+            "orphan_leaves": int(structure.orphan_leaves.size),
+            "open_enters": int(structure.open_enters.size),
+        }
 
     def match_events(self, unmatched: str = "repair") -> None:
         """Pair every Enter with its Leave, per process and thread: adds
@@ -166,8 +172,7 @@ class Trace:
         if MATCHING_EVENT in self.events.columns:
             instant = self.event_kinds() == INSTANT
             matching = np.where(instant, self.events[MATCHING_EVENT].to_numpy(), matching)
-            matching_ts = np.where(instant, self.events[MATCHING_TIMESTAMP].to_numpy(),
-                                   matching_ts)
+            matching_ts = np.where(instant, self.events[MATCHING_TIMESTAMP].to_numpy(), matching_ts)
         self._set_columns({MATCHING_EVENT: matching, MATCHING_TIMESTAMP: matching_ts})
 
     def match_caller_callee(self, unmatched: str = "repair") -> None:
@@ -189,8 +194,9 @@ class Trace:
             self.match_events(unmatched)
         structure = self._call_structure(unmatched)
         count = num_children(structure.parent, self.event_kinds(), structure.matching)
-        self._set_columns({PARENT: structure.parent, DEPTH: structure.depth},
-                          fresh={NUM_CHILDREN: count})
+        self._set_columns(
+            {PARENT: structure.parent, DEPTH: structure.depth}, fresh={NUM_CHILDREN: count}
+        )
 
     def children(self, row: int) -> np.ndarray:
         """Rows of the calls and instants directly inside event ``row`` (an Enter or its
@@ -201,16 +207,20 @@ class Trace:
             raise TraceError(f"no event {row} in a trace of {len(self.events)} events")
         if PARENT not in self.events.columns:
             self.match_caller_callee()
-        ptr, rows = self._memo("children", lambda: children_index(
-            self.events[PARENT].to_numpy(), self.event_kinds()))
+        ptr, rows = self._memo(
+            "children", lambda: children_index(self.events[PARENT].to_numpy(), self.event_kinds())
+        )
         if self.event_kinds()[row] == LEAVE:
             row = int(self.events["_matching_event"].iat[row])
             if row < 0:
                 return np.zeros(0, dtype=np.int64)
         return rows[ptr[row] : ptr[row + 1]]
 
-    def _set_columns(self, columns: Mapping[str, np.ndarray] | None = None,
-                     fresh: Mapping[str, np.ndarray] | None = None) -> None:
+    def _set_columns(
+        self,
+        columns: Mapping[str, np.ndarray] | None = None,
+        fresh: Mapping[str, np.ndarray] | None = None,
+    ) -> None:
         """Add or replace derived columns of ``events`` in place: pandas copies the
         arrays ``columns`` (the trace keeps them, e.g. in its cached call structure);
         ``fresh`` arrays nobody else holds are taken over where pandas allows (pandas 3;
@@ -233,10 +243,14 @@ class Trace:
         if "_matching_event" not in self.events.columns:
             self.match_events()
         structure = self._call_structure()
-        self._set_columns(fresh={
-            metric_column_name(c, "inc"): inclusive(self.events, structure, c, self.event_kinds())
-            for c in names
-        })
+        self._set_columns(
+            fresh={
+                metric_column_name(c, "inc"): inclusive(
+                    self.events, structure, c, self.event_kinds()
+                )
+                for c in names
+            }
+        )
 
     def calc_exc_metrics(self, columns: str | list[str] | None = None) -> None:
         """Exclusive metrics of every call, on its Enter row: ``time.exc`` and
@@ -251,13 +265,16 @@ class Trace:
         if "_parent" not in self.events.columns:
             self.match_caller_callee()
         structure = self._call_structure()
-        self._set_columns(fresh={
-            metric_column_name(c, "exc"): exclusive(
-                self.events[metric_column_name(c, "inc")].to_numpy(), structure.parent,
-                self.event_kinds(),
-            )
-            for c in names
-        })
+        self._set_columns(
+            fresh={
+                metric_column_name(c, "exc"): exclusive(
+                    self.events[metric_column_name(c, "inc")].to_numpy(),
+                    structure.parent,
+                    self.event_kinds(),
+                )
+                for c in names
+            }
+        )
 
     def _metric_sources(self, columns: str | list[str] | None) -> list[str]:
         """The recorded columns to compute metrics of, checked."""
@@ -319,7 +336,8 @@ class Trace:
         return load_imbalance(self, metric, num_processes)
 
     def idle_time(
-        self, idle_functions: str | list[str] | tuple[str, ...] = ("Idle",),
+        self,
+        idle_functions: str | list[str] | tuple[str, ...] = ("Idle",),
         mpi_events: bool = False,
     ) -> pd.DataFrame:
         """Time each process spends in ``idle_functions`` (and MPI waiting calls with
@@ -413,8 +431,9 @@ class Trace:
 
         return apply_filter(self, condition, rank_mode)
 
-    def query(self, query: Any, rank_mode: str = "any", fold: bool = True,
-              level: str = "cct") -> Trace:
+    def query(
+        self, query: Any, rank_mode: str = "any", fold: bool = True, level: str = "cct"
+    ) -> Trace:
         """A new Trace with the events of the calls a call-path query (any of its three
         forms) keeps. With ``level="cct"`` (the default) the query matches the trace's
         calling context tree and keeps the calls of the matched nodes (see
@@ -451,8 +470,7 @@ class Trace:
 
         return CCT(self, metric=metric, data_name=data_name, **kwargs)
 
-    def show_timeline(self, depth_rows: bool = False, data_name: str = "trace",
-                      **kwargs: Any):
+    def show_timeline(self, depth_rows: bool = False, data_name: str = "trace", **kwargs: Any):
         """The interactive timeline view (in Jupyter) of the trace: processes and threads
         as rows, time across, drawn by the kernel one range at a time; its edits apply
         to the trace: ``view.apply()`` is ``trace.query(view.query, level="calls")``
@@ -461,8 +479,7 @@ class Trace:
 
         return Timeline(self, depth_rows=depth_rows, data_name=data_name, **kwargs)
 
-    def show_comm_matrix(self, metric: str = "bytes", data_name: str = "trace",
-                         **kwargs: Any):
+    def show_comm_matrix(self, metric: str = "bytes", data_name: str = "trace", **kwargs: Any):
         """The interactive communication matrix (in Jupyter) of the trace: senders as
         rows, receivers as columns, ``metric`` ``"bytes"``, ``"count"``, ``"mean size"``
         or ``"latency"``; a clicked cell's messages are ``view.messages()`` and
@@ -533,8 +550,9 @@ class Trace:
         return read_trace(path, format="nsight", **kwargs)
 
     @classmethod
-    def from_parquet(cls, path: str | os.PathLike, engine: str = "pandas",
-                     npartitions: int | None = None):
+    def from_parquet(
+        cls, path: str | os.PathLike, engine: str = "pandas", npartitions: int | None = None
+    ):
         """Read a trace stored by :meth:`to_parquet` (a directory; see
         :mod:`glade.trace.storage`); ReaderError naming the file when it is incomplete
         or damaged. ``engine="dask"`` (needs ``glade[dask]``) gives a
@@ -609,8 +627,9 @@ class Trace:
         """Bars of :meth:`comm_over_time` (a Bokeh figure)."""
         from glade.plots.trace import plot_comm_over_time
 
-        return plot_comm_over_time(self, output=output, message_type=message_type, bins=bins,
-                                   **kwargs)
+        return plot_comm_over_time(
+            self, output=output, message_type=message_type, bins=bins, **kwargs
+        )
 
     def plot_comm_matrix(self, output: str = "size", **kwargs: Any):
         """Heatmap of :meth:`comm_matrix` (a static Bokeh figure)."""

@@ -75,17 +75,24 @@ def detect_pattern(
     profile = stumpy.stump(series, m=window_size)
     distances = profile[:, 0].astype(np.float64)
     motif = int(np.argmin(np.where(np.isfinite(distances), distances, np.inf)))
-    found = stumpy.match(series[motif : motif + window_size], series, max_distance=np.inf,
-                         max_matches=iterations, query_idx=motif)
+    found = stumpy.match(
+        series[motif : motif + window_size],
+        series,
+        max_distance=np.inf,
+        max_matches=iterations,
+        query_idx=motif,
+    )
     first = found[:, 1].astype(np.int64)
     order = np.argsort(first, kind="stable")
     first, distance = first[order], found[order, 0].astype(np.float64)
     window = first[:, None] + np.arange(window_size)
     ends = events[MATCHING_TIMESTAMP].to_numpy()[calls[window]].max(axis=1)
-    return pd.DataFrame({
-        "Start (ns)": events[TIMESTAMP].to_numpy()[calls[first]],
-        "End (ns)": ends,
-        "First event": calls[first],
-        "Last event": calls[first + window_size - 1],
-        "Distance": distance,
-    })
+    return pd.DataFrame(
+        {
+            "Start (ns)": events[TIMESTAMP].to_numpy()[calls[first]],
+            "End (ns)": ends,
+            "First event": calls[first],
+            "Last event": calls[first + window_size - 1],
+            "Distance": distance,
+        }
+    )

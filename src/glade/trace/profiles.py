@@ -78,8 +78,9 @@ def outermost_calls(trace: Trace, group: np.ndarray) -> np.ndarray:
     return outermost[enter]
 
 
-def _metric_values(trace: Trace, metric: str, enter: np.ndarray,
-                   outer: np.ndarray | None) -> np.ndarray | None:
+def _metric_values(
+    trace: Trace, metric: str, enter: np.ndarray, outer: np.ndarray | None
+) -> np.ndarray | None:
     """The values of ``metric`` on the Enter rows ``enter`` (None for the call ``count``),
     zero where missing and, for an inclusive metric, for calls that are not outermost
     (``outer``, one flag per Enter row, when known)."""
@@ -92,8 +93,9 @@ def _metric_values(trace: Trace, metric: str, enter: np.ndarray,
     return values
 
 
-def cell_sums(trace: Trace, metrics: Sequence[str], groupby_column: str
-               ) -> tuple[dict[str, np.ndarray], np.ndarray, pd.Index, np.ndarray]:
+def cell_sums(
+    trace: Trace, metrics: Sequence[str], groupby_column: str
+) -> tuple[dict[str, np.ndarray], np.ndarray, pd.Index, np.ndarray]:
     """Sums of ``metrics`` per (group, process) as dense (G, P) arrays, the number of
     calls per cell, the group labels and the process ids."""
     events = trace.events
@@ -140,13 +142,21 @@ def flat_profile(
     sorted by the first metric, largest first (ties keep the group order).
     """
     names = metric_list(metrics)
-    return flat_profile_table(*cell_sums(trace, names, groupby_column), names, groupby_column,
-                              per_process, mean)
+    return flat_profile_table(
+        *cell_sums(trace, names, groupby_column), names, groupby_column, per_process, mean
+    )
 
 
-def flat_profile_table(sums: dict[str, np.ndarray], calls: np.ndarray, labels: pd.Index,
-                       processes: np.ndarray, names: list[str], groupby_column: str,
-                       per_process: bool, mean: bool) -> pd.DataFrame:
+def flat_profile_table(
+    sums: dict[str, np.ndarray],
+    calls: np.ndarray,
+    labels: pd.Index,
+    processes: np.ndarray,
+    names: list[str],
+    groupby_column: str,
+    per_process: bool,
+    mean: bool,
+) -> pd.DataFrame:
     """The table of :func:`flat_profile` from the sums of :func:`cell_sums` (dense
     (group, process) arrays per metric, calls per cell, group labels, process ids)."""
     scale = len(processes) if mean and len(processes) else 1
@@ -213,8 +223,15 @@ def _spread(start, end, group, caller, nested, edges, out):
                 out[caller[i], b] -= part
 
 
-def spread_exclusive(start: np.ndarray, end: np.ndarray, group: np.ndarray, caller: np.ndarray,
-            nested: np.ndarray, num_groups: int, edges: np.ndarray) -> np.ndarray:
+def spread_exclusive(
+    start: np.ndarray,
+    end: np.ndarray,
+    group: np.ndarray,
+    caller: np.ndarray,
+    nested: np.ndarray,
+    num_groups: int,
+    edges: np.ndarray,
+) -> np.ndarray:
     """Per group and bin (a (num_groups, num_bins) int64 array of ns): the overlap of
     the intervals [start, end) of its calls (int64 ns) with each bin
     [edges[k], edges[k+1]), minus the overlaps of the calls directly inside them (where
@@ -222,9 +239,15 @@ def spread_exclusive(start: np.ndarray, end: np.ndarray, group: np.ndarray, call
     last bin counts whole there. One pass over the calls, each costing the bins it
     touches."""
     out = np.zeros((num_groups, len(edges) - 1), dtype=np.int64)
-    _spread(np.asarray(start, dtype=np.int64), np.asarray(end, dtype=np.int64),
-            np.asarray(group, dtype=np.int64), np.asarray(caller, dtype=np.int64),
-            np.asarray(nested, dtype=np.bool_), np.asarray(edges, dtype=np.int64), out)
+    _spread(
+        np.asarray(start, dtype=np.int64),
+        np.asarray(end, dtype=np.int64),
+        np.asarray(group, dtype=np.int64),
+        np.asarray(caller, dtype=np.int64),
+        np.asarray(nested, dtype=np.bool_),
+        np.asarray(edges, dtype=np.int64),
+        out,
+    )
     return out
 
 
@@ -284,8 +307,9 @@ def exclusive_bins(trace: Trace, edges: np.ndarray) -> tuple[np.ndarray, pd.Inde
     return spread_exclusive(start, end, code, caller, nested, len(labels), edges), labels
 
 
-def time_profile_table(profile: np.ndarray, labels: pd.Index, edges: np.ndarray,
-                       num_locations: int, normalized: bool) -> pd.DataFrame:
+def time_profile_table(
+    profile: np.ndarray, labels: pd.Index, edges: np.ndarray, num_locations: int, normalized: bool
+) -> pd.DataFrame:
     """The table of :func:`time_profile` from the exclusive time of every function
     (labels) per bin (``profile``), the bin ``edges`` and the number of locations."""
     capacity = np.diff(edges) * num_locations
@@ -299,8 +323,7 @@ def time_profile_table(profile: np.ndarray, labels: pd.Index, edges: np.ndarray,
     return pd.concat([table, functions], axis=1)
 
 
-def load_imbalance(trace: Trace, metric: str = "time.exc", num_processes: int = 1
-                   ) -> pd.DataFrame:
+def load_imbalance(trace: Trace, metric: str = "time.exc", num_processes: int = 1) -> pd.DataFrame:
     """Per function: ``<metric>.mean`` and ``<metric>.max`` over all processes of the
     trace (a process that never calls the function counts as 0, so a function run by
     one process out of P has an imbalance of P), ``<metric>.imbalance`` = max / mean,
@@ -314,19 +337,24 @@ def load_imbalance(trace: Trace, metric: str = "time.exc", num_processes: int = 
 
 def check_num_processes(num_processes: int) -> int:
     """``num_processes`` as an int; TraceError unless it is a positive integer."""
-    if isinstance(num_processes, bool) or not isinstance(num_processes, int | np.integer) or (
-        num_processes < 1
+    if (
+        isinstance(num_processes, bool)
+        or not isinstance(num_processes, int | np.integer)
+        or (num_processes < 1)
     ):
         raise TraceError(f"num_processes must be a positive integer, not {num_processes!r}")
     return int(num_processes)
 
 
-def load_imbalance_table(sums: np.ndarray, labels: pd.Index, processes: np.ndarray,
-                         metric: str, num_processes: int) -> pd.DataFrame:
+def load_imbalance_table(
+    sums: np.ndarray, labels: pd.Index, processes: np.ndarray, metric: str, num_processes: int
+) -> pd.DataFrame:
     """The table of :func:`load_imbalance` from the sums of ``metric`` per (function,
     process) (a dense array), the function labels and the process ids."""
-    table = pd.DataFrame(imbalance_columns(sums, np.asarray(processes), metric,
-                                           num_processes, "process"), index=labels)
+    table = pd.DataFrame(
+        imbalance_columns(sums, np.asarray(processes), metric, num_processes, "process"),
+        index=labels,
+    )
     return table.sort_values(f"{metric}.mean", ascending=False, kind="stable")
 
 
@@ -351,13 +379,13 @@ def idle_time(
     counted = enter[outermost_calls(trace, idle.astype(np.int64)) & idle]
     codes, processes = trace.process_codes()
     pcode = codes[counted]
-    total = np.bincount(pcode, weights=events["time.inc"].to_numpy()[counted],
-                        minlength=len(processes))
+    total = np.bincount(
+        pcode, weights=events["time.inc"].to_numpy()[counted], minlength=len(processes)
+    )
     return pd.DataFrame({"Idle Time": total}, index=pd.Index(processes, name=PROCESS))
 
 
-def call_values(trace: Trace, metric: str, groupby_column: str
-                ) -> tuple[np.ndarray, np.ndarray]:
+def call_values(trace: Trace, metric: str, groupby_column: str) -> tuple[np.ndarray, np.ndarray]:
     """The rows of the calls (Enters) whose ``metric`` has a value, and those values
     (float64); ``metric`` derived when missing, a MetricError when ``groupby_column`` is
     not a column."""

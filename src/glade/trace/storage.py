@@ -134,15 +134,15 @@ def arrow_events(events: pd.DataFrame) -> pa.Table:
     arrays = {}
     for name in events.columns:
         if not isinstance(name, str):
-            raise GladeError(f"cannot store events column {name!r}: Parquet column names "
-                             "are text")
+            raise GladeError(f"cannot store events column {name!r}: Parquet column names are text")
         if name == PROCESS:
             continue
         try:
             arrays[name] = pa.Array.from_pandas(events[name])
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
-            raise GladeError(f"cannot store events column {name!r}: one type per column "
-                             f"is needed ({exc})") from exc
+            raise GladeError(
+                f"cannot store events column {name!r}: one type per column is needed ({exc})"
+            ) from exc
     return pa.table(arrays)
 
 
@@ -153,11 +153,22 @@ def in_time_then_process_order(stamps: np.ndarray, processes: np.ndarray) -> boo
     return not np.any(tie & (processes[1:] < processes[:-1]))
 
 
-def events_entry(columns: list[dict], arrow: dict[str, str], processes: np.ndarray,
-                 counts: np.ndarray, order: str) -> dict:
+def events_entry(
+    columns: list[dict],
+    arrow: dict[str, str],
+    processes: np.ndarray,
+    counts: np.ndarray,
+    order: str,
+) -> dict:
     """The sidecar's description of the events."""
-    return {"rows": int(counts.sum()), "order": order, "columns": columns, "arrow": arrow,
-            "processes": [int(p) for p in processes], "counts": [int(c) for c in counts]}
+    return {
+        "rows": int(counts.sum()),
+        "order": order,
+        "columns": columns,
+        "arrow": arrow,
+        "processes": [int(p) for p in processes],
+        "counts": [int(c) for c in counts],
+    }
 
 
 def to_parquet(trace: Trace, path: str | os.PathLike, overwrite: bool = False) -> Path:
@@ -178,8 +189,11 @@ def to_parquet(trace: Trace, path: str | os.PathLike, overwrite: bool = False) -
     # rows named by reference columns: kept as they are, with each event's row (so a
     # reader on Dask, whose event ids are then these rows, needs no global sort)
     refers = any(c in events.columns for c in REFERENCE_COLUMNS)
-    order = "time" if not refers and in_time_then_process_order(
-        stamps, events[PROCESS].to_numpy()) else "row"
+    order = (
+        "time"
+        if not refers and in_time_then_process_order(stamps, events[PROCESS].to_numpy())
+        else "row"
+    )
     table = arrow_events(events)
     if order == "row":
         table = table.append_column(ROW, pa.array(np.arange(len(events), dtype=np.int64)))
@@ -189,23 +203,33 @@ def to_parquet(trace: Trace, path: str | os.PathLike, overwrite: bool = False) -
     starts = np.concatenate([[0], np.cumsum(counts)])
     columns = [column_spec(name, events[name]) for name in events.columns]
     with new_directory(path, overwrite) as scratch:
-        with progress(len(events), "writing Parquet") as bar, PartitionWriter(
-                scratch, bar) as writer:
+        with (
+            progress(len(events), "writing Parquet") as bar,
+            PartitionWriter(scratch, bar) as writer,
+        ):
             for i, process in enumerate(processes):
                 rows = pa.array(by_process[starts[i] : starts[i + 1]])
                 writer.write(int(process), table.take(rows))
         definitions = None
         if trace.definitions is not None:
             definitions = write_frame(trace.definitions, scratch / DEFINITIONS)
-        entry = events_entry(columns, arrow_types(table.schema),
-                             processes, counts, order)
-        write_sidecar(scratch, FORMAT, VERSION, {"events": entry, "definitions": definitions,
-                                                 "metadata": metadata})
+        entry = events_entry(columns, arrow_types(table.schema), processes, counts, order)
+        write_sidecar(
+            scratch,
+            FORMAT,
+            VERSION,
+            {"events": entry, "definitions": definitions, "metadata": metadata},
+        )
     return Path(path)
 
 
-def write_process_groups(path: str | os.PathLike, groups: Iterable[pd.DataFrame], rows: int,
-                         metadata: dict, overwrite: bool = False) -> Path:
+def write_process_groups(
+    path: str | os.PathLike,
+    groups: Iterable[pd.DataFrame],
+    rows: int,
+    metadata: dict,
+    overwrite: bool = False,
+) -> Path:
     """Store a trace given as a stream of event tables, one group of processes at a
     time, so that a trace larger than memory can be written: every table holds whole
     processes, in increasing process order across tables, each process's events in
@@ -222,14 +246,12 @@ def write_process_groups(path: str | os.PathLike, groups: Iterable[pd.DataFrame]
             for frame in groups:
                 specs = [column_spec(name, frame[name]) for name in frame.columns]
                 if columns is not None and specs != columns:
-                    raise GladeError("the groups of a trace must have the same columns and "
-                                     "dtypes")
+                    raise GladeError("the groups of a trace must have the same columns and dtypes")
                 columns = specs
                 ids = frame[PROCESS].to_numpy()
                 starts = np.flatnonzero(np.concatenate([[True], ids[1:] != ids[:-1]]))
                 if processes and ids.size and ids[0] <= processes[-1]:
-                    raise GladeError("the groups of a trace must come in increasing process "
-                                     "order")
+                    raise GladeError("the groups of a trace must come in increasing process order")
                 table = arrow_events(frame)
                 arrow = arrow_types(table.schema)
                 ends = np.concatenate([starts[1:], [ids.size]])
@@ -240,8 +262,9 @@ def write_process_groups(path: str | os.PathLike, groups: Iterable[pd.DataFrame]
         if columns is None:
             raise GladeError("a trace written by process groups needs at least one group")
         entry = events_entry(columns, arrow, np.asarray(processes), np.asarray(counts), "time")
-        write_sidecar(scratch, FORMAT, VERSION, {"events": entry, "definitions": None,
-                                                 "metadata": encoded})
+        write_sidecar(
+            scratch, FORMAT, VERSION, {"events": entry, "definitions": None, "metadata": encoded}
+        )
     return Path(path)
 
 
@@ -270,8 +293,11 @@ def process_counts(directory: Path, entry: dict) -> tuple[np.ndarray, np.ndarray
     sidecar = directory / "glade.json"
     processes = integers(entry, "processes", sidecar)
     counts = integers(entry, "counts", sidecar)
-    if processes.size != counts.size or (counts < 0).any() or counts.sum() != field(
-            entry, "rows", int, sidecar):
+    if (
+        processes.size != counts.size
+        or (counts < 0).any()
+        or counts.sum() != field(entry, "rows", int, sidecar)
+    ):
         raise ReaderError(sidecar, "sidecar entries 'processes', 'counts' and 'rows' disagree")
     return processes, counts
 
@@ -298,20 +324,22 @@ def read_partition(directory: Path, process: int, count: int, arrow: dict) -> pa
     return table
 
 
-def _trace_order(directory: Path, table: pa.Table, entry: dict, stamps: np.ndarray
-                 ) -> np.ndarray:
+def _trace_order(directory: Path, table: pa.Table, entry: dict, stamps: np.ndarray) -> np.ndarray:
     """Which concatenated row is each event of the trace."""
     order = entry.get("order")
     if order == "time":
         return np.argsort(stamps, kind="stable")
     if order != "row" or ROW not in table.column_names:
-        raise ReaderError(directory / "glade.json", f"sidecar entry 'order' is {order!r} "
-                          f"without the {ROW} column it needs")
+        raise ReaderError(
+            directory / "glade.json",
+            f"sidecar entry 'order' is {order!r} without the {ROW} column it needs",
+        )
     rows = table.column(ROW).to_numpy()
     n = rows.size
     if n and (rows.min() < 0 or rows.max() >= n or np.bincount(rows, minlength=n).max() > 1):
-        raise ReaderError(directory / EVENTS, f"column {ROW!r} is not a permutation of the "
-                          "events' rows")
+        raise ReaderError(
+            directory / EVENTS, f"column {ROW!r} is not a permutation of the events' rows"
+        )
     position = np.empty(n, dtype=np.int64)
     position[rows] = np.arange(n)
     return position
@@ -336,8 +364,9 @@ def from_parquet(path: str | os.PathLike) -> Trace:
     specs = field(entry, "columns", list, sidecar)
     for spec in specs:  # events columns are named by text
         if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
-            raise ReaderError(sidecar, f"sidecar entry 'columns' holds {spec!r}, not a "
-                              "column's description")
+            raise ReaderError(
+                sidecar, f"sidecar entry 'columns' holds {spec!r}, not a column's description"
+            )
     names = [spec["name"] for spec in specs]
     table, processes = _read_partitions(directory, entry)
     if table is None:
@@ -381,8 +410,9 @@ def detect(path: str | os.PathLike) -> bool:
     return sidecar_format(path) == FORMAT
 
 
-def read_parquet_trace(path: str | os.PathLike, engine: str = "pandas",
-                       npartitions: int | None = None, **kwargs: Any):
+def read_parquet_trace(
+    path: str | os.PathLike, engine: str = "pandas", npartitions: int | None = None, **kwargs: Any
+):
     """Reader entry point of ``glade.read_trace`` for a stored trace (``engine="dask"``
     reads it onto Dask, see :meth:`glade.Trace.from_parquet`)."""
     from glade.trace.model import Trace

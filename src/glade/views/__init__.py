@@ -13,9 +13,12 @@ def __getattr__(name: str) -> Any:
     """``glade.views.Supergraph``, the old name of :class:`SupergraphView` (the supergraph
     itself, the model, is :class:`glade.ensemble.supergraph.Supergraph`)."""
     if name == "Supergraph":
-        warnings.warn("glade.views.Supergraph is now glade.views.SupergraphView (the model "
-                      "is glade.ensemble.supergraph.Supergraph)", DeprecationWarning,
-                      stacklevel=2)
+        warnings.warn(
+            "glade.views.Supergraph is now glade.views.SupergraphView (the model "
+            "is glade.ensemble.supergraph.Supergraph)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return SupergraphView
     raise AttributeError(f"module 'glade.views' has no attribute {name!r}")
 

@@ -45,8 +45,10 @@ def static_file(name: str) -> Path:
     was not built."""
     path = STATIC / name
     if not path.is_file():
-        raise GladeError(f"glade's front end is not built ({path} is missing): run "
-                         "`npm install && npm run build` in the source tree, or reinstall glade")
+        raise GladeError(
+            f"glade's front end is not built ({path} is missing): run "
+            "`npm install && npm run build` in the source tree, or reinstall glade"
+        )
     return path
 
 
@@ -182,8 +184,9 @@ class QueryView(anywidget.AnyWidget):
         self._deflate: frozenset[str] = frozenset()
         self._packed: dict[str, tuple[list[dict], bytes]] = {}
         super().__init__(**kwargs)
-        self._trait_validators = {name: _refusing(validator)
-                                  for name, validator in self._trait_validators.items()}
+        self._trait_validators = {
+            name: _refusing(validator) for name, validator in self._trait_validators.items()
+        }
         self.on_msg(self._on_edit_message)
 
     def set_state(self, sync_data: dict) -> None:
@@ -194,8 +197,11 @@ class QueryView(anywidget.AnyWidget):
         try:
             super().set_state(sync_data)
         except traitlets.TraitError as exc:
-            error = exc.error if isinstance(exc, Refused) else GladeError(
-                f"the front end sent a state the view cannot take: {exc}")
+            error = (
+                exc.error
+                if isinstance(exc, Refused)
+                else GladeError(f"the front end sent a state the view cannot take: {exc}")
+            )
             self.error = str(error)
             self.send_state([name for name in sync_data if name in self.keys])
             raise error from None
@@ -208,11 +214,14 @@ class QueryView(anywidget.AnyWidget):
         return self._data
 
     # ------------------------------------------------------------ payload
-    def _publish(self, fields: dict[str, Any] | None = None,
-                 arrays: dict[str, np.ndarray | bytes | None] | None = None,
-                 deflate: tuple[str, ...] | None = None,
-                 packed: dict[str, tuple[list[dict], bytes] | None] | None = None,
-                 **traits: Any) -> None:
+    def _publish(
+        self,
+        fields: dict[str, Any] | None = None,
+        arrays: dict[str, np.ndarray | bytes | None] | None = None,
+        deflate: tuple[str, ...] | None = None,
+        packed: dict[str, tuple[list[dict], bytes] | None] | None = None,
+        **traits: Any,
+    ) -> None:
         """Send a new state of what the view draws as one payload with the next revision.
 
         ``fields`` (JSON) and ``arrays`` (numpy arrays of a :data:`PACKED_DTYPES
@@ -241,10 +250,17 @@ class QueryView(anywidget.AnyWidget):
             else:
                 self._packed[group] = part
         own = pack_arrays(self._arrays, deflate=self._deflate & set(self._arrays))
-        descriptors, blob = join_packed([("", *own), *(
-            (f"{group}/", items, part) for group, (items, part) in self._packed.items())])
-        meta = {"revision": self.payload_revision + 1, "arrays": descriptors,
-                "fields": dict(self._fields)}
+        descriptors, blob = join_packed(
+            [
+                ("", *own),
+                *((f"{group}/", items, part) for group, (items, part) in self._packed.items()),
+            ]
+        )
+        meta = {
+            "revision": self.payload_revision + 1,
+            "arrays": descriptors,
+            "fields": dict(self._fields),
+        }
         with self.hold_sync():
             for name, value in traits.items():
                 setattr(self, name, value)
@@ -269,8 +285,10 @@ class QueryView(anywidget.AnyWidget):
         """``edit`` checked for this view (GladeError naming what is wrong); views extend
         this with the checks of their own ops."""
         if not isinstance(edit, dict) or edit.get("op") not in self.edit_ops:
-            raise GladeError(f"an edit of a {type(self).__name__} view is a dict whose 'op' "
-                             f"is one of {list(self.edit_ops)}, not {edit!r}")
+            raise GladeError(
+                f"an edit of a {type(self).__name__} view is a dict whose 'op' "
+                f"is one of {list(self.edit_ops)}, not {edit!r}"
+            )
         return edit
 
     @traitlets.validate("history", "future")
@@ -377,8 +395,10 @@ class QueryView(anywidget.AnyWidget):
         ``_show_highlight(text)`` marks what it selects (nothing for ""); GladeError for
         a role the view does not take."""
         if role not in self.link_accepts:
-            raise GladeError(f"a {type(self).__name__} view cannot be {role}ed by a link "
-                             f"(it takes: {', '.join(sorted(self.link_accepts)) or 'nothing'})")
+            raise GladeError(
+                f"a {type(self).__name__} view cannot be {role}ed by a link "
+                f"(it takes: {', '.join(sorted(self.link_accepts)) or 'nothing'})"
+            )
         return self._show_restriction if role == "restrict" else self._show_highlight
 
     def _set_link_query(self, trait: str, text: str, show) -> None:
@@ -433,5 +453,6 @@ class QueryView(anywidget.AnyWidget):
         """Write a standalone HTML page of the view, with its state, that works offline."""
         from glade.views.html import write_html
 
-        return write_html(self, path, title=title or f"glade {type(self).__name__}",
-                          overrides={"offline": True})
+        return write_html(
+            self, path, title=title or f"glade {type(self).__name__}", overrides={"offline": True}
+        )

@@ -55,32 +55,44 @@ def _anywidget_module() -> str:
     source = source_path.read_text(encoding="utf-8")
     named, count = _ANONYMOUS_DEFINE.subn('define("anywidget", ["@jupyter-widgets/base"]', source)
     if count != 1:
-        raise GladeError(f"{source_path} is not the AMD module this glade expects "
-                         f"(anywidget {anywidget.__version__})")
+        raise GladeError(
+            f"{source_path} is not the AMD module this glade expects "
+            f"(anywidget {anywidget.__version__})"
+        )
     return named
 
 
 def page_html(widget: Widget, title: str, overrides: dict | None = None) -> str:
     """The HTML text of an offline page showing ``widget``, with the traits in
     ``overrides`` set to other values in the page only."""
-    scripts = [static_file("requirejs.js").read_text(encoding="utf-8"), _anywidget_module(),
-               static_file("widgets-embed-amd.js").read_text(encoding="utf-8")]
-    data = embed_data(views=[widget], drop_defaults=False,
-                      state=dependency_state([widget], drop_defaults=False))
+    scripts = [
+        static_file("requirejs.js").read_text(encoding="utf-8"),
+        _anywidget_module(),
+        static_file("widgets-embed-amd.js").read_text(encoding="utf-8"),
+    ]
+    data = embed_data(
+        views=[widget], drop_defaults=False, state=dependency_state([widget], drop_defaults=False)
+    )
     data["manager_state"]["state"][widget.model_id]["state"].update(overrides or {})
     views = "\n".join(
         '<script type="application/vnd.jupyter.widget-view+json">\n'
         f"{escape_script(json.dumps(spec))}\n</script>"
         for spec in data["view_specs"]
     )
-    return PAGE.format(title=html.escape(title), scripts="\n".join(map(_script, scripts)),
-                       state=escape_script(json.dumps(data["manager_state"])), views=views)
+    return PAGE.format(
+        title=html.escape(title),
+        scripts="\n".join(map(_script, scripts)),
+        state=escape_script(json.dumps(data["manager_state"])),
+        views=views,
+    )
 
 
-
-
-def write_html(widget: Widget, path: str | os.PathLike, title: str = "glade view",
-               overrides: dict | None = None) -> Path:
+def write_html(
+    widget: Widget,
+    path: str | os.PathLike,
+    title: str = "glade view",
+    overrides: dict | None = None,
+) -> Path:
     """Write an offline page showing ``widget`` (its current state, with ``overrides``)
     to ``path``."""
     return write_text(path, page_html(widget, title, overrides), "an HTML page")

@@ -25,8 +25,7 @@ from glade.views.base import QueryView
 
 
 def _describe(view: QueryView) -> str:
-    return f"{type(view).__name__} view of {type(view.link_data).__name__} " \
-           f"{view.data_name!r}"
+    return f"{type(view).__name__} view of {type(view.link_data).__name__} {view.data_name!r}"
 
 
 class Link:
@@ -45,22 +44,33 @@ class Link:
         first = views[0]
         for view in views[1:]:
             if view.link_data is not first.link_data:
-                raise GladeError(f"linked views must show the same data: the "
-                                 f"{_describe(first)} and the {_describe(view)} show "
-                                 f"different objects")
+                raise GladeError(
+                    f"linked views must show the same data: the "
+                    f"{_describe(first)} and the {_describe(view)} show "
+                    f"different objects"
+                )
         for view in views:
             if view._link is not None:
                 raise GladeError(f"the {_describe(view)} is already linked: unlink it first")
         # (source view, trait, role) for every emitted query some other view takes
-        self._routes = [(view, trait, role) for view in views for trait, role in view.link_emits
-                        if any(role in other.link_accepts for other in views
-                               if other is not view)]
+        self._routes = [
+            (view, trait, role)
+            for view in views
+            for trait, role in view.link_emits
+            if any(role in other.link_accepts for other in views if other is not view)
+        ]
         if not self._routes:
-            raise GladeError("nothing links these views: none of them emits a query that "
-                             "another one takes (" + "; ".join(
-                                 f"{type(v).__name__} emits "
-                                 f"{[r for _, r in v.link_emits] or 'nothing'}, takes "
-                                 f"{sorted(v.link_accepts) or 'nothing'}" for v in views) + ")")
+            raise GladeError(
+                "nothing links these views: none of them emits a query that "
+                "another one takes ("
+                + "; ".join(
+                    f"{type(v).__name__} emits "
+                    f"{[r for _, r in v.link_emits] or 'nothing'}, takes "
+                    f"{sorted(v.link_accepts) or 'nothing'}"
+                    for v in views
+                )
+                + ")"
+            )
         self.views = tuple(views)
         self._watchers: list[tuple[QueryView, str, Any]] = []
         for view, trait, role in self._routes:

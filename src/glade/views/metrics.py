@@ -79,12 +79,16 @@ def metric_columns(gf: GraphFrame, agg: str = "mean", rank: Any = None) -> list[
     if agg not in AGGREGATES:
         raise GladeError(f"agg must be one of {', '.join(AGGREGATES)}, not {agg!r}")
     df = gf.dataframe
-    names = [m for m in gf.metric_columns
-             if m not in IDENTIFIERS and pd.api.types.is_numeric_dtype(df[m].dtype)]
+    names = [
+        m
+        for m in gf.metric_columns
+        if m not in IDENTIFIERS and pd.api.types.is_numeric_dtype(df[m].dtype)
+    ]
     layout = RowLayout(df.index)
     keys = _row_keys(gf, layout, rank)
-    block = layout.scatter(df[names].to_numpy(dtype=np.float64, na_value=np.nan),
-                           len(gf.graph), np.nan)[:, keys, :]
+    block = layout.scatter(
+        df[names].to_numpy(dtype=np.float64, na_value=np.nan), len(gf.graph), np.nan
+    )[:, keys, :]
     additive, other = AGGREGATES[agg]
     columns = []
     for j, name in enumerate(names):
@@ -96,9 +100,15 @@ def metric_columns(gf: GraphFrame, agg: str = "mean", rank: Any = None) -> list[
         else:
             values = additive(np.nan_to_num(block[:, :, j], nan=0.0), axis=1)
         partner = inclusive_name(name) if kind == "exclusive" else None
-        columns.append(MetricColumn(name, kind, names.index(partner) if partner in names else -1,
-                                    np.asarray(values, dtype=np.float64),
-                                    time_unit(gf.metadata, name)))
+        columns.append(
+            MetricColumn(
+                name,
+                kind,
+                names.index(partner) if partner in names else -1,
+                np.asarray(values, dtype=np.float64),
+                time_unit(gf.metadata, name),
+            )
+        )
     return columns
 
 

@@ -54,13 +54,19 @@ class Requests:
         try:
             fields, buffer = handler(content)
         except GladeError as exc:
-            self.send({"type": "error", "id": request_id, "request": kind,
-                       "message": str(exc)})
+            self.send({"type": "error", "id": request_id, "request": kind, "message": str(exc)})
             return
         except Exception as exc:  # the front end waits for an answer: never leave it hanging
             self.log.exception("a %s request failed", kind)
-            self.send({"type": "error", "id": request_id, "request": kind,
-                       "message": f"{type(exc).__name__}: {exc}"})
+            self.send(
+                {
+                    "type": "error",
+                    "id": request_id,
+                    "request": kind,
+                    "message": f"{type(exc).__name__}: {exc}",
+                }
+            )
             return
-        self.send({**fields, "type": kind, "id": request_id},
-                  [buffer] if buffer is not None else None)
+        self.send(
+            {**fields, "type": kind, "id": request_id}, [buffer] if buffer is not None else None
+        )

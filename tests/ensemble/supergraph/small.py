@@ -26,29 +26,59 @@ def node(name: str, module: str, exclusive: float, children: list | None = None)
     """A literal node with its inclusive time computed from its children."""
     children = children or []
     inclusive = exclusive + sum(c["metrics"]["time (inc)"] for c in children)
-    return {"frame": {"name": name, "module": module},
-            "metrics": {"time": float(exclusive), "time (inc)": float(inclusive)},
-            "children": children}
+    return {
+        "frame": {"name": name, "module": module},
+        "metrics": {"time": float(exclusive), "time (inc)": float(inclusive)},
+        "children": children,
+    }
 
 
 def profile_a() -> list[dict]:
-    return [node("main", "app", 1, [
-        node("solve", "app", 2, [
-            node("MPI_Send", "mpi", 3, [node("progress", "mpi", 1)]),
-            node("helper", "lib", 1, [
-                node("MPI_Recv", "mpi", 2, [node("callback", "app", 1)])]),
-        ]),
-        node("MPI_Init", "mpi", 4),
-    ])]
+    return [
+        node(
+            "main",
+            "app",
+            1,
+            [
+                node(
+                    "solve",
+                    "app",
+                    2,
+                    [
+                        node("MPI_Send", "mpi", 3, [node("progress", "mpi", 1)]),
+                        node(
+                            "helper",
+                            "lib",
+                            1,
+                            [node("MPI_Recv", "mpi", 2, [node("callback", "app", 1)])],
+                        ),
+                    ],
+                ),
+                node("MPI_Init", "mpi", 4),
+            ],
+        )
+    ]
 
 
 def profile_b() -> list[dict]:
-    return [node("main", "app", 2, [
-        node("solve", "app", 1, [
-            node("MPI_Send", "mpi", 5, [node("progress", "mpi", 1)]),
-        ]),
-        node("MPI_Init", "mpi", 6),
-    ])]
+    return [
+        node(
+            "main",
+            "app",
+            2,
+            [
+                node(
+                    "solve",
+                    "app",
+                    1,
+                    [
+                        node("MPI_Send", "mpi", 5, [node("progress", "mpi", 1)]),
+                    ],
+                ),
+                node("MPI_Init", "mpi", 6),
+            ],
+        )
+    ]
 
 
 def small_ensemble() -> Ensemble:

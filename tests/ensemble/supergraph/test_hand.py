@@ -27,8 +27,7 @@ def ens():
 
 
 def edge_table(sg) -> dict:
-    return {(row.source, row.target, row.reentry): row.value_mean
-            for row in sg.edges.itertuples()}
+    return {(row.source, row.target, row.reentry): row.value_mean for row in sg.edges.itertuples()}
 
 
 def members(ens, sg, supernode: str) -> set[str]:
@@ -53,13 +52,18 @@ def test_values_by_module(ens):
     assert nodes["nodes"].tolist() == [3, 4, 1]
     assert nodes["entries"].tolist() == [2, 3, 1]
     # two profiles: quartiles interpolate, std has divisor n - 1
-    assert nodes.loc["mpi", ["inclusive_min", "inclusive_q1", "inclusive_median",
-                             "inclusive_q3", "inclusive_max"]].tolist() == [
-        11.0, 11.25, 11.5, 11.75, 12.0]
+    assert nodes.loc[
+        "mpi",
+        ["inclusive_min", "inclusive_q1", "inclusive_median", "inclusive_q3", "inclusive_max"],
+    ].tolist() == [11.0, 11.25, 11.5, 11.75, 12.0]
     assert nodes.loc["mpi", "inclusive_std"] == pytest.approx(np.sqrt(0.5))
     assert nodes.loc["lib", "inclusive_std"] == pytest.approx(np.sqrt(8.0))
-    assert edge_table(sg) == {("app", "mpi", False): 10.0, ("app", "lib", False): 2.0,
-                              ("mpi", "app", True): 0.5, ("lib", "mpi", False): 1.5}
+    assert edge_table(sg) == {
+        ("app", "mpi", False): 10.0,
+        ("app", "lib", False): 2.0,
+        ("mpi", "app", True): 0.5,
+        ("lib", "mpi", False): 1.5,
+    }
     np.testing.assert_array_equal(sg.edge_values(), [[8, 12], [4, 0], [1, 0], [3, 0]])
     np.testing.assert_array_equal(sg.total, [15, 15])
     assert np.isnan(nodes["inclusive_imbalance"]).all()
@@ -74,8 +78,7 @@ def test_levels_and_entries(ens):
     assert entries.loc["callback", "caller"] == "mpi"
     assert pd.isna(entries.loc["main", "caller"])
     assert entries.loc["MPI_Recv", "inclusive_mean"] == 1.5
-    assert set(entries.index) == {"main", "callback", "MPI_Send", "MPI_Recv", "MPI_Init",
-                                  "helper"}
+    assert set(entries.index) == {"main", "callback", "MPI_Send", "MPI_Recv", "MPI_Init", "helper"}
     # the re-entry mpi -> app goes back from level 2 to level 0: drawn as a loop
     loops = sg.layout.loop
     assert sg.edges["reentry"].tolist() == loops.tolist() == [False, False, True, False]
@@ -83,8 +86,16 @@ def test_levels_and_entries(ens):
 
 def test_by_name_is_the_call_tree(ens):
     sg = ens.supergraph(by="name")
-    assert sg.supernodes == ["main", "solve", "MPI_Send", "progress", "helper", "MPI_Recv",
-                             "callback", "MPI_Init"]
+    assert sg.supernodes == [
+        "main",
+        "solve",
+        "MPI_Send",
+        "progress",
+        "helper",
+        "MPI_Recv",
+        "callback",
+        "MPI_Init",
+    ]
     np.testing.assert_array_equal(sg.values("inclusive")[:, 0], [15, 10, 4, 1, 4, 3, 1, 4])
     assert len(sg.edges) == 7 and not sg.edges["reentry"].any()
 
@@ -119,14 +130,17 @@ def test_split_by_entry(ens):
     assert sg.supernodes == ["app=main", "mpi", "lib", "app=callback"]
     np.testing.assert_array_equal(sg.values(), [[15, 15], [11, 12], [4, 0], [1, 0]])
     # callback is no longer a re-entry: it is its own supernode's top entry
-    assert edge_table(sg) == {("app=main", "mpi", False): 10.0,
-                              ("app=main", "lib", False): 2.0,
-                              ("mpi", "app=callback", False): 0.5,
-                              ("lib", "mpi", False): 1.5}
+    assert edge_table(sg) == {
+        ("app=main", "mpi", False): 10.0,
+        ("app=main", "lib", False): 2.0,
+        ("mpi", "app=callback", False): 0.5,
+        ("lib", "mpi", False): 1.5,
+    }
     assert sg.nodes["kind"].tolist() == ["split", "group", "group", "split"]
     np.testing.assert_array_equal(sg.total, [15, 15])
-    assert sg.recipe() == (".supergraph(by='module', metric='time (inc)', rank_agg='mean')"
-                           ".split('app', by='entry')")
+    assert sg.recipe() == (
+        ".supergraph(by='module', metric='time (inc)', rank_agg='mean').split('app', by='entry')"
+    )
 
 
 def test_split_by_callee(ens):
@@ -141,9 +155,14 @@ def test_split_by_callee(ens):
 
 def test_split_queries_select_their_nodes(ens):
     sg = ens.supergraph().split("app", by="callee").split("app", by="entry")
-    expected = {"app=main": {"main", "solve"}, "app=callback": {"callback"},
-                "mpi=MPI_Send": {"MPI_Send", "progress"}, "mpi=MPI_Init": {"MPI_Init"},
-                "mpi": {"MPI_Recv"}, "lib=helper": {"helper"}}
+    expected = {
+        "app=main": {"main", "solve"},
+        "app=callback": {"callback"},
+        "mpi=MPI_Send": {"MPI_Send", "progress"},
+        "mpi=MPI_Init": {"MPI_Init"},
+        "mpi": {"MPI_Recv"},
+        "lib=helper": {"helper"},
+    }
     assert set(sg.supernodes) == set(expected)
     for supernode, names in expected.items():
         assert members(ens, sg, supernode) == names
@@ -151,21 +170,38 @@ def test_split_queries_select_their_nodes(ens):
     assert str(sg.query_of("mpi=MPI_Send")) == (
         '{MATCH (".", n0)->(".", n1)->("*", n2) WHERE n0.module = "app" AND n1.module = '
         '"mpi" AND n1.name = "MPI_Send" AND n2.module = "mpi"} AND '
-        '{MATCH (".", n0) WHERE n0.module = "mpi"}')
+        '{MATCH (".", n0) WHERE n0.module = "mpi"}'
+    )
     # what a focus keeps: callers, the runs and everything below them
     assert matched(ens, sg.query_of("mpi", flow=True)) == {
-        "main", "solve", "helper", "MPI_Recv", "callback"}
+        "main",
+        "solve",
+        "helper",
+        "MPI_Recv",
+        "callback",
+    }
     assert matched(ens, sg.query_of("app=callback", flow=True)) == {
-        "main", "solve", "helper", "MPI_Recv", "callback"}
+        "main",
+        "solve",
+        "helper",
+        "MPI_Recv",
+        "callback",
+    }
 
 
 def test_module_query(ens):
     sg = ens.supergraph()
     assert str(sg.query_of("mpi")) == 'MATCH (".", n0) WHERE n0.module = "mpi"'
     assert str(sg.query_of("lib", flow=True)) == (
-        'MATCH ("*")->(".", n1)->("*") WHERE n1.module = "lib"')
+        'MATCH ("*")->(".", n1)->("*") WHERE n1.module = "lib"'
+    )
     assert matched(ens, sg.query_of("lib", flow=True)) == {
-        "main", "solve", "helper", "MPI_Recv", "callback"}
+        "main",
+        "solve",
+        "helper",
+        "MPI_Recv",
+        "callback",
+    }
 
 
 def test_threshold_collects_small_supernodes(ens):
@@ -204,26 +240,32 @@ def test_mapping_and_equivalent_function_agree(ens):
 
     from_mapping = ens.supergraph(by=mapping)
     from_function = ens.supergraph(by=by)
-    assert from_mapping.supernodes == from_function.supernodes == [
-        "main", "numerics", "MPI", "progress", "callback"]
+    assert (
+        from_mapping.supernodes
+        == from_function.supernodes
+        == ["main", "numerics", "MPI", "progress", "callback"]
+    )
     pd.testing.assert_frame_equal(from_mapping.nodes, from_function.nodes)
     pd.testing.assert_frame_equal(from_mapping.edges, from_function.edges)
     assert from_mapping.layout.digest() == from_function.layout.digest()
     assert str(from_mapping.query_of("numerics")) == (
-        'MATCH (".", n0) WHERE n0.name =~ "solve|helper"')
+        'MATCH (".", n0) WHERE n0.name =~ "solve|helper"'
+    )
     for supernode in from_mapping.supernodes:
         names = members(ens, from_mapping, supernode)
         assert matched(ens, from_mapping.query_of(supernode)) == names
         assert matched(ens, from_function.query_of(supernode)) == names
         assert matched(ens, from_function.query_of(supernode, flow=True)) == matched(
-            ens, from_mapping.query_of(supernode, flow=True))
+            ens, from_mapping.query_of(supernode, flow=True)
+        )
 
 
 def test_earlier_rules_win(ens):
     sg = ens.supergraph(by={"MPI_Send": "send", "MPI_.*": "MPI"})
     assert members(ens, sg, "MPI") == {"MPI_Recv", "MPI_Init"}
     assert str(sg.query_of("MPI")) == (
-        'MATCH (".", n0) WHERE n0.name =~ "MPI_.*" AND NOT n0.name =~ "MPI_Send"')
+        'MATCH (".", n0) WHERE n0.name =~ "MPI_.*" AND NOT n0.name =~ "MPI_Send"'
+    )
     assert matched(ens, sg.query_of("MPI")) == {"MPI_Recv", "MPI_Init"}
 
 

@@ -18,8 +18,7 @@ from glade.profile import GraphFrame
 
 MODULES = ["A", "B", "C"]
 NAMES = ["f", "g", "h", "k"]
-SETTINGS = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def random_ensemble(seed: int, n_nodes: int, n_profiles: int, ranks: int | None) -> Ensemble:
@@ -41,18 +40,30 @@ def random_ensemble(seed: int, n_nodes: int, n_profiles: int, ranks: int | None)
         local[nodes] = np.arange(len(nodes))
         child = np.flatnonzero(parent[nodes] >= 0)
         if ranks:
-            rows = pd.DataFrame({"node": np.repeat(np.arange(len(nodes)), ranks),
-                                 "rank": np.tile(np.arange(ranks), len(nodes)),
-                                 "time": rng.integers(0, 9, size=len(nodes) * ranks) * 1.0})
+            rows = pd.DataFrame(
+                {
+                    "node": np.repeat(np.arange(len(nodes)), ranks),
+                    "rank": np.tile(np.arange(ranks), len(nodes)),
+                    "time": rng.integers(0, 9, size=len(nodes) * ranks) * 1.0,
+                }
+            )
             index = ("node", "rank")
         else:
-            rows = pd.DataFrame({"node": np.arange(len(nodes)),
-                                 "time": rng.integers(0, 9, size=len(nodes)) * 1.0})
+            rows = pd.DataFrame(
+                {"node": np.arange(len(nodes)), "time": rng.integers(0, 9, size=len(nodes)) * 1.0}
+            )
             index = ("node",)
-        gfs.append(GraphFrame.from_tables(frames.iloc[nodes].reset_index(drop=True),
-                                          local[parent[nodes[child]]], child, rows,
-                                          exc_metrics=["time"], index=index,
-                                          fill_inclusive=True))
+        gfs.append(
+            GraphFrame.from_tables(
+                frames.iloc[nodes].reset_index(drop=True),
+                local[parent[nodes[child]]],
+                child,
+                rows,
+                exc_metrics=["time"],
+                index=index,
+                fill_inclusive=True,
+            )
+        )
     return Ensemble.from_graphframes(gfs, labels=[f"p{i}" for i in range(n_profiles)])
 
 
@@ -87,8 +98,13 @@ def oracle(ens: Ensemble, key_of: list[str]):
     return inclusive, exclusive, edges
 
 
-ensembles = hs.builds(random_ensemble, hs.integers(0, 2**32 - 1), hs.integers(1, 30),
-                      hs.integers(1, 4), hs.sampled_from([None, None, 2, 3]))
+ensembles = hs.builds(
+    random_ensemble,
+    hs.integers(0, 2**32 - 1),
+    hs.integers(1, 30),
+    hs.integers(1, 4),
+    hs.sampled_from([None, None, 2, 3]),
+)
 
 
 def check_flows(sg) -> None:
@@ -102,11 +118,13 @@ def check_flows(sg) -> None:
         if not row.reentry:
             incoming[index[row.target]] += edge_values[i]
     root[:] = sg.nodes["root_mean"].to_numpy()[:, None]
-    np.testing.assert_allclose(sg.nodes["root_mean"] + incoming.mean(axis=1),
-                               sg.nodes["inclusive_mean"], atol=1e-9)
+    np.testing.assert_allclose(
+        sg.nodes["root_mean"] + incoming.mean(axis=1), sg.nodes["inclusive_mean"], atol=1e-9
+    )
     without_callers = incoming.sum(axis=1) == 0
-    np.testing.assert_allclose(values[without_callers].sum(axis=0) if without_callers.any()
-                               else 0, sg.total, atol=1e-9)
+    np.testing.assert_allclose(
+        values[without_callers].sum(axis=0) if without_callers.any() else 0, sg.total, atol=1e-9
+    )
 
 
 @SETTINGS
@@ -119,8 +137,10 @@ def test_values_match_the_oracle(ens, by):
     for i, key in enumerate(sg.supernodes):
         np.testing.assert_allclose(sg.values()[i], inclusive[key], atol=1e-9)
         np.testing.assert_allclose(sg.values("exclusive")[i], exclusive[key], atol=1e-9)
-    found = {(r.source, r.target, r.reentry): sg.edge_values()[i]
-             for i, r in enumerate(sg.edges.itertuples())}
+    found = {
+        (r.source, r.target, r.reentry): sg.edge_values()[i]
+        for i, r in enumerate(sg.edges.itertuples())
+    }
     assert set(found) == set(edges)
     for key, value in edges.items():
         np.testing.assert_allclose(found[key], value, atol=1e-9)
@@ -134,16 +154,18 @@ def test_threshold_and_split_conserve_totals(ens, fraction):
     total = sg.total
     small = sg.threshold(fraction)
     np.testing.assert_allclose(small.total, total)
-    np.testing.assert_allclose(small.values("exclusive").sum(axis=0),
-                               sg.values("exclusive").sum(axis=0), atol=1e-9)
+    np.testing.assert_allclose(
+        small.values("exclusive").sum(axis=0), sg.values("exclusive").sum(axis=0), atol=1e-9
+    )
     check_flows(small)
     for supernode in sg.supernodes:
         for how in ("entry", "callee"):
             if how == "callee" and not (sg.edges["source"] == supernode).any():
                 continue
             split = sg.split(supernode, by=how)
-            np.testing.assert_allclose(split.values("exclusive").sum(axis=0),
-                                       sg.values("exclusive").sum(axis=0), atol=1e-9)
+            np.testing.assert_allclose(
+                split.values("exclusive").sum(axis=0), sg.values("exclusive").sum(axis=0), atol=1e-9
+            )
             check_flows(split)
 
 
@@ -244,16 +266,24 @@ def test_layout_does_not_depend_on_the_process():
     import subprocess
     import sys
 
-    code = ("from glade.datasets import synthetic_ensemble\n"
-            "from glade.ensemble import Ensemble\n"
-            "ens = Ensemble.from_graphframes(synthetic_ensemble(8, 300))\n"
-            "sg = ens.supergraph(by='name').threshold(0.01)\n"
-            "print(sg.split(sg.supernodes[1]).layout.digest())")
+    code = (
+        "from glade.datasets import synthetic_ensemble\n"
+        "from glade.ensemble import Ensemble\n"
+        "ens = Ensemble.from_graphframes(synthetic_ensemble(8, 300))\n"
+        "sg = ens.supergraph(by='name').threshold(0.01)\n"
+        "print(sg.split(sg.supernodes[1]).layout.digest())"
+    )
     digests = set()
     for seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                              text=True, timeout=300, check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
         digests.add(done.stdout.strip())
     assert len(digests) == 1 and len(digests.pop()) == 64
 
@@ -288,9 +318,15 @@ def test_loop_bands_are_the_lowest_free_band(spans):
 
 
 @SETTINGS
-@given(hs.integers(1, 12).flatmap(lambda n: hs.tuples(
-    hs.just(n), hs.lists(hs.tuples(hs.integers(0, n - 1), hs.integers(0, n - 1)), max_size=40),
-    hs.sets(hs.integers(0, n - 1), max_size=3))))
+@given(
+    hs.integers(1, 12).flatmap(
+        lambda n: hs.tuples(
+            hs.just(n),
+            hs.lists(hs.tuples(hs.integers(0, n - 1), hs.integers(0, n - 1)), max_size=40),
+            hs.sets(hs.integers(0, n - 1), max_size=3),
+        )
+    )
+)
 def test_back_edges_and_levels_are_those_of_a_recursive_search(case):
     """The compiled search finds the back edges a recursive depth-first search does (from
     the roots in id order, then from every node not reached, children in id order: an
@@ -327,5 +363,4 @@ def test_back_edges_and_levels_are_those_of_a_recursive_search(case):
     for _ in range(count):
         for a, b in zip(source[~back], target[~back], strict=True):
             level[b] = max(level[b], level[a] + 1)
-    np.testing.assert_array_equal(longest_path_levels(count, source[~back], target[~back]),
-                                  level)
+    np.testing.assert_array_equal(longest_path_levels(count, source[~back], target[~back]), level)

@@ -80,8 +80,13 @@ def test_cpi_json_call_tree_ranks_and_statements(hatchet_data):
     assert (row["module"], row["file"], row["line"]) == ("cpi", "UNKNOWN", 0)
     # row [1, 5, 0, 12, 119, 4999.0]: MPIR_Bcast_index_tuned_intra_MV2 sampled at
     # .../mpi/coll/bcast_osu.c:2475 on rank 0 only
-    bcast = (*main, "MPI_Bcast", "MPIR_Bcast_impl", "MPIR_Bcast_MV2",
-             "MPIR_Bcast_index_tuned_intra_MV2")
+    bcast = (
+        *main,
+        "MPI_Bcast",
+        "MPIR_Bcast_impl",
+        "MPIR_Bcast_MV2",
+        "MPIR_Bcast_index_tuned_intra_MV2",
+    )
     stmt = (*bcast, "bcast_osu.c:2475")
     assert gf.graph.frames["type"][node_id(gf, *stmt)] == "statement"
     assert value(gf, "time", *stmt, rank=0) == 4999.0
@@ -117,8 +122,9 @@ def test_exclusive_derived_from_inclusive_per_rank(hatchet_data, tmp_path):
             row.pop(j)
 
     full = read_caliper(hatchet_data / LULESH_JSON)
-    derived = read_caliper(edit_json(hatchet_data / LULESH_JSON, tmp_path / "inclusive-only.json",
-                                     drop_exclusive))
+    derived = read_caliper(
+        edit_json(hatchet_data / LULESH_JSON, tmp_path / "inclusive-only.json", drop_exclusive)
+    )
     assert derived.exc_metrics == ["time"] and derived.inc_metrics == ["time (inc)"]
     assert derived.dataframe.index.equals(full.dataframe.index)
     assert derived.dataframe["time"].tolist() == full.dataframe["time"].tolist()
@@ -156,8 +162,11 @@ def test_json_region_order_beats_file_order(hatchet_data, tmp_path):
 
     path = edit_json(hatchet_data / ORDERED_JSON, tmp_path / "reordered.json", reorder)
     gf = read_caliper(path)
-    assert children(gf, *LEAPFROG) == ["LagrangeElements", "CalcTimeConstraintsForElems",
-                                       "LagrangeNodal"]
+    assert children(gf, *LEAPFROG) == [
+        "LagrangeElements",
+        "CalcTimeConstraintsForElems",
+        "LagrangeNodal",
+    ]
     assert children(read_caliper(path, node_ordering=False), *LEAPFROG) == LEAPFROG_CHILDREN
 
 
@@ -170,9 +179,7 @@ def test_lulesh_cali_exclusive_metrics_get_inclusive(hatchet_data):
     assert gf.dataframe.index.names == ["node"]
     assert gf.exc_metrics == ["time", "count"]
     assert gf.inc_metrics == ["time (inc)", "count (inc)"]
-    assert {"min#time.duration", "max#time.duration", "avg#time.duration"} == set(
-        gf.other_metrics
-    )
+    assert {"min#time.duration", "max#time.duration", "avg#time.duration"} == set(gf.other_metrics)
     # record ref=155 (main): sum#time.duration 0.025121, count 2;
     # record ref=165 (lulesh.cycle, a "loop" annotation): 0.000206, count 41
     assert value(gf, "time", "main") == 0.025121
@@ -213,8 +220,11 @@ def test_cali_region_order_beats_file_order(hatchet_data, tmp_path):
     lines[index] = lines[index][: -len("5\n")] + "100\n"
     path.write_text("".join(lines))
     gf = read_caliper(path)
-    assert children(gf, *LEAPFROG) == ["LagrangeElements", "CalcTimeConstraintsForElems",
-                                       "LagrangeNodal"]
+    assert children(gf, *LEAPFROG) == [
+        "LagrangeElements",
+        "CalcTimeConstraintsForElems",
+        "LagrangeNodal",
+    ]
     assert children(read_caliper(path, node_ordering=False), *LEAPFROG) == LEAPFROG_CHILDREN
 
 
@@ -233,11 +243,17 @@ def test_ordered_mpi_cali_roots_and_annotation_types(hatchet_data):
 @pytest.mark.parametrize(
     ("name", "nodes", "roots"),
     [
-        ("caliper-example-cali/example-profile.cali", 24,
-         ["main", "MPI_Initialized", "MPI_Comm_dup"]),
+        (
+            "caliper-example-cali/example-profile.cali",
+            24,
+            ["main", "MPI_Initialized", "MPI_Comm_dup"],
+        ),
         ("caliper-ordered-duplicate/duplicate-node-order.cali", 19, ["main"]),
-        ("caliper-ordered-duplicate/duplicate-node-order-old.cali", 26,
-         ["main", "MPI_Finalize", "MPI_Initialized", "MPI_Finalized", "MPI_Comm_dup"]),
+        (
+            "caliper-ordered-duplicate/duplicate-node-order-old.cali",
+            26,
+            ["main", "MPI_Finalize", "MPI_Initialized", "MPI_Finalized", "MPI_Comm_dup"],
+        ),
         ("caliper-timeseries-cali/timeseries.cali", 19, ["main"]),
         ("spotdb/0.cali", 31, ["main"]),
         ("spotdb/2.cali", 19, ["main"]),
@@ -274,12 +290,17 @@ def test_sw4_cuda_annotation_types(hatchet_data):
 
 
 def test_metric_kinds_override(hatchet_data):
-    gf = read_caliper(hatchet_data / ORDERED_CALI, metric_kinds={"Max time/rank": "inclusive",
-                                                                 "Total time": "other"})
+    gf = read_caliper(
+        hatchet_data / ORDERED_CALI,
+        metric_kinds={"Max time/rank": "inclusive", "Total time": "other"},
+    )
     assert "Max time/rank" in gf.inc_metrics and "Max time/rank (exc)" in gf.exc_metrics
     assert "Total time" in gf.other_metrics and "Total time (exc)" not in gf.dataframe
-    native = read_caliper(hatchet_data / ORDERED_CALI, native=True,
-                          metric_kinds={"min#inclusive#sum#time.duration": "inclusive"})
+    native = read_caliper(
+        hatchet_data / ORDERED_CALI,
+        native=True,
+        metric_kinds={"min#inclusive#sum#time.duration": "inclusive"},
+    )
     assert "min#inclusive#sum#time.duration" in native.inc_metrics
     assert "avg#inclusive#sum#time.duration (exc)" in native.exc_metrics
     with pytest.raises(ValueError, match="metric_kinds"):
@@ -297,8 +318,9 @@ def test_string_attributes_and_column_name_clashes(hatchet_data, tmp_path):
     # every record of this file carries cali.channel=default (node 28)
     assert set(gf.dataframe["cali.channel"]) == {"default"}
     assert "cali.channel" not in read_caliper(hatchet_data / LULESH_CALI).dataframe
-    clash = read_caliper(edit_json(hatchet_data / ORDERED_JSON, tmp_path / "type.json",
-                                   add_type_column))
+    clash = read_caliper(
+        edit_json(hatchet_data / ORDERED_JSON, tmp_path / "type.json", add_type_column)
+    )
     assert set(clash.dataframe["type (attribute)"]) == {"kernel"}
     assert set(clash.dataframe["type"]) == {"region"}
 
@@ -350,8 +372,11 @@ def test_all_rajaperf_profiles(thicket_data):
         assert [r.name for r in gf.graph.roots] == ["RAJAPerf"]
         counts[path.name] = counts.get(path.name, set()) | {len(gf.graph)}
     # Hatchet: 64 nodes for every block_128 file, 67 for block_256, 74 for Base_Seq
-    assert counts == {"Base_CUDA-block_128.cali": {64}, "Base_CUDA-block_256.cali": {67},
-                      "Base_Seq-default.cali": {74}}
+    assert counts == {
+        "Base_CUDA-block_128.cali": {64},
+        "Base_CUDA-block_256.cali": {67},
+        "Base_Seq-default.cali": {74},
+    }
 
 
 def test_thicket_ordered_lulesh(thicket_data):
@@ -366,9 +391,12 @@ def test_detect(hatchet_data, thicket_data):
     for name in (CPI_JSON, LULESH_JSON, ORDERED_JSON, LULESH_CALI, SW4):
         assert detect(hatchet_data / name)
     assert detect(thicket_data / QUARTZ)
-    for name in ("json/hatchet-graph-literal.json", "timemory/wall.tree.json",
-                 "pyinstrument-hatchet-json/pyinstrument-hatchet-profile.json",
-                 "hpctoolkit-cpi-database"):
+    for name in (
+        "json/hatchet-graph-literal.json",
+        "timemory/wall.tree.json",
+        "pyinstrument-hatchet-json/pyinstrument-hatchet-profile.json",
+        "hpctoolkit-cpi-database",
+    ):
         assert not detect(hatchet_data / name)
     assert not detect(thicket_data / "example-json/user_ensemble.json")
     assert not detect(hatchet_data / "no-such-file.cali")
@@ -376,8 +404,11 @@ def test_detect(hatchet_data, thicket_data):
 
 def test_detect_reads_head_and_tail_of_large_json(hatchet_data, tmp_path):
     # json-split writes "data" first and "nodes" last: a big file still looks right
-    path = edit_json(hatchet_data / CPI_JSON, tmp_path / "big.json",
-                     lambda obj: obj.update(data=obj["data"] * 50))
+    path = edit_json(
+        hatchet_data / CPI_JSON,
+        tmp_path / "big.json",
+        lambda obj: obj.update(data=obj["data"] * 50),
+    )
     assert path.stat().st_size > 100_000
     assert detect(path)
     assert len(read_caliper(path).graph) == 127
@@ -423,8 +454,7 @@ def test_cali_line_cut_at_a_record_boundary(hatchet_data, tmp_path):
     [
         (lambda lines: [*lines[:5], "no record here\n", *lines[6:]], "__rec"),
         (lambda lines: [*lines[:15], "__rec=ctx,ref=99999\n", *lines[15:]], "99999"),
-        (lambda lines: [x.replace("data=0.000285=", "data=abc=") for x in lines],
-         "non-numeric"),
+        (lambda lines: [x.replace("data=0.000285=", "data=abc=") for x in lines], "non-numeric"),
         (lambda lines: [x for x in lines if not x.startswith("__rec=ctx")], "no snapshot"),
     ],
 )

@@ -66,14 +66,28 @@ __rec=globals,ref=62
 
 SPLIT = {
     "data": [
-        [0, None, None, None, 10.0], [1, None, None, None, 6.0], [2, None, None, None, 0.5],
-        [2, 4, 5, 2.0, None], [2, 4, 6, 3.0, None], [3, None, None, None, 0.25],
+        [0, None, None, None, 10.0],
+        [1, None, None, None, 6.0],
+        [2, None, None, None, 0.5],
+        [2, 4, 5, 2.0, None],
+        [2, 4, 6, 3.0, None],
+        [3, None, None, None, 0.25],
         [3, 7, None, 1.0, None],
     ],
-    "columns": ["path", "cupti.activity.kind", "cupti.kernel.name",
-                "scale#cupti.activity.duration", "scale#sum#cupti.host.duration"],
-    "column_metadata": [{"is_value": False}, {"is_value": False}, {"is_value": False},
-                        {"is_value": True}, {"is_value": True}],
+    "columns": [
+        "path",
+        "cupti.activity.kind",
+        "cupti.kernel.name",
+        "scale#cupti.activity.duration",
+        "scale#sum#cupti.host.duration",
+    ],
+    "column_metadata": [
+        {"is_value": False},
+        {"is_value": False},
+        {"is_value": False},
+        {"is_value": True},
+        {"is_value": True},
+    ],
     "nodes": [
         {"label": "main", "column": "path"},
         {"label": "solve", "column": "path", "parent": 0},
@@ -117,13 +131,24 @@ COPY = ("main", "solve", "cudaMemcpy")
 
 def test_kernels_are_nodes_under_their_launch(cali):
     assert _paths(cali) == [
-        ("main",), ("main", "solve"), LAUNCH, (*LAUNCH, "axpy"), (*LAUNCH, "dot"),
-        COPY, (*COPY, "memcpy"),
+        ("main",),
+        ("main", "solve"),
+        LAUNCH,
+        (*LAUNCH, "axpy"),
+        (*LAUNCH, "dot"),
+        COPY,
+        (*COPY, "memcpy"),
     ]
     types = dict(zip(cali.graph.names, cali.graph.frames["type"], strict=True))
-    assert types == {"main": "function", "solve": "function",
-                     "cudaLaunchKernel": "cupti.runtimeAPI", "axpy": "kernel", "dot": "kernel",
-                     "cudaMemcpy": "cupti.runtimeAPI", "memcpy": "memcpy"}
+    assert types == {
+        "main": "function",
+        "solve": "function",
+        "cudaLaunchKernel": "cupti.runtimeAPI",
+        "axpy": "kernel",
+        "dot": "kernel",
+        "cudaMemcpy": "cupti.runtimeAPI",
+        "memcpy": "memcpy",
+    }
 
 
 def test_each_kernel_keeps_its_gpu_time(cali):
@@ -155,10 +180,12 @@ def test_json_split_gives_the_same_tree(split, cali):
 
 def test_rocm_activities_too(tmp_path):
     # the same profile as ROCm's roctracer service writes it
-    rocm = (CALI.replace("cupti.activity.kind", "rocm.activity")
-            .replace("cupti.kernel.name", "rocm.kernel.name")
-            .replace("attr=24,data=kernel", "attr=24,data=KernelExecution")
-            .replace("attr=24,data=memcpy", "attr=24,data=CopyHostToDevice"))
+    rocm = (
+        CALI.replace("cupti.activity.kind", "rocm.activity")
+        .replace("cupti.kernel.name", "rocm.kernel.name")
+        .replace("attr=24,data=kernel", "attr=24,data=KernelExecution")
+        .replace("attr=24,data=memcpy", "attr=24,data=CopyHostToDevice")
+    )
     gf = _read(tmp_path / "rocm.cali", rocm)
     assert _paths(gf)[3:5] == [(*LAUNCH, "axpy"), (*LAUNCH, "dot")]
     assert _paths(gf)[-1] == (*COPY, "CopyHostToDevice")

@@ -158,10 +158,15 @@ def test_malformed_tables(tmp_path, table, message):
 
 def test_hand_made_table(tmp_path):
     # main calls work twice recursively; helper is called by work and by an unprofiled caller
-    main, work, helper, outside = ("m.py", 1, "main"), ("m.py", 5, "work"), ("m.py", 9, "helper"), (
-        "x.py",
-        3,
-        "outside",
+    main, work, helper, outside = (
+        ("m.py", 1, "main"),
+        ("m.py", 5, "work"),
+        ("m.py", 9, "helper"),
+        (
+            "x.py",
+            3,
+            "outside",
+        ),
     )
     table = {
         main: (1, 1, 0.5, 3.0, {}),

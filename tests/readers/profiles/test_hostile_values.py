@@ -37,10 +37,13 @@ def refused(path: Path, message: str, **kwargs) -> ReaderError:
 
 
 # ----------------------------------------------------------------------- Caliper
-@pytest.mark.parametrize(("value", "message"), [
-    (float("inf"), r"metric 'time' of node 'main' \(rank 0\) is inf, not a finite number"),
-    (-5.0, r"time 'time' of node 'main' \(rank 0\) is negative \(-5.0\): it cannot be a time"),
-])
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (float("inf"), r"metric 'time' of node 'main' \(rank 0\) is inf, not a finite number"),
+        (-5.0, r"time 'time' of node 'main' \(rank 0\) is negative \(-5.0\): it cannot be a time"),
+    ],
+)
 def test_caliper_json_times(hatchet_data, tmp_path, value, message):
     def change(doc):
         main = next(r for r in doc["data"] if r[3] == 3 and r[2] == 0)
@@ -50,16 +53,20 @@ def test_caliper_json_times(hatchet_data, tmp_path, value, message):
     refused(path, message)
 
 
-@pytest.mark.parametrize(("token", "message"), [
-    ("inf", "is inf, not a finite number"),
-    ("-0.5", r"is negative \(-0.5\)"),
-])
+@pytest.mark.parametrize(
+    ("token", "message"),
+    [
+        ("inf", "is inf, not a finite number"),
+        ("-0.5", r"is negative \(-0.5\)"),
+    ],
+)
 def test_caliper_cali_times(hatchet_data, tmp_path, token, message):
     path = copy_input(hatchet_data / LULESH_CALI, tmp_path)
     text = path.read_text()
     # the sum#time.duration of main, the third value of its record
-    path.write_text(text.replace("data=0.000285=0.024836=0.025121=",
-                                 f"data=0.000285=0.024836={token}="))
+    path.write_text(
+        text.replace("data=0.000285=0.024836=0.025121=", f"data=0.000285=0.024836={token}=")
+    )
     refused(path, message)
 
 
@@ -68,9 +75,12 @@ def test_caliper_region_recorded_twice_is_repaired(thicket_data, tmp_path):
     # its children outweigh its parent: the derived exclusive time would be negative
     path = copy_input(thicket_data / QUARTZ, tmp_path)
     lines = path.read_text().split("\n")
-    at = next(i for i, line in enumerate(lines) if line.startswith("__rec=ctx")
-              and "Stream" in lines[i - 1])
-    path.write_text("\n".join([*lines[: at + 1], lines[at], *lines[at + 1:]]))
+    at = next(
+        i
+        for i, line in enumerate(lines)
+        if line.startswith("__rec=ctx") and "Stream" in lines[i - 1]
+    )
+    path.write_text("\n".join([*lines[: at + 1], lines[at], *lines[at + 1 :]]))
     with pytest.warns(RepairWarning, match="negative exclusive values"):
         gf = glade.read(path)
     repaired = gf.metadata["repairs"]["negative_exclusive_values"]
@@ -80,35 +90,49 @@ def test_caliper_region_recorded_twice_is_repaired(thicket_data, tmp_path):
 
 
 # ------------------------------------------------------------------------- TAU
-@pytest.mark.parametrize(("value", "message"), [
-    ("-449", r"time 'time' of node '.TAU application' \(rank 0\) is negative \(-449.0\)"),
-    ("inf", r"metric 'time' of node '.TAU application' \(rank 0\) is inf"),
-    ("nan", "line 3: non-numeric excl value 'nan'"),
-    ("1e999", "is inf, not a finite number"),
-])
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("-449", r"time 'time' of node '.TAU application' \(rank 0\) is negative \(-449.0\)"),
+        ("inf", r"metric 'time' of node '.TAU application' \(rank 0\) is inf"),
+        ("nan", "line 3: non-numeric excl value 'nan'"),
+        ("1e999", "is inf, not a finite number"),
+    ],
+)
 def test_tau_times(hatchet_data, tmp_path, value, message):
     directory = copy_input(hatchet_data / "tau-cpi-mpi", tmp_path)
     path = directory / "profile.0.0.0"
     text = path.read_text()
-    path.write_text(text.replace('".TAU application" 1 7 449 ',
-                                 f'".TAU application" 1 7 {value} ', 1))
+    path.write_text(
+        text.replace('".TAU application" 1 7 449 ', f'".TAU application" 1 7 {value} ', 1)
+    )
     refused(directory, message)
 
 
 # ---------------------------------------------------------------- pyinstrument
-@pytest.mark.parametrize(("edit", "message"), [
-    (lambda root: root.update(time=float("nan")), r"root_frame has 'time' nan, which cannot"),
-    (lambda root: root["children"][0].update(time=-1.0),
-     r"root_frame.children\[0\] has 'time' -1.0, which cannot be a time"),
-    (lambda root: root["children"][0].update(time=float("inf")), "has 'time' inf"),
-    (lambda root: root["children"][1].update(line_no=2**70),
-     r"root_frame.children\[1\] 'line_no' is not an integer"),
-    (lambda root: root["children"][1].update(line_no=2**63),
-     r"root_frame.children\[1\] has 'line_no' 9223372036854775808, too large"),
-])
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda root: root.update(time=float("nan")), r"root_frame has 'time' nan, which cannot"),
+        (
+            lambda root: root["children"][0].update(time=-1.0),
+            r"root_frame.children\[0\] has 'time' -1.0, which cannot be a time",
+        ),
+        (lambda root: root["children"][0].update(time=float("inf")), "has 'time' inf"),
+        (
+            lambda root: root["children"][1].update(line_no=2**70),
+            r"root_frame.children\[1\] 'line_no' is not an integer",
+        ),
+        (
+            lambda root: root["children"][1].update(line_no=2**63),
+            r"root_frame.children\[1\] has 'line_no' 9223372036854775808, too large",
+        ),
+    ],
+)
 def test_pyinstrument_times(hatchet_data, tmp_path, edit, message):
-    path = edit_json(hatchet_data / PYINSTRUMENT, tmp_path / "p.json",
-                     lambda doc: edit(doc["root_frame"]))
+    path = edit_json(
+        hatchet_data / PYINSTRUMENT, tmp_path / "p.json", lambda doc: edit(doc["root_frame"])
+    )
     refused(path, message)
 
 
@@ -119,29 +143,38 @@ def _timemory_edit(hatchet_data, tmp_path, change) -> Path:
         first = component["mpi"][0][0]["children"][0]["node"]
         change(first)
 
-    return edit_json(hatchet_data / "timemory" / "wall.tree.json", tmp_path / "t.tree.json",
-                     edit)
+    return edit_json(hatchet_data / "timemory" / "wall.tree.json", tmp_path / "t.tree.json", edit)
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (lambda node: node["exclusive"]["stats"].update(sum=float("inf")),
-     r"'sum.wall_clock' of region .* \(rank 0\) is inf, not a finite number"),
-    (lambda node: node["inclusive"]["stats"].update(sum=float("nan")),
-     r"'sum.wall_clock \(inc\)' of region .* is nan"),
-    (lambda node: node["exclusive"]["stats"].update(sum=-3.0), r"is negative \(-3.0\)"),
-    (lambda node: node.update(tid=[2**64]), "expected an id or a list of ids"),
-    (lambda node: node.update(pid=2**63), "expected an id or a list of ids"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda node: node["exclusive"]["stats"].update(sum=float("inf")),
+            r"'sum.wall_clock' of region .* \(rank 0\) is inf, not a finite number",
+        ),
+        (
+            lambda node: node["inclusive"]["stats"].update(sum=float("nan")),
+            r"'sum.wall_clock \(inc\)' of region .* is nan",
+        ),
+        (lambda node: node["exclusive"]["stats"].update(sum=-3.0), r"is negative \(-3.0\)"),
+        (lambda node: node.update(tid=[2**64]), "expected an id or a list of ids"),
+        (lambda node: node.update(pid=2**63), "expected an id or a list of ids"),
+    ],
+)
 def test_timemory_values(hatchet_data, tmp_path, change, message):
     refused(_timemory_edit(hatchet_data, tmp_path, change), message)
 
 
 # ------------------------------------------------------------------ HPCToolkit
-@pytest.mark.parametrize(("fmt", "value", "message"), [
-    (">d", float("nan"), "metric 'time \\(inc\\)' of node 0 is nan, not a finite number"),
-    (">d", float("-inf"), "is -inf, not a finite number"),
-    (">d", -1.0, r"time 'time \(inc\)' of node '<program root>' \(rank 0\) is negative"),
-])
+@pytest.mark.parametrize(
+    ("fmt", "value", "message"),
+    [
+        (">d", float("nan"), "metric 'time \\(inc\\)' of node 0 is nan, not a finite number"),
+        (">d", float("-inf"), "is -inf, not a finite number"),
+        (">d", -1.0, r"time 'time \(inc\)' of node '<program root>' \(rank 0\) is negative"),
+    ],
+)
 def test_hpctoolkit_metric_db_values(hatchet_data, tmp_path, fmt, value, message):
     database = copy_input(hatchet_data / "hpctoolkit-cpi-database", tmp_path)
     metric_db = next(database.glob("*-000000-000-*.metric-db"))
@@ -162,20 +195,34 @@ def test_one_deleted_byte_fails_cheaply_under_a_memory_cap(hatchet_data, tmp_pat
     cases = []
     for at in range(len(original)):
         path = tmp_path / f"cut{at}.pstats"
-        path.write_bytes(original[:at] + original[at + 1:])
-        cases.append(Case(at, "cprofile-cycle.pstats", "profile", "cprofile", str(path),
-                          str(path), f"delete byte {at}", 0))
+        path.write_bytes(original[:at] + original[at + 1 :])
+        cases.append(
+            Case(
+                at,
+                "cprofile-cycle.pstats",
+                "profile",
+                "cprofile",
+                str(path),
+                str(path),
+                f"delete byte {at}",
+                0,
+            )
+        )
     outcomes = run_cases(cases, tmp_path)
-    assert {o.status for o in outcomes} == {"error"}, [o.detail for o in outcomes
-                                                       if o.status != "error"][:5]
+    assert {o.status for o in outcomes} == {"error"}, [
+        o.detail for o in outcomes if o.status != "error"
+    ][:5]
 
 
-@pytest.mark.parametrize(("stats", "message"), [
-    ((1, 1, float("nan"), 0.1), r"statistics of 'f' \(\[1.0, 1.0, nan, 0.1\]\) are not"),
-    ((1, 1, 0.1, -0.1), "are not call counts and times"),
-    ((1.5, 2, 0.1, 0.1), "are not call counts and times"),
-    ((2**64, 2, 0.1, 0.1), "are not call counts and times"),
-])
+@pytest.mark.parametrize(
+    ("stats", "message"),
+    [
+        ((1, 1, float("nan"), 0.1), r"statistics of 'f' \(\[1.0, 1.0, nan, 0.1\]\) are not"),
+        ((1, 1, 0.1, -0.1), "are not call counts and times"),
+        ((1.5, 2, 0.1, 0.1), "are not call counts and times"),
+        ((2**64, 2, 0.1, 0.1), "are not call counts and times"),
+    ],
+)
 def test_cprofile_statistics(tmp_path, stats, message):
     import marshal
 
@@ -187,19 +234,28 @@ def test_cprofile_statistics(tmp_path, stats, message):
 
 
 # ---------------------------------------------------------- glade / Hatchet JSON
-@pytest.mark.parametrize(("change", "message"), [
-    (lambda doc: doc["graph"][0]["0"]["data"].update(name=["foo"]),
-     r"node \d+ has the name \['foo'\] \(list\), not a string"),
-    (lambda doc: doc["graph"][0]["1"]["data"].update(name={"n": 1}), r"\(dict\), not a string"),
-    (lambda doc: doc["graph"][0]["2"]["data"].update(type={"kind": "f"}),
-     r"frame attribute 'type' = \{'kind': 'f'\}: frame attributes are single values"),
-    (lambda doc: doc["dataframe"][0].update(time=float("inf")), "metric 'time' of node 'foo'"),
-    (lambda doc: doc["dataframe"][1].update(time=-5), r"time 'time' of node 'bar' is negative"),
-    (lambda doc: doc["dataframe"][0].update(node=2**64), "names a node that is not in"),
-    (lambda doc: doc["dataframe"][2].update(children=[]),
-     r"dataframe record 2 has 'children' = \[\], not a single value"),
-    (lambda doc: doc["graph"][0]["0"].update(children=float("nan")), "malformed Hatchet JSON"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda doc: doc["graph"][0]["0"]["data"].update(name=["foo"]),
+            r"node \d+ has the name \['foo'\] \(list\), not a string",
+        ),
+        (lambda doc: doc["graph"][0]["1"]["data"].update(name={"n": 1}), r"\(dict\), not a string"),
+        (
+            lambda doc: doc["graph"][0]["2"]["data"].update(type={"kind": "f"}),
+            r"frame attribute 'type' = \{'kind': 'f'\}: frame attributes are single values",
+        ),
+        (lambda doc: doc["dataframe"][0].update(time=float("inf")), "metric 'time' of node 'foo'"),
+        (lambda doc: doc["dataframe"][1].update(time=-5), r"time 'time' of node 'bar' is negative"),
+        (lambda doc: doc["dataframe"][0].update(node=2**64), "names a node that is not in"),
+        (
+            lambda doc: doc["dataframe"][2].update(children=[]),
+            r"dataframe record 2 has 'children' = \[\], not a single value",
+        ),
+        (lambda doc: doc["graph"][0]["0"].update(children=float("nan")), "malformed Hatchet JSON"),
+    ],
+)
 def test_hatchet_json_hostile_values(hatchet_data, tmp_path, change, message):
     path = edit_json(hatchet_data / HATCHET_JSON, tmp_path / "h.json", change)
     refused(path, message)
@@ -225,20 +281,31 @@ def _glade_doc(hatchet_data) -> dict:
     return json.loads(gf.to_json())
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (lambda doc: doc["edges"]["src"].__setitem__(0, 2**64), "edges.src must be a list"),
-    (lambda doc: doc["edges"]["dst"].__setitem__(0, 1.5), "edges.dst must be a list"),
-    (lambda doc: doc["roots"].__setitem__(0, float("inf")), "roots must be a list"),
-    (lambda doc: doc["index"]["rank"]["data"].__setitem__(0, 2**64),
-     "column 'rank' cannot be decoded"),
-    (lambda doc: doc["frames"]["name"]["data"].__setitem__(3, ["MPI_Init"]),
-     "column 'name' cannot be decoded .a str column holds a value that is not a string"),
-    (lambda doc: doc["frames"].update(type={"dtype": "object", "data": [["f"]] * 34}),
-     r"frame attribute 'type' = \['f'\]: frame attributes are single values"),
-    (lambda doc: doc["frames"].update(type={"dtype": "object", "data": [{"a": 1}] * 34}),
-     "column 'type' cannot be decoded"),
-    (lambda doc: doc.update(frames=1.5), "malformed glade JSON"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda doc: doc["edges"]["src"].__setitem__(0, 2**64), "edges.src must be a list"),
+        (lambda doc: doc["edges"]["dst"].__setitem__(0, 1.5), "edges.dst must be a list"),
+        (lambda doc: doc["roots"].__setitem__(0, float("inf")), "roots must be a list"),
+        (
+            lambda doc: doc["index"]["rank"]["data"].__setitem__(0, 2**64),
+            "column 'rank' cannot be decoded",
+        ),
+        (
+            lambda doc: doc["frames"]["name"]["data"].__setitem__(3, ["MPI_Init"]),
+            "column 'name' cannot be decoded .a str column holds a value that is not a string",
+        ),
+        (
+            lambda doc: doc["frames"].update(type={"dtype": "object", "data": [["f"]] * 34}),
+            r"frame attribute 'type' = \['f'\]: frame attributes are single values",
+        ),
+        (
+            lambda doc: doc["frames"].update(type={"dtype": "object", "data": [{"a": 1}] * 34}),
+            "column 'type' cannot be decoded",
+        ),
+        (lambda doc: doc.update(frames=1.5), "malformed glade JSON"),
+    ],
+)
 def test_glade_json_structure(hatchet_data, tmp_path, change, message):
     doc = _glade_doc(hatchet_data)
     change(doc)
@@ -257,8 +324,9 @@ def test_glade_json_keeps_derived_values_exactly(hatchet_data):
     ratio = gf / (gf - gf)
     for derived in (difference, ratio):
         back = GraphFrame.from_json(derived.to_json())
-        np.testing.assert_array_equal(back.dataframe["time"].to_numpy(),
-                                      derived.dataframe["time"].to_numpy())
+        np.testing.assert_array_equal(
+            back.dataframe["time"].to_numpy(), derived.dataframe["time"].to_numpy()
+        )
     assert (difference.dataframe["time"] < 0).all()
     assert np.isinf(ratio.dataframe["time (inc)"]).any()
 
@@ -281,10 +349,15 @@ def test_to_json_writes_nothing_from_json_refuses(hatchet_data):
 def test_errors_while_building_a_profile_name_the_file(tmp_path):
     # a metric named like a frame attribute: the GraphError from the profile's table
     path = tmp_path / "literal.json"
-    path.write_text(json.dumps([{"frame": {"name": "a", "type": "function"},
-                                 "metrics": {"type": 1.0, "time": 1.0}}]))
-    with pytest.raises(ReaderError, match=re.escape(
-            f"{path}: metric column 'type' has the name of a frame attribute")):
+    path.write_text(
+        json.dumps(
+            [{"frame": {"name": "a", "type": "function"}, "metrics": {"type": 1.0, "time": 1.0}}]
+        )
+    )
+    with pytest.raises(
+        ReaderError,
+        match=re.escape(f"{path}: metric column 'type' has the name of a frame attribute"),
+    ):
         glade.read(path)
     with pytest.raises(ReaderError, match="has the name of a frame attribute"):
         GraphFrame.from_literal(path)
@@ -295,12 +368,12 @@ def test_thicket_children_must_be_lists(thicket_data, tmp_path):
         first = doc["graph"][0]
         first[next(iter(first))]["children"] = float("nan")
 
-    path = edit_json(thicket_data / "example-json" / "user_ensemble.json", tmp_path / "u.json",
-                     change)
+    path = edit_json(
+        thicket_data / "example-json" / "user_ensemble.json", tmp_path / "u.json", change
+    )
     with pytest.raises(ReaderError, match="'children' is nan, not a list") as info:
         glade.Ensemble.from_thicket_json(path)
     assert str(path) in str(info.value)
-
 
 
 # ------------------------------------------------------------- metadata, types
@@ -314,11 +387,13 @@ def _nested(depth: int) -> list:
 def test_metadata_nested_too_deeply_is_refused(hatchet_data, tmp_path):
     # every copy of a profile copies its metadata, which Python does recursively
     deep = _nested(200)
-    caliper = edit_json(hatchet_data / CPI_JSON, tmp_path / "c.json",
-                        lambda doc: doc.update(note=deep))
+    caliper = edit_json(
+        hatchet_data / CPI_JSON, tmp_path / "c.json", lambda doc: doc.update(note=deep)
+    )
     refused(caliper, "metadata 'note' nests deeper than 64 levels")
-    pyinstrument = edit_json(hatchet_data / PYINSTRUMENT, tmp_path / "p.json",
-                             lambda doc: doc.update(program=deep))
+    pyinstrument = edit_json(
+        hatchet_data / PYINSTRUMENT, tmp_path / "p.json", lambda doc: doc.update(program=deep)
+    )
     refused(pyinstrument, "metadata 'program' nests deeper than 64 levels")
     doc = _glade_doc(hatchet_data)
     doc["metadata"]["note"] = deep
@@ -336,8 +411,11 @@ def test_values_of_the_wrong_type(hatchet_data, tmp_path):
 
     path = edit_json(hatchet_data / CPI_JSON, tmp_path / "c.json", text_in_numbers)
     refused(path, r"column 'sum#time.duration' mixes numbers and text \(row 3: 'fast'\)")
-    path = edit_json(hatchet_data / PYINSTRUMENT, tmp_path / "p.json",
-                     lambda doc: doc["root_frame"].update(is_application_code={"yes": 1}))
+    path = edit_json(
+        hatchet_data / PYINSTRUMENT,
+        tmp_path / "p.json",
+        lambda doc: doc["root_frame"].update(is_application_code={"yes": 1}),
+    )
     refused(path, "'is_application_code' is not true or false")
 
 

@@ -74,7 +74,11 @@ def test_cpi_mpi_query_finds_the_call_sites(cpi):
     # the README's query: with Hatchet's names it missed 27:MPI_Init and 62:MPI_Finalize
     mpi = cpi.match('MATCH (".", p) WHERE p.name =~ "P?MPI_.*"')
     assert sorted({n.name for n in mpi}) == [
-        "MPI_Finalize", "MPI_Init", "PMPI_Finalize", "PMPI_Init"]
+        "MPI_Finalize",
+        "MPI_Init",
+        "PMPI_Finalize",
+        "PMPI_Init",
+    ]
     init = cpi.match('MATCH (".", p) WHERE p.name = "MPI_Init" AND p.callsite_line = 27')
     assert [n.path() for n in init] == [("<program root>", "main", "MPI_Init")]
 
@@ -85,8 +89,10 @@ def test_hatchet_callsite_names_are_an_option(cpi_dir, cpi):
     assert [n.name for n in main.children] == ["27:MPI_Init", "62:MPI_Finalize"]
     assert "198:MPIR_Init_thread" in set(hatchet.graph.names)
     # the same profile otherwise: the prefix is the call site's line
-    prefixed = [f"{line}:{name}" if line else name for name, line in
-                zip(cpi.graph.names, cpi.graph.frames["callsite_line"], strict=True)]
+    prefixed = [
+        f"{line}:{name}" if line else name
+        for name, line in zip(cpi.graph.names, cpi.graph.frames["callsite_line"], strict=True)
+    ]
     assert list(hatchet.graph.names) == prefixed
     assert hatchet.dataframe.drop(columns="name").equals(cpi.dataframe.drop(columns="name"))
     with pytest.raises(ReaderError, match="callsite_names must be one of"):
@@ -114,7 +120,7 @@ def test_same_name_call_sites_are_told_apart(cpi_dir, tmp_path):
     assert [n.frame["callsite_line"] for n in finalize] == [62, 70]
     view_tree = ViewTree(gf.graph, {})
     text = str(view_tree.path_query(finalize[1].nid))
-    assert 'n2.callsite_line = 70' in text
+    assert "n2.callsite_line = 70" in text
     matched = [n.nid for n in gf.match(text)]  # the nodes on the path: root, main, it
     assert matched == [0, 1, finalize[1].nid]
 
@@ -186,8 +192,6 @@ def test_cpi_matches_hatchet_csv(cpi_dir, hatchet_data):
     assert (ref.loc[60, "name"] == "interp.c:0").all()
     assert (ours.loc[60, "name"] == "<unknown file>:0").all()
     assert (ours.loc[60, "file"] == "<unknown file>").all()
-
-
 
 
 # A database small enough to compute by hand: loops, a call and two threads.
@@ -375,7 +379,7 @@ def test_broken_experiment_xml(cpi_dir, tmp_path, damage):
 def test_garbled_call_path_profile(cpi_dir, tmp_path):
     db = copy_input(cpi_dir, tmp_path)
     xml = db / "experiment.xml"
-    garble(xml, xml.read_bytes().index(b"<PF i=\"43\""), 16)
+    garble(xml, xml.read_bytes().index(b'<PF i="43"'), 16)
     assert "malformed XML" in str(expect_error(db, "experiment.xml"))
 
 

@@ -27,8 +27,11 @@ def test_a_node_that_is_its_own_child_is_a_cycle():
     loop = node("loop")
     loop["children"] = [loop]
     root = node("main", children=[node("a"), loop])
-    with pytest.raises(ReaderError, match=r"node \[0\]\.children\[1\] \('loop'\) contains "
-                                          r"itself 1 levels down: the literal has a cycle"):
+    with pytest.raises(
+        ReaderError,
+        match=r"node \[0\]\.children\[1\] \('loop'\) contains "
+        r"itself 1 levels down: the literal has a cycle",
+    ):
         GraphFrame.from_literal([root])
 
 
@@ -36,18 +39,26 @@ def test_a_cycle_through_another_node():
     a, b = node("a"), node("b")
     a["children"] = [node("leaf"), b]
     b["children"] = [a]
-    with pytest.raises(ReaderError, match=r"node \[0\]\.children\[1\] \('b'\) contains "
-                                          r"itself 2 levels down: the literal has a cycle"):
+    with pytest.raises(
+        ReaderError,
+        match=r"node \[0\]\.children\[1\] \('b'\) contains "
+        r"itself 2 levels down: the literal has a cycle",
+    ):
         GraphFrame.from_literal([a])
 
 
 def test_shared_dicts_without_a_cycle_read_as_a_tree():
     shared = node("kernel", 2.0)
-    gf = GraphFrame.from_literal([node("main", children=[node("a", children=[shared]),
-                                                          node("b", children=[shared])])])
+    gf = GraphFrame.from_literal(
+        [node("main", children=[node("a", children=[shared]), node("b", children=[shared])])]
+    )
     assert [n.path() for n in gf.graph.nodes()] == [
-        ("main",), ("main", "a"), ("main", "a", "kernel"), ("main", "b"),
-        ("main", "b", "kernel")]
+        ("main",),
+        ("main", "a"),
+        ("main", "a", "kernel"),
+        ("main", "b"),
+        ("main", "b", "kernel"),
+    ]
     assert gf.dataframe["time"].tolist() == [1.0, 1.0, 2.0, 1.0, 2.0]
 
 
@@ -65,9 +76,12 @@ def test_nesting_past_the_limit(monkeypatch):
     deep = node("leaf")
     for depth in range(60):
         deep = node(f"n{depth}", children=[deep])
-    with pytest.raises(ReaderError, match=r"node \[0\](\.children\[0\]){4}\.\.\.\(50 levels\)"
-                                          r"\.\.\.(\.children\[0\]){3} nests deeper than 50 "
-                                          "levels"):
+    with pytest.raises(
+        ReaderError,
+        match=r"node \[0\](\.children\[0\]){4}\.\.\.\(50 levels\)"
+        r"\.\.\.(\.children\[0\]){3} nests deeper than 50 "
+        "levels",
+    ):
         GraphFrame.from_literal([deep])
     shallow = node("leaf")
     for depth in range(40):
@@ -86,19 +100,30 @@ def test_a_deep_chain_reads_without_recursion():
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda n: n["frame"].update(name=["a", "b"]),
-         r"has the name \['a', 'b'\] \(list\), not a string"),
+        (
+            lambda n: n["frame"].update(name=["a", "b"]),
+            r"has the name \['a', 'b'\] \(list\), not a string",
+        ),
         (lambda n: n["frame"].update(name={"x": 1}), r"\(dict\), not a string"),
-        (lambda n: n["frame"].update(type={"x": 1}),
-         r"has frame attribute 'type' = \{'x': 1\}: frame attributes are single values"),
-        (lambda n: n["metrics"].update(time=math.inf), r"metric 'time' of node 'b' is inf, "
-                                                        "not a finite number"),
-        (lambda n: n["metrics"].update(time=math.nan),
-         r"node \[0\]\.children\[1\] \('b'\): metric 'time' is nan, not a number"),
+        (
+            lambda n: n["frame"].update(type={"x": 1}),
+            r"has frame attribute 'type' = \{'x': 1\}: frame attributes are single values",
+        ),
+        (
+            lambda n: n["metrics"].update(time=math.inf),
+            r"metric 'time' of node 'b' is inf, "
+            "not a finite number",
+        ),
+        (
+            lambda n: n["metrics"].update(time=math.nan),
+            r"node \[0\]\.children\[1\] \('b'\): metric 'time' is nan, not a number",
+        ),
         (lambda n: n["metrics"].update(time=-1.0), r"time 'time' of node 'b' is negative"),
         (lambda n: n.update(children=5), r"node \[0\]\.children\[1\] 'children' is not a list"),
-        (lambda n: n["metrics"].update(time=[[1.0]]),
-         r"node \[0\]\.children\[1\] \('b'\): metric 'time' is a list, not a single value"),
+        (
+            lambda n: n["metrics"].update(time=[[1.0]]),
+            r"node \[0\]\.children\[1\] \('b'\): metric 'time' is a list, not a single value",
+        ),
         (lambda n: n.update(frame=["b"]), r"node \[0\]\.children\[1\] needs a 'frame' dict"),
     ],
 )

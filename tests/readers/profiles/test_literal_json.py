@@ -26,32 +26,43 @@ def random_graphframes(draw):
     src = [parent[i] for i in range(1, n)]
     dst = list(range(1, n))
     if shared and n > 2:
-        extra = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(1, n - 1)),
-                              max_size=4))
+        extra = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(1, n - 1)), max_size=4))
         src += [a for a, _ in extra]
         dst += [b for _, b in extra]
     text = st.text(max_size=6)
-    frames = pd.DataFrame({
-        "name": draw(st.lists(text, min_size=n, max_size=n)),
-        "line": draw(st.lists(st.integers(0, 10**6), min_size=n, max_size=n)),
-        "file": pd.Series(draw(st.lists(st.one_of(st.none(), text), min_size=n, max_size=n)),
-                          dtype=object),
-    })
+    frames = pd.DataFrame(
+        {
+            "name": draw(st.lists(text, min_size=n, max_size=n)),
+            "line": draw(st.lists(st.integers(0, 10**6), min_size=n, max_size=n)),
+            "file": pd.Series(
+                draw(st.lists(st.one_of(st.none(), text), min_size=n, max_size=n)), dtype=object
+            ),
+        }
+    )
     ranks = draw(st.integers(1, 3))
     floats = st.floats(allow_nan=True, allow_infinity=True)
-    rows = pd.DataFrame({
-        "node": np.repeat(np.arange(n), ranks),
-        "rank": np.tile(np.arange(ranks), n),
-        "time": draw(st.lists(floats, min_size=n * ranks, max_size=n * ranks)),
-        "count": draw(st.lists(st.integers(-5, 5), min_size=n * ranks, max_size=n * ranks)),
-        "label": pd.Series(draw(st.lists(st.one_of(st.none(), text, floats),
-                                         min_size=n * ranks, max_size=n * ranks)), dtype=object),
-    })
+    rows = pd.DataFrame(
+        {
+            "node": np.repeat(np.arange(n), ranks),
+            "rank": np.tile(np.arange(ranks), n),
+            "time": draw(st.lists(floats, min_size=n * ranks, max_size=n * ranks)),
+            "count": draw(st.lists(st.integers(-5, 5), min_size=n * ranks, max_size=n * ranks)),
+            "label": pd.Series(
+                draw(
+                    st.lists(
+                        st.one_of(st.none(), text, floats), min_size=n * ranks, max_size=n * ranks
+                    )
+                ),
+                dtype=object,
+            ),
+        }
+    )
     index = ("node", "rank") if ranks > 1 else ("node",)
     if ranks == 1:
         rows = rows.drop(columns="rank")
-    meta = draw(st.dictionaries(st.text(max_size=5), st.one_of(st.integers(), text, st.none()),
-                                max_size=3))
+    meta = draw(
+        st.dictionaries(st.text(max_size=5), st.one_of(st.integers(), text, st.none()), max_size=3)
+    )
     gf = GraphFrame.from_tables(frames, src, dst, rows, ["time"], [], index=index, metadata=meta)
     return gf.update_inclusive_columns()
 
@@ -66,7 +77,11 @@ def test_json_round_trip_is_lossless(gf):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(again.graph.root_ids, gf.graph.root_ids)
     assert (again.exc_metrics, again.inc_metrics, again.default_metric, again.metadata) == (
-        gf.exc_metrics, gf.inc_metrics, gf.default_metric, gf.metadata)
+        gf.exc_metrics,
+        gf.inc_metrics,
+        gf.default_metric,
+        gf.metadata,
+    )
 
 
 def test_json_file_and_detection(tmp_path):
@@ -143,8 +158,10 @@ def test_glade_json_with_inconsistent_parts(tmp_path):
     [
         ([], "non-empty list"),
         ([{"metrics": {}}], r"node \[0\] needs a 'frame' dict"),
-        ([{"frame": {"name": "a"}, "metrics": {}, "children": [3]}],
-         r"node \[0\].children\[0\] is a int"),
+        (
+            [{"frame": {"name": "a"}, "metrics": {}, "children": [3]}],
+            r"node \[0\].children\[0\] is a int",
+        ),
         ([{"frame": {"type": "x"}, "metrics": {}}], "has no name"),
         ([{"frame": {"name": "a"}, "metrics": {}, "children": {"b": 1}}], "not a list"),
     ],

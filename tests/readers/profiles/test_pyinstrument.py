@@ -40,8 +40,12 @@ def test_tree_shape(gf):
         ("__repr__", "pandas/core/frame.py", 726),
         ("print", "<built-in>", 0),
     ]
-    assert gf.node(0).frame == {"name": "<module>", "type": "function", "file": "examples.py",
-                                "line": 1}
+    assert gf.node(0).frame == {
+        "name": "<module>",
+        "type": "function",
+        "file": "examples.py",
+        "line": 1,
+    }
 
 
 def test_inclusive_and_exclusive_time(gf):
@@ -128,8 +132,9 @@ def test_malformed_frames(json_file, tmp_path, change, message):
 
 
 def test_await_time_is_kept(json_file, tmp_path):
-    path = edit_json(json_file, tmp_path / "edited.json",
-                     lambda d: _first_child(d).update(await_time=0.01))
+    path = edit_json(
+        json_file, tmp_path / "edited.json", lambda d: _first_child(d).update(await_time=0.01)
+    )
     gf = read_pyinstrument(path)
     node = int(gf.graph.children_of(0)[1])
     assert gf.dataframe.loc[node, "await_time"] == 0.01

@@ -32,7 +32,8 @@ def test_the_four_runs_and_their_metadata(runs):
     assert meta["threads"].tolist() == [1, 2, 4, 4]
     assert meta["launchdate"].tolist() == [1600990151, 1600990433, 1600990774, 1600990802]
     assert meta["figure_of_merit"].tolist() == pytest.approx(
-        [31346.720503, 26671.498197, 1776.272418, 1727.025643])
+        [31346.720503, 26671.498197, 1776.272418, 1727.025643]
+    )
     assert set(meta["cluster"]) == {"quartz"}
     assert all(len(str(p)) == 12 for p in runs.profiles)  # content ids, not paths
     assert "Avg time/rank" in runs.inc_metrics
@@ -43,16 +44,18 @@ def test_values_are_those_of_each_file(runs, spot_dir):
     for profile, run in runs.metadata["run"].items():
         gf = glade.read(spot_dir / run)
         own = {gf.graph.node(n).path(): v for n, v in gf.dataframe["Avg time/rank"].items()}
-        mine = {paths[n]: v for (n, p), v in runs.dataframe["Avg time/rank"].items()
-                if p == profile}
+        mine = {
+            paths[n]: v for (n, p), v in runs.dataframe["Avg time/rank"].items() if p == profile
+        }
         assert mine == own
     main = runs.get_node("main").nid
     assert runs.dataframe.loc[(main, runs.profiles[0]), "Avg time/rank"] == 235.060251
 
 
 def test_choosing_runs_and_skipping_other_files(spot_dir, hatchet_data, tmp_path):
-    chosen = Ensemble.from_spotdb(spot_dir, runs=["3.cali", "1.cali"], labels=["c", "a"],
-                                  workers=1, progress=False)
+    chosen = Ensemble.from_spotdb(
+        spot_dir, runs=["3.cali", "1.cali"], labels=["c", "a"], workers=1, progress=False
+    )
     assert chosen.profiles == ["c", "a"]
     assert chosen.metadata["run"].tolist() == ["3.cali", "1.cali"]
     mixed = tmp_path / "runs"

@@ -82,14 +82,17 @@ def test_intersection_and_stats(ensemble):
     assert np.isclose(ens.stats.loc[main, f"{METRIC}_mean"], values.mean())
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (lambda d: d.pop("graph"), "no graph"),
-    (lambda d: d.update(dataframe_indices=["profile", "node"]), "must start with 'node'"),
-    (lambda d: d["dataframe"][0].update(node=999), "names node 999"),
-    (lambda d: d["graph"][0]["7"]["children"].append(555), "has child 555"),
-    (lambda d: d["graph"][0]["3"].pop("data"), "graph node 3 has no 'data'"),
-    (lambda d: d["metadata"][0].pop("profile"), "metadata records have no 'profile'"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.pop("graph"), "no graph"),
+        (lambda d: d.update(dataframe_indices=["profile", "node"]), "must start with 'node'"),
+        (lambda d: d["dataframe"][0].update(node=999), "names node 999"),
+        (lambda d: d["graph"][0]["7"]["children"].append(555), "has child 555"),
+        (lambda d: d["graph"][0]["3"].pop("data"), "graph node 3 has no 'data'"),
+        (lambda d: d["metadata"][0].pop("profile"), "metadata records have no 'profile'"),
+    ],
+)
 def test_malformed_exports_are_named(export, tmp_path, change, message):
     path = edit_json(export, tmp_path / "broken.json", change)
     with pytest.raises(ReaderError, match=message) as info:

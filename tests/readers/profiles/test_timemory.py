@@ -42,10 +42,16 @@ def test_tree_and_ranks(gf):
     assert paths(gf)[:4] == [
         ("generate_history/outer-loop-0",),
         ("generate_history/outer-loop-0", "generate_history/inner-loop-0"),
-        ("generate_history/outer-loop-0", "generate_history/inner-loop-0",
-         "generate_history/do-sleep"),
-        ("generate_history/outer-loop-0", "generate_history/inner-loop-0",
-         "generate_history/consume"),
+        (
+            "generate_history/outer-loop-0",
+            "generate_history/inner-loop-0",
+            "generate_history/do-sleep",
+        ),
+        (
+            "generate_history/outer-loop-0",
+            "generate_history/inner-loop-0",
+            "generate_history/consume",
+        ),
     ]
     leaves = set(graph.names[graph.num_children == 0])
     assert leaves == {"generate_history/do-sleep", "generate_history/consume"}
@@ -160,8 +166,10 @@ def test_single_thread_records_give_a_thread_level(tree_file, tmp_path):
 @pytest.mark.parametrize(
     ("prefix", "expected"),
     [
-        ("generate_history@hatchet_tests.cpp:114/outer-loop-0",
-         ("generate_history/outer-loop-0", "hatchet_tests.cpp", 114.0)),
+        (
+            "generate_history@hatchet_tests.cpp:114/outer-loop-0",
+            ("generate_history/outer-loop-0", "hatchet_tests.cpp", 114.0),
+        ),
         ("main/file.cpp:7", ("main", "file.cpp", 7.0)),
         ("[solve][solver.py]", ("solve", "solver.py", np.nan)),
         ("compute  [kernel/mod.cpp:42]", ("compute", "mod.cpp", 42.0)),
@@ -169,8 +177,15 @@ def test_single_thread_records_give_a_thread_level(tree_file, tmp_path):
         ("loop:12/body", ("loop/body", None, 12.0)),
         ("generate_history/do-sleep", ("generate_history/do-sleep", None, np.nan)),
     ],
-    ids=["func-file-line-tail", "func-file-line", "brackets", "labelled", "func-file-tail",
-         "func-line-tail", "plain"],
+    ids=[
+        "func-file-line-tail",
+        "func-file-line",
+        "brackets",
+        "labelled",
+        "func-file-tail",
+        "func-line-tail",
+        "plain",
+    ],
 )
 def test_region_labels(prefix, expected):
     np.testing.assert_equal(_region(prefix), expected)
@@ -223,15 +238,32 @@ def _first_region(data: dict) -> dict:
         (lambda d: _first_region(d)["node"].update(tid="one"), "malformed node"),
         (lambda d: _first_region(d).pop("node"), "needs a 'node' object"),
         (lambda d: _first_region(d).update(children={}), "not a list"),
-        (lambda d: _first_region(d)["node"]["exclusive"]["stats"].update(sum=[1.0, 2.0]),
-         "mixes lists"),
-        (lambda d: _first_region(d)["node"]["exclusive"]["stats"].update(sum="x"),
-         "component 'WALL_CLOCK'"),
-        (lambda d: d["timemory"].update(CPU_CLOCK=dict(_wall(d), graph=_wall(d)["mpi"][0])),
-         "per-rank trees and others do not"),
+        (
+            lambda d: _first_region(d)["node"]["exclusive"]["stats"].update(sum=[1.0, 2.0]),
+            "mixes lists",
+        ),
+        (
+            lambda d: _first_region(d)["node"]["exclusive"]["stats"].update(sum="x"),
+            "component 'WALL_CLOCK'",
+        ),
+        (
+            lambda d: d["timemory"].update(CPU_CLOCK=dict(_wall(d), graph=_wall(d)["mpi"][0])),
+            "per-rank trees and others do not",
+        ),
     ],
-    ids=["no-components", "component-list", "no-trees", "ranks-dict", "no-inclusive",
-         "text-tid", "no-node", "children-dict", "ragged-stat", "text-stat", "mixed-ranks"],
+    ids=[
+        "no-components",
+        "component-list",
+        "no-trees",
+        "ranks-dict",
+        "no-inclusive",
+        "text-tid",
+        "no-node",
+        "children-dict",
+        "ragged-stat",
+        "text-stat",
+        "mixed-ranks",
+    ],
 )
 def test_malformed_content(tree_file, tmp_path, change, message):
     path = edit_json(tree_file, tmp_path / "edited.tree.json", change)

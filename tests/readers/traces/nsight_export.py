@@ -40,14 +40,19 @@ GLOBAL_PID = (1 << 48) | (PID << 24)
 
 
 def nvtx(db, start, end, kind, text, tid, text_id=None):
-    db.execute("INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId) "
-               "VALUES (?, ?, ?, ?, ?, ?)", (start, end, kind, text, tid, text_id))
+    db.execute(
+        "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (start, end, kind, text, tid, text_id),
+    )
 
 
 def kernel(db, start, end, stream, correlation, short):
-    db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 1, ?, ?, ?, ?, ?, NULL, "
-               "0, 0, 32, 1, 1, 1, 128, 1, 1, 0, 0, 0, 0, 1, 0, NULL, 0)",
-               (start, end, stream, correlation, GLOBAL_PID, short, short))
+    db.execute(
+        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 1, ?, ?, ?, ?, ?, NULL, "
+        "0, 0, 32, 1, 1, 1, 128, 1, 1, 0, 0, 0, 0, 1, 0, NULL, 0)",
+        (start, end, stream, correlation, GLOBAL_PID, short, short),
+    )
 
 
 def write_export(path: Path) -> Path:
@@ -55,10 +60,16 @@ def write_export(path: Path) -> Path:
     kernels on stream 7 and a host-to-device copy on stream 8 of device 0."""
     db = sqlite3.connect(path)
     db.executescript(SCHEMA)
-    db.executemany("INSERT INTO StringIds VALUES (?, ?)", [
-        (1, "cudaLaunchKernel_v7000"), (2, "cudaMemcpyAsync_v3020"), (3, "gemm"),
-        (4, "relu"), (5, "backward"),
-    ])
+    db.executemany(
+        "INSERT INTO StringIds VALUES (?, ?)",
+        [
+            (1, "cudaLaunchKernel_v7000"),
+            (2, "cudaMemcpyAsync_v3020"),
+            (3, "gemm"),
+            (4, "relu"),
+            (5, "backward"),
+        ],
+    )
     nvtx(db, 0, 1000, 59, "step", MAIN)
     nvtx(db, 100, 500, 59, "forward", MAIN)
     nvtx(db, 500, 900, 59, None, MAIN, text_id=5)  # a registered string
@@ -67,23 +78,30 @@ def write_export(path: Path) -> Path:
     nvtx(db, 990, None, 59, "unfinished", MAIN)  # never popped: left out
     nvtx(db, 50, 60, 59, "io", HELPER)
     nvtx(db, 70, 70, 59, "tick", HELPER)  # an empty range
-    db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (150, 200, 0, ?, 1, 1, 0, 0)",
-               (MAIN,))
-    db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (600, 650, 0, ?, 2, 2, 0, 0)",
-               (MAIN,))
+    db.execute(
+        "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (150, 200, 0, ?, 1, 1, 0, 0)", (MAIN,)
+    )
+    db.execute(
+        "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (600, 650, 0, ?, 2, 2, 0, 0)", (MAIN,)
+    )
     kernel(db, 210, 400, 7, 1, 3)
     kernel(db, 400, 420, 7, 3, 4)
-    db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, "
-               "streamId, correlationId, globalPid, bytes, copyKind) "
-               "VALUES (660, 700, 0, 1, 8, 2, ?, 4096, 1)", (GLOBAL_PID,))
+    db.execute(
+        "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, "
+        "streamId, correlationId, globalPid, bytes, copyKind) "
+        "VALUES (660, 700, 0, 1, 8, 2, ?, 4096, 1)",
+        (GLOBAL_PID,),
+    )
     db.execute("INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1700000000000000000, '', '')")
     db.commit()
     db.close()
     return path
 
 
-HEADER = ("Start ({unit}),End ({unit}),Duration ({unit}),DurChild ({unit}),"
-          "DurNonChild ({unit}),Name,PID,TID,Lvl,NumChild,RangeId,ParentId,RangeStack,NameTree")
+HEADER = (
+    "Start ({unit}),End ({unit}),Duration ({unit}),DurChild ({unit}),"
+    "DurNonChild ({unit}),Name,PID,TID,Lvl,NumChild,RangeId,ParentId,RangeStack,NameTree"
+)
 ROWS = [
     "1000,5000,4000,2500,1500,:step,53,54,0,2,1,,:1,:step",
     "1500,2000,500,0,500,:copy_in,53,54,1,0,2,1,:1:2,--:copy_in",

@@ -20,8 +20,18 @@ BASE = ["Timestamp (ns)", "Event Type", "Name", "Process", "Thread"]
 
 def distinct_keys(path, n: int):
     """``n`` complete events, each with one ``args`` key no other event has."""
-    events = [{"ph": "X", "name": "work", "pid": 0, "tid": 0, "ts": i, "dur": 1,
-               "args": {f"distinct_key_{i:06d}": i}} for i in range(n)]
+    events = [
+        {
+            "ph": "X",
+            "name": "work",
+            "pid": 0,
+            "tid": 0,
+            "ts": i,
+            "dur": 1,
+            "args": {f"distinct_key_{i:06d}": i},
+        }
+        for i in range(n)
+    ]
     path.write_text(json.dumps(events))
     return path
 
@@ -60,15 +70,18 @@ def test_keys_on_one_event_in_a_hundred_get_a_column(tmp_path):
 
 def test_declared_columns_are_bounded_too(tmp_path):
     declared = {f"col{i}": "float64" for i in range(5000)}
-    document = {"otherData": {"glade": {"time_offset_ns": 0, "columns": declared}},
-                "traceEvents": [{"ph": "i", "name": "a", "ts": i, "args": {f"col{i}": 1}}
-                                for i in range(100)]}
+    document = {
+        "otherData": {"glade": {"time_offset_ns": 0, "columns": declared}},
+        "traceEvents": [
+            {"ph": "i", "name": "a", "ts": i, "args": {f"col{i}": 1}} for i in range(100)
+        ],
+    }
     path = tmp_path / "declared.json"
     path.write_text(json.dumps(document))
     ev = Trace.from_chrome(path).events
     room = chrome.COLUMN_CELLS * (100 + 100) // 100
     assert len(ev.columns) == len(BASE) + room + 1
-    assert list(ev.columns[len(BASE):-1]) == [f"col{i}" for i in range(room)]
+    assert list(ev.columns[len(BASE) : -1]) == [f"col{i}" for i in range(room)]
     assert json.loads(ev["args"].iat[99]) == {"col99": 1}
 
 
@@ -79,8 +92,18 @@ def test_a_key_named_args_keeps_its_column_apart(tmp_path):
 
 
 def test_text_args_round_trip_through_to_chrome(tmp_path):
-    events = [{"ph": "X", "name": "w", "pid": 1, "tid": 2, "ts": i, "dur": 1,
-               "args": {"n": i, f"k{i}": {"deep": [i, "é"]}}} for i in range(300)]
+    events = [
+        {
+            "ph": "X",
+            "name": "w",
+            "pid": 1,
+            "tid": 2,
+            "ts": i,
+            "dur": 1,
+            "args": {"n": i, f"k{i}": {"deep": [i, "é"]}},
+        }
+        for i in range(300)
+    ]
     path = tmp_path / "in.json"
     path.write_text(json.dumps(events, ensure_ascii=False))
     trace = Trace.from_chrome(path)
@@ -91,12 +114,14 @@ def test_text_args_round_trip_through_to_chrome(tmp_path):
 
 
 def test_real_traces_round_trip_exactly(tmp_path, pipit_data):
-    traces = {"csv": lambda: Trace.from_csv(pipit_data / "foo-bar.csv"),
-              "hpctoolkit": lambda: Trace.from_hpctoolkit(pipit_data / "ping-pong-hpctoolkit"),
-              "projections": lambda: Trace.from_projections(
-                  pipit_data / "ping-pong-projections")}
+    traces = {
+        "csv": lambda: Trace.from_csv(pipit_data / "foo-bar.csv"),
+        "hpctoolkit": lambda: Trace.from_hpctoolkit(pipit_data / "ping-pong-hpctoolkit"),
+        "projections": lambda: Trace.from_projections(pipit_data / "ping-pong-projections"),
+    }
     try:
         import otf2  # noqa: F401
+
         traces["otf2"] = lambda: Trace.from_otf2(pipit_data / "ping-pong-otf2")
     except ImportError:
         pass
@@ -125,10 +150,12 @@ def test_a_small_part_of_a_trace_with_text_args_round_trips(tmp_path):
 
 
 def test_keys_that_would_share_a_column_or_overwrite_one_do_not(tmp_path):
-    document = {"otherData": {"glade": {"time_offset_ns": 0,
-                                        "columns": {"Timestamp (ns)": "int64", "Gone": "int64"}}},
-                "traceEvents": [{"ph": "i", "name": "a", "ts": 1,
-                                 "args": {"Name": 1, "args.Name": 2}}]}
+    document = {
+        "otherData": {
+            "glade": {"time_offset_ns": 0, "columns": {"Timestamp (ns)": "int64", "Gone": "int64"}}
+        },
+        "traceEvents": [{"ph": "i", "name": "a", "ts": 1, "args": {"Name": 1, "args.Name": 2}}],
+    }
     path = tmp_path / "clash.json"
     path.write_text(json.dumps(document))
     ev = Trace.from_chrome(path).events

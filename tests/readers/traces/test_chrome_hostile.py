@@ -27,8 +27,19 @@ def scan_one(text: bytes):
     start, stop = np.empty((4, width), np.int64), np.empty((4, width), np.int64)
     numbers = np.empty((4, len(json_scan.NUMERIC)))
     info = np.zeros(2, np.int64)
-    result, _, count = json_scan.scan(raw, 1, True, 0, *json_scan.key_table(), kind, start,
-                                      stop, numbers, np.empty(4, np.int64), info)
+    result, _, count = json_scan.scan(
+        raw,
+        1,
+        True,
+        0,
+        *json_scan.key_table(),
+        kind,
+        start,
+        stop,
+        numbers,
+        np.empty(4, np.int64),
+        info,
+    )
     return result, count, kind[:count], numbers[:count], info
 
 
@@ -45,8 +56,9 @@ def test_numbers_parse_to_the_double_python_gives(value, form):
 
 
 @settings(max_examples=200, deadline=None)
-@given(name=st.text(st.characters(exclude_categories=("Cs",)), max_size=20),
-       ascii_only=st.booleans())
+@given(
+    name=st.text(st.characters(exclude_categories=("Cs",)), max_size=20), ascii_only=st.booleans()
+)
 def test_strings_decode_to_the_text_python_gives(tmp_path_factory, name, ascii_only):
     path = tmp_path_factory.mktemp("names") / "t.json"
     events = [{"ph": "i", "name": name, "ts": 1, "pid": 0, "args": {"label": name}}]
@@ -58,10 +70,18 @@ def test_strings_decode_to_the_text_python_gives(tmp_path_factory, name, ascii_o
 
 def test_args_are_typed_as_json_gives_them(tmp_path):
     events = [
-        {"ph": "i", "name": "a", "ts": 1, "args": {"n": 1, "x": 1.5, "b": True, "s": "u",
-                                                  "big": 2**64, "mixed": 1, "k": None}},
-        {"ph": "i", "name": "a", "ts": 2, "args": {"n": 2, "x": 2, "b": False, "s": "v",
-                                                  "big": 1, "mixed": "one", "k": None}},
+        {
+            "ph": "i",
+            "name": "a",
+            "ts": 1,
+            "args": {"n": 1, "x": 1.5, "b": True, "s": "u", "big": 2**64, "mixed": 1, "k": None},
+        },
+        {
+            "ph": "i",
+            "name": "a",
+            "ts": 2,
+            "args": {"n": 2, "x": 2, "b": False, "s": "v", "big": 1, "mixed": "one", "k": None},
+        },
         {"ph": "i", "name": "a", "ts": 3, "args": {"x": -0.25, "dup": 2}},
     ]
     path = tmp_path / "args.json"
@@ -81,16 +101,21 @@ def test_args_are_typed_as_json_gives_them(tmp_path):
 HOSTILE = [
     (b'[{"ph": "B", "name": "a", "ts": 1e309}]', r"event 0: 'ts' inf us is not a time"),
     (b'[{"ph": "B", "name": "a", "ts": -1e308}]', r"event 0: 'ts' -1e\+308 us"),
-    (b'[{"ph": "B", "name": "a", "ts": Infinity}]', r"invalid JSON near line 1 \(byte 32, "
-                                                   r"event 0\)"),
+    (
+        b'[{"ph": "B", "name": "a", "ts": Infinity}]',
+        r"invalid JSON near line 1 \(byte 32, "
+        r"event 0\)",
+    ),
     (b'[{"ph": "B", "name": "a", "ts": NaN}]', r"invalid JSON near line 1 \(byte 32, event 0\)"),
     (b'[{"ph": "B", "name": "a", "ts": 9223372036854775808}]', r"event 0: 'ts' 9\.22"),
     (b'[{"ph": "X", "name": "a", "ts": 0, "dur": 1e300}]', r"event 0: 'ts' 0\.0 us \(with"),
     (b'[{"ph": "X", "name": "a", "ts": 0, "dur": -1}]', r"event 0 \(ph 'X'\) has no valid"),
     (b'[{"ph": ["B"], "name": "a", "ts": 0}]', r"event 0: 'ph' is \[\"B\"\], not a string"),
     (b'[{"ph": "B", "name": {"x": 1}, "ts": 0}]', r"event 0: 'name' is \{\"x\": 1\}"),
-    (b'[{"ph": "B", "name": "a", "ts": 0},\n{"ph": "B", "name": "a", "ts": true}]',
-     r"event 1: 'ts' is true, not a number"),
+    (
+        b'[{"ph": "B", "name": "a", "ts": 0},\n{"ph": "B", "name": "a", "ts": true}]',
+        r"event 1: 'ts' is true, not a number",
+    ),
     (b'[{"ph": "B", "name": "a", "ts": 0, "pid": 1.5}]', r"event 0: 'pid' is 1\.5, not an int"),
     (b'[{"ph": "B", "name": "a", "ts": 0, "tid": 1e19}]', r"event 0: 'tid' is 1e\+19"),
     (b'{"traceEvents": [{"ph": "B", "name": "a", "ts": 0},', r"ends inside the 'traceEvents'"),
@@ -99,10 +124,15 @@ HOSTILE = [
     (b'[{"ph": "B", "name": "a", "ts": 0, "x": "\xc3\x28"}]', r"not UTF-8 text"),
     (b'[{"ph": "B", "name": "\xed\xa0\x80", "ts": 0}]', r"not UTF-8 text"),
     (b'[{"ph": "B", "name": "a", "ts": 0}] trailing', r"invalid JSON|not trace-event"),
-    (b'{"otherData": {"glade": {"time_offset_ns": "soon"}}, "traceEvents": []}',
-     r"time_offset_ns is 'soon'"),
-    (b'{"otherData": {"glade": {"time_offset_ns": 9223372036854775807}}, "traceEvents": '
-     b'[{"ph": "i", "name": "a", "ts": 0}]}', r"time_offset_ns is 9223372036854775807"),
+    (
+        b'{"otherData": {"glade": {"time_offset_ns": "soon"}}, "traceEvents": []}',
+        r"time_offset_ns is 'soon'",
+    ),
+    (
+        b'{"otherData": {"glade": {"time_offset_ns": 9223372036854775807}}, "traceEvents": '
+        b'[{"ph": "i", "name": "a", "ts": 0}]}',
+        r"time_offset_ns is 9223372036854775807",
+    ),
 ]
 
 
@@ -130,8 +160,11 @@ def test_nesting_past_the_limit_is_refused_without_recursion(tmp_path, where):
     }[where]
     path = tmp_path / "deep.json"
     path.write_bytes(text)
-    with pytest.raises(ReaderError, match=f"nested deeper than {json_scan.MAX_DEPTH} levels "
-                                          r"near line 1 \(byte \d+, event 0\)"):
+    with pytest.raises(
+        ReaderError,
+        match=f"nested deeper than {json_scan.MAX_DEPTH} levels "
+        r"near line 1 \(byte \d+, event 0\)",
+    ):
         Trace.from_chrome(path)
 
 

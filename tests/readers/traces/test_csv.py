@@ -34,15 +34,18 @@ def test_round_trips(tmp_path, foo_bar):
     foo_bar.to_csv(compressed)
     assert compressed.read_bytes()[:2] == b"\x1f\x8b"
     for shown in (True, False):  # through Python's gzip with a progress bar, or Arrow's
-        pd.testing.assert_frame_equal(Trace.from_csv(compressed, progress=shown).events,
-                                      foo_bar.events)
+        pd.testing.assert_frame_equal(
+            Trace.from_csv(compressed, progress=shown).events, foo_bar.events
+        )
 
 
 def test_writer_skips_derived_columns_and_quotes_text(tmp_path):
-    trace = make_trace([(0, "Enter", "f(a, b)", 0), (5, "Instant", ' say "hi"', 0),
-                        (9, "Leave", "f(a, b)", 0)],
-                       Region=["x,y", None, "z"], Weight=[0.1, np.nan, 2.5],
-                       Flag=[True, False, True])
+    trace = make_trace(
+        [(0, "Enter", "f(a, b)", 0), (5, "Instant", ' say "hi"', 0), (9, "Leave", "f(a, b)", 0)],
+        Region=["x,y", None, "z"],
+        Weight=[0.1, np.nan, 2.5],
+        Flag=[True, False, True],
+    )
     trace.calc_exc_metrics()
     path = tmp_path / "quoted.csv"
     trace.to_csv(path)
@@ -58,13 +61,16 @@ def test_writer_skips_derived_columns_and_quotes_text(tmp_path):
 
 
 def test_extra_columns_are_typed(tmp_path):
-    path = write(tmp_path, (
-        "Timestamp (us), Event Type, Name, Process, Thread, Partner, Message Size, PAPI_TOT_CYC,"
-        " Site\n"
-        "0.5, Enter, main, 0, 1, , , 100, a\n"
-        "1.25, Instant, MpiSend, 0, 1, 3, 64, 150, b\n"
-        "2, Leave, main, 0, 1, , , 400, a\n"
-    ))
+    path = write(
+        tmp_path,
+        (
+            "Timestamp (us), Event Type, Name, Process, Thread, Partner, Message Size, "
+            "PAPI_TOT_CYC, Site\n"
+            "0.5, Enter, main, 0, 1, , , 100, a\n"
+            "1.25, Instant, MpiSend, 0, 1, 3, 64, 150, b\n"
+            "2, Leave, main, 0, 1, , , 400, a\n"
+        ),
+    )
     trace = Trace.from_csv(path)
     events = trace.events
     assert events["Timestamp (ns)"].tolist() == [500, 1250, 2000]
@@ -86,8 +92,11 @@ def test_large_timestamps_stay_exact(tmp_path):
         trace.to_csv(path, unit=unit)
         back = Trace.from_csv(path)
         assert back.events["Timestamp (ns)"].tolist() == [base, base + 1]
-    path = write(tmp_path, "Timestamp (s),Event Type,Name,Process\n1.7e9,Enter,a,0\n"
-                           "1700000000.5,Leave,a,0\n", "sci.csv")
+    path = write(
+        tmp_path,
+        "Timestamp (s),Event Type,Name,Process\n1.7e9,Enter,a,0\n1700000000.5,Leave,a,0\n",
+        "sci.csv",
+    )
     with pytest.raises(ReaderError, match="plain decimal notation"):
         Trace.from_csv(path)
 
@@ -98,20 +107,34 @@ def test_large_timestamps_stay_exact(tmp_path):
         ("Time,Event Type,Name,Process\n0,Enter,a,0\n", "exactly one timestamp column"),
         ("Timestamp (s),Timestamp (ns),Event Type,Name,Process\n", "exactly one timestamp"),
         ("Timestamp (s),Event Type,Process\n0,Enter,0\n", r"lacks the column\(s\) \['Name'\]"),
-        ("Timestamp (s),Event Type,Name,Process\n0,Enter,a,0\n1,Exit,a,0\n",
-         "line 3: unknown event type 'Exit'"),
-        ("Timestamp (s),Event Type,Name,Process\n0,Enter,a,0\nsoon,Leave,a,0\n",
-         "line 3: 'soon' in column 'Timestamp \\(s\\)' is not a number"),
-        ("Timestamp (s),Event Type,Name,Process\n,Enter,a,0\n",
-         "line 2: no value in column 'Timestamp"),
-        ("Timestamp (s),Event Type,Name,Process\n0,Enter,a,0\n1,Leave,a,0,7,8\n",
-         "malformed CSV.*line 3"),
-        ("Timestamp (s),Event Type,Name,Process\n0,Enter,a,\n", "line 2: no value in column "
-                                                                "'Process'"),
-        ("Timestamp (s),Event Type,Name,Process\n0,,a,0\n", "line 2: no value in column "
-                                                            "'Event Type'"),
-        ("Timestamp (s),Event Type,Name,Process,Partner\n0,Instant,MpiSend,0,1.5\n",
-         "line 2: 1.5 in column 'Partner' is not an integer"),
+        (
+            "Timestamp (s),Event Type,Name,Process\n0,Enter,a,0\n1,Exit,a,0\n",
+            "line 3: unknown event type 'Exit'",
+        ),
+        (
+            "Timestamp (s),Event Type,Name,Process\n0,Enter,a,0\nsoon,Leave,a,0\n",
+            "line 3: 'soon' in column 'Timestamp \\(s\\)' is not a number",
+        ),
+        (
+            "Timestamp (s),Event Type,Name,Process\n,Enter,a,0\n",
+            "line 2: no value in column 'Timestamp",
+        ),
+        (
+            "Timestamp (s),Event Type,Name,Process\n0,Enter,a,0\n1,Leave,a,0,7,8\n",
+            "malformed CSV.*line 3",
+        ),
+        (
+            "Timestamp (s),Event Type,Name,Process\n0,Enter,a,\n",
+            "line 2: no value in column 'Process'",
+        ),
+        (
+            "Timestamp (s),Event Type,Name,Process\n0,,a,0\n",
+            "line 2: no value in column 'Event Type'",
+        ),
+        (
+            "Timestamp (s),Event Type,Name,Process,Partner\n0,Instant,MpiSend,0,1.5\n",
+            "line 2: 1.5 in column 'Partner' is not an integer",
+        ),
         ("Timestamp (s),Event Type,Name,Process\n0,Enter,a,0.5\n", "'Process' holds non-integer"),
         ("Timestamp (s),Event Type,Name,Process,Process\n0,Enter,a,0,0\n", "repeats column"),
     ],
@@ -156,14 +179,20 @@ HEADER = "Timestamp (s),Event Type,Name,Process\n"
         ("0,Enter,a,0\n1e309,Leave,a,0\n", r"line 3: inf in column 'Timestamp \(s\)' is not a"),
         ("nan,Enter,a,0\n1,Leave,a,0\n", r"line 2: nan in column 'Timestamp \(s\)' is not a time"),
         ("0,Enter,a,0\n-Infinity,Leave,a,0\n", r"line 3: -inf in column .* is not a time"),
-        ("0,Enter,a,0\n99999999999999999999,Leave,a,0\n",
-         r"line 3: 1e\+20 in column 'Timestamp \(s\)' is not a time glade can store"),
-        ("0,Enter,a,0\n9223372036854775807,Leave,a,0\n",
-         r"line 3: 9\.22\d*e\+18 in column 'Timestamp \(s\)' is not a time glade can store"),
+        (
+            "0,Enter,a,0\n99999999999999999999,Leave,a,0\n",
+            r"line 3: 1e\+20 in column 'Timestamp \(s\)' is not a time glade can store",
+        ),
+        (
+            "0,Enter,a,0\n9223372036854775807,Leave,a,0\n",
+            r"line 3: 9\.22\d*e\+18 in column 'Timestamp \(s\)' is not a time glade can store",
+        ),
         ("0,Enter,a,1e19\n1,Leave,a,0\n", r"line 2: 1e\+19 in column 'Process' is not an integer"),
         ("0,Enter,a,x\n1,Leave,a,0\n", r"line 2: 'x' in column 'Process' is not an integer"),
-        ("0,Enter,a,0\n1,Enter,b,0\n2,Leave,a,0\n3,Leave,b,0\n",
-         r"line 4: Leave of 'a' at row 2 .* closes the Enter of 'b'"),
+        (
+            "0,Enter,a,0\n1,Enter,b,0\n2,Leave,a,0\n3,Leave,b,0\n",
+            r"line 4: Leave of 'a' at row 2 .* closes the Enter of 'b'",
+        ),
         ("0,Enter,\xe9t\xe9,0\n1,Leave,\xe9t\xe9,0\n", None),
     ],
 )
@@ -181,12 +210,21 @@ def test_hostile_cells_name_their_line(tmp_path, rows, message):
     ("header", "rows", "message"),
     [
         ("Partner", "0,Instant,MpiSend,0,-5\n", r"line 2: -5 in column 'Partner' is negative"),
-        ("Message Size", "0,Instant,MpiSend,0,inf\n",
-         r"line 2: inf in column 'Message Size' is not an integer"),
-        ("Message Size", "0,Instant,MpiSend,0,18446744073709551616\n",
-         r"line 2: 1\.8\d*e\+19 in column 'Message Size' is not an integer"),
-        ("PAPI_TOT_CYC", "0,Instant,x,0,1\n1,Instant,x,0,-inf\n",
-         r"line 3: -inf in metric column 'PAPI_TOT_CYC' is infinite"),
+        (
+            "Message Size",
+            "0,Instant,MpiSend,0,inf\n",
+            r"line 2: inf in column 'Message Size' is not an integer",
+        ),
+        (
+            "Message Size",
+            "0,Instant,MpiSend,0,18446744073709551616\n",
+            r"line 2: 1\.8\d*e\+19 in column 'Message Size' is not an integer",
+        ),
+        (
+            "PAPI_TOT_CYC",
+            "0,Instant,x,0,1\n1,Instant,x,0,-inf\n",
+            r"line 3: -inf in metric column 'PAPI_TOT_CYC' is infinite",
+        ),
     ],
 )
 def test_hostile_attributes_name_their_line_and_column(tmp_path, header, rows, message):
@@ -196,33 +234,44 @@ def test_hostile_attributes_name_their_line_and_column(tmp_path, header, rows, m
 
 
 def test_integer_nanoseconds_beyond_the_int64_range_are_refused(tmp_path):
-    path = write(tmp_path, "Timestamp (ns),Event Type,Name,Process\n0,Enter,a,0\n"
-                           "9223372036854775807,Leave,a,0\n")
-    with pytest.raises(ReaderError, match=r"line 3: 9223372036854775807 in column "
-                                          r"'Timestamp \(ns\)' is beyond"):
+    path = write(
+        tmp_path,
+        "Timestamp (ns),Event Type,Name,Process\n0,Enter,a,0\n9223372036854775807,Leave,a,0\n",
+    )
+    with pytest.raises(
+        ReaderError,
+        match=r"line 3: 9223372036854775807 in column "
+        r"'Timestamp \(ns\)' is beyond",
+    ):
         Trace.from_csv(path)
 
 
 def test_lines_are_those_of_the_file_when_it_is_not_in_time_order(tmp_path):
-    path = write(tmp_path, HEADER + "5,Leave,b,0\n0,Enter,a,0\n1,Enter,b,0\n9,Leave,a,0\n"
-                                    "3,Enter,c,1\n4,Leave,d,1\n")
+    path = write(
+        tmp_path,
+        HEADER + "5,Leave,b,0\n0,Enter,a,0\n1,Enter,b,0\n9,Leave,a,0\n3,Enter,c,1\n4,Leave,d,1\n",
+    )
     with pytest.raises(ReaderError, match=r"line 7: Leave of 'd'"):
         Trace.from_csv(path)
 
 
 def test_non_utf8_text_names_line_and_column(tmp_path):
     path = tmp_path / "latin1.csv"
-    path.write_bytes(b"Timestamp (s),Event Type,Name,Process,Site\n0,Enter,a,0,ok\n"
-                     b"1,Leave,a,0,caf\xe9\n")
+    path.write_bytes(
+        b"Timestamp (s),Event Type,Name,Process,Site\n0,Enter,a,0,ok\n1,Leave,a,0,caf\xe9\n"
+    )
     with pytest.raises(ReaderError, match=r"line 3: .* in column 'Site' is not UTF-8"):
         Trace.from_csv(path)
 
 
 def test_readable_oddities_are_kept_or_repaired(tmp_path):
-    path = write(tmp_path, "Timestamp (ns), Event Type, Name, Process, When, Note\n"
-                           "-20, Leave, lost, 0, 2026-01-01, \n"
-                           "-10, Enter, main, 0, 2026-01-02,  \"x y\"\n"
-                           "5, Enter, open, 0, 2026-01-03, \n")
+    path = write(
+        tmp_path,
+        "Timestamp (ns), Event Type, Name, Process, When, Note\n"
+        "-20, Leave, lost, 0, 2026-01-01, \n"
+        '-10, Enter, main, 0, 2026-01-02,  "x y"\n'
+        "5, Enter, open, 0, 2026-01-03, \n",
+    )
     with pytest.warns(UnmatchedEventsWarning):
         trace = Trace.from_csv(path)
     events = trace.events
@@ -237,8 +286,11 @@ def test_readable_oddities_are_kept_or_repaired(tmp_path):
 
 
 def test_the_events_read_are_writable(tmp_path):
-    path = write(tmp_path, "Timestamp (ns),Event Type,Name,Process,Thread,Partner,Weight\n"
-                           "0,Enter,a,0,0,1,0.5\n5,Leave,a,0,0,2,1.5\n")
+    path = write(
+        tmp_path,
+        "Timestamp (ns),Event Type,Name,Process,Thread,Partner,Weight\n"
+        "0,Enter,a,0,0,1,0.5\n5,Leave,a,0,0,2,1.5\n",
+    )
     trace = Trace.from_csv(path)
     for column in ("Timestamp (ns)", "Process", "Thread", "Partner", "Weight"):
         trace.events.loc[1, column] = 7

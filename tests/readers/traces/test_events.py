@@ -32,8 +32,7 @@ def _stack_ok(kinds, names, lanes) -> bool:
 
 
 events = st.lists(
-    st.tuples(st.sampled_from([ENTER, LEAVE, INSTANT]), st.sampled_from("abc"),
-              st.integers(0, 2)),
+    st.tuples(st.sampled_from([ENTER, LEAVE, INSTANT]), st.sampled_from("abc"), st.integers(0, 2)),
     max_size=30,
 )
 
@@ -69,6 +68,7 @@ def nested_ranges(draw):
             ranges.append((a, b))
             fill(a, b, depth + 1)
             cursor = b
+
     fill(0, draw(st.integers(0, 30)), 0)
     order = draw(st.permutations(range(len(ranges))))
     return [ranges[k] for k in order]

@@ -100,8 +100,11 @@ def test_events_match_brute_force_replay(trace: Trace, database: Path):
         ((t, rank_of_line[line], kind, name) for t, line, kind, name in expected),
         key=lambda e: e[0],
     )
-    got = list(trace.events[["Timestamp (ns)", "Process", "Event Type", "Name"]]
-               .astype({"Event Type": str, "Name": str}).itertuples(index=False, name=None))
+    got = list(
+        trace.events[["Timestamp (ns)", "Process", "Event Type", "Name"]]
+        .astype({"Event Type": str, "Name": str})
+        .itertuples(index=False, name=None)
+    )
     assert sorted(got) == sorted(want)
     per_rank = {r: [e for e in want if e[1] == r] for r in (0, 1)}
     for rank, wanted in per_rank.items():

@@ -39,8 +39,12 @@ def export(tmp_path: Path) -> Path:
 
 def _rows(trace, thread):
     events = trace.events[trace.events["Thread"] == thread]
-    return [(int(t), str(k), str(n)) for t, k, n in
-            zip(events["Timestamp (ns)"], events["Event Type"], events["Name"], strict=True)]
+    return [
+        (int(t), str(k), str(n))
+        for t, k, n in zip(
+            events["Timestamp (ns)"], events["Event Type"], events["Name"], strict=True
+        )
+    ]
 
 
 def test_events_of_each_thread_and_stream(export: Path):
@@ -48,18 +52,29 @@ def test_events_of_each_thread_and_stream(export: Path):
     assert len(trace.events) == 21  # 5 NVTX ranges, 1 mark, 2 API calls, 3 GPU activities
     assert set(trace.events["Process"]) == {PID}
     assert _rows(trace, 101) == [
-        (0, "Enter", "step"), (100, "Enter", "forward"),
-        (150, "Enter", "cudaLaunchKernel_v7000"), (200, "Leave", "cudaLaunchKernel_v7000"),
-        (500, "Leave", "forward"), (500, "Enter", "backward"),
-        (600, "Enter", "cudaMemcpyAsync_v3020"), (650, "Leave", "cudaMemcpyAsync_v3020"),
-        (900, "Leave", "backward"), (950, "Instant", "checkpoint"), (1000, "Leave", "step"),
+        (0, "Enter", "step"),
+        (100, "Enter", "forward"),
+        (150, "Enter", "cudaLaunchKernel_v7000"),
+        (200, "Leave", "cudaLaunchKernel_v7000"),
+        (500, "Leave", "forward"),
+        (500, "Enter", "backward"),
+        (600, "Enter", "cudaMemcpyAsync_v3020"),
+        (650, "Leave", "cudaMemcpyAsync_v3020"),
+        (900, "Leave", "backward"),
+        (950, "Instant", "checkpoint"),
+        (1000, "Leave", "step"),
     ]
     assert _rows(trace, 102) == [
-        (50, "Enter", "io"), (60, "Leave", "io"), (70, "Enter", "tick"), (70, "Leave", "tick"),
+        (50, "Enter", "io"),
+        (60, "Leave", "io"),
+        (70, "Enter", "tick"),
+        (70, "Leave", "tick"),
     ]
     stream7 = -(1 + 7)  # -(1 + 1,000,000 x device 0 + stream 7)
     assert _rows(trace, stream7) == [
-        (210, "Enter", "gemm"), (400, "Leave", "gemm"), (400, "Enter", "relu"),
+        (210, "Enter", "gemm"),
+        (400, "Leave", "gemm"),
+        (400, "Enter", "relu"),
         (420, "Leave", "relu"),
     ]
     assert _rows(trace, -(1 + 8)) == [(660, "Enter", "Memcpy HtoD"), (700, "Leave", "Memcpy HtoD")]
@@ -88,8 +103,14 @@ def test_metadata_counts_what_was_left_out(export: Path):
 
 def test_sources(export: Path):
     nvtx = read_nsight(export, sources=("nvtx",)).events
-    assert set(nvtx["Name"].astype(str)) == {"step", "forward", "backward", "checkpoint", "io",
-                                             "tick"}
+    assert set(nvtx["Name"].astype(str)) == {
+        "step",
+        "forward",
+        "backward",
+        "checkpoint",
+        "io",
+        "tick",
+    }
     gpu = read_nsight(export, sources=("gpu",)).events
     assert (gpu["Thread"] < 0).all()
     with pytest.raises(GladeError, match="sources"):
@@ -153,8 +174,11 @@ def _csv(tmp_path: Path, lines: list[str], name="nvtx.csv") -> Path:
 def test_csv_ranges(tmp_path: Path):
     trace = read_nsight(_csv(tmp_path, [HEADER.format(unit="ns"), *ROWS]))
     assert _rows(trace, 54) == [
-        (1000, "Enter", ":step"), (1500, "Enter", ":copy_in"), (2000, "Leave", ":copy_in"),
-        (2000, "Enter", ":kernel, fused"), (4000, "Leave", ":kernel, fused"),
+        (1000, "Enter", ":step"),
+        (1500, "Enter", ":copy_in"),
+        (2000, "Leave", ":copy_in"),
+        (2000, "Enter", ":kernel, fused"),
+        (4000, "Leave", ":kernel, fused"),
         (5000, "Leave", ":step"),
     ]
     assert _rows(trace, 55) == [(1200, "Enter", ":other"), (1300, "Leave", ":other")]
@@ -163,8 +187,13 @@ def test_csv_ranges(tmp_path: Path):
 
 
 def test_csv_printed_with_a_title_and_in_microseconds(tmp_path: Path):
-    lines = ["", " ** NVTX Push/Pop Range Trace (nvtx_pushpop_trace):", "",
-             HEADER.format(unit="us"), "1.5,2.25,0.75,0,0.75,:a,7,8,0,0,1,,:1,:a"]
+    lines = [
+        "",
+        " ** NVTX Push/Pop Range Trace (nvtx_pushpop_trace):",
+        "",
+        HEADER.format(unit="us"),
+        "1.5,2.25,0.75,0,0.75,:a,7,8,0,0,1,,:1,:a",
+    ]
     path = _csv(tmp_path, lines)
     assert detect(path)
     trace = read_nsight_csv(path)
@@ -176,16 +205,26 @@ def test_csv_printed_with_a_title_and_in_microseconds(tmp_path: Path):
     [
         (["Start,End,Name", "1,2,a"], "no header"),
         ([HEADER.format(unit="ns"), "1000,5000,4000,2500,1500,:step,53"], "line 2 is cut short"),
-        ([HEADER.format(unit="ns"), "1000,x,4000,0,0,:s,53,54,0,0,1,,:1,:s"],
-         r"line 2: column 'End' holds 'x', not a time"),
-        ([HEADER.format(unit="ns"), "1000,inf,4000,0,0,:s,53,54,0,0,1,,:1,:s"],
-         "column 'End' holds inf, not a time"),
-        ([HEADER.format(unit="ns"), "1e309,5000,4000,0,0,:s,53,54,0,0,1,,:1,:s"],
-         "column 'Start' holds inf, not a time"),
-        ([HEADER.format(unit="s"), "1e10,2e10,4000,0,0,:s,53,54,0,0,1,,:1,:s"],
-         r"column 'Start' holds 10000000000\.0, not a time in range"),
-        ([HEADER.format(unit="ns"), "1000,5000,4000,0,0,:s,53.5,54,0,0,1,,:1,:s"],
-         r"column 'PID' holds 53\.5, not a whole number"),
+        (
+            [HEADER.format(unit="ns"), "1000,x,4000,0,0,:s,53,54,0,0,1,,:1,:s"],
+            r"line 2: column 'End' holds 'x', not a time",
+        ),
+        (
+            [HEADER.format(unit="ns"), "1000,inf,4000,0,0,:s,53,54,0,0,1,,:1,:s"],
+            "column 'End' holds inf, not a time",
+        ),
+        (
+            [HEADER.format(unit="ns"), "1e309,5000,4000,0,0,:s,53,54,0,0,1,,:1,:s"],
+            "column 'Start' holds inf, not a time",
+        ),
+        (
+            [HEADER.format(unit="s"), "1e10,2e10,4000,0,0,:s,53,54,0,0,1,,:1,:s"],
+            r"column 'Start' holds 10000000000\.0, not a time in range",
+        ),
+        (
+            [HEADER.format(unit="ns"), "1000,5000,4000,0,0,:s,53.5,54,0,0,1,,:1,:s"],
+            r"column 'PID' holds 53\.5, not a whole number",
+        ),
         ([HEADER.format(unit="ns"), "1000,500,4000,0,0,:back,53,54,0,0,1,,:1,:b"], "ends before"),
         ([HEADER.format(unit="ns")], "no NVTX range"),
     ],
@@ -224,8 +263,10 @@ def test_hostile_cells_in_typed_columns(export: Path, table, column, value, mess
     # where the schema says INT; each is an error naming the file, table, column and row
     db = sqlite3.connect(export)
     # a copy of the table without the schema's NOT NULL constraints
-    db.executescript(f"CREATE TABLE copy AS SELECT * FROM {table}; DROP TABLE {table}; "
-                     f"ALTER TABLE copy RENAME TO {table};")
+    db.executescript(
+        f"CREATE TABLE copy AS SELECT * FROM {table}; DROP TABLE {table}; "
+        f"ALTER TABLE copy RENAME TO {table};"
+    )
     db.execute(f"UPDATE {table} SET {column} = {value} WHERE rowid = 1")
     db.commit()
     db.close()
@@ -238,8 +279,7 @@ def test_names_that_are_not_utf8(export: Path):
     # a table name in the schema that is not UTF-8: no table can be listed
     db = sqlite3.connect(export)
     db.execute("PRAGMA writable_schema = ON")
-    db.execute("UPDATE sqlite_master SET name = CAST(x'4e56ff' AS TEXT) "
-               "WHERE name = 'StringIds'")
+    db.execute("UPDATE sqlite_master SET name = CAST(x'4e56ff' AS TEXT) WHERE name = 'StringIds'")
     db.commit()
     db.close()
     assert not detect(export)

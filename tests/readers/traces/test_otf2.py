@@ -110,10 +110,17 @@ def test_against_the_otf2_package_event_objects(otf2, archive: Path, trace: Trac
         for location, event in reader.events:
             kind = type(event).__name__
             name = event.region.name if kind in ("Enter", "Leave") else kind
-            stamp = ticks_to_ns(np.array([event.time], np.uint64), clock.global_offset,
-                                clock.timer_resolution)[0]
-            expected.append((int(stamp), kind if kind in ("Enter", "Leave") else "Instant",
-                             name, location.group._ref))
+            stamp = ticks_to_ns(
+                np.array([event.time], np.uint64), clock.global_offset, clock.timer_resolution
+            )[0]
+            expected.append(
+                (
+                    int(stamp),
+                    kind if kind in ("Enter", "Leave") else "Instant",
+                    name,
+                    location.group._ref,
+                )
+            )
     got = list(trace.events[COLUMNS[:4]].itertuples(index=False, name=None))
     assert sorted(got) == sorted(expected)
 
@@ -207,10 +214,13 @@ def test_buffer_that_fills_grows_and_reading_goes_on(tmp_path: Path, monkeypatch
 
 
 @pytest.mark.usefixtures("otf2")
-@settings(max_examples=15, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.integers(-(2**40), 2**40), min_size=2, max_size=2, unique=True),
-       st.lists(st.integers(0, 2**31), min_size=2, max_size=2, unique=True))
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(st.integers(-(2**40), 2**40), min_size=2, max_size=2, unique=True),
+    st.lists(st.integers(0, 2**31), min_size=2, max_size=2, unique=True),
+)
 def test_process_and_thread_ids_survive_a_round_trip(tmp_path_factory, processes, threads):
     """Saved queries name process ids: an OTF2 copy of a run keeps them (issue 25: a
     trace whose only process was 1 came back as process 0)."""
@@ -238,8 +248,9 @@ def test_only_process_one_stays_process_one(tmp_path: Path):
 
 
 def test_archive_with_two_groups_of_one_process_id_is_refused(otf2, tmp_path: Path):
-    with otf2.writer.open(str(tmp_path / "a"), archive_name="traces",
-                          timer_resolution=10**9) as out:
+    with otf2.writer.open(
+        str(tmp_path / "a"), archive_name="traces", timer_resolution=10**9
+    ) as out:
         node = out.definitions.system_tree_node("machine")
         for name in ("rank 0", "rank 1"):
             group = out.definitions.location_group(name, system_tree_parent=node)
@@ -277,8 +288,9 @@ def test_metric_without_event_becomes_instant(otf2, tmp_path: Path):
 
 @pytest.mark.usefixtures("otf2")
 def test_write_refuses_what_otf2_cannot_hold(tmp_path: Path):
-    events = pd.DataFrame({"Timestamp (ns)": [0], "Event Type": ["Instant"],
-                           "Name": ["checkpoint"], "Process": [0]})
+    events = pd.DataFrame(
+        {"Timestamp (ns)": [0], "Event Type": ["Instant"], "Name": ["checkpoint"], "Process": [0]}
+    )
     with pytest.raises(GladeError, match="checkpoint"):
         otf2_write.write_otf2(Trace(events), tmp_path / "x")
     (tmp_path / "busy").mkdir()

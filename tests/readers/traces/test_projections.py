@@ -33,8 +33,9 @@ def trace(logs: Path) -> Trace:
 
 def _event(trace: Trace, name: str, process: int, ns: int):
     events = trace.events
-    hit = events[(events["Name"] == name) & (events["Process"] == process)
-                 & (events["Timestamp (ns)"] == ns)]
+    hit = events[
+        (events["Name"] == name) & (events["Process"] == process) & (events["Timestamp (ns)"] == ns)
+    ]
     assert len(hit) == 1
     return hit.iloc[0]
 
@@ -95,8 +96,9 @@ def test_receive_lies_inside_its_entry_method(trace: Trace):
     receives = events.index[events["Name"] == "Receive"]
     for row in receives[:50]:
         before = events.iloc[:row]
-        mine = before[(before["Process"] == events.at[row, "Process"])
-                      & (before["Event Type"] != "Instant")]
+        mine = before[
+            (before["Process"] == events.at[row, "Process"]) & (before["Event Type"] != "Instant")
+        ]
         assert mine.iloc[-1]["Event Type"] == "Enter"
         assert "::" in mine.iloc[-1]["Name"]
 
@@ -151,21 +153,42 @@ def _rewrite(log: Path, edit) -> None:
         ("pingpong.prj.sts", empty, "PROCESSORS"),
         ("pingpong.prj.sts", lambda p: truncate(p, 0.3), "entry method|is malformed"),
         ("pingpong.prj.0.log.gz", lambda p: _rewrite(p, lambda ls: ls[:500]), "truncated"),
-        ("pingpong.prj.0.log.gz", lambda p: _rewrite(p, lambda ls: [*ls[:9], "2 4 151", *ls[10:]]),
-         "line 10: a BEGIN_PROCESSING record has 2 fields"),
-        ("pingpong.prj.1.log.gz", lambda p: _rewrite(p, lambda ls: [*ls[:5], "77 1 2", *ls[6:]]),
-         "record type 77"),
-        ("pingpong.prj.1.log.gz", lambda p: _rewrite(p, lambda ls: [*ls[:5], "14 1x 1", *ls[6:]]),
-         "no number"),
+        (
+            "pingpong.prj.0.log.gz",
+            lambda p: _rewrite(p, lambda ls: [*ls[:9], "2 4 151", *ls[10:]]),
+            "line 10: a BEGIN_PROCESSING record has 2 fields",
+        ),
+        (
+            "pingpong.prj.1.log.gz",
+            lambda p: _rewrite(p, lambda ls: [*ls[:5], "77 1 2", *ls[6:]]),
+            "record type 77",
+        ),
+        (
+            "pingpong.prj.1.log.gz",
+            lambda p: _rewrite(p, lambda ls: [*ls[:5], "14 1x 1", *ls[6:]]),
+            "no number",
+        ),
         # times that cannot be: beyond what a double holds, infinite, NaN, before the start
-        ("pingpong.prj.0.log.gz", lambda p: _rewrite(p, lambda ls: [ls[0], "6 1e400", *ls[2:]]),
-         "a record holds '1e400', not a number in range"),
-        ("pingpong.prj.0.log.gz", lambda p: _rewrite(
-            p, lambda ls: [ls[0], "6 99999999999999999999", *ls[2:]]), "not a number in range"),
-        ("pingpong.prj.0.log.gz", lambda p: _rewrite(p, lambda ls: [ls[0], "6 nan", *ls[2:]]),
-         "a record holds 'nan', not a number in range"),
-        ("pingpong.prj.0.log.gz", lambda p: _rewrite(p, lambda ls: [ls[0], "6 -5", *ls[2:]]),
-         "PE 0 logs a record at -5 us, before the trace starts"),
+        (
+            "pingpong.prj.0.log.gz",
+            lambda p: _rewrite(p, lambda ls: [ls[0], "6 1e400", *ls[2:]]),
+            "a record holds '1e400', not a number in range",
+        ),
+        (
+            "pingpong.prj.0.log.gz",
+            lambda p: _rewrite(p, lambda ls: [ls[0], "6 99999999999999999999", *ls[2:]]),
+            "not a number in range",
+        ),
+        (
+            "pingpong.prj.0.log.gz",
+            lambda p: _rewrite(p, lambda ls: [ls[0], "6 nan", *ls[2:]]),
+            "a record holds 'nan', not a number in range",
+        ),
+        (
+            "pingpong.prj.0.log.gz",
+            lambda p: _rewrite(p, lambda ls: [ls[0], "6 -5", *ls[2:]]),
+            "PE 0 logs a record at -5 us, before the trace starts",
+        ),
     ],
 )
 def test_corrupted_logs(logs: Path, tmp_path: Path, target, damage, message):
@@ -182,10 +205,17 @@ def test_user_records(logs: Path, tmp_path: Path):
         sts.write("EVENT 7 phase\nSTAT 3 energy\n")
     # PE 0's Pack (lines 4-5, at 80896 us) and Unpack (lines 6-7, at 80900 us) become a
     # note, a user stat and a user bracket event (two records: begin, end)
-    _rewrite(copy / "pingpong.prj.0.log.gz", lambda ls: [
-        *ls[:3], "28 80896 11 hello world", "32 80896 1 2.25 0 3",
-        "100 7 80900 9 0 0", "100 7 80901 9 0 0", *ls[7:],
-    ])
+    _rewrite(
+        copy / "pingpong.prj.0.log.gz",
+        lambda ls: [
+            *ls[:3],
+            "28 80896 11 hello world",
+            "32 80896 1 2.25 0 3",
+            "100 7 80900 9 0 0",
+            "100 7 80901 9 0 0",
+            *ls[7:],
+        ],
+    )
     events = read_projections(copy).events
     note = events[events["Name"] == "User Note"]
     assert note["Note"].tolist() == ["hello world"]

@@ -17,7 +17,14 @@ from glade.trace import Trace
 
 def test_registry_names_every_format():
     assert [name for name, _, _ in TRACE_FORMATS] == [
-        "parquet", "otf2", "hpctoolkit", "projections", "nsight", "chrome", "csv"]
+        "parquet",
+        "otf2",
+        "hpctoolkit",
+        "projections",
+        "nsight",
+        "chrome",
+        "csv",
+    ]
     assert {"chrome", "csv"} <= set(available_formats())
     for name, module, function in TRACE_FORMATS:
         if name in available_formats():
@@ -34,13 +41,17 @@ def test_text_formats_are_detected_and_read(tmp_path, foo_bar_path):
     assert detect_trace_format(tmp_path / "t.csv.gz") == "csv"
     for name in ("t.json", "t.csv.gz"):
         pd.testing.assert_frame_equal(read_trace(tmp_path / name).events, trace.events)
-    pd.testing.assert_frame_equal(read_trace(foo_bar_path, format="csv").events,
-                                  Trace.from_csv(foo_bar_path).events)
+    pd.testing.assert_frame_equal(
+        read_trace(foo_bar_path, format="csv").events, Trace.from_csv(foo_bar_path).events
+    )
 
 
 def test_real_pipit_traces_are_detected(pipit_data):
-    expected = {"ping-pong-otf2": "otf2", "ping-pong-hpctoolkit": "hpctoolkit",
-                "ping-pong-projections": "projections"}
+    expected = {
+        "ping-pong-otf2": "otf2",
+        "ping-pong-hpctoolkit": "hpctoolkit",
+        "ping-pong-projections": "projections",
+    }
     for folder, name in expected.items():
         if name in available_formats():
             assert detect_trace_format(pipit_data / folder) == name
@@ -55,8 +66,9 @@ def test_errors(tmp_path, monkeypatch):
         read_trace(other)
     with pytest.raises(ReaderError, match="unknown trace format 'vtf'"):
         read_trace(other, format="vtf")
-    monkeypatch.setattr(traces, "TRACE_FORMATS",
-                        [("ghost", "glade.readers.no_such_reader", "read"), *TRACE_FORMATS])
+    monkeypatch.setattr(
+        traces, "TRACE_FORMATS", [("ghost", "glade.readers.no_such_reader", "read"), *TRACE_FORMATS]
+    )
     assert "ghost" not in traces.available_formats()
     with pytest.raises(GladeError, match="the ghost trace reader is not available"):
         traces.read_trace(other, format="ghost")

@@ -29,8 +29,12 @@ SENT_QUERY = '{MATCH (".", p) WHERE p.sent >= 10} OR {MATCH (".", p) WHERE p.nam
 
 
 def forest_parts(gf) -> dict[str, object]:
-    return {"table": gf.dataframe, "frames": gf.graph.frames,
-            "parents": gf.graph.tree_parent, "metadata": gf.metadata}
+    return {
+        "table": gf.dataframe,
+        "frames": gf.graph.frames,
+        "parents": gf.graph.tree_parent,
+        "metadata": gf.metadata,
+    }
 
 
 def more_analyses(trace) -> dict[str, object]:
@@ -40,8 +44,9 @@ def more_analyses(trace) -> dict[str, object]:
     out = {
         "over time size": trace.comm_over_time("size", "send", 5),
         "over time receive count": trace.comm_over_time("count", "receive", 3),
-        "over time edges": trace.comm_over_time("size", "receive",
-                                                np.array([0.0, 10.0, 25.0, 1e12])),
+        "over time edges": trace.comm_over_time(
+            "size", "receive", np.array([0.0, 10.0, 25.0, 1e12])
+        ),
         "over time density": trace.comm_over_time("count", bins=4, density=True),
     }
     out.update({f"forest {k}": v for k, v in forest_parts(trace.calls()).items()})
@@ -61,19 +66,23 @@ def assert_more_answers(trace: Trace, npartitions: int) -> None:
         # match_messages set the matching columns of the messages, as on pandas
         computed = on_dask.compute().events
         for column in ("_matching_event", "_matching_timestamp"):
-            np.testing.assert_array_equal(computed[column], pandas_trace.events[column],
-                                          column)
+            np.testing.assert_array_equal(computed[column], pandas_trace.events[column], column)
         # outliers: means and deviations summed over partitions, so equal up to rounding
         for args in (("time.exc", 1.0), ("time.inc", 0.5, "Process")):
-            pd.testing.assert_frame_equal(on_dask.outlier_detection(*args),
-                                          trace.copy().outlier_detection(*args),
-                                          check_exact=False, rtol=1e-12, obj=str(args))
+            pd.testing.assert_frame_equal(
+                on_dask.outlier_detection(*args),
+                trace.copy().outlier_detection(*args),
+                check_exact=False,
+                rtol=1e-12,
+                obj=str(args),
+            )
         # a receive's 'sent' comes from its send, which may lie in another partition
         for query in (WINDOW_QUERY, SENT_QUERY):
             queried = on_dask.query(query, level="calls").compute()
             expected_query = trace.query(query, level="calls")
-            pd.testing.assert_frame_equal(queried.events, expected_query.events,
-                                          check_exact=True, obj=query)
+            pd.testing.assert_frame_equal(
+                queried.events, expected_query.events, check_exact=True, obj=query
+            )
 
 
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -131,8 +140,14 @@ def test_a_pattern_is_found_in_the_partition_that_holds_its_process():
     its own 2-worker LocalCluster whose workers inherit that setting."""
     pytest.importorskip("stumpy", reason="detect_pattern needs the glade[stumpy] extra")
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    done = subprocess.run([sys.executable, "-c", PATTERN_SCRIPT], capture_output=True,
-                          text=True, env=env, timeout=300, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", PATTERN_SCRIPT],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=True,
+    )
     answers = json.loads(done.stdout.strip().splitlines()[-1])
     for process, (expected, found) in answers.items():
         assert found == expected, process
@@ -160,9 +175,9 @@ def test_multirun_analysis_takes_dask_traces(dask_client):
         mixed = [runs[0].copy(), runs[1].to_dask(2), runs[2].to_dask(3)]
         pd.testing.assert_frame_equal(Trace.multirun_analysis(mixed), expected)
         on_dask = type(mixed[1]).multirun_analysis([r.to_dask(2) for r in runs], mean=False)
-        pd.testing.assert_frame_equal(on_dask,
-                                      Trace.multirun_analysis([r.copy() for r in runs],
-                                                              mean=False))
+        pd.testing.assert_frame_equal(
+            on_dask, Trace.multirun_analysis([r.copy() for r in runs], mean=False)
+        )
     assert list(expected.index) == [2, 4, 8]
 
 
@@ -176,4 +191,3 @@ def test_comm_over_time_refuses_what_needs_every_message_at_once(dask_client):
         on_dask.comm_over_time(message_type="both")
     with pytest.raises(TraceError, match="output"):
         on_dask.comm_over_time("bytes")
-

@@ -55,10 +55,15 @@ def threads_and_metrics() -> Trace:
     for p in range(3):
         for t in range(2):
             base = 100 * p + 10 * t
-            rows += [(base, "Enter", "main", p, t), (base + 1, "Enter", f"work{t}", p, t),
-                     (base + 5, "Leave", f"work{t}", p, t), (base + 9, "Leave", "main", p, t)]
-    events = pd.DataFrame(rows, columns=["Timestamp (ns)", "Event Type", "Name", "Process",
-                                         "Thread"])
+            rows += [
+                (base, "Enter", "main", p, t),
+                (base + 1, "Enter", f"work{t}", p, t),
+                (base + 5, "Leave", f"work{t}", p, t),
+                (base + 9, "Leave", "main", p, t),
+            ]
+    events = pd.DataFrame(
+        rows, columns=["Timestamp (ns)", "Event Type", "Name", "Process", "Thread"]
+    )
     counted = (events["Process"] == 1) & (events["Name"] == "work1")
     events["cycles"] = np.where(counted, 7.0 * events.index, np.nan)
     return Trace(events, metadata={"program": "threads"})
@@ -82,8 +87,11 @@ def test_a_synthetic_mpi_run(dask_client, tmp_path):
     assert_read_alike(trace.to_otf2(tmp_path / "halo"), 3)
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=[
-    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=3,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(random_events(), st.integers(1, 4))
 def test_random_traces_written_to_otf2(dask_client, tmp_path_factory, table, npartitions):
     """What the pandas reader reads, the Dask reader reads alike; what it refuses (an
@@ -106,25 +114,34 @@ def test_random_traces_written_to_otf2(dask_client, tmp_path_factory, table, npa
     assert_read_alike(anchor, npartitions, analyse=False)
 
 
-REFUSALS = ("a Leave without a matching Enter", "an Enter that is never left",
-            "a Leave that does not match its Enter")
+REFUSALS = (
+    "a Leave without a matching Enter",
+    "an Enter that is never left",
+    "a Leave that does not match its Enter",
+)
 
 
 def refused_event(error: ReaderError, table: pd.DataFrame) -> bool:
     """Whether ``error`` refuses the archive for one of the reasons the reader gives,
     naming an event of ``table`` (its name, time, process and thread, whose ids the
     archive keeps)."""
-    found = re.search(r"traces\.otf2: (.+): '(.*)' at (\d+) ns on process (\d+), thread (\d+)$",
-                      str(error))
+    found = re.search(
+        r"traces\.otf2: (.+): '(.*)' at (\d+) ns on process (\d+), thread (\d+)$", str(error)
+    )
     if found is None or found[1] not in REFUSALS:
         return False
-    return bool(((table["Name"] == found[2]) & (table["Timestamp (ns)"] == int(found[3]))
-                 & (table["Process"] == int(found[4])) & (table["Thread"] == int(found[5]))
-                 & (table["Event Type"] != "Instant")).any())
+    return bool(
+        (
+            (table["Name"] == found[2])
+            & (table["Timestamp (ns)"] == int(found[3]))
+            & (table["Process"] == int(found[4]))
+            & (table["Thread"] == int(found[5]))
+            & (table["Event Type"] != "Instant")
+        ).any()
+    )
 
 
-def test_a_damaged_event_file_is_a_reader_error_at_read_time(dask_client, pipit_data,
-                                                             tmp_path):
+def test_a_damaged_event_file_is_a_reader_error_at_read_time(dask_client, pipit_data, tmp_path):
     from tests.readers.corruption import copy_input
 
     copy = copy_input(pipit_data / "ping-pong-otf2", tmp_path)

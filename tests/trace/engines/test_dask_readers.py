@@ -35,14 +35,16 @@ def test_pipit_foo_bar_csv_on_dask(dask_client, foo_bar_path):
     trace = Trace.from_csv(foo_bar_path)
     on_dask = Trace.from_csv(foo_bar_path, engine="dask", npartitions=2)
     pd.testing.assert_frame_equal(on_dask.compute().events, trace.events, check_exact=True)
-    pd.testing.assert_frame_equal(on_dask.flat_profile(["time.exc", "count"]),
-                                  trace.flat_profile(["time.exc", "count"]))
+    pd.testing.assert_frame_equal(
+        on_dask.flat_profile(["time.exc", "count"]), trace.flat_profile(["time.exc", "count"])
+    )
 
 
 def test_a_bad_csv_block_names_the_file_and_block(dask_client, tmp_path):
     path = tmp_path / "bad.csv"
-    path.write_text("Timestamp (s), Event Type, Name, Process\n0, Enter, a, 0\n"
-                    "1, Leave, a, 0\n2, Sleep, b, 1\n")
+    path.write_text(
+        "Timestamp (s), Event Type, Name, Process\n0, Enter, a, 0\n1, Leave, a, 0\n2, Sleep, b, 1\n"
+    )
     with pytest.raises(ReaderError, match=r"bad\.csv: block 0: line 4: unknown event type"):
         Trace.from_csv(path, engine="dask")
 
@@ -66,5 +68,4 @@ def test_a_file_the_cluster_cannot_read_is_a_reader_error(dask_client, tmp_path)
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")
     with pytest.raises(ReaderError, match=r"broken\.json"):
-        Ensemble.from_files([broken], reader="json", client=dask_client,
-                            progress=False)
+        Ensemble.from_files([broken], reader="json", client=dask_client, progress=False)

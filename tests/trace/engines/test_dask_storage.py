@@ -22,8 +22,13 @@ from .test_dask_trace import random_events
 
 pytest.importorskip("dask.dataframe", reason="the glade[dask] extra is absent")
 
-DERIVATIONS = ("match_events", "match_caller_callee", "calc_exc_metrics", "calc_inc_metrics",
-               "match_messages")
+DERIVATIONS = (
+    "match_events",
+    "match_caller_callee",
+    "calc_exc_metrics",
+    "calc_inc_metrics",
+    "match_messages",
+)
 
 
 def with_ids(trace: Trace, ids: np.ndarray, npartitions: int):
@@ -38,8 +43,7 @@ def with_ids(trace: Trace, ids: np.ndarray, npartitions: int):
     events = trace.events.copy()
     events.index = pd.Index(ids, name=EVENT_ID)
     parts = [in_time_order(p) for p in split_by_process(events, npartitions)] or [events]
-    ddf = dd.from_delayed([dask.delayed(p) for p in parts], meta=events.iloc[:0],
-                          verify_meta=False)
+    ddf = dd.from_delayed([dask.delayed(p) for p in parts], meta=events.iloc[:0], verify_meta=False)
     return DaskTrace(ddf, None, dict(trace.metadata))
 
 
@@ -57,22 +61,34 @@ def assert_lossless(on_dask, tmp_path, name: str) -> None:
     for where in (store, tmp_path / f"{name}-pandas"):
         for npartitions in (1, 3):
             again = Trace.from_parquet(where, engine="dask", npartitions=npartitions)
-            pd.testing.assert_frame_equal(again.compute().events, stored.events,
-                                          check_exact=True, obj=f"{where} on Dask")
+            pd.testing.assert_frame_equal(
+                again.compute().events, stored.events, check_exact=True, obj=f"{where} on Dask"
+            )
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[
-    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(random_events(), st.integers(1, 4), st.sampled_from(["rows", "random", "reversed"]),
-       st.lists(st.sampled_from(DERIVATIONS), max_size=3, unique=True), st.randoms())
-def test_random_traces_round_trip_on_both_engines(dask_client, tmp_path_factory, table,
-                                                  npartitions, id_kind, derivations, rnd):
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    random_events(),
+    st.integers(1, 4),
+    st.sampled_from(["rows", "random", "reversed"]),
+    st.lists(st.sampled_from(DERIVATIONS), max_size=3, unique=True),
+    st.randoms(),
+)
+def test_random_traces_round_trip_on_both_engines(
+    dask_client, tmp_path_factory, table, npartitions, id_kind, derivations, rnd
+):
     trace = Trace(table.reset_index(drop=True))
     n = len(trace)
-    ids = {"rows": np.arange(n),
-           # ids unrelated to the rows (so a row must be found by a merge of the keys)
-           "random": np.array(rnd.sample(range(10 * n + 1), n), dtype=np.int64) * 3 + 5,
-           "reversed": (n - np.arange(n)) << 40}[id_kind]
+    ids = {
+        "rows": np.arange(n),
+        # ids unrelated to the rows (so a row must be found by a merge of the keys)
+        "random": np.array(rnd.sample(range(10 * n + 1), n), dtype=np.int64) * 3 + 5,
+        "reversed": (n - np.arange(n)) << 40,
+    }[id_kind]
     on_dask = with_ids(trace, ids, npartitions)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -95,7 +111,8 @@ def test_a_synthetic_run_with_every_derived_column_round_trips(dask_client, tmp_
             getattr(derived, method)()
     store = on_dask.to_parquet(tmp_path / "run")
     assert sorted(p.name for p in (store / "events").iterdir()) == [
-        f"Process={p}" for p in range(6)]
+        f"Process={p}" for p in range(6)
+    ]
     back = Trace.from_parquet(store)
     pd.testing.assert_frame_equal(back.events, derived.events, check_exact=True)
     assert back.metadata == on_dask.metadata
@@ -125,8 +142,9 @@ def test_a_store_read_on_dask_and_stored_again_is_the_same(dask_client, tmp_path
     assert_lossless(on_dask, tmp_path, "copy")
 
 
-def test_a_real_trace_stored_from_the_workers_keeps_its_definitions(dask_client, pipit_data,
-                                                                    tmp_path):
+def test_a_real_trace_stored_from_the_workers_keeps_its_definitions(
+    dask_client, pipit_data, tmp_path
+):
     pytest.importorskip("otf2", reason="the OTF2 reader needs the glade[otf2] extra")
     trace = Trace.from_otf2(pipit_data / "ping-pong-otf2")
     on_dask = Trace.from_otf2(pipit_data / "ping-pong-otf2", engine="dask")
@@ -152,8 +170,12 @@ def test_a_damaged_dask_store_is_a_reader_error(dask_client, tmp_path):
     table = pq.read_table(part)
     rows = table.column("__glade_row__").to_numpy().copy()
     rows[1] = rows[0]  # two events claim one row
-    pq.write_table(table.set_column(table.column_names.index("__glade_row__"),
-                                    "__glade_row__", pa.array(rows)), part)
+    pq.write_table(
+        table.set_column(
+            table.column_names.index("__glade_row__"), "__glade_row__", pa.array(rows)
+        ),
+        part,
+    )
     with pytest.raises(ReaderError, match="permutation"):
         Trace.from_parquet(store)
     part.write_bytes(b"not parquet")
@@ -168,8 +190,7 @@ def test_a_damaged_dask_store_is_a_reader_error(dask_client, tmp_path):
         Trace.from_parquet(store, engine="dask")
 
 
-def test_relative_paths_reach_workers_in_another_directory(dask_client, tmp_path,
-                                                            monkeypatch):
+def test_relative_paths_reach_workers_in_another_directory(dask_client, tmp_path, monkeypatch):
     # the cluster's workers started in the test session's directory, not in tmp_path
     from glade.datasets import write_synthetic_trace
 
@@ -178,5 +199,6 @@ def test_relative_paths_reach_workers_in_another_directory(dask_client, tmp_path
     on_dask = Trace.from_parquet("run", engine="dask", npartitions=2)
     on_dask.match_events()
     on_dask.to_parquet("copy")
-    pd.testing.assert_frame_equal(Trace.from_parquet("copy").events,
-                                  on_dask.compute().events, check_exact=True)
+    pd.testing.assert_frame_equal(
+        Trace.from_parquet("copy").events, on_dask.compute().events, check_exact=True
+    )

@@ -34,8 +34,9 @@ def random_events(draw) -> pd.DataFrame:
     for process in range(processes):
         for thread in range(draw(st.integers(1, 2))):
             stack, rows = [], []
-            for op in draw(st.lists(st.sampled_from(["enter", "leave", "send", "recv"]),
-                                    max_size=30)):
+            for op in draw(
+                st.lists(st.sampled_from(["enter", "leave", "send", "recv"]), max_size=30)
+            ):
                 if op == "enter":
                     stack.append(draw(st.sampled_from(NAMES)))
                     rows.append(("Enter", stack[-1], -1, -1))
@@ -44,20 +45,25 @@ def random_events(draw) -> pd.DataFrame:
                 else:
                     partner = draw(st.integers(0, processes - 1))
                     size = draw(st.sampled_from([-1, 8, 64, 1000]))
-                    rows.append(("Instant", "MpiSend" if op == "send" else "MpiRecv",
-                                 partner, size))
+                    rows.append(
+                        ("Instant", "MpiSend" if op == "send" else "MpiRecv", partner, size)
+                    )
             if draw(st.booleans()):
                 rows += [("Leave", name, -1, -1) for name in reversed(stack)]
             steps = draw(st.lists(st.integers(0, 3), min_size=len(rows), max_size=len(rows)))
-            tables.append(pd.DataFrame({
-                "Timestamp (ns)": np.cumsum(steps, dtype=np.int64),
-                "Event Type": [r[0] for r in rows],
-                "Name": [r[1] for r in rows],
-                "Process": process,
-                "Thread": thread,
-                "Partner": np.array([r[2] for r in rows], dtype=np.int64),
-                "Message Size": np.array([r[3] for r in rows], dtype=np.int64),
-            }))
+            tables.append(
+                pd.DataFrame(
+                    {
+                        "Timestamp (ns)": np.cumsum(steps, dtype=np.int64),
+                        "Event Type": [r[0] for r in rows],
+                        "Name": [r[1] for r in rows],
+                        "Process": process,
+                        "Thread": thread,
+                        "Partner": np.array([r[2] for r in rows], dtype=np.int64),
+                        "Message Size": np.array([r[3] for r in rows], dtype=np.int64),
+                    }
+                )
+            )
     table = pd.concat(tables, ignore_index=True)
     return table.iloc[np.argsort(table["Timestamp (ns)"].to_numpy(), kind="stable")]
 
@@ -119,20 +125,22 @@ def assert_same_answers(trace: Trace, npartitions: int) -> None:
         derived.calc_exc_metrics()
         on_dask.calc_exc_metrics()
         assert on_dask.metadata["repairs"] == derived.metadata["repairs"]
-        pd.testing.assert_frame_equal(on_dask.compute().events, derived.events,
-                                      check_exact=True)
+        pd.testing.assert_frame_equal(on_dask.compute().events, derived.events, check_exact=True)
 
         chosen = Filter("Name", "in", ["a", "MpiSend"]) | Filter("Timestamp (ns)", ">", 20)
         selections = {
             "filter": (trace.filter(chosen), on_dask.filter(chosen)),
             "cct query": (trace.query(CCT_QUERY), on_dask.query(CCT_QUERY)),
-            "calls query": (trace.query(CALLS_QUERY, level="calls"),
-                            on_dask.query(CALLS_QUERY, level="calls")),
+            "calls query": (
+                trace.query(CALLS_QUERY, level="calls"),
+                on_dask.query(CALLS_QUERY, level="calls"),
+            ),
         }
         for what, (pandas_trace, dask_trace) in selections.items():
             computed = dask_trace.compute()
-            pd.testing.assert_frame_equal(computed.events, pandas_trace.events,
-                                          check_exact=True, obj=what)
+            pd.testing.assert_frame_equal(
+                computed.events, pandas_trace.events, check_exact=True, obj=what
+            )
             assert computed.metadata == pandas_trace.metadata, what
 
 
@@ -201,12 +209,14 @@ def test_bad_arguments_fail_before_any_pass(dask_client):
 
 
 def test_unmatched_events_warn_or_fail_as_on_pandas(dask_client):
-    table = pd.DataFrame({
-        "Timestamp (ns)": [0, 1, 2, 3, 5],
-        "Event Type": ["Leave", "Enter", "Enter", "Leave", "Enter"],
-        "Name": ["x", "a", "b", "b", "c"],
-        "Process": [0, 0, 1, 1, 1],
-    })
+    table = pd.DataFrame(
+        {
+            "Timestamp (ns)": [0, 1, 2, 3, 5],
+            "Event Type": ["Leave", "Enter", "Enter", "Leave", "Enter"],
+            "Name": ["x", "a", "b", "b", "c"],
+            "Process": [0, 0, 1, 1, 1],
+        }
+    )
     on_dask = Trace(table).to_dask(2)
     with pytest.warns(UnmatchedEventsWarning):
         on_dask.match_events()
@@ -251,12 +261,14 @@ def test_a_parquet_store_read_on_dask_is_the_stored_trace(dask_client, tmp_path)
 
 def test_a_store_in_row_order_keeps_its_order_on_dask(dask_client, tmp_path):
     # equal timestamps with process 1 before process 0: the store keeps each event's row
-    table = pd.DataFrame({
-        "Timestamp (ns)": [0, 0, 1, 1, 2, 2],
-        "Event Type": ["Enter", "Enter", "Leave", "Enter", "Leave", "Leave"],
-        "Name": ["b", "a", "a", "c", "c", "b"],
-        "Process": [1, 0, 0, 0, 0, 1],
-    })
+    table = pd.DataFrame(
+        {
+            "Timestamp (ns)": [0, 0, 1, 1, 2, 2],
+            "Event Type": ["Enter", "Enter", "Leave", "Enter", "Leave", "Leave"],
+            "Name": ["b", "a", "a", "c", "c", "b"],
+            "Process": [1, 0, 0, 0, 0, 1],
+        }
+    )
     trace = Trace(table)
     trace.to_parquet(tmp_path / "rows")
     on_dask = Trace.from_parquet(tmp_path / "rows", engine="dask", npartitions=2)
@@ -303,8 +315,7 @@ def test_the_timeline_picture_on_dask_is_the_pandas_one(dask_client, monkeypatch
     start, end = on_dask.span
     bundled = []
     for t0, t1, rows in [(start, end, None), (200_000, 900_000, (1, 5))]:
-        expected = view.picture(t0, t1, width=400, height=50,
-                                rows=rows if rows else (0, 6))
+        expected = view.picture(t0, t1, width=400, height=50, rows=rows if rows else (0, 6))
         picture = on_dask.timeline_picture(t0, t1, width=400, height=50, rows=rows)
         assert picture.threshold == expected.threshold
         assert picture.visible_calls == expected.visible_calls
@@ -318,20 +329,28 @@ def test_the_timeline_picture_on_dask_is_the_pandas_one(dask_client, monkeypatch
         assert (picture.threshold > picture.request.px) == (max_boxes == 40)
         assert picture.instants_pooled == expected.instants_pooled
         if expected.instants_pooled:
-            np.testing.assert_array_equal(picture.instants["count"],
-                                          expected.instants["count"])
+            np.testing.assert_array_equal(picture.instants["count"], expected.instants["count"])
             assert picture.instants["count"].sum() > 30
         else:
             for field in ("node", "row", "time", "code"):
-                np.testing.assert_array_equal(picture.instants[field],
-                                              expected.instants[field], field)
+                np.testing.assert_array_equal(
+                    picture.instants[field], expected.instants[field], field
+                )
             assert picture.instants["time"].size > 0
         assert picture.arrows.count.sum() > 0
         bundled.append(picture.arrows.bundled)
-        for field in ("send_time", "receive_time", "send_row", "receive_row", "size",
-                      "count", "bundled"):
-            np.testing.assert_array_equal(getattr(picture.arrows, field),
-                                          getattr(expected.arrows, field), field)
+        for field in (
+            "send_time",
+            "receive_time",
+            "send_row",
+            "receive_row",
+            "size",
+            "count",
+            "bundled",
+        ):
+            np.testing.assert_array_equal(
+                getattr(picture.arrows, field), getattr(expected.arrows, field), field
+            )
     assert bundled == [max_boxes == 40, False]
 
 
@@ -363,9 +382,13 @@ def test_messages_are_paired_by_receiver_on_the_workers(dask_client):
     sent = np.concatenate([s["send_id"] for s in shares])
     order = np.argsort(sent)
     np.testing.assert_array_equal(sent[order], expected["Send event"].to_numpy())
-    for field, column in (("send_time", "Send time (ns)"), ("receive_time", "Receive time (ns)"),
-                          ("send_row", "Sender"), ("receive_row", "Receiver"),
-                          ("size", "Message Size")):
+    for field, column in (
+        ("send_time", "Send time (ns)"),
+        ("receive_time", "Receive time (ns)"),
+        ("send_row", "Sender"),
+        ("receive_row", "Receiver"),
+        ("size", "Message Size"),
+    ):
         values = np.concatenate([s[field] for s in shares])[order]
         np.testing.assert_array_equal(values, expected[column].to_numpy(), field)
 

@@ -64,30 +64,39 @@ def check_picture(index: TimelineIndex, request: Request, exact_raster: bool = T
     nodes, row = calls_in(index, request.t0, request.t1, row0, row1, request.depth_rows)
     duration = forest.end[nodes] - forest.start[nodes]
     wide = duration >= picture.threshold
-    assert sorted(zip(picture.boxes["node"].tolist(), picture.boxes["row"].tolist(),
-                      strict=True)) == sorted(zip(nodes[wide].tolist(), row[wide].tolist(),
-                                                  strict=True))
+    assert sorted(
+        zip(picture.boxes["node"].tolist(), picture.boxes["row"].tolist(), strict=True)
+    ) == sorted(zip(nodes[wide].tolist(), row[wide].tolist(), strict=True))
     assert picture.visible_calls == nodes.size
     if not wide.all() or picture.threshold == request.px:
         assert picture.threshold >= request.px
     total = overlap(forest.start[nodes], forest.end[nodes], request.t0, request.t1).sum()
-    boxes = overlap(picture.boxes["start"], picture.boxes["end"], request.t0,
-                    request.t1).sum()
+    boxes = overlap(picture.boxes["start"], picture.boxes["end"], request.t0, request.t1).sum()
     if exact_raster:
         assert picture.cover.sum() + boxes == pytest.approx(total, rel=1e-9, abs=1e-6)
         # row by row too: each raster row holds the time of its own rows' small calls
         small = ~wide
         bin_of = (row[small] - row0) // picture.pool
-        per_bin = np.bincount(bin_of, weights=overlap(
-            forest.start[nodes[small]], forest.end[nodes[small]], request.t0, request.t1),
-            minlength=picture.bins)
+        per_bin = np.bincount(
+            bin_of,
+            weights=overlap(
+                forest.start[nodes[small]], forest.end[nodes[small]], request.t0, request.t1
+            ),
+            minlength=picture.bins,
+        )
         np.testing.assert_allclose(picture.cover.sum(axis=1), per_bin, rtol=1e-9, atol=1e-6)
     return picture, total, boxes
 
 
 @settings(max_examples=150, deadline=None)
-@given(random_traces(), st.floats(0, 1), st.floats(0, 1), st.integers(1, 40),
-       st.integers(1, 6), st.booleans())
+@given(
+    random_traces(),
+    st.floats(0, 1),
+    st.floats(0, 1),
+    st.integers(1, 40),
+    st.integers(1, 6),
+    st.booleans(),
+)
 def test_boxes_and_raster_mass_against_brute_force(table, a, b, width, height, depth_rows):
     trace = Trace(table)
     index = index_of(trace)
@@ -142,12 +151,14 @@ def test_levels_of_detail_keep_the_mass_and_the_boxes(monkeypatch):
     # it, and each holds at most a bin per lane
     slack = 2 * level.size * index.lanes.num_lanes
     assert abs(leveled.cover.sum() + boxes - total) <= slack
+
     # per pixel, time moves by less than half a pixel: sums over 7-pixel blocks agree
     def blocks(cover: np.ndarray) -> np.ndarray:
         return cover.reshape(cover.shape[0], -1, 7).sum(axis=2)
 
-    np.testing.assert_allclose(blocks(leveled.cover), blocks(exact.cover), rtol=0.2,
-                               atol=request.px)
+    np.testing.assert_allclose(
+        blocks(leveled.cover), blocks(exact.cover), rtol=0.2, atol=request.px
+    )
     for depth_rows in (False, True):
         rows = index.lanes.num_rows(depth_rows)
         coarse = render(index, None, Request(first, last, 700, 0, rows, 100, depth_rows))
@@ -164,8 +175,7 @@ def test_levels_of_detail_keep_the_mass_and_the_boxes(monkeypatch):
     index.prepare_levels(False, k, 4).join()
     assert index.level(request.px) is level
     assert set(index._levels) == built | ahead
-    assert all(index._levels[j].built(False) and not index._levels[j].built(True)
-               for j in ahead)
+    assert all(index._levels[j].built(False) and not index._levels[j].built(True) for j in ahead)
     assert index.prepare_levels(False, k, 4) is None
     assert index.prepare_levels(True, None) is None
 
@@ -184,7 +194,8 @@ def test_building_ahead_waits_for_answers_but_not_for_a_request_that_needs_it(mo
         assert not any(level.built(False) for level in index._levels.values())
         # a request reading the level being built gets it (the builder goes on for it)
         reader = threading.Thread(
-            target=lambda: index.level_number(levels.COARSEST + 1).records(False))
+            target=lambda: index.level_number(levels.COARSEST + 1).records(False)
+        )
         reader.start()
         reader.join(60)
         assert not reader.is_alive() and index._levels[levels.COARSEST + 1].built(False)
@@ -193,17 +204,25 @@ def test_building_ahead_waits_for_answers_but_not_for_a_request_that_needs_it(mo
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 3), st.integers(1, 400), st.floats(0.0, 0.9), st.floats(0.02, 1.0),
-       st.integers(50, 1500), st.booleans())
-def test_leveled_pictures_have_the_exact_threshold_and_boxes(seed, budget, start, length,
-                                                             width, depth_rows):
+@given(
+    st.integers(0, 3),
+    st.integers(1, 400),
+    st.floats(0.0, 0.9),
+    st.floats(0.02, 1.0),
+    st.integers(50, 1500),
+    st.booleans(),
+)
+def test_leveled_pictures_have_the_exact_threshold_and_boxes(
+    seed, budget, start, length, width, depth_rows
+):
     # the threshold found among a coarser level's long calls is the exact one
     trace = synthetic_trace(6, 300, seed=seed)
     index = index_of(trace)
     first, last = index.forest.duration
     t0 = first + start * (last - first)
-    request = Request(t0, t0 + length * (last - first), width, 0,
-                      index.lanes.num_rows(depth_rows), 50, depth_rows)
+    request = Request(
+        t0, t0 + length * (last - first), width, 0, index.lanes.num_rows(depth_rows), 50, depth_rows
+    )
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(render_module, "MAX_BOXES", budget)
         exact = render(index, None, request)
@@ -215,19 +234,34 @@ def test_leveled_pictures_have_the_exact_threshold_and_boxes(seed, budget, start
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 3), st.floats(0.0, 0.9), st.floats(0.02, 1.0), st.integers(50, 1500),
-       st.integers(1, 12), st.booleans(), st.booleans(), st.integers(2, 4))
-def test_pictures_drawn_in_blocks_side_by_side_equal_one_pass(seed, start, length, width,
-                                                              height, depth_rows, leveled,
-                                                              parts):
+@given(
+    st.integers(0, 3),
+    st.floats(0.0, 0.9),
+    st.floats(0.02, 1.0),
+    st.integers(50, 1500),
+    st.integers(1, 12),
+    st.booleans(),
+    st.booleans(),
+    st.integers(2, 4),
+)
+def test_pictures_drawn_in_blocks_side_by_side_equal_one_pass(
+    seed, start, length, width, height, depth_rows, leveled, parts
+):
     # blocks never share a raster row and keep the lanes' order: the same boxes in the
     # same order, and the same raster to the bit, as one pass over all lanes
     trace = synthetic_trace(7, 200, seed=seed)
     index = index_of(trace)
     first, last = index.forest.duration
     t0 = first + start * (last - first)
-    request = Request(t0, t0 + length * (last - first), width, 0,
-                      index.lanes.num_rows(depth_rows), height, depth_rows)
+    request = Request(
+        t0,
+        t0 + length * (last - first),
+        width,
+        0,
+        index.lanes.num_rows(depth_rows),
+        height,
+        depth_rows,
+    )
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(render_module, "MAX_BOXES", 50)
         if leveled:
@@ -261,8 +295,9 @@ def test_a_picture_reading_a_level_not_yet_built_comes_back(monkeypatch):
     monkeypatch.setattr(parallel, "SPLIT_ABOVE", 0)
     monkeypatch.setattr(parallel, "cores", lambda: 3)
     pictures = []
-    drawing = threading.Thread(target=lambda: pictures.append(render(index, None, request)),
-                               daemon=True)
+    drawing = threading.Thread(
+        target=lambda: pictures.append(render(index, None, request)), daemon=True
+    )
     drawing.start()
     drawing.join(120)
     assert pictures, "the picture never came back"
@@ -284,8 +319,7 @@ def test_a_hidden_function_leaves_its_time_to_its_caller():
     step = np.flatnonzero(names[full.forest.code] == "compute_step")
     assert index.exclusive[step].sum() > full.exclusive[step].sum()
     # the exclusive times of what is left still add up to the whole run
-    assert index.exclusive[index.calls].sum() == pytest.approx(
-        full.exclusive[full.calls].sum())
+    assert index.exclusive[index.calls].sum() == pytest.approx(full.exclusive[full.calls].sum())
 
 
 def test_instants_exact_and_pooled(monkeypatch):
@@ -320,16 +354,29 @@ def test_arrows_are_the_matched_messages_in_range(exchange, monkeypatch):
     for row0, row1 in ((0, 6), (2, 4)):
         send_row = table["Sender"].to_numpy()
         receive_row = table["Receiver"].to_numpy()
-        shown = in_range & (((send_row >= row0) & (send_row < row1))
-                            | ((receive_row >= row0) & (receive_row < row1)))
+        shown = in_range & (
+            ((send_row >= row0) & (send_row < row1))
+            | ((receive_row >= row0) & (receive_row < row1))
+        )
         arrows = messages.in_range(t0, t1, rows, row0, row1, 1)
         assert not arrows.bundled
-        assert sorted(zip(arrows.send_time.tolist(), arrows.receive_time.tolist(),
-                          arrows.send_row.tolist(), arrows.receive_row.tolist(), strict=True)
-                      ) == sorted(zip(send[shown].astype(float).tolist(),
-                                      receive[shown].astype(float).tolist(),
-                                      send_row[shown].tolist(), receive_row[shown].tolist(),
-                                      strict=True))
+        assert sorted(
+            zip(
+                arrows.send_time.tolist(),
+                arrows.receive_time.tolist(),
+                arrows.send_row.tolist(),
+                arrows.receive_row.tolist(),
+                strict=True,
+            )
+        ) == sorted(
+            zip(
+                send[shown].astype(float).tolist(),
+                receive[shown].astype(float).tolist(),
+                send_row[shown].tolist(),
+                receive_row[shown].tolist(),
+                strict=True,
+            )
+        )
     monkeypatch.setattr("glade.trace.timeline.messages.MAX_ARROWS", 4)
     bundled = messages.in_range(t0, t1, rows, 0, 6, 1)
     assert bundled.bundled
@@ -342,41 +389,53 @@ def test_arrows_are_the_matched_messages_in_range(exchange, monkeypatch):
         monkeypatch.setattr("glade.trace.timeline.messages.DENSE_GROUPS", 0)
         sorted_ = messages.in_range(t0, t1, rows, 0, 6, 2)
         monkeypatch.setattr("glade.trace.timeline.messages.DENSE_GROUPS", 1 << 22)
-        for field in ("send_time", "receive_time", "send_row", "receive_row", "size",
-                      "count"):
+        for field in ("send_time", "receive_time", "send_row", "receive_row", "size", "count"):
             np.testing.assert_array_equal(getattr(counted, field), getattr(sorted_, field))
 
 
-def bundles_by_sorting(send_time, receive_time, send_row, receive_row, size, t0, t1, row0,
-                       pool, limit, buckets=64):
+def bundles_by_sorting(
+    send_time, receive_time, send_row, receive_row, size, t0, t1, row0, pool, limit, buckets=64
+):
     """Brute force: messages bundled per pair of row bins and time bucket with np.unique,
     as many buckets (64, 16, 4, 1) as keep the bundles within ``limit``."""
     send_bin, receive_bin = (send_row - row0) // pool, (receive_row - row0) // pool
-    pairs, pair = np.unique(np.stack([send_bin, receive_bin], axis=1), axis=0,
-                            return_inverse=True)
+    pairs, pair = np.unique(np.stack([send_bin, receive_bin], axis=1), axis=0, return_inverse=True)
     pair = pair.reshape(-1)
     buckets = buckets if len(pairs) <= limit else 1
     while True:
-        bucket = np.clip(((send_time - t0) / (t1 - t0) * buckets).astype(np.int64), 0,
-                         buckets - 1)
-        keys, which, count = np.unique(pair * buckets + bucket, return_inverse=True,
-                                       return_counts=True)
+        bucket = np.clip(((send_time - t0) / (t1 - t0) * buckets).astype(np.int64), 0, buckets - 1)
+        keys, which, count = np.unique(
+            pair * buckets + bucket, return_inverse=True, return_counts=True
+        )
         if buckets == 1 or keys.size <= limit:
             break
         buckets //= 4
     ends = pairs[keys // buckets]
-    return (np.bincount(which, weights=send_time) / count,
-            np.bincount(which, weights=receive_time) / count,
-            ends[:, 0] * pool + row0, ends[:, 1] * pool + row0,
-            np.bincount(which, weights=np.maximum(size, 0)), count)
+    return (
+        np.bincount(which, weights=send_time) / count,
+        np.bincount(which, weights=receive_time) / count,
+        ends[:, 0] * pool + row0,
+        ends[:, 1] * pool + row0,
+        np.bincount(which, weights=np.maximum(size, 0)),
+        count,
+    )
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.integers(0, 300), st.integers(0, 2**31), st.integers(1, 30), st.integers(0, 8),
-       st.integers(1, 12), st.sampled_from([1, 2, 4, 8]), st.floats(0, 0.9),
-       st.floats(0.01, 1.0), st.booleans())
-def test_arrows_and_bundles_against_brute_force(n, seed, lanes, row0, rows, pool, start,
-                                                length, sparse):
+@given(
+    st.integers(0, 300),
+    st.integers(0, 2**31),
+    st.integers(1, 30),
+    st.integers(0, 8),
+    st.integers(1, 12),
+    st.sampled_from([1, 2, 4, 8]),
+    st.floats(0, 0.9),
+    st.floats(0.01, 1.0),
+    st.booleans(),
+)
+def test_arrows_and_bundles_against_brute_force(
+    n, seed, lanes, row0, rows, pool, start, length, sparse
+):
     rng = np.random.default_rng(seed)
     send = rng.integers(0, 1000, n).astype(float)
     receive = send + rng.integers(-50, 50, n)
@@ -388,9 +447,14 @@ def test_arrows_and_bundles_against_brute_force(n, seed, lanes, row0, rows, pool
     row1 = row0 + rows
     limit = int(rng.integers(1, 40))
     send_row, receive_row = row_of_lane[send_lane], row_of_lane[receive_lane]
-    inside = ((np.maximum(send, receive) >= t0) & (np.minimum(send, receive) < t1)
-              & (((send_row >= row0) & (send_row < row1))
-                 | ((receive_row >= row0) & (receive_row < row1))))
+    inside = (
+        (np.maximum(send, receive) >= t0)
+        & (np.minimum(send, receive) < t1)
+        & (
+            ((send_row >= row0) & (send_row < row1))
+            | ((receive_row >= row0) & (receive_row < row1))
+        )
+    )
     messages = KeptMessages(send, receive, send_lane, receive_lane, size)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("glade.trace.timeline.messages.MAX_ARROWS", limit)
@@ -398,54 +462,100 @@ def test_arrows_and_bundles_against_brute_force(n, seed, lanes, row0, rows, pool
             patch.setattr("glade.trace.timeline.messages.DENSE_GROUPS", 0)
         arrows = messages.in_range(t0, t1, row_of_lane, row0, row1, pool)
     assert arrows.bundled == (inside.sum() > limit)
-    got = (arrows.send_time, arrows.receive_time, arrows.send_row, arrows.receive_row,
-           arrows.size, arrows.count)
+    got = (
+        arrows.send_time,
+        arrows.receive_time,
+        arrows.send_row,
+        arrows.receive_row,
+        arrows.size,
+        arrows.count,
+    )
     if not arrows.bundled:
-        expected = sorted(zip(send[inside], receive[inside], send_row[inside],
-                              receive_row[inside], size[inside], strict=True))
+        expected = sorted(
+            zip(
+                send[inside],
+                receive[inside],
+                send_row[inside],
+                receive_row[inside],
+                size[inside],
+                strict=True,
+            )
+        )
         assert sorted(zip(*got[:5], strict=True)) == expected
         assert (arrows.count == 1).all()
         return
     order = np.lexsort((send[inside], receive[inside]))
-    for value, oracle in zip(got, bundles_by_sorting(
-            send[inside][order], receive[inside][order], send_row[inside][order],
-            receive_row[inside][order], size[inside][order], t0, t1, row0, pool, limit),
-            strict=True):
+    for value, oracle in zip(
+        got,
+        bundles_by_sorting(
+            send[inside][order],
+            receive[inside][order],
+            send_row[inside][order],
+            receive_row[inside][order],
+            size[inside][order],
+            t0,
+            t1,
+            row0,
+            pool,
+            limit,
+        ),
+        strict=True,
+    ):
         np.testing.assert_allclose(value, oracle, rtol=1e-12)
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.integers(0, 400), st.integers(0, 2**31), st.integers(1, 20), st.integers(1, 50),
-       st.integers(0, 5), st.integers(1, 10), st.sampled_from([1, 2, 4]))
-def test_instants_counted_per_pixel_against_brute_force(n, seed, lanes, width, row0, rows,
-                                                        pool):
+@given(
+    st.integers(0, 400),
+    st.integers(0, 2**31),
+    st.integers(1, 20),
+    st.integers(1, 50),
+    st.integers(0, 5),
+    st.integers(1, 10),
+    st.sampled_from([1, 2, 4]),
+)
+def test_instants_counted_per_pixel_against_brute_force(n, seed, lanes, width, row0, rows, pool):
     # one pass over the runs of instants equals gathering them and counting per pixel
     rng = np.random.default_rng(seed)
     lane = np.sort(rng.integers(0, lanes, n)).astype(np.int32)
     ptr = np.searchsorted(lane, np.arange(lanes + 1))
-    time = np.concatenate([np.sort(rng.integers(0, 1000, int(c))) for c in np.diff(ptr)]
-                          ).astype(np.int64) if n else np.zeros(0, np.int64)
+    time = (
+        np.concatenate([np.sort(rng.integers(0, 1000, int(c))) for c in np.diff(ptr)]).astype(
+            np.int64
+        )
+        if n
+        else np.zeros(0, np.int64)
+    )
     row_of_lane = rng.permutation(lanes).astype(np.int64)
     request = Request(100.0, 900.0, width, row0, row0 + rows, 10)
-    lo, hi = kernels.runs_in_range(ptr, time, time, kernels.ALL, np.arange(lanes), 100.0,
-                                   900.0, False)
+    lo, hi = kernels.runs_in_range(
+        ptr, time, time, kernels.ALL, np.arange(lanes), 100.0, 900.0, False
+    )
     bins = -(-rows // pool)
     counts = np.zeros((bins, width), dtype=np.int64)
-    shown = kernels.count_instants(lo, hi, time, lane, row_of_lane, row0, row0 + rows, pool,
-                                   100.0, request.px, counts)
+    shown = kernels.count_instants(
+        lo, hi, time, lane, row_of_lane, row0, row0 + rows, pool, 100.0, request.px, counts
+    )
     found = kernels.gather_runs(lo, hi)
     row = row_of_lane[lane[found]]
     keep = (row >= row0) & (row < row0 + rows)
     assert (time[found] >= 100).all() and (time[found] < 900).all()
     assert shown == keep.sum()
-    np.testing.assert_array_equal(counts, instant_counts(time[found][keep], row[keep],
-                                                         request, row0, pool, bins))
+    np.testing.assert_array_equal(
+        counts, instant_counts(time[found][keep], row[keep], request, row0, pool, bins)
+    )
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.integers(0, 3000), max_size=300), st.integers(1, 2**40),
-       st.integers(1, 40), st.floats(0.01, 500), st.booleans(),
-       st.lists(st.integers(0, 300), max_size=6), st.integers(1, 4))
+@given(
+    st.lists(st.integers(0, 3000), max_size=300),
+    st.integers(1, 2**40),
+    st.integers(1, 40),
+    st.floats(0.01, 500),
+    st.booleans(),
+    st.lists(st.integers(0, 300), max_size=6),
+    st.integers(1, 4),
+)
 def test_the_longest_cut_against_sorting(lengths, scale, most, minimum, picked, cuts, parts):
     # durations with ties and over many powers of two, in runs cut at random and counted
     # in up to four blocks side by side: the cut is the most-th longest of those lasting
@@ -457,8 +567,10 @@ def test_the_longest_cut_against_sorting(lengths, scale, most, minimum, picked, 
     chosen = duration[pick] if picked else duration
     edges = np.unique(np.clip([0, *cuts, chosen.size], 0, chosen.size))
     lo, hi = edges[:-1], edges[1:]
-    with (mock.patch.object(parallel, "SPLIT_ABOVE", 0),
-          mock.patch.object(parallel, "cores", lambda: parts)):
+    with (
+        mock.patch.object(parallel, "SPLIT_ABOVE", 0),
+        mock.patch.object(parallel, "cores", lambda: parts),
+    ):
         count, cut, at_least, longer = longest_cut(lo, hi, start, end, pick, minimum, most)
     wide = np.sort(chosen[chosen >= minimum])[::-1]
     assert count == wide.size
@@ -470,8 +582,7 @@ def test_the_longest_cut_against_sorting(lengths, scale, most, minimum, picked, 
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 1000)), max_size=60),
-       st.integers(1, 5))
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 1000)), max_size=60), st.integers(1, 5))
 def test_blocks_cover_the_segments_and_split_between_raster_rows(segments, parts):
     # blocks are contiguous, cover every segment once, never split a raster row, and
     # are as many as the cores when the work allows it
@@ -494,8 +605,7 @@ def test_bad_requests_are_clear_errors():
     with pytest.raises(GladeError, match="columns"):
         Request.of({"t0": 0, "t1": 5, "width": 10**6, "height": 10, "row0": 0, "row1": 1})
     with pytest.raises(GladeError, match="finite"):
-        Request.of({"t0": float("nan"), "t1": 5, "width": 10, "height": 10, "row0": 0,
-                    "row1": 1})
+        Request.of({"t0": float("nan"), "t1": 5, "width": 10, "height": 10, "row0": 0, "row1": 1})
     index = index_of(synthetic_trace(2, 2))
     with pytest.raises(GladeError, match="no rows"):
         render(index, None, Request(0, 10, 10, 5, 3, 10))
@@ -529,11 +639,14 @@ def test_level_records_against_brute_force(table, k, depth_rows, block, ahead):
     index = index_of(trace)
     level = levels.Level(index, k)
     answers = itertools.cycle([True, True, False])
-    with (mock.patch.object(levels, "BLOCK_CALLS", block),
-          mock.patch.object(parallel, "SPLIT_ABOVE", 0),
-          mock.patch.object(parallel, "cores", lambda: 3)):
-        while (records := level.records(depth_rows, (lambda: next(answers)) if ahead
-                                        else None)) is None:
+    with (
+        mock.patch.object(levels, "BLOCK_CALLS", block),
+        mock.patch.object(parallel, "SPLIT_ABOVE", 0),
+        mock.patch.object(parallel, "cores", lambda: 3),
+    ):
+        while (
+            records := level.records(depth_rows, (lambda: next(answers)) if ahead else None)
+        ) is None:
             pass
     ptr, bin_, weight, code = records
     assert level.records(depth_rows) is records
@@ -545,8 +658,9 @@ def test_level_records_against_brute_force(table, k, depth_rows, block, ahead):
         start, end = forest.start[node], forest.end[node]
         if end - start >= 2 * level.size:
             continue
-        for b in range(int((start - level.origin) // level.size),
-                       int((end - level.origin) // level.size) + 1):
+        for b in range(
+            int((start - level.origin) // level.size), int((end - level.origin) // level.size) + 1
+        ):
             left = level.origin + b * level.size
             part = min(end, left + level.size) - max(start, left)
             if part <= 0:
@@ -558,7 +672,7 @@ def test_level_records_against_brute_force(table, k, depth_rows, block, ahead):
             cell[2].append((second, int(forest.code[node])))
     got = {}
     for r in range(ptr.size - 1):
-        assert (np.diff(bin_[ptr[r]:ptr[r + 1]]) > 0).all()
+        assert (np.diff(bin_[ptr[r] : ptr[r + 1]]) > 0).all()
         for i in range(ptr[r], ptr[r + 1]):
             got[(r, int(bin_[i]))] = (weight[i], int(code[i]))
     assert got.keys() == expected.keys()
@@ -581,14 +695,34 @@ def test_the_index_of_a_trace_is_the_index_of_its_forest(table):
         warnings.simplefilter("ignore", UnmatchedEventsWarning)
         direct = Forest.of_trace(trace)
         forest = Forest.of(trace.calls(), trace.location_codes())
-    for field in ("parent", "depth", "start", "end", "code", "location", "processes",
-                  "threads", "call", "event"):
+    for field in (
+        "parent",
+        "depth",
+        "start",
+        "end",
+        "code",
+        "location",
+        "processes",
+        "threads",
+        "call",
+        "event",
+    ):
         np.testing.assert_array_equal(getattr(direct, field), getattr(forest, field))
     assert direct.names == forest.names
     everything = TimelineIndex(direct)
     masked = TimelineIndex(forest, np.ones(len(forest), dtype=bool))
-    for field in ("caller", "depth", "calls", "exclusive", "call_ptr", "call_node",
-                  "call_share", "instant_ptr", "instant_lane", "node_lane"):
+    for field in (
+        "caller",
+        "depth",
+        "calls",
+        "exclusive",
+        "call_ptr",
+        "call_node",
+        "call_share",
+        "instant_ptr",
+        "instant_lane",
+        "node_lane",
+    ):
         np.testing.assert_allclose(getattr(everything, field), getattr(masked, field))
     np.testing.assert_array_equal(everything.lanes.offset, masked.lanes.offset)
 
@@ -621,8 +755,10 @@ def test_index_arrays_against_brute_force(table, random):
         share = index.exclusive[node] / inc[node] if inc[node] > 0 else 1.0
         assert index.share[node] == pytest.approx(share)
     locations = forest.processes.size
-    depths = [max([int(index.depth[i]) + 1 for i in calls if forest.location[i] == loc],
-                  default=1) for loc in range(locations)]
+    depths = [
+        max([int(index.depth[i]) + 1 for i in calls if forest.location[i] == loc], default=1)
+        for loc in range(locations)
+    ]
     assert index.lanes.offset.tolist() == np.concatenate([[0], np.cumsum(depths)]).tolist()
     lanes = {}
     for node in calls:
@@ -644,8 +780,7 @@ def test_index_arrays_against_brute_force(table, random):
     for i, node in enumerate(by_location):
         loc = int(forest.location[node])
         assert index.instant_ptr[loc] <= i < index.instant_ptr[loc + 1]
-        lane = index.lanes.offset[loc] + min(max(int(index.depth[node]) - 1, 0),
-                                             depths[loc] - 1)
+        lane = index.lanes.offset[loc] + min(max(int(index.depth[node]) - 1, 0), depths[loc] - 1)
         assert index.instant_lane[i] == index.node_lane[node] == lane
     assert (index.node_lane[~keep] == -1).all()
 
@@ -675,5 +810,6 @@ def test_a_wide_range_past_the_box_budget_reads_the_coarser_level(monkeypatch):
     def blocks(cover: np.ndarray) -> np.ndarray:
         return cover.reshape(cover.shape[0], -1, 7).sum(axis=2)
 
-    np.testing.assert_allclose(blocks(leveled.cover), blocks(exact.cover), rtol=0.2,
-                               atol=request.px)
+    np.testing.assert_allclose(
+        blocks(leveled.cover), blocks(exact.cover), rtol=0.2, atol=request.px
+    )

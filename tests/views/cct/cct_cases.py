@@ -28,12 +28,20 @@ def profile_from_spec(spec: dict) -> GraphFrame:
     frames = pd.DataFrame({c: spec[c] for c in ("name", "file") if c in spec})
     child = np.flatnonzero(parent >= 0)
     rows = pd.DataFrame({"node": np.arange(len(parent)), "time": np.asarray(spec["time"], float)})
-    return GraphFrame.from_tables(frames, parent[child], child, rows, exc_metrics=["time"],
-                                  fill_inclusive=True, default_metric="time (inc)")
+    return GraphFrame.from_tables(
+        frames,
+        parent[child],
+        child,
+        rows,
+        exc_metrics=["time"],
+        fill_inclusive=True,
+        default_metric="time (inc)",
+    )
 
 
-def random_profile(rng: np.random.Generator, n: int, ranks: int | None = None,
-                   shared: bool = True) -> GraphFrame:
+def random_profile(
+    rng: np.random.Generator, n: int, ranks: int | None = None, shared: bool = True
+) -> GraphFrame:
     """A random call tree whose names repeat among siblings (some with another file), with
     time, time (inc) and a counter. With ``shared`` some siblings have equal frames (so
     call paths are shared); without, siblings differ in ``line`` but cousins can have equal
@@ -58,8 +66,16 @@ def random_profile(rng: np.random.Generator, n: int, ranks: int | None = None,
     rows["time"] = np.round(rng.exponential(4.0, len(rows)), 2)
     rows["count"] = rng.integers(0, 5, len(rows)).astype(float)
     index = ("node", "rank") if ranks else ("node",)
-    return GraphFrame.from_tables(frames, parent[child], child, rows, exc_metrics=["time"],
-                                  index=index, fill_inclusive=True, default_metric="time (inc)")
+    return GraphFrame.from_tables(
+        frames,
+        parent[child],
+        child,
+        rows,
+        exc_metrics=["time"],
+        index=index,
+        fill_inclusive=True,
+        default_metric="time (inc)",
+    )
 
 
 def node_or_skip() -> str:
@@ -73,18 +89,28 @@ def node_or_skip() -> str:
 def run_js(views_and_edits: list[tuple[CCT, list[dict]]]) -> list[dict]:
     """Run the view's JS logic (js/lib) under node: for each (view, edits), the query text
     and displayed rows JS computes from the view's payload."""
-    cases = [{"payload": base64.b64encode(view.payload).decode(),
-              "payload_meta": view.payload_meta, "edits": edits}
-             for view, edits in views_and_edits]
-    done = subprocess.run([node_or_skip(), str(CLI)], input=json.dumps(cases), text=True,
-                          capture_output=True, check=False, timeout=120)
+    cases = [
+        {
+            "payload": base64.b64encode(view.payload).decode(),
+            "payload_meta": view.payload_meta,
+            "edits": edits,
+        }
+        for view, edits in views_and_edits
+    ]
+    done = subprocess.run(
+        [node_or_skip(), str(CLI)],
+        input=json.dumps(cases),
+        text=True,
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
 
 def _frame_tuples(frames: pd.DataFrame) -> list[tuple]:
-    return [tuple(None if pd.isna(v) else v for v in row)
-            for row in frames.itertuples(index=False)]
+    return [tuple(None if pd.isna(v) else v for v in row) for row in frames.itertuples(index=False)]
 
 
 def gf_paths(gf: GraphFrame) -> dict[tuple, int]:

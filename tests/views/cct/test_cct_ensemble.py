@@ -13,8 +13,11 @@ from glade.views.base import python_string
 
 @pytest.fixture
 def ens():
-    profiles = [synthetic_profile(150, seed=3), synthetic_profile(150, seed=3),
-                synthetic_profile(120, seed=3)]
+    profiles = [
+        synthetic_profile(150, seed=3),
+        synthetic_profile(150, seed=3),
+        synthetic_profile(120, seed=3),
+    ]
     profiles[1].dataframe["time"] *= 2.0
     profiles[1] = profiles[1].update_inclusive_columns()
     return Ensemble.from_graphframes(profiles, labels=["a", "b", "c"])
@@ -33,8 +36,11 @@ def test_view_of_the_stats_applies_queries_to_the_ensemble(ens):
     assert isinstance(applied, Ensemble)
     expected = ens.query(view.query, fold=True)
     assert [n.path() for n in applied.graph.nodes()] == [n.path() for n in expected.graph.nodes()]
-    below = {n.path() for n in ens.graph.nodes() if n.path()[:len(child.path())] == child.path()
-             and n.path() != child.path()}
+    below = {
+        n.path()
+        for n in ens.graph.nodes()
+        if n.path()[: len(child.path())] == child.path() and n.path() != child.path()
+    }
     kept = {n.path() for n in applied.graph.nodes()}
     assert below and child.path() in kept and not below & kept
     assert view.code() == f"ens.query({python_string(view.query)}, fold=True)"

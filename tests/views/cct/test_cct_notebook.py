@@ -18,12 +18,20 @@ def test_tutorial_runs(tmp_path, monkeypatch):
     # the kernel is started as "python": make it this interpreter, which has glade
     monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
     notebook = nbformat.read(NOTEBOOK, as_version=4)
-    client = nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3",
-                                     resources={"metadata": {"path": str(tmp_path)}})
+    client = nbclient.NotebookClient(
+        notebook,
+        timeout=600,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(tmp_path)}},
+    )
     client.execute()
-    views = [output for cell in notebook.cells if cell.cell_type == "code"
-             for output in cell.outputs
-             if "application/vnd.jupyter.widget-view+json" in output.get("data", {})]
+    views = [
+        output
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        if "application/vnd.jupyter.widget-view+json" in output.get("data", {})
+    ]
     assert len(views) == 2
     assert (tmp_path / "pruned.query").read_text().startswith("NOT {")
     assert (tmp_path / "pruned_view.html").stat().st_size > 0

@@ -34,8 +34,24 @@ def random_edits(view: CCT, rng: np.random.Generator, count: int) -> None:
     n = view._tree.n
     values = view._tree.values["time (inc)"]
     for _ in range(count):
-        kind = rng.choice(["collapse", "collapse", "hide", "elide", "elide", "focus", "expand",
-                           "unfocus", "depth", "threshold", "undo", "redo", "base", "several"])
+        kind = rng.choice(
+            [
+                "collapse",
+                "collapse",
+                "hide",
+                "elide",
+                "elide",
+                "focus",
+                "expand",
+                "unfocus",
+                "depth",
+                "threshold",
+                "undo",
+                "redo",
+                "base",
+                "several",
+            ]
+        )
         node = int(rng.integers(0, n))
         if kind in ("collapse", "hide", "elide", "focus", "expand"):
             getattr(view, kind)(node)
@@ -59,8 +75,12 @@ def random_edits(view: CCT, rng: np.random.Generator, count: int) -> None:
 
 def make_case(seed: int) -> CCT:
     rng = np.random.default_rng(seed)
-    gf = random_profile(rng, int(rng.integers(3, 60)), ranks=int(rng.integers(2, 4))
-                        if rng.random() < 0.3 else None, shared=seed % 2 == 0)
+    gf = random_profile(
+        rng,
+        int(rng.integers(3, 60)),
+        ranks=int(rng.integers(2, 4)) if rng.random() < 0.3 else None,
+        shared=seed % 2 == 0,
+    )
     view = CCT(gf)
     random_edits(view, rng, int(rng.integers(1, 9)))
     return view
@@ -90,8 +110,9 @@ def test_the_query_gives_what_the_view_displays(cases):
         for path, row in shown.items():
             for column in columns:
                 j = [m["name"] for m in view.metrics].index(column.name)
-                assert np.isclose(row["values"][j], column.values[kept[path]],
-                                  rtol=1e-9, atol=1e-9), (path, column.name, view.history)
+                assert np.isclose(
+                    row["values"][j], column.values[kept[path]], rtol=1e-9, atol=1e-9
+                ), (path, column.name, view.history)
 
 
 def kept_by_brute_force(view: CCT) -> np.ndarray:
@@ -122,8 +143,12 @@ def kept_by_brute_force(view: CCT) -> np.ndarray:
             focus = set()
         elif op in ("depth", "threshold"):
             values = tree.values.get(edit.get("metric"))
-            collapsed = {paths[i] for i in range(tree.n) if tree.child_count[i] and (
-                tree.depth[i] == edit["depth"] if op == "depth" else values[i] < edit["value"])}
+            collapsed = {
+                paths[i]
+                for i in range(tree.n)
+                if tree.child_count[i]
+                and (tree.depth[i] == edit["depth"] if op == "depth" else values[i] < edit["value"])
+            }
         elif op == "base":
             collapsed, hidden, elided, focus = set(), set(), set(), set()
             base = query_mask(RowTable(tree.graph, view._gf.dataframe), parse(edit["query"]))
@@ -146,8 +171,12 @@ def kept_by_brute_force(view: CCT) -> np.ndarray:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**32 - 1), size=st.integers(2, 40), count=st.integers(1, 10),
-       shared=st.booleans())
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    size=st.integers(2, 40),
+    count=st.integers(1, 10),
+    shared=st.booleans(),
+)
 def test_the_query_keeps_what_the_edits_say(seed, size, count, shared):
     rng = np.random.default_rng(seed)
     view = CCT(random_profile(rng, size, shared=shared))

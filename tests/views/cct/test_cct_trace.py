@@ -15,8 +15,10 @@ from glade.views.base import python_string
 def _totals(gf) -> dict[tuple, tuple[float, float]]:
     """(time (inc), time) summed over processes, by call path."""
     sums = gf.dataframe.groupby(level="node")[["time (inc)", "time"]].sum()
-    return {gf.graph.node(int(n)).path(): (float(r["time (inc)"]), float(r["time"]))
-            for n, r in sums.iterrows()}
+    return {
+        gf.graph.node(int(n)).path(): (float(r["time (inc)"]), float(r["time"]))
+        for n, r in sums.iterrows()
+    }
 
 
 def _largest_subtree_child(graph):
@@ -49,9 +51,8 @@ def test_view_edits_apply_to_the_events():
     before = _totals(gf)
     assert got[grandchild.path()] == pytest.approx((before[grandchild.path()][0],) * 2)
     # the hidden node's inclusive time counts for its parent
-    assert got[big.path()][1] == pytest.approx(before[big.path()][1]
-                                               + before[other.path()][0])
-    assert not any(p[:len(other.path())] == other.path() for p in got)
+    assert got[big.path()][1] == pytest.approx(before[big.path()][1] + before[other.path()][0])
+    assert not any(p[: len(other.path())] == other.path() for p in got)
 
 
 def test_trace_query_only_folds_and_takes_queries():
@@ -67,4 +68,7 @@ def test_trace_query_only_folds_and_takes_queries():
 def test_trace_times_travel_with_their_unit():
     view = synthetic_trace(processes=2, iterations=2, seed=1).show()
     assert {m["name"]: m["unit"] for m in view.metrics} == {
-        "time": "ns", "time (inc)": "ns", "count": None}
+        "time": "ns",
+        "time (inc)": "ns",
+        "count": None,
+    }

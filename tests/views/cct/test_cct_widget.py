@@ -15,10 +15,12 @@ from glade.views import CCT
 from .cct_cases import profile_from_spec
 
 # main(0) -> solve(1) -> {mpi_wait a.c (2), mpi_wait b.c (3) -> poll (4)}; main -> io(5) -> write(6)
-SPEC = {"parent": [-1, 0, 1, 1, 3, 0, 5],
-        "name": ["main", "solve", "mpi_wait", "mpi_wait", "poll", "io", "write"],
-        "file": ["m.c", "s.c", "a.c", "b.c", "p.c", "io.c", "w.c"],
-        "time": [1, 2, 3, 4, 5, 6, 7]}
+SPEC = {
+    "parent": [-1, 0, 1, 1, 3, 0, 5],
+    "name": ["main", "solve", "mpi_wait", "mpi_wait", "poll", "io", "write"],
+    "file": ["m.c", "s.c", "a.c", "b.c", "p.c", "io.c", "w.c"],
+    "time": [1, 2, 3, 4, 5, 6, 7],
+}
 
 
 @pytest.fixture
@@ -44,15 +46,14 @@ class TestConstruction:
         assert arrays["parents"].tolist() == SPEC["parent"]
         names = arrays["names"].tobytes().decode()
         offsets = arrays["name_offsets"]
-        unique = [names[offsets[i]:offsets[i + 1]] for i in range(len(offsets) - 1)]
+        unique = [names[offsets[i] : offsets[i + 1]] for i in range(len(offsets) - 1)]
         index = arrays["name_index"]
         assert [unique[i] for i in index] == SPEC["name"]
         assert [m["name"] for m in view.metrics] == ["time (inc)", "time"]
         values = arrays["values"].reshape(2, -1)
         # inclusive by hand: poll 5, mpi_wait(b) 4 + 5, solve 2 + 3 + 9, io 6 + 7, main 1 + 14 + 13
         assert values[0].tolist() == [28, 14, 3, 9, 5, 13, 7]
-        assert view.metrics[1] == {"name": "time", "kind": "exclusive", "partner": 0,
-                                   "unit": None}
+        assert view.metrics[1] == {"name": "time", "kind": "exclusive", "partner": 0, "unit": None}
 
     def test_metrics_leave_out_identifiers_and_carry_time_units(self, cpi, gf):
         # HPCToolkit's nid names nodes; it is no metric to show, sort or colour by
@@ -62,7 +63,9 @@ class TestConstruction:
         with_nid.dataframe["nid"] = np.arange(len(with_nid.dataframe)) + 1
         with_nid.metadata["units"] = {"time": "us", "time (inc)": "us"}
         assert [(m["name"], m["unit"]) for m in CCT(with_nid).metrics] == [
-            ("time (inc)", "us"), ("time", "us")]
+            ("time (inc)", "us"),
+            ("time", "us"),
+        ]
         with pytest.raises(MetricError):
             CCT(with_nid, metric="nid")
 
@@ -95,13 +98,16 @@ class TestConstruction:
         view = CCT(glade.read(hatchet_data / "gprof2dot-cpi" / "callgrind.dot.64042.0.1"))
         assert "depth-first spanning tree" in view.notice
 
-    @pytest.mark.parametrize("kwargs, error", [
-        ({"metric": "nope"}, MetricError),
-        ({"sort_metric": "nope"}, MetricError),
-        ({"rank": 0}, MetricError),
-        ({"agg": "avg"}, GladeError),
-        ({"data_name": "not a name"}, GladeError),
-    ])
+    @pytest.mark.parametrize(
+        "kwargs, error",
+        [
+            ({"metric": "nope"}, MetricError),
+            ({"sort_metric": "nope"}, MetricError),
+            ({"rank": 0}, MetricError),
+            ({"agg": "avg"}, GladeError),
+            ({"data_name": "not a name"}, GladeError),
+        ],
+    )
     def test_bad_arguments(self, gf, kwargs, error):
         with pytest.raises(error):
             CCT(gf, **kwargs)
@@ -137,16 +143,19 @@ class TestTraits:
         view.sort_metric = "time"
         assert view.sort_metric == "time"
 
-    @pytest.mark.parametrize("edit", [
-        {"op": "boom"},
-        {"op": "collapse"},
-        {"op": "collapse", "nodes": [99]},
-        {"op": "collapse", "nodes": [True]},
-        {"op": "depth", "depth": -1},
-        {"op": "threshold", "metric": "nope", "value": 1},
-        {"op": "threshold", "metric": "time", "value": "1"},
-        {"op": "base", "query": 'MATCH ("*")', "parts": ['MATCH ("*")'], "keep": [[0, 99]]},
-    ])
+    @pytest.mark.parametrize(
+        "edit",
+        [
+            {"op": "boom"},
+            {"op": "collapse"},
+            {"op": "collapse", "nodes": [99]},
+            {"op": "collapse", "nodes": [True]},
+            {"op": "depth", "depth": -1},
+            {"op": "threshold", "metric": "nope", "value": 1},
+            {"op": "threshold", "metric": "time", "value": "1"},
+            {"op": "base", "query": 'MATCH ("*")', "parts": ['MATCH ("*")'], "keep": [[0, 99]]},
+        ],
+    )
     def test_malformed_edits_are_refused(self, gf, edit):
         view = CCT(gf)
         with pytest.raises(GladeError):
@@ -165,19 +174,29 @@ class TestEdits:
         view = CCT(gf).collapse(("main", "solve"))
         result = view.apply()
         assert {n.path() for n in result.graph.nodes()} == {
-            ("main",), ("main", "solve"), ("main", "io"), ("main", "io", "write")}
+            ("main",),
+            ("main", "solve"),
+            ("main", "io"),
+            ("main", "io", "write"),
+        }
         values = inclusive_by_path(result)
         assert values[("main", "solve")] == 14
         assert values[("main",)] == 28
 
     def test_each_edit_kind(self, gf):
         paths = lambda view: sorted(n.path() for n in view.apply().graph.nodes())  # noqa: E731
-        assert paths(CCT(gf).hide(("main", "solve"))) == [("main",), ("main", "io"),
-                                                          ("main", "io", "write")]
+        assert paths(CCT(gf).hide(("main", "solve"))) == [
+            ("main",),
+            ("main", "io"),
+            ("main", "io", "write"),
+        ]
         # eliding io: write moves up under main
         assert ("main", "write") in paths(CCT(gf).elide(("main", "io")))
-        assert paths(CCT(gf).focus(("main", "io"))) == [("main",), ("main", "io"),
-                                                        ("main", "io", "write")]
+        assert paths(CCT(gf).focus(("main", "io"))) == [
+            ("main",),
+            ("main", "io"),
+            ("main", "io", "write"),
+        ]
         assert len(paths(CCT(gf).expand_to_depth(0))) == 1
         # below 10: only mpi_wait(b.c) (inclusive 9) has children
         assert ("main", "solve", "mpi_wait", "poll") not in paths(CCT(gf).collapse_below(10))
@@ -185,7 +204,11 @@ class TestEdits:
     def test_a_name_path_names_every_node_with_it(self, gf):
         view = CCT(gf).hide(("main", "solve", "mpi_wait"))
         assert sorted(n.path() for n in view.apply().graph.nodes()) == [
-            ("main",), ("main", "io"), ("main", "io", "write"), ("main", "solve")]
+            ("main",),
+            ("main", "io"),
+            ("main", "io", "write"),
+            ("main", "solve"),
+        ]
 
     def test_a_node_or_id_names_its_call_path(self, gf):
         by_id = CCT(gf).hide(3)
@@ -269,11 +292,14 @@ class TestRoundTrip:
         view.undo()
         assert view.query == 'MATCH ("*")'
 
-    @pytest.mark.parametrize("text, error", [
-        ('MATCH (("', QuerySyntaxError),
-        ('MATCH (".", a) WHERE a.nocolumn = 3', QueryError),
-        ('MATCH (".", a) WHERE a.name =~ "("', QueryError),
-    ])
+    @pytest.mark.parametrize(
+        "text, error",
+        [
+            ('MATCH (("', QuerySyntaxError),
+            ('MATCH (".", a) WHERE a.nocolumn = 3', QueryError),
+            ('MATCH (".", a) WHERE a.name =~ "("', QueryError),
+        ],
+    )
     def test_bad_query_leaves_the_view_as_it_was(self, gf, text, error):
         view = CCT(gf).hide(("main", "io"))
         before = (view.query, list(view.history), list(view.future))
@@ -289,8 +315,10 @@ class TestRoundTrip:
         view.hide(("<program root>", "main", "MPI_Init"))
         result = view.apply()
         assert sorted(n.path() for n in result.graph.nodes()) == [
-            ("<program root>",), ("<program root>", "main"),
-            ("<program root>", "main", "MPI_Finalize")]
+            ("<program root>",),
+            ("<program root>", "main"),
+            ("<program root>", "main", "MPI_Finalize"),
+        ]
         values = inclusive_by_path(result)
         assert values[("<program root>", "main", "MPI_Finalize")] == 999560.5
         assert values[("<program root>", "main")] == 999560.5
@@ -301,7 +329,7 @@ class TestTransport:
         blob, offsets = string_table(["a", "é", "日本"])
         bounds = np.frombuffer(offsets, "<i4").tolist()
         assert bounds == [0, 1, 3, 9]
-        assert blob[bounds[2]:bounds[3]].decode() == "日本"
+        assert blob[bounds[2] : bounds[3]].decode() == "日本"
 
     def test_mask_ranges_round_trip(self):
         rng = np.random.default_rng(3)

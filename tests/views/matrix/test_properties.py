@@ -24,11 +24,22 @@ from glade.views import CommMatrix
 #: of sends on every channel, so the generated pairing is MPI's.
 GAP, MAX_LATENCY = 10, 5
 
-messages_strategy = st.integers(1, 7).flatmap(lambda n: st.tuples(
-    st.just(n),
-    st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1), st.integers(0, 2),
-                       st.integers(-1, 1000), st.integers(1, MAX_LATENCY)),
-             min_size=0, max_size=40)))
+messages_strategy = st.integers(1, 7).flatmap(
+    lambda n: st.tuples(
+        st.just(n),
+        st.lists(
+            st.tuples(
+                st.integers(0, n - 1),
+                st.integers(0, n - 1),
+                st.integers(0, 2),
+                st.integers(-1, 1000),
+                st.integers(1, MAX_LATENCY),
+            ),
+            min_size=0,
+            max_size=40,
+        ),
+    )
+)
 
 
 def make_trace(n: int, messages: list[tuple]) -> Trace:
@@ -39,8 +50,18 @@ def make_trace(n: int, messages: list[tuple]) -> Trace:
         t = GAP * (i + 1)
         rows.append((t, "Instant", "MpiIsend", s, r, tag, size))
         rows.append((t + latency, "Instant", "MpiIrecv", r, s, tag, size))
-    table = pd.DataFrame(rows, columns=["Timestamp (ns)", "Event Type", "Name", "Process",
-                                        "Partner", "Tag", "Message Size"])
+    table = pd.DataFrame(
+        rows,
+        columns=[
+            "Timestamp (ns)",
+            "Event Type",
+            "Name",
+            "Process",
+            "Partner",
+            "Tag",
+            "Message Size",
+        ],
+    )
     table["Communicator"] = np.where(table["Partner"] >= 0, 0, -1)
     return Trace(table)
 
@@ -91,28 +112,52 @@ def test_a_blocks_messages_are_those_between_its_processes(case, data):
     receivers = data.draw(st.sets(st.integers(0, n - 1), min_size=1))
     view = CommMatrix(trace).select(sorted(senders), sorted(receivers))
     got = view.messages()
-    expected = [(GAP * (i + 1), GAP * (i + 1) + latency, s, r, tag, size)
-                for i, (s, r, tag, size, latency) in enumerate(messages)
-                if s in senders and r in receivers]
-    assert list(zip(got["Send time (ns)"], got["Receive time (ns)"], got["Sender"],
-                    got["Receiver"], got["Tag"], got["Message Size"], strict=True)) == expected
+    expected = [
+        (GAP * (i + 1), GAP * (i + 1) + latency, s, r, tag, size)
+        for i, (s, r, tag, size, latency) in enumerate(messages)
+        if s in senders and r in receivers
+    ]
+    assert (
+        list(
+            zip(
+                got["Send time (ns)"],
+                got["Receive time (ns)"],
+                got["Sender"],
+                got["Receiver"],
+                got["Tag"],
+                got["Message Size"],
+                strict=True,
+            )
+        )
+        == expected
+    )
     result = trace.query(view.query, level="calls").events
     assert len(result) == 2 * len(expected)
-    assert sorted(result["Timestamp (ns)"]) == sorted(
-        [t for e in expected for t in e[:2]])
+    assert sorted(result["Timestamp (ns)"]) == sorted([t for e in expected for t in e[:2]])
 
 
 @st.composite
 def cells_and_window(draw):
     n = draw(st.integers(1, 40))
-    pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1),
-                                    st.integers(1, 5), st.integers(0, 100)), max_size=60))
+    pairs = draw(
+        st.lists(
+            st.tuples(
+                st.integers(0, n - 1), st.integers(0, n - 1), st.integers(1, 5), st.integers(0, 100)
+            ),
+            max_size=60,
+        )
+    )
     r0 = draw(st.integers(0, n - 1))
     r1 = draw(st.integers(r0 + 1, n))
     c0 = draw(st.integers(0, n - 1))
     c1 = draw(st.integers(c0 + 1, n))
-    return n, pairs, (r0, r1, c0, c1), draw(st.integers(1, 12)), draw(
-        st.sampled_from(cellmath.ORDERS))
+    return (
+        n,
+        pairs,
+        (r0, r1, c0, c1),
+        draw(st.integers(1, 12)),
+        draw(st.sampled_from(cellmath.ORDERS)),
+    )
 
 
 @settings(max_examples=80, deadline=None)
@@ -128,20 +173,20 @@ def test_pooled_blocks_conserve_sums(case):
     place[ordering] = np.arange(n)
     window = cellmath.Window.of(n, r0, r1, c0, c1, max_cells)
     assert max(window.rows, window.cols) <= max_cells
-    pooled = cellmath.pool(cells, "bytes", place, window,
-                           cellmath.process_margins(cells, "bytes"))
+    pooled = cellmath.pool(cells, "bytes", place, window, cellmath.process_margins(cells, "bytes"))
     full = oracle(n, messages, "bytes")[np.ix_(ordering, ordering)]
     value = pooled.value.reshape(window.rows, window.cols)
     b = window.block
     for i in range(window.rows):
         for j in range(window.cols):
             lo_r, lo_c = r0 + i * b, c0 + j * b
-            block = full[lo_r:min(r1, lo_r + b), lo_c:min(c1, lo_c + b)]
+            block = full[lo_r : min(r1, lo_r + b), lo_c : min(c1, lo_c + b)]
             assert value[i, j] == block.sum()
     assert value.sum() == full[r0:r1, c0:c1].sum()
     sent = full.sum(axis=1)[r0:r1]
-    np.testing.assert_allclose(pooled.row_sum, [sent[k:k + b].sum()
-                                                for k in range(0, r1 - r0, b)])
+    np.testing.assert_allclose(
+        pooled.row_sum, [sent[k : k + b].sum() for k in range(0, r1 - r0, b)]
+    )
     if order == "volume":
         volume = full.sum(axis=0) + full.sum(axis=1)
         assert np.all(np.diff(volume) <= 0)
@@ -152,9 +197,12 @@ def test_pooled_blocks_conserve_sums(case):
 def test_rcm_gathers_a_shuffled_band_near_the_diagonal(n, width, seed):
     rng = np.random.default_rng(seed)
     shuffle = rng.permutation(n)
-    messages = [(int(shuffle[i]), int(shuffle[j]), 0, 8, 1)
-                for i in range(n) for j in range(max(0, i - width), min(n, i + width + 1))
-                if i != j]
+    messages = [
+        (int(shuffle[i]), int(shuffle[j]), 0, 8, 1)
+        for i in range(n)
+        for j in range(max(0, i - width), min(n, i + width + 1))
+        if i != j
+    ]
     trace = make_trace(n, messages)
     cells = cellmath.Cells.of(MessageIndex(trace), None, latency=False)
     matrix = cells.matrix("count")
@@ -181,17 +229,25 @@ def test_an_empty_trace_of_messages(metric):
 
 def test_cells_numbered_by_sorting_equal_the_dense_numbering(monkeypatch):
     rng = np.random.default_rng(3)
-    messages = [(int(s), int(r), 0, int(size), int(lat)) for s, r, size, lat in zip(
-        rng.integers(0, 9, 300), rng.integers(0, 9, 300), rng.integers(-1, 500, 300),
-        rng.integers(1, MAX_LATENCY + 1, 300), strict=True)]
+    messages = [
+        (int(s), int(r), 0, int(size), int(lat))
+        for s, r, size, lat in zip(
+            rng.integers(0, 9, 300),
+            rng.integers(0, 9, 300),
+            rng.integers(-1, 500, 300),
+            rng.integers(1, MAX_LATENCY + 1, 300),
+            strict=True,
+        )
+    ]
     trace = make_trace(9, messages)
     dense = MessageIndex(trace)
     monkeypatch.setattr(matrix_index, "DENSE_CELLS", 0)
     sorted_ = MessageIndex(trace)
     np.testing.assert_array_equal(sorted_.cell, dense.cell)
     np.testing.assert_array_equal(sorted_.cell_keys, dense.cell_keys)
-    np.testing.assert_array_equal(dense.cell_keys[dense.cell],
-                                  dense.sender.astype(np.int64) * 9 + dense.receiver)
+    np.testing.assert_array_equal(
+        dense.cell_keys[dense.cell], dense.sender.astype(np.int64) * 9 + dense.receiver
+    )
     assert np.all(np.diff(dense.cell_keys) > 0)
     np.testing.assert_array_equal(sorted_.receive_row, dense.receive_row)
     expected = message_pairs(trace)[0]

@@ -31,22 +31,36 @@ def message_events(trace) -> list[tuple]:
     """(process, time, name) of the message instants of a trace."""
     table = trace.events
     table = table[table["Event Type"] == "Instant"]
-    return sorted(zip(table["Process"].tolist(), table["Timestamp (ns)"].tolist(),
-                      table["Name"].astype(str).tolist(), strict=True))
+    return sorted(
+        zip(
+            table["Process"].tolist(),
+            table["Timestamp (ns)"].tolist(),
+            table["Name"].astype(str).tolist(),
+            strict=True,
+        )
+    )
 
 
 def events_of_messages(trace, messages: pd.DataFrame) -> list[tuple]:
     rows = np.concatenate([messages["Send event"], messages["Receive event"]])
     table = trace.events.iloc[rows]
-    return sorted(zip(table["Process"].tolist(), table["Timestamp (ns)"].tolist(),
-                      table["Name"].astype(str).tolist(), strict=True))
+    return sorted(
+        zip(
+            table["Process"].tolist(),
+            table["Timestamp (ns)"].tolist(),
+            table["Name"].astype(str).tolist(),
+            strict=True,
+        )
+    )
 
 
 def picture(view):
     arrays = view.payload_arrays()
     meta = view.picture_meta
-    return {name: a.reshape(meta["rows"], meta["cols"]) if name in ("value", "count") else a
-            for name, a in arrays.items()}
+    return {
+        name: a.reshape(meta["rows"], meta["cols"]) if name in ("value", "count") else a
+        for name, a in arrays.items()
+    }
 
 
 def test_a_new_view_shows_the_trace_comm_matrix(view, halo):
@@ -76,8 +90,9 @@ def test_a_cell_gives_its_messages_and_their_trace(view, halo):
     assert len(messages) == 4  # one message a step, 4 steps
     np.testing.assert_array_equal(messages["Send event"], expected["Send event"])
     np.testing.assert_array_equal(messages["Receive event"], expected["Receive event"])
-    np.testing.assert_array_equal(messages["Latency (ns)"],
-                                  expected["Receive time (ns)"] - expected["Send time (ns)"])
+    np.testing.assert_array_equal(
+        messages["Latency (ns)"], expected["Receive time (ns)"] - expected["Send time (ns)"]
+    )
     result = halo.query(view.query, level="calls")
     assert message_events(result) == events_of_messages(halo, messages)
     assert message_events(view.apply()) == message_events(result)
@@ -86,8 +101,11 @@ def test_a_cell_gives_its_messages_and_their_trace(view, halo):
 
 def test_a_block_selects_every_pair_in_it(view, halo):
     view.select([0, 1, 2, 3], [4, 5, 6, 7, 12])
-    assert view.history[-1] == {"op": "select", "senders": [[0, 3]],
-                                "receivers": [[4, 7], [12, 12]]}
+    assert view.history[-1] == {
+        "op": "select",
+        "senders": [[0, 3]],
+        "receivers": [[4, 7], [12, 12]],
+    }
     messages = view.messages()
     matrix = halo.comm_matrix("count")
     assert len(messages) == matrix[0:4][:, [4, 5, 6, 7, 12]].sum()
@@ -124,8 +142,10 @@ def test_filters_by_tag_communicator_and_window(view, halo):
     kept = pairs[pairs["Tag"].isin([0, 2])]
     assert int(view.matrix().to_numpy().sum()) == kept["Message Size"].sum()
     view.filter(communicators=[2])
-    assert int(view.matrix().to_numpy().sum()) == pairs.loc[
-        pairs["Communicator"] == 2, "Message Size"].sum()
+    assert (
+        int(view.matrix().to_numpy().sum())
+        == pairs.loc[pairs["Communicator"] == 2, "Message Size"].sum()
+    )
     t0 = int(pairs["Send time (ns)"].quantile(0.3))
     t1 = int(pairs["Receive time (ns)"].quantile(0.7))
     view.filter(window=(t0, t1))
@@ -136,8 +156,7 @@ def test_filters_by_tag_communicator_and_window(view, halo):
     assert int(view.matrix().to_numpy().sum()) == inside["Message Size"].sum()
     view.select(range(16), range(16))
     messages = view.messages()
-    np.testing.assert_array_equal(np.sort(messages["Send event"]),
-                                  np.sort(inside["Send event"]))
+    np.testing.assert_array_equal(np.sort(messages["Send event"]), np.sort(inside["Send event"]))
     # the query keeps exactly both events of those messages, a receive after t1 too
     result = halo.query(view.query, level="calls")
     assert message_events(result) == events_of_messages(halo, messages)
@@ -156,8 +175,11 @@ def test_metrics_and_margins(view, halo):
         assert got.loc[s, r] == pytest.approx(value)
     assert np.isnan(got.loc[0, 0])
     view.metric = "latency"
-    latency = (pairs["Receive time (ns)"] - pairs["Send time (ns)"]).groupby(
-        [pairs["Sender"], pairs["Receiver"]]).mean()
+    latency = (
+        (pairs["Receive time (ns)"] - pairs["Send time (ns)"])
+        .groupby([pairs["Sender"], pairs["Receiver"]])
+        .mean()
+    )
     got = view.matrix()
     for (s, r), value in latency.items():
         assert got.loc[s, r] == pytest.approx(value)
@@ -183,8 +205,9 @@ def test_pooled_blocks_and_zoom():
     assert drawn["value"].sum() == full.sum()
     np.testing.assert_array_equal(drawn["value"][0, 0], full[:7, :7].sum())
     np.testing.assert_array_equal(drawn["value"][14, 13], full[98:, 91:98].sum())
-    np.testing.assert_array_equal(drawn["row_sum"][:14], full.sum(axis=1)[:98].reshape(14, 7)
-                                  .sum(axis=1))
+    np.testing.assert_array_equal(
+        drawn["row_sum"][:14], full.sum(axis=1)[:98].reshape(14, 7).sum(axis=1)
+    )
     view.zoom((10, 20), (30, 46))
     meta = view.picture_meta
     assert (meta["block"], meta["rows"], meta["cols"]) == (1, 10, 16)
@@ -220,8 +243,10 @@ def test_link_hooks(view, halo):
     # trace of the query counts it
     full = halo.comm_matrix()
     assert int(view.matrix().to_numpy().sum()) == full[:4].sum() > full[:4, :4].sum()
-    np.testing.assert_array_equal(view.matrix().to_numpy(), halo.query(
-        'MATCH (".", n0) WHERE n0.Process <= 3', level="calls").comm_matrix())
+    np.testing.assert_array_equal(
+        view.matrix().to_numpy(),
+        halo.query('MATCH (".", n0) WHERE n0.Process <= 3', level="calls").comm_matrix(),
+    )
     assert view.restriction and "restricted" in view.status
     assert view.history == history and view.query == query
     view.link_restrict("")
@@ -267,15 +292,32 @@ def test_offline_page_holds_the_picture(view, tmp_path):
 PINGPONG = shared_data("pipit", "ping-pong-otf2", "traces.otf2")
 # Sends from 0 to 1 (tag 10) and their receives on 1, read off the trace by hand
 # (`trace.events` listing of the Instant events).
-SENDS_0_TO_1 = [193672585, 193744419, 193825973, 193942510, 194205706, 194676158, 195718827,
-                197614142]
-RECEIVES_ON_1 = [193691633, 193764819, 193851130, 193992531, 194299518, 194907390, 196135680,
-                 198502089]
+SENDS_0_TO_1 = [
+    193672585,
+    193744419,
+    193825973,
+    193942510,
+    194205706,
+    194676158,
+    195718827,
+    197614142,
+]
+RECEIVES_ON_1 = [
+    193691633,
+    193764819,
+    193851130,
+    193992531,
+    194299518,
+    194907390,
+    196135680,
+    198502089,
+]
 SIZES = [16384 * 2**k for k in range(8)]
 
 
-@pytest.mark.skipif(PINGPONG is None, reason="Pipit's ping-pong OTF2 trace (shared/data) is "
-                    "not on this machine")
+@pytest.mark.skipif(
+    PINGPONG is None, reason="Pipit's ping-pong OTF2 trace (shared/data) is not on this machine"
+)
 def test_pingpong_by_hand():
     pytest.importorskip("otf2", reason="reading OTF2 needs the otf2 package")
     trace = glade.read_trace(str(PINGPONG))

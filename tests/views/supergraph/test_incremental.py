@@ -16,8 +16,21 @@ from glade.ensemble.supergraph.values import call_tree_values
 from glade.views import SupergraphView
 from tests.ensemble.supergraph.test_properties import random_ensemble
 
-EDIT_KINDS = ("hide", "focus", "unfocus", "split entry", "split callee", "threshold", "by",
-              "metric", "target", "diff", "undo", "redo", "reset")
+EDIT_KINDS = (
+    "hide",
+    "focus",
+    "unfocus",
+    "split entry",
+    "split callee",
+    "threshold",
+    "by",
+    "metric",
+    "target",
+    "diff",
+    "undo",
+    "redo",
+    "reset",
+)
 
 
 def rebuilt(view: SupergraphView):
@@ -47,8 +60,9 @@ def apply_edit(view: SupergraphView, kind: str, pick: int, fraction: float) -> N
     key = keys[pick % len(keys)] if keys else None
     profiles = list(view.supergraph().profiles)
     if kind in ("hide", "focus", "split entry") and key is not None:
-        {"hide": view.hide, "focus": view.focus,
-         "split entry": lambda k: view.split(k, "entry")}[kind](key)
+        {"hide": view.hide, "focus": view.focus, "split entry": lambda k: view.split(k, "entry")}[
+            kind
+        ](key)
     elif kind == "split callee" and key is not None:
         callers = set(view.supergraph().edges["source"])
         if callers:
@@ -69,13 +83,21 @@ def apply_edit(view: SupergraphView, kind: str, pick: int, fraction: float) -> N
         getattr(view, kind)()
 
 
-edits = hs.lists(hs.tuples(hs.sampled_from(EDIT_KINDS), hs.integers(0, 50),
-                           hs.sampled_from([0.0, 0.05, 0.2])), min_size=1, max_size=7)
+edits = hs.lists(
+    hs.tuples(hs.sampled_from(EDIT_KINDS), hs.integers(0, 50), hs.sampled_from([0.0, 0.05, 0.2])),
+    min_size=1,
+    max_size=7,
+)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(hs.integers(0, 2**32 - 1), hs.integers(1, 30), hs.integers(1, 4),
-       hs.sampled_from([None, None, None, 2]), edits)
+@given(
+    hs.integers(0, 2**32 - 1),
+    hs.integers(1, 30),
+    hs.integers(1, 4),
+    hs.sampled_from([None, None, None, 2]),
+    edits,
+)
 def test_every_edit_equals_the_full_rebuild(seed, n_nodes, n_profiles, ranks, sequence):
     ens = random_ensemble(seed, n_nodes, n_profiles, ranks)
     view = SupergraphView(ens, by="module")
@@ -86,8 +108,7 @@ def test_every_edit_equals_the_full_rebuild(seed, n_nodes, n_profiles, ranks, se
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(hs.integers(0, 2**32 - 1), hs.integers(1, 40), hs.integers(1, 4),
-       hs.integers(0, 2**32 - 1))
+@given(hs.integers(0, 2**32 - 1), hs.integers(1, 40), hs.integers(1, 4), hs.integers(0, 2**32 - 1))
 def test_folded_values_are_those_of_the_folded_query(seed, n_nodes, n_profiles, mask_seed):
     """On any set of kept nodes (not only the ones a view's query keeps)."""
     ens = random_ensemble(seed, n_nodes, n_profiles, None)
@@ -107,5 +128,7 @@ def test_rank_rows_are_not_derived():
     """A mean over ranks does not commute with merging siblings: no derived values."""
     ens = random_ensemble(3, 12, 2, 2)
     assert call_tree_values(ens, "time (inc)").inclusive_present is None
-    assert folded_values(call_tree_values(ens, "time (inc)"),
-                         np.ones(len(ens.graph), dtype=bool)) is None
+    assert (
+        folded_values(call_tree_values(ens, "time (inc)"), np.ones(len(ens.graph), dtype=bool))
+        is None
+    )

@@ -41,8 +41,10 @@ def test_initial_view(ens):
     assert view.by == "initial" and view.by_label == "module"
     assert view.metric == "time (inc)" and view.metrics == ["time (inc)", "time"]
     same_supergraph(view.supergraph(), ens.supergraph())
-    assert view.code() == ("ens.query('''MATCH (\"*\")''', fold=True).supergraph(by='module', "
-                           "metric='time (inc)', rank_agg='mean')")
+    assert view.code() == (
+        "ens.query('''MATCH (\"*\")''', fold=True).supergraph(by='module', "
+        "metric='time (inc)', rank_agg='mean')"
+    )
     same_supergraph(rebuilt(view, ens), view.supergraph())
     assert view.profile_ids == ["a", "b"]
     assert {"label": "run = 1", "group": {"column": "run", "value": 1}} in view.groups
@@ -81,8 +83,9 @@ def test_every_edit_and_undo(ens):
     same_supergraph(rebuilt(view, ens), shown)
     column = view.payload_fields()["node_columns"].index("difference")
     table = view.payload_arrays()["node_table"].reshape(len(shown), -1)
-    np.testing.assert_array_equal(table[:, column],
-                                  shown.diff({"run": 1}, {"run": 2})["difference"])
+    np.testing.assert_array_equal(
+        table[:, column], shown.diff({"run": 1}, {"run": 2})["difference"]
+    )
     view.unfocus().set_metric("time").set_by("name")
     assert view.metric == "time (inc)" and view.by == "name"
     assert "main" in view.supergraph().supernodes
@@ -107,15 +110,16 @@ def test_threshold_edits_merge_into_one_undo_step(ens):
 
 def test_browser_edits_are_the_same_as_python_edits(ens):
     clicked = SupergraphView(ens)
-    clicked.history = [{"op": "hide", "supernode": "lib"},
-                       {"op": "split", "supernode": "mpi", "by": "entry"}]
+    clicked.history = [
+        {"op": "hide", "supernode": "lib"},
+        {"op": "split", "supernode": "mpi", "by": "entry"},
+    ]
     typed = SupergraphView(ens).hide("lib").split("mpi")
     assert clicked.query == typed.query
     same_supergraph(clicked.supergraph(), typed.supergraph())
     # a browser edit the kernel cannot apply is refused, said, and sent back undone
     with pytest.raises(GladeError, match="no supernode 'nowhere'"):
-        clicked.set_state({"history": [*clicked.history,
-                                       {"op": "hide", "supernode": "nowhere"}]})
+        clicked.set_state({"history": [*clicked.history, {"op": "hide", "supernode": "nowhere"}]})
     assert len(clicked.history) == 2
     assert "no supernode 'nowhere'" in clicked.error
 
@@ -145,8 +149,9 @@ def test_bad_edits_raise_and_change_nothing(ens):
 def test_assigned_query(ens):
     view = SupergraphView(ens)
     view.query = 'MATCH (".", p) WHERE NOT p.name = "helper"'
-    assert view.history == [{"op": "query",
-                             "query": 'MATCH (".", n0) WHERE NOT n0.name = "helper"'}]
+    assert view.history == [
+        {"op": "query", "query": 'MATCH (".", n0) WHERE NOT n0.name = "helper"'}
+    ]
     view.hide("app")
     assert view.query.startswith('{MATCH (".", n0) WHERE NOT n0.name = "helper"} AND {NOT')
     same_supergraph(view.supergraph(), ens.query(view.query, fold=True).supergraph())
@@ -159,12 +164,18 @@ def test_cct_of_a_supernode_and_highlight(ens):
     view.selection = ["mpi"]
     tree = view.cct()
     assert isinstance(tree, CCT)
-    assert tree.query == str(glade.query.parse(
-        '{NOT {MATCH (".", n0) WHERE n0.module = "lib"}} AND '
-        '{MATCH ("*")->(".", n1)->("*") WHERE n1.module = "mpi"}'))
+    assert tree.query == str(
+        glade.query.parse(
+            '{NOT {MATCH (".", n0) WHERE n0.module = "lib"}} AND '
+            '{MATCH ("*")->(".", n1)->("*") WHERE n1.module = "mpi"}'
+        )
+    )
     assert sorted(map(tuple, tree.selected_paths)) == [
-        ("main", "MPI_Init"), ("main", "solve", "MPI_Send"),
-        ("main", "solve", "MPI_Send", "progress"), ("main", "solve", "helper", "MPI_Recv")]
+        ("main", "MPI_Init"),
+        ("main", "solve", "MPI_Send"),
+        ("main", "solve", "MPI_Send", "progress"),
+        ("main", "solve", "helper", "MPI_Recv"),
+    ]
     tree.selected_paths = [["main", "solve", "MPI_Send"]]
     view.highlight_query(tree)
     assert view.highlight == ["mpi"]
@@ -173,7 +184,8 @@ def test_cct_of_a_supernode_and_highlight(ens):
     assert str(selection_query([["main"], ["main", "solve"]])) == (
         '{MATCH (".", n0) WHERE n0 IS ROOT AND n0.name = "main"} OR '
         '{{MATCH (".", n0)->(".", n1) WHERE n0 IS ROOT AND n0.name = "main" AND n1.name = '
-        '"solve"} AND {NOT {MATCH (".", n0) WHERE n0 IS ROOT AND n0.name = "main"}}}')
+        '"solve"} AND {NOT {MATCH (".", n0) WHERE n0 IS ROOT AND n0.name = "main"}}}'
+    )
 
 
 def test_graphframe_view_applies_to_the_profile():
@@ -195,7 +207,12 @@ def test_ensemble_shortcut_and_function_grouping(ens):
     assert view.supergraph().supernodes == ["compute", "comm"]
     view.hide("comm")
     assert [n.name for n in view.apply().graph.nodes()] == [
-        "main", "solve", "progress", "helper", "callback"]
+        "main",
+        "solve",
+        "progress",
+        "helper",
+        "callback",
+    ]
 
 
 def test_offline_page(ens, tmp_path):
@@ -221,8 +238,12 @@ def test_rajaperf_view(rajaperf_ensemble):
     assert view.groups[0]["group"] == {"column": "compiler", "value": "clang++-10.0.1"}
     view.set_diff({"compiler": "clang++-10.0.1"}, {"compiler": "g++-10.3.1"}).hide("Stream")
     assert view.query == 'NOT {MATCH (".", n0) WHERE n0.name =~ "Stream.*"}'
-    same_supergraph(view.supergraph(), rajaperf_ensemble.query(view.query, fold=True).supergraph(
-        by={"Basic.*": "Basic", "Stream.*": "Stream"}))
+    same_supergraph(
+        view.supergraph(),
+        rajaperf_ensemble.query(view.query, fold=True).supergraph(
+            by={"Basic.*": "Basic", "Stream.*": "Stream"}
+        ),
+    )
 
 
 def test_large_synthetic_view_builds():

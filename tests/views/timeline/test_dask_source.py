@@ -20,28 +20,46 @@ from tests.trace.engines.test_dask_trace import random_events
 
 pytest.importorskip("dask.dataframe", reason="the glade[dask] extra is absent")
 
-TRAITS = ("labels", "depth_labels", "names", "extent", "payload", "overview_meta",
-          "snapshot_meta", "query", "highlight")
+TRAITS = (
+    "labels",
+    "depth_labels",
+    "names",
+    "extent",
+    "payload",
+    "overview_meta",
+    "snapshot_meta",
+    "query",
+    "highlight",
+)
 
 
 def assert_pictures_equal(expected, actual, what: str) -> None:
     """Two pictures of one request are equal: geometry, boxes, raster, instants, arrows."""
-    for name in ("row0", "row1", "pool", "bins", "threshold", "visible_calls",
-                 "instants_pooled"):
+    for name in ("row0", "row1", "pool", "bins", "threshold", "visible_calls", "instants_pooled"):
         assert getattr(actual, name) == getattr(expected, name), f"{what}: {name}"
     for field, values in expected.boxes.items():
         np.testing.assert_array_equal(actual.boxes[field], values, f"{what}: box {field}")
-    np.testing.assert_allclose(actual.cover, expected.cover, rtol=1e-12, atol=1e-9,
-                               err_msg=f"{what}: cover")
-    np.testing.assert_allclose(actual.busy, expected.busy, rtol=1e-12, atol=1e-9,
-                               err_msg=f"{what}: busy")
+    np.testing.assert_allclose(
+        actual.cover, expected.cover, rtol=1e-12, atol=1e-9, err_msg=f"{what}: cover"
+    )
+    np.testing.assert_allclose(
+        actual.busy, expected.busy, rtol=1e-12, atol=1e-9, err_msg=f"{what}: busy"
+    )
     np.testing.assert_array_equal(actual.top, expected.top, f"{what}: top")
     for field, values in expected.instants.items():
         np.testing.assert_array_equal(actual.instants[field], values, f"{what}: {field}")
-    for field in ("send_time", "receive_time", "send_row", "receive_row", "size", "count",
-                  "bundled"):
-        np.testing.assert_array_equal(getattr(actual.arrows, field),
-                                      getattr(expected.arrows, field), f"{what}: {field}")
+    for field in (
+        "send_time",
+        "receive_time",
+        "send_row",
+        "receive_row",
+        "size",
+        "count",
+        "bundled",
+    ):
+        np.testing.assert_array_equal(
+            getattr(actual.arrows, field), getattr(expected.arrows, field), f"{what}: {field}"
+        )
 
 
 def assert_views_equal(expected: Timeline, actual: Timeline) -> None:
@@ -52,8 +70,9 @@ def assert_views_equal(expected: Timeline, actual: Timeline) -> None:
     assert actual.status.startswith(expected.status)
     kept = actual.apply()
     assert type(kept).__name__ == "DaskTrace"
-    np.testing.assert_array_equal(kept.compute().events["Timestamp (ns)"],
-                                  expected.apply().events["Timestamp (ns)"])
+    np.testing.assert_array_equal(
+        kept.compute().events["Timestamp (ns)"], expected.apply().events["Timestamp (ns)"]
+    )
 
 
 @st.composite
@@ -61,14 +80,20 @@ def requests(draw, first: int, last: int, rows: int) -> dict:
     t0 = draw(st.integers(first - 3, last + 1))
     t1 = draw(st.integers(t0 + 1, last + 4))
     row0 = draw(st.integers(0, rows))
-    return {"t0": t0, "t1": t1, "width": draw(st.integers(1, 40)),
-            "height": draw(st.integers(1, 6)), "rows": (row0, draw(st.integers(row0, rows)))}
+    return {
+        "t0": t0,
+        "t1": t1,
+        "width": draw(st.integers(1, 40)),
+        "height": draw(st.integers(1, 6)),
+        "rows": (row0, draw(st.integers(row0, rows))),
+    }
 
 
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_events(), st.integers(1, 4), st.data())
-def test_random_ranges_of_random_traces_are_the_pandas_pictures(dask_client, table,
-                                                                 npartitions, data):
+def test_random_ranges_of_random_traces_are_the_pandas_pictures(
+    dask_client, table, npartitions, data
+):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         trace = Trace(table.reset_index(drop=True))
@@ -81,8 +106,7 @@ def test_random_ranges_of_random_traces_are_the_pandas_pictures(dask_client, tab
         for _ in range(2):
             request = data.draw(requests(first, last, rows))
             args = dict(request, depth_rows=depth_rows)
-            assert_pictures_equal(expected.picture(**args), view.picture(**args),
-                                  str(args))
+            assert_pictures_equal(expected.picture(**args), view.picture(**args), str(args))
     names = expected.names
     if names:
         name = data.draw(st.sampled_from(names))
@@ -166,6 +190,7 @@ def test_a_real_trace_on_dask_has_the_pandas_timeline(dask_client, pipit_data):
     expected = Timeline(trace)
     view = Timeline(Trace.from_otf2(str(path), engine="dask", npartitions=2))
     assert_views_equal(expected, view)
-    assert_pictures_equal(expected.picture(width=700, height=20),
-                          view.picture(width=700, height=20), "whole")
+    assert_pictures_equal(
+        expected.picture(width=700, height=20), view.picture(width=700, height=20), "whole"
+    )
     assert expected.picture(width=700).arrows.count.sum() > 0

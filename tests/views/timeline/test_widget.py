@@ -29,9 +29,15 @@ def view(trace):
 
 def events_of(trace):
     table = trace.events
-    return sorted(zip(table["Process"].tolist(), table["Timestamp (ns)"].tolist(),
-                      table["Event Type"].astype(str).tolist(),
-                      table["Name"].astype(str).tolist(), strict=True))
+    return sorted(
+        zip(
+            table["Process"].tolist(),
+            table["Timestamp (ns)"].tolist(),
+            table["Event Type"].astype(str).tolist(),
+            table["Name"].astype(str).tolist(),
+            strict=True,
+        )
+    )
 
 
 def test_a_new_view_shows_everything(view, trace):
@@ -52,7 +58,8 @@ def test_edits_make_the_query_that_apply_runs(view, trace):
     view.window(t0, t1, processes=[1, 2, 3, 5]).hide("MpiIsend").hide("compute_flux")
     assert view.query == (
         f'MATCH (".", n0) WHERE (n0.Process >= 1 AND n0.Process <= 3 OR n0.Process = 5) AND '
-        f'n0.end >= {t0} AND n0.start <= {t1} AND NOT n0.name IN ["MpiIsend", "compute_flux"]')
+        f'n0.end >= {t0} AND n0.start <= {t1} AND NOT n0.name IN ["MpiIsend", "compute_flux"]'
+    )
     assert view.viewport["t0"] == t0 and view.viewport["t1"] == t1
     result = view.apply()
     assert events_of(result) == events_of(trace.query(view.query, level="calls"))
@@ -61,12 +68,18 @@ def test_edits_make_the_query_that_apply_runs(view, trace):
     assert set(result.events["Process"]) == {1, 2, 3, 5}
     assert view.index.calls.size < view.index.forest.call.sum()
     view.unhide("compute_flux").focus(("main", "compute_step"))
-    assert view.query.startswith('{MATCH (".", n0)->(".", n1)->("*") WHERE n0 IS ROOT AND '
-                                 'n0.name = "main" AND n1.name = "compute_step"} AND {')
+    assert view.query.startswith(
+        '{MATCH (".", n0)->(".", n1)->("*") WHERE n0 IS ROOT AND '
+        'n0.name = "main" AND n1.name = "compute_step"} AND {'
+    )
     focused = view.apply()
-    assert set(focused.events["Name"].astype(str)) == {"main", "compute_step",
-                                                       "compute_flux", "flux_kernel",
-                                                       "update_field"}
+    assert set(focused.events["Name"].astype(str)) == {
+        "main",
+        "compute_step",
+        "compute_flux",
+        "flux_kernel",
+        "update_field",
+    }
     assert view.code() == f"trace.query('''{view.query}''', level=\"calls\")"
     view.unfocus().clear_window()
     assert view.query == 'MATCH (".", n0) WHERE NOT n0.name IN ["MpiIsend"]'
@@ -96,8 +109,9 @@ def test_a_saved_query_applies_to_another_run(view, tmp_path):
     assert events_of(kept) == events_of(other.query(view.query, level="calls"))
     # later edits refine the assigned query; a bad one leaves the view as it was
     again.hide("flux_kernel")
-    assert again.query == ('{' + view.query + '} AND {MATCH (".", n0) WHERE NOT n0.name IN '
-                           '["flux_kernel"]}')
+    assert again.query == (
+        "{" + view.query + '} AND {MATCH (".", n0) WHERE NOT n0.name IN ["flux_kernel"]}'
+    )
     before = again.query
     with pytest.raises(QuerySyntaxError):
         again.query = "MATCH ("
@@ -133,8 +147,20 @@ class Replies:
 def test_requests_are_answered_with_pictures_or_errors(view):
     replies = Replies(view)
     first, last = view.extent
-    view._on_request(view, {"type": "range", "id": 7, "t0": first, "t1": last,
-                            "width": 300, "height": 100, "row0": 0, "row1": 6}, [])
+    view._on_request(
+        view,
+        {
+            "type": "range",
+            "id": 7,
+            "t0": first,
+            "t1": last,
+            "width": 300,
+            "height": 100,
+            "row0": 0,
+            "row1": 6,
+        },
+        [],
+    )
     fields, buffers = replies.sent[-1]
     assert fields["type"] == "range" and fields["id"] == 7
     assert fields["revision"] == view.revision
@@ -146,12 +172,13 @@ def test_requests_are_answered_with_pictures_or_errors(view):
     boxes = view.picture(first, last, width=300, height=100).boxes
     start = fields["box_origin"] + arrays["box_start"].astype(np.float64)
     np.testing.assert_allclose(start, boxes["start"], rtol=0, atol=(last - first) * 2**-24)
-    np.testing.assert_allclose(arrays["box_duration"], boxes["end"] - boxes["start"],
-                               rtol=2**-24)
+    np.testing.assert_allclose(arrays["box_duration"], boxes["end"] - boxes["start"], rtol=2**-24)
     np.testing.assert_allclose(arrays["box_exclusive"], boxes["exclusive"], rtol=2**-24)
     view._on_request(view, {"type": "range", "id": 8, "t0": 5, "t1": 1}, [])
-    assert replies.sent[-1] == ({"type": "error", "id": 8, "request": "range",
-                                 "message": replies.sent[-1][0]["message"]}, None)
+    assert replies.sent[-1] == (
+        {"type": "error", "id": 8, "request": "range", "message": replies.sent[-1][0]["message"]},
+        None,
+    )
     assert "needs numbers" in replies.sent[-1][0]["message"]
     view._on_request(view, {"type": "select", "id": 9, "node": 10**9}, [])
     assert replies.sent[-1][0]["type"] == "error"
@@ -165,8 +192,11 @@ def test_the_selection_is_a_query(view):
     forest = view.index.forest
     node = int(np.flatnonzero(np.array(forest.names)[forest.code] == "MPI_Waitall")[3])
     view._on_request(view, {"type": "select", "id": 1, "node": node}, [])
-    assert re.fullmatch(r'MATCH \(".", n0\) WHERE n0.Process = \d AND n0.Thread = 0 AND '
-                        r'n0.start = \d+ AND n0.name = "MPI_Waitall"', view.selection)
+    assert re.fullmatch(
+        r'MATCH \(".", n0\) WHERE n0.Process = \d AND n0.Thread = 0 AND '
+        r'n0.start = \d+ AND n0.name = "MPI_Waitall"',
+        view.selection,
+    )
     assert replies.sent[-1][0]["selection"] == view.selection
     selected = view.selected()
     assert selected.index.tolist() == [node]
@@ -182,11 +212,20 @@ def test_the_selection_is_a_query(view):
 def test_the_offline_page_carries_the_picture(view, tmp_path):
     view.zoom(view.extent[0], (view.extent[0] + view.extent[1]) / 2)
     page = view.to_html(tmp_path / "timeline.html").read_text()
-    state = json.loads(re.search(
-        r'<script type="application/vnd.jupyter.widget-state\+json">\n(.*?)\n</script>',
-        page, re.S).group(1).replace("<\\/", "</"))
-    widget = next(s for s in state["state"].values()
-                  if s["model_name"] == "AnyModel" and "payload_meta" in s["state"])
+    state = json.loads(
+        re.search(
+            r'<script type="application/vnd.jupyter.widget-state\+json">\n(.*?)\n</script>',
+            page,
+            re.S,
+        )
+        .group(1)
+        .replace("<\\/", "</")
+    )
+    widget = next(
+        s
+        for s in state["state"].values()
+        if s["model_name"] == "AnyModel" and "payload_meta" in s["state"]
+    )
     assert widget["state"]["offline"] is True
     assert widget["state"]["payload_meta"]["fields"]["snapshot"]["t1"] == view.viewport["t1"]
     assert not view.offline
@@ -194,8 +233,12 @@ def test_the_offline_page_carries_the_picture(view, tmp_path):
 
 def test_pack_arrays_round_trip():
     noise = np.random.default_rng(0).integers(0, 256, 1000).astype(np.uint8)
-    arrays = {"a": np.arange(5, dtype=np.int32), "b": np.linspace(0, 1, 3),
-              "c": np.array([3, 0, 0, 0, 7], dtype=np.uint16), "d": noise}
+    arrays = {
+        "a": np.arange(5, dtype=np.int32),
+        "b": np.linspace(0, 1, 3),
+        "c": np.array([3, 0, 0, 0, 7], dtype=np.uint16),
+        "d": noise,
+    }
     descriptors, blob = pack_arrays(arrays, deflate=("c", "d"), noisy=("d",))
     assert [d["offset"] % 8 for d in descriptors] == [0, 0, 0, 0]
     assert descriptors[2]["deflate"] and descriptors[3]["deflate"]

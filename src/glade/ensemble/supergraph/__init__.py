@@ -23,9 +23,15 @@ if TYPE_CHECKING:
 __all__ = ["Layout", "Supergraph", "build_supergraph", "supergraph_of"]
 
 
-def build_supergraph(ens: Ensemble, by: By = "module", metric: Hashable | None = None,
-                     rank_agg: str = "mean", target: Hashable | None = None, bins: int = 20,
-                     whis: float = 1.5) -> Supergraph:
+def build_supergraph(
+    ens: Ensemble,
+    by: By = "module",
+    metric: Hashable | None = None,
+    rank_agg: str = "mean",
+    target: Hashable | None = None,
+    bins: int = 20,
+    whis: float = 1.5,
+) -> Supergraph:
     """The supergraph of ``ens`` grouped ``by`` (``"name"``, ``"module"``, a ``{regex:
     module}`` mapping or a function of a frame), with the values of the additive
     ``metric`` (inclusive or exclusive; default: the ensemble's default metric), each
@@ -35,8 +41,13 @@ def build_supergraph(ens: Ensemble, by: By = "module", metric: Hashable | None =
     return supergraph_of(call_tree_values(ens, metric, rank_agg), by, target, bins, whis)
 
 
-def supergraph_of(values: CallTreeValues, by: By = "module", target: Hashable | None = None,
-                  bins: int = 20, whis: float = 1.5) -> Supergraph:
+def supergraph_of(
+    values: CallTreeValues,
+    by: By = "module",
+    target: Hashable | None = None,
+    bins: int = 20,
+    whis: float = 1.5,
+) -> Supergraph:
     """The supergraph of per-node values already computed (``call_tree_values``), grouped
     ``by`` (see :func:`build_supergraph`): a view regroups the same values for every
     grouping it shows."""
@@ -48,7 +59,7 @@ def supergraph_of(values: CallTreeValues, by: By = "module", target: Hashable | 
         codes, uniques = pd.factorize(grouping.keys)
         order = np.argsort(codes, kind="stable")
         bounds = np.searchsorted(codes[order], np.arange(len(uniques) + 1))
-        selectors = {str(key): CallPaths(order[bounds[i]:bounds[i + 1]])
-                     for i, key in enumerate(uniques)}
-    return Supergraph(values, grouping.keys, selectors, by, target=target, bins=bins,
-                      whis=whis)
+        selectors = {
+            str(key): CallPaths(order[bounds[i] : bounds[i + 1]]) for i, key in enumerate(uniques)
+        }
+    return Supergraph(values, grouping.keys, selectors, by, target=target, bins=bins, whis=whis)

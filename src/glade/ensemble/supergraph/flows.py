@@ -49,8 +49,7 @@ class Flows:
     edge_imbalance: np.ndarray | None
 
 
-def _imbalance(item: np.ndarray, rows: RankRows, count: int, num_profiles: int
-               ) -> np.ndarray:
+def _imbalance(item: np.ndarray, rows: RankRows, count: int, num_profiles: int) -> np.ndarray:
     """``count x profiles`` rank imbalance of the per-rank sums by item."""
     out = np.full((count, num_profiles), np.nan)
     row_item = item[rows.node]
@@ -93,8 +92,19 @@ def compute_flows(values: CallTreeValues, group: np.ndarray, count: int) -> Flow
     if values.ranks is not None:
         top_group = np.where(top, group, -1)
         imbalance = _imbalance(top_group, values.ranks, count, values.num_profiles)
-        edge_imbalance = _imbalance(node_edge, values.ranks, len(distinct),
-                                    values.num_profiles)
-    return Flows(group, entry, top, inclusive, exclusive, root, distinct // 2 // count,
-                 distinct // 2 % count, (distinct % 2).astype(bool), edge_values, node_edge,
-                 imbalance, edge_imbalance)
+        edge_imbalance = _imbalance(node_edge, values.ranks, len(distinct), values.num_profiles)
+    return Flows(
+        group,
+        entry,
+        top,
+        inclusive,
+        exclusive,
+        root,
+        distinct // 2 // count,
+        distinct // 2 % count,
+        (distinct % 2).astype(bool),
+        edge_values,
+        node_edge,
+        imbalance,
+        edge_imbalance,
+    )

@@ -41,12 +41,13 @@ def folded_values(values: CallTreeValues, keep: np.ndarray) -> CallTreeValues | 
         return None
     graph, new_id = values.graph.squash(keep)
     old = np.flatnonzero(new_id >= 0)
-    merge = sp.csr_matrix((np.ones(old.size), (new_id[old], old)),
-                          shape=(len(graph), len(values.graph)))
+    merge = sp.csr_matrix(
+        (np.ones(old.size), (new_id[old], old)), shape=(len(graph), len(values.graph))
+    )
     merge.sort_indices()
     inclusive = np.asarray(merge @ values.inclusive)
     present = np.asarray(merge @ values.inclusive_present.astype(np.float64)) > 0
-    exclusive = np.where(present, inclusive - children_sums(graph.tree_parent, inclusive),
-                         0.0)
-    return replace(values, graph=graph, inclusive=inclusive, exclusive=exclusive,
-                   inclusive_present=present)
+    exclusive = np.where(present, inclusive - children_sums(graph.tree_parent, inclusive), 0.0)
+    return replace(
+        values, graph=graph, inclusive=inclusive, exclusive=exclusive, inclusive_present=present
+    )

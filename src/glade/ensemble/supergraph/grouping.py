@@ -61,18 +61,26 @@ def group_nodes(frames: pd.DataFrame, by: By) -> Grouping:
             return _by_name(names)
         if by == "module":
             if "module" not in frames.columns:
-                raise MetricError("module", list(frames.columns), what=(
-                    "frame attribute (group by='name' or by a {regex: module} mapping "
-                    "instead)"))
+                raise MetricError(
+                    "module",
+                    list(frames.columns),
+                    what=(
+                        "frame attribute (group by='name' or by a {regex: module} mapping instead)"
+                    ),
+                )
             return _by_module(names, frames["module"].to_numpy())
-        raise GladeError(f"by must be 'name', 'module', a {{regex: module}} mapping or a "
-                         f"function of a frame, not {by!r}")
+        raise GladeError(
+            f"by must be 'name', 'module', a {{regex: module}} mapping or a "
+            f"function of a frame, not {by!r}"
+        )
     if isinstance(by, Mapping):
         return _by_mapping(names, by)
     if callable(by):
         return _by_function(frames, by)
-    raise GladeError(f"by must be 'name', 'module', a {{regex: module}} mapping or a "
-                     f"function of a frame, not {type(by).__name__}")
+    raise GladeError(
+        f"by must be 'name', 'module', a {{regex: module}} mapping or a "
+        f"function of a frame, not {type(by).__name__}"
+    )
 
 
 def _text(values: np.ndarray) -> np.ndarray:
@@ -82,8 +90,9 @@ def _text(values: np.ndarray) -> np.ndarray:
 def _by_name(names: np.ndarray) -> Grouping:
     codes, unique = pd.factorize(names, use_na_sentinel=False)
     text = _text(unique)
-    return Grouping(text[codes], {key: equals("name", value)
-                                  for key, value in zip(text, unique, strict=True)})
+    return Grouping(
+        text[codes], {key: equals("name", value) for key, value in zip(text, unique, strict=True)}
+    )
 
 
 def _by_module(names: np.ndarray, modules: np.ndarray) -> Grouping:
@@ -108,13 +117,18 @@ def _by_mapping(names: np.ndarray, mapping: Mapping[str, str]) -> Grouping:
     rules = list(mapping.items())
     for regex, module in rules:
         if not isinstance(regex, str) or not isinstance(module, str):
-            raise GladeError(f"a by mapping maps regular expressions to module names "
-                             f"(both strings), not {regex!r}: {module!r}")
+            raise GladeError(
+                f"a by mapping maps regular expressions to module names "
+                f"(both strings), not {regex!r}: {module!r}"
+            )
         compile_regex(regex)
     name_codes, unique = pd.factorize(names, use_na_sentinel=False)
     text = pd.Series(_text(unique))
-    matched = np.stack([text.str.fullmatch(regex).to_numpy(dtype=bool) for regex, _ in rules]
-                       ) if rules else np.zeros((0, len(unique)), dtype=bool)
+    matched = (
+        np.stack([text.str.fullmatch(regex).to_numpy(dtype=bool) for regex, _ in rules])
+        if rules
+        else np.zeros((0, len(unique)), dtype=bool)
+    )
     first = np.where(matched.any(axis=0), matched.argmax(axis=0), -1)
     modules = np.asarray([module for _, module in rules] + [""], dtype=object)
     unique_keys = np.where(first >= 0, modules[first], text.to_numpy(dtype=object))
@@ -132,8 +146,9 @@ def _by_mapping(names: np.ndarray, mapping: Mapping[str, str]) -> Grouping:
         predicates.setdefault(own, []).append(equals("name", unique[position]))
     keys = unique_keys[name_codes]
     present = set(pd.unique(keys))
-    return Grouping(keys, {key: Or.of(*parts) for key, parts in predicates.items()
-                           if key in present})
+    return Grouping(
+        keys, {key: Or.of(*parts) for key, parts in predicates.items() if key in present}
+    )
 
 
 def _by_function(frames: pd.DataFrame, by: Callable[[dict], Any]) -> Grouping:
@@ -142,8 +157,7 @@ def _by_function(frames: pd.DataFrame, by: Callable[[dict], Any]) -> Grouping:
     records = frames.iloc[first].to_dict("records")
     keys = np.empty(len(distinct), dtype=object)
     for i, record in enumerate(records):
-        frame = {k: v for k, v in record.items() if not (pd.api.types.is_scalar(v)
-                                                        and pd.isna(v))}
+        frame = {k: v for k, v in record.items() if not (pd.api.types.is_scalar(v) and pd.isna(v))}
         key = call_user(by, frame, name="the by function", context=f"on the frame {frame!r}")
         keys[i] = str(record["name"] if key is None else key)
     return Grouping(keys[inverse], None)

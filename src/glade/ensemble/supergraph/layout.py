@@ -71,8 +71,7 @@ class Layout:
         return digest.hexdigest()
 
 
-def back_edges(count: int, source: np.ndarray, target: np.ndarray, roots: np.ndarray
-               ) -> np.ndarray:
+def back_edges(count: int, source: np.ndarray, target: np.ndarray, roots: np.ndarray) -> np.ndarray:
     """Which call edges the depth-first search (see the module) finds going back to a
     supernode on its current path: an edge u -> v whose v is u or an ancestor of u in the
     search's tree. One compiled pass (:func:`_search`)."""
@@ -132,8 +131,9 @@ def loop_bands(first: np.ndarray, last: np.ndarray) -> np.ndarray:
     overlap, and no more bands than loops over one column). One compiled pass
     (:func:`_bands`)."""
     order = np.lexsort((np.arange(len(first)), last, first))
-    return _bands(np.asarray(first, dtype=np.int64)[order],
-                  np.asarray(last, dtype=np.int64)[order], order)
+    return _bands(
+        np.asarray(first, dtype=np.int64)[order], np.asarray(last, dtype=np.int64)[order], order
+    )
 
 
 @kernel
@@ -161,8 +161,12 @@ def longest_path_levels(count: int, source: np.ndarray, target: np.ndarray) -> n
     order = np.argsort(source, kind="stable")
     ptr = np.zeros(count + 1, dtype=np.int64)
     np.cumsum(np.bincount(source, minlength=count), out=ptr[1:])
-    return _longest_paths(count, ptr, target[order].astype(np.int64),
-                          np.bincount(target, minlength=count).astype(np.int64))
+    return _longest_paths(
+        count,
+        ptr,
+        target[order].astype(np.int64),
+        np.bincount(target, minlength=count).astype(np.int64),
+    )
 
 
 @kernel
@@ -191,23 +195,26 @@ def _longest_paths(count, ptr, child, incoming):
     return level
 
 
-def _stack(owner: np.ndarray, rank_keys: tuple, start: np.ndarray, width: np.ndarray
-           ) -> tuple[np.ndarray, np.ndarray]:
+def _stack(
+    owner: np.ndarray, rank_keys: tuple, start: np.ndarray, width: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Bands of ``width`` stacked on their ``owner``'s side from ``start[owner]``, in the
     order of ``rank_keys`` (lexsort keys, last is primary) within an owner."""
     order = np.lexsort((*rank_keys, owner))
     sorted_owner = owner[order]
     cumulative = np.cumsum(width[order])
     first = np.r_[True, sorted_owner[1:] != sorted_owner[:-1]] if len(order) else order
-    base = np.repeat(cumulative[first] - width[order][first],
-                     np.diff(np.r_[np.flatnonzero(first), len(order)]))
+    base = np.repeat(
+        cumulative[first] - width[order][first], np.diff(np.r_[np.flatnonzero(first), len(order)])
+    )
     top = np.empty(len(owner))
     top[order] = start[sorted_owner] + cumulative - width[order] - base
     return top, top + width
 
 
-def levels(count: int, has_root: np.ndarray, source: np.ndarray, target: np.ndarray,
-           reentry: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def levels(
+    count: int, has_root: np.ndarray, source: np.ndarray, target: np.ndarray, reentry: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """The column of each of ``count`` supernodes and which edges are back call edges
     (see the module): what a threshold needs of the layout, without the coordinates."""
     call = ~reentry
@@ -217,9 +224,17 @@ def levels(count: int, has_root: np.ndarray, source: np.ndarray, target: np.ndar
     return longest_path_levels(count, source[forward], target[forward]), back_call
 
 
-def layout(keys: list[str], inclusive: np.ndarray, root: np.ndarray, level: np.ndarray,
-           back_call: np.ndarray, source: np.ndarray, target: np.ndarray, reentry: np.ndarray,
-           value: np.ndarray) -> Layout:
+def layout(
+    keys: list[str],
+    inclusive: np.ndarray,
+    root: np.ndarray,
+    level: np.ndarray,
+    back_call: np.ndarray,
+    source: np.ndarray,
+    target: np.ndarray,
+    reentry: np.ndarray,
+    value: np.ndarray,
+) -> Layout:
     """The layout of supernodes ``keys`` (ids 0..count-1) with mean ``inclusive`` and
     ``root`` flows in columns ``level``, and edges ``source -> target`` with mean ``value``
     (``reentry`` marks re-entry edges, ``back_call`` back call edges: see :func:`levels`)."""
@@ -232,8 +247,14 @@ def layout(keys: list[str], inclusive: np.ndarray, root: np.ndarray, level: np.n
     order_all = np.lexsort((key_rank, -inclusive, level))
     sorted_level = level[order_all]
     column_start = np.r_[True, sorted_level[1:] != sorted_level[:-1]] if count else order_all
-    position = np.arange(count) - np.repeat(np.flatnonzero(column_start), np.diff(
-        np.r_[np.flatnonzero(column_start), count])) if count else order_all
+    position = (
+        np.arange(count)
+        - np.repeat(
+            np.flatnonzero(column_start), np.diff(np.r_[np.flatnonzero(column_start), count])
+        )
+        if count
+        else order_all
+    )
     order = np.empty(count, dtype=np.int64)
     order[order_all] = position
     levels = int(level.max()) + 1 if count else 0
@@ -260,25 +281,28 @@ def layout(keys: list[str], inclusive: np.ndarray, root: np.ndarray, level: np.n
     target_y1 = np.empty(len(source))
     if call.any():
         start = y0 + root * scale
-        top, bottom = _stack(target[call], (source[call], y0[source[call]],
-                                            back_call[call]), start, widths[call])
+        top, bottom = _stack(
+            target[call], (source[call], y0[source[call]], back_call[call]), start, widths[call]
+        )
         target_y0[call], target_y1[call] = top, bottom
     if reentry.any():
         into = np.bincount(target[reentry], weights=widths[reentry], minlength=count)
         with np.errstate(divide="ignore", invalid="ignore"):
             fit = np.where(into > heights, heights / into, 1.0)
         squeezed = widths[reentry] * fit[target[reentry]]
-        top, bottom = _stack(target[reentry], (source[reentry], y0[source[reentry]]), y0,
-                             squeezed)
+        top, bottom = _stack(target[reentry], (source[reentry], y0[source[reentry]]), y0, squeezed)
         target_y0[reentry], target_y1[reentry] = top, bottom
 
     loop_y = np.full(len(source), np.nan)
     height = 1.0
     loops = np.flatnonzero(drawn_back)
     if loops.size:
-        band = loop_bands(np.minimum(level[source[loops]], level[target[loops]]),
-                          np.maximum(level[source[loops]], level[target[loops]]))
+        band = loop_bands(
+            np.minimum(level[source[loops]], level[target[loops]]),
+            np.maximum(level[source[loops]], level[target[loops]]),
+        )
         loop_y[loops] = float(y1.max()) + LOOP_GAP + band * (LOOP_BAND + LOOP_GAP)
         height = max(height, float(loop_y[loops].max()) + LOOP_BAND + LOOP_GAP)
-    return Layout(level, order, y0, y1, source_y0, source_y1, target_y0, target_y1,
-                  drawn_back, loop_y, height)
+    return Layout(
+        level, order, y0, y1, source_y0, source_y1, target_y0, target_y1, drawn_back, loop_y, height
+    )

@@ -11,8 +11,9 @@ from glade.ensemble.samples import Label
 class Supergraphs:
     """``supergraph`` and ``show_supergraph``, mixed into :class:`glade.Ensemble`."""
 
-    def supergraph(self, by: Any = "module", metric: Label | None = None,
-                   rank_agg: str = "mean", **kwargs: Any):
+    def supergraph(
+        self, by: Any = "module", metric: Label | None = None, rank_agg: str = "mean", **kwargs: Any
+    ):
         """The ensemble's supergraph (CallFlow): its CCT nodes grouped ``by`` ``"name"``,
         ``"module"``, a ``{regex: module}`` mapping or a function of a frame, with exact
         per-profile values of ``metric`` and their statistics (see
@@ -22,8 +23,9 @@ class Supergraphs:
 
         return build_supergraph(self, by, metric, rank_agg, **kwargs)
 
-    def show_supergraph(self, by: Any = "module", metric: Label | None = None,
-                        data_name: str = "ens", **kwargs: Any):
+    def show_supergraph(
+        self, by: Any = "module", metric: Label | None = None, data_name: str = "ens", **kwargs: Any
+    ):
         """The interactive Sankey of the supergraph (in Jupyter); its edits are queries
         on the ensemble (see :class:`glade.views.SupergraphView`)."""
         from glade.views import SupergraphView

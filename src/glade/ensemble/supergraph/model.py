@@ -73,10 +73,18 @@ class Supergraph:
     - ``split``, ``threshold``, ``diff``, ``with_target``, ``query_of``, ``members``.
     """
 
-    def __init__(self, values: CallTreeValues, node_keys: np.ndarray,
-                 selectors: Mapping[str, Selector], by: By, steps: tuple[str, ...] = (),
-                 kinds: Mapping[str, str] | None = None, target: Hashable | None = None,
-                 bins: int = 20, whis: float = 1.5):
+    def __init__(
+        self,
+        values: CallTreeValues,
+        node_keys: np.ndarray,
+        selectors: Mapping[str, Selector],
+        by: By,
+        steps: tuple[str, ...] = (),
+        kinds: Mapping[str, str] | None = None,
+        target: Hashable | None = None,
+        bins: int = 20,
+        whis: float = 1.5,
+    ):
         if not isinstance(bins, int | np.integer) or isinstance(bins, bool) or bins < 1:
             raise GladeError(f"bins must be a positive integer, not {bins!r}")
         if not isinstance(whis, int | float) or isinstance(whis, bool) or whis < 0:
@@ -103,16 +111,22 @@ class Supergraph:
         flows, count = self._flows, len(self._keys)
         roots = self._values.graph.tree_parent < 0
         has_root = np.bincount(flows.group[roots], minlength=count) > 0
-        return levels(count, has_root, flows.edge_source, flows.edge_target,
-                      flows.edge_reentry)
+        return levels(count, has_root, flows.edge_source, flows.edge_target, flows.edge_reentry)
 
     @cached_property
     def layout(self) -> Layout:
         """The deterministic Sankey layout (see :mod:`glade.ensemble.supergraph.layout`)."""
         flows = self._flows
-        return layout(self._keys, flows.inclusive.mean(axis=1), flows.root.mean(axis=1),
-                      *self._levels, flows.edge_source, flows.edge_target,
-                      flows.edge_reentry, flows.edge_values.mean(axis=1))
+        return layout(
+            self._keys,
+            flows.inclusive.mean(axis=1),
+            flows.root.mean(axis=1),
+            *self._levels,
+            flows.edge_source,
+            flows.edge_target,
+            flows.edge_reentry,
+            flows.edge_values.mean(axis=1),
+        )
 
     @cached_property
     def nodes(self) -> pd.DataFrame:
@@ -135,8 +149,10 @@ class Supergraph:
             known = False
         if not known:
             shown = ", ".join(repr(p) for p in list(profiles[:8]))
-            raise GladeError(f"no profile {target!r} to target; profiles: {shown}"
-                             + (", ..." if len(profiles) > 8 else ""))
+            raise GladeError(
+                f"no profile {target!r} to target; profiles: {shown}"
+                + (", ..." if len(profiles) > 8 else "")
+            )
         return int(profiles.get_loc(target))
 
     def _node_table(self) -> pd.DataFrame:
@@ -165,8 +181,7 @@ class Supergraph:
             "reentry": flows.edge_reentry,
         }
         columns.update(describe(flows.edge_values, "value", self._target, self.whis))
-        columns["value_imbalance"] = _mean_imbalance(flows.edge_imbalance,
-                                                     len(flows.edge_source))
+        columns["value_imbalance"] = _mean_imbalance(flows.edge_imbalance, len(flows.edge_source))
         return pd.DataFrame(columns)
 
     @cached_property
@@ -181,14 +196,16 @@ class Supergraph:
         parent = graph.tree_parent[node]
         keys = np.asarray([*self._keys, None], dtype=object)
         inclusive = values.node_means("inclusive")
-        return pd.DataFrame({
-            "supernode": keys[flows.group[node]],
-            "node": node,
-            "name": graph.names[node],
-            "top": flows.top[node],
-            "caller": keys[np.where(parent >= 0, flows.group[np.maximum(parent, 0)], -1)],
-            "inclusive_mean": inclusive[node],
-        })
+        return pd.DataFrame(
+            {
+                "supernode": keys[flows.group[node]],
+                "node": node,
+                "name": graph.names[node],
+                "top": flows.top[node],
+                "caller": keys[np.where(parent >= 0, flows.group[np.maximum(parent, 0)], -1)],
+                "inclusive_mean": inclusive[node],
+            }
+        )
 
     @cached_property
     def outliers(self) -> pd.DataFrame:
@@ -197,8 +214,13 @@ class Supergraph:
         ``supernode``, ``which``, ``profile``, ``value``, ``side``."""
         parts = []
         for which in WHICH:
-            rows = outlier_rows(getattr(self._flows, which), self._keys,
-                                self._values.profiles, self.whis, "supernode")
+            rows = outlier_rows(
+                getattr(self._flows, which),
+                self._keys,
+                self._values.profiles,
+                self.whis,
+                "supernode",
+            )
             rows.insert(1, "which", which)
             parts.append(rows)
         return pd.concat(parts, ignore_index=True)
@@ -207,8 +229,13 @@ class Supergraph:
     def edge_outliers(self) -> pd.DataFrame:
         """One row per profile whose value of an edge lies outside its fences: ``edge``
         (the row of ``edges``), ``source``, ``target``, ``profile``, ``value``, ``side``."""
-        rows = outlier_rows(self._flows.edge_values, range(len(self.edges)),
-                            self._values.profiles, self.whis, "edge")
+        rows = outlier_rows(
+            self._flows.edge_values,
+            range(len(self.edges)),
+            self._values.profiles,
+            self.whis,
+            "edge",
+        )
         edge = rows["edge"].to_numpy(dtype=np.int64)
         rows.insert(1, "source", self.edges["source"].to_numpy()[edge])
         rows.insert(2, "target", self.edges["target"].to_numpy()[edge])
@@ -216,8 +243,10 @@ class Supergraph:
 
     # ------------------------------------------------------------ access
     def __repr__(self) -> str:
-        return (f"<glade.Supergraph: {len(self._keys)} supernodes, {len(self.edges)} edges, "
-                f"{self.num_profiles} profiles, by={by_code(self.by)}, metric={self.metric!r}>")
+        return (
+            f"<glade.Supergraph: {len(self._keys)} supernodes, {len(self.edges)} edges, "
+            f"{self.num_profiles} profiles, by={by_code(self.by)}, metric={self.metric!r}>"
+        )
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -265,8 +294,10 @@ class Supergraph:
     def _index(self, supernode: str) -> int:
         if supernode not in self._selectors:
             shown = ", ".join(repr(k) for k in self._keys[:10])
-            raise GladeError(f"no supernode {supernode!r}; supernodes: {shown}"
-                             + (", ..." if len(self._keys) > 10 else ""))
+            raise GladeError(
+                f"no supernode {supernode!r}; supernodes: {shown}"
+                + (", ..." if len(self._keys) > 10 else "")
+            )
         return self._keys.index(supernode)
 
     def values(self, which: str = "inclusive") -> np.ndarray:
@@ -297,8 +328,7 @@ class Supergraph:
         """Counts and bin edges of every edge's values across profiles."""
         return histograms(self._flows.edge_values, self.bins)
 
-    def histogram(self, supernode: str, which: str = "inclusive"
-                  ) -> tuple[np.ndarray, np.ndarray]:
+    def histogram(self, supernode: str, which: str = "inclusive") -> tuple[np.ndarray, np.ndarray]:
         """Counts and bin edges of one supernode's values across profiles."""
         row = getattr(self._flows, self._which(which))[self._index(supernode)][None, :]
         counts, edges = histograms(row, self.bins)
@@ -320,10 +350,24 @@ class Supergraph:
         return selector.flow(self._context) if flow else selector.members(self._context)
 
     # ------------------------------------------------------------ operations
-    def _regrouped(self, node_keys: np.ndarray, selectors: dict[str, Selector],
-                   kinds: dict[str, str], step: str) -> Supergraph:
-        return Supergraph(self._values, node_keys, selectors, self.by, (*self._steps, step),
-                          kinds, self.target, self.bins, self.whis)
+    def _regrouped(
+        self,
+        node_keys: np.ndarray,
+        selectors: dict[str, Selector],
+        kinds: dict[str, str],
+        step: str,
+    ) -> Supergraph:
+        return Supergraph(
+            self._values,
+            node_keys,
+            selectors,
+            self.by,
+            (*self._steps, step),
+            kinds,
+            self.target,
+            self.bins,
+            self.whis,
+        )
 
     def _node_keys(self) -> np.ndarray:
         return np.asarray(self._keys, dtype=object)[self._flows.group]
@@ -363,25 +407,27 @@ class Supergraph:
             part = moved[new_names == key]
             first = int(np.flatnonzero(new_names == key)[0])
             owner_key = self._keys[int(owner[first])]
-            selector = _runs_selector(self._selectors[owner_key],
-                                      names[run_entry[moved[first]]], caller, part)
+            selector = _runs_selector(
+                self._selectors[owner_key], names[run_entry[moved[first]]], caller, part
+            )
             carved.setdefault(owner_key, []).append(selector)
-            selectors[key] = Union((selectors[key], selector)) if key in self._kinds \
-                else selector
+            selectors[key] = Union((selectors[key], selector)) if key in self._kinds else selector
             kinds[key] = "split"
         for owner_key, parts in carved.items():
             left = np.flatnonzero(node_keys == owner_key)
             if left.size:
                 selectors[owner_key] = _carved(self._selectors[owner_key], tuple(parts), left)
-        return self._regrouped(node_keys, selectors, kinds,
-                               f".split({supernode!r}, by={by!r})")
+        return self._regrouped(node_keys, selectors, kinds, f".split({supernode!r}, by={by!r})")
 
     def threshold(self, fraction: float) -> Supergraph:
         """Supernodes whose mean inclusive value is under ``fraction`` of the mean total
         go into one ``"other (level L)"`` supernode per level L of the layout; totals are
         conserved."""
-        if not isinstance(fraction, int | float) or isinstance(fraction, bool) or not (
-                0 <= fraction <= 1):
+        if (
+            not isinstance(fraction, int | float)
+            or isinstance(fraction, bool)
+            or not (0 <= fraction <= 1)
+        ):
             raise GladeError(f"threshold fraction must be a number in [0, 1], not {fraction!r}")
         limit = fraction * float(self.total.mean()) if self.num_profiles else 0.0
         small = np.flatnonzero(self._flows.inclusive.mean(axis=1) < limit)
@@ -438,8 +484,9 @@ class Supergraph:
         keep = rank < count
         return owner[keep], text[keep], total[keep]
 
-    def diff(self, a: Hashable | Group, b: Hashable | Group, which: str = "inclusive"
-             ) -> pd.DataFrame:
+    def diff(
+        self, a: Hashable | Group, b: Hashable | Group, which: str = "inclusive"
+    ) -> pd.DataFrame:
         """Compare two profiles or two groups of profiles (lists of ids, or ``{metadata
         column: value}``) on every supernode: ``mean_a``, ``mean_b``, ``difference``
         (b - a), ``ratio`` (b / a), Welch's ``welch_t`` and ``welch_p`` (NaN when a group
@@ -458,8 +505,10 @@ class Supergraph:
         """The Python calls after an ensemble that rebuild this supergraph:
         ``.supergraph(by=..., metric=..., rank_agg=...)`` and its splits, thresholds and
         target."""
-        return (f".supergraph(by={by_code(self.by)}, metric={self.metric!r}, "
-                f"rank_agg={self.rank_agg!r})" + "".join(self._steps))
+        return (
+            f".supergraph(by={by_code(self.by)}, metric={self.metric!r}, "
+            f"rank_agg={self.rank_agg!r})" + "".join(self._steps)
+        )
 
 
 def _mean_imbalance(imbalance: np.ndarray | None, count: int) -> np.ndarray:
@@ -468,12 +517,12 @@ def _mean_imbalance(imbalance: np.ndarray | None, count: int) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         present = ~np.isnan(imbalance)
         total = np.where(present, imbalance, 0.0).sum(axis=1)
-        return np.where(present.any(axis=1), total / np.maximum(present.sum(axis=1), 1),
-                        np.nan)
+        return np.where(present.any(axis=1), total / np.maximum(present.sum(axis=1), 1), np.nan)
 
 
-def _runs_selector(owner: Selector, entry_name: object, caller: Selector | None,
-                   nodes: np.ndarray) -> Selector:
+def _runs_selector(
+    owner: Selector, entry_name: object, caller: Selector | None, nodes: np.ndarray
+) -> Selector:
     """The selector of the runs of supernode ``owner`` entered through ``entry_name``
     (from supernode ``caller``, for a split by callee): by predicates when both are
     predicate groups (or what is left of one), else by the call paths of ``nodes``."""

@@ -21,23 +21,69 @@ from glade.ensemble.supergraph.summary import fences
 from glade.packing import string_table
 from glade.units import time_unit
 
-NODE_COLUMNS = ("level", "y0", "y1", "kind", "nodes", "entries", "inclusive_mean",
-                "inclusive_min", "inclusive_q1", "inclusive_median", "inclusive_q3",
-                "inclusive_max", "inclusive_std", "inclusive_outliers", "inclusive_target",
-                "inclusive_imbalance", "whisker_lo", "whisker_hi", "exclusive_mean",
-                "exclusive_median", "root_mean", "hist_lo", "hist_hi", "mean_a", "mean_b",
-                "difference", "ratio", "welch_p")
-EDGE_COLUMNS = ("source", "target", "reentry", "loop", "value_mean", "value_min",
-                "value_median", "value_max", "value_target", "source_y0", "source_y1",
-                "target_y0", "target_y1", "loop_y")
+NODE_COLUMNS = (
+    "level",
+    "y0",
+    "y1",
+    "kind",
+    "nodes",
+    "entries",
+    "inclusive_mean",
+    "inclusive_min",
+    "inclusive_q1",
+    "inclusive_median",
+    "inclusive_q3",
+    "inclusive_max",
+    "inclusive_std",
+    "inclusive_outliers",
+    "inclusive_target",
+    "inclusive_imbalance",
+    "whisker_lo",
+    "whisker_hi",
+    "exclusive_mean",
+    "exclusive_median",
+    "root_mean",
+    "hist_lo",
+    "hist_hi",
+    "mean_a",
+    "mean_b",
+    "difference",
+    "ratio",
+    "welch_p",
+)
+EDGE_COLUMNS = (
+    "source",
+    "target",
+    "reentry",
+    "loop",
+    "value_mean",
+    "value_min",
+    "value_median",
+    "value_max",
+    "value_target",
+    "source_y0",
+    "source_y1",
+    "target_y0",
+    "target_y1",
+    "loop_y",
+)
 KINDS = ("group", "split", "other")
 #: How many entry functions the hover names per supernode.
 TOP_ENTRIES = 5
 #: Metadata columns with this many distinct values or fewer make diff groups and labels.
 GROUP_VALUES = 12
 #: Words of metadata column names that usually tell runs apart, most telling first.
-TELLING = ("compiler", "cluster", "problem", "size", "variant", "tuning", "machine", "threads",
-           "ranks")
+TELLING = (
+    "compiler",
+    "cluster",
+    "problem",
+    "size",
+    "variant",
+    "tuning",
+    "machine",
+    "threads",
+    "ranks",
+)
 
 
 def _csr(owner: np.ndarray, count: int) -> np.ndarray:
@@ -46,8 +92,9 @@ def _csr(owner: np.ndarray, count: int) -> np.ndarray:
     return pointer
 
 
-def supergraph_payload(sg: SupergraphModel, diff: pd.DataFrame | None
-                       ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+def supergraph_payload(
+    sg: SupergraphModel, diff: pd.DataFrame | None
+) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The payload of a supergraph (``diff`` from ``sg.diff`` or None): its JSON fields
     (``node_columns``, ``edge_columns``, ``bins``, ``layout_height``) and its arrays
     (row-major float64 node and edge tables, histograms, string tables as uint8 UTF-8
@@ -57,34 +104,55 @@ def supergraph_payload(sg: SupergraphModel, diff: pd.DataFrame | None
     count = len(sg)
     counts, edges = sg.histograms()
     values = sg.values()
-    low, high = fences(nodes["inclusive_q1"].to_numpy(), nodes["inclusive_q3"].to_numpy(),
-                       sg.whis)
+    low, high = fences(nodes["inclusive_q1"].to_numpy(), nodes["inclusive_q3"].to_numpy(), sg.whis)
     inside = (values >= low[:, None]) & (values <= high[:, None])
     columns = {
-        "level": lay.level, "y0": lay.y0, "y1": lay.y1,
+        "level": lay.level,
+        "y0": lay.y0,
+        "y1": lay.y1,
         "kind": nodes["kind"].map({k: i for i, k in enumerate(KINDS)}).to_numpy(),
-        "hist_lo": edges[:, 0], "hist_hi": edges[:, -1],
+        "hist_lo": edges[:, 0],
+        "hist_hi": edges[:, -1],
         "whisker_lo": np.where(inside, values, np.inf).min(axis=1, initial=np.inf),
         "whisker_hi": np.where(inside, values, -np.inf).max(axis=1, initial=-np.inf),
     }
     for name in ("mean_a", "mean_b", "difference", "ratio", "welch_p"):
         columns[name] = diff[name].to_numpy() if diff is not None else np.full(count, np.nan)
-    table = np.column_stack([np.asarray(columns[c] if c in columns else nodes[c],
-                                        dtype=np.float64) for c in NODE_COLUMNS]) \
-        if count else np.zeros((0, len(NODE_COLUMNS)))
+    table = (
+        np.column_stack(
+            [
+                np.asarray(columns[c] if c in columns else nodes[c], dtype=np.float64)
+                for c in NODE_COLUMNS
+            ]
+        )
+        if count
+        else np.zeros((0, len(NODE_COLUMNS)))
+    )
     edge_frame = sg.edges
     index = pd.Index(sg.supernodes, dtype=object)
     edge_columns = {
         "source": index.get_indexer(edge_frame["source"].to_numpy(dtype=object)),
         "target": index.get_indexer(edge_frame["target"].to_numpy(dtype=object)),
-        "reentry": edge_frame["reentry"].to_numpy(), "loop": lay.loop,
-        "source_y0": lay.source_y0, "source_y1": lay.source_y1,
-        "target_y0": lay.target_y0, "target_y1": lay.target_y1, "loop_y": lay.loop_y,
+        "reentry": edge_frame["reentry"].to_numpy(),
+        "loop": lay.loop,
+        "source_y0": lay.source_y0,
+        "source_y1": lay.source_y1,
+        "target_y0": lay.target_y0,
+        "target_y1": lay.target_y1,
+        "loop_y": lay.loop_y,
     }
-    edge_table = np.column_stack([np.asarray(edge_columns[c] if c in edge_columns
-                                             else edge_frame[c], dtype=np.float64)
-                                  for c in EDGE_COLUMNS]) \
-        if len(edge_frame) else np.zeros((0, len(EDGE_COLUMNS)))
+    edge_table = (
+        np.column_stack(
+            [
+                np.asarray(
+                    edge_columns[c] if c in edge_columns else edge_frame[c], dtype=np.float64
+                )
+                for c in EDGE_COLUMNS
+            ]
+        )
+        if len(edge_frame)
+        else np.zeros((0, len(EDGE_COLUMNS)))
+    )
     names_blob, name_offsets = string_table(sg.supernodes)
     entry_owner, entry_names, entry_values = sg.top_entries(TOP_ENTRIES)
     entry_blob, entry_offsets = string_table(list(entry_names))
@@ -92,14 +160,20 @@ def supergraph_payload(sg: SupergraphModel, diff: pd.DataFrame | None
     owner, position = np.nonzero(~inside)
     outlier_values = values[owner, position]
     order = np.lexsort((position, -outlier_values, owner))
-    fields = {"node_columns": list(NODE_COLUMNS), "edge_columns": list(EDGE_COLUMNS),
-              "bins": int(sg.bins), "layout_height": float(lay.height)}
+    fields = {
+        "node_columns": list(NODE_COLUMNS),
+        "edge_columns": list(EDGE_COLUMNS),
+        "bins": int(sg.bins),
+        "layout_height": float(lay.height),
+    }
     arrays = {
-        "names": _utf8(names_blob), "name_offsets": _int32(name_offsets),
+        "names": _utf8(names_blob),
+        "name_offsets": _int32(name_offsets),
         "node_table": table.reshape(-1).astype(np.float64),
         "edge_table": edge_table.reshape(-1).astype(np.float64),
         "histograms": np.asarray(counts, dtype=np.float64).reshape(-1),
-        "entry_names": _utf8(entry_blob), "entry_offsets": _int32(entry_offsets),
+        "entry_names": _utf8(entry_blob),
+        "entry_offsets": _int32(entry_offsets),
         "entry_ptr": _csr(entry_owner, count).astype(np.int32),
         "entry_values": np.asarray(entry_values, dtype=np.float64),
         "outlier_ptr": _csr(owner, count).astype(np.int32),
@@ -139,8 +213,9 @@ def metadata_groups(metadata: pd.DataFrame) -> list[tuple[str, list[Hashable]]]:
         if name == "path" or name.startswith(("cali.", "spot.")):
             continue
         values = metadata[column].dropna()
-        if not len(values) or not all(pd.api.types.is_scalar(v) and len(str(v)) <= 32
-                                      for v in values):
+        if not len(values) or not all(
+            pd.api.types.is_scalar(v) and len(str(v)) <= 32 for v in values
+        ):
             continue
         distinct = pd.unique(values)
         if 2 <= len(distinct) <= GROUP_VALUES:
@@ -168,8 +243,11 @@ def profile_labels(metadata: pd.DataFrame) -> list[str]:
         if split not in seen and len(columns) < 3:
             seen.add(split)
             columns.append(column)
-    values = metadata[columns].to_numpy(dtype=object) if columns else np.empty(
-        (len(metadata), 0), dtype=object)
+    values = (
+        metadata[columns].to_numpy(dtype=object)
+        if columns
+        else np.empty((len(metadata), 0), dtype=object)
+    )
     labels = []
     for profile, row in zip(metadata.index, values, strict=True):
         shown = ", ".join(str(v) for v in row if not pd.isna(v))
@@ -179,12 +257,15 @@ def profile_labels(metadata: pd.DataFrame) -> list[str]:
 
 def diff_choices(metadata: pd.DataFrame) -> list[dict]:
     """The groups a diff can compare: every metadata group, then every profile."""
-    choices = [{"label": f"{column} = {value}",
-                "group": {"column": column, "value": json_value(value)}}
-               for column, values in metadata_groups(metadata) for value in values]
-    choices += [{"label": label, "group": {"profiles": [json_value(profile)]}}
-                for profile, label in zip(metadata.index, profile_labels(metadata),
-                                          strict=True)]
+    choices = [
+        {"label": f"{column} = {value}", "group": {"column": column, "value": json_value(value)}}
+        for column, values in metadata_groups(metadata)
+        for value in values
+    ]
+    choices += [
+        {"label": label, "group": {"profiles": [json_value(profile)]}}
+        for profile, label in zip(metadata.index, profile_labels(metadata), strict=True)
+    ]
     return choices
 
 
@@ -204,8 +285,9 @@ def guess_unit(metadata: pd.DataFrame, metric: Hashable) -> str:
     (:mod:`glade.units`), or Caliper's seconds for its time metrics; "" when unknown (the
     values are then written as plain numbers)."""
     if "units" in metadata.columns:
-        found = {time_unit({"units": _mapping(units)}, metric)
-                 for units in metadata["units"].dropna()}
+        found = {
+            time_unit({"units": _mapping(units)}, metric) for units in metadata["units"].dropna()
+        }
         if len(found) == 1 and None not in found:
             return found.pop()
     if "time" in str(metric).lower() and "cali.caliper.version" in metadata.columns:

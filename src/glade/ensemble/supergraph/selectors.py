@@ -89,8 +89,12 @@ class EntryRuns(Selector):
     def members(self, context: PathContext) -> BaseQuery:
         entry = self._entry()
         if self.caller is None:
-            runs = _union([Query().match(".", ~self.group).rel(".", entry).rel("*", self.group),
-                           Query().match(".", is_root() & entry).rel("*", self.group)])
+            runs = _union(
+                [
+                    Query().match(".", ~self.group).rel(".", entry).rel("*", self.group),
+                    Query().match(".", is_root() & entry).rel("*", self.group),
+                ]
+            )
         else:
             runs = Query().match(".", self.caller).rel(".", entry).rel("*", self.group)
         return CompoundQuery.of("and", runs, Query().match(".", self.group))
@@ -98,8 +102,12 @@ class EntryRuns(Selector):
     def flow(self, context: PathContext) -> BaseQuery:
         entry = self._entry()
         if self.caller is None:
-            return _union([Query().match("*").rel(".", ~self.group).rel(".", entry).rel("*"),
-                           Query().match(".", is_root() & entry).rel("*")])
+            return _union(
+                [
+                    Query().match("*").rel(".", ~self.group).rel(".", entry).rel("*"),
+                    Query().match(".", is_root() & entry).rel("*"),
+                ]
+            )
         return Query().match("*").rel(".", self.caller).rel(".", entry).rel("*")
 
 
@@ -132,8 +140,9 @@ class CallPaths(Selector):
         for e in entries.tolist():
             run = names.subtree_query(e)
             if e in leaving:
-                run = CompoundQuery.of("and", run, ~_union(
-                    [names.subtree_query(x) for x in leaving[e]]))
+                run = CompoundQuery.of(
+                    "and", run, ~_union([names.subtree_query(x) for x in leaving[e]])
+                )
             runs.append(run)
         return _union(runs)
 
@@ -153,8 +162,11 @@ class Remainder(Selector):
     nodes: np.ndarray = field(compare=False)
 
     def members(self, context: PathContext) -> BaseQuery:
-        return CompoundQuery.of("and", self.base.members(context),
-                                ~_union([part.members(context) for part in self.carved]))
+        return CompoundQuery.of(
+            "and",
+            self.base.members(context),
+            ~_union([part.members(context) for part in self.carved]),
+        )
 
     def flow(self, context: PathContext) -> BaseQuery:
         return CallPaths(self.nodes).flow(context)

@@ -23,8 +23,9 @@ from glade.ensemble.samples import Sorted
 STATS = ("mean", "min", "q1", "median", "q3", "max", "std")
 
 
-def describe(values: np.ndarray, prefix: str, target: int | None, whis: float,
-             ddof: int = 1) -> dict[str, np.ndarray]:
+def describe(
+    values: np.ndarray, prefix: str, target: int | None, whis: float, ddof: int = 1
+) -> dict[str, np.ndarray]:
     """Columns ``<prefix>_<stat>`` for each stat of :data:`STATS`, ``<prefix>_outliers``
     (how many profiles lie outside the fences) and ``<prefix>_target`` (the value of the
     profile at position ``target``; NaN without one)."""
@@ -61,8 +62,12 @@ def sorted_rows(values: np.ndarray) -> Sorted:
     :class:`glade.ensemble.samples.Sorted` read them (one sort beats a partition per
     quantile)."""
     count, num_profiles = values.shape
-    return Sorted(np.sort(values, axis=1).reshape(-1), np.arange(values.size),
-                  np.arange(count) * num_profiles, np.full(count, num_profiles))
+    return Sorted(
+        np.sort(values, axis=1).reshape(-1),
+        np.arange(values.size),
+        np.arange(count) * num_profiles,
+        np.full(count, num_profiles),
+    )
 
 
 def fences(q1: np.ndarray, q3: np.ndarray, whis: float) -> tuple[np.ndarray, np.ndarray]:
@@ -71,8 +76,9 @@ def fences(q1: np.ndarray, q3: np.ndarray, whis: float) -> tuple[np.ndarray, np.
     return q1 - whis * iqr, q3 + whis * iqr
 
 
-def outlier_rows(values: np.ndarray, labels: Sequence[Hashable], profiles: pd.Index,
-                 whis: float, label_name: str) -> pd.DataFrame:
+def outlier_rows(
+    values: np.ndarray, labels: Sequence[Hashable], profiles: pd.Index, whis: float, label_name: str
+) -> pd.DataFrame:
     """One row per value outside its item's fences: ``<label_name>``, ``profile``,
     ``value``, ``side`` ("low" or "high")."""
     if values.shape[1] == 0:
@@ -85,14 +91,18 @@ def outlier_rows(values: np.ndarray, labels: Sequence[Hashable], profiles: pd.In
         outside = below | (values > high[:, None])
         item, position = np.nonzero(outside)
         side = below[item, position]
-    return pd.DataFrame({
-        label_name: np.asarray(labels, dtype=object)[item] if len(item) else
-        pd.Series(dtype=object),
-        "profile": np.asarray(profiles, dtype=object)[position] if len(item) else
-        pd.Series(dtype=object),
-        "value": values[item, position],
-        "side": np.where(side, "low", "high").astype(object),
-    })
+    return pd.DataFrame(
+        {
+            label_name: np.asarray(labels, dtype=object)[item]
+            if len(item)
+            else pd.Series(dtype=object),
+            "profile": np.asarray(profiles, dtype=object)[position]
+            if len(item)
+            else pd.Series(dtype=object),
+            "value": values[item, position],
+            "side": np.where(side, "low", "high").astype(object),
+        }
+    )
 
 
 def histograms(values: np.ndarray, bins: int) -> tuple[np.ndarray, np.ndarray]:
@@ -126,7 +136,14 @@ def compare_groups(values: np.ndarray, a: np.ndarray, b: np.ndarray) -> dict[str
         var_a = first.var(axis=1, ddof=1) if len(a) > 1 else np.full(len(values), np.nan)
         var_b = second.var(axis=1, ddof=1) if len(b) > 1 else np.full(len(values), np.nan)
         ratio = np.where(mean_a != 0, mean_b / mean_a, np.nan)
-    t, p = welch(np.full(len(values), len(b)), mean_b, var_b,
-                 np.full(len(values), len(a)), mean_a, var_a)
-    return {"mean_a": mean_a, "mean_b": mean_b, "difference": mean_b - mean_a,
-            "ratio": ratio, "welch_t": t, "welch_p": p}
+    t, p = welch(
+        np.full(len(values), len(b)), mean_b, var_b, np.full(len(values), len(a)), mean_a, var_a
+    )
+    return {
+        "mean_a": mean_a,
+        "mean_b": mean_b,
+        "difference": mean_b - mean_a,
+        "ratio": ratio,
+        "welch_t": t,
+        "welch_p": p,
+    }

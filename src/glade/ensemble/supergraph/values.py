@@ -76,8 +76,9 @@ class CallTreeValues:
         """``count x profiles``: the ``which`` ("inclusive" or "exclusive") values of the
         nodes summed by ``item`` (each node's item, -1 to leave it out)."""
         keep = np.flatnonzero(item >= 0)
-        select = sp.csr_matrix((np.ones(keep.size), (item[keep], keep)),
-                               shape=(count, len(self.graph)))
+        select = sp.csr_matrix(
+            (np.ones(keep.size), (item[keep], keep)), shape=(count, len(self.graph))
+        )
         out = select @ getattr(self, which)
         return out.toarray() if sp.issparse(out) else np.asarray(out)
 
@@ -91,8 +92,9 @@ class CallTreeValues:
         return self.sums("inclusive", roots, 1)[0]
 
 
-def _matrix(node: np.ndarray, profile: np.ndarray, values: np.ndarray, num_nodes: int,
-            num_profiles: int) -> np.ndarray | sp.csr_matrix:
+def _matrix(
+    node: np.ndarray, profile: np.ndarray, values: np.ndarray, num_nodes: int, num_profiles: int
+) -> np.ndarray | sp.csr_matrix:
     """The ``nodes x profiles`` matrix of values given by (node, profile) pairs sorted by
     node, then profile (NaN, like a missing pair, is 0)."""
     present = ~np.isnan(values)
@@ -107,23 +109,31 @@ def _matrix(node: np.ndarray, profile: np.ndarray, values: np.ndarray, num_nodes
     return sp.csr_matrix((values, profile, pointer), shape=(num_nodes, num_profiles))
 
 
-def metric_pair(ens: Ensemble, metric: Hashable | None) -> tuple[Hashable | None,
-                                                                 Hashable | None]:
+def metric_pair(ens: Ensemble, metric: Hashable | None) -> tuple[Hashable | None, Hashable | None]:
     """(inclusive, exclusive) columns of ``metric`` (either one may be absent: it is then
     derived from the other); a MetricError for a missing or non-additive metric."""
     additive = [*ens.inc_metrics, *ens.exc_metrics]
     if metric is None:
-        metric = ens.default_metric if ens.default_metric in additive else (
-            additive[0] if additive else None)
+        metric = (
+            ens.default_metric
+            if ens.default_metric in additive
+            else (additive[0] if additive else None)
+        )
     if metric in ens.inc_metrics:
         partner = [m for m in ens.exc_metrics if inclusive_name(m) == metric]
         return metric, partner[0] if partner else None
     if metric in ens.exc_metrics:
         inclusive = inclusive_name(metric)
         return (inclusive if inclusive in ens.inc_metrics else None), metric
-    raise MetricError(metric, additive, what=(
-        "additive (inclusive or exclusive) metric; a supergraph sums its values, so"
-        if metric in ens.metric_columns else "additive metric"))
+    raise MetricError(
+        metric,
+        additive,
+        what=(
+            "additive (inclusive or exclusive) metric; a supergraph sums its values, so"
+            if metric in ens.metric_columns
+            else "additive metric"
+        ),
+    )
 
 
 def _reduce(values: np.ndarray, starts: np.ndarray, how: str) -> np.ndarray:
@@ -141,24 +151,26 @@ def _reduce(values: np.ndarray, starts: np.ndarray, how: str) -> np.ndarray:
     return np.where(count > 0, out, np.nan)
 
 
-def call_tree_values(ens: Ensemble, metric: Hashable | None = None,
-                     rank_agg: str = "mean") -> CallTreeValues:
+def call_tree_values(
+    ens: Ensemble, metric: Hashable | None = None, rank_agg: str = "mean"
+) -> CallTreeValues:
     """The per-node, per-profile values of ``metric`` (see :class:`CallTreeValues`)."""
     if rank_agg not in RANK_AGGS:
         raise GladeError(f"rank_agg must be one of {', '.join(RANK_AGGS)}, not {rank_agg!r}")
     graph = ens.graph
     if not graph.is_tree():
         shared = int((graph.num_parents > 1).sum())
-        raise GladeError(f"a supergraph groups the nodes of a calling-context tree; this "
-                         f"ensemble's graph is a call graph ({shared} nodes have several "
-                         "callers, as in gprof or cProfile output)")
+        raise GladeError(
+            f"a supergraph groups the nodes of a calling-context tree; this "
+            f"ensemble's graph is a call graph ({shared} nodes have several "
+            "callers, as in gprof or cProfile output)"
+        )
     inclusive_metric, exclusive_metric = metric_pair(ens, metric)
     samples = ens.samples()
     num_profiles = ens.num_profiles
     node, profile = samples.row_node, samples.row_profile
     cell = node * num_profiles + profile
-    columns = {m: samples.values(m) for m in (inclusive_metric, exclusive_metric)
-               if m is not None}
+    columns = {m: samples.values(m) for m in (inclusive_metric, exclusive_metric) if m is not None}
     order = None
     if cell.size and (np.diff(cell) < 0).any():
         order = np.argsort(cell, kind="stable")
@@ -173,8 +185,7 @@ def call_tree_values(ens: Ensemble, metric: Hashable | None = None,
         node, profile = node[starts], profile[starts]
     else:
         reduced = columns
-    matrices = {m: _matrix(node, profile, v, len(graph), num_profiles)
-                for m, v in reduced.items()}
+    matrices = {m: _matrix(node, profile, v, len(graph), num_profiles) for m, v in reduced.items()}
     if inclusive_metric is None:
         inclusive = subtree_sums(graph, _dense(matrices[exclusive_metric]))
         exclusive = matrices[exclusive_metric]
@@ -185,14 +196,27 @@ def call_tree_values(ens: Ensemble, metric: Hashable | None = None,
     else:
         inclusive, exclusive = matrices[inclusive_metric], matrices[exclusive_metric]
     present = None
-    if ranks is None and inclusive_metric is not None and exclusive_metric is not None \
-            and not sp.issparse(inclusive):
+    if (
+        ranks is None
+        and inclusive_metric is not None
+        and exclusive_metric is not None
+        and not sp.issparse(inclusive)
+    ):
         measured = ~np.isnan(reduced[inclusive_metric])
         present = np.zeros((len(graph), num_profiles), dtype=bool)
         present.reshape(-1)[node[measured] * num_profiles + profile[measured]] = True
-    return CallTreeValues(graph, ens.metadata.index.copy(), ens.metadata.copy(),
-                          inclusive_metric or inclusive_name(exclusive_metric),
-                          exclusive_metric, rank_agg, inclusive, exclusive, ranks, present)
+    return CallTreeValues(
+        graph,
+        ens.metadata.index.copy(),
+        ens.metadata.copy(),
+        inclusive_metric or inclusive_name(exclusive_metric),
+        exclusive_metric,
+        rank_agg,
+        inclusive,
+        exclusive,
+        ranks,
+        present,
+    )
 
 
 def _dense(matrix: np.ndarray | sp.csr_matrix) -> np.ndarray:
@@ -200,8 +224,13 @@ def _dense(matrix: np.ndarray | sp.csr_matrix) -> np.ndarray:
     return matrix.toarray() if sp.issparse(matrix) else matrix
 
 
-def _rank_rows(ens: Ensemble, order: np.ndarray | None, node: np.ndarray,
-               profile: np.ndarray, inclusive: np.ndarray) -> RankRows:
+def _rank_rows(
+    ens: Ensemble,
+    order: np.ndarray | None,
+    node: np.ndarray,
+    profile: np.ndarray,
+    inclusive: np.ndarray,
+) -> RankRows:
     """The inclusive values of every row with its rank (the extra index levels as one
     number), in the order of ``node``/``profile``."""
     index = ens.dataframe.index
@@ -213,5 +242,11 @@ def _rank_rows(ens: Ensemble, order: np.ndarray | None, node: np.ndarray,
     rank, distinct = pd.factorize(rank, sort=True)
     pairs = np.unique(profile * len(distinct) + rank)
     per_profile = np.bincount(pairs // max(len(distinct), 1), minlength=ens.num_profiles)
-    return RankRows(node, profile, rank.astype(np.int64), np.nan_to_num(inclusive, nan=0.0),
-                    len(distinct), per_profile)
+    return RankRows(
+        node,
+        profile,
+        rank.astype(np.int64),
+        np.nan_to_num(inclusive, nan=0.0),
+        len(distinct),
+        per_profile,
+    )

@@ -108,16 +108,19 @@ def clamp_negative(values: np.ndarray, repairs: dict[str, int], key: str) -> np.
     return values
 
 
-def record_repairs(metadata: dict[str, Any], repairs: Mapping[str, int], source: str | None
-                   ) -> None:
+def record_repairs(
+    metadata: dict[str, Any], repairs: Mapping[str, int], source: str | None
+) -> None:
     """Put the non-zero ``repairs`` counts in ``metadata["repairs"]`` and announce them."""
     counts = {key: int(n) for key, n in repairs.items() if n}
     if not counts:
         return
     metadata["repairs"] = {**metadata.get("repairs", {}), **counts}
     listed = ", ".join(f"{n} {key.replace('_', ' ')}" for key, n in counts.items())
-    warnings.warn(RepairWarning(
-        f"{source or 'profile'}: repaired {listed} (see metadata['repairs'])"), stacklevel=3)
+    warnings.warn(
+        RepairWarning(f"{source or 'profile'}: repaired {listed} (see metadata['repairs'])"),
+        stacklevel=3,
+    )
 
 
 def _where(gf, row: int) -> str:
@@ -127,8 +130,14 @@ def _where(gf, row: int) -> str:
     node = key[0] if isinstance(key, tuple) else key
     text = f"node {shown(gf.graph.names[node])}"
     if isinstance(key, tuple):
-        text += " (" + ", ".join(f"{name} {shown(value)}" for name, value in
-                                 zip(index.names[1:], key[1:], strict=True)) + ")"
+        text += (
+            " ("
+            + ", ".join(
+                f"{name} {shown(value)}"
+                for name, value in zip(index.names[1:], key[1:], strict=True)
+            )
+            + ")"
+        )
     return text
 
 
@@ -140,12 +149,18 @@ def check_values(gf, source: str | None) -> None:
         bad = ~np.isfinite(values)
         if bad.any():
             row = int(np.argmax(bad))
-            raise ReaderError(source, f"metric {column!r} of {_where(gf, row)} is "
-                              f"{shown(gf.dataframe[column].iat[row])}, not a finite number")
+            raise ReaderError(
+                source,
+                f"metric {column!r} of {_where(gf, row)} is "
+                f"{shown(gf.dataframe[column].iat[row])}, not a finite number",
+            )
         if is_time(column) and (values < 0).any():
             row = int(np.argmax(values < 0))
-            raise ReaderError(source, f"time {column!r} of {_where(gf, row)} is negative "
-                              f"({shown(values[row])}): it cannot be a time")
+            raise ReaderError(
+                source,
+                f"time {column!r} of {_where(gf, row)} is negative "
+                f"({shown(values[row])}): it cannot be a time",
+            )
 
 
 #: How deep metadata values may nest (lists in dicts in lists...).
@@ -162,15 +177,24 @@ def check_metadata(metadata: Mapping[str, Any], source: str | None) -> None:
         if not isinstance(value, (list, dict)):
             continue
         if depth > MAX_METADATA_DEPTH:
-            raise ReaderError(source, f"metadata {key!r} nests deeper than "
-                              f"{MAX_METADATA_DEPTH} levels")
+            raise ReaderError(
+                source, f"metadata {key!r} nests deeper than {MAX_METADATA_DEPTH} levels"
+            )
         items = value.values() if isinstance(value, dict) else value
         stack.extend((item, depth + 1, key) for item in items)
 
 
 #: What pandas infers for an object column of single values only.
-_SCALAR_KINDS = {"string", "integer", "floating", "mixed-integer-float", "boolean", "empty",
-                 "bytes", "decimal"}
+_SCALAR_KINDS = {
+    "string",
+    "integer",
+    "floating",
+    "mixed-integer-float",
+    "boolean",
+    "empty",
+    "bytes",
+    "decimal",
+}
 
 
 def check_frames(frames: pd.DataFrame, source: str | None) -> None:
@@ -180,14 +204,18 @@ def check_frames(frames: pd.DataFrame, source: str | None) -> None:
     if pd.api.types.infer_dtype(names, skipna=False) != "string":
         bad = int(np.argmax(~names.map(lambda v: isinstance(v, str)).to_numpy()))
         value = names.iat[bad]
-        raise ReaderError(source, f"node {bad} has the name {value!r} "
-                          f"({type(value).__name__}), not a string")
+        raise ReaderError(
+            source, f"node {bad} has the name {value!r} ({type(value).__name__}), not a string"
+        )
     for column in frames.columns:
         at = first_compound(frames[column])
         if at is not None:
-            raise ReaderError(source, f"node {at} (name {names.iat[at]!r}) has frame "
-                              f"attribute {column!r} = {frames[column].iat[at]!r}: frame "
-                              "attributes are single values, not lists or objects")
+            raise ReaderError(
+                source,
+                f"node {at} (name {names.iat[at]!r}) has frame "
+                f"attribute {column!r} = {frames[column].iat[at]!r}: frame "
+                "attributes are single values, not lists or objects",
+            )
 
 
 def first_compound(values: pd.Series) -> int | None:

@@ -72,20 +72,24 @@ def _check_marshal(path: str, data: bytes) -> None:
         item_done = True
         if code in _FIXED:
             size = _FIXED[code]
-            if code == "r" and pos + 4 <= end and int.from_bytes(
-                    data[pos:pos + 4], "little") >= refs:
+            if (
+                code == "r"
+                and pos + 4 <= end
+                and int.from_bytes(data[pos : pos + 4], "little") >= refs
+            ):
                 raise _cannot_load(path, f"a back reference at byte {pos - 1} points ahead")
         elif code in _SIZED:
             width = _SIZED[code]
-            size = width + int.from_bytes(data[pos:pos + width], "little")
+            size = width + int.from_bytes(data[pos : pos + width], "little")
         elif code == "l":
-            size = 4 + 2 * abs(int.from_bytes(data[pos:pos + 4], "little", signed=True))
+            size = 4 + 2 * abs(int.from_bytes(data[pos : pos + 4], "little", signed=True))
         elif code in _COUNTED or code == "{":
             width = _COUNTED.get(code, 0)
-            count = int.from_bytes(data[pos:pos + width], "little", signed=width == 4)
+            count = int.from_bytes(data[pos : pos + width], "little", signed=width == 4)
             if count < 0 or count > end - pos - width:
-                raise _cannot_load(path, f"byte {pos - 1} announces {count} items, more than "
-                                   "the file holds")
+                raise _cannot_load(
+                    path, f"byte {pos - 1} announces {count} items, more than the file holds"
+                )
             pos += width
             size = 0
             if code == "{" or count:
@@ -97,8 +101,9 @@ def _check_marshal(path: str, data: bytes) -> None:
             stack.pop()
             size = 0
         else:
-            raise _cannot_load(path, f"byte {pos - 1} is marshal type {code!r}, which a "
-                               "pstats table does not hold")
+            raise _cannot_load(
+                path, f"byte {pos - 1} is marshal type {code!r}, which a pstats table does not hold"
+            )
         pos += size
         if pos > end:
             raise _cannot_load(path, "it ends inside the table")
@@ -207,8 +212,10 @@ def read_cprofile(path: str | os.PathLike) -> GraphFrame:
     bad |= (counts != np.round(counts)).any(axis=1) | (counts >= 2**63).any(axis=1)
     if bad.any():
         at = int(np.argmax(bad))
-        raise ReaderError(source, f"statistics of {names[at]!r} ({values[at].tolist()}) are "
-                          "not call counts and times")
+        raise ReaderError(
+            source,
+            f"statistics of {names[at]!r} ({values[at].tolist()}) are not call counts and times",
+        )
     frames = pd.DataFrame(
         {"name": names, "type": "function", "file": files, "line": np.asarray(lines, np.int64)}
     )

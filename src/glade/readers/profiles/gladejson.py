@@ -78,7 +78,9 @@ def _decode_column(spec: dict, name: str, source: str | None) -> pd.Series:
             out[:] = [_SPECIAL[v["$float"]] if isinstance(v, dict) else v for v in data]
             series = pd.Series(out, dtype=object)
             if dtype in ("str", "string") and pd.api.types.infer_dtype(series) not in (
-                    "string", "empty"):
+                "string",
+                "empty",
+            ):
                 raise TypeError(f"a {dtype} column holds a value that is not a string")
             if dtype == "object" or (dtype == "str" and not PANDAS3):
                 return series
@@ -99,8 +101,12 @@ def _node_ids(value: Any, what: str, source: str | None) -> np.ndarray:
         ids = np.asarray(value)
     except (OverflowError, ValueError):
         ids = None
-    if not isinstance(value, list) or ids is None or ids.ndim != 1 or (
-            ids.size and ids.dtype.kind != "i"):
+    if (
+        not isinstance(value, list)
+        or ids is None
+        or ids.ndim != 1
+        or (ids.size and ids.dtype.kind != "i")
+    ):
         raise ReaderError(source, f"{what} must be a list of node ids (integers)")
     return ids.astype(np.int64)
 
@@ -127,8 +133,10 @@ def to_json(gf: GraphFrame, path: str | os.PathLike | None = None) -> str:
     for column in gf.metric_columns:
         at = first_compound(gf.dataframe[column])
         if at is not None:
-            raise GladeError(f"cannot write this profile as glade JSON: metric {column!r} "
-                             f"holds {gf.dataframe[column].iat[at]!r}, not a single value")
+            raise GladeError(
+                f"cannot write this profile as glade JSON: metric {column!r} "
+                f"holds {gf.dataframe[column].iat[at]!r}, not a single value"
+            )
     src, dst = graph.edges()
     df = gf.dataframe
     index = df.index.to_frame(index=False)
@@ -149,8 +157,9 @@ def to_json(gf: GraphFrame, path: str | os.PathLike | None = None) -> str:
         # non-finite metric values are spelled out above; metadata keeps Python's NaN
         text = json.dumps(doc, default=_metadata_default)
     except RecursionError:
-        raise GladeError("cannot write this profile as glade JSON: its metadata is "
-                         "nested too deeply") from None
+        raise GladeError(
+            "cannot write this profile as glade JSON: its metadata is nested too deeply"
+        ) from None
     if path is not None:
         Path(path).write_text(text, encoding="utf-8")
     return text
@@ -177,8 +186,9 @@ def to_hatchet_dict(gf: GraphFrame) -> dict:
     missing values as None); ``dataframe_indices``; ``exclusive_metrics`` and
     ``inclusive_metrics``. ``json.dumps`` of it reads back with ``read_json``."""
     graph = gf.graph
-    frames = [{k: v for k, v in record.items() if v is not None}
-              for record in _records(graph.frames)]
+    frames = [
+        {k: v for k, v in record.items() if v is not None} for record in _records(graph.frames)
+    ]
     children = [graph.children_of(i).tolist() for i in range(len(graph))]
     if graph.is_tree():
         end = graph.subtree_end
@@ -186,8 +196,10 @@ def to_hatchet_dict(gf: GraphFrame) -> dict:
     else:
         reach = graph.reachability()
         members = [reach[root].indices.tolist() for root in graph.root_ids.tolist()]
-    tables = [{i: {"data": frames[i], "children": children[i]} for i in sorted(nodes)}
-              for nodes in members]
+    tables = [
+        {i: {"data": frames[i], "children": children[i]} for i in sorted(nodes)}
+        for nodes in members
+    ]
     records = _records(gf.dataframe.reset_index())
     return {
         "graph": tables,
@@ -227,9 +239,11 @@ def _read_glade(doc: dict, path: str | None) -> GraphFrame:
         check_frames(frames, path)
         edges = doc["edges"]
         graph, new_id = Graph.from_edges(
-            frames, _node_ids(edges["src"], "edges.src", path),
+            frames,
+            _node_ids(edges["src"], "edges.src", path),
             _node_ids(edges["dst"], "edges.dst", path),
-            roots=_node_ids(doc["roots"], "roots", path))
+            roots=_node_ids(doc["roots"], "roots", path),
+        )
         if not np.array_equal(new_id, np.arange(len(new_id))):
             raise ReaderError(path, "graph edges are not in the order glade writes them")
         index = {c: _decode_column(s, c, path) for c, s in doc["index"].items()}
@@ -247,16 +261,28 @@ def _read_glade(doc: dict, path: str | None) -> GraphFrame:
         df = pd.DataFrame({c: v.set_axis(idx) for c, v in data.items()}, index=idx)
         df = attach_frames(graph, df)
         exc, inc, default = doc["exc_metrics"], doc["inc_metrics"], doc["default_metric"]
-        if not all(isinstance(names, list) and all(isinstance(m, str) for m in names)
-                   for names in (exc, inc)) or not isinstance(default, str | None):
-            raise ReaderError(path, "exc_metrics and inc_metrics must be lists of metric "
-                              "names, default_metric a name or null")
+        if not all(
+            isinstance(names, list) and all(isinstance(m, str) for m in names)
+            for names in (exc, inc)
+        ) or not isinstance(default, str | None):
+            raise ReaderError(
+                path,
+                "exc_metrics and inc_metrics must be lists of metric "
+                "names, default_metric a name or null",
+            )
         check_metadata(doc["metadata"], path)
         return GraphFrame(graph, df, exc, inc, default, doc["metadata"])
     except ReaderError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError,
-            GladeError) as exc:
+    except (
+        KeyError,
+        TypeError,
+        ValueError,
+        IndexError,
+        AttributeError,
+        OverflowError,
+        GladeError,
+    ) as exc:
         raise ReaderError(path, f"malformed glade JSON ({type(exc).__name__}: {exc})") from exc
 
 
@@ -282,8 +308,11 @@ def _read_hatchet(doc: dict, path: str | None) -> GraphFrame:
         for column in rows.columns:
             at = first_compound(rows[column])
             if at is not None:
-                raise ReaderError(path, f"dataframe record {at} has {column!r} = "
-                                  f"{rows[column].iat[at]!r}, not a single value")
+                raise ReaderError(
+                    path,
+                    f"dataframe record {at} has {column!r} = "
+                    f"{rows[column].iat[at]!r}, not a single value",
+                )
         indices = list(doc.get("dataframe_indices", ["node"]))
         rows["node"] = rows["node"].astype(str).map(local)
         if rows["node"].isna().any():
@@ -295,8 +324,12 @@ def _read_hatchet(doc: dict, path: str | None) -> GraphFrame:
             raise ReaderError(path, "graph nodes have no 'name'")
         check_frames(frame_table, path)
         gf = GraphFrame.from_tables(
-            frame_table, src, dst, rows,
-            doc.get("exclusive_metrics", []), doc.get("inclusive_metrics", []),
+            frame_table,
+            src,
+            dst,
+            rows,
+            doc.get("exclusive_metrics", []),
+            doc.get("inclusive_metrics", []),
             index=indices,
         )
         check_values(gf, path)

@@ -213,8 +213,14 @@ def _label_lines(raw: str) -> list[str]:
 
 def _label_fields(lines: list[str]) -> tuple[str | None, str | None, float, float, float]:
     """(module, name, inclusive %, exclusive %, calls) of a gprof2dot node label."""
-    first = next(((i, m) for i, line in enumerate(lines)
-                  if (m := _INCLUSIVE.match(line.strip())) is not None), None)
+    first = next(
+        (
+            (i, m)
+            for i, line in enumerate(lines)
+            if (m := _INCLUSIVE.match(line.strip())) is not None
+        ),
+        None,
+    )
     if first is None or first[0] + 1 >= len(lines):
         raise ValueError("no 'total%' line followed by a '(self%)' line")
     inc_at, total = first

@@ -58,8 +58,12 @@ class _Nodes:
         self._read(roots)
 
     def _read(self, roots: list) -> None:
-        frames, metrics, parent_of, position_of = \
-            self.frames, self.metrics, self.parent, self.position
+        frames, metrics, parent_of, position_of = (
+            self.frames,
+            self.metrics,
+            self.parent,
+            self.position,
+        )
         src, dst = self.src, self.dst
         shared: dict[Any, int] = {}
         stack = [(iter(enumerate(roots)), -1, None)]
@@ -67,14 +71,13 @@ class _Nodes:
             children, parent, _ = stack[-1]
             for position, item in children:
                 if type(item) is not dict and not isinstance(item, dict):
-                    raise self._fail(parent, position, f"is a {type(item).__name__}, not "
-                                                       "a dict")
+                    raise self._fail(parent, position, f"is a {type(item).__name__}, not a dict")
                 frame = item.get("frame")
                 node_metrics = item.get("metrics", _EMPTY)
                 if (type(frame) is not dict or type(node_metrics) is not dict) and (
-                        not isinstance(frame, dict) or not isinstance(node_metrics, dict)):
-                    raise self._fail(parent, position,
-                                     "needs a 'frame' dict and a 'metrics' dict")
+                    not isinstance(frame, dict) or not isinstance(node_metrics, dict)
+                ):
+                    raise self._fail(parent, position, "needs a 'frame' dict and a 'metrics' dict")
                 if NID in node_metrics and node_metrics[NID] in shared:
                     local = shared[node_metrics[NID]]
                 else:
@@ -130,19 +133,27 @@ class _Nodes:
         for column in rows.columns:
             at = first_compound(rows[column])
             if at is not None:
-                raise ReaderError(self.source, f"node {self._place(at)} "
-                                  f"({self.frames[at].get('name')!r}): metric {column!r} is "
-                                  f"a {type(rows[column].iat[at]).__name__}, not a single "
-                                  "value")
+                raise ReaderError(
+                    self.source,
+                    f"node {self._place(at)} "
+                    f"({self.frames[at].get('name')!r}): metric {column!r} is "
+                    f"a {type(rows[column].iat[at]).__name__}, not a single "
+                    "value",
+                )
         for column in additive:
             missing = int(rows[column].isna().sum())
             if missing and missing != len(self.metrics) - sum(
-                    map(dict.__contains__, self.metrics, repeat(column))):
-                node = next(i for i, m in enumerate(self.metrics)
-                            if column in m and pd.isna(m[column]))
-                raise ReaderError(self.source, f"node {self._place(node)} "
-                                  f"({self.frames[node].get('name')!r}): metric {column!r} "
-                                  f"is {self.metrics[node][column]!r}, not a number")
+                map(dict.__contains__, self.metrics, repeat(column))
+            ):
+                node = next(
+                    i for i, m in enumerate(self.metrics) if column in m and pd.isna(m[column])
+                )
+                raise ReaderError(
+                    self.source,
+                    f"node {self._place(node)} "
+                    f"({self.frames[node].get('name')!r}): metric {column!r} "
+                    f"is {self.metrics[node][column]!r}, not a number",
+                )
 
     def _place(self, node: int) -> str:
         """Where node ``node`` first appears."""
@@ -157,14 +168,23 @@ class _Nodes:
             first = stack[1 + owners.index(id(item))][1]
             last = len(owners) - 1 - owners[::-1].index(id(item))
             name = self.frames[first].get("name")
-            return ReaderError(self.source, f"node {self._place(first)} ({name!r}) contains "
-                               f"itself {len(owners) - last} levels down: the literal has "
-                               "a cycle")
+            return ReaderError(
+                self.source,
+                f"node {self._place(first)} ({name!r}) contains "
+                f"itself {len(owners) - last} levels down: the literal has "
+                "a cycle",
+            )
         if len(self.frames) > MAX_NODES:
-            return ReaderError(self.source, f"the literal has more than {MAX_NODES:,} nodes "
-                               "(dicts shared between places expand to a tree)")
-        return ReaderError(self.source, f"node {self._place(node)} nests deeper than "
-                           f"{MAX_DEPTH:,} levels")
+            return ReaderError(
+                self.source,
+                f"the literal has more than {MAX_NODES:,} nodes "
+                "(dicts shared between places expand to a tree)",
+            )
+        return ReaderError(
+            self.source, f"node {self._place(node)} nests deeper than {MAX_DEPTH:,} levels"
+        )
+
+
 @gc_paused
 def read_literal(literal: list[dict] | dict | str | os.PathLike) -> GraphFrame:
     """A GraphFrame from a Hatchet literal (a list of root dicts, one root dict, or a
@@ -181,10 +201,13 @@ def read_literal(literal: list[dict] | dict | str | os.PathLike) -> GraphFrame:
     nodes = _Nodes(literal, source)
     columns = len(set().union(*nodes.metrics)) + len(set().union(*nodes.frames))
     if columns * len(nodes.frames) > MAX_CELLS:
-        raise ReaderError(source, f"the nodes hold {columns:,} distinct frame and metric "
-                          f"names over {len(nodes.frames):,} nodes: a table of "
-                          f"{columns * len(nodes.frames):,} cells, more than glade holds "
-                          f"({MAX_CELLS:,})")
+        raise ReaderError(
+            source,
+            f"the nodes hold {columns:,} distinct frame and metric "
+            f"names over {len(nodes.frames):,} nodes: a table of "
+            f"{columns * len(nodes.frames):,} cells, more than glade holds "
+            f"({MAX_CELLS:,})",
+        )
     frames = pd.DataFrame(nodes.frames)
     check_frames(frames, source)
     rows = pd.DataFrame(nodes.metrics, index=pd.RangeIndex(len(nodes.metrics)))
@@ -196,8 +219,7 @@ def read_literal(literal: list[dict] | dict | str | os.PathLike) -> GraphFrame:
         (inc if "(inc)" in col else exc).append(col)
     nodes.check_values(rows, exc + inc)
     rows.insert(0, "node", np.arange(len(frames)))
-    gf = GraphFrame.from_tables(frames, nodes.src, nodes.dst, rows, exc, inc,
-                                roots=nodes.roots)
+    gf = GraphFrame.from_tables(frames, nodes.src, nodes.dst, rows, exc, inc, roots=nodes.roots)
     check_values(gf, source)
     return gf
 
@@ -216,7 +238,8 @@ def from_lists(*roots: list | str) -> GraphFrame:
     root_ids: list[int] = []
     # (item, parent id or -1, where it is for errors), last in first out
     pending: list[tuple[Any, int, str]] = [
-        (root, -1, f"root {i}") for i, root in reversed(list(enumerate(roots)))]
+        (root, -1, f"root {i}") for i, root in reversed(list(enumerate(roots)))
+    ]
     while pending:
         item, parent, where = pending.pop()
         if isinstance(item, str):
@@ -224,8 +247,10 @@ def from_lists(*roots: list | str) -> GraphFrame:
         elif isinstance(item, list | tuple) and item and isinstance(item[0], str):
             name, children = item[0], list(item[1:])
         else:
-            raise GladeError(f"{where} is {item!r}: a node is a name, or a list of a name "
-                             "followed by its children")
+            raise GladeError(
+                f"{where} is {item!r}: a node is a name, or a list of a name "
+                "followed by its children"
+            )
         nid = len(names)
         names.append(name)
         if parent < 0:
@@ -233,11 +258,13 @@ def from_lists(*roots: list | str) -> GraphFrame:
         else:
             src.append(parent)
             dst.append(nid)
-        pending.extend((child, nid, f"{where}, child {j}")
-                       for j, child in reversed(list(enumerate(children))))
+        pending.extend(
+            (child, nid, f"{where}, child {j}") for j, child in reversed(list(enumerate(children)))
+        )
     rows = pd.DataFrame({"node": np.arange(len(names)), "time": np.ones(len(names))})
-    return GraphFrame.from_tables(pd.DataFrame({"name": names}), src, dst, rows, ["time"],
-                                  roots=root_ids, fill_inclusive=True)
+    return GraphFrame.from_tables(
+        pd.DataFrame({"name": names}), src, dst, rows, ["time"], roots=root_ids, fill_inclusive=True
+    )
 
 
 def to_literal(gf: GraphFrame, rank: Any = None, agg: str | Callable = "mean") -> list[dict]:

@@ -104,13 +104,16 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
         if not all(map(isinstance, frames, repeat(dict))):
             at = next(i for i, frame in enumerate(frames) if not isinstance(frame, dict))
             where = _where(parent, position, up, at) if up >= 0 else "root_frame"
-            raise ReaderError(source, f"{where} is a {type(frames[at]).__name__}, not a "
-                                      "frame object")
+            raise ReaderError(
+                source, f"{where} is a {type(frames[at]).__name__}, not a frame object"
+            )
         first = len(names)
         count = len(frames)
         names += [frame.get("function") for frame in frames]
-        files += [frame["file_path_short"] if "file_path_short" in frame
-                  else frame.get("file_path") for frame in frames]
+        files += [
+            frame["file_path_short"] if "file_path_short" in frame else frame.get("file_path")
+            for frame in frames
+        ]
         lines += [frame.get("line_no") for frame in frames]
         times += [frame.get("time") for frame in frames]
         app += [frame.get("is_application_code") for frame in frames]
@@ -128,8 +131,12 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
         (names, {"string"}, False, "needs a 'function' string"),
         (times, {"integer", "floating", "mixed-integer-float"}, False, "needs a numeric 'time'"),
         (lines, {"integer"}, True, "'line_no' is not an integer"),
-        (awaits, {"integer", "floating", "mixed-integer-float"}, False,
-         "'await_time' is not a number"),
+        (
+            awaits,
+            {"integer", "floating", "mixed-integer-float"},
+            False,
+            "'await_time' is not a number",
+        ),
         (app, {"boolean"}, True, "'is_application_code' is not true or false"),
     ]
     for values, kinds, allow_missing, problem in checks:
@@ -142,25 +149,32 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
     bad = ~(np.isfinite(inclusive) & (inclusive >= 0))
     if bad.any():
         at = int(np.argmax(bad))
-        raise ReaderError(source, f"{_where(parent, position, at)} has 'time' {times[at]!r}, "
-                          "which cannot be a time")
+        raise ReaderError(
+            source,
+            f"{_where(parent, position, at)} has 'time' {times[at]!r}, which cannot be a time",
+        )
     child = np.flatnonzero(parent_arr >= 0)
     try:
         line_col = pd.Series(lines, dtype="float64" if None in lines else "int64")
     except OverflowError:
         at = next(i for i, line in enumerate(lines) if abs(line) >= 2**63)
-        raise ReaderError(source, f"{_where(parent, position, at)} has 'line_no' "
-                          f"{lines[at]}, too large for a line number") from None
+        raise ReaderError(
+            source,
+            f"{_where(parent, position, at)} has 'line_no' "
+            f"{lines[at]}, too large for a line number",
+        ) from None
     file_col = pd.Series(files, dtype=object)
-    file_col = file_col.where(np.array([isinstance(f, str) for f in files], dtype=bool),
-                              np.nan)
+    file_col = file_col.where(np.array([isinstance(f, str) for f in files], dtype=bool), np.nan)
     frames = pd.DataFrame({"name": names, "type": "function", "file": file_col, "line": line_col})
     repairs: dict[str, int] = {}
     rows = pd.DataFrame(
         {
             "node": np.arange(n, dtype=np.int64),
-            "time": clamp_negative(inclusive - children_sums(parent_arr, inclusive), repairs,
-                                   "negative_exclusive_times"),
+            "time": clamp_negative(
+                inclusive - children_sums(parent_arr, inclusive),
+                repairs,
+                "negative_exclusive_times",
+            ),
             "time (inc)": inclusive,
             "is_application_code": np.asarray(
                 app, dtype=bool if pd.api.types.infer_dtype(app) == "boolean" else object

@@ -35,20 +35,25 @@ def is_spot_run(path: Path) -> bool:
         while chunk := stream.read(_CHUNK):
             if SPOT_METRICS in tail + chunk:
                 return True
-            tail = chunk[-len(SPOT_METRICS):]
+            tail = chunk[-len(SPOT_METRICS) :]
     return False
 
 
-def spot_runs(directory: str | os.PathLike, runs: Sequence[str] | None = None
-              ) -> tuple[list[Path], list[str]]:
+def spot_runs(
+    directory: str | os.PathLike, runs: Sequence[str] | None = None
+) -> tuple[list[Path], list[str]]:
     """The run files of a SpotDB directory (sorted by run id) and their run ids; with
     ``runs``, those runs only, in that order."""
     root = Path(directory)
     if not root.is_dir():
-        raise ReaderError(root, "is not a directory: a SpotDB run set is a directory of "
-                                ".cali files")
-    found = {path.relative_to(root).as_posix(): path for path in sorted(root.rglob("*.cali"))
-             if path.is_file() and is_spot_run(path)}
+        raise ReaderError(
+            root, "is not a directory: a SpotDB run set is a directory of .cali files"
+        )
+    found = {
+        path.relative_to(root).as_posix(): path
+        for path in sorted(root.rglob("*.cali"))
+        if path.is_file() and is_spot_run(path)
+    }
     if not found:
         raise ReaderError(root, "holds no Spot run (no .cali file with 'spot.metrics')")
     if runs is None:
@@ -58,18 +63,25 @@ def spot_runs(directory: str | os.PathLike, runs: Sequence[str] | None = None
         unknown = [name for name in names if name not in found]
         if unknown:
             shown = ", ".join(sorted(found)[:8])
-            raise ReaderError(root, f"has no run {unknown[0]!r}; runs: {shown}"
-                              + (", ..." if len(found) > 8 else ""))
+            raise ReaderError(
+                root,
+                f"has no run {unknown[0]!r}; runs: {shown}" + (", ..." if len(found) > 8 else ""),
+            )
     return [found[name] for name in names], names
 
 
-def read_spotdb(directory: str | os.PathLike, runs: Sequence[str] | None = None,
-                labels: Sequence[Hashable] | None = None, workers: int | None = None,
-                progress: bool = True) -> Ensemble:
+def read_spotdb(
+    directory: str | os.PathLike,
+    runs: Sequence[str] | None = None,
+    labels: Sequence[Hashable] | None = None,
+    workers: int | None = None,
+    progress: bool = True,
+) -> Ensemble:
     """An Ensemble of the runs of a SpotDB directory (see the module docstring), read
     in ``workers`` processes as :meth:`Ensemble.from_files` reads."""
     paths, names = spot_runs(directory, runs)
     parts = read_profiles(paths, "caliper", workers, progress)
-    extra = [{"run": name, "path": os.fspath(path)} for name, path in zip(names, paths,
-                                                                          strict=True)]
+    extra = [
+        {"run": name, "path": os.fspath(path)} for name, path in zip(names, paths, strict=True)
+    ]
     return ensemble_of(parts, labels, extra)

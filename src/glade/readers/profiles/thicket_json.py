@@ -54,8 +54,9 @@ def _graph(path: str, tables: Any) -> tuple[Graph, dict[str, int]]:
     src, dst = [], []
     for parent, child in children:
         if str(child) not in local:
-            raise ReaderError(path, f"graph node {parent} has child {child}, which is not "
-                              "in the graph")
+            raise ReaderError(
+                path, f"graph node {parent} has child {child}, which is not in the graph"
+            )
         src.append(local[parent])
         dst.append(local[str(child)])
     table = pd.DataFrame(frames)
@@ -74,8 +75,9 @@ def read_thicket_json(path: str | os.PathLike) -> Ensemble:
     profile_col = doc.get("profile_idx_name", "profile")
     indices = doc["dataframe_indices"]
     if not isinstance(indices, list) or indices[:2] != ["node", profile_col]:
-        raise ReaderError(path, f"'dataframe_indices' must start with 'node', "
-                          f"{profile_col!r}, not {indices!r}")
+        raise ReaderError(
+            path, f"'dataframe_indices' must start with 'node', {profile_col!r}, not {indices!r}"
+        )
     try:
         rows = pd.DataFrame.from_records(doc["dataframe"])
     except (TypeError, ValueError) as exc:
@@ -86,19 +88,22 @@ def read_thicket_json(path: str | os.PathLike) -> Ensemble:
     node = rows["node"].astype(str).map(node_id)
     if node.isna().any():
         bad = rows["node"][node.isna()].iloc[0]
-        raise ReaderError(path, f"a dataframe record names node {bad}, which is not in the "
-                          "graph")
+        raise ReaderError(path, f"a dataframe record names node {bad}, which is not in the graph")
     for column in indices[1:]:
         at = first_compound(rows[column])
         if at is not None:
-            raise ReaderError(path, f"dataframe record {at} has {column!r} = "
-                              f"{rows[column].iat[at]!r}: index values are single values")
+            raise ReaderError(
+                path,
+                f"dataframe record {at} has {column!r} = "
+                f"{rows[column].iat[at]!r}: index values are single values",
+            )
     frame_keys = set(graph.frames.columns)
     metrics = [c for c in rows.columns if c not in indices and c not in frame_keys]
     rest = [rows[c].to_numpy() for c in indices[2:]]
     index = pd.MultiIndex.from_arrays(
         [node.to_numpy(dtype=np.int64), rows[profile_col].to_numpy(), *rest],
-        names=["node", "profile", *indices[2:]])
+        names=["node", "profile", *indices[2:]],
+    )
     dataframe = pd.DataFrame({m: rows[m].to_numpy() for m in metrics}, index=index)
     metadata = _metadata(path, doc, profile_col, rows[profile_col])
     exclusive = [m for m in doc.get("exclusive_metrics", []) if m in metrics]
@@ -109,8 +114,7 @@ def read_thicket_json(path: str | os.PathLike) -> Ensemble:
         raise ReaderError(path, str(exc_info)) from exc_info
 
 
-def _metadata(path: str, doc: dict, profile_col: str, row_profiles: pd.Series
-              ) -> pd.DataFrame:
+def _metadata(path: str, doc: dict, profile_col: str, row_profiles: pd.Series) -> pd.DataFrame:
     """The metadata table indexed by profile id, with each profile's file as ``path``,
     in the order of the export's profile list."""
     records = doc.get("metadata") or []

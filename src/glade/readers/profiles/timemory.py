@@ -94,8 +94,9 @@ def _load(path: Path) -> dict:
 def _ids(value: object) -> str:
     """A tid/pid field (an int or a list of ints) as text: ``"3"`` or ``"1,2"``."""
     items = value if isinstance(value, list) else [value]
-    if not items or not all(isinstance(v, int) and not isinstance(v, bool)
-                            and -(2**63) <= v < 2**63 for v in items):
+    if not items or not all(
+        isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63 for v in items
+    ):
         raise ValueError(f"expected an id or a list of ids, found {value!r}")
     return ",".join(str(v) for v in items)
 
@@ -278,8 +279,9 @@ def read_timemory(path: str | os.PathLike) -> GraphFrame:
     return _assemble(source, trie, tables, exc_metrics, inc_metrics, units)
 
 
-def _check_finite(source, trie: _Trie, node: list, rank: list, column: str,
-                  values: np.ndarray) -> None:
+def _check_finite(
+    source, trie: _Trie, node: list, rank: list, column: str, values: np.ndarray
+) -> None:
     """ReaderError unless the additive ``values`` of ``column`` are finite numbers."""
     numbers = np.asarray(values, dtype=np.float64)
     bad = ~np.isfinite(numbers)
@@ -288,8 +290,9 @@ def _check_finite(source, trie: _Trie, node: list, rank: list, column: str,
         where = f"region {trie.frames[node[at]][0]!r}"
         if rank[at] is not None:
             where += f" (rank {rank[at]})"
-        raise ReaderError(source, f"{column!r} of {where} is {shown(numbers[at])}, not a "
-                          "finite number")
+        raise ReaderError(
+            source, f"{column!r} of {where} is {shown(numbers[at])}, not a finite number"
+        )
 
 
 def _assemble(source, trie, tables, exc_metrics, inc_metrics, units) -> GraphFrame:

@@ -56,8 +56,7 @@ def detect_trace_format(path: str | os.PathLike) -> str:
             return name
     stored = sidecar_format(target)
     if stored in ("glade-profile", "glade-ensemble"):
-        raise ReaderError(target, f"is a stored {stored[6:]}, not a trace: "
-                          "read it with glade.read")
+        raise ReaderError(target, f"is a stored {stored[6:]}, not a trace: read it with glade.read")
     raise ReaderError(
         target, f"not a trace format glade recognizes ({', '.join(available_formats())})"
     )

@@ -157,16 +157,20 @@ def _glade_info(path: Path, outside: bytes) -> dict[str, Any]:
         return {}
     offset = info.get("time_offset_ns", 0)
     if type(offset) is not int or abs(offset) >= _LIMIT_NS:
-        raise ReaderError(path, f"otherData.glade.time_offset_ns is {offset!r}, not an "
-                                "integer number of nanoseconds")
+        raise ReaderError(
+            path,
+            f"otherData.glade.time_offset_ns is {offset!r}, not an integer number of nanoseconds",
+        )
     columns = info.get("columns")
     metrics = info.get("metric_columns")
     return {
         "time_offset_ns": offset,
         "columns": {str(k): v for k, v in columns.items() if v in _COLUMN_KINDS}
-        if isinstance(columns, dict) else {},
+        if isinstance(columns, dict)
+        else {},
         "metric_columns": [m for m in metrics if isinstance(m, str)]
-        if isinstance(metrics, list) else [],
+        if isinstance(metrics, list)
+        else [],
         "args_column": info.get("args_column") is True,
     }
 
@@ -189,8 +193,11 @@ def _spread_column(values: Any, keep: np.ndarray, dest: np.ndarray, n: int, kind
     """``values[keep]`` placed at rows ``dest`` of a column of ``n`` events of type
     ``kind``, missing elsewhere (-1 for integers, NaN for floats, False for booleans)."""
     if kind in ("category", "str"):
-        text = values if isinstance(values, pd.Categorical) else \
-            text_categorical(np.asarray(values, dtype=object))
+        text = (
+            values
+            if isinstance(values, pd.Categorical)
+            else text_categorical(np.asarray(values, dtype=object))
+        )
         codes = np.full(n, -1, dtype=np.int64)
         codes[dest] = text.codes[keep]
         full = pd.Categorical.from_codes(codes, dtype=text.dtype)
@@ -210,8 +217,11 @@ def _spread_column(values: Any, keep: np.ndarray, dest: np.ndarray, n: int, kind
             column[dest] = np.where(np.isnan(numbers), -1, numbers).astype(np.int64)
         return column
     column = np.full(n, np.nan)
-    column[dest] = (values.to_numpy(dtype=np.float64, na_value=np.nan)
-                    if hasattr(values, "to_numpy") else np.asarray(values, np.float64))[keep]
+    column[dest] = (
+        values.to_numpy(dtype=np.float64, na_value=np.nan)
+        if hasattr(values, "to_numpy")
+        else np.asarray(values, np.float64)
+    )[keep]
     return column
 
 
@@ -239,8 +249,9 @@ def _column_name(key: str) -> str:
     return f"args.{key}" if key in _RESERVED else key
 
 
-def column_keys(counts: np.ndarray, names: list[str], declared: list[str], n: int,
-                only_declared: bool = False) -> tuple[np.ndarray, list[str]]:
+def column_keys(
+    counts: np.ndarray, names: list[str], declared: list[str], n: int, only_declared: bool = False
+) -> tuple[np.ndarray, list[str]]:
     """Which ``args`` keys become columns (see the module doc), most wanted first: the
     indices of the chosen keys, and the declared columns no event has (empty columns).
     ``counts`` says how many of the ``n`` trace events carry each key."""
@@ -259,16 +270,25 @@ def _empty_column(kind: str, n: int) -> Any:
     """A column of ``n`` missing values of type ``kind`` (a declared column no event has)."""
     if kind in ("category", "str"):
         full = pd.Categorical.from_codes(np.full(n, -1), categories=pd.Index([], dtype="str"))
-        return full if kind == "category" else pd.array(np.asarray(full, dtype=object),
-                                                         dtype=TEXT_DTYPE)
+        return (
+            full
+            if kind == "category"
+            else pd.array(np.asarray(full, dtype=object), dtype=TEXT_DTYPE)
+        )
     if kind == "bool":
         return np.zeros(n, dtype=bool)
     return np.full(n, -1, dtype=np.int64) if kind == "int64" else np.full(n, np.nan)
 
 
-def _arg_columns(raw: np.ndarray, members: dict[str, Any], single: np.ndarray,
-                 complete: np.ndarray, n: int, types: dict[str, str],
-                 only_declared: bool = False) -> tuple[dict[str, Any], list[str]]:
+def _arg_columns(
+    raw: np.ndarray,
+    members: dict[str, Any],
+    single: np.ndarray,
+    complete: np.ndarray,
+    n: int,
+    types: dict[str, str],
+    only_declared: bool = False,
+) -> tuple[dict[str, Any], list[str]]:
     """Attribute columns over the ``n`` output events from the ``args`` members (their
     events mapped to output rows: the event itself, or the Enter of a complete event):
     one typed column per key :func:`column_keys` chooses, and the JSON text of every
@@ -302,8 +322,7 @@ def _arg_columns(raw: np.ndarray, members: dict[str, Any], single: np.ndarray,
     return out, sorted(dropped)
 
 
-def _spread(column: str, values: Any, target: np.ndarray, n: int, declared: str | None
-            ) -> Any:
+def _spread(column: str, values: Any, target: np.ndarray, n: int, declared: str | None) -> Any:
     """One key's typed ``values`` (of members going to output rows ``target``, -1 for
     events not kept) as a column over the ``n`` output events."""
     keep = target >= 0
@@ -325,16 +344,25 @@ def read_chrome(path: str | os.PathLike, progress: bool | None = None) -> Trace:
     raw = np.frombuffer(data, dtype=np.uint8)
     chunks, first, end = [], 0, len(data)
     show = len(data) > PROGRESS_BYTES if progress is None else progress
-    with tqdm(total=len(data) - start, desc="parsing Chrome trace", unit="B",
-              unit_scale=True, leave=False, disable=not show) as bar:
+    with tqdm(
+        total=len(data) - start,
+        desc="parsing Chrome trace",
+        unit="B",
+        unit_scale=True,
+        leave=False,
+        disable=not show,
+    ) as bar:
         for part in scan_chunks(target, raw, start, is_object, bar):
             if isinstance(part, int):
                 end = part
                 break
             chunks.append(chunk_columns(target, raw, part, first))
             first += len(part[0])
-    info = _glade_info(target, bytes(data[: start - 1]) + b"null" + bytes(data[end:])) \
-        if is_object else {}
+    info = (
+        _glade_info(target, bytes(data[: start - 1]) + b"null" + bytes(data[end:]))
+        if is_object
+        else {}
+    )
     flow_key = flow_keys(raw, [c.pop("flow_spans") for c in chunks if c["size"]])
     columns, total = gather(raw, chunks)
     columns["flow_key"] = flow_key
@@ -368,8 +396,9 @@ def _phase_rows(columns: dict[str, Any], total: int) -> dict[str, np.ndarray]:
     }
 
 
-def _flow_partners(columns: dict[str, Any], sends: np.ndarray, receives: np.ndarray,
-                   pid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _flow_partners(
+    columns: dict[str, Any], sends: np.ndarray, receives: np.ndarray, pid: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """The partner process of every flow start and finish (-1 when unpaired): the k-th
     ``s`` of a (cat, id) pairs with the k-th ``f`` of that (cat, id), compared as
     written."""
@@ -381,15 +410,14 @@ def _flow_partners(columns: dict[str, Any], sends: np.ndarray, receives: np.ndar
     pairs = ends.merge(starts_of, on=["key", "k"], suffixes=("_s", "_f"))
     send_partner = np.full(sends.size, -1, dtype=np.int64)
     recv_partner = np.full(receives.size, -1, dtype=np.int64)
-    send_partner[np.searchsorted(sends, pairs["row_s"].to_numpy())] = \
-        pid[pairs["row_f"].to_numpy()]
-    recv_partner[np.searchsorted(receives, pairs["row_f"].to_numpy())] = \
-        pid[pairs["row_s"].to_numpy()]
+    send_partner[np.searchsorted(sends, pairs["row_s"].to_numpy())] = pid[pairs["row_f"].to_numpy()]
+    recv_partner[np.searchsorted(receives, pairs["row_f"].to_numpy())] = pid[
+        pairs["row_s"].to_numpy()
+    ]
     return send_partner, recv_partner
 
 
-def _arg_targets(arg_events: np.ndarray, single: np.ndarray, complete: np.ndarray
-                 ) -> np.ndarray:
+def _arg_targets(arg_events: np.ndarray, single: np.ndarray, complete: np.ndarray) -> np.ndarray:
     """For every event index with args, the output row that gets its attributes (the
     event itself, or the Enter of a complete event); -1 for events not kept."""
     target = np.full(arg_events.size, -1, dtype=np.int64)
@@ -402,8 +430,9 @@ def _arg_targets(arg_events: np.ndarray, single: np.ndarray, complete: np.ndarra
     return target
 
 
-def _event_order(times: np.ndarray, source: np.ndarray, single: int, complete: int,
-                 length: np.ndarray) -> np.ndarray:
+def _event_order(
+    times: np.ndarray, source: np.ndarray, single: int, complete: int, length: np.ndarray
+) -> np.ndarray:
     """The order of the output rows: by time; at equal times a complete event's Leave
     comes first (inner ones first), then B/E/instants in file order, then complete
     events' Enters (outer ones first), then the Leaves of zero-length complete events."""
@@ -433,8 +462,9 @@ def _compact(codes: np.ndarray, categories: list[str]) -> pd.Categorical:
     return pd.Categorical.from_codes(remap[codes], categories=pd.Index(kept[order], dtype="str"))
 
 
-def _definitions(raw: np.ndarray, columns: dict[str, Any], meta: np.ndarray,
-                 pid: np.ndarray, tid: np.ndarray) -> pd.DataFrame | None:
+def _definitions(
+    raw: np.ndarray, columns: dict[str, Any], meta: np.ndarray, pid: np.ndarray, tid: np.ndarray
+) -> pd.DataFrame | None:
     """The metadata events (process and thread names...) as a table, or None."""
     if meta.size == 0:
         return None
@@ -449,14 +479,17 @@ def _definitions(raw: np.ndarray, columns: dict[str, Any], meta: np.ndarray,
         if picked.size:
             values = key_values(raw, members, picked)
             if values is not None:
-                value[np.searchsorted(meta, members["event"][picked])] = \
-                    np.asarray(values, dtype=object)
-    return pd.DataFrame({
-        "Definition Type": np.asarray(columns["name"], dtype=object)[meta],
-        PROCESS: pid[meta],
-        THREAD: tid[meta],
-        "Value": value,
-    })
+                value[np.searchsorted(meta, members["event"][picked])] = np.asarray(
+                    values, dtype=object
+                )
+    return pd.DataFrame(
+        {
+            "Definition Type": np.asarray(columns["name"], dtype=object)[meta],
+            PROCESS: pid[meta],
+            THREAD: tid[meta],
+            "Value": value,
+        }
+    )
 
 
 def _name_leaves(path: Path, trace: Trace) -> None:
@@ -466,8 +499,9 @@ def _name_leaves(path: Path, trace: Trace) -> None:
 
     events = trace.events
     kinds = trace.event_kinds()
-    matching = call_structure(events, check_names=False, kinds=kinds,
-                              locations=trace.location_codes()).matching
+    matching = call_structure(
+        events, check_names=False, kinds=kinds, locations=trace.location_codes()
+    ).matching
     names = events[NAME]
     categories = list(names.cat.categories)
     codes = names.cat.codes.to_numpy().astype(np.int64)
@@ -478,17 +512,21 @@ def _name_leaves(path: Path, trace: Trace) -> None:
     wrong = leaves[codes[leaves] != codes[matching[leaves]]]
     if wrong.size:
         row = int(wrong[0])
-        raise ReaderError(path, f"the Leave of {categories[codes[row]]!r} at "
-                          f"{int(events[TIMESTAMP].iat[row])} ns on process "
-                          f"{int(events[PROCESS].iat[row])}, thread "
-                          f"{int(events[THREAD].iat[row])} closes the Enter of "
-                          f"{categories[codes[matching[row]]]!r}: calls do not nest")
+        raise ReaderError(
+            path,
+            f"the Leave of {categories[codes[row]]!r} at "
+            f"{int(events[TIMESTAMP].iat[row])} ns on process "
+            f"{int(events[PROCESS].iat[row])}, thread "
+            f"{int(events[THREAD].iat[row])} closes the Enter of "
+            f"{categories[codes[matching[row]]]!r}: calls do not nest",
+        )
     if _UNNAMED in categories:
         events[NAME] = _compact(codes, categories)
 
 
-def _names(columns: dict[str, Any], rows: dict[str, np.ndarray], source: np.ndarray
-           ) -> tuple[np.ndarray, list[str]]:
+def _names(
+    columns: dict[str, Any], rows: dict[str, np.ndarray], source: np.ndarray
+) -> tuple[np.ndarray, list[str]]:
     """Name codes of the output events and their categories: flow events not already
     named as messages become ``MpiSend`` / ``MpiRecv``, nameless ones ``<unnamed>``."""
     names = columns["name"]
@@ -499,8 +537,10 @@ def _names(columns: dict[str, Any], rows: dict[str, np.ndarray], source: np.ndar
     table = np.asarray(categories, dtype=object)
     codes = names.codes.astype(np.int64)[source]
     total = names.codes.size
-    for flow, known, fallback in ((rows["send"], SEND_NAMES, "MpiSend"),
-                                  (rows["receive"], RECEIVE_NAMES, "MpiRecv")):
+    for flow, known, fallback in (
+        (rows["send"], SEND_NAMES, "MpiSend"),
+        (rows["receive"], RECEIVE_NAMES, "MpiRecv"),
+    ):
         marked = np.zeros(total, dtype=bool)
         marked[flow] = True
         is_flow = marked[source]
@@ -510,9 +550,15 @@ def _names(columns: dict[str, Any], rows: dict[str, np.ndarray], source: np.ndar
     return codes, categories
 
 
-def _times(path: Path, phases: pd.Categorical, ts: np.ndarray, dur: np.ndarray,
-           timed: np.ndarray, complete: np.ndarray, offset: int
-           ) -> tuple[np.ndarray, np.ndarray]:
+def _times(
+    path: Path,
+    phases: pd.Categorical,
+    ts: np.ndarray,
+    dur: np.ndarray,
+    timed: np.ndarray,
+    complete: np.ndarray,
+    offset: int,
+) -> tuple[np.ndarray, np.ndarray]:
     """Every event's time and every complete event's duration in int64 ns (``ts`` and
     ``dur`` are microseconds); ReaderError naming the first event whose time is
     missing, not finite, or whose nanoseconds (from ``offset``) leave the int64 range."""
@@ -524,8 +570,7 @@ def _times(path: Path, phases: pd.Categorical, ts: np.ndarray, dur: np.ndarray,
     invalid = ~np.isfinite(span) | (span < 0)
     if invalid.any():
         bad = complete[invalid][0]
-        raise ReaderError(path, f"event {bad} (ph 'X') has no valid 'dur' "
-                                f"({dur[bad]!r})")
+        raise ReaderError(path, f"event {bad} (ph 'X') has no valid 'dur' ({dur[bad]!r})")
     ends = np.zeros(ts.size)
     ends[complete] = span
     with np.errstate(over="ignore", invalid="ignore"):
@@ -534,8 +579,11 @@ def _times(path: Path, phases: pd.Categorical, ts: np.ndarray, dur: np.ndarray,
     if wild.size:
         bad = timed[wild[0]]
         lasting = f" (with 'dur' {float(dur[bad])!r})" if ends[bad] else ""
-        raise ReaderError(path, f"event {bad}: 'ts' {float(ts[bad])!r} us{lasting} is not a "
-                          f"time glade can hold (finite, under {_LIMIT_NS / 1000:.3g} us)")
+        raise ReaderError(
+            path,
+            f"event {bad}: 'ts' {float(ts[bad])!r} us{lasting} is not a "
+            f"time glade can hold (finite, under {_LIMIT_NS / 1000:.3g} us)",
+        )
     stamp = offset + np.rint(np.nan_to_num(ts) * 1000.0).astype(np.int64)
     return stamp, np.rint(span * 1000.0).astype(np.int64)
 
@@ -547,13 +595,13 @@ def _integers(path: Path, values: np.ndarray, key: str) -> np.ndarray:
     bad = present & ~((np.abs(values) < 2.0**63) & (values == np.round(values)))
     if bad.any():
         row = int(np.argmax(bad))
-        raise ReaderError(path, f"event {row}: {key!r} is {float(values[row])!r}, not an "
-                                "integer")
+        raise ReaderError(path, f"event {row}: {key!r} is {float(values[row])!r}, not an integer")
     return np.where(present, values, 0.0).astype(np.int64)
 
 
-def _build(path: Path, raw: np.ndarray, columns: dict[str, Any], total: int,
-           info: dict[str, Any]) -> Trace:
+def _build(
+    path: Path, raw: np.ndarray, columns: dict[str, Any], total: int, info: dict[str, Any]
+) -> Trace:
     """The Trace of the parsed event columns (see the module doc for the mapping)."""
     rows = _phase_rows(columns, total)
     phases = columns["ph"]
@@ -564,8 +612,9 @@ def _build(path: Path, raw: np.ndarray, columns: dict[str, Any], total: int,
     del untimed
     ts, dur = columns.pop("ts"), columns.pop("dur")
     complete = rows["complete"]
-    stamp, length = _times(path, phases, ts, dur, timed, complete,
-                           int(info.get("time_offset_ns", 0)))
+    stamp, length = _times(
+        path, phases, ts, dur, timed, complete, int(info.get("time_offset_ns", 0))
+    )
     named = np.concatenate([rows["enter"], complete, rows["instant"]])
     missing = named[columns["name"].codes[named] < 0]
     if missing.size:
@@ -573,8 +622,11 @@ def _build(path: Path, raw: np.ndarray, columns: dict[str, Any], total: int,
         raise ReaderError(path, f"event {bad} (ph {phases[bad]!r}) has no 'name'")
     pid, tid = (_integers(path, columns[key], key) for key in ("pid", "tid"))
 
-    single = np.sort(np.concatenate([rows["enter"], rows["leave"], rows["instant"],
-                                     rows["send"], rows["receive"]]))
+    single = np.sort(
+        np.concatenate(
+            [rows["enter"], rows["leave"], rows["instant"], rows["send"], rows["receive"]]
+        )
+    )
     source = np.concatenate([single, complete, complete])
     count = source.size
     kind = np.full(count, INSTANT, dtype=np.int8)
@@ -589,8 +641,15 @@ def _build(path: Path, raw: np.ndarray, columns: dict[str, Any], total: int,
     del ts, dur, stamp, timed, kind_of
     name_codes, categories = _names(columns, rows, source)
 
-    attributes, dropped = _arg_columns(raw, columns["args"], single, complete, count,
-                                       info.get("columns", {}), info.get("args_column", False))
+    attributes, dropped = _arg_columns(
+        raw,
+        columns["args"],
+        single,
+        complete,
+        count,
+        info.get("columns", {}),
+        info.get("args_column", False),
+    )
     if rows["send"].size or rows["receive"].size:
         send_partner, recv_partner = _flow_partners(columns, rows["send"], rows["receive"], pid)
         flow_partner = np.full(total, -1, dtype=np.int64)

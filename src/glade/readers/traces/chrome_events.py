@@ -41,8 +41,9 @@ def _scan_error(path: Path, raw: np.ndarray, info: np.ndarray, event: int) -> Re
     return ReaderError(path, f"{what} near line {line} (byte {offset}, event {event})")
 
 
-def scan_chunks(path: Path, raw: np.ndarray, start: int, is_object: bool, bar: Any
-                 ) -> Iterator[tuple[np.ndarray, ...] | int]:
+def scan_chunks(
+    path: Path, raw: np.ndarray, start: int, is_object: bool, bar: Any
+) -> Iterator[tuple[np.ndarray, ...] | int]:
     """The scanned events of the array opening at ``start``, chunk by chunk (views of
     buffers reused for the next chunk: kinds, span starts, span stops, numbers, byte
     offsets); the last value yielded is the offset after the array."""
@@ -56,16 +57,20 @@ def scan_chunks(path: Path, raw: np.ndarray, start: int, is_object: bool, bar: A
     keys = json_scan.key_table()
     pos, first, scanned = start, True, 0
     while True:
-        result, after, count = json_scan.scan(raw, pos, first, int(is_object), *keys, kind,
-                                              begin, end, numbers, offset, info)
+        result, after, count = json_scan.scan(
+            raw, pos, first, int(is_object), *keys, kind, begin, end, numbers, offset, info
+        )
         if result < 0:
             raise _scan_error(path, raw, info, scanned + count)
         bar.update(after - pos)
         yield kind[:count], begin[:count], end[:count], numbers[:count], offset[:count]
         scanned += count
         if result == json_scan.EOF and is_object:
-            raise ReaderError(path, f"the file ends inside the 'traceEvents' array (after "
-                                    f"event {scanned - 1}, byte {after})")
+            raise ReaderError(
+                path,
+                f"the file ends inside the 'traceEvents' array (after "
+                f"event {scanned - 1}, byte {after})",
+            )
         if result != json_scan.MORE:
             yield after
             return
@@ -80,16 +85,23 @@ def _decode(raw: np.ndarray, start: int, stop: int, kind: int) -> str:
     return data.decode("utf-8")
 
 
-def _intern(raw: np.ndarray, kind: np.ndarray, start: np.ndarray, stop: np.ndarray,
-            present: np.ndarray) -> pd.Categorical:
+def _intern(
+    raw: np.ndarray, kind: np.ndarray, start: np.ndarray, stop: np.ndarray, present: np.ndarray
+) -> pd.Categorical:
     """The scanned values at the ``present`` rows as a categorical of their text
     (missing elsewhere), categories sorted: equal bytes are found in one compiled pass
     and only one value of each is decoded (values written differently that mean the
     same text, through escapes, share a category)."""
     codes, first = json_scan.intern(raw, start, stop, present)
-    texts = np.array([_decode(raw, a, b, k) for a, b, k in
-                      zip(start[first].tolist(), stop[first].tolist(), kind[first].tolist(),
-                          strict=True)], dtype=object)
+    texts = np.array(
+        [
+            _decode(raw, a, b, k)
+            for a, b, k in zip(
+                start[first].tolist(), stop[first].tolist(), kind[first].tolist(), strict=True
+            )
+        ],
+        dtype=object,
+    )
     labels, recode = np.unique(texts, return_inverse=True)
     if first.size:
         codes = np.where(codes >= 0, recode[np.maximum(codes, 0)], -1)
@@ -104,16 +116,22 @@ def _shown(raw: np.ndarray, start: int, stop: int, kind: int) -> str:
     return text + ("..." if stop - start > 60 else "")
 
 
-def _check_kinds(path: Path, raw: np.ndarray, chunk: tuple[np.ndarray, ...], first: int,
-                 key: str, allowed: tuple[int, ...], wanted: str) -> None:
+def _check_kinds(
+    path: Path,
+    raw: np.ndarray,
+    chunk: tuple[np.ndarray, ...],
+    first: int,
+    key: str,
+    allowed: tuple[int, ...],
+    wanted: str,
+) -> None:
     """ReaderError naming the first event whose ``key`` has a kind not in ``allowed``."""
     kind, start, stop = chunk[0], chunk[1], chunk[2]
     column = json_scan.KEYS.index(key)
     bad = ~_among(kind[:, column], (*_MISSING, *allowed))
     if bad.any():
         row = int(np.argmax(bad))
-        what = _shown(raw, int(start[row, column]), int(stop[row, column]),
-                      int(kind[row, column]))
+        what = _shown(raw, int(start[row, column]), int(stop[row, column]), int(kind[row, column]))
         raise ReaderError(path, f"event {first + row}: {key!r} is {what}, not {wanted}")
 
 
@@ -126,15 +144,17 @@ def _numbers(raw: np.ndarray, chunk: tuple[np.ndarray, ...]) -> list[np.ndarray]
         column = json_scan.KEYS.index(key)
         values = numbers[:, k].copy()
         slow = np.flatnonzero((kind[:, column] == json_scan.NUMBER) & np.isnan(values))
-        values[slow] = [float(raw[a:b].tobytes()) for a, b in
-                        zip(start[slow, column].tolist(), stop[slow, column].tolist(),
-                            strict=True)]
+        values[slow] = [
+            float(raw[a:b].tobytes())
+            for a, b in zip(start[slow, column].tolist(), stop[slow, column].tolist(), strict=True)
+        ]
         out.append(values)
     return out
 
 
-def chunk_columns(path: Path, raw: np.ndarray, chunk: tuple[np.ndarray, ...], first: int
-                   ) -> dict[str, Any]:
+def chunk_columns(
+    path: Path, raw: np.ndarray, chunk: tuple[np.ndarray, ...], first: int
+) -> dict[str, Any]:
     """The columns of one scanned chunk of events (``first`` is the index of its first
     event), typed at once, so the next chunk can reuse the scanner's buffers."""
     kind, start, stop = chunk[0], chunk[1], chunk[2]
@@ -144,26 +164,31 @@ def chunk_columns(path: Path, raw: np.ndarray, chunk: tuple[np.ndarray, ...], fi
     ph_kind = kind[:, 0]
     missing = (ph_kind == json_scan.ABSENT) | (ph_kind == json_scan.NULL)
     if missing.any():
-        raise ReaderError(path, f"event {first + int(np.argmax(missing))} has no 'ph' "
-                                "(phase)")
+        raise ReaderError(path, f"event {first + int(np.argmax(missing))} has no 'ph' (phase)")
     _check_kinds(path, raw, chunk, first, "ph", (json_scan.STRING,), "a string")
-    _check_kinds(path, raw, chunk, first, "name", (json_scan.STRING, json_scan.NUMBER),
-                 "a string")
+    _check_kinds(path, raw, chunk, first, "name", (json_scan.STRING, json_scan.NUMBER), "a string")
     for key in json_scan.NUMERIC:
         _check_kinds(path, raw, chunk, first, key, (json_scan.NUMBER,), "a number")
     _check_kinds(path, raw, chunk, first, "args", (json_scan.OBJECT,), "a JSON object")
     out: dict[str, Any] = {"size": count}
     for column, key in enumerate(("ph", "name")):
-        out[key] = _intern(raw, kind[:, column], start[:, column], stop[:, column],
-                           np.isin(kind[:, column], (json_scan.STRING, json_scan.NUMBER)))
+        out[key] = _intern(
+            raw,
+            kind[:, column],
+            start[:, column],
+            stop[:, column],
+            np.isin(kind[:, column], (json_scan.STRING, json_scan.NUMBER)),
+        )
     for key, values in zip(json_scan.NUMERIC, _numbers(raw, chunk), strict=True):
         out[key] = values
-    flows = np.flatnonzero(np.isin(np.asarray(out["ph"].categories), ["s", "f"])
-                           [out["ph"].codes])
+    flows = np.flatnonzero(np.isin(np.asarray(out["ph"].categories), ["s", "f"])[out["ph"].codes])
     out["flows"] = flows
     cat, ident = json_scan.KEYS.index("cat"), json_scan.KEYS.index("id")
-    out["flow_spans"] = (start[flows][:, [cat, ident]], stop[flows][:, [cat, ident]],
-                         ~_among(kind[flows][:, [cat, ident]], _MISSING))
+    out["flow_spans"] = (
+        start[flows][:, [cat, ident]],
+        stop[flows][:, [cat, ident]],
+        ~_among(kind[flows][:, [cat, ident]], _MISSING),
+    )
     column = json_scan.KEYS.index("args")
     rows = np.flatnonzero(kind[:, column] == json_scan.OBJECT)
     out["args"] = _arguments(raw, rows, start[rows, column], stop[rows, column])
@@ -171,12 +196,22 @@ def chunk_columns(path: Path, raw: np.ndarray, chunk: tuple[np.ndarray, ...], fi
 
 
 #: The arrays of scanned ``args`` members, as :func:`_arguments` returns them.
-MEMBER_FIELDS = ("event", "key_start", "key_stop", "kind", "value_start", "value_stop",
-                 "numbers", "integers", "integral")
+MEMBER_FIELDS = (
+    "event",
+    "key_start",
+    "key_stop",
+    "kind",
+    "value_start",
+    "value_stop",
+    "numbers",
+    "integers",
+    "integral",
+)
 
 
-def _arguments(raw: np.ndarray, events: np.ndarray, start: np.ndarray, stop: np.ndarray
-               ) -> dict[str, np.ndarray]:
+def _arguments(
+    raw: np.ndarray, events: np.ndarray, start: np.ndarray, stop: np.ndarray
+) -> dict[str, np.ndarray]:
     """The members of the ``args`` objects (of ``events``, at byte spans ``start`` to
     ``stop``), one entry per member in file order (see :data:`MEMBER_FIELDS`): its event,
     its key's span, its value's kind and span, its number, its integer value and whether
@@ -190,12 +225,33 @@ def _arguments(raw: np.ndarray, events: np.ndarray, start: np.ndarray, stop: np.
     value_start, value_stop = np.empty(capacity, np.int64), np.empty(capacity, np.int64)
     numbers, integers = np.empty(capacity), np.empty(capacity, np.int64)
     integral, owner = np.empty(capacity, np.bool_), np.empty(capacity, np.int64)
-    count = json_scan.members(raw, start, key_start, key_stop, kind, value_start, value_stop,
-                              numbers, integers, integral, owner)
-    arrays: tuple[np.ndarray, ...] = (events[owner[:count]], key_start, key_stop, kind,
-                                      value_start, value_stop, numbers, integers, integral)
-    return {field: column[:count].copy() for field, column in
-            zip(MEMBER_FIELDS, arrays, strict=True)}
+    count = json_scan.members(
+        raw,
+        start,
+        key_start,
+        key_stop,
+        kind,
+        value_start,
+        value_stop,
+        numbers,
+        integers,
+        integral,
+        owner,
+    )
+    arrays: tuple[np.ndarray, ...] = (
+        events[owner[:count]],
+        key_start,
+        key_stop,
+        kind,
+        value_start,
+        value_stop,
+        numbers,
+        integers,
+        integral,
+    )
+    return {
+        field: column[:count].copy() for field, column in zip(MEMBER_FIELDS, arrays, strict=True)
+    }
 
 
 def _members(raw: np.ndarray, sized: list[tuple[dict[str, Any], int]]) -> dict[str, Any]:
@@ -206,13 +262,20 @@ def _members(raw: np.ndarray, sized: list[tuple[dict[str, Any], int]]) -> dict[s
     if not parts:
         empty = {f: np.zeros(0, dtype=np.int64) for f in MEMBER_FIELDS}
         return {**empty, "code": np.zeros(0, dtype=np.int64), "keys": pd.Index([], dtype="str")}
-    members = {f: np.concatenate([m[f] + o if f == "event" else m[f] for m, o in parts])
-               for f in MEMBER_FIELDS}
+    members = {
+        f: np.concatenate([m[f] + o if f == "event" else m[f] for m, o in parts])
+        for f in MEMBER_FIELDS
+    }
     for m, _ in parts:
         m.clear()
     count = members["event"].size
-    keys = _intern(raw, np.full(count, json_scan.STRING, np.uint8), members["key_start"],
-                   members["key_stop"], np.ones(count, dtype=bool))
+    keys = _intern(
+        raw,
+        np.full(count, json_scan.STRING, np.uint8),
+        members["key_start"],
+        members["key_stop"],
+        np.ones(count, dtype=bool),
+    )
     codes = np.asarray(keys.codes, dtype=np.int64)
     order = np.lexsort((np.arange(count), members["event"], codes))
     code, who = codes[order], members["event"][order]
@@ -231,8 +294,9 @@ def key_values(raw: np.ndarray, members: dict[str, Any], picked: np.ndarray) -> 
     return _typed_members(raw, *(members[f][picked] for f in fields))
 
 
-def member_text(raw: np.ndarray, members: dict[str, Any], picked: np.ndarray,
-                rows: np.ndarray, n: int) -> Any:
+def member_text(
+    raw: np.ndarray, members: dict[str, Any], picked: np.ndarray, rows: np.ndarray, n: int
+) -> Any:
     """A text column of ``n`` rows holding, at each of ``rows``, the JSON object of the
     members at ``picked`` that go there (``rows`` gives each member's row), written with
     the bytes the file has for them, in file order; missing at rows with none. Built as
@@ -259,13 +323,24 @@ def member_text(raw: np.ndarray, members: dict[str, Any], picked: np.ndarray,
     present = np.zeros(n, dtype=bool)
     present[rows] = True
     array = pa.LargeStringArray.from_buffers(
-        n, pa.py_buffer(offsets), pa.py_buffer(out),
-        pa.py_buffer(np.packbits(present, bitorder="little")), int(n - present.sum()))
+        n,
+        pa.py_buffer(offsets),
+        pa.py_buffer(out),
+        pa.py_buffer(np.packbits(present, bitorder="little")),
+        int(n - present.sum()),
+    )
     return pd.array(array, dtype="str" if PANDAS3 else pd.StringDtype("pyarrow"))
 
 
-def _typed_members(raw: np.ndarray, kind: np.ndarray, start: np.ndarray, stop: np.ndarray,
-                   numbers: np.ndarray, integers: np.ndarray, integral: np.ndarray) -> Any:
+def _typed_members(
+    raw: np.ndarray,
+    kind: np.ndarray,
+    start: np.ndarray,
+    stop: np.ndarray,
+    numbers: np.ndarray,
+    integers: np.ndarray,
+    integral: np.ndarray,
+) -> Any:
     """The values of one ``args`` key as a compact typed array (missing where null):
     nullable Int64 when every value is an integer of int64 range, float64 for other
     numbers, booleans, or a categorical of text; None when the values are nested
@@ -277,8 +352,10 @@ def _typed_members(raw: np.ndarray, kind: np.ndarray, start: np.ndarray, stop: n
             return pd.arrays.IntegerArray(np.where(null, 0, integers), null)
         slow = np.flatnonzero(~null & np.isnan(numbers))
         numbers = numbers.copy()
-        numbers[slow] = [float(raw[a:b].tobytes()) for a, b in
-                         zip(start[slow].tolist(), stop[slow].tolist(), strict=True)]
+        numbers[slow] = [
+            float(raw[a:b].tobytes())
+            for a, b in zip(start[slow].tolist(), stop[slow].tolist(), strict=True)
+        ]
         return numbers
     if kinds == {json_scan.BOOL}:
         return pd.arrays.BooleanArray(raw[start] == ord("t"), null)
@@ -290,8 +367,7 @@ def _typed_members(raw: np.ndarray, kind: np.ndarray, start: np.ndarray, stop: n
 def text_categorical(values: Any) -> pd.Categorical:
     """Values (None where missing) as a categorical of their text, categories sorted."""
     codes, uniques = pd.factorize(np.asarray(values, dtype=object))
-    text, recode = np.unique(np.array([str(u) for u in uniques], dtype=object),
-                             return_inverse=True)
+    text, recode = np.unique(np.array([str(u) for u in uniques], dtype=object), return_inverse=True)
     codes = np.where(codes >= 0, recode[np.maximum(codes, 0)], -1) if len(uniques) else codes
     return pd.Categorical.from_codes(codes, categories=pd.Index(text, dtype="str"))
 
@@ -310,8 +386,9 @@ def gather(raw: np.ndarray, chunks: list[dict[str, Any]]) -> tuple[dict[str, Any
         parts = [c.pop(key) for c, _ in sized]
         columns[key] = np.concatenate(parts) if parts else np.zeros(0)
         del parts
-    columns["flows"] = (np.concatenate([c["flows"] + o for c, o in sized]) if sized
-                        else np.zeros(0, dtype=np.int64))
+    columns["flows"] = (
+        np.concatenate([c["flows"] + o for c, o in sized]) if sized else np.zeros(0, dtype=np.int64)
+    )
     columns["args"] = _members(raw, sized)
     return columns, total
 

@@ -66,8 +66,11 @@ def write_chrome(trace: Trace, path: str | os.PathLike) -> None:
     offset = int(stamps.min()) if n else 0
     rest = trace.metadata.get("args_column")
     rest = rest if isinstance(rest, str) and rest in events.columns else None
-    attributes = [c for c in trace.recorded_columns()
-                  if c not in (TIMESTAMP, EVENT_TYPE, NAME, PROCESS, THREAD, rest)]
+    attributes = [
+        c
+        for c in trace.recorded_columns()
+        if c not in (TIMESTAMP, EVENT_TYPE, NAME, PROCESS, THREAD, rest)
+    ]
     types = {c: _column_type(events[c]) for c in attributes}
     pairs, _, _ = message_pairs(trace)
     flow = np.full(n, -1, dtype=np.int64)
@@ -77,8 +80,12 @@ def write_chrome(trace: Trace, path: str | os.PathLike) -> None:
     phase[pairs["Send event"].to_numpy()] = b'"s"'
     phase[pairs["Receive event"].to_numpy()] = b'"f"'
     plain_instant = (kind == INSTANT) & (flow < 0)
-    info = {"version": 1, "time_offset_ns": offset, "columns": types,
-            "metric_columns": trace.metric_columns}
+    info = {
+        "version": 1,
+        "time_offset_ns": offset,
+        "columns": types,
+        "metric_columns": trace.metric_columns,
+    }
     if rest is not None:
         info["args_column"] = True
     pid = events[PROCESS].to_numpy()
@@ -87,11 +94,16 @@ def write_chrome(trace: Trace, path: str | os.PathLike) -> None:
     def render(rows: slice) -> list[np.ndarray | bytes]:
         ids = flow[rows]
         pieces: list[np.ndarray | bytes] = [
-            b'{"ph":', phase[rows],
-            b',"name":', category_text(events[NAME].iloc[rows], json_string, b'""'),
-            b',"pid":', int_text(pid[rows]),
-            b',"tid":', int_text(tid[rows]),
-            b',"ts":', decimal(stamps[rows] - offset, 3),
+            b'{"ph":',
+            phase[rows],
+            b',"name":',
+            category_text(events[NAME].iloc[rows], json_string, b'""'),
+            b',"pid":',
+            int_text(pid[rows]),
+            b',"tid":',
+            int_text(tid[rows]),
+            b',"ts":',
+            decimal(stamps[rows] - offset, 3),
             np.where(ids >= 0, b',"cat":"message","id":', b""),
             np.where(ids >= 0, int_text(ids), b""),
             np.where(ids >= 0, b',"bp":"e"', b""),
@@ -101,8 +113,11 @@ def write_chrome(trace: Trace, path: str | os.PathLike) -> None:
         before = np.zeros(ids.size, dtype=bool)
         for name in attributes:
             present, value = _arg_value(events[name].iloc[rows], types[name])
-            fields += [np.where(present & before, b",", b""),
-                       np.where(present, json_string(name) + b":", b""), value]
+            fields += [
+                np.where(present & before, b",", b""),
+                np.where(present, json_string(name) + b":", b""),
+                value,
+            ]
             before |= present
         if rest is not None:
             column = events[rest].iloc[rows].astype("category")
@@ -110,12 +125,14 @@ def write_chrome(trace: Trace, path: str | os.PathLike) -> None:
             present = inner != b""
             fields += [np.where(present & before, b",", b""), inner]
             before |= present
-        pieces += [np.where(before, b',"args":{', b""), *fields, np.where(before, b"}", b""),
-                   b"}"]
+        pieces += [np.where(before, b',"args":{', b""), *fields, np.where(before, b"}", b""), b"}"]
         return pieces
 
     with open_output(path) as out:
-        out.write(b'{"displayTimeUnit":"ns","otherData":{"glade":' + json.dumps(info).encode()
-                  + b'},"traceEvents":[\n')
+        out.write(
+            b'{"displayTimeUnit":"ns","otherData":{"glade":'
+            + json.dumps(info).encode()
+            + b'},"traceEvents":[\n'
+        )
         write_chunks(out, n, render, "Chrome trace", separator=b",\n", final=False)
         out.write(b"\n]}\n")

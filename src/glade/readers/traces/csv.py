@@ -109,8 +109,11 @@ def _header(path: Path) -> tuple[list[str], bool]:
     names = [c.strip() for c in cells]
     times = [c for c in names if c in TIME_COLUMNS]
     if len(times) != 1:
-        raise ReaderError(path, f"needs exactly one timestamp column, one of "
-                                f"{list(TIME_COLUMNS)}; found {times or 'none'}")
+        raise ReaderError(
+            path,
+            f"needs exactly one timestamp column, one of "
+            f"{list(TIME_COLUMNS)}; found {times or 'none'}",
+        )
     missing = [c for c in (EVENT_TYPE, NAME, PROCESS) if c not in names]
     if missing:
         raise ReaderError(path, f"lacks the column(s) {missing} (columns: {names})")
@@ -119,8 +122,7 @@ def _header(path: Path) -> tuple[list[str], bool]:
     return names, ", " in line
 
 
-def _arrow_table(path: Path, names: list[str], spaced: bool, progress: bool | None
-                 ) -> pa.Table:
+def _arrow_table(path: Path, names: list[str], spaced: bool, progress: bool | None) -> pa.Table:
     """The rows of the CSV file as an Arrow table (pyarrow's multithreaded reader),
     ``Event Type`` and ``Name`` dictionary-encoded, empty cells null (in a spaced file,
     cells of spaces too); text is not checked for UTF-8 here (:func:`_categorical`
@@ -144,8 +146,9 @@ def _arrow_table(path: Path, names: list[str], spaced: bool, progress: bool | No
     return _read_table(path, names, spaced, progress, known)
 
 
-def _read_table(path: Path, names: list[str], spaced: bool, progress: bool | None,
-                types: dict[str, pa.DataType]) -> pa.Table:
+def _read_table(
+    path: Path, names: list[str], spaced: bool, progress: bool | None, types: dict[str, pa.DataType]
+) -> pa.Table:
     """The rows of the CSV file read with the column ``types`` (others inferred); a
     conversion error of a typed column is raised as ArrowInvalid."""
     bad_rows: list[str] = []
@@ -158,13 +161,17 @@ def _read_table(path: Path, names: list[str], spaced: bool, progress: bool | Non
         with _source(path, progress) as source:
             table = pacsv.read_csv(
                 source,
-                read_options=pacsv.ReadOptions(skip_rows=1, column_names=names,
-                                               block_size=BLOCK_BYTES),
+                read_options=pacsv.ReadOptions(
+                    skip_rows=1, column_names=names, block_size=BLOCK_BYTES
+                ),
                 parse_options=pacsv.ParseOptions(invalid_row_handler=invalid),
                 convert_options=pacsv.ConvertOptions(
-                    column_types=types, strings_can_be_null=True,
+                    column_types=types,
+                    strings_can_be_null=True,
                     null_values=["", *(" " * k for k in range(1, 9))] if spaced else [""],
-                    check_utf8=False, timestamp_parsers=[]),
+                    check_utf8=False,
+                    timestamp_parsers=[],
+                ),
             )
     except pa.ArrowInvalid as exc:
         if "conversion error" in str(exc):
@@ -173,9 +180,12 @@ def _read_table(path: Path, names: list[str], spaced: bool, progress: bool | Non
     except (pa.ArrowException, OSError, EOFError) as exc:
         raise ReaderError(path, f"malformed CSV: {exc}") from None
     if bad_rows:
-        raise ReaderError(path, f"malformed CSV: line {_line_of_text(path, bad_rows[0])} "
-                                f"does not have the header's {len(names)} cells: "
-                                f"{bad_rows[0][:80]!r}")
+        raise ReaderError(
+            path,
+            f"malformed CSV: line {_line_of_text(path, bad_rows[0])} "
+            f"does not have the header's {len(names)} cells: "
+            f"{bad_rows[0][:80]!r}",
+        )
     return table.unify_dictionaries()
 
 
@@ -216,8 +226,11 @@ def _first(mask: np.ndarray) -> int:
 def _numbers(column: pa.ChunkedArray) -> np.ndarray:
     """A numeric Arrow column as numpy (float64 NaN where empty)."""
     if column.null_count:
-        return column.to_numpy().astype(np.float64) if pa.types.is_integer(column.type) \
+        return (
+            column.to_numpy().astype(np.float64)
+            if pa.types.is_integer(column.type)
             else column.fill_null(np.nan).to_numpy()
+        )
     return column.to_numpy()
 
 
@@ -239,13 +252,15 @@ def _text(path: Path, column: pa.ChunkedArray, name: str) -> pa.Array:
         except UnicodeDecodeError as exc:
             value = int(np.searchsorted(offsets, offsets[0] + exc.start, side="right")) - 1
         row = _first(array.indices.fill_null(-1).to_numpy() == value)
-        raise ReaderError(path, f"line {_line_of(row)}: the value {raw[value].as_py()!r} "
-                                f"in column {name!r} is not UTF-8 text") from None
+        raise ReaderError(
+            path,
+            f"line {_line_of(row)}: the value {raw[value].as_py()!r} "
+            f"in column {name!r} is not UTF-8 text",
+        ) from None
     return array
 
 
-def _categorical(path: Path, column: pa.ChunkedArray, name: str, spaced: bool
-                 ) -> pd.Categorical:
+def _categorical(path: Path, column: pa.ChunkedArray, name: str, spaced: bool) -> pd.Categorical:
     """A text column as a Categorical with sorted categories, empty cells missing. In a
     ``spaced`` file (spaces after the header's commas) leading spaces are skipped and a
     quoted value after them unquoted, as ``skipinitialspace`` does."""
@@ -253,8 +268,10 @@ def _categorical(path: Path, column: pa.ChunkedArray, name: str, spaced: bool
     values = array.dictionary.cast(pa.string())
     if spaced:
         values = pc.utf8_ltrim(values, characters=" ")
-        quoted = pc.and_(pc.and_(pc.starts_with(values, '"'), pc.ends_with(values, '"')),
-                         pc.greater_equal(pc.utf8_length(values), 2))
+        quoted = pc.and_(
+            pc.and_(pc.starts_with(values, '"'), pc.ends_with(values, '"')),
+            pc.greater_equal(pc.utf8_length(values), 2),
+        )
         inner = pc.replace_substring(pc.utf8_slice_codeunits(values, 1, -1), '""', '"')
         values = pc.if_else(quoted, inner, values)
     labels = np.asarray(values.to_pylist(), dtype=object)
@@ -276,16 +293,18 @@ def _timestamps(path: Path, table: pa.Table, column: str, whole: bool = True) ->
     values = table.column(column)
     if values.null_count:
         missing = values.is_null().to_numpy(zero_copy_only=False)
-        raise ReaderError(path, f"line {_line_of(_first(missing))}: no value in column "
-                                f"{column!r}")
+        raise ReaderError(path, f"line {_line_of(_first(missing))}: no value in column {column!r}")
     kind = values.type
     if pa.types.is_integer(kind):
         whole = values.to_numpy()
         limit = NS_LIMIT // 10**digits
         if np.abs(whole).max(initial=0) > limit:
             row = _first(np.abs(whole) > limit)
-            raise ReaderError(path, f"line {_line_of(row)}: {whole[row]} in column {column!r} "
-                                    f"is beyond the int64 nanoseconds glade stores")
+            raise ReaderError(
+                path,
+                f"line {_line_of(row)}: {whole[row]} in column {column!r} "
+                f"is beyond the int64 nanoseconds glade stores",
+            )
         whole = whole.astype(np.int64, copy=False)
         return whole if digits == 0 else whole * 10**digits
     if not pa.types.is_floating(kind):
@@ -294,19 +313,28 @@ def _timestamps(path: Path, table: pa.Table, column: str, whole: bool = True) ->
     bad = ~np.isfinite(scaled) | (np.abs(scaled) > NS_LIMIT)
     if bad.any():
         row = _first(bad)
-        raise ReaderError(path, f"line {_line_of(row)}: {values[row].as_py()} in column "
-                                f"{column!r} is not a time glade can store (NaN, infinite, "
-                                f"or beyond int64 nanoseconds)")
+        raise ReaderError(
+            path,
+            f"line {_line_of(row)}: {values[row].as_py()} in column "
+            f"{column!r} is not a time glade can store (NaN, infinite, "
+            f"or beyond int64 nanoseconds)",
+        )
     if np.abs(scaled).max(initial=0) < 2.0**52:
         return np.rint(scaled).astype(np.int64)
     if not whole:
-        raise ReaderError(path, f"timestamps beyond 2**52 ns in column {column!r}: read the "
-                                "file with engine='pandas', which reads them exactly")
+        raise ReaderError(
+            path,
+            f"timestamps beyond 2**52 ns in column {column!r}: read the "
+            "file with engine='pandas', which reads them exactly",
+        )
     text = _column_text(path, table.column_names.index(column))
     exact = exact_integers(text, digits)
     if exact is None:
-        raise ReaderError(path, f"timestamps beyond 2**52 ns need plain decimal notation with "
-                                f"at most {digits} decimals in column {column!r}")
+        raise ReaderError(
+            path,
+            f"timestamps beyond 2**52 ns need plain decimal notation with "
+            f"at most {digits} decimals in column {column!r}",
+        )
     return exact
 
 
@@ -314,24 +342,37 @@ def _column_text(path: Path, index: int) -> np.ndarray:
     """The cells of column ``index`` as text, read again (for exact decimal timestamps
     and for cells pyarrow would read as dates or times)."""
     with open_text_source(path, False, "CSV trace") as source:
-        table = pacsv.read_csv(source, convert_options=pacsv.ConvertOptions(
-            include_columns=[f"f{index}"], column_types={f"f{index}": pa.string()},
-            check_utf8=False, strings_can_be_null=True, null_values=[""]),
-            read_options=pacsv.ReadOptions(skip_rows=1, autogenerate_column_names=True))
+        table = pacsv.read_csv(
+            source,
+            convert_options=pacsv.ConvertOptions(
+                include_columns=[f"f{index}"],
+                column_types={f"f{index}": pa.string()},
+                check_utf8=False,
+                strings_can_be_null=True,
+                null_values=[""],
+            ),
+            read_options=pacsv.ReadOptions(skip_rows=1, autogenerate_column_names=True),
+        )
     return np.asarray(table.column(0).to_pylist(), dtype=object)
 
 
 def _not_numbers(path: Path, column: pa.ChunkedArray, name: str, what: str) -> None:
     """ReaderError naming the first cell of a column read as text (not as numbers) that is
     not a number."""
-    text = _categorical(path, column.cast(pa.string()) if not pa.types.is_dictionary(
-        column.type) else column, name, spaced=True)
-    numbers = pd.to_numeric(pd.Series(np.asarray(text.categories, dtype=object)),
-                            errors="coerce").isna().to_numpy()
+    text = _categorical(
+        path,
+        column.cast(pa.string()) if not pa.types.is_dictionary(column.type) else column,
+        name,
+        spaced=True,
+    )
+    numbers = (
+        pd.to_numeric(pd.Series(np.asarray(text.categories, dtype=object)), errors="coerce")
+        .isna()
+        .to_numpy()
+    )
     bad = np.append(numbers, False)[text.codes]
     row = _first(bad) if bad.any() else 0
-    raise ReaderError(path, f"line {_line_of(row)}: {text[row]!r} in column {name!r} is not "
-                            f"{what}")
+    raise ReaderError(path, f"line {_line_of(row)}: {text[row]!r} in column {name!r} is not {what}")
 
 
 def _integers(path: Path, values: np.ndarray, name: str, fill: int | None) -> np.ndarray:
@@ -342,14 +383,16 @@ def _integers(path: Path, values: np.ndarray, name: str, fill: int | None) -> np
         return values.astype(np.int64, copy=False)
     missing = np.isnan(values)
     if missing.any() and fill is None:
-        raise ReaderError(path, f"line {_line_of(_first(missing))}: no value in column "
-                                f"{name!r}")
+        raise ReaderError(path, f"line {_line_of(_first(missing))}: no value in column {name!r}")
     filled = np.where(missing, fill if fill is not None else 0, values)
     bad = ~np.isfinite(filled) | (np.abs(filled) >= 2.0**63) | (filled != np.round(filled))
     if bad.any():
         row = _first(bad)
-        raise ReaderError(path, f"line {_line_of(row)}: {values[row]} in column {name!r} is "
-                                f"not an integer (column {name!r} holds non-integer values)")
+        raise ReaderError(
+            path,
+            f"line {_line_of(row)}: {values[row]} in column {name!r} is "
+            f"not an integer (column {name!r} holds non-integer values)",
+        )
     return filled.astype(np.int64)
 
 
@@ -368,47 +411,59 @@ def _attribute(path: Path, table: pa.Table, name: str, spaced: bool) -> tuple[ob
             whole = _integers(path, values, name, -1)
             if (whole < -1).any() and name in (PARTNER, MESSAGE_SIZE):
                 row = _first(whole < -1)
-                raise ReaderError(path, f"line {_line_of(row)}: {whole[row]} in column "
-                                        f"{name!r} is negative")
+                raise ReaderError(
+                    path, f"line {_line_of(row)}: {whole[row]} in column {name!r} is negative"
+                )
             return whole, False
         if values.dtype.kind == "f" and np.isinf(values).any():
             row = _first(np.isinf(values))
-            raise ReaderError(path, f"line {_line_of(row)}: {values[row]} in metric column "
-                                    f"{name!r} is infinite")
+            raise ReaderError(
+                path, f"line {_line_of(row)}: {values[row]} in metric column {name!r} is infinite"
+            )
         return values, True
     if pa.types.is_string(kind) or pa.types.is_dictionary(kind) or pa.types.is_binary(kind):
         return _categorical(path, column, name, spaced), False
-    text = pa.chunked_array([pa.array(_column_text(path, table.column_names.index(name)),
-                                      type=pa.string())])
+    text = pa.chunked_array(
+        [pa.array(_column_text(path, table.column_names.index(name)), type=pa.string())]
+    )
     return _categorical(path, text, name, spaced), False
 
 
-def _events(path: Path, table: pa.Table, time_column: str, spaced: bool, whole: bool = True
-            ) -> tuple[dict, list[str]]:
+def _events(
+    path: Path, table: pa.Table, time_column: str, spaced: bool, whole: bool = True
+) -> tuple[dict, list[str]]:
     """The event columns of the table, typed and checked, and the metric columns
     (``whole``: the table holds the whole file, see :func:`_timestamps`)."""
     columns: dict[str, object] = {TIMESTAMP: _timestamps(path, table, time_column, whole)}
     for name in (EVENT_TYPE, NAME):
         values = _categorical(path, table.column(name), name, spaced)
         if (values.codes < 0).any():
-            raise ReaderError(path, f"line {_line_of(_first(values.codes < 0))}: no value in "
-                                    f"column {name!r}")
+            raise ReaderError(
+                path, f"line {_line_of(_first(values.codes < 0))}: no value in column {name!r}"
+            )
         columns[name] = values
     unknown = ~np.isin(np.asarray(columns[EVENT_TYPE].categories, dtype=str), EVENT_TYPES)
     bad = unknown[columns[EVENT_TYPE].codes]
     if bad.any():
         row = _first(bad)
-        raise ReaderError(path, f"line {_line_of(row)}: unknown event type "
-                                f"{columns[EVENT_TYPE][row]!r} (expected one of "
-                                f"{list(EVENT_TYPES)})")
+        raise ReaderError(
+            path,
+            f"line {_line_of(row)}: unknown event type "
+            f"{columns[EVENT_TYPE][row]!r} (expected one of "
+            f"{list(EVENT_TYPES)})",
+        )
     for name in (PROCESS, THREAD):
         if name in table.column_names:
             column = table.column(name)
-            if not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)
-                    or pa.types.is_null(column.type)):
+            if not (
+                pa.types.is_integer(column.type)
+                or pa.types.is_floating(column.type)
+                or pa.types.is_null(column.type)
+            ):
                 _not_numbers(path, column, name, "an integer")
-            numbers = (np.full(len(column), np.nan) if pa.types.is_null(column.type)
-                       else _numbers(column))
+            numbers = (
+                np.full(len(column), np.nan) if pa.types.is_null(column.type) else _numbers(column)
+            )
             columns[name] = _integers(path, numbers, name, None)
     metrics = []
     for name in table.column_names:
@@ -419,8 +474,12 @@ def _events(path: Path, table: pa.Table, time_column: str, spaced: bool, whole: 
     return columns, metrics
 
 
-def read_csv(path: str | os.PathLike, progress: bool | None = None, engine: str = "pandas",
-             npartitions: int | None = None):
+def read_csv(
+    path: str | os.PathLike,
+    progress: bool | None = None,
+    engine: str = "pandas",
+    npartitions: int | None = None,
+):
     """Read a CSV trace (see the module doc); ``progress`` forces the progress bar on or
     off (default: on for files over 64 MiB). ``engine="dask"`` (needs ``glade[dask]``)
     reads the file by blocks on the cluster and partitions the events by process into
@@ -440,8 +499,10 @@ def read_csv(path: str | os.PathLike, progress: bool | None = None, engine: str 
     columns, metrics = _events(target, table, time_column, spaced)
     del table
     # numbers pyarrow handed over without a copy are read-only: the events are the user's
-    columns = {k: v.copy() if isinstance(v, np.ndarray) and not v.flags.writeable else v
-               for k, v in columns.items()}
+    columns = {
+        k: v.copy() if isinstance(v, np.ndarray) and not v.flags.writeable else v
+        for k, v in columns.items()
+    }
     stamps = columns[TIMESTAMP]
     order = None
     if stamps.size > 1 and np.any(stamps[1:] < stamps[:-1]):
@@ -462,8 +523,9 @@ def read_csv(path: str | os.PathLike, progress: bool | None = None, engine: str 
     return trace
 
 
-def typed_events(target: Path, frame: pd.DataFrame, names: list[str], whole: bool = True
-                 ) -> tuple[pd.DataFrame, list[str]]:
+def typed_events(
+    target: Path, frame: pd.DataFrame, names: list[str], whole: bool = True
+) -> tuple[pd.DataFrame, list[str]]:
     """The rows of the CSV trace ``target`` read by pandas (``frame``, with the header's
     ``names``; a block of the file unless ``whole``) with the types and checks of a
     trace's events, as :func:`read_csv` gives them; and the metric columns. Line numbers

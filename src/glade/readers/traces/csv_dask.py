@@ -38,14 +38,14 @@ _PART = "__glade_partition__"
 _BLOCK_SHIFT = 40
 
 
-def typed_block(block: pd.DataFrame, target: str, names: list[str],
-                partition_info: dict | None = None) -> pd.DataFrame:
+def typed_block(
+    block: pd.DataFrame, target: str, names: list[str], partition_info: dict | None = None
+) -> pd.DataFrame:
     """Block ``partition_info["number"]`` of the CSV trace ``target`` with the types of a
     trace's events (``Name`` and text attributes as plain values) and its event ids."""
     number = partition_info["number"] if partition_info else 0
     try:
-        typed, _ = typed_events(Path(target), block.reset_index(drop=True), names,
-                                whole=False)
+        typed, _ = typed_events(Path(target), block.reset_index(drop=True), names, whole=False)
     except ReaderError as exc:
         raise ReaderError(target, f"block {number}: {exc.reason}") from None
     for column in typed.columns:
@@ -80,8 +80,9 @@ def finish(part: pd.DataFrame, categories: dict[str, pd.Index]) -> pd.DataFrame:
     return in_time_order(part)
 
 
-def read_csv_dask(target: Path, names: list[str], npartitions: int | None = None,
-                  blocksize: int = BLOCK_BYTES):
+def read_csv_dask(
+    target: Path, names: list[str], npartitions: int | None = None, blocksize: int = BLOCK_BYTES
+):
     """The CSV trace ``target`` (whose header names ``names``, checked) as a DaskTrace of
     ``npartitions`` partitions of whole processes (see the module doc)."""
     from glade.trace.engines.dask_trace import PARTITION_EVENTS, DaskTrace
@@ -90,29 +91,42 @@ def read_csv_dask(target: Path, names: list[str], npartitions: int | None = None
         gzipped = raw.read(2) == GZIP_MAGIC
     options = {"compression": "gzip", "blocksize": None} if gzipped else {"blocksize": blocksize}
     try:
-        blocks = dd.read_csv(str(target), header=0, names=names, skipinitialspace=True,
-                             dtype={EVENT_TYPE: "category", NAME: object}, **options)
+        blocks = dd.read_csv(
+            str(target),
+            header=0,
+            names=names,
+            skipinitialspace=True,
+            dtype={EVENT_TYPE: "category", NAME: object},
+            **options,
+        )
         head = blocks.head(1000, npartitions=1)
     except (pd.errors.ParserError, ValueError, UnicodeDecodeError, OSError) as exc:
         raise ReaderError(target, f"malformed CSV: {exc}") from None
     first = typed_block(head, str(target), names)
     _, metrics = typed_events(target, head.reset_index(drop=True), names, whole=False)
     typed = blocks.map_partitions(typed_block, str(target), names, meta=first.iloc[:0])
-    text = [NAME] + [c for c in first.columns
-                     if first[c].dtype == object and c not in (NAME, _ID)]
-    summaries = compute_all([dask.delayed(block_summary)(b, text)
-                             for b in typed.to_delayed()], "reading CSV blocks")
+    text = [NAME] + [c for c in first.columns if first[c].dtype == object and c not in (NAME, _ID)]
+    summaries = compute_all(
+        [dask.delayed(block_summary)(b, text) for b in typed.to_delayed()], "reading CSV blocks"
+    )
     counts = pd.concat([s[0] for s in summaries]).groupby(level=0).sum().sort_index()
-    categories = {c: pd.Index(np.sort(pd.unique(np.concatenate(
-        [s[1][c] for s in summaries]).astype(object)).astype(str))) for c in text}
+    categories = {
+        c: pd.Index(
+            np.sort(
+                pd.unique(np.concatenate([s[1][c] for s in summaries]).astype(object)).astype(str)
+            )
+        )
+        for c in text
+    }
     processes = counts.index.to_numpy().astype(np.int64)
     total = int(counts.sum())
     if npartitions is None:
         npartitions = -(-total // PARTITION_EVENTS)
     npartitions = max(1, min(int(npartitions), max(processes.size, 1)))
     parts = process_partitions(counts.to_numpy(), npartitions)
-    placed = typed.map_partitions(place, processes, parts,
-                                  meta=first.iloc[:0].assign(**{_PART: np.int64(0)}))
+    placed = typed.map_partitions(
+        place, processes, parts, meta=first.iloc[:0].assign(**{_PART: np.int64(0)})
+    )
     divisions = [*range(npartitions), npartitions - 1]
     shuffled = placed.set_index(_PART, divisions=divisions)
     meta = finish(first.iloc[:0].set_index(pd.Index([], dtype=np.int64)), categories)

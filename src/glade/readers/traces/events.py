@@ -113,11 +113,14 @@ def build_trace(
     """The Trace of the events ``columns``; ReaderError on ``path`` if they do not
     form a valid events table."""
     try:
-        return Trace(pd.DataFrame(dict(columns), copy=False), definitions=definitions,
-                     metadata=metadata, copy=False)
+        return Trace(
+            pd.DataFrame(dict(columns), copy=False),
+            definitions=definitions,
+            metadata=metadata,
+            copy=False,
+        )
     except TraceError as exc:
         raise ReaderError(path, f"events do not form a trace ({exc})") from exc
-
 
 
 def ranges_to_events(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

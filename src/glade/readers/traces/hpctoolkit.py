@@ -178,8 +178,11 @@ def read_hpctoolkit_trace(
         raise ReaderError(trace.path, f"the trace's time range [{start}, {end}] ns is not one")
     outside = (samples["time"] < start) | (samples["time"] > end)
     if outside.any():
-        raise ReaderError(trace.path, f"a sample at {int(samples['time'][np.argmax(outside)])} "
-                          f"ns lies outside the trace's time range [{start}, {end}] ns")
+        raise ReaderError(
+            trace.path,
+            f"a sample at {int(samples['time'][np.argmax(outside)])} "
+            f"ns lies outside the trace's time range [{start}, {end}] ns",
+        )
     line = np.repeat(np.arange(len(lines)), counts)
     same = line[1:] == line[:-1]
     if np.any((samples["time"][1:] < samples["time"][:-1]) & same):

@@ -412,8 +412,21 @@ def scan(data, pos, first, depth, keys, lengths, kind, start, stop, numbers, off
             _fail(info, DEPTH, pos)
             return -1, pos, row
         offset[row] = pos
-        pos = _event(data, pos, row, depth + 1, keys, lengths, kind, start, stop, numbers,
-                     info, number, stack)
+        pos = _event(
+            data,
+            pos,
+            row,
+            depth + 1,
+            keys,
+            lengths,
+            kind,
+            start,
+            stop,
+            numbers,
+            info,
+            number,
+            stack,
+        )
         if pos < 0:
             return -1, info[1], row
         row += 1
@@ -499,8 +512,19 @@ def _integer(data, start, stop):
 
 
 @kernel
-def members(data, objects, key_start, key_stop, kind, value_start, value_stop, numbers,
-            integers, integral, owner):
+def members(
+    data,
+    objects,
+    key_start,
+    key_stop,
+    kind,
+    value_start,
+    value_stop,
+    numbers,
+    integers,
+    integral,
+    owner,
+):
     """The members of the objects starting at byte offsets ``objects`` (spans already
     validated by :func:`scan`): for each, its key span, its value's kind and span, its
     number (NaN when not a number or left for an exact parse), its integer value and

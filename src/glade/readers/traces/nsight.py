@@ -52,8 +52,18 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 _CSV_COLUMNS = ("Start", "End", "Name", "PID", "TID")
 _UNITS = {"ns": 1, "us": 10**3, "ms": 10**6, "s": 10**9}
 # ENUM_CUDA_MEMCPY_OPER, for exports that lack the table
-_COPY_KINDS = {1: "HtoD", 2: "DtoH", 3: "HtoA", 4: "AtoH", 5: "AtoA", 6: "AtoD", 7: "DtoA",
-               8: "DtoD", 9: "HtoH", 10: "PtoP"}
+_COPY_KINDS = {
+    1: "HtoD",
+    2: "DtoH",
+    3: "HtoA",
+    4: "AtoH",
+    5: "AtoA",
+    6: "AtoD",
+    7: "DtoA",
+    8: "DtoD",
+    9: "HtoH",
+    10: "PtoP",
+}
 
 
 def detect(path: Path) -> bool:
@@ -65,8 +75,10 @@ def detect(path: Path) -> bool:
             return False
         if head.startswith(_SQLITE_MAGIC):
             with _connect(Path(path)) as db:
-                return bool(_tables(db) & {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME",
-                                           "CUPTI_ACTIVITY_KIND_KERNEL"})
+                return bool(
+                    _tables(db)
+                    & {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_KERNEL"}
+                )
         return _csv_header(head.decode("utf-8", "replace").splitlines()) is not None
     except (OSError, sqlite3.Error, UnicodeDecodeError):
         return False
@@ -141,12 +153,14 @@ def _query(path: Path, db: sqlite3.Connection, sql: str, table: str) -> pd.DataF
     try:
         return pd.read_sql_query(sql, db)
     except (sqlite3.Error, pd.errors.DatabaseError) as exc:
-        raise ReaderError(path, f"cannot read table {table}: expected columns missing or a "
-                          f"text not UTF-8 ({exc})") from exc
+        raise ReaderError(
+            path, f"cannot read table {table}: expected columns missing or a text not UTF-8 ({exc})"
+        ) from exc
 
 
-def _integers(path: Path, table: str, frame: pd.DataFrame, column: str,
-              missing: int | None = None) -> np.ndarray:
+def _integers(
+    path: Path, table: str, frame: pd.DataFrame, column: str, missing: int | None = None
+) -> np.ndarray:
     """Column ``column`` of a query on ``table`` as int64 values. NULL becomes
     ``missing`` (a ReaderError when None); text, fractions and numbers beyond int64 are a
     ReaderError naming the table, the column and the row."""
@@ -163,13 +177,17 @@ def _integers(path: Path, table: str, frame: pd.DataFrame, column: str,
         bad = ~np.isfinite(floats) | (floats != np.round(floats)) | (np.abs(floats) >= 2**63)
     if bad.any():
         row = int(np.argmax(bad))
-        raise ReaderError(path, f"table {table}: column {column!r} holds "
-                          f"{shown(values.iat[row])} in row {row + 1}, not an integer")
+        raise ReaderError(
+            path,
+            f"table {table}: column {column!r} holds "
+            f"{shown(values.iat[row])} in row {row + 1}, not an integer",
+        )
     return numbers.to_numpy(np.int64) if numbers.dtype.kind == "i" else floats.astype(np.int64)
 
 
-def _split_tid(path: Path, table: str, frame: pd.DataFrame, column: str
-               ) -> tuple[np.ndarray, np.ndarray]:
+def _split_tid(
+    path: Path, table: str, frame: pd.DataFrame, column: str
+) -> tuple[np.ndarray, np.ndarray]:
     """(pid, tid) of the serialized Nsight global thread ids in ``column``."""
     ids = _integers(path, table, frame, column, missing=0)
     return (ids >> 24) & 0xFFFFFF, ids & 0xFFFFFF
@@ -182,11 +200,19 @@ def _read_sqlite(path: Path, sources: tuple[str, ...]) -> Trace:
     except (sqlite3.Error, UnicodeDecodeError) as exc:
         raise ReaderError(path, f"not a readable SQLite database ({exc})") from exc
     try:
-        wanted = {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_KERNEL",
-                  "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"}
+        wanted = {
+            "NVTX_EVENTS",
+            "CUPTI_ACTIVITY_KIND_RUNTIME",
+            "CUPTI_ACTIVITY_KIND_KERNEL",
+            "CUPTI_ACTIVITY_KIND_MEMCPY",
+            "CUPTI_ACTIVITY_KIND_MEMSET",
+        }
         if not tables & wanted:
-            raise ReaderError(path, "has no Nsight Systems event table (NVTX_EVENTS, "
-                              "CUPTI_ACTIVITY_KIND_*): not an nsys SQLite export")
+            raise ReaderError(
+                path,
+                "has no Nsight Systems event table (NVTX_EVENTS, "
+                "CUPTI_ACTIVITY_KIND_*): not an nsys SQLite export",
+            )
         metadata: dict[str, Any] = {"format": "nsight sqlite"}
         parts, marks = [], []
         if "nvtx" in sources and "NVTX_EVENTS" in tables:
@@ -208,9 +234,18 @@ def _read_sqlite(path: Path, sources: tuple[str, ...]) -> Trace:
     if not len(ranges) and not len(mark):
         raise ReaderError(path, f"holds no events of the sources {list(sources)}")
     if not len(ranges):
-        ranges = pd.DataFrame({c: pd.Series(dtype=t) for c, t in (
-            ("start", np.int64), ("end", np.int64), ("name", object),
-            ("process", np.int64), ("thread", np.int64))})
+        ranges = pd.DataFrame(
+            {
+                c: pd.Series(dtype=t)
+                for c, t in (
+                    ("start", np.int64),
+                    ("end", np.int64),
+                    ("name", object),
+                    ("process", np.int64),
+                    ("thread", np.int64),
+                )
+            }
+        )
     return _trace(path, ranges, mark, metadata)
 
 
@@ -229,9 +264,15 @@ def _nvtx(path: Path, db, tables: set[str]) -> tuple[pd.DataFrame, pd.DataFrame,
         name_sql, join = _string_join(tables, "textId", "registered")
     else:
         name_sql, join = "NULL AS registered", ""
-    table = _query(path, db, (
-        f"SELECT e.start, e.end, e.eventType, e.globalTid, {text} AS text, {name_sql} "
-        f"FROM NVTX_EVENTS AS e {join}"), "NVTX_EVENTS")
+    table = _query(
+        path,
+        db,
+        (
+            f"SELECT e.start, e.end, e.eventType, e.globalTid, {text} AS text, {name_sql} "
+            f"FROM NVTX_EVENTS AS e {join}"
+        ),
+        "NVTX_EVENTS",
+    )
     names = table["text"].where(table["text"].notna(), table["registered"]).fillna("<unnamed>")
     pid, tid = _split_tid(path, "NVTX_EVENTS", table, "globalTid")
     base = pd.DataFrame({"name": names.astype(str), "process": pid, "thread": tid})
@@ -245,8 +286,7 @@ def _nvtx(path: Path, db, tables: set[str]) -> tuple[pd.DataFrame, pd.DataFrame,
     marks = base[mark].assign(time=start[mark])
     skipped = {
         "nvtx_start_end_ranges_left_out": int(np.count_nonzero(kind == NVTX_START_END)),
-        "nvtx_unended_ranges_left_out": int(np.count_nonzero(
-            (kind == NVTX_PUSH_POP) & ~ended)),
+        "nvtx_unended_ranges_left_out": int(np.count_nonzero((kind == NVTX_PUSH_POP) & ~ended)),
     }
     return ranges, marks, skipped
 
@@ -254,18 +294,27 @@ def _nvtx(path: Path, db, tables: set[str]) -> tuple[pd.DataFrame, pd.DataFrame,
 def _runtime(path: Path, db, tables: set[str]) -> pd.DataFrame:
     """CUDA API calls as ranges on their thread."""
     name_sql, join = _string_join(tables, "nameId", "name")
-    table = _query(path, db, (
-        f"SELECT e.start, e.end, e.globalTid, e.correlationId, {name_sql} "
-        f"FROM CUPTI_ACTIVITY_KIND_RUNTIME AS e {join}"), "CUPTI_ACTIVITY_KIND_RUNTIME")
+    table = _query(
+        path,
+        db,
+        (
+            f"SELECT e.start, e.end, e.globalTid, e.correlationId, {name_sql} "
+            f"FROM CUPTI_ACTIVITY_KIND_RUNTIME AS e {join}"
+        ),
+        "CUPTI_ACTIVITY_KIND_RUNTIME",
+    )
     name = "CUPTI_ACTIVITY_KIND_RUNTIME"
     pid, tid = _split_tid(path, name, table, "globalTid")
-    return pd.DataFrame({
-        "start": _integers(path, name, table, "start"),
-        "end": _integers(path, name, table, "end"),
-        "name": table["name"].fillna("<unnamed CUDA call>").astype(str),
-        "process": pid, "thread": tid,
-        CORRELATION: _integers(path, name, table, "correlationId", missing=-1),
-    })
+    return pd.DataFrame(
+        {
+            "start": _integers(path, name, table, "start"),
+            "end": _integers(path, name, table, "end"),
+            "name": table["name"].fillna("<unnamed CUDA call>").astype(str),
+            "process": pid,
+            "thread": tid,
+            CORRELATION: _integers(path, name, table, "correlationId", missing=-1),
+        }
+    )
 
 
 def _gpu(path: Path, db, tables: set[str]) -> list[pd.DataFrame]:
@@ -273,18 +322,37 @@ def _gpu(path: Path, db, tables: set[str]) -> list[pd.DataFrame]:
     parts = []
     if "CUPTI_ACTIVITY_KIND_KERNEL" in tables:
         name_sql, join = _string_join(tables, "shortName", "name")
-        parts.append(("CUPTI_ACTIVITY_KIND_KERNEL", _query(path, db, (
-            f"SELECT e.start, e.end, e.deviceId, e.streamId, e.globalPid, e.correlationId, "
-            f"{name_sql}, NULL AS bytes FROM CUPTI_ACTIVITY_KIND_KERNEL AS e {join}"),
-            "CUPTI_ACTIVITY_KIND_KERNEL")))
-    for table, label in (("CUPTI_ACTIVITY_KIND_MEMCPY", "Memcpy"),
-                         ("CUPTI_ACTIVITY_KIND_MEMSET", "Memset")):
+        parts.append(
+            (
+                "CUPTI_ACTIVITY_KIND_KERNEL",
+                _query(
+                    path,
+                    db,
+                    (
+                        "SELECT e.start, e.end, e.deviceId, e.streamId, e.globalPid, "
+                        f"e.correlationId, {name_sql}, NULL AS bytes "
+                        f"FROM CUPTI_ACTIVITY_KIND_KERNEL AS e {join}"
+                    ),
+                    "CUPTI_ACTIVITY_KIND_KERNEL",
+                ),
+            )
+        )
+    for table, label in (
+        ("CUPTI_ACTIVITY_KIND_MEMCPY", "Memcpy"),
+        ("CUPTI_ACTIVITY_KIND_MEMSET", "Memset"),
+    ):
         if table not in tables:
             continue
         kind = "e.copyKind" if label == "Memcpy" else "NULL"
-        part = _query(path, db, (
-            f"SELECT e.start, e.end, e.deviceId, e.streamId, e.globalPid, e.correlationId, "
-            f"{kind} AS copyKind, e.bytes FROM {table} AS e"), table)
+        part = _query(
+            path,
+            db,
+            (
+                f"SELECT e.start, e.end, e.deviceId, e.streamId, e.globalPid, e.correlationId, "
+                f"{kind} AS copyKind, e.bytes FROM {table} AS e"
+            ),
+            table,
+        )
         if label == "Memcpy":
             copy = part["copyKind"].map(_COPY_KINDS).fillna(part["copyKind"].astype(str))
             part["name"] = "Memcpy " + copy.astype(str)
@@ -299,17 +367,27 @@ def _gpu(path: Path, db, tables: set[str]) -> list[pd.DataFrame]:
         lane_ok = (device >= 0) & (device < 2**40) & (stream >= 0) & (stream < 1_000_000)
         if not lane_ok.all():
             row = int(np.argmax(~lane_ok))
-            raise ReaderError(path, f"table {table}: row {row + 1} names device "
-                              f"{int(device[row])}, stream {int(stream[row])}: devices are "
-                              "numbered from 0, streams from 0 to 999999")
-        out.append(pd.DataFrame({
-            "start": _integers(path, table, part, "start"),
-            "end": _integers(path, table, part, "end"),
-            "name": part["name"].fillna("<unnamed kernel>").astype(str), "process": pid,
-            "thread": -(1 + 1_000_000 * device + stream), DEVICE: device, STREAM: stream,
-            CORRELATION: _integers(path, table, part, "correlationId", missing=-1),
-            BYTES: _integers(path, table, part, "bytes", missing=-1),
-        }))
+            raise ReaderError(
+                path,
+                f"table {table}: row {row + 1} names device "
+                f"{int(device[row])}, stream {int(stream[row])}: devices are "
+                "numbered from 0, streams from 0 to 999999",
+            )
+        out.append(
+            pd.DataFrame(
+                {
+                    "start": _integers(path, table, part, "start"),
+                    "end": _integers(path, table, part, "end"),
+                    "name": part["name"].fillna("<unnamed kernel>").astype(str),
+                    "process": pid,
+                    "thread": -(1 + 1_000_000 * device + stream),
+                    DEVICE: device,
+                    STREAM: stream,
+                    CORRELATION: _integers(path, table, part, "correlationId", missing=-1),
+                    BYTES: _integers(path, table, part, "bytes", missing=-1),
+                }
+            )
+        )
     return out
 
 
@@ -319,11 +397,16 @@ def _session(path: Path, db, tables: set[str]) -> dict[str, Any]:
     if "TARGET_INFO_SESSION_START_TIME" in tables and "utcEpochNs" in _columns(
         db, "TARGET_INFO_SESSION_START_TIME"
     ):
-        start = _query(path, db, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME",
-                       "TARGET_INFO_SESSION_START_TIME")
+        start = _query(
+            path,
+            db,
+            "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME",
+            "TARGET_INFO_SESSION_START_TIME",
+        )
         if len(start):
-            out["session_start_utc_ns"] = int(_integers(
-                path, "TARGET_INFO_SESSION_START_TIME", start.iloc[:1], "utcEpochNs")[0])
+            out["session_start_utc_ns"] = int(
+                _integers(path, "TARGET_INFO_SESSION_START_TIME", start.iloc[:1], "utcEpochNs")[0]
+            )
     if "TARGET_INFO_SYSTEM_ENV" in tables and {"name", "value"} <= _columns(
         db, "TARGET_INFO_SYSTEM_ENV"
     ):
@@ -350,13 +433,16 @@ def read_nsight_csv(path: str | os.PathLike) -> Trace:
     """The NVTX push/pop ranges of an ``nsys stats --report nvtx_pushpop_trace
     --format csv`` file as Enter/Leave events on their (PID, TID)."""
     target = Path(path)
-    with (open_regular(target) as raw,
-          io.TextIOWrapper(raw, encoding="utf-8", errors="replace") as text):
+    with (
+        open_regular(target) as raw,
+        io.TextIOWrapper(raw, encoding="utf-8", errors="replace") as text,
+    ):
         head = [text.readline(4096) for _ in range(20)]
     found = _csv_header(head)
     if found is None:
-        raise ReaderError(target, "not an nvtx_pushpop_trace CSV: no header with "
-                          f"{', '.join(_CSV_COLUMNS)}")
+        raise ReaderError(
+            target, f"not an nvtx_pushpop_trace CSV: no header with {', '.join(_CSV_COLUMNS)}"
+        )
     skip, scale = found
     try:
         table = pd.read_csv(target, skiprows=skip, skipinitialspace=True)
@@ -377,21 +463,27 @@ def read_nsight_csv(path: str | os.PathLike) -> Trace:
         if bad.any():
             at = int(np.argmax(bad))
             what = "a time in range" if factor else "a whole number"
-            raise ReaderError(target, f"line {at + skip + 2}: column {column!r} holds "
-                              f"{shown(table[column].iat[at])}, not {what}")
+            raise ReaderError(
+                target,
+                f"line {at + skip + 2}: column {column!r} holds "
+                f"{shown(table[column].iat[at])}, not {what}",
+            )
         numeric[column] = np.rint(values).astype(np.int64)
     if not len(table):
         raise ReaderError(target, "holds no NVTX range")
-    ranges = pd.DataFrame({
-        "start": numeric["Start"],
-        "end": numeric["End"],
-        "name": table["Name"].fillna("<unnamed>").astype(str).to_numpy(),
-        "process": numeric["PID"],
-        "thread": numeric["TID"],
-    })
+    ranges = pd.DataFrame(
+        {
+            "start": numeric["Start"],
+            "end": numeric["End"],
+            "name": table["Name"].fillna("<unnamed>").astype(str).to_numpy(),
+            "process": numeric["PID"],
+            "thread": numeric["TID"],
+        }
+    )
     backwards = np.flatnonzero(ranges["end"].to_numpy() < ranges["start"].to_numpy())
     if backwards.size:
-        raise ReaderError(target, f"line {int(backwards[0]) + skip + 2}: a range ends "
-                          "before it starts")
+        raise ReaderError(
+            target, f"line {int(backwards[0]) + skip + 2}: a range ends before it starts"
+        )
     metadata = {"format": "nsight nvtx_pushpop_trace csv", "time_unit_ns": scale}
     return _trace(target, ranges, pd.DataFrame(), metadata)

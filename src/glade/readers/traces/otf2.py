@@ -146,13 +146,15 @@ PROCESS_PROPERTY, THREAD_PROPERTY = "glade::Process", "glade::Thread"
 def _numbers_kept(properties: Any, owner: str, name: str, refs: set[int]) -> dict[int, int]:
     """The ids that properties ``name`` give to the definitions ``refs`` (attribute
     ``owner`` of each property), when every one of them has one; else {}."""
-    kept = {getattr(p, owner)._ref: p.value for p in properties
-            if p.name == name and isinstance(p.value, int)}
+    kept = {
+        getattr(p, owner)._ref: p.value
+        for p in properties
+        if p.name == name and isinstance(p.value, int)
+    }
     return kept if refs and set(kept) >= refs else {}
 
 
-def process_numbers(otf2: Any, defs: Any, anchor: Path) -> tuple[dict[int, int],
-                                                                   dict[int, int]]:
+def process_numbers(otf2: Any, defs: Any, anchor: Path) -> tuple[dict[int, int], dict[int, int]]:
     """Process and thread number of every location ref (see the module docstring)."""
     owner = {}
     for group in defs.location_groups:
@@ -161,13 +163,15 @@ def process_numbers(otf2: Any, defs: Any, anchor: Path) -> tuple[dict[int, int],
     numbers: dict[int, int] = {}
     for group in sorted(defs.location_groups, key=lambda g: g._ref):
         numbers.setdefault(owner[group._ref], len(numbers))
-    kept = _numbers_kept(defs.location_group_properties, "location_group", PROCESS_PROPERTY,
-                         set(numbers))
+    kept = _numbers_kept(
+        defs.location_group_properties, "location_group", PROCESS_PROPERTY, set(numbers)
+    )
     if len(set(kept.values())) < len(kept):
         raise ReaderError(anchor, f"two location groups have the same {PROCESS_PROPERTY}")
     numbers = {ref: kept.get(ref, n) for ref, n in numbers.items()}
-    threads = _numbers_kept(defs.location_properties, "location", THREAD_PROPERTY,
-                            {loc._ref for loc in defs.locations})
+    threads = _numbers_kept(
+        defs.location_properties, "location", THREAD_PROPERTY, {loc._ref for loc in defs.locations}
+    )
     process: dict[int, int] = {}
     thread: dict[int, int] = {}
     used: dict[int, int] = {}
@@ -176,13 +180,13 @@ def process_numbers(otf2: Any, defs: Any, anchor: Path) -> tuple[dict[int, int],
         process[loc._ref], thread[loc._ref] = p, threads.get(loc._ref, used.get(p, 0))
         used[p] = used.get(p, 0) + 1
     if threads and len(set(zip(process.values(), thread.values(), strict=True))) < len(process):
-        raise ReaderError(anchor, f"two locations of a process have the same "
-                          f"{THREAD_PROPERTY}")
+        raise ReaderError(anchor, f"two locations of a process have the same {THREAD_PROPERTY}")
     return process, thread
 
 
-def _partners(otf2, anchor, defs, rec: Records, rows: np.ndarray, sender: np.ndarray,
-              process: dict) -> np.ndarray:
+def _partners(
+    otf2, anchor, defs, rec: Records, rows: np.ndarray, sender: np.ndarray, process: dict
+) -> np.ndarray:
     """The process on the other side of each message record (-1 for completions)."""
     other = rec.message_values(rows, 0)
     comm = rec.message_values(rows, 1)
@@ -206,8 +210,9 @@ def _partners(otf2, anchor, defs, rec: Records, rows: np.ndarray, sender: np.nda
         out[mine], resolved[mine] = lookup[ranks], True
     orphan = np.flatnonzero(~resolved)
     if orphan.size:
-        raise ReaderError(anchor, f"a message uses communicator {int(comm[orphan[0]])}, "
-                          "which is not defined")
+        raise ReaderError(
+            anchor, f"a message uses communicator {int(comm[orphan[0]])}, which is not defined"
+        )
     return out
 
 
@@ -226,8 +231,7 @@ def metric_column_names(defs: Any, metric_ids: np.ndarray) -> list[str]:
     return list(names)
 
 
-def _metric_columns(anchor, defs, rec: Records, rows: np.ndarray, metric_ids: np.ndarray
-                    ) -> dict:
+def _metric_columns(anchor, defs, rec: Records, rows: np.ndarray, metric_ids: np.ndarray) -> dict:
     """The values of the metric records at ``rows`` (of metrics ``metric_ids``), one
     float array per metric member name, indexed like ``rows``."""
     counts = rec.aux[rec.extra[rows]]
@@ -240,8 +244,9 @@ def _metric_columns(anchor, defs, rec: Records, rows: np.ndarray, metric_ids: np
         mine = np.flatnonzero(metric_ids == metric_id)
         if np.any(counts[mine] != len(members)):
             raise ReaderError(
-                anchor, f"metric records of metric {int(metric_id)} do not have "
-                f"{len(members)} values, as its definition says"
+                anchor,
+                f"metric records of metric {int(metric_id)} do not have "
+                f"{len(members)} values, as its definition says",
             )
         for j, member in enumerate(members):
             bits = raw[first[mine] + j]
@@ -280,8 +285,9 @@ def sorted_locations(defs: Any) -> list:
     return sorted(defs.locations, key=lambda loc: loc._ref)
 
 
-def read_otf2(path: str | os.PathLike, engine: str = "pandas",
-              npartitions: int | None = None) -> Any:
+def read_otf2(
+    path: str | os.PathLike, engine: str = "pandas", npartitions: int | None = None
+) -> Any:
     """The trace in the OTF2 archive ``path`` (its ``.otf2`` anchor file or the
     directory holding it); see the module docstring for what becomes what.
     ``engine="dask"`` (needs ``glade[dask]``) reads the locations on the cluster's
@@ -307,10 +313,12 @@ def read_otf2(path: str | os.PathLike, engine: str = "pandas",
         total = sum(int(loc.number_of_events) for loc in locations)
         with progress(total, f"reading {anchor.name}") as bar:
             buffer, names, ends = otf2_records.read_records(
-                _otf2_mod, reader.handle, locations, bar, anchor)
+                _otf2_mod, reader.handle, locations, bar, anchor
+            )
         rec = Records(buffer, otf2_records)
-        metadata = archive_metadata(_otf2_mod, reader.handle, defs,
-                                    program_names(defs, rec), len(locations))
+        metadata = archive_metadata(
+            _otf2_mod, reader.handle, defs, program_names(defs, rec), len(locations)
+        )
         table, _ = event_table(otf2, anchor, defs, locations, rec, names, ends)
         process, thread = process_numbers(otf2, defs, anchor)
         return build_trace(anchor, table, definitions_table(defs, process, thread), metadata)
@@ -321,8 +329,9 @@ def program_names(defs: Any, rec: Records) -> set[str]:
     return {str(defs.strings[int(ref)]) for ref in np.unique(rec.program_names())}
 
 
-def archive_metadata(_otf2_mod, handle, defs, programs: set[str], num_locations: int
-                     ) -> dict[str, Any]:
+def archive_metadata(
+    _otf2_mod, handle, defs, programs: set[str], num_locations: int
+) -> dict[str, Any]:
     """What the archive tells about the run and its clock (``programs``: the program
     names its ``ProgramBegin`` records name)."""
     clock = defs.clock_properties
@@ -339,8 +348,9 @@ def archive_metadata(_otf2_mod, handle, defs, programs: set[str], num_locations:
     }
 
 
-def event_table(otf2, anchor, defs, locations, rec, names, ends
-                ) -> tuple[dict[str, Any], np.ndarray]:
+def event_table(
+    otf2, anchor, defs, locations, rec, names, ends
+) -> tuple[dict[str, Any], np.ndarray]:
     """The events columns of the flat record arrays of ``locations`` (see the module
     docstring), in time order, checked; and each event's record (its position in the
     records of ``locations`` read one after the other)."""

@@ -64,16 +64,18 @@ def read_locations(anchor: str, indices: list[int]) -> tuple[dict[str, Any], np.
         every = sorted_locations(defs)
         mine = [every[i] for i in indices]
         with progress(0, path.name) as bar:
-            buffer, names, ends = otf2_records.read_records(_otf2_mod, reader.handle, mine,
-                                                            bar, path)
+            buffer, names, ends = otf2_records.read_records(
+                _otf2_mod, reader.handle, mine, bar, path
+            )
         rec = Records(buffer, otf2_records)
         table, order = event_table(otf2, path, defs, mine, rec, names, ends)
         starts = np.concatenate([[0], ends[:-1]]).astype(np.int64)
         where = np.searchsorted(np.asarray(ends, dtype=np.int64), order, side="right")
-        ids = ((np.asarray(indices, dtype=np.int64)[where] << LOCATION_SHIFT)
-               + order - starts[where])
-        found = {"programs": program_names(defs, rec),
-                 "metric_ids": np.unique(rec.code[rec.kind == rec.metric_kind])}
+        ids = (np.asarray(indices, dtype=np.int64)[where] << LOCATION_SHIFT) + order - starts[where]
+        found = {
+            "programs": program_names(defs, rec),
+            "metric_ids": np.unique(rec.code[rec.kind == rec.metric_kind]),
+        }
         return table, ids, (defs, found)
 
 
@@ -83,12 +85,12 @@ def location_summary(anchor: str, indices: list[int]) -> dict[str, Any]:
     (reading them checks their events)."""
     table, _, (_, found) = read_locations(anchor, indices)
     names = table[NAME]
-    return {**found, "names": np.asarray(names.categories[np.unique(names.codes)],
-                                         dtype=object)}
+    return {**found, "names": np.asarray(names.categories[np.unique(names.codes)], dtype=object)}
 
 
-def location_events(anchor: str, indices: list[int], categories: pd.Index,
-                    metrics: list[str]) -> pd.DataFrame:
+def location_events(
+    anchor: str, indices: list[int], categories: pd.Index, metrics: list[str]
+) -> pd.DataFrame:
     """The events of the locations at ``indices`` as a partition of the Dask trace: in
     time order, indexed by event id, ``Name`` with the trace's ``categories`` and every
     metric column of ``metrics`` (NaN where these locations recorded none)."""
@@ -102,8 +104,9 @@ def location_events(anchor: str, indices: list[int], categories: pd.Index,
     return frame
 
 
-def location_groups(locations: list, process: dict[int, int], npartitions: int | None
-                    ) -> list[list[int]]:
+def location_groups(
+    locations: list, process: dict[int, int], npartitions: int | None
+) -> list[list[int]]:
     """The location indices (reference order) of each partition: runs of consecutive
     processes with about equal numbers of declared events (default: one partition per
     :data:`~glade.trace.engines.dask_trace.PARTITION_EVENTS` events)."""
@@ -112,12 +115,16 @@ def location_groups(locations: list, process: dict[int, int], npartitions: int |
     owner = np.array([process[loc._ref] for loc in locations], dtype=np.int64)
     declared = np.array([int(loc.number_of_events) for loc in locations], dtype=np.int64)
     processes = np.unique(owner)
-    counts = np.bincount(np.searchsorted(processes, owner), weights=declared,
-                         minlength=processes.size).astype(np.int64)
+    counts = np.bincount(
+        np.searchsorted(processes, owner), weights=declared, minlength=processes.size
+    ).astype(np.int64)
     if npartitions is None:
         npartitions = max(1, -(-int(counts.sum()) // PARTITION_EVENTS))
-    if isinstance(npartitions, bool) or not isinstance(npartitions, int | np.integer) or (
-            npartitions < 1):
+    if (
+        isinstance(npartitions, bool)
+        or not isinstance(npartitions, int | np.integer)
+        or (npartitions < 1)
+    ):
         raise TraceError(f"npartitions must be a positive integer, not {npartitions!r}")
     parts = process_partitions(counts, max(1, min(int(npartitions), processes.size)))
     of_location = parts[np.searchsorted(processes, owner)]
@@ -140,20 +147,22 @@ def read_otf2_dask(path: str | os.PathLike, npartitions: int | None = None):
         process, thread = process_numbers(otf2, defs, anchor)
         definitions = definitions_table(defs, process, thread)
         groups = location_groups(locations, process, npartitions)
-        summaries = compute_all([dask.delayed(location_summary)(where, g)
-                                 for g in groups], f"checking {anchor.name}")
+        summaries = compute_all(
+            [dask.delayed(location_summary)(where, g) for g in groups], f"checking {anchor.name}"
+        )
         programs = set().union(*[s["programs"] for s in summaries])
-        metadata = archive_metadata(_otf2_mod, reader.handle, defs, programs,
-                                    len(locations))
+        metadata = archive_metadata(_otf2_mod, reader.handle, defs, programs, len(locations))
         metric_ids = np.concatenate([s["metric_ids"] for s in summaries] or [np.zeros(0)])
         metrics = metric_column_names(defs, metric_ids)
     names = np.concatenate([s["names"] for s in summaries] or [np.zeros(0, dtype=object)])
     categories = pd.Index(np.unique(names.astype(str)))
     meta = location_events_meta(categories, metrics)
-    parts = [dask.delayed(location_events)(where, g, categories, metrics)
-             for g in groups]
-    events = (dd.from_delayed(parts, meta=meta, verify_meta=False) if parts
-              else dd.from_pandas(meta, npartitions=1))
+    parts = [dask.delayed(location_events)(where, g, categories, metrics) for g in groups]
+    events = (
+        dd.from_delayed(parts, meta=meta, verify_meta=False)
+        if parts
+        else dd.from_pandas(meta, npartitions=1)
+    )
     return DaskTrace(events, definitions, metadata)
 
 
@@ -175,8 +184,11 @@ def location_events_meta(categories: pd.Index, metrics: list[str]) -> pd.DataFra
 
     none = np.zeros(0, dtype=np.int64)
     columns: dict[str, Any] = {
-        TIMESTAMP: none, EVENT_TYPE: pd.Categorical([], categories=EVENT_TYPES),
-        NAME: pd.Categorical([], categories=categories), PROCESS: none, THREAD: none,
+        TIMESTAMP: none,
+        EVENT_TYPE: pd.Categorical([], categories=EVENT_TYPES),
+        NAME: pd.Categorical([], categories=categories),
+        PROCESS: none,
+        THREAD: none,
     }
     columns.update({c: none for c in (PARTNER, TAG, COMMUNICATOR, MESSAGE_SIZE, REQUEST)})
     columns.update({c: np.zeros(0) for c in metrics})

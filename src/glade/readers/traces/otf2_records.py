@@ -30,8 +30,15 @@ from glade.trace.events import ENTER, INSTANT, LEAVE
 
 METRIC = 3  # kind code of a metric record until it is attached to an event
 #: Record types with compiled callbacks; their index is their code.
-COMPILED = ("MpiSend", "MpiRecv", "MpiIsend", "MpiIrecv", "MpiIsendComplete",
-            "MpiIrecvRequest", "ProgramBegin")
+COMPILED = (
+    "MpiSend",
+    "MpiRecv",
+    "MpiIsend",
+    "MpiIrecv",
+    "MpiIsendComplete",
+    "MpiIrecvRequest",
+    "ProgramBegin",
+)
 MESSAGES = COMPILED[:6]
 #: Aux values a message record takes.
 MESSAGE_WIDTH = 5
@@ -62,6 +69,7 @@ def _compile(*args: Any):
     """A decorator compiling a record callback with the extra C arguments ``args``, its
     machine code cached on disk where numba finds a writable cache directory (else
     compiled once per process)."""
+
     def decorate(function):
         try:
             return cfunc(_signature(*args), cache=True, nopython=True)(function)
@@ -120,6 +128,7 @@ def _leave(location, time, position, data, attrs, region):
 def _message_callback(code: int, request: bool):
     """The compiled callback of a point-to-point record (with a request id or not)."""
     if request:
+
         @_compile(_u32, _u32, _u32, _u64, _u64)
         def record(location, time, position, data, attrs, other, comm, tag, size, req):
             buf = _view(data)
@@ -133,6 +142,7 @@ def _message_callback(code: int, request: bool):
             buf[_AUX_COUNT] += MESSAGE_WIDTH
             return _full(buf)
     else:
+
         @_compile(_u32, _u32, _u32, _u64)
         def record(location, time, position, data, attrs, other, comm, tag, size):
             buf = _view(data)
@@ -145,11 +155,13 @@ def _message_callback(code: int, request: bool):
             _push(buf, time, code, buf[_AUX_COUNT])
             buf[_AUX_COUNT] += MESSAGE_WIDTH
             return _full(buf)
+
     return record
 
 
 def _completion_callback(code: int):
     """The compiled callback of a request completion record."""
+
     @_compile(_u64)
     def record(location, time, position, data, attrs, req):
         buf = _view(data)
@@ -162,6 +174,7 @@ def _completion_callback(code: int):
         _push(buf, time, code, buf[_AUX_COUNT])
         buf[_AUX_COUNT] += MESSAGE_WIDTH
         return _full(buf)
+
     return record
 
 
@@ -213,18 +226,19 @@ class RecordBuffer:
     @staticmethod
     def _allocate(capacity: int, aux_capacity: int) -> np.ndarray:
         array = np.zeros(_HEADER + 3 * capacity + aux_capacity, dtype=np.int64)
-        array[_CAPACITY], array[_AUX_CAPACITY], array[_LENGTH] = \
-            capacity, aux_capacity, array.size
+        array[_CAPACITY], array[_AUX_CAPACITY], array[_LENGTH] = capacity, aux_capacity, array.size
         return array
 
     def parts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Views of the records so far: times (uint64), codes, aux indices, aux values."""
         a = self.array
         n, capacity, m = int(a[_COUNT]), int(a[_CAPACITY]), int(a[_AUX_COUNT])
-        return (a[_HEADER : _HEADER + n].view(np.uint64),
-                a[_HEADER + capacity : _HEADER + capacity + n],
-                a[_HEADER + 2 * capacity : _HEADER + 2 * capacity + n],
-                a[_HEADER + 3 * capacity : _HEADER + 3 * capacity + m])
+        return (
+            a[_HEADER : _HEADER + n].view(np.uint64),
+            a[_HEADER + capacity : _HEADER + capacity + n],
+            a[_HEADER + 2 * capacity : _HEADER + 2 * capacity + n],
+            a[_HEADER + 3 * capacity : _HEADER + 3 * capacity + m],
+        )
 
     def make_room(self) -> bool:
         """Grow the buffer (doubling what is full) if the next record might not fit;
@@ -236,8 +250,10 @@ class RecordBuffer:
         if not (need_events or need_aux):
             return False
         times, codes, extra, aux = self.parts()
-        grown = self._allocate(2 * capacity if need_events else capacity,
-                               2 * aux_capacity if need_aux else aux_capacity)
+        grown = self._allocate(
+            2 * capacity if need_events else capacity,
+            2 * aux_capacity if need_aux else aux_capacity,
+        )
         n, m = times.size, aux.size
         new_capacity = int(grown[_CAPACITY])
         grown[_HEADER : _HEADER + n] = times.view(np.int64)
@@ -308,8 +324,9 @@ def _callback_set(_otf2_mod: Any, buffer: RecordBuffer, names: list[str]) -> tup
     return cbs, keep
 
 
-def read_records(_otf2_mod: Any, handle: Any, locations: list, bar: Any, path: Any
-                 ) -> tuple[RecordBuffer, list[str], list[int]]:
+def read_records(
+    _otf2_mod: Any, handle: Any, locations: list, bar: Any, path: Any
+) -> tuple[RecordBuffer, list[str], list[int]]:
     """Every location's records, location after location, into a RecordBuffer (local
     definitions are read first, where the archive has them); the record type names
     and the number of records read after each location."""
@@ -318,8 +335,12 @@ def read_records(_otf2_mod: Any, handle: Any, locations: list, bar: Any, path: A
     register.argtypes = [ctypes.c_void_p] * 4
     register.restype = ctypes.c_int
     read = conf.lib.OTF2_Reader_ReadLocalEvents
-    read.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64,
-                     ctypes.POINTER(ctypes.c_uint64)]
+    read.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_void_p,
+        ctypes.c_uint64,
+        ctypes.POINTER(ctypes.c_uint64),
+    ]
     read.restype = ctypes.c_int
     for loc in locations:
         _otf2_mod.Reader_SelectLocation(handle, loc._ref)
@@ -350,14 +371,24 @@ def read_records(_otf2_mod: Any, handle: Any, locations: list, bar: Any, path: A
                 buffer.make_room()
                 if registered is not buffer.array:
                     registered = buffer.array
-                    if register(reader, evt_reader, ctypes.cast(cbs, ctypes.c_void_p),
-                                registered.ctypes.data) != 0:
+                    if (
+                        register(
+                            reader,
+                            evt_reader,
+                            ctypes.cast(cbs, ctypes.c_void_p),
+                            registered.ctypes.data,
+                        )
+                        != 0
+                    ):
                         raise ReaderError(path, "the OTF2 library refused the callbacks")
                 code = read(reader, evt_reader, _BATCH, ctypes.byref(got))
                 bar.update(got.value)
                 if code not in (0, _INTERRUPTED):
-                    raise ReaderError(path, f"the OTF2 library failed reading the events of "
-                                            f"location {loc.name!r} (error {code})")
+                    raise ReaderError(
+                        path,
+                        f"the OTF2 library failed reading the events of "
+                        f"location {loc.name!r} (error {code})",
+                    )
                 if code == 0 and got.value < _BATCH:
                     break
             _otf2_mod.Reader_CloseEvtReader(handle, events)

@@ -93,8 +93,9 @@ class _Plan:
         missing = [c for c in self.metrics if c not in events.columns]
         if missing:
             raise GladeError(f"no column named {missing[0]!r} to write as a metric")
-        self.metric_values = events[self.metrics].to_numpy(np.float64).reshape(len(events),
-                                                                        len(self.metrics))
+        self.metric_values = (
+            events[self.metrics].to_numpy(np.float64).reshape(len(events), len(self.metrics))
+        )
         stamps = events[TIMESTAMP].to_numpy(np.int64)
         self.stamps = stamps - (min(int(stamps.min()), 0) if stamps.size else 0)
         self.process = events[PROCESS].to_numpy(np.int64)
@@ -107,9 +108,10 @@ class _Plan:
         """Partner rank, tag, size and request of every event (0 where unused)."""
         codes = [c for c, label in enumerate(self.labels) if label in MESSAGE_RECORDS]
         is_message = np.isin(self.name, codes) & (self.kind == INSTANT)
-        with_partner = np.isin(
-            self.name, [c for c in codes if MESSAGE_RECORDS[self.labels[c]][0]]
-        ) & is_message
+        with_partner = (
+            np.isin(self.name, [c for c in codes if MESSAGE_RECORDS[self.labels[c]][0]])
+            & is_message
+        )
         for column in (PARTNER, TAG, MESSAGE_SIZE, REQUEST):
             if column in events.columns:
                 values = events[column].to_numpy(np.int64)
@@ -167,8 +169,7 @@ def write_otf2(
         defs = out.definitions
         node = defs.system_tree_node("glade")
         groups = {
-            int(p): defs.location_group(f"Process {p}", system_tree_parent=node)
-            for p in plan.ranks
+            int(p): defs.location_group(f"Process {p}", system_tree_parent=node) for p in plan.ranks
         }
         locations = [
             defs.location(f"Thread {plan.thread[rows[0]]}", group=groups[plan.process[rows[0]]])
@@ -179,8 +180,10 @@ def write_otf2(
         for rows, location in zip(blocks, locations, strict=True):
             defs.location_property(location, THREAD_PROPERTY, value=int(plan.thread[rows[0]]))
         world = [locations[[plan.process[b[0]] for b in blocks].index(p)] for p in plan.ranks]
-        for kind, name in ((otf2.GroupType.COMM_LOCATIONS, "locations"),
-                           (otf2.GroupType.COMM_GROUP, "MPI_COMM_WORLD")):
+        for kind, name in (
+            (otf2.GroupType.COMM_LOCATIONS, "locations"),
+            (otf2.GroupType.COMM_GROUP, "MPI_COMM_WORLD"),
+        ):
             group = defs.group(name, group_type=kind, paradigm=otf2.Paradigm.MPI, members=world)
         refs = {
             "comm": defs.comm("MPI_COMM_WORLD", group=group)._ref,
@@ -216,8 +219,15 @@ def _write_location(calls: dict, handle: int, plan: _Plan, refs: dict, rows: np.
     measured = ~np.isnan(plan.metric_values[rows]).all(axis=1)
     columns = [
         col[rows].tolist()
-        for col in (plan.stamps, plan.kind, plan.name, plan.partner, plan.tag,
-                    plan.message_size, plan.request)
+        for col in (
+            plan.stamps,
+            plan.kind,
+            plan.name,
+            plan.partner,
+            plan.tag,
+            plan.message_size,
+            plan.request,
+        )
     ]
     failed = 0
     for row, t, k, c, partner, tag, size, request, has_metric in zip(

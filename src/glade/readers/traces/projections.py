@@ -189,7 +189,7 @@ def _numbers(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, path: Path) 
     wrong = ~(np.abs(values) < 2**53)  # NaN, infinities and what a double cannot hold exactly
     if wrong.any():
         at = int(np.argmax(wrong))
-        token = bytes(buf[starts[at]:ends[at]]).decode("ascii", "replace")
+        token = bytes(buf[starts[at] : ends[at]]).decode("ascii", "replace")
         raise ReaderError(path, f"a record holds {token!r}, not a number in range")
     return values
 
@@ -230,8 +230,7 @@ class _Log:
         self.line_number = np.flatnonzero(used) + 2  # file lines, after the header
         if self.first.size < self.declared:
             raise ReaderError(
-                path, f"truncated: {self.first.size} records, the header announces "
-                f"{self.declared}"
+                path, f"truncated: {self.first.size} records, the header announces {self.declared}"
             )
         heads = _numbers(buf, starts[self.first], ends[self.first], path)
         if np.any(heads != np.floor(heads)):
@@ -269,8 +268,10 @@ class _Log:
         bad = np.flatnonzero(self.count[records] - 1 != expected)
         if bad.size:
             number = int(self.line_number[records[bad[0]]])
-            raise ReaderError(self.path, f"line {number}: a {what} record has "
-                              f"{int(self.count[records[bad[0]]]) - 1} fields")
+            raise ReaderError(
+                self.path,
+                f"line {number}: a {what} record has {int(self.count[records[bad[0]]]) - 1} fields",
+            )
 
 
 # ------------------------------------------------------------------ records -> events
@@ -283,10 +284,12 @@ def _concatenate(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     lacks an attribute column, that attribute's ``_DEFAULTS`` value fills its rows."""
     keys = {key for part in parts for key in part}
     return {
-        key: np.concatenate([
-            part[key] if key in part else np.full(part["kind"].size, _DEFAULTS[key])
-            for part in parts
-        ])
+        key: np.concatenate(
+            [
+                part[key] if key in part else np.full(part["kind"].size, _DEFAULTS[key])
+                for part in parts
+            ]
+        )
         for key in keys
     }
 
@@ -328,14 +331,29 @@ def _pe_events(log: _Log, sts: _Sts, names: dict[str, int]) -> dict[str, np.ndar
     """The events of one PE log, not yet in time order nor repaired."""
     ev = _Events(names)
     types = log.type
-    known = set(_FIXED) | _TEXT | {
-        CREATION, CREATION_BCAST, CREATION_MULTICAST, BEGIN_PROCESSING, END_PROCESSING,
-        USER_EVENT, USER_EVENT_PAIR, BEGIN_USER_EVENT_PAIR, END_USER_EVENT_PAIR, USER_STAT,
-    }
+    known = (
+        set(_FIXED)
+        | _TEXT
+        | {
+            CREATION,
+            CREATION_BCAST,
+            CREATION_MULTICAST,
+            BEGIN_PROCESSING,
+            END_PROCESSING,
+            USER_EVENT,
+            USER_EVENT_PAIR,
+            BEGIN_USER_EVENT_PAIR,
+            END_USER_EVENT_PAIR,
+            USER_STAT,
+        }
+    )
     unknown = np.flatnonzero(~np.isin(types, list(known)))
     if unknown.size:
-        raise ReaderError(log.path, f"line {int(log.line_number[unknown[0]])}: record type "
-                          f"{int(types[unknown[0]])} is not one glade reads")
+        raise ReaderError(
+            log.path,
+            f"line {int(log.line_number[unknown[0]])}: record type "
+            f"{int(types[unknown[0]])} is not one glade reads",
+        )
     for code, (fields, time_field, kind, name) in _FIXED.items():
         rows = np.flatnonzero(types == code)
         if rows.size:
@@ -353,8 +371,9 @@ def _lookup(log: _Log, ids: np.ndarray, table: dict[int, Any], what: str) -> np.
     unique, inverse = np.unique(ids, return_inverse=True)
     missing = [int(i) for i in unique if int(i) not in table]
     if missing:
-        raise ReaderError(log.path, f"records name {what} {missing[0]}, which the .sts file "
-                          "does not define")
+        raise ReaderError(
+            log.path, f"records name {what} {missing[0]}, which the .sts file does not define"
+        )
     return np.array([table[int(i)] for i in unique], dtype=object)[inverse]
 
 
@@ -370,9 +389,16 @@ def _messages(ev: _Events, log: _Log) -> None:
             continue
         expected = fields if fields is not None else 8 + log.field(rows, 8).astype(np.int64)
         log.check_counts(rows, expected, name)
-        ev.add(rows, log.field(rows, 3), INSTANT, name,
-               **{MESSAGE_SIZE: log.field(rows, 6).astype(np.int64),
-                  "_event": log.field(rows, 4).astype(np.int64)})
+        ev.add(
+            rows,
+            log.field(rows, 3),
+            INSTANT,
+            name,
+            **{
+                MESSAGE_SIZE: log.field(rows, 6).astype(np.int64),
+                "_event": log.field(rows, 4).astype(np.int64),
+            },
+        )
 
 
 def _entries(ev: _Events, log: _Log, sts: _Sts) -> None:
@@ -388,9 +414,18 @@ def _entries(ev: _Events, log: _Log, sts: _Sts) -> None:
         ev.add(begin, time, ENTER, names)
         size = log.field(begin, 6).astype(np.int64)
         got = size > 0
-        ev.add(begin[got], time[got], INSTANT, "Receive", order=0.5,
-               **{PARTNER: log.field(begin[got], 5).astype(np.int64), MESSAGE_SIZE: size[got],
-                  "_event": log.field(begin[got], 4).astype(np.int64)})
+        ev.add(
+            begin[got],
+            time[got],
+            INSTANT,
+            "Receive",
+            order=0.5,
+            **{
+                PARTNER: log.field(begin[got], 5).astype(np.int64),
+                MESSAGE_SIZE: size[got],
+                "_event": log.field(begin[got], 4).astype(np.int64),
+            },
+        )
     end = np.flatnonzero(log.type == END_PROCESSING)
     if end.size:
         log.check_counts(end, 7 + sts.papi, "END_PROCESSING")
@@ -422,16 +457,25 @@ def _user(ev: _Events, log: _Log, sts: _Sts) -> None:
             second = np.zeros(rows.size, dtype=bool)
             second[order[1:]] = key[order[1:]] == key[order[:-1]]
             for k, mine in ((ENTER, ~second), (LEAVE, second)):
-                ev.add(rows[mine], log.field(rows[mine], 2), k,
-                       named(ids[mine], sts.events, "User Event"))
+                ev.add(
+                    rows[mine],
+                    log.field(rows[mine], 2),
+                    k,
+                    named(ids[mine], sts.events, "User Event"),
+                )
         else:
             ev.add(rows, log.field(rows, 2), kind, named(ids, sts.events, "User Event"))
     rows = np.flatnonzero(log.type == USER_STAT)
     if rows.size:
         log.check_counts(rows, 5, "USER_STAT")
         ids = log.field(rows, 5).astype(np.int64)
-        ev.add(rows, log.field(rows, 1), INSTANT, named(ids, sts.stats, "User Stat"),
-               **{VALUE: log.field(rows, 3)})
+        ev.add(
+            rows,
+            log.field(rows, 1),
+            INSTANT,
+            named(ids, sts.stats, "User Stat"),
+            **{VALUE: log.field(rows, 3)},
+        )
     for record, (fields, text) in log.notes.items():
         if log.type[record] == USER_SUPPLIED_NOTE:
             ev.add([record], [fields[0]], INSTANT, "User Note", **{NOTE: text})
@@ -528,8 +572,9 @@ def read_projections(path: str | os.PathLike) -> Trace:
     if not tables:
         raise ReaderError(sts_path, "the logs hold no events")
     labels = sorted(names, key=names.__getitem__)
-    return _finish(sts_path, sts, _concatenate(tables), labels,
-                   {"closed_at_end": closed, "records": records})
+    return _finish(
+        sts_path, sts, _concatenate(tables), labels, {"closed_at_end": closed, "records": records}
+    )
 
 
 def _partners(events: dict[str, np.ndarray], labels: list[str]) -> np.ndarray:
@@ -542,8 +587,9 @@ def _partners(events: dict[str, np.ndarray], labels: list[str]) -> np.ndarray:
     partner = partner.astype(np.int64).copy()
     code = {label: k for k, label in enumerate(labels)}
     receive = name == code.get("Receive", -1)
-    create = np.isin(name, [code[c] for c in ("Create", "Create Broadcast", "Create Multicast")
-                            if c in code])
+    create = np.isin(
+        name, [code[c] for c in ("Create", "Create Broadcast", "Create Multicast") if c in code]
+    )
     key_recv = partner[receive] << 32 | serial[receive]
     key_create = process[create] << 32 | serial[create]
     keys, first, count = np.unique(key_recv, return_index=True, return_counts=True)
@@ -559,8 +605,11 @@ def _finish(sts_path: Path, sts: _Sts, events: dict, labels: list[str], counts: 
     partner = _partners(events, labels)
     if np.any(events["time"] < 0):
         at = int(np.argmax(events["time"] < 0))
-        raise ReaderError(sts_path, f"PE {int(events[PROCESS][at])} logs a record at "
-                          f"{events['time'][at]:g} us, before the trace starts")
+        raise ReaderError(
+            sts_path,
+            f"PE {int(events[PROCESS][at])} logs a record at "
+            f"{events['time'][at]:g} us, before the trace starts",
+        )
     order = np.argsort(events["time"], kind="stable")
     stamps = np.rint(events["time"][order] * 1000).astype(np.int64)
     names = categorical(events["name"][order], labels)

@@ -58,8 +58,15 @@ def open_text_source(path: Path, progress: bool | None, what: str) -> Iterator[I
     with open_regular(path) as raw:
         gzipped = raw.read(2) == GZIP_MAGIC
         raw.seek(0)
-        with tqdm.wrapattr(raw, "read", total=size, desc=f"reading {what}", unit="B",
-                           unit_scale=True, disable=not show) as counted:
+        with tqdm.wrapattr(
+            raw,
+            "read",
+            total=size,
+            desc=f"reading {what}",
+            unit="B",
+            unit_scale=True,
+            disable=not show,
+        ) as counted:
             if gzipped:
                 with gzip.GzipFile(fileobj=counted) as unzipped:
                     yield unzipped
@@ -129,13 +136,23 @@ def pack_rows(pieces: list[Piece], count: int, end: bytes) -> bytes:
     return flat[flat != 0].tobytes()
 
 
-def write_chunks(out: IO[bytes], rows: int, render: Callable[[slice], list[Piece]],
-                 what: str, separator: bytes = b"\n", final: bool = True) -> None:
+def write_chunks(
+    out: IO[bytes],
+    rows: int,
+    render: Callable[[slice], list[Piece]],
+    what: str,
+    separator: bytes = b"\n",
+    final: bool = True,
+) -> None:
     """Write ``rows`` rows in chunks: ``render(rows_slice)`` gives the pieces of the rows
     of a chunk (see :func:`pack_rows`); every row ends with ``separator``, except the
     very last one when ``final`` is false."""
-    bar = tqdm(range(0, rows, CHUNK_ROWS), desc=f"writing {what}",
-               disable=rows < 4 * CHUNK_ROWS, leave=False)
+    bar = tqdm(
+        range(0, rows, CHUNK_ROWS),
+        desc=f"writing {what}",
+        disable=rows < 4 * CHUNK_ROWS,
+        leave=False,
+    )
     for start in bar:
         stop = min(start + CHUNK_ROWS, rows)
         data = pack_rows(render(slice(start, stop)), stop - start, separator)
@@ -205,8 +222,9 @@ def exact_integers(text: np.ndarray, digits: int) -> np.ndarray | None:
     some value is not such a number or has more than ``digits`` decimals."""
     values = np.strings.strip(np.asarray(text, dtype="U"))
     negative = np.strings.startswith(values, "-")
-    values = np.where(negative | np.strings.startswith(values, "+"),
-                      np.strings.slice(values, 1, None), values)
+    values = np.where(
+        negative | np.strings.startswith(values, "+"), np.strings.slice(values, 1, None), values
+    )
     whole, _, frac = np.strings.partition(values, ".")
     if (np.strings.str_len(frac) > digits).any():
         return None
@@ -221,8 +239,7 @@ def exact_integers(text: np.ndarray, digits: int) -> np.ndarray | None:
     return np.where(negative, -number, number)
 
 
-def category_text(column: pd.Series, encode: Callable[[str], bytes], missing: bytes
-                  ) -> np.ndarray:
+def category_text(column: pd.Series, encode: Callable[[str], bytes], missing: bytes) -> np.ndarray:
     """Every cell of a categorical column as bytes: ``encode`` runs once per category."""
     categories = [encode(str(c)) for c in column.cat.categories] + [missing]
     table = np.array(categories, dtype=object).astype(f"S{max(len(c) for c in categories)}")

@@ -24,8 +24,10 @@ def dask_trace_class() -> Any:
     try:
         from glade.trace.engines.dask_trace import DaskTrace
     except ImportError as exc:
-        raise GladeError("the Dask engine needs the optional extra glade[dask] "
-                         f"(pip install 'glade[dask]'): {exc}") from None
+        raise GladeError(
+            "the Dask engine needs the optional extra glade[dask] "
+            f"(pip install 'glade[dask]'): {exc}"
+        ) from None
     return DaskTrace
 
 

@@ -38,8 +38,9 @@ def _rows_named(messages: pd.DataFrame, names: tuple[str, ...]) -> np.ndarray:
     return message_rows(Trace(messages.reset_index(drop=True), copy=False), names)
 
 
-def sends_by_partition(messages: pd.DataFrame, processes: np.ndarray, partition: np.ndarray,
-                       count: int) -> tuple[pd.DataFrame, ...]:
+def sends_by_partition(
+    messages: pd.DataFrame, processes: np.ndarray, partition: np.ndarray, count: int
+) -> tuple[pd.DataFrame, ...]:
     """The sends among a partition's ``messages`` (message events indexed by event id),
     split by the partition (of ``count``) holding their receiver (``partition``: of each
     of the sorted ``processes``); sends to a process outside the trace are dropped."""
@@ -64,10 +65,13 @@ def pair_received(messages: pd.DataFrame, *sends: pd.DataFrame) -> dict[str, np.
     pieces = [receives, *sends]
     table = pair_message_events(pieces, messages.iloc[:0])[0]
     send, receive = table["Send event"].to_numpy(), table["Receive event"].to_numpy()
-    out = {"send_time": table["Send time (ns)"].to_numpy().astype(np.int64),
-           "receive_time": table["Receive time (ns)"].to_numpy().astype(np.int64),
-           "size": table["Message Size"].to_numpy().astype(np.int64),
-           "send_id": send.astype(np.int64), "receive_id": receive.astype(np.int64)}
+    out = {
+        "send_time": table["Send time (ns)"].to_numpy().astype(np.int64),
+        "receive_time": table["Receive time (ns)"].to_numpy().astype(np.int64),
+        "size": table["Message Size"].to_numpy().astype(np.int64),
+        "send_id": send.astype(np.int64),
+        "receive_id": receive.astype(np.int64),
+    }
     if MESSAGE_ROW in messages.columns:
         rows = pd.concat(pieces)[MESSAGE_ROW]
         out["send_row"] = rows.loc[send].to_numpy().astype(np.int64)
@@ -82,8 +86,16 @@ def bundle_grid(row0: int, pool: int, rows: int) -> tuple[int, int]:
     return low, (max(rows, 1) - 1 - row0) // pool - low + 1
 
 
-def arrow_share(pairs: dict[str, np.ndarray], t0: float, t1: float, row0: int, row1: int,
-                pool: int, rows: int, max_arrows: int) -> dict[str, Any]:
+def arrow_share(
+    pairs: dict[str, np.ndarray],
+    t0: float,
+    t1: float,
+    row0: int,
+    row1: int,
+    pool: int,
+    rows: int,
+    max_arrows: int,
+) -> dict[str, Any]:
     """A partition's share of the arrows of [t0, t1) on rows ``row0:row1``: how many of
     its messages overlap the range with an end on those rows, those messages when at most
     ``max_arrows`` (with ``first``, the earlier time, to order them), and their integer
@@ -94,23 +106,39 @@ def arrow_share(pairs: dict[str, np.ndarray], t0: float, t1: float, row0: int, r
     first = np.minimum(send_time, receive_time)
     last = np.maximum(send_time, receive_time)
     send_row, receive_row = pairs["send_row"], pairs["receive_row"]
-    shown = (first < t1) & (last >= t0) & (
-        ((send_row >= row0) & (send_row < row1)) | ((receive_row >= row0) & (receive_row < row1)))
+    shown = (
+        (first < t1)
+        & (last >= t0)
+        & (
+            ((send_row >= row0) & (send_row < row1))
+            | ((receive_row >= row0) & (receive_row < row1))
+        )
+    )
     window = np.flatnonzero(shown)
     out: dict[str, Any] = {"count": int(window.size)}
     if window.size <= max_arrows:
         out["exact"] = {"first": first[window], **{f: pairs[f][window] for f in PAIR_FIELDS}}
     low, span = bundle_grid(row0, pool, rows)
-    bucket = np.clip(((send_time[window] - t0) / (t1 - t0) * BUNDLE_BUCKETS).astype(np.int64),
-                     0, BUNDLE_BUCKETS - 1)
+    bucket = np.clip(
+        ((send_time[window] - t0) / (t1 - t0) * BUNDLE_BUCKETS).astype(np.int64),
+        0,
+        BUNDLE_BUCKETS - 1,
+    )
     pair = ((send_row[window] - row0) // pool - low) * span + (
-        (receive_row[window] - row0) // pool - low)
+        (receive_row[window] - row0) // pool - low
+    )
     codes, which = np.unique(pair * BUNDLE_BUCKETS + bucket, return_inverse=True)
-    sums = {f: np.bincount(which, minlength=codes.size).astype(np.int64) if f == "count"
-            else _int_sums(which, values[window], codes.size)
-            for f, values in (("count", None), ("send_time", send_time),
-                              ("receive_time", receive_time),
-                              ("size", np.maximum(pairs["size"], 0)))}
+    sums = {
+        f: np.bincount(which, minlength=codes.size).astype(np.int64)
+        if f == "count"
+        else _int_sums(which, values[window], codes.size)
+        for f, values in (
+            ("count", None),
+            ("send_time", send_time),
+            ("receive_time", receive_time),
+            ("size", np.maximum(pairs["size"], 0)),
+        )
+    }
     out["bundles"] = {"code": codes, **sums}
     return out
 
@@ -122,8 +150,15 @@ def _int_sums(groups: np.ndarray, values: np.ndarray, count: int) -> np.ndarray:
     return sums
 
 
-def combine_arrows(shares: Sequence[dict[str, Any]], t0: float, t1: float, row0: int,
-                   pool: int, rows: int, max_arrows: int):
+def combine_arrows(
+    shares: Sequence[dict[str, Any]],
+    t0: float,
+    t1: float,
+    row0: int,
+    pool: int,
+    rows: int,
+    max_arrows: int,
+):
     """The :class:`~glade.trace.timeline.messages.Arrows` of a range from every
     partition's :func:`arrow_share`: the messages in the pandas timeline's order when at
     most ``max_arrows``, else bundles per pair of row bins and time bucket (the finest
@@ -136,20 +171,27 @@ def combine_arrows(shares: Sequence[dict[str, Any]], t0: float, t1: float, row0:
             return Arrows.empty()
         joined = {f: np.concatenate([e[f] for e in exact]) for f in ("first", *PAIR_FIELDS)}
         order = np.lexsort((joined["send_id"], joined["send_time"], joined["first"]))
-        return Arrows(joined["send_time"][order].astype(np.float64),
-                      joined["receive_time"][order].astype(np.float64),
-                      joined["send_row"][order], joined["receive_row"][order],
-                      joined["size"][order].astype(np.float64),
-                      np.ones(order.size, dtype=np.int64), False)
+        return Arrows(
+            joined["send_time"][order].astype(np.float64),
+            joined["receive_time"][order].astype(np.float64),
+            joined["send_row"][order],
+            joined["receive_row"][order],
+            joined["size"][order].astype(np.float64),
+            np.ones(order.size, dtype=np.int64),
+            False,
+        )
     bundles = [s["bundles"] for s in shares if s["count"]]
     codes, which = np.unique(np.concatenate([b["code"] for b in bundles]), return_inverse=True)
-    sums = {f: _int_sums(which, np.concatenate([b[f] for b in bundles]), codes.size)
-            for f in ("count", "send_time", "receive_time", "size")}
+    sums = {
+        f: _int_sums(which, np.concatenate([b[f] for b in bundles]), codes.size)
+        for f in ("count", "send_time", "receive_time", "size")
+    }
     pair, bucket = codes // BUNDLE_BUCKETS, codes % BUNDLE_BUCKETS
     buckets = BUNDLE_BUCKETS if np.unique(pair).size <= max_arrows else 1
     while buckets > 1:
-        keys, coarse = np.unique(pair * buckets + bucket // (BUNDLE_BUCKETS // buckets),
-                                 return_inverse=True)
+        keys, coarse = np.unique(
+            pair * buckets + bucket // (BUNDLE_BUCKETS // buckets), return_inverse=True
+        )
         if keys.size <= max_arrows:
             break
         buckets //= 4
@@ -159,10 +201,15 @@ def combine_arrows(shares: Sequence[dict[str, Any]], t0: float, t1: float, row0:
     low, span = bundle_grid(row0, pool, rows)
     ends = keys // buckets
     count = total["count"]
-    return Arrows(total["send_time"].astype(np.float64) / count,
-                  total["receive_time"].astype(np.float64) / count,
-                  (ends // span + low) * pool + row0, (ends % span + low) * pool + row0,
-                  total["size"].astype(np.float64), count, True)
+    return Arrows(
+        total["send_time"].astype(np.float64) / count,
+        total["receive_time"].astype(np.float64) / count,
+        (ends // span + low) * pool + row0,
+        (ends % span + low) * pool + row0,
+        total["size"].astype(np.float64),
+        count,
+        True,
+    )
 
 
 def paired_by_receiver(messages: Sequence[Any], processes: Sequence[np.ndarray]) -> list:
@@ -172,18 +219,22 @@ def paired_by_receiver(messages: Sequence[Any], processes: Sequence[np.ndarray])
     import dask
 
     count = len(messages)
-    owner = np.concatenate([np.full(p.size, k, dtype=np.int64) for k, p in enumerate(processes)]
-                           + [np.zeros(0, dtype=np.int64)])
+    owner = np.concatenate(
+        [np.full(p.size, k, dtype=np.int64) for k, p in enumerate(processes)]
+        + [np.zeros(0, dtype=np.int64)]
+    )
     ids = np.concatenate([*processes, np.zeros(0, dtype=np.int64)])
     order = np.argsort(ids, kind="stable")
-    splits = [dask.delayed(sends_by_partition, nout=count)(m, ids[order], owner[order], count)
-              for m in messages]
-    return [dask.delayed(pair_received)(m, *[s[k] for s in splits])
-            for k, m in enumerate(messages)]
+    splits = [
+        dask.delayed(sends_by_partition, nout=count)(m, ids[order], owner[order], count)
+        for m in messages
+    ]
+    return [dask.delayed(pair_received)(m, *[s[k] for s in splits]) for k, m in enumerate(messages)]
 
 
-def arrow_shares(pairs: Sequence[Any], t0: float, t1: float, row0: int, row1: int,
-                 pool: int, rows: int) -> list:
+def arrow_shares(
+    pairs: Sequence[Any], t0: float, t1: float, row0: int, row1: int, pool: int, rows: int
+) -> list:
     """Per partition the delayed :func:`arrow_share` of [t0, t1) on rows ``row0:row1``
     (bins of ``pool`` rows; ``rows`` display rows in all) of its pairs (delayed, see
     :func:`paired_by_receiver`); :func:`combine_arrows` of them, with the same
@@ -193,5 +244,7 @@ def arrow_shares(pairs: Sequence[Any], t0: float, t1: float, row0: int, row1: in
 
     from glade.trace.timeline import messages as drawn
 
-    return [dask.delayed(arrow_share)(p, t0, t1, row0, row1, pool, rows, drawn.MAX_ARROWS)
-            for p in pairs]
+    return [
+        dask.delayed(arrow_share)(p, t0, t1, row0, row1, pool, rows, drawn.MAX_ARROWS)
+        for p in pairs
+    ]

@@ -33,12 +33,12 @@ from glade.trace.events import PROCESS, THREAD, TIMESTAMP
 _NONE = np.iinfo(np.int64).max
 
 
-def ordered_labels(pieces: Sequence[pd.Index], categories: pd.Index | None, name: str
-                   ) -> pd.Index:
+def ordered_labels(pieces: Sequence[pd.Index], categories: pd.Index | None, name: str) -> pd.Index:
     """The union of the labels ``pieces`` in ``categories`` order (when known), else
     sorted, named ``name``."""
-    present = pd.Index(np.concatenate([np.asarray(p) for p in pieces])
-                       if pieces else np.zeros(0, dtype=object)).unique()
+    present = pd.Index(
+        np.concatenate([np.asarray(p) for p in pieces]) if pieces else np.zeros(0, dtype=object)
+    ).unique()
     if categories is not None:
         values = np.asarray(categories)
         position = np.sort(categories.get_indexer(present))
@@ -48,28 +48,30 @@ def ordered_labels(pieces: Sequence[pd.Index], categories: pd.Index | None, name
     return pd.Index(np.sort(np.asarray(present)), name=name)
 
 
-def merge_cells(pieces: Sequence[tuple], metrics: Sequence[str], categories: pd.Index | None,
-                name: str) -> tuple[dict[str, np.ndarray], np.ndarray, pd.Index, np.ndarray]:
+def merge_cells(
+    pieces: Sequence[tuple], metrics: Sequence[str], categories: pd.Index | None, name: str
+) -> tuple[dict[str, np.ndarray], np.ndarray, pd.Index, np.ndarray]:
     """The (group, process) arrays of :func:`glade.trace.profiles.cell_sums` of the whole
     trace from those of its partitions (``pieces``)."""
     labels = ordered_labels([p[2] for p in pieces], categories, name)
     processes = np.sort(np.concatenate([p[3] for p in pieces])) if pieces else np.zeros(0, int)
     shape = (len(labels), len(processes))
     # numpy's bincount gives int64 for no rows: the pandas engine's type, kept
-    sums = {m: np.zeros(shape, dtype=np.result_type(*[p[0][m].dtype for p in pieces]))
-            for m in metrics}
+    sums = {
+        m: np.zeros(shape, dtype=np.result_type(*[p[0][m].dtype for p in pieces])) for m in metrics
+    }
     calls = np.zeros(shape, dtype=np.int64)
     for part_sums, part_calls, part_labels, part_processes in pieces:
-        cell = np.ix_(labels.get_indexer(part_labels),
-                      np.searchsorted(processes, part_processes))
+        cell = np.ix_(labels.get_indexer(part_labels), np.searchsorted(processes, part_processes))
         for metric in metrics:
             sums[metric][cell] = part_sums[metric]
         calls[cell] = part_calls
     return sums, calls, labels, processes
 
 
-def add_bins(pieces: Sequence[tuple[np.ndarray, pd.Index]], categories: pd.Index | None,
-             num_bins: int) -> tuple[np.ndarray, pd.Index]:
+def add_bins(
+    pieces: Sequence[tuple[np.ndarray, pd.Index]], categories: pd.Index | None, num_bins: int
+) -> tuple[np.ndarray, pd.Index]:
     """The exclusive time per (function, bin) of the whole trace from its partitions'
     (see :func:`glade.trace.profiles.exclusive_bins`)."""
     labels = ordered_labels([p[1] for p in pieces], categories, "Name")
@@ -79,8 +81,9 @@ def add_bins(pieces: Sequence[tuple[np.ndarray, pd.Index]], categories: pd.Index
     return total, labels
 
 
-def histogram_of_counts(pieces: Sequence[tuple[np.ndarray, np.ndarray]], bins, **kwargs
-                        ) -> tuple[np.ndarray, np.ndarray]:
+def histogram_of_counts(
+    pieces: Sequence[tuple[np.ndarray, np.ndarray]], bins, **kwargs
+) -> tuple[np.ndarray, np.ndarray]:
     """``numpy.histogram`` of values given per partition as (distinct values, counts):
     the same bins and counts as the histogram of all the values."""
     values = np.concatenate([p[0] for p in pieces]) if pieces else np.zeros(0, np.int64)
@@ -99,8 +102,9 @@ def node_depths(parents: np.ndarray) -> np.ndarray:
     return depth_from_parent(np.asarray(parents, dtype=np.int64))
 
 
-def merge_cct(pieces: Sequence[dict]) -> tuple[pd.DataFrame, np.ndarray, pd.DataFrame,
-                                               list[np.ndarray]]:
+def merge_cct(
+    pieces: Sequence[dict],
+) -> tuple[pd.DataFrame, np.ndarray, pd.DataFrame, list[np.ndarray]]:
     """The CCT of the whole trace from its partitions' (each a dict of ``names``,
     ``parents``, ``first_time`` and ``first_id`` (of each node's first call) and
     ``rows``, see :func:`glade.trace.engines.tasks.cct_share`): node frames and parents
@@ -109,28 +113,48 @@ def merge_cct(pieces: Sequence[dict]) -> tuple[pd.DataFrame, np.ndarray, pd.Data
     each of its nodes."""
     sizes = [len(p["parents"]) for p in pieces]
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    all_names = pd.Index(np.concatenate([p["names"] for p in pieces]) if pieces
-                         else np.zeros(0, dtype=object)).unique()
-    names = np.concatenate([all_names.get_indexer(p["names"]) for p in pieces]) \
-        if pieces else np.zeros(0, np.int64)
-    parents = np.concatenate([np.where(p["parents"] >= 0, p["parents"] + o, -1)
-                              for p, o in zip(pieces, offsets, strict=False)]) \
-        if pieces else np.zeros(0, np.int64)
-    first_time, first_id = ([np.concatenate([p[k] for p in pieces]) if pieces
-                             else np.zeros(0, np.int64) for k in ("first_time", "first_id")])
+    all_names = pd.Index(
+        np.concatenate([p["names"] for p in pieces]) if pieces else np.zeros(0, dtype=object)
+    ).unique()
+    names = (
+        np.concatenate([all_names.get_indexer(p["names"]) for p in pieces])
+        if pieces
+        else np.zeros(0, np.int64)
+    )
+    parents = (
+        np.concatenate(
+            [
+                np.where(p["parents"] >= 0, p["parents"] + o, -1)
+                for p, o in zip(pieces, offsets, strict=False)
+            ]
+        )
+        if pieces
+        else np.zeros(0, np.int64)
+    )
+    first_time, first_id = [
+        np.concatenate([p[k] for p in pieces]) if pieces else np.zeros(0, np.int64)
+        for k in ("first_time", "first_id")
+    ]
     depth = node_depths(parents)
 
     # depth by depth, each depth by first call (time, then event id)
     order = np.lexsort((first_id, first_time, depth))
-    node, global_parents, name_codes = path_nodes(order, parents, names,
-                                                  max(len(all_names), 1), parents.size)
-    frames = pd.DataFrame({"name": np.asarray(all_names, dtype=object)[name_codes],
-                           "type": "function"})
+    node, global_parents, name_codes = path_nodes(
+        order, parents, names, max(len(all_names), 1), parents.size
+    )
+    frames = pd.DataFrame(
+        {"name": np.asarray(all_names, dtype=object)[name_codes], "type": "function"}
+    )
     maps = [node[lo:hi] for lo, hi in itertools.pairwise(offsets)]
-    rows = [p["rows"].assign(node=m[p["rows"]["node"].to_numpy()])
-            for p, m in zip(pieces, maps, strict=True)]
-    table = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
-        {"node": [], "rank": [], "time": [], "time (inc)": [], "count": []})
+    rows = [
+        p["rows"].assign(node=m[p["rows"]["node"].to_numpy()])
+        for p, m in zip(pieces, maps, strict=True)
+    ]
+    table = (
+        pd.concat(rows, ignore_index=True)
+        if rows
+        else pd.DataFrame({"node": [], "rank": [], "time": [], "time (inc)": [], "count": []})
+    )
     return frames, global_parents, table, maps
 
 
@@ -150,8 +174,9 @@ def trace_span(summaries: Sequence[PartSummary]) -> tuple[int, int]:
     return (min(starts), max(ends)) if starts else (0, 0)
 
 
-def pair_message_events(pieces: Sequence[pd.DataFrame], meta: pd.DataFrame
-                        ) -> tuple[pd.DataFrame, int, int, np.ndarray, np.ndarray]:
+def pair_message_events(
+    pieces: Sequence[pd.DataFrame], meta: pd.DataFrame
+) -> tuple[pd.DataFrame, int, int, np.ndarray, np.ndarray]:
     """The pairs of :func:`glade.trace.comm.message_pairs` among the message events of
     every partition (``pieces``, see :func:`glade.trace.engines.tasks.message_events`;
     ``meta`` when there are none), with event ids for rows; the numbers of sends and
@@ -168,15 +193,19 @@ def pair_message_events(pieces: Sequence[pd.DataFrame], meta: pd.DataFrame
     order = np.lexsort((ids, frame[TIMESTAMP].to_numpy()))
     ids, part = ids[order], part[order]
     table, lost_sends, lost_recvs = message_pairs(
-        Trace(frame.iloc[order].reset_index(drop=True), copy=False))
+        Trace(frame.iloc[order].reset_index(drop=True), copy=False)
+    )
     send, recv = table["Send event"].to_numpy(), table["Receive event"].to_numpy()
     table["Send event"], table["Receive event"] = ids[send], ids[recv]
     return table, lost_sends, lost_recvs, part[send], part[recv]
 
 
-def merge_forests(pieces: Sequence[tuple[pd.DataFrame, np.ndarray, dict]],
-                  categories: pd.Index | None, metadata: dict,
-                  received: tuple[np.ndarray, np.ndarray] | None = None):
+def merge_forests(
+    pieces: Sequence[tuple[pd.DataFrame, np.ndarray, dict]],
+    categories: pd.Index | None,
+    metadata: dict,
+    received: tuple[np.ndarray, np.ndarray] | None = None,
+):
     """The call forest of the whole trace (a GraphFrame, see
     :func:`glade.trace.calls.call_forest`) from its partitions' (each: its table, the
     parent of each node and its repairs, see
@@ -192,8 +221,9 @@ def merge_forests(pieces: Sequence[tuple[pd.DataFrame, np.ndarray, dict]],
     sizes = [len(p[0]) for p in pieces]
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     table = pd.concat([p[0] for p in pieces], ignore_index=True)
-    parent = np.concatenate([np.where(p[1] >= 0, p[1] + o, -1)
-                             for p, o in zip(pieces, offsets, strict=False)])
+    parent = np.concatenate(
+        [np.where(p[1] >= 0, p[1] + o, -1) for p, o in zip(pieces, offsets, strict=False)]
+    )
     order = np.lexsort((table[THREAD].to_numpy(), table[PROCESS].to_numpy()))
     table = table.iloc[order].reset_index(drop=True)
     if categories is not None and not isinstance(table["name"].dtype, pd.CategoricalDtype):
@@ -201,21 +231,29 @@ def merge_forests(pieces: Sequence[tuple[pd.DataFrame, np.ndarray, dict]],
     table["type"] = pd.Categorical(table["type"], categories=list(NODE_TYPES))
     table.index = pd.RangeIndex(len(table), name="node")
     if received is not None and SENT in table.columns and received[0].size:
-        table[SENT] = sent_of_receives(table[EVENT].to_numpy(), table[SENT].to_numpy(),
-                                        *received)
+        table[SENT] = sent_of_receives(table[EVENT].to_numpy(), table[SENT].to_numpy(), *received)
     position = np.empty_like(order)
     position[order] = np.arange(order.size)
     moved = parent[order]
-    graph = forest_graph(np.where(moved >= 0, position[np.maximum(moved, 0)], -1),
-                         table["depth"].to_numpy(), table["name"].array, table["type"].array)
-    return GraphFrame(graph, table, exc_metrics=["time.exc"], inc_metrics=["time.inc"],
-                      default_metric="time.inc",
-                      metadata={"source": "trace calls", "time unit": "ns",
-                                "trace": metadata})
+    graph = forest_graph(
+        np.where(moved >= 0, position[np.maximum(moved, 0)], -1),
+        table["depth"].to_numpy(),
+        table["name"].array,
+        table["type"].array,
+    )
+    return GraphFrame(
+        graph,
+        table,
+        exc_metrics=["time.exc"],
+        inc_metrics=["time.inc"],
+        default_metric="time.inc",
+        metadata={"source": "trace calls", "time unit": "ns", "trace": metadata},
+    )
 
 
-def sent_of_receives(events: np.ndarray, sent: np.ndarray, receives: np.ndarray,
-                      send_times: np.ndarray) -> np.ndarray:
+def sent_of_receives(
+    events: np.ndarray, sent: np.ndarray, receives: np.ndarray, send_times: np.ndarray
+) -> np.ndarray:
     """``sent`` (per forest node of event id ``events``) with the send times
     ``send_times`` of the receive events ``receives`` that are nodes."""
     order = np.argsort(events, kind="stable")

@@ -124,8 +124,12 @@ class DaskTrace:
     partition: the events of whole processes in time order, indexed by event id), with
     the pandas Trace's ``definitions`` and ``metadata``; see the module doc."""
 
-    def __init__(self, events: dd.DataFrame, definitions: pd.DataFrame | None = None,
-                 metadata: Mapping[str, Any] | None = None):
+    def __init__(
+        self,
+        events: dd.DataFrame,
+        definitions: pd.DataFrame | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ):
         """A Dask trace of ``events`` (a dask DataFrame whose partitions hold whole
         processes, with the columns and types of a Trace's events)."""
         missing = [c for c in (*REQUIRED, THREAD) if c not in events.columns]
@@ -147,8 +151,9 @@ class DaskTrace:
         if isinstance(npartitions, bool) or not isinstance(npartitions, int) or npartitions < 1:
             raise TraceError(f"npartitions must be a positive integer, not {npartitions!r}")
         parts = split_by_process(events, npartitions) or [events]
-        ddf = dd.from_delayed([dask.delayed(p) for p in parts], meta=events.iloc[:0],
-                              verify_meta=False)
+        ddf = dd.from_delayed(
+            [dask.delayed(p) for p in parts], meta=events.iloc[:0], verify_meta=False
+        )
         definitions = None if trace.definitions is None else trace.definitions.copy()
         return cls(ddf, definitions, copy.deepcopy(trace.metadata))
 
@@ -166,8 +171,7 @@ class DaskTrace:
             if column not in frame.columns:
                 continue
             values = frame[column].to_numpy()
-            rows = (np.searchsorted(ids, values) if lookup is None
-                    else lookup.get_indexer(values))
+            rows = np.searchsorted(ids, values) if lookup is None else lookup.get_indexer(values)
             frame[column] = np.where(values >= 0, rows, -1)
         definitions = None if self.definitions is None else self.definitions.copy()
         return Trace(frame, definitions, copy.deepcopy(self.metadata), copy=False)
@@ -191,8 +195,10 @@ class DaskTrace:
         return sum(s.events for s in self._summary())
 
     def __repr__(self) -> str:
-        return (f"<glade.DaskTrace: {self.events.npartitions} partitions of "
-                f"{list(self.events.columns[:4])}...>")
+        return (
+            f"<glade.DaskTrace: {self.events.npartitions} partitions of "
+            f"{list(self.events.columns[:4])}...>"
+        )
 
     @property
     def npartitions(self) -> int:
@@ -243,15 +249,18 @@ class DaskTrace:
     def _map(self, function: Any, *args: Any) -> list[Any]:
         """``function(trace, *args)`` on the Trace of every partition, computed."""
         end = self._end()
-        tasks = [dask.delayed(run_local)(p, self.metadata, end, function, *args)
-                 for p in self.events.to_delayed()]
+        tasks = [
+            dask.delayed(run_local)(p, self.metadata, end, function, *args)
+            for p in self.events.to_delayed()
+        ]
         return compute_all(tasks, getattr(function, "__name__", "partitions"))
 
     def _derive(self, method: str, *args: Any) -> None:
         """Add the derived columns of ``Trace.<method>(*args)`` to the events, lazily."""
         meta = derive(self.events._meta, self.metadata, None, method, args)
-        self.events = self.events.map_partitions(derive, self.metadata, self._end(), method,
-                                                 args, meta=meta)
+        self.events = self.events.map_partitions(
+            derive, self.metadata, self._end(), method, args, meta=meta
+        )
 
     # ----------------------------------------------------------- matching
     def _count_repairs(self, unmatched: str) -> None:
@@ -298,12 +307,18 @@ class DaskTrace:
         pieces = self._map(cell_sums, metrics, groupby_column)
         return merge_cells(pieces, metrics, self._categories(groupby_column), groupby_column)
 
-    def flat_profile(self, metrics: str | list[str] = "time.exc", groupby_column: str = NAME,
-                     per_process: bool = False, mean: bool = False) -> pd.DataFrame:
+    def flat_profile(
+        self,
+        metrics: str | list[str] = "time.exc",
+        groupby_column: str = NAME,
+        per_process: bool = False,
+        mean: bool = False,
+    ) -> pd.DataFrame:
         """See :meth:`glade.Trace.flat_profile`."""
         names = metric_list(metrics)
-        return flat_profile_table(*self._cells(names, groupby_column), names, groupby_column,
-                                  per_process, mean)
+        return flat_profile_table(
+            *self._cells(names, groupby_column), names, groupby_column, per_process, mean
+        )
 
     def load_imbalance(self, metric: str = "time.exc", num_processes: int = 1) -> pd.DataFrame:
         """See :meth:`glade.Trace.load_imbalance`."""
@@ -315,12 +330,16 @@ class DaskTrace:
         """See :meth:`glade.Trace.time_profile`."""
         num_bins = check_num_bins(num_bins)
         edges = bin_edges(*self.span, num_bins)
-        profile, labels = add_bins(self._map(exclusive_bins, edges), self._categories(NAME),
-                                   num_bins)
+        profile, labels = add_bins(
+            self._map(exclusive_bins, edges), self._categories(NAME), num_bins
+        )
         return time_profile_table(profile, labels, edges, self.num_locations, normalized)
 
-    def idle_time(self, idle_functions: str | list[str] | tuple[str, ...] = ("Idle",),
-                  mpi_events: bool = False) -> pd.DataFrame:
+    def idle_time(
+        self,
+        idle_functions: str | list[str] | tuple[str, ...] = ("Idle",),
+        mpi_events: bool = False,
+    ) -> pd.DataFrame:
         """See :meth:`glade.Trace.idle_time`."""
         names = [idle_functions] if isinstance(idle_functions, str) else list(idle_functions)
         pieces = self._map(idle_time, names, mpi_events)
@@ -328,8 +347,9 @@ class DaskTrace:
             return idle_time(self._meta_trace(), names, mpi_events)
         return pd.concat(pieces).sort_index(kind="stable")
 
-    def outlier_detection(self, metric: str = "time.exc", threshold: float = 3.0,
-                          groupby_column: str = NAME) -> pd.DataFrame:
+    def outlier_detection(
+        self, metric: str = "time.exc", threshold: float = 3.0, groupby_column: str = NAME
+    ) -> pd.DataFrame:
         """See :meth:`glade.Trace.outlier_detection`: every partition keeps its calls'
         values (persisted on the cluster); the groups' means, then their standard
         deviations, are summed from the partitions' shares, and every partition returns
@@ -345,15 +365,15 @@ class DaskTrace:
         check_output(output)
         check_form(form)
         pieces = self._map(send_pairs)
-        table = pd.concat(pieces, ignore_index=True) if pieces else send_pairs(
-            self._meta_trace())
+        table = pd.concat(pieces, ignore_index=True) if pieces else send_pairs(self._meta_trace())
         receivers = table["receiver"].to_numpy()
         ids = process_ids(self.processes, receivers)
         if output == "size":
             warn_unknown_sizes(int(table["unknown"].sum()), int(table["count"].sum()))
         weights = table["size" if output == "size" else "count"].to_numpy()
-        return matrix_of(table["sender"].to_numpy(), receivers, weights, ids, as_frame,
-                         form, output)
+        return matrix_of(
+            table["sender"].to_numpy(), receivers, weights, ids, as_frame, form, output
+        )
 
     def comm_by_process(self, output: str = "size") -> pd.DataFrame:
         """See :meth:`glade.Trace.comm_by_process`."""
@@ -364,20 +384,25 @@ class DaskTrace:
         ``bins`` is a number or the edges (a rule such as ``"auto"`` needs every size at
         once, and per-message ``weights`` cannot be given)."""
         if isinstance(bins, str) or "weights" in kwargs:
-            raise TraceError("on a Dask trace, message_histogram takes a number of bins or "
-                             "their edges, without weights")
+            raise TraceError(
+                "on a Dask trace, message_histogram takes a number of bins or "
+                "their edges, without weights"
+            )
         return histogram_of_counts(self._map(size_counts), bins, **kwargs)
 
-    def comm_over_time(self, output: str = "size", message_type: str = "send",
-                       bins: Any = 50, **kwargs: Any):
+    def comm_over_time(
+        self, output: str = "size", message_type: str = "send", bins: Any = 50, **kwargs: Any
+    ):
         """See :meth:`glade.Trace.comm_over_time`: every partition sums its messages'
         weights per distinct time; ``bins`` is a number or the edges (as for
         :meth:`message_histogram`)."""
         check_output(output)
         message_names(message_type)
         if isinstance(bins, str) or "weights" in kwargs:
-            raise TraceError("on a Dask trace, comm_over_time takes a number of bins or "
-                             "their edges, without weights")
+            raise TraceError(
+                "on a Dask trace, comm_over_time takes a number of bins or "
+                "their edges, without weights"
+            )
         pieces = self._map(message_times, output, message_type)
         warn_unknown_sizes(sum(p[2] for p in pieces), sum(p[3] for p in pieces))
         span = self.span if len(self) else (0, 1)
@@ -388,8 +413,10 @@ class DaskTrace:
         :func:`glade.trace.engines.combine.pair_message_events`), without changing the
         events."""
         end = self._end()
-        pieces = compute_all([dask.delayed(message_events)(p, self.metadata, end)
-                              for p in self.events.to_delayed()], "messages")
+        pieces = compute_all(
+            [dask.delayed(message_events)(p, self.metadata, end) for p in self.events.to_delayed()],
+            "messages",
+        )
         return pair_message_events(pieces, self._recorded_meta())
 
     def match_messages(self) -> pd.DataFrame:
@@ -398,11 +425,17 @@ class DaskTrace:
         ``_matching_timestamp`` of the matched messages are then set lazily, partition
         by partition. ``Send event`` and ``Receive event`` are event ids."""
         table, lost_sends, lost_recvs, send_part, recv_part = self._message_pairs()
-        columns = [table[c].to_numpy() for c in ("Send event", "Receive event",
-                                                 "Send time (ns)", "Receive time (ns)")]
-        meta = self.events._meta.assign(**{c: np.zeros(0, dtype=np.int64)
-                                           for c in (MATCHING_EVENT, MATCHING_TIMESTAMP)
-                                           if c not in self.events.columns})
+        columns = [
+            table[c].to_numpy()
+            for c in ("Send event", "Receive event", "Send time (ns)", "Receive time (ns)")
+        ]
+        meta = self.events._meta.assign(
+            **{
+                c: np.zeros(0, dtype=np.int64)
+                for c in (MATCHING_EVENT, MATCHING_TIMESTAMP)
+                if c not in self.events.columns
+            }
+        )
         delayed = self.events.to_delayed()
         sends, recvs = (_groups(where, len(delayed)) for where in (send_part, recv_part))
         parts = []
@@ -412,13 +445,22 @@ class DaskTrace:
             times = np.concatenate([columns[3][send], columns[2][recv]])
             parts.append(dask.delayed(set_matches)(part, ids, matching, times))
         self.events = dd.from_delayed(parts, meta=meta, verify_meta=False)
-        self.metadata["unmatched_messages"] = {"sends": int(lost_sends),
-                                               "receives": int(lost_recvs)}
+        self.metadata["unmatched_messages"] = {
+            "sends": int(lost_sends),
+            "receives": int(lost_recvs),
+        }
         return table
 
-    def timeline_picture(self, t0: int | None = None, t1: int | None = None, *,
-                         width: int = 1200, rows: tuple[int, int] | None = None,
-                         height: int = 400, depth_rows: bool = False):
+    def timeline_picture(
+        self,
+        t0: int | None = None,
+        t1: int | None = None,
+        *,
+        width: int = 1200,
+        rows: tuple[int, int] | None = None,
+        height: int = 400,
+        depth_rows: bool = False,
+    ):
         """What the timeline draws for times [t0, t1) (default: the whole trace) over
         ``width`` pixels and rows ``rows`` (default all: one per location, or with
         ``depth_rows`` one per location and depth) over ``height``: a
@@ -431,9 +473,13 @@ class DaskTrace:
         from glade.trace.timeline.render import Request
 
         first, last = self.span
-        message = {"t0": first if t0 is None else t0,
-                   "t1": max(last, first + 1) if t1 is None else t1, "width": width,
-                   "height": height, "depth_rows": depth_rows}
+        message = {
+            "t0": first if t0 is None else t0,
+            "t1": max(last, first + 1) if t1 is None else t1,
+            "width": width,
+            "height": height,
+            "depth_rows": depth_rows,
+        }
         if not depth_rows:
             # one pass, the partitions' timelines dropped as soon as they have answered
             row0, row1 = rows if rows is not None else (0, self.num_locations)
@@ -442,8 +488,7 @@ class DaskTrace:
         row0, row1 = rows if rows is not None else (0, source.lanes.num_rows(True))
         return source.picture(Request.of({**message, "row0": row0, "row1": row1}))
 
-    def show_timeline(self, depth_rows: bool = False, data_name: str = "trace",
-                      **kwargs: Any):
+    def show_timeline(self, depth_rows: bool = False, data_name: str = "trace", **kwargs: Any):
         """The interactive timeline view (in Jupyter) of the trace, its answers computed
         on the workers (see :mod:`glade.trace.timeline.dask_source`); ``view.apply()``
         is ``trace.query(view.query, level="calls")``, a DaskTrace (see
@@ -457,12 +502,12 @@ class DaskTrace:
         """The CCT GraphFrame of the whole trace and, per partition, the GraphFrame node
         of each of the partition's own CCT nodes."""
         end = self._end()
-        tasks = [dask.delayed(cct_share)(p, self.metadata, end)
-                 for p in self.events.to_delayed()]
+        tasks = [dask.delayed(cct_share)(p, self.metadata, end) for p in self.events.to_delayed()]
         shares = compute_all(tasks, "call trees")
         frames, parents, rows, maps = merge_cct(shares)
-        counts = {key: sum(s["repairs"][key] for s in shares)
-                  for key in ("orphan_leaves", "open_enters")}
+        counts = {
+            key: sum(s["repairs"][key] for s in shares) for key in ("orphan_leaves", "open_enters")
+        }
         gf, pre = cct_frame(frames, parents, rows, cct_metadata(self.metadata, counts))
         return gf, [pre[m] for m in maps]
 
@@ -485,15 +530,26 @@ class DaskTrace:
         if PARENT not in self.events.columns or DEPTH not in self.events.columns:
             self._derive("match_caller_callee", "repair")
         end = self._end()
-        pieces = compute_all([dask.delayed(forest_share)(p, self.metadata, end)
-                              for p in self.events.to_delayed()], "call forests")
+        pieces = compute_all(
+            [dask.delayed(forest_share)(p, self.metadata, end) for p in self.events.to_delayed()],
+            "call forests",
+        )
         pairs = self._message_pairs()[0]
-        return merge_forests(pieces, self._categories(NAME), dict(self.metadata),
-                             (pairs["Receive event"].to_numpy(),
-                              pairs["Send time (ns)"].to_numpy()))
+        return merge_forests(
+            pieces,
+            self._categories(NAME),
+            dict(self.metadata),
+            (pairs["Receive event"].to_numpy(), pairs["Send time (ns)"].to_numpy()),
+        )
 
-    def detect_pattern(self, window_size: int, iterations: int = 3, metric: str = "time.exc",
-                       process: int | None = None, thread: int | None = None) -> pd.DataFrame:
+    def detect_pattern(
+        self,
+        window_size: int,
+        iterations: int = 3,
+        metric: str = "time.exc",
+        process: int | None = None,
+        thread: int | None = None,
+    ) -> pd.DataFrame:
         """See :meth:`glade.Trace.detect_pattern`: the events of the process (one
         process: a small share of a large trace) come from the partition that holds
         them, with ``metric`` derived there; the matrix profile is computed here.
@@ -509,16 +565,18 @@ class DaskTrace:
         part = self.events.to_delayed()[holder[0]]
         task = dask.delayed(process_events)(part, self.metadata, self._end(), process, metric)
         events = compute_all([task], "patterns")[0]
-        found = detect_pattern(local_trace(events, self.metadata), window_size, iterations,
-                               metric, process, thread)
+        found = detect_pattern(
+            local_trace(events, self.metadata), window_size, iterations, metric, process, thread
+        )
         ids = events.index.to_numpy()
         for column in ("First event", "Last event"):
             found[column] = ids[found[column].to_numpy()]
         return found
 
     @staticmethod
-    def multirun_analysis(traces: list, metric_column: str = TIMESTAMP,
-                          groupby_column: str = NAME, mean: bool = True) -> pd.DataFrame:
+    def multirun_analysis(
+        traces: list, metric_column: str = TIMESTAMP, groupby_column: str = NAME, mean: bool = True
+    ) -> pd.DataFrame:
         """See :meth:`glade.Trace.multirun_analysis`: ``traces`` may mix pandas Traces
         and DaskTraces."""
         return multirun_analysis(traces, metric_column, groupby_column, mean)
@@ -542,8 +600,9 @@ class DaskTrace:
 
     def _select_each(self, mask_of: Any, *args: Any) -> DaskTrace:
         """The events that ``mask_of(trace, *args)`` keeps on every partition's Trace."""
-        events = self.events.map_partitions(select, self.metadata, self._end(), mask_of,
-                                            *args, meta=self._recorded_meta())
+        events = self.events.map_partitions(
+            select, self.metadata, self._end(), mask_of, *args, meta=self._recorded_meta()
+        )
         return self._selection(events)
 
     def filter(self, condition: Any, rank_mode: str = "any") -> DaskTrace:
@@ -557,13 +616,16 @@ class DaskTrace:
         gf, maps = self._cct()
         keep = matched_nodes(gf, condition, rank_mode)
         end = self._end()
-        parts = [dask.delayed(select)(p, self.metadata, end, cct_events, keep[m])
-                 for p, m in zip(self.events.to_delayed(), maps, strict=True)]
+        parts = [
+            dask.delayed(select)(p, self.metadata, end, cct_events, keep[m])
+            for p, m in zip(self.events.to_delayed(), maps, strict=True)
+        ]
         events = dd.from_delayed(parts, meta=self._recorded_meta(), verify_meta=False)
         return self._selection(events)
 
-    def query(self, query: Any, rank_mode: str = "any", fold: bool = True,
-              level: str = "cct") -> DaskTrace:
+    def query(
+        self, query: Any, rank_mode: str = "any", fold: bool = True, level: str = "cct"
+    ) -> DaskTrace:
         """See :meth:`glade.Trace.query`: at ``level="calls"`` every partition matches
         its own call forest (a call and its callers live on one process)."""
         from glade.query import parse
@@ -582,12 +644,20 @@ class DaskTrace:
             delayed = self.events.to_delayed()
             pairs = paired_by_receiver(
                 [dask.delayed(message_events)(p, self.metadata, end) for p in delayed],
-                [s.processes for s in self._summary()])
-            parts = [dask.delayed(select_calls)(p, self.metadata, end, str(parsed), rank_mode,
-                                                (dask.delayed(getitem)(m, "receive_id"),
-                                                 dask.delayed(getitem)(m, "send_time")))
-                     for p, m in zip(delayed, pairs, strict=True)]
-            return self._selection(dd.from_delayed(parts, meta=self._recorded_meta(),
-                                                   verify_meta=False))
+                [s.processes for s in self._summary()],
+            )
+            parts = [
+                dask.delayed(select_calls)(
+                    p,
+                    self.metadata,
+                    end,
+                    str(parsed),
+                    rank_mode,
+                    (dask.delayed(getitem)(m, "receive_id"), dask.delayed(getitem)(m, "send_time")),
+                )
+                for p, m in zip(delayed, pairs, strict=True)
+            ]
+            return self._selection(
+                dd.from_delayed(parts, meta=self._recorded_meta(), verify_meta=False)
+            )
         return self.filter(query, rank_mode)
-

@@ -25,8 +25,13 @@ from glade.trace.matching import UnmatchedEventsWarning
 from glade.trace.profiles import call_values, column_codes
 
 
-def metric_calls(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None,
-                 metric: str, groupby_column: str) -> pd.DataFrame:
+def metric_calls(
+    part: pd.DataFrame,
+    metadata: Mapping[str, Any],
+    t_end: int | None,
+    metric: str,
+    groupby_column: str,
+) -> pd.DataFrame:
     """The partition's calls with a value of ``metric`` (see
     :func:`glade.trace.profiles.call_values`): their ``group`` (the value of
     ``groupby_column``), process, thread, timestamp and ``value``, indexed by event id,
@@ -37,11 +42,16 @@ def metric_calls(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | N
         warnings.simplefilter("ignore", UnmatchedEventsWarning)
         rows, values = call_values(trace, metric, groupby_column)
     events = trace.events
-    return pd.DataFrame({"group": events[groupby_column].array.take(rows),
-                         PROCESS: events[PROCESS].to_numpy()[rows],
-                         THREAD: events[THREAD].to_numpy()[rows],
-                         TIMESTAMP: events[TIMESTAMP].to_numpy()[rows], "value": values},
-                        index=pd.Index(part.index.to_numpy()[rows], name="event"))
+    return pd.DataFrame(
+        {
+            "group": events[groupby_column].array.take(rows),
+            PROCESS: events[PROCESS].to_numpy()[rows],
+            THREAD: events[THREAD].to_numpy()[rows],
+            TIMESTAMP: events[TIMESTAMP].to_numpy()[rows],
+            "value": values,
+        },
+        index=pd.Index(part.index.to_numpy()[rows], name="event"),
+    )
 
 
 def group_sums(calls: pd.DataFrame, center: pd.Series | None = None) -> pd.Series | pd.DataFrame:
@@ -55,8 +65,9 @@ def group_sums(calls: pd.DataFrame, center: pd.Series | None = None) -> pd.Serie
     return pd.Series(deviation**2).groupby(calls["group"].to_numpy(), sort=False).sum()
 
 
-def outlying_calls(calls: pd.DataFrame, mean: pd.Series, std: pd.Series,
-                   threshold: float) -> pd.DataFrame:
+def outlying_calls(
+    calls: pd.DataFrame, mean: pd.Series, std: pd.Series, threshold: float
+) -> pd.DataFrame:
     """The calls of ``calls`` more than ``threshold`` standard deviations (``std`` per
     group, around ``mean``) from their group's mean, with both and their ``z``."""
     groups = calls["group"].to_numpy()
@@ -69,39 +80,61 @@ def outlying_calls(calls: pd.DataFrame, mean: pd.Series, std: pd.Series,
     return calls[hits].assign(mean=centre[hits], std=spread[hits], z=z[hits])
 
 
-def dask_outliers(trace: Any, metric: str, threshold: float, groupby_column: str
-                  ) -> pd.DataFrame:
+def dask_outliers(trace: Any, metric: str, threshold: float, groupby_column: str) -> pd.DataFrame:
     """The outliers of DaskTrace ``trace`` (see the module doc), indexed by event id."""
     call_values(trace._meta_trace(), metric, groupby_column)
     end = trace._end()
-    calls = dask.persist(*[dask.delayed(metric_calls)(p, trace.metadata, end, metric,
-                                                      groupby_column)
-                           for p in trace.events.to_delayed()])
-    sums = pd.concat(compute_all([dask.delayed(group_sums)(c) for c in calls],
-                                 "outliers")).groupby(level=0, sort=False).sum()
+    calls = dask.persist(
+        *[
+            dask.delayed(metric_calls)(p, trace.metadata, end, metric, groupby_column)
+            for p in trace.events.to_delayed()
+        ]
+    )
+    sums = (
+        pd.concat(compute_all([dask.delayed(group_sums)(c) for c in calls], "outliers"))
+        .groupby(level=0, sort=False)
+        .sum()
+    )
     count = sums["count"]
     mean = sums["sum"] / count.clip(lower=1)
-    squares = pd.concat(compute_all([dask.delayed(group_sums)(c, mean) for c in calls],
-                                    "outliers")).groupby(level=0, sort=False).sum()
+    squares = (
+        pd.concat(compute_all([dask.delayed(group_sums)(c, mean) for c in calls], "outliers"))
+        .groupby(level=0, sort=False)
+        .sum()
+    )
     spread = squares.reindex(count.index).to_numpy()
-    std = pd.Series(np.where(count > 1, np.sqrt(spread / np.maximum(count - 1, 1)), 0.0),
-                    index=count.index)
-    hits = pd.concat(compute_all([dask.delayed(outlying_calls)(c, mean, std, threshold)
-                                  for c in calls], "outliers"))
+    std = pd.Series(
+        np.where(count > 1, np.sqrt(spread / np.maximum(count - 1, 1)), 0.0), index=count.index
+    )
+    hits = pd.concat(
+        compute_all(
+            [dask.delayed(outlying_calls)(c, mean, std, threshold) for c in calls], "outliers"
+        )
+    )
     # the pandas engine's order: largest |z| first, ties in time then event-id order
-    hits = hits.iloc[np.lexsort((hits.index.to_numpy(), hits[TIMESTAMP].to_numpy(),
-                                 -np.abs(hits["z"].to_numpy())))]
+    hits = hits.iloc[
+        np.lexsort(
+            (hits.index.to_numpy(), hits[TIMESTAMP].to_numpy(), -np.abs(hits["z"].to_numpy()))
+        )
+    ]
     # the labels of every group with calls, made as the pandas engine makes them
     group = hits["group"]
-    present = (pd.Series(pd.Categorical(sums.index, categories=group.cat.categories))
-               if isinstance(group.dtype, pd.CategoricalDtype)
-               else pd.Series(sums.index.to_numpy()))
+    present = (
+        pd.Series(pd.Categorical(sums.index, categories=group.cat.categories))
+        if isinstance(group.dtype, pd.CategoricalDtype)
+        else pd.Series(sums.index.to_numpy())
+    )
     labels = column_codes(present, np.arange(len(present)))[1]
-    return pd.DataFrame({
-        groupby_column: labels[labels.get_indexer(group.to_numpy())],
-        PROCESS: hits[PROCESS].to_numpy(),
-        THREAD: hits[THREAD].to_numpy(), TIMESTAMP: hits[TIMESTAMP].to_numpy(),
-        metric: hits["value"].to_numpy(), f"{metric}.mean": hits["mean"].to_numpy(),
-        f"{metric}.std": hits["std"].to_numpy(), "z-score": hits["z"].to_numpy(),
-    }, index=pd.Index(hits.index.to_numpy(), name="event"))
-
+    return pd.DataFrame(
+        {
+            groupby_column: labels[labels.get_indexer(group.to_numpy())],
+            PROCESS: hits[PROCESS].to_numpy(),
+            THREAD: hits[THREAD].to_numpy(),
+            TIMESTAMP: hits[TIMESTAMP].to_numpy(),
+            metric: hits["value"].to_numpy(),
+            f"{metric}.mean": hits["mean"].to_numpy(),
+            f"{metric}.std": hits["std"].to_numpy(),
+            "z-score": hits["z"].to_numpy(),
+        },
+        index=pd.Index(hits.index.to_numpy(), name="event"),
+    )

@@ -56,8 +56,7 @@ def split_by_process(events: pd.DataFrame, npartitions: int) -> list[pd.DataFram
     part = process_partitions(np.bincount(codes, minlength=len(processes)), npartitions)[codes]
     order = group_order(part, npartitions)
     bounds = np.searchsorted(part[order], np.arange(npartitions + 1))
-    return [events.iloc[order[lo:hi]] for lo, hi in itertools.pairwise(bounds)
-            if hi > lo]
+    return [events.iloc[order[lo:hi]] for lo, hi in itertools.pairwise(bounds) if hi > lo]
 
 
 def compute_all(tasks: list, description: str) -> list:
@@ -87,8 +86,7 @@ def in_time_order(part: pd.DataFrame) -> pd.DataFrame:
     return part.iloc[np.lexsort((part.index.to_numpy(), stamps))]
 
 
-def local_trace(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None = None
-                ) -> Trace:
+def local_trace(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None = None) -> Trace:
     """The pandas Trace of partition ``part`` (whole processes): row i is event
     ``part.index[i]``, the reference columns hold rows, and Enters never left are closed
     at ``t_end``, the end of the whole trace (the pandas engine closes them at the last
@@ -121,15 +119,21 @@ def to_event_ids(values: np.ndarray, ids: np.ndarray) -> np.ndarray:
     return np.where(values >= 0, ids[np.maximum(values, 0)], -1)
 
 
-def run_local(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None,
-              function: Callable[..., Any], *args: Any) -> Any:
+def run_local(
+    part: pd.DataFrame,
+    metadata: Mapping[str, Any],
+    t_end: int | None,
+    function: Callable[..., Any],
+    *args: Any,
+) -> Any:
     """``function(trace, *args)`` on the Trace of partition ``part`` (see
     :func:`local_trace`)."""
     return function(local_trace(in_time_order(part), metadata, t_end), *args)
 
 
-def derive(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None, method: str,
-           args: tuple) -> pd.DataFrame:
+def derive(
+    part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None, method: str, args: tuple
+) -> pd.DataFrame:
     """``part`` with the derived columns that ``Trace.<method>(*args)`` adds on its
     Trace (reference columns as event ids)."""
     part = in_time_order(part)
@@ -147,8 +151,13 @@ def derive(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None, m
     return part.assign(**added)
 
 
-def select(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None,
-           mask_of: Callable[..., np.ndarray], *args: Any) -> pd.DataFrame:
+def select(
+    part: pd.DataFrame,
+    metadata: Mapping[str, Any],
+    t_end: int | None,
+    mask_of: Callable[..., np.ndarray],
+    *args: Any,
+) -> pd.DataFrame:
     """The recorded columns of the events of ``part`` that ``mask_of(trace, *args)`` keeps
     on the partition's Trace, with their event ids."""
     part = in_time_order(part)
@@ -177,11 +186,13 @@ def summarize(part: pd.DataFrame) -> PartSummary:
     processes = part[PROCESS].to_numpy()
     threads = part[THREAD].to_numpy() if THREAD in part.columns else np.zeros_like(processes)
     if stamps.size and (processes.dtype.kind not in "iu" or stamps.dtype.kind not in "iu"):
-        raise TraceError(f"a partition's {TIMESTAMP!r} and {PROCESS!r} columns must be "
-                         "integers")
+        raise TraceError(f"a partition's {TIMESTAMP!r} and {PROCESS!r} columns must be integers")
     names = part[NAME]
-    used = (names.cat.remove_unused_categories().cat.categories.to_numpy()
-            if isinstance(names.dtype, pd.CategoricalDtype) else names.unique())
+    used = (
+        names.cat.remove_unused_categories().cat.categories.to_numpy()
+        if isinstance(names.dtype, pd.CategoricalDtype)
+        else names.unique()
+    )
     return PartSummary(
         events=int(stamps.size),
         start=int(stamps.min()) if stamps.size else None,

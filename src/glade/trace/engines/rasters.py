@@ -25,8 +25,9 @@ from glade.trace.timeline.raster import datashader_sums
 FAN_IN = 8
 
 
-def pixel_sums(points: np.ndarray, *, t0: float, px: float, width: int, row0: int, pool: int,
-               bins: int) -> np.ndarray:
+def pixel_sums(
+    points: np.ndarray, *, t0: float, px: float, width: int, row0: int, pool: int, bins: int
+) -> np.ndarray:
     """The raster (see the module doc) of ``points`` (rows
     :data:`~glade.trace.timeline.kernels.POINT_FIELDS`) on the grid of ``bins`` rows of
     ``pool`` timeline rows from ``row0`` and ``width`` columns of ``px`` ns from ``t0``,
@@ -35,8 +36,9 @@ def pixel_sums(points: np.ndarray, *, t0: float, px: float, width: int, row0: in
     raster[2] = -np.inf
     if points.shape[1] == 0 or bins == 0 or width == 0:
         return raster
-    raster[0], raster[1], top = datashader_sums(points, t0=t0, px=px, width=width, row0=row0,
-                                                pool=pool, bins=bins)
+    raster[0], raster[1], top = datashader_sums(
+        points, t0=t0, px=px, width=width, row0=row0, pool=pool, bins=bins
+    )
     raster[2] = np.nan_to_num(top, nan=-np.inf)
     return raster
 
@@ -57,8 +59,9 @@ def raster_tree(rasters: Sequence[Any]) -> Any:
 
     level = list(rasters)
     while len(level) > 1:
-        level = [dask.delayed(add_rasters)(*level[i:i + FAN_IN])
-                 for i in range(0, len(level), FAN_IN)]
+        level = [
+            dask.delayed(add_rasters)(*level[i : i + FAN_IN]) for i in range(0, len(level), FAN_IN)
+        ]
     return level[0]
 
 

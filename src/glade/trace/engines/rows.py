@@ -49,8 +49,9 @@ def bucket_bounds(samples: list[tuple[np.ndarray, int]], buckets: int) -> np.nda
     """The ``buckets - 1`` timestamps that cut time into buckets of about equal numbers
     of events, from every partition's quantiles (weighted by its size)."""
     values = np.concatenate([s[0] for s in samples] + [np.zeros(0, dtype=np.int64)])
-    weights = np.concatenate([np.full(s[0].size, s[1] / max(s[0].size, 1)) for s in samples]
-                             + [np.zeros(0)])
+    weights = np.concatenate(
+        [np.full(s[0].size, s[1] / max(s[0].size, 1)) for s in samples] + [np.zeros(0)]
+    )
     if not values.size or buckets < 2:
         return np.zeros(0, dtype=np.int64)
     order = np.argsort(values, kind="stable")
@@ -72,8 +73,10 @@ def outside_references(part: pd.DataFrame) -> dict[str, np.ndarray]:
         values = part[column].to_numpy()
         outside = np.flatnonzero((values >= 0) & (own.get_indexer(values) < 0))
         if outside.size and REFERENCE_TIMES.get(column) not in part.columns:
-            raise GladeError(f"cannot store column {column!r}: it names events of other "
-                             "partitions without their timestamps")
+            raise GladeError(
+                f"cannot store column {column!r}: it names events of other "
+                "partitions without their timestamps"
+            )
         found[column] = outside
     return found
 
@@ -85,10 +88,13 @@ def split_keys(part: pd.DataFrame, bounds: np.ndarray) -> tuple:
     part = in_time_order(part)
     stamps, ids = part[TIMESTAMP].to_numpy(), part.index.to_numpy()
     outside = {c: rows for c, rows in outside_references(part).items() if rows.size}
-    asked_times = np.concatenate([part[REFERENCE_TIMES[c]].to_numpy()[rows]
-                                  for c, rows in outside.items()] + [np.zeros(0, np.int64)])
-    asked_ids = np.concatenate([part[c].to_numpy()[rows] for c, rows in outside.items()]
-                               + [np.zeros(0, np.int64)])
+    asked_times = np.concatenate(
+        [part[REFERENCE_TIMES[c]].to_numpy()[rows] for c, rows in outside.items()]
+        + [np.zeros(0, np.int64)]
+    )
+    asked_ids = np.concatenate(
+        [part[c].to_numpy()[rows] for c, rows in outside.items()] + [np.zeros(0, np.int64)]
+    )
     own_cut = np.concatenate([[0], np.searchsorted(stamps, bounds, "left"), [stamps.size]])
     asked_bucket = np.searchsorted(bounds, asked_times, "right")
     asked_order = np.argsort(asked_bucket, kind="stable")
@@ -96,7 +102,7 @@ def split_keys(part: pd.DataFrame, bounds: np.ndarray) -> tuple:
     shares = []
     for b in range(bounds.size + 1):
         mine = slice(own_cut[b], own_cut[b + 1])
-        asked = asked_order[asked_cut[b]:asked_cut[b + 1]]
+        asked = asked_order[asked_cut[b] : asked_cut[b + 1]]
         shares.append((stamps[mine], ids[mine], asked_times[asked], asked_ids[asked]))
     return (*shares, asked_order)
 
@@ -119,21 +125,27 @@ def merge_bucket(*shares: tuple) -> tuple[int, list[tuple[np.ndarray, np.ndarray
     before = np.cumsum(flag[merged] == 0)
     at = np.empty(merged.size, dtype=np.int64)
     at[merged] = before - 1
-    asked = at[order.size:]
+    asked = at[order.size :]
     hit = asked >= 0
     hit[hit] = (sorted_stamps[asked[hit]] == asked_stamps[hit]) & (
-        sorted_ids[asked[hit]] == asked_ids[hit])
+        sorted_ids[asked[hit]] == asked_ids[hit]
+    )
     if not hit.all():
-        raise GladeError(f"a reference column names event {asked_ids[~hit][0]}, which the "
-                         "trace does not hold at its stated time")
+        raise GladeError(
+            f"a reference column names event {asked_ids[~hit][0]}, which the "
+            "trace does not hold at its stated time"
+        )
     own_cut = np.cumsum([0] + [s[0].size for s in shares])
     asked_cut = np.cumsum([0] + [s[2].size for s in shares])
-    return order.size, [(position[own_cut[k]:own_cut[k + 1]], asked[asked_cut[k]:asked_cut[k + 1]])
-                        for k in range(len(shares))]
+    return order.size, [
+        (position[own_cut[k] : own_cut[k + 1]], asked[asked_cut[k] : asked_cut[k + 1]])
+        for k in range(len(shares))
+    ]
 
 
-def partition_rows(index: int, asked_order: np.ndarray, *merged: tuple
-                   ) -> tuple[np.ndarray, np.ndarray]:
+def partition_rows(
+    index: int, asked_order: np.ndarray, *merged: tuple
+) -> tuple[np.ndarray, np.ndarray]:
     """The rows of the events of partition ``index`` (in its time order) and of the
     outside events it named (in :func:`outside_references` order), from every bucket's
     :func:`merge_bucket`."""
@@ -152,14 +164,19 @@ def event_rows(trace: Any) -> list:
 
     parts = trace.events.to_delayed()
     buckets = len(parts)
-    samples = compute_all([dask.delayed(time_quantiles)(p, SAMPLES_PER_BUCKET * buckets)
-                           for p in trace.events[[TIMESTAMP]].to_delayed()], "time quantiles")
+    samples = compute_all(
+        [
+            dask.delayed(time_quantiles)(p, SAMPLES_PER_BUCKET * buckets)
+            for p in trace.events[[TIMESTAMP]].to_delayed()
+        ],
+        "time quantiles",
+    )
     bounds = bucket_bounds(samples, buckets)
     splits = [dask.delayed(split_keys, nout=bounds.size + 2)(p, bounds) for p in parts]
-    merged = [dask.delayed(merge_bucket)(*[s[b] for s in splits])
-              for b in range(bounds.size + 1)]
-    rows = [dask.delayed(partition_rows)(k, s[bounds.size + 1], *merged)
-            for k, s in enumerate(splits)]
+    merged = [dask.delayed(merge_bucket)(*[s[b] for s in splits]) for b in range(bounds.size + 1)]
+    rows = [
+        dask.delayed(partition_rows)(k, s[bounds.size + 1], *merged) for k, s in enumerate(splits)
+    ]
     return list(dask.persist(*rows))
 
 
@@ -173,7 +190,7 @@ def as_rows(part: pd.DataFrame, own: np.ndarray, asked: np.ndarray) -> pd.DataFr
         values = part[column].to_numpy()
         local = lookup.get_indexer(values)
         converted = np.where(values >= 0, own[np.maximum(local, 0)], -1)
-        converted[rows] = asked[start:start + rows.size]
+        converted[rows] = asked[start : start + rows.size]
         start += rows.size
         columns[column] = converted
     return part.assign(**columns)

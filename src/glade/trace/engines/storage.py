@@ -47,8 +47,9 @@ from glade.trace.storage import (
 )
 
 
-def read_processes(directory: str, processes: np.ndarray, counts: np.ndarray,
-                   offsets: np.ndarray, entry: dict) -> pd.DataFrame:
+def read_processes(
+    directory: str, processes: np.ndarray, counts: np.ndarray, offsets: np.ndarray, entry: dict
+) -> pd.DataFrame:
     """The events of ``processes`` (``counts`` each, first ids ``offsets``) of the store
     at ``directory``, typed as the sidecar's ``entry`` says, in time order, indexed by
     event id."""
@@ -56,19 +57,20 @@ def read_processes(directory: str, processes: np.ndarray, counts: np.ndarray,
 
     where = Path(directory)
     arrow = entry["arrow"]
-    tables = [read_partition(where, int(p), int(c), arrow) for p, c in zip(processes, counts,
-                                                                            strict=True)]
+    tables = [
+        read_partition(where, int(p), int(c), arrow) for p, c in zip(processes, counts, strict=True)
+    ]
     raw = pa.concat_tables(tables).to_pandas() if tables else pd.DataFrame()
     if entry.get("order") == "row":
         ids = raw[ROW].to_numpy().astype(np.int64)
     else:
-        ids = np.concatenate([o + np.arange(c, dtype=np.int64)
-                              for o, c in zip(offsets, counts, strict=True)])
+        ids = np.concatenate(
+            [o + np.arange(c, dtype=np.int64) for o, c in zip(offsets, counts, strict=True)]
+        )
     columns = {}
     for spec in entry["columns"]:
         name = decode_value(spec.get("name"), where, "events.columns")
-        values = (pd.Series(np.repeat(processes, counts)) if name == PROCESS
-                  else raw.get(name))
+        values = pd.Series(np.repeat(processes, counts)) if name == PROCESS else raw.get(name)
         if values is None:
             raise ReaderError(where / EVENTS, f"lacks column {name!r}")
         columns[name] = restore(values.reset_index(drop=True), spec, where / EVENTS)
@@ -102,16 +104,24 @@ def read_dask_store(path: str | os.PathLike, npartitions: int | None = None):
     field(entry, "columns", list, sidecar)
     field(entry, "arrow", dict, sidecar)
     processes, counts = process_counts(directory, entry)
-    stored = {decode_value(spec.get("name"), sidecar, "events.columns") for spec in entry["columns"]
-              if isinstance(spec, dict)}
+    stored = {
+        decode_value(spec.get("name"), sidecar, "events.columns")
+        for spec in entry["columns"]
+        if isinstance(spec, dict)
+    }
     if entry.get("order") != "row" and stored.intersection(REFERENCE_COLUMNS):
-        raise ReaderError(sidecar, "holds reference columns (rows of the trace) without "
-                          f"each event's row ({ROW}): stored by an earlier glade, it reads "
-                          "on the pandas engine only (store it again to read it on Dask)")
+        raise ReaderError(
+            sidecar,
+            "holds reference columns (rows of the trace) without "
+            f"each event's row ({ROW}): stored by an earlier glade, it reads "
+            "on the pandas engine only (store it again to read it on Dask)",
+        )
     for process in processes:
         if not partition_path(directory, int(process)).is_file():
-            raise ReaderError(partition_path(directory, int(process)),
-                              f"is missing: the partition of process {process}")
+            raise ReaderError(
+                partition_path(directory, int(process)),
+                f"is missing: the partition of process {process}",
+            )
     total = int(counts.sum())
     if npartitions is None:
         npartitions = max(1, -(-total // PARTITION_EVENTS))
@@ -119,14 +129,22 @@ def read_dask_store(path: str | os.PathLike, npartitions: int | None = None):
     part = process_partitions(counts, npartitions)
     offsets = np.cumsum(counts) - counts
     bounds = np.searchsorted(part, np.arange(npartitions + 1))
-    groups = [(processes[lo:hi], counts[lo:hi], offsets[lo:hi])
-              for lo, hi in itertools.pairwise(bounds) if hi > lo]
+    groups = [
+        (processes[lo:hi], counts[lo:hi], offsets[lo:hi])
+        for lo, hi in itertools.pairwise(bounds)
+        if hi > lo
+    ]
     meta = empty_events(entry, directory / EVENTS)
     if groups:
         # an absolute path: the workers may run in another directory
-        events = dd.from_map(read_processes, [str(directory.resolve())] * len(groups),
-                             *[list(g) for g in zip(*groups, strict=True)],
-                             [entry] * len(groups), meta=meta, enforce_metadata=False)
+        events = dd.from_map(
+            read_processes,
+            [str(directory.resolve())] * len(groups),
+            *[list(g) for g in zip(*groups, strict=True)],
+            [entry] * len(groups),
+            meta=meta,
+            enforce_metadata=False,
+        )
     else:
         events = dd.from_pandas(meta, npartitions=1)
     definitions = None
@@ -158,14 +176,20 @@ def write_dask_store(trace, path: str | os.PathLike, overwrite: bool = False) ->
     metadata = encode_value(trace.metadata)
     rows = event_rows(trace)
     with new_directory(path, overwrite) as scratch:
-        shares = compute_all([dask.delayed(write_share)(p, str(scratch.resolve()), r)
-                              for p, r in zip(trace.events.to_delayed(), rows, strict=True)],
-                             "writing Parquet")
+        shares = compute_all(
+            [
+                dask.delayed(write_share)(p, str(scratch.resolve()), r)
+                for p, r in zip(trace.events.to_delayed(), rows, strict=True)
+            ],
+            "writing Parquet",
+        )
         written = [s for s in shares if s[0].size] or shares
         specs, arrow = written[0][2], written[0][3]
         if any(s[2] != specs or s[3] != arrow for s in written):
-            raise GladeError("the partitions of the trace have different columns or dtypes: "
-                             "it cannot be stored as one table")
+            raise GladeError(
+                "the partitions of the trace have different columns or dtypes: "
+                "it cannot be stored as one table"
+            )
         processes = np.concatenate([s[0] for s in shares])
         counts = np.concatenate([s[1] for s in shares])
         order = np.argsort(processes, kind="stable")
@@ -173,6 +197,10 @@ def write_dask_store(trace, path: str | os.PathLike, overwrite: bool = False) ->
         if trace.definitions is not None:
             definitions = write_frame(trace.definitions, scratch / DEFINITIONS)
         entry = events_entry(specs, arrow, processes[order], counts[order], "row")
-        write_sidecar(scratch, FORMAT, VERSION, {"events": entry, "definitions": definitions,
-                                                 "metadata": metadata})
+        write_sidecar(
+            scratch,
+            FORMAT,
+            VERSION,
+            {"events": entry, "definitions": definitions, "metadata": metadata},
+        )
     return Path(path)

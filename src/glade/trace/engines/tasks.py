@@ -42,8 +42,10 @@ def repairs(trace: Trace, unmatched: str) -> dict[str, int]:
     """How many Leaves without an Enter and Enters never left matching repairs (a
     TraceError for the first with ``unmatched="error"``)."""
     structure = call_structure_of(trace, unmatched)
-    return {"orphan_leaves": int(structure.orphan_leaves.size),
-            "open_enters": int(structure.open_enters.size)}
+    return {
+        "orphan_leaves": int(structure.orphan_leaves.size),
+        "open_enters": int(structure.open_enters.size),
+    }
 
 
 def size_counts(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
@@ -60,10 +62,14 @@ def cct_share(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None
     node, frames, parents, rows = cct_tables(trace)
     calls = np.flatnonzero(trace.event_kinds() == ENTER)
     first = first_calls(node[calls], calls, len(frames))
-    return {"names": frames["name"].to_numpy(dtype=object), "parents": parents,
-            "first_time": trace.events[TIMESTAMP].to_numpy()[first],
-            "first_id": part.index.to_numpy()[first], "rows": rows,
-            "repairs": repairs(trace, "repair")}
+    return {
+        "names": frames["name"].to_numpy(dtype=object),
+        "parents": parents,
+        "first_time": trace.events[TIMESTAMP].to_numpy()[first],
+        "first_id": part.index.to_numpy()[first],
+        "rows": rows,
+        "repairs": repairs(trace, "repair"),
+    }
 
 
 def cct_events(trace: Trace, keep: np.ndarray) -> np.ndarray:
@@ -73,8 +79,9 @@ def cct_events(trace: Trace, keep: np.ndarray) -> np.ndarray:
     return events_of_nodes(cct_nodes(trace)[0], keep)
 
 
-def message_times(trace: Trace, output: str, message_type: str
-                  ) -> tuple[np.ndarray, np.ndarray, int, int]:
+def message_times(
+    trace: Trace, output: str, message_type: str
+) -> tuple[np.ndarray, np.ndarray, int, int]:
     """The distinct times of the partition's messages of ``message_type``, the weight
     (count or bytes) sent or received at each, how many sizes are unknown and how many
     messages there are."""
@@ -84,8 +91,9 @@ def message_times(trace: Trace, output: str, message_type: str
     return times, np.bincount(where, weights=weights, minlength=times.size), unknown, rows.size
 
 
-def message_events(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None
-                   ) -> pd.DataFrame:
+def message_events(
+    part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None
+) -> pd.DataFrame:
     """The partition's sends and receives with a partner (the events
     :func:`glade.trace.comm.message_pairs` pairs), indexed by event id, in time order."""
     part = in_time_order(part)
@@ -94,23 +102,28 @@ def message_events(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int |
     return part.iloc[rows][[c for c in part.columns if not is_derived(c)]]
 
 
-def set_matches(part: pd.DataFrame, ids: np.ndarray, matching: np.ndarray,
-                times: np.ndarray) -> pd.DataFrame:
+def set_matches(
+    part: pd.DataFrame, ids: np.ndarray, matching: np.ndarray, times: np.ndarray
+) -> pd.DataFrame:
     """``part`` whose events ``ids`` match the events ``matching`` (event ids) at
     ``times``: ``_matching_event`` and ``_matching_timestamp`` set there (-1 elsewhere
     when the columns are new), as :func:`glade.trace.comm.match_messages` sets them."""
     at = pd.Index(part.index).get_indexer(ids)
     columns = {}
     for column, values in ((MATCHING_EVENT, matching), (MATCHING_TIMESTAMP, times)):
-        full = (part[column].to_numpy().copy() if column in part.columns
-                else np.full(len(part), -1, dtype=np.int64))
+        full = (
+            part[column].to_numpy().copy()
+            if column in part.columns
+            else np.full(len(part), -1, dtype=np.int64)
+        )
         full[at] = values
         columns[column] = full
     return part.assign(**columns)
 
 
-def forest_share(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None
-                 ) -> tuple[pd.DataFrame, np.ndarray, dict]:
+def forest_share(
+    part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None
+) -> tuple[pd.DataFrame, np.ndarray, dict]:
     """The call forest of the partition (see :func:`glade.trace.calls.call_forest`): its
     table (``event``: event ids), each node's parent (a node of the partition, -1 for a
     root) and the matching repairs."""
@@ -122,16 +135,18 @@ def forest_share(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | N
     return table, forest.graph.tree_parent, forest.metadata["trace"].get("repairs", {})
 
 
-def process_events(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None,
-                   process: int, metric: str) -> pd.DataFrame:
+def process_events(
+    part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None, process: int, metric: str
+) -> pd.DataFrame:
     """The events of ``process`` in the partition, with ``metric`` and the matching
     columns derived (see :func:`glade.trace.engines.parts.derive`)."""
     part = derive(part, metadata, t_end, "ensure_metric", (metric,))
     return part[part[PROCESS].to_numpy() == process]
 
 
-def write_share(part: pd.DataFrame, directory: str, rows: tuple[np.ndarray, np.ndarray]
-                ) -> tuple[np.ndarray, np.ndarray, list[dict], dict[str, str]]:
+def write_share(
+    part: pd.DataFrame, directory: str, rows: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, list[dict], dict[str, str]]:
     """Write the partition's events into the store being made at ``directory``, one
     file per process (see :mod:`glade.trace.storage`), every column with the reference
     columns as rows of the trace and each event's row (``rows``: see
@@ -151,13 +166,12 @@ def write_share(part: pd.DataFrame, directory: str, rows: tuple[np.ndarray, np.n
     starts = np.concatenate([[0], np.cumsum(counts)])
     table = arrow_events(events).append_column(ROW, pa.array(rows[0], type=pa.int64()))
     for i, process in enumerate(processes):
-        write_partition(Path(directory), int(process), table.take(order[starts[i]:starts[i + 1]]))
+        write_partition(Path(directory), int(process), table.take(order[starts[i] : starts[i + 1]]))
     specs = [column_spec(name, events[name]) for name in events.columns]
     return processes.astype(np.int64), counts, specs, arrow_types(table.schema)
 
 
-def forest_with_sends(trace: Trace, ids: np.ndarray,
-                      received: tuple[np.ndarray, np.ndarray]):
+def forest_with_sends(trace: Trace, ids: np.ndarray, received: tuple[np.ndarray, np.ndarray]):
     """The call forest of a partition's Trace (rows of event ids ``ids``) whose ``sent``
     of a receive comes from the pairing of the whole trace's messages (``received``:
     receive event ids and the times of their sends), since its send may lie in another
@@ -175,9 +189,14 @@ def forest_with_sends(trace: Trace, ids: np.ndarray,
     return forest
 
 
-def select_calls(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None,
-                 query: str, rank_mode: str, received: tuple[np.ndarray, np.ndarray]
-                 ) -> pd.DataFrame:
+def select_calls(
+    part: pd.DataFrame,
+    metadata: Mapping[str, Any],
+    t_end: int | None,
+    query: str,
+    rank_mode: str,
+    received: tuple[np.ndarray, np.ndarray],
+) -> pd.DataFrame:
     """The recorded columns of the events of ``part`` that call-level ``query`` keeps
     (see :func:`glade.trace.calls.calls_query_mask`), ``sent`` as in
     :func:`forest_with_sends`."""

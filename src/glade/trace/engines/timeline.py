@@ -55,8 +55,9 @@ class TimelinePart:
     ``trace``) and ``received`` (see :meth:`with_received`). Methods that name nodes
     take ``offset``, the global id of the part's first node."""
 
-    def __init__(self, part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None,
-                 names: pd.Index):
+    def __init__(
+        self, part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None, names: pd.Index
+    ):
         part = in_time_order(part)
         self.ids = part.index.to_numpy()
         with warnings.catch_warnings():
@@ -89,8 +90,9 @@ class TimelinePart:
         return events.iloc[rows][recorded].set_axis(self.ids[rows], axis=0)
 
     def _message_rows(self) -> np.ndarray:
-        return np.union1d(message_rows(self.trace, SEND_NAMES),
-                          message_rows(self.trace, RECEIVE_NAMES))
+        return np.union1d(
+            message_rows(self.trace, SEND_NAMES), message_rows(self.trace, RECEIVE_NAMES)
+        )
 
     def __getstate__(self) -> dict[str, Any]:
         # the index holds locks (levels built ahead): a part moved to another worker
@@ -108,8 +110,10 @@ class TimelinePart:
     def nbytes(self) -> int:
         """About how many bytes the part holds (what Dask reports for it)."""
         arrays = [*vars(self.forest).values(), *vars(self.index).values()]
-        return int(sum(a.nbytes for a in arrays if isinstance(a, np.ndarray))
-                   + self.trace.events.memory_usage(deep=False).sum())
+        return int(
+            sum(a.nbytes for a in arrays if isinstance(a, np.ndarray))
+            + self.trace.events.memory_usage(deep=False).sum()
+        )
 
     # ------------------------------------------------------------- queries
     @property
@@ -153,25 +157,39 @@ class TimelinePart:
         calls = index.calls
         codes = self.recode[forest.code]
         caller = index.caller[calls]
-        profile = spread_exclusive(forest.start[calls], forest.end[calls], codes[calls],
-                                   codes[np.maximum(caller, 0)], caller >= 0, num_names, edges)
-        totals = np.bincount(codes[calls], weights=index.exclusive[calls],
-                             minlength=num_names)
+        profile = spread_exclusive(
+            forest.start[calls],
+            forest.end[calls],
+            codes[calls],
+            codes[np.maximum(caller, 0)],
+            caller >= 0,
+            num_names,
+            edges,
+        )
+        totals = np.bincount(codes[calls], weights=index.exclusive[calls], minlength=num_names)
         rows = self._message_rows()
         node_of_row = np.full(len(self.trace.events), -1, dtype=np.int64)
         node_of_row[forest.event] = np.arange(len(forest))
         nodes = node_of_row[rows]
         lanes = np.where(nodes >= 0, index.node_lane[np.maximum(nodes, 0)], -1)
         lanes[(nodes >= 0) & ~index.keep[np.maximum(nodes, 0)]] = -1
-        return {"processes": index.lanes.processes, "threads": index.lanes.threads,
-                "offset": index.lanes.offset, "totals": totals, "profile": profile,
-                "calls": int(calls.size), "instants": int(index.instant_node.size),
-                "all_calls": int(forest.call.sum()), "message_ids": self.ids[rows],
-                "message_lanes": lanes}
+        return {
+            "processes": index.lanes.processes,
+            "threads": index.lanes.threads,
+            "offset": index.lanes.offset,
+            "totals": totals,
+            "profile": profile,
+            "calls": int(calls.size),
+            "instants": int(index.instant_node.size),
+            "all_calls": int(forest.call.sum()),
+            "message_ids": self.ids[rows],
+            "message_lanes": lanes,
+        }
 
     # ------------------------------------------------------------- pictures
-    def share(self, request: Request, row_offset: int, layout: tuple[int, int, int, int],
-              offset: int) -> dict[str, Any]:
+    def share(
+        self, request: Request, row_offset: int, layout: tuple[int, int, int, int], offset: int
+    ) -> dict[str, Any]:
         """The part's share of the picture of ``request`` (whose rows ``row0:row1`` go
         into ``bins`` raster rows of ``pool`` rows: ``layout``), its first row being
         display row ``row_offset``: its ``raster`` (datashader's aggregation of its
@@ -182,24 +200,48 @@ class TimelinePart:
         rows = index.lanes.num_rows(request.depth_rows)
         row0 = int(np.clip(request.row0 - row_offset, 0, rows))
         row1 = int(np.clip(request.row1 - row_offset, 0, rows))
-        box, box_row, points, _, visible, _ = split_range(index, request, row0, row1,
-                                                          row_offset, exact=True)
+        box, box_row, points, _, visible, _ = split_range(
+            index, request, row0, row1, row_offset, exact=True
+        )
         code = np.fmod(points[4], float(1 << kernels.CODE_BITS)).astype(np.int64)
         points = points.copy()
         points[4] += self.recode[code] - code
         nodes = index.call_node[box]
-        boxes = {"node": nodes + offset, "row": box_row,
-                 "start": index.call_start[box], "end": index.call_end[box],
-                 "code": self.recode[index.call_code[box]], "depth": index.depth[nodes],
-                 "exclusive": index.exclusive[nodes], "share": index.share[nodes]}
+        boxes = {
+            "node": nodes + offset,
+            "row": box_row,
+            "start": index.call_start[box],
+            "end": index.call_end[box],
+            "code": self.recode[index.call_code[box]],
+            "depth": index.depth[nodes],
+            "exclusive": index.exclusive[nodes],
+            "share": index.share[nodes],
+        }
         grid_row0, _, pool, bins = layout
-        raster = pixel_sums(points, t0=request.t0, px=request.px, width=request.width,
-                            row0=grid_row0, pool=pool, bins=bins)
-        return {"raster": raster, "boxes": boxes, "visible": visible,
-                "instants": self._instants(request, (row0, row1), row_offset, layout, offset)}
+        raster = pixel_sums(
+            points,
+            t0=request.t0,
+            px=request.px,
+            width=request.width,
+            row0=grid_row0,
+            pool=pool,
+            bins=bins,
+        )
+        return {
+            "raster": raster,
+            "boxes": boxes,
+            "visible": visible,
+            "instants": self._instants(request, (row0, row1), row_offset, layout, offset),
+        }
 
-    def _instants(self, request: Request, local: tuple[int, int], row_offset: int,
-                  layout: tuple[int, int, int, int], offset: int) -> dict[str, np.ndarray]:
+    def _instants(
+        self,
+        request: Request,
+        local: tuple[int, int],
+        row_offset: int,
+        layout: tuple[int, int, int, int],
+        offset: int,
+    ) -> dict[str, np.ndarray]:
         """The instants of the part's rows ``local`` in the range, found by the pandas
         timeline's code: exact (global nodes, display rows, times, global codes) or
         their counts per raster pixel."""
@@ -210,12 +252,17 @@ class TimelinePart:
         def row_of_lane(values: np.ndarray) -> np.ndarray:
             return index.lanes.row_of_lane(values, request.depth_rows) + row_offset
 
-        found, pooled = instants_in_range(index, request, lanes, row_of_lane, row0, row1, pool,
-                                          bins)
+        found, pooled = instants_in_range(
+            index, request, lanes, row_of_lane, row0, row1, pool, bins
+        )
         if pooled:
             return found
-        return {"node": found["node"] + offset, "row": found["row"],
-                "time": found["time"], "code": self.recode[found["code"]]}
+        return {
+            "node": found["node"] + offset,
+            "row": found["row"],
+            "time": found["time"],
+            "code": self.recode[found["code"]],
+        }
 
     # ------------------------------------------------------------- single nodes
     def call_query(self, node: int) -> str:
@@ -244,8 +291,9 @@ class TimelinePart:
         """The rows of the part's call forest query ``text`` selects (none for ""),
         indexed by global node, ``event`` holding event ids."""
         table = self.table
-        nodes = (np.flatnonzero(query_mask(table, parse(text))) if text else
-                 np.zeros(0, dtype=np.int64))
+        nodes = (
+            np.flatnonzero(query_mask(table, parse(text))) if text else np.zeros(0, dtype=np.int64)
+        )
         rows = table.dataframe.iloc[nodes].copy()
         rows[EVENT] = self.ids[rows[EVENT].to_numpy()]
         rows.index = pd.Index(nodes + offset, name="node")
@@ -257,8 +305,9 @@ class TimelinePart:
         return (len(self.forest), *self.forest.duration)
 
 
-def timeline_part(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None,
-                  names: pd.Index) -> TimelinePart:
+def timeline_part(
+    part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None, names: pd.Index
+) -> TimelinePart:
     """The :class:`TimelinePart` of partition ``part`` (a task; datashader is compiled
     on the worker now, not on the view's first request)."""
     from glade.trace.timeline.raster import warm_up
@@ -267,9 +316,15 @@ def timeline_part(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | 
     return TimelinePart(part, metadata, t_end, names)
 
 
-def picture_share(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None,
-                  names: pd.Index, request: Request, row_offset: int,
-                  layout: tuple[int, int, int, int]) -> dict[str, Any]:
+def picture_share(
+    part: pd.DataFrame,
+    metadata: Mapping[str, Any],
+    t_end: int | None,
+    names: pd.Index,
+    request: Request,
+    row_offset: int,
+    layout: tuple[int, int, int, int],
+) -> dict[str, Any]:
     """A task answering one picture (one row per location) on partition ``part``,
     keeping nothing: the :meth:`TimelinePart.share` of its timeline (its nodes numbered
     from 0), the ``size`` of its call forest and its ``messages`` (the message events,
@@ -277,9 +332,13 @@ def picture_share(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | 
     timeline = TimelinePart(part, metadata, t_end, names)
     rows = timeline._message_rows()
     messages = timeline.message_events(rows).assign(
-        **{MESSAGE_ROW: timeline.trace.location_codes()[0][rows] + row_offset})
-    return {**timeline.share(request, row_offset, layout, 0), "size": len(timeline.forest),
-            "messages": messages}
+        **{MESSAGE_ROW: timeline.trace.location_codes()[0][rows] + row_offset}
+    )
+    return {
+        **timeline.share(request, row_offset, layout, 0),
+        "size": len(timeline.forest),
+        "messages": messages,
+    }
 
 
 @sizeof.register(TimelinePart)

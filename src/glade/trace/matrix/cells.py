@@ -58,15 +58,22 @@ class Cells:
         n = max(index.num_processes, 1)
         chosen = np.flatnonzero(keep) if keep is not None else np.zeros(0, dtype=np.int64)
         spent = index.receive_time() - index.send_time if latency else np.zeros(0)
-        sums = _sums(index.cell, index.size, spent, chosen, keep is None,
-                     index.cell_keys.size)
+        sums = _sums(index.cell, index.size, spent, chosen, keep is None, index.cell_keys.size)
         used = np.flatnonzero(sums[0])
         keys, sums = index.cell_keys[used], sums[:, used]
         fields = {}
         if latency:
             fields = {"matched": sums[4], "latency": sums[5], "latency_sq": sums[6]}
-        return cls(index.num_processes, (keys // n).astype(np.int32),
-                   (keys % n).astype(np.int32), sums[0], sums[1], sums[2], sums[3], **fields)
+        return cls(
+            index.num_processes,
+            (keys // n).astype(np.int32),
+            (keys % n).astype(np.int32),
+            sums[0],
+            sums[1],
+            sums[2],
+            sums[3],
+            **fields,
+        )
 
     def __len__(self) -> int:
         return self.sender.size
@@ -142,8 +149,9 @@ def ordering(cells: Cells, order: str) -> np.ndarray:
         return np.arange(n, dtype=np.int64)
     if order == "volume":
         weight = cells.bytes if cells.bytes.sum() > 0 else cells.count
-        volume = (np.bincount(cells.sender, weights=weight, minlength=n)
-                  + np.bincount(cells.receiver, weights=weight, minlength=n))
+        volume = np.bincount(cells.sender, weights=weight, minlength=n) + np.bincount(
+            cells.receiver, weights=weight, minlength=n
+        )
         return np.argsort(-volume, kind="stable").astype(np.int64)
     pattern = csr_matrix((np.ones(len(cells)), (cells.sender, cells.receiver)), shape=(n, n))
     pattern = (pattern + pattern.T).tocsr()
@@ -230,17 +238,24 @@ def margins_frame(cells: Cells, metric: str, ids: np.ndarray) -> pd.DataFrame:
     s_sum, s_sq, s_n, r_sum, r_sq, r_n = process_margins(cells, metric)
     s_mean, s_std = _stats(s_sum, s_sq, s_n)
     r_mean, r_std = _stats(r_sum, r_sq, r_n)
-    return pd.DataFrame({"sent sum": s_sum, "sent mean": s_mean, "sent std": s_std,
-                         "sent messages": s_n.astype(np.int64) if metric != "latency" else s_n,
-                         "received sum": r_sum, "received mean": r_mean,
-                         "received std": r_std,
-                         "received messages": r_n.astype(np.int64) if metric != "latency"
-                         else r_n},
-                        index=pd.Index(ids, name="Process"))
+    return pd.DataFrame(
+        {
+            "sent sum": s_sum,
+            "sent mean": s_mean,
+            "sent std": s_std,
+            "sent messages": s_n.astype(np.int64) if metric != "latency" else s_n,
+            "received sum": r_sum,
+            "received mean": r_mean,
+            "received std": r_std,
+            "received messages": r_n.astype(np.int64) if metric != "latency" else r_n,
+        },
+        index=pd.Index(ids, name="Process"),
+    )
 
 
-def pool(cells: Cells, metric: str, place: np.ndarray, window: Window,
-         margins: tuple[np.ndarray, ...]) -> Pooled:
+def pool(
+    cells: Cells, metric: str, place: np.ndarray, window: Window, margins: tuple[np.ndarray, ...]
+) -> Pooled:
     """The blocks of ``window`` (``place[p]``: the display index of process position p)
     and their margins (``margins``: :func:`process_margins` of ``metric``)."""
     b = window.block
@@ -259,12 +274,24 @@ def pool(cells: Cells, metric: str, place: np.ndarray, window: Window,
 
     def by_block(values: np.ndarray, lo: int, hi: int, blocks: int) -> np.ndarray:
         visible = (place >= lo) & (place < hi)
-        return np.bincount((place[visible] - lo) // b, weights=values[visible],
-                           minlength=blocks).astype(np.float64)
+        return np.bincount(
+            (place[visible] - lo) // b, weights=values[visible], minlength=blocks
+        ).astype(np.float64)
 
     rows = [by_block(v, window.r0, window.r1, window.rows) for v in (s_sum, s_sq, s_n)]
     cols = [by_block(v, window.c0, window.c1, window.cols) for v in (r_sum, r_sq, r_n)]
     row_mean, row_std = _stats(*rows)
     col_mean, col_std = _stats(*cols)
-    return Pooled(window, value, count, rows[0], row_mean, row_std, rows[2], cols[0],
-                  col_mean, col_std, cols[2])
+    return Pooled(
+        window,
+        value,
+        count,
+        rows[0],
+        row_mean,
+        row_std,
+        rows[2],
+        cols[0],
+        col_mean,
+        col_std,
+        cols[2],
+    )

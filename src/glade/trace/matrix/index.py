@@ -50,8 +50,18 @@ if TYPE_CHECKING:
 DENSE_CELLS = 1 << 26
 
 #: The columns of :meth:`MessageIndex.table` (those of ``match_messages``, plus latency).
-TABLE_COLUMNS = ("Send event", "Receive event", "Sender", "Receiver", "Tag", "Communicator",
-                 "Message Size", "Send time (ns)", "Receive time (ns)", "Latency (ns)")
+TABLE_COLUMNS = (
+    "Send event",
+    "Receive event",
+    "Sender",
+    "Receiver",
+    "Tag",
+    "Communicator",
+    "Message Size",
+    "Send time (ns)",
+    "Receive time (ns)",
+    "Latency (ns)",
+)
 
 
 @njit(cache=True, nogil=True)
@@ -84,8 +94,7 @@ def _number_cells(sender, receiver, n, slot):
     return cell, keys[:count]
 
 
-def number_cells(sender: np.ndarray, receiver: np.ndarray, n: int
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def number_cells(sender: np.ndarray, receiver: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Per send (positions ``sender`` to ``receiver`` of ``n`` processes): the number of
     its cell, cells numbered in ascending order of their key ``sender * n + receiver``;
     and those keys."""
@@ -136,21 +145,22 @@ class MessageIndex:
 
     def __init__(self, trace: Trace):
         self.trace = trace
-        with tqdm(total=2, desc="comm matrix: messages", unit="step", delay=1.0,
-                  leave=False) as bar:
+        with tqdm(
+            total=2, desc="comm matrix: messages", unit="step", delay=1.0, leave=False
+        ) as bar:
             send_row = message_rows(trace, SEND_NAMES)
             partner = _values(trace, PARTNER, send_row, "int64")
             self.ids = communicating_processes(trace, partner)
             self.send_row = send_row
-            self.sender = positions(self.ids, _values(trace, PROCESS, send_row, "int64")
-                                    ).astype(np.int32)
+            self.sender = positions(self.ids, _values(trace, PROCESS, send_row, "int64")).astype(
+                np.int32
+            )
             self.receiver = positions(self.ids, partner).astype(np.int32)
             self.tag = _values(trace, TAG, send_row)
             self.communicator = _values(trace, COMMUNICATOR, send_row)
             self.size = _values(trace, MESSAGE_SIZE, send_row, "int64")
             self.send_time = trace.events[TIMESTAMP].to_numpy()[send_row]
-            self.cell, self.cell_keys = number_cells(self.sender, self.receiver,
-                                                     self.ids.size)
+            self.cell, self.cell_keys = number_cells(self.sender, self.receiver, self.ids.size)
             bar.update()
             recv_row = message_rows(trace, RECEIVE_NAMES)
             partner_at, inside = _locate(self.ids, _values(trace, PARTNER, recv_row, "int64"))
@@ -184,18 +194,22 @@ class MessageIndex:
         """Per send: the event row of its receive (-1 when unmatched); the whole trace's
         pairing, done on first use."""
         if self._receive_row is None:
-            with tqdm(total=1, desc="comm matrix: pairing sends with receives", delay=1.0,
-                      leave=False) as bar:
+            with tqdm(
+                total=1, desc="comm matrix: pairing sends with receives", delay=1.0, leave=False
+            ) as bar:
                 trace = self.trace
                 recv_cell = self._cell_of(self.recv_partner, self.recv_owner)
                 send_code, recv_code = channel_codes(
                     [self.cell, self.tag, self.communicator],
-                    [recv_cell, _values(trace, TAG, self.recv_row),
-                     _values(trace, COMMUNICATOR, self.recv_row)])
+                    [
+                        recv_cell,
+                        _values(trace, TAG, self.recv_row),
+                        _values(trace, COMMUNICATOR, self.recv_row),
+                    ],
+                )
                 recv_code[recv_cell < 0] = -1
                 match = match_codes(send_code, recv_code)
-                self._receive_row = np.where(match >= 0, self.recv_row[np.maximum(match, 0)],
-                                             -1)
+                self._receive_row = np.where(match >= 0, self.recv_row[np.maximum(match, 0)], -1)
                 bar.update()
         return self._receive_row
 
@@ -230,8 +244,9 @@ class MessageIndex:
         if flt.tags is not None and not self.has_tags:
             raise GladeError(f"the trace has no {TAG!r} column to filter messages by tag")
         if flt.communicators is not None and not self.has_communicators:
-            raise GladeError(f"the trace has no {COMMUNICATOR!r} column to filter messages "
-                             "by communicator")
+            raise GladeError(
+                f"the trace has no {COMMUNICATOR!r} column to filter messages by communicator"
+            )
 
     def mask(self, flt: MessageFilter) -> np.ndarray | None:
         """Per send: whether ``flt`` keeps its message (None: all are kept)."""
@@ -278,8 +293,7 @@ class MessageIndex:
         return events[self.send_row] | ((rows >= 0) & events[np.maximum(rows, 0)])
 
     # ------------------------------------------------------------ tables
-    def _among(self, senders: np.ndarray, receivers: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray]:
+    def _among(self, senders: np.ndarray, receivers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Indices of the sends from the process positions ``senders`` to ``receivers``,
         and of the receives on ``receivers`` from ``senders`` (both ascending)."""
         n = self.num_processes
@@ -287,11 +301,14 @@ class MessageIndex:
         from_s[senders] = True
         to_r = np.zeros(n, dtype=np.bool_)
         to_r[receivers] = True
-        return (_between(self.sender, self.receiver, from_s, to_r),
-                _between(self.recv_partner, self.recv_owner, from_s, to_r))
+        return (
+            _between(self.sender, self.receiver, from_s, to_r),
+            _between(self.recv_partner, self.recv_owner, from_s, to_r),
+        )
 
-    def messages(self, senders: np.ndarray, receivers: np.ndarray,
-                 keep: np.ndarray | None) -> pd.DataFrame:
+    def messages(
+        self, senders: np.ndarray, receivers: np.ndarray, keep: np.ndarray | None
+    ) -> pd.DataFrame:
         """The messages from the process positions ``senders`` to ``receivers`` that
         ``keep`` (a mask over sends, None for all) keeps: one row per send, in send
         order, with its receive (``Receive event`` and ``Receive time (ns)`` -1, latency
@@ -312,16 +329,20 @@ class MessageIndex:
         matched = receive_row >= 0
         receive_time = np.where(matched, stamps[np.maximum(receive_row, 0)], -1)
         send_time = self.send_time[sends]
-        return pd.DataFrame({
-            "Send event": self.send_row[sends],
-            "Receive event": receive_row,
-            "Sender": self.ids[self.sender[sends]],
-            "Receiver": self.ids[self.receiver[sends]],
-            "Tag": self.tag[sends].astype(np.int64),
-            "Communicator": self.communicator[sends].astype(np.int64),
-            "Message Size": self.size[sends],
-            "Send time (ns)": send_time,
-            "Receive time (ns)": receive_time,
-            "Latency (ns)": np.where(matched, (receive_time - send_time).astype(np.float64),
-                                     np.nan),
-        }, columns=list(TABLE_COLUMNS))
+        return pd.DataFrame(
+            {
+                "Send event": self.send_row[sends],
+                "Receive event": receive_row,
+                "Sender": self.ids[self.sender[sends]],
+                "Receiver": self.ids[self.receiver[sends]],
+                "Tag": self.tag[sends].astype(np.int64),
+                "Communicator": self.communicator[sends].astype(np.int64),
+                "Message Size": self.size[sends],
+                "Send time (ns)": send_time,
+                "Receive time (ns)": receive_time,
+                "Latency (ns)": np.where(
+                    matched, (receive_time - send_time).astype(np.float64), np.nan
+                ),
+            },
+            columns=list(TABLE_COLUMNS),
+        )

@@ -82,9 +82,20 @@ def _demoted_points(boxes: dict[str, np.ndarray], request: Request) -> np.ndarra
     """Raster points of ``boxes`` (calls too many to draw as boxes)."""
     n = boxes["start"].size
     lo = np.arange(n, dtype=np.int64)
-    args = (lo, lo + 1, boxes["row"], boxes["start"], boxes["end"], boxes["code"],
-            boxes["share"], float(request.t0), request.px, request.width, np.inf,
-            not request.depth_rows)
+    args = (
+        lo,
+        lo + 1,
+        boxes["row"],
+        boxes["start"],
+        boxes["end"],
+        boxes["code"],
+        boxes["share"],
+        float(request.t0),
+        request.px,
+        request.width,
+        np.inf,
+        not request.depth_rows,
+    )
     none = np.empty(0, dtype=np.int64)
     _, count = kernels.split_calls(*args, none, none, np.empty((5, 0)), 0, False)
     points = np.empty((len(kernels.POINT_FIELDS), count))
@@ -92,8 +103,9 @@ def _demoted_points(boxes: dict[str, np.ndarray], request: Request) -> np.ndarra
     return points
 
 
-def _all_instants(pieces: list[dict], request: Request, row0: int, pool: int, bins: int
-                  ) -> tuple[dict[str, np.ndarray], bool]:
+def _all_instants(
+    pieces: list[dict], request: Request, row0: int, pool: int, bins: int
+) -> tuple[dict[str, np.ndarray], bool]:
     """The instants of the picture from its partitions': exact marks when they are few
     enough, else the counts per raster pixel (a partition's exact marks counted there
     as the pandas timeline counts them)."""
@@ -102,44 +114,69 @@ def _all_instants(pieces: list[dict], request: Request, row0: int, pool: int, bi
         if not exact:
             return {f: np.zeros(0, dtype=np.int64) for f in INSTANT_FIELDS}, False
         return {f: np.concatenate([p[f] for p in exact]) for f in INSTANT_FIELDS}, False
-    counts = sum((p["count"] for p in pieces if "count" in p),
-                 np.zeros((bins, request.width), dtype=np.int64))
+    counts = sum(
+        (p["count"] for p in pieces if "count" in p),
+        np.zeros((bins, request.width), dtype=np.int64),
+    )
     for p in exact:
         counts += instant_counts(p["time"], p["row"], request, row0, pool, bins)
     return {"count": counts}, True
 
 
-def _combine(raster: np.ndarray | None, pieces: Sequence[tuple], request: Request,
-             layout: tuple[int, int, int, int], arrows: Arrows) -> Picture:
+def _combine(
+    raster: np.ndarray | None,
+    pieces: Sequence[tuple],
+    request: Request,
+    layout: tuple[int, int, int, int],
+    arrows: Arrows,
+) -> Picture:
     """The picture of ``request`` from the partitions' computed ``pieces`` (boxes,
     visible calls and instants, nodes numbered globally, see
     :meth:`TimelinePart.share`) and the sum of their rasters (``raster``, made by
     datashader on the workers; None without partitions): the longest boxes of all
     partitions kept, the others demoted into the raster."""
     row0, _, pool, bins = layout
-    boxes = ({f: np.concatenate([p[0][f] for p in pieces]) for f in BOX_FIELDS} if pieces
-             else {f: np.zeros(0, dtype=np.int64) for f in BOX_FIELDS})
+    boxes = (
+        {f: np.concatenate([p[0][f] for p in pieces]) for f in BOX_FIELDS}
+        if pieces
+        else {f: np.zeros(0, dtype=np.int64) for f in BOX_FIELDS}
+    )
     durations = (boxes["end"] - boxes["start"]).astype(np.float64)
     threshold = _box_cut(durations, request.px)
     drawn = durations >= threshold
-    grid = {"t0": request.t0, "px": request.px, "width": request.width, "row0": row0,
-            "pool": pool, "bins": bins}
-    demoted = pixel_sums(_demoted_points({f: v[~drawn] for f, v in boxes.items()}, request),
-                         **grid)
-    cover, busy, top = pixel_values(demoted if raster is None else add_rasters(raster,
-                                                                                demoted))
+    grid = {
+        "t0": request.t0,
+        "px": request.px,
+        "width": request.width,
+        "row0": row0,
+        "pool": pool,
+        "bins": bins,
+    }
+    demoted = pixel_sums(_demoted_points({f: v[~drawn] for f, v in boxes.items()}, request), **grid)
+    cover, busy, top = pixel_values(demoted if raster is None else add_rasters(raster, demoted))
     kept = {f: boxes[f][drawn] for f in BOX_FIELDS if f != "share"}
     instants, pooled = _all_instants([p[2] for p in pieces], request, row0, pool, bins)
-    return Picture(request, *layout, threshold, sum(p[1] for p in pieces), kept, cover, busy,
-                   top, instants, pooled, arrows, {"level": None, "engine": "dask"})
+    return Picture(
+        request,
+        *layout,
+        threshold,
+        sum(p[1] for p in pieces),
+        kept,
+        cover,
+        busy,
+        top,
+        instants,
+        pooled,
+        arrows,
+        {"level": None, "engine": "dask"},
+    )
 
 
 def _answers(shares: Sequence[Any], keys: tuple[str, ...]) -> tuple[list[tuple], Any]:
     """The ``keys`` of every partition's share (delayed) and the sum of their rasters (a
     tree of tasks on the cluster; None without shares), delayed."""
     pieces = [tuple(dask.delayed(getitem)(s, key) for key in keys) for s in shares]
-    raster = raster_tree([dask.delayed(getitem)(s, "raster") for s in shares]) if shares \
-        else None
+    raster = raster_tree([dask.delayed(getitem)(s, "raster") for s in shares]) if shares else None
     return pieces, raster
 
 
@@ -156,8 +193,10 @@ def _in_location_order(trace: Any) -> list[int]:
     """The partitions of DaskTrace ``trace`` in location order (by first process), which
     numbers rows and nodes as the pandas engine does."""
     summaries = trace._summary()
-    return sorted(range(len(summaries)), key=lambda i: (
-        summaries[i].processes[0] if summaries[i].processes.size else np.inf))
+    return sorted(
+        range(len(summaries)),
+        key=lambda i: summaries[i].processes[0] if summaries[i].processes.size else np.inf,
+    )
 
 
 def picture_once(trace: Any, request: Request) -> Picture:
@@ -169,17 +208,23 @@ def picture_once(trace: Any, request: Request) -> Picture:
     order = _in_location_order(trace)
     bases = np.concatenate([[0], np.cumsum([summaries[i].locations for i in order])])
     total = int(bases[-1])
-    layout = row_layout(max(0, min(request.row0, total)), max(0, min(request.row1, total)),
-                        request.height)
+    layout = row_layout(
+        max(0, min(request.row0, total)), max(0, min(request.row1, total)), request.height
+    )
     row0, row1, pool, _ = layout
     delayed = trace.events.to_delayed()
-    shares = [dask.delayed(picture_share)(delayed[i], trace.metadata, trace._end(),
-                                          trace.name_labels(), request, int(b), layout)
-              for i, b in zip(order, bases, strict=False)]
+    shares = [
+        dask.delayed(picture_share)(
+            delayed[i], trace.metadata, trace._end(), trace.name_labels(), request, int(b), layout
+        )
+        for i, b in zip(order, bases, strict=False)
+    ]
     pieces, raster = _answers(shares, ("boxes", "visible", "instants", "size"))
     # paired and cut to the range on the workers: only what the picture draws comes here
-    pairs = paired_by_receiver([dask.delayed(getitem)(s, "messages") for s in shares],
-                               [summaries[i].processes for i in order])
+    pairs = paired_by_receiver(
+        [dask.delayed(getitem)(s, "messages") for s in shares],
+        [summaries[i].processes for i in order],
+    )
     cut = arrow_shares(pairs, request.t0, request.t1, row0, row1, pool, total)
     pieces, raster, cut = dask.compute(pieces, raster, cut)
     offsets = np.concatenate([[0], np.cumsum([p[3] for p in pieces])])
@@ -187,8 +232,7 @@ def picture_once(trace: Any, request: Request) -> Picture:
         for found in (piece[0], piece[2]):
             if "node" in found:
                 found["node"] = found["node"] + offset
-    arrows = combine_arrows(cut, request.t0, request.t1, row0, pool, total,
-                            messages.MAX_ARROWS)
+    arrows = combine_arrows(cut, request.t0, request.t1, row0, pool, total, messages.MAX_ARROWS)
     return _combine(raster, [p[:3] for p in pieces], request, layout, arrows)
 
 
@@ -202,25 +246,39 @@ class DaskSource(TimelineSource):
         delayed = trace.events.to_delayed()
         order = _in_location_order(trace)
         end = trace._end()
-        parts = dask.persist(*[dask.delayed(timeline_part)(delayed[i], trace.metadata, end,
-                                                           labels) for i in order])
+        parts = dask.persist(
+            *[dask.delayed(timeline_part)(delayed[i], trace.metadata, end, labels) for i in order]
+        )
         # paired by receiver on the workers; each part learns its receives' send times
-        pairs = dask.persist(*paired_by_receiver(
-            [_call("message_events")(p) for p in parts],
-            [trace._summary()[i].processes for i in order]))
-        parts = list(dask.persist(*[
-            dask.delayed(TimelinePart.with_received)(p, dask.delayed(getitem)(m, "receive_id"),
-                                                     dask.delayed(getitem)(m, "send_time"))
-            for p, m in zip(parts, pairs, strict=True)]))
+        pairs = dask.persist(
+            *paired_by_receiver(
+                [_call("message_events")(p) for p in parts],
+                [trace._summary()[i].processes for i in order],
+            )
+        )
+        parts = list(
+            dask.persist(
+                *[
+                    dask.delayed(TimelinePart.with_received)(
+                        p,
+                        dask.delayed(getitem)(m, "receive_id"),
+                        dask.delayed(getitem)(m, "send_time"),
+                    )
+                    for p, m in zip(parts, pairs, strict=True)
+                ]
+            )
+        )
         compact = compute_all([dask.delayed(_pair_arrays)(m) for m in pairs], "messages")
         sizes = compute_all([_call("size")(p) for p in parts], "call forests")
         counts = np.array([s[0] for s in sizes], dtype=np.int64)
         self._offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         self.num_nodes = int(self._offsets[-1])
         used = [s for s in sizes if s[0]]
-        self.extent = ((min(s[1] for s in used), max(s[2] for s in used)) if used else (0, 0))
-        joined = {f: np.concatenate([c[f] for c in compact] + [np.zeros(0, np.int64)])
-                  for f in PAIR_ARRAYS}
+        self.extent = (min(s[1] for s in used), max(s[2] for s in used)) if used else (0, 0)
+        joined = {
+            f: np.concatenate([c[f] for c in compact] + [np.zeros(0, np.int64)])
+            for f in PAIR_ARRAYS
+        }
         # in send order (time, then event id), as the pandas engine lists the pairs
         order = np.lexsort((joined["send_id"], joined["send_time"]))
         self._pairs = {f: v[order] for f, v in joined.items()}
@@ -233,25 +291,38 @@ class DaskSource(TimelineSource):
         """Show what ``parts`` (persisted) keep: rows, totals, overview profile and the
         messages whose two ends they keep, from every part's summary."""
         edges = bin_edges(*self.extent, OVERVIEW_BINS)
-        pieces = compute_all([_call("summary", edges, len(self.names))(p) for p in parts],
-                             "timeline rows")
+        pieces = compute_all(
+            [_call("summary", edges, len(self.names))(p) for p in parts], "timeline rows"
+        )
         lane_counts = [int(p["offset"][-1]) for p in pieces]
         lane_base = np.concatenate([[0], np.cumsum(lane_counts)]).astype(np.int64)
         location_counts = [p["processes"].size for p in pieces]
-        offset = np.concatenate([*(p["offset"][:-1] + b for p, b in zip(
-            pieces, lane_base, strict=False)), [lane_base[-1]]]).astype(np.int64)
-        self._lanes = Lanes(np.concatenate([p["processes"] for p in pieces]).astype(np.int64),
-                            np.concatenate([p["threads"] for p in pieces]).astype(np.int64),
-                            offset)
-        self._bases = {False: np.concatenate([[0], np.cumsum(location_counts)]),
-                       True: lane_base}
+        offset = np.concatenate(
+            [
+                *(p["offset"][:-1] + b for p, b in zip(pieces, lane_base, strict=False)),
+                [lane_base[-1]],
+            ]
+        ).astype(np.int64)
+        self._lanes = Lanes(
+            np.concatenate([p["processes"] for p in pieces]).astype(np.int64),
+            np.concatenate([p["threads"] for p in pieces]).astype(np.int64),
+            offset,
+        )
+        self._bases = {False: np.concatenate([[0], np.cumsum(location_counts)]), True: lane_base}
         self._totals = np.sum([p["totals"] for p in pieces], axis=0)
         self._profile = np.sum([p["profile"] for p in pieces], axis=0)
-        self._counts = (sum(p["calls"] for p in pieces), sum(p["instants"] for p in pieces),
-                        sum(p["all_calls"] for p in pieces))
+        self._counts = (
+            sum(p["calls"] for p in pieces),
+            sum(p["instants"] for p in pieces),
+            sum(p["all_calls"] for p in pieces),
+        )
         ids = np.concatenate([p["message_ids"] for p in pieces])
-        lanes = np.concatenate([np.where(p["message_lanes"] >= 0, p["message_lanes"] + b, -1)
-                                for p, b in zip(pieces, lane_base, strict=False)])
+        lanes = np.concatenate(
+            [
+                np.where(p["message_lanes"] >= 0, p["message_lanes"] + b, -1)
+                for p, b in zip(pieces, lane_base, strict=False)
+            ]
+        )
         order = np.argsort(ids, kind="stable")
         pairs = self._pairs
 
@@ -263,8 +334,11 @@ class DaskSource(TimelineSource):
         kept = (send >= 0) & (receive >= 0)
         self._messages = KeptMessages(
             pairs["send_time"][kept].astype(np.float64),
-            pairs["receive_time"][kept].astype(np.float64), send[kept], receive[kept],
-            pairs["size"][kept].astype(np.float64))
+            pairs["receive_time"][kept].astype(np.float64),
+            send[kept],
+            receive[kept],
+            pairs["size"][kept].astype(np.float64),
+        )
         self._parts = parts
 
     # ------------------------------------------------------------ contract
@@ -278,8 +352,10 @@ class DaskSource(TimelineSource):
 
     def status(self) -> str:
         calls, instants, everything = self._counts
-        return (f"{calls:,} of {everything:,} calls, {instants:,} instants, "
-                f"{len(self._messages):,} messages (Dask, {len(self._parts)} partitions)")
+        return (
+            f"{calls:,} of {everything:,} calls, {instants:,} instants, "
+            f"{len(self._messages):,} messages (Dask, {len(self._parts)} partitions)"
+        )
 
     def check(self, text: str) -> None:
         parsed = parse(text)
@@ -289,10 +365,10 @@ class DaskSource(TimelineSource):
     def show(self, query: str, restriction: str) -> bool:
         if (query, restriction) == self._shown:
             return False
-        parts = list(dask.persist(*[_call("kept", query, restriction)(p)
-                                    for p in self._parts]))
-        same = dask.compute(*[dask.delayed(is_)(new, old)
-                              for new, old in zip(parts, self._parts, strict=True)])
+        parts = list(dask.persist(*[_call("kept", query, restriction)(p) for p in self._parts]))
+        same = dask.compute(
+            *[dask.delayed(is_)(new, old) for new, old in zip(parts, self._parts, strict=True)]
+        )
         self._shown = (query, restriction)
         if all(same):
             return False
@@ -307,20 +383,27 @@ class DaskSource(TimelineSource):
 
     def picture(self, request: Request) -> Picture:
         depth_rows = request.depth_rows
-        layout = row_layout(*self._lanes.check_rows(request.row0, request.row1, depth_rows),
-                            request.height)
+        layout = row_layout(
+            *self._lanes.check_rows(request.row0, request.row1, depth_rows), request.height
+        )
         row0, row1, pool, _ = layout
         base = self._bases[depth_rows]
-        visible = [k for k in range(len(self._parts))
-                   if base[k] < row1 and base[k + 1] > row0]
+        visible = [k for k in range(len(self._parts)) if base[k] < row1 and base[k + 1] > row0]
         # one round of tasks: each part answers and rasters its share, a tree adds them
-        shares = [_call("share", request, int(base[k]), layout, int(self._offsets[k]))(
-            self._parts[k]) for k in visible]
+        shares = [
+            _call("share", request, int(base[k]), layout, int(self._offsets[k]))(self._parts[k])
+            for k in visible
+        ]
         pieces, raster = dask.compute(*_answers(shares, ("boxes", "visible", "instants")))
         lanes = self._lanes
         arrows = self._messages.in_range(
-            request.t0, request.t1, lanes.row_of_lane(np.arange(lanes.num_lanes), depth_rows),
-            row0, row1, pool)
+            request.t0,
+            request.t1,
+            lanes.row_of_lane(np.arange(lanes.num_lanes), depth_rows),
+            row0,
+            row1,
+            pool,
+        )
         return _combine(raster, pieces, request, layout, arrows)
 
     def _part_of(self, node: Any) -> tuple[int, int]:
@@ -338,15 +421,21 @@ class DaskSource(TimelineSource):
         return _call("path", local)(self._parts[k]).compute()
 
     def marks(self, text: str, limit: int) -> np.ndarray:
-        found = compute_all([_call("marks", text, limit, int(o))(p)
-                             for p, o in zip(self._parts, self._offsets, strict=False)],
-                            "highlight")
+        found = compute_all(
+            [
+                _call("marks", text, limit, int(o))(p)
+                for p, o in zip(self._parts, self._offsets, strict=False)
+            ],
+            "highlight",
+        )
         return np.concatenate([np.zeros(0, dtype=np.int64), *found])[:limit]
 
     def selected(self, text: str) -> pd.DataFrame:
         parts = list(zip(self._parts, self._offsets, strict=False))
-        frames = compute_all([_call("selected", text, int(o))(p)
-                              for p, o in (parts if text else parts[:1])], "selection")
+        frames = compute_all(
+            [_call("selected", text, int(o))(p) for p, o in (parts if text else parts[:1])],
+            "selection",
+        )
         return pd.concat(frames) if frames else pd.DataFrame()
 
     def apply(self, query: str) -> Any:
@@ -355,4 +444,3 @@ class DaskSource(TimelineSource):
     def close(self) -> None:
         # dropping the last references releases the persisted parts on the cluster
         self._parts = []
-

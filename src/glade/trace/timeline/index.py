@@ -110,10 +110,12 @@ class Forest:
         """The query that selects node ``node`` (a call or an instant): its name,
         location and start."""
         location = self.location[node]
-        pred = ((col("Process") == int(self.processes[location]))
-                & (col("Thread") == int(self.threads[location]))
-                & (col("start") == int(self.start[node]))
-                & (col("name") == self.names[self.code[node]]))
+        pred = (
+            (col("Process") == int(self.processes[location]))
+            & (col("Thread") == int(self.threads[location]))
+            & (col("start") == int(self.start[node]))
+            & (col("name") == self.names[self.code[node]])
+        )
         return str(Query().match(".", pred))
 
     def __len__(self) -> int:
@@ -151,8 +153,10 @@ class TimelineIndex:
     def __init__(self, forest: Forest, keep: np.ndarray | None = None):
         n = len(forest)
         if n >= 2**31:
-            raise GladeError(f"a timeline indexes fewer than 2^31 calls and instants, not "
-                             f"{n:,}: query a part of the trace first")
+            raise GladeError(
+                f"a timeline indexes fewer than 2^31 calls and instants, not "
+                f"{n:,}: query a part of the trace first"
+            )
         self.forest = forest
         if keep is None:
             self.keep = np.ones(n, dtype=bool)
@@ -164,13 +168,37 @@ class TimelineIndex:
         self.depth = depth
         self.calls = np.flatnonzero(self.keep & forest.call)
         num_locations = forest.processes.size
-        (self.exclusive, self.share, self.node_lane, offset, self.call_ptr, self.call_node,
-         self.call_start, self.call_end, self.call_code, self.call_share, self.instant_ptr,
-         self.instant_node, self.instant_time, self.instant_lane) = kernels.index_arrays(
-            self.keep, forest.call, forest.location, depth, caller, forest.start, forest.end,
-            forest.code, num_locations)
-        self.lanes = Lanes(np.asarray(forest.processes, dtype=np.int64),
-                           np.asarray(forest.threads, dtype=np.int64), offset)
+        (
+            self.exclusive,
+            self.share,
+            self.node_lane,
+            offset,
+            self.call_ptr,
+            self.call_node,
+            self.call_start,
+            self.call_end,
+            self.call_code,
+            self.call_share,
+            self.instant_ptr,
+            self.instant_node,
+            self.instant_time,
+            self.instant_lane,
+        ) = kernels.index_arrays(
+            self.keep,
+            forest.call,
+            forest.location,
+            depth,
+            caller,
+            forest.start,
+            forest.end,
+            forest.code,
+            num_locations,
+        )
+        self.lanes = Lanes(
+            np.asarray(forest.processes, dtype=np.int64),
+            np.asarray(forest.threads, dtype=np.int64),
+            offset,
+        )
         self.finest = finest_level(self.calls.size)
         self._levels: dict[int, Level] = {}
         self._lock = threading.Lock()
@@ -197,8 +225,7 @@ class TimelineIndex:
     def lane_calls(self) -> tuple[np.ndarray, ...]:
         """(pointer per lane, start, end, code, exclusive share) of the calls grouped by
         lane in start order."""
-        return (self.call_ptr, self.call_start, self.call_end, self.call_code,
-                self.call_share)
+        return (self.call_ptr, self.call_start, self.call_end, self.call_code, self.call_share)
 
     def level(self, px: float, threshold: float | None = None) -> Level | None:
         """The level of detail for pixels of ``px`` ns (None: read the calls); made now
@@ -211,8 +238,11 @@ class TimelineIndex:
         if k is None:
             return None
         origin, last = self.forest.duration
-        if (threshold is not None and k > COARSEST
-                and threshold >= 2 * bin_size(float(last - origin), k - 1)):
+        if (
+            threshold is not None
+            and k > COARSEST
+            and threshold >= 2 * bin_size(float(last - origin), k - 1)
+        ):
             k -= 1
         return self.level_number(k)
 
@@ -233,8 +263,9 @@ class TimelineIndex:
                 self._levels[k] = Level(self, k)
             return self._levels[k]
 
-    def prepare_levels(self, depth_rows: bool, after: int | None, width: int = 2048
-                       ) -> threading.Thread | None:
+    def prepare_levels(
+        self, depth_rows: bool, after: int | None, width: int = 2048
+    ) -> threading.Thread | None:
         """Build ahead, in a background thread, the records of the layout for the levels
         finer than ``after`` (the level the last picture read), nearest first, up to the
         finest a picture ``width`` pixels wide reads: those zooming in reads next. None
@@ -246,13 +277,17 @@ class TimelineIndex:
         if after is None:
             return None
         last = min(self.finest, finest_level(self.calls.size, width))
-        wanted = [k for k in range(max(after + 1, COARSEST), last + 1)
-                  if k not in self._levels or not self._levels[k].built(depth_rows)]
+        wanted = [
+            k
+            for k in range(max(after + 1, COARSEST), last + 1)
+            if k not in self._levels or not self._levels[k].built(depth_rows)
+        ]
         with self._lock:
             self._wanted = [(k, depth_rows) for k in wanted]
             if wanted and self._builder is None and not self._closed.is_set():
-                self._builder = threading.Thread(target=self._build_ahead,
-                                                 name="glade-timeline-levels", daemon=True)
+                self._builder = threading.Thread(
+                    target=self._build_ahead, name="glade-timeline-levels", daemon=True
+                )
                 self._builder.start()
             return self._builder
 
@@ -309,8 +344,9 @@ class TimelineIndex:
         """A buffer for ``count`` raster points (rows :data:`kernels.POINT_FIELDS`), kept
         from one request to the next: fresh memory costs more to touch than to fill."""
         if self._points.shape[1] < count:
-            self._points = np.empty((self._points.shape[0],
-                                     max(count, int(1.5 * self._points.shape[1]))))
+            self._points = np.empty(
+                (self._points.shape[0], max(count, int(1.5 * self._points.shape[1])))
+            )
         return self._points
 
     @property
@@ -318,18 +354,32 @@ class TimelineIndex:
         """How many calls the index holds."""
         return self.call_node.size
 
-    def call_runs(self, lanes: np.ndarray, t0: float, t1: float
-                  ) -> tuple[np.ndarray, np.ndarray]:
+    def call_runs(self, lanes: np.ndarray, t0: float, t1: float) -> tuple[np.ndarray, np.ndarray]:
         """Per lane of ``lanes``, the run [lo, hi) of its calls (positions in the index's
         call arrays) that overlap [t0, t1)."""
-        return kernels.runs_in_range(self.call_ptr, self.call_start, self.call_end,
-                                     kernels.ALL, np.asarray(lanes, dtype=np.int64),
-                                     float(t0), float(t1), True)
+        return kernels.runs_in_range(
+            self.call_ptr,
+            self.call_start,
+            self.call_end,
+            kernels.ALL,
+            np.asarray(lanes, dtype=np.int64),
+            float(t0),
+            float(t1),
+            True,
+        )
 
-    def instant_runs(self, locations: np.ndarray, t0: float, t1: float
-                     ) -> tuple[np.ndarray, np.ndarray]:
+    def instant_runs(
+        self, locations: np.ndarray, t0: float, t1: float
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Per location of ``locations``, the run [lo, hi) of its instants (positions in
         the index's instant arrays) at times in [t0, t1)."""
-        return kernels.runs_in_range(self.instant_ptr, self.instant_time, self.instant_time,
-                                     kernels.ALL, np.asarray(locations, dtype=np.int64),
-                                     float(t0), float(t1), False)
+        return kernels.runs_in_range(
+            self.instant_ptr,
+            self.instant_time,
+            self.instant_time,
+            kernels.ALL,
+            np.asarray(locations, dtype=np.int64),
+            float(t0),
+            float(t1),
+            False,
+        )

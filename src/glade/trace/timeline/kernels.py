@@ -150,8 +150,25 @@ def _overlap(s, e, left, px):
 
 
 @njit(cache=True, nogil=True)
-def split_calls(lo, hi, rows, start, end, code, share, t0, px, width, threshold, exclusive,
-                box, box_row, points, offset, fill):
+def split_calls(
+    lo,
+    hi,
+    rows,
+    start,
+    end,
+    code,
+    share,
+    t0,
+    px,
+    width,
+    threshold,
+    exclusive,
+    box,
+    box_row,
+    points,
+    offset,
+    fill,
+):
     """Split the calls of the runs into boxes and raster points; returns how many of each.
 
     A call lasting at least ``threshold`` ns is a box (its position goes to ``box``, its
@@ -183,15 +200,42 @@ def split_calls(lo, hi, rows, start, end, code, share, t0, px, width, threshold,
             for column in range(first, last + 1):
                 left = t0 + column * px
                 weight = _overlap(s, e, left, px)
-                _put_point(points, n, left + 0.5 * px, row, weight,
-                           weight * share[i] if exclusive else weight, px, code[i])
+                _put_point(
+                    points,
+                    n,
+                    left + 0.5 * px,
+                    row,
+                    weight,
+                    weight * share[i] if exclusive else weight,
+                    px,
+                    code[i],
+                )
                 n += 1
     return boxes, n - offset
 
 
 @njit(cache=True, nogil=True)
-def raster_calls(lo, hi, rows, start, end, code, share, pick, t0, px, threshold, exclusive,
-                 row0, pool, cover, busy, key, box, box_row):
+def raster_calls(
+    lo,
+    hi,
+    rows,
+    start,
+    end,
+    code,
+    share,
+    pick,
+    t0,
+    px,
+    threshold,
+    exclusive,
+    row0,
+    pool,
+    cover,
+    busy,
+    key,
+    box,
+    box_row,
+):
     """:func:`split_calls` straight into a raster: the calls of the runs (at positions
     ``pick``, see :func:`_at`) lasting at least ``threshold`` are boxes (positions in
     the call arrays to ``box``, display rows to ``box_row``, which have room for them
@@ -284,8 +328,23 @@ def _flush(b, slots, codes, used, out_bin, out_weight, out_code, n, fill):
 
 
 @njit(cache=True, nogil=True)
-def _level_pass(ptr, nodes, start, end, code, share, exclusive, origin, size, shorter_than,
-                out_ptr, out_bin, out_weight, out_code, fill):
+def _level_pass(
+    ptr,
+    nodes,
+    start,
+    end,
+    code,
+    share,
+    exclusive,
+    origin,
+    size,
+    shorter_than,
+    out_ptr,
+    out_bin,
+    out_weight,
+    out_code,
+    fill,
+):
     """The time the calls shorter than ``shorter_than`` cover in each bin of ``size`` ns
     from ``origin``, per segment (calls ``nodes[ptr[s]:ptr[s + 1]]`` of the arrays
     ``start``, ``end``, ``code``, ``share``, in start order): one record per segment and
@@ -348,22 +407,82 @@ def count_level(ptr, nodes, start, end, code, share, exclusive, origin, size, sh
     :func:`fill_level`: with ``fill`` a constant, each pass is about three times
     faster)."""
     none = np.empty(0, np.int64)
-    return _level_pass(ptr, nodes, start, end, code, share, exclusive, origin, size,
-                       shorter_than, none, np.empty(0, np.int32), np.empty((0, 3)),
-                       np.empty(0, np.int32), False)
+    return _level_pass(
+        ptr,
+        nodes,
+        start,
+        end,
+        code,
+        share,
+        exclusive,
+        origin,
+        size,
+        shorter_than,
+        none,
+        np.empty(0, np.int32),
+        np.empty((0, 3)),
+        np.empty(0, np.int32),
+        False,
+    )
 
 
 @njit(cache=True, nogil=True)
-def fill_level(ptr, nodes, start, end, code, share, exclusive, origin, size, shorter_than,
-               out_ptr, out_bin, out_weight, out_code):
+def fill_level(
+    ptr,
+    nodes,
+    start,
+    end,
+    code,
+    share,
+    exclusive,
+    origin,
+    size,
+    shorter_than,
+    out_ptr,
+    out_bin,
+    out_weight,
+    out_code,
+):
     """Write the records of :func:`_level_pass` (as many as :func:`count_level` counts)."""
-    return _level_pass(ptr, nodes, start, end, code, share, exclusive, origin, size,
-                       shorter_than, out_ptr, out_bin, out_weight, out_code, True)
+    return _level_pass(
+        ptr,
+        nodes,
+        start,
+        end,
+        code,
+        share,
+        exclusive,
+        origin,
+        size,
+        shorter_than,
+        out_ptr,
+        out_bin,
+        out_weight,
+        out_code,
+        True,
+    )
 
 
 @njit(cache=True, nogil=True)
-def raster_records(ptr, bin_, weight, code, segments, rows, first_bin, last_bin, origin, size,
-                   t0, px, row0, pool, cover, busy, key):
+def raster_records(
+    ptr,
+    bin_,
+    weight,
+    code,
+    segments,
+    rows,
+    first_bin,
+    last_bin,
+    origin,
+    size,
+    t0,
+    px,
+    row0,
+    pool,
+    cover,
+    busy,
+    key,
+):
     """Add the records (of :func:`_level_pass`) of ``segments`` whose bins lie in
     [first_bin, last_bin) to the raster (``cover``, ``busy``, ``key``: raster rows of
     ``pool`` display rows from ``row0``, columns of ``px`` ns from ``t0``), each at its
@@ -484,8 +603,22 @@ def index_arrays(keep, call, location, depth, caller, start, end, code, num_loca
             instant_time[j] = start[i]
             instant_lane[j] = lane
             j += 1
-    return (exclusive, share, node_lane, offset, ptr, call_node, call_start, call_end,
-            call_code, call_share, instant_ptr, instant_node, instant_time, instant_lane)
+    return (
+        exclusive,
+        share,
+        node_lane,
+        offset,
+        ptr,
+        call_node,
+        call_start,
+        call_end,
+        call_code,
+        call_share,
+        instant_ptr,
+        instant_node,
+        instant_time,
+        instant_lane,
+    )
 
 
 @njit(cache=True, nogil=True)

@@ -75,15 +75,23 @@ class Lanes:
     def labels(self, depth_rows: bool) -> list[str]:
         """A label per row: the process (and thread, when a process has several), and
         the depth of a depth row after its location's first."""
-        threads_per_process = np.bincount(np.searchsorted(np.unique(self.processes),
-                                                          self.processes))
-        several = threads_per_process[np.searchsorted(np.unique(self.processes),
-                                                      self.processes)] > 1
-        names = [f"{p}.{t}" if many else str(p)
-                 for p, t, many in zip(self.processes.tolist(), self.threads.tolist(),
-                                       several.tolist(), strict=True)]
+        threads_per_process = np.bincount(
+            np.searchsorted(np.unique(self.processes), self.processes)
+        )
+        several = (
+            threads_per_process[np.searchsorted(np.unique(self.processes), self.processes)] > 1
+        )
+        names = [
+            f"{p}.{t}" if many else str(p)
+            for p, t, many in zip(
+                self.processes.tolist(), self.threads.tolist(), several.tolist(), strict=True
+            )
+        ]
         if not depth_rows:
             return names
         counts = np.diff(self.offset).tolist()
-        return [name if d == 0 else f"· {d}" for name, count in zip(names, counts, strict=True)
-                for d in range(count)]
+        return [
+            name if d == 0 else f"· {d}"
+            for name, count in zip(names, counts, strict=True)
+            for d in range(count)
+        ]

@@ -46,8 +46,9 @@ class Level:
         origin, last = index.forest.duration
         self.origin = float(origin)
         self.size = bin_size(float(last - origin), k)
-        self.long, self.long_ptr = kernels.long_calls(index.call_ptr, index.call_start,
-                                                      index.call_end, 2 * self.size)
+        self.long, self.long_ptr = kernels.long_calls(
+            index.call_ptr, index.call_start, index.call_end, 2 * self.size
+        )
         self._records: dict[bool, tuple[np.ndarray, ...]] = {}
         self._builds: dict[bool, RecordsBuild] = {}
         self._lock = threading.Lock()
@@ -64,8 +65,9 @@ class Level:
         """Whether the records of the layout are built."""
         return depth_rows in self._records
 
-    def records(self, depth_rows: bool, go_on: Callable[[], bool] | None = None
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    def records(
+        self, depth_rows: bool, go_on: Callable[[], bool] | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
         """(pointer per row, bin, weights, code) of the layout's rows (see
         :func:`~glade.trace.timeline.kernels._level_pass`): per location (all its
         depths, weighed by exclusive share) or per lane. A builder working ahead gives
@@ -84,12 +86,19 @@ class Level:
                     build = self._builds.get(depth_rows)
                     if build is None:
                         index = self.index
-                        ptr, nodes = (index.lane_groups if depth_rows else
-                                      index.location_groups)
+                        ptr, nodes = index.lane_groups if depth_rows else index.location_groups
                         forest = index.forest
                         build = self._builds[depth_rows] = RecordsBuild(
-                            ptr, nodes, forest.start, forest.end, forest.code, index.share,
-                            not depth_rows, self.origin, self.size)
+                            ptr,
+                            nodes,
+                            forest.start,
+                            forest.end,
+                            forest.code,
+                            index.share,
+                            not depth_rows,
+                            self.origin,
+                            self.size,
+                        )
                     if not build.run(go_on):
                         return None
                     self._records[depth_rows] = build.records()
@@ -100,17 +109,40 @@ class Level:
                 with self._awaited_lock:
                     self._awaited -= 1
 
-    def rasterize(self, rows: np.ndarray, t0: float, t1: float, px: float, depth_rows: bool,
-                  row0: int, pool: int, raster: tuple[np.ndarray, np.ndarray, np.ndarray]
-                  ) -> None:
+    def rasterize(
+        self,
+        rows: np.ndarray,
+        t0: float,
+        t1: float,
+        px: float,
+        depth_rows: bool,
+        row0: int,
+        pool: int,
+        raster: tuple[np.ndarray, np.ndarray, np.ndarray],
+    ) -> None:
         """Add the records of ``rows`` with bin centres in [t0, t1) to ``raster`` (cover,
         busy and key per pixel, see
         :func:`~glade.trace.timeline.kernels.raster_records`)."""
         ptr, bin_, weight, code = self.records(depth_rows)
         first = math.ceil((t0 - self.origin) / self.size - 0.5)
         last = math.ceil((t1 - self.origin) / self.size - 0.5)
-        kernels.raster_records(ptr, bin_, weight, code, rows, rows, first, last, self.origin,
-                               self.size, float(t0), px, row0, pool, *raster)
+        kernels.raster_records(
+            ptr,
+            bin_,
+            weight,
+            code,
+            rows,
+            rows,
+            first,
+            last,
+            self.origin,
+            self.size,
+            float(t0),
+            px,
+            row0,
+            pool,
+            *raster,
+        )
 
 
 class RecordsBuild:
@@ -120,9 +152,18 @@ class RecordsBuild:
     (a level has at most 2^31 bins), since the levels of a large trace hold millions of
     records. A build can stop between blocks and go on later, in another thread."""
 
-    def __init__(self, ptr: np.ndarray, nodes: np.ndarray, start: np.ndarray,
-                 end: np.ndarray, code: np.ndarray, share: np.ndarray, exclusive: bool,
-                 origin: float, size: float):
+    def __init__(
+        self,
+        ptr: np.ndarray,
+        nodes: np.ndarray,
+        start: np.ndarray,
+        end: np.ndarray,
+        code: np.ndarray,
+        share: np.ndarray,
+        exclusive: bool,
+        origin: float,
+        size: float,
+    ):
         self._calls = (nodes, start, end, code, share, exclusive, origin, size, 2 * size)
         self._ptr = ptr
         cuts = np.searchsorted(ptr, np.arange(BLOCK_CALLS, ptr[-1], BLOCK_CALLS))
@@ -145,8 +186,7 @@ class RecordsBuild:
             self._counts += self._each(len(self._counts), go_on, self._count)
         if self._out is None:
             total = sum(self._counts)
-            self._out = (np.empty(total, np.int32), np.empty((total, 3)),
-                         np.empty(total, np.int32))
+            self._out = (np.empty(total, np.int32), np.empty((total, 3)), np.empty(total, np.int32))
             self._offsets = np.concatenate([[0], np.cumsum(self._counts, dtype=np.int64)])
         while self._filled < len(self._bounds):
             if go_on is not None and not go_on():
@@ -154,29 +194,34 @@ class RecordsBuild:
             self._filled += len(self._each(self._filled, go_on, self._fill))
         return True
 
-    def _each(self, first: int, go_on: Callable[[], bool] | None,
-              task: Callable[[int], int]) -> list[int]:
+    def _each(
+        self, first: int, go_on: Callable[[], bool] | None, task: Callable[[int], int]
+    ) -> list[int]:
         """``task(j)`` for block ``first`` alone when working ahead (``go_on`` given), else
         for every block from ``first`` on, side by side; the results in block order."""
         if go_on is not None:
             return [task(first)]
         calls = np.asarray([self._ptr[b] - self._ptr[a] for a, b in self._bounds[first:]])
         parts = parallel.run_blocks(
-            lambda a, b: [task(j) for j in range(first + a, first + b)],
-            parallel.blocks(calls))
+            lambda a, b: [task(j) for j in range(first + a, first + b)], parallel.blocks(calls)
+        )
         return [result for part in parts for result in part]
 
     def _count(self, j: int) -> int:
         """How many records block ``j`` makes."""
         a, b = self._bounds[j]
-        return int(kernels.count_level(self._ptr[a:b + 1], *self._calls))
+        return int(kernels.count_level(self._ptr[a : b + 1], *self._calls))
 
     def _fill(self, j: int) -> int:
         """Write the records of block ``j`` (after every block is counted)."""
         (a, b), part = self._bounds[j], slice(int(self._offsets[j]), int(self._offsets[j + 1]))
-        kernels.fill_level(self._ptr[a:b + 1], *self._calls, self._out_ptr[a:b + 1],
-                           *(out[part] for out in self._out))
-        self._out_ptr[a + 1:b + 1] += self._offsets[j]
+        kernels.fill_level(
+            self._ptr[a : b + 1],
+            *self._calls,
+            self._out_ptr[a : b + 1],
+            *(out[part] for out in self._out),
+        )
+        self._out_ptr[a + 1 : b + 1] += self._offsets[j]
         return j
 
     def records(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

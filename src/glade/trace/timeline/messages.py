@@ -40,8 +40,15 @@ class Arrows:
     @classmethod
     def empty(cls) -> Arrows:
         none = np.zeros(0)
-        return cls(none, none, none.astype(np.int64), none.astype(np.int64), none,
-                   none.astype(np.int64), False)
+        return cls(
+            none,
+            none,
+            none.astype(np.int64),
+            none.astype(np.int64),
+            none,
+            none.astype(np.int64),
+            False,
+        )
 
 
 @njit(cache=True, nogil=True)
@@ -67,8 +74,19 @@ def _window(lo, hi, last, send_lane, receive_lane, t0, row_of_lane, row0, row1):
 
 
 @njit(cache=True, nogil=True)
-def _bundles(send_row, receive_row, row0, shift, position, send_time, t0, t1, max_arrows,
-             max_buckets, dense_pairs):
+def _bundles(
+    send_row,
+    receive_row,
+    row0,
+    shift,
+    position,
+    send_time,
+    t0,
+    t1,
+    max_arrows,
+    max_buckets,
+    dense_pairs,
+):
     """Bundles of the messages at ``position`` (sent from ``send_row`` to
     ``receive_row``): one per pair of row bins (2^``shift`` rows each from ``row0``) and
     time bucket of their send times (``max_buckets`` buckets across [t0, t1), a quarter
@@ -159,8 +177,9 @@ class Messages:
 
     def __init__(self, table: pd.DataFrame, forest: Forest):
         # int32 (a forest has fewer than 2^31 nodes): half the memory to fill and scatter
-        node_of_event = np.full(int(forest.event.max()) + 1 if len(forest) else 0, -1,
-                                dtype=np.int32)
+        node_of_event = np.full(
+            int(forest.event.max()) + 1 if len(forest) else 0, -1, dtype=np.int32
+        )
         node_of_event[forest.event] = np.arange(len(forest), dtype=np.int32)
         send_event = table["Send event"].to_numpy()
         receive_event = table["Receive event"].to_numpy()
@@ -179,16 +198,26 @@ class Messages:
         ok[ok] = index.keep[self.send_node[ok]] & index.keep[self.receive_node[ok]]
         rows = np.flatnonzero(ok)
         lane = index.node_lane
-        return KeptMessages(self.send_time[rows], self.receive_time[rows],
-                            lane[self.send_node[rows]], lane[self.receive_node[rows]],
-                            self.size[rows])
+        return KeptMessages(
+            self.send_time[rows],
+            self.receive_time[rows],
+            lane[self.send_node[rows]],
+            lane[self.receive_node[rows]],
+            self.size[rows],
+        )
 
 
 class KeptMessages:
     """Messages sorted by the earlier of their two times, for range requests."""
 
-    def __init__(self, send_time: np.ndarray, receive_time: np.ndarray, send_lane: np.ndarray,
-                 receive_lane: np.ndarray, size: np.ndarray):
+    def __init__(
+        self,
+        send_time: np.ndarray,
+        receive_time: np.ndarray,
+        send_lane: np.ndarray,
+        receive_lane: np.ndarray,
+        size: np.ndarray,
+    ):
         first = np.minimum(send_time, receive_time)
         order = np.argsort(first, kind="stable")
         self.first = first[order]
@@ -203,25 +232,52 @@ class KeptMessages:
     def __len__(self) -> int:
         return self.first.size
 
-    def in_range(self, t0: float, t1: float, row_of_lane: np.ndarray, row0: int, row1: int,
-                 pool: int) -> Arrows:
+    def in_range(
+        self, t0: float, t1: float, row_of_lane: np.ndarray, row0: int, row1: int, pool: int
+    ) -> Arrows:
         """The messages that overlap [t0, t1) with an end on rows ``row0:row1``; bundled
         per pair of row bins (``pool`` rows each) and time bucket when there are more
         than MAX_ARROWS."""
         lo = int(np.searchsorted(self.first, t0 - self.span, side="left"))
         hi = int(np.searchsorted(self.first, t1, side="left"))
         window, send_row, receive_row = _window(
-            lo, hi, self.last, self.send_lane, self.receive_lane, float(t0),
-            np.asarray(row_of_lane, dtype=np.int64), int(row0), int(row1))
+            lo,
+            hi,
+            self.last,
+            self.send_lane,
+            self.receive_lane,
+            float(t0),
+            np.asarray(row_of_lane, dtype=np.int64),
+            int(row0),
+            int(row1),
+        )
         if window.size <= MAX_ARROWS:
-            return Arrows(self.send_time[window], self.receive_time[window], send_row,
-                          receive_row, self.size[window], np.ones(window.size, np.int64), False)
+            return Arrows(
+                self.send_time[window],
+                self.receive_time[window],
+                send_row,
+                receive_row,
+                self.size[window],
+                np.ones(window.size, np.int64),
+                False,
+            )
         shift = int(pool).bit_length() - 1
         if pool < 1 or 1 << shift != pool:
             raise GladeError(f"rows are pooled by powers of two, not {pool}")
         which, send_bin, receive_bin = _bundles(
-            send_row, receive_row, int(row0), shift, window, self.send_time, float(t0),
-            float(t1), MAX_ARROWS, BUNDLE_BUCKETS, DENSE_GROUPS)
-        send, receive, size, count = _bundle_sums(which, send_bin.size, window, self.send_time,
-                                                  self.receive_time, self.size)
+            send_row,
+            receive_row,
+            int(row0),
+            shift,
+            window,
+            self.send_time,
+            float(t0),
+            float(t1),
+            MAX_ARROWS,
+            BUNDLE_BUCKETS,
+            DENSE_GROUPS,
+        )
+        send, receive, size, count = _bundle_sums(
+            which, send_bin.size, window, self.send_time, self.receive_time, self.size
+        )
         return Arrows(send, receive, send_bin, receive_bin, size, count, True)

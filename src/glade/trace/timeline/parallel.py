@@ -47,8 +47,9 @@ def _workers() -> ThreadPoolExecutor:
         return _pool
 
 
-def blocks(work: np.ndarray, raster_rows: np.ndarray | None = None,
-           parts: int | None = None) -> list[tuple[int, int]]:
+def blocks(
+    work: np.ndarray, raster_rows: np.ndarray | None = None, parts: int | None = None
+) -> list[tuple[int, int]]:
     """Positions ``0..n`` of ``work`` (per segment, the work it takes) cut into at most
     ``parts`` (the cores) contiguous blocks ``(a, b)`` of about equal work, a boundary
     only where ``raster_rows`` (non-decreasing, per segment) changes; one block when

@@ -47,26 +47,40 @@ def encode_picture(picture: Picture) -> tuple[dict[str, Any], bytes]:
     if picture.instants_pooled:
         arrays["mark_count"] = narrow(np.minimum(instants["count"], 65535)).reshape(-1)
     else:
-        arrays.update(instant_time=instants["time"].astype(np.float64),
-                      instant_row=instants["row"].astype(np.int32),
-                      instant_code=instants["code"].astype(np.int32),
-                      instant_node=instants["node"].astype(np.int32))
+        arrays.update(
+            instant_time=instants["time"].astype(np.float64),
+            instant_row=instants["row"].astype(np.int32),
+            instant_code=instants["code"].astype(np.int32),
+            instant_node=instants["node"].astype(np.int32),
+        )
     arrows = picture.arrows
-    arrays.update(arrow_send=arrows.send_time.astype(np.float64),
-                  arrow_receive=arrows.receive_time.astype(np.float64),
-                  arrow_from=arrows.send_row.astype(np.int32),
-                  arrow_to=arrows.receive_row.astype(np.int32),
-                  arrow_size=arrows.size.astype(np.float64),
-                  arrow_count=arrows.count.astype(np.int32))
-    descriptors, blob = pack_arrays(arrays, deflate=("raster_alpha", "raster_code", "mark_count"),
-                                    noisy=("raster_alpha",))
+    arrays.update(
+        arrow_send=arrows.send_time.astype(np.float64),
+        arrow_receive=arrows.receive_time.astype(np.float64),
+        arrow_from=arrows.send_row.astype(np.int32),
+        arrow_to=arrows.receive_row.astype(np.int32),
+        arrow_size=arrows.size.astype(np.float64),
+        arrow_count=arrows.count.astype(np.int32),
+    )
+    descriptors, blob = pack_arrays(
+        arrays, deflate=("raster_alpha", "raster_code", "mark_count"), noisy=("raster_alpha",)
+    )
     fields = {
-        "t0": request.t0, "t1": request.t1, "width": request.width, "box_origin": request.t0,
-        "height": request.height, "depth_rows": request.depth_rows,
-        "row0": picture.row0, "row1": picture.row1, "pool": picture.pool,
-        "bins": picture.bins, "threshold": picture.threshold,
-        "visible_calls": picture.visible_calls, "instants_pooled": picture.instants_pooled,
-        "arrows_bundled": arrows.bundled, "level": picture.extra.get("level"),
+        "t0": request.t0,
+        "t1": request.t1,
+        "width": request.width,
+        "box_origin": request.t0,
+        "height": request.height,
+        "depth_rows": request.depth_rows,
+        "row0": picture.row0,
+        "row1": picture.row1,
+        "pool": picture.pool,
+        "bins": picture.bins,
+        "threshold": picture.threshold,
+        "visible_calls": picture.visible_calls,
+        "instants_pooled": picture.instants_pooled,
+        "arrows_bundled": arrows.bundled,
+        "level": picture.extra.get("level"),
         "arrays": descriptors,
     }
     return fields, blob
@@ -82,23 +96,26 @@ def narrow(values: np.ndarray) -> np.ndarray:
 
 def function_totals(index: TimelineIndex) -> np.ndarray:
     """The exclusive time of every function (by code) over the calls ``index`` keeps."""
-    return np.bincount(index.call_code, weights=index.exclusive[index.call_node],
-                       minlength=len(index.forest.names))
+    return np.bincount(
+        index.call_code, weights=index.exclusive[index.call_node], minlength=len(index.forest.names)
+    )
 
 
 def overview_groups(totals: np.ndarray) -> tuple[list[int], np.ndarray]:
     """The functions the overview shows apart (the OVERVIEW_FUNCTIONS with the most time,
     ``totals`` by function code) and the group of every function (those shown, in that
     order, then one for all the others)."""
-    shown = [int(c) for c in np.argsort(-totals, kind="stable")[:OVERVIEW_FUNCTIONS]
-             if totals[c] > 0]
+    shown = [
+        int(c) for c in np.argsort(-totals, kind="stable")[:OVERVIEW_FUNCTIONS] if totals[c] > 0
+    ]
     group = np.full(totals.size, len(shown), dtype=np.int64)
     group[shown] = np.arange(len(shown))
     return shown, group
 
 
-def pack_overview(profile: np.ndarray, shown: list[int], extent: tuple[int, int],
-                  num_locations: int) -> tuple[dict[str, Any], bytes]:
+def pack_overview(
+    profile: np.ndarray, shown: list[int], extent: tuple[int, int], num_locations: int
+) -> tuple[dict[str, Any], bytes]:
     """The overview strip of ``profile`` (exclusive ns per group of
     :func:`overview_groups` and bin of ``bin_edges(*extent, OVERVIEW_BINS)``) as
     fractions of the capacity of a column (its width times the number of locations),
@@ -106,8 +123,13 @@ def pack_overview(profile: np.ndarray, shown: list[int], extent: tuple[int, int]
     edges = bin_edges(*extent, OVERVIEW_BINS)
     share = profile / (np.diff(edges) * max(num_locations, 1))
     descriptors, blob = pack_arrays({"share": share.astype(np.float32).reshape(-1)})
-    return {"t0": float(extent[0]), "t1": float(extent[1]), "bins": OVERVIEW_BINS,
-            "codes": [*shown, -1], "arrays": descriptors}, blob
+    return {
+        "t0": float(extent[0]),
+        "t1": float(extent[1]),
+        "bins": OVERVIEW_BINS,
+        "codes": [*shown, -1],
+        "arrays": descriptors,
+    }, blob
 
 
 def encode_overview(index: TimelineIndex, totals: np.ndarray) -> tuple[dict[str, Any], bytes]:
@@ -120,6 +142,12 @@ def encode_overview(index: TimelineIndex, totals: np.ndarray) -> tuple[dict[str,
     shown, group = overview_groups(totals)
     caller = index.caller[index.call_node]
     profile = spread_exclusive(
-        index.call_start, index.call_end, group[index.call_code],
-        group[forest.code[np.maximum(caller, 0)]], caller >= 0, len(shown) + 1, edges)
+        index.call_start,
+        index.call_end,
+        group[index.call_code],
+        group[forest.code[np.maximum(caller, 0)]],
+        caller >= 0,
+        len(shown) + 1,
+        edges,
+    )
     return pack_overview(profile, shown, forest.duration, forest.processes.size)

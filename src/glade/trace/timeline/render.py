@@ -51,13 +51,16 @@ class Request:
             width, height = int(message["width"]), int(message["height"])
             row0, row1 = int(message["row0"]), int(message["row1"])
         except (KeyError, TypeError, ValueError) as exc:
-            raise GladeError(f"a range request needs numbers t0, t1, width, height, row0 "
-                             f"and row1: {exc}") from None
+            raise GladeError(
+                f"a range request needs numbers t0, t1, width, height, row0 and row1: {exc}"
+            ) from None
         if not (math.isfinite(t0) and math.isfinite(t1) and t1 > t0):
             raise GladeError(f"a range request needs finite times t0 < t1, not {t0}, {t1}")
         if not (0 < width <= MAX_WIDTH and 0 < height <= MAX_HEIGHT):
-            raise GladeError(f"a range request needs 1..{MAX_WIDTH} columns and "
-                             f"1..{MAX_HEIGHT} pixel rows, not {width} x {height}")
+            raise GladeError(
+                f"a range request needs 1..{MAX_WIDTH} columns and "
+                f"1..{MAX_HEIGHT} pixel rows, not {width} x {height}"
+            )
         return cls(t0, t1, width, row0, row1, height, bool(message.get("depth_rows", False)))
 
     @property
@@ -83,12 +86,12 @@ def row_layout(row0: int, row1: int, height: int) -> tuple[int, int, int, int]:
     return row0, row1, pool, -(-(row1 - row0) // pool)
 
 
-def instant_counts(times: np.ndarray, rows: np.ndarray, request: Request, row0: int,
-                   pool: int, bins: int) -> np.ndarray:
+def instant_counts(
+    times: np.ndarray, rows: np.ndarray, request: Request, row0: int, pool: int, bins: int
+) -> np.ndarray:
     """How many instants (at ``times``, on timeline ``rows``) each raster pixel of
     ``request`` holds: ``bins`` x ``request.width``."""
-    column = np.clip(((times - request.t0) / request.px).astype(np.int64), 0,
-                     request.width - 1)
+    column = np.clip(((times - request.t0) / request.px).astype(np.int64), 0, request.width - 1)
     cell = (rows - row0) // pool * request.width + column
     return np.bincount(cell, minlength=bins * request.width).reshape(bins, request.width)
 
@@ -120,8 +123,15 @@ class Picture:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def longest_cut(lo: np.ndarray, hi: np.ndarray, start: np.ndarray, end: np.ndarray,
-                pick: np.ndarray, minimum: float, most: int) -> tuple[int, float, int, int]:
+def longest_cut(
+    lo: np.ndarray,
+    hi: np.ndarray,
+    start: np.ndarray,
+    end: np.ndarray,
+    pick: np.ndarray,
+    minimum: float,
+    most: int,
+) -> tuple[int, float, int, int]:
     """The calls of the runs ``[lo[k], hi[k])`` (at positions ``pick``, see
     :data:`kernels.ALL`) lasting at least ``minimum`` (> 0): how many there are; when
     more than ``most``, also the duration of the ``most``-th longest (``cut``) and how
@@ -137,8 +147,9 @@ def longest_cut(lo: np.ndarray, hi: np.ndarray, start: np.ndarray, end: np.ndarr
 
     def classes(a: int, b: int) -> tuple[np.ndarray, int]:
         counts = np.zeros(kernels.DURATION_CLASSES, np.int64)
-        return counts, kernels.duration_classes(lo[a:b], hi[a:b], start, end, pick,
-                                                float(minimum), counts)
+        return counts, kernels.duration_classes(
+            lo[a:b], hi[a:b], start, end, pick, float(minimum), counts
+        )
 
     parts = parallel.run_blocks(classes, bounds)
     count = sum(n for _, n in parts)
@@ -148,25 +159,35 @@ def longest_cut(lo: np.ndarray, hi: np.ndarray, start: np.ndarray, end: np.ndarr
     from_top = np.cumsum(counts[::-1])
     c = counts.size - 1 - int(np.searchsorted(from_top, most))  # the class holding the cut
     above = int(from_top[counts.size - 2 - c]) if c < counts.size - 1 else 0
-    sizes = {bound: int(block_counts[c]) for bound, (block_counts, _)
-             in zip(bounds, parts, strict=True)}
-    values = np.sort(np.concatenate(parallel.run_blocks(
-        lambda a, b: kernels.class_durations(lo[a:b], hi[a:b], start, end, pick,
-                                             float(minimum), c, sizes[a, b]), bounds)))
+    sizes = {
+        bound: int(block_counts[c]) for bound, (block_counts, _) in zip(bounds, parts, strict=True)
+    }
+    values = np.sort(
+        np.concatenate(
+            parallel.run_blocks(
+                lambda a, b: kernels.class_durations(
+                    lo[a:b], hi[a:b], start, end, pick, float(minimum), c, sizes[a, b]
+                ),
+                bounds,
+            )
+        )
+    )
     cut = float(values[values.size - (most - above)])
     at_least = above + values.size - int(np.searchsorted(values, cut, side="left"))
     longer = above + values.size - int(np.searchsorted(values, cut, side="right"))
     return count, cut, at_least, longer
 
 
-def _threshold(index: TimelineIndex, lo: np.ndarray, hi: np.ndarray, pick: np.ndarray,
-               px: float) -> tuple[float, int]:
+def _threshold(
+    index: TimelineIndex, lo: np.ndarray, hi: np.ndarray, pick: np.ndarray, px: float
+) -> tuple[float, int]:
     """The shortest duration drawn as a box: a pixel, or more when more than
     MAX_BOXES of the calls in the runs (of the index's calls at positions ``pick``)
     last a pixel or longer (then the MAX_BOXES longest are boxes, fewer when ties
     would make more); and how many boxes that makes."""
     count, cut, at_least, longer = longest_cut(
-        lo, hi, index.call_start, index.call_end, pick, px, MAX_BOXES)
+        lo, hi, index.call_start, index.call_end, pick, px, MAX_BOXES
+    )
     if count <= MAX_BOXES:
         return px, count
     if at_least > MAX_BOXES:
@@ -174,8 +195,16 @@ def _threshold(index: TimelineIndex, lo: np.ndarray, hi: np.ndarray, pick: np.nd
     return max(float(cut), px), at_least
 
 
-def instants_in_range(index: TimelineIndex, request: Request, lanes: np.ndarray, row_of_lane,
-              row0: int, row1: int, pool: int, bins: int) -> tuple[dict, bool]:
+def instants_in_range(
+    index: TimelineIndex,
+    request: Request,
+    lanes: np.ndarray,
+    row_of_lane,
+    row0: int,
+    row1: int,
+    pool: int,
+    bins: int,
+) -> tuple[dict, bool]:
     """The instants of the range: exact marks, or per pixel (raster row and column)
     their count when too many (counted in one pass, without gathering them)."""
     locations = np.unique(index.lanes.lane_location()[lanes])
@@ -183,9 +212,19 @@ def instants_in_range(index: TimelineIndex, request: Request, lanes: np.ndarray,
     if int((hi - lo).sum()) > MAX_INSTANTS:
         counts = np.zeros((bins, request.width), dtype=np.int64)
         rows = np.asarray(row_of_lane(np.arange(index.lanes.num_lanes)), dtype=np.int64)
-        shown = kernels.count_instants(lo, hi, index.instant_time, index.instant_lane, rows,
-                                       row0, row1, pool, float(request.t0), request.px,
-                                       counts)
+        shown = kernels.count_instants(
+            lo,
+            hi,
+            index.instant_time,
+            index.instant_lane,
+            rows,
+            row0,
+            row1,
+            pool,
+            float(request.t0),
+            request.px,
+            counts,
+        )
         if shown > MAX_INSTANTS:
             return {"count": counts}, True
     found = kernels.gather_runs(lo, hi)
@@ -193,8 +232,12 @@ def instants_in_range(index: TimelineIndex, request: Request, lanes: np.ndarray,
     shown = (rows >= row0) & (rows < row1)
     found, rows = found[shown], rows[shown]
     nodes = index.instant_node[found]
-    return {"node": nodes, "row": rows, "time": index.instant_time[found],
-            "code": index.forest.code[nodes]}, False
+    return {
+        "node": nodes,
+        "row": rows,
+        "time": index.instant_time[found],
+        "code": index.forest.code[nodes],
+    }, False
 
 
 @dataclass(frozen=True)
@@ -215,8 +258,9 @@ class _Runs:
     level: Level | None
 
 
-def _runs(index: TimelineIndex, request: Request, row0: int, row1: int, row_offset: int,
-          exact: bool) -> _Runs:
+def _runs(
+    index: TimelineIndex, request: Request, row0: int, row1: int, row_offset: int, exact: bool
+) -> _Runs:
     """The runs of calls of rows ``row0:row1`` in the request's range (display rows
     shifted by ``row_offset``), from a level of detail when the range holds more than
     EXACT_LIMIT calls (never when ``exact``), and the shortest duration drawn as a box."""
@@ -228,9 +272,16 @@ def _runs(index: TimelineIndex, request: Request, row0: int, row1: int, row_offs
     pick = kernels.ALL
 
     def read(level: Level) -> tuple[np.ndarray, np.ndarray]:
-        return kernels.runs_in_range(level.long_ptr, index.call_start, index.call_end,
-                                     level.long, lanes, float(request.t0),
-                                     float(request.t1), True)
+        return kernels.runs_in_range(
+            level.long_ptr,
+            index.call_start,
+            index.call_end,
+            level.long,
+            lanes,
+            float(request.t0),
+            float(request.t1),
+            True,
+        )
 
     if level is None:
         threshold, boxes = _threshold(index, lo, hi, pick, request.px)
@@ -260,8 +311,14 @@ def picture_level(index: TimelineIndex, request: Request) -> Level | None:
     return _runs(index, request, row0, row1, 0, False).level
 
 
-def split_range(index: TimelineIndex, request: Request, row0: int, row1: int,
-                row_offset: int = 0, exact: bool = True) -> tuple:
+def split_range(
+    index: TimelineIndex,
+    request: Request,
+    row0: int,
+    row1: int,
+    row_offset: int = 0,
+    exact: bool = True,
+) -> tuple:
     """The calls of rows ``row0:row1`` of ``index`` in the request's range, split into
     boxes (their positions in the index's call arrays, and display rows) and raster
     points (rows :data:`kernels.POINT_FIELDS`), display rows shifted by ``row_offset``,
@@ -270,16 +327,33 @@ def split_range(index: TimelineIndex, request: Request, row0: int, row1: int,
     come from the calls themselves; ``exact`` must be True, a level's records only go
     straight into a raster, see :func:`raster_range`)."""
     if not exact:
-        raise GladeError("split_range reads the calls themselves (exact=True); levels of "
-                         "detail go straight into a raster (raster_range)")
+        raise GladeError(
+            "split_range reads the calls themselves (exact=True); levels of "
+            "detail go straight into a raster (raster_range)"
+        )
     runs = _runs(index, request, row0, row1, row_offset, True)
     _, start, end, code, share = index.lane_calls
 
     def split(box, box_row, points, fill):
         return kernels.split_calls(
-            runs.lo, runs.hi, runs.rows, start, end, code, share, float(request.t0),
-            request.px, request.width, runs.threshold, not request.depth_rows, box, box_row,
-            points, 0, fill)
+            runs.lo,
+            runs.hi,
+            runs.rows,
+            start,
+            end,
+            code,
+            share,
+            float(request.t0),
+            request.px,
+            request.width,
+            runs.threshold,
+            not request.depth_rows,
+            box,
+            box_row,
+            points,
+            0,
+            fill,
+        )
 
     none = np.empty(0, dtype=np.int64)
     boxes, count = split(none, none, np.empty((len(kernels.POINT_FIELDS), 0)), False)
@@ -289,8 +363,9 @@ def split_range(index: TimelineIndex, request: Request, row0: int, row1: int,
     return box, box_row, points[:, :count], runs.threshold, runs.visible, None
 
 
-def raster_range(index: TimelineIndex, request: Request, row0: int, row1: int, pool: int,
-                 bins: int) -> tuple:
+def raster_range(
+    index: TimelineIndex, request: Request, row0: int, row1: int, pool: int, bins: int
+) -> tuple:
     """The calls of rows ``row0:row1`` of ``index`` in the request's range as boxes
     (their positions in the index's call arrays, and display rows) and a raster of
     ``bins`` rows of ``pool`` display rows (cover, busy and the code of the largest
@@ -313,15 +388,39 @@ def raster_range(index: TimelineIndex, request: Request, row0: int, row1: int, p
         # the lanes a:b, and the rows of their raster rows (all rows up to the next block)
         box, box_row = np.empty(runs.boxes, np.int64), np.empty(runs.boxes, np.int64)
         count = kernels.raster_calls(
-            runs.lo[a:b], runs.hi[a:b], runs.rows[a:b], start, end, code, share, runs.pick,
-            float(request.t0), px, runs.threshold, not request.depth_rows, row0, pool, cover,
-            busy, key, box, box_row)
+            runs.lo[a:b],
+            runs.hi[a:b],
+            runs.rows[a:b],
+            start,
+            end,
+            code,
+            share,
+            runs.pick,
+            float(request.t0),
+            px,
+            runs.threshold,
+            not request.depth_rows,
+            row0,
+            pool,
+            cover,
+            busy,
+            key,
+            box,
+            box_row,
+        )
         if runs.level is not None:
             first = row0 + int(raster_rows[a]) * pool if a else row0
             last = row0 + int(raster_rows[b]) * pool if b < raster_rows.size else row1
-            runs.level.rasterize(np.arange(first, last, dtype=np.int64), request.t0,
-                                 request.t1, px, request.depth_rows, row0, pool,
-                                 (cover, busy, key))
+            runs.level.rasterize(
+                np.arange(first, last, dtype=np.int64),
+                request.t0,
+                request.t1,
+                px,
+                request.depth_rows,
+                row0,
+                pool,
+                (cover, busy, key),
+            )
         return box[:count], box_row[:count]
 
     parts = parallel.run_blocks(block, bounds)
@@ -339,23 +438,53 @@ def render(index: TimelineIndex, messages: KeptMessages | None, request: Request
     """The picture of ``request`` (see the module doc)."""
     depth_rows = request.depth_rows
     row0, row1, pool, bins = row_layout(
-        *index.lanes.check_rows(request.row0, request.row1, depth_rows), request.height)
+        *index.lanes.check_rows(request.row0, request.row1, depth_rows), request.height
+    )
     lanes = index.lanes.lanes_of_rows(row0, row1, depth_rows)
     box, box_row, cover, busy, top, threshold, visible, level = raster_range(
-        index, request, row0, row1, pool, bins)
+        index, request, row0, row1, pool, bins
+    )
     nodes = index.call_node[box]
-    boxes = {"node": nodes, "row": box_row, "start": index.call_start[box],
-             "end": index.call_end[box], "code": index.call_code[box],
-             "depth": index.depth[nodes], "exclusive": index.exclusive[nodes]}
+    boxes = {
+        "node": nodes,
+        "row": box_row,
+        "start": index.call_start[box],
+        "end": index.call_end[box],
+        "code": index.call_code[box],
+        "depth": index.depth[nodes],
+        "exclusive": index.exclusive[nodes],
+    }
 
     def row_of_lane(values: np.ndarray) -> np.ndarray:
         return index.lanes.row_of_lane(values, depth_rows)
 
     instants, pooled = instants_in_range(index, request, lanes, row_of_lane, row0, row1, pool, bins)
-    arrows = (Arrows.empty() if messages is None or not len(messages) else
-              messages.in_range(request.t0, request.t1,
-                                index.lanes.row_of_lane(np.arange(index.lanes.num_lanes),
-                                                        depth_rows),
-                                row0, row1, pool))
-    return Picture(request, row0, row1, pool, bins, threshold, visible, boxes, cover, busy,
-                   top, instants, pooled, arrows, {"level": None if level is None else level.k})
+    arrows = (
+        Arrows.empty()
+        if messages is None or not len(messages)
+        else messages.in_range(
+            request.t0,
+            request.t1,
+            index.lanes.row_of_lane(np.arange(index.lanes.num_lanes), depth_rows),
+            row0,
+            row1,
+            pool,
+        )
+    )
+    return Picture(
+        request,
+        row0,
+        row1,
+        pool,
+        bins,
+        threshold,
+        visible,
+        boxes,
+        cover,
+        busy,
+        top,
+        instants,
+        pooled,
+        arrows,
+        {"level": None if level is None else level.k},
+    )

@@ -41,8 +41,7 @@ from glade.trace.timeline.render import Picture, Request, picture_level, render
 def check_node(node: Any, count: int) -> int:
     """``node`` if it names one of ``count`` nodes of a call forest (GladeError
     otherwise)."""
-    if isinstance(node, bool) or not isinstance(node, int | np.integer) or not (
-            0 <= node < count):
+    if isinstance(node, bool) or not isinstance(node, int | np.integer) or not (0 <= node < count):
         raise GladeError(f"no call {node!r} in a forest of {count} nodes")
     return int(node)
 
@@ -174,9 +173,11 @@ class PandasSource(TimelineSource):
         return self._totals
 
     def status(self) -> str:
-        return (f"{self.index.calls.size:,} of {int(self.forest.call.sum()):,} calls, "
-                f"{self.index.instant_node.size:,} instants, "
-                f"{len(self._kept_messages):,} messages")
+        return (
+            f"{self.index.calls.size:,} of {int(self.forest.call.sum()):,} calls, "
+            f"{self.index.instant_node.size:,} instants, "
+            f"{len(self._kept_messages):,} messages"
+        )
 
     def check(self, text: str) -> None:
         self.level.mask(text)
@@ -232,8 +233,9 @@ class PandasSource(TimelineSource):
 
     def selected(self, text: str) -> pd.DataFrame:
         table = self.level.table
-        nodes = (np.flatnonzero(query_mask(table, parse(text))) if text else
-                 np.zeros(0, dtype=np.int64))
+        nodes = (
+            np.flatnonzero(query_mask(table, parse(text))) if text else np.zeros(0, dtype=np.int64)
+        )
         return table.dataframe.iloc[nodes]
 
     def apply(self, query: str) -> Trace:

@@ -31,8 +31,18 @@ HIDDEN = 2
 ELIDED = 4
 FOCUS = 8
 NODE_FLAGS = {"collapse": COLLAPSED, "hide": HIDDEN, "elide": ELIDED}
-EDIT_OPS = ("collapse", "expand", "hide", "elide", "focus", "unfocus", "depth", "threshold",
-            "base", "reset")
+EDIT_OPS = (
+    "collapse",
+    "expand",
+    "hide",
+    "elide",
+    "focus",
+    "unfocus",
+    "depth",
+    "threshold",
+    "base",
+    "reset",
+)
 NODE_OPS = ("collapse", "expand", "hide", "elide", "focus")
 
 
@@ -59,8 +69,9 @@ def empty_state(tree: ViewTree) -> EditState:
 
 def _node_ids(tree: ViewTree, edit: dict) -> np.ndarray:
     nodes = edit.get("nodes")
-    if not isinstance(nodes, list) or not all(isinstance(i, int) and not isinstance(i, bool)
-                                              for i in nodes):
+    if not isinstance(nodes, list) or not all(
+        isinstance(i, int) and not isinstance(i, bool) for i in nodes
+    ):
         raise GladeError(f"edit {edit.get('op')!r} needs 'nodes', a list of node ids")
     ids = np.asarray(nodes, dtype=np.int64)
     if ids.size and (ids.min() < 0 or ids.max() >= tree.n):
@@ -81,15 +92,17 @@ def check_edit(tree: ViewTree, edit: Any) -> dict:
             raise GladeError(f"a depth edit needs a depth >= 0, not {depth!r}")
     elif op == "threshold":
         if edit.get("metric") not in tree.values:
-            raise GladeError(f"a threshold edit names no metric of the view: "
-                             f"{edit.get('metric')!r}")
+            raise GladeError(
+                f"a threshold edit names no metric of the view: {edit.get('metric')!r}"
+            )
         value = edit.get("value")
         if not isinstance(value, int | float) or isinstance(value, bool) or math.isnan(value):
             raise GladeError(f"a threshold edit needs a numeric value, not {value!r}")
     elif op == "base":
         ranges = np.asarray(edit.get("keep", []), dtype=np.int64).reshape(-1, 2)
-        if ranges.size and (ranges.min() < 0 or ranges.max() > tree.n
-                            or (ranges[:, 0] > ranges[:, 1]).any()):
+        if ranges.size and (
+            ranges.min() < 0 or ranges.max() > tree.n or (ranges[:, 0] > ranges[:, 1]).any()
+        ):
             raise GladeError(f"a base edit keeps ranges outside 0..{tree.n}")
         if not isinstance(edit.get("query"), str) or not isinstance(edit.get("parts"), list):
             raise GladeError("a base edit needs its query text and parts")

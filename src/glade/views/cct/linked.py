@@ -38,8 +38,9 @@ def view_nodes(graph: Graph, other: Graph) -> np.ndarray:
     return back[theirs]
 
 
-def restricted_values(gf: GraphFrame, graph: Graph, columns: list[MetricColumn],
-                      agg: str, rank: object) -> Restricted:
+def restricted_values(
+    gf: GraphFrame, graph: Graph, columns: list[MetricColumn], agg: str, rank: object
+) -> Restricted:
     """The values of ``gf`` (reduced over its rows as the view reduces its own: ``agg``
     or ``rank``) on the view's ``graph`` for the view's metric ``columns``; 0 where a
     node is absent, as the view's own values count a missing row. ``gf`` may be on the

@@ -68,12 +68,15 @@ def graphframe_of(data: Any) -> GraphFrame:
     if isinstance(data, CCTSource):
         gf = data.to_graphframe()
         if not isinstance(gf, GraphFrame):
-            raise GladeError(f"{type(data).__name__}.to_graphframe() returned "
-                             f"{type(gf).__name__}, not a GraphFrame")
+            raise GladeError(
+                f"{type(data).__name__}.to_graphframe() returned "
+                f"{type(gf).__name__}, not a GraphFrame"
+            )
         return gf
-    raise GladeError(f"a CCT view shows a GraphFrame, or data with to_graphframe() and "
-                     f"query(text, fold=True) (an Ensemble, a Trace), not {type(data).__name__}")
-
+    raise GladeError(
+        f"a CCT view shows a GraphFrame, or data with to_graphframe() and "
+        f"query(text, fold=True) (an Ensemble, a Trace), not {type(data).__name__}"
+    )
 
 
 class CCT(QueryView):
@@ -124,12 +127,16 @@ class CCT(QueryView):
         present = np.zeros(len(gf.graph), dtype=bool)
         present[np.asarray(gf.dataframe.index.get_level_values("node"), dtype=np.int64)] = True
         if not present.all():
-            raise GladeError(f"{int((~present).sum())} nodes of the profile have no rows; "
-                             "call squash() on it before showing it")
+            raise GladeError(
+                f"{int((~present).sum())} nodes of the profile have no rows; "
+                "call squash() on it before showing it"
+            )
         columns = metric_columns(gf, agg=agg, rank=rank)
         if not columns:
-            raise GladeError(f"the {type(data).__name__} has no numeric metric to show "
-                             f"(its metric columns: {gf.metric_columns})")
+            raise GladeError(
+                f"the {type(data).__name__} has no numeric metric to show "
+                f"(its metric columns: {gf.metric_columns})"
+            )
         available = [c.name for c in columns]
         if metric is None:
             metric = gf.default_metric if gf.default_metric in available else available[0]
@@ -143,9 +150,16 @@ class CCT(QueryView):
         self._shown_gf = gf
         self._selecting = False
         self._tree = ViewTree(gf.graph, {c.name: c.values for c in columns})
-        super().__init__(data, data_name, metric=metric,
-                         sort_metric=sort_metric or metric, color_metric=color_metric or "",
-                         notice=self._notice(gf), height=height, **kwargs)
+        super().__init__(
+            data,
+            data_name,
+            metric=metric,
+            sort_metric=sort_metric or metric,
+            color_metric=color_metric or "",
+            notice=self._notice(gf),
+            height=height,
+            **kwargs,
+        )
         self._publish(*self._transport(columns))
 
     # ------------------------------------------------------------ transport
@@ -158,8 +172,12 @@ class CCT(QueryView):
         names_blob, name_offsets = string_table([str(u) for u in tree.unique_names])
         texts, extra_ptr, extra_index = tree.condition_table()
         cond_blob, cond_offsets = string_table(texts)
-        fields = {"metrics": [{"name": c.name, "kind": c.kind, "partner": c.partner,
-                               "unit": c.unit} for c in columns]}
+        fields = {
+            "metrics": [
+                {"name": c.name, "kind": c.kind, "partner": c.partner, "unit": c.unit}
+                for c in columns
+            ]
+        }
         arrays = {
             "parents": tree.parent.astype(np.int32),
             "frame_codes": tree.frame_code.astype(np.int32),
@@ -188,9 +206,11 @@ class CCT(QueryView):
             notes.append(f"values: {rows}")
         if not gf.graph.is_tree():
             shared = int((gf.graph.num_parents > 1).sum())
-            notes.append(f"a call graph with {shared} nodes called from several places: "
-                         "showing its depth-first spanning tree (each node under its first "
-                         "caller); queries follow the whole graph")
+            notes.append(
+                f"a call graph with {shared} nodes called from several places: "
+                "showing its depth-first spanning tree (each node under its first "
+                "caller); queries follow the whole graph"
+            )
         return "; ".join(notes)
 
     # ------------------------------------------------------------ properties
@@ -231,24 +251,33 @@ class CCT(QueryView):
             self._shown_gf = level.query(text).to_graphframe()
             return self._shown_gf
         self._shown_gf = None
-        return GraphFrame(gf.graph, rows.set_index(["node", "rank"]),
-                          exc_metrics=gf.exc_metrics, inc_metrics=gf.inc_metrics,
-                          default_metric=gf.default_metric, metadata=gf.metadata)
+        return GraphFrame(
+            gf.graph,
+            rows.set_index(["node", "rank"]),
+            exc_metrics=gf.exc_metrics,
+            inc_metrics=gf.inc_metrics,
+            default_metric=gf.default_metric,
+            metadata=gf.metadata,
+        )
 
     def _show_restriction(self, text: str) -> None:
         if not text:
             self._shown_gf = self._gf
-            self._publish(arrays={"link_values": None, "link_keep": None},
-                          notice=self._notice(self._gf))
+            self._publish(
+                arrays={"link_values": None, "link_keep": None}, notice=self._notice(self._gf)
+            )
             return
         gf = self._restricted(text)
-        restricted = restricted_values(gf, self._gf.graph, self._columns, self._agg,
-                                       self._rank)
+        restricted = restricted_values(gf, self._gf.graph, self._columns, self._agg, self._rank)
         own = self._notice(gf) if len(gf.dataframe) else ""
         linked = f"linked: showing only the calls of {text}"
-        self._publish(arrays={"link_values": np.asarray(restricted.values, dtype=np.float64),
-                              "link_keep": restricted.present.astype(np.uint8)},
-                      notice=f"{own}; {linked}" if own else linked)
+        self._publish(
+            arrays={
+                "link_values": np.asarray(restricted.values, dtype=np.float64),
+                "link_keep": restricted.present.astype(np.uint8),
+            },
+            notice=f"{own}; {linked}" if own else linked,
+        )
 
     # ------------------------------------------------------------ selection
     @traitlets.validate("selected_paths")
@@ -260,14 +289,21 @@ class CCT(QueryView):
         limit = min(MAX_SELECTED, self._tree.n)
         if not isinstance(paths, list) or len(paths) > limit:
             count = f"{len(paths):,} rows" if isinstance(paths, list) else repr(type(paths))
-            raise GladeError(f"a selection of {count} selects more than the {limit:,} rows "
-                             "a selection of this view may hold")
+            raise GladeError(
+                f"a selection of {count} selects more than the {limit:,} rows "
+                "a selection of this view may hold"
+            )
         deepest = int(self._tree.depth.max(initial=0)) + 1
         for path in paths:
-            if (not isinstance(path, list) or not 0 < len(path) <= deepest
-                    or not all(isinstance(name, str) for name in path)):
-                raise GladeError(f"a selected row is a call path (a list of at most "
-                                 f"{deepest} names from a root), not {str(path)[:80]}")
+            if (
+                not isinstance(path, list)
+                or not 0 < len(path) <= deepest
+                or not all(isinstance(name, str) for name in path)
+            ):
+                raise GladeError(
+                    f"a selected row is a call path (a list of at most "
+                    f"{deepest} names from a root), not {str(path)[:80]}"
+                )
         return paths
 
     @traitlets.observe("selected_paths")
@@ -301,8 +337,7 @@ class CCT(QueryView):
         paths: list[list[str]] = []
         if change["new"]:
             tree = self._tree
-            keep = query_mask(RowTable(self._gf.graph, self._gf.dataframe),
-                              parse(change["new"]))
+            keep = query_mask(RowTable(self._gf.graph, self._gf.dataframe), parse(change["new"]))
             _, first = np.unique(tree.path_key[keep], return_index=True)
             paths = [self._path_of(int(node)) for node in np.flatnonzero(keep)[np.sort(first)]]
         self._selecting = True
@@ -350,8 +385,12 @@ class CCT(QueryView):
         """An assigned query is a base edit, with the nodes it keeps (the front end draws
         them)."""
         keep = query_mask(RowTable(self._gf.graph, self._gf.dataframe), query)
-        return {"op": "base", "query": str(query), "parts": base_parts(query),
-                "keep": mask_ranges(keep)}
+        return {
+            "op": "base",
+            "query": str(query),
+            "parts": base_parts(query),
+            "keep": mask_ranges(keep),
+        }
 
     # ------------------------------------------------------------ edits
     def _nodes(self, path: Sequence[str] | Node | int) -> list[int]:
@@ -367,8 +406,10 @@ class CCT(QueryView):
                 raise GladeError(f"no node {path} in a view of {tree.n} nodes")
             return np.flatnonzero(tree.path_key == tree.path_key[path]).tolist()
         if isinstance(path, str) or not isinstance(path, Sequence) or not path:
-            raise GladeError(f"name a node by its call path, a non-empty sequence of names "
-                             f"from the root such as ('main', 'solve'), not {path!r}")
+            raise GladeError(
+                f"name a node by its call path, a non-empty sequence of names "
+                f"from the root such as ('main', 'solve'), not {path!r}"
+            )
         names = tree.node_names
         found = (tree.depth == 0) & (names == path[0])
         for depth, name in enumerate(path[1:], start=1):

@@ -56,11 +56,16 @@ def _integer(value: Any, what: str) -> int:
 
 def _ranges(value: Any, what: str) -> list[list[int]]:
     if not isinstance(value, list) or not value:
-        raise GladeError(f"the {what} of a selection are a non-empty list of [first, last] "
-                         f"ranges of process ids, not {value!r}")
+        raise GladeError(
+            f"the {what} of a selection are a non-empty list of [first, last] "
+            f"ranges of process ids, not {value!r}"
+        )
     for pair in value:
-        if not isinstance(pair, list | tuple) or len(pair) != 2 or _integer(
-                pair[0], "a process id") > _integer(pair[1], "a process id"):
+        if (
+            not isinstance(pair, list | tuple)
+            or len(pair) != 2
+            or _integer(pair[0], "a process id") > _integer(pair[1], "a process id")
+        ):
             raise GladeError(f"{pair!r} is not a [first, last] range of process ids")
     return [[int(a), int(b)] for a, b in value]
 
@@ -83,15 +88,19 @@ def edit_filter(edit: dict) -> MessageFilter:
         window = (_integer(t0, "a window's t0"), _integer(t1, "a window's t1"))
         if window[1] < window[0]:
             raise GladeError(f"a window ends before it starts: {window[0]} > {window[1]}")
-    return MessageFilter(_id_list(edit.get("tags"), "tags"),
-                         _id_list(edit.get("communicators"), "communicators"), window)
+    return MessageFilter(
+        _id_list(edit.get("tags"), "tags"),
+        _id_list(edit.get("communicators"), "communicators"),
+        window,
+    )
 
 
 def check_edit(edit: Any) -> dict:
     """``edit`` if it is a well-formed comm matrix edit (GladeError naming what is not)."""
     if not isinstance(edit, dict) or edit.get("op") not in EDIT_OPS:
-        raise GladeError(f"a comm matrix edit is a dict whose 'op' is one of "
-                         f"{list(EDIT_OPS)}, not {edit!r}")
+        raise GladeError(
+            f"a comm matrix edit is a dict whose 'op' is one of {list(EDIT_OPS)}, not {edit!r}"
+        )
     if edit["op"] == "select":
         _ranges(edit.get("senders"), "senders")
         _ranges(edit.get("receivers"), "receivers")
@@ -121,12 +130,19 @@ def replay(history: Sequence[dict]) -> MatrixState:
 
 def select_edit(senders: Sequence[int], receivers: Sequence[int]) -> dict:
     """The edit selecting the messages from process ids ``senders`` to ``receivers``."""
-    return {"op": "select", "senders": process_ranges(list(senders)),
-            "receivers": process_ranges(list(receivers))}
+    return {
+        "op": "select",
+        "senders": process_ranges(list(senders)),
+        "receivers": process_ranges(list(receivers)),
+    }
 
 
-def _side(names: tuple[str, ...], owners: list[list[int]] | None,
-          partners: list[list[int]] | None, flt: MessageFilter):
+def _side(
+    names: tuple[str, ...],
+    owners: list[list[int]] | None,
+    partners: list[list[int]] | None,
+    flt: MessageFilter,
+):
     """The condition on the message instants of one side (sends or receives)."""
     pred = (col("type") == "instant") & col("name").isin(list(names))
     pred = pred & (ranges_predicate("Partner", partners) if partners else col("Partner") >= 0)

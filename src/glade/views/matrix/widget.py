@@ -52,8 +52,9 @@ def _ids(values: Iterable[int] | int, what: str) -> list[int]:
     try:
         out = [int(v) for v in values]
     except (TypeError, ValueError):
-        raise GladeError(f"{what} are a process id or a list of process ids, not "
-                         f"{values!r}") from None
+        raise GladeError(
+            f"{what} are a process id or a list of process ids, not {values!r}"
+        ) from None
     if not out:
         raise GladeError(f"{what} are an empty list")
     return out
@@ -88,15 +89,28 @@ class CommMatrix(QueryView):
     link_accepts = frozenset({"restrict", "highlight"})
     link_emits = (("selection", "highlight"),)
 
-    def __init__(self, trace: Trace, *, metric: str = "bytes", color: str = "linear",
-                 order: str = "rank", tags: Sequence[int] | None = None,
-                 communicators: Sequence[int] | None = None,
-                 window: tuple[Any, Any] | None = None, max_cells: int = 256,
-                 height: int = 520, data_name: str = "trace", colour: str | None = None,
-                 **kwargs: Any):
+    def __init__(
+        self,
+        trace: Trace,
+        *,
+        metric: str = "bytes",
+        color: str = "linear",
+        order: str = "rank",
+        tags: Sequence[int] | None = None,
+        communicators: Sequence[int] | None = None,
+        window: tuple[Any, Any] | None = None,
+        max_cells: int = 256,
+        height: int = 520,
+        data_name: str = "trace",
+        colour: str | None = None,
+        **kwargs: Any,
+    ):
         if colour is not None:
-            warnings.warn("CommMatrix(colour=...) is now CommMatrix(color=...)",
-                          DeprecationWarning, stacklevel=2)
+            warnings.warn(
+                "CommMatrix(colour=...) is now CommMatrix(color=...)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
             color = colour
         if not isinstance(trace, Trace):
             raise GladeError(f"a comm matrix shows a Trace, not {type(trace).__name__}")
@@ -115,9 +129,17 @@ class CommMatrix(QueryView):
             history.append(self._filter_edit(tags, communicators, window))
         n = self._index.num_processes
         self._ready = False
-        super().__init__(trace, data_name, height=height, metric=metric, color=color,
-                         order=order, max_cells=max_cells,
-                         viewport={"r0": 0, "r1": n, "c0": 0, "c1": n}, **kwargs)
+        super().__init__(
+            trace,
+            data_name,
+            height=height,
+            metric=metric,
+            color=color,
+            order=order,
+            max_cells=max_cells,
+            viewport={"r0": 0, "r1": n, "c0": 0, "c1": n},
+            **kwargs,
+        )
         self._ready = True
         if history:
             self.history = history
@@ -184,28 +206,61 @@ class CommMatrix(QueryView):
         margins ``row_*``/``col_*``."""
         view = self.viewport
         n = self._index.num_processes
-        window = cellmath.Window.of(n, int(view.get("r0", 0)), int(view.get("r1", n)),
-                                    int(view.get("c0", 0)), int(view.get("c1", n)),
-                                    self.max_cells)
+        window = cellmath.Window.of(
+            n,
+            int(view.get("r0", 0)),
+            int(view.get("r1", n)),
+            int(view.get("c0", 0)),
+            int(view.get("c1", n)),
+            self.max_cells,
+        )
         pooled = cellmath.pool(self._counted, self.metric, self._place, window, self._margins)
-        pooled_arrays = {name: getattr(pooled, name) for name in (
-            "value", "count", "row_sum", "row_mean", "row_std", "row_n", "col_sum",
-            "col_mean", "col_std", "col_n")}
+        pooled_arrays = {
+            name: getattr(pooled, name)
+            for name in (
+                "value",
+                "count",
+                "row_sum",
+                "row_mean",
+                "row_std",
+                "row_n",
+                "col_sum",
+                "col_mean",
+                "col_std",
+                "col_n",
+            )
+        }
         if not self.payload_meta:
             arrays["ids"] = self._index.ids.astype(np.int32)
         shown = int(self._counted.count.sum())
         restricted = " (restricted by a linked view)" if self.restriction else ""
         fields = {
-            "r0": window.r0, "r1": window.r1, "c0": window.c0, "c1": window.c1,
-            "block": window.block, "rows": window.rows, "cols": window.cols,
-            "metric": self.metric, "unit": cellmath.UNITS[self.metric],
-            "mean": cellmath.is_mean(self.metric), "processes": n, "messages": shown,
+            "r0": window.r0,
+            "r1": window.r1,
+            "c0": window.c0,
+            "c1": window.c1,
+            "block": window.block,
+            "rows": window.rows,
+            "cols": window.cols,
+            "metric": self.metric,
+            "unit": cellmath.UNITS[self.metric],
+            "mean": cellmath.is_mean(self.metric),
+            "processes": n,
+            "messages": shown,
         }
-        self._publish(fields, {**pooled_arrays, **arrays}, status=(
-            f"{shown:,} of {len(self._index):,} messages{restricted}, "
-            f"{n:,} processes, {len(self._counted):,} cells with messages"
-            + (f", blocks of {window.block} x {window.block} processes"
-               if window.block > 1 else "")))
+        self._publish(
+            fields,
+            {**pooled_arrays, **arrays},
+            status=(
+                f"{shown:,} of {len(self._index):,} messages{restricted}, "
+                f"{n:,} processes, {len(self._counted):,} cells with messages"
+                + (
+                    f", blocks of {window.block} x {window.block} processes"
+                    if window.block > 1
+                    else ""
+                )
+            ),
+        )
 
     @traitlets.validate("metric")
     def _valid_metric(self, proposal):
@@ -250,20 +305,29 @@ class CommMatrix(QueryView):
         if refilter or self._cells is None:
             self._recount()
 
-    def _filter_edit(self, tags: Sequence[int] | None, communicators: Sequence[int] | None,
-                     window: tuple[Any, Any] | None) -> dict:
+    def _filter_edit(
+        self,
+        tags: Sequence[int] | None,
+        communicators: Sequence[int] | None,
+        window: tuple[Any, Any] | None,
+    ) -> dict:
         t0 = t1 = None
         if window is not None:
             if not isinstance(window, Sequence) or isinstance(window, str) or len(window) != 2:
                 raise GladeError(f"a window is (t0, t1), not {window!r}")
             t0, t1 = time_ns(window[0], "t0"), time_ns(window[1], "t1")
-        edit = {"op": "filter", "tags": None if tags is None else _ids(tags, "tags"),
-                "communicators": None if communicators is None else _ids(
-                    communicators, "communicators"), "t0": t0, "t1": t1}
+        edit = {
+            "op": "filter",
+            "tags": None if tags is None else _ids(tags, "tags"),
+            "communicators": None
+            if communicators is None
+            else _ids(communicators, "communicators"),
+            "t0": t0,
+            "t1": t1,
+        }
         return self._check_edit(edit)
 
-    def select(self, senders: Iterable[int] | int, receivers: Iterable[int] | int
-               ) -> CommMatrix:
+    def select(self, senders: Iterable[int] | int, receivers: Iterable[int] | int) -> CommMatrix:
         """Select the messages from process ids ``senders`` to ``receivers`` (one id or
         several each: a cell, or a block)."""
         self._edit(edits.select_edit(_ids(senders, "senders"), _ids(receivers, "receivers")))
@@ -274,9 +338,12 @@ class CommMatrix(QueryView):
         self._edit({"op": "clear_selection"})
         return self
 
-    def filter(self, tags: Sequence[int] | None = None,
-               communicators: Sequence[int] | None = None,
-               window: tuple[Any, Any] | None = None) -> CommMatrix:
+    def filter(
+        self,
+        tags: Sequence[int] | None = None,
+        communicators: Sequence[int] | None = None,
+        window: tuple[Any, Any] | None = None,
+    ) -> CommMatrix:
         """Count only the messages with these tags and communicators, sent and received
         within ``window`` (t0, t1 in ns or text with a unit); None: no condition. Replaces
         the previous filter."""
@@ -289,17 +356,23 @@ class CommMatrix(QueryView):
         return self
 
     def _query_edit(self, query: BaseQuery) -> dict:
-        raise GladeError("a comm matrix's query comes from its selection and filter: use "
-                         "view.select(...) and view.filter(...), or link_restrict(query) "
-                         "to show only the messages a call-level query keeps")
+        raise GladeError(
+            "a comm matrix's query comes from its selection and filter: use "
+            "view.select(...) and view.filter(...), or link_restrict(query) "
+            "to show only the messages a call-level query keeps"
+        )
 
     # ------------------------------------------------------------ navigation
     def zoom(self, rows: tuple[int, int], cols: tuple[int, int] | None = None) -> CommMatrix:
         """Show display rows ``[rows[0], rows[1])`` and columns ``cols`` (default: the
         same range), pooled as finely as the view allows."""
         cols = rows if cols is None else cols
-        self.viewport = {"r0": int(rows[0]), "r1": int(rows[1]), "c0": int(cols[0]),
-                         "c1": int(cols[1])}
+        self.viewport = {
+            "r0": int(rows[0]),
+            "r1": int(rows[1]),
+            "c0": int(cols[0]),
+            "c1": int(cols[1]),
+        }
         return self
 
     def home(self) -> CommMatrix:
@@ -337,8 +410,11 @@ class CommMatrix(QueryView):
         counts (filter and link restriction applied), by process id (``Sender`` rows,
         ``Receiver`` columns) in rank order, unpooled."""
         ids = pd.Index(self._index.ids)
-        return pd.DataFrame(self._counted.matrix(self.metric), index=ids.rename("Sender"),
-                            columns=ids.rename("Receiver"))
+        return pd.DataFrame(
+            self._counted.matrix(self.metric),
+            index=ids.rename("Sender"),
+            columns=ids.rename("Receiver"),
+        )
 
     def margins(self) -> pd.DataFrame:
         """Each process's sent and received totals of the view's metric: sum, mean and
@@ -387,6 +463,7 @@ class CommMatrix(QueryView):
             return np.zeros(0, dtype=np.int32)
         touched = self._index.touched_by_events(self._events(text))
         n = self._index.num_processes
-        pair = np.unique(self._index.sender[touched].astype(np.int64) * n
-                         + self._index.receiver[touched])[:MAX_HIGHLIGHT]
+        pair = np.unique(
+            self._index.sender[touched].astype(np.int64) * n + self._index.receiver[touched]
+        )[:MAX_HIGHLIGHT]
         return np.stack([pair // n, pair % n], axis=1).reshape(-1).astype(np.int32)

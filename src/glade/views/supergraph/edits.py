@@ -31,8 +31,19 @@ from glade.errors import GladeError
 from glade.query import EVERYTHING, CompoundQuery, parse
 from glade.query.model import BaseQuery
 
-EDIT_OPS = ("hide", "focus", "unfocus", "split", "threshold", "by", "metric", "target", "diff",
-            "query", "reset")
+EDIT_OPS = (
+    "hide",
+    "focus",
+    "unfocus",
+    "split",
+    "threshold",
+    "by",
+    "metric",
+    "target",
+    "diff",
+    "query",
+    "reset",
+)
 BY_CHOICES = ("name", "module", "initial")
 
 
@@ -62,8 +73,9 @@ class ViewState:
             operands.append(parse(self.focus))
         if self.hidden:
             removed = [parse(text) for text in self.hidden]
-            operands.append(~(removed[0] if len(removed) == 1
-                              else CompoundQuery.of("or", *removed)))
+            operands.append(
+                ~(removed[0] if len(removed) == 1 else CompoundQuery.of("or", *removed))
+            )
         if not operands:
             return EVERYTHING
         return str(operands[0] if len(operands) == 1 else CompoundQuery("and", tuple(operands)))
@@ -83,14 +95,22 @@ def _text(edit: dict, field: str) -> str:
 
 def check_group(group: Any, which: str) -> dict:
     """A diff group: ``{"profiles": [ids]}`` or ``{"column": c, "value": v}``."""
-    if isinstance(group, dict) and set(group) == {"profiles"} and isinstance(
-            group["profiles"], list) and group["profiles"]:
+    if (
+        isinstance(group, dict)
+        and set(group) == {"profiles"}
+        and isinstance(group["profiles"], list)
+        and group["profiles"]
+    ):
         return group
-    if isinstance(group, dict) and set(group) == {"column", "value"} and isinstance(
-            group["column"], str):
+    if (
+        isinstance(group, dict)
+        and set(group) == {"column", "value"}
+        and isinstance(group["column"], str)
+    ):
         return group
-    raise GladeError(f"diff group {which} is {{'profiles': [ids]}} or {{'column': c, "
-                     f"'value': v}}, not {group!r}")
+    raise GladeError(
+        f"diff group {which} is {{'profiles': [ids]}} or {{'column': c, 'value': v}}, not {group!r}"
+    )
 
 
 def as_group(group: dict) -> Any:
@@ -101,8 +121,9 @@ def as_group(group: dict) -> Any:
 def check_edit(edit: Any) -> dict:
     """``edit`` if it is a well-formed edit, else a GladeError saying why."""
     if not isinstance(edit, dict) or edit.get("op") not in EDIT_OPS:
-        raise GladeError(f"{edit!r} is not a supergraph view edit (op must be one of "
-                         f"{', '.join(EDIT_OPS)})")
+        raise GladeError(
+            f"{edit!r} is not a supergraph view edit (op must be one of {', '.join(EDIT_OPS)})"
+        )
     op = edit["op"]
     if op in ("hide", "focus", "split"):
         _text(edit, "supernode")
@@ -110,8 +131,12 @@ def check_edit(edit: Any) -> dict:
         raise GladeError(f"a split is by 'entry' or 'callee', not {edit.get('by')!r}")
     elif op == "threshold":
         fraction = edit.get("fraction")
-        if not isinstance(fraction, int | float) or isinstance(fraction, bool) or not (
-                0 <= fraction <= 1) or math.isnan(fraction):
+        if (
+            not isinstance(fraction, int | float)
+            or isinstance(fraction, bool)
+            or not (0 <= fraction <= 1)
+            or math.isnan(fraction)
+        ):
             raise GladeError(f"a threshold is a fraction in [0, 1], not {fraction!r}")
     elif op == "by" and edit.get("by") not in BY_CHOICES:
         raise GladeError(f"by is one of {', '.join(BY_CHOICES)}, not {edit.get('by')!r}")
@@ -127,8 +152,9 @@ def check_edit(edit: Any) -> dict:
     return edit
 
 
-def step(state: ViewState, edit: dict, shown: Callable[[ViewState], SupergraphModel],
-         initial: ViewState) -> ViewState:
+def step(
+    state: ViewState, edit: dict, shown: Callable[[ViewState], SupergraphModel], initial: ViewState
+) -> ViewState:
     """The state after ``edit``. ``shown(state)`` is the supergraph a state shows (hide
     and focus take the query of a supernode from it; a split must name one of its
     supernodes)."""

@@ -96,11 +96,21 @@ class SupergraphView(QueryView):
     selection = traitlets.List(traitlets.Unicode()).tag(sync=True)
     highlight = traitlets.List(traitlets.Unicode()).tag(sync=True)
 
-    def __init__(self, data: Ensemble | GraphFrame, by: By = "module",
-                 metric: Hashable | None = None, *, rank_agg: str = "mean",
-                 target: Hashable | None = None, bins: int = 20, whis: float = 1.5,
-                 unit: str | None = None, data_name: str | None = None, height: int = 560,
-                 **kwargs: Any):
+    def __init__(
+        self,
+        data: Ensemble | GraphFrame,
+        by: By = "module",
+        metric: Hashable | None = None,
+        *,
+        rank_agg: str = "mean",
+        target: Hashable | None = None,
+        bins: int = 20,
+        whis: float = 1.5,
+        unit: str | None = None,
+        data_name: str | None = None,
+        height: int = 560,
+        **kwargs: Any,
+    ):
         if isinstance(data, GraphFrame):
             ensemble = Ensemble.from_graphframes([data])
         elif isinstance(data, Ensemble):
@@ -108,8 +118,10 @@ class SupergraphView(QueryView):
         elif isinstance(data, Trace):
             ensemble = Ensemble.from_graphframes([data.to_graphframe()])
         else:
-            raise GladeError(f"a supergraph view shows an Ensemble, a GraphFrame or a Trace, "
-                             f"not {type(data).__name__}")
+            raise GladeError(
+                f"a supergraph view shows an Ensemble, a GraphFrame or a Trace, "
+                f"not {type(data).__name__}"
+            )
         if unit is not None and unit != "" and unit not in TIME_UNITS:
             raise GladeError(f"unit is a time unit ({', '.join(TIME_UNITS)}), not {unit!r}")
         self._ensemble = ensemble
@@ -127,12 +139,17 @@ class SupergraphView(QueryView):
         self._shown = self._supergraph(self._initial)
         choices = [str(m) for m in [*ensemble.inc_metrics, *ensemble.exc_metrics]]
         name = data_name or {GraphFrame: "gf", Trace: "trace"}.get(type(data), "ens")
-        super().__init__(data, name, height=height, metrics=choices,
-                         groups=diff_choices(ensemble.metadata), profile_ids=[
-                             json_value(p) for p in ensemble.profiles],
-                         by_label=_by_label(by),
-                         unit=guess_unit(ensemble.metadata, chosen) if unit is None else unit,
-                         **kwargs)
+        super().__init__(
+            data,
+            name,
+            height=height,
+            metrics=choices,
+            groups=diff_choices(ensemble.metadata),
+            profile_ids=[json_value(p) for p in ensemble.profiles],
+            by_label=_by_label(by),
+            unit=guess_unit(ensemble.metadata, chosen) if unit is None else unit,
+            **kwargs,
+        )
         self._show(self._initial)
 
     # ------------------------------------------------------------ supergraphs
@@ -148,14 +165,17 @@ class SupergraphView(QueryView):
 
     def _supergraph(self, state: edits.ViewState) -> SupergraphModel:
         """The supergraph a state shows (cached by state)."""
+
         def base() -> SupergraphModel:
             by = self._by if state.by == "initial" else state.by
             # a metric and its inclusive or exclusive partner have the same values
             pair = metric_pair(self._ensemble, state.metric)
-            values = self._remember(self._cache, ("values", state.query, pair),
-                                    lambda: self._values(state.query, state.metric))
-            return supergraph_of(values, by, bins=self._options["bins"],
-                                 whis=self._options["whis"])
+            values = self._remember(
+                self._cache,
+                ("values", state.query, pair),
+                lambda: self._values(state.query, state.metric),
+            )
+            return supergraph_of(values, by, bins=self._options["bins"], whis=self._options["whis"])
 
         def split(count: int) -> SupergraphModel:
             if count == 0:
@@ -165,16 +185,22 @@ class SupergraphView(QueryView):
             # a split of a supernode that another edit removed (or, by callee, left with
             # no callee) does not apply; the notice says so
             if supernode not in previous.supernodes or (
-                    how == "callee" and supernode not in set(previous.edges["source"])):
+                how == "callee" and supernode not in set(previous.edges["source"])
+            ):
                 return previous
-            return self._remember(self._cache, ("split", state.grouping, state.splits[:count]),
-                                  lambda: previous.split(supernode, by=how))
+            return self._remember(
+                self._cache,
+                ("split", state.grouping, state.splits[:count]),
+                lambda: previous.split(supernode, by=how),
+            )
 
         sg = split(len(state.splits))
         if state.threshold > 0:
-            sg = self._remember(self._cache, ("threshold", state.grouping, state.splits,
-                                              state.threshold),
-                                lambda: sg.threshold(state.threshold))
+            sg = self._remember(
+                self._cache,
+                ("threshold", state.grouping, state.splits, state.threshold),
+                lambda: sg.threshold(state.threshold),
+            )
         return sg.with_target(state.target) if state.target is not None else sg
 
     def _values(self, query: str, metric: Hashable) -> CallTreeValues:
@@ -185,9 +211,11 @@ class SupergraphView(QueryView):
         rank_agg = self._options["rank_agg"]
         if query == edits.EVERYTHING:
             return call_tree_values(self._ensemble, metric, rank_agg)
-        whole = self._remember(self._cache, ("values", edits.EVERYTHING,
-                                             metric_pair(self._ensemble, metric)),
-                               lambda: call_tree_values(self._ensemble, metric, rank_agg))
+        whole = self._remember(
+            self._cache,
+            ("values", edits.EVERYTHING, metric_pair(self._ensemble, metric)),
+            lambda: call_tree_values(self._ensemble, metric, rank_agg),
+        )
         folded = folded_values(whole, self._matched(query))
         if folded is not None:
             return folded
@@ -207,8 +235,11 @@ class SupergraphView(QueryView):
         for count, edit in enumerate(history, start=1):
             key = tuple(repr(sorted(e.items())) for e in history[:count])
             previous = state
-            state = self._remember(self._states, key, lambda e=edit, s=previous: edits.step(
-                s, e, self._supergraph, self._initial))
+            state = self._remember(
+                self._states,
+                key,
+                lambda e=edit, s=previous: edits.step(s, e, self._supergraph, self._initial),
+            )
         return state
 
     def _show(self, state: edits.ViewState) -> None:
@@ -219,13 +250,17 @@ class SupergraphView(QueryView):
             diff = sg.diff(edits.as_group(state.diff[0]), edits.as_group(state.diff[1]))
         fields, arrays = supergraph_payload(sg, diff)
         applied = sg.recipe()
-        skipped = [s for s, how in state.splits
-                   if f".split({s!r}, by={how!r})" not in applied]
-        notes = [f"values: {sg.metric}, each node's rows reduced with {sg.rank_agg}"
-                 if self._ensemble.dataframe.index.nlevels > 2 else ""]
+        skipped = [s for s, how in state.splits if f".split({s!r}, by={how!r})" not in applied]
+        notes = [
+            f"values: {sg.metric}, each node's rows reduced with {sg.rank_agg}"
+            if self._ensemble.dataframe.index.nlevels > 2
+            else ""
+        ]
         if skipped:
-            notes.append(f"splits of {', '.join(map(repr, skipped))} do not apply: no such "
-                         "supernode (or no callee to split by) any more")
+            notes.append(
+                f"splits of {', '.join(map(repr, skipped))} do not apply: no such "
+                "supernode (or no callee to split by) any more"
+            )
         notes.append(self._link_note)
         if self._refusal:
             notes.append(self._refusal)
@@ -234,11 +269,16 @@ class SupergraphView(QueryView):
         self._internal = True
         try:
             self._publish(
-                fields, {**arrays, **self._profiles}, by=state.by, metric=str(state.metric),
+                fields,
+                {**arrays, **self._profiles},
+                by=state.by,
+                metric=str(state.metric),
                 target="" if state.target is None else str(state.target),
                 diff={} if state.diff is None else {"a": state.diff[0], "b": state.diff[1]},
-                threshold=state.threshold, notice="; ".join(n for n in notes if n),
-                query=state.query)
+                threshold=state.threshold,
+                notice="; ".join(n for n in notes if n),
+                query=state.query,
+            )
         finally:
             self._internal = False
 
@@ -274,8 +314,11 @@ class SupergraphView(QueryView):
         edit refused, a threshold merged into the same value)."""
         revision = self.revision
         super()._on_edit_message(widget, content, buffers)
-        if self.revision == revision and isinstance(content, dict) and \
-                content.get("type") == EDIT_MESSAGE:
+        if (
+            self.revision == revision
+            and isinstance(content, dict)
+            and content.get("type") == EDIT_MESSAGE
+        ):
             self._show(self._state(self.history))
 
     def _edit_refused(self, error: GladeError) -> None:
@@ -371,8 +414,7 @@ class SupergraphView(QueryView):
         if a is None and b is None:
             self._edit({"op": "diff", "a": None, "b": None})
             return self
-        self._edit({"op": "diff", "a": _group(a, self._ensemble), "b": _group(b,
-                                                                             self._ensemble)})
+        self._edit({"op": "diff", "a": _group(a, self._ensemble), "b": _group(b, self._ensemble)})
         return self
 
     # ------------------------------------------------------------ links
@@ -388,8 +430,9 @@ class SupergraphView(QueryView):
         source = call_level(self._data).query(text) if text else self._data
         gf = source.to_graphframe()
         if len(gf.graph) == 0:
-            self._refusal = (f"linked: {text} keeps no call of the trace; showing the "
-                             "previous supergraph")
+            self._refusal = (
+                f"linked: {text} keeps no call of the trace; showing the previous supergraph"
+            )
         else:
             self._ensemble = Ensemble.from_graphframes([gf])
             self._rows = None
@@ -414,8 +457,9 @@ class SupergraphView(QueryView):
         from glade.views.cct import CCT
         from glade.views.sources import EnsembleSource
 
-        key = supernode if supernode is not None else (self.selection[0] if self.selection
-                                                       else None)
+        key = (
+            supernode if supernode is not None else (self.selection[0] if self.selection else None)
+        )
         if key is None:
             raise GladeError("select a supernode first (click it), or name one")
         sg = self._shown
@@ -424,8 +468,7 @@ class SupergraphView(QueryView):
         if self.query != edits.EVERYTHING:
             flow = CompoundQuery.of("and", parse(self.query), flow)
             members = CompoundQuery.of("and", parse(self.query), members)
-        source = EnsembleSource(self._ensemble) if isinstance(self._data, Ensemble) \
-            else self._data
+        source = EnsembleSource(self._ensemble) if isinstance(self._data, Ensemble) else self._data
         view = CCT(source, data_name=self.data_name, **kwargs)
         view.query = str(flow)
         view.selected_paths = [list(node.path()) for node in self._ensemble.match(members)]
@@ -449,8 +492,9 @@ class SupergraphView(QueryView):
         query = self.query if query is None else query
         if query == edits.EVERYTHING:
             return self._ensemble
-        return self._remember(self._cache, ("applied", query),
-                              lambda: self._ensemble.query(query, fold=True))
+        return self._remember(
+            self._cache, ("applied", query), lambda: self._ensemble.query(query, fold=True)
+        )
 
 
 def _by_label(by: By) -> str:

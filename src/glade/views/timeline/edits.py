@@ -73,30 +73,37 @@ def process_ranges(processes: Sequence[int]) -> list[list[int]]:
 def check_edit(edit: Any) -> dict:
     """``edit`` if it is a well-formed timeline edit (GladeError naming what is not)."""
     if not isinstance(edit, dict) or edit.get("op") not in EDIT_OPS:
-        raise GladeError(f"a timeline edit is a dict whose 'op' is one of {list(EDIT_OPS)}, "
-                         f"not {edit!r}")
+        raise GladeError(
+            f"a timeline edit is a dict whose 'op' is one of {list(EDIT_OPS)}, not {edit!r}"
+        )
     op = edit["op"]
     if op == "window":
-        t0, t1 = _integer(edit.get("t0"), "a window's t0"), _integer(edit.get("t1"),
-                                                                      "a window's t1")
+        t0, t1 = (
+            _integer(edit.get("t0"), "a window's t0"),
+            _integer(edit.get("t1"), "a window's t1"),
+        )
         if t1 < t0:
             raise GladeError(f"a window ends before it starts: {t0} > {t1}")
         processes = edit.get("processes")
         if processes is not None:
             if not isinstance(processes, list) or not processes:
-                raise GladeError(f"a window's processes are a non-empty list of [first, last] "
-                                 f"ranges or None, not {processes!r}")
+                raise GladeError(
+                    f"a window's processes are a non-empty list of [first, last] "
+                    f"ranges or None, not {processes!r}"
+                )
             for pair in processes:
-                if not isinstance(pair, list | tuple) or len(pair) != 2 or _integer(
-                        pair[0], "a process id") > _integer(pair[1], "a process id"):
+                if (
+                    not isinstance(pair, list | tuple)
+                    or len(pair) != 2
+                    or _integer(pair[0], "a process id") > _integer(pair[1], "a process id")
+                ):
                     raise GladeError(f"{pair!r} is not a [first, last] range of processes")
     elif op in ("hide", "unhide"):
         _name(edit.get("name"), f"the function a {op} edit names")
     elif op == "focus":
         path = edit.get("path")
         if not isinstance(path, list) or not path:
-            raise GladeError(f"a focus names a call path: a non-empty list of names, not "
-                             f"{path!r}")
+            raise GladeError(f"a focus names a call path: a non-empty list of names, not {path!r}")
         for name in path:
             _name(name, "a name of a call path")
     elif op == "base":
@@ -112,8 +119,11 @@ def replay(history: Sequence[dict]) -> TimelineState:
         if op == "reset":
             state = TimelineState()
         elif op == "window":
-            state.window = {"t0": int(edit["t0"]), "t1": int(edit["t1"]),
-                            "processes": edit.get("processes")}
+            state.window = {
+                "t0": int(edit["t0"]),
+                "t1": int(edit["t1"]),
+                "processes": edit.get("processes"),
+            }
         elif op == "clear_window":
             state.window = None
         elif op == "hide" and edit["name"] not in state.hidden:
@@ -132,9 +142,10 @@ def replay(history: Sequence[dict]) -> TimelineState:
 def ranges_predicate(column: str, ranges: Sequence[Sequence[int]]):
     """The condition that integer ``column`` lies in one of the inclusive ``[first,
     last]`` ranges (a non-empty list)."""
-    parts = [col(column) == first if first == last else
-             (col(column) >= first) & (col(column) <= last)
-             for first, last in ranges]
+    parts = [
+        col(column) == first if first == last else (col(column) >= first) & (col(column) <= last)
+        for first, last in ranges
+    ]
     which = parts[0]
     for part in parts[1:]:
         which = which | part

@@ -76,19 +76,36 @@ class Timeline(Requests, QueryView):
     selection = traitlets.Unicode("").tag(sync=True)
     status = traitlets.Unicode("").tag(sync=True)
 
-    def __init__(self, trace: Any, *, depth_rows: bool = False, height: int = 420,
-                 data_name: str = "trace", **kwargs: Any):
+    def __init__(
+        self,
+        trace: Any,
+        *,
+        depth_rows: bool = False,
+        height: int = 420,
+        data_name: str = "trace",
+        **kwargs: Any,
+    ):
         self._source = source_of(trace)
         totals = self._source.totals
         ranks = np.empty(totals.size, dtype=np.int64)
         ranks[np.argsort(-totals, kind="stable")] = np.arange(totals.size)
         self._ranks = ranks.astype(np.int32)
         first, last = self._source.extent
-        super().__init__(trace, data_name, height=height, depth_rows=bool(depth_rows),
-                         names=self._source.names,
-                         extent=[float(first), float(max(last, first + 1))], **kwargs)
-        self.viewport = {"t0": self.extent[0], "t1": self.extent[1], "row0": 0,
-                         "width": SNAPSHOT_WIDTH}
+        super().__init__(
+            trace,
+            data_name,
+            height=height,
+            depth_rows=bool(depth_rows),
+            names=self._source.names,
+            extent=[float(first), float(max(last, first + 1))],
+            **kwargs,
+        )
+        self.viewport = {
+            "t0": self.extent[0],
+            "t1": self.extent[1],
+            "row0": 0,
+            "width": SNAPSHOT_WIDTH,
+        }
         self._install()
         self.answer("range", self._answer_range)
         self.answer("select", self._answer_select)
@@ -111,15 +128,25 @@ class Timeline(Requests, QueryView):
         overview_meta, overview = source.overview()
         snapshot_meta, snapshot = self._snapshot(self.revision + 1)
         self._publish(
-            {"snapshot": _without_arrays(snapshot_meta),
-             "overview": _without_arrays(overview_meta)},
-            {"location_rows": np.asarray(lanes.location_rows(True), dtype=np.int32),
-             "processes": np.asarray(lanes.processes, dtype=np.int32),
-             "totals": np.asarray(source.totals, dtype=np.float64), "ranks": self._ranks},
-            packed={"snapshot": (snapshot_meta["arrays"], snapshot),
-                    "overview": (overview_meta["arrays"], overview)},
-            labels=lanes.labels(False), depth_labels=lanes.labels(True),
-            status=source.status(), revision=self.revision + 1)
+            {
+                "snapshot": _without_arrays(snapshot_meta),
+                "overview": _without_arrays(overview_meta),
+            },
+            {
+                "location_rows": np.asarray(lanes.location_rows(True), dtype=np.int32),
+                "processes": np.asarray(lanes.processes, dtype=np.int32),
+                "totals": np.asarray(source.totals, dtype=np.float64),
+                "ranks": self._ranks,
+            },
+            packed={
+                "snapshot": (snapshot_meta["arrays"], snapshot),
+                "overview": (overview_meta["arrays"], overview),
+            },
+            labels=lanes.labels(False),
+            depth_labels=lanes.labels(True),
+            status=source.status(),
+            revision=self.revision + 1,
+        )
         source.prepare(self.depth_rows)
 
     @property
@@ -142,9 +169,15 @@ class Timeline(Requests, QueryView):
         """The request of the viewport (all rows) at the front end's last width."""
         view = self.viewport
         rows = self._source.lanes.num_rows(self.depth_rows)
-        return Request(float(view["t0"]), float(view["t1"]),
-                       int(view.get("width", SNAPSHOT_WIDTH)), 0, rows,
-                       max(self.height, 1), self.depth_rows)
+        return Request(
+            float(view["t0"]),
+            float(view["t1"]),
+            int(view.get("width", SNAPSHOT_WIDTH)),
+            0,
+            rows,
+            max(self.height, 1),
+            self.depth_rows,
+        )
 
     def _snapshot(self, revision: int) -> tuple[dict, bytes]:
         """The picture of the viewport at the front end's last width, for ``revision``."""
@@ -226,9 +259,16 @@ class Timeline(Requests, QueryView):
     def _answer_path(self, message: dict) -> tuple[dict, None]:
         return {"path": self._source.path(message.get("node"))}, None
 
-    def picture(self, t0: Any = None, t1: Any = None, *, width: int = 1200,
-                rows: tuple[int, int] | None = None, height: int = 400,
-                depth_rows: bool | None = None):
+    def picture(
+        self,
+        t0: Any = None,
+        t1: Any = None,
+        *,
+        width: int = 1200,
+        rows: tuple[int, int] | None = None,
+        height: int = 400,
+        depth_rows: bool | None = None,
+    ):
         """What the kernel answers for a range (a
         :class:`~glade.trace.timeline.render.Picture`): times [t0, t1) (default: the
         viewport) over ``width`` pixels, ``rows`` (default all) over ``height``."""
@@ -236,8 +276,17 @@ class Timeline(Requests, QueryView):
         t0 = self.viewport["t0"] if t0 is None else time_ns(t0, "t0")
         t1 = self.viewport["t1"] if t1 is None else time_ns(t1, "t1")
         row0, row1 = rows if rows is not None else (0, self._source.lanes.num_rows(depth))
-        request = Request.of({"t0": t0, "t1": t1, "width": width, "height": height,
-                              "row0": row0, "row1": row1, "depth_rows": depth})
+        request = Request.of(
+            {
+                "t0": t0,
+                "t1": t1,
+                "width": width,
+                "height": height,
+                "row0": row0,
+                "row1": row1,
+                "depth_rows": depth,
+            }
+        )
         return self._source.picture(request)
 
     def close(self) -> None:
@@ -300,8 +349,10 @@ class Timeline(Requests, QueryView):
         """Keep the calls on call path ``path`` (names from a root, such as
         ``("main", "solve")``) and everything they call."""
         if isinstance(path, str) or not isinstance(path, Sequence) or not path:
-            raise GladeError(f"name a call path by its names from a root, such as "
-                             f"('main', 'solve'), not {path!r}")
+            raise GladeError(
+                f"name a call path by its names from a root, such as "
+                f"('main', 'solve'), not {path!r}"
+            )
         self._edit({"op": "focus", "path": [str(p) for p in path]})
         return self
 
@@ -326,8 +377,9 @@ class Timeline(Requests, QueryView):
         """Write an offline page with the current picture and the overview: zooming there
         stretches them (the detail of a range needs the kernel)."""
         meta, blob = self._snapshot(self.revision)
-        self._publish({"snapshot": _without_arrays(meta)},
-                      packed={"snapshot": (meta["arrays"], blob)})
+        self._publish(
+            {"snapshot": _without_arrays(meta)}, packed={"snapshot": (meta["arrays"], blob)}
+        )
         return super().to_html(path, title)
 
 

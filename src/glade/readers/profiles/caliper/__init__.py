@@ -16,7 +16,6 @@ inclusive, and minima, maxima, averages of events or ratios are non-additive
 exclusive metric without an inclusive partner gets ``X (inc)``.
 """
 
-
 from __future__ import annotations
 
 import os
@@ -101,4 +100,3 @@ def read_caliper(
     gf = assemble(source, profile, kinds)
     check_values(gf, source)
     return gf
-

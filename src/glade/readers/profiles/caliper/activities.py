@@ -50,11 +50,16 @@ def split_activities(profile: Profile) -> None:
     keys = pd.MultiIndex.from_arrays([profile.row_node[rows], label[rows], node_type[rows]])
     codes, pairs = pd.factorize(keys)
     n = len(profile.frames)
-    added = pd.DataFrame({"name": pairs.get_level_values(1).to_numpy(dtype=object),
-                          "type": pairs.get_level_values(2).to_numpy(dtype=object)})
+    added = pd.DataFrame(
+        {
+            "name": pairs.get_level_values(1).to_numpy(dtype=object),
+            "type": pairs.get_level_values(2).to_numpy(dtype=object),
+        }
+    )
     profile.frames = pd.concat([profile.frames, added], ignore_index=True)
     profile.parent = np.concatenate(
-        [profile.parent, pairs.get_level_values(0).to_numpy(dtype=np.int64)])
+        [profile.parent, pairs.get_level_values(0).to_numpy(dtype=np.int64)]
+    )
     start = profile.appear.max() + 1 if profile.appear.size else 0.0
     profile.appear = np.concatenate([profile.appear, start + np.arange(len(pairs))])
     profile.row_node = profile.row_node.copy()

@@ -67,15 +67,24 @@ def assemble(source: str, profile: Profile, kinds: dict[str, str]) -> GraphFrame
         has_partner = partner is not None and partner is not m and partner.kind == "exclusive"
         if has_partner or partner_name in names or partner_name in taken:
             continue
-        rows[partner_name] = clamp_negative(_exclusive_from_inclusive(
-            n, parent, cell, np.asarray(m.values, dtype=np.float64)
-        ), repairs, "negative_exclusive_values")
+        rows[partner_name] = clamp_negative(
+            _exclusive_from_inclusive(n, parent, cell, np.asarray(m.values, dtype=np.float64)),
+            repairs,
+            "negative_exclusive_values",
+        )
         exc.append(partner_name)
         names.add(partner_name)
     rows.update(profile.others)
     table = pd.DataFrame(rows)
     gf = GraphFrame.from_tables(
-        frames, parent[child], child, table, exc, inc, roots=roots, index=index,
+        frames,
+        parent[child],
+        child,
+        table,
+        exc,
+        inc,
+        roots=roots,
+        index=index,
         metadata=profile.metadata,
     )
     if fill:
@@ -127,7 +136,10 @@ def _exclusive_from_inclusive(
 
 
 def _sibling_keys(
-    n: int, parent: np.ndarray, appear: np.ndarray, row_node: np.ndarray,
+    n: int,
+    parent: np.ndarray,
+    appear: np.ndarray,
+    row_node: np.ndarray,
     row_order: np.ndarray | None,
 ) -> np.ndarray:
     """Region order of each node: the smallest order value of its rows, or for a

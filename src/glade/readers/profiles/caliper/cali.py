@@ -45,7 +45,12 @@ def parse_cali(source: str, use_native: bool, string_attributes: set[str]) -> Pr
     except CaliReaderError as exc:
         raise ReaderError(source, f"is not a valid .cali file ({exc.message.strip()})") from exc
     except (
-        ValueError, KeyError, IndexError, TypeError, AttributeError, StopIteration,
+        ValueError,
+        KeyError,
+        IndexError,
+        TypeError,
+        AttributeError,
+        StopIteration,
     ) as exc:
         raise ReaderError(
             source, f"is not a valid .cali file ({type(exc).__name__}: {exc})"
@@ -91,8 +96,11 @@ def _cali_profile(
     row_order = None
     metrics: list[Metric] = []
     others: dict[str, np.ndarray] = {}
-    doubles = _doubles(source, table, [n for n, a in attrs.items()
-                                       if a.attribute_type() == "double" and n not in nested])
+    doubles = _doubles(
+        source,
+        table,
+        [n for n, a in attrs.items() if a.attribute_type() == "double" and n not in nested],
+    )
     for name, attr in attrs.items():
         if name in nested or name == "spot.channel":
             continue
@@ -112,10 +120,10 @@ def _cali_profile(
         elif name in string_attributes:
             others[name] = column.map(_joined, na_action="ignore").to_numpy(dtype=object)
     metadata = _cali_globals(source, reader)
-    activity = activity_leaves({name: table[name].to_numpy(dtype=object)
-                                for name in table.columns})
-    return Profile(frames, parent, appear, row_node, row_rank, row_order, metrics, others,
-                   metadata, activity)
+    activity = activity_leaves({name: table[name].to_numpy(dtype=object) for name in table.columns})
+    return Profile(
+        frames, parent, appear, row_node, row_rank, row_order, metrics, others, metadata, activity
+    )
 
 
 # Caliper renamed its ``annotation`` attribute to ``region``: profiles written before and
@@ -200,9 +208,7 @@ def _cali_globals(source: str, reader: Any) -> dict[str, Any]:
             else:
                 metadata[name] = _typed(value, kind)
         except ValueError as exc:
-            raise ReaderError(
-                source, f"global {name!r} = {value!r} is not a valid {kind}"
-            ) from exc
+            raise ReaderError(source, f"global {name!r} = {value!r} is not a valid {kind}") from exc
     return metadata
 
 
@@ -214,4 +220,3 @@ def _typed(value: str, kind: str) -> Any:
     if kind == "bool":
         return value.lower() in ("true", "1")
     return value
-

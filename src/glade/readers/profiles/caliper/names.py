@@ -29,8 +29,23 @@ HATCHET_NAMES = {
 _ORDER_ALIAS = "Node order"
 _ORDER_NATIVE = re.compile(r"^(?:[a-z_]+#)*aggregate\.slot$|^region\.order$")
 _OPS = {
-    "count", "sum", "ratio", "percent_total", "inclusive", "min", "max", "avg", "scale",
-    "iscale", "ipercent_total", "any", "scount", "iratio", "imin", "imax", "variance",
+    "count",
+    "sum",
+    "ratio",
+    "percent_total",
+    "inclusive",
+    "min",
+    "max",
+    "avg",
+    "scale",
+    "iscale",
+    "ipercent_total",
+    "any",
+    "scount",
+    "iratio",
+    "imin",
+    "imax",
+    "variance",
 }
 _INCLUSIVE_OPS = {"inclusive", "iscale", "ipercent_total", "iratio", "imin", "imax"}
 _LINEAR_OPS = {"sum", "avg", "scale", "percent_total", "inclusive", "iscale", "ipercent_total"}
@@ -62,6 +77,7 @@ class Profile:
     metadata: dict[str, Any]
     #: per row, the name and type of the GPU activity it measures (None for host rows)
     activity: tuple[np.ndarray, np.ndarray] | None = None
+
 
 def check_kinds(metric_kinds: Mapping[str, str] | None) -> dict[str, str]:
     """The user's ``metric_kinds`` as a dict, each value one of ``KINDS``."""
@@ -159,4 +175,3 @@ def as_integers(source: str, column: pd.Series, what: str) -> np.ndarray:
     if not np.array_equal(values, np.round(values)):
         raise ReaderError(source, f"{what} holds a non-integer value")
     return values.astype(np.int64)
-

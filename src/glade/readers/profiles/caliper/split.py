@@ -37,8 +37,9 @@ def parse_json(source: str, use_native: bool) -> Profile:
     obj = load_json_object(source, SPLIT_KEYS, "Caliper json-split JSON")
     data, columns, column_meta, nodes = (obj[k] for k in SPLIT_KEYS)
     if not all(isinstance(x, list) for x in (data, columns, column_meta, nodes)):
-        raise ReaderError(source, "json-split 'data', 'columns', 'column_metadata' and "
-                                  "'nodes' must be lists")
+        raise ReaderError(
+            source, "json-split 'data', 'columns', 'column_metadata' and 'nodes' must be lists"
+        )
     if len(columns) != len(column_meta) or not all(isinstance(c, str) for c in columns):
         raise ReaderError(source, "'columns' must be names, as many as 'column_metadata'")
     if not all(isinstance(m, dict) for m in column_meta):
@@ -53,8 +54,10 @@ def parse_json(source: str, use_native: bool) -> Profile:
         for j, title in enumerate(columns):
             at = first_compound(pd.Series(table[:, j]))
             if at is not None:
-                raise ReaderError(source, f"row {at} of column {title!r} holds "
-                                  f"{table[at, j]!r}, not a single value")
+                raise ReaderError(
+                    source,
+                    f"row {at} of column {title!r} holds {table[at, j]!r}, not a single value",
+                )
     metadata = {k: _json_global(v) for k, v in obj.items() if k not in SPLIT_KEYS}
     check_metadata(metadata, source)
 
@@ -109,22 +112,40 @@ def parse_json(source: str, use_native: bool) -> Profile:
             row_order = as_numbers(source, pd.Series(values), f"column {title!r}")
             row_order = row_order.astype(np.float64)
         elif not numeric and pd.api.types.infer_dtype(values, skipna=True) in (
-                "mixed", "mixed-integer"):
+            "mixed",
+            "mixed-integer",
+        ):
             row = int(np.argmax([isinstance(v, str) for v in values]))
-            raise ReaderError(source, f"column {title!r} mixes numbers and text (row {row}: "
-                              f"{values[row]!r})")
+            raise ReaderError(
+                source, f"column {title!r} mixes numbers and text (row {row}: {values[row]!r})"
+            )
         elif numeric or pd.api.types.infer_dtype(values, skipna=True) in (
-                "integer", "floating", "mixed-integer-float", "empty"):
-            numbers = _whole_if_integral(values if numeric
-                                         else pd.to_numeric(pd.Series(values)).to_numpy())
+            "integer",
+            "floating",
+            "mixed-integer-float",
+            "empty",
+        ):
+            numbers = _whole_if_integral(
+                values if numeric else pd.to_numeric(pd.Series(values)).to_numpy()
+            )
             kind = kind_from_name(title, meta)
             metrics.append(Metric(column_name(title, None, use_native), title, kind, numbers))
         else:
             text = np.asarray(values, dtype=object)
             _check_text_values(source, title, text, np.flatnonzero(has_path))
             others[title] = labelled[title] = text
-    return Profile(frames, parent, appear, row_node, row_rank, row_order, metrics, others,
-                   metadata, activity_leaves(labelled))
+    return Profile(
+        frames,
+        parent,
+        appear,
+        row_node,
+        row_rank,
+        row_order,
+        metrics,
+        others,
+        metadata,
+        activity_leaves(labelled),
+    )
 
 
 def _check_text_values(source: str, title: str, values: np.ndarray, rows: np.ndarray) -> None:
@@ -137,9 +158,12 @@ def _check_text_values(source: str, title: str, values: np.ndarray, rows: np.nda
     numeric = np.flatnonzero(numbers.notna().to_numpy())
     if numeric.size:
         at = int(present[numeric[0]])
-        raise ReaderError(source, f"value column {title!r} holds text, and numbers written "
-                          f"as text (data row {int(rows[at])}: {values[at]!r}): a metric "
-                          "must hold JSON numbers, text attributes no numbers")
+        raise ReaderError(
+            source,
+            f"value column {title!r} holds text, and numbers written "
+            f"as text (data row {int(rows[at])}: {values[at]!r}): a metric "
+            "must hold JSON numbers, text attributes no numbers",
+        )
 
 
 def _json_nodes(source: str, nodes: list) -> tuple[np.ndarray, list, np.ndarray]:
@@ -150,8 +174,7 @@ def _json_nodes(source: str, nodes: list) -> tuple[np.ndarray, list, np.ndarray]
         columns = [node.get("column") for node in nodes]
         given = [node.get("parent", -1) for node in nodes]
     except (TypeError, KeyError, AttributeError):
-        i = next(i for i, node in enumerate(nodes)
-                 if type(node) is not dict or "label" not in node)
+        i = next(i for i, node in enumerate(nodes) if type(node) is not dict or "label" not in node)
         raise ReaderError(source, f"node {i} is not an object with a 'label'") from None
     if not {type(label) for label in labels} <= {str}:
         labels = [str(label) for label in labels]
@@ -160,13 +183,15 @@ def _json_nodes(source: str, nodes: list) -> tuple[np.ndarray, list, np.ndarray]
     except OverflowError:  # beyond int64: no node's id
         parents = None
     if parents is None:
-        parents = np.array([p if type(p) is int and -2 < p < len(given) else -2
-                            for p in given], dtype=np.int64)
+        parents = np.array(
+            [p if type(p) is int and -2 < p < len(given) else -2 for p in given], dtype=np.int64
+        )
     bad = (parents < -1) | (parents >= np.arange(len(given)))
     if bad.any():
         i = int(np.argmax(bad))
-        raise ReaderError(source, f"node {i} names parent {given[i]!r}, which is not an "
-                                  "earlier node")
+        raise ReaderError(
+            source, f"node {i} names parent {given[i]!r}, which is not an earlier node"
+        )
     return np.array(labels, dtype=object), columns, parents
 
 
@@ -184,8 +209,12 @@ def _all_numbers(data: list, width: int) -> np.ndarray | None:
 def _whole_if_integral(values: np.ndarray) -> np.ndarray:
     """Float values as int64 when they are all whole numbers (JSON integers), else as they
     are."""
-    if (values.dtype.kind == "f" and values.size and np.all(np.abs(values) < 2**53)
-            and np.all(values == np.round(values))):
+    if (
+        values.dtype.kind == "f"
+        and values.size
+        and np.all(np.abs(values) < 2**53)
+        and np.all(values == np.round(values))
+    ):
         return values.astype(np.int64)
     return values
 
@@ -293,4 +322,3 @@ def _json_global(value: Any) -> Any:
         if _FLOAT.fullmatch(value):
             return float(value)
     return value
-

@@ -32,8 +32,11 @@ from glade.readers.profiles.caliper.cali import parse_cali
 from glade.readers.profiles.caliper.names import check_kinds
 
 
-def read_timeseries(path: str | os.PathLike, level: str = "loop.start_iteration",
-                    metric_kinds: Mapping[str, str] | None = None) -> Ensemble:
+def read_timeseries(
+    path: str | os.PathLike,
+    level: str = "loop.start_iteration",
+    metric_kinds: Mapping[str, str] | None = None,
+) -> Ensemble:
     """The Ensemble of a Caliper time-series ``.cali`` file: one profile per iteration
     (see the module docstring). The file is parsed and assembled once, with the
     iteration as one more row key beside the rank, so the cost does not grow with a
@@ -47,8 +50,11 @@ def read_timeseries(path: str | os.PathLike, level: str = "loop.start_iteration"
     profile = parse_cali(source, False, set())
     found = [m for m in profile.metrics if level in (m.native, m.name)]
     if not found:
-        raise ReaderError(source, f"has no records with attribute {level!r}: it is not a "
-                                  "Caliper time series split by that attribute")
+        raise ReaderError(
+            source,
+            f"has no records with attribute {level!r}: it is not a "
+            "Caliper time series split by that attribute",
+        )
     values = pd.Series(np.asarray(found[0].values, dtype=np.float64))
     step_code, steps = pd.factorize(values.ffill().bfill(), sort=True)
     if profile.row_rank is None:
@@ -56,20 +62,22 @@ def read_timeseries(path: str | os.PathLike, level: str = "loop.start_iteration"
     else:
         rank_code, ranks = pd.factorize(profile.row_rank, sort=True)
     width = 1 if ranks is None else len(ranks)
-    keyed = replace(profile, row_rank=step_code.astype(np.int64) * width + rank_code,
-                    metrics=[m for m in profile.metrics if m is not found[0]])
+    keyed = replace(
+        profile,
+        row_rank=step_code.astype(np.int64) * width + rank_code,
+        metrics=[m for m in profile.metrics if m is not found[0]],
+    )
     gf = assemble(source, keyed, kinds)
     key = np.asarray(gf.dataframe.index.get_level_values("rank"), dtype=np.int64)
     ids = [int(s) if float(s).is_integer() else float(s) for s in steps]
-    levels = [gf.dataframe.index.get_level_values("node"),
-              np.asarray(ids, dtype=object)[key // width]]
+    levels = [
+        gf.dataframe.index.get_level_values("node"),
+        np.asarray(ids, dtype=object)[key // width],
+    ]
     names = ["node", "profile"]
     if ranks is not None:
         levels.append(np.asarray(ranks)[key % width])
         names.append("rank")
-    table = gf.dataframe[gf.metric_columns].set_axis(
-        pd.MultiIndex.from_arrays(levels, names=names))
-    metadata = metadata_table([{**gf.metadata, "iteration": i, "path": source} for i in ids],
-                              ids)
-    return Ensemble(gf.graph, table, metadata, gf.exc_metrics, gf.inc_metrics,
-                    gf.default_metric)
+    table = gf.dataframe[gf.metric_columns].set_axis(pd.MultiIndex.from_arrays(levels, names=names))
+    metadata = metadata_table([{**gf.metadata, "iteration": i, "path": source} for i in ids], ids)
+    return Ensemble(gf.graph, table, metadata, gf.exc_metrics, gf.inc_metrics, gf.default_metric)

@@ -71,8 +71,9 @@ def read_hpctoolkit(path: str | os.PathLike, callsite_names: str = "procedure") 
     ``callsite_names="hatchet"`` names it ``"<line>:<procedure>"`` as Hatchet does.
     """
     if callsite_names not in CALLSITE_NAMES:
-        raise ReaderError(path, f"callsite_names must be one of {CALLSITE_NAMES}, not "
-                          f"{callsite_names!r}")
+        raise ReaderError(
+            path, f"callsite_names must be one of {CALLSITE_NAMES}, not {callsite_names!r}"
+        )
     directory = Path(path)
     if directory.is_file():
         directory = directory.parent

@@ -29,8 +29,11 @@ def check_finite(values: np.ndarray, files: list, columns: list[str]) -> None:
     bad = ~np.isfinite(values)
     if bad.any():
         node, profile, metric = (int(i) for i in np.argwhere(bad)[0])
-        raise ReaderError(files[profile], f"metric {columns[metric]!r} of node {node} is "
-                          f"{shown(values[node, profile, metric])}, not a finite number")
+        raise ReaderError(
+            files[profile],
+            f"metric {columns[metric]!r} of node {node} is "
+            f"{shown(values[node, profile, metric])}, not a finite number",
+        )
 
 
 def build(

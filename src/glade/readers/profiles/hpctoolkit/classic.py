@@ -110,8 +110,9 @@ def _classic_metrics(xml_path: Path, header: ET.Element) -> tuple[list[dict], st
     return metrics, globs.pop(), header_sizes.pop(), width
 
 
-def _classic_tree(xml_path: Path, data: ET.Element, tables: tuple[dict, dict, dict],
-                  hatchet_names: bool):
+def _classic_tree(
+    xml_path: Path, data: ET.Element, tables: tuple[dict, dict, dict], hatchet_names: bool
+):
     """Frames, edges and XML node ids of the calling context tree, and the
     (statement, node) pairs whose exclusive cost hpcprof also credited to node.
 
@@ -197,9 +198,7 @@ def _read_metric_db(path: Path, header_size: int, width: int) -> tuple[np.ndarra
         raise ReaderError(path, "unknown byte order in the metric-db header")
     num_nodes, num_metrics = struct.unpack_from(endian + "II", data, header_size)
     if num_metrics != width:
-        raise ReaderError(
-            path, f"holds {num_metrics} metrics but experiment.xml describes {width}"
-        )
+        raise ReaderError(path, f"holds {num_metrics} metrics but experiment.xml describes {width}")
     expected = start + 8 * num_nodes * num_metrics
     if len(data) != expected:
         raise ReaderError(
@@ -231,7 +230,8 @@ def read_classic(directory: Path, hatchet_names: bool = False) -> GraphFrame:
         _table(header, "ProcedureTable", "Procedure"),
     )
     frames, nids, src, dst, credit_stmt, credit_node = _classic_tree(
-        xml_path, data, tables, hatchet_names)
+        xml_path, data, tables, hatchet_names
+    )
     if not frames:
         raise ReaderError(xml_path, "the call path profile is empty")
 
@@ -294,6 +294,17 @@ def read_classic(directory: Path, hatchet_names: bool = False) -> GraphFrame:
             metadata.setdefault(nv.get("n"), nv.get("v"))
     record_repairs(metadata, repairs, os.fspath(directory))
     table = pd.DataFrame(frames, columns=[*FRAME_COLUMNS, "callsite_line"])
-    return build(os.fspath(directory), table, src, dst, values, names, nids, ranks, threads,
-                 exc, inc, metadata)
-
+    return build(
+        os.fspath(directory),
+        table,
+        src,
+        dst,
+        values,
+        names,
+        nids,
+        ranks,
+        threads,
+        exc,
+        inc,
+        metadata,
+    )

@@ -346,9 +346,12 @@ def read_v4(directory: Path) -> GraphFrame:
     owner, ctx, metric_id, value = _v4_values(profile, infos)
     if not np.isfinite(value).all():
         bad = int(np.argmax(~np.isfinite(value)))
-        raise ReaderError(profile.path, f"the value of metric id {int(metric_id[bad])} at "
-                          f"context {int(ctx[bad])} is {float(value[bad])!r}, not a finite "
-                          "number")
+        raise ReaderError(
+            profile.path,
+            f"the value of metric id {int(metric_id[bad])} at "
+            f"context {int(ctx[bad])} is {float(value[bad])!r}, not a finite "
+            "number",
+        )
 
     names = [metric_name(m["name"]) for m in meta.metrics]
     if len(set(names)) != len(names):
@@ -383,8 +386,9 @@ def read_v4(directory: Path) -> GraphFrame:
     np.add.at(children, parent, execution[child])
     hidden = ~np.isclose(execution, children + point, rtol=1e-9, atol=0.0)
     repairs: dict[str, int] = {}
-    exclusive = clamp_negative(np.where(hidden, execution - children, point), repairs,
-                               "negative_exclusive_values")
+    exclusive = clamp_negative(
+        np.where(hidden, execution - children, point), repairs, "negative_exclusive_values"
+    )
 
     exc, inc, columns, blocks = [], [], [], []
     for k, metric in enumerate(meta.metrics):
@@ -410,6 +414,18 @@ def read_v4(directory: Path) -> GraphFrame:
     record_repairs(metadata, repairs, os.fspath(directory))
     fill = len(inc) < len(exc)
     table = pd.DataFrame(frames, columns=list(FRAME_COLUMNS))
-    return build(os.fspath(directory), table, src, dst, values, columns, nids, ranks,
-                 threads, exc, inc, metadata, fill)
-
+    return build(
+        os.fspath(directory),
+        table,
+        src,
+        dst,
+        values,
+        columns,
+        nids,
+        ranks,
+        threads,
+        exc,
+        inc,
+        metadata,
+        fill,
+    )
