@@ -7,22 +7,31 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
-def test_every_benchmark_module_runs_in_quick_mode():
-    modules = sorted(p.stem for p in BENCHMARKS.glob("bench_*.py"))
+MODULES = sorted(p.stem.removeprefix("bench_") for p in BENCHMARKS.glob("bench_*.py"))
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_every_benchmark_module_runs_in_quick_mode(module: str):
+    """One module a test, so that the suite's workers share them out."""
     done = subprocess.run(
-        [sys.executable, "run.py", "--quick"],
+        [sys.executable, "run.py", "--quick", module],
         cwd=BENCHMARKS,
         capture_output=True,
         text=True,
         timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    finished = [m for m in modules if f"({m}: " in done.stdout]
-    assert finished == modules, done.stderr[-3000:]
+    assert f"(bench_{module}: " in done.stdout, done.stderr[-3000:]
     assert "### Targets" in done.stdout
+
+
+def test_every_benchmark_module_is_run():
+    assert len(MODULES) >= 10 and "queries" in MODULES
 
 
 def test_limit_columns_put_a_time_next_to_the_bandwidth_limit():

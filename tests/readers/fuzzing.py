@@ -17,9 +17,11 @@ run makes the same cases.
 
 from __future__ import annotations
 
+import fcntl
 import gzip
 import json
 import os
+import pickle
 import random
 import re
 import selectors
@@ -34,6 +36,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Memory a child may allocate beyond what it holds once glade is imported.
@@ -615,6 +618,25 @@ def describe(outcome: Outcome) -> str:
         f"[{outcome.status}] {case['target']} / {case['mutation']} "
         f"(case {case['ident']}, {Path(case['mutated']).name}): {outcome.detail}"
     )
+
+
+def run_once(tmp_path_factory: Any, name: str, compute: Callable[[], Any]) -> Any:
+    """``compute()`` run once per test run, however many pytest-xdist workers ask: the
+    first to ask computes under a lock in the folder the run's workers share, and the
+    others read its pickled result (workers often split a campaign's tests, and each
+    would run the campaign again). Without xdist it is just ``compute()``."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if not run:
+        return compute()
+    shared = tmp_path_factory.getbasetemp().parent
+    done = shared / f"{name}-{run}.pickle"
+    with (shared / f"{name}-{run}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if done.exists():
+            return pickle.loads(done.read_bytes())
+        result = compute()
+        done.write_bytes(pickle.dumps(result))
+        return result
 
 
 def rounds_from_environment() -> int:

@@ -18,6 +18,7 @@ from tests.readers.fuzzing import (
     real_targets,
     rounds_from_environment,
     run_cases,
+    run_once,
     summary,
     written_targets,
 )
@@ -47,6 +48,11 @@ FORMATS = [
 
 @pytest.fixture(scope="module")
 def outcomes(data_dir, tmp_path_factory):
+    return run_once(tmp_path_factory, "reader-fuzz", lambda: campaign(data_dir, tmp_path_factory))
+
+
+def campaign(data_dir, tmp_path_factory):
+    """Every case of every format, read in child processes."""
     scratch = tmp_path_factory.mktemp("fuzz")
     targets = real_targets(data_dir) + written_targets(data_dir, scratch / "written")
     if "otf2" not in available_formats():

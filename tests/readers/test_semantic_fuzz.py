@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.readers.fuzzing import FAILURES, describe, summary
+from tests.readers.fuzzing import FAILURES, describe, run_once, summary
 from tests.readers.semantic_fuzz import run, sizes_from_environment
 
 FORMATS = [
@@ -24,6 +24,11 @@ FORMATS = [
 
 @pytest.fixture(scope="module")
 def outcomes(data_dir, tmp_path_factory):
+    return run_once(tmp_path_factory, "semantic-fuzz", lambda: campaign(data_dir, tmp_path_factory))
+
+
+def campaign(data_dir, tmp_path_factory):
+    """Every semantic case, read in child processes."""
     found = run(data_dir, tmp_path_factory.mktemp("semantic"), sizes_from_environment())
     print(
         "\nsemantic fuzz:",
