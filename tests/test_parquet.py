@@ -150,3 +150,17 @@ def test_a_failed_write_leaves_the_old_store_whole(
         gf.to_parquet(store, overwrite=True)
     assert tree(store) == before
     assert [p.name for p in tmp_path.iterdir()] == ["s"]
+
+
+def test_a_sidecar_listing_files_outside_the_store_deletes_none_of_them(
+    gf: GraphFrame, tmp_path: Path
+) -> None:
+    store = gf.to_parquet(tmp_path / "s")
+    outside = tmp_path / "precious.txt"
+    outside.write_text("mine")
+    body = json.loads((store / SIDECAR).read_text())
+    body["files"] += ["../precious.txt", str(outside)]
+    (store / SIDECAR).write_text(json.dumps(body))
+    gf.to_parquet(store, overwrite=True)
+    assert outside.read_text() == "mine"
+    assert GraphFrame.from_parquet(store).dataframe.equals(gf.dataframe)

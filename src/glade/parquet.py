@@ -176,7 +176,8 @@ def _own_files(target: Path) -> list[str]:
             f"files in {SIDECAR}: refusing to replace it (remove it yourself "
             "if it may go)"
         )
-    foreign = sorted(set(_files_under(target)) - {SIDECAR, *listed})
+    found = set(_files_under(target))
+    foreign = sorted(found - {SIDECAR, *listed})
     if foreign:
         shown = ", ".join(foreign[:5]) + (
             f" and {len(foreign) - 5} more" if len(foreign) > 5 else ""
@@ -185,7 +186,8 @@ def _own_files(target: Path) -> list[str]:
             f"{target} holds files glade did not write ({shown}): refusing "
             "to replace it; move them out or write elsewhere"
         )
-    return [SIDECAR, *listed]
+    # only names found inside the store: a listed "../x" must never reach a file outside it
+    return sorted(found & {SIDECAR, *listed})
 
 
 def _remove_store(old: Path, files: list[str]) -> None:
