@@ -2,40 +2,7 @@ import { deflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { functionColours } from "../../lib/colour.js";
 import { inflate, unpackArrays } from "../../lib/transport.js";
-
-/** A blob as glade/packing.py pack_arrays writes one (8-byte aligned parts). */
-function pack(arrays, deflate = []) {
-  const parts = [];
-  const descriptors = [];
-  let offset = 0;
-  for (const [name, values] of Object.entries(arrays)) {
-    let bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
-    if (deflate.includes(name)) bytes = new Uint8Array(deflateSync(bytes));
-    const dtype = values.constructor.name
-      .replace("Array", "")
-      .toLowerCase()
-      .replace("float64", "float64");
-    descriptors.push({
-      name,
-      dtype: { int32: "int32", uint8: "uint8", float64: "float64", uint16: "uint16" }[dtype],
-      count: values.length,
-      offset,
-      size: bytes.length,
-      deflate: deflate.includes(name),
-    });
-    const padded = new Uint8Array(Math.ceil(bytes.length / 8) * 8);
-    padded.set(bytes);
-    parts.push(padded);
-    offset += padded.length;
-  }
-  const blob = new Uint8Array(offset);
-  let at = 0;
-  for (const part of parts) {
-    blob.set(part, at);
-    at += part.length;
-  }
-  return { descriptors, blob };
-}
+import { pack } from "../packed.js";
 
 describe("packed arrays", () => {
   it("unpacks plain and deflated arrays from a DataView", async () => {

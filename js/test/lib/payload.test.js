@@ -1,36 +1,11 @@
-import { deflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { payloadRevision, readPayload, watchPayload } from "../../lib/payload.js";
+import { pack } from "../packed.js";
 
 /** A payload as glade/views/base.py QueryView._publish sends one: the blob of
- * pack_arrays (8-byte aligned parts, some deflated) and its descriptor. */
+ * pack_arrays and its descriptor. */
 function publish(revision, fields, arrays, deflate = []) {
-  const descriptors = [];
-  const parts = [];
-  let offset = 0;
-  for (const [name, values] of Object.entries(arrays)) {
-    let bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
-    if (deflate.includes(name)) bytes = new Uint8Array(deflateSync(bytes));
-    const dtype = values.constructor.name.replace("Array", "").toLowerCase();
-    descriptors.push({
-      name,
-      dtype,
-      count: values.length,
-      offset,
-      size: bytes.length,
-      deflate: deflate.includes(name),
-    });
-    const padded = new Uint8Array(Math.ceil(bytes.length / 8) * 8);
-    padded.set(bytes);
-    parts.push(padded);
-    offset += padded.length;
-  }
-  const blob = new Uint8Array(offset);
-  let at = 0;
-  for (const part of parts) {
-    blob.set(part, at);
-    at += part.length;
-  }
+  const { descriptors, blob } = pack(arrays, deflate);
   // a bytes trait reaches the page as a DataView
   return {
     payload: new DataView(blob.buffer),
