@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from itertools import repeat
+from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
@@ -41,8 +41,8 @@ _EMPTY: dict = {}
 
 class _Nodes:
     """The nodes of a literal in depth-first pre-order, read in one iterative pass (no
-    recursion) that does the least Python work per node: frames, metrics, edges, and
-    where each node sits (parent and position, to name a bad node's place lazily).
+    recursion) that does the least Python work per node: frames, metrics and edges
+    (where a node sits, to name a bad node's place, is worked out from the edges).
     A node that several parents share carries the same ``_hatchet_nid``; a dict object
     that is its own ancestor (a cycle) is refused."""
 
@@ -53,18 +53,11 @@ class _Nodes:
         self.src: list[int] = []
         self.dst: list[int] = []
         self.roots: list[int] = []
-        self.parent: list[int] = []  # per node: its first parent and position there
-        self.position: list[int] = []
+        self._origins: tuple[np.ndarray, np.ndarray] | None = None
         self._read(roots)
 
     def _read(self, roots: list) -> None:
-        frames, metrics, parent_of, position_of = (
-            self.frames,
-            self.metrics,
-            self.parent,
-            self.position,
-        )
-        src, dst = self.src, self.dst
+        frames, metrics, src, dst = self.frames, self.metrics, self.src, self.dst
         shared: dict[Any, int] = {}
         stack = [(iter(enumerate(roots)), -1, None)]
         while stack:
@@ -91,8 +84,6 @@ class _Nodes:
                         shared[node_metrics[NID]] = local
                         node_metrics = {k: v for k, v in node_metrics.items() if k != NID}
                     metrics.append(node_metrics)
-                    parent_of.append(parent)
-                    position_of.append(position)
                 if parent < 0:
                     self.roots.append(local)
                 else:
@@ -109,13 +100,34 @@ class _Nodes:
             else:
                 stack.pop()
 
+    def origin(self, node: int) -> tuple[int, int]:
+        """Where node ``node`` first appears: its parent (-1 for a root) and its position
+        among that parent's children (or among the roots). Worked out from the edges,
+        which the walk appends in order, only when an error names a place."""
+        if self._origins is None:
+            src, dst = np.asarray(self.src, dtype=np.int64), np.asarray(self.dst, dtype=np.int64)
+            by_parent = np.argsort(src, kind="stable")
+            starts = np.searchsorted(src[by_parent], src[by_parent])
+            rank = np.empty(len(src), dtype=np.int64)
+            rank[by_parent] = np.arange(len(src)) - starts
+            parent = np.full(len(self.frames), -1, dtype=np.int64)
+            position = np.zeros(len(self.frames), dtype=np.int64)
+            first_edge = np.unique(dst, return_index=True)[1]
+            parent[dst[first_edge]] = src[first_edge]
+            position[dst[first_edge]] = rank[first_edge]
+            self._origins = parent, position
+        parent, position = self._origins
+        if parent[node] < 0:
+            return -1, self.roots.index(node)
+        return int(parent[node]), int(position[node])
+
     def where(self, parent: int, position: int) -> str:
         """``[0].children[2].children[1]``: the place of child ``position`` of node
         ``parent`` (-1: of the roots), through the first appearance of each node; a
         long path shows its first and last steps and how many levels it has."""
         steps = [position]
         while parent >= 0:
-            parent, position = self.parent[parent], self.position[parent]
+            parent, position = self.origin(parent)
             steps.append(position)
         steps.reverse()
         shown = [f".children[{i}]" for i in steps[1:]]
@@ -157,7 +169,7 @@ class _Nodes:
 
     def _place(self, node: int) -> str:
         """Where node ``node`` first appears."""
-        return self.where(self.parent[node], self.position[node])
+        return self.where(*self.origin(node))
 
     def _too_deep(self, stack: list, item: dict, node: int) -> ReaderError:
         """The error for a literal nested past MAX_DEPTH levels or expanded past
@@ -199,7 +211,9 @@ def read_literal(literal: list[dict] | dict | str | os.PathLike) -> GraphFrame:
     if not isinstance(literal, list) or not literal:
         raise ReaderError(source, "a literal is a non-empty list of root nodes")
     nodes = _Nodes(literal, source)
-    columns = len(set().union(*nodes.metrics)) + len(set().union(*nodes.frames))
+    metric_names = list(dict.fromkeys(chain.from_iterable(nodes.metrics)))
+    frame_names = list(dict.fromkeys(chain.from_iterable(nodes.frames)))
+    columns = len(metric_names) + len(frame_names)
     if columns * len(nodes.frames) > MAX_CELLS:
         raise ReaderError(
             source,
@@ -208,9 +222,12 @@ def read_literal(literal: list[dict] | dict | str | os.PathLike) -> GraphFrame:
             f"{columns * len(nodes.frames):,} cells, more than glade holds "
             f"({MAX_CELLS:,})",
         )
-    frames = pd.DataFrame(nodes.frames)
+    # the names given: pandas would otherwise gather them again, one dict at a time
+    frames = pd.DataFrame(nodes.frames, columns=frame_names)
     check_frames(frames, source)
-    rows = pd.DataFrame(nodes.metrics, index=pd.RangeIndex(len(nodes.metrics)))
+    rows = pd.DataFrame(
+        nodes.metrics, columns=metric_names, index=pd.RangeIndex(len(nodes.metrics))
+    )
     inc: list[str] = []
     exc: list[str] = []
     for col in rows.columns:
