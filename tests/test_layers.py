@@ -135,6 +135,42 @@ def test_no_module_imports_another_modules_private_names():
     assert not wrong, "private names imported across modules:\n" + "\n".join(wrong)
 
 
+def private_attributes(tree: ast.AST) -> tuple[set[str], list[tuple[str, int]]]:
+    """The private names a module owns (functions, classes and ``self._x`` attributes it
+    defines) and the private attributes it reads on objects other than ``self``/``cls``."""
+    owned: set[str] = set()
+    read: list[tuple[str, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            owned.add(node.name)
+        elif isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+            on_self = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+            if isinstance(node.ctx, ast.Store) and on_self:
+                owned.add(node.attr)
+            elif not on_self and not node.attr.startswith("__"):
+                read.append((node.attr, node.lineno))
+    return {name for name in owned if name.startswith("_")}, read
+
+
+def test_no_package_reads_another_packages_private_attributes():
+    """A helper may read the private attributes of the objects of its own package (the
+    mixins and helpers of a model), not those another package owns (issue 24): what is
+    shared across packages is public. Private names glade does not own (a library's,
+    such as otf2's ``_ref``) are not glade's to rename."""
+    modules = {p: ast.parse(p.read_text(), str(p)) for p in sorted(PACKAGE.rglob("*.py"))}
+    owners: dict[str, set[str]] = {}
+    for path, tree in modules.items():
+        for name in private_attributes(tree)[0]:
+            owners.setdefault(name, set()).add(layer_of(module_name(path)))
+    wrong = [
+        f"{module_name(path)} (line {line}) reads {name}, owned by {sorted(owners[name])}"
+        for path, tree in modules.items()
+        for name, line in private_attributes(tree)[1]
+        if name in owners and layer_of(module_name(path)) not in owners[name]
+    ]
+    assert not wrong, "private attributes read across packages:\n" + "\n".join(wrong)
+
+
 @pytest.mark.parametrize(
     ("source", "target", "expected"),
     [

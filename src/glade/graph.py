@@ -440,6 +440,15 @@ class Graph:
         """Ids of the parents of ``nid``."""
         return self._parent_idx[self._parent_ptr[nid] : self._parent_ptr[nid + 1]]
 
+    def children_csr(self) -> tuple[np.ndarray, np.ndarray]:
+        """The child lists as compressed sparse rows: the children of node ``i`` are
+        ``index[pointer[i]:pointer[i + 1]]``, in profile order (read-only arrays)."""
+        return self._child_ptr, self._child_idx
+
+    def parents_csr(self) -> tuple[np.ndarray, np.ndarray]:
+        """The parent lists as compressed sparse rows, as :meth:`children_csr`."""
+        return self._parent_ptr, self._parent_idx
+
     def edges(self) -> tuple[np.ndarray, np.ndarray]:
         """Every edge as (parent ids, child ids), grouped by parent, children in order."""
         src = np.repeat(np.arange(len(self), dtype=_INDEX), np.diff(self._child_ptr))

@@ -94,6 +94,9 @@ def test_open_enters_close_at_the_trace_end_and_orphans_are_left_out():
         trace.calc_exc_metrics()
     events = trace.events.set_index("Name")
     assert trace.metadata["repairs"] == {"orphan_leaves": 1, "open_enters": 3}
+    assert trace.repairs() == trace.metadata["repairs"]
+    with pytest.raises(TraceError, match="Leave"):
+        trace.repairs("error")
     assert events.loc["lost", "_matching_event"] == -1
     assert events.loc["lost", "_parent"] == -1 and events.loc["lost", "_depth"] == -1
     assert events.loc["main", "_matching_timestamp"] == 9  # the last timestamp

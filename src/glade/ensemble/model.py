@@ -266,8 +266,14 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
             recompute_inclusive(graph, table, paired, fold)
         return self._same_kind(graph, table, self.metadata)
 
-    def _query_rows(self) -> pd.DataFrame:
-        """The rows a query sees: rows with data, with the stats columns of their node."""
+    def query_rows(self) -> pd.DataFrame:
+        """The rows a query sees.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The rows with data, each with the stats columns of its node (a new frame).
+        """
         rows = self.dataframe[has_data(self.dataframe[self._measured])]
         if not self._stat_columns:
             return rows
@@ -597,7 +603,7 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         if profile_mode not in PROFILE_MODES:
             raise QueryError(f"profile_mode must be 'any' or 'all', not {profile_mode!r}")
         return query_mask(
-            RowTable(self.graph, self._query_rows()), parse(query), rank_mode=profile_mode
+            RowTable(self.graph, self.query_rows()), parse(query), rank_mode=profile_mode
         )
 
     def get_node(self, name: str, which: str = "first") -> Node | list[Node]:

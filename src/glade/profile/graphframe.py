@@ -280,13 +280,6 @@ class GraphFrame(ProfileAnalyses):
 
         return unify(self, other)
 
-    def _remap(self, graph: Graph, node_map: np.ndarray) -> GraphFrame:
-        """This profile's rows on ``graph`` (node i becomes node_map[i]), NaN for nodes
-        it does not have (see :func:`glade.profile.combine.remap`)."""
-        from glade.profile.combine import remap
-
-        return remap(self, graph, node_map)
-
     def _arith(self, other: GraphFrame, op: Callable) -> GraphFrame:
         if not isinstance(other, GraphFrame):
             return NotImplemented

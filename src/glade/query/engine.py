@@ -604,15 +604,13 @@ def match_plain(graph: Graph, steps: list[tuple[bool, np.ndarray]]) -> np.ndarra
         allowed & _pack(all_stars_before[None, :]),
         allowed,
         _Move(stars, 1),
-        graph._child_ptr,
-        graph._child_idx,
+        *graph.children_csr(),
     )
     backward = _propagate(
         allowed & _pack(all_stars_after[None, :]),
         allowed,
         _Move(stars, -1),
-        graph._parent_ptr,
-        graph._parent_idx,
+        *graph.parents_csr(),
     )
     return (forward & backward).any(axis=1)
 

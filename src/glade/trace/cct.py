@@ -117,7 +117,7 @@ def cct_graphframe(trace: Trace) -> tuple[GraphFrame, np.ndarray]:
     """:func:`to_graphframe` of the trace, and per event the id of its node in that
     GraphFrame (-1 for none; see :func:`cct_nodes`)."""
     node, frames, parents, rows = cct_tables(trace)
-    gf, pre = cct_frame(frames, parents, rows, cct_metadata(trace.metadata, trace._repairs()))
+    gf, pre = cct_frame(frames, parents, rows, cct_metadata(trace.metadata, trace.repairs()))
     node = node.copy()
     node[node >= 0] = pre[node[node >= 0]]
     return gf, node

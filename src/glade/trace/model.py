@@ -144,9 +144,25 @@ class Trace:
         known[unmatched] = structure
         return structure
 
-    def _repairs(self, unmatched: str = "repair") -> dict[str, int]:
-        """How many events matching had to repair: Leaves without an Enter
-        (``orphan_leaves``) and Enters never left (``open_enters``)."""
+    def repairs(self, unmatched: str = "repair") -> dict[str, int]:
+        """How many events matching Enters with Leaves repairs.
+
+        Parameters
+        ----------
+        unmatched : {"repair", "error"}
+            ``"error"`` raises instead of repairing (see :meth:`match_events`).
+
+        Returns
+        -------
+        dict
+            ``orphan_leaves`` (Leaves without an Enter) and ``open_enters`` (Enters
+            never left), the counts ``metadata["repairs"]`` holds after matching.
+
+        Raises
+        ------
+        TraceError
+            With ``unmatched="error"``, when an event needs a repair.
+        """
         structure = self._call_structure(unmatched)
         return {
             "orphan_leaves": int(structure.orphan_leaves.size),
@@ -167,7 +183,7 @@ class Trace:
         from glade.trace.matching import MATCHING_EVENT, MATCHING_TIMESTAMP
 
         structure = self._call_structure(unmatched)
-        self.metadata["repairs"] = self._repairs(unmatched)
+        self.metadata["repairs"] = self.repairs(unmatched)
         matching, matching_ts = structure.matching, structure.matching_timestamp
         if MATCHING_EVENT in self.events.columns:
             instant = self.event_kinds() == INSTANT

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from glade.profile.combine import remap
 from glade.profile.graphframe import GraphFrame
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ class EnsembleSource:
         node = np.asarray(gf.dataframe.index.get_level_values("node"), dtype=np.int64)
         if np.unique(node).size == len(gf.graph):
             return gf
-        dense = gf._remap(gf.graph, np.arange(len(gf.graph)))
+        dense = remap(gf, gf.graph, np.arange(len(gf.graph)))
         additive = dense.exc_metrics + dense.inc_metrics
         dense.dataframe[additive] = dense.dataframe[additive].fillna(0.0)
         return dense

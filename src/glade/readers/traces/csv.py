@@ -515,7 +515,7 @@ def read_csv(
     except TraceError as exc:
         raise ReaderError(target, str(exc)) from None
     try:
-        trace.metadata["repairs"] = trace._repairs()
+        trace.metadata["repairs"] = trace.repairs()
     except TraceError as exc:
         row = getattr(exc, "row", None)
         where = "" if row is None else f"line {_line_of(row, order)}: "

@@ -134,7 +134,7 @@ def read_csv_dask(
     metadata = {"format": "csv", "source": str(target), "metric_columns": metrics}
     trace = DaskTrace(events, metadata=metadata)
     try:  # as the pandas reader: repairs counted (and said) at read time, a bad Leave refused
-        trace._count_repairs("repair")
+        trace.metadata["repairs"] = trace.repairs("repair")
     except TraceError as exc:
         raise ReaderError(target, str(exc).removeprefix(f"{target}: ")) from None
     return trace

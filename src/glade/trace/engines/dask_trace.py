@@ -263,8 +263,9 @@ class DaskTrace:
         )
 
     # ----------------------------------------------------------- matching
-    def _count_repairs(self, unmatched: str) -> None:
-        """Count (and announce) the repairs of matching, as the pandas engine does."""
+    def repairs(self, unmatched: str = "repair") -> dict[str, int]:
+        """How many events matching repairs, counted on the workers and announced with a
+        warning (see :meth:`glade.Trace.repairs`)."""
         if unmatched not in ("repair", "error"):
             raise TraceError(f"unmatched must be one of ('repair', 'error'), not {unmatched!r}")
         counts = {"orphan_leaves": 0, "open_enters": 0}
@@ -272,7 +273,11 @@ class DaskTrace:
             for key in counts:
                 counts[key] += part[key]
         warn_repair_counts(counts, stacklevel=4)
-        self.metadata["repairs"] = counts
+        return counts
+
+    def _count_repairs(self, unmatched: str) -> None:
+        """Count (and announce) the repairs of matching, as the pandas engine does."""
+        self.metadata["repairs"] = self.repairs(unmatched)
 
     def match_events(self, unmatched: str = "repair") -> None:
         """Add ``_matching_event`` (an event id) and ``_matching_timestamp`` (see

@@ -226,7 +226,7 @@ class SupergraphView(QueryView):
         on the ensemble's query rows taken once (when first needed): an edit evaluates
         its predicates on columns already read and factorized."""
         if self._rows is None:
-            self._rows = RowTable(self._ensemble.graph, self._ensemble._query_rows())
+            self._rows = RowTable(self._ensemble.graph, self._ensemble.query_rows())
         return query_mask(self._rows, parse(query))
 
     def _state(self, history: Sequence[dict]) -> edits.ViewState:
