@@ -17,6 +17,7 @@ from glade.ensemble.pmnf import (
     CONSTANT,
     HYPOTHESES,
     NO_MODEL,
+    RHS_BLOCK,
     STATISTICS,
     Fits,
     fit,
@@ -148,6 +149,22 @@ def test_measures_of_repetitions():
     assert median.tolist() == [[2.0]]
     xs, _ = measures(grid, np.array([np.nan, 2.0, 2.0, 4.0, np.nan]))
     assert xs.tolist() == [2.0, 4.0]
+
+
+def test_many_nodes_are_fitted_as_each_alone():
+    rng = np.random.default_rng(3)
+    x = np.array([2.0, 4.0, 8.0, 16.0, 32.0, 64.0])
+    nodes = RHS_BLOCK + 300  # two blocks of least-squares solves
+    law = rng.integers(0, len(HYPOTHESES), nodes)
+    i = np.array([float(HYPOTHESES[h][0]) for h in law])[:, None]
+    j = np.array([float(HYPOTHESES[h][1]) for h in law])[:, None]
+    values = (2 + term_values(x[None, :], i, j)) * (1 + 0.05 * rng.standard_normal((nodes, 6)))
+    values[::7, 2] = np.nan  # a second set of parameter values
+    together = fit(x, values)
+    for k in rng.choice(nodes, 12, replace=False):
+        alone = fit(x, values[k : k + 1])
+        for key in ("hypothesis", "constant", "coefficient", "poly", "log", *STATISTICS):
+            np.testing.assert_array_equal(getattr(alone, key), getattr(together, key)[k : k + 1])
 
 
 def test_fit_errors():

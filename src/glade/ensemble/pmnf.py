@@ -54,6 +54,8 @@ MIN_POINTS = 5
 CLEAN_CONSTANT = 0.0005
 #: A term contributing less than this fraction of every measured value is dropped.
 MIN_TERM_CONTRIBUTION = 0.0005
+#: Nodes per least-squares solve.
+RHS_BLOCK = 1024
 #: ``Fits.hypothesis`` of the constant model, and of a node without a model.
 CONSTANT, NO_MODEL = -1, -2
 STATISTICS = ("rss", "rrss", "nrss", "smape", "ar2", "re")
@@ -228,9 +230,17 @@ def _constant_statistics(y: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarra
 
 def _solve(t: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Least-squares (c, a) of ``y ~ c + a * t`` for every row of ``y``: (2 x rows).
-    One LAPACK solve with a right-hand side per row, as Extra-P solves each alone."""
+    One LAPACK solve per block of rows, with a right-hand side per row, as Extra-P
+    solves each alone (blocks: LAPACK slows down by orders of magnitude past a few
+    thousand right-hand sides)."""
     design = np.stack([np.ones_like(t), t], axis=1)
-    return np.linalg.lstsq(design, y.T, rcond=None)[0]
+    return np.concatenate(
+        [
+            np.linalg.lstsq(design, y[start : start + RHS_BLOCK].T, rcond=None)[0]
+            for start in range(0, len(y), RHS_BLOCK)  # over blocks of nodes
+        ],
+        axis=1,
+    )
 
 
 @dataclass(frozen=True)
@@ -290,7 +300,7 @@ def _hypothesis_statistics(
 
 def _fit_alike(x: np.ndarray, y: np.ndarray, bar: tqdm) -> dict[str, np.ndarray]:
     """The models of nodes measured at the same parameter values ``x`` (rows of ``y``),
-    advancing ``bar`` by one per node and hypothesis."""
+    advancing ``bar`` by one per least-squares fit of a node."""
     c, stats = _constant_statistics(y)
     best = {
         "hypothesis": np.full(len(y), CONSTANT),
@@ -304,7 +314,7 @@ def _fit_alike(x: np.ndarray, y: np.ndarray, bar: tqdm) -> dict[str, np.ndarray]
     points = _Points.of(x, y)
     logs_allowed = bool(x.min() >= 1)
     for h, (i, j) in enumerate(HYPOTHESES):  # over hypotheses, not nodes
-        bar.update(len(y))
+        bar.update(len(y) * (len(x) + 1))
         if j and not logs_allowed:
             continue
         full, candidate = _hypothesis_statistics(
@@ -369,7 +379,7 @@ def fit(x: np.ndarray, values: np.ndarray, min_points: int = MIN_POINTS) -> Fits
     if fitted.any():
         patterns, group = np.unique(present[fitted], axis=0, return_inverse=True)
         rows = np.flatnonzero(fitted)
-        total = len(rows) * len(HYPOTHESES)
+        total = int(points[fitted].sum() + len(rows)) * len(HYPOTHESES)
         with progress(total, "scaling models", unit="fit") as bar:
             for p, pattern in enumerate(patterns):  # over sets of parameter values, not nodes
                 members = rows[group.ravel() == p]
