@@ -1,8 +1,8 @@
 """The rest of Hatchet's and Thicket's API side by side with glade's (issue 17): time
 series, groupby/agg, sums and confidence intervals, scores and preference, temporal
-patterns, Extra-P models, stats tables as ensembles, subtree sums, to_dict and
-from_lists; timed on the same inputs, with a second table saying where both tools
-give the same numbers and where they differ, and why.
+patterns, stats tables as ensembles, subtree sums, to_dict and from_lists (Extra-P
+models: bench_models.py); timed on the same inputs, with a second table saying where
+both tools give the same numbers and where they differ, and why.
 
 Run alone with ``python benchmarks/bench_api.py [--quick]``.
 """
@@ -24,7 +24,6 @@ from common import TIMING_NOTE, Comparison, Table, load_optional, measure
 from glade.datasets import shared_data
 from glade.datasets.ensembles import synthetic_ensemble
 from glade.ensemble import Ensemble
-from glade.ensemble.scaling import _extrap
 
 TIME = "Avg time/rank"
 SERIES_METRIC = "sum#time.duration.ns"
@@ -273,48 +272,6 @@ def columnar_scores(
     )
 
 
-def extrap_models(table: Comparison, same: Table, thicket, quick: bool, folder: Path) -> None:
-    if load_optional("extrap") is None:
-        table.note("Extra-P not installed: scaling models not measured")
-        return
-    sizes = (2, 4, 8, 16, 32, 64)
-    rng = np.random.default_rng(11)
-    gfs = []
-    for gf, p in zip(
-        synthetic_ensemble(len(sizes), 40 if quick else 120, seed=3, noise=0.0), sizes, strict=True
-    ):
-        df = gf.dataframe.drop(columns=["time (inc)"])
-        df["time"] = df["time"] * p * np.log2(p) * (1 + 0.01 * rng.standard_normal(len(df)))
-        gfs.append(
-            glade.GraphFrame(
-                gf.graph, df, ["time"], [], metadata={**gf.metadata, "ranks": p}
-            ).update_inclusive_columns()
-        )
-    files = write_split(gfs, folder / "models")
-    ens = Ensemble.from_files(files, reader="caliper", progress=False)
-    _extrap()  # Extra-P's import (seconds) is not part of the fit, for either tool
-    ours = measure(lambda: ens.copy().model("ranks", "time"), 1)
-    if thicket is None:
-        table.compare(f"Extra-P models, {len(ens.graph)} nodes", ours, None)
-        return
-    tk = quiet(lambda: thicket.Thicket.from_caliper(files, disable_tqdm=True))()
-    from thicket.model_extrap import Modeling
-
-    theirs = measure(
-        quiet(lambda: Modeling(tk, "ranks", chosen_metrics=["time"]).produce_models()), 1
-    )
-    table.compare(f"Extra-P models, {len(ens.graph)} nodes", ours, theirs)
-    fitted = ens.copy()
-    fitted.model("ranks", "time")
-    models = tk.statsframe.dataframe["time_extrap-model"]
-    theirs_at = {hatchet_path(n): float(m.eval(128.0)) for n, m in models.items()}
-    same.add(
-        "Extra-P model of time evaluated at p = 128",
-        agreement(by_path(fitted, fitted.predict([128], "time")[128]), theirs_at, 1e-6),
-        "same Extra-P fit; glade evaluates from the stored coefficients",
-    )
-
-
 def profiles(table: Comparison, same: Table, hatchet, repeat: int) -> None:
     folder = shared_data("hatchet", "hpctoolkit-cpi-database")
     if folder is None:
@@ -430,14 +387,10 @@ def main(quick: bool = False) -> list[Table]:
     rajaperf_cases(table, same, thicket, repeat)
     with tempfile.TemporaryDirectory(prefix="glade-bench-api-") as folder:
         columnar_scores(table, same, thicket, quick, repeat, Path(folder))
-        extrap_models(table, same, thicket, quick, Path(folder))
     profiles(table, same, hatchet, repeat)
     spotdb(same, hatchet)
     table.note(TIMING_NOTE)
-    table.note(
-        "the other tool is Thicket for ensembles and Hatchet for profiles; Extra-P "
-        "fits are timed once"
-    )
+    table.note("the other tool is Thicket for ensembles and Hatchet for profiles")
     if thicket is None or hatchet is None:
         table.note("Hatchet or Thicket is not installed: glade measured alone")
     return [table.show(), same.show()]

@@ -1,19 +1,24 @@
-"""Extra-P scaling models of ensembles: planted behaviour is recovered, predictions
-match Extra-P's own evaluation, the models are refitted after operations, and the
-RAJAPerf problem sizes (two of them) are refused with a clear reason."""
+"""Scaling models of ensembles: planted behaviour is recovered, the models are
+Extra-P's (its own fit, when installed, on RAJAPerf-like ensembles and a five-point
+process-count study), predictions follow the formula, the models are refitted after
+operations, and the RAJAPerf problem sizes (two of them) are refused with a clear
+reason."""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import glade
 from glade.ensemble import Ensemble
+from glade.ensemble.pmnf import HYPOTHESES
 from glade.errors import GladeError, MetricError
+from glade.profile import GraphFrame
+from tests.ensemble.oracles import assert_same_as_extrap, extrap_models
 from tests.ensemble.tiny import tiny_profile
-
-pytest.importorskip("extrap", reason="scaling models need Extra-P (pip install 'glade[extrap]')")
 
 SIZES = (2, 4, 8, 16, 32, 64)
 
@@ -59,37 +64,109 @@ def test_planted_models_are_recovered(scaling):
         assert np.isfinite(kernel[f"time_model_{column}"])
 
 
-def test_predictions_match_extrap_and_the_formula(scaling):
-    from extrap.entities.callpath import Callpath
-    from extrap.entities.coordinate import Coordinate
-    from extrap.entities.experiment import Experiment
-    from extrap.entities.measurement import Measurement
-    from extrap.entities.metric import Metric
-    from extrap.entities.parameter import Parameter
-    from extrap.modelers.model_generator import ModelGenerator
-
+def test_predictions_follow_the_formula(scaling):
     predicted = scaling.predict([128, 1000], "time")
     assert list(predicted.columns) == ["name", 128, 1000]
     stats = scaling.stats.loc[2]
     c, a = stats["time_model_constant"], stats["time_model_coefficient1"]
     assert predicted.loc[2, 128] == pytest.approx(c + a * 128 * 7)
-    # Extra-P fitted on the same measurements evaluates to the same values
-    experiment = Experiment()
-    experiment.add_parameter(Parameter("ranks"))
-    metric, path = Metric("time"), Callpath("kernel")
-    experiment.add_metric(metric)
-    experiment.add_callpath(path)
-    values = scaling.dataframe.xs(2, level="node")["time"]
-    for p in SIZES:
-        coordinate = Coordinate(float(p))
-        experiment.add_coordinate(coordinate)
-        reps = [values[f"{p}-{r}"] for r in range(3)]
-        experiment.add_measurement(Measurement(coordinate, path, metric, reps))
-    generator = ModelGenerator(experiment)
-    generator.model_all()
-    function = generator.models[(path, metric)].hypothesis.function
-    assert predicted.loc[2, 1000] == pytest.approx(function.evaluate(1000.0), rel=1e-9)
+    assert predicted.loc[2, 1000] == pytest.approx(c + a * 1000 * np.log2(1000))
     assert predicted.loc[1].drop("name").tolist() == pytest.approx([2.0, 2.0], rel=0.01)
+
+
+def test_extrap_is_not_imported(scaling, monkeypatch):
+    monkeypatch.setitem(sys.modules, "extrap", None)
+    ens = scaling.copy()
+    ens.model("ranks", "time (inc)")
+    assert ens.stats.loc[0, "time (inc)_model_points"] == 6
+
+
+def synthetic_laws(nodes: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per node: a constant, a coefficient and a hypothesis index (some nodes constant)."""
+    rng = np.random.default_rng(seed)
+    law = rng.integers(-1, len(HYPOTHESES), nodes)
+    return rng.uniform(0.0, 5.0, nodes), rng.lognormal(-2.0, 2.0, nodes), law
+
+
+def law_values(c: np.ndarray, a: np.ndarray, law: np.ndarray, p: float) -> np.ndarray:
+    i = np.array([float(HYPOTHESES[h][0]) if h >= 0 else 0.0 for h in law])
+    j = np.array([float(HYPOTHESES[h][1]) if h >= 0 else 0.0 for h in law])
+    return c + np.where(law >= 0, a * p**i * np.log2(p) ** j, 0.0)
+
+
+@pytest.fixture(scope="module")
+def rajaperf_like() -> Ensemble:
+    """RAJAPerf's shape, five problem sizes: 120 kernels under a few groups, three
+    repetitions per size, each kernel following its own PMNF law with 0.1% to 20%
+    noise; a few kernels are missing at some sizes (as kernels a build skips)."""
+    rng = np.random.default_rng(5)
+    structure = ["RAJAPerf"] + [
+        [f"Group{g}", [f"Kernel{g}_{k}" for k in range(20)]] for g in range(6)
+    ]
+    base = GraphFrame.from_lists(structure)
+    n = len(base.graph)
+    c, a, law = synthetic_laws(n, seed=11)
+    noise = rng.choice([1e-3, 1e-2, 0.05, 0.2], n)
+    gfs, meta = [], []
+    for size in (1 << 20, 1 << 21, 1 << 22, 1 << 23, 1 << 24):
+        for rep in range(3):
+            df = base.dataframe.drop(columns=["time (inc)"])
+            value = law_values(c, a, law, size / (1 << 20)) * (1 + noise * rng.standard_normal(n))
+            value[(np.arange(n) % 17 == 5) & (size == 1 << 22)] = np.nan
+            value[(np.arange(n) % 31 == 7) & (rep == 0) & (size == 1 << 24)] = np.nan
+            df["Avg time/rank"] = value
+            gfs.append(GraphFrame(base.graph, df, ["Avg time/rank"], []))
+            meta.append({"ProblemSizeRunParam": size, "repetition": rep})
+    return Ensemble.from_graphframes(
+        gfs, metadata=meta, labels=[f"{m['ProblemSizeRunParam']}-{m['repetition']}" for m in meta]
+    )
+
+
+@pytest.mark.parametrize("measure", ["mean", "median"])
+def test_models_are_extrap_models_on_a_rajaperf_like_ensemble(rajaperf_like, measure):
+    pytest.importorskip("extrap", reason="the Extra-P oracle needs Extra-P")
+    ens = rajaperf_like.copy()
+    ens.model("ProblemSizeRunParam", "Avg time/rank", measure=measure)
+    hypotheses = extrap_models(ens, "ProblemSizeRunParam", "Avg time/rank", measure)
+    assert len(hypotheses) == len(ens.graph) - len(range(5, len(ens.graph), 17))
+    assert_same_as_extrap(ens, "Avg time/rank", hypotheses)
+    chosen = ens.stats["Avg time/rank_model_poly1"].notna().sum()
+    assert 0.5 * len(ens.graph) < chosen < len(ens.graph)  # both kinds of model
+
+
+@pytest.fixture(scope="module")
+def lulesh_study(hatchet_data: Path) -> Ensemble:
+    """LULESH's real call tree and region times at five process counts (8 to 216
+    ranks, two runs each), each region's time scaled by its own PMNF law of the
+    process count (some constant), with 2% noise."""
+    path = hatchet_data / "caliper-lulesh-cali" / "lulesh-annotation-profile.cali"
+    if not path.is_file():
+        pytest.skip(f"LULESH profile not found at {path}")
+    base = glade.read(path)
+    n = len(base.graph)
+    rng = np.random.default_rng(2)
+    c, a, law = synthetic_laws(n, seed=4)
+    time = base.dataframe["time"].to_numpy()
+    gfs, meta = [], []
+    for ranks in (8, 27, 64, 125, 216):
+        for run in range(2):
+            df = base.dataframe[["name", "time"]].copy()
+            df["time"] = time * law_values(c, a, law, ranks) * (1 + 0.02 * rng.standard_normal(n))
+            gfs.append(GraphFrame(base.graph, df, ["time"], []).update_inclusive_columns())
+            meta.append({"mpi.world.size": ranks, "run": run})
+    return Ensemble.from_graphframes(
+        gfs, metadata=meta, labels=[f"{m['mpi.world.size']}x{m['run']}" for m in meta]
+    )
+
+
+@pytest.mark.parametrize("metric", ["time", "time (inc)"])
+def test_models_are_extrap_models_on_a_process_count_study(lulesh_study, metric):
+    pytest.importorskip("extrap", reason="the Extra-P oracle needs Extra-P")
+    ens = lulesh_study.copy()
+    ens.model("mpi.world.size", metric)
+    hypotheses = extrap_models(ens, "mpi.world.size", metric)
+    assert len(hypotheses) == len(ens.graph) == 19
+    assert_same_as_extrap(ens, metric, hypotheses)
 
 
 def test_models_are_refitted_after_operations(scaling):
@@ -112,14 +189,14 @@ def test_rajaperf_problem_sizes_are_too_few(rajaperf):
     with pytest.raises(
         GladeError,
         match=r"'ProblemSizeRunParam' has 2 distinct positive "
-        r"values \(1.04858e\+06, 2.09715e\+06\); Extra-P "
-        r"needs at least 5",
+        r"values \(1.04858e\+06, 2.09715e\+06\); a model "
+        r"needs at least 5 \(as in Extra-P\)",
     ):
         rajaperf.model("ProblemSizeRunParam", "Avg time/rank")
     assert rajaperf.stats_recipes == []
 
 
-def test_errors(scaling, monkeypatch):
+def test_errors(scaling):
     ens = scaling.copy()
     with pytest.raises(MetricError, match="metadata column"):
         ens.model("nodes", "time")
@@ -137,6 +214,3 @@ def test_errors(scaling, monkeypatch):
     bare = Ensemble.from_graphframes([tiny_profile([1, 1, 1, 1])])
     with pytest.raises(GladeError, match=r"call ens\.model"):
         bare.predict(10)
-    monkeypatch.setitem(sys.modules, "extrap.entities", None)
-    with pytest.raises(GladeError, match=r"pip install 'glade\[extrap\]'"):
-        ens.model("ranks", "time")

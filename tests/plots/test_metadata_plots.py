@@ -88,7 +88,6 @@ def test_parallel_coordinates(ens):
 
 
 def test_model_plot(ens):
-    pytest.importorskip("extrap", reason="scaling models need Extra-P")
     rng = np.random.default_rng(3)
     sizes = [2, 4, 8, 16, 32]
     scaled = tiny_ensemble(

@@ -1,76 +1,45 @@
-"""Scaling models of an ensemble with Extra-P (Thicket's ``model_extrap``).
+"""Scaling models of an ensemble: Extra-P's performance models, fitted natively.
 
-``ens.model(parameter, metric)`` fits, at every node, Extra-P's performance model
-``f(p) = c + a1 p^i1 log2(p)^j1 + ...`` of a metric against a numeric metadata
-column p (problem size, ranks, threads). A node's measurements are its profiles'
-values (the mean of their ranks' rows when the ensemble keeps ranks); profiles with
-the same p are repetitions, summarized by Extra-P's ``measure`` (mean or median).
-Extra-P needs at least :data:`MIN_POINTS` distinct values of p: nodes with fewer
-get no model (missing columns).
+``ens.model(parameter, metric)`` fits, at every node, Extra-P's single-parameter
+performance model ``f(p) = c + a * p^i * log2(p)^j`` (or a constant) of a metric
+against a numeric metadata column p (problem size, ranks, threads), choosing the
+exponents as Extra-P does; :mod:`glade.ensemble.pmnf` fits all nodes at once and
+describes the hypotheses, the selection rule and the statistics. A node's
+measurements are its profiles' values (the mean of their ranks' rows when the
+ensemble keeps ranks); profiles with the same p are repetitions, summarized by their
+``measure`` (mean or median). A model needs at least :data:`MIN_POINTS` distinct
+values of p: nodes with fewer get no model (missing columns).
 
 The result is a statistics recipe like any other, so the models are fitted again
 after every operation, and its columns are plain values (no model objects in
 cells), per metric m:
 
 - ``m_model``: the model as Extra-P writes it, in terms of the column's name;
-- ``m_model_constant`` (c) and, for each term k, ``m_model_coefficient<k>`` (a_k),
-  ``m_model_poly<k>`` (i_k) and ``m_model_log<k>`` (j_k), so :meth:`predict`
-  evaluates models for every node at once without Extra-P;
+- ``m_model_constant`` (c), ``m_model_coefficient1`` (a), ``m_model_poly1`` (i) and
+  ``m_model_log1`` (j; a, i and j are missing for a constant model), so
+  :meth:`predict` evaluates models for every node at once;
 - ``m_model_points``: how many distinct values of p the fit used;
-- Extra-P's fit quality: ``m_model_rss`` (residual sum of squares), ``m_model_rrss``
-  (relative RSS), ``m_model_smape`` (symmetric mean absolute percentage error),
-  ``m_model_ar2`` (adjusted R squared) and ``m_model_re`` (relative error).
+- Extra-P's fit statistics: ``m_model_rss`` (residual sum of squares), ``m_model_rrss``
+  (relative RSS), ``m_model_nrss`` (normalized RSS), ``m_model_smape`` (symmetric mean
+  absolute percentage error), ``m_model_ar2`` (adjusted R squared) and ``m_model_re``
+  (relative error).
 
-Extra-P is an optional extra (``pip install 'glade[extrap]'``).
+Extra-P itself is not needed (the tests compare with it when it is installed).
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from glade.ensemble.pmnf import MIN_POINTS, STATISTICS, Fits, fit, measures, term_values
 from glade.ensemble.samples import Label, Recipe, Result, SampleTable, make_recipe, stat_label
 from glade.errors import GladeError, MetricError
 
-#: Fewest distinct parameter values Extra-P models from (it warns and gives up below).
-MIN_POINTS = 5
-#: Extra-P's fit quality measures: column suffix -> attribute of its hypothesis.
-FIT_QUALITY = {"rss": "RSS", "rrss": "rRSS", "smape": "SMAPE", "ar2": "AR2", "re": "RE"}
 MEASURES = ("mean", "median")
-#: Seconds before the progress bar of a fit appears.
-PROGRESS_DELAY = 1.0
-
-
-def _extrap() -> Any:
-    """Extra-P's modules, or a clear error when it is not installed (Extra-P's own
-    deprecation warnings about its dependencies are silenced)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            from extrap.entities import callpath, coordinate, experiment, measurement
-            from extrap.entities import metric as metrics
-            from extrap.entities import parameter as parameters
-            from extrap.modelers.model_generator import ModelGenerator
-            from extrap.util.progress_bar import ProgressBar
-    except ImportError as exc:
-        raise GladeError(
-            f"scaling models need Extra-P: pip install 'glade[extrap]' ({exc})"
-        ) from exc
-    return (
-        experiment.Experiment,
-        parameters.Parameter,
-        coordinate.Coordinate,
-        callpath.Callpath,
-        metrics.Metric,
-        measurement.Measurement,
-        measurement.Measure,
-        ModelGenerator,
-        ProgressBar,
-    )
 
 
 def parameter_values(metadata: pd.DataFrame, parameter: Label) -> np.ndarray:
@@ -84,137 +53,46 @@ def parameter_values(metadata: pd.DataFrame, parameter: Label) -> np.ndarray:
     return np.where(values > 0, values, np.nan)
 
 
-def _columns(
-    metric: Label, models: dict[int, Any], n: int, points: np.ndarray, parameter: str
-) -> dict[Label, Any]:
-    """The stats columns of the fitted ``models`` (node -> Extra-P model)."""
-    terms = max(
-        (len(getattr(m.hypothesis.function, "compound_terms", [])) for m in models.values()),
-        default=0,
-    )
-    text = np.full(n, None, dtype=object)
-    numbers = {
-        key: np.full(n, np.nan)
-        for key in [
-            "constant",
-            *(f"{kind}{k + 1}" for k in range(terms) for kind in ("coefficient", "poly", "log")),
-        ]
+def _columns(metric: Label, fits: Fits, parameter: str) -> dict[Label, Any]:
+    """The stats columns of the models of ``metric``."""
+    out: dict[Label, Any] = {
+        stat_label(metric, "model"): pd.array(fits.formulas(parameter), dtype="string"),
+        stat_label(metric, "model_constant"): fits.constant,
+        stat_label(metric, "model_coefficient1"): fits.coefficient,
+        stat_label(metric, "model_poly1"): fits.poly,
+        stat_label(metric, "model_log1"): fits.log,
+        stat_label(metric, "model_points"): fits.points,
     }
-    quality = {key: np.full(n, np.nan) for key in FIT_QUALITY}
-    for node, model in models.items():
-        function = model.hypothesis.function
-        text[node] = function.to_string(parameter)
-        numbers["constant"][node] = float(function.constant_coefficient)
-        for k, term in enumerate(getattr(function, "compound_terms", [])):
-            numbers[f"coefficient{k + 1}"][node] = float(term.coefficient)
-            numbers[f"poly{k + 1}"][node] = 0.0
-            numbers[f"log{k + 1}"][node] = 0.0
-            for simple in term.simple_terms:
-                kind = "poly" if simple.term_type == "polynomial" else "log"
-                numbers[f"{kind}{k + 1}"][node] = float(simple.exponent)
-        for key, attribute in FIT_QUALITY.items():
-            quality[key][node] = float(getattr(model.hypothesis, attribute))
-    out: dict[Label, Any] = {stat_label(metric, "model"): pd.array(text, dtype="string")}
-    out.update({stat_label(metric, f"model_{key}"): v for key, v in numbers.items()})
-    out[stat_label(metric, "model_points")] = points.astype(np.float64)
-    out.update({stat_label(metric, f"model_{key}"): v for key, v in quality.items()})
+    out.update({stat_label(metric, f"model_{key}"): getattr(fits, key) for key in STATISTICS})
     return out
 
 
-def _fit(
-    grid: np.ndarray, x: np.ndarray, parameter: str, metric: Label, measure: str
-) -> tuple[dict[int, Any], np.ndarray]:
-    """Extra-P models (node -> model) of the nodes with enough distinct parameter
-    values, fitted in one Extra-P experiment, and each node's number of values."""
-    (
-        Experiment,
-        Parameter,
-        Coordinate,
-        Callpath,
-        Metric,
-        Measurement,
-        Measure,
-        ModelGenerator,
-        ProgressBar,
-    ) = _extrap()
-    xs, code = np.unique(x[~np.isnan(x)], return_inverse=True)
-    profile_code = np.full(len(x), -1, dtype=np.int64)
-    profile_code[~np.isnan(x)] = code
-    data = ~np.isnan(grid) & (profile_code >= 0)[None, :]
-    has = np.zeros((grid.shape[0], len(xs)), dtype=bool)
-    node_of, profile_of = np.nonzero(data)
-    has[node_of, profile_code[profile_of]] = True
-    points = has.sum(axis=1)
-    nodes = np.flatnonzero(points >= MIN_POINTS)
-    if not len(nodes):
-        return {}, points
-    experiment = Experiment()
-    experiment.add_parameter(Parameter(parameter))
-    target = Metric(str(metric))
-    experiment.add_metric(target)
-    coordinates = [Coordinate(float(v)) for v in xs]
-    for c in coordinates:
-        experiment.add_coordinate(c)
-    members = [np.flatnonzero(profile_code == j) for j in range(len(xs))]
-    paths = {}
-    for node in nodes.tolist():
-        path = paths[node] = Callpath(f"node {node}")
-        experiment.add_callpath(path)
-        for j in np.flatnonzero(has[node]).tolist():
-            values = grid[node, members[j]]
-            experiment.add_measurement(
-                Measurement(coordinates[j], path, target, values[~np.isnan(values)].tolist())
-            )
-    bar = ProgressBar(desc=f"Extra-P models of {metric}", delay=PROGRESS_DELAY)
-    try:
-        with warnings.catch_warnings():  # Extra-P's deprecations and its few-points notes
-            warnings.simplefilter("ignore")
-            generator = ModelGenerator(experiment, use_measure=Measure.from_str(measure))
-            generator.model_all(bar)
-    finally:
-        bar.close()
-    return {node: generator.models[(path, target)] for node, path in paths.items()}, points
-
-
 def model_kernel(table: SampleTable, recipe: Recipe) -> Result:
-    """The ``model`` recipe: Extra-P models of the recipe's metrics at every node."""
+    """The ``model`` recipe: the scaling models of the recipe's metrics at every node."""
     parameter = recipe.param("parameter")
     x = parameter_values(table.metadata, parameter)
     out = {}
     for metric in recipe.metrics:
-        models, points = _fit(
-            table.profile_means(metric), x, str(parameter), metric, recipe.param("measure")
-        )
-        out.update(_columns(metric, models, table.n, points, str(parameter)))
+        xs, values = measures(table.profile_means(metric), x, recipe.param("measure"))
+        out.update(_columns(metric, fit(xs, values), str(parameter)))
     return Result(out, {})
 
 
 def evaluate(stats: pd.DataFrame, metric: Label, values: np.ndarray) -> np.ndarray:
     """(nodes x values) of the models of ``metric`` in a stats table."""
+    column = {
+        kind: stats[stat_label(metric, f"model_{kind}")].to_numpy(
+            dtype=np.float64, na_value=np.nan
+        )[:, None]
+        for kind in ("constant", "coefficient1", "poly1", "log1")
+    }
     x = np.asarray(values, dtype=np.float64)[None, :]
-    result = np.repeat(
-        stats[stat_label(metric, "model_constant")].to_numpy(dtype=np.float64, na_value=np.nan)[
-            :, None
-        ],
-        x.shape[1],
-        axis=1,
-    )
-    k = 1
-    while stat_label(metric, f"model_coefficient{k}") in stats.columns:
-        a, i, j = (
-            stats[stat_label(metric, f"model_{kind}{k}")].to_numpy(
-                dtype=np.float64, na_value=np.nan
-            )[:, None]
-            for kind in ("coefficient", "poly", "log")
-        )
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            result += np.where(np.isnan(a), 0.0, a * x**i * np.log2(x) ** j)
-        k += 1
-    return result
+    term = column["coefficient1"] * term_values(x, column["poly1"], column["log1"])
+    return column["constant"] + np.where(np.isnan(column["coefficient1"]), 0.0, term)
 
 
 class ScalingModels:
-    """Extra-P scaling models, mixed into :class:`glade.Ensemble`; see
+    """Scaling models, mixed into :class:`glade.Ensemble`; see
     :mod:`glade.ensemble.scaling`."""
 
     def model(
@@ -234,18 +112,16 @@ class ScalingModels:
         if len(distinct) < MIN_POINTS:
             raise GladeError(
                 f"metadata column {parameter!r} has {len(distinct)} distinct positive "
-                f"values ({', '.join(f'{v:g}' for v in distinct[:8])}); Extra-P needs at "
-                f"least {MIN_POINTS} to model"
+                f"values ({', '.join(f'{v:g}' for v in distinct[:8])}); a model needs at "
+                f"least {MIN_POINTS} (as in Extra-P)"
             )
         metrics = chosen_metrics(self, self.default_metric if metric is None else metric)
-        _extrap()
         return self._add_recipe(make_recipe("model", metrics, parameter=parameter, measure=measure))
 
     def predict(self, values: float | Sequence[float], metric: Label | None = None) -> pd.DataFrame:
         """The models of ``metric`` (default: the first modelled metric) evaluated at
         parameter ``values``: one row per node (``name``, then one column per value);
-        missing where a node has no model. Needs no Extra-P: the models are evaluated
-        from their coefficients."""
+        missing where a node has no model."""
         modelled = [m for r in self._recipes if r.kind == "model" for m in r.metrics]
         if not modelled:
             raise GladeError("no scaling model yet: call ens.model(parameter, metric) first")
