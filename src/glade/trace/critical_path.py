@@ -274,7 +274,9 @@ def calls_on_path(
             PROCESS: events[PROCESS].to_numpy()[rows],
             THREAD: events[THREAD].to_numpy()[rows],
             "event": name_of[rows],
-            "name": events[NAME].to_numpy()[rows].astype(object),
+            "name": np.asarray(events[NAME].cat.categories, dtype=object)[
+                events[NAME].cat.codes.to_numpy()[rows]
+            ],
             "start": nodes.start[node],
             "end": nodes.end[node],
             "path start": np.maximum(nodes.start[node], seg_from),

@@ -130,6 +130,15 @@ def _optional(trace: Trace, column: str, rows: np.ndarray) -> np.ndarray:
     return trace.events[column].to_numpy()[rows].astype(np.int64)
 
 
+def _union(size: int, *rows: np.ndarray) -> np.ndarray:
+    """The distinct values of the arrays of ``rows`` (rows of a table of ``size`` rows),
+    ascending: one mask over the rows, no sort."""
+    mask = np.zeros(size, dtype=bool)
+    for values in rows:
+        mask[values] = True
+    return np.flatnonzero(mask)
+
+
 def wait_inputs(trace: Trace, ids: np.ndarray | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """What wait states need of ``trace`` (a whole trace, or a partition of whole
     processes), with events named by ``ids`` (default: rows): the message instants with
@@ -145,7 +154,7 @@ def wait_inputs(trace: Trace, ids: np.ndarray | None = None) -> tuple[pd.DataFra
     names = events[NAME]
     codes = names.cat.codes.to_numpy()
     sends = message_rows(trace, SEND_NAMES)
-    instants = np.union1d(sends, message_rows(trace, RECEIVE_NAMES))
+    instants = _union(len(events), sends, message_rows(trace, RECEIVE_NAMES))
     around = structure.parent[instants]
     instants, around = instants[around >= 0], around[around >= 0]
     blocking_codes = np.isin(np.asarray(names.cat.categories, dtype=str), BLOCKING_SENDS)
@@ -154,7 +163,7 @@ def wait_inputs(trace: Trace, ids: np.ndarray | None = None) -> tuple[pd.DataFra
     )
     pattern = pattern_of_code[codes]  # code -1 (no name) reads the last entry, -1
     collective = np.flatnonzero((pattern >= 0) & (kinds == ENTER) & (structure.depth >= 0))
-    calls = np.union1d(around, collective)
+    calls = _union(len(events), around, collective)
     name_of = ids if ids is not None else np.arange(len(events), dtype=np.int64)
     messages = pd.DataFrame(
         {
@@ -168,7 +177,7 @@ def wait_inputs(trace: Trace, ids: np.ndarray | None = None) -> tuple[pd.DataFra
             "call": name_of[calls],
             PROCESS: events[PROCESS].to_numpy()[calls],
             THREAD: events[THREAD].to_numpy()[calls],
-            "name": names.to_numpy()[calls].astype(object),
+            "name": np.asarray(names.cat.categories, dtype=object)[codes[calls]],
             "start": events[TIMESTAMP].to_numpy()[calls],
             "end": structure.matching_timestamp[calls],
             "collective": pattern[calls],
@@ -320,12 +329,14 @@ def find_wait_states(
     keep = order[first]
     keep = keep[np.argsort(waiter[keep], kind="stable")]  # calls are in time order
     waiter, cause, pattern, wait = waiter[keep], cause[keep], pattern[keep], wait[keep]
+    name_codes, labels = pd.factorize(calls["name"].to_numpy(dtype=object))
+    labels = np.asarray(labels, dtype=str)
     return pd.DataFrame(
         {
             PROCESS: calls[PROCESS].to_numpy()[waiter],
             THREAD: calls[THREAD].to_numpy()[waiter],
             "event": calls["call"].to_numpy()[waiter],
-            "name": pd.Categorical(calls["name"].to_numpy()[waiter].astype(str)),
+            "name": pd.Categorical.from_codes(name_codes[waiter], labels),
             "start": calls["start"].to_numpy()[waiter],
             "end": calls["end"].to_numpy()[waiter],
             "pattern": pd.Categorical.from_codes(pattern, categories=list(PATTERNS)),
@@ -333,7 +344,7 @@ def find_wait_states(
             "cause process": calls[PROCESS].to_numpy()[cause],
             "cause thread": calls[THREAD].to_numpy()[cause],
             "cause event": calls["call"].to_numpy()[cause],
-            "cause name": pd.Categorical(calls["name"].to_numpy()[cause].astype(str)),
+            "cause name": pd.Categorical.from_codes(name_codes[cause], labels),
             "cause start": calls["start"].to_numpy()[cause],
         }
     )
