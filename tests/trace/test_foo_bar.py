@@ -198,7 +198,10 @@ def test_to_graphframe_is_the_cct(foo_bar):
     assert df.loc[(4, 1), "time (inc)"] == 38 * S and df.loc[(4, 0), "time (inc)"] == 0
     assert df.loc[(7, 1), "time"] == 18 * S and df.loc[(5, 1), "time"] == 8 * S
     assert df["count"].sum() == 10
-    assert gf.exc_metrics == ["time", "count"] and gf.inc_metrics == ["time (inc)"]
+    assert gf.exc_metrics == ["time", "count", "waiting time"]
+    assert gf.inc_metrics == ["time (inc)", "waiting time (inc)"]
+    # its MPI calls record no messages: nothing is known to wait
+    assert df["waiting time (inc)"].sum() == 0
     nodes = cct_graphframe(foo_bar)[1].tolist()
     assert nodes[:5] == [0, 0, 1, 4, 5] and nodes[14] == 7 and nodes[15] == 7
     assert foo_bar.recorded_columns() == list(foo_bar.events.columns)  # nothing added

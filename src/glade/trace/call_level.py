@@ -31,6 +31,7 @@ from glade.trace.calls import EVENT, calls_mask
 from glade.trace.filter import subset
 from glade.trace.matching import MATCHING_EVENT
 from glade.trace.model import Trace
+from glade.trace.waits import WAITING_TIME
 
 #: How many query masks a trace's call level keeps.
 MASKS = 8
@@ -190,11 +191,12 @@ class CallLevel:
         """The rows with calls of ``trace.query(text, level="calls").to_graphframe()``
         (which fills the other (node, rank) pairs with zeros) on the nodes of ``graph``,
         the tree of ``trace.to_graphframe()`` (which has every call path): ``node``,
-        ``rank``, ``time``, ``time (inc)`` and ``count`` per (node, rank) with kept
-        calls, ordered by node then rank. None when that GraphFrame's tree differs from
-        the whole trace's (the kept calls are not closed under their callers, or
-        ``graph`` lacks a kept call's path) or a kept call never ends (its end is the
-        restricted trace's): then only the query itself says."""
+        ``rank``, ``time``, ``time (inc)``, ``count``, ``waiting time`` and ``waiting
+        time (inc)`` per (node, rank) with kept calls, ordered by node then rank. None
+        when that GraphFrame's tree differs from the whole trace's (the kept calls are
+        not closed under their callers, or ``graph`` lacks a kept call's path) or a kept
+        call never ends (its end is the restricted trace's): then only the query itself
+        says."""
         keep = self.mask(text)
         if keep is None:
             keep = np.ones(len(self.forest), dtype=bool)
@@ -224,7 +226,26 @@ class CallLevel:
                 "count": number[present].astype(np.int64),
             }
         )
+        own, inc = self._waiting(keep)
+        for column, values in ((WAITING_TIME, own), (WAITING_TIME + " (inc)", inc)):
+            rows[column] = np.bincount(cell, weights=values[calls], minlength=size)[present]
         return rows
+
+    def _waiting(self, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per forest node: the waiting time of the call where ``keep`` keeps it (else 0),
+        and that plus the waiting time of its kept callees (summed depth by depth, from
+        the deepest)."""
+        table = self.forest.dataframe
+        own = np.where(keep, table[WAITING_TIME].to_numpy(), 0).astype(np.float64)
+        inc = own.copy()
+        parent = self.forest.graph.tree_parent
+        depth = table["depth"].to_numpy()
+        waiting = np.flatnonzero(own > 0)
+        deepest = int(depth[waiting].max(initial=0))
+        for d in range(deepest, 0, -1):
+            nodes = np.flatnonzero((depth == d) & (inc > 0) & keep)
+            np.add.at(inc, parent[nodes], inc[nodes])
+        return own, inc
 
     def nodes_of(self, *rows: np.ndarray) -> tuple[np.ndarray, ...]:
         """The forest node of each event row in each array of ``rows`` (-1 for an event

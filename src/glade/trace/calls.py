@@ -46,7 +46,7 @@ from glade.trace.events import (
     TIMESTAMP,
     is_derived,
 )
-from glade.trace.matching import DEPTH, MATCHING_EVENT, MATCHING_TIMESTAMP, PARENT
+from glade.trace.matching import DEPTH, MATCHING_EVENT, PARENT
 
 if TYPE_CHECKING:
     from glade.trace.model import Trace
@@ -169,7 +169,7 @@ def forest_nodes(trace: Trace) -> ForestNodes:
             trace.event_kinds(),
             events[DEPTH].to_numpy(),
             events[TIMESTAMP].to_numpy(),
-            events[MATCHING_TIMESTAMP].to_numpy(),
+            trace._call_structure().matching_timestamp,
             events[PARENT].to_numpy(),
         )
     )
@@ -293,6 +293,22 @@ def query_calls(trace: Trace, query: Any, rank_mode: str = "any") -> Trace:
     return subset(trace, calls_query_mask(trace, query, rank_mode))
 
 
+def query_columns(query: Any) -> set[str]:
+    """The columns a parsed query (simple or compound) reads."""
+    from glade.query.model import CompoundQuery
+
+    if isinstance(query, CompoundQuery):
+        return set().union(*(query_columns(q) for q in query.queries))
+    return set().union(*(node.predicate.columns() for node in query.nodes))
+
+
+def reads_wait_columns(query: Any) -> bool:
+    """Whether parsed ``query`` reads a column the forest of :meth:`Trace.calls` has
+    beyond :func:`call_forest`'s: ``waiting time`` or ``critical path``, which need the
+    whole trace's wait states (so that other queries do not compute them)."""
+    return bool(query_columns(query) & {"waiting time", "critical path"})
+
+
 def calls_query_mask(trace: Trace, query: Any, rank_mode: str = "any") -> np.ndarray:
     """Per event: whether it belongs to a node of the call forest that ``query`` (any
     form) matches (see :func:`query_calls`)."""
@@ -300,6 +316,6 @@ def calls_query_mask(trace: Trace, query: Any, rank_mode: str = "any") -> np.nda
     from glade.query.engine import RowTable
 
     parsed = parse(query)
-    forest = call_forest(trace)
+    forest = trace.calls() if reads_wait_columns(parsed) else call_forest(trace)
     keep = query_mask(RowTable(forest.graph, forest.dataframe), parsed, rank_mode)
     return calls_mask(trace, forest, keep)

@@ -27,6 +27,7 @@ from glade.profile.graphframe import GraphFrame
 from glade.trace.events import ENTER, INSTANT, LEAVE, NAME, TIMESTAMP
 from glade.trace.matching import group_order
 from glade.trace.metrics import exclusive, inclusive
+from glade.trace.waits import WAITING_TIME
 
 if TYPE_CHECKING:
     from glade.trace.model import Trace
@@ -107,8 +108,10 @@ def cct_nodes(trace: Trace) -> tuple[np.ndarray, pd.DataFrame, np.ndarray]:
 
 def to_graphframe(trace: Trace) -> GraphFrame:
     """The CCT of the trace aggregated over time: a GraphFrame indexed ``(node, rank)``
-    (rank = process) with ``time`` (exclusive ns), ``time (inc)`` (inclusive ns) and
-    ``count`` (calls), summed over the calls of each node and process. Nodes are in
+    (rank = process) with ``time`` (exclusive ns), ``time (inc)`` (inclusive ns),
+    ``count`` (calls), ``waiting time`` (ns the node's own calls wait, see
+    :mod:`glade.trace.waits`) and ``waiting time (inc)`` (the waiting time of the calls
+    and their callees), summed over the calls of each node and process. Nodes are in
     depth-first pre-order, siblings in order of first call."""
     return cct_graphframe(trace)[0]
 
@@ -116,18 +119,41 @@ def to_graphframe(trace: Trace) -> GraphFrame:
 def cct_graphframe(trace: Trace) -> tuple[GraphFrame, np.ndarray]:
     """:func:`to_graphframe` of the trace, and per event the id of its node in that
     GraphFrame (-1 for none; see :func:`cct_nodes`)."""
-    node, frames, parents, rows = cct_tables(trace)
+    waits = trace.wait_states()
+    node, frames, parents, rows = cct_tables(
+        trace, (waits["event"].to_numpy(), waits[WAITING_TIME].to_numpy())
+    )
     gf, pre = cct_frame(frames, parents, rows, cct_metadata(trace.metadata, trace.repairs()))
     node = node.copy()
     node[node >= 0] = pre[node[node >= 0]]
     return gf, node
 
 
-def cct_tables(trace: Trace) -> tuple[np.ndarray, pd.DataFrame, np.ndarray, pd.DataFrame]:
+@kernel
+def _waiting_sums(rows, waits, parent, node, code, num_codes, size):
+    """Per (node, process code) cell: the waiting time ``waits`` of the calls at
+    ``rows`` summed on their own node (exclusive) and on theirs and their callers'
+    (inclusive), walking up ``parent`` from each waiting call."""
+    own = np.zeros(size, np.float64)
+    inc = np.zeros(size, np.float64)
+    for i in range(rows.size):
+        r = rows[i]
+        own[node[r] * num_codes + code[r]] += waits[i]
+        while r >= 0:
+            inc[node[r] * num_codes + code[r]] += waits[i]
+            r = parent[r]
+    return own, inc
+
+
+def cct_tables(
+    trace: Trace, waits: tuple[np.ndarray, np.ndarray] | None = None
+) -> tuple[np.ndarray, pd.DataFrame, np.ndarray, pd.DataFrame]:
     """The CCT of the trace's calls as tables: per event its node (see
     :func:`cct_nodes`), the node frames and parents, and one row per (node, rank) with
     calls: ``node``, ``rank`` (process), ``time``, ``time (inc)`` (ns) and ``count``,
-    summed over the calls, ordered by node then rank."""
+    summed over the calls, ordered by node then rank; with ``waits`` (the Enter rows of
+    waiting calls and their waiting times) also ``waiting time`` and ``waiting time
+    (inc)``."""
     structure = trace._call_structure()
     kinds = trace.event_kinds()
     time_inc = inclusive(trace.events, structure, TIMESTAMP, kinds)
@@ -150,6 +176,18 @@ def cct_tables(trace: Trace) -> tuple[np.ndarray, pd.DataFrame, np.ndarray, pd.D
             "count": count[present].astype(np.int64),
         }
     )
+    if waits is not None:
+        own, inc = _waiting_sums(
+            np.asarray(waits[0], dtype=np.int64),
+            np.asarray(waits[1], dtype=np.float64),
+            structure.parent,
+            node,
+            codes,
+            len(processes),
+            size,
+        )
+        rows[WAITING_TIME] = own[present]
+        rows[WAITING_TIME + " (inc)"] = inc[present]
     return node, frames, parents, rows
 
 
@@ -158,7 +196,12 @@ def cct_metadata(metadata: dict, repairs: dict[str, int]) -> dict:
     ``repairs``."""
     return {
         "source": "trace",
-        "units": {"time": "ns", "time (inc)": "ns"},
+        "units": {
+            "time": "ns",
+            "time (inc)": "ns",
+            WAITING_TIME: "ns",
+            WAITING_TIME + " (inc)": "ns",
+        },
         "trace": {**copy.deepcopy(metadata), "repairs": repairs},
     }
 
@@ -178,13 +221,14 @@ def cct_frame(
     src, dst = src[by_child], dst[by_child]
     rows = rows.assign(node=pre[rows["node"].to_numpy()])
     rows = rows.iloc[np.lexsort((rows["rank"].to_numpy(), rows["node"].to_numpy()))]
+    waiting = WAITING_TIME in rows.columns
     gf = GraphFrame.from_tables(
         ordered,
         src,
         dst,
         rows.reset_index(drop=True),
-        exc_metrics=["time", "count"],
-        inc_metrics=["time (inc)"],
+        exc_metrics=["time", "count", *([WAITING_TIME] if waiting else [])],
+        inc_metrics=["time (inc)", *([WAITING_TIME + " (inc)"] if waiting else [])],
         roots=np.flatnonzero(np.bincount(dst, minlength=len(frames)) == 0),
         index=("node", "rank"),
         default_metric="time (inc)",

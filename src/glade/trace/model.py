@@ -436,6 +436,54 @@ class Trace:
 
         return match_messages(self)
 
+    # ------------------------------------------------ waits and critical path
+    def wait_states(self) -> pd.DataFrame:
+        """One row per waiting call, in time order: ``Process``, ``Thread``, ``event``
+        (the row of its Enter), ``name``, ``start``, ``end``, ``pattern`` (late sender,
+        late receiver, wait at barrier, wait at N x N, wait at N x 1, wait at 1 x N),
+        ``waiting time`` (ns) and the call that caused the wait (``cause process``,
+        ``cause thread``, ``cause event``, ``cause name``, ``cause start``); see
+        :mod:`glade.trace.waits` for the patterns.
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_trace
+        >>> trace = synthetic_trace(4, 3, imbalance=0.5, slow_process=2)
+        >>> waits = trace.wait_states()
+        >>> sorted(set(waits["cause process"][waits["pattern"] == "wait at N x N"]))
+        [2]
+        """
+        from glade.trace.waits import wait_states
+
+        return wait_states(self)
+
+    def wait_summary(self, by: str | list[str] = "name") -> pd.DataFrame:
+        """The waiting time of :meth:`wait_states` summed per function (``by="name"``),
+        per process (``"Process"``), per pattern (``"pattern"``) or per several of them:
+        ``waiting time`` (ns), ``waiting calls`` and the waiting time of each pattern
+        (see :func:`glade.trace.waits.wait_summary`)."""
+        from glade.trace.waits import wait_summary
+
+        return wait_summary(self.wait_states(), by)
+
+    def critical_path(self) -> pd.DataFrame:
+        """The calls on the critical path in time order, with their time on the path
+        (``critical path``, ns): one row per call and path segment, from the walk back
+        from the run's last Leave that crosses to the cause of every wait it meets (see
+        :mod:`glade.trace.critical_path`)."""
+        from glade.trace.critical_path import critical_path
+
+        return critical_path(self)
+
+    def critical_path_summary(self) -> pd.DataFrame:
+        """Per function: its time on the critical path, its exclusive time over the whole
+        run (``time``), the time off the path and its share of the path; the time on the
+        path is the most that optimizing the function can gain (see
+        :func:`glade.trace.critical_path.path_summary`)."""
+        from glade.trace.critical_path import path_summary
+
+        return path_summary(self.critical_path(), self.flat_profile("time.exc"))
+
     # ------------------------------------------------- selection and trees
     def filter(self, condition: Any, rank_mode: str = "any") -> Trace:
         """A new Trace with the events that pass ``condition``: a
@@ -472,11 +520,17 @@ class Trace:
         """The call forest: a GraphFrame with one node per call (an Enter with its Leave)
         under the call that encloses it on its process and thread, and one leaf per
         Instant; columns ``name``, ``type``, ``Process``, ``Thread``, ``start``, ``end``,
-        ``time.inc``, ``time.exc``, ``depth``, ``event`` and the events' attribute
-        columns (see :mod:`glade.trace.calls`)."""
+        ``time.inc``, ``time.exc``, ``depth``, ``event``, the events' attribute
+        columns (see :mod:`glade.trace.calls`), and each call's ``waiting time`` and
+        time on the ``critical path`` (ns, see :meth:`wait_states` and
+        :meth:`critical_path`): ``trace.query('MATCH (".", p) WHERE p."waiting time" >
+        0', level="calls")`` keeps the waiting calls."""
         from glade.trace.calls import call_forest
+        from glade.trace.critical_path import add_forest_columns
 
-        return call_forest(self)
+        forest = call_forest(self)
+        add_forest_columns(forest.dataframe, self.wait_states(), self.critical_path())
+        return forest
 
     def show(self, metric: str | None = None, data_name: str = "trace", **kwargs: Any):
         """The interactive CCT view (in Jupyter) of the trace's call tree (see

@@ -71,4 +71,6 @@ def test_trace_times_travel_with_their_unit():
         "time": "ns",
         "time (inc)": "ns",
         "count": None,
+        "waiting time": "ns",
+        "waiting time (inc)": "ns",
     }

@@ -43,6 +43,12 @@ from glade.trace.comm import (
     send_pairs,
     warn_unknown_sizes,
 )
+from glade.trace.critical_path import (
+    add_forest_columns,
+    path_segments,
+    path_summary,
+    path_table,
+)
 from glade.trace.engines.combine import (
     add_bins,
     histogram_of_counts,
@@ -70,12 +76,13 @@ from glade.trace.engines.tasks import (
     forest_share,
     message_events,
     message_times,
+    path_share,
     process_events,
-    query_columns,
     repairs,
     select_calls,
     set_matches,
     size_counts,
+    wait_share,
 )
 from glade.trace.events import NAME, PROCESS, REQUIRED, THREAD, TIMESTAMP, is_derived
 from glade.trace.filter import (
@@ -107,6 +114,7 @@ from glade.trace.profiles import (
     time_profile_table,
 )
 from glade.trace.storage import REFERENCE_COLUMNS
+from glade.trace.waits import WAITING_TIME, find_wait_states, wait_summary
 
 #: Events per partition that :meth:`DaskTrace.from_pandas` aims at by default.
 PARTITION_EVENTS = 2_000_000
@@ -507,7 +515,11 @@ class DaskTrace:
         """The CCT GraphFrame of the whole trace and, per partition, the GraphFrame node
         of each of the partition's own CCT nodes."""
         end = self._end()
-        tasks = [dask.delayed(cct_share)(p, self.metadata, end) for p in self.events.to_delayed()]
+        waits = self.wait_states()
+        arrays = (waits["event"].to_numpy(), waits[WAITING_TIME].to_numpy())
+        tasks = [
+            dask.delayed(cct_share)(p, self.metadata, end, arrays) for p in self.events.to_delayed()
+        ]
         shares = compute_all(tasks, "call trees")
         frames, parents, rows, maps = merge_cct(shares)
         counts = {
@@ -540,12 +552,67 @@ class DaskTrace:
             "call forests",
         )
         pairs = self._message_pairs()[0]
-        return merge_forests(
+        forest = merge_forests(
             pieces,
             self._categories(NAME),
             dict(self.metadata),
             (pairs["Receive event"].to_numpy(), pairs["Send time (ns)"].to_numpy()),
         )
+        add_forest_columns(forest.dataframe, *self._waits_and_path())
+        return forest
+
+    # ------------------------------------------------ waits and critical path
+    def _wait_tables(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The wait states of the trace and the bounds of its locations: each partition
+        sends its :func:`glade.trace.waits.wait_inputs` and location bounds, which are
+        put together with the pairing of the whole trace's messages."""
+        end = self._end()
+        pieces = compute_all(
+            [dask.delayed(wait_share)(p, self.metadata, end) for p in self.events.to_delayed()],
+            "wait states",
+        )
+        pairs = self._message_pairs()[0]
+        messages, calls, bounds = (
+            pd.concat([p[k] for p in pieces], ignore_index=True) for k in range(3)
+        )
+        waits = find_wait_states(
+            messages, calls, pairs["Send event"].to_numpy(), pairs["Receive event"].to_numpy()
+        )
+        return waits, bounds
+
+    def wait_states(self) -> pd.DataFrame:
+        """See :meth:`glade.Trace.wait_states` (``event`` and ``cause event`` are event
+        ids)."""
+        return self._wait_tables()[0]
+
+    def wait_summary(self, by: str | list[str] = "name") -> pd.DataFrame:
+        """See :meth:`glade.Trace.wait_summary`."""
+        return wait_summary(self.wait_states(), by)
+
+    def _waits_and_path(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The wait states and the critical path: the path is walked on the client from
+        the wait states and the locations' bounds, then each partition lists the calls
+        of the segments on its processes."""
+        waits, bounds = self._wait_tables()
+        segments = path_segments(waits, bounds)
+        segments["segment"] = np.arange(len(segments), dtype=np.int64)
+        end = self._end()
+        pieces = compute_all(
+            [
+                dask.delayed(path_share)(p, self.metadata, end, segments)
+                for p in self.events.to_delayed()
+            ],
+            "critical path",
+        )
+        return waits, path_table(pieces)
+
+    def critical_path(self) -> pd.DataFrame:
+        """See :meth:`glade.Trace.critical_path` (``event`` holds event ids)."""
+        return self._waits_and_path()[1]
+
+    def critical_path_summary(self) -> pd.DataFrame:
+        """See :meth:`glade.Trace.critical_path_summary`."""
+        return path_summary(self.critical_path(), self.flat_profile("time.exc"))
 
     def detect_pattern(
         self,
@@ -634,13 +701,31 @@ class DaskTrace:
         """See :meth:`glade.Trace.query`: at ``level="calls"`` every partition matches
         its own call forest (a call and its callers live on one process)."""
         from glade.query import parse
-        from glade.trace.calls import SENT, calls_query_mask, check_query_arguments
+        from glade.trace.calls import (
+            SENT,
+            calls_query_mask,
+            check_query_arguments,
+            query_columns,
+            reads_wait_columns,
+        )
 
         check_query_arguments(query, fold, level)
         if level == "calls":
             parsed = parse(query)
-            if SENT not in query_columns(parsed):
+            waits = self._waits_and_path() if reads_wait_columns(parsed) else None
+            if SENT not in query_columns(parsed) and waits is None:
                 return self._select_each(calls_query_mask, query, rank_mode)
+            if SENT not in query_columns(parsed):
+                empty = np.zeros(0, dtype=np.int64)
+                parts = [
+                    dask.delayed(select_calls)(
+                        p, self.metadata, self._end(), str(parsed), rank_mode, (empty, empty), waits
+                    )
+                    for p in self.events.to_delayed()
+                ]
+                return self._selection(
+                    dd.from_delayed(parts, meta=self._recorded_meta(), verify_meta=False)
+                )
             # a receive's send time: its partition pairs its receives with the sends
             # addressed to it, on the workers (see glade.trace.engines.arrows)
             from glade.trace.engines.arrows import paired_by_receiver
@@ -659,6 +744,7 @@ class DaskTrace:
                     str(parsed),
                     rank_mode,
                     (dask.delayed(getitem)(m, "receive_id"), dask.delayed(getitem)(m, "send_time")),
+                    waits,
                 )
                 for p, m in zip(delayed, pairs, strict=True)
             ]

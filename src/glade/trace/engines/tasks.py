@@ -17,6 +17,7 @@ import pandas as pd
 from glade.trace.calls import EVENT, call_forest
 from glade.trace.cct import cct_tables
 from glade.trace.comm import message_names, message_rows, message_weights, sent_sizes
+from glade.trace.critical_path import add_forest_columns, calls_on_path, location_bounds
 from glade.trace.engines.combine import first_calls
 from glade.trace.engines.parts import call_structure_of, derive, in_time_order, local_trace
 from glade.trace.events import (
@@ -36,6 +37,7 @@ from glade.trace.matching import (
     integer_codes,
 )
 from glade.trace.model import Trace
+from glade.trace.waits import wait_inputs
 
 
 def repairs(trace: Trace, unmatched: str) -> dict[str, int]:
@@ -53,13 +55,21 @@ def size_counts(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
     return np.unique(sent_sizes(trace), return_counts=True)
 
 
-def cct_share(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None) -> dict:
+def cct_share(
+    part: pd.DataFrame,
+    metadata: Mapping[str, Any],
+    t_end: int | None,
+    waits: tuple[np.ndarray, np.ndarray],
+) -> dict:
     """The CCT of partition ``part``: node ``names`` and ``parents`` (local ids), the
     timestamp and event id of each node's first call (``first_time``, ``first_id``),
-    its (node, rank) ``rows`` and the ``repairs`` of its matching."""
+    its (node, rank) ``rows`` (with the waiting time of the waiting calls ``waits``:
+    event ids and waiting times, of the whole trace) and the ``repairs`` of its
+    matching."""
     part = in_time_order(part)
     trace = local_trace(part, metadata, t_end)
-    node, frames, parents, rows = cct_tables(trace)
+    at = pd.Index(part.index).get_indexer(waits[0])
+    node, frames, parents, rows = cct_tables(trace, (at[at >= 0], waits[1][at >= 0]))
     calls = np.flatnonzero(trace.event_kinds() == ENTER)
     first = first_calls(node[calls], calls, len(frames))
     return {
@@ -89,6 +99,28 @@ def message_times(
     weights, unknown = message_weights(trace, rows, output)
     times, where = np.unique(trace.events[TIMESTAMP].to_numpy()[rows], return_inverse=True)
     return times, np.bincount(where, weights=weights, minlength=times.size), unknown, rows.size
+
+
+def wait_share(
+    part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """What the wait states and the critical path need of partition ``part``: its
+    :func:`glade.trace.waits.wait_inputs` and the bounds of its locations
+    (:func:`glade.trace.critical_path.location_bounds`), with event ids."""
+    part = in_time_order(part)
+    trace = local_trace(part, metadata, t_end)
+    ids = part.index.to_numpy()
+    return (*wait_inputs(trace, ids), location_bounds(trace, ids))
+
+
+def path_share(
+    part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None, segments: pd.DataFrame
+) -> pd.DataFrame:
+    """The calls of partition ``part`` on the critical path ``segments`` (see
+    :func:`glade.trace.critical_path.calls_on_path`), with event ids."""
+    part = in_time_order(part)
+    trace = local_trace(part, metadata, t_end)
+    return calls_on_path(trace, segments, part.index.to_numpy())
 
 
 def message_events(
@@ -196,10 +228,12 @@ def select_calls(
     query: str,
     rank_mode: str,
     received: tuple[np.ndarray, np.ndarray],
+    waits: tuple[pd.DataFrame, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
     """The recorded columns of the events of ``part`` that call-level ``query`` keeps
     (see :func:`glade.trace.calls.calls_query_mask`), ``sent`` as in
-    :func:`forest_with_sends`."""
+    :func:`forest_with_sends`, and with ``waits`` (the whole trace's wait states and
+    critical path) the forest's ``waiting time`` and ``critical path``."""
     from glade.query import parse, query_mask
     from glade.query.engine import RowTable
     from glade.trace.calls import calls_mask
@@ -207,15 +241,9 @@ def select_calls(
     part = in_time_order(part)
     trace = local_trace(part, metadata, t_end)
     forest = forest_with_sends(trace, part.index.to_numpy(), received)
+    if waits is not None:
+        frame = forest.dataframe
+        add_forest_columns(frame, *waits, events=part.index.to_numpy()[frame[EVENT].to_numpy()])
     keep = query_mask(RowTable(forest.graph, forest.dataframe), parse(query), rank_mode)
     mask = calls_mask(trace, forest, keep)
     return part.loc[mask, [c for c in part.columns if not is_derived(c)]]
-
-
-def query_columns(query: Any) -> set[str]:
-    """The columns a parsed query (simple or compound) reads."""
-    from glade.query.model import CompoundQuery
-
-    if isinstance(query, CompoundQuery):
-        return set().union(*(query_columns(q) for q in query.queries))
-    return set().union(*(node.predicate.columns() for node in query.nodes))

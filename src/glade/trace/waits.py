@@ -1,0 +1,403 @@
+"""Wait states: the time a call spends waiting for another process, and who caused it
+(Scalasca's patterns, on every trace format glade reads).
+
+Patterns (the waiting call, its waiting time, its cause):
+
+- ``late sender``: a call completing a receive (the call around an ``MpiRecv`` instant,
+  e.g. ``MPI_Recv``, or around an ``MpiIrecv`` instant, e.g. the ``MPI_Wait`` that
+  completes an ``MPI_Irecv``) entered before the call around the matching send was
+  entered. It waits from its own enter until the send call's enter, at most its
+  duration; the cause is the send call.
+- ``late receiver``: a blocking send (the call around an ``MpiSend`` instant) entered
+  before the call completing its receive, and still running when that call is
+  entered (so the send could not finish without it: synchronous, or rendezvous). It
+  waits from its own enter until the receive call's enter; the cause is that call.
+  Non-blocking sends (``MpiIsend``) never wait here.
+- ``wait at barrier`` (``MPI_Barrier``) and ``wait at N x N`` (``MPI_Allreduce``,
+  ``MPI_Allgather[v]``, ``MPI_Alltoall[vw]``, ``MPI_Reduce_scatter[_block]``): every
+  call of one collective instance waits from its own enter until the last call of the
+  instance is entered (the cause), at most its duration.
+- ``wait at N x 1`` (``MPI_Reduce``, ``MPI_Gather[v]``; Scalasca's *early reduce*):
+  the root's call waits from its enter until the last other call is entered.
+- ``wait at 1 x N`` (``MPI_Bcast``, ``MPI_Scatter[v]``; Scalasca's *late broadcast*):
+  every call but the root's waits from its enter until the root's call is entered.
+
+Collective instances are matched in call order: the k-th call of a collective on each
+process, per communicator, is instance k. The communicator is the ``Communicator``
+column on the call's Enter row where a trace records it (>= 0); else every process that
+calls the collective takes part (``MPI_COMM_WORLD``). The root is the ``Root`` column
+on the Enter row where recorded (a process id), else the lowest process of the instance.
+``PMPI_`` names count as their ``MPI_`` names.
+
+A call that could wait in several ways (``MPI_Sendrecv``: a late sender and a late
+receiver; a ``MPI_Waitall`` completing several late receives) has one row: the
+longest wait and its cause (first in message order on ties). Waiting times are int64
+ns, never negative, never longer than the call.
+
+The work is vectorized: the calls around message instants come from the call structure
+and the message pairing; collective instances from one compiled pass in time order;
+only the waiting candidates (at most one per message and per collective call) are
+sorted. Everything is computed from two small tables (:func:`wait_inputs`) that a Dask
+trace gathers from its partitions, so both engines run :func:`find_wait_states`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from glade.compiled import kernel
+from glade.errors import TraceError
+from glade.trace.events import (
+    COMMUNICATOR,
+    ENTER,
+    NAME,
+    PROCESS,
+    RECEIVE_NAMES,
+    SEND_NAMES,
+    THREAD,
+    TIMESTAMP,
+)
+from glade.trace.matching import location_codes_of
+
+if TYPE_CHECKING:
+    from glade.trace.model import Trace
+
+#: The wait-state patterns, in the order of their codes.
+PATTERNS = (
+    "late sender",
+    "late receiver",
+    "wait at barrier",
+    "wait at N x N",
+    "wait at N x 1",
+    "wait at 1 x N",
+)
+LATE_SENDER, LATE_RECEIVER, BARRIER, N_TO_N, N_TO_ONE, ONE_TO_N = range(len(PATTERNS))
+#: Blocking collectives by pattern code.
+COLLECTIVES = {
+    "MPI_Barrier": BARRIER,
+    **dict.fromkeys(
+        (
+            "MPI_Allreduce",
+            "MPI_Allgather",
+            "MPI_Allgatherv",
+            "MPI_Alltoall",
+            "MPI_Alltoallv",
+            "MPI_Alltoallw",
+            "MPI_Reduce_scatter",
+            "MPI_Reduce_scatter_block",
+        ),
+        N_TO_N,
+    ),
+    **dict.fromkeys(("MPI_Reduce", "MPI_Gather", "MPI_Gatherv"), N_TO_ONE),
+    **dict.fromkeys(("MPI_Bcast", "MPI_Scatter", "MPI_Scatterv"), ONE_TO_N),
+}
+#: The instants of blocking sends (the only sends that can wait for their receive).
+BLOCKING_SENDS = ("MpiSend",)
+#: The column holding a root-based collective's root process, where a trace records it.
+ROOT = "Root"
+#: The column of the waiting time (ns) in the wait-state table, the CCT and the forest.
+WAITING_TIME = "waiting time"
+#: Columns of :func:`wait_states`.
+WAIT_COLUMNS = (
+    PROCESS,
+    THREAD,
+    "event",
+    "name",
+    "start",
+    "end",
+    "pattern",
+    WAITING_TIME,
+    "cause process",
+    "cause thread",
+    "cause event",
+    "cause name",
+    "cause start",
+)
+
+
+def collective_pattern(name: str) -> int:
+    """The pattern code of collective ``name`` (``PMPI_`` as ``MPI_``), -1 for none."""
+    return COLLECTIVES.get(name[1:] if name.startswith("PMPI_") else name, -1)
+
+
+def _optional(trace: Trace, column: str, rows: np.ndarray) -> np.ndarray:
+    """Integer values of ``column`` at ``rows``, -1 where the trace lacks the column."""
+    if column not in trace.events.columns:
+        return np.full(rows.size, -1, dtype=np.int64)
+    return trace.events[column].to_numpy()[rows].astype(np.int64)
+
+
+def _union(size: int, *rows: np.ndarray) -> np.ndarray:
+    """The distinct values of the arrays of ``rows`` (rows of a table of ``size`` rows),
+    ascending: one mask over the rows, no sort."""
+    mask = np.zeros(size, dtype=bool)
+    for values in rows:
+        mask[values] = True
+    return np.flatnonzero(mask)
+
+
+def wait_inputs(trace: Trace, ids: np.ndarray | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """What wait states need of ``trace`` (a whole trace, or a partition of whole
+    processes), with events named by ``ids`` (default: rows): the message instants with
+    a partner (``event``, the ``call`` around it, ``blocking`` for a blocking send),
+    and the calls that matter (``call``, ``Process``, ``Thread``, ``name``, ``start``,
+    ``end``, ``collective`` pattern code or -1, ``Communicator``, ``Root``): the calls
+    around those instants and every blocking collective call."""
+    from glade.trace.comm import message_rows
+
+    events = trace.events
+    structure = trace._call_structure()
+    kinds = trace.event_kinds()
+    names = events[NAME]
+    codes = names.cat.codes.to_numpy()
+    sends = message_rows(trace, SEND_NAMES)
+    instants = _union(len(events), sends, message_rows(trace, RECEIVE_NAMES))
+    around = structure.parent[instants]
+    instants, around = instants[around >= 0], around[around >= 0]
+    blocking_codes = np.isin(np.asarray(names.cat.categories, dtype=str), BLOCKING_SENDS)
+    pattern_of_code = np.array(
+        [collective_pattern(str(c)) for c in names.cat.categories] + [-1], dtype=np.int8
+    )
+    pattern = pattern_of_code[codes]  # code -1 (no name) reads the last entry, -1
+    collective = np.flatnonzero((pattern >= 0) & (kinds == ENTER) & (structure.depth >= 0))
+    calls = _union(len(events), around, collective)
+    name_of = ids if ids is not None else np.arange(len(events), dtype=np.int64)
+    messages = pd.DataFrame(
+        {
+            "event": name_of[instants],
+            "call": name_of[around],
+            "blocking": blocking_codes[codes[instants]] if instants.size else np.zeros(0, bool),
+        }
+    )
+    table = pd.DataFrame(
+        {
+            "call": name_of[calls],
+            PROCESS: events[PROCESS].to_numpy()[calls],
+            THREAD: events[THREAD].to_numpy()[calls],
+            "name": np.asarray(names.cat.categories, dtype=object)[codes[calls]],
+            "start": events[TIMESTAMP].to_numpy()[calls],
+            "end": structure.matching_timestamp[calls],
+            "collective": pattern[calls],
+            COMMUNICATOR: _optional(trace, COMMUNICATOR, calls),
+            ROOT: _optional(trace, ROOT, calls),
+        }
+    )
+    return messages, table
+
+
+@kernel
+def _occurrences(group, num_groups):
+    """Per item the number of earlier items of its ``group`` (codes 0..num_groups-1)."""
+    seen = np.zeros(num_groups, np.int64)
+    out = np.empty(group.size, np.int64)
+    for i in range(group.size):
+        out[i] = seen[group[i]]
+        seen[group[i]] += 1
+    return out
+
+
+@kernel
+def _collective_waits(instance, num_instances, proc, root, pattern, start, end):
+    """Per collective call (items in time order) its waiting time and the item that
+    caused it (-1 for none), in three passes: the last arrival, the root and the last
+    arrival among the others of every instance, then each call's wait (see the module
+    doc for the patterns)."""
+    n = instance.size
+    last = np.full(num_instances, -1, np.int64)
+    lowest = np.full(num_instances, np.iinfo(np.int64).max, np.int64)
+    root_process = np.full(num_instances, -1, np.int64)
+    for i in range(n):
+        k = instance[i]
+        if last[k] < 0 or start[i] > start[last[k]]:
+            last[k] = i
+        lowest[k] = min(lowest[k], proc[i])
+        if root_process[k] < 0 and root[i] >= 0:
+            root_process[k] = root[i]
+    for k in range(num_instances):
+        if root_process[k] < 0:
+            root_process[k] = lowest[k]
+    root_call = np.full(num_instances, -1, np.int64)
+    last_other = np.full(num_instances, -1, np.int64)
+    for i in range(n):
+        k = instance[i]
+        if proc[i] == root_process[k]:
+            if root_call[k] < 0:
+                root_call[k] = i
+        elif last_other[k] < 0 or start[i] > start[last_other[k]]:
+            last_other[k] = i
+    wait = np.zeros(n, np.int64)
+    cause = np.full(n, -1, np.int64)
+    for i in range(n):
+        k = instance[i]
+        p = pattern[i]
+        c = -1
+        if BARRIER <= p <= N_TO_N:
+            c = last[k]
+        elif p == N_TO_ONE:
+            if i == root_call[k]:
+                c = last_other[k]
+        elif proc[i] != root_process[k]:
+            c = root_call[k]
+        if c >= 0 and c != i:
+            w = min(start[c] - start[i], end[i] - start[i])
+            if w > 0:
+                wait[i] = w
+                cause[i] = c
+    return wait, cause
+
+
+def _collective_candidates(calls: pd.DataFrame) -> tuple[np.ndarray, ...]:
+    """Waiting collective calls: (waiter, cause, pattern, wait), positions in ``calls``
+    (which is in time order)."""
+    at = np.flatnonzero(calls["collective"].to_numpy() >= 0)
+    empty = np.zeros(0, dtype=np.int64)
+    if not at.size:
+        return empty, empty, empty, empty
+    table = calls.iloc[at]
+    names = pd.factorize(table["name"].to_numpy())[0]
+    key, _ = location_codes_of(names, table[COMMUNICATOR].to_numpy())
+    processes = table[PROCESS].to_numpy()
+    group, num_groups = location_codes_of(key, processes)
+    occurrence = _occurrences(group, num_groups)
+    instance, num_instances = location_codes_of(key, occurrence)
+    pattern = table["collective"].to_numpy().astype(np.int64)
+    wait, cause = _collective_waits(
+        instance,
+        num_instances,
+        processes.astype(np.int64),
+        table[ROOT].to_numpy().astype(np.int64),
+        pattern,
+        table["start"].to_numpy().astype(np.int64),
+        table["end"].to_numpy().astype(np.int64),
+    )
+    waiting = np.flatnonzero(wait > 0)
+    return at[waiting], at[cause[waiting]], pattern[waiting], wait[waiting]
+
+
+def _message_candidates(
+    calls: pd.DataFrame, messages: pd.DataFrame, send_events: np.ndarray, recv_events: np.ndarray
+) -> tuple[np.ndarray, ...]:
+    """Late senders and late receivers among the messages from ``send_events`` to
+    ``recv_events`` (paired event ids): (waiter, cause, pattern, wait), positions in
+    ``calls``, in message order."""
+    instants = pd.Index(messages["event"].to_numpy())
+    send_at, recv_at = instants.get_indexer(send_events), instants.get_indexer(recv_events)
+    known = (send_at >= 0) & (recv_at >= 0)
+    send_at, recv_at = send_at[known], recv_at[known]
+    positions = pd.Index(calls["call"].to_numpy())
+    call_of = messages["call"].to_numpy()
+    send_call = positions.get_indexer(call_of[send_at])
+    recv_call = positions.get_indexer(call_of[recv_at])
+    start, end = calls["start"].to_numpy(), calls["end"].to_numpy()
+    late_sender = np.minimum(start[send_call] - start[recv_call], end[recv_call] - start[recv_call])
+    blocking = messages["blocking"].to_numpy()[send_at]
+    late_receiver = np.where(
+        blocking & (start[recv_call] < end[send_call]), start[recv_call] - start[send_call], 0
+    )
+    ls, lr = np.flatnonzero(late_sender > 0), np.flatnonzero(late_receiver > 0)
+    order = np.argsort(np.concatenate([ls, lr]), kind="stable")
+    waiter = np.concatenate([recv_call[ls], send_call[lr]])[order]
+    cause = np.concatenate([send_call[ls], recv_call[lr]])[order]
+    pattern = np.concatenate(
+        [np.full(ls.size, LATE_SENDER, np.int64), np.full(lr.size, LATE_RECEIVER, np.int64)]
+    )[order]
+    wait = np.concatenate([late_sender[ls], late_receiver[lr]])[order]
+    return waiter, cause, pattern, wait.astype(np.int64)
+
+
+def find_wait_states(
+    messages: pd.DataFrame, calls: pd.DataFrame, send_events: np.ndarray, recv_events: np.ndarray
+) -> pd.DataFrame:
+    """The wait-state table (see :func:`wait_states`) from :func:`wait_inputs` of the
+    whole trace (``messages``, ``calls``; the concatenated tables of its partitions on
+    Dask) and its message pairs (``send_events[i]`` was received by ``recv_events[i]``,
+    event ids)."""
+    calls = calls.iloc[np.lexsort((calls["call"].to_numpy(), calls["start"].to_numpy()))]
+    calls = calls.reset_index(drop=True)
+    parts = [
+        _message_candidates(calls, messages, send_events, recv_events),
+        _collective_candidates(calls),
+    ]
+    waiter, cause, pattern, wait = (np.concatenate(p) for p in zip(*parts, strict=True))
+    # one row per waiting call: its longest wait, the first candidate on ties
+    order = np.lexsort((np.arange(waiter.size), -wait, waiter))
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = waiter[order][1:] != waiter[order][:-1]
+    keep = order[first]
+    keep = keep[np.argsort(waiter[keep], kind="stable")]  # calls are in time order
+    waiter, cause, pattern, wait = waiter[keep], cause[keep], pattern[keep], wait[keep]
+    name_codes, labels = pd.factorize(calls["name"].to_numpy(dtype=object))
+    labels = np.asarray(labels, dtype=str)
+    return pd.DataFrame(
+        {
+            PROCESS: calls[PROCESS].to_numpy()[waiter],
+            THREAD: calls[THREAD].to_numpy()[waiter],
+            "event": calls["call"].to_numpy()[waiter],
+            "name": pd.Categorical.from_codes(name_codes[waiter], labels),
+            "start": calls["start"].to_numpy()[waiter],
+            "end": calls["end"].to_numpy()[waiter],
+            "pattern": pd.Categorical.from_codes(pattern, categories=list(PATTERNS)),
+            WAITING_TIME: wait.astype(np.int64),
+            "cause process": calls[PROCESS].to_numpy()[cause],
+            "cause thread": calls[THREAD].to_numpy()[cause],
+            "cause event": calls["call"].to_numpy()[cause],
+            "cause name": pd.Categorical.from_codes(name_codes[cause], labels),
+            "cause start": calls["start"].to_numpy()[cause],
+        }
+    )
+
+
+def wait_states(trace: Trace) -> pd.DataFrame:
+    """One row per waiting call of ``trace``, in time order: where it is (``Process``,
+    ``Thread``), which call (``event``: the row of its Enter; ``name``, ``start``,
+    ``end`` in ns), its ``pattern`` (one of :data:`PATTERNS`), its ``waiting time`` (ns)
+    and the call that caused the wait (``cause process``, ``cause thread``, ``cause
+    event``, ``cause name``, ``cause start``). See the module doc for the patterns.
+    Computed once per events table; every call gets its own copy."""
+    table = trace._memo("wait states", lambda: _wait_states(trace))
+    return table.copy()
+
+
+def _wait_states(trace: Trace) -> pd.DataFrame:
+    """:func:`wait_states`, computed."""
+    from glade.trace.comm import message_pairs
+
+    pairs = message_pairs(trace)[0]
+    messages, calls = wait_inputs(trace)
+    return find_wait_states(
+        messages, calls, pairs["Send event"].to_numpy(), pairs["Receive event"].to_numpy()
+    )
+
+
+#: What :func:`wait_summary` groups by.
+SUMMARY_KEYS = ("name", PROCESS, "pattern")
+
+
+def wait_summary(waits: pd.DataFrame, by: str | list[str] = "name") -> pd.DataFrame:
+    """The wait-state table ``waits`` summed per value of ``by`` (``"name"``,
+    ``"Process"``, ``"pattern"`` or a list of them): ``waiting time`` (ns), ``waiting
+    calls`` and, unless ``by`` holds ``"pattern"``, the waiting time of each pattern
+    (one column per pattern, ns); largest waiting time first (ties in key order)."""
+    keys = [by] if isinstance(by, str) else list(by)
+    if not keys or any(k not in SUMMARY_KEYS for k in keys):
+        raise TraceError(f"wait_summary groups by some of {SUMMARY_KEYS}, not {by!r}")
+    grouped = waits.groupby(keys, sort=True, observed=True)
+    table = pd.DataFrame(
+        {
+            WAITING_TIME: grouped[WAITING_TIME].sum().astype(np.int64),
+            "waiting calls": grouped.size().astype(np.int64),
+        }
+    )
+    if "pattern" not in keys:
+        per_pattern = (
+            waits.groupby([*keys, "pattern"], sort=True, observed=True)[WAITING_TIME]
+            .sum()
+            .unstack("pattern", fill_value=0)
+        )
+        per_pattern = per_pattern.reindex(columns=list(PATTERNS), fill_value=0)
+        per_pattern = per_pattern.reindex(table.index, fill_value=0).astype(np.int64)
+        table = table.join(per_pattern.rename_axis(columns=None))
+    return table.sort_values(WAITING_TIME, ascending=False, kind="stable")
