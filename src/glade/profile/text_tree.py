@@ -154,15 +154,16 @@ def render(
     values = gf.node_values(metric, rank=rank, agg=agg)
     graph = gf.graph
     n = len(graph)
+    over = " and ".join(f"{level}s" for level in gf.dataframe.index.names[1:])
     rows = (
         ""
         if gf.dataframe.index.nlevels == 1
         else (
             f" (rank {rank})"
             if rank is not None
-            else f" ({agg} over rows)"
+            else f" ({agg} over {over})"
             if isinstance(agg, str)
-            else " (aggregated over rows)"
+            else f" (aggregated over {over})"
         )
     )
     header = [f"{metric}{rows}"]
