@@ -48,7 +48,11 @@ PENDING_PAGES = [
     for name in ("queries", "timeline", "waits", "scaling-models")
     if not (HERE / "guide" / f"{name}.md").exists()
 ]
-suppress_warnings = ["myst.xref_missing"] if PENDING_PAGES else []
+# Bokeh's notebook outputs carry messages for a live page's BokehJS (load, exec) beside the
+# plot's HTML: a static page has no use for them.
+suppress_warnings = ["mystnb.unknown_mime_type"]
+if PENDING_PAGES:
+    suppress_warnings.append("myst.xref_missing")
 
 # MyST: markdown pages and the tutorial notebooks, executed at build time.
 myst_enable_extensions = ["colon_fence", "deflist"]

@@ -57,7 +57,7 @@ from glade.ensemble.samples import Label, Recipe, SampleTable
 from glade.ensemble.scaling import ScalingModels
 from glade.ensemble.stats_tables import StatsTables
 from glade.ensemble.supergraph.methods import Supergraphs
-from glade.errors import GladeError, GraphError, MetricError, QueryError
+from glade.errors import GladeError, GraphError, MetricError, QueryError, other_spelling
 from glade.graph import Graph, Node, NodeSet, subtree_sums
 from glade.profile.graphframe import GraphFrame
 from glade.profile.table import inclusive_name
@@ -306,6 +306,26 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         return ensemble_of(parts, labels, extra_metadata(metadata, len(gfs)))
 
     @classmethod
+    def from_caliperreader(cls, source: Any, **kwargs: Any) -> Ensemble:
+        """Thicket's ``Thicket.from_caliperreader``: accepted, with a note naming glade's
+        :meth:`from_files` (which reads every format, in parallel).
+
+        Parameters
+        ----------
+        source : path, glob or list of paths
+            The ``.cali`` files, as for :meth:`from_files`.
+        **kwargs
+            As for :meth:`from_files`.
+
+        Returns
+        -------
+        Ensemble
+            What ``Ensemble.from_files(source, **kwargs)`` returns.
+        """
+        other_spelling("Thicket.from_caliperreader", "Ensemble.from_files", "Thicket")
+        return cls.from_files(source, **kwargs)
+
+    @classmethod
     def from_files(
         cls,
         source: str | os.PathLike | Sequence[str | os.PathLike],
@@ -432,6 +452,21 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
     def profiles(self) -> list[Hashable]:
         """The profile ids, in ensemble order."""
         return list(self.metadata.index)
+
+    @property
+    def profile(self) -> list[Hashable]:
+        """Thicket's name of :attr:`profiles`: accepted, with a note naming glade's."""
+        other_spelling("tk.profile", "ens.profiles", "Thicket")
+        return self.profiles
+
+    @property
+    def profile_mapping(self) -> dict[Hashable, Any]:
+        """Thicket's profile id -> file mapping: accepted, with a note naming glade's
+        (``ens.metadata["path"]``; profiles built without a file map to None)."""
+        other_spelling("tk.profile_mapping", 'ens.metadata["path"]', "Thicket")
+        if "path" not in self.metadata.columns:
+            return dict.fromkeys(self.profiles)
+        return self.metadata["path"].to_dict()
 
     @property
     def num_profiles(self) -> int:
@@ -651,16 +686,70 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
 
     def tree(
         self,
-        metrics: Label | Sequence[Label] | None = None,
+        metric: Label | Sequence[Label] | None = None,
+        depth: int | None = None,
+        threshold: float | None = None,
+        color: bool = False,
+        precision: int = 3,
+        name_width: int | None = None,
+        rank: Any = None,
+        agg: str | Callable = "mean",
+        annotation: str | None = None,
+        *,
         profile: Hashable | None = None,
-        **kwargs: Any,
+        metrics: Label | Sequence[Label] | None = None,
+        metric_column: Label | Sequence[Label] | None = None,
     ) -> str:
-        """The call tree as text. Values come from the stats table (``metrics`` are
-        stats columns, default the first one) or, with ``profile``, from that
-        profile's rows on the nodes it has (default its default metric). The first
-        metric gives the value and colour of each line; the others are shown after
-        the name. Other keyword arguments go to :func:`glade.text_tree.render`
-        (``depth``, ``threshold``, ``color``, ``precision``...)."""
-        from glade.ensemble.output import tree
+        """The call tree as text, one line per node: ``value name``.
 
-        return tree(self, metrics, profile, **kwargs)
+        Takes the arguments of :meth:`glade.GraphFrame.tree`, and ``profile``.
+
+        Parameters
+        ----------
+        metric : str or list of str, optional
+            Stats columns (default: the first one), or with ``profile`` that profile's
+            metrics (default: its default metric). A list shows the first as the value and
+            the others after the name. ``metrics=`` is the same, and Thicket's
+            ``metric_column=`` is accepted with a note.
+        depth, threshold, color, precision, name_width, rank, agg, annotation
+            As for :meth:`glade.GraphFrame.tree`.
+        profile : optional
+            Show this profile's rows on the nodes it has, instead of the stats table.
+
+        Returns
+        -------
+        str
+            The tree; its header names the metric.
+
+        Raises
+        ------
+        MetricError
+            When a metric is not a stats column (or a metric of ``profile``), or when no
+            stats were computed and no ``profile`` is given.
+
+        Examples
+        --------
+        >>> import glade
+        >>> from glade import Ensemble
+        >>> ens = Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(4, 30))
+        >>> glade.stats.mean(ens, "time")                    # doctest: +ELLIPSIS
+        <BLANKLINE>...
+        >>> print(ens.tree("time_mean", depth=0).splitlines()[0])
+        time_mean
+        """
+        from glade.ensemble.output import tree
+        from glade.profile.text_tree import tree_metric
+
+        return tree(
+            self,
+            tree_metric(metric, metrics, metric_column),
+            profile,
+            depth=depth,
+            threshold=threshold,
+            color=color,
+            precision=precision,
+            name_width=name_width,
+            rank=rank,
+            agg=agg,
+            annotation=annotation,
+        )

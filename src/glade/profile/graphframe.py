@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from glade.errors import GraphError, MetricError
+from glade.errors import GraphError, MetricError, other_spelling
 from glade.graph import Graph, Node, NodeSet
 from glade.profile.analyses import ProfileAnalyses
 from glade.profile.merge import dense_cells
@@ -394,7 +394,7 @@ class GraphFrame(ProfileAnalyses):
     # ------------------------------------------------------------- output
     def tree(
         self,
-        metric: str | None = None,
+        metric: str | Sequence[str] | None = None,
         depth: int | None = None,
         threshold: float | None = None,
         color: bool = False,
@@ -403,13 +403,59 @@ class GraphFrame(ProfileAnalyses):
         rank: Any = None,
         agg: str | Callable = "mean",
         annotation: str | None = None,
+        *,
+        metrics: str | Sequence[str] | None = None,
+        metric_column: str | Sequence[str] | None = None,
     ) -> str:
-        """The call tree as text (see :func:`glade.text_tree.render`)."""
-        from glade.profile.text_tree import render
+        """The call tree as text, one line per node: ``value name``.
+
+        ``Ensemble.tree`` takes the same arguments (and ``profile=``).
+
+        Parameters
+        ----------
+        metric : str or list of str, optional
+            The column shown (default: the profile's default metric). A list shows the
+            first as the value and the others after the name. ``metrics=`` is the same,
+            and Hatchet's ``metric_column=`` is accepted with a note.
+        depth : int, optional
+            Hide nodes deeper than this (roots are depth 0).
+        threshold : float, optional
+            Hide nodes (and what lies below them) under this fraction of the largest value.
+        color : bool, default False
+            ANSI colours by value, with a legend.
+        precision : int, default 3
+            Digits after the decimal point.
+        name_width : int, optional
+            Cut longer names.
+        rank : optional
+            Show this rank's rows instead of ``agg`` over the ranks.
+        agg : str or callable, default "mean"
+            How the rows of a node (ranks, threads) are reduced; the header says which.
+        annotation : str, optional
+            A column shown after each name.
+
+        Returns
+        -------
+        str
+            The tree, its header naming the metric and how rows were reduced.
+
+        Raises
+        ------
+        MetricError
+            When a metric is not a column of the profile.
+
+        Examples
+        --------
+        >>> import glade
+        >>> gf = glade.datasets.synthetic_profile(20, ranks=4)
+        >>> print(gf.tree(["time (inc)", "time"], depth=1).splitlines()[0])
+        time (inc) (mean over ranks)
+        """
+        from glade.profile.text_tree import render, tree_metric
 
         return render(
             self,
-            metric=metric,
+            metric=tree_metric(metric, metrics, metric_column),
             depth=depth,
             threshold=threshold,
             color=color,
@@ -515,6 +561,36 @@ class GraphFrame(ProfileAnalyses):
         from glade.readers.profiles.caliper import read_caliper
 
         return read_caliper(path, **kwargs)
+
+    @classmethod
+    def from_caliperreader(cls, path: str, **kwargs: Any) -> GraphFrame:
+        """Hatchet's name of :meth:`from_caliper`: accepted, with a note naming glade's.
+
+        Parameters
+        ----------
+        path : str
+            A ``.cali`` file (or Caliper's json-split JSON).
+        **kwargs
+            As for :meth:`from_caliper`.
+
+        Returns
+        -------
+        GraphFrame
+            What ``GraphFrame.from_caliper(path, **kwargs)`` returns.
+        """
+        other_spelling("GraphFrame.from_caliperreader", "GraphFrame.from_caliper")
+        return cls.from_caliper(path, **kwargs)
+
+    def show_metric_columns(self) -> list[str]:
+        """Hatchet's name of :attr:`metric_columns`: accepted, with a note naming glade's.
+
+        Returns
+        -------
+        list of str
+            ``gf.metric_columns``.
+        """
+        other_spelling("gf.show_metric_columns()", "gf.metric_columns")
+        return self.metric_columns
 
     @classmethod
     def from_cprofile(cls, path: str) -> GraphFrame:
