@@ -89,7 +89,7 @@ class DataBanner:
     ----------
     *parts : str
         The path inside the public test data the tutorial reads, e.g.
-        ``"thicket", "rajaperf"``.
+        ``"thicket", "rajaperf"``; none for a tutorial that always runs on synthetic data.
 
     Attributes
     ----------
@@ -115,6 +115,11 @@ class DataBanner:
 
     def __str__(self) -> str:
         name = "/".join(self.parts)
+        if not self.parts:
+            return (
+                "Synthetic data: this tutorial runs on glade.datasets' synthetic data, the "
+                "same on every machine; it reads no data files."
+            )
         if self.path is not None:
             return f"Real data: {name}, read from {self.path}."
         sources = ", ".join(DATA_SOURCES.values())
