@@ -245,11 +245,28 @@ class GraphFrame(ProfileAnalyses):
         Removed nodes are bypassed (each kept node hangs under its nearest kept
         ancestor), nodes that come to share a call path (identical siblings) are
         merged by the one rule of :mod:`glade.profile.merge` (additive metrics
-        summed) and inclusive metrics are recomputed from exclusive ones. With
-        ``fold=True`` every kept node keeps its inclusive value and its exclusive
-        value becomes its inclusive value minus its new children's: the cost of
-        removed nodes folds into their nearest kept ancestor (along the first call
-        path where nodes are shared).
+        summed) and inclusive metrics are recomputed from exclusive ones.
+
+        Parameters
+        ----------
+        fold : bool, default False
+            Keep every kept node's inclusive value: its exclusive value becomes its
+            inclusive value minus its new children's, so the cost of removed nodes folds
+            into their nearest kept ancestor (along the first call path where nodes are
+            shared). This is what a collapsed node in a view means.
+
+        Returns
+        -------
+        GraphFrame
+            A new profile on the rebuilt graph; this one is unchanged.
+
+        Examples
+        --------
+        >>> import glade
+        >>> gf = glade.datasets.synthetic_profile(50, seed=1)
+        >>> kept = gf.filter(lambda row: row["time (inc)"] > 10, squash=False)
+        >>> len(kept.squash(fold=True).graph) < len(gf.graph)
+        True
         """
         present = np.zeros(len(self.graph), dtype=bool)
         present[np.asarray(self.dataframe.index.get_level_values("node"), dtype=np.int64)] = True
@@ -325,16 +342,71 @@ class GraphFrame(ProfileAnalyses):
     def flat_profile(
         self, metrics: str | Sequence[str] | None = None, by: str = "name"
     ) -> pd.DataFrame:
-        """Metrics summed per value of ``by`` (function name by default), over all ranks;
-        recursion is not counted twice (see :func:`glade.profile.grouping.flat_profile`)."""
+        """Metrics summed per value of ``by``, over all nodes and ranks.
+
+        Parameters
+        ----------
+        metrics : str or list of str, optional
+            The metric columns (default: every metric). An inclusive metric is not
+            counted twice under recursion (see :func:`glade.profile.grouping.flat_profile`).
+        by : str, default "name"
+            The frame attribute to group by (``"name"``, ``"module"``, ``"file"``...).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per value of ``by``, one column per metric.
+
+        Raises
+        ------
+        MetricError
+            When a metric or ``by`` is not a column of the profile.
+
+        Examples
+        --------
+        >>> import glade
+        >>> gf = glade.datasets.synthetic_profile(50, seed=1)
+        >>> gf.flat_profile("time").columns.tolist()
+        ['time']
+        """
         from glade.profile.grouping import flat_profile
 
         return flat_profile(self, metrics, by)
 
     # ------------------------------------------------------------- queries
     def match(self, query: Query | str | list, rank_mode: str = "any") -> NodeSet:
-        """The nodes on at least one match of ``query`` (any of its three forms), as a
-        :class:`~glade.nodes.NodeSet` (ids; iterates as Node handles)."""
+        """The nodes on at least one match of a call path query.
+
+        Parameters
+        ----------
+        query : Query, str or list
+            The query in any of its three forms: string dialect (``'MATCH (".", p) WHERE
+            p.name = "main"'``), object dialect (Hatchet's list) or a builder query.
+        rank_mode : {"any", "all"}, default "any"
+            With several rows per node (ranks), a node satisfies a predicate when any of
+            its rows does, or all of them.
+
+        Returns
+        -------
+        NodeSet
+            The matched node ids (ascending); iterates as :class:`~glade.nodes.Node`
+            handles and combines like a set.
+
+        Raises
+        ------
+        QuerySyntaxError
+            When the text does not parse (with the line, column and a caret).
+        QueryError
+            When the query names a column the profile lacks, or is otherwise invalid.
+
+        Examples
+        --------
+        >>> import glade
+        >>> gf = glade.datasets.synthetic_profile(50, seed=1)
+        >>> found = gf.match('MATCH (".", p)->("*") WHERE p.name =~ "P?MPI_.*"')
+        >>> all(name.lstrip("P").startswith("MPI_") for name in found.names()[:1])
+        True
+        """
         from glade.query import match_nodes
 
         return NodeSet(self.graph, match_nodes(self, query, rank_mode=rank_mode))
@@ -346,8 +418,43 @@ class GraphFrame(ProfileAnalyses):
         fold: bool = False,
         rank_mode: str = "any",
     ) -> GraphFrame:
-        """Keep the nodes matched by ``query``; with ``squash`` rebuild the graph from
-        them (``fold=True`` keeps the inclusive values of kept nodes)."""
+        """The profile of the nodes a call path query matches.
+
+        Parameters
+        ----------
+        query : Query, str or list
+            The query in any of its three forms (see :meth:`match` and the query
+            reference).
+        squash : bool, default True
+            Rebuild the graph from the matched nodes (see :meth:`squash`); without, the
+            graph stays and only the rows of unmatched nodes are dropped.
+        fold : bool, default False
+            With ``squash``: kept nodes keep their inclusive values, the cost of removed
+            nodes folding into their nearest kept ancestor (what a view's query means).
+        rank_mode : {"any", "all"}, default "any"
+            With several rows per node (ranks), a node satisfies a predicate when any of
+            its rows does, or all of them.
+
+        Returns
+        -------
+        GraphFrame
+            A new profile; this one is unchanged.
+
+        Raises
+        ------
+        QuerySyntaxError
+            When the text does not parse.
+        QueryError
+            When the query names a missing column, or is otherwise invalid.
+
+        Examples
+        --------
+        >>> import glade
+        >>> gf = glade.datasets.synthetic_profile(50, seed=1)
+        >>> mpi = gf.query('MATCH (".", p)->("*") WHERE p.name =~ "P?MPI_.*"')
+        >>> len(mpi.graph) <= len(gf.graph)
+        True
+        """
         from glade.query import match_nodes
 
         keep = np.zeros(len(self.graph), dtype=bool)
@@ -361,9 +468,38 @@ class GraphFrame(ProfileAnalyses):
         fold: bool = False,
         rank_mode: str = "any",
     ) -> GraphFrame:
-        """Hatchet's ``filter``: a callable keeps the dataframe rows for which it is
-        true; a query keeps the nodes it matches. With ``squash`` the graph is
-        rebuilt from what remains."""
+        """Hatchet's ``filter``: keep rows by a function, or nodes by a query.
+
+        Parameters
+        ----------
+        predicate : callable, Query, str or list
+            A function of one dataframe row returning a bool (called per row), or a call
+            path query in any of its three forms (as :meth:`query`).
+        squash : bool, default True
+            Rebuild the graph from what remains (see :meth:`squash`).
+        fold : bool, default False
+            With ``squash``, keep the inclusive values of kept nodes.
+        rank_mode : {"any", "all"}, default "any"
+            For a query: as in :meth:`query`.
+
+        Returns
+        -------
+        GraphFrame
+            A new profile; this one is unchanged.
+
+        Raises
+        ------
+        GladeError
+            When the function raises (the error names it).
+
+        Examples
+        --------
+        >>> import glade
+        >>> gf = glade.datasets.synthetic_profile(50, seed=1)
+        >>> hot = gf.filter(lambda row: row["time (inc)"] > 100)
+        >>> bool((hot.dataframe["time (inc)"] > 0).all())
+        True
+        """
         if callable(predicate) and not hasattr(predicate, "to_string"):
             passed = self.dataframe.apply(predicate, axis=1)
             passed = np.asarray(passed, dtype=bool) if len(self.dataframe) else np.zeros(0, bool)
@@ -628,7 +764,28 @@ class GraphFrame(ProfileAnalyses):
         return read_timemory(path)
 
     def show(self, metric: str | None = None, **kwargs: Any):
-        """The interactive CCT view of this profile (in Jupyter)."""
+        """The interactive calling-context tree of this profile, in Jupyter.
+
+        Parameters
+        ----------
+        metric : str, optional
+            The metric the view colours and sorts by (default: the profile's default).
+        **kwargs
+            Other options of :class:`glade.views.CCT` (``agg``, ``rank``, ``height``...).
+
+        Returns
+        -------
+        glade.views.CCT
+            The view: display it as a cell's last value. Its clicks become a query in
+            ``view.query``; ``view.apply()`` is ``gf.query(view.query, fold=True)``.
+
+        Examples
+        --------
+        >>> import glade
+        >>> view = glade.datasets.synthetic_profile(50, seed=1).show()
+        >>> view.query
+        'MATCH ("*")'
+        """
         from glade.views import CCT
 
         return CCT(self, metric=metric, **kwargs)
