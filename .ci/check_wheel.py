@@ -1,7 +1,8 @@
 """Check an installed glade (run by .ci/run with the Python of a clean virtual environment
 that holds only the wheel, from a temporary directory, with ``python -I``): the package
-is the installed one, its version comes from its metadata, and every view renders to an
-offline page that carries its bundled front end."""
+is the installed one, its version comes from its metadata, every view renders to an
+offline page that carries its bundled front end, and ``glade demo`` finds the tutorials
+the wheel ships and says which data they will use."""
 
 from __future__ import annotations
 
@@ -44,3 +45,12 @@ check("timeline", trace.show_timeline(), "timeline", "glade-timeline")
 check("supergraph", ensemble.show_supergraph(), "supergraph", "sankey")
 check("matrix", trace.show_comm_matrix(), "matrix", "glade-matrix")
 print(f"glade {glade.__version__} from {package}: every view renders")
+
+with tempfile.TemporaryDirectory() as tmp:
+    from glade.cli import main, tutorial_notebooks
+
+    shipped = [nb.name for nb in tutorial_notebooks()]
+    assert len(shipped) >= 7 and package in tutorial_notebooks()[0].parents, shipped
+    assert main(["demo", "--dir", tmp, "--dry-run"]) == 0
+    assert sorted(p.name for p in Path(tmp).glob("*.ipynb")) == shipped
+print(f"glade demo: {len(shipped)} tutorials from the wheel")

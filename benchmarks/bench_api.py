@@ -321,7 +321,7 @@ def profiles(table: Comparison, same: Table, hatchet, repeat: int) -> None:
     back = glade.GraphFrame.from_json(json.dumps(doc, default=str))
     try:
         theirs_back = glade.GraphFrame.from_json(json.dumps(theirs_doc, default=str))
-    except glade.errors.ReaderError as error:
+    except glade.ReaderError as error:
         same.add(
             "to_dict: nodes and rows (glade / Hatchet), read back with from_json",
             counts + "glade's only",

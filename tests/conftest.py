@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from glade.datasets.shared import shared_data_root
 from glade.trace import Trace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,7 +50,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def data_root() -> Path:
-    """``$GLADE_TEST_DATA`` if set, else ``../shared/data`` beside the repository."""
+    """Where the public test data is, found as the tutorials and docs find it
+    (:func:`glade.datasets.shared_data_root`, from the repository), or where it was expected."""
+    found = shared_data_root(ROOT)
+    if found is not None:
+        return found
     env = os.environ.get("GLADE_TEST_DATA")
     return Path(env) if env else ROOT.parent / "shared" / "data"
 

@@ -16,7 +16,16 @@ MODULES = sorted(p.stem.removeprefix("bench_") for p in BENCHMARKS.glob("bench_*
 #: Modules that start a browser, a Jupyter server or a Dask cluster each run as a test of
 #: their own, so that the suite's workers share them out; the quick ones run together
 #: (one Python start instead of one each).
-ALONE = ["cct_view", "comm_matrix", "dask", "link", "supergraph", "timeline", "traces"]
+ALONE = [
+    "cct_view",
+    "comm_matrix",
+    "dask",
+    "first_view",
+    "link",
+    "supergraph",
+    "timeline",
+    "traces",
+]
 RUNS = [[m] for m in ALONE if m in MODULES] + [[m for m in MODULES if m not in ALONE]]
 
 

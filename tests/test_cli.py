@@ -21,7 +21,7 @@ def test_tree_of_a_real_profile(hatchet_data, capsys):
     assert main(["tree", str(hatchet_data / "hpctoolkit-cpi-database"), "--depth", "2"]) == 0
     out = capsys.readouterr().out.splitlines()
     # mean over the 4 ranks of the root's time (inc): (999238+999390+1000306+999308)/4
-    assert out[0] == "time (inc) (mean over rows)"
+    assert out[0] == "time (inc) (mean over ranks)"
     assert out[1] == "999560.500 <program root>"
     assert out[2] == "└─ 999560.500 main"
     assert len(out) == 5
@@ -63,13 +63,36 @@ def test_demo_text_runs_on_bundled_data(capsys):
 
 def test_demo_copies_tutorials_and_names_the_command(tmp_path, capsys):
     assert main(["demo", "--dir", str(tmp_path), "--dry-run"]) == 0
-    command = shlex.split(capsys.readouterr().out.strip())
+    command = shlex.split(capsys.readouterr().out.strip().splitlines()[-1])
     assert command[1:4] == ["-m", "jupyter", "lab"]
     assert command[4] == f"--notebook-dir={tmp_path}"
     assert command[-1] == str(tmp_path / tutorial_notebooks()[0].name)
     copied = sorted(p.name for p in tmp_path.glob("*.ipynb"))
     assert copied == [p.name for p in tutorial_notebooks()]
     assert copied, "the tutorials ship with glade"
+
+
+def test_demo_says_which_data_the_tutorials_use(tmp_path, monkeypatch, capsys, data_dir):
+    monkeypatch.setenv("GLADE_TEST_DATA", str(data_dir))
+    assert main(["demo", "--dir", str(tmp_path / "real"), "--dry-run"]) == 0
+    assert (
+        f"public test data of Hatchet, Thicket and Pipit in {data_dir}" in capsys.readouterr().out
+    )
+    monkeypatch.setenv("GLADE_TEST_DATA", str(tmp_path / "no data here"))
+    assert main(["demo", "--dir", str(tmp_path / "synthetic"), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "will run on glade's synthetic data" in out
+    assert (
+        "GLADE_TEST_DATA=/path/to/that/folder" in out and "https://github.com/LLNL/thicket" in out
+    )
+
+
+def test_demo_without_jupyterlab_names_the_extra(tmp_path, monkeypatch, capsys):
+    import glade.cli
+
+    monkeypatch.setattr(glade.cli, "_has_module", lambda name: name != "jupyterlab")
+    assert main(["demo", "--dir", str(tmp_path)]) == 2
+    assert 'pip install "glade[jupyter]"' in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("euid", [0, 1000])
@@ -112,7 +135,7 @@ def test_demo_passes_unknown_options_to_jupyterlab_only(tmp_path, capsys):
         )
         == 0
     )
-    command = shlex.split(capsys.readouterr().out.strip())
+    command = shlex.split(capsys.readouterr().out.strip().splitlines()[-1])
     assert command[-4:-1] == ["--ServerApp.ip", "0.0.0.0", "--LabApp.news_url=None"]
     assert "--no-browser" in command
     with pytest.raises(SystemExit):
@@ -144,6 +167,7 @@ def test_demo_starts_jupyterlab_that_answers(tmp_path):
             "--port",
             str(port),
             "--no-browser",
+            "--no-warmup",
             "--IdentityProvider.token=",
             "--ServerApp.port_retries=0",
             f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}",
@@ -198,3 +222,14 @@ def test_installed_entry_point():
         [sys.executable, "-m", "glade.cli", "--help"], capture_output=True, text=True, check=True
     )
     assert "tree" in result.stdout and "demo" in result.stdout
+
+
+def test_warmup_compiles_every_kernel_step(capsys):
+    from glade.warmup import cache_location, steps
+
+    assert main(["warmup"]) == 0
+    out = capsys.readouterr().out
+    names = [name for name, _ in steps()]
+    assert {"trace matching", "timeline and matrix views", "supergraph layout"} <= set(names)
+    assert out.startswith("compiled: " + ", ".join(names))
+    assert str(cache_location()) in out

@@ -5,7 +5,7 @@ Layers, lowest first: the foundations (errors, units, compiled kernels, progress
 array packing), the graph and storage helpers, the query language, the profile, then the
 ensemble and the trace (siblings: neither imports the other), the readers (they build
 models), the synthetic datasets, the views and plots, and the public façades (``glade``,
-``glade.stats``, the command line). A module may import its own package and any lower
+``glade.stats``, the command line and its warmup). A module may import its own package and any lower
 layer. The only imports that reach up are the models' façade methods (``show*``,
 ``plot_*``, ``from_*``, ``to_*``, ``supergraph``), importing lazily inside the method: a
 ``GraphFrame.from_json`` calls its reader, a ``Trace.show_timeline`` its widget. No module
@@ -45,6 +45,7 @@ LAYERS = {
     "views": 7,
     "plots": 7,
     "cli": 8,
+    "warmup": 8,
     "": 8,
 }
 MODELS = {"profile", "ensemble", "trace"}

@@ -42,7 +42,20 @@ def test_tutorial_runs(path, tmp_path, monkeypatch):
     # with the public data where the tutorials look for it
     if data_root().is_dir():
         monkeypatch.setenv("GLADE_TEST_DATA", str(data_root()))
-    run_notebook(path, tmp_path)
+    notebook = run_notebook(path, tmp_path)
+    # its first output says whether it ran on the public test data or on synthetic data
+    banner = next(c for c in notebook.cells if "DataBanner(" in c.source)
+    text = banner.outputs[0]["data"]["text/plain"]
+    reads_data = "DataBanner()" not in banner.source
+    real = reads_data and data_root().is_dir()
+    assert text.startswith("Real data" if real else "Synthetic data"), text
+
+
+def test_every_tutorial_opens_with_its_data_banner():
+    for path in sorted(FOLDER.glob("*.ipynb")):
+        cells = nbformat.read(path, as_version=4).cells
+        first_code = next(c for c in cells if c.cell_type == "code")
+        assert "DataBanner(" in first_code.source, path.name
 
 
 @pytest.mark.notebook

@@ -1,7 +1,9 @@
-"""Every Python example of the README runs, in order, on the README's own data: the
-public test data, under the names the README uses, in a scratch folder. So the README
-cannot drift from what glade does. A block marked ```` ```python illustrative ```` works on
-data the test data does not have (the text before it says which) and is only compiled."""
+"""Every Python example of the README and of the documentation pages (``docs/**/*.md``)
+runs, page by page and in order, on the pages' own data: the public test data, under the
+names the pages use, in a scratch folder. So the documentation cannot drift from what glade
+does. A block marked ```` ```python illustrative ```` works on data the test data does not
+have (the text before it says which) and is only compiled; a block of output is
+```` ```text ````."""
 
 from __future__ import annotations
 
@@ -14,11 +16,13 @@ import pytest
 
 from glade.query import parse
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 FENCE = re.compile(r"^```(\w*)([^\n]*)\n(.*?)^```", re.S | re.M)
 ILLUSTRATIVE = "illustrative"
 
-#: The names the README's examples use, and where they are in the public test data.
+#: The names the examples use, and where they are in the public test data.
 DATA = {
     "hpctoolkit-cpi-database": "hatchet/hpctoolkit-cpi-database",
     "caliper-lulesh-cali": "hatchet/caliper-lulesh-cali",
@@ -30,10 +34,17 @@ DATA = {
 }
 
 
-def blocks(language: str, illustrative: bool = False) -> list[tuple[int, str]]:
-    """(line, code) of every fenced block of ``language`` in the README: the runnable
-    ones, or with ``illustrative`` the ones marked illustrative."""
-    text = README.read_text(encoding="utf-8")
+def pages() -> list[Path]:
+    """The README and every documentation page written by hand (not the API pages that
+    autosummary generates, nor the notebooks: tests/test_notebooks.py runs those)."""
+    found = sorted(p for p in DOCS.rglob("*.md") if "generated" not in p.parts)
+    return [README, *(p for p in found if "notebooks" not in p.relative_to(DOCS).parts)]
+
+
+def blocks(page: Path, language: str, illustrative: bool = False) -> list[tuple[int, str]]:
+    """(line, code) of every fenced block of ``language`` in ``page``: the runnable ones,
+    or with ``illustrative`` the ones marked illustrative."""
+    text = page.read_text(encoding="utf-8")
     return [
         (text[: m.start()].count("\n") + 1, m.group(3))
         for m in FENCE.finditer(text)
@@ -41,51 +52,101 @@ def blocks(language: str, illustrative: bool = False) -> list[tuple[int, str]]:
     ]
 
 
-@pytest.fixture
-def readme_folder(data_dir, tmp_path, monkeypatch):
-    """A scratch folder holding the README's data under the README's names."""
-    for name, where in DATA.items():
-        (tmp_path / name).symlink_to(data_dir / where)
-    from glade import Trace
+def name(page: Path) -> str:
+    return page.relative_to(ROOT).as_posix()
 
-    Trace.from_csv(data_dir / "pipit" / "foo-bar.csv").to_chrome(tmp_path / "trace.json")
+
+PAGES = [p for p in pages() if blocks(p, "python")]
+
+
+@pytest.fixture
+def data_folder(data_dir, tmp_path, monkeypatch):
+    """A scratch folder holding the public test data under the names the pages use."""
+    for alias, where in DATA.items():
+        (tmp_path / alias).symlink_to(data_dir / where)
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
 
-def test_every_python_example_runs(readme_folder):
-    pytest.importorskip("otf2", reason="the README reads an OTF2 trace (glade[otf2])")
-    namespace: dict = {}
+def run_page(page: Path) -> dict:
+    """Run the page's Python examples in order in one namespace, as a script would."""
+    text = page.read_text(encoding="utf-8")
+    if "ping-pong-otf2" in text:
+        pytest.importorskip("otf2", reason=f"{name(page)} reads an OTF2 trace (glade[otf2])")
+    if 'engine="dask"' in text or "dask.distributed" in text:
+        pytest.importorskip("dask.distributed", reason=f"{name(page)} uses glade[dask]")
+    namespace: dict = {"__name__": "__main__"}
     out = io.StringIO()
-    examples = blocks("python")
-    assert len(examples) >= 8
-    for line, code in examples:
+    for line, code in blocks(page, "python"):
         try:
             with contextlib.redirect_stdout(out):
-                exec(compile(code, f"README.md:{line}", "exec"), namespace)
+                exec(compile(code, f"{name(page)}:{line}", "exec"), namespace)
         except Exception as exc:
             raise AssertionError(
-                f"the README example at line {line} fails: {type(exc).__name__}: {exc}"
+                f"the example at {name(page)}:{line} fails: {type(exc).__name__}: {exc}"
             ) from exc
-    # the ensemble example: RAJAPerf's compilers are g++-10.3.1 and clang++-10.0.1
+    namespace["__output__"] = out.getvalue()
+    return namespace
+
+
+def check_readme(namespace: dict, folder: Path) -> None:
+    # every quick start prints something worth reading, not the same number five times
+    out = namespace["__output__"]
+    for shown in ("LagrangeElements", "CalcEnergyForElems", "12.187 Polybench", "MPI_Send"):
+        assert shown in out
+    assert "Polybench kernels" in out and "4177920" in out
+
+
+def check_ensembles(namespace: dict, folder: Path) -> None:
+    # RAJAPerf's compilers are g++-10.3.1 and clang++-10.0.1
     assert namespace["gcc"].num_profiles == 5  # of 18; the other 13 are clang++ builds
     assert namespace["gcc"].metadata["compiler"].unique().tolist() == ["g++-10.3.1"]
     # hot nodes keep their inclusive time (fold=True): no kept node reads 0.000
     hot = namespace["hot"].tree(["Avg time/rank_mean"])
     assert " 0.000 " not in hot and "RAJAPerf" in hot
-    parse((readme_folder / "pruned.query").read_text())
 
 
-def test_illustrative_examples_are_few_and_compile():
-    illustrative = blocks("python", illustrative=True)
+def check_getting_started(namespace: dict, folder: Path) -> None:
+    parse((folder / "pruned.query").read_text())
+    assert "LagrangeElements" in namespace["__output__"]
+    assert "MPI_Send" in namespace["__output__"]
+
+
+CHECKS = {
+    "README.md": check_readme,
+    "docs/guide/ensembles.md": check_ensembles,
+    "docs/getting-started.md": check_getting_started,
+}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[name(p) for p in PAGES])
+def test_every_python_example_runs(page, data_folder):
+    namespace = run_page(page)
+    check = CHECKS.get(name(page))
+    if check is not None:
+        check(namespace, data_folder)
+
+
+def test_the_pages_with_checks_have_examples():
+    assert {name(p) for p in PAGES} >= set(CHECKS)
+
+
+@pytest.mark.parametrize("page", pages(), ids=[name(p) for p in pages()])
+def test_illustrative_examples_are_few_and_compile(page):
+    illustrative = blocks(page, "python", illustrative=True)
     assert len(illustrative) <= 1, [line for line, _ in illustrative]
     for line, code in illustrative:
-        compile(code, f"README.md:{line}", "exec")
+        compile(code, f"{name(page)}:{line}", "exec")
 
 
 def test_query_examples_parse():
     """Blocks that are query text (no language, starting with MATCH) are valid queries."""
-    queries = [code for _, code in blocks("") if code.lstrip().startswith(("MATCH", "{"))]
+    queries = [
+        code
+        for page in pages()
+        for _, code in blocks(page, "")
+        if code.lstrip().startswith(("MATCH", "{"))
+    ]
     assert queries
     for code in queries:
         parse(code.strip())

@@ -6,6 +6,7 @@ import argparse
 import os
 import shlex
 import shutil
+import subprocess
 import sys
 from importlib import resources
 from pathlib import Path
@@ -62,6 +63,7 @@ def demo_command(
 
 def _demo(args: argparse.Namespace) -> int:
     from glade.datasets import synthetic_profile
+    from glade.datasets.shared import DATA_VARIABLE, shared_data_root
 
     if args.text:
         gf = synthetic_profile(400, seed=1)
@@ -88,13 +90,65 @@ def _demo(args: argparse.Namespace) -> int:
         open_browser=not args.no_browser,
         extra=args.jupyter_options,
     )
+    print(data_report(), end="\n\n")
     if args.dry_run:
         print(shlex.join(command))
         return 0
     if not _has_module("jupyterlab"):
-        raise GladeError("JupyterLab is not installed: pip install jupyterlab (or glade[dev])")
+        raise GladeError('JupyterLab is not installed: pip install "glade[jupyter]"')
+    root = shared_data_root()
+    if root is not None:  # the kernels find the data wherever the notebooks are
+        os.environ[DATA_VARIABLE] = str(root)
+    if not args.no_warmup:
+        _warm_up_in_background(workdir / "warmup.log")
     sys.stdout.flush()
     os.execv(sys.executable, command)  # JupyterLab takes over this process (and its signals)
+    return 0
+
+
+def _warm_up_in_background(log: Path) -> None:
+    """Start ``glade warmup`` in a process of its own, its progress written to ``log``."""
+    print(f"Compiling glade's kernels in the background (progress in {log}).\n")
+    sys.stdout.flush()
+    with log.open("w") as out:
+        subprocess.Popen(
+            [sys.executable, "-m", "glade.cli", "warmup"],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+
+def data_report() -> str:
+    """What the tutorials will read: the public test data (and where it is), or synthetic
+    data, and how to point them at the real data."""
+    from glade.datasets.shared import DATA_SOURCES, DATA_VARIABLE, shared_data_root
+
+    root = shared_data_root()
+    if root is not None:
+        how = f"${DATA_VARIABLE}" if os.environ.get(DATA_VARIABLE) else "a shared/data folder"
+        return (
+            f"The tutorials read the public test data of Hatchet, Thicket and Pipit in {root} "
+            f"(found through {how})."
+        )
+    sources = "\n".join(
+        f"  {name}/  from {url} (its tests/data)" for name, url in DATA_SOURCES.items()
+    )
+    return (
+        "The tutorials will run on glade's synthetic data: the public test data of Hatchet, "
+        "Thicket and Pipit is not on this machine.\nTo run them on real data, put these "
+        f"folders side by side in one folder:\n{sources}\nand start glade demo with "
+        f"{DATA_VARIABLE}=/path/to/that/folder."
+    )
+
+
+def _warmup(args: argparse.Namespace) -> int:
+    from glade.warmup import cache_location, warmup
+
+    done = warmup(progress=not args.quiet)
+    if not args.quiet:
+        print(f"compiled: {', '.join(done)}; cached in {cache_location()}")
     return 0
 
 
@@ -155,7 +209,21 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not open a browser (print the URL to open instead)",
     )
+    demo.add_argument(
+        "--no-warmup",
+        action="store_true",
+        help="do not compile glade's kernels in the background (see glade warmup)",
+    )
     demo.set_defaults(run=_demo, jupyter_options=[])
+
+    warm = sub.add_parser(
+        "warmup",
+        help="compile glade's numba kernels now (they are cached on disk)",
+        description="Compile glade's numba kernels (trace matching, the timeline, the "
+        "readers, the supergraph layout) so that their first use costs no compilation.",
+    )
+    warm.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    warm.set_defaults(run=_warmup)
     return parser
 
 

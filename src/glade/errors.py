@@ -116,3 +116,35 @@ def shown(value: object) -> str:
     if callable(item) and getattr(value, "shape", None) == ():
         value = item()
     return repr(value)
+
+
+class SpellingWarning(UserWarning):
+    """Another tool's spelling that glade accepts, with a one-line note naming glade's own.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from glade.errors import SpellingWarning
+    >>> warnings.simplefilter("error", SpellingWarning)   # to find them all in your code
+    """
+
+
+def other_spelling(theirs: str, ours: str, tool: str = "Hatchet") -> None:
+    """Warn, once per call site, that ``theirs`` is ``tool``'s spelling of ``ours``.
+
+    Parameters
+    ----------
+    theirs : str
+        What the caller wrote, e.g. ``"tree(metric_column=...)"``.
+    ours : str
+        glade's spelling of the same thing, e.g. ``"tree(metric=...)"``.
+    tool : str, default "Hatchet"
+        The tool whose spelling ``theirs`` is.
+    """
+    import warnings
+
+    warnings.warn(
+        f"{theirs} is {tool}'s spelling; glade's is {ours}",
+        SpellingWarning,
+        stacklevel=3,
+    )

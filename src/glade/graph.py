@@ -18,7 +18,7 @@ from numba.typed import Dict
 from scipy.sparse.csgraph import connected_components, depth_first_order
 
 from glade.compiled import kernel
-from glade.errors import GraphError
+from glade.errors import GraphError, other_spelling
 from glade.nodes import Node, NodeSet
 from glade.pandas_compat import copy_on_write
 
@@ -431,6 +431,11 @@ class Graph:
     def nodes(self) -> Iterator[Node]:
         """Every node, in pre-order."""
         return (Node(self, i) for i in range(len(self)))
+
+    def traverse(self) -> Iterator[Node]:
+        """Hatchet's name of :meth:`nodes`: accepted, with a note naming glade's."""
+        other_spelling("graph.traverse()", "graph.nodes()")
+        return self.nodes()
 
     def children_of(self, nid: int) -> np.ndarray:
         """Ids of the children of ``nid``, in profile order."""

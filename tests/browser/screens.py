@@ -1,7 +1,11 @@
 """Screenshots of the four views in JupyterLab, for looking at what a change did: light
 and dark themes, a wide panel and an 800 px one, each view with the line that says what
 the kernel refused. Not a test: run ``python -m tests.browser.screens OUT_DIR`` and open
-the PNGs (``GLADE_CHROMIUM`` names the chromium to drive, as for the tests)."""
+the PNGs (``GLADE_CHROMIUM`` names the chromium to drive, as for the tests).
+
+``python -m tests.browser.screens --readme docs/_static`` takes the README's four pictures
+instead: light theme, wide panel, no refusal line and no JupyterLab notification, a halo
+exchange for the timeline and the matrix."""
 
 from __future__ import annotations
 
@@ -45,6 +49,40 @@ THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
 WIDTHS = {"wide": 1400, "800px": 860}
 
 
+#: The README's pictures: a halo exchange (a stencil's four neighbours) shows in the matrix.
+README_CELLS = [
+    CELLS[0].replace(
+        "synthetic_trace(8, 6, seed=3)", "synthetic_trace(8, 6, seed=3, exchange='halo')"
+    ),
+    *CELLS[1:],
+]
+HIDE_NOTIFICATIONS = ".Toastify { display: none !important; }"
+
+
+def readme_pictures(out: Path) -> None:
+    """The README's picture of each view: ``<view>.png`` in ``out``, light and wide."""
+    from playwright.sync_api import sync_playwright
+
+    out.mkdir(parents=True, exist_ok=True)
+    executable = os.environ.get("GLADE_CHROMIUM") or shutil.which("chromium")
+    with notebook_server("lab", README_CELLS, "readme.ipynb") as url, sync_playwright() as play:
+        browser = play.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_ARGS
+        )
+        page = browser.new_page(viewport={"width": 1100, "height": 1000})
+        page.set_default_timeout(120_000)
+        open_and_run(page, url, "readme.ipynb")
+        page.add_style_tag(content=HIDE_NOTIFICATIONS)
+        page.evaluate("() => window.jupyterapp.commands.execute('application:toggle-left-area')")
+        for view, selector in SELECTORS.items():
+            element = page.locator(selector).first
+            element.wait_for()
+            element.scroll_into_view_if_needed()
+            page.wait_for_timeout(1500)
+            element.screenshot(path=out / f"{view}.png")
+        browser.close()
+
+
 def main(out: Path) -> None:
     from playwright.sync_api import sync_playwright
 
@@ -80,4 +118,7 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1] if len(sys.argv) > 1 else "screens"))
+    if sys.argv[1:2] == ["--readme"]:
+        readme_pictures(Path(sys.argv[2] if len(sys.argv) > 2 else "docs/_static"))
+    else:
+        main(Path(sys.argv[1] if len(sys.argv) > 1 else "screens"))

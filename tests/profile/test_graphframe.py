@@ -328,7 +328,7 @@ def test_tree_marks_shared_nodes_once():
 
 def test_tree_of_multirank_profile_says_how_rows_are_reduced():
     gf = glade.datasets.synthetic_profile(20, ranks=4)
-    assert gf.tree().splitlines()[0] == "time (inc) (mean over rows)"
+    assert gf.tree().splitlines()[0] == "time (inc) (mean over ranks)"
     assert gf.tree(rank=2).splitlines()[0] == "time (inc) (rank 2)"
     root_rank2 = gf.dataframe.loc[(0, 2), "time (inc)"]
     assert gf.tree(rank=2).splitlines()[1].startswith(f"{root_rank2:.3f} main")

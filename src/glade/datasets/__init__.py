@@ -7,12 +7,14 @@ The same arguments always give the same data, on every machine.
 from glade.datasets.ensembles import synthetic_ensemble
 from glade.datasets.halo import halo_exchange_trace
 from glade.datasets.profiles import synthetic_literal, synthetic_profile
-from glade.datasets.shared import shared_data
+from glade.datasets.shared import DataBanner, shared_data, shared_data_root
 from glade.datasets.traces import synthetic_trace, write_synthetic_trace
 
 __all__ = [
+    "DataBanner",
     "halo_exchange_trace",
     "shared_data",
+    "shared_data_root",
     "synthetic_ensemble",
     "synthetic_literal",
     "synthetic_profile",

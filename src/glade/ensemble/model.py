@@ -57,7 +57,7 @@ from glade.ensemble.samples import Label, Recipe, SampleTable
 from glade.ensemble.scaling import ScalingModels
 from glade.ensemble.stats_tables import StatsTables
 from glade.ensemble.supergraph.methods import Supergraphs
-from glade.errors import GladeError, GraphError, MetricError, QueryError
+from glade.errors import GladeError, GraphError, MetricError, QueryError, other_spelling
 from glade.graph import Graph, Node, NodeSet, subtree_sums
 from glade.profile.graphframe import GraphFrame
 from glade.profile.table import inclusive_name
@@ -312,6 +312,26 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         return ensemble_of(parts, labels, extra_metadata(metadata, len(gfs)))
 
     @classmethod
+    def from_caliperreader(cls, source: Any, **kwargs: Any) -> Ensemble:
+        """Thicket's ``Thicket.from_caliperreader``: accepted, with a note naming glade's
+        :meth:`from_files` (which reads every format, in parallel).
+
+        Parameters
+        ----------
+        source : path, glob or list of paths
+            The ``.cali`` files, as for :meth:`from_files`.
+        **kwargs
+            As for :meth:`from_files`.
+
+        Returns
+        -------
+        Ensemble
+            What ``Ensemble.from_files(source, **kwargs)`` returns.
+        """
+        other_spelling("Thicket.from_caliperreader", "Ensemble.from_files", "Thicket")
+        return cls.from_files(source, **kwargs)
+
+    @classmethod
     def from_files(
         cls,
         source: str | os.PathLike | Sequence[str | os.PathLike],
@@ -323,17 +343,41 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
     ) -> Ensemble:
         """An ensemble of profile files, read in parallel.
 
-        ``source`` is a list of paths, a directory (every profile found below it, in
-        sorted path order; other files are skipped) or a glob pattern (``*``, ``?``,
-        ``[...]``, ``**``). ``reader`` is a format name of :func:`glade.read`, a
-        function ``path -> GraphFrame``, or None to detect each file's format.
-        ``workers`` processes read the files (default: one per CPU; 1 reads in this
-        process); a progress bar shows when reading takes more than a second. Each
-        profile's metadata gets its file in column ``path``. Profile ids are
-        ``labels`` (one per file, in order) else content hashes: the same file twice
-        needs two labels. With a ``dask.distributed`` ``client`` (the ``glade[dask]``
-        extra) the cluster's workers read the files instead (``workers`` is then
-        unused): the paths must be readable there.
+        Parameters
+        ----------
+        source : path, glob or list of paths
+            A list of paths, a directory (every profile found below it, in sorted path
+            order; other files are skipped) or a glob pattern (``*``, ``?``, ``[...]``,
+            ``**``).
+        reader : str or callable, optional
+            A format name of :func:`glade.read`, a function ``path -> GraphFrame``, or
+            None to detect each file's format.
+        labels : list, optional
+            The profile ids, one per file in order; else ids are content hashes (the same
+            file twice then needs two labels).
+        workers : int, optional
+            Processes that read the files (default: one per CPU; 1 reads in this process).
+        progress : bool, default True
+            Show a progress bar when reading takes more than a second.
+        client : dask.distributed.Client, optional
+            Read on the cluster's workers instead (the ``glade[dask]`` extra; the paths
+            must be readable there; ``workers`` is then unused).
+
+        Returns
+        -------
+        Ensemble
+            The profiles, their metadata (each file in column ``path``) and no stats yet.
+
+        Raises
+        ------
+        ReaderError
+            When a file cannot be read (naming it); no ensemble is built.
+
+        Examples
+        --------
+        >>> from glade import Ensemble
+        >>> ens = Ensemble.from_files("rajaperf/")            # doctest: +SKIP
+        >>> ens.metadata["compiler"].value_counts()            # doctest: +SKIP
         """
         from glade.readers.ensembles import read_profiles, resolve_paths
 
@@ -440,6 +484,21 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         return list(self.metadata.index)
 
     @property
+    def profile(self) -> list[Hashable]:
+        """Thicket's name of :attr:`profiles`: accepted, with a note naming glade's."""
+        other_spelling("tk.profile", "ens.profiles", "Thicket")
+        return self.profiles
+
+    @property
+    def profile_mapping(self) -> dict[Hashable, Any]:
+        """Thicket's profile id -> file mapping: accepted, with a note naming glade's
+        (``ens.metadata["path"]``; profiles built without a file map to None)."""
+        other_spelling("tk.profile_mapping", 'ens.metadata["path"]', "Thicket")
+        if "path" not in self.metadata.columns:
+            return dict.fromkeys(self.profiles)
+        return self.metadata["path"].to_dict()
+
+    @property
     def num_profiles(self) -> int:
         """How many profiles the ensemble holds."""
         return len(self.metadata)
@@ -534,19 +593,65 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
     def filter_metadata(
         self, predicate: Callable[[pd.Series], bool] | pd.Series | np.ndarray
     ) -> Ensemble:
-        """The profiles whose metadata satisfies ``predicate``: a function of one
-        metadata row (a Series) returning a bool, or a boolean mask over profiles
-        (e.g. ``ens.metadata["compiler"] == "gcc"``). Nodes follow the missing-data
-        rule."""
+        """The profiles whose metadata satisfies a predicate.
+
+        Parameters
+        ----------
+        predicate : callable or boolean mask
+            A function of one metadata row (a Series) returning a bool, or a boolean mask
+            over profiles (e.g. ``ens.metadata["compiler"] == "gcc"``).
+
+        Returns
+        -------
+        Ensemble
+            The selected profiles; nodes follow the missing-data rule and the stats are
+            computed again. A predicate that keeps nothing gives an empty ensemble.
+
+        Raises
+        ------
+        GladeError
+            When the function raises (the error names it).
+
+        Examples
+        --------
+        >>> import glade
+        >>> from glade import Ensemble
+        >>> ens = Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(6, 40, seed=1))
+        >>> gcc = ens.filter_metadata(lambda row: row["compiler"] == "gcc")
+        >>> set(gcc.metadata["compiler"])
+        {'gcc'}
+        """
         keep = mask_of(predicate, self.metadata, "profile")
         return self._select_profiles(keep)
 
     def groupby(self, columns: Label | Sequence[Label]) -> GroupBy:
-        """One ensemble per distinct value of the metadata ``columns`` (a tuple of
-        values when ``columns`` is a list), in sorted key order; a missing value is a
-        group of its own. Each group follows the missing-data rule and computes its
-        own stats. The result is a dict with :meth:`~glade.ensemble.groupby.GroupBy.agg`
-        (one profile per group)."""
+        """One ensemble per distinct value of metadata columns.
+
+        Parameters
+        ----------
+        columns : str or list of str
+            The metadata columns; with a list, keys are tuples of values.
+
+        Returns
+        -------
+        GroupBy
+            A dict of ensembles in sorted key order (a missing value is a group of its
+            own), each following the missing-data rule with its own stats, with
+            :meth:`~glade.ensemble.groupby.GroupBy.agg` (one profile per group).
+
+        Raises
+        ------
+        MetricError
+            When a column is not in the metadata.
+
+        Examples
+        --------
+        >>> import glade
+        >>> from glade import Ensemble
+        >>> ens = Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(6, 40, seed=1))
+        >>> sorted(ens.groupby("compiler"))
+        ['clang', 'gcc', 'intel']
+        """
         as_list = isinstance(columns, list)
         wanted = columns if as_list else [columns]
         for column in wanted:
@@ -585,13 +690,41 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
     ) -> Ensemble:
         """Keep the nodes a call path query (any of its three forms) matches.
 
-        A predicate sees the rows that have data (one per profile, and rank) and the
-        node's stats columns; a node satisfies it when any (``profile_mode="any"``)
-        or all (``"all"``) of its rows with data do: profiles without data at a node
-        neither pass nor fail it. With ``squash`` the graph is rebuilt from the
-        matched nodes (removed nodes bypassed, siblings merged, inclusive metrics
-        recomputed per profile; ``fold=True`` keeps the inclusive values of kept
-        nodes instead); without, the graph stays and only rows are dropped.
+        Parameters
+        ----------
+        query : Query, str or list
+            The query, as for :meth:`glade.GraphFrame.query`. A predicate may also test
+            the node's stats columns (``p."time_mean" > 1``).
+        profile_mode : {"any", "all"}, default "any"
+            A node satisfies a predicate when any, or all, of its rows with data do (one
+            per profile, and rank); profiles without data at a node neither pass nor fail.
+        squash : bool, default True
+            Rebuild the graph from the matched nodes (removed nodes bypassed, siblings
+            merged, inclusive metrics recomputed per profile); without, only rows go.
+        fold : bool, default False
+            With ``squash``, kept nodes keep their inclusive values.
+
+        Returns
+        -------
+        Ensemble
+            A new ensemble with its stats computed again; this one is unchanged.
+
+        Raises
+        ------
+        QuerySyntaxError
+            When the text does not parse.
+        QueryError
+            When the query names a missing column, or is otherwise invalid.
+
+        Examples
+        --------
+        >>> import glade
+        >>> from glade import Ensemble
+        >>> ens = Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(6, 40, seed=1))
+        >>> _ = glade.stats.mean(ens, "time")     # adds the column time_mean to ens.stats
+        >>> hot = ens.query('MATCH ("*")->(".", p) WHERE p."time_mean" > 10', fold=True)
+        >>> hot.num_profiles
+        6
         """
         return self._keep_nodes(self._matched(query, profile_mode), squash, fold)
 
@@ -657,16 +790,69 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
 
     def tree(
         self,
-        metrics: Label | Sequence[Label] | None = None,
+        metric: Label | Sequence[Label] | None = None,
+        depth: int | None = None,
+        threshold: float | None = None,
+        color: bool = False,
+        precision: int = 3,
+        name_width: int | None = None,
+        rank: Any = None,
+        agg: str | Callable = "mean",
+        annotation: str | None = None,
+        *,
         profile: Hashable | None = None,
-        **kwargs: Any,
+        metrics: Label | Sequence[Label] | None = None,
+        metric_column: Label | Sequence[Label] | None = None,
     ) -> str:
-        """The call tree as text. Values come from the stats table (``metrics`` are
-        stats columns, default the first one) or, with ``profile``, from that
-        profile's rows on the nodes it has (default its default metric). The first
-        metric gives the value and colour of each line; the others are shown after
-        the name. Other keyword arguments go to :func:`glade.text_tree.render`
-        (``depth``, ``threshold``, ``color``, ``precision``...)."""
-        from glade.ensemble.output import tree
+        """The call tree as text, one line per node: ``value name``.
 
-        return tree(self, metrics, profile, **kwargs)
+        Takes the arguments of :meth:`glade.GraphFrame.tree`, and ``profile``.
+
+        Parameters
+        ----------
+        metric : str or list of str, optional
+            Stats columns (default: the first one), or with ``profile`` that profile's
+            metrics (default: its default metric). A list shows the first as the value and
+            the others after the name. ``metrics=`` is the same, and Thicket's
+            ``metric_column=`` is accepted with a note.
+        depth, threshold, color, precision, name_width, rank, agg, annotation
+            As for :meth:`glade.GraphFrame.tree`.
+        profile : optional
+            Show this profile's rows on the nodes it has, instead of the stats table.
+
+        Returns
+        -------
+        str
+            The tree; its header names the metric.
+
+        Raises
+        ------
+        MetricError
+            When a metric is not a stats column (or a metric of ``profile``), or when no
+            stats were computed and no ``profile`` is given.
+
+        Examples
+        --------
+        >>> import glade
+        >>> from glade import Ensemble
+        >>> ens = Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(4, 30))
+        >>> _ = glade.stats.mean(ens, "time")     # adds the column time_mean to ens.stats
+        >>> print(ens.tree("time_mean", depth=0).splitlines()[0])
+        time_mean
+        """
+        from glade.ensemble.output import tree
+        from glade.profile.text_tree import tree_metric
+
+        return tree(
+            self,
+            tree_metric(metric, metrics, metric_column),
+            profile,
+            depth=depth,
+            threshold=threshold,
+            color=color,
+            precision=precision,
+            name_width=name_width,
+            rank=rank,
+            agg=agg,
+            annotation=annotation,
+        )

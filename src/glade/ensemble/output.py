@@ -71,17 +71,4 @@ def tree(
     for name in names:
         if name not in gf.dataframe.columns:
             raise MetricError(name, gf.metric_columns)
-    if len(names) > 1:
-        notes = None
-        for name in names[1:]:
-            text = name + "=" + gf.dataframe[name].map(_short).astype(str)
-            notes = text if notes is None else notes + " " + text
-        gf.dataframe["[other metrics]"] = ("[" + notes + "]").to_numpy()
-        kwargs["annotation"] = "[other metrics]"
-    return render(gf, metric=names[0], **kwargs)
-
-
-def _short(value: Any) -> str:
-    if isinstance(value, float | np.floating):
-        return f"{value:.4g}"
-    return str(value)
+    return render(gf, metric=names, **kwargs)

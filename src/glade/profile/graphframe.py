@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from glade.errors import GraphError, MetricError
+from glade.errors import GraphError, MetricError, other_spelling
 from glade.graph import Graph, Node, NodeSet
 from glade.profile.analyses import ProfileAnalyses
 from glade.profile.merge import dense_cells
@@ -245,11 +245,28 @@ class GraphFrame(ProfileAnalyses):
         Removed nodes are bypassed (each kept node hangs under its nearest kept
         ancestor), nodes that come to share a call path (identical siblings) are
         merged by the one rule of :mod:`glade.profile.merge` (additive metrics
-        summed) and inclusive metrics are recomputed from exclusive ones. With
-        ``fold=True`` every kept node keeps its inclusive value and its exclusive
-        value becomes its inclusive value minus its new children's: the cost of
-        removed nodes folds into their nearest kept ancestor (along the first call
-        path where nodes are shared).
+        summed) and inclusive metrics are recomputed from exclusive ones.
+
+        Parameters
+        ----------
+        fold : bool, default False
+            Keep every kept node's inclusive value: its exclusive value becomes its
+            inclusive value minus its new children's, so the cost of removed nodes folds
+            into their nearest kept ancestor (along the first call path where nodes are
+            shared). This is what a collapsed node in a view means.
+
+        Returns
+        -------
+        GraphFrame
+            A new profile on the rebuilt graph; this one is unchanged.
+
+        Examples
+        --------
+        >>> import glade
+        >>> gf = glade.datasets.synthetic_profile(50, seed=1)
+        >>> kept = gf.filter(lambda row: row["time (inc)"] > 10, squash=False)
+        >>> len(kept.squash(fold=True).graph) < len(gf.graph)
+        True
         """
         present = np.zeros(len(self.graph), dtype=bool)
         present[np.asarray(self.dataframe.index.get_level_values("node"), dtype=np.int64)] = True
@@ -318,16 +335,71 @@ class GraphFrame(ProfileAnalyses):
     def flat_profile(
         self, metrics: str | Sequence[str] | None = None, by: str = "name"
     ) -> pd.DataFrame:
-        """Metrics summed per value of ``by`` (function name by default), over all ranks;
-        recursion is not counted twice (see :func:`glade.profile.grouping.flat_profile`)."""
+        """Metrics summed per value of ``by``, over all nodes and ranks.
+
+        Parameters
+        ----------
+        metrics : str or list of str, optional
+            The metric columns (default: every metric). An inclusive metric is not
+            counted twice under recursion (see :func:`glade.profile.grouping.flat_profile`).
+        by : str, default "name"
+            The frame attribute to group by (``"name"``, ``"module"``, ``"file"``...).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per value of ``by``, one column per metric.
+
+        Raises
+        ------
+        MetricError
+            When a metric or ``by`` is not a column of the profile.
+
+        Examples
+        --------
+        >>> import glade
+        >>> gf = glade.datasets.synthetic_profile(50, seed=1)
+        >>> gf.flat_profile("time").columns.tolist()
+        ['time']
+        """
         from glade.profile.grouping import flat_profile
 
         return flat_profile(self, metrics, by)
 
     # ------------------------------------------------------------- queries
     def match(self, query: Query | str | list, rank_mode: str = "any") -> NodeSet:
-        """The nodes on at least one match of ``query`` (any of its three forms), as a
-        :class:`~glade.nodes.NodeSet` (ids; iterates as Node handles)."""
+        """The nodes on at least one match of a call path query.
+
+        Parameters
+        ----------
+        query : Query, str or list
+            The query in any of its three forms: string dialect (``'MATCH (".", p) WHERE
+            p.name = "main"'``), object dialect (Hatchet's list) or a builder query.
+        rank_mode : {"any", "all"}, default "any"
+            With several rows per node (ranks), a node satisfies a predicate when any of
+            its rows does, or all of them.
+
+        Returns
+        -------
+        NodeSet
+            The matched node ids (ascending); iterates as :class:`~glade.nodes.Node`
+            handles and combines like a set.
+
+        Raises
+        ------
+        QuerySyntaxError
+            When the text does not parse (with the line, column and a caret).
+        QueryError
+            When the query names a column the profile lacks, or is otherwise invalid.
+
+        Examples
+        --------
+        >>> import glade
+        >>> gf = glade.datasets.synthetic_profile(50, seed=1)
+        >>> found = gf.match('MATCH (".", p)->("*") WHERE p.name =~ "P?MPI_.*"')
+        >>> all(name.lstrip("P").startswith("MPI_") for name in found.names()[:1])
+        True
+        """
         from glade.query import match_nodes
 
         return NodeSet(self.graph, match_nodes(self, query, rank_mode=rank_mode))
@@ -339,8 +411,43 @@ class GraphFrame(ProfileAnalyses):
         fold: bool = False,
         rank_mode: str = "any",
     ) -> GraphFrame:
-        """Keep the nodes matched by ``query``; with ``squash`` rebuild the graph from
-        them (``fold=True`` keeps the inclusive values of kept nodes)."""
+        """The profile of the nodes a call path query matches.
+
+        Parameters
+        ----------
+        query : Query, str or list
+            The query in any of its three forms (see :meth:`match` and the query
+            reference).
+        squash : bool, default True
+            Rebuild the graph from the matched nodes (see :meth:`squash`); without, the
+            graph stays and only the rows of unmatched nodes are dropped.
+        fold : bool, default False
+            With ``squash``: kept nodes keep their inclusive values, the cost of removed
+            nodes folding into their nearest kept ancestor (what a view's query means).
+        rank_mode : {"any", "all"}, default "any"
+            With several rows per node (ranks), a node satisfies a predicate when any of
+            its rows does, or all of them.
+
+        Returns
+        -------
+        GraphFrame
+            A new profile; this one is unchanged.
+
+        Raises
+        ------
+        QuerySyntaxError
+            When the text does not parse.
+        QueryError
+            When the query names a missing column, or is otherwise invalid.
+
+        Examples
+        --------
+        >>> import glade
+        >>> gf = glade.datasets.synthetic_profile(50, seed=1)
+        >>> mpi = gf.query('MATCH (".", p)->("*") WHERE p.name =~ "P?MPI_.*"')
+        >>> len(mpi.graph) <= len(gf.graph)
+        True
+        """
         from glade.query import match_nodes
 
         keep = np.zeros(len(self.graph), dtype=bool)
@@ -354,9 +461,38 @@ class GraphFrame(ProfileAnalyses):
         fold: bool = False,
         rank_mode: str = "any",
     ) -> GraphFrame:
-        """Hatchet's ``filter``: a callable keeps the dataframe rows for which it is
-        true; a query keeps the nodes it matches. With ``squash`` the graph is
-        rebuilt from what remains."""
+        """Hatchet's ``filter``: keep rows by a function, or nodes by a query.
+
+        Parameters
+        ----------
+        predicate : callable, Query, str or list
+            A function of one dataframe row returning a bool (called per row), or a call
+            path query in any of its three forms (as :meth:`query`).
+        squash : bool, default True
+            Rebuild the graph from what remains (see :meth:`squash`).
+        fold : bool, default False
+            With ``squash``, keep the inclusive values of kept nodes.
+        rank_mode : {"any", "all"}, default "any"
+            For a query: as in :meth:`query`.
+
+        Returns
+        -------
+        GraphFrame
+            A new profile; this one is unchanged.
+
+        Raises
+        ------
+        GladeError
+            When the function raises (the error names it).
+
+        Examples
+        --------
+        >>> import glade
+        >>> gf = glade.datasets.synthetic_profile(50, seed=1)
+        >>> hot = gf.filter(lambda row: row["time (inc)"] > 100)
+        >>> bool((hot.dataframe["time (inc)"] > 0).all())
+        True
+        """
         if callable(predicate) and not hasattr(predicate, "to_string"):
             passed = self.dataframe.apply(predicate, axis=1)
             passed = np.asarray(passed, dtype=bool) if len(self.dataframe) else np.zeros(0, bool)
@@ -387,7 +523,7 @@ class GraphFrame(ProfileAnalyses):
     # ------------------------------------------------------------- output
     def tree(
         self,
-        metric: str | None = None,
+        metric: str | Sequence[str] | None = None,
         depth: int | None = None,
         threshold: float | None = None,
         color: bool = False,
@@ -396,13 +532,59 @@ class GraphFrame(ProfileAnalyses):
         rank: Any = None,
         agg: str | Callable = "mean",
         annotation: str | None = None,
+        *,
+        metrics: str | Sequence[str] | None = None,
+        metric_column: str | Sequence[str] | None = None,
     ) -> str:
-        """The call tree as text (see :func:`glade.text_tree.render`)."""
-        from glade.profile.text_tree import render
+        """The call tree as text, one line per node: ``value name``.
+
+        ``Ensemble.tree`` takes the same arguments (and ``profile=``).
+
+        Parameters
+        ----------
+        metric : str or list of str, optional
+            The column shown (default: the profile's default metric). A list shows the
+            first as the value and the others after the name. ``metrics=`` is the same,
+            and Hatchet's ``metric_column=`` is accepted with a note.
+        depth : int, optional
+            Hide nodes deeper than this (roots are depth 0).
+        threshold : float, optional
+            Hide nodes (and what lies below them) under this fraction of the largest value.
+        color : bool, default False
+            ANSI colours by value, with a legend.
+        precision : int, default 3
+            Digits after the decimal point.
+        name_width : int, optional
+            Cut longer names.
+        rank : optional
+            Show this rank's rows instead of ``agg`` over the ranks.
+        agg : str or callable, default "mean"
+            How the rows of a node (ranks, threads) are reduced; the header says which.
+        annotation : str, optional
+            A column shown after each name.
+
+        Returns
+        -------
+        str
+            The tree, its header naming the metric and how rows were reduced.
+
+        Raises
+        ------
+        MetricError
+            When a metric is not a column of the profile.
+
+        Examples
+        --------
+        >>> import glade
+        >>> gf = glade.datasets.synthetic_profile(20, ranks=4)
+        >>> print(gf.tree(["time (inc)", "time"], depth=1).splitlines()[0])
+        time (inc) (mean over ranks)
+        """
+        from glade.profile.text_tree import render, tree_metric
 
         return render(
             self,
-            metric=metric,
+            metric=tree_metric(metric, metrics, metric_column),
             depth=depth,
             threshold=threshold,
             color=color,
@@ -510,6 +692,36 @@ class GraphFrame(ProfileAnalyses):
         return read_caliper(path, **kwargs)
 
     @classmethod
+    def from_caliperreader(cls, path: str, **kwargs: Any) -> GraphFrame:
+        """Hatchet's name of :meth:`from_caliper`: accepted, with a note naming glade's.
+
+        Parameters
+        ----------
+        path : str
+            A ``.cali`` file (or Caliper's json-split JSON).
+        **kwargs
+            As for :meth:`from_caliper`.
+
+        Returns
+        -------
+        GraphFrame
+            What ``GraphFrame.from_caliper(path, **kwargs)`` returns.
+        """
+        other_spelling("GraphFrame.from_caliperreader", "GraphFrame.from_caliper")
+        return cls.from_caliper(path, **kwargs)
+
+    def show_metric_columns(self) -> list[str]:
+        """Hatchet's name of :attr:`metric_columns`: accepted, with a note naming glade's.
+
+        Returns
+        -------
+        list of str
+            ``gf.metric_columns``.
+        """
+        other_spelling("gf.show_metric_columns()", "gf.metric_columns")
+        return self.metric_columns
+
+    @classmethod
     def from_cprofile(cls, path: str) -> GraphFrame:
         """Read a Python cProfile pstats file (recursion gives cycles)."""
         from glade.readers.profiles.cprofile import read_cprofile
@@ -545,7 +757,28 @@ class GraphFrame(ProfileAnalyses):
         return read_timemory(path)
 
     def show(self, metric: str | None = None, **kwargs: Any):
-        """The interactive CCT view of this profile (in Jupyter)."""
+        """The interactive calling-context tree of this profile, in Jupyter.
+
+        Parameters
+        ----------
+        metric : str, optional
+            The metric the view colours and sorts by (default: the profile's default).
+        **kwargs
+            Other options of :class:`glade.views.CCT` (``agg``, ``rank``, ``height``...).
+
+        Returns
+        -------
+        glade.views.CCT
+            The view: display it as a cell's last value. Its clicks become a query in
+            ``view.query``; ``view.apply()`` is ``gf.query(view.query, fold=True)``.
+
+        Examples
+        --------
+        >>> import glade
+        >>> view = glade.datasets.synthetic_profile(50, seed=1).show()
+        >>> view.query
+        'MATCH ("*")'
+        """
         from glade.views import CCT
 
         return CCT(self, metric=metric, **kwargs)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from glade.errors import MetricError
+from glade.errors import GladeError, MetricError, other_spelling
 from glade.graph import Graph, depth_from_parent, group_by_depth
 from glade.units import format_times, time_unit
 
@@ -123,9 +123,40 @@ def _colour(values: np.ndarray, text: np.ndarray, lo: float, hi: float) -> np.nd
     return colours + text + _RESET
 
 
+def tree_metric(metric: Any = None, metrics: Any = None, metric_column: Any = None) -> Any:
+    """The metric (a name, or a list of names) a ``tree()`` call asks for, however spelled.
+
+    Parameters
+    ----------
+    metric : str or list of str, optional
+        glade's spelling.
+    metrics : str or list of str, optional
+        Accepted as well (``Ensemble.tree``'s earlier spelling).
+    metric_column : str or list of str, optional
+        Hatchet's and Thicket's spelling: accepted, with a
+        :class:`~glade.errors.SpellingWarning` naming ``metric=``.
+
+    Returns
+    -------
+    str, list of str or None
+        The one that was given (None: the default metric).
+
+    Raises
+    ------
+    GladeError
+        When more than one of them is given.
+    """
+    given = [m for m in (metric, metrics, metric_column) if m is not None]
+    if len(given) > 1:
+        raise GladeError("tree() takes one of metric=, metrics= and metric_column=, not several")
+    if metric_column is not None:
+        other_spelling("tree(metric_column=...)", "tree(metric=...)", "Hatchet's and Thicket")
+    return given[0] if given else None
+
+
 def render(
     gf: GraphFrame,
-    metric: str | None = None,
+    metric: str | Sequence[str] | None = None,
     depth: int | None = None,
     threshold: float | None = None,
     color: bool = False,
@@ -137,8 +168,10 @@ def render(
 ) -> str:
     """The call tree of ``gf`` as text: one line per node, ``value name``.
 
-    ``metric`` defaults to the profile's default metric; with several rows per
-    node the value is the row of ``rank``, or ``agg`` (mean) over the rows.
+    ``metric`` defaults to the profile's default metric; a list shows the first as the
+    value and the others after the name (``[m2=1.234 m3=5]``), each reduced the same way;
+    with several rows per node the value is the row of ``rank``, or ``agg`` (mean) over
+    the rows.
     ``depth`` hides nodes deeper than it (roots are depth 0); ``threshold``
     hides nodes (and what lies below them) whose value is under
     ``threshold`` x the largest value; ``name_width`` cuts long names;
@@ -148,21 +181,25 @@ def render(
     column shown after the name. A node shared by several parents (a DAG) is
     printed once in full and elsewhere as ``↪ name``.
     """
+    others: list[str] = []
+    if metric is not None and not isinstance(metric, str):
+        metric, *others = list(metric)
     metric = metric or gf.default_metric
     if metric is None:
         raise MetricError("<default metric>", gf.metric_columns)
     values = gf.node_values(metric, rank=rank, agg=agg)
     graph = gf.graph
     n = len(graph)
+    over = " and ".join(f"{level}s" for level in gf.dataframe.index.names[1:])
     rows = (
         ""
         if gf.dataframe.index.nlevels == 1
         else (
             f" (rank {rank})"
             if rank is not None
-            else f" ({agg} over rows)"
+            else f" ({agg} over {over})"
             if isinstance(agg, str)
-            else " (aggregated over rows)"
+            else f" (aggregated over {over})"
         )
     )
     header = [f"{metric}{rows}"]
@@ -202,6 +239,16 @@ def render(
         note = np.full(n, "", dtype=object)
         note[np.asarray(notes.index, dtype=np.int64)] = notes.astype(str).to_numpy()
         body = body + " " + note[items]
+    if others:
+        parts = [
+            f"{name}="
+            + np.char.mod("%.4g", gf.node_values(name, rank=rank, agg=agg)).astype(object)
+            for name in others
+        ]
+        extra = parts[0]
+        for part in parts[1:]:
+            extra = extra + " " + part
+        body = body + " [" + extra[items] + "]"
     body[is_ref] = SHARED_MARK + names[is_ref]
     lines = (prefix + body).tolist()
     footer = []

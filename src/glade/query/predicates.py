@@ -382,8 +382,28 @@ class Column:
 
 
 def col(name: str) -> Column:
-    """The column ``name`` (a metric, a frame attribute such as ``name``, or an index
-    level such as ``rank``), to build vectorized predicates."""
+    """A column, to build vectorized predicates of the query builder.
+
+    Parameters
+    ----------
+    name : str
+        A metric, a frame attribute such as ``name``, or an index level such as
+        ``rank``.
+
+    Returns
+    -------
+    Column
+        Compares with ``== != < <= > >=`` and has ``.matches(regex)``,
+        ``.startswith``, ``.endswith``, ``.contains``, ``.isin``, ``.isnan()``,
+        ``.isinf()``, ``.isnull()``; combine predicates with ``&``, ``|``, ``~``.
+
+    Examples
+    --------
+    >>> from glade.query import Query, col
+    >>> q = Query().match(".", col("name").matches("MPI_.*") & (col("time") > 5)).rel("*")
+    >>> str(q).startswith("MATCH")
+    True
+    """
     return Column(name)
 
 

@@ -108,12 +108,39 @@ def _single_profile(folder: Path, format: str | None) -> tuple[Path, str]:
 def read(
     path: str | os.PathLike, format: str | None = None, **kwargs: Any
 ) -> GraphFrame | Ensemble:
-    """Read a profile of any supported format; ``format`` skips detection.
+    """Read a profile of any supported format, detected from its content.
 
     A folder is read as a folder format (HPCToolkit, TAU, timemory, a profile stored
     with ``gf.to_parquet``) when it is one; an ensemble stored with ``ens.to_parquet``
-    reads as that Ensemble. Otherwise the single profile file a folder holds is read
-    (a folder holding several is a ReaderError that lists them).
+    reads as that Ensemble. Otherwise the single profile file a folder holds is read.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A profile file or folder.
+    format : str, optional
+        Skip detection: ``"hpctoolkit"``, ``"caliper"``, ``"cprofile"``, ``"tau"``...
+    **kwargs
+        Options of the format's reader (e.g. ``callsite_names="hatchet"`` for
+        HPCToolkit).
+
+    Returns
+    -------
+    GraphFrame or Ensemble
+        The profile (an Ensemble for a stored ensemble).
+
+    Raises
+    ------
+    ReaderError
+        When the input is malformed, truncated or of no known format (naming the file
+        and what is wrong), when a folder holds several profiles (listing them), or
+        when it is a stored trace (read those with :func:`glade.read_trace`).
+
+    Examples
+    --------
+    >>> import glade
+    >>> gf = glade.read("hpctoolkit-cpi-database")          # doctest: +SKIP
+    >>> print(gf.tree(depth=2))                             # doctest: +SKIP
     """
     target = Path(path)
     if sidecar_format(target) == "glade-trace":

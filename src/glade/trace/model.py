@@ -330,8 +330,34 @@ class Trace:
         per_process: bool = False,
         mean: bool = False,
     ) -> pd.DataFrame:
-        """``metrics`` of the calls summed per value of ``groupby_column`` (see
-        :func:`glade.trace.profiles.flat_profile`)."""
+        """Metrics of the calls, summed per function (Pipit's ``flat_profile``).
+
+        Parameters
+        ----------
+        metrics : str or list of str, default "time.exc"
+            ``time.exc``, ``time.inc`` (ns), ``count`` or ``<metric>.exc/.inc`` of a metric
+            column; derived columns are computed when missing.
+        groupby_column : str, default "Name"
+            The event column to group by.
+        per_process : bool, default False
+            One row per (value, process) instead of a sum over processes.
+        mean : bool, default False
+            Divide the sums by the number of processes of the trace, all of them: Pipit
+            divides by the processes that ran each function (see *coming from*).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per value of ``groupby_column`` (and process), one column per metric.
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_trace
+        >>> trace = synthetic_trace(4, 5, seed=1)
+        >>> profile = trace.flat_profile(["time.exc", "count"])
+        >>> int(profile.loc["MPI_Allreduce", "count"])
+        20
+        """
         from glade.trace.profiles import flat_profile
 
         return flat_profile(self, metrics, groupby_column, per_process, mean)
@@ -402,9 +428,36 @@ class Trace:
 
     # ------------------------------------------------------ communication
     def comm_matrix(self, output: str = "size", as_frame: bool = False, form: str = "auto"):
-        """Bytes (``output="size"``) or messages (``"count"``) sent from each process to
-        each other: dense for up to 2048 processes, else a sparse table of the pairs
-        (``form`` picks; see :func:`glade.trace.comm.comm_matrix`)."""
+        """Bytes or messages sent from each process to each other.
+
+        Parameters
+        ----------
+        output : {"size", "count"}, default "size"
+            Bytes, or numbers of messages.
+        as_frame : bool, default False
+            A DataFrame labelled by process instead of an array.
+        form : {"auto", "dense", "sparse"}, default "auto"
+            Dense for up to 2048 processes, else a sparse table of the (``Sender``,
+            ``Receiver``) pairs that exchanged messages; ``"dense"`` and ``"sparse"``
+            force one (see :func:`glade.trace.comm.comm_matrix`).
+
+        Returns
+        -------
+        numpy.ndarray or pandas.DataFrame
+            Senders as rows, receivers as columns (or the sparse table).
+
+        Raises
+        ------
+        TraceError
+            When a dense matrix would take more than 1 GiB.
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_trace
+        >>> trace = synthetic_trace(4, 5, seed=1)
+        >>> trace.comm_matrix(output="count").shape
+        (4, 4)
+        """
         from glade.trace.comm import comm_matrix
 
         return comm_matrix(self, output, as_frame, form)
@@ -498,17 +551,47 @@ class Trace:
     def query(
         self, query: Any, rank_mode: str = "any", fold: bool = True, level: str = "cct"
     ) -> Trace:
-        """A new Trace with the events of the calls a call-path query (any of its three
-        forms) keeps. With ``level="cct"`` (the default) the query matches the trace's
-        calling context tree and keeps the calls of the matched nodes (see
-        :meth:`filter`); with ``level="calls"`` it matches the call forest
-        (:meth:`calls`), where every call and instant is a node with its ``start``,
-        ``end``, ``Process`` and ``Thread``, and keeps the matched calls and instants.
-        A trace measures time between its events, so a kept call keeps its inclusive
-        time and the time of a removed callee counts for its caller: what
-        ``fold=True`` means for a GraphFrame, and the only meaning a trace can give
-        (``fold=False`` is an error). Runs what a CCT view (``level="cct"``) or a
-        timeline view (``level="calls"``) of the trace emits."""
+        """A new Trace with the events of the calls a call path query keeps.
+
+        A trace measures time between its events, so a kept call keeps its inclusive time
+        and the time of a removed callee counts for its caller: what ``fold=True`` means
+        for a GraphFrame, and the only meaning a trace can give.
+
+        Parameters
+        ----------
+        query : Query, str or list
+            The query in any of its three forms.
+        rank_mode : {"any", "all"}, default "any"
+            At the CCT level, a node satisfies a predicate when any of its rows
+            (processes) does, or all of them.
+        fold : bool, default True
+            Must be True (``fold=False`` is an error).
+        level : {"cct", "calls"}, default "cct"
+            ``"cct"`` matches the trace's calling context tree and keeps the calls of the
+            matched nodes (what a CCT view emits); ``"calls"`` matches the call forest
+            (:meth:`calls`), where every call and instant is a node with its ``start``,
+            ``end``, ``Process`` and ``Thread`` (what a timeline view emits).
+
+        Returns
+        -------
+        Trace
+            The kept events; this trace is unchanged.
+
+        Raises
+        ------
+        QuerySyntaxError
+            When the text does not parse.
+        QueryError
+            When the query names a missing column, or is otherwise invalid.
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_trace
+        >>> trace = synthetic_trace(4, 5, seed=1)
+        >>> mpi = trace.query('MATCH (".", p)->("*") WHERE p.name =~ "MPI_.*"')
+        >>> sorted(set(mpi.events["Name"].astype(str)) - {"MpiSend", "MpiRecv"})[:1]
+        ['MPI_Allreduce']
+        """
         from glade.trace.calls import check_query_arguments, query_calls
 
         check_query_arguments(query, fold, level)
@@ -517,14 +600,28 @@ class Trace:
         return self.filter(query, rank_mode)
 
     def calls(self):
-        """The call forest: a GraphFrame with one node per call (an Enter with its Leave)
-        under the call that encloses it on its process and thread, and one leaf per
-        Instant; columns ``name``, ``type``, ``Process``, ``Thread``, ``start``, ``end``,
-        ``time.inc``, ``time.exc``, ``depth``, ``event``, the events' attribute
-        columns (see :mod:`glade.trace.calls`), and each call's ``waiting time`` and
-        time on the ``critical path`` (ns, see :meth:`wait_states` and
-        :meth:`critical_path`): ``trace.query('MATCH (".", p) WHERE p."waiting time" >
-        0', level="calls")`` keeps the waiting calls."""
+        """The call forest: every call of the trace as a node.
+
+        Returns
+        -------
+        GraphFrame
+            One node per call (an Enter with its Leave) under the call that encloses it on
+            its process and thread, and one leaf per Instant; columns ``name``, ``type``,
+            ``Process``, ``Thread``, ``start``, ``end``, ``time.inc``, ``time.exc``,
+            ``depth``, ``event``, the events' attribute columns (see
+            :mod:`glade.trace.calls`), and each call's ``waiting time`` and time on the
+            ``critical path`` (ns, see :meth:`wait_states` and :meth:`critical_path`):
+            ``trace.query('MATCH (".", p) WHERE p."waiting time" > 0', level="calls")``
+            keeps the waiting calls.
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_trace
+        >>> trace = synthetic_trace(4, 5, seed=1)
+        >>> forest = trace.calls()
+        >>> {"start", "end", "Process"} <= set(forest.dataframe.columns)
+        True
+        """
         from glade.trace.calls import call_forest
         from glade.trace.critical_path import add_forest_columns
 
@@ -533,18 +630,56 @@ class Trace:
         return forest
 
     def show(self, metric: str | None = None, data_name: str = "trace", **kwargs: Any):
-        """The interactive CCT view (in Jupyter) of the trace's call tree (see
-        :meth:`to_graphframe`); its edits apply to the trace: ``view.apply()`` is
-        ``trace.query(view.query, fold=True)``, a Trace."""
+        """The interactive CCT view of the trace's call tree, in Jupyter.
+
+        Parameters
+        ----------
+        metric : str, optional
+            The metric the view colours and sorts by.
+        data_name : str, default "trace"
+            The trace's name in the code the view writes (``view.code()``).
+        **kwargs
+            Other options of :class:`glade.views.CCT`.
+
+        Returns
+        -------
+        glade.views.CCT
+            The view; its edits apply to the trace: ``view.apply()`` is
+            ``trace.query(view.query, fold=True)``, a Trace.
+        """
         from glade.views import CCT
 
         return CCT(self, metric=metric, data_name=data_name, **kwargs)
 
     def show_timeline(self, depth_rows: bool = False, data_name: str = "trace", **kwargs: Any):
-        """The interactive timeline view (in Jupyter) of the trace: processes and threads
-        as rows, time across, drawn by the kernel one range at a time; its edits apply
-        to the trace: ``view.apply()`` is ``trace.query(view.query, level="calls")``
-        (see :class:`glade.views.Timeline`)."""
+        """The interactive timeline of the trace, in Jupyter.
+
+        Processes and threads are rows, time runs across, and the kernel draws every range
+        the view shows.
+
+        Parameters
+        ----------
+        depth_rows : bool, default False
+            One row per nesting depth of every process (a flame chart per process).
+        data_name : str, default "trace"
+            The trace's name in the code the view writes (``view.code()``).
+        **kwargs
+            Other options of :class:`glade.views.Timeline` (``height``...).
+
+        Returns
+        -------
+        glade.views.Timeline
+            The view; its edits apply to the trace: ``view.apply()`` is
+            ``trace.query(view.query, level="calls")``.
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_trace
+        >>> trace = synthetic_trace(4, 5, seed=1)
+        >>> view = trace.show_timeline()
+        >>> view.window("0.1 ms", "0.2 ms").query.startswith("MATCH")
+        True
+        """
         from glade.views import Timeline
 
         return Timeline(self, depth_rows=depth_rows, data_name=data_name, **kwargs)
@@ -560,9 +695,24 @@ class Trace:
         return CommMatrix(self, metric=metric, data_name=data_name, **kwargs)
 
     def to_graphframe(self):
-        """The calling context tree aggregated over time: a GraphFrame with rows
-        ``(node, rank)`` and metrics ``time``, ``time (inc)`` (ns) and ``count`` (see
-        :func:`glade.trace.cct.to_graphframe`); the trace is left as it was."""
+        """The calling context tree of the trace, aggregated over time.
+
+        Returns
+        -------
+        GraphFrame
+            Rows ``(node, rank)`` (a rank is a process) and metrics ``time``,
+            ``time (inc)`` (ns, named in ``metadata["units"]``) and ``count`` (see
+            :func:`glade.trace.cct.to_graphframe`); the trace is left as it was.
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_trace
+        >>> trace = synthetic_trace(4, 5, seed=1)
+        >>> print(trace.to_graphframe().tree(depth=0))              # doctest: +ELLIPSIS
+        time (inc) (mean over ranks)
+        ... main
+        <BLANKLINE>
+        """
         from glade.trace.cct import to_graphframe
 
         return to_graphframe(self)

@@ -124,10 +124,40 @@ class Link:
 
 
 def link(*views: QueryView) -> Link:
-    """Link views of the same data (a trace's timeline, its CCT view, its comm matrix):
-    each one's selection restricts or highlights the others, by query text through the
-    kernel (see :mod:`glade.views.link`). Returns the :class:`Link`; ``link.unlink()``
-    restores the views."""
+    """Link views of one trace: a selection in one restricts or highlights the others.
+
+    Only query text passes between them, through the kernel, so what a linked view
+    shows is what ``trace.query(text, level="calls")`` gives.
+
+    Parameters
+    ----------
+    *views : QueryView
+        Two or more views of the same data (a trace's timeline, its CCT view, its
+        supergraph view, its comm matrix).
+
+    Returns
+    -------
+    Link
+        The link; ``link.unlink()`` (or :func:`unlink`) restores every view.
+
+    Raises
+    ------
+    GladeError
+        When the views show different data, are fewer than two, repeat, are already
+        linked, or none emits what another takes.
+
+    Examples
+    --------
+    >>> import glade
+    >>> from glade.datasets import synthetic_trace
+    >>> run = synthetic_trace(4, 5, seed=2)
+    >>> timeline, tree = run.show_timeline(), run.show()
+    >>> link = glade.link(timeline, tree)
+    >>> _ = timeline.window("0.1 ms", "0.2 ms")
+    >>> tree.restriction == timeline.query
+    True
+    >>> link.unlink()
+    """
     return Link(views)
 
 

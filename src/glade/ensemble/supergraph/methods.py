@@ -14,11 +14,40 @@ class Supergraphs:
     def supergraph(
         self, by: Any = "module", metric: Label | None = None, rank_agg: str = "mean", **kwargs: Any
     ):
-        """The ensemble's supergraph (CallFlow): its CCT nodes grouped ``by`` ``"name"``,
-        ``"module"``, a ``{regex: module}`` mapping or a function of a frame, with exact
-        per-profile values of ``metric`` and their statistics (see
-        :func:`glade.ensemble.supergraph.build_supergraph` for ``target``, ``bins``,
-        ``whis``)."""
+        """The ensemble's supergraph (CallFlow, exact): CCT nodes grouped into supernodes.
+
+        Parameters
+        ----------
+        by : str, dict or callable, default "module"
+            ``"name"``, ``"module"``, a ``{regex: supernode}`` mapping or a function of
+            a frame (a dict of frame attributes) returning the supernode's name.
+        metric : str, optional
+            The metric (default: the ensemble's default metric).
+        rank_agg : {"mean", "sum", "min", "max"}, default "mean"
+            How a node's rows over ranks reduce to one value per profile.
+        **kwargs
+            ``target``, ``bins``, ``whis`` (see
+            :func:`glade.ensemble.supergraph.build_supergraph`).
+
+        Returns
+        -------
+        glade.ensemble.supergraph.Supergraph
+            Its ``nodes`` and ``edges`` tables, per-profile values and statistics.
+
+        Raises
+        ------
+        GladeError
+            On a call graph with shared nodes (supergraphs need calling-context trees).
+
+        Examples
+        --------
+        >>> import glade
+        >>> from glade import Ensemble
+        >>> ens = Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(6, 40, seed=1))
+        >>> sg = ens.supergraph(by="name", metric="time")
+        >>> "inclusive_mean" in sg.nodes.columns
+        True
+        """
         from glade.ensemble.supergraph import build_supergraph
 
         return build_supergraph(self, by, metric, rank_agg, **kwargs)
@@ -26,8 +55,22 @@ class Supergraphs:
     def show_supergraph(
         self, by: Any = "module", metric: Label | None = None, data_name: str = "ens", **kwargs: Any
     ):
-        """The interactive Sankey of the supergraph (in Jupyter); its edits are queries
-        on the ensemble (see :class:`glade.views.SupergraphView`)."""
+        """The interactive Sankey of the supergraph, in Jupyter.
+
+        Parameters
+        ----------
+        by, metric
+            As for :meth:`supergraph`.
+        data_name : str, default "ens"
+            The ensemble's name in the code the view writes (``view.code()``).
+        **kwargs
+            Other options of :class:`glade.views.SupergraphView`.
+
+        Returns
+        -------
+        glade.views.SupergraphView
+            The view; its edits are queries on the ensemble (``view.apply()``).
+        """
         from glade.views import SupergraphView
 
         return SupergraphView(self, by=by, metric=metric, data_name=data_name, **kwargs)

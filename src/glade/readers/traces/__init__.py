@@ -63,8 +63,38 @@ def detect_trace_format(path: str | os.PathLike) -> str:
 
 
 def read_trace(path: str | os.PathLike, format: str | None = None, **kwargs: Any) -> Trace:
-    """Read a trace of any supported format; ``format`` (a name of ``TRACE_FORMATS``)
-    skips detection; ``kwargs`` go to the format's reader."""
+    """Read a trace of any supported format, detected from its content.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        An OTF2 archive, HPCToolkit database, Projections logs, Nsight export, Chrome /
+        Perfetto JSON, CSV file, or a trace stored with ``trace.to_parquet``.
+    format : str, optional
+        Skip detection (a name of ``TRACE_FORMATS``: ``"otf2"``, ``"chrome"``...).
+    **kwargs
+        Options of the format's reader, e.g. ``engine="dask"`` (the ``glade[dask]``
+        extra) for a ``DaskTrace``.
+
+    Returns
+    -------
+    Trace
+        The events, in time order, with typed columns.
+
+    Raises
+    ------
+    ReaderError
+        When the input is malformed or of no known format (naming the file and, where
+        it can, the line or event).
+    GladeError
+        When the format's reader needs an extra that is not installed (naming it).
+
+    Examples
+    --------
+    >>> import glade
+    >>> trace = glade.read_trace("ping-pong-otf2")          # doctest: +SKIP
+    >>> trace.flat_profile(["time.exc", "count"])           # doctest: +SKIP
+    """
     name = format or detect_trace_format(path)
     for fmt, module_name, function in TRACE_FORMATS:
         if fmt == name:

@@ -80,15 +80,52 @@ def graphframe_of(data: Any) -> GraphFrame:
 
 
 class CCT(QueryView):
-    """Interactive calling-context tree of a profile (a GraphFrame, or an Ensemble or Trace
-    through its GraphFrame form).
+    """Interactive calling-context tree of a profile, in JupyterLab 4 and Notebook 7.
 
-    ``metric`` drives bars, colour and the threshold slider (default: the data's default
-    metric); with several rows per node the values are ``agg`` over them (mean, sum, min,
-    max, median) or those of ``rank``. ``data_name`` is the variable name ``code()``
-    writes. Edit from Python with :meth:`collapse`, :meth:`expand`, :meth:`hide`,
+    Shows a GraphFrame, or an Ensemble or a Trace through its GraphFrame form. Every edit
+    (collapse, hide, elide, focus, depth, threshold) becomes a query in ``view.query``;
+    ``view.apply()`` is the data keeping what the view shows, ``data.query(view.query,
+    fold=True)``. Edit from Python with :meth:`collapse`, :meth:`expand`, :meth:`hide`,
     :meth:`elide`, :meth:`focus`, :meth:`expand_to_depth`, :meth:`collapse_below`,
     :meth:`undo`, :meth:`redo`, or assign a query to ``view.query``.
+
+    Parameters
+    ----------
+    data : GraphFrame, Ensemble or Trace
+        What the view shows (anything with ``to_graphframe()`` and
+        ``query(text, fold=True)``, see :class:`CCTSource`).
+    metric : str, optional
+        The metric of the bars, the colour and the threshold slider (default: the data's
+        default metric).
+    agg : {"mean", "sum", "min", "max", "median"}, default "mean"
+        How several rows per node (ranks, profiles) reduce to one value.
+    rank : optional
+        Show one rank's rows instead of ``agg``.
+    sort_metric, color_metric : str, optional
+        Sort siblings, or colour rows, by another metric.
+    data_name : str, default "gf"
+        The variable name ``view.code()`` writes.
+    height : int, default 420
+        The view's height in pixels.
+
+    Raises
+    ------
+    GladeError
+        When ``data`` is not a GraphFrame nor has a GraphFrame form.
+    MetricError
+        When a metric is not a column of the data.
+
+    Examples
+    --------
+    >>> import glade
+    >>> from glade.views import CCT
+    >>> gf = glade.datasets.synthetic_profile(50, seed=1)
+    >>> view = CCT(gf)
+    >>> _ = view.hide(("main", gf.graph.node(int(gf.graph.children_of(0)[0])).name))
+    >>> view.query.startswith("NOT")
+    True
+    >>> view.apply().dataframe.shape[0] < gf.dataframe.shape[0]
+    True
     """
 
     _esm = static_file("cct.js")

@@ -61,17 +61,43 @@ def _ids(values: Iterable[int] | int, what: str) -> list[int]:
 
 
 class CommMatrix(QueryView):
-    """Interactive communication matrix of a Trace (see the module doc).
+    """Interactive communication matrix of a Trace, in JupyterLab 4 and Notebook 7.
 
-    ``metric`` is ``"bytes"``, ``"count"``, ``"mean size"`` (bytes per message) or
-    ``"latency"`` (mean ns from send to receive); ``color`` is ``"linear"``, ``"log"`` or
-    ``"row"`` (each row normalised by its largest cell); ``order`` puts processes in
-    ``"rank"`` order, by total ``"volume"`` or in reverse Cuthill-McKee order
-    (``"rcm"``). ``tags``, ``communicators`` and ``window`` (t0, t1 in ns or text with a
-    unit) filter the messages counted (a message is in the window when it is sent in it;
-    its query selects both its send and its receive). At most ``max_cells`` blocks a side
-    are drawn: more processes than that are pooled into blocks (sums; means for mean size
-    and latency).
+    Senders are rows, receivers columns. A clicked cell or brushed block is a selection:
+    ``view.messages()`` is the table of its messages and ``view.query`` a call-level
+    query of their send and receive events (``view.apply()`` is their trace).
+
+    Parameters
+    ----------
+    trace : Trace
+        The trace whose messages are counted.
+    metric : {"bytes", "count", "mean size", "latency"}, default "bytes"
+        Bytes, messages, bytes per message, or the mean ns from send to receive.
+    color : {"linear", "log", "row"}, default "linear"
+        The colour scale (``"row"``: each row normalised by its largest cell).
+    order : {"rank", "volume", "rcm"}, default "rank"
+        Process order: by rank, by total volume, or reverse Cuthill-McKee.
+    tags, communicators : list of int, optional
+        Count only these messages.
+    window : (t0, t1), optional
+        Count only the messages sent in this window (ns or text with a unit).
+    max_cells : int, default 256
+        At most this many blocks a side; more processes are pooled into blocks.
+    height : int, default 520
+        The view's height in pixels.
+    data_name : str, default "trace"
+        The variable name ``view.code()`` writes.
+    colour : str, optional
+        The old spelling of ``color`` (warns).
+
+    Examples
+    --------
+    >>> from glade.datasets import halo_exchange_trace
+    >>> from glade.views import CommMatrix
+    >>> view = CommMatrix(halo_exchange_trace(16, 2))
+    >>> _ = view.select(5, 6)
+    >>> len(view.messages()) > 0
+    True
     """
 
     _esm = static_file("matrix.js")

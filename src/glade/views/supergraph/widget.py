@@ -62,18 +62,46 @@ class _Options(TypedDict):
 
 
 class SupergraphView(QueryView):
-    """Interactive Sankey of the supergraph of an Ensemble (or of a GraphFrame, an
-    ensemble of one).
+    """Interactive Sankey of the supergraph of an Ensemble, in JupyterLab 4 and Notebook 7.
 
-    ``by``, ``metric``, ``rank_agg``, ``bins`` and ``whis`` are those of
-    ``Ensemble.supergraph``; ``target`` a profile id; ``unit`` the metric's time unit
-    ("ns", "us", "ms" or "s"; default: what the data says, else none). Edit from Python
-    with :meth:`hide`, :meth:`focus`, :meth:`unfocus`, :meth:`split`,
-    :meth:`set_threshold`, :meth:`set_by`, :meth:`set_metric`, :meth:`set_target`,
-    :meth:`set_diff`, :meth:`undo`, :meth:`redo`, :meth:`reset`, or assign ``view.query``
-    (or ``by``, ``metric``, ``target``, ``threshold``: each assignment is an edit).
-    ``view.code()`` writes the line that builds the supergraph shown (a grouping function
-    by its name).
+    A GraphFrame is shown as an ensemble of one, a Trace through its call tree. Hide and
+    focus change ``view.query`` (a query on the ensemble); the other edits change how the
+    result is grouped and shown; ``view.apply()`` is ``ens.query(view.query, fold=True)``
+    and ``view.supergraph()`` the supergraph shown. Edit from Python with :meth:`hide`,
+    :meth:`focus`, :meth:`unfocus`, :meth:`split`, :meth:`set_threshold`, :meth:`set_by`,
+    :meth:`set_metric`, :meth:`set_target`, :meth:`set_diff`, :meth:`undo`, :meth:`redo`,
+    :meth:`reset`, or assign ``view.query`` (or ``by``, ``metric``, ``target``,
+    ``threshold``: each assignment is an edit). ``view.code()`` writes the line that builds
+    the supergraph shown (a grouping function by its name).
+
+    Parameters
+    ----------
+    data : Ensemble, GraphFrame or Trace
+        What the view shows.
+    by, metric, rank_agg, bins, whis
+        As for :meth:`glade.Ensemble.supergraph`.
+    target : optional
+        A profile id whose values are marked in red.
+    unit : {"ns", "us", "ms", "s"}, optional
+        The metric's time unit (default: what the data says, else none).
+    data_name : str, optional
+        The variable name ``view.code()`` writes.
+    height : int, default 560
+        The view's height in pixels.
+
+    Raises
+    ------
+    GladeError
+        On a call graph with shared nodes (supergraphs need calling-context trees).
+
+    Examples
+    --------
+    >>> import glade
+    >>> from glade.views import SupergraphView
+    >>> ens = glade.Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(4, 40))
+    >>> view = SupergraphView(ens, by="name", metric="time")
+    >>> view.query
+    'MATCH ("*")'
     """
 
     _esm = static_file("supergraph.js")

@@ -48,13 +48,35 @@ MAX_HIGHLIGHT = 100_000
 
 
 class Timeline(Requests, QueryView):
-    """Interactive timeline of a Trace or a DaskTrace (see the module doc).
+    """Interactive timeline of a Trace or a DaskTrace, in JupyterLab 4 and Notebook 7.
 
-    ``depth_rows`` shows one row per nesting depth under every location (a flame chart
-    per process); ``data_name`` is the variable name ``code()`` writes. Edit from
-    Python with :meth:`window`, :meth:`hide`, :meth:`unhide`, :meth:`focus`,
+    Processes (and threads) are rows and time runs across; the kernel draws every range
+    the view shows (exact boxes for calls a pixel wide or more, a raster of the time the
+    others cover). Every edit (window, hide, focus) becomes a call-level query in
+    ``view.query``; ``view.apply()`` is ``trace.query(view.query, level="calls")``. Edit
+    from Python with :meth:`window`, :meth:`hide`, :meth:`unhide`, :meth:`focus`,
     :meth:`unfocus`, :meth:`clear_window`, :meth:`undo`, :meth:`redo`, or assign a
     call-level query to ``view.query``; move with :meth:`zoom`.
+
+    Parameters
+    ----------
+    trace : Trace or DaskTrace
+        The trace shown (on Dask, every answer is computed on the workers).
+    depth_rows : bool, default False
+        One row per nesting depth under every location (a flame chart per process).
+    height : int, default 420
+        The view's height in pixels.
+    data_name : str, default "trace"
+        The variable name ``view.code()`` writes.
+
+    Examples
+    --------
+    >>> from glade.datasets import synthetic_trace
+    >>> from glade.views import Timeline
+    >>> view = Timeline(synthetic_trace(4, 5, seed=1))
+    >>> _ = view.window("0.1 ms", "0.3 ms", processes=[0, 1])
+    >>> "Process" in view.query
+    True
     """
 
     _esm = static_file("timeline.js")
