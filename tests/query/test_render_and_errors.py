@@ -163,7 +163,9 @@ def test_syntax_errors_say_where_and_what(text, line, column, expected):
     [
         ('MATCH (".", p) WHERE q.x = 1', "variable q is not declared"),
         ('MATCH (".", p)->("*", p)', "declared twice"),
-        ('MATCH ("?", p)', "is not a quantifier"),
+        ('MATCH ("a//b", p)', "is neither a quantifier"),
+        ('MATCH (".")->("main", p)', "a call path names nodes from a root"),
+        ("MATCH (p) RETURN q", "variable q is not declared"),
         ("MATCH (0, p)", "at least 1"),
         ('MATCH (p) WHERE p.x =~ "("', "invalid regular expression"),
         ("MATCH (p) WHERE p.x > 1e400", "not a finite number"),

@@ -10,17 +10,13 @@ import { StringTable } from "../../lib/transport.js";
  *
  * parent: Int32Array (-1 for roots); frameCode: equal codes = equal frames;
  * pathKey: equal keys = equal call paths (keys numbered in pre-order of first use);
- * names / nameIndex: the name table; conditions: query fragments (".name = \"main\""),
- * the first names.length of them are the name conditions of the unique names, and
- * extraPtr / extraIndex list further fragments per node (CSR) that tell same-name
- * siblings apart; metrics: [{name, kind, partner, values: Float64Array}], where `values`
+ * names / nameIndex: the name table; metrics: [{name, kind, partner, values: Float64Array}], where `values`
  * are those drawn and `own` (when a link restricts the view) the tree's own values, which
  * edits (a threshold) use; linkKeep: under a link's restriction, 1 for the nodes the
  * restricted tree has (null otherwise).
  */
 export class CallTree {
-  constructor({ parent, frameCode, pathKey, nameIndex, names, conditions, extraPtr, extraIndex,
-    metrics, linkKeep = null }) {
+  constructor({ parent, frameCode, pathKey, nameIndex, names, metrics, linkKeep = null }) {
     const n = parent.length;
     this.n = n;
     this.parent = parent;
@@ -28,9 +24,6 @@ export class CallTree {
     this.pathKey = pathKey;
     this.nameIndex = nameIndex;
     this.names = names;
-    this.conditions = conditions;
-    this.extraPtr = extraPtr;
-    this.extraIndex = extraIndex;
     this.metrics = metrics;
     this.linkKeep = linkKeep;
     this.depth = new Int32Array(n);
@@ -77,15 +70,6 @@ export class CallTree {
     return this.names.get(this.nameIndex[node]);
   }
 
-  /** The query fragments that identify a node among its siblings (".name = ..." first). */
-  conditionTexts(node) {
-    const out = [this.conditions.get(this.nameIndex[node])];
-    for (let j = this.extraPtr[node]; j < this.extraPtr[node + 1]; j++) {
-      out.push(this.conditions.get(this.extraIndex[j]));
-    }
-    return out;
-  }
-
   /** Ids from the root down to a node. */
   pathIds(node) {
     const ids = [];
@@ -118,9 +102,6 @@ export function callTreeFromPayload(payload) {
     pathKey: a.path_keys,
     nameIndex: a.name_index,
     names: new StringTable(a.names, a.name_offsets),
-    conditions: new StringTable(a.conditions, a.condition_offsets),
-    extraPtr: a.extra_ptr,
-    extraIndex: a.extra_index,
     metrics,
     linkKeep,
   });

@@ -18,7 +18,6 @@ import { buildFooter, buildRowButtons, buildToolbar } from "./controls.js";
 import { ColumnHeader } from "./header.js";
 import { fillTooltip, placeTooltip } from "./tooltip.js";
 import { displayTree, rowOrder, sortKey } from "./layout.js";
-import { buildQuery } from "./query.js";
 import { matchingNodes, searchPattern } from "./search.js";
 import { rowAt, VirtualList } from "../../lib/virtual.js";
 
@@ -30,6 +29,7 @@ const SEARCH_DELAY_MS = 150;
 class CCTView {
   constructor(model, el, signal, payload) {
     this.model = model;
+    this.loadedHistory = JSON.stringify(model.get("history"));
     this.signal = signal;
     this.revision = payload.revision;
     this.tree = callTreeFromPayload(payload);
@@ -194,6 +194,7 @@ class CCTView {
     const stop = watchPayload(model, (payload) => this.onPayload(payload));
     signal.addEventListener("abort", stop);
     model.on("change:notice", () => this.refresh());
+    model.on("change:query", () => this.showQuery());
     model.on("change:height", () => {
       this.body.style.height = `${model.get("height")}px`;
     });
@@ -496,12 +497,25 @@ class CCTView {
     this.status.textContent = `${nodes} of ${tree.n} nodes shown`
       + (shown < nodes ? ` in ${shown} rows` : "")
       + (isEmpty(this.state) ? "" : " (edited)");
-    this.queryText.textContent = buildQuery(tree, this.state, masks);
+    this.showQuery();
     this.drawLegend(colourName);
     this.header.markSorted(sortName);
     this.list.update(this.order.rows.length);
     if (this.search.matches) this.updateSearchInfo();
     this.hover();
+  }
+
+  /**
+   * The kernel's query (it alone writes queries). A page no kernel answers shows the
+   * query it was exported with until an edit is made on it.
+   */
+  showQuery() {
+    const model = this.model;
+    const edited = model.get("offline")
+      && JSON.stringify(this.edits.history) !== this.loadedHistory;
+    this.queryText.textContent = edited
+      ? "(edited on a page without a kernel: run the notebook for the query of these edits)"
+      : model.get("query");
   }
 
   /** A value of the named metric as text (a time with its unit when it is one). */

@@ -5,7 +5,8 @@
 - string dialect: ``MATCH (".", p)->("*") WHERE p.name =~ "P?MPI_.*"``
 
 ``parse`` turns any form into a query object; ``str(query)`` gives its
-canonical string-dialect text; ``match_nodes`` runs it on a model.
+canonical string-dialect text; ``match_nodes`` runs it on a model. ``simplify`` and
+``format`` give the readable form a view emits (see ``docs/guide/queries.md``).
 """
 
 from glade.query.engine import match_nodes, query_mask
@@ -24,10 +25,12 @@ from glade.query.predicates import (
     Predicate,
     StringTest,
     Structure,
+    TimeValue,
     col,
     is_leaf,
     is_root,
 )
+from glade.query.readable import format, simplify
 
 __all__ = [
     "EVERYTHING",
@@ -47,10 +50,13 @@ __all__ = [
     "QueryNode",
     "StringTest",
     "Structure",
+    "TimeValue",
     "col",
+    "format",
     "is_leaf",
     "is_root",
     "match_nodes",
     "parse",
     "query_mask",
+    "simplify",
 ]

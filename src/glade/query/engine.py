@@ -37,6 +37,7 @@ from glade.query.predicates import (
     Predicate,
     StringTest,
     Structure,
+    TimeValue,
 )
 from glade.query.regex import compile_regex
 
@@ -72,12 +73,23 @@ class _Mask:
         self.per_node = per_node
 
 
-class RowTable:
-    """What the engine reads of a model: its graph and its rows (one or more per node)."""
+#: The property that is a node's depth (roots are 0) where the data has no such column.
+DEPTH = "depth"
+#: The column whose smallest value is the origin of times written from ``START``.
+START_COLUMN = "start"
 
-    def __init__(self, graph: Graph, dataframe: pd.DataFrame):
+
+class RowTable:
+    """What the engine reads of a model: its graph and its rows (one or more per node).
+
+    ``origin`` is the time (ns) that ``START`` means in the query's times: by default
+    the smallest value of the ``start`` column (a trace's call forest: its first call
+    or event)."""
+
+    def __init__(self, graph: Graph, dataframe: pd.DataFrame, origin: int | float | None = None):
         self.graph = graph
         self.dataframe = dataframe
+        self._origin: int | float | None = origin
         self.n = len(graph)
         self.row_node = np.asarray(dataframe.index.get_level_values("node"), dtype=np.int64)
         self.has_rows = np.zeros(self.n, dtype=bool)
@@ -93,7 +105,23 @@ class RowTable:
         names = list(self.dataframe.columns)
         names += [c for c in self.graph.frame_attributes if c not in names]
         names += [c for c in self.dataframe.index.names if c != "node"]
+        names += [DEPTH] if DEPTH not in names else []
         return [str(n) for n in names]
+
+    @property
+    def origin(self) -> int | float:
+        """What ``START`` means in times: see the class."""
+        if self._origin is None:
+            numbers = None
+            if START_COLUMN in self.available():
+                numbers = _numeric(np.asarray(self.column(START_COLUMN)[0]))
+            if numbers is None or not np.isfinite(numbers).any():
+                raise QueryError(
+                    "a time from START needs a numeric 'start' column (a trace's calls)"
+                )
+            low = float(np.nanmin(numbers))
+            self._origin = int(low) if low.is_integer() else low
+        return self._origin
 
     def column(self, name: str) -> tuple[np.ndarray, bool]:
         """Values of column ``name`` and whether they are per node (else per row)."""
@@ -108,6 +136,8 @@ class RowTable:
             found = (values.to_numpy(), self.one_per_node)
         elif name in self.dataframe.index.names and name != "node":
             found = (self.dataframe.index.get_level_values(name).to_numpy(), self.one_per_node)
+        elif name == DEPTH:
+            found = (np.asarray(self.graph.depth), True)
         else:
             raise QueryError(
                 f"no column named {name!r}; available: "
@@ -172,6 +202,14 @@ _PY_OPS = {
 def _compare(table: RowTable, pred: Compare) -> _Mask:
     values, per_node = table.column(pred.column)
     value = pred.value
+    if isinstance(value, TimeValue):
+        value = value.ns + table.origin if value.from_start else value.ns
+        if _numeric(values) is None:
+            return _on_uniques(
+                table,
+                pred.column,
+                lambda u: _is_number(u) and not math.isnan(u) and _PY_OPS[pred.op](u, value),
+            )
     op = _PY_OPS[pred.op]
     numbers = _numeric(values)
     if isinstance(value, str):
@@ -583,9 +621,12 @@ def _propagate(
     )
 
 
-def match_plain(graph: Graph, steps: list[tuple[bool, np.ndarray]]) -> np.ndarray:
+def match_plain(
+    graph: Graph, steps: list[tuple[bool, np.ndarray]], kept: np.ndarray | None = None
+) -> np.ndarray:
     """Nodes on at least one match of the query positions ``steps`` ((is_star,
-    node mask) pairs, '+' and integers already expanded)."""
+    node mask) pairs, '+' and integers already expanded); with ``kept`` (a flag per
+    position), only the nodes a match puts at a kept position."""
     n, m = len(graph), len(steps)
     if n == 0:
         return np.zeros(0, dtype=bool)
@@ -612,23 +653,30 @@ def match_plain(graph: Graph, steps: list[tuple[bool, np.ndarray]]) -> np.ndarra
         _Move(stars, -1),
         *graph.parents_csr(),
     )
-    return (forward & backward).any(axis=1)
+    both = forward & backward
+    if kept is not None:
+        both &= _pack(np.asarray(kept, dtype=bool)[None, :])
+    return both.any(axis=1)
 
 
 def _expand(query: Query, table: RowTable, rank_mode: str, cache: dict):
+    """The query positions (is_star, node mask) and, for each, its query node."""
     steps = []
-    for node in query.nodes:
+    owner: list[int] = []
+    for i, node in enumerate(query.nodes):
         mask = table.to_nodes(evaluate(table, node.predicate, rank_mode, cache), rank_mode)
         q = node.quantifier
         if q == ".":
-            steps.append((False, mask))
+            added = [(False, mask)]
         elif q == "*":
-            steps.append((True, mask))
+            added = [(True, mask)]
         elif q == "+":
-            steps += [(False, mask), (True, mask)]
+            added = [(False, mask), (True, mask)]
         else:
-            steps += [(False, mask)] * q
-    return steps
+            added = [(False, mask)] * q
+        steps += added
+        owner += [i] * len(added)
+    return steps, np.asarray(owner, dtype=np.int64)
 
 
 def query_mask(
@@ -641,7 +689,9 @@ def query_mask(
     if isinstance(query, Query):
         if not query.nodes:
             raise QueryError("the query is empty")
-        return match_plain(table.graph, _expand(query, table, rank_mode, cache))
+        steps, owner = _expand(query, table, rank_mode, cache)
+        kept = None if query.returns is None else np.isin(owner, query.returns)
+        return match_plain(table.graph, steps, kept)
     if not isinstance(query, CompoundQuery):
         raise QueryError(f"{query!r} is not a query")
     parts = [query_mask(table, q, rank_mode, cache) for q in query.queries]

@@ -9,7 +9,7 @@ at least one match. A :class:`CompoundQuery` combines the node sets of queries.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,14 +107,19 @@ class Query(BaseQuery):
     of a row.
     """
 
-    __slots__ = ("nodes",)
+    __slots__ = ("nodes", "returns")
 
-    def __init__(self, nodes: tuple[QueryNode, ...] | list[QueryNode] = ()):
+    def __init__(
+        self,
+        nodes: tuple[QueryNode, ...] | list[QueryNode] = (),
+        returns: Iterable[int] | None = None,
+    ):
         nodes = tuple(nodes)
         for node in nodes:
             if not isinstance(node, QueryNode):
                 raise QueryError(f"{node!r} is not a QueryNode")
         self.nodes = nodes
+        self.returns = _check_returns(returns, len(nodes))
 
     def match(
         self, quantifier: Quantifier = ".", predicate: Predicate | Callable | None = None
@@ -128,7 +133,40 @@ class Query(BaseQuery):
         """This query followed by one more node, a child of the previous one's match."""
         if not self.nodes:
             raise QueryError("rel() follows match(): start the query with match()")
-        return Query((*self.nodes, QueryNode(quantifier, predicate)))
+        return Query((*self.nodes, QueryNode(quantifier, predicate)), self.returns)
+
+    def returning(self, *positions: int) -> Query:
+        """This query keeping only the nodes matched at the given positions (0 is the
+        first query node), as Cypher's ``RETURN`` does: ``Query().match(".",
+        col("name") == "solve").rel("+").returning(1)`` is the descendants of ``solve``.
+
+        Parameters
+        ----------
+        positions : int
+            Positions of query nodes; none (or all of them) keeps every matched node.
+
+        Returns
+        -------
+        Query
+            A new query; this one is unchanged.
+
+        Raises
+        ------
+        QueryError
+            When a position is not one of the query's.
+
+        Examples
+        --------
+        >>> from glade.query import Query, col
+        >>> str(Query().match(".", col("name") == "solve").rel("+").returning(1))
+        'MATCH (".", n0)->("+", n1) WHERE n0.name = "solve" RETURN n1'
+        """
+        return Query(self.nodes, positions or None)
+
+    @property
+    def returned(self) -> tuple[int, ...]:
+        """The positions whose matched nodes the query keeps (every position by default)."""
+        return tuple(range(len(self.nodes))) if self.returns is None else self.returns
 
     @property
     def serializable(self) -> bool:
@@ -136,10 +174,12 @@ class Query(BaseQuery):
         return all(node.predicate.serializable for node in self.nodes)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Query) and other.nodes == self.nodes
+        return (
+            isinstance(other, Query) and other.nodes == self.nodes and other.returns == self.returns
+        )
 
     def __hash__(self) -> int:
-        return hash(("query", self.nodes))
+        return hash(("query", self.nodes, self.returns))
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -149,7 +189,27 @@ class Query(BaseQuery):
             return "Query()"
         parts = [f".match({self.nodes[0].quantifier!r}, {self.nodes[0].predicate!r})"]
         parts += [f".rel({n.quantifier!r}, {n.predicate!r})" for n in self.nodes[1:]]
+        if self.returns is not None:
+            parts.append(f".returning({', '.join(map(str, self.returns))})")
         return "Query()" + "".join(parts)
+
+
+def _check_returns(returns: Iterable[int] | None, size: int) -> tuple[int, ...] | None:
+    """Sorted distinct returned positions, or None for all of them."""
+    if returns is None:
+        return None
+    if isinstance(returns, str | bytes) or not isinstance(returns, Iterable):
+        raise QueryError(f"the returned positions are a list of integers, not {returns!r}")
+    positions = set()
+    for position in returns:
+        if isinstance(position, bool) or not isinstance(position, int):
+            raise QueryError(f"{position!r} is not a query position")
+        if not 0 <= position < size:
+            raise QueryError(f"position {position} is not one of the query's 0..{size - 1}")
+        positions.add(int(position))
+    if not positions or len(positions) == size:
+        return None
+    return tuple(sorted(positions))
 
 
 COMPOUND_OPS = ("and", "or", "xor", "not")

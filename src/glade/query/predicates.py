@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from glade.errors import QueryError
@@ -25,12 +26,75 @@ STRING_TESTS = ("regex", "startswith", "endswith", "contains")
 SPECIALS = ("nan", "inf", "none")
 STRUCTURE = ("leaf", "root")
 
-Scalar = str | int | float | bool
+#: Nanoseconds per time unit of the string dialect (``9.54 ms``, ``450 us``).
+TIME_UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+
+
+@dataclass(frozen=True)
+class TimeValue:
+    """A time in a query: ``amount`` of ``unit`` (``ns``, ``us``, ``ms`` or ``s``, as
+    written), absolute or, with ``from_start``, counted from the start of the trace the
+    query runs on (``START + 20 ms``), so that a window saved on one run means the same
+    phase of another run whose clock starts elsewhere.
+
+    Examples
+    --------
+    >>> TimeValue("9.54", "ms").ns
+    9540000
+    >>> TimeValue("20", "ms", from_start=True).text()
+    'START + 20 ms'
+    """
+
+    amount: str
+    unit: str = "ns"
+    from_start: bool = False
+
+    def __post_init__(self):
+        if self.unit not in TIME_UNITS:
+            raise QueryError(f"unknown time unit {self.unit!r} (use {', '.join(TIME_UNITS)})")
+        try:
+            exact = Decimal(str(self.amount))
+        except InvalidOperation:
+            raise QueryError(f"{self.amount!r} is not a number of {self.unit}") from None
+        if not exact.is_finite() or abs(exact) > Decimal(10) ** 30:
+            raise QueryError(f"{self.amount!r} {self.unit} is not a finite time")
+        object.__setattr__(self, "amount", _plain(exact))
+
+    @classmethod
+    def of_ns(cls, ns: int | float, unit: str, from_start: bool = False) -> TimeValue:
+        """``ns`` nanoseconds written in ``unit`` (exactly: ``of_ns(1500, "us")`` is
+        ``1.5 us``)."""
+        return cls(_plain(Decimal(repr(ns)) / TIME_UNITS[unit]), unit, from_start)
+
+    @property
+    def ns(self) -> int | float:
+        """The time in nanoseconds (an integer when whole)."""
+        value = Decimal(self.amount) * TIME_UNITS[self.unit]
+        return int(value) if value == value.to_integral_value() else float(value)
+
+    def text(self) -> str:
+        """The time as the string dialect writes it."""
+        own = f"{self.amount} {self.unit}"
+        if not self.from_start:
+            return own
+        if self.amount.startswith("-"):
+            return f"START - {self.amount[1:]} {self.unit}"
+        return "START" if Decimal(self.amount) == 0 else f"START + {own}"
+
+
+def _plain(value: Decimal) -> str:
+    """``value`` in plain decimal notation without trailing zeros (``"9.54"``, ``"20"``)."""
+    text = format(value.normalize(), "f")
+    return "0" if text in ("-0", "") else text
+
+
+Scalar = str | int | float | bool | TimeValue
 
 
 def check_scalar(value: Any, where: str) -> Scalar:
-    """``value`` if it is a literal a query can hold (str, bool, int, finite float)."""
-    if isinstance(value, bool | str):
+    """``value`` if it is a literal a query can hold (str, bool, int, finite float, or a
+    :class:`TimeValue`)."""
+    if isinstance(value, bool | str | TimeValue):
         return value
     if isinstance(value, int):
         return int(value)

@@ -1,10 +1,12 @@
 """Canonical string-dialect text of a query: ``parse(render_query(q)) == q``.
 
 Canonical choices: upper-case keywords; query node variables ``n0, n1, ...``
-named by position (only nodes with conditions get one); bare property names
+named by position (only nodes with conditions, or returned, get one); a first run of
+steps that name a call path from a root (``IS ROOT`` and ``name = "main"``, then one
+``name = ...`` a step) as one call-path literal ``("main/solve")``; bare property names
 when they are simple identifiers, quoted otherwise; ``=`` and ``<>``;
-double-quoted strings; conditions of one node joined by AND in node order;
-compounds as ``{...} AND {...}``.
+double-quoted strings; times with their unit; conditions of one node joined by AND in
+node order; ``RETURN`` when only some nodes are kept; compounds as ``{...} AND NOT {...}``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from glade.query.predicates import (
     Predicate,
     StringTest,
     Structure,
+    TimeValue,
 )
 
 KEYWORDS = {
@@ -46,6 +49,7 @@ KEYWORDS = {
     "NONE",
     "LEAF",
     "ROOT",
+    "RETURN",
 }
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _OPS = {"==": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
@@ -89,6 +93,8 @@ def literal(value) -> str:
         return str(value)
     if isinstance(value, float):
         return repr(value)
+    if isinstance(value, TimeValue):
+        return value.text()
     return quote(value)
 
 
@@ -128,21 +134,87 @@ def render_predicate(predicate: Predicate, var: str, outer: int = 0) -> str:
     raise QueryError(f"{predicate!r} cannot be written as text (a Python function?)")
 
 
-def _render_plain(query: Query) -> str:
+def _path_name(predicate: Predicate) -> str | None:
+    """The name a call-path literal may hold for a step whose predicate is ``name = x``
+    (None when it is anything else, or a name a literal cannot spell)."""
+    if not (isinstance(predicate, Compare) and predicate.column == "name"):
+        return None
+    name = predicate.value
+    if predicate.op != "==" or not isinstance(name, str) or not name or "/" in name:
+        return None
+    return None if name in (".", "*", "+") else name
+
+
+def call_path_prefix(query: Query) -> tuple[list[str], Predicate]:
+    """The names of the longest first run of steps a call-path literal spells (empty when
+    the query does not start at a root with a name), and the further conditions on its
+    last step (``Always()`` when none)."""
+    names: list[str] = []
+    rest: Predicate = Always()
+    for position, node in enumerate(query.nodes):
+        if node.quantifier != "." or (
+            query.returns is not None and position - 1 in query.returns and names
+        ):
+            break
+        items = list(node.predicate.items) if isinstance(node.predicate, And) else [node.predicate]
+        if position == 0:
+            if not items or items[0] != Structure("root"):
+                break
+            items = items[1:]
+        name = _path_name(items[0]) if items else None
+        if name is None:
+            break
+        names.append(name)
+        rest = And.of(*items[1:])
+        if not isinstance(rest, Always):
+            break
+    return names, rest
+
+
+def plain_clauses(query: Query) -> tuple[str, list[str], list[str]]:
+    """The parts of a plain query's canonical text: the ``MATCH`` pattern, the conditions
+    the ``WHERE`` clause joins with AND, and the returned variables."""
     if not query.nodes:
         raise QueryError("an empty query has no text")
-    parts, conditions = [], []
-    for i, node in enumerate(query.nodes):
+    names, rest = call_path_prefix(query)
+    parts, conditions, returned = [], [], []
+    steps = list(enumerate(query.nodes))
+    kept = set(query.returns or ())
+    if names:
+        last = len(names) - 1
+        literal_text = quote("/".join(names))
+        steps = steps[len(names) :]
+        named = not isinstance(rest, Always) or last in kept
+        parts.append(f"({literal_text}, n{last})" if named else f"({literal_text})")
+        conditions += _conditions(rest, f"n{last}")
+        returned += [f"n{last}"] if last in kept else []
+    for i, node in steps:
         quant = str(node.quantifier) if isinstance(node.quantifier, int) else quote(node.quantifier)
-        if isinstance(node.predicate, Always):
+        if isinstance(node.predicate, Always) and i not in kept:
             parts.append(f"({quant})")
             continue
         var = f"n{i}"
         parts.append(f"({quant}, {var})")
-        conditions.append(render_predicate(node.predicate, var, _PREC_OR))
-    text = "MATCH " + "->".join(parts)
+        conditions += _conditions(node.predicate, var)
+        returned += [var] if i in kept else []
+    return "MATCH " + "->".join(parts), conditions, returned
+
+
+def _conditions(predicate: Predicate, var: str) -> list[str]:
+    """The texts a WHERE clause joins with AND for ``predicate`` on ``var``."""
+    if isinstance(predicate, Always):
+        return []
+    items = predicate.items if isinstance(predicate, And) else (predicate,)
+    return [render_predicate(item, var, _PREC_AND) for item in items]
+
+
+def _render_plain(query: Query) -> str:
+    pattern, conditions, returned = plain_clauses(query)
+    text = pattern
     if conditions:
         text += " WHERE " + " AND ".join(conditions)
+    if returned:
+        text += " RETURN " + ", ".join(returned)
     return text
 
 
@@ -162,7 +234,14 @@ def _render(query: BaseQuery) -> str:
         return _render_plain(query)
     if not isinstance(query, CompoundQuery):
         raise QueryError(f"{query!r} is not a query")
-    blocks = ["{" + _render(q) + "}" for q in query.queries]
+    blocks = [_operand(q) for q in query.queries]
     if query.op == "not":
         return "NOT " + blocks[0]
     return f" {query.op.upper()} ".join(blocks)
+
+
+def _operand(query: BaseQuery) -> str:
+    """An operand of a compound: ``{...}``, or ``NOT {...}`` (NOT binds tightest)."""
+    if isinstance(query, CompoundQuery) and query.op == "not":
+        return "NOT " + _operand(query.queries[0])
+    return "{" + _render(query) + "}"

@@ -31,6 +31,7 @@ from glade.query.predicates import (
     Predicate,
     StringTest,
     Structure,
+    TimeValue,
 )
 
 #: Most alternatives a WHERE clause mixing variables under OR may expand to.
@@ -51,6 +52,10 @@ _TOKEN_TEXT = {
     "_ENDS": "ENDS",
     "_WITH": "WITH",
     "_CONTAINS": "CONTAINS",
+    "_RETURN": "RETURN",
+    "START": "START",
+    "UNIT": "a time unit (ns us ms s)",
+    "SIGN": "'+' or '-'",
     "TRUE": "TRUE",
     "FALSE": "FALSE",
     "SPECIAL": "NAN/INF/NONE",
@@ -208,32 +213,58 @@ class _Build(Transformer):
             except ValueError as exc:
                 raise _at(token, f"quantifier {token[:20]}... is too large") from exc
         text = unquote(token)
-        if text not in (".", "*", "+"):
-            raise _at(token, f'{text!r} is not a quantifier (use ".", "*", "+" or a number)')
-        return text, token
+        if text in (".", "*", "+"):
+            return text, token
+        names = text.split("/")
+        if not all(names):
+            raise _at(
+                token,
+                f'{text!r} is neither a quantifier (".", "*", "+" or a number) nor a call '
+                'path ("main/solve": names from a root, none of them empty)',
+            )
+        return CallPath(tuple(names)), token
 
     def qnode_anonymous(self, items):
-        return items[0][0], None
+        return items[0][0], None, items[0][1]
 
     def qnode_named(self, items):
-        return items[0][0], items[1]
+        return items[0][0], items[1], items[0][1]
 
     def qnode_single(self, items):
-        return ".", items[0]
+        return ".", items[0], items[0]
 
     def pattern(self, items):
         return items
 
+    def returns(self, items):
+        return _Returns(tuple(items))
+
     def plain(self, items):
         pattern = items[0]
-        where = items[1] if len(items) > 1 else None
+        rest = items[1:]
+        returned = rest.pop() if rest and isinstance(rest[-1], _Returns) else None
+        where = rest[0] if rest else None
         declared: dict[str, int] = {}
-        for position, (_, name) in enumerate(pattern):
-            if name is None:
-                continue
-            if str(name) in declared:
-                raise _at(name, f"variable {name!s} is declared twice")
-            declared[str(name)] = position
+        steps: list[tuple[str | int, Predicate]] = []
+        for position, (quant, name, token) in enumerate(pattern):
+            if isinstance(quant, CallPath):
+                if position:
+                    raise _at(token, "a call path names nodes from a root: it comes first")
+                steps += [(".", p) for p in quant.predicates()]
+                quant, fixed = steps.pop()
+            else:
+                fixed = Always()
+            if name is not None:
+                if str(name) in declared:
+                    raise _at(name, f"variable {name!s} is declared twice")
+                declared[str(name)] = len(steps)
+            steps.append((quant, fixed))
+        positions = None
+        if returned is not None:
+            for name in returned.names:
+                if str(name) not in declared:
+                    raise _at(name, f"variable {name!s} is not declared in MATCH")
+            positions = [declared[str(name)] for name in returned.names]
         if where is None:
             alternatives = [{}]
         else:
@@ -241,13 +272,14 @@ class _Build(Transformer):
                 if atom.var not in declared:
                     raise _at(atom.token, f"variable {atom.var} is not declared in MATCH")
             alternatives = _alternatives(where)
+        variable_at = {position: name for name, position in declared.items()}
         queries: list[Query] = []
         for alternative in alternatives:
             nodes = [
-                QueryNode(quant, alternative.get(str(name), Always()) if name else Always())
-                for quant, name in pattern
+                QueryNode(quant, And.of(fixed, alternative.get(variable_at.get(i, ""), Always())))
+                for i, (quant, fixed) in enumerate(steps)
             ]
-            query = Query(nodes)
+            query = Query(nodes, positions)
             if query not in queries:
                 queries.append(query)
         return queries[0] if len(queries) == 1 else CompoundQuery.of("or", *queries)
@@ -272,8 +304,20 @@ class _Build(Transformer):
             raise _at(name, "a property name cannot be empty")
         return var, column
 
+    def time_absolute(self, items):
+        number, unit = items
+        return _time(number, unit, False)
+
+    def time_relative(self, items):
+        _, sign, number, unit = items
+        if number is None:
+            return TimeValue("0", "ns", True)
+        return _time(number, unit, True, negative=str(sign) == "-")
+
     def value(self, items):
         token = items[0]
+        if isinstance(token, TimeValue):
+            return token
         if token.type == "STRING":
             return unquote(token)
         if token.type == "TRUE":
@@ -320,6 +364,33 @@ class _Build(Transformer):
     def is_shape(self, items):
         var, negated, kind = items
         return _atom(var, lambda: _maybe_not(Structure(str(kind).lower()), negated))
+
+
+def _time(number: Token, unit: Token, from_start: bool, negative: bool = False) -> TimeValue:
+    amount = str(number)
+    if negative:
+        amount = amount[1:] if amount.startswith("-") else "-" + amount.lstrip("+")
+    try:
+        return TimeValue(amount, "us" if str(unit) == "\u00b5s" else str(unit), from_start)
+    except QueryError as exc:
+        raise _at(number, str(exc)) from None
+
+
+@dataclass(frozen=True)
+class _Returns:
+    names: tuple
+
+
+@dataclass(frozen=True)
+class CallPath:
+    """A call-path literal, ``"main/solve"``: one step per name, the first a root."""
+
+    names: tuple[str, ...]
+
+    def predicates(self) -> list[Predicate]:
+        """The condition of each step: ``IS ROOT`` and the name, then the names."""
+        first = And.of(Structure("root"), Compare("name", "==", self.names[0]))
+        return [first, *(Compare("name", "==", name) for name in self.names[1:])]
 
 
 def _maybe_not(predicate: Predicate, negated) -> Predicate:

@@ -30,7 +30,7 @@ import traitlets
 
 from glade.errors import GladeError
 from glade.packing import join_packed, pack_arrays, unpack_arrays
-from glade.query import EVERYTHING, parse
+from glade.query import EVERYTHING, format, parse
 from glade.query.model import BaseQuery
 from glade.writing import write_text
 
@@ -351,14 +351,15 @@ class QueryView(anywidget.AnyWidget):
     def _valid_query(self, proposal):
         """A query assigned from Python (``view.query = text``, or one read from a file):
         parsed (a QuerySyntaxError or QueryError leaves the view as it was), made
-        canonical, and recorded as the edit :meth:`_query_edit` makes of it."""
+        canonical and pretty-printed (:func:`glade.query.format`), and recorded as the
+        edit :meth:`_query_edit` makes of it."""
         text = proposal["value"]
         if self._internal:
             return text
         if not isinstance(text, str):
             raise GladeError(f"a query is text, not {type(text).__name__}")
         parsed = parse(text)
-        canonical = str(parsed)
+        canonical = format(parsed)
         if canonical != self.query:
             self._pending_edit = self._query_edit(parsed)
         return canonical

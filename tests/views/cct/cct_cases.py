@@ -17,7 +17,7 @@ from glade.profile import GraphFrame
 from glade.views import CCT
 
 ROOT = Path(__file__).resolve().parents[3]
-VECTORS = ROOT / "js" / "test" / "views" / "cct" / "vectors" / "cct_query_vectors.json"
+VECTORS = Path(__file__).with_name("cct_query_vectors.json")
 CLI = ROOT / "js" / "test" / "views" / "cct" / "cct_cli.mjs"
 
 

@@ -13,17 +13,12 @@ function payloadOf({ metrics, ...arrays }) {
 describe("call tree from a widget payload", () => {
   // main(0) -> {a(1) -> c(2), b(3)}; main(4) is a second root with the same call path as 0
   const names = encodeStrings(["main", "a", "c", "b"]);
-  const conditions = encodeStrings(['.name = "main"', '.name = "a"', '.name = "c"', '.name = "b"',
-    '.file = "x.c"']);
   const traits = {
     parents: new Int32Array([-1, 0, 1, 0, -1]),
     frame_codes: new Int32Array([0, 1, 2, 3, 0]),
     path_keys: new Int32Array([0, 1, 2, 3, 0]),
     names: names.blob, name_offsets: names.offsets,
     name_index: new Int32Array([0, 1, 2, 3, 0]),
-    conditions: conditions.blob, condition_offsets: conditions.offsets,
-    extra_ptr: new Int32Array([0, 0, 1, 1, 1, 1]),
-    extra_index: new Int32Array([4]),
     values: new Float64Array([5, 3, 1, 2, 4, 1, 2, 1, 2, 4]),
     metrics: [{ name: "time (inc)", kind: "inclusive", partner: -1 },
       { name: "time", kind: "exclusive", partner: 0 }],
@@ -45,23 +40,18 @@ describe("call tree from a widget payload", () => {
     expect(Array.from(tree.values("time"))).toEqual([1, 2, 1, 2, 4]);
     expect(tree.values("nope")).toBeUndefined();
     expect(tree.pathNames(2)).toEqual(["main", "a", "c"]);
-    expect(tree.conditionTexts(1)).toEqual(['.name = "a"', '.file = "x.c"']);
   });
 });
 
 describe("a call tree restricted by a link", () => {
   // main(0) -> {a(1) -> c(2), b(3)}: a link keeps main and b, with values of its own
   const names = encodeStrings(["main", "a", "c", "b"]);
-  const conditions = encodeStrings(['.name = "main"', '.name = "a"', '.name = "c"', '.name = "b"']);
   const traits = {
     parents: new Int32Array([-1, 0, 1, 0]),
     frame_codes: new Int32Array([0, 1, 2, 3]),
     path_keys: new Int32Array([0, 1, 2, 3]),
     names: names.blob, name_offsets: names.offsets,
     name_index: new Int32Array([0, 1, 2, 3]),
-    conditions: conditions.blob, condition_offsets: conditions.offsets,
-    extra_ptr: new Int32Array([0, 0, 0, 0, 0]),
-    extra_index: new Int32Array([]),
     values: new Float64Array([10, 6, 2, 3, 1, 4, 2, 3]),
     link_values: new Float64Array([9, 0, 0, 3, 6, 0, 0, 3]),
     link_keep: new Uint8Array([1, 0, 0, 1]),

@@ -1,11 +1,10 @@
 // Runs the CCT view's JS logic under node for pytest (tests/views/): reads a JSON list of
 // cases {payload, payload_meta, edits} on stdin (the widget's payload base64-encoded and
-// its descriptor), and prints for each case the JS query text and the displayed rows.
+// its descriptor), and prints for each case the displayed rows.
 import { readPayload } from "../../../lib/payload.js";
 import { callTreeFromPayload } from "../../../views/cct/calltree.js";
 import { replay } from "../../../views/cct/edits.js";
 import { displayTree } from "../../../views/cct/layout.js";
-import { buildQuery } from "../../../views/cct/query.js";
 
 function modelOf(payload, meta) {
   const traits = { payload: new Uint8Array(Buffer.from(payload, "base64")), payload_meta: meta };
@@ -28,6 +27,6 @@ const results = cases.map(({ edits }, i) => {
     values: tree.metrics.map((_, j) => display.value(j, g)),
     collapsed: display.collapsed[g] === 1,
   }));
-  return { query: buildQuery(tree, state), rows };
+  return { rows };
 });
 process.stdout.write(JSON.stringify(results));

@@ -10,10 +10,10 @@ function stringTable(strings) {
 }
 
 /**
- * spec: {parent: [pre-order parent ids], name: [...], file?: [...], time: [exclusive],
- * extra?: {node: [condition fragments]}}. Metrics: "time (inc)" (summed here) and "time".
+ * spec: {parent: [pre-order parent ids], name: [...], file?: [...], time: [exclusive]}.
+ * Metrics: "time (inc)" (summed here) and "time".
  */
-export function treeFromSpec(spec, extra = {}) {
+export function treeFromSpec(spec) {
   const n = spec.parent.length;
   const parent = Int32Array.from(spec.parent);
   const frames = spec.name.map((name, i) => JSON.stringify([name, spec.file?.[i] ?? null]));
@@ -31,24 +31,12 @@ export function treeFromSpec(spec, extra = {}) {
   }
   const unique = [...new Set(spec.name)];
   const nameIndex = Int32Array.from(spec.name, (name) => unique.indexOf(name));
-  const texts = unique.map((name) => `.name = ${JSON.stringify(name)}`);
-  const extraPtr = new Int32Array(n + 1);
-  const extraIndex = [];
-  for (let i = 0; i < n; i++) {
-    for (const fragment of extra[i] ?? []) {
-      extraIndex.push(texts.length);
-      texts.push(fragment);
-    }
-    extraPtr[i + 1] = extraIndex.length;
-  }
   const time = Float64Array.from(spec.time);
   const inclusive = time.slice();
   for (let i = n - 1; i > 0; i--) if (parent[i] >= 0) inclusive[parent[i]] += inclusive[i];
   return new CallTree({
     parent, frameCode, pathKey, nameIndex,
     names: stringTable(unique),
-    conditions: stringTable(texts),
-    extraPtr, extraIndex: Int32Array.from(extraIndex),
     metrics: [
       { name: "time (inc)", kind: "inclusive", partner: -1, values: inclusive },
       { name: "time", kind: "exclusive", partner: 0, values: time },

@@ -4,24 +4,18 @@ A view shows the depth-first spanning tree of a profile's graph (the graph itsel
 call tree). Queries name a node by its call path from the root, never by its id
 (:mod:`glade.query.paths`), so a query saved from one run applies to another run of the
 program; nodes with equal frames all the way from the root are indistinguishable by any
-query and share every edit. This module mirrors ``js/views/cct/calltree.js``.
+query and share every edit. The front end builds the same arrays in ``js/views/cct/calltree.js``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 import numpy as np
 
 from glade.graph import Graph, frame_codes, group_by_depth
+from glade.query.engine import DEPTH
 from glade.query.paths import CallPathNames
-from glade.query.predicates import Predicate
-from glade.query.render import render_predicate
-
-
-def fragment(predicate: Predicate) -> str:
-    """The condition text of ``predicate`` without its variable: ``.name = "main"``."""
-    return render_predicate(predicate, "")
 
 
 class ViewTree(CallPathNames):
@@ -32,10 +26,13 @@ class ViewTree(CallPathNames):
     first node of each key, ``key_parent`` the key of its parent (-1 for a root) and
     ``key_has_children`` whether any node of the key has children; ``frame_code`` is
     equal for nodes with equal frames; ``values`` holds one value per node for each metric
-    the view shows.
+    the view shows; ``columns`` are the names a query of the data can use besides the
+    graph's own (a ``depth`` among them is the data's, not the node's depth).
     """
 
-    def __init__(self, graph: Graph, values: Mapping[str, np.ndarray]):
+    def __init__(
+        self, graph: Graph, values: Mapping[str, np.ndarray], columns: Collection[str] = ()
+    ):
         super().__init__(graph)
         n = self.n
         self.child_count = np.bincount(self.parent[self.parent >= 0], minlength=n)
@@ -49,6 +46,8 @@ class ViewTree(CallPathNames):
         self.frame_code = frame_codes(graph.frames)
         self.values = dict(values)
         self._node_names: np.ndarray | None = None
+        #: Whether ``depth`` in a query is the node's depth (the data has no such column).
+        self.depth_is_structural = DEPTH not in columns
 
     @property
     def node_names(self) -> np.ndarray:
@@ -57,17 +56,3 @@ class ViewTree(CallPathNames):
             unique = np.asarray([str(u) for u in self.unique_names], dtype=object)
             self._node_names = unique[self.name_index]
         return self._node_names
-
-    def condition_table(self) -> tuple[list[str], np.ndarray, np.ndarray]:
-        """The condition fragments as the front end receives them: the texts (the name
-        condition of every unique name first, then the extra conditions), and the CSR
-        arrays (ptr over nodes, indices into the texts) of each node's extra conditions."""
-        texts = [fragment(p) for p in self.name_predicates]
-        ptr = np.zeros(self.n + 1, dtype=np.int64)
-        index = []
-        for node, predicates in self.extra.items():
-            ptr[node + 1] = len(predicates)
-            for predicate in predicates:
-                index.append(len(texts))
-                texts.append(fragment(predicate))
-        return texts, np.cumsum(ptr), np.asarray(index, dtype=np.int64)

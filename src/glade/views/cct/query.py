@@ -1,16 +1,21 @@
-"""The canonical query of a CCT view's state (mirrors ``js/views/cct/query.js``).
+"""The query of a CCT view's state, in its readable form.
 
-With P(X) the call path of node X (see :mod:`glade.views.cct.calltree`), an edit removes:
+With P(X) the call path of node X, a call-path literal such as ``("main/solve")`` (see
+:mod:`glade.views.cct.calltree`), an edit removes:
 
-- collapse X: desc(X) = ``{P(X)->("+")} AND {NOT {P(X)}}``, the descendants of X
-- hide X: sub(X) = ``{P(X)->("*")} AND {NOT {P(parent X)}}`` (``P(X)->("*")`` for a root)
-- elide X: elem(X) = ``{P(X)} AND {NOT {P(parent X)}}`` (``P(X)`` for a root)
+- collapse X: desc(X) = ``MATCH ("main/X")->("+", d) RETURN d``, the descendants of X
+- hide X: sub(X) = ``MATCH ("main/X", x)->("*", d) RETURN x, d``, X and its descendants
+- elide X: elem(X) = ``MATCH ("main/X", x) RETURN x``, X alone
 
-and a focus on F keeps ``P(F)->("*")`` (F's subtree and its callers). The query is the
-AND of the base query's operands, the focus (an OR over focused nodes) and ``NOT`` of
-the OR of the removed sets, rendered by glade.query's renderer; ``MATCH ("*")`` when
-nothing is edited. Parts that other parts make redundant are dropped first, so one state
-always gives one text.
+(on a graph that is not a tree, where a node can lie at several depths, each of them
+also subtracts the nodes of P(parent X): ``{...} AND NOT {MATCH ("main")}``), and a focus
+on F keeps ``P(F)->("*")`` (F's subtree and its callers). When every node at depth d is
+collapsed (or hidden, or out of the focus), their collapses (two or more) are one
+condition on the tree: ``MATCH (n) WHERE n.depth <= d``. The query is the AND of the base
+query's operands, the focus (an OR over focused nodes), the depth and ``NOT`` of the OR of the
+removed sets, simplified by :func:`glade.query.simplify` (``IN`` lists for siblings) and
+rendered by glade.query's renderer; ``MATCH ("*")`` when nothing is edited. Parts that
+other parts make redundant are dropped first, so one state always gives one text.
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from glade.errors import GladeError
-from glade.query import CompoundQuery, Query, parse
+from glade.query import CompoundQuery, Query, col, format, parse, simplify
+from glade.query.engine import DEPTH
 from glade.query.model import BaseQuery
 from glade.query.paths import equals
 from glade.query.predicates import And, is_root
@@ -57,17 +63,41 @@ def normalize(tree: ViewTree, state: EditState) -> tuple[list[tuple[int, str]], 
     return parts, focus
 
 
+def depth_cut(tree: ViewTree, state: EditState, parts: list[tuple[int, str]]) -> int | None:
+    """The depth d when the collapses of ``parts`` at depth d (the shallowest, two or
+    more of them) remove exactly the nodes deeper than d that the rest of the state
+    keeps: on a tree whose data has no ``depth`` column, every call path at depth d with
+    children is collapsed, hidden, covered or out of the focus. None otherwise."""
+    desc = [key for key, kind in parts if kind == "desc"]
+    if not desc or not tree.graph.is_tree() or not tree.depth_is_structural:
+        return None
+    depths = tree.depth[tree.key_rep[desc]]
+    d = int(depths.min())
+    if int((depths == d).sum()) < 2:  # one collapse reads better as itself
+        return None
+    keys = tree.key_levels[d]
+    keys = keys[tree.key_has_children[keys]]
+    flags = state.flags[keys]
+    masks = key_masks(tree, state.flags)
+    blocked = ((flags & (COLLAPSED | HIDDEN)) > 0) | masks.covered[keys]
+    if masks.focused:
+        blocked |= ~(masks.in_focus[keys] | masks.focus_below[keys])
+    return d if bool(blocked.all()) else None
+
+
 def part_query(tree: ViewTree, key: int, kind: str) -> BaseQuery:
     """The set of nodes one part removes (``kind`` is "desc", "elem" or "sub")."""
     node = int(tree.key_rep[key])
     parent = int(tree.parent[node])
-    if kind == "desc":
-        own = tree.path_query(node)
-        return CompoundQuery.of("and", own.rel("+"), ~own)
-    if kind == "sub":
-        return tree.subtree_query(node)
     own = tree.path_query(node)
-    return own if parent < 0 else CompoundQuery.of("and", own, ~tree.path_query(parent))
+    last = len(own) - 1
+    if kind == "desc":
+        below = own.rel("+").returning(last + 1)
+        return below if tree.graph.is_tree() else CompoundQuery.of("and", below, ~own)
+    kept = own.rel("*").returning(last, last + 1) if kind == "sub" else own.returning(last)
+    if parent < 0 or tree.graph.is_tree():
+        return kept
+    return CompoundQuery.of("and", kept, ~tree.path_query(parent))
 
 
 def base_parts(query: BaseQuery) -> list[str]:
@@ -83,23 +113,32 @@ def _union(queries: list[BaseQuery]) -> BaseQuery:
 
 
 def state_query(tree: ViewTree, state: EditState) -> BaseQuery:
-    """The query that keeps exactly the nodes the state keeps."""
+    """The query that keeps exactly the nodes the state keeps, in its readable form."""
     parts, focus = normalize(tree, state)
     operands: list[BaseQuery] = []
     if state.base is not None:
         operands += [parse(text) for text in state.base.parts]  # parse caches texts
     if focus:
         operands.append(_union([tree.path_query(int(tree.key_rep[k]), "*") for k in focus]))
+    cut = depth_cut(tree, state, parts)
+    if cut is not None:
+        operands.append(Query().match(".", col(DEPTH) <= cut))
+        parts = [
+            (key, kind)
+            for key, kind in parts
+            if not (kind == "desc" and tree.depth[tree.key_rep[key]] == cut)
+        ]
     if parts:
         operands.append(~_union([part_query(tree, key, kind) for key, kind in parts]))
     if not operands:
         return Query().match("*")
-    return operands[0] if len(operands) == 1 else CompoundQuery("and", tuple(operands))
+    query = operands[0] if len(operands) == 1 else CompoundQuery("and", tuple(operands))
+    return simplify(query)
 
 
 def query_text(tree: ViewTree, state: EditState) -> str:
-    """The canonical string-dialect text of the state's query."""
-    return str(state_query(tree, state))
+    """The state's query as a view shows it: readable, pretty-printed when long."""
+    return format(state_query(tree, state))
 
 
 def selection_query(paths: Sequence[Sequence[str]]) -> BaseQuery:

@@ -186,7 +186,11 @@ class CCT(QueryView):
         self._columns = columns
         self._shown_gf = gf
         self._selecting = False
-        self._tree = ViewTree(gf.graph, {c.name: c.values for c in columns})
+        self._tree = ViewTree(
+            gf.graph,
+            {c.name: c.values for c in columns},
+            [*gf.dataframe.columns, *gf.graph.frame_attributes, *gf.dataframe.index.names],
+        )
         super().__init__(
             data,
             data_name,
@@ -207,8 +211,6 @@ class CCT(QueryView):
         ``link_keep`` (one byte per node, 1 where the restricted tree has the node)."""
         tree = self._tree
         names_blob, name_offsets = string_table([str(u) for u in tree.unique_names])
-        texts, extra_ptr, extra_index = tree.condition_table()
-        cond_blob, cond_offsets = string_table(texts)
         fields = {
             "metrics": [
                 {"name": c.name, "kind": c.kind, "partner": c.partner, "unit": c.unit}
@@ -222,10 +224,6 @@ class CCT(QueryView):
             "names": names_blob,
             "name_offsets": np.frombuffer(name_offsets, "<i4"),
             "name_index": tree.name_index.astype(np.int32),
-            "conditions": cond_blob,
-            "condition_offsets": np.frombuffer(cond_offsets, "<i4"),
-            "extra_ptr": np.asarray(extra_ptr, dtype=np.int32),
-            "extra_index": np.asarray(extra_index, dtype=np.int32),
             "values": np.concatenate([c.values for c in columns]).astype(np.float64),
         }
         return fields, arrays
