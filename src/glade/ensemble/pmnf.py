@@ -185,12 +185,19 @@ def measures(
     values : numpy.ndarray
         (nodes x len(xs)); NaN where a node has no value at that parameter value.
 
+    Raises
+    ------
+    ValueError
+        When ``measure`` is neither ``"mean"`` nor ``"median"``.
+
     Examples
     --------
     >>> xs, values = measures(np.array([[1.0, 3.0, 5.0]]), np.array([2.0, 2.0, 4.0]))
     >>> xs.tolist(), values.tolist()
     ([2.0, 4.0], [[2.0, 5.0]])
     """
+    if measure not in ("mean", "median"):
+        raise ValueError(f"measure must be 'mean' or 'median', not {measure!r}")
     xs, code = np.unique(x[~np.isnan(x)], return_inverse=True)
     profile_code = np.full(len(x), -1, dtype=np.int64)
     profile_code[~np.isnan(x)] = code
