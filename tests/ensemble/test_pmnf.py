@@ -172,6 +172,8 @@ def test_fit_errors():
         fit(X, np.ones((2, 4)))
     with pytest.raises(ValueError, match="positive"):
         fit(np.array([0.0, 1, 2, 3, 4]), np.ones((1, 5)))
+    with pytest.raises(ValueError, match="'mean' or 'median', not 'max'"):
+        measures(np.ones((1, 5)), X, "max")
 
 
 def brute_force(x: np.ndarray, y: np.ndarray) -> tuple[int, float, float, dict[str, float]]:

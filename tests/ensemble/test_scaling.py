@@ -214,3 +214,26 @@ def test_errors(scaling):
     bare = Ensemble.from_graphframes([tiny_profile([1, 1, 1, 1])])
     with pytest.raises(GladeError, match=r"call ens\.model"):
         bare.predict(10)
+
+
+def test_models_are_extrap_models_below_one_and_with_zeros():
+    """Thread fractions below 1 (no logarithms), zeros (no relative error there) and a
+    node whose values alternate in sign, against Extra-P."""
+    pytest.importorskip("extrap", reason="the Extra-P oracle needs Extra-P")
+    rng = np.random.default_rng(9)
+    fractions = (0.25, 0.5, 1.0, 2.0, 4.0)
+    times, meta = [], []
+    for p in fractions:
+        for rep in range(2):
+            noise = 1 + 0.05 * rng.standard_normal(4)
+            kernel = 0.0 if p == 1.0 else 3 + 2 * p**1.5
+            times.append([1.0 * noise[0], 0.0, kernel * noise[2], (-1) ** rep * p * noise[3]])
+            meta.append({"threads": p, "rep": rep})
+    ens = Ensemble.from_graphframes(
+        [tiny_profile(t) for t in times], metadata=meta, labels=[f"{i}" for i in range(10)]
+    )
+    ens.model("threads", "time")
+    hypotheses = extrap_models(ens, "threads", "time")
+    assert len(hypotheses) == 4
+    assert_same_as_extrap(ens, "time", hypotheses)
+    assert (ens.stats["time_model_log1"].fillna(0) == 0).all()

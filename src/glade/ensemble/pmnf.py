@@ -185,12 +185,19 @@ def measures(
     values : numpy.ndarray
         (nodes x len(xs)); NaN where a node has no value at that parameter value.
 
+    Raises
+    ------
+    ValueError
+        When ``measure`` is neither ``"mean"`` nor ``"median"``.
+
     Examples
     --------
     >>> xs, values = measures(np.array([[1.0, 3.0, 5.0]]), np.array([2.0, 2.0, 4.0]))
     >>> xs.tolist(), values.tolist()
     ([2.0, 4.0], [[2.0, 5.0]])
     """
+    if measure not in ("mean", "median"):
+        raise ValueError(f"measure must be 'mean' or 'median', not {measure!r}")
     xs, code = np.unique(x[~np.isnan(x)], return_inverse=True)
     profile_code = np.full(len(x), -1, dtype=np.int64)
     profile_code[~np.isnan(x)] = code
@@ -245,28 +252,28 @@ def _solve(t: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Points:
-    """Nodes measured at the same parameter values: their values and, for each point
-    left out in cross-validation (first axis), the smallest and mean training value."""
+    """Nodes measured at the same parameter values: their values (nodes x points) and,
+    for each point left out in cross-validation (first axis), the smallest and the mean
+    of the other values."""
 
-    x: np.ndarray
     y: np.ndarray
     smallest: np.ndarray
     mean: np.ndarray
 
     @classmethod
-    def of(cls, x: np.ndarray, y: np.ndarray) -> _Points:
-        n = len(x)
+    def of(cls, y: np.ndarray) -> _Points:
+        n = y.shape[1]
         left_out = np.arange(n)[:, None] == np.arange(n)[None, :]
         train = np.where(left_out[:, None, :], np.nan, y[None, :, :])
-        return cls(x, y, np.nanmin(train, axis=2), np.nanmean(train, axis=2))
+        return cls(y, np.nanmin(train, axis=2), np.nanmean(train, axis=2))
 
 
 def _hypothesis_statistics(
     t: np.ndarray, points: _Points, tss: np.ndarray
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Coefficients (c, a) fitted on all points and the cross-validated statistics of
-    one hypothesis whose term takes values ``t`` at the points, for every node, and
-    whether the hypothesis may be chosen."""
+    one hypothesis whose term takes values ``t`` at the points, for every node; the
+    SMAPE is infinite where the hypothesis may not be chosen."""
     y, n = points.y, len(t)
     keep = ~np.eye(n, dtype=bool)
     loo = np.stack([_solve(t[keep[k]], y[:, keep[k]]) for k in range(n)])  # over points
@@ -311,7 +318,7 @@ def _fit_alike(x: np.ndarray, y: np.ndarray, bar: tqdm) -> dict[str, np.ndarray]
         **stats,
     }
     searching = stats["rss"] != 0
-    points = _Points.of(x, y)
+    points = _Points.of(y)
     logs_allowed = bool(x.min() >= 1)
     for h, (i, j) in enumerate(HYPOTHESES):  # over hypotheses, not nodes
         bar.update(len(y) * (len(x) + 1))
