@@ -521,3 +521,13 @@ def test_the_supergraph_shows_where_waiting_happens():
     assert values["MPI_Allreduce"] == pytest.approx(per_name["MPI_Allreduce"])
     assert values["main"] == pytest.approx(per_name.sum())
     assert values["flux_kernel"] == 0
+
+
+def test_a_callable_query_sees_the_waiting_time():
+    from glade.datasets import synthetic_trace
+    from glade.query import Query
+
+    trace = synthetic_trace(4, 2, imbalance=1.0)
+    text = trace.query('MATCH (".", p) WHERE p."waiting time" > 0', level="calls")
+    callable_query = Query().match(".", lambda row: row["waiting time"] > 0)
+    pd.testing.assert_frame_equal(trace.query(callable_query, level="calls").events, text.events)
