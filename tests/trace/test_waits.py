@@ -506,3 +506,28 @@ def test_the_call_forest_after_match_messages_keeps_the_call_ends():
     forest = trace.calls().dataframe
     pd.testing.assert_series_equal(forest["end"], expected["end"])
     assert (forest["end"] >= forest["start"]).all()
+
+
+def test_the_supergraph_shows_where_waiting_happens():
+    from glade.datasets import synthetic_trace
+
+    trace = synthetic_trace(6, 4, exchange="halo", imbalance=1.0, slow_process=4)
+    sg = trace.to_graphframe().supergraph(by="name", metric="waiting time (inc)")
+    values = dict(zip(sg.supernodes, sg.values()[:, 0], strict=True))
+    # a supernode's value is its mean over ranks (CallFlow's rank_agg): per function,
+    # the wait states' total over the 6 processes
+    per_name = trace.wait_states().groupby("name", observed=True)["waiting time"].sum() / 6
+    assert values["MPI_Waitall"] == pytest.approx(per_name["MPI_Waitall"])
+    assert values["MPI_Allreduce"] == pytest.approx(per_name["MPI_Allreduce"])
+    assert values["main"] == pytest.approx(per_name.sum())
+    assert values["flux_kernel"] == 0
+
+
+def test_a_callable_query_sees_the_waiting_time():
+    from glade.datasets import synthetic_trace
+    from glade.query import Query
+
+    trace = synthetic_trace(4, 2, imbalance=1.0)
+    text = trace.query('MATCH (".", p) WHERE p."waiting time" > 0', level="calls")
+    callable_query = Query().match(".", lambda row: row["waiting time"] > 0)
+    pd.testing.assert_frame_equal(trace.query(callable_query, level="calls").events, text.events)

@@ -19,7 +19,7 @@ from glade.views import CCT, CommMatrix, SupergraphView, Timeline
 from glade.views.timeline.edits import window_predicate
 from tests.trace.helpers import make_trace
 
-METRICS = ("time", "time (inc)", "count")
+METRICS = ("time", "time (inc)", "count", "waiting time", "waiting time (inc)")
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +49,10 @@ def tiny():
 @pytest.fixture(scope="module")
 def trace():
     return synthetic_trace(6, 10, seed=5)
+
+
+#: The waiting times of the tiny trace's calls: it records no messages, so nothing waits.
+NO_WAITS = {"waiting time": 0.0, "waiting time (inc)": 0.0}
 
 
 def shown(view: CCT) -> dict[tuple[str, ...], dict[str, float]]:
@@ -95,15 +99,15 @@ def test_a_window_restricts_the_cct_view_by_hand(tiny):
     # or start after 55. main keeps its 100 ns, its exclusive time takes what A and C
     # had: 100 - 40 on process 0, 100 on process 1. B: 40 ns on process 0, none on 1.
     assert shown(tree) == {
-        ("main",): {"time": 80.0, "time (inc)": 100.0, "count": 1.0},
-        ("main", "B"): {"time": 20.0, "time (inc)": 20.0, "count": 0.5},
+        ("main",): {"time": 80.0, "time (inc)": 100.0, "count": 1.0, **NO_WAITS},
+        ("main", "B"): {"time": 20.0, "time (inc)": 20.0, "count": 0.5, **NO_WAITS},
     }
     assert tree.restriction == timeline.query
     assert tree.notice.startswith("values: mean over 2 ranks; linked: showing only the calls of")
     timeline.window(101, 200)
     assert shown(tree) == {} and len(tree.shown().graph) == 0
     link.unlink()
-    assert shown(tree)[("main",)] == {"time": 42.5, "time (inc)": 100.0, "count": 1.0}
+    assert shown(tree)[("main",)] == {"time": 42.5, "time (inc)": 100.0, "count": 1.0, **NO_WAITS}
     assert "link_values" not in tree.payload_arrays() and tree.restriction == ""
     assert tree.notice == "values: mean over 2 ranks"
 
@@ -116,8 +120,13 @@ def test_a_call_path_the_tree_lacks_folds_into_its_caller(tiny):
     # to main's exclusive time, which main's inclusive time already holds; its call to
     # main's count (an exclusive metric: folded, as a collapsed node's is).
     assert shown(tree) == {
-        ("main",): {"time": (60.0 + 100.0) / 2, "time (inc)": 100.0, "count": (2 + 1) / 2},
-        ("main", "B"): {"time": 20.0, "time (inc)": 20.0, "count": 0.5},
+        ("main",): {
+            "time": (60.0 + 100.0) / 2,
+            "time (inc)": 100.0,
+            "count": (2 + 1) / 2,
+            **NO_WAITS,
+        },
+        ("main", "B"): {"time": 20.0, "time (inc)": 20.0, "count": 0.5, **NO_WAITS},
     }
     assert tree.shown().dataframe.equals(
         tiny.query(timeline.query, level="calls").to_graphframe().dataframe

@@ -60,6 +60,7 @@ class CallLevel:
         self.table = RowTable(self.forest.graph, self.forest.dataframe)
         self._masks: OrderedDict[str, np.ndarray | None] = OrderedDict()
         self._cct: tuple[Graph, tuple] | None = None
+        self._waits: tuple[pd.DataFrame, pd.DataFrame] | None = None
 
     def _live_trace(self) -> Trace:
         """The trace (held weakly, so that the level does not keep it alive)."""
@@ -196,7 +197,8 @@ class CallLevel:
         when that GraphFrame's tree differs from the whole trace's (the kept calls are
         not closed under their callers, or ``graph`` lacks a kept call's path) or a kept
         call never ends (its end is the restricted trace's): then only the query itself
-        says."""
+        says. The waiting times are those of the restricted trace: its wait states come
+        from its own messages and collective calls (see :meth:`_restricted_waits`)."""
         keep = self.mask(text)
         if keep is None:
             keep = np.ones(len(self.forest), dtype=bool)
@@ -226,25 +228,48 @@ class CallLevel:
                 "count": number[present].astype(np.int64),
             }
         )
-        own, inc = self._waiting(keep)
+        own, inc = self._restricted_waits(keep)
         for column, values in ((WAITING_TIME, own), (WAITING_TIME + " (inc)", inc)):
             rows[column] = np.bincount(cell, weights=values[calls], minlength=size)[present]
         return rows
 
-    def _waiting(self, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per forest node: the waiting time of the call where ``keep`` keeps it (else 0),
-        and that plus the waiting time of its kept callees (summed depth by depth, from
-        the deepest)."""
+    def _restricted_waits(self, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per forest node: the waiting time of its call in the trace of the nodes ``keep``
+        keeps (closed under callers; ``trace.query(text, level="calls")``), and that plus
+        the waiting time of its kept callees. The restricted trace pairs its own messages
+        and matches its own collective calls, so its wait states are found again among
+        the kept rows of the whole trace's wait inputs (small tables), without building
+        it."""
+        from glade.trace.comm import message_rows, pair_messages
+        from glade.trace.events import RECEIVE_NAMES, SEND_NAMES
+        from glade.trace.waits import find_wait_states, wait_inputs
+
+        trace = self._live_trace()
         table = self.forest.dataframe
-        own = np.where(keep, table[WAITING_TIME].to_numpy(), 0).astype(np.float64)
+        own = np.zeros(len(table), dtype=np.float64)
         inc = own.copy()
+        if not table[WAITING_TIME].to_numpy().any():
+            return own, inc  # no call waits in the whole trace, nor in a part of it
+        if self._waits is None:
+            self._waits = wait_inputs(trace)
+        messages, calls = self._waits
+        kept = np.zeros(len(trace.events), dtype=bool)
+        kept[table[EVENT].to_numpy()[keep]] = True
+        messages = messages[kept[messages["event"].to_numpy()]]
+        calls = calls[kept[calls["call"].to_numpy()]]
+        sends, receives = (message_rows(trace, names) for names in (SEND_NAMES, RECEIVE_NAMES))
+        pairs = pair_messages(trace, sends[kept[sends]], receives[kept[receives]])[0]
+        waits = find_wait_states(
+            messages, calls, pairs["Send event"].to_numpy(), pairs["Receive event"].to_numpy()
+        )
+        (nodes,) = self.nodes_of(waits["event"].to_numpy())
+        own[nodes] = waits[WAITING_TIME].to_numpy()
+        inc[:] = own
         parent = self.forest.graph.tree_parent
         depth = table["depth"].to_numpy()
-        waiting = np.flatnonzero(own > 0)
-        deepest = int(depth[waiting].max(initial=0))
-        for d in range(deepest, 0, -1):
-            nodes = np.flatnonzero((depth == d) & (inc > 0) & keep)
-            np.add.at(inc, parent[nodes], inc[nodes])
+        for d in range(int(depth[nodes].max(initial=0)), 0, -1):
+            at = np.flatnonzero((depth == d) & (inc > 0))
+            np.add.at(inc, parent[at], inc[at])
         return own, inc
 
     def nodes_of(self, *rows: np.ndarray) -> tuple[np.ndarray, ...]:

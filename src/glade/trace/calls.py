@@ -303,10 +303,11 @@ def query_columns(query: Any) -> set[str]:
 
 
 def reads_wait_columns(query: Any) -> bool:
-    """Whether parsed ``query`` reads a column the forest of :meth:`Trace.calls` has
+    """Whether parsed ``query`` may read a column the forest of :meth:`Trace.calls` has
     beyond :func:`call_forest`'s: ``waiting time`` or ``critical path``, which need the
-    whole trace's wait states (so that other queries do not compute them)."""
-    return bool(query_columns(query) & {"waiting time", "critical path"})
+    whole trace's wait states (so that other queries do not compute them). A query with
+    a Python callable may read any column."""
+    return not query.serializable or bool(query_columns(query) & {"waiting time", "critical path"})
 
 
 def calls_query_mask(trace: Trace, query: Any, rank_mode: str = "any") -> np.ndarray:

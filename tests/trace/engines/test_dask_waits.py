@@ -60,3 +60,15 @@ def test_synthetic_runs_with_a_slow_process(dask_client):
 def test_pipit_ping_pong(dask_client, pipit_data):
     pytest.importorskip("otf2", reason="the OTF2 reader needs the glade[otf2] extra")
     assert_same_waits(Trace.from_otf2(pipit_data / "ping-pong-otf2"), 2)
+
+
+def test_a_callable_query_sees_the_whole_trace_waits(dask_client):
+    from glade.datasets import synthetic_trace
+    from glade.query import Query
+
+    trace = synthetic_trace(5, 2, exchange="halo", imbalance=1.0)
+    query = Query().match(".", lambda row: row["waiting time"] > 0)
+    pd.testing.assert_frame_equal(
+        trace.to_dask(3).query(query, level="calls").compute().events,
+        trace.query(query, level="calls").events,
+    )

@@ -719,7 +719,7 @@ class DaskTrace:
                 empty = np.zeros(0, dtype=np.int64)
                 parts = [
                     dask.delayed(select_calls)(
-                        p, self.metadata, self._end(), str(parsed), rank_mode, (empty, empty), waits
+                        p, self.metadata, self._end(), parsed, rank_mode, (empty, empty), waits
                     )
                     for p in self.events.to_delayed()
                 ]

@@ -225,12 +225,13 @@ def select_calls(
     part: pd.DataFrame,
     metadata: Mapping[str, Any],
     t_end: int | None,
-    query: str,
+    query: Any,
     rank_mode: str,
     received: tuple[np.ndarray, np.ndarray],
     waits: tuple[pd.DataFrame, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
-    """The recorded columns of the events of ``part`` that call-level ``query`` keeps
+    """The recorded columns of the events of ``part`` that call-level ``query`` (any
+    form) keeps
     (see :func:`glade.trace.calls.calls_query_mask`), ``sent`` as in
     :func:`forest_with_sends`, and with ``waits`` (the whole trace's wait states and
     critical path) the forest's ``waiting time`` and ``critical path``."""
