@@ -8,6 +8,7 @@ import json
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from glade.datasets import synthetic_trace
@@ -254,3 +255,54 @@ def test_a_timeline_shows_a_trace(trace):
     with pytest.raises(GladeError, match="shows a Trace"):
         Timeline(trace.to_graphframe())
     assert isinstance(trace.show_timeline(depth_rows=True), Timeline)
+
+
+def test_the_window_summary_measures_the_brushed_window(view, trace):
+    first, last = view.extent
+    t0, t1 = int(first + (last - first) * 0.3), int(first + (last - first) * 0.5)
+    whole = view.summary()
+    assert whole["time"].sum() == pytest.approx(
+        trace.window_summary(int(first), int(last))["time"].sum()
+    )
+    view.window(t0, t1, processes=[1, 2])
+    for by in ("function", "process", "process-function"):
+        pd.testing.assert_frame_equal(
+            view.summary(by), trace.window_summary(t0, t1, processes=[1, 2], by=by)
+        )
+    # the legend's shares: the clipped exclusive time of every function
+    table = view.summary().set_index("name")["time"]
+    totals = view.payload_arrays()["totals"]
+    shares = {view.names[c]: totals[c] for c in np.flatnonzero(totals)}
+    assert shares == pytest.approx(table[table > 0].to_dict())
+    # two processes, each busy the whole window
+    assert view.summary("process")["time"].tolist() == [t1 - t0, t1 - t0]
+    # a hidden function's time goes to its caller, inside the window too
+    before = view.summary().set_index("name")["time"]
+    view.hide("flux_kernel")
+    after = view.summary().set_index("name")["time"]
+    assert "flux_kernel" not in after.index
+    assert after["compute_flux"] == pytest.approx(before["compute_flux"] + before["flux_kernel"])
+    assert after.sum() == pytest.approx(before.sum())
+
+
+def test_a_summary_row_selects_its_calls(view):
+    first, last = view.extent
+    t0, t1 = int(first + (last - first) * 0.3), int(first + (last - first) * 0.5)
+    view.window(t0, t1, processes=[3])
+    row = view.summary().set_index("name").loc["compute_flux"]
+    answer, _ = view._answer_summary_select({"name": "compute_flux"})
+    assert answer["selection"] == view.selection
+    calls = view.selected()
+    assert len(calls) == row["calls"]
+    assert set(calls["Process"]) == {3} and set(calls["name"]) == {"compute_flux"}
+    assert ((calls["end"] >= t0) & (calls["start"] <= t1)).all()
+    assert view.payload_arrays()["highlight"].size == row["calls"]
+    view.select_summary_row(process=3)
+    assert len(view.selected()) == view.summary("process")["calls"].iloc[0]
+    answer, _ = view._answer_summary({"by": "process-function", "sort": "calls"})
+    assert answer["columns"][:3] == ["Process", "name", "time"]
+    calls_column = [r[answer["columns"].index("calls")] for r in answer["rows"]]
+    assert calls_column == sorted(calls_column, reverse=True)
+    assert answer["window"] == {"t0": t0, "t1": t1, "processes": (3,)}
+    with pytest.raises(GladeError, match="no column"):
+        view._answer_summary({"sort": "nothing"})

@@ -31,11 +31,19 @@ from glade.query import parse, query_mask
 from glade.trace.call_level import CallLevel, call_level
 from glade.trace.comm import message_pairs
 from glade.trace.model import Trace
-from glade.trace.timeline.index import Forest, TimelineIndex
+from glade.trace.timeline.index import TimelineIndex
 from glade.trace.timeline.lanes import Lanes
 from glade.trace.timeline.messages import Messages
 from glade.trace.timeline.payload import encode_overview, encode_picture, function_totals
 from glade.trace.timeline.render import Picture, Request, picture_level, render
+from glade.trace.windows import (
+    Window,
+    message_sizes,
+    trace_forest,
+    window_of,
+    window_summary,
+    window_totals,
+)
 
 
 def check_node(node: Any, count: int) -> int:
@@ -64,7 +72,22 @@ class TimelineSource(ABC):
     @property
     @abstractmethod
     def totals(self) -> np.ndarray:
-        """The exclusive time (ns) of every function over the kept calls."""
+        """The exclusive time (ns) of every function over the kept calls (inside the
+        window when what is kept is a window: see :attr:`window`)."""
+
+    @property
+    def window(self) -> Window | None:
+        """The window the kept calls were selected by (the view's query's, else the
+        link's restriction's; None for none): summaries and the legend measure it."""
+        return None
+
+    def summary(self, window: Window, by: str) -> pd.DataFrame:
+        """The window summary (:func:`glade.trace.windows.window_summary`) of ``window``
+        over the kept calls, a hidden function's time going to its caller."""
+        raise GladeError(
+            f"a window summary of a {type(self).__name__} is not available: "
+            "summarize the pandas trace it was made from (trace.window_summary)"
+        )
 
     @abstractmethod
     def status(self) -> str:
@@ -135,7 +158,7 @@ class PandasSource(TimelineSource):
 
     def __init__(self, trace: Trace):
         with tqdm(total=3, desc="timeline", unit="step", delay=1.0, leave=False) as bar:
-            self.forest = Forest.of_trace(trace)
+            self.forest = trace_forest(trace)
             bar.update()
             # the messages are paired while the index is built (its kernel frees the GIL)
             with ThreadPoolExecutor(1, thread_name_prefix="glade-timeline") as pool:
@@ -146,6 +169,7 @@ class PandasSource(TimelineSource):
                 bar.update()
             self._install(index)
         self._trace = trace
+        self._window: Window | None = None
         # the level the last picture read, and its width: the finer ones are built ahead
         self._level: int | None = None
         self._width = 2048
@@ -153,10 +177,15 @@ class PandasSource(TimelineSource):
         self.extent = self.forest.duration
         self.num_nodes = len(self.forest)
 
-    def _install(self, index: TimelineIndex) -> None:
+    def _install(self, index: TimelineIndex, window: Window | None = None) -> None:
         self.index = index
         self._kept_messages = self._messages.kept(index)
-        self._totals = function_totals(index)
+        self._window = window
+        self._totals = (
+            function_totals(index)
+            if window is None
+            else window_totals(self.forest, window, index.keep, index.caller)
+        )
 
     @property
     def level(self) -> CallLevel:
@@ -171,6 +200,29 @@ class PandasSource(TimelineSource):
     @property
     def totals(self) -> np.ndarray:
         return self._totals
+
+    @property
+    def window(self) -> Window | None:
+        return self._window
+
+    def summary(self, window: Window, by: str) -> pd.DataFrame:
+        index = self.index
+        return window_summary(
+            self.forest,
+            window,
+            by,
+            keep=index.keep,
+            caller=index.caller,
+            sizes=message_sizes(self._trace),
+        )
+
+    def _window_of(self, query: str, restriction: str) -> Window | None:
+        """The window of the view's query, else of the link's restriction."""
+        for text in (query, restriction):
+            found = window_of(text) if text else None
+            if found is not None:
+                return Window.of_ranges(*found, self.forest.processes)
+        return None
 
     def status(self) -> str:
         return (
@@ -188,15 +240,16 @@ class PandasSource(TimelineSource):
             linked = self.level.mask(restriction)
             keep = linked if keep is None else keep & linked
         current = self.index.keep
+        window = self._window_of(query, restriction)
         if keep is None:
             unchanged = bool(current.all())
         else:
             unchanged = keep is current or np.array_equal(keep, current)
-        if unchanged:
+        if unchanged and window == self._window:
             return False
         with tqdm(total=1, desc="timeline: applying the query", delay=1.0, leave=False) as bar:
             self.index.close()  # its levels are freed before the new index is built
-            self._install(TimelineIndex(self.forest, keep))
+            self._install(TimelineIndex(self.forest, keep), window)
             bar.update()
         return True
 

@@ -27,15 +27,17 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import traitlets
 
 from glade.errors import GladeError
-from glade.query import parse
+from glade.query import Query, col, parse
 from glade.query.model import BaseQuery
 from glade.trace.filter import time_ns
 from glade.trace.timeline.index import TimelineIndex
 from glade.trace.timeline.render import Request
 from glade.trace.timeline.source import PandasSource, TimelineSource, source_of
+from glade.trace.windows import Window
 from glade.views.base import QueryView, static_file
 from glade.views.requests import Requests
 from glade.views.timeline import edits
@@ -45,6 +47,8 @@ from glade.views.timeline import edits
 SNAPSHOT_WIDTH = 1024
 #: At most this many calls of a selection are highlighted.
 MAX_HIGHLIGHT = 100_000
+#: At most this many rows of a window summary go to the front end (sorted in the kernel).
+SUMMARY_ROWS = 500
 
 
 class Timeline(Requests, QueryView):
@@ -110,6 +114,8 @@ class Timeline(Requests, QueryView):
         self.answer("range", self._answer_range)
         self.answer("select", self._answer_select)
         self.answer("path", self._answer_path)
+        self.answer("summary", self._answer_summary)
+        self.answer("summary_select", self._answer_summary_select)
 
     # ------------------------------------------------------------ state
     def _install(self) -> None:
@@ -259,6 +265,29 @@ class Timeline(Requests, QueryView):
     def _answer_path(self, message: dict) -> tuple[dict, None]:
         return {"path": self._source.path(message.get("node"))}, None
 
+    def _answer_summary(self, message: dict) -> tuple[dict, None]:
+        by = message.get("by", "function")
+        sort = message.get("sort", "time")
+        table = self.summary(by)
+        if sort not in table.columns:
+            raise GladeError(f"a window summary has no column {sort!r}")
+        ascending = not message.get("descending", True)
+        shown = table.sort_values(sort, ascending=ascending, kind="stable").head(SUMMARY_ROWS)
+        window = self.summary_window()
+        return {
+            "by": by,
+            "sort": sort,
+            "descending": not ascending,
+            "columns": [str(c) for c in shown.columns],
+            "rows": shown.to_dict("split")["data"],
+            "count": len(table),
+            "window": {"t0": window.t0, "t1": window.t1, "processes": window.processes},
+        }, None
+
+    def _answer_summary_select(self, message: dict) -> tuple[dict, None]:
+        self.select_summary_row(message.get("name"), message.get("process"))
+        return {"selection": self.selection}, None
+
     def picture(
         self,
         t0: Any = None,
@@ -367,6 +396,69 @@ class Timeline(Requests, QueryView):
 
     def _apply_query(self, query: str) -> Any:
         return self._source.apply(query)
+
+    def summary_window(self) -> Window:
+        """The window a summary measures: the brushed one, else a link's restriction's,
+        else the whole trace."""
+        window = edits.replay(self.history).window
+        if window is not None:
+            return Window.of_ranges(
+                window["t0"], window["t1"], window["processes"], self._source.lanes.processes
+            )
+        if self._source.window is not None:
+            return self._source.window
+        first, last = self._source.extent
+        return Window.of(first, last)
+
+    def summary(self, by: str = "function") -> pd.DataFrame:
+        """The window summary of what the view shows: per function, per process or per
+        process and function (``by``: ``"function"``, ``"process"``,
+        ``"process-function"``), the time inside the brushed window (clipped at its
+        edges; a hidden function's time goes to its caller), its share, the calls and
+        the messages sent and received in it with their bytes (see
+        :meth:`glade.trace.Trace.window_summary`). Without a window: the whole trace.
+
+        Parameters
+        ----------
+        by : str
+            What a row is.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The summary, largest ``time`` first.
+
+        Raises
+        ------
+        GladeError
+            For an unknown ``by``, or a view of a Dask trace.
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_trace
+        >>> view = Timeline(synthetic_trace(4, 5))
+        >>> table = view.window("1 ms", "2 ms", processes=[0, 1]).summary()
+        >>> table["name"].iloc[0]
+        'flux_kernel'
+        """
+        return self._source.summary(self.summary_window(), by)
+
+    def select_summary_row(self, name: str | None = None, process: int | None = None) -> Timeline:
+        """Select (and so highlight) the calls of one row of the window summary: the
+        calls of function ``name`` and/or on ``process`` that overlap the window."""
+        window = self.summary_window()
+        ranges = None if window.processes is None else edits.process_ranges(list(window.processes))
+        pred = (col("type") == "call") & edits.window_predicate(
+            {"t0": window.t0, "t1": window.t1, "processes": ranges}
+        )
+        if process is not None:
+            pred = (col("Process") == int(process)) & pred
+        if name is not None:
+            if name not in self._source.names:
+                raise GladeError(f"no function named {name!r} in the trace")
+            pred = (col("name") == str(name)) & pred
+        self.selection = str(Query().match(".", pred))
+        return self
 
     def selected(self):
         """The rows of the call forest (see :meth:`glade.trace.Trace.calls`) that the
