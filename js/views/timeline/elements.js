@@ -25,12 +25,14 @@ export function timelineElements(el) {
   const clearWindow = button("gt-clear-window", "clear window", "keep every time and process");
   const unfocus = button("gt-unfocus", "unfocus", "show every call path again");
   const reset = button("gt-reset", "reset", "drop every edit");
+  const summary = button("gt-summary-button", "summary",
+    "the time, calls and messages inside the window (brush with Shift+drag)");
   const label = (text, control) => labelled(text, control, true);
   bar.append(
     group(search),
     group(label("depth rows", depth), label("messages", arrows), rowHeight),
     group(home, undoButton, redoButton),
-    group(clearWindow, unfocus, reset),
+    group(summary, clearWindow, unfocus, reset),
   );
   const notice = element("div", "gt-notice");
   const main = element("div", "gt-main");
@@ -47,9 +49,9 @@ export function timelineElements(el) {
   const status = element("span", "gt-status");
   const waiting = element("span", "gt-waiting");
   const details = element("details", "gt-query");
-  const summary = element("summary", "", { text: "query" });
+  const queryLabel = element("summary", "", { text: "query" });
   const queryText = element("pre", "gt-query-text");
-  details.append(summary, queryText);
+  details.append(queryLabel, queryText);
   footer.append(status, waiting, details);
   const tooltip = element("div", "gt-tooltip");
   root.append(bar, notice, main, axis, overview, selection, legend, footer, tooltip);
@@ -57,7 +59,7 @@ export function timelineElements(el) {
   return {
     root, searchInput: search, depthBox: depth, arrowsBox: arrows, rowHeightSelect: rowHeight,
     homeButton: home, undoButton, redoButton, clearWindowButton: clearWindow,
-    unfocusButton: unfocus, resetButton: reset, notice, main, gutter, plot, axis,
+    unfocusButton: unfocus, resetButton: reset, summaryButton: summary, notice, main, gutter, plot, axis,
     overviewCanvas: overview, selectionBar: selection, legend, status, waiting, queryText,
     tooltip,
   };

@@ -23,6 +23,7 @@ import { paintPlot } from "./paint.js";
 import { boxAt, decodePicture, pictureOf, rasterPixels } from "./picture.js";
 import { fitHeight, MAX_ROW_HEIGHT, visibleRows } from "./rows.js";
 import { clampRange, panBy, TimeScale, zoomAt } from "./scale.js";
+import { SummaryPanel } from "./summary.js";
 import { placeOf, tooltipLines } from "./tooltip.js";
 
 const ZOOM_STEP = 0.8;
@@ -56,6 +57,12 @@ class TimelineView {
     this.showArrows = true;
     this.drag = null;
     Object.assign(this, timelineElements(el));
+    this.summary = new SummaryPanel(
+      (by, sort, descending) => this.client?.request("summary", { by, sort, descending }),
+      (target) => this.client?.request("summary_select", target),
+      signal,
+    );
+    this.legend.before(this.summary.root);
     this.overviewStrip = new Overview(this.overviewCanvas, (t0, t1) => this.setRange(t0, t1),
       signal);
     this.readRows();
@@ -174,6 +181,10 @@ class TimelineView {
     on(this.clearWindowButton, "click", () => this.edits.edit({ op: "clear_window" }));
     on(this.unfocusButton, "click", () => this.edits.edit({ op: "unfocus" }));
     on(this.resetButton, "click", () => this.edits.reset());
+    on(this.summaryButton, "click", () => {
+      if (this.summary.open) this.summary.close();
+      else this.summary.show();
+    });
     on(this.legend, "click", (event) => {
       const name = event.target.closest("[data-name]")?.getAttribute("data-name");
       if (name === null || name === undefined) return;
@@ -344,6 +355,7 @@ class TimelineView {
     const t1 = this.scale.time(Math.max(x0, x1));
     this.edits.edit(windowEdit(row0, row1, t0, t1, this.processes, this.locationRows));
     this.setRange(t0, t1);
+    if (!this.summary.open) this.summary.show();
   }
 
   clickAt(x, y) {
@@ -411,7 +423,11 @@ class TimelineView {
   }
 
   async onAnswer(kind, answer, buffers) {
-    if (kind === "select") return;
+    if (kind === "select" || kind === "summary_select") return;
+    if (kind === "summary") {
+      this.summary.setAnswer(answer, this.model.get("extent")[0]);
+      return;
+    }
     if (kind === "path") {
       this.edits.edit({ op: "focus", path: answer.path });
       return;
@@ -483,6 +499,7 @@ class TimelineView {
     this.loadSnapshot();
     this.loadOverview();
     this.refreshControls();
+    this.summary.refresh();
     if (this.plotHeight !== height) this.resize();
     else this.request();
   }
