@@ -81,6 +81,15 @@ class TimelineSource(ABC):
         link's restriction's; None for none): summaries and the legend measure it."""
         return None
 
+    def window_of(self, query: str, restriction: str) -> Window | None:
+        """The window of the view's query, else of the link's restriction (None for
+        none)."""
+        for text in (query, restriction):
+            found = window_of(text) if text else None
+            if found is not None:
+                return Window.of_ranges(*found, self.lanes.processes)
+        return None
+
     def summary(self, window: Window, by: str) -> pd.DataFrame:
         """The window summary (:func:`glade.trace.windows.window_summary`) of ``window``
         over the kept calls, a hidden function's time going to its caller."""
@@ -216,14 +225,6 @@ class PandasSource(TimelineSource):
             sizes=message_sizes(self._trace),
         )
 
-    def _window_of(self, query: str, restriction: str) -> Window | None:
-        """The window of the view's query, else of the link's restriction."""
-        for text in (query, restriction):
-            found = window_of(text) if text else None
-            if found is not None:
-                return Window.of_ranges(*found, self.forest.processes)
-        return None
-
     def status(self) -> str:
         return (
             f"{self.index.calls.size:,} of {int(self.forest.call.sum()):,} calls, "
@@ -240,7 +241,7 @@ class PandasSource(TimelineSource):
             linked = self.level.mask(restriction)
             keep = linked if keep is None else keep & linked
         current = self.index.keep
-        window = self._window_of(query, restriction)
+        window = self.window_of(query, restriction)
         if keep is None:
             unchanged = bool(current.all())
         else:
