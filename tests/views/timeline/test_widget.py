@@ -306,3 +306,17 @@ def test_a_summary_row_selects_its_calls(view):
     assert answer["window"] == {"t0": t0, "t1": t1, "processes": (3,)}
     with pytest.raises(GladeError, match="no column"):
         view._answer_summary({"sort": "nothing"})
+
+
+def test_the_status_line_counts_what_hiding_removed():
+    """A ping-pong of 2 processes and 3 iterations: 48 calls, 6 of them MPI_Recv (one
+    per iteration and process), each holding one MpiRecv instant."""
+    view = Timeline(synthetic_trace(2, 3, exchange="pingpong"))
+    assert view.status == "48 of 48 calls, 12 instants, 6 messages"
+    view.hide("MPI_Recv")
+    assert view.status == "42 of 48 calls, 12 instants, 6 messages; hidden: 6 MPI_Recv"
+    view.hide("MpiRecv")
+    assert view.status.endswith("0 messages; hidden: 6 MPI_Recv, 6 MpiRecv")
+    first, last = view.extent
+    view.window(first, first + 1)
+    assert view.status.endswith("; hidden: 0 MPI_Recv, 0 MpiRecv")

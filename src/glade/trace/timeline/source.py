@@ -81,6 +81,12 @@ class TimelineSource(ABC):
         link's restriction's; None for none): summaries and the legend measure it."""
         return None
 
+    def count_named(self, names: list[str], window: Window | None) -> list[int] | None:
+        """How many calls (or instants) of each function of ``names`` overlap ``window``
+        (the whole trace for None): what hiding them removes. None when the source
+        cannot count them cheaply."""
+        return None
+
     def window_of(self, query: str, restriction: str) -> Window | None:
         """The window of the view's query, else of the link's restriction (None for
         none)."""
@@ -224,6 +230,21 @@ class PandasSource(TimelineSource):
             caller=index.caller,
             sizes=message_sizes(self._trace),
         )
+
+    def count_named(self, names: list[str], window: Window | None) -> list[int] | None:
+        forest = self.forest
+        codes = np.full(len(forest.names), -1, dtype=np.int64)
+        wanted = [forest.names.index(n) for n in names if n in forest.names]
+        codes[wanted] = np.arange(len(wanted))
+        chosen = codes[forest.code] >= 0
+        if window is not None:
+            chosen &= (forest.start <= window.t1) & (forest.end >= window.t0)
+            if window.processes is not None:
+                inside = np.isin(forest.processes, np.asarray(window.processes, dtype=np.int64))
+                chosen &= inside[forest.location]
+        counts = np.bincount(codes[forest.code[chosen]], minlength=len(wanted))
+        found = dict(zip([forest.names[c] for c in wanted], counts.tolist(), strict=True))
+        return [found.get(n, 0) for n in names]
 
     def status(self) -> str:
         return (

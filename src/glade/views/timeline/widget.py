@@ -150,10 +150,26 @@ class Timeline(Requests, QueryView):
             },
             labels=lanes.labels(False),
             depth_labels=lanes.labels(True),
-            status=source.status(),
+            status=self._status(),
             revision=self.revision + 1,
         )
         source.prepare(self.depth_rows)
+
+    def _status(self) -> str:
+        """The source's status line, and how many calls each hidden function removed
+        (calls or instants) from the window or the trace: "...; hidden: 6 MPI_Recv"."""
+        state = edits.replay(self.history)
+        status = self._source.status()
+        if not state.hidden:
+            return status
+        window = None if state.window is None else self.summary_window()
+        counts = self._source.count_named(state.hidden, window)
+        if counts is None:
+            return f"{status}; hidden: {', '.join(state.hidden)}"
+        removed = ", ".join(
+            f"{count:,} {name}" for name, count in zip(state.hidden, counts, strict=True)
+        )
+        return f"{status}; hidden: {removed}"
 
     @property
     def snapshot_meta(self) -> dict:
