@@ -10,7 +10,7 @@ export function timelineElements(el) {
   const root = element("div", "glade-timeline glade-view");
   const bar = element("div", "glade-toolbar");
   const search = element("input", "gt-search", {
-    type: "search", placeholder: "search functions (regex)", spellcheck: "false",
+    type: "search", placeholder: "search functions (regex; Enter: next)", spellcheck: "false",
   });
   const depth = element("input", "gt-depth", { type: "checkbox" });
   const arrows = element("input", "gt-arrows", { type: "checkbox" });
@@ -20,6 +20,8 @@ export function timelineElements(el) {
     option(rowHeight, String(choice), choice === "fit" ? "fit all rows" : `${choice} px rows`);
   }
   const home = button("gt-home", "⤢", "show the whole trace (0)");
+  const activity = button("gt-activity", "activity",
+    "zoom to where the calls happen, past a long initialisation (i)");
   const undoButton = button("gt-undo", "↶", "undo (z)");
   const redoButton = button("gt-redo", "↷", "redo (y)");
   const clearWindow = button("gt-clear-window", "clear window", "keep every time and process");
@@ -31,7 +33,7 @@ export function timelineElements(el) {
   bar.append(
     group(search),
     group(label("depth rows", depth), label("messages", arrows), rowHeight),
-    group(home, undoButton, redoButton),
+    group(home, activity, undoButton, redoButton),
     group(summary, clearWindow, unfocus, reset),
   );
   const notice = element("div", "gt-notice");
@@ -58,7 +60,7 @@ export function timelineElements(el) {
   el.append(root);
   return {
     root, searchInput: search, depthBox: depth, arrowsBox: arrows, rowHeightSelect: rowHeight,
-    homeButton: home, undoButton, redoButton, clearWindowButton: clearWindow,
+    homeButton: home, activityButton: activity, undoButton, redoButton, clearWindowButton: clearWindow,
     unfocusButton: unfocus, resetButton: reset, summaryButton: summary, notice, main, gutter, plot, axis,
     overviewCanvas: overview, selectionBar: selection, legend, status, waiting, queryText,
     tooltip,

@@ -95,6 +95,7 @@ class TimelineView {
 
   readHighlight() {
     this.highlight = new Set(this.payload.arrays.highlight ?? []);
+    this.image = null; // the raster's dimming follows the highlight
   }
 
   /** The height of the rows' area: the view's height, or less when every row fits
@@ -161,7 +162,15 @@ class TimelineView {
     on(this.plot, "pointerup", (event) => this.onPointerUp(event));
     on(this.plot, "pointerleave", () => this.hideTooltip());
     on(this.searchInput, "input", debounce(() => this.onSearch(), 150));
-    on(this.searchInput, "keydown", (event) => event.stopPropagation());
+    on(this.searchInput, "keydown", (event) => {
+      event.stopPropagation();
+      if (event.key === "Enter") {
+        event.preventDefault();
+        this.onSearch();
+        this.findNext(!event.shiftKey);
+      }
+    });
+    on(this.activityButton, "click", () => this.client?.request("activity", {}));
     on(this.depthBox, "change", () => {
       model.set("depth_rows", this.depthBox.checked);
       model.save_changes();
@@ -245,6 +254,9 @@ class TimelineView {
     else if (key === "h" && this.selected >= 0) this.onSelectionAction("hide");
     else if (key === "f" && this.selected >= 0) this.onSelectionAction("focus");
     else if (key === "/") this.searchInput.focus();
+    else if (key === "n" && this.search) this.findNext(true);
+    else if (key === "N" && this.search) this.findNext(false);
+    else if (key === "i") this.client?.request("activity", {});
     else return;
     event.preventDefault();
     event.stopPropagation();
@@ -366,6 +378,7 @@ class TimelineView {
 
   select(node, box = -1) {
     this.selected = node;
+    this.image = null;
     this.selectedBox = box >= 0 ? {
       name: this.names[this.picture.box_code[box]], start: this.picture.box_start[box],
       end: this.picture.box_end[box],
@@ -395,8 +408,44 @@ class TimelineView {
       this.searchInput.classList.add("gt-invalid");
     }
     this.matches = matchingCodes(this.names, this.search);
+    if (text !== this.searched) this.found = null;
+    this.searched = text;
     this.image = null;
     this.refreshLegend();
+    this.draw();
+  }
+
+  /** Ask the kernel for the next (or previous) call of a function the search matches,
+   * from the last one found, else from the start of the range shown. */
+  findNext(forward) {
+    if (!this.client || !this.search || !this.matches.size) return;
+    const after = this.found ? this.found.start : (forward ? this.scale.t0 : this.scale.t1);
+    this.client.request("find", { codes: [...this.matches], after, forward });
+  }
+
+  /** Show a call the search found: centred (zoomed in when it is wider than half the
+   * range), its row scrolled into view, and selected. */
+  showFound(found) {
+    this.found = found;
+    if (!found) {
+      this.setWaiting("no further match");
+      return;
+    }
+    const duration = Math.max(found.end - found.start, 1);
+    const span = duration > this.scale.span / 2 ? 4 * duration : this.scale.span;
+    const middle = (found.start + found.end) / 2;
+    const row = this.depthRows ? this.locationRows[found.location] + found.depth
+      : found.location;
+    const top = row * this.rowHeight;
+    if (top < this.scrollTop || top + this.rowHeight > this.scrollTop + this.plotHeight) {
+      this.scrollTop = Math.max(0, top - this.plotHeight / 2);
+    }
+    this.setRange(middle - span / 2, middle + span / 2);
+    this.selected = found.node;
+    this.selectedBox = { name: found.name, start: found.start, end: found.end };
+    this.image = null;
+    this.client.request("select", { node: found.node });
+    this.refreshSelection();
     this.draw();
   }
 
@@ -424,6 +473,14 @@ class TimelineView {
 
   async onAnswer(kind, answer, buffers) {
     if (kind === "select" || kind === "summary_select") return;
+    if (kind === "find") {
+      this.showFound(answer.found);
+      return;
+    }
+    if (kind === "activity") {
+      this.setRange(answer.t0, answer.t1);
+      return;
+    }
     if (kind === "summary") {
       this.summary.setAnswer(answer, this.model.get("extent")[0]);
       return;
@@ -569,11 +626,15 @@ class TimelineView {
     return canvas;
   }
 
+  /** The functions dimmed in the raster of calls too short to be boxes: under a search
+   * those it leaves out; under a highlight of calls (a selection, a link) all of them
+   * (the raster does not tell calls apart), but those a search keeps. */
   dimmedCodes() {
-    if (!this.search) return null;
+    const marked = this.highlight.size > 0 || this.selected >= 0;
+    if (!this.search && !marked) return null;
     const dimmed = new Set();
     for (let code = 0; code < this.names.length; code++) {
-      if (!this.matches.has(code)) dimmed.add(code);
+      if (!(this.search && this.matches.has(code))) dimmed.add(code);
     }
     return dimmed;
   }

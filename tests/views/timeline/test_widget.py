@@ -16,6 +16,7 @@ from glade.errors import GladeError, QuerySyntaxError
 from glade.packing import pack_arrays, unpack_arrays
 from glade.views import Timeline
 from glade.views.timeline import edits
+from tests.trace.helpers import make_trace
 
 
 @pytest.fixture(scope="module")
@@ -320,3 +321,46 @@ def test_the_status_line_counts_what_hiding_removed():
     first = view.extent[0]
     view.window(first, first + 1)
     assert view.status.endswith("; hidden: 0 MPI_Recv, 0 MpiRecv")
+
+
+def test_find_steps_through_the_calls_of_a_search(view, trace):
+    forest = trace.calls().dataframe
+    reduce_calls = forest[forest["name"] == "MPI_Allreduce"].sort_values("start", kind="stable")
+    starts = sorted(set(reduce_calls["start"]))
+    first = view.find(["MPI_Allreduce"], after=0)
+    assert first["start"] == starts[0] and first["name"] == "MPI_Allreduce"
+    second = view.find(["MPI_Allreduce"], after=first["start"])
+    assert second["start"] == starts[1]
+    back = view.find(["MPI_Allreduce"], after=second["start"], forward=False)
+    assert back["start"] == starts[0]
+    assert view.find(["MPI_Allreduce"], after=starts[-1]) is None
+    row = reduce_calls[reduce_calls["start"] == first["start"]].iloc[0]
+    assert view.labels[first["location"]] == str(row["Process"])
+    assert first["depth"] == row["depth"]
+    answer, _ = view._answer_find({"codes": [view.names.index("MPI_Allreduce")], "after": 0})
+    assert answer["found"] == first
+    # hidden calls are not found
+    view.hide("MPI_Allreduce")
+    assert view.find(["MPI_Allreduce"], after=0) is None
+    with pytest.raises(GladeError, match="codes"):
+        view._answer_find({"codes": "MPI", "after": 0})
+
+
+def test_zoom_to_activity_skips_a_long_initialisation():
+    """main [0, 10 s] calls MPI_Init [0, 9.7 s], then 400 short calls in [9.7, 9.9 s]."""
+    rows = [
+        (0, "Enter", "main", 0),
+        (0, "Enter", "MPI_Init", 0),
+        (9_700_000_000, "Leave", "MPI_Init", 0),
+    ]
+    for k in range(400):
+        t = 9_700_000_000 + k * 500_000
+        rows += [(t, "Enter", "step", 0), (t + 400_000, "Leave", "step", 0)]
+    rows.append((10_000_000_000, "Leave", "main", 0))
+    view = Timeline(make_trace(rows))
+    view.zoom_to_activity()
+    t0, t1 = view.viewport["t0"], view.viewport["t1"]
+    assert 9_690_000_000 <= t0 <= 9_702_000_000
+    assert 9_899_000_000 <= t1 <= 9_910_000_000
+    answer, _ = view._answer_activity({})
+    assert (answer["t0"], answer["t1"]) == (t0, t1)

@@ -81,6 +81,17 @@ class TimelineSource(ABC):
         link's restriction's; None for none): summaries and the legend measure it."""
         return None
 
+    def next_call(self, codes: list[int], after: float, forward: bool) -> int:
+        """The kept call of a function of ``codes`` that starts first after time
+        ``after`` (``forward``) or last before it (-1 for none)."""
+        raise GladeError(f"finding calls in a {type(self).__name__} is not available")
+
+    def activity(self) -> tuple[int, int]:
+        """The range where the kept calls happen: from the start of the first 0.5 % of
+        them to the end of the last 0.5 %, so that a long initialisation or finalisation
+        (one call among thousands) is left out."""
+        return self.extent
+
     def count_named(self, names: list[str], window: Window | None) -> list[int] | None:
         """How many calls (or instants) of each function of ``names`` overlap ``window``
         (the whole trace for None): what hiding them removes. None when the source
@@ -230,6 +241,30 @@ class PandasSource(TimelineSource):
             caller=index.caller,
             sizes=message_sizes(self._trace),
         )
+
+    def next_call(self, codes: list[int], after: float, forward: bool) -> int:
+        forest, calls = self.forest, self.index.calls
+        starts = forest.start[calls]
+        hit = np.isin(forest.code[calls], np.asarray(codes, dtype=np.int64))
+        hit &= (starts > after) if forward else (starts < after)
+        found = np.flatnonzero(hit)
+        if not found.size:
+            return -1
+        # the first (last) start; among equal starts the outermost call
+        best = starts[found].min() if forward else starts[found].max()
+        return int(calls[found[starts[found] == best][0]])
+
+    def activity(self) -> tuple[int, int]:
+        calls = self.index.calls
+        if calls.size < 2:
+            return self.extent
+        starts = np.quantile(self.forest.start[calls], 0.005, method="lower")
+        ends = np.quantile(self.forest.end[calls], 0.995, method="higher")
+        if ends <= starts:
+            return self.extent
+        pad = (ends - starts) // 50
+        first, last = self.extent
+        return max(first, int(starts - pad)), min(last, int(ends + pad))
 
     def count_named(self, names: list[str], window: Window | None) -> list[int] | None:
         forest = self.forest

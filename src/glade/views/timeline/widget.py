@@ -116,6 +116,8 @@ class Timeline(Requests, QueryView):
         self.answer("path", self._answer_path)
         self.answer("summary", self._answer_summary)
         self.answer("summary_select", self._answer_summary_select)
+        self.answer("find", self._answer_find)
+        self.answer("activity", self._answer_activity)
 
     # ------------------------------------------------------------ state
     def _install(self) -> None:
@@ -303,6 +305,77 @@ class Timeline(Requests, QueryView):
     def _answer_summary_select(self, message: dict) -> tuple[dict, None]:
         self.select_summary_row(message.get("name"), message.get("process"))
         return {"selection": self.selection}, None
+
+    def _answer_find(self, message: dict) -> tuple[dict, None]:
+        codes = message.get("codes")
+        if not isinstance(codes, list) or not all(
+            isinstance(c, int) and not isinstance(c, bool) for c in codes
+        ):
+            raise GladeError(f"a search names functions by their codes, not {codes!r}")
+        after = message.get("after")
+        if isinstance(after, bool) or not isinstance(after, int | float):
+            raise GladeError(f"a search goes on from a time, not {after!r}")
+        found = self.find(
+            [self.names[c] for c in codes if 0 <= c < len(self.names)],
+            after,
+            bool(message.get("forward", True)),
+        )
+        return {"found": found}, None
+
+    def _answer_activity(self, message: dict) -> tuple[dict, None]:
+        t0, t1 = self._source.activity()
+        return {"t0": t0, "t1": t1}, None
+
+    def find(self, names: Sequence[str], after: Any = None, forward: bool = True) -> dict | None:
+        """The next call (``forward``) or the previous one of a function of ``names``
+        from time ``after`` (ns or text with a unit; default: the viewport's start),
+        among what the view shows: its ``node``, ``name``, ``start``, ``end``,
+        ``location`` (its location's row in the flat layout) and ``depth``; None when
+        there is none.
+
+        Parameters
+        ----------
+        names : sequence of str
+            The functions searched.
+        after : int, float or str, optional
+            Where the search starts.
+        forward : bool
+            Search later (True) or earlier.
+
+        Returns
+        -------
+        dict or None
+            The call found.
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_trace
+        >>> view = Timeline(synthetic_trace(2, 3))
+        >>> view.find(["MPI_Allreduce"], after=0)["name"]
+        'MPI_Allreduce'
+        """
+        codes = [self.names.index(n) for n in names if n in self.names]
+        start = self.viewport["t0"] if after is None else time_ns(after, "after")
+        node = self._source.next_call(codes, float(start), forward) if codes else -1
+        if node < 0:
+            return None
+        index = self.index
+        forest = index.forest
+        return {
+            "node": node,
+            "name": forest.names[forest.code[node]],
+            "start": int(forest.start[node]),
+            "end": int(forest.end[node]),
+            "location": int(forest.location[node]),
+            "depth": int(index.depth[node]),
+        }
+
+    def zoom_to_activity(self) -> Timeline:
+        """Show the range where the calls happen, leaving out a long initialisation or
+        finalisation (one call among thousands): from the start of the first 0.5 % of
+        the calls to the end of the last 0.5 %."""
+        t0, t1 = self._source.activity()
+        return self.zoom(t0, t1)
 
     def picture(
         self,
