@@ -15,6 +15,9 @@ export function timelineElements(el) {
   const depth = element("input", "gt-depth", { type: "checkbox" });
   const arrows = element("input", "gt-arrows", { type: "checkbox" });
   arrows.checked = true;
+  const onlyMarked = element("input", "gt-arrows-marked", {
+    type: "checkbox", title: "draw only the messages of the highlighted calls",
+  });
   const rowHeight = element("select", "gt-row-height", { title: "height of a row" });
   for (const choice of ROW_HEIGHTS) {
     option(rowHeight, String(choice), choice === "fit" ? "fit all rows" : `${choice} px rows`);
@@ -32,7 +35,8 @@ export function timelineElements(el) {
   const label = (text, control) => labelled(text, control, true);
   bar.append(
     group(search),
-    group(label("depth rows", depth), label("messages", arrows), rowHeight),
+    group(label("depth rows", depth), label("messages", arrows),
+      label("only highlighted", onlyMarked), rowHeight),
     group(home, activity, undoButton, redoButton),
     group(summary, clearWindow, unfocus, reset),
   );
@@ -59,7 +63,7 @@ export function timelineElements(el) {
   root.append(bar, notice, main, axis, overview, selection, legend, footer, tooltip);
   el.append(root);
   return {
-    root, searchInput: search, depthBox: depth, arrowsBox: arrows, rowHeightSelect: rowHeight,
+    root, searchInput: search, depthBox: depth, arrowsBox: arrows, markedArrowsBox: onlyMarked, rowHeightSelect: rowHeight,
     homeButton: home, activityButton: activity, undoButton, redoButton, clearWindowButton: clearWindow,
     unfocusButton: unfocus, resetButton: reset, summaryButton: summary, notice, main, gutter, plot, axis,
     overviewCanvas: overview, selectionBar: selection, legend, status, waiting, queryText,

@@ -23,6 +23,7 @@ import { paintPlot } from "./paint.js";
 import { boxAt, decodePicture, pictureOf, rasterPixels } from "./picture.js";
 import { fitHeight, MAX_ROW_HEIGHT, visibleRows } from "./rows.js";
 import { clampRange, panBy, TimeScale, zoomAt } from "./scale.js";
+import { arrowAt, arrowLines, highlightedArrows } from "./arrows.js";
 import { SummaryPanel } from "./summary.js";
 import { placeOf, tooltipLines } from "./tooltip.js";
 
@@ -179,6 +180,7 @@ class TimelineView {
       this.showArrows = this.arrowsBox.checked;
       this.draw();
     });
+    on(this.markedArrowsBox, "change", () => this.draw());
     on(this.rowHeightSelect, "change", () => {
       this.rowChoice = this.rowHeightSelect.value;
       this.draw();
@@ -234,7 +236,7 @@ class TimelineView {
 
   /** Select nothing, and drop the search's highlight (Escape). */
   clearSelection() {
-    if (this.selected >= 0) this.select(-1);
+    if (this.selected >= 0 || this.message) this.select(-1);
     if (this.searchInput.value) {
       this.searchInput.value = "";
       this.onSearch();
@@ -371,12 +373,21 @@ class TimelineView {
   }
 
   clickAt(x, y) {
+    const arrow = this.arrowUnder(x, y);
+    if (arrow >= 0 && this.picture.arrow_send_node && !this.picture.arrows_bundled) {
+      this.client?.request("message", {
+        send_node: this.picture.arrow_send_node[arrow],
+        receive_node: this.picture.arrow_receive_node[arrow],
+      });
+      return;
+    }
     const box = this.picture ? boxAt(this.picture, this.rowAt(y), this.scale.time(x),
       this.scale.span / this.scale.width) : -1;
     this.select(box >= 0 ? this.picture.box_node[box] : -1, box);
   }
 
   select(node, box = -1) {
+    this.message = null;
     this.selected = node;
     this.image = null;
     this.selectedBox = box >= 0 ? {
@@ -389,6 +400,10 @@ class TimelineView {
   }
 
   onSelectionAction(action) {
+    if (action === "send" || action === "receive") {
+      if (this.message) this.goTo(this.message[action]);
+      return;
+    }
     if (action === "clear") this.select(-1);
     else if (action === "hide" && this.selectedBox) {
       this.edits.edit({ op: "hide", name: this.selectedBox.name });
@@ -423,14 +438,26 @@ class TimelineView {
     this.client.request("find", { codes: [...this.matches], after, forward });
   }
 
-  /** Show a call the search found: centred (zoomed in when it is wider than half the
-   * range), its row scrolled into view, and selected. */
+  /** Show a call the search found (see goTo). */
   showFound(found) {
     this.found = found;
     if (!found) {
       this.setWaiting("no further match");
       return;
     }
+    this.goTo(found);
+    this.selected = found.node;
+    this.selectedBox = { name: found.name, start: found.start, end: found.end };
+    this.message = null;
+    this.image = null;
+    this.client.request("select", { node: found.node });
+    this.refreshSelection();
+    this.draw();
+  }
+
+  /** Show a call the kernel placed ({start, end, location, depth}): centred (zoomed in
+   * when it is wider than half the range), its row scrolled into view. */
+  goTo(found) {
     const duration = Math.max(found.end - found.start, 1);
     const span = duration > this.scale.span / 2 ? 4 * duration : this.scale.span;
     const middle = (found.start + found.end) / 2;
@@ -441,12 +468,27 @@ class TimelineView {
       this.scrollTop = Math.max(0, top - this.plotHeight / 2);
     }
     this.setRange(middle - span / 2, middle + span / 2);
-    this.selected = found.node;
-    this.selectedBox = { name: found.name, start: found.start, end: found.end };
-    this.image = null;
-    this.client.request("select", { node: found.node });
-    this.refreshSelection();
-    this.draw();
+  }
+
+  /** The arrow under CSS pixel (x, y) of the plot (-1 for none). */
+  arrowUnder(x, y) {
+    const picture = this.picture;
+    if (!picture || !this.showArrows) return -1;
+    const half = this.rowHeight / 2;
+    const place = (i) => [this.scale.x(picture.arrow_send[i]),
+      this.rowTop(picture.arrow_from[i]) + half, this.scale.x(picture.arrow_receive[i]),
+      this.rowTop(picture.arrow_to[i]) + half];
+    return arrowAt(picture, x, y, place, this.arrowShown());
+  }
+
+  /** Which arrows are drawn: under "only highlighted", those of the highlighted calls
+   * (none of a bundle, which names no calls); else all (null). */
+  arrowShown() {
+    if (!this.markedArrowsBox.checked || !this.picture) return null;
+    const marks = new Set(this.highlight);
+    if (this.selected >= 0) marks.add(this.selected);
+    if (!marks.size) return null;
+    return highlightedArrows(this.picture, marks) ?? (() => false);
   }
 
   // --------------------------------------------------------------- kernel
@@ -473,6 +515,13 @@ class TimelineView {
 
   async onAnswer(kind, answer, buffers) {
     if (kind === "select" || kind === "summary_select") return;
+    if (kind === "message") {
+      this.selected = -1;
+      this.selectedBox = null;
+      this.message = answer;
+      this.refreshSelection();
+      return;
+    }
     if (kind === "find") {
       this.showFound(answer.found);
       return;
@@ -597,7 +646,7 @@ class TimelineView {
       rowHeight, rowTop: (row) => row * rowHeight - scrollTop, depthRows: this.depthRows,
       locationRows: this.locationRows, rgb: this.rgb, names: this.names,
       matches: this.search ? this.matches : null, selected: this.selected,
-      highlight: this.highlight, showArrows: this.showArrows,
+      highlight: this.highlight, showArrows: this.showArrows, arrowShown: this.arrowShown(),
     };
   }
 
@@ -644,6 +693,15 @@ class TimelineView {
     const picture = this.picture;
     if (!picture) return;
     const row = this.rowAt(event.offsetY);
+    const slack = this.scale.span / this.scale.width;
+    const arrow = this.arrowUnder(event.offsetX, event.offsetY);
+    if (arrow >= 0) {
+      const label = (r) => placeOf(r, this.model.get("labels"), this.depthRows,
+        this.locationRows);
+      showLines(this.tooltip, this.root, event, arrowLines(picture, arrow, slack, label),
+        { keyClass: "gt-tip-key", noteClass: "gt-tip-name", width: 240 });
+      return;
+    }
     const lines = row < 0 || row >= this.labels.length ? [] : tooltipLines(picture, row,
       this.scale.time(event.offsetX), this.scale.span / this.scale.width, this.names,
       placeOf(row, this.model.get("labels"), this.depthRows, this.locationRows),
@@ -687,6 +745,21 @@ class TimelineView {
   }
 
   refreshSelection() {
+    if (this.message) {
+      const { send, receive } = this.message;
+      this.selectionBar.style.display = "";
+      this.selectionBar.replaceChildren(
+        element("span", "gt-selection-text", {
+          text: `message: ${send.name} → ${receive.name}`,
+        }),
+        element("button", "", { "data-action": "send", text: `go to ${send.name} (send)` }),
+        element("button", "", {
+          "data-action": "receive", text: `go to ${receive.name} (receive)`,
+        }),
+        element("button", "", { "data-action": "clear", text: "clear (Esc)" }),
+      );
+      return;
+    }
     const box = this.selectedBox;
     if (!box || this.selected < 0) {
       this.selectionBar.style.display = "none";

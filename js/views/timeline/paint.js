@@ -2,7 +2,8 @@
 // what is smaller, names on wide boxes, instants and message arrows. A `frame` says where
 // things go: { scale, width, height, row0, row1, rowHeight, rowTop(row), depthRows,
 // locationRows, rgb (three colour bytes per function), names, matches (Set of codes a
-// search keeps, or null), selected, highlight (Set of nodes), showArrows }. A highlight
+// search keeps, or null), selected, highlight (Set of nodes), showArrows, arrowShown (a
+// predicate of an arrow's index, or null for all) }. A highlight
 // (a search, the selection, a link's marks) dims everything it leaves out.
 import { coverIndex } from "./picture.js";
 import { boxExtent, boxLit, paintBoxPixels, paintMarkPixels, PlotPixels } from "./pixels.js";
@@ -135,6 +136,7 @@ function paintArrows(ctx, frame, picture) {
   ctx.strokeStyle = ink;
   ctx.fillStyle = ink;
   for (let i = 0; i < count; i++) {
+    if (frame.arrowShown && !frame.arrowShown(i)) continue;
     const xa = scale.x(picture.arrow_send[i]);
     const ya = frame.rowTop(picture.arrow_from[i]) + half;
     const xb = scale.x(picture.arrow_receive[i]);

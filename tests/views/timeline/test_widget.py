@@ -364,3 +364,33 @@ def test_zoom_to_activity_skips_a_long_initialisation():
     assert 9_899_000_000 <= t1 <= 9_910_000_000
     answer, _ = view._answer_activity({})
     assert (answer["t0"], answer["t1"]) == (t0, t1)
+
+
+def test_arrows_carry_their_envelope_and_a_message_selects_both_calls(trace):
+    """Every arrow of a wide picture of a ring exchange names its send and receive
+    instants (nodes of the call forest at the arrow's times) and carries their tag and
+    communicator; selecting a message selects the calls holding its instants: the
+    MPI_Isend and the MPI_Waitall that completes the receive."""
+    view = Timeline(trace)
+    arrows = view.picture(width=4000).arrows
+    assert not arrows.bundled and arrows.send_time.size > 0
+    calls = trace.calls()
+    forest = calls.dataframe
+    parent = calls.graph.tree_parent
+    envelope = arrows.envelope
+    sends, receives = envelope["send_node"].astype(int), envelope["receive_node"].astype(int)
+    assert set(forest["name"].iloc[sends].astype(str)) == {"MpiIsend"}
+    assert set(forest["name"].iloc[receives].astype(str)) == {"MpiIrecv"}
+    np.testing.assert_array_equal(forest["start"].iloc[sends], arrows.send_time)
+    np.testing.assert_array_equal(forest["start"].iloc[receives], arrows.receive_time)
+    np.testing.assert_array_equal(forest["Tag"].iloc[sends], envelope["tag"])
+    np.testing.assert_array_equal(forest["Communicator"].iloc[sends], envelope["communicator"])
+    np.testing.assert_array_equal(forest["Message Size"].iloc[sends], arrows.size)
+    ends = view.select_message(sends[0], receives[0])
+    assert ends["send"]["name"] == "MPI_Isend" and ends["receive"]["name"] == "MPI_Waitall"
+    assert ends["send"]["node"] == parent[sends[0]]
+    assert set(view.selected().index) == {parent[sends[0]], parent[receives[0]]}
+    answer, _ = view._answer_message({"send_node": int(sends[0]), "receive_node": int(receives[0])})
+    assert answer["selection"] == view.selection and answer["send"] == ends["send"]
+    with pytest.raises(GladeError, match="no call"):
+        view.select_message(-5, receives[0])

@@ -32,11 +32,11 @@ import traitlets
 
 from glade.errors import GladeError
 from glade.query import Query, col, parse
-from glade.query.model import BaseQuery
+from glade.query.model import BaseQuery, CompoundQuery
 from glade.trace.filter import time_ns
 from glade.trace.timeline.index import TimelineIndex
 from glade.trace.timeline.render import Request
-from glade.trace.timeline.source import PandasSource, TimelineSource, source_of
+from glade.trace.timeline.source import PandasSource, TimelineSource, check_node, source_of
 from glade.trace.windows import Window
 from glade.views.base import QueryView, static_file
 from glade.views.requests import Requests
@@ -118,6 +118,7 @@ class Timeline(Requests, QueryView):
         self.answer("summary_select", self._answer_summary_select)
         self.answer("find", self._answer_find)
         self.answer("activity", self._answer_activity)
+        self.answer("message", self._answer_message)
 
     # ------------------------------------------------------------ state
     def _install(self) -> None:
@@ -322,6 +323,31 @@ class Timeline(Requests, QueryView):
         )
         return {"found": found}, None
 
+    def _answer_message(self, message: dict) -> tuple[dict, None]:
+        ends = self.select_message(message.get("send_node"), message.get("receive_node"))
+        return {"selection": self.selection, **ends}, None
+
+    def select_message(self, send_node: int, receive_node: int) -> dict:
+        """Select (and so highlight) the calls that send and receive one message, given
+        the call-forest nodes of its send and receive instants (as the picture's arrows
+        name them); returns where both calls are (``send`` and ``receive``, as
+        :meth:`find` describes a call), one click apart in the widget.
+
+        Raises
+        ------
+        GladeError
+            When a node is not one of the forest's.
+        """
+        forest = self.index.forest
+        holders = []
+        for node in (send_node, receive_node):
+            node = check_node(node, len(forest))
+            parent = int(forest.parent[node])
+            holders.append(parent if parent >= 0 else node)
+        queries = [parse(self._source.call_query(h)) for h in dict.fromkeys(holders)]
+        self.selection = str(queries[0] if len(queries) == 1 else CompoundQuery.of("or", *queries))
+        return {"send": self._place(holders[0]), "receive": self._place(holders[1])}
+
     def _answer_activity(self, message: dict) -> tuple[dict, None]:
         t0, t1 = self._source.activity()
         return {"t0": t0, "t1": t1}, None
@@ -357,8 +383,11 @@ class Timeline(Requests, QueryView):
         codes = [self.names.index(n) for n in names if n in self.names]
         start = self.viewport["t0"] if after is None else time_ns(after, "after")
         node = self._source.next_call(codes, float(start), forward) if codes else -1
-        if node < 0:
-            return None
+        return None if node < 0 else self._place(node)
+
+    def _place(self, node: int) -> dict:
+        """Where call ``node`` is: its name, start, end, location (its flat row) and kept
+        depth."""
         index = self.index
         forest = index.forest
         return {
