@@ -281,11 +281,15 @@ def trace_forest(trace: Trace) -> Forest:
 
 
 def message_sizes(trace: Trace) -> np.ndarray | None:
-    """The bytes of every event of ``trace`` (None when it records no sizes)."""
+    """The bytes of every event of ``trace`` (None when it records no sizes), read once
+    per events table."""
     events = trace.events
     if MESSAGE_SIZE not in events.columns:
         return None
-    return pd.to_numeric(events[MESSAGE_SIZE], errors="coerce").to_numpy(dtype=np.float64)
+    return trace._memo(
+        "message sizes",
+        lambda: pd.to_numeric(events[MESSAGE_SIZE], errors="coerce").to_numpy(dtype=np.float64),
+    )
 
 
 def trace_window_summary(trace: Trace, window: Window, by: str = "function") -> pd.DataFrame:
