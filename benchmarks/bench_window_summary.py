@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from functools import partial
 
 from common import Check, Table, measure
 
@@ -47,9 +48,7 @@ def main(quick: bool = False, cases: list[tuple[int, int]] | None = None) -> lis
             t1 = t0 + int((last - first) * fraction)
             chosen = None if share == 1.0 else range(int(processes * share))
             times = {
-                by: measure(
-                    lambda by=by: trace.window_summary(t0, t1, processes=chosen, by=by), repeat
-                )
+                by: measure(partial(trace.window_summary, t0, t1, chosen, by), repeat)
                 for by in ("function", "process", "process-function")
             }
             table.add(
