@@ -221,3 +221,15 @@ def test_a_clipped_trace_measures_the_window():
         check_names=False,
     )
     assert summary.sum() == pytest.approx(4 * (t1 - t0))
+
+
+def test_a_summary_too_large_to_count_says_so(monkeypatch):
+    """Per process and function, the rows are counted in a dense table: past
+    MAX_CELLS rows (processes x functions) the summary refuses, naming both."""
+    import glade.trace.windows as windows
+
+    trace = synthetic_trace(4, 2)
+    monkeypatch.setattr(windows, "MAX_CELLS", 10)
+    with pytest.raises(GladeError, match="4 processes and .* functions counts more than 10"):
+        trace.window_summary(0, 10**6, by="process-function")
+    assert len(trace.window_summary(0, 10**6, by="process")) == 4

@@ -11,8 +11,8 @@ their send (or receive) instant lies inside it, on its processes.
 window summary; :func:`window_of` finds the window in a timeline's call-level query (the
 link passes nothing else), and :func:`clip_trace` clamps the calls of a trace to a window
 so that every analysis of the result (``to_graphframe()``, a supergraph) measures the
-window. Everything is array work over the calls overlapping the window: no Python loop
-over calls.
+window. A summary is one compiled pass over the call forest's arrays (no Python loop
+over calls, no per-call temporary arrays), filling a table of rows x cells.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
 from glade.errors import GladeError
 from glade.query import parse
@@ -104,62 +105,118 @@ def clipped_times(
     return inclusive, inclusive - callees
 
 
-@dataclass(frozen=True)
-class _Overlap:
-    """The nodes of a forest inside a window: calls (node ids, ascending) with their
-    clipped times and the positions of their callers among them, and the message
-    instants inside (node ids, sent or received, bytes, the position of the call
-    holding each among the calls, -1 for none)."""
-
-    calls: np.ndarray
-    inclusive: np.ndarray
-    exclusive: np.ndarray
-    messages: np.ndarray
-    sent: np.ndarray
-    size: np.ndarray
-    holder: np.ndarray
+#: The cells a window's pass fills per row, in this order.
+_CELLS = ("time", "time (inc)", "calls", "sent", "sent bytes", "received", "received bytes")
+#: At most this many rows (processes x functions) a window summary counts in.
+MAX_CELLS = 1 << 22
 
 
-def _overlap(
+@njit(cache=True, nogil=True)
+def _window_cells(
+    start,
+    end,
+    call,
+    code,
+    location,
+    row_of_location,
+    width,
+    num_rows,
+    keep,
+    caller,
+    t0,
+    t1,
+    message,
+    sizes,
+    event,
+):
+    """One pass over the nodes of a call forest: the :data:`_CELLS` of window [t0, t1]
+    per row, a node's row being ``row_of_location[its location] * width + its
+    function`` (``width`` 1: the location's row alone). A call counts when it overlaps
+    the window on a location with a row (>= 0; and ``keep`` keeps it, an empty ``keep``
+    keeping all): its clipped time goes to its own row, inclusive and exclusive, and is
+    taken from its caller's exclusive time (the caller overlaps the window too, on the
+    same location). A message instant (``message``: 1 send, 2 receive, 0 other, by
+    function) inside the window counts for the call holding it (for itself outside
+    every call), with its bytes (``sizes`` by event, none when empty; a negative or NaN
+    size counts 0)."""
+    times = np.zeros((num_rows, 3), np.int64)
+    messages = np.zeros((num_rows, 4))
+    everything = keep.size == 0
+    by_code = width > 1
+    for i in range(start.size):
+        base = row_of_location[location[i]]
+        if base < 0 or start[i] > t1 or end[i] < t0:
+            continue
+        if not everything and not keep[i]:
+            continue
+        above = caller[i]
+        if call[i]:
+            inside = max(min(end[i], t1) - max(start[i], t0), 0)
+            row = base * width + code[i] if by_code else base
+            times[row, 0] += inside
+            times[row, 1] += inside
+            times[row, 2] += 1
+            if above >= 0:
+                times[base * width + code[above] if by_code else base, 0] -= inside
+        elif message[code[i]] > 0:
+            holder = code[above] if above >= 0 else code[i]
+            row = base * width + holder if by_code else base
+            column = 0 if message[code[i]] == 1 else 2
+            messages[row, column] += 1
+            if sizes.size:
+                size = sizes[event[i]]
+                if size > 0:
+                    messages[row, column + 1] += size
+    return times, messages
+
+
+def _cells(
     forest: Forest,
     window: Window,
+    by: str,
     keep: np.ndarray | None,
     caller: np.ndarray,
     sizes: np.ndarray | None,
-) -> _Overlap:
-    """What of ``forest`` lies in ``window`` (see :class:`_Overlap`), among the nodes
-    ``keep`` keeps (all for None) whose callers are ``caller`` (node ids, -1 for none:
-    every kept ancestor of a kept call inside the window is inside too, so callers are
-    found among the calls inside)."""
-    inside = (forest.start <= window.t1) & (forest.end >= window.t0)
-    if window.processes is not None:
-        wanted = np.isin(forest.processes, np.asarray(window.processes, dtype=np.int64))
-        inside &= wanted[forest.location]
-    if keep is not None:
-        inside &= keep
-    nodes = np.flatnonzero(inside)
-    is_call = forest.call[nodes]
-    calls = nodes[is_call]
-    above = caller[calls]
-    position = np.where(above >= 0, np.searchsorted(calls, above), -1)
-    inclusive, exclusive = clipped_times(
-        forest.start[calls], forest.end[calls], position, window.t0, window.t1
+) -> np.ndarray:
+    """The :data:`_CELLS` of ``window`` (float64, rows x cells) per function, per
+    process (of ``np.unique(forest.processes)``) or per (process, function) (``by``)
+    over the nodes ``keep`` keeps (all for None), their callers ``caller`` (node ids,
+    -1 for none)."""
+    processes, process_code = np.unique(forest.processes, return_inverse=True)
+    if window.processes is None:
+        inside = np.ones(forest.processes.size, dtype=bool)
+    else:
+        inside = np.isin(forest.processes, np.asarray(window.processes, dtype=np.int64))
+    num_names = max(len(forest.names), 1)
+    rows = np.where(inside, 0 if by == "function" else process_code, -1).astype(np.int64)
+    width = 1 if by == "process" else num_names
+    count = (1 if by == "function" else processes.size) * width
+    if count > MAX_CELLS:
+        raise GladeError(
+            f"a window summary per process and function of {processes.size:,} processes and "
+            f"{num_names:,} functions counts more than {MAX_CELLS:,} rows: choose fewer "
+            "processes, or summarize per function or per process"
+        )
+    names = np.asarray(forest.names, dtype=object)
+    message = np.isin(names, SEND_NAMES).astype(np.int8) + 2 * np.isin(names, RECEIVE_NAMES)
+    times, messages = _window_cells(
+        forest.start,
+        forest.end,
+        forest.call,
+        forest.code,
+        forest.location,
+        rows,
+        width,
+        count,
+        np.zeros(0, dtype=np.bool_) if keep is None else np.asarray(keep, dtype=np.bool_),
+        np.asarray(caller, dtype=np.int64),
+        int(window.t0),
+        int(window.t1),
+        message.astype(np.int8),
+        np.zeros(0) if sizes is None else sizes,
+        np.asarray(forest.event, dtype=np.int64),
     )
-    instants = nodes[~is_call]
-    codes = np.asarray(forest.names, dtype=object)
-    sending = np.isin(codes, SEND_NAMES)
-    receiving = np.isin(codes, RECEIVE_NAMES)
-    messages = instants[(sending | receiving)[forest.code[instants]]]
-    holder_node = caller[messages]
-    holder = np.where(holder_node >= 0, np.searchsorted(calls, holder_node), -1)
-    size = (
-        np.zeros(messages.size)
-        if sizes is None
-        else np.nan_to_num(sizes[forest.event[messages]].astype(np.float64)).clip(0)
-    )
-    return _Overlap(
-        calls, inclusive, exclusive, messages, sending[forest.code[messages]], size, holder
-    )
+    return np.concatenate([times.astype(np.float64), messages], axis=1)
 
 
 def window_summary(
@@ -196,65 +253,38 @@ def window_summary(
     """
     if by not in SUMMARY_BY:
         raise GladeError(f"a window summary is by one of {list(SUMMARY_BY)}, not {by!r}")
-    overlap = _overlap(forest, window, keep, forest.parent if caller is None else caller, sizes)
-    num_names = max(len(forest.names), 1)
-    process_code = np.searchsorted(np.unique(forest.processes), forest.processes)
-    processes = np.unique(forest.processes)
-    # the row of every call and message: its function, process, or both
-    calls = overlap.calls
-    message_code = np.where(
-        overlap.holder >= 0,
-        forest.code[calls[np.maximum(overlap.holder, 0)]] if calls.size else 0,
-        forest.code[overlap.messages],
-    )
-    message_place = process_code[forest.location[overlap.messages]]
-    call_place = process_code[forest.location[calls]]
-    if by == "function":
-        call_key, message_key, size = forest.code[calls], message_code, num_names
-    elif by == "process":
-        call_key, message_key, size = call_place, message_place, processes.size
-    else:
-        call_key = call_place.astype(np.int64) * num_names + forest.code[calls]
-        message_key = message_place.astype(np.int64) * num_names + message_code
-        size = processes.size * num_names
-
-    def total(keys: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
-        return np.bincount(keys, weights=weights, minlength=size)
-
-    sent, received = overlap.sent, ~overlap.sent
-    columns = {
-        "time": total(call_key, overlap.exclusive),
-        "time (inc)": total(call_key, overlap.inclusive),
-        "calls": total(call_key).astype(np.int64),
-        "sent": total(message_key[sent]).astype(np.int64),
-        "sent bytes": np.rint(total(message_key[sent], overlap.size[sent])).astype(np.int64),
-        "received": total(message_key[received]).astype(np.int64),
-        "received bytes": np.rint(total(message_key[received], overlap.size[received])).astype(
-            np.int64
-        ),
-    }
-    if by == "process":  # a process's calls nest: its inclusive time is its busy time
-        columns["time (inc)"] = columns["time"].copy()
-    rows = np.flatnonzero(columns["calls"] + columns["sent"] + columns["received"])
-    # the capacity of a row: the window's length times the locations of its processes
+    cells = _cells(forest, window, by, keep, forest.parent if caller is None else caller, sizes)
+    processes, process_code = np.unique(forest.processes, return_inverse=True)
+    names = np.asarray(forest.names, dtype=object)
+    grouped = cells
+    columns = dict(zip(_CELLS, grouped.T, strict=True))
+    counted = columns["calls"] + columns["sent"] + columns["received"]
+    rows = np.flatnonzero(counted)
+    num_names = max(len(names), 1)
     in_window = (
         np.ones(processes.size, dtype=bool)
         if window.processes is None
         else np.isin(processes, np.asarray(window.processes, dtype=np.int64))
     )
+    # the capacity of a row: the window's length times the locations of its processes
     locations = np.bincount(process_code, minlength=processes.size) * in_window
+    labels: dict[str, np.ndarray] = {}
     if by == "function":
         capacity = np.full(rows.size, float(window.length) * locations.sum())
+        labels["name"] = names[rows]
+    elif by == "process":
+        capacity = float(window.length) * locations[rows]
+        labels["Process"] = processes[rows]
     else:
-        place = rows if by == "process" else rows // num_names
-        capacity = float(window.length) * locations[place]
-    labels: dict[str, object] = {}
-    if by != "function":
-        labels["Process"] = processes[rows if by == "process" else rows // num_names]
-    if by != "process":
-        names = np.asarray(forest.names, dtype=object)
-        labels["name"] = names[rows % num_names if by != "function" else rows]
-    table = pd.DataFrame({**labels, **{name: values[rows] for name, values in columns.items()}})
+        capacity = float(window.length) * locations[rows // num_names]
+        labels["Process"] = processes[rows // num_names]
+        labels["name"] = names[rows % num_names]
+    table = pd.DataFrame(labels)
+    for name in _CELLS:
+        values = columns[name][rows]
+        table[name] = values if name in ("time", "time (inc)") else np.rint(values).astype(np.int64)
+    if by == "process":  # a process's calls nest: its inclusive time is its busy time
+        table["time (inc)"] = table["time"]
     with np.errstate(divide="ignore", invalid="ignore"):
         share = np.where(capacity > 0, table["time"].to_numpy() / capacity, 0.0)
     table.insert(len(labels) + 2, "share", share)
@@ -268,10 +298,7 @@ def window_totals(
 ) -> np.ndarray:
     """The exclusive time inside ``window`` of every function (by code) over the calls
     ``keep`` keeps (callers ``caller``), as the legend of a window shows it."""
-    overlap = _overlap(forest, window, keep, caller, None)
-    return np.bincount(
-        forest.code[overlap.calls], weights=overlap.exclusive, minlength=len(forest.names)
-    )
+    return _cells(forest, window, "function", keep, caller, None)[:, 0]
 
 
 def trace_forest(trace: Trace) -> Forest:
