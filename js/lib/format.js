@@ -54,6 +54,30 @@ export function formatTime(value, unit = "ns", digits = 3) {
   return `${scaled} ${name}`;
 }
 
+/**
+ * A time in ns written to `resolution` ns (the time a pixel spans, say) and to at least
+ * `digits` significant digits, in the unit formatTime picks, without trailing zeros:
+ * 212345678 ns at a resolution of 10 us is "212.35 ms", at 1 ms "212 ms"; 449123 ns at
+ * 1 ns is "449.123 us".
+ * @param {number | null | undefined} value
+ * @param {number} resolution
+ * @param {number} [digits]
+ * @returns {string}
+ */
+export function formatTimeAt(value, resolution, digits = 3) {
+  const rough = formatTime(value, "ns", digits);
+  if (value === null || value === undefined || !Number.isFinite(value) || value === 0) {
+    return rough;
+  }
+  const unit = rough.split(" ")[1];
+  const scale = TIME_UNITS[unit] / TIME_UNITS.ns;
+  const scaled = value / scale;
+  const forDigits = digits - 1 - Math.floor(Math.log10(Math.abs(scaled)));
+  const forResolution = resolution > 0 ? Math.ceil(-Math.log10(resolution / scale)) : 0;
+  const decimals = Math.min(9, Math.max(0, forDigits, forResolution));
+  return `${Number(scaled.toFixed(decimals))} ${unit}`;
+}
+
 const BYTE_UNITS = ["B", "KB", "MB", "GB", "TB", "PB"];
 
 /** A number of bytes in the largest unit of 1024 that keeps it at least 1, with 3

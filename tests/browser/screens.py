@@ -45,6 +45,11 @@ REFUSE = (
     "    except glade.GladeError:\n"
     "        pass\n"
 )
+TIMELINE = (
+    "_t = views['timeline']\n"
+    "_a, _b = _t.extent\n"
+    "_t.window(_a + (_b - _a) * 0.3, _a + (_b - _a) * 0.6, processes=[1, 2, 3, 4, 5])\n"
+)
 THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
 WIDTHS = {"wide": 1400, "800px": 860}
 
@@ -98,6 +103,11 @@ def main(out: Path) -> None:
         for selector in SELECTORS.values():
             page.locator(selector).first.wait_for()
         run_in_kernel(page, REFUSE)
+        # the timeline with a window, its summary and a search that dims the rest
+        run_in_kernel(page, TIMELINE)
+        timeline = page.locator(SELECTORS["timeline"]).first
+        timeline.locator(".gt-summary-button").click()
+        timeline.locator(".gt-search").fill("MPI_")
         page.evaluate("() => window.jupyterapp.commands.execute('application:toggle-left-area')")
         for theme, name in THEMES.items():
             page.evaluate(

@@ -1,10 +1,11 @@
 """Linked views in a real JupyterLab 4 and Notebook 7 with a real kernel, on a synthetic
 trace: a timeline, a CCT view and a comm matrix of the same trace are linked; a window
-brushed with the mouse in the timeline reaches the kernel, which re-renders the CCT view on
-``trace.query(window, level="calls").to_graphframe()`` (checked in the kernel, and in the
-page: the rows it shows) and restricts the matrix to the window's messages; a click on a
-CCT row highlights that call path's calls in the timeline, a click on a matrix cell its
-messages (checked in the kernel); unlinking restores the views in the page."""
+brushed with the mouse in the timeline reaches the kernel, which re-renders the CCT view
+on ``trace.query(window, level="calls").to_graphframe()`` clipped to the window (checked
+in the kernel, and in the page: the rows it shows) and restricts the matrix to the
+window's messages; a click on a CCT row highlights that call path's calls in the
+timeline, a click on a matrix cell its messages (checked in the kernel); unlinking
+restores the views in the page."""
 
 from __future__ import annotations
 
@@ -35,7 +36,9 @@ REPORT = """
 import json as _json
 import numpy as _np
 _window = next(e for e in timeline.history if e["op"] == "window")
-_reference = trace.query(timeline.query, level="calls").to_graphframe()
+from glade.trace.windows import clip_trace as _clip
+_reference = _clip(trace.query(timeline.query, level="calls"), _window["t0"],
+                   _window["t1"]).to_graphframe()
 # the messages sent and received inside the window, between its processes
 _m = trace.copy().match_messages()
 _lo, _hi = _window["processes"][0]

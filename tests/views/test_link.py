@@ -1,5 +1,6 @@
 """glade.link in the kernel: a timeline's window restricts a CCT view of the same trace to
-exactly ``trace.query(window, level="calls").to_graphframe()`` (by hand on a tiny trace,
+exactly ``trace.query(window, level="calls").to_graphframe()`` with every call clipped to
+the window (``measured``: by hand on a tiny trace,
 against that GraphFrame on synthetic traces, and for random windows), a CCT selection
 highlights its calls in the timeline, unlinking restores every view, the views' own edits
 and queries are never touched, and links of views that cannot be linked fail clearly."""
@@ -15,6 +16,7 @@ import glade
 from glade.datasets import synthetic_trace
 from glade.errors import GladeError, QuerySyntaxError
 from glade.trace.call_level import call_level
+from glade.trace.windows import clip_trace, window_of
 from glade.views import CCT, CommMatrix, SupergraphView, Timeline
 from glade.views.timeline.edits import window_predicate
 from tests.trace.helpers import make_trace
@@ -53,6 +55,13 @@ def trace():
 
 #: The waiting times of the tiny trace's calls: it records no messages, so nothing waits.
 NO_WAITS = {"waiting time": 0.0, "waiting time (inc)": 0.0}
+
+
+def measured(trace, text: str):
+    """``trace.query(text, level="calls")`` with its Enter and Leave times clamped to the
+    query's window (what a linked view measures)."""
+    t0, t1, _ = window_of(text)
+    return clip_trace(trace.query(text, level="calls"), t0, t1)
 
 
 def shown(view: CCT) -> dict[tuple[str, ...], dict[str, float]]:
@@ -96,11 +105,11 @@ def test_a_window_restricts_the_cct_view_by_hand(tiny):
     link = glade.link(timeline, tree)
     timeline.window(45, 55)
     # kept: both mains (they span the window) and B on process 0; A and C end before 45
-    # or start after 55. main keeps its 100 ns, its exclusive time takes what A and C
-    # had: 100 - 40 on process 0, 100 on process 1. B: 40 ns on process 0, none on 1.
+    # or start after 55. Measured inside the window: main 10 ns on both processes, of
+    # which B takes 5 on process 0; B 5 ns on process 0, none on 1.
     assert shown(tree) == {
-        ("main",): {"time": 80.0, "time (inc)": 100.0, "count": 1.0, **NO_WAITS},
-        ("main", "B"): {"time": 20.0, "time (inc)": 20.0, "count": 0.5, **NO_WAITS},
+        ("main",): {"time": 7.5, "time (inc)": 10.0, "count": 1.0, **NO_WAITS},
+        ("main", "B"): {"time": 2.5, "time (inc)": 2.5, "count": 0.5, **NO_WAITS},
     }
     assert tree.restriction == timeline.query
     assert tree.notice.startswith("values: mean over 2 ranks; linked: showing only the calls of")
@@ -141,7 +150,7 @@ def test_the_cct_view_shows_the_trace_of_the_window(trace):
     first, last = timeline.extent
     t0, t1 = int(first + (last - first) * 0.3), int(first + (last - first) * 0.45)
     timeline.window(t0, t1, processes=[1, 2, 4])
-    reference = trace.query(timeline.query, level="calls").to_graphframe()
+    reference = measured(trace, timeline.query).to_graphframe()
     assert tree.shown().dataframe.equals(reference.dataframe)
     assert flat(shown(tree)) == pytest.approx(flat(expected(reference)))
     # the link never touches the CCT view's own edits
@@ -159,9 +168,7 @@ def test_views_linked_after_a_window_start_restricted(trace):
     tree = CCT(trace)
     glade.link(timeline, tree)
     assert tree.restriction == timeline.query
-    assert tree.shown().dataframe.equals(
-        trace.query(timeline.query, level="calls").to_graphframe().dataframe
-    )
+    assert tree.shown().dataframe.equals(measured(trace, timeline.query).to_graphframe().dataframe)
 
 
 @settings(
@@ -181,7 +188,7 @@ def test_any_window_restricts_to_its_trace(trace, a, b, processes):
         )
     )
     assert tree.restriction == window
-    reference = trace.query(window, level="calls")
+    reference = measured(trace, window)
     assert flat(shown(tree)) == pytest.approx(flat(expected(reference.to_graphframe())))
     link.unlink()
 
@@ -294,7 +301,7 @@ def test_a_window_restricts_the_supergraph_of_a_trace(trace):
     timeline.window(
         int(first + (last - first) * 0.2), int(first + (last - first) * 0.3), processes=[0, 3]
     )
-    window = trace.query(timeline.query, level="calls").to_graphframe()
+    window = measured(trace, timeline.query).to_graphframe()
     expected_sg = window.query(own_query, fold=True).supergraph(by=MPI)
     assert sankey.supergraph().nodes.equals(expected_sg.nodes)
     assert sankey.supergraph().edges.equals(expected_sg.edges)

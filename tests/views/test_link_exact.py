@@ -1,6 +1,7 @@
 """Linked views read a restriction straight from the call forest's mask: the CCT values
 (CallLevel.cct_rows) and the comm matrix's messages must equal what the slow path gives,
-``trace.query(q, level="calls").to_graphframe()`` and ``.comm_matrix()``, on random
+``trace.query(q, level="calls").to_graphframe()`` (its calls clipped to the window of a
+window query) and ``.comm_matrix()``, on random
 traces (nested calls on several processes and threads, calls never left, orphan Leaves,
 messages) and random queries (time windows with and without processes, which keep every
 kept call's callers, and name conditions, which do not)."""
@@ -19,11 +20,12 @@ import glade
 from glade.query import Query, col
 from glade.trace import Trace
 from glade.trace.call_level import call_level
+from glade.trace.windows import window_of
 from glade.views import CCT, CommMatrix, Timeline
 from glade.views.timeline.edits import window_predicate
 from tests.trace.test_matching_property import random_traces
 from tests.views.matrix.test_properties import GAP, make_trace, messages_strategy, oracle
-from tests.views.test_link import expected, flat, shown
+from tests.views.test_link import expected, flat, measured, shown
 
 
 def _trace(events: pd.DataFrame) -> Trace:
@@ -59,7 +61,8 @@ def queries(draw, trace: Trace) -> str:
 def _slow_rows(trace: Trace, text: str) -> dict[tuple, tuple]:
     """{(call path, rank): (time, time (inc), count)} of the slow path, for the (node,
     rank) with calls (its GraphFrame is dense: zeros fill the other pairs)."""
-    gf = trace.query(text, level="calls").to_graphframe()
+    kept = trace.query(text, level="calls")
+    gf = (kept if window_of(text) is None else measured(trace, text)).to_graphframe()
     paths = {node.nid: tuple(node.path()) for node in gf.graph.nodes()}
     return {
         (paths[n], r): (t, i, c)
@@ -132,7 +135,9 @@ def test_the_cct_view_draws_the_query_both_ways():
     hidden = str(Query().match(".", col("name") != "compute_step"))
     for text in (timeline.query, hidden):
         tree.link_restrict(text)
-        reference = trace.query(text, level="calls").to_graphframe()
+        reference = (
+            measured(trace, text) if text != hidden else trace.query(text, level="calls")
+        ).to_graphframe()
         if text != hidden:
             assert flat(shown(tree)) == pytest.approx(flat(expected(reference)))
         assert tree.shown().dataframe.equals(reference.dataframe)

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { formatMetric, formatPercent, formatTime, formatValue } from "../../lib/format.js";
+import {
+  formatMetric,
+  formatPercent,
+  formatTime,
+  formatTimeAt,
+  formatValue,
+} from "../../lib/format.js";
 
 describe("formatValue", () => {
   it("keeps small integers exact", () => {
@@ -66,5 +72,22 @@ describe("formatMetric", () => {
     expect(formatMetric(1234567, "ns")).toBe("1.23 ms");
     expect(formatMetric(1234567, null)).toBe("1.23M");
     expect(formatMetric(1234567, "calls")).toBe("1.23M");
+  });
+});
+
+describe("formatTimeAt", () => {
+  it("writes a time to the resolution a zoom needs", () => {
+    // the example: a 449 us call starting 212.345678 ms into the trace
+    expect(formatTimeAt(212345678, 10000)).toBe("212.35 ms");
+    expect(formatTimeAt(212345678, 1)).toBe("212.345678 ms");
+    expect(formatTimeAt(212345678, 1e6)).toBe("212 ms");
+    expect(formatTimeAt(449123, 1)).toBe("449.123 us");
+    expect(formatTimeAt(449123, 5000)).toBe("449 us");
+  });
+  it("keeps three significant digits, drops trailing zeros, and writes 0 and gaps", () => {
+    expect(formatTimeAt(1234, 1e6)).toBe("1.23 us");
+    expect(formatTimeAt(30000, 10)).toBe("30 us");
+    expect(formatTimeAt(0, 10)).toBe("0 ns");
+    expect(formatTimeAt(null, 10)).toBe("–");
   });
 });

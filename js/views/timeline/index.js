@@ -23,6 +23,8 @@ import { paintPlot } from "./paint.js";
 import { boxAt, decodePicture, pictureOf, rasterPixels } from "./picture.js";
 import { fitHeight, MAX_ROW_HEIGHT, visibleRows } from "./rows.js";
 import { clampRange, panBy, TimeScale, zoomAt } from "./scale.js";
+import { arrowAt, arrowLines, highlightedArrows } from "./arrows.js";
+import { SummaryPanel } from "./summary.js";
 import { placeOf, tooltipLines } from "./tooltip.js";
 
 const ZOOM_STEP = 0.8;
@@ -56,6 +58,12 @@ class TimelineView {
     this.showArrows = true;
     this.drag = null;
     Object.assign(this, timelineElements(el));
+    this.summary = new SummaryPanel(
+      (by, sort, descending) => this.client?.request("summary", { by, sort, descending }),
+      (target) => this.client?.request("summary_select", target),
+      signal,
+    );
+    this.legend.before(this.summary.root);
     this.overviewStrip = new Overview(this.overviewCanvas, (t0, t1) => this.setRange(t0, t1),
       signal);
     this.readRows();
@@ -88,6 +96,7 @@ class TimelineView {
 
   readHighlight() {
     this.highlight = new Set(this.payload.arrays.highlight ?? []);
+    this.image = null; // the raster's dimming follows the highlight
   }
 
   /** The height of the rows' area: the view's height, or less when every row fits
@@ -154,7 +163,15 @@ class TimelineView {
     on(this.plot, "pointerup", (event) => this.onPointerUp(event));
     on(this.plot, "pointerleave", () => this.hideTooltip());
     on(this.searchInput, "input", debounce(() => this.onSearch(), 150));
-    on(this.searchInput, "keydown", (event) => event.stopPropagation());
+    on(this.searchInput, "keydown", (event) => {
+      event.stopPropagation();
+      if (event.key === "Enter") {
+        event.preventDefault();
+        this.onSearch();
+        this.findNext(!event.shiftKey);
+      }
+    });
+    on(this.activityButton, "click", () => this.client?.request("activity", {}));
     on(this.depthBox, "change", () => {
       model.set("depth_rows", this.depthBox.checked);
       model.save_changes();
@@ -163,6 +180,7 @@ class TimelineView {
       this.showArrows = this.arrowsBox.checked;
       this.draw();
     });
+    on(this.markedArrowsBox, "change", () => this.draw());
     on(this.rowHeightSelect, "change", () => {
       this.rowChoice = this.rowHeightSelect.value;
       this.draw();
@@ -174,6 +192,10 @@ class TimelineView {
     on(this.clearWindowButton, "click", () => this.edits.edit({ op: "clear_window" }));
     on(this.unfocusButton, "click", () => this.edits.edit({ op: "unfocus" }));
     on(this.resetButton, "click", () => this.edits.reset());
+    on(this.summaryButton, "click", () => {
+      if (this.summary.open) this.summary.close();
+      else this.summary.show();
+    });
     on(this.legend, "click", (event) => {
       const name = event.target.closest("[data-name]")?.getAttribute("data-name");
       if (name === null || name === undefined) return;
@@ -214,7 +236,7 @@ class TimelineView {
 
   /** Select nothing, and drop the search's highlight (Escape). */
   clearSelection() {
-    if (this.selected >= 0) this.select(-1);
+    if (this.selected >= 0 || this.message) this.select(-1);
     if (this.searchInput.value) {
       this.searchInput.value = "";
       this.onSearch();
@@ -234,6 +256,9 @@ class TimelineView {
     else if (key === "h" && this.selected >= 0) this.onSelectionAction("hide");
     else if (key === "f" && this.selected >= 0) this.onSelectionAction("focus");
     else if (key === "/") this.searchInput.focus();
+    else if (key === "n" && this.search) this.findNext(true);
+    else if (key === "N" && this.search) this.findNext(false);
+    else if (key === "i") this.client?.request("activity", {});
     else return;
     event.preventDefault();
     event.stopPropagation();
@@ -344,16 +369,27 @@ class TimelineView {
     const t1 = this.scale.time(Math.max(x0, x1));
     this.edits.edit(windowEdit(row0, row1, t0, t1, this.processes, this.locationRows));
     this.setRange(t0, t1);
+    if (!this.summary.open) this.summary.show();
   }
 
   clickAt(x, y) {
+    const arrow = this.arrowUnder(x, y);
+    if (arrow >= 0 && this.picture.arrow_send_node && !this.picture.arrows_bundled) {
+      this.client?.request("message", {
+        send_node: this.picture.arrow_send_node[arrow],
+        receive_node: this.picture.arrow_receive_node[arrow],
+      });
+      return;
+    }
     const box = this.picture ? boxAt(this.picture, this.rowAt(y), this.scale.time(x),
       this.scale.span / this.scale.width) : -1;
     this.select(box >= 0 ? this.picture.box_node[box] : -1, box);
   }
 
   select(node, box = -1) {
+    this.message = null;
     this.selected = node;
+    this.image = null;
     this.selectedBox = box >= 0 ? {
       name: this.names[this.picture.box_code[box]], start: this.picture.box_start[box],
       end: this.picture.box_end[box],
@@ -364,6 +400,10 @@ class TimelineView {
   }
 
   onSelectionAction(action) {
+    if (action === "send" || action === "receive") {
+      if (this.message) this.goTo(this.message[action]);
+      return;
+    }
     if (action === "clear") this.select(-1);
     else if (action === "hide" && this.selectedBox) {
       this.edits.edit({ op: "hide", name: this.selectedBox.name });
@@ -383,9 +423,72 @@ class TimelineView {
       this.searchInput.classList.add("gt-invalid");
     }
     this.matches = matchingCodes(this.names, this.search);
+    if (text !== this.searched) this.found = null;
+    this.searched = text;
     this.image = null;
     this.refreshLegend();
     this.draw();
+  }
+
+  /** Ask the kernel for the next (or previous) call of a function the search matches,
+   * from the last one found, else from the start of the range shown. */
+  findNext(forward) {
+    if (!this.client || !this.search || !this.matches.size) return;
+    const after = this.found ? this.found.start : (forward ? this.scale.t0 : this.scale.t1);
+    this.client.request("find", { codes: [...this.matches], after, forward });
+  }
+
+  /** Show a call the search found (see goTo). */
+  showFound(found) {
+    this.found = found;
+    if (!found) {
+      this.setWaiting("no further match");
+      return;
+    }
+    this.goTo(found);
+    this.selected = found.node;
+    this.selectedBox = { name: found.name, start: found.start, end: found.end };
+    this.message = null;
+    this.image = null;
+    this.client.request("select", { node: found.node });
+    this.refreshSelection();
+    this.draw();
+  }
+
+  /** Show a call the kernel placed ({start, end, location, depth}): centred (zoomed in
+   * when it is wider than half the range), its row scrolled into view. */
+  goTo(found) {
+    const duration = Math.max(found.end - found.start, 1);
+    const span = duration > this.scale.span / 2 ? 4 * duration : this.scale.span;
+    const middle = (found.start + found.end) / 2;
+    const row = this.depthRows ? this.locationRows[found.location] + found.depth
+      : found.location;
+    const top = row * this.rowHeight;
+    if (top < this.scrollTop || top + this.rowHeight > this.scrollTop + this.plotHeight) {
+      this.scrollTop = Math.max(0, top - this.plotHeight / 2);
+    }
+    this.setRange(middle - span / 2, middle + span / 2);
+  }
+
+  /** The arrow under CSS pixel (x, y) of the plot (-1 for none). */
+  arrowUnder(x, y) {
+    const picture = this.picture;
+    if (!picture || !this.showArrows) return -1;
+    const half = this.rowHeight / 2;
+    const place = (i) => [this.scale.x(picture.arrow_send[i]),
+      this.rowTop(picture.arrow_from[i]) + half, this.scale.x(picture.arrow_receive[i]),
+      this.rowTop(picture.arrow_to[i]) + half];
+    return arrowAt(picture, x, y, place, this.arrowShown());
+  }
+
+  /** Which arrows are drawn: under "only highlighted", those of the highlighted calls
+   * (none of a bundle, which names no calls); else all (null). */
+  arrowShown() {
+    if (!this.markedArrowsBox.checked || !this.picture) return null;
+    const marks = new Set(this.highlight);
+    if (this.selected >= 0) marks.add(this.selected);
+    if (!marks.size) return null;
+    return highlightedArrows(this.picture, marks) ?? (() => false);
   }
 
   // --------------------------------------------------------------- kernel
@@ -411,7 +514,26 @@ class TimelineView {
   }
 
   async onAnswer(kind, answer, buffers) {
-    if (kind === "select") return;
+    if (kind === "select" || kind === "summary_select") return;
+    if (kind === "message") {
+      this.selected = -1;
+      this.selectedBox = null;
+      this.message = answer;
+      this.refreshSelection();
+      return;
+    }
+    if (kind === "find") {
+      this.showFound(answer.found);
+      return;
+    }
+    if (kind === "activity") {
+      this.setRange(answer.t0, answer.t1);
+      return;
+    }
+    if (kind === "summary") {
+      this.summary.setAnswer(answer, this.model.get("extent")[0]);
+      return;
+    }
     if (kind === "path") {
       this.edits.edit({ op: "focus", path: answer.path });
       return;
@@ -483,6 +605,7 @@ class TimelineView {
     this.loadSnapshot();
     this.loadOverview();
     this.refreshControls();
+    this.summary.refresh();
     if (this.plotHeight !== height) this.resize();
     else this.request();
   }
@@ -523,7 +646,7 @@ class TimelineView {
       rowHeight, rowTop: (row) => row * rowHeight - scrollTop, depthRows: this.depthRows,
       locationRows: this.locationRows, rgb: this.rgb, names: this.names,
       matches: this.search ? this.matches : null, selected: this.selected,
-      highlight: this.highlight, showArrows: this.showArrows,
+      highlight: this.highlight, showArrows: this.showArrows, arrowShown: this.arrowShown(),
     };
   }
 
@@ -552,11 +675,15 @@ class TimelineView {
     return canvas;
   }
 
+  /** The functions dimmed in the raster of calls too short to be boxes: under a search
+   * those it leaves out; under a highlight of calls (a selection, a link) all of them
+   * (the raster does not tell calls apart), but those a search keeps. */
   dimmedCodes() {
-    if (!this.search) return null;
+    const marked = this.highlight.size > 0 || this.selected >= 0;
+    if (!this.search && !marked) return null;
     const dimmed = new Set();
     for (let code = 0; code < this.names.length; code++) {
-      if (!this.matches.has(code)) dimmed.add(code);
+      if (!(this.search && this.matches.has(code))) dimmed.add(code);
     }
     return dimmed;
   }
@@ -566,6 +693,15 @@ class TimelineView {
     const picture = this.picture;
     if (!picture) return;
     const row = this.rowAt(event.offsetY);
+    const slack = this.scale.span / this.scale.width;
+    const arrow = this.arrowUnder(event.offsetX, event.offsetY);
+    if (arrow >= 0) {
+      const label = (r) => placeOf(r, this.model.get("labels"), this.depthRows,
+        this.locationRows);
+      showLines(this.tooltip, this.root, event, arrowLines(picture, arrow, slack, label),
+        { keyClass: "gt-tip-key", noteClass: "gt-tip-name", width: 240 });
+      return;
+    }
     const lines = row < 0 || row >= this.labels.length ? [] : tooltipLines(picture, row,
       this.scale.time(event.offsetX), this.scale.span / this.scale.width, this.names,
       placeOf(row, this.model.get("labels"), this.depthRows, this.locationRows),
@@ -609,6 +745,21 @@ class TimelineView {
   }
 
   refreshSelection() {
+    if (this.message) {
+      const { send, receive } = this.message;
+      this.selectionBar.style.display = "";
+      this.selectionBar.replaceChildren(
+        element("span", "gt-selection-text", {
+          text: `message: ${send.name} → ${receive.name}`,
+        }),
+        element("button", "", { "data-action": "send", text: `go to ${send.name} (send)` }),
+        element("button", "", {
+          "data-action": "receive", text: `go to ${receive.name} (receive)`,
+        }),
+        element("button", "", { "data-action": "clear", text: "clear (Esc)" }),
+      );
+      return;
+    }
     const box = this.selectedBox;
     if (!box || this.selected < 0) {
       this.selectionBar.style.display = "none";

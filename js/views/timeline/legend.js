@@ -1,6 +1,7 @@
 // The legend under the timeline: the functions taking the most time (a click hides one:
 // its time goes to its caller), the hidden ones (a click shows them again), and how many
-// more a search would find.
+// more there are. A search never filters it: the functions it matches are marked, the
+// others dimmed, and a note says how many match in all.
 import { element } from "../../lib/dom.js";
 import { formatPercent } from "../../lib/format.js";
 
@@ -12,10 +13,10 @@ export function legendItems(totals, names, colours, hidden, matches) {
   const order = Array.from(totals.keys()).filter((c) => totals[c] > 0)
     .sort((a, b) => totals[b] - totals[a]);
   const all = order.reduce((sum, c) => sum + totals[c], 0);
-  const shown = (matches ? order.filter((c) => matches.has(c)) : order)
-    .slice(0, LEGEND_FUNCTIONS);
+  const shown = order.slice(0, LEGEND_FUNCTIONS);
   const items = shown.map((code) => {
-    const item = element("span", "gt-legend-item", {
+    const marked = matches ? (matches.has(code) ? " gt-match" : " gt-unmatched") : "";
+    const item = element("span", `gt-legend-item${marked}`, {
       "data-name": names[code], title: `hide ${names[code]} (its time goes to its caller)`,
     });
     const swatch = element("span", "gt-swatch");
@@ -29,8 +30,15 @@ export function legendItems(totals, names, colours, hidden, matches) {
     }));
   }
   const more = order.length - shown.length;
-  if (more > 0 && !matches) {
+  if (more > 0) {
     items.push(element("span", "gt-legend-more", { text: `+${more} more (search to find them)` }));
+  }
+  if (matches) {
+    const count = matches.size;
+    items.push(element("span", "gt-legend-more", {
+      text: `search: ${count} function${count === 1 ? "" : "s"} match (Enter: next call, `
+        + "Shift+Enter: previous)",
+    }));
   }
   return items;
 }

@@ -2,9 +2,11 @@
 // what is smaller, names on wide boxes, instants and message arrows. A `frame` says where
 // things go: { scale, width, height, row0, row1, rowHeight, rowTop(row), depthRows,
 // locationRows, rgb (three colour bytes per function), names, matches (Set of codes a
-// search keeps, or null), selected, highlight (Set of nodes), showArrows }.
+// search keeps, or null), selected, highlight (Set of nodes), showArrows, arrowShown (a
+// predicate of an arrow's index, or null for all) }. A highlight
+// (a search, the selection, a link's marks) dims everything it leaves out.
 import { coverIndex } from "./picture.js";
-import { boxExtent, paintBoxPixels, paintMarkPixels, PlotPixels } from "./pixels.js";
+import { boxExtent, boxLit, paintBoxPixels, paintMarkPixels, PlotPixels } from "./pixels.js";
 
 const BRUSH_FILL = "rgba(25, 118, 210, 0.15)";
 const BRUSH_LINE = "rgba(25, 118, 210, 0.9)";
@@ -39,20 +41,20 @@ export function paintPlot(ctx, frame, picture, raster, drag) {
   }
 }
 
-/** An outline around the selected box and the highlighted ones. */
+/** An outline around the selected box (the highlighted ones are lit, the rest dimmed). */
 function paintOutlines(ctx, frame, picture) {
-  const { row0, row1, rowHeight, selected, highlight } = frame;
-  if (selected < 0 && !highlight.size) return;
+  const { row0, row1, rowHeight, selected } = frame;
+  if (selected < 0) return;
   const gap = rowHeight >= 6 ? 1 : 0;
   ctx.lineWidth = 2;
   const extent = new Float64Array(2);
   for (let i = 0; i < picture.boxCount; i++) {
     const node = picture.box_node[i];
-    if (node !== selected && !highlight.has(node)) continue;
+    if (node !== selected) continue;
     const row = picture.box_row[i];
     if (row < row0 || row >= row1 || !boxExtent(frame, picture, i, extent)) continue;
     const [x0, x1] = extent;
-    ctx.strokeStyle = node === selected ? "#111" : "#d81b60";
+    ctx.strokeStyle = "#111";
     ctx.strokeRect(x0 + 1, frame.rowTop(row) + 1, Math.max(x1 - x0 - 2, 1),
       Math.max(rowHeight - gap - 2, 1));
   }
@@ -62,7 +64,7 @@ function paintOutlines(ctx, frame, picture) {
 /** Names on the boxes wide enough for them, over the raster; in one row per location,
  * only where no deeper box covers the name. */
 function paintLabels(ctx, frame, picture) {
-  const { row0, row1, rowHeight, matches, scale } = frame;
+  const { row0, row1, rowHeight, scale } = frame;
   if (rowHeight < 12) return;
   const gap = rowHeight >= 6 ? 1 : 0;
   ctx.font = "11px var(--jp-ui-font-family, system-ui, sans-serif)";
@@ -81,7 +83,7 @@ function paintLabels(ctx, frame, picture) {
     const x = Math.max(extent[0], 0) + 3;
     if (covers?.covered(i, scale.time(x),
       scale.time(x) + ctx.measureText(text).width * nsPerPixel)) continue;
-    ctx.globalAlpha = matches && !matches.has(code) ? 0.3 : 1;
+    ctx.globalAlpha = boxLit(frame, picture, i) ? 1 : 0.3;
     ctx.fillText(text, x, frame.rowTop(row) + (rowHeight - gap) / 2);
   }
   ctx.globalAlpha = 1;
@@ -134,6 +136,7 @@ function paintArrows(ctx, frame, picture) {
   ctx.strokeStyle = ink;
   ctx.fillStyle = ink;
   for (let i = 0; i < count; i++) {
+    if (frame.arrowShown && !frame.arrowShown(i)) continue;
     const xa = scale.x(picture.arrow_send[i]);
     const ya = frame.rowTop(picture.arrow_from[i]) + half;
     const xb = scale.x(picture.arrow_receive[i]);

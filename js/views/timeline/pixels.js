@@ -5,7 +5,7 @@
 
 const BAND_ALPHA = 9; // rgba(0, 0, 0, 0.035): every other row
 const SEPARATOR_ALPHA = 64; // rgba(0, 0, 0, 0.25): the first row of a location
-const DIMMED = 0.2; // the opacity of a box a search does not keep
+const DIMMED = 0.2; // the opacity of a box a highlight leaves out
 const MARK = [34, 34, 34]; // #222
 
 /**
@@ -105,6 +105,29 @@ export function boxExtent(frame, picture, i, extent) {
 }
 
 /**
+ * Whether box `i` of `picture` is lit under `frame`'s highlights: with none (no search,
+ * no highlighted node) every box is; else the boxes of a function the search keeps
+ * (`matches`, a Set of codes) and the highlighted calls (`highlight`, a Set of nodes,
+ * with the `selected` node) are, and the others are dimmed.
+ */
+export function boxLit(frame, picture, i) {
+  const { matches, highlight, selected } = frame;
+  const marked = highlight && (highlight.size > 0 || selected >= 0);
+  if (!matches && !marked) return true;
+  if (matches?.has(picture.box_code[i])) return true;
+  if (!marked) return false;
+  const node = picture.box_node[i];
+  return node === selected || highlight.has(node);
+}
+
+/**
+ * Whether `frame` highlights anything: then what is not highlighted is dimmed.
+ */
+export function highlighting(frame) {
+  return Boolean(frame.matches) || frame.highlight?.size > 0 || frame.selected >= 0;
+}
+
+/**
  * Paint the row bands of `frame` and the boxes of `picture` (may be null) into `image`
  * (a PlotPixels). `frame` is paint.js's, with `rgb` (three bytes per function). A box
  * is at least a CSS pixel wide, as far as it shows.
@@ -126,7 +149,7 @@ export function paintBoxPixels(image, frame, picture) {
     }
   }
   if (!picture) return;
-  const { rgb, matches } = frame;
+  const { rgb } = frame;
   const colour = new Uint32Array(rgb.length / 3);
   for (let code = 0; code < colour.length; code++) {
     colour[code] = packed(rgb[3 * code], rgb[3 * code + 1], rgb[3 * code + 2], 255);
@@ -140,7 +163,7 @@ export function paintBoxPixels(image, frame, picture) {
     const b = a + Math.max(extent[1] - a, 1); // a pixel at least
     const y = frame.rowTop(row);
     const code = picture.box_code[i];
-    if (matches && !matches.has(code)) {
+    if (!boxLit(frame, picture, i)) {
       image.blend(a, b, y, y + tall, rgb.subarray(3 * code, 3 * code + 3), DIMMED);
     } else {
       image.rect(a, b, y, y + tall, colour[code]);

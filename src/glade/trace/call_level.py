@@ -32,6 +32,7 @@ from glade.trace.filter import subset
 from glade.trace.matching import MATCHING_EVENT
 from glade.trace.model import Trace
 from glade.trace.waits import WAITING_TIME
+from glade.trace.windows import clip_trace, clipped_times, window_of
 
 #: How many query masks a trace's call level keeps.
 MASKS = 8
@@ -135,6 +136,15 @@ class CallLevel:
             keep = np.ones(len(self.forest), dtype=bool)
         return subset(trace, calls_mask(trace, self.forest, keep))
 
+    def measured(self, text: str) -> Trace:
+        """What a linked view measures of query ``text``: ``trace.query(text,
+        level="calls")``, its calls clipped to the window the query keeps, if any (see
+        :func:`glade.trace.windows.clip_trace`), so that a caller spanning the window is
+        charged only for its time inside."""
+        found = window_of(text) if text else None
+        kept = self.query(text)
+        return kept if found is None else clip_trace(kept, found[0], found[1])
+
     def _cct_arrays(self, graph: Graph) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per node of the forest: its node in ``graph`` (the trace's calling context tree,
         ``trace.to_graphframe().graph``: the node of its call path; :data:`INSTANT` for an
@@ -189,8 +199,8 @@ class CallLevel:
         return bool(keep[parent].all())
 
     def cct_rows(self, text: str, graph: Graph) -> pd.DataFrame | None:
-        """The rows with calls of ``trace.query(text, level="calls").to_graphframe()``
-        (which fills the other (node, rank) pairs with zeros) on the nodes of ``graph``,
+        """The rows with calls of ``self.measured(text).to_graphframe()`` (which fills the
+        other (node, rank) pairs with zeros) on the nodes of ``graph``,
         the tree of ``trace.to_graphframe()`` (which has every call path): ``node``,
         ``rank``, ``time``, ``time (inc)``, ``count``, ``waiting time`` and ``waiting
         time (inc)`` per (node, rank) with kept calls, ordered by node then rank. None
@@ -208,8 +218,20 @@ class CallLevel:
         calls = np.flatnonzero(keep & (node != INSTANT))
         if unended[calls].any() or (node[calls] == MISSING).any():
             return None
-        inc = self.forest.dataframe["time.inc"].to_numpy()
         parent = self.forest.graph.tree_parent[calls]
+        found = window_of(text)
+        if found is None:
+            inc = self.forest.dataframe["time.inc"].to_numpy()
+        else:  # a window measures the time inside it (its kept calls overlap it)
+            table = self.forest.dataframe
+            inc = np.zeros(len(self.forest))
+            inc[calls] = clipped_times(
+                table["start"].to_numpy()[calls],
+                table["end"].to_numpy()[calls],
+                np.full(calls.size, -1),
+                found[0],
+                found[1],
+            )[0]
         callees = np.bincount(
             parent[parent >= 0], weights=inc[calls][parent >= 0], minlength=len(self.forest)
         )

@@ -362,6 +362,61 @@ class Trace:
 
         return flat_profile(self, metrics, groupby_column, per_process, mean)
 
+    def window_summary(
+        self,
+        start: Any,
+        end: Any,
+        processes: Any = None,
+        by: str = "function",
+    ) -> pd.DataFrame:
+        """The time, calls and messages inside the window ``[start, end]`` (ns as the
+        trace's timestamps, or text with a unit such as ``"2.5 ms"``) on ``processes``
+        (ids; None for all), one row per function, per process or per process and
+        function (``by``: ``"function"``, ``"process"``, ``"process-function"``).
+
+        Time is clipped at the window's edges: a call crossing one counts only its part
+        inside, and its exclusive time subtracts its callees' clipped time, so one
+        process's rows add up to the time it is busy inside the window.
+
+        Parameters
+        ----------
+        start, end : int, float or str
+            The window's first and last time.
+        processes : iterable of int, optional
+            The processes of the window (default: all).
+        by : str
+            What a row is: ``"function"``, ``"process"`` or ``"process-function"``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``name`` and/or ``Process``, then ``time`` (exclusive ns inside),
+            ``time (inc)``, ``share`` (of the window's length times its locations),
+            ``calls`` (overlapping the window), ``sent``, ``sent bytes``, ``received``,
+            ``received bytes``; largest ``time`` first (see
+            :func:`glade.trace.windows.window_summary`).
+
+        Raises
+        ------
+        GladeError
+            When the window ends before it starts or ``by`` is unknown.
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_trace
+        >>> trace = synthetic_trace(4, 5)
+        >>> table = trace.window_summary("1 ms", "2 ms", processes=[0, 1])
+        >>> list(table.columns[:3])
+        ['name', 'time', 'time (inc)']
+        """
+        from glade.trace.filter import time_ns
+        from glade.trace.windows import Window, trace_window_summary
+
+        window = Window.of(
+            time_ns(start, "a window's start"), time_ns(end, "a window's end"), processes
+        )
+        return trace_window_summary(self, window, by)
+
     def time_profile(self, num_bins: int = 50, normalized: bool = False) -> pd.DataFrame:
         """Exclusive time of every function in each of ``num_bins`` equal time intervals
         (see :func:`glade.trace.profiles.time_profile`)."""

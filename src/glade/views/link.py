@@ -3,16 +3,17 @@
 ``glade.link(timeline, cct, matrix)`` watches, in the kernel, the traits in which each
 view keeps a call-level query (:attr:`QueryView.link_emits`): a timeline's ``query`` (its
 brushed window and edits) restricts every other view that can be restricted (a CCT view
-re-renders with the values of ``trace.query(window, level="calls").to_graphframe()``, a
-matrix on the messages sent in that window, a supergraph view of the trace on its
-supergraph; the query is evaluated once for all of them, see :mod:`glade.trace.call_level`);
-a CCT view's or a
-matrix's ``selection`` highlights its calls in every view that can highlight (the
-timeline marks them, a matrix outlines the cells of their messages). Nothing but query
-text passes between views, so what a link shows is what ``trace.query(text,
-level="calls")`` gives, and the text can be saved and replayed like any query. A view's
-own edits, history and ``query`` are never changed by a link; :meth:`Link.unlink` (or
-:func:`unlink`) restores every view.
+re-renders with the values of ``trace.query(window, level="calls").to_graphframe()``
+with every call clipped to the window, so that a caller spanning it is charged only its
+time inside (see :mod:`glade.trace.windows`), a matrix on the messages sent in that
+window, a supergraph view of the trace on its supergraph; the query is evaluated once for
+all of them, see :mod:`glade.trace.call_level`); a CCT view's or a matrix's
+``selection`` highlights its calls in every view that can highlight (the timeline marks
+them, a matrix outlines the cells of their messages). Nothing but query text passes
+between views, so what a link shows is what ``trace.query(text, level="calls")`` gives,
+and the text can be saved and replayed like any query. A view's own edits, history and
+``query`` are never changed by a link; :meth:`Link.unlink` (or :func:`unlink`) restores
+every view.
 """
 
 from __future__ import annotations

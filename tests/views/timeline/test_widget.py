@@ -8,6 +8,7 @@ import json
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from glade.datasets import synthetic_trace
@@ -15,6 +16,7 @@ from glade.errors import GladeError, QuerySyntaxError
 from glade.packing import pack_arrays, unpack_arrays
 from glade.views import Timeline
 from glade.views.timeline import edits
+from tests.trace.helpers import make_trace
 
 
 @pytest.fixture(scope="module")
@@ -254,3 +256,141 @@ def test_a_timeline_shows_a_trace(trace):
     with pytest.raises(GladeError, match="shows a Trace"):
         Timeline(trace.to_graphframe())
     assert isinstance(trace.show_timeline(depth_rows=True), Timeline)
+
+
+def test_the_window_summary_measures_the_brushed_window(view, trace):
+    first, last = view.extent
+    t0, t1 = int(first + (last - first) * 0.3), int(first + (last - first) * 0.5)
+    whole = view.summary()
+    assert whole["time"].sum() == pytest.approx(
+        trace.window_summary(int(first), int(last))["time"].sum()
+    )
+    view.window(t0, t1, processes=[1, 2])
+    for by in ("function", "process", "process-function"):
+        pd.testing.assert_frame_equal(
+            view.summary(by), trace.window_summary(t0, t1, processes=[1, 2], by=by)
+        )
+    # the legend's shares: the clipped exclusive time of every function
+    table = view.summary().set_index("name")["time"]
+    totals = view.payload_arrays()["totals"]
+    shares = {view.names[c]: totals[c] for c in np.flatnonzero(totals)}
+    assert shares == pytest.approx(table[table > 0].to_dict())
+    # two processes, each busy the whole window
+    assert view.summary("process")["time"].tolist() == [t1 - t0, t1 - t0]
+    # a hidden function's time goes to its caller, inside the window too
+    before = view.summary().set_index("name")["time"]
+    view.hide("flux_kernel")
+    after = view.summary().set_index("name")["time"]
+    assert "flux_kernel" not in after.index
+    assert after["compute_flux"] == pytest.approx(before["compute_flux"] + before["flux_kernel"])
+    assert after.sum() == pytest.approx(before.sum())
+
+
+def test_a_summary_row_selects_its_calls(view):
+    first, last = view.extent
+    t0, t1 = int(first + (last - first) * 0.3), int(first + (last - first) * 0.5)
+    view.window(t0, t1, processes=[3])
+    row = view.summary().set_index("name").loc["compute_flux"]
+    answer, _ = view._answer_summary_select({"name": "compute_flux"})
+    assert answer["selection"] == view.selection
+    calls = view.selected()
+    assert len(calls) == row["calls"]
+    assert set(calls["Process"]) == {3} and set(calls["name"]) == {"compute_flux"}
+    assert ((calls["end"] >= t0) & (calls["start"] <= t1)).all()
+    assert view.payload_arrays()["highlight"].size == row["calls"]
+    view.select_summary_row(process=3)
+    assert len(view.selected()) == view.summary("process")["calls"].iloc[0]
+    answer, _ = view._answer_summary({"by": "process-function", "sort": "calls"})
+    assert answer["columns"][:3] == ["Process", "name", "time"]
+    calls_column = [r[answer["columns"].index("calls")] for r in answer["rows"]]
+    assert calls_column == sorted(calls_column, reverse=True)
+    assert answer["window"] == {"t0": t0, "t1": t1, "processes": (3,)}
+    with pytest.raises(GladeError, match="no column"):
+        view._answer_summary({"sort": "nothing"})
+
+
+def test_the_status_line_counts_what_hiding_removed():
+    """A ping-pong of 2 processes and 3 iterations: 48 calls, 6 of them MPI_Recv (one
+    per iteration and process), each holding one MpiRecv instant."""
+    view = Timeline(synthetic_trace(2, 3, exchange="pingpong"))
+    assert view.status == "48 of 48 calls, 12 instants, 6 messages"
+    view.hide("MPI_Recv")
+    assert view.status == "42 of 48 calls, 12 instants, 6 messages; hidden: 6 MPI_Recv"
+    view.hide("MpiRecv")
+    assert view.status.endswith("0 messages; hidden: 6 MPI_Recv, 6 MpiRecv")
+    first = view.extent[0]
+    view.window(first, first + 1)
+    assert view.status.endswith("; hidden: 0 MPI_Recv, 0 MpiRecv")
+
+
+def test_find_steps_through_the_calls_of_a_search(view, trace):
+    forest = trace.calls().dataframe
+    reduce_calls = forest[forest["name"] == "MPI_Allreduce"].sort_values("start", kind="stable")
+    starts = sorted(set(reduce_calls["start"]))
+    first = view.find(["MPI_Allreduce"], after=0)
+    assert first["start"] == starts[0] and first["name"] == "MPI_Allreduce"
+    second = view.find(["MPI_Allreduce"], after=first["start"])
+    assert second["start"] == starts[1]
+    back = view.find(["MPI_Allreduce"], after=second["start"], forward=False)
+    assert back["start"] == starts[0]
+    assert view.find(["MPI_Allreduce"], after=starts[-1]) is None
+    row = reduce_calls[reduce_calls["start"] == first["start"]].iloc[0]
+    assert view.labels[first["location"]] == str(row["Process"])
+    assert first["depth"] == row["depth"]
+    answer, _ = view._answer_find({"codes": [view.names.index("MPI_Allreduce")], "after": 0})
+    assert answer["found"] == first
+    # hidden calls are not found
+    view.hide("MPI_Allreduce")
+    assert view.find(["MPI_Allreduce"], after=0) is None
+    with pytest.raises(GladeError, match="codes"):
+        view._answer_find({"codes": "MPI", "after": 0})
+
+
+def test_zoom_to_activity_skips_a_long_initialisation():
+    """main [0, 10 s] calls MPI_Init [0, 9.7 s], then 400 short calls in [9.7, 9.9 s]."""
+    rows = [
+        (0, "Enter", "main", 0),
+        (0, "Enter", "MPI_Init", 0),
+        (9_700_000_000, "Leave", "MPI_Init", 0),
+    ]
+    for k in range(400):
+        t = 9_700_000_000 + k * 500_000
+        rows += [(t, "Enter", "step", 0), (t + 400_000, "Leave", "step", 0)]
+    rows.append((10_000_000_000, "Leave", "main", 0))
+    view = Timeline(make_trace(rows))
+    view.zoom_to_activity()
+    t0, t1 = view.viewport["t0"], view.viewport["t1"]
+    assert 9_690_000_000 <= t0 <= 9_702_000_000
+    assert 9_899_000_000 <= t1 <= 9_910_000_000
+    answer, _ = view._answer_activity({})
+    assert (answer["t0"], answer["t1"]) == (t0, t1)
+
+
+def test_arrows_carry_their_envelope_and_a_message_selects_both_calls(trace):
+    """Every arrow of a wide picture of a ring exchange names its send and receive
+    instants (nodes of the call forest at the arrow's times) and carries their tag and
+    communicator; selecting a message selects the calls holding its instants: the
+    MPI_Isend and the MPI_Waitall that completes the receive."""
+    view = Timeline(trace)
+    arrows = view.picture(width=4000).arrows
+    assert not arrows.bundled and arrows.send_time.size > 0
+    calls = trace.calls()
+    forest = calls.dataframe
+    parent = calls.graph.tree_parent
+    envelope = arrows.envelope
+    sends, receives = envelope["send_node"].astype(int), envelope["receive_node"].astype(int)
+    assert set(forest["name"].iloc[sends].astype(str)) == {"MpiIsend"}
+    assert set(forest["name"].iloc[receives].astype(str)) == {"MpiIrecv"}
+    np.testing.assert_array_equal(forest["start"].iloc[sends], arrows.send_time)
+    np.testing.assert_array_equal(forest["start"].iloc[receives], arrows.receive_time)
+    np.testing.assert_array_equal(forest["Tag"].iloc[sends], envelope["tag"])
+    np.testing.assert_array_equal(forest["Communicator"].iloc[sends], envelope["communicator"])
+    np.testing.assert_array_equal(forest["Message Size"].iloc[sends], arrows.size)
+    ends = view.select_message(sends[0], receives[0])
+    assert ends["send"]["name"] == "MPI_Isend" and ends["receive"]["name"] == "MPI_Waitall"
+    assert ends["send"]["node"] == parent[sends[0]]
+    assert set(view.selected().index) == {parent[sends[0]], parent[receives[0]]}
+    answer, _ = view._answer_message({"send_node": int(sends[0]), "receive_node": int(receives[0])})
+    assert answer["selection"] == view.selection and answer["send"] == ends["send"]
+    with pytest.raises(GladeError, match="no call"):
+        view.select_message(-5, receives[0])

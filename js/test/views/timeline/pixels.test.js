@@ -135,3 +135,24 @@ describe("boxes painted as pixels", () => {
     expect([7, 8, 9, 10].map((y) => inked(pooled.at, y))).toEqual(["", "3,9", "3,9", ""]);
   });
 });
+
+describe("highlights dim the rest", () => {
+  it("lights the highlighted calls and the selected one, and dims every other box", () => {
+    const picture = { ...pictureOf([[0, 0, 4, 0], [1, 0, 4, 1], [2, 0, 4, 2]]),
+      box_node: Int32Array.from([10, 11, 12]) };
+    const { at } = paint(frameOf({ highlight: new Set([11]), selected: -1 }), picture);
+    expect(at(1, 2)).toEqual([200, 0, 0, 51]); // dimmed
+    expect(at(1, 7)).toEqual([0, 100, 0, 255]); // highlighted
+    expect(at(1, 12)).toEqual([0, 0, 50, 51]);
+    const selected = paint(frameOf({ highlight: new Set(), selected: 12 }), picture);
+    expect(selected.at(1, 12)).toEqual([0, 0, 50, 255]);
+    expect(selected.at(1, 2)[3]).toBe(51);
+    // a search and a highlight: what either keeps is lit
+    const both = paint(frameOf({ highlight: new Set([11]), selected: -1, matches: new Set([0]) }),
+      picture);
+    expect([2, 7, 12].map((y) => both.at(1, y)[3])).toEqual([255, 255, 51]);
+    // nothing highlighted: nothing dimmed
+    const none = paint(frameOf({ highlight: new Set(), selected: -1 }), picture);
+    expect([2, 7, 12].map((y) => none.at(1, y)[3])).toEqual([255, 255, 255]);
+  });
+});

@@ -43,3 +43,18 @@ describe("the tooltip", () => {
     expect(placeOf(1, ["7", "8"], false, locationRows)).toBe("process 8");
   });
 });
+
+describe("the tooltip's precision", () => {
+  it("writes a box's start to the pixel when zoomed in", () => {
+    // a 449 us call 212.345678 ms after the trace's start, at 100 ns per pixel
+    const deep = {
+      ...picture, boxCount: 1, box_row: Int32Array.from([0]), box_depth: Int32Array.from([0]),
+      box_start: Float64Array.from([212346678]), box_end: Float64Array.from([212795678]),
+      box_exclusive: Float64Array.from([449000]), box_code: Int32Array.from([0]),
+      raster_code: Uint16Array.from([0, 0, 0, 0]), raster_alpha: Uint8Array.from([0, 0, 0, 0]),
+    };
+    const lines = Object.fromEntries(tooltipLines(deep, 0, 212400000, 100, names, "p", 1000));
+    expect(lines.start).toBe("212.3457 ms");
+    expect(lines.duration).toBe("449 us");
+  });
+});

@@ -41,6 +41,7 @@ from glade.trace.profiles import spread_exclusive
 from glade.trace.timeline import kernels
 from glade.trace.timeline.index import Forest, TimelineIndex
 from glade.trace.timeline.render import Request, instants_in_range, split_range
+from glade.trace.windows import Window, window_totals
 
 #: The fields of a partition's boxes (``share``: the exclusive share of the call's time,
 #: for a box demoted into the raster).
@@ -146,13 +147,15 @@ class TimelinePart:
         return self._but(index=TimelineIndex(self.forest, keep))
 
     # ------------------------------------------------------------- summaries
-    def summary(self, edges: np.ndarray, num_names: int) -> dict[str, Any]:
+    def summary(
+        self, edges: np.ndarray, num_names: int, window: Window | None = None
+    ) -> dict[str, Any]:
         """What the client needs of what is kept: the rows (``processes``, ``threads``,
         ``offset`` of the lanes), the exclusive time of every function (``totals``, by
-        global code) and per function and overview bin (``profile``), the numbers of
-        calls and instants kept and of calls in all, and the lane of every message
-        event (``message_ids``: event ids; ``message_lanes``: local lane, -1 when not
-        kept)."""
+        global code; inside ``window`` when given) and per function and overview bin
+        (``profile``), the numbers of calls and instants kept and of calls in all, and
+        the lane of every message event (``message_ids``: event ids; ``message_lanes``:
+        local lane, -1 when not kept)."""
         index, forest = self.index, self.forest
         calls = index.calls
         codes = self.recode[forest.code]
@@ -166,7 +169,11 @@ class TimelinePart:
             num_names,
             edges,
         )
-        totals = np.bincount(codes[calls], weights=index.exclusive[calls], minlength=num_names)
+        if window is None:
+            totals = np.bincount(codes[calls], weights=index.exclusive[calls], minlength=num_names)
+        else:
+            inside = window_totals(forest, window, index.keep, index.caller)
+            totals = np.bincount(self.recode, weights=inside, minlength=num_names)
         rows = self._message_rows()
         node_of_row = np.full(len(self.trace.events), -1, dtype=np.int64)
         node_of_row[forest.event] = np.arange(len(forest))

@@ -59,6 +59,7 @@ from glade.trace.timeline.render import (
     row_layout,
 )
 from glade.trace.timeline.source import TimelineSource, check_node
+from glade.trace.windows import Window
 
 
 def _call(method: str, *args: Any):
@@ -287,13 +288,16 @@ class DaskSource(TimelineSource):
         self._shown = (EVERYTHING, "")
         self._install(parts)
 
-    def _install(self, parts: list) -> None:
-        """Show what ``parts`` (persisted) keep: rows, totals, overview profile and the
-        messages whose two ends they keep, from every part's summary."""
+    def _install(self, parts: list, window: Window | None = None) -> None:
+        """Show what ``parts`` (persisted) keep: rows, totals (inside ``window``, if any),
+        overview profile and the messages whose two ends they keep, from every part's
+        summary."""
         edges = bin_edges(*self.extent, OVERVIEW_BINS)
         pieces = compute_all(
-            [_call("summary", edges, len(self.names))(p) for p in parts], "timeline rows"
+            [_call("summary", edges, len(self.names), window)(p) for p in parts],
+            "timeline rows",
         )
+        self._window = window
         lane_counts = [int(p["offset"][-1]) for p in pieces]
         lane_base = np.concatenate([[0], np.cumsum(lane_counts)]).astype(np.int64)
         location_counts = [p["processes"].size for p in pieces]
@@ -350,6 +354,10 @@ class DaskSource(TimelineSource):
     def totals(self) -> np.ndarray:
         return self._totals
 
+    @property
+    def window(self) -> Window | None:
+        return self._window
+
     def status(self) -> str:
         calls, instants, everything = self._counts
         return (
@@ -370,9 +378,10 @@ class DaskSource(TimelineSource):
             *[dask.delayed(is_)(new, old) for new, old in zip(parts, self._parts, strict=True)]
         )
         self._shown = (query, restriction)
-        if all(same):
+        window = self.window_of(query, restriction)
+        if all(same) and window == self._window:
             return False
-        self._install(parts)
+        self._install(parts, window)
         return True
 
     def overview(self) -> tuple[dict[str, Any], bytes]:

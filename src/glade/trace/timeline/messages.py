@@ -6,7 +6,7 @@ too many.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -27,7 +27,9 @@ DENSE_GROUPS = 1 << 22
 class Arrows:
     """Messages in a range: one per message (``count`` all 1) or one bundle per pair of
     rows and time bucket (``count`` messages, ``size`` their total bytes, times their
-    means)."""
+    means). Single messages may carry their envelope (``tag``, ``communicator``, -1
+    where the trace has none) and the call-forest nodes of their send and receive
+    instants (``envelope``: those four arrays; empty when unknown)."""
 
     send_time: np.ndarray
     receive_time: np.ndarray
@@ -36,6 +38,7 @@ class Arrows:
     size: np.ndarray
     count: np.ndarray
     bundled: bool
+    envelope: dict[str, np.ndarray] = field(default_factory=dict)
 
     @classmethod
     def empty(cls) -> Arrows:
@@ -188,6 +191,8 @@ class Messages:
         self.send_time = table["Send time (ns)"].to_numpy().astype(np.float64)
         self.receive_time = table["Receive time (ns)"].to_numpy().astype(np.float64)
         self.size = table["Message Size"].to_numpy().astype(np.float64)
+        self.tag = table["Tag"].to_numpy().astype(np.int64)
+        self.communicator = table["Communicator"].to_numpy().astype(np.int64)
 
     def __len__(self) -> int:
         return self.send_node.size
@@ -204,11 +209,18 @@ class Messages:
             lane[self.send_node[rows]],
             lane[self.receive_node[rows]],
             self.size[rows],
+            {
+                "tag": self.tag[rows],
+                "communicator": self.communicator[rows],
+                "send_node": self.send_node[rows],
+                "receive_node": self.receive_node[rows],
+            },
         )
 
 
 class KeptMessages:
-    """Messages sorted by the earlier of their two times, for range requests."""
+    """Messages sorted by the earlier of their two times, for range requests, with their
+    ``envelope`` when known (see :class:`Arrows`)."""
 
     def __init__(
         self,
@@ -217,6 +229,7 @@ class KeptMessages:
         send_lane: np.ndarray,
         receive_lane: np.ndarray,
         size: np.ndarray,
+        envelope: dict[str, np.ndarray] | None = None,
     ):
         first = np.minimum(send_time, receive_time)
         order = np.argsort(first, kind="stable")
@@ -228,6 +241,7 @@ class KeptMessages:
         self.send_lane = send_lane[order]
         self.receive_lane = receive_lane[order]
         self.size = size[order]
+        self.envelope = {name: values[order] for name, values in (envelope or {}).items()}
 
     def __len__(self) -> int:
         return self.first.size
@@ -260,6 +274,7 @@ class KeptMessages:
                 self.size[window],
                 np.ones(window.size, np.int64),
                 False,
+                {name: values[window] for name, values in self.envelope.items()},
             )
         shift = int(pool).bit_length() - 1
         if pool < 1 or 1 << shift != pool:

@@ -62,6 +62,8 @@ def encode_picture(picture: Picture) -> tuple[dict[str, Any], bytes]:
         arrow_size=arrows.size.astype(np.float64),
         arrow_count=arrows.count.astype(np.int32),
     )
+    for name, values in arrows.envelope.items():
+        arrays[f"arrow_{name}"] = values.astype(np.int32 if name.endswith("node") else np.float64)
     descriptors, blob = pack_arrays(
         arrays, deflate=("raster_alpha", "raster_code", "mark_count"), noisy=("raster_alpha",)
     )

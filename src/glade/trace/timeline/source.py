@@ -31,11 +31,19 @@ from glade.query import parse, query_mask
 from glade.trace.call_level import CallLevel, call_level
 from glade.trace.comm import message_pairs
 from glade.trace.model import Trace
-from glade.trace.timeline.index import Forest, TimelineIndex
+from glade.trace.timeline.index import TimelineIndex
 from glade.trace.timeline.lanes import Lanes
 from glade.trace.timeline.messages import Messages
 from glade.trace.timeline.payload import encode_overview, encode_picture, function_totals
 from glade.trace.timeline.render import Picture, Request, picture_level, render
+from glade.trace.windows import (
+    Window,
+    message_sizes,
+    trace_forest,
+    window_of,
+    window_summary,
+    window_totals,
+)
 
 
 def check_node(node: Any, count: int) -> int:
@@ -64,7 +72,48 @@ class TimelineSource(ABC):
     @property
     @abstractmethod
     def totals(self) -> np.ndarray:
-        """The exclusive time (ns) of every function over the kept calls."""
+        """The exclusive time (ns) of every function over the kept calls (inside the
+        window when what is kept is a window: see :attr:`window`)."""
+
+    @property
+    def window(self) -> Window | None:
+        """The window the kept calls were selected by (the view's query's, else the
+        link's restriction's; None for none): summaries and the legend measure it."""
+        return None
+
+    def next_call(self, codes: list[int], after: float, forward: bool) -> int:
+        """The kept call of a function of ``codes`` that starts first after time
+        ``after`` (``forward``) or last before it (-1 for none)."""
+        raise GladeError(f"finding calls in a {type(self).__name__} is not available")
+
+    def activity(self) -> tuple[int, int]:
+        """The range where the kept calls happen: from the start of the first 0.5 % of
+        them to the end of the last 0.5 %, so that a long initialisation or finalisation
+        (one call among thousands) is left out."""
+        return self.extent
+
+    def count_named(self, names: list[str], window: Window | None) -> list[int] | None:
+        """How many calls (or instants) of each function of ``names`` overlap ``window``
+        (the whole trace for None): what hiding them removes. None when the source
+        cannot count them cheaply."""
+        return None
+
+    def window_of(self, query: str, restriction: str) -> Window | None:
+        """The window of the view's query, else of the link's restriction (None for
+        none)."""
+        for text in (query, restriction):
+            found = window_of(text) if text else None
+            if found is not None:
+                return Window.of_ranges(*found, self.lanes.processes)
+        return None
+
+    def summary(self, window: Window, by: str) -> pd.DataFrame:
+        """The window summary (:func:`glade.trace.windows.window_summary`) of ``window``
+        over the kept calls, a hidden function's time going to its caller."""
+        raise GladeError(
+            f"a window summary of a {type(self).__name__} is not available: "
+            "summarize the pandas trace it was made from (trace.window_summary)"
+        )
 
     @abstractmethod
     def status(self) -> str:
@@ -135,7 +184,7 @@ class PandasSource(TimelineSource):
 
     def __init__(self, trace: Trace):
         with tqdm(total=3, desc="timeline", unit="step", delay=1.0, leave=False) as bar:
-            self.forest = Forest.of_trace(trace)
+            self.forest = trace_forest(trace)
             bar.update()
             # the messages are paired while the index is built (its kernel frees the GIL)
             with ThreadPoolExecutor(1, thread_name_prefix="glade-timeline") as pool:
@@ -146,6 +195,7 @@ class PandasSource(TimelineSource):
                 bar.update()
             self._install(index)
         self._trace = trace
+        self._window: Window | None = None
         # the level the last picture read, and its width: the finer ones are built ahead
         self._level: int | None = None
         self._width = 2048
@@ -153,10 +203,15 @@ class PandasSource(TimelineSource):
         self.extent = self.forest.duration
         self.num_nodes = len(self.forest)
 
-    def _install(self, index: TimelineIndex) -> None:
+    def _install(self, index: TimelineIndex, window: Window | None = None) -> None:
         self.index = index
         self._kept_messages = self._messages.kept(index)
-        self._totals = function_totals(index)
+        self._window = window
+        self._totals = (
+            function_totals(index)
+            if window is None
+            else window_totals(self.forest, window, index.keep, index.caller)
+        )
 
     @property
     def level(self) -> CallLevel:
@@ -171,6 +226,60 @@ class PandasSource(TimelineSource):
     @property
     def totals(self) -> np.ndarray:
         return self._totals
+
+    @property
+    def window(self) -> Window | None:
+        return self._window
+
+    def summary(self, window: Window, by: str) -> pd.DataFrame:
+        index = self.index
+        return window_summary(
+            self.forest,
+            window,
+            by,
+            keep=index.keep,
+            caller=index.caller,
+            sizes=message_sizes(self._trace),
+        )
+
+    def next_call(self, codes: list[int], after: float, forward: bool) -> int:
+        forest, calls = self.forest, self.index.calls
+        starts = forest.start[calls]
+        hit = np.isin(forest.code[calls], np.asarray(codes, dtype=np.int64))
+        hit &= (starts > after) if forward else (starts < after)
+        found = np.flatnonzero(hit)
+        if not found.size:
+            return -1
+        # the first (last) start; among equal starts the outermost call
+        best = starts[found].min() if forward else starts[found].max()
+        return int(calls[found[starts[found] == best][0]])
+
+    def activity(self) -> tuple[int, int]:
+        calls = self.index.calls
+        if calls.size < 2:
+            return self.extent
+        starts = np.quantile(self.forest.start[calls], 0.005, method="lower")
+        ends = np.quantile(self.forest.end[calls], 0.995, method="higher")
+        if ends <= starts:
+            return self.extent
+        pad = (ends - starts) // 50
+        first, last = self.extent
+        return max(first, int(starts - pad)), min(last, int(ends + pad))
+
+    def count_named(self, names: list[str], window: Window | None) -> list[int] | None:
+        forest = self.forest
+        codes = np.full(len(forest.names), -1, dtype=np.int64)
+        wanted = [forest.names.index(n) for n in names if n in forest.names]
+        codes[wanted] = np.arange(len(wanted))
+        chosen = codes[forest.code] >= 0
+        if window is not None:
+            chosen &= (forest.start <= window.t1) & (forest.end >= window.t0)
+            if window.processes is not None:
+                inside = np.isin(forest.processes, np.asarray(window.processes, dtype=np.int64))
+                chosen &= inside[forest.location]
+        counts = np.bincount(codes[forest.code[chosen]], minlength=len(wanted))
+        found = dict(zip([forest.names[c] for c in wanted], counts.tolist(), strict=True))
+        return [found.get(n, 0) for n in names]
 
     def status(self) -> str:
         return (
@@ -188,15 +297,16 @@ class PandasSource(TimelineSource):
             linked = self.level.mask(restriction)
             keep = linked if keep is None else keep & linked
         current = self.index.keep
+        window = self.window_of(query, restriction)
         if keep is None:
             unchanged = bool(current.all())
         else:
             unchanged = keep is current or np.array_equal(keep, current)
-        if unchanged:
+        if unchanged and window == self._window:
             return False
         with tqdm(total=1, desc="timeline: applying the query", delay=1.0, leave=False) as bar:
             self.index.close()  # its levels are freed before the new index is built
-            self._install(TimelineIndex(self.forest, keep))
+            self._install(TimelineIndex(self.forest, keep), window)
             bar.update()
         return True
 

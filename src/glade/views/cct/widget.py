@@ -14,7 +14,8 @@ paths): on a trace it is a call-level query of their calls, which a link
 (:mod:`glade.views.link`) highlights in a timeline. A CCT view of a trace can be
 restricted by a link to the calls a call-level query keeps (a timeline's window): it then
 draws the values of ``trace.query(text, level="calls").to_graphframe()`` (``view.shown()``)
-on its own tree, its edits and query unchanged.
+on its own tree, its edits and query unchanged; times inside a window are clipped to it
+(:meth:`glade.trace.call_level.CallLevel.measured`).
 """
 
 from __future__ import annotations
@@ -267,10 +268,11 @@ class CCT(QueryView):
     def shown(self) -> GraphFrame:
         """The GraphFrame whose values the view draws: its data's call tree, or under a
         link's restriction ``trace.query(view.restriction, level="calls").to_graphframe()``
-        (edits apply on top, as ``apply()`` says; built on first call: the view draws
-        the restriction's values without it)."""
+        with times clipped to the restriction's window, if any (edits apply on top, as
+        ``apply()`` says; built on first call: the view draws the restriction's values
+        without it)."""
         if self._shown_gf is None:
-            self._shown_gf = call_level(self._data).query(self.restriction).to_graphframe()
+            self._shown_gf = call_level(self._data).measured(self.restriction).to_graphframe()
         return self._shown_gf
 
     # ------------------------------------------------------------ links
@@ -278,12 +280,13 @@ class CCT(QueryView):
         """The call tree of the calls query ``text`` keeps: on the view's own graph,
         summed straight from the call forest's mask when the query keeps every kept
         call's call path (see :meth:`glade.trace.call_level.CallLevel.cct_rows`), else
-        ``trace.query(text, level="calls").to_graphframe()``."""
+        ``trace.query(text, level="calls").to_graphframe()`` (times clipped to the query's
+        window, if any)."""
         level = call_level(self._data)
         gf = self._gf
         rows = level.cct_rows(text, gf.graph)
         if rows is None:
-            self._shown_gf = level.query(text).to_graphframe()
+            self._shown_gf = level.measured(text).to_graphframe()
             return self._shown_gf
         self._shown_gf = None
         return GraphFrame(

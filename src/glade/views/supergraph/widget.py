@@ -454,8 +454,10 @@ class SupergraphView(QueryView):
 
     def _show_restriction(self, text: str) -> None:
         """Show the supergraph of ``trace.query(text, level="calls")`` (of the whole trace
-        for ""), with the view's own edits replayed on it."""
-        source = call_level(self._data).query(text) if text else self._data
+        for ""), times clipped to the query's window if it keeps one
+        (:meth:`~glade.trace.call_level.CallLevel.measured`), with the view's own edits
+        replayed on it."""
+        source = call_level(self._data).measured(text) if text else self._data
         gf = source.to_graphframe()
         if len(gf.graph) == 0:
             self._refusal = (

@@ -27,15 +27,17 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import traitlets
 
 from glade.errors import GladeError
-from glade.query import parse
-from glade.query.model import BaseQuery
+from glade.query import Query, col, parse
+from glade.query.model import BaseQuery, CompoundQuery
 from glade.trace.filter import time_ns
 from glade.trace.timeline.index import TimelineIndex
 from glade.trace.timeline.render import Request
-from glade.trace.timeline.source import PandasSource, TimelineSource, source_of
+from glade.trace.timeline.source import PandasSource, TimelineSource, check_node, source_of
+from glade.trace.windows import Window
 from glade.views.base import QueryView, static_file
 from glade.views.requests import Requests
 from glade.views.timeline import edits
@@ -45,6 +47,8 @@ from glade.views.timeline import edits
 SNAPSHOT_WIDTH = 1024
 #: At most this many calls of a selection are highlighted.
 MAX_HIGHLIGHT = 100_000
+#: At most this many rows of a window summary go to the front end (sorted in the kernel).
+SUMMARY_ROWS = 500
 
 
 class Timeline(Requests, QueryView):
@@ -132,6 +136,11 @@ class Timeline(Requests, QueryView):
         self.answer("range", self._answer_range)
         self.answer("select", self._answer_select)
         self.answer("path", self._answer_path)
+        self.answer("summary", self._answer_summary)
+        self.answer("summary_select", self._answer_summary_select)
+        self.answer("find", self._answer_find)
+        self.answer("activity", self._answer_activity)
+        self.answer("message", self._answer_message)
 
     # ------------------------------------------------------------ state
     def _install(self) -> None:
@@ -166,10 +175,26 @@ class Timeline(Requests, QueryView):
             },
             labels=lanes.labels(False),
             depth_labels=lanes.labels(True),
-            status=source.status(),
+            status=self._status(),
             revision=self.revision + 1,
         )
         source.prepare(self.depth_rows)
+
+    def _status(self) -> str:
+        """The source's status line, and how many calls each hidden function removed
+        (calls or instants) from the window or the trace: "...; hidden: 6 MPI_Recv"."""
+        state = edits.replay(self.history)
+        status = self._source.status()
+        if not state.hidden:
+            return status
+        window = None if state.window is None else self.summary_window()
+        counts = self._source.count_named(state.hidden, window)
+        if counts is None:
+            return f"{status}; hidden: {', '.join(state.hidden)}"
+        removed = ", ".join(
+            f"{count:,} {name}" for name, count in zip(state.hidden, counts, strict=True)
+        )
+        return f"{status}; hidden: {removed}"
 
     @property
     def snapshot_meta(self) -> dict:
@@ -281,6 +306,128 @@ class Timeline(Requests, QueryView):
     def _answer_path(self, message: dict) -> tuple[dict, None]:
         return {"path": self._source.path(message.get("node"))}, None
 
+    def _answer_summary(self, message: dict) -> tuple[dict, None]:
+        by = message.get("by", "function")
+        sort = message.get("sort", "time")
+        table = self.summary(by)
+        if sort not in table.columns:
+            raise GladeError(f"a window summary has no column {sort!r}")
+        ascending = not message.get("descending", True)
+        shown = table.sort_values(sort, ascending=ascending, kind="stable").head(SUMMARY_ROWS)
+        window = self.summary_window()
+        return {
+            "by": by,
+            "sort": sort,
+            "descending": not ascending,
+            "columns": [str(c) for c in shown.columns],
+            "rows": shown.to_dict("split")["data"],
+            "count": len(table),
+            "window": {"t0": window.t0, "t1": window.t1, "processes": window.processes},
+        }, None
+
+    def _answer_summary_select(self, message: dict) -> tuple[dict, None]:
+        self.select_summary_row(message.get("name"), message.get("process"))
+        return {"selection": self.selection}, None
+
+    def _answer_find(self, message: dict) -> tuple[dict, None]:
+        codes = message.get("codes")
+        if not isinstance(codes, list) or not all(
+            isinstance(c, int) and not isinstance(c, bool) for c in codes
+        ):
+            raise GladeError(f"a search names functions by their codes, not {codes!r}")
+        after = message.get("after")
+        if isinstance(after, bool) or not isinstance(after, int | float):
+            raise GladeError(f"a search goes on from a time, not {after!r}")
+        found = self.find(
+            [self.names[c] for c in codes if 0 <= c < len(self.names)],
+            after,
+            bool(message.get("forward", True)),
+        )
+        return {"found": found}, None
+
+    def _answer_message(self, message: dict) -> tuple[dict, None]:
+        ends = self.select_message(message.get("send_node"), message.get("receive_node"))
+        return {"selection": self.selection, **ends}, None
+
+    def select_message(self, send_node: int, receive_node: int) -> dict:
+        """Select (and so highlight) the calls that send and receive one message, given
+        the call-forest nodes of its send and receive instants (as the picture's arrows
+        name them); returns where both calls are (``send`` and ``receive``, as
+        :meth:`find` describes a call), one click apart in the widget.
+
+        Raises
+        ------
+        GladeError
+            When a node is not one of the forest's.
+        """
+        forest = self.index.forest
+        holders = []
+        for node in (send_node, receive_node):
+            node = check_node(node, len(forest))
+            parent = int(forest.parent[node])
+            holders.append(parent if parent >= 0 else node)
+        queries = [parse(self._source.call_query(h)) for h in dict.fromkeys(holders)]
+        self.selection = str(queries[0] if len(queries) == 1 else CompoundQuery.of("or", *queries))
+        return {"send": self._place(holders[0]), "receive": self._place(holders[1])}
+
+    def _answer_activity(self, message: dict) -> tuple[dict, None]:
+        t0, t1 = self._source.activity()
+        return {"t0": t0, "t1": t1}, None
+
+    def find(self, names: Sequence[str], after: Any = None, forward: bool = True) -> dict | None:
+        """The next call (``forward``) or the previous one of a function of ``names``
+        from time ``after`` (ns or text with a unit; default: the viewport's start),
+        among what the view shows: its ``node``, ``name``, ``start``, ``end``,
+        ``location`` (its location's row in the flat layout) and ``depth``; None when
+        there is none.
+
+        Parameters
+        ----------
+        names : sequence of str
+            The functions searched.
+        after : int, float or str, optional
+            Where the search starts.
+        forward : bool
+            Search later (True) or earlier.
+
+        Returns
+        -------
+        dict or None
+            The call found.
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_trace
+        >>> view = Timeline(synthetic_trace(2, 3))
+        >>> view.find(["MPI_Allreduce"], after=0)["name"]
+        'MPI_Allreduce'
+        """
+        codes = [self.names.index(n) for n in names if n in self.names]
+        start = self.viewport["t0"] if after is None else time_ns(after, "after")
+        node = self._source.next_call(codes, float(start), forward) if codes else -1
+        return None if node < 0 else self._place(node)
+
+    def _place(self, node: int) -> dict:
+        """Where call ``node`` is: its name, start, end, location (its flat row) and kept
+        depth."""
+        index = self.index
+        forest = index.forest
+        return {
+            "node": node,
+            "name": forest.names[forest.code[node]],
+            "start": int(forest.start[node]),
+            "end": int(forest.end[node]),
+            "location": int(forest.location[node]),
+            "depth": int(index.depth[node]),
+        }
+
+    def zoom_to_activity(self) -> Timeline:
+        """Show the range where the calls happen, leaving out a long initialisation or
+        finalisation (one call among thousands): from the start of the first 0.5 % of
+        the calls to the end of the last 0.5 %."""
+        t0, t1 = self._source.activity()
+        return self.zoom(t0, t1)
+
     def picture(
         self,
         t0: Any = None,
@@ -389,6 +536,69 @@ class Timeline(Requests, QueryView):
 
     def _apply_query(self, query: str) -> Any:
         return self._source.apply(query)
+
+    def summary_window(self) -> Window:
+        """The window a summary measures: the brushed one, else a link's restriction's,
+        else the whole trace."""
+        window = edits.replay(self.history).window
+        if window is not None:
+            return Window.of_ranges(
+                window["t0"], window["t1"], window["processes"], self._source.lanes.processes
+            )
+        if self._source.window is not None:
+            return self._source.window
+        first, last = self._source.extent
+        return Window.of(first, last)
+
+    def summary(self, by: str = "function") -> pd.DataFrame:
+        """The window summary of what the view shows: per function, per process or per
+        process and function (``by``: ``"function"``, ``"process"``,
+        ``"process-function"``), the time inside the brushed window (clipped at its
+        edges; a hidden function's time goes to its caller), its share, the calls and
+        the messages sent and received in it with their bytes (see
+        :meth:`glade.trace.Trace.window_summary`). Without a window: the whole trace.
+
+        Parameters
+        ----------
+        by : str
+            What a row is.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The summary, largest ``time`` first.
+
+        Raises
+        ------
+        GladeError
+            For an unknown ``by``, or a view of a Dask trace.
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_trace
+        >>> view = Timeline(synthetic_trace(4, 5))
+        >>> table = view.window("1 ms", "2 ms", processes=[0, 1]).summary()
+        >>> table["name"].iloc[0]
+        'flux_kernel'
+        """
+        return self._source.summary(self.summary_window(), by)
+
+    def select_summary_row(self, name: str | None = None, process: int | None = None) -> Timeline:
+        """Select (and so highlight) the calls of one row of the window summary: the
+        calls of function ``name`` and/or on ``process`` that overlap the window."""
+        window = self.summary_window()
+        ranges = None if window.processes is None else edits.process_ranges(list(window.processes))
+        pred = (col("type") == "call") & edits.window_predicate(
+            {"t0": window.t0, "t1": window.t1, "processes": ranges}
+        )
+        if process is not None:
+            pred = (col("Process") == int(process)) & pred
+        if name is not None:
+            if name not in self._source.names:
+                raise GladeError(f"no function named {name!r} in the trace")
+            pred = (col("name") == str(name)) & pred
+        self.selection = str(Query().match(".", pred))
+        return self
 
     def selected(self):
         """The rows of the call forest (see :meth:`glade.trace.Trace.calls`) that the

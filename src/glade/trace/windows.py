@@ -1,0 +1,412 @@
+"""Windows of a trace as a *measure* (see DESIGN, "Windows"): the time of the calls
+inside a time interval on some processes, clipped at its edges.
+
+A call that crosses an edge of ``[t0, t1]`` contributes only the part of its interval
+inside; its exclusive time inside is that part minus its callees' parts, so the exclusive
+times of one location's calls add up to the time its outermost calls cover inside the
+window (the window's length where the location is busy). Messages count in a window when
+their send (or receive) instant lies inside it, on its processes.
+
+:func:`window_summary` is the table behind ``trace.window_summary()`` and the timeline's
+window summary; :func:`window_of` finds the window in a timeline's call-level query (the
+link passes nothing else), and :func:`clip_trace` clamps the calls of a trace to a window
+so that every analysis of the result (``to_graphframe()``, a supergraph) measures the
+window. A summary is one compiled pass over the call forest's arrays (no Python loop
+over calls, no per-call temporary arrays), filling a table of rows x cells.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from numba import njit
+
+from glade.errors import GladeError
+from glade.query import parse
+from glade.query.model import BaseQuery, CompoundQuery, Query
+from glade.query.predicates import And, Compare, Or, Predicate
+from glade.trace.events import (
+    INSTANT,
+    MESSAGE_SIZE,
+    PROCESS,
+    RECEIVE_NAMES,
+    SEND_NAMES,
+    TIMESTAMP,
+)
+from glade.trace.model import Trace
+from glade.trace.timeline.index import Forest
+
+#: What a window summary's rows can be: one per function, per process, or per both.
+SUMMARY_BY = ("function", "process", "process-function")
+#: The numeric columns of a window summary, in order.
+SUMMARY_COLUMNS = (
+    "time",
+    "time (inc)",
+    "share",
+    "calls",
+    "sent",
+    "sent bytes",
+    "received",
+    "received bytes",
+)
+
+
+@dataclass(frozen=True)
+class Window:
+    """The times ``[t0, t1]`` (ns, as the trace's timestamps) on ``processes`` (sorted
+    process ids; None for all)."""
+
+    t0: int
+    t1: int
+    processes: tuple[int, ...] | None = None
+
+    @classmethod
+    def of(cls, t0: int, t1: int, processes: Iterable[int] | None = None) -> Window:
+        """A checked window (GladeError when it ends before it starts)."""
+        t0, t1 = int(t0), int(t1)
+        if t1 < t0:
+            raise GladeError(f"a window ends before it starts: {t0} > {t1}")
+        chosen = None if processes is None else tuple(sorted({int(p) for p in processes}))
+        return cls(t0, t1, chosen)
+
+    @classmethod
+    def of_ranges(
+        cls, t0: int, t1: int, ranges: Iterable[Iterable[int]] | None, processes: np.ndarray
+    ) -> Window:
+        """The window on the processes among ``processes`` (the trace's ids) that lie in
+        one of the inclusive ``[first, last]`` ``ranges`` (None: all)."""
+        if ranges is None:
+            return cls.of(t0, t1)
+        ids = np.asarray(processes, dtype=np.int64)
+        inside = np.zeros(ids.size, dtype=bool)
+        for first, last in ranges:  # a few ranges, not a loop over data
+            inside |= (ids >= first) & (ids <= last)
+        return cls.of(t0, t1, ids[inside].tolist())
+
+    @property
+    def length(self) -> int:
+        """The window's length in ns."""
+        return self.t1 - self.t0
+
+
+def clipped_times(
+    start: np.ndarray, end: np.ndarray, caller: np.ndarray, t0: int, t1: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Inclusive and exclusive time (float64 ns) inside ``[t0, t1]`` of calls whose
+    intervals are ``[start, end]``, and whose callers are at positions ``caller`` of
+    the same arrays (-1 for none): a call's exclusive time is its clipped time minus
+    the clipped time of the calls it calls directly."""
+    inclusive = np.maximum(np.minimum(end, t1) - np.maximum(start, t0), 0).astype(np.float64)
+    has = caller >= 0
+    callees = np.bincount(caller[has], weights=inclusive[has], minlength=inclusive.size)
+    return inclusive, inclusive - callees
+
+
+#: The cells a window's pass fills per row, in this order.
+_CELLS = ("time", "time (inc)", "calls", "sent", "sent bytes", "received", "received bytes")
+#: At most this many rows (processes x functions) a window summary counts in.
+MAX_CELLS = 1 << 22
+
+
+@njit(cache=True, nogil=True)
+def _window_cells(
+    start,
+    end,
+    call,
+    code,
+    location,
+    row_of_location,
+    width,
+    num_rows,
+    keep,
+    caller,
+    t0,
+    t1,
+    message,
+    sizes,
+    event,
+):
+    """One pass over the nodes of a call forest: the :data:`_CELLS` of window [t0, t1]
+    per row, a node's row being ``row_of_location[its location] * width + its
+    function`` (``width`` 1: the location's row alone). A call counts when it overlaps
+    the window on a location with a row (>= 0; and ``keep`` keeps it, an empty ``keep``
+    keeping all): its clipped time goes to its own row, inclusive and exclusive, and is
+    taken from its caller's exclusive time (the caller overlaps the window too, on the
+    same location). A message instant (``message``: 1 send, 2 receive, 0 other, by
+    function) inside the window counts for the call holding it (for itself outside
+    every call), with its bytes (``sizes`` by event, none when empty; a negative or NaN
+    size counts 0)."""
+    times = np.zeros((num_rows, 3), np.int64)
+    messages = np.zeros((num_rows, 4))
+    everything = keep.size == 0
+    by_code = width > 1
+    for i in range(start.size):
+        base = row_of_location[location[i]]
+        if base < 0 or start[i] > t1 or end[i] < t0:
+            continue
+        if not everything and not keep[i]:
+            continue
+        above = caller[i]
+        if call[i]:
+            inside = max(min(end[i], t1) - max(start[i], t0), 0)
+            row = base * width + code[i] if by_code else base
+            times[row, 0] += inside
+            times[row, 1] += inside
+            times[row, 2] += 1
+            if above >= 0:
+                times[base * width + code[above] if by_code else base, 0] -= inside
+        elif message[code[i]] > 0:
+            holder = code[above] if above >= 0 else code[i]
+            row = base * width + holder if by_code else base
+            column = 0 if message[code[i]] == 1 else 2
+            messages[row, column] += 1
+            if sizes.size:
+                size = sizes[event[i]]
+                if size > 0:
+                    messages[row, column + 1] += size
+    return times, messages
+
+
+def _cells(
+    forest: Forest,
+    window: Window,
+    by: str,
+    keep: np.ndarray | None,
+    caller: np.ndarray,
+    sizes: np.ndarray | None,
+) -> np.ndarray:
+    """The :data:`_CELLS` of ``window`` (float64, rows x cells) per function, per
+    process (of ``np.unique(forest.processes)``) or per (process, function) (``by``)
+    over the nodes ``keep`` keeps (all for None), their callers ``caller`` (node ids,
+    -1 for none)."""
+    processes, process_code = np.unique(forest.processes, return_inverse=True)
+    if window.processes is None:
+        inside = np.ones(forest.processes.size, dtype=bool)
+    else:
+        inside = np.isin(forest.processes, np.asarray(window.processes, dtype=np.int64))
+    num_names = max(len(forest.names), 1)
+    rows = np.where(inside, 0 if by == "function" else process_code, -1).astype(np.int64)
+    width = 1 if by == "process" else num_names
+    count = (1 if by == "function" else processes.size) * width
+    if count > MAX_CELLS:
+        raise GladeError(
+            f"a window summary per process and function of {processes.size:,} processes and "
+            f"{num_names:,} functions counts more than {MAX_CELLS:,} rows: choose fewer "
+            "processes, or summarize per function or per process"
+        )
+    names = np.asarray(forest.names, dtype=object)
+    message = np.isin(names, SEND_NAMES).astype(np.int8) + 2 * np.isin(names, RECEIVE_NAMES)
+    times, messages = _window_cells(
+        forest.start,
+        forest.end,
+        forest.call,
+        forest.code,
+        forest.location,
+        rows,
+        width,
+        count,
+        np.zeros(0, dtype=np.bool_) if keep is None else np.asarray(keep, dtype=np.bool_),
+        np.asarray(caller, dtype=np.int64),
+        int(window.t0),
+        int(window.t1),
+        message.astype(np.int8),
+        np.zeros(0) if sizes is None else sizes,
+        np.asarray(forest.event, dtype=np.int64),
+    )
+    return np.concatenate([times.astype(np.float64), messages], axis=1)
+
+
+def window_summary(
+    forest: Forest,
+    window: Window,
+    by: str = "function",
+    *,
+    keep: np.ndarray | None = None,
+    caller: np.ndarray | None = None,
+    sizes: np.ndarray | None = None,
+) -> pd.DataFrame:
+    """The summary of ``window`` over the call forest ``forest``: one row per function,
+    per process, or per process and function (``by``, one of :data:`SUMMARY_BY`), with
+    the columns of :data:`SUMMARY_COLUMNS`:
+
+    - ``time`` and ``time (inc)``: exclusive and inclusive time inside the window (ns,
+      clipped at its edges; a recursive function's inclusive time counts nested calls
+      once per level; a process's inclusive time is its busy time, its ``time``);
+    - ``share``: ``time`` over the window's capacity (its length times the number of
+      locations, i.e. process and thread, in the row's processes);
+    - ``calls``: the calls that overlap the window (those its selection keeps);
+    - ``sent`` / ``received`` and their bytes: the message instants inside the window,
+      counted for the call holding them (for their own name when outside every call).
+
+    Only the nodes ``keep`` keeps count (all for None), a removed call's time going to
+    its nearest kept caller (``caller``: node ids, default ``forest.parent``);
+    ``sizes`` are the bytes of the trace's events (its ``Message Size`` column).
+    Rows are sorted by ``time``, largest first (then by name or process).
+
+    Raises
+    ------
+    GladeError
+        When ``by`` is not one of :data:`SUMMARY_BY`.
+    """
+    if by not in SUMMARY_BY:
+        raise GladeError(f"a window summary is by one of {list(SUMMARY_BY)}, not {by!r}")
+    cells = _cells(forest, window, by, keep, forest.parent if caller is None else caller, sizes)
+    processes, process_code = np.unique(forest.processes, return_inverse=True)
+    names = np.asarray(forest.names, dtype=object)
+    grouped = cells
+    columns = dict(zip(_CELLS, grouped.T, strict=True))
+    counted = columns["calls"] + columns["sent"] + columns["received"]
+    rows = np.flatnonzero(counted)
+    num_names = max(len(names), 1)
+    in_window = (
+        np.ones(processes.size, dtype=bool)
+        if window.processes is None
+        else np.isin(processes, np.asarray(window.processes, dtype=np.int64))
+    )
+    # the capacity of a row: the window's length times the locations of its processes
+    locations = np.bincount(process_code, minlength=processes.size) * in_window
+    labels: dict[str, np.ndarray] = {}
+    if by == "function":
+        capacity = np.full(rows.size, float(window.length) * locations.sum())
+        labels["name"] = names[rows]
+    elif by == "process":
+        capacity = float(window.length) * locations[rows]
+        labels["Process"] = processes[rows]
+    else:
+        capacity = float(window.length) * locations[rows // num_names]
+        labels["Process"] = processes[rows // num_names]
+        labels["name"] = names[rows % num_names]
+    table = pd.DataFrame(labels)
+    for name in _CELLS:
+        values = columns[name][rows]
+        table[name] = values if name in ("time", "time (inc)") else np.rint(values).astype(np.int64)
+    if by == "process":  # a process's calls nest: its inclusive time is its busy time
+        table["time (inc)"] = table["time"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(capacity > 0, table["time"].to_numpy() / capacity, 0.0)
+    table.insert(len(labels) + 2, "share", share)
+    order = ["time", *labels]
+    ascending = [False, *[True] * len(labels)]
+    return table.sort_values(order, ascending=ascending, kind="stable").reset_index(drop=True)
+
+
+def window_totals(
+    forest: Forest, window: Window, keep: np.ndarray | None, caller: np.ndarray
+) -> np.ndarray:
+    """The exclusive time inside ``window`` of every function (by code) over the calls
+    ``keep`` keeps (callers ``caller``), as the legend of a window shows it."""
+    return _cells(forest, window, "function", keep, caller, None)[:, 0]
+
+
+def trace_forest(trace: Trace) -> Forest:
+    """The call forest arrays of ``trace`` (:meth:`Forest.of_trace`), built once per events
+    table and shared by the timeline and window summaries."""
+    return trace._memo("timeline forest", lambda: Forest.of_trace(trace))
+
+
+def message_sizes(trace: Trace) -> np.ndarray | None:
+    """The bytes of every event of ``trace`` (None when it records no sizes), read once
+    per events table."""
+    events = trace.events
+    if MESSAGE_SIZE not in events.columns:
+        return None
+    return trace._memo(
+        "message sizes",
+        lambda: pd.to_numeric(events[MESSAGE_SIZE], errors="coerce").to_numpy(dtype=np.float64),
+    )
+
+
+def trace_window_summary(trace: Trace, window: Window, by: str = "function") -> pd.DataFrame:
+    """:func:`window_summary` of ``window`` over the whole call forest of ``trace``."""
+    return window_summary(trace_forest(trace), window, by, sizes=message_sizes(trace))
+
+
+# ---------------------------------------------------------------- windows of queries
+def _window_terms(predicate: Predicate) -> tuple[int | None, int | None, tuple | None]:
+    """(t0, t1, process ranges) of a window's condition (``end >= t0 AND start <= t1``,
+    with a condition on ``Process`` made of ``=``, ``>=``/``<=`` ranges and OR) among
+    the terms of an AND; None where a term is missing."""
+    items = predicate.items if isinstance(predicate, And) else (predicate,)
+    t0 = t1 = low = high = None
+    processes = None
+    for item in items:
+        if isinstance(item, Compare) and isinstance(item.value, int):
+            if item.column == "end" and item.op == ">=":
+                t0 = item.value
+            elif item.column == "start" and item.op == "<=":
+                t1 = item.value
+            elif item.column == PROCESS and item.op == "==":
+                processes = ((item.value, item.value),)
+            elif item.column == PROCESS and item.op == ">=":
+                low = item.value
+            elif item.column == PROCESS and item.op == "<=":
+                high = item.value
+        elif isinstance(item, Or) and processes is None:
+            processes = _process_ranges(item)
+    if low is not None and high is not None:
+        processes = ((low, high),)
+    return t0, t1, processes
+
+
+def _process_ranges(predicate: Predicate) -> tuple | None:
+    """The inclusive ranges of processes a condition made of comparisons of ``Process``
+    (``=``, or ``>=`` AND ``<=``) joined by OR names (None for any other condition)."""
+    if isinstance(predicate, Or):
+        parts = [_process_ranges(item) for item in predicate.items]
+        if any(part is None for part in parts):
+            return None
+        return tuple(r for part in parts for r in part)  # type: ignore[union-attr]
+    if isinstance(predicate, Compare):
+        if (
+            predicate.column == PROCESS
+            and predicate.op == "=="
+            and isinstance(predicate.value, int)
+        ):
+            return ((predicate.value, predicate.value),)
+        return None
+    if isinstance(predicate, And) and len(predicate.items) == 2:
+        low, high = predicate.items
+        if (
+            isinstance(low, Compare)
+            and isinstance(high, Compare)
+            and low.column == high.column == PROCESS
+            and (low.op, high.op) == (">=", "<=")
+            and isinstance(low.value, int)
+            and isinstance(high.value, int)
+        ):
+            return ((low.value, high.value),)
+    return None
+
+
+def window_of(query: str | BaseQuery) -> tuple[int, int, tuple | None] | None:
+    """The window a call-level query keeps, as a timeline writes it (``MATCH (".", n)
+    WHERE [processes AND] n.end >= t0 AND n.start <= t1 [AND ...]``, alone or in an
+    AND of queries): ``(t0, t1, process ranges or None)``; None when it keeps no
+    window."""
+    parsed = parse(query) if isinstance(query, str) else query
+    parts = (
+        list(parsed.queries)
+        if isinstance(parsed, CompoundQuery) and parsed.op == "and"
+        else [parsed]
+    )
+    for part in parts:
+        if isinstance(part, Query) and len(part.nodes) == 1 and part.nodes[0].quantifier == ".":
+            t0, t1, processes = _window_terms(part.nodes[0].predicate)
+            if t0 is not None and t1 is not None:
+                return t0, t1, processes
+    return None
+
+
+def clip_trace(trace: Trace, t0: int, t1: int) -> Trace:
+    """A copy of ``trace`` whose Enter and Leave times are clamped to ``[t0, t1]``: a
+    call that crosses an edge of the window keeps only its part inside, so every
+    analysis of the copy (``to_graphframe()``, ``flat_profile()``) measures the window.
+    Meant for a trace a window's selection kept (``trace.query(q, level="calls")``)."""
+    events = trace.events.loc[:, trace.recorded_columns()].copy()
+    stamps = events[TIMESTAMP].to_numpy()
+    calls = trace.event_kinds() != INSTANT
+    events[TIMESTAMP] = np.where(calls, np.clip(stamps, t0, t1), stamps)
+    return Trace(events, trace.definitions, dict(trace.metadata), copy=False)
