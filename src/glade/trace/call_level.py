@@ -207,8 +207,9 @@ class CallLevel:
         when that GraphFrame's tree differs from the whole trace's (the kept calls are
         not closed under their callers, or ``graph`` lacks a kept call's path) or a kept
         call never ends (its end is the restricted trace's): then only the query itself
-        says. The waiting times are those of the restricted trace: its wait states come
-        from its own messages and collective calls (see :meth:`_restricted_waits`)."""
+        says. The waiting times are those of the measured trace: its wait states come
+        from its own messages and collective calls, its calls clipped to the window (see
+        :meth:`_restricted_waits`)."""
         keep = self.mask(text)
         if keep is None:
             keep = np.ones(len(self.forest), dtype=bool)
@@ -250,18 +251,20 @@ class CallLevel:
                 "count": number[present].astype(np.int64),
             }
         )
-        own, inc = self._restricted_waits(keep)
+        own, inc = self._restricted_waits(keep, found)
         for column, values in ((WAITING_TIME, own), (WAITING_TIME + " (inc)", inc)):
             rows[column] = np.bincount(cell, weights=values[calls], minlength=size)[present]
         return rows
 
-    def _restricted_waits(self, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _restricted_waits(
+        self, keep: np.ndarray, window: tuple[int, int, tuple | None] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Per forest node: the waiting time of its call in the trace of the nodes ``keep``
         keeps (closed under callers; ``trace.query(text, level="calls")``), and that plus
         the waiting time of its kept callees. The restricted trace pairs its own messages
         and matches its own collective calls, so its wait states are found again among
         the kept rows of the whole trace's wait inputs (small tables), without building
-        it."""
+        it; with a ``window``, its calls clipped to the window."""
         from glade.trace.comm import message_rows, pair_messages
         from glade.trace.events import RECEIVE_NAMES, SEND_NAMES
         from glade.trace.waits import find_wait_states, wait_inputs
@@ -279,6 +282,11 @@ class CallLevel:
         kept[table[EVENT].to_numpy()[keep]] = True
         messages = messages[kept[messages["event"].to_numpy()]]
         calls = calls[kept[calls["call"].to_numpy()]]
+        if window is not None:  # the calls clipped to the window, as clip_trace clips them
+            calls = calls.assign(
+                start=calls["start"].clip(window[0], window[1]),
+                end=calls["end"].clip(window[0], window[1]),
+            )
         sends, receives = (message_rows(trace, names) for names in (SEND_NAMES, RECEIVE_NAMES))
         pairs = pair_messages(trace, sends[kept[sends]], receives[kept[receives]])[0]
         waits = find_wait_states(
