@@ -48,7 +48,21 @@ def cache_location() -> Path:
 
 
 def steps() -> list[tuple[str, Callable[[Any], None]]]:
-    """What warming up runs, in order: (what it compiles, a function of a scratch folder)."""
+    """What warming up runs, in order.
+
+    Returns
+    -------
+    list of (str, callable)
+        What each step compiles, and a function of a scratch folder that runs it on a
+        small synthetic trace or ensemble (the OTF2 reader's step only when the ``otf2``
+        package is installed).
+
+    Examples
+    --------
+    >>> from glade.warmup import steps
+    >>> [name for name, _ in steps()][0]
+    'trace matching'
+    """
     from glade.datasets import synthetic_ensemble, synthetic_trace
     from glade.ensemble import Ensemble
     from glade.trace import Trace

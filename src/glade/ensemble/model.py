@@ -293,11 +293,34 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
     ) -> Ensemble:
         """An ensemble of profiles already in memory.
 
-        ``gfs`` is a list of GraphFrames, or a mapping label -> GraphFrame. Each
-        profile's metadata is its ``gf.metadata``, updated with the matching entry of
-        ``metadata`` (one mapping per profile, or a DataFrame with one row per
-        profile, in the same order). Profile ids are ``labels`` (or the mapping's
-        keys), else content hashes. All profiles need the same index levels.
+        Parameters
+        ----------
+        gfs : list of GraphFrame, or dict of label to GraphFrame
+            The profiles; all need the same index levels.
+        metadata : list of dict, or DataFrame, optional
+            Added to each profile's ``gf.metadata``: one mapping per profile, or a
+            DataFrame with one row per profile, in the same order.
+        labels : list, optional
+            The profile ids (or the dict's keys); else content hashes.
+
+        Returns
+        -------
+        Ensemble
+            The profiles on one graph whose nodes are matched by call path.
+
+        Raises
+        ------
+        GladeError
+            When an item is not a GraphFrame, or the profiles' index levels differ.
+
+        Examples
+        --------
+        >>> import glade
+        >>> from glade import Ensemble
+        >>> runs = glade.datasets.synthetic_ensemble(3, 20, seed=1)
+        >>> ens = Ensemble.from_graphframes(runs, labels=["a", "b", "c"])
+        >>> ens.profiles
+        ['a', 'b', 'c']
         """
         if isinstance(gfs, Mapping):
             if labels is not None:
@@ -572,9 +595,32 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
 
     # ------------------------------------------------------------ operations
     def filter_profiles(self, ids: Iterable[Hashable]) -> Ensemble:
-        """The ensemble of the listed profiles (kept in ensemble order); nodes follow
-        the missing-data rule (a node stays when a kept profile has data at or below
-        it)."""
+        """The ensemble of the listed profiles.
+
+        Parameters
+        ----------
+        ids : iterable
+            Profile ids (Thicket's ``filter_profile``); kept in ensemble order.
+
+        Returns
+        -------
+        Ensemble
+            The listed profiles; nodes follow the missing-data rule (a node stays when a kept
+            profile has data at or below it) and the stats are computed again.
+
+        Raises
+        ------
+        GladeError
+            When an id is not a profile of the ensemble.
+
+        Examples
+        --------
+        >>> import glade
+        >>> from glade import Ensemble
+        >>> ens = Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(3, 20), labels="abc")
+        >>> ens.filter_profiles(["c", "a"]).profiles
+        ['a', 'c']
+        """
         if isinstance(ids, str) or not isinstance(ids, Iterable):
             ids = [ids]
         wanted = list(ids)

@@ -677,9 +677,33 @@ class GraphFrame(ProfileAnalyses):
 
     @classmethod
     def from_hpctoolkit(cls, path: str, callsite_names: str = "procedure") -> GraphFrame:
-        """Read an HPCToolkit database directory (experiment.xml + metric-db files, or
-        meta.db + profile.db); ``callsite_names="hatchet"`` names procedures reached
-        through a call site ``"<line>:<procedure>"`` as Hatchet does."""
+        """Read an HPCToolkit database.
+
+        Parameters
+        ----------
+        path : str
+            The database folder: ``experiment.xml`` with ``.metric-db`` files, or the newer
+            ``meta.db`` with ``profile.db``.
+        callsite_names : {"procedure", "hatchet"}, default "procedure"
+            A procedure reached through a call site is named after the procedure
+            (``MPI_Init``, the line in the frame attribute ``callsite_line``), or as Hatchet
+            names it (``"27:MPI_Init"``).
+
+        Returns
+        -------
+        GraphFrame
+            Rows ``(node, rank)`` or ``(node, rank, thread)``.
+
+        Raises
+        ------
+        ReaderError
+            When the database is malformed or truncated (naming the file and what is wrong).
+
+        Examples
+        --------
+        >>> from glade import GraphFrame
+        >>> gf = GraphFrame.from_hpctoolkit("hpctoolkit-cpi-database")   # doctest: +SKIP
+        """
         from glade.readers.profiles.hpctoolkit import read_hpctoolkit
 
         return read_hpctoolkit(path, callsite_names=callsite_names)

@@ -418,16 +418,58 @@ class Trace:
         return trace_window_summary(self, window, by)
 
     def time_profile(self, num_bins: int = 50, normalized: bool = False) -> pd.DataFrame:
-        """Exclusive time of every function in each of ``num_bins`` equal time intervals
-        (see :func:`glade.trace.profiles.time_profile`)."""
+        """Exclusive time of every function in each of equal time intervals.
+
+        Parameters
+        ----------
+        num_bins : int, default 50
+            The number of intervals; their edges are integer ns (widths differ by at most
+            1 ns), so idle time is exact and never negative.
+        normalized : bool, default False
+            Fractions of each interval instead of ns.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per interval (its start and end), one column per function, and
+            ``idle_time`` (see :func:`glade.trace.profiles.time_profile`).
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_trace
+        >>> trace = synthetic_trace(4, 5, seed=1)
+        >>> len(trace.time_profile(num_bins=10))
+        10
+        """
         from glade.trace.profiles import time_profile
 
         return time_profile(self, num_bins, normalized)
 
     def load_imbalance(self, metric: str = "time.exc", num_processes: int = 1) -> pd.DataFrame:
-        """Per function: mean and max of ``metric`` over processes, their ratio and the
-        ``num_processes`` processes with the largest values (see
-        :func:`glade.trace.profiles.load_imbalance`)."""
+        """Per function: how unevenly a metric spreads over the processes.
+
+        Parameters
+        ----------
+        metric : str, default "time.exc"
+            The metric (``time.exc``, ``time.inc`` or a metric column's ``.exc``/``.inc``).
+        num_processes : int, default 1
+            How many of the processes with the largest values to name.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``<metric>.mean`` (over all processes: a function run by one process out of P
+            has an imbalance of P), ``<metric>.max``, ``<metric>.imbalance`` (max / mean) and
+            columns ``Top process 1..k``; sorted by the mean, largest first (see
+            :func:`glade.trace.profiles.load_imbalance`).
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_trace
+        >>> trace = synthetic_trace(4, 5, seed=1)
+        >>> "time.exc.imbalance" in trace.load_imbalance(num_processes=2).columns
+        True
+        """
         from glade.trace.profiles import load_imbalance
 
         return load_imbalance(self, metric, num_processes)
@@ -647,11 +689,39 @@ class Trace:
 
     # ------------------------------------------------- selection and trees
     def filter(self, condition: Any, rank_mode: str = "any") -> Trace:
-        """A new Trace with the events that pass ``condition``: a
-        :class:`~glade.trace.filter.Filter` (combinable with ``&``, ``|``,
-        ``~``), or a call-path query in any form of :mod:`glade.query` that keeps the
-        events of the calls it matches in the trace's call tree (see
-        :func:`glade.trace.filter.apply_filter`)."""
+        """A new Trace with the events that pass a condition.
+
+        Parameters
+        ----------
+        condition : Filter, Query, str or list
+            A :class:`~glade.trace.filter.Filter` (combinable with ``&``, ``|``, ``~``), or a
+            call path query in any of its three forms, which keeps the events of the calls it
+            matches in the trace's call tree (see :func:`glade.trace.filter.apply_filter`).
+        rank_mode : {"any", "all"}, default "any"
+            For a query: a node satisfies a predicate when any of its processes' rows does,
+            or all of them.
+
+        Returns
+        -------
+        Trace
+            The selected events (an Enter and its Leave stay together); this trace is
+            unchanged.
+
+        Raises
+        ------
+        QueryError
+            When a query or a Filter names a missing column, or is otherwise invalid.
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_trace
+        >>> trace = synthetic_trace(4, 5, seed=1)
+        >>> from glade import Filter
+        >>> first_two = Filter("Process", "in", [0, 1])
+        >>> mpi = trace.filter(Filter("Name", "matches", "MPI_.*") & first_two)
+        >>> sorted(set(mpi.events["Process"]))
+        [0, 1]
+        """
         from glade.trace.filter import apply_filter
 
         return apply_filter(self, condition, rank_mode)
@@ -851,7 +921,34 @@ class Trace:
 
     @classmethod
     def from_otf2(cls, path: str, **kwargs: Any) -> Trace:
-        """Read an OTF2 archive (needs the optional extra ``glade[otf2]``)."""
+        """Read an OTF2 archive (Score-P); needs the optional extra ``glade[otf2]``.
+
+        Parameters
+        ----------
+        path : str
+            The archive folder (holding ``traces.otf2``).
+        **kwargs
+            ``engine="dask"`` reads it as a ``DaskTrace``, the locations read on the
+            workers (``glade[dask]``).
+
+        Returns
+        -------
+        Trace
+            Enter/Leave events, MPI point-to-point records as Instants with ``Partner``,
+            ``Tag``, ``Communicator`` and ``Message Size``, metric records as columns.
+
+        Raises
+        ------
+        ReaderError
+            When the archive is damaged (naming it).
+        GladeError
+            When the ``otf2`` package is not installed.
+
+        Examples
+        --------
+        >>> from glade import Trace
+        >>> trace = Trace.from_otf2("ping-pong-otf2")            # doctest: +SKIP
+        """
         from glade.readers.traces import read_trace
 
         return read_trace(path, format="otf2", **kwargs)
