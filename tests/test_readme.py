@@ -112,8 +112,17 @@ def check_getting_started(namespace: dict, folder: Path) -> None:
     assert "MPI_Send" in namespace["__output__"]
 
 
+def check_waits(namespace: dict, folder: Path) -> None:
+    # "the slow process dominates" the critical path, and causes the waits
+    by_process = namespace["path"].groupby("Process")["critical path"].sum()
+    assert by_process.idxmax() == 4
+    assert set(namespace["waits"]["cause process"]) >= {4}
+    assert len(namespace["slow"].events) > 0
+
+
 CHECKS = {
     "README.md": check_readme,
+    "docs/guide/waits.md": check_waits,
     "docs/guide/ensembles.md": check_ensembles,
     "docs/getting-started.md": check_getting_started,
 }
