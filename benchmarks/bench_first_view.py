@@ -6,8 +6,8 @@ used; the clock starts when the first cell starts and stops when a cell first sh
 widget (a view). ``glade warmup``'s own time is given beside it.
 
 Run alone: ``python benchmarks/bench_first_view.py [--quick] [TUTORIAL ...]`` (names such
-as ``05_traces``; default every tutorial, ``--quick`` only the second, warmed by its own
-cold run instead of ``glade warmup``, which compiles everything and takes minutes)."""
+as ``05_traces``; default every tutorial, ``--quick`` only the second, once, with the
+numba cache glade already has: the smoke run of the test suite, which compiles nothing)."""
 
 from __future__ import annotations
 
@@ -27,10 +27,10 @@ from glade.datasets.shared import shared_data_root
 WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
-def first_view(notebook: Path, cache: Path, folder: Path) -> float | None:
+def first_view(notebook: Path, cache: Path | None, folder: Path) -> float | None:
     """Seconds from the start of the first cell to the first widget output of
-    ``notebook``, run in a fresh kernel with ``NUMBA_CACHE_DIR=cache``; None when no cell
-    shows a view."""
+    ``notebook``, run in a fresh kernel with ``NUMBA_CACHE_DIR=cache`` (None: numba's own
+    cache); None when no cell shows a view."""
     import nbformat
     from nbclient import NotebookClient
 
@@ -47,7 +47,8 @@ def first_view(notebook: Path, cache: Path, folder: Path) -> float | None:
             marks["view"] = time.perf_counter()
 
     before = os.environ.get("NUMBA_CACHE_DIR")
-    os.environ["NUMBA_CACHE_DIR"] = str(cache)
+    if cache is not None:
+        os.environ["NUMBA_CACHE_DIR"] = str(cache)
     try:
         NotebookClient(
             nb,
@@ -59,7 +60,7 @@ def first_view(notebook: Path, cache: Path, folder: Path) -> float | None:
         ).execute()
     finally:
         if before is None:
-            os.environ.pop("NUMBA_CACHE_DIR")
+            os.environ.pop("NUMBA_CACHE_DIR", None)
         else:
             os.environ["NUMBA_CACHE_DIR"] = before
     return marks["view"] - marks["start"] if "view" in marks else None
@@ -99,15 +100,16 @@ def main(quick: bool = False, names: list[str] | None = None) -> list[Table]:
     with tempfile.TemporaryDirectory(prefix="glade-first-view-") as scratch:
         base = Path(scratch)
         for notebook in notebooks:
+            if quick:  # the smoke run: numba's own cache, nothing compiled on purpose
+                warm = first_view(notebook, None, base)
+                table.add(notebook.stem, "not run (quick)", seconds(warm), "not run (quick)")
+                continue
             cold_cache, warm_cache = base / f"{notebook.stem}-cold", base / f"{notebook.stem}-warm"
             cold_cache.mkdir()
             warm_cache.mkdir()
             cold = first_view(notebook, cold_cache, base)
-            if quick:  # the smoke run: warm from the cold run's cache, no full warmup
-                warm, warmup = first_view(notebook, cold_cache, base), "not run (quick)"
-            else:
-                warmup = f"{warm_up(warm_cache):.1f} s"
-                warm = first_view(notebook, warm_cache, base)
+            warmup = f"{warm_up(warm_cache):.1f} s"
+            warm = first_view(notebook, warm_cache, base)
             table.add(notebook.stem, seconds(cold), seconds(warm), warmup)
     data = f"the public test data in {root}" if root is not None else "synthetic data"
     table.note(f"tutorials on {data}; load average at the end: {os.getloadavg()[0]:.1f}")
