@@ -67,13 +67,13 @@ def check_identifier(name: str) -> str:
 
 
 def link_query(query: Any) -> str:
-    """The canonical text of a call-level query a link passes ("" for none: an empty
-    text, or a query that keeps everything)."""
+    """The canonical text of a call-level query a link passes, pretty-printed as views
+    write theirs ("" for none: an empty text, or a query that keeps everything)."""
     if not isinstance(query, str):
         raise GladeError(f"a link passes query text, not {type(query).__name__}")
     if not query.strip():
         return ""
-    text = str(parse(query))
+    text = format(parse(query))
     return "" if text == EVERYTHING else text
 
 

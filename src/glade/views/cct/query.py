@@ -94,10 +94,11 @@ def part_query(tree: ViewTree, key: int, kind: str) -> BaseQuery:
     if kind == "desc":
         below = own.rel("+").returning(last + 1)
         return below if tree.graph.is_tree() else CompoundQuery.of("and", below, ~own)
-    kept = own.rel("*").returning(last, last + 1) if kind == "sub" else own.returning(last)
+    if kind == "sub":
+        return tree.subtree_query(node)
     if parent < 0 or tree.graph.is_tree():
-        return kept
-    return CompoundQuery.of("and", kept, ~tree.path_query(parent))
+        return own.returning(last)
+    return CompoundQuery.of("and", own.returning(last), ~tree.path_query(parent))
 
 
 def base_parts(query: BaseQuery) -> list[str]:

@@ -298,8 +298,10 @@ class CommMatrix(QueryView):
         self._state = state
         self._internal = True
         try:
-            self.query = edits.query_text(state)
-            self.selection = edits.selection_text(state)
+            # times are written from the trace's start (its call forest's first start)
+            origin = call_level(self._data).table.origin if state.filter.window else 0
+            self.query = edits.query_text(state, origin)
+            self.selection = edits.selection_text(state, origin)
         finally:
             self._internal = False
         if refilter or self._cells is None:

@@ -28,7 +28,7 @@ from typing import Any
 
 from glade.ensemble.supergraph import Supergraph as SupergraphModel
 from glade.errors import GladeError
-from glade.query import EVERYTHING, CompoundQuery, parse
+from glade.query import EVERYTHING, CompoundQuery, format, parse, simplify
 from glade.query.model import BaseQuery
 
 EDIT_OPS = (
@@ -66,8 +66,8 @@ class ViewState:
 
     @cached_property
     def query(self) -> str:
-        """The canonical text of the query that keeps what the view shows (parsed and
-        rendered once per state: every edit asks for it several times)."""
+        """The readable text of the query that keeps what the view shows (simplified and
+        pretty-printed once per state: every edit asks for it several times)."""
         operands: list[BaseQuery] = [parse(text) for text in self.base]
         if self.focus is not None:
             operands.append(parse(self.focus))
@@ -78,7 +78,9 @@ class ViewState:
             )
         if not operands:
             return EVERYTHING
-        return str(operands[0] if len(operands) == 1 else CompoundQuery("and", tuple(operands)))
+        return format(
+            simplify(operands[0] if len(operands) == 1 else CompoundQuery("and", tuple(operands)))
+        )
 
     @property
     def grouping(self) -> tuple:

@@ -189,7 +189,7 @@ class Timeline(Requests, QueryView):
 
     @traitlets.observe("history")
     def _edits_changed(self, change) -> None:
-        text = edits.query_text(edits.replay(change["new"]))
+        text = edits.query_text(edits.replay(change["new"]), self._source.extent[0])
         self._source.check(text)
         self._internal = True
         try:
