@@ -149,7 +149,7 @@ def _side(
     owners: list[list[int]] | None,
     partners: list[list[int]] | None,
     flt: MessageFilter,
-    origin: int,
+    origin: float,
 ):
     """The condition on the message instants of one side (sends or receives)."""
     pred = (col("type") == "instant") & col("name").isin(list(names))
@@ -171,7 +171,7 @@ def _side(
     return pred
 
 
-def query_text(state: MatrixState, origin: int) -> str:
+def query_text(state: MatrixState, origin: float) -> str:
     """The readable call-level query of the messages ``state`` selects (all messages
     that pass its filter when nothing is selected; everything when nothing is edited),
     its times written from the trace's start ``origin`` (ns)."""
@@ -182,6 +182,6 @@ def query_text(state: MatrixState, origin: int) -> str:
     return format(simplify(Query().match(".", sends | receives)))
 
 
-def selection_text(state: MatrixState, origin: int) -> str:
+def selection_text(state: MatrixState, origin: float) -> str:
     """The query of the selected messages ("" when nothing is selected)."""
     return "" if state.senders is None else query_text(state, origin)

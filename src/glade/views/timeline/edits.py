@@ -160,12 +160,12 @@ def time_unit(ns: float) -> str:
     return "s" if size >= 1e9 else "ms" if size >= 1e6 else "us" if size >= 1e3 else "ns"
 
 
-def from_start(ns: int, origin: int, unit: str) -> TimeValue:
+def from_start(ns: int, origin: float, unit: str) -> TimeValue:
     """The absolute time ``ns`` as a time from the trace's start ``origin``, in ``unit``."""
     return TimeValue.of_ns(ns - origin, unit, from_start=True)
 
 
-def window_predicate(window: dict, origin: int | None = None):
+def window_predicate(window: dict, origin: float | None = None):
     """The condition of a window on one node of the call forest, its times written from
     the trace's start ``origin`` (ns) in one unit (absolute ns without it)."""
     t0, t1 = window["t0"], window["t1"]
@@ -188,7 +188,7 @@ def path_query(path: Sequence[str]) -> Query:
     return query.rel("*")
 
 
-def state_query(state: TimelineState, origin: int | None = None) -> BaseQuery | None:
+def state_query(state: TimelineState, origin: float | None = None) -> BaseQuery | None:
     """The query of ``state`` (None when it keeps everything), its times written from the
     trace's start ``origin`` (ns; absolute ns without it)."""
     parts: list[BaseQuery] = []
@@ -209,7 +209,7 @@ def state_query(state: TimelineState, origin: int | None = None) -> BaseQuery | 
     return parts[0] if len(parts) == 1 else CompoundQuery.of("and", *parts)
 
 
-def query_text(state: TimelineState, origin: int) -> str:
+def query_text(state: TimelineState, origin: float) -> str:
     """The readable text of the query of ``state`` (simplified and pretty-printed), its
     times written from the trace's start ``origin`` (ns)."""
     query = state_query(state, origin)
