@@ -277,3 +277,44 @@ def test_the_readable_supergraph_query_keeps_what_the_long_form_keeps(ensemble, 
     )
     assert (ours == theirs).all(), view.history
     assert len(view.query) <= len(str(long))
+
+
+# ------------------------------------------------------------ explain
+def test_explain_says_what_each_cct_edit_meant(hatchet_data):
+    gf = glade.read(hatchet_data / "hpctoolkit-cpi-database")
+    view = gf.show()
+    assert view.explain() == 'no edits: the view shows everything\nquery:\n    MATCH ("*")'
+    view.collapse(("<program root>", "main", "MPI_Init"))
+    view.focus(("<program root>", "main"))
+    view.expand_to_depth(2)
+    # MPI_Init has PMPI_Init and 9 calls below it; the tree has 34 nodes, 30 deeper than 2
+    assert view.explain() == "\n".join(
+        [
+            "collapsed <program root>/main/MPI_Init: hides its 10 descendants",
+            '    NOT {MATCH ("<program root>/main/MPI_Init")->("+", n3) RETURN n3}',
+            "focused on <program root>/main: keeps its subtree and its callers, 34 nodes",
+            '    MATCH ("<program root>/main")->("*")',
+            "expanded to depth 2: hides the 30 nodes deeper than 2",
+            '    MATCH (".", n0) WHERE n0.depth <= 2',
+            "query:",
+            '    {MATCH ("<program root>/main")->("*")} AND {MATCH (".", n0) WHERE n0.depth <= 2}',
+        ]
+    )
+
+
+def test_explain_on_every_view(trace):
+    timeline = Timeline(trace)
+    first, last = timeline.extent
+    timeline.window(first, (first + last) // 2, processes=[0, 1, 3]).hide("compute_flux")
+    lines = timeline.explain().splitlines()
+    assert lines[0] == "kept the calls that overlap a window on processes 0-1, 3"
+    assert "START" in lines[3] and "hid compute_flux: its time goes to its caller" in lines
+    assert '    MATCH (".", n0) WHERE NOT n0.name = "compute_flux"' in lines
+    matrix = trace.show_comm_matrix().select([0], [1])
+    assert matrix.explain().startswith("selected the messages from processes 0 to processes 1\n")
+    ens = Ensemble.from_graphframes(synthetic_ensemble(4, 60, seed=5))
+    view = SupergraphView(ens, by="name").hide("build_checkpoint")
+    assert view.explain().splitlines()[:2] == [
+        "hid build_checkpoint: its cost folds into its callers",
+        '    NOT {MATCH (".", n0) WHERE n0.name = "build_checkpoint"}',
+    ]

@@ -37,7 +37,7 @@ from glade.views.base import QueryView, static_file
 from glade.views.cct import edits as cct_edits
 from glade.views.cct.calltree import ViewTree
 from glade.views.cct.linked import restricted_values
-from glade.views.cct.query import base_parts, query_text, selection_query
+from glade.views.cct.query import base_parts, explain_edits, query_text, selection_query
 from glade.views.metrics import describe_rows, metric_columns
 
 COLOR_SCHEMES = ("viridis", "magma", "heat")
@@ -389,6 +389,10 @@ class CCT(QueryView):
             "parts": base_parts(query),
             "keep": mask_ranges(keep),
         }
+
+    def _explained(self) -> list[tuple[str, str]]:
+        table = RowTable(self._gf.graph, self._gf.dataframe)
+        return explain_edits(self._tree, self.history, lambda q: int(query_mask(table, q).sum()))
 
     # ------------------------------------------------------------ edits
     def _nodes(self, path: Sequence[str] | Node | int) -> list[int]:

@@ -185,3 +185,32 @@ def query_text(state: MatrixState, origin: float) -> str:
 def selection_text(state: MatrixState, origin: float) -> str:
     """The query of the selected messages ("" when nothing is selected)."""
     return "" if state.senders is None else query_text(state, origin)
+
+
+def explain_edits(history: Sequence[dict], origin: float) -> list[tuple[str, str]]:
+    """Per edit of ``history``, its words and the query of the messages the view selects
+    after it, times written from the trace's start ``origin`` (ns)."""
+    out: list[tuple[str, str]] = []
+    for i, edit in enumerate(history):
+        op = edit["op"]
+        state = replay(history[: i + 1])
+        if op == "select":
+            words = (
+                f"selected the messages from processes {_listed(edit['senders'])} "
+                f"to processes {_listed(edit['receivers'])}"
+            )
+        elif op == "filter":
+            words = "counted only the messages that pass a filter"
+        else:
+            others = {
+                "clear_selection": "dropped the selection",
+                "clear_filter": "dropped the filter",
+            }
+            words = others.get(op, "reset: dropped every edit before it")
+        text = query_text(state, origin)
+        out.append((words, "" if text == EVERYTHING else text))
+    return out
+
+
+def _listed(ranges: list[list[int]]) -> str:
+    return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in ranges)

@@ -307,6 +307,11 @@ class CommMatrix(QueryView):
         if refilter or self._cells is None:
             self._recount()
 
+    def _explained(self) -> list[tuple[str, str]]:
+        windows = any(e["op"] == "filter" and e.get("t0") is not None for e in self.history)
+        origin = call_level(self._data).table.origin if windows else 0
+        return edits.explain_edits(self.history, origin)
+
     def _filter_edit(
         self,
         tags: Sequence[int] | None,

@@ -189,3 +189,28 @@ def step(
         return replace(state, diff=pair)
     # op == "query": the assigned query replaces the others (it is the whole view's query)
     return replace(state, base=(str(parse(edit["query"])),), focus=None, hidden=())
+
+
+def explain_edit(edit: dict, after: ViewState) -> tuple[str, str]:
+    """The words of ``edit`` and the clause it contributes (``after``: the state it makes)."""
+    op = edit["op"]
+    if op == "hide":
+        clause = format(simplify(~parse(after.hidden[-1])))
+        return f"hid {edit['supernode']}: its cost folds into its callers", clause
+    if op == "focus":
+        return (
+            f"focused on {edit['supernode']}: the call paths through it",
+            format(simplify(parse(after.focus))),
+        )
+    if op == "query":
+        return "assigned a query: it replaces the others", format(parse(edit["query"]))
+    words = {
+        "unfocus": "dropped the focus",
+        "split": f"split {edit.get('supernode')} by {edit.get('by')}",
+        "threshold": f"put supernodes under {edit.get('fraction')} of the total into other",
+        "by": f"grouped by {edit.get('by')}",
+        "metric": f"showed {edit.get('metric')}",
+        "target": f"marked profile {edit.get('profile')}",
+        "diff": "coloured by a difference of groups",
+    }
+    return words.get(op, "reset: dropped every edit before it"), ""

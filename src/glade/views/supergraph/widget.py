@@ -229,6 +229,13 @@ class SupergraphView(QueryView):
             self._rows = RowTable(self._ensemble.graph, self._ensemble._query_rows())
         return query_mask(self._rows, parse(query))
 
+    def _explained(self) -> list[tuple[str, str]]:
+        history = self.history
+        return [
+            edits.explain_edit(edit, self._state(history[: i + 1]))
+            for i, edit in enumerate(history)
+        ]
+
     def _state(self, history: Sequence[dict]) -> edits.ViewState:
         """The state of an edit list (each prefix cached)."""
         state = self._initial

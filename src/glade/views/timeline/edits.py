@@ -214,3 +214,39 @@ def query_text(state: TimelineState, origin: float) -> str:
     times written from the trace's start ``origin`` (ns)."""
     query = state_query(state, origin)
     return EVERYTHING if query is None else format(simplify(query))
+
+
+def explain_edits(history: Sequence[dict], origin: float) -> list[tuple[str, str]]:
+    """Per edit of ``history``, its words and the clause it contributes, times written
+    from the trace's start ``origin`` (ns)."""
+    out: list[tuple[str, str]] = []
+    for edit in history:
+        op = edit["op"]
+        if op == "window":
+            clause = format(Query().match(".", window_predicate(edit, origin)))
+            ranges = edit.get("processes")
+            on = (
+                " on processes " + ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in ranges)
+                if ranges
+                else ""
+            )
+            out.append((f"kept the calls that overlap a window{on}", clause))
+        elif op == "hide":
+            clause = format(Query().match(".", ~(col("name") == edit["name"])))
+            out.append((f"hid {edit['name']}: its time goes to its caller", clause))
+        elif op == "unhide":
+            out.append((f"brought {edit['name']} back", ""))
+        elif op == "focus":
+            path = "/".join(edit["path"])
+            out.append(
+                (
+                    f"focused on {path}: its calls and what they call",
+                    format(path_query(edit["path"])),
+                )
+            )
+        elif op == "base":
+            out.append(("assigned a query: later edits refine it", format(parse(edit["query"]))))
+        else:
+            words = {"clear_window": "dropped the window", "unfocus": "dropped the focus"}
+            out.append((words.get(op, "reset: dropped every edit before it"), ""))
+    return out

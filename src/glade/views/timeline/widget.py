@@ -361,6 +361,9 @@ class Timeline(Requests, QueryView):
         self._edit({"op": "unfocus"})
         return self
 
+    def _explained(self) -> list[tuple[str, str]]:
+        return edits.explain_edits(self.history, self._source.extent[0])
+
     # ------------------------------------------------------------ results
     def _apply_code(self, data_name: str, query: str) -> str:
         return f'{data_name}.query({query}, level="calls")'
