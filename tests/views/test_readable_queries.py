@@ -318,3 +318,22 @@ def test_explain_on_every_view(trace):
         "hid build_checkpoint: its cost folds into its callers",
         '    NOT {MATCH (".", n0) WHERE n0.name = "build_checkpoint"}',
     ]
+
+
+def test_a_dask_trace_reads_times_from_the_whole_trace_start(trace):
+    pytest.importorskip("dask.dataframe", reason="the Dask engine needs dask[dataframe]")
+    later = shifted(trace, 10**12)
+    text = "MATCH (n) WHERE n.end >= START + 0.5 ms AND n.start <= START + 1 ms"
+    expected = calls(later, text)
+    assert 0 < len(expected) < len(trace.events)
+    # each partition knows only its own first call: START is the whole trace's
+    events = later.to_dask(npartitions=3).query(text, level="calls").events.compute()
+    got = sorted(
+        zip(
+            events["Name"].astype(str),
+            events["Process"],
+            events["Event Type"].astype(str),
+            strict=True,
+        )
+    )
+    assert got == expected
