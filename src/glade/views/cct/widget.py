@@ -268,7 +268,7 @@ class CCT(QueryView):
         gf = self._restricted(text)
         restricted = restricted_values(gf, self._gf.graph, self._columns, self._agg, self._rank)
         own = self._notice(gf) if len(gf.dataframe) else ""
-        linked = f"linked: showing only the calls of {text}"
+        linked = f"linked: showing only the calls of {parse(text)}"  # on one line
         self._publish(
             arrays={
                 "link_values": np.asarray(restricted.values, dtype=np.float64),

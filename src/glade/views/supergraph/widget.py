@@ -438,12 +438,12 @@ class SupergraphView(QueryView):
         gf = source.to_graphframe()
         if len(gf.graph) == 0:
             self._refusal = (
-                f"linked: {text} keeps no call of the trace; showing the previous supergraph"
+                f"linked: {parse(text)} keeps no call of the trace; showing the previous supergraph"
             )
         else:
             self._ensemble = Ensemble.from_graphframes([gf])
             self._rows = None
-            self._link_note = f"linked: showing only the calls of {text}" if text else ""
+            self._link_note = f"linked: showing only the calls of {parse(text)}" if text else ""
             self._cache.clear()
             self._states.clear()
         self._show(self._state(self.history))
