@@ -257,3 +257,25 @@ def test_format_splits_long_queries_one_clause_a_line():
         ]
     )
     assert format(text) == format(text, width=len(text)) == text if len(text) <= 88 else True
+
+
+def test_a_long_alternative_is_one_line_per_branch():
+    text = (
+        'MATCH (n) WHERE n.kind = "x" AND (n.name = "a OR b" AND n.x > 1 OR '
+        'n.name IN ["c", "d (e)"] AND n.x < 0)'
+    )
+    assert format(text, width=50) == "\n".join(
+        [
+            'MATCH (".", n0)',
+            'WHERE n0.kind = "x"',
+            "  AND (",
+            '    n0.name = "a OR b" AND n0.x > 1',
+            '    OR n0.name IN ["c", "d (e)"] AND n0.x < 0',
+            "  )",
+        ]
+    )
+    assert parse(format(text, width=50)) == parse(text)
+    # a condition common to every alternative leaves the OR
+    assert str(simplify("MATCH (n) WHERE n.a = 1 AND n.b = 2 OR n.a = 1 AND n.c = 3")) == (
+        'MATCH (".", n0) WHERE n0.a = 1 AND (n0.b = 2 OR n0.c = 3)'
+    )

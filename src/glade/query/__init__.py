@@ -31,6 +31,7 @@ from glade.query.predicates import (
     is_root,
 )
 from glade.query.readable import format, simplify
+from glade.query.times import anchor
 
 __all__ = [
     "EVERYTHING",
@@ -51,6 +52,7 @@ __all__ = [
     "StringTest",
     "Structure",
     "TimeValue",
+    "anchor",
     "col",
     "format",
     "is_leaf",

@@ -70,6 +70,11 @@ class BaseQuery:
 
     depth = 1
 
+    @property
+    def serializable(self) -> bool:
+        """True when the query can be written as text (no Python callables)."""
+        return True
+
     def __and__(self, other: BaseQuery) -> CompoundQuery:
         return CompoundQuery.of("and", self, _as_query(other))
 

@@ -99,9 +99,12 @@ class CallPathNames:
 
     def subtree_query(self, node: int) -> Query | CompoundQuery:
         """The nodes of ``node``'s subtree (the node and everything below it):
-        ``{P(node)->("*")} AND {NOT {P(parent)}}`` (``P(node)->("*")`` for a root)."""
-        below = self.path_query(node, "*")
+        ``MATCH ("main/solve", x)->("*", d) RETURN x, d``. On a graph that is not a tree,
+        where a node of the parent's call path can also lie below, those are subtracted:
+        ``{...} AND NOT {P(parent)}``."""
+        last = int(self.depth[node])
+        below = self.path_query(node, "*").returning(last, last + 1)
         parent = int(self.parent[node])
-        if parent < 0:
+        if parent < 0 or self.graph.is_tree():
             return below
         return CompoundQuery.of("and", below, ~self.path_query(parent))

@@ -10,6 +10,7 @@ them):
 - ``NOT {NOT {A}}`` is ``A``; ``MATCH ("*")`` (every node) drops out of an ``AND``;
 - De Morgan: ``NOT {A} AND NOT {B}`` is ``NOT {A OR B}`` (and ``OR`` likewise);
 - absorption: ``A OR {A AND B}`` is ``A``, ``A AND {A OR B}`` is ``A``;
+- common conditions leave an OR: ``(a AND b) OR (a AND c)`` is ``a AND (b OR c)``;
 - ``IN`` lists: alternatives that differ only in the name of one single-node step
   (``{MATCH (n) WHERE n.name = "a"} OR {MATCH (n) WHERE n.name = "b"}``) are one query
   with ``n.name IN ["a", "b"]`` (a name is a frame attribute: one value per node, so
@@ -202,6 +203,11 @@ def _predicate(predicate: Predicate) -> Predicate:
             items.append(item)
     if isinstance(predicate, And):
         return And.of(*items)
+    common = _common_items(items)
+    if common:  # (a AND b) OR (a AND c) is a AND (b OR c), on the same row
+        rests = [And.of(*(i for i in _items(item) if i not in common)) for item in items]
+        if not any(isinstance(rest, Always) for rest in rests):
+            return And.of(*common, _predicate(Or.of(*rests)))
     merged: list[Predicate] = []
     columns: dict[str, int] = {}
     for item in items:
@@ -218,6 +224,17 @@ def _predicate(predicate: Predicate) -> Predicate:
             columns[column] = len(merged)
             merged.append(item)
     return Or.of(*merged)
+
+
+def _items(predicate: Predicate) -> tuple[Predicate, ...]:
+    return predicate.items if isinstance(predicate, And) else (predicate,)
+
+
+def _common_items(items: list[Predicate]) -> list[Predicate]:
+    """The items of the first AND that every other item (an AND or a single condition)
+    has too."""
+    first = _items(items[0])
+    return [i for i in first if all(i in _items(other) for other in items[1:])]
 
 
 def _equal_strings(predicate: Predicate) -> tuple[str, list[str]] | None:
@@ -277,7 +294,8 @@ def _lines(query: BaseQuery, indent: int, width: int) -> list[str]:
         pattern, conditions, returned = plain_clauses(query)
         clauses = [pad + pattern]
         for i, condition in enumerate(conditions):
-            clauses.append(pad + ("WHERE " if i == 0 else "  AND ") + condition)
+            lead = pad + ("WHERE " if i == 0 else "  AND ")
+            clauses += _condition_lines(condition, lead, pad, width)
         if returned:
             clauses.append(pad + "RETURN " + ", ".join(returned))
         return clauses
@@ -288,6 +306,48 @@ def _lines(query: BaseQuery, indent: int, width: int) -> list[str]:
     for i, operand in enumerate(query.queries):
         lines += _block(operand, "" if i == 0 else query.op.upper() + " ", indent, width)
     return lines
+
+
+def _condition_lines(condition: str, lead: str, pad: str, width: int) -> list[str]:
+    """One condition of a WHERE clause; a long ``(a OR b)`` one alternative a line."""
+    if len(lead) + len(condition) <= width or not condition.startswith("("):
+        return [lead + condition]
+    alternatives = _split_top(condition[1:-1], " OR ")
+    if len(alternatives) < 2:
+        return [lead + condition]
+    inner = pad + "    "
+    return [
+        lead + "(",
+        inner + alternatives[0],
+        *(inner + "OR " + alternative for alternative in alternatives[1:]),
+        pad + "  )",
+    ]
+
+
+def _split_top(text: str, word: str) -> list[str]:
+    """``text`` split at ``word`` where it is outside parentheses, brackets and quotes."""
+    parts, depth, quote, start, i = [], 0, "", 0, 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif depth == 0 and text.startswith(word, i):
+            parts.append(text[start:i])
+            start = i + len(word)
+            i = start
+            continue
+        i += 1
+    parts.append(text[start:])
+    return parts
 
 
 def _block(query: BaseQuery, lead: str, indent: int, width: int) -> list[str]:

@@ -26,7 +26,7 @@ from glade.graph import Graph
 from glade.profile.graphframe import GraphFrame
 from glade.query import EVERYTHING, BaseQuery, Query, parse, query_mask
 from glade.query.engine import RowTable
-from glade.query.predicates import And, Compare, Or, Predicate
+from glade.query.predicates import And, Compare, Or, Predicate, TimeValue
 from glade.trace.calls import EVENT, calls_mask
 from glade.trace.filter import subset
 from glade.trace.matching import MATCHING_EVENT
@@ -90,10 +90,10 @@ class CallLevel:
 
     def _compared(self, query: BaseQuery) -> np.ndarray | None:
         """The node mask of a one-node query (``MATCH (".", n) WHERE ...``) whose condition
-        is made of AND, OR and comparisons of the forest's integer columns with integers,
-        as a timeline's window is (``end >= t0 AND start <= t1``, processes): numpy
-        compares on the columns in their own dtype. None for any other query (the query
-        engine evaluates it)."""
+        is made of AND, OR and comparisons of the forest's integer columns with integers
+        (or whole times in ns), as a timeline's window is (``end >= t0 AND start <= t1``,
+        processes): numpy compares on the columns in their own dtype. None for any other
+        query (the query engine evaluates it)."""
         if (
             not isinstance(query, Query)
             or len(query.nodes) != 1
@@ -108,6 +108,8 @@ class CallLevel:
         if isinstance(predicate, Compare):
             table = self.forest.dataframe
             value = predicate.value
+            if isinstance(value, TimeValue):  # a window's times, from START or absolute
+                value = value.ns + self.table.origin if value.from_start else value.ns
             if (
                 predicate.column in self.forest.graph.frame_attributes
                 or predicate.column not in table.columns

@@ -67,13 +67,13 @@ def check_identifier(name: str) -> str:
 
 
 def link_query(query: Any) -> str:
-    """The canonical text of a call-level query a link passes ("" for none: an empty
-    text, or a query that keeps everything)."""
+    """The canonical text of a call-level query a link passes, pretty-printed as views
+    write theirs ("" for none: an empty text, or a query that keeps everything)."""
     if not isinstance(query, str):
         raise GladeError(f"a link passes query text, not {type(query).__name__}")
     if not query.strip():
         return ""
-    text = str(parse(query))
+    text = format(parse(query))
     return "" if text == EVERYTHING else text
 
 
@@ -445,6 +445,40 @@ class QueryView(anywidget.AnyWidget):
         """The Python line that reproduces the view from its data."""
         name = check_identifier(data_name or self.data_name)
         return self._apply_code(name, python_string(self.query))
+
+    def explain(self) -> str:
+        """The view's edits in plain words, each followed by the clause of the query it
+        contributes, then the query itself: what the clicks meant, for a notebook or a
+        lesson.
+
+        Returns
+        -------
+        str
+            One paragraph per edit (``collapsed main/MPI_Init: hides its 1 descendant``
+            and, indented, its clause), and the view's query.
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_profile
+        >>> view = synthetic_profile(7, seed=1).show()
+        >>> print(view.expand_to_depth(1).explain())  # doctest: +ELLIPSIS
+        expanded to depth 1: hides the ... nodes deeper than 1
+            MATCH (".", n0) WHERE n0.depth <= 1
+        query:
+            MATCH (".", n0) WHERE n0.depth <= 1
+        """
+        lines: list[str] = []
+        for words, clause in self._explained():
+            lines.append(words)
+            lines += ["    " + line for line in clause.splitlines()]
+        if not lines:
+            lines.append("no edits: the view shows everything")
+        return "\n".join([*lines, "query:", *("    " + line for line in self.query.splitlines())])
+
+    def _explained(self) -> list[tuple[str, str]]:
+        """Per edit of the history, its words and the clause it contributes ("" for an
+        edit that adds none); views with edits say how."""
+        return [(edit["op"], "") for edit in self.history]
 
     def save_query(self, path: str | os.PathLike) -> Path:
         """Write the view's query to a text file (load it with ``view.query = text``)."""

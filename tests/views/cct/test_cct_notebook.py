@@ -33,5 +33,15 @@ def test_tutorial_runs(tmp_path, monkeypatch):
         if "application/vnd.jupyter.widget-view+json" in output.get("data", {})
     ]
     assert len(views) == 2
+    explained = next(
+        output["text"]
+        for cell in notebook.cells
+        if cell.cell_type == "code" and cell.source == "print(view.explain())"
+        for output in cell.outputs
+    )
+    # each edit in words with its clause, then the query
+    assert explained.startswith("expanded to depth 3: hides the ")
+    assert "\ncollapsed main/" in explained and "\nhid main/" in explained
+    assert "\nelided main: " in explained and "\nquery:\n    NOT {" in explained
     assert (tmp_path / "pruned.query").read_text().startswith("NOT {")
     assert (tmp_path / "pruned_view.html").stat().st_size > 0

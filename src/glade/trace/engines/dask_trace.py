@@ -700,7 +700,7 @@ class DaskTrace:
     ) -> DaskTrace:
         """See :meth:`glade.Trace.query`: at ``level="calls"`` every partition matches
         its own call forest (a call and its callers live on one process)."""
-        from glade.query import parse
+        from glade.query import anchor, parse
         from glade.trace.calls import (
             SENT,
             calls_query_mask,
@@ -711,7 +711,10 @@ class DaskTrace:
 
         check_query_arguments(query, fold, level)
         if level == "calls":
-            parsed = parse(query)
+            # each partition knows its own first call only: times from START made absolute
+            starts = [s.start for s in self._summary() if s.start is not None]
+            parsed = anchor(query, min(starts)) if starts else parse(query)
+            query = str(parsed) if parsed.serializable else parsed
             waits = self._waits_and_path() if reads_wait_columns(parsed) else None
             if SENT not in query_columns(parsed) and waits is None:
                 return self._select_each(calls_query_mask, query, rank_mode)

@@ -32,7 +32,7 @@ import dask
 import numpy as np
 import pandas as pd
 
-from glade.query import EVERYTHING, parse, query_mask
+from glade.query import EVERYTHING, anchor, query_mask
 from glade.query.engine import RowTable
 from glade.trace.calls import call_forest
 from glade.trace.engines.arrows import arrow_shares, combine_arrows, paired_by_receiver
@@ -365,12 +365,18 @@ class DaskSource(TimelineSource):
             f"{len(self._messages):,} messages (Dask, {len(self._parts)} partitions)"
         )
 
+    def _absolute(self, text: str) -> str:
+        """Query ``text`` with its times from START made absolute: each part knows only
+        its own first call, not the trace's."""
+        return str(anchor(text, self.extent[0])) if text else text
+
     def check(self, text: str) -> None:
-        parsed = parse(text)
+        parsed = anchor(text, self.extent[0])
         if str(parsed) != EVERYTHING:
             query_mask(self._empty, parsed)
 
     def show(self, query: str, restriction: str) -> bool:
+        query, restriction = self._absolute(query), self._absolute(restriction)
         if (query, restriction) == self._shown:
             return False
         parts = list(dask.persist(*[_call("kept", query, restriction)(p) for p in self._parts]))
@@ -430,6 +436,7 @@ class DaskSource(TimelineSource):
         return _call("path", local)(self._parts[k]).compute()
 
     def marks(self, text: str, limit: int) -> np.ndarray:
+        text = self._absolute(text)
         found = compute_all(
             [
                 _call("marks", text, limit, int(o))(p)
@@ -440,6 +447,7 @@ class DaskSource(TimelineSource):
         return np.concatenate([np.zeros(0, dtype=np.int64), *found])[:limit]
 
     def selected(self, text: str) -> pd.DataFrame:
+        text = self._absolute(text)
         parts = list(zip(self._parts, self._offsets, strict=False))
         frames = compute_all(
             [_call("selected", text, int(o))(p) for p, o in (parts if text else parts[:1])],

@@ -20,7 +20,7 @@ other parts make redundant are dropped first, so one state always gives one text
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -31,7 +31,17 @@ from glade.query.model import BaseQuery
 from glade.query.paths import equals
 from glade.query.predicates import And, is_root
 from glade.views.cct.calltree import ViewTree
-from glade.views.cct.edits import COLLAPSED, ELIDED, FOCUS, HIDDEN, EditState, key_masks
+from glade.views.cct.edits import (
+    COLLAPSED,
+    ELIDED,
+    FOCUS,
+    HIDDEN,
+    NODE_OPS,
+    EditState,
+    apply_edit,
+    empty_state,
+    key_masks,
+)
 
 # Order of the removed sets of one node (collapse and elide can both apply to it).
 PART_KINDS = ("desc", "elem", "sub")
@@ -94,10 +104,11 @@ def part_query(tree: ViewTree, key: int, kind: str) -> BaseQuery:
     if kind == "desc":
         below = own.rel("+").returning(last + 1)
         return below if tree.graph.is_tree() else CompoundQuery.of("and", below, ~own)
-    kept = own.rel("*").returning(last, last + 1) if kind == "sub" else own.returning(last)
+    if kind == "sub":
+        return tree.subtree_query(node)
     if parent < 0 or tree.graph.is_tree():
-        return kept
-    return CompoundQuery.of("and", kept, ~tree.path_query(parent))
+        return own.returning(last)
+    return CompoundQuery.of("and", own.returning(last), ~tree.path_query(parent))
 
 
 def base_parts(query: BaseQuery) -> list[str]:
@@ -158,3 +169,70 @@ def selection_query(paths: Sequence[Sequence[str]]) -> BaseQuery:
     if not parts:
         raise GladeError("an empty selection selects no node")
     return parts[0] if len(parts) == 1 else CompoundQuery.of("or", *parts)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def explain_edits(
+    tree: ViewTree, history: Sequence[dict], selected: Callable[[BaseQuery], int]
+) -> list[tuple[str, str]]:
+    """Per edit of ``history``, its words and the clause it contributes; ``selected(q)``
+    counts the nodes a query selects on the view's data."""
+    out: list[tuple[str, str]] = []
+    for edit in history:
+        op = edit["op"]
+        if op in NODE_OPS:
+            for key in sorted(set(tree.path_key[np.asarray(edit["nodes"], dtype=np.int64)])):
+                out.append(_explain_node(tree, op, int(key), selected))
+        elif op == "depth":
+            depth = edit["depth"]
+            deeper = int((tree.depth > depth).sum())
+            out.append(
+                (
+                    f"expanded to depth {depth}: hides the {deeper} nodes deeper than {depth}",
+                    str(Query().match(".", col(DEPTH) <= depth)),
+                )
+            )
+        elif op == "threshold":
+            state = apply_edit(tree, empty_state(tree), edit)
+            covered = int(key_masks(tree, state.flags).covered[tree.path_key].sum())
+            out.append(
+                (
+                    f"collapsed every node whose {edit['metric']} is below {edit['value']:g}: "
+                    f"hides {_plural(covered, 'node')}",
+                    "",
+                )
+            )
+        elif op == "base":
+            out.append(("assigned a query: later edits refine it", format(parse(edit["query"]))))
+        elif op == "unfocus":
+            out.append(("dropped the focus", ""))
+        else:
+            out.append(("reset: dropped every edit before it", ""))
+    return out
+
+
+def _explain_node(
+    tree: ViewTree, op: str, key: int, selected: Callable[[BaseQuery], int]
+) -> tuple[str, str]:
+    node = int(tree.key_rep[key])
+    path = "/".join(str(name) for name in tree.node_names[tree.path_ids(node)])
+    if op == "expand":
+        return f"expanded {path}: shows its children again", ""
+    if op == "focus":
+        query: BaseQuery = tree.path_query(node, "*")
+        kept = _plural(selected(query), "node")
+        words = f"focused on {path}: keeps its subtree and its callers, {kept}"
+    elif op == "collapse":
+        query = part_query(tree, key, "desc")
+        words = f"collapsed {path}: hides its {_plural(selected(query), 'descendant')}"
+    elif op == "hide":
+        query = tree.subtree_query(node)
+        below = selected(query) - 1
+        words = f"hid {path}: hides it and its {_plural(below, 'descendant')}"
+    else:
+        query = part_query(tree, key, "elem")
+        words = f"elided {path}: hides it, its children move up to its caller"
+    return words, format(simplify(query if op == "focus" else ~query))

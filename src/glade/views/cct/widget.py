@@ -38,7 +38,7 @@ from glade.views.base import QueryView, static_file
 from glade.views.cct import edits as cct_edits
 from glade.views.cct.calltree import ViewTree
 from glade.views.cct.linked import restricted_values
-from glade.views.cct.query import base_parts, query_text, selection_query
+from glade.views.cct.query import base_parts, explain_edits, query_text, selection_query
 from glade.views.metrics import describe_rows, metric_columns
 
 COLOR_SCHEMES = ("viridis", "magma", "heat")
@@ -308,7 +308,7 @@ class CCT(QueryView):
         gf = self._restricted(text)
         restricted = restricted_values(gf, self._gf.graph, self._columns, self._agg, self._rank)
         own = self._notice(gf) if len(gf.dataframe) else ""
-        linked = f"linked: showing only the calls of {text}"
+        linked = f"linked: showing only the calls of {parse(text)}"  # on one line
         self._publish(
             arrays={
                 "link_values": np.asarray(restricted.values, dtype=np.float64),
@@ -429,6 +429,10 @@ class CCT(QueryView):
             "parts": base_parts(query),
             "keep": mask_ranges(keep),
         }
+
+    def _explained(self) -> list[tuple[str, str]]:
+        table = RowTable(self._gf.graph, self._gf.dataframe)
+        return explain_edits(self._tree, self.history, lambda q: int(query_mask(table, q).sum()))
 
     # ------------------------------------------------------------ edits
     def _nodes(self, path: Sequence[str] | Node | int) -> list[int]:

@@ -17,9 +17,10 @@ matches the message instants: the sends (``MpiSend``, ``MpiIsend``, ...) on the 
 whose ``Partner`` is a receiver and the receives on the receivers whose ``Partner`` is a
 sender, with the filter's tags, communicators and send times (the forest's ``sent``
 column, which a receive takes from its matched send, so a message crossing the window's
-edge keeps both events), so that
-``trace.query(view.query, level="calls")`` holds the events of those messages. It names
-processes, tags and times, never event rows, so it applies to another run.
+edge keeps both events), so that ``trace.query(view.query, level="calls")`` holds the
+events of those messages. It names processes, tags and times from the trace's start
+(``n0.sent >= START + 2 ms``), never event rows or absolute times, so it applies to
+another run.
 """
 
 from __future__ import annotations
@@ -29,11 +30,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from glade.errors import GladeError
-from glade.query import Query, col
+from glade.query import Query, col, format, simplify
 from glade.trace.calls import SENT
 from glade.trace.events import RECEIVE_NAMES, SEND_NAMES
 from glade.trace.matrix.index import MessageFilter
-from glade.views.timeline.edits import EVERYTHING, process_ranges, ranges_predicate
+from glade.views.timeline.edits import (
+    EVERYTHING,
+    from_start,
+    process_ranges,
+    ranges_predicate,
+    time_unit,
+)
 
 EDIT_OPS = ("reset", "select", "clear_selection", "filter", "clear_filter")
 
@@ -142,6 +149,7 @@ def _side(
     owners: list[list[int]] | None,
     partners: list[list[int]] | None,
     flt: MessageFilter,
+    origin: float,
 ):
     """The condition on the message instants of one side (sends or receives)."""
     pred = (col("type") == "instant") & col("name").isin(list(names))
@@ -153,20 +161,56 @@ def _side(
     if flt.communicators is not None:
         pred = pred & col("Communicator").isin(list(flt.communicators))
     if flt.window is not None:
-        pred = pred & (col(SENT) >= flt.window[0]) & (col(SENT) <= flt.window[1])
+        t0, t1 = flt.window
+        unit = time_unit(max(abs(t0 - origin), abs(t1 - origin)))
+        pred = (
+            pred
+            & (col(SENT) >= from_start(t0, origin, unit))
+            & (col(SENT) <= from_start(t1, origin, unit))
+        )
     return pred
 
 
-def query_text(state: MatrixState) -> str:
-    """The canonical call-level query of the messages ``state`` selects (all messages
-    that pass its filter when nothing is selected; everything when nothing is edited)."""
+def query_text(state: MatrixState, origin: float) -> str:
+    """The readable call-level query of the messages ``state`` selects (all messages
+    that pass its filter when nothing is selected; everything when nothing is edited),
+    its times written from the trace's start ``origin`` (ns)."""
     if state.senders is None and state.filter.empty:
         return EVERYTHING
-    sends = _side(SEND_NAMES, state.senders, state.receivers, state.filter)
-    receives = _side(RECEIVE_NAMES, state.receivers, state.senders, state.filter)
-    return str(Query().match(".", sends | receives))
+    sends = _side(SEND_NAMES, state.senders, state.receivers, state.filter, origin)
+    receives = _side(RECEIVE_NAMES, state.receivers, state.senders, state.filter, origin)
+    return format(simplify(Query().match(".", sends | receives)))
 
 
-def selection_text(state: MatrixState) -> str:
+def selection_text(state: MatrixState, origin: float) -> str:
     """The query of the selected messages ("" when nothing is selected)."""
-    return "" if state.senders is None else query_text(state)
+    return "" if state.senders is None else query_text(state, origin)
+
+
+def explain_edits(history: Sequence[dict], origin: float) -> list[tuple[str, str]]:
+    """Per edit of ``history``, its words and the query of the messages the view selects
+    after it, times written from the trace's start ``origin`` (ns)."""
+    out: list[tuple[str, str]] = []
+    for i, edit in enumerate(history):
+        op = edit["op"]
+        state = replay(history[: i + 1])
+        if op == "select":
+            words = (
+                f"selected the messages from processes {_listed(edit['senders'])} "
+                f"to processes {_listed(edit['receivers'])}"
+            )
+        elif op == "filter":
+            words = "counted only the messages that pass a filter"
+        else:
+            others = {
+                "clear_selection": "dropped the selection",
+                "clear_filter": "dropped the filter",
+            }
+            words = others.get(op, "reset: dropped every edit before it")
+        text = query_text(state, origin)
+        out.append((words, "" if text == EVERYTHING else text))
+    return out
+
+
+def _listed(ranges: list[list[int]]) -> str:
+    return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in ranges)

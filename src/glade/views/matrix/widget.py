@@ -324,12 +324,19 @@ class CommMatrix(QueryView):
         self._state = state
         self._internal = True
         try:
-            self.query = edits.query_text(state)
-            self.selection = edits.selection_text(state)
+            # times are written from the trace's start (its call forest's first start)
+            origin = call_level(self._data).table.origin if state.filter.window else 0
+            self.query = edits.query_text(state, origin)
+            self.selection = edits.selection_text(state, origin)
         finally:
             self._internal = False
         if refilter or self._cells is None:
             self._recount()
+
+    def _explained(self) -> list[tuple[str, str]]:
+        windows = any(e["op"] == "filter" and e.get("t0") is not None for e in self.history)
+        origin = call_level(self._data).table.origin if windows else 0
+        return edits.explain_edits(self.history, origin)
 
     def _filter_edit(
         self,

@@ -28,7 +28,7 @@ from typing import Any
 
 from glade.ensemble.supergraph import Supergraph as SupergraphModel
 from glade.errors import GladeError
-from glade.query import EVERYTHING, CompoundQuery, parse
+from glade.query import EVERYTHING, CompoundQuery, format, parse, simplify
 from glade.query.model import BaseQuery
 
 EDIT_OPS = (
@@ -66,8 +66,8 @@ class ViewState:
 
     @cached_property
     def query(self) -> str:
-        """The canonical text of the query that keeps what the view shows (parsed and
-        rendered once per state: every edit asks for it several times)."""
+        """The readable text of the query that keeps what the view shows (simplified and
+        pretty-printed once per state: every edit asks for it several times)."""
         operands: list[BaseQuery] = [parse(text) for text in self.base]
         if self.focus is not None:
             operands.append(parse(self.focus))
@@ -78,7 +78,9 @@ class ViewState:
             )
         if not operands:
             return EVERYTHING
-        return str(operands[0] if len(operands) == 1 else CompoundQuery("and", tuple(operands)))
+        return format(
+            simplify(operands[0] if len(operands) == 1 else CompoundQuery("and", tuple(operands)))
+        )
 
     @property
     def grouping(self) -> tuple:
@@ -187,3 +189,28 @@ def step(
         return replace(state, diff=pair)
     # op == "query": the assigned query replaces the others (it is the whole view's query)
     return replace(state, base=(str(parse(edit["query"])),), focus=None, hidden=())
+
+
+def explain_edit(edit: dict, after: ViewState) -> tuple[str, str]:
+    """The words of ``edit`` and the clause it contributes (``after``: the state it makes)."""
+    op = edit["op"]
+    if op == "hide":
+        clause = format(simplify(~parse(after.hidden[-1])))
+        return f"hid {edit['supernode']}: its cost folds into its callers", clause
+    if op == "focus":
+        return (
+            f"focused on {edit['supernode']}: the call paths through it",
+            format(simplify(parse(after.focus))),
+        )
+    if op == "query":
+        return "assigned a query: it replaces the others", format(parse(edit["query"]))
+    words = {
+        "unfocus": "dropped the focus",
+        "split": f"split {edit.get('supernode')} by {edit.get('by')}",
+        "threshold": f"put supernodes under {edit.get('fraction')} of the total into other",
+        "by": f"grouped by {edit.get('by')}",
+        "metric": f"showed {edit.get('metric')}",
+        "target": f"marked profile {edit.get('profile')}",
+        "diff": "coloured by a difference of groups",
+    }
+    return words.get(op, "reset: dropped every edit before it"), ""

@@ -257,6 +257,13 @@ class SupergraphView(QueryView):
             self._rows = RowTable(self._ensemble.graph, self._ensemble.query_rows())
         return query_mask(self._rows, parse(query))
 
+    def _explained(self) -> list[tuple[str, str]]:
+        history = self.history
+        return [
+            edits.explain_edit(edit, self._state(history[: i + 1]))
+            for i, edit in enumerate(history)
+        ]
+
     def _state(self, history: Sequence[dict]) -> edits.ViewState:
         """The state of an edit list (each prefix cached)."""
         state = self._initial
@@ -461,12 +468,12 @@ class SupergraphView(QueryView):
         gf = source.to_graphframe()
         if len(gf.graph) == 0:
             self._refusal = (
-                f"linked: {text} keeps no call of the trace; showing the previous supergraph"
+                f"linked: {parse(text)} keeps no call of the trace; showing the previous supergraph"
             )
         else:
             self._ensemble = Ensemble.from_graphframes([gf])
             self._rows = None
-            self._link_note = f"linked: showing only the calls of {text}" if text else ""
+            self._link_note = f"linked: showing only the calls of {parse(text)}" if text else ""
             self._cache.clear()
             self._states.clear()
         self._show(self._state(self.history))

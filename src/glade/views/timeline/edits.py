@@ -16,11 +16,12 @@ Edits (the dicts of the view's ``history``):
 
 The query is one call-level query of the call forest (:mod:`glade.trace.calls`):
 ``MATCH (".", n0) WHERE <window> AND NOT n0.name IN [hidden]`` for the window and the
-hidden functions, ``MATCH (".", n0)->...->(".", nk)->("*") WHERE n0 IS ROOT AND
-n0.name = ...`` for a focus, combined with ``AND`` (and with the base query), or
-``MATCH ("*")`` when nothing is edited. Windows name times and processes, functions
-and call paths name functions: never node ids, so a saved query applies to another
-run.
+hidden functions, where the window is ``n0.end >= START + 20 ms AND n0.start <= START +
+70 ms`` (times from the trace's start, with a unit), ``MATCH ("main/solve")->("*")`` for
+a focus, combined with ``AND`` (and with the base query), or ``MATCH ("*")`` when nothing
+is edited. Windows name times from the start and processes, functions and call paths
+name functions: never node ids or a clock's absolute times, so a saved query applies to
+another run.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from glade.errors import GladeError
-from glade.query import EVERYTHING, Query, col, is_root, parse
+from glade.query import EVERYTHING, Query, TimeValue, col, format, is_root, parse, simplify
 from glade.query.model import BaseQuery, CompoundQuery
 
 EDIT_OPS = ("reset", "window", "clear_window", "hide", "unhide", "focus", "unfocus", "base")
@@ -152,9 +153,26 @@ def ranges_predicate(column: str, ranges: Sequence[Sequence[int]]):
     return which
 
 
-def window_predicate(window: dict):
-    """The condition of a window on one node of the call forest."""
-    pred = (col("end") >= window["t0"]) & (col("start") <= window["t1"])
+def time_unit(ns: float) -> str:
+    """The unit that writes ``ns`` nanoseconds with one to three digits before the point
+    (ns below a microsecond, s from a second)."""
+    size = abs(ns)
+    return "s" if size >= 1e9 else "ms" if size >= 1e6 else "us" if size >= 1e3 else "ns"
+
+
+def from_start(ns: int, origin: float, unit: str) -> TimeValue:
+    """The absolute time ``ns`` as a time from the trace's start ``origin``, in ``unit``."""
+    return TimeValue.of_ns(ns - origin, unit, from_start=True)
+
+
+def window_predicate(window: dict, origin: float | None = None):
+    """The condition of a window on one node of the call forest, its times written from
+    the trace's start ``origin`` (ns) in one unit (absolute ns without it)."""
+    t0, t1 = window["t0"], window["t1"]
+    if origin is not None:
+        unit = time_unit(max(abs(t0 - origin), abs(t1 - origin)))
+        t0, t1 = from_start(t0, origin, unit), from_start(t1, origin, unit)
+    pred = (col("end") >= t0) & (col("start") <= t1)
     ranges = window.get("processes")
     if ranges:
         pred = ranges_predicate("Process", ranges) & pred
@@ -162,15 +180,17 @@ def window_predicate(window: dict):
 
 
 def path_query(path: Sequence[str]) -> Query:
-    """The calls on call path ``path`` (names from a root) and everything they call."""
+    """The calls on call path ``path`` (names from a root) and everything they call
+    (``MATCH ("main/solve")->("*")``)."""
     query = Query().match(".", is_root() & (col("name") == path[0]))
     for name in path[1:]:
         query = query.rel(".", col("name") == name)
     return query.rel("*")
 
 
-def state_query(state: TimelineState) -> BaseQuery | None:
-    """The query of ``state`` (None when it keeps everything)."""
+def state_query(state: TimelineState, origin: float | None = None) -> BaseQuery | None:
+    """The query of ``state`` (None when it keeps everything), its times written from the
+    trace's start ``origin`` (ns; absolute ns without it)."""
     parts: list[BaseQuery] = []
     if state.base is not None and state.base != EVERYTHING:
         parts.append(parse(state.base))
@@ -178,7 +198,7 @@ def state_query(state: TimelineState) -> BaseQuery | None:
         parts.append(path_query(state.focus))
     pred = None
     if state.window is not None:
-        pred = window_predicate(state.window)
+        pred = window_predicate(state.window, origin)
     if state.hidden:
         hide = ~col("name").isin(list(state.hidden))
         pred = hide if pred is None else pred & hide
@@ -189,7 +209,44 @@ def state_query(state: TimelineState) -> BaseQuery | None:
     return parts[0] if len(parts) == 1 else CompoundQuery.of("and", *parts)
 
 
-def query_text(state: TimelineState) -> str:
-    """The canonical text of the query of ``state``."""
-    query = state_query(state)
-    return EVERYTHING if query is None else str(query)
+def query_text(state: TimelineState, origin: float) -> str:
+    """The readable text of the query of ``state`` (simplified and pretty-printed), its
+    times written from the trace's start ``origin`` (ns)."""
+    query = state_query(state, origin)
+    return EVERYTHING if query is None else format(simplify(query))
+
+
+def explain_edits(history: Sequence[dict], origin: float) -> list[tuple[str, str]]:
+    """Per edit of ``history``, its words and the clause it contributes, times written
+    from the trace's start ``origin`` (ns)."""
+    out: list[tuple[str, str]] = []
+    for edit in history:
+        op = edit["op"]
+        if op == "window":
+            clause = format(Query().match(".", window_predicate(edit, origin)))
+            ranges = edit.get("processes")
+            on = (
+                " on processes " + ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in ranges)
+                if ranges
+                else ""
+            )
+            out.append((f"kept the calls that overlap a window{on}", clause))
+        elif op == "hide":
+            clause = format(Query().match(".", ~(col("name") == edit["name"])))
+            out.append((f"hid {edit['name']}: its time goes to its caller", clause))
+        elif op == "unhide":
+            out.append((f"brought {edit['name']} back", ""))
+        elif op == "focus":
+            path = "/".join(edit["path"])
+            out.append(
+                (
+                    f"focused on {path}: its calls and what they call",
+                    format(path_query(edit["path"])),
+                )
+            )
+        elif op == "base":
+            out.append(("assigned a query: later edits refine it", format(parse(edit["query"]))))
+        else:
+            words = {"clear_window": "dropped the window", "unfocus": "dropped the focus"}
+            out.append((words.get(op, "reset: dropped every edit before it"), ""))
+    return out

@@ -236,7 +236,7 @@ class Timeline(Requests, QueryView):
 
     @traitlets.observe("history")
     def _edits_changed(self, change) -> None:
-        text = edits.query_text(edits.replay(change["new"]))
+        text = edits.query_text(edits.replay(change["new"]), self._source.extent[0])
         self._source.check(text)
         self._internal = True
         try:
@@ -529,6 +529,9 @@ class Timeline(Requests, QueryView):
         """Drop the focus."""
         self._edit({"op": "unfocus"})
         return self
+
+    def _explained(self) -> list[tuple[str, str]]:
+        return edits.explain_edits(self.history, self._source.extent[0])
 
     # ------------------------------------------------------------ results
     def _apply_code(self, data_name: str, query: str) -> str:
