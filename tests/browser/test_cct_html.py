@@ -73,14 +73,16 @@ def test_headers_are_distinct_and_resize(page, tmp_path):
     headers = page.locator(".gc-header .gc-column")
     names = [m["name"] for m in view.metrics]
     assert names == ["time (inc)", "time", "PAPI_L2_TCM (inc)", "PAPI_L2_TCM"]
-    texts = [headers.nth(j).inner_text().replace("\u200b", "") for j in range(4)]
+    texts = [headers.nth(j).inner_text().replace("\u200b", "").strip() for j in range(4)]
+    # the kind is said once: not under a name that ends in "(inc)"
     assert texts == [
-        "time (inc)\ninclusive",
+        "time (inc)",
         "time\nexclusive",
-        "PAPI_L2_TCM (inc)\ninclusive",
+        "PAPI_L2_TCM (inc)",
         "PAPI_L2_TCM\nexclusive",
     ]
-    assert headers.nth(2).get_attribute("title").startswith("PAPI_L2_TCM (inc) (inclusive")
+    title = headers.nth(2).get_attribute("title")
+    assert title.startswith("PAPI_L2_TCM (inc) (inclusive metric, in count)")
     # drag the right edge of the third column 80 px to the right: the header and every
     # row's cell widen together
     cells = page.locator(".gc-body .gc-row:visible").first.locator(".gc-cell")
@@ -140,6 +142,27 @@ def test_tooltip_and_buttons_follow_the_pointer(page, tmp_path):
     under = visible_row_at(page, y)
     assert path.inner_text().endswith(under.locator(".gc-text").inner_text())
     assert "gc-hovered" in under.get_attribute("class")
+
+
+def test_profile_values_legend_and_threshold_have_units(page, tmp_path):
+    gf = profile(60)  # the synthetic profile: time in us, PAPI_L2_TCM a count
+    view = CCT(gf)
+    open_offline(page, view, tmp_path / "units.html")
+    texts = page.locator(".gc-body .gc-row:visible").first.locator(".gc-num").all_inner_texts()
+    assert all(re.fullmatch(r"\d+(\.\d+)? (ns|us|ms|s)", t) for t in texts[:2]), texts
+    assert all(re.fullmatch(r"\d+(\.\d+)?[kMG]? count", t) for t in texts[2:]), texts
+    legend = page.locator(".gc-legend-value").all_inner_texts()
+    assert all(re.fullmatch(r"\d+(\.\d+)? (ns|us|ms|s)", t) for t in legend), legend
+    page.locator(".gc-tooltip").wait_for(state="hidden")
+    page.locator(".gc-metric").select_option("PAPI_L2_TCM (inc)")
+    assert re.fullmatch(
+        r"\d+(\.\d+)?[kMG]? count", page.locator(".gc-threshold-label").inner_text()
+    )
+    body = page.locator(".gc-body").bounding_box()
+    page.mouse.move(body["x"] + 60, body["y"] + 10)
+    tip = page.locator(".gc-tooltip td.gc-tip-num").all_inner_texts()
+    assert re.fullmatch(r"\d+(\.\d+)? (ns|us|ms|s)", tip[0]), tip
+    assert re.fullmatch(r"\d+(\.\d+)?[kMG]? count", tip[4]), tip
 
 
 def test_trace_times_have_units(page, tmp_path):

@@ -3,7 +3,8 @@
 // Inclusive and exclusive columns of one metric ("PAPI_L2_TCM (inc)" and "PAPI_L2_TCM")
 // must read differently even in a narrow column: a header shows the metric's name, cut in
 // the middle when it is too long (the end, where "(inc)" or "_mean" sits, stays), and a
-// second line that says inclusive or exclusive; the full name is the header's tooltip.
+// second line that says inclusive or exclusive when the name does not already say it;
+// the full name, kind and unit are the header's tooltip.
 
 export const MIN_WIDTH = 56;
 export const MAX_WIDTH = 640;
@@ -16,11 +17,18 @@ export function kindLabel(metric) {
   return metric.kind === "inclusive" || metric.kind === "exclusive" ? metric.kind : "";
 }
 
+const SAYS_KIND = /\((inc|exc)\)|inclusive|exclusive/i;
+
+/** The header's second line: the kind, unless the name already says it ("time (inc)"). */
+export function kindLine(metric) {
+  return SAYS_KIND.test(metric.name) ? "" : kindLabel(metric);
+}
+
 /** The header's tooltip: the full name, its kind, its unit, and what a click does. */
 export function columnTitle(metric) {
-  const kind = kindLabel(metric);
-  const unit = metric.unit ? `, a time (${metric.unit} in the data)` : "";
-  return `${metric.name}${kind ? ` (${kind} metric${unit})` : unit ? ` (${unit.slice(2)})` : ""}`
+  const facts = [kindLabel(metric) && `${kindLabel(metric)} metric`,
+    metric.unit && `in ${metric.unit}`].filter(Boolean);
+  return `${metric.name}${facts.length ? ` (${facts.join(", ")})` : ""}`
     + "\nclick: sort by it; drag the right edge: resize";
 }
 

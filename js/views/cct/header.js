@@ -3,7 +3,7 @@
 // every row, so resizing sets one property on the view's root and redraws no row.
 import { element } from "../../lib/dom.js";
 import {
-  breakable, columnTitle, DEFAULT_WIDTH, headerLabel, kindLabel, resizedWidth,
+  breakable, columnTitle, DEFAULT_WIDTH, headerLabel, kindLine, resizedWidth,
 } from "./columns.js";
 
 export class ColumnHeader {
@@ -22,7 +22,7 @@ export class ColumnHeader {
       });
       cell.style.width = `var(--gc-w${j})`;
       const text = element("span", "gc-column-name");
-      cell.append(text, element("span", "gc-column-kind", { text: kindLabel(c) }),
+      cell.append(text, element("span", "gc-column-kind", { text: kindLine(c) }),
         element("span", "gc-resize", { "data-column": String(j) }));
       root.style.setProperty(`--gc-w${j}`, `${DEFAULT_WIDTH}px`);
       this.element.append(cell);

@@ -3,8 +3,8 @@ to the aggregate or the rank the user chose.
 
 Exclusive and inclusive metrics count a missing row as 0, as GraphFrame.squash does, so
 the values match those of the GraphFrame the view's query gives; other numeric metrics
-ignore missing values. A time metric carries its unit (:mod:`glade.units`), so views
-write it as a time. Columns that identify nodes rather than measure them (HPCToolkit's
+ignore missing values. A metric carries its unit (:mod:`glade.units`), so views write
+its values with it. Columns that identify nodes rather than measure them (HPCToolkit's
 ``nid``, kept for Hatchet users) are not metrics and are left out.
 """
 
@@ -20,7 +20,7 @@ import pandas as pd
 from glade.errors import GladeError, MetricError
 from glade.profile.graphframe import GraphFrame
 from glade.profile.table import RowLayout, inclusive_name
-from glade.units import time_unit
+from glade.units import unit_of
 
 #: Numeric columns readers keep that name nodes instead of measuring them.
 IDENTIFIERS = frozenset({"nid"})
@@ -39,7 +39,7 @@ AGGREGATES = {
 class MetricColumn:
     """A metric as a view shows it: name, kind ("inclusive", "exclusive" or "other"),
     the position of its inclusive partner (exclusive metrics, else -1), its values and
-    its time unit (None when it is not a time)."""
+    its unit (None when it has none)."""
 
     name: str
     kind: str
@@ -106,7 +106,7 @@ def metric_columns(gf: GraphFrame, agg: str = "mean", rank: Any = None) -> list[
                 kind,
                 names.index(partner) if partner in names else -1,
                 np.asarray(values, dtype=np.float64),
-                time_unit(gf.metadata, name),
+                unit_of(gf.metadata, name),
             )
         )
     return columns

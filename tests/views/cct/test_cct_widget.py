@@ -59,6 +59,10 @@ class TestConstruction:
         # HPCToolkit's nid names nodes; it is no metric to show, sort or colour by
         assert "nid" in cpi.dataframe.columns
         assert [m["name"] for m in CCT(cpi).metrics] == ["time (inc)", "time"]
+        # HPCToolkit's CPUTIME (usec) is in us; the synthetic profile's counter is a count
+        assert [m["unit"] for m in CCT(cpi).metrics] == ["us", "us"]
+        counters = {m["name"]: m["unit"] for m in CCT(synthetic_profile(20)).metrics}
+        assert counters["PAPI_L2_TCM (inc)"] == "count" and counters["time"] == "us"
         with_nid = gf.copy()
         with_nid.dataframe["nid"] = np.arange(len(with_nid.dataframe)) + 1
         with_nid.metadata["units"] = {"time": "us", "time (inc)": "us"}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
-  breakable, columnTitle, headerLabel, kindLabel, MAX_WIDTH, MIN_WIDTH, resizedWidth,
+  breakable, columnTitle, headerLabel, kindLabel, kindLine, MAX_WIDTH, MIN_WIDTH, resizedWidth,
 } from "../../../views/cct/columns.js";
 
 describe("column headers", () => {
@@ -22,15 +22,19 @@ describe("column headers", () => {
     expect(headerLabel(name, 92).length).toBeLessThan(name.length);
     expect(headerLabel(name, 200)).toBe(name);
   });
-  it("say the kind on a line of its own and everything in the tooltip", () => {
+  it("say the kind on a line of its own unless the name says it, and all in the tooltip", () => {
     expect(kindLabel({ kind: "inclusive" })).toBe("inclusive");
     expect(kindLabel({ kind: "other" })).toBe("");
+    expect(kindLine({ name: "time", kind: "exclusive" })).toBe("exclusive");
+    expect(kindLine({ name: "time (inc)", kind: "inclusive" })).toBe("");
+    expect(kindLine({ name: "Avg time/rank (exc)", kind: "exclusive" })).toBe("");
+    expect(kindLine({ name: "inclusive#sum#time.duration", kind: "inclusive" })).toBe("");
     expect(columnTitle({ name: "time", kind: "exclusive", unit: "ns" }))
-      .toBe("time (exclusive metric, a time (ns in the data))\n"
+      .toBe("time (exclusive metric, in ns)\n"
         + "click: sort by it; drag the right edge: resize");
     expect(columnTitle({ name: "count", kind: "other", unit: null }).split("\n")[0]).toBe("count");
-    expect(columnTitle({ name: "t_mean", kind: "other", unit: "s" }).split("\n")[0])
-      .toBe("t_mean (a time (s in the data))");
+    expect(columnTitle({ name: "misses", kind: "other", unit: "count" }).split("\n")[0])
+      .toBe("misses (in count)");
   });
 });
 
