@@ -23,13 +23,21 @@ CELLS = [
     "             synthetic_ensemble(6, 80, seed=1)), by='name', height=380),\n"
     "         'timeline': Timeline(trace, height=380),\n"
     "         'matrix': CommMatrix(trace, height=380)}",
+    # a Caliper profile with six metric columns (units from the file), deep rows, an
+    # expand-to-depth and a threshold on top of it, when the shared data is here
+    "caliper = glade.datasets.shared_data('hatchet', 'caliper-example-cali')\n"
+    "views['cct-caliper'] = CCT(glade.read(caliper) if caliper else\n"
+    "                          synthetic_profile(200, seed=5), height=380)\n"
+    "_ = views['cct-caliper'].expand_to_depth(4).collapse_below(0.001)",
     "views['cct']",
+    "views['cct-caliper']",
     "views['supergraph']",
     "views['timeline']",
     "views['matrix']",
 ]
 SELECTORS = {
-    "cct": ".glade-cct",
+    "cct": ".glade-cct >> nth=0",
+    "cct-caliper": ".glade-cct >> nth=1",
     "supergraph": ".glade-sg",
     "timeline": ".glade-timeline",
     "matrix": ".glade-matrix",
@@ -75,7 +83,13 @@ def main(out: Path) -> None:
                     element = page.locator(selector).first
                     element.scroll_into_view_if_needed()
                     page.wait_for_timeout(500)
+                    if view.startswith("cct"):
+                        # a row's tooltip: beside the values, never over them
+                        rows = element.locator(".gc-body").bounding_box()
+                        page.mouse.move(rows["x"] + 60, rows["y"] + 50)
+                        page.wait_for_timeout(300)
                     element.screenshot(path=out / f"{view}-{theme}-{width_name}.png")
+                    page.mouse.move(0, 0)
         browser.close()
 
 

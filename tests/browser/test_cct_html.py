@@ -179,3 +179,52 @@ def test_trace_times_have_units(page, tmp_path):
     assert re.fullmatch(
         r"\d+(\.\d+)? (ns|us|ms|s)", page.locator(".gc-threshold-label").inner_text()
     )
+
+
+def test_columns_fit_an_800px_panel_and_the_tooltip_leaves_values_free(page, tmp_path):
+    # a 40-level chain with six metric columns, in an 800 px wide page
+    depth = 40
+    gf = profile_from_spec(
+        {
+            "parent": [-1, *range(depth - 1)],
+            "name": [f"level_{i}" for i in range(depth)],
+            "time": [float(i + 1) for i in range(depth)],
+        }
+    )
+    for extra in ("bytes", "misses"):
+        gf.dataframe[extra] = gf.dataframe["time"] * 3
+        gf.dataframe[f"{extra} (inc)"] = gf.dataframe["time (inc)"] * 3
+        gf.exc_metrics.append(extra)
+        gf.inc_metrics.append(f"{extra} (inc)")
+    page.set_viewport_size({"width": 800, "height": 900})
+    view = CCT(gf, height=900)
+    open_offline(page, view, tmp_path / "narrow.html")
+    body = page.locator(".gc-body").bounding_box()
+    headers = page.locator(".gc-header .gc-column")
+    assert headers.count() == 6
+    rows = page.locator(".gc-body .gc-row:visible")
+    assert rows.count() == depth  # every level shown
+    lefts = set()
+    for r in (0, depth // 2, depth - 1):
+        cells = rows.nth(r).locator(".gc-cell")
+        boxes = [cells.nth(j).bounding_box() for j in range(6)]
+        lefts.add(round(boxes[0]["x"]))
+        # every column inside the panel, lined up with its header
+        assert boxes[-1]["x"] + boxes[-1]["width"] <= body["x"] + body["width"] + 0.5
+        for j in range(6):
+            assert boxes[j]["x"] == pytest.approx(headers.nth(j).bounding_box()["x"], abs=1)
+    assert len(lefts) == 1  # the deepest row's columns sit where the root's do
+    # the deepest name is indented less than 14 px a level, and not cut
+    deep = rows.nth(depth - 1).locator(".gc-text")
+    assert deep.evaluate("e => e.scrollWidth <= e.clientWidth"), deep.inner_text()
+    assert deep.inner_text() == f"level_{depth - 1}"
+
+    # the tooltip of a row ends left of the first metric column
+    x, y = body["x"] + 40, body["y"] + 60
+    page.mouse.move(x, y)
+    tip = page.locator(".gc-tooltip")
+    tip.wait_for(state="visible")
+    box = tip.bounding_box()
+    first = headers.nth(0).bounding_box()
+    assert box["x"] + box["width"] <= first["x"]
+    assert box["y"] > y  # below the pointer's row

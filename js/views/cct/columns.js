@@ -9,6 +9,15 @@
 export const MIN_WIDTH = 56;
 export const MAX_WIDTH = 640;
 export const DEFAULT_WIDTH = 100;
+/** Room the name column keeps at least, in px: a name, and beside the values a tooltip
+ * that covers none of them (tooltip.js). */
+export const NAME_MIN = 240;
+/** The slot after the last column where the row buttons appear, in px. */
+export const SLOT_WIDTH = 68;
+/** Room a name keeps for its text after the indentation, in px. */
+const TEXT_MIN = 96;
+const INDENT_STEP = 14;
+const INDENT_START = 4;
 const CHAR_WIDTH = 7; // px per character of the 12px header font, a safe over-estimate
 const LINES = 2;
 
@@ -50,4 +59,34 @@ export function breakable(text) {
 /** A column width after dragging its edge by `delta` px, within [MIN_WIDTH, MAX_WIDTH]. */
 export function resizedWidth(start, delta) {
   return Math.round(Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, start + delta)));
+}
+
+/**
+ * The widths of the metric columns in rows `rowWidth` px wide, so that every column fits
+ * on the right of the name column: a column the user resized keeps its width; the others
+ * share what the name column's minimum and the button slot leave, each at most
+ * DEFAULT_WIDTH and at least MIN_WIDTH.
+ * @param {number} rowWidth @param {number[]} widths @param {boolean[]} resized
+ * @returns {number[]}
+ */
+export function fitWidths(rowWidth, widths, resized) {
+  const fixed = widths.reduce((sum, w, j) => sum + (resized[j] ? w : 0), 0);
+  const count = resized.filter((r) => !r).length;
+  const room = rowWidth - NAME_MIN - SLOT_WIDTH - fixed;
+  const each = count
+    ? Math.max(MIN_WIDTH, Math.min(DEFAULT_WIDTH, Math.floor(room / count))) : DEFAULT_WIDTH;
+  return widths.map((w, j) => (resized[j] ? w : each));
+}
+
+/**
+ * The indentation (px) of rows at depth 0..maxDepth when the name column is `nameWidth`
+ * px wide: 14 px a level while the deepest row keeps TEXT_MIN px for its name, else
+ * narrower steps (at least 2 px) so that every level still reads as one, and never more
+ * than the name column can give. The metric columns never move.
+ * @param {number} nameWidth @param {number} maxDepth @returns {(depth: number) => number}
+ */
+export function indentation(nameWidth, maxDepth) {
+  const room = Math.max(0, nameWidth - TEXT_MIN - INDENT_START);
+  const step = maxDepth > 0 ? Math.max(2, Math.min(INDENT_STEP, room / maxDepth)) : INDENT_STEP;
+  return (depth) => INDENT_START + Math.min(room, Math.round(step * depth));
 }

@@ -16,6 +16,7 @@ import { bindErrorLine } from "../../lib/error.js";
 import { bindEditKeys } from "../../lib/keys.js";
 import { buildFooter, buildRowButtons, buildToolbar } from "./controls.js";
 import { ColumnHeader } from "./header.js";
+import { indentation, SLOT_WIDTH } from "./columns.js";
 import { fillTooltip, placeTooltip } from "./tooltip.js";
 import { displayTree, rowOrder, sortKey } from "./layout.js";
 import { buildQuery } from "./query.js";
@@ -72,18 +73,40 @@ class CCTView {
     this.header = new ColumnHeader(root, this.columns, body, this.signal, (metric) => {
       this.model.set("sort_metric", metric);
       this.model.save_changes();
-    });
+    }, () => this.fitColumns());
     const footer = buildFooter();
     const tooltip = element("div", "gc-tooltip");
     root.append(toolbar.bar, notice, this.header.element, body, footer.footer, tooltip);
     el.append(root);
     Object.assign(this, toolbar, footer, { notice, body, tooltip, actions: buildRowButtons() });
+    this.indent = indentation(Infinity, 0);
     this.list = new VirtualList(body, {
       rowHeight: ROW_HEIGHT,
       makeRow: () => this.makeRow(),
       draw: (row, index) => this.drawRow(row, index),
       signal: this.signal,
     });
+    // The metric columns stay on the right at any panel width: they narrow to fit, and
+    // indentation narrows so that deep rows never push them.
+    const resizing = new ResizeObserver(() => this.fitColumns());
+    resizing.observe(body);
+    this.signal.addEventListener("abort", () => resizing.disconnect());
+  }
+
+  /** Fit the columns to the body's width and the indentation to the name column. */
+  fitColumns() {
+    const rowWidth = this.body.clientWidth;
+    if (!rowWidth) return;
+    const widths = this.header.fit(rowWidth);
+    const nameWidth = rowWidth - widths.reduce((a, b) => a + b, 0) - SLOT_WIDTH;
+    const depth = this.order?.depth ?? [];
+    let deepest = 0;
+    for (let r = 0; r < depth.length; r++) if (depth[r] > deepest) deepest = depth[r];
+    const key = `${nameWidth}/${deepest}`;
+    if (key === this.indentKey) return;
+    this.indentKey = key;
+    this.indent = indentation(nameWidth, deepest);
+    this.list?.render();
   }
 
   makeRow() {
@@ -499,6 +522,7 @@ class CCTView {
     this.queryText.textContent = buildQuery(tree, this.state, masks);
     this.drawLegend(colourName);
     this.header.markSorted(sortName);
+    this.fitColumns();
     this.list.update(this.order.rows.length);
     if (this.search.matches) this.updateSearchInfo();
     this.hover();
@@ -537,7 +561,7 @@ class CCTView {
     const parts = row.gladeParts;
     const { memo } = parts;
     row.dataset.group = String(group);
-    set(parts.name.style, "paddingLeft", `${4 + 14 * this.order.depth[index]}px`, memo);
+    set(parts.name.style, "paddingLeft", `${this.indent(this.order.depth[index])}px`, memo);
     // Drawn by CSS: a glyph like ▸ would make the browser look for a fallback font on
     // every redraw, which costs more than the rest of the row.
     set(parts.toggle, "className", display.collapsed[group] ? "gc-toggle gc-closed"
@@ -589,7 +613,9 @@ class CCTView {
     }
     fillTooltip(this.tooltip, this.tree, this.display, this.order.rows[row],
       (j) => this.scaleOf(j).full);
-    placeTooltip(this.tooltip, this.root, this.pointer);
+    const firstValue = this.header.element.querySelector(".gc-column");
+    placeTooltip(this.tooltip, this.root, this.pointer,
+      firstValue ? firstValue.getBoundingClientRect().left : this.body.getBoundingClientRect().right);
   }
 }
 

@@ -252,6 +252,22 @@ class TestEdits:
         view.undo().elide(("main",))
         assert view.future == []
 
+    def test_a_threshold_keeps_an_expand_to_depth(self, gf):
+        view = CCT(gf, metric="time (inc)").expand_to_depth(1)  # solve and io collapsed
+        at_depth = view.query
+        # mpi_wait b.c (inclusive 9) is under 10; solve (14) and io (13) stay collapsed
+        view.collapse_below(10)
+        assert len(view.history) == 2 and view.query == at_depth
+        assert inclusive_by_path(view.apply()) == {
+            ("main",): 28,
+            ("main", "solve"): 14,
+            ("main", "io"): 13,
+        }
+        view.expand(("main", "solve"))
+        assert ("main", "solve", "mpi_wait") in inclusive_by_path(view.apply())
+        poll = ("main", "solve", "mpi_wait", "poll")
+        assert poll not in inclusive_by_path(view.apply())  # the threshold's collapse stays
+
     def test_threshold_edits_coalesce(self, gf):
         view = CCT(gf).collapse_below(5).collapse_below(10)
         assert len(view.history) == 1

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
-  breakable, columnTitle, headerLabel, kindLabel, kindLine, MAX_WIDTH, MIN_WIDTH, resizedWidth,
+  breakable, columnTitle, DEFAULT_WIDTH, fitWidths, headerLabel, indentation, kindLabel, kindLine,
+  MAX_WIDTH, MIN_WIDTH, NAME_MIN, resizedWidth, SLOT_WIDTH,
 } from "../../../views/cct/columns.js";
 
 describe("column headers", () => {
@@ -52,5 +53,39 @@ describe("resizing", () => {
     expect(resizedWidth(92, -200)).toBe(MIN_WIDTH);
     expect(resizedWidth(600, 500)).toBe(MAX_WIDTH);
     expect(resizedWidth(92, 0.6)).toBe(93);
+  });
+});
+
+describe("fitting the panel", () => {
+  const sum = (widths) => widths.reduce((a, b) => a + b, 0);
+  it("keeps the default width when there is room", () => {
+    expect(fitWidths(1600, [100, 100, 100, 100], [false, false, false, false]))
+      .toEqual([DEFAULT_WIDTH, DEFAULT_WIDTH, DEFAULT_WIDTH, DEFAULT_WIDTH]);
+  });
+  it("narrows columns so that six fit an 800 px panel beside the names", () => {
+    const widths = fitWidths(784, Array(6).fill(100), Array(6).fill(false));
+    // 784 - 240 (names) - 68 (buttons) = 476 px for six columns: 79 each
+    expect(widths).toEqual(Array(6).fill(79));
+    expect(sum(widths) + NAME_MIN + SLOT_WIDTH).toBeLessThanOrEqual(784);
+  });
+  it("keeps a column resized by hand and fits the others around it", () => {
+    expect(fitWidths(800, [100, 300, 100], [false, true, false])).toEqual([96, 300, 96]);
+  });
+  it("never goes under the minimum width", () => {
+    expect(fitWidths(300, [100, 100, 100], [false, false, false])).toEqual([56, 56, 56]);
+    expect(MIN_WIDTH).toBe(56);
+  });
+  it("indents 14 px a level while the deepest name keeps its room", () => {
+    const indent = indentation(400, 10);
+    expect([0, 1, 10].map(indent)).toEqual([4, 18, 144]);
+  });
+  it("narrows the step for deep trees in a narrow name column, never past it", () => {
+    // 200 px of names: 100 px for indentation over 40 levels = 2.5 px a level
+    const indent = indentation(200, 40);
+    expect(indent(1)).toBe(7);
+    expect(indent(40)).toBe(104);
+    expect(indent(40) + 96).toBeLessThanOrEqual(200);
+    // deeper than the room allows even at 2 px a level: capped at the room
+    expect(indentation(120, 100)(100)).toBe(4 + 20);
   });
 });

@@ -456,8 +456,9 @@ class CCT(QueryView):
         return self
 
     def collapse_below(self, value: float, metric: str | None = None) -> CCT:
-        """Collapse every node whose ``metric`` (default: the view's metric) is below
-        ``value``; this replaces the other collapses."""
+        """Also collapse every node whose ``metric`` (default: the view's metric) is below
+        ``value``: earlier collapses (an :meth:`expand_to_depth` included) stay, and a
+        threshold right after another replaces it (one slider drag is one edit)."""
         metric = self._check_metric(metric or self.metric, allow_empty=False)
         self._edit({"op": "threshold", "metric": metric, "value": float(value)})
         return self
