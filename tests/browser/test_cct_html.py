@@ -228,3 +228,18 @@ def test_columns_fit_an_800px_panel_and_the_tooltip_leaves_values_free(page, tmp
     first = headers.nth(0).bounding_box()
     assert box["x"] + box["width"] <= first["x"]
     assert box["y"] > y  # below the pointer's row
+
+
+def test_device_work_is_marked(page, tmp_path):
+    # main -> {launch (GPU time 3), cpu_only}: the launch is device work
+    gf = profile_from_spec(
+        {"parent": [-1, 0, 0], "name": ["main", "launch", "cpu_only"], "time": [1.0, 2.0, 4.0]}
+    )
+    gf.dataframe["sum#cupti.activity.duration"] = [0.0, 3.0, 0.0]
+    gf.exc_metrics.append("sum#cupti.activity.duration")
+    open_offline(page, CCT(gf), tmp_path / "gpu.html")
+    assert row(page, "launch").locator(".gc-device").is_visible()
+    assert not row(page, "cpu_only").locator(".gc-device").is_visible()
+    assert not row(page, "main").locator(".gc-device").is_visible()
+    header = page.locator(".gc-header .gc-column").last.inner_text().replace("\u200b", "")
+    assert header.endswith("exclusive · GPU")

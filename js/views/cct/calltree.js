@@ -20,7 +20,7 @@ import { StringTable } from "../../lib/transport.js";
  */
 export class CallTree {
   constructor({ parent, frameCode, pathKey, nameIndex, names, conditions, extraPtr, extraIndex,
-    metrics, linkKeep = null }) {
+    metrics, linkKeep = null, device = null }) {
     const n = parent.length;
     this.n = n;
     this.parent = parent;
@@ -33,6 +33,8 @@ export class CallTree {
     this.extraIndex = extraIndex;
     this.metrics = metrics;
     this.linkKeep = linkKeep;
+    /** 1 for a node of device (GPU) work, or null when the profile has none */
+    this.device = device?.some((d) => d) ? device : null;
     this.depth = new Int32Array(n);
     this.childCount = new Int32Array(n);
     let maxDepth = 0;
@@ -123,6 +125,7 @@ export function callTreeFromPayload(payload) {
     extraIndex: a.extra_index,
     metrics,
     linkKeep,
+    device: a.device ?? null,
   });
 }
 

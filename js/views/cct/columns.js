@@ -28,9 +28,13 @@ export function kindLabel(metric) {
 
 const SAYS_KIND = /\((inc|exc)\)|inclusive|exclusive/i;
 
-/** The header's second line: the kind, unless the name already says it ("time (inc)"). */
+const ROLES = { device: "GPU", host: "host" };
+
+/** The header's second line: the kind, unless the name already says it ("time (inc)"),
+ * and for a GPU profile whether the metric measures the GPU or the host. */
 export function kindLine(metric) {
-  return SAYS_KIND.test(metric.name) ? "" : kindLabel(metric);
+  const kind = SAYS_KIND.test(metric.name) ? "" : kindLabel(metric);
+  return [kind, ROLES[metric.role] ?? ""].filter(Boolean).join(" · ");
 }
 
 /** The header's tooltip: the full name, its kind, its unit, and what a click does. */

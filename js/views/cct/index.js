@@ -51,11 +51,12 @@ class CCTView {
     this.cursorNode = -1;
     this.pointer = null;
     this.search = { pattern: null, matches: null };
-    // Columns: the exclusive and inclusive metrics, or every metric when there are none
-    // (an ensemble's statistics, say).
+    // Columns: the exclusive and inclusive metrics and those the kernel marks as columns
+    // (the rank spread: min, max, imbalance), or every metric when there are none (an
+    // ensemble's statistics, say).
     const metrics = this.tree.metrics.map((m, j) => ({ ...m, index: j }));
-    const additive = metrics.filter((m) => m.kind !== "other");
-    this.columns = additive.length ? additive : metrics;
+    const shown = metrics.filter((m) => m.kind !== "other" || m.column);
+    this.columns = shown.length ? shown : metrics;
     this.build(el);
     this.listen();
     this.refresh();
@@ -115,8 +116,9 @@ class CCTView {
     const parts = {
       name, toggle: element("span", "gc-toggle"), swatch: element("span", "gc-swatch"),
       text: element("span", "gc-text"), bars: [], numbers: [], memo: {},
+      badge: element("span", "gc-device", { text: "GPU", title: "device work (GPU)" }),
     };
-    name.append(parts.toggle, parts.swatch, parts.text);
+    name.append(parts.toggle, parts.swatch, parts.text, parts.badge);
     row.append(name);
     for (let c = 0; c < this.columns.length; c++) {
       const cell = element("span", "gc-cell");
@@ -591,6 +593,9 @@ class CCTView {
     row.classList.toggle("gc-cursor",
       this.cursorNode >= 0 && display.groupOf[this.cursorNode] === group);
     row.classList.toggle("gc-match", Boolean(this.search.pattern?.test(label)));
+    const device = tree.device !== null
+      && display.membersOf(group).some((i) => tree.device[i]);
+    row.classList.toggle("gc-on-device", device);
   }
 
   /** Show the row buttons and the tooltip of the row under the pointer (none when the

@@ -71,4 +71,8 @@ def test_trace_times_travel_with_their_unit():
         "time": "ns",
         "time (inc)": "ns",
         "count": None,
+        # the processes are the ranks: the spread of the view's metric over them
+        "time (inc) min": "ns",
+        "time (inc) max": "ns",
+        "time (inc) imbalance": None,
     }

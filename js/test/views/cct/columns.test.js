@@ -30,6 +30,10 @@ describe("column headers", () => {
     expect(kindLine({ name: "time (inc)", kind: "inclusive" })).toBe("");
     expect(kindLine({ name: "Avg time/rank (exc)", kind: "exclusive" })).toBe("");
     expect(kindLine({ name: "inclusive#sum#time.duration", kind: "inclusive" })).toBe("");
+    // a GPU profile's columns say whether they measure the GPU or the host
+    expect(kindLine({ name: "sum#cupti.activity.duration", kind: "exclusive", role: "device" }))
+      .toBe("exclusive · GPU");
+    expect(kindLine({ name: "x (inc)", kind: "inclusive", role: "host" })).toBe("host");
     expect(columnTitle({ name: "time", kind: "exclusive", unit: "ns" }))
       .toBe("time (exclusive metric, in ns)\n"
         + "click: sort by it; drag the right edge: resize");

@@ -38,7 +38,13 @@ from glade.views.cct import edits as cct_edits
 from glade.views.cct.calltree import ViewTree
 from glade.views.cct.linked import restricted_values
 from glade.views.cct.query import base_parts, query_text, selection_query
-from glade.views.metrics import describe_rows, metric_columns
+from glade.views.metrics import (
+    describe_rows,
+    device_work,
+    metric_columns,
+    metric_role,
+    rank_spread,
+)
 
 COLOR_SCHEMES = ("viridis", "magma", "heat")
 #: The most rows a selection may hold: its query names every row's call path.
@@ -85,7 +91,8 @@ class CCT(QueryView):
 
     ``metric`` drives bars, colour and the threshold slider (default: the data's default
     metric); with several rows per node the values are ``agg`` over them (mean, sum, min,
-    max, median) or those of ``rank``. ``data_name`` is the variable name ``code()``
+    max, median) or those of ``rank``; over several ranks, ``metric`` also gets columns of
+    its min, max and imbalance ((max - mean) / mean) over the ranks. ``data_name`` is the variable name ``code()``
     writes. Edit from Python with :meth:`collapse`, :meth:`expand`, :meth:`hide`,
     :meth:`elide`, :meth:`focus`, :meth:`expand_to_depth`, :meth:`collapse_below`,
     :meth:`undo`, :meth:`redo`, or assign a query to ``view.query``.
@@ -140,7 +147,13 @@ class CCT(QueryView):
         available = [c.name for c in columns]
         if metric is None:
             metric = gf.default_metric if gf.default_metric in available else available[0]
-        for name in (metric, sort_metric, color_metric):
+        if metric not in available:
+            raise MetricError(metric, available)
+        # with ranks, the mean of the view's metric is joined by its min, max, imbalance
+        self._spread: tuple[str, ...] = (metric,) if rank is None else ()
+        columns += rank_spread(gf, metric) if rank is None else []
+        available = [c.name for c in columns]
+        for name in (sort_metric, color_metric):
             if name is not None and name not in available:
                 raise MetricError(name, available)
         self._gf = gf
@@ -165,7 +178,8 @@ class CCT(QueryView):
     # ------------------------------------------------------------ transport
     def _transport(self, columns: list) -> tuple[dict[str, Any], dict[str, Any]]:
         """The payload of the tree: its fields (``metrics``: the columns of ``values``,
-        a node-major block per metric) and arrays. Under a link's restriction the payload
+        a node-major block per metric, with the ``role`` of GPU metrics) and arrays
+        (``device``: one byte per node, 1 for device work). Under a link's restriction the payload
         also holds ``link_values`` (the values drawn, laid out as ``values``) and
         ``link_keep`` (one byte per node, 1 where the restricted tree has the node)."""
         tree = self._tree
@@ -174,7 +188,14 @@ class CCT(QueryView):
         cond_blob, cond_offsets = string_table(texts)
         fields = {
             "metrics": [
-                {"name": c.name, "kind": c.kind, "partner": c.partner, "unit": c.unit}
+                {
+                    "name": c.name,
+                    "kind": c.kind,
+                    "partner": c.partner,
+                    "unit": c.unit,
+                    **({"column": True} if c.column else {}),
+                    **({"role": role} if (role := metric_role(c.name)) else {}),
+                }
                 for c in columns
             ]
         }
@@ -190,6 +211,7 @@ class CCT(QueryView):
             "extra_ptr": np.asarray(extra_ptr, dtype=np.int32),
             "extra_index": np.asarray(extra_index, dtype=np.int32),
             "values": np.concatenate([c.values for c in columns]).astype(np.float64),
+            "device": device_work(self._gf, columns).astype(np.uint8),
         }
         return fields, arrays
 
@@ -268,7 +290,9 @@ class CCT(QueryView):
             )
             return
         gf = self._restricted(text)
-        restricted = restricted_values(gf, self._gf.graph, self._columns, self._agg, self._rank)
+        restricted = restricted_values(
+            gf, self._gf.graph, self._columns, self._agg, self._rank, self._spread
+        )
         own = self._notice(gf) if len(gf.dataframe) else ""
         linked = f"linked: showing only the calls of {text}"
         self._publish(
