@@ -92,8 +92,8 @@ class CCT(QueryView):
     ``metric`` drives bars, colour and the threshold slider (default: the data's default
     metric); with several rows per node the values are ``agg`` over them (mean, sum, min,
     max, median) or those of ``rank``; over several ranks, ``metric`` also gets columns of
-    its min, max and imbalance ((max - mean) / mean) over the ranks. ``data_name`` is the variable name ``code()``
-    writes. Edit from Python with :meth:`collapse`, :meth:`expand`, :meth:`hide`,
+    its min, max and imbalance ((max - mean) / mean) over the ranks. ``data_name`` is the
+    variable name ``code()`` writes. Edit from Python with :meth:`collapse`, :meth:`expand`, :meth:`hide`,
     :meth:`elide`, :meth:`focus`, :meth:`expand_to_depth`, :meth:`collapse_below`,
     :meth:`undo`, :meth:`redo`, or assign a query to ``view.query``.
     """
