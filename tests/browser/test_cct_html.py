@@ -243,3 +243,17 @@ def test_device_work_is_marked(page, tmp_path):
     assert not row(page, "main").locator(".gc-device").is_visible()
     header = page.locator(".gc-header .gc-column").last.inner_text().replace("\u200b", "")
     assert header.endswith("exclusive · GPU")
+
+
+def test_the_hot_path_key_expands_the_cursor_rows_hot_path(page, tmp_path):
+    gf = profile(40, ranks=4, seed=5)
+    view = CCT(gf).expand_to_depth(1)
+    open_offline(page, view, tmp_path / "hot.html")
+    status = page.locator(".gc-status")
+    at_depth = len(view.apply())
+    assert status.inner_text() == f"{at_depth} of 40 nodes shown (edited)"
+    row(page, gf.graph.roots[0].name).locator(".gc-text").click()
+    page.keyboard.press("p")
+    view.expand_hot_path()  # what the kernel would do with the same edit
+    assert status.inner_text() == f"{len(view.apply())} of 40 nodes shown (edited)"
+    assert page.locator(".gc-query-text").text_content() == view.query

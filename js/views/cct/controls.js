@@ -47,6 +47,9 @@ export function buildToolbar(tree, thresholdSteps) {
   const undoButton = button("gc-undo", "↶", "undo (z)");
   const redoButton = button("gc-redo", "↷", "redo (y)");
   const unfocusButton = button("gc-unfocus", "unfocus", "show the whole tree again (u)");
+  const hotButton = button("gc-hot", "hot path",
+    "expand the hot path from the cursor row: the largest child while it holds half of "
+      + "its parent (p)");
   const resetButton = button("gc-reset", "reset", "drop every edit");
   const bar = element("div", "gc-toolbar");
   bar.append(
@@ -54,12 +57,12 @@ export function buildToolbar(tree, thresholdSteps) {
       label("log", logBox), label("sort ", sortSelect)),
     group(depthSelect, label("below ", thresholdInput), thresholdLabel),
     group(searchInput, searchInfo),
-    group(undoButton, redoButton, unfocusButton, resetButton),
+    group(hotButton, undoButton, redoButton, unfocusButton, resetButton),
   );
   return {
     bar, metricSelect, colourSelect, sortSelect, schemeSelect, logBox, depthSelect,
     thresholdInput, thresholdLabel, searchInput, searchInfo, undoButton, redoButton,
-    unfocusButton, resetButton,
+    unfocusButton, resetButton, hotButton,
   };
 }
 

@@ -20,6 +20,7 @@ import { indentation, SLOT_WIDTH } from "./columns.js";
 import { fillTooltip, placeTooltip } from "./tooltip.js";
 import { displayTree, rowOrder, sortKey } from "./layout.js";
 import { buildQuery } from "./query.js";
+import { hotPath } from "./hotpath.js";
 import { matchingNodes, searchPattern } from "./search.js";
 import { rowAt, VirtualList } from "../../lib/virtual.js";
 
@@ -38,6 +39,10 @@ class CCTView {
       this.state = added ? applyEdit(this.tree, this.state, added)
         : replay(this.tree, this.edits.history);
       this.refresh();
+      if (this.revealCursor) {
+        this.revealCursor = false;
+        this.scrollToCursor();
+      }
       if (this.revealing) {
         // the callers of the matches are expanded now: move to the next one
         this.revealing = false;
@@ -183,6 +188,7 @@ class CCTView {
     button(this.undoButton, () => this.edits.undo());
     button(this.redoButton, () => this.edits.redo());
     button(this.unfocusButton, () => this.edits.edit({ op: "unfocus" }));
+    button(this.hotButton, () => this.expandHotPath());
     button(this.resetButton, () => this.edits.reset());
     on(this.copyButton, "click", () => navigator.clipboard?.writeText(this.queryText.textContent));
     on(this.body, "click", (event) => this.onRowClick(event));
@@ -297,12 +303,37 @@ class CCTView {
     else if (key === "e") this.edits.edit({ op: "elide", nodes: this.members(group) });
     else if (key === "f") this.edits.edit({ op: "focus", nodes: this.members(group) });
     else if (key === "u") this.edits.edit({ op: "unfocus" });
+    else if (key === "p") this.expandHotPath();
     else if (key === "/") this.searchInput.focus();
     else return;
     handled();
   }
 
   // ---------------------------------------------------------------- edits
+  /** Expand hpcviewer's hot path from the cursor row (the first root without one), as
+   * view.expand_hot_path() does in Python, and put the cursor on its last node. */
+  expandHotPath() {
+    const { tree } = this;
+    const start = this.cursorNode >= 0 ? this.cursorNode : 0;
+    let metric = this.tree.metrics[this.metricIndex(this.model.get("metric"))];
+    if (metric.kind === "exclusive" && metric.partner >= 0) metric = tree.metrics[metric.partner];
+    const path = hotPath(tree, start, metric.values);
+    const nodes = path.filter((i) => tree.childCount[i] > 0);
+    this.cursorNode = path[path.length - 1];
+    if (nodes.some((i) => this.state.flags[tree.pathKey[i]] & COLLAPSED)) {
+      this.revealCursor = true;
+      this.edits.edit({ op: "expand", nodes });
+    } else {
+      this.scrollToCursor();
+    }
+  }
+
+  scrollToCursor() {
+    const row = this.rowOf(this.cursorNode);
+    if (row >= 0) this.list.scrollTo(row);
+    this.list.render();
+  }
+
   toggle(group) {
     const nodes = this.members(group);
     if (this.display.collapsed[group]) this.edits.edit({ op: "expand", nodes });

@@ -435,3 +435,37 @@ class TestDeviceWork:
     def test_no_gpu_no_mark(self, gf):
         assert not CCT(gf).payload_arrays()["device"].any()
         assert all("role" not in m for m in CCT(gf).metrics)
+
+
+class TestHotPath:
+    def test_the_same_path_as_the_page(self):
+        # main(0) -> {a(1) -> {c(2), d(3)}, b(4)}: the cases of js/test/.../hotpath.test.js
+        gf = profile_from_spec(
+            {"parent": [-1, 0, 1, 1, 0], "name": ["main", "a", "c", "d", "b"], "time": [0] * 5}
+        )
+        tree = CCT(gf)._tree
+        assert tree.hot_path(0, np.array([10, 7, 4, 3, 3.0])) == [0, 1, 2]
+        assert tree.hot_path(0, np.array([10, 7, 3, 1, 3.0])) == [0, 1]
+        assert tree.hot_path(0, np.array([10, 7, 3, 1, 3.0]), 0.4) == [0, 1, 2]
+        assert tree.hot_path(0, np.array([10, 5, np.nan, 3, 5])) == [0, 1, 3]
+        assert tree.hot_path(4, np.array([10, 7, 4, 3, 3.0])) == [4]
+
+    def test_expanding_the_hot_path_is_an_expand_edit(self, gf):
+        # inclusive: main 28 -> solve 14 (>= 14) -> mpi_wait b.c 9 (>= 7) -> poll 5 (>= 4.5)
+        view = CCT(gf).expand_to_depth(1)  # solve and io collapsed
+        view.expand_hot_path()
+        assert view.history[-1] == {"op": "expand", "nodes": [0, 1, 3]}
+        assert set(inclusive_by_path(view.apply())) == {
+            ("main",),
+            ("main", "solve"),
+            ("main", "io"),  # off the hot path: stays collapsed
+            ("main", "solve", "mpi_wait"),
+            ("main", "solve", "mpi_wait", "poll"),
+        }
+        count = len(view.history)
+        view.expand_hot_path()  # open already: no edit
+        assert len(view.history) == count
+        view.expand_to_depth(1).expand_hot_path(("main", "io"))
+        assert view.history[-1] == {"op": "expand", "nodes": [5]}
+        with pytest.raises(GladeError, match="fraction"):
+            view.expand_hot_path(fraction=2)

@@ -93,9 +93,10 @@ class CCT(QueryView):
     metric); with several rows per node the values are ``agg`` over them (mean, sum, min,
     max, median) or those of ``rank``; over several ranks, ``metric`` also gets columns of
     its min, max and imbalance ((max - mean) / mean) over the ranks. ``data_name`` is the
-    variable name ``code()`` writes. Edit from Python with :meth:`collapse`, :meth:`expand`, :meth:`hide`,
-    :meth:`elide`, :meth:`focus`, :meth:`expand_to_depth`, :meth:`collapse_below`,
-    :meth:`undo`, :meth:`redo`, or assign a query to ``view.query``.
+    variable name ``code()`` writes. Edit from Python with :meth:`collapse`,
+    :meth:`expand`, :meth:`hide`, :meth:`elide`, :meth:`focus`, :meth:`expand_to_depth`,
+    :meth:`collapse_below`, :meth:`expand_hot_path`, :meth:`undo`, :meth:`redo`, or
+    assign a query to ``view.query``.
     """
 
     _esm = static_file("cct.js")
@@ -478,6 +479,34 @@ class CCT(QueryView):
             raise GladeError(f"depth must be an integer >= 0, not {depth!r}")
         self._edit({"op": "depth", "depth": int(depth)})
         return self
+
+    def expand_hot_path(
+        self, path: Sequence[str] | Node | int | None = None, fraction: float = 0.5
+    ) -> CCT:
+        """Expand hpcviewer's hot path below a node (default: the root): from it, step to
+        the child with the largest inclusive value of the view's metric while that is at
+        least ``fraction`` of its parent's, and expand every node on the way (one
+        ``expand`` edit of the path's nodes; none when the path is open already). The same
+        as the ``p`` key or the "hot path" button in the page, from the cursor row."""
+        if not 0 <= fraction <= 1:
+            raise GladeError(f"fraction must be between 0 and 1, not {fraction!r}")
+        tree = self._tree
+        start = (
+            self._nodes(path)[0] if path is not None else int(np.flatnonzero(tree.parent < 0)[0])
+        )
+        hot = tree.hot_path(start, self._hot_values(), fraction)
+        nodes = [i for i in hot if tree.child_count[i] > 0]
+        flags = cct_edits.replay(tree, self.history).flags
+        if nodes and (flags[tree.path_key[nodes]] & cct_edits.COLLAPSED).any():
+            self._edit({"op": "expand", "nodes": nodes})
+        return self
+
+    def _hot_values(self) -> np.ndarray:
+        """The values a hot path follows: the view's metric, or its inclusive partner."""
+        column = next(c for c in self._columns if c.name == self.metric)
+        if column.kind == "exclusive" and column.partner >= 0:
+            column = self._columns[column.partner]
+        return np.nan_to_num(column.values, nan=-np.inf)
 
     def collapse_below(self, value: float, metric: str | None = None) -> CCT:
         """Also collapse every node whose ``metric`` (default: the view's metric) is below
