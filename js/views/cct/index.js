@@ -314,7 +314,7 @@ class CCTView {
    * view.expand_hot_path() does in Python, and put the cursor on its last node. */
   expandHotPath() {
     const { tree } = this;
-    const start = this.cursorNode >= 0 ? this.cursorNode : 0;
+    const start = Math.max(this.cursorNode, 0);
     let metric = this.tree.metrics[this.metricIndex(this.model.get("metric"))];
     if (metric.kind === "exclusive" && metric.partner >= 0) metric = tree.metrics[metric.partner];
     const path = hotPath(tree, start, metric.values);

@@ -439,7 +439,7 @@ class TestDeviceWork:
 
 class TestHotPath:
     def test_the_same_path_as_the_page(self):
-        # main(0) -> {a(1) -> {c(2), d(3)}, b(4)}: the cases of js/test/.../hotpath.test.js
+        # main(0) -> {a(1) -> {c(2), d(3)}, b(4)}: the cases of js/test/views/cct/hotpath.test.js
         gf = profile_from_spec(
             {"parent": [-1, 0, 1, 1, 0], "name": ["main", "a", "c", "d", "b"], "time": [0] * 5}
         )
