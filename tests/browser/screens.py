@@ -23,12 +23,13 @@ CELLS = [
     "             synthetic_ensemble(6, 80, seed=1)), by='name', height=380),\n"
     "         'timeline': Timeline(trace, height=380),\n"
     "         'matrix': CommMatrix(trace, height=380)}",
-    # a Caliper profile with six metric columns (units from the file), deep rows, an
-    # expand-to-depth and a threshold on top of it, when the shared data is here
-    "caliper = glade.datasets.shared_data('hatchet', 'caliper-example-cali')\n"
+    # sw4's CUDA activity profile (Caliper: host and GPU time in s, kernel launches marked
+    # as device work), deep rows, an expand-to-depth, a threshold on top of it and the
+    # hot path, when the shared data is here
+    "caliper = glade.datasets.shared_data('hatchet', 'caliper-sw4-cuda-activity-profile-cali')\n"
     "views['cct-caliper'] = CCT(glade.read(caliper) if caliper else\n"
     "                          synthetic_profile(200, seed=5), height=380)\n"
-    "_ = views['cct-caliper'].expand_to_depth(4).collapse_below(0.001)",
+    "_ = views['cct-caliper'].expand_to_depth(3).collapse_below(0.5).expand_hot_path()",
     "views['cct']",
     "views['cct-caliper']",
     "views['supergraph']",

@@ -191,7 +191,8 @@ def test_columns_fit_an_800px_panel_and_the_tooltip_leaves_values_free(page, tmp
             "time": [float(i + 1) for i in range(depth)],
         }
     )
-    for extra in ("bytes", "misses"):
+    # Caliper-like names, long and without spaces, in the columns and the tooltip
+    for extra in ("sum#scale#cupti.host.duration", "sum#sum#papi.PAPI_TOT_CYC"):
         gf.dataframe[extra] = gf.dataframe["time"] * 3
         gf.dataframe[f"{extra} (inc)"] = gf.dataframe["time (inc)"] * 3
         gf.exc_metrics.append(extra)
@@ -228,6 +229,11 @@ def test_columns_fit_an_800px_panel_and_the_tooltip_leaves_values_free(page, tmp
     first = headers.nth(0).bounding_box()
     assert box["x"] + box["width"] <= first["x"]
     assert box["y"] > y  # below the pointer's row
+    # long names wrap inside it: nothing sticks out of the tooltip
+    assert tip.evaluate("e => e.scrollWidth <= e.clientWidth")
+    for cell in tip.locator("td.gc-tip-num").all():
+        cell_box = cell.bounding_box()
+        assert cell_box["x"] + cell_box["width"] <= box["x"] + box["width"] + 0.5
 
 
 def test_device_work_is_marked(page, tmp_path):
