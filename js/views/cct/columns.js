@@ -9,9 +9,12 @@
 export const MIN_WIDTH = 56;
 export const MAX_WIDTH = 640;
 export const DEFAULT_WIDTH = 100;
-/** Room the name column keeps at least, in px: a name, and beside the values a tooltip
- * that covers none of them (tooltip.js). */
+/** Room the name column keeps when it can, in px: a name, and beside the values a
+ * tooltip that covers none of them (tooltip.js); it gives way down to NAME_FLOOR before
+ * the columns go under COLUMN_COMFORT. */
 export const NAME_MIN = 240;
+export const NAME_FLOOR = 140;
+const COLUMN_COMFORT = 72;
 /** The slot after the last column where the row buttons appear, in px. */
 export const SLOT_WIDTH = 68;
 /** Room a name keeps for its text after the indentation, in px. */
@@ -69,14 +72,17 @@ export function resizedWidth(start, delta) {
  * The widths of the metric columns in rows `rowWidth` px wide, so that every column fits
  * on the right of the name column: a column the user resized keeps its width; the others
  * share what the name column's minimum and the button slot leave, each at most
- * DEFAULT_WIDTH and at least MIN_WIDTH.
+ * DEFAULT_WIDTH and at least MIN_WIDTH. The name column's minimum is NAME_MIN, less (down
+ * to NAME_FLOOR) when the columns would otherwise be narrower than 72 px.
  * @param {number} rowWidth @param {number[]} widths @param {boolean[]} resized
  * @returns {number[]}
  */
 export function fitWidths(rowWidth, widths, resized) {
   const fixed = widths.reduce((sum, w, j) => sum + (resized[j] ? w : 0), 0);
   const count = resized.filter((r) => !r).length;
-  const room = rowWidth - NAME_MIN - SLOT_WIDTH - fixed;
+  const free = rowWidth - SLOT_WIDTH - fixed;
+  const nameMin = Math.max(NAME_FLOOR, Math.min(NAME_MIN, free - count * COLUMN_COMFORT));
+  const room = free - nameMin;
   const each = count
     ? Math.max(MIN_WIDTH, Math.min(DEFAULT_WIDTH, Math.floor(room / count))) : DEFAULT_WIDTH;
   return widths.map((w, j) => (resized[j] ? w : each));

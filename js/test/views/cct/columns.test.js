@@ -72,6 +72,12 @@ describe("fitting the panel", () => {
     expect(widths).toEqual(Array(6).fill(79));
     expect(sum(widths) + NAME_MIN + SLOT_WIDTH).toBeLessThanOrEqual(784);
   });
+  it("narrows the names before the columns go under 72 px", () => {
+    // 664 - 68 = 596 px: seven columns of 72 leave 92 for names, under the floor of 140
+    expect(fitWidths(664, Array(7).fill(100), Array(7).fill(false))).toEqual(Array(7).fill(65));
+    // five columns of 72 leave 236 px for names: a little under 240, and 72 px each
+    expect(fitWidths(664, Array(5).fill(100), Array(5).fill(false))).toEqual(Array(5).fill(72));
+  });
   it("keeps a column resized by hand and fits the others around it", () => {
     expect(fitWidths(800, [100, 300, 100], [false, true, false])).toEqual([96, 300, 96]);
   });
