@@ -100,12 +100,31 @@ export function formatBytes(value, digits = 3) {
   return `${rounded} ${BYTE_UNITS[tier]}`;
 }
 
-/** A metric's value: a time with its unit when the metric has one, bytes for unit "B",
- * else formatValue.
- * @param {number | null | undefined} value @param {string} [unit] @returns {string} */
+/** A number without a unit: 3 significant digits, never an SI suffix (a suffix with
+ * nothing after it reads as a unit); digits grouped by thousands from 10^4 on:
+ * 3680000 is "3,680,000", 0.000123456 is "0.000123".
+ * @param {number | null | undefined} value @param {number} [digits] @returns {string} */
+export function formatPlain(value, digits = 3) {
+  if (value === null || value === undefined || Number.isNaN(value)) return "–";
+  if (!Number.isFinite(value)) return value > 0 ? "∞" : "-∞";
+  const rounded = Number(value.toPrecision(digits));
+  if (Math.abs(rounded) < 1e4) return String(rounded);
+  if (Math.abs(rounded) >= 1e15) return rounded.toExponential(digits - 1);
+  return rounded.toLocaleString("en-US", { maximumFractionDigits: 0 });
+}
+
+/** A metric's value with its unit (glade.units.format_values does the same in Python):
+ * a time in the unit that reads best ("1.23 ms"), bytes in units of 1024 ("2 GB"), a
+ * percentage ("12.5%"), any other unit after an SI-scaled number ("3.68M cycles",
+ * "8 count", "25k s/count"); without a unit a plain number (formatPlain).
+ * @param {number | null | undefined} value @param {string | null} [unit] @returns {string} */
 export function formatMetric(value, unit) {
+  if (!unit) return formatPlain(value);
   if (unit === "B") return formatBytes(value);
-  return unit && unit in TIME_UNITS ? formatTime(value, unit) : formatValue(value);
+  if (unit in TIME_UNITS) return formatTime(value, unit);
+  const text = unit === "%" ? formatPlain(value) : formatValue(value);
+  if (text === "–" || text === "∞" || text === "-∞") return text;
+  return unit === "%" ? `${text}%` : `${text} ${unit}`;
 }
 
 /** A percentage of a total, with one decimal ("12.3%"); "–" when the total is 0.

@@ -27,13 +27,22 @@ CELLS = [
     "             synthetic_ensemble(6, 80, seed=1)), by='name', height=380),\n"
     "         'timeline': Timeline(trace, height=380),\n"
     "         'matrix': CommMatrix(trace, height=380)}",
+    # sw4's CUDA activity profile (Caliper: host and GPU time in s, kernel launches marked
+    # as device work), deep rows, an expand-to-depth, a threshold on top of it and the
+    # hot path, when the shared data is here
+    "caliper = glade.datasets.shared_data('hatchet', 'caliper-sw4-cuda-activity-profile-cali')\n"
+    "views['cct-caliper'] = CCT(glade.read(caliper) if caliper else\n"
+    "                          synthetic_profile(200, seed=5), height=380)\n"
+    "_ = views['cct-caliper'].expand_to_depth(3).collapse_below(0.5).expand_hot_path()",
     "views['cct']",
+    "views['cct-caliper']",
     "views['supergraph']",
     "views['timeline']",
     "views['matrix']",
 ]
 SELECTORS = {
-    "cct": ".glade-cct",
+    "cct": ".glade-cct >> nth=0",
+    "cct-caliper": ".glade-cct >> nth=1",
     "supergraph": ".glade-sg",
     "timeline": ".glade-timeline",
     "matrix": ".glade-matrix",
@@ -123,7 +132,13 @@ def main(out: Path) -> None:
                     element = page.locator(selector).first
                     element.scroll_into_view_if_needed()
                     page.wait_for_timeout(500)
+                    if view.startswith("cct"):
+                        # a row's tooltip: beside the values, never over them
+                        rows = element.locator(".gc-body").bounding_box()
+                        page.mouse.move(rows["x"] + 60, rows["y"] + 50)
+                        page.wait_for_timeout(300)
                     element.screenshot(path=out / f"{view}-{theme}-{width_name}.png")
+                    page.mouse.move(0, 0)
         browser.close()
 
 

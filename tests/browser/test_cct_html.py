@@ -76,14 +76,16 @@ def test_headers_are_distinct_and_resize(page, tmp_path):
     headers = page.locator(".gc-header .gc-column")
     names = [m["name"] for m in view.metrics]
     assert names == ["time (inc)", "time", "PAPI_L2_TCM (inc)", "PAPI_L2_TCM"]
-    texts = [headers.nth(j).inner_text().replace("\u200b", "") for j in range(4)]
+    texts = [headers.nth(j).inner_text().replace("\u200b", "").strip() for j in range(4)]
+    # the kind is said once: not under a name that ends in "(inc)"
     assert texts == [
-        "time (inc)\ninclusive",
+        "time (inc)",
         "time\nexclusive",
-        "PAPI_L2_TCM (inc)\ninclusive",
+        "PAPI_L2_TCM (inc)",
         "PAPI_L2_TCM\nexclusive",
     ]
-    assert headers.nth(2).get_attribute("title").startswith("PAPI_L2_TCM (inc) (inclusive")
+    title = headers.nth(2).get_attribute("title")
+    assert title.startswith("PAPI_L2_TCM (inc) (inclusive metric, in count)")
     # drag the right edge of the third column 80 px to the right: the header and every
     # row's cell widen together
     cells = page.locator(".gc-body .gc-row:visible").first.locator(".gc-cell")
@@ -145,6 +147,27 @@ def test_tooltip_and_buttons_follow_the_pointer(page, tmp_path):
     assert "gc-hovered" in under.get_attribute("class")
 
 
+def test_profile_values_legend_and_threshold_have_units(page, tmp_path):
+    gf = profile(60)  # the synthetic profile: time in us, PAPI_L2_TCM a count
+    view = CCT(gf)
+    open_offline(page, view, tmp_path / "units.html")
+    texts = page.locator(".gc-body .gc-row:visible").first.locator(".gc-num").all_inner_texts()
+    assert all(re.fullmatch(r"\d+(\.\d+)? (ns|us|ms|s)", t) for t in texts[:2]), texts
+    assert all(re.fullmatch(r"\d+(\.\d+)?[kMG]? count", t) for t in texts[2:]), texts
+    legend = page.locator(".gc-legend-value").all_inner_texts()
+    assert all(re.fullmatch(r"\d+(\.\d+)? (ns|us|ms|s)", t) for t in legend), legend
+    page.locator(".gc-tooltip").wait_for(state="hidden")
+    page.locator(".gc-metric").select_option("PAPI_L2_TCM (inc)")
+    assert re.fullmatch(
+        r"\d+(\.\d+)?[kMG]? count", page.locator(".gc-threshold-label").inner_text()
+    )
+    body = page.locator(".gc-body").bounding_box()
+    page.mouse.move(body["x"] + 60, body["y"] + 10)
+    tip = page.locator(".gc-tooltip td.gc-tip-num").all_inner_texts()
+    assert re.fullmatch(r"\d+(\.\d+)? (ns|us|ms|s)", tip[0]), tip
+    assert re.fullmatch(r"\d+(\.\d+)?[kMG]? count", tip[4]), tip
+
+
 def test_trace_times_have_units(page, tmp_path):
     trace = synthetic_trace(3, 4, seed=1)
     view = trace.show()
@@ -159,3 +182,87 @@ def test_trace_times_have_units(page, tmp_path):
     assert re.fullmatch(
         r"\d+(\.\d+)? (ns|us|ms|s)", page.locator(".gc-threshold-label").inner_text()
     )
+
+
+def test_columns_fit_an_800px_panel_and_the_tooltip_leaves_values_free(page, tmp_path):
+    # a 40-level chain with six metric columns, in an 800 px wide page
+    depth = 40
+    gf = profile_from_spec(
+        {
+            "parent": [-1, *range(depth - 1)],
+            "name": [f"level_{i}" for i in range(depth)],
+            "time": [float(i + 1) for i in range(depth)],
+        }
+    )
+    # Caliper-like names, long and without spaces, in the columns and the tooltip
+    for extra in ("sum#scale#cupti.host.duration", "sum#sum#papi.PAPI_TOT_CYC"):
+        gf.dataframe[extra] = gf.dataframe["time"] * 3
+        gf.dataframe[f"{extra} (inc)"] = gf.dataframe["time (inc)"] * 3
+        gf.exc_metrics.append(extra)
+        gf.inc_metrics.append(f"{extra} (inc)")
+    page.set_viewport_size({"width": 800, "height": 900})
+    view = CCT(gf, height=900)
+    open_offline(page, view, tmp_path / "narrow.html")
+    body = page.locator(".gc-body").bounding_box()
+    headers = page.locator(".gc-header .gc-column")
+    assert headers.count() == 6
+    rows = page.locator(".gc-body .gc-row:visible")
+    assert rows.count() == depth  # every level shown
+    lefts = set()
+    for r in (0, depth // 2, depth - 1):
+        cells = rows.nth(r).locator(".gc-cell")
+        boxes = [cells.nth(j).bounding_box() for j in range(6)]
+        lefts.add(round(boxes[0]["x"]))
+        # every column inside the panel, lined up with its header
+        assert boxes[-1]["x"] + boxes[-1]["width"] <= body["x"] + body["width"] + 0.5
+        for j in range(6):
+            assert boxes[j]["x"] == pytest.approx(headers.nth(j).bounding_box()["x"], abs=1)
+    assert len(lefts) == 1  # the deepest row's columns sit where the root's do
+    # the deepest name is indented less than 14 px a level, and not cut
+    deep = rows.nth(depth - 1).locator(".gc-text")
+    assert deep.evaluate("e => e.scrollWidth <= e.clientWidth"), deep.inner_text()
+    assert deep.inner_text() == f"level_{depth - 1}"
+
+    # the tooltip of a row ends left of the first metric column
+    x, y = body["x"] + 40, body["y"] + 60
+    page.mouse.move(x, y)
+    tip = page.locator(".gc-tooltip")
+    tip.wait_for(state="visible")
+    box = tip.bounding_box()
+    first = headers.nth(0).bounding_box()
+    assert box["x"] + box["width"] <= first["x"]
+    assert box["y"] > y  # below the pointer's row
+    # long names wrap inside it: nothing sticks out of the tooltip
+    assert tip.evaluate("e => e.scrollWidth <= e.clientWidth")
+    for cell in tip.locator("td.gc-tip-num").all():
+        cell_box = cell.bounding_box()
+        assert cell_box["x"] + cell_box["width"] <= box["x"] + box["width"] + 0.5
+
+
+def test_device_work_is_marked(page, tmp_path):
+    # main -> {launch (GPU time 3), cpu_only}: the launch is device work
+    gf = profile_from_spec(
+        {"parent": [-1, 0, 0], "name": ["main", "launch", "cpu_only"], "time": [1.0, 2.0, 4.0]}
+    )
+    gf.dataframe["sum#cupti.activity.duration"] = [0.0, 3.0, 0.0]
+    gf.exc_metrics.append("sum#cupti.activity.duration")
+    open_offline(page, CCT(gf), tmp_path / "gpu.html")
+    assert row(page, "launch").locator(".gc-device").is_visible()
+    assert not row(page, "cpu_only").locator(".gc-device").is_visible()
+    assert not row(page, "main").locator(".gc-device").is_visible()
+    header = page.locator(".gc-header .gc-column").last.inner_text().replace("\u200b", "")
+    assert header.endswith("exclusive · GPU")
+
+
+def test_the_hot_path_key_expands_the_cursor_rows_hot_path(page, tmp_path):
+    gf = profile(40, ranks=4, seed=5)
+    view = CCT(gf).expand_to_depth(1)
+    open_offline(page, view, tmp_path / "hot.html")
+    status = page.locator(".gc-status")
+    at_depth = len(view.apply())
+    assert status.inner_text() == f"{at_depth} of 40 nodes shown (edited)"
+    row(page, gf.graph.roots[0].name).locator(".gc-text").click()
+    page.keyboard.press("p")
+    view.expand_hot_path()  # what the kernel would do with the same edit
+    assert status.inner_text() == f"{len(view.apply())} of 40 nodes shown (edited)"
+    assert page.locator(".gc-query-text").text_content() == view.query

@@ -19,6 +19,7 @@ from tests.browser.cct_pages import distinct_children, profile, row
 from tests.browser.jupyter import (
     FRONT_ENDS,
     jupyter_notebook,
+    kernel_value,
     keys_stay_outside,
     open_and_run,
     run_in_kernel,
@@ -143,3 +144,35 @@ def test_a_refused_state_is_said_in_the_view(page, page_errors, jupyter):
     expect(line).to_contain_text("explode")
     run_in_kernel(page, "view.expand_to_depth(1)")
     expect(line).to_be_hidden()
+
+
+def test_the_hot_path_reaches_the_kernel(page, page_errors, jupyter):
+    """The hot path button expands the cursor row's hot path: the kernel receives the
+    expand edit that ``view.expand_hot_path`` makes, and ``apply()`` keeps those nodes."""
+    gf = profile(SIZE, ranks=RANKS, seed=SEED)
+    page.set_default_timeout(60_000)
+    open_and_run(page, jupyter, "cct.ipynb", page_errors)
+    view_element = page.locator(".glade-cct")
+    view_element.locator(".gc-body .gc-row").first.wait_for()
+    run_in_kernel(page, "view.reset()\nview.expand_to_depth(1)")
+    before = kernel_value(page, "view.history")
+    expected = CCT(gf)
+    expected.history = before
+    at_depth = len(expected.apply())
+    expected.expand_hot_path()
+    root = gf.graph.roots[0]
+    # the page has the depth edit before the key is pressed
+    expect(view_element.locator(".gc-status")).to_have_text(
+        f"{at_depth} of {SIZE} nodes shown (edited)"
+    )
+    row(view_element, root.name).locator(".gc-text").click()  # the cursor row
+    view_element.locator(".gc-hot").click()
+    history = wait_for_kernel(page, "view.history", expected.history)
+    assert history == expected.history
+    assert history[-1]["op"] == "expand" and history[-1]["nodes"][0] == root.nid
+    output = run_in_kernel(page, REPORT)
+    report = json.loads(output.split("REPORT", 1)[1])
+    assert report["query"] == expected.query
+    shown = {"/".join(expected.apply().node(i).path()) for i in range(len(expected.apply()))}
+    assert set(report["nodes"]) == shown
+    run_in_kernel(page, "view.reset()")

@@ -89,3 +89,26 @@ def test_distribution_layout_and_node_errors(ens):
         plot_histogram(ens, repeated)
     with pytest.raises(MetricError):
         plot_boxplot(ens, "walltime")
+
+
+def test_axes_name_the_unit_the_values_are_drawn_in():
+    gfs = synthetic_ensemble(6, 40, seed=3)
+    for gf in gfs:
+        # the same runs recorded in microseconds, drawn in seconds
+        gf.dataframe[["time", "time (inc)"]] *= 1e6
+        gf.units = {"time": "us", "time (inc)": "us"}
+    ens = Ensemble.from_graphframes(gfs)
+    fig = plot_histogram(ens, "main", "time (inc)", bins=4)
+    assert fig.xaxis[0].axis_label == "time (inc) (s)"
+    main = ens.dataframe.xs(0, level="node")["time (inc)"].to_numpy()
+    assert source(fig)["left"][0] == pytest.approx(main.min() * 1e-6)
+    heat = plot_profiles_heatmap(ens, "time", relative=False)
+    np.testing.assert_allclose(
+        source(heat)["value"][: ens.num_profiles],
+        # one unit for the whole grid: the largest exclusive time is over 10^6 us
+        ens.dataframe.xs(0, level="node")["time"].to_numpy() * 1e-6,
+    )
+    bar = next(layout for layout in heat.right if hasattr(layout, "title"))
+    assert bar.title == "time (s)"
+    box = plot_boxplot(ens, "time (inc)", top=3)
+    assert box.yaxis[0].axis_label == "time (inc) (s)"

@@ -65,15 +65,16 @@ def measured(trace, text: str):
 
 
 def shown(view: CCT) -> dict[tuple[str, ...], dict[str, float]]:
-    """What a CCT view draws, by call path: the values of each metric, for the nodes a
-    link keeps (every node without a link)."""
+    """What a CCT view draws, by call path: the values of each measured metric (not the
+    rank spread columns), for the nodes a link keeps (every node without a link)."""
     n = len(view._tree.parent)
     names = [m["name"] for m in view.metrics]
+    measured = [j for j, m in enumerate(view.metrics) if not m.get("column")]
     arrays = view.payload_arrays()
     values = arrays.get("link_values", arrays["values"]).reshape(len(names), n)
     keep = arrays.get("link_keep", np.ones(n))
     return {
-        tuple(view._path_of(i)): dict(zip(names, values[:, i].tolist(), strict=True))
+        tuple(view._path_of(i)): {names[j]: float(values[j, i]) for j in measured}
         for i in range(n)
         if keep[i]
     }

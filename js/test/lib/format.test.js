@@ -70,8 +70,18 @@ describe("formatTime", () => {
 describe("formatMetric", () => {
   it("uses the unit when the metric has one", () => {
     expect(formatMetric(1234567, "ns")).toBe("1.23 ms");
-    expect(formatMetric(1234567, null)).toBe("1.23M");
-    expect(formatMetric(1234567, "calls")).toBe("1.23M");
+    expect(formatMetric(3.68e6, "cycles")).toBe("3.68M cycles");
+    expect(formatMetric(8, "count")).toBe("8 count");
+    expect(formatMetric(12.345, "%")).toBe("12.3%");
+    expect(formatMetric(2.5e4, "s/count")).toBe("25k s/count");
+    expect(formatMetric(NaN, "count")).toBe("–");
+  });
+  it("never writes an SI suffix without a unit", () => {
+    expect(formatMetric(1234567, null)).toBe("1,230,000");
+    expect(formatMetric(3.68e6, "")).toBe("3,680,000");
+    expect(formatMetric(1500)).toBe("1500");
+    expect(formatMetric(0.000123456)).toBe("0.000123");
+    expect(formatMetric(2.5e17)).toBe("2.50e+17");
   });
 });
 

@@ -16,7 +16,8 @@ import { StringTable } from "../../lib/transport.js";
  * restricted tree has (null otherwise).
  */
 export class CallTree {
-  constructor({ parent, frameCode, pathKey, nameIndex, names, metrics, linkKeep = null }) {
+  constructor({ parent, frameCode, pathKey, nameIndex, names, metrics, linkKeep = null,
+    device = null }) {
     const n = parent.length;
     this.n = n;
     this.parent = parent;
@@ -26,6 +27,8 @@ export class CallTree {
     this.names = names;
     this.metrics = metrics;
     this.linkKeep = linkKeep;
+    /** 1 for a node of device (GPU) work, or null when the profile has none */
+    this.device = device?.some((d) => d) ? device : null;
     this.depth = new Int32Array(n);
     this.childCount = new Int32Array(n);
     let maxDepth = 0;
@@ -104,6 +107,7 @@ export function callTreeFromPayload(payload) {
     names: new StringTable(a.names, a.name_offsets),
     metrics,
     linkKeep,
+    device: a.device ?? null,
   });
 }
 

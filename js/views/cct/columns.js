@@ -3,11 +3,24 @@
 // Inclusive and exclusive columns of one metric ("PAPI_L2_TCM (inc)" and "PAPI_L2_TCM")
 // must read differently even in a narrow column: a header shows the metric's name, cut in
 // the middle when it is too long (the end, where "(inc)" or "_mean" sits, stays), and a
-// second line that says inclusive or exclusive; the full name is the header's tooltip.
+// second line that says inclusive or exclusive when the name does not already say it;
+// the full name, kind and unit are the header's tooltip.
 
 export const MIN_WIDTH = 56;
 export const MAX_WIDTH = 640;
 export const DEFAULT_WIDTH = 100;
+/** Room the name column keeps when it can, in px: a name, and beside the values a
+ * tooltip that covers none of them (tooltip.js); it gives way down to NAME_FLOOR before
+ * the columns go under COLUMN_COMFORT. */
+export const NAME_MIN = 240;
+export const NAME_FLOOR = 140;
+const COLUMN_COMFORT = 72;
+/** The slot after the last column where the row buttons appear, in px. */
+export const SLOT_WIDTH = 68;
+/** Room a name keeps for its text after the indentation, in px. */
+const TEXT_MIN = 96;
+const INDENT_STEP = 14;
+const INDENT_START = 4;
 const CHAR_WIDTH = 7; // px per character of the 12px header font, a safe over-estimate
 const LINES = 2;
 
@@ -16,11 +29,22 @@ export function kindLabel(metric) {
   return metric.kind === "inclusive" || metric.kind === "exclusive" ? metric.kind : "";
 }
 
+const SAYS_KIND = /\((inc|exc)\)|inclusive|exclusive/i;
+
+const ROLES = { device: "GPU", host: "host" };
+
+/** The header's second line: the kind, unless the name already says it ("time (inc)"),
+ * and for a GPU profile whether the metric measures the GPU or the host. */
+export function kindLine(metric) {
+  const kind = SAYS_KIND.test(metric.name) ? "" : kindLabel(metric);
+  return [kind, ROLES[metric.role] ?? ""].filter(Boolean).join(" · ");
+}
+
 /** The header's tooltip: the full name, its kind, its unit, and what a click does. */
 export function columnTitle(metric) {
-  const kind = kindLabel(metric);
-  const unit = metric.unit ? `, a time (${metric.unit} in the data)` : "";
-  return `${metric.name}${kind ? ` (${kind} metric${unit})` : unit ? ` (${unit.slice(2)})` : ""}`
+  const facts = [kindLabel(metric) && `${kindLabel(metric)} metric`,
+    metric.unit && `in ${metric.unit}`].filter(Boolean);
+  return `${metric.name}${facts.length ? ` (${facts.join(", ")})` : ""}`
     + "\nclick: sort by it; drag the right edge: resize";
 }
 
@@ -42,4 +66,37 @@ export function breakable(text) {
 /** A column width after dragging its edge by `delta` px, within [MIN_WIDTH, MAX_WIDTH]. */
 export function resizedWidth(start, delta) {
   return Math.round(Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, start + delta)));
+}
+
+/**
+ * The widths of the metric columns in rows `rowWidth` px wide, so that every column fits
+ * on the right of the name column: a column the user resized keeps its width; the others
+ * share what the name column's minimum and the button slot leave, each at most
+ * DEFAULT_WIDTH and at least MIN_WIDTH. The name column's minimum is NAME_MIN, less (down
+ * to NAME_FLOOR) when the columns would otherwise be narrower than 72 px.
+ * @param {number} rowWidth @param {number[]} widths @param {boolean[]} resized
+ * @returns {number[]}
+ */
+export function fitWidths(rowWidth, widths, resized) {
+  const fixed = widths.reduce((sum, w, j) => sum + (resized[j] ? w : 0), 0);
+  const count = resized.filter((r) => !r).length;
+  const free = rowWidth - SLOT_WIDTH - fixed;
+  const nameMin = Math.max(NAME_FLOOR, Math.min(NAME_MIN, free - count * COLUMN_COMFORT));
+  const room = free - nameMin;
+  const each = count
+    ? Math.max(MIN_WIDTH, Math.min(DEFAULT_WIDTH, Math.floor(room / count))) : DEFAULT_WIDTH;
+  return widths.map((w, j) => (resized[j] ? w : each));
+}
+
+/**
+ * The indentation (px) of rows at depth 0..maxDepth when the name column is `nameWidth`
+ * px wide: 14 px a level while the deepest row keeps TEXT_MIN px for its name, else
+ * narrower steps (at least 2 px) so that every level still reads as one, and never more
+ * than the name column can give. The metric columns never move.
+ * @param {number} nameWidth @param {number} maxDepth @returns {(depth: number) => number}
+ */
+export function indentation(nameWidth, maxDepth) {
+  const room = Math.max(0, nameWidth - TEXT_MIN - INDENT_START);
+  const step = maxDepth > 0 ? Math.max(2, Math.min(INDENT_STEP, room / maxDepth)) : INDENT_STEP;
+  return (depth) => INDENT_START + Math.min(room, Math.round(step * depth));
 }

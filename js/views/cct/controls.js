@@ -18,9 +18,9 @@ const label = (text, control) => {
 /** The toolbar (`bar`) and its controls, for a tree's metrics and depth. */
 export function buildToolbar(tree, thresholdSteps) {
   const metricSelect = element("select", "gc-metric", {
-    title: "metric for bars, threshold and colour",
+    title: "metric for bars, threshold and color",
   });
-  const colourSelect = element("select", "gc-colour-metric", { title: "colour rows by" });
+  const colourSelect = element("select", "gc-colour-metric", { title: "color rows by" });
   const sortSelect = element("select", "gc-sort", { title: "order siblings by" });
   for (const m of tree.metrics) {
     option(metricSelect, m.name);
@@ -28,15 +28,16 @@ export function buildToolbar(tree, thresholdSteps) {
     option(sortSelect, m.name);
   }
   option(sortSelect, "", "profile order");
-  const schemeSelect = element("select", "gc-scheme", { title: "colour map" });
+  const schemeSelect = element("select", "gc-scheme", { title: "color map" });
   for (const name of Object.keys(SCHEMES)) option(schemeSelect, name);
-  const logBox = element("input", "gc-log", { type: "checkbox", title: "logarithmic colour scale" });
+  const logBox = element("input", "gc-log", { type: "checkbox", title: "logarithmic color scale" });
   const depthSelect = element("select", "gc-depth", { title: "collapse every node at this depth" });
   option(depthSelect, "", "expand to depth…");
   for (let d = 0; d <= Math.min(tree.maxDepth, 64); d++) option(depthSelect, String(d));
   const thresholdInput = element("input", "gc-threshold", {
     type: "range", min: "0", max: String(thresholdSteps), value: "0",
-    title: "collapse every node whose metric is below this value",
+    title: "also collapse every node whose metric is below this value "
+      + "(other collapses, expand to depth included, stay; one drag is one undo step)",
   });
   const thresholdLabel = element("span", "gc-threshold-label");
   const searchInput = element("input", "gc-search", {
@@ -46,19 +47,22 @@ export function buildToolbar(tree, thresholdSteps) {
   const undoButton = button("gc-undo", "↶", "undo (z)");
   const redoButton = button("gc-redo", "↷", "redo (y)");
   const unfocusButton = button("gc-unfocus", "unfocus", "show the whole tree again (u)");
+  const hotButton = button("gc-hot", "hot path",
+    "expand the hot path from the cursor row: the largest child while it holds half of "
+      + "its parent (p)");
   const resetButton = button("gc-reset", "reset", "drop every edit");
   const bar = element("div", "gc-toolbar");
   bar.append(
-    group(label("metric ", metricSelect), label("colour ", colourSelect), schemeSelect,
+    group(label("metric ", metricSelect), label("color ", colourSelect), schemeSelect,
       label("log", logBox), label("sort ", sortSelect)),
     group(depthSelect, label("below ", thresholdInput), thresholdLabel),
     group(searchInput, searchInfo),
-    group(undoButton, redoButton, unfocusButton, resetButton),
+    group(hotButton, undoButton, redoButton, unfocusButton, resetButton),
   );
   return {
     bar, metricSelect, colourSelect, sortSelect, schemeSelect, logBox, depthSelect,
     thresholdInput, thresholdLabel, searchInput, searchInfo, undoButton, redoButton,
-    unfocusButton, resetButton,
+    unfocusButton, resetButton, hotButton,
   };
 }
 

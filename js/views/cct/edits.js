@@ -4,8 +4,11 @@
 // An edit is a small JSON object naming nodes by id:
 //   {op: "collapse" | "expand" | "hide" | "elide" | "focus", nodes: [ids]}
 //   {op: "unfocus"}  {op: "reset"}
-//   {op: "depth", depth: d}                 collapse every node at depth d
-//   {op: "threshold", metric, value}         collapse every node whose value is below
+//   {op: "depth", depth: d}                 expand to depth d: collapse every node at
+//                                            depth d, and only those
+//   {op: "threshold", metric, value}         also collapse every node whose value is below
+//                                            (earlier collapses stay; consecutive
+//                                            threshold edits merge into one in the kernel)
 //   {op: "base", query, parts, keep}         a query assigned from Python; keep holds the
 //                                            [start, stop) ranges of the nodes it keeps
 // State is kept per call path (a call-path key), so nodes with equal call paths always
@@ -31,8 +34,10 @@ export function isEmpty(state) {
   return true;
 }
 
-function setCollapsedWhere(tree, flags, test) {
-  for (let k = 0; k < flags.length; k++) flags[k] &= ~COLLAPSED;
+/** Collapse the call paths of the nodes with children that pass `test`; with `only` they
+ * become the whole collapsed set. */
+function setCollapsedWhere(tree, flags, test, only) {
+  if (only) for (let k = 0; k < flags.length; k++) flags[k] &= ~COLLAPSED;
   for (let i = 0; i < tree.n; i++) {
     if (tree.childCount[i] > 0 && test(i)) flags[tree.pathKey[i]] |= COLLAPSED;
   }
@@ -71,12 +76,12 @@ function changeState(tree, state, edit) {
       for (let k = 0; k < flags.length; k++) flags[k] &= ~FOCUS;
       break;
     case "depth":
-      setCollapsedWhere(tree, flags, (i) => tree.depth[i] === edit.depth);
+      setCollapsedWhere(tree, flags, (i) => tree.depth[i] === edit.depth, true);
       break;
     case "threshold": {
       const values = tree.values(edit.metric);
       if (!values) throw new Error(`no metric named ${edit.metric}`);
-      setCollapsedWhere(tree, flags, (i) => values[i] < edit.value);
+      setCollapsedWhere(tree, flags, (i) => values[i] < edit.value, false);
       break;
     }
     case "base":

@@ -3,17 +3,20 @@
 // every row, so resizing sets one property on the view's root and redraws no row.
 import { element } from "../../lib/dom.js";
 import {
-  breakable, columnTitle, DEFAULT_WIDTH, headerLabel, kindLabel, resizedWidth,
+  breakable, columnTitle, DEFAULT_WIDTH, fitWidths, headerLabel, kindLine, resizedWidth,
 } from "./columns.js";
 
 export class ColumnHeader {
-  /** Headers of `columns` ({name, kind, unit}) in `root`; `onSort(name)` on a click.
+  /** Headers of `columns` ({name, kind, unit}) in `root`; `onSort(name)` on a click,
+   * `onResize()` after a column was resized by hand.
    * The header pads itself by the width of `body`'s scroll bar, so it lines up with rows. */
-  constructor(root, columns, body, signal, onSort) {
+  constructor(root, columns, body, signal, onSort, onResize) {
     this.root = root;
     this.columns = columns;
     this.signal = signal;
+    this.onResize = onResize;
     this.widths = columns.map(() => DEFAULT_WIDTH);
+    this.resized = columns.map(() => false);
     this.element = element("div", "gc-row gc-header");
     this.element.append(element("span", "gc-name", { text: "name" }));
     this.labels = columns.map((c, j) => {
@@ -22,7 +25,7 @@ export class ColumnHeader {
       });
       cell.style.width = `var(--gc-w${j})`;
       const text = element("span", "gc-column-name");
-      cell.append(text, element("span", "gc-column-kind", { text: kindLabel(c) }),
+      cell.append(text, element("span", "gc-column-kind", { text: kindLine(c) }),
         element("span", "gc-resize", { "data-column": String(j) }));
       root.style.setProperty(`--gc-w${j}`, `${DEFAULT_WIDTH}px`);
       this.element.append(cell);
@@ -46,6 +49,20 @@ export class ColumnHeader {
     signal.addEventListener("abort", () => scrollbar.disconnect());
   }
 
+  /** Fit the columns not resized by hand into rows `rowWidth` px wide (see fitWidths);
+   * returns the widths. */
+  fit(rowWidth) {
+    const widths = fitWidths(rowWidth, this.widths, this.resized);
+    if (widths.some((w, j) => w !== this.widths[j])) {
+      this.widths = widths;
+      widths.forEach((w, j) => {
+        this.root.style.setProperty(`--gc-w${j}`, `${w}px`);
+      });
+      this.label();
+    }
+    return this.widths;
+  }
+
   /** Header texts that fit each column's width (long names cut in the middle). */
   label() {
     this.labels.forEach((text, j) => {
@@ -62,8 +79,10 @@ export class ColumnHeader {
     grip.setPointerCapture(event.pointerId);
     const move = (moved) => {
       this.widths[column] = resizedWidth(start, moved.clientX - startX);
+      this.resized[column] = true;
       this.root.style.setProperty(`--gc-w${column}`, `${this.widths[column]}px`);
       this.label();
+      this.onResize();
     };
     const end = () => {
       grip.removeEventListener("pointermove", move);

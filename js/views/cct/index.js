@@ -16,8 +16,10 @@ import { bindErrorLine } from "../../lib/error.js";
 import { bindEditKeys } from "../../lib/keys.js";
 import { buildFooter, buildRowButtons, buildToolbar } from "./controls.js";
 import { ColumnHeader } from "./header.js";
+import { indentation, SLOT_WIDTH } from "./columns.js";
 import { fillTooltip, placeTooltip } from "./tooltip.js";
 import { displayTree, rowOrder, sortKey } from "./layout.js";
+import { hotPath } from "./hotpath.js";
 import { matchingNodes, searchPattern } from "./search.js";
 import { rowAt, VirtualList } from "../../lib/virtual.js";
 
@@ -37,6 +39,10 @@ class CCTView {
       this.state = added ? applyEdit(this.tree, this.state, added)
         : replay(this.tree, this.edits.history);
       this.refresh();
+      if (this.revealCursor) {
+        this.revealCursor = false;
+        this.scrollToCursor();
+      }
       if (this.revealing) {
         // the callers of the matches are expanded now: move to the next one
         this.revealing = false;
@@ -50,11 +56,12 @@ class CCTView {
     this.cursorNode = -1;
     this.pointer = null;
     this.search = { pattern: null, matches: null };
-    // Columns: the exclusive and inclusive metrics, or every metric when there are none
-    // (an ensemble's statistics, say).
+    // Columns: the exclusive and inclusive metrics and those the kernel marks as columns
+    // (the rank spread: min, max, imbalance), or every metric when there are none (an
+    // ensemble's statistics, say).
     const metrics = this.tree.metrics.map((m, j) => ({ ...m, index: j }));
-    const additive = metrics.filter((m) => m.kind !== "other");
-    this.columns = additive.length ? additive : metrics;
+    const shown = metrics.filter((m) => m.kind !== "other" || m.column);
+    this.columns = shown.length ? shown : metrics;
     this.build(el);
     this.listen();
     this.refresh();
@@ -72,18 +79,40 @@ class CCTView {
     this.header = new ColumnHeader(root, this.columns, body, this.signal, (metric) => {
       this.model.set("sort_metric", metric);
       this.model.save_changes();
-    });
+    }, () => this.fitColumns());
     const footer = buildFooter();
     const tooltip = element("div", "gc-tooltip");
     root.append(toolbar.bar, notice, this.header.element, body, footer.footer, tooltip);
     el.append(root);
     Object.assign(this, toolbar, footer, { notice, body, tooltip, actions: buildRowButtons() });
+    this.indent = indentation(Infinity, 0);
     this.list = new VirtualList(body, {
       rowHeight: ROW_HEIGHT,
       makeRow: () => this.makeRow(),
       draw: (row, index) => this.drawRow(row, index),
       signal: this.signal,
     });
+    // The metric columns stay on the right at any panel width: they narrow to fit, and
+    // indentation narrows so that deep rows never push them.
+    const resizing = new ResizeObserver(() => this.fitColumns());
+    resizing.observe(body);
+    this.signal.addEventListener("abort", () => resizing.disconnect());
+  }
+
+  /** Fit the columns to the body's width and the indentation to the name column. */
+  fitColumns() {
+    const rowWidth = this.body.clientWidth;
+    if (!rowWidth) return;
+    const widths = this.header.fit(rowWidth);
+    const nameWidth = rowWidth - widths.reduce((a, b) => a + b, 0) - SLOT_WIDTH;
+    const depth = this.order?.depth ?? [];
+    let deepest = 0;
+    for (let r = 0; r < depth.length; r++) if (depth[r] > deepest) deepest = depth[r];
+    const key = `${nameWidth}/${deepest}`;
+    if (key === this.indentKey) return;
+    this.indentKey = key;
+    this.indent = indentation(nameWidth, deepest);
+    this.list?.render();
   }
 
   makeRow() {
@@ -92,8 +121,9 @@ class CCTView {
     const parts = {
       name, toggle: element("span", "gc-toggle"), swatch: element("span", "gc-swatch"),
       text: element("span", "gc-text"), bars: [], numbers: [], memo: {},
+      badge: element("span", "gc-device", { text: "GPU", title: "device work (GPU)" }),
     };
-    name.append(parts.toggle, parts.swatch, parts.text);
+    name.append(parts.toggle, parts.swatch, parts.text, parts.badge);
     row.append(name);
     for (let c = 0; c < this.columns.length; c++) {
       const cell = element("span", "gc-cell");
@@ -158,6 +188,7 @@ class CCTView {
     button(this.undoButton, () => this.edits.undo());
     button(this.redoButton, () => this.edits.redo());
     button(this.unfocusButton, () => this.edits.edit({ op: "unfocus" }));
+    button(this.hotButton, () => this.expandHotPath());
     button(this.resetButton, () => this.edits.reset());
     on(this.copyButton, "click", () => navigator.clipboard?.writeText(this.queryText.textContent));
     on(this.body, "click", (event) => this.onRowClick(event));
@@ -273,12 +304,37 @@ class CCTView {
     else if (key === "e") this.edits.edit({ op: "elide", nodes: this.members(group) });
     else if (key === "f") this.edits.edit({ op: "focus", nodes: this.members(group) });
     else if (key === "u") this.edits.edit({ op: "unfocus" });
+    else if (key === "p") this.expandHotPath();
     else if (key === "/") this.searchInput.focus();
     else return;
     handled();
   }
 
   // ---------------------------------------------------------------- edits
+  /** Expand hpcviewer's hot path from the cursor row (the first root without one), as
+   * view.expand_hot_path() does in Python, and put the cursor on its last node. */
+  expandHotPath() {
+    const { tree } = this;
+    const start = Math.max(this.cursorNode, 0);
+    let metric = this.tree.metrics[this.metricIndex(this.model.get("metric"))];
+    if (metric.kind === "exclusive" && metric.partner >= 0) metric = tree.metrics[metric.partner];
+    const path = hotPath(tree, start, metric.values);
+    const nodes = path.filter((i) => tree.childCount[i] > 0);
+    this.cursorNode = path[path.length - 1];
+    if (nodes.some((i) => this.state.flags[tree.pathKey[i]] & COLLAPSED)) {
+      this.revealCursor = true;
+      this.edits.edit({ op: "expand", nodes });
+    } else {
+      this.scrollToCursor();
+    }
+  }
+
+  scrollToCursor() {
+    const row = this.rowOf(this.cursorNode);
+    if (row >= 0) this.list.scrollTo(row);
+    this.list.render();
+  }
+
   toggle(group) {
     const nodes = this.members(group);
     if (this.display.collapsed[group]) this.edits.edit({ op: "expand", nodes });
@@ -500,6 +556,7 @@ class CCTView {
     this.showQuery();
     this.drawLegend(colourName);
     this.header.markSorted(sortName);
+    this.fitColumns();
     this.list.update(this.order.rows.length);
     if (this.search.matches) this.updateSearchInfo();
     this.hover();
@@ -551,7 +608,7 @@ class CCTView {
     const parts = row.gladeParts;
     const { memo } = parts;
     row.dataset.group = String(group);
-    set(parts.name.style, "paddingLeft", `${4 + 14 * this.order.depth[index]}px`, memo);
+    set(parts.name.style, "paddingLeft", `${this.indent(this.order.depth[index])}px`, memo);
     // Drawn by CSS: a glyph like ▸ would make the browser look for a fallback font on
     // every redraw, which costs more than the rest of the row.
     set(parts.toggle, "className", display.collapsed[group] ? "gc-toggle gc-closed"
@@ -581,6 +638,9 @@ class CCTView {
     row.classList.toggle("gc-cursor",
       this.cursorNode >= 0 && display.groupOf[this.cursorNode] === group);
     row.classList.toggle("gc-match", Boolean(this.search.pattern?.test(label)));
+    const device = tree.device !== null
+      && display.membersOf(group).some((i) => tree.device[i]);
+    row.classList.toggle("gc-on-device", device);
   }
 
   /** Show the row buttons and the tooltip of the row under the pointer (none when the
@@ -603,7 +663,9 @@ class CCTView {
     }
     fillTooltip(this.tooltip, this.tree, this.display, this.order.rows[row],
       (j) => this.scaleOf(j).full);
-    placeTooltip(this.tooltip, this.root, this.pointer);
+    const firstValue = this.header.element.querySelector(".gc-column");
+    placeTooltip(this.tooltip, this.root, this.pointer,
+      firstValue ? firstValue.getBoundingClientRect().left : this.body.getBoundingClientRect().right);
   }
 }
 

@@ -25,10 +25,46 @@ export function fillTooltip(tooltip, tree, display, group, full) {
   tooltip.replaceChildren(...lines);
 }
 
-/** Show `tooltip` below and right of the pointer, inside the view `root`. */
-export function placeTooltip(tooltip, root, pointer) {
+const GAP = 12;
+const MIN_TIP_WIDTH = 200;
+
+/**
+ * Where the tooltip goes, in px from the view's top left: left of `valuesLeft` (where the
+ * metric columns start), so it never covers the values being compared, and below the
+ * pointer's row (above it when it would leave the view). When the name column is
+ * narrower than the narrowest tooltip (columns resized by hand), the tooltip goes to the
+ * view's left edge in the half of the view away from the pointer's row.
+ * @param {{width: number, height: number}} view
+ * @param {{width: number, height: number}} tip
+ * @param {{x: number, y: number}} pointer  relative to the view
+ * @param {number} valuesLeft
+ * @returns {{left: number, top: number, maxWidth: number}}
+ */
+export function tooltipPlace(view, tip, pointer, valuesLeft) {
+  const maxWidth = Math.max(MIN_TIP_WIDTH, valuesLeft - 2 * GAP);
+  const width = Math.min(tip.width, maxWidth);
+  if (valuesLeft - 2 * GAP < MIN_TIP_WIDTH) {
+    const top = pointer.y < view.height / 2 ? Math.max(0, view.height - tip.height - 4) : 4;
+    return { left: 4, top, maxWidth };
+  }
+  const left = valuesLeft - GAP - width;
+  const below = pointer.y + GAP;
+  const top = below + tip.height <= view.height ? below
+    : Math.max(0, pointer.y - GAP - tip.height);
+  return { left, top, maxWidth };
+}
+
+/** Show `tooltip` in the view `root` beside the pointer, left of the values (see
+ * tooltipPlace); `valuesLeft` is the page x where the first metric column starts. */
+export function placeTooltip(tooltip, root, pointer, valuesLeft) {
   const box = root.getBoundingClientRect();
   tooltip.style.display = "block";
-  tooltip.style.left = `${Math.min(pointer.x - box.left + 14, box.width - 260)}px`;
-  tooltip.style.top = `${pointer.y - box.top + 14}px`;
+  const start = tooltipPlace(box, tooltip.getBoundingClientRect(),
+    { x: pointer.x - box.left, y: pointer.y - box.top }, valuesLeft - box.left);
+  tooltip.style.maxWidth = `${start.maxWidth}px`;
+  // measured again at its final width: the text may wrap
+  const place = tooltipPlace(box, tooltip.getBoundingClientRect(),
+    { x: pointer.x - box.left, y: pointer.y - box.top }, valuesLeft - box.left);
+  tooltip.style.left = `${place.left}px`;
+  tooltip.style.top = `${place.top}px`;
 }

@@ -173,6 +173,10 @@ def _categories(parent: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return category
 
 
+#: The unit of each metric of :func:`synthetic_profile`.
+_UNITS = {"time": "us", "PAPI_L2_TCM": "count"}
+
+
 def synthetic_profile(
     n_nodes: int = 1000,
     ranks: int | None = None,
@@ -184,8 +188,9 @@ def synthetic_profile(
     Application functions (``solve_flux``...), MPI calls with their internal
     frames (``MPI_Allreduce`` -> ``PMPI_Allreduce`` -> ``MPIDI_CH3_Progress``),
     allocator, libc and ``std::`` frames; siblings have distinct names. Metrics:
-    ``time`` (exclusive, heavy-tailed) and ``time (inc)``, plus ``PAPI_L2_TCM``
-    and its inclusive partner when ``counters``. With ``ranks`` the profile has
+    ``time`` (exclusive, heavy-tailed, in microseconds) and ``time (inc)``, plus
+    ``PAPI_L2_TCM`` (a count of cache misses) and its inclusive partner when
+    ``counters``; ``gf.units`` records both units. With ``ranks`` the profile has
     one row per (node, rank), with per-rank variation and one planted slow rank
     (the last) in MPI waiting time.
     """
@@ -257,6 +262,7 @@ def synthetic_profile(
             "seed": seed,
             "n_nodes": n_nodes,
             "ranks": ranks,
+            "units": {f"{m}{end}": _UNITS[m] for m in columns for end in ("", " (inc)")},
         },
         fill_inclusive=True,
     )

@@ -6,12 +6,14 @@ result holds the profiles present on both sides and the additive (exclusive and
 inclusive) metrics both sides have, computed row by row (rank by rank when the
 ensembles keep ranks); a value missing on either side is missing in the result,
 never the other side's value. Nodes then follow the missing-data rule. The
-metadata are the left side's; its statistics recipes are computed again on the
-result.
+metadata are the left side's, with the units the operation derives
+(:func:`glade.units.combine_unit`: ``s - s`` is ``s``, ``s / s`` has none); its
+statistics recipes are computed again on the result.
 """
 
 from __future__ import annotations
 
+import json
 import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -19,7 +21,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from glade.ensemble.build import sorted_rows
+from glade.ensemble.output import measured_units
 from glade.errors import GladeError
+from glade.units import combine_unit
+
+_SYMBOLS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/"}
 
 if TYPE_CHECKING:
     from glade.ensemble.model import Ensemble
@@ -79,6 +85,15 @@ def combine(left: Ensemble, right: Ensemble, op: Callable, on: str | None = None
     metadata = left.metadata.copy()
     metadata.index = metadata.index.map(relabels[0]).rename("profile")
     metadata = metadata.loc[common]
+    left_units, right_units = measured_units(left), measured_units(right)
+    symbol = _SYMBOLS.get(op)
+    units = {
+        str(m): unit
+        for m in metrics
+        if symbol is not None
+        and (unit := combine_unit(symbol, left_units.get(m), right_units.get(m))) is not None
+    }
+    metadata["units"] = json.dumps(units)
     rest = list(index.names[2:])
     table = sorted_rows(
         np.asarray(index.codes[0], dtype=np.int64)[rows],

@@ -532,6 +532,24 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         return [*self._measured, *(label for label, _ in self._derived)]
 
     @property
+    def units(self) -> dict[Label, str]:
+        """The unit of each metric and stats column that has one (see
+        :mod:`glade.units`): the unit the profiles' readers recorded, where they agree,
+        and the units of the statistics over those metrics (``time_mean`` in the unit of
+        ``time``).
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_ensemble
+        >>> ens = Ensemble.from_graphframes(synthetic_ensemble(3, 20))
+        >>> ens.units["time (inc)"]
+        's'
+        """
+        from glade.ensemble.output import ensemble_units
+
+        return ensemble_units(self)
+
+    @property
     def is_columnar(self) -> bool:
         """True for the result of ``concat(..., axis="columns")`` (``(header, metric)``
         columns)."""

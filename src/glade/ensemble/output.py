@@ -3,17 +3,56 @@ on the ensemble's graph, and the call tree as text."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+import json
+from collections.abc import Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
 from glade.ensemble.samples import Label, flat_label
 from glade.errors import GladeError, MetricError
 from glade.profile.graphframe import GraphFrame
+from glade.units import format_values, merge_units, stat_unit
 
 if TYPE_CHECKING:
     from glade.ensemble.model import Ensemble
+
+
+def _as_mapping(value: Any) -> Mapping | None:
+    """A profile's ``units`` metadata cell (JSON text in the ensemble's table) as a dict."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    return value if isinstance(value, Mapping) else None
+
+
+def measured_units(ens: Ensemble) -> dict[Label, str]:
+    """The unit of each measured metric the profiles agree on (their ``units``
+    metadata; metrics with conflicting units have none)."""
+    if "units" not in ens.metadata.columns:
+        return {}
+    units = merge_units(_as_mapping(cell) for cell in ens.metadata["units"].dropna())
+    return {m: units[str(flat_label(m))] for m in ens._measured if str(flat_label(m)) in units}
+
+
+def ensemble_units(ens: Ensemble) -> dict[Label, str]:
+    """Units of the measured metrics and of the stats columns computed over them
+    (``time_mean`` has the unit of ``time``, ``time_var`` its square, see
+    :func:`glade.units.stat_unit`), keyed by column label."""
+    units = measured_units(ens)
+    by_name = sorted(((str(flat_label(m)), u) for m, u in units.items()), key=lambda p: -len(p[0]))
+    for label in ens._stat_columns:
+        flat = str(flat_label(label))
+        for name, unit in by_name:
+            if flat.startswith(name + "_"):
+                derived = stat_unit(unit, flat[len(name) + 1 :])
+                if derived is not None:
+                    units[label] = derived
+                break
+    return units
 
 
 def to_graphframe(ens: Ensemble, profile: Hashable | None = None) -> GraphFrame:
@@ -27,13 +66,22 @@ def to_graphframe(ens: Ensemble, profile: Hashable | None = None) -> GraphFrame:
         metrics = list(data.columns)
         for col in ens.graph.frame_attributes:
             data[col] = ens.graph.frame_values(col)
-        return GraphFrame(ens.graph, data, default_metric=metrics[0] if metrics else None)
+        units = {flat_label(label): unit for label, unit in ensemble_units(ens).items()}
+        return GraphFrame(
+            ens.graph,
+            data,
+            default_metric=metrics[0] if metrics else None,
+            metadata={"units": {m: units[m] for m in metrics if m in units}},
+        )
     if profile not in ens.metadata.index:
         raise GladeError(f"no profile {profile!r} in the ensemble")
     position = ens.metadata.index.get_loc(profile)
     rows = ens.dataframe.take(np.flatnonzero(ens._row_profile == position)).droplevel("profile")
     rows.columns = [flat_label(c) for c in rows.columns]
     metadata = {str(k): v for k, v in ens.metadata.iloc[position].dropna().items()}
+    recorded = _as_mapping(metadata.get("units"))
+    if recorded is not None:
+        metadata["units"] = dict(recorded)
     return GraphFrame(
         ens.graph,
         rows,

@@ -22,6 +22,7 @@ from glade.ensemble.samples import Label, SampleTable, flat_label
 from glade.errors import GladeError, MetricError
 from glade.graph import Node
 from glade.profile.analyses import node_id
+from glade.units import axis_label, scale_for
 
 if TYPE_CHECKING:
     from bokeh.models import LayoutDOM
@@ -49,6 +50,14 @@ def node_ids(ens: Ensemble, nodes: Sequence[NodeRef] | None) -> np.ndarray:
 def label_text(label: Label) -> str:
     """A column label as text (``(header, name)`` as ``"header/name"``)."""
     return str(flat_label(label))
+
+
+def value_axis(ens: Ensemble, metric: Label, values: np.ndarray) -> tuple[str, float]:
+    """The title of an axis of ``metric``'s ``values`` with the unit they are drawn in
+    (``"time (inc) (ms)"``), and the factor that converts the values to it (see
+    :func:`glade.units.scale_for`); the bare name for a metric without a unit."""
+    unit, factor = scale_for(values, ens.units.get(metric, ""))
+    return axis_label(label_text(metric), unit), factor
 
 
 def _colour_bar(mapper: LinearColorMapper, title: str) -> ColorBar:
@@ -133,6 +142,8 @@ def plot_profiles_heatmap(
     ids = node_ids(ens, nodes)
     p = ens.num_profiles
     grid = table.profile_means(metric)[ids]
+    title_of_value, factor = value_axis(ens, metric, grid)
+    grid = grid * factor
     with np.errstate(invalid="ignore", divide="ignore"):
         shown = grid / np.nanmean(grid, axis=1, keepdims=True) if relative else grid
     labels = node_labels(ens, ids)
@@ -171,12 +182,12 @@ def plot_profiles_heatmap(
             tooltips=[
                 ("node", "@node"),
                 ("profile", "@profile"),
-                (label_text(metric), "@value{0.000g}"),
+                (title_of_value, "@value{0.000g}"),
             ]
         )
     )
     fig.add_layout(
-        _colour_bar(mapper, "value / node mean" if relative else label_text(metric)), "right"
+        _colour_bar(mapper, "value / node mean" if relative else title_of_value), "right"
     )
     fig.xaxis.major_label_orientation = 1.2
     return fig
@@ -204,6 +215,8 @@ def plot_histogram(
     table, metric = checked_samples(ens, metric)
     values = table.values(metric)
     sample = values[(table.row_node == nid) & ~np.isnan(values)]
+    axis, factor = value_axis(ens, metric, sample)
+    sample = sample * factor
     counts, edges = (
         np.histogram(sample, bins=bins)
         if sample.size
@@ -230,7 +243,7 @@ def plot_histogram(
     fig.add_tools(
         HoverTool(tooltips=[("range", "@left{0.000g} - @right{0.000g}"), ("profiles", "@count")])
     )
-    fig.xaxis.axis_label = label_text(metric)
+    fig.xaxis.axis_label = axis
     fig.yaxis.axis_label = "samples"
     return fig
 
@@ -264,14 +277,15 @@ def plot_boxplot(
     np.fmin.at(low, node_of[inside], ordered.values[inside])
     np.fmax.at(high, node_of[inside], ordered.values[inside])
     labels = node_labels(ens, ids)
+    axis, factor = value_axis(ens, metric, np.concatenate([low[ids], high[ids]]))
     boxes = ColumnDataSource(
         {
             "node": labels,
-            "q1": q1[ids],
-            "q2": median[ids],
-            "q3": q3[ids],
-            "low": low[ids],
-            "high": high[ids],
+            "q1": q1[ids] * factor,
+            "q2": median[ids] * factor,
+            "q3": q3[ids] * factor,
+            "low": low[ids] * factor,
+            "high": high[ids] * factor,
         }
     )
     wanted = np.zeros(len(ens.graph), dtype=bool)
@@ -282,7 +296,7 @@ def plot_boxplot(
     points = ColumnDataSource(
         {
             "node": [position[nid] for nid in node_of[outside].tolist()],
-            "value": ordered.values[outside],
+            "value": ordered.values[outside] * factor,
             "profile": [str(p) for p in profile_ids[table.row_profile[ordered.rows[outside]]]],
         }
     )
@@ -306,7 +320,7 @@ def plot_boxplot(
         )
     )
     fig.xaxis.major_label_orientation = 0.9
-    fig.yaxis.axis_label = label_text(metric)
+    fig.yaxis.axis_label = axis
     return fig
 
 

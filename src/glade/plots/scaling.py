@@ -15,6 +15,7 @@ from glade.ensemble.scaling import evaluate, parameter_values
 from glade.errors import GladeError, MetricError
 from glade.plots.ensemble import NodeRef, label_text, node_labels
 from glade.profile.analyses import node_id
+from glade.units import axis_label
 
 if TYPE_CHECKING:
     from glade.ensemble.model import Ensemble
@@ -121,7 +122,8 @@ def plot_model(
     if len(measured) <= 12:
         fig.xaxis.ticker = measured.tolist()
     fig.xaxis.axis_label = str(parameter)
-    fig.yaxis.axis_label = label_text(metric)
+    # in the data's own unit, which the model's coefficients are in
+    fig.yaxis.axis_label = axis_label(label_text(metric), ens.units.get(metric, ""))
     fig.legend.location = "top_left"
     fig.legend.label_text_font_size = "9pt"
     return fig

@@ -7,6 +7,7 @@ merged by the one rule of :mod:`glade.profile.merge`, so no row is lost: the tot
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,9 @@ from glade.errors import GraphError
 from glade.graph import Graph
 from glade.profile.merge import dense_cells
 from glade.profile.table import assemble, attach_frames
+from glade.units import combine_unit
+
+_SYMBOLS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/"}
 
 if TYPE_CHECKING:
     from glade.profile.graphframe import GraphFrame
@@ -50,7 +54,8 @@ def unify(a: GraphFrame, b: GraphFrame) -> tuple[GraphFrame, GraphFrame]:
 
 def arithmetic(a: GraphFrame, b: GraphFrame, op: Callable) -> GraphFrame:
     """``op`` (``operator.add``...) of the additive metrics both profiles have, on the
-    union of their graphs; NaN where either side has no value."""
+    union of their graphs; NaN where either side has no value. Units follow
+    :func:`glade.units.combine_unit` (``s - s`` is ``s``, ``s / s`` has none)."""
     left, right = unify(a, b)
     if left.dataframe.index.names != right.dataframe.index.names:
         raise GraphError(
@@ -61,9 +66,18 @@ def arithmetic(a: GraphFrame, b: GraphFrame, op: Callable) -> GraphFrame:
     values = left.dataframe[metrics]
     result = op(values, right.dataframe[metrics])
     result = result.reindex(values.index.union(right.dataframe.index)).sort_index()
-    return left._replace(
+    out = left._replace(
         left.graph,
         attach_frames(left.graph, result),
         exc_metrics=[m for m in left.exc_metrics if m in metrics],
         inc_metrics=[m for m in left.inc_metrics if m in metrics],
     )
+    symbol = _SYMBOLS.get(op)
+    a_units, b_units = a.units, b.units
+    out.metadata["units"] = {
+        m: unit
+        for m in metrics
+        if symbol is not None
+        and (unit := combine_unit(symbol, a_units.get(m), b_units.get(m))) is not None
+    }
+    return out

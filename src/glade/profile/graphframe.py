@@ -160,6 +160,33 @@ class GraphFrame(ProfileAnalyses):
         additive = set(self.exc_metrics) | set(self.inc_metrics)
         return [c for c in self.metric_columns if c not in additive]
 
+    @property
+    def units(self) -> dict[str, str]:
+        """The unit of each metric that has one (metric -> unit, see :mod:`glade.units`),
+        as the reader recorded it in ``metadata["units"]``; a metric without a unit is
+        written as a plain number.
+
+        Examples
+        --------
+        >>> gf = GraphFrame.from_literal(
+        ...     [{"frame": {"name": "main"}, "metrics": {"time": 2.0}, "children": []}]
+        ... )
+        >>> gf.units = {"time": "ms", "time (inc)": "ms"}
+        >>> gf.units["time (inc)"]
+        'ms'
+        """
+        recorded = self.metadata.get("units")
+        if not isinstance(recorded, Mapping):
+            return {}
+        columns = set(self.dataframe.columns)
+        return {m: u for m, u in recorded.items() if m in columns and isinstance(u, str) and u}
+
+    @units.setter
+    def units(self, units: Mapping[str, str | None]) -> None:
+        from glade.units import set_units
+
+        set_units(self.metadata, units, self.metric_columns)
+
     def node(self, nid: int) -> Node:
         """The handle of node ``nid``."""
         return self.graph.node(nid)

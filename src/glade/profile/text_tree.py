@@ -10,7 +10,7 @@ import pandas as pd
 
 from glade.errors import GladeError, MetricError, other_spelling
 from glade.graph import Graph, depth_from_parent, group_by_depth
-from glade.units import format_times, time_unit
+from glade.units import format_values, unit_of
 
 if TYPE_CHECKING:
     from glade.profile.graphframe import GraphFrame
@@ -175,9 +175,9 @@ def render(
     ``depth`` hides nodes deeper than it (roots are depth 0); ``threshold``
     hides nodes (and what lies below them) whose value is under
     ``threshold`` x the largest value; ``name_width`` cuts long names;
-    ``color`` adds ANSI colours by value with a legend; a time metric (one with a unit in
-    ``metadata["units"]``, see :mod:`glade.units`) is written with units (``1.235 ms``);
-    ``annotation`` names a
+    ``color`` adds ANSI colours by value with a legend; a metric with a unit
+    (``gf.units``, see :mod:`glade.units`) is written with it, scaled for reading
+    (``1.235 ms``, ``3.680M cycles``); ``annotation`` names a
     column shown after the name. A node shared by several parents (a DAG) is
     printed once in full and elsewhere as ``↪ name``.
     """
@@ -202,6 +202,7 @@ def render(
             else f" (aggregated over {over})"
         )
     )
+    unit = unit_of(gf.metadata, metric)
     header = [f"{metric}{rows}"]
     if n == 0:
         return header[0] + "\n(no node)\n"
@@ -223,12 +224,7 @@ def render(
         long = np.array([len(s) > name_width for s in names], dtype=bool)
         names[long] = np.array([s[: name_width - 1] + "…" for s in names[long]], dtype=object)
     shown = values[items]
-    unit = time_unit(gf.metadata, metric)
-    if unit is None:
-        text = np.char.mod(f"%.{precision}f", shown).astype(object)
-        text[~np.isfinite(shown)] = "nan"
-    else:
-        text = format_times(shown, unit, precision)
+    text = format_values(shown, unit, precision)
     if color:
         text = _colour(shown, text, lo, hi)
     body = text + " " + names
@@ -261,11 +257,7 @@ def render(
         footer.append(f"{SHARED_MARK}shared node, shown in full at its first call path")
     if color:
         stops = lo + (hi - lo) * np.concatenate([[0.0], _EDGES])
-        marks = (
-            format_times(stops, unit, precision)
-            if unit is not None
-            else [f"{s:.{precision}g}" for s in stops]
-        )
+        marks = format_values(stops, unit, precision)
         legend = " ".join(f"{c}■{_RESET} ≥{s}" for c, s in zip(_COLOURS, marks, strict=True))
         footer.append(f"Legend ({metric}): {legend}")
     return "\n".join(header + lines + footer) + "\n"

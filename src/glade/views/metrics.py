@@ -3,8 +3,8 @@ to the aggregate or the rank the user chose.
 
 Exclusive and inclusive metrics count a missing row as 0, as GraphFrame.squash does, so
 the values match those of the GraphFrame the view's query gives; other numeric metrics
-ignore missing values. A time metric carries its unit (:mod:`glade.units`), so views
-write it as a time. Columns that identify nodes rather than measure them (HPCToolkit's
+ignore missing values. A metric carries its unit (:mod:`glade.units`), so views write
+its values with it. Columns that identify nodes rather than measure them (HPCToolkit's
 ``nid``, kept for Hatchet users) are not metrics and are left out.
 """
 
@@ -20,7 +20,7 @@ import pandas as pd
 from glade.errors import GladeError, MetricError
 from glade.profile.graphframe import GraphFrame
 from glade.profile.table import RowLayout, inclusive_name
-from glade.units import time_unit
+from glade.units import unit_of
 
 #: Numeric columns readers keep that name nodes instead of measuring them.
 IDENTIFIERS = frozenset({"nid"})
@@ -38,14 +38,47 @@ AGGREGATES = {
 @dataclass(frozen=True)
 class MetricColumn:
     """A metric as a view shows it: name, kind ("inclusive", "exclusive" or "other"),
-    the position of its inclusive partner (exclusive metrics, else -1), its values and
-    its time unit (None when it is not a time)."""
+    the position of its inclusive partner (exclusive metrics, else -1), its values, its
+    unit (None when it has none), and whether a view shows it as a column although it is
+    not additive (the rank spread of :func:`rank_spread`)."""
 
     name: str
     kind: str
     partner: int
     values: np.ndarray
     unit: str | None = None
+    column: bool = False
+
+
+#: The statistics over ranks that join a metric's mean, and how columns name them.
+SPREAD = ("min", "max", "imbalance")
+
+
+def rank_spread(gf: GraphFrame, metric: str) -> list[MetricColumn]:
+    """The spread of ``metric`` over the ranks of ``gf``: ``"<metric> min"``,
+    ``"<metric> max"`` (in its unit) and ``"<metric> imbalance"`` ((max - mean) / mean,
+    as the supergraph's rank imbalance) per node, with a node's threads summed within a
+    rank; a rank without a row of the node counts as 0 for an additive metric. Empty
+    when ``gf`` has no ``rank`` level or one rank."""
+    index = gf.dataframe.index
+    if "rank" not in index.names or index.get_level_values("rank").nunique() < 2:
+        return []
+    additive = metric in gf.exc_metrics or metric in gf.inc_metrics
+    per_rank = gf.dataframe[metric].groupby(level=["node", "rank"], sort=True).sum(min_count=1)
+    table = per_rank.unstack("rank")
+    if additive:
+        table = table.fillna(0.0)
+    values = np.full((len(gf.graph), table.shape[1]), np.nan)
+    values[np.asarray(table.index, dtype=np.int64)] = table.to_numpy(dtype=np.float64)
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        low, high, mean = (np.nanmin(values, 1), np.nanmax(values, 1), np.nanmean(values, 1))
+        imbalance = np.where(mean != 0, (high - mean) / mean, np.nan)
+    unit = unit_of(gf.metadata, metric)
+    return [
+        MetricColumn(f"{metric} {stat}", "other", -1, v, u, column=True)
+        for stat, v, u in zip(SPREAD, (low, high, imbalance), (unit, unit, None), strict=True)
+    ]
 
 
 def _kind(gf: GraphFrame, metric: str) -> str:
@@ -72,10 +105,13 @@ def _row_keys(gf: GraphFrame, layout: RowLayout, rank: Any) -> np.ndarray:
     return chosen
 
 
-def metric_columns(gf: GraphFrame, agg: str = "mean", rank: Any = None) -> list[MetricColumn]:
+def metric_columns(
+    gf: GraphFrame, agg: str = "mean", rank: Any = None, spread: tuple[str, ...] = ()
+) -> list[MetricColumn]:
     """Every numeric metric of ``gf`` with one value per node: the rows of ``rank`` when
     given, reduced over the remaining rows (threads, or all ranks) with ``agg`` (one of
-    mean, sum, min, max, median)."""
+    mean, sum, min, max, median); then, over all ranks, the :func:`rank_spread` of each
+    metric named in ``spread``."""
     if agg not in AGGREGATES:
         raise GladeError(f"agg must be one of {', '.join(AGGREGATES)}, not {agg!r}")
     df = gf.dataframe
@@ -106,10 +142,46 @@ def metric_columns(gf: GraphFrame, agg: str = "mean", rank: Any = None) -> list[
                 kind,
                 names.index(partner) if partner in names else -1,
                 np.asarray(values, dtype=np.float64),
-                time_unit(gf.metadata, name),
+                unit_of(gf.metadata, name),
             )
         )
+    if rank is None:
+        for name in spread:
+            columns += rank_spread(gf, name)
     return columns
+
+
+#: What names a metric of work on a GPU (Caliper's CUPTI and ROCm activity records,
+#: HPCToolkit's GPU metrics) or of the host's side of it (CUPTI's host durations).
+DEVICE_NAMES = ("cupti.activity", "rocm.activity", "GKER", "GXCOPY", "GPU")
+HOST_NAMES = ("cupti.host", "rocm.host")
+#: Frame types of GPU activities (see glade.readers.profiles.caliper.activities).
+DEVICE_TYPES = frozenset({"kernel", "memcpy", "memset"})
+
+
+def metric_role(name: str) -> str | None:
+    """``"device"`` for a metric of GPU work, ``"host"`` for a host metric of a GPU
+    profile, else None (an ordinary metric)."""
+    if any(part in name for part in DEVICE_NAMES):
+        return "device"
+    if any(part in name for part in HOST_NAMES):
+        return "host"
+    return None
+
+
+def device_work(gf: GraphFrame, columns: list[MetricColumn]) -> np.ndarray:
+    """Per node, whether it is device work: a GPU activity node (a kernel or a copy), or
+    a node (a kernel launch) with its own time in a device metric."""
+    frames = gf.graph.frames
+    device = (
+        frames["type"].isin(DEVICE_TYPES).to_numpy(dtype=bool)
+        if "type" in frames.columns
+        else np.zeros(len(gf.graph), dtype=bool)
+    )
+    for column in columns:
+        if column.kind == "exclusive" and metric_role(column.name) == "device":
+            device = device | (np.nan_to_num(column.values) > 0)
+    return device
 
 
 def describe_rows(gf: GraphFrame, agg: str, rank: Any) -> str:

@@ -190,7 +190,18 @@ def test_lulesh_cali_exclusive_metrics_get_inclusive(hatchet_data):
     assert frames["type"][node_id(gf, "main", "lulesh.cycle")] == "loop"
     total = gf.dataframe["time"].sum()
     assert value(gf, "time (inc)", "main") == pytest.approx(total)
+    units = gf.metadata.pop("units")
     assert gf.metadata == {"cali.caliper.version": "2.2.0-dev", "cali.channel": "default"}
+    # time.duration is in seconds in a .cali file; count and its sums are counts
+    assert units == {
+        "time": "s",
+        "time (inc)": "s",
+        "min#time.duration": "s",
+        "max#time.duration": "s",
+        "avg#time.duration": "s",
+        "count": "count",
+        "count (inc)": "count",
+    }
 
 
 def test_ordered_cali_inclusive_metrics_and_derived_exclusive(hatchet_data):

@@ -136,12 +136,14 @@ def kept_by_brute_force(view: CCT) -> np.ndarray:
             focus = set()
         elif op in ("depth", "threshold"):
             values = tree.values.get(edit.get("metric"))
-            collapsed = {
+            below = {
                 paths[i]
                 for i in range(tree.n)
                 if tree.child_count[i]
                 and (tree.depth[i] == edit["depth"] if op == "depth" else values[i] < edit["value"])
             }
+            # expand to depth replaces the collapses; a threshold adds to them
+            collapsed = below if op == "depth" else collapsed | below
         elif op == "base":
             collapsed, hidden, elided, focus = set(), set(), set(), set()
             base = query_mask(RowTable(tree.graph, view._gf.dataframe), parse(edit["query"]))

@@ -73,4 +73,8 @@ def test_trace_times_travel_with_their_unit():
         "count": None,
         "waiting time": "ns",
         "waiting time (inc)": "ns",
+        # the processes are the ranks: the spread of the view's metric over them
+        "time (inc) min": "ns",
+        "time (inc) max": "ns",
+        "time (inc) imbalance": None,
     }

@@ -4,9 +4,11 @@ apply / code / save, and bad queries."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import glade
+from glade import GraphFrame
 from glade.datasets import synthetic_profile
 from glade.errors import GladeError, MetricError, QueryError, QuerySyntaxError
 from glade.packing import mask_from_ranges, mask_ranges, string_table
@@ -58,7 +60,13 @@ class TestConstruction:
     def test_metrics_leave_out_identifiers_and_carry_time_units(self, cpi, gf):
         # HPCToolkit's nid names nodes; it is no metric to show, sort or colour by
         assert "nid" in cpi.dataframe.columns
-        assert [m["name"] for m in CCT(cpi).metrics] == ["time (inc)", "time"]
+        # (cpi has 4 ranks: the view's metric also gets its spread over them)
+        measured = [m for m in CCT(cpi).metrics if not m.get("column")]
+        assert [m["name"] for m in measured] == ["time (inc)", "time"]
+        # HPCToolkit's CPUTIME (usec) is in us; the synthetic profile's counter is a count
+        assert [m["unit"] for m in measured] == ["us", "us"]
+        counters = {m["name"]: m["unit"] for m in CCT(synthetic_profile(20)).metrics}
+        assert counters["PAPI_L2_TCM (inc)"] == "count" and counters["time"] == "us"
         with_nid = gf.copy()
         with_nid.dataframe["nid"] = np.arange(len(with_nid.dataframe)) + 1
         with_nid.metadata["units"] = {"time": "us", "time (inc)": "us"}
@@ -253,6 +261,22 @@ class TestEdits:
         view.undo().elide(("main",))
         assert view.future == []
 
+    def test_a_threshold_keeps_an_expand_to_depth(self, gf):
+        view = CCT(gf, metric="time (inc)").expand_to_depth(1)  # solve and io collapsed
+        at_depth = view.query
+        # mpi_wait b.c (inclusive 9) is under 10; solve (14) and io (13) stay collapsed
+        view.collapse_below(10)
+        assert len(view.history) == 2 and view.query == at_depth
+        assert inclusive_by_path(view.apply()) == {
+            ("main",): 28,
+            ("main", "solve"): 14,
+            ("main", "io"): 13,
+        }
+        view.expand(("main", "solve"))
+        assert ("main", "solve", "mpi_wait") in inclusive_by_path(view.apply())
+        poll = ("main", "solve", "mpi_wait", "poll")
+        assert poll not in inclusive_by_path(view.apply())  # the threshold's collapse stays
+
     def test_threshold_edits_coalesce(self, gf):
         view = CCT(gf).collapse_below(5).collapse_below(10)
         assert len(view.history) == 1
@@ -342,3 +366,111 @@ class TestTransport:
             mask = rng.random(int(rng.integers(0, 40))) < 0.5
             assert (mask_from_ranges(len(mask), mask_ranges(mask)) == mask).all()
         assert mask_ranges(np.array([True, True, False, True])) == [[0, 2], [3, 4]]
+
+
+class TestRankSpread:
+    def test_the_mean_is_joined_by_min_max_and_imbalance(self):
+        # main -> solve on 3 ranks; solve's own time 1, 2, 6 us: mean 3, max 6, imbalance
+        # (6 - 3) / 3 = 1; main's own time 1 on each rank, so main (inc) is 2, 3, 7
+        frames = pd.DataFrame({"name": ["main", "solve"]})
+        rows = pd.DataFrame(
+            {
+                "node": [0, 0, 0, 1, 1, 1],
+                "rank": [0, 1, 2, 0, 1, 2],
+                "time": [1.0, 1.0, 1.0, 1.0, 2.0, 6.0],
+            }
+        )
+        gf = GraphFrame.from_tables(
+            frames,
+            np.array([0]),
+            np.array([1]),
+            rows,
+            exc_metrics=["time"],
+            index=("node", "rank"),
+            default_metric="time (inc)",
+            metadata={"units": {"time": "us", "time (inc)": "us"}},
+            fill_inclusive=True,
+        )
+        view = CCT(gf)
+        spread = [m for m in view.metrics if m.get("column")]
+        assert [(m["name"], m["unit"]) for m in spread] == [
+            ("time (inc) min", "us"),
+            ("time (inc) max", "us"),
+            ("time (inc) imbalance", None),
+        ]
+        names = [m["name"] for m in view.metrics]
+        values = view.payload_arrays()["values"].reshape(len(names), 2)
+        assert values[names.index("time (inc)")].tolist() == [4.0, 3.0]
+        assert values[names.index("time (inc) min")].tolist() == [2.0, 1.0]
+        assert values[names.index("time (inc) max")].tolist() == [7.0, 6.0]
+        assert values[names.index("time (inc) imbalance")].tolist() == pytest.approx([0.75, 1.0])
+        # a rank's values, or a profile without ranks, have no spread
+        assert not any(m.get("column") for m in CCT(gf, rank=1).metrics)
+        assert not any(m.get("column") for m in CCT(gf.drop_index_levels()).metrics)
+        # the spread is a view of the data: the query and apply() are unchanged by it
+        view.collapse(("main",))
+        assert inclusive_by_path(view.apply()) == {("main",): 4.0}
+
+
+class TestDeviceWork:
+    def test_gpu_kernels_are_marked_with_gpu_time_beside_host_time(self, hatchet_data):
+        gf = glade.read(hatchet_data / "caliper-sw4-cuda-activity-profile-cali")
+        view = CCT(gf)
+        roles = {m["name"]: m.get("role") for m in view.metrics}
+        assert roles["sum#scale#cupti.activity.duration"] == "device"
+        assert roles["inclusive#scale#sum#cupti.host.duration"] == "host"
+        device = view.payload_arrays()["device"].astype(bool)
+        gpu = gf.dataframe["sum#scale#cupti.activity.duration"].to_numpy()
+        names = gf.graph.names
+        # the kernel launches and copies with GPU time are device work, nothing else is
+        assert set(names[device]) == {"cudaLaunchKernel", "cudaMemcpy"}
+        assert device.sum() == (gpu > 0).sum() > 0
+        # one launch under compute_preliminary_predictor: 0.002295 s on the host, 0.000780 s
+        # on the GPU (record ref=52 of the file)
+        launch = next(
+            n
+            for n in gf.graph.nodes()
+            if n.path()[-2:] == ("compute_preliminary_predictor", "cudaLaunchKernel")
+        )
+        row = gf.dataframe.loc[launch.nid]
+        assert row["inclusive#scale#sum#cupti.host.duration"] == pytest.approx(0.002295)
+        assert row["sum#scale#cupti.activity.duration"] == pytest.approx(0.000780)
+        assert device[launch.nid]
+
+    def test_no_gpu_no_mark(self, gf):
+        assert not CCT(gf).payload_arrays()["device"].any()
+        assert all("role" not in m for m in CCT(gf).metrics)
+
+
+class TestHotPath:
+    def test_the_same_path_as_the_page(self):
+        # main(0) -> {a(1) -> {c(2), d(3)}, b(4)}: the cases of js/test/views/cct/hotpath.test.js
+        gf = profile_from_spec(
+            {"parent": [-1, 0, 1, 1, 0], "name": ["main", "a", "c", "d", "b"], "time": [0] * 5}
+        )
+        tree = CCT(gf)._tree
+        assert tree.hot_path(0, np.array([10, 7, 4, 3, 3.0])) == [0, 1, 2]
+        assert tree.hot_path(0, np.array([10, 7, 3, 1, 3.0])) == [0, 1]
+        assert tree.hot_path(0, np.array([10, 7, 3, 1, 3.0]), 0.4) == [0, 1, 2]
+        assert tree.hot_path(0, np.array([10, 5, np.nan, 3, 5])) == [0, 1, 3]
+        assert tree.hot_path(4, np.array([10, 7, 4, 3, 3.0])) == [4]
+
+    def test_expanding_the_hot_path_is_an_expand_edit(self, gf):
+        # inclusive: main 28 -> solve 14 (>= 14) -> mpi_wait b.c 9 (>= 7) -> poll 5 (>= 4.5)
+        view = CCT(gf).expand_to_depth(1)  # solve and io collapsed
+        view.expand_hot_path()
+        assert view.history[-1] == {"op": "expand", "nodes": [0, 1, 3]}
+        assert set(inclusive_by_path(view.apply())) == {
+            ("main",),
+            ("main", "solve"),
+            ("main", "io"),  # off the hot path: stays collapsed
+            ("main", "solve", "mpi_wait"),
+            ("main", "solve", "mpi_wait", "poll"),
+        }
+        count = len(view.history)
+        view.expand_hot_path()  # open already: no edit
+        assert len(view.history) == count
+        view.expand_to_depth(1).expand_hot_path(("main", "io"))
+        assert view.history[-1] == {"op": "expand", "nodes": [5]}
+        with pytest.raises(GladeError, match="fraction"):
+            view.expand_hot_path(fraction=2)

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
-  breakable, columnTitle, headerLabel, kindLabel, MAX_WIDTH, MIN_WIDTH, resizedWidth,
+  breakable, columnTitle, DEFAULT_WIDTH, fitWidths, headerLabel, indentation, kindLabel, kindLine,
+  MAX_WIDTH, MIN_WIDTH, NAME_MIN, resizedWidth, SLOT_WIDTH,
 } from "../../../views/cct/columns.js";
 
 describe("column headers", () => {
@@ -22,15 +23,23 @@ describe("column headers", () => {
     expect(headerLabel(name, 92).length).toBeLessThan(name.length);
     expect(headerLabel(name, 200)).toBe(name);
   });
-  it("say the kind on a line of its own and everything in the tooltip", () => {
+  it("say the kind on a line of its own unless the name says it, and all in the tooltip", () => {
     expect(kindLabel({ kind: "inclusive" })).toBe("inclusive");
     expect(kindLabel({ kind: "other" })).toBe("");
+    expect(kindLine({ name: "time", kind: "exclusive" })).toBe("exclusive");
+    expect(kindLine({ name: "time (inc)", kind: "inclusive" })).toBe("");
+    expect(kindLine({ name: "Avg time/rank (exc)", kind: "exclusive" })).toBe("");
+    expect(kindLine({ name: "inclusive#sum#time.duration", kind: "inclusive" })).toBe("");
+    // a GPU profile's columns say whether they measure the GPU or the host
+    expect(kindLine({ name: "sum#cupti.activity.duration", kind: "exclusive", role: "device" }))
+      .toBe("exclusive · GPU");
+    expect(kindLine({ name: "x (inc)", kind: "inclusive", role: "host" })).toBe("host");
     expect(columnTitle({ name: "time", kind: "exclusive", unit: "ns" }))
-      .toBe("time (exclusive metric, a time (ns in the data))\n"
+      .toBe("time (exclusive metric, in ns)\n"
         + "click: sort by it; drag the right edge: resize");
     expect(columnTitle({ name: "count", kind: "other", unit: null }).split("\n")[0]).toBe("count");
-    expect(columnTitle({ name: "t_mean", kind: "other", unit: "s" }).split("\n")[0])
-      .toBe("t_mean (a time (s in the data))");
+    expect(columnTitle({ name: "misses", kind: "other", unit: "count" }).split("\n")[0])
+      .toBe("misses (in count)");
   });
 });
 
@@ -48,5 +57,45 @@ describe("resizing", () => {
     expect(resizedWidth(92, -200)).toBe(MIN_WIDTH);
     expect(resizedWidth(600, 500)).toBe(MAX_WIDTH);
     expect(resizedWidth(92, 0.6)).toBe(93);
+  });
+});
+
+describe("fitting the panel", () => {
+  const sum = (widths) => widths.reduce((a, b) => a + b, 0);
+  it("keeps the default width when there is room", () => {
+    expect(fitWidths(1600, [100, 100, 100, 100], [false, false, false, false]))
+      .toEqual([DEFAULT_WIDTH, DEFAULT_WIDTH, DEFAULT_WIDTH, DEFAULT_WIDTH]);
+  });
+  it("narrows columns so that six fit an 800 px panel beside the names", () => {
+    const widths = fitWidths(784, Array(6).fill(100), Array(6).fill(false));
+    // 784 - 240 (names) - 68 (buttons) = 476 px for six columns: 79 each
+    expect(widths).toEqual(Array(6).fill(79));
+    expect(sum(widths) + NAME_MIN + SLOT_WIDTH).toBeLessThanOrEqual(784);
+  });
+  it("narrows the names before the columns go under 72 px", () => {
+    // 664 - 68 = 596 px: seven columns of 72 leave 92 for names, under the floor of 140
+    expect(fitWidths(664, Array(7).fill(100), Array(7).fill(false))).toEqual(Array(7).fill(65));
+    // five columns of 72 leave 236 px for names: a little under 240, and 72 px each
+    expect(fitWidths(664, Array(5).fill(100), Array(5).fill(false))).toEqual(Array(5).fill(72));
+  });
+  it("keeps a column resized by hand and fits the others around it", () => {
+    expect(fitWidths(800, [100, 300, 100], [false, true, false])).toEqual([96, 300, 96]);
+  });
+  it("never goes under the minimum width", () => {
+    expect(fitWidths(300, [100, 100, 100], [false, false, false])).toEqual([56, 56, 56]);
+    expect(MIN_WIDTH).toBe(56);
+  });
+  it("indents 14 px a level while the deepest name keeps its room", () => {
+    const indent = indentation(400, 10);
+    expect([0, 1, 10].map(indent)).toEqual([4, 18, 144]);
+  });
+  it("narrows the step for deep trees in a narrow name column, never past it", () => {
+    // 200 px of names: 100 px for indentation over 40 levels = 2.5 px a level
+    const indent = indentation(200, 40);
+    expect(indent(1)).toBe(7);
+    expect(indent(40)).toBe(104);
+    expect(indent(40) + 96).toBeLessThanOrEqual(200);
+    // deeper than the room allows even at 2 px a level: capped at the room
+    expect(indentation(120, 100)(100)).toBe(4 + 20);
   });
 });

@@ -236,7 +236,12 @@ def read_cprofile(path: str | os.PathLike) -> GraphFrame:
         exc_metrics=["time"],
         inc_metrics=["time (inc)"],
         default_metric="time (inc)",
-        metadata={"format": "cprofile", "path": source},
+        metadata={
+            "format": "cprofile",
+            "path": source,
+            # pstats keeps seconds (floats of time.perf_counter) and call counts
+            "units": {"time": "s", "time (inc)": "s", "numcalls": "count", "nativecalls": "count"},
+        },
     )
     check_values(gf, source)
     return gf

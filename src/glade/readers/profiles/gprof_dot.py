@@ -298,7 +298,12 @@ def read_gprof_dot(path: str | os.PathLike) -> GraphFrame:
         exc_metrics=["time"],
         inc_metrics=["time (inc)"],
         default_metric="time (inc)",
-        metadata={"format": "gprof_dot", "path": source, "unit": "percent of total time"},
+        metadata={
+            "format": "gprof_dot",
+            "path": source,
+            "unit": "percent of total time",
+            "units": {"time": "%", "time (inc)": "%", "calls": "count"},
+        },
     )
     check_values(gf, source)
     return gf

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from itertools import repeat
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -184,8 +185,10 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
     awaits_arr = np.asarray(awaits, dtype=np.float64)
     if not np.isnan(awaits_arr).all():
         rows["await_time"] = awaits_arr
-    metadata = {"format": "pyinstrument", "path": source}
+    metadata: dict[str, Any] = {"format": "pyinstrument", "path": source}
     metadata.update({k: data[k] for k in _SESSION_KEYS if k in data})
+    # pyinstrument's JSON renderer writes times in seconds
+    metadata["units"] = {m: "s" for m in ("time", "time (inc)", "await_time") if m in rows}
     check_metadata(metadata, source)
     record_repairs(metadata, repairs, source)
     return GraphFrame.from_tables(

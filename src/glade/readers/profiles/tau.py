@@ -26,6 +26,7 @@ import html
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -98,6 +99,17 @@ def detect(path: Path) -> bool:
 def _metric_name(raw: str) -> str:
     """Hatchet's column name for a TAU metric: TIME is ``time``, others keep their name."""
     return "time" if raw.upper() in _TIME_METRICS else raw
+
+
+def _metric_unit(raw: str) -> str | None:
+    """The unit of TAU metric ``raw``: TAU writes times in microseconds, hardware
+    counters (``PAPI_*``) as counts (cycles for cycle counters); None for others."""
+    upper = raw.upper()
+    if upper in _TIME_METRICS:
+        return "us"
+    if upper.startswith("PAPI_"):
+        return "cycles" if upper.endswith("_CYC") else "count"
+    return None
 
 
 def _scan_file(path: Path) -> tuple[str, list[str], str]:
@@ -284,6 +296,7 @@ def read_tau(path: str | os.PathLike) -> GraphFrame:
     if not groups:
         raise ReaderError(source, "no TAU profile.<node>.<context>.<thread> files")
     metrics: list[str] = []
+    units = {"Calls": "count", "Subrs": "count"}
     tables = []
     attributes: dict[str, str] = {}
     for files in groups:
@@ -292,6 +305,9 @@ def read_tau(path: str | os.PathLike) -> GraphFrame:
         if metric in metrics:
             raise ReaderError(files[0].parent, f"metric {raw_metric!r} appears twice")
         metrics.append(metric)
+        unit = _metric_unit(raw_metric)
+        if unit is not None:
+            units[metric] = units[metric + " (inc)"] = unit
         attributes = attributes or attrs
         tables.append(table.rename(columns={"excl": metric, "incl": metric + " (inc)"}))
     rows = pd.concat(tables, ignore_index=True)
@@ -312,8 +328,9 @@ def read_tau(path: str | os.PathLike) -> GraphFrame:
     keep = [*index, *metrics, *inc_metrics, "calls", "subrs", "group"]
     rows = rows[keep].rename(columns={"calls": "Calls", "subrs": "Subrs"})
     child = np.flatnonzero(parent >= 0)
-    metadata = {"format": "tau", "path": source}
+    metadata: dict[str, Any] = {"format": "tau", "path": source}
     metadata.update(attributes)
+    metadata["units"] = units
     gf = GraphFrame.from_tables(
         frames,
         parent[child],

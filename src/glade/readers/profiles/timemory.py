@@ -27,6 +27,7 @@ from glade.errors import ReaderError, shown
 from glade.profile.graphframe import GraphFrame
 from glade.readers.files import load_json, read_head
 from glade.readers.profiles.checks import check_values, names_the_file
+from glade.units import normalize_unit, stat_unit
 
 _SKIP_STATS = {"cereal_class_version", "count"}
 _ADDITIVE_STAT = "sum"
@@ -243,6 +244,7 @@ def read_timemory(path: str | os.PathLike) -> GraphFrame:
     exc_metrics: list[str] = []
     inc_metrics: list[str] = []
     units: dict[str, str] = {}
+    column_units: dict[str, str] = {}
     for key, data in components.items():
         if not isinstance(data, dict):
             raise ReaderError(source, f"component {key!r} is not an object")
@@ -273,10 +275,29 @@ def read_timemory(path: str | os.PathLike) -> GraphFrame:
         inc_metrics += [c + " (inc)" for c in additive]
         if isinstance(data.get("unit_repr"), str):
             units[label] = data["unit_repr"]
+            column_units.update(_column_units(data["unit_repr"], [*exc_cols, *inc_cols]))
         tables.append(table)
     if not tables:
         raise ReaderError(source, "no component has a call tree with measured regions")
-    return _assemble(source, trie, tables, exc_metrics, inc_metrics, units)
+    return _assemble(source, trie, tables, exc_metrics, inc_metrics, units, column_units)
+
+
+#: timemory's statistic prefixes as glade.units names them.
+_STAT_NAMES = {"sqr": "var", "stddev": "std"}
+
+
+def _column_units(unit_repr: str, columns: list[str]) -> dict[str, str]:
+    """The unit of each ``<stat>.<component>`` column of a component whose values are in
+    ``unit_repr`` (``"sec"``): the same for sums, extremes, means and deviations, squared
+    for ``sqr``."""
+    unit = normalize_unit(unit_repr)
+    out = {}
+    for col in columns:
+        stat = col.split(".", 1)[0]
+        derived = stat_unit(unit, _STAT_NAMES.get(stat, stat))
+        if derived is not None:
+            out[col] = derived
+    return out
 
 
 def _check_finite(
@@ -295,7 +316,7 @@ def _check_finite(
         )
 
 
-def _assemble(source, trie, tables, exc_metrics, inc_metrics, units) -> GraphFrame:
+def _assemble(source, trie, tables, exc_metrics, inc_metrics, units, column_units) -> GraphFrame:
     """One row per (node, rank, thread) over every component, then the GraphFrame."""
     rows = pd.concat(tables, ignore_index=True)
     index = ["node"]
@@ -329,6 +350,7 @@ def _assemble(source, trie, tables, exc_metrics, inc_metrics, units) -> GraphFra
     default = "sum.wall_clock (inc)" if "sum.wall_clock" in exc_metrics else None
     metadata = {"format": "timemory", "path": source}
     metadata.update({f"unit.{k}": v for k, v in units.items()})
+    metadata["units"] = {c: u for c, u in column_units.items() if c in merged.columns}
     gf = GraphFrame.from_tables(
         frames,
         parent[child],

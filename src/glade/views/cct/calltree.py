@@ -56,3 +56,25 @@ class ViewTree(CallPathNames):
             unique = np.asarray([str(u) for u in self.unique_names], dtype=object)
             self._node_names = unique[self.name_index]
         return self._node_names
+
+    def hot_path(self, start: int, values: np.ndarray, fraction: float = 0.5) -> list[int]:
+        """hpcviewer's hot path from node ``start``: the nodes reached by stepping to the
+        child with the largest value (the first such child on a tie) while that value is at
+        least ``fraction`` of the current node's; ``start`` first. Mirrors ``hotPath`` of
+        ``js/views/cct/hotpath.js``."""
+        child = np.flatnonzero(self.parent >= 0)
+        best = np.full(self.n, -1, dtype=np.int64)
+        if child.size:
+            key = np.where(np.isnan(values[child]), -np.inf, values[child])
+            # per parent, the largest value first and the first child on a tie
+            order = np.lexsort((child, -key, self.parent[child]))
+            parents = self.parent[child][order]
+            first = np.ones(order.size, dtype=bool)
+            first[1:] = parents[1:] != parents[:-1]
+            best[parents[first]] = child[order][first]
+        path = [int(start)]
+        node = best[start]
+        while node >= 0 and values[node] >= fraction * values[path[-1]] and values[node] > 0:
+            path.append(int(node))
+            node = best[node]
+        return path

@@ -5,8 +5,11 @@ small JSON-able dict naming nodes by id (the ids of the view's data):
 
 - ``{"op": "collapse" | "expand" | "hide" | "elide" | "focus", "nodes": [ids]}``
 - ``{"op": "unfocus"}``, ``{"op": "reset"}``
-- ``{"op": "depth", "depth": d}``: collapse every node at depth d
-- ``{"op": "threshold", "metric": m, "value": v}``: collapse every node whose value is below v
+- ``{"op": "depth", "depth": d}``: expand to depth d: collapse every node at depth d, and
+  only those (it replaces earlier collapses)
+- ``{"op": "threshold", "metric": m, "value": v}``: also collapse every node whose value is
+  below v (earlier collapses, an expand-to-depth's included, stay; consecutive threshold
+  edits merge into one, so moving the slider back expands what it collapsed)
 - ``{"op": "base", "query": text, "parts": [texts], "keep": [[start, stop], ...]}``: a query
   assigned from Python, the nodes it keeps as pre-order ranges
 
@@ -109,9 +112,11 @@ def check_edit(tree: ViewTree, edit: Any) -> dict:
     return edit
 
 
-def _collapse_where(tree: ViewTree, flags: np.ndarray, nodes: np.ndarray) -> None:
-    """Make the collapsed set exactly the call paths of ``nodes`` (those with children)."""
-    flags &= np.uint8(~COLLAPSED & 0xFF)
+def _collapse_where(tree: ViewTree, flags: np.ndarray, nodes: np.ndarray, only: bool) -> None:
+    """Collapse the call paths of ``nodes`` (those with children); with ``only`` they
+    become the whole collapsed set."""
+    if only:
+        flags &= np.uint8(~COLLAPSED & 0xFF)
     flags[tree.path_key[nodes[tree.child_count[nodes] > 0]]] |= COLLAPSED
 
 
@@ -132,11 +137,11 @@ def apply_edit(tree: ViewTree, state: EditState, edit: dict) -> EditState:
     elif op == "unfocus":
         flags &= np.uint8(~FOCUS & 0xFF)
     elif op == "depth":
-        _collapse_where(tree, flags, np.flatnonzero(tree.depth == edit["depth"]))
+        _collapse_where(tree, flags, np.flatnonzero(tree.depth == edit["depth"]), only=True)
     elif op == "threshold":
         values = tree.values[edit["metric"]]
         with np.errstate(invalid="ignore"):
-            _collapse_where(tree, flags, np.flatnonzero(values < edit["value"]))
+            _collapse_where(tree, flags, np.flatnonzero(values < edit["value"]), only=False)
     elif op == "base":
         flags[:] = 0
         base = Base(tuple(edit["parts"]))

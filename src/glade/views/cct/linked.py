@@ -39,12 +39,19 @@ def view_nodes(graph: Graph, other: Graph) -> np.ndarray:
 
 
 def restricted_values(
-    gf: GraphFrame, graph: Graph, columns: list[MetricColumn], agg: str, rank: object
+    gf: GraphFrame,
+    graph: Graph,
+    columns: list[MetricColumn],
+    agg: str,
+    rank: object,
+    spread: tuple[str, ...] = (),
 ) -> Restricted:
     """The values of ``gf`` (reduced over its rows as the view reduces its own: ``agg``
     or ``rank``) on the view's ``graph`` for the view's metric ``columns``; 0 where a
     node is absent, as the view's own values count a missing row. ``gf`` may be on the
-    view's graph itself (the same object), with rows for the nodes it has."""
+    view's graph itself (the same object), with rows for the nodes it has; ``spread``
+    names the metrics whose rank spread the view shows (see
+    :func:`glade.views.metrics.rank_spread`)."""
     n = len(graph)
     out = np.zeros((len(columns), n), dtype=np.float64)
     present = np.zeros(n, dtype=bool)
@@ -57,7 +64,7 @@ def restricted_values(
     present[target[own & with_rows]] = True
     near = gf.graph.nearest_kept(own)
     lifted = ~own & (near >= 0)
-    theirs = {c.name: c for c in metric_columns(gf, agg=agg, rank=rank)}
+    theirs = {c.name: c for c in metric_columns(gf, agg=agg, rank=rank, spread=spread)}
     for j, column in enumerate(columns):
         if column.name not in theirs:
             continue

@@ -39,7 +39,13 @@ from glade.views.cct import edits as cct_edits
 from glade.views.cct.calltree import ViewTree
 from glade.views.cct.linked import restricted_values
 from glade.views.cct.query import base_parts, explain_edits, query_text, selection_query
-from glade.views.metrics import describe_rows, metric_columns
+from glade.views.metrics import (
+    describe_rows,
+    device_work,
+    metric_columns,
+    metric_role,
+    rank_spread,
+)
 
 COLOR_SCHEMES = ("viridis", "magma", "heat")
 #: The most rows a selection may hold: its query names every row's call path.
@@ -88,7 +94,9 @@ class CCT(QueryView):
     ``view.apply()`` is the data keeping what the view shows, ``data.query(view.query,
     fold=True)``. Edit from Python with :meth:`collapse`, :meth:`expand`, :meth:`hide`,
     :meth:`elide`, :meth:`focus`, :meth:`expand_to_depth`, :meth:`collapse_below`,
-    :meth:`undo`, :meth:`redo`, or assign a query to ``view.query``.
+    :meth:`expand_hot_path`, :meth:`undo`, :meth:`redo`, or assign a query to
+    ``view.query``. Over several ranks, ``metric`` also gets columns of its min, max and
+    imbalance ((max - mean) / mean) over the ranks; GPU work is marked.
 
     Parameters
     ----------
@@ -178,7 +186,13 @@ class CCT(QueryView):
         available = [c.name for c in columns]
         if metric is None:
             metric = gf.default_metric if gf.default_metric in available else available[0]
-        for name in (metric, sort_metric, color_metric):
+        if metric not in available:
+            raise MetricError(metric, available)
+        # with ranks, the mean of the view's metric is joined by its min, max, imbalance
+        self._spread: tuple[str, ...] = (metric,) if rank is None else ()
+        columns += rank_spread(gf, metric) if rank is None else []
+        available = [c.name for c in columns]
+        for name in (sort_metric, color_metric):
             if name is not None and name not in available:
                 raise MetricError(name, available)
         self._gf = gf
@@ -207,14 +221,22 @@ class CCT(QueryView):
     # ------------------------------------------------------------ transport
     def _transport(self, columns: list) -> tuple[dict[str, Any], dict[str, Any]]:
         """The payload of the tree: its fields (``metrics``: the columns of ``values``,
-        a node-major block per metric) and arrays. Under a link's restriction the payload
+        a node-major block per metric, with the ``role`` of GPU metrics) and arrays
+        (``device``: one byte per node, 1 for device work). Under a link's restriction the payload
         also holds ``link_values`` (the values drawn, laid out as ``values``) and
         ``link_keep`` (one byte per node, 1 where the restricted tree has the node)."""
         tree = self._tree
         names_blob, name_offsets = string_table([str(u) for u in tree.unique_names])
         fields = {
             "metrics": [
-                {"name": c.name, "kind": c.kind, "partner": c.partner, "unit": c.unit}
+                {
+                    "name": c.name,
+                    "kind": c.kind,
+                    "partner": c.partner,
+                    "unit": c.unit,
+                    **({"column": True} if c.column else {}),
+                    **({"role": role} if (role := metric_role(c.name)) else {}),
+                }
                 for c in columns
             ]
         }
@@ -226,6 +248,7 @@ class CCT(QueryView):
             "name_offsets": np.frombuffer(name_offsets, "<i4"),
             "name_index": tree.name_index.astype(np.int32),
             "values": np.concatenate([c.values for c in columns]).astype(np.float64),
+            "device": device_work(self._gf, columns).astype(np.uint8),
         }
         return fields, arrays
 
@@ -306,7 +329,9 @@ class CCT(QueryView):
             )
             return
         gf = self._restricted(text)
-        restricted = restricted_values(gf, self._gf.graph, self._columns, self._agg, self._rank)
+        restricted = restricted_values(
+            gf, self._gf.graph, self._columns, self._agg, self._rank, self._spread
+        )
         own = self._notice(gf) if len(gf.dataframe) else ""
         linked = f"linked: showing only the calls of {parse(text)}"  # on one line
         self._publish(
@@ -497,9 +522,38 @@ class CCT(QueryView):
         self._edit({"op": "depth", "depth": int(depth)})
         return self
 
+    def expand_hot_path(
+        self, path: Sequence[str] | Node | int | None = None, fraction: float = 0.5
+    ) -> CCT:
+        """Expand hpcviewer's hot path below a node (default: the root): from it, step to
+        the child with the largest inclusive value of the view's metric while that is at
+        least ``fraction`` of its parent's, and expand every node on the way (one
+        ``expand`` edit of the path's nodes; none when the path is open already). The same
+        as the ``p`` key or the "hot path" button in the page, from the cursor row."""
+        if not 0 <= fraction <= 1:
+            raise GladeError(f"fraction must be between 0 and 1, not {fraction!r}")
+        tree = self._tree
+        start = (
+            self._nodes(path)[0] if path is not None else int(np.flatnonzero(tree.parent < 0)[0])
+        )
+        hot = tree.hot_path(start, self._hot_values(), fraction)
+        nodes = [i for i in hot if tree.child_count[i] > 0]
+        flags = cct_edits.replay(tree, self.history).flags
+        if nodes and (flags[tree.path_key[nodes]] & cct_edits.COLLAPSED).any():
+            self._edit({"op": "expand", "nodes": nodes})
+        return self
+
+    def _hot_values(self) -> np.ndarray:
+        """The values a hot path follows: the view's metric, or its inclusive partner."""
+        column = next(c for c in self._columns if c.name == self.metric)
+        if column.kind == "exclusive" and column.partner >= 0:
+            column = self._columns[column.partner]
+        return np.nan_to_num(column.values, nan=-np.inf)
+
     def collapse_below(self, value: float, metric: str | None = None) -> CCT:
-        """Collapse every node whose ``metric`` (default: the view's metric) is below
-        ``value``; this replaces the other collapses."""
+        """Also collapse every node whose ``metric`` (default: the view's metric) is below
+        ``value``: earlier collapses (an :meth:`expand_to_depth` included) stay, and a
+        threshold right after another replaces it (one slider drag is one edit)."""
         metric = self._check_metric(metric or self.metric, allow_empty=False)
         self._edit({"op": "threshold", "metric": metric, "value": float(value)})
         return self

@@ -43,6 +43,7 @@ def assemble(source: str, profile: Profile, kinds: dict[str, str]) -> GraphFrame
         rows["rank"] = profile.row_rank
     cell = _cells(profile.row_node, profile.row_rank)
     exc, inc, fill = [], [], []
+    units = {m.name: m.unit for m in profile.metrics if m.unit is not None}
     repairs: dict[str, int] = {}
     names = {m.name for m in profile.metrics}
     natives = {m.native: m for m in profile.metrics}
@@ -60,6 +61,8 @@ def assemble(source: str, profile: Profile, kinds: dict[str, str]) -> GraphFrame
             partner_name = inclusive_name(m.name)
             if partner_name not in names | taken and not _has_inclusive(m, natives):
                 fill.append(m.name)
+                if m.unit is not None:
+                    units[partner_name] = m.unit
             continue
         inc.append(m.name)
         partner = natives.get(exclusive_native(m.native))
@@ -74,6 +77,8 @@ def assemble(source: str, profile: Profile, kinds: dict[str, str]) -> GraphFrame
         )
         exc.append(partner_name)
         names.add(partner_name)
+        if m.unit is not None:
+            units[partner_name] = m.unit
     rows.update(profile.others)
     table = pd.DataFrame(rows)
     gf = GraphFrame.from_tables(
@@ -85,7 +90,7 @@ def assemble(source: str, profile: Profile, kinds: dict[str, str]) -> GraphFrame
         inc,
         roots=roots,
         index=index,
-        metadata=profile.metadata,
+        metadata={**profile.metadata, "units": units},
     )
     if fill:
         gf = gf.update_inclusive_columns(fill)

@@ -20,6 +20,7 @@ from glade.readers.profiles.caliper.names import (
     Profile,
     as_integers,
     as_numbers,
+    caliper_unit,
     column_name,
     is_order,
     kind_from_name,
@@ -116,7 +117,8 @@ def _cali_profile(
             if values is None:
                 values = as_numbers(source, column, f"attribute {name!r}")
             kind = kind_from_name(name, attr.metadata())
-            metrics.append(Metric(column_name(name, alias, use_native), name, kind, values))
+            unit = caliper_unit(name, attr.get("attribute.unit"), timed=True)
+            metrics.append(Metric(column_name(name, alias, use_native), name, kind, values, unit))
         elif name in string_attributes:
             others[name] = column.map(_joined, na_action="ignore").to_numpy(dtype=object)
     metadata = _cali_globals(source, reader)

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import ReaderError
+from glade.units import normalize_unit
 
 RANK = "mpi.rank"
 KINDS = ("exclusive", "inclusive", "other")
@@ -60,6 +61,7 @@ class Metric:
     native: str
     kind: str
     values: np.ndarray
+    unit: str | None = None
 
 
 @dataclass
@@ -121,6 +123,46 @@ def _aggregatable(meta: Mapping[str, Any]) -> bool:
         if str(meta.get(key, "")).lower() in ("true", "1"):
             return True
     return "aggregatable" in str(meta.get("attribute.properties", ""))
+
+
+_SCALED = {"scale", "iscale"}
+_PERCENT = {"percent_total", "ipercent_total"}
+_NO_UNIT = {"ratio", "iratio", "variance"}
+
+
+def caliper_unit(native: str, stated: Any, timed: bool) -> str | None:
+    """The unit of Caliper attribute ``native``: the ``attribute.unit`` it states
+    (``"sec"``), else what its aggregation operators and base attribute imply.
+
+    ``count`` and ``*.count`` are counts; ``percent_total#`` gives ``%``; ratios and
+    variances have none; a ``*.ns`` attribute is in ns; CUPTI durations are in ns unless
+    ``scale#`` turned them into seconds; ``time.*`` attributes (``time.duration``) are
+    in seconds when ``timed`` (a ``.cali`` file, which records Caliper's version: this
+    unit was fixed in Caliper 2), else unknown (json-split output does not say it).
+    ``min#``, ``max#``, ``sum#``, ``avg#`` and ``inclusive#`` keep the unit.
+    """
+    unit = normalize_unit(stated)
+    if unit is not None:
+        return unit
+    split = _split_ops(native)
+    ops, base = split if split is not None else ([], native)
+    if _NO_UNIT & set(ops):
+        return None
+    if _PERCENT & set(ops):
+        return "%"
+    if base in ("count", "scount") or base.endswith(".count") or (ops and ops[0] == "count"):
+        return "count"
+    if base.endswith(".ns"):
+        return "ns"
+    if base.endswith("bytes") or base.endswith(".size"):
+        return "B"
+    if base.startswith("cupti.") and base.endswith("duration"):
+        return "s" if _SCALED & set(ops) else "ns"
+    if base.lower().startswith("papi."):
+        return "cycles" if base.upper().endswith("_CYC") else "count"
+    if base.startswith("time.") and timed:
+        return "s"
+    return None
 
 
 def exclusive_native(native: str) -> str:

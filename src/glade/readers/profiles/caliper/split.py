@@ -18,6 +18,7 @@ from glade.readers.profiles.caliper.names import (
     Profile,
     as_integers,
     as_numbers,
+    caliper_unit,
     column_name,
     is_order,
     kind_from_name,
@@ -129,7 +130,8 @@ def parse_json(source: str, use_native: bool) -> Profile:
                 values if numeric else pd.to_numeric(pd.Series(values)).to_numpy()
             )
             kind = kind_from_name(title, meta)
-            metrics.append(Metric(column_name(title, None, use_native), title, kind, numbers))
+            unit = caliper_unit(title, meta.get("attribute.unit"), timed=False)
+            metrics.append(Metric(column_name(title, None, use_native), title, kind, numbers, unit))
         else:
             text = np.asarray(values, dtype=object)
             _check_text_values(source, title, text, np.flatnonzero(has_path))

@@ -4,6 +4,7 @@ checked (see :mod:`glade.readers.profiles.checks`)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -11,16 +12,48 @@ import pandas as pd
 
 from glade.errors import ReaderError, shown
 from glade.profile.graphframe import GraphFrame
+from glade.profile.table import inclusive_name
 from glade.readers.profiles.checks import check_values
+from glade.units import normalize_unit
 
 FRAME_COLUMNS = ("name", "type", "file", "line", "module")
 TIME_NAMES = {"CPUTIME (usec)": "time", "CPUTIME (sec)": "time"}
 DEFAULT_METRIC = "time (inc)"
 
 
+#: HPCToolkit writes a metric's unit in parentheses at the end of its name.
+_UNIT_IN_NAME = re.compile(r"\((sec|msec|usec|nsec|s|ms|us|ns)\)\s*$")
+
+
 def metric_name(base: str) -> str:
     """glade's name of HPCToolkit metric ``base`` (exclusive flavour)."""
     return TIME_NAMES.get(base, base)
+
+
+def metric_unit(base: str) -> str | None:
+    """The unit of HPCToolkit metric ``base``: the one its name states (``CPUTIME
+    (usec)`` is ``us``, ``GKER (sec)`` is ``s``), ``cycles`` for cycle counters
+    (``PAPI_TOT_CYC``, ``CYCLES``), ``count`` for other PAPI and perf event counters,
+    else None."""
+    stated = _UNIT_IN_NAME.search(base)
+    if stated:
+        return normalize_unit(stated.group(1))
+    upper = base.upper()
+    if upper.startswith("PAPI_") or upper.startswith("PERF_COUNT") or upper == "CYCLES":
+        return "cycles" if "CYC" in upper else "count"
+    return None
+
+
+def units_of(bases: list[str]) -> dict[str, str]:
+    """The unit of each metric column (exclusive and inclusive) of HPCToolkit metrics
+    ``bases``, for ``metadata["units"]``."""
+    units = {}
+    for base in bases:
+        unit = metric_unit(base)
+        if unit is not None:
+            units[metric_name(base)] = unit
+            units[inclusive_name(metric_name(base))] = unit
+    return units
 
 
 def check_finite(values: np.ndarray, files: list, columns: list[str]) -> None:

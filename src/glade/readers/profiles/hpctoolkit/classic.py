@@ -25,6 +25,7 @@ from glade.readers.profiles.hpctoolkit.assemble import (
     build,
     check_finite,
     metric_name,
+    units_of,
 )
 
 _METRIC_DB_NAME = re.compile(r"-(\d+)-(\d+)-([0-9a-fA-F]+)-(\d+)-(\d+)\.metric-db$")
@@ -94,7 +95,12 @@ def _classic_metrics(xml_path: Path, header: ET.Element) -> tuple[list[dict], st
             raise ReaderError(xml_path, f"two metric-db columns are both named {name!r}")
         seen.add(name)
         metrics.append(
-            {"name": name, "kind": kind, "column": _int_attr(xml_path, elem, "db-id", pos)}
+            {
+                "name": name,
+                "kind": kind,
+                "base": base,
+                "column": _int_attr(xml_path, elem, "db-id", pos),
+            }
         )
         globs.add(elem.get("db-glob", "*.metric-db"))
         header_sizes.add(_int_attr(xml_path, elem, "db-header-sz", 24))
@@ -288,6 +294,7 @@ def read_classic(directory: Path, hatchet_names: bool = False) -> GraphFrame:
         "profile": section.get("n"),
         "num_ranks": int(np.unique(ranks).size),
         "num_threads": int(np.unique(threads).size),
+        "units": units_of([m["base"] for m in metrics if m["kind"] != "nil"]),
     }
     if head is not None:
         for nv in head.iter("NV"):

@@ -22,6 +22,7 @@ from glade.readers.profiles.hpctoolkit.assemble import (
     FRAME_COLUMNS,
     build,
     metric_name,
+    units_of,
 )
 
 
@@ -410,6 +411,7 @@ def read_v4(directory: Path) -> GraphFrame:
         "description": meta.description,
         "num_ranks": int(np.unique(ranks).size),
         "num_threads": int(np.unique(threads).size),
+        "units": units_of([m["name"] for m in meta.metrics]),
     }
     record_repairs(metadata, repairs, os.fspath(directory))
     fill = len(inc) < len(exc)

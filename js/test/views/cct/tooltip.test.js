@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { tooltipPlace } from "../../../views/cct/tooltip.js";
+
+describe("the tooltip's place", () => {
+  const view = { width: 800, height: 500 };
+  it("ends left of the metric columns, below the pointer", () => {
+    const place = tooltipPlace(view, { width: 260, height: 120 }, { x: 100, y: 80 }, 420);
+    expect(place.left + 260).toBeLessThanOrEqual(420 - 12);
+    expect(place.left).toBe(148);
+    expect(place.top).toBe(92);
+    expect(place.maxWidth).toBe(396);
+  });
+  it("goes above the pointer when it would leave the view at the bottom", () => {
+    const place = tooltipPlace(view, { width: 260, height: 120 }, { x: 100, y: 450 }, 420);
+    expect(place.top).toBe(450 - 12 - 120);
+  });
+  it("is narrowed to the name column when it is wider", () => {
+    const place = tooltipPlace(view, { width: 420, height: 90 }, { x: 50, y: 20 }, 300);
+    expect(place.maxWidth).toBe(276);
+    expect(place.left + Math.min(420, place.maxWidth)).toBeLessThanOrEqual(300 - 12);
+  });
+  it("goes to the other half of the view when the names leave too little room", () => {
+    const low = tooltipPlace(view, { width: 300, height: 90 }, { x: 50, y: 20 }, 150);
+    expect(low).toEqual({ left: 4, top: 500 - 90 - 4, maxWidth: 200 });
+    const high = tooltipPlace(view, { width: 300, height: 90 }, { x: 50, y: 400 }, 150);
+    expect(high.top).toBe(4);
+  });
+});
