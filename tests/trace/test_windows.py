@@ -206,6 +206,20 @@ def test_a_timeline_window_is_found_in_its_query():
     assert window_of('MATCH ("*")') is None
 
 
+
+def test_a_window_from_the_trace_start_is_found_with_its_origin():
+    """As the timeline writes it: times from START with units; the call forest's first
+    start gives them their place, and without one there is no window."""
+    text = (
+        'MATCH (".", n) WHERE n.Process = 2 AND n.end >= START + 0.842879 ms '
+        "AND n.start <= START + 1.5 us"
+    )
+    assert window_of(text, 10**12) == (10**12 + 842_879, 10**12 + 1_500, ((2, 2),))
+    assert window_of(text) is None
+    absolute = 'MATCH (".", n) WHERE n.end >= 2 us AND n.start <= 0.0000035 s'
+    assert window_of(absolute) == (2_000, 3_500, None)
+
+
 def test_a_clipped_trace_measures_the_window():
     trace = synthetic_trace(4, 6, seed=2)
     first = int(trace.events["Timestamp (ns)"].min())

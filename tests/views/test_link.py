@@ -60,7 +60,7 @@ NO_WAITS = {"waiting time": 0.0, "waiting time (inc)": 0.0}
 def measured(trace, text: str):
     """``trace.query(text, level="calls")`` with its Enter and Leave times clamped to the
     query's window (what a linked view measures)."""
-    t0, t1, _ = window_of(text)
+    t0, t1, _ = window_of(text, int(trace.calls().dataframe["start"].min()))
     return clip_trace(trace.query(text, level="calls"), t0, t1)
 
 

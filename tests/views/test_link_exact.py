@@ -62,7 +62,8 @@ def _slow_rows(trace: Trace, text: str) -> dict[tuple, tuple]:
     """{(call path, rank): (time, time (inc), count)} of the slow path, for the (node,
     rank) with calls (its GraphFrame is dense: zeros fill the other pairs)."""
     kept = trace.query(text, level="calls")
-    gf = (kept if window_of(text) is None else measured(trace, text)).to_graphframe()
+    origin = int(trace.calls().dataframe["start"].min())
+    gf = (kept if window_of(text, origin) is None else measured(trace, text)).to_graphframe()
     paths = {node.nid: tuple(node.path()) for node in gf.graph.nodes()}
     return {
         (paths[n], r): (t, i, c)

@@ -8,12 +8,11 @@ from collections.abc import Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from glade.ensemble.samples import Label, flat_label
 from glade.errors import GladeError, MetricError
 from glade.profile.graphframe import GraphFrame
-from glade.units import format_values, merge_units, stat_unit
+from glade.units import merge_units, stat_unit
 
 if TYPE_CHECKING:
     from glade.ensemble.model import Ensemble

@@ -138,12 +138,21 @@ class CallLevel:
             keep = np.ones(len(self.forest), dtype=bool)
         return subset(trace, calls_mask(trace, self.forest, keep))
 
+    def window(self, text: str) -> tuple[int, int, tuple | None] | None:
+        """The window query ``text`` keeps (see :func:`glade.trace.windows.window_of`),
+        its times from START counted from the call forest's first start, as the query
+        engine counts them."""
+        if not text:
+            return None
+        starts = self.forest.dataframe["start"]
+        return window_of(text, int(starts.min()) if len(starts) else None)
+
     def measured(self, text: str) -> Trace:
         """What a linked view measures of query ``text``: ``trace.query(text,
         level="calls")``, its calls clipped to the window the query keeps, if any (see
         :func:`glade.trace.windows.clip_trace`), so that a caller spanning the window is
         charged only for its time inside."""
-        found = window_of(text) if text else None
+        found = self.window(text)
         kept = self.query(text)
         return kept if found is None else clip_trace(kept, found[0], found[1])
 
@@ -222,7 +231,7 @@ class CallLevel:
         if unended[calls].any() or (node[calls] == MISSING).any():
             return None
         parent = self.forest.graph.tree_parent[calls]
-        found = window_of(text)
+        found = self.window(text)
         if found is None:
             inc = self.forest.dataframe["time.inc"].to_numpy()
         else:  # a window measures the time inside it (its kept calls overlap it)

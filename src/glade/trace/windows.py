@@ -25,9 +25,9 @@ import pandas as pd
 from numba import njit
 
 from glade.errors import GladeError
-from glade.query import parse
+from glade.query import anchor, parse
 from glade.query.model import BaseQuery, CompoundQuery, Query
-from glade.query.predicates import And, Compare, Or, Predicate
+from glade.query.predicates import And, Compare, Or, Predicate, TimeValue
 from glade.trace.events import (
     INSTANT,
     MESSAGE_SIZE,
@@ -333,12 +333,14 @@ def _window_terms(predicate: Predicate) -> tuple[int | None, int | None, tuple |
     t0 = t1 = low = high = None
     processes = None
     for item in items:
-        if isinstance(item, Compare) and isinstance(item.value, int):
-            if item.column == "end" and item.op == ">=":
-                t0 = item.value
-            elif item.column == "start" and item.op == "<=":
-                t1 = item.value
-            elif item.column == PROCESS and item.op == "==":
+        if isinstance(item, Compare) and item.column in ("end", "start"):
+            time = _nanoseconds(item.value)
+            if time is not None and item.column == "end" and item.op == ">=":
+                t0 = time
+            elif time is not None and item.column == "start" and item.op == "<=":
+                t1 = time
+        elif isinstance(item, Compare) and isinstance(item.value, int):
+            if item.column == PROCESS and item.op == "==":
                 processes = ((item.value, item.value),)
             elif item.column == PROCESS and item.op == ">=":
                 low = item.value
@@ -349,6 +351,16 @@ def _window_terms(predicate: Predicate) -> tuple[int | None, int | None, tuple |
     if low is not None and high is not None:
         processes = ((low, high),)
     return t0, t1, processes
+
+
+def _nanoseconds(value: object) -> int | None:
+    """A window edge in ns: an integer, or an absolute time with a unit (rounded to the
+    nanosecond); None for anything else (a time still counted from START)."""
+    if isinstance(value, TimeValue):
+        return None if value.from_start else round(value.ns)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return None
 
 
 def _process_ranges(predicate: Predicate) -> tuple | None:
@@ -381,12 +393,18 @@ def _process_ranges(predicate: Predicate) -> tuple | None:
     return None
 
 
-def window_of(query: str | BaseQuery) -> tuple[int, int, tuple | None] | None:
+def window_of(
+    query: str | BaseQuery, origin: int | None = None
+) -> tuple[int, int, tuple | None] | None:
     """The window a call-level query keeps, as a timeline writes it (``MATCH (".", n)
     WHERE [processes AND] n.end >= t0 AND n.start <= t1 [AND ...]``, alone or in an
-    AND of queries): ``(t0, t1, process ranges or None)``; None when it keeps no
-    window."""
+    AND of queries): ``(t0, t1, process ranges or None)`` in ns; None when it keeps no
+    window. Times written from the trace's start (``START + 20 ms``) count from
+    ``origin``, the ``START`` of the call forest the query runs on (its first start);
+    without an origin such a window is not found."""
     parsed = parse(query) if isinstance(query, str) else query
+    if origin is not None:
+        parsed = anchor(parsed, origin)
     parts = (
         list(parsed.queries)
         if isinstance(parsed, CompoundQuery) and parsed.op == "and"

@@ -102,7 +102,7 @@ class TimelineSource(ABC):
         """The window of the view's query, else of the link's restriction (None for
         none)."""
         for text in (query, restriction):
-            found = window_of(text) if text else None
+            found = window_of(text, self.extent[0]) if text else None
             if found is not None:
                 return Window.of_ranges(*found, self.lanes.processes)
         return None
