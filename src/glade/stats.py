@@ -36,10 +36,9 @@ def _accepting_columns(function: Callable) -> Callable:
     return statistic
 
 
-globals().update(
-    {
-        name: _accepting_columns(getattr(_defined, name))
-        for name in __all__
-        if "metrics" in inspect.signature(getattr(_defined, name)).parameters
-    }
-)
+#: One wrapper per statistic, so that aliases stay one function (``sum is total``).
+_wrapped: dict[int, Callable] = {}
+for _name in __all__:
+    _function = getattr(_defined, _name)
+    if "metrics" in inspect.signature(_function).parameters:
+        globals()[_name] = _wrapped.setdefault(id(_function), _accepting_columns(_function))

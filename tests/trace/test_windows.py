@@ -206,7 +206,6 @@ def test_a_timeline_window_is_found_in_its_query():
     assert window_of('MATCH ("*")') is None
 
 
-
 def test_a_window_from_the_trace_start_is_found_with_its_origin():
     """As the timeline writes it: times from START with units; the call forest's first
     start gives them their place, and without one there is no window."""

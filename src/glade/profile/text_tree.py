@@ -154,6 +154,16 @@ def tree_metric(metric: Any = None, metrics: Any = None, metric_column: Any = No
     return given[0] if given else None
 
 
+def _other_values(gf: GraphFrame, name: str, rank: Any, agg: Any, precision: int) -> np.ndarray:
+    """The values of metric ``name`` per node, written after the names: with the metric's
+    unit, as the main value is, or in four significant digits when it has none."""
+    values = gf.node_values(name, rank=rank, agg=agg)
+    unit = unit_of(gf.metadata, name)
+    if unit:
+        return np.asarray(format_values(values, unit, precision), dtype=object)
+    return np.char.mod("%.4g", values).astype(object)
+
+
 def render(
     gf: GraphFrame,
     metric: str | Sequence[str] | None = None,
@@ -236,11 +246,7 @@ def render(
         note[np.asarray(notes.index, dtype=np.int64)] = notes.astype(str).to_numpy()
         body = body + " " + note[items]
     if others:
-        parts = [
-            f"{name}="
-            + np.char.mod("%.4g", gf.node_values(name, rank=rank, agg=agg)).astype(object)
-            for name in others
-        ]
+        parts = [f"{name}=" + _other_values(gf, name, rank, agg, precision) for name in others]
         extra = parts[0]
         for part in parts[1:]:
             extra = extra + " " + part
