@@ -264,13 +264,16 @@ class SupergraphView {
   fillChoices() {
     const { model } = this;
     // (the profiles' labels come with the profile ids: neither changes)
-    const sources = ["by_label", "metrics", "profile_ids", "groups"].map(
+    const sources = ["by_label", "by_names", "metrics", "profile_ids", "groups"].map(
       (name) => model.get(name));
     if (this.choices && sources.every((value, k) => value === this.choices[k])) return;
     this.choices = sources;
+    // the groupings the frames support (no "module" on Caliper profiles), then the one the
+    // view was made with when it is another (a mapping, a function)
     const byLabel = model.get("by_label");
-    const choices = [["module", "module"], ["name", "name"]];
-    if (!["module", "name"].includes(byLabel)) choices.push(["initial", byLabel]);
+    const byNames = model.get("by_names");
+    const choices = byNames.map((name) => [name, name]);
+    if (!byNames.includes(byLabel)) choices.push(["initial", byLabel]);
     this.bySelect.replaceChildren();
     for (const [value, text] of choices) option(this.bySelect, value, text);
     this.metricSelect.replaceChildren();
@@ -294,7 +297,7 @@ class SupergraphView {
     this.fillChoices();
     const by = model.get("by");
     const byLabel = model.get("by_label");
-    set(this.bySelect, "value", by === "initial" && ["module", "name"].includes(byLabel)
+    set(this.bySelect, "value", by === "initial" && model.get("by_names").includes(byLabel)
       ? byLabel : by);
     set(this.metricSelect, "value", model.get("metric"));
     set(this.thresholdInput, "value", String(+(model.get("threshold") * 100).toFixed(3)));
@@ -408,7 +411,7 @@ class SupergraphView {
       const box = geometry.nodes[i];
       const value = inDiff ? `${difference[i] > 0 ? "+" : ""}${formatMetric(difference[i], unit)}`
         : formatMetric(mean[i], unit);
-      const name = KINDS[kind[i]] === "other" ? "other" : sg.names.get(i);
+      const name = KINDS[kind[i]] === "other" ? "other" : sg.labels.get(i);
       const text = labelText(name, value, geometry.labelRoom[i] - LABEL_OFFSET, measure);
       if (!text) continue;
       marks[i].label = { attributes: { x: px(box.x1 + LABEL_OFFSET),

@@ -24,10 +24,11 @@ class Supergraphs:
         return build_supergraph(self, by, metric, rank_agg, **kwargs)
 
     def show_supergraph(
-        self, by: Any = "module", metric: Label | None = None, data_name: str = "ens", **kwargs: Any
+        self, by: Any = None, metric: Label | None = None, data_name: str = "ens", **kwargs: Any
     ):
         """The interactive Sankey of the supergraph (in Jupyter); its edits are queries
-        on the ensemble (see :class:`glade.views.SupergraphView`)."""
+        on the ensemble (see :class:`glade.views.SupergraphView`). ``by=None`` groups by
+        module where the frames have modules, else by name."""
         from glade.views import SupergraphView
 
         return SupergraphView(self, by=by, metric=metric, data_name=data_name, **kwargs)
