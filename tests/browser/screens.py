@@ -22,15 +22,20 @@ CELLS = [
     "         'supergraph': SupergraphView(glade.Ensemble.from_graphframes(\n"
     "             synthetic_ensemble(6, 80, seed=1)), by='name', height=380),\n"
     "         'timeline': Timeline(trace, height=380),\n"
-    "         'matrix': CommMatrix(trace, height=380)}",
+    "         'matrix': CommMatrix(trace, height=380)}\n"
+    "views['supergraph-details'] = SupergraphView(glade.Ensemble.from_graphframes(\n"
+    "    synthetic_ensemble(6, 80, seed=1)), by='name', height=380)\n"
+    "views['supergraph-details'].selection = ['compute_field']",
     "views['cct']",
     "views['supergraph']",
+    "views['supergraph-details']",
     "views['timeline']",
     "views['matrix']",
 ]
 SELECTORS = {
     "cct": ".glade-cct",
     "supergraph": ".glade-sg",
+    "supergraph-details": ".glade-sg >> nth=1",
     "timeline": ".glade-timeline",
     "matrix": ".glade-matrix",
 }
@@ -42,7 +47,7 @@ REFUSE = (
     "        pass\n"
 )
 THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
-WIDTHS = {"wide": 1400, "800px": 860}
+WIDTHS = {"wide": 1400, "1600px": 1660, "800px": 860}
 
 
 def main(out: Path) -> None:
