@@ -17,7 +17,7 @@ import { NodeMarks, rememberedMeasure, writeAttributes } from "./marks.js";
 import { supergraphFromPayload } from "./model.js";
 import { describeEdge, describeNode, fillPanel, KINDS, svgElement, totalOf } from "./panel.js";
 import {
-  histogramPixels, LABEL_HEIGHT, LABEL_OFFSET, labelText, linkAt, linkPath, linkSpan, linkStyle,
+  histogramPixels, LABEL_HEIGHT, LABEL_OFFSET, labelLines, labelText, linkAt, linkPath, linkSpan, linkStyle,
   overlayAlpha, placeLabels, px, sankeyGeometry, traceLink, valueOffset,
 } from "./sankey.js";
 
@@ -432,10 +432,12 @@ class SupergraphView {
     for (const i of placeLabels(candidates, LABEL_HEIGHT)) {
       const box = geometry.nodes[i];
       const [name, value] = texts[i];
-      const text = labelText(name, value, geometry.labelRoom[i] - LABEL_OFFSET, measure);
+      const text = labelText(name, value, geometry.labelRoom[i] - LABEL_OFFSET, measure,
+        labelLines(box));
       if (!text) continue;
-      marks[i].label = { attributes: { x: px(box.x1 + LABEL_OFFSET),
-        y: px((box.y0 + box.y1) / 2), "data-node": i }, name: text.name, value: text.value };
+      const middle = (box.y0 + box.y1) / 2 - (text.below ? LABEL_HEIGHT / 2 : 0);
+      marks[i].label = { attributes: { x: px(box.x1 + LABEL_OFFSET), y: px(middle),
+        "data-node": i }, name: text.name, value: text.value, below: Boolean(text.below) };
     }
     this.allMarks = marks;
     this.showMarks();

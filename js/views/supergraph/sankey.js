@@ -87,9 +87,10 @@ export function sankeyGeometry(sg, { width, height, margin = MARGIN, nodeWidth =
   for (let i = 0; i < table.count; i++) {
     const box = nodes[i];
     const line = (box.y0 + box.y1) / 2;
+    const half = (labelLines(box) * LABEL_HEIGHT) / 2;
     let end = drawn - LABEL_GAP;
     for (let c = level[i] + 1; c < levels; c++) {
-      if (crosses(columns[c], line - LABEL_HEIGHT / 2, line + LABEL_HEIGHT / 2)) {
+      if (crosses(columns[c], line - half, line + half)) {
         end = margin.left + c * step - LABEL_GAP;
         break;
       }
@@ -116,6 +117,13 @@ export function sankeyGeometry(sg, { width, height, margin = MARGIN, nodeWidth =
     }
   }
   return { nodes, links, labelRoom, levels, scale, width: drawn };
+}
+
+/** How many lines a node's label may take: two (the name over its value) when the node
+ * is three label lines tall, so that no label of its column comes near (placeLabels keeps
+ * centres LABEL_HEIGHT apart), else one. */
+export function labelLines(box) {
+  return box.y1 - box.y0 >= 3 * LABEL_HEIGHT ? 2 : 1;
 }
 
 /** Per column, its nodes' vertical extents [[y0, y1]] sorted by y0 (nodes of a column do
@@ -266,13 +274,19 @@ export function placeLabels(candidates, gap = LABEL_HEIGHT) {
 /** Fewest characters of a name kept before its value is dropped from a label. */
 export const NAME_KEPT = 4;
 
-/** The text of a label in `room` pixels: the name and its value when both fit, else the
- * name cut with "…" and the value (so nodes of one size read alike), else, when not even
- * NAME_KEPT characters of the name fit beside the value, the name alone, cut (the value is
- * in the tooltip); null when nothing fits. */
-export function labelText(name, value, room, measure) {
+/** The text of a label in `room` pixels: the name and its value when both fit on a line;
+ * else, with `lines` 2 (a node tall enough for two lines of labels), the name (cut with
+ * "…" if needed) over its value (`below`); else the name cut with "…" and the value (so
+ * nodes of one size read alike); else, when not even NAME_KEPT characters of the name fit
+ * beside the value, the name alone, cut (the value is in the tooltip); null when nothing
+ * fits. */
+export function labelText(name, value, room, measure, lines = 1) {
   const full = `${name} ${value}`;
   if (measure(full) <= room) return { name, value };
+  if (lines > 1 && value && measure(value) <= room) {
+    const cut = truncate(name, room, measure);
+    if (cut) return { name: cut, value, below: true };
+  }
   if (value) {
     const beside = truncate(name, room - measure(` ${value}`), measure);
     if (beside.length > NAME_KEPT) return { name: beside, value };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
-  histogramPixels, LABEL_GAP, LABEL_OFFSET, labelText, LINK_STYLES, linkAt, linkPath, linkSpan, linkStyle, LOOP_REACH, LOOP_WIDTH,
+  histogramPixels, LABEL_GAP, LABEL_HEIGHT, LABEL_OFFSET, labelLines, labelText, LINK_STYLES, linkAt, linkPath, linkSpan, linkStyle, LOOP_REACH, LOOP_WIDTH,
   MARGIN, MIN_NODE_HEIGHT, MIN_STEP, NAME_KEPT, NODE_WIDTH, overlayAlpha, placeLabels, ribbonPath,
   sankeyGeometry, traceLink, truncate, valueOffset,
 } from "../../../views/supergraph/sankey.js";
@@ -212,6 +212,27 @@ describe("labels", () => {
       .toEqual({ name: "interpol…", value: "1.2 s" });
     expect(truncate("interpolate_velocity", 110 - measure(" 1.2 s"), measure).length)
       .toBeGreaterThan(NAME_KEPT);
+    // on a node tall enough for two lines: the name over its value
+    expect(labelText("interpolate_velocity", "1.2 s", 70, measure, 2))
+      .toEqual({ name: "interpola…", value: "1.2 s", below: true });
+    expect(labelText("solve", "1.2 s", 200, measure, 2)).toEqual({ name: "solve", value: "1.2 s" });
+  });
+  it("gives two label lines to nodes three lines tall, and keeps both clear", () => {
+    expect(labelLines({ y0: 0, y1: 3 * LABEL_HEIGHT })).toBe(2);
+    expect(labelLines({ y0: 0, y1: 3 * LABEL_HEIGHT - 1 })).toBe(1);
+    // column 0: p, tall (0..0.5); column 1: r (0.29..0.32) crosses p's second line only
+    const nodes = table(["level", "y0", "y1"], [{ level: 0, y0: 0, y1: 0.5 },
+      { level: 1, y0: 0.29, y1: 0.32 }]);
+    const edges = table(["source", "target", "reentry", "loop", "source_y0", "source_y1",
+      "target_y0", "target_y1", "loop_y"], []);
+    const geometry = sankeyGeometry({ nodes, edges, layoutHeight: 1 }, { width: 600,
+      height: 300 + MARGIN.top + MARGIN.bottom });
+    const [p, r] = geometry.nodes;
+    expect(labelLines(p)).toBe(2);
+    // p's centre is at 87 px, its two lines reach 101 px; r starts at 99 px
+    expect(r.y0 - (p.y0 + p.y1) / 2).toBeLessThan(LABEL_HEIGHT);
+    expect(r.y0 - (p.y0 + p.y1) / 2).toBeGreaterThan(LABEL_HEIGHT / 2);
+    expect(geometry.labelRoom[0]).toBeCloseTo(r.x0 - LABEL_GAP - p.x1);
   });
 });
 
