@@ -8,8 +8,8 @@ export const MIN_NODE_HEIGHT = 2;
 export const LABEL_HEIGHT = 14;
 export const MARGIN = { top: 12, right: 210, bottom: 12, left: 8 };
 /** Columns are at least this far apart (the drawing then scrolls sideways): a node and a
- * few characters of its label. */
-export const MIN_STEP = 56;
+ * few characters of its label, and its value under the name of a tall node. */
+export const MIN_STEP = 72;
 /** Room kept between a label's end and the next node it would run into. */
 export const LABEL_GAP = 6;
 /** Loops are drawn this thick at most (their values are read on hover). */
