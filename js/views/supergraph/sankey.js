@@ -66,7 +66,8 @@ export function sankeyGeometry(sg, { width, height, margin = MARGIN, nodeWidth =
     for (let i = 0; i < table.count; i++) {
       if (level[i] === levels - 1) widest = Math.max(widest, labelWidths[i]);
     }
-    right = Math.min(margin.right, widest + LABEL_OFFSET + LABEL_GAP);
+    // whole pixels: a drawing wider than its view is as wide as its scroll range
+    right = Math.min(margin.right, Math.ceil(widest + LABEL_OFFSET + LABEL_GAP));
   }
   const inner = Math.max(width - margin.left - right - nodeWidth, 0);
   const step = levels > 1 ? Math.max(inner / (levels - 1), MIN_STEP) : 0;
