@@ -26,7 +26,10 @@ CELLS = [
     "         'supergraph': SupergraphView(glade.Ensemble.from_graphframes(\n"
     "             synthetic_ensemble(6, 80, seed=1)), by='name', height=380),\n"
     "         'timeline': Timeline(trace, height=380),\n"
-    "         'matrix': CommMatrix(trace, height=380)}",
+    "         'matrix': CommMatrix(trace, height=380)}\n"
+    "views['supergraph-details'] = SupergraphView(glade.Ensemble.from_graphframes(\n"
+    "    synthetic_ensemble(6, 80, seed=1)), by='name', height=380)\n"
+    "views['supergraph-details'].selection = ['compute_field']",
     # sw4's CUDA activity profile (Caliper: host and GPU time in s, kernel launches marked
     # as device work), deep rows, an expand-to-depth, a threshold on top of it and the
     # hot path, when the shared data is here
@@ -37,6 +40,7 @@ CELLS = [
     "views['cct']",
     "views['cct-caliper']",
     "views['supergraph']",
+    "views['supergraph-details']",
     "views['timeline']",
     "views['matrix']",
 ]
@@ -44,6 +48,7 @@ SELECTORS = {
     "cct": ".glade-cct >> nth=0",
     "cct-caliper": ".glade-cct >> nth=1",
     "supergraph": ".glade-sg",
+    "supergraph-details": ".glade-sg >> nth=1",
     "timeline": ".glade-timeline",
     "matrix": ".glade-matrix",
 }
@@ -60,7 +65,7 @@ TIMELINE = (
     "_t.window(_a + (_b - _a) * 0.3, _a + (_b - _a) * 0.6, processes=[1, 2, 3, 4, 5])\n"
 )
 THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
-WIDTHS = {"wide": 1400, "800px": 860}
+WIDTHS = {"wide": 1400, "1600px": 1660, "800px": 860}
 
 
 #: The README's pictures: a halo exchange (a stencil's four neighbours) shows in the matrix.

@@ -79,14 +79,15 @@ def test_exported_page_works_offline(page, tmp_path):
 
 
 def test_wide_drawing_paints_links_where_it_is_scrolled(page, tmp_path):
-    # by name the synthetic program has dozens of levels: the drawing is much wider than
-    # the view, and the links' canvas covers only the part scrolled into view
+    # by name the synthetic program has two dozen levels: in a narrow page the drawing
+    # (columns at least MIN_STEP apart) is much wider than the view, and the links'
+    # canvas covers only the part scrolled into view
     ens = Ensemble.from_graphframes(synthetic_ensemble(6, 300))
     view = SupergraphView(ens, by="name")
     shown = view.supergraph()
     path = view.to_html(tmp_path / "wide.html")
     refuse_network(page)
-    page.set_viewport_size({"width": 1000, "height": 800})
+    page.set_viewport_size({"width": 560, "height": 800})
     page.goto(path.as_uri())
     page.locator(".glade-sg .gs-node").first.wait_for(timeout=30_000)
     scroller = page.locator(".gs-canvas")
@@ -96,17 +97,21 @@ def test_wide_drawing_paints_links_where_it_is_scrolled(page, tmp_path):
     canvas = page.locator(".gs-link-canvas")
     assert canvas.evaluate("(c) => c.style.left") == "0px"
     assert abs(canvas.evaluate("(c) => c.getBoundingClientRect().width") - visible) <= 1
-    scroller.evaluate(f"(el) => {{ el.scrollLeft = {width / 2}; }}")
+    # scrolled to a whole pixel (the browser rounds scrollLeft)
+    half = width // 2
+    scroller.evaluate(f"(el) => {{ el.scrollLeft = {half}; }}")
     page.wait_for_function(
-        f"() => document.querySelector('.gs-link-canvas').style.left === '{width / 2:g}px'"
+        f"() => document.querySelector('.gs-link-canvas').style.left === '{half:g}px'"
     )
-    # the node marks are those of the columns in view and half a view around it
+    # the node marks are those of the columns in view and half a view around it, and of
+    # nodes further left whose labels run into that span (a label runs on until a node
+    # lies across its line)
     xs = page.locator(".gs-node").evaluate_all(
         "(rects) => rects.map((r) => Number(r.getAttribute('x')))"
     )
     assert 0 < len(xs) < len(shown)
-    assert all(width / 2 - visible <= x <= width / 2 + 1.5 * visible for x in xs)
-    assert any(width / 2 <= x <= width / 2 + visible for x in xs)
+    assert all(x <= half + 1.5 * visible for x in xs)
+    assert any(half <= x <= half + visible for x in xs)
     # down a line through the visible part, the pointer finds links where the canvas
     # painted them, and the same link at the same place of the drawing after a scroll
     area = scroller.bounding_box()
@@ -132,7 +137,9 @@ def test_wide_drawing_paints_links_where_it_is_scrolled(page, tmp_path):
     found = [(y + 0.5, link_under(y + 0.5)) for y in range(int(area["y"]), int(area["y"] + 420), 2)]
     runs: dict[str, list[float]] = {}
     for y, title in found:
-        if title:
+        # ribbons (a call edge's title ends "calls"): a loop's hit band is wider than its
+        # thin stroke, so the middle of its run need not be painted
+        if title and title.endswith("calls"):
             runs.setdefault(title, []).append(y)
     assert runs
     title, ys = max(runs.items(), key=lambda item: len(item[1]))
@@ -144,7 +151,7 @@ def test_wide_drawing_paints_links_where_it_is_scrolled(page, tmp_path):
     assert painted(x, middle) > 0
     scroller.evaluate("(el) => { el.scrollLeft += 120; }")
     page.wait_for_function(
-        f"() => document.querySelector('.gs-link-canvas').style.left === '{width / 2 + 120:g}px'"
+        f"() => document.querySelector('.gs-link-canvas').style.left === '{half + 120:g}px'"
     )
     x -= 120
     assert link_under(middle) == title

@@ -17,11 +17,14 @@ import { NodeMarks, rememberedMeasure, writeAttributes } from "./marks.js";
 import { supergraphFromPayload } from "./model.js";
 import { describeEdge, describeNode, fillPanel, KINDS, svgElement, totalOf } from "./panel.js";
 import {
-  histogramPixels, LABEL_HEIGHT, LABEL_OFFSET, labelText, linkAt, linkPath, linkSpan, linkStyle,
+  histogramPixels, LABEL_HEIGHT, LABEL_OFFSET, labelLines, labelText, linkAt, linkPath, linkSpan, linkStyle,
   overlayAlpha, placeLabels, px, sankeyGeometry, traceLink, valueOffset,
 } from "./sankey.js";
 
 const PANEL_WIDTH = 300;
+/** Views narrower than this put the details panel under the drawing instead of beside
+ * it, so that the drawing keeps the whole width. */
+const STACK_WIDTH = 900;
 /** Milliseconds an edit waits for the kernel's answer before the drawing dims. */
 const BUSY_DELAY = 150;
 /** Room under the drawing for its horizontal scroll bar (the box has a fixed height, so
@@ -90,6 +93,7 @@ class SupergraphView {
     );
     this.notice = element("div", "gs-notice");
     const main = element("div", "gs-main");
+    this.main = main;
     this.canvas = element("div", "gs-canvas");
     // links are painted on a canvas under the SVG of nodes and labels: thousands of
     // ribbons cost the browser little there, and the pointer finds them by geometry
@@ -192,6 +196,13 @@ class SupergraphView {
     });
     resize.observe(this.canvas);
     signal.addEventListener("abort", () => resize.disconnect());
+    // the view's own width decides where the details panel goes (see drawPanel)
+    const outer = new ResizeObserver((entries) => {
+      this.rootWidth = entries[entries.length - 1].contentRect.width;
+      this.drawPanel();
+    });
+    outer.observe(this.root);
+    signal.addEventListener("abort", () => outer.disconnect());
     // The kernel answers every edit, undo and redo, even one it refuses, with a new
     // revision.
     const stop = watchPayload(model, (payload) => {
@@ -264,13 +275,16 @@ class SupergraphView {
   fillChoices() {
     const { model } = this;
     // (the profiles' labels come with the profile ids: neither changes)
-    const sources = ["by_label", "metrics", "profile_ids", "groups"].map(
+    const sources = ["by_label", "by_names", "metrics", "profile_ids", "groups"].map(
       (name) => model.get(name));
     if (this.choices && sources.every((value, k) => value === this.choices[k])) return;
     this.choices = sources;
+    // the groupings the frames support (no "module" on Caliper profiles), then the one the
+    // view was made with when it is another (a mapping, a function)
     const byLabel = model.get("by_label");
-    const choices = [["module", "module"], ["name", "name"]];
-    if (!["module", "name"].includes(byLabel)) choices.push(["initial", byLabel]);
+    const byNames = model.get("by_names");
+    const choices = byNames.map((name) => [name, name]);
+    if (!byNames.includes(byLabel)) choices.push(["initial", byLabel]);
     this.bySelect.replaceChildren();
     for (const [value, text] of choices) option(this.bySelect, value, text);
     this.metricSelect.replaceChildren();
@@ -294,7 +308,7 @@ class SupergraphView {
     this.fillChoices();
     const by = model.get("by");
     const byLabel = model.get("by_label");
-    set(this.bySelect, "value", by === "initial" && ["module", "name"].includes(byLabel)
+    set(this.bySelect, "value", by === "initial" && model.get("by_names").includes(byLabel)
       ? byLabel : by);
     set(this.metricSelect, "value", model.get("metric"));
     set(this.thresholdInput, "value", String(+(model.get("threshold") * 100).toFixed(3)));
@@ -358,17 +372,29 @@ class SupergraphView {
     const height = model.get("height");
     this.width ??= this.canvas.clientWidth;
     this.drawnWidth = this.width;
-    const geometry = sankeyGeometry(sg, { width: Math.max((this.width || 900), 320), height });
-    this.geometry = geometry;
-    writeAttributes(this.svg, this.written.svg, { width: geometry.width, height,
-      viewBox: `0 0 ${geometry.width} ${height}` });
-    set(this.canvas.style, "height", `${height + SCROLLBAR_ROOM}px`, this.written.canvas);
     const unit = model.get("unit");
     const measure = this.labelMeasure();
     const nodes = sg.nodes;
     const mean = nodes.column("inclusive_mean");
     const difference = nodes.column("difference");
     const inDiff = Boolean(model.get("diff").a);
+    const kind = nodes.column("kind");
+    // every label's text, and its width: the last column keeps only the room it needs
+    const texts = [];
+    const labelWidths = new Float64Array(nodes.count);
+    for (let i = 0; i < nodes.count; i++) {
+      const name = KINDS[kind[i]] === "other" ? "other" : sg.labels.get(i);
+      const value = inDiff ? `${difference[i] > 0 ? "+" : ""}${formatMetric(difference[i], unit)}`
+        : formatMetric(mean[i], unit);
+      texts.push([name, value]);
+      labelWidths[i] = measure(`${name} ${value}`);
+    }
+    const geometry = sankeyGeometry(sg, { width: Math.max((this.width || 900), 320), height,
+      labelWidths });
+    this.geometry = geometry;
+    writeAttributes(this.svg, this.written.svg, { width: geometry.width, height,
+      viewBox: `0 0 ${geometry.width} ${height}` });
+    set(this.canvas.style, "height", `${height + SCROLLBAR_ROOM}px`, this.written.canvas);
     const largest = inDiff ? this.diffScale() : 0;
     const selected = new Set(model.get("selection"));
     const highlighted = new Set(model.get("highlight"));
@@ -378,7 +404,6 @@ class SupergraphView {
     const hi = nodes.column("hist_hi");
     const target = nodes.column("inclusive_target");
     const level = nodes.column("level");
-    const kind = nodes.column("kind");
     const marks = [];
     const candidates = [];
     geometry.nodes.forEach((box, i) => {
@@ -406,13 +431,13 @@ class SupergraphView {
     });
     for (const i of placeLabels(candidates, LABEL_HEIGHT)) {
       const box = geometry.nodes[i];
-      const value = inDiff ? `${difference[i] > 0 ? "+" : ""}${formatMetric(difference[i], unit)}`
-        : formatMetric(mean[i], unit);
-      const name = KINDS[kind[i]] === "other" ? "other" : sg.names.get(i);
-      const text = labelText(name, value, geometry.labelRoom[i] - LABEL_OFFSET, measure);
+      const [name, value] = texts[i];
+      const text = labelText(name, value, geometry.labelRoom[i] - LABEL_OFFSET, measure,
+        labelLines(box));
       if (!text) continue;
-      marks[i].label = { attributes: { x: px(box.x1 + LABEL_OFFSET),
-        y: px((box.y0 + box.y1) / 2), "data-node": i }, name: text.name, value: text.value };
+      const middle = (box.y0 + box.y1) / 2 - (text.below ? LABEL_HEIGHT / 2 : 0);
+      marks[i].label = { attributes: { x: px(box.x1 + LABEL_OFFSET), y: px(middle),
+        "data-node": i }, name: text.name, value: text.value, below: Boolean(text.below) };
     }
     this.allMarks = marks;
     this.showMarks();
@@ -590,8 +615,13 @@ class SupergraphView {
   drawPanel() {
     const key = this.model.get("selection")[0];
     const i = key === undefined ? -1 : this.indexOf(key);
+    // beside the drawing in a wide view, under it in a narrow one: never over it
+    const stacked = (this.rootWidth ?? STACK_WIDTH) < STACK_WIDTH;
+    if (this.main.classList.contains("gs-stacked") !== stacked) {
+      this.main.classList.toggle("gs-stacked", stacked);
+    }
     set(this.panel.style, "display", i < 0 ? "none" : "", this.written.panel);
-    set(this.canvas.style, "width", i < 0 ? "100%" : `calc(100% - ${PANEL_WIDTH}px)`,
+    set(this.canvas.style, "width", i < 0 || stacked ? "100%" : `calc(100% - ${PANEL_WIDTH}px)`,
       this.written.canvas);
     if (i < 0) {
       if (this.panel.firstChild) this.panel.replaceChildren();

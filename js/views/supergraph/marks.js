@@ -5,6 +5,7 @@
 // markup instead made the browser parse, style and lay out every mark again on every
 // edit, even one that moved a few nodes.
 import { svgElement } from "./panel.js";
+import { LABEL_HEIGHT } from "./sankey.js";
 
 /** Write to `node` the attributes of `values` that differ from `memo` (the values last
  * written, which memo then holds); returns how many were written. */
@@ -101,7 +102,19 @@ export class NodeMarks {
       return;
     }
     shown.value ??= svgElement("tspan", { class: "gs-label-value" }, shown.node);
-    const text = ` ${label.value}`;
+    // a value below its name starts a line of its own, at the label's x
+    const text = label.below ? label.value : ` ${label.value}`;
     if (shown.value.textContent !== text) shown.value.textContent = text;
+    const below = label.below ? String(label.attributes.x) : "";
+    if (shown.below !== below) {
+      shown.below = below;
+      if (below) {
+        shown.value.setAttribute("x", below);
+        shown.value.setAttribute("dy", String(LABEL_HEIGHT));
+      } else {
+        shown.value.removeAttribute("x");
+        shown.value.removeAttribute("dy");
+      }
+    }
   }
 }

@@ -36,6 +36,9 @@ export function csrItems(ptr, i) {
 export function supergraphFromPayload({ fields, arrays: a }) {
   return {
     names: new StringTable(a.names, a.name_offsets),
+    // how supernodes are named on screen (a split's "g: f"); names are the keys edits send
+    labels: a.labels ? new StringTable(a.labels, a.label_offsets)
+      : new StringTable(a.names, a.name_offsets),
     nodes: tableOf(a.node_table, fields.node_columns),
     edges: tableOf(a.edge_table, fields.edge_columns),
     profiles: new StringTable(a.profiles, a.profile_offsets),

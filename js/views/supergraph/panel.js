@@ -33,7 +33,7 @@ export function totalOf(sg) {
 export function statsOf(sg, i) {
   const c = (name) => sg.nodes.column(name)[i];
   return {
-    name: sg.names.get(i), kind: KINDS[c("kind")] ?? "group", mean: c("inclusive_mean"),
+    name: sg.labels.get(i), kind: KINDS[c("kind")] ?? "group", mean: c("inclusive_mean"),
     min: c("inclusive_min"), q1: c("inclusive_q1"), median: c("inclusive_median"),
     q3: c("inclusive_q3"), max: c("inclusive_max"), std: c("inclusive_std"),
     low: c("whisker_lo"), high: c("whisker_hi"), target: c("inclusive_target"),
@@ -72,11 +72,11 @@ export function describeNode(sg, i, unit) {
 export function describeEdge(sg, e, unit) {
   const m = (v) => formatMetric(v, unit);
   const col = (name) => sg.edges.column(name)[e];
-  const to = sg.names.get(col("target"));
+  const to = sg.labels.get(col("target"));
   let kind = "calls";
   if (col("reentry")) kind = `re-entry (not counted again in ${to}'s inclusive value)`;
   else if (col("loop")) kind = "back edge (a cycle)";
-  const lines = [[`${sg.names.get(col("source"))} → ${to}`, kind],
+  const lines = [[`${sg.labels.get(col("source"))} → ${to}`, kind],
     ["mean", m(col("value_mean"))], ["median", m(col("value_median"))],
     ["range", `${m(col("value_min"))} – ${m(col("value_max"))}`]];
   if (Number.isFinite(col("value_target"))) lines.push(["target", m(col("value_target"))]);

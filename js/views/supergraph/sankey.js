@@ -7,8 +7,11 @@ export const NODE_WIDTH = 14;
 export const MIN_NODE_HEIGHT = 2;
 export const LABEL_HEIGHT = 14;
 export const MARGIN = { top: 12, right: 210, bottom: 12, left: 8 };
-/** Columns are at least this far apart (the drawing then scrolls sideways). */
-export const MIN_STEP = 160;
+/** Columns are at least this far apart (the drawing then scrolls sideways): a node and a
+ * few characters of its label, and its value under the name of a tall node. */
+export const MIN_STEP = 72;
+/** Room kept between a label's end and the next node it would run into. */
+export const LABEL_GAP = 6;
 /** Loops are drawn this thick at most (their values are read on hover). */
 export const LOOP_WIDTH = 4;
 /** How far a loop swings out of a node's side (labels start further out). */
@@ -40,20 +43,36 @@ export function loopPath(xs, ys, xt, yt, yLoop, bulge) {
 }
 
 /**
- * Node boxes and link shapes in pixels for a drawing `width` x `height`.
- * Columns stay MIN_STEP apart, so the drawing may be wider than asked.
+ * Node boxes and link shapes in pixels for a drawing `width` x `height`. `labelWidths`
+ * (optional: each node's label, name and value, in pixels) lets the last column keep only
+ * the room its widest label needs (at most margin.right), so the columns spread over the
+ * rest; without it the last column keeps margin.right. Columns stay MIN_STEP apart, so the
+ * drawing may be wider than asked. A label's room runs from its node to the first node to
+ * its right that lies across its line (the drawing's edge when none does): labels are not
+ * cut where the space beside them is free.
  * Returns {nodes: [{x0, x1, y0, y1}], links, labelRoom: [px], levels, scale, width}; a link
  * is a ribbon {loop: false, width, x0, a0, a1, x1, b0, b1} (see ribbonPath) or a loop
  * {loop: true, width, xs, ys, xt, yt, yLoop, bulge} (see loopPath), drawn by traceLink.
  */
-export function sankeyGeometry(sg, { width, height, margin = MARGIN, nodeWidth = NODE_WIDTH }) {
+export function sankeyGeometry(sg, { width, height, margin = MARGIN, nodeWidth = NODE_WIDTH,
+  labelWidths = null }) {
   const { nodes: table, edges } = sg;
   const level = table.column("level");
   let levels = 0;
   for (let i = 0; i < table.count; i++) levels = Math.max(levels, level[i] + 1);
-  const inner = Math.max(width - margin.left - margin.right - nodeWidth, 0);
+  let right = margin.right;
+  if (labelWidths) {
+    let widest = 0;
+    for (let i = 0; i < table.count; i++) {
+      if (level[i] === levels - 1) widest = Math.max(widest, labelWidths[i]);
+    }
+    // whole pixels: a drawing wider than its view is as wide as its scroll range
+    right = Math.min(margin.right, Math.ceil(widest + LABEL_OFFSET + LABEL_GAP));
+  }
+  const inner = Math.max(width - margin.left - right - nodeWidth, 0);
   const step = levels > 1 ? Math.max(inner / (levels - 1), MIN_STEP) : 0;
-  const used = margin.left + step * Math.max(levels - 1, 0) + nodeWidth + margin.right;
+  const used = margin.left + step * Math.max(levels - 1, 0) + nodeWidth + right;
+  const drawn = Math.max(width, used);
   const scale = Math.max(height - margin.top - margin.bottom, 10) / sg.layoutHeight;
   const y = (v) => margin.top + v * scale;
   const top = table.column("y0");
@@ -64,7 +83,20 @@ export function sankeyGeometry(sg, { width, height, margin = MARGIN, nodeWidth =
     const x0 = margin.left + level[i] * step;
     const y0 = y(top[i]);
     nodes.push({ x0, x1: x0 + nodeWidth, y0, y1: Math.max(y(bottom[i]), y0 + MIN_NODE_HEIGHT) });
-    labelRoom.push(level[i] === levels - 1 ? margin.right - 8 : step - nodeWidth - 8);
+  }
+  const columns = columnsOf(nodes, level, levels);
+  for (let i = 0; i < table.count; i++) {
+    const box = nodes[i];
+    const line = (box.y0 + box.y1) / 2;
+    const half = (labelLines(box) * LABEL_HEIGHT) / 2;
+    let end = drawn - LABEL_GAP;
+    for (let c = level[i] + 1; c < levels; c++) {
+      if (crosses(columns[c], line - half, line + half)) {
+        end = margin.left + c * step - LABEL_GAP;
+        break;
+      }
+    }
+    labelRoom.push(Math.max(end - box.x1, 0));
   }
   const links = [];
   const column = (name) => edges.column(name);
@@ -85,7 +117,38 @@ export function sankeyGeometry(sg, { width, height, margin = MARGIN, nodeWidth =
         a1: y(s1[e]), x1: to.x0, b0: y(t0[e]), b1: y(t1[e]) });
     }
   }
-  return { nodes, links, labelRoom, levels, scale, width: Math.max(width, used) };
+  return { nodes, links, labelRoom, levels, scale, width: drawn };
+}
+
+/** How many lines a node's label may take: two (the name over its value) when the node
+ * is three label lines tall, so that no label of its column comes near (placeLabels keeps
+ * centres LABEL_HEIGHT apart), else one. */
+export function labelLines(box) {
+  return box.y1 - box.y0 >= 3 * LABEL_HEIGHT ? 2 : 1;
+}
+
+/** Per column, its nodes' vertical extents [[y0, y1]] sorted by y0 (nodes of a column do
+ * not overlap, so y1 is sorted too). */
+function columnsOf(nodes, level, levels) {
+  const columns = Array.from({ length: levels }, () => []);
+  nodes.forEach((box, i) => {
+    columns[level[i]].push([box.y0, box.y1]);
+  });
+  for (const column of columns) column.sort((a, b) => a[0] - b[0]);
+  return columns;
+}
+
+/** Whether a node of a column (sorted extents) lies across the band top..bottom. */
+function crosses(column, top, bottom) {
+  let lo = 0;
+  let hi = column.length;
+  // the first extent that ends below the band's top
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (column[mid][1] < top) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < column.length && column[lo][0] <= bottom;
 }
 
 /** How links are painted: ribbons filled grey (re-entries orange), loops stroked orange
@@ -209,12 +272,26 @@ export function placeLabels(candidates, gap = LABEL_HEIGHT) {
   return shown;
 }
 
-/** The text of a label in `room` pixels: the name and its value when both fit, else the
- * name alone, cut with "…" when it is too long (the value is in the tooltip); null when
- * nothing fits. */
-export function labelText(name, value, room, measure) {
+/** Fewest characters of a name kept before its value is dropped from a label. */
+export const NAME_KEPT = 4;
+
+/** The text of a label in `room` pixels: the name and its value when both fit on a line;
+ * else, with `lines` 2 (a node tall enough for two lines of labels), the name (cut with
+ * "…" if needed) over its value (`below`); else the name cut with "…" and the value (so
+ * nodes of one size read alike); else, when not even NAME_KEPT characters of the name fit
+ * beside the value, the name alone, cut (the value is in the tooltip); null when nothing
+ * fits. */
+export function labelText(name, value, room, measure, lines = 1) {
   const full = `${name} ${value}`;
   if (measure(full) <= room) return { name, value };
+  if (lines > 1 && value && measure(value) <= room) {
+    const cut = truncate(name, room, measure);
+    if (cut) return { name: cut, value, below: true };
+  }
+  if (value) {
+    const beside = truncate(name, room - measure(` ${value}`), measure);
+    if (beside.length > NAME_KEPT) return { name: beside, value };
+  }
   const cut = truncate(name, room, measure);
   return cut ? { name: cut, value: "" } : null;
 }

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
 from glade.ensemble.supergraph.folding import folded_values
 from glade.ensemble.supergraph.values import call_tree_values
+from glade.errors import GladeError
 from glade.views import SupergraphView
 from tests.ensemble.supergraph.test_properties import random_ensemble
 
@@ -54,19 +56,30 @@ def assert_same(shown, full) -> None:
         assert str(shown.query_of(key, flow=True)) == str(full.query_of(key, flow=True))
 
 
+def split(view: SupergraphView, key: str, by: str) -> None:
+    """Split ``key``: the view refuses exactly the splits that leave as many supernodes."""
+    shown = view.supergraph()
+    unchanged = len(shown.split(key, by)) == len(shown)
+    if unchanged:
+        with pytest.raises(GladeError, match="changes nothing"):
+            view.split(key, by)
+    else:
+        view.split(key, by)
+
+
 def apply_edit(view: SupergraphView, kind: str, pick: int, fraction: float) -> None:
     """One edit of ``kind`` on the supernode at position ``pick`` (modulo their count)."""
     keys = view.supergraph().supernodes
     key = keys[pick % len(keys)] if keys else None
     profiles = list(view.supergraph().profiles)
-    if kind in ("hide", "focus", "split entry") and key is not None:
-        {"hide": view.hide, "focus": view.focus, "split entry": lambda k: view.split(k, "entry")}[
-            kind
-        ](key)
+    if kind in ("hide", "focus") and key is not None:
+        {"hide": view.hide, "focus": view.focus}[kind](key)
+    elif kind == "split entry" and key is not None:
+        split(view, key, "entry")
     elif kind == "split callee" and key is not None:
         callers = set(view.supergraph().edges["source"])
         if callers:
-            view.split(sorted(callers)[pick % len(callers)], "callee")
+            split(view, sorted(callers)[pick % len(callers)], "callee")
     elif kind == "unfocus":
         view.unfocus()
     elif kind == "threshold":

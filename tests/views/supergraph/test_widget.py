@@ -48,7 +48,11 @@ def test_initial_view(ens):
     )
     same_supergraph(rebuilt(view, ens), view.supergraph())
     assert view.profile_ids == ["a", "b"]
-    assert {"label": "run = 1", "group": {"column": "run", "value": 1}} in view.groups
+    # a metadata value of one profile is that profile, named by what tells it apart
+    assert view.groups == [
+        {"label": "run=1", "group": {"profiles": ["a"]}},
+        {"label": "run=2", "group": {"profiles": ["b"]}},
+    ]
     fields, arrays = view.payload_fields(), view.payload_arrays()
     table = arrays["node_table"].reshape(3, -1)
     column = fields["node_columns"].index("inclusive_mean")

@@ -43,6 +43,7 @@ describe("what the view says about a supernode and an edge", () => {
   };
   const sg = {
     names: strings(["solve", "MPI"]),
+    labels: strings(["solve", "MPI"]),
     nodes: table(["kind", "nodes", "entries", "inclusive_mean", "inclusive_median",
       "inclusive_q1", "inclusive_q3", "inclusive_min", "inclusive_max", "inclusive_std",
       "exclusive_mean", "inclusive_target", "inclusive_imbalance", "mean_a", "difference",

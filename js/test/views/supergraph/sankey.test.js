@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
-  histogramPixels, labelText, LINK_STYLES, linkAt, linkPath, linkSpan, linkStyle, LOOP_REACH, LOOP_WIDTH,
-  MARGIN, MIN_NODE_HEIGHT, MIN_STEP, NODE_WIDTH, overlayAlpha, placeLabels, ribbonPath,
+  histogramPixels, LABEL_GAP, LABEL_HEIGHT, LABEL_OFFSET, labelLines, labelText, LINK_STYLES, linkAt, linkPath, linkSpan, linkStyle, LOOP_REACH, LOOP_WIDTH,
+  MARGIN, MIN_NODE_HEIGHT, MIN_STEP, NAME_KEPT, NODE_WIDTH, overlayAlpha, placeLabels, ribbonPath,
   sankeyGeometry, traceLink, truncate, valueOffset,
 } from "../../../views/supergraph/sankey.js";
-import { smallSupergraph } from "./helpers.js";
+import { smallSupergraph, table } from "./helpers.js";
 
 const measure = (text) => 7 * text.length;
 
@@ -22,14 +22,40 @@ describe("sankey geometry", () => {
     expect(c.y0).toBeCloseTo(MARGIN.top + 0.7 * scale);
     expect(geometry.levels).toBe(2);
     expect(geometry.width).toBe(1000);
-    // the last column's labels have the right margin, the others the gap between columns
-    expect(geometry.labelRoom[1]).toBe(MARGIN.right - 8);
-    expect(geometry.labelRoom[0]).toBeCloseTo(b.x0 - a.x0 - NODE_WIDTH - 8);
+    // the last column's labels run to the drawing's edge; a's label stops before b, which
+    // lies across its line
+    expect(geometry.labelRoom[1]).toBeCloseTo(1000 - LABEL_GAP - b.x1);
+    expect(geometry.labelRoom[0]).toBeCloseTo(b.x0 - LABEL_GAP - a.x1);
   });
   it("keeps columns apart and grows wider than asked when they do not fit", () => {
-    const geometry = sankeyGeometry(smallSupergraph(), { width: 300, height: 200 });
+    const geometry = sankeyGeometry(smallSupergraph(), { width: 200, height: 200 });
     expect(geometry.nodes[1].x0 - geometry.nodes[0].x0).toBe(MIN_STEP);
     expect(geometry.width).toBe(MARGIN.left + MIN_STEP + NODE_WIDTH + MARGIN.right);
+  });
+  it("keeps for the last column only the room its widest label needs", () => {
+    const labelWidths = [300, 40, 30];
+    const geometry = sankeyGeometry(smallSupergraph(), { width: 800, height: 244, labelWidths });
+    const right = 40 + LABEL_OFFSET + LABEL_GAP;
+    expect(geometry.nodes[1].x0).toBeCloseTo(800 - right - NODE_WIDTH);
+    expect(geometry.width).toBe(800);
+    expect(geometry.labelRoom[1]).toBeGreaterThanOrEqual(40 + LABEL_OFFSET);
+    // never more than the right margin, however long the labels
+    const wide = sankeyGeometry(smallSupergraph(), { width: 800, height: 244,
+      labelWidths: [10, 900, 10] });
+    expect(wide.nodes[1].x0).toBeCloseTo(800 - MARGIN.right - NODE_WIDTH);
+  });
+  it("lets a label run over columns with no node across its line", () => {
+    // column 0: p (0..0.3) and q (0.6..0.9); column 1: r (0..0.3); column 2: s (0..0.2)
+    const nodes = table(["level", "y0", "y1"], [{ level: 0, y0: 0, y1: 0.3 },
+      { level: 0, y0: 0.6, y1: 0.9 }, { level: 1, y0: 0, y1: 0.3 }, { level: 2, y0: 0, y1: 0.2 }]);
+    const edges = table(["source", "target", "reentry", "loop", "source_y0", "source_y1",
+      "target_y0", "target_y1", "loop_y"], []);
+    const geometry = sankeyGeometry({ nodes, edges, layoutHeight: 1 }, { width: 600,
+      height: 300 });
+    const [p, q, r, s] = geometry.nodes;
+    expect(geometry.labelRoom[0]).toBeCloseTo(r.x0 - LABEL_GAP - p.x1);
+    expect(geometry.labelRoom[1]).toBeCloseTo(600 - LABEL_GAP - q.x1);
+    expect(geometry.labelRoom[2]).toBeCloseTo(s.x0 - LABEL_GAP - r.x1);
   });
   it("gives tiny nodes a visible height", () => {
     const sg = smallSupergraph();
@@ -181,6 +207,32 @@ describe("labels", () => {
     expect(labelText("interpolate_velocity", "1.2 s", 70, measure))
       .toEqual({ name: "interpola…", value: "" });
     expect(labelText("solve", "1.2 s", 3, measure)).toBeNull();
+    // a name cut to keep the value beside it, as long as NAME_KEPT characters stay
+    expect(labelText("interpolate_velocity", "1.2 s", 110, measure))
+      .toEqual({ name: "interpol…", value: "1.2 s" });
+    expect(truncate("interpolate_velocity", 110 - measure(" 1.2 s"), measure).length)
+      .toBeGreaterThan(NAME_KEPT);
+    // on a node tall enough for two lines: the name over its value
+    expect(labelText("interpolate_velocity", "1.2 s", 70, measure, 2))
+      .toEqual({ name: "interpola…", value: "1.2 s", below: true });
+    expect(labelText("solve", "1.2 s", 200, measure, 2)).toEqual({ name: "solve", value: "1.2 s" });
+  });
+  it("gives two label lines to nodes three lines tall, and keeps both clear", () => {
+    expect(labelLines({ y0: 0, y1: 3 * LABEL_HEIGHT })).toBe(2);
+    expect(labelLines({ y0: 0, y1: 3 * LABEL_HEIGHT - 1 })).toBe(1);
+    // column 0: p, tall (0..0.5); column 1: r (0.29..0.32) crosses p's second line only
+    const nodes = table(["level", "y0", "y1"], [{ level: 0, y0: 0, y1: 0.5 },
+      { level: 1, y0: 0.29, y1: 0.32 }]);
+    const edges = table(["source", "target", "reentry", "loop", "source_y0", "source_y1",
+      "target_y0", "target_y1", "loop_y"], []);
+    const geometry = sankeyGeometry({ nodes, edges, layoutHeight: 1 }, { width: 600,
+      height: 300 + MARGIN.top + MARGIN.bottom });
+    const [p, r] = geometry.nodes;
+    expect(labelLines(p)).toBe(2);
+    // p's centre is at 87 px, its two lines reach 101 px; r starts at 99 px
+    expect(r.y0 - (p.y0 + p.y1) / 2).toBeLessThan(LABEL_HEIGHT);
+    expect(r.y0 - (p.y0 + p.y1) / 2).toBeGreaterThan(LABEL_HEIGHT / 2);
+    expect(geometry.labelRoom[0]).toBeCloseTo(r.x0 - LABEL_GAP - p.x1);
   });
 });
 

@@ -53,6 +53,24 @@ def by_code(by: By) -> str:
     return repr(dict(by) if isinstance(by, Mapping) else by)
 
 
+def has_modules(frames: pd.DataFrame) -> bool:
+    """Whether frames have a ``module`` attribute with a value somewhere (Caliper and
+    Thicket profiles usually have none)."""
+    return "module" in frames.columns and bool(frames["module"].notna().any())
+
+
+def by_choices(frames: pd.DataFrame) -> tuple[str, ...]:
+    """The named groupings these frames support: ``"module"`` where they have modules,
+    ``"name"`` always.
+
+    Examples
+    --------
+    >>> by_choices(pd.DataFrame({"name": ["main"]}))
+    ('name',)
+    """
+    return ("module", "name") if has_modules(frames) else ("name",)
+
+
 def group_nodes(frames: pd.DataFrame, by: By) -> Grouping:
     """The supernode of every node of a graph with these ``frames`` (see the module)."""
     names = frames["name"].to_numpy()

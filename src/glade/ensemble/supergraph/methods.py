@@ -53,14 +53,15 @@ class Supergraphs:
         return build_supergraph(self, by, metric, rank_agg, **kwargs)
 
     def show_supergraph(
-        self, by: Any = "module", metric: Label | None = None, data_name: str = "ens", **kwargs: Any
+        self, by: Any = None, metric: Label | None = None, data_name: str = "ens", **kwargs: Any
     ):
         """The interactive Sankey of the supergraph, in Jupyter.
 
         Parameters
         ----------
         by, metric
-            As for :meth:`supergraph`.
+            As for :meth:`supergraph`; ``by=None`` groups by module where the frames have
+            modules, else by name (Caliper and Thicket profiles have none).
         data_name : str, default "ens"
             The ensemble's name in the code the view writes (``view.code()``).
         **kwargs

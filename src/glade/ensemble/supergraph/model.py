@@ -57,7 +57,9 @@ class Supergraph:
     statistics. Build one with ``Ensemble.supergraph(...)`` or ``GraphFrame.supergraph(...)``.
 
     - ``nodes``: one row per supernode (indexed ``supernode``): ``kind`` (group, split or
-      other), ``level`` and ``order`` (its column and rank in the layout), ``nodes`` and
+      other), ``label`` (how a view names it: its key, or for a split supernode
+      ``"g=f"`` "g: f", "f" where g is f, and "... from caller" for a callee split),
+      ``level`` and ``order`` (its column and rank in the layout), ``nodes`` and
       ``entries`` (how many CCT nodes and entries it has), then for ``inclusive`` and
       ``exclusive``: ``_mean``, ``_min``, ``_q1``, ``_median``, ``_q3``, ``_max``,
       ``_std`` (ddof=1), ``_outliers`` (profiles outside the fences), ``_target`` (the
@@ -84,6 +86,7 @@ class Supergraph:
         target: Hashable | None = None,
         bins: int = 20,
         whis: float = 1.5,
+        labels: Mapping[str, str] | None = None,
     ):
         if not isinstance(bins, int | np.integer) or isinstance(bins, bool) or bins < 1:
             raise GladeError(f"bins must be a positive integer, not {bins!r}")
@@ -94,6 +97,7 @@ class Supergraph:
         self._keys = [str(k) for k in uniques]
         self._selectors = {key: selectors[key] for key in self._keys}
         self._kinds = {key: (kinds or {}).get(key, "group") for key in self._keys}
+        self._labels = {key: (labels or {}).get(key, key) for key in self._keys}
         self.by = by
         self._steps = tuple(steps)
         self.bins = int(bins)
@@ -160,6 +164,7 @@ class Supergraph:
         count = len(self._keys)
         columns: dict[str, Any] = {
             "kind": [self._kinds[k] for k in self._keys],
+            "label": [self._labels[k] for k in self._keys],
             "level": lay.level,
             "order": lay.order,
             "nodes": np.bincount(flows.group, minlength=count),
@@ -356,6 +361,7 @@ class Supergraph:
         selectors: dict[str, Selector],
         kinds: dict[str, str],
         step: str,
+        labels: dict[str, str] | None = None,
     ) -> Supergraph:
         return Supergraph(
             self._values,
@@ -367,6 +373,7 @@ class Supergraph:
             self.target,
             self.bins,
             self.whis,
+            {**self._labels, **(labels or {})},
         )
 
     def _node_keys(self) -> np.ndarray:
@@ -402,7 +409,9 @@ class Supergraph:
         selectors = dict(self._selectors)
         kinds = dict(self._kinds)
         caller = self._selectors[supernode] if by == "callee" else None
+        caller_key = supernode if by == "callee" else None
         carved: dict[str, list[Selector]] = {}
+        labels: dict[str, str] = {}
         for key in pd.unique(new_names):
             part = moved[new_names == key]
             first = int(np.flatnonzero(new_names == key)[0])
@@ -413,11 +422,14 @@ class Supergraph:
             carved.setdefault(owner_key, []).append(selector)
             selectors[key] = Union((selectors[key], selector)) if key in self._kinds else selector
             kinds[key] = "split"
+            labels[key] = _split_label(owner_key, str(names[run_entry[moved[first]]]), caller_key)
         for owner_key, parts in carved.items():
             left = np.flatnonzero(node_keys == owner_key)
             if left.size:
                 selectors[owner_key] = _carved(self._selectors[owner_key], tuple(parts), left)
-        return self._regrouped(node_keys, selectors, kinds, f".split({supernode!r}, by={by!r})")
+        return self._regrouped(
+            node_keys, selectors, kinds, f".split({supernode!r}, by={by!r})", labels
+        )
 
     def threshold(self, fraction: float) -> Supergraph:
         """Supernodes whose mean inclusive value is under ``fraction`` of the mean total
@@ -544,3 +556,11 @@ def _carved(owner: Selector, parts: tuple[Selector, ...], left: np.ndarray) -> S
     if isinstance(owner, Remainder):
         return Remainder(owner.base, owner.carved + parts, left)
     return CallPaths(left)
+
+
+def _split_label(owner: str, entry: str, caller: str | None) -> str:
+    """How a split supernode is named in a view: its entry function in its group
+    ("libmpi: MPI_Isend"), the function alone where the group is that function, and for
+    a callee split the caller its runs are entered from ("MPI_Isend from main")."""
+    label = entry if owner == entry else f"{owner}: {entry}"
+    return label if caller is None else f"{label} from {caller}"

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from glade.ensemble.supergraph import Supergraph as SupergraphModel
+from glade.ensemble.supergraph.choices import profile_labels
 from glade.ensemble.supergraph.summary import fences
 from glade.packing import string_table
 from glade.units import time_unit
@@ -70,20 +71,6 @@ EDGE_COLUMNS = (
 KINDS = ("group", "split", "other")
 #: How many entry functions the hover names per supernode.
 TOP_ENTRIES = 5
-#: Metadata columns with this many distinct values or fewer make diff groups and labels.
-GROUP_VALUES = 12
-#: Words of metadata column names that usually tell runs apart, most telling first.
-TELLING = (
-    "compiler",
-    "cluster",
-    "problem",
-    "size",
-    "variant",
-    "tuning",
-    "machine",
-    "threads",
-    "ranks",
-)
 
 
 def _csr(owner: np.ndarray, count: int) -> np.ndarray:
@@ -154,6 +141,7 @@ def supergraph_payload(
         else np.zeros((0, len(EDGE_COLUMNS)))
     )
     names_blob, name_offsets = string_table(sg.supernodes)
+    labels_blob, label_offsets = string_table(nodes["label"].tolist())
     entry_owner, entry_names, entry_values = sg.top_entries(TOP_ENTRIES)
     entry_blob, entry_offsets = string_table(list(entry_names))
     # outliers: the values outside the fences, per supernode, largest first
@@ -169,6 +157,8 @@ def supergraph_payload(
     arrays = {
         "names": _utf8(names_blob),
         "name_offsets": _int32(name_offsets),
+        "labels": _utf8(labels_blob),
+        "label_offsets": _int32(label_offsets),
         "node_table": table.reshape(-1).astype(np.float64),
         "edge_table": edge_table.reshape(-1).astype(np.float64),
         "histograms": np.asarray(counts, dtype=np.float64).reshape(-1),
@@ -195,78 +185,6 @@ def _utf8(blob: bytes) -> np.ndarray:
 
 def _int32(data: bytes) -> np.ndarray:
     return np.frombuffer(data, dtype="<i4")
-
-
-def json_value(value: Any) -> Any:
-    """A metadata value or profile id as JSON can hold it (numpy scalars as Python's)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def metadata_groups(metadata: pd.DataFrame) -> list[tuple[str, list[Hashable]]]:
-    """The metadata columns that tell profiles apart in a few groups, most telling first:
-    (column, sorted values) for columns of short scalars with 2 to GROUP_VALUES distinct
-    values, leaving out Caliper's and SPOT's own bookkeeping (``cali.*``, ``spot.*``);
-    columns named like :data:`TELLING` come first."""
-    out = []
-    for column in metadata.columns:
-        name = str(column)
-        if name == "path" or name.startswith(("cali.", "spot.")):
-            continue
-        values = metadata[column].dropna()
-        if not len(values) or not all(
-            pd.api.types.is_scalar(v) and len(str(v)) <= 32 for v in values
-        ):
-            continue
-        distinct = pd.unique(values)
-        if 2 <= len(distinct) <= GROUP_VALUES:
-            out.append((name, sorted(distinct, key=str)))
-
-    def rank(item: tuple[str, list]) -> tuple[int, int]:
-        name = item[0].lower()
-        for position, word in enumerate(TELLING):
-            if name == word:
-                return (2 * position, 0)
-            if word in name:
-                return (2 * position + 1, 0)
-        return (2 * len(TELLING), 0)
-
-    return sorted(out, key=rank)
-
-
-def profile_labels(metadata: pd.DataFrame) -> list[str]:
-    """A label per profile: its id and the values of up to three grouping columns that
-    split the profiles differently (of columns that group them alike, the first)."""
-    columns: list[Hashable] = []
-    seen: set[tuple[int, ...]] = set()
-    for column, _ in metadata_groups(metadata):
-        split = tuple(pd.factorize(metadata[column])[0])
-        if split not in seen and len(columns) < 3:
-            seen.add(split)
-            columns.append(column)
-    values = (
-        metadata[columns].to_numpy(dtype=object)
-        if columns
-        else np.empty((len(metadata), 0), dtype=object)
-    )
-    labels = []
-    for profile, row in zip(metadata.index, values, strict=True):
-        shown = ", ".join(str(v) for v in row if not pd.isna(v))
-        labels.append(f"{profile} ({shown})" if shown else str(profile))
-    return labels
-
-
-def diff_choices(metadata: pd.DataFrame) -> list[dict]:
-    """The groups a diff can compare: every metadata group, then every profile."""
-    choices = [
-        {"label": f"{column} = {value}", "group": {"column": column, "value": json_value(value)}}
-        for column, values in metadata_groups(metadata)
-        for value in values
-    ]
-    choices += [
-        {"label": label, "group": {"profiles": [json_value(profile)]}}
-        for profile, label in zip(metadata.index, profile_labels(metadata), strict=True)
-    ]
-    return choices
 
 
 def _mapping(value: Any) -> Any:

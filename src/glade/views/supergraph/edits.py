@@ -154,12 +154,25 @@ def check_edit(edit: Any) -> dict:
     return edit
 
 
+def _unchanged(supernode: str, by: str) -> str:
+    """Why a split of ``supernode`` that leaves as many supernodes changes nothing."""
+    if by == "entry":
+        return (
+            f"splitting {supernode!r} by entry changes nothing: all its calls enter it "
+            "through one function"
+        )
+    return (
+        f"splitting the callees of {supernode!r} changes nothing: each supernode it calls "
+        "is called from it alone, through one function"
+    )
+
+
 def step(
     state: ViewState, edit: dict, shown: Callable[[ViewState], SupergraphModel], initial: ViewState
 ) -> ViewState:
     """The state after ``edit``. ``shown(state)`` is the supergraph a state shows (hide
     and focus take the query of a supernode from it; a split must name one of its
-    supernodes)."""
+    supernodes and change it: a split leaving as many supernodes is refused, saying so)."""
     op = edit["op"]
     if op == "reset":
         return initial
@@ -169,7 +182,10 @@ def step(
         if supernode not in supergraph.supernodes:
             raise GladeError(f"no supernode {supernode!r} in the view")
         if op == "split":
-            return replace(state, splits=(*state.splits, (supernode, edit["by"])))
+            split = replace(state, splits=(*state.splits, (supernode, edit["by"])))
+            if len(shown(split)) == len(supergraph):
+                raise GladeError(_unchanged(supernode, edit["by"]))
+            return split
         text = str(supergraph.query_of(supernode, flow=op == "focus"))
         if op == "hide":
             return replace(state, hidden=(*state.hidden, text))

@@ -27,15 +27,10 @@ import traitlets
 from glade.ensemble import Ensemble
 from glade.ensemble.supergraph import Supergraph as SupergraphModel
 from glade.ensemble.supergraph import supergraph_of
+from glade.ensemble.supergraph.choices import diff_choices, json_value
 from glade.ensemble.supergraph.folding import folded_values
-from glade.ensemble.supergraph.grouping import By
-from glade.ensemble.supergraph.payload import (
-    diff_choices,
-    guess_unit,
-    json_value,
-    profile_arrays,
-    supergraph_payload,
-)
+from glade.ensemble.supergraph.grouping import By, by_choices
+from glade.ensemble.supergraph.payload import guess_unit, profile_arrays, supergraph_payload
 from glade.ensemble.supergraph.values import CallTreeValues, call_tree_values, metric_pair
 from glade.errors import GladeError
 from glade.profile import GraphFrame
@@ -79,7 +74,8 @@ class SupergraphView(QueryView):
     data : Ensemble, GraphFrame or Trace
         What the view shows.
     by, metric, rank_agg, bins, whis
-        As for :meth:`glade.Ensemble.supergraph`.
+        As for :meth:`glade.Ensemble.supergraph`; ``by=None`` (default) groups by module
+        where the frames have modules, else by name (Caliper and Thicket profiles).
     target : optional
         A profile id whose values are marked in red.
     unit : {"ns", "us", "ms", "s"}, optional
@@ -117,6 +113,8 @@ class SupergraphView(QueryView):
     notice = traitlets.Unicode("").tag(sync=True)
     by = traitlets.Unicode("initial").tag(sync=True)
     by_label = traitlets.Unicode("").tag(sync=True)
+    #: the named groupings the "by" menu offers: those the frames support
+    by_names = traitlets.List(traitlets.Unicode()).tag(sync=True)
     metric = traitlets.Unicode("").tag(sync=True)
     target = traitlets.Unicode("").tag(sync=True)
     diff = traitlets.Dict().tag(sync=True)
@@ -127,7 +125,7 @@ class SupergraphView(QueryView):
     def __init__(
         self,
         data: Ensemble | GraphFrame,
-        by: By = "module",
+        by: By | None = None,
         metric: Hashable | None = None,
         *,
         rank_agg: str = "mean",
@@ -154,7 +152,8 @@ class SupergraphView(QueryView):
             raise GladeError(f"unit is a time unit ({', '.join(TIME_UNITS)}), not {unit!r}")
         self._ensemble = ensemble
         self._rows: RowTable | None = None
-        self._by = by
+        self._by_names = by_choices(ensemble.graph.frames)
+        self._by: By = self._by_names[0] if by is None else by
         self._options: _Options = {"rank_agg": rank_agg, "bins": bins, "whis": whis}
         inclusive, exclusive = metric_pair(ensemble, metric)
         chosen = inclusive if inclusive is not None else exclusive
@@ -174,7 +173,8 @@ class SupergraphView(QueryView):
             metrics=choices,
             groups=diff_choices(ensemble.metadata),
             profile_ids=[json_value(p) for p in ensemble.profiles],
-            by_label=_by_label(by),
+            by_label=_by_label(self._by),
+            by_names=list(self._by_names),
             unit=guess_unit(ensemble.metadata, chosen) if unit is None else unit,
             **kwargs,
         )
@@ -319,7 +319,13 @@ class SupergraphView(QueryView):
 
     # ------------------------------------------------------------ edits
     def _check_edit(self, edit: Any) -> dict:
-        return edits.check_edit(edit)
+        edit = edits.check_edit(edit)
+        if edit["op"] == "by" and edit["by"] not in (*self._by_names, "initial"):
+            raise GladeError(
+                f"cannot group by {edit['by']!r}: the frames have no {edit['by']} attribute "
+                f"(group by {' or '.join(map(repr, self._by_names))})"
+            )
+        return edit
 
     @traitlets.validate("history", "future")
     def _valid_edits(self, proposal):
