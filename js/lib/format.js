@@ -77,10 +77,14 @@ export function formatBytes(value, digits = 3) {
 }
 
 /** A metric's value: a time with its unit when the metric has one, bytes for unit "B",
- * else formatValue.
+ * bytes per second for "B/s", else formatValue.
  * @param {number | null | undefined} value @param {string} [unit] @returns {string} */
 export function formatMetric(value, unit) {
   if (unit === "B") return formatBytes(value);
+  if (unit === "B/s") {
+    const bytes = formatBytes(value);
+    return bytes === "–" ? bytes : `${bytes}/s`;
+  }
   return unit && unit in TIME_UNITS ? formatTime(value, unit) : formatValue(value);
 }
 

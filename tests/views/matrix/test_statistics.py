@@ -92,16 +92,26 @@ def test_size_histogram_bins_by_powers_of_two():
 def test_selection_histogram_and_an_empty_cell(view):
     assert view.picture_meta["selected"] is None
     view.select(0, 1)
-    assert view.picture_meta["selected"] == {"messages": 2, "sized": 2, "bytes": 400}
+    assert view.picture_meta["selected"] == {
+        "senders": [[0, 0]],
+        "receivers": [[1, 1]],
+        "messages": 2,
+        "sized": 2,
+        "bytes": 400,
+    }
     # 100 B in [64, 128) and 300 B in [256, 512)
     hist = view.payload_arrays()["size_hist"]
     assert hist.tolist() == [0, 0, 0, 0, 0, 0, 0, 1, 0, 1]
     assert view.size_histogram()["messages"].tolist() == hist.tolist()
     view.select(1, 0)
-    assert view.picture_meta["selected"] == {"messages": 0, "sized": 0, "bytes": 0}
+    assert view.picture_meta["selected"]["messages"] == 0
     assert view.payload_arrays()["size_hist"].size == 0
     view.select(2, 0)
-    assert view.picture_meta["selected"] == {"messages": 1, "sized": 0, "bytes": 0}
+    assert view.picture_meta["selected"]["senders"] == [[2, 2]]
+    assert (view.picture_meta["selected"]["messages"], view.picture_meta["selected"]["sized"]) == (
+        1,
+        0,
+    )
     view.clear_selection()
     assert view.picture_meta["selected"] is None
     # nothing selected: the histogram of every counted message

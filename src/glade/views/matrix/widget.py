@@ -207,7 +207,8 @@ class CommMatrix(QueryView):
     def _panel(self, statistics: bool = True) -> tuple[dict, dict[str, np.ndarray | bytes | None]]:
         """The payload's fields and arrays of the statistics panel (with ``statistics``)
         and of the selection: ``statistics`` (rows of :meth:`statistics`), ``selected``
-        (None, or the number of messages selected and their bytes) and the array
+        (None, or the selected id ranges, the number of messages, of those with a known
+        size, and their bytes) and the array
         ``size_hist`` (float64 messages per power-of-two size bin of the selection)."""
         fields: dict[str, Any] = {}
         if statistics:
@@ -222,6 +223,8 @@ class CommMatrix(QueryView):
         sizes = self._index.size[self._selected_sends()]
         known = sizes[sizes >= 0]
         fields["selected"] = {
+            "senders": self._state.senders,
+            "receivers": self._state.receivers,
             "messages": int(sizes.size),
             "sized": int(known.size),
             "bytes": int(known.sum()),
