@@ -176,6 +176,11 @@ class MatrixView {
       model.on(`change:${name}`, () => this.refreshControls());
     }
     model.on("change:height", () => this.resize());
+    // the canvases take JupyterLab's theme colours when painted: paint again when the
+    // theme changes (JupyterLab names it on the body)
+    const themes = new MutationObserver(() => this.draw());
+    themes.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-name"] });
+    signal.addEventListener("abort", () => themes.disconnect());
     this.sendViewport = debounce((viewport) => {
       model.set("viewport", viewport);
       model.save_changes();
