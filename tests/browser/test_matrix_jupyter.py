@@ -145,6 +145,8 @@ def test_click_brush_and_zoom_reach_the_kernel(page, page_errors, jupyter):
 
     # wheel over process 8's row: the kernel draws a smaller window around it
     drawn = page.locator(".glade-matrix").first.get_attribute("data-drawn")
+    # (clicking the status line scrolled the notebook down to it: bring the heatmap back)
+    page.locator(".glade-matrix canvas.gm-plot").first.scroll_into_view_if_needed()
     page.mouse.move(*at(8, 8))
     page.mouse.wheel(0, -200)
     page.wait_for_function(
