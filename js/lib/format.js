@@ -114,13 +114,18 @@ export function formatPlain(value, digits = 3) {
 }
 
 /** A metric's value with its unit (glade.units.format_values does the same in Python):
- * a time in the unit that reads best ("1.23 ms"), bytes in units of 1024 ("2 GB"), a
+ * a time in the unit that reads best ("1.23 ms"), bytes in units of 1024 ("2 GB"), bytes
+ * per second ("2 GB/s"), a
  * percentage ("12.5%"), any other unit after an SI-scaled number ("3.68M cycles",
  * "8 count", "25k s/count"); without a unit a plain number (formatPlain).
  * @param {number | null | undefined} value @param {string | null} [unit] @returns {string} */
 export function formatMetric(value, unit) {
   if (!unit) return formatPlain(value);
   if (unit === "B") return formatBytes(value);
+  if (unit === "B/s") {
+    const bytes = formatBytes(value);
+    return bytes === "–" ? bytes : `${bytes}/s`;
+  }
   if (unit in TIME_UNITS) return formatTime(value, unit);
   const text = unit === "%" ? formatPlain(value) : formatValue(value);
   if (text === "–" || text === "∞" || text === "-∞") return text;

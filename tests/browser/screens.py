@@ -26,7 +26,7 @@ CELLS = [
     "         'supergraph': SupergraphView(glade.Ensemble.from_graphframes(\n"
     "             synthetic_ensemble(6, 80, seed=1)), by='name', height=380),\n"
     "         'timeline': Timeline(trace, height=380),\n"
-    "         'matrix': CommMatrix(trace, height=380)}\n"
+    "         'matrix': CommMatrix(trace, height=380).select([0, 1], [1, 2])}\n"
     "views['supergraph-details'] = SupergraphView(glade.Ensemble.from_graphframes(\n"
     "    synthetic_ensemble(6, 80, seed=1)), by='name', height=380)\n"
     "views['supergraph-details'].selection = ['compute_field']",

@@ -50,7 +50,7 @@ def test_offline_page_draws_the_saved_matrix(page, tmp_path):
     assert (
         page.locator(".gm-selection")
         .inner_text()
-        .startswith("selected: messages from process 0–1 to process 6–7")
+        .startswith("selected: 6 messages from process 0–1 to process 6–7, 192 KB")
     )
     assert page.locator(".gm-colour").input_value() == "log"
     assert page.locator(".gm-metric").is_disabled()

@@ -85,9 +85,11 @@ def test_click_brush_and_zoom_reach_the_kernel(page, page_errors, jupyter):
     page.wait_for_function(
         "() => document.querySelectorAll('.glade-matrix[data-drawn]').length === 2"
     )
-    geom = page.evaluate(GEOMETRY)
 
     def at(row: int, col: int) -> tuple[float, float]:
+        # measured at each click: the panel under the heatmap can change the page's
+        # layout (a scroll bar appears) once the kernel's numbers arrive
+        geom = page.evaluate(GEOMETRY)
         return geom["x"] + (col + 0.5) * geom["cell"], geom["y"] + (row + 0.5) * geom["cell"]
 
     # process 1 sends to 2 (its right neighbour on a 4 x 4 grid): click that cell
@@ -102,10 +104,9 @@ def test_click_brush_and_zoom_reach_the_kernel(page, page_errors, jupyter):
     assert len(result["messages"]) == 3
     assert result["messages"] == result["expected"]
     assert result["kept"] == result["wanted"]
-    assert (
-        page.locator(".gm-selection")
-        .first.inner_text()
-        .startswith("selected: messages from process 1 to process 2")
+    page.wait_for_function(
+        "() => document.querySelector('.glade-matrix .gm-selection-text')?.textContent"
+        ".startsWith('selected: 3 messages from process 1 to process 2')"
     )
 
     # drag from (0, 4) to (3, 7): the block of senders 0-3 and receivers 4-7
@@ -144,6 +145,8 @@ def test_click_brush_and_zoom_reach_the_kernel(page, page_errors, jupyter):
 
     # wheel over process 8's row: the kernel draws a smaller window around it
     drawn = page.locator(".glade-matrix").first.get_attribute("data-drawn")
+    # (clicking the status line scrolled the notebook down to it: bring the heatmap back)
+    page.locator(".glade-matrix canvas.gm-plot").first.scroll_into_view_if_needed()
     page.mouse.move(*at(8, 8))
     page.mouse.wheel(0, -200)
     page.wait_for_function(

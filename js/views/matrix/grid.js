@@ -153,3 +153,73 @@ export function tickStep(_count, pixels, minGap = 28) {
   for (const m of [1, 2, 5, 10]) if (m * power >= per) return m * power;
   return 10 * power;
 }
+
+/** Space (px) kept free between two axis labels. */
+export const LABEL_PAD = 6;
+
+/**
+ * The labelled places of an axis showing display indices [lo, hi) in blocks of `block`
+ * processes, `cell` px a block, labels at most `extent` px along the axis (their width
+ * across the top, their height down the side): as [displayIndex, block] pairs, at least
+ * `extent` + LABEL_PAD px apart, so labels never run into each other. In rank order
+ * (`rank`), every `step`-th process (a step of 1, 2 or 5 x 10^k, whose multiples are
+ * labelled); in other orders, one block in every few (labelled by their range).
+ * Returns { step, ticks } (`step` in display indices for rank order, in blocks otherwise).
+ */
+export function axisTicks(lo, hi, block, cell, extent, rank) {
+  const gap = extent + LABEL_PAD;
+  const ticks = [];
+  if (rank) {
+    // labels sit at the centre of their block: `step` indices can span one block less
+    // than step / block, so keep a block to spare
+    const slack = block > 1 ? cell : 0;
+    const step = tickStep(hi - lo, cell / block, gap + slack);
+    let last = -Infinity;
+    for (let i = Math.ceil(lo / step) * step; i < hi; i += step) {
+      const b = Math.floor((i - lo) / block);
+      if ((b - last) * cell < gap) continue;
+      ticks.push([i, b]);
+      last = b;
+    }
+    return { step, ticks };
+  }
+  const every = Math.max(1, Math.ceil(gap / cell));
+  const blocks = Math.ceil((hi - lo) / block);
+  for (let b = 0; b < blocks; b += every) ticks.push([lo + b * block, b]);
+  return { step: every, ticks };
+}
+
+/** The bins of a message-size histogram: bin 0 holds empty messages, bin k >= 1 the sizes
+ * in [2^(k-1), 2^k) bytes (glade/trace/matrix/stats.py). Returns [from, to) per bin. */
+export function sizeBins(count) {
+  return Array.from({ length: count }, (_, k) => [k === 0 ? 0 : 2 ** (k - 1), 2 ** k]);
+}
+
+/** The first and last bins holding messages (null when none does). */
+export function usedBins(counts) {
+  let first = -1;
+  let last = -1;
+  for (let k = 0; k < counts.length; k++) {
+    if (counts[k] > 0) {
+      if (first < 0) first = k;
+      last = k;
+    }
+  }
+  return first < 0 ? null : [first, last];
+}
+
+/**
+ * Contrast ratio (WCAG 2) of two colours given as [r, g, b] bytes: 1 (same luminance) to
+ * 21 (black on white).
+ */
+export function contrast(a, b) {
+  const luminance = ([r, g, bl]) => {
+    const lin = (v) => {
+      const c = v / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    };
+    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(bl);
+  };
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}

@@ -18,11 +18,14 @@ import {
   zoomWindow,
 } from "./grid.js";
 import {
-  LEGEND_HEIGHT, paintAxes, paintCells, paintLegend, paintMargins, paintOutlines,
+  LEGEND_HEIGHT, paintAxes, paintCells, paintLegend, paintMargins, paintOutlines, theme,
 } from "./paint.js";
+import {
+  HISTOGRAM_HEIGHT, paintHistogram, selectionText, statisticsHeader, statisticsRows,
+} from "./panel.js";
 
 const METRICS = [["bytes", "bytes"], ["count", "messages"], ["mean size", "mean size"],
-  ["latency", "latency"]];
+  ["latency", "latency"], ["bandwidth", "bandwidth"]];
 const COLOURS = [["linear", "linear colour"], ["log", "log colour"],
   ["row", "row-normalised colour"]];
 const ORDERS = [["rank", "order by rank"], ["volume", "order by volume"],
@@ -79,7 +82,13 @@ class MatrixView {
     const plot = element("canvas", "gm-plot");
     main.append(plot);
     const legend = element("canvas", "gm-legend");
+    const panel = element("div", "gm-panel");
+    const stats = element("table", "gm-stats");
     const selection = element("div", "gm-selection");
+    const selectionText = element("div", "gm-selection-text");
+    const histogram = element("canvas", "gm-histogram");
+    selection.append(selectionText, histogram);
+    panel.append(stats, selection);
     const footer = element("div", "gm-footer");
     const status = element("span", "gm-status");
     const details = element("details", "gm-query");
@@ -88,12 +97,13 @@ class MatrixView {
     details.append(queryText);
     footer.append(status, details);
     const tooltip = element("div", "gm-tooltip");
-    root.append(bar, notice, main, legend, selection, footer, tooltip);
+    root.append(bar, notice, main, legend, panel, footer, tooltip);
     el.append(root);
     Object.assign(this, {
       root, metricSelect: metric, colourSelect: colour, orderSelect: order, homeButton: home,
       zoomOutButton: zoomOut, undoButton, redoButton, clearButton: clear, resetButton: reset,
-      notice, main, plot, legend, selectionBar: selection, status, queryText, tooltip,
+      notice, main, plot, legend, stats, selectionBar: selection, selectionText, histogram,
+      status, queryText, tooltip,
     });
   }
 
@@ -111,6 +121,7 @@ class MatrixView {
     this.highlight = highlight;
     this.picture = { ...fields, revision, ...picture };
     this.colours = null;
+    this.refreshStatistics();
     this.refreshControls();
     this.draw();
     this.root.dataset.drawn = String(revision);
@@ -165,6 +176,11 @@ class MatrixView {
       model.on(`change:${name}`, () => this.refreshControls());
     }
     model.on("change:height", () => this.resize());
+    // the canvases take JupyterLab's theme colours when painted: paint again when the
+    // theme changes (JupyterLab names it on the body)
+    const themes = new MutationObserver(() => this.draw());
+    themes.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-name"] });
+    signal.addEventListener("abort", () => themes.disconnect());
     this.sendViewport = debounce((viewport) => {
       model.set("viewport", viewport);
       model.save_changes();
@@ -301,6 +317,8 @@ class MatrixView {
     this.height = height;
     size(this.plot, width, height);
     size(this.legend, width, LEGEND_HEIGHT);
+    this.histogramWidth = Math.min(width - 16, 520);
+    size(this.histogram, this.histogramWidth, HISTOGRAM_HEIGHT);
     const side = Math.floor(layout(width, height, 1, 1).cell);
     const cells = Math.max(16, Math.min(MAX_CELLS, side));
     if (!this.offline && cells !== this.model.get("max_cells")) {
@@ -324,11 +342,30 @@ class MatrixView {
     const p = this.picture;
     if (!p) return;
     const geom = this.geometry;
+    this.theme = theme(this, ctx);
     paintCells(this, ctx, p, geom);
     paintAxes(this, ctx, p, geom);
     paintMargins(this, ctx, p, geom);
     paintOutlines(this, ctx, p, geom);
     paintLegend(this, p);
+    const hist = p.size_hist ?? new Float64Array(0);
+    this.histogram.style.display = hist.length ? "" : "none";
+    if (hist.length) paintHistogram(this.histogram, this.histogramWidth, hist, this.theme);
+  }
+
+  /** The statistics table of the picture's rows and columns. */
+  refreshStatistics() {
+    const p = this.picture;
+    this.stats.replaceChildren();
+    if (!p?.statistics) return;
+    const head = element("tr");
+    for (const text of statisticsHeader(p.metric, p.mean)) head.append(element("th", "", { text }));
+    this.stats.append(head);
+    for (const cells of statisticsRows(p.statistics, p.unit)) {
+      const row = element("tr");
+      row.append(...cells.map((text, k) => element(k ? "td" : "th", "", { text })));
+      this.stats.append(row);
+    }
   }
 
   scale() {
@@ -404,11 +441,7 @@ class MatrixView {
     for (const select of [this.metricSelect, this.orderSelect]) select.disabled = this.offline;
     const chosen = this.selected();
     this.selectionBar.style.display = chosen ? "" : "none";
-    if (chosen) {
-      const text = (ranges) => ranges.map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(", ");
-      this.selectionBar.textContent = `selected: messages from process ${text(chosen[0])} `
-        + `to process ${text(chosen[1])} (view.messages() in the kernel)`;
-    }
+    if (chosen) this.selectionText.textContent = selectionText(chosen, this.picture?.selected);
   }
 }
 

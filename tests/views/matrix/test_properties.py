@@ -78,10 +78,14 @@ def oracle(n: int, messages: list[tuple], metric: str, tags=None) -> np.ndarray:
         elif metric == "latency":
             total[s, r] += latency
             number[s, r] += 1
+        elif metric == "bandwidth":
+            if size >= 0:
+                total[s, r] += size * 1e9
+                number[s, r] += latency
         elif size >= 0:
             total[s, r] += size
             number[s, r] += 1
-    if metric in ("mean size", "latency"):
+    if metric in ("mean size", "latency", "bandwidth"):
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(number > 0, total / np.where(number > 0, number, 1), np.nan)
     return total

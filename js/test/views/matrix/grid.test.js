@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { formatBytes, formatMetric } from "../../../lib/format.js";
 import {
-  blockAt, blockSpan, clampedBlockAt, colourPositions, idRanges, idsOf, inRanges, layout,
-  LEFT, tickStep, TOP, zoomWindow,
+  axisTicks, blockAt, blockSpan, clampedBlockAt, colourPositions, contrast, idRanges, idsOf,
+  inRanges, LABEL_PAD, layout, LEFT, sizeBins, tickStep, TOP, usedBins, zoomWindow,
 } from "../../../views/matrix/grid.js";
 
 describe("layout and hit testing", () => {
@@ -118,5 +118,76 @@ describe("formatBytes", () => {
     expect(formatMetric(2 * 1024 ** 3, "B")).toBe("2 GB");
     expect(formatMetric(1500, "ns")).toBe("1.5 us");
     expect(formatMetric(1500, "")).toBe("1500");
+  });
+});
+
+describe("axis labels thin out to fit", () => {
+  // every pair of neighbouring labels, `extent` px each, centred on their blocks, leaves
+  // at least LABEL_PAD px between them
+  const apart = (ticks, cell, extent) => ticks.every(([, b], k) => k === 0
+    || (b - ticks[k - 1][1]) * cell >= extent + LABEL_PAD);
+
+  it("labels 1024 receivers in a 384 px heatmap without running together", () => {
+    // blocks of 3 processes, 342 blocks; "1000" is about 26 px wide at 11 px
+    const cell = 384 / 342;
+    const { step, ticks } = axisTicks(0, 1024, 3, cell, 26, true);
+    expect(step).toBe(100);
+    expect(ticks.map(([i]) => i)).toEqual([0, 100, 200, 300, 400, 500, 600, 700, 800, 900,
+      1000]);
+    expect(apart(ticks, cell, 26)).toBe(true);
+  });
+
+  it("keeps an even step down the side when blocks round (no skipped labels)", () => {
+    const cell = 384 / 342;
+    const { ticks } = axisTicks(0, 1024, 3, cell, 12, true);
+    const gaps = new Set(ticks.slice(1).map(([i], k) => i - ticks[k][0]));
+    expect(gaps.size).toBe(1);
+    expect(apart(ticks, cell, 12)).toBe(true);
+  });
+
+  it("labels every process when they fit, fewer as they get wider", () => {
+    expect(axisTicks(0, 8, 1, 30, 7, true).ticks).toHaveLength(8);
+    const wide = axisTicks(0, 8, 1, 30, 40, true);
+    expect(wide.ticks.map(([i]) => i)).toEqual([0, 2, 4, 6]);
+    expect(apart(wide.ticks, 30, 40)).toBe(true);
+  });
+
+  it("thins block ranges in other orders by their widest label", () => {
+    // 64 blocks of 16 processes, 6 px each, labels like "1008–1023" (70 px)
+    const { step, ticks } = axisTicks(0, 1024, 16, 6, 70, false);
+    expect(step).toBe(Math.ceil((70 + LABEL_PAD) / 6));
+    expect(ticks[1]).toEqual([16 * step, step]);
+    expect(apart(ticks, 6, 70)).toBe(true);
+  });
+
+  it("holds for any axis (a sweep of sizes, blocks and widths)", () => {
+    for (const n of [7, 100, 1024, 4096]) {
+      for (const block of [1, 2, 3, 7, 16]) {
+        for (const extent of [8, 26, 70]) {
+          const cell = 400 / Math.ceil(n / block);
+          for (const rank of [true, false]) {
+            const { ticks } = axisTicks(0, n, block, cell, extent, rank);
+            expect(ticks.length).toBeGreaterThan(0);
+            expect(apart(ticks, cell, extent)).toBe(true);
+          }
+        }
+      }
+    }
+  });
+});
+
+describe("size histogram bins and contrast", () => {
+  it("bins sizes by powers of two, empty messages first", () => {
+    expect(sizeBins(4)).toEqual([[0, 1], [1, 2], [2, 4], [4, 8]]);
+    expect(usedBins([0, 0, 3, 0, 1, 0])).toEqual([2, 4]);
+    expect(usedBins([0, 0])).toBeNull();
+  });
+
+  it("measures contrast as WCAG does", () => {
+    expect(contrast([0, 0, 0], [255, 255, 255])).toBeCloseTo(21);
+    expect(contrast([255, 255, 255], [255, 255, 255])).toBe(1);
+    // JupyterLab dark: text rgba(255,255,255,0.87) on #111 reads well, #555 on #111 not
+    expect(contrast([222, 222, 222], [17, 17, 17])).toBeGreaterThan(4.5);
+    expect(contrast([85, 85, 85], [17, 17, 17])).toBeLessThan(4.5);
   });
 });

@@ -20,9 +20,14 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 from glade.errors import GladeError
 from glade.trace.matrix.index import MessageIndex
 
-METRICS = ("bytes", "count", "mean size", "latency")
-#: The unit of each metric's values (a time unit for latency, bytes for sizes).
-UNITS = {"bytes": "B", "count": "", "mean size": "B", "latency": "ns"}
+METRICS = ("bytes", "count", "mean size", "latency", "bandwidth")
+#: The unit of each metric's values (a time unit for latency, bytes for sizes, bytes per
+#: second for bandwidth).
+UNITS = {"bytes": "B", "count": "", "mean size": "B", "latency": "ns", "bandwidth": "B/s"}
+#: The metrics whose cells need every send paired with its receive.
+TIMED = ("latency", "bandwidth")
+#: Nanoseconds per second (bandwidth is bytes per second of latency).
+NS_PER_S = 1e9
 ORDERS = ("rank", "volume", "rcm")
 
 
@@ -38,7 +43,8 @@ class Cells:
     """The cells that hold messages: sender and receiver positions, and per cell the
     number of messages, of those with a known size, their bytes and squared bytes, and
     (when the pairing is known) of matched messages, their latencies and squared
-    latencies (ns)."""
+    latencies (ns), and the bytes and latencies (ns) of the matched messages with a known
+    size (a cell's bandwidth is the one over the other)."""
 
     num_processes: int
     sender: np.ndarray
@@ -50,6 +56,8 @@ class Cells:
     matched: np.ndarray | None = None
     latency: np.ndarray | None = None
     latency_sq: np.ndarray | None = None
+    timed_bytes: np.ndarray | None = None
+    timed_latency: np.ndarray | None = None
 
     @classmethod
     def of(cls, index: MessageIndex, keep: np.ndarray | None, latency: bool) -> Cells:
@@ -63,7 +71,13 @@ class Cells:
         keys, sums = index.cell_keys[used], sums[:, used]
         fields = {}
         if latency:
-            fields = {"matched": sums[4], "latency": sums[5], "latency_sq": sums[6]}
+            fields = {
+                "matched": sums[4],
+                "latency": sums[5],
+                "latency_sq": sums[6],
+                "timed_bytes": sums[7],
+                "timed_latency": sums[8],
+            }
         return cls(
             index.num_processes,
             (keys // n).astype(np.int32),
@@ -82,13 +96,20 @@ class Cells:
         """Per cell, for ``metric``: the sum, the sum of squares and the number of the
         per-message values (bytes for ``bytes`` and ``mean size``, 1 per message for
         ``count``, ns from send to receive for ``latency``). A cell's value is the sum
-        (bytes, count) or the mean (mean size, latency)."""
+        (bytes, count) or the mean (mean size, latency). For ``bandwidth`` the parts are
+        the bytes (times 10^9) of the matched messages with a known size, NaN squares and
+        their latencies (ns): the value, one over the other, is bytes per second."""
         if metric == "count":
             return self.count, self.count, self.count
         if metric == "latency":
-            if self.latency is None:
+            if self.latency is None or self.latency_sq is None or self.matched is None:
                 raise GladeError("these cells were counted without latencies")
             return self.latency, self.latency_sq, self.matched
+        if metric == "bandwidth":
+            if self.timed_bytes is None or self.timed_latency is None:
+                raise GladeError("these cells were counted without latencies")
+            undefined = np.full(self.count.size, np.nan)
+            return self.timed_bytes * NS_PER_S, undefined, self.timed_latency
         return self.bytes, self.bytes_sq, self.known
 
     def matrix(self, metric: str) -> np.ndarray:
@@ -108,9 +129,10 @@ class Cells:
 @njit(cache=True, nogil=True)
 def _sums(cell, size, spent, chosen, everything, cells):
     """Per cell: the sums (messages, with known size, bytes, squared bytes, matched,
-    latency, squared latency) of the sends at ``chosen`` (every send when
-    ``everything``), ``cell`` numbering each send's cell; one pass."""
-    sums = np.zeros((cells, 7))
+    latency, squared latency, bytes and latency of the matched with known size) of the
+    sends at ``chosen`` (every send when ``everything``), ``cell`` numbering each send's
+    cell; one pass."""
+    sums = np.zeros((cells, 9))
     m = cell.size if everything else chosen.size
     for j in range(m):
         i = j if everything else chosen[j]
@@ -125,12 +147,15 @@ def _sums(cell, size, spent, chosen, everything, cells):
             row[4] += 1.0
             row[5] += spent[i]
             row[6] += spent[i] * spent[i]
+            if size[i] >= 0:
+                row[7] += float(size[i])
+                row[8] += spent[i]
     return sums.T.copy()
 
 
 def is_mean(metric: str) -> bool:
     """Whether a cell's value of ``metric`` is a mean over its messages (not a sum)."""
-    return metric in ("mean size", "latency")
+    return metric in ("mean size", "latency", "bandwidth")
 
 
 def _ratio(total: np.ndarray, number: np.ndarray) -> np.ndarray:
@@ -234,20 +259,28 @@ def _stats(total: np.ndarray, squares: np.ndarray, number: np.ndarray):
 
 def margins_frame(cells: Cells, metric: str, ids: np.ndarray) -> pd.DataFrame:
     """Each process's sent and received totals of ``metric`` (sum, mean, std with ddof 0,
-    over the messages it sends or receives), indexed by ``Process``."""
+    over the messages it sends or receives, and their numbers), indexed by ``Process``.
+    For ``bandwidth`` the mean is bytes over latency, the sum and std are NaN and the
+    numbers are those of the matched messages."""
     s_sum, s_sq, s_n, r_sum, r_sq, r_n = process_margins(cells, metric)
     s_mean, s_std = _stats(s_sum, s_sq, s_n)
     r_mean, r_std = _stats(r_sum, r_sq, r_n)
+    if metric == "bandwidth":
+        n = cells.num_processes
+        matched = cells.parts("latency")[2]
+        s_sum = r_sum = np.full(n, np.nan)
+        s_n = np.bincount(cells.sender, weights=matched, minlength=n)
+        r_n = np.bincount(cells.receiver, weights=matched, minlength=n)
     return pd.DataFrame(
         {
             "sent sum": s_sum,
             "sent mean": s_mean,
             "sent std": s_std,
-            "sent messages": s_n.astype(np.int64) if metric != "latency" else s_n,
+            "sent messages": s_n.astype(np.int64),
             "received sum": r_sum,
             "received mean": r_mean,
             "received std": r_std,
-            "received messages": r_n.astype(np.int64) if metric != "latency" else r_n,
+            "received messages": r_n.astype(np.int64),
         },
         index=pd.Index(ids, name="Process"),
     )

@@ -293,18 +293,30 @@ class MessageIndex:
         return events[self.send_row] | ((rows >= 0) & events[np.maximum(rows, 0)])
 
     # ------------------------------------------------------------ tables
+    def _marks(self, senders: np.ndarray, receivers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per process position: whether it is among ``senders``, among ``receivers``."""
+        from_s = np.zeros(self.num_processes, dtype=np.bool_)
+        from_s[senders] = True
+        to_r = np.zeros(self.num_processes, dtype=np.bool_)
+        to_r[receivers] = True
+        return from_s, to_r
+
     def _among(self, senders: np.ndarray, receivers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Indices of the sends from the process positions ``senders`` to ``receivers``,
         and of the receives on ``receivers`` from ``senders`` (both ascending)."""
-        n = self.num_processes
-        from_s = np.zeros(n, dtype=np.bool_)
-        from_s[senders] = True
-        to_r = np.zeros(n, dtype=np.bool_)
-        to_r[receivers] = True
+        from_s, to_r = self._marks(senders, receivers)
         return (
             _between(self.sender, self.receiver, from_s, to_r),
             _between(self.recv_partner, self.recv_owner, from_s, to_r),
         )
+
+    def sends_between(
+        self, senders: np.ndarray, receivers: np.ndarray, keep: np.ndarray | None
+    ) -> np.ndarray:
+        """Indices (ascending) of the sends from the process positions ``senders`` to
+        ``receivers`` that ``keep`` (a mask over sends, None for all) keeps."""
+        sends = _between(self.sender, self.receiver, *self._marks(senders, receivers))
+        return sends if keep is None else sends[keep[sends]]
 
     def messages(
         self, senders: np.ndarray, receivers: np.ndarray, keep: np.ndarray | None

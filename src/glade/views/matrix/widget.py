@@ -35,6 +35,7 @@ from glade.trace.call_level import call_level
 from glade.trace.calls import calls_mask
 from glade.trace.filter import time_ns
 from glade.trace.matrix import cells as cellmath
+from glade.trace.matrix import stats
 from glade.trace.matrix.index import MessageIndex
 from glade.trace.model import Trace
 from glade.views.base import QueryView, static_file
@@ -43,6 +44,13 @@ from glade.views.matrix import edits
 COLORS = ("linear", "log", "row")
 #: At most this many cells are outlined for a highlight.
 MAX_HIGHLIGHT = 100_000
+
+
+def _json_number(value: Any) -> Any:
+    """A number for a JSON field: NaN as None, numpy scalars as Python numbers."""
+    if isinstance(value, float | np.floating):
+        return None if np.isnan(value) else float(value)
+    return int(value) if isinstance(value, np.integer) else value
 
 
 def _ids(values: Iterable[int] | int, what: str) -> list[int]:
@@ -65,14 +73,18 @@ class CommMatrix(QueryView):
 
     Senders are rows, receivers columns. A clicked cell or brushed block is a selection:
     ``view.messages()`` is the table of its messages and ``view.query`` a call-level
-    query of their send and receive events (``view.apply()`` is their trace).
+    query of their send and receive events (``view.apply()`` is their trace). The
+    statistics panel (:meth:`statistics`) and the selection's size histogram
+    (:meth:`size_histogram`) travel in the same payload.
 
     Parameters
     ----------
     trace : Trace
         The trace whose messages are counted.
-    metric : {"bytes", "count", "mean size", "latency"}, default "bytes"
-        Bytes, messages, bytes per message, or the mean ns from send to receive.
+    metric : {"bytes", "count", "mean size", "latency", "bandwidth"}, default "bytes"
+        Bytes, messages, bytes per message, the mean ns from send to receive, or bytes per
+        second (the bytes of the received messages over their summed latency). Pooled
+        blocks sum, or average for mean size, latency and bandwidth.
     color : {"linear", "log", "row"}, default "linear"
         The colour scale (``"row"``: each row normalised by its largest cell).
     order : {"rank", "volume", "rcm"}, default "rank"
@@ -205,7 +217,7 @@ class CommMatrix(QueryView):
     def _recount(self) -> None:
         """Count the cells again (when the filter, the restriction or the need for
         latencies changed), order the processes and draw."""
-        latency = self.metric == "latency"
+        latency = self.metric in cellmath.TIMED
         key = (self._state.filter, self.restriction, latency)
         if key != self._cells_key:
             self._cells = cellmath.Cells.of(self._index, self._keep(), latency)
@@ -214,7 +226,38 @@ class CommMatrix(QueryView):
         self._place = np.empty_like(order)
         self._place[order] = np.arange(order.size)
         self._margins = cellmath.process_margins(self._counted, self.metric)
-        self._draw(ordering=order.astype(np.int32), highlight=self._highlight_cells())
+        fields, arrays = self._panel()
+        self._draw(
+            fields, ordering=order.astype(np.int32), highlight=self._highlight_cells(), **arrays
+        )
+
+    def _panel(self, statistics: bool = True) -> tuple[dict, dict[str, np.ndarray | bytes | None]]:
+        """The payload's fields and arrays of the statistics panel (with ``statistics``)
+        and of the selection: ``statistics`` (rows of :meth:`statistics`), ``selected``
+        (None, or the selected id ranges, the number of messages, of those with a known
+        size, and their bytes) and the array
+        ``size_hist`` (float64 messages per power-of-two size bin of the selection)."""
+        fields: dict[str, Any] = {}
+        if statistics:
+            table = self.statistics()
+            fields["statistics"] = [
+                {"axis": axis, **{k: _json_number(v) for k, v in row.items()}}
+                for axis, row in table.iterrows()
+            ]
+        if self._state.senders is None and self._state.receivers is None:
+            fields["selected"] = None
+            return fields, {"size_hist": np.zeros(0)}
+        sizes = self._index.size[self._selected_sends()]
+        known = sizes[sizes >= 0]
+        fields["selected"] = {
+            "senders": self._state.senders,
+            "receivers": self._state.receivers,
+            "messages": int(sizes.size),
+            "sized": int(known.size),
+            "bytes": int(known.sum()),
+        }
+        hist = stats.size_histogram(sizes)["messages"].to_numpy(np.float64)
+        return fields, {"size_hist": hist}
 
     @property
     def picture_meta(self) -> dict:
@@ -222,9 +265,10 @@ class CommMatrix(QueryView):
         processes, messages; the payload's fields)."""
         return self.payload_fields()
 
-    def _draw(self, **arrays: np.ndarray) -> None:
-        """Pool the viewport and send it (in one payload with ``arrays``: the process
-        ids, their ``ordering`` and the ``highlight`` cells, when they changed).
+    def _draw(self, panel: dict | None = None, **arrays: np.ndarray | bytes | None) -> None:
+        """Pool the viewport and send it (in one payload with the ``panel`` fields and
+        ``arrays``: the process ids, their ``ordering``, the ``highlight`` cells and the
+        panel's, when they changed).
 
         The payload's arrays: ``ids`` (int32 process ids in rank order), ``ordering``
         (int32: the process at each display position), ``highlight`` (int32 (row, col)
@@ -273,6 +317,7 @@ class CommMatrix(QueryView):
             "mean": cellmath.is_mean(self.metric),
             "processes": n,
             "messages": shown,
+            **(panel or {}),
         }
         self._publish(
             fields,
@@ -332,6 +377,9 @@ class CommMatrix(QueryView):
             self._internal = False
         if refilter or self._cells is None:
             self._recount()
+        else:
+            fields, arrays = self._panel(statistics=False)
+            self._publish(fields, arrays)
 
     def _explained(self) -> list[tuple[str, str]]:
         windows = any(e["op"] == "filter" and e.get("t0") is not None for e in self.history)
@@ -429,6 +477,52 @@ class CommMatrix(QueryView):
             return np.concatenate([np.arange(a, b) for a, b in zip(lo, hi, strict=True)])
 
         return inside(state.senders), inside(state.receivers)
+
+    def _selected_sends(self) -> np.ndarray:
+        """Indices of the sends of the selected messages (all the view counts when
+        nothing is selected)."""
+        senders, receivers = self._selected_positions()
+        return self._index.sends_between(senders, receivers, self._keep())
+
+    def statistics(self) -> pd.DataFrame:
+        """How evenly the processes send (rows) and receive (columns) the view's metric:
+        the sum, mean and largest of the rows' values, the process holding the largest
+        and the imbalance (largest over mean), and the same for the columns (see
+        :func:`glade.trace.matrix.stats.axis_statistics`; filter and link restriction
+        applied, unpooled).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by ``"rows (senders)"`` and ``"columns (receivers)"``.
+
+        Examples
+        --------
+        >>> from glade.datasets import halo_exchange_trace
+        >>> view = CommMatrix(halo_exchange_trace(4, 1, seed=0), metric="count")
+        >>> view.statistics()["imbalance"].tolist()
+        [1.0, 1.0]
+        """
+        return stats.axis_statistics(self._counted, self.metric, self._index.ids)
+
+    def size_histogram(self) -> pd.DataFrame:
+        """The sizes of the selected messages (every message the view counts when nothing
+        is selected) in power-of-two bins (see
+        :func:`glade.trace.matrix.stats.size_histogram`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``from (B)``, ``to (B)`` and ``messages`` per bin.
+
+        Examples
+        --------
+        >>> from glade.datasets import halo_exchange_trace
+        >>> view = CommMatrix(halo_exchange_trace(4, 1, seed=0))
+        >>> int(view.select(0, 1).size_histogram()["messages"].sum())
+        2
+        """
+        return stats.size_histogram(self._index.size[self._selected_sends()])
 
     def messages(self) -> pd.DataFrame:
         """The selected messages (every message the view counts when nothing is
