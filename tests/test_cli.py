@@ -22,8 +22,8 @@ def test_tree_of_a_real_profile(hatchet_data, capsys):
     out = capsys.readouterr().out.splitlines()
     # mean over the 4 ranks of the root's time (inc): (999238+999390+1000306+999308)/4
     assert out[0] == "time (inc) (mean over ranks)"
-    assert out[1] == "999560.500 <program root>"
-    assert out[2] == "└─ 999560.500 main"
+    assert out[1] == "999.560 ms <program root>"
+    assert out[2] == "└─ 999.560 ms main"
     assert len(out) == 5
 
 
@@ -40,9 +40,14 @@ def test_tree_options(hatchet_data, capsys):
     lines = capsys.readouterr().out.splitlines()
     # rank 2: root 1000306 (from the metric-db), so nodes of at least 500153 remain: the
     # chain down to MPI_Finalize's internals, none of the leaves (the largest is 317865)
-    assert lines[1] == "1000306.000 <program root>"
-    shown = [float(re.search(r"(\d+\.\d+) ", line).group(1)) for line in lines[1:]]
-    assert len(shown) > 3 and min(shown) >= 500153
+    assert lines[1] == "1.000 s <program root>"
+    # values are written in the unit that reads best: back to us (the metric's unit)
+    us = {"s": 1e6, "ms": 1e3, "us": 1.0}
+    shown = [
+        float(m.group(1)) * us[m.group(2)]
+        for m in (re.search(r"(\d+\.\d+) (s|ms|us) ", line) for line in lines[1:])
+    ]
+    assert len(shown) > 3 and min(shown) >= 500153 - 1  # written to 1 us
 
 
 def test_tree_of_a_broken_file_is_one_clear_line(tmp_path, capsys):

@@ -73,7 +73,8 @@ def test_zoom_and_brush_on_a_dask_trace_reach_the_kernel(page, page_errors, jupy
     pixel = (t1 - t0) / box["width"]
     assert abs(window["t0"] - (t0 + 0.25 * (t1 - t0))) <= 2 * pixel
     assert abs(window["t1"] - (t0 + 0.75 * (t1 - t0))) <= 2 * pixel
-    assert f"n0.end >= {window['t0']}" in result["query"]
+    # the window is written from the trace's start; what it keeps is checked just below
+    assert "n0.end >= START + " in result["query"]
     assert result["engine"] == "DaskTrace"
     assert result["kept"] == result["expected"]
     assert result["kept"]

@@ -258,12 +258,15 @@ def supergraph_long_form(state) -> CompoundQuery | Query:
     return operands[0] if len(operands) == 1 else CompoundQuery("and", tuple(operands))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# each example rebuilds the supergraph after every edit (about 1 s): few examples
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_the_readable_supergraph_query_keeps_what_the_long_form_keeps(ensemble, data):
     view = SupergraphView(ensemble, by="name")
     for _ in range(data.draw(st.integers(1, 5))):
         names = view.supergraph().supernodes
+        if not names:  # everything hidden, or a focus on nothing left
+            break
         op = data.draw(st.sampled_from(["hide", "hide", "focus", "split"]))
         name = data.draw(st.sampled_from(names))
         try:
