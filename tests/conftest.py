@@ -38,8 +38,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     the Dask engine runs on one worker (one LocalCluster), and each module whose tests use
     a module-scoped fixture (the reader fuzzing campaign, the Jupyter servers of the
     browser modules, the views built once per module) runs on one worker. The rest are
-    spread test by test; the groups go first. Runs before xdist reads the groups; harmless
-    without xdist."""
+    spread test by test. Runs before xdist reads the groups; harmless without xdist."""
     for item in items:
         if item.get_closest_marker("xdist_group"):
             continue
@@ -48,16 +47,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         elif _uses_a_module_fixture(item):
             module = Path(str(item.path)).relative_to(ROOT).as_posix()
             item.add_marker(pytest.mark.xdist_group(module))
-    # the largest units of work first (the Dask group, then the grouped modules), so that
-    # no worker is left with a long group at the end while the other waits
-    items.sort(key=_scheduled_after)
-
-
-def _scheduled_after(item: pytest.Item) -> int:
-    marker = item.get_closest_marker("xdist_group")
-    if marker is None:
-        return 2
-    return 0 if marker.args and marker.args[0] == "dask" else 1
 
 
 def data_root() -> Path:
