@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # more examples. Pick one with HYPOTHESIS_PROFILE=ci or --hypothesis-profile=ci (.ci/run
 # does). A test's own @settings(max_examples=...) wins over both. No deadline in either: the
 # machines running the suite are shared, and a slow example is not a failure.
-settings.register_profile("dev", max_examples=50, deadline=None)
+settings.register_profile("dev", max_examples=30, deadline=None)
 settings.register_profile("ci", max_examples=400, deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
