@@ -179,12 +179,19 @@ def kernel_value(page, expression: str):
 
 def wait_for_kernel(page, expression: str, expected, timeout: float = 30):
     """The kernel's value of ``expression`` once it equals ``expected`` (or, after
-    ``timeout`` seconds, whatever it is then: the caller's assert shows it)."""
+    ``timeout`` seconds, whatever it is then: the caller's assert shows it). Until the
+    deadline, an expression that fails (``view.history[-1]`` before the click has
+    reached the kernel) is asked again."""
     deadline = time.monotonic() + timeout
     while True:
-        value = kernel_value(page, expression)
-        if value == expected or time.monotonic() > deadline:
-            return value
+        try:
+            value = kernel_value(page, expression)
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
+        else:
+            if value == expected or time.monotonic() > deadline:
+                return value
         time.sleep(0.2)
 
 
