@@ -36,9 +36,16 @@ def _accepting_columns(function: Callable) -> Callable:
     return statistic
 
 
-#: One wrapper per statistic, so that aliases stay one function (``sum is total``).
-_wrapped: dict[int, Callable] = {}
-for _name in __all__:
-    _function = getattr(_defined, _name)
-    if "metrics" in inspect.signature(_function).parameters:
-        globals()[_name] = _wrapped.setdefault(id(_function), _accepting_columns(_function))
+def _wrapped_statistics() -> dict[str, Callable]:
+    """Every statistic that takes ``metrics``, wrapped once each, so that aliases stay one
+    function (``sum is total``)."""
+    wrappers: dict[int, Callable] = {}
+    out = {}
+    for name in __all__:
+        function = getattr(_defined, name)
+        if "metrics" in inspect.signature(function).parameters:
+            out[name] = wrappers.setdefault(id(function), _accepting_columns(function))
+    return out
+
+
+globals().update(_wrapped_statistics())

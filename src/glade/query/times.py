@@ -10,7 +10,7 @@ from glade.query.parse import parse
 from glade.query.predicates import And, Compare, Not, Or, Predicate, TimeValue
 
 
-def anchor(query: Any, origin: int) -> BaseQuery:
+def anchor(query: Any, origin: int | float) -> BaseQuery:
     """``query`` with every time written from ``START`` replaced by the absolute time it
     means when the trace starts at ``origin`` (ns).
 
@@ -18,7 +18,7 @@ def anchor(query: Any, origin: int) -> BaseQuery:
     ----------
     query : BaseQuery, str or list
         A query in any form (see :func:`glade.query.parse`).
-    origin : int
+    origin : int or float
         The trace's start: its first call or instant, in ns.
 
     Returns
@@ -42,7 +42,7 @@ def anchor(query: Any, origin: int) -> BaseQuery:
     return _anchor(parsed, origin)
 
 
-def _anchor(query: BaseQuery, origin: int) -> BaseQuery:
+def _anchor(query: BaseQuery, origin: int | float) -> BaseQuery:
     if isinstance(query, CompoundQuery):
         return CompoundQuery(query.op, tuple(_anchor(q, origin) for q in query.queries))
     assert isinstance(query, Query)
@@ -50,7 +50,7 @@ def _anchor(query: BaseQuery, origin: int) -> BaseQuery:
     return Query(nodes, query.returns)
 
 
-def _predicate(predicate: Predicate, origin: int) -> Predicate:
+def _predicate(predicate: Predicate, origin: int | float) -> Predicate:
     if isinstance(predicate, Compare) and isinstance(predicate.value, TimeValue):
         value = predicate.value
         if value.from_start:

@@ -140,12 +140,10 @@ class CallLevel:
 
     def window(self, text: str) -> tuple[int, int, tuple | None] | None:
         """The window query ``text`` keeps (see :func:`glade.trace.windows.window_of`),
-        its times from START counted from the call forest's first start, as the query
-        engine counts them."""
+        its times from START counted from the origin the query engine gives them."""
         if not text:
             return None
-        starts = self.forest.dataframe["start"]
-        return window_of(text, int(starts.min()) if len(starts) else None)
+        return window_of(text, self.table.origin if len(self.forest.dataframe) else None)
 
     def measured(self, text: str) -> Trace:
         """What a linked view measures of query ``text``: ``trace.query(text,

@@ -394,7 +394,7 @@ def _process_ranges(predicate: Predicate) -> tuple | None:
 
 
 def window_of(
-    query: str | BaseQuery, origin: int | None = None
+    query: str | BaseQuery, origin: int | float | None = None
 ) -> tuple[int, int, tuple | None] | None:
     """The window a call-level query keeps, as a timeline writes it (``MATCH (".", n)
     WHERE [processes AND] n.end >= t0 AND n.start <= t1 [AND ...]``, alone or in an
