@@ -40,3 +40,14 @@ def test_ensured_targets_list_every_built_asset():
         expected.add(f"src/glade/static/{name}")
     assert len(expected) >= 10
     assert expected <= ensured, sorted(expected - ensured)
+
+
+def test_the_sdist_carries_what_the_wheel_force_includes():
+    """`python -m build` builds the wheel from the sdist, so every folder the wheel
+    force-includes must reach the sdist by name. A symlink to it elsewhere in the tree
+    (docs/notebooks) is not enough: hatch follows it, packs the files under the link's name
+    and skips the folder itself, and the wheel build then finds no `notebooks/`."""
+    build = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["hatch"]["build"]
+    wheel_sources = set(build["targets"]["wheel"]["force-include"])
+    sdist_sources = set(build["targets"]["sdist"].get("force-include", {}))
+    assert wheel_sources <= sdist_sources, sorted(wheel_sources - sdist_sources)
