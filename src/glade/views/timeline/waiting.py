@@ -54,6 +54,7 @@ class WaitStates(traitlets.HasTraits):
     def _install_waits(self) -> None:
         """Answer the front end's wait requests (called once the view is built)."""
         self.answer("wait", self._answer_wait)  # type: ignore[attr-defined]
+        self.answer("select_waiting", self._answer_select_waiting)  # type: ignore[attr-defined]
 
     @traitlets.validate("colour_by")
     def _valid_colour(self, proposal):
@@ -227,6 +228,9 @@ class WaitStates(traitlets.HasTraits):
             "call": self._place(node),  # type: ignore[attr-defined]
             "cause": self._place(cause) if shown else None,  # type: ignore[attr-defined]
         }
+
+    def _answer_select_waiting(self, message: dict) -> tuple[dict, None]:
+        return {"selection": self.select_waiting().selection}, None
 
     def _answer_wait(self, message: dict) -> tuple[dict, None]:
         node = message.get("node")
