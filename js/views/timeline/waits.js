@@ -9,11 +9,13 @@ import { formatTime, formatTimeAt } from "../../lib/format.js";
 import { packed } from "./pixels.js";
 
 /** A colour per wait-state pattern, in the kernel's order (glade.trace.waits.PATTERNS):
- * late sender, late receiver, barrier, N x N, N x 1, 1 x N. */
+ * late sender, late receiver, barrier, N x N, N x 1, 1 x N. No blue: the function with
+ * the most time is blue, and its boxes are under the waits. */
 export const PATTERN_RGB = [
-  [214, 39, 40], [255, 127, 14], [148, 103, 189], [31, 119, 180], [44, 160, 44],
+  [214, 39, 40], [255, 127, 14], [148, 103, 189], [106, 61, 154], [44, 160, 44],
   [227, 119, 194],
 ];
+const WAIT_EDGE = "#111";
 const PATH_INK = "#ffb000";
 const PATH_EDGE = "#222";
 const ROW_ORDERS = [
@@ -77,14 +79,14 @@ export function togglePin(order, process) {
   return { ...order, pinned };
 }
 
-/** The gutter's labels: a pinned process marked "▲". */
+/** The gutter's labels: a pinned process marked "▲" after its name. */
 export function pinnedLabels(labels, processes, locationRows, pinned, depthRows) {
   if (!pinned.length) return labels;
   const set = new Set(pinned);
   const marked = labels.slice();
   for (let location = 0; location < processes.length; location++) {
     const row = depthRows ? locationRows[location] : location;
-    if (set.has(processes[location]) && marked[row] !== undefined) marked[row] = `▲ ${marked[row]}`;
+    if (set.has(processes[location]) && marked[row] !== undefined) marked[row] = `${marked[row]} ▲`;
   }
   return marked;
 }
@@ -181,8 +183,14 @@ export function paintWaits(ctx, frame, picture, raster) {
     const top = frame.rowTop(picture.wait_row[i]);
     const x0 = scale.x(picture.wait_start[i]);
     const x1 = Math.max(scale.x(picture.wait_end[i]), x0 + 1);
+    const tall = Math.max(rowHeight - 2 * inset - 1, 1);
     ctx.fillStyle = patternColour(picture.wait_pattern[i]);
-    ctx.fillRect(x0, top + inset, x1 - x0, Math.max(rowHeight - 2 * inset - 1, 1));
+    ctx.fillRect(x0, top + inset, x1 - x0, tall);
+    if (tall >= 4 && x1 - x0 >= 4) {
+      // a dark edge tells a wait from a box of the same hue
+      ctx.strokeStyle = WAIT_EDGE;
+      ctx.strokeRect(x0 + 0.5, top + inset + 0.5, x1 - x0 - 1, tall - 1);
+    }
   }
   ctx.lineWidth = 1.5;
   for (let i = 0; i < count; i++) {

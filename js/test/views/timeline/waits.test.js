@@ -65,8 +65,8 @@ describe("waits on the timeline", () => {
     const order = { by: "waiting time", pinned: [3] };
     expect(togglePin(order, 5)).toEqual({ by: "waiting time", pinned: [3, 5] });
     expect(togglePin(order, 3)).toEqual({ by: "waiting time", pinned: [] });
-    expect(pinnedLabels(["3", "0"], [3, 0], [0, 1], [3], false)).toEqual(["▲ 3", "0"]);
+    expect(pinnedLabels(["3", "0"], [3, 0], [0, 1], [3], false)).toEqual(["3 ▲", "0"]);
     expect(pinnedLabels(["3", "· 1", "0"], [3, 0], [0, 2], [0], true))
-      .toEqual(["3", "· 1", "▲ 0"]);
+      .toEqual(["3", "· 1", "0 ▲"]);
   });
 });
