@@ -176,3 +176,16 @@ def test_rows_are_pinned_and_sorted_without_changing_the_query(late_sender):
         view.order_rows("colour")
     with pytest.raises(GladeError, match="colours by one of"):
         view.colour_by = "pattern"
+
+
+def test_a_dask_timeline_refuses_the_layers_and_stays_as_it_was():
+    pytest.importorskip("dask.dataframe", reason="the glade[dask] extra is absent")
+    view = Timeline(synthetic_trace(3, 4).to_dask(2))
+    with pytest.raises(GladeError, match="not available"):
+        view.show_waits()
+    with pytest.raises(GladeError, match="not available"):
+        view.show_critical_path()
+    assert (view.colour_by, view.critical_path, view.selection) == ("function", False, "")
+    with pytest.raises(GladeError, match="not available"):
+        view.order_rows("total time")
+    assert view.row_order == {"by": "process", "pinned": []}

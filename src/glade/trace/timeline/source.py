@@ -368,10 +368,13 @@ class PandasSource(TimelineSource):
 
     @property
     def wait_layer(self) -> WaitLayer:
-        """The wait states and the critical path on the forest's nodes, built on first
-        use."""
+        """The wait states and the critical path of the whole run on the forest's nodes,
+        built on first use (a query keeps some of them: the calls wait as they did in the
+        run)."""
         if self._wait_layer is None:
-            self._wait_layer = WaitLayer.of_trace(self._trace, self._base)
+            with tqdm(total=1, desc="timeline: wait states", delay=1.0, leave=False) as bar:
+                self._wait_layer = WaitLayer.of_trace(self._trace, self._base)
+                bar.update()
         return self._wait_layer
 
     def show_layers(self, waits: bool, path: bool) -> None:

@@ -50,6 +50,7 @@ class WaitStates(traitlets.HasTraits):
 
     _source: Any
     selection: str
+    _reordered = False
 
     def _install_waits(self) -> None:
         """Answer the front end's wait requests (called once the view is built)."""
@@ -62,7 +63,15 @@ class WaitStates(traitlets.HasTraits):
             raise GladeError(
                 f"a timeline colours by one of {list(COLOUR_BY)}, not {proposal['value']!r}"
             )
+        # a source that cannot show the layer refuses before the trait changes
+        self._source.show_layers(proposal["value"] == "wait states", self.critical_path)
         return proposal["value"]
+
+    @traitlets.validate("critical_path")
+    def _valid_path(self, proposal):
+        on = bool(proposal["value"])
+        self._source.show_layers(self.colour_by == "wait states", on)
+        return on
 
     @traitlets.validate("row_order")
     def _valid_order(self, proposal):
@@ -75,21 +84,22 @@ class WaitStates(traitlets.HasTraits):
             isinstance(p, int | np.integer) and not isinstance(p, bool) for p in pinned
         ):
             raise GladeError(f"pinned processes are a list of process ids, not {pinned!r}")
-        return {"by": by, "pinned": [int(p) for p in dict.fromkeys(pinned)]}
+        order = {"by": by, "pinned": [int(p) for p in dict.fromkeys(pinned)]}
+        # the source reorders (or refuses) before the trait changes; the observer shows it
+        self._reordered = self._source.order_rows(order["by"], order["pinned"])
+        return order
 
-    @traitlets.observe("colour_by", "critical_path")
-    def _layers_changed(self, change) -> None:
-        self._source.show_layers(self.colour_by == "wait states", self.critical_path)
-        if change["name"] == "critical_path":
-            if change["new"]:
-                self.selection = PATH_QUERY
-            elif self.selection == PATH_QUERY:
-                self.selection = ""
+    @traitlets.observe("critical_path")
+    def _path_changed(self, change) -> None:
+        if change["new"]:
+            self.selection = PATH_QUERY
+        elif self.selection == PATH_QUERY:
+            self.selection = ""
 
     @traitlets.observe("row_order")
     def _order_changed(self, change) -> None:
-        order = change["new"]
-        if self._source.order_rows(order["by"], order["pinned"]):
+        if self._reordered:
+            self._reordered = False
             self._install()  # type: ignore[attr-defined]
 
     def show_waits(self, on: bool = True) -> Any:
