@@ -95,6 +95,10 @@ def test_a_late_sender_is_shown_selected_and_leads_to_its_cause(page, page_error
     send = kernel(page, "view._source.call_query(3)")
     assert 'n0.name = "MPI_Send"' in send
     assert wait_for(page, "view.selection", send) == send
+    # every waiting call, from the legend
+    view.locator(".gt-select-waiting").click()
+    waiting = 'MATCH (".", n0) WHERE n0."waiting time" > 0'
+    assert wait_for(page, "view.selection", waiting) == waiting
     # the critical path: its calls selected by one short query
     view.locator(".gt-critical-path").check()
     path = 'MATCH (".", n0) WHERE n0."critical path" > 0'

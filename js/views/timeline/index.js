@@ -27,7 +27,7 @@ import { arrowAt, arrowLines, highlightedArrows } from "./arrows.js";
 import { SummaryPanel } from "./summary.js";
 import { placeOf, tooltipLines } from "./tooltip.js";
 import {
-  paintPath, paintWaits, pinnedLabels, WaitControls, waitAt, waitLines, waitPixels, waitText,
+  locationOfRow, paintPath, paintWaits, pinnedLabels, WaitControls, waitAt, waitLines, waitPixels, waitText,
 } from "./waits.js";
 
 const ZOOM_STEP = 0.8;
@@ -431,14 +431,8 @@ class TimelineView {
   /** Pin (or unpin) the process of `row` to the top. */
   pinRow(row) {
     if (row < 0 || row >= this.labels.length) return;
-    let location = row;
-    if (this.depthRows) {
-      location = 0;
-      while (location + 1 < this.locationRows.length && this.locationRows[location + 1] <= row) {
-        location++;
-      }
-    }
-    this.layers.togglePin(this.processes[location]);
+    const location = locationOfRow(row, this.locationRows, this.depthRows);
+    if (location >= 0) this.layers.togglePin(this.processes[location]);
   }
 
   /** A layer or the order of rows changed in the kernel (a new order comes with a new

@@ -79,6 +79,20 @@ export function togglePin(order, process) {
   return { ...order, pinned };
 }
 
+/** The location shown by `row`: the row itself, or with depth rows the last location
+ * whose first row (`locationRows`, ascending) is at or above it (-1 for none). */
+export function locationOfRow(row, locationRows, depthRows) {
+  if (!depthRows) return row;
+  let lo = 0;
+  let hi = locationRows.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (locationRows[mid] <= row) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
+}
+
 /** The gutter's labels: a pinned process marked "▲" after its name. */
 export function pinnedLabels(labels, processes, locationRows, pinned, depthRows) {
   if (!pinned.length) return labels;

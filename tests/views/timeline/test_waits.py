@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from glade.datasets import synthetic_trace
 from glade.errors import GladeError
@@ -189,3 +191,31 @@ def test_a_dask_timeline_refuses_the_layers_and_stays_as_it_was():
     with pytest.raises(GladeError, match="not available"):
         view.order_rows("total time")
     assert view.row_order == {"by": "process", "pinned": []}
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    seed=st.integers(0, 50),
+    lo=st.floats(0, 1),
+    width=st.floats(0.01, 1),
+    by=st.sampled_from(["function", "process", "process-function"]),
+)
+def test_window_waiting_time_is_the_waits_clipped_one_by_one(seed, lo, width, by):
+    trace = synthetic_trace(4, 3, seed=seed, imbalance=0.5, slow_process=seed % 4)
+    first, last = trace.events["Timestamp (ns)"].agg(["min", "max"])
+    t0 = int(first + lo * (last - first))
+    t1 = int(min(t0 + width * (last - first), last))
+    table = trace.window_summary(t0, t1, by=by)
+    keys = {"function": ["name"], "process": ["Process"], "process-function": ["Process", "name"]}
+    expected: dict = {}
+    for row in trace.wait_states().itertuples(index=False):
+        inside = min(row.start + row[7], t1) - max(row.start, t0)  # row[7]: waiting time
+        if inside > 0:
+            key = tuple({"name": row.name, "Process": row.Process}[k] for k in keys[by])
+            expected[key] = expected.get(key, 0) + inside
+    got = {
+        tuple(values[:-1]): values[-1]
+        for values in table[[*keys[by], "waiting time"]].itertuples(index=False)
+        if values[-1]
+    }
+    assert got == expected

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
-  PATTERN_RGB, pathLines, pinnedLabels, togglePin, waitAt, waitLines, waitPixels, waitText,
+  locationOfRow, PATTERN_RGB, pathLines, pinnedLabels, togglePin, waitAt, waitLines, waitPixels, waitText,
 } from "../../../views/timeline/waits.js";
 
 // Process 0's MPI_Recv (row 0) waits 3 ms for the MPI_Send on row 1, entered at 3 ms.
@@ -59,6 +59,13 @@ describe("waits on the timeline", () => {
       [[0, 15], [10, 15], [10, 5], [20, 5]],
       [[30, 25], [40, 25]],
     ]);
+  });
+
+  it("finds the location of a row in both layouts", () => {
+    expect(locationOfRow(3, [0, 1, 2, 3], false)).toBe(3);
+    // three locations of 4, 1 and 3 depth rows
+    const first = [0, 4, 5];
+    expect([0, 3, 4, 5, 7].map((row) => locationOfRow(row, first, true))).toEqual([0, 0, 1, 2, 2]);
   });
 
   it("pins and unpins processes, and marks them in the gutter", () => {
