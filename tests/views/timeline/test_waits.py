@@ -219,3 +219,28 @@ def test_window_waiting_time_is_the_waits_clipped_one_by_one(seed, lo, width, by
         if values[-1]
     }
     assert got == expected
+
+
+def test_with_depth_rows_a_wait_is_on_its_depth_and_the_path_on_its_location():
+    # the receive and the send are called by main, one level down
+    trace = trace_of(
+        [
+            (0, "Enter", "main", 0),
+            *call(0, "MPI_Recv", MS, 4 * MS, recv(0, 1, 4 * MS - 10)),
+            (6 * MS, "Leave", "main", 0),
+            (0, "Enter", "main", 1),
+            *call(1, "work", 0, 3 * MS),
+            *call(1, "MPI_Send", 3 * MS, 3 * MS + 100, send(1, 0, 3 * MS + 50)),
+            (5 * MS, "Leave", "main", 1),
+        ]
+    )
+    view = Timeline(trace, depth_rows=True).show_waits().show_critical_path()
+    assert view.depth_labels == ["0", "· 1", "1", "· 1"]
+    _, arrays = range_answer(view, 0, 6 * MS, depth_rows=True)
+    assert (arrays["wait_start"].tolist(), arrays["wait_end"].tolist()) == ([MS], [3.0 * MS])
+    assert (arrays["wait_row"].tolist(), arrays["wait_cause_row"].tolist()) == ([1], [3])
+    # process 1 until the send at 3 ms, then process 0 until its main ends at 6 ms, each
+    # on its location's first row
+    assert arrays["path_from"].tolist() == [0, 3 * MS]
+    assert arrays["path_to"].tolist() == [3 * MS, 6 * MS]
+    assert arrays["path_row"].tolist() == [2, 0]
