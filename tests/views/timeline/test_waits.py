@@ -166,6 +166,9 @@ def test_rows_are_pinned_and_sorted_without_changing_the_query(late_sender):
     assert view.order_rows("total time", pinned=[2]).labels == ["2", "0", "1"]
     assert view.order_rows("process").labels == ["0", "1", "2"]
     assert view.query == query
+    # the same order again re-sends nothing
+    revision = view.revision
+    assert view.order_rows("process").revision == revision
     # a click on a row of the new order still names that row's calls
     view.order_rows("waiting time")
     picture = view.picture(0, 4 * MS, width=100)

@@ -222,6 +222,7 @@ class PandasSource(TimelineSource):
             self._install(index)
         self._trace = trace
         self._base = self.forest  # the forest with its locations in trace order
+        self._order = np.arange(self.forest.processes.size)  # the locations of the rows
         self._layers = (False, False)
         self._wait_layer: WaitLayer | None = None
         self._window: Window | None = None
@@ -405,8 +406,9 @@ class PandasSource(TimelineSource):
         rank = {int(p): k for k, p in enumerate(pinned)}
         pin = np.array([rank.get(int(p), len(rank)) for p in base.processes[order]])
         order = order[np.argsort(pin, kind="stable")]
-        if np.array_equal(order, np.arange(order.size)) and self.forest is base:
+        if np.array_equal(order, self._order):
             return False
+        self._order = order
         position = np.empty_like(order)
         position[order] = np.arange(order.size)
         forest = dataclasses.replace(
