@@ -29,7 +29,12 @@ CELLS = [
     "         'matrix': CommMatrix(trace, height=380).select([0, 1], [1, 2])}\n"
     "views['supergraph-details'] = SupergraphView(glade.Ensemble.from_graphframes(\n"
     "    synthetic_ensemble(6, 80, seed=1)), by='name', height=380)\n"
-    "views['supergraph-details'].selection = ['compute_field']",
+    "views['supergraph-details'].selection = ['compute_field']\n"
+    "# wait states and the critical path of a run with a slow process, pinned on top\n"
+    "views['timeline-waits'] = Timeline(synthetic_trace(8, 4, seed=3, slow_process=5),\n"
+    "                                   height=380)\n"
+    "_ = views['timeline-waits'].show_waits().show_critical_path()\n"
+    "_ = views['timeline-waits'].order_rows('waiting time', pinned=[5])",
     # sw4's CUDA activity profile (Caliper: host and GPU time in s, kernel launches marked
     # as device work), deep rows, an expand-to-depth, a threshold on top of it and the
     # hot path, when the shared data is here
@@ -43,6 +48,7 @@ CELLS = [
     "views['supergraph-details']",
     "views['timeline']",
     "views['matrix']",
+    "views['timeline-waits']",
 ]
 SELECTORS = {
     "cct": ".glade-cct >> nth=0",
@@ -51,6 +57,7 @@ SELECTORS = {
     "supergraph-details": ".glade-sg >> nth=1",
     "timeline": ".glade-timeline",
     "matrix": ".glade-matrix",
+    "timeline-waits": ".glade-timeline >> nth=1",
 }
 REFUSE = (
     "for _view in views.values():\n"

@@ -26,6 +26,9 @@ import { clampRange, panBy, TimeScale, zoomAt } from "./scale.js";
 import { arrowAt, arrowLines, highlightedArrows } from "./arrows.js";
 import { SummaryPanel } from "./summary.js";
 import { placeOf, tooltipLines } from "./tooltip.js";
+import {
+  locationOfRow, paintPath, paintWaits, pinnedLabels, WaitControls, waitAt, waitLines, waitPixels, waitText,
+} from "./waits.js";
 
 const ZOOM_STEP = 0.8;
 const VIEWPORT_DELAY_MS = 300;
@@ -58,6 +61,8 @@ class TimelineView {
     this.showArrows = true;
     this.drag = null;
     Object.assign(this, timelineElements(el));
+    this.layers = new WaitControls(model, this.root.querySelector(".glade-toolbar"),
+      (name) => this.onLayers(name), signal);
     this.summary = new SummaryPanel(
       (by, sort, descending) => this.client?.request("summary", { by, sort, descending }),
       (target) => this.client?.request("summary_select", target),
@@ -196,7 +201,12 @@ class TimelineView {
       if (this.summary.open) this.summary.close();
       else this.summary.show();
     });
+    on(this.gutter, "click", (event) => this.pinRow(this.rowAt(event.offsetY)));
     on(this.legend, "click", (event) => {
+      if (event.target.closest("[data-action='waiting']")) {
+        this.client?.request("select_waiting", {});
+        return;
+      }
       const name = event.target.closest("[data-name]")?.getAttribute("data-name");
       if (name === null || name === undefined) return;
       const hidden = hiddenFunctions(this.edits.history).includes(name);
@@ -381,8 +391,15 @@ class TimelineView {
       });
       return;
     }
+    const slack = this.scale.span / this.scale.width;
+    const wait = this.layers.waits && this.picture
+      ? waitAt(this.picture, this.rowAt(y), this.scale.time(x), slack) : -1;
+    if (wait >= 0) {
+      this.selectWait(this.picture.wait_node[wait]);
+      return;
+    }
     const box = this.picture ? boxAt(this.picture, this.rowAt(y), this.scale.time(x),
-      this.scale.span / this.scale.width) : -1;
+      slack) : -1;
     this.select(box >= 0 ? this.picture.box_node[box] : -1, box);
   }
 
@@ -399,7 +416,46 @@ class TimelineView {
     this.draw();
   }
 
+  /** Select waiting call `node` and ask the kernel for its wait (its cause). */
+  selectWait(node) {
+    this.message = null;
+    this.wait = null;
+    this.selected = node;
+    this.selectedBox = null;
+    this.image = null;
+    this.client?.request("wait", { node });
+    this.refreshSelection();
+    this.draw();
+  }
+
+  /** Pin (or unpin) the process of `row` to the top. */
+  pinRow(row) {
+    if (row < 0 || row >= this.labels.length) return;
+    const location = locationOfRow(row, this.locationRows, this.depthRows);
+    if (location >= 0) this.layers.togglePin(this.processes[location]);
+  }
+
+  /** A layer or the order of rows changed in the kernel (a new order comes with a new
+   * revision, which asks again by itself). */
+  onLayers(name) {
+    this.refreshLegend();
+    if (name === "row_order") return;
+    this.image = null;
+    this.draw();
+    this.request();
+  }
+
   onSelectionAction(action) {
+    if (action === "cause") {
+      const cause = this.wait?.cause;
+      if (cause) {
+        this.goTo(cause);
+        this.select(cause.node);
+        this.selectedBox = { name: cause.name, start: cause.start, end: cause.end };
+        this.refreshSelection();
+      }
+      return;
+    }
     if (action === "send" || action === "receive") {
       if (this.message) this.goTo(this.message[action]);
       return;
@@ -514,7 +570,14 @@ class TimelineView {
   }
 
   async onAnswer(kind, answer, buffers) {
-    if (kind === "select" || kind === "summary_select") return;
+    if (kind === "select" || kind === "summary_select" || kind === "select_waiting") return;
+    if (kind === "wait") {
+      this.wait = answer.wait;
+      if (this.wait) this.selectedBox = { name: this.wait.call.name, start: this.wait.call.start,
+        end: this.wait.call.end };
+      this.refreshSelection();
+      return;
+    }
     if (kind === "message") {
       this.selected = -1;
       this.selectedBox = null;
@@ -630,7 +693,13 @@ class TimelineView {
     const frame = this.paintFrame();
     paintPlot(this.plot.getContext("2d"), frame, this.picture,
       this.picture && this.rasterCanvas(this.picture), this.drag);
-    paintGutter(this.gutter.getContext("2d"), frame, this.labels,
+    if (this.picture) {
+      const ctx = this.plot.getContext("2d");
+      if (this.layers.waits) paintWaits(ctx, frame, this.picture, this.waitCanvas(this.picture));
+      if (this.layers.criticalPath) paintPath(ctx, frame, this.picture);
+    }
+    paintGutter(this.gutter.getContext("2d"), frame, pinnedLabels(this.labels, this.processes,
+      this.locationRows, this.layers.rowOrder.pinned, this.depthRows),
       getComputedStyle(this.root).getPropertyValue("--glade-fg") || "#222");
     paintAxis(this.axis.getContext("2d"), this.scale, this.model.get("extent")[0]);
     this.overviewStrip.paint(this.overview, this.scale, this.colours);
@@ -645,7 +714,8 @@ class TimelineView {
       scale: this.scale, width: this.scale.width, height: this.plotHeight, row0, row1,
       rowHeight, rowTop: (row) => row * rowHeight - scrollTop, depthRows: this.depthRows,
       locationRows: this.locationRows, rgb: this.rgb, names: this.names,
-      matches: this.search ? this.matches : null, selected: this.selected,
+      matches: this.search ? this.matches : (this.layers.waits ? new Set() : null),
+      selected: this.selected,
       highlight: this.highlight, showArrows: this.showArrows, arrowShown: this.arrowShown(),
     };
   }
@@ -679,13 +749,27 @@ class TimelineView {
    * those it leaves out; under a highlight of calls (a selection, a link) all of them
    * (the raster does not tell calls apart), but those a search keeps. */
   dimmedCodes() {
-    const marked = this.highlight.size > 0 || this.selected >= 0;
+    const marked = this.highlight.size > 0 || this.selected >= 0 || this.layers.waits;
     if (!this.search && !marked) return null;
     const dimmed = new Set();
     for (let code = 0; code < this.names.length; code++) {
       if (!(this.search && this.matches.has(code))) dimmed.add(code);
     }
     return dimmed;
+  }
+
+  /** The raster of the short waits of `picture` as an image (one per picture). */
+  waitCanvas(picture) {
+    if (!picture.wait_alpha || !picture.bins) return null;
+    if (this.waitImage?.picture === picture) return this.waitImage.canvas;
+    const canvas = this.waitImage?.canvas ?? document.createElement("canvas");
+    canvas.width = picture.width;
+    canvas.height = picture.bins;
+    const image = new ImageData(picture.width, picture.bins);
+    waitPixels(picture, image.data);
+    canvas.getContext("2d").putImageData(image, 0, 0);
+    this.waitImage = { picture, canvas };
+    return canvas;
   }
 
   // --------------------------------------------------------------- tooltip
@@ -699,6 +783,16 @@ class TimelineView {
       const label = (r) => placeOf(r, this.model.get("labels"), this.depthRows,
         this.locationRows);
       showLines(this.tooltip, this.root, event, arrowLines(picture, arrow, slack, label),
+        { keyClass: "gt-tip-key", noteClass: "gt-tip-name", width: 240 });
+      return;
+    }
+    const where = (r) => placeOf(r, this.model.get("labels"), this.depthRows,
+      this.locationRows);
+    const wait = this.layers.waits ? waitAt(picture, row, this.scale.time(event.offsetX), slack)
+      : -1;
+    if (wait >= 0) {
+      showLines(this.tooltip, this.root, event,
+        waitLines(picture, wait, this.model.get("patterns"), slack, where),
         { keyClass: "gt-tip-key", noteClass: "gt-tip-name", width: 240 });
       return;
     }
@@ -740,7 +834,7 @@ class TimelineView {
   }
 
   refreshLegend() {
-    this.legend.replaceChildren(...legendItems(this.payload.arrays.totals, this.names,
+    this.legend.replaceChildren(...this.layers.legendItems(), ...legendItems(this.payload.arrays.totals, this.names,
       this.colours, hiddenFunctions(this.edits.history), this.search ? this.matches : null));
   }
 
@@ -756,6 +850,19 @@ class TimelineView {
         element("button", "", {
           "data-action": "receive", text: `go to ${receive.name} (receive)`,
         }),
+        element("button", "", { "data-action": "clear", text: "clear (Esc)" }),
+      );
+      return;
+    }
+    const wait = this.wait;
+    if (wait && this.selected === wait.call.node) {
+      this.selectionBar.style.display = "";
+      this.selectionBar.replaceChildren(
+        element("span", "gt-selection-text", { text: waitText(wait) }),
+        ...(wait.cause ? [element("button", "", {
+          "data-action": "cause", text: `go to ${wait.cause.name} (its cause)`,
+        })] : []),
+        element("button", "", { "data-action": "focus", text: "focus its call path (f)" }),
         element("button", "", { "data-action": "clear", text: "clear (Esc)" }),
       );
       return;

@@ -1,6 +1,7 @@
 // The window summary under the timeline: per function, per process or per process and
 // function, the time inside the brushed window (clipped at its edges, as the kernel
-// measures it: glade/trace/windows.py), its share, the calls and the messages with their
+// measures it: glade/trace/windows.py), its share, the time spent waiting for other
+// processes (wait states, clipped likewise), the calls and the messages with their
 // bytes. The kernel sorts (a click on a column header asks again); a click on a row
 // selects that row's calls, which the timeline then highlights.
 import { element, option } from "../../lib/dom.js";
@@ -16,7 +17,7 @@ export const SUMMARY_BY = [
 /** The header of each column the kernel sends. */
 export const COLUMN_TITLES = {
   Process: "process", name: "function", time: "time (excl.)", "time (inc)": "time (incl.)",
-  share: "share", calls: "calls", sent: "sent", "sent bytes": "bytes sent",
+  share: "share", "waiting time": "waiting", calls: "calls", sent: "sent", "sent bytes": "bytes sent",
   received: "received", "received bytes": "bytes received",
 };
 
@@ -24,7 +25,9 @@ export const COLUMN_TITLES = {
 export function summaryCell(column, value) {
   if (column === "name") return String(value);
   if (column === "Process") return String(value);
-  if (column === "time" || column === "time (inc)") return formatTime(value);
+  if (column === "time" || column === "time (inc)" || column === "waiting time") {
+    return formatTime(value);
+  }
   if (column === "share") return `${(100 * value).toFixed(1)}%`;
   if (column.endsWith("bytes")) return formatBytes(value);
   return formatValue(value);

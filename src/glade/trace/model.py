@@ -392,6 +392,7 @@ class Trace:
         pandas.DataFrame
             ``name`` and/or ``Process``, then ``time`` (exclusive ns inside),
             ``time (inc)``, ``share`` (of the window's length times its locations),
+            ``waiting time`` (the waits of :meth:`wait_states` inside the window, ns),
             ``calls`` (overlapping the window), ``sent``, ``sent bytes``, ``received``,
             ``received bytes``; largest ``time`` first (see
             :func:`glade.trace.windows.window_summary`).

@@ -38,6 +38,8 @@ from glade.trace.events import (
 )
 from glade.trace.model import Trace
 from glade.trace.timeline.index import Forest
+from glade.trace.timeline.waiting import forest_waiting
+from glade.trace.waits import WAITING_TIME
 
 #: What a window summary's rows can be: one per function, per process, or per both.
 SUMMARY_BY = ("function", "process", "process-function")
@@ -46,6 +48,7 @@ SUMMARY_COLUMNS = (
     "time",
     "time (inc)",
     "share",
+    "waiting time",
     "calls",
     "sent",
     "sent bytes",
@@ -170,18 +173,10 @@ def _window_cells(
     return times, messages
 
 
-def _cells(
-    forest: Forest,
-    window: Window,
-    by: str,
-    keep: np.ndarray | None,
-    caller: np.ndarray,
-    sizes: np.ndarray | None,
-) -> np.ndarray:
-    """The :data:`_CELLS` of ``window`` (float64, rows x cells) per function, per
-    process (of ``np.unique(forest.processes)``) or per (process, function) (``by``)
-    over the nodes ``keep`` keeps (all for None), their callers ``caller`` (node ids,
-    -1 for none)."""
+def _row_codes(forest: Forest, window: Window, by: str) -> tuple[np.ndarray, int, int]:
+    """Where a window's summary counts each location: its row (-1 outside the window's
+    processes; a node's row is that times ``width`` plus its function code when
+    ``width`` > 1), ``width``, and the number of rows."""
     processes, process_code = np.unique(forest.processes, return_inverse=True)
     if window.processes is None:
         inside = np.ones(forest.processes.size, dtype=bool)
@@ -197,6 +192,40 @@ def _cells(
             f"{num_names:,} functions counts more than {MAX_CELLS:,} rows: choose fewer "
             "processes, or summarize per function or per process"
         )
+    return rows, width, count
+
+
+def _waiting_cells(
+    forest: Forest, window: Window, by: str, keep: np.ndarray | None, waiting: np.ndarray
+) -> np.ndarray:
+    """The waiting time inside ``window`` per row of its summary (``by``): a waiting
+    node's wait (from its start, ``waiting`` ns by node) clipped to the window, for the
+    row of its own function, over the nodes ``keep`` keeps (all for None)."""
+    rows, width, count = _row_codes(forest, window, by)
+    nodes = np.flatnonzero(waiting > 0)
+    if keep is not None:
+        nodes = nodes[np.asarray(keep, dtype=bool)[nodes]]
+    base = rows[forest.location[nodes]]
+    nodes, base = nodes[base >= 0], base[base >= 0]
+    start = forest.start[nodes]
+    inside = np.minimum(start + waiting[nodes], window.t1) - np.maximum(start, window.t0)
+    row = base * width + forest.code[nodes] if width > 1 else base
+    return np.bincount(row, weights=np.maximum(inside, 0), minlength=count)
+
+
+def _cells(
+    forest: Forest,
+    window: Window,
+    by: str,
+    keep: np.ndarray | None,
+    caller: np.ndarray,
+    sizes: np.ndarray | None,
+) -> np.ndarray:
+    """The :data:`_CELLS` of ``window`` (float64, rows x cells) per function, per
+    process (of ``np.unique(forest.processes)``) or per (process, function) (``by``)
+    over the nodes ``keep`` keeps (all for None), their callers ``caller`` (node ids,
+    -1 for none)."""
+    rows, width, count = _row_codes(forest, window, by)
     names = np.asarray(forest.names, dtype=object)
     message = np.isin(names, SEND_NAMES).astype(np.int8) + 2 * np.isin(names, RECEIVE_NAMES)
     times, messages = _window_cells(
@@ -227,6 +256,7 @@ def window_summary(
     keep: np.ndarray | None = None,
     caller: np.ndarray | None = None,
     sizes: np.ndarray | None = None,
+    waiting: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """The summary of ``window`` over the call forest ``forest``: one row per function,
     per process, or per process and function (``by``, one of :data:`SUMMARY_BY`), with
@@ -237,6 +267,9 @@ def window_summary(
       once per level; a process's inclusive time is its busy time, its ``time``);
     - ``share``: ``time`` over the window's capacity (its length times the number of
       locations, i.e. process and thread, in the row's processes);
+    - ``waiting time``: the time the row's calls spend inside the window waiting for
+      another process (ns; their wait states, see :mod:`glade.trace.waits`, clipped
+      at the window's edges; ``waiting`` by node, 0 everywhere when None);
     - ``calls``: the calls that overlap the window (those its selection keeps);
     - ``sent`` / ``received`` and their bytes: the message instants inside the window,
       counted for the call holding them (for their own name when outside every call).
@@ -288,6 +321,11 @@ def window_summary(
     with np.errstate(divide="ignore", invalid="ignore"):
         share = np.where(capacity > 0, table["time"].to_numpy() / capacity, 0.0)
     table.insert(len(labels) + 2, "share", share)
+    if waiting is None:
+        waited = np.zeros(rows.size, dtype=np.int64)
+    else:
+        waited = np.rint(_waiting_cells(forest, window, by, keep, waiting)[rows]).astype(np.int64)
+    table.insert(len(labels) + 3, WAITING_TIME, waited)
     order = ["time", *labels]
     ascending = [False, *[True] * len(labels)]
     return table.sort_values(order, ascending=ascending, kind="stable").reset_index(drop=True)
@@ -320,8 +358,12 @@ def message_sizes(trace: Trace) -> np.ndarray | None:
 
 
 def trace_window_summary(trace: Trace, window: Window, by: str = "function") -> pd.DataFrame:
-    """:func:`window_summary` of ``window`` over the whole call forest of ``trace``."""
-    return window_summary(trace_forest(trace), window, by, sizes=message_sizes(trace))
+    """:func:`window_summary` of ``window`` over the whole call forest of ``trace``, with
+    its wait states."""
+    forest = trace_forest(trace)
+    return window_summary(
+        forest, window, by, sizes=message_sizes(trace), waiting=forest_waiting(trace, forest)
+    )
 
 
 # ---------------------------------------------------------------- windows of queries

@@ -22,7 +22,9 @@ def encode_picture(picture: Picture) -> tuple[dict[str, Any], bytes]:
     """The fields and blob of a picture: its geometry, and its boxes, raster (opacity
     0-255 of the exclusive time of the calls per pixel, and the function of the
     largest contribution plus one, 0 for none: both compressed), instants (exact, or
-    their count per raster pixel, compressed) and arrows as typed arrays.
+    their count per raster pixel, compressed), arrows, and the wait states and the
+    critical path when shown (``picture.extra["arrays"]``, see
+    :mod:`glade.trace.timeline.waiting`) as typed arrays.
 
     A box's start is sent as float32 ns from ``box_origin`` (the range's start), its
     duration and exclusive time as float32 ns: an edge in the range is placed to
@@ -64,8 +66,12 @@ def encode_picture(picture: Picture) -> tuple[dict[str, Any], bytes]:
     )
     for name, values in arrows.envelope.items():
         arrays[f"arrow_{name}"] = values.astype(np.int32 if name.endswith("node") else np.float64)
+    layers = picture.extra.get("arrays", {})  # wait states, the critical path
+    arrays.update(layers)
     descriptors, blob = pack_arrays(
-        arrays, deflate=("raster_alpha", "raster_code", "mark_count"), noisy=("raster_alpha",)
+        arrays,
+        deflate=("raster_alpha", "raster_code", "mark_count", "wait_alpha", "wait_top"),
+        noisy=("raster_alpha",),
     )
     fields = {
         "t0": request.t0,
@@ -83,6 +89,8 @@ def encode_picture(picture: Picture) -> tuple[dict[str, Any], bytes]:
         "instants_pooled": picture.instants_pooled,
         "arrows_bundled": arrows.bundled,
         "level": picture.extra.get("level"),
+        "waits": "wait_start" in layers,
+        "path": "path_from" in layers,
         "arrays": descriptors,
     }
     return fields, blob

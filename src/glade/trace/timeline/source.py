@@ -16,6 +16,8 @@ partitions.
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import sys
 import threading
 from abc import ABC, abstractmethod
@@ -36,6 +38,7 @@ from glade.trace.timeline.lanes import Lanes
 from glade.trace.timeline.messages import Messages
 from glade.trace.timeline.payload import encode_overview, encode_picture, function_totals
 from glade.trace.timeline.render import Picture, Request, picture_level, render
+from glade.trace.timeline.waiting import WaitLayer, forest_waiting
 from glade.trace.windows import (
     Window,
     message_sizes,
@@ -44,6 +47,12 @@ from glade.trace.windows import (
     window_summary,
     window_totals,
 )
+
+#: How a timeline's rows can be ordered: by location, or by a measure of what each
+#: shows (its busy time, its time in MPI functions, its waiting time), largest first.
+ROW_ORDERS = ("process", "total time", "time in MPI", "waiting time")
+#: The functions counted as time in MPI.
+MPI_NAMES = re.compile(r"P?MPI_.*")
 
 
 def check_node(node: Any, count: int) -> int:
@@ -114,6 +123,23 @@ class TimelineSource(ABC):
             f"a window summary of a {type(self).__name__} is not available: "
             "summarize the pandas trace it was made from (trace.window_summary)"
         )
+
+    def show_layers(self, waits: bool, path: bool) -> None:
+        """Add to every picture the wait states (``waits``) and the critical path
+        (``path``), see :mod:`glade.trace.timeline.waiting`."""
+        if waits or path:
+            raise GladeError(
+                f"wait states and the critical path in a timeline of a {type(self).__name__} "
+                "are not available: show the pandas trace it was made from"
+            )
+
+    def order_rows(self, by: str, pinned: list[int]) -> bool:
+        """Put the locations of the processes ``pinned`` first (in that order), then the
+        others by ``by`` (one of :data:`ROW_ORDERS`, largest first); True when that
+        changed the order."""
+        if by != "process" or pinned:
+            raise GladeError(f"ordering the rows of a {type(self).__name__} is not available")
+        return False
 
     @abstractmethod
     def status(self) -> str:
@@ -195,6 +221,10 @@ class PandasSource(TimelineSource):
                 bar.update()
             self._install(index)
         self._trace = trace
+        self._base = self.forest  # the forest with its locations in trace order
+        self._order = np.arange(self.forest.processes.size)  # the locations of the rows
+        self._layers = (False, False)
+        self._wait_layer: WaitLayer | None = None
         self._window: Window | None = None
         # the level the last picture read, and its width: the finer ones are built ahead
         self._level: int | None = None
@@ -240,6 +270,7 @@ class PandasSource(TimelineSource):
             keep=index.keep,
             caller=index.caller,
             sizes=message_sizes(self._trace),
+            waiting=forest_waiting(self._trace, self.forest),
         )
 
     def next_call(self, codes: list[int], after: float, forward: bool) -> int:
@@ -314,7 +345,83 @@ class PandasSource(TimelineSource):
         return encode_overview(self.index, self._totals)
 
     def picture(self, request: Request) -> Picture:
-        return render(self.index, self._kept_messages, request)
+        index = self.index
+        picture = render(index, self._kept_messages, request)
+        waits, path = self._layers
+        if waits or path:
+            layer = self.wait_layer
+            arrays: dict[str, np.ndarray] = {}
+            if waits:
+                rows = (picture.row0, picture.row1, picture.pool, picture.bins)
+                arrays.update(
+                    layer.waits_in_range(
+                        index, request.t0, request.t1, request.width, rows, request.depth_rows
+                    )
+                )
+            if path:
+                arrays.update(
+                    layer.path_in_range(
+                        index, request.t0, request.t1, request.width, request.depth_rows
+                    )
+                )
+            picture.extra["arrays"] = arrays
+        return picture
+
+    @property
+    def wait_layer(self) -> WaitLayer:
+        """The wait states and the critical path of the whole run on the forest's nodes,
+        built on first use (a query keeps some of them: the calls wait as they did in the
+        run)."""
+        if self._wait_layer is None:
+            with tqdm(total=1, desc="timeline: wait states", delay=1.0, leave=False) as bar:
+                self._wait_layer = WaitLayer.of_trace(self._trace, self._base)
+                bar.update()
+        return self._wait_layer
+
+    def show_layers(self, waits: bool, path: bool) -> None:
+        self._layers = (bool(waits), bool(path))
+
+    def row_measure(self, by: str) -> np.ndarray:
+        """Per location (in the order of the trace) the measure ``by`` of
+        :data:`ROW_ORDERS` over the kept calls (ns; the location's rank for
+        ``"process"``, so that the largest first is the reverse order)."""
+        forest, index = self._base, self.index
+        if by == "process":
+            return -np.arange(forest.processes.size, dtype=np.float64)
+        calls = index.calls
+        if by == "waiting time":
+            weights = forest_waiting(self._trace, forest)[calls].astype(np.float64)
+        else:
+            weights = index.exclusive[calls]
+            if by == "time in MPI":
+                mpi = np.array([MPI_NAMES.fullmatch(n) is not None for n in forest.names])
+                weights = np.where(mpi[forest.code[calls]] if mpi.size else False, weights, 0.0)
+        return np.bincount(forest.location[calls], weights=weights, minlength=forest.processes.size)
+
+    def order_rows(self, by: str, pinned: list[int]) -> bool:
+        if by not in ROW_ORDERS:
+            raise GladeError(f"rows are ordered by one of {list(ROW_ORDERS)}, not {by!r}")
+        base = self._base
+        order = np.argsort(-self.row_measure(by), kind="stable")
+        rank = {int(p): k for k, p in enumerate(pinned)}
+        pin = np.array([rank.get(int(p), len(rank)) for p in base.processes[order]])
+        order = order[np.argsort(pin, kind="stable")]
+        if np.array_equal(order, self._order):
+            return False
+        self._order = order
+        position = np.empty_like(order)
+        position[order] = np.arange(order.size)
+        forest = dataclasses.replace(
+            base,
+            location=position[base.location].astype(np.int32),
+            processes=base.processes[order],
+            threads=base.threads[order],
+        )
+        keep = self.index.keep
+        self.forest = forest
+        self.index.close()
+        self._install(TimelineIndex(forest, None if keep.all() else keep), self._window)
+        return True
 
     def encoded(self, request: Request) -> tuple[dict[str, Any], bytes]:
         index = self.index

@@ -41,6 +41,7 @@ from glade.trace.windows import Window
 from glade.views.base import QueryView, static_file
 from glade.views.requests import Requests
 from glade.views.timeline import edits
+from glade.views.timeline.waiting import WaitStates
 
 #: Width in pixels of the picture the kernel keeps for a first paint and for offline
 #: pages, until the front end says how wide it is.
@@ -51,7 +52,7 @@ MAX_HIGHLIGHT = 100_000
 SUMMARY_ROWS = 500
 
 
-class Timeline(Requests, QueryView):
+class Timeline(Requests, WaitStates, QueryView):
     """Interactive timeline of a Trace or a DaskTrace, in JupyterLab 4 and Notebook 7.
 
     Processes (and threads) are rows and time runs across; the kernel draws every range
@@ -60,7 +61,10 @@ class Timeline(Requests, QueryView):
     ``view.query``; ``view.apply()`` is ``trace.query(view.query, level="calls")``. Edit
     from Python with :meth:`window`, :meth:`hide`, :meth:`unhide`, :meth:`focus`,
     :meth:`unfocus`, :meth:`clear_window`, :meth:`undo`, :meth:`redo`, or assign a
-    call-level query to ``view.query``; move with :meth:`zoom`.
+    call-level query to ``view.query``; move with :meth:`zoom`. Show wait states and the
+    critical path, and order the rows, with :meth:`show_waits`,
+    :meth:`show_critical_path` and :meth:`order_rows` (view state, see
+    :mod:`glade.views.timeline.waiting`).
 
     Parameters
     ----------
@@ -141,6 +145,7 @@ class Timeline(Requests, QueryView):
         self.answer("find", self._answer_find)
         self.answer("activity", self._answer_activity)
         self.answer("message", self._answer_message)
+        self._install_waits()
 
     # ------------------------------------------------------------ state
     def _install(self) -> None:
