@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from glade.errors import ReaderError, TraceError
 from glade.trace import Trace
-from glade.trace.filter import Filter
 from glade.trace.counters import COUNTER_COLUMNS, counter_summary, pixel_columns
+from glade.trace.filter import Filter
 
 #: A Chrome trace with two counters of one name (``mem``: heap and stack) on process 0,
 #: one (``cpu``) on process 1, and a call.
