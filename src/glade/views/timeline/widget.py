@@ -41,6 +41,7 @@ from glade.trace.windows import Window
 from glade.views.base import QueryView, static_file
 from glade.views.requests import Requests
 from glade.views.timeline import edits
+from glade.views.timeline.counters import CounterTracks
 
 #: Width in pixels of the picture the kernel keeps for a first paint and for offline
 #: pages, until the front end says how wide it is.
@@ -112,6 +113,7 @@ class Timeline(Requests, QueryView):
         **kwargs: Any,
     ):
         self._source = source_of(trace)
+        self._counter_tracks: CounterTracks | None = None
         totals = self._source.totals
         ranks = np.empty(totals.size, dtype=np.int64)
         ranks[np.argsort(-totals, kind="stable")] = np.arange(totals.size)
@@ -141,6 +143,7 @@ class Timeline(Requests, QueryView):
         self.answer("find", self._answer_find)
         self.answer("activity", self._answer_activity)
         self.answer("message", self._answer_message)
+        self.answer("counters", lambda message: self.counter_tracks.answer(message))
 
     # ------------------------------------------------------------ state
     def _install(self) -> None:
@@ -464,6 +467,15 @@ class Timeline(Requests, QueryView):
         if source is not None:
             source.close()
         super().close()
+
+    @property
+    def counter_tracks(self) -> CounterTracks:
+        """The counter tracks drawn under the process rows (built on first use; see
+        :mod:`glade.views.timeline.counters`): ``view.counter_tracks.frame(t0, t1,
+        width, mode)`` is the table behind a range's tracks and their tooltips."""
+        if self._counter_tracks is None:
+            self._counter_tracks = CounterTracks.of(self.data)
+        return self._counter_tracks
 
     @property
     def source(self) -> TimelineSource:
