@@ -147,7 +147,6 @@ export class CounterPanel {
       target.addEventListener(type, handler, { signal, ...options });
     on(this.modeSelect, "change", () => {
       this.mode = this.modeSelect.value;
-      this.root.dataset.mode = this.mode;
       if (this.scale) this.request(this.scale);
     });
     on(this.plot, "pointermove", (event) => this.showTooltip(event));
@@ -184,7 +183,8 @@ export class CounterPanel {
     this.env = envelopeOf(answer, arrays);
     this.root.style.display = "";
     this.title.textContent = `counters (${answer.tracks.length} track${answer.tracks.length > 1 ? "s" : ""})`;
-    this.root.dataset.answered = String(answer.id);
+    // the range and width of the tracks shown (what a test asks the kernel about)
+    this.root.dataset.range = JSON.stringify([answer.t0, answer.t1, answer.width]);
     this.resize(this.scale?.width ?? answer.width);
     this.paint(this.scale);
   }
