@@ -29,7 +29,8 @@ CELLS = [
     "         'matrix': CommMatrix(trace, height=380).select([0, 1], [1, 2])}\n"
     "views['supergraph-details'] = SupergraphView(glade.Ensemble.from_graphframes(\n"
     "    synthetic_ensemble(6, 80, seed=1)), by='name', height=380)\n"
-    "views['supergraph-details'].selection = ['compute_field']",
+    "views['supergraph-details'].selection = ['compute_field']\n"
+    "views['timeline-counters'] = Timeline(glade.datasets.counter_trace(4, 8), height=200)",
     # sw4's CUDA activity profile (Caliper: host and GPU time in s, kernel launches marked
     # as device work), deep rows, an expand-to-depth, a threshold on top of it and the
     # hot path, when the shared data is here
@@ -43,6 +44,7 @@ CELLS = [
     "views['supergraph-details']",
     "views['timeline']",
     "views['matrix']",
+    "views['timeline-counters']",
 ]
 SELECTORS = {
     "cct": ".glade-cct >> nth=0",
@@ -51,6 +53,7 @@ SELECTORS = {
     "supergraph-details": ".glade-sg >> nth=1",
     "timeline": ".glade-timeline",
     "matrix": ".glade-matrix",
+    "timeline-counters": ".glade-timeline >> nth=1",
 }
 REFUSE = (
     "for _view in views.values():\n"
@@ -141,6 +144,11 @@ def main(out: Path) -> None:
                         # a row's tooltip: beside the values, never over them
                         rows = element.locator(".gc-body").bounding_box()
                         page.mouse.move(rows["x"] + 60, rows["y"] + 50)
+                        page.wait_for_timeout(300)
+                    if view == "timeline-counters":
+                        # a counter track's tooltip: the column's value with its unit
+                        tracks = element.locator(".gt-counters-plot").bounding_box()
+                        page.mouse.move(tracks["x"] + tracks["width"] * 0.4, tracks["y"] + 20)
                         page.wait_for_timeout(300)
                     element.screenshot(path=out / f"{view}-{theme}-{width_name}.png")
                     page.mouse.move(0, 0)

@@ -53,11 +53,12 @@ def hover_a_busy_column(page, mode: str) -> None:
         arg=mode,
     )
     t0, t1, width = json.loads(panel.get_attribute("data-range"))
+    frame = f"view.counter_tracks.frame({t0}, {t1}, {width}, '{mode}')"
     expected = kernel_value(
         page,
         f"(lambda f: f[(f['Process'] == 0) & (f['Counter'] == 'PAPI_TOT_INS')]"
         f".sort_values('samples', kind='stable').iloc[-1][['column', 'mean', 'min', 'max',"
-        f" 'samples']].astype(float).tolist())(view.counter_tracks.frame({t0}, {t1}, {width}, '{mode}'))",
+        f" 'samples']].astype(float).tolist())({frame})",
     )
     column, mean, low, high, samples = expected
     assert samples > 1
