@@ -116,6 +116,19 @@ export function envelopeOf(answer, arrays) {
   return { ...answer, ...arrays, spans: trackSpans(arrays.track, answer.tracks.length) };
 }
 
+/** Write `text` at (x, y) (its top left) in `colour` on a plate of `paper`, so that a
+ * track's line never runs through a label. */
+function plate(ctx, text, x, y, colour, paper) {
+  ctx.textAlign = "left";
+  ctx.textBaseline = "top";
+  ctx.globalAlpha = 0.85;
+  ctx.fillStyle = paper;
+  ctx.fillRect(x - 2, y, ctx.measureText(text).width + 4, 12);
+  ctx.globalAlpha = 1;
+  ctx.fillStyle = colour;
+  ctx.fillText(text, x, y + 1);
+}
+
 /** The panel of counter tracks: asks the kernel through `ask(fields)`, paints on the
  * shared time scale, and shows its tooltip in the view's `tooltip`. */
 export class CounterPanel {
@@ -222,6 +235,7 @@ export class CounterPanel {
     const ink = style.getPropertyValue("--glade-fg") || "#222";
     const muted = style.getPropertyValue("--glade-muted") || "#666";
     const rule = style.getPropertyValue("--glade-border") || "#ccc";
+    const paper = style.getPropertyValue("--glade-bg") || "#fff";
     ctx.clearRect(0, 0, width, this.height);
     gutter.clearRect(0, 0, GUTTER, this.height);
     const span = (env.t1 - env.t0) / env.width;
@@ -262,18 +276,15 @@ export class CounterPanel {
           else ctx.moveTo(px, py);
         }
         ctx.stroke();
-        ctx.fillStyle = muted;
-        ctx.textAlign = "right";
-        ctx.textBaseline = "top";
-        ctx.fillText(formatMetric(hi, unit), width - 4, top + 2);
-        ctx.textBaseline = "bottom";
-        ctx.fillText(formatMetric(lo, unit), width - 4, top + TRACK_HEIGHT - 2);
+        const high = formatMetric(hi, unit);
+        const low = formatMetric(lo, unit);
+        plate(ctx, high, width - 4 - ctx.measureText(high).width, top + 1, muted, paper);
+        plate(ctx, low, width - 4 - ctx.measureText(low).width, top + TRACK_HEIGHT - 13,
+          muted, paper);
       }
       const name = this.mode === "rate" ? `${track.counter} (rate)` : track.counter;
-      ctx.textAlign = "left";
-      ctx.textBaseline = "top";
-      ctx.fillStyle = ink;
-      ctx.fillText(fitText(ctx, unit ? `${name} [${unit}]` : name, width / 2), 4, top + 2);
+      plate(ctx, fitText(ctx, unit ? `${name} [${unit}]` : name, width / 2), 4, top + 1, ink,
+        paper);
     }
     this.root.dataset.drawn = `${env.id}:${this.mode}`;
   }
