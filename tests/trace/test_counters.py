@@ -283,3 +283,18 @@ def test_pixel_envelope_matches_a_brute_force_reduction(data, t0, length, width)
     assert got.keys() == want.keys()
     for key, (lo, hi, m, n) in want.items():
         assert got[key] == pytest.approx((lo, hi, m, n))
+
+
+def test_dask_trace_gives_the_pandas_counters(dask_client, tmp_path: Path) -> None:
+    from glade.datasets import counter_trace
+
+    trace = counter_trace(5, 3)
+    run = trace.to_dask(3)
+    pd.testing.assert_frame_equal(run.counters, trace.counters)
+    pd.testing.assert_frame_equal(
+        run.counter_summary("0.1 ms", "0.4 ms", processes=[1, 4]),
+        trace.counter_summary("0.1 ms", "0.4 ms", processes=[1, 4]),
+    )
+    trace.to_parquet(tmp_path / "p")
+    stored = Trace.from_parquet(tmp_path / "p", engine="dask")
+    pd.testing.assert_frame_equal(stored.counters, trace.counters)

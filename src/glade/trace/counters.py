@@ -192,6 +192,37 @@ def counter_table(events: pd.DataFrame, metadata: Mapping[str, Any]) -> pd.DataF
     )
 
 
+def trace_counters(trace: Any) -> pd.DataFrame:
+    """The counter table of ``trace`` (a task a DaskTrace runs on every partition)."""
+    return counter_table(trace.events, trace.metadata)
+
+
+def join_counter_tables(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """The counter tables of partitions that hold whole processes as one, in the order
+    of :func:`counter_table` (each track lies in one partition, so its rates are whole).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> events = pd.DataFrame({"Timestamp (ns)": [0, 10], "Event Type": "Instant",
+    ...     "Name": "mem", "Process": [1, 0], "Thread": 0, "bytes": [1.0, 3.0]})
+    >>> meta = {"counters": [{"name": "b", "column": "bytes", "event": "mem"}]}
+    >>> parts = [counter_table(events[events["Process"] == p], meta) for p in (1, 0)]
+    >>> join_counter_tables(parts)["Process"].tolist()
+    [0, 1]
+    """
+    table = pd.concat(parts, ignore_index=True)
+    order = np.lexsort(
+        (
+            table[TIMESTAMP].to_numpy(),
+            table[THREAD].to_numpy(),
+            table[PROCESS].to_numpy(),
+            table[COUNTER].cat.codes.to_numpy(),
+        )
+    )
+    return table.iloc[order].reset_index(drop=True)
+
+
 def track_starts(*keys: np.ndarray) -> np.ndarray:
     """Whether each row of rows sorted by ``keys`` starts a new track (a new value of
     any key)."""
@@ -222,10 +253,11 @@ def rate_unit(unit: str | None) -> str:
 
 # ------------------------------------------------------------------ windows
 def counter_summary(
-    table: pd.DataFrame, t0: int | None = None, t1: int | None = None, processes: Any = None
+    table: pd.DataFrame, start: Any = None, end: Any = None, processes: Any = None
 ) -> pd.DataFrame:
-    """Counters measured inside ``[t0, t1]`` (ns; None: the first or last sample), one
-    row per counter, process and thread.
+    """Counters measured inside ``[start, end]`` (ns as the timestamps, or text with a
+    unit such as ``"2.5 ms"``; None: the first or last sample), one row per counter,
+    process and thread.
 
     A counter is a step function: a sample's value holds until the track's next sample.
     Inside the part of the window its samples cover (from its first to its last sample),
@@ -238,8 +270,8 @@ def counter_summary(
     ----------
     table : pandas.DataFrame
         A counter table (:func:`counter_table`).
-    t0, t1 : int, optional
-        The window (ns, as the timestamps).
+    start, end : int, float or str, optional
+        The window.
     processes : iterable of int, optional
         The processes (default: all).
 
@@ -256,9 +288,12 @@ def counter_summary(
     GladeError
         When the window ends before it starts.
     """
+    from glade.trace.filter import time_ns
+
     stamps = table[TIMESTAMP].to_numpy(np.int64)
-    lo = int(stamps.min()) if t0 is None and stamps.size else (t0 or 0)
-    hi = int(stamps.max()) if t1 is None and stamps.size else (t1 or 0)
+    edges = (int(stamps.min()), int(stamps.max())) if stamps.size else (0, 0)
+    lo = edges[0] if start is None else time_ns(start, "a window's start")
+    hi = edges[1] if end is None else time_ns(end, "a window's end")
     if hi < lo:
         raise GladeError(f"the window ends ({hi} ns) before it starts ({lo} ns)")
     keep = np.ones(len(table), dtype=bool)

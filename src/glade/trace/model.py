@@ -475,11 +475,8 @@ class Trace:
         0
         """
         from glade.trace.counters import counter_summary
-        from glade.trace.filter import time_ns
 
-        t0 = None if start is None else time_ns(start, "a window's start")
-        t1 = None if end is None else time_ns(end, "a window's end")
-        return counter_summary(self.counters, t0, t1, processes)
+        return counter_summary(self.counters, start, end, processes)
 
     def time_profile(self, num_bins: int = 50, normalized: bool = False) -> pd.DataFrame:
         """Exclusive time of every function in each of equal time intervals.

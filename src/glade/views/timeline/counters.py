@@ -78,14 +78,9 @@ class CounterTracks:
 
     @classmethod
     def of(cls, trace: Any) -> CounterTracks:
-        """The tracks of ``trace`` (none for a trace that keeps no counter table, such
-        as a DaskTrace)."""
-        table = getattr(trace, "counters", None)
-        if not isinstance(table, pd.DataFrame):
-            from glade.trace.counters import counter_table
-
-            table = counter_table(pd.DataFrame(columns=[TIMESTAMP, PROCESS, THREAD]), {})
-        return cls(table)
+        """The tracks of ``trace`` (a Trace or a DaskTrace, whose counter table its
+        workers compute)."""
+        return cls(trace.counters)
 
     def meta(self) -> list[dict[str, Any]]:
         """One entry per track: ``counter``, ``process``, ``thread``, ``unit`` and
