@@ -44,9 +44,12 @@ def tooltip(page) -> dict[str, str]:
     return {row[0]: row[1] for row in rows if len(row) == 2}
 
 
-def hover_a_busy_column(page, mode: str) -> None:
-    """Hover the track of process 0's instructions at a column with several samples, and
-    check the tooltip against the kernel's reduction of that column."""
+def hover_a_busy_column(
+    page, mode: str, process: int = 0, counter: str = "PAPI_TOT_INS", top: int = 0
+) -> None:
+    """Hover the track of ``process``'s ``counter`` (``top`` px from the tracks' canvas
+    top) at a column with several samples, and check the tooltip against the kernel's
+    reduction of that column."""
     panel = page.locator(".glade-timeline .gt-counters")
     page.wait_for_function(
         "(mode) => document.querySelector('.gt-counters')?.dataset.drawn?.endsWith(':' + mode)",
@@ -56,7 +59,7 @@ def hover_a_busy_column(page, mode: str) -> None:
     frame = f"view.counter_tracks.frame({t0}, {t1}, {width}, '{mode}')"
     expected = kernel_value(
         page,
-        f"(lambda f: f[(f['Process'] == 0) & (f['Counter'] == 'PAPI_TOT_INS')]"
+        f"(lambda f: f[(f['Process'] == {process}) & (f['Counter'] == '{counter}')]"
         f".sort_values('samples', kind='stable').iloc[-1][['column', 'mean', 'min', 'max',"
         f" 'samples']].astype(float).tolist())({frame})",
     )
@@ -64,10 +67,10 @@ def hover_a_busy_column(page, mode: str) -> None:
     assert samples > 1
     plot = panel.locator("canvas.gt-counters-plot")
     box = plot.bounding_box()
-    page.mouse.move(box["x"] + column + 0.5, box["y"] + 20)
+    page.mouse.move(box["x"] + column + 0.5, box["y"] + top + 20)
     page.wait_for_selector(".glade-timeline .gt-tooltip tr")
     lines = tooltip(page)
-    assert lines["where"] == "process 0"
+    assert lines["where"] == f"process {process}"
     assert lines["samples"] == str(int(samples))
     assert number(lines[f"mean {mode}"]) == pytest.approx(mean, rel=5e-3)
     assert number(lines["min"]) == pytest.approx(low, rel=5e-3)
@@ -99,4 +102,12 @@ def test_counter_tracks_show_the_kernels_values(page, page_errors, jupyter):
     assert inked > 500
     page.select_option(".glade-timeline .gt-counter-mode", "rate")
     hover_a_busy_column(page, "rate")
+    # six tracks show at once: the wheel scrolls to the last two (process 3's), which
+    # the kernel reduces when they come into view
+    plot = page.locator(".glade-timeline .gt-counters-plot").bounding_box()
+    page.mouse.move(plot["x"] + 50, plot["y"] + 50)
+    page.mouse.wheel(0, 200)
+    page.wait_for_function("() => document.querySelector('.gt-counters')?.dataset.tracks === '2-8'")
+    # track 7 (process 3's cache misses) is 7 x 40 px down, scrolled up by 80 px
+    hover_a_busy_column(page, "rate", process=3, counter="PAPI_L3_TCM", top=7 * 40 - 80)
     assert not page_errors, page_errors

@@ -177,12 +177,22 @@ export class CounterPanel {
     return Math.min(this.tracks.length, VISIBLE_TRACKS) * TRACK_HEIGHT;
   }
 
-  /** Ask for the tracks of the range of `scale` (none once the kernel said there are
-   * none). */
+  /** The tracks scrolled into view: [first, last). */
+  visibleTracks() {
+    const first = Math.floor(this.scrollTop / TRACK_HEIGHT);
+    return [first, first + VISIBLE_TRACKS + 1];
+  }
+
+  /** Ask for the tracks in view over the range of `scale` (none once the kernel said
+   * there are none). */
   request(scale) {
     this.scale = scale;
     if (this.none) return;
-    this.ask({ t0: scale.t0, t1: scale.t1, width: Math.round(scale.width), mode: this.mode });
+    const [track0, track1] = this.visibleTracks();
+    this.ask({
+      t0: scale.t0, t1: scale.t1, width: Math.round(scale.width), mode: this.mode, track0,
+      track1,
+    });
   }
 
   async setAnswer(answer, buffers) {
@@ -198,6 +208,7 @@ export class CounterPanel {
     this.title.textContent = `counters (${answer.tracks.length} track${answer.tracks.length > 1 ? "s" : ""})`;
     // the range and width of the tracks shown (what a test asks the kernel about)
     this.root.dataset.range = JSON.stringify([answer.t0, answer.t1, answer.width]);
+    this.root.dataset.tracks = `${answer.track0}-${answer.track1}`;
     this.resize(this.scale?.width ?? answer.width);
     this.paint(this.scale);
   }
@@ -220,6 +231,11 @@ export class CounterPanel {
     event.preventDefault();
     this.scrollTop = Math.max(0, Math.min(max, this.scrollTop + event.deltaY));
     this.paint(this.scale);
+    const [first, last] = this.visibleTracks();
+    const env = this.env;
+    if (first < env.track0 || Math.min(last, env.tracks.length) > env.track1) {
+      this.request(this.scale);
+    }
   }
 
   /** Paint the tracks in view on `scale` (an answer for another range is stretched to

@@ -27,8 +27,8 @@ counters: Parquet storage, ``filter`` and ``query`` selections, copies.
 
 :func:`counter_summary` measures counters inside a window (see its doc), and
 :func:`pixel_columns` reduces a track's samples to a min/max/mean envelope per pixel
-column of a timeline (one pass of ``reduceat`` over the samples in range, no loop over
-samples or tracks).
+column of a timeline (a binary search per track for the range, then one compiled pass
+over the samples inside it: a request costs what is in range, not the whole table).
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from glade.compiled import kernel
 from glade.errors import GladeError, TraceError
 from glade.trace.events import NAME, PROCESS, THREAD, TIMESTAMP
 from glade.units import combine_unit, unit_of
@@ -440,41 +441,82 @@ def pixel_columns(
     """
     if not t1 > t0 or width < 1:
         raise GladeError(f"cannot reduce counters over [{t0}, {t1}) to {width} columns")
-    valid = ~np.isnan(quantity)
-    inside = valid & (stamps >= t0) & (stamps < t1)
+    starts = np.searchsorted(track, np.arange(tracks + 1)).astype(np.int64)
+    stamps = np.asarray(stamps, dtype=np.int64)
+    quantity = np.asarray(quantity, dtype=np.float64)
+    lo = np.empty(tracks, np.int64)
+    hi = np.empty(tracks, np.int64)
+    _range_rows(stamps, starts, float(t0), float(t1), lo, hi)
+    size = int(np.minimum(hi - lo, width).sum())
+    out = [np.empty(size, np.int64), np.empty(size, np.int64)]
+    low, high, total = np.empty(size), np.empty(size), np.empty(size)
+    count = np.empty(size, np.int64)
     before = np.full(tracks, np.nan)
-    early = np.flatnonzero(valid & (stamps < t0))
-    if early.size:
-        # the last early sample of each track: rows are in time order within a track
-        last = np.append(track[early][1:] != track[early][:-1], True)
-        before[track[early][last]] = quantity[early][last]
-    beyond = np.zeros(tracks, dtype=bool)
-    beyond[track[valid & (stamps >= t1)]] = True
-    rows = np.flatnonzero(inside)
-    column = np.minimum(((stamps[rows] - t0) * (width / (t1 - t0))).astype(np.int64), width - 1)
-    key = track[rows].astype(np.int64) * width + column
-    starts = np.flatnonzero(track_starts(key))
-    values = quantity[rows]
-    count = np.diff(np.append(starts, rows.size))
-    if rows.size == 0:
-        empty = np.zeros(0)
-        return Envelope(
-            np.zeros(0, np.int64),
-            np.zeros(0, np.int64),
-            empty,
-            empty,
-            empty,
-            np.zeros(0, np.int64),
-            before,
-            beyond,
-        )
+    beyond = np.zeros(tracks, dtype=np.bool_)
+    used = _reduce_columns(
+        stamps, quantity, starts, lo, hi, float(t0), float(t1), width,
+        out[0], out[1], low, high, total, count, before, beyond,
+    )  # fmt: skip
+    count = count[:used]
     return Envelope(
-        track=track[rows][starts].astype(np.int64),
-        column=column[starts],
-        low=np.minimum.reduceat(values, starts),
-        high=np.maximum.reduceat(values, starts),
-        mean=np.add.reduceat(values, starts) / count,
+        track=out[0][:used],
+        column=out[1][:used],
+        low=low[:used],
+        high=high[:used],
+        mean=total[:used] / count,
         count=count,
         before=before,
         beyond=beyond,
     )
+
+
+@kernel
+def _range_rows(
+    stamps: np.ndarray, starts: np.ndarray, t0: float, t1: float, lo: np.ndarray, hi: np.ndarray
+) -> None:
+    """Per track (rows ``starts[k]:starts[k + 1]``, in time order) the rows of its
+    samples at ``t0 <= t < t1``: ``lo[k]:hi[k]``."""
+    for k in range(starts.size - 1):
+        a, b = starts[k], starts[k + 1]
+        lo[k] = a + np.searchsorted(stamps[a:b], t0, side="left")
+        hi[k] = a + np.searchsorted(stamps[a:b], t1, side="left")
+
+
+@kernel
+def _reduce_columns(
+    stamps, quantity, starts, lo, hi, t0, t1, width, track, column, low, high, total, count,
+    before, beyond,
+):  # fmt: skip
+    """One pass over the samples in range of every track: each new pixel column opens an
+    entry, the others update its min, max, sum and count (NaN quantities are skipped);
+    the last valid sample before the range and whether one follows it. Returns the
+    number of entries."""
+    scale = width / (t1 - t0)
+    m = 0
+    for k in range(starts.size - 1):
+        j = lo[k] - 1
+        while j >= starts[k] and np.isnan(quantity[j]):
+            j -= 1
+        if j >= starts[k]:
+            before[k] = quantity[j]
+        j = hi[k]
+        while j < starts[k + 1] and np.isnan(quantity[j]):
+            j += 1
+        beyond[k] = j < starts[k + 1]
+        last = -1
+        for i in range(lo[k], hi[k]):
+            v = quantity[i]
+            if np.isnan(v):
+                continue
+            c = min(int((stamps[i] - t0) * scale), width - 1)
+            if c != last:
+                track[m], column[m] = k, c
+                low[m], high[m], total[m], count[m] = v, v, v, 1
+                m += 1
+                last = c
+            else:
+                low[m - 1] = min(low[m - 1], v)
+                high[m - 1] = max(high[m - 1], v)
+                total[m - 1] += v
+                count[m - 1] += 1
+    return m

@@ -65,6 +65,26 @@ def test_counters_request_reduces_each_track_to_pixel_columns(view, trace, mode)
     assert frame["mean"].to_numpy() == pytest.approx(arrays["mean"])
 
 
+def test_only_the_tracks_in_view_are_reduced(view) -> None:
+    first, last = view.extent
+    whole = view.counter_tracks.envelope(first, last, 50, "value")
+    part = view.counter_tracks.envelope(first, last, 50, "value", 2, 5)
+    mine = (whole.track >= 2) & (whole.track < 5)
+    for field in ("track", "column", "low", "high", "mean", "count"):
+        np.testing.assert_array_equal(getattr(part, field), getattr(whole, field)[mine])
+    assert (
+        np.isnan(part.before).tolist()
+        == [True] * 2 + np.isnan(whole.before[2:5]).tolist() + [True] * 3
+    )
+    assert part.beyond.tolist() == [False] * 2 + whole.beyond[2:5].tolist() + [False] * 3
+    replies = Replies(view)
+    request = {"t0": first, "t1": last, "width": 50, "track0": 6, "track1": 99}
+    view._on_request(view, {"type": "counters", "id": 2, **request}, [])
+    fields, buffers = replies.sent[-1]
+    assert (fields["track0"], fields["track1"]) == (6, 8)
+    assert set(unpack_arrays(fields["arrays"], buffers[0])["track"].tolist()) == {6, 7}
+
+
 def test_bad_counters_requests_get_errors(view) -> None:
     replies = Replies(view)
     for request, message in (
@@ -72,6 +92,7 @@ def test_bad_counters_requests_get_errors(view) -> None:
         ({"t0": 0, "t1": 10, "width": 0}, "width is 1 to"),
         ({"t0": 10, "t1": 10, "width": 5}, "cannot reduce counters"),
         ({"t0": "x", "t1": 10, "width": 5}, "needs numbers"),
+        ({"t0": 0, "t1": 10, "width": 5, "track0": 3, "track1": 1}, "no tracks 3 to 1"),
     ):
         view._on_request(view, {"type": "counters", "id": 1, **request}, [])
         fields, _ = replies.sent[-1]

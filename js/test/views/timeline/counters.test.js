@@ -13,7 +13,7 @@ import {
 // 10 B) and 5 (three: 20-40 B, mean 30) and one after the range; track 1 (stack) has
 // only a value held from before the range (4); track 2 (cpu) has nothing to show.
 const answer = {
-  t0: 0, t1: 1000, width: 10, mode: "value", id: 7,
+  t0: 0, t1: 1000, width: 10, mode: "value", id: 7, track0: 0, track1: 3,
   tracks: [
     { counter: "mem heap", process: 0, thread: 0, unit: "B", rate_unit: "B/s" },
     { counter: "mem stack", process: 0, thread: 0, unit: null, rate_unit: "1/s" },

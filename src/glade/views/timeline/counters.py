@@ -1,16 +1,18 @@
 """The counter tracks of a timeline: one line track per counter, process and thread
 (``trace.counters``, see :mod:`glade.trace.counters`), drawn under the process rows.
 
-The front end asks for the tracks of the range it shows (``counters`` requests: ``t0``,
-``t1``, ``width`` in pixels, ``mode`` ``"value"`` or ``"rate"``) and the kernel reduces
-the samples in range to a min/max/mean envelope per pixel column
-(:func:`glade.trace.counters.pixel_columns`), so a track costs at most ``width`` columns
-however many samples it has. The tracks' names, processes and units travel in the
-answer; the envelope as packed arrays.
+The front end asks for the tracks it shows over the range it shows (``counters``
+requests: ``t0``, ``t1``, ``width`` in pixels, ``mode`` ``"value"`` or ``"rate"``, the
+tracks ``track0`` to ``track1`` scrolled into view) and the kernel reduces their samples
+in range to a min/max/mean envelope per pixel column
+(:func:`glade.trace.counters.pixel_columns`), so an answer costs at most ``width``
+columns per visible track however many samples and tracks there are. The tracks' names,
+processes and units travel in the answer; the envelope as packed arrays.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -90,22 +92,49 @@ class CounterTracks:
             for c, p, t, u, r in self.tracks.itertuples(index=False)
         ]
 
-    def envelope(self, t0: float, t1: float, width: int, mode: str = "value") -> Envelope:
-        """The tracks over ``[t0, t1)`` reduced to ``width`` pixel columns, showing
-        ``mode`` (``"value"`` or ``"rate"``; see :func:`pixel_columns`).
+    def envelope(
+        self,
+        t0: float,
+        t1: float,
+        width: int,
+        mode: str = "value",
+        first: int = 0,
+        last: int | None = None,
+    ) -> Envelope:
+        """Tracks ``first`` to ``last`` (exclusive; default: all) over ``[t0, t1)``
+        reduced to ``width`` pixel columns, showing ``mode`` (``"value"`` or ``"rate"``;
+        see :func:`pixel_columns`). ``track`` holds indices into all the tracks, and
+        ``before`` and ``beyond`` have one entry per track (NaN and False outside the
+        ones asked for).
 
         Raises
         ------
         GladeError
-            When the mode is unknown, the range is empty or the width out of bounds.
+            When the mode is unknown, the range is empty or the width or tracks are out
+            of bounds.
         """
         if mode not in MODES:
             raise GladeError(f"a counter track shows one of {MODES}, not {mode!r}")
         if not 1 <= width <= MAX_WIDTH:
             raise GladeError(f"a counter request's width is 1 to {MAX_WIDTH}, not {width}")
-        return pixel_columns(
-            self.stamps, self.track, self.quantities[mode], len(self.tracks), t0, t1, width
+        tracks = len(self.tracks)
+        last = tracks if last is None else min(last, tracks)
+        if not 0 <= first <= last:
+            raise GladeError(f"no tracks {first} to {last} among {tracks}")
+        a, b = np.searchsorted(self.track, [first, last])
+        part = pixel_columns(
+            self.stamps[a:b],
+            self.track[a:b] - first,
+            self.quantities[mode][a:b],
+            last - first,
+            t0,
+            t1,
+            width,
         )
+        before = np.full(tracks, np.nan)
+        beyond = np.zeros(tracks, dtype=bool)
+        before[first:last], beyond[first:last] = part.before, part.beyond
+        return replace(part, track=part.track + first, before=before, beyond=beyond)
 
     def frame(self, t0: float, t1: float, width: int, mode: str = "value") -> pd.DataFrame:
         """The envelope of :meth:`envelope` as a table: one row per track and occupied
@@ -139,10 +168,14 @@ class CounterTracks:
         try:
             t0, t1 = float(message["t0"]), float(message["t1"])
             width = int(message["width"])
+            first = int(message.get("track0", 0))
+            last = int(message.get("track1", len(self.tracks)))
         except (KeyError, TypeError, ValueError) as exc:
-            raise GladeError(f"a counters request needs numbers t0, t1 and width ({exc})") from None
+            raise GladeError(
+                f"a counters request needs numbers t0, t1, width (and track0, track1) ({exc})"
+            ) from None
         mode = str(message.get("mode", "value"))
-        env = self.envelope(t0, t1, width, mode)
+        env = self.envelope(t0, t1, width, mode, first, last)
         descriptors, blob = pack_arrays(
             {
                 "track": env.track.astype(np.int32),
@@ -155,5 +188,13 @@ class CounterTracks:
                 "beyond": env.beyond.astype(np.uint8),
             }
         )
-        fields = {"t0": t0, "t1": t1, "width": width, "mode": mode, "arrays": descriptors}
+        fields = {
+            "t0": t0,
+            "t1": t1,
+            "width": width,
+            "mode": mode,
+            "track0": first,
+            "track1": min(last, len(self.tracks)),
+            "arrays": descriptors,
+        }
         return {**fields, "tracks": self.meta()}, blob
