@@ -151,6 +151,15 @@ def main(out: Path) -> None:
                         page.mouse.move(tracks["x"] + tracks["width"] * 0.4, tracks["y"] + 20)
                         page.wait_for_timeout(300)
                     element.screenshot(path=out / f"{view}-{theme}-{width_name}.png")
+                    if view == "timeline-counters":
+                        # the same tracks as rates, and back
+                        mode = element.locator(".gt-counter-mode")
+                        mode.select_option("rate")
+                        page.wait_for_timeout(1500)
+                        page.mouse.move(tracks["x"] + tracks["width"] * 0.4, tracks["y"] + 20)
+                        page.wait_for_timeout(300)
+                        element.screenshot(path=out / f"{view}-rate-{theme}-{width_name}.png")
+                        mode.select_option("value")
                     page.mouse.move(0, 0)
         browser.close()
 
