@@ -98,7 +98,7 @@ export function counterLines(track, env, k, at, mode) {
   if (at.entry < 0 || at.held) {
     const value = at.entry < 0 ? env.before[k] : env.mean[at.entry];
     lines.push([mode === "rate" ? "rate" : "value", formatMetric(value, unit)],
-      ["", "held since an earlier sample"]);
+      ["", mode === "rate" ? "between two samples" : "held since an earlier sample"]);
     return lines;
   }
   const i = at.entry;

@@ -75,6 +75,8 @@ describe("counter tracks", () => {
     const held = counterLines(answer.tracks[1], env, 1, { entry: -1, held: true }, "value");
     expect(held).toEqual([["", "mem stack"], ["where", "process 0"], ["value", "4"],
       ["", "held since an earlier sample"]]);
+    const between = counterLines(answer.tracks[1], env, 1, { entry: -1, held: true }, "rate");
+    expect(between.slice(2)).toEqual([["rate", "4 1/s"], ["", "between two samples"]]);
     const rate = counterLines(answer.tracks[0], env, 0, { entry: 0, held: false }, "rate");
     expect(rate[0]).toEqual(["", "mem heap (rate)"]);
     expect(rate[2]).toEqual(["rate", "10 B/s"]);

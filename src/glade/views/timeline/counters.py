@@ -39,7 +39,9 @@ MAX_WIDTH = 16384
 
 class CounterTracks:
     """The samples of a trace's counters as tracks ordered by process, thread and
-    counter (each process's tracks together, in the order of its rows).
+    counter (each process's tracks together, in the order of its rows). A track holds a
+    sample's value until the next sample; in rate mode it holds, from each sample to the
+    next, the rate of change between them.
 
     Parameters
     ----------
@@ -62,10 +64,11 @@ class CounterTracks:
         first = track_starts(process[order], thread[order], code[order])
         self.track = np.cumsum(first) - 1
         self.stamps = stamps[order]
-        self.quantities = {
-            "value": table[VALUE].to_numpy(np.float64)[order],
-            "rate": table[RATE].to_numpy(np.float64)[order],
-        }
+        # a rate is the slope of the interval that ends at its sample: the track holds it
+        # from the interval's first sample on, as a value holds from its own sample
+        rate = np.append(table[RATE].to_numpy(np.float64)[order][1:], np.nan)
+        rate[np.append(first[1:], True)] = np.nan
+        self.quantities = {"value": table[VALUE].to_numpy(np.float64)[order], "rate": rate}
         heads = order[first]
         units = table[UNIT].astype(object).to_numpy()[heads]
         self.tracks = pd.DataFrame(
