@@ -35,6 +35,7 @@ CELLS = [
     "                                   height=380)\n"
     "_ = views['timeline-waits'].show_waits().show_critical_path()\n"
     "_ = views['timeline-waits'].order_rows('waiting time', pinned=[5])",
+    "views['timeline-counters'] = Timeline(glade.datasets.counter_trace(4, 8), height=200)",
     # sw4's CUDA activity profile (Caliper: host and GPU time in s, kernel launches marked
     # as device work), deep rows, an expand-to-depth, a threshold on top of it and the
     # hot path, when the shared data is here
@@ -49,6 +50,7 @@ CELLS = [
     "views['timeline']",
     "views['matrix']",
     "views['timeline-waits']",
+    "views['timeline-counters']",
 ]
 SELECTORS = {
     "cct": ".glade-cct >> nth=0",
@@ -58,6 +60,7 @@ SELECTORS = {
     "timeline": ".glade-timeline",
     "matrix": ".glade-matrix",
     "timeline-waits": ".glade-timeline >> nth=1",
+    "timeline-counters": ".glade-timeline >> nth=2",
 }
 REFUSE = (
     "for _view in views.values():\n"
@@ -149,7 +152,21 @@ def main(out: Path) -> None:
                         rows = element.locator(".gc-body").bounding_box()
                         page.mouse.move(rows["x"] + 60, rows["y"] + 50)
                         page.wait_for_timeout(300)
+                    if view == "timeline-counters":
+                        # a counter track's tooltip: the column's value with its unit
+                        tracks = element.locator(".gt-counters-plot").bounding_box()
+                        page.mouse.move(tracks["x"] + tracks["width"] * 0.4, tracks["y"] + 20)
+                        page.wait_for_timeout(300)
                     element.screenshot(path=out / f"{view}-{theme}-{width_name}.png")
+                    if view == "timeline-counters":
+                        # the same tracks as rates, and back
+                        mode = element.locator(".gt-counter-mode")
+                        mode.select_option("rate")
+                        page.wait_for_timeout(1500)
+                        page.mouse.move(tracks["x"] + tracks["width"] * 0.4, tracks["y"] + 20)
+                        page.wait_for_timeout(300)
+                        element.screenshot(path=out / f"{view}-rate-{theme}-{width_name}.png")
+                        mode.select_option("value")
                     page.mouse.move(0, 0)
         browser.close()
 

@@ -24,6 +24,7 @@ import { boxAt, decodePicture, pictureOf, rasterPixels } from "./picture.js";
 import { fitHeight, MAX_ROW_HEIGHT, visibleRows } from "./rows.js";
 import { clampRange, panBy, TimeScale, zoomAt } from "./scale.js";
 import { arrowAt, arrowLines, highlightedArrows } from "./arrows.js";
+import { CounterPanel } from "./counters.js";
 import { SummaryPanel } from "./summary.js";
 import { placeOf, tooltipLines } from "./tooltip.js";
 import {
@@ -69,6 +70,9 @@ class TimelineView {
       signal,
     );
     this.legend.before(this.summary.root);
+    this.counters = new CounterPanel((fields) => this.client?.request("counters", fields),
+      this.tooltip, this.root, signal);
+    this.main.after(this.counters.root);
     this.overviewStrip = new Overview(this.overviewCanvas, (t0, t1) => this.setRange(t0, t1),
       signal);
     this.readRows();
@@ -145,6 +149,7 @@ class TimelineView {
     size(this.plot, width, this.plotHeight);
     size(this.axis, width + GUTTER, AXIS_HEIGHT);
     size(this.overviewCanvas, width + GUTTER, OVERVIEW_HEIGHT);
+    this.counters.resize(width);
     this.scale = this.scale.with(this.scale.t0, this.scale.t1, width);
     this.draw();
     this.request();
@@ -566,6 +571,7 @@ class TimelineView {
         height: Math.max(1, Math.round(this.plotHeight)), row0, row1,
         depth_rows: this.depthRows, revision: this.model.get("revision"),
       });
+      this.counters.request(this.scale);
     });
   }
 
@@ -591,6 +597,10 @@ class TimelineView {
     }
     if (kind === "activity") {
       this.setRange(answer.t0, answer.t1);
+      return;
+    }
+    if (kind === "counters") {
+      this.counters.setAnswer(answer, buffers);
       return;
     }
     if (kind === "summary") {
@@ -703,6 +713,7 @@ class TimelineView {
       getComputedStyle(this.root).getPropertyValue("--glade-fg") || "#222");
     paintAxis(this.axis.getContext("2d"), this.scale, this.model.get("extent")[0]);
     this.overviewStrip.paint(this.overview, this.scale, this.colours);
+    this.counters.paint(this.scale);
     this.onCanvas = this.picture;
   }
 

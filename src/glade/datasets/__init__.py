@@ -4,6 +4,7 @@
 The same arguments always give the same data, on every machine.
 """
 
+from glade.datasets.counters import counter_trace
 from glade.datasets.ensembles import synthetic_ensemble
 from glade.datasets.halo import halo_exchange_trace
 from glade.datasets.profiles import synthetic_literal, synthetic_profile
@@ -12,6 +13,7 @@ from glade.datasets.traces import synthetic_trace, write_synthetic_trace
 
 __all__ = [
     "DataBanner",
+    "counter_trace",
     "halo_exchange_trace",
     "shared_data",
     "shared_data_root",

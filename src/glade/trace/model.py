@@ -72,6 +72,30 @@ class Trace:
         return [c for c in declared if c in self.events.columns]
 
     @property
+    def counters(self) -> pd.DataFrame:
+        """Every counter sample of the trace (hardware counters, Chrome ``"C"`` events,
+        metric columns), one row per sample: ``Timestamp (ns)``, ``Process``,
+        ``Thread``, ``Counter``, ``Value``, ``Rate`` (change per second since the
+        track's previous sample) and ``Unit``, ordered by counter, process, thread and
+        time (see :mod:`glade.trace.counters`). A new table on every call.
+
+        Raises
+        ------
+        TraceError
+            When the reader's counter declarations are malformed or a counter's values
+            are not finite numbers.
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_trace
+        >>> synthetic_trace(2, 3).counters.columns.tolist()
+        ['Timestamp (ns)', 'Process', 'Thread', 'Counter', 'Value', 'Rate', 'Unit']
+        """
+        from glade.trace.counters import counter_table
+
+        return counter_table(self.events, self.metadata)
+
+    @property
     def processes(self) -> np.ndarray:
         """The distinct process ids of the events, ascending."""
         return self.process_codes()[1]
@@ -417,6 +441,43 @@ class Trace:
             time_ns(start, "a window's start"), time_ns(end, "a window's end"), processes
         )
         return trace_window_summary(self, window, by)
+
+    def counter_summary(
+        self, start: Any = None, end: Any = None, processes: Any = None
+    ) -> pd.DataFrame:
+        """Each counter inside the window ``[start, end]`` (ns as the timestamps, or
+        text with a unit such as ``"2.5 ms"``; default: all of it) on ``processes``, one
+        row per counter, process and thread: samples, min, max, the time-weighted mean
+        value and the mean rate of change (see
+        :func:`glade.trace.counters.counter_summary`).
+
+        Parameters
+        ----------
+        start, end : int, float or str, optional
+            The window's first and last time (default: the first and last sample).
+        processes : iterable of int, optional
+            The processes (default: all).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``Counter``, ``Process``, ``Thread``, ``samples``, ``min``, ``max``,
+            ``mean``, ``rate`` (per second), ``covered`` (ns), ``Unit``, ``rate unit``.
+
+        Raises
+        ------
+        GladeError
+            When the window ends before it starts.
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_trace
+        >>> len(synthetic_trace(2, 3).counter_summary())
+        0
+        """
+        from glade.trace.counters import counter_summary
+
+        return counter_summary(self.counters, start, end, processes)
 
     def time_profile(self, num_bins: int = 50, normalized: bool = False) -> pd.DataFrame:
         """Exclusive time of every function in each of equal time intervals.

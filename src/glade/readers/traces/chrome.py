@@ -11,6 +11,11 @@ Reading maps each event by its phase ``ph``:
   complete events outer first;
 - ``i`` / ``I`` (instant), ``R`` (mark), ``n`` (async instant) and ``C`` (counter)
   become Instant events;
+- a ``C`` event's ``args`` members are counter samples: each key gets a column (whatever
+  its share) and each event name and key a counter series ``"<name> <key>"`` (as
+  Perfetto names them) in ``metadata["counters"]``, so that ``trace.counters`` lists
+  them (:mod:`glade.trace.counters`); a member that is not a finite number, or a key
+  that other events give text, is a ReaderError; a ``C`` event's ``id`` is not kept;
 - flow events ``s`` / ``f`` become messages: a ``s`` is a send instant (named
   ``MpiSend`` unless its name is already one of glade's send names), the ``f`` of
   the same ``cat`` and ``id`` its receive, each with the other's process as
@@ -67,6 +72,7 @@ from tqdm.auto import tqdm
 
 from glade.errors import ReaderError, TraceError
 from glade.pandas_compat import TEXT_DTYPE
+from glade.readers.traces import json_scan
 from glade.readers.traces.chrome_events import (
     chunk_columns,
     flow_keys,
@@ -172,6 +178,18 @@ def _glade_info(path: Path, outside: bytes) -> dict[str, Any]:
         if isinstance(metrics, list)
         else [],
         "args_column": info.get("args_column") is True,
+        "counters": [
+            {"name": c["name"], "column": c["column"], "event": None}
+            for c in info.get("counters") or []
+            if isinstance(c, dict)
+            and isinstance(c.get("name"), str)
+            and isinstance(c.get("column"), str)
+        ]
+        if isinstance(info.get("counters"), list)
+        else [],
+        "units": {str(k): v for k, v in info["units"].items() if isinstance(v, str)}
+        if isinstance(info.get("units"), dict)
+        else {},
     }
 
 
@@ -389,6 +407,7 @@ def _phase_rows(columns: dict[str, Any], total: int) -> dict[str, np.ndarray]:
         "leave": rows(("E",)),
         "complete": rows(("X",)),
         "instant": rows(_INSTANT_PHASES),
+        "counter": rows(("C",)),
         "send": rows(("s",)),
         "receive": rows(("f",)),
         "meta": rows(("M",)),
@@ -415,6 +434,70 @@ def _flow_partners(
         pairs["row_s"].to_numpy()
     ]
     return send_partner, recv_partner
+
+
+def _counter_series(
+    path: Path, raw: np.ndarray, columns: dict[str, Any], counters: np.ndarray
+) -> list[dict[str, str]]:
+    """The counter series of the ``C`` events ``counters``: one per event name and
+    ``args`` key, named ``"<name> <key>"`` as Perfetto names them, in order of name and
+    key; a member of a ``C`` event that is not a finite number is a ReaderError naming
+    the event."""
+    members = columns["args"]
+    if counters.size == 0 or not members or members["event"].size == 0:
+        return []
+    mine = np.flatnonzero(np.isin(members["event"], counters))
+    bad = members["kind"][mine] != json_scan.NUMBER
+    if not bad.any():
+        values = key_values(raw, members, mine)
+        bad = ~np.isfinite(np.asarray(values, dtype=np.float64))
+    if bad.any():
+        at = mine[np.flatnonzero(bad)[0]]
+        event = int(members["event"][at])
+        key = str(members["keys"][members["code"][at]])
+        raise ReaderError(
+            path,
+            f"event {event} (ph 'C', name {columns['name'][event]!r}) has the args "
+            f"member {key!r} = {_shown(raw, members, at)}, not a finite number",
+        )
+    names = columns["name"]
+    pairs = pd.DataFrame(
+        {
+            "event": np.asarray(names.categories, dtype=object)[
+                names.codes[members["event"][mine]]
+            ],
+            "key": np.asarray(members["keys"], dtype=object)[members["code"][mine]],
+        }
+    ).drop_duplicates()
+    pairs = pairs.sort_values(["event", "key"], kind="stable")
+    return [
+        {"name": f"{e} {k}", "column": _column_name(k), "event": e}
+        for e, k in zip(pairs["event"].tolist(), pairs["key"].tolist(), strict=True)
+    ]
+
+
+def _check_counter_columns(path: Path, frame: pd.DataFrame, counters: list[dict]) -> None:
+    """A ReaderError when a counter's column is not numeric (other events give its key
+    values that are not numbers)."""
+    for series in counters:
+        column = frame.get(series["column"])
+        if (
+            column is None
+            or not pd.api.types.is_numeric_dtype(column)
+            or pd.api.types.is_bool_dtype(column)
+        ):
+            raise ReaderError(
+                path,
+                f"the args key {series['column']!r} of counter events ('C') holds values "
+                "that are not numbers in other events",
+            )
+
+
+def _shown(raw: np.ndarray, members: dict[str, Any], at: int) -> str:
+    """The JSON text of member ``at``'s value, shortened."""
+    text = raw[members["value_start"][at] : members["value_stop"][at]].tobytes()
+    shown = text[:40].decode("utf-8", "replace")
+    return f'"{shown}"' if members["kind"][at] == json_scan.STRING else shown
 
 
 def _arg_targets(arg_events: np.ndarray, single: np.ndarray, complete: np.ndarray) -> np.ndarray:
@@ -641,13 +724,15 @@ def _build(
     del ts, dur, stamp, timed, kind_of
     name_codes, categories = _names(columns, rows, source)
 
+    counters = _counter_series(path, raw, columns, rows["counter"])
+    declared = {s["column"]: "float64" for s in counters} | info.get("columns", {})
     attributes, dropped = _arg_columns(
         raw,
         columns["args"],
         single,
         complete,
         count,
-        info.get("columns", {}),
+        declared,
         info.get("args_column", False),
     )
     if rows["send"].size or rows["receive"].size:
@@ -686,6 +771,17 @@ def _build(
     }
     if ARGS_COLUMN in frame.columns:
         metadata["args_column"] = ARGS_COLUMN
+    counters += [c for c in info.get("counters", []) if c["column"] in frame.columns]
+    if counters:
+        _check_counter_columns(path, frame, counters)
+        metadata["counters"] = counters
+        units = {
+            c["name"]: info["units"][c["name"]]
+            for c in counters
+            if c["name"] in info.get("units", {})
+        }
+        if units:
+            metadata["units"] = units
     trace = Trace(frame, definitions=definitions, metadata=metadata, copy=False)
     if rows["leave"].size:
         _name_leaves(path, trace)

@@ -1,9 +1,10 @@
-"""Writing Chrome / Perfetto trace-event JSON: ``B`` / ``E`` / ``i`` events with
+"""Writing Chrome / Perfetto trace-event JSON: ``B`` / ``E`` / ``i`` events (``C`` for
+the samples of a trace's Chrome counters, see :mod:`glade.trace.counters`) with
 attributes in ``args`` (the members the reader kept as JSON text, in the column
 ``metadata["args_column"]`` names, go back into ``args`` as they were written), and
 matched messages as ``s`` / ``f`` flow pairs bound to their enclosing call, which
-Perfetto draws as arrows. ``otherData.glade`` keeps the time
-offset and column types, so reading a written file
+Perfetto draws as arrows. ``otherData.glade`` keeps the time offset, column types, the
+counters recorded on any event and the counters' units, so reading a written file
 (:func:`glade.readers.traces.chrome.read_chrome`) gives back the same events."""
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ from glade.readers.traces.text import (
     open_output,
     write_chunks,
 )
+from glade.trace.counters import declared_series
 from glade.trace.events import EVENT_TYPE, INSTANT, NAME, PROCESS, THREAD, TIMESTAMP
 from glade.trace.model import Trace
+from glade.units import unit_of
 
 
 def _column_type(values: pd.Series) -> str:
@@ -79,12 +82,25 @@ def write_chrome(trace: Trace, path: str | os.PathLike) -> None:
     phase = np.array([b'"B"', b'"E"', b'"i"'])[kind]
     phase[pairs["Send event"].to_numpy()] = b'"s"'
     phase[pairs["Receive event"].to_numpy()] = b'"f"'
-    plain_instant = (kind == INSTANT) & (flow < 0)
+    series = declared_series(trace.metadata, events.columns)
+    counter = np.zeros(n, dtype=bool)
+    for s in series:
+        if s.event is not None:
+            counter |= (events[NAME] == s.event).to_numpy() & events[s.column].notna().to_numpy()
+    counter &= (kind == INSTANT) & (flow < 0)
+    phase[counter] = b'"C"'
+    plain_instant = (kind == INSTANT) & (flow < 0) & ~counter
     info = {
         "version": 1,
         "time_offset_ns": offset,
         "columns": types,
         "metric_columns": trace.metric_columns,
+        "counters": [
+            {"name": s.name, "column": s.column, "event": None}
+            for s in series
+            if s.event is None and s.column not in trace.metric_columns
+        ],
+        "units": {s.name: u for s in series if (u := unit_of(trace.metadata, s.name))},
     }
     if rest is not None:
         info["args_column"] = True

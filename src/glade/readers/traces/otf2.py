@@ -10,7 +10,9 @@ typed columns ``Partner`` (the process on the other side), ``Tag``,
 event named after its record type (``ProgramBegin``, ``MpiCollectiveEnd``, ...).
 Metric records become float columns named after the metric members, on the event
 recorded at the same time and location right after them (Score-P writes counters
-just before the Enter/Leave they belong to), else on an Instant event ``Metric``.
+just before the Enter/Leave they belong to), else on an Instant event ``Metric``; each
+member is a counter of ``trace.counters`` (``metadata["counters"]``, its unit in
+``metadata["units"]``; see :mod:`glade.trace.counters`).
 A location group (an MPI rank), or the group that created it, is a ``Process``,
 numbered in definition order; its locations are its ``Thread`` 0, 1, ... An archive
 written by glade keeps each process's and thread's id in the properties
@@ -56,6 +58,7 @@ from glade.trace.events import (
     THREAD,
     TIMESTAMP,
 )
+from glade.units import normalize_unit
 
 REQUEST = "Request"
 METRIC_EVENT = "Metric"
@@ -221,6 +224,25 @@ def _members(metric: Any) -> list:
     return getattr(metric, "members", None) or metric.metric_class.members
 
 
+def declare_counters(metadata: dict[str, Any], defs: Any, columns: Any) -> None:
+    """Declare every metric member that became one of the events ``columns`` a counter
+    (``metadata["counters"]``, on any event) with its unit in ``metadata["units"]``
+    (PAPI's ``#`` is ``count``; other spellings as :func:`glade.units.normalize_unit`
+    reads them)."""
+    present = set(columns)
+    members = {m.name: m for m in defs.metric_members if m.name in present}
+    if not members:
+        return
+    metadata["counters"] = [{"name": n, "column": n, "event": None} for n in members]
+    units = {
+        n: "count" if str(m.unit).strip() == "#" else normalize_unit(str(m.unit))
+        for n, m in members.items()
+    }
+    known = {n: u for n, u in units.items() if u}
+    if known:
+        metadata["units"] = {**metadata.get("units", {}), **known}
+
+
 def metric_column_names(defs: Any, metric_ids: np.ndarray) -> list[str]:
     """The columns that the records of the metrics ``metric_ids`` become, in the order
     the reader adds them (by metric id, then member)."""
@@ -320,6 +342,7 @@ def read_otf2(
             _otf2_mod, reader.handle, defs, program_names(defs, rec), len(locations)
         )
         table, _ = event_table(otf2, anchor, defs, locations, rec, names, ends)
+        declare_counters(metadata, defs, table)
         process, thread = process_numbers(otf2, defs, anchor)
         return build_trace(anchor, table, definitions_table(defs, process, thread), metadata)
 

@@ -36,6 +36,7 @@ from glade.readers.traces.otf2 import (
     Records,
     archive_anchor,
     archive_metadata,
+    declare_counters,
     definitions_table,
     event_table,
     metric_column_names,
@@ -154,6 +155,7 @@ def read_otf2_dask(path: str | os.PathLike, npartitions: int | None = None):
         metadata = archive_metadata(_otf2_mod, reader.handle, defs, programs, len(locations))
         metric_ids = np.concatenate([s["metric_ids"] for s in summaries] or [np.zeros(0)])
         metrics = metric_column_names(defs, metric_ids)
+        declare_counters(metadata, defs, metrics)
     names = np.concatenate([s["names"] for s in summaries] or [np.zeros(0, dtype=object)])
     categories = pd.Index(np.unique(names.astype(str)))
     meta = location_events_meta(categories, metrics)

@@ -35,6 +35,7 @@ from glade.trace.events import (
     is_derived,
 )
 from glade.trace.model import Trace
+from glade.units import unit_of
 
 _WRITABLE_INSTANTS = (*MESSAGE_RECORDS, "ProgramBegin", "ProgramEnd")
 _OTF2_TYPE_DOUBLE = 10
@@ -93,6 +94,7 @@ class _Plan:
         missing = [c for c in self.metrics if c not in events.columns]
         if missing:
             raise GladeError(f"no column named {missing[0]!r} to write as a metric")
+        self.metric_units = [unit_of(trace.metadata, c) or "" for c in self.metrics]
         self.metric_values = (
             events[self.metrics].to_numpy(np.float64).reshape(len(events), len(self.metrics))
         )
@@ -193,7 +195,10 @@ def write_otf2(
         for c in np.unique(plan.name[plan.kind != INSTANT]):
             refs["region"][c] = defs.region(plan.labels[c])._ref
         if plan.metrics:
-            members = [defs.metric_member(str(c)) for c in plan.metrics]
+            members = [
+                defs.metric_member(str(c), unit=u)
+                for c, u in zip(plan.metrics, plan.metric_units, strict=True)
+            ]
             refs["metric"] = defs.metric_class(members=members)._ref
         with progress(plan.kind.size, f"writing {archive_name}.otf2") as bar:
             for rows, location in zip(blocks, locations, strict=True):

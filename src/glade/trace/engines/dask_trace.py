@@ -339,6 +339,22 @@ class DaskTrace:
         sums, _, labels, processes = self._cells([metric], NAME)
         return load_imbalance_table(sums[metric], labels, processes, metric, num_processes)
 
+    @property
+    def counters(self) -> pd.DataFrame:
+        """See :attr:`glade.Trace.counters`: each partition's samples are tabled on its
+        worker (a partition holds whole processes, so every track's rates are whole)."""
+        from glade.trace.counters import join_counter_tables, trace_counters
+
+        return join_counter_tables(self._map(trace_counters))
+
+    def counter_summary(
+        self, start: Any = None, end: Any = None, processes: Any = None
+    ) -> pd.DataFrame:
+        """See :meth:`glade.Trace.counter_summary`."""
+        from glade.trace.counters import counter_summary
+
+        return counter_summary(self.counters, start, end, processes)
+
     def time_profile(self, num_bins: int = 50, normalized: bool = False) -> pd.DataFrame:
         """See :meth:`glade.Trace.time_profile`."""
         num_bins = check_num_bins(num_bins)

@@ -41,6 +41,7 @@ from glade.trace.windows import Window
 from glade.views.base import QueryView, static_file
 from glade.views.requests import Requests
 from glade.views.timeline import edits
+from glade.views.timeline.counters import CounterTracks
 from glade.views.timeline.waiting import WaitStates
 
 #: Width in pixels of the picture the kernel keeps for a first paint and for offline
@@ -116,6 +117,7 @@ class Timeline(Requests, WaitStates, QueryView):
         **kwargs: Any,
     ):
         self._source = source_of(trace)
+        self._counter_tracks: CounterTracks | None = None
         totals = self._source.totals
         ranks = np.empty(totals.size, dtype=np.int64)
         ranks[np.argsort(-totals, kind="stable")] = np.arange(totals.size)
@@ -146,6 +148,7 @@ class Timeline(Requests, WaitStates, QueryView):
         self.answer("activity", self._answer_activity)
         self.answer("message", self._answer_message)
         self._install_waits()
+        self.answer("counters", lambda message: self.counter_tracks.answer(message))
 
     # ------------------------------------------------------------ state
     def _install(self) -> None:
@@ -469,6 +472,15 @@ class Timeline(Requests, WaitStates, QueryView):
         if source is not None:
             source.close()
         super().close()
+
+    @property
+    def counter_tracks(self) -> CounterTracks:
+        """The counter tracks drawn under the process rows (built on first use; see
+        :mod:`glade.views.timeline.counters`): ``view.counter_tracks.frame(t0, t1,
+        width, mode)`` is the table behind a range's tracks and their tooltips."""
+        if self._counter_tracks is None:
+            self._counter_tracks = CounterTracks.of(self.data)
+        return self._counter_tracks
 
     @property
     def source(self) -> TimelineSource:

@@ -1,0 +1,109 @@
+"""The timeline's counter tracks in the kernel: a ``counters`` request is answered with
+the tracks under each process and, per pixel column, the min, max and mean of the samples
+there, checked against the counter table sample by sample; bad requests get errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from glade.datasets import synthetic_trace
+from glade.datasets.counters import counter_trace
+from glade.packing import unpack_arrays
+from glade.views import Timeline
+from tests.views.timeline.test_widget import Replies
+
+
+@pytest.fixture(scope="module")
+def trace():
+    return counter_trace(4, 6)
+
+
+@pytest.fixture
+def view(trace):
+    return Timeline(trace, height=300)
+
+
+@pytest.mark.parametrize("mode", ["value", "rate"])
+def test_counters_request_reduces_each_track_to_pixel_columns(view, trace, mode) -> None:
+    replies = Replies(view)
+    first, last = view.extent
+    t0, t1, width = first + (last - first) / 4, first + (last - first) / 2, 37
+    request = {"type": "counters", "id": 3, "t0": t0, "t1": t1, "width": width, "mode": mode}
+    view._on_request(view, request, [])
+    fields, buffers = replies.sent[-1]
+    assert fields["type"] == "counters" and fields["mode"] == mode
+    tracks = fields["tracks"]
+    # under each process, its two counters in declaration order
+    assert [(t["process"], t["counter"]) for t in tracks] == [
+        (p, c) for p in range(4) for c in ("PAPI_TOT_INS", "PAPI_L3_TCM")
+    ]
+    assert tracks[0]["unit"] == "count" and tracks[0]["rate_unit"] == "count/s"
+    arrays = unpack_arrays(fields["arrays"], buffers[0])
+    table = trace.counters
+    quantity = "Value" if mode == "value" else "Rate"
+    for k, track in enumerate(tracks):
+        mine = table[
+            (table["Counter"] == track["counter"]) & (table["Process"] == track["process"])
+        ]
+        t = mine["Timestamp (ns)"].to_numpy()
+        v = mine[quantity].to_numpy()
+        if mode == "rate":
+            # the rate between two samples is drawn from the first of them
+            t, v = t[:-1], v[1:]
+        t, v = t[~np.isnan(v)], v[~np.isnan(v)]
+        inside = (t >= t0) & (t < t1)
+        column = np.floor((t[inside] - t0) / (t1 - t0) * width).astype(int)
+        rows = np.flatnonzero(arrays["track"] == k)
+        assert arrays["column"][rows].tolist() == sorted(set(column.tolist()))
+        for row in rows:
+            here = v[inside][column == arrays["column"][row]]
+            assert arrays["count"][row] == here.size
+            assert arrays["low"][row] == here.min() and arrays["high"][row] == here.max()
+            assert arrays["mean"][row] == pytest.approx(here.mean())
+        assert arrays["before"][k] == pytest.approx(v[t < t0][-1])
+        assert arrays["beyond"][k] == 1
+    # the Python side of the same answer
+    frame = view.counter_tracks.frame(t0, t1, width, mode)
+    assert frame["mean"].to_numpy() == pytest.approx(arrays["mean"])
+
+
+def test_only_the_tracks_in_view_are_reduced(view) -> None:
+    first, last = view.extent
+    whole = view.counter_tracks.envelope(first, last, 50, "value")
+    part = view.counter_tracks.envelope(first, last, 50, "value", 2, 5)
+    mine = (whole.track >= 2) & (whole.track < 5)
+    for field in ("track", "column", "low", "high", "mean", "count"):
+        np.testing.assert_array_equal(getattr(part, field), getattr(whole, field)[mine])
+    assert (
+        np.isnan(part.before).tolist()
+        == [True] * 2 + np.isnan(whole.before[2:5]).tolist() + [True] * 3
+    )
+    assert part.beyond.tolist() == [False] * 2 + whole.beyond[2:5].tolist() + [False] * 3
+    replies = Replies(view)
+    request = {"t0": first, "t1": last, "width": 50, "track0": 6, "track1": 99}
+    view._on_request(view, {"type": "counters", "id": 2, **request}, [])
+    fields, buffers = replies.sent[-1]
+    assert (fields["track0"], fields["track1"]) == (6, 8)
+    assert set(unpack_arrays(fields["arrays"], buffers[0])["track"].tolist()) == {6, 7}
+
+
+def test_bad_counters_requests_get_errors(view) -> None:
+    replies = Replies(view)
+    for request, message in (
+        ({"t0": 0, "t1": 10, "width": 5, "mode": "both"}, "not 'both'"),
+        ({"t0": 0, "t1": 10, "width": 0}, "width is 1 to"),
+        ({"t0": 10, "t1": 10, "width": 5}, "cannot reduce counters"),
+        ({"t0": "x", "t1": 10, "width": 5}, "needs numbers"),
+        ({"t0": 0, "t1": 10, "width": 5, "track0": 3, "track1": 1}, "no tracks 3 to 1"),
+    ):
+        view._on_request(view, {"type": "counters", "id": 1, **request}, [])
+        fields, _ = replies.sent[-1]
+        assert fields["type"] == "error" and message in fields["message"]
+
+
+def test_a_trace_without_counters_has_no_tracks() -> None:
+    view = Timeline(synthetic_trace(2, 2), height=200)
+    replies = Replies(view)
+    view._on_request(view, {"type": "counters", "id": 1, "t0": 0, "t1": 1e6, "width": 10}, [])
+    assert replies.sent[-1][0]["tracks"] == []
