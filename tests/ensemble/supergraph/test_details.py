@@ -58,6 +58,7 @@ def test_scaling_model_along_the_process_count():
     assert "log2(mpi.world.size)^(1)" in scaling.formula
     np.testing.assert_allclose(scaling.curve_y, 1 + 2 * np.log2(scaling.curve_x), atol=1e-9)
     assert scaling.curve_x[0] == 1 and scaling.curve_x[-1] == 16
+    assert scaling.smape == pytest.approx(0, abs=1e-6)
     assert scaling.trend == 1 and not scaling.out_of_order.any()
     assert (0, 1) in HYPOTHESES
 

@@ -46,7 +46,8 @@ SITE_STATS = ("q1", "median", "q3", "whisker_lo", "whisker_hi", "mean", "target"
 class Scaling:
     """The supernode's value against a numeric metadata column: ``x`` per profile (NaN
     where a profile has no positive value), the model's ``formula`` (None when there is
-    none, ``reason`` says why), the model evaluated on ``curve_x``, the ``trend`` (+1 when
+    none, ``reason`` says why), the model evaluated on ``curve_x``, its ``smape`` (Extra-P's
+    symmetric mean absolute percentage error, in percent), the ``trend`` (+1 when
     the value grows with x, -1 when it shrinks, 0 when neither), and per profile whether
     it is ``out_of_order`` and the profile it is out of order with (``partner``, -1)."""
 
@@ -56,6 +57,7 @@ class Scaling:
     reason: str
     curve_x: np.ndarray
     curve_y: np.ndarray
+    smape: float
     trend: int
     out_of_order: np.ndarray
     partner: np.ndarray
@@ -201,7 +203,7 @@ def _scaling(parameter: str, metadata: pd.DataFrame, value: np.ndarray) -> Scali
     xs, measured = measures(value[None, :], x)
     curve_x = np.zeros(0)
     curve_y = np.zeros(0)
-    formula, reason = None, ""
+    formula, reason, smape = None, "", float("nan")
     if len(xs) < MIN_POINTS:
         reason = (
             f"no model: {parameter} has {len(xs)} distinct positive values; "
@@ -210,6 +212,7 @@ def _scaling(parameter: str, metadata: pd.DataFrame, value: np.ndarray) -> Scali
     else:
         fits = fit(xs, measured)
         formula = str(fits.formulas(parameter)[0])
+        smape = float(fits.smape[0])
         curve_x = np.geomspace(xs[0], xs[-1], MODEL_POINTS)
         term = (
             np.zeros_like(curve_x)
@@ -218,7 +221,7 @@ def _scaling(parameter: str, metadata: pd.DataFrame, value: np.ndarray) -> Scali
         )
         curve_y = fits.constant[0] + term
     trend, flagged, partner = out_of_order(x, value)
-    return Scaling(parameter, x, formula, reason, curve_x, curve_y, trend, flagged, partner)
+    return Scaling(parameter, x, formula, reason, curve_x, curve_y, smape, trend, flagged, partner)
 
 
 def supernode_details(
@@ -335,6 +338,7 @@ def details_payload(details: SupernodeDetails) -> tuple[dict[str, Any], dict[str
         "parameter": scaling.parameter if scaling else None,
         "formula": scaling.formula if scaling else None,
         "reason": scaling.reason if scaling else "",
+        "smape": scaling.smape if scaling and scaling.formula else None,
         "trend": scaling.trend if scaling else 0,
     }
     arrays = {
