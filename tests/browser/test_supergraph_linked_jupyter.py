@@ -18,17 +18,17 @@ ens = glade.Ensemble.from_graphframes(glade.datasets.synthetic_scaling_study())
 view = SupergraphView(ens, height=560)
 view"""
 
-#: Moves the pointer over the scatter's canvas (in the page: a grid of mouse events) until
-#: it names a point's call site; returns the call site and the line under the plot.
+#: Moves the pointer over the scatter (in the page: a grid of mouse events) until it names
+#: a point's call site; returns the call site and the line under the plot.
 HOVER_SCATTER = """() => {
-  const canvas = document.querySelector('.gs-scatter canvas');
-  const box = canvas.getBoundingClientRect();
+  const plot = document.querySelector('.gs-scatter svg');
+  const box = plot.getBoundingClientRect();
   for (let y = box.top + 2; y < box.bottom; y += 2) {
     for (let x = box.left + 2; x < box.right; x += 2) {
-      canvas.dispatchEvent(new MouseEvent('mousemove', { clientX: x, clientY: y,
+      plot.dispatchEvent(new MouseEvent('mousemove', { clientX: x, clientY: y,
         bubbles: true }));
-      if (canvas.dataset.hovered) {
-        return [canvas.dataset.hovered,
+      if (plot.dataset.hovered) {
+        return [plot.dataset.hovered,
           document.querySelector('.gs-scatter .gs-hover').textContent];
       }
     }

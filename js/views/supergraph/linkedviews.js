@@ -20,6 +20,8 @@ const BOXES_SHOWN = 12;
 const RUNS_LISTED = 10;
 const OUTLIERS_NAMED = 8;
 const MARGIN = { left: 52, right: 10, top: 8, bottom: 30 };
+/** Icicle boxes narrower than this (px) are filled plainly, not with their histogram. */
+const GRADIENT_WIDTH = 4;
 
 let gradients = 0;
 
@@ -94,20 +96,22 @@ function hierarchy(container, d, { width, m, profiles }) {
   const hover = hoverLine(section);
   boxes.forEach((box, i) => {
     if (box.depth >= depths || box.x1 - box.x0 < 0.5) return;
-    const id = `gs-grad-${++gradients}`;
-    const gradient = svgElement("linearGradient", { id, x1: "0", x2: "0", y1: "0", y2: "1" },
-      defs);
-    const counts = d.counts(i);
-    const most = Math.max(1, ...counts);
-    // stops at the bins' middles: a shading, not lines through the labels
-    counts.forEach((c, b) => {
-      svgElement("stop", { offset: String((b + 0.5) / counts.length),
-        "stop-color": density(c / most) }, gradient);
-    });
+    // boxes too narrow to show a gradient get the colour of its middle
+    let fill = density(0.5);
+    if (box.x1 - box.x0 >= GRADIENT_WIDTH) {
+      const id = `gs-grad-${++gradients}`;
+      const gradient = svgElement("linearGradient", { id, x1: "0", x2: "0", y1: "0", y2: "1" },
+        defs);
+      // stops at the bins' middles: a shading, not lines through the labels
+      for (const [offset, colour] of gradientStops(d.counts(i), density)) {
+        svgElement("stop", { offset: String(offset), "stop-color": colour }, gradient);
+      }
+      fill = `url(#${id})`;
+    }
     const y = box.depth * ROW + 1;
     const rect = svgElement("rect", { class: "gs-site", x: String(box.x0), y: String(y),
       width: String(Math.max(box.x1 - box.x0 - 1, 0.5)), height: String(ROW - 2),
-      fill: `url(#${id})`, "data-site": String(i) }, svg);
+      fill, "data-site": String(i) }, svg);
     rect.append(svgElement("title"));
     rect.firstChild.textContent = d.names.get(i);
     if (box.x1 - box.x0 > 40) {
@@ -131,8 +135,39 @@ export function fitText(label, width) {
   return label.length <= chars ? label : `${label.slice(0, Math.max(1, chars - 1))}…`;
 }
 
-/** Inclusive against exclusive per call site and run (a canvas of points: thousands of
- * them), the hovered point's call site and run named under it. */
+/** SVG path data of a square of `size` px centred on each point (at whole pixels), each
+ * pixel's square drawn once however many points fall on it. */
+export function squares(xs, ys, size) {
+  const half = size / 2;
+  const seen = new Set();
+  let path = "";
+  for (let k = 0; k < xs.length; k++) {
+    const x = Math.round(xs[k] - half);
+    const y = Math.round(ys[k] - half);
+    const key = x * 65536 + y;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    path += `M${x} ${y}h${size}v${size}h-${size}z`;
+  }
+  return path;
+}
+
+/** The stops of a vertical gradient of histogram `counts` (one per bin, at its middle,
+ * coloured by its share of the fullest bin by `colour`), runs of equal bins as their
+ * first and last stop only: [[offset, colour]]. */
+export function gradientStops(counts, colour) {
+  const most = Math.max(1, ...counts);
+  const stops = [];
+  counts.forEach((c, b) => {
+    const last = b === counts.length - 1;
+    if (b > 0 && !last && c === counts[b - 1] && c === counts[b + 1]) return;
+    stops.push([(b + 0.5) / counts.length, colour(c / most)]);
+  });
+  return stops;
+}
+
+/** Inclusive against exclusive per call site and run (one SVG path of squares: thousands
+ * of points in one element), the hovered point's call site and run named under it. */
 function correlation(container, d, { width, m, unit, labels, target }) {
   const height = 170;
   const { section, svg } = figure(container, "Inclusive vs exclusive per call site and run",
@@ -152,39 +187,22 @@ function correlation(container, d, { width, m, unit, labels, target }) {
     yTitle: `exclusive${unit ? ` (${unit})` : ""}`, xFormat: m, yFormat: m });
   const px = inc.map((v) => x(v));
   const py = exc.map((v) => y(v));
-  const canvas = element("canvas", "gs-scatter-points");
-  const ratio = window.devicePixelRatio || 1;
-  canvas.width = width * ratio;
-  canvas.height = height * ratio;
-  canvas.style.width = `${width}px`;
-  canvas.style.height = `${height}px`;
-  section.style.position = "relative";
-  section.insertBefore(canvas, svg.nextSibling);
-  canvas.style.marginTop = `-${height}px`;
-  const pen = canvas.getContext("2d");
-  pen.scale(ratio, ratio);
-  const style = getComputedStyle(section);
-  pen.fillStyle = style.getPropertyValue("--gs-point").trim() || "#1976d2";
-  pen.globalAlpha = 0.55;
-  for (let k = 0; k < n; k++) pen.fillRect(px[k] - 1.5, py[k] - 1.5, 3, 3);
+  svgElement("path", { class: "gs-points", d: squares(px, py, 3) }, svg);
   if (target !== null) {
-    pen.globalAlpha = 1;
-    pen.fillStyle = "#d32f2f";
-    for (let i = 0; i < d.siteCount; i++) {
-      const k = i * d.profiles + target;
-      pen.fillRect(px[k] - 2, py[k] - 2, 4, 4);
-    }
+    const own = Array.from({ length: d.siteCount }, (_, i) => i * d.profiles + target);
+    svgElement("path", { class: "gs-points gs-target-points",
+      d: squares(own.map((k) => px[k]), own.map((k) => py[k]), 4) }, svg);
   }
   const hover = hoverLine(section);
-  canvas.addEventListener("mousemove", (event) => {
-    const box = canvas.getBoundingClientRect();
+  svg.addEventListener("mousemove", (event) => {
+    const box = svg.getBoundingClientRect();
     const k = nearestPoint(px, py, event.clientX - box.left, event.clientY - box.top, 6);
     if (k < 0) return;
     const i = Math.floor(k / d.profiles);
     const p = k % d.profiles;
     hover.textContent = `${d.names.get(i)} · ${labels.get(p)}: ${m(inc[k])} inclusive, `
       + `${m(exc[k])} exclusive`;
-    canvas.dataset.hovered = d.names.get(i);
+    svg.dataset.hovered = d.names.get(i);
   });
 }
 

@@ -94,3 +94,16 @@ describe("details from the kernel", () => {
     expect(d.x).toBeNull();
   });
 });
+
+describe("scatter points", () => {
+  it("draws a square centred on each pixel with points, once, in one path", async () => {
+    const { squares } = await import("../../../views/supergraph/linkedviews.js");
+    expect(squares(new Float64Array([10, 20.25, 20.4]), new Float64Array([5, 7, 7.1]), 2))
+      .toBe("M9 4h2v2h-2zM19 6h2v2h-2z");
+  });
+  it("shades a histogram with a stop per bin, runs of equal bins by their ends", async () => {
+    const { gradientStops } = await import("../../../views/supergraph/linkedviews.js");
+    expect(gradientStops([4, 0, 0, 0, 2], (t) => t)).toEqual(
+      [[0.1, 1], [0.3, 0], [0.7, 0], [0.9, 0.5]]);
+  });
+});

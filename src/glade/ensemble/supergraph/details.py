@@ -174,8 +174,16 @@ def out_of_order(x: np.ndarray, value: np.ndarray) -> tuple[int, np.ndarray, np.
     known = np.flatnonzero(~np.isnan(x) & np.isfinite(value))
     if len(np.unique(x[known])) < 2:
         return 0, flagged, partner
-    correlation = pd.Series(x[known]).corr(pd.Series(value[known]), method="spearman")
-    trend = int(np.sign(correlation)) if np.isfinite(correlation) else 0
+    # Spearman's correlation: Pearson's of the ranks (ties share their mean rank)
+    ranks = pd.DataFrame({"x": x[known], "value": value[known]}).rank().to_numpy()
+    spread = ranks.std(axis=0)
+    correlation = (
+        float(np.mean((ranks[:, 0] - ranks[:, 0].mean()) * (ranks[:, 1] - ranks[:, 1].mean())))
+        / float(spread[0] * spread[1])
+        if (spread > 0).all()
+        else 0.0
+    )
+    trend = int(np.sign(correlation))
     if trend == 0:
         return 0, flagged, partner
     # against a falling trend, "beyond" is smaller: negate and look for larger

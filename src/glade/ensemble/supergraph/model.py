@@ -345,6 +345,10 @@ class Supergraph:
         """The ids of the supernode's CCT nodes (in the ensemble's graph)."""
         return np.flatnonzero(self._flows.group == self._index(supernode))
 
+    @cached_property
+    def _profile_labels(self) -> list[str]:
+        return profile_labels(self._values.metadata)
+
     def details(self, supernode: str, parameter: Hashable | None = None) -> SupernodeDetails:
         """What a view's details panel shows of one supernode: its call sites (values per
         profile, histograms, box plots, outliers, their hierarchy), its value per profile
@@ -375,7 +379,7 @@ class Supergraph:
             members,
             members[self._flows.top[members]],
             self._flows.inclusive[index],
-            profile_labels(self._values.metadata),
+            self._profile_labels,
             target=self._target,
             bins=self.bins,
             whis=self.whis,
