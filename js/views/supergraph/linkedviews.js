@@ -461,6 +461,8 @@ function scaling(container, d, { width, m, unit, labels, onParameter }) {
 /** Fill `container` with the linked views of the details `d` (linked.js detailsOf). */
 export function fillLinked(container, d, options) {
   container.replaceChildren();
+  // every part as wide as its plots (side by side where the panel is wide)
+  container.style.setProperty("--gs-linked-width", `${options.width}px`);
   // a zero on an axis is "0", not "0 ns" in a plot of seconds
   const shared = { ...options, m: (v) => (v === 0 ? "0" : formatMetric(v, options.unit)) };
   hierarchy(container, d, shared);
