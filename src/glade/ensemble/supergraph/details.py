@@ -281,6 +281,13 @@ def supernode_details(
     ------
     GladeError
         When ``parameter`` is not a numeric metadata column.
+
+    Examples
+    --------
+    >>> import glade
+    >>> runs = glade.datasets.synthetic_scaling_study(repeats=1, n_nodes=30)
+    >>> glade.Ensemble.from_graphframes(runs).supergraph(by="module").details("app").ranks.shape
+    (5, 32)
     """
     graph = values.graph
     inclusive = _rows(values.inclusive, members)
@@ -330,7 +337,29 @@ def supernode_details(
 
 def details_payload(details: SupernodeDetails) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The JSON fields and the arrays (for :func:`glade.packing.pack_arrays`) a view sends
-    for the details of one supernode (``js/views/supergraph/linked.js`` reads them)."""
+    for the details of one supernode (``js/views/supergraph/linked.js`` reads them).
+
+    Parameters
+    ----------
+    details : SupernodeDetails
+        What :func:`supernode_details` computed.
+
+    Returns
+    -------
+    fields : dict
+        Counts, names and the scaling model's text (JSON).
+    arrays : dict of str to numpy.ndarray
+        The call sites', runs' and ranks' values, row-major.
+
+    Examples
+    --------
+    >>> import glade
+    >>> runs = glade.datasets.synthetic_scaling_study(repeats=1, n_nodes=30)
+    >>> sg = glade.Ensemble.from_graphframes(runs).supergraph(by="module")
+    >>> fields, arrays = details_payload(sg.details("app"))
+    >>> fields["supernode"], arrays["run_value"].shape
+    ('app', (5,))
+    """
     site_names, site_offsets = string_table(details.names)
     scaling = details.scaling
     fields: dict[str, Any] = {

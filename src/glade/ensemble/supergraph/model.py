@@ -370,6 +370,15 @@ class Supergraph:
         ------
         GladeError
             For a supernode or a column the supergraph does not have.
+
+        Examples
+        --------
+        >>> import glade
+        >>> runs = glade.datasets.synthetic_scaling_study(repeats=1, n_nodes=30)
+        >>> sg = glade.Ensemble.from_graphframes(runs).supergraph(by="module")
+        >>> details = sg.details("app")
+        >>> details.names[0], details.scaling.parameter
+        ('main', 'mpi.world.size')
         """
         index = self._index(supernode)
         members = self.members(supernode)

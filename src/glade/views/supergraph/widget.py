@@ -490,6 +490,16 @@ class SupergraphView(Requests, QueryView):
         GladeError
             When nothing is selected and no supernode is named, or for a supernode or
             column the supergraph shown does not have.
+
+        Examples
+        --------
+        >>> import glade
+        >>> from glade.views import SupergraphView
+        >>> runs = glade.datasets.synthetic_scaling_study(repeats=1, n_nodes=30)
+        >>> view = SupergraphView(glade.Ensemble.from_graphframes(runs))
+        >>> view.selection = ["app"]
+        >>> view.details().supernode
+        'app'
         """
         key = supernode if supernode is not None else next(iter(self.selection), None)
         if key is None:
