@@ -3,9 +3,10 @@ and dark themes, a wide panel and an 800 px one, each view with the line that sa
 the kernel refused. Not a test: run ``python -m tests.browser.screens OUT_DIR`` and open
 the PNGs (``GLADE_CHROMIUM`` names the chromium to drive, as for the tests).
 
-``python -m tests.browser.screens --readme docs/_static`` takes the README's four pictures
-instead: light theme, wide panel, no refusal line and no JupyterLab notification, a halo
-exchange for the timeline and the matrix."""
+``python -m tests.browser.screens OUT_DIR --only supergraph`` takes only the views whose
+names start with ``supergraph``; ``python -m tests.browser.screens --readme docs/_static``
+takes the README's four pictures instead: light theme, wide panel, no refusal line and no
+JupyterLab notification, a halo exchange for the timeline and the matrix."""
 
 from __future__ import annotations
 
@@ -27,9 +28,11 @@ CELLS = [
     "             synthetic_ensemble(6, 80, seed=1)), by='name', height=380),\n"
     "         'timeline': Timeline(trace, height=380),\n"
     "         'matrix': CommMatrix(trace, height=380).select([0, 1], [1, 2])}\n"
+    # the linked views of a supernode of a five-point scaling study with ranks (one run
+    # planted out of order)
     "views['supergraph-details'] = SupergraphView(glade.Ensemble.from_graphframes(\n"
-    "    synthetic_ensemble(6, 80, seed=1)), by='name', height=380)\n"
-    "views['supergraph-details'].selection = ['compute_field']\n"
+    "    glade.datasets.synthetic_scaling_study()), height=560)\n"
+    "views['supergraph-details'].selection = ['app']",
     "# wait states and the critical path of a run with a slow process, pinned on top\n"
     "views['timeline-waits'] = Timeline(synthetic_trace(8, 4, seed=3, slow_process=5),\n"
     "                                   height=380)\n"
@@ -112,7 +115,10 @@ def readme_pictures(out: Path) -> None:
         browser.close()
 
 
-def main(out: Path) -> None:
+def main(out: Path, only: str | None = None) -> None:
+    """Screenshots of every view (or of the views whose names start with ``only``) in
+    ``out``: ``<view>-<theme>-<width>.png``, and for a supergraph with a supernode selected
+    its details panel scrolled page by page (``...-panel<k>.png``)."""
     from playwright.sync_api import sync_playwright
 
     out.mkdir(parents=True, exist_ok=True)
@@ -144,6 +150,8 @@ def main(out: Path) -> None:
                 page.set_viewport_size({"width": width, "height": 1000})
                 page.wait_for_timeout(1500)
                 for view, selector in SELECTORS.items():
+                    if only and not view.startswith(only):
+                        continue
                     element = page.locator(selector).first
                     element.scroll_into_view_if_needed()
                     page.wait_for_timeout(500)
@@ -167,12 +175,37 @@ def main(out: Path) -> None:
                         page.wait_for_timeout(300)
                         element.screenshot(path=out / f"{view}-rate-{theme}-{width_name}.png")
                         mode.select_option("value")
+                    if view == "supergraph-details":
+                        _panel_pages(element, out / f"{view}-{theme}-{width_name}")
                     page.mouse.move(0, 0)
         browser.close()
+
+
+def _panel_pages(element, stem: Path) -> None:
+    """The supergraph's details panel, page by page: beside the drawing it scrolls, under
+    it (a narrow view) the page does."""
+    panel = element.locator(".gs-panel")
+    panel.locator(".gs-linked").first.wait_for()
+    stacked = panel.evaluate("(p) => p.parentElement.classList.contains('gs-stacked')")
+    if stacked:
+        # the page scrolls: one picture per part of the panel
+        for k, part in enumerate(panel.locator(".gs-linked").all()):
+            part.scroll_into_view_if_needed()
+            part.screenshot(path=f"{stem}-panel{k}.png")
+        return
+    height = panel.evaluate("(p) => p.clientHeight")
+    total = panel.evaluate("(p) => p.scrollHeight")
+    for k in range(-(-total // height)):
+        panel.evaluate("(p, top) => { p.scrollTop = top; }", k * height)
+        panel.screenshot(path=f"{stem}-panel{k}.png")
+    panel.evaluate("(p) => { p.scrollTop = 0; }")
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--readme"]:
         readme_pictures(Path(sys.argv[2] if len(sys.argv) > 2 else "docs/_static"))
     else:
-        main(Path(sys.argv[1] if len(sys.argv) > 1 else "screens"))
+        main(
+            Path(sys.argv[1] if len(sys.argv) > 1 else "screens"),
+            sys.argv[3] if sys.argv[2:3] == ["--only"] else None,
+        )

@@ -10,14 +10,18 @@ import { element, option, set } from "../../lib/dom.js";
 import { formatMetric } from "../../lib/format.js";
 import { EditLog } from "../../lib/history.js";
 import { readPayload, watchPayload } from "../../lib/payload.js";
+import { RequestClient } from "../../lib/requests.js";
+import { unpackArrays } from "../../lib/transport.js";
 import { bindErrorLine } from "../../lib/error.js";
 import { bindEditKeys } from "../../lib/keys.js";
 import { density, diverging, fillLegend } from "./legend.js";
 import { NodeMarks, rememberedMeasure, writeAttributes } from "./marks.js";
+import { detailsOf } from "./linked.js";
+import { fillLinked } from "./linkedviews.js";
 import { supergraphFromPayload } from "./model.js";
 import { describeEdge, describeNode, fillPanel, KINDS, svgElement, totalOf } from "./panel.js";
 import {
-  histogramPixels, LABEL_HEIGHT, LABEL_OFFSET, labelLines, labelText, linkAt, linkPath, linkSpan, linkStyle,
+  bandLink, histogramPixels, LABEL_HEIGHT, LABEL_OFFSET, labelLines, labelText, linkAt, linkPath, linkSpan, linkStyle,
   overlayAlpha, placeLabels, px, sankeyGeometry, traceLink, valueOffset,
 } from "./sankey.js";
 
@@ -31,6 +35,8 @@ const BUSY_DELAY = 150;
  * a redraw lays out nothing outside it). */
 const SCROLLBAR_ROOM = 16;
 const PALETTE_SIZE = 64;
+/** The opacity of an edge's band (its largest flow across profiles). */
+const BAND_ALPHA = 0.15;
 /** "rgb(r, g, b)" as [r, g, b]. */
 const rgb = (css) => css.match(/\d+/g).slice(0, 3).map(Number);
 
@@ -47,6 +53,14 @@ class SupergraphView {
     this.edits = new EditLog(model, () => this.updateControls(), {
       sent: () => this.waitForKernel(),
     });
+    // the linked views' data comes on request, for the selected supernode only
+    this.client = this.offline ? null : new RequestClient(model, {
+      onAnswer: (_kind, answer, buffers) => this.onDetails(answer, buffers),
+      onError: (_kind, message) => this.linkedMessage(`the kernel could not compute the `
+        + `linked views: ${message}`),
+    });
+    this.details = null;
+    this.parameter = null;
     this.build(el);
     this.listen();
     this.refresh();
@@ -211,6 +225,7 @@ class SupergraphView {
       this.refresh();
     });
     signal.addEventListener("abort", stop);
+    signal.addEventListener("abort", () => this.client?.close());
     model.on("change:selection", () => {
       this.draw();
       this.drawPanel();
@@ -494,10 +509,23 @@ class SupergraphView {
     pen.setTransform(ratio, 0, 0, ratio, -left * ratio, 0);
     pen.lineCap = "round";
     const reentry = this.sg.edges.column("reentry");
+    const [lowest, mean, highest] = ["value_min", "value_mean", "value_max"].map(
+      (name) => this.sg.edges.column(name));
     geometry.links.forEach((link, e) => {
       const [from, to] = linkSpan(link);
       if (to < left || from > left + width) return;
       const style = linkStyle(link, reentry[e]);
+      // the ensemble band: the flow's range across profiles around the mean ribbon
+      for (const [ratio, alpha] of [[highest[e] / mean[e], BAND_ALPHA],
+        [lowest[e] / mean[e], style.alpha]]) {
+        const band = bandLink(link, ratio);
+        if (!band) continue;
+        pen.beginPath();
+        traceLink(pen, band);
+        pen.globalAlpha = alpha;
+        pen.fillStyle = style.colour;
+        pen.fill();
+      }
       pen.beginPath();
       traceLink(pen, link);
       pen.globalAlpha = style.alpha;
@@ -621,6 +649,9 @@ class SupergraphView {
       this.main.classList.toggle("gs-stacked", stacked);
     }
     set(this.panel.style, "display", i < 0 ? "none" : "", this.written.panel);
+    // beside the drawing the panel scrolls within the drawing's height
+    set(this.panel.style, "maxHeight", stacked ? "none"
+      : `${this.model.get("height") + SCROLLBAR_ROOM}px`, this.written.panel);
     set(this.canvas.style, "width", i < 0 || stacked ? "100%" : `calc(100% - ${PANEL_WIDTH}px)`,
       this.written.canvas);
     if (i < 0) {
@@ -629,6 +660,48 @@ class SupergraphView {
     }
     fillPanel(this.panel, this.sg, i, { unit: this.model.get("unit"), offline: this.offline,
       width: PANEL_WIDTH });
+    this.linked = element("div", "gs-linked-views");
+    this.panel.append(this.linked);
+    const { details } = this;
+    if (details && details.supernode === key && details.revision === this.payload.revision) {
+      this.drawLinked();
+    } else if (this.offline) {
+      this.linkedMessage("call sites, runs and scaling: open the notebook with a running kernel");
+    } else {
+      this.linkedMessage("computing the linked views…");
+      this.client.request("details", { supernode: key, parameter: this.parameter });
+    }
+  }
+
+  linkedMessage(text) {
+    this.linked?.replaceChildren(element("div", "gs-hint", { text }));
+  }
+
+  /** The kernel's details of a supernode: drawn when they are of the supernode selected
+   * in the supergraph shown (an edit since asks again). */
+  async onDetails(answer, buffers) {
+    const arrays = await unpackArrays(answer.arrays, buffers[0]);
+    if (answer.revision !== this.payload.revision
+      || answer.supernode !== this.model.get("selection")[0]) return;
+    this.details = detailsOf(answer, arrays);
+    this.parameter = answer.parameter;
+    this.drawLinked();
+  }
+
+  drawLinked() {
+    const { details } = this;
+    const stacked = this.main.classList.contains("gs-stacked");
+    const width = stacked ? Math.min(Math.max((this.rootWidth ?? 600) / 2 - 24, 280), 420)
+      : PANEL_WIDTH - 24;
+    fillLinked(this.linked, details, { width, unit: this.model.get("unit"),
+      labels: this.sg.profiles, target: details.target,
+      onParameter: (parameter) => {
+        this.parameter = parameter;
+        this.details = null;
+        this.drawPanel();
+      } });
+    // which details are drawn: the supernode and the revision of the supergraph
+    this.root.dataset.details = `${details.supernode}@${details.revision}`;
   }
 }
 

@@ -172,6 +172,25 @@ export function overlayAlpha(alpha, hover) {
   return alpha >= 1 ? 0 : Math.max(0, 1 - (1 - hover) / (1 - alpha));
 }
 
+/** Ribbons thinner than this many pixels carry no band (it would not show). */
+export const BAND_MIN_WIDTH = 2;
+
+/** A ribbon `ratio` times as wide as `link` about the same centre line (its flow's
+ * smallest or largest value across profiles, against the mean that sets its width), or
+ * null where no band is drawn: a loop, a thin ribbon, a ratio of 1 or one not finite. */
+export function bandLink(link, ratio) {
+  if (link.loop || !(ratio >= 0) || !Number.isFinite(ratio) || ratio === 1
+    || link.a1 - link.a0 < BAND_MIN_WIDTH) return null;
+  const scaled = (lo, hi) => {
+    const centre = (lo + hi) / 2;
+    const half = ((hi - lo) / 2) * ratio;
+    return [centre - half, centre + half];
+  };
+  const [a0, a1] = scaled(link.a0, link.a1);
+  const [b0, b1] = scaled(link.b0, link.b1);
+  return { ...link, a0, a1, b0, b1 };
+}
+
 /** A link's outline as SVG path data (the shape traceLink draws). */
 export function linkPath(link) {
   return link.loop ? loopPath(link.xs, link.ys, link.xt, link.yt, link.yLoop, link.bulge)

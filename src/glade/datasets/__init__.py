@@ -5,7 +5,7 @@ The same arguments always give the same data, on every machine.
 """
 
 from glade.datasets.counters import counter_trace
-from glade.datasets.ensembles import synthetic_ensemble
+from glade.datasets.ensembles import synthetic_ensemble, synthetic_scaling_study
 from glade.datasets.halo import halo_exchange_trace
 from glade.datasets.profiles import synthetic_literal, synthetic_profile
 from glade.datasets.shared import DataBanner, shared_data, shared_data_root
@@ -20,6 +20,7 @@ __all__ = [
     "synthetic_ensemble",
     "synthetic_literal",
     "synthetic_profile",
+    "synthetic_scaling_study",
     "synthetic_trace",
     "write_synthetic_trace",
 ]

@@ -87,3 +87,70 @@ def synthetic_ensemble(
             )
         )
     return out
+
+
+#: The process counts of :func:`synthetic_scaling_study`'s runs.
+PROCESS_COUNTS = (2, 4, 8, 16, 32)
+#: How much slower the application's own work is in the study's planted slow run.
+_SLOW_RUN = 2.5
+
+
+def synthetic_scaling_study(
+    processes: tuple[int, ...] = PROCESS_COUNTS,
+    repeats: int = 2,
+    n_nodes: int = 120,
+    seed: int = 0,
+    noise: float = 0.05,
+) -> list[GraphFrame]:
+    """A strong-scaling study: ``repeats`` runs at each process count of a
+    ``n_nodes``-node program, one row per (node, rank), metadata ``mpi.world.size``
+    and ``repeat``. Each rank's exclusive ``time`` (s) of an application function is its
+    share of a fixed amount of work (``time * 32 / p``), of an MPI or library function
+    ``time * (1 + log2(p))``, times a log-normal factor of spread ``noise``; ``time
+    (inc)`` is its inclusive sum. The last repeat at the largest process count is
+    planted out of order: its application work is 2.5 times slower, slower than runs
+    with fewer processes.
+
+    Examples
+    --------
+    >>> runs = synthetic_scaling_study(repeats=1, n_nodes=20)
+    >>> [gf.metadata["mpi.world.size"] for gf in runs]
+    [2, 4, 8, 16, 32]
+    """
+    if repeats < 1 or not processes or min(processes) < 1:
+        raise GladeError("a scaling study needs repeats >= 1 and process counts >= 1")
+    base = synthetic_profile(n_nodes, seed=seed, counters=False)
+    graph = base.graph
+    parent = graph.tree_parent
+    exc = base.dataframe["time"].to_numpy() / 1e6
+    application = graph.frame_values("module") == "app"
+    frames = graph.frame_rows(np.arange(n_nodes))
+    child = np.flatnonzero(parent >= 0)
+    rng = np.random.default_rng(seed)
+    out = []
+    for repeat in range(repeats):
+        for p in processes:
+            work = np.where(application, 32.0 / p, 1.0 + np.log2(p))
+            if repeat == repeats - 1 and repeats > 1 and p == max(processes):
+                work = np.where(application, work * _SLOW_RUN, work)
+            time = (exc * work)[:, None] * rng.lognormal(0.0, noise, size=(n_nodes, p))
+            out.append(
+                GraphFrame.from_tables(
+                    frames,
+                    parent[child],
+                    child,
+                    pd.DataFrame(
+                        {
+                            "node": np.repeat(np.arange(n_nodes), p),
+                            "rank": np.tile(np.arange(p), n_nodes),
+                            "time": time.reshape(-1),
+                        }
+                    ),
+                    exc_metrics=["time"],
+                    index=("node", "rank"),
+                    default_metric="time (inc)",
+                    fill_inclusive=True,
+                    metadata={"mpi.world.size": p, "repeat": repeat, "units": dict(UNITS)},
+                )
+            )
+    return out

@@ -94,6 +94,28 @@ def _continuous(values: pd.Series) -> bool:
     return not bool(np.all(numbers == np.round(numbers)))
 
 
+def numeric_columns(metadata: pd.DataFrame) -> list[str]:
+    """The metadata columns a supernode's value can be plotted and modelled against:
+    numbers, positive where present, differing across profiles (process counts, problem
+    sizes), most telling first.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"compiler": ["gcc", "clang"], "mpi.world.size": [8, 64]})
+    >>> numeric_columns(frame)
+    ['mpi.world.size']
+    """
+    out = []
+    for name, values in _candidates(metadata):
+        present = values.dropna()
+        if pd.api.types.is_bool_dtype(present) or any(isinstance(v, bool) for v in present):
+            continue
+        numbers = pd.to_numeric(present, errors="coerce")
+        if bool(numbers.notna().all()) and bool((numbers > 0).all()):
+            out.append(name)
+    return out
+
+
 def metadata_groups(metadata: pd.DataFrame) -> list[tuple[str, list[Hashable]]]:
     """The categorical metadata columns, most telling first, as (column, sorted values):
     columns of 2 to :data:`GROUP_VALUES` distinct values where some value is shared by

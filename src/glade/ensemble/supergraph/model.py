@@ -20,6 +20,8 @@ import numpy as np
 import pandas as pd
 
 from glade.ensemble.stats import Group, group_ids
+from glade.ensemble.supergraph.choices import profile_labels
+from glade.ensemble.supergraph.details import SupernodeDetails, supernode_details
 from glade.ensemble.supergraph.flows import compute_flows
 from glade.ensemble.supergraph.grouping import By, by_code
 from glade.ensemble.supergraph.layout import Layout, layout, levels
@@ -342,6 +344,56 @@ class Supergraph:
     def members(self, supernode: str) -> np.ndarray:
         """The ids of the supernode's CCT nodes (in the ensemble's graph)."""
         return np.flatnonzero(self._flows.group == self._index(supernode))
+
+    @cached_property
+    def _profile_labels(self) -> list[str]:
+        return profile_labels(self._values.metadata)
+
+    def details(self, supernode: str, parameter: Hashable | None = None) -> SupernodeDetails:
+        """What a view's details panel shows of one supernode: its call sites (values per
+        profile, histograms, box plots, outliers, their hierarchy), its value per profile
+        and per rank, and its scaling model along a numeric metadata column
+        (:mod:`glade.ensemble.supergraph.details`).
+
+        Parameters
+        ----------
+        supernode : str
+            The supernode's key.
+        parameter : optional
+            The numeric metadata column of the scaling model (default: the most telling).
+
+        Returns
+        -------
+        SupernodeDetails
+
+        Raises
+        ------
+        GladeError
+            For a supernode or a column the supergraph does not have.
+
+        Examples
+        --------
+        >>> import glade
+        >>> runs = glade.datasets.synthetic_scaling_study(repeats=1, n_nodes=30)
+        >>> sg = glade.Ensemble.from_graphframes(runs).supergraph(by="module")
+        >>> details = sg.details("app")
+        >>> details.names[0], details.scaling.parameter
+        ('main', 'mpi.world.size')
+        """
+        index = self._index(supernode)
+        members = self.members(supernode)
+        return supernode_details(
+            self._values,
+            supernode,
+            members,
+            members[self._flows.top[members]],
+            self._flows.inclusive[index],
+            self._profile_labels,
+            target=self._target,
+            bins=self.bins,
+            whis=self.whis,
+            parameter=parameter,
+        )
 
     def node_supernodes(self) -> np.ndarray:
         """The supernode of every CCT node (an object array over the graph's node ids)."""

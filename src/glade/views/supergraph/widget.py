@@ -4,7 +4,9 @@ right) whose edits are queries on the ensemble.
 Node height is the mean inclusive value; the fill is the distribution across profiles (a
 vertical gradient of the histogram, smallest values at the top), a line marks the target
 profile; hovering shows the statistics and top entry functions, a click opens the
-histogram and box plot with the outlier profiles named. Every edit is kept in
+histogram and box plot with the outlier profiles named, and the linked views of its
+call sites, runs, ranks and scaling (:meth:`SupergraphView.details`, sent to the page
+on request for the selected supernode only). Every edit is kept in
 ``history`` (see :mod:`glade.views.supergraph.edits`); hide and focus change
 ``view.query``, and
 
@@ -28,11 +30,13 @@ from glade.ensemble import Ensemble
 from glade.ensemble.supergraph import Supergraph as SupergraphModel
 from glade.ensemble.supergraph import supergraph_of
 from glade.ensemble.supergraph.choices import diff_choices, json_value
+from glade.ensemble.supergraph.details import SupernodeDetails, details_payload
 from glade.ensemble.supergraph.folding import folded_values
 from glade.ensemble.supergraph.grouping import By, by_choices
 from glade.ensemble.supergraph.payload import guess_unit, profile_arrays, supergraph_payload
 from glade.ensemble.supergraph.values import CallTreeValues, call_tree_values, metric_pair
 from glade.errors import GladeError
+from glade.packing import pack_arrays
 from glade.profile import GraphFrame
 from glade.query import parse, query_mask
 from glade.query.engine import RowTable
@@ -42,6 +46,7 @@ from glade.trace.model import Trace
 from glade.units import TIME_UNITS
 from glade.views.base import EDIT_MESSAGE, QueryView, static_file
 from glade.views.cct.query import selection_query
+from glade.views.requests import Requests
 from glade.views.supergraph import edits
 
 #: How many supergraphs (and states) a view keeps, so undo and redo are immediate.
@@ -56,7 +61,7 @@ class _Options(TypedDict):
     whis: float
 
 
-class SupergraphView(QueryView):
+class SupergraphView(Requests, QueryView):
     """Interactive Sankey of the supergraph of an Ensemble, in JupyterLab 4 and Notebook 7.
 
     A GraphFrame is shown as an ensemble of one, a Trace through its call tree. Hide and
@@ -179,6 +184,7 @@ class SupergraphView(QueryView):
             **kwargs,
         )
         self._show(self._initial)
+        self.answer("details", self._answer_details)
 
     # ------------------------------------------------------------ supergraphs
     def _remember(self, cache: OrderedDict, key: tuple, make) -> Any:
@@ -301,6 +307,8 @@ class SupergraphView(QueryView):
             notes.append(self._refusal)
             self._refusal = ""
         self._shown = sg
+        # the details of the supernodes of the supergraph shown, as the page asked for them
+        self._details: dict[tuple[str, Hashable | None], SupernodeDetails] = {}
         self._internal = True
         try:
             self._publish(
@@ -457,6 +465,57 @@ class SupergraphView(QueryView):
             return self
         self._edit({"op": "diff", "a": _group(a, self._ensemble), "b": _group(b, self._ensemble)})
         return self
+
+    # ------------------------------------------------------------ details
+    def details(
+        self, supernode: str | None = None, parameter: Hashable | None = None
+    ) -> SupernodeDetails:
+        """The details panel's data of the selected supernode (or of ``supernode``) in the
+        supergraph shown: its call sites, runs, ranks and scaling model along the numeric
+        metadata column ``parameter`` (see :meth:`glade.ensemble.supergraph.Supergraph.details`).
+
+        Parameters
+        ----------
+        supernode : str, optional
+            A supernode's key (default: the selected one).
+        parameter : optional
+            A numeric metadata column (default: the most telling).
+
+        Returns
+        -------
+        SupernodeDetails
+
+        Raises
+        ------
+        GladeError
+            When nothing is selected and no supernode is named, or for a supernode or
+            column the supergraph shown does not have.
+
+        Examples
+        --------
+        >>> import glade
+        >>> from glade.views import SupergraphView
+        >>> runs = glade.datasets.synthetic_scaling_study(repeats=1, n_nodes=30)
+        >>> view = SupergraphView(glade.Ensemble.from_graphframes(runs))
+        >>> view.selection = ["app"]
+        >>> view.details().supernode
+        'app'
+        """
+        key = supernode if supernode is not None else next(iter(self.selection), None)
+        if key is None:
+            raise GladeError("select a supernode first (click it), or name one")
+        if (key, parameter) not in self._details:
+            self._details[key, parameter] = self._shown.details(key, parameter)
+        return self._details[key, parameter]
+
+    def _answer_details(self, message: dict) -> tuple[dict, bytes]:
+        """The details of the supernode a page asks for, with the revision of the
+        supergraph they belong to (the page drops answers about an older one)."""
+        parameter = message.get("parameter") or None
+        details = self.details(str(message.get("supernode")), parameter)
+        fields, arrays = details_payload(details)
+        descriptors, blob = pack_arrays(arrays)
+        return {**fields, "arrays": descriptors, "revision": self.revision}, blob
 
     # ------------------------------------------------------------ links
     @property

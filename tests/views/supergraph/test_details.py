@@ -1,0 +1,69 @@
+"""The details panel's linked views of a supernode, as the view sends them to the page:
+on request, for one supernode, about the supergraph shown (an edit changes them)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from glade.errors import GladeError
+from glade.packing import unpack_arrays
+from glade.views import SupergraphView
+from tests.ensemble.tiny import tiny_ensemble
+
+LIB = {"^(solve|kernel)$": "lib"}
+PROCESSES = [1, 2, 4, 8, 16]
+
+
+@pytest.fixture
+def view():
+    # main 0.5, solve 1, kernel 2 log2(p), io 3 (exclusive) at p = 1 .. 16 processes
+    ens = tiny_ensemble(
+        [[0.5, 1.0, 2 * np.log2(p), 3.0] for p in PROCESSES],
+        [{"mpi.world.size": p} for p in PROCESSES],
+    )
+    return SupergraphView(ens, by=LIB, metric="time")
+
+
+class Replies:
+    """What a widget sends to its front end."""
+
+    def __init__(self, view):
+        self.sent = []
+        view.send = lambda content, buffers=None: self.sent.append((content, buffers))
+
+
+def test_a_request_is_answered_with_the_supernodes_details(view):
+    replies = Replies(view)
+    view._on_request(view, {"type": "details", "id": 3, "supernode": "lib"}, [])
+    fields, buffers = replies.sent[-1]
+    assert fields["type"] == "details" and fields["id"] == 3
+    assert fields["revision"] == view.revision and fields["supernode"] == "lib"
+    arrays = unpack_arrays(fields["arrays"], buffers[0])
+    np.testing.assert_allclose(
+        arrays["site_inclusive"].reshape(2, 5), [[1, 3, 5, 7, 9], [0, 2, 4, 6, 8]]
+    )
+    np.testing.assert_allclose(arrays["run_value"], [1, 3, 5, 7, 9])
+    assert arrays["site_parent"].tolist() == [-1, 0]
+    assert fields["parameter"] == "mpi.world.size" and "log2" in fields["formula"]
+
+
+def test_details_follow_the_edits(view):
+    view.selection = ["lib"]
+    assert view.details().names == ["solve", "kernel"]
+    # hiding kernel folds its time into solve: one call site, the same values
+    view.query = 'MATCH (".", p) WHERE NOT p.name = "kernel"'
+    assert view.details().names == ["solve"]
+    np.testing.assert_allclose(view.details().value, [1, 3, 5, 7, 9])
+    view.set_target(view.supergraph().profiles[4])
+    assert view.details().target == 4
+
+
+def test_a_bad_request_gets_an_error_not_silence(view):
+    replies = Replies(view)
+    view._on_request(view, {"type": "details", "id": 4, "supernode": "nope"}, [])
+    content, buffers = replies.sent[-1]
+    assert content["type"] == "error" and content["request"] == "details"
+    assert "no supernode 'nope'" in content["message"] and buffers is None
+    with pytest.raises(GladeError, match="select a supernode first"):
+        view.details()
