@@ -11,8 +11,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from glade.errors import GladeError
+from glade.views import CCT
 from glade.views.cct.tabs import bottom_up_table, flat_table, outermost
 from glade.views.metrics import MetricColumn
+
+from .cct_cases import profile_from_spec
 
 # main(0) -> solve(1) -> {MPI_Wait(2), work(3) -> MPI_Wait(4)}; main -> work(5) -> work(6)
 PARENT = np.array([-1, 0, 1, 1, 3, 0, 5])
@@ -137,3 +141,44 @@ def test_tables_match_a_brute_force_oracle(tree):
         got_inc[key] = bottom.columns[0].values[r]
     assert got_exc == pytest.approx(dict(suffix_exc))
     assert got_inc == pytest.approx(dict(suffix_inc))
+
+
+# main(0) -> solve(1) -> {mpi_wait a.c (2), mpi_wait b.c (3) -> poll (4)}; main -> io(5) -> write(6)
+SPEC = {
+    "parent": [-1, 0, 1, 1, 3, 0, 5],
+    "name": ["main", "solve", "mpi_wait", "mpi_wait", "poll", "io", "write"],
+    "file": ["m.c", "s.c", "a.c", "b.c", "p.c", "io.c", "w.c"],
+    "time": [1, 2, 3, 4, 5, 6, 7],
+}
+
+
+def test_hiding_a_function_is_a_name_predicate_and_folds_its_time():
+    view = CCT(profile_from_spec(SPEC)).hide_function("mpi_wait")
+    assert view.query == 'NOT {MATCH (".", n0)->("*") WHERE n0.name = "mpi_wait"}'
+    result = view.apply()
+    assert sorted(result.graph.names) == ["io", "main", "solve", "write"]
+    time = dict(zip(result.graph.names, result.node_values("time"), strict=True))
+    assert time["solve"] == 2 + 3 + 4 + 5  # the calls' time folds into their caller
+    view.hide_function("io")
+    assert view.query == 'NOT {MATCH (".", n0)->("*") WHERE n0.name IN ["io", "mpi_wait"]}'
+    assert "hid every call of io and what it calls: 2 nodes" in view.explain()
+
+
+def test_focusing_on_a_function_keeps_its_calls_callers_and_callees():
+    view = CCT(profile_from_spec(SPEC)).hide(("main", "io")).focus_function("poll")
+    assert view.query == (
+        '{MATCH ("*")->(".", n1)->("*") WHERE n1.name = "poll"}\n'
+        'AND NOT {MATCH ("main/io", n1)->("*", n2) RETURN n1, n2}'
+    )
+    assert sorted(view.apply().graph.names) == ["main", "mpi_wait", "poll", "solve"]
+    view.focus(("main", "io"))  # a focus on a call path replaces the function's
+    assert "poll" not in view.query
+    view.focus_function("poll").unfocus()
+    assert view.query.count("MATCH") == 1
+
+
+def test_a_function_edit_names_a_function_of_the_view():
+    view = CCT(profile_from_spec(SPEC))
+    with pytest.raises(GladeError, match="names no function of the view: 'MPI_Wait'"):
+        view.hide_function("MPI_Wait")
+    assert view.history == []

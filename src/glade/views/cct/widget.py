@@ -510,6 +510,66 @@ class CCT(QueryView):
         self._edit({"op": "focus", "nodes": self._nodes(path)})
         return self
 
+    def hide_function(self, name: str) -> CCT:
+        """Hide every call of the function ``name`` and what it calls, wherever it is called
+        (the bottom-up and flat tabs' hide): the query names the function, not call paths.
+
+        Parameters
+        ----------
+        name : str
+            A function name of the view's data.
+
+        Returns
+        -------
+        CCT
+            The view itself.
+
+        Raises
+        ------
+        GladeError
+            When no node has that name.
+
+        Examples
+        --------
+        >>> import glade
+        >>> from glade.views import CCT
+        >>> view = CCT(glade.datasets.synthetic_profile(30, seed=1)).hide_function("MPI_Scan")
+        >>> print(view.query)
+        NOT {MATCH (".", n0)->("*") WHERE n0.name = "MPI_Scan"}
+        """
+        self._edit({"op": "hide_function", "name": name})
+        return self
+
+    def focus_function(self, name: str) -> CCT:
+        """Keep only the calls of the function ``name``, their callers and what they call
+        (the bottom-up and flat tabs' focus); it replaces any focus.
+
+        Parameters
+        ----------
+        name : str
+            A function name of the view's data.
+
+        Returns
+        -------
+        CCT
+            The view itself.
+
+        Raises
+        ------
+        GladeError
+            When no node has that name.
+
+        Examples
+        --------
+        >>> import glade
+        >>> from glade.views import CCT
+        >>> view = CCT(glade.datasets.synthetic_profile(30, seed=1)).focus_function("MPI_Scan")
+        >>> print(view.query)
+        MATCH ("*")->(".", n1)->("*") WHERE n1.name = "MPI_Scan"
+        """
+        self._edit({"op": "focus_function", "name": name})
+        return self
+
     def unfocus(self) -> CCT:
         """Drop the focus."""
         self._edit({"op": "unfocus"})
