@@ -182,3 +182,25 @@ def test_a_function_edit_names_a_function_of_the_view():
     with pytest.raises(GladeError, match="names no function of the view: 'MPI_Wait'"):
         view.hide_function("MPI_Wait")
     assert view.history == []
+
+
+def test_the_tab_is_view_state_and_its_rows_are_those_of_what_apply_gives():
+    view = CCT(profile_from_spec(SPEC))
+    assert "tab_parent" not in view.payload_arrays()  # the tree tab needs no table
+    view.tab = "flat"
+    assert view.history == [] and view.query == 'MATCH ("*")'
+    view.collapse(("main", "solve"))
+    fields, arrays = view.payload_fields()["tab"], view.payload_arrays()
+    assert fields["kind"] == "flat" and fields["query"] == view.query
+    names = [view.function_names[i] for i in arrays["tab_name"]]
+    assert sorted(names) == ["io", "main", "solve", "write"]
+    time = [m["name"] for m in fields["metrics"]].index("time")
+    count = len(names)
+    exc = dict(zip(names, arrays["tab_values"][time * count : (time + 1) * count], strict=True))
+    assert exc == {"main": 1, "solve": 2 + 3 + 4 + 5, "io": 6, "write": 7}
+    assert fields["metrics"][time]["unit"] == view.metrics[1]["unit"]
+    view.tab = "bottom-up"
+    table = view.function_table()
+    assert len(view.payload_arrays()["tab_parent"]) == len(table)
+    with pytest.raises(GladeError, match="'bottom-up' or 'flat'"):
+        view.function_table("icicle")

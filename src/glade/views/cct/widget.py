@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+import pandas as pd
 import traitlets
 
 from glade.errors import GladeError, MetricError
@@ -39,6 +40,7 @@ from glade.views.cct import edits as cct_edits
 from glade.views.cct.calltree import ViewTree
 from glade.views.cct.linked import restricted_values
 from glade.views.cct.query import base_parts, explain_edits, query_text, selection_query
+from glade.views.cct.tabs import FunctionTable, bottom_up_table, flat_table
 from glade.views.metrics import (
     describe_rows,
     device_work,
@@ -48,6 +50,9 @@ from glade.views.metrics import (
 )
 
 COLOR_SCHEMES = ("viridis", "magma", "heat")
+#: The view's tabs over the same data: the tree, the callers (bottom-up) view, one row per
+#: function, and the icicle (flame graph) of the tree.
+TABS = ("top-down", "bottom-up", "flat", "icicle")
 #: The most rows a selection may hold: its query names every row's call path.
 MAX_SELECTED = 10_000
 
@@ -112,6 +117,8 @@ class CCT(QueryView):
         Show one rank's rows instead of ``agg``.
     sort_metric, color_metric : str, optional
         Sort siblings, or colour rows, by another metric.
+    tab : {"top-down", "bottom-up", "flat", "icicle"}, default "top-down"
+        The tab shown first (``view.tab``: view state, not an edit).
     data_name : str, default "gf"
         The variable name ``view.code()`` writes.
     height : int, default 420
@@ -143,6 +150,8 @@ class CCT(QueryView):
     merge_ops = ("threshold",)
 
     notice = traitlets.Unicode("").tag(sync=True)
+    #: The tab shown (view state, not an edit: it changes no query).
+    tab = traitlets.Enum(TABS, default_value="top-down").tag(sync=True)
 
     metric = traitlets.Unicode("").tag(sync=True)
     color_metric = traitlets.Unicode("").tag(sync=True)
@@ -167,6 +176,7 @@ class CCT(QueryView):
         color_metric: str | None = None,
         data_name: str = "gf",
         height: int = 420,
+        tab: str = "top-down",
         **kwargs: Any,
     ):
         gf = graphframe_of(data)
@@ -214,9 +224,12 @@ class CCT(QueryView):
             color_metric=color_metric or "",
             notice=self._notice(gf),
             height=height,
+            tab=tab,
             **kwargs,
         )
-        self._publish(*self._transport(columns))
+        fields, arrays = self._transport(columns)
+        self._publish(fields, arrays)
+        self._publish_tab()
 
     # ------------------------------------------------------------ transport
     def _transport(self, columns: list) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -443,6 +456,89 @@ class CCT(QueryView):
             self.query = query_text(self._tree, state)
         finally:
             self._internal = False
+        self._publish_tab()
+
+    @traitlets.observe("tab")
+    def _tab_changed(self, change) -> None:
+        self._publish_tab()
+
+    # ------------------------------------------------------------ tabs
+    def function_table(self, kind: str | None = None) -> FunctionTable:
+        """What the bottom-up or flat tab shows (default: the current tab): the rows of
+        :func:`~glade.views.cct.tabs.bottom_up_table` or
+        :func:`~glade.views.cct.tabs.flat_table` over ``apply()``'s call tree (edits
+        included), with the view's ``agg`` or ``rank``.
+
+        Parameters
+        ----------
+        kind : {"bottom-up", "flat"}, optional
+            The tab (default: ``view.tab`` when it is one of these).
+
+        Returns
+        -------
+        FunctionTable
+            Its ``name`` indexes :attr:`function_names`.
+
+        Raises
+        ------
+        GladeError
+            When ``kind`` is not "bottom-up" or "flat".
+
+        Examples
+        --------
+        >>> import glade
+        >>> from glade.views import CCT
+        >>> gf = glade.datasets.synthetic_profile(30, seed=1)
+        >>> table = CCT(gf).function_table("flat")
+        >>> len(table) == len(set(gf.graph.names))
+        True
+        """
+        kind = kind or self.tab
+        if kind not in ("bottom-up", "flat"):
+            raise GladeError(f"a function table is 'bottom-up' or 'flat', not {kind!r}")
+        if not self.history:
+            tree, columns = self._tree, self._columns
+            parent, depth, codes = tree.parent, tree.depth, tree.name_index
+        else:
+            shown = self._gf.query(self.query, fold=True)
+            columns = metric_columns(shown, agg=self._agg, rank=self._rank)
+            parent = np.asarray(shown.graph.tree_parent, dtype=np.int64)
+            depth = np.asarray(shown.graph.depth, dtype=np.int64)
+            names = [str(u) for u in self._tree.unique_names]
+            codes = pd.Index(names).get_indexer([str(u) for u in shown.graph.names])
+        build = bottom_up_table if kind == "bottom-up" else flat_table
+        return build(parent, depth, codes, columns)
+
+    @property
+    def function_names(self) -> list[str]:
+        """The function names a :class:`FunctionTable` of the view indexes."""
+        return [str(u) for u in self._tree.unique_names]
+
+    def _publish_tab(self) -> None:
+        """Send the rows of the bottom-up or flat tab when it is shown (``tab_rows``:
+        parent and name per row, ``tab_values``: a row-major block per metric, and the
+        ``tab`` field: which tab, its metrics and the query they are of)."""
+        if self.tab not in ("bottom-up", "flat"):
+            return
+        table = self.function_table()
+        self._publish(
+            fields={
+                "tab": {
+                    "kind": self.tab,
+                    "query": self.query,
+                    "metrics": [
+                        {"name": c.name, "kind": c.kind, "unit": c.unit} for c in table.columns
+                    ],
+                }
+            },
+            arrays={
+                "tab_parent": table.parent.astype(np.int32),
+                "tab_name": table.name.astype(np.int32),
+                "tab_values": np.concatenate(
+                    [c.values for c in table.columns] or [np.zeros(0)]
+                ).astype(np.float64),
+            },
+        )
 
     def _query_edit(self, query: BaseQuery) -> dict:
         """An assigned query is a base edit, with the nodes it keeps (the front end draws
