@@ -1,7 +1,8 @@
 """Screenshots of the four views in JupyterLab, for looking at what a change did: light
 and dark themes, a wide panel and an 800 px one, each view with the line that says what
 the kernel refused. Not a test: run ``python -m tests.browser.screens OUT_DIR`` and open
-the PNGs (``GLADE_CHROMIUM`` names the chromium to drive, as for the tests).
+the PNGs (``GLADE_CHROMIUM`` names the chromium to drive, as for the tests);
+``--only cct`` takes only the views whose names start with ``cct``.
 
 ``python -m tests.browser.screens --readme docs/_static`` takes the README's four pictures
 instead: light theme, wide panel, no refusal line and no JupyterLab notification, a halo
@@ -37,8 +38,15 @@ CELLS = [
     "views['cct-caliper'] = CCT(glade.read(caliper) if caliper else\n"
     "                          synthetic_profile(200, seed=5), height=380)\n"
     "_ = views['cct-caliper'].expand_to_depth(3).collapse_below(0.5).expand_hot_path()",
+    # the CCT's other tabs over one profile, a function hidden by name in each
+    "_tabs = synthetic_profile(400, ranks=4, seed=2)\n"
+    "for _tab in ('bottom-up', 'flat', 'icicle'):\n"
+    "    views['cct-' + _tab] = CCT(_tabs, tab=_tab, height=380).hide_function('MPI_Reduce')",
     "views['cct']",
     "views['cct-caliper']",
+    "views['cct-bottom-up']",
+    "views['cct-flat']",
+    "views['cct-icicle']",
     "views['supergraph']",
     "views['supergraph-details']",
     "views['timeline']",
@@ -47,6 +55,9 @@ CELLS = [
 SELECTORS = {
     "cct": ".glade-cct >> nth=0",
     "cct-caliper": ".glade-cct >> nth=1",
+    "cct-bottom-up": ".glade-cct >> nth=2",
+    "cct-flat": ".glade-cct >> nth=3",
+    "cct-icicle": ".glade-cct >> nth=4",
     "supergraph": ".glade-sg",
     "supergraph-details": ".glade-sg >> nth=1",
     "timeline": ".glade-timeline",
@@ -102,7 +113,15 @@ def readme_pictures(out: Path) -> None:
         browser.close()
 
 
-def main(out: Path) -> None:
+#: Where the pointer rests in each CCT tab for its tooltip: the element and the offset.
+HOVER = {
+    "cct-bottom-up": (".gc-function-panel .gc-body", 60, 50),
+    "cct-flat": (".gc-function-panel .gc-body", 60, 50),
+    "cct-icicle": (".gc-icicle", 300, 50),
+}
+
+
+def main(out: Path, only: str = "") -> None:
     from playwright.sync_api import sync_playwright
 
     out.mkdir(parents=True, exist_ok=True)
@@ -134,13 +153,16 @@ def main(out: Path) -> None:
                 page.set_viewport_size({"width": width, "height": 1000})
                 page.wait_for_timeout(1500)
                 for view, selector in SELECTORS.items():
+                    if not view.startswith(only):
+                        continue
                     element = page.locator(selector).first
                     element.scroll_into_view_if_needed()
                     page.wait_for_timeout(500)
                     if view.startswith("cct"):
                         # a row's tooltip: beside the values, never over them
-                        rows = element.locator(".gc-body").bounding_box()
-                        page.mouse.move(rows["x"] + 60, rows["y"] + 50)
+                        where, dx, dy = HOVER.get(view, (".gc-body", 60, 50))
+                        rows = element.locator(where).first.bounding_box()
+                        page.mouse.move(rows["x"] + dx, rows["y"] + dy)
                         page.wait_for_timeout(300)
                     element.screenshot(path=out / f"{view}-{theme}-{width_name}.png")
                     page.mouse.move(0, 0)
@@ -151,4 +173,10 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--readme"]:
         readme_pictures(Path(sys.argv[2] if len(sys.argv) > 2 else "docs/_static"))
     else:
-        main(Path(sys.argv[1] if len(sys.argv) > 1 else "screens"))
+        arguments = sys.argv[1:]
+        only = ""
+        if "--only" in arguments:
+            at = arguments.index("--only")
+            only = arguments[at + 1]
+            del arguments[at : at + 2]
+        main(Path(arguments[0] if arguments else "screens"), only)
