@@ -79,7 +79,7 @@ export function nearPlace(view, tip, pointer, band) {
 /** Show `tooltip` in the view `root` beside the pointer (see nearPlace). */
 export function placeNear(tooltip, root, pointer, band) {
   const box = root.getBoundingClientRect();
-  tooltip.style.display = "block";
+  release(tooltip);
   tooltip.style.maxWidth = `${Math.min(420, box.width - 8)}px`;
   const place = nearPlace(box, tooltip.getBoundingClientRect(),
     { x: pointer.x - box.left, y: pointer.y - box.top }, band);
@@ -87,12 +87,21 @@ export function placeNear(tooltip, root, pointer, band) {
   tooltip.style.top = `${place.top}px`;
 }
 
+/** Show `tooltip` at the view's top left before measuring it: left where it was (near the
+ * right edge of a view that has since narrowed), the browser would squeeze it into the
+ * space left of that edge and the measure would be of a tall, narrow box. */
+function release(tooltip) {
+  tooltip.style.left = "0px";
+  tooltip.style.top = "0px";
+  tooltip.style.display = "block";
+}
+
 /** Show `tooltip` in the view `root` beside the pointer, left of the values (see
  * tooltipPlace); `valuesLeft` is the page x where the first metric column starts, `band`
  * the rows' top and bottom relative to the view. */
 export function placeTooltip(tooltip, root, pointer, valuesLeft, band) {
   const box = root.getBoundingClientRect();
-  tooltip.style.display = "block";
+  release(tooltip);
   const at = { x: pointer.x - box.left, y: pointer.y - box.top };
   const start = tooltipPlace(box, tooltip.getBoundingClientRect(), at, valuesLeft - box.left,
     band);
