@@ -168,7 +168,7 @@ export class FunctionTab {
     const parts = row.gladeParts;
     row.dataset.row = String(r);
     set(parts.name.style, "paddingLeft", `${(this.indent ?? (() => 4))(depth)}px`, parts.memo);
-    const open = rows.childPtr[r + 2] > rows.childPtr[r + 1];
+    const open = rows.childPtr[r + 2] > rows.childPtr[r + 1] || rows.more[r] === 1;
     set(parts.toggle, "className", !open ? "gc-toggle"
       : this.expanded.has(this.keyOf(r)) ? "gc-toggle gc-open" : "gc-toggle gc-closed");
     parts.arrow.style.display = depth > 0 ? "" : "none";
@@ -200,6 +200,12 @@ export class FunctionTab {
   }
 
   toggle(r) {
+    if (this.rows.more[r] && this.rows.childPtr[r + 2] === this.rows.childPtr[r + 1]) {
+      this.message.textContent = "the callers of this row are left out of the page to keep "
+        + "the table small: view.function_table() has them all";
+      this.message.style.display = "";
+      return;
+    }
     const key = this.keyOf(r);
     if (this.expanded.has(key)) this.expanded.delete(key);
     else if (this.rows.childPtr[r + 2] > this.rows.childPtr[r + 1]) this.expanded.add(key);

@@ -6,9 +6,10 @@
 /**
  * The function rows of a payload (null when it holds none): `kind` ("bottom-up" or
  * "flat"), `query` (the query the rows are of), `metrics` ([{name, kind, unit, values}],
- * values per row), per row `parent` (-1 for a function's own row) and `name` (index in the
- * tree's name table), and the children of each row as CSR lists (childPtr, childIndex;
- * owner r + 1, 0 for the top rows).
+ * values per row), per row `parent` (-1 for a function's own row), `name` (index in the
+ * tree's name table) and `more` (1: its callers were left out to bound the table), and
+ * the children of each row as CSR lists (childPtr, childIndex; owner r + 1, 0 for the top
+ * rows).
  */
 export function functionRows(payload) {
   const field = payload.fields.tab;
@@ -27,7 +28,7 @@ export function functionRows(payload) {
   for (let r = 0; r < count; r++) childIndex[fill[parent[r] + 1]++] = r;
   return {
     kind: field.kind, query: field.query, metrics, parent, name: payload.arrays.tab_name,
-    count, childPtr, childIndex,
+    more: payload.arrays.tab_more ?? new Uint8Array(count), count, childPtr, childIndex,
   };
 }
 

@@ -204,3 +204,28 @@ def test_the_tab_is_view_state_and_its_rows_are_those_of_what_apply_gives():
     assert len(view.payload_arrays()["tab_parent"]) == len(table)
     with pytest.raises(GladeError, match="'bottom-up' or 'flat'"):
         view.function_table("icicle")
+
+
+def test_a_row_limit_leaves_out_deep_callers_and_marks_where():
+    full = bottom_up_table(PARENT, DEPTH, NAME, columns())
+    assert not full.more.any()
+    levels = np.zeros(len(full), dtype=int)
+    for r in range(len(full)):
+        if full.parent[r] >= 0:
+            levels[r] = levels[full.parent[r]] + 1
+    first_two = int((levels <= 1).sum())
+    cut = bottom_up_table(PARENT, DEPTH, NAME, columns(), max_rows=first_two)
+    assert len(cut) == first_two
+    np.testing.assert_array_equal(cut.parent, full.parent[:first_two])
+    np.testing.assert_array_equal(cut.columns[1].values, full.columns[1].values[:first_two])
+    # the rows of level 1 whose calls have callers further up
+    marked = {
+        tuple(NAMES[cut.name[i]] for i in (cut.parent[r], r)) for r in np.flatnonzero(cut.more)
+    }
+    # solve is called from main, work from solve and main: their chains go on; main's ends
+    assert marked == {
+        ("MPI_Wait", "solve"),
+        ("MPI_Wait", "work"),
+        ("work", "solve"),
+        ("work", "work"),
+    }

@@ -32,12 +32,14 @@ COUNT_NAMES = frozenset({"count", "calls", "visits", "num_calls"})
 @dataclass(frozen=True)
 class FunctionTable:
     """Rows of the bottom-up or flat tab: ``parent`` (row id, -1 for a function's own row;
-    parents come before children), ``name`` (index into the view's names), and one
-    column per metric the tab shows (values per row, in ``columns``' units)."""
+    parents come before children), ``name`` (index into the view's names), one column per
+    metric the tab shows (values per row, in ``columns``' units), and ``more``: True for a
+    row whose callers were left out to keep the table under a row limit."""
 
     parent: np.ndarray
     name: np.ndarray
     columns: list[MetricColumn]
+    more: np.ndarray
 
     def __len__(self) -> int:
         return int(self.parent.size)
@@ -147,11 +149,16 @@ def flat_table(
         np.full(present.size, -1, dtype=np.int64),
         present,
         [_with_values(c, v) for c, v in zip(kept, values, strict=True)],
+        np.zeros(present.size, dtype=bool),
     )
 
 
 def bottom_up_table(
-    parent: np.ndarray, depth: np.ndarray, name: np.ndarray, columns: Sequence[MetricColumn]
+    parent: np.ndarray,
+    depth: np.ndarray,
+    name: np.ndarray,
+    columns: Sequence[MetricColumn],
+    max_rows: int | None = None,
 ) -> FunctionTable:
     """hpcviewer's callers view as rows (see module doc): level 0 holds one row per
     function, level k the reversed call paths of length k + 1 that occur in the tree.
@@ -162,6 +169,10 @@ def bottom_up_table(
         The tree (pre-order parent ids, depths) and each node's name code.
     columns : sequence of MetricColumn
         The view's columns, one value per node; see :func:`tab_columns`.
+    max_rows : int, optional
+        Stop before the first level that would take the table past this many rows (the
+        function rows always come); the rows of the last level kept whose calls have
+        callers are marked in ``more``.
 
     Returns
     -------
@@ -191,23 +202,30 @@ def bottom_up_table(
     total = present.size
     ancestor = parent.copy()
     active = np.flatnonzero(ancestor >= 0)
+    width = int(name.max(initial=0)) + 1
+    more = np.zeros(0, dtype=np.int64)
     while active.size:
-        pairs = np.stack([row[active], name[ancestor[active]]], axis=1)
-        unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
-        inverse = inverse.reshape(-1)
+        # one int64 key per (row, caller name) pair: a 1-D unique is a plain sort
+        keys, inverse = np.unique(row[active] * width + name[ancestor[active]], return_inverse=True)
+        if max_rows is not None and total + keys.size > max_rows:
+            more = np.unique(row[active])
+            break
         local = np.full(parent.size, -1, dtype=np.int64)
-        local[active] = inverse
-        parents.append(unique[:, 0])
-        names.append(unique[:, 1])
-        values.append(_row_values(kept, local, unique.shape[0], outer))
+        local[active] = inverse.reshape(-1)
+        parents.append(keys // width)
+        names.append(keys % width)
+        values.append(_row_values(kept, local, keys.size, outer))
         row = np.where(local >= 0, local + total, -1)
-        total += unique.shape[0]
+        total += keys.size
         ancestor[active] = parent[ancestor[active]]
         active = active[ancestor[active] >= 0]
+    flags = np.zeros(total, dtype=bool)
+    flags[more] = True
     return FunctionTable(
         np.concatenate(parents),
         np.concatenate(names),
         [_with_values(c, np.concatenate([v[j] for v in values])) for j, c in enumerate(kept)],
+        flags,
     )
 
 

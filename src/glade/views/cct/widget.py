@@ -53,6 +53,9 @@ COLOR_SCHEMES = ("viridis", "magma", "heat")
 #: The view's tabs over the same data: the tree, the callers (bottom-up) view, one row per
 #: function, and the icicle (flame graph) of the tree.
 TABS = ("top-down", "bottom-up", "flat", "icicle")
+#: The most bottom-up rows the page receives: deeper callers stay in the kernel
+#: (``view.function_table()`` has them all), so an edit on a deep tree stays quick.
+MAX_TAB_ROWS = 100_000
 #: The most rows a selection may hold: its query names every row's call path.
 MAX_SELECTED = 10_000
 
@@ -463,7 +466,7 @@ class CCT(QueryView):
         self._publish_tab()
 
     # ------------------------------------------------------------ tabs
-    def function_table(self, kind: str | None = None) -> FunctionTable:
+    def function_table(self, kind: str | None = None, max_rows: int | None = None) -> FunctionTable:
         """What the bottom-up or flat tab shows (default: the current tab): the rows of
         :func:`~glade.views.cct.tabs.bottom_up_table` or
         :func:`~glade.views.cct.tabs.flat_table` over ``apply()``'s call tree (edits
@@ -473,6 +476,10 @@ class CCT(QueryView):
         ----------
         kind : {"bottom-up", "flat"}, optional
             The tab (default: ``view.tab`` when it is one of these).
+        max_rows : int, optional
+            Leave out the bottom-up levels that would pass this many rows (see
+            :func:`~glade.views.cct.tabs.bottom_up_table`); the page gets at most
+            ``MAX_TAB_ROWS``.
 
         Returns
         -------
@@ -506,8 +513,9 @@ class CCT(QueryView):
             depth = np.asarray(shown.graph.depth, dtype=np.int64)
             names = [str(u) for u in self._tree.unique_names]
             codes = pd.Index(names).get_indexer([str(u) for u in shown.graph.names])
-        build = bottom_up_table if kind == "bottom-up" else flat_table
-        return build(parent, depth, codes, columns)
+        if kind == "flat":
+            return flat_table(parent, depth, codes, columns)
+        return bottom_up_table(parent, depth, codes, columns, max_rows)
 
     @property
     def function_names(self) -> list[str]:
@@ -520,7 +528,7 @@ class CCT(QueryView):
         ``tab`` field: which tab, its metrics and the query they are of)."""
         if self.tab not in ("bottom-up", "flat"):
             return
-        table = self.function_table()
+        table = self.function_table(max_rows=MAX_TAB_ROWS)
         self._publish(
             fields={
                 "tab": {
@@ -534,6 +542,7 @@ class CCT(QueryView):
             arrays={
                 "tab_parent": table.parent.astype(np.int32),
                 "tab_name": table.name.astype(np.int32),
+                "tab_more": table.more.astype(np.uint8),
                 "tab_values": np.concatenate(
                     [c.values for c in table.columns] or [np.zeros(0)]
                 ).astype(np.float64),
