@@ -115,8 +115,8 @@ def readme_pictures(out: Path) -> None:
 
 #: Where the pointer rests in each CCT tab for its tooltip: the element and the offset.
 HOVER = {
-    "cct-bottom-up": (".gc-function-panel .gc-body", 60, 50),
-    "cct-flat": (".gc-function-panel .gc-body", 60, 50),
+    "cct-bottom-up": (".gc-function-rows", 60, 50),
+    "cct-flat": (".gc-function-rows", 60, 50),
     "cct-icicle": (".gc-icicle", 300, 50),
 }
 

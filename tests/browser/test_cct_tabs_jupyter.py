@@ -24,6 +24,7 @@ pytestmark = pytest.mark.browser
 
 SIZE, RANKS, SEED = 40, 4, 5
 BOX_HEIGHT = 20  # px, js/views/cct/icicle-tab.js
+FUNCTION_ROWS = ".gc-function-rows"
 
 
 @pytest.fixture(scope="module")
@@ -61,16 +62,16 @@ def test_function_tabs_send_name_edits(page, page_errors, jupyter):
     view.locator(".gc-tab[data-tab=bottom-up]").click()
     assert wait_for_kernel(page, "view.tab", "bottom-up") == "bottom-up"
     panel = view.locator(".gc-function-panel")
-    target = row(panel, twice)
+    target = row(panel, twice, FUNCTION_ROWS)
     expect(target).to_have_count(1)
     target.locator(".gc-toggle").click()  # open its callers: navigation, no edit
-    opened = panel.locator(".gc-body .gc-row:visible").filter(
+    opened = panel.locator(f"{FUNCTION_ROWS} .gc-row:visible").filter(
         has=page.locator(".gc-caller-arrow:visible")
     )
     expect(opened).to_have_count(len(callers))
     assert sorted(opened.locator(".gc-text").all_text_contents()) == callers
     assert kernel_value(page, "view.history") == []
-    target = row(panel, twice).first
+    target = row(panel, twice, FUNCTION_ROWS).first
     target.hover()
     target.locator("[data-action=hide_function]").click()
     history = wait_for_kernel(page, "view.history", [{"op": "hide_function", "name": twice}])
@@ -79,12 +80,12 @@ def test_function_tabs_send_name_edits(page, page_errors, jupyter):
         f'NOT {{MATCH (".", n0)->("*") WHERE n0.name = "{twice}"}}'
     )
     assert twice not in names_in_kernel(page)
-    expect(row(panel, twice)).to_have_count(0)  # the rows are those of apply()
+    expect(row(panel, twice, FUNCTION_ROWS)).to_have_count(0)  # the rows are those of apply()
 
     view.locator(".gc-tab[data-tab=flat]").click()
     assert wait_for_kernel(page, "view.tab", "flat") == "flat"
     kept = "integrate_pressure"
-    target = row(panel, kept)
+    target = row(panel, kept, FUNCTION_ROWS)
     expect(target).to_have_count(1)
     # rows by descending inclusive time (the view's metric), as the kernel computed them
     top = kernel_value(
@@ -92,7 +93,7 @@ def test_function_tabs_send_name_edits(page, page_errors, jupyter):
         "(lambda t: view.function_names[int(t.name[t.columns[0].values.argmax()])])"
         "(view.function_table())",
     )
-    expect(panel.locator(".gc-body .gc-row:visible .gc-text").first).to_have_text(top)
+    expect(panel.locator(f"{FUNCTION_ROWS} .gc-row:visible .gc-text").first).to_have_text(top)
     target.hover()
     target.locator("[data-action=focus_function]").click()
     focus = {"op": "focus_function", "name": kept}

@@ -24,7 +24,7 @@ export class FunctionTab {
     this.pointer = null;
     this.message = element("div", "gc-tab-message");
     this.headerSlot = element("div");
-    this.body = element("div", "gc-body");
+    this.body = element("div", "gc-function-rows");
     this.body.tabIndex = -1;
     panel.append(this.message, this.headerSlot, this.body);
     this.list = new VirtualList(this.body, {
