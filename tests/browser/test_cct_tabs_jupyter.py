@@ -1,9 +1,9 @@
-"""The CCT view's tabs in a real JupyterLab 4 with a real kernel: switching tabs is view
-state (``view.tab``, no edit); in the bottom-up tab a function opens into its callers
-(navigation) and its hide button sends a function edit whose query is a name predicate; in
-the flat tab the focus button does the same for a focus; in the icicle a click zooms (no
-edit) and ``h`` over a box hides its call path. After each click the test reads what the
-kernel holds."""
+"""The CCT view's tabs in a real JupyterLab 4 and a real Notebook 7 with a real kernel:
+switching tabs is view state (``view.tab``, no edit); in the bottom-up tab a function
+opens into its callers (navigation) and its hide button sends a function edit whose query
+is a name predicate; in the flat tab the focus button does the same for a focus; in the
+icicle a click zooms (no edit) and ``h`` over a box hides its call path. After each click
+the test reads what the kernel holds."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 from glade.views import CCT
 from tests.browser.cct_pages import profile, row
 from tests.browser.jupyter import (
+    FRONT_ENDS,
     jupyter_notebook,
     kernel_value,
     open_and_run,
@@ -27,8 +28,8 @@ BOX_HEIGHT = 20  # px, js/views/cct/icicle-tab.js
 FUNCTION_ROWS = ".gc-function-rows"
 
 
-@pytest.fixture(scope="module")
-def jupyter():
+@pytest.fixture(scope="module", params=sorted(FRONT_ENDS))
+def jupyter(request):
     cells = [
         "from glade.datasets import synthetic_profile\n"
         "from glade.views import CCT\n"
@@ -36,7 +37,7 @@ def jupyter():
         "view = CCT(gf, height=500)\n"
         "view"
     ]
-    with jupyter_notebook("lab", cells, "cct-tabs.ipynb") as url:
+    with jupyter_notebook(request.param, cells, "cct-tabs.ipynb") as url:
         yield url
 
 
