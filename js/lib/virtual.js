@@ -146,6 +146,13 @@ export class VirtualList {
     }
   }
 
+  /** Drop the pooled row elements (what makeRow builds has changed): the next render
+   * makes new ones. */
+  reset() {
+    for (const element of this.pool) element.remove();
+    this.pool = [];
+  }
+
   /** The element that draws `row`, or null when the row is not drawn.
    * @param {number} row @returns {RowElement | null} */
   elementAt(row) {

@@ -29,8 +29,9 @@ def distinct_children(gf: GraphFrame, node) -> list:
     return sorted(unique, key=lambda c: (-subtree_size(gf, c), c.nid))
 
 
-def row(scope, name: str):
-    """The visible row of the node called ``name`` (exactly) in a view."""
+def row(scope, name: str, rows: str = ".gc-body"):
+    """The visible row of the node called ``name`` (exactly) in a view (in the bottom-up
+    and flat tabs, ``rows=".gc-function-rows"``)."""
     page = getattr(scope, "page", scope)
     text = page.locator(".gc-text", has_text=re.compile(f"^{re.escape(name)}$"))
-    return scope.locator(".gc-body .gc-row:visible").filter(has=text)
+    return scope.locator(f"{rows} .gc-row:visible").filter(has=text)

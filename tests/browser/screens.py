@@ -46,8 +46,15 @@ CELLS = [
     "views['cct-caliper'] = CCT(glade.read(caliper) if caliper else\n"
     "                          synthetic_profile(200, seed=5), height=380)\n"
     "_ = views['cct-caliper'].expand_to_depth(3).collapse_below(0.5).expand_hot_path()",
+    # the CCT's other tabs over one profile, a function hidden by name in each
+    "_tabs = synthetic_profile(400, ranks=4, seed=2)\n"
+    "for _tab in ('bottom-up', 'flat', 'icicle'):\n"
+    "    views['cct-' + _tab] = CCT(_tabs, tab=_tab, height=380).hide_function('MPI_Reduce')",
     "views['cct']",
     "views['cct-caliper']",
+    "views['cct-bottom-up']",
+    "views['cct-flat']",
+    "views['cct-icicle']",
     "views['supergraph']",
     "views['supergraph-details']",
     "views['timeline']",
@@ -58,6 +65,9 @@ CELLS = [
 SELECTORS = {
     "cct": ".glade-cct >> nth=0",
     "cct-caliper": ".glade-cct >> nth=1",
+    "cct-bottom-up": ".glade-cct >> nth=2",
+    "cct-flat": ".glade-cct >> nth=3",
+    "cct-icicle": ".glade-cct >> nth=4",
     "supergraph": ".glade-sg",
     "supergraph-details": ".glade-sg >> nth=1",
     "timeline": ".glade-timeline",
@@ -115,7 +125,15 @@ def readme_pictures(out: Path) -> None:
         browser.close()
 
 
-def main(out: Path, only: str | None = None) -> None:
+#: Where the pointer rests in each CCT tab for its tooltip: the element and the offset.
+HOVER = {
+    "cct-bottom-up": (".gc-function-rows", 60, 50),
+    "cct-flat": (".gc-function-rows", 60, 50),
+    "cct-icicle": (".gc-icicle", 300, 50),
+}
+
+
+def main(out: Path, only: str = "") -> None:
     """Screenshots of every view (or of the views whose names start with ``only``) in
     ``out``: ``<view>-<theme>-<width>.png``, and for a supergraph with a supernode selected
     its details panel scrolled page by page (``...-panel<k>.png``)."""
@@ -150,15 +168,16 @@ def main(out: Path, only: str | None = None) -> None:
                 page.set_viewport_size({"width": width, "height": 1000})
                 page.wait_for_timeout(1500)
                 for view, selector in SELECTORS.items():
-                    if only and not view.startswith(only):
+                    if not view.startswith(only):
                         continue
                     element = page.locator(selector).first
                     element.scroll_into_view_if_needed()
                     page.wait_for_timeout(500)
                     if view.startswith("cct"):
                         # a row's tooltip: beside the values, never over them
-                        rows = element.locator(".gc-body").bounding_box()
-                        page.mouse.move(rows["x"] + 60, rows["y"] + 50)
+                        where, dx, dy = HOVER.get(view, (".gc-body", 60, 50))
+                        rows = element.locator(where).first.bounding_box()
+                        page.mouse.move(rows["x"] + dx, rows["y"] + dy)
                         page.wait_for_timeout(300)
                     if view == "timeline-counters":
                         # a counter track's tooltip: the column's value with its unit
@@ -205,7 +224,10 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--readme"]:
         readme_pictures(Path(sys.argv[2] if len(sys.argv) > 2 else "docs/_static"))
     else:
-        main(
-            Path(sys.argv[1] if len(sys.argv) > 1 else "screens"),
-            sys.argv[3] if sys.argv[2:3] == ["--only"] else None,
-        )
+        arguments = sys.argv[1:]
+        only = ""
+        if "--only" in arguments:
+            at = arguments.index("--only")
+            only = arguments[at + 1]
+            del arguments[at : at + 2]
+        main(Path(arguments[0] if arguments else "screens"), only)

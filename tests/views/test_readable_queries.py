@@ -20,7 +20,7 @@ from glade.query import CompoundQuery, Query, parse, query_mask
 from glade.query.engine import RowTable
 from glade.views import CCT, SupergraphView, Timeline
 from glade.views.cct import edits as cct_edits
-from glade.views.cct.query import normalize
+from glade.views.cct.query import function_query, normalize
 from glade.views.timeline import edits as timeline_edits
 
 from .cct.cct_cases import random_profile
@@ -110,7 +110,8 @@ def long_form(view: CCT) -> CompoundQuery | Query:
     """The CCT query as it was built before the readable form: each removed set is a
     call path minus another, ``{P(X)->("+")} AND NOT {P(X)}`` for a collapse,
     ``{P(X)->("*")} AND NOT {P(parent)}`` for a hide, ``{P(X)} AND NOT {P(parent)}`` for
-    an elision, and nothing is simplified."""
+    an elision, one name condition per hidden or focused function, and nothing is
+    simplified."""
     tree = view._tree
     state = cct_edits.replay(tree, view.history)
     parts, focus = normalize(tree, state)
@@ -118,7 +119,9 @@ def long_form(view: CCT) -> CompoundQuery | Query:
     if focus:
         paths = [tree.path_query(int(tree.key_rep[k]), "*") for k in focus]
         operands.append(paths[0] if len(paths) == 1 else CompoundQuery.of("or", *paths))
-    removed = []
+    # a function edit is one name condition per function, wherever it is called
+    operands += [function_query([name], callers=True) for name in state.focus_names]
+    removed = [function_query([name]) for name in state.hidden_names]
     for key, kind in parts:
         node = int(tree.key_rep[key])
         parent = int(tree.parent[node])

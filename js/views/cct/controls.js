@@ -66,6 +66,26 @@ export function buildToolbar(tree, thresholdSteps) {
   };
 }
 
+/** The view's tabs over the same data, and what each shows (their tooltips). */
+export const TABS = [
+  ["top-down", "the calling-context tree"],
+  ["bottom-up", "callers: each function's totals over all its calls, opened into its callers"],
+  ["flat", "one row per function"],
+  ["icicle", "flame graph of the tree, left-heavy: click to zoom"],
+];
+
+/** The tab bar (`bar`) and its buttons by tab name. */
+export function buildTabs() {
+  const bar = element("div", "gc-tabs", { role: "tablist" });
+  const buttons = new Map();
+  for (const [name, title] of TABS) {
+    const tab = element("button", "gc-tab", { role: "tab", "data-tab": name, title, text: name });
+    buttons.set(name, tab);
+    bar.append(tab);
+  }
+  return { bar, buttons };
+}
+
 /** The footer (`footer`): colour legend, status line and the query with a copy button. */
 export function buildFooter() {
   const footer = element("div", "gc-footer");

@@ -11,6 +11,9 @@
 //                                            threshold edits merge into one in the kernel)
 //   {op: "base", query, parts, keep}         a query assigned from Python; keep holds the
 //                                            [start, stop) ranges of the nodes it keeps
+//   {op: "hide_function", name}              hide every call of a function and its callees
+//   {op: "focus_function", name}             keep the calls of a function, their callers
+//                                            and callees (replaces any focus)
 // State is kept per call path (a call-path key), so nodes with equal call paths always
 // share it, exactly as a query naming them by call path does.
 
@@ -21,14 +24,15 @@ export const FOCUS = 8;
 
 const NODE_OPS = { collapse: COLLAPSED, hide: HIDDEN, elide: ELIDED };
 
-/** No edits: every node shown. */
+/** No edits: every node shown. Besides flags per call-path key, the state holds the
+ * names of the functions hidden and focused on (sorted arrays). */
 export function emptyState(tree) {
-  return { flags: new Uint8Array(tree.keyCount), base: null };
+  return { flags: new Uint8Array(tree.keyCount), base: null, hiddenNames: [], focusNames: [] };
 }
 
 /** True when the state shows the whole profile. */
 export function isEmpty(state) {
-  if (state.base !== null) return false;
+  if (state.base !== null || state.hiddenNames.length || state.focusNames.length) return false;
   const { flags } = state;
   for (let k = 0; k < flags.length; k++) if (flags[k] !== 0) return false;
   return true;
@@ -52,7 +56,7 @@ export function keepFromRanges(n, ranges) {
 
 /** The state after one edit (the given state is not changed). */
 export function applyEdit(tree, state, edit) {
-  return changeState(tree, { flags: state.flags.slice(), base: state.base }, edit);
+  return changeState(tree, { ...state, flags: state.flags.slice() }, edit);
 }
 
 /** Change a state by one edit, in place; returns it. */
@@ -71,9 +75,18 @@ function changeState(tree, state, edit) {
     case "focus":
       for (let k = 0; k < flags.length; k++) flags[k] &= ~FOCUS;
       for (const k of keys) flags[k] |= FOCUS;
+      state.focusNames = [];
       break;
     case "unfocus":
       for (let k = 0; k < flags.length; k++) flags[k] &= ~FOCUS;
+      state.focusNames = [];
+      break;
+    case "hide_function":
+      state.hiddenNames = [...new Set([...state.hiddenNames, edit.name])].sort();
+      break;
+    case "focus_function":
+      for (let k = 0; k < flags.length; k++) flags[k] &= ~FOCUS;
+      state.focusNames = [edit.name];
       break;
     case "depth":
       setCollapsedWhere(tree, flags, (i) => tree.depth[i] === edit.depth, true);
@@ -89,10 +102,14 @@ function changeState(tree, state, edit) {
       state.base = {
         query: edit.query, parts: edit.parts, keep: keepFromRanges(tree.n, edit.keep),
       };
+      state.hiddenNames = [];
+      state.focusNames = [];
       break;
     case "reset":
       flags.fill(0);
       state.base = null;
+      state.hiddenNames = [];
+      state.focusNames = [];
       break;
     default:
       throw new Error(`unknown edit ${JSON.stringify(edit.op)}`);

@@ -14,7 +14,9 @@ import { EditLog } from "../../lib/history.js";
 import { readPayload, watchPayload } from "../../lib/payload.js";
 import { bindErrorLine } from "../../lib/error.js";
 import { bindEditKeys } from "../../lib/keys.js";
-import { buildFooter, buildRowButtons, buildToolbar } from "./controls.js";
+import { buildFooter, buildRowButtons, buildTabs, buildToolbar } from "./controls.js";
+import { FunctionTab } from "./function-tab.js";
+import { IcicleTab } from "./icicle-tab.js";
 import { ColumnHeader } from "./header.js";
 import { indentation, SLOT_WIDTH } from "./columns.js";
 import { fillTooltip, placeTooltip } from "./tooltip.js";
@@ -63,8 +65,10 @@ class CCTView {
     const shown = metrics.filter((m) => m.kind !== "other" || m.column);
     this.columns = shown.length ? shown : metrics;
     this.build(el);
+    this.functionTab.setRows(payload);
     this.listen();
     this.refresh();
+    this.showTab();
     this.onRemoteSelection();
   }
 
@@ -82,9 +86,19 @@ class CCTView {
     }, () => this.fitColumns());
     const footer = buildFooter();
     const tooltip = element("div", "gc-tooltip");
-    root.append(toolbar.bar, notice, this.header.element, body, footer.footer, tooltip);
+    const tabs = buildTabs();
+    const functionPanel = element("div", "gc-panel gc-function-panel");
+    const iciclePanel = element("div", "gc-panel gc-icicle-panel");
+    root.append(tabs.bar, toolbar.bar, notice, this.header.element, body, functionPanel,
+      iciclePanel, footer.footer, tooltip);
     el.append(root);
-    Object.assign(this, toolbar, footer, { notice, body, tooltip, actions: buildRowButtons() });
+    Object.assign(this, toolbar, footer, {
+      notice, body, tooltip, tabButtons: tabs.buttons, functionPanel, iciclePanel,
+      actions: buildRowButtons(),
+    });
+    this.functionTab = new FunctionTab(this, functionPanel, this.signal);
+    this.icicleTab = new IcicleTab(this, iciclePanel, this.signal);
+    this.sizePanels();
     this.indent = indentation(Infinity, 0);
     this.list = new VirtualList(body, {
       rowHeight: ROW_HEIGHT,
@@ -97,6 +111,47 @@ class CCTView {
     const resizing = new ResizeObserver(() => this.fitColumns());
     resizing.observe(body);
     this.signal.addEventListener("abort", () => resizing.disconnect());
+  }
+
+  /** The panels of the tabs are as high as the tree's body. */
+  sizePanels() {
+    const height = `${this.model.get("height")}px`;
+    this.body.style.height = height;
+    this.functionTab.body.style.height = height;
+    this.icicleTab.scroller.style.height = height;
+  }
+
+  /** Show the panel of the model's tab (view state: it changes no query). */
+  showTab() {
+    const tab = this.model.get("tab");
+    for (const [name, button] of this.tabButtons) {
+      button.setAttribute("aria-selected", String(name === tab));
+      button.classList.toggle("gc-tab-active", name === tab);
+    }
+    const tree = tab === "top-down";
+    this.header.element.style.display = tree ? "" : "none";
+    this.body.style.display = tree ? "" : "none";
+    this.hotButton.style.display = tree ? "" : "none";
+    this.functionPanel.style.display = tab === "bottom-up" || tab === "flat" ? "" : "none";
+    this.iciclePanel.style.display = tab === "icicle" ? "" : "none";
+    this.tooltip.style.display = "none";
+    this.drawTab();
+    if (tree) this.fitColumns();
+  }
+
+  /** Redraw the tab shown, when it is not the tree. */
+  drawTab() {
+    const tab = this.model.get("tab");
+    if (tab === "icicle") this.icicleTab.draw();
+    else if (tab !== "top-down") this.functionTab.refresh();
+  }
+
+  /** The top and bottom of `element` (a tab's rows or drawing) in px from the view's top:
+   * where a tooltip may go without covering the toolbar. */
+  rowBand(element) {
+    const root = this.root.getBoundingClientRect();
+    const box = element.getBoundingClientRect();
+    return { top: box.top - root.top, bottom: box.bottom - root.top };
   }
 
   /** Fit the columns to the body's width and the indentation to the name column. */
@@ -191,6 +246,9 @@ class CCTView {
     button(this.hotButton, () => this.expandHotPath());
     button(this.resetButton, () => this.edits.reset());
     on(this.copyButton, "click", () => navigator.clipboard?.writeText(this.queryText.textContent));
+    for (const [name, tab] of this.tabButtons) {
+      button(tab, () => setTrait("tab", name));
+    }
     on(this.body, "click", (event) => this.onRowClick(event));
     on(this.body, "dblclick", (event) => {
       const group = this.groupAt(event);
@@ -226,9 +284,8 @@ class CCTView {
     signal.addEventListener("abort", stop);
     model.on("change:notice", () => this.refresh());
     model.on("change:query", () => this.showQuery());
-    model.on("change:height", () => {
-      this.body.style.height = `${model.get("height")}px`;
-    });
+    model.on("change:height", () => this.sizePanels());
+    model.on("change:tab", () => this.showTab());
   }
 
   /** A new payload: a link restricted the view (or lifted its restriction), so draw the
@@ -236,6 +293,7 @@ class CCTView {
   onPayload(payload) {
     if (payload.revision === this.revision) return;
     this.revision = payload.revision;
+    this.functionTab.setRows(payload);
     const { metrics, linkKeep } = linkedValues(payload, this.tree.n);
     this.tree.metrics = metrics;
     this.tree.linkKeep = linkKeep;
@@ -268,10 +326,24 @@ class CCTView {
 
   onKey(event) {
     // Keys belong to the tree when it (or a row) has the focus, not to toolbar controls.
-    if (event.target !== this.root && !this.body.contains(event.target)) return;
+    if (event.target !== this.root && !this.body.contains(event.target)
+      && !this.functionPanel.contains(event.target) && !this.iciclePanel.contains(event.target)) {
+      return;
+    }
     // (undo, redo and Escape are the keys every view shares: js/lib/keys.js)
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     const key = event.key;
+    const tab = this.model.get("tab");
+    if (tab !== "top-down") {
+      if (key === "u") this.edits.edit({ op: "unfocus" });
+      const handled = key === "u"
+        || (tab === "icicle" ? this.icicleTab.onKey(key) : this.functionTab.onKey(key));
+      if (handled) {
+        event.preventDefault();
+        event.stopPropagation();
+      }
+      return;
+    }
     const rowCount = this.order.rows.length;
     if (!rowCount) return;
     let row = Math.max(0, this.rowOf(this.cursorNode));
@@ -543,7 +615,7 @@ class CCTView {
     this.logBox.checked = model.get("color_log");
     this.undoButton.disabled = !this.edits.history.length;
     this.redoButton.disabled = !this.edits.future.length;
-    this.unfocusButton.disabled = !masks.focused;
+    this.unfocusButton.disabled = !masks.focused && !this.state.focusNames.length;
     const last = this.edits.history[this.edits.history.length - 1];
     if (!(last?.op === "threshold" && last.metric === metric)) this.thresholdInput.value = "0";
     this.thresholdLabel.textContent = this.formatOf(metric, this.thresholdValue());
@@ -559,6 +631,7 @@ class CCTView {
     this.fitColumns();
     this.list.update(this.order.rows.length);
     if (this.search.matches) this.updateSearchInfo();
+    this.drawTab();
     this.hover();
   }
 
@@ -646,6 +719,7 @@ class CCTView {
   /** Show the row buttons and the tooltip of the row under the pointer (none when the
    * pointer is outside the rows). */
   hover() {
+    if (this.model.get("tab") !== "top-down") return;
     const box = this.pointer ? this.body.getBoundingClientRect() : null;
     const row = box && this.pointer.x < box.right
       ? rowAt(this.pointer.y - box.top, this.list.scrollTop, ROW_HEIGHT, this.order.rows.length)
@@ -665,7 +739,8 @@ class CCTView {
       (j) => this.scaleOf(j).full);
     const firstValue = this.header.element.querySelector(".gc-column");
     placeTooltip(this.tooltip, this.root, this.pointer,
-      firstValue ? firstValue.getBoundingClientRect().left : this.body.getBoundingClientRect().right);
+      firstValue ? firstValue.getBoundingClientRect().left : this.body.getBoundingClientRect().right,
+      this.rowBand(this.body));
   }
 }
 

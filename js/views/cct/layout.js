@@ -34,6 +34,47 @@ export function keptNodes(tree, state, masks = keyMasks(tree, state.flags)) {
       keep[i] = keepKey[pathKey[i]] && (!base || base.keep[i]) && (!linkKeep || linkKeep[i]) ? 1 : 0;
     }
   }
+  const byName = functionKeep(tree, state);
+  if (byName) for (let i = 0; i < n; i++) keep[i] &= byName[i];
+  return keep;
+}
+
+/** Uint8Array over nodes: 1 where the function edits of the state keep the node (null
+ * when there are none). Hiding a function removes its calls and their subtrees; a focus on
+ * a function keeps its calls, their subtrees and their callers. */
+export function functionKeep(tree, state) {
+  const { hiddenNames, focusNames } = state;
+  if (!hiddenNames.length && !focusNames.length) return null;
+  const { n, parent, nameIndex } = tree;
+  let names = 0;
+  for (let i = 0; i < n; i++) if (nameIndex[i] + 1 > names) names = nameIndex[i] + 1;
+  const hiddenName = new Uint8Array(names);
+  const focusName = new Uint8Array(names);
+  const hidden = new Set(hiddenNames);
+  const focus = new Set(focusNames);
+  for (let u = 0; u < names; u++) {
+    const name = tree.names.get(u);
+    hiddenName[u] = hidden.has(name) ? 1 : 0;
+    focusName[u] = focus.has(name) ? 1 : 0;
+  }
+  // parents come first: "under" marks a node at or below a call of a named function
+  const underHidden = new Uint8Array(n);
+  const underFocus = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const p = parent[i];
+    underHidden[i] = hiddenName[nameIndex[i]] || (p >= 0 && underHidden[p]) ? 1 : 0;
+    underFocus[i] = focusName[nameIndex[i]] || (p >= 0 && underFocus[p]) ? 1 : 0;
+  }
+  const aboveFocus = new Uint8Array(n);
+  for (let i = n - 1; i >= 0; i--) {
+    if (focusName[nameIndex[i]]) aboveFocus[i] = 1;
+    if (aboveFocus[i] && parent[i] >= 0) aboveFocus[parent[i]] = 1;
+  }
+  const keep = new Uint8Array(n);
+  const focused = focusNames.length > 0;
+  for (let i = 0; i < n; i++) {
+    keep[i] = !underHidden[i] && (!focused || underFocus[i] || aboveFocus[i]) ? 1 : 0;
+  }
   return keep;
 }
 

@@ -32,19 +32,23 @@ const MIN_TIP_WIDTH = 200;
  * Where the tooltip goes, in px from the view's top left: left of `valuesLeft` (where the
  * metric columns start), so it never covers the values being compared, and below the
  * pointer's row (above it when it would leave the view). When the name column is
- * narrower than the narrowest tooltip (columns resized by hand), the tooltip goes to the
- * view's left edge in the half of the view away from the pointer's row.
+ * narrower than the narrowest tooltip (columns resized by hand, a narrow panel), the
+ * tooltip goes to the view's left edge in the half of the rows' `band` (top and bottom
+ * of the rows, default the whole view) away from the pointer's row, so it covers neither
+ * the toolbar nor the row being read.
  * @param {{width: number, height: number}} view
  * @param {{width: number, height: number}} tip
  * @param {{x: number, y: number}} pointer  relative to the view
  * @param {number} valuesLeft
+ * @param {{top: number, bottom: number}} [band]
  * @returns {{left: number, top: number, maxWidth: number}}
  */
-export function tooltipPlace(view, tip, pointer, valuesLeft) {
+export function tooltipPlace(view, tip, pointer, valuesLeft, band = { top: 0, bottom: view.height }) {
   const maxWidth = Math.max(MIN_TIP_WIDTH, valuesLeft - 2 * GAP);
   const width = Math.min(tip.width, maxWidth);
   if (valuesLeft - 2 * GAP < MIN_TIP_WIDTH) {
-    const top = pointer.y < view.height / 2 ? Math.max(0, view.height - tip.height - 4) : 4;
+    const low = pointer.y < (band.top + band.bottom) / 2;
+    const top = low ? Math.max(band.top + 4, band.bottom - tip.height - 4) : band.top + 4;
     return { left: 4, top, maxWidth };
   }
   const left = valuesLeft - GAP - width;
@@ -54,17 +58,57 @@ export function tooltipPlace(view, tip, pointer, valuesLeft) {
   return { left, top, maxWidth };
 }
 
-/** Show `tooltip` in the view `root` beside the pointer, left of the values (see
- * tooltipPlace); `valuesLeft` is the page x where the first metric column starts. */
-export function placeTooltip(tooltip, root, pointer, valuesLeft) {
+/**
+ * Where a tooltip goes beside the pointer (the icicle's boxes have no value columns to
+ * keep clear): right of it and below, flipped left or above where it would leave the view,
+ * and never above the top of `band` (the drawing, below the toolbar).
+ * @param {{width: number, height: number}} view
+ * @param {{width: number, height: number}} tip
+ * @param {{x: number, y: number}} pointer  relative to the view
+ * @param {{top: number, bottom: number}} band
+ * @returns {{left: number, top: number}}
+ */
+export function nearPlace(view, tip, pointer, band) {
+  const right = pointer.x + GAP;
+  const left = right + tip.width <= view.width ? right : Math.max(4, pointer.x - GAP - tip.width);
+  const below = pointer.y + GAP;
+  const top = below + tip.height <= view.height ? below : pointer.y - GAP - tip.height;
+  return { left, top: Math.max(band.top, top) };
+}
+
+/** Show `tooltip` in the view `root` beside the pointer (see nearPlace). */
+export function placeNear(tooltip, root, pointer, band) {
   const box = root.getBoundingClientRect();
+  release(tooltip);
+  tooltip.style.maxWidth = `${Math.min(420, box.width - 8)}px`;
+  const place = nearPlace(box, tooltip.getBoundingClientRect(),
+    { x: pointer.x - box.left, y: pointer.y - box.top }, band);
+  tooltip.style.left = `${place.left}px`;
+  tooltip.style.top = `${place.top}px`;
+}
+
+/** Show `tooltip` at the view's top left before measuring it: left where it was (near the
+ * right edge of a view that has since narrowed), the browser would squeeze it into the
+ * space left of that edge and the measure would be of a tall, narrow box. */
+function release(tooltip) {
+  tooltip.style.left = "0px";
+  tooltip.style.top = "0px";
   tooltip.style.display = "block";
-  const start = tooltipPlace(box, tooltip.getBoundingClientRect(),
-    { x: pointer.x - box.left, y: pointer.y - box.top }, valuesLeft - box.left);
+}
+
+/** Show `tooltip` in the view `root` beside the pointer, left of the values (see
+ * tooltipPlace); `valuesLeft` is the page x where the first metric column starts, `band`
+ * the rows' top and bottom relative to the view. */
+export function placeTooltip(tooltip, root, pointer, valuesLeft, band) {
+  const box = root.getBoundingClientRect();
+  release(tooltip);
+  const at = { x: pointer.x - box.left, y: pointer.y - box.top };
+  const start = tooltipPlace(box, tooltip.getBoundingClientRect(), at, valuesLeft - box.left,
+    band);
   tooltip.style.maxWidth = `${start.maxWidth}px`;
   // measured again at its final width: the text may wrap
-  const place = tooltipPlace(box, tooltip.getBoundingClientRect(),
-    { x: pointer.x - box.left, y: pointer.y - box.top }, valuesLeft - box.left);
+  const place = tooltipPlace(box, tooltip.getBoundingClientRect(), at, valuesLeft - box.left,
+    band);
   tooltip.style.left = `${place.left}px`;
   tooltip.style.top = `${place.top}px`;
 }

@@ -49,11 +49,15 @@ def random_edits(view: CCT, rng: np.random.Generator, count: int) -> None:
                 "redo",
                 "base",
                 "several",
+                "hide_function",
+                "focus_function",
             ]
         )
         node = int(rng.integers(0, n))
         if kind in ("collapse", "hide", "elide", "focus", "expand"):
             getattr(view, kind)(node)
+        elif kind in ("hide_function", "focus_function"):
+            getattr(view, kind)(str(view._tree.node_names[node]))
         elif kind == "several":
             op = str(rng.choice(["collapse", "hide", "elide"]))
             nodes = sorted({int(i) for i in rng.integers(0, n, int(rng.integers(1, 4)))})
@@ -118,11 +122,17 @@ def kept_by_brute_force(view: CCT) -> np.ndarray:
         parent = tree.parent[i]
         paths.append((paths[parent] if parent >= 0 else ()) + (frames[i],))
     collapsed, hidden, elided, focus = set(), set(), set(), set()
+    hidden_names: set[str] = set()
+    focus_name = None
     base = None
     for edit in view.history:
         op = edit["op"]
         named = {paths[i] for i in edit.get("nodes", [])}
-        if op == "collapse":
+        if op == "hide_function":
+            hidden_names.add(edit["name"])
+        elif op == "focus_function":
+            focus, focus_name = set(), edit["name"]
+        elif op == "collapse":
             collapsed |= named
         elif op == "expand":
             collapsed -= named
@@ -131,9 +141,9 @@ def kept_by_brute_force(view: CCT) -> np.ndarray:
         elif op == "elide":
             elided |= named
         elif op == "focus":
-            focus = named
+            focus, focus_name = named, None
         elif op == "unfocus":
-            focus = set()
+            focus, focus_name = set(), None
         elif op in ("depth", "threshold"):
             values = tree.values.get(edit.get("metric"))
             below = {
@@ -146,9 +156,11 @@ def kept_by_brute_force(view: CCT) -> np.ndarray:
             collapsed = below if op == "depth" else collapsed | below
         elif op == "base":
             collapsed, hidden, elided, focus = set(), set(), set(), set()
+            hidden_names, focus_name = set(), None
             base = query_mask(RowTable(tree.graph, view._gf.dataframe), parse(edit["query"]))
         else:
             collapsed, hidden, elided, focus, base = set(), set(), set(), set(), None
+            hidden_names, focus_name = set(), None
     calls_focus = np.zeros(tree.n, dtype=bool)
     for i in range(tree.n):
         if paths[i] in focus:
@@ -162,7 +174,28 @@ def kept_by_brute_force(view: CCT) -> np.ndarray:
         removed = any(a in collapsed or a in hidden for a in above) or path in hidden | elided
         in_focus = any(path[:d] in focus for d in range(1, len(path) + 1))
         keep[i] = not removed and (not focus or calls_focus[i] or in_focus)
+    # a function edit names every call, and follows the graph's edges (all callers)
+    names = tree.graph.names
+    for name in hidden_names:
+        keep &= ~reached(tree.graph, names == name, down=True)
+    if focus_name is not None:
+        calls = names == focus_name
+        keep &= reached(tree.graph, calls, down=True) | reached(tree.graph, calls, down=False)
     return keep if base is None else keep & base
+
+
+def reached(graph, start: np.ndarray, down: bool) -> np.ndarray:
+    """The nodes reachable from ``start`` (included) along the graph's edges, one node at
+    a time."""
+    seen = start.copy()
+    pending = list(np.flatnonzero(start))
+    while pending:
+        node = pending.pop()
+        for other in graph.children_of(node) if down else graph.parents_of(node):
+            if not seen[other]:
+                seen[other] = True
+                pending.append(int(other))
+    return seen
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

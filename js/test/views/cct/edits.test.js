@@ -46,6 +46,19 @@ describe("edits", () => {
     const collapsed = [...state.flags.keys()].filter((k) => state.flags[k] & COLLAPSED);
     expect(collapsed).toEqual([tree.pathKey[1], tree.pathKey[3]].sort((x, y) => x - y));
   });
+  it("keeps the functions hidden and the one focused on, by name", () => {
+    let state = replay(tree, [{ op: "focus", nodes: [3] }, { op: "hide_function", name: "io" },
+      { op: "hide_function", name: "b" }, { op: "hide_function", name: "io" }]);
+    expect(state.hiddenNames).toEqual(["b", "io"]);
+    expect(state.flags[tree.pathKey[3]] & FOCUS).toBe(FOCUS);
+    state = applyEdit(tree, state, { op: "focus_function", name: "solve" });
+    expect(state.focusNames).toEqual(["solve"]);
+    expect(state.flags.every((f) => !(f & FOCUS))).toBe(true); // one focus at a time
+    expect(applyEdit(tree, state, { op: "unfocus" }).focusNames).toEqual([]);
+    expect(applyEdit(tree, state, { op: "focus", nodes: [1] }).focusNames).toEqual([]);
+    expect(isEmpty(applyEdit(tree, state, { op: "reset" }))).toBe(true);
+    expect(isEmpty(replay(tree, [{ op: "hide_function", name: "b" }]))).toBe(false);
+  });
   it("rejects unknown edits and metrics", () => {
     expect(() => applyEdit(tree, emptyState(tree), { op: "explode" })).toThrow(/unknown edit/);
     expect(() => applyEdit(tree, emptyState(tree), { op: "threshold", metric: "x", value: 1 }))

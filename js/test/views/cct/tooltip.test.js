@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { tooltipPlace } from "../../../views/cct/tooltip.js";
+import { nearPlace, tooltipPlace } from "../../../views/cct/tooltip.js";
 
 describe("the tooltip's place", () => {
   const view = { width: 800, height: 500 };
@@ -24,5 +24,28 @@ describe("the tooltip's place", () => {
     expect(low).toEqual({ left: 4, top: 500 - 90 - 4, maxWidth: 200 });
     const high = tooltipPlace(view, { width: 300, height: 90 }, { x: 50, y: 400 }, 150);
     expect(high.top).toBe(4);
+  });
+  it("stays within the rows' band in a narrow panel, clear of the toolbar", () => {
+    const band = { top: 120, bottom: 480 };
+    const near = tooltipPlace(view, { width: 300, height: 90 }, { x: 50, y: 400 }, 150, band);
+    expect(near.top).toBe(124);
+    const far = tooltipPlace(view, { width: 300, height: 90 }, { x: 50, y: 130 }, 150, band);
+    expect(far.top).toBe(480 - 90 - 4);
+    const tall = tooltipPlace(view, { width: 300, height: 400 }, { x: 50, y: 130 }, 150, band);
+    expect(tall.top).toBe(124);
+  });
+});
+
+describe("the tooltip beside the pointer (icicle)", () => {
+  const view = { width: 800, height: 500 };
+  const band = { top: 100, bottom: 500 };
+  it("goes right of and below the pointer", () => {
+    expect(nearPlace(view, { width: 200, height: 80 }, { x: 100, y: 200 }, band))
+      .toEqual({ left: 112, top: 212 });
+  });
+  it("flips left and above near the right and bottom edges, never above the band", () => {
+    expect(nearPlace(view, { width: 200, height: 80 }, { x: 700, y: 480 }, band))
+      .toEqual({ left: 488, top: 388 });
+    expect(nearPlace(view, { width: 200, height: 450 }, { x: 100, y: 480 }, band).top).toBe(100);
   });
 });

@@ -46,6 +46,8 @@ class ViewTree(CallPathNames):
         self.frame_code = frame_codes(graph.frames)
         self.values = dict(values)
         self._node_names: np.ndarray | None = None
+        #: The names of the tree's functions, as text.
+        self.name_set = frozenset(str(u) for u in self.unique_names)
         #: Whether ``depth`` in a query is the node's depth (the data has no such column).
         self.depth_is_structural = DEPTH not in columns
 

@@ -12,9 +12,14 @@ small JSON-able dict naming nodes by id (the ids of the view's data):
   edits merge into one, so moving the slider back expands what it collapsed)
 - ``{"op": "base", "query": text, "parts": [texts], "keep": [[start, stop], ...]}``: a query
   assigned from Python, the nodes it keeps as pre-order ranges
+- ``{"op": "hide_function", "name": name}``: hide every call of a function (by name) and
+  what it calls, wherever it is called (the bottom-up and flat tabs' hide)
+- ``{"op": "focus_function", "name": name}``: keep only the calls of a function, their
+  callers and what they call (it replaces any focus; ``unfocus`` drops it)
 
 State is a set of flags per call path (call-path key), so nodes with equal call paths share
-it, exactly as a query naming them by call path does.
+it, exactly as a query naming them by call path does, and the names of the functions hidden
+or focused on, as a query naming them does.
 """
 
 from __future__ import annotations
@@ -45,7 +50,10 @@ EDIT_OPS = (
     "threshold",
     "base",
     "reset",
+    "hide_function",
+    "focus_function",
 )
+FUNCTION_OPS = ("hide_function", "focus_function")
 NODE_OPS = ("collapse", "expand", "hide", "elide", "focus")
 
 
@@ -59,10 +67,18 @@ class Base:
 
 @dataclass(frozen=True)
 class EditState:
-    """Flags (COLLAPSED | HIDDEN | ELIDED | FOCUS) per call-path key, and the base query."""
+    """Flags (COLLAPSED | HIDDEN | ELIDED | FOCUS) per call-path key, the base query, and
+    the names of the functions hidden and focused on (sorted)."""
 
     flags: np.ndarray
     base: Base | None
+    hidden_names: tuple[str, ...] = ()
+    focus_names: tuple[str, ...] = ()
+
+    @property
+    def focused(self) -> bool:
+        """Whether a focus (on call paths or on a function) applies."""
+        return bool(self.focus_names) or bool((self.flags & FOCUS).any())
 
 
 def empty_state(tree: ViewTree) -> EditState:
@@ -101,6 +117,10 @@ def check_edit(tree: ViewTree, edit: Any) -> dict:
         value = edit.get("value")
         if not isinstance(value, int | float) or isinstance(value, bool) or math.isnan(value):
             raise GladeError(f"a threshold edit needs a numeric value, not {value!r}")
+    elif op in FUNCTION_OPS:
+        name = edit.get("name")
+        if not isinstance(name, str) or name not in tree.name_set:
+            raise GladeError(f"edit {op!r} names no function of the view: {name!r}")
     elif op == "base":
         ranges = np.asarray(edit.get("keep", []), dtype=np.int64).reshape(-1, 2)
         if ranges.size and (
@@ -124,6 +144,7 @@ def apply_edit(tree: ViewTree, state: EditState, edit: dict) -> EditState:
     """The state after one edit (``state`` is not changed)."""
     flags = state.flags.copy()
     base = state.base
+    hidden, focus = state.hidden_names, state.focus_names
     op = edit["op"]
     if op in NODE_OPS:
         keys = tree.path_key[_node_ids(tree, edit)]
@@ -134,8 +155,15 @@ def apply_edit(tree: ViewTree, state: EditState, edit: dict) -> EditState:
         else:
             flags &= np.uint8(~FOCUS & 0xFF)
             flags[keys] |= FOCUS
+            focus = ()
+    elif op == "hide_function":
+        hidden = tuple(sorted({*hidden, edit["name"]}))
+    elif op == "focus_function":
+        flags &= np.uint8(~FOCUS & 0xFF)
+        focus = (edit["name"],)
     elif op == "unfocus":
         flags &= np.uint8(~FOCUS & 0xFF)
+        focus = ()
     elif op == "depth":
         _collapse_where(tree, flags, np.flatnonzero(tree.depth == edit["depth"]), only=True)
     elif op == "threshold":
@@ -145,12 +173,14 @@ def apply_edit(tree: ViewTree, state: EditState, edit: dict) -> EditState:
     elif op == "base":
         flags[:] = 0
         base = Base(tuple(edit["parts"]))
+        hidden, focus = (), ()
     elif op == "reset":
         flags[:] = 0
         base = None
+        hidden, focus = (), ()
     else:
         raise GladeError(f"unknown edit {op!r}")
-    return EditState(flags, base)
+    return EditState(flags, base, hidden, focus)
 
 
 def replay(tree: ViewTree, edits: Sequence[dict]) -> EditState:

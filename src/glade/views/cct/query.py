@@ -9,13 +9,18 @@ With P(X) the call path of node X, a call-path literal such as ``("main/solve")`
 
 (on a graph that is not a tree, where a node can lie at several depths, each of them
 also subtracts the nodes of P(parent X): ``{...} AND NOT {MATCH ("main")}``), and a focus
-on F keeps ``P(F)->("*")`` (F's subtree and its callers). When every node at depth d is
-collapsed (or hidden, or out of the focus), their collapses (two or more) are one
-condition on the tree: ``MATCH (n) WHERE n.depth <= d``. The query is the AND of the base
-query's operands, the focus (an OR over focused nodes), the depth and ``NOT`` of the OR of the
-removed sets, simplified by :func:`glade.query.simplify` (``IN`` lists for siblings) and
-rendered by glade.query's renderer; ``MATCH ("*")`` when nothing is edited. Parts that
-other parts make redundant are dropped first, so one state always gives one text.
+on F keeps ``P(F)->("*")`` (F's subtree and its callers). Edits of a function, by name
+(the bottom-up and flat tabs), are conditions on the name, wherever the function is
+called: hiding functions removes ``MATCH (".", f)->("*") WHERE f.name IN [...]`` and a
+focus on function F keeps ``MATCH ("*")->(".", f)->("*") WHERE f.name = "F"``.
+
+When every node at depth d is collapsed (or hidden, or out of the focus), their collapses
+(two or more) are one condition on the tree: ``MATCH (n) WHERE n.depth <= d``. The query
+is the AND of the base query's operands, the focus (an OR over focused nodes or a focused
+function), the depth and ``NOT`` of the OR of the removed sets, simplified by
+:func:`glade.query.simplify` (``IN`` lists for siblings) and rendered by glade.query's
+renderer; ``MATCH ("*")`` when nothing is edited. Parts that other parts make redundant
+are dropped first, so one state always gives one text.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from glade.query import CompoundQuery, Query, col, format, parse, simplify
 from glade.query.engine import DEPTH
 from glade.query.model import BaseQuery
 from glade.query.paths import equals
-from glade.query.predicates import And, is_root
+from glade.query.predicates import And, IsIn, is_root
 from glade.views.cct.calltree import ViewTree
 from glade.views.cct.edits import (
     COLLAPSED,
@@ -111,6 +116,34 @@ def part_query(tree: ViewTree, key: int, kind: str) -> BaseQuery:
     return CompoundQuery.of("and", own.returning(last), ~tree.path_query(parent))
 
 
+def function_query(names: Sequence[str], callers: bool = False) -> Query:
+    """Every call of the named functions and what they call (with ``callers``, their
+    callers too): ``MATCH (".", f)->("*") WHERE f.name = "MPI_Wait"``.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Function names (at least one).
+    callers : bool, default False
+        Also match the callers of each call (a focus keeps them).
+
+    Returns
+    -------
+    Query
+        The query, with an ``IN`` list for several names.
+
+    Examples
+    --------
+    >>> print(function_query(["MPI_Wait"]))
+    MATCH (".", n0)->("*") WHERE n0.name = "MPI_Wait"
+    >>> print(function_query(["solve"], callers=True))
+    MATCH ("*")->(".", n1)->("*") WHERE n1.name = "solve"
+    """
+    condition = equals("name", names[0]) if len(names) == 1 else IsIn("name", tuple(names))
+    query = Query().match("*").rel(".", condition) if callers else Query().match(".", condition)
+    return query.rel("*")
+
+
 def base_parts(query: BaseQuery) -> list[str]:
     """The texts of the top-level AND operands of a canonical query (itself when it is
     not an AND)."""
@@ -131,6 +164,8 @@ def state_query(tree: ViewTree, state: EditState) -> BaseQuery:
         operands += [parse(text) for text in state.base.parts]  # parse caches texts
     if focus:
         operands.append(_union([tree.path_query(int(tree.key_rep[k]), "*") for k in focus]))
+    if state.focus_names:
+        operands.append(function_query(state.focus_names, callers=True))
     cut = depth_cut(tree, state, parts)
     if cut is not None:
         operands.append(Query().match(".", col(DEPTH) <= cut))
@@ -139,8 +174,11 @@ def state_query(tree: ViewTree, state: EditState) -> BaseQuery:
             for key, kind in parts
             if not (kind == "desc" and tree.depth[tree.key_rep[key]] == cut)
         ]
-    if parts:
-        operands.append(~_union([part_query(tree, key, kind) for key, kind in parts]))
+    removed = [part_query(tree, key, kind) for key, kind in parts]
+    if state.hidden_names:
+        removed.append(function_query(state.hidden_names))
+    if removed:
+        operands.append(~_union(removed))
     if not operands:
         return Query().match("*")
     query = operands[0] if len(operands) == 1 else CompoundQuery("and", tuple(operands))
@@ -207,6 +245,16 @@ def explain_edits(
             )
         elif op == "base":
             out.append(("assigned a query: later edits refine it", format(parse(edit["query"]))))
+        elif op == "hide_function":
+            query = function_query([edit["name"]])
+            count = _plural(selected(query), "node")
+            words = f"hid every call of {edit['name']} and what it calls: {count}"
+            out.append((words, format(~query)))
+        elif op == "focus_function":
+            query = function_query([edit["name"]], callers=True)
+            kept = _plural(selected(query), "node")
+            words = f"focused on {edit['name']}: keeps its calls, their callers and callees, {kept}"
+            out.append((words, format(query)))
         elif op == "unfocus":
             out.append(("dropped the focus", ""))
         else:

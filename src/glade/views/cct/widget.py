@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+import pandas as pd
 import traitlets
 
 from glade.errors import GladeError, MetricError
@@ -39,6 +40,7 @@ from glade.views.cct import edits as cct_edits
 from glade.views.cct.calltree import ViewTree
 from glade.views.cct.linked import restricted_values
 from glade.views.cct.query import base_parts, explain_edits, query_text, selection_query
+from glade.views.cct.tabs import FunctionTable, bottom_up_table, flat_table
 from glade.views.metrics import (
     describe_rows,
     device_work,
@@ -48,6 +50,12 @@ from glade.views.metrics import (
 )
 
 COLOR_SCHEMES = ("viridis", "magma", "heat")
+#: The view's tabs over the same data: the tree, the callers (bottom-up) view, one row per
+#: function, and the icicle (flame graph) of the tree.
+TABS = ("top-down", "bottom-up", "flat", "icicle")
+#: The most bottom-up rows the page receives: deeper callers stay in the kernel
+#: (``view.function_table()`` has them all), so an edit on a deep tree stays quick.
+MAX_TAB_ROWS = 100_000
 #: The most rows a selection may hold: its query names every row's call path.
 MAX_SELECTED = 10_000
 
@@ -112,6 +120,8 @@ class CCT(QueryView):
         Show one rank's rows instead of ``agg``.
     sort_metric, color_metric : str, optional
         Sort siblings, or colour rows, by another metric.
+    tab : {"top-down", "bottom-up", "flat", "icicle"}, default "top-down"
+        The tab shown first (``view.tab``: view state, not an edit).
     data_name : str, default "gf"
         The variable name ``view.code()`` writes.
     height : int, default 420
@@ -143,6 +153,8 @@ class CCT(QueryView):
     merge_ops = ("threshold",)
 
     notice = traitlets.Unicode("").tag(sync=True)
+    #: The tab shown (view state, not an edit: it changes no query).
+    tab = traitlets.Enum(TABS, default_value="top-down").tag(sync=True)
 
     metric = traitlets.Unicode("").tag(sync=True)
     color_metric = traitlets.Unicode("").tag(sync=True)
@@ -167,6 +179,7 @@ class CCT(QueryView):
         color_metric: str | None = None,
         data_name: str = "gf",
         height: int = 420,
+        tab: str = "top-down",
         **kwargs: Any,
     ):
         gf = graphframe_of(data)
@@ -214,9 +227,12 @@ class CCT(QueryView):
             color_metric=color_metric or "",
             notice=self._notice(gf),
             height=height,
+            tab=tab,
             **kwargs,
         )
-        self._publish(*self._transport(columns))
+        fields, arrays = self._transport(columns)
+        self._publish(fields, arrays)
+        self._publish_tab()
 
     # ------------------------------------------------------------ transport
     def _transport(self, columns: list) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -443,6 +459,95 @@ class CCT(QueryView):
             self.query = query_text(self._tree, state)
         finally:
             self._internal = False
+        self._publish_tab()
+
+    @traitlets.observe("tab")
+    def _tab_changed(self, change) -> None:
+        self._publish_tab()
+
+    # ------------------------------------------------------------ tabs
+    def function_table(self, kind: str | None = None, max_rows: int | None = None) -> FunctionTable:
+        """What the bottom-up or flat tab shows (default: the current tab): the rows of
+        :func:`~glade.views.cct.tabs.bottom_up_table` or
+        :func:`~glade.views.cct.tabs.flat_table` over ``apply()``'s call tree (edits
+        included), with the view's ``agg`` or ``rank``.
+
+        Parameters
+        ----------
+        kind : {"bottom-up", "flat"}, optional
+            The tab (default: ``view.tab`` when it is one of these).
+        max_rows : int, optional
+            Leave out the bottom-up levels that would pass this many rows (see
+            :func:`~glade.views.cct.tabs.bottom_up_table`); the page gets at most
+            ``MAX_TAB_ROWS``.
+
+        Returns
+        -------
+        FunctionTable
+            Its ``name`` indexes :attr:`function_names`.
+
+        Raises
+        ------
+        GladeError
+            When ``kind`` is not "bottom-up" or "flat".
+
+        Examples
+        --------
+        >>> import glade
+        >>> from glade.views import CCT
+        >>> gf = glade.datasets.synthetic_profile(30, seed=1)
+        >>> table = CCT(gf).function_table("flat")
+        >>> len(table) == len(set(gf.graph.names))
+        True
+        """
+        kind = kind or self.tab
+        if kind not in ("bottom-up", "flat"):
+            raise GladeError(f"a function table is 'bottom-up' or 'flat', not {kind!r}")
+        if not self.history:
+            tree, columns = self._tree, self._columns
+            parent, depth, codes = tree.parent, tree.depth, tree.name_index
+        else:
+            shown = self._gf.query(self.query, fold=True)
+            columns = metric_columns(shown, agg=self._agg, rank=self._rank)
+            parent = np.asarray(shown.graph.tree_parent, dtype=np.int64)
+            depth = np.asarray(shown.graph.depth, dtype=np.int64)
+            names = [str(u) for u in self._tree.unique_names]
+            codes = pd.Index(names).get_indexer([str(u) for u in shown.graph.names])
+        if kind == "flat":
+            return flat_table(parent, depth, codes, columns)
+        return bottom_up_table(parent, depth, codes, columns, max_rows)
+
+    @property
+    def function_names(self) -> list[str]:
+        """The function names a :class:`FunctionTable` of the view indexes."""
+        return [str(u) for u in self._tree.unique_names]
+
+    def _publish_tab(self) -> None:
+        """Send the rows of the bottom-up or flat tab when it is shown (``tab_rows``:
+        parent and name per row, ``tab_values``: a row-major block per metric, and the
+        ``tab`` field: which tab, its metrics and the query they are of)."""
+        if self.tab not in ("bottom-up", "flat"):
+            return
+        table = self.function_table(max_rows=MAX_TAB_ROWS)
+        self._publish(
+            fields={
+                "tab": {
+                    "kind": self.tab,
+                    "query": self.query,
+                    "metrics": [
+                        {"name": c.name, "kind": c.kind, "unit": c.unit} for c in table.columns
+                    ],
+                }
+            },
+            arrays={
+                "tab_parent": table.parent.astype(np.int32),
+                "tab_name": table.name.astype(np.int32),
+                "tab_more": table.more.astype(np.uint8),
+                "tab_values": np.concatenate(
+                    [c.values for c in table.columns] or [np.zeros(0)]
+                ).astype(np.float64),
+            },
+        )
 
     def _query_edit(self, query: BaseQuery) -> dict:
         """An assigned query is a base edit, with the nodes it keeps (the front end draws
@@ -508,6 +613,66 @@ class CCT(QueryView):
     def focus(self, path: Sequence[str] | Node | int) -> CCT:
         """Keep only a node's subtree and its callers."""
         self._edit({"op": "focus", "nodes": self._nodes(path)})
+        return self
+
+    def hide_function(self, name: str) -> CCT:
+        """Hide every call of the function ``name`` and what it calls, wherever it is called
+        (the bottom-up and flat tabs' hide): the query names the function, not call paths.
+
+        Parameters
+        ----------
+        name : str
+            A function name of the view's data.
+
+        Returns
+        -------
+        CCT
+            The view itself.
+
+        Raises
+        ------
+        GladeError
+            When no node has that name.
+
+        Examples
+        --------
+        >>> import glade
+        >>> from glade.views import CCT
+        >>> view = CCT(glade.datasets.synthetic_profile(30, seed=1)).hide_function("MPI_Scan")
+        >>> print(view.query)
+        NOT {MATCH (".", n0)->("*") WHERE n0.name = "MPI_Scan"}
+        """
+        self._edit({"op": "hide_function", "name": name})
+        return self
+
+    def focus_function(self, name: str) -> CCT:
+        """Keep only the calls of the function ``name``, their callers and what they call
+        (the bottom-up and flat tabs' focus); it replaces any focus.
+
+        Parameters
+        ----------
+        name : str
+            A function name of the view's data.
+
+        Returns
+        -------
+        CCT
+            The view itself.
+
+        Raises
+        ------
+        GladeError
+            When no node has that name.
+
+        Examples
+        --------
+        >>> import glade
+        >>> from glade.views import CCT
+        >>> view = CCT(glade.datasets.synthetic_profile(30, seed=1)).focus_function("MPI_Scan")
+        >>> print(view.query)
+        MATCH ("*")->(".", n1)->("*") WHERE n1.name = "MPI_Scan"
+        """
+        self._edit({"op": "focus_function", "name": name})
         return self
 
     def unfocus(self) -> CCT:
