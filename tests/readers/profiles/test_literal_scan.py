@@ -181,6 +181,8 @@ PLAIN = json.dumps([node("main", [node("a"), node("b", [node("c")])])])
         '[{"metrics": {}}]',
         '[{"frame": {"name": "a"}, "name": "b"}]',
         '[{"frame": {"name": "a"}, "children": []}, {"frame": {"name": "b"}}]',
+        '[{"children": [{"frame": {"name": "b"}}], "frame": {"name": "a"}, "metrics": {}}]',
+        '[{"frame": {"name": "a"}, "children": [{"frame": {"name": "b"}}], "children": []}]',
         chain(200),
         chain(2000),
         '[{"frame": {"name": "a\xff"}}]',
@@ -198,6 +200,20 @@ def test_a_shallow_chain_is_read_from_its_bytes_and_a_deep_one_is_not():
     frames, _, src, dst, roots = read_tables(chain(100).encode(), MAX_CELLS)
     assert frames["name"].tolist() == [f"n{i}" for i in reversed(range(100))] + ["leaf"]
     assert (src.tolist(), dst.tolist(), roots) == (list(range(100)), list(range(1, 101)), [0])
+
+
+def test_children_before_the_frame_are_read_from_the_bytes():
+    text = (
+        b'[{"children": [{"frame": {"name": "b"}}], "frame": {"name": "a"}},'
+        b' {"frame": {"name": "c"}}]'
+    )
+    frames, _, src, dst, roots = read_tables(text, MAX_CELLS)
+    assert (frames["name"].tolist(), src.tolist(), dst.tolist(), roots) == (
+        ["a", "b", "c"],
+        [0],
+        [1],
+        [0, 2],
+    )
 
 
 def test_a_table_too_large_is_left_to_the_object_reader():

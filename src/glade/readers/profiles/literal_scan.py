@@ -75,11 +75,12 @@ def _over(data, pos):
 
 
 @kernel
-def _walk(data, parent, frame_at, metrics_at, sizes, stack):
+def _walk(data, parent, frame_at, metrics_at, sizes, listed, stack):
     """Walk the nodes of the literal ``data`` (valid JSON without backslashes): for each
     node in pre-order its parent (-1 for a root), the byte offset of its ``frame`` and
     ``metrics`` objects (-1 when absent) and their member counts (``sizes``, two per
-    node). Returns the node count, or -1 where the literal is not plain."""
+    node); ``listed`` (all False) marks the nodes whose ``children`` were seen. Returns
+    the node count, or -1 where the literal is not plain."""
     pos = _ws(data, 0)
     if data[pos] != _LBRACKET:
         return -1
@@ -122,8 +123,9 @@ def _walk(data, parent, frame_at, metrics_at, sizes, stack):
                 sizes[2 * node + which] = members
                 state = _AFTER_MEMBER
             elif _is(data, start, stop, _CHILDREN):
-                if data[pos] != _LBRACKET:
+                if data[pos] != _LBRACKET or listed[node]:
                     return -1
+                listed[node] = True
                 pos = _ws(data, pos + 1)
                 if data[pos] == _RBRACKET:
                     pos += 1
@@ -309,7 +311,9 @@ def read_tables(
     frame_at = np.empty(capacity, dtype=np.int64)
     metrics_at = np.empty(capacity, dtype=np.int64)
     sizes = np.zeros(2 * capacity, dtype=np.int64)
-    n = _walk(data, parent, frame_at, metrics_at, sizes, np.empty(MAX_LEVELS, dtype=np.int64))
+    listed = np.zeros(capacity, dtype=np.bool_)
+    stack = np.empty(MAX_LEVELS, dtype=np.int64)
+    n = _walk(data, parent, frame_at, metrics_at, sizes, listed, stack)
     if n < 0 or (frame_at[:n] < 0).any():
         return None
     sizes = sizes[: 2 * n]
