@@ -166,6 +166,16 @@ def _repeated(owner, code, count):
     return False
 
 
+@kernel
+def _gather(data, start, length, offsets):
+    """The bytes ``data[start[i] : start[i] + length[i]]`` one after the other (the i-th
+    at ``offsets[i]``)."""
+    out = np.empty(offsets[-1], dtype=np.uint8)
+    for i in range(start.size):
+        out[offsets[i] : offsets[i] + length[i]] = data[start[i] : start[i] + length[i]]
+    return out
+
+
 def _cells(data: np.ndarray, objects: np.ndarray, size: int) -> dict[str, np.ndarray] | None:
     """The members of the objects at byte offsets ``objects`` (-1: none), ``size`` in
     all: key codes (numbered in order of first appearance), owner (node), kind, value
@@ -242,7 +252,6 @@ def _column(data: np.ndarray, cells: dict, at: np.ndarray, n: int) -> pd.Series 
         length[owner] = cells["stop"][at] - cells["start"][at]
         offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(length, out=offsets[1:])
-        take = np.repeat(start - offsets[:-1], length) + np.arange(offsets[-1])
         valid = np.zeros(n, dtype=np.bool_)
         valid[owner] = True
         strings = pa.Array.from_buffers(
@@ -251,7 +260,7 @@ def _column(data: np.ndarray, cells: dict, at: np.ndarray, n: int) -> pd.Series 
             [
                 pa.py_buffer(np.packbits(valid, bitorder="little")),
                 pa.py_buffer(offsets),
-                pa.py_buffer(data[take]),
+                pa.py_buffer(_gather(data, start, length, offsets)),
             ],
             null_count=n - at.size,
         )
