@@ -1,10 +1,11 @@
 """Compile glade's numba kernels ahead of their first use (``glade warmup``).
 
 glade's trace kernels (matching, the call forest, messages, the timeline's index and
-rasters, the Chrome and OTF2 readers) and the supergraph's layout are compiled by numba
-the first time they run, which takes seconds to a minute on a small machine. Warming up
-runs each of them once on a small synthetic trace and ensemble, so that their machine
-code lands in numba's on-disk cache and later processes only load it.
+rasters, the Chrome and OTF2 readers), the Hatchet literal reader and the supergraph's
+layout are compiled by numba the first time they run, which takes seconds to a minute on
+a small machine. Warming up runs each of them once on a small synthetic trace, profile
+and ensemble, so that their machine code lands in numba's on-disk cache and later
+processes only load it.
 
 Where the cache goes (numba's own rules; :func:`cache_location` names the place):
 ``$NUMBA_CACHE_DIR`` when it is set; else ``__pycache__`` beside glade's modules when the
@@ -15,6 +16,7 @@ once per user, not once per process. Where nothing is writable, each process com
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from collections.abc import Callable
@@ -63,8 +65,9 @@ def steps() -> list[tuple[str, Callable[[Any], None]]]:
     >>> [name for name, _ in steps()][0]
     'trace matching'
     """
-    from glade.datasets import synthetic_ensemble, synthetic_trace
+    from glade.datasets import synthetic_ensemble, synthetic_literal, synthetic_trace
     from glade.ensemble import Ensemble
+    from glade.readers.profiles.literal import read_literal
     from glade.trace import Trace
     from glade.views import CommMatrix, Timeline
 
@@ -96,6 +99,10 @@ def steps() -> list[tuple[str, Callable[[Any], None]]]:
         trace.to_otf2(folder / "warmup-otf2")
         Trace.from_otf2(str(folder / "warmup-otf2"))
 
+    def literal(folder: Path) -> None:
+        (folder / "warmup-literal.json").write_text(json.dumps(synthetic_literal(50)))
+        read_literal(folder / "warmup-literal.json")
+
     def supergraph(_: Path) -> None:
         Ensemble.from_graphframes(synthetic_ensemble(3, 40, seed=0)).supergraph(by="name")
 
@@ -105,6 +112,7 @@ def steps() -> list[tuple[str, Callable[[Any], None]]]:
         ("messages", messages),
         ("timeline and matrix views", timeline),
         ("Chrome JSON reader", chrome),
+        ("Hatchet literal reader", literal),
         ("supergraph layout", supergraph),
     ]
     if find_spec("otf2") is None:  # the OTF2 reader is an optional extra

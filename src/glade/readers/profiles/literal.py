@@ -16,13 +16,14 @@ import pandas as pd
 
 from glade.errors import GladeError, ReaderError
 from glade.profile.graphframe import GraphFrame
-from glade.readers.files import load_json, read_head
+from glade.readers.files import parse_json, read_bytes, read_head
 from glade.readers.profiles.checks import (
     check_frames,
     check_values,
     first_compound,
     gc_paused,
 )
+from glade.readers.profiles.literal_scan import read_tables
 
 NID = "_hatchet_nid"
 
@@ -201,11 +202,21 @@ class _Nodes:
 def read_literal(literal: list[dict] | dict | str | os.PathLike) -> GraphFrame:
     """A GraphFrame from a Hatchet literal (a list of root dicts, one root dict, or a
     path to a JSON file holding either). Columns with ``(inc)`` in their name are
-    inclusive metrics, other numeric ones exclusive, the rest non-additive."""
+    inclusive metrics, other numeric ones exclusive, the rest non-additive.
+
+    A plain literal file is read from its bytes (:mod:`literal_scan`); any other, or
+    one that is refused, is read as Python objects, which name what is wrong."""
     source = None
     if isinstance(literal, (str, os.PathLike)):
         source = os.fspath(literal)
-        literal = load_json(source)
+        content = read_bytes(source)
+        tables = read_tables(content, MAX_CELLS)
+        if tables is not None:
+            try:
+                return _graphframe(*tables, source)
+            except GladeError:
+                pass  # read again as objects, which name the node
+        literal = parse_json(content, source)
     if isinstance(literal, dict):
         literal = [literal]
     if not isinstance(literal, list) or not literal:
@@ -224,19 +235,35 @@ def read_literal(literal: list[dict] | dict | str | os.PathLike) -> GraphFrame:
         )
     # the names given: pandas would otherwise gather them again, one dict at a time
     frames = pd.DataFrame(nodes.frames, columns=frame_names)
-    check_frames(frames, source)
     rows = pd.DataFrame(
         nodes.metrics, columns=metric_names, index=pd.RangeIndex(len(nodes.metrics))
     )
+    return _graphframe(frames, rows, nodes.src, nodes.dst, nodes.roots, source, nodes.check_values)
+
+
+def _graphframe(
+    frames: pd.DataFrame,
+    rows: pd.DataFrame,
+    src: Any,
+    dst: Any,
+    roots: list[int],
+    source: str | None,
+    check_rows: Callable[[pd.DataFrame, list[str]], None] | None = None,
+) -> GraphFrame:
+    """The profile of a literal's frame and metric tables (one row per node, in
+    pre-order) and edges, checked; ``check_rows(rows, additive)`` names a bad value's
+    node by its place in the literal."""
+    check_frames(frames, source)
     inc: list[str] = []
     exc: list[str] = []
     for col in rows.columns:
         if not pd.api.types.is_numeric_dtype(rows[col]) or pd.api.types.is_bool_dtype(rows[col]):
             continue
         (inc if "(inc)" in col else exc).append(col)
-    nodes.check_values(rows, exc + inc)
+    if check_rows is not None:
+        check_rows(rows, exc + inc)
     rows.insert(0, "node", np.arange(len(frames)))
-    gf = GraphFrame.from_tables(frames, nodes.src, nodes.dst, rows, exc, inc, roots=nodes.roots)
+    gf = GraphFrame.from_tables(frames, src, dst, rows, exc, inc, roots=roots)
     check_values(gf, source)
     return gf
 

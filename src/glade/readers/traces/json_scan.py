@@ -295,6 +295,36 @@ def _skip(data, pos, depth, info, number, stack):
 
 
 @kernel
+def is_valid(data):
+    """Whether the bytes ``data`` are one JSON value with only whitespace around it,
+    valid UTF-8, nested at most :data:`MAX_DEPTH` levels.
+
+    Parameters
+    ----------
+    data : numpy.ndarray
+        The bytes of a document (``uint8``).
+
+    Returns
+    -------
+    bool
+        True when the whole of ``data`` is valid JSON within the depth.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> bool(is_valid(np.frombuffer(b' [1, {"a": "b"}] ', dtype=np.uint8)))
+    True
+    >>> bool(is_valid(np.frombuffer(b"[1,]", dtype=np.uint8)))
+    False
+    """
+    info = np.zeros(2, dtype=np.int64)
+    number = np.empty(1)
+    stack = np.empty(MAX_DEPTH + 1, dtype=np.uint8)
+    pos = _skip(data, 0, 0, info, number, stack)
+    return pos >= 0 and _ws(data, pos) == data.size
+
+
+@kernel
 def _which_key(data, start, stop, keys, lengths):
     """The row of ``keys`` (padded key bytes, ``lengths`` long) that spells
     ``data[start:stop]``, or -1."""
