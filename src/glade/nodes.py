@@ -15,18 +15,47 @@ if TYPE_CHECKING:
     from glade.graph import Graph
 
 
-class Node:
+class Node(int):
     """A handle on node ``nid`` of ``graph``.
 
     Two handles are equal only when they point into the same graph object and
-    have the same id.
+    have the same id. A handle is also the integer ``nid`` (an ``int`` subclass), so that
+    the tables, indexed by node id, take it as Hatchet's take its nodes:
+    ``gf.dataframe.loc[node]`` is every row of the node.
+
+    Parameters
+    ----------
+    graph : Graph
+        The graph the node belongs to.
+    nid : int
+        The node's id in ``graph`` (its pre-order position, ``0 .. len(graph) - 1``).
+
+    Examples
+    --------
+    >>> import glade
+    >>> gf = glade.datasets.synthetic_profile(ranks=2)
+    >>> root = gf.graph.roots[0]
+    >>> root.nid, root.name
+    (0, 'main')
+    >>> len(gf.dataframe.loc[root])   # one row per rank
+    2
     """
 
-    __slots__ = ("graph", "nid")
+    graph: Graph
+    nid: int
 
-    def __init__(self, graph: Graph, nid: int):
-        self.graph = graph
-        self.nid = nid
+    def __new__(cls, graph: Graph, nid: int) -> Node:
+        """The handle, an ``int`` of value ``nid`` that also carries ``graph``."""
+        node = super().__new__(cls, nid)
+        node.graph = graph
+        node.nid = int(nid)
+        return node
+
+    def __reduce__(self):
+        return type(self), (self.graph, self.nid)
+
+    def __bool__(self) -> bool:  # a handle is a node, never false (node 0 included)
+        return True
 
     @property
     def children(self) -> list[Node]:
@@ -63,10 +92,24 @@ class Node:
     def __hash__(self) -> int:
         return hash((id(self.graph), self.nid))
 
-    def __lt__(self, other: Node) -> bool:
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __lt__(self, other: object) -> bool:
         if not isinstance(other, Node) or other.graph is not self.graph:
             return NotImplemented
         return self.nid < other.nid
+
+    def __gt__(self, other: object) -> bool:
+        if not isinstance(other, Node) or other.graph is not self.graph:
+            return NotImplemented
+        return self.nid > other.nid
+
+    def __le__(self, other: object) -> bool:
+        return self == other or self < other
+
+    def __ge__(self, other: object) -> bool:
+        return self == other or self > other
 
     def __repr__(self) -> str:
         return f"Node({self.nid}, {self.name!r})"
