@@ -129,7 +129,7 @@ def resolve(path: str):
 
 
 def module_names(name: str) -> list[str]:
-    """The public functions and classes of module ``name``."""
+    """The public functions and classes of module ``name`` (not its constants)."""
     module = importlib.import_module(name)
     names = getattr(module, "__all__", None)
     if names is None:
@@ -143,7 +143,7 @@ def module_names(name: str) -> list[str]:
     return [
         f"{name}.{n}"
         for n in names
-        if not n.startswith("__") and not inspect.ismodule(getattr(module, n))
+        if inspect.isclass(getattr(module, n)) or inspect.isroutine(getattr(module, n))
     ]
 
 
