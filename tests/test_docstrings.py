@@ -3,8 +3,8 @@
 Every public name (``glade.__all__``, the names ``docs/api/`` lists, the public modules'
 names and the public methods and properties of every public class) passes numpydoc's
 validation of a summary, a Parameters section naming each parameter (and no other), and a
-Returns section when it returns something; the main entry points also have Examples that
-run (as doctests, here) and give what they say."""
+Returns section when it returns something; the main entry points also have Examples, and
+every example of a public name runs (as a doctest, here) and gives what it says."""
 
 from __future__ import annotations
 
@@ -220,3 +220,29 @@ def test_the_check_finds_a_missing_section(monkeypatch):
     found = problems("glade.GraphFrame.node")
     assert any(f.startswith("PR01") for f in found)
     assert any(f.startswith("RT01") for f in found)
+
+
+def with_examples() -> list[str]:
+    """The public names whose own docstring has examples, each object once."""
+    seen: set[int] = set()
+    found = []
+    for path in PUBLIC_API:
+        obj = resolve(path)
+        target = getattr(obj, "fget", obj)
+        if id(target) in seen or ">>>" not in (getattr(target, "__doc__", None) or ""):
+            continue
+        seen.add(id(target))
+        found.append(path)
+    return found
+
+
+@pytest.mark.parametrize("path", with_examples())
+def test_public_examples_run(path):
+    obj = resolve(path)
+    target = getattr(obj, "fget", obj)
+    finder = doctest.DocTestFinder(recurse=False)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    module = importlib.import_module(getattr(target, "__module__", None) or "glade")
+    for test in finder.find(target, path, globs=dict(vars(module))):
+        runner.run(test)
+    assert runner.tries > 0 and runner.failures == 0, path

@@ -1130,6 +1130,14 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         -------
         glade.views.CCT
             The view.
+
+        Examples
+        --------
+        >>> import glade
+        >>> ens = glade.Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(3, 20))
+        >>> view = ens.show()
+        >>> type(view.apply()).__name__
+        'Ensemble'
         """
         from glade.views import CCT
         from glade.views.sources import EnsembleSource

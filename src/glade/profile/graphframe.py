@@ -977,6 +977,12 @@ class GraphFrame(ProfileAnalyses):
         ------
         MetricError
             When the metric is not a column.
+
+        Examples
+        --------
+        >>> import glade
+        >>> glade.datasets.synthetic_profile(20).to_dot().startswith("digraph")
+        True
         """
         from glade.profile.export import to_dot
 
@@ -1022,6 +1028,13 @@ class GraphFrame(ProfileAnalyses):
         -------
         str
             The JSON text; :meth:`from_json` reads it back.
+
+        Examples
+        --------
+        >>> import glade
+        >>> gf = glade.datasets.synthetic_profile(20)
+        >>> glade.GraphFrame.from_json(gf.to_json()).dataframe.equals(gf.dataframe)
+        True
         """
         from glade.readers.profiles.gladejson import to_json
 
@@ -1081,6 +1094,14 @@ class GraphFrame(ProfileAnalyses):
         ReaderError
             When the directory is not a glade profile store, or is incomplete or damaged
             (naming the file).
+
+        Examples
+        --------
+        >>> import glade, tempfile, pathlib
+        >>> gf = glade.datasets.synthetic_profile(20)
+        >>> store = gf.to_parquet(pathlib.Path(tempfile.mkdtemp()) / "run.glade")
+        >>> len(glade.GraphFrame.from_parquet(store).graph)
+        20
         """
         from glade.profile.storage import from_parquet
 
@@ -1161,6 +1182,13 @@ class GraphFrame(ProfileAnalyses):
         ------
         ReaderError
             When the JSON is malformed or not a profile (naming the file).
+
+        Examples
+        --------
+        >>> import glade
+        >>> gf = glade.datasets.synthetic_profile(20)
+        >>> len(glade.GraphFrame.from_json(gf.to_json()).graph)
+        20
         """
         from glade.readers.profiles.gladejson import read_json
 
@@ -1281,6 +1309,15 @@ class GraphFrame(ProfileAnalyses):
         ------
         ReaderError
             When the file is not a readable pstats file.
+
+        Examples
+        --------
+        >>> import cProfile, tempfile, pathlib
+        >>> from glade import GraphFrame
+        >>> path = str(pathlib.Path(tempfile.mkdtemp()) / "run.pstats")
+        >>> cProfile.run("sorted(range(1000))", path)
+        >>> "sorted" in " ".join(GraphFrame.from_cprofile(path).graph.names)
+        True
         """
         from glade.readers.profiles.cprofile import read_cprofile
 
@@ -1350,6 +1387,11 @@ class GraphFrame(ProfileAnalyses):
         ------
         ReaderError
             When a profile file is malformed (naming it and the line).
+
+        Examples
+        --------
+        >>> from glade import GraphFrame
+        >>> gf = GraphFrame.from_tau("tau-profiles/")   # doctest: +SKIP
         """
         from glade.readers.profiles.tau import read_tau
 

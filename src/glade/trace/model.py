@@ -1243,6 +1243,16 @@ class Trace:
         ------
         ReaderError
             When the file is malformed (naming the file and the line).
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from glade import Trace
+        >>> from glade.datasets import synthetic_trace
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.csv"
+        >>> synthetic_trace(4, 3).to_csv(path)
+        >>> len(Trace.from_csv(path).processes)
+        4
         """
         from glade.readers.traces.csv import read_csv
 
@@ -1269,6 +1279,16 @@ class Trace:
         ------
         ReaderError
             When the file is malformed (naming the file and the event).
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from glade import Trace
+        >>> from glade.datasets import synthetic_trace
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.json.gz"
+        >>> synthetic_trace(4, 3).to_chrome(path)
+        >>> len(Trace.from_chrome(path).processes)
+        4
         """
         from glade.readers.traces.chrome import read_chrome
 
@@ -1416,6 +1436,16 @@ class Trace:
         GladeError
             When ``engine`` is unknown, Dask is missing, or ``npartitions`` is given without
             ``engine="dask"``.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from glade import Trace
+        >>> from glade.datasets import synthetic_trace
+        >>> trace = synthetic_trace(4, 3)
+        >>> store = trace.to_parquet(pathlib.Path(tempfile.mkdtemp()) / "run.trace")
+        >>> Trace.from_parquet(store).events.equals(trace.events)
+        True
         """
         from glade.trace.engines import check_engine, dask_trace_class
 
@@ -1483,6 +1513,17 @@ class Trace:
         ------
         GladeError
             When the file cannot be written or ``unit`` is unknown.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from glade import Trace
+        >>> from glade.datasets import synthetic_trace
+        >>> trace = synthetic_trace(4, 3)
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.csv"
+        >>> trace.to_csv(path)
+        >>> len(Trace.from_csv(path)) == len(trace)
+        True
         """
         from glade.readers.traces.csv import write_csv
 
