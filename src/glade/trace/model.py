@@ -692,7 +692,12 @@ class Trace:
         Raises
         ------
         GladeError
-            When STUMPY is not installed, or the location has fewer calls than needed.
+            When STUMPY is not installed.
+        TraceError
+            When ``window_size`` or ``iterations`` is too small, the process is not in the
+            trace, or ``window_size`` exceeds half of the location's calls.
+        MetricError
+            When the metric is neither a column nor derivable.
         """
         from glade.trace.patterns import detect_pattern
 
@@ -1214,7 +1219,9 @@ class Trace:
         Raises
         ------
         GladeError
-            When Dask is not installed, or ``npartitions`` is not a positive integer.
+            When Dask is not installed.
+        TraceError
+            When ``npartitions`` is not a positive integer.
         """
         from glade.trace.engines import dask_trace_class
 
@@ -1511,8 +1518,10 @@ class Trace:
 
         Raises
         ------
-        GladeError
-            When the file cannot be written or ``unit`` is unknown.
+        TraceError
+            When ``unit`` is unknown.
+        OSError
+            When the file cannot be written.
 
         Examples
         --------
@@ -1543,7 +1552,7 @@ class Trace:
 
         Raises
         ------
-        GladeError
+        OSError
             When the file cannot be written.
         """
         from glade.readers.traces.chrome_write import write_chrome

@@ -1032,7 +1032,12 @@ class DaskTrace:
         Raises
         ------
         GladeError
-            When STUMPY is not installed, or the location has fewer calls than needed.
+            When STUMPY is not installed.
+        TraceError
+            When ``window_size`` or ``iterations`` is too small, the process is not in the
+            trace, or ``window_size`` exceeds half of the location's calls.
+        MetricError
+            When the metric is neither a column nor derivable.
         """
         from glade.trace.patterns import detect_pattern, stumpy_module
 
