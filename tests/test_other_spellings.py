@@ -70,3 +70,17 @@ def test_traverse_show_metric_columns_profile_and_mapping(ens):
         assert ens.profile == ens.profiles
     with pytest.warns(SpellingWarning, match=r'ens\.metadata\["path"\]'):
         assert ens.profile_mapping == dict.fromkeys(ens.profiles)
+
+
+def test_dataframe_loc_takes_a_node_as_hatchet_does(ens):
+    gf = synthetic_profile(30, ranks=3, seed=1)
+    node = gf.graph.roots[0].children[1]
+    rows = gf.dataframe.loc[node]
+    assert rows.equals(gf.dataframe.loc[node.nid]) and len(rows) == 3  # one row per rank
+    assert gf.dataframe.loc[node, "time"].tolist() == gf.dataframe.loc[node.nid, "time"].tolist()
+    both = gf.dataframe.loc[[gf.graph.roots[0], node]]
+    assert sorted(set(both.index.get_level_values("node"))) == [0, node.nid]
+    assert ens.dataframe.loc[ens.graph.roots[0]].equals(ens.dataframe.loc[0])
+    other = synthetic_profile(30, ranks=3, seed=1).graph.node(node.nid)
+    assert other != node and len({node, other}) == 2  # a handle is still its graph's
+    assert bool(gf.graph.roots[0])  # node 0 is a node, not a false value

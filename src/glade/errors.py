@@ -15,7 +15,15 @@ class GladeError(Exception):
 
 
 class ReaderError(GladeError, ValueError):
-    """An input file or directory cannot be read: names the file and what is wrong."""
+    """An input file or directory cannot be read: names the file and what is wrong.
+
+    Parameters
+    ----------
+    path : str, os.PathLike or None
+        The file or directory (None when the input was not a file).
+    message : str
+        What is wrong (``reason``).
+    """
 
     def __init__(self, path: str | os.PathLike | None, message: str):
         self.path = None if path is None else os.fspath(path)
@@ -37,7 +45,19 @@ class TraceError(GladeError, ValueError):
 
 
 class MetricError(GladeError, KeyError):
-    """A metric or column that an operation needs does not exist."""
+    """A metric or column that an operation needs does not exist.
+
+    A ``KeyError``, as pandas and Thicket raise.
+
+    Parameters
+    ----------
+    name : hashable
+        The missing name.
+    available : iterable, default ()
+        The names there are (listed in the message).
+    what : str, default "metric"
+        What kind of name (``"column"``, ``"metadata column"``...).
+    """
 
     def __init__(self, name: Hashable, available=(), what: str = "metric"):
         self.name = name
@@ -68,6 +88,17 @@ class QuerySyntaxError(QueryError):
 
     Carries ``line`` and ``column`` (1-based), the ``expected`` token names and
     the ``text`` of the query; the message shows the line with a caret.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong.
+    text : str
+        The query.
+    line, column : int
+        Where (1-based).
+    expected : iterable of str, default ()
+        The tokens that could have come there.
     """
 
     def __init__(self, message: str, text: str, line: int, column: int, expected=()):
@@ -97,9 +128,32 @@ class QuerySyntaxError(QueryError):
 
 
 def call_user(function, *args, name: str, context: str = ""):
-    """``function(*args)`` for a function the user gave: a GladeError it raises passes
-    through, any other exception becomes a GladeError saying ``"<name> raised
-    <Exception> <context>: <message>"``."""
+    """``function(*args)`` for a function the user gave.
+
+    A GladeError it raises passes through; any other exception becomes a GladeError saying
+    ``"<name> raised <Exception> <context>: <message>"``.
+
+    Parameters
+    ----------
+    function : callable
+        The user's function.
+    *args
+        Its arguments.
+    name : str
+        How the message names it.
+    context : str, default ""
+        Where it was called.
+
+    Returns
+    -------
+    object
+        What the function returned.
+
+    Raises
+    ------
+    GladeError
+        When the function raises.
+    """
     try:
         return function(*args)
     except GladeError:
@@ -110,8 +164,20 @@ def call_user(function, *args, name: str, context: str = ""):
 
 
 def shown(value: object) -> str:
-    """``value`` as an error message shows it: its repr, numpy scalars as Python values
-    (``inf``, not ``np.float64(inf)``)."""
+    """``value`` as an error message shows it.
+
+    Its repr, numpy scalars as Python values (``inf``, not ``np.float64(inf)``).
+
+    Parameters
+    ----------
+    value : object
+        The value.
+
+    Returns
+    -------
+    str
+        The text.
+    """
     item = getattr(value, "item", None)
     if callable(item) and getattr(value, "shape", None) == ():
         value = item()

@@ -167,10 +167,33 @@ class Graph:
 
     ``frames`` is a table indexed by node id with a ``name`` column and any
     other frame attributes (``type``, ``file``, ``line``, ``module``...).
-    Build one with :meth:`from_edges` or :meth:`from_parents`.
+    Build one with :meth:`from_edges` or :meth:`from_parents`; the constructor takes the
+    arrays as they are stored.
 
     A graph never changes: its arrays are read-only and :attr:`frames` gives a copy
     of the frame table, so models share one graph without copying it.
+
+    Parameters
+    ----------
+    frames : pandas.DataFrame
+        One row per node (pre-order ids), taken over: no one else may keep it.
+    child_ptr, child_idx : numpy.ndarray
+        The child lists as compressed sparse rows (children in profile order).
+    parent_ptr, parent_idx : numpy.ndarray
+        The parent lists, likewise.
+    roots : numpy.ndarray
+        The root ids, in order.
+    tree_parent : numpy.ndarray
+        Each node's parent along its first call path (-1 for a root).
+    depth : numpy.ndarray, optional
+        Each node's depth along ``tree_parent`` (computed when not given).
+
+    Examples
+    --------
+    >>> from glade import Graph
+    >>> graph, ids = Graph.from_parents([{"name": "main"}, {"name": "solve"}], [-1, 0])
+    >>> [node.name for node in graph.nodes()]
+    ['main', 'solve']
     """
 
     __slots__ = (
@@ -196,9 +219,7 @@ class Graph:
         tree_parent: np.ndarray,
         depth: np.ndarray | None = None,
     ):
-        """A graph of these arrays (taken over and made read-only) and the frame table
-        ``frames`` (taken over: no one else may keep it); ``depth`` (along
-        ``tree_parent``) is computed when not given."""
+        """A graph of these arrays, made read-only (see the class docstring)."""
         self._frames = frames
         self._child_ptr = _read_only(child_ptr)
         self._child_idx = _read_only(child_idx)
@@ -220,10 +241,28 @@ class Graph:
     ) -> tuple[Graph, np.ndarray]:
         """Build a graph from edges over local ids ``0..n-1`` (n = rows of ``frames``).
 
-        Children keep the order in which their edges are given; ``roots``
-        default to the nodes without parents, in id order. Nodes reachable
-        from no root (a cycle nobody calls) become extra roots. Returns the
-        graph and the array mapping each local id to its pre-order id.
+        Children keep the order in which their edges are given. Nodes reachable from no root
+        (a cycle nobody calls) become extra roots.
+
+        Parameters
+        ----------
+        frames : pandas.DataFrame or sequence of dict
+            One row (or dict) of frame attributes per local id, with a ``name``.
+        src, dst : sequence of int or numpy.ndarray
+            The edges: parent ``src[i]`` -> child ``dst[i]``.
+        roots : sequence of int or numpy.ndarray, optional
+            The roots, in order (default: the nodes without parents, in id order).
+
+        Returns
+        -------
+        tuple of (Graph, numpy.ndarray)
+            The graph and the array mapping each local id to its pre-order id.
+
+        Raises
+        ------
+        GraphError
+            When the edge arrays differ in length, an edge or root names a node outside
+            ``0..n-1``, or ``frames`` has no ``name``.
         """
         n = len(frames)
         table = _frame_table(frames, n)
@@ -269,7 +308,25 @@ class Graph:
     def from_parents(
         cls, frames: pd.DataFrame | Sequence[dict], parent: Sequence[int] | np.ndarray
     ) -> tuple[Graph, np.ndarray]:
-        """Build a tree from one parent id per node (-1 for a root); siblings keep id order."""
+        """Build a tree from one parent id per node; siblings keep id order.
+
+        Parameters
+        ----------
+        frames : pandas.DataFrame or sequence of dict
+            One row (or dict) of frame attributes per node, with a ``name``.
+        parent : sequence of int or numpy.ndarray
+            Each node's parent id (-1 for a root).
+
+        Returns
+        -------
+        tuple of (Graph, numpy.ndarray)
+            The tree and the array mapping each given id to its pre-order id.
+
+        Raises
+        ------
+        GraphError
+            When there is not one parent per frame row, or a parent is out of range.
+        """
         parent = np.asarray(parent, dtype=_INDEX).reshape(-1)
         if parent.size != len(frames):
             raise GraphError(f"{parent.size} parent ids for {len(frames)} frame rows")
@@ -393,7 +450,23 @@ class Graph:
         return list(self._frames.columns)
 
     def frame_values(self, attribute: str) -> np.ndarray:
-        """The values of frame ``attribute`` of every node, by id (read-only)."""
+        """The values of one frame attribute of every node, by id.
+
+        Parameters
+        ----------
+        attribute : str
+            The frame attribute (``name``, ``type``, ``file``...).
+
+        Returns
+        -------
+        numpy.ndarray
+            One value per node (read-only).
+
+        Raises
+        ------
+        GraphError
+            When the graph has no such attribute.
+        """
         if attribute not in self._frames.columns:
             raise GraphError(
                 f"no frame attribute {attribute!r}; attributes: "
@@ -402,19 +475,51 @@ class Graph:
         return _read_only(self._frames[attribute].to_numpy().view())
 
     def frame_rows(self, ids: np.ndarray) -> pd.DataFrame:
-        """The frame attributes of nodes ``ids`` (a new table, dtypes kept, numbered
-        from 0)."""
+        """The frame attributes of some nodes.
+
+        Parameters
+        ----------
+        ids : numpy.ndarray
+            Node ids.
+
+        Returns
+        -------
+        pandas.DataFrame
+            A new table (dtypes kept), one row per id, numbered from 0.
+        """
         table = self._frames.take(np.asarray(ids, dtype=_INDEX))
         table.index = pd.RangeIndex(len(table))
         return table
 
     def frame_of(self, nid: int) -> dict:
-        """The non-missing frame attributes of node ``nid``."""
+        """The non-missing frame attributes of a node.
+
+        Parameters
+        ----------
+        nid : int
+            The node id.
+
+        Returns
+        -------
+        dict
+            Attribute -> value.
+        """
         row = self._frames.iloc[nid]
         return {k: v for k, v in row.items() if not pd.isna(v)}
 
     def name_of(self, nid: int) -> str:
-        """The name of node ``nid``."""
+        """The name of a node.
+
+        Parameters
+        ----------
+        nid : int
+            The node id.
+
+        Returns
+        -------
+        str
+            Its ``name`` frame attribute.
+        """
         return self._frames["name"].iat[nid]
 
     @property
@@ -423,39 +528,107 @@ class Graph:
         return self.frame_values("name")
 
     def node(self, nid: int) -> Node:
-        """The handle of node ``nid``."""
+        """The handle of a node.
+
+        Parameters
+        ----------
+        nid : int
+            The node id.
+
+        Returns
+        -------
+        Node
+            The handle (also the integer ``nid``).
+
+        Raises
+        ------
+        GraphError
+            When ``nid`` is not a node of the graph.
+        """
         if not 0 <= nid < len(self):
             raise GraphError(f"no node {nid} in a graph of {len(self)} nodes")
         return Node(self, int(nid))
 
     def nodes(self) -> Iterator[Node]:
-        """Every node, in pre-order."""
+        """Every node, in pre-order.
+
+        Returns
+        -------
+        iterator of Node
+            The handles.
+        """
         return (Node(self, i) for i in range(len(self)))
 
     def traverse(self) -> Iterator[Node]:
-        """Hatchet's name of :meth:`nodes`: accepted, with a note naming glade's."""
+        """Hatchet's name of :meth:`nodes`: accepted, with a note naming glade's.
+
+        Returns
+        -------
+        iterator of Node
+            What ``graph.nodes()`` returns.
+        """
         other_spelling("graph.traverse()", "graph.nodes()")
         return self.nodes()
 
     def children_of(self, nid: int) -> np.ndarray:
-        """Ids of the children of ``nid``, in profile order."""
+        """Ids of the children of a node, in profile order.
+
+        Parameters
+        ----------
+        nid : int
+            The node id.
+
+        Returns
+        -------
+        numpy.ndarray
+            The child ids (a read-only view).
+        """
         return self._child_idx[self._child_ptr[nid] : self._child_ptr[nid + 1]]
 
     def parents_of(self, nid: int) -> np.ndarray:
-        """Ids of the parents of ``nid``."""
+        """Ids of the parents of a node.
+
+        Parameters
+        ----------
+        nid : int
+            The node id.
+
+        Returns
+        -------
+        numpy.ndarray
+            The parent ids (none for a root; several in a DAG).
+        """
         return self._parent_idx[self._parent_ptr[nid] : self._parent_ptr[nid + 1]]
 
     def children_csr(self) -> tuple[np.ndarray, np.ndarray]:
-        """The child lists as compressed sparse rows: the children of node ``i`` are
-        ``index[pointer[i]:pointer[i + 1]]``, in profile order (read-only arrays)."""
+        """The child lists as compressed sparse rows.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(pointer, index)``: the children of node ``i`` are
+            ``index[pointer[i]:pointer[i + 1]]``, in profile order (read-only arrays).
+        """
         return self._child_ptr, self._child_idx
 
     def parents_csr(self) -> tuple[np.ndarray, np.ndarray]:
-        """The parent lists as compressed sparse rows, as :meth:`children_csr`."""
+        """The parent lists as compressed sparse rows, as :meth:`children_csr`.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(pointer, index)`` (read-only arrays).
+        """
         return self._parent_ptr, self._parent_idx
 
     def edges(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every edge as (parent ids, child ids), grouped by parent, children in order."""
+        """Every edge, grouped by parent, children in order.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(parent ids, child ids)``.
+        """
         src = np.repeat(np.arange(len(self), dtype=_INDEX), np.diff(self._child_ptr))
         return src, self._child_idx
 
@@ -470,7 +643,13 @@ class Graph:
         return np.diff(self._parent_ptr)
 
     def is_tree(self) -> bool:
-        """True when every node has at most one parent and roots have none."""
+        """Whether every node has at most one parent and roots have none.
+
+        Returns
+        -------
+        bool
+            True for a tree (or forest).
+        """
         return len(self._child_idx) == int((self._tree_parent >= 0).sum())
 
     @property
@@ -488,11 +667,28 @@ class Graph:
         return self._subtree_end
 
     def levels(self) -> list[np.ndarray]:
-        """Node ids grouped by depth, shallowest first (ids ascending within a level)."""
+        """Node ids grouped by depth, shallowest first.
+
+        Returns
+        -------
+        list of numpy.ndarray
+            One array of ids (ascending) per depth.
+        """
         return group_by_depth(self._depth)
 
     def path_ids(self, nid: int) -> list[int]:
-        """Ids on the first call path from a root down to ``nid``."""
+        """Ids on the first call path from a root down to a node.
+
+        Parameters
+        ----------
+        nid : int
+            The node id.
+
+        Returns
+        -------
+        list of int
+            The ids, the root first and ``nid`` last.
+        """
         out = []
         cur = int(nid)
         while cur >= 0:
@@ -501,7 +697,13 @@ class Graph:
         return out[::-1]
 
     def call_path_keys(self) -> np.ndarray:
-        """One integer per node: nodes with the same chain of frames from the root share it."""
+        """One integer per node: nodes with the same chain of frames from the root share it.
+
+        Returns
+        -------
+        numpy.ndarray
+            The keys (0 .. distinct call paths - 1).
+        """
         keys = np.empty(len(self), dtype=_INDEX)
         codes = frame_codes(self._frames)
         nframes = int(codes.max()) + 1 if len(codes) else 1
@@ -521,7 +723,13 @@ class Graph:
         return pd.factorize(keys)[0].astype(_INDEX)
 
     def reachability(self) -> sp.csr_matrix:
-        """Boolean sparse matrix R with R[i, j] true when j is reachable from i (i included)."""
+        """Which nodes are reachable from which.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix
+            Boolean R with R[i, j] true when j is reachable from i (i included).
+        """
         n = len(self)
         src, dst = self.edges()
         step = sp.csr_matrix((np.ones(len(src), dtype=bool), (src, dst)), shape=(n, n))
@@ -534,8 +742,18 @@ class Graph:
 
     # -------------------------------------------------------------- reshaping
     def nearest_kept(self, keep: np.ndarray) -> np.ndarray:
-        """For every node, the nearest node at or above it on its first call path with
-        ``keep`` true (-1 when there is none)."""
+        """For every node, the nearest kept node at or above it on its first call path.
+
+        Parameters
+        ----------
+        keep : numpy.ndarray
+            One bool per node.
+
+        Returns
+        -------
+        numpy.ndarray
+            Per node the id of that node (-1 when there is none).
+        """
         n = len(self)
         keep = np.asarray(keep, dtype=bool)
         near = np.where(keep, np.arange(n, dtype=_INDEX), self._tree_parent)
@@ -578,10 +796,25 @@ class Graph:
         return np.concatenate(done_src), np.concatenate(done_dst)
 
     def squash(self, keep: np.ndarray) -> tuple[Graph, np.ndarray]:
-        """The graph of the kept nodes: each hangs under its nearest kept ancestors and
-        siblings with the same frame are merged (recursively).
+        """The graph of the kept nodes.
 
-        Returns the new graph and the new id of every old node (-1 if removed).
+        Each kept node hangs under its nearest kept ancestors, and siblings with the same frame
+        are merged (recursively).
+
+        Parameters
+        ----------
+        keep : numpy.ndarray
+            One bool per node.
+
+        Returns
+        -------
+        tuple of (Graph, numpy.ndarray)
+            The new graph and the new id of every old node (-1 if removed).
+
+        Raises
+        ------
+        GraphError
+            When ``keep`` does not have one value per node.
         """
         keep = np.asarray(keep, dtype=bool)
         if keep.shape != (len(self),):
@@ -600,8 +833,11 @@ class Graph:
     def merge_equal_paths(self) -> tuple[Graph, np.ndarray]:
         """Merge nodes that have the same call path (chain of frames from the root).
 
-        Returns the merged graph and the new id of every old node; when nothing
-        merges the graph itself is returned with the identity map.
+        Returns
+        -------
+        tuple of (Graph, numpy.ndarray)
+            The merged graph and the new id of every old node; when nothing merges, the graph
+            itself and the identity map.
         """
         keys = self.call_path_keys()
         n_keys = int(keys.max()) + 1 if len(keys) else 0
@@ -623,8 +859,22 @@ class Graph:
     def union(graphs: Sequence[Graph]) -> tuple[Graph, list[np.ndarray]]:
         """One graph holding every call path of every input graph, matched by frames.
 
-        Returns the union and, for each input, the union id of each of its nodes.
         Nodes keep the order of their first appearance (first graph first).
+
+        Parameters
+        ----------
+        graphs : sequence of Graph
+            The graphs.
+
+        Returns
+        -------
+        tuple of (Graph, list of numpy.ndarray)
+            The union and, for each input, the union id of each of its nodes.
+
+        Raises
+        ------
+        GraphError
+            When no graph is given.
         """
         if not graphs:
             raise GraphError("union of no graphs")
@@ -639,8 +889,15 @@ class Graph:
         return merged, [full[offsets[i] : offsets[i + 1]] for i in range(len(graphs))]
 
     def copy(self) -> Graph:
-        """The graph itself: a graph never changes, so a copy would be equal to it in
-        every way (kept so code written for mutable graphs keeps working)."""
+        """The graph itself: a graph never changes, so a copy would be equal to it in every way.
+
+        Kept so code written for mutable graphs keeps working.
+
+        Returns
+        -------
+        Graph
+            ``self``.
+        """
         return self
 
 

@@ -15,18 +15,47 @@ if TYPE_CHECKING:
     from glade.graph import Graph
 
 
-class Node:
+class Node(int):
     """A handle on node ``nid`` of ``graph``.
 
     Two handles are equal only when they point into the same graph object and
-    have the same id.
+    have the same id. A handle is also the integer ``nid`` (an ``int`` subclass), so that
+    the tables, indexed by node id, take it as Hatchet's take its nodes:
+    ``gf.dataframe.loc[node]`` is every row of the node.
+
+    Parameters
+    ----------
+    graph : Graph
+        The graph the node belongs to.
+    nid : int
+        The node's id in ``graph`` (its pre-order position, ``0 .. len(graph) - 1``).
+
+    Examples
+    --------
+    >>> import glade
+    >>> gf = glade.datasets.synthetic_profile(ranks=2)
+    >>> root = gf.graph.roots[0]
+    >>> root.nid, root.name
+    (0, 'main')
+    >>> len(gf.dataframe.loc[root])   # one row per rank
+    2
     """
 
-    __slots__ = ("graph", "nid")
+    graph: Graph
+    nid: int
 
-    def __init__(self, graph: Graph, nid: int):
-        self.graph = graph
-        self.nid = nid
+    def __new__(cls, graph: Graph, nid: int) -> Node:
+        """The handle, an ``int`` of value ``nid`` that also carries ``graph``."""
+        node = super().__new__(cls, nid)
+        node.graph = graph
+        node.nid = int(nid)
+        return node
+
+    def __reduce__(self):
+        return type(self), (self.graph, self.nid)
+
+    def __bool__(self) -> bool:  # a handle is a node, never false (node 0 included)
+        return True
 
     @property
     def children(self) -> list[Node]:
@@ -54,7 +83,13 @@ class Node:
         return int(self.graph.depth[self.nid])
 
     def path(self) -> tuple[str, ...]:
-        """Names from the root down to this node, along the first call path."""
+        """Names from the root down to this node, along the first call path.
+
+        Returns
+        -------
+        tuple of str
+            The names, the root's first.
+        """
         return tuple(self.graph.name_of(i) for i in self.graph.path_ids(self.nid))
 
     def __eq__(self, other: object) -> bool:
@@ -63,10 +98,24 @@ class Node:
     def __hash__(self) -> int:
         return hash((id(self.graph), self.nid))
 
-    def __lt__(self, other: Node) -> bool:
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __lt__(self, other: object) -> bool:
         if not isinstance(other, Node) or other.graph is not self.graph:
             return NotImplemented
         return self.nid < other.nid
+
+    def __gt__(self, other: object) -> bool:
+        if not isinstance(other, Node) or other.graph is not self.graph:
+            return NotImplemented
+        return self.nid > other.nid
+
+    def __le__(self, other: object) -> bool:
+        return self == other or self < other
+
+    def __ge__(self, other: object) -> bool:
+        return self == other or self > other
 
     def __repr__(self) -> str:
         return f"Node({self.nid}, {self.name!r})"
@@ -78,8 +127,7 @@ def _frozen(ids: np.ndarray) -> np.ndarray:
 
 
 class NodeSet:
-    """Distinct nodes of one graph, held as their ids (ascending): what ``gf.match(q)``
-    returns.
+    """Distinct nodes of one graph, held as their ids (ascending): what ``gf.match(q)`` returns.
 
     It behaves like the list of :class:`Node` handles it stands for (``len``,
     iteration and indexing in id order, ``in``, equality with a list or set of nodes)
@@ -87,6 +135,26 @@ class NodeSet:
     or nodes of it), without building a handle per node until one is asked for:
     ``ids`` is the id array, ``names()`` and ``paths()`` the nodes' names and call
     paths. A NodeSet never changes.
+
+    Parameters
+    ----------
+    graph : Graph
+        The graph of the nodes.
+    ids : iterable of int or numpy.ndarray, default ()
+        Node ids (in any order, repeats allowed).
+
+    Raises
+    ------
+    GraphError
+        When an id is not an integer or not a node of the graph.
+
+    Examples
+    --------
+    >>> import glade
+    >>> gf = glade.datasets.synthetic_profile(20, seed=1)
+    >>> found = gf.match('MATCH (".", p) WHERE p.name = "main"')
+    >>> found.names().tolist(), found.ids.tolist()
+    (['main'], [0])
     """
 
     __slots__ = ("_ids", "graph")
@@ -105,7 +173,25 @@ class NodeSet:
 
     @classmethod
     def from_mask(cls, graph: Graph, mask: np.ndarray) -> NodeSet:
-        """The nodes where ``mask`` (one boolean per node) is true."""
+        """The nodes where a mask is true.
+
+        Parameters
+        ----------
+        graph : Graph
+            The graph.
+        mask : numpy.ndarray
+            One bool per node of ``graph``.
+
+        Returns
+        -------
+        NodeSet
+            The set.
+
+        Raises
+        ------
+        GraphError
+            When the mask does not have one value per node.
+        """
         mask = np.asarray(mask, dtype=bool)
         if mask.shape != (len(graph),):
             raise GraphError(f"a node mask has shape ({len(graph)},), not {mask.shape}")
@@ -120,18 +206,37 @@ class NodeSet:
         return self._ids
 
     def mask(self) -> np.ndarray:
-        """One boolean per node of the graph: true for the nodes of the set."""
+        """One boolean per node of the graph: true for the nodes of the set.
+
+        Returns
+        -------
+        numpy.ndarray
+            The mask (a new array).
+        """
         out = np.zeros(len(self.graph), dtype=bool)
         out[self._ids] = True
         return out
 
     def names(self) -> np.ndarray:
-        """The names of the nodes, in id order."""
+        """The names of the nodes, in id order.
+
+        Returns
+        -------
+        numpy.ndarray
+            One name per node of the set.
+        """
         return self.graph.names[self._ids]
 
     def paths(self) -> list[tuple[str, ...]]:
-        """The call path (names from the root, along the first call path) of every node,
-        in id order. Each ancestor's path is built once."""
+        """The call path of every node, in id order.
+
+        Names from the root along the first call path; each ancestor's path is built once.
+
+        Returns
+        -------
+        list of tuple of str
+            One path per node of the set.
+        """
         graph = self.graph
         parent = graph.tree_parent
         needed = np.zeros(len(graph), dtype=bool)
@@ -231,19 +336,83 @@ class NodeSet:
         return NodeSet(self.graph, np.setdiff1d(ids, self._ids, assume_unique=True))
 
     def union(self, other: Any) -> NodeSet:
-        """Nodes in either set."""
+        """Nodes in either set.
+
+        Parameters
+        ----------
+        other : NodeSet or iterable of Node
+            A NodeSet of the same graph, or nodes of it.
+
+        Returns
+        -------
+        NodeSet
+            A new set.
+
+        Raises
+        ------
+        GraphError
+            When ``other`` is neither, or holds nodes of another graph.
+        """
         return self._set_method(other, self.__or__)
 
     def intersection(self, other: Any) -> NodeSet:
-        """Nodes in both sets."""
+        """Nodes in both sets.
+
+        Parameters
+        ----------
+        other : NodeSet or iterable of Node
+            A NodeSet of the same graph, or nodes of it.
+
+        Returns
+        -------
+        NodeSet
+            A new set.
+
+        Raises
+        ------
+        GraphError
+            When ``other`` is neither, or holds nodes of another graph.
+        """
         return self._set_method(other, self.__and__)
 
     def difference(self, other: Any) -> NodeSet:
-        """Nodes of this set that are not in ``other``."""
+        """Nodes of this set that are not in ``other``.
+
+        Parameters
+        ----------
+        other : NodeSet or iterable of Node
+            A NodeSet of the same graph, or nodes of it.
+
+        Returns
+        -------
+        NodeSet
+            A new set.
+
+        Raises
+        ------
+        GraphError
+            When ``other`` is neither, or holds nodes of another graph.
+        """
         return self._set_method(other, self.__sub__)
 
     def symmetric_difference(self, other: Any) -> NodeSet:
-        """Nodes in exactly one of the sets."""
+        """Nodes in exactly one of the sets.
+
+        Parameters
+        ----------
+        other : NodeSet or iterable of Node
+            A NodeSet of the same graph, or nodes of it.
+
+        Returns
+        -------
+        NodeSet
+            A new set.
+
+        Raises
+        ------
+        GraphError
+            When ``other`` is neither, or holds nodes of another graph.
+        """
         return self._set_method(other, self.__xor__)
 
     @staticmethod

@@ -62,6 +62,16 @@ def normalize_unit(text: Any) -> str | None:
     """The unit of :data:`UNITS` that a format's spelling ``text`` means (``"sec"`` is
     ``"s"``, ``"bytes"`` is ``"B"``), None for no unit or a spelling not known.
 
+    Parameters
+    ----------
+    text : object
+        A format's spelling of a unit.
+
+    Returns
+    -------
+    str or None
+        The unit, or None.
+
     Examples
     --------
     >>> normalize_unit("usec"), normalize_unit("B"), normalize_unit("furlong")
@@ -100,6 +110,15 @@ def set_units(
 ) -> None:
     """Record ``units`` (metric -> unit, None to drop one) in ``metadata["units"]``.
 
+    Parameters
+    ----------
+    metadata : dict
+        A model's metadata; changed in place.
+    units : mapping of str to str or None
+        Metric -> unit (None drops the metric's unit).
+    metrics : iterable
+        The model's metrics.
+
     Raises
     ------
     GladeError
@@ -123,7 +142,20 @@ def set_units(
 
 def time_unit(metadata: Mapping[str, Any], metric: Any) -> str | None:
     """The time unit of ``metric`` recorded in ``metadata["units"]``, or None when the
-    metric is not known to be a time."""
+    metric is not known to be a time.
+
+    Parameters
+    ----------
+    metadata : mapping
+        A model's metadata.
+    metric : object
+        The metric.
+
+    Returns
+    -------
+    str or None
+        ``ns``, ``us``, ``ms`` or ``s``, or None.
+    """
     unit = unit_of(metadata, metric)
     return unit if unit in TIME_UNITS else None
 
@@ -134,6 +166,18 @@ def combine_unit(op: str, left: str | None, right: str | None) -> str | None:
     A sum or difference keeps a unit both sides share (None when they differ or one side
     has none); a ratio of equal units is unitless; ``s / count`` is ``"s/count"``; a
     product keeps the one unit present, else ``"s*count"``.
+
+    Parameters
+    ----------
+    op : {"+", "-", "*", "/"}
+        The operation.
+    left, right : str or None
+        The operands' units.
+
+    Returns
+    -------
+    str or None
+        The result's unit (None: no unit).
 
     Examples
     --------
@@ -158,7 +202,20 @@ def combine_unit(op: str, left: str | None, right: str | None) -> str | None:
 def stat_unit(unit: str | None, stat: str) -> str | None:
     """The unit of statistic ``stat`` (``"mean"``, ``"var"``...) of a column in ``unit``:
     the same for location and spread, squared for the variance, none for the others
-    (normality, correlation, counts of outliers)."""
+    (normality, correlation, counts of outliers).
+
+    Parameters
+    ----------
+    unit : str or None
+        The column's unit.
+    stat : str
+        The statistic (``"mean"``, ``"var"``, ``"p25"``, ``"ci95_low"``...).
+
+    Returns
+    -------
+    str or None
+        The statistic's unit (None: none).
+    """
     if unit is None:
         return None
     percentile = stat.startswith("p") and stat[1:].replace(".", "", 1).isdigit()
@@ -173,7 +230,18 @@ def stat_unit(unit: str | None, stat: str) -> str | None:
 def merge_units(mappings: Iterable[Mapping[str, Any] | None]) -> dict[str, str]:
     """One unit per metric from several models' units (an ensemble's profiles): a metric
     keeps the unit every model that names it agrees on; metrics with conflicting units
-    are left out (shown as plain numbers)."""
+    are left out (shown as plain numbers).
+
+    Parameters
+    ----------
+    mappings : iterable of mapping or None
+        Each model's metric -> unit (None for a model without units).
+
+    Returns
+    -------
+    dict of str to str
+        Metric -> the unit all agree on.
+    """
     found: dict[str, set[str]] = {}
     for units in mappings:
         for metric, unit in (units or {}).items():
@@ -193,6 +261,18 @@ def scale_for(values: Any, unit: str) -> tuple[str, float]:
     least 1, and the factor that converts ``values`` to it: for an axis or a column whose
     values share one unit. Times go to ns..s, bytes to B..PB (units of 1024), other units
     get an SI prefix (``"M cycles"``); a value without a unit (``unit`` ``""``) is kept.
+
+    Parameters
+    ----------
+    values : array_like
+        Values sharing one unit.
+    unit : str
+        Their unit (``""`` for none).
+
+    Returns
+    -------
+    tuple of (str, float)
+        The display unit and the factor to multiply the values by.
 
     Examples
     --------
@@ -227,7 +307,27 @@ def scale_for(values: Any, unit: str) -> tuple[str, float]:
 def format_times(values: Any, unit: str, precision: int = 3) -> np.ndarray:
     """Each value (a time in ``unit``) written in its own best unit with ``precision``
     decimals (``"1.235 ms"``), as an object array of str; NaN and infinities are
-    ``"nan"``, ``"inf"`` and ``"-inf"``."""
+    ``"nan"``, ``"inf"`` and ``"-inf"``.
+
+    Parameters
+    ----------
+    values : array_like
+        Times.
+    unit : str
+        Their time unit (``ns``, ``us``, ``ms`` or ``s``).
+    precision : int, default 3
+        Decimals.
+
+    Returns
+    -------
+    numpy.ndarray
+        An object array of str, one per value.
+
+    Raises
+    ------
+    ValueError
+        When ``unit`` is not a time unit.
+    """
     seconds = _check(unit)
     values = np.asarray(values, dtype=np.float64)
     magnitude = np.abs(values) * seconds
@@ -263,6 +363,20 @@ def format_values(values: Any, unit: str | None, precision: int = 3) -> np.ndarr
     (``"3.680M cycles"``, ``"8.000 count"``); a value without a unit is a plain number
     (``"3680000.000"``). NaN and infinities are ``"nan"``, ``"inf"``, ``"-inf"``.
 
+    Parameters
+    ----------
+    values : array_like
+        The values.
+    unit : str or None
+        Their unit (None or ``""``: none).
+    precision : int, default 3
+        Decimals.
+
+    Returns
+    -------
+    numpy.ndarray
+        An object array of str, one per value.
+
     Examples
     --------
     >>> format_values([1536, 3.2 * 2**30], "B", 1).tolist()
@@ -287,16 +401,64 @@ def format_values(values: Any, unit: str | None, precision: int = 3) -> np.ndarr
 
 
 def format_value(value: float, unit: str | None, precision: int = 3) -> str:
-    """One value with its unit (see :func:`format_values`)."""
+    """One value with its unit (see :func:`format_values`).
+
+    Parameters
+    ----------
+    value : float
+        The value.
+    unit : str or None
+        Its unit (None or ``""``: none).
+    precision : int, default 3
+        Decimals.
+
+    Returns
+    -------
+    str
+        The value as :func:`format_values` writes it.
+    """
     return str(format_values([value], unit, precision)[0])
 
 
 def format_time(value: float, unit: str, precision: int = 3) -> str:
-    """One time in ``unit`` written in its best unit (see :func:`format_times`)."""
+    """One time in ``unit`` written in its best unit (see :func:`format_times`).
+
+    Parameters
+    ----------
+    value : float
+        The time.
+    unit : str
+        Its time unit (``ns``, ``us``, ``ms`` or ``s``).
+    precision : int, default 3
+        Decimals.
+
+    Returns
+    -------
+    str
+        E.g. ``"1.235 ms"``.
+
+    Raises
+    ------
+    ValueError
+        When ``unit`` is not a time unit.
+    """
     return str(format_times([value], unit, precision)[0])
 
 
 def axis_label(name: str, unit: str) -> str:
     """An axis or legend title for ``name`` in display unit ``unit``: ``"time (ms)"``, or
-    ``name`` alone when there is no unit."""
+    ``name`` alone when there is no unit.
+
+    Parameters
+    ----------
+    name : str
+        The metric's name.
+    unit : str
+        The display unit (``""`` for none).
+
+    Returns
+    -------
+    str
+        The title.
+    """
     return f"{name} ({unit})" if unit else str(name)

@@ -40,7 +40,36 @@ def synthetic_ensemble(
     cycle through :data:`COMPILERS` and :data:`PROBLEM_SIZES`; exclusive ``time``
     varies by a log-normal factor of spread ``noise`` per node and run; ``time
     (inc)`` is its inclusive sum. Times are in seconds, recorded as a real reader records
-    a unit: ``metadata["units"]`` (:data:`UNITS`, see :mod:`glade.units`)."""
+    a unit: ``metadata["units"]`` (:data:`UNITS`, see :mod:`glade.units`).
+
+    Parameters
+    ----------
+    n_profiles : int, default 24
+        The number of runs (at least 1).
+    n_nodes : int, default 200
+        The nodes of the program's call tree.
+    seed : int, default 0
+        The seed.
+    noise : float, default 0.1
+        The spread of the log-normal factor.
+
+    Returns
+    -------
+    list of GraphFrame
+        The runs; ``Ensemble.from_graphframes`` of them is an ensemble.
+
+    Raises
+    ------
+    GladeError
+        When ``n_profiles`` is below 1.
+
+    Examples
+    --------
+    >>> import glade
+    >>> ens = glade.Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(4, 30))
+    >>> ens.num_profiles, sorted(ens.metadata["compiler"].unique()) == sorted(set(COMPILERS))
+    (4, True)
+    """
     if n_profiles < 1:
         raise GladeError("n_profiles must be at least 1")
     base = synthetic_profile(n_nodes, seed=seed, counters=False)

@@ -51,6 +51,29 @@ def halo_exchange_trace(
     (mean 0.5 us, at most 2 us) after it is sent. Every message is matched: each channel
     (sender, receiver, tag, communicator) carries one message per iteration and
     iterations do not overlap. Timestamps are int64 ns from 0.
+
+    Parameters
+    ----------
+    processes : int, default 64
+        The number of processes (at least 1).
+    iterations : int, default 10
+        The number of halo exchanges (at least 1).
+    seed : int, default 0
+        The seed of the jitter.
+    messages : int, optional
+        About how many messages in all (sets the iterations instead).
+    message_size : int, default 8192
+        Bytes of a message along a row.
+
+    Returns
+    -------
+    Trace
+        The trace.
+
+    Raises
+    ------
+    ValueError
+        When ``processes`` or ``iterations`` is below 1.
     """
     from glade.readers.traces.events import event_types
     from glade.trace.events import EVENT_TYPES

@@ -193,6 +193,34 @@ def synthetic_profile(
     ``counters``; ``gf.units`` records both units. With ``ranks`` the profile has
     one row per (node, rank), with per-rank variation and one planted slow rank
     (the last) in MPI waiting time.
+
+    Parameters
+    ----------
+    n_nodes : int, default 1000
+        The number of nodes (at least 1).
+    ranks : int, optional
+        The number of ranks (default: one row per node, no ``rank`` level).
+    seed : int, default 0
+        The seed.
+    counters : bool, default True
+        Also ``PAPI_L2_TCM`` and its inclusive partner.
+
+    Returns
+    -------
+    GraphFrame
+        The profile, indexed by ``node`` or ``(node, rank)``.
+
+    Raises
+    ------
+    ValueError
+        When ``n_nodes`` is below 1.
+
+    Examples
+    --------
+    >>> import glade
+    >>> gf = glade.datasets.synthetic_profile(50, ranks=2)
+    >>> gf.dataframe.index.names
+    FrozenList(['node', 'rank'])
     """
     if n_nodes < 1:
         raise ValueError("n_nodes must be at least 1")
@@ -270,7 +298,22 @@ def synthetic_profile(
 
 def synthetic_literal(n_nodes: int = 1000, seed: int = 0, counters: bool = True) -> list[dict]:
     """The Hatchet literal of :func:`synthetic_profile` (one rank), for feeding the
-    same profile to glade and to Hatchet."""
+    same profile to glade and to Hatchet.
+
+    Parameters
+    ----------
+    n_nodes : int, default 1000
+        The number of nodes (at least 1).
+    seed : int, default 0
+        The seed.
+    counters : bool, default True
+        Also ``PAPI_L2_TCM``.
+
+    Returns
+    -------
+    list of dict
+        The literal (``GraphFrame.from_literal`` reads it).
+    """
     return synthetic_profile(n_nodes, seed=seed, counters=counters).to_literal()
 
 

@@ -408,6 +408,45 @@ def synthetic_trace(
 
     Write it with ``trace.to_csv(path)`` or ``trace.to_chrome(path)``; a trace too
     large for memory goes straight to Parquet with :func:`write_synthetic_trace`.
+
+    Parameters
+    ----------
+    processes : int, default 4
+        The number of processes.
+    iterations : int, default 10
+        The number of time steps (at least 1).
+    seed : int, default 0
+        The seed of the noise.
+    events : int, optional
+        About how many events in all (sets the iterations instead).
+    exchange : {"ring", "halo", "pingpong"}, default "ring"
+        The message exchange of every step.
+    message_size : int, default 4096
+        Bytes of a step-0 message.
+    imbalance : float, default 0.0
+        How much longer the slow process computes (``1 + imbalance`` times).
+    slow_process : int, optional
+        The slow process (default: the last).
+    noise : float, default 0.1
+        The spread of the lognormal noise on durations.
+
+    Returns
+    -------
+    Trace
+        The trace, in time order.
+
+    Raises
+    ------
+    ValueError
+        When ``exchange`` is unknown, the number of processes cannot run it, or
+        ``iterations`` is below 1.
+
+    Examples
+    --------
+    >>> from glade.datasets import synthetic_trace
+    >>> trace = synthetic_trace(4, 5)
+    >>> sorted(trace.events["Process"].unique().tolist())
+    [0, 1, 2, 3]
     """
     from glade.trace.model import Trace
 
@@ -449,7 +488,31 @@ def write_synthetic_trace(
     ``group_events`` events (whole processes) at a time, with a progress bar: memory
     stays bounded by one group plus a plan of about 1/20 of the events, so traces far
     larger than memory can be made (10^8 events on 1024 processes in a few GB).
-    ``Trace.from_parquet(path)`` equals ``synthetic_trace(...)``; returns ``path``."""
+    ``Trace.from_parquet(path)`` equals ``synthetic_trace(...)``; returns ``path``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The directory to create.
+    processes, iterations, seed, events, exchange, message_size, imbalance, slow_process, noise
+        As for :func:`synthetic_trace`.
+    group_events : int, default 2000000
+        About how many events are made and written at a time.
+    overwrite : bool, default False
+        Replace an earlier glade store at ``path``.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    ValueError
+        As for :func:`synthetic_trace`.
+    GladeError
+        When ``path`` exists and is not a glade store to overwrite, or cannot be written.
+    """
     from glade.trace.storage import write_process_groups
 
     plan = trace_plan(

@@ -129,20 +129,94 @@ class Arithmetic:
     :class:`glade.Ensemble`; see :mod:`glade.ensemble.arithmetic`."""
 
     def add(self, other: Ensemble, on: str | None = None) -> Ensemble:
-        """``self + other`` per profile, node and rank (profiles matched by id or ``on``)."""
+        """``self + other`` per profile, node and rank.
+
+        Parameters
+        ----------
+        other : Ensemble
+            The other ensemble.
+        on : str, optional
+            Match profiles by this metadata column instead of by id.
+
+        Returns
+        -------
+        Ensemble
+            The profiles both ensembles have, with their common additive metrics added.
+
+        Raises
+        ------
+        GladeError
+            When ``other`` is not an Ensemble, an ensemble is columnar, they share no additive
+            metric or no profile.
+        """
         return combine(self, other, operator.add, on)
 
     def sub(self, other: Ensemble, on: str | None = None) -> Ensemble:
-        """``self - other`` per profile, node and rank (profiles matched by id or ``on``)."""
+        """``self - other`` per profile, node and rank.
+
+        Parameters
+        ----------
+        other : Ensemble
+            The ensemble subtracted.
+        on : str, optional
+            Match profiles by this metadata column instead of by id.
+
+        Returns
+        -------
+        Ensemble
+            The profiles both ensembles have, with their common additive metrics subtracted.
+
+        Raises
+        ------
+        GladeError
+            As for :meth:`add`.
+        """
         return combine(self, other, operator.sub, on)
 
     def mul(self, other: Ensemble, on: str | None = None) -> Ensemble:
-        """``self * other`` per profile, node and rank (profiles matched by id or ``on``)."""
+        """``self * other`` per profile, node and rank.
+
+        Parameters
+        ----------
+        other : Ensemble
+            The other ensemble.
+        on : str, optional
+            Match profiles by this metadata column instead of by id.
+
+        Returns
+        -------
+        Ensemble
+            The profiles both ensembles have, with their common additive metrics multiplied.
+
+        Raises
+        ------
+        GladeError
+            As for :meth:`add`.
+        """
         return combine(self, other, operator.mul, on)
 
     def div(self, other: Ensemble, on: str | None = None) -> Ensemble:
-        """``self / other`` per profile, node and rank (profiles matched by id or ``on``;
-        a zero divisor gives inf or NaN, as numpy does)."""
+        """``self / other`` per profile, node and rank.
+
+        A zero divisor gives inf or NaN, as numpy does.
+
+        Parameters
+        ----------
+        other : Ensemble
+            The divisor ensemble.
+        on : str, optional
+            Match profiles by this metadata column instead of by id.
+
+        Returns
+        -------
+        Ensemble
+            The profiles both ensembles have, with their common additive metrics divided.
+
+        Raises
+        ------
+        GladeError
+            As for :meth:`add`.
+        """
         return combine(self, other, operator.truediv, on)
 
     def __add__(self, other: Ensemble) -> Ensemble:

@@ -25,11 +25,39 @@ class DerivedData:
 
     # ------------------------------------------------------- derived columns
     def derive(self, name: Label, function: Callable[[Ensemble], Any]) -> pd.Series:
-        """Add (or replace) column ``name``, computed by ``function(ensemble)`` (a
-        Series aligned with ``dataframe``, or one value per row). The ensemble
-        remembers ``function`` and computes the column again after every operation
-        that changes nodes, profiles or values. Returns the column. If ``function``
-        fails, the ensemble is left as it was."""
+        """Add (or replace) a derived column, computed by a function of the ensemble.
+
+        The ensemble remembers ``function`` and computes the column again after every
+        operation that changes nodes, profiles or values. If ``function`` fails, the ensemble
+        is left as it was. This changes the ensemble in place.
+
+        Parameters
+        ----------
+        name : str
+            The column's name (not a measured or frame column).
+        function : callable
+            ``function(ensemble)`` returning a Series aligned with ``dataframe`` or one value
+            per row (or one value for all).
+
+        Returns
+        -------
+        pandas.Series
+            The new column.
+
+        Raises
+        ------
+        GladeError
+            When ``function`` is not callable or raises, ``name`` is taken by a measured or
+            frame column, or the values do not have one per row.
+
+        Examples
+        --------
+        >>> import glade
+        >>> ens = glade.Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(3, 20))
+        >>> share = ens.derive("share", lambda e: e.dataframe["time"] / e.dataframe["time (inc)"])
+        >>> "share" in ens.dataframe.columns
+        True
+        """
         if not callable(function):
             raise GladeError(f"derive needs a function of the ensemble, not {function!r}")
         if name in self._measured or name in self._frame_cols:
@@ -73,8 +101,13 @@ class DerivedData:
 
     # ------------------------------------------------------------ statistics
     def samples(self) -> SampleTable:
-        """The rows as samples of every metric column, for statistics and plots (kept
-        until the dataframe changes)."""
+        """The rows as samples of every metric column, for statistics and plots.
+
+        Returns
+        -------
+        glade.ensemble.samples.SampleTable
+            The samples (kept until the dataframe changes).
+        """
         if self._sample_table is None:
             self._sample_table = SampleTable(
                 self.dataframe,

@@ -73,8 +73,37 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
 
     Build one with :meth:`from_files`, :meth:`from_graphframes`,
     :meth:`from_thicket_json` or :meth:`concat`; the constructor takes the tables
-    directly (``dataframe`` indexed ``(node, profile, ...)`` with metric columns,
-    ``metadata`` indexed by profile id) and applies the missing-data rule.
+    directly and applies the missing-data rule (a node stays when some profile has data
+    at it or below it); nodes with the same call path are merged.
+
+    Parameters
+    ----------
+    graph : Graph
+        The call graph of every profile.
+    dataframe : pandas.DataFrame
+        Indexed ``(node, profile, ...)`` (then ``rank``... when the profiles have them),
+        with metric columns and optionally frame attributes.
+    metadata : pandas.DataFrame, optional
+        One row per profile id (default: an empty table of the profiles in ``dataframe``).
+    exc_metrics, inc_metrics : iterable, default ()
+        The exclusive and the inclusive metric columns.
+    default_metric : str, optional
+        The metric shown by default.
+
+    Raises
+    ------
+    GraphError
+        When the index does not start with ``node``, ``profile`` or names nodes outside
+        the graph.
+    GladeError
+        When ``metadata`` has several rows for one profile or lacks a profile of the data.
+
+    Examples
+    --------
+    >>> import glade
+    >>> ens = glade.Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(3, 20))
+    >>> ens.num_profiles
+    3
     """
 
     def __init__(
@@ -411,23 +440,83 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
 
     @classmethod
     def from_parquet(cls, path: str | os.PathLike) -> Ensemble:
-        """Read an ensemble stored by :meth:`to_parquet`, its statistics computed again
-        (see :mod:`glade.ensemble.storage`)."""
+        """Read an ensemble stored by :meth:`to_parquet`, its statistics computed again.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The store's directory (see :mod:`glade.ensemble.storage`).
+
+        Returns
+        -------
+        Ensemble
+            The ensemble with its derived columns' and statistics' recipes.
+
+        Raises
+        ------
+        ReaderError
+            When the directory is not an ensemble store, or is incomplete or damaged (naming
+            the file).
+        """
         from glade.ensemble.storage import from_parquet
 
         return from_parquet(path)
 
     def to_parquet(self, path: str | os.PathLike, overwrite: bool = False) -> os.PathLike:
-        """Store the ensemble in the new directory ``path``: graph, data, metadata and
-        the recipes of its statistics (see :mod:`glade.ensemble.storage`)."""
+        """Store the ensemble in the new directory ``path``.
+
+        Graph, data, metadata and the recipes of its statistics (see
+        :mod:`glade.ensemble.storage`); nothing is left at ``path`` when writing fails.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The directory to create.
+        overwrite : bool, default False
+            Replace an earlier glade store at ``path`` (never a folder of other files).
+
+        Returns
+        -------
+        pathlib.Path
+            The directory written.
+
+        Raises
+        ------
+        GladeError
+            When ``path`` exists and is not a glade store to overwrite, when it cannot be
+            written, or when a recipe (a derived column's function) cannot be stored.
+
+        Examples
+        --------
+        >>> import glade, tempfile, pathlib
+        >>> ens = glade.Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(3, 20))
+        >>> store = ens.to_parquet(pathlib.Path(tempfile.mkdtemp()) / "runs.glade")
+        >>> glade.Ensemble.from_parquet(store).num_profiles
+        3
+        """
         from glade.ensemble.storage import to_parquet
 
         return to_parquet(self, path, overwrite)
 
     @classmethod
     def from_thicket_json(cls, path: str | os.PathLike) -> Ensemble:
-        """Read an ensemble that Thicket exported with ``Thicket.to_json`` (see
-        :func:`glade.readers.profiles.thicket_json.read_thicket_json`)."""
+        """Read an ensemble that Thicket exported with ``Thicket.to_json``.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The JSON file (see :func:`glade.readers.profiles.thicket_json.read_thicket_json`).
+
+        Returns
+        -------
+        Ensemble
+            The profiles, metadata and (when exported) statistics of the Thicket.
+
+        Raises
+        ------
+        ReaderError
+            When the file is not a Thicket export or is malformed (naming the file).
+        """
         from glade.readers.profiles.thicket_json import read_thicket_json
 
         return read_thicket_json(path)
@@ -439,9 +528,29 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         level: str = "loop.start_iteration",
         metric_kinds: Mapping[str, str] | None = None,
     ) -> Ensemble:
-        """One profile per iteration of a Caliper time-series ``.cali`` file, with the
-        iteration as profile id and metadata column ``iteration`` (see
-        :mod:`glade.readers.profiles.caliper.timeseries`)."""
+        """One profile per iteration of a Caliper time-series ``.cali`` file.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The ``.cali`` file (see :mod:`glade.readers.profiles.caliper.timeseries`).
+        level : str, default "loop.start_iteration"
+            The attribute that numbers the iterations; it becomes the profile id and the
+            metadata column ``iteration``.
+        metric_kinds : mapping, optional
+            Column -> ``"exclusive"``, ``"inclusive"`` or ``"other"``, as for
+            :meth:`glade.GraphFrame.from_caliper`.
+
+        Returns
+        -------
+        Ensemble
+            One profile per iteration.
+
+        Raises
+        ------
+        ReaderError
+            When the file has no time series at ``level`` or is malformed.
+        """
         from glade.readers.profiles.caliper.timeseries import read_timeseries
 
         return read_timeseries(path, level, metric_kinds)
@@ -455,8 +564,35 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         workers: int | None = None,
         progress: bool = True,
     ) -> Ensemble:
-        """The runs of a SpotDB directory of ``.cali`` files, with their metadata (see
-        :mod:`glade.readers.profiles.spotdb`)."""
+        """The runs of a SpotDB directory of ``.cali`` files, with their metadata.
+
+        A run is a ``.cali`` file at or below ``directory`` whose globals name its metrics
+        (``spot.metrics``); its Adiak globals become its metadata and its path relative to the
+        directory the metadata column ``run`` (see :mod:`glade.readers.profiles.spotdb`).
+
+        Parameters
+        ----------
+        directory : str or os.PathLike
+            The SpotDB directory.
+        runs : sequence of str, optional
+            The runs to read (paths relative to ``directory``; default: every run).
+        labels : sequence, optional
+            The profile ids, one per run (default: content hashes).
+        workers : int, optional
+            Processes that read the files, as in :meth:`from_files`.
+        progress : bool, default True
+            Show a progress bar when reading takes more than a second.
+
+        Returns
+        -------
+        Ensemble
+            One profile per run.
+
+        Raises
+        ------
+        ReaderError
+            When the directory holds no run, a listed run is missing, or a file is malformed.
+        """
         from glade.readers.profiles.spotdb import read_spotdb
 
         return read_spotdb(directory, runs, labels, workers, progress)
@@ -473,13 +609,42 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
 
         ``axis="index"`` stacks their profiles (ids must differ); metric kinds,
         derived columns and stats recipes are merged. ``axis="columns"`` puts them
-        side by side: each ensemble's columns go under a header (``key``: a
-        metadata column whose single value in each ensemble is its header, or a
-        list of headers; default 0, 1, ...), so the dataframe and metadata get
-        ``(header, column)`` columns and frame attributes become ``(name, "")``.
-        Rows are matched by profile id, or by the metadata column ``on``, whose
-        values then become the profile ids. Stats recipes carry over to every
-        header; derived columns become plain data columns.
+        side by side: each ensemble's columns go under a header, so the dataframe and
+        metadata get ``(header, column)`` columns and frame attributes become ``(name, "")``.
+        Stats recipes carry over to every header; derived columns become plain data columns.
+
+        Parameters
+        ----------
+        ensembles : sequence of Ensemble
+            The ensembles.
+        axis : {"index", "columns"}, default "index"
+            Stack the profiles, or put the ensembles side by side.
+        key : str or sequence, optional
+            With ``axis="columns"``: a metadata column whose single value in each ensemble is
+            its header, or the list of headers (default: 0, 1, ...).
+        on : str, optional
+            With ``axis="columns"``: match rows by this metadata column (its values become the
+            profile ids) instead of by profile id.
+
+        Returns
+        -------
+        Ensemble
+            A new ensemble; the inputs are unchanged.
+
+        Raises
+        ------
+        GladeError
+            When ``axis`` is neither, ``key`` or ``on`` is given with ``axis="index"``, profile
+            ids collide, or the ensembles cannot be matched.
+
+        Examples
+        --------
+        >>> import glade
+        >>> from glade import Ensemble
+        >>> a = Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(2, 20, seed=1))
+        >>> b = Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(3, 20, seed=2))
+        >>> Ensemble.concat([a, b]).num_profiles
+        5
         """
         from glade.ensemble.concat import checked_ensembles, concat_columns, concat_index
 
@@ -586,7 +751,13 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         return table
 
     def copy(self) -> Ensemble:
-        """An independent copy (tables, derived columns and stats recipes)."""
+        """An independent copy (tables, derived columns and stats recipes).
+
+        Returns
+        -------
+        Ensemble
+            An ensemble equal to this one that shares no mutable state with it.
+        """
         other = Ensemble.__new__(Ensemble)
         other.__dict__.update(self.__dict__)
         other.graph = self.graph.copy()
@@ -604,8 +775,23 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         return other
 
     def profile_values(self, column: Label) -> pd.Series:
-        """Metadata ``column`` repeated on every dataframe row (aligned with
-        ``dataframe``), e.g. to derive a column from metadata."""
+        """Metadata ``column`` repeated on every dataframe row (aligned with ``dataframe``).
+
+        Parameters
+        ----------
+        column : str
+            A metadata column.
+
+        Returns
+        -------
+        pandas.Series
+            One value per dataframe row, e.g. to derive a column from metadata.
+
+        Raises
+        ------
+        MetricError
+            When ``column`` is not a metadata column.
+        """
         if column not in self.metadata.columns:
             raise MetricError(column, self.metadata.columns, what="metadata column")
         values = self.metadata[column].to_numpy()[self._row_profile]
@@ -739,9 +925,28 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         squash: bool = True,
         fold: bool = False,
     ) -> Ensemble:
-        """Keep the nodes whose stats row satisfies ``predicate`` (a function of one
-        row, or a boolean mask over nodes such as ``ens.stats["time_mean"] > 1``).
-        With ``squash`` the graph is rebuilt from them (see :meth:`query`)."""
+        """Keep the nodes whose stats row satisfies ``predicate``.
+
+        Parameters
+        ----------
+        predicate : callable, pandas.Series or numpy.ndarray
+            A function of one stats row returning a bool, or a boolean mask over nodes such
+            as ``ens.stats["time_mean"] > 1``.
+        squash : bool, default True
+            Rebuild the graph from the kept nodes (see :meth:`query`).
+        fold : bool, default False
+            With ``squash``, kept nodes keep their inclusive values.
+
+        Returns
+        -------
+        Ensemble
+            A new ensemble with its stats computed again.
+
+        Raises
+        ------
+        GladeError
+            When the mask does not have one value per node, or the function raises.
+        """
         keep = mask_of(predicate, self.stats, "node")
         return self._keep_nodes(keep, squash, fold)
 
@@ -804,14 +1009,53 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         )
 
     def get_node(self, name: str, which: str = "first") -> Node | list[Node]:
-        """The node named ``name`` (see :func:`glade.ensemble.nodes.get_node`)."""
+        """The node named ``name``.
+
+        Parameters
+        ----------
+        name : str
+            The node's name.
+        which : {"first", "last", "all"}, default "first"
+            When several nodes have the name: the first or last in pre-order, or all of them.
+
+        Returns
+        -------
+        Node or list of Node
+            The node, or with ``which="all"`` every node of that name.
+
+        Raises
+        ------
+        MetricError
+            When no node has the name (a ``KeyError``, as in Thicket).
+        GladeError
+            When ``which`` is not one of the three.
+        """
         from glade.ensemble.nodes import get_node
 
         return get_node(self.graph, name, which)
 
     def match(self, query: BaseQuery | str | list, profile_mode: str = "any") -> NodeSet:
-        """The nodes a query matches (as :meth:`query` decides), as a
-        :class:`~glade.nodes.NodeSet` (ids; iterates as Node handles in id order)."""
+        """The nodes a query matches, as :meth:`query` decides.
+
+        Parameters
+        ----------
+        query : Query, str or list
+            The query in any of its three forms.
+        profile_mode : {"any", "all"}, default "any"
+            As for :meth:`query`.
+
+        Returns
+        -------
+        NodeSet
+            The matched node ids; iterates as Node handles in id order.
+
+        Raises
+        ------
+        QuerySyntaxError
+            When the text does not parse.
+        QueryError
+            When the query is invalid or ``profile_mode`` is neither.
+        """
         return NodeSet.from_mask(self.graph, self._matched(query, profile_mode))
 
     def _keep_nodes(self, keep: np.ndarray, squash: bool, fold: bool) -> Ensemble:
@@ -821,7 +1065,13 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         return self._same_kind(self.graph, table, self.metadata)
 
     def intersection(self) -> Ensemble:
-        """The nodes where every profile has data at the node or below it."""
+        """The nodes where every profile has data at the node or below it.
+
+        Returns
+        -------
+        Ensemble
+            A new ensemble on those nodes.
+        """
         rows = has_data(self.dataframe[self._measured])
         has = np.zeros((len(self.graph), self.num_profiles))
         has[self._row_node[rows], self._row_profile[rows]] = 1.0
@@ -830,9 +1080,25 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
 
     # ---------------------------------------------------------------- output
     def to_graphframe(self, profile: Hashable | None = None) -> GraphFrame:
-        """A GraphFrame on the ensemble's graph: of one ``profile`` (its rows and
-        metrics), or, by default, of the stats table (one row per node, the stats
-        columns as metrics; ``(header, name)`` labels joined as ``"header/name"``)."""
+        """A GraphFrame on the ensemble's graph.
+
+        Parameters
+        ----------
+        profile : optional
+            A profile id: that profile's rows and metrics. By default the stats table (one row
+            per node, the stats columns as metrics; ``(header, name)`` labels joined as
+            ``"header/name"``).
+
+        Returns
+        -------
+        GraphFrame
+            A new profile.
+
+        Raises
+        ------
+        GladeError
+            When ``profile`` is not a profile of the ensemble.
+        """
         from glade.ensemble.output import to_graphframe
 
         return to_graphframe(self, profile)
@@ -844,9 +1110,35 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         data_name: str = "ens",
         **kwargs: Any,
     ):
-        """The interactive CCT view (in Jupyter) of the stats table (``metric`` is a stats
-        column; the means are computed when no stats are) or of one ``profile``. Its
-        queries apply to the whole ensemble: ``view.apply()`` returns an Ensemble."""
+        """The interactive CCT view (in Jupyter) of the stats table or of one profile.
+
+        Its queries apply to the whole ensemble: ``view.apply()`` returns an Ensemble.
+
+        Parameters
+        ----------
+        metric : str, optional
+            A stats column (the means are computed when there are no stats), or with
+            ``profile`` one of its metrics.
+        profile : optional
+            Show this profile's rows instead of the stats table.
+        data_name : str, default "ens"
+            The variable name the view's code uses for the ensemble (``view.code()``).
+        **kwargs
+            Other options of :class:`glade.views.CCT`.
+
+        Returns
+        -------
+        glade.views.CCT
+            The view.
+
+        Examples
+        --------
+        >>> import glade
+        >>> ens = glade.Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(3, 20))
+        >>> view = ens.show()
+        >>> type(view.apply()).__name__
+        'Ensemble'
+        """
         from glade.views import CCT
         from glade.views.sources import EnsembleSource
 
@@ -883,6 +1175,11 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
             As for :meth:`glade.GraphFrame.tree`.
         profile : optional
             Show this profile's rows on the nodes it has, instead of the stats table.
+        metrics : str or list of str, optional
+            The same as ``metric`` (keyword only; give one of the two).
+        metric_column : str or list of str, optional
+            Thicket's spelling of ``metric``: accepted, with a
+            :class:`~glade.errors.SpellingWarning` naming ``metric=``.
 
         Returns
         -------

@@ -98,11 +98,33 @@ class ScalingModels:
     def model(
         self, parameter: Label, metric: Label | Sequence[Label] | None = None, measure: str = "mean"
     ) -> pd.DataFrame:
-        """Fit Extra-P's model of ``metric`` (default: the default metric; or a list)
-        against metadata column ``parameter`` at every node, summarizing repetitions by
-        their ``measure`` (``"mean"`` or ``"median"``). Adds the model columns to the
-        stats table (see :mod:`glade.ensemble.scaling`), refitted after every operation,
-        and returns them."""
+        """Fit Extra-P's scaling model of ``metric`` against a metadata parameter, per node.
+
+        Adds the model columns to the stats table (see :mod:`glade.ensemble.scaling`),
+        refitted after every operation.
+
+        Parameters
+        ----------
+        parameter : str
+            The metadata column (positive numbers, at least 5 distinct values, as in
+            Extra-P).
+        metric : str or sequence of str, optional
+            The metric or metrics (default: the default metric).
+        measure : {"mean", "median"}, default "mean"
+            How the repetitions at one parameter value are summarized.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The model columns, one row per node.
+
+        Raises
+        ------
+        GladeError
+            When ``measure`` is neither or the parameter has too few distinct values.
+        MetricError
+            When a metric or ``parameter`` is not a column.
+        """
         from glade.ensemble.stats import chosen_metrics
 
         if measure not in MEASURES:
@@ -119,9 +141,28 @@ class ScalingModels:
         return self._add_recipe(make_recipe("model", metrics, parameter=parameter, measure=measure))
 
     def predict(self, values: float | Sequence[float], metric: Label | None = None) -> pd.DataFrame:
-        """The models of ``metric`` (default: the first modelled metric) evaluated at
-        parameter ``values``: one row per node (``name``, then one column per value);
-        missing where a node has no model."""
+        """The models of ``metric`` evaluated at parameter ``values``.
+
+        Parameters
+        ----------
+        values : float or sequence of float
+            Positive parameter values.
+        metric : str, optional
+            A modelled metric (default: the first one modelled).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per node: ``name``, then one column per value; missing where a node has no
+            model.
+
+        Raises
+        ------
+        GladeError
+            When nothing is modelled yet or a value is not positive.
+        MetricError
+            When ``metric`` is not modelled.
+        """
         modelled = [m for r in self._recipes if r.kind == "model" for m in r.metrics]
         if not modelled:
             raise GladeError("no scaling model yet: call ens.model(parameter, metric) first")

@@ -118,46 +118,280 @@ def _add(ens: Ensemble, kind: str, metrics: Sequence[Label], **params: object) -
 
 
 def count(ens: Ensemble, metrics: Metrics = None) -> pd.DataFrame:
-    """Number of samples of each node: ``"<metric>_count"``."""
+    """Number of samples of each node: ``"<metric>_count"``.
+
+    A node's samples are its values in every profile (and rank) that has data there.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble; the columns are added to ``ens.stats`` (in place) and computed again
+        after every operation that changes it.
+    metrics : str or sequence of str, optional
+        The metric columns (default: every exclusive and inclusive metric). Thicket's
+        ``columns=`` is accepted, with a :class:`~glade.errors.SpellingWarning`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The new stats columns, one row per node.
+
+    Raises
+    ------
+    MetricError
+        When a metric is not a column of the ensemble (or there is no additive metric to
+        default to).
+    GladeError
+        When ``ens`` is not an Ensemble.
+
+    Examples
+    --------
+    >>> import glade
+    >>> ens = glade.Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(4, 20))
+    >>> glade.stats.count(ens, "time").columns.tolist()
+    ['time_count']
+    """
     return _add(ens, "count", chosen_metrics(_ensemble(ens), metrics))
 
 
 def mean(ens: Ensemble, metrics: Metrics = None) -> pd.DataFrame:
-    """Mean of each node's samples: ``"<metric>_mean"``."""
+    """Mean of each node's samples: ``"<metric>_mean"``.
+
+    A node's samples are its values in every profile (and rank) that has data there.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble; the columns are added to ``ens.stats`` (in place) and computed again
+        after every operation that changes it.
+    metrics : str or sequence of str, optional
+        The metric columns (default: every exclusive and inclusive metric). Thicket's
+        ``columns=`` is accepted, with a :class:`~glade.errors.SpellingWarning`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The new stats columns, one row per node.
+
+    Raises
+    ------
+    MetricError
+        When a metric is not a column of the ensemble (or there is no additive metric to
+        default to).
+    GladeError
+        When ``ens`` is not an Ensemble.
+
+    Examples
+    --------
+    >>> import glade
+    >>> ens = glade.Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(4, 20))
+    >>> glade.stats.mean(ens, "time").columns.tolist()
+    ['time_mean']
+    """
     return _add(ens, "mean", chosen_metrics(_ensemble(ens), metrics))
 
 
 def median(ens: Ensemble, metrics: Metrics = None) -> pd.DataFrame:
-    """Median of each node's samples: ``"<metric>_median"``."""
+    """Median of each node's samples: ``"<metric>_median"``.
+
+    A node's samples are its values in every profile (and rank) that has data there.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble; the columns are added to ``ens.stats`` (in place) and computed again
+        after every operation that changes it.
+    metrics : str or sequence of str, optional
+        The metric columns (default: every exclusive and inclusive metric). Thicket's
+        ``columns=`` is accepted, with a :class:`~glade.errors.SpellingWarning`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The new stats columns, one row per node.
+
+    Raises
+    ------
+    MetricError
+        When a metric is not a column of the ensemble (or there is no additive metric to
+        default to).
+    GladeError
+        When ``ens`` is not an Ensemble.
+
+    Examples
+    --------
+    >>> import glade
+    >>> ens = glade.Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(4, 20))
+    >>> glade.stats.median(ens, "time").columns.tolist()
+    ['time_median']
+    """
     return _add(ens, "median", chosen_metrics(_ensemble(ens), metrics))
 
 
 def var(ens: Ensemble, metrics: Metrics = None, ddof: int = 1) -> pd.DataFrame:
-    """Variance of each node's samples with divisor ``n - ddof``: ``"<metric>_var"``."""
+    """Variance of each node's samples with divisor ``n - ddof``: ``"<metric>_var"``.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble; the columns are added to ``ens.stats`` (in place) and computed again
+        after every operation that changes it.
+    metrics : str or sequence of str, optional
+        The metric columns (default: every exclusive and inclusive metric). Thicket's
+        ``columns=`` is accepted, with a :class:`~glade.errors.SpellingWarning`.
+    ddof : int, default 1
+        The variances' divisor is ``n - ddof``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The new stats columns, one row per node.
+
+    Raises
+    ------
+    MetricError
+        When a metric is not a column of the ensemble (or there is no additive metric to
+        default to).
+    GladeError
+        When ``ens`` is not an Ensemble.
+    """
     return _add(ens, "var", chosen_metrics(_ensemble(ens), metrics), ddof=ddof)
 
 
 def std(ens: Ensemble, metrics: Metrics = None, ddof: int = 1) -> pd.DataFrame:
-    """Standard deviation (square root of the variance with divisor ``n - ddof``):
-    ``"<metric>_std"``."""
+    """Standard deviation of each node's samples (divisor ``n - ddof``): ``"<metric>_std"``.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble; the columns are added to ``ens.stats`` (in place) and computed again
+        after every operation that changes it.
+    metrics : str or sequence of str, optional
+        The metric columns (default: every exclusive and inclusive metric). Thicket's
+        ``columns=`` is accepted, with a :class:`~glade.errors.SpellingWarning`.
+    ddof : int, default 1
+        The variances' divisor is ``n - ddof``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The new stats columns, one row per node.
+
+    Raises
+    ------
+    MetricError
+        When a metric is not a column of the ensemble (or there is no additive metric to
+        default to).
+    GladeError
+        When ``ens`` is not an Ensemble.
+    """
     return _add(ens, "std", chosen_metrics(_ensemble(ens), metrics), ddof=ddof)
 
 
 def minimum(ens: Ensemble, metrics: Metrics = None) -> pd.DataFrame:
-    """Smallest sample of each node: ``"<metric>_min"``."""
+    """Smallest sample of each node: ``"<metric>_min"`` (``glade.stats.min``).
+
+    A node's samples are its values in every profile (and rank) that has data there.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble; the columns are added to ``ens.stats`` (in place) and computed again
+        after every operation that changes it.
+    metrics : str or sequence of str, optional
+        The metric columns (default: every exclusive and inclusive metric). Thicket's
+        ``columns=`` is accepted, with a :class:`~glade.errors.SpellingWarning`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The new stats columns, one row per node.
+
+    Raises
+    ------
+    MetricError
+        When a metric is not a column of the ensemble (or there is no additive metric to
+        default to).
+    GladeError
+        When ``ens`` is not an Ensemble.
+
+    Examples
+    --------
+    >>> import glade
+    >>> ens = glade.Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(4, 20))
+    >>> glade.stats.min(ens, "time").columns.tolist()
+    ['time_min']
+    """
     return _add(ens, "min", chosen_metrics(_ensemble(ens), metrics))
 
 
 def maximum(ens: Ensemble, metrics: Metrics = None) -> pd.DataFrame:
-    """Largest sample of each node: ``"<metric>_max"``."""
+    """Largest sample of each node: ``"<metric>_max"`` (``glade.stats.max``).
+
+    A node's samples are its values in every profile (and rank) that has data there.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble; the columns are added to ``ens.stats`` (in place) and computed again
+        after every operation that changes it.
+    metrics : str or sequence of str, optional
+        The metric columns (default: every exclusive and inclusive metric). Thicket's
+        ``columns=`` is accepted, with a :class:`~glade.errors.SpellingWarning`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The new stats columns, one row per node.
+
+    Raises
+    ------
+    MetricError
+        When a metric is not a column of the ensemble (or there is no additive metric to
+        default to).
+    GladeError
+        When ``ens`` is not an Ensemble.
+
+    Examples
+    --------
+    >>> import glade
+    >>> ens = glade.Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(4, 20))
+    >>> glade.stats.max(ens, "time").columns.tolist()
+    ['time_max']
+    """
     return _add(ens, "max", chosen_metrics(_ensemble(ens), metrics))
 
 
 def percentiles(
     ens: Ensemble, metrics: Metrics = None, q: float | Sequence[float] = (25, 50, 75)
 ) -> pd.DataFrame:
-    """Percentiles ``q`` (in percent, 0 to 100) of each node's samples, linearly
-    interpolated: ``"<metric>_p<q>"`` (``time_p25``, ``time_p99.9``)."""
+    """Percentiles of each node's samples, linearly interpolated: ``"<metric>_p<q>"``
+    (``time_p25``, ``time_p99.9``).
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble; the columns are added to ``ens.stats`` (in place) and computed again
+        after every operation that changes it.
+    metrics : str or sequence of str, optional
+        The metric columns (default: every exclusive and inclusive metric). Thicket's
+        ``columns=`` is accepted, with a :class:`~glade.errors.SpellingWarning`.
+    q : float or sequence of float, default (25, 50, 75)
+        Percentiles, in percent (0 to 100).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The new stats columns, one row per node.
+
+    Raises
+    ------
+    MetricError
+        When a metric is not a column of the ensemble (or there is no additive metric to
+        default to).
+    GladeError
+        When ``ens`` is not an Ensemble, or a percentile is not from 0 to 100.
+    """
     values = [q] if isinstance(q, int | float) else list(q)
     for value in values:
         if isinstance(value, bool) or not isinstance(value, int | float) or not (0 <= value <= 100):
@@ -171,20 +405,72 @@ def percentiles(
 
 
 def boxplot(ens: Ensemble, metrics: Metrics = None, whis: float = 1.5) -> pd.DataFrame:
-    """Box-plot statistics of each node: ``q1``, ``q2``, ``q3``, ``iqr``,
-    ``lower_fence`` = q1 - whis x iqr, ``upper_fence`` = q3 + whis x iqr and the
-    number of ``outliers`` outside the fences; the outlying samples (with their
-    profiles) are rows of ``ens.outliers``."""
+    """Box-plot statistics of each node.
+
+    ``q1``, ``q2``, ``q3``, ``iqr``, ``lower_fence`` = q1 - whis x iqr, ``upper_fence`` = q3
+    + whis x iqr and the number of ``outliers`` outside the fences (``"<metric>_q1"``...);
+    the outlying samples (with their profiles) are rows of ``ens.outliers``.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble; the columns are added to ``ens.stats`` (in place) and computed again
+        after every operation that changes it.
+    metrics : str or sequence of str, optional
+        The metric columns (default: every exclusive and inclusive metric). Thicket's
+        ``columns=`` is accepted, with a :class:`~glade.errors.SpellingWarning`.
+    whis : float, default 1.5
+        The fences' distance from the quartiles, in interquartile ranges.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The new stats columns, one row per node.
+
+    Raises
+    ------
+    MetricError
+        When a metric is not a column of the ensemble (or there is no additive metric to
+        default to).
+    GladeError
+        When ``ens`` is not an Ensemble, or ``whis`` is negative.
+    """
     if isinstance(whis, bool) or not isinstance(whis, int | float) or whis < 0:
         raise GladeError(f"whis must be a non-negative number, not {whis!r}")
     return _add(ens, "boxplot", chosen_metrics(_ensemble(ens), metrics), whis=float(whis))
 
 
 def normality(ens: Ensemble, metrics: Metrics = None, alpha: float = 0.05) -> pd.DataFrame:
-    """Shapiro–Wilk test of each node's samples: ``"<metric>_normal"`` (True when the
-    p-value exceeds ``alpha``, i.e. normality is not rejected), ``"<metric>_shapiro_w"``
-    and ``"<metric>_shapiro_p"``. Undefined (missing) for fewer than 3 samples or
-    samples that are all equal."""
+    """Shapiro-Wilk test of each node's samples.
+
+    ``"<metric>_normal"`` (True when the p-value exceeds ``alpha``, i.e. normality is not
+    rejected), ``"<metric>_shapiro_w"`` and ``"<metric>_shapiro_p"``; missing for fewer than
+    3 samples or samples that are all equal.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble; the columns are added to ``ens.stats`` (in place) and computed again
+        after every operation that changes it.
+    metrics : str or sequence of str, optional
+        The metric columns (default: every exclusive and inclusive metric). Thicket's
+        ``columns=`` is accepted, with a :class:`~glade.errors.SpellingWarning`.
+    alpha : float, default 0.05
+        The significance level (between 0 and 1).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The new stats columns, one row per node.
+
+    Raises
+    ------
+    MetricError
+        When a metric is not a column of the ensemble (or there is no additive metric to
+        default to).
+    GladeError
+        When ``ens`` is not an Ensemble, or ``alpha`` is not between 0 and 1.
+    """
     if isinstance(alpha, bool) or not isinstance(alpha, int | float) or not 0 < alpha < 1:
         raise GladeError(f"alpha must be between 0 and 1, not {alpha!r}")
     return _add(ens, "normality", chosen_metrics(_ensemble(ens), metrics), alpha=float(alpha))
@@ -193,9 +479,34 @@ def normality(ens: Ensemble, metrics: Metrics = None, alpha: float = 0.05) -> pd
 def correlation(
     ens: Ensemble, first: Label, second: Label, method: str = "pearson"
 ) -> pd.DataFrame:
-    """Correlation of two metrics over each node's samples (rows where both have a
-    value): ``"<first>_vs_<second>_<method>"``, Pearson's r or Spearman's rho (ranks
-    with ties averaged); missing with fewer than 2 pairs or a constant metric."""
+    """Correlation of two metrics over each node's samples (rows where both have a value).
+
+    Column ``"<first>_vs_<second>_<method>"``; missing with fewer than 2 pairs or a
+    constant metric.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble; the columns are added to ``ens.stats`` (in place) and computed again
+        after every operation that changes it.
+    first, second : str
+        The two metric columns.
+    method : {"pearson", "spearman"}, default "pearson"
+        Pearson's r, or Spearman's rho (ranks with ties averaged).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The new stats columns, one row per node.
+
+    Raises
+    ------
+    MetricError
+        When a metric is not a column of the ensemble (or there is no additive metric to
+        default to).
+    GladeError
+        When ``ens`` is not an Ensemble, or ``method`` is neither.
+    """
     if method not in ("pearson", "spearman"):
         raise GladeError(f"method must be 'pearson' or 'spearman', not {method!r}")
     ensemble = _ensemble(ens)
@@ -281,16 +592,43 @@ def bhattacharyya(
     ddof: int = 1,
     name: str | None = None,
 ) -> pd.DataFrame:
-    """Bhattacharyya distance between two sides at each node, for normal
-    distributions with the sides' means and variances (divisor ``n - ddof``):
-    ``1/4 ln(1/4 (v1/v2 + v2/v1 + 2)) + 1/4 (m1 - m2)^2 / (v1 + v2)``.
+    """Bhattacharyya distance between two sides at each node.
 
-    The sides are one ``metric`` over profile groups ``a`` and ``b`` (column
-    ``"<metric>_bhattacharyya"``, or ``"<metric>_<name>"``), or a list of two metrics
-    (``[("quartz", "time"), ("lassen", "time")]`` in a columnar ensemble) over all
-    profiles or over the groups (column ``"<first>_vs_<second>_bhattacharyya"``). A
-    group is a list of profile ids or ``{metadata column: value}``; the ids are kept,
-    so after a filter the groups hold the profiles that remain."""
+    For normal distributions with the sides' means and variances:
+    ``1/4 ln(1/4 (v1/v2 + v2/v1 + 2)) + 1/4 (m1 - m2)^2 / (v1 + v2)``. Column
+    ``"<metric>_bhattacharyya"`` (one metric), or ``"<first>_vs_<second>_bhattacharyya"``
+    (two metrics).
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble; the columns are added to ``ens.stats`` (in place) and computed again
+        after every operation that changes it.
+    metric : str or list of two str
+        One metric compared over the profile groups ``a`` and ``b``, or a list of two
+        metrics (``[("quartz", "time"), ("lassen", "time")]`` in a columnar ensemble)
+        compared over all profiles, or over the groups when given.
+    a, b : list or mapping, optional
+        The two groups of profiles: ids, or ``{metadata column: value}``; the ids are
+        kept, so after a filter the groups hold the profiles that remain.
+    ddof : int, default 1
+        The variances' divisor is ``n - ddof``.
+    name : str, optional
+        The column suffix instead of the statistic's (``"<metric>_<name>"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The new stats columns, one row per node.
+
+    Raises
+    ------
+    MetricError
+        When a metric or a group's metadata column is not a column.
+    GladeError
+        When the sides are not two (one metric without both groups, a list of other than
+        two metrics), a group is empty or names an unknown profile.
+    """
     return _compare(ens, "bhattacharyya", metric, a, b, name, ddof=ddof)
 
 
@@ -302,10 +640,42 @@ def hellinger(
     ddof: int = 1,
     name: str | None = None,
 ) -> pd.DataFrame:
-    """Hellinger distance (0 to 1) between normal distributions with the means and
-    variances of two sides at each node: ``sqrt(1 - sqrt(2 s1 s2 / (v1 + v2))
-    exp(-(m1 - m2)^2 / (4 (v1 + v2))))``. Sides and columns as in
-    :func:`bhattacharyya` (``_hellinger``)."""
+    """Hellinger distance (0 to 1) between two sides at each node.
+
+    For normal distributions with the sides' means and variances: ``sqrt(1 - sqrt(2 s1 s2 /
+    (v1 + v2)) exp(-(m1 - m2)^2 / (4 (v1 + v2))))``. Columns as in :func:`bhattacharyya`
+    (``_hellinger``).
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble; the columns are added to ``ens.stats`` (in place) and computed again
+        after every operation that changes it.
+    metric : str or list of two str
+        One metric compared over the profile groups ``a`` and ``b``, or a list of two
+        metrics (``[("quartz", "time"), ("lassen", "time")]`` in a columnar ensemble)
+        compared over all profiles, or over the groups when given.
+    a, b : list or mapping, optional
+        The two groups of profiles: ids, or ``{metadata column: value}``; the ids are
+        kept, so after a filter the groups hold the profiles that remain.
+    ddof : int, default 1
+        The variances' divisor is ``n - ddof``.
+    name : str, optional
+        The column suffix instead of the statistic's (``"<metric>_<name>"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The new stats columns, one row per node.
+
+    Raises
+    ------
+    MetricError
+        When a metric or a group's metadata column is not a column.
+    GladeError
+        When the sides are not two (one metric without both groups, a list of other than
+        two metrics), a group is empty or names an unknown profile.
+    """
     return _compare(ens, "hellinger", metric, a, b, name, ddof=ddof)
 
 
@@ -316,9 +686,39 @@ def welch_ttest(
     b: Group | None = None,
     name: str | None = None,
 ) -> pd.DataFrame:
-    """Welch's t-test (unequal variances) of two sides at each node: ``_welch_t`` and
-    ``_welch_p`` (two-sided; ``_<name>_t``/``_p``); missing when a side has fewer than
-    2 samples. Sides as in :func:`bhattacharyya`."""
+    """Welch's t-test (unequal variances) of two sides at each node.
+
+    Columns ``_welch_t`` and ``_welch_p`` (two-sided; ``_<name>_t``/``_p``); missing when a
+    side has fewer than 2 samples.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble; the columns are added to ``ens.stats`` (in place) and computed again
+        after every operation that changes it.
+    metric : str or list of two str
+        One metric compared over the profile groups ``a`` and ``b``, or a list of two
+        metrics (``[("quartz", "time"), ("lassen", "time")]`` in a columnar ensemble)
+        compared over all profiles, or over the groups when given.
+    a, b : list or mapping, optional
+        The two groups of profiles: ids, or ``{metadata column: value}``; the ids are
+        kept, so after a filter the groups hold the profiles that remain.
+    name : str, optional
+        The column suffix instead of the statistic's (``"<metric>_<name>"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The new stats columns, one row per node.
+
+    Raises
+    ------
+    MetricError
+        When a metric or a group's metadata column is not a column.
+    GladeError
+        When the sides are not two (one metric without both groups, a list of other than
+        two metrics), a group is empty or names an unknown profile.
+    """
     return _compare(ens, "welch", metric, a, b, name)
 
 
@@ -330,9 +730,41 @@ def score_bhattacharyya(
     ddof: int = 1,
     name: str | None = None,
 ) -> pd.DataFrame:
-    """Thicket's ``score_bhattacharyya``: the Bhattacharyya distance of the two sides
-    (see :func:`bhattacharyya`), negative where side a's mean is lower than side b's.
-    Column ``_score_bhattacharyya``."""
+    """Thicket's ``score_bhattacharyya`` of two sides at each node.
+
+    The Bhattacharyya distance (see :func:`bhattacharyya`), negative where side a's mean is
+    lower than side b's. Column ``_score_bhattacharyya``.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble; the columns are added to ``ens.stats`` (in place) and computed again
+        after every operation that changes it.
+    metric : str or list of two str
+        One metric compared over the profile groups ``a`` and ``b``, or a list of two
+        metrics (``[("quartz", "time"), ("lassen", "time")]`` in a columnar ensemble)
+        compared over all profiles, or over the groups when given.
+    a, b : list or mapping, optional
+        The two groups of profiles: ids, or ``{metadata column: value}``; the ids are
+        kept, so after a filter the groups hold the profiles that remain.
+    ddof : int, default 1
+        The variances' divisor is ``n - ddof``.
+    name : str, optional
+        The column suffix instead of the statistic's (``"<metric>_<name>"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The new stats columns, one row per node.
+
+    Raises
+    ------
+    MetricError
+        When a metric or a group's metadata column is not a column.
+    GladeError
+        When the sides are not two (one metric without both groups, a list of other than
+        two metrics), a group is empty or names an unknown profile.
+    """
     return _compare(ens, "score_bhattacharyya", metric, a, b, name, ddof=ddof)
 
 
@@ -344,9 +776,41 @@ def score_hellinger(
     ddof: int = 1,
     name: str | None = None,
 ) -> pd.DataFrame:
-    """Thicket's ``score_hellinger``: the Hellinger distance of the two sides (see
-    :func:`hellinger`; Thicket's is its square), negative where side a's mean is lower.
-    Column ``_score_hellinger``."""
+    """Thicket's ``score_hellinger`` of two sides at each node.
+
+    The Hellinger distance (see :func:`hellinger`; Thicket's is its square), negative where
+    side a's mean is lower. Column ``_score_hellinger``.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble; the columns are added to ``ens.stats`` (in place) and computed again
+        after every operation that changes it.
+    metric : str or list of two str
+        One metric compared over the profile groups ``a`` and ``b``, or a list of two
+        metrics (``[("quartz", "time"), ("lassen", "time")]`` in a columnar ensemble)
+        compared over all profiles, or over the groups when given.
+    a, b : list or mapping, optional
+        The two groups of profiles: ids, or ``{metadata column: value}``; the ids are
+        kept, so after a filter the groups hold the profiles that remain.
+    ddof : int, default 1
+        The variances' divisor is ``n - ddof``.
+    name : str, optional
+        The column suffix instead of the statistic's (``"<metric>_<name>"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The new stats columns, one row per node.
+
+    Raises
+    ------
+    MetricError
+        When a metric or a group's metadata column is not a column.
+    GladeError
+        When the sides are not two (one metric without both groups, a list of other than
+        two metrics), a group is empty or names an unknown profile.
+    """
     return _compare(ens, "score_hellinger", metric, a, b, name, ddof=ddof)
 
 
@@ -358,8 +822,41 @@ def score_delta_mean_delta_stdnorm(
     ddof: int = 1,
     name: str | None = None,
 ) -> pd.DataFrame:
-    """Thicket's score ``(m1 - m2) + (s1 - s2) / |m1 - m2|`` of two sides (means m,
-    standard deviations s with divisor ``n - ddof``). Column ``_delta_stdnorm``."""
+    """Thicket's score ``(m1 - m2) + (s1 - s2) / |m1 - m2|`` of two sides at each node.
+
+    Means m and standard deviations s with divisor ``n - ddof``. Column
+    ``_delta_stdnorm``.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble; the columns are added to ``ens.stats`` (in place) and computed again
+        after every operation that changes it.
+    metric : str or list of two str
+        One metric compared over the profile groups ``a`` and ``b``, or a list of two
+        metrics (``[("quartz", "time"), ("lassen", "time")]`` in a columnar ensemble)
+        compared over all profiles, or over the groups when given.
+    a, b : list or mapping, optional
+        The two groups of profiles: ids, or ``{metadata column: value}``; the ids are
+        kept, so after a filter the groups hold the profiles that remain.
+    ddof : int, default 1
+        The variances' divisor is ``n - ddof``.
+    name : str, optional
+        The column suffix instead of the statistic's (``"<metric>_<name>"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The new stats columns, one row per node.
+
+    Raises
+    ------
+    MetricError
+        When a metric or a group's metadata column is not a column.
+    GladeError
+        When the sides are not two (one metric without both groups, a list of other than
+        two metrics), a group is empty or names an unknown profile.
+    """
     return _compare(ens, "delta_stdnorm", metric, a, b, name, ddof=ddof)
 
 
@@ -371,9 +868,41 @@ def score_delta_mean_delta_coefficient_of_variation(
     ddof: int = 1,
     name: str | None = None,
 ) -> pd.DataFrame:
-    """Thicket's score ``(m1 - m2) + s1 / m1 - s2 / m2`` of two sides (the difference
-    of the means plus the difference of the coefficients of variation). Column
-    ``_delta_cv``."""
+    """Thicket's score ``(m1 - m2) + s1 / m1 - s2 / m2`` of two sides at each node.
+
+    The difference of the means plus the difference of the coefficients of variation.
+    Column ``_delta_cv``.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble; the columns are added to ``ens.stats`` (in place) and computed again
+        after every operation that changes it.
+    metric : str or list of two str
+        One metric compared over the profile groups ``a`` and ``b``, or a list of two
+        metrics (``[("quartz", "time"), ("lassen", "time")]`` in a columnar ensemble)
+        compared over all profiles, or over the groups when given.
+    a, b : list or mapping, optional
+        The two groups of profiles: ids, or ``{metadata column: value}``; the ids are
+        kept, so after a filter the groups hold the profiles that remain.
+    ddof : int, default 1
+        The variances' divisor is ``n - ddof``.
+    name : str, optional
+        The column suffix instead of the statistic's (``"<metric>_<name>"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The new stats columns, one row per node.
+
+    Raises
+    ------
+    MetricError
+        When a metric or a group's metadata column is not a column.
+    GladeError
+        When the sides are not two (one metric without both groups, a list of other than
+        two metrics), a group is empty or names an unknown profile.
+    """
     return _compare(ens, "delta_cv", metric, a, b, name, ddof=ddof)
 
 
@@ -405,13 +934,57 @@ def preference(
     labels: Sequence[str] | None = None,
     name: str | None = None,
 ) -> pd.DataFrame:
-    """Thicket's ``preference``: which of two sides is better at each node, where the
-    difference is significant. Welch's t-test compares the sides' means; where its
-    two-sided p-value is below ``alpha``, the preferred side is the one with the lower
-    mean (``prefer="lower"``, e.g. time) or the higher (``"higher"``, e.g. a rate);
-    elsewhere ``"none"``. Sides as in :func:`bhattacharyya`, named by ``labels``
-    (default: a group's metadata values, or the metric of each side). Columns
-    ``_preferred`` (the name) and ``_preferred_p`` (Welch's p)."""
+    """Thicket's ``preference``: which of two sides is better at each node.
+
+    Welch's t-test compares the sides' means; where its two-sided p-value is below
+    ``alpha``, the preferred side is the one with the lower mean (``prefer="lower"``, e.g.
+    time) or the higher (``"higher"``, e.g. a rate); elsewhere ``"none"``. Columns
+    ``_preferred`` (the side's name) and ``_preferred_p`` (Welch's p).
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble; the columns are added to ``ens.stats`` (in place) and computed again
+        after every operation that changes it.
+    metric : str or list of two str
+        One metric compared over the profile groups ``a`` and ``b``, or a list of two
+        metrics (``[("quartz", "time"), ("lassen", "time")]`` in a columnar ensemble)
+        compared over all profiles, or over the groups when given.
+    a, b : list or mapping, optional
+        The two groups of profiles: ids, or ``{metadata column: value}``; the ids are
+        kept, so after a filter the groups hold the profiles that remain.
+    alpha : float, default 0.05
+        The significance level (between 0 and 1).
+    prefer : {"lower", "higher"}, default "lower"
+        Which mean is better.
+    labels : sequence of two str, optional
+        The sides' names (default: a group's metadata values, or the metric of each
+        side).
+    name : str, optional
+        The column suffix instead of the statistic's (``"<metric>_<name>"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The new stats columns, one row per node.
+
+    Raises
+    ------
+    MetricError
+        When a metric or a group's metadata column is not a column.
+    GladeError
+        When the sides are not two (one metric without both groups, a list of other than
+        two metrics), a group is empty or names an unknown profile, or ``alpha``,
+        ``prefer`` or ``labels`` is out of range.
+
+    Examples
+    --------
+    >>> import glade
+    >>> ens = glade.Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(6, 20, seed=1))
+    >>> a, b = ens.profiles[:3], ens.profiles[3:]
+    >>> glade.stats.preference(ens, "time", a, b).columns.tolist()
+    ['time_preferred', 'time_preferred_p']
+    """
     ensemble = _ensemble(ens)
     if isinstance(alpha, bool) or not isinstance(alpha, int | float) or not 0 < alpha < 1:
         raise GladeError(f"alpha must be between 0 and 1, not {alpha!r}")
@@ -432,20 +1005,81 @@ def preference(
 
 
 def total(ens: Ensemble, metrics: Metrics = None) -> pd.DataFrame:
-    """Sum of each node's samples: ``"<metric>_sum"`` (missing without samples)."""
+    """Sum of each node's samples: ``"<metric>_sum"`` (``glade.stats.sum``; missing without
+    samples).
+
+    A node's samples are its values in every profile (and rank) that has data there.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble; the columns are added to ``ens.stats`` (in place) and computed again
+        after every operation that changes it.
+    metrics : str or sequence of str, optional
+        The metric columns (default: every exclusive and inclusive metric). Thicket's
+        ``columns=`` is accepted, with a :class:`~glade.errors.SpellingWarning`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The new stats columns, one row per node.
+
+    Raises
+    ------
+    MetricError
+        When a metric is not a column of the ensemble (or there is no additive metric to
+        default to).
+    GladeError
+        When ``ens`` is not an Ensemble.
+
+    Examples
+    --------
+    >>> import glade
+    >>> ens = glade.Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(4, 20))
+    >>> glade.stats.sum(ens, "time").columns.tolist()
+    ['time_sum']
+    """
     return _add(ens, "sum", chosen_metrics(_ensemble(ens), metrics))
 
 
 def confidence_interval(
     ens: Ensemble, metrics: Metrics = None, level: float = 0.95, distribution: str = "t"
 ) -> pd.DataFrame:
-    """Confidence interval of the mean of each node's samples at ``level``: ``mean -/+
-    q s / sqrt(n)``, with s the sample standard deviation (ddof 1) and q the ``(1 +
-    level) / 2`` quantile of Student's t with n - 1 degrees of freedom
-    (``distribution="t"``, exact for normal samples) or of the normal distribution
-    (``"normal"``, Thicket's choice, too narrow for few samples). Columns
-    ``"<metric>_ci95_low"`` and ``"<metric>_ci95_high"`` (``ci90``... for other levels);
-    missing below 2 samples."""
+    """Confidence interval of the mean of each node's samples.
+
+    ``mean -/+ q s / sqrt(n)``, with s the sample standard deviation (ddof 1) and q the
+    ``(1 + level) / 2`` quantile of Student's t with n - 1 degrees of freedom or of the
+    normal distribution. Columns ``"<metric>_ci95_low"`` and ``"<metric>_ci95_high"``
+    (``ci90``... for other levels); missing below 2 samples.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble; the columns are added to ``ens.stats`` (in place) and computed again
+        after every operation that changes it.
+    metrics : str or sequence of str, optional
+        The metric columns (default: every exclusive and inclusive metric). Thicket's
+        ``columns=`` is accepted, with a :class:`~glade.errors.SpellingWarning`.
+    level : float, default 0.95
+        The confidence level (between 0 and 1).
+    distribution : {"t", "normal"}, default "t"
+        Student's t (exact for normal samples), or the normal distribution (Thicket's
+        choice, too narrow for few samples).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The new stats columns, one row per node.
+
+    Raises
+    ------
+    MetricError
+        When a metric is not a column of the ensemble (or there is no additive metric to
+        default to).
+    GladeError
+        When ``ens`` is not an Ensemble, ``level`` is not between 0 and 1 or
+        ``distribution`` is neither.
+    """
     if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level < 1:
         raise GladeError(f"level must be between 0 and 1, not {level!r}")
     if distribution not in ("t", "normal"):
@@ -460,13 +1094,37 @@ def confidence_interval(
 
 
 def temporal_pattern(ens: Ensemble, metrics: Metrics = None) -> pd.DataFrame:
-    """Thicket's ``calc_temporal_pattern``, for time series (one profile per
-    iteration, :meth:`Ensemble.from_timeseries`): the temporal score ``1 - mean /
-    max`` of each node's samples (0 when every iteration costs the same, near 1 when
-    one iteration dominates) in ``"<metric>_temporal_score"``, and its pattern in
-    ``"<metric>_pattern"``: ``constant`` below 0.2, ``phased`` below 0.4, ``dynamic``
-    below 0.6, else ``sporadic``; ``none`` where the score is undefined (no samples,
-    or a largest value of 0)."""
+    """Thicket's ``calc_temporal_pattern``, for time series.
+
+    For one profile per iteration (:meth:`Ensemble.from_timeseries`): the temporal score
+    ``1 - mean / max`` of each node's samples (0 when every iteration costs the same, near 1
+    when one iteration dominates) in ``"<metric>_temporal_score"``, and its pattern in
+    ``"<metric>_pattern"``: ``constant`` below 0.2, ``phased`` below 0.4, ``dynamic`` below
+    0.6, else ``sporadic``; ``none`` where the score is undefined (no samples, or a largest
+    value of 0). ``glade.stats.calc_temporal_pattern`` is the same function.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble; the columns are added to ``ens.stats`` (in place) and computed again
+        after every operation that changes it.
+    metrics : str or sequence of str, optional
+        The metric columns (default: every exclusive and inclusive metric). Thicket's
+        ``columns=`` is accepted, with a :class:`~glade.errors.SpellingWarning`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The new stats columns, one row per node.
+
+    Raises
+    ------
+    MetricError
+        When a metric is not a column of the ensemble (or there is no additive metric to
+        default to).
+    GladeError
+        When ``ens`` is not an Ensemble.
+    """
     return _add(ens, "temporal_pattern", chosen_metrics(_ensemble(ens), metrics))
 
 

@@ -57,11 +57,31 @@ class StatsTables:
     def metrics_to_stats(
         self, metrics: Label | Sequence[Label], profile: Hashable | None = None
     ) -> Ensemble:
-        """Put one profile's values of ``metrics`` in the stats table, as columns
-        ``"<metric>_<profile>"`` (Thicket's ``move_metrics_to_statsframe``; the mean
-        of the profile's rows where the ensemble keeps ranks). ``profile`` may be
-        left out when the ensemble holds one. A statistics recipe: after a filter
-        that removes the profile, the column is missing. Returns the ensemble."""
+        """Put one profile's values of ``metrics`` in the stats table.
+
+        Thicket's ``move_metrics_to_statsframe``: columns ``"<metric>_<profile>"``, the mean
+        of the profile's rows where the ensemble keeps ranks. A statistics recipe: after a
+        filter that removes the profile, the column is missing.
+
+        Parameters
+        ----------
+        metrics : str or sequence of str
+            The metric columns.
+        profile : optional
+            The profile id (may be left out when the ensemble holds one profile).
+
+        Returns
+        -------
+        Ensemble
+            This ensemble (changed in place).
+
+        Raises
+        ------
+        GladeError
+            When ``profile`` is missing or not a profile of the ensemble.
+        MetricError
+            When a metric is not a column.
+        """
         if profile is None:
             if self.num_profiles != 1:
                 raise GladeError(
@@ -79,10 +99,26 @@ class StatsTables:
         return self
 
     def stats_to_data(self, columns: Label | Sequence[Label]) -> Ensemble:
-        """Repeat stats ``columns`` on every data row of their node, as derived
-        columns of the same name (e.g. to compute ``time / time_mean`` per profile or
-        to move a statistic into a plot of the data). Each is computed again, from its
-        statistic, after every operation. Returns the ensemble."""
+        """Repeat stats ``columns`` on every data row of their node, as derived columns.
+
+        E.g. to compute ``time / time_mean`` per profile, or to move a statistic into a plot of
+        the data. Each is computed again, from its statistic, after every operation.
+
+        Parameters
+        ----------
+        columns : str or sequence of str
+            Stats columns.
+
+        Returns
+        -------
+        Ensemble
+            This ensemble (changed in place).
+
+        Raises
+        ------
+        MetricError
+            When a column is not a stats column.
+        """
         chosen = [columns] if isinstance(columns, str | tuple) else list(columns)
         made = {}
         for column in chosen:
@@ -101,12 +137,31 @@ class StatsTables:
         key: str | None = None,
         labels: Sequence[Hashable] | None = None,
     ) -> Ensemble:
-        """One profile per ensemble, holding that ensemble's stats table (Thicket's
-        ``from_statsframes``): nodes matched by call path, the stats columns as metrics
-        (non-additive). Profile ids are ``labels``, else the single value of metadata
-        column ``key`` in each ensemble, else 0, 1, ... The metadata of a profile are
-        the metadata columns with one value throughout its ensemble, and
-        ``profiles``, how many profiles it summarizes."""
+        """One profile per ensemble, holding that ensemble's stats table.
+
+        Thicket's ``from_statsframes``: nodes matched by call path, the stats columns as
+        metrics (non-additive). The metadata of a profile are the metadata columns with one
+        value throughout its ensemble, and ``profiles``, how many profiles it summarizes.
+
+        Parameters
+        ----------
+        ensembles : sequence of Ensemble
+            Ensembles with statistics.
+        key : str, optional
+            A metadata column whose single value in each ensemble is its profile id.
+        labels : sequence, optional
+            The profile ids (default: 0, 1, ...).
+
+        Returns
+        -------
+        Ensemble
+            One profile per ensemble.
+
+        Raises
+        ------
+        GladeError
+            When an ensemble has no statistics, or both ``key`` and ``labels`` are given.
+        """
         from glade.ensemble.concat import checked_ensembles, headers_of
 
         ensembles = checked_ensembles(ensembles, "from_stats")

@@ -35,27 +35,84 @@ _MIN_HEIGHT = 240
 
 
 def node_labels(ens: Ensemble, ids: np.ndarray) -> list[str]:
-    """``"name [id]"`` of each node of ``ids``."""
+    """``"name [id]"`` of each node of ``ids``.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble.
+    ids : numpy.ndarray
+        Node ids.
+
+    Returns
+    -------
+    list of str
+        One label per id.
+    """
     names = ens.graph.names[ids]
     return [f"{name} [{nid}]" for name, nid in zip(names, ids, strict=True)]
 
 
 def node_ids(ens: Ensemble, nodes: Sequence[NodeRef] | None) -> np.ndarray:
-    """The ids of ``nodes`` (every node when None)."""
+    """The ids of ``nodes`` (every node when None).
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble.
+    nodes : sequence of Node, int or str, optional
+        Handles, ids or names only one node has.
+
+    Returns
+    -------
+    numpy.ndarray
+        The ids.
+
+    Raises
+    ------
+    GladeError
+        When a node is not one node of the graph.
+    """
     if nodes is None:
         return np.arange(len(ens.graph))
     return np.array([node_id(ens.graph, n) for n in nodes], dtype=np.int64)
 
 
 def label_text(label: Label) -> str:
-    """A column label as text (``(header, name)`` as ``"header/name"``)."""
+    """A column label as text (``(header, name)`` as ``"header/name"``).
+
+    Parameters
+    ----------
+    label : str or tuple
+        A column label.
+
+    Returns
+    -------
+    str
+        The text.
+    """
     return str(flat_label(label))
 
 
 def value_axis(ens: Ensemble, metric: Label, values: np.ndarray) -> tuple[str, float]:
     """The title of an axis of ``metric``'s ``values`` with the unit they are drawn in
     (``"time (inc) (ms)"``), and the factor that converts the values to it (see
-    :func:`glade.units.scale_for`); the bare name for a metric without a unit."""
+    :func:`glade.units.scale_for`); the bare name for a metric without a unit.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble (its units).
+    metric : str
+        The metric.
+    values : numpy.ndarray
+        The values drawn.
+
+    Returns
+    -------
+    tuple of (str, float)
+        The axis title and the factor.
+    """
     unit, factor = scale_for(values, ens.units.get(metric, ""))
     return axis_label(label_text(metric), unit), factor
 
@@ -72,7 +129,29 @@ def plot_stats_heatmap(
 ) -> figure:
     """Nodes (rows) x stats columns (columns). Colour shows each value's place between
     its column's smallest and largest value (columns have different units); hovering
-    shows the value itself. ``columns`` default to every numeric stats column."""
+    shows the value itself. ``columns`` default to every numeric stats column.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble, with statistics.
+    columns : sequence of str, optional
+        Stats columns (default: every numeric one).
+    nodes : sequence of Node, int or str, optional
+        The rows (default: every node).
+    title : str, optional
+        The figure's title.
+
+    Returns
+    -------
+    bokeh.plotting.figure
+        The figure.
+
+    Raises
+    ------
+    MetricError
+        When a column is not a stats column.
+    """
     stats = ens.stats
     name_col = stats.columns[0]
     numeric = [c for c in stats.columns[1:] if stats[c].dtype.kind in "biuf"]
@@ -137,7 +216,31 @@ def plot_profiles_heatmap(
     """Nodes (rows) x profiles (columns) for one metric (default: the ensemble's
     default metric). With ``relative`` the colour is each value divided by its
     node's mean over profiles (which profiles are slow where); else the value
-    itself. Ranks, when the ensemble keeps them, are averaged per profile."""
+    itself. Ranks, when the ensemble keeps them, are averaged per profile.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble.
+    metric : str, optional
+        A metric column (default: the default metric).
+    nodes : sequence of Node, int or str, optional
+        The rows (default: every node).
+    relative : bool, default True
+        Colour by the value over the node's mean, or by the value.
+    title : str, optional
+        The figure's title.
+
+    Returns
+    -------
+    bokeh.plotting.figure
+        The figure.
+
+    Raises
+    ------
+    MetricError
+        When the metric is not a column.
+    """
     table, metric = checked_samples(ens, metric)
     ids = node_ids(ens, nodes)
     p = ens.num_profiles
@@ -194,7 +297,25 @@ def plot_profiles_heatmap(
 
 
 def checked_samples(ens: Ensemble, metric: Label | None) -> tuple[SampleTable, Label]:
-    """The ensemble's samples, and the metric (default: the default metric), checked."""
+    """The ensemble's samples, and the metric (default: the default metric), checked.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble.
+    metric : str, optional
+        A metric column (default: the default metric).
+
+    Returns
+    -------
+    tuple of (SampleTable, str)
+        The samples and the metric.
+
+    Raises
+    ------
+    MetricError
+        When the metric is not a column.
+    """
     metric = metric if metric is not None else ens.default_metric
     table = ens.samples()
     table.values(metric)
@@ -208,7 +329,33 @@ def plot_histogram(
     bins: int = 20,
     title: str | None = None,
 ) -> figure:
-    """Histogram of a metric's samples at one node across profiles (and ranks)."""
+    """Histogram of a metric's samples at one node across profiles (and ranks).
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble.
+    node : Node, int or str
+        The node: a handle, an id or a name only one node has.
+    metric : str, optional
+        A metric column (default: the default metric).
+    bins : int, default 20
+        Histogram bins.
+    title : str, optional
+        The figure's title.
+
+    Returns
+    -------
+    bokeh.plotting.figure
+        The figure.
+
+    Raises
+    ------
+    GladeError
+        When ``bins`` is not a positive integer or the node is not one of the graph's.
+    MetricError
+        When the metric is not a column.
+    """
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
         raise GladeError(f"bins must be a positive integer, not {bins!r}")
     nid = node_id(ens.graph, node)
@@ -259,7 +406,33 @@ def plot_boxplot(
     """One box per node of a metric's samples across profiles: quartiles, whiskers to
     the most extreme samples within ``whis`` x IQR of the box, and the other samples
     as points (hover names their profile). Default nodes: the ``top`` nodes with the
-    largest medians."""
+    largest medians.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble.
+    metric : str, optional
+        A metric column (default: the default metric).
+    nodes : sequence of Node, int or str, optional
+        The nodes (default: the ``top`` nodes with the largest medians).
+    whis : float, default 1.5
+        The whiskers' reach, in interquartile ranges.
+    top : int, default 20
+        How many nodes by default.
+    title : str, optional
+        The figure's title.
+
+    Returns
+    -------
+    bokeh.plotting.figure
+        The figure.
+
+    Raises
+    ------
+    MetricError
+        When the metric is not a column.
+    """
     table, metric = checked_samples(ens, metric)
     ordered = table.sorted(metric)
     median = ordered.quantile(0.5)
@@ -327,5 +500,22 @@ def plot_boxplot(
 def plot_distribution(
     ens: Ensemble, node: NodeRef, metric: Label | None = None, bins: int = 20
 ) -> LayoutDOM:
-    """Histogram and box plot of a metric's samples at one node, side by side."""
+    """Histogram and box plot of a metric's samples at one node, side by side.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble.
+    node : Node, int or str
+        The node: a handle, an id or a name only one node has.
+    metric : str, optional
+        A metric column (default: the default metric).
+    bins : int, default 20
+        Histogram bins.
+
+    Returns
+    -------
+    bokeh.models.LayoutDOM
+        The two figures in a row.
+    """
     return row(plot_histogram(ens, node, metric, bins), plot_boxplot(ens, metric, nodes=[node]))

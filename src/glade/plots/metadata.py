@@ -80,7 +80,35 @@ def plot_violin(
     the largest mean): the outline is a Gaussian kernel density estimate (Scott's
     bandwidth) of the profiles' values, the thick bar spans the quartiles, the white
     dot is the median, and with ``points`` every profile is a dot (hover names it).
-    A group with one distinct value is a flat line."""
+    A group with one distinct value is a flat line.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble.
+    node : Node, int or str, optional
+        The node (default: the root with the largest mean).
+    metric : str, optional
+        A metric column (default: the default metric).
+    by : str, optional
+        A metadata column: one violin per value.
+    points : bool, default True
+        Draw every profile as a dot.
+    title : str, optional
+        The figure's title.
+
+    Returns
+    -------
+    bokeh.plotting.figure
+        The figure.
+
+    Raises
+    ------
+    MetricError
+        When the metric or ``by`` is not a column.
+    GladeError
+        When no profile has a value of the metric at the node.
+    """
     from scipy.stats import gaussian_kde
 
     nid, metric, values = _node_and_values(ens, node, metric)
@@ -226,7 +254,33 @@ def plot_parallel_coordinates(
     one for ``metric`` (default: the default metric) at ``node`` (default: the root
     with the largest mean); one line per profile through its values, coloured by the
     metric. Numeric axes run from their smallest to their largest value; a text
-    column puts its values in sorted order; missing values sit below an axis."""
+    column puts its values in sorted order; missing values sit below an axis.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble.
+    columns : sequence of str
+        Metadata columns, one axis each.
+    metric : str, optional
+        The last axis's metric (default: the default metric).
+    node : Node, int or str, optional
+        The node whose values the metric axis shows.
+    title : str, optional
+        The figure's title.
+
+    Returns
+    -------
+    bokeh.plotting.figure
+        The figure.
+
+    Raises
+    ------
+    MetricError
+        When a column or the metric is missing.
+    GladeError
+        When ``columns`` is empty.
+    """
     chosen = [columns] if isinstance(columns, str) else list(columns)
     if not chosen:
         raise GladeError("parallel coordinates need at least one metadata column")

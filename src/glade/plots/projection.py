@@ -98,7 +98,38 @@ def plot_projection(
 ) -> figure:
     """One point per profile (see the module), coloured by the metadata column
     ``color_by`` (categories get a palette, numbers a colour bar); hovering names the
-    profile and its value of ``color_by``."""
+    profile and its value of ``color_by``.
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble.
+    metric : str, optional
+        A metric column (default: the default metric).
+    color_by : str, optional
+        A metadata column that colours the points.
+    method : {"pca", "mds"}, default "pca"
+        Principal components, or metric multidimensional scaling (needs
+        ``glade[projection]``).
+    scale : bool, default False
+        With PCA, divide each node's values by their standard deviation.
+    title : str, optional
+        The figure's title.
+    width, height : int, default 620, 460
+        The figure's size in pixels.
+
+    Returns
+    -------
+    bokeh.plotting.figure
+        The figure.
+
+    Raises
+    ------
+    GladeError
+        When ``method`` is unknown, or scikit-learn is missing for MDS.
+    MetricError
+        When the metric or ``color_by`` is not a column.
+    """
     if color_by is not None and color_by not in ens.metadata.columns:
         raise MetricError(color_by, ens.metadata.columns, what="metadata column")
     coordinates, axes = projection(ens, metric, method, scale)

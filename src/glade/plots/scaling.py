@@ -22,7 +22,22 @@ if TYPE_CHECKING:
 
 
 def model_formula(row: pd.Series, metric: Label, parameter: str) -> str:
-    """The model in a stats row, with 4 significant digits: ``c + a * p^i * log2(p)^j``."""
+    """The model in a stats row, with 4 significant digits: ``c + a * p^i * log2(p)^j``.
+
+    Parameters
+    ----------
+    row : pandas.Series
+        A row of the stats table.
+    metric : str
+        The modelled metric.
+    parameter : str
+        The parameter's name, as the formula writes it.
+
+    Returns
+    -------
+    str
+        The formula.
+    """
     parts = [f"{row[stat_label(metric, 'model_constant')]:.4g}"]
     k = 1
     while stat_label(metric, f"model_coefficient{k}") in row.index:
@@ -50,7 +65,35 @@ def plot_model(
     """The Extra-P model of ``metric`` (default: the first modelled metric) at ``node``
     as a line from the smallest parameter value to ``extend`` times the largest, and
     every profile's value as a dot (hover names it). The x axis is logarithmic when
-    the values span a factor of 16 or more (or as ``log_x`` says)."""
+    the values span a factor of 16 or more (or as ``log_x`` says).
+
+    Parameters
+    ----------
+    ens : Ensemble
+        The ensemble, with a model (:meth:`Ensemble.model`).
+    node : Node, int or str
+        The node.
+    metric : str, optional
+        The modelled metric (default: the first one modelled).
+    extend : float, default 1.5
+        How far past the largest parameter value the line goes, as a factor.
+    log_x : bool, optional
+        A logarithmic x axis (default: when the values span a factor of 16 or more).
+    title : str, optional
+        The figure's title.
+
+    Returns
+    -------
+    bokeh.plotting.figure
+        The figure.
+
+    Raises
+    ------
+    GladeError
+        When nothing is modelled, ``extend`` is under 1, or the node has no model.
+    MetricError
+        When the metric is not modelled.
+    """
     recipes = [r for r in ens.stats_recipes if r.kind == "model"]
     modelled = [m for r in recipes for m in r.metrics]
     if not modelled:

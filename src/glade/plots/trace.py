@@ -73,7 +73,26 @@ def plot_time_profile(
     trace: Trace, num_bins: int = 50, normalized: bool = False, top: int = 10, **figure_options: Any
 ):
     """Stacked bars of :meth:`Trace.time_profile`: per time bin, the exclusive time of
-    the ``top`` functions (the rest summed as ``other``) and the idle time."""
+    the ``top`` functions (the rest summed as ``other``) and the idle time.
+
+    Parameters
+    ----------
+    trace : Trace
+        The trace.
+    num_bins : int, default 50
+        Time bins.
+    normalized : bool, default False
+        Fractions of each bin's capacity instead of times.
+    top : int, default 10
+        How many functions are stacked; the rest are summed as ``other``.
+    **figure_options
+        Bokeh figure options (``width``, ``height``, ``title``...).
+
+    Returns
+    -------
+    bokeh.plotting.figure
+        The figure.
+    """
     profile = trace.time_profile(num_bins=num_bins, normalized=normalized)
     functions = [c for c in profile.columns if c not in ("bin_start", "bin_end", "idle_time")]
     stacked = _stacked_columns(profile, functions, top)
@@ -116,7 +135,22 @@ def plot_time_profile(
 
 
 def plot_message_histogram(trace: Trace, bins: Any = 20, **figure_options: Any):
-    """Bars of :meth:`Trace.message_histogram` (number of messages per size range)."""
+    """Bars of :meth:`Trace.message_histogram` (number of messages per size range).
+
+    Parameters
+    ----------
+    trace : Trace
+        The trace.
+    bins : int or sequence, default 20
+        As for ``numpy.histogram``.
+    **figure_options
+        Bokeh figure options (``width``, ``height``, ``title``...).
+
+    Returns
+    -------
+    bokeh.plotting.figure
+        The figure.
+    """
     counts, edges = trace.message_histogram(bins)
     options = {
         "title": "Message sizes",
@@ -139,7 +173,22 @@ def plot_message_histogram(trace: Trace, bins: Any = 20, **figure_options: Any):
 
 def plot_comm_by_process(trace: Trace, output: str = "size", **figure_options: Any):
     """Grouped bars of :meth:`Trace.comm_by_process`: sent and received volume per
-    process."""
+    process.
+
+    Parameters
+    ----------
+    trace : Trace
+        The trace.
+    output : {"size", "count"}, default "size"
+        Bytes, or numbers of messages.
+    **figure_options
+        Bokeh figure options (``width``, ``height``, ``title``...).
+
+    Returns
+    -------
+    bokeh.plotting.figure
+        The figure.
+    """
     table = trace.comm_by_process(output)
     processes = [str(p) for p in table.index]
     options = {
@@ -187,7 +236,26 @@ def plot_comm_over_time(
     bins: int = 50,
     **figure_options: Any,
 ):
-    """Bars of :meth:`Trace.comm_over_time`: message volume per time interval."""
+    """Bars of :meth:`Trace.comm_over_time`: message volume per time interval.
+
+    Parameters
+    ----------
+    trace : Trace
+        The trace.
+    output : {"size", "count"}, default "size"
+        Bytes, or numbers of messages.
+    message_type : {"send", "receive"}, default "send"
+        Place each message at its send or its receive.
+    bins : int, default 50
+        Time bins.
+    **figure_options
+        Bokeh figure options (``width``, ``height``, ``title``...).
+
+    Returns
+    -------
+    bokeh.plotting.figure
+        The figure.
+    """
     volume, edges = trace.comm_over_time(output=output, message_type=message_type, bins=bins)
     since = edges - edges[0]
     unit, factor = scale_for(since, "ns")
@@ -210,7 +278,29 @@ def plot_comm_over_time(
 def plot_comm_matrix(trace: Trace, output: str = "size", log: bool = False, **figure_options: Any):
     """Heatmap of :meth:`Trace.comm_matrix`: senders on the y axis, receivers on the x
     axis, colour by volume (``log=True`` for a log colour scale). Cell i is centred on i
-    and axis ticks name processes (integers only)."""
+    and axis ticks name processes (integers only).
+
+    Parameters
+    ----------
+    trace : Trace
+        The trace.
+    output : {"size", "count"}, default "size"
+        Bytes, or numbers of messages.
+    log : bool, default False
+        A logarithmic colour scale.
+    **figure_options
+        Bokeh figure options (``width``, ``height``, ``title``...).
+
+    Returns
+    -------
+    bokeh.plotting.figure
+        The figure.
+
+    Raises
+    ------
+    TraceError
+        When a dense matrix would be too large.
+    """
     matrix = trace.comm_matrix(output, as_frame=True, form="dense")
     size = len(matrix)
     values = matrix.to_numpy().astype(np.float64)
@@ -263,7 +353,22 @@ def plot_comm_matrix(trace: Trace, output: str = "size", log: bool = False, **fi
 def plot_multirun(runs: Sequence[Trace] | pd.DataFrame, top: int = 10, **figure_options: Any):
     """Stacked bars comparing runs: one bar per run (labelled with its number of
     processes), stacked by function. ``runs`` is a list of traces or the table of
-    :meth:`Trace.multirun_analysis` (times in ns)."""
+    :meth:`Trace.multirun_analysis` (times in ns).
+
+    Parameters
+    ----------
+    runs : sequence of Trace or pandas.DataFrame
+        The runs, or the table of :meth:`Trace.multirun_analysis`.
+    top : int, default 10
+        How many functions are stacked; the rest are summed as ``other``.
+    **figure_options
+        Bokeh figure options (``width``, ``height``, ``title``...).
+
+    Returns
+    -------
+    bokeh.plotting.figure
+        The figure.
+    """
     from glade.trace.model import Trace
 
     table = runs if isinstance(runs, pd.DataFrame) else Trace.multirun_analysis(list(runs))

@@ -224,16 +224,52 @@ class ProfileAnalyses:
     def subgraph_sum(
         self, columns: str | Sequence[str], out_columns: str | Sequence[str] | None = None
     ) -> GraphFrame:
-        """A copy whose ``out_columns`` (default: ``columns``) hold each node's sum over
-        itself and every descendant, each counted once, also in DAGs and graphs with
-        cycles (see :func:`graph_sums`)."""
+        """A copy whose ``out_columns`` hold each node's sum over itself and its descendants.
+
+        Each descendant is counted once, also in DAGs and graphs with cycles.
+
+        Parameters
+        ----------
+        columns : str or sequence of str
+            The columns summed.
+        out_columns : str or sequence of str, optional
+            Where the sums go (default: over ``columns``).
+
+        Returns
+        -------
+        GraphFrame
+            A new profile.
+
+        Raises
+        ------
+        MetricError
+            When a column is missing.
+        """
         return graph_sums(self, columns, out_columns)
 
     def subtree_sum(
         self, columns: str | Sequence[str], out_columns: str | Sequence[str] | None = None
     ) -> GraphFrame:
-        """:meth:`subgraph_sum` on a tree; a graph where a node has several parents is
-        an error (Hatchet's ``subtree_sum`` would count shared nodes once per path)."""
+        """:meth:`subgraph_sum` on a tree.
+
+        Parameters
+        ----------
+        columns : str or sequence of str
+            The columns summed.
+        out_columns : str or sequence of str, optional
+            Where the sums go (default: over ``columns``).
+
+        Returns
+        -------
+        GraphFrame
+            A new profile.
+
+        Raises
+        ------
+        GraphError
+            When a node has several parents (Hatchet's ``subtree_sum`` would count shared
+            nodes once per path): use :meth:`subgraph_sum`.
+        """
         if not self.graph.is_tree():
             raise GraphError(
                 "subtree_sum needs a tree, and this graph has nodes with "
@@ -248,12 +284,80 @@ class ProfileAnalyses:
         start: Node | int | str | None = None,
         agg: str = "mean",
     ) -> list[Node]:
-        """The hot path from ``start`` down the heaviest children (see :func:`hot_path`)."""
+        """Chopper's hot path: from ``start``, down the heaviest children.
+
+        Each step goes to the child with the largest value of ``metric`` as long as that
+        child keeps at least ``threshold`` of its parent's value; the last node is where the
+        cost splits up or stays.
+
+        Parameters
+        ----------
+        metric : str, optional
+            The metric, usually inclusive (default: the default metric).
+        threshold : float, default 0.5
+            The fraction (0 to 1) of its parent's value a child must keep.
+        start : Node, int or str, optional
+            Where to start: a handle, an id or a name only one node has (default: the root
+            with the largest value).
+        agg : str, default "mean"
+            How a node's rows (ranks) are reduced.
+
+        Returns
+        -------
+        list of Node
+            The path, ``start`` first.
+
+        Raises
+        ------
+        GladeError
+            When ``threshold`` is not a fraction or ``start`` is not one node of the graph.
+
+        Examples
+        --------
+        >>> import glade
+        >>> gf = glade.datasets.synthetic_profile(50, seed=1)
+        >>> gf.hot_path()[0].name
+        'main'
+        """
         return hot_path(self, metric, threshold, start, agg)
 
     def load_imbalance(
         self, metric: str | None = None, threshold: float | None = None, top: int = 5
     ) -> GraphFrame:
-        """Max / mean of ``metric`` over ranks per node, with the top ranks as columns
-        (see :func:`load_imbalance`)."""
+        """Chopper's load imbalance: max / mean of ``metric`` over the ranks, per node.
+
+        Parameters
+        ----------
+        metric : str, optional
+            The metric (default: the default metric).
+        threshold : float, optional
+            Keep only nodes whose max is at least this fraction (0 to 1) of the largest max
+            (the graph is squashed onto them).
+        top : int, default 5
+            How many of the ranks with the largest values are listed per node.
+
+        Returns
+        -------
+        GraphFrame
+            Indexed by node, with ``<metric>.mean`` (over every rank; a rank without a value
+            counts as 0), ``<metric>.max``, ``<metric>.imbalance`` (its default metric) and
+            ``Top rank 1`` ... ``Top rank <top>``. Rows of one node and rank (threads) are
+            summed.
+
+        Raises
+        ------
+        GraphError
+            When the profile has no ``rank`` level.
+        MetricError
+            When the metric is not a column.
+        GladeError
+            When ``top`` or ``threshold`` is out of range.
+
+        Examples
+        --------
+        >>> import glade
+        >>> gf = glade.datasets.synthetic_profile(20, ranks=4)
+        >>> gf.load_imbalance("time").default_metric
+        'time.imbalance'
+        """
         return load_imbalance(self, metric, threshold, top)

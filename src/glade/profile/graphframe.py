@@ -30,7 +30,42 @@ class GraphFrame(ProfileAnalyses):
     and the frame attributes (``name``, ``type``, ``file``, ...) of each node.
     ``exc_metrics`` and ``inc_metrics`` name the exclusive and inclusive metric
     columns (an exclusive ``m`` pairs with inclusive ``"m (inc)"``); every other
-    column is a non-additive metric. Operations return new objects.
+    column is a non-additive metric. Operations return new objects. Profiles are
+    usually read (:func:`glade.read`, the ``from_*`` class methods) rather than built.
+
+    Parameters
+    ----------
+    graph : Graph
+        The call graph; node ids are its pre-order positions.
+    dataframe : pandas.DataFrame
+        The rows, indexed by ``node`` first (then ``rank``, ``thread``...), with ids in
+        ``0 .. len(graph) - 1``. Kept as given (not copied).
+    exc_metrics : iterable of str, default ()
+        The exclusive metric columns.
+    inc_metrics : iterable of str, default ()
+        The inclusive metric columns.
+    default_metric : str, optional
+        The metric views and text trees show by default (default: the first inclusive
+        metric, else the first exclusive one).
+    metadata : mapping, optional
+        Facts about the run (``units``, ``repairs``, the reader's notes); copied.
+
+    Raises
+    ------
+    GraphError
+        When the index has no first level ``node`` or names nodes outside the graph.
+    MetricError
+        When a listed metric is not a column of ``dataframe``.
+
+    Examples
+    --------
+    >>> import glade
+    >>> gf = glade.GraphFrame.from_literal(
+    ...     [{"frame": {"name": "main"}, "metrics": {"time": 1.0},
+    ...       "children": [{"frame": {"name": "solve"}, "metrics": {"time": 4.0}}]}]
+    ... )
+    >>> gf.dataframe["time"].tolist()
+    [1.0, 4.0]
     """
 
     def __init__(
@@ -82,14 +117,56 @@ class GraphFrame(ProfileAnalyses):
     ) -> GraphFrame:
         """A GraphFrame from plain tables, as readers produce them.
 
-        ``frames`` has one row per local node id, ``src``/``dst`` are edges over
-        those ids (children in the given order), ``rows`` has a ``node`` column
-        of local ids, the other ``index`` columns (``rank``, ``thread``) and the
-        metric columns. Rows sharing a node and index are summed (exclusive and
-        inclusive metrics) or take the first value (others). With
-        ``merge_equal_paths`` nodes with the same call path are merged.
-        With ``fill_inclusive`` the inclusive partner of every exclusive metric
-        is computed when missing.
+        Rows sharing a node and index are summed (exclusive and inclusive metrics) or take
+        the first value (others).
+
+        Parameters
+        ----------
+        frames : pandas.DataFrame
+            One row per local node id (``0 .. len(frames) - 1``): the frame attributes
+            (``name``, ``type``, ``file``...).
+        src, dst : sequence of int or numpy.ndarray
+            The edges (parent ``src[i]`` -> child ``dst[i]``) over the local ids; children
+            keep the given order.
+        rows : pandas.DataFrame
+            A ``node`` column of local ids, the other ``index`` columns (``rank``,
+            ``thread``) and the metric columns.
+        exc_metrics, inc_metrics : iterable of str, default ()
+            The exclusive and the inclusive metric columns of ``rows``.
+        roots : sequence of int or numpy.ndarray, optional
+            The roots, in order (default: every node without a parent, by id).
+        index : sequence of str, default ("node",)
+            The index levels of the result, ``node`` first.
+        default_metric : str, optional
+            The metric shown by default (default: as :class:`GraphFrame` chooses).
+        metadata : mapping, optional
+            Facts about the run, kept as ``gf.metadata``.
+        merge_equal_paths : bool, default False
+            Merge nodes that have the same call path (their rows are combined).
+        fill_inclusive : bool, default False
+            Compute the inclusive partner ``"m (inc)"`` of every exclusive ``m`` that lacks one.
+
+        Returns
+        -------
+        GraphFrame
+            The profile, its graph numbered in pre-order.
+
+        Raises
+        ------
+        GraphError
+            When the edges name ids outside ``frames`` or a root that is not a node.
+        MetricError
+            When a listed metric is not a column of ``rows``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from glade import GraphFrame
+        >>> gf = GraphFrame.from_tables(
+        ...     pd.DataFrame({"name": ["main", "solve"]}), [0], [1],
+        ...     pd.DataFrame({"node": [0, 1], "time": [1.0, 4.0]}), ["time"], fill_inclusive=True)
+        >>> gf.dataframe["time (inc)"].tolist()
+        [5.0, 4.0]
         """
         graph, new_id = Graph.from_edges(frames, src, dst, roots=roots)
         exc_metrics, inc_metrics = list(exc_metrics), list(inc_metrics)
@@ -171,8 +248,8 @@ class GraphFrame(ProfileAnalyses):
         >>> gf = GraphFrame.from_literal(
         ...     [{"frame": {"name": "main"}, "metrics": {"time": 2.0}, "children": []}]
         ... )
-        >>> gf.units = {"time": "ms", "time (inc)": "ms"}
-        >>> gf.units["time (inc)"]
+        >>> gf.units = {"time": "ms"}
+        >>> gf.units["time"]
         'ms'
         """
         recorded = self.metadata.get("units")
@@ -188,11 +265,34 @@ class GraphFrame(ProfileAnalyses):
         set_units(self.metadata, units, self.metric_columns)
 
     def node(self, nid: int) -> Node:
-        """The handle of node ``nid``."""
+        """The handle of node ``nid``.
+
+        Parameters
+        ----------
+        nid : int
+            The node's id (its pre-order position in ``gf.graph``).
+
+        Returns
+        -------
+        Node
+            A handle on the node (its name, call path, children, parents); it is also the
+            integer ``nid``, so ``gf.dataframe.loc[gf.node(3)]`` is the node's rows.
+
+        Raises
+        ------
+        GraphError
+            When ``nid`` is not a node of the graph.
+        """
         return self.graph.node(nid)
 
     def copy(self) -> GraphFrame:
-        """An independent copy (graph frames, dataframe and metadata are copied)."""
+        """An independent copy (graph frames, dataframe and metadata are copied).
+
+        Returns
+        -------
+        GraphFrame
+            A profile equal to this one that shares no mutable state with it.
+        """
         return GraphFrame(
             self.graph.copy(),
             self.dataframe.copy(),
@@ -237,8 +337,29 @@ class GraphFrame(ProfileAnalyses):
     def node_values(
         self, metric: str | None = None, rank: Any = None, agg: str | Callable = "mean"
     ) -> np.ndarray:
-        """One value of ``metric`` per node: the row of ``rank`` when given, else
-        ``agg`` over the node's rows (NaN for a node without rows)."""
+        """One value of ``metric`` per node.
+
+        Parameters
+        ----------
+        metric : str, optional
+            The metric column (default: the default metric).
+        rank : optional
+            The value of the ``rank`` index level whose row is taken.
+        agg : str or callable, default "mean"
+            Without ``rank``: how a node's rows (ranks, threads) are reduced, a pandas
+            aggregation name or a function.
+
+        Returns
+        -------
+        numpy.ndarray
+            Float values indexed by node id, NaN for a node without rows.
+
+        Raises
+        ------
+        MetricError
+            When the metric is not a column, there is no default metric, or ``rank`` is
+            given and the profile has no ``rank`` level.
+        """
         metric = metric or self.default_metric
         if metric is None:
             raise MetricError("<default metric>", self.metric_columns)
@@ -257,10 +378,26 @@ class GraphFrame(ProfileAnalyses):
 
     # ------------------------------------------------------------ reshaping
     def update_inclusive_columns(self, metrics: Iterable[str] | None = None) -> GraphFrame:
-        """Recompute ``"m (inc)"`` for every exclusive ``m`` (or the given ones): the
-        sum of ``m`` over each node's descendants, each counted once, itself included.
+        """Recompute ``"m (inc)"`` for every exclusive ``m`` (or the given ones).
 
+        The inclusive value of a node is the sum of ``m`` over the node and its
+        descendants, each counted once (also in DAGs and graphs with cycles), per rank.
         Missing rows and NaN count as 0.
+
+        Parameters
+        ----------
+        metrics : iterable of str, optional
+            The exclusive metrics whose partner is computed (default: every exclusive metric).
+
+        Returns
+        -------
+        GraphFrame
+            A new profile with the inclusive columns (added or replaced); this one is unchanged.
+
+        Raises
+        ------
+        MetricError
+            When a metric is not an exclusive metric of the profile.
         """
         from glade.profile.reshape import update_inclusive_columns
 
@@ -306,8 +443,27 @@ class GraphFrame(ProfileAnalyses):
         return squash_to(self, keep, fold)
 
     def drop_index_levels(self, function: str | Callable = "mean") -> GraphFrame:
-        """Reduce the rows of each node (ranks, threads) to one with ``function``
-        (for metrics; non-numeric columns keep their first value)."""
+        """Reduce the rows of each node (ranks, threads) to one.
+
+        Parameters
+        ----------
+        function : str or callable, default "mean"
+            How the rows of a node are reduced for each metric (a pandas aggregation name such
+            as ``"mean"``, ``"sum"``, ``"max"``, or a function); non-numeric columns keep their
+            first value.
+
+        Returns
+        -------
+        GraphFrame
+            A new profile indexed by ``node`` alone.
+
+        Examples
+        --------
+        >>> import glade
+        >>> gf = glade.datasets.synthetic_profile(20, ranks=4)
+        >>> gf.drop_index_levels("max").dataframe.index.names
+        FrozenList(['node'])
+        """
         from glade.profile.reshape import drop_index_levels
 
         return drop_index_levels(self, function)
@@ -316,9 +472,19 @@ class GraphFrame(ProfileAnalyses):
     def unify(self, other: GraphFrame) -> tuple[GraphFrame, GraphFrame]:
         """Both profiles on the union of their graphs (nodes matched by call path).
 
-        Returns new GraphFrames sharing one graph; a node missing from one
-        profile has NaN metrics there. Nodes that share a call path are merged by
-        the one rule of :mod:`glade.profile.merge`, so each side keeps its totals.
+        A node missing from one profile has NaN metrics there. Nodes that share a call
+        path are merged by the one rule of :mod:`glade.profile.merge`, so each side keeps its
+        totals.
+
+        Parameters
+        ----------
+        other : GraphFrame
+            The other profile.
+
+        Returns
+        -------
+        tuple of GraphFrame
+            This profile and ``other``, as new GraphFrames sharing one graph.
         """
         from glade.profile.combine import unify
 
@@ -332,15 +498,100 @@ class GraphFrame(ProfileAnalyses):
         return arithmetic(self, other, op)
 
     def __add__(self, other: GraphFrame) -> GraphFrame:
+        """The sum of two profiles, node by node (matched by call path), rank by rank.
+
+        Additive metrics that both profiles have are added on the union of their graphs
+        (see :meth:`unify`); NaN where either side has no value. ``gf.add(other)`` is the same.
+
+        Parameters
+        ----------
+        other : GraphFrame
+            The other profile, with the same index levels.
+
+        Returns
+        -------
+        GraphFrame
+            A new profile; units follow :func:`glade.units.combine_unit`.
+
+        Raises
+        ------
+        GraphError
+            When the index levels of the profiles differ.
+
+        Examples
+        --------
+        >>> import glade
+        >>> gf = glade.datasets.synthetic_profile(20)
+        >>> float((gf + gf).dataframe["time"].sum()) == 2 * float(gf.dataframe["time"].sum())
+        True
+        """
         return self._arith(other, operator.add)
 
     def __sub__(self, other: GraphFrame) -> GraphFrame:
+        """The difference of two profiles, node by node (matched by call path), rank by rank.
+
+        As :meth:`add`, with ``-``: ``gf.sub(other)`` is the same.
+
+        Parameters
+        ----------
+        other : GraphFrame
+            The profile subtracted, with the same index levels.
+
+        Returns
+        -------
+        GraphFrame
+            A new profile (``s - s`` is in ``s``).
+
+        Raises
+        ------
+        GraphError
+            When the index levels of the profiles differ.
+        """
         return self._arith(other, operator.sub)
 
     def __mul__(self, other: GraphFrame) -> GraphFrame:
+        """The product of two profiles, node by node (matched by call path), rank by rank.
+
+        As :meth:`add`, with ``*``: ``gf.mul(other)`` is the same.
+
+        Parameters
+        ----------
+        other : GraphFrame
+            The other profile, with the same index levels.
+
+        Returns
+        -------
+        GraphFrame
+            A new profile (``s * s`` is in ``s^2``).
+
+        Raises
+        ------
+        GraphError
+            When the index levels of the profiles differ.
+        """
         return self._arith(other, operator.mul)
 
     def __truediv__(self, other: GraphFrame) -> GraphFrame:
+        """The quotient of two profiles, node by node (matched by call path), rank by rank.
+
+        As :meth:`add`, with ``/``: ``gf.div(other)`` is the same. ``0 / 0`` is NaN (Hatchet
+        gives 0), ``x / 0`` is ``inf``.
+
+        Parameters
+        ----------
+        other : GraphFrame
+            The divisor profile, with the same index levels.
+
+        Returns
+        -------
+        GraphFrame
+            A new profile (``s / s`` has no unit).
+
+        Raises
+        ------
+        GraphError
+            When the index levels of the profiles differ.
+        """
         return self._arith(other, operator.truediv)
 
     add = __add__
@@ -352,9 +603,36 @@ class GraphFrame(ProfileAnalyses):
     def groupby_aggregate(
         self, by: str, agg: str | Callable | Mapping[str, str | Callable] = "sum"
     ) -> GraphFrame:
-        """Collapse nodes that share a value of column ``by`` (e.g. ``"module"``) into one
-        node each, aggregating their rows (per rank) with ``agg`` (see
-        :func:`glade.profile.grouping.groupby_aggregate`)."""
+        """Collapse nodes that share a value of column ``by`` into one node each.
+
+        The new graph has one node per value (``name`` = the value, ``type`` = ``by``) and
+        an edge wherever an old edge crossed two groups.
+
+        Parameters
+        ----------
+        by : str
+            A frame attribute or column (``"module"``, ``"file"``, ``"name"``...).
+        agg : str, callable or mapping, default "sum"
+            How the rows of a group are aggregated per rank: a pandas aggregation, or a
+            mapping of column to aggregation.
+
+        Returns
+        -------
+        GraphFrame
+            A new profile on the graph of groups.
+
+        Raises
+        ------
+        MetricError
+            When ``by`` is neither a frame attribute nor a column.
+
+        Examples
+        --------
+        >>> import glade
+        >>> gf = glade.datasets.synthetic_profile(50, seed=1)
+        >>> len(gf.groupby_aggregate("module").graph) < len(gf.graph)
+        True
+        """
         from glade.profile.grouping import groupby_aggregate
 
         return groupby_aggregate(self, by, agg)
@@ -589,6 +867,11 @@ class GraphFrame(ProfileAnalyses):
             How the rows of a node (ranks, threads) are reduced; the header says which.
         annotation : str, optional
             A column shown after each name.
+        metrics : str or list of str, optional
+            The same as ``metric`` (keyword only; give one of the two).
+        metric_column : str or list of str, optional
+            Hatchet's spelling of ``metric``: accepted, with a
+            :class:`~glade.errors.SpellingWarning` naming ``metric=``.
 
         Returns
         -------
@@ -623,14 +906,41 @@ class GraphFrame(ProfileAnalyses):
         )
 
     def to_literal(self, rank: Any = None, agg: str | Callable = "mean") -> list[dict]:
-        """The Hatchet literal (list of root dicts); shared nodes carry ``_hatchet_nid``."""
+        """The Hatchet literal: a list of root dicts of ``frame``, ``metrics`` and ``children``.
+
+        Nodes reached by several paths carry ``_hatchet_nid``, so that a DAG reads back as one.
+
+        Parameters
+        ----------
+        rank : optional
+            Export this rank's rows (default: ``agg`` over the rows of each node).
+        agg : str or callable, default "mean"
+            How a node's rows are reduced when ``rank`` is not given.
+
+        Returns
+        -------
+        list of dict
+            The literal; :meth:`from_literal` reads it back.
+
+        Examples
+        --------
+        >>> import glade
+        >>> gf = glade.datasets.synthetic_profile(5)
+        >>> gf.to_literal()[0]["frame"]["name"]
+        'main'
+        """
         from glade.readers.profiles.literal import to_literal
 
         return to_literal(self, rank=rank, agg=agg)
 
     def to_dict(self) -> dict:
-        """Hatchet's ``to_dict`` (its JSON export as a dict; ``json.dumps`` of it reads
-        back with :meth:`from_json`)."""
+        """Hatchet's ``to_dict``: its JSON export as a dict.
+
+        Returns
+        -------
+        dict
+            The graph and the rows; ``json.dumps`` of it reads back with :meth:`from_json`.
+        """
         from glade.readers.profiles.gladejson import to_hatchet_dict
 
         return to_hatchet_dict(self)
@@ -642,7 +952,38 @@ class GraphFrame(ProfileAnalyses):
         rank: Any = None,
         agg: str | Callable = "mean",
     ) -> str:
-        """The graph in Graphviz DOT, nodes labelled with the metric and name."""
+        """The graph in Graphviz DOT, nodes labelled with the metric and name.
+
+        Boxes are filled from green (low) to red (high).
+
+        Parameters
+        ----------
+        metric : str, optional
+            The metric shown (default: the default metric).
+        threshold : float, default 0.0
+            Leave out nodes (with their edges) whose value is under this fraction of the
+            largest value.
+        rank : optional
+            Show this rank's rows (default: ``agg`` over the rows of each node).
+        agg : str or callable, default "mean"
+            How a node's rows are reduced when ``rank`` is not given.
+
+        Returns
+        -------
+        str
+            The DOT text (``digraph { ... }``).
+
+        Raises
+        ------
+        MetricError
+            When the metric is not a column.
+
+        Examples
+        --------
+        >>> import glade
+        >>> glade.datasets.synthetic_profile(20).to_dot().startswith("digraph")
+        True
+        """
         from glade.profile.export import to_dot
 
         return to_dot(self, metric=metric, threshold=threshold, rank=rank, agg=agg)
@@ -650,29 +991,118 @@ class GraphFrame(ProfileAnalyses):
     def to_flamegraph(
         self, metric: str | None = None, rank: Any = None, agg: str | Callable = "mean"
     ) -> str:
-        """Folded stacks (``a;b;c value`` per node) of an exclusive metric, for flamegraph.pl."""
+        """Folded stacks of an exclusive metric, for flamegraph.pl and speedscope.
+
+        Parameters
+        ----------
+        metric : str, optional
+            An exclusive metric (default: the exclusive partner of the default metric).
+        rank : optional
+            Use this rank's rows (default: ``agg`` over the rows of each node).
+        agg : str or callable, default "mean"
+            How a node's rows are reduced when ``rank`` is not given.
+
+        Returns
+        -------
+        str
+            One ``root;child;...;node value`` line per node with a non-zero value.
+
+        Raises
+        ------
+        MetricError
+            When the metric is not an exclusive metric.
+        """
         from glade.profile.export import to_flamegraph
 
         return to_flamegraph(self, metric=metric, rank=rank, agg=agg)
 
     def to_json(self, path: str | None = None) -> str:
-        """glade's own lossless JSON; written to ``path`` when given, returned always."""
+        """glade's own lossless JSON of the profile.
+
+        Parameters
+        ----------
+        path : str, optional
+            Also write the JSON to this file.
+
+        Returns
+        -------
+        str
+            The JSON text; :meth:`from_json` reads it back.
+
+        Examples
+        --------
+        >>> import glade
+        >>> gf = glade.datasets.synthetic_profile(20)
+        >>> glade.GraphFrame.from_json(gf.to_json()).dataframe.equals(gf.dataframe)
+        True
+        """
         from glade.readers.profiles.gladejson import to_json
 
         return to_json(self, path)
 
     def to_parquet(self, path: str | os.PathLike, overwrite: bool = False) -> Path:
-        """Store the profile losslessly in the new directory ``path`` as Parquet tables
-        and a JSON sidecar (see :mod:`glade.profile.storage`); ``overwrite`` replaces an
-        earlier store."""
+        """Store the profile losslessly in the new directory ``path``.
+
+        Parquet tables and a JSON sidecar (see :mod:`glade.profile.storage`); nothing is left
+        at ``path`` when writing fails.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The directory to create.
+        overwrite : bool, default False
+            Replace an earlier glade store at ``path`` (never a folder of other files).
+
+        Returns
+        -------
+        pathlib.Path
+            The directory written.
+
+        Raises
+        ------
+        GladeError
+            When ``path`` exists and is not a glade store to overwrite, or cannot be written.
+
+        Examples
+        --------
+        >>> import glade, tempfile, pathlib
+        >>> gf = glade.datasets.synthetic_profile(20)
+        >>> store = gf.to_parquet(pathlib.Path(tempfile.mkdtemp()) / "run.glade")
+        >>> glade.GraphFrame.from_parquet(store).dataframe.equals(gf.dataframe)
+        True
+        """
         from glade.profile.storage import to_parquet
 
         return to_parquet(self, path, overwrite)
 
     @classmethod
     def from_parquet(cls, path: str | os.PathLike) -> GraphFrame:
-        """Read a profile stored by :meth:`to_parquet`; ReaderError naming the file when
-        the directory is incomplete or damaged."""
+        """Read a profile stored by :meth:`to_parquet`.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The store's directory.
+
+        Returns
+        -------
+        GraphFrame
+            The profile as it was stored (graph, rows, metric kinds, metadata).
+
+        Raises
+        ------
+        ReaderError
+            When the directory is not a glade profile store, or is incomplete or damaged
+            (naming the file).
+
+        Examples
+        --------
+        >>> import glade, tempfile, pathlib
+        >>> gf = glade.datasets.synthetic_profile(20)
+        >>> store = gf.to_parquet(pathlib.Path(tempfile.mkdtemp()) / "run.glade")
+        >>> len(glade.GraphFrame.from_parquet(store).graph)
+        20
+        """
         from glade.profile.storage import from_parquet
 
         return from_parquet(path)
@@ -680,8 +1110,31 @@ class GraphFrame(ProfileAnalyses):
     # -------------------------------------------------------------- readers
     @classmethod
     def from_literal(cls, literal: list[dict] | dict) -> GraphFrame:
-        """Read the Hatchet literal format (roots of frame/metrics/children dicts), given
-        as data or as a JSON file; errors name the file."""
+        """Read the Hatchet literal format: roots of ``frame``/``metrics``/``children`` dicts.
+
+        Parameters
+        ----------
+        literal : list of dict, dict or str
+            The literal as data, or the path of a JSON file holding it.
+
+        Returns
+        -------
+        GraphFrame
+            The profile, indexed by ``node``: columns with ``(inc)`` in their name are
+            inclusive metrics, other numeric ones exclusive, the rest non-additive.
+
+        Raises
+        ------
+        ReaderError
+            When the literal is malformed (naming the file and the node at fault).
+
+        Examples
+        --------
+        >>> from glade import GraphFrame
+        >>> gf = GraphFrame.from_literal([{"frame": {"name": "main"}, "metrics": {"time": 2.0}}])
+        >>> gf.graph.names.tolist()
+        ['main']
+        """
         from glade.readers.profiles.checks import names_the_file
         from glade.readers.profiles.literal import read_literal
 
@@ -689,15 +1142,54 @@ class GraphFrame(ProfileAnalyses):
 
     @classmethod
     def from_lists(cls, *roots: list | str) -> GraphFrame:
-        """Hatchet's ``from_lists``: a tree from nested lists, one per root (see
-        :func:`glade.readers.profiles.literal.from_lists`)."""
+        """Hatchet's ``from_lists``: a tree from nested lists, one per root.
+
+        Parameters
+        ----------
+        *roots : list or str
+            One nested list per root, ``["main", ["solve", "io"]]``: a name, then the lists of
+            its children (see :func:`glade.readers.profiles.literal.from_lists`).
+
+        Returns
+        -------
+        GraphFrame
+            The tree with Hatchet's synthetic ``time`` and ``time (inc)`` metrics.
+
+        Raises
+        ------
+        ReaderError
+            When a list is malformed.
+        """
         from glade.readers.profiles.literal import from_lists
 
         return from_lists(*roots)
 
     @classmethod
     def from_json(cls, source: str) -> GraphFrame:
-        """Read glade JSON (or Hatchet's JSON export) from a path or a JSON string."""
+        """Read glade JSON (or Hatchet's JSON export).
+
+        Parameters
+        ----------
+        source : str
+            A path, or the JSON text itself.
+
+        Returns
+        -------
+        GraphFrame
+            The profile (lossless for glade's own JSON from :meth:`to_json`).
+
+        Raises
+        ------
+        ReaderError
+            When the JSON is malformed or not a profile (naming the file).
+
+        Examples
+        --------
+        >>> import glade
+        >>> gf = glade.datasets.synthetic_profile(20)
+        >>> len(glade.GraphFrame.from_json(gf.to_json()).graph)
+        20
+        """
         from glade.readers.profiles.gladejson import read_json
 
         return read_json(source)
@@ -737,7 +1229,34 @@ class GraphFrame(ProfileAnalyses):
 
     @classmethod
     def from_caliper(cls, path: str, **kwargs: Any) -> GraphFrame:
-        """Read Caliper output: json-split JSON or a .cali file."""
+        """Read Caliper output: a ``.cali`` file or json-split JSON.
+
+        Parameters
+        ----------
+        path : str
+            The file.
+        **kwargs
+            The options of :func:`glade.readers.profiles.caliper.read_caliper`:
+            ``metric_kinds`` (column -> ``"exclusive"``, ``"inclusive"`` or ``"other"``),
+            ``native`` (keep Caliper's attribute names), ``string_attributes`` (string
+            attributes kept as columns) and ``node_ordering`` (siblings in Caliper's region
+            order).
+
+        Returns
+        -------
+        GraphFrame
+            Indexed by ``(node, rank)`` when the records carry ``mpi.rank``, else ``node``.
+
+        Raises
+        ------
+        ReaderError
+            When the file is malformed (naming the file and what is wrong).
+
+        Examples
+        --------
+        >>> from glade import GraphFrame
+        >>> gf = GraphFrame.from_caliper("lulesh-1core.json")   # doctest: +SKIP
+        """
         from glade.readers.profiles.caliper import read_caliper
 
         return read_caliper(path, **kwargs)
@@ -774,35 +1293,129 @@ class GraphFrame(ProfileAnalyses):
 
     @classmethod
     def from_cprofile(cls, path: str) -> GraphFrame:
-        """Read a Python cProfile pstats file (recursion gives cycles)."""
+        """Read a Python cProfile pstats file (recursion gives cycles).
+
+        Parameters
+        ----------
+        path : str
+            The file ``cProfile`` or ``pstats.Stats.dump_stats`` wrote.
+
+        Returns
+        -------
+        GraphFrame
+            The call graph of functions, indexed by ``node``, times in seconds.
+
+        Raises
+        ------
+        ReaderError
+            When the file is not a readable pstats file.
+
+        Examples
+        --------
+        >>> import cProfile, tempfile, pathlib
+        >>> from glade import GraphFrame
+        >>> path = str(pathlib.Path(tempfile.mkdtemp()) / "run.pstats")
+        >>> cProfile.run("sorted(range(1000))", path)
+        >>> "sorted" in " ".join(GraphFrame.from_cprofile(path).graph.names)
+        True
+        """
         from glade.readers.profiles.cprofile import read_cprofile
 
         return read_cprofile(path)
 
     @classmethod
     def from_gprof_dot(cls, path: str) -> GraphFrame:
-        """Read a gprof2dot DOT call graph (a DAG)."""
+        """Read a gprof2dot DOT call graph (a DAG).
+
+        Parameters
+        ----------
+        path : str
+            The DOT file gprof2dot wrote.
+
+        Returns
+        -------
+        GraphFrame
+            The call graph, indexed by ``node``.
+
+        Raises
+        ------
+        ReaderError
+            When the file is not a gprof2dot graph.
+        """
         from glade.readers.profiles.gprof_dot import read_gprof_dot
 
         return read_gprof_dot(path)
 
     @classmethod
     def from_pyinstrument(cls, path: str) -> GraphFrame:
-        """Read pyinstrument JSON output."""
+        """Read pyinstrument JSON output.
+
+        Parameters
+        ----------
+        path : str
+            The JSON file (``pyinstrument -r json``).
+
+        Returns
+        -------
+        GraphFrame
+            The call tree, indexed by ``node``, times in seconds.
+
+        Raises
+        ------
+        ReaderError
+            When the file is not pyinstrument JSON.
+        """
         from glade.readers.profiles.pyinstrument import read_pyinstrument
 
         return read_pyinstrument(path)
 
     @classmethod
     def from_tau(cls, path: str) -> GraphFrame:
-        """Read a TAU profile directory (profile.N.C.T files)."""
+        """Read a TAU profile directory (``profile.N.C.T`` files).
+
+        Parameters
+        ----------
+        path : str
+            The directory.
+
+        Returns
+        -------
+        GraphFrame
+            Indexed by ``(node, rank, thread)``.
+
+        Raises
+        ------
+        ReaderError
+            When a profile file is malformed (naming it and the line).
+
+        Examples
+        --------
+        >>> from glade import GraphFrame
+        >>> gf = GraphFrame.from_tau("tau-profiles/")   # doctest: +SKIP
+        """
         from glade.readers.profiles.tau import read_tau
 
         return read_tau(path)
 
     @classmethod
     def from_timemory(cls, path: str) -> GraphFrame:
-        """Read timemory tree JSON."""
+        """Read timemory tree JSON.
+
+        Parameters
+        ----------
+        path : str
+            The JSON file.
+
+        Returns
+        -------
+        GraphFrame
+            The call tree with timemory's metrics.
+
+        Raises
+        ------
+        ReaderError
+            When the file is not timemory tree JSON.
+        """
         from glade.readers.profiles.timemory import read_timemory
 
         return read_timemory(path)
@@ -835,15 +1448,49 @@ class GraphFrame(ProfileAnalyses):
         return CCT(self, metric=metric, **kwargs)
 
     def supergraph(self, by: Any = "module", metric: str | None = None, **kwargs: Any):
-        """The supergraph of this profile, an ensemble of one (see
-        :meth:`glade.Ensemble.supergraph`); with ranks, ``rank_agg`` reduces them."""
+        """The supergraph of this profile, an ensemble of one.
+
+        Parameters
+        ----------
+        by : str or callable, default "module"
+            What groups nodes into supernodes (see :meth:`glade.Ensemble.supergraph`).
+        metric : str, optional
+            The metric the flows carry (default: the default metric).
+        **kwargs
+            The other options of :meth:`glade.Ensemble.supergraph`; with ranks, ``rank_agg``
+            reduces them.
+
+        Returns
+        -------
+        glade.ensemble.supergraph.Supergraph
+            Supernodes, flows and their values.
+
+        Raises
+        ------
+        MetricError
+            When the metric is not a column.
+        """
         from glade.ensemble import Ensemble
 
         return Ensemble.from_graphframes([self]).supergraph(by, metric, **kwargs)
 
     def show_supergraph(self, by: Any = "module", metric: str | None = None, **kwargs: Any):
-        """The interactive Sankey of this profile's supergraph (see
-        :class:`glade.views.SupergraphView`)."""
+        """The interactive Sankey of this profile's supergraph, in Jupyter.
+
+        Parameters
+        ----------
+        by : str or callable, default "module"
+            What groups nodes into supernodes.
+        metric : str, optional
+            The metric the flows carry (default: the default metric).
+        **kwargs
+            Other options of :class:`glade.views.SupergraphView`.
+
+        Returns
+        -------
+        glade.views.SupergraphView
+            The view.
+        """
         from glade.views import SupergraphView
 
         return SupergraphView(self, by=by, metric=metric, **kwargs)

@@ -682,7 +682,29 @@ def _expand(query: Query, table: RowTable, rank_mode: str, cache: dict):
 def query_mask(
     table: RowTable, query: BaseQuery, rank_mode: str = "any", cache: dict | None = None
 ) -> np.ndarray:
-    """Boolean mask of the nodes ``query`` selects in ``table``."""
+    """Boolean mask of the nodes a query selects in a table.
+
+    Parameters
+    ----------
+    table : glade.query.engine.RowTable
+        The graph and the rows the predicates read.
+    query : BaseQuery
+        A parsed query.
+    rank_mode : {"any", "all"}, default "any"
+        As for :func:`match_nodes`.
+    cache : dict, optional
+        Predicate results shared between the parts of a compound query.
+
+    Returns
+    -------
+    numpy.ndarray
+        One bool per node of the graph.
+
+    Raises
+    ------
+    QueryError
+        When the query is empty, names a missing column, or ``rank_mode`` is neither.
+    """
     if rank_mode not in RANK_MODES:
         raise QueryError(f"rank_mode must be 'any' or 'all', not {rank_mode!r}")
     cache = {} if cache is None else cache
@@ -705,7 +727,29 @@ def query_mask(
 
 
 def match_nodes(model: Any, query: Any, rank_mode: str = "any") -> np.ndarray:
-    """Ids (ascending) of the nodes of ``model`` (anything with ``graph`` and
-    ``dataframe``) that ``query`` (any form) selects."""
+    """The ids of the nodes of a model that a query selects.
+
+    Parameters
+    ----------
+    model : GraphFrame or Ensemble
+        Anything with ``graph`` and ``dataframe``.
+    query : Query, CompoundQuery, str or list
+        The query in any of its three forms.
+    rank_mode : {"any", "all"}, default "any"
+        With several rows per node, a node satisfies a predicate when any of its rows does,
+        or all of them.
+
+    Returns
+    -------
+    numpy.ndarray
+        The node ids, ascending.
+
+    Raises
+    ------
+    QuerySyntaxError
+        When the text does not parse.
+    QueryError
+        When the query names a missing column, or is otherwise invalid.
+    """
     table = RowTable(model.graph, model.dataframe)
     return np.flatnonzero(query_mask(table, parse(query), rank_mode))

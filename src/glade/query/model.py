@@ -53,7 +53,21 @@ def to_predicate(predicate: Predicate | Callable | None) -> Predicate:
 
 @dataclass(frozen=True)
 class QueryNode:
-    """One step of a query: how many nodes (``quantifier``) and what they satisfy."""
+    """One step of a query: how many nodes (``quantifier``) and what they satisfy.
+
+    Parameters
+    ----------
+    quantifier : {".", "*", "+"} or int
+        One node, any number (zero included), one or more, or exactly that many.
+    predicate : Predicate or callable
+        What each node satisfies (a function of a row becomes a
+        :class:`CallablePredicate`; None: anything).
+
+    Raises
+    ------
+    QueryError
+        When the quantifier or the predicate is invalid.
+    """
 
     quantifier: Quantifier
     predicate: Predicate
@@ -88,7 +102,18 @@ class BaseQuery:
         return CompoundQuery("not", (self,))
 
     def to_string(self) -> str:
-        """The canonical string-dialect text of this query."""
+        """The canonical string-dialect text of this query.
+
+        Returns
+        -------
+        str
+            The text; ``parse`` of it gives an equal query.
+
+        Raises
+        ------
+        QueryError
+            When the query holds a Python function (``serializable`` is False).
+        """
         from glade.query.render import render_query
 
         return render_query(self)
@@ -110,6 +135,25 @@ class Query(BaseQuery):
     returns a new query. ``pred`` is an expression such as
     ``col("name").matches("MPI_.*") & (col("time") > 5)`` or a Python function
     of a row.
+
+    Parameters
+    ----------
+    nodes : sequence of QueryNode, default ()
+        The steps.
+    returns : iterable of int, optional
+        The positions of the steps whose nodes the query keeps (default: every step's;
+        see :meth:`returning`).
+
+    Raises
+    ------
+    QueryError
+        When a step is not a QueryNode or a position is out of range.
+
+    Examples
+    --------
+    >>> from glade.query import Query, col
+    >>> print(Query().match(".", col("name") == "main").rel("*"))
+    MATCH (".", n0)->("*") WHERE n0.name = "main"
     """
 
     __slots__ = ("nodes", "returns")
@@ -129,13 +173,49 @@ class Query(BaseQuery):
     def match(
         self, quantifier: Quantifier = ".", predicate: Predicate | Callable | None = None
     ) -> Query:
-        """A query whose first node is (``quantifier``, ``predicate``)."""
+        """A query whose first node is (``quantifier``, ``predicate``).
+
+        Parameters
+        ----------
+        quantifier : {".", "*", "+"} or int, default "."
+            How many nodes the step matches.
+        predicate : Predicate or callable, optional
+            What they satisfy (default: anything).
+
+        Returns
+        -------
+        Query
+            A new query of one step.
+
+        Raises
+        ------
+        QueryError
+            When the quantifier or the predicate is invalid.
+        """
         return Query((QueryNode(quantifier, predicate),))
 
     def rel(
         self, quantifier: Quantifier = ".", predicate: Predicate | Callable | None = None
     ) -> Query:
-        """This query followed by one more node, a child of the previous one's match."""
+        """This query followed by one more node, a child of the previous one's match.
+
+        Parameters
+        ----------
+        quantifier : {".", "*", "+"} or int, default "."
+            How many nodes the step matches.
+        predicate : Predicate or callable, optional
+            What they satisfy (default: anything).
+
+        Returns
+        -------
+        Query
+            A new query; this one is unchanged.
+
+        Raises
+        ------
+        QueryError
+            When the query has no first step (start with :meth:`match`).
+        """
         if not self.nodes:
             raise QueryError("rel() follows match(): start the query with match()")
         return Query((*self.nodes, QueryNode(quantifier, predicate)), self.returns)
@@ -147,7 +227,7 @@ class Query(BaseQuery):
 
         Parameters
         ----------
-        positions : int
+        *positions : int
             Positions of query nodes; none (or all of them) keeps every matched node.
 
         Returns
@@ -223,8 +303,25 @@ EVERYTHING = 'MATCH ("*")'
 
 
 class CompoundQuery(BaseQuery):
-    """Queries combined by their node sets: ``and`` (intersection), ``or`` (union),
-    ``xor`` (nodes in an odd number of them), ``not`` (complement of one query)."""
+    """Queries combined by their node sets.
+
+    ``and`` (intersection), ``or`` (union), ``xor`` (nodes in an odd number of them),
+    ``not`` (complement of one query). Built by ``q1 & q2``, ``q1 | q2``, ``q1 ^ q2`` and
+    ``~q``.
+
+    Parameters
+    ----------
+    op : {"and", "or", "xor", "not"}
+        The operator.
+    queries : tuple of BaseQuery
+        One query for ``not``, at least two for the others.
+
+    Raises
+    ------
+    QueryError
+        When the operator is unknown, the number of queries is wrong, or one is empty or
+        not a query.
+    """
 
     __slots__ = ("depth", "op", "queries")
 
@@ -247,7 +344,25 @@ class CompoundQuery(BaseQuery):
 
     @classmethod
     def of(cls, op: str, *queries: BaseQuery) -> CompoundQuery:
-        """The compound, flattening nested compounds of the same associative operator."""
+        """The compound, flattening nested compounds of the same associative operator.
+
+        Parameters
+        ----------
+        op : {"and", "or", "xor", "not"}
+            The operator.
+        *queries : BaseQuery
+            The queries.
+
+        Returns
+        -------
+        CompoundQuery
+            The compound.
+
+        Raises
+        ------
+        QueryError
+            As for the constructor.
+        """
         flat: list[BaseQuery] = []
         for query in queries:
             if isinstance(query, CompoundQuery) and query.op == op and op != "not":

@@ -32,10 +32,20 @@ TIME_UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
 
 @dataclass(frozen=True)
 class TimeValue:
-    """A time in a query: ``amount`` of ``unit`` (``ns``, ``us``, ``ms`` or ``s``, as
-    written), absolute or, with ``from_start``, counted from the start of the trace the
-    query runs on (``START + 20 ms``), so that a window saved on one run means the same
-    phase of another run whose clock starts elsewhere.
+    """A time in a query: ``amount`` of ``unit``, absolute or counted from the trace's start.
+
+    With ``from_start``, the time counts from the start of the trace the query runs on
+    (``START + 20 ms``), so that a window saved on one run means the same phase of another
+    run whose clock starts elsewhere.
+
+    Parameters
+    ----------
+    amount : str
+        The number as written (plain decimal, exact).
+    unit : {"ns", "us", "ms", "s"}, default "ns"
+        Its unit.
+    from_start : bool, default False
+        Count from the start of the trace (``START + amount unit``).
 
     Examples
     --------
@@ -62,8 +72,22 @@ class TimeValue:
 
     @classmethod
     def of_ns(cls, ns: int | float, unit: str, from_start: bool = False) -> TimeValue:
-        """``ns`` nanoseconds written in ``unit`` (exactly: ``of_ns(1500, "us")`` is
-        ``1.5 us``)."""
+        """A time of ``ns`` nanoseconds written in ``unit``, exactly.
+
+        Parameters
+        ----------
+        ns : int or float
+            The time in ns.
+        unit : {"ns", "us", "ms", "s"}
+            The unit to write it in.
+        from_start : bool, default False
+            Count from the start of the trace.
+
+        Returns
+        -------
+        TimeValue
+            E.g. ``of_ns(1500, "us")`` is ``1.5 us``.
+        """
         return cls(_plain(Decimal(repr(ns)) / TIME_UNITS[unit]), unit, from_start)
 
     @property
@@ -73,7 +97,13 @@ class TimeValue:
         return int(value) if value == value.to_integral_value() else float(value)
 
     def text(self) -> str:
-        """The time as the string dialect writes it."""
+        """The time as the string dialect writes it.
+
+        Returns
+        -------
+        str
+            ``"9.54 ms"``, or ``"START + 20 ms"`` from the start.
+        """
         own = f"{self.amount} {self.unit}"
         if not self.from_start:
             return own
@@ -141,7 +171,13 @@ class Predicate:
         return True
 
     def columns(self) -> set[str]:
-        """Names of the columns this predicate reads."""
+        """Names of the columns this predicate reads.
+
+        Returns
+        -------
+        set of str
+            The column names (empty for a predicate that reads none).
+        """
         return set()
 
 
@@ -163,7 +199,24 @@ class Always(Predicate):
 
 @dataclass(frozen=True, repr=False)
 class Compare(Predicate):
-    """``column op value`` with ``op`` one of ``== != < <= > >=``."""
+    """``column op value`` with ``op`` one of ``== != < <= > >=``.
+
+    Built by comparing a :func:`col`: ``col("time") > 5``.
+
+    Parameters
+    ----------
+    column : str
+        The column compared.
+    op : {"==", "!=", "<", "<=", ">", ">="}
+        The comparison.
+    value : str, bool, int, float or TimeValue
+        The literal compared with.
+
+    Raises
+    ------
+    QueryError
+        When ``op`` is unknown or ``value`` is not a literal a query can hold.
+    """
 
     column: str
     op: str
@@ -175,6 +228,13 @@ class Compare(Predicate):
         object.__setattr__(self, "value", check_scalar(self.value, f"column {self.column!r}"))
 
     def columns(self) -> set[str]:
+        """Names of the columns this predicate reads.
+
+        Returns
+        -------
+        set of str
+            ``{column}``.
+        """
         return {self.column}
 
     def __repr__(self) -> str:
@@ -183,7 +243,22 @@ class Compare(Predicate):
 
 @dataclass(frozen=True, repr=False)
 class StringTest(Predicate):
-    """A test on string values: full regex match, prefix, suffix or substring."""
+    """A test on string values: full regex match, prefix, suffix or substring.
+
+    Parameters
+    ----------
+    column : str
+        The column tested.
+    test : {"regex", "startswith", "endswith", "contains"}
+        The test.
+    pattern : str
+        The regular expression (RE2 syntax, matched in full), prefix, suffix or substring.
+
+    Raises
+    ------
+    QueryError
+        When ``test`` is unknown or the pattern is not a valid regular expression.
+    """
 
     column: str
     test: str
@@ -198,6 +273,13 @@ class StringTest(Predicate):
             compile_regex(self.pattern)
 
     def columns(self) -> set[str]:
+        """Names of the columns this predicate reads.
+
+        Returns
+        -------
+        set of str
+            ``{column}``.
+        """
         return {self.column}
 
     def __repr__(self) -> str:
@@ -207,7 +289,20 @@ class StringTest(Predicate):
 
 @dataclass(frozen=True, repr=False)
 class IsIn(Predicate):
-    """The value is one of ``values``."""
+    """The value is one of ``values``.
+
+    Parameters
+    ----------
+    column : str
+        The column tested.
+    values : tuple
+        The literals it may equal.
+
+    Raises
+    ------
+    QueryError
+        When a value is not a literal a query can hold.
+    """
 
     column: str
     values: tuple
@@ -219,6 +314,13 @@ class IsIn(Predicate):
         object.__setattr__(self, "values", tuple(check_scalar(v, where) for v in self.values))
 
     def columns(self) -> set[str]:
+        """Names of the columns this predicate reads.
+
+        Returns
+        -------
+        set of str
+            ``{column}``.
+        """
         return {self.column}
 
     def __repr__(self) -> str:
@@ -227,7 +329,20 @@ class IsIn(Predicate):
 
 @dataclass(frozen=True, repr=False)
 class IsSpecial(Predicate):
-    """The value is NaN (``nan``), infinite (``inf``) or missing (``none``: None or NaN)."""
+    """The value is NaN (``nan``), infinite (``inf``) or missing (``none``: None or NaN).
+
+    Parameters
+    ----------
+    column : str
+        The column tested.
+    kind : {"nan", "inf", "none"}
+        Which special value.
+
+    Raises
+    ------
+    QueryError
+        When ``kind`` is none of the three.
+    """
 
     column: str
     kind: str
@@ -237,6 +352,13 @@ class IsSpecial(Predicate):
             raise QueryError(f"unknown special value {self.kind!r}")
 
     def columns(self) -> set[str]:
+        """Names of the columns this predicate reads.
+
+        Returns
+        -------
+        set of str
+            ``{column}``.
+        """
         return {self.column}
 
     def __repr__(self) -> str:
@@ -246,7 +368,20 @@ class IsSpecial(Predicate):
 
 @dataclass(frozen=True, repr=False)
 class Structure(Predicate):
-    """The node is a leaf (no children) or a root."""
+    """The node is a leaf (no children) or a root.
+
+    Built by :func:`is_leaf` and :func:`is_root`.
+
+    Parameters
+    ----------
+    kind : {"leaf", "root"}
+        Which structure.
+
+    Raises
+    ------
+    QueryError
+        When ``kind`` is neither.
+    """
 
     kind: str
 
@@ -281,9 +416,17 @@ class _Junction(Predicate):
 
     @property
     def serializable(self) -> bool:
+        """True when every item can be written as text."""
         return all(i.serializable for i in self.items)
 
     def columns(self) -> set[str]:
+        """Names of the columns this predicate reads.
+
+        Returns
+        -------
+        set of str
+            The columns of every item.
+        """
         return set().union(*(i.columns() for i in self.items))
 
     def __repr__(self) -> str:
@@ -292,13 +435,30 @@ class _Junction(Predicate):
 
 @dataclass(frozen=True, repr=False)
 class And(_Junction):
-    """Every item holds (on the same row)."""
+    """Every item holds (on the same row). Built by ``p & q``.
+
+    Parameters
+    ----------
+    items : tuple of Predicate
+        The predicates (at least two; see :meth:`of`).
+    """
 
     symbol = "&"
 
     @classmethod
     def of(cls, *items: Predicate) -> Predicate:
-        """The conjunction, flattened; ``Always`` items are dropped."""
+        """The conjunction, flattened; ``Always`` items are dropped.
+
+        Parameters
+        ----------
+        *items : Predicate
+            The predicates.
+
+        Returns
+        -------
+        Predicate
+            An And, the one item left, or ``Always`` when none is.
+        """
         flat: list[Predicate] = []
         for item in items:
             if isinstance(item, And):
@@ -312,13 +472,30 @@ class And(_Junction):
 
 @dataclass(frozen=True, repr=False)
 class Or(_Junction):
-    """At least one item holds (on the same row)."""
+    """At least one item holds (on the same row). Built by ``p | q``.
+
+    Parameters
+    ----------
+    items : tuple of Predicate
+        The predicates (at least two; see :meth:`of`).
+    """
 
     symbol = "|"
 
     @classmethod
     def of(cls, *items: Predicate) -> Predicate:
-        """The disjunction, flattened; ``Always`` makes it ``Always``."""
+        """The disjunction, flattened; ``Always`` makes it ``Always``.
+
+        Parameters
+        ----------
+        *items : Predicate
+            The predicates.
+
+        Returns
+        -------
+        Predicate
+            An Or, the one item given, or ``Always``.
+        """
         flat: list[Predicate] = []
         for item in items:
             if isinstance(item, Always):
@@ -329,7 +506,13 @@ class Or(_Junction):
 
 @dataclass(frozen=True, repr=False)
 class Not(Predicate):
-    """The item does not hold."""
+    """The item does not hold. Built by ``~p``.
+
+    Parameters
+    ----------
+    item : Predicate
+        The predicate negated.
+    """
 
     item: Predicate
 
@@ -345,9 +528,17 @@ class Not(Predicate):
 
     @property
     def serializable(self) -> bool:
+        """True when the item can be written as text."""
         return self.item.serializable
 
     def columns(self) -> set[str]:
+        """Names of the columns this predicate reads.
+
+        Returns
+        -------
+        set of str
+            The item's columns.
+        """
         return self.item.columns()
 
     def __repr__(self) -> str:
@@ -355,8 +546,21 @@ class Not(Predicate):
 
 
 class CallablePredicate(Predicate):
-    """A Python function of a node's row (a Series), or of its rows (a DataFrame)
-    when the node has several; evaluated once per node. Cannot be written as text."""
+    """A Python function of a node's row, evaluated once per node; cannot be written as text.
+
+    The function gets the node's row (a Series), or its rows (a DataFrame) when the node
+    has several.
+
+    Parameters
+    ----------
+    function : callable
+        Returns a bool.
+
+    Raises
+    ------
+    QueryError
+        When ``function`` is not callable.
+    """
 
     __slots__ = ("function",)
 
@@ -367,6 +571,7 @@ class CallablePredicate(Predicate):
 
     @property
     def serializable(self) -> bool:
+        """False: a Python function cannot be written as text."""
         return False
 
     def __eq__(self, other: object) -> bool:
@@ -380,7 +585,20 @@ class CallablePredicate(Predicate):
 
 
 class Column:
-    """A column named in a predicate: compare it or test it to get a :class:`Predicate`."""
+    """A column named in a predicate: compare it or test it to get a :class:`Predicate`.
+
+    Built by :func:`col`.
+
+    Parameters
+    ----------
+    name : str
+        The column's name.
+
+    Raises
+    ------
+    QueryError
+        When ``name`` is not a non-empty string.
+    """
 
     __slots__ = ("name",)
 
@@ -410,35 +628,108 @@ class Column:
     __hash__ = None  # type: ignore[assignment]
 
     def matches(self, pattern: str) -> Predicate:
-        """The whole string value matches the regular expression ``pattern``."""
+        """The whole string value matches the regular expression ``pattern``.
+
+        Parameters
+        ----------
+        pattern : str
+            A regular expression (RE2 syntax), matched in full.
+
+        Returns
+        -------
+        Predicate
+            The test.
+        """
         return StringTest(self.name, "regex", pattern)
 
     def startswith(self, prefix: str) -> Predicate:
-        """The string value starts with ``prefix``."""
+        """The string value starts with ``prefix``.
+
+        Parameters
+        ----------
+        prefix : str
+            The prefix.
+
+        Returns
+        -------
+        Predicate
+            The test.
+        """
         return StringTest(self.name, "startswith", prefix)
 
     def endswith(self, suffix: str) -> Predicate:
-        """The string value ends with ``suffix``."""
+        """The string value ends with ``suffix``.
+
+        Parameters
+        ----------
+        suffix : str
+            The suffix.
+
+        Returns
+        -------
+        Predicate
+            The test.
+        """
         return StringTest(self.name, "endswith", suffix)
 
     def contains(self, part: str) -> Predicate:
-        """The string value contains ``part``."""
+        """The string value contains ``part``.
+
+        Parameters
+        ----------
+        part : str
+            The substring.
+
+        Returns
+        -------
+        Predicate
+            The test.
+        """
         return StringTest(self.name, "contains", part)
 
     def isin(self, values: Iterable[Scalar]) -> Predicate:
-        """The value is one of ``values``."""
+        """The value is one of ``values``.
+
+        Parameters
+        ----------
+        values : iterable
+            Literals (str, bool, int, float).
+
+        Returns
+        -------
+        Predicate
+            The test.
+        """
         return IsIn(self.name, tuple(values))
 
     def isnan(self) -> Predicate:
-        """The value is a floating-point NaN."""
+        """The value is a floating-point NaN.
+
+        Returns
+        -------
+        Predicate
+            The test.
+        """
         return IsSpecial(self.name, "nan")
 
     def isinf(self) -> Predicate:
-        """The value is +inf or -inf."""
+        """The value is +inf or -inf.
+
+        Returns
+        -------
+        Predicate
+            The test.
+        """
         return IsSpecial(self.name, "inf")
 
     def isnull(self) -> Predicate:
-        """The value is missing (None or NaN)."""
+        """The value is missing (None or NaN).
+
+        Returns
+        -------
+        Predicate
+            The test.
+        """
         return IsSpecial(self.name, "none")
 
     def __repr__(self) -> str:
@@ -472,10 +763,22 @@ def col(name: str) -> Column:
 
 
 def is_leaf() -> Predicate:
-    """The node has no children."""
+    """The node has no children.
+
+    Returns
+    -------
+    Predicate
+        The test, for a query node: ``Query().match("*").rel(".", is_leaf())``.
+    """
     return Structure("leaf")
 
 
 def is_root() -> Predicate:
-    """The node is a root of the graph."""
+    """The node is a root of the graph.
+
+    Returns
+    -------
+    Predicate
+        The test.
+    """
     return Structure("root")

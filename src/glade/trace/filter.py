@@ -94,9 +94,36 @@ def _is_time_field(field: str) -> bool:
 
 
 class Filter(BaseFilter):
-    """Events whose ``field`` compares to ``value`` with ``operator`` (one of
-    :data:`OPERATORS`); for ``in`` / ``not-in`` the value is a list, for ``between``
-    a pair ``(low, high)``, for ``matches`` a regular expression."""
+    """Events whose ``field`` compares to ``value`` with ``operator``.
+
+    Filters combine with ``&``, ``|`` and ``~``; ``trace.filter(f)`` keeps the events a
+    filter passes (an Enter and its Leave stay together).
+
+    Parameters
+    ----------
+    field : str
+        An events column (``"Name"``, ``"Process"``, ``"Timestamp (ns)"``...).
+    operator : str
+        One of :data:`OPERATORS`: ``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``, ``in``,
+        ``not-in``, ``between``, ``matches``.
+    value : object
+        The value; for ``in`` / ``not-in`` a list, for ``between`` a pair ``(low, high)``,
+        for ``matches`` a regular expression; a time may be text with a unit.
+
+    Raises
+    ------
+    TraceError
+        When the operator is unknown or the value does not suit it.
+
+    Examples
+    --------
+    >>> from glade import Filter
+    >>> from glade.datasets import synthetic_trace
+    >>> trace = synthetic_trace(4, 3)
+    >>> kept = trace.filter(Filter("Process", "in", [0, 1]))
+    >>> sorted(kept.events["Process"].unique().tolist())
+    [0, 1]
+    """
 
     def __init__(self, field: str, operator: str, value: Any):
         if operator not in OPERATORS:
@@ -157,7 +184,23 @@ class Filter(BaseFilter):
         return np.asarray(result, dtype=bool)
 
     def mask(self, events: pd.DataFrame) -> np.ndarray:
-        """Per row of ``events``: whether its ``field`` passes the comparison."""
+        """Per row of ``events``: whether its ``field`` passes the comparison.
+
+        Parameters
+        ----------
+        events : pandas.DataFrame
+            A trace's events.
+
+        Returns
+        -------
+        numpy.ndarray
+            One bool per row.
+
+        Raises
+        ------
+        MetricError
+            When the events have no column ``field``.
+        """
         if self.field not in events.columns:
             raise MetricError(self.field, list(events.columns), what="column")
         column = events[self.field]

@@ -38,7 +38,37 @@ class Trace:
     The analyses keep Pipit's names and add Pipit's derived columns to ``events``
     (``match_events``, ``calc_exc_metrics``, ...); the operations that select
     events (``filter``) return a new Trace. Every analysis is vectorized: no
-    Python loop runs over events.
+    Python loop runs over events. Traces are usually read (:func:`glade.read_trace`, the
+    ``from_*`` class methods) rather than built.
+
+    Parameters
+    ----------
+    events : pandas.DataFrame
+        One row per event: ``Timestamp (ns)``, ``Event Type`` (``Enter``, ``Leave``,
+        ``Instant``), ``Name``, ``Process`` and optionally ``Thread`` and other columns;
+        sorted by time and given typed columns.
+    definitions : pandas.DataFrame, optional
+        The format's definitions (regions, communicators...), kept as they are.
+    metadata : mapping, optional
+        Facts about the run (``repairs``, the reader's notes); copied.
+    copy : bool, default True
+        Copy ``events``; ``False`` takes the table over (for a table nobody else uses: a
+        reader's, a new selection), which may then be changed.
+
+    Raises
+    ------
+    TraceError
+        When a needed column is missing or has values of the wrong kind.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from glade import Trace
+    >>> trace = Trace(pd.DataFrame({
+    ...     "Timestamp (ns)": [0, 10, 40, 50], "Event Type": ["Enter", "Enter", "Leave", "Leave"],
+    ...     "Name": ["main", "solve", "solve", "main"], "Process": 0}))
+    >>> trace.flat_profile(["time.inc"])["time.inc"].tolist()
+    [50.0, 30.0]
     """
 
     def __init__(
@@ -48,9 +78,7 @@ class Trace:
         metadata: Mapping[str, Any] | None = None,
         copy: bool = True,
     ):
-        """A trace of the ``events`` table. ``copy=False`` takes the table over instead
-        of copying it (for a table nobody else uses: a reader's, a new selection); it
-        may then be changed."""
+        """A trace of the ``events`` table (see the class docstring)."""
         self.events = normalize_events(events, copy=copy)
         self.definitions = definitions
         self.metadata = dict(metadata or {})
@@ -111,30 +139,59 @@ class Trace:
         return self._memos[key]
 
     def event_kinds(self) -> np.ndarray:
-        """Per event 0 (Enter), 1 (Leave) or 2 (Instant), as int8."""
+        """Per event 0 (Enter), 1 (Leave) or 2 (Instant).
+
+        Returns
+        -------
+        numpy.ndarray
+            int8, one per row of ``events`` (kept until the events change).
+        """
         from glade.trace.matching import event_kinds
 
         return self._memo("kinds", lambda: event_kinds(self.events))
 
     def location_codes(self) -> tuple[np.ndarray, int]:
-        """Per event the code of its (process, thread) location, ordered by process then
-        thread, and the number of locations."""
+        """Per event the code of its (process, thread) location.
+
+        Returns
+        -------
+        tuple of (numpy.ndarray, int)
+            The codes, ordered by process then thread, and the number of locations.
+        """
         from glade.trace.matching import location_codes
 
         return self._memo("locations", lambda: location_codes(self.events))
 
     def process_codes(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per event the code of its process (0..P-1) and the P process ids, ascending."""
+        """Per event the code of its process.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            The codes (0 .. P-1), one per event, and the P process ids, ascending.
+        """
         from glade.trace.matching import integer_codes
 
         return self._memo("processes", lambda: integer_codes(self.events[PROCESS].to_numpy()))
 
     def recorded_columns(self) -> list[str]:
-        """The columns the tracer recorded (every column that no analysis derived)."""
+        """The columns the tracer recorded (every column that no analysis derived).
+
+        Returns
+        -------
+        list of str
+            The column names, in table order.
+        """
         return [c for c in self.events.columns if not is_derived(c)]
 
     def copy(self) -> Trace:
-        """An independent copy (events, definitions and metadata are copied)."""
+        """An independent copy (events, definitions and metadata are copied).
+
+        Returns
+        -------
+        Trace
+            A trace equal to this one that shares no mutable state with it.
+        """
         import copy
 
         definitions = None if self.definitions is None else self.definitions.copy()
@@ -194,15 +251,24 @@ class Trace:
         }
 
     def match_events(self, unmatched: str = "repair") -> None:
-        """Pair every Enter with its Leave, per process and thread: adds
-        ``_matching_event`` (row of the partner, -1 for none) and ``_matching_timestamp``
-        (its time; -1 for none) to ``events``.
+        """Pair every Enter with its Leave, per process and thread.
 
-        ``unmatched="repair"`` (default) leaves Leaves without an Enter unmatched and
-        closes Enters never left at the end of the trace, with a warning and counts in
-        ``metadata["repairs"]``; ``"error"`` raises TraceError instead (see
-        :mod:`glade.trace.matching`). Message instants matched by
-        :meth:`match_messages` keep their pairing.
+        Adds ``_matching_event`` (row of the partner, -1 for none) and
+        ``_matching_timestamp`` (its time; -1 for none) to ``events``, in place. Message
+        instants matched by :meth:`match_messages` keep their pairing.
+
+        Parameters
+        ----------
+        unmatched : {"repair", "error"}, default "repair"
+            ``"repair"`` leaves Leaves without an Enter unmatched and closes Enters never
+            left at the end of the trace, with a warning and counts in
+            ``metadata["repairs"]``; ``"error"`` raises instead (see
+            :mod:`glade.trace.matching`).
+
+        Raises
+        ------
+        TraceError
+            With ``unmatched="error"``, at the first unmatched event (naming it).
         """
         from glade.trace.matching import MATCHING_EVENT, MATCHING_TIMESTAMP
 
@@ -216,11 +282,24 @@ class Trace:
         self._set_columns({MATCHING_EVENT: matching, MATCHING_TIMESTAMP: matching_ts})
 
     def match_caller_callee(self, unmatched: str = "repair") -> None:
-        """Find the caller of every event: adds ``_parent`` (row of the enclosing Enter,
-        -1 for a root call), ``_depth`` (0 for a root call) and ``_num_children`` (calls
-        and instants directly inside an Enter) to ``events``; Leave rows get the values
-        of their Enter. :meth:`children` lists the children of an event (Pipit's
-        ``_children``, without lists in cells). Runs :meth:`match_events` first."""
+        """Find the caller of every event.
+
+        Adds ``_parent`` (row of the enclosing Enter, -1 for a root call), ``_depth`` (0 for
+        a root call) and ``_num_children`` (calls and instants directly inside an Enter) to
+        ``events``, in place; Leave rows get the values of their Enter. :meth:`children`
+        lists the children of an event (Pipit's ``_children``, without lists in cells). Runs
+        :meth:`match_events` first.
+
+        Parameters
+        ----------
+        unmatched : {"repair", "error"}, default "repair"
+            As for :meth:`match_events`.
+
+        Raises
+        ------
+        TraceError
+            With ``unmatched="error"``, at the first unmatched event.
+        """
         from glade.trace.matching import (
             DEPTH,
             MATCHING_EVENT,
@@ -239,8 +318,23 @@ class Trace:
         )
 
     def children(self, row: int) -> np.ndarray:
-        """Rows of the calls and instants directly inside event ``row`` (an Enter or its
-        Leave), in time order."""
+        """The calls and instants directly inside an event, in time order.
+
+        Parameters
+        ----------
+        row : int
+            The row of an Enter (or of its Leave) in ``events``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Their rows (int64); empty for an instant or a Leave without its Enter.
+
+        Raises
+        ------
+        TraceError
+            When ``row`` is not a row of the trace.
+        """
         from glade.trace.matching import PARENT, children_index
 
         if not 0 <= row < len(self.events):
@@ -272,11 +366,22 @@ class Trace:
 
     # ------------------------------------------------------------ metrics
     def calc_inc_metrics(self, columns: str | list[str] | None = None) -> None:
-        """Inclusive metrics of every call, on its Enter row: ``time.inc`` (ns from
-        Enter to Leave) for the timestamps and ``<column>.inc`` (value at the Leave
-        minus value at the Enter) for a metric column. NaN on other rows, and for a
-        metric of an Enter never left. ``columns`` defaults to the timestamps plus
-        :attr:`metric_columns`."""
+        """Inclusive metrics of every call, on its Enter row.
+
+        ``time.inc`` (ns from Enter to Leave) for the timestamps and ``<column>.inc`` (value
+        at the Leave minus value at the Enter) for a metric column; NaN on other rows, and for
+        a metric of an Enter never left. Adds the columns in place.
+
+        Parameters
+        ----------
+        columns : str or list of str, optional
+            The source columns (default: the timestamps plus :attr:`metric_columns`).
+
+        Raises
+        ------
+        MetricError
+            When a column is not a column of the trace.
+        """
         from glade.trace.metrics import inclusive
 
         names = self._metric_sources(columns)
@@ -293,9 +398,22 @@ class Trace:
         )
 
     def calc_exc_metrics(self, columns: str | list[str] | None = None) -> None:
-        """Exclusive metrics of every call, on its Enter row: ``time.exc`` and
-        ``<column>.exc``, the inclusive value minus the inclusive values of the calls
-        directly inside it. Computes the inclusive metrics and the callers first."""
+        """Exclusive metrics of every call, on its Enter row.
+
+        ``time.exc`` and ``<column>.exc``: the inclusive value minus the inclusive values of
+        the calls directly inside it. Computes the inclusive metrics and the callers first;
+        adds the columns in place.
+
+        Parameters
+        ----------
+        columns : str or list of str, optional
+            The source columns (default: the timestamps plus :attr:`metric_columns`).
+
+        Raises
+        ------
+        MetricError
+            When a column is not a column of the trace.
+        """
         from glade.trace.metrics import exclusive
 
         names = self._metric_sources(columns)
@@ -331,8 +449,19 @@ class Trace:
         return names
 
     def ensure_metric(self, metric: str) -> None:
-        """Compute derived metric ``metric`` (``time.exc``, ``m.inc``...) if it is not a
-        column yet; MetricError when it is neither a column nor derivable."""
+        """Compute a derived metric (``time.exc``, ``m.inc``...) if it is not a column yet.
+
+        Parameters
+        ----------
+        metric : str
+            A column, or ``<source>.inc`` / ``<source>.exc`` of a source column (``time`` for
+            the timestamps).
+
+        Raises
+        ------
+        MetricError
+            When ``metric`` is neither a column nor derivable.
+        """
         from glade.errors import MetricError
 
         if metric in self.events.columns:
@@ -541,8 +670,23 @@ class Trace:
         idle_functions: str | list[str] | tuple[str, ...] = ("Idle",),
         mpi_events: bool = False,
     ) -> pd.DataFrame:
-        """Time each process spends in ``idle_functions`` (and MPI waiting calls with
-        ``mpi_events``; see :func:`glade.trace.profiles.idle_time`)."""
+        """Time each process spends idle.
+
+        The inclusive time of the outermost calls of ``idle_functions`` (an idle call inside
+        another is not counted twice); see :func:`glade.trace.profiles.idle_time`.
+
+        Parameters
+        ----------
+        idle_functions : str or sequence of str, default ("Idle",)
+            The names of the idle functions.
+        mpi_events : bool, default False
+            Also count ``MPI_Wait``, ``MPI_Waitall`` and ``MPI_Recv``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by ``Process`` (every process of the trace), column ``Idle Time`` (ns).
+        """
         from glade.trace.profiles import idle_time
 
         return idle_time(self, idle_functions, mpi_events)
@@ -550,8 +694,29 @@ class Trace:
     def outlier_detection(
         self, metric: str = "time.exc", threshold: float = 3.0, groupby_column: str = "Name"
     ) -> pd.DataFrame:
-        """Calls whose ``metric`` is more than ``threshold`` standard deviations from the
-        mean of their function (see :func:`glade.trace.profiles.outlier_detection`)."""
+        """Calls whose ``metric`` is far from the mean of their function.
+
+        Parameters
+        ----------
+        metric : str, default "time.exc"
+            The metric (computed when it is a derived one).
+        threshold : float, default 3.0
+            How many standard deviations (ddof=1) from the mean make an outlier.
+        groupby_column : str, default "Name"
+            The column whose values group the calls.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per outlier call (indexed by its event row): group, process, thread,
+            timestamp, the metric, the group's mean and standard deviation and ``z-score``;
+            largest absolute z-score first.
+
+        Raises
+        ------
+        MetricError
+            When the metric or ``groupby_column`` is not a column.
+        """
         from glade.trace.profiles import outlier_detection
 
         return outlier_detection(self, metric, threshold, groupby_column)
@@ -564,9 +729,38 @@ class Trace:
         process: int | None = None,
         thread: int | None = None,
     ) -> pd.DataFrame:
-        """The ``iterations`` most similar repetitions of the most repeated sequence of
-        ``window_size`` calls of one process (STUMPY matrix profile; the optional
-        extra ``glade[stumpy]``; see :func:`glade.trace.patterns.detect_pattern`)."""
+        """The most similar repetitions of the most repeated sequence of calls of one process.
+
+        STUMPY's matrix profile (the optional extra ``glade[stumpy]``; see
+        :func:`glade.trace.patterns.detect_pattern`).
+
+        Parameters
+        ----------
+        window_size : int
+            The length of the sequence, in calls.
+        iterations : int, default 3
+            How many occurrences to return.
+        metric : str, default "time.exc"
+            The metric of the calls compared.
+        process, thread : int, optional
+            The location (default: the lowest ids).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per occurrence, in time order: ``Start (ns)``, ``End (ns)``, ``First
+            event``, ``Last event`` and ``Distance`` to the motif (0 for the motif itself).
+
+        Raises
+        ------
+        GladeError
+            When STUMPY is not installed.
+        TraceError
+            When ``window_size`` or ``iterations`` is too small, the process is not in the
+            trace, or ``window_size`` exceeds half of the location's calls.
+        MetricError
+            When the metric is neither a column nor derivable.
+        """
         from glade.trace.patterns import detect_pattern
 
         return detect_pattern(self, window_size, iterations, metric, process, thread)
@@ -578,9 +772,25 @@ class Trace:
         groupby_column: str = "Name",
         mean: bool = True,
     ) -> pd.DataFrame:
-        """One row per trace (indexed by its number of processes), one column per
-        function: the exclusive ``metric_column`` per function (see
-        :func:`glade.trace.profiles.multirun_analysis`)."""
+        """Compare runs: one row per trace, one column per function.
+
+        Parameters
+        ----------
+        traces : list of Trace
+            The runs (e.g. one per number of processes).
+        metric_column : str, default "Timestamp (ns)"
+            The source column whose exclusive value is summed (time by default).
+        groupby_column : str, default "Name"
+            The column whose values are the columns of the result.
+        mean : bool, default True
+            The value per process (as Pipit), or summed over processes.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by ``Number of Processes``; a function missing from a run took 0 there;
+            columns sorted by their total, largest first.
+        """
         from glade.trace.profiles import multirun_analysis
 
         return multirun_analysis(traces, metric_column, groupby_column, mean)
@@ -622,7 +832,20 @@ class Trace:
         return comm_matrix(self, output, as_frame, form)
 
     def message_histogram(self, bins: int | Any = 20, **kwargs: Any):
-        """Histogram ``(counts, edges)`` of the sizes of sent messages."""
+        """Histogram of the sizes of the sent messages of known size.
+
+        Parameters
+        ----------
+        bins : int or sequence, default 20
+            As for ``numpy.histogram``.
+        **kwargs
+            Other options of ``numpy.histogram``.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(counts, edges)``, edges in bytes.
+        """
         from glade.trace.comm import message_histogram
 
         return message_histogram(self, bins, **kwargs)
@@ -630,32 +853,95 @@ class Trace:
     def comm_over_time(
         self, output: str = "size", message_type: str = "send", bins: int = 50, **kwargs: Any
     ):
-        """Histogram ``(volume, edges)`` of the messages sent (or received) over time."""
+        """Histogram of the messages sent (or received) over the time span of the trace.
+
+        Parameters
+        ----------
+        output : {"size", "count"}, default "size"
+            Weight by message size (bytes), or count messages.
+        message_type : {"send", "receive"}, default "send"
+            Place each message at its send or its receive.
+        bins : int, default 50
+            As for ``numpy.histogram``.
+        **kwargs
+            Other options of ``numpy.histogram``.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(volume, edges)``, edges in ns.
+
+        Raises
+        ------
+        TraceError
+            When ``output`` or ``message_type`` is not one of the above.
+        """
         from glade.trace.comm import comm_over_time
 
         return comm_over_time(self, output, message_type, bins, **kwargs)
 
     def comm_by_process(self, output: str = "size") -> pd.DataFrame:
-        """Bytes or messages sent and received by each process."""
+        """Bytes or messages sent and received by each process.
+
+        Parameters
+        ----------
+        output : {"size", "count"}, default "size"
+            Bytes, or numbers of messages.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``Sent`` and ``Received``, indexed by ``Process``.
+
+        Raises
+        ------
+        TraceError
+            When ``output`` is neither.
+        """
         from glade.trace.comm import comm_by_process
 
         return comm_by_process(self, output)
 
     def match_messages(self) -> pd.DataFrame:
-        """Pair every send with its receive (see
-        :func:`glade.trace.comm.match_messages`); returns one row per message."""
+        """Pair every send with its receive, in MPI's non-overtaking order.
+
+        The k-th send from process a to b with a given tag and communicator matches the k-th
+        receive on b from a with the same tag and communicator (see
+        :func:`glade.trace.comm.match_messages`). Sets ``_matching_event`` and
+        ``_matching_timestamp`` of the matched instants and counts unmatched messages in
+        ``metadata["unmatched_messages"]``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per matched message: its send and receive rows, ``Sender``, ``Receiver``,
+            tag, communicator, size and both times (ns).
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_trace
+        >>> messages = synthetic_trace(4, 3).match_messages()
+        >>> {"Sender", "Receiver", "Send time (ns)"} <= set(messages.columns)
+        True
+        """
         from glade.trace.comm import match_messages
 
         return match_messages(self)
 
     # ------------------------------------------------ waits and critical path
     def wait_states(self) -> pd.DataFrame:
-        """One row per waiting call, in time order: ``Process``, ``Thread``, ``event``
-        (the row of its Enter), ``name``, ``start``, ``end``, ``pattern`` (late sender,
-        late receiver, wait at barrier, wait at N x N, wait at N x 1, wait at 1 x N),
-        ``waiting time`` (ns) and the call that caused the wait (``cause process``,
-        ``cause thread``, ``cause event``, ``cause name``, ``cause start``); see
-        :mod:`glade.trace.waits` for the patterns.
+        """One row per waiting call, in time order.
+
+        See :mod:`glade.trace.waits` for the patterns.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``Process``, ``Thread``, ``event`` (the row of its Enter), ``name``, ``start``,
+            ``end``, ``pattern`` (late sender, late receiver, wait at barrier, wait at N x N,
+            wait at N x 1, wait at 1 x N), ``waiting time`` (ns) and the call that caused the
+            wait (``cause process``, ``cause thread``, ``cause event``, ``cause name``,
+            ``cause start``).
 
         Examples
         --------
@@ -925,11 +1211,32 @@ class Trace:
         return Timeline(self, depth_rows=depth_rows, data_name=data_name, **kwargs)
 
     def show_comm_matrix(self, metric: str = "bytes", data_name: str = "trace", **kwargs: Any):
-        """The interactive communication matrix (in Jupyter) of the trace: senders as
-        rows, receivers as columns, ``metric`` ``"bytes"``, ``"count"``, ``"mean size"``
-        or ``"latency"``; a clicked cell's messages are ``view.messages()`` and
-        ``trace.query(view.query, level="calls")`` is their trace (see
-        :class:`glade.views.CommMatrix` for the other options)."""
+        """The interactive communication matrix of the trace, in Jupyter.
+
+        Senders are rows, receivers columns; a clicked cell's messages are
+        ``view.messages()`` and ``trace.query(view.query, level="calls")`` is their trace.
+
+        Parameters
+        ----------
+        metric : {"bytes", "count", "mean size", "latency"}, default "bytes"
+            What a cell shows.
+        data_name : str, default "trace"
+            The variable name the view's code uses for the trace.
+        **kwargs
+            Other options of :class:`glade.views.CommMatrix`.
+
+        Returns
+        -------
+        glade.views.CommMatrix
+            The view.
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_trace
+        >>> view = synthetic_trace(4, 3).show_comm_matrix()
+        >>> view.metric
+        'bytes'
+        """
         from glade.views import CommMatrix
 
         return CommMatrix(self, metric=metric, data_name=data_name, **kwargs)
@@ -958,10 +1265,26 @@ class Trace:
         return to_graphframe(self)
 
     def to_dask(self, npartitions: int | None = None):
-        """This trace on the Dask engine (needs ``glade[dask]``): a
-        :class:`~glade.trace.engines.dask_trace.DaskTrace` whose ``npartitions``
-        partitions hold whole processes (see
-        :meth:`~glade.trace.engines.dask_trace.DaskTrace.from_pandas`)."""
+        """This trace on the Dask engine (needs ``glade[dask]``).
+
+        Parameters
+        ----------
+        npartitions : int, optional
+            How many partitions; each holds whole processes (default: about 2 million events
+            each; see :meth:`~glade.trace.engines.dask_trace.DaskTrace.from_pandas`).
+
+        Returns
+        -------
+        glade.trace.engines.dask_trace.DaskTrace
+            The same events, partitioned.
+
+        Raises
+        ------
+        GladeError
+            When Dask is not installed.
+        TraceError
+            When ``npartitions`` is not a positive integer.
+        """
         from glade.trace.engines import dask_trace_class
 
         return dask_trace_class().from_pandas(self, npartitions)
@@ -969,14 +1292,73 @@ class Trace:
     # ----------------------------------------------------- reading, writing
     @classmethod
     def from_csv(cls, path: str, **kwargs: Any) -> Trace:
-        """Read a CSV trace (``Timestamp (s), Event Type, Name, Process[, Thread]``, ...)."""
+        """Read a CSV trace (``Timestamp (s), Event Type, Name, Process[, Thread]``, ...).
+
+        Parameters
+        ----------
+        path : str
+            The file (gzipped when it ends in ``.gz``).
+        **kwargs
+            Options of :func:`glade.readers.traces.csv.read_csv`: ``progress`` (force the
+            progress bar on or off; default on for files over 64 MiB), ``engine="dask"`` and
+            ``npartitions`` (a :class:`~glade.trace.engines.dask_trace.DaskTrace`).
+
+        Returns
+        -------
+        Trace
+            The events, in time order.
+
+        Raises
+        ------
+        ReaderError
+            When the file is malformed (naming the file and the line).
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from glade import Trace
+        >>> from glade.datasets import synthetic_trace
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.csv"
+        >>> synthetic_trace(4, 3).to_csv(path)
+        >>> len(Trace.from_csv(path).processes)
+        4
+        """
         from glade.readers.traces.csv import read_csv
 
         return read_csv(path, **kwargs)
 
     @classmethod
     def from_chrome(cls, path: str, **kwargs: Any) -> Trace:
-        """Read Chrome / Perfetto trace-event JSON."""
+        """Read Chrome / Perfetto trace-event JSON.
+
+        Parameters
+        ----------
+        path : str
+            The JSON file (gzipped when it ends in ``.gz``).
+        **kwargs
+            ``progress``: force the progress bar on or off (default: on for files over
+            64 MiB).
+
+        Returns
+        -------
+        Trace
+            The events, in time order.
+
+        Raises
+        ------
+        ReaderError
+            When the file is malformed (naming the file and the event).
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from glade import Trace
+        >>> from glade.datasets import synthetic_trace
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.json.gz"
+        >>> synthetic_trace(4, 3).to_chrome(path)
+        >>> len(Trace.from_chrome(path).processes)
+        4
+        """
         from glade.readers.traces.chrome import read_chrome
 
         return read_chrome(path, **kwargs)
@@ -1017,21 +1399,77 @@ class Trace:
 
     @classmethod
     def from_hpctoolkit(cls, path: str, **kwargs: Any) -> Trace:
-        """Read the trace of an HPCToolkit database (``trace.db``)."""
+        """Read the trace of an HPCToolkit database (``trace.db``).
+
+        Parameters
+        ----------
+        path : str
+            The database directory, or a file in it.
+        **kwargs
+            ``frame_types``: which frames become calls (default ``("function",)``; see
+            :mod:`glade.readers.traces.hpctoolkit`).
+
+        Returns
+        -------
+        Trace
+            The samples as Enter/Leave events, in time order.
+
+        Raises
+        ------
+        ReaderError
+            When the database is malformed or has no trace.
+        """
         from glade.readers.traces import read_trace
 
         return read_trace(path, format="hpctoolkit", **kwargs)
 
     @classmethod
     def from_projections(cls, path: str, **kwargs: Any) -> Trace:
-        """Read Charm++ Projections logs."""
+        """Read Charm++ Projections logs.
+
+        Parameters
+        ----------
+        path : str
+            The ``.sts`` file, the directory holding it, or the program's base name.
+        **kwargs
+            Options of the reader (none today).
+
+        Returns
+        -------
+        Trace
+            The events, in time order.
+
+        Raises
+        ------
+        ReaderError
+            When a log is malformed (naming the file and the line).
+        """
         from glade.readers.traces import read_trace
 
         return read_trace(path, format="projections", **kwargs)
 
     @classmethod
     def from_nsight(cls, path: str, **kwargs: Any) -> Trace:
-        """Read an Nsight Systems export."""
+        """Read an Nsight Systems export: an SQLite export or an NVTX push/pop CSV.
+
+        Parameters
+        ----------
+        path : str
+            The export.
+        **kwargs
+            ``sources``: what an SQLite export contributes (default
+            ``("nvtx", "cuda_api", "gpu")``; see :mod:`glade.readers.traces.nsight`).
+
+        Returns
+        -------
+        Trace
+            The events, in time order.
+
+        Raises
+        ------
+        ReaderError
+            When the export is malformed.
+        """
         from glade.readers.traces import read_trace
 
         return read_trace(path, format="nsight", **kwargs)
@@ -1040,12 +1478,44 @@ class Trace:
     def from_parquet(
         cls, path: str | os.PathLike, engine: str = "pandas", npartitions: int | None = None
     ):
-        """Read a trace stored by :meth:`to_parquet` (a directory; see
-        :mod:`glade.trace.storage`); ReaderError naming the file when it is incomplete
-        or damaged. ``engine="dask"`` (needs ``glade[dask]``) gives a
-        :class:`~glade.trace.engines.dask_trace.DaskTrace` whose ``npartitions``
-        partitions (default: about 2 million events each) hold whole processes, read
-        by the cluster's workers (see :mod:`glade.trace.engines.storage`)."""
+        """Read a trace stored by :meth:`to_parquet` (see :mod:`glade.trace.storage`).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The store's directory.
+        engine : {"pandas", "dask"}, default "pandas"
+            ``"dask"`` (needs ``glade[dask]``) gives a
+            :class:`~glade.trace.engines.dask_trace.DaskTrace` read by the cluster's workers
+            (see :mod:`glade.trace.engines.storage`).
+        npartitions : int, optional
+            With ``engine="dask"``: how many partitions, each holding whole processes
+            (default: about 2 million events each).
+
+        Returns
+        -------
+        Trace or glade.trace.engines.dask_trace.DaskTrace
+            The trace as it was stored.
+
+        Raises
+        ------
+        ReaderError
+            When the directory is not a trace store, or is incomplete or damaged (naming the
+            file).
+        GladeError
+            When ``engine`` is unknown, Dask is missing, or ``npartitions`` is given without
+            ``engine="dask"``.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from glade import Trace
+        >>> from glade.datasets import synthetic_trace
+        >>> trace = synthetic_trace(4, 3)
+        >>> store = trace.to_parquet(pathlib.Path(tempfile.mkdtemp()) / "run.trace")
+        >>> Trace.from_parquet(store).events.equals(trace.events)
+        True
+        """
         from glade.trace.engines import check_engine, dask_trace_class
 
         if check_engine(engine) == "dask":
@@ -1060,50 +1530,184 @@ class Trace:
         return from_parquet(path)
 
     def to_parquet(self, path: str | os.PathLike, overwrite: bool = False) -> Path:
-        """Store the trace losslessly in the new directory ``path``: the events as Parquet
-        partitioned by process (one file per process, so Dask reads one partition per
-        process), the definitions and the metadata beside them (see
-        :mod:`glade.trace.storage`). ``overwrite`` replaces an earlier store."""
+        """Store the trace losslessly in the new directory ``path``.
+
+        The events as Parquet partitioned by process (one file per process, so Dask reads one
+        partition per process), the definitions and the metadata beside them (see
+        :mod:`glade.trace.storage`).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The directory to create.
+        overwrite : bool, default False
+            Replace an earlier glade store at ``path`` (never a folder of other files).
+
+        Returns
+        -------
+        pathlib.Path
+            The directory written.
+
+        Raises
+        ------
+        GladeError
+            When ``path`` exists and is not a glade store to overwrite, or cannot be written.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from glade import Trace
+        >>> from glade.datasets import synthetic_trace
+        >>> trace = synthetic_trace(4, 3)
+        >>> store = trace.to_parquet(pathlib.Path(tempfile.mkdtemp()) / "run.trace")
+        >>> len(Trace.from_parquet(store)) == len(trace)
+        True
+        """
         from glade.trace.storage import to_parquet
 
         return to_parquet(self, path, overwrite)
 
     def to_csv(self, path: str, **kwargs: Any) -> None:
-        """Write the recorded columns as CSV (see :func:`glade.readers.traces.csv.write_csv`)."""
+        """Write the recorded columns as CSV.
+
+        Parameters
+        ----------
+        path : str
+            The file (gzipped when it ends in ``.gz``).
+        **kwargs
+            ``unit``: the unit of the exact decimal timestamps (``"s"``, the default,
+            ``"ms"``, ``"us"`` or ``"ns"``).
+
+        Raises
+        ------
+        TraceError
+            When ``unit`` is unknown.
+        OSError
+            When the file cannot be written.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from glade import Trace
+        >>> from glade.datasets import synthetic_trace
+        >>> trace = synthetic_trace(4, 3)
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.csv"
+        >>> trace.to_csv(path)
+        >>> len(Trace.from_csv(path)) == len(trace)
+        True
+        """
         from glade.readers.traces.csv import write_csv
 
         write_csv(self, path, **kwargs)
 
     def to_chrome(self, path: str, **kwargs: Any) -> None:
-        """Write Chrome / Perfetto trace-event JSON (see
-        :func:`glade.readers.traces.chrome_write.write_chrome`)."""
+        """Write Chrome / Perfetto trace-event JSON.
+
+        See :func:`glade.readers.traces.chrome_write.write_chrome`; the trace is not changed.
+
+        Parameters
+        ----------
+        path : str
+            The file (gzipped when it ends in ``.gz``).
+        **kwargs
+            Options of the writer (none today).
+
+        Raises
+        ------
+        OSError
+            When the file cannot be written.
+        """
         from glade.readers.traces.chrome_write import write_chrome
 
         write_chrome(self, path, **kwargs)
 
     def to_otf2(self, path: str, **kwargs: Any) -> Path:
-        """Write an OTF2 archive into the new or empty directory ``path`` and return its
-        anchor file (needs ``glade[otf2]``; see
-        :func:`glade.readers.traces.otf2_write.write_otf2`)."""
+        """Write an OTF2 archive into the new or empty directory ``path`` (needs ``glade[otf2]``).
+
+        See :func:`glade.readers.traces.otf2_write.write_otf2`: processes become location
+        groups, (process, thread) pairs locations; instants must be MPI point-to-point
+        records, ``ProgramBegin`` or ``ProgramEnd``.
+
+        Parameters
+        ----------
+        path : str
+            The directory.
+        **kwargs
+            ``archive_name`` (default ``"traces"``) and ``metrics`` (the float columns written
+            as metrics; default: every recorded one).
+
+        Returns
+        -------
+        pathlib.Path
+            The archive's anchor file ``<path>/<archive_name>.otf2``.
+
+        Raises
+        ------
+        GladeError
+            When the OTF2 package is missing, ``path`` is not empty, or an event cannot be
+            written as OTF2.
+        """
         from glade.readers.traces.otf2_write import write_otf2
 
         return write_otf2(self, path, **kwargs)
 
     # --------------------------------------------------------------- plots
     def plot_time_profile(self, num_bins: int = 50, normalized: bool = False, **kwargs: Any):
-        """Stacked bars of :meth:`time_profile` (a Bokeh figure)."""
+        """Stacked bars of :meth:`time_profile` (a Bokeh figure).
+
+        Parameters
+        ----------
+        num_bins : int, default 50
+            The number of time bins.
+        normalized : bool, default False
+            Show fractions of each bin instead of ns.
+        **kwargs
+            ``top`` (how many functions are shown, the rest summed as ``other``; default 10)
+            and Bokeh figure options (``width``, ``height``, ``title``...).
+
+        Returns
+        -------
+        bokeh.plotting.figure
+            The figure.
+        """
         from glade.plots.trace import plot_time_profile
 
         return plot_time_profile(self, num_bins=num_bins, normalized=normalized, **kwargs)
 
     def plot_message_histogram(self, bins: int = 20, **kwargs: Any):
-        """Bars of :meth:`message_histogram` (a Bokeh figure)."""
+        """Bars of :meth:`message_histogram` (a Bokeh figure).
+
+        Parameters
+        ----------
+        bins : int, default 20
+            As for ``numpy.histogram``.
+        **kwargs
+            Bokeh figure options (``width``, ``height``, ``title``...).
+
+        Returns
+        -------
+        bokeh.plotting.figure
+            The figure.
+        """
         from glade.plots.trace import plot_message_histogram
 
         return plot_message_histogram(self, bins=bins, **kwargs)
 
     def plot_comm_by_process(self, output: str = "size", **kwargs: Any):
-        """Sent and received volume per process (a Bokeh figure)."""
+        """Sent and received volume per process (a Bokeh figure).
+
+        Parameters
+        ----------
+        output : {"size", "count"}, default "size"
+            Bytes, or numbers of messages.
+        **kwargs
+            Bokeh figure options (``width``, ``height``, ``title``...).
+
+        Returns
+        -------
+        bokeh.plotting.figure
+            The figure.
+        """
         from glade.plots.trace import plot_comm_by_process
 
         return plot_comm_by_process(self, output=output, **kwargs)
@@ -1111,7 +1715,24 @@ class Trace:
     def plot_comm_over_time(
         self, output: str = "size", message_type: str = "send", bins: int = 50, **kwargs: Any
     ):
-        """Bars of :meth:`comm_over_time` (a Bokeh figure)."""
+        """Bars of :meth:`comm_over_time` (a Bokeh figure).
+
+        Parameters
+        ----------
+        output : {"size", "count"}, default "size"
+            Bytes, or numbers of messages.
+        message_type : {"send", "receive"}, default "send"
+            Place each message at its send or its receive.
+        bins : int, default 50
+            The number of time bins.
+        **kwargs
+            Bokeh figure options (``width``, ``height``, ``title``...).
+
+        Returns
+        -------
+        bokeh.plotting.figure
+            The figure.
+        """
         from glade.plots.trace import plot_comm_over_time
 
         return plot_comm_over_time(
@@ -1119,7 +1740,20 @@ class Trace:
         )
 
     def plot_comm_matrix(self, output: str = "size", **kwargs: Any):
-        """Heatmap of :meth:`comm_matrix` (a static Bokeh figure)."""
+        """Heatmap of :meth:`comm_matrix` (a static Bokeh figure).
+
+        Parameters
+        ----------
+        output : {"size", "count"}, default "size"
+            Bytes, or numbers of messages.
+        **kwargs
+            ``log`` (a log colour scale) and Bokeh figure options (``width``, ``height``...).
+
+        Returns
+        -------
+        bokeh.plotting.figure
+            The figure.
+        """
         from glade.plots.trace import plot_comm_matrix
 
         return plot_comm_matrix(self, output=output, **kwargs)

@@ -190,10 +190,22 @@ class QueryView(anywidget.AnyWidget):
         self.on_msg(self._on_edit_message)
 
     def set_state(self, sync_data: dict) -> None:
-        """Take the state the front end sent, whole or not at all: a change refused by a
-        check (an edit with missing or wrong keys, an id out of range, a selection too
-        large) puts every trait back, sends the kept state to the front end, sets
-        ``error`` and raises the GladeError that says why."""
+        """Take the state the front end sent, whole or not at all.
+
+        A change refused by a check (an edit with missing or wrong keys, an id out of range,
+        a selection too large) puts every trait back, sends the kept state to the front end,
+        sets ``error`` and raises the GladeError that says why.
+
+        Parameters
+        ----------
+        sync_data : dict
+            Trait names and values, as ipywidgets receives them from the page.
+
+        Raises
+        ------
+        GladeError
+            When a value is refused (the view is left as it was).
+        """
         try:
             super().set_state(sync_data)
         except traitlets.TraitError as exc:
@@ -273,11 +285,23 @@ class QueryView(anywidget.AnyWidget):
         return int(self.payload_meta.get("revision", 0))
 
     def payload_fields(self) -> dict[str, Any]:
-        """The small JSON fields of the last payload."""
+        """The small JSON fields of the last payload.
+
+        Returns
+        -------
+        dict
+            Field name -> value (a copy).
+        """
         return dict(self.payload_meta.get("fields", {}))
 
     def payload_arrays(self) -> dict[str, np.ndarray]:
-        """The arrays of the last payload, unpacked (what the front end reads)."""
+        """The arrays of the last payload, unpacked (what the front end reads).
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+            Array name -> values.
+        """
         return unpack_arrays(self.payload_meta.get("arrays", []), self.payload)
 
     # ------------------------------------------------------------ edits
@@ -327,12 +351,24 @@ class QueryView(anywidget.AnyWidget):
         self.error = f"edit not applied: {error}"
 
     def reset(self) -> QueryView:
-        """Drop every edit (undoable)."""
+        """Drop every edit (undoable).
+
+        Returns
+        -------
+        QueryView
+            The view itself, for chaining.
+        """
         self._edit({"op": "reset"})
         return self
 
     def undo(self) -> QueryView:
-        """Undo the last edit."""
+        """Undo the last edit (nothing happens when there is none).
+
+        Returns
+        -------
+        QueryView
+            The view itself, for chaining.
+        """
         history, future = undo(self.history, self.future)
         with self.hold_sync():
             self.future = future
@@ -340,7 +376,13 @@ class QueryView(anywidget.AnyWidget):
         return self
 
     def redo(self) -> QueryView:
-        """Redo the last undone edit."""
+        """Redo the last undone edit (nothing happens when there is none).
+
+        Returns
+        -------
+        QueryView
+            The view itself, for chaining.
+        """
         history, future = redo(self.history, self.future)
         with self.hold_sync():
             self.future = future
@@ -420,12 +462,37 @@ class QueryView(anywidget.AnyWidget):
             self._linking = False
 
     def link_restrict(self, query: str) -> None:
-        """Show only what the call-level ``query`` keeps ("" shows everything again). The
-        view's own edits, history and ``query`` are left as they are."""
+        """Show only what a call-level query keeps.
+
+        The view's own edits, history and ``query`` are left as they are; a
+        :class:`~glade.views.link.Link` calls this when another view's window changes.
+
+        Parameters
+        ----------
+        query : str
+            A call-level query (as ``trace.query(query, level="calls")`` takes), or ``""`` to
+            show everything again.
+
+        Raises
+        ------
+        QueryError
+            When the query does not parse or cannot apply to the view's data.
+        """
         self._set_link_query("restriction", link_query(query), self._link_hook("restrict"))
 
     def link_highlight(self, query: str) -> None:
-        """Mark what the call-level ``query`` selects ("" clears the marks)."""
+        """Mark what a call-level query selects.
+
+        Parameters
+        ----------
+        query : str
+            A call-level query, or ``""`` to clear the marks.
+
+        Raises
+        ------
+        QueryError
+            When the query does not parse or cannot apply to the view's data.
+        """
         self._set_link_query("highlighted", link_query(query), self._link_hook("highlight"))
 
     # ------------------------------------------------------------ results
@@ -438,11 +505,40 @@ class QueryView(anywidget.AnyWidget):
         return self._data.query(query, fold=True)
 
     def apply(self) -> Any:
-        """What the view shows, as the data's own type (see :meth:`code`)."""
+        """What the view shows, as the data's own type (see :meth:`code`).
+
+        Returns
+        -------
+        GraphFrame, Ensemble or Trace
+            The view's query applied to its data (``data.query(view.query, fold=True)``, or the
+            view's own form of it), a new object.
+        """
         return self._apply_query(self.query)
 
     def code(self, data_name: str | None = None) -> str:
-        """The Python line that reproduces the view from its data."""
+        """The Python line that reproduces the view from its data.
+
+        Parameters
+        ----------
+        data_name : str, optional
+            The variable that holds the data (default: the view's ``data_name``).
+
+        Returns
+        -------
+        str
+            E.g. ``gf.query('''MATCH ("*")''', fold=True)``.
+
+        Raises
+        ------
+        GladeError
+            When ``data_name`` is not a Python identifier.
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_profile
+        >>> print(synthetic_profile(7, seed=1).show().code())
+        gf.query('''MATCH ("*")''', fold=True)
+        """
         name = check_identifier(data_name or self.data_name)
         return self._apply_code(name, python_string(self.query))
 
@@ -481,11 +577,45 @@ class QueryView(anywidget.AnyWidget):
         return [(edit["op"], "") for edit in self.history]
 
     def save_query(self, path: str | os.PathLike) -> Path:
-        """Write the view's query to a text file (load it with ``view.query = text``)."""
+        """Write the view's query to a text file (load it with ``view.query = text``).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file.
+
+        Returns
+        -------
+        pathlib.Path
+            The file written.
+
+        Raises
+        ------
+        GladeError
+            When the file cannot be written.
+        """
         return write_text(path, self.query + "\n", "a query")
 
     def to_html(self, path: str | os.PathLike, title: str | None = None) -> Path:
-        """Write a standalone HTML page of the view, with its state, that works offline."""
+        """Write a standalone HTML page of the view, with its state, that works offline.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The ``.html`` file.
+        title : str, optional
+            The page's title (default: ``glade <View>``).
+
+        Returns
+        -------
+        pathlib.Path
+            The file written.
+
+        Raises
+        ------
+        GladeError
+            When the file cannot be written.
+        """
         from glade.views.html import write_html
 
         return write_html(

@@ -30,8 +30,21 @@ def _describe(view: QueryView) -> str:
 
 
 class Link:
-    """The views of one link and the watchers that pass their queries (see the module
-    doc). Make one with :func:`link`."""
+    """The views of one link and the watchers that pass their queries (see the module doc).
+
+    Make one with :func:`link`.
+
+    Parameters
+    ----------
+    views : iterable of views
+        At least two distinct glade views of the same data.
+
+    Raises
+    ------
+    GladeError
+        When an item is not a glade view, there are fewer than two, a view appears twice,
+        or the views show different data.
+    """
 
     def __init__(self, views: Iterable[QueryView]):
         views = list(views)
@@ -163,7 +176,18 @@ def link(*views: QueryView) -> Link:
 
 
 def unlink(*items: Link | QueryView) -> None:
-    """Undo links: each item is a :class:`Link` or a view (the link it belongs to)."""
+    """Undo links: each item is a :class:`Link` or a view (the link it belongs to).
+
+    Parameters
+    ----------
+    *items : Link or view
+        Links, or views (each stands for its link).
+
+    Raises
+    ------
+    GladeError
+        When a view is not linked, or an item is neither.
+    """
     for item in items:
         if isinstance(item, Link):
             item.unlink()

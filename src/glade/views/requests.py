@@ -37,7 +37,16 @@ class Requests:
             """Send a custom message to the front end."""
 
     def answer(self, kind: str, handler: Callable[[dict[str, Any]], Answer]) -> None:
-        """Answer requests of type ``kind`` with ``handler``."""
+        """Answer requests of type ``kind`` from the front end with ``handler``.
+
+        Parameters
+        ----------
+        kind : str
+            The request type.
+        handler : callable
+            ``handler(message)`` returning the answer's fields and buffer; a GladeError it
+            raises is sent to the page as the answer.
+        """
         handlers = self.__dict__.setdefault("_request_handlers", {})
         if not handlers:
             self.on_msg(self._on_request)

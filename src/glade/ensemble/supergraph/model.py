@@ -55,8 +55,10 @@ def other_key(level: int) -> str:
 
 
 class Supergraph:
-    """Supernodes and edges of an ensemble's CCT, with per-profile values and their
-    statistics. Build one with ``Ensemble.supergraph(...)`` or ``GraphFrame.supergraph(...)``.
+    """Supernodes and edges of an ensemble's CCT, with per-profile values and their statistics.
+
+    Build one with ``Ensemble.supergraph(...)`` or ``GraphFrame.supergraph(...)``; the
+    constructor takes what those compute.
 
     - ``nodes``: one row per supernode (indexed ``supernode``): ``kind`` (group, split or
       other), ``label`` (how a view names it: its key, or for a split supernode
@@ -75,6 +77,42 @@ class Supergraph:
     - ``values(which)``, ``edge_values()``: the ``items x profiles`` arrays;
     - ``histogram(g)``, ``histograms(which)``, ``edge_histograms()``;
     - ``split``, ``threshold``, ``diff``, ``with_target``, ``query_of``, ``members``.
+
+    Parameters
+    ----------
+    values : glade.ensemble.supergraph.values.CallTreeValues
+        The CCT's inclusive and exclusive values per node and profile.
+    node_keys : numpy.ndarray
+        The supernode key of every CCT node.
+    selectors : mapping of str to Selector
+        Per key, how to select the supernode's nodes by a query.
+    by : str or callable
+        The grouping (recorded for :meth:`recipe`).
+    steps : tuple of str, default ()
+        The calls that made this supergraph from the first (splits, thresholds, target).
+    kinds : mapping of str to str, optional
+        Per key ``"group"`` (default), ``"split"`` or ``"other"``.
+    target : optional
+        A profile id whose values are marked.
+    bins : int, default 20
+        Histogram bins.
+    whis : float, default 1.5
+        The box-plot fences' distance from the quartiles, in interquartile ranges.
+    labels : mapping of str to str, optional
+        Per key, how a view names it (default: the key).
+
+    Raises
+    ------
+    GladeError
+        When ``bins`` is not a positive integer or ``whis`` is negative.
+
+    Examples
+    --------
+    >>> import glade
+    >>> ens = glade.Ensemble.from_graphframes(glade.datasets.synthetic_ensemble(3, 30))
+    >>> sg = ens.supergraph(by="name", metric="time")
+    >>> sg.values().shape[1]
+    3
     """
 
     def __init__(
@@ -308,9 +346,23 @@ class Supergraph:
         return self._keys.index(supernode)
 
     def values(self, which: str = "inclusive") -> np.ndarray:
-        """The ``supernodes x profiles`` array of inclusive or exclusive values (rows in
-        the order of ``nodes``, columns in the order of ``profiles``); ``which`` may also
-        name the metric itself."""
+        """The ``supernodes x profiles`` array of inclusive or exclusive values.
+
+        Parameters
+        ----------
+        which : str, default "inclusive"
+            ``"inclusive"``, ``"exclusive"``, or the metric itself.
+
+        Returns
+        -------
+        numpy.ndarray
+            Rows in the order of ``nodes``, columns in the order of ``profiles`` (a copy).
+
+        Raises
+        ------
+        GladeError
+            When ``which`` is neither.
+        """
         return getattr(self._flows, self._which(which)).copy()
 
     def _which(self, which: str) -> str:
@@ -323,26 +375,87 @@ class Supergraph:
         return which
 
     def edge_values(self) -> np.ndarray:
-        """The ``edges x profiles`` array of edge values (rows in the order of ``edges``)."""
+        """The ``edges x profiles`` array of edge values.
+
+        Returns
+        -------
+        numpy.ndarray
+            Rows in the order of ``edges`` (a copy).
+        """
         return self._flows.edge_values.copy()
 
     def histograms(self, which: str = "inclusive") -> tuple[np.ndarray, np.ndarray]:
-        """Counts (``supernodes x bins``) and bin edges (``supernodes x (bins + 1)``) of
-        every supernode's values across profiles."""
+        """Counts and bin edges of every supernode's values across profiles.
+
+        Parameters
+        ----------
+        which : {"inclusive", "exclusive"}, default "inclusive"
+            Which values.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            Counts (``supernodes x bins``) and bin edges (``supernodes x (bins + 1)``).
+
+        Raises
+        ------
+        GladeError
+            When ``which`` is neither.
+        """
         return histograms(getattr(self._flows, self._which(which)), self.bins)
 
     def edge_histograms(self) -> tuple[np.ndarray, np.ndarray]:
-        """Counts and bin edges of every edge's values across profiles."""
+        """Counts and bin edges of every edge's values across profiles.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            Counts (``edges x bins``) and bin edges (``edges x (bins + 1)``).
+        """
         return histograms(self._flows.edge_values, self.bins)
 
     def histogram(self, supernode: str, which: str = "inclusive") -> tuple[np.ndarray, np.ndarray]:
-        """Counts and bin edges of one supernode's values across profiles."""
+        """Counts and bin edges of one supernode's values across profiles.
+
+        Parameters
+        ----------
+        supernode : str
+            The supernode's key.
+        which : {"inclusive", "exclusive"}, default "inclusive"
+            Which values.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            Counts (``bins``) and bin edges (``bins + 1``).
+
+        Raises
+        ------
+        GladeError
+            When no supernode has that key or ``which`` is neither.
+        """
         row = getattr(self._flows, self._which(which))[self._index(supernode)][None, :]
         counts, edges = histograms(row, self.bins)
         return counts[0], edges[0]
 
     def members(self, supernode: str) -> np.ndarray:
-        """The ids of the supernode's CCT nodes (in the ensemble's graph)."""
+        """The ids of the supernode's CCT nodes (in the ensemble's graph).
+
+        Parameters
+        ----------
+        supernode : str
+            The supernode's key.
+
+        Returns
+        -------
+        numpy.ndarray
+            Node ids, ascending.
+
+        Raises
+        ------
+        GladeError
+            When no supernode has that key.
+        """
         return np.flatnonzero(self._flows.group == self._index(supernode))
 
     @cached_property
@@ -396,13 +509,37 @@ class Supergraph:
         )
 
     def node_supernodes(self) -> np.ndarray:
-        """The supernode of every CCT node (an object array over the graph's node ids)."""
+        """The supernode of every CCT node.
+
+        Returns
+        -------
+        numpy.ndarray
+            An object array of keys over the graph's node ids.
+        """
         return self._node_keys()
 
     def query_of(self, supernode: str, flow: bool = False) -> BaseQuery:
-        """The query that selects the supernode's CCT nodes (``flow=True``: the nodes on
-        call paths through it, its callers and everything it calls); ``str()`` of it is
-        the string-dialect text (see :mod:`glade.ensemble.supergraph.selectors`)."""
+        """The query that selects the supernode's CCT nodes.
+
+        Parameters
+        ----------
+        supernode : str
+            The supernode's key.
+        flow : bool, default False
+            Select the nodes on call paths through it instead: its callers and everything it
+            calls.
+
+        Returns
+        -------
+        glade.query.BaseQuery
+            The query; ``str()`` of it is the string-dialect text (see
+            :mod:`glade.ensemble.supergraph.selectors`).
+
+        Raises
+        ------
+        GladeError
+            When no supernode has that key.
+        """
         selector = self._selectors[self._keys[self._index(supernode)]]
         return selector.flow(self._context) if flow else selector.members(self._context)
 
@@ -432,10 +569,30 @@ class Supergraph:
         return np.asarray(self._keys, dtype=object)[self._flows.group]
 
     def split(self, supernode: str, by: str = "entry") -> Supergraph:
-        """``by="entry"``: the supernode replaced by one supernode per entry function f,
-        ``"<supernode>=f"`` (the runs of its nodes entered through f); ``by="callee"``:
-        the supernodes it calls made visible, the runs of each callee h entered from it
-        through function f becoming ``"h=f"``. Totals are conserved."""
+        """Split a supernode; totals are conserved.
+
+        ``by="entry"``: the supernode replaced by one supernode per entry function f,
+        ``"<supernode>=f"`` (the runs of its nodes entered through f); ``by="callee"``: the
+        supernodes it calls made visible, the runs of each callee h entered from it through
+        function f becoming ``"h=f"``.
+
+        Parameters
+        ----------
+        supernode : str
+            The supernode's key.
+        by : {"entry", "callee"}, default "entry"
+            How to split.
+
+        Returns
+        -------
+        Supergraph
+            A new supergraph.
+
+        Raises
+        ------
+        GladeError
+            When ``by`` is neither or no supernode has that key.
+        """
         if by not in SPLITS:
             raise GladeError(f"split by 'entry' or 'callee', not {by!r}")
         index = self._index(supernode)
@@ -484,9 +641,26 @@ class Supergraph:
         )
 
     def threshold(self, fraction: float) -> Supergraph:
-        """Supernodes whose mean inclusive value is under ``fraction`` of the mean total
-        go into one ``"other (level L)"`` supernode per level L of the layout; totals are
-        conserved."""
+        """Put small supernodes into one ``"other (level L)"`` per level of the layout.
+
+        A supernode is small when its mean inclusive value is under ``fraction`` of the mean
+        total; totals are conserved.
+
+        Parameters
+        ----------
+        fraction : float
+            A number in [0, 1].
+
+        Returns
+        -------
+        Supergraph
+            A new supergraph.
+
+        Raises
+        ------
+        GladeError
+            When ``fraction`` is not in [0, 1].
+        """
         if (
             not isinstance(fraction, int | float)
             or isinstance(fraction, bool)
@@ -512,7 +686,23 @@ class Supergraph:
         return self._regrouped(node_keys, selectors, kinds, f".threshold({fraction!r})")
 
     def with_target(self, profile: Hashable | None) -> Supergraph:
-        """The same supergraph with ``profile`` as its target (None: no target)."""
+        """The same supergraph with another target profile.
+
+        Parameters
+        ----------
+        profile : optional
+            A profile id, or None for no target.
+
+        Returns
+        -------
+        Supergraph
+            A new supergraph whose ``_target`` columns hold the profile's values.
+
+        Raises
+        ------
+        GladeError
+            When the profile is not in the ensemble.
+        """
         other = Supergraph.__new__(Supergraph)
         other.__dict__.update(self.__dict__)
         for name in ("entries", "outliers", "edge_outliers"):
@@ -529,9 +719,20 @@ class Supergraph:
         return other
 
     def top_entries(self, count: int = 5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every supernode's top entry functions with the largest mean inclusive values
-        (entries with one name summed), largest first, at most ``count`` each: the
-        supernode index, the name and the value of each, grouped by supernode."""
+        """Every supernode's top entry functions, largest mean inclusive value first.
+
+        Entries with one name are summed; at most ``count`` per supernode.
+
+        Parameters
+        ----------
+        count : int, default 5
+            The most entries per supernode.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            The supernode index, the name and the value of each entry, grouped by supernode.
+        """
         flows, values = self._flows, self._values
         node = np.flatnonzero(flows.top)
         names = values.graph.names
@@ -551,10 +752,26 @@ class Supergraph:
     def diff(
         self, a: Hashable | Group, b: Hashable | Group, which: str = "inclusive"
     ) -> pd.DataFrame:
-        """Compare two profiles or two groups of profiles (lists of ids, or ``{metadata
-        column: value}``) on every supernode: ``mean_a``, ``mean_b``, ``difference``
-        (b - a), ``ratio`` (b / a), Welch's ``welch_t`` and ``welch_p`` (NaN when a group
-        holds one profile), of the inclusive (or exclusive) values."""
+        """Compare two profiles or two groups of profiles on every supernode.
+
+        Parameters
+        ----------
+        a, b : profile id, list of ids or mapping
+            A profile, a list of profile ids, or ``{metadata column: value}``.
+        which : {"inclusive", "exclusive"}, default "inclusive"
+            Which values are compared.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by supernode: ``mean_a``, ``mean_b``, ``difference`` (b - a), ``ratio``
+            (b / a), Welch's ``welch_t`` and ``welch_p`` (NaN when a group holds one profile).
+
+        Raises
+        ------
+        GladeError
+            When a group is empty or names an unknown profile, or ``which`` is neither.
+        """
         metadata = self._values.metadata
         positions = []
         for group, label in ((a, "a"), (b, "b")):
@@ -566,9 +783,14 @@ class Supergraph:
         return pd.DataFrame(table, index=pd.Index(self._keys, name="supernode", dtype=object))
 
     def recipe(self) -> str:
-        """The Python calls after an ensemble that rebuild this supergraph:
-        ``.supergraph(by=..., metric=..., rank_agg=...)`` and its splits, thresholds and
-        target."""
+        """The Python calls after an ensemble that rebuild this supergraph.
+
+        Returns
+        -------
+        str
+            ``.supergraph(by=..., metric=..., rank_agg=...)`` and its splits, thresholds and
+            target.
+        """
         return (
             f".supergraph(by={by_code(self.by)}, metric={self.metric!r}, "
             f"rank_agg={self.rank_agg!r})" + "".join(self._steps)

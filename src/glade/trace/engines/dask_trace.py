@@ -128,9 +128,37 @@ def _groups(where: np.ndarray, count: int) -> list[np.ndarray]:
 
 
 class DaskTrace:
-    """A trace whose ``events`` are a ``dask.dataframe`` partitioned by process (each
-    partition: the events of whole processes in time order, indexed by event id), with
-    the pandas Trace's ``definitions`` and ``metadata``; see the module doc."""
+    """A trace whose ``events`` are a ``dask.dataframe`` partitioned by process.
+
+    Each partition holds the events of whole processes in time order, indexed by event
+    id, with the pandas Trace's ``definitions`` and ``metadata``; see the module doc. It
+    has the analyses of :class:`glade.Trace` (their answers are computed on the cluster)
+    and needs the ``glade[dask]`` extra. Build one with :meth:`glade.Trace.to_dask`,
+    :meth:`from_pandas`, or a reader's ``engine="dask"``.
+
+    Parameters
+    ----------
+    events : dask.dataframe.DataFrame
+        Partitions of whole processes, with the columns and types of a Trace's events
+        (``Thread`` included).
+    definitions : pandas.DataFrame, optional
+        The format's definitions, kept as they are.
+    metadata : mapping, optional
+        Facts about the run; copied.
+
+    Raises
+    ------
+    TraceError
+        When a needed column is missing.
+
+    Examples
+    --------
+    >>> from glade.datasets import synthetic_trace
+    >>> trace = synthetic_trace(4, 3)
+    >>> dask_trace = trace.to_dask(npartitions=2)             # doctest: +SKIP
+    >>> dask_trace.compute().events.equals(trace.events)      # doctest: +SKIP
+    True
+    """
 
     def __init__(
         self,
@@ -138,8 +166,7 @@ class DaskTrace:
         definitions: pd.DataFrame | None = None,
         metadata: Mapping[str, Any] | None = None,
     ):
-        """A Dask trace of ``events`` (a dask DataFrame whose partitions hold whole
-        processes, with the columns and types of a Trace's events)."""
+        """A Dask trace of ``events`` (see the class docstring)."""
         missing = [c for c in (*REQUIRED, THREAD) if c not in events.columns]
         if missing:
             raise TraceError(f"events table lacks column(s) {missing}")
@@ -150,9 +177,26 @@ class DaskTrace:
 
     @classmethod
     def from_pandas(cls, trace: Trace, npartitions: int | None = None) -> DaskTrace:
-        """The Dask trace of pandas ``trace``: its events split into ``npartitions``
-        partitions of whole processes with about equal numbers of events (default: one
-        per :data:`PARTITION_EVENTS` events), event ids = the rows of ``trace``."""
+        """The Dask trace of a pandas trace.
+
+        Parameters
+        ----------
+        trace : Trace
+            The trace; event ids are its rows.
+        npartitions : int, optional
+            How many partitions of whole processes with about equal numbers of events
+            (default: one per :data:`PARTITION_EVENTS` events).
+
+        Returns
+        -------
+        DaskTrace
+            The same events, partitioned.
+
+        Raises
+        ------
+        TraceError
+            When ``npartitions`` is not a positive integer.
+        """
         events = trace.events.rename_axis(EVENT_ID)
         if npartitions is None:
             npartitions = -(-len(events) // PARTITION_EVENTS)
@@ -166,8 +210,14 @@ class DaskTrace:
         return cls(ddf, definitions, copy.deepcopy(trace.metadata))
 
     def compute(self) -> Trace:
-        """The pandas Trace of these events (in time order, ties in event-id order; the
-        reference columns ``_matching_event`` and ``_parent`` name its rows)."""
+        """The pandas Trace of these events.
+
+        Returns
+        -------
+        Trace
+            The events in time order (ties in event-id order); the reference columns
+            ``_matching_event`` and ``_parent`` name its rows.
+        """
         frame = self.events.compute()
         ids = frame.index.to_numpy()
         order = np.lexsort((ids, frame[TIMESTAMP].to_numpy()))
@@ -185,7 +235,13 @@ class DaskTrace:
         return Trace(frame, definitions, copy.deepcopy(self.metadata), copy=False)
 
     def persist(self) -> DaskTrace:
-        """The same trace with its events held in the cluster's memory."""
+        """The same trace with its events held in the cluster's memory.
+
+        Returns
+        -------
+        DaskTrace
+            A new DaskTrace on the persisted events.
+        """
         out = DaskTrace(self.events.persist(), self.definitions, copy.deepcopy(self.metadata))
         out._summaries = self._summaries
         return out
@@ -241,8 +297,13 @@ class DaskTrace:
         return None
 
     def name_labels(self) -> pd.Index:
-        """The function names of the trace: the ``Name`` categories when known, else the
-        names found, sorted."""
+        """The function names of the trace.
+
+        Returns
+        -------
+        pandas.Index
+            The ``Name`` categories when known, else the names found, sorted.
+        """
         known = self._categories(NAME)
         if known is not None:
             return pd.Index(np.asarray(known, dtype=object))
@@ -273,7 +334,24 @@ class DaskTrace:
     # ----------------------------------------------------------- matching
     def repairs(self, unmatched: str = "repair") -> dict[str, int]:
         """How many events matching repairs, counted on the workers and announced with a
-        warning (see :meth:`glade.Trace.repairs`)."""
+        warning (see :meth:`glade.Trace.repairs`).
+
+        Parameters
+        ----------
+        unmatched : {"repair", "error"}
+            ``"error"`` raises instead of repairing (see :meth:`match_events`).
+
+        Returns
+        -------
+        dict
+            ``orphan_leaves`` (Leaves without an Enter) and ``open_enters`` (Enters
+            never left), the counts ``metadata["repairs"]`` holds after matching.
+
+        Raises
+        ------
+        TraceError
+            With ``unmatched="error"``, when an event needs a repair.
+        """
         if unmatched not in ("repair", "error"):
             raise TraceError(f"unmatched must be one of ('repair', 'error'), not {unmatched!r}")
         counts = {"orphan_leaves": 0, "open_enters": 0}
@@ -289,25 +367,72 @@ class DaskTrace:
 
     def match_events(self, unmatched: str = "repair") -> None:
         """Add ``_matching_event`` (an event id) and ``_matching_timestamp`` (see
-        :meth:`glade.Trace.match_events`)."""
+        :meth:`glade.Trace.match_events`).
+
+        Parameters
+        ----------
+        unmatched : {"repair", "error"}, default "repair"
+            ``"repair"`` leaves Leaves without an Enter unmatched and closes Enters never
+            left at the end of the trace, with a warning and counts in
+            ``metadata["repairs"]``; ``"error"`` raises instead (see
+            :mod:`glade.trace.matching`).
+
+        Raises
+        ------
+        TraceError
+            With ``unmatched="error"``, at the first unmatched event (naming it).
+        """
         self._count_repairs(unmatched)
         self._derive("match_events", unmatched)
 
     def match_caller_callee(self, unmatched: str = "repair") -> None:
         """Add ``_parent`` (an event id), ``_depth`` and ``_num_children`` (see
-        :meth:`glade.Trace.match_caller_callee`)."""
+        :meth:`glade.Trace.match_caller_callee`).
+
+        Parameters
+        ----------
+        unmatched : {"repair", "error"}, default "repair"
+            As for :meth:`match_events`.
+
+        Raises
+        ------
+        TraceError
+            With ``unmatched="error"``, at the first unmatched event.
+        """
         self._count_repairs(unmatched)
         self._derive("match_caller_callee", unmatched)
 
     def calc_inc_metrics(self, columns: str | list[str] | None = None) -> None:
-        """Add ``time.inc`` and ``<column>.inc`` (see :meth:`glade.Trace.calc_inc_metrics`)."""
+        """Add ``time.inc`` and ``<column>.inc`` (see :meth:`glade.Trace.calc_inc_metrics`).
+
+        Parameters
+        ----------
+        columns : str or list of str, optional
+            The source columns (default: the timestamps plus :attr:`metric_columns`).
+
+        Raises
+        ------
+        MetricError
+            When a column is not a column of the trace.
+        """
         self._meta_trace()._metric_sources(columns)
         if MATCHING_EVENT not in self.events.columns:
             self._count_repairs("repair")
         self._derive("calc_inc_metrics", columns)
 
     def calc_exc_metrics(self, columns: str | list[str] | None = None) -> None:
-        """Add ``time.exc`` and ``<column>.exc`` (see :meth:`glade.Trace.calc_exc_metrics`)."""
+        """Add ``time.exc`` and ``<column>.exc`` (see :meth:`glade.Trace.calc_exc_metrics`).
+
+        Parameters
+        ----------
+        columns : str or list of str, optional
+            The source columns (default: the timestamps plus :attr:`metric_columns`).
+
+        Raises
+        ------
+        MetricError
+            When a column is not a column of the trace.
+        """
         self._meta_trace()._metric_sources(columns)
         if MATCHING_EVENT not in self.events.columns:
             self._count_repairs("repair")
@@ -327,14 +452,49 @@ class DaskTrace:
         per_process: bool = False,
         mean: bool = False,
     ) -> pd.DataFrame:
-        """See :meth:`glade.Trace.flat_profile`."""
+        """See :meth:`glade.Trace.flat_profile`.
+
+        Parameters
+        ----------
+        metrics : str or list of str, default "time.exc"
+            ``time.exc``, ``time.inc`` (ns), ``count`` or ``<metric>.exc/.inc`` of a metric
+            column; derived columns are computed when missing.
+        groupby_column : str, default "Name"
+            The event column to group by.
+        per_process : bool, default False
+            One row per (value, process) instead of a sum over processes.
+        mean : bool, default False
+            Divide the sums by the number of processes of the trace, all of them: Pipit
+            divides by the processes that ran each function (see *coming from*).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per value of ``groupby_column`` (and process), one column per metric.
+        """
         names = metric_list(metrics)
         return flat_profile_table(
             *self._cells(names, groupby_column), names, groupby_column, per_process, mean
         )
 
     def load_imbalance(self, metric: str = "time.exc", num_processes: int = 1) -> pd.DataFrame:
-        """See :meth:`glade.Trace.load_imbalance`."""
+        """See :meth:`glade.Trace.load_imbalance`.
+
+        Parameters
+        ----------
+        metric : str, default "time.exc"
+            The metric (``time.exc``, ``time.inc`` or a metric column's ``.exc``/``.inc``).
+        num_processes : int, default 1
+            How many of the processes with the largest values to name.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``<metric>.mean`` (over all processes: a function run by one process out of P
+            has an imbalance of P), ``<metric>.max``, ``<metric>.imbalance`` (max / mean) and
+            columns ``Top process 1..k``; sorted by the mean, largest first (see
+            :func:`glade.trace.profiles.load_imbalance`).
+        """
         num_processes = check_num_processes(num_processes)
         sums, _, labels, processes = self._cells([metric], NAME)
         return load_imbalance_table(sums[metric], labels, processes, metric, num_processes)
@@ -356,7 +516,22 @@ class DaskTrace:
         return counter_summary(self.counters, start, end, processes)
 
     def time_profile(self, num_bins: int = 50, normalized: bool = False) -> pd.DataFrame:
-        """See :meth:`glade.Trace.time_profile`."""
+        """See :meth:`glade.Trace.time_profile`.
+
+        Parameters
+        ----------
+        num_bins : int, default 50
+            The number of intervals; their edges are integer ns (widths differ by at most
+            1 ns), so idle time is exact and never negative.
+        normalized : bool, default False
+            Fractions of each interval instead of ns.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per interval (its start and end), one column per function, and
+            ``idle_time`` (see :func:`glade.trace.profiles.time_profile`).
+        """
         num_bins = check_num_bins(num_bins)
         edges = bin_edges(*self.span, num_bins)
         profile, labels = add_bins(
@@ -369,7 +544,20 @@ class DaskTrace:
         idle_functions: str | list[str] | tuple[str, ...] = ("Idle",),
         mpi_events: bool = False,
     ) -> pd.DataFrame:
-        """See :meth:`glade.Trace.idle_time`."""
+        """See :meth:`glade.Trace.idle_time`.
+
+        Parameters
+        ----------
+        idle_functions : str or sequence of str, default ("Idle",)
+            The names of the idle functions.
+        mpi_events : bool, default False
+            Also count ``MPI_Wait``, ``MPI_Waitall`` and ``MPI_Recv``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by ``Process`` (every process of the trace), column ``Idle Time`` (ns).
+        """
         names = [idle_functions] if isinstance(idle_functions, str) else list(idle_functions)
         pieces = self._map(idle_time, names, mpi_events)
         if not pieces:
@@ -382,7 +570,29 @@ class DaskTrace:
         """See :meth:`glade.Trace.outlier_detection`: every partition keeps its calls'
         values (persisted on the cluster); the groups' means, then their standard
         deviations, are summed from the partitions' shares, and every partition returns
-        its outliers. The index holds event ids."""
+        its outliers. The index holds event ids.
+
+        Parameters
+        ----------
+        metric : str, default "time.exc"
+            The metric (computed when it is a derived one).
+        threshold : float, default 3.0
+            How many standard deviations (ddof=1) from the mean make an outlier.
+        groupby_column : str, default "Name"
+            The column whose values group the calls.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per outlier call (indexed by its event row): group, process, thread,
+            timestamp, the metric, the group's mean and standard deviation and ``z-score``;
+            largest absolute z-score first.
+
+        Raises
+        ------
+        MetricError
+            When the metric or ``groupby_column`` is not a column.
+        """
         from glade.trace.engines.outliers import dask_outliers
 
         return dask_outliers(self, metric, threshold, groupby_column)
@@ -390,7 +600,29 @@ class DaskTrace:
     # ------------------------------------------------------ communication
     def comm_matrix(self, output: str = "size", as_frame: bool = False, form: str = "auto"):
         """See :meth:`glade.Trace.comm_matrix`: every partition counts its sends per
-        (sender, receiver) pair; the pairs make the matrix."""
+        (sender, receiver) pair; the pairs make the matrix.
+
+        Parameters
+        ----------
+        output : {"size", "count"}, default "size"
+            Bytes, or numbers of messages.
+        as_frame : bool, default False
+            A DataFrame labelled by process instead of an array.
+        form : {"auto", "dense", "sparse"}, default "auto"
+            Dense for up to 2048 processes, else a sparse table of the (``Sender``,
+            ``Receiver``) pairs that exchanged messages; ``"dense"`` and ``"sparse"``
+            force one (see :func:`glade.trace.comm.comm_matrix`).
+
+        Returns
+        -------
+        numpy.ndarray or pandas.DataFrame
+            Senders as rows, receivers as columns (or the sparse table).
+
+        Raises
+        ------
+        TraceError
+            When a dense matrix would take more than 1 GiB.
+        """
         check_output(output)
         check_form(form)
         pieces = self._map(send_pairs)
@@ -405,13 +637,42 @@ class DaskTrace:
         )
 
     def comm_by_process(self, output: str = "size") -> pd.DataFrame:
-        """See :meth:`glade.Trace.comm_by_process`."""
+        """See :meth:`glade.Trace.comm_by_process`.
+
+        Parameters
+        ----------
+        output : {"size", "count"}, default "size"
+            Bytes, or numbers of messages.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``Sent`` and ``Received``, indexed by ``Process``.
+
+        Raises
+        ------
+        TraceError
+            When ``output`` is neither.
+        """
         return comm_by_process(self, output)
 
     def message_histogram(self, bins: Any = 20, **kwargs: Any):
         """See :meth:`glade.Trace.message_histogram`: every partition counts its sizes;
         ``bins`` is a number or the edges (a rule such as ``"auto"`` needs every size at
-        once, and per-message ``weights`` cannot be given)."""
+        once, and per-message ``weights`` cannot be given).
+
+        Parameters
+        ----------
+        bins : int or sequence, default 20
+            A number of bins or their edges (not a rule such as ``"auto"``).
+        **kwargs
+            Other options of ``numpy.histogram``, except ``weights``.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(counts, edges)``, edges in bytes.
+        """
         if isinstance(bins, str) or "weights" in kwargs:
             raise TraceError(
                 "on a Dask trace, message_histogram takes a number of bins or "
@@ -424,7 +685,29 @@ class DaskTrace:
     ):
         """See :meth:`glade.Trace.comm_over_time`: every partition sums its messages'
         weights per distinct time; ``bins`` is a number or the edges (as for
-        :meth:`message_histogram`)."""
+        :meth:`message_histogram`).
+
+        Parameters
+        ----------
+        output : {"size", "count"}, default "size"
+            Weight by message size (bytes), or count messages.
+        message_type : {"send", "receive"}, default "send"
+            Place each message at its send or its receive.
+        bins : int or sequence, default 50
+            A number of bins or their edges (not a rule such as ``"auto"``).
+        **kwargs
+            Other options of ``numpy.histogram``, except ``weights``.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(volume, edges)``, edges in ns.
+
+        Raises
+        ------
+        TraceError
+            When ``output`` or ``message_type`` is not one of the above.
+        """
         check_output(output)
         message_names(message_type)
         if isinstance(bins, str) or "weights" in kwargs:
@@ -452,7 +735,14 @@ class DaskTrace:
         """See :meth:`glade.Trace.match_messages`: the partitions send their message
         events, which are paired at once; ``_matching_event`` (event ids) and
         ``_matching_timestamp`` of the matched messages are then set lazily, partition
-        by partition. ``Send event`` and ``Receive event`` are event ids."""
+        by partition. ``Send event`` and ``Receive event`` are event ids.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per matched message: its send and receive rows, ``Sender``, ``Receiver``,
+            tag, communicator, size and both times (ns).
+        """
         table, lost_sends, lost_recvs, send_part, recv_part = self._message_pairs()
         columns = [
             table[c].to_numpy()
@@ -490,14 +780,31 @@ class DaskTrace:
         height: int = 400,
         depth_rows: bool = False,
     ):
-        """What the timeline draws for times [t0, t1) (default: the whole trace) over
-        ``width`` pixels and rows ``rows`` (default all: one per location, or with
-        ``depth_rows`` one per location and depth) over ``height``: a
-        :class:`~glade.trace.timeline.render.Picture` computed on the workers in one
-        pass (depth rows: through a timeline source), whose raster datashader
-        aggregates on the cluster (see :mod:`glade.trace.timeline.dask_source`). For
-        many pictures, keep a timeline (``show_timeline()``): its partitions' forests
-        stay on the workers."""
+        """What the timeline draws for times [t0, t1), computed on the workers in one pass.
+
+        Depth rows go through a timeline source; the raster is aggregated on the cluster
+        (see :mod:`glade.trace.timeline.dask_source`). For many pictures, keep a timeline
+        (``show_timeline()``): its partitions' forests stay on the workers.
+
+        Parameters
+        ----------
+        t0, t1 : int, optional
+            The time window in ns (default: the whole trace).
+        width : int, default 1200
+            Pixels across.
+        rows : tuple of int, optional
+            The first and one-past-last rows drawn (default: all: one per location, or with
+            ``depth_rows`` one per location and depth).
+        height : int, default 400
+            Pixels down.
+        depth_rows : bool, default False
+            One row per location and nesting depth.
+
+        Returns
+        -------
+        glade.trace.timeline.render.Picture
+            The picture (raster and the calls drawn as rectangles).
+        """
         from glade.trace.timeline.dask_source import DaskSource, picture_once
         from glade.trace.timeline.render import Request
 
@@ -521,7 +828,23 @@ class DaskTrace:
         """The interactive timeline view (in Jupyter) of the trace, its answers computed
         on the workers (see :mod:`glade.trace.timeline.dask_source`); ``view.apply()``
         is ``trace.query(view.query, level="calls")``, a DaskTrace (see
-        :class:`glade.views.Timeline`)."""
+        :class:`glade.views.Timeline`).
+
+        Parameters
+        ----------
+        depth_rows : bool, default False
+            One row per nesting depth of every process (a flame chart per process).
+        data_name : str, default "trace"
+            The trace's name in the code the view writes (``view.code()``).
+        **kwargs
+            Other options of :class:`glade.views.Timeline` (``height``...).
+
+        Returns
+        -------
+        glade.views.Timeline
+            The view; its edits apply to the trace: ``view.apply()`` is
+            ``trace.query(view.query, level="calls")``.
+        """
         from glade.views import Timeline
 
         return Timeline(self, depth_rows=depth_rows, data_name=data_name, **kwargs)
@@ -546,7 +869,15 @@ class DaskTrace:
 
     def to_graphframe(self):
         """See :meth:`glade.Trace.to_graphframe`: each partition's CCT, merged by call
-        path."""
+        path.
+
+        Returns
+        -------
+        GraphFrame
+            Rows ``(node, rank)`` (a rank is a process) and metrics ``time``,
+            ``time (inc)`` (ns, named in ``metadata["units"]``) and ``count`` (see
+            :func:`glade.trace.cct.to_graphframe`); the trace is left as it was.
+        """
         return self._cct()[0]
 
     def calls(self):
@@ -555,7 +886,20 @@ class DaskTrace:
         the pandas engine's node order; ``event`` holds event ids, and ``sent`` of a
         receive comes from the pairing of the whole trace's messages (its send may lie in
         another partition). As on pandas, the
-        derived columns the forest needs are added to the events (lazily)."""
+        derived columns the forest needs are added to the events (lazily).
+
+        Returns
+        -------
+        GraphFrame
+            One node per call (an Enter with its Leave) under the call that encloses it on
+            its process and thread, and one leaf per Instant; columns ``name``, ``type``,
+            ``Process``, ``Thread``, ``start``, ``end``, ``time.inc``, ``time.exc``,
+            ``depth``, ``event``, the events' attribute columns (see
+            :mod:`glade.trace.calls`), and each call's ``waiting time`` and time on the
+            ``critical path`` (ns, see :meth:`wait_states` and :meth:`critical_path`):
+            ``trace.query('MATCH (".", p) WHERE p."waiting time" > 0', level="calls")``
+            keeps the waiting calls.
+        """
         if MATCHING_EVENT not in self.events.columns:
             self._count_repairs("repair")
         if "time.exc" not in self.events.columns:
@@ -598,11 +942,37 @@ class DaskTrace:
 
     def wait_states(self) -> pd.DataFrame:
         """See :meth:`glade.Trace.wait_states` (``event`` and ``cause event`` are event
-        ids)."""
+        ids).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``Process``, ``Thread``, ``event`` (the row of its Enter), ``name``, ``start``,
+            ``end``, ``pattern`` (late sender, late receiver, wait at barrier, wait at N x N,
+            wait at N x 1, wait at 1 x N), ``waiting time`` (ns) and the call that caused the
+            wait (``cause process``, ``cause thread``, ``cause event``, ``cause name``,
+            ``cause start``).
+        """
         return self._wait_tables()[0]
 
     def wait_summary(self, by: str | list[str] = "name") -> pd.DataFrame:
-        """See :meth:`glade.Trace.wait_summary`."""
+        """See :meth:`glade.Trace.wait_summary`.
+
+        Parameters
+        ----------
+        by : str or list of str
+            ``"name"``, ``"Process"``, ``"pattern"``, or a list of them.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by ``by``, largest waiting time first.
+
+        Raises
+        ------
+        TraceError
+            When ``by`` names anything else.
+        """
         return wait_summary(self.wait_states(), by)
 
     def _waits_and_path(self) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -623,11 +993,26 @@ class DaskTrace:
         return waits, path_table(pieces)
 
     def critical_path(self) -> pd.DataFrame:
-        """See :meth:`glade.Trace.critical_path` (``event`` holds event ids)."""
+        """See :meth:`glade.Trace.critical_path` (``event`` holds event ids).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``segment``, ``Process``, ``Thread``, ``event``, ``name``, ``start``,
+            ``end``, ``path start``, ``path end`` and ``critical path`` (ns); the times
+            on the path add up to the run's length wherever some call runs.
+        """
         return self._waits_and_path()[1]
 
     def critical_path_summary(self) -> pd.DataFrame:
-        """See :meth:`glade.Trace.critical_path_summary`."""
+        """See :meth:`glade.Trace.critical_path_summary`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by ``name``: ``time on path``, ``time``, ``time off path`` (ns) and
+            ``share of path``, largest time on the path first.
+        """
         return path_summary(self.critical_path(), self.flat_profile("time.exc"))
 
     def detect_pattern(
@@ -641,7 +1026,35 @@ class DaskTrace:
         """See :meth:`glade.Trace.detect_pattern`: the events of the process (one
         process: a small share of a large trace) come from the partition that holds
         them, with ``metric`` derived there; the matrix profile is computed here.
-        ``First event`` and ``Last event`` are event ids."""
+        ``First event`` and ``Last event`` are event ids.
+
+        Parameters
+        ----------
+        window_size : int
+            The length of the sequence, in calls.
+        iterations : int, default 3
+            How many occurrences to return.
+        metric : str, default "time.exc"
+            The metric of the calls compared.
+        process, thread : int, optional
+            The location (default: the lowest ids).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per occurrence, in time order: ``Start (ns)``, ``End (ns)``, ``First
+            event``, ``Last event`` and ``Distance`` to the motif (0 for the motif itself).
+
+        Raises
+        ------
+        GladeError
+            When STUMPY is not installed.
+        TraceError
+            When ``window_size`` or ``iterations`` is too small, the process is not in the
+            trace, or ``window_size`` exceeds half of the location's calls.
+        MetricError
+            When the metric is neither a column nor derivable.
+        """
         from glade.trace.patterns import detect_pattern, stumpy_module
 
         stumpy_module()
@@ -666,7 +1079,25 @@ class DaskTrace:
         traces: list, metric_column: str = TIMESTAMP, groupby_column: str = NAME, mean: bool = True
     ) -> pd.DataFrame:
         """See :meth:`glade.Trace.multirun_analysis`: ``traces`` may mix pandas Traces
-        and DaskTraces."""
+        and DaskTraces.
+
+        Parameters
+        ----------
+        traces : list of Trace or DaskTrace
+            The runs (e.g. one per number of processes); the two engines may be mixed.
+        metric_column : str, default "Timestamp (ns)"
+            The source column whose exclusive value is summed (time by default).
+        groupby_column : str, default "Name"
+            The column whose values are the columns of the result.
+        mean : bool, default True
+            The value per process (as Pipit), or summed over processes.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by ``Number of Processes``; a function missing from a run took 0 there;
+            columns sorted by their total, largest first.
+        """
         return multirun_analysis(traces, metric_column, groupby_column, mean)
 
     def to_parquet(self, path: str | os.PathLike, overwrite: bool = False) -> Path:
@@ -675,7 +1106,25 @@ class DaskTrace:
         workers and the client share), losslessly: read back by either engine it is
         ``compute()`` stored and read back, derived columns included (each event's row
         in ``compute()`` is found on the cluster by a merge of time buckets, see
-        :mod:`glade.trace.engines.rows`)."""
+        :mod:`glade.trace.engines.rows`).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The directory to create.
+        overwrite : bool, default False
+            Replace an earlier glade store at ``path`` (never a folder of other files).
+
+        Returns
+        -------
+        pathlib.Path
+            The directory written.
+
+        Raises
+        ------
+        GladeError
+            When ``path`` exists and is not a glade store to overwrite, or cannot be written.
+        """
         return write_dask_store(self, path, overwrite)
 
     def _selection(self, events: dd.DataFrame) -> DaskTrace:
@@ -696,7 +1145,29 @@ class DaskTrace:
     def filter(self, condition: Any, rank_mode: str = "any") -> DaskTrace:
         """See :meth:`glade.Trace.filter`: a Filter is applied partition by partition; a
         call-path query matches the CCT of the whole trace, and every partition keeps
-        the events of its calls whose call path matched."""
+        the events of its calls whose call path matched.
+
+        Parameters
+        ----------
+        condition : Filter, Query, str or list
+            A :class:`~glade.trace.filter.Filter` (combinable with ``&``, ``|``, ``~``), or a
+            call path query in any of its three forms, which keeps the events of the calls it
+            matches in the trace's call tree (see :func:`glade.trace.filter.apply_filter`).
+        rank_mode : {"any", "all"}, default "any"
+            For a query: a node satisfies a predicate when any of its processes' rows does,
+            or all of them.
+
+        Returns
+        -------
+        DaskTrace
+            The selected events (an Enter and its Leave stay together); this trace is
+            unchanged.
+
+        Raises
+        ------
+        QueryError
+            When a query or a Filter names a missing column, or is otherwise invalid.
+        """
         if isinstance(condition, BaseFilter):
             filter_mask(self._meta_trace(), condition, rank_mode)
             return self._select_each(filter_mask, condition, rank_mode)
@@ -715,7 +1186,35 @@ class DaskTrace:
         self, query: Any, rank_mode: str = "any", fold: bool = True, level: str = "cct"
     ) -> DaskTrace:
         """See :meth:`glade.Trace.query`: at ``level="calls"`` every partition matches
-        its own call forest (a call and its callers live on one process)."""
+        its own call forest (a call and its callers live on one process).
+
+        Parameters
+        ----------
+        query : Query, str or list
+            The query in any of its three forms.
+        rank_mode : {"any", "all"}, default "any"
+            At the CCT level, a node satisfies a predicate when any of its rows
+            (processes) does, or all of them.
+        fold : bool, default True
+            Must be True (``fold=False`` is an error).
+        level : {"cct", "calls"}, default "cct"
+            ``"cct"`` matches the trace's calling context tree and keeps the calls of the
+            matched nodes (what a CCT view emits); ``"calls"`` matches the call forest
+            (:meth:`calls`), where every call and instant is a node with its ``start``,
+            ``end``, ``Process`` and ``Thread`` (what a timeline view emits).
+
+        Returns
+        -------
+        DaskTrace
+            The kept events; this trace is unchanged.
+
+        Raises
+        ------
+        QuerySyntaxError
+            When the text does not parse.
+        QueryError
+            When the query names a missing column, or is otherwise invalid.
+        """
         from glade.query import anchor, parse
         from glade.trace.calls import (
             SENT,

@@ -72,7 +72,21 @@ class CCTSource(Protocol):
         ...
 
     def query(self, query: str, fold: bool = True) -> Any:
-        """The data keeping what the string-dialect ``query`` keeps."""
+        """The data keeping what the string-dialect ``query`` keeps.
+
+        Parameters
+        ----------
+        query : str
+            A string-dialect call path query.
+        fold : bool, default True
+            Kept nodes keep their inclusive values (the cost of removed nodes folds into their
+            nearest kept ancestor).
+
+        Returns
+        -------
+        object
+            The data's own type (an Ensemble for an Ensemble...).
+        """
         ...
 
 
@@ -126,6 +140,8 @@ class CCT(QueryView):
         The variable name ``view.code()`` writes.
     height : int, default 420
         The view's height in pixels.
+    **kwargs
+        Other traits of the widget, set at creation.
 
     Raises
     ------
@@ -305,11 +321,18 @@ class CCT(QueryView):
         return frozenset({"restrict"}) if isinstance(self._data, Trace) else frozenset()
 
     def shown(self) -> GraphFrame:
-        """The GraphFrame whose values the view draws: its data's call tree, or under a
-        link's restriction ``trace.query(view.restriction, level="calls").to_graphframe()``
-        with times clipped to the restriction's window, if any (edits apply on top, as
-        ``apply()`` says; built on first call: the view draws the restriction's values
-        without it)."""
+        """The GraphFrame whose values the view draws.
+
+        Its data's call tree, or under a link's restriction
+        ``trace.query(view.restriction, level="calls").to_graphframe()`` with times clipped to
+        the restriction's window, if any (edits apply on top, as ``apply()`` says; built on
+        first call: the view draws the restriction's values without it).
+
+        Returns
+        -------
+        GraphFrame
+            The profile drawn before the view's own edits.
+        """
         if self._shown_gf is None:
             self._shown_gf = call_level(self._data).measured(self.restriction).to_graphframe()
         return self._shown_gf
@@ -591,27 +614,109 @@ class CCT(QueryView):
         return np.flatnonzero(found).tolist()
 
     def collapse(self, path: Sequence[str] | Node | int) -> CCT:
-        """Collapse a node: remove its descendants (it keeps its inclusive values)."""
+        """Collapse a node: remove its descendants (it keeps its inclusive values).
+
+        Parameters
+        ----------
+        path : sequence of str, Node or int
+            A call path (names from the root: every node with those names), a Node of the
+            view's GraphFrame, or a node id.
+
+        Returns
+        -------
+        CCT
+            The view itself, for chaining.
+
+        Raises
+        ------
+        GladeError
+            When no node has that call path, the Node is of another graph, or the id is out of
+            range.
+        """
         self._edit({"op": "collapse", "nodes": self._nodes(path)})
         return self
 
     def expand(self, path: Sequence[str] | Node | int) -> CCT:
-        """Expand a collapsed node again."""
+        """Expand a collapsed node again.
+
+        Parameters
+        ----------
+        path : sequence of str, Node or int
+            The node, as for :meth:`collapse`.
+
+        Returns
+        -------
+        CCT
+            The view itself, for chaining.
+
+        Raises
+        ------
+        GladeError
+            When the node is not one of the view's.
+        """
         self._edit({"op": "expand", "nodes": self._nodes(path)})
         return self
 
     def hide(self, path: Sequence[str] | Node | int) -> CCT:
-        """Hide a node and its whole subtree."""
+        """Hide a node and its whole subtree.
+
+        Parameters
+        ----------
+        path : sequence of str, Node or int
+            The node, as for :meth:`collapse`.
+
+        Returns
+        -------
+        CCT
+            The view itself, for chaining.
+
+        Raises
+        ------
+        GladeError
+            When the node is not one of the view's.
+        """
         self._edit({"op": "hide", "nodes": self._nodes(path)})
         return self
 
     def elide(self, path: Sequence[str] | Node | int) -> CCT:
-        """Remove a node but keep its children (they move up to its parent)."""
+        """Remove a node but keep its children (they move up to its parent).
+
+        Parameters
+        ----------
+        path : sequence of str, Node or int
+            The node, as for :meth:`collapse`.
+
+        Returns
+        -------
+        CCT
+            The view itself, for chaining.
+
+        Raises
+        ------
+        GladeError
+            When the node is not one of the view's.
+        """
         self._edit({"op": "elide", "nodes": self._nodes(path)})
         return self
 
     def focus(self, path: Sequence[str] | Node | int) -> CCT:
-        """Keep only a node's subtree and its callers."""
+        """Keep only a node's subtree and its callers.
+
+        Parameters
+        ----------
+        path : sequence of str, Node or int
+            The node, as for :meth:`collapse`.
+
+        Returns
+        -------
+        CCT
+            The view itself, for chaining.
+
+        Raises
+        ------
+        GladeError
+            When the node is not one of the view's.
+        """
         self._edit({"op": "focus", "nodes": self._nodes(path)})
         return self
 
@@ -676,12 +781,34 @@ class CCT(QueryView):
         return self
 
     def unfocus(self) -> CCT:
-        """Drop the focus."""
+        """Drop the focus.
+
+        Returns
+        -------
+        CCT
+            The view itself, for chaining.
+        """
         self._edit({"op": "unfocus"})
         return self
 
     def expand_to_depth(self, depth: int) -> CCT:
-        """Collapse every node at ``depth`` (roots are at 0), showing depths 0..depth."""
+        """Collapse every node at ``depth``, showing depths 0..depth.
+
+        Parameters
+        ----------
+        depth : int
+            The deepest depth shown (roots are at 0).
+
+        Returns
+        -------
+        CCT
+            The view itself, for chaining.
+
+        Raises
+        ------
+        GladeError
+            When ``depth`` is not an integer >= 0.
+        """
         if not isinstance(depth, int | np.integer) or isinstance(depth, bool) or depth < 0:
             raise GladeError(f"depth must be an integer >= 0, not {depth!r}")
         self._edit({"op": "depth", "depth": int(depth)})
@@ -690,11 +817,31 @@ class CCT(QueryView):
     def expand_hot_path(
         self, path: Sequence[str] | Node | int | None = None, fraction: float = 0.5
     ) -> CCT:
-        """Expand hpcviewer's hot path below a node (default: the root): from it, step to
-        the child with the largest inclusive value of the view's metric while that is at
-        least ``fraction`` of its parent's, and expand every node on the way (one
-        ``expand`` edit of the path's nodes; none when the path is open already). The same
-        as the ``p`` key or the "hot path" button in the page, from the cursor row."""
+        """Expand hpcviewer's hot path below a node.
+
+        From the node, step to the child with the largest inclusive value of the view's
+        metric while that is at least ``fraction`` of its parent's, and expand every node on
+        the way (one ``expand`` edit of the path's nodes; none when the path is open
+        already). The same as the ``p`` key or the "hot path" button in the page, from the
+        cursor row.
+
+        Parameters
+        ----------
+        path : sequence of str, Node or int, optional
+            Where the path starts, as for :meth:`collapse` (default: the first root).
+        fraction : float, default 0.5
+            The share (0 to 1) of its parent's value a child must hold.
+
+        Returns
+        -------
+        CCT
+            The view itself, for chaining.
+
+        Raises
+        ------
+        GladeError
+            When ``fraction`` is not between 0 and 1, or the node is not one of the view's.
+        """
         if not 0 <= fraction <= 1:
             raise GladeError(f"fraction must be between 0 and 1, not {fraction!r}")
         tree = self._tree
@@ -716,9 +863,28 @@ class CCT(QueryView):
         return np.nan_to_num(column.values, nan=-np.inf)
 
     def collapse_below(self, value: float, metric: str | None = None) -> CCT:
-        """Also collapse every node whose ``metric`` (default: the view's metric) is below
-        ``value``: earlier collapses (an :meth:`expand_to_depth` included) stay, and a
-        threshold right after another replaces it (one slider drag is one edit)."""
+        """Also collapse every node whose ``metric`` is below ``value``.
+
+        Earlier collapses (an :meth:`expand_to_depth` included) stay, and a threshold right
+        after another replaces it (one slider drag is one edit).
+
+        Parameters
+        ----------
+        value : float
+            The threshold, in the metric's unit.
+        metric : str, optional
+            The metric (default: the view's metric).
+
+        Returns
+        -------
+        CCT
+            The view itself, for chaining.
+
+        Raises
+        ------
+        MetricError
+            When ``metric`` is not one of the view's metrics.
+        """
         metric = self._check_metric(metric or self.metric, allow_empty=False)
         self._edit({"op": "threshold", "metric": metric, "value": float(value)})
         return self

@@ -101,6 +101,8 @@ class CommMatrix(QueryView):
         The variable name ``view.code()`` writes.
     colour : str, optional
         The old spelling of ``color`` (warns).
+    **kwargs
+        Other traits of the widget, set at creation.
 
     Examples
     --------
@@ -409,13 +411,31 @@ class CommMatrix(QueryView):
         return self._check_edit(edit)
 
     def select(self, senders: Iterable[int] | int, receivers: Iterable[int] | int) -> CommMatrix:
-        """Select the messages from process ids ``senders`` to ``receivers`` (one id or
-        several each: a cell, or a block)."""
+        """Select the messages from some senders to some receivers.
+
+        Parameters
+        ----------
+        senders : int or iterable of int
+            Process ids (one: a row; several: a block).
+        receivers : int or iterable of int
+            Process ids.
+
+        Returns
+        -------
+        CommMatrix
+            The view itself, for chaining; ``view.messages()`` is the selection's table.
+        """
         self._edit(edits.select_edit(_ids(senders, "senders"), _ids(receivers, "receivers")))
         return self
 
     def clear_selection(self) -> CommMatrix:
-        """Select nothing."""
+        """Select nothing.
+
+        Returns
+        -------
+        CommMatrix
+            The view itself, for chaining.
+        """
         self._edit({"op": "clear_selection"})
         return self
 
@@ -425,14 +445,39 @@ class CommMatrix(QueryView):
         communicators: Sequence[int] | None = None,
         window: tuple[Any, Any] | None = None,
     ) -> CommMatrix:
-        """Count only the messages with these tags and communicators, sent and received
-        within ``window`` (t0, t1 in ns or text with a unit); None: no condition. Replaces
-        the previous filter."""
+        """Count only some messages; replaces the previous filter.
+
+        Parameters
+        ----------
+        tags : sequence of int, optional
+            Only messages with these tags (None: any tag).
+        communicators : sequence of int, optional
+            Only messages on these communicators (None: any).
+        window : (t0, t1), optional
+            Only messages sent and received within this window (ns, or text with a unit such
+            as ``"2.5 ms"``; None: any time).
+
+        Returns
+        -------
+        CommMatrix
+            The view itself, for chaining.
+
+        Raises
+        ------
+        GladeError
+            When a tag, communicator or time is not of the right kind.
+        """
         self._edit(self._filter_edit(tags, communicators, window))
         return self
 
     def clear_filter(self) -> CommMatrix:
-        """Count every message again."""
+        """Count every message again.
+
+        Returns
+        -------
+        CommMatrix
+            The view itself, for chaining.
+        """
         self._edit({"op": "clear_filter"})
         return self
 
@@ -445,8 +490,20 @@ class CommMatrix(QueryView):
 
     # ------------------------------------------------------------ navigation
     def zoom(self, rows: tuple[int, int], cols: tuple[int, int] | None = None) -> CommMatrix:
-        """Show display rows ``[rows[0], rows[1])`` and columns ``cols`` (default: the
-        same range), pooled as finely as the view allows."""
+        """Show some display rows and columns, pooled as finely as the view allows.
+
+        Parameters
+        ----------
+        rows : tuple of int
+            Display rows ``[rows[0], rows[1])``.
+        cols : tuple of int, optional
+            Display columns (default: the same range as ``rows``).
+
+        Returns
+        -------
+        CommMatrix
+            The view itself, for chaining.
+        """
         cols = rows if cols is None else cols
         self.viewport = {
             "r0": int(rows[0]),
@@ -457,7 +514,13 @@ class CommMatrix(QueryView):
         return self
 
     def home(self) -> CommMatrix:
-        """Show every process."""
+        """Show every process.
+
+        Returns
+        -------
+        CommMatrix
+            The view itself, for chaining.
+        """
         n = self._index.num_processes
         return self.zoom((0, n), (0, n))
 
@@ -525,17 +588,28 @@ class CommMatrix(QueryView):
         return stats.size_histogram(self._index.size[self._selected_sends()])
 
     def messages(self) -> pd.DataFrame:
-        """The selected messages (every message the view counts when nothing is
-        selected): one row per message in send order, with its send and receive events
-        (rows of ``trace.events``), sender, receiver, tag, communicator, size, both times
-        and the latency (receive columns -1 and latency NaN for a send never received)."""
+        """The selected messages (every message the view counts when nothing is selected).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per message in send order: its send and receive events (rows of
+            ``trace.events``), sender, receiver, tag, communicator, size, both times and the
+            latency (receive columns -1 and latency NaN for a send never received).
+        """
         senders, receivers = self._selected_positions()
         return self._index.messages(senders, receivers, self._keep())
 
     def matrix(self) -> pd.DataFrame:
-        """The processes x processes matrix of the view's metric over the messages it
-        counts (filter and link restriction applied), by process id (``Sender`` rows,
-        ``Receiver`` columns) in rank order, unpooled."""
+        """The processes x processes matrix of the view's metric, unpooled.
+
+        Over the messages the view counts (filter and link restriction applied).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``Sender`` rows and ``Receiver`` columns by process id, in rank order.
+        """
         ids = pd.Index(self._index.ids)
         return pd.DataFrame(
             self._counted.matrix(self.metric),
@@ -544,8 +618,14 @@ class CommMatrix(QueryView):
         )
 
     def margins(self) -> pd.DataFrame:
-        """Each process's sent and received totals of the view's metric: sum, mean and
-        std (ddof 0) over the messages it sends or receives, and their numbers."""
+        """Each process's sent and received totals of the view's metric.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Per process: sum, mean and std (ddof 0) over the messages it sends or receives,
+            and their numbers.
+        """
         return cellmath.margins_frame(self._counted, self.metric, self._index.ids)
 
     def _apply_code(self, data_name: str, query: str) -> str:

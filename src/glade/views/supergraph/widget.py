@@ -89,6 +89,8 @@ class SupergraphView(Requests, QueryView):
         The variable name ``view.code()`` writes.
     height : int, default 560
         The view's height in pixels.
+    **kwargs
+        Other traits of the widget, set at creation.
 
     Raises
     ------
@@ -414,52 +416,187 @@ class SupergraphView(Requests, QueryView):
         raise GladeError(f"no profile {text!r} in the ensemble")
 
     def hide(self, supernode: str) -> SupergraphView:
-        """Remove a supernode's CCT nodes: their cost folds into their callers."""
+        """Remove a supernode's CCT nodes: their cost folds into their callers.
+
+        Parameters
+        ----------
+        supernode : str
+            The supernode's key (as the view shows it).
+
+        Returns
+        -------
+        SupergraphView
+            The view itself, for chaining.
+
+        Raises
+        ------
+        GladeError
+            When no supernode has that key.
+        """
         self._edit({"op": "hide", "supernode": supernode})
         return self
 
     def focus(self, supernode: str) -> SupergraphView:
-        """Keep only the call paths through a supernode (its callers and callees)."""
+        """Keep only the call paths through a supernode (its callers and callees).
+
+        Parameters
+        ----------
+        supernode : str
+            The supernode's key.
+
+        Returns
+        -------
+        SupergraphView
+            The view itself, for chaining.
+
+        Raises
+        ------
+        GladeError
+            When no supernode has that key.
+        """
         self._edit({"op": "focus", "supernode": supernode})
         return self
 
     def unfocus(self) -> SupergraphView:
-        """Drop the focus."""
+        """Drop the focus.
+
+        Returns
+        -------
+        SupergraphView
+            The view itself, for chaining.
+        """
         self._edit({"op": "unfocus"})
         return self
 
     def split(self, supernode: str, by: str = "entry") -> SupergraphView:
-        """Split a supernode by its entry functions, or make its callees visible."""
+        """Split a supernode by its entry functions, or make its callees visible.
+
+        Parameters
+        ----------
+        supernode : str
+            The supernode's key.
+        by : {"entry", "callee"}, default "entry"
+            Split by the functions that enter it, or show the supernodes it calls.
+
+        Returns
+        -------
+        SupergraphView
+            The view itself, for chaining.
+
+        Raises
+        ------
+        GladeError
+            When no supernode has that key, ``by`` is neither, or the split changes nothing.
+        """
         self._edit({"op": "split", "supernode": supernode, "by": by})
         return self
 
     def set_threshold(self, fraction: float) -> SupergraphView:
-        """Put supernodes under ``fraction`` of the total into one "other" per level."""
+        """Put supernodes under a fraction of the total into one "other" per level.
+
+        Parameters
+        ----------
+        fraction : float
+            The fraction (0 to 1) of the total flow.
+
+        Returns
+        -------
+        SupergraphView
+            The view itself, for chaining.
+
+        Raises
+        ------
+        GladeError
+            When ``fraction`` is not between 0 and 1.
+        """
         self._edit({"op": "threshold", "fraction": fraction})
         return self
 
     def set_by(self, by: str) -> SupergraphView:
-        """Group by ``"name"``, ``"module"`` or the grouping the view was made with
-        (``"initial"``); splits are dropped."""
+        """Change the grouping; splits are dropped.
+
+        Parameters
+        ----------
+        by : {"name", "module", "initial"}
+            Group by name, by module, or as the view was made.
+
+        Returns
+        -------
+        SupergraphView
+            The view itself, for chaining.
+
+        Raises
+        ------
+        GladeError
+            When ``by`` is not one of the three.
+        """
         self._edit({"op": "by", "by": by})
         return self
 
     def set_metric(self, metric: str) -> SupergraphView:
-        """Show another additive metric."""
+        """Show another additive metric.
+
+        Parameters
+        ----------
+        metric : str
+            An exclusive or inclusive metric of the data (its partner is found).
+
+        Returns
+        -------
+        SupergraphView
+            The view itself, for chaining.
+
+        Raises
+        ------
+        MetricError
+            When the metric is not an additive metric of the data.
+        """
         inclusive, exclusive = metric_pair(self._ensemble, metric)
         self._edit({"op": "metric", "metric": inclusive if inclusive is not None else exclusive})
         return self
 
     def set_target(self, profile: Hashable | None) -> SupergraphView:
-        """Mark a profile's values with a line (None: no target)."""
+        """Mark a profile's values with a line.
+
+        Parameters
+        ----------
+        profile : optional
+            A profile id, or None for no target.
+
+        Returns
+        -------
+        SupergraphView
+            The view itself, for chaining.
+
+        Raises
+        ------
+        GladeError
+            When the profile is not in the ensemble.
+        """
         if profile is not None and profile not in self._ensemble.metadata.index:
             raise GladeError(f"no profile {profile!r} in the ensemble")
         self._edit({"op": "target", "profile": profile})
         return self
 
     def set_diff(self, a: Any = None, b: Any = None) -> SupergraphView:
-        """Colour supernodes by the difference of the mean of group b minus group a (a
-        profile id, a list of ids, or ``{metadata column: value}``); no arguments: stop."""
+        """Colour supernodes by the difference of the means of two groups of profiles.
+
+        Parameters
+        ----------
+        a, b : optional
+            The groups: a profile id, a list of ids, or ``{metadata column: value}``; the
+            colour is the mean of ``b`` minus the mean of ``a``. No arguments: stop.
+
+        Returns
+        -------
+        SupergraphView
+            The view itself, for chaining.
+
+        Raises
+        ------
+        GladeError
+            When only one group is given, or a group holds no profile.
+        """
         if a is None and b is None:
             self._edit({"op": "diff", "a": None, "b": None})
             return self
@@ -545,7 +682,13 @@ class SupergraphView(Requests, QueryView):
 
     # ------------------------------------------------------------ results
     def supergraph(self) -> SupergraphModel:
-        """The supergraph the view shows (the one :meth:`code` builds)."""
+        """The supergraph the view shows (the one :meth:`code` builds).
+
+        Returns
+        -------
+        glade.ensemble.supergraph.Supergraph
+            Supernodes, flows and their values after the view's edits.
+        """
         return self._shown
 
     def _apply_code(self, data_name: str, query: str) -> str:
@@ -553,9 +696,28 @@ class SupergraphView(Requests, QueryView):
         return f"{data_name}.query({query}, fold=True){tree}{self._shown.recipe()}"
 
     def cct(self, supernode: str | None = None, **kwargs: Any):
-        """A CCT view of the selected supernode (or of ``supernode``) in context: the
-        data's call tree kept to the call paths through it (the view's query AND the
-        supernode's flow query), its nodes selected. Its queries apply to the data."""
+        """A CCT view of a supernode in context.
+
+        The data's call tree kept to the call paths through the supernode (the view's query
+        AND the supernode's flow query), its nodes selected. Its queries apply to the data.
+
+        Parameters
+        ----------
+        supernode : str, optional
+            The supernode's key (default: the selected one).
+        **kwargs
+            Options of :class:`glade.views.CCT`.
+
+        Returns
+        -------
+        glade.views.CCT
+            The view.
+
+        Raises
+        ------
+        GladeError
+            When no supernode is selected or named.
+        """
         from glade.views.cct import CCT
         from glade.views.sources import EnsembleSource
 
@@ -577,9 +739,24 @@ class SupergraphView(Requests, QueryView):
         return view
 
     def highlight_query(self, query: Any) -> SupergraphView:
-        """Outline the supernodes that hold nodes a query selects, on the ensemble the
-        view shows (any query form, or a CCT view: its selection's call paths become the
-        query)."""
+        """Outline the supernodes that hold nodes a query selects.
+
+        Parameters
+        ----------
+        query : Query, str, list or CCT
+            Any query form on the ensemble the view shows, or a CCT view (its selection's call
+            paths become the query).
+
+        Returns
+        -------
+        SupergraphView
+            The view itself, for chaining.
+
+        Raises
+        ------
+        QueryError
+            When the query is invalid.
+        """
         from glade.views.cct import CCT
 
         if isinstance(query, CCT):

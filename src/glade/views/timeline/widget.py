@@ -77,6 +77,8 @@ class Timeline(Requests, WaitStates, QueryView):
         The view's height in pixels.
     data_name : str, default "trace"
         The variable name ``view.code()`` writes.
+    **kwargs
+        Other traits of the widget, set at creation.
 
     Examples
     --------
@@ -358,10 +360,23 @@ class Timeline(Requests, WaitStates, QueryView):
         return {"selection": self.selection, **ends}, None
 
     def select_message(self, send_node: int, receive_node: int) -> dict:
-        """Select (and so highlight) the calls that send and receive one message, given
-        the call-forest nodes of its send and receive instants (as the picture's arrows
-        name them); returns where both calls are (``send`` and ``receive``, as
-        :meth:`find` describes a call), one click apart in the widget.
+        """Select (and so highlight) the calls that send and receive one message.
+
+        One click apart in the widget: the picture's arrows name the call-forest nodes of
+        a message's send and receive instants.
+
+        Parameters
+        ----------
+        send_node : int
+            The call-forest node of the send instant.
+        receive_node : int
+            The call-forest node of the receive instant.
+
+        Returns
+        -------
+        dict
+            Where both calls are: ``send`` and ``receive``, as :meth:`find` describes a
+            call.
 
         Raises
         ------
@@ -430,9 +445,16 @@ class Timeline(Requests, WaitStates, QueryView):
         }
 
     def zoom_to_activity(self) -> Timeline:
-        """Show the range where the calls happen, leaving out a long initialisation or
-        finalisation (one call among thousands): from the start of the first 0.5 % of
-        the calls to the end of the last 0.5 %."""
+        """Show the range where the calls happen.
+
+        Leaves out a long initialisation or finalisation (one call among thousands): from the
+        start of the first 0.5 % of the calls to the end of the last 0.5 %.
+
+        Returns
+        -------
+        Timeline
+            The view itself, for chaining.
+        """
         t0, t1 = self._source.activity()
         return self.zoom(t0, t1)
 
@@ -446,9 +468,31 @@ class Timeline(Requests, WaitStates, QueryView):
         height: int = 400,
         depth_rows: bool | None = None,
     ):
-        """What the kernel answers for a range (a
-        :class:`~glade.trace.timeline.render.Picture`): times [t0, t1) (default: the
-        viewport) over ``width`` pixels, ``rows`` (default all) over ``height``."""
+        """What the kernel answers for a range.
+
+        Parameters
+        ----------
+        t0, t1 : int, float or str, optional
+            Times [t0, t1) in ns, or text with a unit (default: the viewport).
+        width : int, default 1200
+            Pixels across.
+        rows : tuple of int, optional
+            The first and one-past-last rows (default: all).
+        height : int, default 400
+            Pixels down.
+        depth_rows : bool, optional
+            One row per location and depth (default: as the view).
+
+        Returns
+        -------
+        glade.trace.timeline.render.Picture
+            The picture (raster and the calls drawn as rectangles).
+
+        Raises
+        ------
+        GladeError
+            When a time is not a number or a time with a unit.
+        """
         depth = self.depth_rows if depth_rows is None else bool(depth_rows)
         t0 = self.viewport["t0"] if t0 is None else time_ns(t0, "t0")
         t1 = self.viewport["t1"] if t1 is None else time_ns(t1, "t1")
@@ -496,7 +540,23 @@ class Timeline(Requests, WaitStates, QueryView):
 
     # ------------------------------------------------------------ navigation
     def zoom(self, t0: Any, t1: Any) -> Timeline:
-        """Show the times [t0, t1] (ns, or text with a unit such as ``"2.5 ms"``)."""
+        """Show the times [t0, t1].
+
+        Parameters
+        ----------
+        t0, t1 : int, float or str
+            Times in ns, or text with a unit such as ``"2.5 ms"``.
+
+        Returns
+        -------
+        Timeline
+            The view itself, for chaining.
+
+        Raises
+        ------
+        GladeError
+            When a time is not understood or ``t0 >= t1``.
+        """
         start, end = time_ns(t0, "t0"), time_ns(t1, "t1")
         if end <= start:
             raise GladeError(f"zoom needs t0 < t1, not {start} and {end}")
@@ -505,8 +565,25 @@ class Timeline(Requests, WaitStates, QueryView):
 
     # ------------------------------------------------------------ edits
     def window(self, t0: Any, t1: Any, processes: Iterable[int] | None = None) -> Timeline:
-        """Keep the calls and instants that overlap [t0, t1] (ns, or text with a unit) on
-        ``processes`` (default: all), and show that range."""
+        """Keep the calls and instants that overlap [t0, t1] on some processes, and show that range.
+
+        Parameters
+        ----------
+        t0, t1 : int, float or str
+            Times in ns, or text with a unit.
+        processes : iterable of int, optional
+            Process ids (default: all).
+
+        Returns
+        -------
+        Timeline
+            The view itself, for chaining; ``view.query`` is the window's call-level query.
+
+        Raises
+        ------
+        GladeError
+            When a time is not understood.
+        """
         start, end = time_ns(t0, "t0"), time_ns(t1, "t1")
         ranges = None if processes is None else edits.process_ranges(list(processes))
         self._edit({"op": "window", "t0": start, "t1": end, "processes": ranges})
@@ -515,25 +592,73 @@ class Timeline(Requests, WaitStates, QueryView):
         return self
 
     def clear_window(self) -> Timeline:
-        """Drop the window."""
+        """Drop the window.
+
+        Returns
+        -------
+        Timeline
+            The view itself, for chaining.
+        """
         self._edit({"op": "clear_window"})
         return self
 
     def hide(self, name: str) -> Timeline:
-        """Remove every call of function ``name``; its time goes to its caller."""
+        """Remove every call of a function; its time goes to its caller.
+
+        Parameters
+        ----------
+        name : str
+            The function's name.
+
+        Returns
+        -------
+        Timeline
+            The view itself, for chaining.
+
+        Raises
+        ------
+        GladeError
+            When no function of the trace has that name.
+        """
         if name not in self._source.names:
             raise GladeError(f"no function named {name!r} in the trace")
         self._edit({"op": "hide", "name": name})
         return self
 
     def unhide(self, name: str) -> Timeline:
-        """Show the calls of function ``name`` again."""
+        """Show the calls of a hidden function again.
+
+        Parameters
+        ----------
+        name : str
+            The function's name.
+
+        Returns
+        -------
+        Timeline
+            The view itself, for chaining.
+        """
         self._edit({"op": "unhide", "name": name})
         return self
 
     def focus(self, path: Sequence[str]) -> Timeline:
-        """Keep the calls on call path ``path`` (names from a root, such as
-        ``("main", "solve")``) and everything they call."""
+        """Keep the calls on a call path and everything they call.
+
+        Parameters
+        ----------
+        path : sequence of str
+            Names from a root, such as ``("main", "solve")``.
+
+        Returns
+        -------
+        Timeline
+            The view itself, for chaining.
+
+        Raises
+        ------
+        GladeError
+            When ``path`` is not a non-empty sequence of names.
+        """
         if isinstance(path, str) or not isinstance(path, Sequence) or not path:
             raise GladeError(
                 f"name a call path by its names from a root, such as "
@@ -543,7 +668,13 @@ class Timeline(Requests, WaitStates, QueryView):
         return self
 
     def unfocus(self) -> Timeline:
-        """Drop the focus."""
+        """Drop the focus.
+
+        Returns
+        -------
+        Timeline
+            The view itself, for chaining.
+        """
         self._edit({"op": "unfocus"})
         return self
 
@@ -558,8 +689,13 @@ class Timeline(Requests, WaitStates, QueryView):
         return self._source.apply(query)
 
     def summary_window(self) -> Window:
-        """The window a summary measures: the brushed one, else a link's restriction's,
-        else the whole trace."""
+        """The window a summary measures.
+
+        Returns
+        -------
+        glade.trace.windows.Window
+            The brushed window, else a link's restriction's, else the whole trace.
+        """
         window = edits.replay(self.history).window
         if window is not None:
             return Window.of_ranges(
@@ -604,8 +740,25 @@ class Timeline(Requests, WaitStates, QueryView):
         return self._source.summary(self.summary_window(), by)
 
     def select_summary_row(self, name: str | None = None, process: int | None = None) -> Timeline:
-        """Select (and so highlight) the calls of one row of the window summary: the
-        calls of function ``name`` and/or on ``process`` that overlap the window."""
+        """Select (and so highlight) the calls of one row of the window summary.
+
+        Parameters
+        ----------
+        name : str, optional
+            Only calls of this function.
+        process : int, optional
+            Only calls on this process.
+
+        Returns
+        -------
+        Timeline
+            The view itself, for chaining; ``view.selection`` is the calls' query.
+
+        Raises
+        ------
+        GladeError
+            When no function has that name.
+        """
         window = self.summary_window()
         ranges = None if window.processes is None else edits.process_ranges(list(window.processes))
         pred = (col("type") == "call") & edits.window_predicate(
@@ -621,13 +774,32 @@ class Timeline(Requests, WaitStates, QueryView):
         return self
 
     def selected(self):
-        """The rows of the call forest (see :meth:`glade.trace.Trace.calls`) that the
-        selection names."""
+        """The rows of the call forest (see :meth:`glade.Trace.calls`) that the selection names.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The selected calls.
+        """
         return self._source.selected(self.selection)
 
     def to_html(self, path, title: str | None = None):
-        """Write an offline page with the current picture and the overview: zooming there
-        stretches them (the detail of a range needs the kernel)."""
+        """Write an offline page with the current picture and the overview.
+
+        Zooming there stretches them (the detail of a range needs the kernel).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The ``.html`` file.
+        title : str, optional
+            The page's title.
+
+        Returns
+        -------
+        pathlib.Path
+            The file written.
+        """
         meta, blob = self._snapshot(self.revision)
         self._publish(
             {"snapshot": _without_arrays(meta)}, packed={"snapshot": (meta["arrays"], blob)}
