@@ -140,6 +140,29 @@ def synthetic_scaling_study(
     planted out of order: its application work is 2.5 times slower, slower than runs
     with fewer processes.
 
+    Parameters
+    ----------
+    processes : tuple of int, default (2, 4, 8, 16, 32)
+        The process counts, one point of the study each.
+    repeats : int, default 2
+        Runs at each process count.
+    n_nodes : int, default 120
+        Nodes of the program's call tree.
+    seed : int, default 0
+        Seed of the random program and of the noise.
+    noise : float, default 0.05
+        Spread of the log-normal factor on every rank's time.
+
+    Returns
+    -------
+    list of GraphFrame
+        ``len(processes) * repeats`` profiles: every process count of repeat 0, then of 1, ...
+
+    Raises
+    ------
+    GladeError
+        When ``repeats`` is below 1 or a process count below 1.
+
     Examples
     --------
     >>> runs = synthetic_scaling_study(repeats=1, n_nodes=20)

@@ -510,7 +510,22 @@ class DaskTrace:
     def counter_summary(
         self, start: Any = None, end: Any = None, processes: Any = None
     ) -> pd.DataFrame:
-        """See :meth:`glade.Trace.counter_summary`."""
+        """See :meth:`glade.Trace.counter_summary`.
+
+        Parameters
+        ----------
+        start, end : int, float or str, optional
+            The window's first and last time (default: the first and last sample).
+        processes : iterable of int, optional
+            The processes (default: all).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``Counter``, ``Process``, ``Thread``, ``samples``, ``min``, ``max``,
+            ``mean``, ``rate`` (per second), ``covered`` (ns), ``Unit``, ``rate unit``
+            (computed: a counter table is small).
+        """
         from glade.trace.counters import counter_summary
 
         return counter_summary(self.counters, start, end, processes)
