@@ -24,7 +24,7 @@ from glade.trace.calls import EVENT
 from glade.trace.critical_path import add_forest_columns
 from glade.trace.engines.combine import merge_forests
 from glade.trace.engines.parts import compute_all, in_time_order, local_trace
-from glade.trace.engines.tasks import forest_with_sends
+from glade.trace.engines.tasks import forest_with_sends, send_times_of
 
 #: The column of a partition's forest naming each node's parent by its event id (the
 #: Enter of the enclosing call; -1 for a root).
@@ -45,7 +45,7 @@ def forest_part(
     and :data:`PARENT_EVENT`."""
     part = in_time_order(part)
     ids = part.index.to_numpy()
-    forest = forest_with_sends(local_trace(part, metadata, t_end), ids, received)
+    forest = forest_with_sends(local_trace(part, metadata, t_end), ids, send_times_of(received))
     table = forest.dataframe
     table[EVENT] = ids[table[EVENT].to_numpy()]
     add_forest_columns(table, *waits)

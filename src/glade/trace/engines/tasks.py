@@ -217,12 +217,19 @@ def write_share(
     return processes.astype(np.int64), counts, specs, arrow_types(table.schema)
 
 
-def forest_with_sends(trace: Trace, ids: np.ndarray, received: pd.DataFrame | None):
+def send_times_of(received: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray]:
+    """The receive event ids and the times of their sends in a partition's received
+    pairs (see :func:`glade.trace.engines.messages.received_table`; None: none)."""
+    if received is None:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return received["Receive event"].to_numpy(), received["Send time (ns)"].to_numpy()
+
+
+def forest_with_sends(trace: Trace, ids: np.ndarray, received: tuple[np.ndarray, np.ndarray]):
     """The call forest of a partition's Trace (rows of event ids ``ids``) whose ``sent``
-    of a receive comes from the pairing of the whole trace's messages (``received``: the
-    partition's received pairs, see
-    :func:`glade.trace.engines.messages.received_table`; None: no receive needs it),
-    since its send may lie in another partition."""
+    of a receive comes from the pairing of the whole trace's messages (``received``:
+    receive event ids and the times of their sends, see :func:`send_times_of`), since
+    its send may lie in another partition."""
     from glade.trace.calls import SENT
     from glade.trace.engines.combine import sent_of_receives
 
@@ -230,14 +237,9 @@ def forest_with_sends(trace: Trace, ids: np.ndarray, received: pd.DataFrame | No
         warnings.simplefilter("ignore", UnmatchedEventsWarning)
         forest = call_forest(trace)
     frame = forest.dataframe
-    if SENT in frame.columns and received is not None and len(received):
+    if SENT in frame.columns and received[0].size:
         events = ids[frame[EVENT].to_numpy()]
-        frame[SENT] = sent_of_receives(
-            events,
-            frame[SENT].to_numpy(),
-            received["Receive event"].to_numpy(),
-            received["Send time (ns)"].to_numpy(),
-        )
+        frame[SENT] = sent_of_receives(events, frame[SENT].to_numpy(), *received)
     return forest
 
 
@@ -251,17 +253,17 @@ def select_calls(
     waits: tuple[pd.DataFrame, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
     """The recorded columns of the events of ``part`` that call-level ``query`` (any
-    form) keeps
-    (see :func:`glade.trace.calls.calls_query_mask`), ``sent`` as in
-    :func:`forest_with_sends`, and with ``waits`` (the whole trace's wait states and
-    critical path) the forest's ``waiting time`` and ``critical path``."""
+    form) keeps (see :func:`glade.trace.calls.calls_query_mask`), ``sent`` from the
+    partition's received pairs ``received`` (see :func:`send_times_of`), and with
+    ``waits`` (the whole trace's wait states and critical path) the forest's ``waiting
+    time`` and ``critical path``."""
     from glade.query import parse, query_mask
     from glade.query.engine import RowTable
     from glade.trace.calls import calls_mask
 
     part = in_time_order(part)
     trace = local_trace(part, metadata, t_end)
-    forest = forest_with_sends(trace, part.index.to_numpy(), received)
+    forest = forest_with_sends(trace, part.index.to_numpy(), send_times_of(received))
     if waits is not None:
         frame = forest.dataframe
         add_forest_columns(frame, *waits, events=part.index.to_numpy()[frame[EVENT].to_numpy()])
