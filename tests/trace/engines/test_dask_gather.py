@@ -110,7 +110,7 @@ def test_synthetic_runs_computed_are_the_pandas_answers(dask_client):
     from glade.datasets import synthetic_trace
 
     assert_gathered_alike(synthetic_trace(7, 3, exchange="halo", imbalance=0.8, slow_process=3), 3)
-    assert_gathered_alike(synthetic_trace(5, 3, exchange="pingpong"), 4)
+    assert_gathered_alike(synthetic_trace(6, 3, exchange="pingpong"), 4)
 
 
 def test_pairs_are_partitioned_by_receiver(dask_client):
