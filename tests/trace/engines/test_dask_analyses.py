@@ -22,7 +22,7 @@ from glade.trace import Trace
 
 from .test_dask_trace import assert_equal, random_events
 
-pytest.importorskip("dask.dataframe", reason="the glade[dask] extra is absent")
+dd = pytest.importorskip("dask.dataframe", reason="the glade[dask] extra is absent")
 
 WINDOW_QUERY = 'MATCH (".", p)->("*") WHERE p.start >= 20 AND p.Process <> 1'
 SENT_QUERY = '{MATCH (".", p) WHERE p.sent >= 10} OR {MATCH (".", p) WHERE p.name = "a"}'
@@ -37,6 +37,15 @@ def forest_parts(gf) -> dict[str, object]:
     }
 
 
+def gathered(result):
+    """A result of either engine as pandas gives it: a DaskTrace's call forest computed,
+    its message pairs computed in send order."""
+    if isinstance(result, dd.DataFrame):
+        table = result.compute().sort_values(["Send time (ns)", "Send event"], kind="stable")
+        return table.reset_index(drop=True)
+    return result.compute() if hasattr(result, "compute") else result
+
+
 def more_analyses(trace) -> dict[str, object]:
     """The analyses this module checks, on a trace of either engine (``Send event``,
     ``Receive event`` and the forest's ``event`` are rows on pandas and event ids on
@@ -49,8 +58,8 @@ def more_analyses(trace) -> dict[str, object]:
         ),
         "over time density": trace.comm_over_time("count", bins=4, density=True),
     }
-    out.update({f"forest {k}": v for k, v in forest_parts(trace.calls()).items()})
-    out["pairs"] = trace.match_messages()
+    out.update({f"forest {k}": v for k, v in forest_parts(gathered(trace.calls())).items()})
+    out["pairs"] = gathered(trace.match_messages())
     out["unmatched"] = trace.metadata["unmatched_messages"]
     return out
 
@@ -108,7 +117,7 @@ def test_pipit_traces_get_the_pandas_answers(dask_client, pipit_data):
 def test_ping_pong_messages_by_hand(dask_client, pipit_data):
     pytest.importorskip("otf2", reason="the OTF2 reader needs the glade[otf2] extra")
     trace = Trace.from_otf2(pipit_data / "ping-pong-otf2")
-    pairs = trace.to_dask(2).match_messages()
+    pairs = trace.to_dask(2).match_messages().compute()
     # the ping-pong: every send of one process is received by the other, none is lost
     sends = trace.events["Name"].isin(["MpiSend", "MpiIsend"]).sum()
     assert len(pairs) == sends > 0

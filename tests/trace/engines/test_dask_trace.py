@@ -360,7 +360,8 @@ def test_messages_are_paired_by_receiver_on_the_workers(dask_client):
     import dask
 
     from glade.datasets import synthetic_trace
-    from glade.trace.engines.arrows import MESSAGE_ROW, paired_by_receiver
+    from glade.trace.engines.arrows import MESSAGE_ROW, pair_received
+    from glade.trace.engines.messages import paired_by_receiver
     from glade.trace.engines.parts import local_trace
 
     trace = synthetic_trace(6, 5, exchange="halo")
@@ -373,7 +374,7 @@ def test_messages_are_paired_by_receiver_on_the_workers(dask_client):
         return part.iloc[rows].assign(**{MESSAGE_ROW: part["Process"].to_numpy()[rows]})
 
     messages = [dask.delayed(message_events)(p) for p in on_dask.events.to_delayed()]
-    pairs = paired_by_receiver(messages, [s.processes for s in on_dask._summary()])
+    pairs = paired_by_receiver(messages, [s.processes for s in on_dask._summary()], pair_received)
     assert len(pairs) == 3
     shares = dask.compute(*pairs)
     for share, summary in zip(shares, on_dask._summary(), strict=True):

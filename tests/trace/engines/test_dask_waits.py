@@ -33,7 +33,7 @@ def assert_same_waits(trace: Trace, npartitions: int) -> None:
         pd.testing.assert_frame_equal(
             on_dask.to_graphframe().dataframe, trace.to_graphframe().dataframe
         )
-        pd.testing.assert_frame_equal(on_dask.calls().dataframe, trace.calls().dataframe)
+        pd.testing.assert_frame_equal(on_dask.calls().compute().dataframe, trace.calls().dataframe)
         for query in QUERIES:
             pd.testing.assert_frame_equal(
                 on_dask.query(query, level="calls").compute().events,

@@ -1,12 +1,9 @@
 """The message arrows of a Dask trace's timeline picture, paired and cut to the range on
 the workers: the client receives what the picture draws, never every message.
 
-A message's send lives with its sender's process and its receive with its receiver's,
-and a channel (sender, receiver, tag, communicator) pairs among itself. So every
-partition splits its sends by the partition holding their receiver
-(:func:`sends_by_partition`), and every partition pairs its receives with the sends
-addressed to it (:func:`pair_received`, the pandas engine's pairing): the pairs stay
-partitioned by receiver. For a range, each partition keeps its messages that overlap
+The messages are paired on the workers, partitioned by receiver (see
+:mod:`glade.trace.engines.messages`; :func:`pair_received` keeps the display rows of
+both ends). For a range, each partition keeps its messages that overlap
 it with an end on the visible rows (:func:`arrow_share`): the arrows themselves when
 few, and always their sums per bundle (pair of row bins, finest time bucket, in
 integers). The client (:func:`combine_arrows`) draws the arrows when they are few in
@@ -22,10 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from glade.trace.comm import message_rows
-from glade.trace.engines.combine import pair_message_events
-from glade.trace.events import PARTNER, RECEIVE_NAMES, SEND_NAMES
-from glade.trace.model import Trace
+from glade.trace.engines.messages import received_table, rows_named
+from glade.trace.events import RECEIVE_NAMES
 
 #: The column of a partition's message events holding the display row of their location.
 MESSAGE_ROW = "__glade_row__"
@@ -33,37 +28,12 @@ MESSAGE_ROW = "__glade_row__"
 PAIR_FIELDS = ("send_time", "receive_time", "send_row", "receive_row", "size", "send_id")
 
 
-def _rows_named(messages: pd.DataFrame, names: tuple[str, ...]) -> np.ndarray:
-    """The rows of the message events ``messages`` that are sends (or receives)."""
-    return message_rows(Trace(messages.reset_index(drop=True), copy=False), names)
-
-
-def sends_by_partition(
-    messages: pd.DataFrame, processes: np.ndarray, partition: np.ndarray, count: int
-) -> tuple[pd.DataFrame, ...]:
-    """The sends among a partition's ``messages`` (message events indexed by event id),
-    split by the partition (of ``count``) holding their receiver (``partition``: of each
-    of the sorted ``processes``); sends to a process outside the trace are dropped."""
-    sends = messages.iloc[_rows_named(messages, SEND_NAMES)]
-    if PARTNER not in sends.columns:  # no partner recorded: nothing pairs
-        return tuple(sends.iloc[:0] for _ in range(count))
-    partner = sends[PARTNER].to_numpy()
-    target = np.full(partner.size, -1, dtype=np.int64)
-    if processes.size:
-        at = np.minimum(np.searchsorted(processes, partner), processes.size - 1)
-        known = processes[at] == partner
-        target[known] = partition[at[known]]
-    return tuple(sends[target == k] for k in range(count))
-
-
 def pair_received(messages: pd.DataFrame, *sends: pd.DataFrame) -> dict[str, np.ndarray]:
     """The messages received by a partition (its ``messages``' receives) paired with the
     ``sends`` addressed to it by every partition, as the pandas engine pairs them: per
     message its times, its size, the event ids of its send and receive and, when the
     events carry :data:`MESSAGE_ROW`, the display rows of its two ends."""
-    receives = messages.iloc[_rows_named(messages, RECEIVE_NAMES)]
-    pieces = [receives, *sends]
-    table = pair_message_events(pieces, messages.iloc[:0])[0]
+    table = received_table(messages, *sends)
     send, receive = table["Send event"].to_numpy(), table["Receive event"].to_numpy()
     out = {
         "send_time": table["Send time (ns)"].to_numpy().astype(np.int64),
@@ -73,7 +43,8 @@ def pair_received(messages: pd.DataFrame, *sends: pd.DataFrame) -> dict[str, np.
         "receive_id": receive.astype(np.int64),
     }
     if MESSAGE_ROW in messages.columns:
-        rows = pd.concat(pieces)[MESSAGE_ROW]
+        receives = messages.iloc[rows_named(messages, RECEIVE_NAMES)]
+        rows = pd.concat([receives, *sends])[MESSAGE_ROW]
         out["send_row"] = rows.loc[send].to_numpy().astype(np.int64)
         out["receive_row"] = rows.loc[receive].to_numpy().astype(np.int64)
     return out
@@ -210,26 +181,6 @@ def combine_arrows(
         count,
         True,
     )
-
-
-def paired_by_receiver(messages: Sequence[Any], processes: Sequence[np.ndarray]) -> list:
-    """Per partition (``messages``: delayed message events of each, with
-    :data:`MESSAGE_ROW`; ``processes``: the process ids each holds) a delayed
-    :func:`pair_received`: the trace's message pairs, partitioned by receiver."""
-    import dask
-
-    count = len(messages)
-    owner = np.concatenate(
-        [np.full(p.size, k, dtype=np.int64) for k, p in enumerate(processes)]
-        + [np.zeros(0, dtype=np.int64)]
-    )
-    ids = np.concatenate([*processes, np.zeros(0, dtype=np.int64)])
-    order = np.argsort(ids, kind="stable")
-    splits = [
-        dask.delayed(sends_by_partition, nout=count)(m, ids[order], owner[order], count)
-        for m in messages
-    ]
-    return [dask.delayed(pair_received)(m, *[s[k] for s in splits]) for k, m in enumerate(messages)]
 
 
 def arrow_shares(

@@ -204,19 +204,15 @@ def merge_forests(
     pieces: Sequence[tuple[pd.DataFrame, np.ndarray, dict]],
     categories: pd.Index | None,
     metadata: dict,
-    received: tuple[np.ndarray, np.ndarray] | None = None,
 ):
     """The call forest of the whole trace (a GraphFrame, see
     :func:`glade.trace.calls.call_forest`) from its partitions' (each: its table, the
     parent of each node and its repairs, see
-    :func:`glade.trace.engines.tasks.forest_share`): a partition's forest is ordered by
-    location (process, then thread) and a location lives in one partition, so a stable
-    sort of all the nodes by location orders them as the pandas engine does.
-    ``received`` (event ids of the receives of the whole trace's message pairs, and the
-    times of their sends) sets the ``sent`` column of receives whose send lies in
-    another partition."""
+    :func:`glade.trace.engines.calls.DaskCalls.compute`): a partition's forest is ordered
+    by location (process, then thread) and a location lives in one partition, so a
+    stable sort of all the nodes by location orders them as the pandas engine does."""
     from glade.profile.graphframe import GraphFrame
-    from glade.trace.calls import EVENT, NODE_TYPES, SENT, forest_graph
+    from glade.trace.calls import NODE_TYPES, forest_graph
 
     sizes = [len(p[0]) for p in pieces]
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
@@ -230,8 +226,6 @@ def merge_forests(
         table["name"] = pd.Categorical(table["name"], categories=categories)
     table["type"] = pd.Categorical(table["type"], categories=list(NODE_TYPES))
     table.index = pd.RangeIndex(len(table), name="node")
-    if received is not None and SENT in table.columns and received[0].size:
-        table[SENT] = sent_of_receives(table[EVENT].to_numpy(), table[SENT].to_numpy(), *received)
     position = np.empty_like(order)
     position[order] = np.arange(order.size)
     moved = parent[order]
@@ -262,3 +256,41 @@ def sent_of_receives(
     out = sent.copy()
     out[order[at[found]]] = send_times[found]
     return out
+
+
+def ordered_pairs(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """The message pairs of a whole trace from its partitions' (``tables``, see
+    :func:`glade.trace.engines.messages.received_table`), in the pandas engine's order:
+    send order (send time, then send event id)."""
+    table = pd.concat(tables, ignore_index=True)
+    order = np.lexsort((table["Send event"].to_numpy(), table["Send time (ns)"].to_numpy()))
+    return table.iloc[order].reset_index(drop=True)
+
+
+def wait_tables(
+    shares: Sequence[tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]],
+    tables: Sequence[pd.DataFrame],
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The wait states of a whole trace and the bounds of its locations, from every
+    partition's :func:`glade.trace.engines.tasks.wait_share` and message pairs
+    (``tables``)."""
+    from glade.trace.waits import find_wait_states
+
+    messages, calls, bounds = (
+        pd.concat([s[k] for s in shares], ignore_index=True) for k in range(3)
+    )
+    pairs = ordered_pairs(tables)
+    waits = find_wait_states(
+        messages, calls, pairs["Send event"].to_numpy(), pairs["Receive event"].to_numpy()
+    )
+    return waits, bounds
+
+
+def numbered_segments(waits: pd.DataFrame, bounds: pd.DataFrame) -> pd.DataFrame:
+    """The segments of the critical path (see
+    :func:`glade.trace.critical_path.path_segments`), numbered in time order."""
+    from glade.trace.critical_path import path_segments
+
+    segments = path_segments(waits, bounds)
+    segments["segment"] = np.arange(len(segments), dtype=np.int64)
+    return segments

@@ -21,7 +21,6 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Mapping
-from operator import getitem
 from pathlib import Path
 from typing import Any
 
@@ -43,20 +42,23 @@ from glade.trace.comm import (
     send_pairs,
     warn_unknown_sizes,
 )
-from glade.trace.critical_path import (
-    add_forest_columns,
-    path_segments,
-    path_summary,
-    path_table,
-)
+from glade.trace.critical_path import ON_PATH, path_summary, path_table
+from glade.trace.engines.calls import DaskCalls, forest_part
 from glade.trace.engines.combine import (
     add_bins,
     histogram_of_counts,
     merge_cct,
     merge_cells,
-    merge_forests,
-    pair_message_events,
+    numbered_segments,
     trace_span,
+    wait_tables,
+)
+from glade.trace.engines.messages import (
+    by_partition,
+    paired_by_receiver,
+    process_owners,
+    received_table,
+    unmatched_counts,
 )
 from glade.trace.engines.parts import (
     EVENT_ID,
@@ -73,11 +75,10 @@ from glade.trace.engines.storage import write_dask_store
 from glade.trace.engines.tasks import (
     cct_events,
     cct_share,
-    forest_share,
     message_events,
     message_times,
     path_share,
-    process_events,
+    process_pattern,
     repairs,
     select_calls,
     set_matches,
@@ -114,17 +115,10 @@ from glade.trace.profiles import (
     time_profile_table,
 )
 from glade.trace.storage import REFERENCE_COLUMNS
-from glade.trace.waits import WAITING_TIME, find_wait_states, wait_summary
+from glade.trace.waits import WAITING_TIME, wait_summary
 
 #: Events per partition that :meth:`DaskTrace.from_pandas` aims at by default.
 PARTITION_EVENTS = 2_000_000
-
-
-def _groups(where: np.ndarray, count: int) -> list[np.ndarray]:
-    """Per group 0..count-1 the positions of ``where`` (a group per position) holding
-    it, ascending."""
-    order = np.argsort(where, kind="stable")
-    return np.split(order, np.searchsorted(where[order], np.arange(1, count)))
 
 
 class DaskTrace:
@@ -735,33 +729,64 @@ class DaskTrace:
         span = self.span if len(self) else (0, 1)
         return histogram_of_counts([p[:2] for p in pieces], bins, range=span, **kwargs)
 
-    def _message_pairs(self) -> tuple:
-        """The trace's message pairs, with event ids (see
-        :func:`glade.trace.engines.combine.pair_message_events`), without changing the
-        events."""
+    def _pair_tables(self) -> list:
+        """Per partition the delayed table of the message pairs it received (see
+        :func:`glade.trace.engines.messages.received_table`): the trace's pairs,
+        partitioned by receiver, made on the workers."""
         end = self._end()
-        pieces = compute_all(
-            [dask.delayed(message_events)(p, self.metadata, end) for p in self.events.to_delayed()],
-            "messages",
-        )
-        return pair_message_events(pieces, self._recorded_meta())
+        messages = [
+            dask.delayed(message_events)(p, self.metadata, end) for p in self.events.to_delayed()
+        ]
+        return paired_by_receiver(messages, [s.processes for s in self._summary()])
 
-    def match_messages(self) -> pd.DataFrame:
-        """See :meth:`glade.Trace.match_messages`: the partitions send their message
-        events, which are paired at once; ``_matching_event`` (event ids) and
-        ``_matching_timestamp`` of the matched messages are then set lazily, partition
-        by partition. ``Send event`` and ``Receive event`` are event ids.
+    def _pair_meta(self) -> pd.DataFrame:
+        """The (empty) table of message pairs, with the pandas engine's columns and types."""
+        return received_table(self._recorded_meta())
+
+    def _count_unmatched(self) -> dict[str, int]:
+        """The numbers of sends and receives the pairing leaves unmatched, from channel
+        counts reduced on the workers (see :mod:`glade.trace.engines.messages`)."""
+        end = self._end()
+        messages = [
+            dask.delayed(message_events)(p, self.metadata, end) for p in self.events.to_delayed()
+        ]
+        shares = compute_all(
+            unmatched_counts(messages, [s.processes for s in self._summary()]), "messages"
+        )
+        sends, receives, paired = (sum(s[k] for s in shares) for k in range(3))
+        return {"sends": int(sends - paired), "receives": int(receives - paired)}
+
+    def match_messages(self) -> dd.DataFrame:
+        """See :meth:`glade.Trace.match_messages`: the pairs, computed on the workers,
+        as a Dask DataFrame partitioned by receiver (the partitions of the events
+        holding the receivers); ``Send event`` and ``Receive event`` are event ids.
+        ``compute()`` sorted by ``["Send time (ns)", "Send event"]`` gives the pandas
+        engine's table. ``_matching_event`` (event ids) and ``_matching_timestamp`` are
+        set lazily, partition by partition, each partition's sends from the pairs of
+        the partitions holding their receivers; the numbers of unmatched messages
+        (``metadata["unmatched_messages"]``) are counted at once from channel counts
+        (integers per channel, no pairs, travel).
 
         Returns
         -------
-        pandas.DataFrame
-            One row per matched message: its send and receive rows, ``Sender``, ``Receiver``,
-            tag, communicator, size and both times (ns).
+        dask.dataframe.DataFrame
+            One row per matched message, the pandas engine's columns and types.
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_trace
+        >>> trace = synthetic_trace(4, 3, exchange="ring")
+        >>> pairs = trace.to_dask(2).match_messages()  # a Dask DataFrame, not computed
+        >>> table = pairs.compute().sort_values(["Send time (ns)", "Send event"])
+        >>> table.reset_index(drop=True).equals(trace.match_messages())
+        True
         """
-        table, lost_sends, lost_recvs, send_part, recv_part = self._message_pairs()
-        columns = [
-            table[c].to_numpy()
-            for c in ("Send event", "Receive event", "Send time (ns)", "Receive time (ns)")
+        unmatched = self._count_unmatched()
+        tables = self._pair_tables()
+        ids, owner = process_owners([s.processes for s in self._summary()])
+        count = len(tables)
+        splits = [
+            dask.delayed(by_partition, nout=count)(t, "Sender", ids, owner, count) for t in tables
         ]
         meta = self.events._meta.assign(
             **{
@@ -770,20 +795,13 @@ class DaskTrace:
                 if c not in self.events.columns
             }
         )
-        delayed = self.events.to_delayed()
-        sends, recvs = (_groups(where, len(delayed)) for where in (send_part, recv_part))
-        parts = []
-        for part, send, recv in zip(delayed, sends, recvs, strict=True):
-            ids = np.concatenate([columns[0][send], columns[1][recv]])
-            matching = np.concatenate([columns[1][send], columns[0][recv]])
-            times = np.concatenate([columns[3][send], columns[2][recv]])
-            parts.append(dask.delayed(set_matches)(part, ids, matching, times))
+        parts = [
+            dask.delayed(set_matches)(p, tables[k], *[s[k] for s in splits])
+            for k, p in enumerate(self.events.to_delayed())
+        ]
         self.events = dd.from_delayed(parts, meta=meta, verify_meta=False)
-        self.metadata["unmatched_messages"] = {
-            "sends": int(lost_sends),
-            "receives": int(lost_recvs),
-        }
-        return table
+        self.metadata["unmatched_messages"] = unmatched
+        return dd.from_delayed(tables, meta=self._pair_meta(), verify_meta=False)
 
     def timeline_picture(
         self,
@@ -895,25 +913,19 @@ class DaskTrace:
         """
         return self._cct()[0]
 
-    def calls(self):
+    def calls(self) -> DaskCalls:
         """See :meth:`glade.Trace.calls`: every call and instant lives on one process, so
-        each partition builds the forest of its processes and the forests are put in
-        the pandas engine's node order; ``event`` holds event ids, and ``sent`` of a
-        receive comes from the pairing of the whole trace's messages (its send may lie in
-        another partition). As on pandas, the
-        derived columns the forest needs are added to the events (lazily).
+        each partition builds the forest of its processes, on the workers (see
+        :mod:`glade.trace.engines.calls`); ``event`` holds event ids, and ``sent`` of a
+        receive comes from the pairs the partition received (its send may lie in another
+        partition). As on pandas, the derived columns the forest needs are added to the
+        events (lazily; repairs are counted at once).
 
         Returns
         -------
-        GraphFrame
-            One node per call (an Enter with its Leave) under the call that encloses it on
-            its process and thread, and one leaf per Instant; columns ``name``, ``type``,
-            ``Process``, ``Thread``, ``start``, ``end``, ``time.inc``, ``time.exc``,
-            ``depth``, ``event``, the events' attribute columns (see
-            :mod:`glade.trace.calls`), and each call's ``waiting time`` and time on the
-            ``critical path`` (ns, see :meth:`wait_states` and :meth:`critical_path`):
-            ``trace.query('MATCH (".", p) WHERE p."waiting time" > 0', level="calls")``
-            keeps the waiting calls.
+        DaskCalls
+            The forest, partitioned as the events; ``compute()`` is the pandas engine's
+            GraphFrame.
         """
         if MATCHING_EVENT not in self.events.columns:
             self._count_repairs("repair")
@@ -922,38 +934,45 @@ class DaskTrace:
         if PARENT not in self.events.columns or DEPTH not in self.events.columns:
             self._derive("match_caller_callee", "repair")
         end = self._end()
-        pieces = compute_all(
-            [dask.delayed(forest_share)(p, self.metadata, end) for p in self.events.to_delayed()],
-            "call forests",
+        tables = self._pair_tables()
+        waits = self._lazy_waits(tables)
+        parts = [
+            dask.delayed(forest_part)(p, self.metadata, end, t, waits)
+            for p, t in zip(self.events.to_delayed(), tables, strict=True)
+        ]
+        none = np.zeros(0, dtype=np.int64)
+        empty = (
+            pd.DataFrame({"event": none, WAITING_TIME: none}),
+            pd.DataFrame({"event": none, ON_PATH: none}),
         )
-        pairs = self._message_pairs()[0]
-        forest = merge_forests(
-            pieces,
+        meta = forest_part(self.events._meta, self.metadata, None, None, empty)
+        return DaskCalls(
+            dd.from_delayed(parts, meta=meta, verify_meta=False),
             self._categories(NAME),
-            dict(self.metadata),
-            (pairs["Receive event"].to_numpy(), pairs["Send time (ns)"].to_numpy()),
+            self.metadata,
         )
-        add_forest_columns(forest.dataframe, *self._waits_and_path())
-        return forest
 
     # ------------------------------------------------ waits and critical path
-    def _wait_tables(self) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """The wait states of the trace and the bounds of its locations: each partition
-        sends its :func:`glade.trace.waits.wait_inputs` and location bounds, which are
-        put together with the pairing of the whole trace's messages."""
+    def _lazy_waits(self, tables: list | None = None) -> Any:
+        """The delayed wait states and critical path of the trace, computed on the
+        workers: each partition's :func:`glade.trace.waits.wait_inputs` and location
+        bounds are put together with the message pairs (``tables``, default
+        :meth:`_pair_tables`) on one worker; the path is walked there, then each
+        partition lists the calls of the segments on its processes."""
         end = self._end()
-        pieces = compute_all(
-            [dask.delayed(wait_share)(p, self.metadata, end) for p in self.events.to_delayed()],
-            "wait states",
+        delayed = self.events.to_delayed()
+        tables = self._pair_tables() if tables is None else tables
+        shares = [dask.delayed(wait_share)(p, self.metadata, end) for p in delayed]
+        waits, bounds = dask.delayed(wait_tables, nout=2)(shares, tables)
+        segments = dask.delayed(numbered_segments)(waits, bounds)
+        path = dask.delayed(path_table)(
+            [dask.delayed(path_share)(p, self.metadata, end, segments) for p in delayed]
         )
-        pairs = self._message_pairs()[0]
-        messages, calls, bounds = (
-            pd.concat([p[k] for p in pieces], ignore_index=True) for k in range(3)
-        )
-        waits = find_wait_states(
-            messages, calls, pairs["Send event"].to_numpy(), pairs["Receive event"].to_numpy()
-        )
-        return waits, bounds
+        return dask.delayed(tuple)([waits, path])
+
+    def _waits_and_path(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The wait states and the critical path (see :meth:`_lazy_waits`), computed."""
+        return compute_all([self._lazy_waits()], "wait states")[0]
 
     def wait_states(self) -> pd.DataFrame:
         """See :meth:`glade.Trace.wait_states` (``event`` and ``cause event`` are event
@@ -968,7 +987,10 @@ class DaskTrace:
             wait (``cause process``, ``cause thread``, ``cause event``, ``cause name``,
             ``cause start``).
         """
-        return self._wait_tables()[0]
+        end = self._end()
+        shares = [dask.delayed(wait_share)(p, self.metadata, end) for p in self.events.to_delayed()]
+        waits = dask.delayed(wait_tables, nout=2)(shares, self._pair_tables())[0]
+        return compute_all([waits], "wait states")[0]
 
     def wait_summary(self, by: str | list[str] = "name") -> pd.DataFrame:
         """See :meth:`glade.Trace.wait_summary`.
@@ -989,23 +1011,6 @@ class DaskTrace:
             When ``by`` names anything else.
         """
         return wait_summary(self.wait_states(), by)
-
-    def _waits_and_path(self) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """The wait states and the critical path: the path is walked on the client from
-        the wait states and the locations' bounds, then each partition lists the calls
-        of the segments on its processes."""
-        waits, bounds = self._wait_tables()
-        segments = path_segments(waits, bounds)
-        segments["segment"] = np.arange(len(segments), dtype=np.int64)
-        end = self._end()
-        pieces = compute_all(
-            [
-                dask.delayed(path_share)(p, self.metadata, end, segments)
-                for p in self.events.to_delayed()
-            ],
-            "critical path",
-        )
-        return waits, path_table(pieces)
 
     def critical_path(self) -> pd.DataFrame:
         """See :meth:`glade.Trace.critical_path` (``event`` holds event ids).
@@ -1038,10 +1043,10 @@ class DaskTrace:
         process: int | None = None,
         thread: int | None = None,
     ) -> pd.DataFrame:
-        """See :meth:`glade.Trace.detect_pattern`: the events of the process (one
-        process: a small share of a large trace) come from the partition that holds
-        them, with ``metric`` derived there; the matrix profile is computed here.
-        ``First event`` and ``Last event`` are event ids.
+        """See :meth:`glade.Trace.detect_pattern`: the matrix profile of the process (one
+        process: a small share of a large trace) is computed on the worker holding its
+        partition, with ``metric`` derived there; only the table of occurrences comes
+        back. ``First event`` and ``Last event`` are event ids.
 
         Parameters
         ----------
@@ -1070,7 +1075,7 @@ class DaskTrace:
         MetricError
             When the metric is neither a column nor derivable.
         """
-        from glade.trace.patterns import detect_pattern, stumpy_module
+        from glade.trace.patterns import stumpy_module
 
         stumpy_module()
         processes = self.processes
@@ -1079,15 +1084,9 @@ class DaskTrace:
         if not holder:
             raise TraceError(f"the trace has no process {process}")
         part = self.events.to_delayed()[holder[0]]
-        task = dask.delayed(process_events)(part, self.metadata, self._end(), process, metric)
-        events = compute_all([task], "patterns")[0]
-        found = detect_pattern(
-            local_trace(events, self.metadata), window_size, iterations, metric, process, thread
-        )
-        ids = events.index.to_numpy()
-        for column in ("First event", "Last event"):
-            found[column] = ids[found[column].to_numpy()]
-        return found
+        arguments = (window_size, iterations, metric, process, thread)
+        task = dask.delayed(process_pattern)(part, self.metadata, self._end(), *arguments)
+        return compute_all([task], "patterns")[0]
 
     @staticmethod
     def multirun_analysis(
@@ -1245,41 +1244,19 @@ class DaskTrace:
             starts = [s.start for s in self._summary() if s.start is not None]
             parsed = anchor(query, min(starts)) if starts else parse(query)
             query = str(parsed) if parsed.serializable else parsed
-            waits = self._waits_and_path() if reads_wait_columns(parsed) else None
+            waits = self._lazy_waits() if reads_wait_columns(parsed) else None
             if SENT not in query_columns(parsed) and waits is None:
                 return self._select_each(calls_query_mask, query, rank_mode)
-            if SENT not in query_columns(parsed):
-                empty = np.zeros(0, dtype=np.int64)
-                parts = [
-                    dask.delayed(select_calls)(
-                        p, self.metadata, self._end(), parsed, rank_mode, (empty, empty), waits
-                    )
-                    for p in self.events.to_delayed()
-                ]
-                return self._selection(
-                    dd.from_delayed(parts, meta=self._recorded_meta(), verify_meta=False)
-                )
-            # a receive's send time: its partition pairs its receives with the sends
-            # addressed to it, on the workers (see glade.trace.engines.arrows)
-            from glade.trace.engines.arrows import paired_by_receiver
-
             end = self._end()
-            delayed = self.events.to_delayed()
-            pairs = paired_by_receiver(
-                [dask.delayed(message_events)(p, self.metadata, end) for p in delayed],
-                [s.processes for s in self._summary()],
+            # a receive's send time: its partition's received pairs (on the workers)
+            tables = (
+                self._pair_tables()
+                if SENT in query_columns(parsed)
+                else [None] * self.events.npartitions
             )
             parts = [
-                dask.delayed(select_calls)(
-                    p,
-                    self.metadata,
-                    end,
-                    str(parsed),
-                    rank_mode,
-                    (dask.delayed(getitem)(m, "receive_id"), dask.delayed(getitem)(m, "send_time")),
-                    waits,
-                )
-                for p, m in zip(delayed, pairs, strict=True)
+                dask.delayed(select_calls)(p, self.metadata, end, query, rank_mode, t, waits)
+                for p, t in zip(self.events.to_delayed(), tables, strict=True)
             ]
             return self._selection(
                 dd.from_delayed(parts, meta=self._recorded_meta(), verify_meta=False)

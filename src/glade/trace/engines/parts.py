@@ -135,7 +135,9 @@ def derive(
     part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None, method: str, args: tuple
 ) -> pd.DataFrame:
     """``part`` with the derived columns that ``Trace.<method>(*args)`` adds on its
-    Trace (reference columns as event ids)."""
+    Trace (reference columns as event ids; a reference to an event of another partition,
+    such as a message's matching event, which the partition's Trace cannot name, is
+    kept)."""
     part = in_time_order(part)
     trace = local_trace(part, metadata, t_end)
     with warnings.catch_warnings():
@@ -147,7 +149,14 @@ def derive(
         if not is_derived(column):
             continue
         values = trace.events[column].to_numpy()
-        added[column] = to_event_ids(values, ids) if column in REFERENCE_COLUMNS else values
+        if column not in REFERENCE_COLUMNS:
+            added[column] = values
+            continue
+        added[column] = to_event_ids(values, ids)
+        if column in part.columns:
+            before = part[column].to_numpy()
+            elsewhere = (before >= 0) & (pd.Index(ids).get_indexer(before) < 0) & (values < 0)
+            added[column][elsewhere] = before[elsewhere]
     return part.assign(**added)
 
 

@@ -134,12 +134,22 @@ def message_events(
     return part.iloc[rows][[c for c in part.columns if not is_derived(c)]]
 
 
-def set_matches(
-    part: pd.DataFrame, ids: np.ndarray, matching: np.ndarray, times: np.ndarray
-) -> pd.DataFrame:
-    """``part`` whose events ``ids`` match the events ``matching`` (event ids) at
-    ``times``: ``_matching_event`` and ``_matching_timestamp`` set there (-1 elsewhere
-    when the columns are new), as :func:`glade.trace.comm.match_messages` sets them."""
+def set_matches(part: pd.DataFrame, received: pd.DataFrame, *sent: pd.DataFrame) -> pd.DataFrame:
+    """``part`` whose messages match as the pairs say: its receives as the pairs it
+    received say (``received``, see :func:`glade.trace.engines.messages.received_table`),
+    its sends as the pairs of the other partitions say (``sent``: their pairs whose
+    sender ``part`` holds). ``_matching_event`` (event ids) and ``_matching_timestamp``
+    are set there (-1 elsewhere when the columns are new), as
+    :func:`glade.trace.comm.match_messages` sets them."""
+    sends = pd.concat([received.iloc[:0], *sent], ignore_index=True)
+    ids, matching, times = (
+        np.concatenate([received[a].to_numpy(), sends[b].to_numpy()])
+        for a, b in (
+            ("Receive event", "Send event"),
+            ("Send event", "Receive event"),
+            ("Send time (ns)", "Receive time (ns)"),
+        )
+    )
     at = pd.Index(part.index).get_indexer(ids)
     columns = {}
     for column, values in ((MATCHING_EVENT, matching), (MATCHING_TIMESTAMP, times)):
@@ -153,27 +163,31 @@ def set_matches(
     return part.assign(**columns)
 
 
-def forest_share(
-    part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None
-) -> tuple[pd.DataFrame, np.ndarray, dict]:
-    """The call forest of the partition (see :func:`glade.trace.calls.call_forest`): its
-    table (``event``: event ids), each node's parent (a node of the partition, -1 for a
-    root) and the matching repairs."""
-    part = in_time_order(part)
-    trace = local_trace(part, metadata, t_end)
-    forest = call_forest(trace)
-    table = forest.dataframe
-    table[EVENT] = part.index.to_numpy()[table[EVENT].to_numpy()]
-    return table, forest.graph.tree_parent, forest.metadata["trace"].get("repairs", {})
-
-
-def process_events(
-    part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None, process: int, metric: str
+def process_pattern(
+    part: pd.DataFrame,
+    metadata: Mapping[str, Any],
+    t_end: int | None,
+    window_size: int,
+    iterations: int,
+    metric: str,
+    process: int,
+    thread: int | None,
 ) -> pd.DataFrame:
-    """The events of ``process`` in the partition, with ``metric`` and the matching
-    columns derived (see :func:`glade.trace.engines.parts.derive`)."""
+    """:func:`glade.trace.patterns.detect_pattern` on the events of ``process`` in the
+    partition (``metric`` and the matching columns derived on the whole partition, see
+    :func:`glade.trace.engines.parts.derive`), ``First event`` and ``Last event`` as
+    event ids."""
+    from glade.trace.patterns import detect_pattern
+
     part = derive(part, metadata, t_end, "ensure_metric", (metric,))
-    return part[part[PROCESS].to_numpy() == process]
+    events = part[part[PROCESS].to_numpy() == process]
+    found = detect_pattern(
+        local_trace(events, metadata), window_size, iterations, metric, process, thread
+    )
+    ids = events.index.to_numpy()
+    for column in ("First event", "Last event"):
+        found[column] = ids[found[column].to_numpy()]
+    return found
 
 
 def write_share(
@@ -203,11 +217,19 @@ def write_share(
     return processes.astype(np.int64), counts, specs, arrow_types(table.schema)
 
 
+def send_times_of(received: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray]:
+    """The receive event ids and the times of their sends in a partition's received
+    pairs (see :func:`glade.trace.engines.messages.received_table`; None: none)."""
+    if received is None:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return received["Receive event"].to_numpy(), received["Send time (ns)"].to_numpy()
+
+
 def forest_with_sends(trace: Trace, ids: np.ndarray, received: tuple[np.ndarray, np.ndarray]):
     """The call forest of a partition's Trace (rows of event ids ``ids``) whose ``sent``
     of a receive comes from the pairing of the whole trace's messages (``received``:
-    receive event ids and the times of their sends), since its send may lie in another
-    partition."""
+    receive event ids and the times of their sends, see :func:`send_times_of`), since
+    its send may lie in another partition."""
     from glade.trace.calls import SENT
     from glade.trace.engines.combine import sent_of_receives
 
@@ -227,21 +249,21 @@ def select_calls(
     t_end: int | None,
     query: Any,
     rank_mode: str,
-    received: tuple[np.ndarray, np.ndarray],
+    received: pd.DataFrame | None,
     waits: tuple[pd.DataFrame, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
     """The recorded columns of the events of ``part`` that call-level ``query`` (any
-    form) keeps
-    (see :func:`glade.trace.calls.calls_query_mask`), ``sent`` as in
-    :func:`forest_with_sends`, and with ``waits`` (the whole trace's wait states and
-    critical path) the forest's ``waiting time`` and ``critical path``."""
+    form) keeps (see :func:`glade.trace.calls.calls_query_mask`), ``sent`` from the
+    partition's received pairs ``received`` (see :func:`send_times_of`), and with
+    ``waits`` (the whole trace's wait states and critical path) the forest's ``waiting
+    time`` and ``critical path``."""
     from glade.query import parse, query_mask
     from glade.query.engine import RowTable
     from glade.trace.calls import calls_mask
 
     part = in_time_order(part)
     trace = local_trace(part, metadata, t_end)
-    forest = forest_with_sends(trace, part.index.to_numpy(), received)
+    forest = forest_with_sends(trace, part.index.to_numpy(), send_times_of(received))
     if waits is not None:
         frame = forest.dataframe
         add_forest_columns(frame, *waits, events=part.index.to_numpy()[frame[EVENT].to_numpy()])

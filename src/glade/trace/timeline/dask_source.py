@@ -35,7 +35,8 @@ import pandas as pd
 from glade.query import EVERYTHING, anchor, query_mask
 from glade.query.engine import RowTable
 from glade.trace.calls import call_forest
-from glade.trace.engines.arrows import arrow_shares, combine_arrows, paired_by_receiver
+from glade.trace.engines.arrows import arrow_shares, combine_arrows, pair_received
+from glade.trace.engines.messages import paired_by_receiver
 from glade.trace.engines.parts import compute_all
 from glade.trace.engines.rasters import add_rasters, pixel_sums, pixel_values, raster_tree
 from glade.trace.engines.timeline import (
@@ -225,6 +226,7 @@ def picture_once(trace: Any, request: Request) -> Picture:
     pairs = paired_by_receiver(
         [dask.delayed(getitem)(s, "messages") for s in shares],
         [summaries[i].processes for i in order],
+        pair_received,
     )
     cut = arrow_shares(pairs, request.t0, request.t1, row0, row1, pool, total)
     pieces, raster, cut = dask.compute(pieces, raster, cut)
@@ -255,6 +257,7 @@ class DaskSource(TimelineSource):
             *paired_by_receiver(
                 [_call("message_events")(p) for p in parts],
                 [trace._summary()[i].processes for i in order],
+                pair_received,
             )
         )
         parts = list(
