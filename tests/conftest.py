@@ -11,15 +11,18 @@ from hypothesis import settings
 
 from glade.datasets.shared import shared_data_root
 from glade.trace import Trace
+from tests.hypothesis_budget import CI_EXAMPLES, DEV_EXAMPLES
 
 ROOT = Path(__file__).resolve().parents[1]
 
 # Hypothesis profiles. "dev" (the default) keeps the README's test command quick; "ci" tries
 # more examples. Pick one with HYPOTHESIS_PROFILE=ci or --hypothesis-profile=ci (.ci/run
-# does). A test's own @settings(max_examples=...) wins over both. No deadline in either: the
-# machines running the suite are shared, and a slow example is not a failure.
-settings.register_profile("dev", max_examples=30, deadline=None)
-settings.register_profile("ci", max_examples=400, deadline=None, print_blob=True)
+# does). A test that needs another count than the profile's says how many under ci with
+# @settings(max_examples=examples(n)), scaled down under dev (tests/hypothesis_budget.py).
+# No deadline in either: the machines running the suite are shared, and a slow example is
+# not a failure.
+settings.register_profile("dev", max_examples=DEV_EXAMPLES, deadline=None)
+settings.register_profile("ci", max_examples=CI_EXAMPLES, deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 

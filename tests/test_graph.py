@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from glade import Graph, Node
 from glade.errors import GraphError
+from tests.hypothesis_budget import examples
 
 
 def frames(names):
@@ -88,7 +89,7 @@ def random_trees(draw):
     return n, parent, order
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(random_trees())
 def test_preorder_matches_a_plain_dfs(case):
     n, parent, order = case
@@ -118,7 +119,7 @@ def _subtree_size(children, v):
     return size
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.integers(2, 30), st.data())
 def test_union_holds_every_call_path_once(n, data):
     def tree(k):
@@ -217,7 +218,7 @@ def random_graphs(draw):
     return n, src, dst, roots
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(random_graphs())
 def test_ordering_matches_a_reference_dfs_on_trees_dags_and_cycles(case):
     n, src, dst, roots = case

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import glade
 from glade import Graph, Node, NodeSet
 from glade.errors import GraphError
+from tests.hypothesis_budget import examples
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +88,7 @@ def trees_and_subsets(draw):
     return graph, draw(subset), draw(subset)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(trees_and_subsets())
 def test_node_sets_agree_with_sets_of_handles(case):
     graph, first, second = case

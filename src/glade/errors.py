@@ -43,6 +43,8 @@ class TraceError(GladeError, ValueError):
     """An events table does not have the shape a Trace needs, or trace events are
     inconsistent (e.g. a Leave without its Enter) in a way no documented repair fixes."""
 
+    row: int | None  # the event's row, when one event is at fault (set by its raiser)
+
 
 class MetricError(GladeError, KeyError):
     """A metric or column that an operation needs does not exist.

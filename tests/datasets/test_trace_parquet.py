@@ -16,6 +16,7 @@ from glade.datasets.traces import trace_events, trace_plan
 from glade.errors import GladeError
 from glade.trace import Trace
 from glade.trace.storage import write_process_groups
+from tests.hypothesis_budget import examples
 from tests.trace.test_storage import assert_same_trace
 
 
@@ -29,7 +30,9 @@ from tests.trace.test_storage import assert_same_trace
     noise=st.sampled_from([0.0, 0.1, 0.8]),
 )
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 def test_written_trace_equals_the_generator(
     tmp_path_factory, processes, iterations, seed, exchange, group_events, imbalance, noise

@@ -19,6 +19,7 @@ from glade.errors import GladeError, MetricError
 from glade.graph import Node
 from tests.ensemble.oracles import ensemble_values
 from tests.ensemble.tiny import tiny_ensemble, tiny_profile
+from tests.hypothesis_budget import examples
 
 COMPILERS = [
     {"compiler": "gcc", "size": 1},
@@ -165,7 +166,7 @@ def test_arithmetic_on_metadata_and_missing_sides():
         Ensemble.concat([big, big], axis="columns") - big
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(count=hs.integers(1, 6), nodes=hs.integers(10, 60), seed=hs.integers(0, 1000))
 def test_difference_matches_brute_force(count, nodes, seed):
     a = Ensemble.from_graphframes(

@@ -24,6 +24,7 @@ from glade.ensemble.pmnf import (
     measures,
     term_values,
 )
+from tests.hypothesis_budget import examples
 
 X = np.array([1.0, 2.0, 4.0, 8.0, 16.0])
 
@@ -222,7 +223,7 @@ def brute_force(x: np.ndarray, y: np.ndarray) -> tuple[int, float, float, dict[s
     return *best, best_stats
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     data=st.data(),
     points=st.integers(5, 7),

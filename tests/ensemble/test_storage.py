@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import glade
 from glade.ensemble import Ensemble
 from glade.errors import GladeError, ReaderError
+from tests.hypothesis_budget import examples
 
 STATS = {
     "mean": lambda ens: glade.stats.mean(ens),
@@ -59,7 +60,7 @@ def assert_same_ensemble(got: Ensemble, want: Ensemble) -> None:
     drop=st.integers(0, 3),
 )
 @settings(
-    max_examples=25,
+    max_examples=examples(25),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -17,6 +17,7 @@ import glade
 from glade import GraphFrame
 from glade.errors import GladeError, GraphError, MetricError
 from glade.graph import Node
+from tests.hypothesis_budget import examples
 
 
 def by_name(gf: GraphFrame, metric: str) -> dict:
@@ -130,7 +131,7 @@ def random_trees(draw):
     )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(random_trees())
 def test_subtree_sum_matches_brute_force(gf):
     parent = gf.graph.tree_parent.tolist()  # pre-order: a parent comes before its children

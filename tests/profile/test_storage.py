@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 import glade
 from glade import GraphFrame
 from glade.errors import GladeError, ReaderError
+from tests.hypothesis_budget import examples
 from tests.readers.profiles.test_literal_json import random_graphframes
 
 REAL_PROFILES = [
@@ -61,7 +62,7 @@ def assert_same_graphframe(got: GraphFrame, want: GraphFrame) -> None:
 
 @given(gf=random_graphframes())
 @settings(
-    max_examples=60,
+    max_examples=examples(60),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from glade.trace import Trace
 from glade.trace.comm import match_codes, message_pairs, message_rows, pair_messages
 from glade.trace.events import RECEIVE_NAMES, SEND_NAMES
+from tests.hypothesis_budget import examples
 
 events_strategy = st.lists(
     st.tuples(
@@ -66,7 +67,7 @@ def oracle(rows) -> list[tuple[int, int]]:
     return sorted(pairs)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(events_strategy)
 def test_pairs_match_a_queue_per_channel(rows):
     trace = make_trace(rows)
@@ -83,7 +84,7 @@ def test_pairs_match_a_queue_per_channel(rows):
     np.testing.assert_array_equal(table["Tag"], events["Tag"].to_numpy()[table["Send event"]])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(events_strategy, st.data())
 def test_pairing_a_subset_of_channels_gives_the_same_pairs(rows, data):
     trace = make_trace(rows)
@@ -100,7 +101,7 @@ def test_pairing_a_subset_of_channels_gives_the_same_pairs(rows, data):
     assert list(zip(table["Send event"], table["Receive event"], strict=True)) == expected
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.integers(-1, 5), max_size=40), st.lists(st.integers(-1, 5), max_size=40))
 def test_match_codes_counting_and_sorting_agree_with_queues(sends, recvs):
     queues: dict[int, list[int]] = {}

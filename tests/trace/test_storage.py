@@ -20,6 +20,7 @@ import glade
 from glade.errors import GladeError, ReaderError
 from glade.trace import Trace
 from glade.trace.storage import ROW
+from tests.hypothesis_budget import examples
 
 REAL_TRACES = ["foo-bar.csv", "ping-pong-otf2", "ping-pong-hpctoolkit", "ping-pong-projections"]
 
@@ -116,7 +117,7 @@ def random_traces(draw) -> Trace:
 
 @given(trace=random_traces())
 @settings(
-    max_examples=60,
+    max_examples=examples(60),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

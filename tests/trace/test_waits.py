@@ -14,6 +14,7 @@ from glade.errors import TraceError
 from glade.trace import Trace
 from glade.trace.critical_path import location_bounds, path_segments
 from glade.trace.waits import COLLECTIVES, PATTERNS
+from tests.hypothesis_budget import examples
 
 MS = 1_000_000
 COLUMNS = ["Timestamp (ns)", "Event Type", "Name", "Process", "Partner", "Tag", "Root"]
@@ -406,7 +407,7 @@ def exchange(ops: list, processes: int) -> Trace:
     return trace_of(rows or call(0, "work", 0, 1))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(OPS, st.integers(2, 4))
 def test_random_exchanges_match_an_event_by_event_replay(ops, processes):
     trace = exchange(ops, processes)

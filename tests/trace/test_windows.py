@@ -17,6 +17,7 @@ from glade.errors import GladeError
 from glade.trace import Trace
 from glade.trace.windows import clip_trace, window_of
 from glade.views.timeline import edits
+from tests.hypothesis_budget import examples
 from tests.trace.helpers import make_trace
 
 NAMES = ["a", "b", "c"]
@@ -123,7 +124,7 @@ def as_rows(table: pd.DataFrame, by: str) -> dict:
     return {k: [round(v) for v in row] for k, row in zip(keys, values.tolist(), strict=True)}
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(
     nested_traces(),
     st.integers(0, 60),
@@ -139,7 +140,7 @@ def test_the_summary_is_the_brute_force_clip(trace, a, b, by, processes):
     assert list(table["time"]) == sorted(table["time"], reverse=True)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(nested_traces(), st.integers(0, 60), st.integers(0, 60))
 def test_a_process_rows_add_up_to_its_busy_time(trace, a, b):
     """The exclusive times of one process's rows add up to the time its outermost calls

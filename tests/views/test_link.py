@@ -19,6 +19,7 @@ from glade.trace.call_level import call_level
 from glade.trace.windows import clip_trace, window_of
 from glade.views import CCT, CommMatrix, SupergraphView, Timeline
 from glade.views.timeline.edits import window_predicate
+from tests.hypothesis_budget import examples
 from tests.trace.helpers import make_trace
 
 METRICS = ("time", "time (inc)", "count", "waiting time", "waiting time (inc)")
@@ -173,7 +174,9 @@ def test_views_linked_after_a_window_start_restricted(trace):
 
 
 @settings(
-    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(12),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(st.floats(0, 1), st.floats(0, 1), st.sets(st.integers(0, 5), min_size=1))
 def test_any_window_restricts_to_its_trace(trace, a, b, processes):

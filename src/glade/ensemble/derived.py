@@ -16,12 +16,16 @@ from glade.ensemble.samples import Label, Recipe, SampleTable, compute
 from glade.errors import GladeError, call_user
 
 if TYPE_CHECKING:
+    from glade.ensemble.host import EnsembleHost as _Host
     from glade.ensemble.model import Ensemble
+else:
+    _Host = object
 
 
-class DerivedData:
+class DerivedData(_Host):
     """Derived columns and statistics of an ensemble (mixed into
-    :class:`~glade.ensemble.model.Ensemble`, whose tables they read and extend)."""
+    :class:`~glade.ensemble.model.Ensemble`, whose tables they read and extend, as
+    :class:`~glade.ensemble.host.EnsembleHost` describes them)."""
 
     # ------------------------------------------------------- derived columns
     def derive(self, name: Label, function: Callable[[Ensemble], Any]) -> pd.Series:

@@ -10,7 +10,7 @@ function computes the statistic again, so every operation recomputes them.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 import numpy as np
 
@@ -18,7 +18,10 @@ from glade.ensemble.samples import Label, Recipe, compute, make_recipe
 from glade.errors import GladeError, MetricError
 
 if TYPE_CHECKING:
+    from glade.ensemble.derived import DerivedData as _Host
     from glade.ensemble.model import Ensemble
+else:
+    _Host = object
 
 
 class StatsColumn:
@@ -50,13 +53,13 @@ def _common_metadata(ens: Ensemble) -> dict:
     return record
 
 
-class StatsTables:
+class StatsTables(_Host):
     """Between data and stats tables, mixed into :class:`glade.Ensemble`; see
     :mod:`glade.ensemble.stats_tables`."""
 
     def metrics_to_stats(
         self, metrics: Label | Sequence[Label], profile: Hashable | None = None
-    ) -> Ensemble:
+    ) -> Self:
         """Put one profile's values of ``metrics`` in the stats table.
 
         Thicket's ``move_metrics_to_statsframe``: columns ``"<metric>_<profile>"``, the mean
@@ -98,7 +101,7 @@ class StatsTables:
         self._add_recipe(make_recipe("profile", chosen, profile=profile, name=str(profile)))
         return self
 
-    def stats_to_data(self, columns: Label | Sequence[Label]) -> Ensemble:
+    def stats_to_data(self, columns: Label | Sequence[Label]) -> Self:
         """Repeat stats ``columns`` on every data row of their node, as derived columns.
 
         E.g. to compute ``time / time_mean`` per profile, or to move a statistic into a plot of

@@ -8,8 +8,8 @@ node on the path.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -20,6 +20,32 @@ from glade.profile.table import RowLayout
 
 if TYPE_CHECKING:
     from glade.profile.graphframe import GraphFrame
+
+
+class ProfileHost(Protocol):
+    """What the analyses read of the profile they run on (a :class:`glade.GraphFrame`,
+    the class :class:`ProfileAnalyses` is mixed into)."""
+
+    graph: Graph
+    dataframe: pd.DataFrame
+    exc_metrics: list[str]
+    inc_metrics: list[str]
+    default_metric: str | None
+
+    @property
+    def metric_columns(self) -> list[str]:
+        """Every column that is not a frame attribute."""
+        ...
+
+    def node_values(
+        self, metric: str | None = None, rank: Any = None, agg: str | Callable = "mean"
+    ) -> np.ndarray:
+        """One value of ``metric`` per node."""
+        ...
+
+    def _replace(self, graph: Graph, dataframe: pd.DataFrame, **changes: Any) -> GraphFrame:
+        """A profile like this one with ``graph``, ``dataframe`` and other ``changes``."""
+        ...
 
 
 def imbalance_columns(
@@ -40,7 +66,7 @@ def imbalance_columns(
     return out
 
 
-def _columns(gf: GraphFrame, columns: str | Sequence[str]) -> list[str]:
+def _columns(gf: ProfileHost, columns: str | Sequence[str]) -> list[str]:
     chosen = [columns] if isinstance(columns, str) else list(columns)
     if not chosen:
         raise GladeError("no columns given")
@@ -61,7 +87,7 @@ def _columns(gf: GraphFrame, columns: str | Sequence[str]) -> list[str]:
 
 
 def graph_sums(
-    gf: GraphFrame, columns: str | Sequence[str], out_columns: str | Sequence[str] | None
+    gf: ProfileHost, columns: str | Sequence[str], out_columns: str | Sequence[str] | None
 ) -> GraphFrame:
     """``gf`` with ``out_columns`` (default: ``columns`` themselves) holding, in each row,
     the sum of ``columns`` over the row's node and all its descendants, each counted
@@ -131,7 +157,7 @@ def node_id(graph: Graph, node: Node | int | str) -> int:
 
 
 def hot_path(
-    gf: GraphFrame,
+    gf: ProfileHost,
     metric: str | None = None,
     threshold: float = 0.5,
     start: Node | int | str | None = None,
@@ -174,7 +200,7 @@ def hot_path(
 
 
 def load_imbalance(
-    gf: GraphFrame, metric: str | None = None, threshold: float | None = None, top: int = 5
+    gf: ProfileHost, metric: str | None = None, threshold: float | None = None, top: int = 5
 ) -> GraphFrame:
     """Chopper's load imbalance: a GraphFrame indexed by node with ``<metric>.mean``
     (over all ranks of the profile: a rank without a value counts as 0),
@@ -219,10 +245,13 @@ def load_imbalance(
 class ProfileAnalyses:
     """Hatchet's ``subtree_sum`` and ``subgraph_sum`` and Chopper's ``hot_path`` and
     ``load_imbalance``, mixed into :class:`glade.GraphFrame`; see
-    :mod:`glade.profile.analyses`."""
+    :mod:`glade.profile.analyses`. Its methods read the host through
+    :class:`ProfileHost`."""
 
     def subgraph_sum(
-        self, columns: str | Sequence[str], out_columns: str | Sequence[str] | None = None
+        self: ProfileHost,
+        columns: str | Sequence[str],
+        out_columns: str | Sequence[str] | None = None,
     ) -> GraphFrame:
         """A copy whose ``out_columns`` hold each node's sum over itself and its descendants.
 
@@ -248,7 +277,9 @@ class ProfileAnalyses:
         return graph_sums(self, columns, out_columns)
 
     def subtree_sum(
-        self, columns: str | Sequence[str], out_columns: str | Sequence[str] | None = None
+        self: ProfileHost,
+        columns: str | Sequence[str],
+        out_columns: str | Sequence[str] | None = None,
     ) -> GraphFrame:
         """:meth:`subgraph_sum` on a tree.
 
@@ -278,7 +309,7 @@ class ProfileAnalyses:
         return graph_sums(self, columns, out_columns)
 
     def hot_path(
-        self,
+        self: ProfileHost,
         metric: str | None = None,
         threshold: float = 0.5,
         start: Node | int | str | None = None,
@@ -322,7 +353,7 @@ class ProfileAnalyses:
         return hot_path(self, metric, threshold, start, agg)
 
     def load_imbalance(
-        self, metric: str | None = None, threshold: float | None = None, top: int = 5
+        self: ProfileHost, metric: str | None = None, threshold: float | None = None, top: int = 5
     ) -> GraphFrame:
         """Chopper's load imbalance: max / mean of ``metric`` over the ranks, per node.
 

@@ -673,7 +673,7 @@ def _expand(query: Query, table: RowTable, rank_mode: str, cache: dict):
         elif q == "+":
             added = [(False, mask), (True, mask)]
         else:
-            added = [(False, mask)] * q
+            added = [(False, mask)] * int(q)
         steps += added
         owner += [i] * len(added)
     return steps, np.asarray(owner, dtype=np.int64)

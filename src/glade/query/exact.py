@@ -85,12 +85,12 @@ def isin(values: np.ndarray, literals: Iterable[Any]) -> np.ndarray:
         whole = [int(v) for v in numbers if not (isinstance(v, float) and not v.is_integer())]
         wanted = np.array([v for v in whole if info.min <= v <= info.max], dtype=values.dtype)
         return np.isin(values, wanted)
-    wanted = [
+    floats = [
         float(v)
         for v in numbers
         if not isinstance(v, int) or isinstance(v, bool) or _exact_float(v)
     ]
-    return np.isin(values, np.array(wanted, dtype=np.float64))
+    return np.isin(values, np.array(floats, dtype=np.float64))
 
 
 def _exact_float(value: int) -> bool:

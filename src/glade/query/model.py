@@ -51,7 +51,7 @@ def to_predicate(predicate: Predicate | Callable | None) -> Predicate:
     raise QueryError(f"{predicate!r} is not a predicate (use col(...) expressions or a function)")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class QueryNode:
     """One step of a query: how many nodes (``quantifier``) and what they satisfy.
 
@@ -72,9 +72,9 @@ class QueryNode:
     quantifier: Quantifier
     predicate: Predicate
 
-    def __post_init__(self):
-        object.__setattr__(self, "quantifier", check_quantifier(self.quantifier))
-        object.__setattr__(self, "predicate", to_predicate(self.predicate))
+    def __init__(self, quantifier: Quantifier, predicate: Predicate | Callable | None):
+        object.__setattr__(self, "quantifier", check_quantifier(quantifier))
+        object.__setattr__(self, "predicate", to_predicate(predicate))
 
 
 class BaseQuery:

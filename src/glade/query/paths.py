@@ -20,7 +20,7 @@ import pandas as pd
 
 from glade.graph import Graph
 from glade.query.model import CompoundQuery, Query, QueryNode
-from glade.query.predicates import And, Compare, IsSpecial, Predicate, is_root
+from glade.query.predicates import And, Compare, IsSpecial, Predicate, check_scalar, is_root
 
 
 def equals(column: str, value: object) -> Predicate:
@@ -31,7 +31,7 @@ def equals(column: str, value: object) -> Predicate:
         return IsSpecial(column, "none")
     if isinstance(value, float) and math.isinf(value):
         return IsSpecial(column, "inf")
-    return Compare(column, "==", value)
+    return Compare(column, "==", check_scalar(value, f"column {column!r}"))
 
 
 class CallPathNames:

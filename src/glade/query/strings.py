@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import cast
 
 import lark
 from lark import Lark, Token, Transformer, v_args
@@ -486,7 +487,7 @@ def parse_string(text: str) -> BaseQuery:
 def _parse_cached(text: str) -> BaseQuery:
     """Parse ``text`` (queries are immutable, so views resending one reuse the result)."""
     try:
-        return _PARSER.parse(text)
+        return cast(BaseQuery, _PARSER.parse(text))  # the transformer builds the query
     except UnexpectedInput as exc:
         raise _syntax_error(exc, text) from None
     except _PositionedError as exc:  # the transformer runs inside the parser: no VisitError
@@ -500,13 +501,13 @@ def _syntax_error(exc: UnexpectedInput, text: str) -> QuerySyntaxError:
     if isinstance(exc, UnexpectedEOF) or (token is not None and token.type == "$END"):
         lines = text.splitlines() or [""]
         line, column = len(lines), len(lines[-1]) + 1
-        expected = exc.expected
+        expected = getattr(exc, "expected", None) or ()
         message = "the query ends too early"
     else:
         line, column = exc.line, exc.column
         expected = getattr(exc, "expected", None) or getattr(exc, "allowed", None) or ()
         if isinstance(exc, UnexpectedCharacters):
-            message = f"unexpected character {text[exc.pos_in_stream]!r}"
+            message = f"unexpected character {text[exc.pos_in_stream or 0]!r}"
         else:
             message = f"unexpected {str(token)!r}"
     names = sorted({_TOKEN_TEXT.get(name, name) for name in expected})

@@ -218,7 +218,7 @@ def call_structure(
     return CallStructure(matching, matching_ts, parent, depth, orphan_rows, open_rows)
 
 
-def event_error(row: int, message: str) -> TraceError:
+def event_error(row: int | None, message: str) -> TraceError:
     """A TraceError about event ``row`` (kept as its ``row`` attribute, so that a reader
     can name the line of its file)."""
     error = TraceError(message)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -28,6 +28,9 @@ from glade.trace.events import (
     metric_column_name,
     normalize_events,
 )
+
+if TYPE_CHECKING:
+    from glade.profile.graphframe import GraphFrame
 
 
 class Trace:
@@ -1241,7 +1244,7 @@ class Trace:
 
         return CommMatrix(self, metric=metric, data_name=data_name, **kwargs)
 
-    def to_graphframe(self):
+    def to_graphframe(self) -> GraphFrame:
         """The calling context tree of the trace, aggregated over time.
 
         Returns

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anywidget
 import numpy as np
@@ -33,6 +33,9 @@ from glade.packing import join_packed, pack_arrays, unpack_arrays
 from glade.query import EVERYTHING, format, parse
 from glade.query.model import BaseQuery
 from glade.writing import write_text
+
+if TYPE_CHECKING:
+    from glade.views.link import Link
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
 #: The ``type`` of the custom messages in which a view's page asks for an edit, an undo or
@@ -163,8 +166,12 @@ class QueryView(anywidget.AnyWidget):
     #: undo step.
     edit_ops: tuple[str, ...] = ("reset",)
     merge_ops: tuple[str, ...] = ()
-    link_accepts: frozenset[str] = frozenset()
     link_emits: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def link_accepts(self) -> frozenset[str]:
+        """The roles a link may give this view: "restrict", "highlight" (none by default)."""
+        return frozenset()
 
     def __init__(self, data: Any, data_name: str, **kwargs: Any):
         self._data = data
@@ -175,7 +182,7 @@ class QueryView(anywidget.AnyWidget):
         self._pending_edit: dict | None = None
         # the glade.views.link.Link the view belongs to, and whether a link hook is setting
         # restriction / highlighted
-        self._link = None
+        self._link: Link | None = None
         self._linking = False
         # the state the payload holds: its small JSON fields, its arrays, and the names
         # of the arrays to deflate
@@ -184,9 +191,8 @@ class QueryView(anywidget.AnyWidget):
         self._deflate: frozenset[str] = frozenset()
         self._packed: dict[str, tuple[list[dict], bytes]] = {}
         super().__init__(**kwargs)
-        self._trait_validators = {
-            name: _refusing(validator) for name, validator in self._trait_validators.items()
-        }
+        for name, validator in self._trait_validators.items():
+            self._trait_validators[name] = _refusing(validator)
         self.on_msg(self._on_edit_message)
 
     def set_state(self, sync_data: dict) -> None:
@@ -319,7 +325,7 @@ class QueryView(anywidget.AnyWidget):
     def _valid_edits(self, proposal):
         return [self._check_edit(edit) for edit in proposal["value"]]
 
-    def _edit(self, edit: dict) -> None:
+    def _edit(self, edit: Any) -> None:
         history = push_edit(self.history, self._check_edit(edit), self.merge_ops)
         with self.hold_sync():
             self.error = ""

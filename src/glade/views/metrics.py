@@ -11,6 +11,7 @@ its values with it. Columns that identify nodes rather than measure them (HPCToo
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +27,7 @@ from glade.units import unit_of
 IDENTIFIERS = frozenset({"nid"})
 
 # name -> (reducer for additive metrics, reducer that skips NaN for other metrics)
-AGGREGATES = {
+AGGREGATES: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
     "mean": (np.mean, np.nanmean),
     "sum": (np.sum, np.nansum),
     "min": (np.min, np.nanmin),

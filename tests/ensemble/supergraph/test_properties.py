@@ -15,10 +15,13 @@ from hypothesis import strategies as hs
 
 from glade.ensemble import Ensemble
 from glade.profile import GraphFrame
+from tests.hypothesis_budget import examples
 
 MODULES = ["A", "B", "C"]
 NAMES = ["f", "g", "h", "k"]
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def random_ensemble(seed: int, n_nodes: int, n_profiles: int, ranks: int | None) -> Ensemble:

@@ -15,6 +15,7 @@ from glade import GraphFrame
 from glade.errors import ReaderError
 from glade.readers import detect_format
 from glade.readers.profiles.literal import read_literal
+from tests.hypothesis_budget import examples
 from tests.readers.corruption import garble, truncate
 
 
@@ -67,7 +68,7 @@ def random_graphframes(draw):
     return gf.update_inclusive_columns()
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(random_graphframes())
 def test_json_round_trip_is_lossless(gf):
     again = GraphFrame.from_json(gf.to_json())

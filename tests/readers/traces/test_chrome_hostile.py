@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from glade.errors import ReaderError
 from glade.readers.traces import json_scan
 from glade.trace import Trace
+from tests.hypothesis_budget import examples
 
 NUMBER_FORMATS = ("{!r}", "{:.17g}", "{:e}", "{:.3f}", "{:.0f}", "{:.12E}")
 
@@ -43,7 +44,7 @@ def scan_one(text: bytes):
     return result, count, kind[:count], numbers[:count], info
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False), st.sampled_from(NUMBER_FORMATS))
 def test_numbers_parse_to_the_double_python_gives(value, form):
     text = form.format(value)
@@ -55,7 +56,7 @@ def test_numbers_parse_to_the_double_python_gives(value, form):
     assert np.isnan(parsed) or parsed == float(text)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     name=st.text(st.characters(exclude_categories=("Cs",)), max_size=20), ascii_only=st.booleans()
 )

@@ -17,6 +17,7 @@ from glade.readers.traces.events import (
     check_nesting,
     ranges_to_events,
 )
+from tests.hypothesis_budget import examples
 
 
 def _stack_ok(kinds, names, lanes) -> bool:
@@ -37,7 +38,7 @@ events = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(events)
 def test_check_nesting_agrees_with_a_stack(sequence):
     kinds = np.array([k for k, _, _ in sequence], dtype=np.int8)
@@ -74,7 +75,7 @@ def nested_ranges(draw):
     return [ranges[k] for k in order]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(nested_ranges())
 def test_ranges_to_events_nests_nestable_ranges(ranges):
     starts = np.array([a for a, _ in ranges], dtype=np.int64)

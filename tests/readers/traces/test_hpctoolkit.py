@@ -15,6 +15,7 @@ from glade.errors import GladeError, ReaderError
 from glade.readers.profiles.hpctoolkit.database import MetaDatabase
 from glade.readers.traces.hpctoolkit import _Frames, detect, read_hpctoolkit_trace
 from glade.trace import Trace
+from tests.hypothesis_budget import examples
 from tests.readers.corruption import copy_input, empty, garble, patch, truncate
 
 
@@ -198,7 +199,7 @@ def forests(draw):
     return np.array(parent), np.array(emitted)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(forests(), st.data())
 def test_frames_against_brute_force(forest, data):
     parent, emitted = forest

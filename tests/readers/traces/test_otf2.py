@@ -16,6 +16,7 @@ from glade.readers.traces import otf2 as trace_otf2
 from glade.readers.traces import otf2_write
 from glade.readers.traces.events import ticks_to_ns
 from glade.trace import Trace
+from tests.hypothesis_budget import examples
 from tests.readers.corruption import copy_input, empty, garble, truncate
 
 COLUMNS = ["Timestamp (ns)", "Event Type", "Name", "Process", "Thread"]
@@ -215,7 +216,9 @@ def test_buffer_that_fills_grows_and_reading_goes_on(tmp_path: Path, monkeypatch
 
 @pytest.mark.usefixtures("otf2")
 @settings(
-    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(15),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     st.lists(st.integers(-(2**40), 2**40), min_size=2, max_size=2, unique=True),

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from glade.errors import TraceError
 from glade.trace import Trace
+from tests.hypothesis_budget import examples
 
 from .test_dask_trace import assert_equal, random_events
 
@@ -94,7 +95,7 @@ def assert_more_answers(trace: Trace, npartitions: int) -> None:
             )
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(3), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_events(), st.integers(1, 4))
 def test_random_traces_get_the_pandas_answers(dask_client, table, npartitions):
     assert_more_answers(Trace(table), npartitions)

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from glade.errors import GladeError, ReaderError, TraceError
 from glade.readers.traces import read_trace
 from glade.trace import Trace
+from tests.hypothesis_budget import examples
 
 from .test_dask_trace import assert_analyses_alike, random_events
 
@@ -88,7 +89,7 @@ def test_a_synthetic_mpi_run(dask_client, tmp_path):
 
 
 @settings(
-    max_examples=3,
+    max_examples=examples(3),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from glade.errors import GladeError, ReaderError
 from glade.trace import Trace
+from tests.hypothesis_budget import examples
 
 from .test_dask_trace import random_events
 
@@ -67,7 +68,7 @@ def assert_lossless(on_dask, tmp_path, name: str) -> None:
 
 
 @settings(
-    max_examples=8,
+    max_examples=examples(8),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

@@ -16,6 +16,7 @@ from glade.errors import GladeError, MetricError, QueryError, QuerySyntaxError, 
 from glade.trace import Trace
 from glade.trace.filter import Filter
 from glade.trace.matching import UnmatchedEventsWarning
+from tests.hypothesis_budget import examples
 
 pytest.importorskip("dask.dataframe", reason="the glade[dask] extra is absent")
 
@@ -144,7 +145,7 @@ def assert_same_answers(trace: Trace, npartitions: int) -> None:
             assert computed.metadata == pandas_trace.metadata, what
 
 
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(5), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_events(), st.integers(1, 4))
 def test_random_traces_get_the_pandas_answers(dask_client, table, npartitions):
     assert_same_answers(Trace(table), npartitions)

@@ -16,6 +16,7 @@ from glade.query import parse, query_mask
 from glade.query.engine import RowTable
 from glade.views import CCT
 from glade.views.metrics import metric_columns
+from tests.hypothesis_budget import examples
 
 from .cct_cases import gf_paths, js_paths, random_profile, run_js
 
@@ -198,7 +199,7 @@ def reached(graph, start: np.ndarray, down: bool) -> np.ndarray:
     return seen
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**32 - 1),
     size=st.integers(2, 40),

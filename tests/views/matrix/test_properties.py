@@ -19,6 +19,7 @@ from glade.trace.matrix import cells as cellmath
 from glade.trace.matrix import index as matrix_index
 from glade.trace.matrix.index import MessageIndex
 from glade.views import CommMatrix
+from tests.hypothesis_budget import examples
 
 #: Messages are sent this far apart and arrive at most this late: receives keep the order
 #: of sends on every channel, so the generated pairing is MPI's.
@@ -91,7 +92,7 @@ def oracle(n: int, messages: list[tuple], metric: str, tags=None) -> np.ndarray:
     return total
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(messages_strategy, st.sampled_from(cellmath.METRICS), st.booleans())
 def test_values_match_a_loop_over_messages(case, metric, by_tag):
     n, messages = case
@@ -107,7 +108,7 @@ def test_values_match_a_loop_over_messages(case, metric, by_tag):
         np.testing.assert_array_equal(view.matrix().to_numpy(), expected)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(messages_strategy, st.data())
 def test_a_blocks_messages_are_those_between_its_processes(case, data):
     n, messages = case
@@ -164,7 +165,7 @@ def cells_and_window(draw):
     )
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(cells_and_window())
 def test_pooled_blocks_conserve_sums(case):
     n, pairs, (r0, r1, c0, c1), max_cells, order = case
@@ -196,7 +197,7 @@ def test_pooled_blocks_conserve_sums(case):
         assert np.all(np.diff(volume) <= 0)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(20, 80), st.integers(1, 3), st.integers(0, 2**32 - 1))
 def test_rcm_gathers_a_shuffled_band_near_the_diagonal(n, width, seed):
     rng = np.random.default_rng(seed)

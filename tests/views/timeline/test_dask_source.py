@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from glade.errors import GladeError, QueryError
 from glade.trace import Trace
 from glade.views import Timeline
+from tests.hypothesis_budget import examples
 from tests.trace.engines.test_dask_trace import random_events
 
 pytest.importorskip("dask.dataframe", reason="the glade[dask] extra is absent")
@@ -99,7 +100,7 @@ def requests(draw, first: int, last: int, rows: int) -> dict:
     }
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(4), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_events(), st.integers(1, 4), st.data())
 def test_random_ranges_of_random_traces_are_the_pandas_pictures(
     dask_client, table, npartitions, data

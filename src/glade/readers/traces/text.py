@@ -9,8 +9,8 @@ import gzip
 import json
 import os
 from collections.abc import Callable, Iterator
+from io import BufferedIOBase
 from pathlib import Path
-from typing import IO
 
 import numpy as np
 import pandas as pd
@@ -50,7 +50,7 @@ def head(path: Path, size: int = 4096) -> bytes:
 
 
 @contextlib.contextmanager
-def open_text_source(path: Path, progress: bool | None, what: str) -> Iterator[IO[bytes]]:
+def open_text_source(path: Path, progress: bool | None, what: str) -> Iterator[BufferedIOBase]:
     """A binary stream of the (decompressed) content of ``path``, counting the bytes
     read in a progress bar when ``progress`` (by default: for large files)."""
     size = path.stat().st_size
@@ -100,7 +100,7 @@ def read_content(path: Path, progress: bool | None, what: str) -> bytes | bytear
 
 
 @contextlib.contextmanager
-def open_output(path: str | os.PathLike) -> Iterator[IO[bytes]]:
+def open_output(path: str | os.PathLike) -> Iterator[BufferedIOBase]:
     """A binary file to write, gzipped when ``path`` ends in ``.gz``."""
     target = Path(path)
     if target.suffix == ".gz":
@@ -137,7 +137,7 @@ def pack_rows(pieces: list[Piece], count: int, end: bytes) -> bytes:
 
 
 def write_chunks(
-    out: IO[bytes],
+    out: BufferedIOBase,
     rows: int,
     render: Callable[[slice], list[Piece]],
     what: str,

@@ -194,7 +194,7 @@ def selection_query(paths: Sequence[Sequence[str]]) -> BaseQuery:
     """The nodes at the given call paths (names from a root), e.g. a CCT view's
     ``selected_paths``: the last node of each path, not its callers. On a trace's call
     forest it selects the calls on those call paths."""
-    parts = []
+    parts: list[BaseQuery] = []
     for path in paths:
         steps = Query().match(".", And.of(is_root(), equals("name", path[0])))
         for name in path[1:]:

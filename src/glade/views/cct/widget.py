@@ -71,7 +71,7 @@ class CCTSource(Protocol):
         """The data's call tree as a GraphFrame."""
         ...
 
-    def query(self, query: str, fold: bool = True) -> Any:
+    def query(self, query: str, *, fold: bool = True) -> Any:
         """The data keeping what the string-dialect ``query`` keeps.
 
         Parameters
@@ -228,7 +228,7 @@ class CCT(QueryView):
         self._agg = agg
         self._rank = rank
         self._columns = columns
-        self._shown_gf = gf
+        self._shown_gf: GraphFrame | None = gf
         self._selecting = False
         self._tree = ViewTree(
             gf.graph,

@@ -53,8 +53,8 @@ def _json_number(value: Any) -> Any:
     return int(value) if isinstance(value, np.integer) else value
 
 
-def _ids(values: Iterable[int] | int, what: str) -> list[int]:
-    """Process ids given as one id or an iterable of ids."""
+def _ids(values: Any, what: str) -> list[int]:
+    """Process ids given as one id or an iterable of ids (anything else: GladeError)."""
     if isinstance(values, int | np.integer) and not isinstance(values, bool):
         return [int(values)]
     try:

@@ -130,7 +130,7 @@ def _cali_profile(
 
 # Caliper renamed its ``annotation`` attribute to ``region``: profiles written before and
 # after the rename describe the same kind of node, so call paths match across them.
-_NODE_TYPES = {"annotation": "region"}
+_NODE_TYPES: dict[str | None, str | None] = {"annotation": "region"}
 
 
 def _cali_tree(table: pd.DataFrame, nested: list[str]):
