@@ -126,8 +126,12 @@ class CommMatrix(QueryView):
     selection = traitlets.Unicode("").tag(sync=True)
     status = traitlets.Unicode("").tag(sync=True)
 
-    link_accepts = frozenset({"restrict", "highlight"})
     link_emits = (("selection", "highlight"),)
+
+    @property
+    def link_accepts(self) -> frozenset[str]:
+        """A matrix can be restricted to a linked view's query and can highlight it."""
+        return frozenset({"restrict", "highlight"})
 
     def __init__(
         self,

@@ -93,8 +93,12 @@ class Timeline(Requests, WaitStates, QueryView):
     _esm = static_file("timeline.js")
     _css = static_file("timeline.css")
     edit_ops = edits.EDIT_OPS
-    link_accepts = frozenset({"restrict", "highlight"})
     link_emits = (("query", "restrict"),)
+
+    @property
+    def link_accepts(self) -> frozenset[str]:
+        """A timeline can be restricted to a linked view's query and can highlight it."""
+        return frozenset({"restrict", "highlight"})
 
     depth_rows = traitlets.Bool(False).tag(sync=True)
     labels = traitlets.List(traitlets.Unicode()).tag(sync=True)
