@@ -61,6 +61,7 @@ PLAIN_TRAITS = [
     "future",
     "query",
     "selection",
+    "tab",
 ]
 
 #: The edits a benchmark makes on a view's element ``el``: a JS function returning them
