@@ -47,17 +47,6 @@ def browser():
         instance.close()
 
 
-@pytest.fixture(scope="session")
-def jupyter_servers():
-    """The Jupyter servers of this test process (one per front end, started on first use
-    and shared by the browser modules; each module's notebook has kernels of its own)."""
-    from tests.browser.jupyter import JupyterServers
-
-    servers = JupyterServers()
-    yield servers
-    servers.close()
-
-
 @pytest.fixture
 def page_errors() -> list:
     """The uncaught errors of the test's page (playwright ``Error`` objects); a test may

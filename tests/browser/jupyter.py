@@ -4,10 +4,8 @@ run in its kernel. Importing it needs no pytest."""
 
 from __future__ import annotations
 
-import http.cookiejar
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -16,8 +14,7 @@ import time
 import urllib.request
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
@@ -41,60 +38,24 @@ class ServerError(RuntimeError):
     """A Jupyter server that did not start."""
 
 
-@dataclass
-class NotebookServer:
-    """A running Jupyter server (``front_end``: "lab" or "notebook") at ``url``, serving
-    the notebooks written into its directory ``root``."""
-
-    front_end: str
-    root: Path
-    url: str
-
-    def add(self, cells: Sequence[str], name: str) -> str:
-        """Write a notebook of code ``cells`` as ``name`` and return the URL of its page
-        (in a fresh JupyterLab workspace, so that no restored tab is current)."""
+@contextmanager
+def notebook_server(
+    front_end: str, cells: Sequence[str], name: str = "test.ipynb"
+) -> Iterator[str]:
+    """Serve a notebook of code ``cells`` with ``front_end`` ("lab" or "notebook") from a
+    temporary directory and yield the URL of its page; the server is stopped by its PID
+    and its directory removed afterwards. A server that does not start is a ServerError
+    with the end of its log (the benchmarks use this too, without pytest)."""
+    _, app, page_path = FRONT_ENDS[front_end]
+    with tempfile.TemporaryDirectory(prefix=f"glade-{front_end}-") as tmp:
+        root = Path(tmp)
         notebook = nbformat.v4.new_notebook(
             metadata={
                 "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
             }
         )
         notebook.cells = [nbformat.v4.new_code_cell(cell) for cell in cells]
-        nbformat.write(notebook, self.root / name)
-        page_path = FRONT_ENDS[self.front_end][2]
-        return f"{self.url}/" + page_path.format(workspace=uuid.uuid4().hex, name=name)
-
-    def remove(self, name: str) -> None:
-        """Shut down the kernels of notebook ``name``, delete it and forget the settings
-        its page changed (a theme): the next notebook on this server starts as on a new
-        server."""
-        # the server refuses a DELETE without the XSRF token of its cookie, as a page has
-        cookies = http.cookiejar.CookieJar()
-        client = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(cookies))
-        client.open(f"{self.url}/", timeout=30).close()
-        xsrf = next((cookie.value for cookie in cookies if cookie.name == "_xsrf"), "")
-        with client.open(f"{self.url}/api/sessions", timeout=30) as answer:
-            sessions = json.load(answer)
-        for session in sessions:
-            if session.get("path") == name:
-                request = urllib.request.Request(
-                    f"{self.url}/api/sessions/{session['id']}",
-                    method="DELETE",
-                    headers={"X-XSRFToken": xsrf or ""},
-                )
-                client.open(request, timeout=30).close()
-        (self.root / name).unlink(missing_ok=True)
-        shutil.rmtree(self.root / "settings", ignore_errors=True)
-
-
-@contextmanager
-def jupyter_server(front_end: str) -> Iterator[NotebookServer]:
-    """Start ``front_end`` ("lab" or "notebook") over a temporary directory and yield it
-    once it answers; the server is stopped by its PID (with its kernels) and its
-    directory removed afterwards. A server that does not start is a ServerError with the
-    end of its log (the benchmarks use this too, without pytest)."""
-    _, app, _ = FRONT_ENDS[front_end]
-    with tempfile.TemporaryDirectory(prefix=f"glade-{front_end}-") as tmp:
-        root = Path(tmp)
+        nbformat.write(notebook, root / name)
         port = free_port()
         env = {
             **os.environ,
@@ -136,7 +97,7 @@ def jupyter_server(front_end: str) -> Iterator[NotebookServer]:
                         log = (root / "server.log").read_text()[-2000:]
                         raise ServerError(f"jupyter {front_end} did not start:\n{log}") from None
                     time.sleep(0.5)
-            yield NotebookServer(front_end, root, url)
+            yield f"{url}/" + page_path.format(workspace=uuid.uuid4().hex, name=name)
         finally:
             server.terminate()
             try:
@@ -147,56 +108,20 @@ def jupyter_server(front_end: str) -> Iterator[NotebookServer]:
 
 
 @contextmanager
-def notebook_server(
+def jupyter_notebook(
     front_end: str, cells: Sequence[str], name: str = "test.ipynb"
 ) -> Iterator[str]:
-    """Serve a notebook of code ``cells`` with ``front_end`` ("lab" or "notebook") from a
-    server of its own (:func:`jupyter_server`) and yield the URL of its page."""
-    with jupyter_server(front_end) as server:
-        yield server.add(cells, name)
-
-
-class JupyterServers:
-    """The Jupyter servers of one test process: one per front end, started when a test
-    module first asks for it and shared by the modules after it (a server start costs
-    seconds of CPU); :meth:`close` stops them."""
-
-    def __init__(self) -> None:
-        self._stack = ExitStack()
-        self._servers: dict[str, NotebookServer] = {}
-
-    def server(self, front_end: str) -> NotebookServer:
-        """The running server of ``front_end``, started on first use."""
-        if front_end not in self._servers:
-            self._servers[front_end] = self._stack.enter_context(jupyter_server(front_end))
-        return self._servers[front_end]
-
-    def close(self) -> None:
-        """Stop every server started."""
-        self._stack.close()
-        self._servers.clear()
-
-
-@contextmanager
-def jupyter_notebook(
-    servers: JupyterServers, front_end: str, cells: Sequence[str], name: str = "test.ipynb"
-) -> Iterator[str]:
-    """A notebook of code ``cells`` on the shared server of ``front_end`` (from the
-    ``jupyter_servers`` fixture), for a test module: yields its URL, and shuts down its
-    kernels and deletes it afterwards. Skips when the front end is not installed and fails
-    (with the server's log) when it does not start."""
+    """:func:`notebook_server` for tests: skips when the front end is not installed and
+    fails (with the server's log) when it does not start."""
     import pytest
 
     module = FRONT_ENDS[front_end][0]
     pytest.importorskip(module, reason=f"{module} is not installed")
     try:
-        server = servers.server(front_end)
+        with notebook_server(front_end, cells, name) as url:
+            yield url
     except ServerError as exc:
         pytest.fail(str(exc))
-    try:
-        yield server.add(cells, name)
-    finally:
-        server.remove(name)
 
 
 def open_and_run(

@@ -48,7 +48,7 @@ print("REPORT" + _json.dumps({
 
 
 @pytest.fixture(scope="module", params=sorted(FRONT_ENDS))
-def jupyter(request, jupyter_servers):
+def jupyter(request):
     """The URL of a notebook showing a CCT view of the synthetic profile, served by
     JupyterLab 4 or Notebook 7."""
     cells = [
@@ -58,7 +58,7 @@ def jupyter(request, jupyter_servers):
         "view = CCT(gf, height=600)\n"
         "view"
     ]
-    with jupyter_notebook(jupyter_servers, request.param, cells, "cct.ipynb") as url:
+    with jupyter_notebook(request.param, cells, "cct.ipynb") as url:
         yield url
 
 

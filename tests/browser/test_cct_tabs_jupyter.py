@@ -29,7 +29,7 @@ FUNCTION_ROWS = ".gc-function-rows"
 
 
 @pytest.fixture(scope="module", params=sorted(FRONT_ENDS))
-def jupyter(request, jupyter_servers):
+def jupyter(request):
     cells = [
         "from glade.datasets import synthetic_profile\n"
         "from glade.views import CCT\n"
@@ -37,7 +37,7 @@ def jupyter(request, jupyter_servers):
         "view = CCT(gf, height=500)\n"
         "view"
     ]
-    with jupyter_notebook(jupyter_servers, request.param, cells, "cct-tabs.ipynb") as url:
+    with jupyter_notebook(request.param, cells, "cct-tabs.ipynb") as url:
         yield url
 
 

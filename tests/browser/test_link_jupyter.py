@@ -75,8 +75,8 @@ GEOMETRY = """() => {
 
 
 @pytest.fixture(scope="module", params=sorted(FRONT_ENDS))
-def jupyter(request, jupyter_servers):
-    with jupyter_notebook(jupyter_servers, request.param, CELLS, "link.ipynb") as url:
+def jupyter(request):
+    with jupyter_notebook(request.param, CELLS, "link.ipynb") as url:
         yield url
 
 

@@ -67,9 +67,9 @@ GEOMETRY = """() => {
 
 
 @pytest.fixture(scope="module", params=sorted(FRONT_ENDS))
-def jupyter(request, jupyter_servers):
+def jupyter(request):
     """The URL of the notebook, served by JupyterLab 4 or Notebook 7."""
-    with jupyter_notebook(jupyter_servers, request.param, CELLS, "matrix.ipynb") as url:
+    with jupyter_notebook(request.param, CELLS, "matrix.ipynb") as url:
         yield url
 
 

@@ -67,8 +67,8 @@ CONTRAST = """(selector) => {
 
 
 @pytest.fixture(scope="module")
-def jupyter(jupyter_servers):
-    with jupyter_notebook(jupyter_servers, "lab", CELLS, "matrix_panel.ipynb") as url:
+def jupyter():
+    with jupyter_notebook("lab", CELLS, "matrix_panel.ipynb") as url:
         yield url
 
 

@@ -46,8 +46,8 @@ print("REPORT" + _json.dumps({
 
 
 @pytest.fixture(scope="module")
-def jupyter(jupyter_servers):
-    with jupyter_notebook(jupyter_servers, "lab", [SETUP], "supergraph.ipynb") as url:
+def jupyter():
+    with jupyter_notebook("lab", [SETUP], "supergraph.ipynb") as url:
         yield url
 
 

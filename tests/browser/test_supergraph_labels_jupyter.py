@@ -39,8 +39,8 @@ view"""
 
 
 @pytest.fixture(scope="module")
-def jupyter(jupyter_servers):
-    with jupyter_notebook(jupyter_servers, "lab", [SETUP], "supergraph_labels.ipynb") as url:
+def jupyter():
+    with jupyter_notebook("lab", [SETUP], "supergraph_labels.ipynb") as url:
         yield url
 
 

@@ -38,8 +38,8 @@ HOVER_SCATTER = """() => {
 
 
 @pytest.fixture(scope="module")
-def jupyter(jupyter_servers):
-    with jupyter_notebook(jupyter_servers, "lab", [SETUP], "linked.ipynb") as url:
+def jupyter():
+    with jupyter_notebook("lab", [SETUP], "linked.ipynb") as url:
         yield url
 
 

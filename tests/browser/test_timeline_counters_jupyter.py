@@ -24,8 +24,8 @@ SUFFIXES = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
 
 @pytest.fixture(scope="module")
-def jupyter(jupyter_servers):
-    with jupyter_notebook(jupyter_servers, "lab", CELLS, "timeline_counters.ipynb") as url:
+def jupyter():
+    with jupyter_notebook("lab", CELLS, "timeline_counters.ipynb") as url:
         yield url
 
 

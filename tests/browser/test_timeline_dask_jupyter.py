@@ -44,9 +44,9 @@ print("REPORT" + _json.dumps({
 
 
 @pytest.fixture(scope="module")
-def jupyter(jupyter_servers):
+def jupyter():
     pytest.importorskip("dask.dataframe", reason="the glade[dask] extra is absent")
-    with jupyter_notebook(jupyter_servers, "lab", CELLS, "timeline_dask.ipynb") as url:
+    with jupyter_notebook("lab", CELLS, "timeline_dask.ipynb") as url:
         yield url
 
 

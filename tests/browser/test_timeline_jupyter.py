@@ -55,8 +55,8 @@ print("REPORT" + _json.dumps({
 
 
 @pytest.fixture(scope="module")
-def jupyter(jupyter_servers):
-    with jupyter_notebook(jupyter_servers, "lab", CELLS, "timeline.ipynb") as url:
+def jupyter():
+    with jupyter_notebook("lab", CELLS, "timeline.ipynb") as url:
         yield url
 
 

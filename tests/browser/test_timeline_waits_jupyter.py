@@ -35,8 +35,8 @@ CELLS = [
 
 
 @pytest.fixture(scope="module")
-def jupyter(jupyter_servers):
-    with jupyter_notebook(jupyter_servers, "lab", CELLS, "timeline_waits.ipynb") as url:
+def jupyter():
+    with jupyter_notebook("lab", CELLS, "timeline_waits.ipynb") as url:
         yield url
 
 
