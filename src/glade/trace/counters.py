@@ -42,7 +42,7 @@ import pandas as pd
 
 from glade.compiled import kernel
 from glade.errors import GladeError, TraceError
-from glade.trace.events import NAME, PROCESS, THREAD, TIMESTAMP
+from glade.trace.events import INSTANT, NAME, PROCESS, THREAD, TIMESTAMP
 from glade.units import combine_unit, unit_of
 
 COUNTER = "Counter"
@@ -117,6 +117,47 @@ def _samples(events: pd.DataFrame, series: Series) -> np.ndarray:
     if series.event is not None:
         has &= (events[NAME] == series.event).to_numpy()
     return np.flatnonzero(has)
+
+
+def sample_instants(
+    events: pd.DataFrame, kinds: np.ndarray, metadata: Mapping[str, Any]
+) -> np.ndarray:
+    """Per event whether it is an Instant that only carries counter samples: its name is
+    the ``event`` of a declared series (a Chrome ``"C"`` event). A timeline draws these
+    as counter tracks, not as instant marks.
+
+    Parameters
+    ----------
+    events : pandas.DataFrame
+        The trace's events.
+    kinds : numpy.ndarray
+        Their kinds (``trace.event_kinds()``: 2 for an Instant).
+    metadata : Mapping
+        The trace's metadata (``counters``).
+
+    Returns
+    -------
+    numpy.ndarray
+        bool, one per event.
+
+    Raises
+    ------
+    TraceError
+        When a declaration is malformed (see :func:`declared_series`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> events = pd.DataFrame({"Timestamp (ns)": [0, 5], "Event Type": "Instant",
+    ...     "Name": ["mem", "mark"], "Process": 0, "Thread": 0, "heap": [1.0, None]})
+    >>> meta = {"counters": [{"name": "mem heap", "column": "heap", "event": "mem"}]}
+    >>> sample_instants(events, np.array([2, 2]), meta).tolist()
+    [True, False]
+    """
+    named = sorted({s.event for s in declared_series(metadata, events.columns) if s.event})
+    if not named:
+        return np.zeros(len(events), dtype=bool)
+    return (kinds == INSTANT) & events[NAME].isin(named).to_numpy()
 
 
 def counter_table(events: pd.DataFrame, metadata: Mapping[str, Any]) -> pd.DataFrame:

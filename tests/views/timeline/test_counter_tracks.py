@@ -107,3 +107,25 @@ def test_a_trace_without_counters_has_no_tracks() -> None:
     replies = Replies(view)
     view._on_request(view, {"type": "counters", "id": 1, "t0": 0, "t1": 1e6, "width": 10}, [])
     assert replies.sent[-1][0]["tracks"] == []
+
+
+def test_chrome_counter_events_are_tracks_not_instant_marks(tmp_path) -> None:
+    from glade.trace import Trace
+    from tests.trace.test_counters import CHROME_EVENTS, write_chrome
+
+    # the counter events of test_counters (3 "mem" and 1 "cpu" samples) and one real
+    # instant, "flush" on process 0 at 40 us
+    events = [*CHROME_EVENTS, {"ph": "i", "name": "flush", "pid": 0, "tid": 0, "ts": 40}]
+    view = Timeline(Trace.from_chrome(write_chrome(tmp_path / "c.json", events)), height=200)
+    first, last = view.extent
+    instants = view.picture(first, last, width=200, height=100).instants
+    assert [view.names[c] for c in instants["code"]] == ["flush"]
+    assert instants["time"].tolist() == [40_000]
+    # the samples are the counter tracks: "mem heap" and "mem stack" under process 0,
+    # "cpu value" under process 1
+    assert [(t["process"], t["counter"]) for t in view.counter_tracks.meta()] == [
+        (0, "mem heap"),
+        (0, "mem stack"),
+        (1, "cpu value"),
+    ]
+    assert "1 instants" in view.status

@@ -22,6 +22,7 @@ from glade.errors import GladeError
 from glade.profile.graphframe import GraphFrame
 from glade.query import Query, col
 from glade.trace.calls import EVENT, forest_nodes
+from glade.trace.counters import sample_instants
 from glade.trace.events import NAME, PROCESS, THREAD
 from glade.trace.matching import location_codes_of
 from glade.trace.model import Trace
@@ -36,7 +37,8 @@ class Forest:
     ``end`` (int64 ns), ``code`` (of ``names``), ``location`` (int32 code of the process
     and thread, of ``processes``/``threads``), ``call`` (False for instants), ``event``
     (row in the trace's events), and the forest's structure: ``parent`` (node id, -1
-    for a root) and ``depth``."""
+    for a root) and ``depth``; ``sample`` marks the instants that carry counter samples
+    (drawn as counter tracks, not as marks; None: none do)."""
 
     parent: np.ndarray
     depth: np.ndarray
@@ -49,6 +51,7 @@ class Forest:
     threads: np.ndarray
     call: np.ndarray
     event: np.ndarray
+    sample: np.ndarray | None = None
 
     @classmethod
     def of(cls, forest: GraphFrame, locations: tuple[np.ndarray, int] | None = None) -> Forest:
@@ -104,6 +107,7 @@ class Forest:
             threads=events[THREAD].to_numpy()[first],
             call=~nodes.instant,
             event=rows,
+            sample=sample_instants(events, trace.event_kinds(), trace.metadata)[rows],
         )
 
     def call_query(self, node: int) -> str:
@@ -184,7 +188,8 @@ class TimelineIndex:
             self.instant_time,
             self.instant_lane,
         ) = kernels.index_arrays(
-            self.keep,
+            # a counter sample is no mark: it is left out of the instants
+            self.keep if forest.sample is None else self.keep & ~forest.sample,
             forest.call,
             forest.location,
             depth,
