@@ -1,19 +1,23 @@
 // Counter tracks under the timeline's process rows: one line track per counter, process
-// and thread (glade/views/timeline/counters.py). The kernel reduces the samples of the
-// range shown to pixel columns (min, max and mean of the samples in each); a track draws
-// the min-max envelope and a step line through the means (a counter holds its value
-// until its next sample), showing the recorded value or its rate (a toggle). The tooltip
-// gives the column's mean, min, max and samples with the counter's unit.
-import { element, labelled, option, showLines } from "../../lib/dom.js";
-import { formatMetric } from "../../lib/format.js";
+// and thread (glade/views/timeline/counters.py), in a lane under the last row of its
+// process (layout.js). The kernel reduces the samples of the range shown to pixel
+// columns (min, max and mean of the samples in each) for the tracks in view; a track
+// draws the min-max envelope and a step line through the means (a counter holds its
+// value until its next sample), showing the recorded value or its rate (a toggle). The
+// tooltip gives the column's time and its mean, min, max and samples with the unit.
+// A menu picks the counters shown; a process's tracks fold away from its gutter.
+import { element, labelled, option } from "../../lib/dom.js";
+import { formatMetric, formatTimeAt } from "../../lib/format.js";
 import { unpackArrays } from "../../lib/transport.js";
 import { GUTTER } from "./margins.js";
 import { fitText } from "./paint.js";
+import { LANE_HEIGHT, lastRows, tracksUnder } from "./layout.js";
 
-export const TRACK_HEIGHT = 40;
-/** Tracks shown at once; more scroll (wheel over the tracks). */
-export const VISIBLE_TRACKS = 6;
-const PAD = 5;
+const PAD = 4;
+/** Beyond this many tracks a process's tracks start folded. */
+export const UNFOLDED_TRACKS = 16;
+/** The width of the fold toggle at the gutter's left edge. */
+export const FOLD_WIDTH = 14;
 const LINE = "#2f7ed8";
 const BAND = "rgba(47, 126, 216, 0.28)";
 
@@ -116,6 +120,14 @@ export function envelopeOf(answer, arrays) {
   return { ...answer, ...arrays, spans: trackSpans(arrays.track, answer.tracks.length) };
 }
 
+/** The time line of a counter tooltip: the pixel column's span, from the trace's start
+ * `origin`, to the precision of a column. */
+export function columnTime(env, column, origin) {
+  const span = (env.t1 - env.t0) / env.width;
+  const start = env.t0 + column * span - origin;
+  return ["time", `${formatTimeAt(start, span)} – ${formatTimeAt(start + span, span)}`];
+}
+
 /** Write `text` at (x, y) (its top left) in `colour` on a plate of `paper`, so that a
  * track's line never runs through a label. */
 function plate(ctx, text, x, y, colour, paper) {
@@ -129,157 +141,170 @@ function plate(ctx, text, x, y, colour, paper) {
   ctx.fillText(text, x, y + 1);
 }
 
-/** The panel of counter tracks: asks the kernel through `ask(fields)`, paints on the
- * shared time scale, and shows its tooltip in the view's `tooltip`. */
-export class CounterPanel {
-  constructor(ask, tooltip, root, signal) {
+/** The counter tracks of a timeline: what the kernel said there is (`tracks`), which
+ * counters are shown and which processes folded, the envelope of the last answer, and
+ * the menu in the toolbar. `ask(fields)` sends a request (null offline, where the
+ * page's `saved` answers per mode stand in); `changed()` tells the view that the lanes
+ * changed (a new layout). */
+export class CounterLanes {
+  constructor(ask, bar, changed, signal, saved = null) {
     this.ask = ask;
-    this.tooltip = tooltip;
-    this.viewRoot = root;
+    this.changed = changed;
+    this.saved = saved;
     this.mode = "value";
+    this.tracks = null; // unknown until the first answer
     this.env = null;
-    this.none = false;
-    this.scrollTop = 0;
-    this.scale = null;
-    this.root = element("div", "gt-counters");
-    this.root.style.display = "none";
-    const head = element("div", "gt-counters-head");
+    this.shown = new Set();
+    this.folded = new Set();
+    this.version = 0;
+    this.menu = element("details", "gt-counter-menu");
+    this.menu.style.display = "none";
+    this.summary = element("summary", "", { text: "counters" });
     this.modeSelect = element("select", "gt-counter-mode", {
       title: "show each counter's recorded value or its rate of change per second",
     });
     option(this.modeSelect, "value", "value");
     option(this.modeSelect, "rate", "rate per second");
-    this.title = element("span", "gt-counters-title", { text: "counters" });
-    head.append(this.title, labelled("show", this.modeSelect));
-    const body = element("div", "gt-counters-body");
-    this.gutter = element("canvas", "gt-counters-gutter");
-    this.plot = element("canvas", "gt-counters-plot");
-    body.append(this.gutter, this.plot);
-    this.root.append(head, body);
-    const on = (target, type, handler, options = {}) =>
-      target.addEventListener(type, handler, { signal, ...options });
+    this.names = element("div", "gt-counter-names");
+    const all = element("button", "gt-counter-unfold", { text: "unfold all" });
+    const none = element("button", "gt-counter-fold", { text: "fold all" });
+    const buttons = element("div", "gt-counter-buttons");
+    buttons.append(all, none);
+    const panel = element("div", "gt-counter-panel");
+    panel.append(labelled("show", this.modeSelect), this.names, buttons);
+    this.menu.append(this.summary, panel);
+    bar.append(this.menu);
+    const on = (target, type, handler) => target.addEventListener(type, handler, { signal });
     on(this.modeSelect, "change", () => {
       this.mode = this.modeSelect.value;
-      if (this.scale) this.request(this.scale);
+      this.env = null;
+      if (this.saved) this.load(this.saved[this.mode]);
+      else this.relayout();
     });
-    on(this.plot, "pointermove", (event) => this.showTooltip(event));
-    on(this.plot, "pointerleave", () => {
-      this.tooltip.style.display = "none";
+    on(this.names, "change", (event) => {
+      const name = event.target.dataset.counter;
+      if (name === undefined) return;
+      if (event.target.checked) this.shown.add(name);
+      else this.shown.delete(name);
+      this.relayout();
     });
-    on(this.plot, "wheel", (event) => this.onWheel(event), { passive: false });
+    on(all, "click", () => {
+      this.folded.clear();
+      this.relayout();
+    });
+    on(none, "click", () => {
+      for (const track of this.tracks ?? []) this.folded.add(track.process);
+      this.relayout();
+    });
   }
 
-  get tracks() {
-    return this.env ? this.env.tracks : [];
+  /** Offline: show the page's saved answer. */
+  start() {
+    if (this.saved) this.load(this.saved[this.mode]);
   }
 
-  get height() {
-    return Math.min(this.tracks.length, VISIBLE_TRACKS) * TRACK_HEIGHT;
+  relayout() {
+    this.version++;
+    this.changed(true);
   }
 
-  /** The tracks scrolled into view: [first, last). */
-  visibleTracks() {
-    const first = Math.floor(this.scrollTop / TRACK_HEIGHT);
-    return [first, first + VISIBLE_TRACKS + 1];
+  /** Whether `process` has counter tracks. */
+  has(process) {
+    return this.processes?.has(process) ?? false;
   }
 
-  /** Ask for the tracks in view over the range of `scale` (none once the kernel said
-   * there are none). */
-  request(scale) {
-    this.scale = scale;
-    if (this.none) return;
-    const [track0, track1] = this.visibleTracks();
+  /** Fold or unfold the tracks of `process`. */
+  toggle(process) {
+    if (this.folded.has(process)) this.folded.delete(process);
+    else this.folded.add(process);
+    this.relayout();
+  }
+
+  /** The tracks under each row (a Map row -> [track]) for the rows shown: `processes`
+   * per location, `locationRows` their first rows, `rows` in all. */
+  under(processes, locationRows, rows) {
+    if (!this.tracks?.length) return new Map();
+    return tracksUnder(this.tracks, this.shown, this.folded,
+      lastRows(processes, locationRows, rows));
+  }
+
+  /** Ask for the envelope of `tracks` (indices) over the range of `scale`; the first
+   * request asks only what tracks there are. */
+  request(scale, tracks) {
+    if (!this.ask || this.tracks?.length === 0 || (this.tracks && !tracks.length)) return;
     this.ask({
-      t0: scale.t0, t1: scale.t1, width: Math.round(scale.width), mode: this.mode, track0,
-      track1,
+      t0: scale.t0, t1: scale.t1, width: Math.round(scale.width), mode: this.mode,
+      tracks: this.tracks ? tracks : [],
     });
   }
 
+  /** The first answer: the tracks there are, the menu's counters, what starts folded. */
+  learn(tracks) {
+    this.tracks = tracks;
+    this.processes = new Set(tracks.map((t) => t.process));
+    const names = [...new Set(tracks.map((t) => t.counter))];
+    this.shown = new Set(names);
+    if (tracks.length > UNFOLDED_TRACKS) this.folded = new Set(this.processes);
+    this.names.replaceChildren(...names.map((name) => {
+      const box = element("input", "", { type: "checkbox", "data-counter": name });
+      box.checked = true;
+      return labelled(name, box, true);
+    }));
+    this.menu.style.display = tracks.length ? "" : "none";
+    this.summary.textContent = `counters (${tracks.length})`;
+    this.summary.title = `${tracks.length} counter track${tracks.length > 1 ? "s" : ""}: `
+      + "pick the counters shown under each process; fold a process's tracks from its "
+      + "gutter (▾)";
+  }
+
+  /** An answer of the kernel (or of the offline page): its envelope, and on the first
+   * one the tracks there are. */
   async setAnswer(answer, buffers) {
     if (answer.mode !== this.mode) return;
-    if (!answer.tracks.length) {
-      this.none = true;
-      this.root.style.display = "none";
-      return;
-    }
-    const arrays = await unpackArrays(answer.arrays, buffers[0]);
+    this.load({ answer, arrays: await unpackArrays(answer.arrays, buffers[0]) });
+  }
+
+  load(saved) {
+    if (!saved) return;
+    const { answer, arrays } = saved;
+    const first = this.tracks === null;
+    if (first) this.learn(answer.tracks);
     this.env = envelopeOf(answer, arrays);
-    this.root.style.display = "";
-    this.title.textContent = `counters (${answer.tracks.length} track${answer.tracks.length > 1 ? "s" : ""})`;
-    // the range and width of the tracks shown (what a test asks the kernel about)
-    this.root.dataset.range = JSON.stringify([answer.t0, answer.t1, answer.width]);
-    this.root.dataset.tracks = `${answer.track0}-${answer.track1}`;
-    this.resize(this.scale?.width ?? answer.width);
-    this.paint(this.scale);
+    if (first && answer.tracks.length) this.relayout();
+    else this.changed(false);
   }
 
-  resize(width) {
-    const dpr = window.devicePixelRatio || 1;
-    const h = this.height;
-    for (const [canvas, w] of [[this.gutter, GUTTER], [this.plot, width]]) {
-      canvas.style.width = `${w}px`;
-      canvas.style.height = `${h}px`;
-      canvas.width = Math.round(w * dpr);
-      canvas.height = Math.round(h * dpr);
-      canvas.getContext("2d").setTransform(dpr, 0, 0, dpr, 0, 0);
-    }
-  }
-
-  onWheel(event) {
-    const max = Math.max(0, this.tracks.length * TRACK_HEIGHT - this.height);
-    if (!max) return;
-    event.preventDefault();
-    this.scrollTop = Math.max(0, Math.min(max, this.scrollTop + event.deltaY));
-    this.paint(this.scale);
-    const [first, last] = this.visibleTracks();
+  /** Paint `lanes` ([{ row, track, top }], top in content pixels) onto the plot (`ctx`)
+   * and their names into the gutter (`gutter`), with `frame` (paint.js) and `layout`'s
+   * scroll offset `scrollTop`; `style` gives the theme's colours. */
+  paint(ctx, gutter, frame, lanes, scrollTop, style) {
     const env = this.env;
-    if (first < env.track0 || Math.min(last, env.tracks.length) > env.track1) {
-      this.request(this.scale);
-    }
-  }
-
-  /** Paint the tracks in view on `scale` (an answer for another range is stretched to
-   * it by time). */
-  paint(scale) {
-    const env = this.env;
-    if (!env || !scale) return;
-    this.scale = scale;
-    const width = scale.width;
-    const ctx = this.plot.getContext("2d");
-    const gutter = this.gutter.getContext("2d");
-    const style = getComputedStyle(this.viewRoot);
-    const ink = style.getPropertyValue("--glade-fg") || "#222";
-    const muted = style.getPropertyValue("--glade-muted") || "#666";
-    const rule = style.getPropertyValue("--glade-border") || "#ccc";
-    const paper = style.getPropertyValue("--glade-bg") || "#fff";
-    ctx.clearRect(0, 0, width, this.height);
-    gutter.clearRect(0, 0, GUTTER, this.height);
-    const span = (env.t1 - env.t0) / env.width;
-    const x = (column) => scale.x(env.t0 + column * span);
-    const first = Math.floor(this.scrollTop / TRACK_HEIGHT);
-    const last = Math.min(env.tracks.length, first + VISIBLE_TRACKS + 1);
+    const { width, scale } = frame;
+    const { ink, muted, rule, paper } = style;
     ctx.font = "10px var(--jp-ui-font-family, system-ui, sans-serif)";
-    gutter.font = "11px var(--jp-ui-font-family, system-ui, sans-serif)";
-    gutter.textBaseline = "middle";
-    gutter.textAlign = "right";
-    for (let k = first; k < last; k++) {
-      const top = k * TRACK_HEIGHT - this.scrollTop;
-      const track = env.tracks[k];
+    gutter.font = "10px var(--jp-ui-font-family, system-ui, sans-serif)";
+    for (const lane of lanes) {
+      const top = lane.top - scrollTop;
+      const k = lane.track;
+      const track = this.tracks[k];
+      ctx.fillStyle = paper;
+      ctx.fillRect(0, top, width, LANE_HEIGHT);
       ctx.fillStyle = rule;
-      ctx.fillRect(0, top + TRACK_HEIGHT - 1, width, 1);
-      gutter.fillStyle = rule;
-      gutter.fillRect(0, top + TRACK_HEIGHT - 1, GUTTER, 1);
-      gutter.fillStyle = ink;
-      const where = track.thread ? `${track.process}.${track.thread}` : `process ${track.process}`;
-      if (k === 0 || env.tracks[k - 1].process !== track.process
-        || env.tracks[k - 1].thread !== track.thread) {
-        gutter.fillText(fitText(gutter, where, GUTTER - 10), GUTTER - 6, top + TRACK_HEIGHT / 2);
-      }
-      const range = trackRange(env, k);
+      ctx.fillRect(0, top + LANE_HEIGHT - 1, width, 1);
+      gutter.fillStyle = paper;
+      gutter.fillRect(0, top, GUTTER, LANE_HEIGHT);
+      gutter.fillStyle = muted;
+      gutter.textAlign = "right";
+      gutter.textBaseline = "middle";
+      const name = track.thread ? `${track.counter} · ${track.thread}` : track.counter;
+      gutter.fillText(fitText(gutter, name, GUTTER - 10), GUTTER - 6, top + LANE_HEIGHT / 2);
       const unit = unitOf(track, this.mode);
+      const range = env && env.before.length > k ? trackRange(env, k) : null;
       if (range) {
         const [lo, hi] = range;
-        const inner = TRACK_HEIGHT - 2 * PAD - 1;
+        const span = (env.t1 - env.t0) / env.width;
+        const x = (column) => scale.x(env.t0 + column * span);
+        const inner = LANE_HEIGHT - 2 * PAD - 1;
         const y = (v) => top + PAD + inner * (1 - (v - lo) / (hi - lo));
         const { line, bands } = trackShapes(env, k, x, y, 0, width);
         ctx.fillStyle = BAND;
@@ -292,40 +317,36 @@ export class CounterPanel {
           else ctx.moveTo(px, py);
         }
         ctx.stroke();
+        ctx.lineWidth = 1;
         const high = formatMetric(hi, unit);
         const low = formatMetric(lo, unit);
         plate(ctx, high, width - 4 - ctx.measureText(high).width, top + 1, muted, paper);
-        plate(ctx, low, width - 4 - ctx.measureText(low).width, top + TRACK_HEIGHT - 13,
+        plate(ctx, low, width - 4 - ctx.measureText(low).width, top + LANE_HEIGHT - 13,
           muted, paper);
       }
-      const name = this.mode === "rate" ? `${track.counter} (rate)` : track.counter;
-      plate(ctx, fitText(ctx, unit ? `${name} [${unit}]` : name, width / 2), 4, top + 1, ink,
-        paper);
+      const title = this.mode === "rate" ? `${track.counter} (rate)` : track.counter;
+      plate(ctx, fitText(ctx, unit ? `${title} [${unit}]` : title, width / 2), 4, top + 1,
+        ink, paper);
     }
-    this.root.dataset.drawn = `${env.id}:${this.mode}`;
+    gutter.textAlign = "left";
+    if (env) {
+      // what a test reads: the range and width of the envelope drawn, and its mode
+      this.drawn = { range: [env.t0, env.t1, env.width], mode: this.mode };
+    }
   }
 
-  /** The track and pixel column under CSS pixel (x, y) of the tracks' canvas, or null. */
-  placeAt(px, py) {
+  /** The tooltip's lines for track `k` at CSS pixel column `px` of the plot (`scale`
+   * the view's time scale, `origin` the trace's start), or null. */
+  linesAt(k, px, scale, origin) {
     const env = this.env;
-    if (!env || !this.scale) return null;
-    const k = Math.floor((py + this.scrollTop) / TRACK_HEIGHT);
-    if (k < 0 || k >= env.tracks.length) return null;
-    const t = this.scale.time(px);
+    if (!env || k >= env.before.length) return null;
+    const t = scale.time(px);
     const column = Math.floor(((t - env.t0) / (env.t1 - env.t0)) * env.width);
     if (column < 0 || column >= env.width) return null;
-    return { k, column };
-  }
-
-  showTooltip(event) {
-    const place = this.placeAt(event.offsetX, event.offsetY);
-    const at = place && columnAt(this.env, place.k, place.column);
-    if (!at) {
-      this.tooltip.style.display = "none";
-      return;
-    }
-    const lines = counterLines(this.env.tracks[place.k], this.env, place.k, at, this.mode);
-    showLines(this.tooltip, this.viewRoot, event, lines,
-      { keyClass: "gt-tip-key", noteClass: "gt-tip-name", width: 240 });
+    const at = columnAt(env, k, column);
+    if (!at) return null;
+    const lines = counterLines(this.tracks[k], env, k, at, this.mode);
+    lines.splice(2, 0, columnTime(env, column, origin));
+    return lines;
   }
 }

@@ -21,10 +21,11 @@ import { AXIS_HEIGHT, GUTTER, paintAxis, paintGutter } from "./margins.js";
 import { Overview, OVERVIEW_HEIGHT } from "./overview.js";
 import { paintPlot } from "./paint.js";
 import { boxAt, decodePicture, pictureOf, rasterPixels } from "./picture.js";
-import { fitHeight, MAX_ROW_HEIGHT, visibleRows } from "./rows.js";
+import { fitHeight, MAX_ROW_HEIGHT } from "./rows.js";
 import { clampRange, panBy, TimeScale, zoomAt } from "./scale.js";
 import { arrowAt, arrowLines, highlightedArrows } from "./arrows.js";
-import { CounterPanel } from "./counters.js";
+import { CounterLanes, FOLD_WIDTH } from "./counters.js";
+import { LANE_HEIGHT, lastRows, RowLayout } from "./layout.js";
 import { SummaryPanel } from "./summary.js";
 import { placeOf, tooltipLines } from "./tooltip.js";
 import {
@@ -32,6 +33,8 @@ import {
 } from "./waits.js";
 
 const ZOOM_STEP = 0.8;
+/** The least height of a row with counter lanes in the plot (below it they scroll). */
+const LANED_ROW = 12;
 const VIEWPORT_DELAY_MS = 300;
 
 class TimelineView {
@@ -70,13 +73,15 @@ class TimelineView {
       signal,
     );
     this.legend.before(this.summary.root);
-    this.counters = new CounterPanel((fields) => this.client?.request("counters", fields),
-      this.tooltip, this.root, signal);
-    this.main.after(this.counters.root);
+    this.counters = new CounterLanes(
+      this.offline ? null : (fields) => this.client?.request("counters", fields),
+      this.root.querySelector(".glade-toolbar"), (relayout) => this.onCounters(relayout),
+      signal, this.offline ? savedCounters(payload) : null);
     this.overviewStrip = new Overview(this.overviewCanvas, (t0, t1) => this.setRange(t0, t1),
       signal);
     this.readRows();
     this.readHighlight();
+    this.counters.start();
     this.client = this.offline ? null : new RequestClient(model, {
       onAnswer: (kind, answer, buffers) => this.onAnswer(kind, answer, buffers),
       onError: (_kind, message) => this.setWaiting(`the kernel could not draw this: ${message}`),
@@ -101,6 +106,31 @@ class TimelineView {
     this.processes = arrays.processes;
     this.locationRows = this.depthRows ? arrays.location_rows
       : Int32Array.from(this.processes, (_, i) => i);
+    this.placeLanes();
+  }
+
+  /** Which counter tracks go under which row (after new rows, or a counter shown,
+   * hidden, folded or unfolded), and the row of each process that has tracks (where
+   * its fold toggle is). */
+  placeLanes() {
+    const rows = this.labels.length;
+    this.under = this.counters.under(this.processes, this.locationRows, rows);
+    this.lanes = 0;
+    for (const tracks of this.under.values()) this.lanes += tracks.length;
+    this.foldRows = new Map();
+    for (const [process, row] of lastRows(this.processes, this.locationRows, rows)) {
+      if (this.counters.has(process)) this.foldRows.set(row, process);
+    }
+  }
+
+  /** The counters changed: new lanes (`relayout`), or only new values to draw. */
+  onCounters(relayout) {
+    if (!relayout) {
+      this.draw();
+      return;
+    }
+    this.placeLanes();
+    this.resize();
   }
 
   readHighlight() {
@@ -111,28 +141,46 @@ class TimelineView {
   /** The height of the rows' area: the view's height, or less when every row fits
    * at its largest height. */
   get plotHeight() {
-    return Math.min(this.model.get("height"), Math.max(60, this.labels.length * MAX_ROW_HEIGHT));
+    return Math.min(this.model.get("height"),
+      Math.max(60, this.labels.length * MAX_ROW_HEIGHT + this.lanes * LANE_HEIGHT));
   }
 
+  /** The rows' height: they fit the plot beside the counter lanes, but with lanes
+   * never below LANED_ROW px (then the rows and lanes scroll). */
   get rowHeight() {
     const rows = this.labels.length;
-    const fit = fitHeight(rows, this.plotHeight);
+    const room = this.plotHeight - this.lanes * LANE_HEIGHT;
+    const fit = this.lanes ? Math.max(LANED_ROW, Math.min(MAX_ROW_HEIGHT, room / rows))
+      : fitHeight(rows, this.plotHeight);
     return this.rowChoice === "fit" ? fit : Math.max(Number(this.rowChoice), fit);
   }
 
+  /** Where the rows and the counter lanes are (one layout per row height and lanes). */
+  get layout() {
+    const rows = this.labels.length;
+    const height = this.rowHeight;
+    const made = this.madeLayout;
+    if (made?.rows === rows && made.rowHeight === height && made.under === this.under) {
+      return made;
+    }
+    this.madeLayout = new RowLayout(rows, height, this.under);
+    return this.madeLayout;
+  }
+
   rows() {
-    const view = visibleRows(this.labels.length, this.rowHeight, this.plotHeight,
-      this.scrollTop);
+    const view = this.layout.visible(this.plotHeight, this.scrollTop);
     this.scrollTop = view.scrollTop;
     return view;
   }
 
   rowTop(row) {
-    return row * this.rowHeight - this.scrollTop;
+    return this.layout.top(row) - this.scrollTop;
   }
 
+  /** The row at CSS pixel `y` of the plot (-1 over a counter lane). */
   rowAt(y) {
-    return Math.floor((y + this.scrollTop) / this.rowHeight);
+    const { row, lane } = this.layout.at(y + this.scrollTop);
+    return lane >= 0 ? -1 : row;
   }
 
   resize() {
@@ -149,7 +197,6 @@ class TimelineView {
     size(this.plot, width, this.plotHeight);
     size(this.axis, width + GUTTER, AXIS_HEIGHT);
     size(this.overviewCanvas, width + GUTTER, OVERVIEW_HEIGHT);
-    this.counters.resize(width);
     this.scale = this.scale.with(this.scale.t0, this.scale.t1, width);
     this.draw();
     this.request();
@@ -206,7 +253,7 @@ class TimelineView {
       if (this.summary.open) this.summary.close();
       else this.summary.show();
     });
-    on(this.gutter, "click", (event) => this.pinRow(this.rowAt(event.offsetY)));
+    on(this.gutter, "click", (event) => this.onGutterClick(event));
     on(this.legend, "click", (event) => {
       if (event.target.closest("[data-action='waiting']")) {
         this.client?.request("select_waiting", {});
@@ -378,8 +425,10 @@ class TimelineView {
 
   brushWindow(x0, y0, x1, y1) {
     const rows = this.labels.length;
-    const row0 = Math.max(0, Math.min(this.rowAt(Math.min(y0, y1)), rows - 1));
-    const row1 = Math.min(rows, this.rowAt(Math.max(y0, y1)) + 1);
+    // a counter lane counts as the row it is under
+    const rowOf = (y) => this.layout.at(y + this.scrollTop).row;
+    const row0 = Math.max(0, Math.min(rowOf(Math.min(y0, y1)), rows - 1));
+    const row1 = Math.min(rows, rowOf(Math.max(y0, y1)) + 1);
     const t0 = this.scale.time(Math.min(x0, x1));
     const t1 = this.scale.time(Math.max(x0, x1));
     this.edits.edit(windowEdit(row0, row1, t0, t1, this.processes, this.locationRows));
@@ -431,6 +480,17 @@ class TimelineView {
     this.client?.request("wait", { node });
     this.refreshSelection();
     this.draw();
+  }
+
+  /** A click in the gutter: on a fold toggle (▾/▸, at its left edge) fold or unfold
+   * the process's counter tracks; else pin (or unpin) the row's process. */
+  onGutterClick(event) {
+    const { row, lane } = this.layout.at(event.offsetY + this.scrollTop);
+    if (lane < 0 && event.offsetX < FOLD_WIDTH && this.foldRows.has(row)) {
+      this.counters.toggle(this.foldRows.get(row));
+      return;
+    }
+    if (lane < 0) this.pinRow(row);
   }
 
   /** Pin (or unpin) the process of `row` to the top. */
@@ -524,7 +584,7 @@ class TimelineView {
     const middle = (found.start + found.end) / 2;
     const row = this.depthRows ? this.locationRows[found.location] + found.depth
       : found.location;
-    const top = row * this.rowHeight;
+    const top = this.layout.top(row);
     if (top < this.scrollTop || top + this.rowHeight > this.scrollTop + this.plotHeight) {
       this.scrollTop = Math.max(0, top - this.plotHeight / 2);
     }
@@ -571,7 +631,8 @@ class TimelineView {
         height: Math.max(1, Math.round(this.plotHeight)), row0, row1,
         depth_rows: this.depthRows, revision: this.model.get("revision"),
       });
-      this.counters.request(this.scale);
+      this.counters.request(this.scale,
+        this.layout.lanes(row0, row1).map((lane) => lane.track));
     });
   }
 
@@ -708,22 +769,53 @@ class TimelineView {
       if (this.layers.waits) paintWaits(ctx, frame, this.picture, this.waitCanvas(this.picture));
       if (this.layers.criticalPath) paintPath(ctx, frame, this.picture);
     }
-    paintGutter(this.gutter.getContext("2d"), frame, pinnedLabels(this.labels, this.processes,
-      this.locationRows, this.layers.rowOrder.pinned, this.depthRows),
-      getComputedStyle(this.root).getPropertyValue("--glade-fg") || "#222");
+    const style = getComputedStyle(this.root);
+    const colours = {
+      ink: style.getPropertyValue("--glade-fg") || "#222",
+      muted: style.getPropertyValue("--glade-muted") || "#666",
+      rule: style.getPropertyValue("--glade-border") || "#ccc",
+      paper: style.getPropertyValue("--glade-bg") || "#fff",
+    };
+    const gutter = this.gutter.getContext("2d");
+    paintGutter(gutter, frame, pinnedLabels(this.labels, this.processes,
+      this.locationRows, this.layers.rowOrder.pinned, this.depthRows), colours.ink);
+    this.paintLanes(frame, gutter, colours);
     paintAxis(this.axis.getContext("2d"), this.scale, this.model.get("extent")[0]);
     this.overviewStrip.paint(this.overview, this.scale, this.colours);
-    this.counters.paint(this.scale);
     this.onCanvas = this.picture;
+  }
+
+  /** The counter lanes of the rows in view, and the fold toggles of their processes. */
+  paintLanes(frame, gutter, colours) {
+    const lanes = this.layout.lanes(frame.row0, frame.row1);
+    this.counters.paint(this.plot.getContext("2d"), gutter, frame, lanes, this.scrollTop,
+      colours);
+    if (this.foldRows.size && frame.rowHeight >= 8) {
+      gutter.fillStyle = colours.muted;
+      gutter.font = "10px var(--jp-ui-font-family, system-ui, sans-serif)";
+      gutter.textAlign = "left";
+      gutter.textBaseline = "middle";
+      for (const [row, process] of this.foldRows) {
+        if (row < frame.row0 || row >= frame.row1) continue;
+        gutter.fillText(this.counters.folded.has(process) ? "▸" : "▾", 3,
+          frame.rowTop(row) + frame.rowHeight / 2);
+      }
+    }
+    // what a test reads: the lanes drawn ([track, top in CSS px of the plot]) and the
+    // range of the envelope they show
+    this.root.dataset.counterLanes = JSON.stringify(lanes.map((lane) =>
+      [lane.track, lane.top - this.scrollTop]));
+    if (this.counters.drawn) this.root.dataset.counters = JSON.stringify(this.counters.drawn);
   }
 
   /** Where things go on the plot now (see paint.js). */
   paintFrame() {
     const { row0, row1 } = this.rows();
-    const { rowHeight, scrollTop } = this;
+    const { layout, scrollTop } = this;
     return {
       scale: this.scale, width: this.scale.width, height: this.plotHeight, row0, row1,
-      rowHeight, rowTop: (row) => row * rowHeight - scrollTop, depthRows: this.depthRows,
+      rowHeight: layout.rowHeight, rowTop: (row) => layout.top(row) - scrollTop,
+      gapped: layout.gapped, depthRows: this.depthRows,
       locationRows: this.locationRows, rgb: this.rgb, names: this.names,
       matches: this.search ? this.matches : (this.layers.waits ? new Set() : null),
       selected: this.selected,
@@ -785,6 +877,16 @@ class TimelineView {
 
   // --------------------------------------------------------------- tooltip
   showTooltip(event) {
+    const place = this.layout.at(event.offsetY + this.scrollTop);
+    if (place.lane >= 0) {
+      const track = this.under.get(place.row)[place.lane];
+      const lines = this.counters.linesAt(track, event.offsetX, this.scale,
+        this.model.get("extent")[0]);
+      if (!lines) this.hideTooltip();
+      else showLines(this.tooltip, this.root, event, lines,
+        { keyClass: "gt-tip-key", noteClass: "gt-tip-name", width: 240 });
+      return;
+    }
     const picture = this.picture;
     if (!picture) return;
     const row = this.rowAt(event.offsetY);
@@ -892,6 +994,17 @@ class TimelineView {
       element("button", "", { "data-action": "clear", text: "clear (Esc)" }),
     );
   }
+}
+
+/** The counter answers an offline page saved, per mode ({ answer, arrays }), or null. */
+function savedCounters(payload) {
+  const { fields, arrays } = payload;
+  if (!fields.counters_value) return null;
+  const saved = {};
+  for (const mode of ["value", "rate"]) {
+    saved[mode] = { answer: fields[`counters_${mode}`], arrays: arraysUnder(arrays, `counters_${mode}/`) };
+  }
+  return saved;
 }
 
 async function render({ model, el, signal }) {

@@ -1,6 +1,7 @@
 // Painting one picture of a range onto the plot canvas: row bands, boxes, the raster of
 // what is smaller, names on wide boxes, instants and message arrows. A `frame` says where
-// things go: { scale, width, height, row0, row1, rowHeight, rowTop(row), depthRows,
+// things go: { scale, width, height, row0, row1, rowHeight, rowTop(row), gapped (counter
+// lanes lie between rows), depthRows,
 // locationRows, rgb (three colour bytes per function), names, matches (Set of codes a
 // search keeps, or null), selected, highlight (Set of nodes), showArrows, arrowShown (a
 // predicate of an arrow's index, or null for all) }. A highlight
@@ -20,11 +21,7 @@ export function paintPlot(ctx, frame, picture, raster, drag) {
   ctx.putImageData(boxes.image, 0, 0);
   if (picture) {
     paintOutlines(ctx, frame, picture);
-    const x0 = frame.scale.x(picture.t0);
-    const x1 = frame.scale.x(picture.t1);
-    ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(raster, x0, frame.rowTop(picture.row0), x1 - x0,
-      picture.bins * picture.pool * frame.rowHeight);
+    drawRaster(ctx, frame, picture, raster);
     paintLabels(ctx, frame, picture);
     paintInstants(ctx, frame, picture);
     if (frame.showArrows) paintArrows(ctx, frame, picture);
@@ -38,6 +35,25 @@ export function paintPlot(ctx, frame, picture, raster, drag) {
     ctx.strokeStyle = BRUSH_LINE;
     ctx.fillRect(x, y, w, h);
     ctx.strokeRect(x + 0.5, y + 0.5, w, h);
+  }
+}
+
+/** Draw `raster` (a canvas of one pixel per raster pixel of `picture`) stretched over
+ * its rows: at once, or, when counter lanes lie between the rows (`frame.gapped`), each
+ * raster row over the rows it pools. */
+export function drawRaster(ctx, frame, picture, raster) {
+  const x0 = frame.scale.x(picture.t0);
+  const x1 = frame.scale.x(picture.t1);
+  ctx.imageSmoothingEnabled = false;
+  if (!frame.gapped) {
+    ctx.drawImage(raster, x0, frame.rowTop(picture.row0), x1 - x0,
+      picture.bins * picture.pool * frame.rowHeight);
+    return;
+  }
+  for (let bin = 0; bin < picture.bins; bin++) {
+    ctx.drawImage(raster, 0, bin, raster.width, 1, x0,
+      frame.rowTop(picture.row0 + bin * picture.pool), x1 - x0,
+      picture.pool * frame.rowHeight);
   }
 }
 

@@ -207,7 +207,7 @@ function paintPooledMarks(image, frame, picture, mark, ink) {
     spans[2 * c + 1] = spanEnd(x - 0.5, x + 0.5, ratio, columns);
   }
   for (let bin = 0; bin < bins; bin++) {
-    const y = frame.rowTop(row0 + (bin + 1) * pool) - mark;
+    const y = frame.rowTop(row0 + bin * pool) + pool * frame.rowHeight - mark;
     const top = spanStart(y, ratio);
     const bottom = spanEnd(y, y + mark, ratio, lines);
     if (top >= bottom) continue;

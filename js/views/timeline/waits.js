@@ -7,6 +7,7 @@
 import { element, group, labelled, option } from "../../lib/dom.js";
 import { formatTime, formatTimeAt } from "../../lib/format.js";
 import { packed } from "./pixels.js";
+import { drawRaster } from "./paint.js";
 
 /** A colour per wait-state pattern, in the kernel's order (glade.trace.waits.PATTERNS):
  * late sender, late receiver, barrier, N x N, N x 1, 1 x N. No blue: the function with
@@ -184,13 +185,7 @@ export class WaitControls {
 export function paintWaits(ctx, frame, picture, raster) {
   if (!picture.wait_start) return;
   const { scale, rowHeight } = frame;
-  if (raster) {
-    const x0 = scale.x(picture.t0);
-    const x1 = scale.x(picture.t1);
-    ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(raster, x0, frame.rowTop(picture.row0), x1 - x0,
-      picture.bins * picture.pool * rowHeight);
-  }
+  if (raster) drawRaster(ctx, frame, picture, raster);
   const inset = rowHeight >= 8 ? Math.round(rowHeight * 0.2) : 0;
   const count = picture.wait_start.length;
   for (let i = 0; i < count; i++) {

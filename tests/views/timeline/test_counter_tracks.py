@@ -71,20 +71,20 @@ def test_counters_request_reduces_each_track_to_pixel_columns(view, trace, mode)
 def test_only_the_tracks_in_view_are_reduced(view) -> None:
     first, last = view.extent
     whole = view.counter_tracks.envelope(first, last, 50, "value")
-    part = view.counter_tracks.envelope(first, last, 50, "value", 2, 5)
-    mine = (whole.track >= 2) & (whole.track < 5)
+    # the tracks under two rows that are not neighbours (after a sort, say)
+    part = view.counter_tracks.envelope(first, last, 50, "value", [6, 2, 3])
+    mine = np.isin(whole.track, [2, 3, 6])
     for field in ("track", "column", "low", "high", "mean", "count"):
         np.testing.assert_array_equal(getattr(part, field), getattr(whole, field)[mine])
-    assert (
-        np.isnan(part.before).tolist()
-        == [True] * 2 + np.isnan(whole.before[2:5]).tolist() + [True] * 3
-    )
-    assert part.beyond.tolist() == [False] * 2 + whole.beyond[2:5].tolist() + [False] * 3
+    asked = np.isin(np.arange(8), [2, 3, 6])
+    assert np.isnan(part.before[~asked]).all() and not part.beyond[~asked].any()
+    np.testing.assert_array_equal(part.before[asked], whole.before[asked])
+    np.testing.assert_array_equal(part.beyond[asked], whole.beyond[asked])
     replies = Replies(view)
-    request = {"t0": first, "t1": last, "width": 50, "track0": 6, "track1": 99}
+    request = {"t0": first, "t1": last, "width": 50, "tracks": [7, 6]}
     view._on_request(view, {"type": "counters", "id": 2, **request}, [])
     fields, buffers = replies.sent[-1]
-    assert (fields["track0"], fields["track1"]) == (6, 8)
+    assert len(fields["tracks"]) == 8
     assert set(unpack_arrays(fields["arrays"], buffers[0])["track"].tolist()) == {6, 7}
 
 
@@ -95,7 +95,9 @@ def test_bad_counters_requests_get_errors(view) -> None:
         ({"t0": 0, "t1": 10, "width": 0}, "width is 1 to"),
         ({"t0": 10, "t1": 10, "width": 5}, "cannot reduce counters"),
         ({"t0": "x", "t1": 10, "width": 5}, "needs numbers"),
-        ({"t0": 0, "t1": 10, "width": 5, "track0": 3, "track1": 1}, "no tracks 3 to 1"),
+        ({"t0": 0, "t1": 10, "width": 5, "tracks": [3, 8]}, "no track 8 among 8"),
+        ({"t0": 0, "t1": 10, "width": 5, "tracks": [-1]}, "no track -1 among 8"),
+        ({"t0": 0, "t1": 10, "width": 5, "tracks": list(range(513))}, "at most 512 tracks"),
     ):
         view._on_request(view, {"type": "counters", "id": 1, **request}, [])
         fields, _ = replies.sent[-1]
@@ -129,3 +131,22 @@ def test_chrome_counter_events_are_tracks_not_instant_marks(tmp_path) -> None:
         (1, "cpu value"),
     ]
     assert "1 instants" in view.status
+
+
+def test_the_offline_page_carries_the_counter_tracks_of_the_range(view, tmp_path) -> None:
+    first, last = view.extent
+    view.zoom(first, (first + last) / 2)
+    view.to_html(tmp_path / "timeline.html")
+    fields = view.payload_fields()
+    arrays = view.payload_arrays()
+    width = int(view.viewport.get("width", 1024))
+    for mode in ("value", "rate"):
+        saved = fields[f"counters_{mode}"]
+        assert (saved["t0"], saved["t1"], saved["width"]) == (first, (first + last) / 2, width)
+        assert saved["mode"] == mode and len(saved["tracks"]) == 8
+        # the kernel's reduction of that range, every track
+        frame = view.counter_tracks.frame(first, (first + last) / 2, width, mode)
+        np.testing.assert_array_equal(arrays[f"counters_{mode}/column"], frame["column"])
+        np.testing.assert_allclose(arrays[f"counters_{mode}/mean"], frame["mean"])
+    # the page holds it
+    assert "counters_rate" in (tmp_path / "timeline.html").read_text()

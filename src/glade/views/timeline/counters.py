@@ -3,7 +3,7 @@
 
 The front end asks for the tracks it shows over the range it shows (``counters``
 requests: ``t0``, ``t1``, ``width`` in pixels, ``mode`` ``"value"`` or ``"rate"``, the
-tracks ``track0`` to ``track1`` scrolled into view) and the kernel reduces their samples
+indices of the tracks in view) and the kernel reduces their samples
 in range to a min/max/mean envelope per pixel column
 (:func:`glade.trace.counters.pixel_columns`), so an answer costs at most ``width``
 columns per visible track however many samples and tracks there are. The tracks' names,
@@ -35,6 +35,8 @@ from glade.trace.events import PROCESS, THREAD, TIMESTAMP
 
 #: The widest range request answered (pixels).
 MAX_WIDTH = 16384
+#: The most tracks one request reduces (and an offline page holds).
+MAX_TRACKS = 512
 
 
 class CounterTracks:
@@ -101,12 +103,11 @@ class CounterTracks:
         t1: float,
         width: int,
         mode: str = "value",
-        first: int = 0,
-        last: int | None = None,
+        tracks: Any = None,
     ) -> Envelope:
-        """Tracks ``first`` to ``last`` (exclusive; default: all) over ``[t0, t1)``
-        reduced to ``width`` pixel columns, showing ``mode`` (``"value"`` or ``"rate"``;
-        see :func:`pixel_columns`). ``track`` holds indices into all the tracks, and
+        """The ``tracks`` (indices; default: all) over ``[t0, t1)`` reduced to ``width``
+        pixel columns, showing ``mode`` (``"value"`` or ``"rate"``; see
+        :func:`pixel_columns`). ``track`` holds indices into all the tracks, and
         ``before`` and ``beyond`` have one entry per track (NaN and False outside the
         ones asked for).
 
@@ -120,24 +121,30 @@ class CounterTracks:
             raise GladeError(f"a counter track shows one of {MODES}, not {mode!r}")
         if not 1 <= width <= MAX_WIDTH:
             raise GladeError(f"a counter request's width is 1 to {MAX_WIDTH}, not {width}")
-        tracks = len(self.tracks)
-        last = tracks if last is None else min(last, tracks)
-        if not 0 <= first <= last:
-            raise GladeError(f"no tracks {first} to {last} among {tracks}")
-        a, b = np.searchsorted(self.track, [first, last])
+        count = len(self.tracks)
+        chosen = np.arange(count) if tracks is None else np.unique(np.asarray(tracks, np.int64))
+        if chosen.size and not (chosen[0] >= 0 and chosen[-1] < count):
+            raise GladeError(
+                f"no track {int(chosen[0] if chosen[0] < 0 else chosen[-1])} among {count}"
+            )
+        # the rows of the chosen tracks, in track order, numbered 0..len(chosen)-1
+        a = np.searchsorted(self.track, chosen)
+        b = np.searchsorted(self.track, chosen + 1)
+        sizes = b - a
+        rows = np.repeat(a - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
         part = pixel_columns(
-            self.stamps[a:b],
-            self.track[a:b] - first,
-            self.quantities[mode][a:b],
-            last - first,
+            self.stamps[rows],
+            np.repeat(np.arange(chosen.size), sizes),
+            self.quantities[mode][rows],
+            chosen.size,
             t0,
             t1,
             width,
         )
-        before = np.full(tracks, np.nan)
-        beyond = np.zeros(tracks, dtype=bool)
-        before[first:last], beyond[first:last] = part.before, part.beyond
-        return replace(part, track=part.track + first, before=before, beyond=beyond)
+        before = np.full(count, np.nan)
+        beyond = np.zeros(count, dtype=bool)
+        before[chosen], beyond[chosen] = part.before, part.beyond
+        return replace(part, track=chosen[part.track], before=before, beyond=beyond)
 
     def frame(self, t0: float, t1: float, width: int, mode: str = "value") -> pd.DataFrame:
         """The envelope of :meth:`envelope` as a table: one row per track and occupied
@@ -159,26 +166,34 @@ class CounterTracks:
         )
 
     def answer(self, message: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
-        """The answer to a ``counters`` request: the tracks and, packed, the envelope
-        (``track``, ``column``, ``count`` as int32; ``low``, ``high``, ``mean``,
-        ``before`` as float64; ``beyond`` as uint8).
+        """The answer to a ``counters`` request (``t0``, ``t1``, ``width``, ``mode`` and
+        ``tracks``, the indices of the tracks shown, at most :data:`MAX_TRACKS`; without
+        them the first ones): every track's labels and, packed, the envelope of those
+        asked for (``track``, ``column``, ``count`` as int32; ``low``, ``high``,
+        ``mean``, ``before`` as float64; ``beyond`` as uint8).
 
         Raises
         ------
         GladeError
-            When a field is missing or of the wrong type (see :meth:`envelope`).
+            When a field is missing or of the wrong type, or more than
+            :data:`MAX_TRACKS` tracks are asked for (see :meth:`envelope`).
         """
         try:
             t0, t1 = float(message["t0"]), float(message["t1"])
             width = int(message["width"])
-            first = int(message.get("track0", 0))
-            last = int(message.get("track1", len(self.tracks)))
+            tracks = [
+                int(k) for k in message.get("tracks", range(min(len(self.tracks), MAX_TRACKS)))
+            ]
         except (KeyError, TypeError, ValueError) as exc:
             raise GladeError(
-                f"a counters request needs numbers t0, t1, width (and track0, track1) ({exc})"
+                f"a counters request needs numbers t0, t1, width (and a list of tracks) ({exc})"
             ) from None
+        if len(tracks) > MAX_TRACKS:
+            raise GladeError(
+                f"a counters request asks for at most {MAX_TRACKS} tracks, not {len(tracks)}"
+            )
         mode = str(message.get("mode", "value"))
-        env = self.envelope(t0, t1, width, mode, first, last)
+        env = self.envelope(t0, t1, width, mode, tracks)
         descriptors, blob = pack_arrays(
             {
                 "track": env.track.astype(np.int32),
@@ -191,13 +206,5 @@ class CounterTracks:
                 "beyond": env.beyond.astype(np.uint8),
             }
         )
-        fields = {
-            "t0": t0,
-            "t1": t1,
-            "width": width,
-            "mode": mode,
-            "track0": first,
-            "track1": min(last, len(self.tracks)),
-            "arrays": descriptors,
-        }
+        fields = {"t0": t0, "t1": t1, "width": width, "mode": mode, "arrays": descriptors}
         return {**fields, "tracks": self.meta()}, blob

@@ -33,6 +33,7 @@ import traitlets
 from glade.errors import GladeError
 from glade.query import Query, col, parse
 from glade.query.model import BaseQuery, CompoundQuery
+from glade.trace.counters import MODES
 from glade.trace.filter import time_ns
 from glade.trace.timeline.index import TimelineIndex
 from glade.trace.timeline.render import Request
@@ -788,7 +789,9 @@ class Timeline(Requests, WaitStates, QueryView):
         return self._source.selected(self.selection)
 
     def to_html(self, path, title: str | None = None):
-        """Write an offline page with the current picture and the overview.
+        """Write an offline page with the current picture, the overview and the counter
+        tracks of the range shown (at most
+        :data:`~glade.views.timeline.counters.MAX_TRACKS` tracks, values and rates).
 
         Zooming there stretches them (the detail of a range needs the kernel).
 
@@ -805,9 +808,23 @@ class Timeline(Requests, WaitStates, QueryView):
             The file written.
         """
         meta, blob = self._snapshot(self.revision)
-        self._publish(
-            {"snapshot": _without_arrays(meta)}, packed={"snapshot": (meta["arrays"], blob)}
-        )
+        fields = {"snapshot": _without_arrays(meta)}
+        packed = {"snapshot": (meta["arrays"], blob)}
+        if len(self.counter_tracks.tracks):
+            # the counter tracks of the viewport, both modes (the first MAX_TRACKS tracks)
+            view = self.viewport
+            for mode in MODES:
+                answer, arrays = self.counter_tracks.answer(
+                    {
+                        "t0": view["t0"],
+                        "t1": view["t1"],
+                        "width": int(view.get("width", SNAPSHOT_WIDTH)),
+                        "mode": mode,
+                    }
+                )
+                fields[f"counters_{mode}"] = _without_arrays(answer)
+                packed[f"counters_{mode}"] = (answer["arrays"], arrays)
+        self._publish(fields, packed=packed)
         return super().to_html(path, title)
 
 
