@@ -10,6 +10,7 @@ JupyterLab notification, a halo exchange for the timeline and the matrix."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -38,7 +39,9 @@ CELLS = [
     "                                   height=380)\n"
     "_ = views['timeline-waits'].show_waits().show_critical_path()\n"
     "_ = views['timeline-waits'].order_rows('waiting time', pinned=[5])",
-    "views['timeline-counters'] = Timeline(glade.datasets.counter_trace(4, 8), height=200)",
+    "# counter tracks under their processes, process 3 pinned on top\n"
+    "views['timeline-counters'] = Timeline(glade.datasets.counter_trace(4, 8), height=420)\n"
+    "_ = views['timeline-counters'].order_rows('process', pinned=[3])",
     # sw4's CUDA activity profile (Caliper: host and GPU time in s, kernel launches marked
     # as device work), deep rows, an expand-to-depth, a threshold on top of it and the
     # hot path, when the shared data is here
@@ -180,20 +183,26 @@ def main(out: Path, only: str = "") -> None:
                         page.mouse.move(rows["x"] + dx, rows["y"] + dy)
                         page.wait_for_timeout(300)
                     if view == "timeline-counters":
-                        # a counter track's tooltip: the column's value with its unit
-                        tracks = element.locator(".gt-counters-plot").bounding_box()
-                        page.mouse.move(tracks["x"] + tracks["width"] * 0.4, tracks["y"] + 20)
+                        # a counter lane's tooltip: the column's time and value with its unit
+                        plot = element.locator(".gt-plot").bounding_box()
+                        lanes = json.loads(element.get_attribute("data-counter-lanes"))
+                        at = (plot["x"] + plot["width"] * 0.4, plot["y"] + lanes[0][1] + 14)
+                        page.mouse.move(*at)
                         page.wait_for_timeout(300)
                     element.screenshot(path=out / f"{view}-{theme}-{width_name}.png")
                     if view == "timeline-counters":
-                        # the same tracks as rates, and back
-                        mode = element.locator(".gt-counter-mode")
-                        mode.select_option("rate")
+                        # the same tracks as rates (from the counter menu), and back
+                        menu = element.locator(".gt-counter-menu summary")
+                        menu.click()
+                        element.locator(".gt-counter-mode").select_option("rate")
+                        menu.click()
                         page.wait_for_timeout(1500)
-                        page.mouse.move(tracks["x"] + tracks["width"] * 0.4, tracks["y"] + 20)
+                        page.mouse.move(*at)
                         page.wait_for_timeout(300)
                         element.screenshot(path=out / f"{view}-rate-{theme}-{width_name}.png")
-                        mode.select_option("value")
+                        menu.click()
+                        element.locator(".gt-counter-mode").select_option("value")
+                        menu.click()
                     if view == "supergraph-details":
                         _panel_pages(element, out / f"{view}-{theme}-{width_name}")
                     page.mouse.move(0, 0)

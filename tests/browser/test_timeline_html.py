@@ -5,6 +5,8 @@ picture instead of blanking it."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from glade.datasets import synthetic_trace
@@ -73,4 +75,48 @@ def test_offline_page_draws_the_saved_picture(page, tmp_path):
         .innerText.startsWith('main')""",
         timeout=5_000,
     )
+    assert requested == []
+
+
+def test_offline_page_draws_the_saved_counter_tracks(page, tmp_path):
+    from glade.datasets import counter_trace
+
+    view = counter_trace(4, 8).show_timeline(height=380)
+    first, last = view.extent
+    view.zoom(first, first + (last - first) / 2)
+    path = view.to_html(tmp_path / "counters.html")
+    requested = refuse_network(page)
+
+    page.goto(path.as_uri())
+    # the eight lanes (two counters under each of four processes) with their lines
+    page.wait_for_function(
+        "() => JSON.parse(document.querySelector('.glade-timeline')?.dataset.counterLanes"
+        " ?? '[]').length === 8",
+        timeout=30_000,
+    )
+    root = page.locator(".glade-timeline")
+    lanes = json.loads(root.get_attribute("data-counter-lanes"))
+    saved = view.payload_fields()["counters_value"]
+    assert json.loads(root.get_attribute("data-counters")) == {
+        "range": [saved["t0"], saved["t1"], saved["width"]],
+        "mode": "value",
+    }
+    # the value under the pointer is the kernel's for that column (saved in the page)
+    frame = view.counter_tracks.frame(saved["t0"], saved["t1"], saved["width"])
+    row = frame[(frame["Process"] == 1) & (frame["Counter"] == "PAPI_TOT_INS")].iloc[-1]
+    plot = page.locator(".glade-timeline canvas.gt-plot").bounding_box()
+    page.mouse.move(plot["x"] + row["column"] + 0.5, plot["y"] + lanes[2][1] + 14)
+    tooltip = page.locator(".glade-timeline .gt-tooltip")
+    tooltip.wait_for(state="visible", timeout=5_000)
+    assert "PAPI_TOT_INS" in tooltip.inner_text() and "process 1" in tooltip.inner_text()
+    assert " count" in tooltip.inner_text()
+    # the rates are saved too
+    menu = root.locator(".gt-counter-menu")
+    menu.locator("summary").click()
+    menu.locator(".gt-counter-mode").select_option("rate")
+    page.wait_for_function(
+        "() => JSON.parse(document.querySelector('.glade-timeline').dataset.counters)"
+        ".mode === 'rate'"
+    )
+    root.screenshot(path=tmp_path / "offline-counters.png")
     assert requested == []
