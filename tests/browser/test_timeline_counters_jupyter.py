@@ -152,4 +152,16 @@ def test_counter_tracks_are_lanes_under_their_process(page, page_errors, jupyter
     menu.locator("input[data-counter='PAPI_L3_TCM']").uncheck()
     assert [track for track, _ in lanes(page, 3)] == [0, 2, 4]
     assert kernel_value(page, "view.row_order['pinned']") == [3]
+    # a brush (Shift+drag) from process 0's lane into process 1's row: a lane counts as
+    # its process's row, so the window holds processes 0 and 1
+    shown = lanes(page, 3)
+    plot = page.locator(f"{ROOT} canvas.gt-plot").bounding_box()
+    page.keyboard.down("Shift")
+    page.mouse.move(plot["x"] + 100, plot["y"] + shown[0][1] + 10)
+    page.mouse.down()
+    page.mouse.move(plot["x"] + 300, plot["y"] + shown[1][1] - row / 2, steps=5)
+    page.mouse.up()
+    page.keyboard.up("Shift")
+    edit = wait_for_kernel(page, "view.history[-1]['processes']", [[0, 1]])
+    assert edit == [[0, 1]]
     assert not page_errors, page_errors

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   columnAt,
+  columnTime,
   counterLines,
   envelopeOf,
   trackRange,
@@ -13,7 +14,7 @@ import {
 // 10 B) and 5 (three: 20-40 B, mean 30) and one after the range; track 1 (stack) has
 // only a value held from before the range (4); track 2 (cpu) has nothing to show.
 const answer = {
-  t0: 0, t1: 1000, width: 10, mode: "value", id: 7, track0: 0, track1: 3,
+  t0: 0, t1: 1000, width: 10, mode: "value", id: 7,
   tracks: [
     { counter: "mem heap", process: 0, thread: 0, unit: "B", rate_unit: "B/s" },
     { counter: "mem stack", process: 0, thread: 0, unit: null, rate_unit: "1/s" },
@@ -83,5 +84,12 @@ describe("counter tracks", () => {
     expect(unitOf(answer.tracks[2], "rate")).toBe("1/s");
     expect(counterLines(answer.tracks[2], env, 2, { entry: -1, held: true }, "value")[1])
       .toEqual(["where", "process 1, thread 2"]);
+  });
+});
+
+describe("a counter tooltip's time", () => {
+  it("gives the column's span from the trace's start, to a column's precision", () => {
+    // columns of 100 ns from t0 = 0; the trace starts at -1000 ns
+    expect(columnTime(env, 5, -1000)).toEqual(["time", "1.5 us – 1.6 us"]);
   });
 });
