@@ -6,7 +6,8 @@ value on the Enter or Leave it was recorded with, a Chrome counter event as an I
 with its values as columns), and declares each *counter series* in
 ``metadata["counters"]``: a list of ``{"name": ..., "column": ..., "event": ...}``, where
 ``column`` holds the values and ``event`` is the event name the samples are on (None:
-any event with a value). A trace's declared metric columns
+any event with a value); ``metadata["counter_events"]`` names further Instant events that
+only carry samples (OTF2's ``Metric``). A trace's declared metric columns
 (``metadata["metric_columns"]``) that no series names are series of their own (on any
 event). Units are in ``metadata["units"]``, keyed by the counter's name.
 
@@ -123,8 +124,9 @@ def sample_instants(
     events: pd.DataFrame, kinds: np.ndarray, metadata: Mapping[str, Any]
 ) -> np.ndarray:
     """Per event whether it is an Instant that only carries counter samples: its name is
-    the ``event`` of a declared series (a Chrome ``"C"`` event). A timeline draws these
-    as counter tracks, not as instant marks.
+    the ``event`` of a declared series (a Chrome ``"C"`` event) or one of
+    ``metadata["counter_events"]`` (OTF2's ``Metric`` instants). A timeline draws these as
+    counter tracks, not as instant marks.
 
     Parameters
     ----------
@@ -154,7 +156,10 @@ def sample_instants(
     >>> sample_instants(events, np.array([2, 2]), meta).tolist()
     [True, False]
     """
-    named = sorted({s.event for s in declared_series(metadata, events.columns) if s.event})
+    named = sorted(
+        {s.event for s in declared_series(metadata, events.columns) if s.event}
+        | {str(name) for name in metadata.get("counter_events") or []}
+    )
     if not named:
         return np.zeros(len(events), dtype=bool)
     return (kinds == INSTANT) & events[NAME].isin(named).to_numpy()

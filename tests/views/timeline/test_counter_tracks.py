@@ -150,3 +150,31 @@ def test_the_offline_page_carries_the_counter_tracks_of_the_range(view, tmp_path
         np.testing.assert_allclose(arrays[f"counters_{mode}/mean"], frame["mean"])
     # the page holds it
     assert "counters_rate" in (tmp_path / "timeline.html").read_text()
+
+
+def test_otf2_metric_instants_are_tracks_not_instant_marks() -> None:
+    import pandas as pd
+
+    from glade.trace import Trace
+
+    # what the OTF2 reader makes of a metric record with no Enter or Leave to sit on: an
+    # Instant "Metric" (at 50 ns) carrying the sample, beside a real instant (at 60 ns)
+    events = pd.DataFrame(
+        {
+            "Timestamp (ns)": [0, 20, 50, 60, 100],
+            "Event Type": ["Enter", "Instant", "Instant", "Instant", "Leave"],
+            "Name": ["main", "Metric", "Metric", "flush", "main"],
+            "Process": 0,
+            "Thread": 0,
+            "PAPI_TOT_INS": [0.0, 5.0, 9.0, None, 12.0],
+        }
+    )
+    metadata = {
+        "counters": [{"name": "PAPI_TOT_INS", "column": "PAPI_TOT_INS", "event": None}],
+        "counter_events": ["Metric"],
+    }
+    view = Timeline(Trace(events, metadata=metadata), height=200)
+    instants = view.picture(0, 100, width=100, height=100).instants
+    assert [view.names[c] for c in instants["code"]] == ["flush"]
+    assert instants["time"].tolist() == [60]
+    assert view.counter_tracks.frame(0, 101, 101)["mean"].tolist() == [0, 5, 9, 12]

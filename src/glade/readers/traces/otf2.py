@@ -226,7 +226,8 @@ def _members(metric: Any) -> list:
 
 def declare_counters(metadata: dict[str, Any], defs: Any, columns: Any) -> None:
     """Declare every metric member that became one of the events ``columns`` a counter
-    (``metadata["counters"]``, on any event) with its unit in ``metadata["units"]``
+    (``metadata["counters"]``, on any event; the ``Metric`` instants carry only samples:
+    ``metadata["counter_events"]``) with its unit in ``metadata["units"]``
     (PAPI's ``#`` is ``count``; other spellings as :func:`glade.units.normalize_unit`
     reads them)."""
     present = set(columns)
@@ -234,6 +235,8 @@ def declare_counters(metadata: dict[str, Any], defs: Any, columns: Any) -> None:
     if not members:
         return
     metadata["counters"] = [{"name": n, "column": n, "event": None} for n in members]
+    # a metric record with no Enter or Leave to sit on is an Instant that only carries it
+    metadata["counter_events"] = [METRIC_EVENT]
     units = {
         n: "count" if str(m.unit).strip() == "#" else normalize_unit(str(m.unit))
         for n, m in members.items()
