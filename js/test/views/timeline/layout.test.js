@@ -1,60 +1,61 @@
 import { describe, expect, it } from "vitest";
-import { LANE_HEIGHT, lastRows, RowLayout, tracksUnder } from "../../../views/timeline/layout.js";
+import {
+  fitHeight, labelStep, locationOfRow, MAX_ROW_HEIGHT, poolOf, visibleRows,
+} from "../../../views/timeline/rows.js";
+import {
+  clampRange, MIN_SPAN, panBy, ticks, tickStep, TimeScale, zoomAt,
+} from "../../../views/timeline/scale.js";
 
-// Four rows of 10 px; two counter lanes under row 1 and one under row 3:
-// row 0 at 0, row 1 at 10 (lanes at 20 and 48), row 2 at 76, row 3 at 86 (lane at 96),
-// 124 px in all.
-const layout = new RowLayout(4, 10, new Map([[1, [0, 1]], [3, [2]]]));
-
-describe("rows with counter lanes under them", () => {
-  it("puts each row below the lanes of the rows above", () => {
-    expect([0, 1, 2, 3, 4].map((r) => layout.top(r))).toEqual([0, 10, 20 + 2 * LANE_HEIGHT,
-      30 + 2 * LANE_HEIGHT, 40 + 3 * LANE_HEIGHT]);
-    expect(layout.total).toBe(124);
+describe("time scale", () => {
+  const scale = new TimeScale(1000, 2000, 100);
+  it("maps times to pixels and back", () => {
+    expect(scale.x(1500)).toBe(50);
+    expect(scale.time(25)).toBe(1250);
   });
-
-  it("tells a row from a lane under it", () => {
-    expect(layout.at(5)).toEqual({ row: 0, lane: -1 });
-    expect(layout.at(19)).toEqual({ row: 1, lane: -1 });
-    expect(layout.at(20)).toEqual({ row: 1, lane: 0 });
-    expect(layout.at(50)).toEqual({ row: 1, lane: 1 });
-    expect(layout.at(80)).toEqual({ row: 2, lane: -1 });
-    expect(layout.at(100)).toEqual({ row: 3, lane: 0 });
-    expect(layout.at(-1)).toEqual({ row: -1, lane: -1 });
-    expect(layout.at(124)).toEqual({ row: 4, lane: -1 });
+  it("zooms around the pointer and stays inside the trace", () => {
+    expect(zoomAt(scale, 50, 0.5, [0, 10_000])).toEqual([1250, 1750]);
+    expect(zoomAt(scale, 0, 0.5, [0, 10_000])).toEqual([1000, 1500]);
+    expect(zoomAt(scale, 50, 100, [0, 10_000])).toEqual([0, 10_000]);
+    const [t0, t1] = zoomAt(new TimeScale(0, 20, 100), 50, 0.01, [0, 100]);
+    expect(t1 - t0).toBeCloseTo(MIN_SPAN, 9);
   });
-
-  it("finds the rows in view and their lanes", () => {
-    // 50 px from 30: rows 1 (its second lane) and 2
-    expect(layout.visible(50, 30)).toEqual({ row0: 1, row1: 3, scrollTop: 30 });
-    // scrolled past the end: clamped so the last row reaches the bottom; row 1's second
-    // lane is still in view, so row 1 is
-    expect(layout.visible(50, 500)).toEqual({ row0: 1, row1: 4, scrollTop: 74 });
-    expect(layout.lanes(1, 3)).toEqual([{ row: 1, track: 0, top: 20 },
-      { row: 1, track: 1, top: 48 }]);
+  it("pans by pixels, clamped at the ends", () => {
+    expect(panBy(scale, 10, [0, 10_000])).toEqual([900, 1900]);
+    expect(panBy(scale, 5000, [0, 10_000])).toEqual([0, 1000]);
+    expect(clampRange(9500, 10_500, [0, 10_000])).toEqual([9000, 10_000]);
   });
-
-  it("keeps rows evenly spaced without lanes", () => {
-    const plain = new RowLayout(100, 3);
-    expect(plain.top(7)).toBe(21);
-    expect(plain.at(22)).toEqual({ row: 7, lane: -1 });
-    expect(plain.lanes(0, 100)).toEqual([]);
+  it("puts ticks at round times", () => {
+    expect(tickStep(1000, 10)).toBe(100);
+    expect(tickStep(1300, 10)).toBe(200);
+    expect(tickStep(3, 10)).toBe(1);
+    expect(ticks(1050, 1500, 4)).toEqual({ step: 200, values: [1200, 1400] });
+    expect(ticks(1050, 1500, 4, 1050).values).toEqual([1050, 1250, 1450]);
   });
 });
 
-describe("which tracks go under which row", () => {
-  it("puts a process's tracks under its last row in the order shown", () => {
-    // locations: process 2 (rows 0-2 with depth rows), process 0 (rows 3-4), process 2's
-    // second thread (row 5): process 2's tracks go under row 5
-    const last = lastRows([2, 0, 2], Int32Array.from([0, 3, 5]), 6);
-    expect([...last]).toEqual([[2, 5], [0, 4]]);
-    const tracks = [
-      { counter: "ins", process: 0 }, { counter: "miss", process: 0 },
-      { counter: "ins", process: 2 }, { counter: "miss", process: 2 },
-    ];
-    const all = tracksUnder(tracks, new Set(["ins", "miss"]), new Set(), last);
-    expect([...all]).toEqual([[4, [0, 1]], [5, [2, 3]]]);
-    // a counter left out, a process folded
-    expect([...tracksUnder(tracks, new Set(["miss"]), new Set([0]), last)]).toEqual([[5, [3]]]);
+describe("rows on screen", () => {
+  it("fits rows into the plot, up to a largest height", () => {
+    expect(fitHeight(4, 400)).toBe(MAX_ROW_HEIGHT);
+    expect(fitHeight(1024, 256)).toBe(0.25);
+  });
+  it("finds the rows in view and clamps the scroll", () => {
+    expect(visibleRows(100, 10, 95, 0)).toEqual({ row0: 0, row1: 10, scrollTop: 0 });
+    expect(visibleRows(100, 10, 95, 5000)).toEqual({ row0: 90, row1: 100, scrollTop: 905 });
+    expect(visibleRows(3, 10, 95, 40)).toEqual({ row0: 0, row1: 3, scrollTop: 0 });
+  });
+  it("pools rows by powers of two as the kernel does", () => {
+    expect(poolOf(64, 420)).toBe(1);
+    expect(poolOf(1024, 420)).toBe(4);
+    expect(poolOf(1025, 256)).toBe(8);
+  });
+  it("labels every row or every few", () => {
+    expect(labelStep(12)).toBe(1);
+    expect(labelStep(3)).toBe(4);
+    expect(labelStep(0.25)).toBe(64);
+  });
+  it("finds the location of a depth row", () => {
+    const first = Int32Array.from([0, 4, 6, 9]);
+    expect([0, 3, 4, 5, 8, 9, 12].map((r) => locationOfRow(first, r))).toEqual(
+      [0, 0, 1, 1, 2, 3, 3]);
   });
 });
