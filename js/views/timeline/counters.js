@@ -318,11 +318,10 @@ export class CounterLanes {
         }
         ctx.stroke();
         ctx.lineWidth = 1;
-        const high = formatMetric(hi, unit);
-        const low = formatMetric(lo, unit);
-        plate(ctx, high, width - 4 - ctx.measureText(high).width, top + 1, muted, paper);
-        plate(ctx, low, width - 4 - ctx.measureText(low).width, top + LANE_HEIGHT - 13,
-          muted, paper);
+        // the lane's scale as one label, bottom to top: two would crowd a 28 px lane
+        const scaleText = `${formatMetric(lo, unit)} – ${formatMetric(hi, unit)}`;
+        plate(ctx, scaleText, width - 4 - ctx.measureText(scaleText).width, top + 1, muted,
+          paper);
       }
       const title = this.mode === "rate" ? `${track.counter} (rate)` : track.counter;
       plate(ctx, fitText(ctx, unit ? `${title} [${unit}]` : title, width / 2), 4, top + 1,
