@@ -20,9 +20,10 @@ import { detailsOf } from "./linked.js";
 import { fillLinked } from "./linkedviews.js";
 import { supergraphFromPayload } from "./model.js";
 import { describeEdge, describeNode, fillPanel, KINDS, svgElement, totalOf } from "./panel.js";
+import { layoutLabels } from "./labels.js";
 import {
-  bandLink, histogramPixels, LABEL_HEIGHT, LABEL_OFFSET, labelLines, labelText, linkAt, linkPath, linkSpan, linkStyle,
-  overlayAlpha, placeLabels, px, sankeyGeometry, traceLink, valueOffset,
+  bandLink, histogramPixels, linkAt, linkPath, linkSpan, linkStyle, overlayAlpha, px,
+  sankeyGeometry, traceLink, valueOffset,
 } from "./sankey.js";
 
 const PANEL_WIDTH = 300;
@@ -418,9 +419,7 @@ class SupergraphView {
     const lo = nodes.column("hist_lo");
     const hi = nodes.column("hist_hi");
     const target = nodes.column("inclusive_target");
-    const level = nodes.column("level");
     const marks = [];
-    const candidates = [];
     geometry.nodes.forEach((box, i) => {
       // outside a diff the node's fill is its histogram, painted on the canvas under it
       // (the rect takes the outline and the pointer)
@@ -441,19 +440,15 @@ class SupergraphView {
           : { x1: px(box.x0 - 3), x2: px(box.x1 + 3), y1: px(mark), y2: px(mark) },
         label: null,
       });
-      candidates.push({ id: i, column: level[i], y: (box.y0 + box.y1) / 2,
-        priority: box.y1 - box.y0 });
     });
-    for (const i of placeLabels(candidates, LABEL_HEIGHT)) {
-      const box = geometry.nodes[i];
-      const [name, value] = texts[i];
-      const text = labelText(name, value, geometry.labelRoom[i] - LABEL_OFFSET, measure,
-        labelLines(box));
-      if (!text) continue;
-      const middle = (box.y0 + box.y1) / 2 - (text.below ? LABEL_HEIGHT / 2 : 0);
-      marks[i].label = { attributes: { x: px(box.x1 + LABEL_OFFSET), y: px(middle),
-        "data-node": i }, name: text.name, value: text.value, below: Boolean(text.below) };
-    }
+    const labels = layoutLabels({ nodes: geometry.nodes, level: nodes.column("level"),
+      columnX: geometry.columnX, width: geometry.width, texts, measure });
+    labels.forEach((label, i) => {
+      if (!label) return;
+      marks[i].label = { attributes: { x: px(label.x), y: px(label.y), "data-node": i },
+        lines: label.lines, value: label.value, below: label.below };
+    });
+    this.labels = labels;
     this.allMarks = marks;
     this.showMarks();
     this.hoverLink(-1);
@@ -476,11 +471,11 @@ class SupergraphView {
   showMarks() {
     if (!this.allMarks) return;
     const [left, width] = this.visibleSpan();
-    const { nodes, labelRoom } = this.geometry;
+    const { nodes } = this.geometry;
     const from = left - width / 2;
     const to = left + 1.5 * width;
-    this.marks.update(this.allMarks.filter((mark, i) => nodes[i].x0 <= to
-      && nodes[i].x1 + (mark.label ? labelRoom[i] : 0) >= from));
+    this.marks.update(this.allMarks.filter((_, i) => nodes[i].x0 <= to
+      && Math.max(nodes[i].x1, this.labels[i]?.right ?? 0) >= from));
   }
 
   /** The links and the nodes' histogram fills, on the canvas under the SVG of node
