@@ -9,7 +9,7 @@ import "./supergraph.css";
 import { element, option, set } from "../../lib/dom.js";
 import { formatMetric } from "../../lib/format.js";
 import { EditLog } from "../../lib/history.js";
-import { readPayload, watchPayload } from "../../lib/payload.js";
+import { arraysUnder, readPayload, watchPayload } from "../../lib/payload.js";
 import { RequestClient } from "../../lib/requests.js";
 import { unpackArrays } from "../../lib/transport.js";
 import { bindErrorLine } from "../../lib/error.js";
@@ -661,11 +661,37 @@ class SupergraphView {
     if (details && details.supernode === key && details.revision === this.payload.revision) {
       this.drawLinked();
     } else if (this.offline) {
-      this.linkedMessage("call sites, runs and scaling: open the notebook with a running kernel");
+      this.details = this.embeddedDetails(key);
+      if (this.details) this.drawLinked();
+      else this.linkedMessage(this.offlineNote());
     } else {
       this.linkedMessage("computing the linked views…");
       this.client.request("details", { supernode: key, parameter: this.parameter });
     }
+  }
+
+  /** The details of a supernode that an exported page holds (see the view's to_html),
+   * null when it holds none of it. */
+  embeddedDetails(key) {
+    const embedded = this.payload.fields.offline_details;
+    const k = embedded ? embedded.fields.findIndex((f) => f.supernode === key) : -1;
+    if (k < 0) return null;
+    return detailsOf({ ...embedded.fields[k], revision: this.payload.revision },
+      arraysUnder(this.payload.arrays, `details${k}/`));
+  }
+
+  /** Why an exported page shows no linked views of the selected supernode. */
+  offlineNote() {
+    const embedded = this.payload.fields.offline_details;
+    const kernel = "open the notebook with a running kernel";
+    if (!embedded) return `call sites, runs and scaling: ${kernel}`;
+    const mean = this.sg.nodes.column("inclusive_mean");
+    let smallest = Infinity;
+    for (const f of embedded.fields) smallest = Math.min(smallest, mean[this.indexOf(f.supernode)]);
+    return `this page holds the call sites, runs and scaling of the ${embedded.fields.length} `
+      + `largest of ${embedded.supernodes} supernodes (mean at least `
+      + `${formatMetric(smallest, this.model.get("unit"))}; at most ${embedded.bound} are `
+      + `kept): for this one, ${kernel}`;
   }
 
   linkedMessage(text) {
@@ -690,7 +716,7 @@ class SupergraphView {
       : PANEL_WIDTH - 24;
     fillLinked(this.linked, details, { width, unit: this.model.get("unit"),
       labels: this.sg.profiles, target: details.target,
-      onParameter: (parameter) => {
+      onParameter: this.offline ? null : (parameter) => {
         this.parameter = parameter;
         this.details = null;
         this.drawPanel();

@@ -426,7 +426,12 @@ function scaling(container, d, { width, m, unit, labels, onParameter }) {
     select.append(option);
   }
   select.value = d.parameter;
-  select.addEventListener("change", () => onParameter(select.value));
+  // an exported page holds the model along one column; the others need the kernel
+  if (onParameter) select.addEventListener("change", () => onParameter(select.value));
+  else {
+    select.disabled = true;
+    select.title = "other columns: open the notebook with a running kernel";
+  }
   heading.append(select);
   section.append(heading);
   container.append(section);
