@@ -15,7 +15,9 @@ export const LABEL_GAP = 6;
 /** A label wraps its name over at most this many lines (its value takes one more). */
 export const MAX_LINES = 3;
 /** Fewest characters of a name kept before one-line labels drop their values. */
-export const NAME_KEPT = 4;
+export const NAME_KEPT = 6;
+/** A name wraps into pieces of at least this many characters (but its last line). */
+export const MIN_PIECE = 3;
 
 /** `text` cut to fit `width` pixels (with "…"), by the `measure(text)` width function;
  * "" when not even one character fits. */
@@ -48,8 +50,10 @@ function breakBefore(name, at) {
 
 /**
  * `name` over at most `lines` lines of `width` pixels: each line as long as fits, broken
- * after the last separator (see breakBefore) in its second half when there is one; the
- * last line cut with "…" when the rest does not fit. Null when not one character fits.
+ * at the last separator (see breakBefore) that leaves it MIN_PIECE characters or more,
+ * else within a word (never leaving fewer than MIN_PIECE characters after the break);
+ * the last line cut with "…" when the rest does not fit. Null when not one character
+ * fits.
  * @param {string} name @param {number} width @param {number} lines
  * @param {(text: string) => number} measure
  * @returns {string[] | null}
@@ -64,14 +68,17 @@ export function wrapName(name, width, lines, measure) {
       out.push(last);
       break;
     }
-    let cut = fittingPrefix(rest, width, measure);
-    if (cut === 0) break;
-    for (let at = cut; at > cut / 2; at--) {
+    const fits = fittingPrefix(rest, width, measure);
+    if (fits === 0) break;
+    let cut = fits;
+    for (let at = fits; at >= MIN_PIECE; at--) {
       if (breakBefore(rest, at)) {
         cut = at;
         break;
       }
     }
+    // within a word: no piece of fewer than MIN_PIECE characters at its end
+    if (cut === fits && rest.length - cut < MIN_PIECE) cut = Math.max(rest.length - MIN_PIECE, 1);
     out.push(rest.slice(0, cut));
     rest = rest.slice(cut);
   }

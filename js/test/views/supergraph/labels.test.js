@@ -41,6 +41,9 @@ describe("label text", () => {
       .toEqual(["interpolate_", "velocity"]);
     expect(wrapName("computeForcesOnGrid", 70, 2, measure)).toEqual(["compute", "ForcesOnG…"]);
     expect(wrapName("solve", 100, 3, measure)).toEqual(["solve"]);
+    // within a word, no piece shorter than MIN_PIECE after the break
+    expect(wrapName("boundary", 49, 2, measure)).toEqual(["bound", "ary"]);
+    expect(wrapName("solve_boundary", 56, 3, measure)).toEqual(["solve_", "boundary"]);
     expect(wrapName("solve", 3, 3, measure)).toBeNull();
   });
   it("puts the value beside the name, under it, or (one line) as the column says", () => {
