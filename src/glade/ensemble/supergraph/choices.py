@@ -167,12 +167,15 @@ def _written(column: str, value: Any) -> str:
 def label_columns(metadata: pd.DataFrame) -> list[str]:
     """The metadata columns a profile label names: the most telling columns that differ
     across profiles, each kept only if it tells apart profiles the earlier ones do not,
-    at most :data:`LABEL_COLUMNS`."""
+    at most :data:`LABEL_COLUMNS`; not measured numbers (a figure of merit tells every
+    run apart and says nothing of how it was run)."""
     chosen: list[str] = []
     codes = np.zeros(len(metadata), dtype=np.int64)
     for name, values in _candidates(metadata):
         if len(chosen) == LABEL_COLUMNS:
             break
+        if _continuous(values):
+            continue
         column = pd.factorize(values)[0]
         refined = pd.factorize(codes * (int(column.max()) + 2) + column + 1)[0]
         if refined.max() > codes.max():
