@@ -141,3 +141,19 @@ def test_spot_runs_are_labelled_by_how_they_ran(hatchet_data):
     assert len(set(labels)) == len(files) == 4
     assert not any("figure_of_merit" in label for label in labels)
     assert view.by_names == ["name"]
+
+
+def test_lulesh_runs_menus_and_scaling_columns(thicket_data):
+    """The 172 LULESH runs of Thicket's JSON export: job sizes in the diff menu in numeric
+    order, and neither the figure of merit (a result) nor the launch day is a column to
+    model scaling along."""
+    path = thicket_data / "example-json" / "user_ensemble.json"
+    if not path.is_file():
+        pytest.skip(f"{path} not found")
+    view = SupergraphView(Ensemble.from_thicket_json(path))
+    jobsizes = [g["label"] for g in view.groups if g["group"].get("column") == "jobsize"]
+    assert jobsizes == [f"jobsize = {n}" for n in (1, 8, 27, 64, 125, 216)]
+    key = view.supergraph().nodes["inclusive_mean"].idxmax()
+    parameters = view.details(key).parameters
+    assert "jobsize" in parameters and "problem_size" in parameters
+    assert "figure_of_merit" not in parameters and "launchday" not in parameters
