@@ -9,7 +9,7 @@
 
 import { scaleLinear, scaleLog } from "d3-scale";
 import { element } from "../../lib/dom.js";
-import { formatMetric, formatPlain } from "../../lib/format.js";
+import { formatMetric, formatPlain, formatValue } from "../../lib/format.js";
 import { density } from "./legend.js";
 import { icicleLayout, nearestPoint, readableFormula, runsAlong, wantsLog } from "./linked.js";
 import { svgElement } from "./panel.js";
@@ -444,7 +444,7 @@ function scaling(container, d, { width, m, unit, labels, onParameter }) {
     .range([height - MARGIN.bottom, MARGIN.top]);
   axes(svg, x, y, { width, height, xTitle: d.parameter,
     yTitle: `inclusive${unit ? ` (${unit})` : ""}`,
-    xFormat: (v) => formatPlain(v), yFormat: m });
+    xFormat: (v) => formatValue(v), yFormat: m });
   if (d.modelX.length) {
     const points = Array.from(d.modelX, (v, k) => `${x(v)},${y(d.modelY[k])}`).join(" ");
     svgElement("polyline", { class: "gs-model", points }, svg);
