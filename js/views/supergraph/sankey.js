@@ -9,8 +9,8 @@ export const NODE_WIDTH = 14;
 export const MIN_NODE_HEIGHT = 2;
 export const MARGIN = { top: 12, right: 210, bottom: 12, left: 8 };
 /** Columns are at least this far apart (the drawing then scrolls sideways): a node and a
- * few characters of its label, and its value under the name of a tall node. */
-export const MIN_STEP = 72;
+ * line of eight or nine characters of its label beside it. */
+export const MIN_STEP = 84;
 /** Loops are drawn this thick at most (their values are read on hover). */
 export const LOOP_WIDTH = 4;
 /** How far a loop swings out of a node's side (labels start further out). */
