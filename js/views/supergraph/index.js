@@ -370,7 +370,9 @@ class SupergraphView {
     if (this.measure) return this.measure;
     const family = getComputedStyle(this.root).fontFamily;
     this.measureContext.font = `11px ${family || "sans-serif"}`;
-    const measure = rememberedMeasure((text) => this.measureContext.measureText(text).width);
+    // (every label's whole text, and the cut ones: several per supernode)
+    const measure = rememberedMeasure((text) => this.measureContext.measureText(text).width,
+      16384);
     if (family) this.measure = measure;
     return measure;
   }

@@ -162,7 +162,8 @@ export function labelText(name, value, room, measure, lines, withValue) {
  * Returns, per node, null (no label) or {x, y, lines, value, below, top, bottom, right}:
  * x the text's start, y the centre of its first line, `lines` the name's lines, `value`
  * beside the last one or (`below`) on a line under them, top..bottom its extent and
- * `right` the end of its room.
+ * `right` the end of its text. Only the columns a label runs across are searched (a
+ * label that fits whole stops there), so the work is about linear in the nodes.
  */
 export function layoutLabels({ nodes, level, columnX, width, texts, measure,
   lineHeight = LABEL_HEIGHT }) {
@@ -183,14 +184,18 @@ export function layoutLabels({ nodes, level, columnX, width, texts, measure,
     const room = new Map();
     for (const i of members) {
       const [top, bottom] = band(i, linesOf(nodes[i].y1 - nodes[i].y0, lineHeight));
+      const [name, value] = texts[i];
+      const start = nodes[i].x1 + LABEL_OFFSET;
+      // the columns crossed until what lies across the label, or until it fits whole
+      const whole = start + measure(value ? `${name} ${value}` : name);
       let end = width - LABEL_GAP;
-      for (let k = c + 1; k < levels; k++) {
+      for (let k = c + 1; k < levels && columnX[k] - LABEL_GAP < whole; k++) {
         if (meets(taken[k], top, bottom)) {
           end = columnX[k] - LABEL_GAP;
           break;
         }
       }
-      room.set(i, end - nodes[i].x1 - LABEL_OFFSET);
+      room.set(i, end - start);
     }
     // tallest first, then from the top down; kept when clear of the kept ones
     const order = members.filter((i) => room.get(i) >= measure("W…"))
