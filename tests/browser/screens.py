@@ -33,7 +33,11 @@ CELLS = [
     # planted out of order)
     "views['supergraph-details'] = SupergraphView(glade.Ensemble.from_graphframes(\n"
     "    glade.datasets.synthetic_scaling_study()), height=560)\n"
-    "views['supergraph-details'].selection = ['app']",
+    "views['supergraph-details'].selection = ['app']\n"
+    # the wide Sankey with its largest supernode's details open (beside or under it)
+    "views['supergraph-linked'] = SupergraphView(glade.Ensemble.from_graphframes(\n"
+    "    synthetic_ensemble(6, 80, seed=1)), by='name', height=380)\n"
+    "views['supergraph-linked'].selection = ['main']",
     "# wait states and the critical path of a run with a slow process, pinned on top\n"
     "views['timeline-waits'] = Timeline(synthetic_trace(8, 4, seed=3, slow_process=5),\n"
     "                                   height=380)\n"
@@ -60,6 +64,7 @@ CELLS = [
     "views['cct-icicle']",
     "views['supergraph']",
     "views['supergraph-details']",
+    "views['supergraph-linked']",
     "views['timeline']",
     "views['matrix']",
     "views['timeline-waits']",
@@ -73,6 +78,7 @@ SELECTORS = {
     "cct-icicle": ".glade-cct >> nth=4",
     "supergraph": ".glade-sg",
     "supergraph-details": ".glade-sg >> nth=1",
+    "supergraph-linked": ".glade-sg >> nth=2",
     "timeline": ".glade-timeline",
     "matrix": ".glade-matrix",
     "timeline-waits": ".glade-timeline >> nth=1",
@@ -151,6 +157,7 @@ def main(out: Path, only: str = "") -> None:
         page = browser.new_page(viewport={"width": WIDTHS["wide"], "height": 1000})
         page.set_default_timeout(120_000)
         open_and_run(page, url, "screens.ipynb")
+        page.add_style_tag(content=HIDE_NOTIFICATIONS)
         for selector in SELECTORS.values():
             page.locator(selector).first.wait_for()
         run_in_kernel(page, REFUSE)
@@ -203,10 +210,27 @@ def main(out: Path, only: str = "") -> None:
                         menu.click()
                         element.locator(".gt-counter-mode").select_option("value")
                         menu.click()
-                    if view == "supergraph-details":
+                    if view in ("supergraph-details", "supergraph-linked"):
                         _panel_pages(element, out / f"{view}-{theme}-{width_name}")
                     page.mouse.move(0, 0)
+        if "supergraph".startswith(only) or only.startswith("supergraph"):
+            _offline_supergraph(page, out)
         browser.close()
+
+
+def _offline_supergraph(page, out: Path) -> None:
+    """The offline page of the wide Sankey (``view.to_html``), its largest supernode
+    clicked: the linked views the page holds, at each width."""
+    path = (out / "supergraph-offline.html").resolve()
+    run_in_kernel(page, f"views['supergraph-linked'].to_html({str(path)!r})")
+    for width_name, width in WIDTHS.items():
+        page.set_viewport_size({"width": width, "height": 1000})
+        page.goto(path.as_uri())
+        view = page.locator(".glade-sg")
+        view.locator(".gs-node[data-node='0']").click()
+        view.locator(".gs-icicle").wait_for()
+        page.wait_for_timeout(500)
+        view.screenshot(path=out / f"supergraph-offline-{width_name}.png")
 
 
 def _panel_pages(element, stem: Path) -> None:

@@ -1,15 +1,17 @@
 """The supergraph view's offline page opens in chromium without a network, shows the
 Sankey of the exported state, and answers hover (nodes, and links found on their canvas)
-and click (tooltip with units, the histogram, box plot and outlier profiles); its edit
-controls say they need a kernel."""
+and click (tooltip with units, the histogram, box plot and outlier profiles, and the
+linked views it holds); its edit controls say they need a kernel."""
 
 from __future__ import annotations
 
 import pytest
 
+import glade
 from glade.datasets import synthetic_ensemble
 from glade.ensemble import Ensemble
 from glade.views import SupergraphView
+from glade.views.supergraph import widget as supergraph_widget
 from tests.browser.offline import refuse_network
 
 pytestmark = pytest.mark.browser
@@ -60,12 +62,14 @@ def test_exported_page_works_offline(page, tmp_path):
     page.locator(f".gs-node[data-node='{app}']").click()
     panel = page.locator(".gs-panel")
     assert panel.locator(".gs-panel-title").inner_text() == "app"
-    assert panel.locator(".gs-bar").count() == shown.bins
+    assert panel.locator(".gs-histogram .gs-bar").count() == shown.bins
+    # and its linked views, from the page
+    panel.locator(".gs-icicle").wait_for()
     outliers = shown.outliers[
         (shown.outliers["which"] == "inclusive") & (shown.outliers["supernode"] == "app")
     ]
-    assert panel.locator(".gs-outlier").count() == len(outliers)
-    heading = panel.locator(".gs-panel-heading").inner_text()
+    assert panel.locator(".gs-histogram .gs-outlier").count() == len(outliers)
+    heading = panel.locator(".gs-panel-heading").first.inner_text()
     assert heading == (
         f"{len(outliers)} outlier profile{'s' if len(outliers) > 1 else ''} (beyond 1.5 IQR)"
         if len(outliers)
@@ -160,3 +164,51 @@ def test_wide_drawing_paints_links_where_it_is_scrolled(page, tmp_path):
     scroller.evaluate("(el) => { el.scrollLeft = 0; }")
     page.locator(".gs-node[data-node='0']").wait_for()
     assert page.locator(".gs-label-text[data-node='0']").count() == 1
+
+
+def test_exported_page_holds_the_linked_views_of_the_largest_supernodes(
+    page, tmp_path, monkeypatch
+):
+    # a page of at most 5 supernodes' details: the 5 largest have them, the others say
+    # which have
+    monkeypatch.setattr(supergraph_widget, "OFFLINE_DETAILS", 5)
+    runs = glade.datasets.synthetic_scaling_study(repeats=1, n_nodes=60)
+    view = SupergraphView(Ensemble.from_graphframes(runs), by="name")
+    shown = view.supergraph()
+    largest = shown.nodes["inclusive_mean"].sort_values(ascending=False, kind="stable")
+    path = view.to_html(tmp_path / "linked.html")
+    # the live view does not carry the details along
+    assert view.payload_fields()["offline_details"] is None
+    assert not any("/" in a["name"] for a in view.payload_meta["arrays"])
+    requested = refuse_network(page)
+    page.goto(path.as_uri())
+    page.locator(".glade-sg .gs-node").first.wait_for(timeout=30_000)
+
+    def click(key: str) -> None:
+        i = shown.supernodes.index(key)
+        scroller = page.locator(".gs-canvas")
+        x = float(page.locator(f".gs-node[data-node='{i}']").get_attribute("x"))
+        scroller.evaluate(f"(el) => {{ el.scrollLeft = {max(x - 40, 0)}; }}")
+        page.locator(f".gs-node[data-node='{i}']").click()
+
+    key = str(largest.index[1])
+    click(key)
+    details = view.details(key)
+    panel = page.locator(".gs-panel")
+    panel.locator(".gs-icicle").wait_for()
+    assert page.locator(".glade-sg").get_attribute("data-details").startswith(f"{key}@")
+    heading = panel.locator(".gs-icicle .gs-panel-heading").inner_text()
+    assert heading.startswith(f"Call sites by depth ({len(details.sites)}")
+    names = panel.locator(".gs-icicle .gs-site title").all_text_contents()
+    assert set(names) <= set(details.names) and details.names[0] in names
+    # the scaling model along the column the kernel chose; other columns need a kernel
+    assert panel.locator(".gs-parameter").is_disabled()
+    assert panel.locator(".gs-parameter").input_value() == details.scaling.parameter
+
+    small = str(largest.index[-1])
+    click(small)
+    hint = panel.locator(".gs-linked-views .gs-hint").inner_text()
+    assert f"the 5 largest of {len(shown)} supernodes" in hint
+    assert "running kernel" in hint
+    assert page.locator(".gs-icicle").count() == 0
+    assert requested == []

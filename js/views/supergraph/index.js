@@ -9,7 +9,7 @@ import "./supergraph.css";
 import { element, option, set } from "../../lib/dom.js";
 import { formatMetric } from "../../lib/format.js";
 import { EditLog } from "../../lib/history.js";
-import { readPayload, watchPayload } from "../../lib/payload.js";
+import { arraysUnder, readPayload, watchPayload } from "../../lib/payload.js";
 import { RequestClient } from "../../lib/requests.js";
 import { unpackArrays } from "../../lib/transport.js";
 import { bindErrorLine } from "../../lib/error.js";
@@ -20,9 +20,10 @@ import { detailsOf } from "./linked.js";
 import { fillLinked } from "./linkedviews.js";
 import { supergraphFromPayload } from "./model.js";
 import { describeEdge, describeNode, fillPanel, KINDS, svgElement, totalOf } from "./panel.js";
+import { layoutLabels } from "./labels.js";
 import {
-  bandLink, histogramPixels, LABEL_HEIGHT, LABEL_OFFSET, labelLines, labelText, linkAt, linkPath, linkSpan, linkStyle,
-  overlayAlpha, placeLabels, px, sankeyGeometry, traceLink, valueOffset,
+  bandLink, histogramPixels, linkAt, linkPath, linkSpan, linkStyle, overlayAlpha, px,
+  sankeyGeometry, traceLink, valueOffset,
 } from "./sankey.js";
 
 const PANEL_WIDTH = 300;
@@ -369,7 +370,9 @@ class SupergraphView {
     if (this.measure) return this.measure;
     const family = getComputedStyle(this.root).fontFamily;
     this.measureContext.font = `11px ${family || "sans-serif"}`;
-    const measure = rememberedMeasure((text) => this.measureContext.measureText(text).width);
+    // (every label's whole text, and the cut ones: several per supernode)
+    const measure = rememberedMeasure((text) => this.measureContext.measureText(text).width,
+      16384);
     if (family) this.measure = measure;
     return measure;
   }
@@ -418,9 +421,7 @@ class SupergraphView {
     const lo = nodes.column("hist_lo");
     const hi = nodes.column("hist_hi");
     const target = nodes.column("inclusive_target");
-    const level = nodes.column("level");
     const marks = [];
-    const candidates = [];
     geometry.nodes.forEach((box, i) => {
       // outside a diff the node's fill is its histogram, painted on the canvas under it
       // (the rect takes the outline and the pointer)
@@ -441,19 +442,15 @@ class SupergraphView {
           : { x1: px(box.x0 - 3), x2: px(box.x1 + 3), y1: px(mark), y2: px(mark) },
         label: null,
       });
-      candidates.push({ id: i, column: level[i], y: (box.y0 + box.y1) / 2,
-        priority: box.y1 - box.y0 });
     });
-    for (const i of placeLabels(candidates, LABEL_HEIGHT)) {
-      const box = geometry.nodes[i];
-      const [name, value] = texts[i];
-      const text = labelText(name, value, geometry.labelRoom[i] - LABEL_OFFSET, measure,
-        labelLines(box));
-      if (!text) continue;
-      const middle = (box.y0 + box.y1) / 2 - (text.below ? LABEL_HEIGHT / 2 : 0);
-      marks[i].label = { attributes: { x: px(box.x1 + LABEL_OFFSET), y: px(middle),
-        "data-node": i }, name: text.name, value: text.value, below: Boolean(text.below) };
-    }
+    const labels = layoutLabels({ nodes: geometry.nodes, level: nodes.column("level"),
+      columnX: geometry.columnX, width: geometry.width, texts, measure });
+    labels.forEach((label, i) => {
+      if (!label) return;
+      marks[i].label = { attributes: { x: px(label.x), y: px(label.y), "data-node": i },
+        lines: label.lines, value: label.value, below: label.below };
+    });
+    this.labels = labels;
     this.allMarks = marks;
     this.showMarks();
     this.hoverLink(-1);
@@ -476,11 +473,11 @@ class SupergraphView {
   showMarks() {
     if (!this.allMarks) return;
     const [left, width] = this.visibleSpan();
-    const { nodes, labelRoom } = this.geometry;
+    const { nodes } = this.geometry;
     const from = left - width / 2;
     const to = left + 1.5 * width;
-    this.marks.update(this.allMarks.filter((mark, i) => nodes[i].x0 <= to
-      && nodes[i].x1 + (mark.label ? labelRoom[i] : 0) >= from));
+    this.marks.update(this.allMarks.filter((_, i) => nodes[i].x0 <= to
+      && Math.max(nodes[i].x1, this.labels[i]?.right ?? 0) >= from));
   }
 
   /** The links and the nodes' histogram fills, on the canvas under the SVG of node
@@ -666,11 +663,37 @@ class SupergraphView {
     if (details && details.supernode === key && details.revision === this.payload.revision) {
       this.drawLinked();
     } else if (this.offline) {
-      this.linkedMessage("call sites, runs and scaling: open the notebook with a running kernel");
+      this.details = this.embeddedDetails(key);
+      if (this.details) this.drawLinked();
+      else this.linkedMessage(this.offlineNote());
     } else {
       this.linkedMessage("computing the linked views…");
       this.client.request("details", { supernode: key, parameter: this.parameter });
     }
+  }
+
+  /** The details of a supernode that an exported page holds (see the view's to_html),
+   * null when it holds none of it. */
+  embeddedDetails(key) {
+    const embedded = this.payload.fields.offline_details;
+    const k = embedded ? embedded.fields.findIndex((f) => f.supernode === key) : -1;
+    if (k < 0) return null;
+    return detailsOf({ ...embedded.fields[k], revision: this.payload.revision },
+      arraysUnder(this.payload.arrays, `details${k}/`));
+  }
+
+  /** Why an exported page shows no linked views of the selected supernode. */
+  offlineNote() {
+    const embedded = this.payload.fields.offline_details;
+    const kernel = "open the notebook with a running kernel";
+    if (!embedded) return `call sites, runs and scaling: ${kernel}`;
+    const mean = this.sg.nodes.column("inclusive_mean");
+    let smallest = Infinity;
+    for (const f of embedded.fields) smallest = Math.min(smallest, mean[this.indexOf(f.supernode)]);
+    return `this page holds the call sites, runs and scaling of the ${embedded.fields.length} `
+      + `largest of ${embedded.supernodes} supernodes (mean at least `
+      + `${formatMetric(smallest, this.model.get("unit"))}; at most ${embedded.bound} are `
+      + `kept): for this one, ${kernel}`;
   }
 
   linkedMessage(text) {
@@ -695,7 +718,7 @@ class SupergraphView {
       : PANEL_WIDTH - 24;
     fillLinked(this.linked, details, { width, unit: this.model.get("unit"),
       labels: this.sg.profiles, target: details.target,
-      onParameter: (parameter) => {
+      onParameter: this.offline ? null : (parameter) => {
         this.parameter = parameter;
         this.details = null;
         this.drawPanel();

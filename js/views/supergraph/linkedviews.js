@@ -9,7 +9,7 @@
 
 import { scaleLinear, scaleLog } from "d3-scale";
 import { element } from "../../lib/dom.js";
-import { formatMetric, formatPlain } from "../../lib/format.js";
+import { formatMetric, formatPlain, formatValue } from "../../lib/format.js";
 import { density } from "./legend.js";
 import { icicleLayout, nearestPoint, readableFormula, runsAlong, wantsLog } from "./linked.js";
 import { svgElement } from "./panel.js";
@@ -426,7 +426,12 @@ function scaling(container, d, { width, m, unit, labels, onParameter }) {
     select.append(option);
   }
   select.value = d.parameter;
-  select.addEventListener("change", () => onParameter(select.value));
+  // an exported page holds the model along one column; the others need the kernel
+  if (onParameter) select.addEventListener("change", () => onParameter(select.value));
+  else {
+    select.disabled = true;
+    select.title = "other columns: open the notebook with a running kernel";
+  }
   heading.append(select);
   section.append(heading);
   container.append(section);
@@ -439,7 +444,7 @@ function scaling(container, d, { width, m, unit, labels, onParameter }) {
     .range([height - MARGIN.bottom, MARGIN.top]);
   axes(svg, x, y, { width, height, xTitle: d.parameter,
     yTitle: `inclusive${unit ? ` (${unit})` : ""}`,
-    xFormat: (v) => formatPlain(v), yFormat: m });
+    xFormat: (v) => formatValue(v), yFormat: m });
   if (d.modelX.length) {
     const points = Array.from(d.modelX, (v, k) => `${x(v)},${y(d.modelY[k])}`).join(" ");
     svgElement("polyline", { class: "gs-model", points }, svg);

@@ -5,7 +5,7 @@
 // markup instead made the browser parse, style and lay out every mark again on every
 // edit, even one that moved a few nodes.
 import { svgElement } from "./panel.js";
-import { LABEL_HEIGHT } from "./sankey.js";
+import { LABEL_HEIGHT } from "./labels.js";
 
 /** Write to `node` the attributes of `values` that differ from `memo` (the values last
  * written, which memo then holds); returns how many were written. */
@@ -48,7 +48,7 @@ export class NodeMarks {
   }
 
   /** Show `marks`, one per supernode: {key, rect: attributes, target: attributes or
-   * null, label: {attributes, name, value} or null}. */
+   * null, label: {attributes, lines, value, below} or null (see layoutLabels)}. */
   update(marks) {
     const shown = new Set();
     for (const mark of marks) {
@@ -81,6 +81,9 @@ export class NodeMarks {
     writeAttributes(item.line.node, item.line.memo, attributes);
   }
 
+  /** A label: its name's first line in the text element, its other lines and the value
+   * (beside the last line, or on a line of its own) in tspans; the tspans are written
+   * again only when the label's text changes. */
   showLabel(item, label) {
     if (!label) {
       item.label?.node.remove();
@@ -89,32 +92,28 @@ export class NodeMarks {
     }
     if (!item.label) {
       const node = svgElement("text", { class: "gs-label-text" }, this.labels);
-      const name = document.createTextNode("");
-      node.append(name);
-      item.label = { node, name, value: null, memo: {} };
+      item.label = { node, text: null, memo: {} };
     }
     const shown = item.label;
     writeAttributes(shown.node, shown.memo, label.attributes);
-    if (shown.name.data !== label.name) shown.name.data = label.name;
-    if (!label.value) {
-      shown.value?.remove();
-      shown.value = null;
-      return;
+    const x = String(label.attributes.x);
+    const text = `${x}|${label.lines.join("\n")}|${label.value}|${label.below}`;
+    if (shown.text === text) return;
+    shown.text = text;
+    const parts = label.lines.map((line, k) => ({ text: line, line: k > 0 }));
+    if (label.value) {
+      parts.push({ text: label.below ? label.value : ` ${label.value}`, line: label.below,
+        value: true });
     }
-    shown.value ??= svgElement("tspan", { class: "gs-label-value" }, shown.node);
-    // a value below its name starts a line of its own, at the label's x
-    const text = label.below ? label.value : ` ${label.value}`;
-    if (shown.value.textContent !== text) shown.value.textContent = text;
-    const below = label.below ? String(label.attributes.x) : "";
-    if (shown.below !== below) {
-      shown.below = below;
-      if (below) {
-        shown.value.setAttribute("x", below);
-        shown.value.setAttribute("dy", String(LABEL_HEIGHT));
-      } else {
-        shown.value.removeAttribute("x");
-        shown.value.removeAttribute("dy");
+    shown.node.replaceChildren(parts[0].text);
+    for (const part of parts.slice(1)) {
+      const span = svgElement("tspan", part.value ? { class: "gs-label-value" } : {},
+        shown.node);
+      if (part.line) {
+        span.setAttribute("x", x);
+        span.setAttribute("dy", String(LABEL_HEIGHT));
       }
+      span.textContent = part.text;
     }
   }
 }

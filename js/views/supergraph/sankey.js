@@ -1,23 +1,20 @@
 // Pixel geometry of the supergraph Sankey from the layout the kernel computed (columns by
 // level, vertical extents in [0, layout height]): node boxes, link ribbons, back edges as
-// loops below the columns, labels that never overlap, gradients of the histograms.
-// Everything here is pure, so it is tested without a browser.
+// loops below the columns, gradients of the histograms (labels: labels.js). Everything
+// here is pure, so it is tested without a browser.
+
+import { LABEL_GAP, LABEL_OFFSET } from "./labels.js";
 
 export const NODE_WIDTH = 14;
 export const MIN_NODE_HEIGHT = 2;
-export const LABEL_HEIGHT = 14;
 export const MARGIN = { top: 12, right: 210, bottom: 12, left: 8 };
 /** Columns are at least this far apart (the drawing then scrolls sideways): a node and a
- * few characters of its label, and its value under the name of a tall node. */
-export const MIN_STEP = 72;
-/** Room kept between a label's end and the next node it would run into. */
-export const LABEL_GAP = 6;
+ * line of eight or nine characters of its label beside it. */
+export const MIN_STEP = 84;
 /** Loops are drawn this thick at most (their values are read on hover). */
 export const LOOP_WIDTH = 4;
 /** How far a loop swings out of a node's side (labels start further out). */
 export const LOOP_BULGE = 4;
-/** Labels start this far right of their node. */
-export const LABEL_OFFSET = 6;
 
 /** A coordinate in pixels as drawing markup writes it: to a hundredth of a pixel (a
  * full double would triple the markup the browser parses, for nothing visible). */
@@ -47,10 +44,9 @@ export function loopPath(xs, ys, xt, yt, yLoop, bulge) {
  * (optional: each node's label, name and value, in pixels) lets the last column keep only
  * the room its widest label needs (at most margin.right), so the columns spread over the
  * rest; without it the last column keeps margin.right. Columns stay MIN_STEP apart, so the
- * drawing may be wider than asked. A label's room runs from its node to the first node to
- * its right that lies across its line (the drawing's edge when none does): labels are not
- * cut where the space beside them is free.
- * Returns {nodes: [{x0, x1, y0, y1}], links, labelRoom: [px], levels, scale, width}; a link
+ * drawing may be wider than asked.
+ * Returns {nodes: [{x0, x1, y0, y1}], links, columnX: [each column's left side], levels,
+ * scale, width}; a link
  * is a ribbon {loop: false, width, x0, a0, a1, x1, b0, b1} (see ribbonPath) or a loop
  * {loop: true, width, xs, ys, xt, yt, yLoop, bulge} (see loopPath), drawn by traceLink.
  */
@@ -78,25 +74,10 @@ export function sankeyGeometry(sg, { width, height, margin = MARGIN, nodeWidth =
   const top = table.column("y0");
   const bottom = table.column("y1");
   const nodes = [];
-  const labelRoom = [];
   for (let i = 0; i < table.count; i++) {
     const x0 = margin.left + level[i] * step;
     const y0 = y(top[i]);
     nodes.push({ x0, x1: x0 + nodeWidth, y0, y1: Math.max(y(bottom[i]), y0 + MIN_NODE_HEIGHT) });
-  }
-  const columns = columnsOf(nodes, level, levels);
-  for (let i = 0; i < table.count; i++) {
-    const box = nodes[i];
-    const line = (box.y0 + box.y1) / 2;
-    const half = (labelLines(box) * LABEL_HEIGHT) / 2;
-    let end = drawn - LABEL_GAP;
-    for (let c = level[i] + 1; c < levels; c++) {
-      if (crosses(columns[c], line - half, line + half)) {
-        end = margin.left + c * step - LABEL_GAP;
-        break;
-      }
-    }
-    labelRoom.push(Math.max(end - box.x1, 0));
   }
   const links = [];
   const column = (name) => edges.column(name);
@@ -117,38 +98,8 @@ export function sankeyGeometry(sg, { width, height, margin = MARGIN, nodeWidth =
         a1: y(s1[e]), x1: to.x0, b0: y(t0[e]), b1: y(t1[e]) });
     }
   }
-  return { nodes, links, labelRoom, levels, scale, width: drawn };
-}
-
-/** How many lines a node's label may take: two (the name over its value) when the node
- * is three label lines tall, so that no label of its column comes near (placeLabels keeps
- * centres LABEL_HEIGHT apart), else one. */
-export function labelLines(box) {
-  return box.y1 - box.y0 >= 3 * LABEL_HEIGHT ? 2 : 1;
-}
-
-/** Per column, its nodes' vertical extents [[y0, y1]] sorted by y0 (nodes of a column do
- * not overlap, so y1 is sorted too). */
-function columnsOf(nodes, level, levels) {
-  const columns = Array.from({ length: levels }, () => []);
-  nodes.forEach((box, i) => {
-    columns[level[i]].push([box.y0, box.y1]);
-  });
-  for (const column of columns) column.sort((a, b) => a[0] - b[0]);
-  return columns;
-}
-
-/** Whether a node of a column (sorted extents) lies across the band top..bottom. */
-function crosses(column, top, bottom) {
-  let lo = 0;
-  let hi = column.length;
-  // the first extent that ends below the band's top
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (column[mid][1] < top) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < column.length && column[lo][0] <= bottom;
+  const columnX = Array.from({ length: levels }, (_, c) => margin.left + c * step);
+  return { nodes, links, columnX, levels, scale, width: drawn };
 }
 
 /** How links are painted: ribbons filled grey (re-entries orange), loops stroked orange
@@ -269,64 +220,6 @@ export function linkAt(links, x, y) {
     }
   }
   return -1;
-}
-
-/**
- * Which labels to draw so that none overlaps another: candidates [{id, column, y,
- * priority}] (y the label's centre) are taken by priority, largest first, and kept when
- * every kept label of their column is at least `gap` pixels away. Returns a Set of ids.
- */
-export function placeLabels(candidates, gap = LABEL_HEIGHT) {
-  const order = [...candidates].sort((a, b) => b.priority - a.priority || a.id - b.id);
-  const taken = new Map();
-  const shown = new Set();
-  for (const item of order) {
-    const ys = taken.get(item.column) ?? [];
-    if (ys.every((other) => Math.abs(other - item.y) >= gap)) {
-      ys.push(item.y);
-      taken.set(item.column, ys);
-      shown.add(item.id);
-    }
-  }
-  return shown;
-}
-
-/** Fewest characters of a name kept before its value is dropped from a label. */
-export const NAME_KEPT = 4;
-
-/** The text of a label in `room` pixels: the name and its value when both fit on a line;
- * else, with `lines` 2 (a node tall enough for two lines of labels), the name (cut with
- * "…" if needed) over its value (`below`); else the name cut with "…" and the value (so
- * nodes of one size read alike); else, when not even NAME_KEPT characters of the name fit
- * beside the value, the name alone, cut (the value is in the tooltip); null when nothing
- * fits. */
-export function labelText(name, value, room, measure, lines = 1) {
-  const full = `${name} ${value}`;
-  if (measure(full) <= room) return { name, value };
-  if (lines > 1 && value && measure(value) <= room) {
-    const cut = truncate(name, room, measure);
-    if (cut) return { name: cut, value, below: true };
-  }
-  if (value) {
-    const beside = truncate(name, room - measure(` ${value}`), measure);
-    if (beside.length > NAME_KEPT) return { name: beside, value };
-  }
-  const cut = truncate(name, room, measure);
-  return cut ? { name: cut, value: "" } : null;
-}
-
-/** `text` cut to fit `width` pixels (with "…"), by the `measure(text)` width function;
- * "" when not even one character fits. */
-export function truncate(text, width, measure) {
-  if (measure(text) <= width) return text;
-  let lo = 0;
-  let hi = text.length;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (measure(`${text.slice(0, mid)}…`) <= width) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo > 0 ? `${text.slice(0, lo)}…` : "";
 }
 
 /** The fills of `count` supernodes as the RGBA pixels of an image `count` wide and `bins`

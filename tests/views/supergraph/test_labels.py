@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from glade.ensemble import Ensemble
 from glade.ensemble.supergraph.choices import diff_choices, metadata_groups, profile_labels
 from glade.errors import GladeError
 from glade.views import SupergraphView
@@ -111,3 +112,48 @@ def test_a_split_that_changes_nothing_is_refused():
         view.split("main", by="callee")
     assert view.supergraph().supernodes == before
     assert view.history == []
+
+
+def test_measured_numbers_label_no_profile():
+    """A figure of merit tells every run apart but says nothing of how it was run: runs
+    the other columns do not tell apart are numbered instead."""
+    metadata = pd.DataFrame(
+        {
+            "jobsize": [64, 64, 1, 1],
+            "threads": [1, 2, 4, 4],
+            "figure_of_merit": [31346.720503, 26671.498197, 1776.272418, 1727.025643],
+        }
+    )
+    assert profile_labels(metadata) == [
+        "jobsize=64, 1 threads",
+        "jobsize=64, 2 threads",
+        "jobsize=1, 4 threads #1",
+        "jobsize=1, 4 threads #2",
+    ]
+
+
+def test_spot_runs_are_labelled_by_how_they_ran(hatchet_data):
+    files = sorted((hatchet_data / "spotdb").rglob("*.cali"))
+    if not files:
+        pytest.skip(f"no SpotDB .cali files under {hatchet_data / 'spotdb'}")
+    view = SupergraphView(Ensemble.from_files(files))
+    labels = [g["label"] for g in view.groups if "profiles" in g["group"]]
+    assert len(set(labels)) == len(files) == 4
+    assert not any("figure_of_merit" in label for label in labels)
+    assert view.by_names == ["name"]
+
+
+def test_lulesh_runs_menus_and_scaling_columns(thicket_data):
+    """The 172 LULESH runs of Thicket's JSON export: job sizes in the diff menu in numeric
+    order, and neither the figure of merit (a result) nor the launch day is a column to
+    model scaling along."""
+    path = thicket_data / "example-json" / "user_ensemble.json"
+    if not path.is_file():
+        pytest.skip(f"{path} not found")
+    view = SupergraphView(Ensemble.from_thicket_json(path))
+    jobsizes = [g["label"] for g in view.groups if g["group"].get("column") == "jobsize"]
+    assert jobsizes == [f"jobsize = {n}" for n in (1, 8, 27, 64, 125, 216)]
+    key = view.supergraph().nodes["inclusive_mean"].idxmax()
+    parameters = view.details(key).parameters
+    assert "jobsize" in parameters and "problem_size" in parameters
+    assert "figure_of_merit" not in parameters and "launchday" not in parameters

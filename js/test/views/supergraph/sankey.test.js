@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { LABEL_GAP, LABEL_OFFSET } from "../../../views/supergraph/labels.js";
 import {
-  histogramPixels, LABEL_GAP, LABEL_HEIGHT, LABEL_OFFSET, labelLines, labelText, LINK_STYLES, linkAt, linkPath, linkSpan, linkStyle, LOOP_REACH, LOOP_WIDTH,
-  MARGIN, MIN_NODE_HEIGHT, MIN_STEP, NAME_KEPT, NODE_WIDTH, overlayAlpha, placeLabels, ribbonPath,
-  sankeyGeometry, traceLink, truncate, valueOffset,
+  histogramPixels, LINK_STYLES, linkAt, linkPath, linkSpan, linkStyle, LOOP_REACH, LOOP_WIDTH,
+  MARGIN, MIN_NODE_HEIGHT, MIN_STEP, NODE_WIDTH, overlayAlpha, ribbonPath, sankeyGeometry,
+  traceLink, valueOffset,
 } from "../../../views/supergraph/sankey.js";
-import { smallSupergraph, table } from "./helpers.js";
-
-const measure = (text) => 7 * text.length;
+import { smallSupergraph } from "./helpers.js";
 
 describe("sankey geometry", () => {
   it("places columns by level and scales heights to the drawing", () => {
@@ -22,10 +21,7 @@ describe("sankey geometry", () => {
     expect(c.y0).toBeCloseTo(MARGIN.top + 0.7 * scale);
     expect(geometry.levels).toBe(2);
     expect(geometry.width).toBe(1000);
-    // the last column's labels run to the drawing's edge; a's label stops before b, which
-    // lies across its line
-    expect(geometry.labelRoom[1]).toBeCloseTo(1000 - LABEL_GAP - b.x1);
-    expect(geometry.labelRoom[0]).toBeCloseTo(b.x0 - LABEL_GAP - a.x1);
+    expect(geometry.columnX).toEqual([a.x0, b.x0]);
   });
   it("keeps columns apart and grows wider than asked when they do not fit", () => {
     const geometry = sankeyGeometry(smallSupergraph(), { width: 200, height: 200 });
@@ -38,24 +34,12 @@ describe("sankey geometry", () => {
     const right = 40 + LABEL_OFFSET + LABEL_GAP;
     expect(geometry.nodes[1].x0).toBeCloseTo(800 - right - NODE_WIDTH);
     expect(geometry.width).toBe(800);
-    expect(geometry.labelRoom[1]).toBeGreaterThanOrEqual(40 + LABEL_OFFSET);
+    expect(geometry.width - LABEL_GAP - geometry.nodes[1].x1).toBeGreaterThanOrEqual(
+      40 + LABEL_OFFSET);
     // never more than the right margin, however long the labels
     const wide = sankeyGeometry(smallSupergraph(), { width: 800, height: 244,
       labelWidths: [10, 900, 10] });
     expect(wide.nodes[1].x0).toBeCloseTo(800 - MARGIN.right - NODE_WIDTH);
-  });
-  it("lets a label run over columns with no node across its line", () => {
-    // column 0: p (0..0.3) and q (0.6..0.9); column 1: r (0..0.3); column 2: s (0..0.2)
-    const nodes = table(["level", "y0", "y1"], [{ level: 0, y0: 0, y1: 0.3 },
-      { level: 0, y0: 0.6, y1: 0.9 }, { level: 1, y0: 0, y1: 0.3 }, { level: 2, y0: 0, y1: 0.2 }]);
-    const edges = table(["source", "target", "reentry", "loop", "source_y0", "source_y1",
-      "target_y0", "target_y1", "loop_y"], []);
-    const geometry = sankeyGeometry({ nodes, edges, layoutHeight: 1 }, { width: 600,
-      height: 300 });
-    const [p, q, r, s] = geometry.nodes;
-    expect(geometry.labelRoom[0]).toBeCloseTo(r.x0 - LABEL_GAP - p.x1);
-    expect(geometry.labelRoom[1]).toBeCloseTo(600 - LABEL_GAP - q.x1);
-    expect(geometry.labelRoom[2]).toBeCloseTo(s.x0 - LABEL_GAP - r.x1);
   });
   it("gives tiny nodes a visible height", () => {
     const sg = smallSupergraph();
@@ -169,70 +153,6 @@ describe("links on the canvas", () => {
       const a = overlayAlpha(style.alpha, style.hover);
       expect(1 - (1 - style.alpha) * (1 - a)).toBeCloseTo(style.hover, 12);
     }
-  });
-});
-
-describe("labels", () => {
-  it("never overlap in a column, bigger nodes first", () => {
-    let seed = 7;
-    const random = () => {
-      seed = (seed * 48271) % 2147483647;
-      return seed / 2147483647;
-    };
-    for (let round = 0; round < 20; round++) {
-      const items = Array.from({ length: 60 }, (_, id) => ({
-        id, column: Math.floor(random() * 3), y: random() * 300, priority: random() }));
-      const shown = placeLabels(items, 14);
-      const kept = items.filter((item) => shown.has(item.id));
-      for (const a of kept) {
-        for (const b of kept) {
-          if (a !== b && a.column === b.column) {
-            expect(Math.abs(a.y - b.y)).toBeGreaterThanOrEqual(14);
-          }
-        }
-      }
-      // every label left out is too close to a kept one with a larger priority
-      for (const item of items.filter((i) => !shown.has(i.id))) {
-        expect(kept.some((k) => k.column === item.column && Math.abs(k.y - item.y) < 14
-          && k.priority >= item.priority)).toBe(true);
-      }
-    }
-  });
-  it("cuts names with an ellipsis and keeps values only when they fit", () => {
-    expect(truncate("interpolate_velocity", 70, measure)).toBe("interpola…");
-    expect(truncate("abc", 70, measure)).toBe("abc");
-    expect(truncate("abc", 5, measure)).toBe("");
-    expect(labelText("solve", "1.2 s", 200, measure)).toEqual({ name: "solve", value: "1.2 s" });
-    expect(labelText("solve", "1.2 s", 60, measure)).toEqual({ name: "solve", value: "" });
-    expect(labelText("interpolate_velocity", "1.2 s", 70, measure))
-      .toEqual({ name: "interpola…", value: "" });
-    expect(labelText("solve", "1.2 s", 3, measure)).toBeNull();
-    // a name cut to keep the value beside it, as long as NAME_KEPT characters stay
-    expect(labelText("interpolate_velocity", "1.2 s", 110, measure))
-      .toEqual({ name: "interpol…", value: "1.2 s" });
-    expect(truncate("interpolate_velocity", 110 - measure(" 1.2 s"), measure).length)
-      .toBeGreaterThan(NAME_KEPT);
-    // on a node tall enough for two lines: the name over its value
-    expect(labelText("interpolate_velocity", "1.2 s", 70, measure, 2))
-      .toEqual({ name: "interpola…", value: "1.2 s", below: true });
-    expect(labelText("solve", "1.2 s", 200, measure, 2)).toEqual({ name: "solve", value: "1.2 s" });
-  });
-  it("gives two label lines to nodes three lines tall, and keeps both clear", () => {
-    expect(labelLines({ y0: 0, y1: 3 * LABEL_HEIGHT })).toBe(2);
-    expect(labelLines({ y0: 0, y1: 3 * LABEL_HEIGHT - 1 })).toBe(1);
-    // column 0: p, tall (0..0.5); column 1: r (0.29..0.32) crosses p's second line only
-    const nodes = table(["level", "y0", "y1"], [{ level: 0, y0: 0, y1: 0.5 },
-      { level: 1, y0: 0.29, y1: 0.32 }]);
-    const edges = table(["source", "target", "reentry", "loop", "source_y0", "source_y1",
-      "target_y0", "target_y1", "loop_y"], []);
-    const geometry = sankeyGeometry({ nodes, edges, layoutHeight: 1 }, { width: 600,
-      height: 300 + MARGIN.top + MARGIN.bottom });
-    const [p, r] = geometry.nodes;
-    expect(labelLines(p)).toBe(2);
-    // p's centre is at 87 px, its two lines reach 101 px; r starts at 99 px
-    expect(r.y0 - (p.y0 + p.y1) / 2).toBeLessThan(LABEL_HEIGHT);
-    expect(r.y0 - (p.y0 + p.y1) / 2).toBeGreaterThan(LABEL_HEIGHT / 2);
-    expect(geometry.labelRoom[0]).toBeCloseTo(r.x0 - LABEL_GAP - p.x1);
   });
 });
 

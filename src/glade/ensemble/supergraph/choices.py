@@ -46,7 +46,7 @@ COUNTED = {
 }
 #: Words of column names that record when, by whom or how a run was launched: they tell
 #: every run apart without saying anything about it.
-BOOKKEEPING = ("date", "time", "user", "cmdline", "host", "path", "units", "seed")
+BOOKKEEPING = ("date", "time", "launch", "user", "cmdline", "host", "path", "units", "seed")
 
 
 def json_value(value: Any) -> Any:
@@ -85,19 +85,22 @@ def _candidates(metadata: pd.DataFrame) -> list[tuple[str, pd.Series]]:
 
 
 def _continuous(values: pd.Series) -> bool:
-    """Whether a column holds measurements rather than categories: numbers that are not
-    all whole."""
+    """Whether a column holds measurements rather than categories: numbers (or texts of
+    numbers, as Thicket's JSON export writes them) that are not all whole."""
     present = values.dropna()
-    if not pd.api.types.is_numeric_dtype(present) or pd.api.types.is_bool_dtype(present):
+    if pd.api.types.is_bool_dtype(present) or any(isinstance(v, bool) for v in present):
         return False
-    numbers = present.to_numpy(dtype=np.float64)
-    return not bool(np.all(numbers == np.round(numbers)))
+    numbers = pd.to_numeric(present, errors="coerce")
+    if not len(numbers) or bool(numbers.isna().any()):
+        return False
+    finite = numbers.to_numpy(dtype=np.float64)
+    return not bool(np.all(finite == np.round(finite)))
 
 
 def numeric_columns(metadata: pd.DataFrame) -> list[str]:
     """The metadata columns a supernode's value can be plotted and modelled against:
-    numbers, positive where present, differing across profiles (process counts, problem
-    sizes), most telling first.
+    whole numbers, positive where present, differing across profiles (process counts,
+    problem sizes; not measured numbers such as a figure of merit), most telling first.
 
     Examples
     --------
@@ -109,6 +112,8 @@ def numeric_columns(metadata: pd.DataFrame) -> list[str]:
     for name, values in _candidates(metadata):
         present = values.dropna()
         if pd.api.types.is_bool_dtype(present) or any(isinstance(v, bool) for v in present):
+            continue
+        if _continuous(values):
             continue
         numbers = pd.to_numeric(present, errors="coerce")
         if bool(numbers.notna().all()) and bool((numbers > 0).all()):
@@ -141,8 +146,19 @@ def metadata_groups(metadata: pd.DataFrame) -> list[tuple[str, list[Hashable]]]:
             and split not in seen
         ):
             seen.add(split)
-            out.append((name, sorted(distinct, key=str)))
+            out.append((name, sorted(distinct, key=_in_order)))
     return out
+
+
+def _in_order(value: Any) -> tuple[int, float, str]:
+    """How metadata values sort in the menus: numbers (and texts of numbers) by value
+    (1, 27, 125, 216), then the others as text."""
+    if not isinstance(value, bool | np.bool_):
+        try:
+            return (0, float(value), "")
+        except (TypeError, ValueError):
+            pass
+    return (1, 0.0, str(value))
 
 
 def _plain(value: Any) -> Any:
@@ -167,12 +183,15 @@ def _written(column: str, value: Any) -> str:
 def label_columns(metadata: pd.DataFrame) -> list[str]:
     """The metadata columns a profile label names: the most telling columns that differ
     across profiles, each kept only if it tells apart profiles the earlier ones do not,
-    at most :data:`LABEL_COLUMNS`."""
+    at most :data:`LABEL_COLUMNS`; not measured numbers (a figure of merit tells every
+    run apart and says nothing of how it was run)."""
     chosen: list[str] = []
     codes = np.zeros(len(metadata), dtype=np.int64)
     for name, values in _candidates(metadata):
         if len(chosen) == LABEL_COLUMNS:
             break
+        if _continuous(values):
+            continue
         column = pd.factorize(values)[0]
         refined = pd.factorize(codes * (int(column.max()) + 2) + column + 1)[0]
         if refined.max() > codes.max():

@@ -19,12 +19,15 @@ browser sends edits and draws what comes back.
 
 from __future__ import annotations
 
+import os
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TypedDict
 
 import numpy as np
 import traitlets
+from tqdm.auto import tqdm
 
 from glade.ensemble import Ensemble
 from glade.ensemble.supergraph import Supergraph as SupergraphModel
@@ -51,6 +54,9 @@ from glade.views.supergraph import edits
 
 #: How many supergraphs (and states) a view keeps, so undo and redo are immediate.
 CACHE_SIZE = 32
+#: The offline page holds the linked views of at most this many supernodes, the largest
+#: (a supernode's take a few kB to a few hundred kB, and about 0.05-0.2 s to compute).
+OFFLINE_DETAILS = 100
 
 
 class _Options(TypedDict):
@@ -653,6 +659,47 @@ class SupergraphView(Requests, QueryView):
         fields, arrays = details_payload(details)
         descriptors, blob = pack_arrays(arrays)
         return {**fields, "arrays": descriptors, "revision": self.revision}, blob
+
+    def to_html(self, path: str | os.PathLike, title: str | None = None) -> Path:
+        """Write a standalone page of the view that works offline, with the linked views
+        of its supernodes: of every one when there are at most :data:`OFFLINE_DETAILS`,
+        else of the :data:`OFFLINE_DETAILS` largest (by mean inclusive value; the page
+        names them). Clicking a supernode there opens its details panel; edits need a
+        kernel.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The ``.html`` file.
+        title : str, optional
+            The page's title.
+
+        Returns
+        -------
+        pathlib.Path
+            The file written.
+
+        Raises
+        ------
+        GladeError
+            When the file cannot be written.
+        """
+        nodes = self._shown.nodes
+        largest = nodes["inclusive_mean"].sort_values(ascending=False, kind="stable")
+        keys = [str(key) for key in largest.index[:OFFLINE_DETAILS]]
+        packed: dict[str, tuple[list[dict], bytes] | None] = {}
+        fields: list[dict[str, Any]] = []
+        for key in tqdm(keys, "details of the supernodes", leave=False, disable=len(keys) < 10):
+            details_fields, arrays = details_payload(self.details(key))
+            packed[f"details{len(fields)}"] = pack_arrays(arrays)
+            fields.append(details_fields)
+        embedded = {"fields": fields, "bound": OFFLINE_DETAILS, "supernodes": len(nodes)}
+        self._publish({"offline_details": embedded}, packed=packed)
+        try:
+            return super().to_html(path, title)
+        finally:
+            # the page holds them; the live view does not carry them along
+            self._publish({"offline_details": None}, packed=dict.fromkeys(packed))
 
     # ------------------------------------------------------------ links
     @property
