@@ -10,10 +10,10 @@ JupyterLab notification, a halo exchange for the timeline and the matrix."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
-import sys
 from pathlib import Path
 
 from tests.browser.conftest import CHROMIUM_ARGS
@@ -254,13 +254,17 @@ def _panel_pages(element, stem: Path) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--readme"]:
-        readme_pictures(Path(sys.argv[2] if len(sys.argv) > 2 else "docs/_static"))
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.browser.screens",
+        description="Screenshots of the views in JupyterLab, light and dark, wide and 800 px.",
+    )
+    parser.add_argument("out", nargs="?", type=Path, default=Path("screens"))
+    parser.add_argument("--only", default="", help="only the views whose names start so")
+    parser.add_argument(
+        "--readme", action="store_true", help="the README's pictures (out: docs/_static)"
+    )
+    options = parser.parse_args()
+    if options.readme:
+        readme_pictures(options.out if options.out != Path("screens") else Path("docs/_static"))
     else:
-        arguments = sys.argv[1:]
-        only = ""
-        if "--only" in arguments:
-            at = arguments.index("--only")
-            only = arguments[at + 1]
-            del arguments[at : at + 2]
-        main(Path(arguments[0] if arguments else "screens"), only)
+        main(options.out, options.only)
