@@ -229,6 +229,8 @@ class CCT(QueryView):
         self._rank = rank
         self._columns = columns
         self._shown_gf: GraphFrame | None = gf
+        # under a link's restriction, the restricted call tree (see _restricted)
+        self._restricted_gf: GraphFrame | None = None
         self._selecting = False
         self._tree = ViewTree(
             gf.graph,
@@ -363,11 +365,14 @@ class CCT(QueryView):
     def _show_restriction(self, text: str) -> None:
         if not text:
             self._shown_gf = self._gf
+            self._restricted_gf = None
             self._publish(
                 arrays={"link_values": None, "link_keep": None}, notice=self._notice(self._gf)
             )
+            self._publish_tab()
             return
         gf = self._restricted(text)
+        self._restricted_gf = gf
         restricted = restricted_values(
             gf, self._gf.graph, self._columns, self._agg, self._rank, self._spread
         )
@@ -380,6 +385,7 @@ class CCT(QueryView):
             },
             notice=f"{own}; {linked}" if own else linked,
         )
+        self._publish_tab()
 
     # ------------------------------------------------------------ selection
     @traitlets.validate("selected_paths")
@@ -493,7 +499,9 @@ class CCT(QueryView):
         """What the bottom-up or flat tab shows (default: the current tab): the rows of
         :func:`~glade.views.cct.tabs.bottom_up_table` or
         :func:`~glade.views.cct.tabs.flat_table` over ``apply()``'s call tree (edits
-        included), with the view's ``agg`` or ``rank``.
+        included), with the view's ``agg`` or ``rank``; under a link's restriction, over
+        the restricted tree (the nodes with calls of :meth:`shown`, the view's query on
+        top), so that the rows hold what the tree tab draws.
 
         Parameters
         ----------
@@ -526,11 +534,11 @@ class CCT(QueryView):
         kind = kind or self.tab
         if kind not in ("bottom-up", "flat"):
             raise GladeError(f"a function table is 'bottom-up' or 'flat', not {kind!r}")
-        if not self.history:
+        if self._restricted_gf is None and not self.history:
             tree, columns = self._tree, self._columns
             parent, depth, codes = tree.parent, tree.depth, tree.name_index
         else:
-            shown = self._gf.query(self.query, fold=True)
+            shown = self._tab_source()
             columns = metric_columns(shown, agg=self._agg, rank=self._rank)
             parent = np.asarray(shown.graph.tree_parent, dtype=np.int64)
             depth = np.asarray(shown.graph.depth, dtype=np.int64)
@@ -539,6 +547,15 @@ class CCT(QueryView):
         if kind == "flat":
             return flat_table(parent, depth, codes, columns)
         return bottom_up_table(parent, depth, codes, columns, max_rows)
+
+    def _tab_source(self) -> GraphFrame:
+        """The call tree the bottom-up and flat tabs sum: ``apply()``'s, or under a link's
+        restriction the restricted tree (its nodes with calls) with the view's query on
+        top, as the tree tab draws it."""
+        gf = self._gf
+        if self._restricted_gf is not None:
+            gf = self._restricted_gf.squash(fold=True)
+        return gf.query(self.query, fold=True) if self.history and len(gf.graph) else gf
 
     @property
     def function_names(self) -> list[str]:
@@ -557,6 +574,8 @@ class CCT(QueryView):
                 "tab": {
                     "kind": self.tab,
                     "query": self.query,
+                    "restriction": self.restriction,
+                    "limit": MAX_TAB_ROWS,
                     "metrics": [
                         {"name": c.name, "kind": c.kind, "unit": c.unit} for c in table.columns
                     ],
