@@ -56,6 +56,9 @@ TABS = ("top-down", "bottom-up", "flat", "icicle")
 #: The most bottom-up rows the page receives: deeper callers stay in the kernel
 #: (``view.function_table()`` has them all), so an edit on a deep tree stays quick.
 MAX_TAB_ROWS = 100_000
+#: The most bottom-up rows an offline page (``view.to_html``) holds: deeper callers are
+#: left out, and the page says that they need a kernel.
+MAX_PAGE_TAB_ROWS = 20_000
 #: The most rows a selection may hold: its query names every row's call path.
 MAX_SELECTED = 10_000
 
@@ -562,34 +565,53 @@ class CCT(QueryView):
         """The function names a :class:`FunctionTable` of the view indexes."""
         return [str(u) for u in self._tree.unique_names]
 
+    def _tab_payload(
+        self, kind: str, limit: int, prefix: str = ""
+    ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """The field and arrays of the ``kind`` tab's rows (at most ``limit`` bottom-up
+        rows), the arrays named with ``prefix``: ``tab_parent`` and ``tab_name`` per row,
+        ``tab_more`` (1: callers left out), ``tab_values`` (a row-major block per
+        metric), and the field: the tab, its metrics, the query and restriction the rows
+        are of, and the row limit."""
+        table = self.function_table(kind, max_rows=limit)
+        field = {
+            "kind": kind,
+            "query": self.query,
+            "restriction": self.restriction,
+            "limit": limit,
+            "metrics": [{"name": c.name, "kind": c.kind, "unit": c.unit} for c in table.columns],
+        }
+        arrays: dict[str, np.ndarray] = {
+            "tab_parent": table.parent.astype(np.int32),
+            "tab_name": table.name.astype(np.int32),
+            "tab_more": table.more.astype(np.uint8),
+            "tab_values": np.concatenate([c.values for c in table.columns] or [np.zeros(0)]).astype(
+                np.float64
+            ),
+        }
+        return field, {prefix + name: values for name, values in arrays.items()}
+
     def _publish_tab(self) -> None:
-        """Send the rows of the bottom-up or flat tab when it is shown (``tab_rows``:
-        parent and name per row, ``tab_values``: a row-major block per metric, and the
-        ``tab`` field: which tab, its metrics and the query they are of)."""
+        """Send the rows of the bottom-up or flat tab when it is shown (the ``tab`` field
+        and arrays of :meth:`_tab_payload`)."""
         if self.tab not in ("bottom-up", "flat"):
             return
-        table = self.function_table(max_rows=MAX_TAB_ROWS)
-        self._publish(
-            fields={
-                "tab": {
-                    "kind": self.tab,
-                    "query": self.query,
-                    "restriction": self.restriction,
-                    "limit": MAX_TAB_ROWS,
-                    "metrics": [
-                        {"name": c.name, "kind": c.kind, "unit": c.unit} for c in table.columns
-                    ],
-                }
-            },
-            arrays={
-                "tab_parent": table.parent.astype(np.int32),
-                "tab_name": table.name.astype(np.int32),
-                "tab_more": table.more.astype(np.uint8),
-                "tab_values": np.concatenate(
-                    [c.values for c in table.columns] or [np.zeros(0)]
-                ).astype(np.float64),
-            },
-        )
+        field, arrays = self._tab_payload(self.tab, MAX_TAB_ROWS)
+        self._publish(fields={"tab": field}, arrays=dict(arrays))
+
+    def _page_state(self) -> dict[str, Any]:
+        """The offline page holds the rows of both function tabs (the ``tables`` field:
+        kind -> field, arrays prefixed ``"<kind>:"``), at most ``MAX_PAGE_TAB_ROWS``
+        bottom-up rows, so that every tab shows without a kernel."""
+        fields = {k: v for k, v in self._fields.items() if k != "tab"}
+        arrays = {k: v for k, v in self._arrays.items() if not k.startswith("tab_")}
+        tables = {}
+        for kind in ("flat", "bottom-up"):
+            tables[kind], more = self._tab_payload(kind, MAX_PAGE_TAB_ROWS, f"{kind}:")
+            arrays.update(more)
+        fields["tables"] = tables
+        payload, meta = self._packed_state(fields, arrays)
+        return {**super()._page_state(), "payload": payload, "payload_meta": meta}
 
     def _query_edit(self, query: BaseQuery) -> dict:
         """An assigned query is a base edit, with the nodes it keeps (the front end draws
