@@ -154,6 +154,7 @@ def main(out: Path, only: str = "") -> None:
         page = browser.new_page(viewport={"width": WIDTHS["wide"], "height": 1000})
         page.set_default_timeout(120_000)
         open_and_run(page, url, "screens.ipynb")
+        page.add_style_tag(content=HIDE_NOTIFICATIONS)
         for selector in SELECTORS.values():
             page.locator(selector).first.wait_for()
         run_in_kernel(page, REFUSE)

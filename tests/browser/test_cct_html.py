@@ -254,6 +254,14 @@ def test_device_work_is_marked(page, tmp_path):
     assert not row(page, "main").locator(".gc-device").is_visible()
     header = page.locator(".gc-header .gc-column").last.inner_text().replace("\u200b", "")
     assert header.endswith("exclusive · GPU")
+    # the function tabs mark the function and its GPU column too
+    page.locator(".gc-tab[data-tab=flat]").click()
+    panel = page.locator(".gc-function-panel")
+    rows = ".gc-function-rows"
+    expect(row(panel, "launch", rows).locator(".gc-device")).to_be_visible()
+    expect(row(panel, "cpu_only", rows).locator(".gc-device")).to_be_hidden()
+    header = panel.locator(".gc-header .gc-column").last.inner_text().replace("\u200b", "")
+    assert header.endswith("exclusive · GPU")
 
 
 def test_the_hot_path_key_expands_the_cursor_rows_hot_path(page, tmp_path):

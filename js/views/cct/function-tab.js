@@ -180,8 +180,9 @@ export class FunctionTab {
     const parts = {
       name, toggle: element("span", "gc-toggle"), text: element("span", "gc-text"),
       arrow: element("span", "gc-caller-arrow", { text: "←" }), numbers: [], memo: {},
+      badge: element("span", "gc-device", { text: "GPU", title: "device work (GPU)" }),
     };
-    name.append(parts.toggle, parts.arrow, parts.text);
+    name.append(parts.toggle, parts.arrow, parts.text, parts.badge);
     row.append(name);
     (this.columns ?? []).forEach((_, c) => {
       const cell = element("span", "gc-cell");
@@ -211,6 +212,19 @@ export class FunctionTab {
       set(parts.numbers[c], "textContent", formatMetric(m.values[r], m.unit));
     });
     row.classList.toggle("gc-cursor", r === this.cursor);
+    row.classList.toggle("gc-on-device", this.deviceNames().has(rows.name[r]));
+  }
+
+  /** The name codes of the functions with device (GPU) work in the tree, found once. */
+  deviceNames() {
+    if (!this.device) {
+      const { tree } = this.host;
+      this.device = new Set();
+      if (tree.device) {
+        for (let i = 0; i < tree.n; i++) if (tree.device[i]) this.device.add(tree.nameIndex[i]);
+      }
+    }
+    return this.device;
   }
 
   rowOfEvent(event) {

@@ -579,7 +579,15 @@ class CCT(QueryView):
             "query": self.query,
             "restriction": self.restriction,
             "limit": limit,
-            "metrics": [{"name": c.name, "kind": c.kind, "unit": c.unit} for c in table.columns],
+            "metrics": [
+                {
+                    "name": c.name,
+                    "kind": c.kind,
+                    "unit": c.unit,
+                    **({"role": role} if (role := metric_role(c.name)) else {}),
+                }
+                for c in table.columns
+            ],
         }
         arrays: dict[str, np.ndarray] = {
             "tab_parent": table.parent.astype(np.int32),
