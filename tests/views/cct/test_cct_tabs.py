@@ -258,3 +258,15 @@ def test_the_offline_page_holds_both_function_tables(monkeypatch):
         assert meta["fields"]["tables"][kind]["query"] == view.query
     assert len(arrays["bottom-up:tab_parent"]) <= 8 < len(view.function_table("bottom-up"))
     assert "tab_parent" not in arrays and "tab_parent" in view.payload_arrays()
+
+
+def test_a_threshold_is_explained_in_its_metrics_unit():
+    gf = profile_from_spec(SPEC)
+    gf.metadata["units"] = {"time": "ms", "time (inc)": "ms"}
+    view = CCT(gf).expand_to_depth(1).collapse_below(9.5)
+    # inclusive: solve 2+3+4+5 = 14, mpi_wait b.c 9, io 13; only mpi_wait b.c (9 < 9.5)
+    # has children, so the threshold collapses it and hides poll
+    assert [e["op"] for e in view.history] == ["depth", "threshold"]  # the depth edit stays
+    assert "collapsed every node whose time (inc) is below 9.500 ms: hides 1 node" in (
+        view.explain()
+    )

@@ -634,7 +634,12 @@ class CCT(QueryView):
 
     def _explained(self) -> list[tuple[str, str]]:
         table = RowTable(self._gf.graph, self._gf.dataframe)
-        return explain_edits(self._tree, self.history, lambda q: int(query_mask(table, q).sum()))
+        return explain_edits(
+            self._tree,
+            self.history,
+            lambda q: int(query_mask(table, q).sum()),
+            {c.name: c.unit for c in self._columns},
+        )
 
     # ------------------------------------------------------------ edits
     def _nodes(self, path: Sequence[str] | Node | int) -> list[int]:
