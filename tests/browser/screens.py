@@ -57,11 +57,15 @@ CELLS = [
     "_tabs = synthetic_profile(400, ranks=4, seed=2)\n"
     "for _tab in ('bottom-up', 'flat', 'icicle'):\n"
     "    views['cct-' + _tab] = CCT(_tabs, tab=_tab, height=380).hide_function('MPI_Reduce')",
+    # the bottom-up tab of the trace's CCT view, restricted by the timeline's window
+    "views['cct-linked'] = CCT(trace, tab='bottom-up', height=380)\n"
+    "_link = glade.link(views['timeline'], views['cct-linked'])",
     "views['cct']",
     "views['cct-caliper']",
     "views['cct-bottom-up']",
     "views['cct-flat']",
     "views['cct-icicle']",
+    "views['cct-linked']",
     "views['supergraph']",
     "views['supergraph-details']",
     "views['supergraph-linked']",
@@ -76,6 +80,7 @@ SELECTORS = {
     "cct-bottom-up": ".glade-cct >> nth=2",
     "cct-flat": ".glade-cct >> nth=3",
     "cct-icicle": ".glade-cct >> nth=4",
+    "cct-linked": ".glade-cct >> nth=5",
     "supergraph": ".glade-sg",
     "supergraph-details": ".glade-sg >> nth=1",
     "supergraph-linked": ".glade-sg >> nth=2",
@@ -138,6 +143,7 @@ def readme_pictures(out: Path) -> None:
 HOVER = {
     "cct-bottom-up": (".gc-function-rows", 60, 50),
     "cct-flat": (".gc-function-rows", 60, 50),
+    "cct-linked": (".gc-function-rows", 60, 50),
     "cct-icicle": (".gc-icicle", 300, 50),
 }
 
@@ -213,6 +219,9 @@ def main(out: Path, only: str = "") -> None:
                     if view in ("supergraph-details", "supergraph-linked"):
                         _panel_pages(element, out / f"{view}-{theme}-{width_name}")
                     page.mouse.move(0, 0)
+        if "cct-offline".startswith(only) or only.startswith("cct-offline"):
+            _offline_pages(browser, page, out)
+        # last: it takes the notebook's page to the offline page
         if "supergraph".startswith(only) or only.startswith("supergraph"):
             _offline_supergraph(page, out)
         browser.close()
@@ -231,6 +240,30 @@ def _offline_supergraph(page, out: Path) -> None:
         view.locator(".gs-icicle").wait_for()
         page.wait_for_timeout(500)
         view.screenshot(path=out / f"supergraph-offline-{width_name}.png")
+
+
+def _offline_pages(browser, notebook, out: Path) -> None:
+    """The offline page of the CCT view with its function hidden (``view.to_html``), each
+    tab at each width: ``cct-offline-<tab>-<width>.png`` (the page has the light theme
+    only: it has no JupyterLab theme to follow)."""
+    path = (out / "cct-offline.html").resolve()
+    run_in_kernel(notebook, f"views['cct-flat'].to_html({str(path)!r})")
+    page = browser.new_page(viewport={"width": WIDTHS["wide"], "height": 700})
+    page.goto(path.as_uri())
+    view = page.locator(".glade-cct")
+    view.locator(".gc-function-rows .gc-row").first.wait_for()
+    for width_name, width in WIDTHS.items():
+        page.set_viewport_size({"width": width - 60, "height": 700})
+        for tab in ("top-down", "bottom-up", "flat", "icicle"):
+            view.locator(f".gc-tab[data-tab={tab}]").click()
+            page.wait_for_timeout(500)
+            where, dx, dy = HOVER.get(f"cct-{tab}", (".gc-body", 60, 50))
+            rows = view.locator(where).first.bounding_box()
+            page.mouse.move(rows["x"] + dx, rows["y"] + dy)
+            page.wait_for_timeout(300)
+            view.screenshot(path=out / f"cct-offline-{tab}-{width_name}.png")
+            page.mouse.move(0, 0)
+    page.close()
 
 
 def _panel_pages(element, stem: Path) -> None:

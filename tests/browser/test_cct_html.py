@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
+from playwright.sync_api import expect
 
 from glade.datasets import synthetic_trace
 from glade.views import CCT
@@ -252,6 +254,14 @@ def test_device_work_is_marked(page, tmp_path):
     assert not row(page, "main").locator(".gc-device").is_visible()
     header = page.locator(".gc-header .gc-column").last.inner_text().replace("\u200b", "")
     assert header.endswith("exclusive · GPU")
+    # the function tabs mark the function and its GPU column too
+    page.locator(".gc-tab[data-tab=flat]").click()
+    panel = page.locator(".gc-function-panel")
+    rows = ".gc-function-rows"
+    expect(row(panel, "launch", rows).locator(".gc-device")).to_be_visible()
+    expect(row(panel, "cpu_only", rows).locator(".gc-device")).to_be_hidden()
+    header = panel.locator(".gc-header .gc-column").last.inner_text().replace("\u200b", "")
+    assert header.endswith("exclusive · GPU")
 
 
 def test_the_hot_path_key_expands_the_cursor_rows_hot_path(page, tmp_path):
@@ -271,3 +281,70 @@ def test_the_hot_path_key_expands_the_cursor_rows_hot_path(page, tmp_path):
         .text_content()
         .startswith("(edited on a page without a kernel")
     )
+
+
+def function_names_by(table, names: list[str], column: str) -> list[str]:
+    """The top rows of a function table by descending ``column`` (ties by row id)."""
+    top = np.flatnonzero(table.parent == -1)
+    values = next(c.values for c in table.columns if c.name == column)[top]
+    return [names[table.name[r]] for r in top[np.lexsort((top, -values))]]
+
+
+def test_the_offline_page_offers_every_tab(page, tmp_path):
+    gf = profile(60)
+    view = CCT(gf)
+    view.collapse(distinct_children(gf, gf.graph.roots[0])[0].path())
+    requested = open_offline(page, view, tmp_path / "tabs.html")
+    panel = page.locator(".gc-function-panel")
+    shown = panel.locator(".gc-function-rows .gc-row:visible .gc-text")
+    names = view.function_names
+    for kind in ("bottom-up", "flat"):
+        page.locator(f".gc-tab[data-tab={kind}]").click()
+        table = view.function_table(kind)
+        # the rows of the exported view (its edit included), sorted by the view's metric
+        expected = function_names_by(table, names, view.metric)
+        expect(shown).to_have_count(len(expected))
+        assert shown.all_text_contents() == expected
+        expect(panel.locator(".gc-tab-message")).to_be_hidden()
+    # sorting is the page's own business
+    panel.locator(".gc-header .gc-column").nth(1).click()
+    by_exclusive = function_names_by(view.function_table("flat"), names, "time")
+    expect(shown.first).to_have_text(by_exclusive[0])
+    assert shown.all_text_contents() == by_exclusive
+    # a bottom-up row opens into its callers without a kernel
+    page.locator(".gc-tab[data-tab=bottom-up]").click()
+    first = panel.locator(".gc-function-rows .gc-row:visible").first
+    callers = view.function_table("bottom-up")
+    top = names.index(first.locator(".gc-text").inner_text())
+    own = int(np.flatnonzero((callers.parent == -1) & (callers.name == top))[0])
+    first.locator(".gc-toggle").click()
+    expect(shown).to_have_count(len(by_exclusive) + int((callers.parent == own).sum()))
+    # an edit made on the page needs the kernel to recompute the rows: said, not faked
+    first.hover()
+    first.locator("[data-action=hide_function]").click()
+    message = panel.locator(".gc-tab-message")
+    expect(message).to_contain_text("edits made on this page change these rows")
+    expect(shown).to_have_count(0)
+    assert page.locator(".gc-query-text").text_content().startswith("(edited on a page")
+    page.locator(".gc-undo").click()
+    expect(shown).to_have_count(len(by_exclusive) + int((callers.parent == own).sum()))
+    assert page.locator(".gc-query-text").text_content() == view.query
+    page.locator(".gc-tab[data-tab=icicle]").click()
+    expect(page.locator(".gc-icicle-canvas")).to_be_visible()
+    assert requested == []
+
+
+def test_an_offline_page_says_which_callers_it_left_out(page, tmp_path, monkeypatch):
+    gf = profile(60)
+    view = CCT(gf)
+    functions = len(view.function_table("flat"))
+    monkeypatch.setattr("glade.views.cct.widget.MAX_PAGE_TAB_ROWS", functions + 3)
+    cut = view.function_table("bottom-up", max_rows=functions + 3)
+    assert cut.more.any()
+    open_offline(page, view, tmp_path / "cut.html")
+    page.locator(".gc-tab[data-tab=bottom-up]").click()
+    message = page.locator(".gc-function-panel .gc-tab-message")
+    expect(message).to_contain_text(
+        f"{functions + 3} rows at most in the page: the callers of {int(cut.more.sum())} rows"
+    )
+    expect(message).to_contain_text("they need the kernel")

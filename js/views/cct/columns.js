@@ -48,10 +48,11 @@ export function columnTitle(metric) {
     + "\nclick: sort by it; drag the right edge: resize";
 }
 
-/** The name as a header of `width` px shows it: whole when it fits in two lines, else its
- * start and end around an ellipsis. */
-export function headerLabel(name, width = DEFAULT_WIDTH) {
-  const room = Math.max(4, Math.floor((width - 12) / CHAR_WIDTH) * LINES);
+/** The name as a header of `width` px shows it: whole when it fits in `lines` lines (two
+ * above a kind line, three when the header has none), else its start and end around an
+ * ellipsis. */
+export function headerLabel(name, width = DEFAULT_WIDTH, lines = LINES) {
+  const room = Math.max(4, Math.floor((width - 12) / CHAR_WIDTH) * lines);
   if (name.length <= room) return name;
   const tail = Math.ceil((room - 1) / 2);
   return `${name.slice(0, room - 1 - tail)}…${name.slice(name.length - tail)}`;

@@ -60,13 +60,13 @@ export class FunctionTab {
     signal.addEventListener("abort", () => resizing.disconnect());
   }
 
-  /** New rows from the kernel (a payload), or null when it holds none. */
+  /** New rows from the kernel (a payload): those of the tab shown (null when it holds
+   * none), and on an offline page those of every function tab. */
   setRows(payload) {
-    const rows = functionRows(payload);
-    if (rows && this.rows && rows.metrics.map((m) => m.name).join() !== this.columnKey) {
-      this.header = null;
-    }
-    this.rows = rows;
+    this.live = functionRows(payload);
+    this.page = payload.fields.tables
+      ? { flat: functionRows(payload, "flat"), "bottom-up": functionRows(payload, "bottom-up") }
+      : null;
     this.cursor = -1;
     this.refresh();
   }
@@ -84,20 +84,54 @@ export class FunctionTab {
     return (byName ?? fallback)?.values ?? null;
   }
 
-  refresh() {
-    const { rows, host } = this;
-    const kind = host.model.get("tab");
-    const offline = host.model.get("offline");
-    let text = "";
-    if (!rows || rows.kind !== kind) {
-      text = offline ? "this tab is computed by the kernel: run the notebook to see it"
-        : "computing…";
-    } else if (rows.query !== host.model.get("query")) {
-      text = "updating…";
+  /** The rows of the `kind` tab: the kernel's, or those the offline page holds. */
+  rowsOf(kind) {
+    return this.live?.kind === kind ? this.live : this.page?.[kind] ?? null;
+  }
+
+  /** Why the rows of the tab are not shown as they are ("" when they are): none yet, of
+   * an older query, or (offline) of edits made on the page. */
+  missing(rows, kind) {
+    const { model } = this.host;
+    if (model.get("offline")) {
+      if (!rows) return "this tab is computed by the kernel: run the notebook to see it";
+      if (this.host.editedOffline()) {
+        return "edits made on this page change these rows, which the kernel computes: run "
+          + "the notebook, or undo the edits to see the rows of the exported view";
+      }
+      return "";
     }
+    if (!rows || rows.kind !== kind) return "computing…";
+    if (rows.query !== model.get("query") || rows.restriction !== model.get("restriction")) {
+      return "updating…";
+    }
+    return "";
+  }
+
+  /** What the tab says of rows left out of the page ("" when none are). */
+  cutNote(rows) {
+    if (!rows.cut) return "";
+    const where = this.host.model.get("offline")
+      ? "they need the kernel: run the notebook"
+      : "view.function_table() in the kernel has them all";
+    return `${rows.limit.toLocaleString("en")} rows at most in the page: the callers of `
+      + `${rows.cut.toLocaleString("en")} rows (▸ without rows under them) are left out; ${where}`;
+  }
+
+  refresh() {
+    const { host } = this;
+    const kind = host.model.get("tab");
+    const found = this.rowsOf(kind);
+    const missing = this.missing(found, kind);
+    const rows = missing && (!found || host.model.get("offline")) ? null : found;
+    if (rows && this.rows && rows.metrics.map((m) => m.name).join() !== this.columnKey) {
+      this.header = null;
+    }
+    this.rows = rows;
+    const text = missing || (rows ? this.cutNote(rows) : "");
     this.message.textContent = text;
     this.message.style.display = text ? "" : "none";
-    if (!rows || rows.kind !== kind) {
+    if (!rows) {
       this.order = { rows: new Int32Array(0), depth: new Int32Array(0) };
       this.list.update(0);
       return;
@@ -146,8 +180,9 @@ export class FunctionTab {
     const parts = {
       name, toggle: element("span", "gc-toggle"), text: element("span", "gc-text"),
       arrow: element("span", "gc-caller-arrow", { text: "←" }), numbers: [], memo: {},
+      badge: element("span", "gc-device", { text: "GPU", title: "device work (GPU)" }),
     };
-    name.append(parts.toggle, parts.arrow, parts.text);
+    name.append(parts.toggle, parts.arrow, parts.text, parts.badge);
     row.append(name);
     (this.columns ?? []).forEach((_, c) => {
       const cell = element("span", "gc-cell");
@@ -177,6 +212,19 @@ export class FunctionTab {
       set(parts.numbers[c], "textContent", formatMetric(m.values[r], m.unit));
     });
     row.classList.toggle("gc-cursor", r === this.cursor);
+    row.classList.toggle("gc-on-device", this.deviceNames().has(rows.name[r]));
+  }
+
+  /** The name codes of the functions with device (GPU) work in the tree, found once. */
+  deviceNames() {
+    if (!this.device) {
+      const { tree } = this.host;
+      this.device = new Set();
+      if (tree.device) {
+        for (let i = 0; i < tree.n; i++) if (tree.device[i]) this.device.add(tree.nameIndex[i]);
+      }
+    }
+    return this.device;
   }
 
   rowOfEvent(event) {
@@ -201,8 +249,7 @@ export class FunctionTab {
 
   toggle(r) {
     if (this.rows.more[r] && this.rows.childPtr[r + 2] === this.rows.childPtr[r + 1]) {
-      this.message.textContent = "the callers of this row are left out of the page to keep "
-        + "the table small: view.function_table() has them all";
+      this.message.textContent = `the callers of this row are left out: ${this.cutNote(this.rows)}`;
       this.message.style.display = "";
       return;
     }

@@ -2,21 +2,27 @@
 // computes (glade/views/cct/tabs.py) over what the view's query keeps, and the rows a tab
 // shows for what is expanded. Expanding a caller is navigation (view state), never an
 // edit: the edits of these tabs name functions (hide_function, focus_function).
+import { arraysUnder } from "../../lib/payload.js";
 
 /**
  * The function rows of a payload (null when it holds none): `kind` ("bottom-up" or
- * "flat"), `query` (the query the rows are of), `metrics` ([{name, kind, unit, values}],
- * values per row), per row `parent` (-1 for a function's own row), `name` (index in the
- * tree's name table) and `more` (1: its callers were left out to bound the table), and
- * the children of each row as CSR lists (childPtr, childIndex; owner r + 1, 0 for the top
- * rows).
+ * "flat"), `query` and `restriction` (the query and link restriction the rows are of),
+ * `limit` (the most bottom-up rows sent), `metrics` ([{name, kind, unit, values}], values
+ * per row), per row `parent` (-1 for a function's own row), `name` (index in the tree's
+ * name table) and `more` (1: its callers were left out to bound the table; `cut` counts
+ * them), and the children of each row as CSR lists (childPtr, childIndex; owner r + 1, 0
+ * for the top rows). With `kind`, the rows of that tab an offline page holds (the
+ * `tables` field, arrays named "<kind>:...") instead of those of the tab shown.
  */
-export function functionRows(payload) {
-  const field = payload.fields.tab;
-  const parent = payload.arrays.tab_parent;
+export function functionRows(payload, kind = null) {
+  const page = kind ? payload.fields.tables?.[kind] : null;
+  if (kind && !page) return null;
+  const field = page ?? payload.fields.tab;
+  const arrays = page ? arraysUnder(payload.arrays, `${kind}:`) : payload.arrays;
+  const parent = arrays.tab_parent;
   if (!field || !parent) return null;
   const count = parent.length;
-  const block = payload.arrays.tab_values;
+  const block = arrays.tab_values;
   const metrics = field.metrics.map((m, j) => ({
     ...m, values: block.subarray(j * count, (j + 1) * count),
   }));
@@ -26,9 +32,13 @@ export function functionRows(payload) {
   const childIndex = new Int32Array(count);
   const fill = childPtr.slice(0, count + 1);
   for (let r = 0; r < count; r++) childIndex[fill[parent[r] + 1]++] = r;
+  const more = arrays.tab_more ?? new Uint8Array(count);
+  let cut = 0;
+  for (let r = 0; r < count; r++) cut += more[r];
   return {
-    kind: field.kind, query: field.query, metrics, parent, name: payload.arrays.tab_name,
-    more: payload.arrays.tab_more ?? new Uint8Array(count), count, childPtr, childIndex,
+    kind: field.kind, query: field.query, restriction: field.restriction ?? "",
+    limit: field.limit ?? null, metrics, parent, name: arrays.tab_name, more, cut, count,
+    childPtr, childIndex,
   };
 }
 

@@ -66,7 +66,9 @@ export class ColumnHeader {
   /** Header texts that fit each column's width (long names cut in the middle). */
   label() {
     this.labels.forEach((text, j) => {
-      text.textContent = breakable(headerLabel(this.columns[j].name, this.widths[j]));
+      // the name may take the kind line's room when it says its kind itself
+      const lines = kindLine(this.columns[j]) ? 2 : 3;
+      text.textContent = breakable(headerLabel(this.columns[j].name, this.widths[j], lines));
     });
   }
 

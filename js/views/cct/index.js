@@ -640,12 +640,16 @@ class CCTView {
    * query it was exported with until an edit is made on it.
    */
   showQuery() {
-    const model = this.model;
-    const edited = model.get("offline")
-      && JSON.stringify(this.edits.history) !== this.loadedHistory;
-    this.queryText.textContent = edited
+    this.queryText.textContent = this.editedOffline()
       ? "(edited on a page without a kernel: run the notebook for the query of these edits)"
-      : model.get("query");
+      : this.model.get("query");
+  }
+
+  /** True on a page no kernel answers once its edits differ from those it was exported
+   * with. */
+  editedOffline() {
+    return this.model.get("offline")
+      && JSON.stringify(this.edits.history) !== this.loadedHistory;
   }
 
   /** A value of the named metric as text (a time with its unit when it is one). */

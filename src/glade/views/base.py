@@ -267,7 +267,19 @@ class QueryView(anywidget.AnyWidget):
                 self._packed.pop(group, None)
             else:
                 self._packed[group] = part
-        own = pack_arrays(self._arrays, deflate=self._deflate & set(self._arrays))
+        blob, meta = self._packed_state(self._fields, self._arrays)
+        with self.hold_sync():
+            for name, value in traits.items():
+                setattr(self, name, value)
+            self.payload = blob
+            self.payload_meta = meta
+
+    def _packed_state(
+        self, fields: dict[str, Any], arrays: dict[str, np.ndarray]
+    ) -> tuple[bytes, dict[str, Any]]:
+        """The ``payload`` and ``payload_meta`` of a state of ``fields`` and ``arrays``
+        (with the view's packed groups), as the next revision; the view is unchanged."""
+        own = pack_arrays(arrays, deflate=self._deflate & set(arrays))
         descriptors, blob = join_packed(
             [
                 ("", *own),
@@ -277,13 +289,9 @@ class QueryView(anywidget.AnyWidget):
         meta = {
             "revision": self.payload_revision + 1,
             "arrays": descriptors,
-            "fields": dict(self._fields),
+            "fields": dict(fields),
         }
-        with self.hold_sync():
-            for name, value in traits.items():
-                setattr(self, name, value)
-            self.payload = blob
-            self.payload_meta = meta
+        return blob, meta
 
     @property
     def payload_revision(self) -> int:
@@ -625,5 +633,10 @@ class QueryView(anywidget.AnyWidget):
         from glade.views.html import write_html
 
         return write_html(
-            self, path, title=title or f"glade {type(self).__name__}", overrides={"offline": True}
+            self, path, title=title or f"glade {type(self).__name__}", overrides=self._page_state()
         )
+
+    def _page_state(self) -> dict[str, Any]:
+        """The traits the page :meth:`to_html` writes sets to other values than the view
+        (``offline``; a view may add what its page needs without a kernel)."""
+        return {"offline": True}

@@ -9,6 +9,7 @@ CDN is contacted.
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import os
@@ -64,7 +65,7 @@ def _anywidget_module() -> str:
 
 def page_html(widget: Widget, title: str, overrides: dict | None = None) -> str:
     """The HTML text of an offline page showing ``widget``, with the traits in
-    ``overrides`` set to other values in the page only."""
+    ``overrides`` set to other values in the page only (bytes for a binary trait)."""
     scripts = [
         static_file("requirejs.js").read_text(encoding="utf-8"),
         _anywidget_module(),
@@ -73,7 +74,16 @@ def page_html(widget: Widget, title: str, overrides: dict | None = None) -> str:
     data = embed_data(
         views=[widget], drop_defaults=False, state=dependency_state([widget], drop_defaults=False)
     )
-    data["manager_state"]["state"][widget.model_id]["state"].update(overrides or {})
+    model = data["manager_state"]["state"][widget.model_id]
+    for name, value in (overrides or {}).items():
+        if isinstance(value, bytes):  # a binary trait travels base64-encoded
+            model["buffers"] = [b for b in model.get("buffers", []) if b["path"] != [name]]
+            model["buffers"].append(
+                {"path": [name], "encoding": "base64", "data": base64.b64encode(value).decode()}
+            )
+            model["state"].pop(name, None)
+        else:
+            model["state"][name] = value
     views = "\n".join(
         '<script type="application/vnd.jupyter.widget-view+json">\n'
         f"{escape_script(json.dumps(spec))}\n</script>"

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from glade.errors import GladeError
+from glade.packing import unpack_arrays
 from glade.views import CCT
 from glade.views.cct.tabs import bottom_up_table, flat_table, outermost
 from glade.views.metrics import MetricColumn
@@ -229,3 +230,43 @@ def test_a_row_limit_leaves_out_deep_callers_and_marks_where():
         ("work", "solve"),
         ("work", "work"),
     }
+
+
+def test_the_page_gets_a_bounded_table_and_is_told_where_it_was_cut(monkeypatch):
+    view = CCT(profile_from_spec(SPEC))
+    monkeypatch.setattr("glade.views.cct.widget.MAX_TAB_ROWS", 8)
+    view.tab = "bottom-up"
+    field, arrays = view.payload_fields()["tab"], view.payload_arrays()
+    # six functions fit, the five callers of level 1 would pass 8 rows
+    assert field["limit"] == 8 and len(arrays["tab_parent"]) == 6
+    names = [view.function_names[i] for i in arrays["tab_name"][arrays["tab_more"] == 1]]
+    assert sorted(names) == ["io", "mpi_wait", "poll", "solve", "write"]  # main has no caller
+    assert len(view.function_table()) == 6 + 5 + 3 + 1  # the kernel has them all
+
+
+def test_the_offline_page_holds_both_function_tables(monkeypatch):
+    view = CCT(profile_from_spec(SPEC), tab="flat").hide_function("io")
+    monkeypatch.setattr("glade.views.cct.widget.MAX_PAGE_TAB_ROWS", 8)
+    state = view._page_state()
+    assert state["offline"] is True
+    meta = state["payload_meta"]
+    assert set(meta["fields"]["tables"]) == {"flat", "bottom-up"} and "tab" not in meta["fields"]
+    arrays = unpack_arrays(meta["arrays"], state["payload"])
+    for kind in ("flat", "bottom-up"):
+        table = view.function_table(kind, max_rows=8)
+        np.testing.assert_array_equal(arrays[f"{kind}:tab_name"], table.name)
+        assert meta["fields"]["tables"][kind]["query"] == view.query
+    assert len(arrays["bottom-up:tab_parent"]) <= 8 < len(view.function_table("bottom-up"))
+    assert "tab_parent" not in arrays and "tab_parent" in view.payload_arrays()
+
+
+def test_a_threshold_is_explained_in_its_metrics_unit():
+    gf = profile_from_spec(SPEC)
+    gf.metadata["units"] = {"time": "ms", "time (inc)": "ms"}
+    view = CCT(gf).expand_to_depth(1).collapse_below(9.5)
+    # inclusive: solve 2+3+4+5 = 14, mpi_wait b.c 9, io 13; only mpi_wait b.c (9 < 9.5)
+    # has children, so the threshold collapses it and hides poll
+    assert [e["op"] for e in view.history] == ["depth", "threshold"]  # the depth edit stays
+    assert "collapsed every node whose time (inc) is below 9.500 ms: hides 1 node" in (
+        view.explain()
+    )

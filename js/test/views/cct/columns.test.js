@@ -22,6 +22,9 @@ describe("column headers", () => {
     const name = "Avg time/rank (exc)_percentile_90";
     expect(headerLabel(name, 92).length).toBeLessThan(name.length);
     expect(headerLabel(name, 200)).toBe(name);
+    // a header without a kind line gives the name a third line
+    expect(headerLabel("waiting time (inc)", 72)).not.toBe("waiting time (inc)");
+    expect(headerLabel("waiting time (inc)", 72, 3)).toBe("waiting time (inc)");
   });
   it("say the kind on a line of its own unless the name says it, and all in the tooltip", () => {
     expect(kindLabel({ kind: "inclusive" })).toBe("inclusive");

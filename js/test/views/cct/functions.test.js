@@ -40,4 +40,32 @@ describe("function rows", () => {
   it("names a row by the function and its callers", () => {
     expect(rowPath(rows, 6, (i) => NAMES[i])).toEqual(["w", "f", "main"]);
   });
+
+  it("counts the rows whose callers were left out", () => {
+    expect(rows.cut).toBe(0);
+    const more = Uint8Array.from([0, 1, 1, 0, 0, 0, 0]);
+    const cut = functionRows({ ...payload, arrays: { ...payload.arrays, tab_more: more } });
+    expect(cut.cut).toBe(2);
+  });
+
+  it("reads the tables of an offline page by tab", () => {
+    const flat = { kind: "flat", query: 'MATCH ("*")', restriction: "", limit: 20000,
+      metrics: [{ name: "t", kind: "exclusive", unit: "s" }] };
+    const page = {
+      fields: { tables: { flat, "bottom-up": payload.fields.tab } },
+      arrays: {
+        "flat:tab_parent": Int32Array.from([-1, -1, -1]),
+        "flat:tab_name": Int32Array.from([0, 1, 2]),
+        "flat:tab_values": Float64Array.from([1, 2, 7]),
+        ...Object.fromEntries(Object.entries(payload.arrays).map(([k, v]) => [`bottom-up:${k}`, v])),
+      },
+    };
+    const flatRows = functionRows(page, "flat");
+    expect(flatRows.kind).toBe("flat");
+    expect(Array.from(flatRows.metrics[0].values)).toEqual([1, 2, 7]);
+    expect(flatRows.limit).toBe(20000);
+    expect(functionRows(page, "bottom-up").count).toBe(7);
+    expect(functionRows(page)).toBeNull();
+    expect(functionRows(payload, "flat")).toBeNull();
+  });
 });

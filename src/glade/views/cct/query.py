@@ -25,7 +25,7 @@ are dropped first, so one state always gives one text.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -35,6 +35,7 @@ from glade.query.engine import DEPTH
 from glade.query.model import BaseQuery
 from glade.query.paths import equals
 from glade.query.predicates import And, IsIn, is_root
+from glade.units import format_value
 from glade.views.cct.calltree import ViewTree
 from glade.views.cct.edits import (
     COLLAPSED,
@@ -214,10 +215,14 @@ def _plural(count: int, word: str) -> str:
 
 
 def explain_edits(
-    tree: ViewTree, history: Sequence[dict], selected: Callable[[BaseQuery], int]
+    tree: ViewTree,
+    history: Sequence[dict],
+    selected: Callable[[BaseQuery], int],
+    units: Mapping[str, str | None] | None = None,
 ) -> list[tuple[str, str]]:
     """Per edit of ``history``, its words and the clause it contributes; ``selected(q)``
-    counts the nodes a query selects on the view's data."""
+    counts the nodes a query selects on the view's data; ``units`` gives the unit of a
+    metric a threshold is written in."""
     out: list[tuple[str, str]] = []
     for edit in history:
         op = edit["op"]
@@ -238,7 +243,8 @@ def explain_edits(
             covered = int(key_masks(tree, state.flags).covered[tree.path_key].sum())
             out.append(
                 (
-                    f"collapsed every node whose {edit['metric']} is below {edit['value']:g}: "
+                    f"collapsed every node whose {edit['metric']} is below "
+                    f"{format_value(edit['value'], (units or {}).get(edit['metric']))}: "
                     f"hides {_plural(covered, 'node')}",
                     "",
                 )

@@ -56,6 +56,9 @@ TABS = ("top-down", "bottom-up", "flat", "icicle")
 #: The most bottom-up rows the page receives: deeper callers stay in the kernel
 #: (``view.function_table()`` has them all), so an edit on a deep tree stays quick.
 MAX_TAB_ROWS = 100_000
+#: The most bottom-up rows an offline page (``view.to_html``) holds: deeper callers are
+#: left out, and the page says that they need a kernel.
+MAX_PAGE_TAB_ROWS = 20_000
 #: The most rows a selection may hold: its query names every row's call path.
 MAX_SELECTED = 10_000
 
@@ -229,6 +232,8 @@ class CCT(QueryView):
         self._rank = rank
         self._columns = columns
         self._shown_gf: GraphFrame | None = gf
+        # under a link's restriction, the restricted call tree (see _restricted)
+        self._restricted_gf: GraphFrame | None = None
         self._selecting = False
         self._tree = ViewTree(
             gf.graph,
@@ -363,11 +368,14 @@ class CCT(QueryView):
     def _show_restriction(self, text: str) -> None:
         if not text:
             self._shown_gf = self._gf
+            self._restricted_gf = None
             self._publish(
                 arrays={"link_values": None, "link_keep": None}, notice=self._notice(self._gf)
             )
+            self._publish_tab()
             return
         gf = self._restricted(text)
+        self._restricted_gf = gf
         restricted = restricted_values(
             gf, self._gf.graph, self._columns, self._agg, self._rank, self._spread
         )
@@ -380,6 +388,7 @@ class CCT(QueryView):
             },
             notice=f"{own}; {linked}" if own else linked,
         )
+        self._publish_tab()
 
     # ------------------------------------------------------------ selection
     @traitlets.validate("selected_paths")
@@ -493,7 +502,9 @@ class CCT(QueryView):
         """What the bottom-up or flat tab shows (default: the current tab): the rows of
         :func:`~glade.views.cct.tabs.bottom_up_table` or
         :func:`~glade.views.cct.tabs.flat_table` over ``apply()``'s call tree (edits
-        included), with the view's ``agg`` or ``rank``.
+        included), with the view's ``agg`` or ``rank``; under a link's restriction, over
+        the restricted tree (the nodes with calls of :meth:`shown`, the view's query on
+        top), so that the rows hold what the tree tab draws.
 
         Parameters
         ----------
@@ -526,11 +537,11 @@ class CCT(QueryView):
         kind = kind or self.tab
         if kind not in ("bottom-up", "flat"):
             raise GladeError(f"a function table is 'bottom-up' or 'flat', not {kind!r}")
-        if not self.history:
+        if self._restricted_gf is None and not self.history:
             tree, columns = self._tree, self._columns
             parent, depth, codes = tree.parent, tree.depth, tree.name_index
         else:
-            shown = self._gf.query(self.query, fold=True)
+            shown = self._tab_source()
             columns = metric_columns(shown, agg=self._agg, rank=self._rank)
             parent = np.asarray(shown.graph.tree_parent, dtype=np.int64)
             depth = np.asarray(shown.graph.depth, dtype=np.int64)
@@ -540,37 +551,75 @@ class CCT(QueryView):
             return flat_table(parent, depth, codes, columns)
         return bottom_up_table(parent, depth, codes, columns, max_rows)
 
+    def _tab_source(self) -> GraphFrame:
+        """The call tree the bottom-up and flat tabs sum: ``apply()``'s, or under a link's
+        restriction the restricted tree (its nodes with calls) with the view's query on
+        top, as the tree tab draws it."""
+        gf = self._gf
+        if self._restricted_gf is not None:
+            gf = self._restricted_gf.squash(fold=True)
+        return gf.query(self.query, fold=True) if self.history and len(gf.graph) else gf
+
     @property
     def function_names(self) -> list[str]:
         """The function names a :class:`FunctionTable` of the view indexes."""
         return [str(u) for u in self._tree.unique_names]
 
+    def _tab_payload(
+        self, kind: str, limit: int, prefix: str = ""
+    ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """The field and arrays of the ``kind`` tab's rows (at most ``limit`` bottom-up
+        rows), the arrays named with ``prefix``: ``tab_parent`` and ``tab_name`` per row,
+        ``tab_more`` (1: callers left out), ``tab_values`` (a row-major block per
+        metric), and the field: the tab, its metrics, the query and restriction the rows
+        are of, and the row limit."""
+        table = self.function_table(kind, max_rows=limit)
+        field = {
+            "kind": kind,
+            "query": self.query,
+            "restriction": self.restriction,
+            "limit": limit,
+            "metrics": [
+                {
+                    "name": c.name,
+                    "kind": c.kind,
+                    "unit": c.unit,
+                    **({"role": role} if (role := metric_role(c.name)) else {}),
+                }
+                for c in table.columns
+            ],
+        }
+        arrays: dict[str, np.ndarray] = {
+            "tab_parent": table.parent.astype(np.int32),
+            "tab_name": table.name.astype(np.int32),
+            "tab_more": table.more.astype(np.uint8),
+            "tab_values": np.concatenate([c.values for c in table.columns] or [np.zeros(0)]).astype(
+                np.float64
+            ),
+        }
+        return field, {prefix + name: values for name, values in arrays.items()}
+
     def _publish_tab(self) -> None:
-        """Send the rows of the bottom-up or flat tab when it is shown (``tab_rows``:
-        parent and name per row, ``tab_values``: a row-major block per metric, and the
-        ``tab`` field: which tab, its metrics and the query they are of)."""
+        """Send the rows of the bottom-up or flat tab when it is shown (the ``tab`` field
+        and arrays of :meth:`_tab_payload`)."""
         if self.tab not in ("bottom-up", "flat"):
             return
-        table = self.function_table(max_rows=MAX_TAB_ROWS)
-        self._publish(
-            fields={
-                "tab": {
-                    "kind": self.tab,
-                    "query": self.query,
-                    "metrics": [
-                        {"name": c.name, "kind": c.kind, "unit": c.unit} for c in table.columns
-                    ],
-                }
-            },
-            arrays={
-                "tab_parent": table.parent.astype(np.int32),
-                "tab_name": table.name.astype(np.int32),
-                "tab_more": table.more.astype(np.uint8),
-                "tab_values": np.concatenate(
-                    [c.values for c in table.columns] or [np.zeros(0)]
-                ).astype(np.float64),
-            },
-        )
+        field, arrays = self._tab_payload(self.tab, MAX_TAB_ROWS)
+        self._publish(fields={"tab": field}, arrays=dict(arrays))
+
+    def _page_state(self) -> dict[str, Any]:
+        """The offline page holds the rows of both function tabs (the ``tables`` field:
+        kind -> field, arrays prefixed ``"<kind>:"``), at most ``MAX_PAGE_TAB_ROWS``
+        bottom-up rows, so that every tab shows without a kernel."""
+        fields = {k: v for k, v in self._fields.items() if k != "tab"}
+        arrays = {k: v for k, v in self._arrays.items() if not k.startswith("tab_")}
+        tables = {}
+        for kind in ("flat", "bottom-up"):
+            tables[kind], more = self._tab_payload(kind, MAX_PAGE_TAB_ROWS, f"{kind}:")
+            arrays.update(more)
+        fields["tables"] = tables
+        payload, meta = self._packed_state(fields, arrays)
+        return {**super()._page_state(), "payload": payload, "payload_meta": meta}
 
     def _query_edit(self, query: BaseQuery) -> dict:
         """An assigned query is a base edit, with the nodes it keeps (the front end draws
@@ -585,7 +634,12 @@ class CCT(QueryView):
 
     def _explained(self) -> list[tuple[str, str]]:
         table = RowTable(self._gf.graph, self._gf.dataframe)
-        return explain_edits(self._tree, self.history, lambda q: int(query_mask(table, q).sum()))
+        return explain_edits(
+            self._tree,
+            self.history,
+            lambda q: int(query_mask(table, q).sum()),
+            {c.name: c.unit for c in self._columns},
+        )
 
     # ------------------------------------------------------------ edits
     def _nodes(self, path: Sequence[str] | Node | int) -> list[int]:
