@@ -117,6 +117,55 @@ def _call_path_pass(parent: np.ndarray, codes: np.ndarray, nframes: int) -> np.n
 
 
 @kernel
+def siblings_repeat(parent: np.ndarray, codes: np.ndarray) -> bool:
+    """Whether two nodes with one parent (or two roots) share a code: when no siblings
+    share even a name, no call paths are equal and merging them changes nothing.
+
+    One pass with a hash table of (parent, code) pairs, no sort.
+
+    Parameters
+    ----------
+    parent : numpy.ndarray
+        Each node's parent (int64, -1 for a root).
+    codes : numpy.ndarray
+        A code per node (int64, at least 0), e.g. of its name.
+
+    Returns
+    -------
+    bool
+        True when some siblings share a code.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> bool(siblings_repeat(np.array([-1, 0, 1, 0]), np.array([0, 1, 2, 2])))
+    False
+    >>> bool(siblings_repeat(np.array([-1, 0, 1, 0]), np.array([0, 1, 2, 1])))
+    True
+    """
+    n = parent.size
+    size = 16
+    while size < 2 * n:
+        size *= 2
+    mask = np.uint64(size - 1)
+    table = np.full(size, -1, dtype=np.int64)
+    for i in range(n):
+        h = (np.uint64(parent[i] + 1) * np.uint64(0x9E3779B97F4A7C15)) ^ (
+            np.uint64(codes[i]) * np.uint64(0xC2B2AE3D27D4EB4F)
+        )
+        slot = (h >> np.uint64(17)) & mask
+        while True:
+            other = table[slot]
+            if other < 0:
+                table[slot] = i
+                break
+            if parent[other] == parent[i] and codes[other] == codes[i]:
+                return True
+            slot = (slot + np.uint64(1)) & mask
+    return False
+
+
+@kernel
 def _add_children_up(child_ptr: np.ndarray, child_idx: np.ndarray, out: np.ndarray) -> None:
     """Each node's row of ``out`` plus its children's totals, bottom up in one pass over
     ids in reverse (children have larger ids), children added in ascending id order as

@@ -270,7 +270,7 @@ def read_tables(
     data = np.frombuffer(content, dtype=np.uint8)
     if not data.size or (data == 92).any() or not json_scan.is_valid(data):
         return None
-    capacity = int(np.count_nonzero(data == _LBRACE)) // 2 + 1
+    capacity = json_scan.count_byte(data, _LBRACE) // 2 + 1
     parent = np.empty(capacity, dtype=np.int64)
     frame_at = np.empty(capacity, dtype=np.int64)
     metrics_at = np.empty(capacity, dtype=np.int64)

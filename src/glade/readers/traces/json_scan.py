@@ -702,6 +702,35 @@ def key_table(keys: tuple[str, ...] = KEYS) -> tuple[np.ndarray, np.ndarray]:
 
 
 @kernel
+def count_byte(data, byte):
+    """How many times ``byte`` occurs in ``data`` (one pass, no temporary array).
+
+    Parameters
+    ----------
+    data : numpy.ndarray
+        The bytes (``uint8``).
+    byte : int
+        The byte value.
+
+    Returns
+    -------
+    int
+        The count.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> count_byte(np.frombuffer(b'[{}, {"a": {}}]', dtype=np.uint8), ord("{"))
+    3
+    """
+    count = 0
+    for c in data:
+        if c == byte:
+            count += 1
+    return count
+
+
+@kernel
 def _gather(data, start, length, offsets):
     """The bytes ``data[start[i] : start[i] + length[i]]`` one after the other (the i-th
     at ``offsets[i]``)."""
