@@ -252,11 +252,12 @@ def read_tables(content: bytes) -> tuple[dict[str, Any], dict[str, Any]] | None:
     capacity = json_scan.count_byte(data, _LBRACE)
     parent = np.empty(capacity, dtype=np.int64)
     kind = np.empty((capacity, len(FIELDS)), dtype=np.int8)
-    start = np.zeros((capacity, _CHILDREN), dtype=np.int64)
-    stop = np.zeros((capacity, _CHILDREN), dtype=np.int64)
-    number = np.full((capacity, 3), np.nan)
-    integer = np.zeros((capacity, 3), dtype=np.int64)
-    integral = np.zeros((capacity, 3), dtype=np.bool_)
+    # filled where a field is present, and read only there
+    start = np.empty((capacity, _CHILDREN), dtype=np.int64)
+    stop = np.empty((capacity, _CHILDREN), dtype=np.int64)
+    number = np.empty((capacity, 3))
+    integer = np.empty((capacity, 3), dtype=np.int64)
+    integral = np.empty((capacity, 3), dtype=np.bool_)
     root = np.zeros(2, dtype=np.int64)
     n = _walk(
         data,
@@ -298,7 +299,8 @@ def read_tables(content: bytes) -> tuple[dict[str, Any], dict[str, Any]] | None:
     file_start = np.where(short, start[:, _SHORT], start[:, _PATH])
     file_stop = np.where(short, stop[:, _SHORT], stop[:, _PATH])
     if (app_kind == json_scan.BOOL).any():  # a frame without it is False, as in the object reader
-        app: np.ndarray = (app_kind == json_scan.BOOL) & (data[start[:, _APP]] == ord("t"))
+        app: np.ndarray = data[np.where(app_kind == json_scan.BOOL, start[:, _APP], 0)] == ord("t")
+        app &= app_kind == json_scan.BOOL
     else:
         app = np.full(n, None, dtype=object)
     everywhere = np.ones(n, dtype=np.bool_)
