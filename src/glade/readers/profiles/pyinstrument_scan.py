@@ -76,7 +76,7 @@ def _frames(data, pos, parent, kind, start, stop, number, integer, integral, sta
             if data[pos] != _LBRACE or level >= stack.size or count >= parent.size:
                 return -1, pos
             parent[count] = stack[level - 1] if level > 0 else -1
-            kind[count, :] = json_scan.ABSENT
+            kind[:, count] = json_scan.ABSENT
             stack[level] = count
             level += 1
             count += 1
@@ -93,12 +93,12 @@ def _frames(data, pos, parent, kind, start, stop, number, integer, integral, sta
             field = json_scan.which_key(data, key_start, key_stop, _KEYS, _KEY_LENGTHS)
             if field < 0 and _escaped(data, key_start, key_stop):
                 return -1, pos  # it may spell a field
-            if field >= 0 and kind[frame, field] != json_scan.ABSENT:
+            if field >= 0 and kind[field, frame] != json_scan.ABSENT:
                 return -1, pos  # a field twice: the object reader keeps the last one
             if field == _CHILDREN:
                 if data[pos] != _LBRACKET:
                     return -1, pos
-                kind[frame, field] = json_scan.ARRAY
+                kind[field, frame] = json_scan.ARRAY
                 pos = json_scan.skip_space(data, pos + 1)
                 if data[pos] == _RBRACKET:
                     pos += 1
@@ -110,13 +110,13 @@ def _frames(data, pos, parent, kind, start, stop, number, integer, integral, sta
             if field >= 0:
                 if what == json_scan.STRING and _escaped(data, begin, end):
                     return -1, pos
-                kind[frame, field] = what
-                start[frame, field] = begin
-                stop[frame, field] = end
+                kind[field, frame] = what
+                start[field, frame] = begin
+                stop[field, frame] = end
                 if _LINE <= field <= _AWAIT:
-                    number[frame, field - _LINE] = parsed[0]
-                    integral[frame, field - _LINE] = whole
-                    integer[frame, field - _LINE] = value
+                    number[field - _LINE, frame] = parsed[0]
+                    integral[field - _LINE, frame] = whole
+                    integer[field - _LINE, frame] = value
             state = _AFTER_MEMBER
         elif state == _AFTER_MEMBER:
             pos = json_scan.skip_space(data, pos)
@@ -251,13 +251,13 @@ def read_tables(content: bytes) -> tuple[dict[str, Any], dict[str, Any]] | None:
         return None
     capacity = json_scan.count_byte(data, _LBRACE)
     parent = np.empty(capacity, dtype=np.int64)
-    kind = np.empty((capacity, len(FIELDS)), dtype=np.int8)
+    kind = np.empty((len(FIELDS), capacity), dtype=np.int8)
     # filled where a field is present, and read only there
-    start = np.empty((capacity, _CHILDREN), dtype=np.int64)
-    stop = np.empty((capacity, _CHILDREN), dtype=np.int64)
-    number = np.empty((capacity, 3))
-    integer = np.empty((capacity, 3), dtype=np.int64)
-    integral = np.empty((capacity, 3), dtype=np.bool_)
+    start = np.empty((_CHILDREN, capacity), dtype=np.int64)
+    stop = np.empty((_CHILDREN, capacity), dtype=np.int64)
+    number = np.empty((3, capacity))
+    integer = np.empty((3, capacity), dtype=np.int64)
+    integral = np.empty((3, capacity), dtype=np.bool_)
     root = np.zeros(2, dtype=np.int64)
     n = _walk(
         data,
@@ -273,14 +273,14 @@ def read_tables(content: bytes) -> tuple[dict[str, Any], dict[str, Any]] | None:
     )
     if n < 0:
         return None
-    kind, start, stop = kind[:n], start[:n], stop[:n]
-    parses = [(number[:n, k], integer[:n, k], integral[:n, k]) for k in range(3)]
-    if not (kind[:, _FUNCTION] == json_scan.STRING).all():
+    kind, start, stop = kind[:, :n], start[:, :n], stop[:, :n]
+    parses = [(number[k, :n], integer[k, :n], integral[k, :n]) for k in range(3)]
+    if not (kind[_FUNCTION] == json_scan.STRING).all():
         return None
-    times = _numbers(data, kind[:, _TIME], start[:, _TIME], stop[:, _TIME], parses[1])
-    awaits = _numbers(data, kind[:, _AWAIT], start[:, _AWAIT], stop[:, _AWAIT], parses[2])
-    lines = _lines(data, kind[:, _LINE], start[:, _LINE], stop[:, _LINE], parses[0])
-    app_kind = kind[:, _APP]
+    times = _numbers(data, kind[_TIME], start[_TIME], stop[_TIME], parses[1])
+    awaits = _numbers(data, kind[_AWAIT], start[_AWAIT], stop[_AWAIT], parses[2])
+    lines = _lines(data, kind[_LINE], start[_LINE], stop[_LINE], parses[0])
+    app_kind = kind[_APP]
     if (
         times is None
         or awaits is None
@@ -294,20 +294,20 @@ def read_tables(content: bytes) -> tuple[dict[str, Any], dict[str, Any]] | None:
     except orjson.JSONDecodeError:
         return None  # a session value orjson does not read: as the object reader does
     # the file is the short path when the frame has one (even a null one), else the path
-    short = kind[:, _SHORT] != json_scan.ABSENT
-    file_kind = np.where(short, kind[:, _SHORT], kind[:, _PATH])
-    file_start = np.where(short, start[:, _SHORT], start[:, _PATH])
-    file_stop = np.where(short, stop[:, _SHORT], stop[:, _PATH])
+    short = kind[_SHORT] != json_scan.ABSENT
+    file_kind = np.where(short, kind[_SHORT], kind[_PATH])
+    file_start = np.where(short, start[_SHORT], start[_PATH])
+    file_stop = np.where(short, stop[_SHORT], stop[_PATH])
     if (app_kind == json_scan.BOOL).any():  # a frame without it is False, as in the object reader
-        app: np.ndarray = data[np.where(app_kind == json_scan.BOOL, start[:, _APP], 0)] == ord("t")
+        app: np.ndarray = data[np.where(app_kind == json_scan.BOOL, start[_APP], 0)] == ord("t")
         app &= app_kind == json_scan.BOOL
     else:
         app = np.full(n, None, dtype=object)
     everywhere = np.ones(n, dtype=np.bool_)
-    names = json_scan.intern(data, start[:, _FUNCTION], stop[:, _FUNCTION], everywhere)[0]
+    names = json_scan.intern(data, start[_FUNCTION], stop[_FUNCTION], everywhere)[0]
     columns = {
         "parent": parent[:n],
-        "name": json_scan.text_column(data, start[:, _FUNCTION], stop[:, _FUNCTION], everywhere),
+        "name": json_scan.text_column(data, start[_FUNCTION], stop[_FUNCTION], everywhere),
         "file": json_scan.text_column(data, file_start, file_stop, file_kind == json_scan.STRING),
         "line": lines,
         "time": times,
