@@ -76,7 +76,8 @@ def _frames(data, pos, parent, kind, start, stop, number, integer, integral, sta
             if data[pos] != _LBRACE or level >= stack.size or count >= parent.size:
                 return -1, pos
             parent[count] = stack[level - 1] if level > 0 else -1
-            kind[:, count] = json_scan.ABSENT
+            for field in range(kind.shape[0]):
+                kind[field, count] = json_scan.ABSENT
             stack[level] = count
             level += 1
             count += 1

@@ -221,7 +221,10 @@ def _matches(data, pos, word):
     """Whether the bytes at ``pos`` spell ``word``."""
     if pos + word.size > data.size:
         return False
-    return bool((data[pos : pos + word.size] == word).all())
+    for j in range(word.size):  # noqa: SIM110 (compiled: a loop, no temporary array)
+        if data[pos + j] != word[j]:
+            return False
+    return True
 
 
 @kernel
