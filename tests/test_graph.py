@@ -111,6 +111,39 @@ def test_preorder_matches_a_plain_dfs(case):
         assert [int(g.names[c]) for c in g.children_of(v)] == children[expected[v]]
 
 
+@settings(max_examples=examples(200), deadline=None)
+@given(random_trees())
+def test_a_tree_numbered_in_preorder_builds_as_in_any_other_numbering(case):
+    # the same tree given in its own pre-order (which from_edges takes as it is, with
+    # no search) and in a random numbering (searched): the same graph
+    n, parent, order = case
+    src = [parent[c] for c in order]
+    searched, _ = Graph.from_edges(frames([str(i) for i in range(n)]), src, list(order))
+    child = np.arange(1, n)
+    taken, ids = Graph.from_edges(searched.frames, searched.tree_parent[child], child)
+    assert ids.tolist() == list(range(n))
+    pd.testing.assert_frame_equal(taken.frames, searched.frames)
+    for attribute in ("tree_parent", "depth", "root_ids", "subtree_end"):
+        assert getattr(taken, attribute).tolist() == getattr(searched, attribute).tolist()
+    for a, b in zip(
+        (*taken.children_csr(), *taken.parents_csr(), *taken.edges()),
+        (*searched.children_csr(), *searched.parents_csr(), *searched.edges()),
+        strict=True,
+    ):
+        assert a.tolist() == b.tolist() and a.dtype == b.dtype
+
+
+def test_edges_out_of_preorder_are_searched():
+    # 0 -> 2 before 0 -> 1, and a node whose parent is not on the path: pre-order
+    # renumbers them
+    graph, ids = Graph.from_edges(frames("abc"), [0, 0], [2, 1])
+    assert graph.names.tolist() == ["a", "c", "b"] and ids.tolist() == [0, 2, 1]
+    graph, ids = Graph.from_edges(frames("abcd"), [0, 1, 0], [1, 2, 3])
+    assert graph.names.tolist() == ["a", "b", "c", "d"] and ids.tolist() == [0, 1, 2, 3]
+    graph, ids = Graph.from_edges(frames("abcd"), [0, 0, 1], [1, 2, 3])
+    assert graph.names.tolist() == ["a", "b", "d", "c"] and ids.tolist() == [0, 1, 3, 2]
+
+
 def _subtree_size(children, v):
     size, stack = 0, [v]
     while stack:

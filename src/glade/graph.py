@@ -117,6 +117,77 @@ def _call_path_pass(parent: np.ndarray, codes: np.ndarray, nframes: int) -> np.n
 
 
 @kernel
+def _in_preorder(n: int, src: np.ndarray, dst: np.ndarray) -> bool:
+    """Whether the edges make one tree rooted at 0 whose ids are its depth-first
+    pre-order, children in edge order: edge ``k`` enters node ``k + 1`` from a node on
+    the path from the root to node ``k``."""
+    if n == 0 or dst.size != n - 1:
+        return False
+    path = np.empty(n, dtype=np.int64)
+    path[0] = 0
+    top = 1
+    for k in range(n - 1):
+        if dst[k] != k + 1:
+            return False
+        while top > 0 and path[top - 1] != src[k]:
+            top -= 1
+        if top == 0:
+            return False
+        path[top] = k + 1
+        top += 1
+    return True
+
+
+@kernel
+def siblings_repeat(parent: np.ndarray, codes: np.ndarray) -> bool:
+    """Whether two nodes with one parent (or two roots) share a code: when no siblings
+    share even a name, no call paths are equal and merging them changes nothing.
+
+    One pass with a hash table of (parent, code) pairs, no sort.
+
+    Parameters
+    ----------
+    parent : numpy.ndarray
+        Each node's parent (int64, -1 for a root).
+    codes : numpy.ndarray
+        A code per node (int64, at least 0), e.g. of its name.
+
+    Returns
+    -------
+    bool
+        True when some siblings share a code.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> bool(siblings_repeat(np.array([-1, 0, 1, 0]), np.array([0, 1, 2, 2])))
+    False
+    >>> bool(siblings_repeat(np.array([-1, 0, 1, 0]), np.array([0, 1, 2, 1])))
+    True
+    """
+    n = parent.size
+    size = 16
+    while size < 2 * n:
+        size *= 2
+    mask = np.uint64(size - 1)
+    table = np.full(size, -1, dtype=np.int64)
+    for i in range(n):
+        h = (np.uint64(parent[i] + 1) * np.uint64(0x9E3779B97F4A7C15)) ^ (
+            np.uint64(codes[i]) * np.uint64(0xC2B2AE3D27D4EB4F)
+        )
+        slot = (h >> np.uint64(17)) & mask
+        while True:
+            other = table[slot]
+            if other < 0:
+                table[slot] = i
+                break
+            if parent[other] == parent[i] and codes[other] == codes[i]:
+                return True
+            slot = (slot + np.uint64(1)) & mask
+    return False
+
+
+@kernel
 def _add_children_up(child_ptr: np.ndarray, child_idx: np.ndarray, out: np.ndarray) -> None:
     """Each node's row of ``out`` plus its children's totals, bottom up in one pass over
     ids in reverse (children have larger ids), children added in ascending id order as
@@ -280,6 +351,15 @@ class Graph:
             root_ids = np.asarray(roots, dtype=_INDEX).reshape(-1)
             if root_ids.size and (root_ids.min() < 0 or root_ids.max() >= n):
                 raise GraphError(f"a root names a node outside 0..{n - 1}")
+        if root_ids.tolist() == [0] and _in_preorder(n, src, dst):
+            # a tree already numbered in pre-order (as a reader walking a file makes
+            # it): no search, no duplicate edges, every node's one parent in id order
+            tree_parent = np.full(n, -1, dtype=_INDEX)
+            tree_parent[dst] = src
+            child_ptr, child_idx = _csr(n, src, dst)
+            parent_ptr, parent_idx = _csr(n, dst, src)
+            graph = cls(table, child_ptr, child_idx, parent_ptr, parent_idx, root_ids, tree_parent)
+            return graph, np.arange(n, dtype=_INDEX)
         order, pred, root_ids = cls._preorder(n, src, dst, root_ids)
         new_id = np.empty(n, dtype=_INDEX)
         new_id[order] = np.arange(n, dtype=_INDEX)

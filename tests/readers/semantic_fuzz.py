@@ -95,6 +95,57 @@ def literal_big_values(path: Path, s: Sizes) -> None:
     path.write_text(json.dumps([_node("root", {"time": 2**53, "time (inc)": 2**64}, kids)]))
 
 
+# ------------------------------------------------------------------ pyinstrument JSON
+def _frame(name: str, time: object, children: list | None = None, **fields: object) -> dict:
+    return {
+        "function": name,
+        "file_path_short": "x.py",
+        "file_path": "/src/x.py",
+        "line_no": 1,
+        "time": time,
+        "is_application_code": True,
+        **fields,
+        "children": children or [],
+    }
+
+
+def _pyinstrument(path: Path, root: dict | str) -> None:
+    body = root if isinstance(root, str) else json.dumps(root)
+    path.write_text(
+        f'{{"duration": 1.0, "sample_count": 1, "program": "x.py", "root_frame": {body}}}'
+    )
+
+
+def pyinstrument_wide(path: Path, s: Sizes) -> None:
+    kids = [_frame(f"f{i}", 1.0, line_no=i + 2) for i in range(s.wide)]
+    _pyinstrument(path, _frame("<module>", float(s.wide), kids))
+
+
+def pyinstrument_deep(path: Path, s: Sizes) -> None:
+    # written as text: json.dumps recurses once per level
+    head = "".join(
+        f'{{"function": "f{i}", "file_path_short": "x.py", "line_no": {i}, "time": 1.0, '
+        '"children": ['
+        for i in range(s.deep - 1)
+    )
+    tail = '{"function": "leaf", "time": 1.0}' + "]}" * (s.deep - 1)
+    _pyinstrument(path, head + tail)
+
+
+def pyinstrument_equal_siblings(path: Path, s: Sizes) -> None:
+    # every sibling has one frame: they all merge into one node, their times added
+    kids = [_frame("f", 1.0, [_frame("g", 0.5)]) for _ in range(s.keys)]
+    _pyinstrument(path, _frame("<module>", float(s.keys), kids))
+
+
+def pyinstrument_big_values(path: Path, s: Sizes) -> None:
+    kids = [
+        _frame(f"f{i}", BIG[i % len(BIG)], line_no=BIG[(i + 1) % len(BIG)], await_time=BIG[i % 4])
+        for i in range(s.keys)
+    ]
+    _pyinstrument(path, _frame("<module>", 2**64, kids, group_id="x" * 100))
+
+
 # ------------------------------------------------------------------ Caliper JSON
 def _caliper(
     path: Path, nodes: list[dict], data: list[list], columns: list[str], values: list[bool]
@@ -351,6 +402,10 @@ def generators(data: Path) -> list[tuple[str, str, str, Callable[[Path, Sizes], 
         ("profile", "literal", "deep.json", literal_deep),
         ("profile", "literal", "distinct-keys.json", literal_distinct_keys),
         ("profile", "literal", "big-values.json", literal_big_values),
+        ("profile", "pyinstrument", "wide.json", pyinstrument_wide),
+        ("profile", "pyinstrument", "deep.json", pyinstrument_deep),
+        ("profile", "pyinstrument", "equal-siblings.json", pyinstrument_equal_siblings),
+        ("profile", "pyinstrument", "big-values.json", pyinstrument_big_values),
         ("profile", "caliper", "wide.json", caliper_wide),
         ("profile", "caliper", "deep.json", caliper_deep),
         ("profile", "caliper", "many-ranks.json", caliper_many_ranks),

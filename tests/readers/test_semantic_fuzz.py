@@ -14,6 +14,7 @@ from tests.readers.semantic_fuzz import run, sizes_from_environment
 FORMATS = [
     ("profile", "literal"),
     ("profile", "caliper"),
+    ("profile", "pyinstrument"),
     ("trace", "chrome"),
     ("trace", "csv"),
     ("ensemble", "spotdb"),

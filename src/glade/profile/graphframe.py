@@ -170,11 +170,15 @@ class GraphFrame(ProfileAnalyses):
         """
         graph, new_id = Graph.from_edges(frames, src, dst, roots=roots)
         exc_metrics, inc_metrics = list(exc_metrics), list(inc_metrics)
-        if merge_equal_paths:
-            graph, merge_map = graph.merge_equal_paths()
-            new_id = merge_map[new_id]
         index = list(index)
         node = new_id[np.asarray(rows["node"], dtype=np.int64)]
+        if merge_equal_paths:
+            graph, merge_map = graph.merge_equal_paths()
+            if len(graph) < len(new_id) and (node[1:] < node[:-1]).any():
+                # merged rows keep their first value in node pre-order (glade.profile.merge)
+                order = np.argsort(node, kind="stable")
+                rows, node = rows.iloc[order], node[order]
+            node = merge_map[node]
         metric_cols = [c for c in rows.columns if c not in index]
         gf = cls._from_rows(graph, node, rows, index, metric_cols, exc_metrics, inc_metrics)
         gf.default_metric = default_metric if default_metric else gf.default_metric

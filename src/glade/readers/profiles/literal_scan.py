@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from glade.compiled import kernel
 from glade.readers.traces import json_scan
@@ -27,28 +26,11 @@ from glade.readers.traces import json_scan
 #: document is read as Python objects, which refuse it past their own limit.
 MAX_LEVELS = json_scan.MAX_DEPTH
 _LBRACE, _RBRACE, _LBRACKET, _RBRACKET, _QUOTE, _COMMA = 123, 125, 91, 93, 34, 44
-_FRAME, _METRICS, _CHILDREN = (
-    np.frombuffer(k, dtype=np.uint8) for k in (b"frame", b"metrics", b"children")
-)
+#: The members of a node, as :func:`json_scan.which_key` numbers them.
+_KEYS, _KEY_LENGTHS = json_scan.key_table(("frame", "metrics", "children"))
+_FRAME, _METRICS, _CHILDREN = range(3)
 #: States of the walk.
 _NODE, _MEMBER, _AFTER_MEMBER, _AFTER_NODE = range(4)
-
-
-@kernel
-def _ws(data, pos):
-    while data[pos] == 32 or data[pos] == 10 or data[pos] == 13 or data[pos] == 9:
-        pos += 1
-    return pos
-
-
-@kernel
-def _is(data, start, stop, word):
-    if stop - start != word.size:
-        return False
-    for j in range(word.size):  # noqa: SIM110 (compiled: no generator)
-        if data[start + j] != word[j]:
-            return False
-    return True
 
 
 @kernel
@@ -81,10 +63,10 @@ def _walk(data, parent, frame_at, metrics_at, sizes, listed, stack):
     ``metrics`` objects (-1 when absent) and their member counts (``sizes``, two per
     node); ``listed`` (all False) marks the nodes whose ``children`` were seen. Returns
     the node count, or -1 where the literal is not plain."""
-    pos = _ws(data, 0)
+    pos = json_scan.skip_space(data, 0)
     if data[pos] != _LBRACKET:
         return -1
-    pos = _ws(data, pos + 1)
+    pos = json_scan.skip_space(data, pos + 1)
     if data[pos] == _RBRACKET:
         return -1
     count = 0
@@ -100,7 +82,7 @@ def _walk(data, parent, frame_at, metrics_at, sizes, listed, stack):
             stack[level] = count
             level += 1
             count += 1
-            pos = _ws(data, pos + 1)
+            pos = json_scan.skip_space(data, pos + 1)
             if data[pos] == _RBRACE:
                 pos += 1
                 state = _AFTER_NODE
@@ -112,21 +94,21 @@ def _walk(data, parent, frame_at, metrics_at, sizes, listed, stack):
             stop = start
             while data[stop] != _QUOTE:
                 stop += 1
-            pos = _ws(data, _ws(data, stop + 1) + 1)
-            if _is(data, start, stop, _FRAME) or _is(data, start, stop, _METRICS):
-                which = 0 if _is(data, start, stop, _FRAME) else 1
-                at = frame_at if which == 0 else metrics_at
+            pos = json_scan.skip_space(data, json_scan.skip_space(data, stop + 1) + 1)
+            which = json_scan.which_key(data, start, stop, _KEYS, _KEY_LENGTHS)
+            if which in (_FRAME, _METRICS):
+                at = frame_at if which == _FRAME else metrics_at
                 if data[pos] != _LBRACE or at[node] >= 0:
                     return -1
                 at[node] = pos
                 pos, members = _over(data, pos)
                 sizes[2 * node + which] = members
                 state = _AFTER_MEMBER
-            elif _is(data, start, stop, _CHILDREN):
+            elif which == _CHILDREN:
                 if data[pos] != _LBRACKET or listed[node]:
                     return -1
                 listed[node] = True
-                pos = _ws(data, pos + 1)
+                pos = json_scan.skip_space(data, pos + 1)
                 if data[pos] == _RBRACKET:
                     pos += 1
                     state = _AFTER_MEMBER
@@ -135,18 +117,18 @@ def _walk(data, parent, frame_at, metrics_at, sizes, listed, stack):
             else:
                 return -1
         elif state == _AFTER_MEMBER:
-            pos = _ws(data, pos)
+            pos = json_scan.skip_space(data, pos)
             if data[pos] == _COMMA:
-                pos = _ws(data, pos + 1)
+                pos = json_scan.skip_space(data, pos + 1)
                 state = _MEMBER
             else:  # the node's closing brace
                 pos += 1
                 state = _AFTER_NODE
         else:  # _AFTER_NODE: in the list that holds the node just closed
             level -= 1
-            pos = _ws(data, pos)
+            pos = json_scan.skip_space(data, pos)
             if data[pos] == _COMMA:
-                pos = _ws(data, pos + 1)
+                pos = json_scan.skip_space(data, pos + 1)
                 state = _NODE
             elif level == 0:
                 return count
@@ -164,16 +146,6 @@ def _repeated(owner, code, count):
             return True
         last[code[i]] = owner[i]
     return False
-
-
-@kernel
-def _gather(data, start, length, offsets):
-    """The bytes ``data[start[i] : start[i] + length[i]]`` one after the other (the i-th
-    at ``offsets[i]``)."""
-    out = np.empty(offsets[-1], dtype=np.uint8)
-    for i in range(start.size):
-        out[offsets[i] : offsets[i] + length[i]] = data[start[i] : start[i] + length[i]]
-    return out
 
 
 def _cells(data: np.ndarray, objects: np.ndarray, size: int) -> dict[str, np.ndarray] | None:
@@ -230,14 +202,9 @@ def _column(data: np.ndarray, cells: dict, at: np.ndarray, n: int) -> pd.Series 
         integral = cells["integral"][at]
         integer = cells["integer"][at]
         number = cells["number"][at]
-        for j in np.flatnonzero(np.isnan(number) & ~integral):  # rare: parsed exactly here
-            token = data[cells["start"][at[j]] : cells["stop"][at[j]]].tobytes()
-            if any(c in token for c in b".eE"):
-                number[j] = float(token)
-            elif -(2**63) <= int(token) < 2**63:
-                integral[j], integer[j] = True, int(token)
-            else:
-                return None  # an integer past int64: pandas keeps it as an object
+        start, stop = cells["start"][at], cells["stop"][at]
+        if not json_scan.exact_numbers(data, start, stop, number, integer, integral):
+            return None  # an integer past int64: pandas keeps it as an object
         if integral.all() and at.size == n:
             values = np.empty(n, dtype=np.int64)
             values[owner] = integer
@@ -247,24 +214,12 @@ def _column(data: np.ndarray, cells: dict, at: np.ndarray, n: int) -> pd.Series 
         return pd.Series(values)
     if (kinds == json_scan.STRING).all():
         start = np.zeros(n, dtype=np.int64)
-        length = np.zeros(n, dtype=np.int64)
-        start[owner] = cells["start"][at]
-        length[owner] = cells["stop"][at] - cells["start"][at]
-        offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(length, out=offsets[1:])
+        stop = np.zeros(n, dtype=np.int64)
         valid = np.zeros(n, dtype=np.bool_)
+        start[owner] = cells["start"][at]
+        stop[owner] = cells["stop"][at]
         valid[owner] = True
-        strings = pa.Array.from_buffers(
-            pa.large_string(),
-            n,
-            [
-                pa.py_buffer(np.packbits(valid, bitorder="little")),
-                pa.py_buffer(offsets),
-                pa.py_buffer(_gather(data, start, length, offsets)),
-            ],
-            null_count=n - at.size,
-        )
-        return pd.Series(pd.array(strings, dtype="str"))
+        return json_scan.text_column(data, start, stop, valid)
     return None
 
 
@@ -315,7 +270,7 @@ def read_tables(
     data = np.frombuffer(content, dtype=np.uint8)
     if not data.size or (data == 92).any() or not json_scan.is_valid(data):
         return None
-    capacity = int(np.count_nonzero(data == _LBRACE)) // 2 + 1
+    capacity = json_scan.count_byte(data, _LBRACE) // 2 + 1
     parent = np.empty(capacity, dtype=np.int64)
     frame_at = np.empty(capacity, dtype=np.int64)
     metrics_at = np.empty(capacity, dtype=np.int64)

@@ -18,15 +18,16 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import ReaderError
-from glade.graph import children_sums
+from glade.graph import children_sums, siblings_repeat
 from glade.profile.graphframe import GraphFrame
-from glade.readers.files import load_json, read_head
+from glade.readers.files import parse_json, read_bytes, read_head
 from glade.readers.profiles.checks import (
     check_metadata,
     clamp_negative,
     names_the_file,
     record_repairs,
 )
+from glade.readers.profiles.pyinstrument_scan import read_tables
 
 _SESSION_KEYS = ("start_time", "duration", "sample_count", "program", "cpu_time")
 
@@ -78,16 +79,31 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
     finite number of seconds at least 0 is a ReaderError; an exclusive time that
     comes out negative (children recorded for more time than their parent, as when a
     child is listed twice) is set to 0 and counted in ``metadata["repairs"]``.
+
+    A plain file is read from its bytes (:mod:`pyinstrument_scan`); any other is read
+    as Python objects, which name what is wrong.
     """
     source = os.fspath(path)
-    data = load_json(source)
-    if not isinstance(data, dict) or "root_frame" not in data:
-        raise ReaderError(source, "not pyinstrument JSON: no 'root_frame' object")
-    root = data["root_frame"]
+    content = read_bytes(source)
+    tables = read_tables(content)
+    if tables is None:
+        data = parse_json(content, source)
+        if not isinstance(data, dict) or "root_frame" not in data:
+            raise ReaderError(source, "not pyinstrument JSON: no 'root_frame' object")
+        if data["root_frame"] is None:
+            raise ReaderError(source, "the profile recorded no samples ('root_frame' is null)")
+        columns = _columns(data["root_frame"], source)
+    else:
+        data, columns = tables
+    return _graphframe(data, columns, source)
+
+
+def _columns(root: Any, source: str) -> dict[str, Any]:
+    """The columns of the frames under ``root`` read as Python objects (as
+    :func:`pyinstrument_scan.read_tables` gives them), or a ReaderError naming the
+    first bad frame by its place."""
     nan = np.nan
     empty: list[object] = []
-    if root is None:
-        raise ReaderError(source, "the profile recorded no samples ('root_frame' is null)")
     names: list[object] = []
     files: list[object] = []
     lines: list[object] = []
@@ -144,8 +160,6 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
         bad = _first_bad(values, kinds, allow_missing)
         if bad is not None:
             raise ReaderError(source, f"{_where(parent, position, bad)} {problem}")
-    n = len(names)
-    parent_arr = np.asarray(parent, dtype=np.int64)
     inclusive = np.asarray(times, dtype=np.float64)
     bad = ~(np.isfinite(inclusive) & (inclusive >= 0))
     if bad.any():
@@ -154,7 +168,6 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
             source,
             f"{_where(parent, position, at)} has 'time' {times[at]!r}, which cannot be a time",
         )
-    child = np.flatnonzero(parent_arr >= 0)
     try:
         line_col = pd.Series(lines, dtype="float64" if None in lines else "int64")
     except OverflowError:
@@ -164,27 +177,54 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
             f"{_where(parent, position, at)} has 'line_no' "
             f"{lines[at]}, too large for a line number",
         ) from None
-    file_col = pd.Series(files, dtype=object)
-    file_col = file_col.where(np.array([isinstance(f, str) for f in files], dtype=bool), np.nan)
-    frames = pd.DataFrame({"name": names, "type": "function", "file": file_col, "line": line_col})
+    text = [isinstance(f, str) for f in files]
+    return {
+        "parent": np.asarray(parent, dtype=np.int64),
+        "name": pd.Series(names, dtype="str"),
+        "file": pd.Series(
+            [f if t else None for f, t in zip(files, text, strict=True)], dtype="str"
+        ),
+        "line": line_col,
+        "time": inclusive,
+        "is_application_code": np.asarray(
+            app, dtype=bool if pd.api.types.infer_dtype(app) == "boolean" else object
+        ),
+        "await_time": np.asarray(awaits, dtype=np.float64),
+        "name_code": pd.factorize(np.asarray(names, dtype=object))[0].astype(np.int64),
+    }
+
+
+def _graphframe(data: dict[str, Any], columns: dict[str, Any], source: str) -> GraphFrame:
+    """The profile of the frame ``columns`` (frames in any order that lists siblings in
+    file order) and the session fields of the document ``data``."""
+    parent = columns["parent"]
+    inclusive = columns["time"]
+    n = parent.size
+    child = np.flatnonzero(parent >= 0)
+    frames = pd.DataFrame(
+        {
+            "name": columns["name"],
+            "type": "function",
+            "file": columns["file"],
+            "line": columns["line"],
+        }
+    )
     repairs: dict[str, int] = {}
     rows = pd.DataFrame(
         {
             "node": np.arange(n, dtype=np.int64),
             "time": clamp_negative(
-                inclusive - children_sums(parent_arr, inclusive),
+                inclusive - children_sums(parent, inclusive),
                 repairs,
                 "negative_exclusive_times",
             ),
             "time (inc)": inclusive,
-            "is_application_code": np.asarray(
-                app, dtype=bool if pd.api.types.infer_dtype(app) == "boolean" else object
-            ),
+            "is_application_code": columns["is_application_code"],
         }
     )
-    awaits_arr = np.asarray(awaits, dtype=np.float64)
-    if not np.isnan(awaits_arr).all():
-        rows["await_time"] = awaits_arr
+    awaits = columns["await_time"]
+    if not np.isnan(awaits).all():
+        rows["await_time"] = awaits
     metadata: dict[str, Any] = {"format": "pyinstrument", "path": source}
     metadata.update({k: data[k] for k in _SESSION_KEYS if k in data})
     # pyinstrument's JSON renderer writes times in seconds
@@ -193,12 +233,13 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
     record_repairs(metadata, repairs, source)
     return GraphFrame.from_tables(
         frames,
-        parent_arr[child],
+        parent[child],
         child,
         rows,
         exc_metrics=["time"],
         inc_metrics=["time (inc)"],
         default_metric="time (inc)",
         metadata=metadata,
-        merge_equal_paths=True,
+        # a pass over every call path only when some siblings share a name
+        merge_equal_paths=bool(siblings_repeat(parent, columns["name_code"])),
     )

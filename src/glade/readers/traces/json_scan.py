@@ -15,6 +15,8 @@ with ``float`` (NaN is not a JSON number, so it marks those).
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
+import pyarrow as pa
 
 from glade.compiled import kernel
 
@@ -41,9 +43,6 @@ ERRORS = {
     NOT_OBJECT: "every event must be a JSON object",
 }
 
-_KEY_WIDTH = max(len(k) for k in KEYS)
-_KEY_BYTES = np.array([list(k.encode().ljust(_KEY_WIDTH, b"\0")) for k in KEYS], dtype=np.uint8)
-_KEY_LENGTHS = np.array([len(k) for k in KEYS], dtype=np.int64)
 _POW10 = np.array([10.0**k for k in range(23)])
 _QUOTE, _BACKSLASH, _COLON, _COMMA = 34, 92, 58, 44
 _TRUE, _FALSE, _NULL = (np.frombuffer(w, dtype=np.uint8) for w in (b"true", b"false", b"null"))
@@ -51,7 +50,28 @@ _LBRACE, _RBRACE, _LBRACKET, _RBRACKET = 123, 125, 91, 93
 
 
 @kernel
-def _ws(data, pos):
+def skip_space(data, pos):
+    """The position of the first byte at or after ``pos`` that is not JSON whitespace
+    (``data.size`` when there is none).
+
+    Parameters
+    ----------
+    data : numpy.ndarray
+        The bytes (``uint8``).
+    pos : int
+        Where to start.
+
+    Returns
+    -------
+    int
+        The position.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> skip_space(np.frombuffer(b"[  1]", dtype=np.uint8), 1)
+    3
+    """
     n = data.size
     while pos < n:
         c = data[pos]
@@ -201,7 +221,10 @@ def _matches(data, pos, word):
     """Whether the bytes at ``pos`` spell ``word``."""
     if pos + word.size > data.size:
         return False
-    return bool((data[pos : pos + word.size] == word).all())
+    for j in range(word.size):  # noqa: SIM110 (compiled: a loop, no temporary array)
+        if data[pos + j] != word[j]:
+            return False
+    return True
 
 
 @kernel
@@ -222,10 +245,10 @@ def _key(data, pos, info):
     pos = _string(data, pos, info)
     if pos < 0:
         return -1
-    pos = _ws(data, pos)
+    pos = skip_space(data, pos)
     if pos >= data.size or data[pos] != _COLON:
         return _fail(info, SYNTAX, pos)
-    return _ws(data, pos + 1)
+    return skip_space(data, pos + 1)
 
 
 @kernel
@@ -236,7 +259,7 @@ def _skip(data, pos, depth, info, number, stack):
     level = 0
     while True:
         # a value starts here
-        pos = _ws(data, pos)
+        pos = skip_space(data, pos)
         if pos >= n:
             return _fail(info, SYNTAX, n)
         c = data[pos]
@@ -246,7 +269,7 @@ def _skip(data, pos, depth, info, number, stack):
                 return _fail(info, DEPTH, pos)
             stack[level] = c
             level += 1
-            pos = _ws(data, pos + 1)
+            pos = skip_space(data, pos + 1)
             if pos >= n:
                 return _fail(info, SYNTAX, n)
             close = _RBRACE if c == _LBRACE else _RBRACKET
@@ -275,13 +298,13 @@ def _skip(data, pos, depth, info, number, stack):
         while True:
             if level == 0:
                 return pos
-            pos = _ws(data, pos)
+            pos = skip_space(data, pos)
             if pos >= n:
                 return _fail(info, SYNTAX, n)
             c = data[pos]
             top = stack[level - 1]
             if c == _COMMA:
-                pos = _ws(data, pos + 1)
+                pos = skip_space(data, pos + 1)
                 if top == _LBRACE:
                     pos = _key(data, pos, info)
                     if pos < 0:
@@ -321,13 +344,34 @@ def is_valid(data):
     number = np.empty(1)
     stack = np.empty(MAX_DEPTH + 1, dtype=np.uint8)
     pos = _skip(data, 0, 0, info, number, stack)
-    return pos >= 0 and _ws(data, pos) == data.size
+    return pos >= 0 and skip_space(data, pos) == data.size
 
 
 @kernel
-def _which_key(data, start, stop, keys, lengths):
-    """The row of ``keys`` (padded key bytes, ``lengths`` long) that spells
-    ``data[start:stop]``, or -1."""
+def which_key(data, start, stop, keys, lengths):
+    """The row of ``keys`` (padded key bytes, ``lengths`` long, as :func:`key_table`
+    makes them) that spells ``data[start:stop]``, or -1.
+
+    Parameters
+    ----------
+    data : numpy.ndarray
+        The bytes (``uint8``).
+    start, stop : int
+        The span of a key (inside its quotes).
+    keys, lengths : numpy.ndarray
+        The key table.
+
+    Returns
+    -------
+    int
+        The row, or -1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> which_key(np.frombuffer(b'"dur"', dtype=np.uint8), 1, 4, *key_table(("ts", "dur")))
+    1
+    """
     length = stop - start
     for k in range(lengths.size):
         if lengths[k] != length:
@@ -346,7 +390,7 @@ def _which_key(data, start, stop, keys, lengths):
 def _event(data, pos, row, depth, keys, lengths, kind, start, stop, numbers, info, number, stack):
     """Record the object at ``pos`` (its ``{``) in row ``row``; the position after it."""
     n = data.size
-    pos = _ws(data, pos + 1)
+    pos = skip_space(data, pos + 1)
     if pos < n and data[pos] == _RBRACE:
         return pos + 1
     first_numeric = len(TEXT_KEYS)
@@ -357,11 +401,11 @@ def _event(data, pos, row, depth, keys, lengths, kind, start, stop, numbers, inf
         pos = _string(data, pos, info)
         if pos < 0:
             return -1
-        field = _which_key(data, key_start, pos - 1, keys, lengths)
-        pos = _ws(data, pos)
+        field = which_key(data, key_start, pos - 1, keys, lengths)
+        pos = skip_space(data, pos)
         if pos >= n or data[pos] != _COLON:
             return _fail(info, SYNTAX, pos)
-        pos = _ws(data, pos + 1)
+        pos = skip_space(data, pos + 1)
         if pos >= n:
             return _fail(info, SYNTAX, n)
         c = data[pos]
@@ -396,11 +440,11 @@ def _event(data, pos, row, depth, keys, lengths, kind, start, stop, numbers, inf
             k = field - first_numeric
             if 0 <= k < numbers.shape[1]:
                 numbers[row, k] = number[0] if what == NUMBER else np.nan
-        pos = _ws(data, pos)
+        pos = skip_space(data, pos)
         if pos >= n:
             return _fail(info, SYNTAX, n)
         if data[pos] == _COMMA:
-            pos = _ws(data, pos + 1)
+            pos = skip_space(data, pos + 1)
         elif data[pos] == _RBRACE:
             return pos + 1
         else:
@@ -424,7 +468,7 @@ def scan(data, pos, first, depth, keys, lengths, kind, start, stop, numbers, off
     numbers[:] = np.nan
     row = 0
     while True:
-        pos = _ws(data, pos)
+        pos = skip_space(data, pos)
         if pos >= n:
             return EOF, pos, row
         c = data[pos]
@@ -461,7 +505,7 @@ def scan(data, pos, first, depth, keys, lengths, kind, start, stop, numbers, off
             return -1, info[1], row
         row += 1
         first = False
-        pos = _ws(data, pos)
+        pos = skip_space(data, pos)
         if pos >= n:
             return EOF, pos, row
         c = data[pos]
@@ -564,52 +608,227 @@ def members(
     stack = np.empty(MAX_DEPTH + 1, dtype=np.uint8)
     m = 0
     for i in range(objects.size):
-        pos = _ws(data, objects[i] + 1)
+        pos = skip_space(data, objects[i] + 1)
         if data[pos] == _RBRACE:
             continue
         while True:
             key_start[m] = pos + 1
             pos = _string(data, pos, info)
             key_stop[m] = pos - 1
-            pos = _ws(data, _ws(data, pos) + 1)
-            c = data[pos]
-            begin = pos
-            numbers[m] = np.nan
-            integral[m] = False
-            if c == _QUOTE:
-                kind[m] = STRING
-                pos = _string(data, pos, info)
-                begin, end = begin + 1, pos - 1
-            elif c == 45 or 48 <= c <= 57:
-                kind[m] = NUMBER
-                pos = _number(data, pos, info, number)
-                numbers[m] = number[0]
-                integral[m], integers[m] = _integer(data, begin, pos)
-                end = pos
-            elif c == 116 or c == 102:
-                kind[m] = BOOL
-                pos = _literal(data, pos, info)
-                end = pos
-            elif c == 110:
-                kind[m] = NULL
-                pos = _literal(data, pos, info)
-                end = pos
-            else:
-                kind[m] = OBJECT if c == _LBRACE else ARRAY
-                pos = _skip(data, pos, 0, info, number, stack)
-                end = pos
-            value_start[m] = begin
-            value_stop[m] = end
+            pos = skip_space(data, skip_space(data, pos) + 1)
+            kind[m], value_start[m], value_stop[m], pos, integral[m], integers[m] = value(
+                data, pos, info, number, stack
+            )
+            numbers[m] = number[0]
             owner[m] = i
             m += 1
-            pos = _ws(data, pos)
+            pos = skip_space(data, pos)
             if data[pos] != _COMMA:
                 break
-            pos = _ws(data, pos + 1)
+            pos = skip_space(data, pos + 1)
     return m
 
 
-def key_table() -> tuple[np.ndarray, np.ndarray]:
-    """The keys :func:`scan` records, as it compares with them: their bytes (one row
-    each, padded) and their lengths."""
-    return _KEY_BYTES, _KEY_LENGTHS
+@kernel
+def value(data, pos, info, number, stack):
+    """The (validated) JSON value at ``pos``: its kind, its span (inside the quotes of a
+    string), the position after it, and for a number whether it is an integer of at
+    most 18 digits and which (its parse goes to ``number[0]``: NaN when it is not a
+    number or is left for an exact parse). Containers are skipped.
+
+    Parameters
+    ----------
+    data : numpy.ndarray
+        The bytes of a document that :func:`is_valid` accepts (``uint8``).
+    pos : int
+        Where the value starts.
+    info, number, stack : numpy.ndarray
+        Scratch space: two int64, one float64, ``MAX_DEPTH + 1`` uint8.
+
+    Returns
+    -------
+    tuple
+        ``(kind, start, stop, after, integral, integer)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> data = np.frombuffer(b'[12, "ab"]', dtype=np.uint8)
+    >>> scratch = (np.zeros(2, np.int64), np.empty(1), np.empty(MAX_DEPTH + 1, np.uint8))
+    >>> kind, start, stop, after, integral, integer = value(data, 1, *scratch)
+    >>> kind == NUMBER, start, stop, after, bool(integral), integer
+    (True, 1, 3, 3, True, 12)
+    >>> value(data, 5, *scratch)[:4] == (STRING, 6, 8, 9)
+    True
+    """
+    c = data[pos]
+    number[0] = np.nan
+    if c == _QUOTE:
+        after = _string(data, pos, info)
+        return STRING, pos + 1, after - 1, after, False, 0
+    if c == 45 or 48 <= c <= 57:
+        after = _number(data, pos, info, number)
+        integral, integer = _integer(data, pos, after)
+        return NUMBER, pos, after, after, integral, integer
+    if c == 116 or c == 102 or c == 110:
+        after = _literal(data, pos, info)
+        return (NULL if c == 110 else BOOL), pos, after, after, False, 0
+    after = _skip(data, pos, 0, info, number, stack)
+    number[0] = np.nan
+    return (OBJECT if c == _LBRACE else ARRAY), pos, after, after, False, 0
+
+
+def key_table(keys: tuple[str, ...] = KEYS) -> tuple[np.ndarray, np.ndarray]:
+    """Keys as :func:`scan` and :func:`which_key` compare with them: their UTF-8 bytes
+    (one row each, padded) and their lengths.
+
+    Parameters
+    ----------
+    keys : tuple of str, default KEYS
+        The keys (default: those :func:`scan` records).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(bytes, lengths)``.
+
+    Examples
+    --------
+    >>> table, lengths = key_table(("ts", "dur"))
+    >>> table.shape, lengths.tolist()
+    ((2, 3), [2, 3])
+    """
+    encoded = [k.encode() for k in keys]
+    width = max(len(k) for k in encoded)
+    table = np.array([list(k.ljust(width, b"\0")) for k in encoded], dtype=np.uint8)
+    return table, np.array([len(k) for k in encoded], dtype=np.int64)
+
+
+@kernel
+def count_byte(data, byte):
+    """How many times ``byte`` occurs in ``data`` (one pass, no temporary array).
+
+    Parameters
+    ----------
+    data : numpy.ndarray
+        The bytes (``uint8``).
+    byte : int
+        The byte value.
+
+    Returns
+    -------
+    int
+        The count.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> count_byte(np.frombuffer(b'[{}, {"a": {}}]', dtype=np.uint8), ord("{"))
+    3
+    """
+    count = 0
+    for c in data:
+        if c == byte:
+            count += 1
+    return count
+
+
+@kernel
+def _gather(data, start, length, offsets):
+    """The bytes ``data[start[i] : start[i] + length[i]]`` one after the other (the i-th
+    at ``offsets[i]``)."""
+    out = np.empty(offsets[-1], dtype=np.uint8)
+    for i in range(start.size):
+        out[offsets[i] : offsets[i] + length[i]] = data[start[i] : start[i] + length[i]]
+    return out
+
+
+def text_column(data: np.ndarray, start: np.ndarray, stop: np.ndarray, valid: np.ndarray):
+    """The strings ``data[start[i]:stop[i]]`` (escape-free UTF-8, as :func:`is_valid`
+    accepts it) as a pandas ``str`` column, NaN where not ``valid``: what pandas makes of
+    the same strings decoded one by one, built from one copy of the bytes.
+
+    Parameters
+    ----------
+    data : numpy.ndarray
+        The bytes (``uint8``).
+    start, stop : numpy.ndarray
+        The span of every string (int64; ignored where not valid).
+    valid : numpy.ndarray
+        Which rows have a string (bool).
+
+    Returns
+    -------
+    pandas.Series
+        The column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> data = np.frombuffer(b'"ab" "c"', dtype=np.uint8)
+    >>> valid = np.array([True, False, True])
+    >>> text_column(data, np.array([1, 0, 6]), np.array([3, 0, 7]), valid).tolist()
+    ['ab', nan, 'c']
+    """
+    length = np.where(valid, stop - start, 0)
+    offsets = np.zeros(valid.size + 1, dtype=np.int64)
+    np.cumsum(length, out=offsets[1:])
+    strings = pa.Array.from_buffers(
+        pa.large_string(),
+        valid.size,
+        [
+            pa.py_buffer(np.packbits(valid, bitorder="little")),
+            pa.py_buffer(offsets),
+            pa.py_buffer(_gather(data, np.where(valid, start, 0), length, offsets)),
+        ],
+        null_count=int(valid.size - np.count_nonzero(valid)),
+    )
+    return pd.Series(pd.array(strings, dtype="str"))
+
+
+def exact_numbers(
+    data: np.ndarray,
+    start: np.ndarray,
+    stop: np.ndarray,
+    number: np.ndarray,
+    integer: np.ndarray,
+    integral: np.ndarray,
+) -> bool:
+    """Finish the numbers :func:`value` left for an exact parse (NaN and not integral)
+    in place, as Python's JSON readers parse them: a token with ``.``, ``e`` or ``E`` is
+    a float, any other an integer (``integral`` and ``integer`` set). Rare, so parsed
+    one by one.
+
+    Parameters
+    ----------
+    data : numpy.ndarray
+        The bytes (``uint8``).
+    start, stop : numpy.ndarray
+        The span of every number.
+    number, integer, integral : numpy.ndarray
+        The parses, as :func:`value` gave them; updated.
+
+    Returns
+    -------
+    bool
+        False when an integer is past int64 (pandas would keep it as a Python int).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> data = np.frombuffer(b"12345678901234567890.5", dtype=np.uint8)
+    >>> number, integer, integral = np.array([np.nan]), np.zeros(1, np.int64), np.zeros(1, bool)
+    >>> exact_numbers(data, np.array([0]), np.array([22]), number, integer, integral)
+    True
+    >>> float(number[0])
+    1.2345678901234567e+19
+    """
+    for j in np.flatnonzero(np.isnan(number) & ~integral):
+        token = data[start[j] : stop[j]].tobytes()
+        if any(c in token for c in b".eE"):
+            number[j] = float(token)
+        elif -(2**63) <= int(token) < 2**63:
+            integral[j], integer[j] = True, int(token)
+        else:
+            return False
+    return True
