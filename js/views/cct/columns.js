@@ -69,24 +69,62 @@ export function resizedWidth(start, delta) {
   return Math.round(Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, start + delta)));
 }
 
+/** Values sampled per column to find how wide its texts get (see valueNeed). */
+const SAMPLES = 512;
+/** A cell's horizontal padding (6 px each side) and a pixel of slack, in px. */
+const CELL_PADDING = 13;
+
+/**
+ * The width a column needs to show its values whole: the widest text among its extremes
+ * and up to SAMPLES values spread over the nodes (texts of one metric differ little in
+ * length: three significant digits and a unit), as `measure` (px of a text) gives it.
+ * @param {ArrayLike<number>} values @param {number[]} extremes
+ * @param {(value: number) => string} format @param {(text: string) => number} measure
+ * @returns {number}
+ */
+export function valueNeed(values, extremes, format, measure) {
+  const step = Math.max(1, Math.floor(values.length / SAMPLES));
+  let widest = 0;
+  const consider = (value) => {
+    widest = Math.max(widest, measure(format(value)));
+  };
+  extremes.forEach(consider);
+  for (let i = 0; i < values.length; i += step) consider(values[i]);
+  return Math.ceil(widest) + CELL_PADDING;
+}
+
 /**
  * The widths of the metric columns in rows `rowWidth` px wide, so that every column fits
  * on the right of the name column: a column the user resized keeps its width; the others
- * share what the name column's minimum and the button slot leave, each at most
- * DEFAULT_WIDTH and at least MIN_WIDTH. The name column's minimum is NAME_MIN, less (down
- * to NAME_FLOOR) when the columns would otherwise be narrower than 72 px.
+ * share what the name column's minimum and the button slot leave. Each column gets what
+ * its values need (`needs`, px; 72 each when not given), and up to DEFAULT_WIDTH (or its
+ * need, when larger) as room allows; when even the needs do not fit, each gets its share
+ * of the room in proportion to its need, at least MIN_WIDTH. The name column's minimum
+ * is NAME_MIN, less (down to NAME_FLOOR) when the columns would otherwise get less than
+ * they need.
  * @param {number} rowWidth @param {number[]} widths @param {boolean[]} resized
- * @returns {number[]}
+ * @param {number[]} [needs] @returns {number[]}
  */
-export function fitWidths(rowWidth, widths, resized) {
-  const fixed = widths.reduce((sum, w, j) => sum + (resized[j] ? w : 0), 0);
-  const count = resized.filter((r) => !r).length;
+export function fitWidths(rowWidth, widths, resized, needs) {
+  const need = (j) => needs?.[j] ?? COLUMN_COMFORT;
+  const target = (j) => Math.max(need(j), DEFAULT_WIDTH);
+  const open = widths.map((_, j) => j).filter((j) => !resized[j]);
+  const fixed = widths.reduce((total, w, j) => total + (resized[j] ? w : 0), 0);
   const free = rowWidth - SLOT_WIDTH - fixed;
-  const nameMin = Math.max(NAME_FLOOR, Math.min(NAME_MIN, free - count * COLUMN_COMFORT));
+  const needed = open.reduce((total, j) => total + need(j), 0);
+  const wanted = open.reduce((total, j) => total + target(j), 0);
+  const nameMin = Math.max(NAME_FLOOR, Math.min(NAME_MIN, free - needed));
   const room = free - nameMin;
-  const each = count
-    ? Math.max(MIN_WIDTH, Math.min(DEFAULT_WIDTH, Math.floor(room / count))) : DEFAULT_WIDTH;
-  return widths.map((w, j) => (resized[j] ? w : each));
+  const fitted = widths.slice();
+  for (const j of open) {
+    let width;
+    if (room >= wanted) width = target(j);
+    else if (room >= needed) {
+      width = need(j) + Math.floor(((room - needed) * (target(j) - need(j))) / (wanted - needed));
+    } else width = Math.floor((need(j) * room) / needed);
+    fitted[j] = Math.max(MIN_WIDTH, width);
+  }
+  return fitted;
 }
 
 /**

@@ -49,10 +49,10 @@ export class ColumnHeader {
     signal.addEventListener("abort", () => scrollbar.disconnect());
   }
 
-  /** Fit the columns not resized by hand into rows `rowWidth` px wide (see fitWidths);
-   * returns the widths. */
-  fit(rowWidth) {
-    const widths = fitWidths(rowWidth, this.widths, this.resized);
+  /** Fit the columns not resized by hand into rows `rowWidth` px wide, each given what
+   * its values `needs` (px; see fitWidths); returns the widths. */
+  fit(rowWidth, needs) {
+    const widths = fitWidths(rowWidth, this.widths, this.resized, needs);
     if (widths.some((w, j) => w !== this.widths[j])) {
       this.widths = widths;
       widths.forEach((w, j) => {

@@ -18,7 +18,7 @@ import { buildFooter, buildRowButtons, buildTabs, buildToolbar } from "./control
 import { FunctionTab } from "./function-tab.js";
 import { IcicleTab } from "./icicle-tab.js";
 import { ColumnHeader } from "./header.js";
-import { indentation, SLOT_WIDTH } from "./columns.js";
+import { indentation, SLOT_WIDTH, valueNeed } from "./columns.js";
 import { fillTooltip, placeTooltip } from "./tooltip.js";
 import { displayTree, rowOrder, sortKey } from "./layout.js";
 import { hotPath } from "./hotpath.js";
@@ -158,7 +158,7 @@ class CCTView {
   fitColumns() {
     const rowWidth = this.body.clientWidth;
     if (!rowWidth) return;
-    const widths = this.header.fit(rowWidth);
+    const widths = this.header.fit(rowWidth, this.columnNeeds());
     const nameWidth = rowWidth - widths.reduce((a, b) => a + b, 0) - SLOT_WIDTH;
     const depth = this.order?.depth ?? [];
     let deepest = 0;
@@ -168,6 +168,23 @@ class CCTView {
     this.indentKey = key;
     this.indent = indentation(nameWidth, deepest);
     this.list?.render();
+  }
+
+  /** What each column needs to show its values whole (px), measured in the cells' font
+   * once per set of values. */
+  columnNeeds() {
+    if (!this.needs) {
+      const context = document.createElement("canvas").getContext("2d");
+      const style = getComputedStyle(this.body);
+      context.font = `${style.fontSize} ${style.fontFamily}`;
+      const measure = (text) => context.measureText(text).width;
+      this.needs = this.columns.map(({ index, unit }) => {
+        const { lo, hi, full } = this.scaleOf(index);
+        const format = (value) => formatMetric(value, unit);
+        return valueNeed(this.tree.metrics[index].values, [lo, hi, full], format, measure);
+      });
+    }
+    return this.needs;
   }
 
   makeRow() {
@@ -299,6 +316,8 @@ class CCTView {
     this.tree.linkKeep = linkKeep;
     this.sortKeys.clear();
     this.scales.clear();
+    this.needs = null;
+    this.fitColumns();
     this.refresh();
   }
 

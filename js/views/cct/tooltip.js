@@ -27,6 +27,7 @@ export function fillTooltip(tooltip, tree, display, group, full) {
 
 const GAP = 12;
 const MIN_TIP_WIDTH = 200;
+const MAX_TIP_WIDTH = 420;
 
 /**
  * Where the tooltip goes, in px from the view's top left: left of `valuesLeft` (where the
@@ -34,8 +35,8 @@ const MIN_TIP_WIDTH = 200;
  * pointer's row (above it when it would leave the view). When the name column is
  * narrower than the narrowest tooltip (columns resized by hand, a narrow panel), the
  * tooltip goes to the view's left edge in the half of the rows' `band` (top and bottom
- * of the rows, default the whole view) away from the pointer's row, so it covers neither
- * the toolbar nor the row being read.
+ * of the rows, default the whole view) away from the pointer's row, as wide as its text
+ * needs (up to 420 px), so it covers neither the toolbar nor the row being read.
  * @param {{width: number, height: number}} view
  * @param {{width: number, height: number}} tip
  * @param {{x: number, y: number}} pointer  relative to the view
@@ -44,13 +45,15 @@ const MIN_TIP_WIDTH = 200;
  * @returns {{left: number, top: number, maxWidth: number}}
  */
 export function tooltipPlace(view, tip, pointer, valuesLeft, band = { top: 0, bottom: view.height }) {
-  const maxWidth = Math.max(MIN_TIP_WIDTH, valuesLeft - 2 * GAP);
-  const width = Math.min(tip.width, maxWidth);
   if (valuesLeft - 2 * GAP < MIN_TIP_WIDTH) {
+    // away from the row being read, the tooltip may cover other rows' values: it takes
+    // the width its metric names need rather than the narrow name column's
     const low = pointer.y < (band.top + band.bottom) / 2;
     const top = low ? Math.max(band.top + 4, band.bottom - tip.height - 4) : band.top + 4;
-    return { left: 4, top, maxWidth };
+    return { left: 4, top, maxWidth: Math.max(MIN_TIP_WIDTH, Math.min(MAX_TIP_WIDTH, view.width - 8)) };
   }
+  const maxWidth = Math.max(MIN_TIP_WIDTH, valuesLeft - 2 * GAP);
+  const width = Math.min(tip.width, maxWidth);
   const left = valuesLeft - GAP - width;
   const below = pointer.y + GAP;
   const top = below + tip.height <= view.height ? below
@@ -80,7 +83,7 @@ export function nearPlace(view, tip, pointer, band) {
 export function placeNear(tooltip, root, pointer, band) {
   const box = root.getBoundingClientRect();
   release(tooltip);
-  tooltip.style.maxWidth = `${Math.min(420, box.width - 8)}px`;
+  tooltip.style.maxWidth = `${Math.min(MAX_TIP_WIDTH, box.width - 8)}px`;
   const place = nearPlace(box, tooltip.getBoundingClientRect(),
     { x: pointer.x - box.left, y: pointer.y - box.top }, band);
   tooltip.style.left = `${place.left}px`;

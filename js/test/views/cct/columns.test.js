@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   breakable, columnTitle, DEFAULT_WIDTH, fitWidths, headerLabel, indentation, kindLabel, kindLine,
-  MAX_WIDTH, MIN_WIDTH, NAME_MIN, resizedWidth, SLOT_WIDTH,
+  MAX_WIDTH, MIN_WIDTH, NAME_MIN, resizedWidth, SLOT_WIDTH, valueNeed,
 } from "../../../views/cct/columns.js";
 
 describe("column headers", () => {
@@ -63,6 +63,18 @@ describe("resizing", () => {
   });
 });
 
+describe("what a column needs", () => {
+  it("is its widest text among extremes and samples, with padding", () => {
+    const measure = (text) => 7 * text.length;
+    const values = Float64Array.from({ length: 5000 }, (_, i) => i);
+    const format = (v) => (v >= 1000 ? `${(v / 1000).toFixed(2)}k count` : `${v} count`);
+    // "4.99k count" (11 characters) is the widest
+    expect(valueNeed(values, [0, 4999], format, measure)).toBe(77 + 13);
+    // an extreme outside the samples still counts
+    expect(valueNeed([1, 2], [123456], String, measure)).toBe(42 + 13);
+  });
+});
+
 describe("fitting the panel", () => {
   const sum = (widths) => widths.reduce((a, b) => a + b, 0);
   it("keeps the default width when there is room", () => {
@@ -83,6 +95,25 @@ describe("fitting the panel", () => {
   });
   it("keeps a column resized by hand and fits the others around it", () => {
     expect(fitWidths(800, [100, 300, 100], [false, true, false])).toEqual([96, 300, 96]);
+  });
+  it("gives each column what its values need before the defaults", () => {
+    // the 800 px panel of a profile with ranks: seven columns, two of counts ("9.26M
+    // count", 86 px), four of times (60 px) and the imbalance (48 px)
+    const needs = [60, 60, 86, 86, 60, 60, 48];
+    const widths = fitWidths(680, Array(7).fill(100), Array(7).fill(false), needs);
+    expect(widths.every((w, j) => w >= needs[j])).toBe(true);
+    expect(sum(widths) + 140 + SLOT_WIDTH).toBeLessThanOrEqual(680);
+    // the same columns at even shares would cut the counts: 67 px each
+    expect(fitWidths(680, Array(7).fill(100), Array(7).fill(false))[2]).toBeLessThan(86);
+    // with room to spare, every column reaches the default, and a wide need is kept
+    expect(fitWidths(1600, [100, 100], [false, false], [60, 130])).toEqual([100, 130]);
+  });
+  it("shares a room too small for the needs in proportion to them", () => {
+    // 700 - 68 - 140 (names at their floor) = 492 px for needs of 720 px
+    const widths = fitWidths(700, Array(6).fill(100), Array(6).fill(false),
+      [90, 90, 180, 180, 90, 90]);
+    expect(widths).toEqual([61, 61, 123, 123, 61, 61]);
+    expect(sum(widths) + 140 + SLOT_WIDTH).toBeLessThanOrEqual(700);
   });
   it("never goes under the minimum width", () => {
     expect(fitWidths(300, [100, 100, 100], [false, false, false])).toEqual([56, 56, 56]);

@@ -21,7 +21,11 @@ describe("the tooltip's place", () => {
   });
   it("goes to the other half of the view when the names leave too little room", () => {
     const low = tooltipPlace(view, { width: 300, height: 90 }, { x: 50, y: 20 }, 150);
-    expect(low).toEqual({ left: 4, top: 500 - 90 - 4, maxWidth: 200 });
+    // as wide as its names need there: it covers other rows, not the one being read
+    expect(low).toEqual({ left: 4, top: 500 - 90 - 4, maxWidth: 420 });
+    const narrow = tooltipPlace({ width: 300, height: 500 }, { width: 300, height: 90 },
+      { x: 50, y: 20 }, 150);
+    expect(narrow.maxWidth).toBe(292);
     const high = tooltipPlace(view, { width: 300, height: 90 }, { x: 50, y: 400 }, 150);
     expect(high.top).toBe(4);
   });
