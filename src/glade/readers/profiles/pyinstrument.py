@@ -147,9 +147,9 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
     n = len(names)
     parent_arr = np.asarray(parent, dtype=np.int64)
     inclusive = np.asarray(times, dtype=np.float64)
-    bad = ~(np.isfinite(inclusive) & (inclusive >= 0))
-    if bad.any():
-        at = int(np.argmax(bad))
+    not_time = ~(np.isfinite(inclusive) & (inclusive >= 0))
+    if not_time.any():
+        at = int(np.argmax(not_time))
         raise ReaderError(
             source,
             f"{_where(parent, position, at)} has 'time' {times[at]!r}, which cannot be a time",
@@ -158,7 +158,7 @@ def read_pyinstrument(path: str | os.PathLike) -> GraphFrame:
     try:
         line_col = pd.Series(lines, dtype="float64" if None in lines else "int64")
     except OverflowError:
-        at = next(i for i, line in enumerate(lines) if abs(line) >= 2**63)
+        at = next(i for i, line in enumerate(lines) if isinstance(line, int) and abs(line) >= 2**63)
         raise ReaderError(
             source,
             f"{_where(parent, position, at)} has 'line_no' "
