@@ -92,7 +92,7 @@ def to_graphframe(ens: Ensemble, profile: Hashable | None = None) -> GraphFrame:
         rows,
         _flat_names(ens.exc_metrics),
         _flat_names(ens.inc_metrics),
-        _flat_names([ens.default_metric])[0] if ens.default_metric is not None else None,
+        cast(str, flat_label(ens.default_metric)) if ens.default_metric is not None else None,
         metadata,
     )
 
