@@ -299,7 +299,7 @@ class Graph:
         self._roots = _read_only(roots)
         self._tree_parent = _read_only(tree_parent)
         self._depth = _read_only(depth_from_parent(tree_parent) if depth is None else depth)
-        self._subtree_end = None
+        self._subtree_end: np.ndarray | None = None
 
     # ------------------------------------------------------------------ build
     @classmethod

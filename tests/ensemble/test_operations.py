@@ -212,6 +212,33 @@ def test_query_squash_equals_each_profile_squashed():
                     assert np.isclose(got[key], value, rtol=1e-9)
 
 
+def test_columnar_query_squash_and_supergraph_equal_each_side():
+    # a columnar ensemble's metrics are (header, name) tuples: the squash and the
+    # supergraph pair them with their inclusive partner under the same header (they
+    # raised AttributeError on the tuple)
+    ens = Ensemble.from_graphframes(synthetic_ensemble(3, 60, seed=1))
+    sides = {"A": ens, "B": ens + ens}
+    joined = Ensemble.concat(list(sides.values()), axis="columns", key=list(sides), on=None)
+    query = [".", ("*", {"module": "app"})]
+    for fold in (False, True):
+        squashed = joined.query(query, fold=fold)
+        for header, side in sides.items():
+            alone = side.query(query, fold=fold)
+            for metric in ("time", "time (inc)"):
+                assert ensemble_values(squashed, (header, metric)) == pytest.approx(
+                    ensemble_values(alone, metric), rel=1e-9
+                )
+    for header, side in sides.items():
+        for metric in ("time", "time (inc)"):
+            got = joined.supergraph(by="name", metric=(header, metric))
+            expected = side.supergraph(by="name", metric=metric)
+            assert got.metric == (header, "time (inc)")
+            pd.testing.assert_frame_equal(
+                got.nodes.drop(columns="metric", errors="ignore"),
+                expected.nodes.drop(columns="metric", errors="ignore"),
+            )
+
+
 def test_query_on_stats_columns_and_names(rajaperf):
     gs.mean(rajaperf, METRIC)
     cutoff = float(rajaperf.stats[f"{METRIC}_mean"].median())

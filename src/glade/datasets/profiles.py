@@ -262,7 +262,7 @@ def synthetic_profile(
         noise = rng.lognormal(0.0, 0.15, size=(n_nodes, num))
         waiting = np.isin(category, (1, 2))
         noise[waiting, -1] *= 3.0
-        rows = {
+        rows: dict[str, np.ndarray] = {
             "node": np.repeat(np.arange(n_nodes), num),
             "rank": np.tile(np.arange(num), n_nodes),
         }
@@ -272,7 +272,7 @@ def synthetic_profile(
                 per_rank = np.floor(per_rank)
             rows[name] = per_rank.reshape(-1)
         table = pd.DataFrame(rows)
-        index = ("node", "rank")
+        index: tuple[str, ...] = ("node", "rank")
     else:
         table = pd.DataFrame({"node": np.arange(n_nodes), **columns})
         index = ("node",)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import operator
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -149,7 +149,7 @@ class Arithmetic:
             When ``other`` is not an Ensemble, an ensemble is columnar, they share no additive
             metric or no profile.
         """
-        return combine(self, other, operator.add, on)
+        return combine(cast("Ensemble", self), other, operator.add, on)
 
     def sub(self, other: Ensemble, on: str | None = None) -> Ensemble:
         """``self - other`` per profile, node and rank.
@@ -171,7 +171,7 @@ class Arithmetic:
         GladeError
             As for :meth:`add`.
         """
-        return combine(self, other, operator.sub, on)
+        return combine(cast("Ensemble", self), other, operator.sub, on)
 
     def mul(self, other: Ensemble, on: str | None = None) -> Ensemble:
         """``self * other`` per profile, node and rank.
@@ -193,7 +193,7 @@ class Arithmetic:
         GladeError
             As for :meth:`add`.
         """
-        return combine(self, other, operator.mul, on)
+        return combine(cast("Ensemble", self), other, operator.mul, on)
 
     def div(self, other: Ensemble, on: str | None = None) -> Ensemble:
         """``self / other`` per profile, node and rank.
@@ -217,7 +217,7 @@ class Arithmetic:
         GladeError
             As for :meth:`add`.
         """
-        return combine(self, other, operator.truediv, on)
+        return combine(cast("Ensemble", self), other, operator.truediv, on)
 
     def __add__(self, other: Ensemble) -> Ensemble:
         return self.add(other) if isinstance(other, type(self)) else NotImplemented

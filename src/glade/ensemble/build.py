@@ -129,6 +129,7 @@ class ProfileParts:
         if not self.carries_graph:
             raise GladeError(f"profile {self.content} was sent without its graph")
         if self._graph is None:
+            assert self._arrays is not None  # carries_graph: a graph or its arrays
             frames, src, dst, roots = self._arrays
             self._graph, _ = Graph.from_edges(pd.DataFrame(frames), src, dst, roots=roots)
         return self._graph
@@ -280,8 +281,9 @@ def sorted_rows(
         rest_codes.append(codes)
         rest_levels.append(pd.Index(uniques))
     keys = [*reversed(rest_codes), profile, node]
-    order = np.lexsort(keys) if len(node) else np.zeros(0, dtype=np.int64)
-    if len(order) and np.array_equal(order, np.arange(len(order))):
+    sorted_order = np.lexsort(keys) if len(node) else np.zeros(0, dtype=np.int64)
+    order: np.ndarray | slice = sorted_order
+    if len(sorted_order) and np.array_equal(sorted_order, np.arange(len(sorted_order))):
         order = slice(None)
     codes = [np.asarray(node)[order], np.asarray(profile)[order], *(c[order] for c in rest_codes)]
     data = {label: np.asarray(values)[order] for label, values in columns.items()}
@@ -333,7 +335,9 @@ def ensemble_of(
     metrics: dict[str, None] = {}
     for part in parts:
         metrics.update(dict.fromkeys(part.columns))
-    columns = {m: concat_column([p.columns.get(m) for p in parts], lengths) for m in metrics}
+    columns: dict[Hashable, np.ndarray] = {
+        m: concat_column([p.columns.get(m) for p in parts], lengths) for m in metrics
+    }
     records = [{**p.metadata, **more} for p, more in zip(parts, extra, strict=True)]
     metadata = metadata_table(records, ids)
     rows = sorted_rows(

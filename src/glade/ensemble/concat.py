@@ -4,7 +4,7 @@ graphs (nodes matched by call path)."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -66,7 +66,7 @@ def concat_index(ensembles: Sequence[Ensemble]) -> Ensemble:
         [(ens._measured, ens.exc_metrics, ens.inc_metrics) for ens in ensembles],
         [f"ensemble {i}" for i in range(len(ensembles))],
     )
-    derived: dict[Label, object] = {}
+    derived: dict[Label, Callable] = {}
     for ens in ensembles:
         for label, function in ens._derived:
             derived.setdefault(label, function)
@@ -121,6 +121,7 @@ def headers_of(
 ) -> list[Hashable]:
     """One name per ensemble: 0, 1, ... (no ``key``), the single value of metadata
     column ``key`` in each, or the given list; names must differ."""
+    headers: list[Hashable]
     if key is None:
         headers = list(range(len(ensembles)))
     elif isinstance(key, str):
@@ -161,6 +162,12 @@ def profile_relabelling(ens: Ensemble, on: str | None, i: int) -> dict[Hashable,
     )
 
 
+def _under_header(recipe: Recipe, header: Hashable, relabel: dict[Hashable, Hashable]) -> Recipe:
+    """``recipe`` on the columns put under ``header``, naming the profiles by their new
+    ids (an id ``relabel`` does not know stays as it is)."""
+    return recipe.renamed(lambda m: (header, m), lambda p: relabel.get(p, p))
+
+
 def concat_columns(
     ensembles: Sequence[Ensemble], key: str | Sequence[Hashable] | None, on: str | None
 ) -> Ensemble:
@@ -193,10 +200,7 @@ def concat_columns(
         metadata_parts.append(meta)
         exc += [(header, m) for m in ens.exc_metrics]
         inc += [(header, m) for m in ens.inc_metrics]
-        recipes += [
-            r.renamed(lambda m, h=header: (h, m), lambda p, r=relabel: r.get(p, p))
-            for r in ens._recipes
-        ]
+        recipes += [_under_header(r, header, relabel) for r in ens._recipes]
     joined = pd.concat(parts, axis=1)
     metadata = pd.concat(metadata_parts, axis=1)
     order: dict[Hashable, None] = {}

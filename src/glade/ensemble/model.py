@@ -53,14 +53,13 @@ from glade.ensemble.rows import (
     relabelled,
     restrict,
 )
-from glade.ensemble.samples import Label, Recipe, SampleTable
+from glade.ensemble.samples import Label, Recipe, SampleTable, inclusive_label
 from glade.ensemble.scaling import ScalingModels
 from glade.ensemble.stats_tables import StatsTables
 from glade.ensemble.supergraph.methods import Supergraphs
 from glade.errors import GladeError, GraphError, MetricError, QueryError, other_spelling
 from glade.graph import Graph, Node, NodeSet, subtree_sums
 from glade.profile.graphframe import GraphFrame
-from glade.profile.table import inclusive_name
 
 if TYPE_CHECKING:
     from glade.query import BaseQuery
@@ -290,7 +289,7 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
             self.metadata.index,
             self._additive,
         )
-        paired = [m for m in self.exc_metrics if inclusive_name(m) in columns]
+        paired = [m for m in self.exc_metrics if inclusive_label(m) in columns]
         if paired:
             recompute_inclusive(graph, table, paired, fold)
         return self._same_kind(graph, table, self.metadata)
@@ -903,7 +902,7 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         ['clang', 'gcc', 'intel']
         """
         as_list = isinstance(columns, list)
-        wanted = columns if as_list else [columns]
+        wanted: list[Label] = list(columns) if isinstance(columns, list) else [columns]
         for column in wanted:
             if column not in self.metadata.columns:
                 raise MetricError(column, self.metadata.columns, what="metadata column")
@@ -1075,7 +1074,7 @@ class Ensemble(Arithmetic, ScalingModels, StatsTables, DerivedData, Supergraphs)
         rows = has_data(self.dataframe[self._measured])
         has = np.zeros((len(self.graph), self.num_profiles))
         has[self._row_node[rows], self._row_profile[rows]] = 1.0
-        everywhere = (subtree_sums(self.graph, has) > 0).all(axis=1)
+        everywhere = np.asarray((subtree_sums(self.graph, has) > 0).all(axis=1))
         return self._restricted(everywhere)
 
     # ---------------------------------------------------------------- output

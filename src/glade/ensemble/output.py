@@ -4,12 +4,12 @@ on the ensemble's graph, and the call tree as text."""
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from glade.ensemble.samples import Label, flat_label
+from glade.ensemble.samples import Label, flat_label, label_list
 from glade.errors import GladeError, MetricError
 from glade.profile.graphframe import GraphFrame
 from glade.units import merge_units, stat_unit
@@ -54,6 +54,12 @@ def ensemble_units(ens: Ensemble) -> dict[Label, str]:
     return units
 
 
+def _flat_names(labels: Iterable[Label]) -> list[str]:
+    """Ensemble column labels as the names of GraphFrame columns: a columnar ensemble's
+    ``(header, name)`` joined, a flat ensemble's names (str) as they are."""
+    return [cast(str, flat_label(label)) for label in labels]
+
+
 def to_graphframe(ens: Ensemble, profile: Hashable | None = None) -> GraphFrame:
     """A GraphFrame on the ensemble's graph: of one ``profile`` (its rows and metrics),
     or, by default, of the stats table (one row per node, the stats columns as metrics;
@@ -84,9 +90,9 @@ def to_graphframe(ens: Ensemble, profile: Hashable | None = None) -> GraphFrame:
     return GraphFrame(
         ens.graph,
         rows,
-        [flat_label(m) for m in ens.exc_metrics],
-        [flat_label(m) for m in ens.inc_metrics],
-        flat_label(ens.default_metric) if ens.default_metric is not None else None,
+        _flat_names(ens.exc_metrics),
+        _flat_names(ens.inc_metrics),
+        cast(str, flat_label(ens.default_metric)) if ens.default_metric is not None else None,
         metadata,
     )
 
@@ -112,9 +118,7 @@ def tree(
                 what=("stats column: compute one with glade.stats, or pass profile=; no"),
             )
         metrics = [gf.default_metric]
-    elif isinstance(metrics, str | tuple):
-        metrics = [metrics]
-    names = [flat_label(m) for m in metrics]
+    names = _flat_names(label_list(metrics))
     for name in names:
         if name not in gf.dataframe.columns:
             raise MetricError(name, gf.metric_columns)

@@ -10,10 +10,9 @@ import numpy as np
 import pandas as pd
 
 from glade.ensemble.build import sorted_rows
-from glade.ensemble.samples import Label
+from glade.ensemble.samples import Label, inclusive_label
 from glade.errors import GladeError, call_user
 from glade.graph import Graph, children_sums, subtree_sums
-from glade.profile.table import inclusive_name
 
 
 def frame_label(column: str, columns: pd.Index) -> Label:
@@ -89,10 +88,10 @@ def recompute_inclusive(graph: Graph, table: pd.DataFrame, paired: list, fold: b
         np.ravel_multi_index(codes[1:], sizes) if len(table) else np.zeros(0, dtype=np.int64)
     )
     for metric in paired:
-        partner = inclusive_name(metric)
+        partner = inclusive_label(metric)
         source = metric if not fold else partner
         values = table[source].to_numpy(dtype=np.float64, na_value=np.nan)
-        block = np.zeros(n * num_keys)
+        block: np.ndarray = np.zeros(n * num_keys)
         block[cells] = np.nan_to_num(values, nan=0.0)
         block = block.reshape(n, num_keys)
         if fold:

@@ -14,18 +14,27 @@ profiles can compute it again: the stats table is never stale.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from glade.ensemble.shapiro import shapiro_wilk
 from glade.errors import GladeError, MetricError
+from glade.profile.table import inclusive_name
 
 #: Label of a column: a name, or a tuple (header, name) in a columnar ensemble.
 Label = Hashable
+
+
+def label_list(labels: Label | Iterable[Label]) -> list[Label]:
+    """Column labels as a list: one label (a name, or a tuple of a columnar ensemble)
+    as a list of one, an iterable of labels as a list of them."""
+    if isinstance(labels, str | tuple):
+        return [labels]
+    return list(cast(Iterable[Label], labels))
 
 
 def flat_label(label: Label) -> Label:
@@ -34,6 +43,15 @@ def flat_label(label: Label) -> Label:
     if isinstance(label, tuple):
         return "/".join(str(p) for p in label if p != "")
     return label
+
+
+def inclusive_label(metric: Label) -> Label:
+    """The inclusive column that pairs with exclusive column ``metric``
+    (:func:`glade.profile.table.inclusive_name`), under the same header when the metric
+    is a ``(header, name)`` column."""
+    if isinstance(metric, tuple):
+        return (*metric[:-1], inclusive_name(metric[-1]))
+    return inclusive_name(cast(str, metric))
 
 
 def stat_label(metric: Label, stat: str) -> Label:

@@ -30,7 +30,7 @@ Extra-P itself is not needed (the tests compare with it when it is installed).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -38,6 +38,9 @@ import pandas as pd
 from glade.ensemble.pmnf import MIN_POINTS, STATISTICS, Fits, fit, measures, term_values
 from glade.ensemble.samples import Label, Recipe, Result, SampleTable, make_recipe, stat_label
 from glade.errors import GladeError, MetricError
+
+if TYPE_CHECKING:
+    from glade.ensemble.model import Ensemble
 
 MEASURES = ("mean", "median")
 
@@ -127,9 +130,10 @@ class ScalingModels:
         """
         from glade.ensemble.stats import chosen_metrics
 
+        ens = cast("Ensemble", self)
         if measure not in MEASURES:
             raise GladeError(f"measure must be 'mean' or 'median', not {measure!r}")
-        x = parameter_values(self.metadata, parameter)
+        x = parameter_values(ens.metadata, parameter)
         distinct = np.unique(x[~np.isnan(x)])
         if len(distinct) < MIN_POINTS:
             raise GladeError(
@@ -137,8 +141,8 @@ class ScalingModels:
                 f"values ({', '.join(f'{v:g}' for v in distinct[:8])}); a model needs at "
                 f"least {MIN_POINTS} (as in Extra-P)"
             )
-        metrics = chosen_metrics(self, self.default_metric if metric is None else metric)
-        return self._add_recipe(make_recipe("model", metrics, parameter=parameter, measure=measure))
+        metrics = chosen_metrics(ens, ens.default_metric if metric is None else metric)
+        return ens._add_recipe(make_recipe("model", metrics, parameter=parameter, measure=measure))
 
     def predict(self, values: float | Sequence[float], metric: Label | None = None) -> pd.DataFrame:
         """The models of ``metric`` evaluated at parameter ``values``.
@@ -163,7 +167,8 @@ class ScalingModels:
         MetricError
             When ``metric`` is not modelled.
         """
-        modelled = [m for r in self._recipes if r.kind == "model" for m in r.metrics]
+        ens = cast("Ensemble", self)
+        modelled = [m for r in ens._recipes if r.kind == "model" for m in r.metrics]
         if not modelled:
             raise GladeError("no scaling model yet: call ens.model(parameter, metric) first")
         metric = modelled[0] if metric is None else metric
@@ -173,7 +178,7 @@ class ScalingModels:
         x = np.asarray(points, dtype=np.float64)
         if not len(x) or not (x > 0).all():
             raise GladeError(f"models are evaluated at positive parameter values, not {points!r}")
-        stats = self.stats
+        stats = ens.stats
         table = pd.DataFrame(evaluate(stats, metric, x), index=stats.index, columns=points)
         table.insert(0, stats.columns[0], stats.iloc[:, 0])
         return table

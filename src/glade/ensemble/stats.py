@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from glade.ensemble.samples import Label, flat_label, make_recipe
+from glade.ensemble.samples import Label, flat_label, label_list, make_recipe
 from glade.errors import GladeError, MetricError
 
 if TYPE_CHECKING:
@@ -104,7 +104,7 @@ def chosen_metrics(ens: Ensemble, metrics: Metrics) -> list[Label]:
         if not chosen:
             raise MetricError("<default metrics>", ens.metric_columns)
         return chosen
-    chosen = [metrics] if isinstance(metrics, str | tuple) else list(metrics)
+    chosen = label_list(metrics)
     if not chosen:
         raise GladeError("no metrics given")
     for metric in chosen:
@@ -514,7 +514,7 @@ def correlation(
     return _add(ensemble, "correlation", metrics, method=method)
 
 
-def group_ids(metadata: pd.DataFrame, group: Group, which: str) -> tuple[Hashable, ...]:
+def group_ids(metadata: pd.DataFrame, group: Hashable | Group, which: str) -> tuple[Hashable, ...]:
     """The profile ids (``metadata``'s index) of a group given as ids or as ``{metadata
     column: value}``; a GladeError naming group ``which`` when it is empty or names an
     unknown profile or column."""
@@ -562,7 +562,7 @@ def _sides(
             )
     groups = (
         (None, None)
-        if a is None
+        if a is None or b is None
         else (group_ids(ens.metadata, a, "a"), group_ids(ens.metadata, b, "b"))
     )
     return metrics, groups

@@ -10,11 +10,11 @@ function computes the statistic again, so every operation recomputes them.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, Self, cast
 
 import numpy as np
 
-from glade.ensemble.samples import Label, Recipe, compute, make_recipe
+from glade.ensemble.samples import Label, Recipe, compute, label_list, make_recipe
 from glade.errors import GladeError, MetricError
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ class StatsTables(_Host):
             profile = self.profiles[0]
         elif profile not in self.metadata.index:
             raise GladeError(f"no profile {profile!r} in the ensemble")
-        chosen = [metrics] if isinstance(metrics, str | tuple) else list(metrics)
+        chosen = label_list(metrics)
         for metric in chosen:
             if metric not in self.metric_columns:
                 raise MetricError(metric, self.metric_columns)
@@ -122,7 +122,7 @@ class StatsTables(_Host):
         MetricError
             When a column is not a stats column.
         """
-        chosen = [columns] if isinstance(columns, str | tuple) else list(columns)
+        chosen = label_list(columns)
         made = {}
         for column in chosen:
             recipe = next((r for r in self._recipes if column in self._recipe_columns[r]), None)
@@ -176,7 +176,7 @@ class StatsTables(_Host):
         if labels is not None and key is not None:
             raise GladeError("give profile ids either as labels= or as key=")
         ids = list(labels) if labels is not None else headers_of(ensembles, key)
-        return cls.from_graphframes(
+        return cast("type[Ensemble]", cls).from_graphframes(
             [ens.to_graphframe() for ens in ensembles],
             metadata=[_common_metadata(ens) for ens in ensembles],
             labels=ids,

@@ -7,7 +7,7 @@ import operator
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -307,7 +307,7 @@ class GraphFrame(ProfileAnalyses):
         )
 
     def _replace(self, graph: Graph, dataframe: pd.DataFrame, **changes) -> GraphFrame:
-        fields = {
+        fields: dict[str, Any] = {
             "exc_metrics": [m for m in self.exc_metrics if m in dataframe.columns],
             "inc_metrics": [m for m in self.inc_metrics if m in dataframe.columns],
             "default_metric": self.default_metric,
@@ -809,7 +809,9 @@ class GraphFrame(ProfileAnalyses):
                 return self._replace(self.graph, self._rows(passed))
             keep = self._reduce_rows(passed, rank_mode)
             return self._squash_to(keep, fold=fold)
-        return self.query(predicate, squash=squash, fold=fold, rank_mode=rank_mode)
+        # a query object is callable too: what is left is a query
+        query = cast("Query | str | list", predicate)
+        return self.query(query, squash=squash, fold=fold, rank_mode=rank_mode)
 
     def _reduce_rows(self, passed: np.ndarray, rank_mode: str) -> np.ndarray:
         """Per node: true if any (``rank_mode="any"``) or all of its rows passed."""

@@ -82,7 +82,10 @@ def flat_profile(
     block = gf._block(metrics, layout).sum(axis=1)
     result = {}
     for i, m in enumerate(metrics):
-        weights = block[:, i] if m not in inc else np.where(outer, block[:, i], 0.0)
+        weights = block[:, i]
+        if m in inc:
+            assert outer is not None  # built when a metric is inclusive
+            weights = np.where(outer, weights, 0.0)
         result[m] = np.bincount(group, weights=weights, minlength=len(uniques))
     table = pd.DataFrame(result, index=pd.Index(uniques, name=by))
     return table.sort_values(metrics[0], ascending=False, kind="stable")

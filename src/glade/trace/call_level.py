@@ -124,10 +124,11 @@ class CallLevel:
             return COMPARE[predicate.op](values, value)
         if isinstance(predicate, And | Or):
             parts = [self._condition(item) for item in predicate.items]
-            if any(part is None for part in parts):
+            known = [part for part in parts if part is not None]
+            if len(known) < len(parts):
                 return None
             combine = np.logical_and if isinstance(predicate, And) else np.logical_or
-            return combine.reduce(parts)
+            return combine.reduce(known)
         return None
 
     def query(self, text: str) -> Trace:

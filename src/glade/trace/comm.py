@@ -34,6 +34,7 @@ from glade.trace.events import (
 from glade.trace.matching import MATCHING_EVENT, MATCHING_TIMESTAMP
 
 if TYPE_CHECKING:
+    from glade.trace.engines.dask_trace import DaskTrace
     from glade.trace.model import Trace
 
 OUTPUTS = ("size", "count")
@@ -243,7 +244,7 @@ def matrix_of(
     if form == "sparse" or (form == "auto" and cells > AUTO_DENSE_CELLS):
         return _pair_table(senders, receivers, weights, ids, output)
     cell = positions(ids, senders) * size + positions(ids, receivers)
-    matrix = np.zeros(cells, dtype=np.int64)
+    matrix: np.ndarray = np.zeros(cells, dtype=np.int64)
     np.add.at(matrix, cell, np.asarray(weights, dtype=np.int64))
     matrix = matrix.reshape(size, size)
     if as_frame:
@@ -270,7 +271,7 @@ def _pair_table(
     return table
 
 
-def comm_by_process(trace: Trace, output: str = "size") -> pd.DataFrame:
+def comm_by_process(trace: Trace | DaskTrace, output: str = "size") -> pd.DataFrame:
     """Bytes or messages sent and received by each process (``Sent``, ``Received``),
     indexed by ``Process`` (from the sparse matrix: memory grows with the pairs that
     communicate, not with the square of the processes)."""

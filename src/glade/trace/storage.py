@@ -261,6 +261,7 @@ def write_process_groups(
                     counts.append(int(end - first))
         if columns is None:
             raise GladeError("a trace written by process groups needs at least one group")
+        assert arrow is not None  # set with columns
         entry = events_entry(columns, arrow, np.asarray(processes), np.asarray(counts), "time")
         write_sidecar(
             scratch, FORMAT, VERSION, {"events": entry, "definitions": None, "metadata": encoded}

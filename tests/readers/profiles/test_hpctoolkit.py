@@ -264,6 +264,29 @@ def test_loops_statements_and_threads(tmp_path):
     assert gf.dataframe.xs(1, level="rank")["PAPI_TOT_CYC (inc)"].iloc[0].item() == 52
 
 
+def test_table_entries_and_nv_without_ids_name_nothing(tmp_path):
+    # a table entry without an id (and an NV without a name) used to be keyed by None,
+    # so a scope without an "f" or "lm" attribute took that entry's name
+    xml = (
+        SMALL_XML.replace(
+            '<File i="1" n="./src/small.c"/>', '<File i="1" n="./src/small.c"/><File n="stray.c"/>'
+        )
+        .replace(
+            '<LoadModule i="1" n="/bin/small"/>',
+            '<LoadModule i="1" n="/bin/small"/><LoadModule n="stray.so"/>',
+        )
+        .replace('<PF i="9" n="2" f="1" lm="1" l="30">', '<PF i="9" n="2" l="30">')
+        .replace('<NV n="kind" v="handmade"/>', '<NV n="kind" v="handmade"/><NV v="orphan"/>')
+    )
+    directory = write_small(tmp_path / "small")
+    (directory / "experiment.xml").write_text(xml)
+    gf = read_hpctoolkit(directory)
+    frames = gf.graph.frames.set_index("name")
+    assert frames.loc["main", "file"] == "./src/small.c"
+    assert pd.isna(frames.loc["work", "file"]) and pd.isna(frames.loc["work", "module"])
+    assert None not in gf.metadata and gf.metadata["kind"] == "handmade"
+
+
 def test_one_thread_per_rank_has_no_thread_level(tmp_path):
     gf = read_hpctoolkit(write_small(tmp_path / "small", threads=((0, 0), (3, 0))))
     assert gf.dataframe.index.names == ["node", "rank"]

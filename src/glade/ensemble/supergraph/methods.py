@@ -3,9 +3,12 @@ about its tables)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from glade.ensemble.samples import Label
+
+if TYPE_CHECKING:
+    from glade.ensemble.model import Ensemble
 
 
 class Supergraphs:
@@ -50,7 +53,7 @@ class Supergraphs:
         """
         from glade.ensemble.supergraph import build_supergraph
 
-        return build_supergraph(self, by, metric, rank_agg, **kwargs)
+        return build_supergraph(cast("Ensemble", self), by, metric, rank_agg, **kwargs)
 
     def show_supergraph(
         self, by: Any = None, metric: Label | None = None, data_name: str = "ens", **kwargs: Any
@@ -74,4 +77,6 @@ class Supergraphs:
         """
         from glade.views import SupergraphView
 
-        return SupergraphView(self, by=by, metric=metric, data_name=data_name, **kwargs)
+        return SupergraphView(
+            cast("Ensemble", self), by=by, metric=metric, data_name=data_name, **kwargs
+        )

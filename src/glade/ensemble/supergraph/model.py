@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -775,9 +775,8 @@ class Supergraph:
         metadata = self._values.metadata
         positions = []
         for group, label in ((a, "a"), (b, "b")):
-            if not isinstance(group, Mapping | list | tuple) and group in metadata.index:
-                group = [group]
-            ids = group_ids(metadata, group, label)
+            one = not isinstance(group, Mapping | list | tuple) and group in metadata.index
+            ids = group_ids(metadata, [cast(Hashable, group)] if one else group, label)
             positions.append(metadata.index.get_indexer(pd.Index(ids, dtype=object)))
         table = compare_groups(getattr(self._flows, self._which(which)), *positions)
         return pd.DataFrame(table, index=pd.Index(self._keys, name="supernode", dtype=object))

@@ -206,8 +206,9 @@ def guess_unit(metadata: pd.DataFrame, metric: Hashable) -> str:
         found = {
             time_unit({"units": _mapping(units)}, metric) for units in metadata["units"].dropna()
         }
-        if len(found) == 1 and None not in found:
-            return found.pop()
+        unit = found.pop() if len(found) == 1 else None
+        if unit is not None:
+            return unit
     if "time" in str(metric).lower() and "cali.caliper.version" in metadata.columns:
         return "s"
     return ""

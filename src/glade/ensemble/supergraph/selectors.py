@@ -19,6 +19,7 @@ they call, what a focus on g keeps).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,7 +45,7 @@ class PathContext:
         return self._names
 
 
-def _union(queries: list[BaseQuery]) -> BaseQuery:
+def _union(queries: Sequence[BaseQuery]) -> BaseQuery:
     return queries[0] if len(queries) == 1 else CompoundQuery.of("or", *queries)
 
 

@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from glade.ensemble.samples import inclusive_label
 from glade.errors import GladeError, MetricError
 from glade.graph import Graph, children_sums, subtree_sums
-from glade.profile.table import inclusive_name
 
 if TYPE_CHECKING:
     from glade.ensemble.model import Ensemble
@@ -120,10 +120,10 @@ def metric_pair(ens: Ensemble, metric: Hashable | None) -> tuple[Hashable | None
             else (additive[0] if additive else None)
         )
     if metric in ens.inc_metrics:
-        partner = [m for m in ens.exc_metrics if inclusive_name(m) == metric]
+        partner = [m for m in ens.exc_metrics if inclusive_label(m) == metric]
         return metric, partner[0] if partner else None
     if metric in ens.exc_metrics:
-        inclusive = inclusive_name(metric)
+        inclusive = inclusive_label(metric)
         return (inclusive if inclusive in ens.inc_metrics else None), metric
     raise MetricError(
         metric,
@@ -209,7 +209,7 @@ def call_tree_values(
         graph,
         ens.metadata.index.copy(),
         ens.metadata.copy(),
-        inclusive_metric or inclusive_name(exclusive_metric),
+        inclusive_metric or inclusive_label(exclusive_metric),
         exclusive_metric,
         rank_agg,
         inclusive,
@@ -221,7 +221,7 @@ def call_tree_values(
 
 def _dense(matrix: np.ndarray | sp.csr_matrix) -> np.ndarray:
     """A matrix as a dense array (deriving a missing metric partner needs one)."""
-    return matrix.toarray() if sp.issparse(matrix) else matrix
+    return matrix if isinstance(matrix, np.ndarray) else matrix.toarray()
 
 
 def _rank_rows(

@@ -60,7 +60,7 @@ class _Nodes:
     def _read(self, roots: list) -> None:
         frames, metrics, src, dst = self.frames, self.metrics, self.src, self.dst
         shared: dict[Any, int] = {}
-        stack = [(iter(enumerate(roots)), -1, None)]
+        stack: list[tuple[Any, int, dict | None]] = [(iter(enumerate(roots)), -1, None)]
         while stack:
             children, parent, _ = stack[-1]
             for position, item in children:

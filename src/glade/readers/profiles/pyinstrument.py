@@ -161,9 +161,9 @@ def _columns(root: Any, source: str) -> dict[str, Any]:
         if bad is not None:
             raise ReaderError(source, f"{_where(parent, position, bad)} {problem}")
     inclusive = np.asarray(times, dtype=np.float64)
-    bad = ~(np.isfinite(inclusive) & (inclusive >= 0))
-    if bad.any():
-        at = int(np.argmax(bad))
+    not_time = ~(np.isfinite(inclusive) & (inclusive >= 0))
+    if not_time.any():
+        at = int(np.argmax(not_time))
         raise ReaderError(
             source,
             f"{_where(parent, position, at)} has 'time' {times[at]!r}, which cannot be a time",
@@ -171,7 +171,7 @@ def _columns(root: Any, source: str) -> dict[str, Any]:
     try:
         line_col = pd.Series(lines, dtype="float64" if None in lines else "int64")
     except OverflowError:
-        at = next(i for i, line in enumerate(lines) if abs(line) >= 2**63)
+        at = next(i for i, line in enumerate(lines) if isinstance(line, int) and abs(line) >= 2**63)
         raise ReaderError(
             source,
             f"{_where(parent, position, at)} has 'line_no' "

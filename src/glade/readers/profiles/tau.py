@@ -233,6 +233,7 @@ def _read_metric(files: list[Path]) -> tuple[str, pd.DataFrame, dict[str, str]]:
             )
         entries.append(lines)
     attributes = {html.unescape(k): html.unescape(v) for k, v in _ATTRIBUTE.findall(header)}
+    assert metric is not None  # a group holds at least one file
     return metric, _entry_table(files, entries), attributes
 
 

@@ -154,6 +154,7 @@ def _element_labels(kind: object) -> list[str] | None:
 
 def _read_component(source, name: str, data: dict, trie: _Trie):
     """The rows (node, rank, tids, pids, laps, stats) of one component, or None without trees."""
+    ranked: list[tuple[int | None, Any]]
     if "graph" in data:
         ranked = [(None, data["graph"])]
     else:

@@ -135,7 +135,9 @@ def detect(path: str | os.PathLike) -> bool:
 def _locate(path: Path, data: bytes | bytearray) -> tuple[int, bool]:
     """The offset just after the ``[`` that opens the event array, and whether the
     document is an object (``{"traceEvents": [...]}``) rather than a bare array."""
-    start = _LEADING.match(data).end()
+    leading = _LEADING.match(data)
+    assert leading is not None  # the pattern matches the empty string
+    start = leading.end()
     if data[start : start + 1] == b"[":
         return start + 1, False
     if data[start : start + 1] == b"{":
@@ -346,7 +348,8 @@ def _spread(column: str, values: Any, target: np.ndarray, n: int, declared: str 
     keep = target >= 0
     dest = target[keep]
     full = dest.size == n and not np.asarray(pd.isna(values))[keep].any()
-    kind = declared if _fits(declared, values) else _default_kind(column, values, full)
+    fits = declared is not None and _fits(declared, values)
+    kind = declared if fits and declared is not None else _default_kind(column, values, full)
     return _spread_column(values, keep, dest, n, kind)
 
 

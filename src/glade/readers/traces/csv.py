@@ -37,7 +37,7 @@ import io
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -296,17 +296,17 @@ def _timestamps(path: Path, table: pa.Table, column: str, whole: bool = True) ->
         raise ReaderError(path, f"line {_line_of(_first(missing))}: no value in column {column!r}")
     kind = values.type
     if pa.types.is_integer(kind):
-        whole = values.to_numpy()
+        ints = values.to_numpy()
         limit = NS_LIMIT // 10**digits
-        if np.abs(whole).max(initial=0) > limit:
-            row = _first(np.abs(whole) > limit)
+        if np.abs(ints).max(initial=0) > limit:
+            row = _first(np.abs(ints) > limit)
             raise ReaderError(
                 path,
-                f"line {_line_of(row)}: {whole[row]} in column {column!r} "
+                f"line {_line_of(row)}: {ints[row]} in column {column!r} "
                 f"is beyond the int64 nanoseconds glade stores",
             )
-        whole = whole.astype(np.int64, copy=False)
-        return whole if digits == 0 else whole * 10**digits
+        ints = ints.astype(np.int64, copy=False)
+        return ints if digits == 0 else ints * 10**digits
     if not pa.types.is_floating(kind):
         _not_numbers(path, values, column, "a number")
     scaled = values.to_numpy() * 10.0**digits
@@ -434,7 +434,7 @@ def _events(
 ) -> tuple[dict, list[str]]:
     """The event columns of the table, typed and checked, and the metric columns
     (``whole``: the table holds the whole file, see :func:`_timestamps`)."""
-    columns: dict[str, object] = {TIMESTAMP: _timestamps(path, table, time_column, whole)}
+    columns: dict[str, Any] = {TIMESTAMP: _timestamps(path, table, time_column, whole)}
     for name in (EVENT_TYPE, NAME):
         values = _categorical(path, table.column(name), name, spaced)
         if (values.codes < 0).any():
@@ -542,7 +542,7 @@ def _csv_cell(text: str) -> bytes:
     if "\x00" in text:
         raise TraceError(f"cannot write the NUL character of {text!r} to CSV")
     buffer = io.StringIO()
-    quoting = csv.QUOTE_ALL if text[:1].isspace() else csv.QUOTE_MINIMAL
+    quoting: Literal[0, 1] = csv.QUOTE_ALL if text[:1].isspace() else csv.QUOTE_MINIMAL
     csv.writer(buffer, quoting=quoting, lineterminator="").writerow([text])
     return buffer.getvalue().encode()
 

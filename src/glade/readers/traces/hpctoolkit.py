@@ -169,11 +169,11 @@ def read_hpctoolkit_trace(
 
     counts = np.array([count for _, _, count in lines], dtype=np.int64)
     with progress(int(counts.sum()), f"reading {trace.path.name}", "sample") as bar:
-        samples = []
+        parts = []
         for _, first, count in lines:
-            samples.append(np.frombuffer(trace.data, dtype=_SAMPLE, count=count, offset=first))
+            parts.append(np.frombuffer(trace.data, dtype=_SAMPLE, count=count, offset=first))
             bar.update(count)
-    samples = np.concatenate(samples)
+    samples = np.concatenate(parts)
     if end < start or end - start >= 2**63:
         raise ReaderError(trace.path, f"the trace's time range [{start}, {end}] ns is not one")
     outside = (samples["time"] < start) | (samples["time"] > end)

@@ -77,6 +77,12 @@ def _metric_names(events: pd.DataFrame) -> list[str]:
 class _Plan:
     """The events of a trace as the plain arrays the OTF2 writer loop needs, checked."""
 
+    # the message arguments of every event, set by _message_arguments
+    partner: np.ndarray
+    tag: np.ndarray
+    message_size: np.ndarray
+    request: np.ndarray
+
     def __init__(self, trace: Trace, metrics: list[str] | None):
         events = trace.events
         self.kind = trace.event_kinds()
@@ -204,6 +210,7 @@ def write_otf2(
             for rows, location in zip(blocks, locations, strict=True):
                 writer = out.event_writer_from_location(location)
                 handle = ctypes.cast(writer.handle, ctypes.c_void_p).value
+                assert handle is not None  # the otf2 module made a writer
                 written = _write_location(calls, handle, plan, refs, rows)
                 location._number_of_events_written = written
                 bar.update(rows.size)

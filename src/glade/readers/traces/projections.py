@@ -311,9 +311,11 @@ class _Events:
         codes = np.array([self.names.setdefault(str(u), len(self.names)) for u in unique])
         return codes[inverse]
 
-    def add(self, record, time, kind: int, name, order: float = 0.0, **columns) -> None:
+    def add(self, record, time, kind: int, name, order: float = 0.0, /, **columns) -> None:
+        """Events of the log ``record``s, ``order`` after their record's other events
+        (positional: ``columns``, the attribute columns, may be any name)."""
         n = len(record)
-        part = {
+        part: dict[str, np.ndarray] = {
             "record": np.asarray(record, np.float64) + order,
             "time": np.asarray(time, np.float64),
             "kind": np.full(n, kind, np.int8),
@@ -419,7 +421,7 @@ def _entries(ev: _Events, log: _Log, sts: _Sts) -> None:
             time[got],
             INSTANT,
             "Receive",
-            order=0.5,
+            0.5,
             **{
                 PARTNER: log.field(begin[got], 5).astype(np.int64),
                 MESSAGE_SIZE: size[got],
@@ -482,7 +484,7 @@ def _user(ev: _Events, log: _Log, sts: _Sts) -> None:
         else:
             name = sts.events.get(fields[2], "User Note")
             ev.add([record], [fields[0]], ENTER, name, **{NOTE: text})
-            ev.add([record], [fields[1]], LEAVE, name, order=0.5, **{NOTE: text})
+            ev.add([record], [fields[1]], LEAVE, name, 0.5, **{NOTE: text})
 
 
 def _close_open(table: dict[str, np.ndarray], outer: int) -> tuple[dict[str, np.ndarray], int]:

@@ -100,11 +100,10 @@ def arrow_share(
     )
     codes, which = np.unique(pair * BUNDLE_BUCKETS + bucket, return_inverse=True)
     sums = {
-        f: np.bincount(which, minlength=codes.size).astype(np.int64)
-        if f == "count"
-        else _int_sums(which, values[window], codes.size)
+        "count": np.bincount(which, minlength=codes.size).astype(np.int64),
+    } | {
+        f: _int_sums(which, values[window], codes.size)
         for f, values in (
-            ("count", None),
             ("send_time", send_time),
             ("receive_time", receive_time),
             ("size", np.maximum(pairs["size"], 0)),

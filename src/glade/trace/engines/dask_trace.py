@@ -433,7 +433,9 @@ class DaskTrace:
         self._derive("calc_exc_metrics", columns)
 
     # ----------------------------------------------------------- profiles
-    def _cells(self, metrics: list[str], groupby_column: str) -> tuple:
+    def _cells(
+        self, metrics: list[str], groupby_column: str
+    ) -> tuple[dict[str, np.ndarray], np.ndarray, pd.Index, np.ndarray]:
         """The (group, process) sums of ``metrics`` of the whole trace."""
         cell_sums(self._meta_trace(), metrics, groupby_column)
         pieces = self._map(cell_sums, metrics, groupby_column)
@@ -1080,7 +1082,11 @@ class DaskTrace:
         stumpy_module()
         processes = self.processes
         process = int(processes.min()) if process is None and processes.size else process
-        holder = [i for i, s in enumerate(self._summary()) if np.isin(process, s.processes)]
+        holder = [
+            i
+            for i, s in enumerate(self._summary())
+            if process is not None and np.isin(process, s.processes)
+        ]
         if not holder:
             raise TraceError(f"the trace has no process {process}")
         part = self.events.to_delayed()[holder[0]]

@@ -146,7 +146,7 @@ def _combine(
     durations = (boxes["end"] - boxes["start"]).astype(np.float64)
     threshold = _box_cut(durations, request.px)
     drawn = durations >= threshold
-    grid = {
+    grid: dict[str, Any] = {
         "t0": request.t0,
         "px": request.px,
         "width": request.width,
@@ -284,8 +284,8 @@ class DaskSource(TimelineSource):
             for f in PAIR_ARRAYS
         }
         # in send order (time, then event id), as the pandas engine lists the pairs
-        order = np.lexsort((joined["send_id"], joined["send_time"]))
-        self._pairs = {f: v[order] for f, v in joined.items()}
+        send_order = np.lexsort((joined["send_id"], joined["send_time"]))
+        self._pairs = {f: v[send_order] for f, v in joined.items()}
         empty = call_forest(trace._meta_trace())
         self._empty = RowTable(empty.graph, empty.dataframe)
         self._shown = (EVERYTHING, "")

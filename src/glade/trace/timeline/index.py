@@ -309,7 +309,7 @@ class TimelineIndex:
                         return
                     k, depth_rows = self._wanted.pop(0)
                 level = self.level_number(k)
-                level.records(depth_rows, go_on=lambda level=level: self._go_on(level))
+                level.records(depth_rows, go_on=functools.partial(self._go_on, level))
         except BaseException:  # a failed build: requests then build what they read
             with self._lock:
                 self._builder = None

@@ -22,11 +22,14 @@ import itertools
 import math
 import threading
 from collections.abc import Callable
+from typing import overload
 
 import numpy as np
 
 from glade.trace.timeline import kernels, parallel
 
+#: The records of a level's layout: (pointer per row, bin, weights, code).
+Records = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 #: Requests over fewer calls than this read the calls themselves.
 EXACT_LIMIT = 250_000
 #: Calls per block of a level's build (a builder working ahead pauses between blocks).
@@ -49,7 +52,7 @@ class Level:
         self.long, self.long_ptr = kernels.long_calls(
             index.call_ptr, index.call_start, index.call_end, 2 * self.size
         )
-        self._records: dict[bool, tuple[np.ndarray, ...]] = {}
+        self._records: dict[bool, Records] = {}
         self._builds: dict[bool, RecordsBuild] = {}
         self._lock = threading.Lock()
         self._awaited = 0
@@ -65,9 +68,13 @@ class Level:
         """Whether the records of the layout are built."""
         return depth_rows in self._records
 
-    def records(
-        self, depth_rows: bool, go_on: Callable[[], bool] | None = None
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    @overload
+    def records(self, depth_rows: bool, go_on: None = None) -> Records: ...
+
+    @overload
+    def records(self, depth_rows: bool, go_on: Callable[[], bool]) -> Records | None: ...
+
+    def records(self, depth_rows: bool, go_on: Callable[[], bool] | None = None) -> Records | None:
         """(pointer per row, bin, weights, code) of the layout's rows (see
         :func:`~glade.trace.timeline.kernels._level_pass`): per location (all its
         depths, weighed by exclusive share) or per lane. A builder working ahead gives
@@ -215,6 +222,7 @@ class RecordsBuild:
     def _fill(self, j: int) -> int:
         """Write the records of block ``j`` (after every block is counted)."""
         (a, b), part = self._bounds[j], slice(int(self._offsets[j]), int(self._offsets[j + 1]))
+        assert self._out is not None  # run() allocates it before the first fill
         kernels.fill_level(
             self._ptr[a : b + 1],
             *self._calls,
@@ -224,7 +232,7 @@ class RecordsBuild:
         self._out_ptr[a + 1 : b + 1] += self._offsets[j]
         return j
 
-    def records(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def records(self) -> Records:
         """(pointer per segment, bin, weights, code) of a complete build."""
         assert self._out is not None
         return (self._out_ptr, *self._out)

@@ -300,6 +300,7 @@ def _runs(
         k -= 1
     threshold, boxes = _threshold(index, *runs[k], index.level_number(k).long, request.px)
     level = index.level(request.px, threshold)
+    assert level is not None  # the same px found a level above
     lo, hi = runs[level.k] if level.k in runs else read(level)
     return _Runs(lane_rows, level.long, lo, hi, threshold, boxes, visible, level)
 

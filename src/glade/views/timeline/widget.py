@@ -24,7 +24,7 @@ messages) without touching the user's own ``selection``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -361,7 +361,9 @@ class Timeline(Requests, WaitStates, QueryView):
         return {"found": found}, None
 
     def _answer_message(self, message: dict) -> tuple[dict, None]:
-        ends = self.select_message(message.get("send_node"), message.get("receive_node"))
+        # the front end's node ids, checked by select_message (a GladeError when not ints)
+        send, receive = (cast(int, message.get(k)) for k in ("send_node", "receive_node"))
+        ends = self.select_message(send, receive)
         return {"selection": self.selection, **ends}, None
 
     def select_message(self, send_node: int, receive_node: int) -> dict:

@@ -129,7 +129,7 @@ def _exclusive_from_inclusive(
     first row of each (node, rank) cell; 0 where the node has no inclusive value."""
     cell, num_keys = cells
     present = ~np.isnan(inclusive)
-    total = np.zeros(n * num_keys)
+    total: np.ndarray = np.zeros(n * num_keys)
     np.add.at(total, cell, np.where(present, inclusive, 0.0))
     has = np.zeros(n * num_keys, dtype=bool)
     has[cell[present]] = True

@@ -50,7 +50,7 @@ def parse_json(source: str, use_native: bool) -> Profile:
     labels, node_column, node_parent = _json_nodes(source, nodes)
     table = _all_numbers(data, len(columns))
     numeric = table is not None
-    if not numeric:
+    if table is None:
         table = _json_rows(source, data, len(columns))
         for j, title in enumerate(columns):
             at = first_compound(pd.Series(table[:, j]))
@@ -105,7 +105,7 @@ def parse_json(source: str, use_native: bool) -> Profile:
                 others.update(lines)
             else:
                 name = column_name(title, None, use_native)
-                labelled[title] = np.where(col_refs >= 0, labels[np.maximum(col_refs, 0)], None)
+                labelled[title] = np.where(col_refs >= 0, labels[np.maximum(col_refs, 0)], None)  # type: ignore[assignment]  # numpy stubs: None is no ArrayLike
                 others[name] = labelled[title]
         elif title == RANK:
             row_rank = as_integers(source, pd.Series(values), f"column {RANK!r}")

@@ -57,7 +57,7 @@ def _table(section: ET.Element | None, tag: str, child: str) -> dict[str, str]:
     table = section.find(tag) if section is not None else None
     if table is None:
         return {}
-    return {e.get("i"): e.get("n", "") for e in table.iter(child)}
+    return {i: e.get("n", "") for e in table.iter(child) if (i := e.get("i")) is not None}
 
 
 def _parse_experiment(xml_path: Path) -> ET.Element:
@@ -76,7 +76,8 @@ def _classic_metrics(xml_path: Path, header: ET.Element) -> tuple[list[dict], st
     table = header.find("MetricDBTable")
     if table is None or not len(table):
         raise ReaderError(xml_path, "no <MetricDBTable>: the database has no metric-db files")
-    metrics, seen = [], set()
+    metrics: list[dict[str, Any]] = []
+    seen = set()
     globs, header_sizes, widths = set(), set(), set()
     for pos, elem in enumerate(table.iter("MetricDB")):
         raw = elem.get("n", "")
@@ -298,7 +299,8 @@ def read_classic(directory: Path, hatchet_names: bool = False) -> GraphFrame:
     }
     if head is not None:
         for nv in head.iter("NV"):
-            metadata.setdefault(nv.get("n"), nv.get("v"))
+            if (name := nv.get("n")) is not None:
+                metadata.setdefault(name, nv.get("v"))
     record_repairs(metadata, repairs, os.fspath(directory))
     table = pd.DataFrame(frames, columns=[*FRAME_COLUMNS, "callsite_line"])
     return build(
