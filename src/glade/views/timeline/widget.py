@@ -811,7 +811,7 @@ class Timeline(Requests, WaitStates, QueryView):
         """
         meta, blob = self._snapshot(self.revision)
         fields = {"snapshot": _without_arrays(meta)}
-        packed = {"snapshot": (meta["arrays"], blob)}
+        packed: dict[str, tuple[list[dict], bytes] | None] = {"snapshot": (meta["arrays"], blob)}
         if len(self.counter_tracks.tracks):
             # the counter tracks of the viewport, both modes (the first MAX_TRACKS tracks)
             view = self.viewport
