@@ -242,6 +242,17 @@ class CallLevel:
         self._cct = (graph, arrays)
         return arrays
 
+    def prepare(self, graph: Graph) -> None:
+        """Build what :meth:`cct_rows` reads once per trace and graph (the forest's
+        nodes on ``graph``, its wait states and their inputs), so that the first linked
+        restriction costs what the next ones do."""
+        from glade.trace.waits import wait_inputs
+
+        trace = self._live_trace()
+        self._cct_arrays(graph)
+        if self._waits is None and forest_waiting(trace, self.nodes).any():
+            self._waits = wait_inputs(trace)
+
     def closed(self, keep: np.ndarray) -> bool:
         """Whether the nodes ``keep`` marks are closed under their callers (every kept
         node's parent is kept): then removing the others changes no kept call path."""

@@ -653,6 +653,9 @@ class CommMatrix(QueryView):
         keep = keep | (instants & (parent >= 0) & keep[np.maximum(parent, 0)])
         return calls_mask(self._data, forest, keep)
 
+    def _prepare_link(self) -> None:
+        self._index.send_node  # noqa: B018 (the sends by node, sorted once per trace)
+
     def _show_restriction(self, text: str) -> None:
         """Show only the messages whose send event call-level query ``text`` keeps (a
         message belongs to a window brushed in a timeline when it is sent in it), as
