@@ -39,7 +39,6 @@ from glade.trace.filter import subset
 from glade.trace.matching import MATCHING_EVENT
 from glade.trace.model import Trace
 from glade.trace.timeline.index import Forest
-from glade.trace.timeline.waiting import forest_waiting
 from glade.trace.waits import WAITING_TIME
 from glade.trace.windows import clip_trace, clipped_times, trace_forest, window_of
 
@@ -250,8 +249,13 @@ class CallLevel:
 
         trace = self._live_trace()
         self._cct_arrays(graph)
-        if self._waits is None and forest_waiting(trace, self.nodes).any():
+        if self._waits is None and self._waiting(trace):
             self._waits = wait_inputs(trace)
+
+    @staticmethod
+    def _waiting(trace: Trace) -> bool:
+        """Whether any call of ``trace`` waits (its wait states, computed once)."""
+        return bool((trace.wait_states()[WAITING_TIME].to_numpy() > 0).any())
 
     def closed(self, keep: np.ndarray) -> bool:
         """Whether the nodes ``keep`` marks are closed under their callers (every kept
@@ -335,7 +339,7 @@ class CallLevel:
         forest = self.nodes
         own = np.zeros(len(forest), dtype=np.float64)
         inc = own.copy()
-        if not forest_waiting(trace, forest).any():
+        if not self._waiting(trace):
             return own, inc  # no call waits in the whole trace, nor in a part of it
         if self._waits is None:
             self._waits = wait_inputs(trace)
