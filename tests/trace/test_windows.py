@@ -247,3 +247,35 @@ def test_a_summary_too_large_to_count_says_so(monkeypatch):
     with pytest.raises(GladeError, match=r"4 processes and \d+ functions counts more than 10"):
         trace.window_summary(0, 10**6, by="process-function")
     assert len(trace.window_summary(0, 10**6, by="process")) == 4
+
+
+@settings(max_examples=examples(120), deadline=None)
+@given(
+    nested_traces(),
+    st.integers(0, 60),
+    st.integers(0, 60),
+    st.sampled_from(["function", "process", "process-function"]),
+    st.data(),
+)
+def test_a_window_reads_only_its_nodes_and_counts_as_the_whole_pass(trace, a, b, by, data):
+    """The cells of a window read by binary search per location (the calls open at its
+    start, then the nodes starting inside it) equal those of the pass over every node,
+    under any kept nodes and their kept callers."""
+    import dataclasses
+
+    from glade.trace.timeline.kernels import kept_callers
+    from glade.trace.windows import Window, _cells, trace_forest
+
+    forest = trace_forest(trace)
+    assert forest.location_groups[1] or len(forest) == 0
+    # the same forest, its nodes read as one unordered group: the pass over all of them
+    whole = dataclasses.replace(forest)
+    whole.__dict__["location_groups"] = (np.array([0, len(forest)], dtype=np.int64), False)
+    keep = np.array(data.draw(st.lists(st.booleans(), min_size=len(forest), max_size=len(forest))))
+    caller = kept_callers(forest.parent, keep)[0] if len(forest) else forest.parent
+    window = Window.of(min(a, b), max(a, b))
+    for kept, above in ((None, forest.parent), (keep, caller)):
+        np.testing.assert_array_equal(
+            _cells(forest, window, by, kept, above, None),
+            _cells(whole, window, by, kept, above, None),
+        )

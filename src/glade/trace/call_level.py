@@ -2,6 +2,11 @@
 that trace (timeline, CCT view, comm matrix), with the node masks of the last call-level
 queries: a window brushed in a linked timeline is evaluated once, not once per view.
 
+The level reads the forest's arrays (:func:`glade.trace.windows.trace_forest`, shared with
+the timeline) and builds the forest's GraphFrame (``forest``, attribute columns, wait
+states and critical path included) only for a query those arrays cannot answer: a window
+brushed in a timeline, and the linked CCT view and matrix restricted by it, never build it.
+
 Linked views read a restriction straight from its node mask, without building the trace
 ``trace.query(text, level="calls")``: the CCT view sums the kept calls' times per call
 path (:meth:`CallLevel.cct_rows`, when the kept calls are closed under their callers, as a
@@ -15,6 +20,7 @@ The masks are read-only arrays: a view that needs to change one works on a copy.
 
 from __future__ import annotations
 
+import functools
 import weakref
 from collections import OrderedDict
 
@@ -27,12 +33,14 @@ from glade.profile.graphframe import GraphFrame
 from glade.query import EVERYTHING, BaseQuery, Query, parse, query_mask
 from glade.query.engine import RowTable
 from glade.query.predicates import And, Compare, Or, Predicate, TimeValue
-from glade.trace.calls import EVENT, calls_mask
+from glade.trace.calls import calls_mask
+from glade.trace.events import NAME, PROCESS, THREAD
 from glade.trace.filter import subset
 from glade.trace.matching import MATCHING_EVENT
 from glade.trace.model import Trace
+from glade.trace.timeline.index import Forest
 from glade.trace.waits import WAITING_TIME
-from glade.trace.windows import clip_trace, clipped_times, window_of
+from glade.trace.windows import clip_trace, clipped_times, trace_forest, window_of
 
 #: How many query masks a trace's call level keeps.
 MASKS = 8
@@ -45,6 +53,9 @@ COMPARE = {
     ">": np.greater,
     ">=": np.greater_equal,
 }
+#: The integer columns of the call forest its arrays hold (node mask comparisons on them
+#: need no GraphFrame).
+NODE_COLUMNS = ("start", "end", "depth", PROCESS, THREAD)
 #: The CCT node of a forest node that is an instant, and of a call whose path a CCT lacks.
 INSTANT, MISSING = -1, -2
 
@@ -52,16 +63,35 @@ _LEVELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class CallLevel:
-    """The call forest of one trace (``forest``, a GraphFrame, and ``table``, what the
-    query engine runs on) and the node masks of the last :data:`MASKS` queries."""
+    """The call forest of one trace (``nodes``, its arrays; ``forest``, a GraphFrame, and
+    ``table``, what the query engine runs on, both built on first use) and the node masks
+    of the last :data:`MASKS` queries."""
 
     def __init__(self, trace: Trace):
         self.trace = weakref.ref(trace)
-        self.forest: GraphFrame = trace.calls()
-        self.table = RowTable(self.forest.graph, self.forest.dataframe)
+        self.nodes: Forest = trace_forest(trace)
         self._masks: OrderedDict[str, np.ndarray | None] = OrderedDict()
         self._cct: tuple[Graph, tuple] | None = None
         self._waits: tuple[pd.DataFrame, pd.DataFrame] | None = None
+
+    @functools.cached_property
+    def forest(self) -> GraphFrame:
+        """The call forest as a GraphFrame (``trace.calls()``), built on first use."""
+        return self._live_trace().calls()
+
+    @functools.cached_property
+    def table(self) -> RowTable:
+        """What the query engine runs on (built on first use, with the GraphFrame)."""
+        origin = self.origin if len(self.nodes) else None  # the engine's error, if asked
+        return RowTable(self.forest.graph, self.forest.dataframe, origin)
+
+    @functools.cached_property
+    def origin(self) -> int | float:
+        """What ``START`` means in the times of queries: the forest's first start (a
+        QueryError, from the query engine, for an empty forest)."""
+        if not len(self.nodes):
+            return RowTable(self.forest.graph, self.forest.dataframe).origin
+        return int(self.nodes.start.min())
 
     def _live_trace(self) -> Trace:
         """The trace (held weakly, so that the level does not keep it alive)."""
@@ -102,24 +132,36 @@ class CallLevel:
             return None
         return self._condition(query.nodes[0].predicate)
 
+    def _column(self, name: str) -> np.ndarray | None:
+        """The values per node of the forest's column ``name`` (None when it has none, or
+        only its attributes have it): from its arrays for :data:`NODE_COLUMNS`, else from
+        its GraphFrame."""
+        nodes = self.nodes
+        if name in NODE_COLUMNS:
+            if name in (PROCESS, THREAD):
+                per_location = nodes.processes if name == PROCESS else nodes.threads
+                return per_location[nodes.location]
+            return {"start": nodes.start, "end": nodes.end, "depth": nodes.depth}[name]
+        table = self.forest.dataframe
+        if name in self.forest.graph.frame_attributes or name not in table.columns:
+            return None
+        return table[name].to_numpy()
+
     def _condition(self, predicate: Predicate) -> np.ndarray | None:
         """Per node, whether ``predicate`` holds (see :meth:`_compared`; None when it is not
         made of integer comparisons)."""
         if isinstance(predicate, Compare):
-            table = self.forest.dataframe
             value = predicate.value
             if isinstance(value, TimeValue):  # a window's times, from START or absolute
-                value = value.ns + self.table.origin if value.from_start else value.ns
+                value = value.ns + self.origin if value.from_start else value.ns
             if (
-                predicate.column in self.forest.graph.frame_attributes
-                or predicate.column not in table.columns
-                or not isinstance(value, int)
+                not isinstance(value, int)
                 or isinstance(value, bool)
                 or not -(2**63) <= value < 2**63
             ):
                 return None
-            values = table[predicate.column].to_numpy()
-            if values.dtype.kind != "i":
+            values = self._column(predicate.column)
+            if values is None or values.dtype.kind != "i":
                 return None
             return COMPARE[predicate.op](values, value)
         if isinstance(predicate, And | Or):
@@ -136,7 +178,7 @@ class CallLevel:
         trace = self._live_trace()
         keep = self.mask(text)
         if keep is None:
-            keep = np.ones(len(self.forest), dtype=bool)
+            keep = np.ones(len(self.nodes), dtype=bool)
         return subset(trace, calls_mask(trace, self.forest, keep))
 
     def window(self, text: str) -> tuple[int, int, tuple | None] | None:
@@ -144,7 +186,7 @@ class CallLevel:
         its times from START counted from the origin the query engine gives them."""
         if not text:
             return None
-        return window_of(text, self.table.origin if len(self.forest.dataframe) else None)
+        return window_of(text, self.origin if len(self.nodes) else None)
 
     def measured(self, text: str) -> Trace:
         """What a linked view measures of query ``text``: ``trace.query(text,
@@ -165,9 +207,8 @@ class CallLevel:
         if self._cct is not None and self._cct[0] is graph:
             return self._cct[1]
         trace = self._live_trace()
-        table = self.forest.dataframe
-        names = table["name"].array
-        categories = names.categories
+        nodes = self.nodes
+        categories = trace.events[NAME].array.categories
         num_names = max(len(categories), 1)
         # the key (parent's node + 1, name) of every node of the graph, sorted
         graph_names = pd.Categorical(graph.frame_values("name"), categories=categories)
@@ -177,12 +218,12 @@ class CallLevel:
         keys[graph_names.codes < 0] = -1
         order = np.argsort(keys, kind="stable")
         sorted_keys = keys[order]
-        instant = (table["type"] == "instant").to_numpy()
-        codes = names.codes.astype(np.int64)
-        parent = self.forest.graph.tree_parent
-        depth = table["depth"].to_numpy()
+        instant = ~nodes.call
+        codes = nodes.code.astype(np.int64)
+        parent = nodes.parent
+        depth = nodes.depth
         index = np.int32 if len(graph) < 2**31 else np.int64
-        node = np.full(len(table), INSTANT, dtype=index)
+        node = np.full(len(nodes), INSTANT, dtype=index)
         calls = np.flatnonzero(~instant)
         node[calls] = MISSING
         by_depth = calls[np.argsort(depth[calls], kind="stable")]
@@ -195,16 +236,32 @@ class CallLevel:
             found = (sorted_keys[at] == key) & ((above >= 0) if d else True)
             node[rows] = np.where(found, order[at], MISSING)
         process_codes, processes = trace.process_codes()
-        rows = table[EVENT].to_numpy()
+        rows = nodes.event
         unended = ~instant & (trace.events[MATCHING_EVENT].to_numpy()[rows] < 0)
         arrays = (node, process_codes[rows].astype(np.int32), unended, processes)
         self._cct = (graph, arrays)
         return arrays
 
+    def prepare(self, graph: Graph) -> None:
+        """Build what :meth:`cct_rows` reads once per trace and graph (the forest's
+        nodes on ``graph``, its wait states and their inputs), so that the first linked
+        restriction costs what the next ones do."""
+        from glade.trace.waits import wait_inputs
+
+        trace = self._live_trace()
+        self._cct_arrays(graph)
+        if self._waits is None and self._waiting(trace):
+            self._waits = wait_inputs(trace)
+
+    @staticmethod
+    def _waiting(trace: Trace) -> bool:
+        """Whether any call of ``trace`` waits (its wait states, computed once)."""
+        return bool((trace.wait_states()[WAITING_TIME].to_numpy() > 0).any())
+
     def closed(self, keep: np.ndarray) -> bool:
         """Whether the nodes ``keep`` marks are closed under their callers (every kept
         node's parent is kept): then removing the others changes no kept call path."""
-        parent = self.forest.graph.tree_parent[keep]
+        parent = self.nodes.parent[keep]
         parent = parent[parent >= 0]
         return bool(keep[parent].all())
 
@@ -222,29 +279,29 @@ class CallLevel:
         :meth:`_restricted_waits`)."""
         keep = self.mask(text)
         if keep is None:
-            keep = np.ones(len(self.forest), dtype=bool)
+            keep = np.ones(len(self.nodes), dtype=bool)
         if not self.closed(keep):
             return None
         node, code, unended, processes = self._cct_arrays(graph)
         calls = np.flatnonzero(keep & (node != INSTANT))
         if unended[calls].any() or (node[calls] == MISSING).any():
             return None
-        parent = self.forest.graph.tree_parent[calls]
+        nodes = self.nodes
+        parent = nodes.parent[calls]
         found = self.window(text)
+        inc = np.zeros(len(nodes))
         if found is None:
-            inc = self.forest.dataframe["time.inc"].to_numpy()
+            inc[calls] = self._live_trace().events["time.inc"].to_numpy()[nodes.event[calls]]
         else:  # a window measures the time inside it (its kept calls overlap it)
-            table = self.forest.dataframe
-            inc = np.zeros(len(self.forest))
             inc[calls] = clipped_times(
-                table["start"].to_numpy()[calls],
-                table["end"].to_numpy()[calls],
+                nodes.start[calls],
+                nodes.end[calls],
                 np.full(calls.size, -1),
                 found[0],
                 found[1],
             )[0]
         callees = np.bincount(
-            parent[parent >= 0], weights=inc[calls][parent >= 0], minlength=len(self.forest)
+            parent[parent >= 0], weights=inc[calls][parent >= 0], minlength=len(nodes)
         )
         cell = node[calls].astype(np.int64) * processes.size + code[calls]
         size = len(graph) * processes.size
@@ -280,16 +337,16 @@ class CallLevel:
         from glade.trace.waits import find_wait_states, wait_inputs
 
         trace = self._live_trace()
-        table = self.forest.dataframe
-        own = np.zeros(len(table), dtype=np.float64)
+        forest = self.nodes
+        own = np.zeros(len(forest), dtype=np.float64)
         inc = own.copy()
-        if not table[WAITING_TIME].to_numpy().any():
+        if not self._waiting(trace):
             return own, inc  # no call waits in the whole trace, nor in a part of it
         if self._waits is None:
             self._waits = wait_inputs(trace)
         messages, calls = self._waits
         kept = np.zeros(len(trace.events), dtype=bool)
-        kept[table[EVENT].to_numpy()[keep]] = True
+        kept[forest.event[keep]] = True
         messages = messages[kept[messages["event"].to_numpy()]]
         calls = calls[kept[calls["call"].to_numpy()]]
         if window is not None:  # the calls clipped to the window, as clip_trace clips them
@@ -305,8 +362,8 @@ class CallLevel:
         (nodes,) = self.nodes_of(waits["event"].to_numpy())
         own[nodes] = waits[WAITING_TIME].to_numpy()
         inc[:] = own
-        parent = self.forest.graph.tree_parent
-        depth = table["depth"].to_numpy()
+        parent = forest.parent
+        depth = forest.depth
         for d in range(int(depth[nodes].max(initial=0)), 0, -1):
             at = np.flatnonzero((depth == d) & (inc > 0))
             np.add.at(inc, parent[at], inc[at])
@@ -315,11 +372,10 @@ class CallLevel:
     def nodes_of(self, *rows: np.ndarray) -> tuple[np.ndarray, ...]:
         """The forest node of each event row in each array of ``rows`` (-1 for an event
         that is no node: a Leave, or an event outside every call)."""
-        index = np.int32 if len(self.forest) < 2**31 else np.int64
+        nodes = self.nodes
+        index = np.int32 if len(nodes) < 2**31 else np.int64
         node_of_row = np.full(len(self._live_trace().events), -1, dtype=index)
-        node_of_row[self.forest.dataframe[EVENT].to_numpy()] = np.arange(
-            len(self.forest), dtype=index
-        )
+        node_of_row[nodes.event] = np.arange(len(nodes), dtype=index)
         return tuple(node_of_row[r] for r in rows)
 
 

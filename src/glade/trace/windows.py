@@ -121,6 +121,9 @@ def _window_cells(
     call,
     code,
     location,
+    groups,
+    ordered,
+    parent,
     row_of_location,
     width,
     num_rows,
@@ -132,8 +135,8 @@ def _window_cells(
     sizes,
     event,
 ):
-    """One pass over the nodes of a call forest: the :data:`_CELLS` of window [t0, t1]
-    per row, a node's row being ``row_of_location[its location] * width + its
+    """One pass over the nodes of a call forest that overlap window [t0, t1]: its
+    :data:`_CELLS` per row, a node's row being ``row_of_location[its location] * width + its
     function`` (``width`` 1: the location's row alone). A call counts when it overlaps
     the window on a location with a row (>= 0; and ``keep`` keeps it, an empty ``keep``
     keeping all): its clipped time goes to its own row, inclusive and exclusive, and is
@@ -141,35 +144,60 @@ def _window_cells(
     same location). A message instant (``message``: 1 send, 2 receive, 0 other, by
     function) inside the window counts for the call holding it (for itself outside
     every call), with its bytes (``sizes`` by event, none when empty; a negative or NaN
-    size counts 0)."""
+    size counts 0).
+
+    The nodes are read in ``groups`` (bounds: group g is ``groups[g]:groups[g + 1]``).
+    When ``ordered``, a group is one location's nodes in start order (``parent``: the
+    forest's callers), and only its nodes that can overlap the window are read: those
+    starting inside it, found by binary search, and the calls still open at ``t0``,
+    the last node starting before it and its callers."""
     times = np.zeros((num_rows, 3), np.int64)
     messages = np.zeros((num_rows, 4))
     everything = keep.size == 0
     by_code = width > 1
-    for i in range(start.size):
-        base = row_of_location[location[i]]
-        if base < 0 or start[i] > t1 or end[i] < t0:
+    chain = np.empty(64, np.int64)  # the calls open at t0 on one location
+    for g in range(groups.size - 1):
+        first, last = groups[g], groups[g + 1]
+        if first == last or (ordered and row_of_location[location[first]] < 0):
             continue
-        if not everything and not keep[i]:
-            continue
-        above = caller[i]
-        if call[i]:
-            inside = max(min(end[i], t1) - max(start[i], t0), 0)
-            row = base * width + code[i] if by_code else base
-            times[row, 0] += inside
-            times[row, 1] += inside
-            times[row, 2] += 1
-            if above >= 0:
-                times[base * width + code[above] if by_code else base, 0] -= inside
-        elif message[code[i]] > 0:
-            holder = code[above] if above >= 0 else code[i]
-            row = base * width + holder if by_code else base
-            column = 0 if message[code[i]] == 1 else 2
-            messages[row, column] += 1
-            if sizes.size:
-                size = sizes[event[i]]
-                if size > 0:
-                    messages[row, column + 1] += size
+        opened = 0
+        if ordered:
+            inside = start[first:last]
+            begin = first + np.searchsorted(inside, t0, side="left")
+            last = first + np.searchsorted(inside, t1, side="right")
+            node = begin - 1
+            while node >= first:  # the node before the window and its callers
+                if opened == chain.size:
+                    chain = np.concatenate((chain, chain))
+                chain[opened] = node
+                opened += 1
+                node = parent[node]
+            first = begin
+        for k in range(opened + last - first):
+            i = chain[k] if k < opened else first + k - opened
+            base = row_of_location[location[i]]
+            if base < 0 or start[i] > t1 or end[i] < t0:
+                continue
+            if not everything and not keep[i]:
+                continue
+            above = caller[i]
+            if call[i]:
+                inside_time = max(min(end[i], t1) - max(start[i], t0), 0)
+                row = base * width + code[i] if by_code else base
+                times[row, 0] += inside_time
+                times[row, 1] += inside_time
+                times[row, 2] += 1
+                if above >= 0:
+                    times[base * width + code[above] if by_code else base, 0] -= inside_time
+            elif message[code[i]] > 0:
+                holder = code[above] if above >= 0 else code[i]
+                row = base * width + holder if by_code else base
+                column = 0 if message[code[i]] == 1 else 2
+                messages[row, column] += 1
+                if sizes.size:
+                    size = sizes[event[i]]
+                    if size > 0:
+                        messages[row, column + 1] += size
     return times, messages
 
 
@@ -228,12 +256,16 @@ def _cells(
     rows, width, count = _row_codes(forest, window, by)
     names = np.asarray(forest.names, dtype=object)
     message = np.isin(names, SEND_NAMES).astype(np.int8) + 2 * np.isin(names, RECEIVE_NAMES)
+    groups, ordered = forest.location_groups
     times, messages = _window_cells(
         forest.start,
         forest.end,
         forest.call,
         forest.code,
         forest.location,
+        groups,
+        ordered,
+        np.asarray(forest.parent, dtype=np.int64),
         rows,
         width,
         count,

@@ -446,6 +446,11 @@ class QueryView(anywidget.AnyWidget):
             raise GladeError(f"view.{name} is set by a link: call view.{hook}(query)")
         return proposal["value"]
 
+    def _prepare_link(self) -> None:
+        """Build what the view's part in a link reads once per trace (indexes, wait
+        states, compiled kernels), so that the first window a link passes is as fast as
+        the next ones; :class:`~glade.views.link.Link` calls it on every view it links."""
+
     def _link_hook(self, role: str) -> Callable[[str], None]:
         """The view's way of taking the link ``role``: ``_show_restriction(text)`` shows
         only what canonical query ``text`` keeps (everything for ""),

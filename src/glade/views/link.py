@@ -93,6 +93,8 @@ class Link:
             self._watchers.append((view, trait, watcher))
         for view in views:
             view._link = self
+        for view in views:
+            view._prepare_link()
         for view, trait, role in self._routes:
             self._pass(view, getattr(view, trait), role)
 

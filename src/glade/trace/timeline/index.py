@@ -133,6 +133,23 @@ class Forest:
             return 0, 0
         return int(self.start.min()), int(self.end.max())
 
+    @functools.cached_property
+    def location_groups(self) -> tuple[np.ndarray, bool]:
+        """Where each location's nodes begin (and the end: group g is ``bounds[g]:bounds[g
+        + 1]``) and True, when every location's nodes are together in start order (as
+        :meth:`of_trace` numbers them: a window then finds its nodes by binary search);
+        else the bounds of all nodes and False. Computed once."""
+        n = len(self)
+        location, start = self.location, self.start
+        same = location[1:] == location[:-1]
+        if n == 0 or not (
+            bool(np.all(location[1:] >= location[:-1]))
+            and bool(np.all(start[1:][same] >= start[:-1][same]))
+        ):
+            return np.array([0, n], dtype=np.int64), False
+        bounds = np.searchsorted(location, np.arange(self.processes.size + 1, dtype=np.int32))
+        return bounds.astype(np.int64), True
+
 
 def _used(locations: tuple[np.ndarray, int], event: np.ndarray) -> tuple[np.ndarray, int]:
     """The codes of the locations of events ``event`` among those that have any

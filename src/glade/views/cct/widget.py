@@ -343,6 +343,10 @@ class CCT(QueryView):
         return self._shown_gf
 
     # ------------------------------------------------------------ links
+    def _prepare_link(self) -> None:
+        if "restrict" in self.link_accepts:
+            call_level(self._data).prepare(self._gf.graph)
+
     def _restricted(self, text: str) -> GraphFrame:
         """The call tree of the calls query ``text`` keeps: on the view's own graph,
         summed straight from the call forest's mask when the query keeps every kept

@@ -376,7 +376,7 @@ class CommMatrix(QueryView):
         self._internal = True
         try:
             # times are written from the trace's start (its call forest's first start)
-            origin = call_level(self._data).table.origin if state.filter.window else 0
+            origin = call_level(self._data).origin if state.filter.window else 0
             self.query = edits.query_text(state, origin)
             self.selection = edits.selection_text(state, origin)
         finally:
@@ -389,7 +389,7 @@ class CommMatrix(QueryView):
 
     def _explained(self) -> list[tuple[str, str]]:
         windows = any(e["op"] == "filter" and e.get("t0") is not None for e in self.history)
-        origin = call_level(self._data).table.origin if windows else 0
+        origin = call_level(self._data).origin if windows else 0
         return edits.explain_edits(self.history, origin)
 
     def _filter_edit(
@@ -652,6 +652,9 @@ class CommMatrix(QueryView):
         instants = (forest.dataframe["type"] == "instant").to_numpy()
         keep = keep | (instants & (parent >= 0) & keep[np.maximum(parent, 0)])
         return calls_mask(self._data, forest, keep)
+
+    def _prepare_link(self) -> None:
+        self._index.send_node  # noqa: B018 (the sends by node, sorted once per trace)
 
     def _show_restriction(self, text: str) -> None:
         """Show only the messages whose send event call-level query ``text`` keeps (a

@@ -571,6 +571,17 @@ class Timeline(Requests, WaitStates, QueryView):
         return self
 
     # ------------------------------------------------------------ edits
+    def _prepare_link(self) -> None:
+        """Brush a window on a tiny trace's timeline source: the kernels of a window
+        (the kept callers, the new index, the window's totals) are loaded now, not on the
+        first brush."""
+        from glade.datasets import synthetic_trace
+
+        source = PandasSource(synthetic_trace(2, 2, seed=0))
+        first, last = source.extent
+        window = edits.window_predicate({"t0": first, "t1": (first + last) // 2})
+        source.show(str(Query().match(".", window)), "")
+
     def window(self, t0: Any, t1: Any, processes: Iterable[int] | None = None) -> Timeline:
         """Keep the calls and instants that overlap [t0, t1] on some processes, and show that range.
 
