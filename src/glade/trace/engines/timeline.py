@@ -5,7 +5,9 @@ A :class:`TimelinePart` is built once per partition and persisted on the cluster
 partition's pandas Trace, the arrays of its call forest and the timeline index of what
 the view keeps (the pandas timeline's own :class:`~glade.trace.timeline.index.Forest`
 and :class:`~glade.trace.timeline.index.TimelineIndex`), so a zoom costs a search in
-those arrays, not a re-read. Every answer is the pandas timeline's code run on the
+those arrays, not a re-read. The arrays live on the worker's local disk, mapped back
+(:mod:`glade.trace.engines.spill`): a zoom pages in the slices it reads, and gives them
+back once answered. Every answer is the pandas timeline's code run on the
 partition's index: the calls of its rows in a range split into exact boxes and raster
 points (:func:`~glade.trace.timeline.render.split_range`; datashader aggregates the
 points on the worker, see :mod:`glade.trace.engines.rasters`), its instants in the range, its share
