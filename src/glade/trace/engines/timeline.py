@@ -102,6 +102,7 @@ class TimelinePart:
         self._settle(trace, forest, part.index.to_numpy(), SpillDirectory() if spill else None)
         self.received = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
         self.index = self._index(None)
+        self.release()  # the pages building the index read
 
     def _settle(
         self, trace: Trace, forest: Forest, ids: np.ndarray, spill: SpillDirectory | None
@@ -162,6 +163,7 @@ class TimelinePart:
             receives, send_times = self._spill.array(receives), self._spill.array(send_times)
         return self._but(received=(receives, send_times))
 
+    @releasing
     def message_events(self) -> pd.DataFrame:
         """The part's sends and receives (the events message pairing reads), indexed by
         event id."""
@@ -188,6 +190,7 @@ class TimelinePart:
         self._settle(trace, self.forest, self.ids, SpillDirectory() if spill else None)
         self.received = self.with_received(*self.received).received
         self.index = self._index(keep)
+        self.release()
 
     def nbytes(self) -> int:
         """About how many bytes the part holds in memory (what Dask reports for it: not
