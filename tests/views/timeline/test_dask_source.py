@@ -205,3 +205,65 @@ def test_a_real_trace_on_dask_has_the_pandas_timeline(dask_client, pipit_data):
         expected.picture(width=700, height=20), view.picture(width=700, height=20), "whole"
     )
     assert expected.picture(width=700).arrows.count.sum() > 0
+
+
+def _spill_bytes(value: int) -> int:
+    """Set the workers' spill size (:data:`glade.trace.engines.spill.SPILL_BYTES`); the
+    value before."""
+    from glade.trace.engines import spill
+
+    before, spill.SPILL_BYTES = spill.SPILL_BYTES, value
+    return before
+
+
+def _spilled(dask_worker) -> list[str]:
+    """The directories of arrays spilled in a worker's local directory."""
+    from pathlib import Path
+
+    return sorted(str(p) for p in Path(dask_worker.local_directory).glob("glade-timeline-*"))
+
+
+def _all_spilled(client) -> set[str]:
+    return {d for found in client.run(_spilled).values() for d in found}
+
+
+def test_a_view_whose_arrays_all_spill_to_disk_answers_as_on_pandas(dask_client):
+    import gc
+    import time
+
+    from glade.datasets import synthetic_trace
+
+    spill_bytes = dask_client.run(_spill_bytes, 0)  # every array of every part goes to disk
+    try:
+        trace = synthetic_trace(5, 12, exchange="halo", imbalance=0.4)
+        expected = Timeline(trace)
+        before = _all_spilled(dask_client)
+        view = trace.to_dask(3).show_timeline()
+        # the parts' forests and indexes on their workers' disks
+        assert _all_spilled(dask_client) - before
+        assert_views_equal(expected, view)
+        first, last = (int(t) for t in expected.extent)
+
+        @settings(max_examples=examples(12), deadline=None)
+        @given(st.booleans(), st.data())
+        def same_pictures(depth_rows, data):
+            rows = len(expected.depth_labels if depth_rows else expected.labels)
+            request = dict(data.draw(requests(first, last, rows)), depth_rows=depth_rows)
+            assert_pictures_equal(
+                expected.picture(**request), view.picture(**request), str(request)
+            )
+
+        same_pictures()
+        for timeline in (expected, view):  # an edit: new indexes, in new directories
+            timeline.query = 'MATCH (".", n)->("*") WHERE n.name = "MPI_Waitall"'
+        assert_views_equal(expected, view)
+        same_pictures()
+        view.close()  # lets go of the parts: their directories go with them
+        gc.collect()
+        for _ in range(100):  # the workers let go of the parts as the scheduler says
+            if _all_spilled(dask_client) <= before:
+                break
+            time.sleep(0.1)
+        assert _all_spilled(dask_client) <= before
+    finally:
+        dask_client.run(_spill_bytes, next(iter(spill_bytes.values())))

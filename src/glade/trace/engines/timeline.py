@@ -5,7 +5,9 @@ A :class:`TimelinePart` is built once per partition and persisted on the cluster
 partition's pandas Trace, the arrays of its call forest and the timeline index of what
 the view keeps (the pandas timeline's own :class:`~glade.trace.timeline.index.Forest`
 and :class:`~glade.trace.timeline.index.TimelineIndex`), so a zoom costs a search in
-those arrays, not a re-read. Every answer is the pandas timeline's code run on the
+those arrays, not a re-read. The arrays live on the worker's local disk, mapped back
+(:mod:`glade.trace.engines.spill`): a zoom pages in the slices it reads, and gives them
+back once answered. Every answer is the pandas timeline's code run on the
 partition's index: the calls of its rows in a range split into exact boxes and raster
 points (:func:`~glade.trace.timeline.render.split_range`; datashader aggregates the
 points on the worker, see :mod:`glade.trace.engines.rasters`), its instants in the range, its share
@@ -19,9 +21,12 @@ forest. Function codes are those of the whole trace's names.
 
 from __future__ import annotations
 
+import functools
 import warnings
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from dataclasses import fields
+from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -34,9 +39,11 @@ from glade.trace.comm import message_rows
 from glade.trace.engines.arrows import MESSAGE_ROW
 from glade.trace.engines.parts import in_time_order, local_trace
 from glade.trace.engines.rasters import pixel_sums
+from glade.trace.engines.spill import SpillDirectory, is_mapped
 from glade.trace.engines.tasks import forest_with_sends
 from glade.trace.events import RECEIVE_NAMES, SEND_NAMES
 from glade.trace.matching import UnmatchedEventsWarning
+from glade.trace.model import Trace
 from glade.trace.profiles import spread_exclusive
 from glade.trace.timeline import kernels
 from glade.trace.timeline.index import Forest, TimelineIndex
@@ -48,27 +55,99 @@ from glade.trace.windows import Window, window_totals
 BOX_FIELDS = ("node", "row", "start", "end", "code", "depth", "exclusive", "share")
 INSTANT_FIELDS = ("node", "row", "time", "code")
 
+T = TypeVar("T")
+
+
+def releasing(method: Callable[..., T]) -> Callable[..., T]:
+    """``method`` of a :class:`TimelinePart` giving back the pages of the part's mapped
+    arrays once it returns (:meth:`TimelinePart.release`)."""
+
+    @functools.wraps(method)
+    def answer(self: TimelinePart, *args: Any, **kwargs: Any) -> T:
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self.release()
+
+    return answer
+
 
 class TimelinePart:
-    """The timeline of one partition (see the module doc): ``trace`` (its pandas Trace),
-    ``forest`` (its call forest's arrays), ``index`` (what is kept), ``recode`` (the
-    global code of each local function code), ``ids`` (the event id of each row of
-    ``trace``) and ``received`` (see :meth:`with_received`). Methods that name nodes
-    take ``offset``, the global id of the part's first node."""
+    """The timeline of one partition (see the module doc): :attr:`trace` (its pandas
+    Trace), ``forest`` (its call forest's arrays), ``index`` (what is kept), ``recode``
+    (the global code of each local function code), ``ids`` (the event id of each row of
+    :attr:`trace`) and ``received`` (see :meth:`with_received`). Methods that name nodes
+    take ``offset``, the global id of the part's first node.
+
+    A part built with ``spill=True`` (one the view keeps) keeps none of this in memory
+    but what is small: its arrays (forest, index, event ids) are files mapped from the
+    worker's local disk (a :class:`~glade.trace.engines.spill.SpillDirectory`), every
+    answer pages in only the slices it reads and gives them back when done, and its
+    pandas Trace is pickled there and read again when a query or a selection needs it."""
 
     def __init__(
-        self, part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None, names: pd.Index
+        self,
+        part: pd.DataFrame,
+        metadata: Mapping[str, Any],
+        t_end: int | None,
+        names: pd.Index,
+        spill: bool = False,
     ):
         part = in_time_order(part)
-        self.ids = part.index.to_numpy()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UnmatchedEventsWarning)
-            self.trace = local_trace(part, metadata, t_end)
-            self.forest = Forest.of_trace(self.trace)
-        self.recode = names.get_indexer(pd.Index(self.forest.names, dtype=object))
+            trace = local_trace(part, metadata, t_end)
+            forest = Forest.of_trace(trace)
+        self.recode = names.get_indexer(pd.Index(forest.names, dtype=object))
+        self._settle(trace, forest, part.index.to_numpy(), SpillDirectory() if spill else None)
         self.received = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
-        self.index = TimelineIndex(self.forest)
-        self._table: RowTable | None = None
+        self.index = self._index(None)
+        self.release()  # the pages building the index read
+
+    def _settle(
+        self, trace: Trace, forest: Forest, ids: np.ndarray, spill: SpillDirectory | None
+    ) -> None:
+        """Keep ``trace``, ``forest``, event ids ``ids`` and the rows of the message
+        events, in memory or (``spill`` given) on disk."""
+        self._spill = spill
+        rows = np.union1d(message_rows(trace, SEND_NAMES), message_rows(trace, RECEIVE_NAMES))
+        self.num_rows = len(trace.events)
+        if spill is None:
+            self._trace: Trace | Path = trace
+            self.forest, self.ids, self.message_rows = forest, ids, rows
+            return
+        self._trace = spill.put(trace)
+        stored: dict[str, Any] = {
+            f.name: spill.array(v) if isinstance(v := getattr(forest, f.name), np.ndarray) else v
+            for f in fields(forest)
+        }
+        self.forest = Forest(**stored)
+        self.ids, self.message_rows = spill.array(ids), spill.array(rows)
+
+    def _index(self, keep: np.ndarray | None) -> TimelineIndex:
+        """The index of what ``keep`` keeps (spilled to a directory of its own, which goes
+        when the index goes, when the part spills)."""
+        if self._spill is None:
+            return TimelineIndex(self.forest, keep, keep_points=False)
+        own = SpillDirectory(str(self._spill.path.parent))
+        index = TimelineIndex(self.forest, keep, own.array, keep_points=False)
+        index.spill = own  # type: ignore[attr-defined]
+        return index
+
+    @property
+    def trace(self) -> Trace:
+        """The partition's pandas Trace (read from the worker's disk when the part
+        spills)."""
+        if isinstance(self._trace, Path):
+            return SpillDirectory.get(self._trace)
+        return self._trace
+
+    def release(self) -> None:
+        """Give back the pages of the part's mapped arrays (see
+        :meth:`~glade.trace.engines.spill.SpillDirectory.release`)."""
+        for spill in (self._spill, getattr(self.index, "spill", None)):
+            if spill is not None:
+                spill.release()
 
     def _but(self, **changes: Any) -> TimelinePart:
         """A copy of this part (sharing its trace and forest) with ``changes``."""
@@ -80,73 +159,80 @@ class TimelinePart:
     def with_received(self, receives: np.ndarray, send_times: np.ndarray) -> TimelinePart:
         """This part knowing the send times of its receives (event ids ``receives``) from
         the pairing of the whole trace's messages."""
-        return self._but(received=(receives, send_times), _table=None)
+        if self._spill is not None:
+            receives, send_times = self._spill.array(receives), self._spill.array(send_times)
+        return self._but(received=(receives, send_times))
 
-    def message_events(self, rows: np.ndarray | None = None) -> pd.DataFrame:
-        """The part's sends and receives (the events message pairing reads; ``rows``,
-        when known), indexed by event id."""
-        rows = self._message_rows() if rows is None else rows
-        events = self.trace.events
-        recorded = self.trace.recorded_columns()
-        return events.iloc[rows][recorded].set_axis(self.ids[rows], axis=0)
-
-    def _message_rows(self) -> np.ndarray:
-        return np.union1d(
-            message_rows(self.trace, SEND_NAMES), message_rows(self.trace, RECEIVE_NAMES)
-        )
+    @releasing
+    def message_events(self) -> pd.DataFrame:
+        """The part's sends and receives (the events message pairing reads), indexed by
+        event id."""
+        trace = self.trace
+        rows = self.message_rows
+        return trace.events.iloc[rows][trace.recorded_columns()].set_axis(self.ids[rows], axis=0)
 
     def __getstate__(self) -> dict[str, Any]:
-        # the index holds locks (levels built ahead): a part moved to another worker
-        # carries what it keeps and rebuilds its index there
-        state = {k: v for k, v in self.__dict__.items() if k not in ("index", "_table")}
+        # the index holds locks (levels built ahead) and a part's files are its worker's:
+        # a part moved to another worker carries its arrays and what it keeps, and
+        # rebuilds its index (and files, when it spills) there
+        state = {k: v for k, v in self.__dict__.items() if k not in ("index", "_spill", "_trace")}
         keep = self.index.keep
-        return {**state, "keep": None if keep.all() else keep}
+        return {
+            **state,
+            "keep": None if keep.all() else np.array(keep),
+            "trace": self.trace,
+            "spill": self._spill is not None,
+        }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        keep = state.pop("keep")
+        keep, trace, spill = state.pop("keep"), state.pop("trace"), state.pop("spill")
         self.__dict__.update(state)
-        self.index = TimelineIndex(self.forest, keep)
-        self._table = None
+        self._settle(trace, self.forest, self.ids, SpillDirectory() if spill else None)
+        self.received = self.with_received(*self.received).received
+        self.index = self._index(keep)
+        self.release()
 
     def nbytes(self) -> int:
-        """About how many bytes the part holds (what Dask reports for it)."""
-        arrays = [*vars(self.forest).values(), *vars(self.index).values()]
-        return int(
-            sum(a.nbytes for a in arrays if isinstance(a, np.ndarray))
-            + self.trace.events.memory_usage(deep=False).sum()
-        )
+        """About how many bytes the part holds in memory (what Dask reports for it: not
+        its arrays mapped from disk)."""
+        arrays = [*vars(self.forest).values(), *vars(self.index).values(), self.ids]
+        held = sum(a.nbytes for a in arrays if isinstance(a, np.ndarray) and not is_mapped(a))
+        trace = self._trace
+        in_memory = 0 if isinstance(trace, Path) else trace.events.memory_usage(deep=False).sum()
+        return int(held + in_memory)
 
     # ------------------------------------------------------------- queries
-    @property
     def table(self) -> RowTable:
-        """The partition's call forest as the query engine reads it (built on the first
-        query): ``sent`` of a receive comes from the pairing of the whole trace's
-        messages (``received``: receive event ids and send times), and ``event`` holds
-        the rows of :attr:`trace`."""
-        if self._table is None:
-            forest = forest_with_sends(self.trace, self.ids, self.received)
-            self._table = RowTable(forest.graph, forest.dataframe)
-        return self._table
+        """The partition's call forest as the query engine reads it (built for every
+        query, and let go after it: it holds a row per call): ``sent`` of a receive
+        comes from the pairing of the whole trace's messages (``received``: receive
+        event ids and send times), and ``event`` holds the rows of :attr:`trace`."""
+        forest = forest_with_sends(self.trace, self.ids, self.received)
+        return RowTable(forest.graph, forest.dataframe)
 
-    def mask(self, text: str) -> np.ndarray | None:
-        """The node mask query ``text`` keeps (None: everything)."""
+    @staticmethod
+    def mask(table: RowTable, text: str) -> np.ndarray | None:
+        """The node mask query ``text`` keeps in ``table`` (None: everything)."""
         parsed = parse(text)
         if str(parsed) == EVERYTHING:
             return None
-        return query_mask(self.table, parsed)
+        return query_mask(table, parsed)
 
+    @releasing
     def kept(self, query: str, restriction: str) -> TimelinePart:
         """This part keeping what both call-level queries keep (a new index, the trace
         and forest shared; this part itself when that keeps what it keeps)."""
-        keep = self.mask(query)
+        table = self.table()
+        keep = self.mask(table, query)
         if restriction:
-            linked = self.mask(restriction)
+            linked = self.mask(table, restriction)
             keep = linked if keep is None else keep & linked
         if self.index.keep.all() if keep is None else np.array_equal(keep, self.index.keep):
             return self
-        return self._but(index=TimelineIndex(self.forest, keep))
+        return self._but(index=self._index(keep))
 
     # ------------------------------------------------------------- summaries
+    @releasing
     def summary(
         self, edges: np.ndarray, num_names: int, window: Window | None = None
     ) -> dict[str, Any]:
@@ -174,8 +260,8 @@ class TimelinePart:
         else:
             inside = window_totals(forest, window, index.keep, index.caller)
             totals = np.bincount(self.recode, weights=inside, minlength=num_names)
-        rows = self._message_rows()
-        node_of_row = np.full(len(self.trace.events), -1, dtype=np.int64)
+        rows = self.message_rows
+        node_of_row = np.full(self.num_rows, -1, dtype=np.int64)
         node_of_row[forest.event] = np.arange(len(forest))
         nodes = node_of_row[rows]
         lanes = np.where(nodes >= 0, index.node_lane[np.maximum(nodes, 0)], -1)
@@ -194,6 +280,7 @@ class TimelinePart:
         }
 
     # ------------------------------------------------------------- pictures
+    @releasing
     def share(
         self, request: Request, row_offset: int, layout: tuple[int, int, int, int], offset: int
     ) -> dict[str, Any]:
@@ -211,7 +298,6 @@ class TimelinePart:
             index, request, row0, row1, row_offset, exact=True
         )
         code = np.fmod(points[4], float(1 << kernels.CODE_BITS)).astype(np.int64)
-        points = points.copy()
         points[4] += self.recode[code] - code
         nodes = index.call_node[box]
         boxes = {
@@ -272,10 +358,12 @@ class TimelinePart:
         }
 
     # ------------------------------------------------------------- single nodes
+    @releasing
     def call_query(self, node: int) -> str:
         """The query of the part's node ``node`` (a local id)."""
         return self.forest.call_query(node)
 
+    @releasing
     def path(self, node: int) -> list[str]:
         """The call path of the part's node ``node`` (a local id)."""
         forest = self.forest
@@ -285,19 +373,21 @@ class TimelinePart:
             node = int(forest.parent[node])
         return names[::-1]
 
+    @releasing
     def marks(self, text: str, limit: int, offset: int) -> np.ndarray:
         """The global nodes query ``text`` selects, with the call holding each selected
         instant (at most ``limit``, ascending)."""
-        keep = query_mask(self.table, parse(text))
+        keep = query_mask(self.table(), parse(text))
         instants = np.flatnonzero(keep & ~self.forest.call)
         parents = self.forest.parent[instants]
         keep[parents[parents >= 0]] = True
         return np.flatnonzero(keep)[:limit] + offset
 
+    @releasing
     def selected(self, text: str, offset: int) -> pd.DataFrame:
         """The rows of the part's call forest query ``text`` selects (none for ""),
         indexed by global node, ``event`` holding event ids."""
-        table = self.table
+        table = self.table()
         nodes = (
             np.flatnonzero(query_mask(table, parse(text))) if text else np.zeros(0, dtype=np.int64)
         )
@@ -306,6 +396,7 @@ class TimelinePart:
         rows.index = pd.Index(nodes + offset, name="node")
         return rows
 
+    @releasing
     def size(self) -> tuple[int, int, int]:
         """The number of nodes of the part's call forest and its first and last time
         (0, 0 when empty)."""
@@ -320,7 +411,7 @@ def timeline_part(
     from glade.trace.timeline.raster import warm_up
 
     warm_up()
-    return TimelinePart(part, metadata, t_end, names)
+    return TimelinePart(part, metadata, t_end, names, spill=True)
 
 
 def picture_share(
@@ -337,8 +428,8 @@ def picture_share(
     from 0), the ``size`` of its call forest and its ``messages`` (the message events,
     with the display row of their location in :data:`MESSAGE_ROW`)."""
     timeline = TimelinePart(part, metadata, t_end, names)
-    rows = timeline._message_rows()
-    messages = timeline.message_events(rows).assign(
+    rows = timeline.message_rows
+    messages = timeline.message_events().assign(
         **{MESSAGE_ROW: timeline.trace.location_codes()[0][rows] + row_offset}
     )
     return {

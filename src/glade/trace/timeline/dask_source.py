@@ -3,7 +3,9 @@ the trace's partitions (see :mod:`glade.trace.timeline.source` for the contract)
 
 Every partition's timeline (:class:`glade.trace.engines.timeline.TimelinePart`: its call
 forest and the index of what the view keeps) is built once and persisted on the
-cluster; an edit builds new indexes there from the persisted forests. A range request
+cluster, its arrays on the worker's local disk (see
+:mod:`glade.trace.engines.spill`); an edit builds new indexes there from the persisted
+forests. A range request
 is one round of tasks: each partition whose rows are visible returns its exact boxes and
 instants, and datashader aggregates its raster points there (its pandas aggregation, one
 per partition, as datashader's Dask pipeline does); a tree of tasks adds the rasters, so

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -166,12 +166,44 @@ def _first_of(location: np.ndarray, count: int) -> np.ndarray:
     return first
 
 
+#: The arrays of a :class:`TimelineIndex` over its nodes or calls (what ``store`` keeps).
+_STORED = (
+    "keep",
+    "caller",
+    "depth",
+    "calls",
+    "exclusive",
+    "share",
+    "node_lane",
+    "call_ptr",
+    "call_node",
+    "call_start",
+    "call_end",
+    "call_code",
+    "call_share",
+    "instant_ptr",
+    "instant_node",
+    "instant_time",
+    "instant_lane",
+)
+
+
 class TimelineIndex:
     """The calls and instants of ``forest`` that ``keep`` keeps (all when None), indexed
     for range requests: calls grouped by lane (location and kept depth) in start order,
-    instants by location in time order."""
+    instants by location in time order. ``store`` (when given) is called on each of the
+    index's arrays once built and the index keeps what it returns (arrays mapped from a
+    worker's disk, see :mod:`glade.trace.engines.spill`); ``keep_points=False`` lets go of
+    every request's raster points once answered, instead of keeping a buffer for the
+    next one."""
 
-    def __init__(self, forest: Forest, keep: np.ndarray | None = None):
+    def __init__(
+        self,
+        forest: Forest,
+        keep: np.ndarray | None = None,
+        store: Callable[[np.ndarray], np.ndarray] | None = None,
+        keep_points: bool = True,
+    ):
         n = len(forest)
         if n >= 2**31:
             raise GladeError(
@@ -216,11 +248,15 @@ class TimelineIndex:
             forest.code,
             num_locations,
         )
+        if store is not None:
+            for name in _STORED:
+                setattr(self, name, store(getattr(self, name)))
         self.lanes = Lanes(
             np.asarray(forest.processes, dtype=np.int64),
             np.asarray(forest.threads, dtype=np.int64),
             offset,
         )
+        self._keep_points = keep_points
         self.finest = finest_level(self.calls.size)
         self._levels: dict[int, Level] = {}
         self._lock = threading.Lock()
@@ -364,7 +400,10 @@ class TimelineIndex:
 
     def points_buffer(self, count: int) -> np.ndarray:
         """A buffer for ``count`` raster points (rows :data:`kernels.POINT_FIELDS`), kept
-        from one request to the next: fresh memory costs more to touch than to fill."""
+        from one request to the next (unless the index keeps none, see the class doc):
+        fresh memory costs more to touch than to fill."""
+        if not self._keep_points:
+            return np.empty((self._points.shape[0], count))
         if self._points.shape[1] < count:
             self._points = np.empty(
                 (self._points.shape[0], max(count, int(1.5 * self._points.shape[1])))
