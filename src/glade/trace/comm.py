@@ -403,13 +403,50 @@ def message_pairs(trace: Trace) -> tuple[pd.DataFrame, int, int]:
     (columns of :func:`match_messages`), in send order; and the numbers of sends and
     receives left unmatched. The pairing is computed once per events table (it reads
     recorded columns only); every call gets its own copy of the table."""
-    table, lost_sends, lost_recvs = trace._memo(
+    table, lost_sends, lost_recvs = _pairing(trace)
+    return table.copy(), lost_sends, lost_recvs
+
+
+def _pairing(trace: Trace) -> tuple[pd.DataFrame, int, int]:
+    """:func:`message_pairs`, computed once per events table (the memo itself: never
+    handed out but as copies or read-only views)."""
+    return trace._memo(
         "message pairs",
         lambda: pair_messages(
             trace, message_rows(trace, SEND_NAMES), message_rows(trace, RECEIVE_NAMES)
         ),
     )
-    return table.copy(), lost_sends, lost_recvs
+
+
+def paired_events(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
+    """The send and receive event rows of the matched messages of ``trace`` (the
+    ``Send event`` and ``Receive event`` columns of :func:`message_pairs`, in send
+    order), read-only views of the pairing computed once per events table: no copy of
+    the table.
+
+    Parameters
+    ----------
+    trace : Trace
+        Any trace.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``sends[i]`` was received by ``receives[i]`` (int64 rows, not writeable).
+
+    Examples
+    --------
+    >>> sends, receives = paired_events(trace)  # doctest: +SKIP
+    >>> sends.flags.writeable  # doctest: +SKIP
+    False
+    """
+    table = _pairing(trace)[0]
+    views = []
+    for column in ("Send event", "Receive event"):
+        view = table[column].to_numpy().view()
+        view.flags.writeable = False
+        views.append(view)
+    return views[0], views[1]
 
 
 def pair_messages(
