@@ -12,6 +12,7 @@ count include them.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -418,35 +419,44 @@ def _pairing(trace: Trace) -> tuple[pd.DataFrame, int, int]:
     )
 
 
-def paired_events(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
-    """The send and receive event rows of the matched messages of ``trace`` (the
-    ``Send event`` and ``Receive event`` columns of :func:`message_pairs`, in send
-    order), read-only views of the pairing computed once per events table: no copy of
-    the table.
+def pair_columns(trace: Trace, columns: Sequence[str]) -> dict[str, np.ndarray]:
+    """Columns of :func:`message_pairs` (one value per matched message, in send order)
+    as read-only views of the pairing computed once per events table: no copy of the
+    table, for readers that only read.
 
     Parameters
     ----------
     trace : Trace
         Any trace.
+    columns : sequence of str
+        Columns of :func:`message_pairs`' table.
 
     Returns
     -------
-    tuple of numpy.ndarray
-        ``sends[i]`` was received by ``receives[i]`` (int64 rows, not writeable).
+    dict of str to numpy.ndarray
+        Each column's values, not writeable.
 
     Examples
     --------
-    >>> sends, receives = paired_events(trace)  # doctest: +SKIP
-    >>> sends.flags.writeable  # doctest: +SKIP
+    >>> pairs = pair_columns(trace, ["Send event", "Receive event"])  # doctest: +SKIP
+    >>> pairs["Send event"].flags.writeable  # doctest: +SKIP
     False
     """
     table = _pairing(trace)[0]
-    views = []
-    for column in ("Send event", "Receive event"):
+    views = {}
+    for column in columns:
         view = table[column].to_numpy().view()
         view.flags.writeable = False
-        views.append(view)
-    return views[0], views[1]
+        views[column] = view
+    return views
+
+
+def paired_events(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
+    """The send and receive event rows of the matched messages of ``trace``:
+    :func:`pair_columns` ``Send event`` and ``Receive event`` (``sends[i]`` was received
+    by ``receives[i]``; int64 rows, not writeable)."""
+    pairs = pair_columns(trace, ["Send event", "Receive event"])
+    return pairs["Send event"], pairs["Receive event"]
 
 
 def pair_messages(
