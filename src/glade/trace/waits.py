@@ -249,10 +249,9 @@ def _collective_waits(instance, num_instances, proc, root, pattern, start, end):
     return wait, cause
 
 
-def _collective_candidates(calls: pd.DataFrame) -> tuple[np.ndarray, ...]:
-    """Waiting collective calls: (waiter, cause, pattern, wait), positions in ``calls``
-    (which is in time order)."""
-    at = np.flatnonzero(calls["collective"].to_numpy() >= 0)
+def _collective_candidates(calls: pd.DataFrame, at: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Waiting collective calls: (waiter, cause, pattern, wait), positions in ``calls``;
+    ``at`` are the positions of its collective calls in time order."""
     empty = np.zeros(0, dtype=np.int64)
     if not at.size:
         return empty, empty, empty, empty
@@ -341,14 +340,14 @@ def _positions_of(keys, order, values, out):
     return out
 
 
-def _ascending(ids: np.ndarray, then: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """``ids`` (distinct) ascending, and per sorted position the position ``then`` gives
-    to its row (the row itself for none; empty where that is the sorted position): the
-    keys and order :func:`_find` reads. No copy when ``ids`` is ascending already."""
+def _ascending(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``ids`` (distinct) ascending, and per sorted position the row of ``ids`` it
+    holds (empty where that is the sorted position): the keys and order :func:`_find`
+    reads. No copy when ``ids`` is ascending already."""
     if ids.size < 2 or bool((ids[1:] > ids[:-1]).all()):
-        return ids, then if then is not None else np.zeros(0, dtype=np.int64)
+        return ids, np.zeros(0, dtype=np.int64)
     rows = np.argsort(ids, kind="stable")
-    return ids[rows], rows if then is None else then[rows]
+    return ids[rows], rows
 
 
 def _message_candidates(
@@ -360,9 +359,8 @@ def _message_candidates(
 ) -> tuple[np.ndarray, ...]:
     """Late senders and late receivers among the messages from ``send_events`` to
     ``recv_events`` (paired event ids): (waiter, cause, pattern, wait), positions in
-    ``calls``, in message order. ``call_keys`` are the call ids ascending and their
-    positions in ``calls`` (see :func:`_ascending`). One compiled pass: no temporaries
-    as long as the messages."""
+    ``calls``, in message order. ``call_keys`` are :func:`_ascending` of the call ids.
+    One compiled pass: no temporaries as long as the messages."""
     instants, instant_order = _ascending(messages["event"].to_numpy())
     keys, order = call_keys
     compact = np.int32 if keys.size < 2**31 else np.int64
@@ -389,25 +387,26 @@ def find_wait_states(
     Dask) and its message pairs (``send_events[i]`` was received by ``recv_events[i]``,
     event ids)."""
     ids = calls["call"].to_numpy()
-    order = np.lexsort((ids, calls["start"].to_numpy()))
+    order = np.lexsort((ids, calls["start"].to_numpy()))  # the calls in time order
     rank = np.empty(order.size, dtype=np.int32 if order.size < 2**31 else np.int64)
-    rank[order] = np.arange(order.size, dtype=rank.dtype)  # input row -> time-order position
-    call_keys = _ascending(ids, rank)
-    calls = calls.iloc[order].reset_index(drop=True)
-    del order
+    rank[order] = np.arange(order.size, dtype=rank.dtype)
+    # candidates name calls by their rows in ``calls``: no copy of the table in time order
     parts = [
-        _message_candidates(calls, messages, send_events, recv_events, call_keys),
-        _collective_candidates(calls),
+        _message_candidates(calls, messages, send_events, recv_events, _ascending(ids)),
+        _collective_candidates(calls, order[calls["collective"].to_numpy()[order] >= 0]),
     ]
     waiter, cause, pattern, wait = (np.concatenate(p) for p in zip(*parts, strict=True))
     # one row per waiting call: its longest wait, the first candidate on ties
-    order = np.lexsort((np.arange(waiter.size), -wait, waiter))
-    first = np.ones(order.size, dtype=bool)
-    first[1:] = waiter[order][1:] != waiter[order][:-1]
-    keep = order[first]
-    keep = keep[np.argsort(waiter[keep], kind="stable")]  # calls are in time order
+    first_of = np.lexsort((np.arange(waiter.size), -wait, waiter))
+    first = np.ones(first_of.size, dtype=bool)
+    first[1:] = waiter[first_of][1:] != waiter[first_of][:-1]
+    keep = first_of[first]
+    keep = keep[np.argsort(rank[waiter[keep]], kind="stable")]  # in time order
     waiter, cause, pattern, wait = waiter[keep], cause[keep], pattern[keep], wait[keep]
-    name_codes, labels = pd.factorize(calls["name"].to_numpy(dtype=object))
+    # name codes numbered in time order, as the categories of the table's names
+    time_codes, labels = pd.factorize(calls["name"].to_numpy(dtype=object)[order])
+    name_codes = np.empty_like(time_codes)
+    name_codes[order] = time_codes
     labels = np.asarray(labels, dtype=str)
     return pd.DataFrame(
         {
