@@ -164,17 +164,21 @@ def wait_inputs(trace: Trace, ids: np.ndarray | None = None) -> tuple[pd.DataFra
     pattern = pattern_of_code[codes]  # code -1 (no name) reads the last entry, -1
     collective = np.flatnonzero((pattern >= 0) & (kinds == ENTER) & (structure.depth >= 0))
     calls = _union(len(events), around, collective)
-    name_of = ids if ids is not None else np.arange(len(events), dtype=np.int64)
+
+    def name_of(rows: np.ndarray) -> np.ndarray:
+        """The ids of the events at ``rows`` (no table of every event's id for rows)."""
+        return rows if ids is None else ids[rows]
+
     messages = pd.DataFrame(
         {
-            "event": name_of[instants],
-            "call": name_of[around],
+            "event": name_of(instants),
+            "call": name_of(around),
             "blocking": blocking_codes[codes[instants]] if instants.size else np.zeros(0, bool),
         }
     )
     table = pd.DataFrame(
         {
-            "call": name_of[calls],
+            "call": name_of(calls),
             PROCESS: events[PROCESS].to_numpy()[calls],
             THREAD: events[THREAD].to_numpy()[calls],
             "name": np.asarray(names.cat.categories, dtype=object)[codes[calls]],
