@@ -101,24 +101,29 @@ def test_message_waits_match_a_replay(inputs):
 def test_message_waits_by_hand():
     """A receive entered at 0 whose send call enters at 5 waits 5 (late sender); a
     blocking send entered at 10 whose receive call enters at 14 while it runs waits 4
-    (late receiver)."""
+    (late receiver); a non-blocking send entered at 30, received from 35 while it runs,
+    never waits."""
     calls = pd.DataFrame(
         {
-            "call": [7, 3, 9, 1],
-            "Process": [0, 1, 0, 1],
-            "Thread": [0, 0, 0, 0],
-            "name": ["MPI_Recv", "MPI_Send", "MPI_Send", "MPI_Recv"],
-            "start": [0, 5, 10, 14],
-            "end": [6, 6, 20, 15],
-            "collective": np.full(4, -1, dtype=np.int8),
-            "Communicator": [-1] * 4,
-            "Root": [-1] * 4,
+            "call": [7, 3, 9, 1, 20, 22],
+            "Process": [0, 1, 0, 1, 0, 1],
+            "Thread": [0] * 6,
+            "name": ["MPI_Recv", "MPI_Send", "MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Recv"],
+            "start": [0, 5, 10, 14, 30, 35],
+            "end": [6, 6, 20, 15, 40, 36],
+            "collective": np.full(6, -1, dtype=np.int8),
+            "Communicator": [-1] * 6,
+            "Root": [-1] * 6,
         }
     )
     messages = pd.DataFrame(
-        {"event": [8, 4, 10, 2], "call": [7, 3, 9, 1], "blocking": [False, False, True, False]}
+        {
+            "event": [8, 4, 10, 2, 21, 23],
+            "call": [7, 3, 9, 1, 20, 22],
+            "blocking": [False, False, True, False, False, False],
+        }
     )
-    waits = find_wait_states(messages, calls, np.array([4, 10]), np.array([8, 2]))
+    waits = find_wait_states(messages, calls, np.array([4, 10, 21]), np.array([8, 2, 23]))
     assert waits["event"].tolist() == [7, 9]
     assert waits["pattern"].astype(str).tolist() == ["late sender", "late receiver"]
     assert waits["waiting time"].tolist() == [5, 4]
