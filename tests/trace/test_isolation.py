@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pytest
 
 from glade import Filter, Trace
@@ -63,3 +64,27 @@ def test_in_place_analyses_add_pipits_columns(pipit_data):
         "time.exc",
     } <= added
     assert trace.metadata["repairs"] == {"orphan_leaves": 0, "open_enters": 0}
+
+
+def test_the_call_structure_reads_the_events_columns_and_survives_their_edits(pipit_data):
+    """After ``match_caller_callee`` the cached call structure holds no second copy of
+    ``_matching_event``, ``_matching_timestamp``, ``_parent`` and ``_depth`` (it reads
+    the columns), and editing them in place leaves it as computed."""
+    trace = Trace.from_csv(pipit_data / "foo-bar.csv")
+    trace.match_caller_callee()
+    structure = trace._call_structure()
+    fields = {
+        "matching": "_matching_event",
+        "matching_timestamp": "_matching_timestamp",
+        "parent": "_parent",
+        "depth": "_depth",
+    }
+    before = {field: getattr(structure, field).copy() for field in fields}
+    for field, column in fields.items():
+        assert np.shares_memory(getattr(structure, field), trace.events[column].to_numpy())
+        trace.events.loc[0, column] = 12345
+        trace.events[column] += 1
+    after = trace._call_structure()
+    for field in fields:
+        np.testing.assert_array_equal(getattr(after, field), before[field])
+    assert trace.events.loc[0, "_parent"] == 12346

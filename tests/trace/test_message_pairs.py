@@ -7,11 +7,19 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from glade.trace import Trace
-from glade.trace.comm import match_codes, message_pairs, message_rows, pair_messages
+from glade.trace.comm import (
+    match_codes,
+    message_pairs,
+    message_rows,
+    pair_columns,
+    pair_messages,
+    paired_events,
+)
 from glade.trace.events import RECEIVE_NAMES, SEND_NAMES
 from tests.hypothesis_budget import examples
 
@@ -132,3 +140,20 @@ def test_pairs_are_computed_once_per_events_table_and_never_shared():
     trace.events = trace.events.iloc[::-1].reset_index(drop=True)
     moved = message_pairs(trace)[0]
     assert sorted(zip(moved["Send event"], moved["Receive event"], strict=True)) == [(1, 0), (3, 2)]
+
+
+def test_pair_columns_are_read_only_views_of_the_pairs():
+    """``pair_columns`` gives the columns of ``message_pairs`` without a copy of the
+    table, and nobody can write into them: the pairing stays as computed."""
+    rows = [(True, 0, 1, 7, 0), (False, 1, 0, 7, 0), (True, 1, 0, 0, 0), (False, 0, 1, 0, 0)]
+    trace = make_trace(rows)
+    table = message_pairs(trace)[0]
+    columns = pair_columns(trace, ["Send event", "Receive event", "Tag"])
+    assert list(columns) == ["Send event", "Receive event", "Tag"]
+    for name, values in columns.items():
+        np.testing.assert_array_equal(values, table[name].to_numpy())
+        assert not values.flags.writeable
+        with pytest.raises(ValueError, match="read-only"):
+            values[0] = -5
+    assert np.shares_memory(columns["Tag"], pair_columns(trace, ["Tag"])["Tag"])
+    assert paired_events(trace)[0].tolist() == table["Send event"].tolist()

@@ -12,6 +12,7 @@ count include them.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -403,13 +404,59 @@ def message_pairs(trace: Trace) -> tuple[pd.DataFrame, int, int]:
     (columns of :func:`match_messages`), in send order; and the numbers of sends and
     receives left unmatched. The pairing is computed once per events table (it reads
     recorded columns only); every call gets its own copy of the table."""
-    table, lost_sends, lost_recvs = trace._memo(
+    table, lost_sends, lost_recvs = _pairing(trace)
+    return table.copy(), lost_sends, lost_recvs
+
+
+def _pairing(trace: Trace) -> tuple[pd.DataFrame, int, int]:
+    """:func:`message_pairs`, computed once per events table (the memo itself: never
+    handed out but as copies or read-only views)."""
+    return trace._memo(
         "message pairs",
         lambda: pair_messages(
             trace, message_rows(trace, SEND_NAMES), message_rows(trace, RECEIVE_NAMES)
         ),
     )
-    return table.copy(), lost_sends, lost_recvs
+
+
+def pair_columns(trace: Trace, columns: Sequence[str]) -> dict[str, np.ndarray]:
+    """Columns of :func:`message_pairs` (one value per matched message, in send order)
+    as read-only views of the pairing computed once per events table: no copy of the
+    table, for readers that only read.
+
+    Parameters
+    ----------
+    trace : Trace
+        Any trace.
+    columns : sequence of str
+        Columns of :func:`message_pairs`' table.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Each column's values, not writeable.
+
+    Examples
+    --------
+    >>> pairs = pair_columns(trace, ["Send event", "Receive event"])  # doctest: +SKIP
+    >>> pairs["Send event"].flags.writeable  # doctest: +SKIP
+    False
+    """
+    table = _pairing(trace)[0]
+    views = {}
+    for column in columns:
+        view = table[column].to_numpy().view()
+        view.flags.writeable = False
+        views[column] = view
+    return views
+
+
+def paired_events(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
+    """The send and receive event rows of the matched messages of ``trace``:
+    :func:`pair_columns` ``Send event`` and ``Receive event`` (``sends[i]`` was received
+    by ``receives[i]``; int64 rows, not writeable)."""
+    pairs = pair_columns(trace, ["Send event", "Receive event"])
+    return pairs["Send event"], pairs["Receive event"]
 
 
 def pair_messages(

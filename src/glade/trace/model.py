@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -282,7 +283,12 @@ class Trace:
             instant = self.event_kinds() == INSTANT
             matching = np.where(instant, self.events[MATCHING_EVENT].to_numpy(), matching)
             matching_ts = np.where(instant, self.events[MATCHING_TIMESTAMP].to_numpy(), matching_ts)
-        self._set_columns({MATCHING_EVENT: matching, MATCHING_TIMESTAMP: matching_ts})
+            self._set_columns({MATCHING_EVENT: matching, MATCHING_TIMESTAMP: matching_ts})
+        else:
+            self._set_columns({MATCHING_EVENT: matching, MATCHING_TIMESTAMP: matching_ts})
+            self._share_structure(
+                structure, matching=MATCHING_EVENT, matching_timestamp=MATCHING_TIMESTAMP
+            )
 
     def match_caller_callee(self, unmatched: str = "repair") -> None:
         """Find the caller of every event.
@@ -319,6 +325,20 @@ class Trace:
         self._set_columns(
             {PARENT: structure.parent, DEPTH: structure.depth}, fresh={NUM_CHILDREN: count}
         )
+        self._share_structure(structure, parent=PARENT, depth=DEPTH)
+
+    def _share_structure(self, structure: Any, **columns: str) -> None:
+        """Let the cached call ``structure`` read its arrays named by ``columns`` (field
+        -> events column just set from that field) from the events instead of holding a
+        second copy: read-only views of the columns, whose Series the trace keeps, so
+        that pandas copies a column before anything writes into it (copy on write)."""
+        known = self._memo("calls", dict)
+        series = {field: self.events[column] for field, column in columns.items()}
+        self._memo("structure columns", list).append(series)
+        shared = replace(structure, **{field: s.to_numpy() for field, s in series.items()})
+        for policy, value in known.items():
+            if value is structure:
+                known[policy] = shared
 
     def children(self, row: int) -> np.ndarray:
         """The calls and instants directly inside an event, in time order.

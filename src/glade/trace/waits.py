@@ -164,17 +164,21 @@ def wait_inputs(trace: Trace, ids: np.ndarray | None = None) -> tuple[pd.DataFra
     pattern = pattern_of_code[codes]  # code -1 (no name) reads the last entry, -1
     collective = np.flatnonzero((pattern >= 0) & (kinds == ENTER) & (structure.depth >= 0))
     calls = _union(len(events), around, collective)
-    name_of = ids if ids is not None else np.arange(len(events), dtype=np.int64)
+
+    def name_of(rows: np.ndarray) -> np.ndarray:
+        """The ids of the events at ``rows`` (no table of every event's id for rows)."""
+        return rows if ids is None else ids[rows]
+
     messages = pd.DataFrame(
         {
-            "event": name_of[instants],
-            "call": name_of[around],
+            "event": name_of(instants),
+            "call": name_of(around),
             "blocking": blocking_codes[codes[instants]] if instants.size else np.zeros(0, bool),
         }
     )
     table = pd.DataFrame(
         {
-            "call": name_of[calls],
+            "call": name_of(calls),
             PROCESS: events[PROCESS].to_numpy()[calls],
             THREAD: events[THREAD].to_numpy()[calls],
             "name": np.asarray(names.cat.categories, dtype=object)[codes[calls]],
@@ -249,10 +253,9 @@ def _collective_waits(instance, num_instances, proc, root, pattern, start, end):
     return wait, cause
 
 
-def _collective_candidates(calls: pd.DataFrame) -> tuple[np.ndarray, ...]:
-    """Waiting collective calls: (waiter, cause, pattern, wait), positions in ``calls``
-    (which is in time order)."""
-    at = np.flatnonzero(calls["collective"].to_numpy() >= 0)
+def _collective_candidates(calls: pd.DataFrame, at: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Waiting collective calls: (waiter, cause, pattern, wait), positions in ``calls``;
+    ``at`` are the positions of its collective calls in time order."""
     empty = np.zeros(0, dtype=np.int64)
     if not at.size:
         return empty, empty, empty, empty
@@ -277,35 +280,107 @@ def _collective_candidates(calls: pd.DataFrame) -> tuple[np.ndarray, ...]:
     return at[waiting], at[cause[waiting]], pattern[waiting], wait[waiting]
 
 
+@kernel
+def _find(keys, order, value):
+    """The position of ``value`` among ``keys`` (ascending, distinct), read through
+    ``order`` (sorted position -> wanted position; empty for none), -1 where absent."""
+    i = np.searchsorted(keys, value)
+    if i == keys.size or keys[i] != value:
+        return -1
+    return order[i] if order.size else i
+
+
+@kernel
+def _message_waits(
+    send_events, recv_events, instants, instant_order, call_at, blocking, start, end
+):
+    """Per message (``send_events[i]`` received by ``recv_events[i]``) its late sender
+    and late receiver waits, in one pass over the messages: the position of each instant
+    among ``instants`` (ascending, read through ``instant_order``), then of its call
+    among the calls (``call_at``, -1 for a call absent), whose ``start`` and ``end`` give
+    the waits; a second pass writes the waiting ones. Returns (waiter, cause, pattern,
+    wait) in message order, a late sender before a late receiver of the same message."""
+    n = send_events.size
+    flags = np.zeros(n, np.uint8)
+    count = 0
+    for i in range(n):
+        s = _find(instants, instant_order, send_events[i])
+        r = _find(instants, instant_order, recv_events[i])
+        if s < 0 or r < 0 or call_at[s] < 0 or call_at[r] < 0:
+            continue
+        sc, rc = call_at[s], call_at[r]
+        if min(start[sc] - start[rc], end[rc] - start[rc]) > 0:
+            flags[i] |= 1
+            count += 1
+        if blocking[s] and start[rc] < end[sc] and start[rc] > start[sc]:
+            flags[i] |= 2
+            count += 1
+    waiter = np.empty(count, np.int64)
+    cause = np.empty(count, np.int64)
+    pattern = np.empty(count, np.int64)
+    wait = np.empty(count, np.int64)
+    k = 0
+    for i in range(n):
+        if flags[i] == 0:
+            continue
+        sc = call_at[_find(instants, instant_order, send_events[i])]
+        rc = call_at[_find(instants, instant_order, recv_events[i])]
+        if flags[i] & 1:
+            waiter[k], cause[k], pattern[k] = rc, sc, LATE_SENDER
+            wait[k] = min(start[sc] - start[rc], end[rc] - start[rc])
+            k += 1
+        if flags[i] & 2:
+            waiter[k], cause[k], pattern[k] = sc, rc, LATE_RECEIVER
+            wait[k] = start[rc] - start[sc]
+            k += 1
+    return waiter, cause, pattern, wait
+
+
+@kernel
+def _positions_of(keys, order, values, out):
+    """:func:`_find` of every value of ``values``, into ``out``."""
+    for j in range(values.size):
+        out[j] = _find(keys, order, values[j])
+    return out
+
+
+def _ascending(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``ids`` (distinct) ascending, and per sorted position the row of ``ids`` it
+    holds (empty where that is the sorted position): the keys and order :func:`_find`
+    reads. No copy when ``ids`` is ascending already."""
+    if ids.size < 2 or bool((ids[1:] > ids[:-1]).all()):
+        return ids, np.zeros(0, dtype=np.int64)
+    rows = np.argsort(ids, kind="stable")
+    return ids[rows], rows
+
+
 def _message_candidates(
-    calls: pd.DataFrame, messages: pd.DataFrame, send_events: np.ndarray, recv_events: np.ndarray
+    calls: pd.DataFrame,
+    messages: pd.DataFrame,
+    send_events: np.ndarray,
+    recv_events: np.ndarray,
+    call_keys: tuple[np.ndarray, np.ndarray],
 ) -> tuple[np.ndarray, ...]:
     """Late senders and late receivers among the messages from ``send_events`` to
     ``recv_events`` (paired event ids): (waiter, cause, pattern, wait), positions in
-    ``calls``, in message order."""
-    instants = pd.Index(messages["event"].to_numpy())
-    send_at, recv_at = instants.get_indexer(send_events), instants.get_indexer(recv_events)
-    known = (send_at >= 0) & (recv_at >= 0)
-    send_at, recv_at = send_at[known], recv_at[known]
-    positions = pd.Index(calls["call"].to_numpy())
-    call_of = messages["call"].to_numpy()
-    send_call = positions.get_indexer(call_of[send_at])
-    recv_call = positions.get_indexer(call_of[recv_at])
-    start, end = calls["start"].to_numpy(), calls["end"].to_numpy()
-    late_sender = np.minimum(start[send_call] - start[recv_call], end[recv_call] - start[recv_call])
-    blocking = messages["blocking"].to_numpy()[send_at]
-    late_receiver = np.where(
-        blocking & (start[recv_call] < end[send_call]), start[recv_call] - start[send_call], 0
+    ``calls``, in message order. ``call_keys`` are :func:`_ascending` of the call ids.
+    One compiled pass: no temporaries as long as the messages."""
+    instants, instant_order = _ascending(messages["event"].to_numpy())
+    keys, order = call_keys
+    compact = np.int32 if keys.size < 2**31 else np.int64
+    call_at = _positions_of(
+        keys, order, messages["call"].to_numpy(), np.empty(len(messages), compact)
     )
-    ls, lr = np.flatnonzero(late_sender > 0), np.flatnonzero(late_receiver > 0)
-    order = np.argsort(np.concatenate([ls, lr]), kind="stable")
-    waiter = np.concatenate([recv_call[ls], send_call[lr]])[order]
-    cause = np.concatenate([send_call[ls], recv_call[lr]])[order]
-    pattern = np.concatenate(
-        [np.full(ls.size, LATE_SENDER, np.int64), np.full(lr.size, LATE_RECEIVER, np.int64)]
-    )[order]
-    wait = np.concatenate([late_sender[ls], late_receiver[lr]])[order]
-    return waiter, cause, pattern, wait.astype(np.int64)
+    return _message_waits(
+        np.asarray(send_events, dtype=np.int64),
+        np.asarray(recv_events, dtype=np.int64),
+        instants,
+        instant_order,
+        call_at,
+        messages["blocking"].to_numpy(),
+        calls["start"].to_numpy().astype(np.int64, copy=False),
+        calls["end"].to_numpy().astype(np.int64, copy=False),
+    )
 
 
 def find_wait_states(
@@ -315,21 +390,27 @@ def find_wait_states(
     whole trace (``messages``, ``calls``; the concatenated tables of its partitions on
     Dask) and its message pairs (``send_events[i]`` was received by ``recv_events[i]``,
     event ids)."""
-    calls = calls.iloc[np.lexsort((calls["call"].to_numpy(), calls["start"].to_numpy()))]
-    calls = calls.reset_index(drop=True)
+    ids = calls["call"].to_numpy()
+    order = np.lexsort((ids, calls["start"].to_numpy()))  # the calls in time order
+    rank = np.empty(order.size, dtype=np.int32 if order.size < 2**31 else np.int64)
+    rank[order] = np.arange(order.size, dtype=rank.dtype)
+    # candidates name calls by their rows in ``calls``: no copy of the table in time order
     parts = [
-        _message_candidates(calls, messages, send_events, recv_events),
-        _collective_candidates(calls),
+        _message_candidates(calls, messages, send_events, recv_events, _ascending(ids)),
+        _collective_candidates(calls, order[calls["collective"].to_numpy()[order] >= 0]),
     ]
     waiter, cause, pattern, wait = (np.concatenate(p) for p in zip(*parts, strict=True))
     # one row per waiting call: its longest wait, the first candidate on ties
-    order = np.lexsort((np.arange(waiter.size), -wait, waiter))
-    first = np.ones(order.size, dtype=bool)
-    first[1:] = waiter[order][1:] != waiter[order][:-1]
-    keep = order[first]
-    keep = keep[np.argsort(waiter[keep], kind="stable")]  # calls are in time order
+    first_of = np.lexsort((np.arange(waiter.size), -wait, waiter))
+    first = np.ones(first_of.size, dtype=bool)
+    first[1:] = waiter[first_of][1:] != waiter[first_of][:-1]
+    keep = first_of[first]
+    keep = keep[np.argsort(rank[waiter[keep]], kind="stable")]  # in time order
     waiter, cause, pattern, wait = waiter[keep], cause[keep], pattern[keep], wait[keep]
-    name_codes, labels = pd.factorize(calls["name"].to_numpy(dtype=object))
+    # name codes numbered in time order, as the categories of the table's names
+    time_codes, labels = pd.factorize(calls["name"].to_numpy(dtype=object)[order])
+    name_codes = np.empty_like(time_codes)
+    name_codes[order] = time_codes
     labels = np.asarray(labels, dtype=str)
     return pd.DataFrame(
         {
@@ -363,13 +444,10 @@ def wait_states(trace: Trace) -> pd.DataFrame:
 
 def _wait_states(trace: Trace) -> pd.DataFrame:
     """:func:`wait_states`, computed."""
-    from glade.trace.comm import message_pairs
+    from glade.trace.comm import paired_events
 
-    pairs = message_pairs(trace)[0]
     messages, calls = wait_inputs(trace)
-    return find_wait_states(
-        messages, calls, pairs["Send event"].to_numpy(), pairs["Receive event"].to_numpy()
-    )
+    return find_wait_states(messages, calls, *paired_events(trace))
 
 
 #: What :func:`wait_summary` groups by.

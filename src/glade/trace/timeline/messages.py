@@ -6,6 +6,7 @@ too many.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -174,25 +175,36 @@ def _bundle_sums(which, groups, position, send_time, receive_time, size):
     return send, receive, total, count
 
 
-class Messages:
-    """The messages of a trace (the table of ``message_pairs``), mapped onto the nodes
-    of its call forest."""
+#: The columns of ``message_pairs`` that :class:`Messages` reads.
+MESSAGE_COLUMNS = (
+    "Send event",
+    "Receive event",
+    "Send time (ns)",
+    "Receive time (ns)",
+    "Message Size",
+    "Tag",
+    "Communicator",
+)
 
-    def __init__(self, table: pd.DataFrame, forest: Forest):
+
+class Messages:
+    """The messages of a trace (the table of ``message_pairs``, or its columns from
+    ``pair_columns``), mapped onto the nodes of its call forest."""
+
+    def __init__(self, table: pd.DataFrame | Mapping[str, np.ndarray], forest: Forest):
         # int32 (a forest has fewer than 2^31 nodes): half the memory to fill and scatter
         node_of_event = np.full(
             int(forest.event.max()) + 1 if len(forest) else 0, -1, dtype=np.int32
         )
         node_of_event[forest.event] = np.arange(len(forest), dtype=np.int32)
-        send_event = table["Send event"].to_numpy()
-        receive_event = table["Receive event"].to_numpy()
-        self.send_node = node_of_event[send_event]
-        self.receive_node = node_of_event[receive_event]
-        self.send_time = table["Send time (ns)"].to_numpy().astype(np.float64)
-        self.receive_time = table["Receive time (ns)"].to_numpy().astype(np.float64)
-        self.size = table["Message Size"].to_numpy().astype(np.float64)
-        self.tag = table["Tag"].to_numpy().astype(np.int64)
-        self.communicator = table["Communicator"].to_numpy().astype(np.int64)
+        self.send_node = node_of_event[np.asarray(table["Send event"])]
+        self.receive_node = node_of_event[np.asarray(table["Receive event"])]
+        self.send_time = np.asarray(table["Send time (ns)"]).astype(np.float64)
+        self.receive_time = np.asarray(table["Receive time (ns)"]).astype(np.float64)
+        self.size = np.asarray(table["Message Size"]).astype(np.float64)
+        # read as they are (int64): read-only views of the pairing, no copy
+        self.tag = np.asarray(table["Tag"]).astype(np.int64, copy=False)
+        self.communicator = np.asarray(table["Communicator"]).astype(np.int64, copy=False)
 
     def __len__(self) -> int:
         return self.send_node.size

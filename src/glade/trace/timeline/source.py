@@ -31,11 +31,11 @@ from tqdm.auto import tqdm
 from glade.errors import GladeError
 from glade.query import parse, query_mask
 from glade.trace.call_level import CallLevel, call_level
-from glade.trace.comm import message_pairs
+from glade.trace.comm import pair_columns
 from glade.trace.model import Trace
 from glade.trace.timeline.index import TimelineIndex
 from glade.trace.timeline.lanes import Lanes
-from glade.trace.timeline.messages import Messages
+from glade.trace.timeline.messages import MESSAGE_COLUMNS, Messages
 from glade.trace.timeline.payload import encode_overview, encode_picture, function_totals
 from glade.trace.timeline.render import Picture, Request, picture_level, render
 from glade.trace.timeline.waiting import WaitLayer, forest_waiting
@@ -214,10 +214,10 @@ class PandasSource(TimelineSource):
             bar.update()
             # the messages are paired while the index is built (its kernel frees the GIL)
             with ThreadPoolExecutor(1, thread_name_prefix="glade-timeline") as pool:
-                pairs = pool.submit(message_pairs, trace)
+                pairs = pool.submit(pair_columns, trace, MESSAGE_COLUMNS)
                 index = TimelineIndex(self.forest)
                 bar.update()
-                self._messages = Messages(pairs.result()[0], self.forest)
+                self._messages = Messages(pairs.result(), self.forest)
                 bar.update()
             self._install(index)
         self._trace = trace
