@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import GladeError, TraceError
+from glade.pandas_compat import copy_on_write
 from glade.trace.events import (
     INSTANT,
     LEAVE,
@@ -331,7 +332,11 @@ class Trace:
         """Let the cached call ``structure`` read its arrays named by ``columns`` (field
         -> events column just set from that field) from the events instead of holding a
         second copy: read-only views of the columns, whose Series the trace keeps, so
-        that pandas copies a column before anything writes into it (copy on write)."""
+        that pandas copies a column before anything writes into it (copy on write).
+        Without copy on write (pandas 2 by default) an edit in place would reach the
+        views, so the structure keeps its own arrays."""
+        if not copy_on_write():
+            return
         known = self._memo("calls", dict)
         series = {field: self.events[column] for field, column in columns.items()}
         self._memo("structure columns", list).append(series)
