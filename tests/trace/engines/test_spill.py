@@ -96,3 +96,14 @@ def test_a_part_that_spills_answers_as_one_in_memory_also_once_pickled(monkeypat
 def test_spilling_needs_a_place_to_write(tmp_path):
     with pytest.raises(FileNotFoundError):
         SpillDirectory(str(tmp_path / "absent"))
+
+
+def test_a_file_put_in_the_directory_by_someone_else_stays(tmp_path):
+    spill = SpillDirectory(str(tmp_path))
+    spill.array(np.arange(500_000))
+    spill.put({"a": 1})
+    theirs = spill.path / "theirs.txt"
+    theirs.write_text("not glade's")
+    spill.close()
+    assert theirs.read_text() == "not glade's"
+    assert [p.name for p in spill.path.iterdir()] == ["theirs.txt"]

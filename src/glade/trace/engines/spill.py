@@ -13,9 +13,10 @@ the process); glade never deletes anything it did not write.
 
 from __future__ import annotations
 
+import contextlib
 import mmap
+import os
 import pickle
-import shutil
 import tempfile
 import weakref
 from pathlib import Path
@@ -70,12 +71,13 @@ class SpillDirectory:
             tempfile.mkdtemp(prefix="glade-timeline-", dir=parent or worker_directory())
         )
         self._maps: list[mmap.mmap] = []
-        self._files = 0
-        self._remove = weakref.finalize(self, shutil.rmtree, str(self.path), True)
+        self._written: list[str] = []
+        self._remove = weakref.finalize(self, _remove_written, str(self.path), self._written)
 
     def _file(self, suffix: str) -> Path:
-        self._files += 1
-        return self.path / f"{self._files}{suffix}"
+        name = f"{len(self._written) + 1}{suffix}"
+        self._written.append(name)
+        return self.path / name
 
     def array(self, values: np.ndarray) -> np.ndarray:
         """``values`` written to a file and mapped back read-only (as is when smaller than
@@ -117,6 +119,16 @@ class SpillDirectory:
         return sum(len(m) for m in self._maps)
 
     def close(self) -> None:
-        """Remove the directory and its files (arrays mapped stay readable until they are
-        collected)."""
+        """Remove the files written here, then the directory when nothing else is in it
+        (arrays mapped stay readable until they are collected)."""
         self._remove()
+
+
+def _remove_written(directory: str, written: list[str]) -> None:
+    """Remove the files glade wrote in ``directory`` (``written``), then the directory
+    if nothing else was put there: never what glade did not write."""
+    for name in written:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(os.path.join(directory, name))
+    with contextlib.suppress(OSError):
+        os.rmdir(directory)
