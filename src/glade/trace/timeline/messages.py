@@ -56,25 +56,61 @@ class Arrows:
 
 
 @njit(cache=True, nogil=True)
-def _window(lo, hi, last, send_lane, receive_lane, t0, row_of_lane, row0, row1):
-    """The messages among positions [lo, hi) that end (``last``) at ``t0`` or after
-    and have an end on rows ``row0:row1`` (``row_of_lane`` maps their lanes to rows), in
-    one pass: their positions, send rows and receive rows."""
+def _window(
+    lo, hi, kept, send_time, receive_time, send_at, receive_at, lane, t0, row_of_lane, row0, row1
+):
+    """The messages at kept positions [lo, hi) (of ``kept``) that end at ``t0`` or
+    after and have an end on rows ``row0:row1`` (the lanes ``lane`` gives ``send_at`` and
+    ``receive_at``, mapped to rows by ``row_of_lane``), in one pass: their positions in
+    the message arrays, send rows and receive rows."""
     position = np.empty(hi - lo, np.int64)
     send_row = np.empty(hi - lo, np.int64)
     receive_row = np.empty(hi - lo, np.int64)
     n = 0
-    for i in range(lo, hi):
-        if last[i] < t0:
+    for j in range(lo, hi):
+        i = kept[j]
+        if max(send_time[i], receive_time[i]) < t0:
             continue
-        send = row_of_lane[send_lane[i]]
-        receive = row_of_lane[receive_lane[i]]
+        send = row_of_lane[lane[send_at[i]]]
+        receive = row_of_lane[lane[receive_at[i]]]
         if row0 <= send < row1 or row0 <= receive < row1:
             position[n] = i
             send_row[n] = send
             receive_row[n] = receive
             n += 1
-    return position[:n], send_row[:n], receive_row[:n]
+    return position[:n].copy(), send_row[:n].copy(), receive_row[:n].copy()
+
+
+@njit(cache=True, nogil=True)
+def _first_from(kept, send_time, receive_time, target):
+    """The first position of ``kept`` (ascending in the earlier of the two times of
+    its messages) whose message's earlier time is at least ``target``
+    (``np.searchsorted(first, target, side="left")``)."""
+    lo, hi = 0, kept.size
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if min(send_time[kept[mid]], receive_time[kept[mid]]) >= target:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@njit(cache=True, nogil=True)
+def _kept(send_node, receive_node, keep, send_time, receive_time, out):
+    """Write to ``out`` the positions of the messages whose send and receive nodes (-1:
+    none) ``keep`` keeps, ascending, in one pass; returns how many there are and the
+    longest time between the two ends of a kept message (0 for none)."""
+    n = 0
+    span = 0.0
+    for i in range(send_node.size):
+        s = send_node[i]
+        r = receive_node[i]
+        if s >= 0 and r >= 0 and keep[s] and keep[r]:
+            out[n] = i
+            n += 1
+            span = max(span, abs(receive_time[i] - send_time[i]))
+    return n, span
 
 
 @njit(cache=True, nogil=True)
@@ -189,20 +225,32 @@ MESSAGE_COLUMNS = (
 
 class Messages:
     """The messages of a trace (the table of ``message_pairs``, or its columns from
-    ``pair_columns``), mapped onto the nodes of its call forest."""
+    ``pair_columns``), mapped onto the nodes of its call forest, sorted by the earlier
+    of their two times (ties in the table's order), so that the messages a view keeps
+    are a list of positions in that order (:meth:`kept`), not copies of their
+    columns."""
 
     def __init__(self, table: pd.DataFrame | Mapping[str, np.ndarray], forest: Forest):
+        send_time = np.asarray(table["Send time (ns)"]).astype(np.float64)
+        receive_time = np.asarray(table["Receive time (ns)"]).astype(np.float64)
+        order = np.argsort(np.minimum(send_time, receive_time), kind="stable")
+        index = np.int32 if order.size < 2**31 else np.int64
+        self.order = order.astype(index)
         # int32 (a forest has fewer than 2^31 nodes): half the memory to fill and scatter
         node_of_event = np.full(
             int(forest.event.max()) + 1 if len(forest) else 0, -1, dtype=np.int32
         )
         node_of_event[forest.event] = np.arange(len(forest), dtype=np.int32)
-        self.send_node = node_of_event[np.asarray(table["Send event"])]
-        self.receive_node = node_of_event[np.asarray(table["Receive event"])]
-        self.send_time = np.asarray(table["Send time (ns)"]).astype(np.float64)
-        self.receive_time = np.asarray(table["Receive time (ns)"]).astype(np.float64)
-        self.size = np.asarray(table["Message Size"]).astype(np.float64)
-        # read as they are (int64): read-only views of the pairing, no copy
+        self.send_node = node_of_event[np.asarray(table["Send event"])[order]]
+        self.receive_node = node_of_event[np.asarray(table["Receive event"])[order]]
+        del node_of_event
+        self.send_time = send_time[order]
+        del send_time
+        self.receive_time = receive_time[order]
+        del receive_time
+        self.size = np.asarray(table["Message Size"]).astype(np.float64)[order]
+        # read as they are (int64), in the table's order: read-only views of the
+        # pairing, no copy (only the arrows drawn one by one read them, through order)
         self.tag = np.asarray(table["Tag"]).astype(np.int64, copy=False)
         self.communicator = np.asarray(table["Communicator"]).astype(np.int64, copy=False)
 
@@ -211,28 +259,30 @@ class Messages:
 
     def kept(self, index: TimelineIndex) -> KeptMessages:
         """The messages whose send and receive instants ``index`` keeps."""
-        ok = (self.send_node >= 0) & (self.receive_node >= 0)
-        ok[ok] = index.keep[self.send_node[ok]] & index.keep[self.receive_node[ok]]
-        rows = np.flatnonzero(ok)
-        lane = index.node_lane
-        return KeptMessages(
-            self.send_time[rows],
-            self.receive_time[rows],
-            lane[self.send_node[rows]],
-            lane[self.receive_node[rows]],
-            self.size[rows],
-            {
-                "tag": self.tag[rows],
-                "communicator": self.communicator[rows],
-                "send_node": self.send_node[rows],
-                "receive_node": self.receive_node[rows],
-            },
+        out = np.empty(len(self), dtype=self.order.dtype)
+        count, span = _kept(
+            self.send_node, self.receive_node, index.keep, self.send_time, self.receive_time, out
+        )
+        return KeptMessages.of_sorted(
+            self.send_time,
+            self.receive_time,
+            self.send_node,
+            self.receive_node,
+            self.size,
+            index.node_lane,
+            out[:count].copy(),
+            span,
+            {"tag": self.tag, "communicator": self.communicator},
+            self.order,
         )
 
 
 class KeptMessages:
-    """Messages sorted by the earlier of their two times, for range requests, with their
-    ``envelope`` when known (see :class:`Arrows`)."""
+    """Messages sorted by the earlier of their two times, for range requests: the
+    messages at positions ``kept`` (ascending) of arrays sorted so, whose ends are on
+    lanes ``lane[send_at]`` and ``lane[receive_at]``, with their ``envelope`` when
+    known (see :class:`Arrows`). Made from arrays of messages in any order (which it
+    sorts, keeping them all), or by :meth:`of_sorted`."""
 
     def __init__(
         self,
@@ -241,22 +291,74 @@ class KeptMessages:
         send_lane: np.ndarray,
         receive_lane: np.ndarray,
         size: np.ndarray,
-        envelope: dict[str, np.ndarray] | None = None,
     ):
-        first = np.minimum(send_time, receive_time)
-        order = np.argsort(first, kind="stable")
-        self.first = first[order]
-        self.span = float((np.abs(receive_time - send_time)).max()) if order.size else 0.0
-        self.send_time = send_time[order]
-        self.receive_time = receive_time[order]
-        self.last = np.maximum(self.send_time, self.receive_time)
-        self.send_lane = send_lane[order]
-        self.receive_lane = receive_lane[order]
-        self.size = size[order]
-        self.envelope = {name: values[order] for name, values in (envelope or {}).items()}
+        order = np.argsort(np.minimum(send_time, receive_time), kind="stable")
+        lanes = max(int(send_lane.max(initial=-1)), int(receive_lane.max(initial=-1))) + 1
+        self._hold(
+            send_time[order],
+            receive_time[order],
+            send_lane[order],
+            receive_lane[order],
+            size[order],
+            np.arange(lanes, dtype=np.int64),
+            np.arange(order.size),
+            float((np.abs(receive_time - send_time)).max()) if order.size else 0.0,
+            {},
+            order,
+        )
+
+    @classmethod
+    def of_sorted(
+        cls,
+        send_time: np.ndarray,
+        receive_time: np.ndarray,
+        send_at: np.ndarray,
+        receive_at: np.ndarray,
+        size: np.ndarray,
+        lane: np.ndarray,
+        kept: np.ndarray,
+        span: float,
+        envelope: dict[str, np.ndarray],
+        order: np.ndarray,
+    ) -> KeptMessages:
+        """The messages at positions ``kept`` (ascending) of arrays sorted by the
+        earlier of their two times (read, not copied): their times, ends (``send_at``
+        and ``receive_at``, on lanes ``lane[send_at]`` and ``lane[receive_at]``; their
+        nodes in the envelope) and sizes; ``span`` the longest time between the two ends
+        of a kept message; ``envelope`` fields in the order ``order`` sorts (the sorted
+        message i is message ``order[i]`` of those arrays)."""
+        messages = cls.__new__(cls)
+        messages._hold(
+            send_time, receive_time, send_at, receive_at, size, lane, kept, span, envelope, order
+        )
+        return messages
+
+    def _hold(
+        self,
+        send_time: np.ndarray,
+        receive_time: np.ndarray,
+        send_at: np.ndarray,
+        receive_at: np.ndarray,
+        size: np.ndarray,
+        lane: np.ndarray,
+        kept: np.ndarray,
+        span: float,
+        envelope: dict[str, np.ndarray],
+        order: np.ndarray,
+    ) -> None:
+        self.send_time = send_time
+        self.receive_time = receive_time
+        self.send_at = send_at
+        self.receive_at = receive_at
+        self.size = size
+        self.lane = lane
+        self.kept = kept
+        self.span = span
+        self.envelope = envelope
+        self.order = order
 
     def __len__(self) -> int:
-        return self.first.size
+        return self.kept.size
 
     def in_range(
         self, t0: float, t1: float, row_of_lane: np.ndarray, row0: int, row1: int, pool: int
@@ -264,14 +366,16 @@ class KeptMessages:
         """The messages that overlap [t0, t1) with an end on rows ``row0:row1``; bundled
         per pair of row bins (``pool`` rows each) and time bucket when there are more
         than MAX_ARROWS."""
-        lo = int(np.searchsorted(self.first, t0 - self.span, side="left"))
-        hi = int(np.searchsorted(self.first, t1, side="left"))
+        times = (self.kept, self.send_time, self.receive_time)
+        lo = int(_first_from(*times, float(t0 - self.span)))
+        hi = int(_first_from(*times, float(t1)))
         window, send_row, receive_row = _window(
             lo,
             hi,
-            self.last,
-            self.send_lane,
-            self.receive_lane,
+            *times,
+            self.send_at,
+            self.receive_at,
+            self.lane,
             float(t0),
             np.asarray(row_of_lane, dtype=np.int64),
             int(row0),
@@ -286,7 +390,7 @@ class KeptMessages:
                 self.size[window],
                 np.ones(window.size, np.int64),
                 False,
-                {name: values[window] for name, values in self.envelope.items()},
+                self._envelope(window),
             )
         shift = int(pool).bit_length() - 1
         if pool < 1 or 1 << shift != pool:
@@ -308,3 +412,15 @@ class KeptMessages:
             which, send_bin.size, window, self.send_time, self.receive_time, self.size
         )
         return Arrows(send, receive, send_bin, receive_bin, size, count, True)
+
+    def _envelope(self, window: np.ndarray) -> dict[str, np.ndarray]:
+        """The envelope of the messages at positions ``window`` (none when unknown):
+        its fields, then the nodes of their sends and receives."""
+        if not self.envelope:
+            return {}
+        table_rows = self.order[window]
+        return {
+            **{name: values[table_rows] for name, values in self.envelope.items()},
+            "send_node": self.send_at[window],
+            "receive_node": self.receive_at[window],
+        }
