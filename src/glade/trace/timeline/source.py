@@ -336,10 +336,24 @@ class PandasSource(TimelineSource):
         if unchanged and window == self._window:
             return False
         with tqdm(total=1, desc="timeline: applying the query", delay=1.0, leave=False) as bar:
-            self.index.close()  # its levels are freed before the new index is built
-            self._install(TimelineIndex(self.forest, keep), window)
+            self._replace_index(keep, window)
             bar.update()
         return True
+
+    def _replace_index(self, keep: np.ndarray | None, window: Window | None) -> None:
+        """Install the index of the nodes ``keep`` keeps, the current one let go first
+        (its levels, arrays and kept messages: with 10^7 messages two indexes side by
+        side are a gigabyte more at the peak). Should building the new one fail, the
+        current one is built again, so that the source stays whole."""
+        current = self.index.keep
+        previous = (None if current.all() else current, self._window)
+        self.index.close()
+        del self.index, self._kept_messages
+        try:
+            self._install(TimelineIndex(self.forest, keep), window)
+        except BaseException:
+            self._install(TimelineIndex(self.forest, previous[0]), previous[1])
+            raise
 
     def overview(self) -> tuple[dict[str, Any], bytes]:
         return encode_overview(self.index, self._totals)

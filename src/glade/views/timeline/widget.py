@@ -36,6 +36,7 @@ from glade.query.model import BaseQuery, CompoundQuery
 from glade.trace.counters import MODES
 from glade.trace.filter import time_ns
 from glade.trace.timeline.index import TimelineIndex
+from glade.trace.timeline.lanes import Lanes
 from glade.trace.timeline.render import Request
 from glade.trace.timeline.source import PandasSource, TimelineSource, check_node, source_of
 from glade.trace.windows import Window
@@ -188,12 +189,18 @@ class Timeline(Requests, WaitStates, QueryView):
                 "snapshot": (snapshot_meta["arrays"], snapshot),
                 "overview": (overview_meta["arrays"], overview),
             },
-            labels=lanes.labels(False),
-            depth_labels=lanes.labels(True),
+            **self._changed_labels(lanes),
             status=self._status(),
             revision=self.revision + 1,
         )
         source.prepare(self.depth_rows)
+
+    def _changed_labels(self, lanes: Lanes) -> dict[str, list[str]]:
+        """The row labels of ``lanes`` (``labels``, ``depth_labels``) that differ from the
+        view's: a brush keeps the rows, and validating thousands of equal labels again
+        would cost more than the rest of a small window's re-render."""
+        labels = {"labels": lanes.labels(False), "depth_labels": lanes.labels(True)}
+        return {name: value for name, value in labels.items() if value != getattr(self, name)}
 
     def _status(self) -> str:
         """The source's status line, and how many calls each hidden function removed
