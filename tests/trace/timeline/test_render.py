@@ -814,3 +814,55 @@ def test_a_wide_range_past_the_box_budget_reads_the_coarser_level(monkeypatch):
     np.testing.assert_allclose(
         blocks(leveled.cover), blocks(exact.cover), rtol=0.2, atol=request.px
     )
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(
+    st.integers(0, 2**31),
+    st.sampled_from(["ring", "pingpong"]),
+    st.floats(0.0, 1.0),
+    st.booleans(),
+)
+def test_kept_messages_are_those_both_ends_keep_in_time_order(seed, exchange, share, depth_rows):
+    """The messages an index keeps (positions in the messages sorted once) against brute
+    force: the pairs whose send and receive instants are both kept, sorted by their
+    earlier time (ties in the pairing's order), each with its times, rows, size and
+    envelope."""
+    trace = synthetic_trace(6, 6, seed=seed % 1000, exchange=exchange)
+    rng = np.random.default_rng(seed)
+    forest = index_of(trace).forest
+    keep = rng.random(len(forest)) < share
+    index = index_of(trace, keep)
+    pairs = message_pairs(trace)[0]
+    kept = Messages(pairs, index.forest).kept(index)
+    node_of = {int(e): i for i, e in enumerate(forest.event)}
+    send_node = np.array([node_of.get(int(e), -1) for e in pairs["Send event"]], dtype=np.int64)
+    receive_node = np.array(
+        [node_of.get(int(e), -1) for e in pairs["Receive event"]], dtype=np.int64
+    )
+    both = (send_node >= 0) & (receive_node >= 0)
+    both[both] = keep[send_node[both]] & keep[receive_node[both]]
+    send = pairs["Send time (ns)"].to_numpy().astype(float)
+    receive = pairs["Receive time (ns)"].to_numpy().astype(float)
+    chosen = np.flatnonzero(both)
+    chosen = chosen[np.argsort(np.minimum(send, receive)[chosen], kind="stable")]
+    assert len(kept) == chosen.size
+    assert kept.span == (np.abs(receive - send)[chosen].max() if chosen.size else 0.0)
+    first, last = forest.duration
+    lanes = index.lanes
+    rows = lanes.row_of_lane(np.arange(lanes.num_lanes), depth_rows)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("glade.trace.timeline.messages.MAX_ARROWS", 10**6)
+        arrows = kept.in_range(first, last + 1, rows, 0, lanes.num_rows(depth_rows), 1)
+    np.testing.assert_array_equal(arrows.send_time, send[chosen])
+    np.testing.assert_array_equal(arrows.receive_time, receive[chosen])
+    np.testing.assert_array_equal(arrows.send_row, rows[index.node_lane[send_node[chosen]]])
+    np.testing.assert_array_equal(arrows.receive_row, rows[index.node_lane[receive_node[chosen]]])
+    np.testing.assert_array_equal(arrows.size, pairs["Message Size"].to_numpy()[chosen])
+    assert list(arrows.envelope) == ["tag", "communicator", "send_node", "receive_node"]
+    np.testing.assert_array_equal(arrows.envelope["tag"], pairs["Tag"].to_numpy()[chosen])
+    np.testing.assert_array_equal(
+        arrows.envelope["communicator"], pairs["Communicator"].to_numpy()[chosen]
+    )
+    np.testing.assert_array_equal(arrows.envelope["send_node"], send_node[chosen])
+    np.testing.assert_array_equal(arrows.envelope["receive_node"], receive_node[chosen])
