@@ -115,6 +115,9 @@ class Timeline(Requests, WaitStates, QueryView):
     selection = traitlets.Unicode("").tag(sync=True)
     status = traitlets.Unicode("").tag(sync=True)
 
+    #: The lanes whose row labels the view holds (None before the first).
+    _labelled: Lanes | None = None
+
     def __init__(
         self,
         trace: Any,
@@ -193,12 +196,20 @@ class Timeline(Requests, WaitStates, QueryView):
             status=self._status(),
             revision=self.revision + 1,
         )
+        self._labelled = lanes
         source.prepare(self.depth_rows)
 
     def _changed_labels(self, lanes: Lanes) -> dict[str, list[str]]:
         """The row labels of ``lanes`` (``labels``, ``depth_labels``) that differ from the
-        view's: a brush keeps the rows, and validating thousands of equal labels again
-        would cost more than the rest of a small window's re-render."""
+        view's (none when its rows are those of the lanes labelled last): a brush keeps
+        the rows, and making and validating thousands of equal labels again would cost
+        more than the rest of a small window's re-render."""
+        shown = self._labelled
+        if shown is not None and all(
+            np.array_equal(getattr(shown, name), getattr(lanes, name))
+            for name in ("processes", "threads", "offset")
+        ):
+            return {}
         labels = {"labels": lanes.labels(False), "depth_labels": lanes.labels(True)}
         return {name: value for name, value in labels.items() if value != getattr(self, name)}
 
