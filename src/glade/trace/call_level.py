@@ -289,19 +289,22 @@ class CallLevel:
         nodes = self.nodes
         parent = nodes.parent[calls]
         found = self.window(text)
-        inc = np.zeros(len(nodes))
         if found is None:
-            inc[calls] = self._live_trace().events["time.inc"].to_numpy()[nodes.event[calls]]
+            inc = self._live_trace().events["time.inc"].to_numpy()[nodes.event[calls]]
         else:  # a window measures the time inside it (its kept calls overlap it)
-            inc[calls] = clipped_times(
+            inc = clipped_times(
                 nodes.start[calls],
                 nodes.end[calls],
                 np.full(calls.size, -1),
                 found[0],
                 found[1],
             )[0]
+        # per kept call, the inclusive time of its kept callees: a kept call's caller is
+        # a kept call (closed), found among them by binary search (no array over every
+        # node of the forest)
+        has = parent >= 0
         callees = np.bincount(
-            parent[parent >= 0], weights=inc[calls][parent >= 0], minlength=len(nodes)
+            np.searchsorted(calls, parent[has]), weights=inc[has], minlength=calls.size
         )
         cell = node[calls].astype(np.int64) * processes.size + code[calls]
         size = len(graph) * processes.size
@@ -311,10 +314,8 @@ class CallLevel:
             {
                 "node": present // processes.size,
                 "rank": processes[present % processes.size],
-                "time": np.bincount(cell, weights=inc[calls] - callees[calls], minlength=size)[
-                    present
-                ],
-                "time (inc)": np.bincount(cell, weights=inc[calls], minlength=size)[present],
+                "time": np.bincount(cell, weights=inc - callees, minlength=size)[present],
+                "time (inc)": np.bincount(cell, weights=inc, minlength=size)[present],
                 "count": number[present].astype(np.int64),
             }
         )
@@ -339,9 +340,9 @@ class CallLevel:
         trace = self._live_trace()
         forest = self.nodes
         own = np.zeros(len(forest), dtype=np.float64)
-        inc = own.copy()
         if not self._waiting(trace):
-            return own, inc  # no call waits in the whole trace, nor in a part of it
+            # no call waits in the whole trace, nor in a part of it
+            return own, np.zeros(len(forest), dtype=np.float64)
         if self._waits is None:
             self._waits = wait_inputs(trace)
         messages, calls = self._waits
@@ -361,7 +362,7 @@ class CallLevel:
         )
         (nodes,) = self.nodes_of(waits["event"].to_numpy())
         own[nodes] = waits[WAITING_TIME].to_numpy()
-        inc[:] = own
+        inc = own.copy()
         parent = forest.parent
         depth = forest.depth
         for d in range(int(depth[nodes].max(initial=0)), 0, -1):
