@@ -199,7 +199,7 @@ class Timeline(Requests, WaitStates, QueryView):
         self._labelled = lanes
         source.prepare(self.depth_rows)
 
-    def _changed_labels(self, lanes: Lanes) -> dict[str, list[str]]:
+    def _changed_labels(self, lanes: Lanes) -> dict[str, Any]:
         """The row labels of ``lanes`` (``labels``, ``depth_labels``) that differ from the
         view's (none when its rows are those of the lanes labelled last): a brush keeps
         the rows, and making and validating thousands of equal labels again would cost
