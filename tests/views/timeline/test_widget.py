@@ -15,6 +15,7 @@ from glade.datasets import synthetic_trace
 from glade.errors import GladeError, QuerySyntaxError
 from glade.packing import pack_arrays, unpack_arrays
 from glade.query import TimeValue, parse
+from glade.trace.timeline import source as source_module
 from glade.views import Timeline
 from glade.views.timeline import edits
 from glade.views.timeline.edits import time_unit
@@ -405,3 +406,28 @@ def test_arrows_carry_their_envelope_and_a_message_selects_both_calls(trace):
     assert answer["selection"] == view.selection and answer["send"] == ends["send"]
     with pytest.raises(GladeError, match="no call"):
         view.select_message(-5, receives[0])
+
+
+def test_a_brush_whose_index_fails_leaves_the_view_as_it_was(view, monkeypatch):
+    """A brush drops the previous index before building the next (two would not fit side
+    by side at scale); when building fails, the previous one is built again: the view
+    shows the same calls, messages and legend, and the next brush works."""
+    source = view._source
+    before = (source.index.calls.copy(), source.status(), source.totals.copy())
+    built = source_module.TimelineIndex
+
+    def failing(forest, keep=None, *args, **kwargs):
+        if keep is not None:
+            raise MemoryError("no room for the window's index")
+        return built(forest, keep, *args, **kwargs)
+
+    first, last = view.extent
+    with monkeypatch.context() as patch:
+        patch.setattr(source_module, "TimelineIndex", failing)
+        with pytest.raises(MemoryError):
+            source.show(view.query, f'MATCH (".", p) WHERE p.end >= {first} AND p.start <= {first}')
+    np.testing.assert_array_equal(source.index.calls, before[0])
+    assert source.status() == before[1]
+    np.testing.assert_array_equal(source.totals, before[2])
+    view.window(first, (first + last) // 2)
+    assert source.index.calls.size < before[0].size
