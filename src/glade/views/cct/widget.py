@@ -35,7 +35,7 @@ from glade.query import BaseQuery, parse, query_mask
 from glade.query.engine import RowTable
 from glade.trace.call_level import call_level
 from glade.trace.model import Trace
-from glade.views.base import QueryView, static_file
+from glade.views.base import PageParts, QueryView, static_file
 from glade.views.cct import edits as cct_edits
 from glade.views.cct.calltree import ViewTree
 from glade.views.cct.linked import restricted_values
@@ -629,19 +629,19 @@ class CCT(QueryView):
         field, arrays = self._tab_payload(self.tab, MAX_TAB_ROWS)
         self._publish(fields={"tab": field}, arrays=dict(arrays))
 
-    def _page_state(self) -> dict[str, Any]:
+    def _page_parts(self) -> PageParts:
         """The offline page holds the rows of both function tabs (the ``tables`` field:
         kind -> field, arrays prefixed ``"<kind>:"``), at most ``MAX_PAGE_TAB_ROWS``
-        bottom-up rows, so that every tab shows without a kernel."""
-        fields = {k: v for k, v in self._fields.items() if k != "tab"}
-        arrays = {k: v for k, v in self._arrays.items() if not k.startswith("tab_")}
-        tables = {}
+        bottom-up rows, so that every tab shows without a kernel, instead of those of the
+        tab shown."""
+        fields: dict[str, Any] = {"tab": None, "tables": {}}
+        arrays: dict[str, np.ndarray | None] = dict.fromkeys(
+            (name for name in self._arrays if name.startswith("tab_")), None
+        )
         for kind in ("flat", "bottom-up"):
-            tables[kind], more = self._tab_payload(kind, MAX_PAGE_TAB_ROWS, f"{kind}:")
+            fields["tables"][kind], more = self._tab_payload(kind, MAX_PAGE_TAB_ROWS, f"{kind}:")
             arrays.update(more)
-        fields["tables"] = tables
-        payload, meta = self._packed_state(fields, arrays)
-        return {**super()._page_state(), "payload": payload, "payload_meta": meta}
+        return PageParts(fields, arrays)
 
     def _query_edit(self, query: BaseQuery) -> dict:
         """An assigned query is a base edit, with the nodes it keeps (the front end draws
