@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
-  breakable, columnTitle, DEFAULT_WIDTH, fitWidths, headerLabel, indentation, kindLabel, kindLine,
-  MAX_WIDTH, MIN_WIDTH, NAME_MIN, resizedWidth, SLOT_WIDTH, valueNeed,
+  breakable, columnTitle, DEFAULT_WIDTH, fitWidths, headerLabel, headerName, headerNeed, indentation, kindLabel,
+  kindLine, MAX_WIDTH, MIN_WIDTH, NAME_MIN, resizedWidth, SLOT_WIDTH, spreadOf, valueNeed,
 } from "../../../views/cct/columns.js";
 
 describe("column headers", () => {
@@ -43,6 +43,44 @@ describe("column headers", () => {
     expect(columnTitle({ name: "count", kind: "other", unit: null }).split("\n")[0]).toBe("count");
     expect(columnTitle({ name: "misses", kind: "other", unit: "count" }).split("\n")[0])
       .toBe("misses (in count)");
+  });
+});
+
+describe("columns of a metric's spread over ranks", () => {
+  const imbalance = { name: "time (inc) imbalance", kind: "other", unit: null, column: true };
+  it("show the metric as the name and the statistic on the second line", () => {
+    expect(spreadOf(imbalance)).toEqual({ metric: "time (inc)", stat: "imbalance" });
+    expect(headerName(imbalance)).toBe("time (inc)");
+    expect(kindLine(imbalance)).toBe("imbalance");
+    expect(kindLine({ name: "time min", kind: "other", unit: "s", column: true })).toBe("min");
+    // a metric that happens to end so, but is no spread column, keeps its name
+    const plain = { name: "load imbalance", kind: "other" };
+    expect(spreadOf(plain)).toBe(null);
+    expect(headerName(plain)).toBe("load imbalance");
+  });
+  it("shorten the statistic where the column is narrow, the tooltip saying it whole", () => {
+    // 10px kind line: "imbalance" needs 9 x 6 px beside 12 px of padding
+    expect(kindLine(imbalance, 66)).toBe("imbalance");
+    expect(kindLine(imbalance, 65)).toBe("imbal.");
+    expect(kindLine(imbalance, MIN_WIDTH)).toBe("imbal.");
+    expect(6 * "imbal.".length).toBeLessThanOrEqual(MIN_WIDTH - 12);
+    expect(columnTitle(imbalance).split("\n")[0])
+      .toBe("time (inc) imbalance ((max - mean) / mean over ranks)");
+    expect(columnTitle({ name: "time max", kind: "other", unit: "s", column: true })
+      .split("\n")[0]).toBe("time max (largest over ranks, in s)");
+  });
+});
+
+describe("what a header needs", () => {
+  it("is room for its longest word, so that no word breaks inside", () => {
+    // "waiting" is 7 characters of at most 7 px, beside 12 px of padding
+    expect(headerNeed({ name: "waiting time (inc)", kind: "inclusive" })).toBe(7 * 7 + 12);
+    // words end at the breaks of breakable, and a spread column shows its metric's name
+    expect(headerNeed({ name: "PAPI_L2_TCM", kind: "exclusive" })).toBe(5 * 7 + 12);
+    expect(headerNeed({ name: "time (inc) imbalance", kind: "other", column: true }))
+      .toBe(5 * 7 + 12);
+    // a very long word is cut by headerLabel rather than widening its column past the default
+    expect(headerNeed({ name: "inclusive#scale#sum#cupti", kind: "other" })).toBe(DEFAULT_WIDTH);
   });
 });
 
