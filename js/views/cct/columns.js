@@ -100,12 +100,13 @@ export function breakable(text) {
 }
 
 /** The width in px a header needs so that no word of its name breaks inside (its longest
- * word, words ending at spaces and at the breaks of `breakable`), at most DEFAULT_WIDTH:
- * a longer word is cut by headerLabel instead. */
+ * word, words ending at spaces and at the breaks of `breakable`), at most COLUMN_COMFORT:
+ * a longer word (Caliper's "sum#scale#cupti.") breaks rather than take the room the name
+ * column and the row tooltip need in a narrow panel. */
 export function headerNeed(metric) {
   const words = breakable(headerName(metric)).split(/[\s\u200b]+/);
   const longest = Math.max(0, ...words.map((word) => word.length));
-  return Math.min(DEFAULT_WIDTH, longest * CHAR_WIDTH + HEADER_PADDING);
+  return Math.min(COLUMN_COMFORT, longest * CHAR_WIDTH + HEADER_PADDING);
 }
 
 /** A column width after dragging its edge by `delta` px, within [MIN_WIDTH, MAX_WIDTH]. */

@@ -92,6 +92,9 @@ def rank_values(gf: GraphFrame, metric: str) -> np.ndarray | None:
     return values
 
 
+_PLAIN = (np.min, np.max, np.mean)
+
+
 def spread_columns(name: str, per_rank: np.ndarray, unit: str | None) -> list[MetricColumn]:
     """The columns ``"<name> min"``, ``"<name> max"`` (in ``unit``) and ``"<name>
     imbalance"`` ((max - mean) / mean, NaN where the mean is 0) of a block of values per
@@ -118,10 +121,11 @@ def spread_columns(name: str, per_rank: np.ndarray, unit: str | None) -> list[Me
     >>> low.values.tolist(), high.values.tolist(), imbalance.values.tolist()
     ([1.0], [6.0], [1.0])
     """
+    # the NaN-skipping reductions copy the block: only when it has a NaN
+    reduce = (np.nanmin, np.nanmax, np.nanmean) if np.isnan(per_rank).any() else _PLAIN
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
-        low, high = np.nanmin(per_rank, 1), np.nanmax(per_rank, 1)
-        mean = np.nanmean(per_rank, 1)
+        low, high, mean = (f(per_rank, axis=1) for f in reduce)
         imbalance = np.where(mean != 0, (high - mean) / mean, np.nan)
     return [
         MetricColumn(f"{name} {stat}", "other", -1, v, u, column=True)

@@ -113,7 +113,7 @@ def _row_values(
         take = rows >= 0
         if column.kind == "inclusive":
             take &= outer
-        values = np.nan_to_num(column.values[take], nan=0.0)
+        values = np.nan_to_num(column.values[take], copy=False, nan=0.0)  # a copy already
         if values.ndim == 1:
             out.append(np.bincount(rows[take], weights=values, minlength=count))
             continue
