@@ -380,7 +380,8 @@ def test_the_function_tabs_show_the_rank_spread_whole_at_800px(page, tmp_path):
         headers.last.click()
         expected = function_names_by(view.function_table(kind), view.function_names, spread[2])
         expect(shown.first).to_have_text(expected[0])
-        assert shown.all_text_contents() == expected
+        drawn = shown.all_text_contents()  # the rows in view (the list is virtual)
+        assert len(drawn) >= 10 and drawn == expected[: len(drawn)]
         # the values fit their cells, and the tooltip gives no share of a min, max or imbalance
         numbers = panel.locator(".gc-function-rows .gc-row:visible .gc-cell")
         assert all(numbers.evaluate_all("es => es.map(e => e.scrollWidth <= e.clientWidth + 1)"))

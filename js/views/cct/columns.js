@@ -99,14 +99,17 @@ export function breakable(text) {
   return text.replace(/([/_.])(?=.)/g, "$1\u200b");
 }
 
-/** The width in px a header needs so that no word of its name breaks inside (its longest
- * word, words ending at spaces and at the breaks of `breakable`), at most COLUMN_COMFORT:
- * a longer word (Caliper's "sum#scale#cupti.") breaks rather than take the room the name
- * column and the row tooltip need in a narrow panel. */
-export function headerNeed(metric) {
+/** The width in px a header needs so that no word of its name breaks inside (its widest
+ * word as `measure` gives it, px of a text in the header's font; words end at spaces and
+ * at the breaks of `breakable`), at most COLUMN_COMFORT: a longer word (Caliper's
+ * "sum#scale#cupti.") breaks rather than take the room the name column and the row
+ * tooltip need in a narrow panel.
+ * @param {{name: string, column?: boolean}} metric @param {(text: string) => number} measure
+ * @returns {number} */
+export function headerNeed(metric, measure) {
   const words = breakable(headerName(metric)).split(/[\s\u200b]+/);
-  const longest = Math.max(0, ...words.map((word) => word.length));
-  return Math.min(COLUMN_COMFORT, longest * CHAR_WIDTH + HEADER_PADDING);
+  const widest = Math.max(0, ...words.map(measure));
+  return Math.min(COLUMN_COMFORT, Math.ceil(widest) + HEADER_PADDING + 1);
 }
 
 /** A column width after dragging its edge by `delta` px, within [MIN_WIDTH, MAX_WIDTH]. */
@@ -114,12 +117,12 @@ export function resizedWidth(start, delta) {
   return Math.round(Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, start + delta)));
 }
 
-/** A function giving the width in px of a text in the font of `element` (a row's cells),
- * measured on a canvas. @param {Element} element @returns {(text: string) => number} */
+/** A function giving the width in px of a text in the font of `element` (a row's cells, a
+ * header), measured on a canvas. @param {Element} element @returns {(text: string) => number} */
 export function textMeasure(element) {
   const context = document.createElement("canvas").getContext("2d");
   const style = getComputedStyle(element);
-  context.font = `${style.fontSize} ${style.fontFamily}`;
+  context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
   return (text) => context.measureText(text).width;
 }
 

@@ -4,7 +4,7 @@
 import { element } from "../../lib/dom.js";
 import {
   breakable, columnTitle, DEFAULT_WIDTH, fitWidths, headerLabel, headerName, headerNeed,
-  kindLine, resizedWidth,
+  kindLine, resizedWidth, textMeasure,
 } from "./columns.js";
 
 export class ColumnHeader {
@@ -55,7 +55,12 @@ export class ColumnHeader {
    * its values `needs` and what its header needs (px; see fitWidths, headerNeed);
    * returns the widths. */
   fit(rowWidth, needs) {
-    const need = this.columns.map((c, j) => Math.max(needs?.[j] ?? 0, headerNeed(c)));
+    // measured once the header is in the page, in its (bold) font
+    if (!this.headerNeeds && this.element.isConnected) {
+      const measure = textMeasure(this.labels[0] ?? this.element);
+      this.headerNeeds = this.columns.map((c) => headerNeed(c, measure));
+    }
+    const need = this.columns.map((_, j) => Math.max(needs?.[j] ?? 0, this.headerNeeds?.[j] ?? 0));
     const widths = fitWidths(rowWidth, this.widths, this.resized, need);
     if (widths.some((w, j) => w !== this.widths[j])) {
       this.widths = widths;

@@ -72,15 +72,18 @@ describe("columns of a metric's spread over ranks", () => {
 });
 
 describe("what a header needs", () => {
-  it("is room for its longest word, so that no word breaks inside", () => {
-    // "waiting" is 7 characters of at most 7 px, beside 12 px of padding
-    expect(headerNeed({ name: "waiting time (inc)", kind: "inclusive" })).toBe(7 * 7 + 12);
+  const measure = (text) => 7.5 * text.length; // a bold font wider than CHAR_WIDTH
+  it("is room for its widest word, so that no word breaks inside", () => {
+    // "waiting": 7 characters of 7.5 px, beside 12 px of padding and a pixel of slack
+    expect(headerNeed({ name: "waiting time (inc)", kind: "inclusive" }, measure))
+      .toBe(Math.ceil(7 * 7.5) + 13);
     // words end at the breaks of breakable, and a spread column shows its metric's name
-    expect(headerNeed({ name: "PAPI_L2_TCM", kind: "exclusive" })).toBe(5 * 7 + 12);
-    expect(headerNeed({ name: "time (inc) imbalance", kind: "other", column: true }))
-      .toBe(5 * 7 + 12);
+    expect(headerNeed({ name: "PAPI_L2_TCM", kind: "exclusive" }, measure))
+      .toBe(Math.ceil(5 * 7.5) + 13);
+    expect(headerNeed({ name: "time (inc) imbalance", kind: "other", column: true }, measure))
+      .toBe(Math.ceil(5 * 7.5) + 13);
     // a very long word breaks rather than widen its column past 72 px
-    expect(headerNeed({ name: "inclusive#scale#sum#cupti", kind: "other" })).toBe(72);
+    expect(headerNeed({ name: "inclusive#scale#sum#cupti", kind: "other" }, measure)).toBe(72);
   });
 });
 
