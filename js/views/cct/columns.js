@@ -93,10 +93,11 @@ export function headerLabel(name, width = DEFAULT_WIDTH, lines = LINES) {
   return `${name.slice(0, room - 1 - tail)}…${name.slice(name.length - tail)}`;
 }
 
-/** Text that may wrap after "/", "_" and "." (zero-width spaces), so a header breaks
- * "Avg time/rank_mean" into "Avg time/" and "rank_mean" rather than inside a word. */
+/** Text that may wrap after "/", "_", "." and "#" (zero-width spaces), so a header or a
+ * tooltip breaks "Avg time/rank_mean" into "Avg time/" and "rank_mean", and Caliper's
+ * "sum#time.duration" after "sum#", rather than inside a word. */
 export function breakable(text) {
-  return text.replace(/([/_.])(?=.)/g, "$1\u200b");
+  return text.replace(/([/_.#])(?=.)/g, "$1\u200b");
 }
 
 /** The width in px a header needs so that no word of its name breaks inside (its widest

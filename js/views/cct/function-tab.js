@@ -6,7 +6,7 @@
 import { element, set } from "../../lib/dom.js";
 import { formatMetric, formatPercent } from "../../lib/format.js";
 import { rowAt, VirtualList } from "../../lib/virtual.js";
-import { indentation, SLOT_WIDTH, textMeasure, valueNeed } from "./columns.js";
+import { breakable, indentation, SLOT_WIDTH, textMeasure, valueNeed } from "./columns.js";
 import { childrenOf, functionRows, rowPath, shownRows } from "./functions.js";
 import { ColumnHeader } from "./header.js";
 import { placeTooltip } from "./tooltip.js";
@@ -337,7 +337,7 @@ export class FunctionTab {
       const tr = element("tr");
       // a share of the total means nothing for a min, max or imbalance over ranks
       const share = m.kind === "other" && m.column ? "" : formatPercent(m.values[r], this.totals[j]);
-      tr.append(element("td", "", { text: m.name }),
+      tr.append(element("td", "", { text: breakable(m.name) }),
         element("td", "gc-tip-num", { text: formatMetric(m.values[r], m.unit) }),
         element("td", "gc-tip-num", { text: share }));
       table.append(tr);

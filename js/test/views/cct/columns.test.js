@@ -92,6 +92,7 @@ describe("line breaks", () => {
     expect(breakable("Avg time/rank_mean")).toBe("Avg time/\u200brank_\u200bmean");
     expect(breakable("a.")).toBe("a.");
     expect(breakable("time (inc)")).toBe("time (inc)");
+    expect(breakable("sum#time.duration")).toBe("sum#\u200btime.\u200bduration");
   });
 });
 
