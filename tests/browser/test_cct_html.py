@@ -130,7 +130,7 @@ def test_tooltip_and_buttons_follow_the_pointer(page, tmp_path):
     path = tooltip.locator(".gc-tip-path")
     first = path.inner_text()
     assert first.endswith(visible_row_at(page, y).locator(".gc-text").inner_text())
-    metrics = tooltip.locator("td:first-child").all_inner_texts()
+    metrics = [t.replace("\u200b", "") for t in tooltip.locator("td:first-child").all_inner_texts()]
     assert metrics == ["time (inc)", "time", "PAPI_L2_TCM (inc)", "PAPI_L2_TCM"]  # no nid
 
     # the row buttons sit after the last column: they cover no value
@@ -348,3 +348,50 @@ def test_an_offline_page_says_which_callers_it_left_out(page, tmp_path, monkeypa
         f"{functions + 3} rows at most in the page: the callers of {int(cut.more.sum())} rows"
     )
     expect(message).to_contain_text("they need the kernel")
+
+
+def test_the_function_tabs_show_the_rank_spread_whole_at_800px(page, tmp_path):
+    view = CCT(profile(60, ranks=4, seed=3))
+    spread = [f"{view.metric} {stat}" for stat in ("min", "max", "imbalance")]
+    page.set_viewport_size({"width": 800, "height": 700})
+    open_offline(page, view, tmp_path / "ranks.html")
+    panel = page.locator(".gc-function-panel")
+    shown = panel.locator(".gc-function-rows .gc-row:visible .gc-text")
+    for kind in ("flat", "bottom-up"):
+        page.locator(f".gc-tab[data-tab={kind}]").click()
+        headers = panel.locator(".gc-header .gc-column")
+        expect(headers.last).to_have_attribute("data-metric", spread[2])
+        cells = headers.all()
+        assert [c.get_attribute("data-metric") for c in cells[-3:]] == spread
+        kinds = [c.locator(".gc-column-kind").inner_text() for c in cells[-3:]]
+        assert kinds[:2] == ["min", "max"] and kinds[2] in ("imbalance", "imbal.")
+        assert "(max - mean) / mean over ranks" in cells[-1].get_attribute("title")
+        # nothing of a header is cut: no clamped line, no word broken, all inside its cell
+        for cell in cells:
+            box = cell.bounding_box()
+            for part in (".gc-column-name", ".gc-column-kind"):
+                text = cell.locator(part)
+                assert text.evaluate("e => e.scrollHeight <= e.clientHeight"), text.inner_text()
+                inner = text.bounding_box()
+                assert box["x"] - 0.5 <= inner["x"] and inner["x"] + inner["width"] <= (
+                    box["x"] + box["width"] + 0.5
+                ), text.inner_text()
+        # sorted by the imbalance, the rows are the kernel's in that order
+        headers.last.click()
+        expected = function_names_by(view.function_table(kind), view.function_names, spread[2])
+        expect(shown.first).to_have_text(expected[0])
+        drawn = shown.all_text_contents()  # the rows in view (the list is virtual)
+        assert len(drawn) >= 10 and drawn == expected[: len(drawn)]
+        # the values fit their cells, and the tooltip gives no share of a min, max or imbalance
+        numbers = panel.locator(".gc-function-rows .gc-row:visible .gc-cell")
+        assert all(numbers.evaluate_all("es => es.map(e => e.scrollWidth <= e.clientWidth + 1)"))
+        first = panel.locator(".gc-function-rows .gc-row:visible").first.bounding_box()
+        page.mouse.move(first["x"] + 40, first["y"] + 10)
+        tip = page.locator(".gc-tooltip tr")
+        expect(tip.last).to_contain_text(spread[2])
+        rows = [
+            [t.replace("\u200b", "") for t in r.locator("td").all_inner_texts()] for r in tip.all()
+        ]
+        assert [r[2] for r in rows if r[0] in spread] == ["", "", ""]
+        assert rows[0][2].endswith("%")
+        page.mouse.move(0, 0)

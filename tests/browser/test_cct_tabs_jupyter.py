@@ -2,7 +2,8 @@
 switching tabs is view state (``view.tab``, no edit); in the bottom-up tab a function
 opens into its callers (navigation) and its hide button sends a function edit whose query
 is a name predicate; in the flat tab the focus button does the same for a focus; in the
-icicle a click zooms (no edit) and ``h`` over a box hides its call path. After each click
+icicle a click zooms (no edit) and ``h`` over a box hides its call path; a click on a rank
+spread header (the imbalance) sorts by it. After each click
 the test reads what the kernel holds."""
 
 from __future__ import annotations
@@ -102,6 +103,18 @@ def test_function_tabs_send_name_edits(page, page_errors, jupyter):
     expected = CCT(gf).hide_function(twice).focus_function(kept)
     assert kernel_value(page, "view.query") == expected.query
     assert names_in_kernel(page) == sorted(str(n) for n in expected.apply().graph.names)
+
+    # with ranks, the tab has the metric's min, max and imbalance over ranks; a click on
+    # the imbalance header sorts by it in the kernel, the rows as the kernel sums them
+    imbalance = f"{kernel_value(page, 'view.metric')} imbalance"
+    panel.locator(f'.gc-header [data-metric="{imbalance}"]').click()
+    assert wait_for_kernel(page, "view.sort_metric", imbalance) == imbalance
+    top = kernel_value(
+        page,
+        "(lambda t: view.function_names[int(t.name[__import__('numpy').nanargmax("
+        "t.columns[-1].values)])])(view.function_table())",
+    )
+    expect(panel.locator(f"{FUNCTION_ROWS} .gc-row:visible .gc-text").first).to_have_text(top)
 
 
 def test_icicle_zooms_without_an_edit_and_hides_by_key(page, page_errors, jupyter):

@@ -96,7 +96,7 @@ def test_offline_page_draws_the_saved_counter_tracks(page, tmp_path):
     )
     root = page.locator(".glade-timeline")
     lanes = json.loads(root.get_attribute("data-counter-lanes"))
-    saved = view.payload_fields()["counters_value"]
+    saved = view._page_state()["payload_meta"]["fields"]["counters_value"]  # what the page holds
     assert json.loads(root.get_attribute("data-counters")) == {
         "range": [saved["t0"], saved["t1"], saved["width"]],
         "mode": "value",

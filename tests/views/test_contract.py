@@ -16,12 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
 import glade
 from glade.datasets import synthetic_ensemble, synthetic_profile, synthetic_trace
 from glade.errors import GladeError
+from glade.packing import unpack_arrays
 from glade.query import EVERYTHING
 from glade.views import CCT, CommMatrix, SupergraphView, Timeline
 from glade.views.base import QueryView
@@ -256,6 +258,35 @@ def test_to_html_is_an_offline_page_with_the_views_state(
     page = view.to_html(tmp_path / "view.html").read_text(encoding="utf-8")
     assert "<script" in page and '<script src="http' not in page
     assert json.dumps(view.query)[1:-1] in page or view.query in page
+
+
+def test_the_page_holds_the_views_payload_with_its_page_parts(case: Case, view: QueryView):
+    # one mechanism for every view: the page's payload is the view's, updated with what
+    # _page_parts adds or drops, and the live view is left as it was
+    edited(case, view)
+    payload, meta = view.payload, dict(view.payload_meta)
+    state = view._page_state()
+    assert (view.payload, view.payload_meta) == (payload, meta)
+    assert state["offline"] is True
+    assert state["payload_meta"]["revision"] == view.payload_revision + 1
+    parts = view._page_parts()
+    fields = state["payload_meta"]["fields"]
+    for name, value in {**view.payload_fields(), **parts.fields}.items():
+        assert fields.get(name) == value
+    arrays = unpack_arrays(state["payload_meta"]["arrays"], state["payload"])
+    groups = {f"{group}/" for group in parts.packed}
+    live = {
+        name: values
+        for name, values in view.payload_arrays().items()
+        if name not in parts.arrays and not name.startswith(tuple(groups))
+    }
+    for name, values in {**live, **parts.arrays}.items():
+        if values is None:
+            assert name not in arrays
+        else:
+            np.testing.assert_array_equal(arrays[name], values)
+    for group, part in parts.packed.items():
+        assert (f"{group}/" in {name[: len(group) + 1] for name in arrays}) == (part is not None)
 
 
 def test_links_restrict_and_highlight_through_query_text(case: Case, view: QueryView):

@@ -4,7 +4,9 @@
 // must read differently even in a narrow column: a header shows the metric's name, cut in
 // the middle when it is too long (the end, where "(inc)" or "_mean" sits, stays), and a
 // second line that says inclusive or exclusive when the name does not already say it;
-// the full name, kind and unit are the header's tooltip.
+// the full name, kind and unit are the header's tooltip. A column of a metric's spread
+// over ranks ("time (inc) imbalance") shows the metric as its name and the statistic on
+// the second line, shortened ("imbal.") when the column is narrow.
 
 export const MIN_WIDTH = 56;
 export const MAX_WIDTH = 640;
@@ -22,6 +24,8 @@ const TEXT_MIN = 96;
 const INDENT_STEP = 14;
 const INDENT_START = 4;
 const CHAR_WIDTH = 7; // px per character of the 12px header font, a safe over-estimate
+const KIND_CHAR_WIDTH = 6; // the same for the 10px kind line
+const HEADER_PADDING = 12;
 const LINES = 2;
 
 /** "inclusive", "exclusive" or "" for other metrics. */
@@ -33,17 +37,48 @@ const SAYS_KIND = /\((inc|exc)\)|inclusive|exclusive/i;
 
 const ROLES = { device: "GPU", host: "host" };
 
-/** The header's second line: the kind, unless the name already says it ("time (inc)"),
- * and for a GPU profile whether the metric measures the GPU or the host. */
-export function kindLine(metric) {
-  const kind = SAYS_KIND.test(metric.name) ? "" : kindLabel(metric);
+/** The statistics of a metric's spread over ranks (the kernel's column names end with
+ * one), what they are, and their short form in a narrow header. */
+const SPREAD = {
+  min: { says: "least over ranks", short: "min" },
+  max: { says: "largest over ranks", short: "max" },
+  imbalance: { says: "(max - mean) / mean over ranks", short: "imbal." },
+};
+const SPREAD_NAME = / (min|max|imbalance)$/;
+
+/** For a column of a metric's spread over ranks ({name: "time (inc) imbalance", column:
+ * true}), the metric and the statistic ({metric: "time (inc)", stat: "imbalance"}); else
+ * null. */
+export function spreadOf(metric) {
+  const match = metric.column ? SPREAD_NAME.exec(metric.name) : null;
+  return match ? { metric: metric.name.slice(0, match.index), stat: match[1] } : null;
+}
+
+/** The name a header shows: the metric's, or for a spread column the metric it spreads
+ * (the statistic is on the kind line). */
+export function headerName(metric) {
+  return spreadOf(metric)?.metric ?? metric.name;
+}
+
+/** The header's second line in a column `width` px wide: the kind, unless the name
+ * already says it ("time (inc)"), or the statistic of a spread column (shortened when it
+ * does not fit), and for a GPU profile whether the metric measures the GPU or the host. */
+export function kindLine(metric, width = DEFAULT_WIDTH) {
+  const spread = spreadOf(metric);
+  let kind = SAYS_KIND.test(metric.name) ? "" : kindLabel(metric);
+  if (spread) {
+    const room = Math.floor((width - HEADER_PADDING) / KIND_CHAR_WIDTH);
+    kind = spread.stat.length <= room ? spread.stat : SPREAD[spread.stat].short;
+  }
   return [kind, ROLES[metric.role] ?? ""].filter(Boolean).join(" · ");
 }
 
-/** The header's tooltip: the full name, its kind, its unit, and what a click does. */
+/** The header's tooltip: the full name, its kind or statistic, its unit, and what a click
+ * does. */
 export function columnTitle(metric) {
+  const spread = spreadOf(metric);
   const facts = [kindLabel(metric) && `${kindLabel(metric)} metric`,
-    metric.unit && `in ${metric.unit}`].filter(Boolean);
+    spread && SPREAD[spread.stat].says, metric.unit && `in ${metric.unit}`].filter(Boolean);
   return `${metric.name}${facts.length ? ` (${facts.join(", ")})` : ""}`
     + "\nclick: sort by it; drag the right edge: resize";
 }
@@ -52,21 +87,44 @@ export function columnTitle(metric) {
  * above a kind line, three when the header has none), else its start and end around an
  * ellipsis. */
 export function headerLabel(name, width = DEFAULT_WIDTH, lines = LINES) {
-  const room = Math.max(4, Math.floor((width - 12) / CHAR_WIDTH) * lines);
+  const room = Math.max(4, Math.floor((width - HEADER_PADDING) / CHAR_WIDTH) * lines);
   if (name.length <= room) return name;
   const tail = Math.ceil((room - 1) / 2);
   return `${name.slice(0, room - 1 - tail)}…${name.slice(name.length - tail)}`;
 }
 
-/** Text that may wrap after "/", "_" and "." (zero-width spaces), so a header breaks
- * "Avg time/rank_mean" into "Avg time/" and "rank_mean" rather than inside a word. */
+/** Text that may wrap after "/", "_", "." and "#" (zero-width spaces), so a header or a
+ * tooltip breaks "Avg time/rank_mean" into "Avg time/" and "rank_mean", and Caliper's
+ * "sum#time.duration" after "sum#", rather than inside a word. */
 export function breakable(text) {
-  return text.replace(/([/_.])(?=.)/g, "$1\u200b");
+  return text.replace(/([/_.#])(?=.)/g, "$1\u200b");
+}
+
+/** The width in px a header needs so that no word of its name breaks inside (its widest
+ * word as `measure` gives it, px of a text in the header's font; words end at spaces and
+ * at the breaks of `breakable`), at most COLUMN_COMFORT: a longer word (Caliper's
+ * "sum#scale#cupti.") breaks rather than take the room the name column and the row
+ * tooltip need in a narrow panel.
+ * @param {{name: string, column?: boolean}} metric @param {(text: string) => number} measure
+ * @returns {number} */
+export function headerNeed(metric, measure) {
+  const words = breakable(headerName(metric)).split(/[\s\u200b]+/);
+  const widest = Math.max(0, ...words.map(measure));
+  return Math.min(COLUMN_COMFORT, Math.ceil(widest) + HEADER_PADDING + 1);
 }
 
 /** A column width after dragging its edge by `delta` px, within [MIN_WIDTH, MAX_WIDTH]. */
 export function resizedWidth(start, delta) {
   return Math.round(Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, start + delta)));
+}
+
+/** A function giving the width in px of a text in the font of `element` (a row's cells, a
+ * header), measured on a canvas. @param {Element} element @returns {(text: string) => number} */
+export function textMeasure(element) {
+  const context = document.createElement("canvas").getContext("2d");
+  const style = getComputedStyle(element);
+  context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  return (text) => context.measureText(text).width;
 }
 
 /** Values sampled per column to find how wide its texts get (see valueNeed). */

@@ -1,11 +1,12 @@
 // The bottom-up and flat tabs of the CCT view: a virtualized table of the function rows the
 // kernel sends (functions.js). A row's toggle opens its callers (view state); ✕ and ◎
 // (keys h and f) hide or focus on the row's function, edits the kernel turns into name
-// conditions of the view's query.
+// conditions of the view's query. Columns are those the kernel sends (with ranks, the
+// metric's min, max and imbalance over ranks), fitted, sorted and explained as in the tree.
 import { element, set } from "../../lib/dom.js";
 import { formatMetric, formatPercent } from "../../lib/format.js";
 import { rowAt, VirtualList } from "../../lib/virtual.js";
-import { indentation, SLOT_WIDTH } from "./columns.js";
+import { breakable, indentation, SLOT_WIDTH, textMeasure, valueNeed } from "./columns.js";
 import { childrenOf, functionRows, rowPath, shownRows } from "./functions.js";
 import { ColumnHeader } from "./header.js";
 import { placeTooltip } from "./tooltip.js";
@@ -165,13 +166,33 @@ export class FunctionTab {
 
   fit() {
     const width = this.body.clientWidth;
-    if (!width || !this.header) return;
-    const widths = this.header.fit(width);
+    if (!width || !this.header || !this.rows) return;
+    const widths = this.header.fit(width, this.columnNeeds());
     const nameWidth = width - widths.reduce((a, b) => a + b, 0) - SLOT_WIDTH;
     let deepest = 0;
     for (const d of this.order?.depth ?? []) if (d > deepest) deepest = d;
     this.indent = indentation(nameWidth, deepest);
     this.list.render();
+  }
+
+  /** What each column needs to show its values whole (px, see valueNeed), measured in
+   * the rows' font once per set of rows. */
+  columnNeeds() {
+    if (this.needsOf !== this.rows) {
+      const measure = textMeasure(this.body);
+      this.needs = this.rows.metrics.map(({ values, unit }) => {
+        let lo = Infinity;
+        let hi = -Infinity;
+        for (const value of values) {
+          if (value < lo) lo = value;
+          if (value > hi) hi = value;
+        }
+        const extremes = lo <= hi ? [lo, hi] : [];
+        return valueNeed(values, extremes, (value) => formatMetric(value, unit), measure);
+      });
+      this.needsOf = this.rows;
+    }
+    return this.needs;
   }
 
   makeRow() {
@@ -314,9 +335,11 @@ export class FunctionTab {
     const table = element("table");
     rows.metrics.forEach((m, j) => {
       const tr = element("tr");
-      tr.append(element("td", "", { text: m.name }),
+      // a share of the total means nothing for a min, max or imbalance over ranks
+      const share = m.kind === "other" && m.column ? "" : formatPercent(m.values[r], this.totals[j]);
+      tr.append(element("td", "", { text: breakable(m.name) }),
         element("td", "gc-tip-num", { text: formatMetric(m.values[r], m.unit) }),
-        element("td", "gc-tip-num", { text: formatPercent(m.values[r], this.totals[j]) }));
+        element("td", "gc-tip-num", { text: share }));
       table.append(tr);
     });
     lines.push(table);

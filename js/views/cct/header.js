@@ -3,7 +3,8 @@
 // every row, so resizing sets one property on the view's root and redraws no row.
 import { element } from "../../lib/dom.js";
 import {
-  breakable, columnTitle, DEFAULT_WIDTH, fitWidths, headerLabel, kindLine, resizedWidth,
+  breakable, columnTitle, DEFAULT_WIDTH, fitWidths, headerLabel, headerName, headerNeed,
+  kindLine, resizedWidth, textMeasure,
 } from "./columns.js";
 
 export class ColumnHeader {
@@ -19,14 +20,15 @@ export class ColumnHeader {
     this.resized = columns.map(() => false);
     this.element = element("div", "gc-row gc-header");
     this.element.append(element("span", "gc-name", { text: "name" }));
+    this.kinds = [];
     this.labels = columns.map((c, j) => {
       const cell = element("span", "gc-cell gc-sortable gc-column", {
         "data-metric": c.name, title: columnTitle(c),
       });
       cell.style.width = `var(--gc-w${j})`;
       const text = element("span", "gc-column-name");
-      cell.append(text, element("span", "gc-column-kind", { text: kindLine(c) }),
-        element("span", "gc-resize", { "data-column": String(j) }));
+      this.kinds.push(element("span", "gc-column-kind"));
+      cell.append(text, this.kinds[j], element("span", "gc-resize", { "data-column": String(j) }));
       root.style.setProperty(`--gc-w${j}`, `${DEFAULT_WIDTH}px`);
       this.element.append(cell);
       return text;
@@ -50,9 +52,16 @@ export class ColumnHeader {
   }
 
   /** Fit the columns not resized by hand into rows `rowWidth` px wide, each given what
-   * its values `needs` (px; see fitWidths); returns the widths. */
+   * its values `needs` and what its header needs (px; see fitWidths, headerNeed);
+   * returns the widths. */
   fit(rowWidth, needs) {
-    const widths = fitWidths(rowWidth, this.widths, this.resized, needs);
+    // measured once the header is in the page, in its (bold) font
+    if (!this.headerNeeds && this.element.isConnected) {
+      const measure = textMeasure(this.labels[0] ?? this.element);
+      this.headerNeeds = this.columns.map((c) => headerNeed(c, measure));
+    }
+    const need = this.columns.map((_, j) => Math.max(needs?.[j] ?? 0, this.headerNeeds?.[j] ?? 0));
+    const widths = fitWidths(rowWidth, this.widths, this.resized, need);
     if (widths.some((w, j) => w !== this.widths[j])) {
       this.widths = widths;
       widths.forEach((w, j) => {
@@ -63,12 +72,16 @@ export class ColumnHeader {
     return this.widths;
   }
 
-  /** Header texts that fit each column's width (long names cut in the middle). */
+  /** Header texts that fit each column's width (long names cut in the middle, a
+   * spread's statistic shortened). */
   label() {
     this.labels.forEach((text, j) => {
+      const column = this.columns[j];
+      const kind = kindLine(column, this.widths[j]);
+      this.kinds[j].textContent = kind;
       // the name may take the kind line's room when it says its kind itself
-      const lines = kindLine(this.columns[j]) ? 2 : 3;
-      text.textContent = breakable(headerLabel(this.columns[j].name, this.widths[j], lines));
+      const lines = kind ? 2 : 3;
+      text.textContent = breakable(headerLabel(headerName(column), this.widths[j], lines));
     });
   }
 

@@ -18,7 +18,7 @@ import { buildFooter, buildRowButtons, buildTabs, buildToolbar } from "./control
 import { FunctionTab } from "./function-tab.js";
 import { IcicleTab } from "./icicle-tab.js";
 import { ColumnHeader } from "./header.js";
-import { indentation, SLOT_WIDTH, valueNeed } from "./columns.js";
+import { indentation, SLOT_WIDTH, textMeasure, valueNeed } from "./columns.js";
 import { fillTooltip, placeTooltip } from "./tooltip.js";
 import { displayTree, rowOrder, sortKey } from "./layout.js";
 import { hotPath } from "./hotpath.js";
@@ -174,10 +174,7 @@ class CCTView {
    * once per set of values. */
   columnNeeds() {
     if (!this.needs) {
-      const context = document.createElement("canvas").getContext("2d");
-      const style = getComputedStyle(this.body);
-      context.font = `${style.fontSize} ${style.fontFamily}`;
-      const measure = (text) => context.measureText(text).width;
+      const measure = textMeasure(this.body);
       this.needs = this.columns.map(({ index, unit }) => {
         const { lo, hi, full } = this.scaleOf(index);
         const format = (value) => formatMetric(value, unit);

@@ -1,6 +1,7 @@
 // The CCT view's tooltip: a row's call path and every metric of it, placed by the pointer.
 import { element } from "../../lib/dom.js";
 import { formatMetric, formatPercent } from "../../lib/format.js";
+import { breakable } from "./columns.js";
 
 /** Fill `tooltip` with what row `group` of `display` holds: its call path, each metric's
  * value (with its unit) and share of `full(j)`, and notes on merged or collapsed rows. */
@@ -12,7 +13,7 @@ export function fillTooltip(tooltip, tree, display, group, full) {
     const tr = element("tr");
     const value = display.value(j, group);
     const share = metric.kind === "other" ? "" : formatPercent(value, full(j));
-    tr.append(element("td", "", { text: metric.name }),
+    tr.append(element("td", "", { text: breakable(metric.name) }),
       element("td", "gc-tip-num", { text: formatMetric(value, metric.unit) }),
       element("td", "gc-tip-num", { text: share }));
     table.append(tr);

@@ -14,13 +14,16 @@ view's result as the data's own type.
 A view sends what it draws as one packed payload (:meth:`QueryView._publish`): the
 ``payload`` bytes trait holds its arrays packed by :func:`glade.packing.pack_arrays`, and
 ``payload_meta`` their descriptors, the view's small JSON fields and a revision number,
-both set in one message. ``js/lib/payload.js`` reads it back.
+both set in one message. ``js/lib/payload.js`` reads it back. The offline page
+(:meth:`QueryView.to_html`) holds the same payload with what the page needs without a
+kernel (:meth:`QueryView._page_parts`), the live view unchanged.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +56,49 @@ def static_file(name: str) -> Path:
             "`npm install && npm run build` in the source tree, or reinstall glade"
         )
     return path
+
+
+#: A group of arrays packed already: the descriptors and blob of ``pack_arrays``.
+Packed = tuple[list[dict], bytes]
+
+
+@dataclass(frozen=True)
+class PageParts:
+    """What an offline page's payload holds beyond (or instead of) the live view's:
+    ``fields``, ``arrays`` and ``packed`` groups that replace or join the view's, a
+    None value leaving that name out of the page (see :meth:`QueryView._page_parts`)."""
+
+    fields: dict[str, Any] = field(default_factory=dict)
+    arrays: dict[str, np.ndarray | None] = field(default_factory=dict)
+    packed: dict[str, Packed | None] = field(default_factory=dict)
+
+
+def updated(state: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``state`` with ``changes``: a name given a value takes it, a name given
+    None is dropped.
+
+    Parameters
+    ----------
+    state, changes : mapping of str
+        The names and values kept, and those that change.
+
+    Returns
+    -------
+    dict
+        The new state (``state`` is unchanged).
+
+    Examples
+    --------
+    >>> updated({"a": 1, "b": 2}, {"b": None, "c": 3})
+    {'a': 1, 'c': 3}
+    """
+    out = dict(state)
+    for name, value in changes.items():
+        if value is None:
+            out.pop(name, None)
+        else:
+            out[name] = value
+    return out
 
 
 def python_string(text: str) -> str:
@@ -189,7 +235,7 @@ class QueryView(anywidget.AnyWidget):
         self._fields: dict[str, Any] = {}
         self._arrays: dict[str, np.ndarray] = {}
         self._deflate: frozenset[str] = frozenset()
-        self._packed: dict[str, tuple[list[dict], bytes]] = {}
+        self._packed: dict[str, Packed] = {}
         super().__init__(**kwargs)
         for name, validator in self._trait_validators.items():
             self._trait_validators[name] = _refusing(validator)
@@ -237,7 +283,7 @@ class QueryView(anywidget.AnyWidget):
         fields: dict[str, Any] | None = None,
         arrays: dict[str, np.ndarray | bytes | None] | None = None,
         deflate: tuple[str, ...] | None = None,
-        packed: dict[str, tuple[list[dict], bytes] | None] | None = None,
+        packed: dict[str, Packed | None] | None = None,
         **traits: Any,
     ) -> None:
         """Send a new state of what the view draws as one payload with the next revision.
@@ -251,23 +297,17 @@ class QueryView(anywidget.AnyWidget):
         (``(descriptors, blob)`` of :func:`~glade.packing.pack_arrays`, or None to drop
         one), which travel as they are, named ``"<group>/<name>"``. ``traits`` are other
         traits set in the same message."""
-        for name, value in (fields or {}).items():
-            self._fields[name] = value
+        self._fields.update(fields or {})
+        changes: dict[str, np.ndarray | None] = {}
         for name, values in (arrays or {}).items():
-            if values is None:
-                self._arrays.pop(name, None)
-            elif isinstance(values, bytes | bytearray | memoryview):
-                self._arrays[name] = np.frombuffer(values, dtype=np.uint8)
-            else:
-                self._arrays[name] = np.asarray(values)
+            if isinstance(values, bytes | bytearray | memoryview):
+                values = np.frombuffer(values, dtype=np.uint8)
+            changes[name] = None if values is None else np.asarray(values)
+        self._arrays = updated(self._arrays, changes)
         if deflate is not None:
             self._deflate = frozenset(deflate)
-        for group, part in (packed or {}).items():
-            if part is None:
-                self._packed.pop(group, None)
-            else:
-                self._packed[group] = part
-        blob, meta = self._packed_state(self._fields, self._arrays)
+        self._packed = updated(self._packed, packed or {})
+        blob, meta = self._packed_state(self._fields, self._arrays, self._packed)
         with self.hold_sync():
             for name, value in traits.items():
                 setattr(self, name, value)
@@ -275,15 +315,15 @@ class QueryView(anywidget.AnyWidget):
             self.payload_meta = meta
 
     def _packed_state(
-        self, fields: dict[str, Any], arrays: dict[str, np.ndarray]
+        self, fields: dict[str, Any], arrays: dict[str, np.ndarray], packed: dict[str, Packed]
     ) -> tuple[bytes, dict[str, Any]]:
-        """The ``payload`` and ``payload_meta`` of a state of ``fields`` and ``arrays``
-        (with the view's packed groups), as the next revision; the view is unchanged."""
+        """The ``payload`` and ``payload_meta`` of a state of ``fields``, ``arrays`` and
+        ``packed`` groups, as the next revision; the view is unchanged."""
         own = pack_arrays(arrays, deflate=self._deflate & set(arrays))
         descriptors, blob = join_packed(
             [
                 ("", *own),
-                *((f"{group}/", items, part) for group, (items, part) in self._packed.items()),
+                *((f"{group}/", items, part) for group, (items, part) in packed.items()),
             ]
         )
         meta = {
@@ -642,6 +682,19 @@ class QueryView(anywidget.AnyWidget):
         )
 
     def _page_state(self) -> dict[str, Any]:
-        """The traits the page :meth:`to_html` writes sets to other values than the view
-        (``offline``; a view may add what its page needs without a kernel)."""
-        return {"offline": True}
+        """The traits the page :meth:`to_html` writes sets to other values than the view:
+        ``offline``, and the payload of the view's state updated with its
+        :meth:`_page_parts` (the view itself, its payload included, is unchanged)."""
+        parts = self._page_parts()
+        payload, meta = self._packed_state(
+            updated(self._fields, parts.fields),
+            updated(self._arrays, parts.arrays),
+            updated(self._packed, parts.packed),
+        )
+        return {"offline": True, "payload": payload, "payload_meta": meta}
+
+    def _page_parts(self) -> PageParts:
+        """What the offline page needs beyond the live payload to show without a kernel
+        (nothing by default): views add the answers a kernel would give and drop what
+        the page has no use for."""
+        return PageParts()

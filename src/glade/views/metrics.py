@@ -55,31 +55,92 @@ class MetricColumn:
 SPREAD = ("min", "max", "imbalance")
 
 
-def rank_spread(gf: GraphFrame, metric: str) -> list[MetricColumn]:
-    """The spread of ``metric`` over the ranks of ``gf``: ``"<metric> min"``,
-    ``"<metric> max"`` (in its unit) and ``"<metric> imbalance"`` ((max - mean) / mean,
-    as the supergraph's rank imbalance) per node, with a node's threads summed within a
-    rank; a rank without a row of the node counts as 0 for an additive metric. Empty
-    when ``gf`` has no ``rank`` level or one rank."""
+def rank_values(gf: GraphFrame, metric: str) -> np.ndarray | None:
+    """The values of ``metric`` per node and rank of ``gf`` (nodes x ranks, ranks in
+    sorted order), a node's threads summed within a rank; a rank without a row of the
+    node is 0 for an additive metric, NaN for another. None when ``gf`` has no ``rank``
+    level or one rank.
+
+    Parameters
+    ----------
+    gf : GraphFrame
+        The profile.
+    metric : str
+        One of its metric columns.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        A float64 block of ``len(gf.graph)`` rows, one column per rank.
+
+    Examples
+    --------
+    >>> import glade
+    >>> gf = glade.datasets.synthetic_profile(20, ranks=3, seed=1)
+    >>> rank_values(gf, "time").shape
+    (20, 3)
+    """
     index = gf.dataframe.index
     if "rank" not in index.names or index.get_level_values("rank").nunique() < 2:
-        return []
-    additive = metric in gf.exc_metrics or metric in gf.inc_metrics
+        return None
     per_rank = gf.dataframe[metric].groupby(level=["node", "rank"], sort=True).sum(min_count=1)
     table = per_rank.unstack("rank")
-    if additive:
+    if metric in gf.exc_metrics or metric in gf.inc_metrics:
         table = table.fillna(0.0)
     values = np.full((len(gf.graph), table.shape[1]), np.nan)
     values[np.asarray(table.index, dtype=np.int64)] = table.to_numpy(dtype=np.float64)
+    return values
+
+
+_PLAIN = (np.min, np.max, np.mean)
+
+
+def spread_columns(name: str, per_rank: np.ndarray, unit: str | None) -> list[MetricColumn]:
+    """The columns ``"<name> min"``, ``"<name> max"`` (in ``unit``) and ``"<name>
+    imbalance"`` ((max - mean) / mean, NaN where the mean is 0) of a block of values per
+    row and rank, over its ranks (NaN values ignored).
+
+    Parameters
+    ----------
+    name : str
+        The metric's name.
+    per_rank : numpy.ndarray
+        Values, one row per node (or table row), one column per rank.
+    unit : str or None
+        The metric's unit.
+
+    Returns
+    -------
+    list of MetricColumn
+        Three columns of kind "other", shown as columns (``column=True``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> low, high, imbalance = spread_columns("t", np.array([[1.0, 2.0, 6.0]]), "s")
+    >>> low.values.tolist(), high.values.tolist(), imbalance.values.tolist()
+    ([1.0], [6.0], [1.0])
+    """
+    # the NaN-skipping reductions copy the block: only when it has a NaN
+    reduce = (np.nanmin, np.nanmax, np.nanmean) if np.isnan(per_rank).any() else _PLAIN
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
-        low, high, mean = (np.nanmin(values, 1), np.nanmax(values, 1), np.nanmean(values, 1))
+        low, high, mean = (f(per_rank, axis=1) for f in reduce)
         imbalance = np.where(mean != 0, (high - mean) / mean, np.nan)
-    unit = unit_of(gf.metadata, metric)
     return [
-        MetricColumn(f"{metric} {stat}", "other", -1, v, u, column=True)
+        MetricColumn(f"{name} {stat}", "other", -1, v, u, column=True)
         for stat, v, u in zip(SPREAD, (low, high, imbalance), (unit, unit, None), strict=True)
     ]
+
+
+def rank_spread(gf: GraphFrame, metric: str) -> list[MetricColumn]:
+    """The spread of ``metric`` over the ranks of ``gf``: :func:`spread_columns` of its
+    :func:`rank_values` (min, max in its unit, and imbalance (max - mean) / mean, as the
+    supergraph's rank imbalance). Empty when ``gf`` has no ``rank`` level or one rank."""
+    per_rank = rank_values(gf, metric)
+    if per_rank is None:
+        return []
+    return spread_columns(metric, per_rank, unit_of(gf.metadata, metric))
 
 
 def _kind(gf: GraphFrame, metric: str) -> str:

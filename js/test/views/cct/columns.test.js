@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
-  breakable, columnTitle, DEFAULT_WIDTH, fitWidths, headerLabel, indentation, kindLabel, kindLine,
-  MAX_WIDTH, MIN_WIDTH, NAME_MIN, resizedWidth, SLOT_WIDTH, valueNeed,
+  breakable, columnTitle, DEFAULT_WIDTH, fitWidths, headerLabel, headerName, headerNeed, indentation, kindLabel,
+  kindLine, MAX_WIDTH, MIN_WIDTH, NAME_MIN, resizedWidth, SLOT_WIDTH, spreadOf, valueNeed,
 } from "../../../views/cct/columns.js";
 
 describe("column headers", () => {
@@ -46,11 +46,53 @@ describe("column headers", () => {
   });
 });
 
+describe("columns of a metric's spread over ranks", () => {
+  const imbalance = { name: "time (inc) imbalance", kind: "other", unit: null, column: true };
+  it("show the metric as the name and the statistic on the second line", () => {
+    expect(spreadOf(imbalance)).toEqual({ metric: "time (inc)", stat: "imbalance" });
+    expect(headerName(imbalance)).toBe("time (inc)");
+    expect(kindLine(imbalance)).toBe("imbalance");
+    expect(kindLine({ name: "time min", kind: "other", unit: "s", column: true })).toBe("min");
+    // a metric that happens to end so, but is no spread column, keeps its name
+    const plain = { name: "load imbalance", kind: "other" };
+    expect(spreadOf(plain)).toBe(null);
+    expect(headerName(plain)).toBe("load imbalance");
+  });
+  it("shorten the statistic where the column is narrow, the tooltip saying it whole", () => {
+    // 10px kind line: "imbalance" needs 9 x 6 px beside 12 px of padding
+    expect(kindLine(imbalance, 66)).toBe("imbalance");
+    expect(kindLine(imbalance, 65)).toBe("imbal.");
+    expect(kindLine(imbalance, MIN_WIDTH)).toBe("imbal.");
+    expect(6 * "imbal.".length).toBeLessThanOrEqual(MIN_WIDTH - 12);
+    expect(columnTitle(imbalance).split("\n")[0])
+      .toBe("time (inc) imbalance ((max - mean) / mean over ranks)");
+    expect(columnTitle({ name: "time max", kind: "other", unit: "s", column: true })
+      .split("\n")[0]).toBe("time max (largest over ranks, in s)");
+  });
+});
+
+describe("what a header needs", () => {
+  const measure = (text) => 7.5 * text.length; // a bold font wider than CHAR_WIDTH
+  it("is room for its widest word, so that no word breaks inside", () => {
+    // "waiting": 7 characters of 7.5 px, beside 12 px of padding and a pixel of slack
+    expect(headerNeed({ name: "waiting time (inc)", kind: "inclusive" }, measure))
+      .toBe(Math.ceil(7 * 7.5) + 13);
+    // words end at the breaks of breakable, and a spread column shows its metric's name
+    expect(headerNeed({ name: "PAPI_L2_TCM", kind: "exclusive" }, measure))
+      .toBe(Math.ceil(5 * 7.5) + 13);
+    expect(headerNeed({ name: "time (inc) imbalance", kind: "other", column: true }, measure))
+      .toBe(Math.ceil(5 * 7.5) + 13);
+    // a very long word breaks rather than widen its column past 72 px
+    expect(headerNeed({ name: "inclusive#scale#sum#cupti", kind: "other" }, measure)).toBe(72);
+  });
+});
+
 describe("line breaks", () => {
   it("may come after / _ and . but not at the end", () => {
     expect(breakable("Avg time/rank_mean")).toBe("Avg time/\u200brank_\u200bmean");
     expect(breakable("a.")).toBe("a.");
     expect(breakable("time (inc)")).toBe("time (inc)");
+    expect(breakable("sum#time.duration")).toBe("sum#\u200btime.\u200bduration");
   });
 });
 

@@ -11,6 +11,11 @@ children), one name code per node and the view's metric columns (one value per n
   totals, whose children are its callers: the row of the reversed call path
   ``F <- C <- B`` sums the calls of F whose caller is C, called from B.
 
+With ranks, a metric's mean is joined by its min, max and imbalance over the ranks, as
+hpcviewer computes them for its callers and flat views: per rank, the row's calls are
+summed as above, then the spread of :func:`~glade.views.metrics.spread_columns` is taken
+over those per-rank sums (``ranked`` columns: one block of values per node and rank).
+
 Everything is vectorized: one pass per depth level (``np.unique`` over pairs), never a loop
 over nodes, so a tree of 10^5 nodes takes a fraction of a second.
 """
@@ -23,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from glade.graph import group_by_depth
-from glade.views.metrics import MetricColumn
+from glade.views.metrics import MetricColumn, spread_columns
 
 #: Names of "other" metrics that count calls, summed per function like exclusive metrics.
 COUNT_NAMES = frozenset({"count", "calls", "visits", "num_calls"})
@@ -101,19 +106,39 @@ def _row_values(
     columns: Sequence[MetricColumn], rows: np.ndarray, count: int, outer: np.ndarray
 ) -> list[np.ndarray]:
     """Per column, the values of nodes summed by row id (``rows`` -1: not counted);
-    inclusive metrics count ``outer`` nodes only."""
+    inclusive metrics count ``outer`` nodes only. A column of one value per node and rank
+    (2-D) is summed per row and rank."""
     out = []
     for column in columns:
         take = rows >= 0
         if column.kind == "inclusive":
             take &= outer
-        values = np.nan_to_num(column.values[take], nan=0.0)
-        out.append(np.bincount(rows[take], weights=values, minlength=count))
+        values = np.nan_to_num(column.values[take], copy=False, nan=0.0)  # a copy already
+        if values.ndim == 1:
+            out.append(np.bincount(rows[take], weights=values, minlength=count))
+            continue
+        width = values.shape[1]
+        keys = (rows[take][:, None] * width + np.arange(width)).ravel()
+        summed = np.bincount(keys, weights=values.ravel(), minlength=count * width)
+        out.append(summed.reshape(count, width))
     return out
 
 
+def _spread(ranked: Sequence[MetricColumn], per_rank: Sequence[np.ndarray]) -> list[MetricColumn]:
+    """The min, max and imbalance columns of each ranked column's per-row, per-rank sums."""
+    return [
+        column
+        for source, values in zip(ranked, per_rank, strict=True)
+        for column in spread_columns(source.name, values, source.unit)
+    ]
+
+
 def flat_table(
-    parent: np.ndarray, depth: np.ndarray, name: np.ndarray, columns: Sequence[MetricColumn]
+    parent: np.ndarray,
+    depth: np.ndarray,
+    name: np.ndarray,
+    columns: Sequence[MetricColumn],
+    ranked: Sequence[MetricColumn] = (),
 ) -> FunctionTable:
     """One row per function present in the tree, in order of name code (see module doc).
 
@@ -123,6 +148,9 @@ def flat_table(
         The tree (pre-order parent ids, depths) and each node's name code.
     columns : sequence of MetricColumn
         The view's columns, one value per node; see :func:`tab_columns`.
+    ranked : sequence of MetricColumn, optional
+        Metrics with one value per node and rank (2-D ``values``): the table gets their
+        min, max and imbalance over the ranks of its per-rank sums, after ``columns``.
 
     Returns
     -------
@@ -132,7 +160,7 @@ def flat_table(
     Examples
     --------
     >>> import numpy as np
-    >>> from glade.views.metrics import MetricColumn
+    >>> from glade.views.metrics import MetricColumn, spread_columns
     >>> parent, depth, name = np.array([-1, 0, 1]), np.array([0, 1, 2]), np.array([0, 1, 0])
     >>> inc = MetricColumn("t (inc)", "inclusive", -1, np.array([10.0, 6.0, 2.0]))
     >>> exc = MetricColumn("t", "exclusive", 0, np.array([4.0, 4.0, 2.0]))
@@ -144,11 +172,13 @@ def flat_table(
     present = np.unique(name)
     rows = np.searchsorted(present, name)
     kept = tab_columns(columns)
-    values = _row_values(kept, rows, present.size, outermost(parent, depth, name))
+    outer = outermost(parent, depth, name)
+    values = _row_values(kept, rows, present.size, outer)
+    per_rank = _row_values(ranked, rows, present.size, outer)
     return FunctionTable(
         np.full(present.size, -1, dtype=np.int64),
         present,
-        [_with_values(c, v) for c, v in zip(kept, values, strict=True)],
+        [_with_values(c, v) for c, v in zip(kept, values, strict=True)] + _spread(ranked, per_rank),
         np.zeros(present.size, dtype=bool),
     )
 
@@ -159,6 +189,7 @@ def bottom_up_table(
     name: np.ndarray,
     columns: Sequence[MetricColumn],
     max_rows: int | None = None,
+    ranked: Sequence[MetricColumn] = (),
 ) -> FunctionTable:
     """hpcviewer's callers view as rows (see module doc): level 0 holds one row per
     function, level k the reversed call paths of length k + 1 that occur in the tree.
@@ -173,6 +204,8 @@ def bottom_up_table(
         Stop before the first level that would take the table past this many rows (the
         function rows always come); the rows of the last level kept whose calls have
         callers are marked in ``more``.
+    ranked : sequence of MetricColumn, optional
+        Metrics with one value per node and rank, as for :func:`flat_table`.
 
     Returns
     -------
@@ -182,7 +215,7 @@ def bottom_up_table(
     Examples
     --------
     >>> import numpy as np
-    >>> from glade.views.metrics import MetricColumn
+    >>> from glade.views.metrics import MetricColumn, spread_columns
     >>> parent, depth = np.array([-1, 0, 0, 1]), np.array([0, 1, 1, 2])
     >>> name = np.array([0, 1, 2, 2])  # main calls f and w, f calls w
     >>> exc = MetricColumn("t", "exclusive", -1, np.array([1.0, 2.0, 3.0, 4.0]))
@@ -199,6 +232,7 @@ def bottom_up_table(
     parents = [np.full(present.size, -1, dtype=np.int64)]
     names = [present]
     values = [_row_values(kept, row, present.size, outer)]
+    per_rank = [_row_values(ranked, row, present.size, outer)]
     total = present.size
     ancestor = parent.copy()
     active = np.flatnonzero(ancestor >= 0)
@@ -215,6 +249,7 @@ def bottom_up_table(
         parents.append(keys // width)
         names.append(keys % width)
         values.append(_row_values(kept, local, keys.size, outer))
+        per_rank.append(_row_values(ranked, local, keys.size, outer))
         row = np.where(local >= 0, local + total, -1)
         total += keys.size
         ancestor[active] = parent[ancestor[active]]
@@ -224,7 +259,8 @@ def bottom_up_table(
     return FunctionTable(
         np.concatenate(parents),
         np.concatenate(names),
-        [_with_values(c, np.concatenate([v[j] for v in values])) for j, c in enumerate(kept)],
+        [_with_values(c, np.concatenate([v[j] for v in values])) for j, c in enumerate(kept)]
+        + _spread(ranked, [np.concatenate([v[j] for v in per_rank]) for j in range(len(ranked))]),
         flags,
     )
 

@@ -35,18 +35,20 @@ from glade.query import BaseQuery, parse, query_mask
 from glade.query.engine import RowTable
 from glade.trace.call_level import call_level
 from glade.trace.model import Trace
-from glade.views.base import QueryView, static_file
+from glade.views.base import PageParts, QueryView, static_file
 from glade.views.cct import edits as cct_edits
 from glade.views.cct.calltree import ViewTree
 from glade.views.cct.linked import restricted_values
 from glade.views.cct.query import base_parts, explain_edits, query_text, selection_query
-from glade.views.cct.tabs import FunctionTable, bottom_up_table, flat_table
+from glade.views.cct.tabs import FunctionTable, bottom_up_table, flat_table, tab_columns
 from glade.views.metrics import (
+    MetricColumn,
     describe_rows,
     device_work,
     metric_columns,
     metric_role,
     rank_spread,
+    rank_values,
 )
 
 COLOR_SCHEMES = ("viridis", "magma", "heat")
@@ -508,7 +510,9 @@ class CCT(QueryView):
         :func:`~glade.views.cct.tabs.flat_table` over ``apply()``'s call tree (edits
         included), with the view's ``agg`` or ``rank``; under a link's restriction, over
         the restricted tree (the nodes with calls of :meth:`shown`, the view's query on
-        top), so that the rows hold what the tree tab draws.
+        top), so that the rows hold what the tree tab draws. With ranks (no ``rank``
+        chosen), the view's metric is joined by its min, max and imbalance over the ranks
+        of each row's per-rank sums (as hpcviewer's callers and flat views).
 
         Parameters
         ----------
@@ -542,7 +546,7 @@ class CCT(QueryView):
         if kind not in ("bottom-up", "flat"):
             raise GladeError(f"a function table is 'bottom-up' or 'flat', not {kind!r}")
         if self._restricted_gf is None and not self.history:
-            tree, columns = self._tree, self._columns
+            tree, columns, shown = self._tree, self._columns, self._gf
             parent, depth, codes = tree.parent, tree.depth, tree.name_index
         else:
             shown = self._tab_source()
@@ -551,9 +555,22 @@ class CCT(QueryView):
             depth = np.asarray(shown.graph.depth, dtype=np.int64)
             names = [str(u) for u in self._tree.unique_names]
             codes = pd.Index(names).get_indexer([str(u) for u in shown.graph.names])
+        ranked = self._ranked(shown, columns)
         if kind == "flat":
-            return flat_table(parent, depth, codes, columns)
-        return bottom_up_table(parent, depth, codes, columns, max_rows)
+            return flat_table(parent, depth, codes, columns, ranked)
+        return bottom_up_table(parent, depth, codes, columns, max_rows, ranked)
+
+    def _ranked(self, gf: GraphFrame, columns: list[MetricColumn]) -> list[MetricColumn]:
+        """The metrics whose rank spread the view shows, one value per node of ``gf`` and
+        rank, for the function tabs to sum per rank (those the tabs show: not an "other"
+        metric that is no call count)."""
+        shown = {c.name: c for c in tab_columns(columns)}
+        ranked = []
+        for name in self._spread:
+            per_rank = rank_values(gf, name) if name in shown else None
+            if per_rank is not None:
+                ranked.append(MetricColumn(name, shown[name].kind, -1, per_rank, shown[name].unit))
+        return ranked
 
     def _tab_source(self) -> GraphFrame:
         """The call tree the bottom-up and flat tabs sum: ``apply()``'s, or under a link's
@@ -588,6 +605,7 @@ class CCT(QueryView):
                     "name": c.name,
                     "kind": c.kind,
                     "unit": c.unit,
+                    **({"column": True} if c.column else {}),
                     **({"role": role} if (role := metric_role(c.name)) else {}),
                 }
                 for c in table.columns
@@ -611,19 +629,19 @@ class CCT(QueryView):
         field, arrays = self._tab_payload(self.tab, MAX_TAB_ROWS)
         self._publish(fields={"tab": field}, arrays=dict(arrays))
 
-    def _page_state(self) -> dict[str, Any]:
+    def _page_parts(self) -> PageParts:
         """The offline page holds the rows of both function tabs (the ``tables`` field:
         kind -> field, arrays prefixed ``"<kind>:"``), at most ``MAX_PAGE_TAB_ROWS``
-        bottom-up rows, so that every tab shows without a kernel."""
-        fields = {k: v for k, v in self._fields.items() if k != "tab"}
-        arrays = {k: v for k, v in self._arrays.items() if not k.startswith("tab_")}
-        tables = {}
+        bottom-up rows, so that every tab shows without a kernel, instead of those of the
+        tab shown."""
+        fields: dict[str, Any] = {"tab": None, "tables": {}}
+        arrays: dict[str, np.ndarray | None] = dict.fromkeys(
+            (name for name in self._arrays if name.startswith("tab_")), None
+        )
         for kind in ("flat", "bottom-up"):
-            tables[kind], more = self._tab_payload(kind, MAX_PAGE_TAB_ROWS, f"{kind}:")
+            fields["tables"][kind], more = self._tab_payload(kind, MAX_PAGE_TAB_ROWS, f"{kind}:")
             arrays.update(more)
-        fields["tables"] = tables
-        payload, meta = self._packed_state(fields, arrays)
-        return {**super()._page_state(), "payload": payload, "payload_meta": meta}
+        return PageParts(fields, arrays)
 
     def _query_edit(self, query: BaseQuery) -> dict:
         """An assigned query is a base edit, with the nodes it keeps (the front end draws

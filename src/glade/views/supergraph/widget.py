@@ -19,10 +19,8 @@ browser sends edits and draws what comes back.
 
 from __future__ import annotations
 
-import os
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, TypedDict
 
 import numpy as np
@@ -47,7 +45,7 @@ from glade.query.model import BaseQuery, CompoundQuery
 from glade.trace.call_level import call_level
 from glade.trace.model import Trace
 from glade.units import TIME_UNITS
-from glade.views.base import EDIT_MESSAGE, QueryView, static_file
+from glade.views.base import EDIT_MESSAGE, Packed, PageParts, QueryView, static_file
 from glade.views.cct.query import selection_query
 from glade.views.requests import Requests
 from glade.views.supergraph import edits
@@ -660,46 +658,22 @@ class SupergraphView(Requests, QueryView):
         descriptors, blob = pack_arrays(arrays)
         return {**fields, "arrays": descriptors, "revision": self.revision}, blob
 
-    def to_html(self, path: str | os.PathLike, title: str | None = None) -> Path:
-        """Write a standalone page of the view that works offline, with the linked views
-        of its supernodes: of every one when there are at most :data:`OFFLINE_DETAILS`,
-        else of the :data:`OFFLINE_DETAILS` largest (by mean inclusive value; the page
-        names them). Clicking a supernode there opens its details panel; edits need a
-        kernel.
-
-        Parameters
-        ----------
-        path : str or os.PathLike
-            The ``.html`` file.
-        title : str, optional
-            The page's title.
-
-        Returns
-        -------
-        pathlib.Path
-            The file written.
-
-        Raises
-        ------
-        GladeError
-            When the file cannot be written.
-        """
+    def _page_parts(self) -> PageParts:
+        """The offline page (:meth:`to_html`) holds the linked views of the supernodes: of
+        every one when there are at most :data:`OFFLINE_DETAILS`, else of the
+        :data:`OFFLINE_DETAILS` largest (by mean inclusive value; the page names them).
+        Clicking a supernode there opens its details panel; edits need a kernel."""
         nodes = self._shown.nodes
         largest = nodes["inclusive_mean"].sort_values(ascending=False, kind="stable")
         keys = [str(key) for key in largest.index[:OFFLINE_DETAILS]]
-        packed: dict[str, tuple[list[dict], bytes] | None] = {}
+        packed: dict[str, Packed | None] = {}
         fields: list[dict[str, Any]] = []
         for key in tqdm(keys, "details of the supernodes", leave=False, disable=len(keys) < 10):
             details_fields, arrays = details_payload(self.details(key))
             packed[f"details{len(fields)}"] = pack_arrays(arrays)
             fields.append(details_fields)
         embedded = {"fields": fields, "bound": OFFLINE_DETAILS, "supernodes": len(nodes)}
-        self._publish({"offline_details": embedded}, packed=packed)
-        try:
-            return super().to_html(path, title)
-        finally:
-            # the page holds them; the live view does not carry them along
-            self._publish({"offline_details": None}, packed=dict.fromkeys(packed))
+        return PageParts({"offline_details": embedded}, packed=packed)
 
     # ------------------------------------------------------------ links
     @property

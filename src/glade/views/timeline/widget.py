@@ -40,7 +40,7 @@ from glade.trace.timeline.lanes import Lanes
 from glade.trace.timeline.render import Request
 from glade.trace.timeline.source import PandasSource, TimelineSource, check_node, source_of
 from glade.trace.windows import Window
-from glade.views.base import QueryView, static_file
+from glade.views.base import Packed, PageParts, QueryView, static_file
 from glade.views.requests import Requests
 from glade.views.timeline import edits
 from glade.views.timeline.counters import CounterTracks
@@ -819,28 +819,14 @@ class Timeline(Requests, WaitStates, QueryView):
         """
         return self._source.selected(self.selection)
 
-    def to_html(self, path, title: str | None = None):
-        """Write an offline page with the current picture, the overview and the counter
-        tracks of the range shown (at most
-        :data:`~glade.views.timeline.counters.MAX_TRACKS` tracks, values and rates).
-
-        Zooming there stretches them (the detail of a range needs the kernel).
-
-        Parameters
-        ----------
-        path : str or os.PathLike
-            The ``.html`` file.
-        title : str, optional
-            The page's title.
-
-        Returns
-        -------
-        pathlib.Path
-            The file written.
-        """
+    def _page_parts(self) -> PageParts:
+        """The offline page (:meth:`to_html`) holds the current picture, the overview and
+        the counter tracks of the range shown (at most
+        :data:`~glade.views.timeline.counters.MAX_TRACKS` tracks, values and rates);
+        zooming there stretches them (the detail of a range needs the kernel)."""
         meta, blob = self._snapshot(self.revision)
         fields = {"snapshot": _without_arrays(meta)}
-        packed: dict[str, tuple[list[dict], bytes] | None] = {"snapshot": (meta["arrays"], blob)}
+        packed: dict[str, Packed | None] = {"snapshot": (meta["arrays"], blob)}
         if len(self.counter_tracks.tracks):
             # the counter tracks of the viewport, both modes (the first MAX_TRACKS tracks)
             view = self.viewport
@@ -855,8 +841,7 @@ class Timeline(Requests, WaitStates, QueryView):
                 )
                 fields[f"counters_{mode}"] = _without_arrays(answer)
                 packed[f"counters_{mode}"] = (answer["arrays"], arrays)
-        self._publish(fields, packed=packed)
-        return super().to_html(path, title)
+        return PageParts(fields, packed=packed)
 
 
 def _without_arrays(meta: dict) -> dict:
