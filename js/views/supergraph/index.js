@@ -281,6 +281,7 @@ class SupergraphView {
     if (bundled) {
       this.details = detailsOf({ ...bundled, revision: this.payload.revision },
         arraysUnder(this.payload.arrays, "details/"));
+      this.parameter = bundled.parameter;
     }
     const selected = this.model.get("selection").filter((key) => this.indexOf(key) >= 0);
     if (selected.length !== this.model.get("selection").length) this.select(selected);
