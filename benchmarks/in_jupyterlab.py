@@ -12,7 +12,12 @@ Every view's benchmark uses the same three measurements, so their numbers compar
   the trait the kernel computes, ``query`` for the CCT view), the view's synchronous
   redraw included; with ``painted=True`` also to the end of the next frame (a timer after
   the animation frame that follows the answer: the browser has then styled, laid out and
-  painted what the view drew).
+  painted what the view drew); with ``until`` (a JS predicate of the view's element and
+  the state the kernel's update holds) to
+  the end of the frame after the one in which it first holds once the answer is in (a
+  view that shows more on a later message: the supergraph's linked views). The page's
+  main-thread CPU time over the round trip (CDP ``ThreadTime``: it does not grow when
+  other processes compete for the cores, wall times do) is kept in ``last_page_cpu``.
 
 The server and notebook page come from ``tests/browser/jupyter.py``, as in the browser
 tests. Needs ``jupyterlab`` and ``playwright`` (with a chromium, see ``bench_cct_view``).
@@ -55,7 +60,7 @@ _FIRST_PAINT = """async (selector) => {
 
 #: Runs ``action`` on the view's element (the widget's output), and resolves with the wall
 #: clock of the click, the milliseconds until the kernel's update of ``reply`` arrives and
-#: (when ``painted``) until the frame after it has been drawn.
+#: (when ``painted``) until the frame after it has been drawn (and UNTIL holds).
 _ROUND_TRIP = """async ([selector, reply, painted]) => {
   const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
   const el = document.querySelector(selector);
@@ -66,9 +71,17 @@ _ROUND_TRIP = """async ([selector, reply, painted]) => {
           && data.state && reply in data.state) {
         kernel.iopubMessage.disconnect(answered);
         const back = performance.now() - start;
-        if (!painted) resolve([clock, back]);
-        else requestAnimationFrame(() => setTimeout(
-          () => resolve([clock, back, performance.now() - start]), 0));
+        if (!painted) {
+          resolve([clock, back]);
+          return;
+        }
+        const look = () => {
+          if ((UNTIL)(el, data.state)) {
+            requestAnimationFrame(() => setTimeout(
+              () => resolve([clock, back, performance.now() - start]), 0));
+          } else requestAnimationFrame(look);
+        };
+        look();
       }
     };
     kernel.iopubMessage.connect(answered);
@@ -90,6 +103,7 @@ class JupyterLabSession:
         self.view_cell = view_cell
         self.view_selector = view_selector
         self._stack = ExitStack()
+        self.last_page_cpu = float("nan")
 
     def __enter__(self) -> JupyterLabSession:
         url = self._stack.enter_context(notebook_server("lab", [self.view_cell], NOTEBOOK))
@@ -100,6 +114,8 @@ class JupyterLabSession:
         self.page.on("pageerror", lambda error: self.errors.append(error))
         open_and_run(self.page, url, NOTEBOOK, self.errors, run=False)
         self.run(self.setup)
+        self._cdp = self.page.context.new_cdp_session(self.page)
+        self._cdp.send("Performance.enable")
         return self
 
     def __exit__(self, *exc) -> None:
@@ -134,13 +150,21 @@ class JupyterLabSession:
             f"{variable}.comm.on_msg(_bench_receive)"
         )
 
-    def round_trip(self, action: str, reply: str, painted: bool = False) -> tuple[float, ...]:
+    def thread_time(self) -> float:
+        """The page's main-thread CPU time so far, in seconds (CDP ``ThreadTime``)."""
+        metrics = self._cdp.send("Performance.getMetrics")["metrics"]
+        return next(m["value"] for m in metrics if m["name"] == "ThreadTime")
+
+    def round_trip(
+        self, action: str, reply: str, painted: bool = False, until: str = "() => true"
+    ) -> tuple[float, ...]:
         """(ms from the click to the kernel receiving it, ms from the click to the page
         receiving the kernel's update of ``reply``, and with ``painted`` ms from the click
-        to the end of the frame after that) for the JS function ``action`` of the view's
-        element (call :meth:`watch` first)."""
-        clock, *times = self.page.evaluate(
-            _ROUND_TRIP.replace("(ACTION)", f"({action})"), [self.view_selector, reply, painted]
-        )
+        to the end of the frame after that, and after ``until`` holds) for the JS function
+        ``action`` of the view's element (call :meth:`watch` first)."""
+        script = _ROUND_TRIP.replace("(ACTION)", f"({action})").replace("(UNTIL)", f"({until})")
+        before = self.thread_time()
+        clock, *times = self.page.evaluate(script, [self.view_selector, reply, painted])
+        self.last_page_cpu = 1000 * (self.thread_time() - before)
         seen = float(self.run("print(_bench_seen[-1])").strip())
         return (seen - clock, *times)

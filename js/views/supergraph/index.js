@@ -16,10 +16,10 @@ import { bindErrorLine } from "../../lib/error.js";
 import { bindEditKeys } from "../../lib/keys.js";
 import { density, diverging, fillLegend } from "./legend.js";
 import { NodeMarks, rememberedMeasure, writeAttributes } from "./marks.js";
-import { detailsOf } from "./linked.js";
+import { detailsOf, sameDetails } from "./linked.js";
 import { fillLinked } from "./linkedviews.js";
 import { supergraphFromPayload } from "./model.js";
-import { describeEdge, describeNode, fillPanel, KINDS, svgElement, totalOf } from "./panel.js";
+import { DetailsPanel, describeEdge, describeNode, KINDS, svgElement, totalOf } from "./panel.js";
 import { layoutLabels } from "./labels.js";
 import {
   bandLink, histogramPixels, linkAt, linkPath, linkSpan, linkStyle, overlayAlpha, px,
@@ -119,6 +119,8 @@ class SupergraphView {
     this.marks = new NodeMarks(this.svg);
     this.canvas.append(this.linkCanvas, this.svg);
     this.panel = element("div", "gs-panel");
+    this.parts = new DetailsPanel(this.panel);
+    this.linked = this.parts.linked;
     main.append(this.canvas, this.panel);
     const footer = element("div", "gs-footer");
     this.legend = element("div", "gs-legend");
@@ -228,10 +230,10 @@ class SupergraphView {
     signal.addEventListener("abort", stop);
     signal.addEventListener("abort", () => this.client?.close());
     model.on("change:selection", () => {
-      this.draw();
+      this.restyle();
       this.drawPanel();
     });
-    model.on("change:highlight", () => this.draw());
+    model.on("change:highlight", () => this.restyle());
     model.on("change:height", () => this.draw());
   }
 
@@ -273,6 +275,14 @@ class SupergraphView {
   // --------------------------------------------------------------- drawing
   refresh() {
     this.sg = supergraphFromPayload(this.payload);
+    // with the details panel open, the kernel's answer holds the linked views of the
+    // selected supernode in the new supergraph (no second round trip)
+    const bundled = this.payload.fields.details;
+    if (bundled) {
+      this.details = detailsOf({ ...bundled, revision: this.payload.revision },
+        arraysUnder(this.payload.arrays, "details/"));
+      this.parameter = bundled.parameter;
+    }
     const selected = this.model.get("selection").filter((key) => this.indexOf(key) >= 0);
     if (selected.length !== this.model.get("selection").length) this.select(selected);
     this.fillToolbar();
@@ -431,8 +441,7 @@ class SupergraphView {
         paint = Number.isFinite(d) && largest > 0 ? diverging(0.5 + d / (2 * largest)) : "#ddd";
       }
       const key = sg.names.get(i);
-      const classes = `gs-node${selected.has(key) ? " gs-selected" : ""}`
-        + `${highlighted.has(key) ? " gs-highlighted" : ""}`;
+      const classes = nodeClass(key, selected, highlighted);
       const mark = valueOffset(target[i], lo[i], hi[i], box.y0, box.y1);
       marks.push({
         key,
@@ -457,6 +466,16 @@ class SupergraphView {
     this.drawLegend(inDiff, largest, unit);
     this.drawStatus();
     this.updateControls();
+  }
+
+  /** The node outlines' classes after the selection or the highlight changed (nothing
+   * else of the drawing depends on them). */
+  restyle() {
+    if (!this.allMarks) return;
+    const selected = new Set(this.model.get("selection"));
+    const highlighted = new Set(this.model.get("highlight"));
+    for (const mark of this.allMarks) mark.rect.class = nodeClass(mark.key, selected, highlighted);
+    this.showMarks();
   }
 
   /** The part of the drawing in view, from x = left, `width` wide (the drawing may be
@@ -651,14 +670,9 @@ class SupergraphView {
       : `${this.model.get("height") + SCROLLBAR_ROOM}px`, this.written.panel);
     set(this.canvas.style, "width", i < 0 || stacked ? "100%" : `calc(100% - ${PANEL_WIDTH}px)`,
       this.written.canvas);
-    if (i < 0) {
-      if (this.panel.firstChild) this.panel.replaceChildren();
-      return;
-    }
-    fillPanel(this.panel, this.sg, i, { unit: this.model.get("unit"), offline: this.offline,
+    if (i < 0) return;
+    this.parts.fill(this.sg, i, { unit: this.model.get("unit"), offline: this.offline,
       width: PANEL_WIDTH });
-    this.linked = element("div", "gs-linked-views");
-    this.panel.append(this.linked);
     const { details } = this;
     if (details && details.supernode === key && details.revision === this.payload.revision) {
       this.drawLinked();
@@ -667,7 +681,7 @@ class SupergraphView {
       if (this.details) this.drawLinked();
       else this.linkedMessage(this.offlineNote());
     } else {
-      this.linkedMessage("computing the linked views…");
+      this.linkedMessage("computing the linked views…", true);
       this.client.request("details", { supernode: key, parameter: this.parameter });
     }
   }
@@ -696,8 +710,20 @@ class SupergraphView {
       + `kept): for this one, ${kernel}`;
   }
 
-  linkedMessage(text) {
-    this.linked?.replaceChildren(element("div", "gs-hint", { text }));
+  /** A line in place of the linked views; `pending`: above the views drawn before, dimmed
+   * until the new ones come (the panel keeps its height, and its scroll position). */
+  linkedMessage(text, pending = false) {
+    const line = element("div", "gs-hint gs-linked-status", { text });
+    if (pending && this.linked.querySelector(".gs-linked")) {
+      this.linked.classList.add("gs-stale");
+      const status = this.linked.querySelector(".gs-linked-status");
+      if (status) status.replaceWith(line);
+      else this.linked.prepend(line);
+    } else {
+      this.linked.classList.remove("gs-stale");
+      this.linked.replaceChildren(line);
+      this.drawn = null;
+    }
   }
 
   /** The kernel's details of a supernode: drawn when they are of the supernode selected
@@ -711,11 +737,22 @@ class SupergraphView {
     this.drawLinked();
   }
 
+  /** Draw the linked views of `this.details`, unless the same values are drawn already at
+   * the same size (an edit that leaves the selected supernode as it was, a threshold or
+   * a diff, changes only the revision they belong to). */
   drawLinked() {
     const { details } = this;
     const stacked = this.main.classList.contains("gs-stacked");
     const width = stacked ? Math.min(Math.max((this.rootWidth ?? 600) / 2 - 24, 280), 420)
       : PANEL_WIDTH - 24;
+    this.linked.classList.remove("gs-stale");
+    const look = `${width}|${this.model.get("unit")}`;
+    if (this.drawn?.look === look && sameDetails(this.drawn.details, details)) {
+      this.linked.querySelector(".gs-linked-status")?.remove();
+      this.root.dataset.details = `${details.supernode}@${details.revision}`;
+      return;
+    }
+    this.drawn = { look, details };
     fillLinked(this.linked, details, { width, unit: this.model.get("unit"),
       labels: this.sg.profiles, target: details.target,
       onParameter: this.offline ? null : (parameter) => {
@@ -726,6 +763,12 @@ class SupergraphView {
     // which details are drawn: the supernode and the revision of the supergraph
     this.root.dataset.details = `${details.supernode}@${details.revision}`;
   }
+}
+
+/** The classes of a supernode's outline. */
+function nodeClass(key, selected, highlighted) {
+  return `gs-node${selected.has(key) ? " gs-selected" : ""}`
+    + `${highlighted.has(key) ? " gs-highlighted" : ""}`;
 }
 
 export default {

@@ -32,7 +32,29 @@ export function detailsOf(fields, a) {
     modelX: a.model_x ?? new Float64Array(0),
     modelY: a.model_y ?? new Float64Array(0),
     siteCount: sites,
+    source: { fields, arrays: a },
   };
+}
+
+/** Whether two details (detailsOf) hold the same values, the revisions they belong to
+ * aside: every field, and every array byte for byte. */
+export function sameDetails(a, b) {
+  if (!a || !b) return false;
+  const { revision: _a, ...fieldsA } = a.source.fields;
+  const { revision: _b, ...fieldsB } = b.source.fields;
+  if (JSON.stringify(fieldsA) !== JSON.stringify(fieldsB)) return false;
+  const namesA = Object.keys(a.source.arrays);
+  if (namesA.length !== Object.keys(b.source.arrays).length) return false;
+  return namesA.every((name) => sameBytes(a.source.arrays[name], b.source.arrays[name]));
+}
+
+/** Whether two typed arrays are of one type and hold the same bytes. */
+function sameBytes(x, y) {
+  if (!y || x.constructor !== y.constructor || x.byteLength !== y.byteLength) return false;
+  const u = new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+  const v = new Uint8Array(y.buffer, y.byteOffset, y.byteLength);
+  for (let k = 0; k < u.length; k++) if (u[k] !== v[k]) return false;
+  return true;
 }
 
 /**

@@ -1,8 +1,8 @@
 // What the view says about one supernode or edge: the lines of its tooltip (pure, so they
 // are tested without a browser) and the details panel a click opens (histogram, box plot,
-// statistics, outlier profiles, edit buttons).
+// statistics, outlier profiles, edit buttons), updated in place.
 
-import { element } from "../../lib/dom.js";
+import { element, set } from "../../lib/dom.js";
 import { formatMetric, formatPercent, formatValue } from "../../lib/format.js";
 import { boxPlot, histogramBars, linear } from "./details.js";
 import { histogramOf, outlierProfiles, topEntries } from "./model.js";
@@ -83,9 +83,11 @@ export function describeEdge(sg, e, unit) {
   return lines;
 }
 
-function drawHistogram(sg, i, s, width, m) {
-  const figure = svgElement("svg", { class: "gs-histogram", width: String(width - 16),
-    height: "150" });
+/** Draw in `figure` (an SVG) the histogram of supernode i with its box plot, outliers and
+ * target line under it. */
+function drawHistogram(figure, sg, i, s, width, m) {
+  figure.replaceChildren();
+  figure.setAttribute("width", String(width - 16));
   const [x0, x1] = [8, width - 24];
   const x = linear(s.lo, s.hi, x0, x1);
   for (const bar of histogramBars(histogramOf(sg, i), x0, x1, 90, 80)) {
@@ -115,40 +117,57 @@ function drawHistogram(sg, i, s, width, m) {
       "text-anchor": anchor }, figure);
     tick.textContent = m(value);
   }
-  return figure;
 }
 
-/** Fill `panel` with the details of supernode i: its histogram with the box plot and
- * outliers under it, its statistics, its outlier profiles and the edit buttons. */
-export function fillPanel(panel, sg, i, { unit, offline, width }) {
-  const m = (v) => formatMetric(v, unit);
-  const s = statsOf(sg, i);
-  panel.replaceChildren(element("div", "gs-panel-title", { text: s.name }),
-    drawHistogram(sg, i, s, width, m));
-  const table = element("table", "gs-stats");
-  for (const [name, value] of describeNode(sg, i, unit).slice(1)) {
-    const row = element("tr");
-    row.append(element("th", "", { text: name }), element("td", "", { text: value }));
-    table.append(row);
+/** The details panel of the selected supernode: its name, the edit buttons, its
+ * histogram with the box plot and outliers under it, its statistics, its outlier profiles
+ * and the linked views (`linked`, which the view fills). The elements are made once and
+ * updated in place when the selection or the supergraph changes: a button is never
+ * replaced, so a click (its mousedown and mouseup) always lands on the element it
+ * started on. */
+export class DetailsPanel {
+  constructor(panel) {
+    this.title = element("div", "gs-panel-title");
+    this.actions = element("div", "gs-actions");
+    this.buttons = ACTIONS.map(([action, text, title]) => {
+      const button = element("button", "", { "data-action": action, text, title });
+      this.actions.append(button);
+      return button;
+    });
+    this.share = element("div", "gs-hint");
+    this.histogram = svgElement("svg", { class: "gs-histogram", height: "150" });
+    this.table = element("table", "gs-stats");
+    this.heading = element("div", "gs-panel-heading");
+    this.outliers = element("ul", "gs-outliers");
+    this.linked = element("div", "gs-linked-views");
+    panel.append(this.title, this.actions, this.share, this.histogram, this.table, this.heading,
+      this.outliers, this.linked);
   }
-  const outliers = outlierProfiles(sg, i);
-  const heading = outliers.length
-    ? `${outliers.length} outlier profile${outliers.length > 1 ? "s" : ""} (beyond 1.5 IQR)`
-    : "no outlier profile";
-  const list = element("ul", "gs-outliers");
-  for (const item of outliers.slice(0, OUTLIERS_SHOWN)) {
-    list.append(element("li", "", { text: `${item.profile}: ${m(item.value)}` }));
+
+  /** Show supernode i of `sg` (the linked views are left as they are). */
+  fill(sg, i, { unit, offline, width }) {
+    const m = (v) => formatMetric(v, unit);
+    const s = statsOf(sg, i);
+    set(this.title, "textContent", s.name);
+    for (const button of this.buttons) set(button, "disabled", offline);
+    set(this.share, "textContent", `${formatPercent(s.mean, totalOf(sg))} of the total · `
+      + "view.cct() opens its call tree");
+    drawHistogram(this.histogram, sg, i, s, width, m);
+    const rows = describeNode(sg, i, unit).slice(1).map(([name, value]) => {
+      const row = element("tr");
+      row.append(element("th", "", { text: name }), element("td", "", { text: value }));
+      return row;
+    });
+    this.table.replaceChildren(...rows);
+    const outliers = outlierProfiles(sg, i);
+    set(this.heading, "textContent", outliers.length
+      ? `${outliers.length} outlier profile${outliers.length > 1 ? "s" : ""} (beyond 1.5 IQR)`
+      : "no outlier profile");
+    const items = outliers.slice(0, OUTLIERS_SHOWN).map(
+      (item) => element("li", "", { text: `${item.profile}: ${m(item.value)}` }));
+    if (outliers.length > OUTLIERS_SHOWN) {
+      items.push(element("li", "", { text: `and ${outliers.length - OUTLIERS_SHOWN} more` }));
+    }
+    this.outliers.replaceChildren(...items);
   }
-  if (outliers.length > OUTLIERS_SHOWN) {
-    list.append(element("li", "", { text: `and ${outliers.length - OUTLIERS_SHOWN} more` }));
-  }
-  const actions = element("div", "gs-actions");
-  for (const [action, text, title] of ACTIONS) {
-    const button = element("button", "", { "data-action": action, text, title });
-    button.disabled = offline;
-    actions.append(button);
-  }
-  panel.append(table, element("div", "gs-panel-heading", { text: heading }), list, actions,
-    element("div", "gs-hint", { text: `${formatPercent(s.mean, totalOf(sg))} of the total · `
-      + "view.cct() opens its call tree" }));
 }

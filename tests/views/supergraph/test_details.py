@@ -67,3 +67,46 @@ def test_a_bad_request_gets_an_error_not_silence(view):
     assert "no supernode 'nope'" in content["message"] and buffers is None
     with pytest.raises(GladeError, match="select a supernode first"):
         view.details()
+
+
+def bundled(view):
+    """The details an edit's answer carries: (fields, arrays) or None."""
+    fields = view.payload_fields()["details"]
+    if fields is None:
+        return None
+    arrays = view.payload_arrays()
+    prefix = "details/"
+    return fields, {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
+
+
+def test_an_edits_answer_carries_the_selected_supernodes_details(view):
+    # nothing selected: the panel is closed, the answer carries no details
+    view.set_threshold(0.01)
+    assert bundled(view) is None
+    view.selection = ["lib"]
+    replies = Replies(view)
+    view._on_request(view, {"type": "details", "id": 1, "supernode": "lib"}, [])
+    view.query = 'MATCH (".", p) WHERE NOT p.name = "kernel"'
+    fields, arrays = bundled(view)
+    # the details of the supergraph the edit made: kernel's time folded into solve
+    assert fields["supernode"] == "lib" and fields["sites"] == 1
+    np.testing.assert_allclose(arrays["site_inclusive"], [1, 3, 5, 7, 9])
+    np.testing.assert_allclose(arrays["run_value"], [1, 3, 5, 7, 9])
+    assert fields["parameter"] == "mpi.world.size"
+    assert len(replies.sent) == 1
+    # a supernode the edit removed has no details to carry
+    view.selection = ["main"]
+    view.hide("main")
+    assert bundled(view) is None
+
+
+def test_undo_finds_the_details_it_computed(view):
+    view.selection = ["lib"]
+    before = view.details()
+    view.set_target(view.supergraph().profiles[2])
+    assert view.details().target == 2 and bundled(view)[0]["target"] == 2
+    view.undo()
+    assert view.details() is before and bundled(view)[0]["target"] is None
+    # a diff changes no supernode's details
+    view.set_diff(view.supergraph().profiles[0], view.supergraph().profiles[1])
+    assert view.details() is before

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
-  detailsOf, icicleLayout, nearestPoint, readableFormula, runsAlong, wantsLog,
+  detailsOf, icicleLayout, nearestPoint, readableFormula, runsAlong, sameDetails, wantsLog,
 } from "../../../views/supergraph/linked.js";
 import { bandLink } from "../../../views/supergraph/sankey.js";
 import { encodeStrings } from "../../strings.js";
@@ -92,6 +92,29 @@ describe("details from the kernel", () => {
     expect(d.outliers).toEqual([{ site: 1, profile: 2, value: 6 }]);
     expect(d.rank(2, 1)).toBe(4);
     expect(d.x).toBeNull();
+  });
+});
+
+describe("details drawn again only when they changed", () => {
+  const arrays = () => ({ site_names: new Uint8Array([97]), site_offsets: new Int32Array([0, 1]),
+    outlier_site: new Int32Array(0), outlier_profile: new Int32Array(0),
+    outlier_value: new Float64Array(0), run_value: new Float64Array([1, Number.NaN, 3]) });
+  const of = (fields, a) => detailsOf({ sites: 1, profiles: 3, bins: 2, site_stats: [],
+    ...fields }, a);
+  it("are the same across revisions when every field and array byte is", () => {
+    expect(sameDetails(of({ revision: 4 }, arrays()), of({ revision: 5 }, arrays()))).toBe(true);
+  });
+  it("differ by a field, a value, an array's type or an array more", () => {
+    const base = of({ revision: 4, target: null }, arrays());
+    expect(sameDetails(base, of({ revision: 4, target: 1 }, arrays()))).toBe(false);
+    const changed = arrays();
+    changed.run_value[2] = 3.5;
+    expect(sameDetails(base, of({ revision: 4, target: null }, changed))).toBe(false);
+    const retyped = { ...arrays(), run_value: new Float32Array([1, Number.NaN, 3]) };
+    expect(sameDetails(base, of({ revision: 4, target: null }, retyped))).toBe(false);
+    const more = { ...arrays(), model_x: new Float64Array(0) };
+    expect(sameDetails(base, of({ revision: 4, target: null }, more))).toBe(false);
+    expect(sameDetails(null, base)).toBe(false);
   });
 });
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, TypedDict
 
 import numpy as np
@@ -171,9 +172,15 @@ class SupergraphView(Requests, QueryView):
         self._cache: OrderedDict[tuple, SupergraphModel] = OrderedDict()
         self._states: OrderedDict[tuple, edits.ViewState] = OrderedDict()
         self._initial = edits.ViewState(metric=chosen, target=target)
+        # the linked views of supernodes, by the state of the supergraph they belong to
+        # (undo and redo find them again), and the metadata column the page last asked
+        # to fit the scaling model along
+        self._details: OrderedDict[tuple, SupernodeDetails] = OrderedDict()
+        self._parameter: Hashable | None = None
         self._refusal = ""
         self._link_note = ""
         self._profiles = profile_arrays(ensemble.metadata)
+        self._shown_state = self._initial
         self._shown = self._supergraph(self._initial)
         choices = [str(m) for m in [*ensemble.inc_metrics, *ensemble.exc_metrics]]
         name = data_name or {GraphFrame: "gf", Trace: "trace"}.get(type(data), "ens")
@@ -313,13 +320,14 @@ class SupergraphView(Requests, QueryView):
             notes.append(self._refusal)
             self._refusal = ""
         self._shown = sg
-        # the details of the supernodes of the supergraph shown, as the page asked for them
-        self._details: dict[tuple[str, Hashable | None], SupernodeDetails] = {}
+        self._shown_state = state
+        details_fields, details_arrays = self._selected_details()
         self._internal = True
         try:
             self._publish(
-                fields,
+                {**fields, "details": details_fields},
                 {**arrays, **self._profiles},
+                packed={"details": details_arrays},
                 by=state.by,
                 metric=str(state.metric),
                 target="" if state.target is None else str(state.target),
@@ -645,18 +653,36 @@ class SupergraphView(Requests, QueryView):
         key = supernode if supernode is not None else next(iter(self.selection), None)
         if key is None:
             raise GladeError("select a supernode first (click it), or name one")
-        if (key, parameter) not in self._details:
-            self._details[key, parameter] = self._shown.details(key, parameter)
-        return self._details[key, parameter]
+        # (a diff colours the supernodes and changes none of their details)
+        state = replace(self._shown_state, diff=None)
+        return self._remember(
+            self._details, (state, key, parameter), lambda: self._shown.details(key, parameter)
+        )
 
     def _answer_details(self, message: dict) -> tuple[dict, bytes]:
         """The details of the supernode a page asks for, with the revision of the
         supergraph they belong to (the page drops answers about an older one)."""
         parameter = message.get("parameter") or None
         details = self.details(str(message.get("supernode")), parameter)
+        self._parameter = parameter
         fields, arrays = details_payload(details)
         descriptors, blob = pack_arrays(arrays)
         return {**fields, "arrays": descriptors, "revision": self.revision}, blob
+
+    def _selected_details(self) -> tuple[dict | None, tuple[list[dict], bytes] | None]:
+        """The payload's fields and packed arrays of the details of the selected supernode
+        in the supergraph shown (None, None when none is selected or it is not shown): an
+        edit's answer carries them, so the open panel needs no second round trip."""
+        key = next(iter(self.selection), None)
+        if key is None or key not in self._shown.supernodes:
+            return None, None
+        try:
+            details = self.details(key, self._parameter)
+        except GladeError:
+            # the column the page chose is not one of this supergraph's
+            details = self.details(key)
+        fields, arrays = details_payload(details)
+        return fields, pack_arrays(arrays)
 
     def _page_parts(self) -> PageParts:
         """The offline page (:meth:`to_html`) holds the linked views of the supernodes: of
@@ -699,6 +725,7 @@ class SupergraphView(Requests, QueryView):
             self._link_note = f"linked: showing only the calls of {parse(text)}" if text else ""
             self._cache.clear()
             self._states.clear()
+            self._details.clear()
         self._show(self._state(self.history))
 
     # ------------------------------------------------------------ results
