@@ -177,7 +177,11 @@ def run(store: Path, client) -> dict:
         start = time.perf_counter()
         view = Timeline(trace)
         build = time.perf_counter() - start
-        print(f"view built in {build:.1f} s (load {os.getloadavg()[0]:.1f})", flush=True)
+        print(
+            f"view built in {build:.1f} s (load {os.getloadavg()[0]:.1f}); peaks "
+            + ", ".join(f"{n} {r / GB:.2f} GB" for n, (r, _) in peaks.peaks["build"].items()),
+            flush=True,
+        )
         spilled = sum(client.run(_spilled_bytes).values())
         peaks.phase("requests")
         first, last = view.extent
@@ -188,6 +192,7 @@ def run(store: Path, client) -> dict:
                 first + a * (last - first), first + b * (last - first), width=1200, height=400
             )
             times.append(time.perf_counter() - start)
+            print(f"request {len(times)}: {times[-1]:.2f} s", flush=True)
         view.close()
     finally:
         peaks.stop()
@@ -202,8 +207,15 @@ def run(store: Path, client) -> dict:
     }
 
 
-def main(quick: bool = False, events: int | None = None, store: str | None = None) -> list[Table]:
-    """Measure (see the module doc); print and return the tables."""
+def main(
+    quick: bool = False,
+    events: int | None = None,
+    store: str | None = None,
+    timeline_warm_up: bool = False,
+) -> list[Table]:
+    """Measure (see the module doc); print and return the tables. ``timeline_warm_up``:
+    warm the workers up with a tiny timeline only, not with every analysis (minutes on a
+    loaded machine; the timeline's build compiles nothing else)."""
     if load_optional("distributed") is None:
         missing = Table("Dask timeline", ["note"])
         missing.add("not run: install the glade[dask] extra")
@@ -230,7 +242,8 @@ def main(quick: bool = False, events: int | None = None, store: str | None = Non
             ) as cluster,
             Client(cluster) as client,
         ):
-            warm_up(client)
+            if not timeline_warm_up:
+                warm_up(client)
             warm_up_spilled(client)
             result = run(path, client)
     finally:
@@ -301,5 +314,10 @@ if __name__ == "__main__":
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--events", type=int, default=None, help="events (default 10^7)")
     parser.add_argument("--store", default=None, help="a folder to keep (or reuse) the store")
+    parser.add_argument(
+        "--timeline-warm-up",
+        action="store_true",
+        help="warm the workers up with a tiny timeline only, not every analysis",
+    )
     args = parser.parse_args()
-    main(args.quick, args.events, args.store)
+    main(args.quick, args.events, args.store, args.timeline_warm_up)
