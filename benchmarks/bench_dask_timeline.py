@@ -10,7 +10,8 @@ Reported: the build's wall time, the median, 95th percentile and slowest request
 the peak resident set of every process (the client, which runs the scheduler and the
 nannies, and each worker) polled every 50 ms with psutil during the build and during
 the requests, with how much of it was file pages (the mapped arrays, which the kernel
-can drop) and the bytes the workers wrote to disk; the load average before and after (the
+can drop), the CPU seconds of every process in each phase, and the bytes the workers
+wrote to disk; the load average before and after (the
 machine may be shared: times are taken under that load). Targets (issue 30): at 10^8
 events every process under 4 GB, the view built in under 60 s, requests p50 < 500 ms
 and p95 < 1.5 s; at 10^7 events a zoom under 200 ms.
@@ -58,20 +59,44 @@ def windows(count: int = REQUESTS, seed: int = 0) -> list[tuple[float, float]]:
 
 class Peaks:
     """The peak resident set (and its file-backed part) of processes ``pids`` (name ->
-    pid), polled every POLL seconds in a thread while a phase runs."""
+    pid), polled every POLL seconds in a thread while a phase runs, and the CPU seconds
+    (user and system, all threads) each process spent in each phase: on a shared machine
+    wall times follow the load, CPU seconds much less."""
 
     def __init__(self, pids: dict[str, int]):
         import psutil
 
         self._processes = {name: psutil.Process(pid) for name, pid in pids.items()}
         self.peaks: dict[str, dict[str, tuple[int, int]]] = {}
+        self.cpu: dict[str, dict[str, float]] = {}
+        self._cpu_start = self._cpu_now()
         self._stop = threading.Event()
         self._phase = ""
         self._thread = threading.Thread(target=self._poll, daemon=True)
         self._thread.start()
 
+    def _cpu_now(self) -> dict[str, float]:
+        now = {}
+        for name, process in self._processes.items():
+            try:
+                times = process.cpu_times()
+            except Exception:  # a process gone: its CPU time is not counted
+                continue
+            now[name] = times.user + times.system
+        return now
+
+    def _close_phase(self) -> None:
+        """Count the CPU seconds since the phase began as the phase's."""
+        now = self._cpu_now()
+        if self._phase:
+            self.cpu[self._phase] = {
+                name: now[name] - self._cpu_start.get(name, 0.0) for name in now
+            }
+        self._cpu_start = now
+
     def phase(self, name: str) -> None:
         """Count what follows as phase ``name``."""
+        self._close_phase()
         self.peaks.setdefault(name, {})
         self._phase = name
 
@@ -89,6 +114,7 @@ class Peaks:
             time.sleep(POLL)
 
     def stop(self) -> None:
+        self._close_phase()
         self._stop.set()
         self._thread.join()
 
@@ -151,6 +177,11 @@ def run(store: Path, client) -> dict:
         start = time.perf_counter()
         view = Timeline(trace)
         build = time.perf_counter() - start
+        print(
+            f"view built in {build:.1f} s (load {os.getloadavg()[0]:.1f}); peaks "
+            + ", ".join(f"{n} {r / GB:.2f} GB" for n, (r, _) in peaks.peaks["build"].items()),
+            flush=True,
+        )
         spilled = sum(client.run(_spilled_bytes).values())
         peaks.phase("requests")
         first, last = view.extent
@@ -161,6 +192,7 @@ def run(store: Path, client) -> dict:
                 first + a * (last - first), first + b * (last - first), width=1200, height=400
             )
             times.append(time.perf_counter() - start)
+            print(f"request {len(times)}: {times[-1]:.2f} s", flush=True)
         view.close()
     finally:
         peaks.stop()
@@ -170,12 +202,20 @@ def run(store: Path, client) -> dict:
         "build": build,
         "times": times,
         "peaks": peaks.peaks,
+        "cpu": peaks.cpu,
         "spilled": spilled,
     }
 
 
-def main(quick: bool = False, events: int | None = None, store: str | None = None) -> list[Table]:
-    """Measure (see the module doc); print and return the tables."""
+def main(
+    quick: bool = False,
+    events: int | None = None,
+    store: str | None = None,
+    timeline_warm_up: bool = False,
+) -> list[Table]:
+    """Measure (see the module doc); print and return the tables. ``timeline_warm_up``:
+    warm the workers up with a tiny timeline only, not with every analysis (minutes on a
+    loaded machine; the timeline's build compiles nothing else)."""
     if load_optional("distributed") is None:
         missing = Table("Dask timeline", ["note"])
         missing.add("not run: install the glade[dask] extra")
@@ -202,7 +242,8 @@ def main(quick: bool = False, events: int | None = None, store: str | None = Non
             ) as cluster,
             Client(cluster) as client,
         ):
-            warm_up(client)
+            if not timeline_warm_up:
+                warm_up(client)
             warm_up_spilled(client)
             result = run(path, client)
     finally:
@@ -234,7 +275,10 @@ def main(quick: bool = False, events: int | None = None, store: str | None = Non
         + ", ".join(f"{v:.1f}" for v in load_after)
         + f" on {os.cpu_count()} cores (a shared machine: times are taken under that load)"
     )
-    memory = Table(f"{title}: peak resident set per process", ["process", "build", "requests"])
+    memory = Table(
+        f"{title}: peak resident set and CPU time per process",
+        ["process", "build", "requests", "CPU build", "CPU requests"],
+    )
     highest = 0
     for name in result["peaks"].get("build", {}):
         cells = []
@@ -242,10 +286,13 @@ def main(quick: bool = False, events: int | None = None, store: str | None = Non
             rss, shared = result["peaks"].get(phase, {}).get(name, (0, 0))
             highest = max(highest, rss)
             cells.append(f"{rss / GB:.2f} GB ({shared / GB:.2f} file)")
+        for phase in ("build", "requests"):
+            cells.append(f"{result['cpu'].get(phase, {}).get(name, float('nan')):.1f} s")
         memory.add(name, *cells)
     memory.note(
         "polled every 50 ms with psutil (resident set size; in brackets its file-backed "
-        "part: mapped arrays and libraries, which the kernel may drop)"
+        "part: mapped arrays and libraries, which the kernel may drop); CPU: user and "
+        "system seconds of all the process's threads in the phase"
     )
     if not quick:
         memory.checks.append(Check(title, "every process", "< 4 GB", highest < MEMORY_LIMIT))
@@ -267,5 +314,10 @@ if __name__ == "__main__":
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--events", type=int, default=None, help="events (default 10^7)")
     parser.add_argument("--store", default=None, help="a folder to keep (or reuse) the store")
+    parser.add_argument(
+        "--timeline-warm-up",
+        action="store_true",
+        help="warm the workers up with a tiny timeline only, not every analysis",
+    )
     args = parser.parse_args()
-    main(args.quick, args.events, args.store)
+    main(args.quick, args.events, args.store, args.timeline_warm_up)

@@ -107,3 +107,20 @@ def test_a_file_put_in_the_directory_by_someone_else_stays(tmp_path):
     spill.close()
     assert theirs.read_text() == "not glade's"
     assert [p.name for p in spill.path.iterdir()] == ["theirs.txt"]
+
+
+def _directory() -> str | None:
+    return spill_module.worker_directory()
+
+
+def _local_directory(dask_worker) -> str:
+    return dask_worker.local_directory
+
+
+def test_outside_a_task_a_worker_writes_in_its_own_directory(dask_client):
+    # what unpickles a part that arrives from another worker (or back from Dask's own
+    # spill) runs outside any task: it writes where the worker's tasks write, not /tmp
+    workers = dask_client.run(_local_directory)
+    for address, directory in workers.items():
+        assert dask_client.submit(_directory, workers=[address], pure=False).result() == directory
+    assert dask_client.run(_directory) == workers

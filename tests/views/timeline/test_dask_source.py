@@ -267,3 +267,67 @@ def test_a_view_whose_arrays_all_spill_to_disk_answers_as_on_pandas(dask_client)
         assert _all_spilled(dask_client) <= before
     finally:
         dask_client.run(_spill_bytes, next(iter(spill_bytes.values())))
+
+
+def _exact_limit(value: int) -> int:
+    """Set the number of calls past which a range reads a level of detail
+    (:data:`glade.trace.timeline.levels.EXACT_LIMIT`, as the pandas timeline reads it) in
+    this process; the value before."""
+    from glade.trace.timeline import levels, render
+
+    before, levels.EXACT_LIMIT, render.EXACT_LIMIT = levels.EXACT_LIMIT, value, value
+    return before
+
+
+def test_wide_ranges_on_dask_read_levels_of_detail_as_on_pandas(dask_client):
+    from glade.datasets import synthetic_trace
+
+    before = _exact_limit(40)
+    dask_client.run(_exact_limit, 40)
+    spill_bytes = dask_client.run(_spill_bytes, 0)  # the levels, too, go to disk
+    try:
+        trace = synthetic_trace(4, 30, exchange="ring", imbalance=0.3)
+        expected = Timeline(trace)
+        # one partition: its levels are the whole trace's, as on pandas
+        view = trace.to_dask(1).show_timeline()
+        first, last = (int(t) for t in expected.extent)
+        span = last - first
+        read = set()
+        for t0, t1, width, depth_rows in [
+            (first, last, 60, False),
+            (first + span // 5, last - span // 7, 33, False),
+            (first, first + span // 3, 90, True),
+            (first + span // 2, first + span // 2 + span // 50, 40, False),
+        ]:
+            request = {"t0": t0, "t1": t1, "width": width, "height": 4, "depth_rows": depth_rows}
+            want = expected.picture(**request)
+            read.add(want.extra["level"])
+            assert_pictures_equal(want, view.picture(**request), str(request))
+        assert None in read and len(read) > 1  # levels read, and the calls themselves
+        view.close()
+    finally:
+        _exact_limit(before)
+        dask_client.run(_exact_limit, before)
+        dask_client.run(_spill_bytes, next(iter(spill_bytes.values())))
+
+
+def test_tasks_on_a_part_run_where_the_part_is(dask_client):
+    from distributed import futures_of
+
+    from glade.datasets import synthetic_trace
+
+    trace = synthetic_trace(6, 8, exchange="halo")
+    view = trace.to_dask(3).show_timeline()
+    source = view._source
+    assert set(source._homes) <= set(dask_client.scheduler_info()["workers"])
+    first, last = (int(t) for t in view.extent)
+    for k in range(6):
+        view.picture(first + k, last, width=50 + k, height=6)
+    view.query = 'MATCH (".", n) WHERE n.name = "MPI_Waitall"'
+    view.picture(first, last, width=40, height=6)
+    # no part was copied to another worker to run a task there
+    holders = dask_client.who_has([f for p in source._parts for f in futures_of(p)])
+    assert [list(holders[futures_of(p)[0].key]) for p in source._parts] == [
+        [home] for home in source._homes
+    ]
+    view.close()

@@ -6,7 +6,8 @@ partitions' call forests and indexes this way
 (:class:`~glade.trace.engines.timeline.TimelinePart`).
 
 A :class:`SpillDirectory` is a directory glade creates (uniquely named, in the Dask
-worker's local directory, or the system's temporary directory outside a worker) and
+worker's local directory, see :func:`worker_directory`, or the system's temporary
+directory in a process that is no worker) and
 deletes, with what it holds, when it is closed or garbage-collected (or at the end of
 the process); glade never deletes anything it did not write.
 """
@@ -28,14 +29,24 @@ import numpy as np
 SPILL_BYTES = 1 << 20
 
 
+#: The local directory of the last Dask worker that ran a task in this process (see
+#: :func:`worker_directory`).
+_last_worker_directory: list[str] = []
+
+
 def worker_directory() -> str | None:
-    """The local directory of the Dask worker running this code (None outside one)."""
+    """The local directory of the Dask worker running this code; outside a task (an
+    object unpickled as it arrives from another worker, or back from Dask's own spill)
+    that of the last worker that ran a task in this process: a worker process writes
+    only in its own directory. None in a process where no worker ran a task."""
     try:
         from distributed import get_worker
 
-        return get_worker().local_directory
+        found = get_worker().local_directory
     except (ImportError, ValueError):
-        return None
+        return _last_worker_directory[0] if _last_worker_directory else None
+    _last_worker_directory[:] = [found]
+    return found
 
 
 def is_mapped(array: np.ndarray) -> bool:

@@ -7,12 +7,17 @@ the view keeps (the pandas timeline's own :class:`~glade.trace.timeline.index.Fo
 and :class:`~glade.trace.timeline.index.TimelineIndex`), so a zoom costs a search in
 those arrays, not a re-read. The arrays live on the worker's local disk, mapped back
 (:mod:`glade.trace.engines.spill`): a zoom pages in the slices it reads, and gives them
-back once answered. Every answer is the pandas timeline's code run on the
-partition's index: the calls of its rows in a range split into exact boxes and raster
-points (:func:`~glade.trace.timeline.render.split_range`; datashader aggregates the
-points on the worker, see :mod:`glade.trace.engines.rasters`), its instants in the range, its share
-of the function totals and of the overview strip, its rows; a query is matched on the
-partition's own call forest (a call and its callers live on one process).
+back once answered. Its levels of detail (:mod:`glade.trace.timeline.levels`) are
+built with its index and written there too (the coarse ones, small, stay in memory).
+Every answer is the pandas timeline's code run on the partition's index: the calls of
+its rows in a range split into exact boxes and raster points
+(:func:`~glade.trace.timeline.render.split_range`; datashader aggregates the points on
+the worker, see :mod:`glade.trace.engines.rasters`) or, when the range holds more calls
+than :data:`~glade.trace.timeline.levels.EXACT_LIMIT` in the partition, its long calls
+and a level's records rastered as the pandas timeline rasters them
+(:func:`~glade.trace.timeline.render.raster_keys`), its instants in the range, its
+share of the function totals and of the overview strip, its rows; a query is matched on
+the partition's own call forest (a call and its callers live on one process).
 
 Node ids are global: a partition's nodes follow those of the partitions before it (in
 location order), which numbers them as the pandas engine numbers the whole trace's call
@@ -47,7 +52,13 @@ from glade.trace.model import Trace
 from glade.trace.profiles import spread_exclusive
 from glade.trace.timeline import kernels
 from glade.trace.timeline.index import Forest, TimelineIndex
-from glade.trace.timeline.render import Request, instants_in_range, split_range
+from glade.trace.timeline.render import (
+    Request,
+    instants_in_range,
+    range_level,
+    raster_keys,
+    split_range,
+)
 from glade.trace.windows import Window, window_totals
 
 #: The fields of a partition's boxes (``share``: the exclusive share of the call's time,
@@ -132,6 +143,9 @@ class TimelinePart:
         own = SpillDirectory(str(self._spill.path.parent))
         index = TimelineIndex(self.forest, keep, own.array, keep_points=False)
         index.spill = own  # type: ignore[attr-defined]
+        # the levels of detail a wide range reads, written once (the coarse ones, small,
+        # stay in memory): a range over millions of calls reads a record per row and bin
+        index.build_levels(False)
         return index
 
     @property
@@ -294,11 +308,26 @@ class TimelinePart:
         rows = index.lanes.num_rows(request.depth_rows)
         row0 = int(np.clip(request.row0 - row_offset, 0, rows))
         row1 = int(np.clip(request.row1 - row_offset, 0, rows))
-        box, box_row, points, _, visible, _ = split_range(
-            index, request, row0, row1, row_offset, exact=True
-        )
-        code = np.fmod(points[4], float(1 << kernels.CODE_BITS)).astype(np.int64)
-        points[4] += self.recode[code] - code
+        grid_row0, _, pool, bins = layout
+        if range_level(index, request, row0, row1) is not None:
+            raster, box, box_row, visible = self._level_raster(
+                request, (row0, row1), row_offset, layout
+            )
+        else:
+            box, box_row, points, _, visible, _ = split_range(
+                index, request, row0, row1, row_offset, exact=True
+            )
+            code = np.fmod(points[4], float(1 << kernels.CODE_BITS)).astype(np.int64)
+            points[4] += self.recode[code] - code
+            raster = pixel_sums(
+                points,
+                t0=request.t0,
+                px=request.px,
+                width=request.width,
+                row0=grid_row0,
+                pool=pool,
+                bins=bins,
+            )
         nodes = index.call_node[box]
         boxes = {
             "node": nodes + offset,
@@ -310,22 +339,33 @@ class TimelinePart:
             "exclusive": index.exclusive[nodes],
             "share": index.share[nodes],
         }
-        grid_row0, _, pool, bins = layout
-        raster = pixel_sums(
-            points,
-            t0=request.t0,
-            px=request.px,
-            width=request.width,
-            row0=grid_row0,
-            pool=pool,
-            bins=bins,
-        )
         return {
             "raster": raster,
             "boxes": boxes,
             "visible": visible,
             "instants": self._instants(request, (row0, row1), row_offset, layout, offset),
         }
+
+    def _level_raster(
+        self,
+        request: Request,
+        local: tuple[int, int],
+        row_offset: int,
+        layout: tuple[int, int, int, int],
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """The raster of the part's rows ``local`` in a range holding more than
+        :data:`~glade.trace.timeline.levels.EXACT_LIMIT` calls, read as the pandas
+        timeline reads it (its long calls, and the records of a level of detail of the
+        part, see :mod:`glade.trace.timeline.levels`), with its boxes (positions in the
+        index's call arrays, display rows) and the number of visible calls."""
+        grid_row0, _, pool, bins = layout
+        box, box_row, cover, busy, key, _, visible, _ = raster_keys(
+            self.index, request, *local, pool, bins, grid_row0 - row_offset
+        )
+        drawn = key >= 0
+        code = np.where(drawn, key, 0).astype(np.int64) & ((1 << kernels.CODE_BITS) - 1)
+        top = np.where(drawn, key + (self.recode[code] - code), -np.inf)
+        return np.stack([cover, busy, top]), box, box_row + row_offset, visible
 
     def _instants(
         self,

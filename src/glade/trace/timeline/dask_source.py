@@ -3,9 +3,10 @@ the trace's partitions (see :mod:`glade.trace.timeline.source` for the contract)
 
 Every partition's timeline (:class:`glade.trace.engines.timeline.TimelinePart`: its call
 forest and the index of what the view keeps) is built once and persisted on the
-cluster, its arrays on the worker's local disk (see
-:mod:`glade.trace.engines.spill`); an edit builds new indexes there from the persisted
-forests. A range request
+cluster, its arrays and levels of detail on the worker's local disk (see
+:mod:`glade.trace.engines.spill`), and every task on a part runs on the part's worker
+(:mod:`glade.trace.engines.placement`); an edit builds new indexes there from the
+persisted forests. A range request
 is one round of tasks: each partition whose rows are visible returns its exact boxes and
 instants, and datashader aggregates its raster points there (its pandas aggregation, one
 per partition, as datashader's Dask pipeline does); a tree of tasks adds the rasters, so
@@ -40,6 +41,7 @@ from glade.trace.calls import call_forest
 from glade.trace.engines.arrows import arrow_shares, combine_arrows, pair_received
 from glade.trace.engines.messages import paired_by_receiver
 from glade.trace.engines.parts import compute_all
+from glade.trace.engines.placement import homes, on
 from glade.trace.engines.rasters import add_rasters, pixel_sums, pixel_values, raster_tree
 from glade.trace.engines.timeline import (
     BOX_FIELDS,
@@ -65,9 +67,16 @@ from glade.trace.timeline.source import TimelineSource, check_node
 from glade.trace.windows import Window
 
 
-def _call(method: str, *args: Any):
-    """A task calling ``part.<method>(*args)`` on a persisted part."""
-    return dask.delayed(methodcaller(method, *args))
+def _call(method: str, *args: Any, home: str | None = None):
+    """A task calling ``part.<method>(*args)`` on a persisted part, run on worker
+    ``home`` (the part's, see :mod:`glade.trace.engines.placement`) when given."""
+    call = dask.delayed(methodcaller(method, *args))
+
+    def task(part: Any) -> Any:
+        with on(home):
+            return call(part)
+
+    return task
 
 
 def _box_cut(durations: np.ndarray, px: float) -> float:
@@ -254,28 +263,35 @@ class DaskSource(TimelineSource):
         parts = dask.persist(
             *[dask.delayed(timeline_part)(delayed[i], trace.metadata, end, labels) for i in order]
         )
+        # every task on a part runs where the part is (a part moved is rebuilt whole)
+        self._homes = homes(parts)
         # paired by receiver on the workers; each part learns its receives' send times
         pairs = dask.persist(
             *paired_by_receiver(
-                [_call("message_events")(p) for p in parts],
+                [
+                    _call("message_events", home=h)(p)
+                    for p, h in zip(parts, self._homes, strict=True)
+                ],
                 [trace._summary()[i].processes for i in order],
                 pair_received,
             )
         )
-        parts = list(
-            dask.persist(
-                *[
+        received = []
+        for p, m, h in zip(parts, pairs, self._homes, strict=True):
+            with on(h):
+                received.append(
                     dask.delayed(TimelinePart.with_received)(
                         p,
                         dask.delayed(getitem)(m, "receive_id"),
                         dask.delayed(getitem)(m, "send_time"),
                     )
-                    for p, m in zip(parts, pairs, strict=True)
-                ]
-            )
-        )
+                )
+        parts = list(dask.persist(*received))
         compact = compute_all([dask.delayed(_pair_arrays)(m) for m in pairs], "messages")
-        sizes = compute_all([_call("size")(p) for p in parts], "call forests")
+        sizes = compute_all(
+            [_call("size", home=h)(p) for p, h in zip(parts, self._homes, strict=True)],
+            "call forests",
+        )
         counts = np.array([s[0] for s in sizes], dtype=np.int64)
         self._offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         self.num_nodes = int(self._offsets[-1])
@@ -299,7 +315,10 @@ class DaskSource(TimelineSource):
         summary."""
         edges = bin_edges(*self.extent, OVERVIEW_BINS)
         pieces = compute_all(
-            [_call("summary", edges, len(self.names), window)(p) for p in parts],
+            [
+                _call("summary", edges, len(self.names), window, home=h)(p)
+                for p, h in zip(parts, self._homes, strict=True)
+            ],
             "timeline rows",
         )
         self._window = window
@@ -384,10 +403,19 @@ class DaskSource(TimelineSource):
         query, restriction = self._absolute(query), self._absolute(restriction)
         if (query, restriction) == self._shown:
             return False
-        parts = list(dask.persist(*[_call("kept", query, restriction)(p) for p in self._parts]))
-        same = dask.compute(
-            *[dask.delayed(is_)(new, old) for new, old in zip(parts, self._parts, strict=True)]
+        parts = list(
+            dask.persist(
+                *[
+                    _call("kept", query, restriction, home=h)(p)
+                    for p, h in zip(self._parts, self._homes, strict=True)
+                ]
+            )
         )
+        same = []
+        for new, old, home in zip(parts, self._parts, self._homes, strict=True):
+            with on(home):
+                same.append(dask.delayed(is_)(new, old))
+        same = dask.compute(*same)
         self._shown = (query, restriction)
         window = self.window_of(query, restriction)
         if all(same) and window == self._window:
@@ -411,7 +439,9 @@ class DaskSource(TimelineSource):
         visible = [k for k in range(len(self._parts)) if base[k] < row1 and base[k + 1] > row0]
         # one round of tasks: each part answers and rasters its share, a tree adds them
         shares = [
-            _call("share", request, int(base[k]), layout, int(self._offsets[k]))(self._parts[k])
+            _call(
+                "share", request, int(base[k]), layout, int(self._offsets[k]), home=self._homes[k]
+            )(self._parts[k])
             for k in visible
         ]
         pieces, raster = dask.compute(*_answers(shares, ("boxes", "visible", "instants")))
@@ -434,18 +464,18 @@ class DaskSource(TimelineSource):
 
     def call_query(self, node: int) -> str:
         k, local = self._part_of(node)
-        return _call("call_query", local)(self._parts[k]).compute()
+        return _call("call_query", local, home=self._homes[k])(self._parts[k]).compute()
 
     def path(self, node: int) -> list[str]:
         k, local = self._part_of(node)
-        return _call("path", local)(self._parts[k]).compute()
+        return _call("path", local, home=self._homes[k])(self._parts[k]).compute()
 
     def marks(self, text: str, limit: int) -> np.ndarray:
         text = self._absolute(text)
         found = compute_all(
             [
-                _call("marks", text, limit, int(o))(p)
-                for p, o in zip(self._parts, self._offsets, strict=False)
+                _call("marks", text, limit, int(o), home=h)(p)
+                for p, o, h in zip(self._parts, self._offsets, self._homes, strict=False)
             ],
             "highlight",
         )
@@ -453,9 +483,12 @@ class DaskSource(TimelineSource):
 
     def selected(self, text: str) -> pd.DataFrame:
         text = self._absolute(text)
-        parts = list(zip(self._parts, self._offsets, strict=False))
+        parts = list(zip(self._parts, self._offsets, self._homes, strict=False))
         frames = compute_all(
-            [_call("selected", text, int(o))(p) for p, o in (parts if text else parts[:1])],
+            [
+                _call("selected", text, int(o), home=h)(p)
+                for p, o, h in (parts if text else parts[:1])
+            ],
             "selection",
         )
         return pd.concat(frames) if frames else pd.DataFrame()

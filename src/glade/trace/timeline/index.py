@@ -188,12 +188,19 @@ _STORED = (
 )
 
 
+def _kept_here(values: np.ndarray) -> np.ndarray:
+    """``values`` as they are (an index without ``store`` keeps its arrays in memory)."""
+    return values
+
+
 class TimelineIndex:
     """The calls and instants of ``forest`` that ``keep`` keeps (all when None), indexed
     for range requests: calls grouped by lane (location and kept depth) in start order,
     instants by location in time order. ``store`` (when given) is called on each of the
-    index's arrays once built and the index keeps what it returns (arrays mapped from a
-    worker's disk, see :mod:`glade.trace.engines.spill`); ``keep_points=False`` lets go of
+    index's arrays once built, and on those of its levels of detail
+    (:mod:`~glade.trace.timeline.levels`) as they are built, and the index keeps what it
+    returns (arrays mapped from a worker's disk, see
+    :mod:`glade.trace.engines.spill`); ``keep_points=False`` lets go of
     every request's raster points once answered, instead of keeping a buffer for the
     next one."""
 
@@ -248,6 +255,7 @@ class TimelineIndex:
             forest.code,
             num_locations,
         )
+        self.store: Callable[[np.ndarray], np.ndarray] = store or _kept_here
         if store is not None:
             for name in _STORED:
                 setattr(self, name, store(getattr(self, name)))
@@ -320,6 +328,13 @@ class TimelineIndex:
             if k not in self._levels:
                 self._levels[k] = Level(self, k)
             return self._levels[k]
+
+    def build_levels(self, depth_rows: bool) -> None:
+        """Build now, in this thread, the records of the layout (``depth_rows``) of every
+        level a picture may read (from the coarsest to :attr:`finest`; through
+        ``store``, so a Dask worker writes them once to its disk)."""
+        for k in range(COARSEST, self.finest + 1):
+            self.level_number(k).records(depth_rows)
 
     def prepare_levels(
         self, depth_rows: bool, after: int | None, width: int = 2048

@@ -13,7 +13,8 @@ was spent. A request whose box threshold (raised by the box budget) is at least 
 bins of level k - 1 reads that level instead: its records hold only calls the raster
 draws anyway, and its bins are at most a pixel. So a wide request reads at most a
 record per row and bin, however many calls the bins hold. Levels are built on first
-use (or ahead, in a background thread) and kept.
+use (or ahead, in a background thread) and kept (where the index keeps its arrays:
+see ``store`` of :class:`~glade.trace.timeline.index.TimelineIndex`).
 """
 
 from __future__ import annotations
@@ -49,9 +50,10 @@ class Level:
         origin, last = index.forest.duration
         self.origin = float(origin)
         self.size = bin_size(float(last - origin), k)
-        self.long, self.long_ptr = kernels.long_calls(
+        long, long_ptr = kernels.long_calls(
             index.call_ptr, index.call_start, index.call_end, 2 * self.size
         )
+        self.long, self.long_ptr = index.store(long), index.store(long_ptr)
         self._records: dict[bool, Records] = {}
         self._builds: dict[bool, RecordsBuild] = {}
         self._lock = threading.Lock()
@@ -108,7 +110,14 @@ class Level:
                         )
                     if not build.run(go_on):
                         return None
-                    self._records[depth_rows] = build.records()
+                    store = self.index.store
+                    ptr, bins, weights, codes = build.records()
+                    self._records[depth_rows] = (
+                        store(ptr),
+                        store(bins),
+                        store(weights),
+                        store(codes),
+                    )
                     del self._builds[depth_rows]
                 return self._records[depth_rows]
         finally:

@@ -309,6 +309,12 @@ def picture_level(index: TimelineIndex, request: Request) -> Level | None:
     """The level of detail the picture of ``request`` reads (None: the calls
     themselves), chosen as :func:`render` chooses it."""
     row0, row1 = index.lanes.check_rows(request.row0, request.row1, request.depth_rows)
+    return range_level(index, request, row0, row1)
+
+
+def range_level(index: TimelineIndex, request: Request, row0: int, row1: int) -> Level | None:
+    """The level of detail :func:`raster_range` reads for rows ``row0:row1`` of
+    ``index`` in the request's range (None: the calls themselves)."""
     return _runs(index, request, row0, row1, 0, False).level
 
 
@@ -374,13 +380,38 @@ def raster_range(
     the level's records per block of lanes (blocks side by side, see
     :mod:`~glade.trace.timeline.parallel`); with the threshold, the number of visible
     calls and the level of detail used (None: the calls themselves)."""
+    box, box_row, cover, busy, key, threshold, visible, level = raster_keys(
+        index, request, row0, row1, pool, bins
+    )
+    # a key is an integer below 2^53 (exact in float64): its low CODE_BITS are the code
+    top = key.astype(np.int64)
+    top &= (1 << kernels.CODE_BITS) - 1
+    top = top.astype(np.int32)
+    top[key < 0] = -1
+    return box, box_row, cover, busy, top, threshold, visible, level
+
+
+def raster_keys(
+    index: TimelineIndex,
+    request: Request,
+    row0: int,
+    row1: int,
+    pool: int,
+    bins: int,
+    origin: int | None = None,
+) -> tuple:
+    """:func:`raster_range` with the raster's rows counted from display row ``origin``
+    (default ``row0``: a Dask partition's rows are a part of the picture's) and, per
+    pixel, the key of the largest share (-1 where nothing is: see
+    :func:`~glade.trace.timeline.kernels.raster_calls`) rather than its code."""
+    origin = row0 if origin is None else origin
     runs = _runs(index, request, row0, row1, 0, False)
     _, start, end, code, share = index.lane_calls
     px = request.px
     cover = np.zeros((bins, request.width))
     busy = np.zeros((bins, request.width))
     key = np.full((bins, request.width), -1.0)
-    raster_rows = (runs.rows - row0) // pool
+    raster_rows = (runs.rows - origin) // pool
     bounds = parallel.blocks(runs.hi - runs.lo, raster_rows)
     if runs.level is not None:  # built here, not by a block waiting in the pool
         runs.level.records(request.depth_rows)
@@ -401,7 +432,7 @@ def raster_range(
             px,
             runs.threshold,
             not request.depth_rows,
-            row0,
+            origin,
             pool,
             cover,
             busy,
@@ -410,15 +441,15 @@ def raster_range(
             box_row,
         )
         if runs.level is not None:
-            first = row0 + int(raster_rows[a]) * pool if a else row0
-            last = row0 + int(raster_rows[b]) * pool if b < raster_rows.size else row1
+            first = origin + int(raster_rows[a]) * pool if a else row0
+            last = origin + int(raster_rows[b]) * pool if b < raster_rows.size else row1
             runs.level.rasterize(
                 np.arange(first, last, dtype=np.int64),
                 request.t0,
                 request.t1,
                 px,
                 request.depth_rows,
-                row0,
+                origin,
                 pool,
                 (cover, busy, key),
             )
@@ -427,12 +458,7 @@ def raster_range(
     parts = parallel.run_blocks(block, bounds)
     box = np.concatenate([box for box, _ in parts])
     box_row = np.concatenate([box_row for _, box_row in parts])
-    # a key is an integer below 2^53 (exact in float64): its low CODE_BITS are the code
-    top = key.astype(np.int64)
-    top &= (1 << kernels.CODE_BITS) - 1
-    top = top.astype(np.int32)
-    top[key < 0] = -1
-    return box, box_row, cover, busy, top, runs.threshold, runs.visible, runs.level
+    return box, box_row, cover, busy, key, runs.threshold, runs.visible, runs.level
 
 
 def render(index: TimelineIndex, messages: KeptMessages | None, request: Request) -> Picture:
