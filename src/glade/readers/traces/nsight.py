@@ -38,12 +38,12 @@ from glade.readers.files import open_regular, read_head
 from glade.readers.traces.events import (
     build_trace,
     categorical,
-    check_nesting,
     event_types,
     ranges_to_events,
 )
 from glade.trace.events import ENTER, EVENT_TYPE, INSTANT, NAME, PROCESS, THREAD, TIMESTAMP
 from glade.trace.model import Trace
+from glade.trace.nesting import check_nesting
 
 DEVICE, STREAM, CORRELATION, BYTES = "Device", "Stream", "Correlation", "Bytes"
 NVTX_MARK, NVTX_PUSH_POP, NVTX_START_END = 34, 59, 60
