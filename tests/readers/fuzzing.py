@@ -144,7 +144,13 @@ def written_targets(data: Path, scratch: Path) -> list[Target]:
     (glade JSON, the Hatchet literal, Chrome JSON) or built by hand from NVIDIA's
     schema (Nsight Systems)."""
     from glade import GraphFrame, Trace
-    from tests.readers.traces.nsight_export import HEADER, ROWS, write_csv, write_export
+    from tests.readers.traces.nsight_export import (
+        HEADER,
+        ROWS,
+        add_gpu_metrics,
+        write_csv,
+        write_export,
+    )
 
     scratch.mkdir(parents=True, exist_ok=True)
     hatchet = data / "hatchet"
@@ -164,6 +170,7 @@ def written_targets(data: Path, scratch: Path) -> list[Target]:
             lambda p: Trace.from_csv(data / "pipit" / "foo-bar.csv").to_chrome(str(p)),
         ),
         "report.sqlite": ("trace", "nsight", write_export),
+        "metrics.sqlite": ("trace", "nsight", lambda p: add_gpu_metrics(write_export(p))),
         "nvtx.csv": ("trace", "nsight", lambda p: write_csv(p, [HEADER.format(unit="ns"), *ROWS])),
     }
     out = []
