@@ -495,3 +495,30 @@ def test_damaged_store_of_a_csv_names_the_store(pipit_data: Path, tmp_path: Path
         Trace.from_parquet(stored)
     assert err.value.path == str(path)
     assert str(source) not in str(err.value)
+
+
+def test_timestamp_beyond_what_readers_accept(stored: Path, tmp_path: Path) -> None:
+    def far(frame: pd.DataFrame) -> None:
+        frame.loc[len(frame) - 1, "Timestamp (ns)"] = 2**62  # still in time order
+
+    path = _edit_partition(stored, 2, far)
+    with pytest.raises(ReaderError, match=r"column 'Timestamp \(ns\)' holds 4611686018427387904"):
+        Trace.from_parquet(stored)
+    trace = Trace(
+        pd.DataFrame(
+            {"Timestamp (ns)": [0, 2**62], "Event Type": "Instant", "Name": "x", "Process": 0}
+        )
+    )
+    with pytest.raises(GladeError, match="cannot be stored"):
+        trace.to_parquet(tmp_path / "far")
+    assert not (tmp_path / "far").exists()
+    assert path.exists()
+
+
+def test_a_categorical_stored_plain_in_one_partition_reads_by_value(stored: Path) -> None:
+    want = Trace.from_parquet(stored)
+    path = stored / "events" / "Process=1" / "part-0.parquet"
+    table = pq.read_table(path)
+    at = table.column_names.index("Name")
+    pq.write_table(table.set_column(at, "Name", table.column("Name").cast(pa.string())), path)
+    assert_same_trace(Trace.from_parquet(stored), want)

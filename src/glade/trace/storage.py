@@ -35,7 +35,8 @@ them: ``definitions`` (the table's spec, or null) and ``metadata`` (lossless JSO
 Reading checks what the trace readers check of a file, so that a damaged store fails
 at read with a :class:`~glade.errors.ReaderError` naming its file (and column and row),
 never later: the sidecar's entries, every partition's Arrow types and number of rows,
-its timestamps in time order, ``__glade_row__`` a permutation in time order, the dtypes and
+its timestamps in time order and under 2**62 ns in magnitude (as the readers'; writing
+refuses larger ones), ``__glade_row__`` a permutation in time order, the dtypes and
 categories of the columns, and that the calls nest as the sidecar's ``nesting`` records,
 per process (one vectorized pass over the events, :func:`glade.trace.nesting.nesting`).
 """
@@ -71,7 +72,7 @@ from glade.parquet import (
     write_sidecar,
     write_table,
 )
-from glade.trace.events import NAME, PROCESS, THREAD, TIMESTAMP
+from glade.trace.events import NAME, PROCESS, THREAD, TIME_LIMIT_NS, TIMESTAMP
 from glade.trace.matching import MATCHING_EVENT, PARENT, event_kinds, integer_codes
 from glade.trace.nesting import nesting
 
@@ -259,6 +260,16 @@ def check_nesting_counts(directory: Path, entry: dict, events: pd.DataFrame) -> 
             )
 
 
+def check_time_limit(stamps: np.ndarray) -> None:
+    """GladeError when a timestamp is beyond what the readers accept (a store holds only
+    what it can read back)."""
+    if stamps.size and (stamps.max() >= TIME_LIMIT_NS or stamps.min() <= -TIME_LIMIT_NS):
+        raise GladeError(
+            f"a trace with timestamps of {TIME_LIMIT_NS} ns or more in magnitude cannot be "
+            "stored (no reader accepts them)"
+        )
+
+
 def to_parquet(trace: Trace, path: str | os.PathLike, overwrite: bool = False) -> Path:
     """Write ``trace`` into the new directory ``path`` (see the module docstring), with a
     progress bar for large traces; returns the directory. Nothing is left at ``path``
@@ -271,6 +282,7 @@ def to_parquet(trace: Trace, path: str | os.PathLike, overwrite: bool = False) -
     if ROW in events.columns:
         raise GladeError(f"a trace with a column named {ROW!r} cannot be stored")
     metadata = encode_value(trace.metadata)
+    check_time_limit(events[TIMESTAMP].to_numpy())
     codes, processes = trace.process_codes()
     counts = np.bincount(codes, minlength=processes.size)
     stamps = events[TIMESTAMP].to_numpy()
@@ -343,6 +355,7 @@ def write_process_groups(
                 if processes and ids.size and ids[0] <= processes[-1]:
                     raise GladeError("the groups of a trace must come in increasing process order")
                 stamps = frame[TIMESTAMP].to_numpy()
+                check_time_limit(stamps)
                 if np.any((stamps[1:] < stamps[:-1]) & (ids[1:] == ids[:-1])):
                     raise GladeError("the events of each process must come in time order")
                 group = nesting_counts(frame)
@@ -373,8 +386,6 @@ def write_process_groups(
 def _read_partitions(directory: Path, entry: dict) -> tuple[pa.Table | None, np.ndarray]:
     """The partitions concatenated in process order (None for a trace without events),
     and the process of every row."""
-    import pyarrow as pa
-
     from glade.progress import progress
 
     processes, counts = process_counts(directory, entry)
@@ -386,7 +397,35 @@ def _read_partitions(directory: Path, entry: dict) -> tuple[pa.Table | None, np.
             bar.update(int(count))
     if not tables:
         return None, processes[:0]
-    return pa.concat_tables(tables), np.repeat(processes, counts)
+    return concat_partitions(directory, tables), np.repeat(processes, counts)
+
+
+def concat_partitions(directory: Path, tables: list[pa.Table]) -> pa.Table:
+    """The partitions ``tables`` (checked by :func:`read_partition`) as one table: a
+    categorical column stored as a dictionary in one file and as plain values in
+    another, or columns in another order, are read by value; ReaderError naming the
+    store's events otherwise."""
+    import pyarrow as pa
+
+    try:
+        return pa.concat_tables(tables)
+    except pa.ArrowInvalid:
+        names = tables[0].column_names
+        plain = [
+            pa.table(
+                {
+                    n: (c.cast(c.type.value_type) if pa.types.is_dictionary(c.type) else c)
+                    for n, c in zip(names, t.select(names).columns, strict=True)
+                }
+            )
+            for t in tables
+        ]
+    try:
+        return pa.concat_tables(plain)
+    except pa.ArrowInvalid as exc:
+        raise ReaderError(
+            directory / EVENTS, f"partitions hold columns of different types ({exc})"
+        ) from exc
 
 
 def process_counts(directory: Path, entry: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -425,6 +464,14 @@ def read_partition(directory: Path, process: int, count: int, arrow: dict) -> pa
         raise ReaderError(path, f"holds {table.num_rows} events, the sidecar says {count}")
     if TIMESTAMP in table.column_names:
         stamps = table.column(TIMESTAMP).to_numpy()
+        wild = (stamps >= TIME_LIMIT_NS) | (stamps <= -TIME_LIMIT_NS)  # abs() wraps
+        if wild.any():
+            row = int(np.argmax(wild))
+            raise ReaderError(
+                path,
+                f"row {row}: column {TIMESTAMP!r} holds {int(stamps[row])}, beyond the "
+                f"{TIME_LIMIT_NS} ns a trace may hold",
+            )
         back = stamps[1:] < stamps[:-1]
         if back.any():
             row = int(np.argmax(back)) + 1

@@ -358,3 +358,22 @@ def test_gpu_metric_value_that_is_not_a_number(metrics_export: Path, value: str)
     db.close()
     with pytest.raises(ReaderError, match=r"table GPU_METRICS: column 'value' holds .* in row 4"):
         read_nsight(metrics_export)
+
+
+def test_time_beyond_what_a_trace_holds(export: Path):
+    db = sqlite3.connect(export)
+    db.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = 9223372036854775807 WHERE start = 400")
+    db.commit()
+    db.close()
+    with pytest.raises(ReaderError, match="'relu' has the time 9223372036854775807 ns"):
+        read_nsight(export)
+
+
+def test_the_most_negative_time_is_refused(export: Path):
+    # abs() of -2**63 wraps to itself in int64: the limit is checked on both sides
+    db = sqlite3.connect(export)
+    db.execute("UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET start = -9223372036854775808")
+    db.commit()
+    db.close()
+    with pytest.raises(ReaderError, match="'Memcpy HtoD' has the time -9223372036854775808 ns"):
+        read_nsight(export)

@@ -56,7 +56,16 @@ from glade.readers.traces.events import (
     event_types,
     ranges_to_events,
 )
-from glade.trace.events import ENTER, EVENT_TYPE, INSTANT, NAME, PROCESS, THREAD, TIMESTAMP
+from glade.trace.events import (
+    ENTER,
+    EVENT_TYPE,
+    INSTANT,
+    NAME,
+    PROCESS,
+    THREAD,
+    TIME_LIMIT_NS,
+    TIMESTAMP,
+)
 from glade.trace.model import Trace
 from glade.trace.nesting import check_nesting
 
@@ -139,6 +148,14 @@ def _trace(path: Path, ranges: pd.DataFrame, marks: pd.DataFrame, metadata: dict
     codes, labels = pd.factorize(events["name"].astype(str))
     name_col = categorical(codes, list(labels))
     stamps = events["time"].to_numpy(np.int64)
+    wild = (stamps >= TIME_LIMIT_NS) | (stamps <= -TIME_LIMIT_NS)  # abs() wraps at -2**63
+    if wild.any():
+        at = int(np.argmax(wild))
+        raise ReaderError(
+            path,
+            f"{events['name'].iat[at]!r} has the time {int(stamps[at])} ns, beyond the "
+            f"{TIME_LIMIT_NS} ns a trace may hold",
+        )
     kinds = events["kind"].to_numpy(np.int8)
     procs = events["process"].to_numpy(np.int64)
     threads = events["thread"].to_numpy(np.int64)

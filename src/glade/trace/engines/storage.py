@@ -43,6 +43,7 @@ from glade.trace.storage import (
     ROW,
     VERSION,
     check_nesting_counts,
+    concat_partitions,
     events_entry,
     partition_path,
     process_counts,
@@ -56,14 +57,12 @@ def read_processes(
     """The events of ``processes`` (``counts`` each, first ids ``offsets``) of the store
     at ``directory``, typed as the sidecar's ``entry`` says, in time order, indexed by
     event id."""
-    import pyarrow as pa
-
     where = Path(directory)
     arrow = entry["arrow"]
     tables = [
         read_partition(where, int(p), int(c), arrow) for p, c in zip(processes, counts, strict=True)
     ]
-    raw = pa.concat_tables(tables).to_pandas() if tables else pd.DataFrame()
+    raw = concat_partitions(where, tables).to_pandas() if tables else pd.DataFrame()
     if entry.get("order") == "row":
         ids = raw[ROW].to_numpy().astype(np.int64)
     else:

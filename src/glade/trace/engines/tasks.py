@@ -203,10 +203,17 @@ def write_share(
 
     from glade.parquet import arrow_types, column_spec
     from glade.trace.engines.rows import as_rows
-    from glade.trace.storage import ROW, arrow_events, nesting_counts, write_partition
+    from glade.trace.storage import (
+        ROW,
+        arrow_events,
+        check_time_limit,
+        nesting_counts,
+        write_partition,
+    )
 
     part = as_rows(in_time_order(part), *rows)
     events = part.reset_index(drop=True)
+    check_time_limit(events[TIMESTAMP].to_numpy())
     codes, processes = integer_codes(events[PROCESS].to_numpy())
     counts = np.bincount(codes, minlength=processes.size)
     order = group_order(codes, processes.size)
