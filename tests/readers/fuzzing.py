@@ -6,8 +6,10 @@ raise an error of ``glade.errors`` naming the input; anything else is a failure.
 Mutations: truncation, byte flips, deleted and inserted bytes, words overwritten with
 extreme integers and floats, numbers in text set to huge, NaN, infinite or negative
 values, swapped lines, tokens and JSON fields, duplicated lines and JSON children, JSON
-values of the wrong type, JSON nested past the depth limit, and hostile cells in SQLite
-tables. Gzipped files are mutated inside the compression too.
+values of the wrong type, JSON nested past the depth limit, hostile cells in SQLite
+tables, and Parquet files that still decode but hold other values (cells swapped or set
+to extreme values, a column retyped or dropped, rows reordered). Gzipped files are
+mutated inside the compression too.
 
 ``python -m tests.readers.fuzzing [--long] [FORMAT ...]`` prints the outcome counts;
 ``GLADE_FUZZ=long`` makes the test suite run the long fuzz (ten times the cases).
@@ -142,7 +144,13 @@ def written_targets(data: Path, scratch: Path) -> list[Target]:
     (glade JSON, the Hatchet literal, Chrome JSON) or built by hand from NVIDIA's
     schema (Nsight Systems)."""
     from glade import GraphFrame, Trace
-    from tests.readers.traces.nsight_export import HEADER, ROWS, write_csv, write_export
+    from tests.readers.traces.nsight_export import (
+        HEADER,
+        ROWS,
+        add_gpu_metrics,
+        write_csv,
+        write_export,
+    )
 
     scratch.mkdir(parents=True, exist_ok=True)
     hatchet = data / "hatchet"
@@ -162,6 +170,7 @@ def written_targets(data: Path, scratch: Path) -> list[Target]:
             lambda p: Trace.from_csv(data / "pipit" / "foo-bar.csv").to_chrome(str(p)),
         ),
         "report.sqlite": ("trace", "nsight", write_export),
+        "metrics.sqlite": ("trace", "nsight", lambda p: add_gpu_metrics(write_export(p))),
         "nvtx.csv": ("trace", "nsight", lambda p: write_csv(p, [HEADER.format(unit="ns"), *ROWS])),
     }
     out = []
@@ -435,6 +444,64 @@ def cell(data: bytes, rng: random.Random) -> bytes:
         return path.read_bytes()
 
 
+def _parquet_edit(table, rng: random.Random):
+    """``table`` (an Arrow table) with one semantic change."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if table.num_columns == 0 or table.num_rows < 2:
+        return table
+    index = rng.randrange(table.num_columns)
+    name, column = table.column_names[index], table.column(index)
+    kind = rng.choice(["swap", "extreme", "retype", "drop", "reverse"])
+    if kind == "drop":
+        return table.remove_column(index)
+    if kind == "reverse":
+        return table.take(pa.array(np.arange(table.num_rows)[::-1]))
+    values = column.to_pylist()
+    if kind == "swap":
+        i, j = rng.sample(range(len(values)), 2)
+        values[i], values[j] = values[j], values[i]
+        return table.set_column(index, name, pa.array(values, type=column.type))
+    if kind == "retype":
+        target = rng.choice([pa.float64(), pa.int32(), pa.string()])
+        try:
+            changed = pc.cast(column, target, safe=False)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            changed = pa.array([str(v) for v in values])
+        return table.set_column(index, name, changed)
+    at = rng.randrange(len(values))
+    kind_of = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
+    if pa.types.is_integer(kind_of):
+        values[at] = rng.choice([-1, 0, 2**31, -(2**62), 2**62])
+    elif pa.types.is_floating(kind_of):
+        values[at] = rng.choice([float("nan"), float("inf"), -1e308])
+    else:
+        values[at] = rng.choice([None, "", rng.choice(values)])
+    try:
+        return table.set_column(index, name, pa.array(values, type=column.type))
+    except (pa.ArrowInvalid, OverflowError):
+        return table.set_column(index, name, pa.array(values))
+
+
+def parquet_cell(data: bytes, rng: random.Random) -> bytes:
+    """A Parquet file that still decodes, with one change to its values (a byte flip in
+    a compressed page rarely decodes at all)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "part.parquet"
+        path.write_bytes(data)
+        try:
+            table = pq.read_table(path)
+        except (OSError, pa.ArrowException):
+            return flip(data, rng)
+        pq.write_table(_parquet_edit(table, rng), path, compression="zstd")
+        return path.read_bytes()
+
+
 BINARY = [truncate, flip, delete, insert, word]
 TEXT = [truncate, flip, delete, insert, number, number, swap_lines, swap_tokens, duplicate_line]
 JSON = [
@@ -455,6 +522,8 @@ def mutations_for(path: Path, data: bytes) -> list[Callable[[bytes, random.Rando
     """The mutations that fit the content of ``path``."""
     if data.startswith(b"SQLite format 3\x00"):
         return [*BINARY, cell, cell]
+    if data.startswith(b"PAR1"):
+        return [*BINARY, parquet_cell, parquet_cell, parquet_cell]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

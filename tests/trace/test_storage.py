@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
@@ -370,3 +371,154 @@ def test_deeply_nested_sidecar(stored: Path) -> None:
     (stored / "glade.json").write_text("[" * 100_000 + "]" * 100_000)
     with pytest.raises(ReaderError, match="not readable JSON"):
         Trace.from_parquet(stored)
+
+
+def _edit_partition(stored: Path, process: int, change) -> Path:
+    """Rewrite the partition of ``process`` with ``change(frame)`` applied, keeping the
+    Arrow types of its columns."""
+    path = stored / "events" / f"Process={process}" / "part-0.parquet"
+    table = pq.read_table(path)
+    frame = table.to_pandas()
+    change(frame)
+    pq.write_table(pa.Table.from_pandas(frame, schema=table.schema, preserve_index=False), path)
+    return path
+
+
+def test_swapped_leaves_name_the_partition_and_row(stored: Path) -> None:
+    # rows 6 and 7 of process 0 leave flux_kernel, then compute_flux: swap their names
+    def swap(frame: pd.DataFrame) -> None:
+        names = frame["Name"].astype(str).to_numpy()
+        assert names[6:8].tolist() == ["flux_kernel", "compute_flux"]
+        names[6], names[7] = names[7], names[6]
+        frame["Name"] = pd.Categorical(names, categories=frame["Name"].cat.categories)
+
+    path = _edit_partition(stored, 0, swap)
+    with pytest.raises(ReaderError, match=r"row [67]: the Leave of '\w+' closes an Enter") as err:
+        Trace.from_parquet(stored)
+    assert err.value.path == str(path)
+
+
+def test_lost_leave_is_counted(stored: Path) -> None:
+    def retype(frame: pd.DataFrame) -> None:
+        kinds = frame["Event Type"].astype(str).to_numpy()
+        assert kinds[-1] == "Leave" and frame["Name"].iat[-1] == "main"
+        kinds[-1] = "Instant"  # main is never left
+        frame["Event Type"] = pd.Categorical(kinds, categories=frame["Event Type"].cat.categories)
+
+    path = _edit_partition(stored, 0, retype)
+    with pytest.raises(ReaderError, match=r"row 0: holds 1 Enters never left .* records 0") as err:
+        Trace.from_parquet(stored)
+    assert err.value.path == str(path)
+
+
+def test_event_back_in_time(stored: Path) -> None:
+    def back(frame: pd.DataFrame) -> None:
+        frame.loc[9, "Timestamp (ns)"] = 5
+
+    path = _edit_partition(stored, 1, back)
+    with pytest.raises(ReaderError, match="row 9: column 'Timestamp \\(ns\\)' holds 5") as err:
+        Trace.from_parquet(stored)
+    assert err.value.path == str(path)
+
+
+@pytest.mark.parametrize("key", ["metadata", "definitions"])
+def test_missing_metadata(stored: Path, key: str) -> None:
+    _edit_sidecar(stored, lambda body: body.pop(key))
+    with pytest.raises(ReaderError, match=f"sidecar entry '{key}' is missing"):
+        Trace.from_parquet(stored)
+
+
+def test_malformed_nesting_entry(stored: Path) -> None:
+    _edit_sidecar(stored, lambda body: body["events"]["nesting"].update(open_enters=[0]))
+    with pytest.raises(ReaderError, match="'nesting' does not list every process"):
+        Trace.from_parquet(stored)
+
+
+def test_store_of_earlier_glade_reads(stored: Path) -> None:
+    want = Trace.from_parquet(stored)
+    _edit_sidecar(stored, lambda body: body["events"].pop("nesting"))
+    assert_same_trace(Trace.from_parquet(stored), want)
+
+
+def test_repairs_round_trip_and_are_checked(tmp_path: Path) -> None:
+    # an orphan Leave on process 0 and an open Enter on process 1 are recorded per process
+    trace = Trace(
+        pd.DataFrame(
+            {
+                "Timestamp (ns)": [0, 1, 2, 3, 4],
+                "Event Type": ["Leave", "Enter", "Leave", "Enter", "Enter"],
+                "Name": ["x", "a", "a", "b", "c"],
+                "Process": [0, 0, 0, 1, 1],
+            }
+        )
+    )
+    stored = trace.to_parquet(tmp_path / "t")
+    body = json.loads((stored / "glade.json").read_text())
+    assert body["events"]["nesting"] == {"orphan_leaves": [1, 0], "open_enters": [0, 2]}
+    assert_same_trace(Trace.from_parquet(stored), trace)
+    _edit_sidecar(stored, lambda body: body["events"]["nesting"].update(open_enters=[0, 1]))
+    with pytest.raises(ReaderError, match=r"holds 2 Enters never left .* records 1") as err:
+        Trace.from_parquet(stored)
+    assert "Process=1" in err.value.path
+
+
+def test_unnested_trace_round_trips_unchecked(tmp_path: Path) -> None:
+    trace = Trace(
+        pd.DataFrame(
+            {
+                "Timestamp (ns)": [0, 1, 2, 3],
+                "Event Type": ["Enter", "Enter", "Leave", "Leave"],
+                "Name": ["a", "b", "a", "b"],
+                "Process": 0,
+            }
+        )
+    )
+    stored = trace.to_parquet(tmp_path / "t")
+    assert json.loads((stored / "glade.json").read_text())["events"]["nesting"] is None
+    assert_same_trace(Trace.from_parquet(stored), trace)
+
+
+def test_damaged_store_of_a_csv_names_the_store(pipit_data: Path, tmp_path: Path) -> None:
+    # the damage used to surface at matching as an error naming the CSV
+    source = pipit_data / "foo-bar.csv"
+    stored = Trace.from_csv(source).to_parquet(tmp_path / "t")
+
+    def swap(frame: pd.DataFrame) -> None:
+        leaves = np.flatnonzero(frame["Event Type"].astype(str).to_numpy() == "Leave")
+        names = frame["Name"].astype(str).to_numpy()
+        first, second = leaves[0], leaves[np.argmax(names[leaves] != names[leaves[0]])]
+        names[first], names[second] = names[second], names[first]
+        frame["Name"] = pd.Categorical(names, categories=frame["Name"].cat.categories)
+
+    path = _edit_partition(stored, 0, swap)
+    with pytest.raises(ReaderError, match="closes an Enter of another name") as err:
+        Trace.from_parquet(stored)
+    assert err.value.path == str(path)
+    assert str(source) not in str(err.value)
+
+
+def test_timestamp_beyond_what_readers_accept(stored: Path, tmp_path: Path) -> None:
+    def far(frame: pd.DataFrame) -> None:
+        frame.loc[len(frame) - 1, "Timestamp (ns)"] = 2**62  # still in time order
+
+    path = _edit_partition(stored, 2, far)
+    with pytest.raises(ReaderError, match=r"column 'Timestamp \(ns\)' holds 4611686018427387904"):
+        Trace.from_parquet(stored)
+    trace = Trace(
+        pd.DataFrame(
+            {"Timestamp (ns)": [0, 2**62], "Event Type": "Instant", "Name": "x", "Process": 0}
+        )
+    )
+    with pytest.raises(GladeError, match="cannot be stored"):
+        trace.to_parquet(tmp_path / "far")
+    assert not (tmp_path / "far").exists()
+    assert path.exists()
+
+
+def test_a_categorical_stored_plain_in_one_partition_reads_by_value(stored: Path) -> None:
+    want = Trace.from_parquet(stored)
+    path = stored / "events" / "Process=1" / "part-0.parquet"
+    table = pq.read_table(path)
+    at = table.column_names.index("Name")
+    pq.write_table(table.set_column(at, "Name", table.column("Name").cast(pa.string())), path)
+    assert_same_trace(Trace.from_parquet(stored), want)

@@ -31,6 +31,9 @@ EVENT_TYPES = ("Enter", "Leave", "Instant")
 # Codes of the ``Event Type`` categories, in the order of ``EVENT_TYPES``.
 ENTER, LEAVE, INSTANT = 0, 1, 2
 REQUIRED = (TIMESTAMP, EVENT_TYPE, NAME, PROCESS)
+#: The largest magnitude of a timestamp the readers accept, in ns (about 146 years: int64
+#: with room for differences of two timestamps).
+TIME_LIMIT_NS = 2**62
 _COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3
 
 # Attribute columns of MPI point-to-point messages (Instant events named MpiSend,

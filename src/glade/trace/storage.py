@@ -20,7 +20,10 @@ The sidecar holds ``events``: ``rows`` (all events), ``processes`` and ``counts`
 (the process ids, ascending, and the events of each: a missing or truncated partition
 is detected), ``columns`` (per column of ``trace.events``, in order: name, pandas dtype
 and categories; see :func:`glade.parquet.column_spec`), ``arrow`` (the Arrow type of
-every column of a partition file) and ``order``. The trace's events are the partitions
+every column of a partition file), ``order`` and ``nesting`` (per process, in the order of
+``processes``, how many ``orphan_leaves`` and ``open_enters`` matching the events repairs
+(see :mod:`glade.trace.nesting`); null when a Leave closes an Enter of another name,
+absent in stores of earlier glade). The trace's events are the partitions
 concatenated in process order, then stably sorted by timestamp (``order: "time"``:
 events at the same time ordered by process); a trace whose equal timestamps are in
 another order, or that holds reference columns (``_matching_event``, ``_parent``: rows
@@ -28,6 +31,14 @@ of the trace), is stored in ``order: "row"`` with ``__glade_row__`` (int64), eac
 event's row in the trace (a reader on Dask takes these rows as event ids). Beside
 them: ``definitions`` (the table's spec, or null) and ``metadata`` (lossless JSON,
 :func:`glade.parquet.encode_value`).
+
+Reading checks what the trace readers check of a file, so that a damaged store fails
+at read with a :class:`~glade.errors.ReaderError` naming its file (and column and row),
+never later: the sidecar's entries, every partition's Arrow types and number of rows,
+its timestamps in time order and under 2**62 ns in magnitude (as the readers'; writing
+refuses larger ones), ``__glade_row__`` a permutation in time order, the dtypes and
+categories of the columns, and that the calls nest as the sidecar's ``nesting`` records,
+per process (one vectorized pass over the events, :func:`glade.trace.nesting.nesting`).
 """
 
 from __future__ import annotations
@@ -61,8 +72,9 @@ from glade.parquet import (
     write_sidecar,
     write_table,
 )
-from glade.trace.events import PROCESS, TIMESTAMP
-from glade.trace.matching import MATCHING_EVENT, PARENT
+from glade.trace.events import NAME, PROCESS, THREAD, TIME_LIMIT_NS, TIMESTAMP
+from glade.trace.matching import MATCHING_EVENT, PARENT, event_kinds, integer_codes
+from glade.trace.nesting import nesting
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -159,8 +171,9 @@ def events_entry(
     processes: np.ndarray,
     counts: np.ndarray,
     order: str,
+    nested: dict | None,
 ) -> dict:
-    """The sidecar's description of the events."""
+    """The sidecar's description of the events (``nested``: see :func:`nesting_counts`)."""
     return {
         "rows": int(counts.sum()),
         "order": order,
@@ -168,7 +181,93 @@ def events_entry(
         "arrow": arrow,
         "processes": [int(p) for p in processes],
         "counts": [int(c) for c in counts],
+        "nesting": nested,
     }
+
+
+def nesting_counts(events: pd.DataFrame, kinds: np.ndarray | None = None) -> dict | None:
+    """Per process of ``events`` (ascending ids) how many ``orphan_leaves`` and
+    ``open_enters`` matching repairs, as the sidecar's ``nesting`` holds them; None when a
+    Leave closes an Enter of another name (then nothing is recorded to check)."""
+    found = _nesting_of(events, event_kinds(events) if kinds is None else kinds)
+    if found.mismatch >= 0:
+        return None
+    codes, processes = integer_codes(events[PROCESS].to_numpy())
+    return {
+        key: np.bincount(codes[rows], minlength=processes.size).tolist()
+        for key, rows in (
+            ("orphan_leaves", found.orphan_leaves),
+            ("open_enters", found.open_enters),
+        )
+    }
+
+
+def _nesting_of(events: pd.DataFrame, kinds: np.ndarray):
+    names = events[NAME]
+    column = names.array if isinstance(names.dtype, pd.CategoricalDtype) else pd.Categorical(names)
+    return nesting(kinds, column, events[PROCESS].to_numpy(), events[THREAD].to_numpy())
+
+
+def check_nesting_counts(directory: Path, entry: dict, events: pd.DataFrame) -> None:
+    """ReaderError naming the partition file, the row and the columns when the calls of
+    ``events`` (whole processes of the store at ``directory``, in trace order) do not
+    nest as the sidecar's ``entry`` records (nothing to check when it records nothing)."""
+    recorded = entry.get("nesting")
+    if recorded is None or not len(events):
+        return
+    sidecar = directory / "glade.json"
+    stored = integers(entry, "processes", sidecar)
+    lists = [field(recorded, k, list, sidecar) for k in ("orphan_leaves", "open_enters")]
+    if any(len(v) != stored.size for v in lists):
+        raise ReaderError(sidecar, "sidecar entry 'nesting' does not list every process")
+    found = _nesting_of(events, event_kinds(events))
+    processes = events[PROCESS].to_numpy()
+
+    def where(event: int) -> tuple[Path, str]:
+        process = int(processes[event])
+        row = int(np.count_nonzero(processes[:event] == process))
+        return partition_path(directory, process), f"row {row}"
+
+    if found.mismatch >= 0:
+        path, row = where(found.mismatch)
+        raise ReaderError(
+            path,
+            f"{row}: the Leave of {events[NAME].iat[found.mismatch]!r} closes an Enter of "
+            "another name (columns 'Event Type', 'Name'): the calls stored nested",
+        )
+    codes, present = integer_codes(processes)
+    at = np.searchsorted(stored, present)
+    for key, rows, want in zip(
+        ("orphan_leaves", "open_enters"),
+        (found.orphan_leaves, found.open_enters),
+        lists,
+        strict=True,
+    ):
+        got = np.bincount(codes[rows], minlength=present.size)
+        expected = integers({key: want}, key, sidecar)[at]
+        differ = np.flatnonzero(got != expected)
+        if differ.size:
+            process = int(present[differ[0]])
+            mine = rows[processes[rows] == process]
+            path, row = (
+                where(int(mine[0])) if mine.size else (partition_path(directory, process), "")
+            )
+            what = "Leaves without an Enter" if key == "orphan_leaves" else "Enters never left"
+            raise ReaderError(
+                path,
+                f"{row + ': ' if row else ''}holds {int(got[differ[0]])} {what} (column "
+                f"'Event Type'), the sidecar records {int(expected[differ[0]])}",
+            )
+
+
+def check_time_limit(stamps: np.ndarray) -> None:
+    """GladeError when a timestamp is beyond what the readers accept (a store holds only
+    what it can read back)."""
+    if stamps.size and (stamps.max() >= TIME_LIMIT_NS or stamps.min() <= -TIME_LIMIT_NS):
+        raise GladeError(
+            f"a trace with timestamps of {TIME_LIMIT_NS} ns or more in magnitude cannot be "
+            "stored (no reader accepts them)"
+        )
 
 
 def to_parquet(trace: Trace, path: str | os.PathLike, overwrite: bool = False) -> Path:
@@ -183,6 +282,7 @@ def to_parquet(trace: Trace, path: str | os.PathLike, overwrite: bool = False) -
     if ROW in events.columns:
         raise GladeError(f"a trace with a column named {ROW!r} cannot be stored")
     metadata = encode_value(trace.metadata)
+    check_time_limit(events[TIMESTAMP].to_numpy())
     codes, processes = trace.process_codes()
     counts = np.bincount(codes, minlength=processes.size)
     stamps = events[TIMESTAMP].to_numpy()
@@ -194,6 +294,7 @@ def to_parquet(trace: Trace, path: str | os.PathLike, overwrite: bool = False) -
         if not refers and in_time_then_process_order(stamps, events[PROCESS].to_numpy())
         else "row"
     )
+    nested = nesting_counts(events, trace.event_kinds())
     table = arrow_events(events)
     if order == "row":
         table = table.append_column(ROW, pa.array(np.arange(len(events), dtype=np.int64)))
@@ -213,7 +314,7 @@ def to_parquet(trace: Trace, path: str | os.PathLike, overwrite: bool = False) -
         definitions = None
         if trace.definitions is not None:
             definitions = write_frame(trace.definitions, scratch / DEFINITIONS)
-        entry = events_entry(columns, arrow_types(table.schema), processes, counts, order)
+        entry = events_entry(columns, arrow_types(table.schema), processes, counts, order, nested)
         write_sidecar(
             scratch,
             FORMAT,
@@ -240,6 +341,7 @@ def write_process_groups(
     encoded = encode_value(metadata)
     processes: list[int] = []
     counts: list[int] = []
+    nested: dict | None = {"orphan_leaves": [], "open_enters": []}
     columns = arrow = None
     with new_directory(path, overwrite) as scratch, progress(rows, "writing Parquet") as bar:
         with PartitionWriter(scratch, bar) as writer:
@@ -252,6 +354,16 @@ def write_process_groups(
                 starts = np.flatnonzero(np.concatenate([[True], ids[1:] != ids[:-1]]))
                 if processes and ids.size and ids[0] <= processes[-1]:
                     raise GladeError("the groups of a trace must come in increasing process order")
+                stamps = frame[TIMESTAMP].to_numpy()
+                check_time_limit(stamps)
+                if np.any((stamps[1:] < stamps[:-1]) & (ids[1:] == ids[:-1])):
+                    raise GladeError("the events of each process must come in time order")
+                group = nesting_counts(frame)
+                nested = (
+                    None
+                    if group is None or nested is None
+                    else {k: nested[k] + group[k] for k in nested}
+                )
                 table = arrow_events(frame)
                 arrow = arrow_types(table.schema)
                 ends = np.concatenate([starts[1:], [ids.size]])
@@ -262,7 +374,9 @@ def write_process_groups(
         if columns is None:
             raise GladeError("a trace written by process groups needs at least one group")
         assert arrow is not None  # set with columns
-        entry = events_entry(columns, arrow, np.asarray(processes), np.asarray(counts), "time")
+        entry = events_entry(
+            columns, arrow, np.asarray(processes), np.asarray(counts), "time", nested
+        )
         write_sidecar(
             scratch, FORMAT, VERSION, {"events": entry, "definitions": None, "metadata": encoded}
         )
@@ -272,8 +386,6 @@ def write_process_groups(
 def _read_partitions(directory: Path, entry: dict) -> tuple[pa.Table | None, np.ndarray]:
     """The partitions concatenated in process order (None for a trace without events),
     and the process of every row."""
-    import pyarrow as pa
-
     from glade.progress import progress
 
     processes, counts = process_counts(directory, entry)
@@ -285,7 +397,35 @@ def _read_partitions(directory: Path, entry: dict) -> tuple[pa.Table | None, np.
             bar.update(int(count))
     if not tables:
         return None, processes[:0]
-    return pa.concat_tables(tables), np.repeat(processes, counts)
+    return concat_partitions(directory, tables), np.repeat(processes, counts)
+
+
+def concat_partitions(directory: Path, tables: list[pa.Table]) -> pa.Table:
+    """The partitions ``tables`` (checked by :func:`read_partition`) as one table: a
+    categorical column stored as a dictionary in one file and as plain values in
+    another, or columns in another order, are read by value; ReaderError naming the
+    store's events otherwise."""
+    import pyarrow as pa
+
+    try:
+        return pa.concat_tables(tables)
+    except pa.ArrowInvalid:
+        names = tables[0].column_names
+        plain = [
+            pa.table(
+                {
+                    n: (c.cast(c.type.value_type) if pa.types.is_dictionary(c.type) else c)
+                    for n, c in zip(names, t.select(names).columns, strict=True)
+                }
+            )
+            for t in tables
+        ]
+    try:
+        return pa.concat_tables(plain)
+    except pa.ArrowInvalid as exc:
+        raise ReaderError(
+            directory / EVENTS, f"partitions hold columns of different types ({exc})"
+        ) from exc
 
 
 def process_counts(directory: Path, entry: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -322,6 +462,24 @@ def read_partition(directory: Path, process: int, count: int, arrow: dict) -> pa
         raise ReaderError(path, f"is not a readable Parquet file ({exc})") from exc
     if table.num_rows != count:
         raise ReaderError(path, f"holds {table.num_rows} events, the sidecar says {count}")
+    if TIMESTAMP in table.column_names:
+        stamps = table.column(TIMESTAMP).to_numpy()
+        wild = (stamps >= TIME_LIMIT_NS) | (stamps <= -TIME_LIMIT_NS)  # abs() wraps
+        if wild.any():
+            row = int(np.argmax(wild))
+            raise ReaderError(
+                path,
+                f"row {row}: column {TIMESTAMP!r} holds {int(stamps[row])}, beyond the "
+                f"{TIME_LIMIT_NS} ns a trace may hold",
+            )
+        back = stamps[1:] < stamps[:-1]
+        if back.any():
+            row = int(np.argmax(back)) + 1
+            raise ReaderError(
+                path,
+                f"row {row}: column {TIMESTAMP!r} holds {int(stamps[row])} after "
+                f"{int(stamps[row - 1])}: a partition holds its events in time order",
+            )
     return table
 
 
@@ -343,6 +501,15 @@ def _trace_order(directory: Path, table: pa.Table, entry: dict, stamps: np.ndarr
         )
     position = np.empty(n, dtype=np.int64)
     position[rows] = np.arange(n)
+    ordered = stamps[position]
+    back = ordered[1:] < ordered[:-1]
+    if back.any():
+        row = int(np.argmax(back)) + 1
+        raise ReaderError(
+            directory / EVENTS,
+            f"column {ROW!r} puts the event at {int(ordered[row])} ns after one at "
+            f"{int(ordered[row - 1])} ns (row {row} of the trace): events are in time order",
+        )
     return position
 
 
@@ -369,6 +536,9 @@ def from_parquet(path: str | os.PathLike) -> Trace:
                 sidecar, f"sidecar entry 'columns' holds {spec!r}, not a column's description"
             )
     names = [spec["name"] for spec in specs]
+    for key in ("definitions", "metadata"):
+        if key not in body:
+            raise ReaderError(sidecar, f"sidecar entry {key!r} is missing")
     table, processes = _read_partitions(directory, entry)
     if table is None:
         raw = pd.DataFrame({name: pd.Series([], dtype=object) for name in names})
@@ -399,9 +569,13 @@ def from_parquet(path: str | os.PathLike) -> Trace:
     except MALFORMED as exc:
         raise ReaderError(sidecar, f"sidecar entry 'metadata' is malformed ({exc})") from exc
     try:
-        return Trace(events, definitions, metadata, copy=False)
+        trace = Trace(events, definitions, metadata, copy=False)
+        check_nesting_counts(directory, entry, trace.events)
+    except ReaderError:
+        raise
     except GladeError as exc:
         raise ReaderError(directory, f"does not hold a valid trace ({exc})") from exc
+    return trace
 
 
 def detect(path: str | os.PathLike) -> bool:

@@ -98,6 +98,52 @@ def write_export(path: Path) -> Path:
     return path
 
 
+GPU_METRICS_SCHEMA = """
+CREATE TABLE TARGET_INFO_GPU_METRICS (typeId INT NOT NULL, sourceId INT NOT NULL,
+  typeName TEXT NOT NULL, metricId INT NOT NULL, metricName TEXT NOT NULL);
+CREATE TABLE GPU_METRICS (timestamp INT NOT NULL, typeId INT NOT NULL, metricId INT NOT NULL,
+  value INT NOT NULL);
+"""
+#: The metric sets of GPU 0 (where the kernels run) and GPU 3 (unused): the GPU is the
+#: low byte of ``typeId``.
+GPU0_TYPE, GPU3_TYPE = 0x1100, 0x1103
+SMS_ACTIVE, DRAM_READ = "SMs Active [Throughput %]", "DRAM Read Bandwidth [Throughput %]"
+
+
+def add_gpu_metrics(path: Path) -> Path:
+    """Add GPU metric samples to the export at ``path`` (see :func:`write_export`): two
+    metrics of GPU 0 sampled at 0, 400 and 800 ns (SMs Active 0, 75, 20; DRAM read 5,
+    40, 10), one of them unnamed at 400 ns (metric 9), and two samples of GPU 3, where
+    no process ran work."""
+    db = sqlite3.connect(path)
+    db.executescript(GPU_METRICS_SCHEMA)
+    db.executemany(
+        "INSERT INTO TARGET_INFO_GPU_METRICS VALUES (?, 0, 'GA100', ?, ?)",
+        [
+            (GPU0_TYPE, 1, SMS_ACTIVE),
+            (GPU0_TYPE, 2, DRAM_READ),
+            (GPU3_TYPE, 1, SMS_ACTIVE),
+        ],
+    )
+    db.executemany(
+        "INSERT INTO GPU_METRICS VALUES (?, ?, ?, ?)",
+        [
+            (0, GPU0_TYPE, 1, 0),
+            (0, GPU0_TYPE, 2, 5),
+            (400, GPU0_TYPE, 1, 75),
+            (400, GPU0_TYPE, 2, 40),
+            (400, GPU0_TYPE, 9, 3),
+            (800, GPU0_TYPE, 1, 20),
+            (800, GPU0_TYPE, 2, 10),
+            (0, GPU3_TYPE, 1, 1),
+            (400, GPU3_TYPE, 1, 2),
+        ],
+    )
+    db.commit()
+    db.close()
+    return path
+
+
 HEADER = (
     "Start ({unit}),End ({unit}),Duration ({unit}),DurChild ({unit}),"
     "DurNonChild ({unit}),Name,PID,TID,Lvl,NumChild,RangeId,ParentId,RangeStack,NameTree"

@@ -9,14 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from glade.errors import ReaderError
-from glade.readers.traces.events import (
-    ENTER,
-    INSTANT,
-    LEAVE,
-    categorical,
-    check_nesting,
-    ranges_to_events,
-)
+from glade.readers.traces.events import categorical, ranges_to_events
+from glade.trace.events import ENTER, INSTANT, LEAVE
+from glade.trace.nesting import check_nesting
 from tests.hypothesis_budget import examples
 
 

@@ -21,10 +21,13 @@ from glade.errors import GladeError, ReaderError
 from glade.readers.traces.nsight import detect, read_nsight, read_nsight_csv
 from tests.readers.corruption import empty, garble, truncate
 from tests.readers.traces.nsight_export import (
+    DRAM_READ,
     HEADER,
     MAIN,
     PID,
     ROWS,
+    SMS_ACTIVE,
+    add_gpu_metrics,
     nvtx,
     write_csv,
     write_export,
@@ -286,3 +289,91 @@ def test_names_that_are_not_utf8(export: Path):
     with pytest.raises(ReaderError, match="not a readable SQLite database") as info:
         read_nsight(export)
     assert str(export) in str(info.value)
+
+
+# ------------------------------------------------------------------ GPU metrics
+@pytest.fixture
+def metrics_export(export: Path) -> Path:
+    """The hand-made export with the GPU metric samples of :func:`add_gpu_metrics`."""
+    return add_gpu_metrics(export)
+
+
+def test_gpu_metrics_are_counters_on_the_gpu_lane(metrics_export: Path):
+    trace = read_nsight(metrics_export)
+    # the 21 events of the export and the 7 samples of GPU 0, placed on the process
+    # whose kernels ran there; GPU 3's two samples have no process
+    assert len(trace.events) == 28
+    assert trace.metadata["gpu_metric_samples_left_out"] == 2
+    assert [c["name"] for c in trace.metadata["counters"]] == [DRAM_READ, SMS_ACTIVE, "metric 9"]
+    counters = trace.counters
+    assert set(counters["Process"]) == {PID}
+    assert set(counters["Thread"]) == {-1_000_000}  # GPU 0's lane
+    sms = counters[counters["Counter"] == SMS_ACTIVE]
+    assert sms["Timestamp (ns)"].tolist() == [0, 400, 800]
+    assert sms["Value"].tolist() == [0.0, 75.0, 20.0]
+    # change per second: 75 in 400 ns, then -55 in 400 ns
+    assert sms["Rate"].tolist()[1:] == pytest.approx([75 / 400e-9, -55 / 400e-9], rel=1e-12)
+    dram = counters[counters["Counter"] == DRAM_READ]
+    assert dram["Value"].tolist() == [5.0, 40.0, 10.0]
+    unnamed = counters[counters["Counter"] == "metric 9"]
+    assert unnamed[["Timestamp (ns)", "Value"]].values.tolist() == [[400, 3.0]]
+    samples = trace.events[trace.events["GPU Metric"].notna()]
+    assert set(samples["Event Type"]) == {"Instant"}
+    assert set(samples["Device"]) == {0}
+    # the calls on the other lanes are unchanged
+    assert _rows(trace, -(1 + 7)) == [
+        (210, "Enter", "gemm"),
+        (400, "Leave", "gemm"),
+        (400, "Enter", "relu"),
+        (420, "Leave", "relu"),
+    ]
+
+
+def test_gpu_metrics_draw_as_timeline_counter_tracks(metrics_export: Path):
+    from glade.views.timeline.counters import CounterTracks
+
+    tracks = CounterTracks.of(read_nsight(metrics_export)).meta()
+    assert sorted((t["counter"], t["process"], t["thread"]) for t in tracks) == [
+        (DRAM_READ, PID, -1_000_000),
+        (SMS_ACTIVE, PID, -1_000_000),
+        ("metric 9", PID, -1_000_000),
+    ]
+
+
+def test_gpu_metrics_are_a_source(metrics_export: Path):
+    trace = read_nsight(metrics_export, sources=("nvtx", "cuda_api", "gpu"))
+    assert len(trace.events) == 21
+    assert "counters" not in trace.metadata
+    # without the GPU work as events, the samples still find the process that used GPU 0
+    only = read_nsight(metrics_export, sources=("nvtx", "gpu_metrics"))
+    assert len(only.counters) == 7
+    assert set(only.counters["Process"]) == {PID}
+
+
+@pytest.mark.parametrize("value", ["'busy'", "x'ff'", "1e309"])
+def test_gpu_metric_value_that_is_not_a_number(metrics_export: Path, value: str):
+    db = sqlite3.connect(metrics_export)
+    db.execute(f"UPDATE GPU_METRICS SET value = {value} WHERE timestamp = 400 AND metricId = 2")
+    db.commit()
+    db.close()
+    with pytest.raises(ReaderError, match=r"table GPU_METRICS: column 'value' holds .* in row 4"):
+        read_nsight(metrics_export)
+
+
+def test_time_beyond_what_a_trace_holds(export: Path):
+    db = sqlite3.connect(export)
+    db.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = 9223372036854775807 WHERE start = 400")
+    db.commit()
+    db.close()
+    with pytest.raises(ReaderError, match="'relu' has the time 9223372036854775807 ns"):
+        read_nsight(export)
+
+
+def test_the_most_negative_time_is_refused(export: Path):
+    # abs() of -2**63 wraps to itself in int64: the limit is checked on both sides
+    db = sqlite3.connect(export)
+    db.execute("UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET start = -9223372036854775808")
+    db.commit()
+    db.close()
+    with pytest.raises(ReaderError, match="'Memcpy HtoD' has the time -9223372036854775808 ns"):
+        read_nsight(export)

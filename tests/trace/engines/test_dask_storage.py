@@ -191,6 +191,34 @@ def test_a_damaged_dask_store_is_a_reader_error(dask_client, tmp_path):
         Trace.from_parquet(store, engine="dask")
 
 
+def test_calls_that_no_longer_nest_fail_on_the_workers(dask_client, tmp_path):
+    import pyarrow.parquet as pq
+
+    from glade.datasets import synthetic_trace
+
+    on_dask = synthetic_trace(3, 2).to_dask(2)
+    store = on_dask.to_parquet(tmp_path / "run")
+    # written by the workers, the store records how each process's calls nest
+    nested = json.loads((store / "glade.json").read_text())["events"]["nesting"]
+    assert nested == {"orphan_leaves": [0, 0, 0], "open_enters": [0, 0, 0]}
+    part = store / "events" / "Process=2" / "part-0.parquet"
+    table = pq.read_table(part)
+    frame = table.to_pandas()
+    kinds = frame["Event Type"].astype(str).to_numpy()
+    kinds[-1] = "Instant"  # the last Leave (of main) is lost
+    frame["Event Type"] = pd.Categorical(kinds, categories=frame["Event Type"].cat.categories)
+    pq.write_table(pa_table(frame, table.schema), part)
+    with pytest.raises(ReaderError, match="holds 1 Enters never left") as err:
+        Trace.from_parquet(store, engine="dask", npartitions=2).flat_profile()
+    assert err.value.path == str(part)
+
+
+def pa_table(frame: pd.DataFrame, schema):
+    import pyarrow as pa
+
+    return pa.Table.from_pandas(frame, schema=schema, preserve_index=False)
+
+
 def test_relative_paths_reach_workers_in_another_directory(dask_client, tmp_path, monkeypatch):
     # the cluster's workers started in the test session's directory, not in tmp_path
     from glade.datasets import write_synthetic_trace

@@ -101,12 +101,11 @@ from glade.trace.events import (
     RECEIVE_NAMES,
     SEND_NAMES,
     THREAD,
+    TIME_LIMIT_NS,
     TIMESTAMP,
 )
 from glade.trace.model import Trace
 
-#: Timestamps (ns) must stay below this in magnitude.
-_LIMIT_NS = 2**62
 _LEADING = re.compile(rb"[\xef\xbb\xbf \t\r\n]*")
 _EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 _INSTANT_PHASES = ("i", "I", "R", "n", "C")
@@ -164,7 +163,7 @@ def _glade_info(path: Path, outside: bytes) -> dict[str, Any]:
     if not isinstance(info, dict):
         return {}
     offset = info.get("time_offset_ns", 0)
-    if type(offset) is not int or abs(offset) >= _LIMIT_NS:
+    if type(offset) is not int or abs(offset) >= TIME_LIMIT_NS:
         raise ReaderError(
             path,
             f"otherData.glade.time_offset_ns is {offset!r}, not an integer number of nanoseconds",
@@ -661,14 +660,14 @@ def _times(
     ends[complete] = span
     with np.errstate(over="ignore", invalid="ignore"):
         reach = np.abs(ts * 1000.0) + ends * 1000.0 + abs(offset)
-    wild = np.flatnonzero(~(reach[timed] < _LIMIT_NS))
+    wild = np.flatnonzero(~(reach[timed] < TIME_LIMIT_NS))
     if wild.size:
         bad = timed[wild[0]]
         lasting = f" (with 'dur' {float(dur[bad])!r})" if ends[bad] else ""
         raise ReaderError(
             path,
             f"event {bad}: 'ts' {float(ts[bad])!r} us{lasting} is not a "
-            f"time glade can hold (finite, under {_LIMIT_NS / 1000:.3g} us)",
+            f"time glade can hold (finite, under {TIME_LIMIT_NS / 1000:.3g} us)",
         )
     stamp = offset + np.rint(np.nan_to_num(ts) * 1000.0).astype(np.int64)
     return stamp, np.rint(span * 1000.0).astype(np.int64)

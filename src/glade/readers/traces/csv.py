@@ -72,6 +72,7 @@ from glade.trace.events import (
     PROCESS,
     TAG,
     THREAD,
+    TIME_LIMIT_NS,
     TIMESTAMP,
 )
 from glade.trace.model import Trace
@@ -79,8 +80,6 @@ from glade.trace.model import Trace
 #: Timestamp columns a CSV trace may have, and their number of decimals in ns.
 TIME_COLUMNS = {"Timestamp (s)": 9, "Timestamp (ms)": 6, "Timestamp (us)": 3, "Timestamp (ns)": 0}
 INTEGER_ATTRIBUTES = (PARTNER, TAG, COMMUNICATOR, MESSAGE_SIZE)
-#: The largest magnitude of a timestamp in ns (int64, with room for differences).
-NS_LIMIT = 2**62
 #: The longest header line read.
 HEADER_BYTES = 1 << 16
 #: Bytes pyarrow parses per block (each block is parsed by one thread).
@@ -297,7 +296,7 @@ def _timestamps(path: Path, table: pa.Table, column: str, whole: bool = True) ->
     kind = values.type
     if pa.types.is_integer(kind):
         ints = values.to_numpy()
-        limit = NS_LIMIT // 10**digits
+        limit = TIME_LIMIT_NS // 10**digits
         if np.abs(ints).max(initial=0) > limit:
             row = _first(np.abs(ints) > limit)
             raise ReaderError(
@@ -310,7 +309,7 @@ def _timestamps(path: Path, table: pa.Table, column: str, whole: bool = True) ->
     if not pa.types.is_floating(kind):
         _not_numbers(path, values, column, "a number")
     scaled = values.to_numpy() * 10.0**digits
-    bad = ~np.isfinite(scaled) | (np.abs(scaled) > NS_LIMIT)
+    bad = ~np.isfinite(scaled) | (np.abs(scaled) > TIME_LIMIT_NS)
     if bad.any():
         row = _first(bad)
         raise ReaderError(

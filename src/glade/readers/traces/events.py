@@ -1,6 +1,7 @@
 """What the binary and structured trace readers share: building the events table
-of a ``glade.Trace`` from integer code arrays, checking that Enter/Leave events
-nest, converting tracer clocks to nanoseconds, and progress bars for long reads."""
+of a ``glade.Trace`` from integer code arrays, converting tracer clocks to
+nanoseconds, and progress bars for long reads (whether Enter/Leave events nest is
+checked by :func:`glade.trace.nesting.check_nesting`)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,7 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import ReaderError, TraceError
-from glade.trace.events import ENTER, EVENT_TYPES, INSTANT, LEAVE
-from glade.trace.matching import (
-    group_order,
-    location_codes_of,
-    run_starts,
-    segmented_cumsum,
-)
+from glade.trace.events import ENTER, EVENT_TYPES, LEAVE
 from glade.trace.model import Trace
 
 
@@ -51,57 +46,6 @@ def ticks_to_ns(ticks: np.ndarray, offset: int, resolution: int) -> np.ndarray:
         return np.rint(delta * (1e9 / resolution)).astype(np.int64)
     whole, rest = np.divmod(delta, np.int64(resolution))
     return whole * 10**9 + (rest * 10**9 + resolution // 2) // resolution
-
-
-def check_nesting(
-    path: str | os.PathLike,
-    timestamps: np.ndarray,
-    kinds: np.ndarray,
-    names: pd.Categorical,
-    processes: np.ndarray,
-    threads: np.ndarray,
-) -> None:
-    """ReaderError naming the first culprit unless, on every (process, thread), each
-    Leave closes the innermost open Enter of the same name and no Enter stays open.
-
-    The arrays are the events in the order the trace will keep (stable time order).
-    """
-    calls = np.flatnonzero(kinds != INSTANT)
-    if calls.size == 0:
-        return
-    location, num_locations = location_codes_of(processes[calls], threads[calls])
-    grouped = group_order(location, num_locations)
-    order = calls[grouped]
-    starts = run_starts(location[grouped])
-    step = np.where(kinds[order] == ENTER, 1, -1)
-    depth = segmented_cumsum(step, starts)  # open Enters after each event, in its location
-
-    def fail(at: int, what: str) -> None:
-        event = order[at]
-        raise ReaderError(
-            path,
-            f"{what}: {names[event]!r} at {int(timestamps[event])} ns on process "
-            f"{int(processes[event])}, thread {int(threads[event])}",
-        )
-
-    if np.any(depth < 0):
-        fail(int(np.argmax(depth < 0)), "a Leave without a matching Enter")
-    first = np.flatnonzero(starts)
-    last = np.append(first[1:], order.size) - 1
-    unclosed = depth[last] != 0
-    if np.any(unclosed):
-        bad = int(np.argmax(unclosed))
-        part = slice(int(first[bad]), int(last[bad]) + 1)
-        outermost = np.flatnonzero((depth[part] == 1) & (step[part] > 0))[-1]
-        fail(int(first[bad]) + int(outermost), "an Enter that is never left")
-    level = np.where(step > 0, depth, depth + 1)
-    # events are grouped, so a stable sort by level alone keeps each (location, level) run
-    # together and in order: there Enters and Leaves alternate, each Leave after its Enter
-    paired = group_order(level, int(level.max()) + 1)
-    codes = names.codes[order[paired]]
-    mismatch = codes[0::2] != codes[1::2]
-    if np.any(mismatch):
-        fail(int(paired[1::2][np.argmax(mismatch)]), "a Leave that does not match its Enter")
 
 
 def build_trace(

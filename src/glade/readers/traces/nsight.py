@@ -14,6 +14,21 @@ each is optional):
 - ``CUPTI_ACTIVITY_KIND_KERNEL``, ``..._MEMCPY``, ``..._MEMSET``: GPU work, Enter/Leave
   on a lane per GPU stream: kernels named by ``shortName``, copies ``Memcpy <kind>``,
   fills ``Memset``, with ``Bytes``.
+- ``GPU_METRICS`` with ``TARGET_INFO_GPU_METRICS`` (``nsys profile
+  --gpu-metrics-devices``): every sample (``timestamp``, ``typeId``, ``metricId``,
+  ``value``) becomes an Instant named by its metric's ``metricName`` (the row of
+  ``TARGET_INFO_GPU_METRICS`` with its ``typeId`` and ``metricId``) with the value in
+  the ``GPU Metric`` column, and each metric a counter of ``trace.counters``
+  (``metadata["counters"]``, see :mod:`glade.trace.counters`), so that a timeline draws
+  it as a line track. A GPU is not a process: the samples of GPU ``d`` (the low byte of
+  ``typeId``) go to the lane ``Thread`` = -(1,000,000 x (d + 1)) of every process whose
+  kernels, copies or fills ran on device ``d``, beside its stream lanes; samples of a
+  GPU where no process of the export ran work are left out (counted in ``metadata``).
+  NVIDIA's schema reference for these tables could not be consulted when this was
+  written: the columns are those of the User Guide's example query (GPU Metrics,
+  "Exporting and Querying Data": ``GPU_METRICS`` joined with ``TARGET_INFO_GPU_METRICS``
+  on ``metricId``, selected by ``metricName``); the GPU in the low byte of ``typeId``
+  follows BSC's ``nsys2prv`` converter, not NVIDIA's text.
 
 ``Process`` and ``Thread`` are the OS process and thread ids decoded from
 ``globalTid``/``globalPid`` (pid = bits 24-47, tid = bits 0-23). A GPU stream's lane
@@ -38,16 +53,31 @@ from glade.readers.files import open_regular, read_head
 from glade.readers.traces.events import (
     build_trace,
     categorical,
-    check_nesting,
     event_types,
     ranges_to_events,
 )
-from glade.trace.events import ENTER, EVENT_TYPE, INSTANT, NAME, PROCESS, THREAD, TIMESTAMP
+from glade.trace.events import (
+    ENTER,
+    EVENT_TYPE,
+    INSTANT,
+    NAME,
+    PROCESS,
+    THREAD,
+    TIME_LIMIT_NS,
+    TIMESTAMP,
+)
 from glade.trace.model import Trace
+from glade.trace.nesting import check_nesting
 
 DEVICE, STREAM, CORRELATION, BYTES = "Device", "Stream", "Correlation", "Bytes"
+GPU_METRIC = "GPU Metric"
 NVTX_MARK, NVTX_PUSH_POP, NVTX_START_END = 34, 59, 60
-SOURCES = ("nvtx", "cuda_api", "gpu")
+SOURCES = ("nvtx", "cuda_api", "gpu", "gpu_metrics")
+_GPU_TABLES = (
+    "CUPTI_ACTIVITY_KIND_KERNEL",
+    "CUPTI_ACTIVITY_KIND_MEMCPY",
+    "CUPTI_ACTIVITY_KIND_MEMSET",
+)
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _CSV_COLUMNS = ("Start", "End", "Name", "PID", "TID")
 _UNITS = {"ns": 1, "us": 10**3, "ms": 10**6, "s": 10**9}
@@ -118,6 +148,14 @@ def _trace(path: Path, ranges: pd.DataFrame, marks: pd.DataFrame, metadata: dict
     codes, labels = pd.factorize(events["name"].astype(str))
     name_col = categorical(codes, list(labels))
     stamps = events["time"].to_numpy(np.int64)
+    wild = (stamps >= TIME_LIMIT_NS) | (stamps <= -TIME_LIMIT_NS)  # abs() wraps at -2**63
+    if wild.any():
+        at = int(np.argmax(wild))
+        raise ReaderError(
+            path,
+            f"{events['name'].iat[at]!r} has the time {int(stamps[at])} ns, beyond the "
+            f"{TIME_LIMIT_NS} ns a trace may hold",
+        )
     kinds = events["kind"].to_numpy(np.int8)
     procs = events["process"].to_numpy(np.int64)
     threads = events["thread"].to_numpy(np.int64)
@@ -132,6 +170,8 @@ def _trace(path: Path, ranges: pd.DataFrame, marks: pd.DataFrame, metadata: dict
     for column in (DEVICE, STREAM, CORRELATION, BYTES):
         if column in events.columns:
             columns[column] = events[column].fillna(-1).to_numpy(np.int64)
+    if GPU_METRIC in events.columns:
+        columns[GPU_METRIC] = events[GPU_METRIC].to_numpy(np.float64)
     return build_trace(path, columns, None, metadata)
 
 
@@ -200,13 +240,7 @@ def _read_sqlite(path: Path, sources: tuple[str, ...]) -> Trace:
     except (sqlite3.Error, UnicodeDecodeError) as exc:
         raise ReaderError(path, f"not a readable SQLite database ({exc})") from exc
     try:
-        wanted = {
-            "NVTX_EVENTS",
-            "CUPTI_ACTIVITY_KIND_RUNTIME",
-            "CUPTI_ACTIVITY_KIND_KERNEL",
-            "CUPTI_ACTIVITY_KIND_MEMCPY",
-            "CUPTI_ACTIVITY_KIND_MEMSET",
-        }
+        wanted = {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME", *_GPU_TABLES}
         if not tables & wanted:
             raise ReaderError(
                 path,
@@ -224,6 +258,12 @@ def _read_sqlite(path: Path, sources: tuple[str, ...]) -> Trace:
             parts.append(_runtime(path, db, tables))
         if "gpu" in sources:
             parts.extend(_gpu(path, db, tables))
+        if "gpu_metrics" in sources and {"GPU_METRICS", "TARGET_INFO_GPU_METRICS"} <= tables:
+            samples, counters, left_out = _gpu_metrics(path, db, tables)
+            marks.append(samples)
+            if counters:
+                metadata["counters"] = counters
+            metadata["gpu_metric_samples_left_out"] = left_out
         metadata.update(_session(path, db, tables))
     except (sqlite3.Error, UnicodeDecodeError) as exc:
         raise ReaderError(path, f"cannot read the database ({exc})") from exc
@@ -389,6 +429,65 @@ def _gpu(path: Path, db, tables: set[str]) -> list[pd.DataFrame]:
             )
         )
     return out
+
+
+def _device_processes(path: Path, db, tables: set[str]) -> pd.DataFrame:
+    """The (device, process) pairs of the GPU work in the export."""
+    pairs = [pd.DataFrame({"device": np.zeros(0, np.int64), "process": np.zeros(0, np.int64)})]
+    for table in _GPU_TABLES:
+        if table not in tables:
+            continue
+        part = _query(path, db, f"SELECT DISTINCT deviceId, globalPid FROM {table}", table)
+        pid, _ = _split_tid(path, table, part, "globalPid")
+        device = _integers(path, table, part, "deviceId", missing=0)
+        pairs.append(pd.DataFrame({"device": device, "process": pid}))
+    return pd.concat(pairs, ignore_index=True).drop_duplicates()
+
+
+def _gpu_metrics(path: Path, db, tables: set[str]) -> tuple[pd.DataFrame, list[dict], int]:
+    """GPU metric samples as marks on the GPU lane of the processes that used each GPU,
+    their counter series, and how many samples no process could take."""
+    table = "GPU_METRICS"
+    names = _columns(db, "TARGET_INFO_GPU_METRICS")
+    by_type = "typeId" in names
+    key = "typeId, metricId" if by_type else "metricId"
+    on = "n.metricId = m.metricId" + (" AND n.typeId = m.typeId" if by_type else "")
+    part = _query(
+        path,
+        db,
+        (
+            "SELECT m.timestamp, m.typeId, m.metricId, m.value, n.metricName FROM GPU_METRICS "
+            f"AS m LEFT JOIN (SELECT {key}, MIN(metricName) AS metricName FROM "
+            f"TARGET_INFO_GPU_METRICS GROUP BY {key}) AS n ON {on}"
+        ),
+        table,
+    )
+    stamps = _integers(path, table, part, "timestamp")
+    device = _integers(path, table, part, "typeId") & 0xFF
+    metric = _integers(path, table, part, "metricId")
+    values = pd.to_numeric(part["value"], errors="coerce").to_numpy(np.float64)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise ReaderError(
+            path,
+            f"table {table}: column 'value' holds {shown(part['value'].iat[row])} in row "
+            f"{row + 1}, not a finite number",
+        )
+    label = part["metricName"].astype(object)
+    unnamed = label.isna().to_numpy()
+    label = label.where(~unnamed, pd.Series([f"metric {m}" for m in metric], dtype=object))
+    samples = pd.DataFrame(
+        {"time": stamps, "name": label.astype(str), DEVICE: device, GPU_METRIC: values}
+    )
+    users = _device_processes(path, db, tables).rename(columns={"device": DEVICE})
+    placed = samples.merge(users, on=DEVICE, how="inner", sort=False)
+    placed["thread"] = -1_000_000 * (placed[DEVICE].to_numpy(np.int64) + 1)
+    left_out = int(len(samples) - np.count_nonzero(np.isin(device, users[DEVICE].to_numpy())))
+    counters = [
+        {"name": n, "column": GPU_METRIC, "event": n} for n in sorted(placed["name"].unique())
+    ]
+    return placed, counters, left_out
 
 
 def _session(path: Path, db, tables: set[str]) -> dict[str, Any]:

@@ -40,7 +40,6 @@ from glade.progress import progress
 from glade.readers.traces.events import (
     build_trace,
     categorical,
-    check_nesting,
     event_types,
     ticks_to_ns,
 )
@@ -58,6 +57,7 @@ from glade.trace.events import (
     THREAD,
     TIMESTAMP,
 )
+from glade.trace.nesting import check_nesting
 from glade.units import normalize_unit
 
 REQUEST = "Request"

@@ -42,7 +42,6 @@ from glade.readers.files import read_bytes, read_head, read_text
 from glade.readers.traces.events import (
     build_trace,
     categorical,
-    check_nesting,
     event_types,
 )
 from glade.trace.events import (
@@ -58,6 +57,7 @@ from glade.trace.events import (
     TIMESTAMP,
 )
 from glade.trace.model import Trace
+from glade.trace.nesting import check_nesting
 
 VALUE = "Value"
 NOTE = "Note"

@@ -1,7 +1,9 @@
 """Reading a trace stored as Parquet (:mod:`glade.trace.storage`) onto Dask: one task
 per partition reads the files of a run of whole processes (about ``partition_events``
 events) on whatever worker runs it, gives every column the dtype the sidecar names,
-and numbers the events so that ``compute()`` equals ``Trace.from_parquet(dir)``.
+checks them as :func:`glade.trace.storage.from_parquet` does (a damaged file fails
+when its partition is computed), and numbers the events so that ``compute()`` equals
+``Trace.from_parquet(dir)``.
 
 Event ids: a store in ``"time"`` order gives the events of process p the ids
 ``offset(p) + 0 .. count(p) - 1`` (offset: the events of the processes before p), so
@@ -32,7 +34,7 @@ from glade.parquet import (
     write_sidecar,
 )
 from glade.trace.engines.parts import EVENT_ID, in_time_order, process_partitions
-from glade.trace.events import PROCESS
+from glade.trace.events import PROCESS, TIMESTAMP
 from glade.trace.storage import (
     DEFINITIONS,
     EVENTS,
@@ -40,6 +42,8 @@ from glade.trace.storage import (
     REFERENCE_COLUMNS,
     ROW,
     VERSION,
+    check_nesting_counts,
+    concat_partitions,
     events_entry,
     partition_path,
     process_counts,
@@ -53,14 +57,12 @@ def read_processes(
     """The events of ``processes`` (``counts`` each, first ids ``offsets``) of the store
     at ``directory``, typed as the sidecar's ``entry`` says, in time order, indexed by
     event id."""
-    import pyarrow as pa
-
     where = Path(directory)
     arrow = entry["arrow"]
     tables = [
         read_partition(where, int(p), int(c), arrow) for p, c in zip(processes, counts, strict=True)
     ]
-    raw = pa.concat_tables(tables).to_pandas() if tables else pd.DataFrame()
+    raw = concat_partitions(where, tables).to_pandas() if tables else pd.DataFrame()
     if entry.get("order") == "row":
         ids = raw[ROW].to_numpy().astype(np.int64)
     else:
@@ -76,7 +78,12 @@ def read_processes(
         columns[name] = restore(values.reset_index(drop=True), spec, where / EVENTS)
     frame = pd.DataFrame(columns)
     frame.index = pd.Index(ids, name=EVENT_ID)
-    return in_time_order(frame)
+    frame = in_time_order(frame)
+    checked = frame
+    if entry.get("order") == "row":  # events at one time in the trace's order (their rows)
+        checked = frame.iloc[np.lexsort((frame.index.to_numpy(), frame[TIMESTAMP].to_numpy()))]
+    check_nesting_counts(where, entry, checked)
+    return frame
 
 
 def empty_events(entry: dict, where: Path) -> pd.DataFrame:
@@ -193,10 +200,18 @@ def write_dask_store(trace, path: str | os.PathLike, overwrite: bool = False) ->
         processes = np.concatenate([s[0] for s in shares])
         counts = np.concatenate([s[1] for s in shares])
         order = np.argsort(processes, kind="stable")
+        nested = None
+        if all(s[4] is not None for s in shares):
+            nested = {
+                k: np.concatenate([np.asarray(s[4][k], dtype=np.int64) for s in shares])[
+                    order
+                ].tolist()
+                for k in ("orphan_leaves", "open_enters")
+            }
         definitions = None
         if trace.definitions is not None:
             definitions = write_frame(trace.definitions, scratch / DEFINITIONS)
-        entry = events_entry(specs, arrow, processes[order], counts[order], "row")
+        entry = events_entry(specs, arrow, processes[order], counts[order], "row", nested)
         write_sidecar(
             scratch,
             FORMAT,

@@ -192,20 +192,28 @@ def process_pattern(
 
 def write_share(
     part: pd.DataFrame, directory: str, rows: tuple[np.ndarray, np.ndarray]
-) -> tuple[np.ndarray, np.ndarray, list[dict], dict[str, str]]:
+) -> tuple[np.ndarray, np.ndarray, list[dict], dict[str, str], dict | None]:
     """Write the partition's events into the store being made at ``directory``, one
     file per process (see :mod:`glade.trace.storage`), every column with the reference
     columns as rows of the trace and each event's row (``rows``: see
     :func:`glade.trace.engines.rows.partition_rows`): its processes, their numbers of
-    events, the columns' specs and the files' Arrow types."""
+    events, the columns' specs, the files' Arrow types and how its calls nest
+    (:func:`glade.trace.storage.nesting_counts`)."""
     import pyarrow as pa
 
     from glade.parquet import arrow_types, column_spec
     from glade.trace.engines.rows import as_rows
-    from glade.trace.storage import ROW, arrow_events, write_partition
+    from glade.trace.storage import (
+        ROW,
+        arrow_events,
+        check_time_limit,
+        nesting_counts,
+        write_partition,
+    )
 
     part = as_rows(in_time_order(part), *rows)
     events = part.reset_index(drop=True)
+    check_time_limit(events[TIMESTAMP].to_numpy())
     codes, processes = integer_codes(events[PROCESS].to_numpy())
     counts = np.bincount(codes, minlength=processes.size)
     order = group_order(codes, processes.size)
@@ -214,7 +222,9 @@ def write_share(
     for i, process in enumerate(processes):
         write_partition(Path(directory), int(process), table.take(order[starts[i] : starts[i + 1]]))
     specs = [column_spec(name, events[name]) for name in events.columns]
-    return processes.astype(np.int64), counts, specs, arrow_types(table.schema)
+    # the trace's order (its rows), which may order events at one time otherwise
+    nested = nesting_counts(events.iloc[np.argsort(rows[0], kind="stable")])
+    return processes.astype(np.int64), counts, specs, arrow_types(table.schema), nested
 
 
 def send_times_of(received: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray]:
