@@ -48,7 +48,9 @@ from glade.trace.profiles import spread_exclusive
 from glade.trace.timeline import kernels
 from glade.trace.timeline.index import Forest, TimelineIndex
 from glade.trace.timeline.render import Request, instants_in_range, split_range
-from glade.trace.windows import Window, window_totals
+from glade.trace.timeline.source import named_counts, next_call, place
+from glade.trace.waits import WAITING_TIME
+from glade.trace.windows import Window, message_sizes, window_table, window_totals
 
 #: The fields of a partition's boxes (``share``: the exclusive share of the call's time,
 #: for a box demoted into the raster).
@@ -101,6 +103,7 @@ class TimelinePart:
         self.recode = names.get_indexer(pd.Index(forest.names, dtype=object))
         self._settle(trace, forest, part.index.to_numpy(), SpillDirectory() if spill else None)
         self.received = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+        self.waiting = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
         self.index = self._index(None)
         self.release()  # the pages building the index read
 
@@ -162,6 +165,31 @@ class TimelinePart:
         if self._spill is not None:
             receives, send_times = self._spill.array(receives), self._spill.array(send_times)
         return self._but(received=(receives, send_times))
+
+    def nodes_of_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The node of every row of :attr:`trace` among ``rows`` (-1 for a Leave)."""
+        node_of_row = np.full(self.num_rows, -1, dtype=np.int64)
+        node_of_row[self.forest.event] = np.arange(len(self.forest))
+        return node_of_row[rows]
+
+    @releasing
+    def with_waiting(self, waits: pd.DataFrame) -> TimelinePart:
+        """This part knowing the waiting time of its waiting calls (``waits``: the wait
+        states of the whole trace, ``event`` holding event ids; see
+        :meth:`glade.trace.engines.dask_trace.DaskTrace.wait_states`), kept as
+        ``waiting``: local nodes and their waiting times (ns)."""
+        rows = pd.Index(self.ids).get_indexer(waits["event"].to_numpy())
+        mine = rows >= 0
+        nodes = self.nodes_of_rows(rows[mine])
+        times = waits[WAITING_TIME].to_numpy()[mine].astype(np.int64)
+        return self._but(waiting=(nodes[nodes >= 0], times[nodes >= 0]))
+
+    def waiting_by_node(self) -> np.ndarray:
+        """The waiting time (ns) of every node of the part's forest (0 where it does not
+        wait; all 0 before :meth:`with_waiting`)."""
+        out = np.zeros(len(self.forest), dtype=np.int64)
+        out[self.waiting[0]] = self.waiting[1]
+        return out
 
     @releasing
     def message_events(self) -> pd.DataFrame:
@@ -261,9 +289,7 @@ class TimelinePart:
             inside = window_totals(forest, window, index.keep, index.caller)
             totals = np.bincount(self.recode, weights=inside, minlength=num_names)
         rows = self.message_rows
-        node_of_row = np.full(self.num_rows, -1, dtype=np.int64)
-        node_of_row[forest.event] = np.arange(len(forest))
-        nodes = node_of_row[rows]
+        nodes = self.nodes_of_rows(rows)
         lanes = np.where(nodes >= 0, index.node_lane[np.maximum(nodes, 0)], -1)
         lanes[(nodes >= 0) & ~index.keep[np.maximum(nodes, 0)]] = -1
         return {
@@ -278,6 +304,51 @@ class TimelinePart:
             "message_ids": self.ids[rows],
             "message_lanes": lanes,
         }
+
+    @releasing
+    def window_table(self, window: Window, by: str) -> pd.DataFrame:
+        """The part's counted rows of the summary of ``window`` (``by``) over what is
+        kept (:func:`glade.trace.windows.window_table`), with its wait states (see
+        :meth:`with_waiting`)."""
+        index = self.index
+        return window_table(
+            self.forest,
+            window,
+            by,
+            keep=index.keep,
+            caller=index.caller,
+            sizes=message_sizes(self.trace),
+            waiting=self.waiting_by_node(),
+        )
+
+    @releasing
+    def next_call(
+        self, codes: list[int], after: float, forward: bool, offset: int
+    ) -> tuple[int, int] | None:
+        """The start and global node of the part's kept call of a function of ``codes``
+        (global codes) that starts first after ``after`` (``forward``) or last before
+        it (see :func:`glade.trace.timeline.source.next_call`); None for none."""
+        local = np.flatnonzero(np.isin(self.recode, np.asarray(codes, dtype=np.int64)))
+        node = next_call(self.forest, self.index.calls, local, after, forward)
+        return None if node < 0 else (int(self.forest.start[node]), node + offset)
+
+    @releasing
+    def activity_tails(self, first: int, last: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ``first`` earliest starts and the ``last`` latest ends of the kept calls
+        (all of them when fewer): what the activity of the whole trace reads of the
+        part (see :meth:`glade.trace.timeline.source.TimelineSource.activity`)."""
+        calls = self.index.calls
+        starts, ends = self.forest.start[calls], self.forest.end[calls]
+        k, m = min(first, starts.size), min(last, ends.size)
+        early = np.partition(starts, k - 1)[:k] if k else starts[:0]
+        late = np.partition(ends, ends.size - m)[ends.size - m :] if m else ends[:0]
+        return early, late
+
+    @releasing
+    def count_named(self, names: list[str], window: Window | None) -> list[int]:
+        """How many of the part's nodes of each function of ``names`` overlap
+        ``window`` (see :func:`glade.trace.timeline.source.named_counts`)."""
+        return named_counts(self.forest, names, window)
 
     # ------------------------------------------------------------- pictures
     @releasing
@@ -362,6 +433,14 @@ class TimelinePart:
     def call_query(self, node: int) -> str:
         """The query of the part's node ``node`` (a local id)."""
         return self.forest.call_query(node)
+
+    @releasing
+    def place(self, node: int, offset: int, location: int) -> dict[str, Any]:
+        """Where the part's node ``node`` (a local id) is (see
+        :func:`glade.trace.timeline.source.place`), named by its global node (``offset``
+        plus its id) and flat row (``location`` plus its local location)."""
+        found = place(self.index, node, location)
+        return {**found, "node": node + offset}
 
     @releasing
     def path(self, node: int) -> list[str]:

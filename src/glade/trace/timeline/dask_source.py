@@ -34,6 +34,7 @@ import dask
 import numpy as np
 import pandas as pd
 
+from glade.errors import GladeError
 from glade.query import EVERYTHING, anchor, query_mask
 from glade.query.engine import RowTable
 from glade.trace.calls import call_forest
@@ -61,8 +62,13 @@ from glade.trace.timeline.render import (
     instant_counts,
     row_layout,
 )
-from glade.trace.timeline.source import TimelineSource, check_node
-from glade.trace.windows import Window
+from glade.trace.timeline.source import (
+    TimelineSource,
+    activity_ranks,
+    check_node,
+    padded_activity,
+)
+from glade.trace.windows import SUMMARY_BY, Window, combine_window_tables
 
 
 def _call(method: str, *args: Any):
@@ -291,6 +297,7 @@ class DaskSource(TimelineSource):
         empty = call_forest(trace._meta_trace())
         self._empty = RowTable(empty.graph, empty.dataframe)
         self._shown = (EVERYTHING, "")
+        self._waits_known = False
         self._install(parts)
 
     def _install(self, parts: list, window: Window | None = None) -> None:
@@ -425,6 +432,70 @@ class DaskSource(TimelineSource):
             pool,
         )
         return _combine(raster, pieces, request, layout, arrows)
+
+    def _know_waits(self) -> None:
+        """Give every part the waiting time of its calls (the wait states of the whole
+        trace, computed on the cluster once; see :meth:`TimelinePart.with_waiting`)."""
+        if self._waits_known:
+            return
+        (waits,) = dask.persist(self._trace._lazy_wait_states())
+        self._parts = list(
+            dask.persist(*[dask.delayed(TimelinePart.with_waiting)(p, waits) for p in self._parts])
+        )
+        self._waits_known = True
+
+    def summary(self, window: Window, by: str) -> pd.DataFrame:
+        if by not in SUMMARY_BY:
+            raise GladeError(f"a window summary is by one of {list(SUMMARY_BY)}, not {by!r}")
+        self._know_waits()
+        tables = compute_all(
+            [_call("window_table", window, by)(p) for p in self._parts], "window summary"
+        )
+        return combine_window_tables(tables, window, by, self._lanes.processes)
+
+    def next_call(self, codes: list[int], after: float, forward: bool) -> int:
+        found = [
+            f
+            for f in compute_all(
+                [
+                    _call("next_call", list(codes), after, forward, int(o))(p)
+                    for p, o in zip(self._parts, self._offsets, strict=False)
+                ],
+                "search",
+            )
+            if f is not None
+        ]
+        if not found:
+            return -1
+        # the first (last) start; among equal starts the first node, the outermost call
+        best = min(f[0] for f in found) if forward else max(f[0] for f in found)
+        return min(f[1] for f in found if f[0] == best)
+
+    def activity(self) -> tuple[int, int]:
+        count = self._counts[0]
+        if count < 2:
+            return self.extent
+        first, last = activity_ranks(count)
+        tails = compute_all(
+            [_call("activity_tails", first + 1, count - last)(p) for p in self._parts],
+            "activity",
+        )
+        early = np.concatenate([t[0] for t in tails])
+        late = np.concatenate([t[1] for t in tails])
+        start = np.partition(early, first)[first]
+        end = np.partition(late, late.size - (count - last))[late.size - (count - last)]
+        return padded_activity(int(start), int(end), self.extent)
+
+    def count_named(self, names: list[str], window: Window | None) -> list[int]:
+        counts = compute_all(
+            [_call("count_named", list(names), window)(p) for p in self._parts], "hidden calls"
+        )
+        return np.sum([np.zeros(len(names), dtype=np.int64), *counts], axis=0).tolist()
+
+    def place(self, node: int) -> dict[str, Any]:
+        k, local = self._part_of(node)
+        location = int(self._bases[False][k])
+        return _call("place", local, int(self._offsets[k]), location)(self._parts[k]).compute()
 
     def _part_of(self, node: Any) -> tuple[int, int]:
         """The part holding node ``node`` and its id there."""
