@@ -336,7 +336,7 @@ def test_summaries_and_searches_of_random_traces_on_dask_are_the_pandas_ones(
     name = data.draw(st.sampled_from(expected.names))
     t0 = data.draw(st.integers(first, last))
     t1 = data.draw(st.integers(t0, last + 2))
-    processes = data.draw(st.none() | st.lists(st.integers(0, 4), max_size=3))
+    processes = data.draw(st.none() | st.lists(st.integers(0, 4), min_size=1, max_size=3))
     for timeline in (expected, view):
         timeline.hide(name)
         timeline.window(t0, t1, processes)
@@ -357,6 +357,14 @@ def test_a_halo_run_on_dask_summarizes_finds_and_waits_as_on_pandas(dask_client)
     waits = trace.wait_summary("Process")["waiting time"]
     assert (whole.set_index("Process")["waiting time"] == waits.reindex(whole["Process"])).all()
     assert whole["waiting time"].sum() > 0
+    # the waiting calls and the calls on the critical path select as on pandas
+    for timeline in (expected, view):
+        timeline.select_waiting()
+    assert view.highlight == expected.highlight and len(view.highlight) > 0
+    for timeline in (expected, view):
+        timeline.selection = 'MATCH (".", n) WHERE n."critical path" > 0'
+    assert view.highlight == expected.highlight
+    assert len(view.selected()) == len(expected.selected()) > 0
     # the processes' rows fill the window's length where they are busy
     first, last = expected.extent
     assert (whole["share"] <= 1).all()

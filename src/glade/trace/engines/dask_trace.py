@@ -989,14 +989,10 @@ class DaskTrace:
             wait (``cause process``, ``cause thread``, ``cause event``, ``cause name``,
             ``cause start``).
         """
-        return compute_all([self._lazy_wait_states()], "wait states")[0]
-
-    def _lazy_wait_states(self) -> Any:
-        """The delayed table of :meth:`wait_states`, put together on one worker from every
-        partition's share and the message pairs."""
         end = self._end()
         shares = [dask.delayed(wait_share)(p, self.metadata, end) for p in self.events.to_delayed()]
-        return dask.delayed(wait_tables, nout=2)(shares, self._pair_tables())[0]
+        waits = dask.delayed(wait_tables, nout=2)(shares, self._pair_tables())[0]
+        return compute_all([waits], "wait states")[0]
 
     def wait_summary(self, by: str | list[str] = "name") -> pd.DataFrame:
         """See :meth:`glade.Trace.wait_summary`.

@@ -36,6 +36,7 @@ from glade.query import EVERYTHING, parse, query_mask
 from glade.query.engine import RowTable
 from glade.trace.calls import EVENT
 from glade.trace.comm import message_rows
+from glade.trace.critical_path import add_forest_columns
 from glade.trace.engines.arrows import MESSAGE_ROW
 from glade.trace.engines.parts import in_time_order, local_trace
 from glade.trace.engines.rasters import pixel_sums
@@ -103,7 +104,7 @@ class TimelinePart:
         self.recode = names.get_indexer(pd.Index(forest.names, dtype=object))
         self._settle(trace, forest, part.index.to_numpy(), SpillDirectory() if spill else None)
         self.received = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
-        self.waiting = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+        self.waiting: tuple[pd.DataFrame, pd.DataFrame] | None = None
         self.index = self._index(None)
         self.release()  # the pages building the index read
 
@@ -173,22 +174,24 @@ class TimelinePart:
         return node_of_row[rows]
 
     @releasing
-    def with_waiting(self, waits: pd.DataFrame) -> TimelinePart:
-        """This part knowing the waiting time of its waiting calls (``waits``: the wait
-        states of the whole trace, ``event`` holding event ids; see
-        :meth:`glade.trace.engines.dask_trace.DaskTrace.wait_states`), kept as
-        ``waiting``: local nodes and their waiting times (ns)."""
-        rows = pd.Index(self.ids).get_indexer(waits["event"].to_numpy())
-        mine = rows >= 0
-        nodes = self.nodes_of_rows(rows[mine])
-        times = waits[WAITING_TIME].to_numpy()[mine].astype(np.int64)
-        return self._but(waiting=(nodes[nodes >= 0], times[nodes >= 0]))
+    def with_waiting(self, waits_and_path: tuple[pd.DataFrame, pd.DataFrame]) -> TimelinePart:
+        """This part knowing the wait states and the critical path of the whole trace
+        (``event`` holding event ids; see
+        :meth:`glade.trace.engines.dask_trace.DaskTrace.wait_states`): ``waiting``, the
+        rows of its own calls, for the window summary's waiting time and for queries on
+        ``waiting time`` and ``critical path`` (:meth:`table`)."""
+        mine = tuple(t[t["event"].isin(self.ids)] for t in waits_and_path)
+        return self._but(waiting=mine)
 
     def waiting_by_node(self) -> np.ndarray:
         """The waiting time (ns) of every node of the part's forest (0 where it does not
         wait; all 0 before :meth:`with_waiting`)."""
         out = np.zeros(len(self.forest), dtype=np.int64)
-        out[self.waiting[0]] = self.waiting[1]
+        if self.waiting is not None:
+            waits = self.waiting[0]
+            rows = pd.Index(self.ids).get_indexer(waits["event"].to_numpy())
+            nodes = self.nodes_of_rows(rows)
+            out[nodes] = waits[WAITING_TIME].to_numpy()
         return out
 
     @releasing
@@ -234,9 +237,14 @@ class TimelinePart:
         """The partition's call forest as the query engine reads it (built for every
         query, and let go after it: it holds a row per call): ``sent`` of a receive
         comes from the pairing of the whole trace's messages (``received``: receive
-        event ids and send times), and ``event`` holds the rows of :attr:`trace`."""
+        event ids and send times), ``waiting time`` and ``critical path`` from the whole
+        trace's (once known, see :meth:`with_waiting`), and ``event`` holds the rows of
+        :attr:`trace`."""
         forest = forest_with_sends(self.trace, self.ids, self.received)
-        return RowTable(forest.graph, forest.dataframe)
+        frame = forest.dataframe
+        if self.waiting is not None:
+            add_forest_columns(frame, *self.waiting, events=self.ids[frame[EVENT].to_numpy()])
+        return RowTable(forest.graph, frame)
 
     @staticmethod
     def mask(table: RowTable, text: str) -> np.ndarray | None:

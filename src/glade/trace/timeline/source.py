@@ -198,22 +198,21 @@ class TimelineSource(ABC):
         over the kept calls, a hidden function's time going to its caller, with the
         waiting time of the whole run's wait states."""
 
+    @abstractmethod
     def show_layers(self, waits: bool, path: bool) -> None:
         """Add to every picture the wait states (``waits``) and the critical path
         (``path``), see :mod:`glade.trace.timeline.waiting`."""
-        if waits or path:
-            raise GladeError(
-                f"wait states and the critical path in a timeline of a {type(self).__name__} "
-                "are not available: show the pandas trace it was made from"
-            )
 
+    @property
+    @abstractmethod
+    def wait_layer(self) -> WaitLayer:
+        """The wait states and the critical path of the whole run on the forest's nodes."""
+
+    @abstractmethod
     def order_rows(self, by: str, pinned: list[int]) -> bool:
         """Put the locations of the processes ``pinned`` first (in that order), then the
         others by ``by`` (one of :data:`ROW_ORDERS`, largest first); True when that
         changed the order."""
-        if by != "process" or pinned:
-            raise GladeError(f"ordering the rows of a {type(self).__name__} is not available")
-        return False
 
     @abstractmethod
     def status(self) -> str:
