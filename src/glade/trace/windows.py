@@ -280,6 +280,88 @@ def _cells(
     return np.concatenate([times.astype(np.float64), messages], axis=1)
 
 
+def window_table(
+    forest: Forest,
+    window: Window,
+    by: str = "function",
+    *,
+    keep: np.ndarray | None = None,
+    caller: np.ndarray | None = None,
+    sizes: np.ndarray | None = None,
+    waiting: np.ndarray | None = None,
+) -> pd.DataFrame:
+    """The counted rows of the summary of ``window`` over ``forest`` (see
+    :func:`window_summary` for the arguments): its labels (``name``, ``Process``) and
+    every column of :data:`SUMMARY_COLUMNS` but ``share``, in no order. Tables of
+    forests of different processes add up (:func:`combine_window_tables`).
+
+    Raises
+    ------
+    GladeError
+        When ``by`` is not one of :data:`SUMMARY_BY`.
+    """
+    if by not in SUMMARY_BY:
+        raise GladeError(f"a window summary is by one of {list(SUMMARY_BY)}, not {by!r}")
+    cells = _cells(forest, window, by, keep, forest.parent if caller is None else caller, sizes)
+    processes = np.unique(forest.processes)
+    names = np.asarray(forest.names, dtype=object)
+    columns = dict(zip(_CELLS, cells.T, strict=True))
+    counted = columns["calls"] + columns["sent"] + columns["received"]
+    rows = np.flatnonzero(counted)
+    num_names = max(len(names), 1)
+    labels: dict[str, np.ndarray] = {}
+    if by == "function":
+        labels["name"] = names[rows]
+    elif by == "process":
+        labels["Process"] = processes[rows]
+    else:
+        labels["Process"] = processes[rows // num_names]
+        labels["name"] = names[rows % num_names]
+    table = pd.DataFrame(labels)
+    for name in _CELLS:
+        values = columns[name][rows]
+        table[name] = values if name in ("time", "time (inc)") else np.rint(values).astype(np.int64)
+    if waiting is None:
+        waited = np.zeros(rows.size, dtype=np.int64)
+    else:
+        waited = np.rint(_waiting_cells(forest, window, by, keep, waiting)[rows]).astype(np.int64)
+    table[WAITING_TIME] = waited
+    return table
+
+
+def _summary_labels(by: str) -> list[str]:
+    """The label columns of a window summary ``by``."""
+    return {"function": ["name"], "process": ["Process"]}.get(by, ["Process", "name"])
+
+
+def _summary_of(
+    table: pd.DataFrame, window: Window, by: str, processes: np.ndarray
+) -> pd.DataFrame:
+    """The window summary of the counted rows ``table`` (:func:`window_table`) of a trace
+    whose locations are those of ``processes`` (one process id per location): its
+    shares of the window's capacity, columns in order, largest time first."""
+    ids, locations = np.unique(np.asarray(processes, dtype=np.int64), return_counts=True)
+    if window.processes is not None:
+        locations = locations * np.isin(ids, np.asarray(window.processes, dtype=np.int64))
+    labels = _summary_labels(by)
+    # the capacity of a row: the window's length times the locations of its processes
+    if by == "function":
+        capacity = np.full(len(table), float(window.length) * locations.sum())
+    else:
+        at = np.searchsorted(ids, table["Process"].to_numpy(dtype=np.int64))
+        capacity = float(window.length) * locations[np.minimum(at, max(ids.size - 1, 0))]
+    table = table.copy()
+    if by == "process":  # a process's calls nest: its inclusive time is its busy time
+        table["time (inc)"] = table["time"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(capacity > 0, table["time"].to_numpy() / capacity, 0.0)
+    table["share"] = share
+    table = table[[*labels, *SUMMARY_COLUMNS]]
+    order = ["time", *labels]
+    ascending = [False, *[True] * len(labels)]
+    return table.sort_values(order, ascending=ascending, kind="stable").reset_index(drop=True)
+
+
 def window_summary(
     forest: Forest,
     window: Window,
@@ -316,51 +398,65 @@ def window_summary(
     GladeError
         When ``by`` is not one of :data:`SUMMARY_BY`.
     """
+    table = window_table(forest, window, by, keep=keep, caller=caller, sizes=sizes, waiting=waiting)
+    return _summary_of(table, window, by, forest.processes)
+
+
+def combine_window_tables(
+    tables: list[pd.DataFrame], window: Window, by: str, processes: np.ndarray
+) -> pd.DataFrame:
+    """The window summary (:func:`window_summary`) of a trace from the
+    :func:`window_table` of each of its parts (call forests of disjoint sets of
+    processes, such as a Dask trace's partitions), ``processes`` holding the process
+    of each of the trace's locations.
+
+    Parameters
+    ----------
+    tables : list of pandas.DataFrame
+        The parts' counted rows, all ``by``.
+    window : Window
+        The window they count.
+    by : str
+        One of :data:`SUMMARY_BY`.
+    processes : numpy.ndarray
+        One process id per location of the whole trace.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The summary, as :func:`window_summary` gives it for the whole trace.
+
+    Raises
+    ------
+    GladeError
+        When ``by`` is not one of :data:`SUMMARY_BY`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from glade.datasets import synthetic_trace
+    >>> from glade.trace.windows import Window, trace_forest, window_table
+    >>> trace = synthetic_trace(2, 3)
+    >>> forest, window = trace_forest(trace), Window.of(0, 10**6)
+    >>> whole = combine_window_tables([window_table(forest, window)], window, "function",
+    ...                               forest.processes)
+    >>> list(whole.columns[:3])
+    ['name', 'time', 'time (inc)']
+    """
     if by not in SUMMARY_BY:
         raise GladeError(f"a window summary is by one of {list(SUMMARY_BY)}, not {by!r}")
-    cells = _cells(forest, window, by, keep, forest.parent if caller is None else caller, sizes)
-    processes, process_code = np.unique(forest.processes, return_inverse=True)
-    names = np.asarray(forest.names, dtype=object)
-    grouped = cells
-    columns = dict(zip(_CELLS, grouped.T, strict=True))
-    counted = columns["calls"] + columns["sent"] + columns["received"]
-    rows = np.flatnonzero(counted)
-    num_names = max(len(names), 1)
-    in_window = (
-        np.ones(processes.size, dtype=bool)
-        if window.processes is None
-        else np.isin(processes, np.asarray(window.processes, dtype=np.int64))
-    )
-    # the capacity of a row: the window's length times the locations of its processes
-    locations = np.bincount(process_code, minlength=processes.size) * in_window
-    labels: dict[str, np.ndarray] = {}
-    if by == "function":
-        capacity = np.full(rows.size, float(window.length) * locations.sum())
-        labels["name"] = names[rows]
-    elif by == "process":
-        capacity = float(window.length) * locations[rows]
-        labels["Process"] = processes[rows]
-    else:
-        capacity = float(window.length) * locations[rows // num_names]
-        labels["Process"] = processes[rows // num_names]
-        labels["name"] = names[rows % num_names]
-    table = pd.DataFrame(labels)
-    for name in _CELLS:
-        values = columns[name][rows]
-        table[name] = values if name in ("time", "time (inc)") else np.rint(values).astype(np.int64)
-    if by == "process":  # a process's calls nest: its inclusive time is its busy time
-        table["time (inc)"] = table["time"]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        share = np.where(capacity > 0, table["time"].to_numpy() / capacity, 0.0)
-    table.insert(len(labels) + 2, "share", share)
-    if waiting is None:
-        waited = np.zeros(rows.size, dtype=np.int64)
-    else:
-        waited = np.rint(_waiting_cells(forest, window, by, keep, waiting)[rows]).astype(np.int64)
-    table.insert(len(labels) + 3, WAITING_TIME, waited)
-    order = ["time", *labels]
-    ascending = [False, *[True] * len(labels)]
-    return table.sort_values(order, ascending=ascending, kind="stable").reset_index(drop=True)
+    labels = _summary_labels(by)
+    columns = [*labels, *(c for c in SUMMARY_COLUMNS if c != "share")]
+    joined = pd.concat([t[columns] for t in tables], ignore_index=True) if tables else None
+    if joined is None or joined.empty:
+        empty = pd.DataFrame(
+            {c: pd.Series(dtype=np.int64 if c == PROCESS else object) for c in labels}
+        )
+        for c in columns[len(labels) :]:
+            empty[c] = pd.Series(dtype=np.float64 if c.startswith("time") else np.int64)
+        return _summary_of(empty, window, by, processes)
+    summed = joined.groupby(labels, sort=False, dropna=False).sum().reset_index()
+    return _summary_of(summed, window, by, processes)
 
 
 def window_totals(

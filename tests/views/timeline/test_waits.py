@@ -194,6 +194,8 @@ def test_a_dask_timeline_refuses_the_layers_and_stays_as_it_was():
     with pytest.raises(GladeError, match="not available"):
         view.order_rows("total time")
     assert view.row_order == {"by": "process", "pinned": []}
+    with pytest.raises(GladeError, match="not available"):
+        view.wait_of(0)
 
 
 @settings(max_examples=15, deadline=None)

@@ -85,7 +85,7 @@ from glade.trace.engines.tasks import (
     size_counts,
     wait_share,
 )
-from glade.trace.events import NAME, PROCESS, REQUIRED, THREAD, TIMESTAMP, is_derived
+from glade.trace.events import EVENT_TYPE, NAME, PROCESS, REQUIRED, THREAD, TIMESTAMP, is_derived
 from glade.trace.filter import (
     BaseFilter,
     check_query,
@@ -242,9 +242,9 @@ class DaskTrace:
 
     # ------------------------------------------------------------- basics
     def _summary(self) -> list[PartSummary]:
-        """Per partition its :class:`PartSummary` (one pass over four columns, once)."""
+        """Per partition its :class:`PartSummary` (one pass over five columns, once)."""
         if self._summaries is None:
-            columns = self.events[[TIMESTAMP, PROCESS, THREAD, NAME]]
+            columns = self.events[[TIMESTAMP, EVENT_TYPE, PROCESS, THREAD, NAME]]
             tasks = [dask.delayed(summarize)(p) for p in columns.to_delayed()]
             self._summaries = compute_all(tasks, "scanning partitions")
         return self._summaries
@@ -1246,8 +1246,9 @@ class DaskTrace:
 
         check_query_arguments(query, fold, level)
         if level == "calls":
-            # each partition knows its own first call only: times from START made absolute
-            starts = [s.start for s in self._summary() if s.start is not None]
+            # each partition knows its own first call only: times from START made absolute,
+            # START being the first node of the whole call forest (as on pandas)
+            starts = [s.first_node for s in self._summary() if s.first_node is not None]
             parsed = anchor(query, min(starts)) if starts else parse(query)
             query = str(parsed) if parsed.serializable else parsed
             waits = self._lazy_waits() if reads_wait_columns(parsed) else None

@@ -26,7 +26,16 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from glade.errors import TraceError
-from glade.trace.events import NAME, PROCESS, THREAD, TIMESTAMP, is_derived
+from glade.trace.events import (
+    EVENT_TYPE,
+    EVENT_TYPES,
+    LEAVE,
+    NAME,
+    PROCESS,
+    THREAD,
+    TIMESTAMP,
+    is_derived,
+)
 from glade.trace.matching import (
     UnmatchedEventsWarning,
     group_order,
@@ -178,7 +187,9 @@ def select(
 class PartSummary:
     """What the engine needs to know of one partition before any analysis: its number
     of events, first and last timestamp, process ids, number of locations (process and
-    thread pairs) and the distinct values of ``Name``."""
+    thread pairs), the distinct values of ``Name`` and the first timestamp of a node of
+    its call forest (``first_node``: an Enter or an Instant; a Leave without its Enter
+    is none), where times written from ``START`` count from."""
 
     events: int
     start: int | None
@@ -186,16 +197,18 @@ class PartSummary:
     processes: np.ndarray
     locations: int
     names: np.ndarray
+    first_node: int | None
 
 
 def summarize(part: pd.DataFrame) -> PartSummary:
     """The :class:`PartSummary` of partition ``part`` (columns ``Timestamp (ns)``,
-    ``Process``, ``Thread`` and ``Name`` suffice)."""
+    ``Event Type``, ``Process``, ``Thread`` and ``Name`` suffice)."""
     stamps = part[TIMESTAMP].to_numpy()
     processes = part[PROCESS].to_numpy()
     threads = part[THREAD].to_numpy() if THREAD in part.columns else np.zeros_like(processes)
     if stamps.size and (processes.dtype.kind not in "iu" or stamps.dtype.kind not in "iu"):
         raise TraceError(f"a partition's {TIMESTAMP!r} and {PROCESS!r} columns must be integers")
+    nodes = stamps[(part[EVENT_TYPE] != EVENT_TYPES[LEAVE]).to_numpy(dtype=bool)]
     names = part[NAME]
     used = (
         names.cat.remove_unused_categories().cat.categories.to_numpy()
@@ -209,4 +222,5 @@ def summarize(part: pd.DataFrame) -> PartSummary:
         processes=np.unique(processes).astype(np.int64),
         locations=location_codes_of(processes, threads)[1] if stamps.size else 0,
         names=np.asarray(used, dtype=object),
+        first_node=int(nodes.min()) if nodes.size else None,
     )

@@ -41,6 +41,7 @@ from glade.query import EVERYTHING, parse, query_mask
 from glade.query.engine import RowTable
 from glade.trace.calls import EVENT
 from glade.trace.comm import message_rows
+from glade.trace.critical_path import add_forest_columns
 from glade.trace.engines.arrows import MESSAGE_ROW
 from glade.trace.engines.parts import in_time_order, local_trace
 from glade.trace.engines.rasters import pixel_sums
@@ -59,7 +60,9 @@ from glade.trace.timeline.render import (
     raster_keys,
     split_range,
 )
-from glade.trace.windows import Window, window_totals
+from glade.trace.timeline.source import named_counts, next_call, place
+from glade.trace.waits import WAITING_TIME
+from glade.trace.windows import Window, message_sizes, window_table, window_totals
 
 #: The fields of a partition's boxes (``share``: the exclusive share of the call's time,
 #: for a box demoted into the raster).
@@ -112,6 +115,7 @@ class TimelinePart:
         self.recode = names.get_indexer(pd.Index(forest.names, dtype=object))
         self._settle(trace, forest, part.index.to_numpy(), SpillDirectory() if spill else None)
         self.received = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+        self.waiting: tuple[pd.DataFrame, pd.DataFrame] | None = None
         self.index = self._index(None)
         self.release()  # the pages building the index read
 
@@ -177,6 +181,33 @@ class TimelinePart:
             receives, send_times = self._spill.array(receives), self._spill.array(send_times)
         return self._but(received=(receives, send_times))
 
+    def nodes_of_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The node of every row of :attr:`trace` among ``rows`` (-1 for a Leave)."""
+        node_of_row = np.full(self.num_rows, -1, dtype=np.int64)
+        node_of_row[self.forest.event] = np.arange(len(self.forest))
+        return node_of_row[rows]
+
+    @releasing
+    def with_waiting(self, waits_and_path: tuple[pd.DataFrame, pd.DataFrame]) -> TimelinePart:
+        """This part knowing the wait states and the critical path of the whole trace
+        (``event`` holding event ids; see
+        :meth:`glade.trace.engines.dask_trace.DaskTrace.wait_states`): ``waiting``, the
+        rows of its own calls, for the window summary's waiting time and for queries on
+        ``waiting time`` and ``critical path`` (:meth:`table`)."""
+        mine = tuple(t[t["event"].isin(self.ids)] for t in waits_and_path)
+        return self._but(waiting=mine)
+
+    def waiting_by_node(self) -> np.ndarray:
+        """The waiting time (ns) of every node of the part's forest (0 where it does not
+        wait; all 0 before :meth:`with_waiting`)."""
+        out = np.zeros(len(self.forest), dtype=np.int64)
+        if self.waiting is not None:
+            waits = self.waiting[0]
+            rows = pd.Index(self.ids).get_indexer(waits["event"].to_numpy())
+            nodes = self.nodes_of_rows(rows)
+            out[nodes] = waits[WAITING_TIME].to_numpy()
+        return out
+
     @releasing
     def message_events(self) -> pd.DataFrame:
         """The part's sends and receives (the events message pairing reads), indexed by
@@ -220,9 +251,14 @@ class TimelinePart:
         """The partition's call forest as the query engine reads it (built for every
         query, and let go after it: it holds a row per call): ``sent`` of a receive
         comes from the pairing of the whole trace's messages (``received``: receive
-        event ids and send times), and ``event`` holds the rows of :attr:`trace`."""
+        event ids and send times), ``waiting time`` and ``critical path`` from the whole
+        trace's (once known, see :meth:`with_waiting`), and ``event`` holds the rows of
+        :attr:`trace`."""
         forest = forest_with_sends(self.trace, self.ids, self.received)
-        return RowTable(forest.graph, forest.dataframe)
+        frame = forest.dataframe
+        if self.waiting is not None:
+            add_forest_columns(frame, *self.waiting, events=self.ids[frame[EVENT].to_numpy()])
+        return RowTable(forest.graph, frame)
 
     @staticmethod
     def mask(table: RowTable, text: str) -> np.ndarray | None:
@@ -275,9 +311,7 @@ class TimelinePart:
             inside = window_totals(forest, window, index.keep, index.caller)
             totals = np.bincount(self.recode, weights=inside, minlength=num_names)
         rows = self.message_rows
-        node_of_row = np.full(self.num_rows, -1, dtype=np.int64)
-        node_of_row[forest.event] = np.arange(len(forest))
-        nodes = node_of_row[rows]
+        nodes = self.nodes_of_rows(rows)
         lanes = np.where(nodes >= 0, index.node_lane[np.maximum(nodes, 0)], -1)
         lanes[(nodes >= 0) & ~index.keep[np.maximum(nodes, 0)]] = -1
         return {
@@ -292,6 +326,51 @@ class TimelinePart:
             "message_ids": self.ids[rows],
             "message_lanes": lanes,
         }
+
+    @releasing
+    def window_table(self, window: Window, by: str) -> pd.DataFrame:
+        """The part's counted rows of the summary of ``window`` (``by``) over what is
+        kept (:func:`glade.trace.windows.window_table`), with its wait states (see
+        :meth:`with_waiting`)."""
+        index = self.index
+        return window_table(
+            self.forest,
+            window,
+            by,
+            keep=index.keep,
+            caller=index.caller,
+            sizes=message_sizes(self.trace),
+            waiting=self.waiting_by_node(),
+        )
+
+    @releasing
+    def next_call(
+        self, codes: list[int], after: float, forward: bool, offset: int
+    ) -> tuple[int, int] | None:
+        """The start and global node of the part's kept call of a function of ``codes``
+        (global codes) that starts first after ``after`` (``forward``) or last before
+        it (see :func:`glade.trace.timeline.source.next_call`); None for none."""
+        local = np.flatnonzero(np.isin(self.recode, np.asarray(codes, dtype=np.int64)))
+        node = next_call(self.forest, self.index.calls, local, after, forward)
+        return None if node < 0 else (int(self.forest.start[node]), node + offset)
+
+    @releasing
+    def activity_tails(self, first: int, last: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ``first`` earliest starts and the ``last`` latest ends of the kept calls
+        (all of them when fewer): what the activity of the whole trace reads of the
+        part (see :meth:`glade.trace.timeline.source.TimelineSource.activity`)."""
+        calls = self.index.calls
+        starts, ends = self.forest.start[calls], self.forest.end[calls]
+        k, m = min(first, starts.size), min(last, ends.size)
+        early = np.partition(starts, k - 1)[:k] if k else starts[:0]
+        late = np.partition(ends, ends.size - m)[ends.size - m :] if m else ends[:0]
+        return early, late
+
+    @releasing
+    def count_named(self, names: list[str], window: Window | None) -> list[int]:
+        """How many of the part's nodes of each function of ``names`` overlap
+        ``window`` (see :func:`glade.trace.timeline.source.named_counts`)."""
+        return named_counts(self.forest, names, window)
 
     # ------------------------------------------------------------- pictures
     @releasing
@@ -402,6 +481,14 @@ class TimelinePart:
     def call_query(self, node: int) -> str:
         """The query of the part's node ``node`` (a local id)."""
         return self.forest.call_query(node)
+
+    @releasing
+    def place(self, node: int, offset: int, location: int) -> dict[str, Any]:
+        """Where the part's node ``node`` (a local id) is (see
+        :func:`glade.trace.timeline.source.place`), named by its global node (``offset``
+        plus its id) and flat row (``location`` plus its local location)."""
+        found = place(self.index, node, location)
+        return {**found, "node": node + offset}
 
     @releasing
     def path(self, node: int) -> list[str]:

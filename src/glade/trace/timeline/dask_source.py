@@ -35,9 +35,11 @@ import dask
 import numpy as np
 import pandas as pd
 
+from glade.errors import GladeError
 from glade.query import EVERYTHING, anchor, query_mask
 from glade.query.engine import RowTable
-from glade.trace.calls import call_forest
+from glade.trace.calls import call_forest, reads_wait_columns
+from glade.trace.critical_path import ON_PATH
 from glade.trace.engines.arrows import arrow_shares, combine_arrows, pair_received
 from glade.trace.engines.messages import paired_by_receiver
 from glade.trace.engines.parts import compute_all
@@ -63,8 +65,15 @@ from glade.trace.timeline.render import (
     instant_counts,
     row_layout,
 )
-from glade.trace.timeline.source import TimelineSource, check_node
-from glade.trace.windows import Window
+from glade.trace.timeline.source import (
+    TimelineSource,
+    activity_ranks,
+    check_node,
+    padded_activity,
+)
+from glade.trace.timeline.waiting import WaitLayer
+from glade.trace.waits import WAITING_TIME
+from glade.trace.windows import SUMMARY_BY, Window, combine_window_tables
 
 
 def _call(method: str, *args: Any, home: str | None = None):
@@ -305,8 +314,11 @@ class DaskSource(TimelineSource):
         send_order = np.lexsort((joined["send_id"], joined["send_time"]))
         self._pairs = {f: v[send_order] for f, v in joined.items()}
         empty = call_forest(trace._meta_trace())
-        self._empty = RowTable(empty.graph, empty.dataframe)
+        # the columns a query may read once the wait states are known (see _know_waits)
+        frame = empty.dataframe.assign(**{WAITING_TIME: 0, ON_PATH: 0})
+        self._empty = RowTable(empty.graph, frame)
         self._shown = (EVERYTHING, "")
+        self._waits_known = False
         self._install(parts)
 
     def _install(self, parts: list, window: Window | None = None) -> None:
@@ -391,8 +403,14 @@ class DaskSource(TimelineSource):
 
     def _absolute(self, text: str) -> str:
         """Query ``text`` with its times from START made absolute: each part knows only
-        its own first call, not the trace's."""
-        return str(anchor(text, self.extent[0])) if text else text
+        its own first call, not the trace's. A query reading ``waiting time`` or
+        ``critical path`` first gives the parts the wait states (:meth:`_know_waits`)."""
+        if not text:
+            return text
+        parsed = anchor(text, self.extent[0])
+        if reads_wait_columns(parsed):
+            self._know_waits()
+        return str(parsed)
 
     def check(self, text: str) -> None:
         parsed = anchor(text, self.extent[0])
@@ -455,6 +473,95 @@ class DaskSource(TimelineSource):
             pool,
         )
         return _combine(raster, pieces, request, layout, arrows)
+
+    def _know_waits(self) -> None:
+        """Give every part the wait states and the critical path of its calls (the whole
+        trace's, computed on the cluster once; see :meth:`TimelinePart.with_waiting`)."""
+        if self._waits_known:
+            return
+        (waits,) = dask.persist(self._trace._lazy_waits())
+        self._parts = list(
+            dask.persist(*[dask.delayed(TimelinePart.with_waiting)(p, waits) for p in self._parts])
+        )
+        self._waits_known = True
+
+    def summary(self, window: Window, by: str) -> pd.DataFrame:
+        if by not in SUMMARY_BY:
+            raise GladeError(f"a window summary is by one of {list(SUMMARY_BY)}, not {by!r}")
+        self._know_waits()
+        tables = compute_all(
+            [_call("window_table", window, by)(p) for p in self._parts], "window summary"
+        )
+        return combine_window_tables(tables, window, by, self._lanes.processes)
+
+    def next_call(self, codes: list[int], after: float, forward: bool) -> int:
+        found = [
+            f
+            for f in compute_all(
+                [
+                    _call("next_call", list(codes), after, forward, int(o))(p)
+                    for p, o in zip(self._parts, self._offsets, strict=False)
+                ],
+                "search",
+            )
+            if f is not None
+        ]
+        if not found:
+            return -1
+        # the first (last) start; among equal starts the first node, the outermost call
+        best = min(f[0] for f in found) if forward else max(f[0] for f in found)
+        return min(f[1] for f in found if f[0] == best)
+
+    def activity(self) -> tuple[int, int]:
+        count = self._counts[0]
+        if count < 2:
+            return self.extent
+        first, last = activity_ranks(count)
+        tails = compute_all(
+            [_call("activity_tails", first + 1, count - last)(p) for p in self._parts],
+            "activity",
+        )
+        early = np.concatenate([t[0] for t in tails])
+        late = np.concatenate([t[1] for t in tails])
+        start = np.partition(early, first)[first]
+        end = np.partition(late, late.size - (count - last))[late.size - (count - last)]
+        return padded_activity(int(start), int(end), self.extent)
+
+    def count_named(self, names: list[str], window: Window | None) -> list[int]:
+        counts = compute_all(
+            [_call("count_named", list(names), window)(p) for p in self._parts], "hidden calls"
+        )
+        return np.sum([np.zeros(len(names), dtype=np.int64), *counts], axis=0).tolist()
+
+    def place(self, node: int) -> dict[str, Any]:
+        k, local = self._part_of(node)
+        location = int(self._bases[False][k])
+        return _call("place", local, int(self._offsets[k]), location)(self._parts[k]).compute()
+
+    def show_layers(self, waits: bool, path: bool) -> None:
+        if waits or path:
+            raise GladeError(
+                "wait states and the critical path are not available on the timeline of a "
+                "DaskTrace: its window summary gives the waiting time, and "
+                "run.wait_states() and run.critical_path() the tables; or show "
+                "run.compute()"
+            )
+
+    @property
+    def wait_layer(self) -> WaitLayer:
+        raise GladeError(
+            "the wait of a call is not available on the timeline of a DaskTrace: "
+            "run.wait_states() lists every wait"
+        )
+
+    def order_rows(self, by: str, pinned: list[int]) -> bool:
+        if by != "process" or pinned:
+            raise GladeError(
+                "the rows of the timeline of a DaskTrace stay in process order (each "
+                "partition draws its own processes): pinning and sorting them is not "
+                "available; show run.compute()"
+            )
+        return False
 
     def _part_of(self, node: Any) -> tuple[int, int]:
         """The part holding node ``node`` and its id there."""

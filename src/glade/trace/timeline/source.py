@@ -33,7 +33,7 @@ from glade.query import parse, query_mask
 from glade.trace.call_level import CallLevel, call_level
 from glade.trace.comm import pair_columns
 from glade.trace.model import Trace
-from glade.trace.timeline.index import TimelineIndex
+from glade.trace.timeline.index import Forest, TimelineIndex
 from glade.trace.timeline.lanes import Lanes
 from glade.trace.timeline.messages import MESSAGE_COLUMNS, Messages
 from glade.trace.timeline.payload import encode_overview, encode_picture, function_totals
@@ -63,6 +63,77 @@ def check_node(node: Any, count: int) -> int:
     return int(node)
 
 
+#: The share of the calls that :meth:`TimelineSource.activity` leaves out at each end.
+ACTIVITY_TAIL = 0.005
+
+
+def activity_ranks(count: int) -> tuple[int, int]:
+    """The ranks (0-based, in time order) of the first start and the last end that
+    :meth:`TimelineSource.activity` keeps of ``count`` calls: the first and last
+    :data:`ACTIVITY_TAIL` of them left out (exact integers, so that parts of a trace find
+    the same ranks)."""
+    last = max(count - 1, 0)
+    tail = round(ACTIVITY_TAIL * 1000)
+    return last * tail // 1000, last - last * tail // 1000
+
+
+def padded_activity(first: int, last: int, extent: tuple[int, int]) -> tuple[int, int]:
+    """The activity from the start ``first`` to the end ``last`` padded by 2 % on each
+    side within ``extent`` (the whole ``extent`` when empty)."""
+    if last <= first:
+        return extent
+    pad = (last - first) // 50
+    return max(extent[0], int(first - pad)), min(extent[1], int(last + pad))
+
+
+def next_call(
+    forest: Forest, calls: np.ndarray, codes: np.ndarray, after: float, forward: bool
+) -> int:
+    """The call among ``calls`` (ascending nodes of ``forest``) of a function of
+    ``codes`` that starts first after time ``after`` (``forward``) or last before it,
+    the outermost (the first node) among equal starts; -1 for none."""
+    starts = forest.start[calls]
+    hit = np.isin(forest.code[calls], codes)
+    hit &= (starts > after) if forward else (starts < after)
+    found = np.flatnonzero(hit)
+    if not found.size:
+        return -1
+    best = starts[found].min() if forward else starts[found].max()
+    return int(calls[found[starts[found] == best][0]])
+
+
+def named_counts(forest: Forest, names: list[str], window: Window | None) -> list[int]:
+    """How many nodes (calls or instants) of ``forest`` of each function of ``names``
+    overlap ``window`` (all for None)."""
+    codes = np.full(len(forest.names), -1, dtype=np.int64)
+    wanted = [forest.names.index(n) for n in names if n in forest.names]
+    codes[wanted] = np.arange(len(wanted))
+    chosen = codes[forest.code] >= 0
+    if window is not None:
+        chosen &= (forest.start <= window.t1) & (forest.end >= window.t0)
+        if window.processes is not None:
+            inside = np.isin(forest.processes, np.asarray(window.processes, dtype=np.int64))
+            chosen &= inside[forest.location]
+    counts = np.bincount(codes[forest.code[chosen]], minlength=len(wanted))
+    found = dict(zip([forest.names[c] for c in wanted], counts.tolist(), strict=True))
+    return [found.get(n, 0) for n in names]
+
+
+def place(index: TimelineIndex, node: int, location: int = 0) -> dict[str, Any]:
+    """Where call ``node`` of ``index`` is: its ``node``, ``name``, ``start``, ``end``,
+    ``location`` (its location's flat row, counted from ``location``) and kept
+    ``depth``."""
+    forest = index.forest
+    return {
+        "node": node,
+        "name": forest.names[forest.code[node]],
+        "start": int(forest.start[node]),
+        "end": int(forest.end[node]),
+        "location": location + int(forest.location[node]),
+        "depth": int(index.depth[node]),
+    }
+
+
 class TimelineSource(ABC):
     """What a timeline view reads of a trace (see the module doc). ``names`` are the
     function names (the codes of pictures and totals index them), ``extent`` the first
@@ -90,22 +161,27 @@ class TimelineSource(ABC):
         link's restriction's; None for none): summaries and the legend measure it."""
         return None
 
+    @abstractmethod
     def next_call(self, codes: list[int], after: float, forward: bool) -> int:
         """The kept call of a function of ``codes`` that starts first after time
-        ``after`` (``forward``) or last before it (-1 for none)."""
-        raise GladeError(f"finding calls in a {type(self).__name__} is not available")
+        ``after`` (``forward``) or last before it (-1 for none; see :func:`next_call`)."""
 
+    @abstractmethod
     def activity(self) -> tuple[int, int]:
         """The range where the kept calls happen: from the start of the first 0.5 % of
-        them to the end of the last 0.5 %, so that a long initialisation or finalisation
-        (one call among thousands) is left out."""
-        return self.extent
+        them to the end of the last 0.5 % (:func:`activity_ranks`), padded by 2 %, so
+        that a long initialisation or finalisation (one call among thousands) is left
+        out (the whole trace for fewer than two calls)."""
 
-    def count_named(self, names: list[str], window: Window | None) -> list[int] | None:
+    @abstractmethod
+    def place(self, node: int) -> dict[str, Any]:
+        """Where node ``node`` is (see :func:`place`)."""
+
+    @abstractmethod
+    def count_named(self, names: list[str], window: Window | None) -> list[int]:
         """How many calls (or instants) of each function of ``names`` overlap ``window``
-        (the whole trace for None): what hiding them removes. None when the source
-        cannot count them cheaply."""
-        return None
+        (the whole trace for None): what hiding them removes (see
+        :func:`named_counts`)."""
 
     def window_of(self, query: str, restriction: str) -> Window | None:
         """The window of the view's query, else of the link's restriction (None for
@@ -116,30 +192,27 @@ class TimelineSource(ABC):
                 return Window.of_ranges(*found, self.lanes.processes)
         return None
 
+    @abstractmethod
     def summary(self, window: Window, by: str) -> pd.DataFrame:
         """The window summary (:func:`glade.trace.windows.window_summary`) of ``window``
-        over the kept calls, a hidden function's time going to its caller."""
-        raise GladeError(
-            f"a window summary of a {type(self).__name__} is not available: "
-            "summarize the pandas trace it was made from (trace.window_summary)"
-        )
+        over the kept calls, a hidden function's time going to its caller, with the
+        waiting time of the whole run's wait states."""
 
+    @abstractmethod
     def show_layers(self, waits: bool, path: bool) -> None:
         """Add to every picture the wait states (``waits``) and the critical path
         (``path``), see :mod:`glade.trace.timeline.waiting`."""
-        if waits or path:
-            raise GladeError(
-                f"wait states and the critical path in a timeline of a {type(self).__name__} "
-                "are not available: show the pandas trace it was made from"
-            )
 
+    @property
+    @abstractmethod
+    def wait_layer(self) -> WaitLayer:
+        """The wait states and the critical path of the whole run on the forest's nodes."""
+
+    @abstractmethod
     def order_rows(self, by: str, pinned: list[int]) -> bool:
         """Put the locations of the processes ``pinned`` first (in that order), then the
         others by ``by`` (one of :data:`ROW_ORDERS`, largest first); True when that
         changed the order."""
-        if by != "process" or pinned:
-            raise GladeError(f"ordering the rows of a {type(self).__name__} is not available")
-        return False
 
     @abstractmethod
     def status(self) -> str:
@@ -274,43 +347,23 @@ class PandasSource(TimelineSource):
         )
 
     def next_call(self, codes: list[int], after: float, forward: bool) -> int:
-        forest, calls = self.forest, self.index.calls
-        starts = forest.start[calls]
-        hit = np.isin(forest.code[calls], np.asarray(codes, dtype=np.int64))
-        hit &= (starts > after) if forward else (starts < after)
-        found = np.flatnonzero(hit)
-        if not found.size:
-            return -1
-        # the first (last) start; among equal starts the outermost call
-        best = starts[found].min() if forward else starts[found].max()
-        return int(calls[found[starts[found] == best][0]])
+        wanted = np.asarray(codes, dtype=np.int64)
+        return next_call(self.forest, self.index.calls, wanted, after, forward)
 
     def activity(self) -> tuple[int, int]:
         calls = self.index.calls
         if calls.size < 2:
             return self.extent
-        starts = np.quantile(self.forest.start[calls], 0.005, method="lower")
-        ends = np.quantile(self.forest.end[calls], 0.995, method="higher")
-        if ends <= starts:
-            return self.extent
-        pad = (ends - starts) // 50
-        first, last = self.extent
-        return max(first, int(starts - pad)), min(last, int(ends + pad))
+        first, last = activity_ranks(calls.size)
+        starts = np.partition(self.forest.start[calls], first)[first]
+        ends = np.partition(self.forest.end[calls], last)[last]
+        return padded_activity(int(starts), int(ends), self.extent)
 
-    def count_named(self, names: list[str], window: Window | None) -> list[int] | None:
-        forest = self.forest
-        codes = np.full(len(forest.names), -1, dtype=np.int64)
-        wanted = [forest.names.index(n) for n in names if n in forest.names]
-        codes[wanted] = np.arange(len(wanted))
-        chosen = codes[forest.code] >= 0
-        if window is not None:
-            chosen &= (forest.start <= window.t1) & (forest.end >= window.t0)
-            if window.processes is not None:
-                inside = np.isin(forest.processes, np.asarray(window.processes, dtype=np.int64))
-                chosen &= inside[forest.location]
-        counts = np.bincount(codes[forest.code[chosen]], minlength=len(wanted))
-        found = dict(zip([forest.names[c] for c in wanted], counts.tolist(), strict=True))
-        return [found.get(n, 0) for n in names]
+    def place(self, node: int) -> dict[str, Any]:
+        return place(self.index, check_node(node, self.num_nodes))
+
+    def count_named(self, names: list[str], window: Window | None) -> list[int]:
+        return named_counts(self.forest, names, window)
 
     def status(self) -> str:
         return (

@@ -222,8 +222,6 @@ class Timeline(Requests, WaitStates, QueryView):
             return status
         window = None if state.window is None else self.summary_window()
         counts = self._source.count_named(state.hidden, window)
-        if counts is None:
-            return f"{status}; hidden: {', '.join(state.hidden)}"
         removed = ", ".join(
             f"{count:,} {name}" for name, count in zip(state.hidden, counts, strict=True)
         )
@@ -458,16 +456,7 @@ class Timeline(Requests, WaitStates, QueryView):
     def _place(self, node: int) -> dict:
         """Where call ``node`` is: its name, start, end, location (its flat row) and kept
         depth."""
-        index = self.index
-        forest = index.forest
-        return {
-            "node": node,
-            "name": forest.names[forest.code[node]],
-            "start": int(forest.start[node]),
-            "end": int(forest.end[node]),
-            "location": int(forest.location[node]),
-            "depth": int(index.depth[node]),
-        }
+        return self._source.place(node)
 
     def zoom_to_activity(self) -> Timeline:
         """Show the range where the calls happen.
@@ -763,7 +752,7 @@ class Timeline(Requests, WaitStates, QueryView):
         Raises
         ------
         GladeError
-            For an unknown ``by``, or a view of a Dask trace.
+            For an unknown ``by``.
 
         Examples
         --------
