@@ -137,8 +137,11 @@ def test_the_offline_page_carries_the_counter_tracks_of_the_range(view, tmp_path
     first, last = view.extent
     view.zoom(first, (first + last) / 2)
     view.to_html(tmp_path / "timeline.html")
-    fields = view.payload_fields()
-    arrays = view.payload_arrays()
+    # what the page holds (the live view does not carry it along)
+    page = view._page_state()
+    fields = page["payload_meta"]["fields"]
+    arrays = unpack_arrays(page["payload_meta"]["arrays"], page["payload"])
+    assert "counters_value" not in view.payload_fields()
     width = int(view.viewport.get("width", 1024))
     for mode in ("value", "rate"):
         saved = fields[f"counters_{mode}"]
