@@ -58,7 +58,9 @@ export function addedEdit(before, after) {
  * change the traits here); whoever changed them, `changed(added)` is called once per
  * change, with the edit an edit or a redo put on top of the history (for views that apply
  * edits one by one instead of replaying the history), or null. `sent(action)` is called
- * when a request went to the kernel (a view may show it is waiting).
+ * when a request went to the kernel (a view may show it is waiting). An undo or redo
+ * asked of the kernel counts at once for the next one (`canUndo`, `canRedo`), before the
+ * kernel's answer: Ctrl+Z then Ctrl+Shift+Z pressed faster than a round trip redo.
  */
 export class EditLog {
   /**
@@ -77,17 +79,20 @@ export class EditLog {
     /** @type {Edit[]} */
     this.future = model.get("future");
     this.saving = false;
+    /** @type {Log | null} the log the undos and redos asked of the kernel lead to, until
+     * it answers */
+    this.expected = null;
     const pull = () => this.pull();
     model.on("change:history", pull);
     model.on("change:future", pull);
   }
 
   get canUndo() {
-    return this.history.length > 0;
+    return (this.expected ?? this).history.length > 0;
   }
 
   get canRedo() {
-    return this.future.length > 0;
+    return (this.expected ?? this).future.length > 0;
   }
 
   /** Make `edit`. @param {Edit} edit */
@@ -113,6 +118,8 @@ export class EditLog {
   /** @param {Action} action @param {Edit} [edit] */
   ask(action, edit) {
     if (!this.offline) {
+      const log = this.expected ?? { history: this.history, future: this.future };
+      this.expected = action === "undo" ? undo(log) : action === "redo" ? redo(log) : null;
       this.model.send(editMessage(action, edit));
       this.sent(action);
       return;
@@ -141,6 +148,7 @@ export class EditLog {
     const history = this.model.get("history");
     const future = this.model.get("future");
     if (history === this.history && future === this.future) return;
+    this.expected = null;
     const added = addedEdit(this.history, history);
     this.history = history;
     this.future = future;

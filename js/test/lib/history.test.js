@@ -105,6 +105,22 @@ describe("EditLog with a kernel", () => {
     expect(model.sent).toEqual([]);
     expect([log.canUndo, log.canRedo]).toEqual([false, false]);
   });
+  it("counts an undo asked of the kernel for the next redo before the kernel answers", () => {
+    const model = fakeModel({ history: [a, b], future: [] });
+    const log = new EditLog(model, () => {});
+    log.undo();
+    expect([log.canUndo, log.canRedo]).toEqual([true, true]);
+    log.redo();
+    log.undo();
+    log.undo();
+    expect([log.canUndo, log.canRedo]).toEqual([false, true]);
+    log.undo();
+    expect(model.sent.map((message) => message.action)).toEqual(["undo", "redo", "undo", "undo"]);
+    // the kernel's answer is the log again
+    model.kernel({ history: [a], future: [b] });
+    expect([log.canUndo, log.canRedo]).toEqual([true, true]);
+    expect(log.history).toEqual([a]);
+  });
   it("follows the kernel's answer once per change, with the edit it put on top", () => {
     const model = fakeModel({ history: [a], future: [] });
     const changes = [];
