@@ -88,11 +88,11 @@ export class EditLog {
   }
 
   get canUndo() {
-    return (this.expected ?? this).history.length > 0;
+    return (this.expected ? this.expected.history : this.history).length > 0;
   }
 
   get canRedo() {
-    return (this.expected ?? this).future.length > 0;
+    return (this.expected ? this.expected.future : this.future).length > 0;
   }
 
   /** Make `edit`. @param {Edit} edit */
