@@ -34,6 +34,14 @@ REQUIRED = (TIMESTAMP, EVENT_TYPE, NAME, PROCESS)
 #: The largest magnitude of a timestamp the readers accept, in ns (about 146 years: int64
 #: with room for differences of two timestamps).
 TIME_LIMIT_NS = 2**62
+
+
+def beyond_time_limit(stamps: np.ndarray) -> np.ndarray:
+    """Where the integer nanosecond ``stamps`` reach :data:`TIME_LIMIT_NS` in magnitude
+    (both sides compared: ``abs()`` wraps at -2**63)."""
+    return (stamps >= TIME_LIMIT_NS) | (stamps <= -TIME_LIMIT_NS)
+
+
 _COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3
 
 # Attribute columns of MPI point-to-point messages (Instant events named MpiSend,

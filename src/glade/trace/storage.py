@@ -72,7 +72,7 @@ from glade.parquet import (
     write_sidecar,
     write_table,
 )
-from glade.trace.events import NAME, PROCESS, THREAD, TIME_LIMIT_NS, TIMESTAMP
+from glade.trace.events import NAME, PROCESS, THREAD, TIME_LIMIT_NS, TIMESTAMP, beyond_time_limit
 from glade.trace.matching import MATCHING_EVENT, PARENT, event_kinds, integer_codes
 from glade.trace.nesting import nesting
 
@@ -464,7 +464,7 @@ def read_partition(directory: Path, process: int, count: int, arrow: dict) -> pa
         raise ReaderError(path, f"holds {table.num_rows} events, the sidecar says {count}")
     if TIMESTAMP in table.column_names:
         stamps = table.column(TIMESTAMP).to_numpy()
-        wild = (stamps >= TIME_LIMIT_NS) | (stamps <= -TIME_LIMIT_NS)  # abs() wraps
+        wild = beyond_time_limit(stamps)
         if wild.any():
             row = int(np.argmax(wild))
             raise ReaderError(

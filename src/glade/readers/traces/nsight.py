@@ -65,6 +65,7 @@ from glade.trace.events import (
     THREAD,
     TIME_LIMIT_NS,
     TIMESTAMP,
+    beyond_time_limit,
 )
 from glade.trace.model import Trace
 from glade.trace.nesting import check_nesting
@@ -148,7 +149,7 @@ def _trace(path: Path, ranges: pd.DataFrame, marks: pd.DataFrame, metadata: dict
     codes, labels = pd.factorize(events["name"].astype(str))
     name_col = categorical(codes, list(labels))
     stamps = events["time"].to_numpy(np.int64)
-    wild = (stamps >= TIME_LIMIT_NS) | (stamps <= -TIME_LIMIT_NS)  # abs() wraps at -2**63
+    wild = beyond_time_limit(stamps)
     if wild.any():
         at = int(np.argmax(wild))
         raise ReaderError(
