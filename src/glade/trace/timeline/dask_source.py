@@ -372,7 +372,7 @@ class DaskSource(TimelineSource):
 
         send, receive = lane_of(pairs["send_id"]), lane_of(pairs["receive_id"])
         kept = (send >= 0) & (receive >= 0)
-        self._messages = KeptMessages(
+        self._messages = KeptMessages.sorting(
             pairs["send_time"][kept].astype(np.float64),
             pairs["receive_time"][kept].astype(np.float64),
             send[kept],

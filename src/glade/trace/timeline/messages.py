@@ -263,7 +263,7 @@ class Messages:
         count, span = _kept(
             self.send_node, self.receive_node, index.keep, self.send_time, self.receive_time, out
         )
-        return KeptMessages.of_sorted(
+        return KeptMessages(
             self.send_time,
             self.receive_time,
             self.send_node,
@@ -277,24 +277,42 @@ class Messages:
         )
 
 
+@dataclass(eq=False)
 class KeptMessages:
     """Messages sorted by the earlier of their two times, for range requests: the
-    messages at positions ``kept`` (ascending) of arrays sorted so, whose ends are on
-    lanes ``lane[send_at]`` and ``lane[receive_at]``, with their ``envelope`` when
-    known (see :class:`Arrows`). Made from arrays of messages in any order (which it
-    sorts, keeping them all), or by :meth:`of_sorted`."""
+    messages at positions ``kept`` (ascending) of arrays sorted so (read, not copied):
+    their times, ends (``send_at`` and ``receive_at``, on lanes ``lane[send_at]`` and
+    ``lane[receive_at]``; their nodes in the envelope) and sizes; ``span`` the longest
+    time between the two ends of a kept message; ``envelope`` fields when known (see
+    :class:`Arrows`) in the order ``order`` sorts (the sorted message i is message
+    ``order[i]`` of those arrays). :meth:`sorting` makes them from messages in any
+    order."""
 
-    def __init__(
-        self,
+    send_time: np.ndarray
+    receive_time: np.ndarray
+    send_at: np.ndarray
+    receive_at: np.ndarray
+    size: np.ndarray
+    lane: np.ndarray
+    kept: np.ndarray
+    span: float
+    envelope: dict[str, np.ndarray]
+    order: np.ndarray
+
+    @classmethod
+    def sorting(
+        cls,
         send_time: np.ndarray,
         receive_time: np.ndarray,
         send_lane: np.ndarray,
         receive_lane: np.ndarray,
         size: np.ndarray,
-    ):
+    ) -> KeptMessages:
+        """All the messages of arrays in any order (sorted here), whose ends are on lanes
+        ``send_lane`` and ``receive_lane``, with no envelope."""
         order = np.argsort(np.minimum(send_time, receive_time), kind="stable")
         lanes = max(int(send_lane.max(initial=-1)), int(receive_lane.max(initial=-1))) + 1
-        self._hold(
+        return cls(
             send_time[order],
             receive_time[order],
             send_lane[order],
@@ -306,56 +324,6 @@ class KeptMessages:
             {},
             order,
         )
-
-    @classmethod
-    def of_sorted(
-        cls,
-        send_time: np.ndarray,
-        receive_time: np.ndarray,
-        send_at: np.ndarray,
-        receive_at: np.ndarray,
-        size: np.ndarray,
-        lane: np.ndarray,
-        kept: np.ndarray,
-        span: float,
-        envelope: dict[str, np.ndarray],
-        order: np.ndarray,
-    ) -> KeptMessages:
-        """The messages at positions ``kept`` (ascending) of arrays sorted by the
-        earlier of their two times (read, not copied): their times, ends (``send_at``
-        and ``receive_at``, on lanes ``lane[send_at]`` and ``lane[receive_at]``; their
-        nodes in the envelope) and sizes; ``span`` the longest time between the two ends
-        of a kept message; ``envelope`` fields in the order ``order`` sorts (the sorted
-        message i is message ``order[i]`` of those arrays)."""
-        messages = cls.__new__(cls)
-        messages._hold(
-            send_time, receive_time, send_at, receive_at, size, lane, kept, span, envelope, order
-        )
-        return messages
-
-    def _hold(
-        self,
-        send_time: np.ndarray,
-        receive_time: np.ndarray,
-        send_at: np.ndarray,
-        receive_at: np.ndarray,
-        size: np.ndarray,
-        lane: np.ndarray,
-        kept: np.ndarray,
-        span: float,
-        envelope: dict[str, np.ndarray],
-        order: np.ndarray,
-    ) -> None:
-        self.send_time = send_time
-        self.receive_time = receive_time
-        self.send_at = send_at
-        self.receive_at = receive_at
-        self.size = size
-        self.lane = lane
-        self.kept = kept
-        self.span = span
-        self.envelope = envelope
-        self.order = order
 
     def __len__(self) -> int:
         return self.kept.size
