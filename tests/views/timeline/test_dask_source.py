@@ -101,16 +101,21 @@ def requests(draw, first: int, last: int, rows: int) -> dict:
     }
 
 
+def both_views(table, npartitions: int) -> tuple[Timeline, Timeline]:
+    """The pandas timeline of the trace of events ``table`` and that of the same trace
+    on Dask in ``npartitions`` partitions (a random trace's repairs are not warned)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trace = Trace(table.reset_index(drop=True))
+        return Timeline(trace), Timeline(trace.to_dask(npartitions))
+
+
 @settings(max_examples=examples(4), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_events(), st.integers(1, 4), st.data())
 def test_random_ranges_of_random_traces_are_the_pandas_pictures(
     dask_client, table, npartitions, data
 ):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        trace = Trace(table.reset_index(drop=True))
-        expected = Timeline(trace)
-        view = Timeline(trace.to_dask(npartitions))
+    expected, view = both_views(table, npartitions)
     assert_views_equal(expected, view)
     first, last = (int(t) for t in expected.extent)
     for depth_rows in (False, True):
@@ -388,11 +393,7 @@ def assert_analyses_equal(expected: Timeline, view: Timeline, data) -> None:
 def test_summaries_and_searches_of_random_traces_on_dask_are_the_pandas_ones(
     dask_client, table, npartitions, data
 ):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        trace = Trace(table.reset_index(drop=True))
-        expected = Timeline(trace)
-        view = Timeline(trace.to_dask(npartitions))
+    expected, view = both_views(table, npartitions)
     assert_analyses_equal(expected, view, data)
     if not expected.names:
         return
