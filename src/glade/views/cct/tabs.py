@@ -160,7 +160,7 @@ def flat_table(
     Examples
     --------
     >>> import numpy as np
-    >>> from glade.views.metrics import MetricColumn, spread_columns
+    >>> from glade.views.metrics import MetricColumn
     >>> parent, depth, name = np.array([-1, 0, 1]), np.array([0, 1, 2]), np.array([0, 1, 0])
     >>> inc = MetricColumn("t (inc)", "inclusive", -1, np.array([10.0, 6.0, 2.0]))
     >>> exc = MetricColumn("t", "exclusive", 0, np.array([4.0, 4.0, 2.0]))
@@ -215,7 +215,7 @@ def bottom_up_table(
     Examples
     --------
     >>> import numpy as np
-    >>> from glade.views.metrics import MetricColumn, spread_columns
+    >>> from glade.views.metrics import MetricColumn
     >>> parent, depth = np.array([-1, 0, 0, 1]), np.array([0, 1, 1, 2])
     >>> name = np.array([0, 1, 2, 2])  # main calls f and w, f calls w
     >>> exc = MetricColumn("t", "exclusive", -1, np.array([1.0, 2.0, 3.0, 4.0]))
