@@ -3,6 +3,7 @@ test command."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -19,6 +20,7 @@ def test_vitest_suite_passes():
     result = subprocess.run(
         [npx, "vitest", "run", "--reporter=dot"],
         cwd=ROOT,
+        env={**os.environ, "NO_COLOR": "1"},
         capture_output=True,
         text=True,
         timeout=600,
