@@ -44,6 +44,9 @@ STATIC = Path(__file__).resolve().parents[1] / "static"
 #: The ``type`` of the custom messages in which a view's page asks for an edit, an undo or
 #: a redo (``js/lib/history.js`` sends them).
 EDIT_MESSAGE = "edit_log"
+#: The most items a list the front end sends may hold (edits, selected call paths or
+#: names, a row order): a longer one is refused before ipywidgets walks it.
+MAX_STATE_ITEMS = 100_000
 
 
 def static_file(name: str) -> Path:
@@ -172,6 +175,17 @@ def _refusing(validator: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]
     return validate
 
 
+def _check_sizes(sync_data: dict) -> None:
+    """Refuse a state from the front end with a list longer than :data:`MAX_STATE_ITEMS`,
+    in constant time per trait (ipywidgets would walk every item of it, several times)."""
+    for name, value in sync_data.items():
+        if isinstance(value, list | dict) and len(value) > MAX_STATE_ITEMS:
+            raise GladeError(
+                f"the front end sent {len(value):,} items for {name!r}, more than the "
+                f"{MAX_STATE_ITEMS:,} a view's state may hold"
+            )
+
+
 class QueryView(anywidget.AnyWidget):
     """Base of glade's views: ``history``/``future`` of edits, ``query`` (the canonical
     string-dialect query of what the view shows), ``height``, and :meth:`undo`,
@@ -259,13 +273,15 @@ class QueryView(anywidget.AnyWidget):
             When a value is refused (the view is left as it was).
         """
         try:
+            _check_sizes(sync_data)
             super().set_state(sync_data)
-        except traitlets.TraitError as exc:
-            error = (
-                exc.error
-                if isinstance(exc, Refused)
-                else GladeError(f"the front end sent a state the view cannot take: {exc}")
-            )
+        except (GladeError, traitlets.TraitError) as exc:
+            if isinstance(exc, Refused):
+                error = exc.error
+            elif isinstance(exc, GladeError):
+                error = exc
+            else:
+                error = GladeError(f"the front end sent a state the view cannot take: {exc}")
             self.error = str(error)
             self.send_state([name for name in sync_data if name in self.keys])
             raise error from None
