@@ -36,18 +36,14 @@ def _uses_a_module_fixture(item: pytest.Item) -> bool:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under pytest-xdist's ``--dist loadgroup``, keep together what shares an expensive
-    fixture, so that splitting the suite does not build it once per worker: every test of
-    the Dask engine runs on one worker (one LocalCluster), and each module whose tests use
-    a module-scoped fixture (the reader fuzzing campaign, the Jupyter servers of the
-    browser modules, the views built once per module) runs on one worker. The rest are
-    spread test by test. Runs before xdist reads the groups; harmless without xdist."""
+    """Under pytest-xdist's ``--dist loadgroup``, keep together the tests of a module that
+    share an expensive module-scoped fixture (the reader fuzzing campaign, the Jupyter
+    notebooks of the browser modules, the views built once per module), so that it is
+    built once, on one worker. The rest, the Dask engine's tests included (each worker
+    starts one LocalCluster for its share), are spread test by test. Runs before xdist
+    reads the groups; harmless without xdist."""
     for item in items:
-        if item.get_closest_marker("xdist_group"):
-            continue
-        if "dask_client" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("dask"))
-        elif _uses_a_module_fixture(item):
+        if not item.get_closest_marker("xdist_group") and _uses_a_module_fixture(item):
             module = Path(str(item.path)).relative_to(ROOT).as_posix()
             item.add_marker(pytest.mark.xdist_group(module))
 

@@ -2,10 +2,12 @@
 
 The two profiles (registered in ``tests/conftest.py``): ``dev``, the default, keeps the
 README's test command quick; ``ci`` (``HYPOTHESIS_PROFILE=ci``, as ``.ci/run`` sets) is
-thorough. A test that needs more examples than the profile gives (a large input space)
-or fewer (an expensive example) says so with ``@settings(max_examples=examples(n))``:
-``n`` under ``ci``, and under ``dev`` the same share of ``n`` as the dev profile is of
-the ci profile, but never fewer than the dev profile's own count (nor more than ``n``).
+thorough. A test that needs another count than the profile gives (a large input space, or an
+expensive example) says so with ``@settings(max_examples=examples(n))``: ``n`` under ``ci``,
+and under ``dev`` the same share of ``n`` as the dev profile is of the ci profile, but never
+fewer than :data:`FEWEST` (nor more than ``n``): an expensive property test (the Dask
+engine against pandas, say) runs a handful of random cases in the quick profile and its
+full count in CI.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from hypothesis import settings
 
 DEV_EXAMPLES = 30
 CI_EXAMPLES = 400
+#: The fewest examples a property test tries under any profile (the first is often the
+#: simplest input Hypothesis can make; the others are random).
+FEWEST = 3
 
 
 def examples(thorough: int) -> int:
@@ -23,4 +28,4 @@ def examples(thorough: int) -> int:
     loaded = settings.default.max_examples
     if loaded >= CI_EXAMPLES:
         return thorough
-    return max(min(thorough, loaded), round(thorough * loaded / CI_EXAMPLES))
+    return max(min(thorough, FEWEST), round(thorough * loaded / CI_EXAMPLES))
