@@ -115,6 +115,11 @@ class RowTable:
             numbers = None
             if START_COLUMN in self.available():
                 numbers = _numeric(np.asarray(self.column(START_COLUMN)[0]))
+            if numbers is not None and not len(numbers):
+                # no calls (a trace of instants, or of Leaves without their Enters): no
+                # time selects anything, whatever START is
+                self._origin = 0
+                return self._origin
             if numbers is None or not np.isfinite(numbers).any():
                 raise QueryError(
                     "a time from START needs a numeric 'start' column (a trace's calls)"

@@ -87,8 +87,8 @@ class CallLevel:
 
     @functools.cached_property
     def origin(self) -> int | float:
-        """What ``START`` means in the times of queries: the forest's first start (a
-        QueryError, from the query engine, for an empty forest)."""
+        """What ``START`` means in the times of queries: the forest's first start (0, as
+        the query engine says, for a forest without calls)."""
         if not len(self.nodes):
             return RowTable(self.forest.graph, self.forest.dataframe).origin
         return int(self.nodes.start.min())

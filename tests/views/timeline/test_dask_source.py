@@ -164,6 +164,29 @@ def test_a_window_from_start_keeps_on_dask_what_it_keeps_on_pandas(dask_client):
     assert_views_equal(expected, view)
 
 
+def test_a_window_on_a_trace_without_calls_keeps_nothing_on_both_engines(dask_client):
+    """A failing example of the random pictures above: a trace whose only event is a
+    Leave without its Enter has no calls, so no START; a window from START keeps
+    nothing, on both engines, where it raised a QueryError."""
+    import pandas as pd
+
+    table = pd.DataFrame(
+        {"Timestamp (ns)": [10], "Event Type": ["Leave"], "Name": ["a"], "Process": [0]}
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trace = Trace(table)
+        expected = Timeline(trace)
+        view = Timeline(trace.to_dask(1))
+    for timeline in (expected, view):
+        timeline.hide("a")
+        timeline.window(0, 10, [0, 2])
+    assert "START" in view.query
+    assert expected.apply().events.empty
+    assert trace.query(view.query, level="calls").events.empty
+    assert_views_equal(expected, view)
+
+
 def test_a_halo_run_on_dask_answers_as_on_pandas(dask_client, monkeypatch):
     from glade.datasets import synthetic_trace
     from glade.trace.timeline import dask_source, render
