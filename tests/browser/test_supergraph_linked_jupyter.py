@@ -37,6 +37,31 @@ HOVER_SCATTER = """() => {
 }"""
 
 
+#: Counts from now on how often the Sankey's links are painted (its canvas cleared).
+WATCH_PAINTS = """() => {
+  window.linkPaints = 0;
+  const clear = CanvasRenderingContext2D.prototype.clearRect;
+  CanvasRenderingContext2D.prototype.clearRect = function (...args) {
+    if (this.canvas.classList.contains('gs-link-canvas')) window.linkPaints += 1;
+    return clear.apply(this, args);
+  };
+}"""
+
+#: Once the kernel's answer is drawn and the panel closed, two frames later (the resize
+#: observer reports the drawing's new width before the first): how often the links
+#: were painted.
+PAINTS_ONCE_CLOSED = """async () => {
+  const el = document.querySelector('.glade-sg');
+  const frame = () => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
+  while (el.dataset.pending || el.querySelector('.gs-panel').style.display !== 'none') {
+    await frame();
+  }
+  await frame();
+  await frame();
+  return window.linkPaints;
+}"""
+
+
 @pytest.fixture(scope="module")
 def jupyter():
     with jupyter_notebook("lab", [SETUP], "linked.ipynb") as url:
@@ -83,9 +108,15 @@ def test_a_click_brings_the_supernodes_linked_views(page, page_errors, jupyter):
     # an edit from the panel reaches the kernel; the details follow the new supergraph
     page.locator(".gs-label-text", has_text="libc.so.6").first.click()
     page.locator(".gs-panel-title", has_text="libc.so.6").wait_for()
+    page.evaluate(WATCH_PAINTS)
     page.locator(".gs-actions [data-action=hide]").click()
     history = [{"op": "hide", "supernode": "libc.so.6"}]
     assert wait_for_kernel(page, "view.history", history) == history
+    # the answer removed the selected supernode: the panel closes and the new supergraph
+    # is drawn once, at the width the panel gave back (not first at the narrower width
+    # and again when the browser reports the new one)
+    assert page.evaluate(PAINTS_ONCE_CLOSED) == 1
+    assert page.locator(".gs-panel").is_hidden()
     page.locator(".gs-label-text", has_text="app").first.click()
     assert wait_for_kernel(page, "view.selection", ["app"]) == ["app"]
     revision = kernel_value(page, "view.revision")

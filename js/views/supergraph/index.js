@@ -19,7 +19,9 @@ import { NodeMarks, rememberedMeasure, writeAttributes } from "./marks.js";
 import { detailsOf, sameDetails } from "./linked.js";
 import { fillLinked } from "./linkedviews.js";
 import { supergraphFromPayload } from "./model.js";
-import { DetailsPanel, describeEdge, describeNode, KINDS, svgElement, totalOf } from "./panel.js";
+import {
+  DetailsPanel, describeEdge, describeNode, KINDS, svgElement, totalOf, widthAfter,
+} from "./panel.js";
 import { layoutLabels } from "./labels.js";
 import {
   bandLink, histogramPixels, linkAt, linkPath, linkSpan, linkStyle, overlayAlpha, px,
@@ -230,8 +232,14 @@ class SupergraphView {
     signal.addEventListener("abort", stop);
     signal.addEventListener("abort", () => this.client?.close());
     model.on("change:selection", () => {
-      this.restyle();
+      // (an answer that removed the selected supernode draws the panel and the drawing
+      // once it has read the rest of the answer: see refresh)
+      if (this.refreshing) return;
       this.drawPanel();
+      // the panel opened or closed: the drawing is drawn at its new width before the
+      // browser lays it out (else restyled; the observer then finds the width drawn)
+      if (this.width !== this.drawnWidth) this.draw();
+      else this.restyle();
     });
     model.on("change:highlight", () => this.restyle());
     model.on("change:height", () => this.draw());
@@ -284,7 +292,14 @@ class SupergraphView {
       this.parameter = bundled.parameter;
     }
     const selected = this.model.get("selection").filter((key) => this.indexOf(key) >= 0);
-    if (selected.length !== this.model.get("selection").length) this.select(selected);
+    if (selected.length !== this.model.get("selection").length) {
+      this.refreshing = true;
+      try {
+        this.select(selected);
+      } finally {
+        this.refreshing = false;
+      }
+    }
     this.fillToolbar();
     this.settle();
     this.drawPanel();
@@ -668,8 +683,7 @@ class SupergraphView {
     // beside the drawing the panel scrolls within the drawing's height
     set(this.panel.style, "maxHeight", stacked ? "none"
       : `${this.model.get("height") + SCROLLBAR_ROOM}px`, this.written.panel);
-    set(this.canvas.style, "width", i < 0 || stacked ? "100%" : `calc(100% - ${PANEL_WIDTH}px)`,
-      this.written.canvas);
+    this.setCanvasWidth(i < 0 || stacked ? "100%" : `calc(100% - ${PANEL_WIDTH}px)`);
     if (i < 0) return;
     this.parts.fill(this.sg, i, { unit: this.model.get("unit"), offline: this.offline,
       width: PANEL_WIDTH });
@@ -683,6 +697,20 @@ class SupergraphView {
     } else {
       this.linkedMessage("computing the linked views…", true);
       this.client.request("details", { supernode: key, parameter: this.parameter });
+    }
+  }
+
+  /** Set the drawing's CSS width (`"100%"` or less the panel's width), and take as its
+   * width the one that follows (the panel's width more or less than the one the resize
+   * observer last reported), so that an answer that opens or closes the panel draws the
+   * Sankey once, at its new width, and not a second time when the observer reports it
+   * (which it still does, and corrects the drawing, should the width be another). */
+  setCanvasWidth(width) {
+    const before = this.written.canvas.width;
+    if (before === width) return;
+    set(this.canvas.style, "width", width, this.written.canvas);
+    if (before !== undefined && this.width !== undefined) {
+      this.width = widthAfter(this.width, before, width, PANEL_WIDTH);
     }
   }
 

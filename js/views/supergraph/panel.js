@@ -83,6 +83,14 @@ export function describeEdge(sg, e, unit) {
   return lines;
 }
 
+/** The drawing's width once its CSS width goes from `before` to `after` (each "100%"
+ * or that less the panel's `panel` px), given its `width` under `before`: the panel
+ * taken away or given back (the resize observer confirms it after the layout). */
+export function widthAfter(width, before, after, panel) {
+  const whole = before === "100%" ? width : width + panel;
+  return Math.max(after === "100%" ? whole : whole - panel, 0);
+}
+
 /** Draw in `figure` (an SVG) the histogram of supernode i with its box plot, outliers and
  * target line under it. */
 function drawHistogram(figure, sg, i, s, width, m) {

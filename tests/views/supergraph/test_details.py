@@ -110,3 +110,34 @@ def test_undo_finds_the_details_it_computed(view):
     # a diff changes no supernode's details
     view.set_diff(view.supergraph().profiles[0], view.supergraph().profiles[1])
     assert view.details() is before
+
+
+def test_the_profiles_are_labelled_once_for_every_edit(view, monkeypatch):
+    # the labels (made with the view, for its menus) and the numeric columns (made for
+    # the first details) come from the view's metadata once; targets, thresholds, hides
+    # and a new grouping reuse them
+    import glade.ensemble.supergraph.choices as choices
+
+    calls = {"labels": 0, "numeric": 0}
+    labels, numeric = choices.profile_labels, choices.numeric_columns
+
+    def counted_labels(metadata):
+        calls["labels"] += 1
+        return labels(metadata)
+
+    def counted_numeric(metadata):
+        calls["numeric"] += 1
+        return numeric(metadata)
+
+    monkeypatch.setattr(choices, "profile_labels", counted_labels)
+    monkeypatch.setattr(choices, "numeric_columns", counted_numeric)
+    view.selection = ["lib"]
+    view.set_target(view.supergraph().profiles[1])
+    view.set_threshold(0.01)
+    view.hide("io")
+    view.set_by("name")
+    view.selection = ["kernel"]
+    details = view.details()
+    assert details.profiles == ["1 ranks", "2 ranks", "4 ranks", "8 ranks", "16 ranks"]
+    assert details.parameters == ["mpi.world.size"]
+    assert calls == {"labels": 0, "numeric": 1}

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { boxPlot, histogramBars, linear } from "../../../views/supergraph/details.js";
 import { csrItems, tableOf } from "../../../views/supergraph/model.js";
-import { describeEdge, describeNode, totalOf } from "../../../views/supergraph/panel.js";
+import {
+  describeEdge, describeNode, totalOf, widthAfter,
+} from "../../../views/supergraph/panel.js";
 import { StringTable } from "../../../lib/transport.js";
 import { encodeStrings } from "../../strings.js";
 import { table } from "./helpers.js";
@@ -80,5 +82,20 @@ describe("what the view says about a supernode and an edge", () => {
       ["MPI → solve", "re-entry (not counted again in solve's inclusive value)"],
       ["mean", "100 ms"], ["median", "100 ms"], ["range", "0 ns – 200 ms"],
       ["target", "100 ms"]]);
+  });
+});
+
+describe("the drawing's width when the details panel opens or closes", () => {
+  const beside = "calc(100% - 300px)";
+  it("gives the panel's width back when the panel closes, and takes it when it opens", () => {
+    expect(widthAfter(980, beside, "100%", 300)).toBe(1280);
+    expect(widthAfter(1280, "100%", beside, 300)).toBe(980);
+  });
+  it("keeps the width when the CSS width stays", () => {
+    expect(widthAfter(750, "100%", "100%", 300)).toBe(750);
+    expect(widthAfter(980, beside, beside, 300)).toBe(980);
+  });
+  it("is never negative", () => {
+    expect(widthAfter(200, "100%", beside, 300)).toBe(0);
   });
 });

@@ -9,6 +9,7 @@ profile on its own.
 from __future__ import annotations
 
 from collections.abc import Hashable
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -245,3 +246,36 @@ def diff_choices(metadata: pd.DataFrame) -> list[dict]:
         for profile, label in zip(metadata.index, profile_labels(metadata), strict=True)
     ]
     return choices
+
+
+class ProfileChoices:
+    """The profiles' metadata with what a supergraph's details name from it, each
+    computed when first asked for and then kept: every supergraph of a view (its splits,
+    thresholds, targets, and the values of its hide and focus queries) shares one, so an
+    edit's answer does not label the profiles and look for numeric columns again.
+
+    Parameters
+    ----------
+    metadata : pandas.DataFrame
+        The profiles' metadata (kept, not copied: the caller's own copy).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"mpi.world.size": [64, 125]}, index=["a1", "b2"])
+    >>> choices = ProfileChoices(frame)
+    >>> choices.labels, choices.numeric_columns
+    (('64 ranks', '125 ranks'), ('mpi.world.size',))
+    """
+
+    def __init__(self, metadata: pd.DataFrame):
+        self.metadata = metadata
+
+    @cached_property
+    def labels(self) -> tuple[str, ...]:
+        """:func:`profile_labels` of the metadata."""
+        return tuple(profile_labels(self.metadata))
+
+    @cached_property
+    def numeric_columns(self) -> tuple[str, ...]:
+        """:func:`numeric_columns` of the metadata."""
+        return tuple(numeric_columns(self.metadata))

@@ -27,7 +27,6 @@ import scipy.sparse as sp
 
 from glade.ensemble.pmnf import CONSTANT, MIN_POINTS, fit, measures, term_values
 from glade.ensemble.scaling import parameter_values
-from glade.ensemble.supergraph.choices import numeric_columns
 from glade.ensemble.supergraph.summary import fences, histograms, sorted_rows
 from glade.ensemble.supergraph.values import CallTreeValues
 from glade.errors import GladeError
@@ -306,7 +305,7 @@ def supernode_details(
     counts, edges = histograms(inclusive, bins)
     stats = _site_stats(inclusive, target, whis)
     outliers = _outliers(inclusive, stats["q1"].to_numpy(), stats["q3"].to_numpy(), whis)
-    choices = numeric_columns(values.metadata)
+    choices = list(values.choices.numeric_columns)
     if parameter is not None and parameter not in choices:
         raise GladeError(
             f"cannot plot against {parameter!r}: the numeric metadata columns are "

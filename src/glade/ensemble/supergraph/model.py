@@ -20,7 +20,6 @@ import numpy as np
 import pandas as pd
 
 from glade.ensemble.stats import Group, group_ids
-from glade.ensemble.supergraph.choices import profile_labels
 from glade.ensemble.supergraph.details import SupernodeDetails, supernode_details
 from glade.ensemble.supergraph.flows import compute_flows
 from glade.ensemble.supergraph.grouping import By, by_code
@@ -458,10 +457,6 @@ class Supergraph:
         """
         return np.flatnonzero(self._flows.group == self._index(supernode))
 
-    @cached_property
-    def _profile_labels(self) -> list[str]:
-        return profile_labels(self._values.metadata)
-
     def details(self, supernode: str, parameter: Hashable | None = None) -> SupernodeDetails:
         """What a view's details panel shows of one supernode: its call sites (values per
         profile, histograms, box plots, outliers, their hierarchy), its value per profile
@@ -501,7 +496,7 @@ class Supergraph:
             members,
             members[self._flows.top[members]],
             self._flows.inclusive[index],
-            self._profile_labels,
+            self._values.choices.labels,
             target=self._target,
             bins=self.bins,
             whis=self.whis,

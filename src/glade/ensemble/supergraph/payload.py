@@ -10,14 +10,13 @@ entry functions and its outlier profiles (CSR arrays); per edge one row of
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from glade.ensemble.supergraph import Supergraph as SupergraphModel
-from glade.ensemble.supergraph.choices import profile_labels
 from glade.ensemble.supergraph.summary import fences
 from glade.packing import string_table
 from glade.units import time_unit
@@ -173,9 +172,10 @@ def supergraph_payload(
     return fields, arrays
 
 
-def profile_arrays(metadata: pd.DataFrame) -> dict[str, np.ndarray]:
-    """The profiles' labels (:func:`profile_labels`) as a string table of a payload."""
-    blob, offsets = string_table(profile_labels(metadata))
+def profile_arrays(labels: Sequence[str]) -> dict[str, np.ndarray]:
+    """The profiles' labels (:func:`~glade.ensemble.supergraph.choices.profile_labels`)
+    as a string table of a payload."""
+    blob, offsets = string_table(list(labels))
     return {"profiles": _utf8(blob), "profile_offsets": _int32(offsets)}
 
 

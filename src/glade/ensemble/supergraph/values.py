@@ -19,6 +19,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from glade.ensemble.samples import inclusive_label
+from glade.ensemble.supergraph.choices import ProfileChoices
 from glade.errors import GladeError, MetricError
 from glade.graph import Graph, children_sums, subtree_sums
 
@@ -49,7 +50,8 @@ class CallTreeValues:
 
     ``inclusive`` and ``exclusive`` are ``nodes x profiles`` matrices (missing values 0);
     ``metric`` is the inclusive metric (``exclusive_metric`` its partner), ``profiles``
-    the profile ids and ``metadata`` a copy of the ensemble's metadata.
+    the profile ids and ``choices`` holds a copy of the ensemble's metadata (``metadata``)
+    with the profile labels and numeric columns a supergraph's details name.
     ``inclusive_present`` marks the (node, profile) cells whose inclusive value was
     measured; it is kept only where the values of a folded query can be derived from
     these (:mod:`glade.ensemble.supergraph.folding`): both metrics measured, one row
@@ -58,7 +60,7 @@ class CallTreeValues:
 
     graph: Graph
     profiles: pd.Index
-    metadata: pd.DataFrame
+    choices: ProfileChoices
     metric: Hashable
     exclusive_metric: Hashable | None
     rank_agg: str
@@ -66,6 +68,11 @@ class CallTreeValues:
     exclusive: np.ndarray | sp.csr_matrix
     ranks: RankRows | None
     inclusive_present: np.ndarray | None = None
+
+    @property
+    def metadata(self) -> pd.DataFrame:
+        """The profiles' metadata (the values' own copy: not to be changed)."""
+        return self.choices.metadata
 
     @property
     def num_profiles(self) -> int:
@@ -152,9 +159,14 @@ def _reduce(values: np.ndarray, starts: np.ndarray, how: str) -> np.ndarray:
 
 
 def call_tree_values(
-    ens: Ensemble, metric: Hashable | None = None, rank_agg: str = "mean"
+    ens: Ensemble,
+    metric: Hashable | None = None,
+    rank_agg: str = "mean",
+    choices: ProfileChoices | None = None,
 ) -> CallTreeValues:
-    """The per-node, per-profile values of ``metric`` (see :class:`CallTreeValues`)."""
+    """The per-node, per-profile values of ``metric`` (see :class:`CallTreeValues`);
+    ``choices`` are those of a copy of ``ens.metadata`` a caller keeps (a view: its
+    supergraphs then label the profiles once), else made here."""
     if rank_agg not in RANK_AGGS:
         raise GladeError(f"rank_agg must be one of {', '.join(RANK_AGGS)}, not {rank_agg!r}")
     graph = ens.graph
@@ -208,7 +220,7 @@ def call_tree_values(
     return CallTreeValues(
         graph,
         ens.metadata.index.copy(),
-        ens.metadata.copy(),
+        ProfileChoices(ens.metadata.copy()) if choices is None else choices,
         inclusive_metric or inclusive_label(exclusive_metric),
         exclusive_metric,
         rank_agg,

@@ -31,7 +31,7 @@ from tqdm.auto import tqdm
 from glade.ensemble import Ensemble
 from glade.ensemble.supergraph import Supergraph as SupergraphModel
 from glade.ensemble.supergraph import supergraph_of
-from glade.ensemble.supergraph.choices import diff_choices, json_value
+from glade.ensemble.supergraph.choices import ProfileChoices, diff_choices, json_value
 from glade.ensemble.supergraph.details import SupernodeDetails, details_payload
 from glade.ensemble.supergraph.folding import folded_values
 from glade.ensemble.supergraph.grouping import By, by_choices
@@ -179,7 +179,9 @@ class SupergraphView(Requests, QueryView):
         self._parameter: Hashable | None = None
         self._refusal = ""
         self._link_note = ""
-        self._profiles = profile_arrays(ensemble.metadata)
+        # the profiles' labels and numeric columns, computed once for every supergraph
+        self._choices = ProfileChoices(ensemble.metadata.copy())
+        self._profiles = profile_arrays(self._choices.labels)
         self._shown_state = self._initial
         self._shown = self._supergraph(self._initial)
         choices = [str(m) for m in [*ensemble.inc_metrics, *ensemble.exc_metrics]]
@@ -257,11 +259,11 @@ class SupergraphView(Requests, QueryView):
         ensemble."""
         rank_agg = self._options["rank_agg"]
         if query == edits.EVERYTHING:
-            return call_tree_values(self._ensemble, metric, rank_agg)
+            return call_tree_values(self._ensemble, metric, rank_agg, self._choices)
         whole = self._remember(
             self._cache,
             ("values", edits.EVERYTHING, metric_pair(self._ensemble, metric)),
-            lambda: call_tree_values(self._ensemble, metric, rank_agg),
+            lambda: call_tree_values(self._ensemble, metric, rank_agg, self._choices),
         )
         folded = folded_values(whole, self._matched(query))
         if folded is not None:
