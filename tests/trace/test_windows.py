@@ -263,7 +263,7 @@ def test_a_window_reads_only_its_nodes_and_counts_as_the_whole_pass(trace, a, b,
     under any kept nodes and their kept callers."""
     import dataclasses
 
-    from glade.trace.timeline.kernels import kept_callers
+    from glade.trace.timeline.index import TimelineIndex
     from glade.trace.windows import Window, _cells, trace_forest
 
     forest = trace_forest(trace)
@@ -272,7 +272,7 @@ def test_a_window_reads_only_its_nodes_and_counts_as_the_whole_pass(trace, a, b,
     whole = dataclasses.replace(forest)
     whole.__dict__["location_groups"] = (np.array([0, len(forest)], dtype=np.int64), False)
     keep = np.array(data.draw(st.lists(st.booleans(), min_size=len(forest), max_size=len(forest))))
-    caller = kept_callers(forest.parent, keep)[0] if len(forest) else forest.parent
+    caller = TimelineIndex(forest, keep).caller
     window = Window.of(min(a, b), max(a, b))
     for kept, above in ((None, forest.parent), (keep, caller)):
         np.testing.assert_array_equal(

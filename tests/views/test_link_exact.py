@@ -239,3 +239,21 @@ def test_the_shared_mask_equals_the_query_engine(data):
     assert not keep.flags.writeable
     if "name" not in text:
         assert level._compared(glade.query.parse(text)) is not None
+
+
+def test_the_kept_nodes_of_a_query_are_those_of_its_mask_found_once():
+    # the nodes a window keeps, shared by the linked views: its mask's, read-only, and the
+    # same array for the next view; every node for a query that keeps everything
+    from glade.datasets import synthetic_trace
+
+    trace = synthetic_trace(4, 30, seed=3)
+    level = call_level(trace)
+    t0, t1 = (int(t) for t in np.percentile(level.nodes.start, [40, 45]))
+    text = str(Query().match(".", window_predicate({"t0": t0, "t1": t1})))
+    kept = level.kept(text)
+    np.testing.assert_array_equal(kept, np.flatnonzero(level.mask(text)))
+    assert 0 < kept.size < len(level.nodes) and not kept.flags.writeable
+    assert level.kept(text) is kept
+    from glade.query import EVERYTHING
+
+    np.testing.assert_array_equal(level.kept(EVERYTHING), np.arange(len(level.nodes)))

@@ -71,6 +71,7 @@ class CallLevel:
         self.trace = weakref.ref(trace)
         self.nodes: Forest = trace_forest(trace)
         self._masks: OrderedDict[str, np.ndarray | None] = OrderedDict()
+        self._kept: dict[str, np.ndarray] = {}
         self._cct: tuple[Graph, tuple] | None = None
         self._waits: tuple[pd.DataFrame, pd.DataFrame] | None = None
 
@@ -115,8 +116,21 @@ class CallLevel:
             keep.flags.writeable = False
         self._masks[text] = keep
         if len(self._masks) > MASKS:
-            self._masks.popitem(last=False)
+            self._kept.pop(self._masks.popitem(last=False)[0], None)
         return keep
+
+    def kept(self, text: str) -> np.ndarray:
+        """The nodes (ascending, read-only) the mask of query ``text`` keeps
+        (:meth:`mask`), found once and shared by the views linked to a window: each reads
+        what the window keeps, not a mask over every node of the forest."""
+        keep = self.mask(text)
+        nodes = self._kept.get(text)
+        if nodes is None:
+            nodes = np.arange(len(self.nodes)) if keep is None else np.flatnonzero(keep)
+            nodes.flags.writeable = False
+            if text in self._masks:
+                self._kept[text] = nodes
+        return nodes
 
     def _compared(self, query: BaseQuery) -> np.ndarray | None:
         """The node mask of a one-node query (``MATCH (".", n) WHERE ...``) whose condition
@@ -258,10 +272,11 @@ class CallLevel:
         """Whether any call of ``trace`` waits (its wait states, computed once)."""
         return bool((trace.wait_states()[WAITING_TIME].to_numpy() > 0).any())
 
-    def closed(self, keep: np.ndarray) -> bool:
-        """Whether the nodes ``keep`` marks are closed under their callers (every kept
-        node's parent is kept): then removing the others changes no kept call path."""
-        parent = self.nodes.parent[keep]
+    def closed(self, keep: np.ndarray, kept: np.ndarray | None = None) -> bool:
+        """Whether the nodes ``keep`` marks (``kept``, when known: those nodes) are closed
+        under their callers (every kept node's parent is kept): then removing the others
+        changes no kept call path."""
+        parent = self.nodes.parent[keep if kept is None else kept]
         parent = parent[parent >= 0]
         return bool(keep[parent].all())
 
@@ -280,10 +295,11 @@ class CallLevel:
         keep = self.mask(text)
         if keep is None:
             keep = np.ones(len(self.nodes), dtype=bool)
-        if not self.closed(keep):
+        kept = self.kept(text)
+        if not self.closed(keep, kept):
             return None
         node, code, unended, processes = self._cct_arrays(graph)
-        calls = np.flatnonzero(keep & (node != INSTANT))
+        calls = kept[node[kept] != INSTANT]
         if unended[calls].any() or (node[calls] == MISSING).any():
             return None
         nodes = self.nodes

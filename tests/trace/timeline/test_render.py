@@ -786,6 +786,75 @@ def test_index_arrays_against_brute_force(table, random):
     assert (index.node_lane[~keep] == -1).all()
 
 
+@settings(max_examples=examples(100), deadline=None)
+@given(random_traces(), st.randoms(use_true_random=False))
+def test_subtree_ends_against_brute_force(table, random):
+    # a node's subtree ends after its last descendant, found by walking up the parents
+    forest = index_of(Trace(table)).forest
+    ends = kernels.subtree_ends(forest.parent)
+    for node in range(len(forest)):
+        last = node
+        for other in range(node + 1, len(forest)):
+            up = int(forest.parent[other])
+            while up > node:
+                up = int(forest.parent[up])
+            if up == node:
+                last = other
+        assert ends[node] == last + 1
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(random_traces(), st.randoms(use_true_random=False), st.integers(1, 4))
+def test_indexes_on_lent_arrays_equal_indexes_of_their_own(table, random, count):
+    # a view's indexes, one after the other on the same per-node arrays (the first of
+    # every node, taking over its arrays, then random masks): each equals an index with
+    # arrays of its own, and closing one leaves the arrays blank
+    forest = index_of(Trace(table)).forest
+    first = TimelineIndex(forest)
+    arrays = first.lend_arrays()
+    assert arrays.lent and first.lend_arrays() is arrays
+    previous = first
+    for _ in range(count):
+        keep = np.array([random.random() < 0.6 for _ in range(len(forest))], dtype=bool)
+        busy = TimelineIndex(forest, keep, arrays=arrays)  # lent to previous: its own
+        previous.close()
+        assert not arrays.lent
+        inc = (forest.end - forest.start).astype(float)
+        np.testing.assert_array_equal(arrays.caller, -1)
+        np.testing.assert_array_equal(arrays.depth, 0)
+        np.testing.assert_array_equal(arrays.exclusive, inc)
+        np.testing.assert_array_equal(arrays.share, 1.0)
+        np.testing.assert_array_equal(arrays.node_lane, -1)
+        lent = TimelineIndex(forest, keep, arrays=arrays)
+        assert arrays.lent and busy.caller is not arrays.caller
+        for field in (
+            "caller",
+            "depth",
+            "calls",
+            "exclusive",
+            "share",
+            "node_lane",
+            "call_ptr",
+            "call_node",
+            "call_start",
+            "call_end",
+            "call_code",
+            "call_share",
+            "instant_ptr",
+            "instant_node",
+            "instant_time",
+            "instant_lane",
+        ):
+            np.testing.assert_array_equal(getattr(lent, field), getattr(busy, field))
+        np.testing.assert_array_equal(lent.lanes.offset, busy.lanes.offset)
+        previous = lent
+    previous.close()
+    again, own = TimelineIndex(forest, arrays=arrays), TimelineIndex(forest)
+    assert again.exclusive is arrays.exclusive and own.exclusive is not arrays.exclusive
+    for field in ("exclusive", "share", "node_lane", "call_share", "instant_lane"):
+        np.testing.assert_array_equal(getattr(again, field), getattr(own, field))
+
+
 def test_a_wide_range_past_the_box_budget_reads_the_coarser_level(monkeypatch):
     # with few boxes allowed the threshold passes two bins of the next coarser level:
     # that level is read, the boxes stay those of the exact picture, and its records

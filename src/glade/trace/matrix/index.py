@@ -273,13 +273,12 @@ class MessageIndex:
             self._send_node = (order, node[order])
         return self._send_node
 
-    def kept_by_nodes(self, keep: np.ndarray) -> np.ndarray:
-        """Per send: whether ``keep`` (a mask over the call forest's nodes) keeps its send
-        event: the messages ``trace.query(q, level="calls").comm_matrix()`` counts when
-        ``keep`` is the node mask of query ``q``. A search of the kept nodes among the
-        sends' nodes, so a narrow window reads only its own messages."""
+    def kept_by_nodes(self, kept: np.ndarray) -> np.ndarray:
+        """Per send: whether its send event is among the call forest's nodes ``kept``
+        (ascending): the messages ``trace.query(q, level="calls").comm_matrix()`` counts
+        when ``kept`` are the nodes query ``q`` keeps. A search of the kept nodes among
+        the sends' nodes, so a narrow window reads only its own messages."""
         order, nodes = self.send_node
-        kept = np.flatnonzero(keep)
         at = np.searchsorted(nodes, kept)
         hit = at < nodes.size
         hit[hit] = nodes[at[hit]] == kept[hit]

@@ -188,9 +188,74 @@ _STORED = (
 )
 
 
+#: The kept nodes of an index of every node (it reads them all in order).
+_NO_NODES = np.empty(0, dtype=np.int64)
+
+
 def _kept_here(values: np.ndarray) -> np.ndarray:
     """``values`` as they are (an index without ``store`` keeps its arrays in memory)."""
     return values
+
+
+@dataclass(eq=False)
+class NodeArrays:
+    """The per-node arrays of a forest's timeline indexes (caller, depth, exclusive time,
+    share and lane, see :func:`~glade.trace.timeline.kernels.index_arrays`) and the
+    subtree ends (``ends``) they are found with, allocated once and lent to one index at
+    a time (``lent``): an index writes its kept nodes only and blanks them again when
+    closed, so that a view that replaces its index on every brushed window touches what
+    the window keeps, not fresh memory over every node of the forest (whose page faults
+    cost more than the work). Blank, a node's caller is -1, its depth 0, its exclusive
+    time its time, its share 1 and its lane -1: what an index that does not keep it
+    holds. :meth:`blank` makes them; :meth:`TimelineIndex.lend_arrays` takes over those
+    of an index of every node.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from glade.datasets import synthetic_trace
+    >>> from glade.trace.windows import trace_forest
+    >>> forest = trace_forest(synthetic_trace(2, 20, seed=0))
+    >>> arrays = NodeArrays.blank(forest)
+    >>> keep = np.arange(len(forest)) % 2 == 0
+    >>> index = TimelineIndex(forest, keep, arrays=arrays)
+    >>> bool((index.caller == TimelineIndex(forest, keep).caller).all())
+    True
+    >>> index.close()
+    >>> int(arrays.caller.max())
+    -1
+    """
+
+    ends: np.ndarray
+    caller: np.ndarray
+    depth: np.ndarray
+    exclusive: np.ndarray
+    share: np.ndarray
+    node_lane: np.ndarray
+    lent: bool = False
+
+    @classmethod
+    def blank(
+        cls, forest: Forest, own: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    ) -> NodeArrays:
+        """Blank arrays for the nodes of ``forest`` (or a forest whose locations are
+        renumbered: it has the same nodes); ``own``: the exclusive times, shares and
+        lanes of an index of every node, taken over (blank once that index closes)."""
+        n = len(forest)
+        exclusive, share, node_lane = own or (
+            (forest.end - forest.start).astype(np.float64),
+            np.ones(n),
+            np.full(n, -1, dtype=np.int32),
+        )
+        return cls(
+            kernels.subtree_ends(forest.parent),
+            np.full(n, -1, dtype=forest.parent.dtype),
+            np.zeros(n, dtype=forest.depth.dtype),
+            exclusive,
+            share,
+            node_lane,
+            lent=own is not None,
+        )
 
 
 class TimelineIndex:
@@ -202,7 +267,10 @@ class TimelineIndex:
     returns (arrays mapped from a worker's disk, see
     :mod:`glade.trace.engines.spill`); ``keep_points=False`` lets go of
     every request's raster points once answered, instead of keeping a buffer for the
-    next one."""
+    next one. ``arrays`` (:class:`NodeArrays` of the forest, unless lent to another index
+    that is not closed yet) hold its per-node arrays until :meth:`close`; without them,
+    the index allocates its own. ``kept``: the nodes ``keep`` keeps (ascending), when
+    known; the index holds them (``kept``, None when it keeps every node)."""
 
     def __init__(
         self,
@@ -210,6 +278,8 @@ class TimelineIndex:
         keep: np.ndarray | None = None,
         store: Callable[[np.ndarray], np.ndarray] | None = None,
         keep_points: bool = True,
+        arrays: NodeArrays | None = None,
+        kept: np.ndarray | None = None,
     ):
         n = len(forest)
         if n >= 2**31:
@@ -218,20 +288,40 @@ class TimelineIndex:
                 f"{n:,}: query a part of the trace first"
             )
         self.forest = forest
-        if keep is None:
+        everything = keep is None
+        if everything:
             self.keep = np.ones(n, dtype=bool)
-            caller, depth = forest.parent, forest.depth
+            self.kept: np.ndarray | None = None
+            self.calls = np.flatnonzero(forest.call)
         else:
             self.keep = np.asarray(keep, dtype=bool)
-            caller, depth = kernels.kept_callers(forest.parent, self.keep)
-        self.caller = caller
-        self.depth = depth
-        self.calls = np.flatnonzero(self.keep & forest.call)
+            self.kept = np.flatnonzero(self.keep) if kept is None else kept
+            self.calls = self.kept[forest.call[self.kept]]
+        if arrays is not None and not arrays.lent:
+            arrays.lent = True
+            self._lent: NodeArrays | None = arrays
+        else:  # arrays of its own: blank unless every node is written
+            self._lent = None
+            arrays = None if everything else NodeArrays.blank(forest)
+        # read-only (as a call level's are): one compiled kernel for every index
+        nodes = (_NO_NODES if self.kept is None else self.kept).view()
+        nodes.flags.writeable = False
+        self._kept = (nodes, everything)
+        if everything:  # the forest's callers and depths; every node written
+            self.caller, self.depth = forest.parent, forest.depth
+            ends = np.empty(0, dtype=np.int32)
+            caller = depth = np.empty(0, dtype=forest.parent.dtype)
+        if arrays is None:
+            self.exclusive, self.share = np.empty(n), np.empty(n)
+            self.node_lane = np.empty(n, dtype=np.int32)
+        else:
+            self.exclusive, self.share = arrays.exclusive, arrays.share
+            self.node_lane = arrays.node_lane
+            if not everything:
+                self.caller, self.depth, ends = arrays.caller, arrays.depth, arrays.ends
+                caller, depth = self.caller, self.depth
         num_locations = forest.processes.size
         (
-            self.exclusive,
-            self.share,
-            self.node_lane,
             offset,
             self.call_ptr,
             self.call_node,
@@ -244,16 +334,24 @@ class TimelineIndex:
             self.instant_time,
             self.instant_lane,
         ) = kernels.index_arrays(
+            nodes,
+            everything,
+            ends,
+            forest.parent,
+            forest.depth,
             # a counter sample is no mark: it is left out of the instants
-            self.keep if forest.sample is None else self.keep & ~forest.sample,
+            np.zeros(0, dtype=bool) if forest.sample is None else forest.sample,
             forest.call,
             forest.location,
-            depth,
-            caller,
             forest.start,
             forest.end,
             forest.code,
             num_locations,
+            caller,
+            depth,
+            self.exclusive,
+            self.share,
+            self.node_lane,
         )
         self.store: Callable[[np.ndarray], np.ndarray] = store or _kept_here
         if store is not None:
@@ -412,6 +510,32 @@ class TimelineIndex:
         which refer to each other)."""
         self._closed.set()
         self._levels = {}
+        lent, self._lent = self._lent, None
+        if lent is not None:
+            kernels.blank_nodes(
+                *self._kept,
+                self.forest.start,
+                self.forest.end,
+                lent.caller,
+                lent.depth,
+                lent.exclusive,
+                lent.share,
+                lent.node_lane,
+            )
+            lent.lent = False
+
+    def lend_arrays(self) -> NodeArrays:
+        """The per-node arrays of this index (one of every node, with arrays of its own,
+        or one they are lent to) as :class:`NodeArrays` for the next indexes of its
+        forest: this index holds them until it is closed. Taking over its arrays, rather
+        than allocating others, leaves the memory of a view at its peak (its first index
+        built beside the pairing of its messages) unchanged."""
+        if self._lent is not None:
+            return self._lent
+        if not self._kept[1] or self.store is not _kept_here:
+            raise GladeError("only an index of every node, held in memory, lends its arrays")
+        self._lent = NodeArrays.blank(self.forest, (self.exclusive, self.share, self.node_lane))
+        return self._lent
 
     def points_buffer(self, count: int) -> np.ndarray:
         """A buffer for ``count`` raster points (rows :data:`kernels.POINT_FIELDS`), kept

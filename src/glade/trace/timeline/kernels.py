@@ -505,56 +505,105 @@ def raster_records(
 
 
 @njit(cache=True, nogil=True)
-def kept_callers(parent, keep):
+def subtree_ends(parent):
     """For nodes in pre-order (a parent before its children) with tree ``parent`` (-1
-    for roots): the nearest kept proper ancestor of every kept node (its caller once
-    the others are removed; -1 for none, and for removed nodes) and its number of kept
-    proper ancestors (its depth)."""
+    for roots): where the subtree of each node ends (its descendants are the nodes
+    after it up to there), int32 (fewer than 2^31 nodes)."""
     n = parent.size
-    near = np.empty(n, np.int64)
-    caller = np.full(n, -1, np.int64)
-    depth = np.zeros(n, np.int64)
+    ends = np.empty(n, np.int32)
     for i in range(n):
+        ends[i] = i + 1
+    for i in range(n - 1, -1, -1):
         p = parent[i]
-        above = near[p] if p >= 0 else -1
-        if keep[i]:
-            near[i] = i
-            caller[i] = above
-            depth[i] = depth[above] + 1 if above >= 0 else 0
-        else:
-            near[i] = above
-    return caller, depth
+        if p >= 0 and ends[i] > ends[p]:
+            ends[p] = ends[i]
+    return ends
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _node(kept, everything, j):
+    """The j-th node an index keeps: ``kept[j]``, or ``j`` itself when it keeps
+    ``everything``."""
+    return j if everything else kept[j]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _kept_depth(everything, forest_depth, depth, i):
+    """The kept depth of node ``i``: the forest's (``everything`` kept), else as found."""
+    return forest_depth[i] if everything else depth[i]
 
 
 @njit(cache=True, nogil=True)
-def index_arrays(keep, call, location, depth, caller, start, end, code, num_locations):
-    """The arrays of a timeline index over a forest's nodes (pre-order: a caller
-    before its callees), in three passes over the nodes and no sort. Kept calls
-    (``keep & call``) are grouped by lane (lane ``offset[location] + depth``, every
-    location having at least one) in node order inside each; kept instants by location
-    in node order, each on the lane of its caller's depth (clipped to its location's
-    lanes). Returns, per node, the exclusive time (its time minus that of its kept
-    callees, whose nearest kept caller is ``caller``), its exclusive share of its time
-    (1 when it lasts no time) and its lane (-1 when not kept); the lane ``offset`` per
-    location; per lane, the pointer into the calls and, per call in lane order, its
-    node, start, end, code and share; per location, the pointer into the instants,
-    and per instant in that order its node, time and lane. Nodes and lanes are int32
-    (the caller checks that a forest has fewer than 2^31 nodes)."""
-    n = start.size
-    exclusive = np.empty(n)
-    share = np.ones(n)
+def index_arrays(
+    kept,
+    everything,
+    ends,
+    parent,
+    forest_depth,
+    sample,
+    call,
+    location,
+    start,
+    end,
+    code,
+    num_locations,
+    caller,
+    depth,
+    exclusive,
+    share,
+    node_lane,
+):
+    """The arrays of a timeline index over the nodes ``kept`` (ascending, or every node
+    when ``everything``) of a forest in pre-order (a caller before its callees, each
+    node's subtree ending at ``ends``), in four passes over the kept nodes and no sort:
+    the work and the memory touched grow with what is kept, not with the forest.
+
+    Writes, at the kept nodes only, the per-node arrays: the nearest kept proper
+    ancestor (``caller``; -1 for none) and the number of kept proper ancestors
+    (``depth``), found with a stack of the kept ancestors (unless ``everything``: then
+    they are the forest's ``parent`` and ``forest_depth``, and ``caller`` and ``depth``
+    are not written); the exclusive time (its time minus
+    that of its kept callees), its exclusive share of its time (1 when it lasts no
+    time) and its lane (-1 for a counter sample, ``sample``: no mark). The nodes not
+    kept keep what those arrays hold (:class:`~glade.trace.timeline.index.NodeArrays`
+    holds them blank: caller -1, depth 0, exclusive time their time, share 1, lane -1).
+
+    Kept calls (``call``) are grouped by lane (lane ``offset[location] + depth``, every
+    location having at least one) in node order inside each; kept instants other than
+    samples by location in node order, each on the lane of its caller's depth (clipped
+    to its location's lanes). Returns the lane ``offset`` per location; per lane, the
+    pointer into the calls and, per call in lane order, its node, start, end, code and
+    share; per location, the pointer into the instants, and per instant in that order
+    its node, time and lane. Nodes and lanes are int32 (the caller checks that a forest
+    has fewer than 2^31 nodes)."""
+    count = start.size if everything else kept.size
     depths = np.ones(num_locations, np.int64)
     instant_ptr = np.zeros(num_locations + 1, np.int64)
+    has_samples = sample.size > 0
+    stack = np.empty(64, np.int64)
+    top = 0
     num_calls = 0
-    for i in range(n):
+    for j in range(count):
+        i = _node(kept, everything, j)
+        if not everything:
+            while top > 0 and ends[stack[top - 1]] <= i:
+                top -= 1
+            caller[i] = stack[top - 1] if top > 0 else -1
+            depth[i] = top
+            if top == stack.size:
+                stack = np.concatenate((stack, stack))
+            stack[top] = i
+            top += 1
         exclusive[i] = end[i] - start[i]
-        if not keep[i]:
+        if has_samples and sample[i]:
             continue
         if call[i]:
             num_calls += 1
-            depths[location[i]] = max(depths[location[i]], depth[i] + 1)
-            if caller[i] >= 0:
-                exclusive[caller[i]] -= end[i] - start[i]
+            d = _kept_depth(everything, forest_depth, depth, i)
+            depths[location[i]] = max(depths[location[i]], d + 1)
+            above = parent[i] if everything else caller[i]
+            if above >= 0:
+                exclusive[above] -= end[i] - start[i]
         else:
             instant_ptr[location[i] + 1] += 1
     offset = np.zeros(num_locations + 1, np.int64)
@@ -562,14 +611,14 @@ def index_arrays(keep, call, location, depth, caller, start, end, code, num_loca
         offset[loc + 1] = offset[loc] + depths[loc]
         instant_ptr[loc + 1] += instant_ptr[loc]
     ptr = np.zeros(offset[num_locations] + 1, np.int64)
-    node_lane = np.full(n, -1, np.int32)
-    for i in range(n):
-        if keep[i] and call[i]:
-            lane = offset[location[i]] + depth[i]
+    for j in range(count):
+        i = _node(kept, everything, j)
+        node_lane[i] = -1
+        share[i] = exclusive[i] / (end[i] - start[i]) if end[i] > start[i] else 1.0
+        if call[i] and not (has_samples and sample[i]):
+            lane = offset[location[i]] + _kept_depth(everything, forest_depth, depth, i)
             node_lane[i] = lane
             ptr[lane + 1] += 1
-        if end[i] > start[i]:
-            share[i] = exclusive[i] / (end[i] - start[i])
     for lane in range(ptr.size - 1):
         ptr[lane + 1] += ptr[lane]
     cursor = ptr[:-1].copy()
@@ -582,9 +631,10 @@ def index_arrays(keep, call, location, depth, caller, start, end, code, num_loca
     instant_node = np.empty(num_instants, np.int32)
     instant_time = np.empty(num_instants, start.dtype)
     instant_lane = np.empty(num_instants, np.int32)
-    j = 0
-    for i in range(n):
-        if not keep[i]:
+    k = 0
+    for j in range(count):
+        i = _node(kept, everything, j)
+        if has_samples and sample[i]:
             continue
         if call[i]:
             lane = node_lane[i]
@@ -597,16 +647,14 @@ def index_arrays(keep, call, location, depth, caller, start, end, code, num_loca
             call_share[c] = share[i]
         else:
             loc = location[i]
-            lane = offset[loc] + min(max(depth[i] - 1, 0), depths[loc] - 1)
+            d = _kept_depth(everything, forest_depth, depth, i)
+            lane = offset[loc] + min(max(d - 1, 0), depths[loc] - 1)
             node_lane[i] = lane
-            instant_node[j] = i
-            instant_time[j] = start[i]
-            instant_lane[j] = lane
-            j += 1
+            instant_node[k] = i
+            instant_time[k] = start[i]
+            instant_lane[k] = lane
+            k += 1
     return (
-        exclusive,
-        share,
-        node_lane,
         offset,
         ptr,
         call_node,
@@ -619,6 +667,23 @@ def index_arrays(keep, call, location, depth, caller, start, end, code, num_loca
         instant_time,
         instant_lane,
     )
+
+
+@njit(cache=True, nogil=True)
+def blank_nodes(kept, everything, start, end, caller, depth, exclusive, share, node_lane):
+    """Undo what :func:`index_arrays` wrote at the nodes ``kept`` (every node when
+    ``everything``: then ``caller`` and ``depth`` are the forest's, not written): the
+    arrays blank again (caller -1, depth 0, exclusive time the node's time, share 1,
+    lane -1), touching the kept nodes only."""
+    count = start.size if everything else kept.size
+    for j in range(count):
+        i = _node(kept, everything, j)
+        if not everything:
+            caller[i] = -1
+            depth[i] = 0
+        exclusive[i] = end[i] - start[i]
+        share[i] = 1.0
+        node_lane[i] = -1
 
 
 @njit(cache=True, nogil=True)

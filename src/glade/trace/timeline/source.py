@@ -293,6 +293,12 @@ class PandasSource(TimelineSource):
                 self._messages = Messages(pairs.result(), self.forest)
                 bar.update()
             self._install(index)
+        # the per-node arrays of the indexes of what a query or a window keeps, lent
+        # from one to the next (taken over from this index: no memory added)
+        self._arrays = index.lend_arrays()
+        # where each location's nodes are, found now: a window's legend reads them, and
+        # the first brushed window should cost what the next ones do
+        self.forest.location_groups  # noqa: B018
         self._trace = trace
         self._base = self.forest  # the forest with its locations in trace order
         self._order = np.arange(self.forest.processes.size)  # the locations of the rows
@@ -376,36 +382,45 @@ class PandasSource(TimelineSource):
         self.level.mask(text)
 
     def show(self, query: str, restriction: str) -> bool:
-        keep = self.level.mask(query)
-        if restriction:
-            linked = self.level.mask(restriction)
-            keep = linked if keep is None else keep & linked
-        current = self.index.keep
+        level = self.level
+        keep, kept = level.mask(query), None
+        if keep is not None:
+            kept = level.kept(query)
+        linked = level.mask(restriction) if restriction else None
+        if linked is not None:
+            keep, kept = (
+                (linked, level.kept(restriction)) if keep is None else (keep & linked, None)
+            )
+        if kept is None and keep is not None:
+            kept = np.flatnonzero(keep)
         window = self.window_of(query, restriction)
-        if keep is None:
-            unchanged = bool(current.all())
+        if kept is None:
+            unchanged = self.index.kept is None
         else:
-            unchanged = keep is current or np.array_equal(keep, current)
+            current = self.index.kept
+            unchanged = current is not None and np.array_equal(kept, current)
         if unchanged and window == self._window:
             return False
         with tqdm(total=1, desc="timeline: applying the query", delay=1.0, leave=False) as bar:
-            self._replace_index(keep, window)
+            self._replace_index(keep, window, kept)
             bar.update()
         return True
 
-    def _replace_index(self, keep: np.ndarray | None, window: Window | None) -> None:
-        """Install the index of the nodes ``keep`` keeps, the current one let go first
-        (its levels, arrays and kept messages: with 10^7 messages two indexes side by
-        side are a gigabyte more at the peak). Should building the new one fail, the
-        current one is built again, so that the source stays whole."""
-        current = self.index.keep
-        previous = (None if current.all() else current, self._window)
+    def _replace_index(
+        self, keep: np.ndarray | None, window: Window | None, kept: np.ndarray | None = None
+    ) -> None:
+        """Install the index of the nodes ``keep`` keeps (``kept``, when known: those
+        nodes), the current one let go first (its levels, arrays and kept messages: with
+        10^7 messages two indexes side by side are a gigabyte more at the peak). Should
+        building the new one fail, the current one is built again, so that the source
+        stays whole."""
+        previous = (None if self.index.kept is None else self.index.keep, self._window)
         self.index.close()
         del self.index, self._kept_messages
         try:
-            self._install(TimelineIndex(self.forest, keep), window)
+            self._install(TimelineIndex(self.forest, keep, arrays=self._arrays, kept=kept), window)
         except BaseException:
-            self._install(TimelineIndex(self.forest, previous[0]), previous[1])
+            self._install(TimelineIndex(self.forest, previous[0], arrays=self._arrays), previous[1])
             raise
 
     def overview(self) -> tuple[dict[str, Any], bytes]:
@@ -484,10 +499,13 @@ class PandasSource(TimelineSource):
             processes=base.processes[order],
             threads=base.threads[order],
         )
-        keep = self.index.keep
+        index = self.index
         self.forest = forest
-        self.index.close()
-        self._install(TimelineIndex(forest, None if keep.all() else keep), self._window)
+        index.close()
+        keep = None if index.kept is None else index.keep
+        self._install(
+            TimelineIndex(forest, keep, arrays=self._arrays, kept=index.kept), self._window
+        )
         return True
 
     def encoded(self, request: Request) -> tuple[dict[str, Any], bytes]:

@@ -661,8 +661,9 @@ class CommMatrix(QueryView):
         message belongs to a window brushed in a timeline when it is sent in it), as
         ``trace.query(text, level="calls").comm_matrix()`` counts them; every message
         for ""."""
-        keep = call_level(self._data).mask(text) if text else None
-        self._restrict = None if keep is None else self._index.kept_by_nodes(keep)
+        level = call_level(self._data)
+        keep = level.mask(text) if text else None
+        self._restrict = None if keep is None else self._index.kept_by_nodes(level.kept(text))
         self._recount()
 
     def _show_highlight(self, text: str) -> None:
