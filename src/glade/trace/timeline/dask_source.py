@@ -50,6 +50,7 @@ from glade.trace.engines.timeline import (
     INSTANT_FIELDS,
     TimelinePart,
     picture_share,
+    shares,
     timeline_part,
 )
 from glade.trace.profiles import bin_edges
@@ -177,7 +178,9 @@ def _combine(
     demoted = pixel_sums(_demoted_points({f: v[~drawn] for f, v in boxes.items()}, request), **grid)
     cover, busy, top = pixel_values(demoted if raster is None else add_rasters(raster, demoted))
     kept = {f: boxes[f][drawn] for f in BOX_FIELDS if f != "share"}
-    instants, pooled = _all_instants([p[2] for p in pieces], request, row0, pool, bins)
+    instants, pooled = _all_instants(
+        [found for p in pieces for found in p[2]], request, row0, pool, bins
+    )
     return Picture(
         request,
         *layout,
@@ -194,11 +197,11 @@ def _combine(
     )
 
 
-def _answers(shares: Sequence[Any], keys: tuple[str, ...]) -> tuple[list[tuple], Any]:
+def _answers(answers: Sequence[Any], keys: tuple[str, ...]) -> tuple[list[tuple], Any]:
     """The ``keys`` of every partition's share (delayed) and the sum of their rasters (a
     tree of tasks on the cluster; None without shares), delayed."""
-    pieces = [tuple(dask.delayed(getitem)(s, key) for key in keys) for s in shares]
-    raster = raster_tree([dask.delayed(getitem)(s, "raster") for s in shares]) if shares else None
+    pieces = [tuple(dask.delayed(getitem)(s, key) for key in keys) for s in answers]
+    raster = raster_tree([dask.delayed(getitem)(s, "raster") for s in answers]) if answers else None
     return pieces, raster
 
 
@@ -252,7 +255,7 @@ def picture_once(trace: Any, request: Request) -> Picture:
     pieces, raster, cut = dask.compute(pieces, raster, cut)
     offsets = np.concatenate([[0], np.cumsum([p[3] for p in pieces])])
     for piece, offset in zip(pieces, offsets, strict=False):
-        for found in (piece[0], piece[2]):
+        for found in (piece[0], *piece[2]):
             if "node" in found:
                 found["node"] = found["node"] + offset
     arrows = combine_arrows(cut, request.t0, request.t1, row0, pool, total, messages.MAX_ARROWS)
@@ -454,15 +457,25 @@ class DaskSource(TimelineSource):
         )
         row0, row1, pool, _ = layout
         base = self._bases[depth_rows]
-        visible = [k for k in range(len(self._parts)) if base[k] < row1 and base[k + 1] > row0]
-        # one round of tasks: each part answers and rasters its share, a tree adds them
-        shares = [
-            _call(
-                "share", request, int(base[k]), layout, int(self._offsets[k]), home=self._homes[k]
-            )(self._parts[k])
-            for k in visible
-        ]
-        pieces, raster = dask.compute(*_answers(shares, ("boxes", "visible", "instants")))
+        visible: dict[str | None, list[int]] = {}
+        for k in range(len(self._parts)):
+            if base[k] < row1 and base[k + 1] > row0:
+                visible.setdefault(self._homes[k], []).append(k)
+        # one round of tasks, one per worker: it answers for all its parts and rasters
+        # their points at once; a tree adds the workers' rasters
+        found = []
+        for home, mine in visible.items():
+            with on(home):
+                found.append(
+                    dask.delayed(shares)(
+                        [self._parts[k] for k in mine],
+                        request,
+                        [int(base[k]) for k in mine],
+                        layout,
+                        [int(self._offsets[k]) for k in mine],
+                    )
+                )
+        pieces, raster = dask.compute(*_answers(found, ("boxes", "visible", "instants")))
         lanes = self._lanes
         arrows = self._messages.in_range(
             request.t0,
