@@ -6,14 +6,13 @@ forest and the index of what the view keeps) is built once and persisted on the
 cluster, its arrays and levels of detail on the worker's local disk (see
 :mod:`glade.trace.engines.spill`), and every task on a part runs on the part's worker
 (:mod:`glade.trace.engines.placement`); an edit builds new indexes there from the
-persisted forests. A range request
-is one round of tasks: each partition whose rows are visible returns its exact boxes and
-instants, and datashader aggregates its raster points there (its pandas aggregation, one
-per partition, as datashader's Dask pipeline does); a tree of tasks adds the rasters, so
-only the boxes, the instants and one raster the size of the picture come back (see
-:mod:`glade.trace.engines.rasters`). When all partitions hold more boxes than a picture
-draws, the longest are kept and the others join the raster, as the pandas timeline
-does.
+persisted forests. A range request is one round of tasks, one per worker: each partition
+whose rows are visible gives its exact boxes and instants, and datashader aggregates the
+raster points of the worker's partitions there (its pandas aggregation, once per
+worker); a tree of tasks adds the rasters, so only the boxes, the instants and one
+raster the size of the picture come back (see :mod:`glade.trace.engines.rasters`).
+When all partitions hold more boxes than a picture draws, the longest are kept and the
+others join the raster, as the pandas timeline does.
 
 The whole trace's messages are paired once (as ``match_messages`` pairs them); the
 client keeps the pairs and, after every edit, the lane of each end, and draws the
