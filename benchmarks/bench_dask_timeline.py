@@ -1,8 +1,9 @@
 """The timeline widget of a Dask trace at scale (issue 30): a synthetic trace stored as
 Parquet (``bench_dask.make_store``: 1024 processes, ring exchange), read with
 ``Trace.from_parquet(dir, engine="dask")`` on a 2-worker ``LocalCluster`` (one thread
-and ``memory_limit`` 4 GB per worker), its timeline view built (every partition's call
-forest and index written to the worker's local disk and mapped back, see
+and ``memory_limit`` 4 GB per worker; ``--workers N`` for another number), its timeline
+view built (every partition's call forest and index written to the worker's local disk
+and mapped back, see
 ``glade.trace.engines.spill``), then 40 range requests (1200 x 400 pixels, all rows,
 windows from the whole trace down to 10^-4 of it, drawn at random with a fixed seed).
 
@@ -212,10 +213,12 @@ def main(
     events: int | None = None,
     store: str | None = None,
     timeline_warm_up: bool = False,
+    workers: int = 2,
 ) -> list[Table]:
     """Measure (see the module doc); print and return the tables. ``timeline_warm_up``:
     warm the workers up with a tiny timeline only, not with every analysis (minutes on a
-    loaded machine; the timeline's build compiles nothing else)."""
+    loaded machine; the timeline's build compiles nothing else); ``workers``: how many
+    workers the cluster has."""
     if load_optional("distributed") is None:
         missing = Table("Dask timeline", ["note"])
         missing.add("not run: install the glade[dask] extra")
@@ -232,27 +235,32 @@ def main(
             path = kept / "big"
         else:
             path = make_store(kept or folder, size, "big")
-        with (
-            LocalCluster(
-                n_workers=2,
-                threads_per_worker=1,
-                processes=True,
-                memory_limit=MEMORY_LIMIT,
-                dashboard_address=":0",
-            ) as cluster,
-            Client(cluster) as client,
-        ):
-            if not timeline_warm_up:
-                warm_up(client)
-            warm_up_spilled(client)
-            result = run(path, client)
+        cluster = LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit=MEMORY_LIMIT,
+            dashboard_address=":0",
+        )
+        try:
+            with Client(cluster) as client:
+                if not timeline_warm_up:
+                    warm_up(client)
+                warm_up_spilled(client)
+                result = run(path, client)
+        finally:
+            try:
+                cluster.close(timeout=120)
+            except TimeoutError:  # a worker slow to stop on a loaded machine: it is killed
+                print("the cluster took over 120 s to close", flush=True)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     load_after = os.getloadavg()
     times = result["times"]
     title = (
         f"Dask timeline, {result['events']:,} events, {size['processes']} processes, "
-        f"{result['partitions']} partitions, 2 workers of 4 GB"
+        f"{result['partitions']} partitions, {workers} worker{'s' if workers > 1 else ''} "
+        "of 4 GB"
     )
     summary = Table(title, ["measure", "value"])
     summary.add("view built", format_seconds(result["build"]))
@@ -319,5 +327,6 @@ if __name__ == "__main__":
         action="store_true",
         help="warm the workers up with a tiny timeline only, not every analysis",
     )
+    parser.add_argument("--workers", type=int, default=2, help="workers (default 2)")
     args = parser.parse_args()
-    main(args.quick, args.events, args.store, args.timeline_warm_up)
+    main(args.quick, args.events, args.store, args.timeline_warm_up, args.workers)

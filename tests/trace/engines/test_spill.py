@@ -1,7 +1,7 @@
 """Arrays kept on disk (:mod:`glade.trace.engines.spill`): written once, read back the
 same, read-only, in a fresh directory that goes with its object and nothing else; and a
 timeline part that spills answers as one held in memory, also once moved (pickled) to
-another worker."""
+another worker; the parts of one worker answer a picture in one task as each would."""
 
 from __future__ import annotations
 
@@ -124,3 +124,46 @@ def test_outside_a_task_a_worker_writes_in_its_own_directory(dask_client):
     for address, directory in workers.items():
         assert dask_client.submit(_directory, workers=[address], pure=False).result() == directory
     assert dask_client.run(_directory) == workers
+
+
+@pytest.mark.parametrize("pooled", [False, True])
+def test_the_shares_of_several_parts_are_their_shares_joined(monkeypatch, pooled):
+    pytest.importorskip("dask.dataframe", reason="the glade[dask] extra is absent")
+    from glade.datasets import synthetic_trace
+    from glade.trace.engines.rasters import add_rasters
+    from glade.trace.engines.timeline import TimelinePart, shares
+    from glade.trace.timeline import render
+    from glade.trace.timeline.render import Request, row_layout
+
+    if pooled:  # every part counts its instants per pixel
+        monkeypatch.setattr(render, "MAX_INSTANTS", 1)
+
+    trace = synthetic_trace(6, 8, exchange="ring").to_dask(2)
+    names = trace.name_labels()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        parts = [
+            TimelinePart(trace.events.partitions[k].compute(), trace.metadata, None, names)
+            for k in range(2)
+        ]
+    bases = [0, parts[0].index.lanes.num_rows(False)]
+    offsets = [0, len(parts[0].forest)]
+    first, last = parts[0].size()[1:]
+    layout = row_layout(0, 6, 2)  # three rows per raster row
+    request = Request(first, last, 40, 0, 6, 2)
+    one = [p.share(request, b, layout, o) for p, b, o in zip(parts, bases, offsets, strict=True)]
+    both = shares(parts, request, bases, layout, offsets)
+    np.testing.assert_allclose(both["raster"], add_rasters(*(s["raster"] for s in one)))
+    for field, values in both["boxes"].items():
+        np.testing.assert_array_equal(values, np.concatenate([s["boxes"][field] for s in one]))
+    assert both["visible"] == sum(s["visible"] for s in one)
+    instants = [found for s in one for found in s["instants"]]
+    exact = [found for found in instants if "count" not in found]
+    counts = [found["count"] for found in instants if "count" in found]
+    assert len(both["instants"]) == len(exact) + bool(counts)
+    for got, want in zip(both["instants"], exact, strict=False):
+        for field, values in want.items():
+            np.testing.assert_array_equal(got[field], values, field)
+    assert len(counts) == (2 if pooled else 0)
+    if counts:
+        np.testing.assert_array_equal(both["instants"][-1]["count"], np.sum(counts, axis=0))

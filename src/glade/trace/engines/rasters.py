@@ -1,10 +1,11 @@
 """The raster of a Dask trace's timeline picture, made by datashader on the workers as its
-Dask pipeline makes it: every partition aggregates its own points with datashader (on
-its pandas table), and the partitions' rasters are added (times) and maxed (keys) by a
-tree of small tasks on the cluster, so one picture is one round of tasks whose only
-large answer is one raster. (Handing datashader a Dask frame of the points does the
-same aggregation, but builds and ships a new graph with its compiled functions on every
-request: about 0.4 s each, even for a tiny trace.)
+Dask pipeline makes it: every worker aggregates the points of its partitions with
+datashader (on a pandas table; see :func:`glade.trace.engines.timeline.shares`), and the
+rasters are added (times) and maxed (keys) by a tree of small tasks on the cluster, so
+one picture is one round of tasks whose only large answer is one raster. (Handing
+datashader a Dask frame of the points does the same aggregation, but builds and ships a
+new graph with its compiled functions on every request: about 0.4 s each, even for a
+tiny trace.)
 
 A raster here is an array (3, bins, width): the time the calls cover per pixel, their
 exclusive time per pixel, and the largest point key per pixel (-inf where nothing is),

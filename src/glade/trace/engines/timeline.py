@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, TypeVar
@@ -44,7 +44,7 @@ from glade.trace.comm import message_rows
 from glade.trace.critical_path import add_forest_columns
 from glade.trace.engines.arrows import MESSAGE_ROW
 from glade.trace.engines.parts import in_time_order, local_trace
-from glade.trace.engines.rasters import pixel_sums
+from glade.trace.engines.rasters import add_rasters, pixel_sums
 from glade.trace.engines.spill import SpillDirectory, is_mapped
 from glade.trace.engines.tasks import forest_with_sends
 from glade.trace.events import RECEIVE_NAMES, SEND_NAMES
@@ -373,7 +373,6 @@ class TimelinePart:
         return named_counts(self.forest, names, window)
 
     # ------------------------------------------------------------- pictures
-    @releasing
     def share(
         self, request: Request, row_offset: int, layout: tuple[int, int, int, int], offset: int
     ) -> dict[str, Any]:
@@ -383,30 +382,31 @@ class TimelinePart:
         raster points, see :mod:`glade.trace.engines.rasters`), ``boxes``
         (:data:`BOX_FIELDS`), the number of ``visible`` calls and its ``instants``
         (:data:`INSTANT_FIELDS`, or their ``count`` per raster pixel)."""
+        return shares([self], request, [row_offset], layout, [offset])
+
+    @releasing
+    def _piece(
+        self, request: Request, row_offset: int, layout: tuple[int, int, int, int], offset: int
+    ) -> dict[str, Any]:
+        """What :meth:`share` answers, with the raster not yet aggregated: ``points``
+        (raster points, global codes) and ``raster`` (the raster a level of detail
+        made, or None)."""
         index = self.index
         rows = index.lanes.num_rows(request.depth_rows)
         row0 = int(np.clip(request.row0 - row_offset, 0, rows))
         row1 = int(np.clip(request.row1 - row_offset, 0, rows))
-        grid_row0, _, pool, bins = layout
+        raster = None
         if range_level(index, request, row0, row1) is not None:
             raster, box, box_row, visible = self._level_raster(
                 request, (row0, row1), row_offset, layout
             )
+            points = np.empty((len(kernels.POINT_FIELDS), 0))
         else:
             box, box_row, points, _, visible, _ = split_range(
                 index, request, row0, row1, row_offset, exact=True
             )
             code = np.fmod(points[4], float(1 << kernels.CODE_BITS)).astype(np.int64)
             points[4] += self.recode[code] - code
-            raster = pixel_sums(
-                points,
-                t0=request.t0,
-                px=request.px,
-                width=request.width,
-                row0=grid_row0,
-                pool=pool,
-                bins=bins,
-            )
         nodes = index.call_node[box]
         boxes = {
             "node": nodes + offset,
@@ -419,6 +419,7 @@ class TimelinePart:
             "share": index.share[nodes],
         }
         return {
+            "points": points,
             "raster": raster,
             "boxes": boxes,
             "visible": visible,
@@ -539,6 +540,53 @@ def timeline_part(
 
     warm_up()
     return TimelinePart(part, metadata, t_end, names, spill=True)
+
+
+def shares(
+    parts: Sequence[TimelinePart],
+    request: Request,
+    row_offsets: Sequence[int],
+    layout: tuple[int, int, int, int],
+    offsets: Sequence[int],
+) -> dict[str, Any]:
+    """The share of ``parts`` (those one worker holds; their first rows ``row_offsets``,
+    their first nodes ``offsets``) of the picture of ``request`` in one task, as
+    :meth:`TimelinePart.share` answers for one part: one ``raster`` (datashader
+    aggregates the raster points of all the parts at once, then the rasters their
+    levels of detail made are added), their ``boxes`` joined, the number of ``visible``
+    calls, and ``instants``: a list of the parts' exact instants and of at most one
+    ``count`` per raster pixel (the counts of the parts that pooled them, added)."""
+    grid_row0, _, pool, bins = layout
+    pieces = [
+        part._piece(request, int(base), layout, int(offset))
+        for part, base, offset in zip(parts, row_offsets, offsets, strict=True)
+    ]
+    points = [p["points"] for p in pieces]
+    raster = pixel_sums(
+        np.concatenate([np.empty((len(kernels.POINT_FIELDS), 0)), *points], axis=1),
+        t0=request.t0,
+        px=request.px,
+        width=request.width,
+        row0=grid_row0,
+        pool=pool,
+        bins=bins,
+    )
+    levels = [p["raster"] for p in pieces if p["raster"] is not None]
+    if levels:
+        raster = add_rasters(raster, *levels)
+    instants = [p["instants"] for p in pieces if "count" not in p["instants"]]
+    counts = [p["instants"]["count"] for p in pieces if "count" in p["instants"]]
+    if counts:
+        instants.append({"count": np.sum(counts, axis=0)})
+    return {
+        "raster": raster,
+        "boxes": {
+            f: np.concatenate([np.zeros(0, dtype=np.int64), *(p["boxes"][f] for p in pieces)])
+            for f in BOX_FIELDS
+        },
+        "visible": sum(p["visible"] for p in pieces),
+        "instants": instants,
+    }
 
 
 def picture_share(

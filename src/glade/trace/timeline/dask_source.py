@@ -6,14 +6,13 @@ forest and the index of what the view keeps) is built once and persisted on the
 cluster, its arrays and levels of detail on the worker's local disk (see
 :mod:`glade.trace.engines.spill`), and every task on a part runs on the part's worker
 (:mod:`glade.trace.engines.placement`); an edit builds new indexes there from the
-persisted forests. A range request
-is one round of tasks: each partition whose rows are visible returns its exact boxes and
-instants, and datashader aggregates its raster points there (its pandas aggregation, one
-per partition, as datashader's Dask pipeline does); a tree of tasks adds the rasters, so
-only the boxes, the instants and one raster the size of the picture come back (see
-:mod:`glade.trace.engines.rasters`). When all partitions hold more boxes than a picture
-draws, the longest are kept and the others join the raster, as the pandas timeline
-does.
+persisted forests. A range request is one round of tasks, one per worker: each partition
+whose rows are visible gives its exact boxes and instants, and datashader aggregates the
+raster points of the worker's partitions there (its pandas aggregation, once per
+worker); a tree of tasks adds the rasters, so only the boxes, the instants and one
+raster the size of the picture come back (see :mod:`glade.trace.engines.rasters`).
+When all partitions hold more boxes than a picture draws, the longest are kept and the
+others join the raster, as the pandas timeline does.
 
 The whole trace's messages are paired once (as ``match_messages`` pairs them); the
 client keeps the pairs and, after every edit, the lane of each end, and draws the
@@ -50,6 +49,7 @@ from glade.trace.engines.timeline import (
     INSTANT_FIELDS,
     TimelinePart,
     picture_share,
+    shares,
     timeline_part,
 )
 from glade.trace.profiles import bin_edges
@@ -177,7 +177,9 @@ def _combine(
     demoted = pixel_sums(_demoted_points({f: v[~drawn] for f, v in boxes.items()}, request), **grid)
     cover, busy, top = pixel_values(demoted if raster is None else add_rasters(raster, demoted))
     kept = {f: boxes[f][drawn] for f in BOX_FIELDS if f != "share"}
-    instants, pooled = _all_instants([p[2] for p in pieces], request, row0, pool, bins)
+    instants, pooled = _all_instants(
+        [found for p in pieces for found in p[2]], request, row0, pool, bins
+    )
     return Picture(
         request,
         *layout,
@@ -194,11 +196,11 @@ def _combine(
     )
 
 
-def _answers(shares: Sequence[Any], keys: tuple[str, ...]) -> tuple[list[tuple], Any]:
+def _answers(answers: Sequence[Any], keys: tuple[str, ...]) -> tuple[list[tuple], Any]:
     """The ``keys`` of every partition's share (delayed) and the sum of their rasters (a
     tree of tasks on the cluster; None without shares), delayed."""
-    pieces = [tuple(dask.delayed(getitem)(s, key) for key in keys) for s in shares]
-    raster = raster_tree([dask.delayed(getitem)(s, "raster") for s in shares]) if shares else None
+    pieces = [tuple(dask.delayed(getitem)(s, key) for key in keys) for s in answers]
+    raster = raster_tree([dask.delayed(getitem)(s, "raster") for s in answers]) if answers else None
     return pieces, raster
 
 
@@ -252,7 +254,7 @@ def picture_once(trace: Any, request: Request) -> Picture:
     pieces, raster, cut = dask.compute(pieces, raster, cut)
     offsets = np.concatenate([[0], np.cumsum([p[3] for p in pieces])])
     for piece, offset in zip(pieces, offsets, strict=False):
-        for found in (piece[0], piece[2]):
+        for found in (piece[0], *piece[2]):
             if "node" in found:
                 found["node"] = found["node"] + offset
     arrows = combine_arrows(cut, request.t0, request.t1, row0, pool, total, messages.MAX_ARROWS)
@@ -454,15 +456,25 @@ class DaskSource(TimelineSource):
         )
         row0, row1, pool, _ = layout
         base = self._bases[depth_rows]
-        visible = [k for k in range(len(self._parts)) if base[k] < row1 and base[k + 1] > row0]
-        # one round of tasks: each part answers and rasters its share, a tree adds them
-        shares = [
-            _call(
-                "share", request, int(base[k]), layout, int(self._offsets[k]), home=self._homes[k]
-            )(self._parts[k])
-            for k in visible
-        ]
-        pieces, raster = dask.compute(*_answers(shares, ("boxes", "visible", "instants")))
+        visible: dict[str | None, list[int]] = {}
+        for k in range(len(self._parts)):
+            if base[k] < row1 and base[k + 1] > row0:
+                visible.setdefault(self._homes[k], []).append(k)
+        # one round of tasks, one per worker: it answers for all its parts and rasters
+        # their points at once; a tree adds the workers' rasters
+        found = []
+        for home, mine in visible.items():
+            with on(home):
+                found.append(
+                    dask.delayed(shares)(
+                        [self._parts[k] for k in mine],
+                        request,
+                        [int(base[k]) for k in mine],
+                        layout,
+                        [int(self._offsets[k]) for k in mine],
+                    )
+                )
+        pieces, raster = dask.compute(*_answers(found, ("boxes", "visible", "instants")))
         lanes = self._lanes
         arrows = self._messages.in_range(
             request.t0,
