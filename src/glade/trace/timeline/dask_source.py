@@ -145,23 +145,36 @@ def _all_instants(
     return {"count": counts}, True
 
 
+def _in_part_order(found: dict[str, np.ndarray], offsets: np.ndarray | None) -> dict:
+    """Boxes or instants (``node`` numbered globally) joined from the workers' answers,
+    back in the order of the partitions that hold them (the first nodes ``offsets``),
+    as the pandas timeline lists them; as they are without ``offsets``."""
+    if offsets is None or "node" not in found:
+        return found
+    order = np.argsort(np.searchsorted(offsets, found["node"], side="right"), kind="stable")
+    return {f: v[order] for f, v in found.items()}
+
+
 def _combine(
     raster: np.ndarray | None,
     pieces: Sequence[tuple],
     request: Request,
     layout: tuple[int, int, int, int],
     arrows: Arrows,
+    offsets: np.ndarray | None = None,
 ) -> Picture:
-    """The picture of ``request`` from the partitions' computed ``pieces`` (boxes,
-    visible calls and instants, nodes numbered globally, see
-    :meth:`TimelinePart.share`) and the sum of their rasters (``raster``, made by
-    datashader on the workers; None without partitions): the longest boxes of all
-    partitions kept, the others demoted into the raster."""
+    """The picture of ``request`` from the computed ``pieces`` (boxes, visible calls and
+    instants, nodes numbered globally, see :meth:`TimelinePart.share`; of one partition
+    each, or of a worker's partitions when their first nodes ``offsets`` are given) and
+    the sum of their rasters (``raster``, made by datashader on the workers; None
+    without partitions): the longest boxes of all partitions kept, the others demoted
+    into the raster."""
     row0, _, pool, bins = layout
-    boxes = (
+    boxes = _in_part_order(
         {f: np.concatenate([p[0][f] for p in pieces]) for f in BOX_FIELDS}
         if pieces
-        else {f: np.zeros(0, dtype=np.int64) for f in BOX_FIELDS}
+        else {f: np.zeros(0, dtype=np.int64) for f in BOX_FIELDS},
+        offsets,
     )
     durations = (boxes["end"] - boxes["start"]).astype(np.float64)
     threshold = _box_cut(durations, request.px)
@@ -180,6 +193,7 @@ def _combine(
     instants, pooled = _all_instants(
         [found for p in pieces for found in p[2]], request, row0, pool, bins
     )
+    instants = _in_part_order(instants, offsets)
     return Picture(
         request,
         *layout,
@@ -484,7 +498,7 @@ class DaskSource(TimelineSource):
             row1,
             pool,
         )
-        return _combine(raster, pieces, request, layout, arrows)
+        return _combine(raster, pieces, request, layout, arrows, np.asarray(self._offsets))
 
     def _know_waits(self) -> None:
         """Give every part the wait states and the critical path of its calls (the whole
