@@ -394,11 +394,15 @@ class PandasSource(TimelineSource):
         if kept is None and keep is not None:
             kept = np.flatnonzero(keep)
         window = self.window_of(query, restriction)
-        if kept is None:
-            unchanged = self.index.kept is None
+        # None keeps every node, as does a list of all of them (ids sorted and unique)
+        every = len(self.forest.parent)
+        current = self.index.kept
+        new_all = kept is None or len(kept) == every
+        now_all = current is None or len(current) == every
+        if new_all or now_all or kept is None or current is None:
+            unchanged = new_all and now_all
         else:
-            current = self.index.kept
-            unchanged = current is not None and np.array_equal(kept, current)
+            unchanged = np.array_equal(kept, current)
         if unchanged and window == self._window:
             return False
         with tqdm(total=1, desc="timeline: applying the query", delay=1.0, leave=False) as bar:
