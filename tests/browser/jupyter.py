@@ -277,6 +277,21 @@ def kernel_value(page, expression: str):
     return json.loads(output.split("VALUE", 1)[1])
 
 
+def settled(page, script: str, timeout: float = 10) -> object:
+    """What ``script`` answers in the page once two reads 250 ms apart agree: a view's
+    geometry after its layout settles (a notebook's output area, a scroll bar or a panel
+    arriving with the kernel's numbers can resize it just after it is drawn)."""
+    last = page.evaluate(script)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(250)
+        now = page.evaluate(script)
+        if now == last:
+            return now
+        last = now
+    return last
+
+
 def wait_for_kernel(page, expression: str, expected, timeout: float = 30):
     """The kernel's value of ``expression`` once it equals ``expected`` (or, after
     ``timeout`` seconds, whatever it is then: the caller's assert shows it). Until the

@@ -17,6 +17,7 @@ from tests.browser.jupyter import (
     jupyter_notebook,
     open_and_run,
     run_in_kernel,
+    settled,
     undo_and_redo_by_keys,
     wait_for_kernel,
 )
@@ -89,7 +90,7 @@ def test_click_brush_and_zoom_reach_the_kernel(page, page_errors, jupyter):
     def at(row: int, col: int) -> tuple[float, float]:
         # measured at each click: the panel under the heatmap can change the page's
         # layout (a scroll bar appears) once the kernel's numbers arrive
-        geom = page.evaluate(GEOMETRY)
+        geom = settled(page, GEOMETRY)
         return geom["x"] + (col + 0.5) * geom["cell"], geom["y"] + (row + 0.5) * geom["cell"]
 
     # process 1 sends to 2 (its right neighbour on a 4 x 4 grid): click that cell

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.jupyter import jupyter_notebook, kernel_value, open_and_run, wait_for_kernel
+from tests.browser.jupyter import (
+    jupyter_notebook,
+    kernel_value,
+    open_and_run,
+    settled,
+    wait_for_kernel,
+)
 from tests.browser.test_matrix_jupyter import GEOMETRY
 
 pytestmark = pytest.mark.browser
@@ -89,7 +95,7 @@ def test_empty_cell_histogram_bandwidth_and_dark_theme(page, page_errors, jupyte
     def at(row: int, col: int) -> tuple[float, float]:
         # measured at each click: the panel under the heatmap can change the page's
         # layout (a scroll bar appears) once the kernel's numbers arrive
-        geom = page.evaluate(GEOMETRY)
+        geom = settled(page, GEOMETRY)
         return geom["x"] + (col + 0.5) * geom["cell"], geom["y"] + (row + 0.5) * geom["cell"]
 
     # process 1 does not send to 10 (not a neighbour on the grid): an empty cell
