@@ -167,7 +167,7 @@ def _first_of(location: np.ndarray, count: int) -> np.ndarray:
 
 
 #: The arrays of a :class:`TimelineIndex` over its nodes or calls (what ``store`` keeps).
-_STORED = (
+STORED_ARRAYS = (
     "keep",
     "caller",
     "depth",
@@ -355,7 +355,7 @@ class TimelineIndex:
         )
         self.store: Callable[[np.ndarray], np.ndarray] = store or _kept_here
         if store is not None:
-            for name in _STORED:
+            for name in STORED_ARRAYS:
                 setattr(self, name, store(getattr(self, name)))
         self.lanes = Lanes(
             np.asarray(forest.processes, dtype=np.int64),
