@@ -152,11 +152,7 @@ def test_a_window_from_start_keeps_on_dask_what_it_keeps_on_pandas(dask_client):
             "Thread": 0,
         }
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        trace = Trace(table)
-        expected = Timeline(trace)
-        view = Timeline(trace.to_dask(2))
+    expected, view = both_views(table, 2)
     for timeline in (expected, view):
         timeline.window(4, 6, [0, 2])
     assert "START + 2 ns" in view.query
@@ -173,17 +169,13 @@ def test_a_window_on_a_trace_without_calls_keeps_nothing_on_both_engines(dask_cl
     table = pd.DataFrame(
         {"Timestamp (ns)": [10], "Event Type": ["Leave"], "Name": ["a"], "Process": [0]}
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        trace = Trace(table)
-        expected = Timeline(trace)
-        view = Timeline(trace.to_dask(1))
+    expected, view = both_views(table, 1)
     for timeline in (expected, view):
         timeline.hide("a")
         timeline.window(0, 10, [0, 2])
     assert "START" in view.query
     assert expected.apply().events.empty
-    assert trace.query(view.query, level="calls").events.empty
+    assert expected.data.query(view.query, level="calls").events.empty
     assert_views_equal(expected, view)
 
 
