@@ -220,8 +220,9 @@ def test_a_restricted_matrix_is_the_matrix_of_the_query(case, a, b, some, metric
 )
 @given(st.data())
 def test_the_shared_mask_equals_the_query_engine(data):
-    """A window (with processes) is compared column by column in numpy; every other
-    query goes to the engine: both give the engine's node mask."""
+    """A window (with processes) is found by search where the forest nests, else compared
+    column by column in numpy; every other query goes to the engine: all give the
+    engine's node mask."""
     from glade.query import query_mask
     from glade.query.engine import RowTable
 
@@ -239,6 +240,8 @@ def test_the_shared_mask_equals_the_query_engine(data):
     assert not keep.flags.writeable
     if "name" not in text:
         assert level._compared(glade.query.parse(text)) is not None
+        # a window on a forest that nests: its nodes found by search, not compared
+        assert (level._window_nodes(glade.query.parse(text)) is not None) == level.nodes.nested
 
 
 def test_the_kept_nodes_of_a_query_are_those_of_its_mask_found_once():

@@ -23,10 +23,12 @@ from __future__ import annotations
 import functools
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
+from glade.compiled import kernel
 from glade.errors import GladeError
 from glade.graph import Graph
 from glade.profile.graphframe import GraphFrame
@@ -56,6 +58,8 @@ COMPARE = {
 #: The integer columns of the call forest its arrays hold (node mask comparisons on them
 #: need no GraphFrame).
 NODE_COLUMNS = ("start", "end", "depth", PROCESS, THREAD)
+#: The comparisons of a window's edges (``end >= t0 AND start <= t1``).
+WINDOW_EDGES = (("end", ">="), ("start", "<="))
 #: The CCT node of a forest node that is an instant, and of a call whose path a CCT lacks.
 INSTANT, MISSING = -1, -2
 
@@ -110,7 +114,14 @@ class CallLevel:
         parsed = parse(text)
         keep = None
         if str(parsed) != EVERYTHING:
-            keep = self._compared(parsed)
+            kept = self._window_nodes(parsed)
+            if kept is not None:
+                keep = np.zeros(len(self.nodes), dtype=bool)
+                keep[kept] = True
+                kept.flags.writeable = False
+                self._kept[text] = kept
+            else:
+                keep = self._compared(parsed)
             if keep is None:
                 keep = query_mask(self.table, parsed)
             keep.flags.writeable = False
@@ -146,6 +157,53 @@ class CallLevel:
             return None
         return self._condition(query.nodes[0].predicate)
 
+    def _window_nodes(self, query: BaseQuery) -> np.ndarray | None:
+        """The nodes (ascending) of a window's query, as a timeline writes it (``MATCH
+        (".", n) WHERE n.end >= t0 AND n.start <= t1``, times as :meth:`_condition`
+        reads them, and any conditions on ``Process`` and ``Thread``), found by
+        :meth:`Forest.window_nodes` in time that grows with them; None for any other
+        query, or a forest whose nodes do not nest."""
+        if (
+            not isinstance(query, Query)
+            or len(query.nodes) != 1
+            or query.nodes[0].quantifier != "."
+            or not isinstance(query.nodes[0].predicate, And)
+        ):
+            return None
+        edges: dict[str, int] = {}
+        locations = np.ones(self.nodes.processes.size, dtype=bool)
+        for item in query.nodes[0].predicate.items:
+            if isinstance(item, Compare) and (item.column, item.op) in WINDOW_EDGES:
+                value = self._integer(item.value)
+                if value is None or item.column in edges:
+                    return None
+                edges[item.column] = value
+            elif item.columns() and item.columns() <= {PROCESS, THREAD}:
+                where = self._condition(item, self._location_column)
+                if where is None:
+                    return None
+                locations &= where
+            else:
+                return None
+        if len(edges) < 2 or not self.nodes.nested:
+            return None
+        return self.nodes.window_nodes(edges["end"], edges["start"], locations)
+
+    def _location_column(self, name: str) -> np.ndarray | None:
+        """The values per location (not per node) of column ``Process`` or ``Thread``."""
+        nodes = self.nodes
+        return {PROCESS: nodes.processes, THREAD: nodes.threads}.get(name)
+
+    def _integer(self, value: object) -> int | None:
+        """A compared value as the columns of the forest hold it: an integer (a time
+        with a unit in whole ns, from START counted from :attr:`origin`), None for any
+        other value."""
+        if isinstance(value, TimeValue):  # a window's times, from START or absolute
+            value = value.ns + self.origin if value.from_start else value.ns
+        if not isinstance(value, int) or isinstance(value, bool) or not -(2**63) <= value < 2**63:
+            return None
+        return value
+
     def _column(self, name: str) -> np.ndarray | None:
         """The values per node of the forest's column ``name`` (None when it has none, or
         only its attributes have it): from its arrays for :data:`NODE_COLUMNS`, else from
@@ -161,25 +219,24 @@ class CallLevel:
             return None
         return table[name].to_numpy()
 
-    def _condition(self, predicate: Predicate) -> np.ndarray | None:
-        """Per node, whether ``predicate`` holds (see :meth:`_compared`; None when it is not
-        made of integer comparisons)."""
+    def _condition(
+        self,
+        predicate: Predicate,
+        column: Callable[[str], np.ndarray | None] | None = None,
+    ) -> np.ndarray | None:
+        """Per node (per whatever ``column``, by default :meth:`_column`, gives values
+        of), whether ``predicate`` holds (see :meth:`_compared`; None when it is not made
+        of integer comparisons)."""
         if isinstance(predicate, Compare):
-            value = predicate.value
-            if isinstance(value, TimeValue):  # a window's times, from START or absolute
-                value = value.ns + self.origin if value.from_start else value.ns
-            if (
-                not isinstance(value, int)
-                or isinstance(value, bool)
-                or not -(2**63) <= value < 2**63
-            ):
+            value = self._integer(predicate.value)
+            if value is None:
                 return None
-            values = self._column(predicate.column)
+            values = (column or self._column)(predicate.column)
             if values is None or values.dtype.kind != "i":
                 return None
             return COMPARE[predicate.op](values, value)
         if isinstance(predicate, And | Or):
-            parts = [self._condition(item) for item in predicate.items]
+            parts = [self._condition(item, column) for item in predicate.items]
             known = [part for part in parts if part is not None]
             if len(known) < len(parts):
                 return None
@@ -259,10 +316,12 @@ class CallLevel:
     def prepare(self, graph: Graph) -> None:
         """Build what :meth:`cct_rows` reads once per trace and graph (the forest's
         nodes on ``graph``, its wait states and their inputs), so that the first linked
-        restriction costs what the next ones do."""
+        restriction costs what the next ones do; and whether the forest's nodes nest,
+        for the windows a linked timeline brushes."""
         from glade.trace.waits import wait_inputs
 
         trace = self._live_trace()
+        self.nodes.nested  # noqa: B018
         self._cct_arrays(graph)
         if self._waits is None and self._waiting(trace):
             self._waits = wait_inputs(trace)
@@ -316,11 +375,11 @@ class CallLevel:
                 found[1],
             )[0]
         # per kept call, the inclusive time of its kept callees: a kept call's caller is
-        # a kept call (closed), found among them by binary search (no array over every
-        # node of the forest)
+        # a kept call (closed), found among them in one pass (no array over every node
+        # of the forest)
         has = parent >= 0
         callees = np.bincount(
-            np.searchsorted(calls, parent[has]), weights=inc[has], minlength=calls.size
+            caller_positions(calls, nodes.parent)[has], weights=inc[has], minlength=calls.size
         )
         cell = node[calls].astype(np.int64) * processes.size + code[calls]
         size = len(graph) * processes.size
@@ -394,6 +453,28 @@ class CallLevel:
         node_of_row = np.full(len(self._live_trace().events), -1, dtype=index)
         node_of_row[nodes.event] = np.arange(len(nodes), dtype=index)
         return tuple(node_of_row[r] for r in rows)
+
+
+@kernel
+def caller_positions(calls: np.ndarray, parent: np.ndarray) -> np.ndarray:
+    """Per node of ``calls`` (ascending node ids of a forest in pre-order, closed under
+    their callers ``parent``, -1 for a root): the position of its caller among them (-1
+    for a root), in one pass with a stack of the open callers."""
+    out = np.empty(calls.size, np.int64)
+    stack = np.empty(64, np.int64)
+    top = 0
+    for j in range(calls.size):
+        p = parent[calls[j]]
+        while top > 0 and calls[stack[top - 1]] != p:
+            top -= 1
+        if p >= 0 and top == 0:
+            raise ValueError("the calls are not closed under their callers")
+        out[j] = stack[top - 1] if p >= 0 else -1
+        if top == stack.size:
+            stack = np.concatenate((stack, stack))
+        stack[top] = j
+        top += 1
+    return out
 
 
 def call_level(trace: Trace) -> CallLevel:

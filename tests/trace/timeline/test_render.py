@@ -874,16 +874,25 @@ def test_a_wide_range_past_the_box_budget_reads_the_coarser_level(monkeypatch):
     st.sampled_from(["ring", "pingpong"]),
     st.floats(0.0, 1.0),
     st.booleans(),
+    st.booleans(),
 )
-def test_kept_messages_are_those_both_ends_keep_in_time_order(seed, exchange, share, depth_rows):
-    """The messages an index keeps (positions in the messages sorted once) against brute
-    force: the pairs whose send and receive instants are both kept, sorted by their
-    earlier time (ties in the pairing's order), each with its times, rows, size and
-    envelope."""
+def test_kept_messages_are_those_both_ends_keep_in_time_order(
+    seed, exchange, share, depth_rows, windowed
+):
+    """The messages an index keeps (positions in the messages sorted once, searched
+    between the index's first and last instants) against brute force: the pairs whose
+    send and receive instants are both kept, sorted by their earlier time (ties in the
+    pairing's order), each with its times, rows, size and envelope; of random nodes or
+    of a window."""
     trace = synthetic_trace(6, 6, seed=seed % 1000, exchange=exchange)
     rng = np.random.default_rng(seed)
     forest = index_of(trace).forest
     keep = rng.random(len(forest)) < share
+    if windowed:
+        first, last = forest.duration
+        t0 = first + (last - first) * share
+        t1 = t0 + (last - first) * rng.random() / 4
+        keep = (forest.end >= t0) & (forest.start <= t1)
     index = index_of(trace, keep)
     pairs = message_pairs(trace)[0]
     kept = Messages(pairs, index.forest).kept(index)

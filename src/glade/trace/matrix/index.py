@@ -41,6 +41,7 @@ from glade.trace.events import (
     TAG,
     TIMESTAMP,
 )
+from glade.trace.timeline.kernels import gather_runs
 
 if TYPE_CHECKING:
     from glade.trace.model import Trace
@@ -276,14 +277,19 @@ class MessageIndex:
     def kept_by_nodes(self, kept: np.ndarray) -> np.ndarray:
         """Per send: whether its send event is among the call forest's nodes ``kept``
         (ascending): the messages ``trace.query(q, level="calls").comm_matrix()`` counts
-        when ``kept`` are the nodes query ``q`` keeps. A search of the kept nodes among
-        the sends' nodes, so a narrow window reads only its own messages."""
+        when ``kept`` are the nodes query ``q`` keeps. The kept nodes come in runs of
+        consecutive ids (a window keeps a run per location), and the sends of a run are
+        found by two binary searches among the sends' nodes, so a window reads only its
+        own messages."""
         order, nodes = self.send_node
-        at = np.searchsorted(nodes, kept)
-        hit = at < nodes.size
-        hit[hit] = nodes[at[hit]] == kept[hit]
         out = np.zeros(self.send_row.size, dtype=bool)
-        out[order[at[hit]]] = True
+        if kept.size:
+            # keys of the nodes' dtype: numpy would cast every send's node to theirs
+            breaks = np.flatnonzero(np.diff(kept) != 1) + 1
+            first = kept[np.concatenate(([0], breaks))].astype(nodes.dtype)
+            last = kept[np.concatenate((breaks - 1, [kept.size - 1]))].astype(nodes.dtype)
+            lo, hi = np.searchsorted(nodes, first), np.searchsorted(nodes, last, "right")
+            out[order[gather_runs(lo, hi)]] = True
         return out
 
     def touched_by_events(self, events: np.ndarray) -> np.ndarray:

@@ -150,6 +150,67 @@ class Forest:
         bounds = np.searchsorted(location, np.arange(self.processes.size + 1, dtype=np.int32))
         return bounds.astype(np.int64), True
 
+    @functools.cached_property
+    def nested(self) -> bool:
+        """Whether every location's nodes are together in start order and nest (each
+        node within its caller, siblings one after the other, see
+        :func:`~glade.trace.timeline.kernels.nested_groups`), as the calls of a trace
+        do: then :meth:`window_nodes` finds a window's nodes. Computed once."""
+        bounds, ordered = self.location_groups
+        return ordered and bool(
+            kernels.nested_groups(
+                bounds,
+                np.asarray(self.parent, dtype=np.int64),
+                self.depth,
+                self.start,
+                self.end,
+            )
+        )
+
+    def window_nodes(self, t0: int, t1: int, locations: np.ndarray | None) -> np.ndarray:
+        """The nodes (ascending) that end at ``t0`` or after and start at ``t1`` or
+        before, at the locations ``locations`` marks (all for None): what the window's
+        condition ``end >= t0 AND start <= t1`` keeps, found in time that grows with
+        them, not with the forest. Only for a forest whose nodes nest (:attr:`nested`).
+
+        Parameters
+        ----------
+        t0, t1 : int
+            The window's edges (ns).
+        locations : numpy.ndarray of bool, optional
+            Per location (of ``processes`` and ``threads``), whether it is in the window.
+
+        Returns
+        -------
+        numpy.ndarray
+            The node ids, int64, ascending.
+
+        Raises
+        ------
+        GladeError
+            When the forest's nodes do not nest.
+
+        Examples
+        --------
+        >>> from glade.datasets import synthetic_trace
+        >>> from glade.trace.windows import trace_forest
+        >>> forest = trace_forest(synthetic_trace(2, 20, seed=0))
+        >>> t0, t1 = forest.duration
+        >>> len(forest.window_nodes(t0, t1, None)) == len(forest)
+        True
+        """
+        if not self.nested:
+            raise GladeError("the nodes of this call forest do not nest: compare their times")
+        return kernels.window_nodes(
+            self.location_groups[0],
+            np.zeros(0, dtype=np.bool_) if locations is None else locations,
+            np.asarray(self.parent, dtype=np.int64),
+            self.start,
+            self.end,
+            int(t0),
+            int(t1),
+        )
+
 
 def _used(locations: tuple[np.ndarray, int], event: np.ndarray) -> tuple[np.ndarray, int]:
     """The codes of the locations of events ``event`` among those that have any

@@ -703,3 +703,81 @@ def count_instants(lo, hi, time, lane, row_of_lane, row0, row1, pool, t0, px, co
             counts[(row - row0) // pool, column] += 1
             shown += 1
     return shown
+
+
+@njit(cache=True, nogil=True)
+def nested_groups(bounds, parent, depth, start, end):
+    """Whether the nodes of each group ``bounds[g]:bounds[g + 1]`` (in start order) nest:
+    in pre-order (each node's parent is on the path of callers of the node before it,
+    in its group, one level up), each node within its parent (start and end), ending
+    no earlier than it starts, and starting no earlier than its previous sibling (the
+    previous root, for roots) ends. Then the nodes of a group that start before a time
+    and end at it or after are ancestors of the last node that starts before it (see
+    :func:`window_nodes`). One pass, with the path of callers of the last node."""
+    path = np.empty(int(depth.max()) + 1 if depth.size else 1, np.int64)
+    for g in range(bounds.size - 1):
+        last = -1  # the depth of the node before: path[: last + 1] are its callers
+        for i in range(bounds[g], bounds[g + 1]):
+            d = depth[i]
+            p = parent[i]
+            if end[i] < start[i] or d > last + 1 or d < 0:
+                return False
+            if d == 0 and p != -1:
+                return False
+            if d > 0 and (path[d - 1] != p or start[i] < start[p] or end[i] > end[p]):
+                return False
+            if d <= last and end[path[d]] > start[i]:
+                return False
+            path[d] = i
+            last = d
+    return True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _spanning(first, last, parent, start, end, t0, t1, out, n):
+    """Write to ``out`` from ``n`` (unless it is empty) the nodes of group
+    ``first:last`` (which nest) that start before ``t0``, end at ``t0`` or after and
+    start at ``t1`` or before: ancestors of the last node that starts before ``t0``,
+    ascending. Returns how many there are."""
+    none = np.empty(0, np.int64)
+    i = _first_at_least(start, none, first, last, t0, False) - 1
+    count = 0
+    while i >= first:
+        if end[i] >= t0 and start[i] <= t1:
+            count += 1
+            if out.size:
+                out[n - count] = i
+        i = parent[i]
+    return count
+
+
+@njit(cache=True, nogil=True)
+def window_nodes(bounds, chosen, parent, start, end, t0, t1):
+    """The nodes (ascending) that end at ``t0`` or after and start at ``t1`` or before,
+    in the groups of ``bounds`` that ``chosen`` marks (all when empty), groups in start
+    order whose nodes nest (:func:`nested_groups`): per group, the ancestors of the last
+    node that starts before ``t0`` that end at ``t0`` or after (the only such nodes that
+    start before it), then the run of nodes that start in [t0, t1] (two binary
+    searches). The work grows with the nodes kept, not with the forest."""
+    none = np.empty(0, np.int64)
+    total = 0
+    for g in range(bounds.size - 1):
+        if chosen.size and not chosen[g]:
+            continue
+        first, last = bounds[g], bounds[g + 1]
+        total += _spanning(first, last, parent, start, end, t0, t1, none, 0)
+        lo = _first_at_least(start, none, first, last, t0, False)
+        total += max(_first_at_least(start, none, lo, last, t1, True) - lo, 0)
+    out = np.empty(total, np.int64)
+    n = 0
+    for g in range(bounds.size - 1):
+        if chosen.size and not chosen[g]:
+            continue
+        first, last = bounds[g], bounds[g + 1]
+        count = _spanning(first, last, parent, start, end, t0, t1, none, 0)
+        n += _spanning(first, last, parent, start, end, t0, t1, out, n + count)
+        lo = _first_at_least(start, none, first, last, t0, False)
+        for i in range(lo, _first_at_least(start, none, lo, last, t1, True)):
+            out[n] = i
+            n += 1
+    return out

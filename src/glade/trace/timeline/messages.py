@@ -97,20 +97,53 @@ def _first_from(kept, send_time, receive_time, target):
 
 
 @njit(cache=True, nogil=True)
-def _kept(send_node, receive_node, keep, send_time, receive_time, out):
-    """Write to ``out`` the positions of the messages whose send and receive nodes (-1:
-    none) ``keep`` keeps, ascending, in one pass; returns how many there are and the
-    longest time between the two ends of a kept message (0 for none)."""
+def _on_marks(nodes, times, call, sample, start):
+    """Whether the ends ``nodes`` (-1: none) of messages at ``times`` are instants of a
+    call forest (not ``call``) that are not counter samples (``sample``, when not
+    empty), at those times (``start``)."""
+    for i in range(nodes.size):
+        node = nodes[i]
+        if node < 0:
+            continue
+        if call[node] or (sample.size and sample[node]) or start[node] != times[i]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _first_sorted(send_time, receive_time, target, strictly):
+    """The first message (sorted by the earlier of its two times) whose earlier time is
+    above ``target`` (``strictly``) or at least ``target``."""
+    lo, hi = 0, send_time.size
+    while lo < hi:
+        mid = (lo + hi) // 2
+        first = min(send_time[mid], receive_time[mid])
+        if first > target or (not strictly and first == target):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@njit(cache=True, nogil=True)
+def _kept(send_node, receive_node, keep, send_time, receive_time, first, last):
+    """The positions (ascending) of the messages whose send and receive nodes (-1: none)
+    ``keep`` keeps, among those whose earlier time is in [first, last] (found by binary
+    search: the messages are sorted by it), in one pass over those; and the longest
+    time between the two ends of a kept message (0 for none)."""
+    lo = _first_sorted(send_time, receive_time, first, False)
+    hi = _first_sorted(send_time, receive_time, last, True)
+    out = np.empty(max(hi - lo, 0), np.int64)
     n = 0
     span = 0.0
-    for i in range(send_node.size):
+    for i in range(lo, hi):
         s = send_node[i]
         r = receive_node[i]
         if s >= 0 and r >= 0 and keep[s] and keep[r]:
             out[n] = i
             n += 1
             span = max(span, abs(receive_time[i] - send_time[i]))
-    return n, span
+    return out[:n].copy(), span
 
 
 @njit(cache=True, nogil=True)
@@ -248,6 +281,17 @@ class Messages:
         del send_time
         self.receive_time = receive_time[order]
         del receive_time
+        # whether every message's ends are instants that an index draws as marks, at
+        # the message's times: then the messages of an index lie between its first and
+        # last marks, and the search for them reads only those
+        samples = np.zeros(0, dtype=bool) if forest.sample is None else forest.sample
+        self._on_marks = all(
+            _on_marks(nodes, times, forest.call, samples, forest.start)
+            for nodes, times in (
+                (self.send_node, self.send_time),
+                (self.receive_node, self.receive_time),
+            )
+        )
         self.size = np.asarray(table["Message Size"]).astype(np.float64)[order]
         # read as they are (int64), in the table's order: read-only views of the
         # pairing, no copy (only the arrows drawn one by one read them, through order)
@@ -259,9 +303,20 @@ class Messages:
 
     def kept(self, index: TimelineIndex) -> KeptMessages:
         """The messages whose send and receive instants ``index`` keeps."""
-        out = np.empty(len(self), dtype=self.order.dtype)
-        count, span = _kept(
-            self.send_node, self.receive_node, index.keep, self.send_time, self.receive_time, out
+        first, last = -np.inf, np.inf
+        if index.kept is not None and self._on_marks:
+            times = index.instant_time
+            first, last = (
+                (float(times.min()), float(times.max())) if times.size else (np.inf, -np.inf)
+            )
+        kept, span = _kept(
+            self.send_node,
+            self.receive_node,
+            index.keep,
+            self.send_time,
+            self.receive_time,
+            first,
+            last,
         )
         return KeptMessages(
             self.send_time,
@@ -270,7 +325,7 @@ class Messages:
             self.receive_node,
             self.size,
             index.node_lane,
-            out[:count].copy(),
+            kept.astype(self.order.dtype),
             span,
             {"tag": self.tag, "communicator": self.communicator},
             self.order,

@@ -296,9 +296,10 @@ class PandasSource(TimelineSource):
         # the per-node arrays of the indexes of what a query or a window keeps, lent
         # from one to the next (taken over from this index: no memory added)
         self._arrays = index.lend_arrays()
-        # where each location's nodes are, found now: a window's legend reads them, and
-        # the first brushed window should cost what the next ones do
-        self.forest.location_groups  # noqa: B018
+        # where each location's nodes are and whether they nest, found now: a window's
+        # nodes and legend read them, and the first brushed window should cost what the
+        # next ones do
+        self.forest.nested  # noqa: B018
         self._trace = trace
         self._base = self.forest  # the forest with its locations in trace order
         self._order = np.arange(self.forest.processes.size)  # the locations of the rows
