@@ -24,7 +24,10 @@ Targets (issues 14 and 27): a linked re-render under 300 ms at 10^7 messages, in
 printed with every table: the machine may be shared.
 
     python benchmarks/bench_link.py [--quick] [--cases 4096x1000000 ...] [--no-browser]
-                                    [--without-timeline]
+                                    [--without-timeline] [--cpu]
+
+``--cpu`` measures only the CPU time of each brush (two windows of 1%, two of 10%, then
+one of 1% after ``clear_window``), in a fresh process per trace, with the peak RSS.
 """
 
 from __future__ import annotations
@@ -142,6 +145,60 @@ def kernel(processes: int, messages: int, repeat: int, with_timeline: bool = Tru
                 slow.append(time.perf_counter() - start)
             out["windows"][fraction]["slow"] = min(slow)
     return out
+
+
+def brush_cpu(processes: int, messages: int, repeat: int) -> dict:
+    """Build the trace and the linked views, then brush ``repeat`` windows of 1% and of
+    10% of the run one after the other, then one of 1% after ``clear_window``: the CPU
+    time (ms, every thread of the process) and the wall time of each
+    ``timeline.window(t0, t1)`` until every linked view is updated, the load average
+    after each, and the peak RSS (GiB)."""
+    import glade
+    from glade.datasets import halo_exchange_trace
+
+    trace = halo_exchange_trace(processes, messages=messages, seed=0)
+    trace.calc_exc_metrics()
+    timeline = trace.show_timeline()
+    link = glade.link(timeline, trace.show(), trace.show_comm_matrix())
+    extent = timeline.extent
+    plan = [(f"{f:.0%}", w) for f in WINDOWS for w in _windows(extent, f, repeat)]
+    plan.append(("1% after clear_window", _windows(extent, WINDOWS[0], repeat + 1)[-1]))
+    brushes = []
+    for label, (t0, t1) in plan:
+        if label.endswith("clear_window"):
+            timeline.clear_window()
+        cpu, wall = time.process_time(), time.perf_counter()
+        timeline.window(t0, t1)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        brushes.append((label, 1000 * cpu, 1000 * wall, os.getloadavg()[0]))
+    link.unlink()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
+    return {"brushes": brushes, "peak_gb": peak}
+
+
+def brush_cpu_table(cases: list[tuple[int, int]], repeat: int) -> Table:
+    """:func:`brush_cpu` of every case, each in a fresh process."""
+    table = Table(
+        "CPU time of a brushed window in a timeline linked to a CCT view and a comm matrix "
+        "(halo exchange), brushes in order",
+        ["processes", "messages", "window", "CPU", "wall", "load (1 min)", "peak RSS"],
+    )
+    context = multiprocessing.get_context("spawn")
+    for processes, messages in cases:
+        with ProcessPoolExecutor(1, mp_context=context) as pool:
+            result = pool.submit(brush_cpu, processes, messages, repeat).result()
+        for label, cpu, wall, load in result["brushes"]:
+            table.add(
+                processes,
+                f"{messages:.0e}",
+                label,
+                f"{cpu:.0f} ms",
+                f"{wall:.0f} ms",
+                f"{load:.1f}",
+                f"{result['peak_gb']:.2f} GiB",
+            )
+    table.note("the first row is the first brush after glade.link; CPU of every thread")
+    return table.show()
 
 
 def kernel_in_child(processes: int, messages: int, repeat: int, with_timeline: bool) -> dict:
@@ -427,8 +484,16 @@ if __name__ == "__main__":
         help="restrict the CCT view and the matrix by a window's text, "
         "without building the timeline",
     )
+    parser.add_argument(
+        "--cpu",
+        action="store_true",
+        help="only the CPU time of each brush, in order (the first one apart), and the peak RSS",
+    )
     args = parser.parse_args()
     chosen = [tuple(int(float(v)) for v in case.split("x")) for case in args.cases or []]
+    if args.cpu:
+        brush_cpu_table(chosen or (QUICK_CASES if args.quick else CASES), 1 if args.quick else 2)
+        sys.exit(0)
     sys.exit(
         0
         if main(

@@ -76,6 +76,8 @@ class CallLevel:
         self.nodes: Forest = trace_forest(trace)
         self._masks: OrderedDict[str, np.ndarray | None] = OrderedDict()
         self._kept: dict[str, np.ndarray] = {}
+        # the queries whose nodes are a window's found by search: closed under callers
+        self._windows: set[str] = set()
         self._cct: tuple[Graph, tuple] | None = None
         self._waits: tuple[pd.DataFrame, pd.DataFrame] | None = None
 
@@ -120,6 +122,7 @@ class CallLevel:
                 keep[kept] = True
                 kept.flags.writeable = False
                 self._kept[text] = kept
+                self._windows.add(text)
             else:
                 keep = self._compared(parsed)
             if keep is None:
@@ -127,7 +130,9 @@ class CallLevel:
             keep.flags.writeable = False
         self._masks[text] = keep
         if len(self._masks) > MASKS:
-            self._kept.pop(self._masks.popitem(last=False)[0], None)
+            dropped = self._masks.popitem(last=False)[0]
+            self._kept.pop(dropped, None)
+            self._windows.discard(dropped)
         return keep
 
     def kept(self, text: str) -> np.ndarray:
@@ -316,12 +321,14 @@ class CallLevel:
     def prepare(self, graph: Graph) -> None:
         """Build what :meth:`cct_rows` reads once per trace and graph (the forest's
         nodes on ``graph``, its wait states and their inputs), so that the first linked
-        restriction costs what the next ones do; and whether the forest's nodes nest,
-        for the windows a linked timeline brushes."""
+        restriction costs what the next ones do; and, for the windows a linked timeline
+        brushes, whether the forest's nodes nest and the machine code of
+        :func:`caller_positions` (loaded from numba's cache on its first call)."""
         from glade.trace.waits import wait_inputs
 
         trace = self._live_trace()
         self.nodes.nested  # noqa: B018
+        caller_positions(np.zeros(0, dtype=np.int64), self.nodes.parent)  # its machine code
         self._cct_arrays(graph)
         if self._waits is None and self._waiting(trace):
             self._waits = wait_inputs(trace)
@@ -355,7 +362,8 @@ class CallLevel:
         if keep is None:
             keep = np.ones(len(self.nodes), dtype=bool)
         kept = self.kept(text)
-        if not self.closed(keep, kept):
+        # a window's nodes keep their callers (each lies within its caller)
+        if text not in self._windows and not self.closed(keep, kept):
             return None
         node, code, unended, processes = self._cct_arrays(graph)
         calls = kept[node[kept] != INSTANT]

@@ -41,7 +41,6 @@ from glade.trace.events import (
     TAG,
     TIMESTAMP,
 )
-from glade.trace.timeline.kernels import gather_runs
 
 if TYPE_CHECKING:
     from glade.trace.model import Trace
@@ -289,7 +288,9 @@ class MessageIndex:
             first = kept[np.concatenate(([0], breaks))].astype(nodes.dtype)
             last = kept[np.concatenate((breaks - 1, [kept.size - 1]))].astype(nodes.dtype)
             lo, hi = np.searchsorted(nodes, first), np.searchsorted(nodes, last, "right")
-            out[order[gather_runs(lo, hi)]] = True
+            lengths = hi - lo
+            starts = np.repeat(lo - np.cumsum(lengths) + lengths, lengths)
+            out[order[starts + np.arange(int(lengths.sum()))]] = True
         return out
 
     def touched_by_events(self, events: np.ndarray) -> np.ndarray:

@@ -311,7 +311,8 @@ class NodeArrays:
         return cls(
             kernels.subtree_ends(forest.parent),
             np.full(n, -1, dtype=forest.parent.dtype),
-            np.zeros(n, dtype=forest.depth.dtype),
+            # written now, not zero pages: a window's first write would fault them in
+            np.full(n, 0, dtype=forest.depth.dtype),
             exclusive,
             share,
             node_lane,

@@ -126,14 +126,15 @@ def _first_sorted(send_time, receive_time, target, strictly):
 
 
 @njit(cache=True, nogil=True)
-def _kept(send_node, receive_node, keep, send_time, receive_time, first, last):
-    """The positions (ascending) of the messages whose send and receive nodes (-1: none)
-    ``keep`` keeps, among those whose earlier time is in [first, last] (found by binary
-    search: the messages are sorted by it), in one pass over those; and the longest
-    time between the two ends of a kept message (0 for none)."""
+def _kept(send_node, receive_node, keep, send_time, receive_time, first, last, index):
+    """The positions (ascending, of ``index``'s dtype) of the messages whose send and
+    receive nodes (-1: none) ``keep`` keeps, among those whose earlier time is in
+    [first, last] (found by binary search: the messages are sorted by it), in one pass
+    over those; and the longest time between the two ends of a kept message (0 for
+    none). The positions are the start of an array as long as that search's result."""
     lo = _first_sorted(send_time, receive_time, first, False)
     hi = _first_sorted(send_time, receive_time, last, True)
-    out = np.empty(max(hi - lo, 0), np.int64)
+    out = np.empty(max(hi - lo, 0), index.dtype)
     n = 0
     span = 0.0
     for i in range(lo, hi):
@@ -143,7 +144,7 @@ def _kept(send_node, receive_node, keep, send_time, receive_time, first, last):
             out[n] = i
             n += 1
             span = max(span, abs(receive_time[i] - send_time[i]))
-    return out[:n].copy(), span
+    return out[:n], span
 
 
 @njit(cache=True, nogil=True)
@@ -317,6 +318,7 @@ class Messages:
             self.receive_time,
             first,
             last,
+            self.order,
         )
         return KeptMessages(
             self.send_time,
@@ -325,7 +327,7 @@ class Messages:
             self.receive_node,
             self.size,
             index.node_lane,
-            kept.astype(self.order.dtype),
+            kept,
             span,
             {"tag": self.tag, "communicator": self.communicator},
             self.order,

@@ -291,6 +291,7 @@ class PandasSource(TimelineSource):
                 index = TimelineIndex(self.forest)
                 bar.update()
                 self._messages = Messages(pairs.result(), self.forest)
+                del pairs  # the pairing's columns the messages do not hold, freed now
                 bar.update()
             self._install(index)
         # the per-node arrays of the indexes of what a query or a window keeps, lent
