@@ -465,9 +465,34 @@ class CallLevel:
 
 @kernel
 def caller_positions(calls: np.ndarray, parent: np.ndarray) -> np.ndarray:
-    """Per node of ``calls`` (ascending node ids of a forest in pre-order, closed under
-    their callers ``parent``, -1 for a root): the position of its caller among them (-1
-    for a root), in one pass with a stack of the open callers."""
+    """Per node of ``calls``, the position of its caller among them, in one pass with a
+    stack of the open callers (no search, no array over every node of the forest).
+
+    Parameters
+    ----------
+    calls : numpy.ndarray
+        Ascending node ids of a forest in pre-order (a caller before its callees),
+        closed under their callers: every caller of one of them is one of them.
+    parent : numpy.ndarray
+        The caller of every node of the forest (-1 for a root).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, per node of ``calls``: its caller's position in ``calls``, -1 for a root.
+
+    Raises
+    ------
+    ValueError
+        When a caller is not among ``calls`` (they are not closed under callers).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> parent = np.array([-1, 0, 1, 1, 3, -1])
+    >>> caller_positions(np.array([0, 1, 3, 4, 5]), parent).tolist()
+    [-1, 0, 1, 2, -1]
+    """
     out = np.empty(calls.size, np.int64)
     stack = np.empty(64, np.int64)
     top = 0

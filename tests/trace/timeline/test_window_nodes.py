@@ -167,6 +167,11 @@ def test_caller_positions_against_a_search(data):
     parent = forest.parent[calls]
     expected = np.where(parent >= 0, np.searchsorted(calls, parent), -1)
     np.testing.assert_array_equal(caller_positions(calls, forest.parent), expected)
+    callees = calls[parent >= 0]
+    if callees.size:  # without the caller of one of them: not closed
+        missing = forest.parent[callees[-1]]
+        with pytest.raises(ValueError, match="not closed"):
+            caller_positions(calls[calls != missing], forest.parent)
 
 
 @settings(max_examples=examples(100), deadline=None)
