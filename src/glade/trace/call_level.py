@@ -402,30 +402,35 @@ class CallLevel:
                 "count": number[present].astype(np.int64),
             }
         )
-        own, inc = self._restricted_waits(keep, found)
-        for column, values in ((WAITING_TIME, own), (WAITING_TIME + " (inc)", inc)):
-            rows[column] = np.bincount(cell, weights=values[calls], minlength=size)[present]
+        # no waiting times: zeros, not arrays over every node read at the kept calls
+        waits = self._restricted_waits(keep, found)
+        for k, column in enumerate((WAITING_TIME, WAITING_TIME + " (inc)")):
+            rows[column] = (
+                np.zeros(present.size)
+                if waits is None
+                else np.bincount(cell, weights=waits[k][calls], minlength=size)[present]
+            )
         return rows
 
     def _restricted_waits(
         self, keep: np.ndarray, window: tuple[int, int, tuple | None] | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
+    ) -> tuple[np.ndarray, np.ndarray] | None:
         """Per forest node: the waiting time of its call in the trace of the nodes ``keep``
         keeps (closed under callers; ``trace.query(text, level="calls")``), and that plus
-        the waiting time of its kept callees. The restricted trace pairs its own messages
-        and matches its own collective calls, so its wait states are found again among
-        the kept rows of the whole trace's wait inputs (small tables), without building
-        it; with a ``window``, its calls clipped to the window."""
+        the waiting time of its kept callees (None when no call of the whole trace waits,
+        nor then of a part of it). The restricted trace pairs its own messages and
+        matches its own collective calls, so its wait states are found again among the
+        kept rows of the whole trace's wait inputs (small tables), without building it;
+        with a ``window``, its calls clipped to the window."""
         from glade.trace.comm import message_rows, pair_messages
         from glade.trace.events import RECEIVE_NAMES, SEND_NAMES
         from glade.trace.waits import find_wait_states, wait_inputs
 
         trace = self._live_trace()
         forest = self.nodes
-        own = np.zeros(len(forest), dtype=np.float64)
         if not self._waiting(trace):
-            # no call waits in the whole trace, nor in a part of it
-            return own, np.zeros(len(forest), dtype=np.float64)
+            return None
+        own = np.zeros(len(forest), dtype=np.float64)
         if self._waits is None:
             self._waits = wait_inputs(trace)
         messages, calls = self._waits
