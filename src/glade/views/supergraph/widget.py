@@ -131,7 +131,9 @@ class SupergraphView(Requests, QueryView):
     target = traitlets.Unicode("").tag(sync=True)
     diff = traitlets.Dict().tag(sync=True)
     threshold = traitlets.Float(0.0).tag(sync=True)
-    selection = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    #: not echoed to the page, which sends it (a click sends it with the request for the
+    #: supernode's details, and an echo would come back after a newer click)
+    selection = traitlets.List(traitlets.Unicode()).tag(sync=True, echo_update=False)
     highlight = traitlets.List(traitlets.Unicode()).tag(sync=True)
 
     def __init__(
@@ -663,7 +665,12 @@ class SupergraphView(Requests, QueryView):
 
     def _answer_details(self, message: dict) -> tuple[dict, bytes]:
         """The details of the supernode a page asks for, with the revision of the
-        supergraph they belong to (the page drops answers about an older one)."""
+        supergraph they belong to (the page drops answers about an older one). A click
+        that selects a supernode sends the page's ``selection`` with the request for its
+        details (one message, not two): the view takes it as any state from the page
+        (:meth:`set_state`), before it answers."""
+        if "selection" in message:
+            self.set_state({"selection": message["selection"]})
         parameter = message.get("parameter") or None
         details = self.details(str(message.get("supernode")), parameter)
         self._parameter = parameter
