@@ -178,6 +178,8 @@ class SupergraphView(Requests, QueryView):
         # (undo and redo find them again), and the metadata column the page last asked
         # to fit the scaling model along
         self._details: OrderedDict[tuple, SupernodeDetails] = OrderedDict()
+        # the payload of each state shown (its supergraph's tables packed for the page)
+        self._payloads: OrderedDict[tuple, tuple[dict, dict]] = OrderedDict()
         self._parameter: Hashable | None = None
         self._refusal = ""
         self._link_note = ""
@@ -303,10 +305,16 @@ class SupergraphView(Requests, QueryView):
     def _show(self, state: edits.ViewState) -> None:
         """Send the supergraph of ``state`` to the browser."""
         sg = self._supergraph(state)
-        diff = None
-        if state.diff is not None:
-            diff = sg.diff(edits.as_group(state.diff[0]), edits.as_group(state.diff[1]))
-        fields, arrays = supergraph_payload(sg, diff)
+
+        def payload() -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+            diff = None
+            if state.diff is not None:
+                diff = sg.diff(edits.as_group(state.diff[0]), edits.as_group(state.diff[1]))
+            return supergraph_payload(sg, diff)
+
+        # a state shown again (an undo, a redo) sends the arrays it sent before (by its
+        # text: a diff's groups are dicts)
+        fields, arrays = self._remember(self._payloads, (repr(state),), payload)
         applied = sg.recipe()
         skipped = [s for s, how in state.splits if f".split({s!r}, by={how!r})" not in applied]
         notes = [
@@ -735,6 +743,7 @@ class SupergraphView(Requests, QueryView):
             self._cache.clear()
             self._states.clear()
             self._details.clear()
+            self._payloads.clear()
         self._show(self._state(self.history))
 
     # ------------------------------------------------------------ results
