@@ -166,6 +166,7 @@ class SupergraphView(Requests, QueryView):
             raise GladeError(f"unit is a time unit ({', '.join(TIME_UNITS)}), not {unit!r}")
         self._ensemble = ensemble
         self._rows: RowTable | None = None
+        self._whole: dict[tuple, CallTreeValues] = {}
         self._by_names = by_choices(ensemble.graph.frames)
         self._by: By = self._by_names[0] if by is None else by
         self._options: _Options = {"rank_agg": rank_agg, "bins": bins, "whis": whis}
@@ -262,14 +263,14 @@ class SupergraphView(Requests, QueryView):
         exact (:mod:`glade.ensemble.supergraph.folding`), else from the queried
         ensemble."""
         rank_agg = self._options["rank_agg"]
+        # the whole ensemble's values of each metric are kept for the view's life (as its
+        # query rows are): every hide and focus derives its values from them
+        pair = metric_pair(self._ensemble, metric)
+        if pair not in self._whole:
+            self._whole[pair] = call_tree_values(self._ensemble, metric, rank_agg, self._choices)
         if query == edits.EVERYTHING:
-            return call_tree_values(self._ensemble, metric, rank_agg, self._choices)
-        whole = self._remember(
-            self._cache,
-            ("values", edits.EVERYTHING, metric_pair(self._ensemble, metric)),
-            lambda: call_tree_values(self._ensemble, metric, rank_agg, self._choices),
-        )
-        folded = folded_values(whole, self._matched(query))
+            return self._whole[pair]
+        folded = folded_values(self._whole[pair], self._matched(query))
         if folded is not None:
             return folded
         return call_tree_values(self._applied(query), metric, rank_agg)
@@ -739,6 +740,7 @@ class SupergraphView(Requests, QueryView):
         else:
             self._ensemble = Ensemble.from_graphframes([gf])
             self._rows = None
+            self._whole.clear()
             self._link_note = f"linked: showing only the calls of {parse(text)}" if text else ""
             self._cache.clear()
             self._states.clear()
