@@ -121,7 +121,7 @@ view"""
 # Back to a view without edits, and with nothing cached: every answer is computed again.
 FRESH = (
     "view.reset()\nview.history = []\nview.future = []\nview._cache.clear()\n"
-    "view._states.clear()\nview._details.clear()"
+    "view._states.clear()\nview._details.clear()\nview._payloads.clear()"
 )
 #: An edit is done when its answer is applied (nothing pending) and the details panel
 #: shows the linked views of the new supergraph, or is closed.

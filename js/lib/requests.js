@@ -68,6 +68,14 @@ export class RequestClient {
     else this.onAnswer(kind, message, buffers ?? []);
   }
 
+  /** Forget the requests of `kind`: the waiting one is not sent, and the answer to the
+   * one in flight is dropped (what they asked for is no longer wanted).
+   * @param {string} kind */
+  drop(kind) {
+    this.waiting.delete(kind);
+    this.latest.delete(kind);
+  }
+
   /** Whether a request of `kind` is in flight or waiting. @param {string} kind */
   busy(kind) {
     return this.inFlight.has(kind) || this.waiting.has(kind);

@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.jupyter import jupyter_notebook, kernel_value, open_and_run, wait_for_kernel
+from tests.browser.jupyter import (
+    jupyter_notebook,
+    kernel_value,
+    open_and_run,
+    run_in_kernel,
+    wait_for_kernel,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -62,6 +68,18 @@ PAINTS_ONCE_CLOSED = """async () => {
 }"""
 
 
+#: Records in the kernel what the view receives from the page: (method, the traits an
+#: update sets, a custom message's type and the selection it carries).
+RECORD_MESSAGES = """_received = []
+def _record(message, handle=view._handle_msg):
+    data = message['content']['data']
+    body = data.get('content') if isinstance(data.get('content'), dict) else {}
+    state = sorted(data.get('state', {}))
+    _received.append([data.get('method'), state, body.get('type'), body.get('selection')])
+    handle(message)
+view.comm.on_msg(_record)"""
+
+
 @pytest.fixture(scope="module")
 def jupyter():
     with jupyter_notebook("lab", [SETUP], "linked.ipynb") as url:
@@ -73,10 +91,13 @@ def test_a_click_brings_the_supernodes_linked_views(page, page_errors, jupyter):
     page.set_viewport_size({"width": 1600, "height": 1000})
     open_and_run(page, jupyter, "linked.ipynb", page_errors)
     page.locator(".glade-sg .gs-node").first.wait_for()
+    run_in_kernel(page, RECORD_MESSAGES)
     page.locator(".gs-label-text", has_text="app").first.click()
     assert wait_for_kernel(page, "view.selection", ["app"]) == ["app"]
     revision = kernel_value(page, "view.revision")
     page.locator(f".glade-sg[data-details='app@{revision}'] .gs-icicle").wait_for()
+    # one message: the request for the linked views, carrying the selection
+    assert kernel_value(page, "_received") == [["custom", [], "details", ["app"]]]
     names = kernel_value(page, "view.details().names")
     depth = kernel_value(page, "view.details().depth.tolist()")
     # the icicle: the kernel's call sites, the largest (the supernode's entry) first

@@ -40,6 +40,23 @@ describe("requests to the kernel", () => {
     expect(client.busy("range")).toBe(false);
   });
 
+  it("drops the requests of a kind no longer wanted", () => {
+    const model = fakeModel();
+    const answers = [];
+    const client = new RequestClient(model, { onAnswer: (kind, a) => answers.push([kind, a.id]) });
+    client.request("details", { supernode: "a" });
+    client.request("details", { supernode: "b" });
+    client.drop("details");
+    model.answer({ type: "details", id: model.sent[0].id });
+    // b was never sent, the answer about a is not reported, and the next request goes
+    expect(model.sent.map((m) => m.supernode)).toEqual(["a"]);
+    expect(answers).toEqual([]);
+    expect(client.busy("details")).toBe(false);
+    client.request("details", { supernode: "c" });
+    model.answer({ type: "details", id: model.sent[1].id });
+    expect(answers).toEqual([["details", model.sent[1].id]]);
+  });
+
   it("keeps kinds apart, ignores strangers and reports errors", () => {
     const model = fakeModel();
     const answers = [];

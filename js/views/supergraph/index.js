@@ -64,6 +64,9 @@ class SupergraphView {
     });
     this.details = null;
     this.parameter = null;
+    // the selection made on the page, which every request for details carries until the
+    // kernel changes the selection (see select)
+    this.pageSelection = null;
     this.build(el);
     this.listen();
     this.refresh();
@@ -232,6 +235,7 @@ class SupergraphView {
     signal.addEventListener("abort", stop);
     signal.addEventListener("abort", () => this.client?.close());
     model.on("change:selection", () => {
+      if (model.get("selection") !== this.pageSelection) this.pageSelection = null;
       // (an answer that removed the selected supernode draws the panel and the drawing
       // once it has read the rest of the answer: see refresh)
       if (this.refreshing) return;
@@ -275,8 +279,22 @@ class SupergraphView {
     this.updateControls();
   }
 
+  /** Select supernodes from the page. The kernel receives the selection with the
+   * request for the linked views of the supernode it opens (one message, answered with
+   * them: see drawPanel), or alone when no request goes (nothing selected, the views
+   * drawn already, an exported page). */
   select(keys) {
+    const current = this.model.get("selection");
+    if (keys.length === current.length && keys.every((key, k) => key === current[k])) return;
+    // (the change handler forgets it when the kernel changes the selection)
+    this.pageSelection = keys;
+    this.carried = false;
     this.model.set("selection", keys);
+    if (this.carried) return;
+    this.pageSelection = null;
+    // answers about an earlier selection are no longer wanted, nor a waiting request
+    // carrying it
+    this.client?.drop("details");
     this.model.save_changes();
   }
 
@@ -696,7 +714,13 @@ class SupergraphView {
       else this.linkedMessage(this.offlineNote());
     } else {
       this.linkedMessage("computing the linked views…", true);
-      this.client.request("details", { supernode: key, parameter: this.parameter });
+      const request = { supernode: key, parameter: this.parameter };
+      // a selection made on the page goes with it (see select)
+      if (this.pageSelection) {
+        request.selection = this.pageSelection;
+        this.carried = true;
+      }
+      this.client.request("details", request);
     }
   }
 

@@ -48,6 +48,23 @@ def test_a_request_is_answered_with_the_supernodes_details(view):
     assert fields["parameter"] == "mpi.world.size" and "log2" in fields["formula"]
 
 
+def test_a_click_sends_its_selection_with_the_request(view):
+    # one message: the kernel takes the selection, then answers with its details
+    replies = Replies(view)
+    view._on_request(
+        view, {"type": "details", "id": 5, "supernode": "lib", "selection": ["lib"]}, []
+    )
+    assert view.selection == ["lib"]
+    fields, _ = replies.sent[-1]
+    assert fields["type"] == "details" and fields["id"] == 5 and fields["supernode"] == "lib"
+    # a selection the view cannot take is refused as any state from the page: the
+    # request is answered with the error, the selection kept
+    view._on_request(view, {"type": "details", "id": 6, "supernode": "lib", "selection": [7]}, [])
+    content, _ = replies.sent[-1]
+    assert content["type"] == "error" and content["id"] == 6
+    assert view.selection == ["lib"] and view.error
+
+
 def test_details_follow_the_edits(view):
     view.selection = ["lib"]
     assert view.details().names == ["solve", "kernel"]

@@ -108,6 +108,19 @@ def test_every_edit_and_undo(ens):
     assert view.threshold == 0.5
 
 
+def test_a_state_shown_again_sends_what_a_new_view_computes(ens):
+    # undo and redo send a state's payload as it was sent first: the same as a view
+    # that computes it afresh (with a diff, whose groups are dicts, too)
+    view = SupergraphView(ens).split("app", by="callee").set_diff({"run": 1}, {"run": 2})
+    view.undo().redo().undo().undo().redo().redo()
+    fresh = SupergraphView(ens).split("app", by="callee").set_diff({"run": 1}, {"run": 2})
+    assert view.payload_fields() == fresh.payload_fields()
+    shown, expected = view.payload_arrays(), fresh.payload_arrays()
+    assert shown.keys() == expected.keys()
+    for name, values in expected.items():
+        np.testing.assert_array_equal(shown[name], values)
+
+
 def test_threshold_edits_merge_into_one_undo_step(ens):
     view = SupergraphView(ens).set_threshold(0.1).set_threshold(0.2)
     assert view.history == [{"op": "threshold", "fraction": 0.2}]

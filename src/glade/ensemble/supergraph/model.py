@@ -606,8 +606,10 @@ class Supergraph:
             moved = np.flatnonzero(callee[run_entry])
             owner = flows.group[moved]
         keys = np.asarray(self._keys, dtype=object)
-        entry_names = np.asarray([str(v) for v in names[run_entry[moved]]], dtype=object)
-        new_names = keys[owner] + "=" + entry_names
+        # each entry function's name written once, not once per node
+        entry_codes, entry_functions = pd.factorize(names[run_entry[moved]])
+        entry_text = np.asarray([str(v) for v in entry_functions], dtype=object)
+        new_names = keys[owner] + "=" + entry_text[entry_codes]
         node_keys = self._node_keys()
         node_keys[moved] = new_names
         selectors = dict(self._selectors)
@@ -616,9 +618,14 @@ class Supergraph:
         caller_key = supernode if by == "callee" else None
         carved: dict[str, list[Selector]] = {}
         labels: dict[str, str] = {}
-        for key in pd.unique(new_names):
-            part = moved[new_names == key]
-            first = int(np.flatnonzero(new_names == key)[0])
+        # the moved nodes of each new supernode, in node order, from one sort
+        new_codes, new_keys = pd.factorize(new_names)
+        by_key = np.argsort(new_codes, kind="stable")
+        bounds = np.searchsorted(new_codes[by_key], np.arange(len(new_keys) + 1))
+        for k, key in enumerate(new_keys):
+            positions = by_key[bounds[k] : bounds[k + 1]]
+            part = moved[positions]
+            first = int(positions[0])
             owner_key = self._keys[int(owner[first])]
             selector = _runs_selector(
                 self._selectors[owner_key], names[run_entry[moved[first]]], caller, part
@@ -627,8 +634,10 @@ class Supergraph:
             selectors[key] = Union((selectors[key], selector)) if key in self._kinds else selector
             kinds[key] = "split"
             labels[key] = _split_label(owner_key, str(names[run_entry[moved[first]]]), caller_key)
+        key_codes, key_names = pd.factorize(node_keys)
+        code_of = {key: code for code, key in enumerate(key_names)}
         for owner_key, parts in carved.items():
-            left = np.flatnonzero(node_keys == owner_key)
+            left = np.flatnonzero(key_codes == code_of.get(owner_key, -2))
             if left.size:
                 selectors[owner_key] = _carved(self._selectors[owner_key], tuple(parts), left)
         return self._regrouped(

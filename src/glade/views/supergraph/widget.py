@@ -131,7 +131,9 @@ class SupergraphView(Requests, QueryView):
     target = traitlets.Unicode("").tag(sync=True)
     diff = traitlets.Dict().tag(sync=True)
     threshold = traitlets.Float(0.0).tag(sync=True)
-    selection = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    #: not echoed to the page, which sends it (a click sends it with the request for the
+    #: supernode's details, and an echo would come back after a newer click)
+    selection = traitlets.List(traitlets.Unicode()).tag(sync=True, echo_update=False)
     highlight = traitlets.List(traitlets.Unicode()).tag(sync=True)
 
     def __init__(
@@ -164,6 +166,7 @@ class SupergraphView(Requests, QueryView):
             raise GladeError(f"unit is a time unit ({', '.join(TIME_UNITS)}), not {unit!r}")
         self._ensemble = ensemble
         self._rows: RowTable | None = None
+        self._whole: dict[tuple, CallTreeValues] = {}
         self._by_names = by_choices(ensemble.graph.frames)
         self._by: By = self._by_names[0] if by is None else by
         self._options: _Options = {"rank_agg": rank_agg, "bins": bins, "whis": whis}
@@ -176,6 +179,8 @@ class SupergraphView(Requests, QueryView):
         # (undo and redo find them again), and the metadata column the page last asked
         # to fit the scaling model along
         self._details: OrderedDict[tuple, SupernodeDetails] = OrderedDict()
+        # the payload of each state shown (its supergraph's tables packed for the page)
+        self._payloads: OrderedDict[tuple, tuple[dict, dict]] = OrderedDict()
         self._parameter: Hashable | None = None
         self._refusal = ""
         self._link_note = ""
@@ -258,14 +263,14 @@ class SupergraphView(Requests, QueryView):
         exact (:mod:`glade.ensemble.supergraph.folding`), else from the queried
         ensemble."""
         rank_agg = self._options["rank_agg"]
+        # the whole ensemble's values of each metric are kept for the view's life (as its
+        # query rows are): every hide and focus derives its values from them
+        pair = metric_pair(self._ensemble, metric)
+        if pair not in self._whole:
+            self._whole[pair] = call_tree_values(self._ensemble, metric, rank_agg, self._choices)
         if query == edits.EVERYTHING:
-            return call_tree_values(self._ensemble, metric, rank_agg, self._choices)
-        whole = self._remember(
-            self._cache,
-            ("values", edits.EVERYTHING, metric_pair(self._ensemble, metric)),
-            lambda: call_tree_values(self._ensemble, metric, rank_agg, self._choices),
-        )
-        folded = folded_values(whole, self._matched(query))
+            return self._whole[pair]
+        folded = folded_values(self._whole[pair], self._matched(query))
         if folded is not None:
             return folded
         return call_tree_values(self._applied(query), metric, rank_agg)
@@ -301,10 +306,16 @@ class SupergraphView(Requests, QueryView):
     def _show(self, state: edits.ViewState) -> None:
         """Send the supergraph of ``state`` to the browser."""
         sg = self._supergraph(state)
-        diff = None
-        if state.diff is not None:
-            diff = sg.diff(edits.as_group(state.diff[0]), edits.as_group(state.diff[1]))
-        fields, arrays = supergraph_payload(sg, diff)
+
+        def payload() -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+            diff = None
+            if state.diff is not None:
+                diff = sg.diff(edits.as_group(state.diff[0]), edits.as_group(state.diff[1]))
+            return supergraph_payload(sg, diff)
+
+        # a state shown again (an undo, a redo) sends the arrays it sent before (by its
+        # text: a diff's groups are dicts)
+        fields, arrays = self._remember(self._payloads, (repr(state),), payload)
         applied = sg.recipe()
         skipped = [s for s, how in state.splits if f".split({s!r}, by={how!r})" not in applied]
         notes = [
@@ -663,7 +674,12 @@ class SupergraphView(Requests, QueryView):
 
     def _answer_details(self, message: dict) -> tuple[dict, bytes]:
         """The details of the supernode a page asks for, with the revision of the
-        supergraph they belong to (the page drops answers about an older one)."""
+        supergraph they belong to (the page drops answers about an older one). A click
+        that selects a supernode sends the page's ``selection`` with the request for its
+        details (one message, not two): the view takes it as any state from the page
+        (:meth:`set_state`), before it answers."""
+        if "selection" in message:
+            self.set_state({"selection": message["selection"]})
         parameter = message.get("parameter") or None
         details = self.details(str(message.get("supernode")), parameter)
         self._parameter = parameter
@@ -724,10 +740,12 @@ class SupergraphView(Requests, QueryView):
         else:
             self._ensemble = Ensemble.from_graphframes([gf])
             self._rows = None
+            self._whole.clear()
             self._link_note = f"linked: showing only the calls of {parse(text)}" if text else ""
             self._cache.clear()
             self._states.clear()
             self._details.clear()
+            self._payloads.clear()
         self._show(self._state(self.history))
 
     # ------------------------------------------------------------ results
