@@ -89,7 +89,7 @@ def random_trees(draw):
     return n, parent, order
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(random_trees())
 def test_preorder_matches_a_plain_dfs(case):
     n, parent, order = case
@@ -111,7 +111,7 @@ def test_preorder_matches_a_plain_dfs(case):
         assert [int(g.names[c]) for c in g.children_of(v)] == children[expected[v]]
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(random_trees())
 def test_a_tree_numbered_in_preorder_builds_as_in_any_other_numbering(case):
     # the same tree given in its own pre-order (which from_edges takes as it is, with
@@ -152,7 +152,7 @@ def _subtree_size(children, v):
     return size
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(st.integers(2, 30), st.data())
 def test_union_holds_every_call_path_once(n, data):
     def tree(k):
@@ -251,7 +251,7 @@ def random_graphs(draw):
     return n, src, dst, roots
 
 
-@settings(max_examples=examples(300), deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(random_graphs())
 def test_ordering_matches_a_reference_dfs_on_trees_dags_and_cycles(case):
     n, src, dst, roots = case

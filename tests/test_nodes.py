@@ -88,7 +88,7 @@ def trees_and_subsets(draw):
     return graph, draw(subset), draw(subset)
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(75), deadline=None)
 @given(trees_and_subsets())
 def test_node_sets_agree_with_sets_of_handles(case):
     graph, first, second = case

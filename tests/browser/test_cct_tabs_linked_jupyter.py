@@ -1,5 +1,6 @@
-"""The CCT view's bottom-up and flat tabs under a link, in a real JupyterLab 4 and a real
-Notebook 7 with a real kernel: a timeline's window (set in the kernel) restricts a CCT
+"""The CCT view's bottom-up and flat tabs under a link, in a real JupyterLab 4 with a real
+kernel (the tabs in Notebook 7: test_cct_tabs_jupyter; a link there: test_link_jupyter;
+the page's code is the same in both): a timeline's window (set in the kernel) restricts a CCT
 view of the same trace, and the function tab shown in the page takes the rows the kernel
 computed over the restricted tree (``view.function_table()``), in the kernel's order;
 clearing the window brings back the rows of the whole trace."""
@@ -10,7 +11,6 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.jupyter import (
-    FRONT_ENDS,
     jupyter_notebook,
     kernel_value,
     open_and_run,
@@ -37,9 +37,9 @@ CELLS = [
 ROWS = ".gc-function-panel .gc-function-rows .gc-row:visible .gc-text"
 
 
-@pytest.fixture(scope="module", params=sorted(FRONT_ENDS))
-def jupyter(request):
-    with jupyter_notebook(request.param, CELLS, "cct-tabs-linked.ipynb") as url:
+@pytest.fixture(scope="module")
+def jupyter():
+    with jupyter_notebook("lab", CELLS, "cct-tabs-linked.ipynb") as url:
         yield url
 
 

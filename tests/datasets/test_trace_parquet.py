@@ -30,7 +30,7 @@ from tests.trace.test_storage import assert_same_trace
     noise=st.sampled_from([0.0, 0.1, 0.8]),
 )
 @settings(
-    max_examples=examples(40),
+    max_examples=examples(20),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )

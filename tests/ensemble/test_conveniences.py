@@ -166,7 +166,7 @@ def test_arithmetic_on_metadata_and_missing_sides():
         Ensemble.concat([big, big], axis="columns") - big
 
 
-@settings(max_examples=examples(15), deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(count=hs.integers(1, 6), nodes=hs.integers(10, 60), seed=hs.integers(0, 1000))
 def test_difference_matches_brute_force(count, nodes, seed):
     a = Ensemble.from_graphframes(

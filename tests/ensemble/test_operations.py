@@ -115,7 +115,7 @@ def test_groupby_then_concat_gives_back_the_original(rajaperf):
                 assert np.isclose(value, right[key], equal_nan=True, rtol=1e-12)
 
 
-@settings(max_examples=examples(20), deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(count=hs.integers(1, 10), seed=hs.integers(0, 1000), data=hs.data())
 def test_groupby_concat_and_filter_properties(count, seed, data):
     ens = Ensemble.from_graphframes(synthetic_ensemble(count, 120, seed=seed))

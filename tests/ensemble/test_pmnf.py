@@ -223,7 +223,7 @@ def brute_force(x: np.ndarray, y: np.ndarray) -> tuple[int, float, float, dict[s
     return *best, best_stats
 
 
-@settings(max_examples=examples(40), deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(
     data=st.data(),
     points=st.integers(5, 7),

@@ -217,7 +217,7 @@ def test_returned_columns_and_defaults(rajaperf):
 profiles_strategy = hs.integers(min_value=2, max_value=9)
 
 
-@settings(max_examples=examples(25), deadline=None)
+@settings(max_examples=examples(13), deadline=None)
 @given(
     count=profiles_strategy, nodes=hs.integers(20, 120), seed=hs.integers(0, 10_000), data=hs.data()
 )

@@ -167,7 +167,7 @@ def test_new_stats_stay_fresh_after_operations(sides):
     assert smaller.stats.loc[2, "time_preferred"] == "none"  # one clang sample left
 
 
-@settings(max_examples=examples(20), deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(count=hs.integers(4, 9), nodes=hs.integers(20, 80), seed=hs.integers(0, 10_000))
 def test_scores_match_brute_force(count, nodes, seed):
     ens = Ensemble.from_graphframes(synthetic_ensemble(count, nodes, seed=seed, noise=0.3))

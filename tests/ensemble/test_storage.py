@@ -60,7 +60,7 @@ def assert_same_ensemble(got: Ensemble, want: Ensemble) -> None:
     drop=st.integers(0, 3),
 )
 @settings(
-    max_examples=examples(25),
+    max_examples=examples(13),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -131,7 +131,7 @@ def random_trees(draw):
     )
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(random_trees())
 def test_subtree_sum_matches_brute_force(gf):
     parent = gf.graph.tree_parent.tolist()  # pre-order: a parent comes before its children

@@ -381,7 +381,7 @@ def random_profiles(draw, max_nodes=40):
     )
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(75), deadline=None)
 @given(random_profiles(), st.data())
 def test_fold_keeps_totals_and_inclusive_values(gf, data):
     keep = np.array(
@@ -410,7 +410,7 @@ def _kept_path(gf, keep, nid):
     return tuple(gf.graph.names[i] for i in ids)
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(75), deadline=None)
 @given(random_profiles())
 def test_inclusive_is_exclusive_plus_childrens_inclusive(gf):
     gf = gf.update_inclusive_columns()
@@ -423,7 +423,7 @@ def test_inclusive_is_exclusive_plus_childrens_inclusive(gf):
         np.testing.assert_allclose(df.loc[node.nid, "time (inc)"].to_numpy(), expected)
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(random_profiles())
 def test_a_minus_a_is_zero(gf):
     zero = gf - gf
@@ -431,7 +431,7 @@ def test_a_minus_a_is_zero(gf):
     assert len(zero.graph) <= len(gf.graph)
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(random_profiles(), st.data())
 def test_squash_without_fold_keeps_kept_exclusive_time(gf, data):
     keep = np.array(

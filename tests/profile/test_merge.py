@@ -69,7 +69,7 @@ def test_cpi_ensemble_has_one_sample_per_call_path(cpi):
 
 
 # ------------------------------------------------------------- merge_rows
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(75), deadline=None)
 @given(
     st.lists(
         st.tuples(
@@ -165,7 +165,7 @@ def by_path(gf: GraphFrame, metric: str = "time") -> dict[tuple, float]:
     return dict(out)
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(same_paths())
 def test_total_of_a_sum_is_the_sum_of_totals(pair):
     a, b = pair
@@ -177,7 +177,7 @@ def test_total_of_a_sum_is_the_sum_of_totals(pair):
     assert difference == a.dataframe["time"].sum() - b.dataframe["time"].sum()
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(repeated_profiles(ranks=2), repeated_profiles(ranks=2))
 def test_a_sum_over_different_paths_is_nan_where_one_side_lacks_a_path(a, b):
     total = (a + b).dataframe["time"]
@@ -187,7 +187,7 @@ def test_a_sum_over_different_paths_is_nan_where_one_side_lacks_a_path(a, b):
     assert int(total.notna().sum()) == len(both)
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(repeated_profiles(), repeated_profiles())
 def test_unify_keeps_each_sides_values_per_call_path(a, b):
     left, right = a.unify(b)
@@ -201,7 +201,7 @@ def test_unify_keeps_each_sides_values_per_call_path(a, b):
     assert len(paths) == len(set(paths))
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(repeated_profiles())
 def test_ensemble_of_one_profile_has_its_values_as_means(gf):
     ens = Ensemble.from_graphframes([gf], labels=["only"])

@@ -62,7 +62,7 @@ def assert_same_graphframe(got: GraphFrame, want: GraphFrame) -> None:
 
 @given(gf=random_graphframes())
 @settings(
-    max_examples=examples(60),
+    max_examples=examples(30),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -166,25 +166,25 @@ name_only = st.builds(
 )
 
 
-@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graphs(chains(), SPINE_NAMES), st.lists(name_only, min_size=1, max_size=4).map(Query))
 def test_chains_match_brute_force(gf, query):
     check(gf, query, max_len=len(gf.graph))
 
 
-@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graphs(trees()), queries)
 def test_trees_match_brute_force(gf, query):
     check(gf, query, max_len=len(gf.graph))
 
 
-@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graphs(dags()), queries)
 def test_dags_match_brute_force(gf, query):
     check(gf, query, max_len=len(gf.graph))
 
 
-@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graphs(cyclic()), st.lists(query_nodes, min_size=1, max_size=2).map(Query))
 def test_cycles_match_brute_force(gf, query):
     # On a shortest witness no (node, query position) state repeats before or after
@@ -270,7 +270,7 @@ deep_query_nodes = st.builds(
 )
 
 
-@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     graphs(deep_trees(), ["a", "a", "a", "b", "c"]),
     st.lists(deep_query_nodes, min_size=1, max_size=4).map(Query),

@@ -65,7 +65,7 @@ def chain(values: list[int]) -> GraphFrame:
     return GraphFrame.from_literal([root])
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(75), deadline=None)
 @given(
     values=st.lists(int64s, min_size=1, max_size=6), literal=literals, op=st.sampled_from(list(OPS))
 )
@@ -85,7 +85,7 @@ def test_every_dialect_compares_int64_exactly(values, literal, op):
     assert np.flatnonzero(Filter("X", op, literal).mask(trace.events)).tolist() == expected
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(75), deadline=None)
 @given(
     values=st.lists(
         st.one_of(st.integers(0, 2**64 - 1), st.sampled_from([2**63, 2**64 - 1, 2**53 + 1])),
@@ -101,7 +101,7 @@ def test_uint64_columns_compare_exactly(values, literal, op):
     assert exact.compare(array, op, literal).tolist() == expected
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(75), deadline=None)
 @given(
     values=st.lists(st.floats(allow_nan=False), min_size=1, max_size=6),
     literal=st.one_of(int64s, st.integers(-(2**1100), 2**1100)),
@@ -112,7 +112,7 @@ def test_float_columns_compare_with_integers_as_python_does(values, literal, op)
     assert exact.compare(array, op, literal).tolist() == [OPS[op](v, literal) for v in values]
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(
     values=st.lists(int64s, min_size=1, max_size=6),
     wanted=st.lists(literals, min_size=1, max_size=4),

@@ -188,7 +188,7 @@ def long_queries(draw):
     return gf, steps
 
 
-@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(75), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(long_queries())
 def test_long_queries_match_brute_force(case):
     # up to 360 positions: bit sets of several words, long runs of stars

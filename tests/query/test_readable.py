@@ -75,7 +75,7 @@ def returning(draw):
     return Query(nodes, positions or None)
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(75), deadline=None)
 @given(graphs(st.one_of(trees(), dags())), returning())
 def test_return_keeps_the_nodes_of_returned_positions(gf, query):
     assert set(match_nodes(gf, query).tolist()) == oracle(gf, query)
@@ -196,7 +196,7 @@ compound = st.recursive(
 )
 
 
-@settings(max_examples=examples(300), deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(graphs(st.one_of(trees(), dags())), compound)
 def test_simplify_selects_what_the_query_selects(gf, query):
     simpler = simplify(query)
@@ -204,7 +204,7 @@ def test_simplify_selects_what_the_query_selects(gf, query):
     assert len(str(simpler)) <= len(str(query))
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(compound, st.integers(20, 120))
 def test_format_parses_back_to_the_same_query(query, width):
     canonical = parse(str(query))  # the query, with nested ANDs and ORs of one node flat

@@ -95,7 +95,7 @@ queries = st.recursive(
 )
 
 
-@settings(max_examples=examples(400), deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(queries)
 def test_render_then_parse_gives_the_same_query(query):
     text = str(query)
@@ -103,7 +103,7 @@ def test_render_then_parse_gives_the_same_query(query):
     assert str(parse(text)) == text  # canonical: one text per query
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     st.lists(
         st.tuples(
@@ -279,19 +279,19 @@ def _assert_only_query_errors(text: str):
     assert parse(str(result)) == result
 
 
-@settings(max_examples=examples(600), deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet=alphabet, max_size=80))
 def test_fuzz_random_text(text):
     _assert_only_query_errors(text)
 
 
-@settings(max_examples=examples(600), deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(fragments, max_size=25).map(" ".join))
 def test_fuzz_token_soup(text):
     _assert_only_query_errors(text)
 
 
-@settings(max_examples=examples(300), deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(queries, st.integers(0, 200), st.sampled_from([*list(alphabet), ""]))
 def test_fuzz_mutated_valid_queries(query, position, char):
     text = str(query)

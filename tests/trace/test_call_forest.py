@@ -206,7 +206,7 @@ def forest_rows(forest) -> list[tuple]:
     )
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(75), deadline=None)
 @given(random_traces())
 def test_the_forest_equals_the_stack_walk(table):
     from glade.trace import Trace
@@ -245,7 +245,7 @@ def builder_of(objects: list) -> Query:
     return query
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(75), deadline=None)
 @given(random_traces(), path_queries())
 def test_a_call_path_query_selects_the_same_calls_at_both_levels(table, objects):
     from glade.trace import Trace
@@ -284,7 +284,7 @@ def test_a_call_path_query_selects_the_same_calls_at_both_levels(table, objects)
     assert match_nodes(forest, builder).tolist() == matched.tolist()
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(75), deadline=None)
 @given(
     random_traces(),
     st.integers(0, 60),
@@ -374,7 +374,7 @@ def test_a_trace_of_instants_only_has_an_empty_call_tree():
     assert len(trace.query('MATCH ("*")', level="calls").events) == 2
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(75), deadline=None)
 @given(random_traces())
 def test_forest_nodes_against_the_events(table):
     # the one-pass arrays of the forest (what a timeline reads) against a lookup of each

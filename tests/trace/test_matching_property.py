@@ -117,7 +117,7 @@ def oracle(events: pd.DataFrame) -> dict[str, np.ndarray]:
     return out
 
 
-@settings(max_examples=examples(250), deadline=None)
+@settings(max_examples=examples(125), deadline=None)
 @given(random_traces())
 def test_vectorized_matching_equals_the_stack_walk(table):
     trace = Trace(table, metadata={"metric_columns": ["Counter"]})
@@ -150,7 +150,7 @@ def test_vectorized_matching_equals_the_stack_walk(table):
         assert strict.events["_matching_event"].tolist() == expected["match"].tolist()
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(random_traces())
 def test_children_list_the_direct_callees(table):
     trace = Trace(table)
@@ -165,7 +165,7 @@ def test_children_list_the_direct_callees(table):
         assert trace.events["_num_children"].iat[row] == expected.size
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(75), deadline=None)
 @given(random_traces(), st.data())
 def test_a_leave_of_another_name_is_refused_at_the_first_one(table, data):
     events = Trace(table).events.copy()

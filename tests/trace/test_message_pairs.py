@@ -75,7 +75,7 @@ def oracle(rows) -> list[tuple[int, int]]:
     return sorted(pairs)
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(75), deadline=None)
 @given(events_strategy)
 def test_pairs_match_a_queue_per_channel(rows):
     trace = make_trace(rows)
@@ -92,7 +92,7 @@ def test_pairs_match_a_queue_per_channel(rows):
     np.testing.assert_array_equal(table["Tag"], events["Tag"].to_numpy()[table["Send event"]])
 
 
-@settings(max_examples=examples(60), deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(events_strategy, st.data())
 def test_pairing_a_subset_of_channels_gives_the_same_pairs(rows, data):
     trace = make_trace(rows)
@@ -109,7 +109,7 @@ def test_pairing_a_subset_of_channels_gives_the_same_pairs(rows, data):
     assert list(zip(table["Send event"], table["Receive event"], strict=True)) == expected
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(st.lists(st.integers(-1, 5), max_size=40), st.lists(st.integers(-1, 5), max_size=40))
 def test_match_codes_counting_and_sorting_agree_with_queues(sends, recvs):
     queues: dict[int, list[int]] = {}

@@ -41,7 +41,7 @@ events = st.lists(
 )
 
 
-@settings(max_examples=examples(400), deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(events)
 def test_nesting_agrees_with_a_stack(sequence):
     kinds = np.array([e[0] for e in sequence], dtype=np.int8)

@@ -118,7 +118,7 @@ def random_traces(draw) -> Trace:
 
 @given(trace=random_traces())
 @settings(
-    max_examples=examples(60),
+    max_examples=examples(30),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -36,7 +36,7 @@ def oracle(trace, num_bins: int) -> dict[str, np.ndarray]:
     return {name: values.astype(np.int64) for name, values in out.items()}
 
 
-@settings(max_examples=examples(40), deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(st.integers(1, 4), st.integers(1, 4), st.integers(0, 10), st.integers(1, 60))
 def test_time_profile_is_exact(processes, iterations, seed, num_bins):
     trace = synthetic_trace(processes, iterations, seed=seed, imbalance=0.3)
@@ -59,7 +59,7 @@ def test_bin_edges_cover_the_span_evenly():
     assert big[-1] == 2**62 and np.diff(big).min() == 2**62 // 7
 
 
-@settings(max_examples=examples(60), deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(
     st.lists(st.integers(-50, 10**6), min_size=2, max_size=30, unique=True),
     st.lists(st.integers(-(10**5), 2 * 10**6), min_size=1, max_size=40),

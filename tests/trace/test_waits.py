@@ -407,7 +407,7 @@ def exchange(ops: list, processes: int) -> Trace:
     return trace_of(rows or call(0, "work", 0, 1))
 
 
-@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(OPS, st.integers(2, 4))
 def test_random_exchanges_match_an_event_by_event_replay(ops, processes):
     trace = exchange(ops, processes)

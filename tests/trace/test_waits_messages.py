@@ -82,7 +82,7 @@ def replay(messages, calls, sends, receives) -> list[tuple]:
     return sorted(best.values(), key=lambda row: (start[row[0]], row[0]))
 
 
-@settings(max_examples=examples(300), deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(wait_inputs())
 def test_message_waits_match_a_replay(inputs):
     waits = find_wait_states(*inputs)

@@ -124,7 +124,7 @@ def as_rows(table: pd.DataFrame, by: str) -> dict:
     return {k: [round(v) for v in row] for k, row in zip(keys, values.tolist(), strict=True)}
 
 
-@settings(max_examples=examples(120), deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     nested_traces(),
     st.integers(0, 60),
@@ -140,7 +140,7 @@ def test_the_summary_is_the_brute_force_clip(trace, a, b, by, processes):
     assert list(table["time"]) == sorted(table["time"], reverse=True)
 
 
-@settings(max_examples=examples(60), deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(nested_traces(), st.integers(0, 60), st.integers(0, 60))
 def test_a_process_rows_add_up_to_its_busy_time(trace, a, b):
     """The exclusive times of one process's rows add up to the time its outermost calls
@@ -249,7 +249,7 @@ def test_a_summary_too_large_to_count_says_so(monkeypatch):
     assert len(trace.window_summary(0, 10**6, by="process")) == 4
 
 
-@settings(max_examples=examples(120), deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     nested_traces(),
     st.integers(0, 60),

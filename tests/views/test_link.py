@@ -174,7 +174,7 @@ def test_views_linked_after_a_window_start_restricted(trace):
 
 
 @settings(
-    max_examples=examples(12),
+    max_examples=examples(6),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )

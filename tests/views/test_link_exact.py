@@ -80,7 +80,7 @@ def _slow_rows(trace: Trace, text: str) -> dict[tuple, tuple]:
 
 
 @settings(
-    max_examples=examples(150),
+    max_examples=examples(75),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
@@ -150,7 +150,7 @@ def _nonzero(frame: pd.DataFrame) -> dict[tuple[int, int], float]:
     return {(int(s), int(r)): float(v) for (s, r), v in stacked[stacked != 0].items()}
 
 
-@settings(max_examples=examples(80), deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     messages_strategy, st.integers(0, 500), st.integers(0, 500), st.sampled_from(["bytes", "count"])
 )
@@ -185,7 +185,7 @@ def test_the_matrix_of_a_window_sent_in_it_by_brute_force(case, a, b, metric):
     )
 
 
-@settings(max_examples=examples(80), deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     messages_strategy,
     st.integers(0, 500),
@@ -214,7 +214,7 @@ def test_a_restricted_matrix_is_the_matrix_of_the_query(case, a, b, some, metric
 
 
 @settings(
-    max_examples=examples(150),
+    max_examples=examples(75),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

@@ -160,7 +160,7 @@ def dag_profile(rng: np.random.Generator, n: int) -> GraphFrame:
     return GraphFrame.from_tables(frames, src, dst, rows, exc_metrics=["time"], fill_inclusive=True)
 
 
-@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**32 - 1),
     size=st.integers(2, 30),
@@ -217,7 +217,7 @@ def test_a_saved_window_selects_the_same_calls_on_a_shifted_copy(trace, tmp_path
     assert calls(later, absolute) == []
 
 
-@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     a=st.floats(0, 1),
     b=st.floats(0, 1),
@@ -263,7 +263,7 @@ def supergraph_long_form(state) -> CompoundQuery | Query:
 
 
 # each example rebuilds the supergraph after every edit (about 1 s): few examples
-@settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(5), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_the_readable_supergraph_query_keeps_what_the_long_form_keeps(ensemble, data):
     view = SupergraphView(ensemble, by="name")

@@ -20,7 +20,7 @@ from tests.hypothesis_budget import examples
 MODULES = ["A", "B", "C"]
 NAMES = ["f", "g", "h", "k"]
 SETTINGS = settings(
-    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
 

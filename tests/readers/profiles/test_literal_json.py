@@ -68,7 +68,7 @@ def random_graphframes(draw):
     return gf.update_inclusive_columns()
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(75), deadline=None)
 @given(random_graphframes())
 def test_json_round_trip_is_lossless(gf):
     again = GraphFrame.from_json(gf.to_json())

@@ -44,7 +44,7 @@ def scan_one(text: bytes):
     return result, count, kind[:count], numbers[:count], info
 
 
-@settings(max_examples=examples(300), deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False), st.sampled_from(NUMBER_FORMATS))
 def test_numbers_parse_to_the_double_python_gives(value, form):
     text = form.format(value)
@@ -56,7 +56,7 @@ def test_numbers_parse_to_the_double_python_gives(value, form):
     assert np.isnan(parsed) or parsed == float(text)
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     name=st.text(st.characters(exclude_categories=("Cs",)), max_size=20), ascii_only=st.booleans()
 )

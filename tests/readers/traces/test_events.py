@@ -33,7 +33,7 @@ events = st.lists(
 )
 
 
-@settings(max_examples=examples(300), deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(events)
 def test_check_nesting_agrees_with_a_stack(sequence):
     kinds = np.array([k for k, _, _ in sequence], dtype=np.int8)
@@ -70,7 +70,7 @@ def nested_ranges(draw):
     return [ranges[k] for k in order]
 
 
-@settings(max_examples=examples(300), deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(nested_ranges())
 def test_ranges_to_events_nests_nestable_ranges(ranges):
     starts = np.array([a for a, _ in ranges], dtype=np.int64)

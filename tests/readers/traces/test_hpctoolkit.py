@@ -199,7 +199,7 @@ def forests(draw):
     return np.array(parent), np.array(emitted)
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(75), deadline=None)
 @given(forests(), st.data())
 def test_frames_against_brute_force(forest, data):
     parent, emitted = forest

@@ -216,7 +216,7 @@ def test_buffer_that_fills_grows_and_reading_goes_on(tmp_path: Path, monkeypatch
 
 @pytest.mark.usefixtures("otf2")
 @settings(
-    max_examples=examples(15),
+    max_examples=examples(8),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )

@@ -1,14 +1,10 @@
 """The analyses of a DaskTrace that need more than per-partition sums — message pairing,
-messages over time, the call forest, call-level queries, outliers, patterns, several
-runs — equal the pandas engine's, exactly, on random traces (hypothesis), on synthetic
-MPI runs and on Pipit's real traces (a 2-worker LocalCluster of processes)."""
+messages over time, the call forest, call-level queries, outliers, several runs — equal
+the pandas engine's, exactly, on random traces (hypothesis), on synthetic MPI runs and on
+Pipit's real traces (a 2-worker LocalCluster of processes). Patterns: test_dask_gather."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import warnings
 
 import numpy as np
@@ -124,44 +120,6 @@ def test_ping_pong_messages_by_hand(dask_client, pipit_data):
     assert len(pairs) == sends > 0
     assert set(zip(pairs["Sender"], pairs["Receiver"], strict=True)) == {(0, 1), (1, 0)}
     assert (pairs["Receive time (ns)"] >= pairs["Send time (ns)"]).all()
-
-
-PATTERN_SCRIPT = """
-import json, warnings
-from distributed import Client, LocalCluster
-from glade.datasets import synthetic_trace
-warnings.simplefilter("ignore")
-trace = synthetic_trace(3, 12, noise=0.3)
-answers = {}
-with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                  dashboard_address=":0") as cluster, Client(cluster):
-    on_dask = trace.to_dask(3)
-    for process in (None, 2):
-        expected = trace.copy().detect_pattern(6, iterations=3, process=process)
-        found = on_dask.detect_pattern(6, iterations=3, process=process)
-        answers[str(process)] = [expected.to_dict("list"), found.to_dict("list")]
-print(json.dumps(answers))
-"""
-
-
-def test_a_pattern_is_found_in_the_partition_that_holds_its_process():
-    """In a child process with numba's JIT off (STUMPY's kernels, interpreted, as in
-    tests/trace/test_patterns.py: compiling them takes minutes on a busy machine), on
-    its own 2-worker LocalCluster whose workers inherit that setting."""
-    pytest.importorskip("stumpy", reason="detect_pattern needs the glade[stumpy] extra")
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    done = subprocess.run(
-        [sys.executable, "-c", PATTERN_SCRIPT],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        check=True,
-    )
-    answers = json.loads(done.stdout.strip().splitlines()[-1])
-    for process, (expected, found) in answers.items():
-        assert found == expected, process
-        assert len(found["First event"]) == 3, process
 
 
 def test_pattern_arguments_are_checked_before_stumpy_runs(dask_client):

@@ -225,15 +225,23 @@ def same_patterns(processes, iterations, noise, seed, window, npartitions, data)
 
 with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit="1GB",
                   dashboard_address=":0") as cluster, Client(cluster):
+    # three processes over three partitions: process 2's pattern is found in its partition
+    trace = synthetic_trace(3, 12, noise=0.3)
+    for process in (None, 2):
+        expected = trace.copy().detect_pattern(6, iterations=3, process=process)
+        found = trace.to_dask(3).detect_pattern(6, iterations=3, process=process)
+        pd.testing.assert_frame_equal(found, expected, check_exact=True)
+        runs.append(len(found))
     same_patterns()
 print(json.dumps(runs))
 """
 
 
 def test_patterns_of_random_runs_on_dask_are_the_pandas_ones():
-    """Hypothesis in a child process with numba's JIT off (STUMPY's kernels interpreted,
-    see tests/trace/test_patterns.py), on its own 2-worker LocalCluster whose workers
-    inherit that setting and run STUMPY where the process's partition lives."""
+    """A synthetic run with a pattern per process, then Hypothesis's random runs, in a
+    child process with numba's JIT off (STUMPY's kernels interpreted, see
+    tests/trace/test_patterns.py), on its own 2-worker LocalCluster whose workers inherit
+    that setting and run STUMPY where the process's partition lives."""
     pytest.importorskip("stumpy", reason="detect_pattern needs the glade[stumpy] extra")
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     done = subprocess.run(
@@ -246,4 +254,4 @@ def test_patterns_of_random_runs_on_dask_are_the_pandas_ones():
     )
     assert done.returncode == 0, done.stderr[-3000:]
     runs = json.loads(done.stdout.strip().splitlines()[-1])
-    assert len(runs) >= 1 and all(n == 3 for n in runs)
+    assert len(runs) >= 3 and all(n == 3 for n in runs)

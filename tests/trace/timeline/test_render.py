@@ -89,7 +89,7 @@ def check_picture(index: TimelineIndex, request: Request, exact_raster: bool = T
     return picture, total, boxes
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(75), deadline=None)
 @given(
     random_traces(),
     st.floats(0, 1),
@@ -115,7 +115,7 @@ def test_boxes_and_raster_mass_against_brute_force(table, a, b, width, height, d
     assert (picture.top[picture.cover > 0] >= 0).all()
 
 
-@settings(max_examples=examples(60), deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(0, 3), st.integers(1, 4), st.floats(0.0, 0.9), st.floats(0.01, 1.0))
 def test_rows_in_view_and_the_box_budget(seed, row0, start, length):
     trace = synthetic_trace(6, 12, seed=seed)
@@ -204,7 +204,7 @@ def test_building_ahead_waits_for_answers_but_not_for_a_request_that_needs_it(mo
     assert not builder.is_alive() and index._levels[levels.COARSEST + 2].built(False)
 
 
-@settings(max_examples=examples(40), deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(
     st.integers(0, 3),
     st.integers(1, 400),
@@ -234,7 +234,7 @@ def test_leveled_pictures_have_the_exact_threshold_and_boxes(
     assert sorted(leveled.boxes["node"].tolist()) == sorted(exact.boxes["node"].tolist())
 
 
-@settings(max_examples=examples(40), deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(
     st.integers(0, 3),
     st.floats(0.0, 0.9),
@@ -422,7 +422,7 @@ def bundles_by_sorting(
     )
 
 
-@settings(max_examples=examples(150), deadline=None)
+@settings(max_examples=examples(75), deadline=None)
 @given(
     st.integers(0, 300),
     st.integers(0, 2**31),
@@ -505,7 +505,7 @@ def test_arrows_and_bundles_against_brute_force(
         np.testing.assert_allclose(value, oracle, rtol=1e-12)
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(
     st.integers(0, 400),
     st.integers(0, 2**31),
@@ -547,7 +547,7 @@ def test_instants_counted_per_pixel_against_brute_force(n, seed, lanes, width, r
     )
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     st.lists(st.integers(0, 3000), max_size=300),
     st.integers(1, 2**40),
@@ -582,7 +582,7 @@ def test_the_longest_cut_against_sorting(lengths, scale, most, minimum, picked, 
         assert at_least == (wide >= cut).sum() and longer == (wide > cut).sum()
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 1000)), max_size=60), st.integers(1, 5))
 def test_blocks_cover_the_segments_and_split_between_raster_rows(segments, parts):
     # blocks are contiguous, cover every segment once, never split a raster row, and
@@ -628,7 +628,7 @@ def test_ping_pong_drawn(pipit_data):
     assert set(arrows.send_row.tolist()) == {0, 1}
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(random_traces(), st.integers(0, 6), st.booleans(), st.integers(1, 40), st.booleans())
 def test_level_records_against_brute_force(table, k, depth_rows, block, ahead):
     # every record of a level: the time the calls shorter than two bins cover in its row
@@ -686,7 +686,7 @@ def test_level_records_against_brute_force(table, k, depth_rows, block, ahead):
         assert c in {code for s, code in shares if s == top}
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(random_traces())
 def test_the_index_of_a_trace_is_the_index_of_its_forest(table):
     # read straight from the events, or from the forest's GraphFrame; keeping all by
@@ -728,7 +728,7 @@ def test_the_index_of_a_trace_is_the_index_of_its_forest(table):
     np.testing.assert_array_equal(everything.lanes.offset, masked.lanes.offset)
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(random_traces(), st.randoms(use_true_random=False))
 def test_index_arrays_against_brute_force(table, random):
     # a random mask: every kept node's caller, depth, exclusive time, lane and place in
@@ -786,7 +786,7 @@ def test_index_arrays_against_brute_force(table, random):
     assert (index.node_lane[~keep] == -1).all()
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(random_traces(), st.randoms(use_true_random=False))
 def test_subtree_ends_against_brute_force(table, random):
     # a node's subtree ends after its last descendant, found by walking up the parents
@@ -803,7 +803,7 @@ def test_subtree_ends_against_brute_force(table, random):
         assert ends[node] == last + 1
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(random_traces(), st.randoms(use_true_random=False), st.integers(1, 4))
 def test_indexes_on_lent_arrays_equal_indexes_of_their_own(table, random, count):
     # a view's indexes, one after the other on the same per-node arrays (the first of
@@ -868,7 +868,7 @@ def test_a_wide_range_past_the_box_budget_reads_the_coarser_level(monkeypatch):
     )
 
 
-@settings(max_examples=examples(30), deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(
     st.integers(0, 2**31),
     st.sampled_from(["ring", "pingpong"]),

@@ -199,7 +199,7 @@ def reached(graph, start: np.ndarray, down: bool) -> np.ndarray:
     return seen
 
 
-@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(75), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**32 - 1),
     size=st.integers(2, 40),

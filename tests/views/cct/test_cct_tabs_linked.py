@@ -70,7 +70,7 @@ def flat_dict(rows: dict) -> dict:
 
 
 @settings(
-    max_examples=examples(10),
+    max_examples=examples(5),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )

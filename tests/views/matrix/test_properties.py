@@ -92,7 +92,7 @@ def oracle(n: int, messages: list[tuple], metric: str, tags=None) -> np.ndarray:
     return total
 
 
-@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(messages_strategy, st.sampled_from(cellmath.METRICS), st.booleans())
 def test_values_match_a_loop_over_messages(case, metric, by_tag):
     n, messages = case
@@ -108,7 +108,7 @@ def test_values_match_a_loop_over_messages(case, metric, by_tag):
         np.testing.assert_array_equal(view.matrix().to_numpy(), expected)
 
 
-@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(messages_strategy, st.data())
 def test_a_blocks_messages_are_those_between_its_processes(case, data):
     n, messages = case
@@ -165,7 +165,7 @@ def cells_and_window(draw):
     )
 
 
-@settings(max_examples=examples(80), deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(cells_and_window())
 def test_pooled_blocks_conserve_sums(case):
     n, pairs, (r0, r1, c0, c1), max_cells, order = case
@@ -197,7 +197,7 @@ def test_pooled_blocks_conserve_sums(case):
         assert np.all(np.diff(volume) <= 0)
 
 
-@settings(max_examples=examples(30), deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(st.integers(20, 80), st.integers(1, 3), st.integers(0, 2**32 - 1))
 def test_rcm_gathers_a_shuffled_band_near_the_diagonal(n, width, seed):
     rng = np.random.default_rng(seed)

@@ -104,7 +104,7 @@ edits = hs.lists(
 )
 
 
-@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(13), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     hs.integers(0, 2**32 - 1),
     hs.integers(1, 30),
@@ -121,7 +121,7 @@ def test_every_edit_equals_the_full_rebuild(seed, n_nodes, n_profiles, ranks, se
         assert_same(view.supergraph(), rebuilt(view))
 
 
-@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(13), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hs.integers(0, 2**32 - 1), hs.integers(1, 40), hs.integers(1, 4), hs.integers(0, 2**32 - 1))
 def test_folded_values_are_those_of_the_folded_query(seed, n_nodes, n_profiles, mask_seed):
     """On any set of kept nodes (not only the ones a view's query keeps)."""

@@ -293,7 +293,7 @@ def test_a_view_whose_arrays_all_spill_to_disk_answers_as_on_pandas(dask_client)
         assert_views_equal(expected, view)
         first, last = (int(t) for t in expected.extent)
 
-        @settings(max_examples=examples(12), deadline=None)
+        @settings(max_examples=examples(6), deadline=None)
         @given(st.booleans(), st.data())
         def same_pictures(depth_rows, data):
             rows = len(expected.depth_labels if depth_rows else expected.labels)
