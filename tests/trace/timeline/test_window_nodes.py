@@ -93,14 +93,14 @@ def shuffled(draw, forest: Forest) -> Forest:
     return replace(forest, depth=depth)
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.data())
 def test_nested_against_brute_force(data):
     forest = data.draw(shuffled(_forest(data.draw(random_traces()))))
     assert forest.nested == _nests(forest)
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.data())
 def test_window_nodes_against_brute_force(data):
     """The nodes that end at t0 or after and start at t1 or before (t1 before t0 too)
@@ -151,7 +151,7 @@ def test_a_window_of_a_nested_call_keeps_its_callers_and_what_starts_inside():
     ]
 
 
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.data())
 def test_caller_positions_against_a_search(data):
     """Per call of a set closed under callers: its caller's position among them."""
@@ -174,7 +174,7 @@ def test_caller_positions_against_a_search(data):
             caller_positions(calls[calls != missing], forest.parent)
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(messages_strategy, st.data())
 def test_sends_kept_by_nodes_against_brute_force(case, data):
     """The sends whose node is among the kept nodes (any ascending set: runs of
