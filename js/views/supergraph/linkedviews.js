@@ -32,7 +32,8 @@ const text = (parent, x, y, content, attributes = {}) => {
   return node;
 };
 
-/** Axes of a plot: ticks and labels (in `unit`) on x and y, and their titles. */
+/** Axes of a plot: ticks and labels on x and y (the value formats carry the units), and their
+ * titles. */
 function axes(svg, x, y, { width, height, xTitle, yTitle, xFormat, yFormat }) {
   const bottom = height - MARGIN.bottom;
   svgElement("line", { class: "gs-axis", x1: String(MARGIN.left), x2: String(width - MARGIN.right),
@@ -168,7 +169,7 @@ export function gradientStops(counts, colour) {
 
 /** Inclusive against exclusive per call site and run (one SVG path of squares: thousands
  * of points in one element), the hovered point's call site and run named under it. */
-function correlation(container, d, { width, m, unit, labels, target }) {
+function correlation(container, d, { width, m, labels, target }) {
   const height = 170;
   const { section, svg } = figure(container, "Inclusive vs exclusive per call site and run",
     width, height, "gs-scatter");
@@ -183,8 +184,8 @@ function correlation(container, d, { width, m, unit, labels, target }) {
   }
   const x = scaleLinear().domain(extent(inc)).nice().range([MARGIN.left, width - MARGIN.right]);
   const y = scaleLinear().domain(extent(exc)).nice().range([height - MARGIN.bottom, MARGIN.top]);
-  axes(svg, x, y, { width, height, xTitle: `inclusive${unit ? ` (${unit})` : ""}`,
-    yTitle: `exclusive${unit ? ` (${unit})` : ""}`, xFormat: m, yFormat: m });
+  axes(svg, x, y, { width, height, xTitle: `inclusive`,
+    yTitle: `exclusive`, xFormat: m, yFormat: m });
   const px = inc.map((v) => x(v));
   const py = exc.map((v) => y(v));
   svgElement("path", { class: "gs-points", d: squares(px, py, 3) }, svg);
@@ -208,7 +209,7 @@ function correlation(container, d, { width, m, unit, labels, target }) {
 
 /** The supernode's value over runs (sorted bars), over its call sites (mean bars) and,
  * with ranks, over the ranks of every run (a histogram, the target run's ranks marked). */
-function distributions(container, d, { width, m, unit, labels, target }) {
+function distributions(container, d, { width, m, labels, target }) {
   const height = 110;
   const runs = runsAlong(d.value);
   const { section, svg } = figure(container, "Runtime over runs (sorted)", width, height,
@@ -217,7 +218,7 @@ function distributions(container, d, { width, m, unit, labels, target }) {
   const y = scaleLinear().domain([0, extent(d.value)[1]]).nice()
     .range([height - MARGIN.bottom, MARGIN.top]);
   axes(svg, x, y, { width, height, xTitle: "runs, by value",
-    yTitle: `inclusive${unit ? ` (${unit})` : ""}`,
+    yTitle: `inclusive`,
     xFormat: (v) => formatPlain(v), yFormat: m });
   const hover = hoverLine(section);
   runs.forEach((run, k) => {
@@ -258,12 +259,12 @@ function distributions(container, d, { width, m, unit, labels, target }) {
   svgElement("line", { class: "gs-axis", x1: String(left), x2: String(width - MARGIN.right),
     y1: String(bottom), y2: String(bottom) }, sites.svg);
   for (const v of sx.ticks(3)) text(sites.svg, sx(v), bottom + 12, m(v), { "text-anchor": "middle" });
-  text(sites.svg, (left + width) / 2, siteHeight - 3, `mean inclusive${unit ? ` (${unit})` : ""}`,
+  text(sites.svg, (left + width) / 2, siteHeight - 3, `mean inclusive`,
     { "text-anchor": "middle", class: "gs-axis-title" });
-  if (d.ranks > 1) ranks(container, d, { width, m, unit, labels, target });
+  if (d.ranks > 1) ranks(container, d, { width, m, labels, target });
 }
 
-function ranks(container, d, { width, m, unit, labels, target }) {
+function ranks(container, d, { width, m, labels, target }) {
   const height = 120;
   const values = [];
   for (let p = 0; p < d.profiles; p++) {
@@ -281,7 +282,7 @@ function ranks(container, d, { width, m, unit, labels, target }) {
   const x = scaleLinear().domain([lo, hi]).range([MARGIN.left, width - MARGIN.right]);
   const y = scaleLinear().domain([0, Math.max(...counts)]).nice()
     .range([height - MARGIN.bottom, MARGIN.top]);
-  axes(svg, x, y, { width, height, xTitle: `per-rank inclusive${unit ? ` (${unit})` : ""}`,
+  axes(svg, x, y, { width, height, xTitle: `per-rank inclusive`,
     yTitle: "ranks", xFormat: m, yFormat: (v) => formatPlain(v) });
   counts.forEach((c, b) => {
     const x0 = x(lo + ((hi - lo) * b) / bins);
@@ -303,7 +304,7 @@ function ranks(container, d, { width, m, unit, labels, target }) {
 
 /** A box plot per call site across runs (the largest sites), outlier runs as points and
  * named in a list under it. */
-function correspondence(container, d, { width, m, unit, labels }) {
+function correspondence(container, d, { width, m, labels }) {
   const shown = Math.min(d.siteCount, BOXES_SHOWN);
   const height = shown * 16 + MARGIN.bottom + 4;
   const { section, svg } = figure(container, "Call sites across runs (box plots)", width, height,
@@ -350,7 +351,7 @@ function correspondence(container, d, { width, m, unit, labels }) {
   svgElement("line", { class: "gs-axis", x1: String(left), x2: String(width - MARGIN.right),
     y1: String(bottom), y2: String(bottom) }, svg);
   for (const v of x.ticks(3)) text(svg, x(v), bottom + 12, m(v), { "text-anchor": "middle" });
-  text(svg, (left + width) / 2, height - 3, `inclusive${unit ? ` (${unit})` : ""}`,
+  text(svg, (left + width) / 2, height - 3, `inclusive`,
     { "text-anchor": "middle", class: "gs-axis-title" });
   const named = d.outliers.filter((o) => o.site < shown);
   const list = element("ul", "gs-outliers gs-site-outliers");
@@ -416,7 +417,7 @@ function guides(container, d, { width, m, labels, target }) {
 }
 
 /** The value against a numeric metadata column with the fitted scaling model. */
-function scaling(container, d, { width, m, unit, labels, onParameter }) {
+function scaling(container, d, { width, m, labels, onParameter }) {
   const height = 170;
   const section = element("div", "gs-linked gs-scaling");
   const heading = element("div", "gs-panel-heading", { text: "Scaling along " });
@@ -443,7 +444,7 @@ function scaling(container, d, { width, m, unit, labels, onParameter }) {
   const y = scaleLinear().domain([0, extent([...d.value, ...d.modelY])[1]]).nice()
     .range([height - MARGIN.bottom, MARGIN.top]);
   axes(svg, x, y, { width, height, xTitle: d.parameter,
-    yTitle: `inclusive${unit ? ` (${unit})` : ""}`,
+    yTitle: `inclusive`,
     xFormat: (v) => formatValue(v), yFormat: m });
   if (d.modelX.length) {
     const points = Array.from(d.modelX, (v, k) => `${x(v)},${y(d.modelY[k])}`).join(" ");
