@@ -32,13 +32,15 @@ def _at(pick, i):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _first_at_least(values, pick, lo, hi, target, strictly):
-    """The first position in [lo, hi) of sorted ``values`` (at positions ``pick``, see
-    :func:`_at`) holding more than ``target`` (``strictly``) or at least ``target``;
-    ``hi`` when none does."""
+def first_at_least(values, others, pick, lo, hi, target, strictly):
+    """The first position in [lo, hi) of the sorted keys (the smaller of ``values`` and
+    ``others`` at positions ``pick``, see :func:`_at`; pass one array twice for its own
+    values) holding more than ``target`` (``strictly``) or at least ``target``; ``hi``
+    when none does."""
     while lo < hi:
         mid = (lo + hi) // 2
-        value = values[_at(pick, mid)]
+        i = _at(pick, mid)
+        value = min(values[i], others[i])
         if value > target or (not strictly and value == target):
             hi = mid
         else:
@@ -57,8 +59,8 @@ def runs_in_range(ptr, start, end, pick, segments, t0, t1, strict):
     hi = np.empty(segments.size, np.int64)
     for k in range(segments.size):
         last = ptr[segments[k] + 1]
-        lo[k] = _first_at_least(end, pick, ptr[segments[k]], last, t0, strict)
-        hi[k] = _first_at_least(start, pick, lo[k], last, t1, False)
+        lo[k] = first_at_least(end, end, pick, ptr[segments[k]], last, t0, strict)
+        hi[k] = first_at_least(start, start, pick, lo[k], last, t1, False)
     return lo, hi
 
 
@@ -491,8 +493,8 @@ def raster_records(
     width = cover.shape[1]
     for k in range(segments.size):
         last = ptr[segments[k] + 1]
-        lo = _first_at_least(bin_, ALL, ptr[segments[k]], last, first_bin, False)
-        hi = _first_at_least(bin_, ALL, lo, last, last_bin, False)
+        lo = first_at_least(bin_, bin_, ALL, ptr[segments[k]], last, first_bin, False)
+        hi = first_at_least(bin_, bin_, ALL, lo, last, last_bin, False)
         r = (rows[k] - row0) // pool
         for i in range(lo, hi):
             column = int((origin + (bin_[i] + 0.5) * size - t0) / px)
@@ -740,7 +742,7 @@ def _spanning(first, last, parent, start, end, t0, t1, out, n):
     start at ``t1`` or before: ancestors of the last node that starts before ``t0``,
     ascending. Returns how many there are."""
     none = np.empty(0, np.int64)
-    i = _first_at_least(start, none, first, last, t0, False) - 1
+    i = first_at_least(start, start, none, first, last, t0, False) - 1
     count = 0
     while i >= first:
         if end[i] >= t0 and start[i] <= t1:
@@ -766,8 +768,8 @@ def window_nodes(bounds, chosen, parent, start, end, t0, t1):
             continue
         first, last = bounds[g], bounds[g + 1]
         total += _spanning(first, last, parent, start, end, t0, t1, none, 0)
-        lo = _first_at_least(start, none, first, last, t0, False)
-        total += max(_first_at_least(start, none, lo, last, t1, True) - lo, 0)
+        lo = first_at_least(start, start, none, first, last, t0, False)
+        total += max(first_at_least(start, start, none, lo, last, t1, True) - lo, 0)
     out = np.empty(total, np.int64)
     n = 0
     for g in range(bounds.size - 1):
@@ -776,8 +778,8 @@ def window_nodes(bounds, chosen, parent, start, end, t0, t1):
         first, last = bounds[g], bounds[g + 1]
         count = _spanning(first, last, parent, start, end, t0, t1, none, 0)
         n += _spanning(first, last, parent, start, end, t0, t1, out, n + count)
-        lo = _first_at_least(start, none, first, last, t0, False)
-        for i in range(lo, _first_at_least(start, none, lo, last, t1, True)):
+        lo = first_at_least(start, start, none, first, last, t0, False)
+        for i in range(lo, first_at_least(start, start, none, lo, last, t1, True)):
             out[n] = i
             n += 1
     return out

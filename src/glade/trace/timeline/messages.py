@@ -15,6 +15,7 @@ from numba import njit
 
 from glade.errors import GladeError
 from glade.trace.timeline.index import Forest, TimelineIndex
+from glade.trace.timeline.kernels import ALL, first_at_least
 
 #: More messages than this in a range are drawn as bundles: one per pair of rows and
 #: time bucket (BUNDLE_BUCKETS across the range, fewer when that still makes too many).
@@ -82,21 +83,6 @@ def _window(
 
 
 @njit(cache=True, nogil=True)
-def _first_from(kept, send_time, receive_time, target):
-    """The first position of ``kept`` (ascending in the earlier of the two times of
-    its messages) whose message's earlier time is at least ``target``
-    (``np.searchsorted(first, target, side="left")``)."""
-    lo, hi = 0, kept.size
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if min(send_time[kept[mid]], receive_time[kept[mid]]) >= target:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
-@njit(cache=True, nogil=True)
 def _on_marks(nodes, times, call, sample, start):
     """Whether the ends ``nodes`` (-1: none) of messages at ``times`` are instants of a
     call forest (not ``call``) that are not counter samples (``sample``, when not
@@ -110,21 +96,6 @@ def _on_marks(nodes, times, call, sample, start):
     return True
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _first_sorted(send_time, receive_time, target, strictly):
-    """The first message (sorted by the earlier of its two times) whose earlier time is
-    above ``target`` (``strictly``) or at least ``target``."""
-    lo, hi = 0, send_time.size
-    while lo < hi:
-        mid = (lo + hi) // 2
-        first = min(send_time[mid], receive_time[mid])
-        if first > target or (not strictly and first == target):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
 @njit(cache=True, nogil=True)
 def _kept(send_node, receive_node, keep, send_time, receive_time, first, last, index):
     """The positions (ascending, of ``index``'s dtype) of the messages whose send and
@@ -132,8 +103,8 @@ def _kept(send_node, receive_node, keep, send_time, receive_time, first, last, i
     [first, last] (found by binary search: the messages are sorted by it), in one pass
     over those; and the longest time between the two ends of a kept message (0 for
     none). The positions are the start of an array as long as that search's result."""
-    lo = _first_sorted(send_time, receive_time, first, False)
-    hi = _first_sorted(send_time, receive_time, last, True)
+    lo = first_at_least(send_time, receive_time, ALL, 0, send_time.size, first, False)
+    hi = first_at_least(send_time, receive_time, ALL, lo, send_time.size, last, True)
     out = np.empty(max(hi - lo, 0), index.dtype)
     n = 0
     span = 0.0
@@ -392,8 +363,10 @@ class KeptMessages:
         per pair of row bins (``pool`` rows each) and time bucket when there are more
         than MAX_ARROWS."""
         times = (self.kept, self.send_time, self.receive_time)
-        lo = int(_first_from(*times, float(t0 - self.span)))
-        hi = int(_first_from(*times, float(t1)))
+        # the first kept messages whose earlier time is at least t0 - span, and t1
+        ends = (self.send_time, self.receive_time, self.kept, 0, self.kept.size)
+        lo = int(first_at_least(*ends, float(t0 - self.span), False))
+        hi = int(first_at_least(*ends, float(t1), False))
         window, send_row, receive_row = _window(
             lo,
             hi,
