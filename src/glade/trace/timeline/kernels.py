@@ -762,24 +762,24 @@ def window_nodes(bounds, chosen, parent, start, end, t0, t1):
     start before it), then the run of nodes that start in [t0, t1] (two binary
     searches). The work grows with the nodes kept, not with the forest."""
     none = np.empty(0, np.int64)
-    total = 0
-    for g in range(bounds.size - 1):
+    groups = bounds.size - 1
+    # per group: how many nodes span t0, and the run [lo, hi) that starts in [t0, t1]
+    spans = np.zeros(groups, np.int64)
+    lo = np.zeros(groups, np.int64)
+    hi = np.zeros(groups, np.int64)
+    for g in range(groups):
         if chosen.size and not chosen[g]:
             continue
         first, last = bounds[g], bounds[g + 1]
-        total += _spanning(first, last, parent, start, end, t0, t1, none, 0)
-        lo = first_at_least(start, start, none, first, last, t0, False)
-        total += max(first_at_least(start, start, none, lo, last, t1, True) - lo, 0)
-    out = np.empty(total, np.int64)
+        spans[g] = _spanning(first, last, parent, start, end, t0, t1, none, 0)
+        lo[g] = first_at_least(start, start, none, first, last, t0, False)
+        hi[g] = max(first_at_least(start, start, none, lo[g], last, t1, True), lo[g])
+    out = np.empty(int(spans.sum() + (hi - lo).sum()), np.int64)
     n = 0
-    for g in range(bounds.size - 1):
-        if chosen.size and not chosen[g]:
-            continue
-        first, last = bounds[g], bounds[g + 1]
-        count = _spanning(first, last, parent, start, end, t0, t1, none, 0)
-        n += _spanning(first, last, parent, start, end, t0, t1, out, n + count)
-        lo = first_at_least(start, start, none, first, last, t0, False)
-        for i in range(lo, first_at_least(start, start, none, lo, last, t1, True)):
+    for g in range(groups):
+        if spans[g]:
+            n += _spanning(bounds[g], bounds[g + 1], parent, start, end, t0, t1, out, n + spans[g])
+        for i in range(lo[g], hi[g]):
             out[n] = i
             n += 1
     return out
