@@ -41,6 +41,7 @@ import sys
 import tempfile
 import time
 import warnings
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -183,10 +184,8 @@ def brush_cpu_table(cases: list[tuple[int, int]], repeat: int) -> Table:
         "(halo exchange), brushes in order",
         ["processes", "messages", "window", "CPU", "wall", "load (1 min)", "peak RSS"],
     )
-    context = multiprocessing.get_context("spawn")
     for processes, messages in cases:
-        with ProcessPoolExecutor(1, mp_context=context) as pool:
-            result = pool.submit(brush_cpu, processes, messages, repeat).result()
+        result = in_child(brush_cpu, processes, messages, repeat)
         for label, cpu, wall, load in result["brushes"]:
             table.add(
                 processes,
@@ -201,11 +200,11 @@ def brush_cpu_table(cases: list[tuple[int, int]], repeat: int) -> Table:
     return table.show()
 
 
-def kernel_in_child(processes: int, messages: int, repeat: int, with_timeline: bool) -> dict:
-    """:func:`kernel` in a fresh process, so that its peak RSS is this trace's alone."""
+def in_child(function: Callable[..., dict], *args: object) -> dict:
+    """``function(*args)`` in a fresh process, so that its peak RSS is this trace's alone."""
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(1, mp_context=context) as pool:
-        return pool.submit(kernel, processes, messages, repeat, with_timeline).result()
+        return pool.submit(function, *args).result()
 
 
 # The JupyterLab measurement: the views linked in the notebook's cell.
@@ -389,7 +388,7 @@ def main(
     )
     tables: list[Table] = [table]
     for processes, messages in cases:
-        result = kernel_in_child(processes, messages, repeat, with_timeline)
+        result = in_child(kernel, processes, messages, repeat, with_timeline)
         for fraction, row in result["windows"].items():
             table.add(
                 processes,
