@@ -184,8 +184,8 @@ function correlation(container, d, { width, m, labels, target }) {
   }
   const x = scaleLinear().domain(extent(inc)).nice().range([MARGIN.left, width - MARGIN.right]);
   const y = scaleLinear().domain(extent(exc)).nice().range([height - MARGIN.bottom, MARGIN.top]);
-  axes(svg, x, y, { width, height, xTitle: `inclusive`,
-    yTitle: `exclusive`, xFormat: m, yFormat: m });
+  axes(svg, x, y, { width, height, xTitle: "inclusive", yTitle: "exclusive", xFormat: m,
+    yFormat: m });
   const px = inc.map((v) => x(v));
   const py = exc.map((v) => y(v));
   svgElement("path", { class: "gs-points", d: squares(px, py, 3) }, svg);
@@ -218,8 +218,7 @@ function distributions(container, d, { width, m, labels, target }) {
   const y = scaleLinear().domain([0, extent(d.value)[1]]).nice()
     .range([height - MARGIN.bottom, MARGIN.top]);
   axes(svg, x, y, { width, height, xTitle: "runs, by value",
-    yTitle: `inclusive`,
-    xFormat: (v) => formatPlain(v), yFormat: m });
+    yTitle: "inclusive", xFormat: (v) => formatPlain(v), yFormat: m });
   const hover = hoverLine(section);
   runs.forEach((run, k) => {
     const bar = svgElement("rect", { class: run.profile === target ? "gs-bar gs-bar-target"
@@ -259,7 +258,7 @@ function distributions(container, d, { width, m, labels, target }) {
   svgElement("line", { class: "gs-axis", x1: String(left), x2: String(width - MARGIN.right),
     y1: String(bottom), y2: String(bottom) }, sites.svg);
   for (const v of sx.ticks(3)) text(sites.svg, sx(v), bottom + 12, m(v), { "text-anchor": "middle" });
-  text(sites.svg, (left + width) / 2, siteHeight - 3, `mean inclusive`,
+  text(sites.svg, (left + width) / 2, siteHeight - 3, "mean inclusive",
     { "text-anchor": "middle", class: "gs-axis-title" });
   if (d.ranks > 1) ranks(container, d, { width, m, labels, target });
 }
@@ -282,7 +281,7 @@ function ranks(container, d, { width, m, labels, target }) {
   const x = scaleLinear().domain([lo, hi]).range([MARGIN.left, width - MARGIN.right]);
   const y = scaleLinear().domain([0, Math.max(...counts)]).nice()
     .range([height - MARGIN.bottom, MARGIN.top]);
-  axes(svg, x, y, { width, height, xTitle: `per-rank inclusive`,
+  axes(svg, x, y, { width, height, xTitle: "per-rank inclusive",
     yTitle: "ranks", xFormat: m, yFormat: (v) => formatPlain(v) });
   counts.forEach((c, b) => {
     const x0 = x(lo + ((hi - lo) * b) / bins);
@@ -351,7 +350,7 @@ function correspondence(container, d, { width, m, labels }) {
   svgElement("line", { class: "gs-axis", x1: String(left), x2: String(width - MARGIN.right),
     y1: String(bottom), y2: String(bottom) }, svg);
   for (const v of x.ticks(3)) text(svg, x(v), bottom + 12, m(v), { "text-anchor": "middle" });
-  text(svg, (left + width) / 2, height - 3, `inclusive`,
+  text(svg, (left + width) / 2, height - 3, "inclusive",
     { "text-anchor": "middle", class: "gs-axis-title" });
   const named = d.outliers.filter((o) => o.site < shown);
   const list = element("ul", "gs-outliers gs-site-outliers");
@@ -444,8 +443,7 @@ function scaling(container, d, { width, m, labels, onParameter }) {
   const y = scaleLinear().domain([0, extent([...d.value, ...d.modelY])[1]]).nice()
     .range([height - MARGIN.bottom, MARGIN.top]);
   axes(svg, x, y, { width, height, xTitle: d.parameter,
-    yTitle: `inclusive`,
-    xFormat: (v) => formatValue(v), yFormat: m });
+    yTitle: "inclusive", xFormat: (v) => formatValue(v), yFormat: m });
   if (d.modelX.length) {
     const points = Array.from(d.modelX, (v, k) => `${x(v)},${y(d.modelY[k])}`).join(" ");
     svgElement("polyline", { class: "gs-model", points }, svg);
