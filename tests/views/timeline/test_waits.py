@@ -117,7 +117,8 @@ def test_a_path_range_sends_the_segments_around_it_and_two_per_column():
         span=0,
         path_from=np.arange(0, 100, 10, dtype=np.int64),
         path_to=np.arange(10, 110, 10, dtype=np.int64),
-        path_node=np.zeros(10, dtype=np.int64),
+        path_process=np.zeros(10, dtype=np.int64),
+        path_thread=np.zeros(10, dtype=np.int64),
     )
     view = Timeline(synthetic_trace(2, 2, seed=1))
     # [35, 55) over 2 columns of 10: segments 3..5 overlap it, 2 and 6 join them on;

@@ -61,6 +61,19 @@ class Lanes:
         """The first row of every location."""
         return self.offset[:-1].copy() if depth_rows else np.arange(self.num_locations)
 
+    def location_of(self, processes: np.ndarray, threads: np.ndarray) -> np.ndarray:
+        """The location of every (``processes[i]``, ``threads[i]``), -1 where there is
+        none."""
+        keys = self.processes.astype(np.int64) * (1 << 32) + self.threads.astype(np.int64)
+        wanted = np.asarray(processes, dtype=np.int64) * (1 << 32) + np.asarray(
+            threads, dtype=np.int64
+        )
+        if not keys.size:
+            return np.full(wanted.size, -1, dtype=np.int64)
+        order = np.argsort(keys, kind="stable")
+        at = order[np.minimum(np.searchsorted(keys, wanted, sorter=order), keys.size - 1)]
+        return np.where(keys[at] == wanted, at, -1).astype(np.int64)
+
     def check_rows(self, row0: int, row1: int, depth_rows: bool) -> tuple[int, int]:
         """``row0, row1`` clamped to the rows of the layout; GladeError when they do not
         name rows."""

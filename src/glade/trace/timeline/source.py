@@ -39,6 +39,7 @@ from glade.trace.timeline.messages import MESSAGE_COLUMNS, Messages
 from glade.trace.timeline.payload import encode_overview, encode_picture, function_totals
 from glade.trace.timeline.render import Picture, Request, picture_level, render
 from glade.trace.timeline.waiting import WaitLayer, forest_waiting
+from glade.trace.waits import PATTERNS
 from glade.trace.windows import (
     Window,
     message_sizes,
@@ -203,10 +204,11 @@ class TimelineSource(ABC):
         """Add to every picture the wait states (``waits``) and the critical path
         (``path``), see :mod:`glade.trace.timeline.waiting`."""
 
-    @property
     @abstractmethod
-    def wait_layer(self) -> WaitLayer:
-        """The wait states and the critical path of the whole run on the forest's nodes."""
+    def wait_of(self, node: int) -> tuple[str, int, int] | None:
+        """The wait of call ``node`` (a node of the forest): its pattern, its waiting
+        time (ns) and the node of the call that caused it (-1 when what is kept does
+        not keep that call); None when the call does not wait."""
 
     @abstractmethod
     def order_rows(self, by: str, pinned: list[int]) -> bool:
@@ -468,6 +470,20 @@ class PandasSource(TimelineSource):
 
     def show_layers(self, waits: bool, path: bool) -> None:
         self._layers = (bool(waits), bool(path))
+
+    def wait_of(self, node: int) -> tuple[str, int, int] | None:
+        layer = self.wait_layer
+        at = np.flatnonzero(layer.node == node)
+        if not at.size:
+            return None
+        k = int(at[0])
+        cause = int(layer.cause[k])
+        shown = cause >= 0 and bool(self.index.keep[cause])
+        return (
+            PATTERNS[int(layer.pattern[k])],
+            int(layer.end[k] - layer.start[k]),
+            cause if shown else -1,
+        )
 
     def row_measure(self, by: str) -> np.ndarray:
         """Per location (in the order of the trace) the measure ``by`` of

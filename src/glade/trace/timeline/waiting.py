@@ -29,10 +29,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from glade.trace.critical_path import location_bounds, path_segments
 from glade.trace.model import Trace
 from glade.trace.timeline.index import Forest, TimelineIndex
+from glade.trace.timeline.lanes import Lanes
 from glade.trace.waits import PATTERNS, WAITING_TIME
 
 #: At most this many waits of a range are sent exactly (the longest); the others join
@@ -66,9 +68,10 @@ def forest_waiting(trace: Trace, forest: Forest) -> np.ndarray:
 class WaitLayer:
     """The waits of a trace on its call forest's nodes, sorted by the enter of the
     waiting call (``node``, ``start``, ``end``: the end of the wait, ``pattern`` code,
-    ``cause`` node, ``cause_start``), the longest wait (``span``), and the segments of
-    the critical path in time order (``path_from``, ``path_to``, and ``path_node``: a
-    node on the segment's location, whose row is the segment's)."""
+    ``cause``, ``cause_start``), the longest wait (``span``), and the segments of the
+    critical path in time order (``path_from``, ``path_to``, on the location
+    ``path_process``, ``path_thread``). ``cause`` is the cause's node on a whole trace's
+    forest, its event id on a partition's (see :meth:`of_waits`)."""
 
     node: np.ndarray
     start: np.ndarray
@@ -79,32 +82,65 @@ class WaitLayer:
     span: int
     path_from: np.ndarray
     path_to: np.ndarray
-    path_node: np.ndarray
+    path_process: np.ndarray
+    path_thread: np.ndarray
 
     @classmethod
     def of_trace(cls, trace: Trace, forest: Forest) -> WaitLayer:
         """The layer of ``trace`` on ``forest`` (its call forest, nodes numbered as
         :func:`glade.trace.timeline.index.Forest.of_trace` numbers them)."""
-        waits = trace.wait_states()
+        waits = by_enter(trace.wait_states())
         nodes = node_of_events(forest)
-        node = nodes[waits["event"].to_numpy()]
-        cause = nodes[waits["cause event"].to_numpy()]
+        return cls.of_waits(
+            waits,
+            nodes[waits["event"].to_numpy()],
+            nodes[waits["cause event"].to_numpy()],
+            path_segments(waits, location_bounds(trace)),
+        )
+
+    @classmethod
+    def of_waits(
+        cls, waits: pd.DataFrame, node: np.ndarray, cause: np.ndarray, segments: pd.DataFrame
+    ) -> WaitLayer:
+        """The layer of the wait states ``waits`` (rows of
+        :func:`glade.trace.waits.wait_states` in the order of :func:`by_enter`) whose
+        calls are the nodes ``node`` and causes ``cause``, with the critical path's
+        ``segments`` (see :func:`glade.trace.critical_path.path_segments`)."""
         start = waits["start"].to_numpy().astype(np.int64)
         wait = waits[WAITING_TIME].to_numpy().astype(np.int64)
-        order = np.argsort(start, kind="stable")
-        segments = path_segments(waits, location_bounds(trace))
         return cls(
-            node=node[order],
-            start=start[order],
-            end=(start + wait)[order],
-            pattern=waits["pattern"].cat.codes.to_numpy().astype(np.int8)[order],
-            cause=cause[order],
-            cause_start=waits["cause start"].to_numpy().astype(np.int64)[order],
+            node=np.asarray(node, dtype=np.int64),
+            start=start,
+            end=start + wait,
+            pattern=waits["pattern"].cat.codes.to_numpy().astype(np.int8),
+            cause=np.asarray(cause, dtype=np.int64),
+            cause_start=waits["cause start"].to_numpy().astype(np.int64),
             span=int(wait.max(initial=0)),
             path_from=segments["from"].to_numpy().astype(np.int64),
             path_to=segments["to"].to_numpy().astype(np.int64),
-            path_node=_location_nodes(forest, segments["Process"], segments["Thread"]),
+            path_process=segments["Process"].to_numpy().astype(np.int64),
+            path_thread=segments["Thread"].to_numpy().astype(np.int64),
         )
+
+    def visible(
+        self,
+        index: TimelineIndex,
+        t0: float,
+        t1: float,
+        rows: tuple[int, int],
+        depth_rows: bool,
+        row_offset: int = 0,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The positions (ascending) of the waits of calls ``index`` keeps that overlap
+        [t0, t1) on the display rows ``rows`` (``row0, row1``; the index's first row is
+        display row ``row_offset``), and their display rows."""
+        lo = int(np.searchsorted(self.start, t0 - self.span, side="left"))
+        hi = int(np.searchsorted(self.start, t1, side="left"))
+        at = np.arange(lo, hi)
+        at = at[(self.end[at] > t0) & index.keep[self.node[at]]]
+        row = _rows(index, self.node[at], depth_rows) + row_offset
+        inside = (row >= rows[0]) & (row < rows[1])
+        return at[inside], row[inside]
 
     def waits_in_range(
         self,
@@ -119,22 +155,12 @@ class WaitLayer:
         the picture's ``rows`` (``row0, row1, pool, bins``), over the calls ``index``
         keeps (see the module doc)."""
         row0, row1, pool, bins = rows
-        lo = int(np.searchsorted(self.start, t0 - self.span, side="left"))
-        hi = int(np.searchsorted(self.start, t1, side="left"))
-        at = np.arange(lo, hi)
-        at = at[(self.end[at] > t0) & index.keep[self.node[at]]]
-        row = _rows(index, self.node[at], depth_rows)
-        inside = (row >= row0) & (row < row1)
-        at, row = at[inside], row[inside]
+        at, row = self.visible(index, t0, t1, (row0, row1), depth_rows)
         px = (t1 - t0) / width
-        length = self.end[at] - self.start[at]
-        exact = np.flatnonzero(length >= px)
-        if exact.size > MAX_WAITS:
-            exact = exact[np.argsort(-length[exact], kind="stable")[:MAX_WAITS]]
-            exact.sort()
+        exact = exact_waits(self.end[at] - self.start[at], px)
         small = np.ones(at.size, dtype=bool)
         small[exact] = False
-        alpha, top = _wait_raster(
+        sums = wait_sums(
             self.start[at[small]],
             self.end[at[small]],
             self.pattern[at[small]],
@@ -143,75 +169,58 @@ class WaitLayer:
             px,
             width,
             bins,
-            pool,
         )
         shown = at[exact]
         cause = self.cause[shown]
         kept = (cause >= 0) & index.keep[np.maximum(cause, 0)]
         cause_row = np.where(kept, _rows(index, np.maximum(cause, 0), depth_rows), -1)
-        return {
-            "wait_start": self.start[shown].astype(np.float64),
-            "wait_end": self.end[shown].astype(np.float64),
-            "wait_row": row[exact].astype(np.int32),
-            "wait_pattern": self.pattern[shown].astype(np.uint8),
-            "wait_node": self.node[shown].astype(np.int32),
-            "wait_cause_row": cause_row.astype(np.int32),
-            "wait_cause_time": self.cause_start[shown].astype(np.float64),
-            "wait_alpha": alpha,
-            "wait_top": top,
-        }
+        return wait_arrays(
+            {
+                "start": self.start[shown],
+                "end": self.end[shown],
+                "row": row[exact],
+                "pattern": self.pattern[shown],
+                "node": self.node[shown],
+                "cause_row": cause_row,
+                "cause_time": self.cause_start[shown],
+            },
+            wait_pixels(*sums, px * pool, bins * width),
+        )
 
     def path_in_range(
         self, index: TimelineIndex, t0: float, t1: float, width: int, depth_rows: bool
     ) -> dict[str, np.ndarray]:
         """The arrays ``path_*`` of the range [t0, t1) over ``width`` pixel columns (see
         the module doc); a segment whose location the view does not show has row -1."""
-        first = int(np.searchsorted(self.path_to, t0, side="left"))
-        last = int(np.searchsorted(self.path_from, t1, side="left"))
-        at = np.arange(max(first - 1, 0), min(last + 1, self.path_from.size))
-        column = np.floor((np.clip(self.path_from[at], t0, t1) - t0) / ((t1 - t0) / width))
-        # the first and the last segment of each pixel column
-        keep = np.ones(at.size, dtype=bool)
-        if at.size > 2:
-            keep[1:-1] = (column[1:-1] != column[:-2]) | (column[1:-1] != column[2:])
-        at = at[keep]
-        node = self.path_node[at]
-        located = node >= 0
-        row = np.full(at.size, -1, dtype=np.int64)
-        row[located] = _location_rows(index, node[located], depth_rows)
-        return {
-            "path_from": self.path_from[at].astype(np.float64),
-            "path_to": self.path_to[at].astype(np.float64),
-            "path_row": row.astype(np.int32),
-        }
+        at = path_positions(self.path_from, self.path_to, t0, t1, width)
+        return path_arrays(
+            index.lanes,
+            self.path_from[at],
+            self.path_to[at],
+            self.path_process[at],
+            self.path_thread[at],
+            depth_rows,
+        )
 
 
-def _rows(index: TimelineIndex, nodes: np.ndarray, depth_rows: bool) -> np.ndarray:
-    """The display row of every node of ``nodes`` (kept calls)."""
-    return index.lanes.row_of_lane(index.node_lane[nodes], depth_rows)
+def by_enter(waits: pd.DataFrame) -> pd.DataFrame:
+    """The wait states ``waits`` in the order of :class:`WaitLayer`: by the enter of the
+    waiting call, ties in the table's order."""
+    return waits.iloc[np.argsort(waits["start"].to_numpy(), kind="stable")]
 
 
-def _location_rows(index: TimelineIndex, nodes: np.ndarray, depth_rows: bool) -> np.ndarray:
-    """The first display row of the location of every node of ``nodes``."""
-    return index.lanes.location_rows(depth_rows)[index.forest.location[nodes]]
+def exact_waits(length: np.ndarray, px: float) -> np.ndarray:
+    """The positions (ascending) of the waits of ``length`` drawn exactly: those at least
+    a pixel (``px``) long, at most :data:`MAX_WAITS` of them (the longest, ties in
+    order); the others join the raster."""
+    exact = np.flatnonzero(length >= px)
+    if exact.size > MAX_WAITS:
+        exact = exact[np.argsort(-length[exact], kind="stable")[:MAX_WAITS]]
+        exact.sort()
+    return exact
 
 
-def _location_nodes(forest: Forest, processes, threads) -> np.ndarray:
-    """A node on each location (``processes[i]``, ``threads[i]``), -1 where the forest
-    has none."""
-    first = np.full(forest.processes.size, -1, dtype=np.int64)
-    first[forest.location[::-1]] = np.arange(len(forest))[::-1]
-    keys = forest.processes.astype(np.int64) * (1 << 32) + forest.threads.astype(np.int64)
-    wanted = np.asarray(processes, dtype=np.int64) * (1 << 32) + np.asarray(threads, dtype=np.int64)
-    order = np.argsort(keys, kind="stable")
-    at = np.minimum(np.searchsorted(keys[order], wanted), max(keys.size - 1, 0))
-    found = keys.size > 0 and wanted.size > 0
-    location = order[at] if found else np.zeros(wanted.size, dtype=np.int64)
-    hit = (keys[location] == wanted) if found else np.zeros(wanted.size, dtype=bool)
-    return np.where(hit, first[location], -1)
-
-
-def _wait_raster(
+def wait_sums(
     start: np.ndarray,
     end: np.ndarray,
     pattern: np.ndarray,
@@ -220,24 +229,95 @@ def _wait_raster(
     px: float,
     width: int,
     bins: int,
-    pool: int,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The raster of waits (``bins`` x ``width``, flattened): per pixel the waiting time
-    over its capacity (its width times ``pool`` rows) as 0-255, and the pattern with the
-    most waiting time plus one (0 for none); a wait counts in the pixel of its middle,
-    clipped to the range."""
-    cells = bins * width
-    if not start.size:
-        return np.zeros(cells, dtype=np.uint8), np.zeros(cells, dtype=np.uint8)
+    """The waiting time of the waits [start, end) per pattern and pixel of a raster of
+    ``bins`` x ``width`` pixels (``px`` wide from ``t0``), each wait counted in the pixel
+    of its middle, clipped to the range: the (pattern, pixel) keys that have some
+    (``pattern * bins * width + pixel``, ascending) and their sums, which add up
+    across parts of a trace (see :func:`wait_pixels`)."""
     t1 = t0 + px * width
     length = (np.minimum(end, t1) - np.maximum(start, t0)).astype(np.float64)
     middle = (np.maximum(start, t0) + np.minimum(end, t1)) / 2
     column = np.clip(((middle - t0) / px).astype(np.int64), 0, width - 1)
     cell = raster_row.astype(np.int64) * width + column
-    per_pattern = np.bincount(
-        pattern.astype(np.int64) * cells + cell, weights=length, minlength=len(PATTERNS) * cells
-    ).reshape(len(PATTERNS), cells)
+    keys, which = np.unique(pattern.astype(np.int64) * (bins * width) + cell, return_inverse=True)
+    return keys, np.bincount(which.ravel(), weights=length, minlength=keys.size)
+
+
+def wait_pixels(
+    keys: np.ndarray, sums: np.ndarray, capacity: float, cells: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The raster of waits (``cells`` pixels) from their sums per (pattern, pixel)
+    ``keys`` (see :func:`wait_sums`; a key may repeat): per pixel the waiting time over
+    its ``capacity`` (its width times its rows) as 0-255, and the pattern with the most
+    waiting time plus one (0 for none)."""
+    per_pattern = np.bincount(keys, weights=sums, minlength=len(PATTERNS) * cells).reshape(
+        len(PATTERNS), cells
+    )
     total = per_pattern.sum(axis=0)
-    alpha = np.rint(255 * np.clip(total / (px * pool), 0, 1)).astype(np.uint8)
+    alpha = np.rint(255 * np.clip(total / capacity, 0, 1)).astype(np.uint8)
     top = np.where(total > 0, per_pattern.argmax(axis=0) + 1, 0).astype(np.uint8)
     return alpha, top
+
+
+def wait_arrays(
+    waits: dict[str, np.ndarray], raster: tuple[np.ndarray, np.ndarray]
+) -> dict[str, np.ndarray]:
+    """The arrays ``wait_*`` of a picture (see the module doc) from its exact ``waits``
+    (``start``, ``end``, ``row``, ``pattern``, ``node``, ``cause_row``,
+    ``cause_time``) and the ``raster`` of the others (see :func:`wait_pixels`)."""
+    return {
+        "wait_start": waits["start"].astype(np.float64),
+        "wait_end": waits["end"].astype(np.float64),
+        "wait_row": waits["row"].astype(np.int32),
+        "wait_pattern": waits["pattern"].astype(np.uint8),
+        "wait_node": waits["node"].astype(np.int32),
+        "wait_cause_row": waits["cause_row"].astype(np.int32),
+        "wait_cause_time": waits["cause_time"].astype(np.float64),
+        "wait_alpha": raster[0],
+        "wait_top": raster[1],
+    }
+
+
+def path_positions(
+    path_from: np.ndarray, path_to: np.ndarray, t0: float, t1: float, width: int
+) -> np.ndarray:
+    """The positions of the segments of the critical path (``path_from``, ``path_to``,
+    in time order) that a range [t0, t1) over ``width`` pixel columns draws: those in
+    the range, with the one before and the one after, at most the first and the last
+    of each pixel column."""
+    first = int(np.searchsorted(path_to, t0, side="left"))
+    last = int(np.searchsorted(path_from, t1, side="left"))
+    at = np.arange(max(first - 1, 0), min(last + 1, path_from.size))
+    column = np.floor((np.clip(path_from[at], t0, t1) - t0) / ((t1 - t0) / width))
+    keep = np.ones(at.size, dtype=bool)
+    if at.size > 2:
+        keep[1:-1] = (column[1:-1] != column[:-2]) | (column[1:-1] != column[2:])
+    return at[keep]
+
+
+def path_arrays(
+    lanes: Lanes,
+    path_from: np.ndarray,
+    path_to: np.ndarray,
+    processes: np.ndarray,
+    threads: np.ndarray,
+    depth_rows: bool,
+) -> dict[str, np.ndarray]:
+    """The arrays ``path_*`` of the segments [path_from, path_to) on the locations
+    (``processes``, ``threads``), on the first display row of their location among
+    ``lanes`` (-1 where the view does not show it)."""
+    location = lanes.location_of(processes, threads)
+    located = location >= 0
+    row = np.full(location.size, -1, dtype=np.int64)
+    row[located] = lanes.location_rows(depth_rows)[location[located]]
+    return {
+        "path_from": path_from.astype(np.float64),
+        "path_to": path_to.astype(np.float64),
+        "path_row": row.astype(np.int32),
+    }
+
+
+def _rows(index: TimelineIndex, nodes: np.ndarray, depth_rows: bool) -> np.ndarray:
+    """The display row of every node of ``nodes`` (kept calls)."""
+    return index.lanes.row_of_lane(index.node_lane[nodes], depth_rows)

@@ -224,19 +224,16 @@ class WaitStates(traitlets.HasTraits):
             When ``node`` is not one of the forest's.
         """
         node = check_node(node, self._source.num_nodes)
-        layer = self._source.wait_layer
-        at = np.flatnonzero(layer.node == node)
+        wait = self._source.wait_of(node)
         self.selection = self._source.call_query(node)
-        if not at.size:
+        if wait is None:
             return None
-        k = int(at[0])
-        cause = int(layer.cause[k])
-        shown = cause >= 0 and bool(self._source.index.keep[cause])
+        pattern, waiting, cause = wait
         return {
-            "pattern": PATTERNS[int(layer.pattern[k])],
-            "waiting": int(layer.end[k] - layer.start[k]),
+            "pattern": pattern,
+            "waiting": waiting,
             "call": self._place(node),  # type: ignore[attr-defined]
-            "cause": self._place(cause) if shown else None,  # type: ignore[attr-defined]
+            "cause": self._place(cause) if cause >= 0 else None,  # type: ignore[attr-defined]
         }
 
     def _answer_select_waiting(self, message: dict) -> tuple[dict, None]:
