@@ -456,7 +456,7 @@ def test_arrows_and_bundles_against_brute_force(
             | ((receive_row >= row0) & (receive_row < row1))
         )
     )
-    messages = KeptMessages.sorting(send, receive, send_lane, receive_lane, size)
+    messages = KeptMessages.sorting(send, receive, send_lane, receive_lane, size, {})
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("glade.trace.timeline.messages.MAX_ARROWS", limit)
         if sparse:  # pairs numbered by sorting, as when they are too many to count

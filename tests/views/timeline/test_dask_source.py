@@ -2,8 +2,9 @@
 processes) is the timeline of the same trace on pandas: the same rows, totals and
 overview, the same picture of every range (boxes with their node ids, raster, instants,
 arrows), in both layouts, before and after edits; the same queries, selections,
-highlights and call paths; and ``view.apply()`` keeps the same events. (Arrows of a Dask
-trace do not carry their envelope yet: tag, communicator and instant nodes, ENVELOPE.)"""
+highlights and call paths; the same wait states and critical path; and ``view.apply()``
+keeps the same events. (Arrows of a Dask trace carry their tag and communicator, not the
+nodes of their ends: ENDS.)"""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from tests.trace.engines.test_dask_trace import random_events
 pytest.importorskip("dask.dataframe", reason="the glade[dask] extra is absent")
 
 #: The arrays of a pandas picture's arrows that a Dask picture lacks.
-ENVELOPE = {f"snapshot/arrow_{n}" for n in ("tag", "communicator", "send_node", "receive_node")}
+ENDS = {f"snapshot/arrow_{n}" for n in ("send_node", "receive_node")}
 
 TRAITS = (
     "labels",
@@ -65,6 +66,10 @@ def assert_pictures_equal(expected, actual, what: str) -> None:
         np.testing.assert_array_equal(
             getattr(actual.arrows, field), getattr(expected.arrows, field), f"{what}: {field}"
         )
+    envelope = expected.arrows.envelope
+    assert set(actual.arrows.envelope) == set(envelope) - {"send_node", "receive_node"}, what
+    for field, values in actual.arrows.envelope.items():
+        np.testing.assert_array_equal(values, envelope[field], f"{what}: arrow {field}")
 
 
 def assert_views_equal(expected: Timeline, actual: Timeline) -> None:
@@ -72,7 +77,7 @@ def assert_views_equal(expected: Timeline, actual: Timeline) -> None:
     for trait in TRAITS:
         assert getattr(actual, trait) == getattr(expected, trait), trait
     arrays, wanted = actual.payload_arrays(), expected.payload_arrays()
-    assert set(arrays) == set(wanted) - ENVELOPE
+    assert set(arrays) == set(wanted) - ENDS
     for name, values in arrays.items():
         np.testing.assert_array_equal(values, wanted[name], name)
     assert actual.payload_fields() == expected.payload_fields()
@@ -463,3 +468,51 @@ def test_a_halo_run_on_dask_summarizes_finds_and_waits_as_on_pandas(dask_client)
     assert view.find(["no such function"]) is None
     with pytest.raises(GladeError, match="by one of"):
         view.summary("thread")
+
+
+def assert_layers_equal(expected: Timeline, actual: Timeline, **request) -> dict:
+    """The wait states and the critical path of one request are the pandas ones (those
+    arrays returned)."""
+    wanted = expected.picture(**request).extra["arrays"]
+    got = actual.picture(**request).extra["arrays"]
+    assert set(got) == set(wanted)
+    for name, values in wanted.items():
+        np.testing.assert_array_equal(got[name], values, f"{request}: {name}")
+    return wanted
+
+
+def test_wait_states_and_the_critical_path_on_dask_are_the_pandas_ones(dask_client, monkeypatch):
+    from glade.datasets import synthetic_trace
+    from glade.trace.timeline import waiting
+
+    trace = synthetic_trace(5, 6, seed=4, imbalance=0.6, slow_process=3)
+    expected = Timeline(trace).show_waits().show_critical_path()
+    view = Timeline(trace.to_dask(3)).show_waits().show_critical_path()
+    assert view.selection == expected.selection
+    assert view.highlight == expected.highlight != b""
+    first, last = (int(t) for t in expected.extent)
+    middle = (first + last) // 2
+    for depth_rows in (False, True):
+        for t0, t1, width in [(first, last, 300), (first, last, 7), (middle, last, 40)]:
+            args = {"t0": t0, "t1": t1, "width": width, "height": 3, "depth_rows": depth_rows}
+            shown = assert_layers_equal(expected, view, **args)
+            assert shown["path_from"].size
+            # some waits are shorter than a pixel; 7 columns put every wait in the raster
+            assert shown["wait_alpha"].any()
+            assert bool(shown["wait_start"].size) == (width != 7)
+    # the waits past the cap join the raster alike (the workers keep their own cap)
+    monkeypatch.setattr(waiting, "MAX_WAITS", 3)
+    assert assert_layers_equal(expected, view, t0=first, t1=last, width=300)["wait_start"].size == 3
+    waits = trace.wait_states()
+    forest = expected.index.forest
+    nodes = np.flatnonzero(np.isin(forest.event, waits["event"].to_numpy()))
+    assert nodes.size > 3
+    # a hidden cause is not shown: no arrow, and wait_of names no cause
+    for timeline in (expected, view):
+        timeline.hide("MPI_Isend")
+    monkeypatch.setattr(waiting, "MAX_WAITS", 20_000)
+    shown = assert_layers_equal(expected, view, t0=first, t1=last, width=300)
+    assert 0 < (shown["wait_cause_row"] < 0).sum() < shown["wait_cause_row"].size
+    for node in [*nodes.tolist(), 0]:
+        assert view.wait_of(node) == expected.wait_of(node)
+        assert view.selection == expected.selection

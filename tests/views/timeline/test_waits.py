@@ -184,19 +184,12 @@ def test_rows_are_pinned_and_sorted_without_changing_the_query(late_sender):
         view.colour_by = "pattern"
 
 
-def test_a_dask_timeline_refuses_the_layers_and_stays_as_it_was():
+def test_a_dask_timeline_refuses_to_order_rows_and_stays_as_it_was():
     pytest.importorskip("dask.dataframe", reason="the glade[dask] extra is absent")
     view = Timeline(synthetic_trace(3, 4).to_dask(2))
     with pytest.raises(GladeError, match="not available"):
-        view.show_waits()
-    with pytest.raises(GladeError, match="not available"):
-        view.show_critical_path()
-    assert (view.colour_by, view.critical_path, view.selection) == ("function", False, "")
-    with pytest.raises(GladeError, match="not available"):
         view.order_rows("total time")
     assert view.row_order == {"by": "process", "pinned": []}
-    with pytest.raises(GladeError, match="not available"):
-        view.wait_of(0)
 
 
 @settings(max_examples=15, deadline=None)

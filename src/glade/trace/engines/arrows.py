@@ -31,7 +31,8 @@ PAIR_FIELDS = ("send_time", "receive_time", "send_row", "receive_row", "size", "
 def pair_received(messages: pd.DataFrame, *sends: pd.DataFrame) -> dict[str, np.ndarray]:
     """The messages received by a partition (its ``messages``' receives) paired with the
     ``sends`` addressed to it by every partition, as the pandas engine pairs them: per
-    message its times, its size, the event ids of its send and receive and, when the
+    message its times, its size, the event ids of its send and receive, its envelope
+    (``tag``, ``communicator``, -1 where the trace has none) and, when the
     events carry :data:`MESSAGE_ROW`, the display rows of its two ends."""
     table = received_table(messages, *sends)
     send, receive = table["Send event"].to_numpy(), table["Receive event"].to_numpy()
@@ -41,6 +42,8 @@ def pair_received(messages: pd.DataFrame, *sends: pd.DataFrame) -> dict[str, np.
         "size": table["Message Size"].to_numpy().astype(np.int64),
         "send_id": send.astype(np.int64),
         "receive_id": receive.astype(np.int64),
+        "tag": table["Tag"].to_numpy().astype(np.int64),
+        "communicator": table["Communicator"].to_numpy().astype(np.int64),
     }
     if MESSAGE_ROW in messages.columns:
         receives = messages.iloc[rows_named(messages, RECEIVE_NAMES)]

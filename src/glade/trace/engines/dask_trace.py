@@ -956,11 +956,18 @@ class DaskTrace:
 
     # ------------------------------------------------ waits and critical path
     def _lazy_waits(self, tables: list | None = None) -> Any:
-        """The delayed wait states and critical path of the trace, computed on the
-        workers: each partition's :func:`glade.trace.waits.wait_inputs` and location
-        bounds are put together with the message pairs (``tables``, default
-        :meth:`_pair_tables`) on one worker; the path is walked there, then each
-        partition lists the calls of the segments on its processes."""
+        """The delayed wait states and critical path of the trace (see
+        :meth:`_wait_graph`)."""
+        waits, path, _ = self._wait_graph(tables)
+        return dask.delayed(tuple)([waits, path])
+
+    def _wait_graph(self, tables: list | None = None) -> tuple[Any, Any, Any]:
+        """The delayed wait states, critical path and path segments of the trace,
+        computed on the workers: each partition's :func:`glade.trace.waits.wait_inputs`
+        and location bounds are put together with the message pairs (``tables``, default
+        :meth:`_pair_tables`) on one worker; the path is walked there (its segments, see
+        :func:`glade.trace.critical_path.path_segments`), then each partition lists the
+        calls of the segments on its processes."""
         end = self._end()
         delayed = self.events.to_delayed()
         tables = self._pair_tables() if tables is None else tables
@@ -970,7 +977,7 @@ class DaskTrace:
         path = dask.delayed(path_table)(
             [dask.delayed(path_share)(p, self.metadata, end, segments) for p in delayed]
         )
-        return dask.delayed(tuple)([waits, path])
+        return waits, path, segments
 
     def _waits_and_path(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """The wait states and the critical path (see :meth:`_lazy_waits`), computed."""

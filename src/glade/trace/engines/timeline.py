@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 from dask.sizeof import sizeof
 
+from glade.errors import GladeError
 from glade.query import EVERYTHING, parse, query_mask
 from glade.query.engine import RowTable
 from glade.trace.calls import EVENT
@@ -61,7 +62,7 @@ from glade.trace.timeline.render import (
     split_range,
 )
 from glade.trace.timeline.source import named_counts, next_call, place
-from glade.trace.waits import WAITING_TIME
+from glade.trace.timeline.waiting import WaitLayer, by_enter, path_positions
 from glade.trace.windows import Window, message_sizes, window_table, window_totals
 
 #: The fields of a partition's boxes (``share``: the exclusive share of the call's time,
@@ -116,6 +117,8 @@ class TimelinePart:
         self._settle(trace, forest, part.index.to_numpy(), SpillDirectory() if spill else None)
         self.received = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
         self.waiting: tuple[pd.DataFrame, pd.DataFrame] | None = None
+        self.wait_layer: WaitLayer | None = None
+        self.wait_rank = np.zeros(0, dtype=np.int64)
         self.index = self._index(None)
         self.release()  # the pages building the index read
 
@@ -188,25 +191,99 @@ class TimelinePart:
         return node_of_row[rows]
 
     @releasing
-    def with_waiting(self, waits_and_path: tuple[pd.DataFrame, pd.DataFrame]) -> TimelinePart:
-        """This part knowing the wait states and the critical path of the whole trace
-        (``event`` holding event ids; see
-        :meth:`glade.trace.engines.dask_trace.DaskTrace.wait_states`): ``waiting``, the
-        rows of its own calls, for the window summary's waiting time and for queries on
-        ``waiting time`` and ``critical path`` (:meth:`table`)."""
-        mine = tuple(t[t["event"].isin(self.ids)] for t in waits_and_path)
-        return self._but(waiting=mine)
+    def cause_nodes(self, waits: pd.DataFrame, offset: int) -> tuple[np.ndarray, np.ndarray]:
+        """The waits of the whole trace (their positions in ``waits``, see
+        :meth:`glade.trace.engines.dask_trace.DaskTrace.wait_states`) whose cause is one
+        of the part's calls, and the global node of that call (``offset`` plus its id):
+        what :func:`wait_causes` puts together."""
+        rows = pd.Index(self.ids).get_indexer(waits["cause event"].to_numpy())
+        found = np.flatnonzero(rows >= 0)
+        return found, self.nodes_of_rows(rows[found]) + offset
+
+    @releasing
+    def with_waiting(
+        self, waits: pd.DataFrame, path: pd.DataFrame, causes: np.ndarray
+    ) -> TimelinePart:
+        """This part knowing the wait states ``waits`` and the critical path ``path`` of
+        the whole trace (``event`` holding event ids; see
+        :meth:`glade.trace.engines.dask_trace.DaskTrace.wait_states`) and the global
+        node of every wait's cause (``causes``, see :func:`wait_causes`): ``waiting``,
+        the rows of its own calls, for the window summary's waiting time and for
+        queries on ``waiting time`` and ``critical path`` (:meth:`table`), and
+        ``wait_layer``, its waits on its nodes (causes named by global node) for
+        pictures and :meth:`wait_of`, with ``wait_rank``, each wait's position in
+        ``waits`` (which orders the waits of one enter across parts as the pandas
+        engine orders them)."""
+        mine = np.flatnonzero(waits["event"].isin(self.ids).to_numpy())
+        table = by_enter(waits.iloc[mine].set_axis(mine))
+        rank = table.index.to_numpy()
+        rows = pd.Index(self.ids).get_indexer(table["event"].to_numpy())
+        layer = WaitLayer.of_waits(table, self.nodes_of_rows(rows), causes[rank])
+        return self._but(
+            waiting=(waits.iloc[mine], path[path["event"].isin(self.ids)]),
+            wait_layer=layer,
+            wait_rank=rank,
+        )
 
     def waiting_by_node(self) -> np.ndarray:
         """The waiting time (ns) of every node of the part's forest (0 where it does not
         wait; all 0 before :meth:`with_waiting`)."""
         out = np.zeros(len(self.forest), dtype=np.int64)
-        if self.waiting is not None:
-            waits = self.waiting[0]
-            rows = pd.Index(self.ids).get_indexer(waits["event"].to_numpy())
-            nodes = self.nodes_of_rows(rows)
-            out[nodes] = waits[WAITING_TIME].to_numpy()
+        if self.wait_layer is not None:
+            layer = self.wait_layer
+            out[layer.node] = layer.end - layer.start
         return out
+
+    def _waits(self) -> WaitLayer:
+        """The part's :attr:`wait_layer` (GladeError before :meth:`with_waiting`)."""
+        if self.wait_layer is None:
+            raise GladeError("a part of a Dask timeline learns its waits before it shows them")
+        return self.wait_layer
+
+    @releasing
+    def wait_of(self, node: int) -> tuple[int, int, int] | None:
+        """The wait of the part's node ``node`` (a local id; see
+        :meth:`glade.trace.timeline.waiting.WaitLayer.wait_of`; the cause a global
+        node)."""
+        return self._waits().wait_of(node)
+
+    @releasing
+    def node_lanes(self, nodes: np.ndarray) -> np.ndarray:
+        """The lane of every node of ``nodes`` (local ids) that the part keeps, -1 for
+        the others."""
+        index = self.index
+        return np.where(index.keep[nodes], index.node_lane[nodes], -1).astype(np.int64)
+
+    def wait_share(
+        self, request: Request, row_offset: int, layout: tuple[int, int, int, int], offset: int
+    ) -> dict[str, np.ndarray]:
+        """The part's share of the wait states of the picture of ``request`` (see
+        :meth:`glade.trace.timeline.waiting.WaitLayer.split`): its waits drawn exactly
+        (``start``, ``end``, display ``row``, ``pattern``, global ``node``, the
+        ``cause``'s global node, ``cause_time`` and ``rank``, see
+        :meth:`with_waiting`) and the raster sums of the others (``keys``, ``sums``)."""
+        layer = self._waits()
+        shown, row, (keys, sums) = layer.split(
+            self.index,
+            request.t0,
+            request.t1,
+            request.width,
+            layout,
+            request.depth_rows,
+            row_offset,
+        )
+        return {
+            "start": layer.start[shown],
+            "end": layer.end[shown],
+            "row": row,
+            "pattern": layer.pattern[shown],
+            "node": layer.node[shown] + offset,
+            "cause": layer.cause[shown],
+            "cause_time": layer.cause_start[shown],
+            "rank": self.wait_rank[shown],
+            "keys": keys,
+            "sums": sums,
+        }
 
     @releasing
     def message_events(self) -> pd.DataFrame:
@@ -548,6 +625,7 @@ def shares(
     row_offsets: Sequence[int],
     layout: tuple[int, int, int, int],
     offsets: Sequence[int],
+    waits: bool = False,
 ) -> dict[str, Any]:
     """The share of ``parts`` (those one worker holds; their first rows ``row_offsets``,
     their first nodes ``offsets``) of the picture of ``request`` in one task, as
@@ -555,8 +633,10 @@ def shares(
     aggregates the raster points of all the parts at once, then the rasters their
     levels of detail made are added), their ``boxes`` joined, the number of ``visible``
     calls, and ``instants``: a list of the parts' exact instants and of at most one
-    ``count`` per raster pixel (the counts of the parts that pooled them, added)."""
+    ``count`` per raster pixel (the counts of the parts that pooled them, added); with
+    ``waits``, ``waits`` too: each part's :meth:`TimelinePart.wait_share`."""
     grid_row0, _, pool, bins = layout
+    answer: dict[str, Any] = {}
     pieces = [
         part._piece(request, int(base), layout, int(offset))
         for part, base, offset in zip(parts, row_offsets, offsets, strict=True)
@@ -578,7 +658,12 @@ def shares(
     counts = [p["instants"]["count"] for p in pieces if "count" in p["instants"]]
     if counts:
         instants.append({"count": np.sum(counts, axis=0)})
-    return {
+    if waits:
+        answer["waits"] = [
+            part.wait_share(request, int(base), layout, int(offset))
+            for part, base, offset in zip(parts, row_offsets, offsets, strict=True)
+        ]
+    return answer | {
         "raster": raster,
         "boxes": {
             f: np.concatenate([np.zeros(0, dtype=np.int64), *(p["boxes"][f] for p in pieces)])
@@ -611,6 +696,34 @@ def picture_share(
         **timeline.share(request, row_offset, layout, 0),
         "size": len(timeline.forest),
         "messages": messages,
+    }
+
+
+def wait_causes(waits: pd.DataFrame, found: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """The global node of the cause of every wait of ``waits`` (-1 where the trace holds
+    none) from what every part found (:meth:`TimelinePart.cause_nodes`)."""
+    out = np.full(len(waits), -1, dtype=np.int64)
+    for positions, nodes in found:
+        out[positions] = nodes
+    return out
+
+
+def segments_in_range(
+    segments: pd.DataFrame, t0: float, t1: float, width: int
+) -> dict[str, np.ndarray]:
+    """The segments of the critical path (see
+    :func:`glade.trace.critical_path.path_segments`) that a picture of [t0, t1) over
+    ``width`` pixel columns draws (:func:`glade.trace.timeline.waiting.path_positions`):
+    their ``from``, ``to``, ``Process`` and ``Thread``."""
+    at = path_positions(
+        segments["from"].to_numpy().astype(np.int64),
+        segments["to"].to_numpy().astype(np.int64),
+        t0,
+        t1,
+        width,
+    )
+    return {
+        c: segments[c].to_numpy().astype(np.int64)[at] for c in ("from", "to", "Process", "Thread")
     }
 
 

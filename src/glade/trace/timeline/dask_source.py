@@ -49,8 +49,10 @@ from glade.trace.engines.timeline import (
     INSTANT_FIELDS,
     TimelinePart,
     picture_share,
+    segments_in_range,
     shares,
     timeline_part,
+    wait_causes,
 )
 from glade.trace.profiles import bin_edges
 from glade.trace.timeline import kernels, messages
@@ -71,8 +73,14 @@ from glade.trace.timeline.source import (
     check_node,
     padded_activity,
 )
-from glade.trace.timeline.waiting import WaitLayer
-from glade.trace.waits import WAITING_TIME
+from glade.trace.timeline.waiting import (
+    exact_waits,
+    path_arrays,
+    wait_arrays,
+    wait_pixels,
+    wait_sums,
+)
+from glade.trace.waits import PATTERNS, WAITING_TIME
 from glade.trace.windows import SUMMARY_BY, Window, combine_window_tables
 
 
@@ -219,7 +227,15 @@ def _answers(answers: Sequence[Any], keys: tuple[str, ...]) -> tuple[list[tuple]
 
 
 #: What the client keeps of every message pair (see :func:`_pair_arrays`).
-PAIR_ARRAYS = ("send_id", "receive_id", "send_time", "receive_time", "size")
+PAIR_ARRAYS = (
+    "send_id",
+    "receive_id",
+    "send_time",
+    "receive_time",
+    "size",
+    "tag",
+    "communicator",
+)
 
 
 def _pair_arrays(pairs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -335,6 +351,8 @@ class DaskSource(TimelineSource):
         self._empty = RowTable(empty.graph, frame)
         self._shown = (EVERYTHING, "")
         self._waits_known = False
+        self._layers = (False, False)
+        self._segments: Any = None
         self._install(parts)
 
     def _install(self, parts: list, window: Window | None = None) -> None:
@@ -365,6 +383,7 @@ class DaskSource(TimelineSource):
             offset,
         )
         self._bases = {False: np.concatenate([[0], np.cumsum(location_counts)]), True: lane_base}
+        self._lane_base = lane_base
         self._totals = np.sum([p["totals"] for p in pieces], axis=0)
         self._profile = np.sum([p["profile"] for p in pieces], axis=0)
         self._counts = (
@@ -394,6 +413,7 @@ class DaskSource(TimelineSource):
             send[kept],
             receive[kept],
             pairs["size"][kept].astype(np.float64),
+            {f: pairs[f][kept] for f in ("tag", "communicator")},
         )
         self._parts = parts
 
@@ -474,6 +494,7 @@ class DaskSource(TimelineSource):
         for k in range(len(self._parts)):
             if base[k] < row1 and base[k + 1] > row0:
                 visible.setdefault(self._homes[k], []).append(k)
+        waits, path = self._layers
         # one round of tasks, one per worker: it answers for all its parts and rasters
         # their points at once; a tree adds the workers' rasters
         found = []
@@ -486,29 +507,67 @@ class DaskSource(TimelineSource):
                         [int(base[k]) for k in mine],
                         layout,
                         [int(self._offsets[k]) for k in mine],
+                        waits,
                     )
                 )
-        pieces, raster = dask.compute(*_answers(found, ("boxes", "visible", "instants")))
-        lanes = self._lanes
-        arrows = self._messages.in_range(
-            request.t0,
-            request.t1,
-            lanes.row_of_lane(np.arange(lanes.num_lanes), depth_rows),
-            row0,
-            row1,
-            pool,
+        keys = ("boxes", "visible", "instants", *(("waits",) if waits else ()))
+        segments = (
+            dask.delayed(segments_in_range)(self._segments, request.t0, request.t1, request.width)
+            if path
+            else None
         )
-        return _combine(raster, pieces, request, layout, arrows, np.asarray(self._offsets))
+        pieces, raster, segments = dask.compute(*_answers(found, keys), segments)
+        lanes = self._lanes
+        # as the pandas timeline: no arrows (nor their envelope) without messages
+        arrows = (
+            self._messages.in_range(
+                request.t0,
+                request.t1,
+                lanes.row_of_lane(np.arange(lanes.num_lanes), depth_rows),
+                row0,
+                row1,
+                pool,
+            )
+            if len(self._messages)
+            else Arrows.empty()
+        )
+        picture = _combine(raster, pieces, request, layout, arrows, np.asarray(self._offsets))
+        if waits or path:
+            arrays: dict[str, np.ndarray] = {}
+            if waits:
+                arrays.update(self._wait_arrays([w for p in pieces for w in p[3]], request, layout))
+            if path:
+                arrays.update(
+                    path_arrays(
+                        lanes,
+                        segments["from"],
+                        segments["to"],
+                        segments["Process"],
+                        segments["Thread"],
+                        depth_rows,
+                    )
+                )
+            picture.extra["arrays"] = arrays
+        return picture
 
     def _know_waits(self) -> None:
-        """Give every part the wait states and the critical path of its calls (the whole
-        trace's, computed on the cluster once; see :meth:`TimelinePart.with_waiting`)."""
+        """Give every part the wait states and the critical path of its calls, with the
+        global node of each wait's cause (the whole trace's, computed on the cluster
+        once; see :meth:`TimelinePart.with_waiting`), and keep the path's segments on
+        the cluster."""
         if self._waits_known:
             return
-        (waits,) = dask.persist(self._trace._lazy_waits())
-        self._parts = list(
-            dask.persist(*[dask.delayed(TimelinePart.with_waiting)(p, waits) for p in self._parts])
-        )
+        waits, path, self._segments = dask.persist(*self._trace._wait_graph())
+        found = []
+        for p, o, h in zip(self._parts, self._offsets, self._homes, strict=False):
+            with on(h):
+                found.append(dask.delayed(TimelinePart.cause_nodes)(p, waits, int(o)))
+        causes = dask.delayed(wait_causes)(waits, found)
+        parts = []
+        for p, h in zip(self._parts, self._homes, strict=True):
+            with on(h):
+                parts.append(dask.delayed(TimelinePart.with_waiting)(p, waits, path, causes))
+        self._parts = list(dask.persist(*parts))
         self._waits_known = True
 
     def summary(self, window: Window, by: str) -> pd.DataFrame:
@@ -566,19 +625,82 @@ class DaskSource(TimelineSource):
 
     def show_layers(self, waits: bool, path: bool) -> None:
         if waits or path:
-            raise GladeError(
-                "wait states and the critical path are not available on the timeline of a "
-                "DaskTrace: its window summary gives the waiting time, and "
-                "run.wait_states() and run.critical_path() the tables; or show "
-                "run.compute()"
-            )
+            self._know_waits()
+        self._layers = (bool(waits), bool(path))
 
-    @property
-    def wait_layer(self) -> WaitLayer:
-        raise GladeError(
-            "the wait of a call is not available on the timeline of a DaskTrace: "
-            "run.wait_states() lists every wait"
+    def _node_lanes(self, nodes: np.ndarray) -> np.ndarray:
+        """The global lane of every node of ``nodes`` (global ids) that is kept, -1 for
+        the others (-1 too for a node -1): asked of the parts that hold them."""
+        out = np.full(nodes.size, -1, dtype=np.int64)
+        named = np.flatnonzero(nodes >= 0)
+        part = np.searchsorted(self._offsets, nodes[named], side="right") - 1
+        asked = np.unique(part).tolist()
+        lanes = compute_all(
+            [
+                _call(
+                    "node_lanes", nodes[named[part == k]] - self._offsets[k], home=self._homes[k]
+                )(self._parts[k])
+                for k in asked
+            ],
+            "wait causes",
         )
+        for k, found in zip(asked, lanes, strict=True):
+            out[named[part == k]] = np.where(found >= 0, found + self._lane_base[k], -1)
+        return out
+
+    def wait_of(self, node: int) -> tuple[str, int, int] | None:
+        self._know_waits()
+        k, local = self._part_of(node)
+        wait = _call("wait_of", local, home=self._homes[k])(self._parts[k]).compute()
+        if wait is None:
+            return None
+        pattern, waiting, cause = wait
+        shown = self._node_lanes(np.array([cause], dtype=np.int64))[0] >= 0
+        return PATTERNS[pattern], waiting, cause if shown else -1
+
+    def _wait_arrays(
+        self, pieces: Sequence[dict], request: Request, layout: tuple[int, int, int, int]
+    ) -> dict[str, np.ndarray]:
+        """The arrays ``wait_*`` of the picture of ``request`` (see
+        :meth:`glade.trace.timeline.waiting.WaitLayer.waits_in_range`) from every part's
+        :meth:`TimelinePart.wait_share` (``pieces``): their exact waits in the pandas
+        engine's order (by enter, then row of the run's table), the longest
+        :data:`~glade.trace.timeline.waiting.MAX_WAITS` of them kept and the others
+        added to the parts' raster sums; the rows of the causes asked of their parts."""
+        row0, _, pool, bins = layout
+        t0, width = request.t0, request.width
+        px = (request.t1 - t0) / width
+        fields = ("start", "end", "row", "pattern", "node", "cause", "cause_time", "rank")
+        joined = {
+            f: np.concatenate([np.zeros(0, np.int64), *(p[f] for p in pieces)]) for f in fields
+        }
+        order = np.lexsort((joined["rank"], joined["start"]))
+        joined = {f: v[order] for f, v in joined.items()}
+        exact = exact_waits(joined["end"] - joined["start"], px)
+        demoted = np.ones(order.size, dtype=bool)
+        demoted[exact] = False
+        keys, sums = wait_sums(
+            joined["start"][demoted],
+            joined["end"][demoted],
+            joined["pattern"][demoted],
+            (joined["row"][demoted] - row0) // pool,
+            t0,
+            px,
+            width,
+            bins,
+        )
+        raster = wait_pixels(
+            np.concatenate([keys, *(p["keys"] for p in pieces)]),
+            np.concatenate([sums, *(p["sums"] for p in pieces)]),
+            px * pool,
+            bins * width,
+        )
+        shown = {f: v[exact] for f, v in joined.items()}
+        lanes = self._node_lanes(shown["cause"])
+        shown["cause_row"] = np.where(
+            lanes >= 0, self._lanes.row_of_lane(np.maximum(lanes, 0), request.depth_rows), -1
+        )
+        return wait_arrays(shown, raster)
 
     def order_rows(self, by: str, pinned: list[int]) -> bool:
         if by != "process" or pinned:

@@ -314,7 +314,7 @@ class KeptMessages:
     time between the two ends of a kept message; ``envelope`` fields when known (see
     :class:`Arrows`) in the order ``order`` sorts (the sorted message i is message
     ``order[i]`` of those arrays). :meth:`sorting` makes them from messages in any
-    order."""
+    order, whose ends are lanes (``at_nodes`` False)."""
 
     send_time: np.ndarray
     receive_time: np.ndarray
@@ -326,6 +326,8 @@ class KeptMessages:
     span: float
     envelope: dict[str, np.ndarray]
     order: np.ndarray
+    #: Whether ``send_at`` and ``receive_at`` are the ends' nodes (not their lanes).
+    at_nodes: bool = True
 
     @classmethod
     def sorting(
@@ -335,9 +337,11 @@ class KeptMessages:
         send_lane: np.ndarray,
         receive_lane: np.ndarray,
         size: np.ndarray,
+        envelope: dict[str, np.ndarray],
     ) -> KeptMessages:
         """All the messages of arrays in any order (sorted here), whose ends are on lanes
-        ``send_lane`` and ``receive_lane``, with no envelope."""
+        ``send_lane`` and ``receive_lane``, with their ``envelope`` fields (in the
+        arrays' order; the arrows carry no nodes)."""
         order = np.argsort(np.minimum(send_time, receive_time), kind="stable")
         lanes = max(int(send_lane.max(initial=-1)), int(receive_lane.max(initial=-1))) + 1
         return cls(
@@ -349,8 +353,9 @@ class KeptMessages:
             np.arange(lanes, dtype=np.int64),
             np.arange(order.size),
             float((np.abs(receive_time - send_time)).max()) if order.size else 0.0,
-            {},
+            envelope,
             order,
+            at_nodes=False,
         )
 
     def __len__(self) -> int:
@@ -413,12 +418,16 @@ class KeptMessages:
 
     def _envelope(self, window: np.ndarray) -> dict[str, np.ndarray]:
         """The envelope of the messages at positions ``window`` (none when unknown):
-        its fields, then the nodes of their sends and receives."""
+        its fields, then (when the ends are nodes) the nodes of their sends and
+        receives."""
         if not self.envelope:
             return {}
         table_rows = self.order[window]
+        fields = {name: values[table_rows] for name, values in self.envelope.items()}
+        if not self.at_nodes:
+            return fields
         return {
-            **{name: values[table_rows] for name, values in self.envelope.items()},
+            **fields,
             "send_node": self.send_at[window],
             "receive_node": self.receive_at[window],
         }

@@ -472,18 +472,12 @@ class PandasSource(TimelineSource):
         self._layers = (bool(waits), bool(path))
 
     def wait_of(self, node: int) -> tuple[str, int, int] | None:
-        layer = self.wait_layer
-        at = np.flatnonzero(layer.node == node)
-        if not at.size:
+        wait = self.wait_layer.wait_of(node)
+        if wait is None:
             return None
-        k = int(at[0])
-        cause = int(layer.cause[k])
+        pattern, waiting, cause = wait
         shown = cause >= 0 and bool(self.index.keep[cause])
-        return (
-            PATTERNS[int(layer.pattern[k])],
-            int(layer.end[k] - layer.start[k]),
-            cause if shown else -1,
-        )
+        return PATTERNS[pattern], waiting, cause if shown else -1
 
     def row_measure(self, by: str) -> np.ndarray:
         """Per location (in the order of the trace) the measure ``by`` of

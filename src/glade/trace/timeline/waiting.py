@@ -37,6 +37,8 @@ from glade.trace.timeline.index import Forest, TimelineIndex
 from glade.trace.timeline.lanes import Lanes
 from glade.trace.waits import PATTERNS, WAITING_TIME
 
+#: The columns of the critical path's segments a layer reads.
+SEGMENT_COLUMNS = ("Process", "Thread", "from", "to")
 #: At most this many waits of a range are sent exactly (the longest); the others join
 #: the raster of waiting time.
 MAX_WAITS = 20_000
@@ -100,14 +102,21 @@ class WaitLayer:
 
     @classmethod
     def of_waits(
-        cls, waits: pd.DataFrame, node: np.ndarray, cause: np.ndarray, segments: pd.DataFrame
+        cls,
+        waits: pd.DataFrame,
+        node: np.ndarray,
+        cause: np.ndarray,
+        segments: pd.DataFrame | None = None,
     ) -> WaitLayer:
         """The layer of the wait states ``waits`` (rows of
         :func:`glade.trace.waits.wait_states` in the order of :func:`by_enter`) whose
         calls are the nodes ``node`` and causes ``cause``, with the critical path's
-        ``segments`` (see :func:`glade.trace.critical_path.path_segments`)."""
+        ``segments`` (see :func:`glade.trace.critical_path.path_segments`; none when
+        not given)."""
         start = waits["start"].to_numpy().astype(np.int64)
         wait = waits[WAITING_TIME].to_numpy().astype(np.int64)
+        if segments is None:
+            segments = pd.DataFrame({c: np.zeros(0, np.int64) for c in SEGMENT_COLUMNS})
         return cls(
             node=np.asarray(node, dtype=np.int64),
             start=start,
@@ -142,7 +151,16 @@ class WaitLayer:
         inside = (row >= rows[0]) & (row < rows[1])
         return at[inside], row[inside]
 
-    def waits_in_range(
+    def wait_of(self, node: int) -> tuple[int, int, int] | None:
+        """The wait of the call ``node``: its pattern code, its waiting time (ns) and its
+        ``cause``; None when it does not wait."""
+        at = np.flatnonzero(self.node == node)
+        if not at.size:
+            return None
+        k = int(at[0])
+        return int(self.pattern[k]), int(self.end[k] - self.start[k]), int(self.cause[k])
+
+    def split(
         self,
         index: TimelineIndex,
         t0: float,
@@ -150,12 +168,15 @@ class WaitLayer:
         width: int,
         rows: tuple[int, int, int, int],
         depth_rows: bool,
-    ) -> dict[str, np.ndarray]:
-        """The arrays ``wait_*`` of the range [t0, t1) over ``width`` pixel columns and
-        the picture's ``rows`` (``row0, row1, pool, bins``), over the calls ``index``
-        keeps (see the module doc)."""
+        row_offset: int = 0,
+    ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+        """The waits of the calls ``index`` keeps in the range [t0, t1) over ``width``
+        pixel columns and the picture's ``rows`` (``row0, row1, pool, bins``; the
+        index's first row is display row ``row_offset``): the positions of those drawn
+        exactly (:func:`exact_waits`) and their display rows, and the raster sums of
+        the others (:func:`wait_sums`)."""
         row0, row1, pool, bins = rows
-        at, row = self.visible(index, t0, t1, (row0, row1), depth_rows)
+        at, row = self.visible(index, t0, t1, (row0, row1), depth_rows, row_offset)
         px = (t1 - t0) / width
         exact = exact_waits(self.end[at] - self.start[at], px)
         small = np.ones(at.size, dtype=bool)
@@ -170,7 +191,21 @@ class WaitLayer:
             width,
             bins,
         )
-        shown = at[exact]
+        return at[exact], row[exact], sums
+
+    def waits_in_range(
+        self,
+        index: TimelineIndex,
+        t0: float,
+        t1: float,
+        width: int,
+        rows: tuple[int, int, int, int],
+        depth_rows: bool,
+    ) -> dict[str, np.ndarray]:
+        """The arrays ``wait_*`` of the range [t0, t1) over ``width`` pixel columns and
+        the picture's ``rows`` (``row0, row1, pool, bins``), over the calls ``index``
+        keeps (see the module doc)."""
+        shown, row, sums = self.split(index, t0, t1, width, rows, depth_rows)
         cause = self.cause[shown]
         kept = (cause >= 0) & index.keep[np.maximum(cause, 0)]
         cause_row = np.where(kept, _rows(index, np.maximum(cause, 0), depth_rows), -1)
@@ -178,13 +213,13 @@ class WaitLayer:
             {
                 "start": self.start[shown],
                 "end": self.end[shown],
-                "row": row[exact],
+                "row": row,
                 "pattern": self.pattern[shown],
                 "node": self.node[shown],
                 "cause_row": cause_row,
                 "cause_time": self.cause_start[shown],
             },
-            wait_pixels(*sums, px * pool, bins * width),
+            wait_pixels(*sums, (t1 - t0) / width * rows[2], rows[3] * width),
         )
 
     def path_in_range(
