@@ -79,9 +79,9 @@ def test_a_part_that_spills_answers_as_one_in_memory_also_once_pickled(monkeypat
     layout = row_layout(0, 3, 3)
     for t0, t1, width in [(first, last, 50), (first + (last - first) // 3, last, 7)]:
         request = Request(t0, t1, width, 0, 3, 3)
-        want = held.share(request, 0, layout, 0)
+        want = held.share(request, np.arange(3), layout, 0)
         for other in (spilled, moved):
-            got = other.share(request, 0, layout, 0)
+            got = other.share(request, np.arange(3), layout, 0)
             np.testing.assert_array_equal(got["raster"], want["raster"])
             for field, values in want["boxes"].items():
                 np.testing.assert_array_equal(got["boxes"][field], values, field)
@@ -146,7 +146,8 @@ def test_the_shares_of_several_parts_are_their_shares_joined(monkeypatch, pooled
             TimelinePart(trace.events.partitions[k].compute(), trace.metadata, None, names)
             for k in range(2)
         ]
-    bases = [0, parts[0].index.lanes.num_rows(False)]
+    rows = [p.index.lanes.num_rows(False) for p in parts]
+    bases = [np.arange(rows[0]), rows[0] + np.arange(rows[1])]  # the display rows of each
     offsets = [0, len(parts[0].forest)]
     first, last = parts[0].size()[1:]
     layout = row_layout(0, 6, 2)  # three rows per raster row

@@ -516,3 +516,36 @@ def test_wait_states_and_the_critical_path_on_dask_are_the_pandas_ones(dask_clie
     for node in [*nodes.tolist(), 0]:
         assert view.wait_of(node) == expected.wait_of(node)
         assert view.selection == expected.selection
+
+
+def test_rows_pinned_and_sorted_on_dask_are_the_pandas_ones(dask_client):
+    from glade.datasets import synthetic_trace
+
+    trace = synthetic_trace(6, 4, seed=2, imbalance=0.8, slow_process=4)
+    expected, view = Timeline(trace), Timeline(trace.to_dask(3))
+    first, last = (int(t) for t in expected.extent)
+    for by, pinned in [("waiting time", [1]), ("time in MPI", []), ("total time", [5, 0])]:
+        for timeline in (expected, view):
+            timeline.order_rows(by, pinned)
+        # the rows interleave the partitions' processes (two per partition)
+        assert view.labels == expected.labels != sorted(expected.labels)
+        assert_views_equal(expected, view)
+        for depth_rows in (False, True):
+            rows = len(expected.depth_labels if depth_rows else expected.labels)
+            for t0, t1, width, span in [(first, last, 300, (0, rows)), (first, last, 5, (1, 4))]:
+                args = {"t0": t0, "t1": t1, "width": width, "height": 3, "rows": span}
+                args["depth_rows"] = depth_rows
+                assert_pictures_equal(expected.picture(**args), view.picture(**args), str(args))
+    node = int(expected.picture(width=300).boxes["node"][-1])
+    assert view.source.place(node) == expected.source.place(node)
+    # an edit keeps the order; waits and the path land on the rows of the new order
+    for timeline in (expected, view):
+        timeline.hide("compute_step")
+        timeline.show_waits().show_critical_path()
+    assert_views_equal(expected, view)
+    assert view.labels == expected.labels
+    assert_layers_equal(expected, view, t0=first, t1=last, width=300, depth_rows=True)
+    for timeline in (expected, view):
+        timeline.order_rows("process")
+    assert view.labels == expected.labels == sorted(expected.labels)
+    assert_pictures_equal(expected.picture(width=300), view.picture(width=300), "process order")

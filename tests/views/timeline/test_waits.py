@@ -184,12 +184,18 @@ def test_rows_are_pinned_and_sorted_without_changing_the_query(late_sender):
         view.colour_by = "pattern"
 
 
-def test_a_dask_timeline_refuses_to_order_rows_and_stays_as_it_was():
-    pytest.importorskip("dask.dataframe", reason="the glade[dask] extra is absent")
-    view = Timeline(synthetic_trace(3, 4).to_dask(2))
-    with pytest.raises(GladeError, match="not available"):
-        view.order_rows("total time")
-    assert view.row_order == {"by": "process", "pinned": []}
+def test_a_pinned_process_shows_its_own_instants():
+    trace = synthetic_trace(3, 2)
+    view = Timeline(trace).order_rows("process", pinned=[2])
+    assert view.labels == ["2", "0", "1"]
+    forest = view.index.forest
+    marks = ~forest.call & (forest.processes[forest.location] == 2)
+    for rows in [(0, 1), (0, 3)]:
+        instants = view.picture(width=500, rows=rows).instants
+        on_top = instants["row"] == 0
+        # every instant of process 2 (its sends and receives), and only those, on row 0
+        assert sorted(instants["node"][on_top].tolist()) == np.flatnonzero(marks).tolist()
+        assert on_top.sum() == 4 and on_top.all() == (rows == (0, 1))
 
 
 @settings(max_examples=15, deadline=None)

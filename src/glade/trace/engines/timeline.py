@@ -26,6 +26,7 @@ forest. Function codes are those of the whole trace's names.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -61,7 +62,13 @@ from glade.trace.timeline.render import (
     raster_keys,
     split_range,
 )
-from glade.trace.timeline.source import named_counts, next_call, place
+from glade.trace.timeline.source import (
+    location_measure,
+    named_counts,
+    next_call,
+    place,
+    reordered,
+)
 from glade.trace.timeline.waiting import WaitLayer, by_enter, path_positions
 from glade.trace.windows import Window, message_sizes, window_table, window_totals
 
@@ -119,6 +126,8 @@ class TimelinePart:
         self.waiting: tuple[pd.DataFrame, pd.DataFrame] | None = None
         self.wait_layer: WaitLayer | None = None
         self.wait_rank = np.zeros(0, dtype=np.int64)
+        # the part's locations in the order its rows show them (of its first order)
+        self.location_order = np.arange(forest.processes.size)
         self.index = self._index(None)
         self.release()  # the pages building the index read
 
@@ -255,7 +264,11 @@ class TimelinePart:
         return np.where(index.keep[nodes], index.node_lane[nodes], -1).astype(np.int64)
 
     def wait_share(
-        self, request: Request, row_offset: int, layout: tuple[int, int, int, int], offset: int
+        self,
+        request: Request,
+        display: np.ndarray,
+        layout: tuple[int, int, int, int],
+        offset: int,
     ) -> dict[str, np.ndarray]:
         """The part's share of the wait states of the picture of ``request`` (see
         :meth:`glade.trace.timeline.waiting.WaitLayer.split`): its waits drawn exactly
@@ -270,7 +283,7 @@ class TimelinePart:
             request.width,
             layout,
             request.depth_rows,
-            row_offset,
+            display,
         )
         return {
             "start": layer.start[shown],
@@ -344,6 +357,33 @@ class TimelinePart:
         if str(parsed) == EVERYTHING:
             return None
         return query_mask(table, parsed)
+
+    @releasing
+    def reordered(self, order: np.ndarray) -> TimelinePart:
+        """This part with its rows showing its locations in ``order`` (their numbers in
+        the part's first order; see :func:`glade.trace.timeline.source.reordered`): a
+        new index keeping what this one keeps; this part itself when that is its
+        order."""
+        if np.array_equal(order, self.location_order):
+            return self
+        current = np.empty_like(self.location_order)
+        current[self.location_order] = np.arange(current.size)
+        forest = reordered(self.forest, current[order])
+        if self._spill is not None:
+            forest = dataclasses.replace(forest, location=self._spill.array(forest.location))
+        keep = self.index.keep
+        part = self._but(forest=forest, location_order=np.asarray(order, dtype=np.int64))
+        part.index = part._index(None if keep.all() else np.array(keep))
+        return part
+
+    @releasing
+    def row_measure(self, by: str) -> np.ndarray:
+        """Per location of the part, in its first order, the measure ``by`` over the
+        kept calls (see :func:`glade.trace.timeline.source.location_measure`)."""
+        measure = location_measure(self.forest, self.index, by, self.waiting_by_node)
+        out = np.empty_like(measure)
+        out[self.location_order] = measure
+        return out
 
     @releasing
     def kept(self, query: str, restriction: str) -> TimelinePart:
@@ -451,36 +491,45 @@ class TimelinePart:
 
     # ------------------------------------------------------------- pictures
     def share(
-        self, request: Request, row_offset: int, layout: tuple[int, int, int, int], offset: int
+        self,
+        request: Request,
+        display: np.ndarray,
+        layout: tuple[int, int, int, int],
+        offset: int,
     ) -> dict[str, Any]:
         """The part's share of the picture of ``request`` (whose rows ``row0:row1`` go
-        into ``bins`` raster rows of ``pool`` rows: ``layout``), its first row being
-        display row ``row_offset``: its ``raster`` (datashader's aggregation of its
-        raster points, see :mod:`glade.trace.engines.rasters`), ``boxes``
-        (:data:`BOX_FIELDS`), the number of ``visible`` calls and its ``instants``
-        (:data:`INSTANT_FIELDS`, or their ``count`` per raster pixel)."""
-        return shares([self], request, [row_offset], layout, [offset])
+        into ``bins`` raster rows of ``pool`` rows: ``layout``), its rows shown on the
+        display rows ``display`` (one per row of the request's layout, ascending): its
+        ``raster`` (datashader's aggregation of its raster points, see
+        :mod:`glade.trace.engines.rasters`), ``boxes`` (:data:`BOX_FIELDS`), the number
+        of ``visible`` calls and its ``instants`` (:data:`INSTANT_FIELDS`, or their
+        ``count`` per raster pixel)."""
+        return shares([self], request, [display], layout, [offset])
 
     @releasing
     def _piece(
-        self, request: Request, row_offset: int, layout: tuple[int, int, int, int], offset: int
+        self,
+        request: Request,
+        display: np.ndarray,
+        layout: tuple[int, int, int, int],
+        offset: int,
     ) -> dict[str, Any]:
         """What :meth:`share` answers, with the raster not yet aggregated: ``points``
         (raster points, global codes) and ``raster`` (the raster a level of detail
         made, or None)."""
         index = self.index
-        rows = index.lanes.num_rows(request.depth_rows)
-        row0 = int(np.clip(request.row0 - row_offset, 0, rows))
-        row1 = int(np.clip(request.row1 - row_offset, 0, rows))
+        # the part's rows shown in the request's rows (ascending display rows)
+        row0 = int(np.searchsorted(display, request.row0))
+        row1 = int(np.searchsorted(display, request.row1))
         raster = None
         if range_level(index, request, row0, row1) is not None:
             raster, box, box_row, visible = self._level_raster(
-                request, (row0, row1), row_offset, layout
+                request, (row0, row1), display, layout
             )
             points = np.empty((len(kernels.POINT_FIELDS), 0))
         else:
             box, box_row, points, _, visible, _ = split_range(
-                index, request, row0, row1, row_offset, exact=True
+                index, request, row0, row1, display, exact=True
             )
             code = np.fmod(points[4], float(1 << kernels.CODE_BITS)).astype(np.int64)
             points[4] += self.recode[code] - code
@@ -500,14 +549,14 @@ class TimelinePart:
             "raster": raster,
             "boxes": boxes,
             "visible": visible,
-            "instants": self._instants(request, (row0, row1), row_offset, layout, offset),
+            "instants": self._instants(request, (row0, row1), display, layout, offset),
         }
 
     def _level_raster(
         self,
         request: Request,
         local: tuple[int, int],
-        row_offset: int,
+        display: np.ndarray,
         layout: tuple[int, int, int, int],
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """The raster of the part's rows ``local`` in a range holding more than
@@ -517,18 +566,18 @@ class TimelinePart:
         index's call arrays, display rows) and the number of visible calls."""
         grid_row0, _, pool, bins = layout
         box, box_row, cover, busy, key, _, visible, _ = raster_keys(
-            self.index, request, *local, pool, bins, grid_row0 - row_offset
+            self.index, request, *local, pool, bins, grid_row0, display
         )
         drawn = key >= 0
         code = np.where(drawn, key, 0).astype(np.int64) & ((1 << kernels.CODE_BITS) - 1)
         top = np.where(drawn, key + (self.recode[code] - code), -np.inf)
-        return np.stack([cover, busy, top]), box, box_row + row_offset, visible
+        return np.stack([cover, busy, top]), box, box_row, visible
 
     def _instants(
         self,
         request: Request,
         local: tuple[int, int],
-        row_offset: int,
+        display: np.ndarray,
         layout: tuple[int, int, int, int],
         offset: int,
     ) -> dict[str, np.ndarray]:
@@ -540,7 +589,7 @@ class TimelinePart:
         lanes = index.lanes.lanes_of_rows(*local, request.depth_rows)
 
         def row_of_lane(values: np.ndarray) -> np.ndarray:
-            return index.lanes.row_of_lane(values, request.depth_rows) + row_offset
+            return display[index.lanes.row_of_lane(values, request.depth_rows)]
 
         found, pooled = instants_in_range(
             index, request, lanes, row_of_lane, row0, row1, pool, bins
@@ -561,12 +610,13 @@ class TimelinePart:
         return self.forest.call_query(node)
 
     @releasing
-    def place(self, node: int, offset: int, location: int) -> dict[str, Any]:
+    def place(self, node: int, offset: int, display: np.ndarray) -> dict[str, Any]:
         """Where the part's node ``node`` (a local id) is (see
         :func:`glade.trace.timeline.source.place`), named by its global node (``offset``
-        plus its id) and flat row (``location`` plus its local location)."""
-        found = place(self.index, node, location)
-        return {**found, "node": node + offset}
+        plus its id) and flat row (``display``: the flat row of each of its
+        locations)."""
+        found = place(self.index, node)
+        return {**found, "node": node + offset, "location": int(display[found["location"]])}
 
     @releasing
     def path(self, node: int) -> list[str]:
@@ -622,12 +672,12 @@ def timeline_part(
 def shares(
     parts: Sequence[TimelinePart],
     request: Request,
-    row_offsets: Sequence[int],
+    displays: Sequence[np.ndarray],
     layout: tuple[int, int, int, int],
     offsets: Sequence[int],
     waits: bool = False,
 ) -> dict[str, Any]:
-    """The share of ``parts`` (those one worker holds; their first rows ``row_offsets``,
+    """The share of ``parts`` (those one worker holds; their display rows ``displays``,
     their first nodes ``offsets``) of the picture of ``request`` in one task, as
     :meth:`TimelinePart.share` answers for one part: one ``raster`` (datashader
     aggregates the raster points of all the parts at once, then the rasters their
@@ -638,8 +688,8 @@ def shares(
     grid_row0, _, pool, bins = layout
     answer: dict[str, Any] = {}
     pieces = [
-        part._piece(request, int(base), layout, int(offset))
-        for part, base, offset in zip(parts, row_offsets, offsets, strict=True)
+        part._piece(request, display, layout, int(offset))
+        for part, display, offset in zip(parts, displays, offsets, strict=True)
     ]
     points = [p["points"] for p in pieces]
     raster = pixel_sums(
@@ -660,8 +710,8 @@ def shares(
         instants.append({"count": np.sum(counts, axis=0)})
     if waits:
         answer["waits"] = [
-            part.wait_share(request, int(base), layout, int(offset))
-            for part, base, offset in zip(parts, row_offsets, offsets, strict=True)
+            part.wait_share(request, display, layout, int(offset))
+            for part, display, offset in zip(parts, displays, offsets, strict=True)
         ]
     return answer | {
         "raster": raster,
@@ -692,8 +742,9 @@ def picture_share(
     messages = timeline.message_events().assign(
         **{MESSAGE_ROW: timeline.trace.location_codes()[0][rows] + row_offset}
     )
+    display = row_offset + np.arange(timeline.index.lanes.num_rows(request.depth_rows))
     return {
-        **timeline.share(request, row_offset, layout, 0),
+        **timeline.share(request, display, layout, 0),
         "size": len(timeline.forest),
         "messages": messages,
     }

@@ -26,6 +26,7 @@ selected call is named by its query (name, process, thread and start).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from operator import getitem, is_, methodcaller
 from typing import Any
@@ -68,10 +69,12 @@ from glade.trace.timeline.render import (
     row_layout,
 )
 from glade.trace.timeline.source import (
+    ROW_ORDERS,
     TimelineSource,
     activity_ranks,
     check_node,
     padded_activity,
+    row_order,
 )
 from glade.trace.timeline.waiting import (
     exact_waits,
@@ -153,13 +156,14 @@ def _all_instants(
     return {"count": counts}, True
 
 
-def _in_part_order(found: dict[str, np.ndarray], offsets: np.ndarray | None) -> dict:
-    """Boxes or instants (``node`` numbered globally) joined from the workers' answers,
-    back in the order of the partitions that hold them (the first nodes ``offsets``),
-    as the pandas timeline lists them; as they are without ``offsets``."""
-    if offsets is None or "node" not in found:
+def _in_row_order(found: dict[str, np.ndarray], key: np.ndarray | None) -> dict:
+    """Boxes or instants joined from the parts' answers (each part's in the order of its
+    rows) in the order the pandas timeline lists them, that of ``key[row]`` (the rows of
+    a part need not be one block: see :meth:`DaskSource.order_rows`); as they are
+    without ``key`` or when pooled into counts."""
+    if key is None or "row" not in found:
         return found
-    order = np.argsort(np.searchsorted(offsets, found["node"], side="right"), kind="stable")
+    order = np.argsort(key[found["row"]], kind="stable")
     return {f: v[order] for f, v in found.items()}
 
 
@@ -169,20 +173,21 @@ def _combine(
     request: Request,
     layout: tuple[int, int, int, int],
     arrows: Arrows,
-    offsets: np.ndarray | None = None,
+    locations: np.ndarray | None = None,
 ) -> Picture:
     """The picture of ``request`` from the computed ``pieces`` (boxes, visible calls and
     instants, nodes numbered globally, see :meth:`TimelinePart.share`; of one partition
-    each, or of a worker's partitions when their first nodes ``offsets`` are given) and
-    the sum of their rasters (``raster``, made by datashader on the workers; None
-    without partitions): the longest boxes of all partitions kept, the others demoted
-    into the raster."""
+    each, or of a worker's partitions) and the sum of their rasters (``raster``, made by
+    datashader on the workers; None without partitions): the longest boxes of all
+    partitions kept, the others demoted into the raster. Boxes are listed by row and
+    instants by location (``locations``: that of each display row), as the pandas
+    timeline lists them; as the pieces list them without ``locations``."""
     row0, _, pool, bins = layout
-    boxes = _in_part_order(
+    boxes = _in_row_order(
         {f: np.concatenate([p[0][f] for p in pieces]) for f in BOX_FIELDS}
         if pieces
         else {f: np.zeros(0, dtype=np.int64) for f in BOX_FIELDS},
-        offsets,
+        None if locations is None else np.arange(locations.size),
     )
     durations = (boxes["end"] - boxes["start"]).astype(np.float64)
     threshold = _box_cut(durations, request.px)
@@ -201,7 +206,7 @@ def _combine(
     instants, pooled = _all_instants(
         [found for p in pieces for found in p[2]], request, row0, pool, bins
     )
-    instants = _in_part_order(instants, offsets)
+    instants = _in_row_order(instants, locations)
     return Picture(
         request,
         *layout,
@@ -353,7 +358,11 @@ class DaskSource(TimelineSource):
         self._waits_known = False
         self._layers = (False, False)
         self._segments: Any = None
+        # the view's order of the locations (of their first order: the parts' one after
+        # the other); None for that order
+        self._order: np.ndarray | None = None
         self._install(parts)
+        self._first_processes = self._lanes.processes
 
     def _install(self, parts: list, window: Window | None = None) -> None:
         """Show what ``parts`` (persisted) keep: rows, totals (inside ``window``, if any),
@@ -368,22 +377,7 @@ class DaskSource(TimelineSource):
             "timeline rows",
         )
         self._window = window
-        lane_counts = [int(p["offset"][-1]) for p in pieces]
-        lane_base = np.concatenate([[0], np.cumsum(lane_counts)]).astype(np.int64)
-        location_counts = [p["processes"].size for p in pieces]
-        offset = np.concatenate(
-            [
-                *(p["offset"][:-1] + b for p, b in zip(pieces, lane_base, strict=False)),
-                [lane_base[-1]],
-            ]
-        ).astype(np.int64)
-        self._lanes = Lanes(
-            np.concatenate([p["processes"] for p in pieces]).astype(np.int64),
-            np.concatenate([p["threads"] for p in pieces]).astype(np.int64),
-            offset,
-        )
-        self._bases = {False: np.concatenate([[0], np.cumsum(location_counts)]), True: lane_base}
-        self._lane_base = lane_base
+        self._lay_out(pieces)
         self._totals = np.sum([p["totals"] for p in pieces], axis=0)
         self._profile = np.sum([p["profile"] for p in pieces], axis=0)
         self._counts = (
@@ -394,9 +388,10 @@ class DaskSource(TimelineSource):
         ids = np.concatenate([p["message_ids"] for p in pieces])
         lanes = np.concatenate(
             [
-                np.where(p["message_lanes"] >= 0, p["message_lanes"] + b, -1)
-                for p, b in zip(pieces, lane_base, strict=False)
+                np.where(p["message_lanes"] >= 0, shown[np.maximum(p["message_lanes"], 0)], -1)
+                for p, shown in zip(pieces, self._display[True], strict=True)
             ]
+            + [np.zeros(0, dtype=np.int64)]
         )
         order = np.argsort(ids, kind="stable")
         pairs = self._pairs
@@ -416,6 +411,46 @@ class DaskSource(TimelineSource):
             {f: pairs[f][kept] for f in ("tag", "communicator")},
         )
         self._parts = parts
+
+    def _lay_out(self, pieces: list[dict[str, Any]]) -> None:
+        """The rows of the parts' locations (``pieces``: their summaries, each part's
+        locations in its order, which is their order in :attr:`_order`): the view's
+        lanes, in the order :attr:`_order` gives (the parts' locations one after the
+        other when None), and the display rows of every part's rows in both layouts
+        (:attr:`_display`, see :func:`glade.trace.timeline.render.displayed`)."""
+        counts = np.array([p["processes"].size for p in pieces], dtype=np.int64)
+        start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        total = int(start[-1])
+        order = np.arange(total) if self._order is None else self._order
+        # each part shows its locations in the view's order: the location at a display
+        # row is its part's next one, so its place among the parts' locations joined
+        # (each part's in its order) is its rank when the rows are grouped by part
+        part = np.repeat(np.arange(counts.size), counts)[order]
+        joined = np.empty(total, dtype=np.int64)
+        joined[np.argsort(part, kind="stable")] = np.arange(total)
+        lane_counts = np.concatenate(
+            [np.diff(p["offset"]) for p in pieces] + [np.zeros(0, dtype=np.int64)]
+        ).astype(np.int64)
+        offset = np.concatenate([[0], np.cumsum(lane_counts[joined])]).astype(np.int64)
+        self._lanes = Lanes(
+            np.concatenate([p["processes"] for p in pieces] + [np.zeros(0)])[joined].astype(
+                np.int64
+            ),
+            np.concatenate([p["threads"] for p in pieces] + [np.zeros(0)])[joined].astype(np.int64),
+            offset,
+        )
+        row = np.empty(total, dtype=np.int64)
+        row[joined] = np.arange(total)  # the display row of each joined location
+        # the display lane of each lane of the parts joined: its location's first, plus
+        # its depth
+        lane_start = np.concatenate([[0], np.cumsum(lane_counts)]).astype(np.int64)
+        location = np.repeat(np.arange(total), lane_counts)
+        lane = offset[row[location]] + np.arange(location.size) - lane_start[location]
+        lanes_per_part = np.concatenate([[0], np.cumsum([int(p["offset"][-1]) for p in pieces])])
+        self._display = {
+            False: [row[a:b] for a, b in itertools.pairwise(start)],
+            True: [lane[a:b] for a, b in itertools.pairwise(lanes_per_part)],
+        }
 
     # ------------------------------------------------------------ contract
     @property
@@ -489,10 +524,10 @@ class DaskSource(TimelineSource):
             *self._lanes.check_rows(request.row0, request.row1, depth_rows), request.height
         )
         row0, row1, pool, _ = layout
-        base = self._bases[depth_rows]
+        display = self._display[depth_rows]
         visible: dict[str | None, list[int]] = {}
-        for k in range(len(self._parts)):
-            if base[k] < row1 and base[k + 1] > row0:
+        for k, shown in enumerate(display):
+            if ((shown >= row0) & (shown < row1)).any():
                 visible.setdefault(self._homes[k], []).append(k)
         waits, path = self._layers
         # one round of tasks, one per worker: it answers for all its parts and rasters
@@ -504,7 +539,7 @@ class DaskSource(TimelineSource):
                     dask.delayed(shares)(
                         [self._parts[k] for k in mine],
                         request,
-                        [int(base[k]) for k in mine],
+                        [display[k] for k in mine],
                         layout,
                         [int(self._offsets[k]) for k in mine],
                         waits,
@@ -531,7 +566,8 @@ class DaskSource(TimelineSource):
             if len(self._messages)
             else Arrows.empty()
         )
-        picture = _combine(raster, pieces, request, layout, arrows, np.asarray(self._offsets))
+        locations = lanes.lane_location() if depth_rows else np.arange(lanes.num_locations)
+        picture = _combine(raster, pieces, request, layout, arrows, locations)
         if waits or path:
             arrays: dict[str, np.ndarray] = {}
             if waits:
@@ -620,8 +656,9 @@ class DaskSource(TimelineSource):
 
     def place(self, node: int) -> dict[str, Any]:
         k, local = self._part_of(node)
-        location = int(self._bases[False][k])
-        return _call("place", local, int(self._offsets[k]), location)(self._parts[k]).compute()
+        return _call(
+            "place", local, int(self._offsets[k]), self._display[False][k], home=self._homes[k]
+        )(self._parts[k]).compute()
 
     def show_layers(self, waits: bool, path: bool) -> None:
         if waits or path:
@@ -645,7 +682,8 @@ class DaskSource(TimelineSource):
             "wait causes",
         )
         for k, found in zip(asked, lanes, strict=True):
-            out[named[part == k]] = np.where(found >= 0, found + self._lane_base[k], -1)
+            shown = self._display[True][k]
+            out[named[part == k]] = np.where(found >= 0, shown[np.maximum(found, 0)], -1)
         return out
 
     def wait_of(self, node: int) -> tuple[str, int, int] | None:
@@ -703,13 +741,42 @@ class DaskSource(TimelineSource):
         return wait_arrays(shown, raster)
 
     def order_rows(self, by: str, pinned: list[int]) -> bool:
-        if by != "process" or pinned:
-            raise GladeError(
-                "the rows of the timeline of a DaskTrace stay in process order (each "
-                "partition draws its own processes): pinning and sorting them is not "
-                "available; show run.compute()"
+        if by not in ROW_ORDERS:
+            raise GladeError(f"rows are ordered by one of {list(ROW_ORDERS)}, not {by!r}")
+        processes = self._first_processes
+        if by == "process":
+            measure = -np.arange(processes.size, dtype=np.float64)
+        else:
+            if by == "waiting time":
+                self._know_waits()
+            measure = np.concatenate(
+                [
+                    *compute_all(
+                        [
+                            _call("row_measure", by, home=h)(p)
+                            for p, h in zip(self._parts, self._homes, strict=True)
+                        ],
+                        "row order",
+                    ),
+                    np.zeros(0),
+                ]
             )
-        return False
+        order = row_order(measure, processes, pinned)
+        if np.array_equal(order, np.arange(order.size) if self._order is None else self._order):
+            return False
+        self._order = order
+        # each part shows its locations in the view's order
+        position = np.empty_like(order)
+        position[order] = np.arange(order.size)
+        start = np.concatenate([[0], np.cumsum([d.size for d in self._display[False]])])
+        parts = dask.persist(
+            *[
+                _call("reordered", np.argsort(position[a:b], kind="stable"), home=h)(p)
+                for p, h, a, b in zip(self._parts, self._homes, start[:-1], start[1:], strict=True)
+            ]
+        )
+        self._install(list(parts), self._window)
+        return True
 
     def _part_of(self, node: Any) -> tuple[int, int]:
         """The part holding node ``node`` and its id there."""

@@ -633,7 +633,9 @@ def index_arrays(
     instant_node = np.empty(num_instants, np.int32)
     instant_time = np.empty(num_instants, start.dtype)
     instant_lane = np.empty(num_instants, np.int32)
-    k = 0
+    # by location (the nodes of a location need not follow those of the one before:
+    # rows ordered by a view), in node order inside each
+    instant_cursor = instant_ptr[:-1].copy()
     for j in range(count):
         i = _node(kept, everything, j)
         if has_samples and sample[i]:
@@ -652,10 +654,11 @@ def index_arrays(
             d = _kept_depth(everything, forest_depth, depth, i)
             lane = offset[loc] + min(max(d - 1, 0), depths[loc] - 1)
             node_lane[i] = lane
+            k = instant_cursor[loc]
+            instant_cursor[loc] += 1
             instant_node[k] = i
             instant_time[k] = start[i]
             instant_lane[k] = lane
-            k += 1
     return (
         offset,
         ptr,

@@ -128,6 +128,7 @@ class Level:
     def rasterize(
         self,
         rows: np.ndarray,
+        shown: np.ndarray,
         t0: float,
         t1: float,
         px: float,
@@ -136,8 +137,8 @@ class Level:
         pool: int,
         raster: tuple[np.ndarray, np.ndarray, np.ndarray],
     ) -> None:
-        """Add the records of ``rows`` with bin centres in [t0, t1) to ``raster`` (cover,
-        busy and key per pixel, see
+        """Add the records of ``rows`` (on the display rows ``shown``) with bin centres in
+        [t0, t1) to ``raster`` (cover, busy and key per pixel, see
         :func:`~glade.trace.timeline.kernels.raster_records`)."""
         ptr, bin_, weight, code = self.records(depth_rows)
         first = math.ceil((t0 - self.origin) / self.size - 0.5)
@@ -148,7 +149,7 @@ class Level:
             weight,
             code,
             rows,
-            rows,
+            shown,
             first,
             last,
             self.origin,

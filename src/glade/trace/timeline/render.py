@@ -258,14 +258,29 @@ class _Runs:
     level: Level | None
 
 
+def displayed(rows: np.ndarray, display: int | np.ndarray) -> np.ndarray:
+    """The display rows of an index's ``rows``: shifted by ``display`` (an int), or
+    ``display[rows]`` (an array: the display row of each of the index's rows, ascending,
+    when its rows are some of a picture's: a Dask partition's, in an order of rows
+    chosen by the view)."""
+    if isinstance(display, np.ndarray):
+        return display[rows]
+    return rows + display
+
+
 def _runs(
-    index: TimelineIndex, request: Request, row0: int, row1: int, row_offset: int, exact: bool
+    index: TimelineIndex,
+    request: Request,
+    row0: int,
+    row1: int,
+    display: int | np.ndarray,
+    exact: bool,
 ) -> _Runs:
-    """The runs of calls of rows ``row0:row1`` in the request's range (display rows
-    shifted by ``row_offset``), from a level of detail when the range holds more than
+    """The runs of calls of rows ``row0:row1`` in the request's range (on the display
+    rows :func:`displayed` gives), from a level of detail when the range holds more than
     EXACT_LIMIT calls (never when ``exact``), and the shortest duration drawn as a box."""
     lanes = index.lanes.lanes_of_rows(row0, row1, request.depth_rows)
-    lane_rows = index.lanes.row_of_lane(lanes, request.depth_rows) + row_offset
+    lane_rows = displayed(index.lanes.row_of_lane(lanes, request.depth_rows), display)
     lo, hi = index.call_runs(lanes, request.t0, request.t1)
     visible = int((hi - lo).sum())
     level = index.level(request.px) if visible > EXACT_LIMIT and not exact else None
@@ -323,13 +338,13 @@ def split_range(
     request: Request,
     row0: int,
     row1: int,
-    row_offset: int = 0,
+    row_offset: int | np.ndarray = 0,
     exact: bool = True,
 ) -> tuple:
     """The calls of rows ``row0:row1`` of ``index`` in the request's range, split into
     boxes (their positions in the index's call arrays, and display rows) and raster
-    points (rows :data:`kernels.POINT_FIELDS`), display rows shifted by ``row_offset``,
-    for a raster aggregated elsewhere (datashader on a Dask cluster); with the
+    points (rows :data:`kernels.POINT_FIELDS`), display rows from ``row_offset`` (see
+    :func:`displayed`), for a raster aggregated elsewhere (datashader on a Dask cluster); with the
     threshold, the number of visible calls and the level of detail (always None: points
     come from the calls themselves; ``exact`` must be True, a level's records only go
     straight into a raster, see :func:`raster_range`)."""
@@ -399,19 +414,23 @@ def raster_keys(
     pool: int,
     bins: int,
     origin: int | None = None,
+    display: int | np.ndarray = 0,
 ) -> tuple:
-    """:func:`raster_range` with the raster's rows counted from display row ``origin``
+    """:func:`raster_range` with the index's rows shown on the display rows ``display``
+    gives (see :func:`displayed`), the raster's rows counted from display row ``origin``
     (default ``row0``: a Dask partition's rows are a part of the picture's) and, per
     pixel, the key of the largest share (-1 where nothing is: see
     :func:`~glade.trace.timeline.kernels.raster_calls`) rather than its code."""
     origin = row0 if origin is None else origin
-    runs = _runs(index, request, row0, row1, 0, False)
+    runs = _runs(index, request, row0, row1, display, False)
     _, start, end, code, share = index.lane_calls
     px = request.px
     cover = np.zeros((bins, request.width))
     busy = np.zeros((bins, request.width))
     key = np.full((bins, request.width), -1.0)
     raster_rows = (runs.rows - origin) // pool
+    # the raster row of every row, to find the rows of a block's raster rows
+    row_raster = (displayed(np.arange(row0, row1), display) - origin) // pool
     bounds = parallel.blocks(runs.hi - runs.lo, raster_rows)
     if runs.level is not None:  # built here, not by a block waiting in the pool
         runs.level.records(request.depth_rows)
@@ -441,10 +460,16 @@ def raster_keys(
             box_row,
         )
         if runs.level is not None:
-            first = origin + int(raster_rows[a]) * pool if a else row0
-            last = origin + int(raster_rows[b]) * pool if b < raster_rows.size else row1
+            first = row0 + int(np.searchsorted(row_raster, raster_rows[a])) if a else row0
+            last = (
+                row0 + int(np.searchsorted(row_raster, raster_rows[b]))
+                if b < raster_rows.size
+                else row1
+            )
+            rows = np.arange(first, last, dtype=np.int64)
             runs.level.rasterize(
-                np.arange(first, last, dtype=np.int64),
+                rows,
+                displayed(rows, display),
                 request.t0,
                 request.t1,
                 px,

@@ -21,6 +21,7 @@ import re
 import sys
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -118,6 +119,53 @@ def named_counts(forest: Forest, names: list[str], window: Window | None) -> lis
     counts = np.bincount(codes[forest.code[chosen]], minlength=len(wanted))
     found = dict(zip([forest.names[c] for c in wanted], counts.tolist(), strict=True))
     return [found.get(n, 0) for n in names]
+
+
+def location_measure(
+    forest: Forest, index: TimelineIndex, by: str, waiting: Callable[[], np.ndarray]
+) -> np.ndarray:
+    """Per location of ``forest`` the measure ``by`` of :data:`ROW_ORDERS` over the calls
+    ``index`` keeps (an index of ``forest``'s nodes, its locations in any order): their
+    exclusive time (``"total time"``), that of the functions :data:`MPI_NAMES` matches
+    (``"time in MPI"``) or their waiting time (``"waiting time"``: ``waiting()`` gives
+    every node's), in ns; minus the location's number for ``"process"``, so that the
+    largest first is the order of the locations."""
+    if by not in ROW_ORDERS:
+        raise GladeError(f"rows are ordered by one of {list(ROW_ORDERS)}, not {by!r}")
+    if by == "process":
+        return -np.arange(forest.processes.size, dtype=np.float64)
+    calls = index.calls
+    if by == "waiting time":
+        weights = waiting()[calls].astype(np.float64)
+    else:
+        weights = index.exclusive[calls]
+        if by == "time in MPI":
+            mpi = np.array([MPI_NAMES.fullmatch(n) is not None for n in forest.names])
+            weights = np.where(mpi[forest.code[calls]] if mpi.size else False, weights, 0.0)
+    return np.bincount(forest.location[calls], weights=weights, minlength=forest.processes.size)
+
+
+def row_order(measure: np.ndarray, processes: np.ndarray, pinned: list[int]) -> np.ndarray:
+    """The order of the locations (of ``processes``) whose ``measure`` is given: those of
+    the processes ``pinned`` first (in that order), then the others by their measure,
+    largest first (ties in location order)."""
+    order = np.argsort(-measure, kind="stable")
+    rank = {int(p): k for k, p in enumerate(pinned)}
+    pin = np.array([rank.get(int(p), len(rank)) for p in processes[order]], dtype=np.int64)
+    return order[np.argsort(pin, kind="stable")]
+
+
+def reordered(forest: Forest, order: np.ndarray) -> Forest:
+    """``forest`` with its locations in ``order`` (of its location codes): the same
+    nodes, their locations renumbered."""
+    position = np.empty_like(order)
+    position[order] = np.arange(order.size)
+    return dataclasses.replace(
+        forest,
+        location=position[forest.location].astype(np.int32),
+        processes=forest.processes[order],
+        threads=forest.threads[order],
+    )
 
 
 def place(index: TimelineIndex, node: int, location: int = 0) -> dict[str, Any]:
@@ -481,40 +529,17 @@ class PandasSource(TimelineSource):
 
     def row_measure(self, by: str) -> np.ndarray:
         """Per location (in the order of the trace) the measure ``by`` of
-        :data:`ROW_ORDERS` over the kept calls (ns; the location's rank for
-        ``"process"``, so that the largest first is the reverse order)."""
-        forest, index = self._base, self.index
-        if by == "process":
-            return -np.arange(forest.processes.size, dtype=np.float64)
-        calls = index.calls
-        if by == "waiting time":
-            weights = forest_waiting(self._trace, forest)[calls].astype(np.float64)
-        else:
-            weights = index.exclusive[calls]
-            if by == "time in MPI":
-                mpi = np.array([MPI_NAMES.fullmatch(n) is not None for n in forest.names])
-                weights = np.where(mpi[forest.code[calls]] if mpi.size else False, weights, 0.0)
-        return np.bincount(forest.location[calls], weights=weights, minlength=forest.processes.size)
+        :data:`ROW_ORDERS` over the kept calls (see :func:`location_measure`)."""
+        forest = self._base
+        return location_measure(forest, self.index, by, lambda: forest_waiting(self._trace, forest))
 
     def order_rows(self, by: str, pinned: list[int]) -> bool:
-        if by not in ROW_ORDERS:
-            raise GladeError(f"rows are ordered by one of {list(ROW_ORDERS)}, not {by!r}")
         base = self._base
-        order = np.argsort(-self.row_measure(by), kind="stable")
-        rank = {int(p): k for k, p in enumerate(pinned)}
-        pin = np.array([rank.get(int(p), len(rank)) for p in base.processes[order]])
-        order = order[np.argsort(pin, kind="stable")]
+        order = row_order(self.row_measure(by), base.processes, pinned)
         if np.array_equal(order, self._order):
             return False
         self._order = order
-        position = np.empty_like(order)
-        position[order] = np.arange(order.size)
-        forest = dataclasses.replace(
-            base,
-            location=position[base.location].astype(np.int32),
-            processes=base.processes[order],
-            threads=base.threads[order],
-        )
+        forest = reordered(base, order)
         index = self.index
         self.forest = forest
         index.close()

@@ -35,6 +35,7 @@ from glade.trace.critical_path import location_bounds, path_segments
 from glade.trace.model import Trace
 from glade.trace.timeline.index import Forest, TimelineIndex
 from glade.trace.timeline.lanes import Lanes
+from glade.trace.timeline.render import displayed
 from glade.trace.waits import PATTERNS, WAITING_TIME
 
 #: The columns of the critical path's segments a layer reads.
@@ -138,16 +139,17 @@ class WaitLayer:
         t1: float,
         rows: tuple[int, int],
         depth_rows: bool,
-        row_offset: int = 0,
+        display: int | np.ndarray = 0,
     ) -> tuple[np.ndarray, np.ndarray]:
         """The positions (ascending) of the waits of calls ``index`` keeps that overlap
-        [t0, t1) on the display rows ``rows`` (``row0, row1``; the index's first row is
-        display row ``row_offset``), and their display rows."""
+        [t0, t1) on the display rows ``rows`` (``row0, row1``; the index's rows shown
+        on those :func:`~glade.trace.timeline.render.displayed` gives), and their
+        display rows."""
         lo = int(np.searchsorted(self.start, t0 - self.span, side="left"))
         hi = int(np.searchsorted(self.start, t1, side="left"))
         at = np.arange(lo, hi)
         at = at[(self.end[at] > t0) & index.keep[self.node[at]]]
-        row = _rows(index, self.node[at], depth_rows) + row_offset
+        row = displayed(_rows(index, self.node[at], depth_rows), display)
         inside = (row >= rows[0]) & (row < rows[1])
         return at[inside], row[inside]
 
@@ -168,15 +170,15 @@ class WaitLayer:
         width: int,
         rows: tuple[int, int, int, int],
         depth_rows: bool,
-        row_offset: int = 0,
+        display: int | np.ndarray = 0,
     ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
         """The waits of the calls ``index`` keeps in the range [t0, t1) over ``width``
         pixel columns and the picture's ``rows`` (``row0, row1, pool, bins``; the
-        index's first row is display row ``row_offset``): the positions of those drawn
+        index's rows shown on ``display``, see :meth:`visible`): the positions of those drawn
         exactly (:func:`exact_waits`) and their display rows, and the raster sums of
         the others (:func:`wait_sums`)."""
         row0, row1, pool, bins = rows
-        at, row = self.visible(index, t0, t1, (row0, row1), depth_rows, row_offset)
+        at, row = self.visible(index, t0, t1, (row0, row1), depth_rows, display)
         px = (t1 - t0) / width
         exact = exact_waits(self.end[at] - self.start[at], px)
         small = np.ones(at.size, dtype=bool)
