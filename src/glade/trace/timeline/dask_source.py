@@ -21,7 +21,22 @@ arrows of a range with the pandas timeline's own code
 (:func:`picture_once`) pairs them on the workers instead, by receiver, and brings back
 only the arrows it draws (:mod:`glade.trace.engines.arrows`). Node ids are the pandas
 engine's, so the front end, the selection and the highlights work as on pandas; a
-selected call is named by its query (name, process, thread and start).
+selected call is named by its query (name, process, thread and start). Arrows carry
+their tag and communicator.
+
+Wait states and the critical path are the whole run's, computed on the cluster once
+(:meth:`~glade.trace.engines.dask_trace.DaskTrace.wait_states`): every part keeps its own
+waits, the global node of each wait's cause found by the part that holds it, and the
+path's segments stay on one worker. A picture's waits are each part's share (the waits
+it draws exactly and the raster sums of the others) combined as the pandas timeline
+combines them; the rows of the drawn waits' causes are asked of their parts, and only
+the segments a picture draws come back.
+
+Rows pinned and sorted by a metric (:meth:`DaskSource.order_rows`): each part measures
+its locations, the client orders them (one number per location) and every part shows
+its locations in that order, so a part's rows need not be one block: each answer gets
+the display row of each of its rows (see
+:func:`~glade.trace.timeline.render.displayed`).
 """
 
 from __future__ import annotations

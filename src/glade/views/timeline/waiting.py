@@ -63,7 +63,8 @@ class WaitStates(traitlets.HasTraits):
             raise GladeError(
                 f"a timeline colours by one of {list(COLOUR_BY)}, not {proposal['value']!r}"
             )
-        # a source that cannot show the layer refuses before the trait changes
+        # the source gets what the layer needs (on Dask, the run's wait states) before
+        # the trait changes: should that fail, the view stays as it was
         self._source.show_layers(proposal["value"] == "wait states", self.critical_path)
         return proposal["value"]
 
@@ -85,7 +86,7 @@ class WaitStates(traitlets.HasTraits):
         ):
             raise GladeError(f"pinned processes are a list of process ids, not {pinned!r}")
         order = {"by": by, "pinned": [int(p) for p in dict.fromkeys(pinned)]}
-        # the source reorders (or refuses) before the trait changes; the observer shows it
+        # the source reorders before the trait changes; the observer shows it
         self._reordered = self._source.order_rows(order["by"], order["pinned"])
         return order
 
