@@ -270,7 +270,8 @@ def _panel_pages(element, stem: Path) -> None:
     """The supergraph's details panel, page by page: beside the drawing it scrolls, under
     it (a narrow view) the page does."""
     panel = element.locator(".gs-panel")
-    panel.locator(".gs-linked").first.wait_for()
+    # (views out of sight are built after the frame: every one, once none is left)
+    panel.locator(".gs-linked-views:not([data-deferred]) .gs-linked").first.wait_for()
     stacked = panel.evaluate("(p) => p.parentElement.classList.contains('gs-stacked')")
     if stacked:
         # the page scrolls: one picture per part of the panel
