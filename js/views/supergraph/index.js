@@ -40,18 +40,6 @@ const SCROLLBAR_ROOM = 16;
 const PALETTE_SIZE = 64;
 /** The opacity of an edge's band (its largest flow across profiles). */
 const BAND_ALPHA = 0.15;
-/** Milliseconds the page may stay busy before an idle callback runs all the same. */
-const IDLE_TIMEOUT = 500;
-/** Run `work(deadline)` when the page is idle (a timer in browsers without idle
- * callbacks); returns what cancels it. */
-function whenIdle(work) {
-  if (globalThis.requestIdleCallback) {
-    const handle = requestIdleCallback(work, { timeout: IDLE_TIMEOUT });
-    return () => cancelIdleCallback(handle);
-  }
-  const handle = setTimeout(() => work({ timeRemaining: () => 0 }), 0);
-  return () => clearTimeout(handle);
-}
 /** "rgb(r, g, b)" as [r, g, b]. */
 const rgb = (css) => css.match(/\d+/g).slice(0, 3).map(Number);
 
@@ -80,7 +68,6 @@ class SupergraphView {
     // (until the browser first says, taken to be)
     this.unbuilt = [];
     this.linkedInSight = true;
-    this.cancelIdle = () => {};
     // the selection made on the page, which every request for details carries until the
     // kernel changes the selection (see select)
     this.pageSelection = null;
@@ -242,16 +229,13 @@ class SupergraphView {
     });
     outer.observe(this.root);
     signal.addEventListener("abort", () => outer.disconnect());
-    // linked views out of sight are built when they come into it (or when idle)
+    // linked views out of sight are built when they come into it (see drawLinked)
     const sight = new IntersectionObserver((entries) => {
       this.linkedInSight = entries[entries.length - 1].isIntersecting;
-      if (this.linkedInSight) this.buildLinked(Infinity);
+      if (this.linkedInSight) this.buildNow();
     });
     sight.observe(this.linked);
-    signal.addEventListener("abort", () => {
-      sight.disconnect();
-      this.cancelIdle();
-    });
+    signal.addEventListener("abort", () => sight.disconnect());
     // The kernel answers every edit, undo and redo, even one it refuses, with a new
     // revision.
     const stop = watchPayload(model, (payload) => {
@@ -821,8 +805,8 @@ class SupergraphView {
    * the same size (an edit that leaves the selected supernode as it was, a threshold or
    * a diff, changes only the revision they belong to). Out of sight (the panel under a
    * drawing that fills the screen, or scrolled), they are built when they come into
-   * sight or when the page is idle, so that the frame after an edit or a click paints
-   * what is in sight without waiting for them. */
+   * sight: the frame after an edit or a click paints what is in sight without waiting
+   * for them (or for their styles and layout), and views never looked at cost nothing. */
   drawLinked() {
     const { details } = this;
     const stacked = this.main.classList.contains("gs-stacked");
@@ -843,33 +827,24 @@ class SupergraphView {
         this.details = null;
         this.drawPanel();
       } });
-    if (this.linkedInSight) {
-      this.buildLater([]);
-      for (const view of views) view();
-    } else this.buildLater(views);
+    this.buildLater(views);
+    if (this.linkedInSight) this.buildNow();
     // which details are drawn: the supernode and the revision of the supergraph
     this.root.dataset.details = `${details.supernode}@${details.revision}`;
   }
 
-  /** Keep `views` (linked views to draw, see linkedviews.js) to build when idle, in
-   * order, one or more per idle callback (those kept before are dropped). */
+  /** Keep `views` (linked views to draw, see linkedviews.js) to build when they come into
+   * sight; those kept before are dropped. */
   buildLater(views) {
-    this.cancelIdle();
     this.unbuilt = views;
     this.linked.toggleAttribute("data-deferred", views.length > 0);
-    if (!views.length) return;
-    this.cancelIdle = whenIdle((deadline) => {
-      this.buildLinked(1);
-      while (this.unbuilt.length && deadline.timeRemaining() > 0) this.buildLinked(1);
-      if (this.unbuilt.length) this.buildLater(this.unbuilt);
-    });
   }
 
-  /** Build the first `count` of the linked views kept for later. */
-  buildLinked(count) {
-    const views = this.unbuilt.splice(0, count);
+  /** Build the linked views kept for later. */
+  buildNow() {
+    const views = this.unbuilt;
+    this.buildLater([]);
     for (const view of views) view();
-    if (views.length && !this.unbuilt.length) this.buildLater([]);
   }
 }
 
