@@ -9,7 +9,7 @@ import "./supergraph.css";
 import { element, option, set } from "../../lib/dom.js";
 import { formatMetric } from "../../lib/format.js";
 import { EditLog } from "../../lib/history.js";
-import { arraysUnder, readPayload, watchPayload } from "../../lib/payload.js";
+import { arraysUnder, payloadRevision, readPayload, watchPayload } from "../../lib/payload.js";
 import { RequestClient } from "../../lib/requests.js";
 import { unpackArrays } from "../../lib/transport.js";
 import { bindErrorLine } from "../../lib/error.js";
@@ -247,9 +247,9 @@ class SupergraphView {
     signal.addEventListener("abort", () => this.client?.close());
     model.on("change:selection", () => {
       if (model.get("selection") !== this.pageSelection) this.pageSelection = null;
-      // (an answer that removed the selected supernode draws the panel and the drawing
-      // once it has read the rest of the answer: see refresh)
-      if (this.refreshing) return;
+      // (an answer that removed the selected supernode, which the kernel unselects in
+      // it, draws the panel and the drawing once the rest of it is read: see refresh)
+      if (this.refreshing || payloadRevision(model) !== this.payload.revision) return;
       this.drawPanel();
       // the panel opened or closed: the drawing is drawn at its new width before the
       // browser lays it out (else restyled; the observer then finds the width drawn)
