@@ -230,12 +230,12 @@ class SupergraphView {
     outer.observe(this.root);
     signal.addEventListener("abort", () => outer.disconnect());
     // linked views out of sight are built when they come into it (see drawLinked)
-    const sight = new IntersectionObserver((entries) => {
+    this.sight = new IntersectionObserver((entries) => {
       this.linkedInSight = entries[entries.length - 1].isIntersecting;
       if (this.linkedInSight) this.buildNow();
     });
-    sight.observe(this.linked);
-    signal.addEventListener("abort", () => sight.disconnect());
+    this.sight.observe(this.linked);
+    signal.addEventListener("abort", () => this.sight.disconnect());
     // The kernel answers every edit, undo and redo, even one it refuses, with a new
     // revision.
     const stop = watchPayload(model, (payload) => {
@@ -708,7 +708,15 @@ class SupergraphView {
     if (this.main.classList.contains("gs-stacked") !== stacked) {
       this.main.classList.toggle("gs-stacked", stacked);
     }
+    const opened = i >= 0 && this.written.panel.display === "none";
     set(this.panel.style, "display", i < 0 ? "none" : "", this.written.panel);
+    // a panel just opened: where its linked views are is not known until the observer
+    // says (observing them again makes it), and until then they are taken to be in sight
+    if (opened) {
+      this.linkedInSight = true;
+      this.sight.unobserve(this.linked);
+      this.sight.observe(this.linked);
+    }
     // beside the drawing the panel scrolls within the drawing's height
     set(this.panel.style, "maxHeight", stacked ? "none"
       : `${this.model.get("height") + SCROLLBAR_ROOM}px`, this.written.panel);
