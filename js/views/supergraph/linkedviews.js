@@ -465,7 +465,7 @@ function scaling(container, d, { width, m, labels, onParameter }) {
 /** Empty `container` for the linked views of the details `d` (linked.js detailsOf), and
  * return the views as functions, in order, each appending its parts to `container` when
  * called (the view calls them at once when the panel's linked views are in sight, else
- * when they come into sight or the page is idle). */
+ * when they come into sight). */
 export function linkedViews(container, d, options) {
   container.replaceChildren();
   // every part as wide as its plots (side by side where the panel is wide)
