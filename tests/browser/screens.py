@@ -237,7 +237,8 @@ def _offline_supergraph(page, out: Path) -> None:
         page.goto(path.as_uri())
         view = page.locator(".glade-sg")
         view.locator(".gs-node[data-node='0']").click()
-        view.locator(".gs-icicle").wait_for()
+        _linked_views_built(view)
+        page.evaluate("() => window.scrollTo(0, 0)")
         page.wait_for_timeout(500)
         view.screenshot(path=out / f"supergraph-offline-{width_name}.png")
 
@@ -266,11 +267,21 @@ def _offline_pages(browser, notebook, out: Path) -> None:
     page.close()
 
 
+def _linked_views_built(element) -> None:
+    """Wait for the supergraph's linked views in ``element``, scrolled into sight (the
+    view builds them only there), then scroll its details panel back to the top."""
+    linked = element.locator(".gs-linked-views")
+    linked.wait_for(state="attached")
+    linked.scroll_into_view_if_needed()
+    element.locator(".gs-linked-views:not([data-deferred]) .gs-linked").first.wait_for()
+    linked.evaluate("(views) => { views.closest('.gs-panel').scrollTop = 0; }")
+
+
 def _panel_pages(element, stem: Path) -> None:
     """The supergraph's details panel, page by page: beside the drawing it scrolls, under
     it (a narrow view) the page does."""
     panel = element.locator(".gs-panel")
-    panel.locator(".gs-linked").first.wait_for()
+    _linked_views_built(panel)
     stacked = panel.evaluate("(p) => p.parentElement.classList.contains('gs-stacked')")
     if stacked:
         # the page scrolls: one picture per part of the panel

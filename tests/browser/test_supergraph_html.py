@@ -212,3 +212,72 @@ def test_exported_page_holds_the_linked_views_of_the_largest_supernodes(
     assert "running kernel" in hint
     assert page.locator(".gs-icicle").count() == 0
     assert requested == []
+
+
+#: Records, when the view first says which details it shows, whether it left its linked
+#: views for later and how many it built.
+WATCH_DETAILS = """() => {
+  const el = document.querySelector('.glade-sg');
+  new MutationObserver((_, observer) => {
+    const views = el.querySelector('.gs-linked-views');
+    window.atDetails = [views.hasAttribute('data-deferred'),
+      views.querySelectorAll('.gs-linked').length];
+    observer.disconnect();
+  }).observe(el, { attributes: true, attributeFilter: ['data-details'] });
+}"""
+
+
+#: Resolves after three frames.
+FRAMES = """async () => {
+  for (let k = 0; k < 3; k++) await new Promise((done) => requestAnimationFrame(done));
+}"""
+
+
+def test_linked_views_out_of_sight_are_built_when_they_come_into_it(page, tmp_path):
+    # under a drawing as tall as the page (a narrow page stacks the panel under it) the
+    # linked views are out of sight: once the view knows it, a click draws the panel
+    # without them, and they are built when they come into sight
+    runs = glade.datasets.synthetic_scaling_study(repeats=1, n_nodes=60)
+    view = SupergraphView(Ensemble.from_graphframes(runs), by="name", height=560)
+    shown = view.supergraph()
+    # two supernodes of the first columns (drawn in a narrow page), the largest last
+    near = shown.nodes[shown.nodes["level"] <= 1]["inclusive_mean"].sort_values()
+    first, key = str(near.index[-2]), str(near.index[-1])
+    details = view.details(key)
+    path = view.to_html(tmp_path / "stacked.html")
+    refuse_network(page)
+    page.set_viewport_size({"width": 800, "height": 600})
+    page.goto(path.as_uri())
+    page.locator(".glade-sg .gs-node").first.wait_for(timeout=30_000)
+    # the panel just opened: where its linked views are is not known yet, so they are
+    # drawn at once
+    page.evaluate(WATCH_DETAILS)
+    page.locator(f".gs-node[data-node='{shown.supernodes.index(first)}']").click()
+    page.locator(".gs-panel-title", has_text=first).wait_for()
+    assert page.evaluate("() => window.atDetails") == [False, 8]
+    page.evaluate(FRAMES)
+    page.evaluate(WATCH_DETAILS)
+    page.locator(f".gs-node[data-node='{shown.supernodes.index(key)}']").click()
+    page.locator(".gs-panel-title", has_text=key).wait_for()
+    assert page.evaluate("() => window.atDetails") == [True, 0]
+    linked = page.locator(".gs-linked-views")
+    page.evaluate(FRAMES)
+    assert linked.locator(".gs-linked").count() == 0
+    assert linked.get_attribute("data-deferred") is not None
+    # scrolled into sight, they are built
+    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+    page.locator(".gs-linked-views:not([data-deferred])").wait_for()
+    parts = linked.locator(".gs-linked").evaluate_all("(parts) => parts.map((p) => p.classList[1])")
+    assert parts == [
+        "gs-icicle",
+        "gs-scatter",
+        "gs-over-runs",
+        "gs-over-sites",
+        "gs-over-ranks",
+        "gs-boxes",
+        "gs-guides",
+        "gs-scaling",
+    ]
+    assert linked.locator(".gs-boxes .gs-box").count() == min(12, len(details.sites))
+    names = linked.locator(".gs-icicle .gs-site title").all_text_contents()
+    assert names[0] == details.names[0] and set(names) <= set(details.names)

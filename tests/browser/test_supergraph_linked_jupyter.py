@@ -130,6 +130,7 @@ def test_a_click_brings_the_supernodes_linked_views(page, page_errors, jupyter):
     page.locator(".gs-label-text", has_text="libc.so.6").first.click()
     page.locator(".gs-panel-title", has_text="libc.so.6").wait_for()
     page.evaluate(WATCH_PAINTS)
+    run_in_kernel(page, "_received.clear()")
     page.locator(".gs-actions [data-action=hide]").click()
     history = [{"op": "hide", "supernode": "libc.so.6"}]
     assert wait_for_kernel(page, "view.history", history) == history
@@ -138,6 +139,9 @@ def test_a_click_brings_the_supernodes_linked_views(page, page_errors, jupyter):
     # and again when the browser reports the new one)
     assert page.evaluate(PAINTS_ONCE_CLOSED) == 1
     assert page.locator(".gs-panel").is_hidden()
+    # the kernel unselected it in its answer: the page sent the edit alone
+    assert kernel_value(page, "view.selection") == []
+    assert kernel_value(page, "_received") == [["custom", [], "edit_log", None]]
     page.locator(".gs-label-text", has_text="app").first.click()
     assert wait_for_kernel(page, "view.selection", ["app"]) == ["app"]
     revision = kernel_value(page, "view.revision")

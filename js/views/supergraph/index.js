@@ -9,7 +9,7 @@ import "./supergraph.css";
 import { element, option, set } from "../../lib/dom.js";
 import { formatMetric } from "../../lib/format.js";
 import { EditLog } from "../../lib/history.js";
-import { arraysUnder, readPayload, watchPayload } from "../../lib/payload.js";
+import { arraysUnder, payloadRevision, readPayload, watchPayload } from "../../lib/payload.js";
 import { RequestClient } from "../../lib/requests.js";
 import { unpackArrays } from "../../lib/transport.js";
 import { bindErrorLine } from "../../lib/error.js";
@@ -17,7 +17,7 @@ import { bindEditKeys } from "../../lib/keys.js";
 import { density, diverging, fillLegend } from "./legend.js";
 import { NodeMarks, rememberedMeasure, writeAttributes } from "./marks.js";
 import { detailsOf, sameDetails } from "./linked.js";
-import { fillLinked } from "./linkedviews.js";
+import { linkedViews } from "./linkedviews.js";
 import { supergraphFromPayload } from "./model.js";
 import {
   DetailsPanel, describeEdge, describeNode, KINDS, svgElement, totalOf, widthAfter,
@@ -64,6 +64,10 @@ class SupergraphView {
     });
     this.details = null;
     this.parameter = null;
+    // the linked views not built yet (see drawLinked), and whether they are in sight
+    // (until the browser first says, taken to be)
+    this.unbuilt = [];
+    this.linkedInSight = true;
     // the selection made on the page, which every request for details carries until the
     // kernel changes the selection (see select)
     this.pageSelection = null;
@@ -225,6 +229,13 @@ class SupergraphView {
     });
     outer.observe(this.root);
     signal.addEventListener("abort", () => outer.disconnect());
+    // linked views out of sight are built when they come into it (see drawLinked)
+    this.sight = new IntersectionObserver((entries) => {
+      this.linkedInSight = entries[entries.length - 1].isIntersecting;
+      if (this.linkedInSight) this.buildNow();
+    });
+    this.sight.observe(this.linked);
+    signal.addEventListener("abort", () => this.sight.disconnect());
     // The kernel answers every edit, undo and redo, even one it refuses, with a new
     // revision.
     const stop = watchPayload(model, (payload) => {
@@ -236,9 +247,9 @@ class SupergraphView {
     signal.addEventListener("abort", () => this.client?.close());
     model.on("change:selection", () => {
       if (model.get("selection") !== this.pageSelection) this.pageSelection = null;
-      // (an answer that removed the selected supernode draws the panel and the drawing
-      // once it has read the rest of the answer: see refresh)
-      if (this.refreshing) return;
+      // (an answer that removed the selected supernode, which the kernel unselects in
+      // it, draws the panel and the drawing once the rest of it is read: see refresh)
+      if (this.refreshing || payloadRevision(model) !== this.payload.revision) return;
       this.drawPanel();
       // the panel opened or closed: the drawing is drawn at its new width before the
       // browser lays it out (else restyled; the observer then finds the width drawn)
@@ -697,7 +708,15 @@ class SupergraphView {
     if (this.main.classList.contains("gs-stacked") !== stacked) {
       this.main.classList.toggle("gs-stacked", stacked);
     }
+    const opened = i >= 0 && this.written.panel.display === "none";
     set(this.panel.style, "display", i < 0 ? "none" : "", this.written.panel);
+    // a panel just opened: where its linked views are is not known until the observer
+    // says (observing them again makes it), and until then they are taken to be in sight
+    if (opened) {
+      this.linkedInSight = true;
+      this.sight.unobserve(this.linked);
+      this.sight.observe(this.linked);
+    }
     // beside the drawing the panel scrolls within the drawing's height
     set(this.panel.style, "maxHeight", stacked ? "none"
       : `${this.model.get("height") + SCROLLBAR_ROOM}px`, this.written.panel);
@@ -775,6 +794,7 @@ class SupergraphView {
       this.linked.classList.remove("gs-stale");
       this.linked.replaceChildren(line);
       this.drawn = null;
+      this.buildLater([]);
     }
   }
 
@@ -791,7 +811,10 @@ class SupergraphView {
 
   /** Draw the linked views of `this.details`, unless the same values are drawn already at
    * the same size (an edit that leaves the selected supernode as it was, a threshold or
-   * a diff, changes only the revision they belong to). */
+   * a diff, changes only the revision they belong to). Out of sight (the panel under a
+   * drawing that fills the screen, or scrolled), they are built when they come into
+   * sight: the frame after an edit or a click paints what is in sight without waiting
+   * for them (or for their styles and layout), and views never looked at cost nothing. */
   drawLinked() {
     const { details } = this;
     const stacked = this.main.classList.contains("gs-stacked");
@@ -805,15 +828,31 @@ class SupergraphView {
       return;
     }
     this.drawn = { look, details };
-    fillLinked(this.linked, details, { width, unit: this.model.get("unit"),
+    const views = linkedViews(this.linked, details, { width, unit: this.model.get("unit"),
       labels: this.sg.profiles, target: details.target,
       onParameter: this.offline ? null : (parameter) => {
         this.parameter = parameter;
         this.details = null;
         this.drawPanel();
       } });
+    this.buildLater(views);
+    if (this.linkedInSight) this.buildNow();
     // which details are drawn: the supernode and the revision of the supergraph
     this.root.dataset.details = `${details.supernode}@${details.revision}`;
+  }
+
+  /** Keep `views` (linked views to draw, see linkedviews.js) to build when they come into
+   * sight; those kept before are dropped. */
+  buildLater(views) {
+    this.unbuilt = views;
+    this.linked.toggleAttribute("data-deferred", views.length > 0);
+  }
+
+  /** Build the linked views kept for later. */
+  buildNow() {
+    const views = this.unbuilt;
+    this.buildLater([]);
+    for (const view of views) view();
   }
 }
 

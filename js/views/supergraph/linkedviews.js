@@ -462,17 +462,17 @@ function scaling(container, d, { width, m, labels, onParameter }) {
     ? `model: ${readableFormula(d.formula)} (SMAPE ${formatPlain(d.smape)}%)` : d.reason }));
 }
 
-/** Fill `container` with the linked views of the details `d` (linked.js detailsOf). */
-export function fillLinked(container, d, options) {
+/** Empty `container` for the linked views of the details `d` (linked.js detailsOf), and
+ * return the views as functions, in order, each appending its parts to `container` when
+ * called (the view calls them at once when the panel's linked views are in sight, else
+ * when they come into sight). */
+export function linkedViews(container, d, options) {
   container.replaceChildren();
   // every part as wide as its plots (side by side where the panel is wide)
   container.style.setProperty("--gs-linked-width", `${options.width}px`);
   // a zero on an axis is "0", not "0 ns" in a plot of seconds
   const shared = { ...options, m: (v) => (v === 0 ? "0" : formatMetric(v, options.unit)) };
-  hierarchy(container, d, shared);
-  correlation(container, d, shared);
-  distributions(container, d, shared);
-  correspondence(container, d, shared);
-  guides(container, d, shared);
-  if (d.parameter) scaling(container, d, shared);
+  const views = [hierarchy, correlation, distributions, correspondence, guides];
+  if (d.parameter) views.push(scaling);
+  return views.map((view) => () => view(container, d, shared));
 }

@@ -117,6 +117,24 @@ def test_an_edits_answer_carries_the_selected_supernodes_details(view):
     assert bundled(view) is None
 
 
+def test_an_edit_unselects_the_supernode_it_removes_in_its_answer(view):
+    # the selection pruned in the message that carries the new payload (one update), so
+    # the page has nothing to send back when its panel closes
+    changes = []
+    view.observe(
+        lambda change: changes.append((change["name"], view._holding_sync)),
+        names=["selection", "payload_meta"],
+    )
+    view.selection = ["lib", "main"]
+    view.hide("lib")
+    assert view.selection == ["main"]
+    assert changes == [("selection", False), ("selection", True), ("payload_meta", True)]
+    # an edit that keeps the selected supernodes leaves the selection as it was
+    changes.clear()
+    view.set_threshold(0.01)
+    assert view.selection == ["main"] and changes == [("payload_meta", True)]
+
+
 def test_undo_finds_the_details_it_computed(view):
     view.selection = ["lib"]
     before = view.details()

@@ -335,6 +335,9 @@ class SupergraphView(Requests, QueryView):
         self._shown = sg
         self._shown_state = state
         details_fields, details_arrays = self._selected_details()
+        # the selected supernodes the new supergraph keeps, sent in the same message: the
+        # page closes the panel of one the edit removed without sending its selection back
+        shown = set(sg.supernodes)
         self._internal = True
         try:
             self._publish(
@@ -348,6 +351,7 @@ class SupergraphView(Requests, QueryView):
                 threshold=state.threshold,
                 notice="; ".join(n for n in notes if n),
                 query=state.query,
+                selection=[key for key in self.selection if key in shown],
             )
         finally:
             self._internal = False
