@@ -122,7 +122,8 @@ def named_counts(forest: Forest, names: list[str], window: Window | None) -> lis
 def place(index: TimelineIndex, node: int, location: int = 0) -> dict[str, Any]:
     """Where call ``node`` of ``index`` is: its ``node``, ``name``, ``start``, ``end``,
     ``location`` (its location's flat row, counted from ``location``) and kept
-    ``depth``."""
+    ``depth`` (0 for a node the index does not keep: its per-node arrays hold what
+    another index wrote there)."""
     forest = index.forest
     return {
         "node": node,
@@ -130,7 +131,7 @@ def place(index: TimelineIndex, node: int, location: int = 0) -> dict[str, Any]:
         "start": int(forest.start[node]),
         "end": int(forest.end[node]),
         "location": location + int(forest.location[node]),
-        "depth": int(index.depth[node]),
+        "depth": int(index.depth[node]) if index.keep[node] else 0,
     }
 
 
