@@ -314,6 +314,8 @@ class PandasSource(TimelineSource):
         self.names = self.forest.names
         self.extent = self.forest.duration
         self.num_nodes = len(self.forest)
+        # the status line's count of calls: a pass over every node, not one per brush
+        self._num_calls = int(np.count_nonzero(self.forest.call))
 
     def _install(self, index: TimelineIndex, window: Window | None = None) -> None:
         self.index = index
@@ -376,7 +378,7 @@ class PandasSource(TimelineSource):
 
     def status(self) -> str:
         return (
-            f"{self.index.calls.size:,} of {int(self.forest.call.sum()):,} calls, "
+            f"{self.index.calls.size:,} of {self._num_calls:,} calls, "
             f"{self.index.instant_node.size:,} instants, "
             f"{len(self._kept_messages):,} messages"
         )
