@@ -410,8 +410,6 @@ class TimelineIndex:
             nodes,
             everything,
             ends,
-            forest.parent,
-            forest.depth,
             # a counter sample is no mark: it is left out of the instants
             np.zeros(0, dtype=bool) if forest.sample is None else forest.sample,
             forest.call,
@@ -420,6 +418,8 @@ class TimelineIndex:
             forest.end,
             forest.code,
             forest.lane_room,
+            self.caller,
+            self.depth,
             caller,
             depth,
             self.exclusive,

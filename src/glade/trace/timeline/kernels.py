@@ -529,12 +529,6 @@ def _node(kept, everything, j):
     return j if everything else kept[j]
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _kept_depth(everything, forest_depth, depth, i):
-    """The kept depth of node ``i``: the forest's (``everything`` kept), else as found."""
-    return forest_depth[i] if everything else depth[i]
-
-
 @njit(cache=True, nogil=True)
 def location_lanes(location, depth, call, num_locations):
     """Per location (of ``num_locations``), where its room for lanes begins among all
@@ -556,8 +550,6 @@ def index_arrays(
     kept,
     everything,
     ends,
-    parent,
-    forest_depth,
     sample,
     call,
     location,
@@ -565,6 +557,8 @@ def index_arrays(
     end,
     code,
     room,
+    up,
+    levels,
     caller,
     depth,
     exclusive,
@@ -579,11 +573,13 @@ def index_arrays(
     Writes, at the kept nodes only, the per-node arrays: the nearest kept proper
     ancestor (``caller``; -1 for none) and the number of kept proper ancestors
     (``depth``), found with a stack of the kept ancestors (unless ``everything``: then
-    they are the forest's ``parent`` and ``forest_depth``, and ``caller`` and ``depth``
-    are not written); the exclusive time (its time minus that of its kept callees), its
-    exclusive share of its time (1 when it lasts no time) and its lane (-1 for a counter
-    sample, ``sample``: no mark). What those arrays hold at the other nodes is left as
-    it is.
+    ``caller`` and ``depth`` are not written); the callers and kept depths are read from
+    ``up`` and ``levels`` (``caller`` and ``depth`` themselves, or the forest's parents
+    and depths when ``everything``: one array each, for a choice between two arrays
+    inside the loops makes them twice as slow); the exclusive time (its time minus that
+    of its kept callees), its exclusive share of its time (1 when it lasts no time) and
+    its lane (-1 for a counter sample, ``sample``: no mark). What those arrays hold at
+    the other nodes is left as it is.
 
     Kept calls (``call``) are grouped by lane (lane ``offset[location] + depth``, every
     location having at least one) in node order inside each; kept instants other than
@@ -626,10 +622,10 @@ def index_arrays(
         loc = location[i]
         if call[i]:
             num_calls += 1
-            d = _kept_depth(everything, forest_depth, depth, i)
+            d = levels[i]
             depths[loc] = max(depths[loc], d + 1)
             per_depth[room[loc] + d] += 1
-            above = parent[i] if everything else caller[i]
+            above = up[i]
             if above >= 0:
                 exclusive[above] -= end[i] - start[i]
         else:
@@ -660,7 +656,7 @@ def index_arrays(
             node_lane[i] = -1
             continue
         loc = location[i]
-        d = _kept_depth(everything, forest_depth, depth, i)
+        d = levels[i]
         if call[i]:
             lane = offset[loc] + d
             node_lane[i] = lane
