@@ -98,7 +98,7 @@ class CallLevel:
         the query engine says, for a forest without calls)."""
         if not len(self.nodes):
             return RowTable(self.forest.graph, self.forest.dataframe).origin
-        return int(self.nodes.start.min())
+        return self.nodes.duration[0]  # found once with the forest (the timeline's extent)
 
     def _live_trace(self) -> Trace:
         """The trace (held weakly, so that the level does not keep it alive)."""
