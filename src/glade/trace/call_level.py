@@ -42,7 +42,7 @@ from glade.trace.matching import MATCHING_EVENT
 from glade.trace.model import Trace
 from glade.trace.timeline.index import Forest
 from glade.trace.waits import WAITING_TIME
-from glade.trace.windows import clip_trace, clipped_times, trace_forest, window_of
+from glade.trace.windows import clip_trace, trace_forest, window_of
 
 #: How many query masks a trace's call level keeps.
 MASKS = 8
@@ -98,7 +98,7 @@ class CallLevel:
         the query engine says, for a forest without calls)."""
         if not len(self.nodes):
             return RowTable(self.forest.graph, self.forest.dataframe).origin
-        return int(self.nodes.start.min())
+        return self.nodes.duration[0]  # found once with the forest (the timeline's extent)
 
     def _live_trace(self) -> Trace:
         """The trace (held weakly, so that the level does not keep it alive)."""
@@ -323,13 +323,30 @@ class CallLevel:
         nodes on ``graph``, its wait states and their inputs), so that the first linked
         restriction costs what the next ones do; and, for the windows a linked timeline
         brushes, whether the forest's nodes nest and the machine code of
-        :func:`caller_positions` (loaded from numba's cache on its first call)."""
+        :func:`call_path_sums` (loaded from numba's cache on its first call)."""
         from glade.trace.waits import wait_inputs
 
         trace = self._live_trace()
-        self.nodes.nested  # noqa: B018
-        caller_positions(np.zeros(0, dtype=np.int64), self.nodes.parent)  # its machine code
-        self._cct_arrays(graph)
+        nodes = self.nodes
+        nodes.nested  # noqa: B018
+        node, code, unended, _ = self._cct_arrays(graph)
+        none = np.zeros(0, dtype=np.int64)
+        none.flags.writeable = False  # as a window's kept nodes are: the same machine code
+        call_path_sums(
+            none,
+            node,
+            code,
+            unended,
+            nodes.parent,
+            nodes.start,
+            nodes.end,
+            np.zeros(0),
+            nodes.event,
+            0,
+            0,
+            1,
+            0,
+        )
         if self._waits is None and self._waiting(trace):
             self._waits = wait_inputs(trace)
 
@@ -366,49 +383,47 @@ class CallLevel:
         if text not in self._windows and not self.closed(keep, kept):
             return None
         node, code, unended, processes = self._cct_arrays(graph)
-        calls = kept[node[kept] != INSTANT]
-        if unended[calls].any() or (node[calls] == MISSING).any():
-            return None
         nodes = self.nodes
-        parent = nodes.parent[calls]
         found = self.window(text)
-        if found is None:
-            inc = self._live_trace().events["time.inc"].to_numpy()[nodes.event[calls]]
-        else:  # a window measures the time inside it (its kept calls overlap it)
-            inc = clipped_times(
-                nodes.start[calls],
-                nodes.end[calls],
-                np.full(calls.size, -1),
-                found[0],
-                found[1],
-            )[0]
-        # per kept call, the inclusive time of its kept callees: a kept call's caller is
-        # a kept call (closed), found among them in one pass (no array over every node
-        # of the forest)
-        has = parent >= 0
-        callees = np.bincount(
-            caller_positions(calls, nodes.parent)[has], weights=inc[has], minlength=calls.size
+        # a window measures the time inside it (its kept calls overlap it)
+        inclusive = self._live_trace().events["time.inc"].to_numpy() if found is None else None
+        width = processes.size
+        summed = call_path_sums(
+            kept,
+            node,
+            code,
+            unended,
+            nodes.parent,
+            nodes.start,
+            nodes.end,
+            np.zeros(0) if inclusive is None else np.asarray(inclusive, dtype=np.float64),
+            nodes.event,
+            *((0, 0) if found is None else found[:2]),
+            width,
+            len(graph) * width,
         )
-        cell = node[calls].astype(np.int64) * processes.size + code[calls]
-        size = len(graph) * processes.size
-        number = np.bincount(cell, minlength=size)
+        if not summed[0]:
+            return None
+        number, exclusive, inc = summed[1:]
         present = np.flatnonzero(number)
         rows = pd.DataFrame(
             {
                 "node": present // processes.size,
                 "rank": processes[present % processes.size],
-                "time": np.bincount(cell, weights=inc - callees, minlength=size)[present],
-                "time (inc)": np.bincount(cell, weights=inc, minlength=size)[present],
-                "count": number[present].astype(np.int64),
+                "time": exclusive[present],
+                "time (inc)": inc[present],
+                "count": number[present],
             }
         )
         # no waiting times: zeros, not arrays over every node read at the kept calls
         waits = self._restricted_waits(keep, found)
+        calls = kept[node[kept] != INSTANT] if waits is not None else kept[:0]
+        cell = node[calls].astype(np.int64) * width + code[calls]
         for k, column in enumerate((WAITING_TIME, WAITING_TIME + " (inc)")):
             rows[column] = (
                 np.zeros(present.size)
                 if waits is None
-                else np.bincount(cell, weights=waits[k][calls], minlength=size)[present]
+                else np.bincount(cell, weights=waits[k][calls], minlength=number.size)[present]
             )
         return rows
 
@@ -469,50 +484,101 @@ class CallLevel:
 
 
 @kernel
-def caller_positions(calls: np.ndarray, parent: np.ndarray) -> np.ndarray:
-    """Per node of ``calls``, the position of its caller among them, in one pass with a
-    stack of the open callers (no search, no array over every node of the forest).
+def call_path_sums(
+    kept: np.ndarray,
+    node: np.ndarray,
+    code: np.ndarray,
+    unended: np.ndarray,
+    parent: np.ndarray,
+    start: np.ndarray,
+    end: np.ndarray,
+    inclusive: np.ndarray,
+    event: np.ndarray,
+    t0: int,
+    t1: int,
+    width: int,
+    size: int,
+) -> tuple[bool, np.ndarray, np.ndarray, np.ndarray]:
+    """The calls of the nodes ``kept`` summed per cell (a call's CCT ``node`` times
+    ``width`` plus its process ``code``) in one pass, with a stack of the open callers
+    (no array over every node of the forest, no per-call temporary): per cell of
+    ``size``, the number of calls, their exclusive time (their time minus that of their
+    kept callees) and their inclusive time. A call's time is ``inclusive`` at its event
+    (``event``), or, when ``inclusive`` is empty, its time inside ``[t0, t1]``.
 
     Parameters
     ----------
-    calls : numpy.ndarray
+    kept : numpy.ndarray
         Ascending node ids of a forest in pre-order (a caller before its callees),
         closed under their callers: every caller of one of them is one of them.
-    parent : numpy.ndarray
-        The caller of every node of the forest (-1 for a root).
+    node : numpy.ndarray
+        Per forest node: its CCT node, :data:`INSTANT` (left out) or :data:`MISSING`.
+    code, unended, parent, start, end, event : numpy.ndarray
+        Per forest node: its process code, whether it never ends, its caller (-1 for a
+        root), its start and end, its event row.
+    inclusive : numpy.ndarray
+        Per event, the inclusive time (empty: clip the calls to the window).
+    t0, t1 : int
+        The window's edges (read when ``inclusive`` is empty).
+    width, size : int
+        Process codes per CCT node, and the number of cells.
 
     Returns
     -------
-    numpy.ndarray
-        int64, per node of ``calls``: its caller's position in ``calls``, -1 for a root.
+    tuple
+        False and empty sums when a kept call never ends or its path is
+        :data:`MISSING`; else True and, per cell, the count (int64), the exclusive and
+        the inclusive time (float64).
 
     Raises
     ------
     ValueError
-        When a caller is not among ``calls`` (they are not closed under callers).
+        When a caller is not among ``kept`` (they are not closed under callers).
 
     Examples
     --------
     >>> import numpy as np
     >>> parent = np.array([-1, 0, 1, 1, 3, -1])
-    >>> caller_positions(np.array([0, 1, 3, 4, 5]), parent).tolist()
-    [-1, 0, 1, 2, -1]
+    >>> ok, number, exclusive, inclusive = call_path_sums(
+    ...     np.array([0, 1, 3, 4]), np.array([0, 1, 2, 2, -1, 0]), np.zeros(6, np.int64),
+    ...     np.zeros(6, bool), parent, np.array([0, 1, 2, 5, 6, 20]),
+    ...     np.array([10, 9, 4, 8, 6, 30]), np.zeros(0), np.arange(6), 0, 100, 1, 3)
+    >>> ok, number.tolist(), exclusive.tolist(), inclusive.tolist()
+    (True, [1, 1, 1], [2.0, 5.0, 3.0], [10.0, 8.0, 3.0])
     """
-    out = np.empty(calls.size, np.int64)
-    stack = np.empty(64, np.int64)
+    number = np.zeros(size, np.int64)
+    exclusive = np.zeros(size)
+    inclusive_sums = np.zeros(size)
+    clip = inclusive.size == 0
+    stack = np.empty(64, np.int64)  # the open callers: node, then cell
+    cells = np.empty(64, np.int64)
     top = 0
-    for j in range(calls.size):
-        p = parent[calls[j]]
-        while top > 0 and calls[stack[top - 1]] != p:
+    for j in range(kept.size):
+        i = kept[j]
+        path = node[i]
+        if path == INSTANT:
+            continue
+        if path < 0 or unended[i]:
+            return False, number[:0], exclusive[:0], inclusive_sums[:0]
+        p = parent[i]
+        while top > 0 and stack[top - 1] != p:
             top -= 1
         if p >= 0 and top == 0:
             raise ValueError("the calls are not closed under their callers")
-        out[j] = stack[top - 1] if p >= 0 else -1
+        time = float(max(min(end[i], t1) - max(start[i], t0), 0)) if clip else inclusive[event[i]]
+        cell = path * width + code[i]
+        number[cell] += 1
+        exclusive[cell] += time
+        inclusive_sums[cell] += time
+        if p >= 0:
+            exclusive[cells[top - 1]] -= time
         if top == stack.size:
             stack = np.concatenate((stack, stack))
-        stack[top] = j
+            cells = np.concatenate((cells, cells))
+        stack[top] = i
+        cells[top] = cell
         top += 1
-    return out
+    return True, number, exclusive, inclusive_sums
 
 
 def call_level(trace: Trace) -> CallLevel:

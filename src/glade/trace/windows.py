@@ -95,19 +95,6 @@ class Window:
         return self.t1 - self.t0
 
 
-def clipped_times(
-    start: np.ndarray, end: np.ndarray, caller: np.ndarray, t0: int, t1: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Inclusive and exclusive time (float64 ns) inside ``[t0, t1]`` of calls whose
-    intervals are ``[start, end]``, and whose callers are at positions ``caller`` of
-    the same arrays (-1 for none): a call's exclusive time is its clipped time minus
-    the clipped time of the calls it calls directly."""
-    inclusive = np.maximum(np.minimum(end, t1) - np.maximum(start, t0), 0).astype(np.float64)
-    has = caller >= 0
-    callees = np.bincount(caller[has], weights=inclusive[has], minlength=inclusive.size)
-    return inclusive, inclusive - callees
-
-
 #: The cells a window's pass fills per row, in this order.
 _CELLS = ("time", "time (inc)", "calls", "sent", "sent bytes", "received", "received bytes")
 #: At most this many rows (processes x functions) a window summary counts in.

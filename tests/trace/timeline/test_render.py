@@ -32,6 +32,7 @@ from glade.trace.timeline.render import (
     pool_of,
     render,
 )
+from glade.trace.timeline.source import place
 from tests.hypothesis_budget import examples
 from tests.trace.test_matching_property import random_traces
 
@@ -808,34 +809,51 @@ def test_subtree_ends_against_brute_force(table, random):
 def test_indexes_on_lent_arrays_equal_indexes_of_their_own(table, random, count):
     # a view's indexes, one after the other on the same per-node arrays (the first of
     # every node, taking over its arrays, then random masks): each equals an index with
-    # arrays of its own, and closing one leaves the arrays blank
+    # arrays of its own at the nodes it keeps, whatever earlier indexes left elsewhere
     forest = index_of(Trace(table)).forest
     first = TimelineIndex(forest)
     arrays = first.lend_arrays()
     assert arrays.lent and first.lend_arrays() is arrays
     previous = first
+    per_node = ("caller", "depth", "exclusive", "share", "node_lane")
     for _ in range(count):
         keep = np.array([random.random() < 0.6 for _ in range(len(forest))], dtype=bool)
         busy = TimelineIndex(forest, keep, arrays=arrays)  # lent to previous: its own
         previous.close()
         assert not arrays.lent
-        inc = (forest.end - forest.start).astype(float)
-        np.testing.assert_array_equal(arrays.caller, -1)
-        np.testing.assert_array_equal(arrays.depth, 0)
-        np.testing.assert_array_equal(arrays.exclusive, inc)
-        np.testing.assert_array_equal(arrays.share, 1.0)
-        np.testing.assert_array_equal(arrays.node_lane, -1)
         lent = TimelineIndex(forest, keep, arrays=arrays)
         assert arrays.lent and busy.caller is not arrays.caller
         for field in (f for f in STORED_ARRAYS if f != "keep"):
-            np.testing.assert_array_equal(getattr(lent, field), getattr(busy, field))
+            mine, own = getattr(lent, field), getattr(busy, field)
+            if field in per_node:
+                mine, own = mine[keep], own[keep]
+            np.testing.assert_array_equal(mine, own)
         np.testing.assert_array_equal(lent.lanes.offset, busy.lanes.offset)
+        hidden = np.flatnonzero(~keep)
+        if hidden.size:  # placed at depth 0, whatever an earlier index left there
+            assert place(lent, int(hidden[0]))["depth"] == 0
         previous = lent
     previous.close()
     again, own = TimelineIndex(forest, arrays=arrays), TimelineIndex(forest)
     assert again.exclusive is arrays.exclusive and own.exclusive is not arrays.exclusive
     for field in ("exclusive", "share", "node_lane", "call_share", "instant_lane"):
         np.testing.assert_array_equal(getattr(again, field), getattr(own, field))
+
+
+@settings(max_examples=examples(50), deadline=None)
+@given(random_traces())
+def test_location_lanes_against_brute_force(table):
+    # a location's room holds one lane per forest depth of its calls (at least one)
+    forest = index_of(Trace(table)).forest
+    locations = forest.processes.size
+    room = kernels.location_lanes(forest.location, forest.depth, forest.call, locations)
+    deepest = [0] * locations
+    for i in range(len(forest)):
+        if forest.call[i]:
+            loc = int(forest.location[i])
+            deepest[loc] = max(deepest[loc], int(forest.depth[i]))
+    sizes = [d + 1 for d in deepest]
+    assert room.tolist() == [0, *np.cumsum(sizes).tolist()]
 
 
 def test_a_wide_range_past_the_box_budget_reads_the_coarser_level(monkeypatch):

@@ -1,8 +1,8 @@
 """The kernels that make a brushed window cost what it keeps, against brute force on
 random traces (nested calls on several processes and threads, ties in time, instants,
 calls never left, orphan Leaves) and on random forests that do not nest: whether a
-forest's nodes nest, the nodes a window keeps, the callers of a closed set of calls
-among them, and the sends of the comm matrix whose node is kept."""
+forest's nodes nest, the nodes a window keeps, a closed set of calls summed per call
+path (the linked CCT's sums), and the sends of the comm matrix whose node is kept."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from glade.errors import GladeError
 from glade.trace import Trace
-from glade.trace.call_level import caller_positions
+from glade.trace.call_level import INSTANT, MISSING, call_path_sums
 from glade.trace.matrix.index import MessageIndex
 from glade.trace.timeline.index import Forest
 from glade.trace.windows import trace_forest
@@ -153,8 +153,11 @@ def test_a_window_of_a_nested_call_keeps_its_callers_and_what_starts_inside():
 
 @settings(max_examples=examples(100), deadline=None)
 @given(st.data())
-def test_caller_positions_against_a_search(data):
-    """Per call of a set closed under callers: its caller's position among them."""
+def test_call_path_sums_against_brute_force(data):
+    """The calls of a set closed under callers summed per (CCT node, process) cell:
+    counts, exclusive time (minus the kept callees' time) and inclusive time, each call's
+    time clipped to a window or read per event; an unended call or a missing path gives
+    up, and a set that is not closed raises."""
     forest = _forest(data.draw(random_traces()))
     n = len(forest)
     chosen = data.draw(st.lists(st.integers(0, max(n - 1, 0)), max_size=n)) if n else []
@@ -163,15 +166,47 @@ def test_caller_positions_against_a_search(data):
         while i >= 0 and not keep[i]:
             keep[i] = True
             i = forest.parent[i]
-    calls = np.flatnonzero(keep & forest.call)
-    parent = forest.parent[calls]
-    expected = np.where(parent >= 0, np.searchsorted(calls, parent), -1)
-    np.testing.assert_array_equal(caller_positions(calls, forest.parent), expected)
-    callees = calls[parent >= 0]
+    kept = np.flatnonzero(keep)
+    paths, width = 3, 2
+    node = np.where(forest.call, np.arange(n) % paths, INSTANT).astype(np.int32)
+    code = (np.arange(n) % width).astype(np.int32)
+    unended = np.zeros(n, dtype=bool)
+    first, last = forest.duration
+    t0 = data.draw(st.integers(first - 1, last + 1))
+    t1 = data.draw(st.integers(t0, last + 2))
+    per_event = data.draw(st.booleans())
+    inclusive = np.arange(int(forest.event.max(initial=0)) + 1) * 1.5 if per_event else np.zeros(0)
+    args = (forest.parent, forest.start, forest.end, inclusive, forest.event, t0, t1)
+
+    def sums(node, unended, kept):
+        return call_path_sums(kept, node, code, unended, *args, width, paths * width)
+
+    ok, number, exclusive, inc = sums(node, unended, kept)
+    assert ok
+    want = np.zeros((3, paths * width))
+    for i in kept[forest.call[kept]]:
+        time = (
+            inclusive[forest.event[i]]
+            if per_event
+            else max(min(forest.end[i], t1) - max(forest.start[i], t0), 0)
+        )
+        cell = node[i] * width + code[i]
+        want[:, cell] += (1, time, time)
+        if forest.parent[i] >= 0:
+            above = forest.parent[i]
+            want[1, node[above] * width + code[above]] -= time
+    np.testing.assert_array_equal(number, want[0])
+    np.testing.assert_allclose(exclusive, want[1], atol=1e-9)
+    np.testing.assert_array_equal(inc, want[2])
+    calls = kept[forest.call[kept]]
+    if calls.size:  # a kept call never left, or without its path: no sums
+        assert not sums(node, unended | (np.arange(n) == calls[-1]), kept)[0]
+        assert not sums(np.where(np.arange(n) == calls[0], MISSING, node), unended, kept)[0]
+    callees = calls[forest.parent[calls] >= 0]
     if callees.size:  # without the caller of one of them: not closed
         missing = forest.parent[callees[-1]]
         with pytest.raises(ValueError, match="not closed"):
-            caller_positions(calls[calls != missing], forest.parent)
+            sums(node, unended, kept[kept != missing])
 
 
 @settings(max_examples=examples(50), deadline=None)

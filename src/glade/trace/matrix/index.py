@@ -41,6 +41,7 @@ from glade.trace.events import (
     TAG,
     TIMESTAMP,
 )
+from glade.trace.timeline.kernels import ALL, first_at_least
 
 if TYPE_CHECKING:
     from glade.trace.model import Trace
@@ -75,6 +76,25 @@ def _between(owner, partner, from_s, to_r):
             out[k] = i
             k += 1
     return out[:k]
+
+
+@njit(cache=True, nogil=True)
+def _mark_runs(kept, nodes, order, out):
+    """Mark in ``out`` the sends ``order[k]`` whose node ``nodes[k]`` (ascending) lies in
+    one of the runs of consecutive ids of ``kept`` (ascending): one pass over ``kept``,
+    two binary searches per run, each from where the last run's sends end."""
+    j = 0
+    lo = 0
+    while j < kept.size:
+        k = j + 1
+        while k < kept.size and kept[k] == kept[k - 1] + 1:
+            k += 1
+        lo = first_at_least(nodes, nodes, ALL, lo, nodes.size, kept[j], False)
+        hi = first_at_least(nodes, nodes, ALL, lo, nodes.size, kept[k - 1], True)
+        for s in range(lo, hi):
+            out[order[s]] = True
+        lo = hi
+        j = k
 
 
 @njit(cache=True, nogil=True)
@@ -278,19 +298,11 @@ class MessageIndex:
         (ascending): the messages ``trace.query(q, level="calls").comm_matrix()`` counts
         when ``kept`` are the nodes query ``q`` keeps. The kept nodes come in runs of
         consecutive ids (a window keeps a run per location), and the sends of a run are
-        found by two binary searches among the sends' nodes, so a window reads only its
-        own messages."""
+        found by two binary searches among the sends' nodes (one compiled pass), so a
+        window reads only its own messages."""
         order, nodes = self.send_node
         out = np.zeros(self.send_row.size, dtype=bool)
-        if kept.size:
-            # keys of the nodes' dtype: numpy would cast every send's node to theirs
-            breaks = np.flatnonzero(np.diff(kept) != 1) + 1
-            first = kept[np.concatenate(([0], breaks))].astype(nodes.dtype)
-            last = kept[np.concatenate((breaks - 1, [kept.size - 1]))].astype(nodes.dtype)
-            lo, hi = np.searchsorted(nodes, first), np.searchsorted(nodes, last, "right")
-            lengths = hi - lo
-            starts = np.repeat(lo - np.cumsum(lengths) + lengths, lengths)
-            out[order[starts + np.arange(int(lengths.sum()))]] = True
+        _mark_runs(kept, nodes, order, out)
         return out
 
     def touched_by_events(self, events: np.ndarray) -> np.ndarray:

@@ -151,6 +151,15 @@ class Forest:
         return bounds.astype(np.int64), True
 
     @functools.cached_property
+    def lane_room(self) -> np.ndarray:
+        """Per location, where its room for lanes begins (one lane per depth of its
+        calls, see :func:`~glade.trace.timeline.kernels.location_lanes`), and the end:
+        where an index counts its calls per location and kept depth. Computed once."""
+        return kernels.location_lanes(
+            self.location, self.depth, self.call, int(self.processes.size)
+        )
+
+    @functools.cached_property
     def nested(self) -> bool:
         """Whether every location's nodes are together in start order and nest (each
         node within its caller, siblings one after the other, see
@@ -263,13 +272,16 @@ class NodeArrays:
     """The per-node arrays of a forest's timeline indexes (caller, depth, exclusive time,
     share and lane, see :func:`~glade.trace.timeline.kernels.index_arrays`) and the
     subtree ends (``ends``) they are found with, allocated once and lent to one index at
-    a time (``lent``): an index writes its kept nodes only and blanks them again when
-    closed, so that a view that replaces its index on every brushed window touches what
-    the window keeps, not fresh memory over every node of the forest (whose page faults
-    cost more than the work). Blank, a node's caller is -1, its depth 0, its exclusive
-    time its time, its share 1 and its lane -1: what an index that does not keep it
-    holds. :meth:`blank` makes them; :meth:`TimelineIndex.lend_arrays` takes over those
-    of an index of every node.
+    a time (``lent``): an index writes its kept nodes only, so that a view that replaces
+    its index on every brushed window touches what the window keeps, not fresh memory
+    over every node of the forest (whose page faults cost more than the work). An index
+    on lent arrays reads them at its kept nodes only: what they hold at the others is
+    what earlier indexes wrote there, and closing an index leaves them as they are (no
+    pass over every node when the first index, of every node, gives way to a window's).
+    Made blank (a node's caller -1, its depth 0, its exclusive time its time, its share
+    1 and its lane -1, what an index with arrays of its own holds at the nodes it does
+    not keep) by :meth:`blank`; :meth:`TimelineIndex.lend_arrays` takes over those of an
+    index of every node.
 
     Examples
     --------
@@ -280,11 +292,11 @@ class NodeArrays:
     >>> arrays = NodeArrays.blank(forest)
     >>> keep = np.arange(len(forest)) % 2 == 0
     >>> index = TimelineIndex(forest, keep, arrays=arrays)
-    >>> bool((index.caller == TimelineIndex(forest, keep).caller).all())
+    >>> bool((index.caller[keep] == TimelineIndex(forest, keep).caller[keep]).all())
     True
     >>> index.close()
-    >>> int(arrays.caller.max())
-    -1
+    >>> arrays.lent
+    False
     """
 
     ends: np.ndarray
@@ -301,7 +313,7 @@ class NodeArrays:
     ) -> NodeArrays:
         """Blank arrays for the nodes of ``forest`` (or a forest whose locations are
         renumbered: it has the same nodes); ``own``: the exclusive times, shares and
-        lanes of an index of every node, taken over (blank once that index closes)."""
+        lanes of an index of every node, taken over as they are."""
         n = len(forest)
         exclusive, share, node_lane = own or (
             (forest.end - forest.start).astype(np.float64),
@@ -382,7 +394,6 @@ class TimelineIndex:
             if not everything:
                 self.caller, self.depth, ends = arrays.caller, arrays.depth, arrays.ends
                 caller, depth = self.caller, self.depth
-        num_locations = forest.processes.size
         (
             offset,
             self.call_ptr,
@@ -399,8 +410,6 @@ class TimelineIndex:
             nodes,
             everything,
             ends,
-            forest.parent,
-            forest.depth,
             # a counter sample is no mark: it is left out of the instants
             np.zeros(0, dtype=bool) if forest.sample is None else forest.sample,
             forest.call,
@@ -408,7 +417,9 @@ class TimelineIndex:
             forest.start,
             forest.end,
             forest.code,
-            num_locations,
+            forest.lane_room,
+            self.caller,
+            self.depth,
             caller,
             depth,
             self.exclusive,
@@ -573,17 +584,7 @@ class TimelineIndex:
         self._closed.set()
         self._levels = {}
         lent, self._lent = self._lent, None
-        if lent is not None:
-            kernels.blank_nodes(
-                *self._kept,
-                self.forest.start,
-                self.forest.end,
-                lent.caller,
-                lent.depth,
-                lent.exclusive,
-                lent.share,
-                lent.node_lane,
-            )
+        if lent is not None:  # the next index writes its own kept nodes over them
             lent.lent = False
 
     def lend_arrays(self) -> NodeArrays:

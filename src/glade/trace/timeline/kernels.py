@@ -529,10 +529,20 @@ def _node(kept, everything, j):
     return j if everything else kept[j]
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _kept_depth(everything, forest_depth, depth, i):
-    """The kept depth of node ``i``: the forest's (``everything`` kept), else as found."""
-    return forest_depth[i] if everything else depth[i]
+@njit(cache=True, nogil=True)
+def location_lanes(location, depth, call, num_locations):
+    """Per location (of ``num_locations``), where its room for lanes begins among all
+    locations' rooms (and the end: ``room[num_locations]``), a location having room for
+    one lane per forest depth of its calls (at least one): the kept depth of a call is
+    never more than its depth in the forest (its kept callers are among its callers)."""
+    deepest = np.zeros(num_locations, np.int64)
+    for i in range(location.size):
+        if call[i]:
+            deepest[location[i]] = max(deepest[location[i]], depth[i])
+    room = np.zeros(num_locations + 1, np.int64)
+    for loc in range(num_locations):
+        room[loc + 1] = room[loc] + deepest[loc] + 1
+    return room
 
 
 @njit(cache=True, nogil=True)
@@ -540,15 +550,15 @@ def index_arrays(
     kept,
     everything,
     ends,
-    parent,
-    forest_depth,
     sample,
     call,
     location,
     start,
     end,
     code,
-    num_locations,
+    room,
+    up,
+    levels,
     caller,
     depth,
     exclusive,
@@ -557,32 +567,42 @@ def index_arrays(
 ):
     """The arrays of a timeline index over the nodes ``kept`` (ascending, or every node
     when ``everything``) of a forest in pre-order (a caller before its callees, each
-    node's subtree ending at ``ends``), in four passes over the kept nodes and no sort:
+    node's subtree ending at ``ends``), in two passes over the kept nodes and no sort:
     the work and the memory touched grow with what is kept, not with the forest.
 
     Writes, at the kept nodes only, the per-node arrays: the nearest kept proper
     ancestor (``caller``; -1 for none) and the number of kept proper ancestors
     (``depth``), found with a stack of the kept ancestors (unless ``everything``: then
-    they are the forest's ``parent`` and ``forest_depth``, and ``caller`` and ``depth``
-    are not written); the exclusive time (its time minus
-    that of its kept callees), its exclusive share of its time (1 when it lasts no
-    time) and its lane (-1 for a counter sample, ``sample``: no mark). The nodes not
-    kept keep what those arrays hold (:class:`~glade.trace.timeline.index.NodeArrays`
-    holds them blank: caller -1, depth 0, exclusive time their time, share 1, lane -1).
+    ``caller`` and ``depth`` are not written); the callers and kept depths are read from
+    ``up`` and ``levels`` (``caller`` and ``depth`` themselves, or the forest's parents
+    and depths when ``everything``: one array each, for a choice between two arrays
+    inside the loops makes them twice as slow); the exclusive time (its time minus that
+    of its kept callees), its exclusive share of its time (1 when it lasts no time) and
+    its lane (-1 for a counter sample, ``sample``: no mark). What those arrays hold at
+    the other nodes is left as it is.
 
     Kept calls (``call``) are grouped by lane (lane ``offset[location] + depth``, every
     location having at least one) in node order inside each; kept instants other than
     samples by location in node order, each on the lane of its caller's depth (clipped
-    to its location's lanes). Returns the lane ``offset`` per location; per lane, the
-    pointer into the calls and, per call in lane order, its node, start, end, code and
-    share; per location, the pointer into the instants, and per instant in that order
-    its node, time and lane. Nodes and lanes are int32 (the caller checks that a forest
-    has fewer than 2^31 nodes)."""
+    to its location's lanes). The first pass counts the calls per location and kept
+    depth in the location's ``room`` (:func:`location_lanes`), the second writes every
+    node's share and lane, and the calls and instants in their places. Returns the lane
+    ``offset`` per location; per lane, the pointer into the calls and, per call in lane
+    order, its node, start, end, code and share; per location, the pointer into the
+    instants, and per instant in that order its node, time and lane. Nodes and lanes
+    are int32 (the caller checks that a forest has fewer than 2^31 nodes)."""
+    num_locations = room.size - 1
     count = start.size if everything else kept.size
     depths = np.ones(num_locations, np.int64)
     instant_ptr = np.zeros(num_locations + 1, np.int64)
+    per_depth = np.zeros(room[num_locations], np.int64)
     has_samples = sample.size > 0
-    stack = np.empty(64, np.int64)
+    # the kept callers of a node are among its callers: a stack as deep as the deepest
+    # room never grows (an array that is replaced inside the loop slows every pass)
+    deepest = 1
+    for loc in range(num_locations):
+        deepest = max(deepest, room[loc + 1] - room[loc])
+    stack = np.empty(deepest + 1, np.int64)
     top = 0
     num_calls = 0
     for j in range(count):
@@ -593,36 +613,31 @@ def index_arrays(
             caller[i] = stack[top - 1] if top > 0 else -1
             depth[i] = top
             if top == stack.size:
-                stack = np.concatenate((stack, stack))
+                raise ValueError("a node lies deeper than the forest's depths say")
             stack[top] = i
             top += 1
         exclusive[i] = end[i] - start[i]
         if has_samples and sample[i]:
             continue
+        loc = location[i]
         if call[i]:
             num_calls += 1
-            d = _kept_depth(everything, forest_depth, depth, i)
-            depths[location[i]] = max(depths[location[i]], d + 1)
-            above = parent[i] if everything else caller[i]
+            d = levels[i]
+            depths[loc] = max(depths[loc], d + 1)
+            per_depth[room[loc] + d] += 1
+            above = up[i]
             if above >= 0:
                 exclusive[above] -= end[i] - start[i]
         else:
-            instant_ptr[location[i] + 1] += 1
+            instant_ptr[loc + 1] += 1
     offset = np.zeros(num_locations + 1, np.int64)
     for loc in range(num_locations):
         offset[loc + 1] = offset[loc] + depths[loc]
         instant_ptr[loc + 1] += instant_ptr[loc]
     ptr = np.zeros(offset[num_locations] + 1, np.int64)
-    for j in range(count):
-        i = _node(kept, everything, j)
-        node_lane[i] = -1
-        share[i] = exclusive[i] / (end[i] - start[i]) if end[i] > start[i] else 1.0
-        if call[i] and not (has_samples and sample[i]):
-            lane = offset[location[i]] + _kept_depth(everything, forest_depth, depth, i)
-            node_lane[i] = lane
-            ptr[lane + 1] += 1
-    for lane in range(ptr.size - 1):
-        ptr[lane + 1] += ptr[lane]
+    for loc in range(num_locations):
+        for d in range(depths[loc]):
+            ptr[offset[loc] + d + 1] = ptr[offset[loc] + d] + per_depth[room[loc] + d]
     cursor = ptr[:-1].copy()
     call_node = np.empty(num_calls, np.int32)
     call_start = np.empty(num_calls, start.dtype)
@@ -638,10 +653,15 @@ def index_arrays(
     instant_cursor = instant_ptr[:-1].copy()
     for j in range(count):
         i = _node(kept, everything, j)
+        share[i] = exclusive[i] / (end[i] - start[i]) if end[i] > start[i] else 1.0
         if has_samples and sample[i]:
+            node_lane[i] = -1
             continue
+        loc = location[i]
+        d = levels[i]
         if call[i]:
-            lane = node_lane[i]
+            lane = offset[loc] + d
+            node_lane[i] = lane
             c = cursor[lane]
             cursor[lane] += 1
             call_node[c] = i
@@ -650,8 +670,6 @@ def index_arrays(
             call_code[c] = code[i]
             call_share[c] = share[i]
         else:
-            loc = location[i]
-            d = _kept_depth(everything, forest_depth, depth, i)
             lane = offset[loc] + min(max(d - 1, 0), depths[loc] - 1)
             node_lane[i] = lane
             k = instant_cursor[loc]
@@ -672,23 +690,6 @@ def index_arrays(
         instant_time,
         instant_lane,
     )
-
-
-@njit(cache=True, nogil=True)
-def blank_nodes(kept, everything, start, end, caller, depth, exclusive, share, node_lane):
-    """Undo what :func:`index_arrays` wrote at the nodes ``kept`` (every node when
-    ``everything``: then ``caller`` and ``depth`` are the forest's, not written): the
-    arrays blank again (caller -1, depth 0, exclusive time the node's time, share 1,
-    lane -1), touching the kept nodes only."""
-    count = start.size if everything else kept.size
-    for j in range(count):
-        i = _node(kept, everything, j)
-        if not everything:
-            caller[i] = -1
-            depth[i] = 0
-        exclusive[i] = end[i] - start[i]
-        share[i] = 1.0
-        node_lane[i] = -1
 
 
 @njit(cache=True, nogil=True)

@@ -171,7 +171,8 @@ def reordered(forest: Forest, order: np.ndarray) -> Forest:
 def place(index: TimelineIndex, node: int, location: int = 0) -> dict[str, Any]:
     """Where call ``node`` of ``index`` is: its ``node``, ``name``, ``start``, ``end``,
     ``location`` (its location's flat row, counted from ``location``) and kept
-    ``depth``."""
+    ``depth`` (0 for a node the index does not keep: its per-node arrays hold what
+    another index wrote there)."""
     forest = index.forest
     return {
         "node": node,
@@ -179,7 +180,7 @@ def place(index: TimelineIndex, node: int, location: int = 0) -> dict[str, Any]:
         "start": int(forest.start[node]),
         "end": int(forest.end[node]),
         "location": location + int(forest.location[node]),
-        "depth": int(index.depth[node]),
+        "depth": int(index.depth[node]) if index.keep[node] else 0,
     }
 
 
@@ -363,6 +364,8 @@ class PandasSource(TimelineSource):
         self.names = self.forest.names
         self.extent = self.forest.duration
         self.num_nodes = len(self.forest)
+        # the status line's count of calls: a pass over every node, not one per brush
+        self._num_calls = int(np.count_nonzero(self.forest.call))
 
     def _install(self, index: TimelineIndex, window: Window | None = None) -> None:
         self.index = index
@@ -425,7 +428,7 @@ class PandasSource(TimelineSource):
 
     def status(self) -> str:
         return (
-            f"{self.index.calls.size:,} of {int(self.forest.call.sum()):,} calls, "
+            f"{self.index.calls.size:,} of {self._num_calls:,} calls, "
             f"{self.index.instant_node.size:,} instants, "
             f"{len(self._kept_messages):,} messages"
         )

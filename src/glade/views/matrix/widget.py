@@ -654,7 +654,11 @@ class CommMatrix(QueryView):
         return calls_mask(self._data, forest, keep)
 
     def _prepare_link(self) -> None:
-        self._index.send_node  # noqa: B018 (the sends by node, sorted once per trace)
+        # the sends by node (sorted once per trace) and the machine code that finds a
+        # window's sends, for kept nodes as a call level holds them (read-only)
+        none = np.zeros(0, dtype=np.int64)
+        none.flags.writeable = False
+        self._index.kept_by_nodes(none)
 
     def _show_restriction(self, text: str) -> None:
         """Show only the messages whose send event call-level query ``text`` keeps (a
