@@ -1,8 +1,9 @@
-"""The supergraph view round trip in a real JupyterLab 4 with a real kernel: a notebook shows
-the Sankey of a synthetic ensemble, the test hides a supernode and splits another by
-clicks, and the kernel's ``view.query``, history and the supergraph of ``view.apply()``
-must be exactly those of the same edits made in Python; the undo button and the keys every
-view shares step the kernel's history back and forth, and Escape clears the selection."""
+"""The supergraph view round trip in a real JupyterLab 4 and Notebook 7 with a real kernel:
+a notebook shows the Sankey of a synthetic ensemble, the test hides a supernode and splits
+another by clicks, and the kernel's ``view.query``, history and the supergraph of
+``view.apply()`` must be exactly those of the same edits made in Python; the undo button and
+the keys every view shares step the kernel's history back and forth, and Escape clears the
+selection."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from glade.datasets import synthetic_ensemble
 from glade.ensemble import Ensemble
 from glade.views import SupergraphView
 from tests.browser.jupyter import (
+    FRONT_ENDS,
     jupyter_notebook,
     open_and_run,
     run_in_kernel,
@@ -45,9 +47,9 @@ print("REPORT" + _json.dumps({
 """
 
 
-@pytest.fixture(scope="module")
-def jupyter():
-    with jupyter_notebook("lab", [SETUP], "supergraph.ipynb") as url:
+@pytest.fixture(scope="module", params=sorted(FRONT_ENDS))
+def jupyter(request):
+    with jupyter_notebook(request.param, [SETUP], "supergraph.ipynb") as url:
         yield url
 
 
