@@ -320,7 +320,13 @@ def in_jupyterlab(processes: int, messages: int, chromium: str, repeat: int) -> 
                     times.append(
                         page.evaluate("async () => (await window.__answered) - window.__released")
                     )
-                    lab.run("timeline.clear_window()")
+                    # the timeline's own re-render goes on after the CCT's answer: clearing
+                    # the window meanwhile would race it (ipykernel 7 runs the cell beside
+                    # the widget's handler, which finds the timeline's index half replaced)
+                    page.evaluate(QUIET, 300)
+                    cleared = lab.run("timeline.clear_window()\nprint('cleared')")
+                    if cleared.strip() != "cleared":
+                        raise RuntimeError(f"timeline.clear_window() failed: {cleared}")
                     page.wait_for_function(
                         "() => !document.querySelector('.glade-cct .gc-notice')"
                         "?.textContent.includes('linked:')"
