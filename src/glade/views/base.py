@@ -21,7 +21,10 @@ kernel (:meth:`QueryView._page_parts`), the live view unchanged.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -186,6 +189,41 @@ def _check_sizes(sync_data: dict) -> None:
             )
 
 
+#: One lock for every glade view of the process. ipykernel 7 may run a view's handler of a
+#: message from its page (on a subshell's thread) while a cell calls the same view or one
+#: linked to it: each holds this lock (re-entrant: a handler's link reaches the other
+#: views in its own thread), so that neither sees the other's half-done state (a timeline
+#: between two indexes, say). One lock, not one per view, so that linked views, which call
+#: each other from either side, can never wait for each other.
+VIEWS_LOCK = threading.RLock()
+
+
+def _one_at_a_time(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` run holding :data:`VIEWS_LOCK`."""
+
+    @functools.wraps(method)
+    def locked(*args: Any, **kwargs: Any) -> Any:
+        with VIEWS_LOCK:
+            return method(*args, **kwargs)
+
+    locked.one_at_a_time = True  # type: ignore[attr-defined]
+    return locked
+
+
+def _lock_public_methods(cls: type) -> None:
+    """Make the public methods of ``cls`` that glade defines (in the class, its bases or
+    the mixins it takes) run holding :data:`VIEWS_LOCK`."""
+    for name in dir(cls):
+        value = inspect.getattr_static(cls, name)
+        if (
+            not name.startswith("_")
+            and inspect.isfunction(value)
+            and value.__module__.startswith("glade.")
+            and not getattr(value, "one_at_a_time", False)
+        ):
+            setattr(cls, name, _one_at_a_time(value))
+
+
 class QueryView(anywidget.AnyWidget):
     """Base of glade's views: ``history``/``future`` of edits, ``query`` (the canonical
     string-dialect query of what the view shows), ``height``, and :meth:`undo`,
@@ -254,6 +292,16 @@ class QueryView(anywidget.AnyWidget):
         for name, validator in self._trait_validators.items():
             self._trait_validators[name] = _refusing(validator)
         self.on_msg(self._on_edit_message)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _lock_public_methods(cls)
+
+    def _handle_msg(self, msg: dict) -> None:
+        """Handle a message from the page (a state update or a custom message) holding
+        :data:`VIEWS_LOCK`."""
+        with VIEWS_LOCK:
+            super()._handle_msg(msg)
 
     def set_state(self, sync_data: dict) -> None:
         """Take the state the front end sent, whole or not at all.
@@ -714,3 +762,6 @@ class QueryView(anywidget.AnyWidget):
         (nothing by default): views add the answers a kernel would give and drop what
         the page has no use for."""
         return PageParts()
+
+
+_lock_public_methods(QueryView)
