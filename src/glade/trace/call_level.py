@@ -46,6 +46,10 @@ from glade.trace.windows import clip_trace, trace_forest, window_of
 
 #: How many query masks a trace's call level keeps.
 MASKS = 8
+#: No nodes, as a call level holds kept nodes (read-only): compiled code first called
+#: with it (to load its machine code ahead of a brush) has the type of the real calls.
+NO_NODES = np.zeros(0, dtype=np.int64)
+NO_NODES.flags.writeable = False
 #: The comparisons of the query language as numpy functions.
 COMPARE = {
     "==": np.equal,
@@ -327,26 +331,8 @@ class CallLevel:
         from glade.trace.waits import wait_inputs
 
         trace = self._live_trace()
-        nodes = self.nodes
-        nodes.nested  # noqa: B018
-        node, code, unended, _ = self._cct_arrays(graph)
-        none = np.zeros(0, dtype=np.int64)
-        none.flags.writeable = False  # as a window's kept nodes are: the same machine code
-        call_path_sums(
-            none,
-            node,
-            code,
-            unended,
-            nodes.parent,
-            nodes.start,
-            nodes.end,
-            np.zeros(0),
-            nodes.event,
-            0,
-            0,
-            1,
-            0,
-        )
+        self.nodes.nested  # noqa: B018
+        self._path_sums(NO_NODES, self._cct_arrays(graph), None, None, 0)
         if self._waits is None and self._waiting(trace):
             self._waits = wait_inputs(trace)
 
@@ -382,26 +368,13 @@ class CallLevel:
         # a window's nodes keep their callers (each lies within its caller)
         if text not in self._windows and not self.closed(keep, kept):
             return None
-        node, code, unended, processes = self._cct_arrays(graph)
-        nodes = self.nodes
+        arrays = self._cct_arrays(graph)
+        node, code, _, processes = arrays
         found = self.window(text)
         # a window measures the time inside it (its kept calls overlap it)
         inclusive = self._live_trace().events["time.inc"].to_numpy() if found is None else None
         width = processes.size
-        summed = call_path_sums(
-            kept,
-            node,
-            code,
-            unended,
-            nodes.parent,
-            nodes.start,
-            nodes.end,
-            np.zeros(0) if inclusive is None else np.asarray(inclusive, dtype=np.float64),
-            nodes.event,
-            *((0, 0) if found is None else found[:2]),
-            width,
-            len(graph) * width,
-        )
+        summed = self._path_sums(kept, arrays, inclusive, found, len(graph) * width)
         if not summed[0]:
             return None
         number, exclusive, inc = summed[1:]
@@ -426,6 +399,34 @@ class CallLevel:
                 else np.bincount(cell, weights=waits[k][calls], minlength=number.size)[present]
             )
         return rows
+
+    def _path_sums(
+        self,
+        kept: np.ndarray,
+        arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+        inclusive: np.ndarray | None,
+        window: tuple | None,
+        size: int,
+    ) -> tuple[bool, np.ndarray, np.ndarray, np.ndarray]:
+        """:func:`call_path_sums` of the nodes ``kept`` on the CCT ``arrays`` of
+        :meth:`_cct_arrays` over ``size`` cells: the calls' times are ``inclusive`` (per
+        event), or, without it, their times inside ``window``."""
+        node, code, unended, processes = arrays
+        nodes = self.nodes
+        return call_path_sums(
+            kept,
+            node,
+            code,
+            unended,
+            nodes.parent,
+            nodes.start,
+            nodes.end,
+            np.zeros(0) if inclusive is None else np.asarray(inclusive, dtype=np.float64),
+            nodes.event,
+            *((0, 0) if window is None else window[:2]),
+            processes.size,
+            size,
+        )
 
     def _restricted_waits(
         self, keep: np.ndarray, window: tuple[int, int, tuple | None] | None = None

@@ -31,7 +31,7 @@ import traitlets
 
 from glade.errors import GladeError
 from glade.query.model import BaseQuery
-from glade.trace.call_level import call_level
+from glade.trace.call_level import NO_NODES, call_level
 from glade.trace.calls import calls_mask
 from glade.trace.filter import time_ns
 from glade.trace.matrix import cells as cellmath
@@ -656,9 +656,7 @@ class CommMatrix(QueryView):
     def _prepare_link(self) -> None:
         # the sends by node (sorted once per trace) and the machine code that finds a
         # window's sends, for kept nodes as a call level holds them (read-only)
-        none = np.zeros(0, dtype=np.int64)
-        none.flags.writeable = False
-        self._index.kept_by_nodes(none)
+        self._index.kept_by_nodes(NO_NODES)
 
     def _show_restriction(self, text: str) -> None:
         """Show only the messages whose send event call-level query ``text`` keeps (a
