@@ -4,14 +4,16 @@ threads scheduler, to keep the test fast). The kernel answers the first range, t
 wheel zooms (the kernel gets the new range), a shift-drag brushes a window over
 processes and time, and in the kernel ``view.query`` is the window's, ``view.apply()``
 is the DaskTrace ``trace.query(view.query, level="calls")``, and it keeps the events the
-same query keeps on the pandas trace; the row menu orders the rows."""
+same query keeps on the pandas trace; the row menu orders the rows; a click on a
+message's arrow selects its two calls."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.browser.jupyter import jupyter_notebook, open_and_run, wait_for_kernel
+from tests.browser.jupyter import jupyter_notebook, open_and_run, run_in_kernel, wait_for_kernel
 from tests.browser.test_timeline_jupyter import report, zoom_and_brush
+from tests.browser.test_timeline_summary_jupyter import click_a_message
 
 pytestmark = pytest.mark.browser
 
@@ -82,3 +84,6 @@ def test_zoom_and_brush_on_a_dask_trace_reach_the_kernel(page, page_errors, jupy
     # the row menu orders the rows on Dask too (the kernel refused it before)
     view.locator("select.gt-row-order").select_option("time in MPI")
     assert wait_for_kernel(page, "view.row_order['by']", "time in MPI") == "time in MPI"
+    # a message's arrow selects its send and receive calls on Dask too
+    run_in_kernel(page, "view.clear_window()")
+    click_a_message(page, view)

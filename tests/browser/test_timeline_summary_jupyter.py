@@ -164,9 +164,15 @@ def test_search_jumps_activity_and_message_arrows(page, page_errors, jupyter):
     activity = kernel(page, "list(view._source.activity())")
     got = wait_for(page, '[view.viewport["t0"], view.viewport["t1"]]', activity)
     assert got == pytest.approx(activity, abs=1)
-    # a message's arrow: its tooltip, and a click selects its two calls
     search.fill("")
     search.press("Escape")
+    click_a_message(page, view)
+
+
+def click_a_message(page, view) -> None:
+    """A message's arrow (of the 8-process trace, 320 px high): its tooltip gives size,
+    tag and latency; a click selects its two calls in the kernel (those
+    ``view.select_message`` selects), and a button goes to its receive."""
     message = kernel(
         page,
         "(lambda a: [float(a.send_time[0]), float(a.receive_time[0]), int(a.send_row[0]),"

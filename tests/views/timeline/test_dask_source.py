@@ -1,10 +1,9 @@
 """The timeline of a DaskTrace (its answers computed on a 2-worker LocalCluster of
 processes) is the timeline of the same trace on pandas: the same rows, totals and
 overview, the same picture of every range (boxes with their node ids, raster, instants,
-arrows), in both layouts, before and after edits; the same queries, selections,
-highlights and call paths; the same wait states and critical path; and ``view.apply()``
-keeps the same events. (Arrows of a Dask trace carry their tag and communicator, not the
-nodes of their ends: ENDS.)"""
+arrows with their envelope), in both layouts, before and after edits; the same queries,
+selections (a message's two calls too), highlights and call paths; the same wait states
+and critical path; and ``view.apply()`` keeps the same events."""
 
 from __future__ import annotations
 
@@ -25,8 +24,6 @@ from tests.trace.engines.test_dask_trace import random_events
 pytest.importorskip("dask.dataframe", reason="the glade[dask] extra is absent")
 
 #: The arrays of a pandas picture's arrows that a Dask picture lacks.
-ENDS = {f"snapshot/arrow_{n}" for n in ("send_node", "receive_node")}
-
 TRAITS = (
     "labels",
     "depth_labels",
@@ -67,7 +64,7 @@ def assert_pictures_equal(expected, actual, what: str) -> None:
             getattr(actual.arrows, field), getattr(expected.arrows, field), f"{what}: {field}"
         )
     envelope = expected.arrows.envelope
-    assert set(actual.arrows.envelope) == set(envelope) - {"send_node", "receive_node"}, what
+    assert set(actual.arrows.envelope) == set(envelope), what
     for field, values in actual.arrows.envelope.items():
         np.testing.assert_array_equal(values, envelope[field], f"{what}: arrow {field}")
 
@@ -77,7 +74,7 @@ def assert_views_equal(expected: Timeline, actual: Timeline) -> None:
     for trait in TRAITS:
         assert getattr(actual, trait) == getattr(expected, trait), trait
     arrays, wanted = actual.payload_arrays(), expected.payload_arrays()
-    assert set(arrays) == set(wanted) - ENDS
+    assert set(arrays) == set(wanted)
     for name, values in arrays.items():
         np.testing.assert_array_equal(values, wanted[name], name)
     assert actual.payload_fields() == expected.payload_fields()
@@ -216,6 +213,15 @@ def test_a_halo_run_on_dask_answers_as_on_pandas(dask_client, monkeypatch):
     selected, wanted = view.selected(), expected.selected()
     assert selected.index.tolist() == wanted.index.tolist() == [node]
     assert selected["start"].tolist() == wanted["start"].tolist()
+
+    # a message's send and receive calls, one click apart on both engines
+    envelope = expected.picture(width=300).arrows.envelope
+    ends = [int(envelope[f"{end}_node"][3]) for end in ("send", "receive")]
+    assert view.select_message(*ends) == expected.select_message(*ends)
+    assert view.selection == expected.selection
+    assert view.selected().index.tolist() == expected.selected().index.tolist()
+    with pytest.raises(GladeError, match="no call"):
+        view.select_message(view.source.num_nodes, ends[1])
 
     first, last = (int(t) for t in expected.extent)
     for timeline in (expected, view):

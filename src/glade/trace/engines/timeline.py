@@ -407,8 +407,9 @@ class TimelinePart:
         ``offset`` of the lanes), the exclusive time of every function (``totals``, by
         global code; inside ``window`` when given) and per function and overview bin
         (``profile``), the numbers of calls and instants kept and of calls in all, and
-        the lane of every message event (``message_ids``: event ids; ``message_lanes``:
-        local lane, -1 when not kept)."""
+        the lane and node of every message event (``message_ids``: event ids;
+        ``message_lanes``: local lane, -1 when not kept; ``message_nodes``: local node,
+        -1 for none)."""
         index, forest = self.index, self.forest
         calls = index.calls
         codes = self.recode[forest.code]
@@ -442,6 +443,7 @@ class TimelinePart:
             "all_calls": int(forest.call.sum()),
             "message_ids": self.ids[rows],
             "message_lanes": lanes,
+            "message_nodes": nodes,
         }
 
     @releasing
@@ -608,6 +610,12 @@ class TimelinePart:
     def call_query(self, node: int) -> str:
         """The query of the part's node ``node`` (a local id)."""
         return self.forest.call_query(node)
+
+    @releasing
+    def holder(self, node: int) -> int:
+        """The call holding the part's node ``node`` (a local id, see
+        :meth:`glade.trace.timeline.index.Forest.holder`)."""
+        return self.forest.holder(node)
 
     @releasing
     def place(self, node: int, offset: int, display: np.ndarray) -> dict[str, Any]:

@@ -401,6 +401,14 @@ class DaskSource(TimelineSource):
             sum(p["all_calls"] for p in pieces),
         )
         ids = np.concatenate([p["message_ids"] for p in pieces])
+        # global nodes (int32, as the pandas timeline's: a forest has fewer than 2^31)
+        nodes = np.concatenate(
+            [
+                np.where(p["message_nodes"] >= 0, p["message_nodes"] + offset, -1)
+                for p, offset in zip(pieces, self._offsets, strict=False)
+            ]
+            + [np.zeros(0, dtype=np.int64)]
+        ).astype(np.int32)
         lanes = np.concatenate(
             [
                 np.where(p["message_lanes"] >= 0, shown[np.maximum(p["message_lanes"], 0)], -1)
@@ -411,19 +419,24 @@ class DaskSource(TimelineSource):
         order = np.argsort(ids, kind="stable")
         pairs = self._pairs
 
-        def lane_of(events: np.ndarray) -> np.ndarray:
+        def rows_of(events: np.ndarray) -> np.ndarray:
             at = np.minimum(np.searchsorted(ids, events, sorter=order), max(ids.size - 1, 0))
-            return lanes[order[at]] if ids.size else np.zeros(0, dtype=np.int64)
+            return order[at] if ids.size else np.zeros(0, dtype=np.int64)
 
-        send, receive = lane_of(pairs["send_id"]), lane_of(pairs["receive_id"])
-        kept = (send >= 0) & (receive >= 0)
+        send, receive = rows_of(pairs["send_id"]), rows_of(pairs["receive_id"])
+        kept = (lanes[send] >= 0) & (lanes[receive] >= 0)
+        send, receive = send[kept], receive[kept]
         self._messages = KeptMessages.sorting(
             pairs["send_time"][kept].astype(np.float64),
             pairs["receive_time"][kept].astype(np.float64),
-            send[kept],
-            receive[kept],
+            lanes[send],
+            lanes[receive],
             pairs["size"][kept].astype(np.float64),
-            {f: pairs[f][kept] for f in ("tag", "communicator")},
+            {
+                **{f: pairs[f][kept] for f in ("tag", "communicator")},
+                "send_node": nodes[send],
+                "receive_node": nodes[receive],
+            },
         )
         self._parts = parts
 
@@ -802,6 +815,11 @@ class DaskSource(TimelineSource):
     def call_query(self, node: int) -> str:
         k, local = self._part_of(node)
         return _call("call_query", local, home=self._homes[k])(self._parts[k]).compute()
+
+    def holder(self, node: int) -> int:
+        k, local = self._part_of(node)
+        found = _call("holder", local, home=self._homes[k])(self._parts[k]).compute()
+        return found + int(self._offsets[k])
 
     def path(self, node: int) -> list[str]:
         k, local = self._part_of(node)

@@ -122,6 +122,12 @@ class Forest:
         )
         return str(Query().match(".", pred))
 
+    def holder(self, node: int) -> int:
+        """The call that holds node ``node``: its parent for an instant inside a call,
+        else the node itself (a call, or an instant at a root)."""
+        parent = int(self.parent[node])
+        return node if self.call[node] or parent < 0 else parent
+
     def __len__(self) -> int:
         return self.start.size
 

@@ -293,6 +293,11 @@ class TimelineSource(ABC):
         """The query of one node (a call or an instant): its name, location and start."""
 
     @abstractmethod
+    def holder(self, node: int) -> int:
+        """The call holding node ``node`` (see
+        :meth:`glade.trace.timeline.index.Forest.holder`)."""
+
+    @abstractmethod
     def path(self, node: int) -> list[str]:
         """The call path of one node: names from its root."""
 
@@ -564,6 +569,9 @@ class PandasSource(TimelineSource):
     def call_query(self, node: int) -> str:
         node = check_node(node, self.num_nodes)
         return self.forest.call_query(node)
+
+    def holder(self, node: int) -> int:
+        return self.forest.holder(check_node(node, self.num_nodes))
 
     def path(self, node: int) -> list[str]:
         node = check_node(node, self.num_nodes)

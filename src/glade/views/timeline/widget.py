@@ -38,7 +38,7 @@ from glade.trace.filter import time_ns
 from glade.trace.timeline.index import TimelineIndex
 from glade.trace.timeline.lanes import Lanes
 from glade.trace.timeline.render import Request
-from glade.trace.timeline.source import PandasSource, TimelineSource, check_node, source_of
+from glade.trace.timeline.source import PandasSource, TimelineSource, source_of
 from glade.trace.windows import Window
 from glade.views.base import Packed, PageParts, QueryView, static_file
 from glade.views.requests import Requests
@@ -406,12 +406,7 @@ class Timeline(Requests, WaitStates, QueryView):
         GladeError
             When a node is not one of the forest's.
         """
-        forest = self.index.forest
-        holders = []
-        for node in (send_node, receive_node):
-            node = check_node(node, len(forest))
-            parent = int(forest.parent[node])
-            holders.append(parent if parent >= 0 else node)
+        holders = [self._source.holder(node) for node in (send_node, receive_node)]
         queries = [parse(self._source.call_query(h)) for h in dict.fromkeys(holders)]
         self.selection = str(queries[0] if len(queries) == 1 else CompoundQuery.of("or", *queries))
         return {"send": self._place(holders[0]), "receive": self._place(holders[1])}
