@@ -181,7 +181,7 @@ def wait_inputs(trace: Trace, ids: np.ndarray | None = None) -> tuple[pd.DataFra
             "call": name_of(calls),
             PROCESS: events[PROCESS].to_numpy()[calls],
             THREAD: events[THREAD].to_numpy()[calls],
-            "name": np.asarray(names.cat.categories, dtype=object)[codes[calls]],
+            "name": pd.Categorical.from_codes(codes[calls], names.cat.categories),
             "start": events[TIMESTAMP].to_numpy()[calls],
             "end": structure.matching_timestamp[calls],
             "collective": pattern[calls],
@@ -260,7 +260,7 @@ def _collective_candidates(calls: pd.DataFrame, at: np.ndarray) -> tuple[np.ndar
     if not at.size:
         return empty, empty, empty, empty
     table = calls.iloc[at]
-    names = pd.factorize(table["name"].to_numpy())[0]
+    names = pd.factorize(table["name"])[0]
     key, _ = location_codes_of(names, table[COMMUNICATOR].to_numpy())
     processes = table[PROCESS].to_numpy()
     group, num_groups = location_codes_of(key, processes)
@@ -383,6 +383,18 @@ def _message_candidates(
     )
 
 
+@kernel
+def _longest(waiter, wait, num_calls):
+    """Per call (``0..num_calls - 1``) the candidate (position in ``waiter``) of its
+    longest ``wait``, the first on ties; -1 for a call that does not wait."""
+    best = np.full(num_calls, -1, np.int64)
+    for i in range(waiter.size):
+        w = waiter[i]
+        if best[w] < 0 or wait[i] > wait[best[w]]:
+            best[w] = i
+    return best
+
+
 def find_wait_states(
     messages: pd.DataFrame, calls: pd.DataFrame, send_events: np.ndarray, recv_events: np.ndarray
 ) -> pd.DataFrame:
@@ -392,23 +404,18 @@ def find_wait_states(
     event ids)."""
     ids = calls["call"].to_numpy()
     order = np.lexsort((ids, calls["start"].to_numpy()))  # the calls in time order
-    rank = np.empty(order.size, dtype=np.int32 if order.size < 2**31 else np.int64)
-    rank[order] = np.arange(order.size, dtype=rank.dtype)
     # candidates name calls by their rows in ``calls``: no copy of the table in time order
     parts = [
         _message_candidates(calls, messages, send_events, recv_events, _ascending(ids)),
         _collective_candidates(calls, order[calls["collective"].to_numpy()[order] >= 0]),
     ]
     waiter, cause, pattern, wait = (np.concatenate(p) for p in zip(*parts, strict=True))
-    # one row per waiting call: its longest wait, the first candidate on ties
-    first_of = np.lexsort((np.arange(waiter.size), -wait, waiter))
-    first = np.ones(first_of.size, dtype=bool)
-    first[1:] = waiter[first_of][1:] != waiter[first_of][:-1]
-    keep = first_of[first]
-    keep = keep[np.argsort(rank[waiter[keep]], kind="stable")]  # in time order
+    # one row per waiting call, in time order: its longest wait, the first candidate on ties
+    keep = _longest(waiter, wait, len(calls))[order]
+    keep = keep[keep >= 0]
     waiter, cause, pattern, wait = waiter[keep], cause[keep], pattern[keep], wait[keep]
     # name codes numbered in time order, as the categories of the table's names
-    time_codes, labels = pd.factorize(calls["name"].to_numpy(dtype=object)[order])
+    time_codes, labels = pd.factorize(calls["name"].take(order))
     name_codes = np.empty_like(time_codes)
     name_codes[order] = time_codes
     labels = np.asarray(labels, dtype=str)
