@@ -552,8 +552,7 @@ def test_a_memo_is_computed_once_across_threads():
 
     got = []
     threads = [
-        threading.Thread(target=lambda: got.append(trace._memo("value", compute)))
-        for _ in range(4)
+        threading.Thread(target=lambda: got.append(trace._memo("value", compute))) for _ in range(4)
     ]
     for thread in threads:
         thread.start()
