@@ -174,7 +174,8 @@ def wait_inputs(trace: Trace, ids: np.ndarray | None = None) -> tuple[pd.DataFra
             "event": name_of(instants),
             "call": name_of(around),
             "blocking": blocking_codes[codes[instants]] if instants.size else np.zeros(0, bool),
-        }
+        },
+        copy=False,  # no copy into blocks of one dtype: the arrays are new
     )
     table = pd.DataFrame(
         {
@@ -187,7 +188,8 @@ def wait_inputs(trace: Trace, ids: np.ndarray | None = None) -> tuple[pd.DataFra
             "collective": pattern[calls],
             COMMUNICATOR: _optional(trace, COMMUNICATOR, calls),
             ROOT: _optional(trace, ROOT, calls),
-        }
+        },
+        copy=False,  # no copy into blocks of one dtype: the arrays are new
     )
     return messages, table
 
@@ -259,22 +261,26 @@ def _collective_candidates(calls: pd.DataFrame, at: np.ndarray) -> tuple[np.ndar
     empty = np.zeros(0, dtype=np.int64)
     if not at.size:
         return empty, empty, empty, empty
-    table = calls.iloc[at]
-    names = pd.factorize(table["name"])[0]
-    key, _ = location_codes_of(names, table[COMMUNICATOR].to_numpy())
-    processes = table[PROCESS].to_numpy()
+
+    def column(name: str) -> np.ndarray:
+        """Column ``name`` of the collective calls, int64 (no copy of the whole table)."""
+        return calls[name].to_numpy()[at].astype(np.int64, copy=False)
+
+    names = pd.factorize(calls["name"].take(at))[0]
+    key, _ = location_codes_of(names, column(COMMUNICATOR))
+    processes = column(PROCESS)
     group, num_groups = location_codes_of(key, processes)
     occurrence = _occurrences(group, num_groups)
     instance, num_instances = location_codes_of(key, occurrence)
-    pattern = table["collective"].to_numpy().astype(np.int64)
+    pattern = column("collective")
     wait, cause = _collective_waits(
         instance,
         num_instances,
-        processes.astype(np.int64),
-        table[ROOT].to_numpy().astype(np.int64),
+        processes,
+        column(ROOT),
         pattern,
-        table["start"].to_numpy().astype(np.int64),
-        table["end"].to_numpy().astype(np.int64),
+        column("start"),
+        column("end"),
     )
     waiting = np.flatnonzero(wait > 0)
     return at[waiting], at[cause[waiting]], pattern[waiting], wait[waiting]
@@ -434,7 +440,8 @@ def find_wait_states(
             "cause event": calls["call"].to_numpy()[cause],
             "cause name": pd.Categorical.from_codes(name_codes[cause], labels),
             "cause start": calls["start"].to_numpy()[cause],
-        }
+        },
+        copy=False,  # no copy into blocks of one dtype: the arrays are new
     )
 
 
