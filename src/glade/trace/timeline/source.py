@@ -322,6 +322,10 @@ class TimelineSource(ABC):
         """Get ready for requests in the flat or the depth-rows layout (levels of detail
         built ahead)."""
 
+    def prepare_summary(self) -> None:  # noqa: B027 (a source may need nothing)
+        """Start finding, in the background, what a window summary reads once per trace
+        (called once the view is built: the first brush then costs what the next do)."""
+
     def close(self) -> None:  # noqa: B027 (a source may hold nothing to release)
         """Release what the source holds (work ahead, memory on a cluster)."""
 
@@ -366,7 +370,7 @@ class PandasSource(TimelineSource):
         self.num_nodes = len(self.forest)
         # the status line's count of calls: a pass over every node, not one per brush
         self._num_calls = int(np.count_nonzero(self.forest.call))
-        # what the trace's first window summary reads, found ahead (see :meth:`prepare`)
+        # what the trace's first window summary reads, found ahead (:meth:`prepare_summary`)
         self._ahead: Future | None = None
 
     def _install(self, index: TimelineIndex, window: Window | None = None) -> None:
@@ -608,12 +612,13 @@ class PandasSource(TimelineSource):
 
     def prepare(self, depth_rows: bool) -> None:
         self.index.prepare_levels(depth_rows, self._level, self._width)
+
+    def prepare_summary(self) -> None:
+        # the trace's wait states (a second at 10^7 events) are analysed in the background,
+        # so that the first brush costs what the next ones do; a summary asked for
+        # meanwhile waits for them (the trace's memo computes once). A failure is kept in
+        # the future: the summary asked for computes again and raises it.
         if self._ahead is None:
-            # the trace's wait states (a second at 10^7 events) are analysed in the
-            # background once the view is built, so that its first brush costs what the
-            # next ones do; a summary asked for meanwhile waits for them (the trace's
-            # memo computes once). A failure is kept in the future: the summary asked
-            # for computes again and raises it.
             pool = ThreadPoolExecutor(1, thread_name_prefix="glade-timeline-summary")
             self._ahead = pool.submit(self._summary_inputs)
             pool.shutdown(wait=False)  # its thread ends with that work
