@@ -36,8 +36,8 @@ ns, never negative, never longer than the call.
 
 The work is vectorized: the calls around message instants come from the call structure
 and the message pairing; collective instances from one compiled pass in time order;
-only the waiting candidates (at most one per message and per collective call) are
-sorted. Everything is computed from two small tables (:func:`wait_inputs`) that a Dask
+each call's longest wait from one compiled pass over the waiting candidates (at most one
+per message and per collective call), the calls sorted once by time. Everything is computed from two small tables (:func:`wait_inputs`) that a Dask
 trace gathers from its partitions, so both engines run :func:`find_wait_states`.
 """
 
