@@ -37,8 +37,9 @@ ns, never negative, never longer than the call.
 The work is vectorized: the calls around message instants come from the call structure
 and the message pairing; collective instances from one compiled pass in time order;
 each call's longest wait from one compiled pass over the waiting candidates (at most one
-per message and per collective call), the calls sorted once by time. Everything is computed from two small tables (:func:`wait_inputs`) that a Dask
-trace gathers from its partitions, so both engines run :func:`find_wait_states`.
+per message and per collective call), the calls sorted once by time. Everything is
+computed from two small tables (:func:`wait_inputs`) that a Dask trace gathers from its
+partitions, so both engines run :func:`find_wait_states`.
 """
 
 from __future__ import annotations
@@ -304,10 +305,13 @@ def _message_waits(
     and late receiver waits, in one pass over the messages: the position of each instant
     among ``instants`` (ascending, read through ``instant_order``), then of its call
     among the calls (``call_at``, -1 for a call absent), whose ``start`` and ``end`` give
-    the waits; a second pass writes the waiting ones. Returns (waiter, cause, pattern,
-    wait) in message order, a late sender before a late receiver of the same message."""
+    the waits; a second pass writes the waiting ones (their calls kept by the first).
+    Returns (waiter, cause, pattern, wait) in message order, a late sender before a late
+    receiver of the same message."""
     n = send_events.size
     flags = np.zeros(n, np.uint8)
+    send_call = np.empty(n, call_at.dtype)
+    recv_call = np.empty(n, call_at.dtype)
     count = 0
     for i in range(n):
         s = _find(instants, instant_order, send_events[i])
@@ -315,6 +319,7 @@ def _message_waits(
         if s < 0 or r < 0 or call_at[s] < 0 or call_at[r] < 0:
             continue
         sc, rc = call_at[s], call_at[r]
+        send_call[i], recv_call[i] = sc, rc
         if min(start[sc] - start[rc], end[rc] - start[rc]) > 0:
             flags[i] |= 1
             count += 1
@@ -329,8 +334,7 @@ def _message_waits(
     for i in range(n):
         if flags[i] == 0:
             continue
-        sc = call_at[_find(instants, instant_order, send_events[i])]
-        rc = call_at[_find(instants, instant_order, recv_events[i])]
+        sc, rc = send_call[i], recv_call[i]
         if flags[i] & 1:
             waiter[k], cause[k], pattern[k] = rc, sc, LATE_SENDER
             wait[k] = min(start[sc] - start[rc], end[rc] - start[rc])
