@@ -532,3 +532,34 @@ def test_a_callable_query_sees_the_waiting_time():
     text = trace.query('MATCH (".", p) WHERE p."waiting time" > 0', level="calls")
     callable_query = Query().match(".", lambda row: row["waiting time"] > 0)
     pd.testing.assert_frame_equal(trace.query(callable_query, level="calls").events, text.events)
+
+
+def test_a_memo_is_computed_once_across_threads():
+    """Threads asking a trace for the same value at once wait for one computation (a view
+    computes wait states ahead while the kernel may ask for them); a pickled copy has its
+    own memos."""
+    import pickle
+    import threading
+    import time
+
+    trace = trace_of([(0, "Enter", "main", 0), (MS, "Leave", "main", 0)])
+    calls = []
+
+    def compute():
+        calls.append(threading.get_ident())
+        time.sleep(0.05)  # long enough for every thread to ask meanwhile
+        return object()
+
+    got = []
+    threads = [
+        threading.Thread(target=lambda: got.append(trace._memo("value", compute))) for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(calls) == 1
+    assert len(got) == 4 and all(value is got[0] for value in got)
+    copy = pickle.loads(pickle.dumps(trace))
+    assert copy._memo("other", lambda: 7) == 7
+    assert copy._memo("other", lambda: 8) == 7

@@ -49,19 +49,25 @@ class UnknownMessageSizeWarning(UserWarning):
 def message_rows(trace: Trace, names: tuple[str, ...]) -> np.ndarray:
     """Rows (ascending) of the Instant events named one of ``names`` whose partner is
     known (a broadcast, or a message whose partner the tracer did not record, has
-    ``Partner`` -1 and no place in a process-to-process analysis)."""
-    events = trace.events
-    column = events[NAME]
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        wanted = np.isin(np.asarray(column.cat.categories, dtype=str), names)
-        codes = column.cat.codes.to_numpy()
-        named = (codes >= 0) & wanted[np.maximum(codes, 0)]
-    else:
-        named = np.isin(column.to_numpy().astype(str), names)
-    rows = np.flatnonzero(named & (trace.event_kinds() == INSTANT))
-    if PARTNER in events.columns:
-        rows = rows[events[PARTNER].to_numpy()[rows] >= 0]
-    return rows
+    ``Partner`` -1 and no place in a process-to-process analysis); found once per events
+    table and ``names`` (read-only)."""
+
+    def compute() -> np.ndarray:
+        events = trace.events
+        column = events[NAME]
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            wanted = np.isin(np.asarray(column.cat.categories, dtype=str), names)
+            codes = column.cat.codes.to_numpy()
+            named = (codes >= 0) & wanted[np.maximum(codes, 0)]
+        else:
+            named = np.isin(column.to_numpy().astype(str), names)
+        rows = np.flatnonzero(named & (trace.event_kinds() == INSTANT))
+        if PARTNER in events.columns:
+            rows = rows[events[PARTNER].to_numpy()[rows] >= 0]
+        rows.flags.writeable = False
+        return rows
+
+    return trace._memo(f"message rows {names}", compute)
 
 
 def _column(trace: Trace, name: str, rows: np.ndarray, default: int = -1) -> np.ndarray:

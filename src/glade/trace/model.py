@@ -10,6 +10,7 @@ never change the recorded columns. Operations that return a new model (``filter`
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -33,6 +34,9 @@ from glade.trace.events import (
 
 if TYPE_CHECKING:
     from glade.profile.graphframe import GraphFrame
+
+#: Guards every trace's table of memo locks (:meth:`Trace._memo`).
+_MEMO_LOCK = threading.Lock()
 
 
 class Trace:
@@ -88,6 +92,16 @@ class Trace:
         self.definitions = definitions
         self.metadata = dict(metadata or {})
         self._memos: dict[str, Any] = {}
+        self._memo_locks: dict[str, threading.Lock] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_memo_locks", None)  # locks do not pickle: a copy has its own
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._memo_locks = {}
 
     def __len__(self) -> int:
         return len(self.events)
@@ -136,12 +150,21 @@ class Trace:
     def _memo(self, key: str, compute: Any) -> Any:
         """``compute()``, once per events table: for values derived from the recorded
         columns, which no analysis changes (a new table, e.g. ``trace.events = ...``,
-        starts afresh)."""
-        if self._memos.get("events") is not self.events:
-            self._memos = {"events": self.events}
-        if key not in self._memos:
-            self._memos[key] = compute()
-        return self._memos[key]
+        starts afresh). Once across threads too: a thread asking for a value another
+        one is computing waits for it (a view computes some ahead, in the background)."""
+        memos = self._memos
+        if memos.get("events") is self.events and key in memos:
+            return memos[key]
+        with _MEMO_LOCK:
+            if self._memos.get("events") is not self.events:
+                self._memos = {"events": self.events}
+                self._memo_locks = {}
+            memos = self._memos
+            lock = self._memo_locks.setdefault(key, threading.Lock())
+        with lock:
+            if key not in memos:
+                memos[key] = compute()
+            return memos[key]
 
     def event_kinds(self) -> np.ndarray:
         """Per event 0 (Enter), 1 (Leave) or 2 (Instant).

@@ -36,9 +36,10 @@ ns, never negative, never longer than the call.
 
 The work is vectorized: the calls around message instants come from the call structure
 and the message pairing; collective instances from one compiled pass in time order;
-only the waiting candidates (at most one per message and per collective call) are
-sorted. Everything is computed from two small tables (:func:`wait_inputs`) that a Dask
-trace gathers from its partitions, so both engines run :func:`find_wait_states`.
+each call's longest wait from one compiled pass over the waiting candidates (at most one
+per message and per collective call), the calls sorted once by time. Everything is
+computed from two small tables (:func:`wait_inputs`) that a Dask trace gathers from its
+partitions, so both engines run :func:`find_wait_states`.
 """
 
 from __future__ import annotations
@@ -174,20 +175,22 @@ def wait_inputs(trace: Trace, ids: np.ndarray | None = None) -> tuple[pd.DataFra
             "event": name_of(instants),
             "call": name_of(around),
             "blocking": blocking_codes[codes[instants]] if instants.size else np.zeros(0, bool),
-        }
+        },
+        copy=False,  # no copy into blocks of one dtype: the arrays are new
     )
     table = pd.DataFrame(
         {
             "call": name_of(calls),
             PROCESS: events[PROCESS].to_numpy()[calls],
             THREAD: events[THREAD].to_numpy()[calls],
-            "name": np.asarray(names.cat.categories, dtype=object)[codes[calls]],
+            "name": pd.Categorical.from_codes(codes[calls], names.cat.categories),
             "start": events[TIMESTAMP].to_numpy()[calls],
             "end": structure.matching_timestamp[calls],
             "collective": pattern[calls],
             COMMUNICATOR: _optional(trace, COMMUNICATOR, calls),
             ROOT: _optional(trace, ROOT, calls),
-        }
+        },
+        copy=False,  # no copy into blocks of one dtype: the arrays are new
     )
     return messages, table
 
@@ -259,22 +262,26 @@ def _collective_candidates(calls: pd.DataFrame, at: np.ndarray) -> tuple[np.ndar
     empty = np.zeros(0, dtype=np.int64)
     if not at.size:
         return empty, empty, empty, empty
-    table = calls.iloc[at]
-    names = pd.factorize(table["name"].to_numpy())[0]
-    key, _ = location_codes_of(names, table[COMMUNICATOR].to_numpy())
-    processes = table[PROCESS].to_numpy()
+
+    def column(name: str) -> np.ndarray:
+        """Column ``name`` of the collective calls, int64 (no copy of the whole table)."""
+        return calls[name].to_numpy()[at].astype(np.int64, copy=False)
+
+    names = pd.factorize(calls["name"].take(at))[0]
+    key, _ = location_codes_of(names, column(COMMUNICATOR))
+    processes = column(PROCESS)
     group, num_groups = location_codes_of(key, processes)
     occurrence = _occurrences(group, num_groups)
     instance, num_instances = location_codes_of(key, occurrence)
-    pattern = table["collective"].to_numpy().astype(np.int64)
+    pattern = column("collective")
     wait, cause = _collective_waits(
         instance,
         num_instances,
-        processes.astype(np.int64),
-        table[ROOT].to_numpy().astype(np.int64),
+        processes,
+        column(ROOT),
         pattern,
-        table["start"].to_numpy().astype(np.int64),
-        table["end"].to_numpy().astype(np.int64),
+        column("start"),
+        column("end"),
     )
     waiting = np.flatnonzero(wait > 0)
     return at[waiting], at[cause[waiting]], pattern[waiting], wait[waiting]
@@ -298,10 +305,13 @@ def _message_waits(
     and late receiver waits, in one pass over the messages: the position of each instant
     among ``instants`` (ascending, read through ``instant_order``), then of its call
     among the calls (``call_at``, -1 for a call absent), whose ``start`` and ``end`` give
-    the waits; a second pass writes the waiting ones. Returns (waiter, cause, pattern,
-    wait) in message order, a late sender before a late receiver of the same message."""
+    the waits; a second pass writes the waiting ones (their calls kept by the first).
+    Returns (waiter, cause, pattern, wait) in message order, a late sender before a late
+    receiver of the same message."""
     n = send_events.size
     flags = np.zeros(n, np.uint8)
+    send_call = np.empty(n, call_at.dtype)
+    recv_call = np.empty(n, call_at.dtype)
     count = 0
     for i in range(n):
         s = _find(instants, instant_order, send_events[i])
@@ -309,6 +319,7 @@ def _message_waits(
         if s < 0 or r < 0 or call_at[s] < 0 or call_at[r] < 0:
             continue
         sc, rc = call_at[s], call_at[r]
+        send_call[i], recv_call[i] = sc, rc
         if min(start[sc] - start[rc], end[rc] - start[rc]) > 0:
             flags[i] |= 1
             count += 1
@@ -323,8 +334,7 @@ def _message_waits(
     for i in range(n):
         if flags[i] == 0:
             continue
-        sc = call_at[_find(instants, instant_order, send_events[i])]
-        rc = call_at[_find(instants, instant_order, recv_events[i])]
+        sc, rc = send_call[i], recv_call[i]
         if flags[i] & 1:
             waiter[k], cause[k], pattern[k] = rc, sc, LATE_SENDER
             wait[k] = min(start[sc] - start[rc], end[rc] - start[rc])
@@ -383,6 +393,18 @@ def _message_candidates(
     )
 
 
+@kernel
+def _longest(waiter, wait, num_calls):
+    """Per call (``0..num_calls - 1``) the candidate (position in ``waiter``) of its
+    longest ``wait``, the first on ties; -1 for a call that does not wait."""
+    best = np.full(num_calls, -1, np.int64)
+    for i in range(waiter.size):
+        w = waiter[i]
+        if best[w] < 0 or wait[i] > wait[best[w]]:
+            best[w] = i
+    return best
+
+
 def find_wait_states(
     messages: pd.DataFrame, calls: pd.DataFrame, send_events: np.ndarray, recv_events: np.ndarray
 ) -> pd.DataFrame:
@@ -392,23 +414,18 @@ def find_wait_states(
     event ids)."""
     ids = calls["call"].to_numpy()
     order = np.lexsort((ids, calls["start"].to_numpy()))  # the calls in time order
-    rank = np.empty(order.size, dtype=np.int32 if order.size < 2**31 else np.int64)
-    rank[order] = np.arange(order.size, dtype=rank.dtype)
     # candidates name calls by their rows in ``calls``: no copy of the table in time order
     parts = [
         _message_candidates(calls, messages, send_events, recv_events, _ascending(ids)),
         _collective_candidates(calls, order[calls["collective"].to_numpy()[order] >= 0]),
     ]
     waiter, cause, pattern, wait = (np.concatenate(p) for p in zip(*parts, strict=True))
-    # one row per waiting call: its longest wait, the first candidate on ties
-    first_of = np.lexsort((np.arange(waiter.size), -wait, waiter))
-    first = np.ones(first_of.size, dtype=bool)
-    first[1:] = waiter[first_of][1:] != waiter[first_of][:-1]
-    keep = first_of[first]
-    keep = keep[np.argsort(rank[waiter[keep]], kind="stable")]  # in time order
+    # one row per waiting call, in time order: its longest wait, the first candidate on ties
+    keep = _longest(waiter, wait, len(calls))[order]
+    keep = keep[keep >= 0]
     waiter, cause, pattern, wait = waiter[keep], cause[keep], pattern[keep], wait[keep]
     # name codes numbered in time order, as the categories of the table's names
-    time_codes, labels = pd.factorize(calls["name"].to_numpy(dtype=object)[order])
+    time_codes, labels = pd.factorize(calls["name"].take(order))
     name_codes = np.empty_like(time_codes)
     name_codes[order] = time_codes
     labels = np.asarray(labels, dtype=str)
@@ -427,7 +444,8 @@ def find_wait_states(
             "cause event": calls["call"].to_numpy()[cause],
             "cause name": pd.Categorical.from_codes(name_codes[cause], labels),
             "cause start": calls["start"].to_numpy()[cause],
-        }
+        },
+        copy=False,  # no copy into blocks of one dtype: the arrays are new
     )
 
 

@@ -461,14 +461,18 @@ def trace_forest(trace: Trace) -> Forest:
 
 
 def message_sizes(trace: Trace) -> np.ndarray | None:
-    """The bytes of every event of ``trace`` (None when it records no sizes), read once
-    per events table."""
+    """The bytes of every event of ``trace`` (None when it records no sizes): the column
+    itself when it holds numbers (no copy), else its values as numbers (NaN where none),
+    read once per events table."""
     events = trace.events
     if MESSAGE_SIZE not in events.columns:
         return None
+    column = events[MESSAGE_SIZE]
+    if isinstance(column.dtype, np.dtype) and column.dtype.kind in "iuf":
+        return column.to_numpy()
     return trace._memo(
         "message sizes",
-        lambda: pd.to_numeric(events[MESSAGE_SIZE], errors="coerce").to_numpy(dtype=np.float64),
+        lambda: pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64),
     )
 
 

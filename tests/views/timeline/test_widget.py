@@ -431,3 +431,20 @@ def test_a_brush_whose_index_fails_leaves_the_view_as_it_was(view, monkeypatch):
     np.testing.assert_array_equal(source.totals, before[2])
     view.window(first, (first + last) // 2)
     assert source.index.calls.size < before[0].size
+
+
+def test_a_view_analyses_what_the_first_summary_reads_ahead():
+    """Once built, the view finds the trace's wait states in the background (so the first
+    brush costs what the next ones do); what it keeps is what a fresh trace computes, and
+    closing the view waits for that work."""
+    trace = synthetic_trace(4, 6, seed=2, imbalance=0.5, slow_process=1)
+    view = Timeline(trace, height=300)
+    ahead = view._source._ahead
+    view.close()
+    assert ahead.done()
+    sizes, waiting = ahead.result()
+    assert waiting is trace._memos["forest waiting"]
+    assert waiting.sum() == trace.wait_states()["waiting time"].sum() > 0
+    fresh = synthetic_trace(4, 6, seed=2, imbalance=0.5, slow_process=1)
+    np.testing.assert_array_equal(waiting, source_module.forest_waiting(fresh, view._source.forest))
+    np.testing.assert_array_equal(sizes, fresh.events["Message Size"].to_numpy())

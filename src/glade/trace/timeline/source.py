@@ -22,7 +22,7 @@ import sys
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
 import numpy as np
@@ -327,6 +327,10 @@ class TimelineSource(ABC):
         """Get ready for requests in the flat or the depth-rows layout (levels of detail
         built ahead)."""
 
+    def prepare_summary(self) -> None:  # noqa: B027 (a source may need nothing)
+        """Start finding, in the background, what a window summary reads once per trace
+        (called once the view is built: the first brush then costs what the next do)."""
+
     def close(self) -> None:  # noqa: B027 (a source may hold nothing to release)
         """Release what the source holds (work ahead, memory on a cluster)."""
 
@@ -371,6 +375,8 @@ class PandasSource(TimelineSource):
         self.num_nodes = len(self.forest)
         # the status line's count of calls: a pass over every node, not one per brush
         self._num_calls = int(np.count_nonzero(self.forest.call))
+        # what the trace's first window summary reads, found ahead (:meth:`prepare_summary`)
+        self._ahead: Future | None = None
 
     def _install(self, index: TimelineIndex, window: Window | None = None) -> None:
         self.index = index
@@ -402,15 +408,21 @@ class PandasSource(TimelineSource):
 
     def summary(self, window: Window, by: str) -> pd.DataFrame:
         index = self.index
+        sizes, waiting = self._summary_inputs()
         return window_summary(
             self.forest,
             window,
             by,
             keep=index.keep,
             caller=index.caller,
-            sizes=message_sizes(self._trace),
-            waiting=forest_waiting(self._trace, self.forest),
+            sizes=sizes,
+            waiting=waiting,
         )
+
+    def _summary_inputs(self) -> tuple[np.ndarray | None, np.ndarray]:
+        """What every window summary reads of the trace, analysed once per trace (kept by
+        the trace): the bytes of its events and the waiting time of its calls."""
+        return message_sizes(self._trace), forest_waiting(self._trace, self.forest)
 
     def next_call(self, codes: list[int], after: float, forward: bool) -> int:
         wanted = np.asarray(codes, dtype=np.int64)
@@ -609,8 +621,20 @@ class PandasSource(TimelineSource):
     def prepare(self, depth_rows: bool) -> None:
         self.index.prepare_levels(depth_rows, self._level, self._width)
 
+    def prepare_summary(self) -> None:
+        # the trace's wait states (a second at 10^7 events) are analysed in the background,
+        # so that the first brush costs what the next ones do; a summary asked for
+        # meanwhile waits for them (the trace's memo computes once). A failure is kept in
+        # the future: the summary asked for computes again and raises it.
+        if self._ahead is None:
+            pool = ThreadPoolExecutor(1, thread_name_prefix="glade-timeline-summary")
+            self._ahead = pool.submit(self._summary_inputs)
+            pool.shutdown(wait=False)  # its thread ends with that work
+
     def close(self) -> None:
         self.index.close()
+        if self._ahead is not None:  # no numba code left running at interpreter exit
+            wait([self._ahead])
 
 
 def source_of(trace: Any) -> TimelineSource:

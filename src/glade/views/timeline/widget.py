@@ -160,6 +160,7 @@ class Timeline(Requests, WaitStates, QueryView):
         self.answer("message", self._answer_message)
         self._install_waits()
         self.answer("counters", lambda message: self.counter_tracks.answer(message))
+        self._source.prepare_summary()
 
     # ------------------------------------------------------------ state
     def _install(self) -> None:
