@@ -7,12 +7,12 @@ cluster, its arrays and levels of detail on the worker's local disk (see
 :mod:`glade.trace.engines.spill`), and every task on a part runs on the part's worker
 (:mod:`glade.trace.engines.placement`); an edit builds new indexes there from the
 persisted forests. A range request is one round of tasks, one per worker: each partition
-whose rows are visible gives its exact boxes and instants, and datashader aggregates the
-raster points of the worker's partitions there (its pandas aggregation, once per
-worker); a tree of tasks adds the rasters, so only the boxes, the instants and one
-raster the size of the picture come back (see :mod:`glade.trace.engines.rasters`).
-When all partitions hold more boxes than a picture draws, the longest are kept and the
-others join the raster, as the pandas timeline does.
+whose rows are visible gives its exact boxes and instants and adds the rest of its
+calls to one raster of the worker's partitions, with the pandas timeline's kernels;
+the raster rows that hold anything come back, and the client adds them (see
+:mod:`glade.trace.engines.rasters`). When all partitions hold more boxes than a
+picture draws, the longest are kept and the others join the raster, as the pandas
+timeline does.
 
 The whole trace's messages are paired once (as ``match_messages`` pairs them); the
 client keeps the pairs and, after every edit, the lane of each end, and draws the
@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from operator import getitem, is_, methodcaller
+from operator import getitem, is_, itemgetter, methodcaller
 from typing import Any
 
 import dask
@@ -59,7 +59,7 @@ from glade.trace.engines.arrows import arrow_shares, combine_arrows, pair_receiv
 from glade.trace.engines.messages import paired_by_receiver
 from glade.trace.engines.parts import compute_all
 from glade.trace.engines.placement import homes, on
-from glade.trace.engines.rasters import add_rasters, pixel_sums, pixel_values, raster_tree
+from glade.trace.engines.rasters import Raster, add_band, empty_raster
 from glade.trace.engines.timeline import (
     BOX_FIELDS,
     INSTANT_FIELDS,
@@ -81,6 +81,7 @@ from glade.trace.timeline.render import (
     Picture,
     Request,
     instant_counts,
+    key_codes,
     row_layout,
 )
 from glade.trace.timeline.source import (
@@ -126,29 +127,33 @@ def _box_cut(durations: np.ndarray, px: float) -> float:
     return max(cut, px)
 
 
-def _demoted_points(boxes: dict[str, np.ndarray], request: Request) -> np.ndarray:
-    """Raster points of ``boxes`` (calls too many to draw as boxes)."""
-    n = boxes["start"].size
-    lo = np.arange(n, dtype=np.int64)
-    args = (
+def _demote(
+    boxes: dict[str, np.ndarray], request: Request, row0: int, pool: int, raster: Raster
+) -> None:
+    """Add ``boxes`` (calls too many to draw as boxes, global codes) to ``raster`` (rows
+    of ``pool`` display rows from ``row0``), as the pandas timeline rasters calls."""
+    lo = np.arange(boxes["start"].size, dtype=np.int64)
+    none = np.empty(0, dtype=np.int64)
+    kernels.raster_calls(
         lo,
         lo + 1,
         boxes["row"],
         boxes["start"],
         boxes["end"],
         boxes["code"],
+        kernels.ALL,
         boxes["share"],
+        kernels.ALL,
         float(request.t0),
         request.px,
-        request.width,
         np.inf,
         not request.depth_rows,
+        row0,
+        pool,
+        *raster,
+        none,
+        none,
     )
-    none = np.empty(0, dtype=np.int64)
-    _, count = kernels.split_calls(*args, none, none, np.empty((5, 0)), 0, False)
-    points = np.empty((len(kernels.POINT_FIELDS), count))
-    kernels.split_calls(*args, none, none, points, 0, True)
-    return points
 
 
 def _all_instants(
@@ -183,7 +188,7 @@ def _in_row_order(found: dict[str, np.ndarray], key: np.ndarray | None) -> dict:
 
 
 def _combine(
-    raster: np.ndarray | None,
+    bands: Sequence[tuple[np.ndarray, np.ndarray]],
     pieces: Sequence[tuple],
     request: Request,
     layout: tuple[int, int, int, int],
@@ -192,8 +197,8 @@ def _combine(
 ) -> Picture:
     """The picture of ``request`` from the computed ``pieces`` (boxes, visible calls and
     instants, nodes numbered globally, see :meth:`TimelinePart.share`; of one partition
-    each, or of a worker's partitions) and the sum of their rasters (``raster``, made by
-    datashader on the workers; None without partitions): the longest boxes of all
+    each, or of a worker's partitions) and their rasters' rows (``bands``, see
+    :func:`~glade.trace.engines.rasters.raster_band`): the longest boxes of all
     partitions kept, the others demoted into the raster. Boxes are listed by row and
     instants by location (``locations``: that of each display row), as the pandas
     timeline lists them; as the pieces list them without ``locations``."""
@@ -207,16 +212,11 @@ def _combine(
     durations = (boxes["end"] - boxes["start"]).astype(np.float64)
     threshold = _box_cut(durations, request.px)
     drawn = durations >= threshold
-    grid: dict[str, Any] = {
-        "t0": request.t0,
-        "px": request.px,
-        "width": request.width,
-        "row0": row0,
-        "pool": pool,
-        "bins": bins,
-    }
-    demoted = pixel_sums(_demoted_points({f: v[~drawn] for f, v in boxes.items()}, request), **grid)
-    cover, busy, top = pixel_values(demoted if raster is None else add_rasters(raster, demoted))
+    raster = empty_raster(bins, request.width)
+    for rows, band in bands:
+        add_band(raster, rows, band)
+    _demote({f: v[~drawn] for f, v in boxes.items()}, request, row0, pool, raster)
+    cover, busy, key = raster
     kept = {f: boxes[f][drawn] for f in BOX_FIELDS if f != "share"}
     instants, pooled = _all_instants(
         [found for p in pieces for found in p[2]], request, row0, pool, bins
@@ -230,20 +230,12 @@ def _combine(
         kept,
         cover,
         busy,
-        top,
+        key_codes(key),
         instants,
         pooled,
         arrows,
         {"level": None, "engine": "dask"},
     )
-
-
-def _answers(answers: Sequence[Any], keys: tuple[str, ...]) -> tuple[list[tuple], Any]:
-    """The ``keys`` of every partition's share (delayed) and the sum of their rasters (a
-    tree of tasks on the cluster; None without shares), delayed."""
-    pieces = [tuple(dask.delayed(getitem)(s, key) for key in keys) for s in answers]
-    raster = raster_tree([dask.delayed(getitem)(s, "raster") for s in answers]) if answers else None
-    return pieces, raster
 
 
 #: What the client keeps of every message pair (see :func:`_pair_arrays`).
@@ -293,7 +285,6 @@ def picture_once(trace: Any, request: Request) -> Picture:
         )
         for i, b in zip(order, bases, strict=False)
     ]
-    pieces, raster = _answers(shares, ("boxes", "visible", "instants", "size"))
     # paired and cut to the range on the workers: only what the picture draws comes here
     pairs = paired_by_receiver(
         [dask.delayed(getitem)(s, "messages") for s in shares],
@@ -301,14 +292,15 @@ def picture_once(trace: Any, request: Request) -> Picture:
         pair_received,
     )
     cut = arrow_shares(pairs, request.t0, request.t1, row0, row1, pool, total)
-    pieces, raster, cut = dask.compute(pieces, raster, cut)
+    keys = itemgetter("boxes", "visible", "instants", "size", "raster")
+    pieces, cut = dask.compute([dask.delayed(keys)(s) for s in shares], cut)
     offsets = np.concatenate([[0], np.cumsum([p[3] for p in pieces])])
     for piece, offset in zip(pieces, offsets, strict=False):
         for found in (piece[0], *piece[2]):
             if "node" in found:
                 found["node"] = found["node"] + offset
     arrows = combine_arrows(cut, request.t0, request.t1, row0, pool, total, messages.MAX_ARROWS)
-    return _combine(raster, [p[:3] for p in pieces], request, layout, arrows)
+    return _combine([p[4] for p in pieces], [p[:3] for p in pieces], request, layout, arrows)
 
 
 class DaskSource(TimelineSource):
@@ -545,8 +537,8 @@ class DaskSource(TimelineSource):
             if ((shown >= row0) & (shown < row1)).any():
                 visible.setdefault(self._homes[k], []).append(k)
         waits, path = self._layers
-        # one round of tasks, one per worker: it answers for all its parts and rasters
-        # their points at once; a tree adds the workers' rasters
+        # one round of tasks, one per worker: it answers for all its parts, whose calls
+        # share one raster
         found = []
         for home, mine in visible.items():
             with on(home):
@@ -566,7 +558,8 @@ class DaskSource(TimelineSource):
             if path
             else None
         )
-        pieces, raster, segments = dask.compute(*_answers(found, keys), segments)
+        answers, segments = dask.compute(found, segments)
+        pieces = [tuple(a[k] for k in keys) for a in answers]
         lanes = self._lanes
         # as the pandas timeline: no arrows (nor their envelope) without messages
         arrows = (
@@ -582,7 +575,9 @@ class DaskSource(TimelineSource):
             else Arrows.empty()
         )
         locations = lanes.lane_location() if depth_rows else np.arange(lanes.num_locations)
-        picture = _combine(raster, pieces, request, layout, arrows, locations)
+        picture = _combine(
+            [a["raster"] for a in answers], pieces, request, layout, arrows, locations
+        )
         if waits or path:
             arrays: dict[str, np.ndarray] = {}
             if waits:

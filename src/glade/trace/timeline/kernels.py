@@ -27,7 +27,8 @@ ALL = np.empty(0, np.int32)
 @njit(cache=True, nogil=True, inline="always")
 def _at(pick, i):
     """The position in the call arrays of position ``i`` of a run: ``pick[i]``, or ``i``
-    itself when ``pick`` is empty (:data:`ALL`)."""
+    itself when ``pick`` is empty (:data:`ALL`); likewise the code a ``recode`` array
+    (empty: the codes as they are) gives a function code."""
     return pick[i] if pick.size else i
 
 
@@ -224,6 +225,7 @@ def raster_calls(
     start,
     end,
     code,
+    recode,
     share,
     pick,
     t0,
@@ -244,7 +246,8 @@ def raster_calls(
     all); every other call adds, in each pixel column it overlaps,
     its time there to ``cover``, that time (times its exclusive ``share`` when
     ``exclusive``) to ``busy``, and keeps in ``key`` the largest key (raster rows of
-    ``pool`` display rows from ``row0``). Returns the number of boxes."""
+    ``pool`` display rows from ``row0``), its function the code ``recode`` gives
+    ``code[i]`` (see :func:`_at`). Returns the number of boxes."""
     width = cover.shape[1]
     boxes = 0
     for k in range(lo.size):
@@ -258,14 +261,15 @@ def raster_calls(
                 continue
             s, e, first, last = _columns(start[i], end[i], t0, px, width)
             rate = share[i] if exclusive else 1.0
-            whole = _key(px * rate, px, code[i])
+            function = _at(recode, code[i])
+            whole = _key(px * rate, px, function)
             for column in range(first, last + 1):
                 if first < column < last:  # covered whole: the same share everywhere
                     weight = px
                     value = whole
                 else:
                     weight = _overlap(s, e, t0 + column * px, px)
-                    value = _key(weight * rate, px, code[i])
+                    value = _key(weight * rate, px, function)
                 cover[r, column] += weight
                 busy[r, column] += weight * rate
                 if value > key[r, column]:
@@ -471,6 +475,7 @@ def raster_records(
     bin_,
     weight,
     code,
+    recode,
     segments,
     rows,
     first_bin,
@@ -489,7 +494,7 @@ def raster_records(
     [first_bin, last_bin) to the raster (``cover``, ``busy``, ``key``: raster rows of
     ``pool`` display rows from ``row0``, columns of ``px`` ns from ``t0``), each at its
     bin's centre, on the segment's display row (``rows[k]``), keyed like a call's
-    share of a pixel (:func:`raster_calls`)."""
+    share of a pixel (:func:`raster_calls`, ``recode`` too)."""
     width = cover.shape[1]
     for k in range(segments.size):
         last = ptr[segments[k] + 1]
@@ -501,7 +506,7 @@ def raster_records(
             column = min(max(column, 0), width - 1)
             cover[r, column] += weight[i, 0]
             busy[r, column] += weight[i, 1]
-            value = _key(weight[i, 2], px, code[i])
+            value = _key(weight[i, 2], px, _at(recode, code[i]))
             if value > key[r, column]:
                 key[r, column] = value
 

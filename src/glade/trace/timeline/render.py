@@ -398,12 +398,18 @@ def raster_range(
     box, box_row, cover, busy, key, threshold, visible, level = raster_keys(
         index, request, row0, row1, pool, bins
     )
+    return box, box_row, cover, busy, key_codes(key), threshold, visible, level
+
+
+def key_codes(key: np.ndarray) -> np.ndarray:
+    """The function code (int32) each pixel's largest key names (see
+    :func:`~glade.trace.timeline.kernels.raster_calls`), -1 where the key is -1 (nothing)."""
     # a key is an integer below 2^53 (exact in float64): its low CODE_BITS are the code
     top = key.astype(np.int64)
     top &= (1 << kernels.CODE_BITS) - 1
     top = top.astype(np.int32)
     top[key < 0] = -1
-    return box, box_row, cover, busy, top, threshold, visible, level
+    return top
 
 
 def raster_keys(
@@ -415,19 +421,28 @@ def raster_keys(
     bins: int,
     origin: int | None = None,
     display: int | np.ndarray = 0,
+    raster: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    recode: np.ndarray = kernels.ALL,
 ) -> tuple:
     """:func:`raster_range` with the index's rows shown on the display rows ``display``
     gives (see :func:`displayed`), the raster's rows counted from display row ``origin``
     (default ``row0``: a Dask partition's rows are a part of the picture's) and, per
     pixel, the key of the largest share (-1 where nothing is: see
-    :func:`~glade.trace.timeline.kernels.raster_calls`) rather than its code."""
+    :func:`~glade.trace.timeline.kernels.raster_calls`) rather than its code; added to
+    ``raster`` (cover, busy and key, of ``bins`` rows and the request's width) when
+    given (a Dask worker's partitions share one), the keys naming the functions that
+    ``recode`` gives the index's codes (int32; empty: as they are)."""
     origin = row0 if origin is None else origin
     runs = _runs(index, request, row0, row1, display, False)
     _, start, end, code, share = index.lane_calls
     px = request.px
-    cover = np.zeros((bins, request.width))
-    busy = np.zeros((bins, request.width))
-    key = np.full((bins, request.width), -1.0)
+    if raster is None:
+        raster = (
+            np.zeros((bins, request.width)),
+            np.zeros((bins, request.width)),
+            np.full((bins, request.width), -1.0),
+        )
+    cover, busy, key = raster
     raster_rows = (runs.rows - origin) // pool
     # the raster row of every row, to find the rows of a block's raster rows
     row_raster = (displayed(np.arange(row0, row1), display) - origin) // pool
@@ -445,6 +460,7 @@ def raster_keys(
             start,
             end,
             code,
+            recode,
             share,
             runs.pick,
             float(request.t0),
@@ -476,7 +492,8 @@ def raster_keys(
                 request.depth_rows,
                 origin,
                 pool,
-                (cover, busy, key),
+                raster,
+                recode,
             )
         return box[:count], box_row[:count]
 
