@@ -7,7 +7,7 @@ hold anything (:func:`raster_band`: a worker's partitions hold some of the pictu
 rows), which the client adds (:func:`add_band`). So one picture is one round of tasks,
 one per worker, whose rasters together are about one picture's worth of rows.
 
-A raster here is three arrays (bins, width): the time the calls cover per pixel, their
+A raster here is an array (3, bins, width): the time the calls cover per pixel, their
 exclusive time per pixel, and the largest key per pixel (-1 where nothing is), as
 :func:`glade.trace.timeline.kernels.raster_calls` defines them.
 """
@@ -16,27 +16,23 @@ from __future__ import annotations
 
 import numpy as np
 
-#: A raster: cover, busy and key per pixel (see the module doc).
-Raster = tuple[np.ndarray, np.ndarray, np.ndarray]
 
-
-def empty_raster(bins: int, width: int) -> Raster:
+def empty_raster(bins: int, width: int) -> np.ndarray:
     """A raster of ``bins`` rows and ``width`` columns holding nothing."""
-    return np.zeros((bins, width)), np.zeros((bins, width)), np.full((bins, width), -1.0)
+    raster = np.zeros((3, bins, width))
+    raster[2] = -1.0
+    return raster
 
 
-def raster_band(raster: Raster) -> tuple[np.ndarray, np.ndarray]:
-    """The rows of ``raster`` that hold anything, and those rows of its three arrays
-    (an array (3, rows, width))."""
-    cover, busy, key = raster
-    rows = np.flatnonzero((key >= 0).any(axis=1))
-    return rows, np.stack([cover[rows], busy[rows], key[rows]])
+def raster_band(raster: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of ``raster`` that hold anything, and those rows of it (the raster
+    itself, not a copy, when they all do)."""
+    rows = np.flatnonzero(raster[2].max(axis=1, initial=-1.0) >= 0)
+    return rows, raster if rows.size == raster.shape[1] else raster[:, rows]
 
 
-def add_band(raster: Raster, rows: np.ndarray, band: np.ndarray) -> None:
+def add_band(raster: np.ndarray, rows: np.ndarray, band: np.ndarray) -> None:
     """Add to ``raster`` the rows ``rows`` of another (``band``, of :func:`raster_band`):
     times added, keys maxed."""
-    cover, busy, key = raster
-    cover[rows] += band[0]
-    busy[rows] += band[1]
-    key[rows] = np.maximum(key[rows], band[2])
+    raster[:2, rows] += band[:2]
+    raster[2, rows] = np.maximum(raster[2, rows], band[2])

@@ -46,7 +46,7 @@ from glade.trace.comm import message_rows
 from glade.trace.critical_path import add_forest_columns
 from glade.trace.engines.arrows import MESSAGE_ROW
 from glade.trace.engines.parts import in_time_order, local_trace
-from glade.trace.engines.rasters import Raster, empty_raster, raster_band
+from glade.trace.engines.rasters import empty_raster, raster_band
 from glade.trace.engines.spill import SpillDirectory, is_mapped
 from glade.trace.engines.tasks import forest_with_sends
 from glade.trace.events import RECEIVE_NAMES, SEND_NAMES
@@ -510,7 +510,7 @@ class TimelinePart:
         display: np.ndarray,
         layout: tuple[int, int, int, int],
         offset: int,
-        raster: Raster,
+        raster: np.ndarray,
     ) -> dict[str, Any]:
         """What :meth:`share` answers but the raster: the calls too short to be boxes
         (or a level's records, when the range holds more than
@@ -531,7 +531,7 @@ class TimelinePart:
             bins,
             grid_row0,
             display,
-            raster,
+            tuple(raster),
             self.recode.astype(np.int32),
         )
         nodes = index.call_node[box]

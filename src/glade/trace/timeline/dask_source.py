@@ -59,7 +59,7 @@ from glade.trace.engines.arrows import arrow_shares, combine_arrows, pair_receiv
 from glade.trace.engines.messages import paired_by_receiver
 from glade.trace.engines.parts import compute_all
 from glade.trace.engines.placement import homes, on
-from glade.trace.engines.rasters import Raster, add_band, empty_raster
+from glade.trace.engines.rasters import add_band, empty_raster
 from glade.trace.engines.timeline import (
     BOX_FIELDS,
     INSTANT_FIELDS,
@@ -128,7 +128,7 @@ def _box_cut(durations: np.ndarray, px: float) -> float:
 
 
 def _demote(
-    boxes: dict[str, np.ndarray], request: Request, row0: int, pool: int, raster: Raster
+    boxes: dict[str, np.ndarray], request: Request, row0: int, pool: int, raster: np.ndarray
 ) -> None:
     """Add ``boxes`` (calls too many to draw as boxes, global codes) to ``raster`` (rows
     of ``pool`` display rows from ``row0``), as the pandas timeline rasters calls."""
