@@ -152,9 +152,9 @@ class TimelinePart:
         """The index of what ``keep`` keeps (spilled to a directory of its own, which goes
         when the index goes, when the part spills)."""
         if self._spill is None:
-            return TimelineIndex(self.forest, keep, keep_points=False)
+            return TimelineIndex(self.forest, keep)
         own = SpillDirectory(str(self._spill.path.parent))
-        index = TimelineIndex(self.forest, keep, own.array, keep_points=False)
+        index = TimelineIndex(self.forest, keep, own.array)
         index.spill = own  # type: ignore[attr-defined]
         # the levels of detail a wide range reads, written once (the coarse ones, small,
         # stay in memory): a range over millions of calls reads a record per row and bin

@@ -333,58 +333,6 @@ def range_level(index: TimelineIndex, request: Request, row0: int, row1: int) ->
     return _runs(index, request, row0, row1, 0, False).level
 
 
-def split_range(
-    index: TimelineIndex,
-    request: Request,
-    row0: int,
-    row1: int,
-    row_offset: int | np.ndarray = 0,
-    exact: bool = True,
-) -> tuple:
-    """The calls of rows ``row0:row1`` of ``index`` in the request's range, split into
-    boxes (their positions in the index's call arrays, and display rows) and raster
-    points (rows :data:`kernels.POINT_FIELDS`), display rows from ``row_offset`` (see
-    :func:`displayed`), for a raster aggregated elsewhere (datashader on a Dask cluster); with the
-    threshold, the number of visible calls and the level of detail (always None: points
-    come from the calls themselves; ``exact`` must be True, a level's records only go
-    straight into a raster, see :func:`raster_range`)."""
-    if not exact:
-        raise GladeError(
-            "split_range reads the calls themselves (exact=True); levels of "
-            "detail go straight into a raster (raster_range)"
-        )
-    runs = _runs(index, request, row0, row1, row_offset, True)
-    _, start, end, code, share = index.lane_calls
-
-    def split(box, box_row, points, fill):
-        return kernels.split_calls(
-            runs.lo,
-            runs.hi,
-            runs.rows,
-            start,
-            end,
-            code,
-            share,
-            float(request.t0),
-            request.px,
-            request.width,
-            runs.threshold,
-            not request.depth_rows,
-            box,
-            box_row,
-            points,
-            0,
-            fill,
-        )
-
-    none = np.empty(0, dtype=np.int64)
-    boxes, count = split(none, none, np.empty((len(kernels.POINT_FIELDS), 0)), False)
-    box, box_row = np.empty(boxes, dtype=np.int64), np.empty(boxes, dtype=np.int64)
-    points = index.points_buffer(count)
-    split(box, box_row, points, True)
-    return box, box_row, points[:, :count], runs.threshold, runs.visible, None
-
-
 def raster_range(
     index: TimelineIndex, request: Request, row0: int, row1: int, pool: int, bins: int
 ) -> tuple:
