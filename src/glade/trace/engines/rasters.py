@@ -7,6 +7,12 @@ hold anything (:func:`raster_band`: a worker's partitions hold some of the pictu
 rows), which the client adds (:func:`add_band`). So one picture is one round of tasks,
 one per worker, whose rasters together are about one picture's worth of rows.
 
+Boxes too: every partition keeps the longest of its calls as boxes (the pandas
+timeline's rule on its own calls), every worker the longest of its partitions' and the
+client the longest of the workers' (:func:`keep_longest`, exact: :func:`box_cut`); the
+calls left out are rastered where they are left out (:func:`demote`), so a worker sends
+at most :data:`~glade.trace.timeline.render.MAX_BOXES` boxes whatever it holds.
+
 A raster here is an array (3, bins, width): the time the calls cover per pixel, their
 exclusive time per pixel, and the largest key per pixel (-1 where nothing is), as
 :func:`glade.trace.timeline.kernels.raster_calls` defines them.
@@ -15,6 +21,9 @@ exclusive time per pixel, and the largest key per pixel (-1 where nothing is), a
 from __future__ import annotations
 
 import numpy as np
+
+from glade.trace.timeline import kernels
+from glade.trace.timeline.render import MAX_BOXES, Request
 
 
 def empty_raster(bins: int, width: int) -> np.ndarray:
@@ -36,3 +45,78 @@ def add_band(raster: np.ndarray, rows: np.ndarray, band: np.ndarray) -> None:
     times added, keys maxed."""
     raster[:2, rows] += band[:2]
     raster[2, rows] = np.maximum(raster[2, rows], band[2])
+
+
+def box_cut(durations: np.ndarray, px: float, candidates: int, floor: float) -> float:
+    """The shortest duration drawn as a box of a picture whose pixels last ``px`` ns, by
+    the pandas timeline's rule (:func:`glade.trace.timeline.render._threshold`: the
+    :data:`~glade.trace.timeline.render.MAX_BOXES` longest of the calls lasting a pixel
+    or longer, fewer when ties would make more), from pieces that each kept their own
+    longest: ``durations`` those they kept, ``candidates`` how many calls of a pixel or
+    longer they held in all (only compared with MAX_BOXES), ``floor`` the largest of
+    their own thresholds.
+
+    Exact: whatever a piece kept holds every call longer than the picture's cut (the
+    MAX_BOXES-th longest of all); a piece that left out calls as long as the cut (ties)
+    held more than MAX_BOXES calls at least that long, so the cut is just above them,
+    which is that piece's threshold: ``floor``."""
+    cut = px
+    count = durations.size
+    if candidates > MAX_BOXES and count >= MAX_BOXES:
+        longest = float(np.partition(durations, count - MAX_BOXES)[count - MAX_BOXES])
+        ties = np.count_nonzero(durations >= longest) > MAX_BOXES
+        cut = float(np.nextafter(longest, np.inf)) if ties else longest
+    return max(cut, px, floor)
+
+
+def demote(
+    boxes: dict[str, np.ndarray], request: Request, row0: int, pool: int, raster: np.ndarray
+) -> None:
+    """Add ``boxes`` (calls too many to draw as boxes, with global codes and their
+    exclusive ``share``) to ``raster`` (rows of ``pool`` display rows from ``row0``), as
+    the pandas timeline rasters calls."""
+    lo = np.arange(boxes["start"].size, dtype=np.int64)
+    none = np.empty(0, dtype=np.int64)
+    kernels.raster_calls(
+        lo,
+        lo + 1,
+        boxes["row"],
+        boxes["start"],
+        boxes["end"],
+        boxes["code"],
+        kernels.ALL,
+        boxes["share"],
+        kernels.ALL,
+        float(request.t0),
+        request.px,
+        np.inf,
+        not request.depth_rows,
+        row0,
+        pool,
+        raster[0],
+        raster[1],
+        raster[2],
+        none,
+        none,
+    )
+
+
+def keep_longest(
+    boxes: dict[str, np.ndarray],
+    request: Request,
+    row0: int,
+    pool: int,
+    raster: np.ndarray,
+    candidates: int,
+    floor: float,
+) -> tuple[dict[str, np.ndarray], float]:
+    """The ``boxes`` of pieces (see :func:`box_cut` for ``candidates`` and ``floor``)
+    drawn as boxes, and the threshold; the others are added to ``raster``
+    (:func:`demote`)."""
+    durations = (boxes["end"] - boxes["start"]).astype(np.float64)
+    threshold = box_cut(durations, request.px, candidates, floor)
+    drawn = durations >= threshold
+    if not drawn.all():
+        demote({f: v[~drawn] for f, v in boxes.items()}, request, row0, pool, raster)
+        boxes = {f: v[drawn] for f, v in boxes.items()}
+    return boxes, threshold

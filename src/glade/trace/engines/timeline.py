@@ -46,7 +46,7 @@ from glade.trace.comm import message_rows
 from glade.trace.critical_path import add_forest_columns
 from glade.trace.engines.arrows import MESSAGE_ROW
 from glade.trace.engines.parts import in_time_order, local_trace
-from glade.trace.engines.rasters import empty_raster, raster_band
+from glade.trace.engines.rasters import empty_raster, keep_longest, raster_band
 from glade.trace.engines.spill import SpillDirectory, is_mapped
 from glade.trace.engines.tasks import forest_with_sends
 from glade.trace.events import RECEIVE_NAMES, SEND_NAMES
@@ -516,13 +516,14 @@ class TimelinePart:
         (or a level's records, when the range holds more than
         :data:`~glade.trace.timeline.levels.EXACT_LIMIT` calls in the part) are added
         to ``raster`` instead (keyed by global codes), in one pass as the pandas
-        timeline rasters them."""
+        timeline rasters them; the box ``threshold`` of the part's calls and how many
+        were ``candidates`` (see :func:`~glade.trace.engines.rasters.keep_longest`)."""
         index = self.index
         # the part's rows shown in the request's rows (ascending display rows)
         row0 = int(np.searchsorted(display, request.row0))
         row1 = int(np.searchsorted(display, request.row1))
         grid_row0, _, pool, bins = layout
-        box, box_row, *_, visible, _ = raster_keys(
+        box, box_row, _, _, _, threshold, visible, _, candidates = raster_keys(
             index,
             request,
             row0,
@@ -547,6 +548,8 @@ class TimelinePart:
         }
         return {
             "boxes": boxes,
+            "threshold": threshold,
+            "candidates": candidates,
             "visible": visible,
             "instants": self._instants(request, (row0, row1), display, layout, offset),
         }
@@ -655,17 +658,33 @@ def shares(
     their first nodes ``offsets``) of the picture of ``request`` in one task, as
     :meth:`TimelinePart.share` answers for one part: one ``raster`` (every part adds
     its calls to one raster, whose rows holding anything are sent, see
-    :func:`~glade.trace.engines.rasters.raster_band`), their ``boxes`` joined, the
-    number of ``visible`` calls, and ``instants``: a list of the parts' exact instants
-    and of at most one
+    :func:`~glade.trace.engines.rasters.raster_band`), the longest of their ``boxes``
+    (at most :data:`~glade.trace.timeline.render.MAX_BOXES`, the others added to the
+    raster; their ``threshold`` and how many calls were ``candidates``, see
+    :func:`~glade.trace.engines.rasters.keep_longest`), the number of ``visible``
+    calls, and ``instants``: a list of the parts' exact instants and of at most one
     ``count`` per raster pixel (the counts of the parts that pooled them, added); with
     ``waits``, ``waits`` too: each part's :meth:`TimelinePart.wait_share`."""
     answer: dict[str, Any] = {}
-    raster = empty_raster(layout[3], request.width)
+    grid_row0, _, pool, bins = layout
+    raster = empty_raster(bins, request.width)
     pieces = [
         part._piece(request, display, layout, int(offset), raster)
         for part, display, offset in zip(parts, displays, offsets, strict=True)
     ]
+    candidates = sum(p["candidates"] for p in pieces)
+    boxes, threshold = keep_longest(
+        {
+            f: np.concatenate([np.zeros(0, dtype=np.int64), *(p["boxes"][f] for p in pieces)])
+            for f in BOX_FIELDS
+        },
+        request,
+        grid_row0,
+        pool,
+        raster,
+        candidates,
+        max((p["threshold"] for p in pieces), default=request.px),
+    )
     instants = [p["instants"] for p in pieces if "count" not in p["instants"]]
     counts = [p["instants"]["count"] for p in pieces if "count" in p["instants"]]
     if counts:
@@ -677,10 +696,9 @@ def shares(
         ]
     return answer | {
         "raster": raster_band(raster),
-        "boxes": {
-            f: np.concatenate([np.zeros(0, dtype=np.int64), *(p["boxes"][f] for p in pieces)])
-            for f in BOX_FIELDS
-        },
+        "boxes": boxes,
+        "threshold": threshold,
+        "candidates": candidates,
         "visible": sum(p["visible"] for p in pieces),
         "instants": instants,
     }

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from operator import getitem, is_, itemgetter, methodcaller
+from operator import getitem, is_, methodcaller
 from typing import Any
 
 import dask
@@ -59,7 +59,7 @@ from glade.trace.engines.arrows import arrow_shares, combine_arrows, pair_receiv
 from glade.trace.engines.messages import paired_by_receiver
 from glade.trace.engines.parts import compute_all
 from glade.trace.engines.placement import homes, on
-from glade.trace.engines.rasters import add_band, empty_raster
+from glade.trace.engines.rasters import add_band, empty_raster, keep_longest
 from glade.trace.engines.timeline import (
     BOX_FIELDS,
     INSTANT_FIELDS,
@@ -71,12 +71,11 @@ from glade.trace.engines.timeline import (
     wait_causes,
 )
 from glade.trace.profiles import bin_edges
-from glade.trace.timeline import kernels, messages
+from glade.trace.timeline import messages
 from glade.trace.timeline.lanes import Lanes
 from glade.trace.timeline.messages import Arrows, KeptMessages
 from glade.trace.timeline.payload import OVERVIEW_BINS, overview_groups, pack_overview
 from glade.trace.timeline.render import (
-    MAX_BOXES,
     MAX_INSTANTS,
     Picture,
     Request,
@@ -115,47 +114,6 @@ def _call(method: str, *args: Any, home: str | None = None):
     return task
 
 
-def _box_cut(durations: np.ndarray, px: float) -> float:
-    """The shortest duration drawn as a box among ``durations`` (those of at least a
-    pixel): the pandas timeline's rule (see :func:`glade.trace.timeline.render._threshold`)."""
-    count = durations.size
-    if count <= MAX_BOXES:
-        return px
-    cut = float(np.partition(durations, count - MAX_BOXES)[count - MAX_BOXES])
-    if np.count_nonzero(durations >= cut) > MAX_BOXES:
-        cut = float(np.nextafter(cut, np.inf))
-    return max(cut, px)
-
-
-def _demote(
-    boxes: dict[str, np.ndarray], request: Request, row0: int, pool: int, raster: np.ndarray
-) -> None:
-    """Add ``boxes`` (calls too many to draw as boxes, global codes) to ``raster`` (rows
-    of ``pool`` display rows from ``row0``), as the pandas timeline rasters calls."""
-    lo = np.arange(boxes["start"].size, dtype=np.int64)
-    none = np.empty(0, dtype=np.int64)
-    kernels.raster_calls(
-        lo,
-        lo + 1,
-        boxes["row"],
-        boxes["start"],
-        boxes["end"],
-        boxes["code"],
-        kernels.ALL,
-        boxes["share"],
-        kernels.ALL,
-        float(request.t0),
-        request.px,
-        np.inf,
-        not request.depth_rows,
-        row0,
-        pool,
-        *raster,
-        none,
-        none,
-    )
-
-
 def _all_instants(
     pieces: list[dict], request: Request, row0: int, pool: int, bins: int
 ) -> tuple[dict[str, np.ndarray], bool]:
@@ -188,45 +146,50 @@ def _in_row_order(found: dict[str, np.ndarray], key: np.ndarray | None) -> dict:
 
 
 def _combine(
-    bands: Sequence[tuple[np.ndarray, np.ndarray]],
-    pieces: Sequence[tuple],
+    answers: Sequence[dict[str, Any]],
     request: Request,
     layout: tuple[int, int, int, int],
     arrows: Arrows,
     locations: np.ndarray | None = None,
 ) -> Picture:
-    """The picture of ``request`` from the computed ``pieces`` (boxes, visible calls and
-    instants, nodes numbered globally, see :meth:`TimelinePart.share`; of one partition
-    each, or of a worker's partitions) and their rasters' rows (``bands``, see
-    :func:`~glade.trace.engines.rasters.raster_band`): the longest boxes of all
-    partitions kept, the others demoted into the raster. Boxes are listed by row and
-    instants by location (``locations``: that of each display row), as the pandas
-    timeline lists them; as the pieces list them without ``locations``."""
+    """The picture of ``request`` from the computed ``answers`` (of one partition each,
+    or of a worker's partitions, see :meth:`TimelinePart.share`: the rows of their
+    raster, their boxes and instants with nodes numbered globally, how many calls are
+    visible, and their box threshold and candidates, see
+    :func:`~glade.trace.engines.rasters.keep_longest`): the longest boxes of all kept,
+    the others demoted into the raster. Boxes are listed by row and instants by location
+    (``locations``: that of each display row), as the pandas timeline lists them; as the
+    answers list them without ``locations``."""
     row0, _, pool, bins = layout
-    boxes = _in_row_order(
-        {f: np.concatenate([p[0][f] for p in pieces]) for f in BOX_FIELDS}
-        if pieces
-        else {f: np.zeros(0, dtype=np.int64) for f in BOX_FIELDS},
+    raster = empty_raster(bins, request.width)
+    for answer in answers:
+        add_band(raster, *answer["raster"])
+    boxes, threshold = keep_longest(
+        {
+            f: np.concatenate([np.zeros(0, dtype=np.int64), *(a["boxes"][f] for a in answers)])
+            for f in BOX_FIELDS
+        },
+        request,
+        row0,
+        pool,
+        raster,
+        sum(a["candidates"] for a in answers),
+        max((a["threshold"] for a in answers), default=request.px),
+    )
+    kept = _in_row_order(
+        {f: v for f, v in boxes.items() if f != "share"},
         None if locations is None else np.arange(locations.size),
     )
-    durations = (boxes["end"] - boxes["start"]).astype(np.float64)
-    threshold = _box_cut(durations, request.px)
-    drawn = durations >= threshold
-    raster = empty_raster(bins, request.width)
-    for rows, band in bands:
-        add_band(raster, rows, band)
-    _demote({f: v[~drawn] for f, v in boxes.items()}, request, row0, pool, raster)
-    cover, busy, key = raster
-    kept = {f: boxes[f][drawn] for f in BOX_FIELDS if f != "share"}
     instants, pooled = _all_instants(
-        [found for p in pieces for found in p[2]], request, row0, pool, bins
+        [found for a in answers for found in a["instants"]], request, row0, pool, bins
     )
     instants = _in_row_order(instants, locations)
+    cover, busy, key = raster
     return Picture(
         request,
         *layout,
         threshold,
-        sum(p[1] for p in pieces),
+        sum(a["visible"] for a in answers),
         kept,
         cover,
         busy,
@@ -236,6 +199,11 @@ def _combine(
         arrows,
         {"level": None, "engine": "dask"},
     )
+
+
+def _picture_answer(share: dict[str, Any]) -> dict[str, Any]:
+    """A one-off picture's share (see :func:`picture_share`) but its messages."""
+    return {k: v for k, v in share.items() if k != "messages"}
 
 
 #: What the client keeps of every message pair (see :func:`_pair_arrays`).
@@ -292,15 +260,14 @@ def picture_once(trace: Any, request: Request) -> Picture:
         pair_received,
     )
     cut = arrow_shares(pairs, request.t0, request.t1, row0, row1, pool, total)
-    keys = itemgetter("boxes", "visible", "instants", "size", "raster")
-    pieces, cut = dask.compute([dask.delayed(keys)(s) for s in shares], cut)
-    offsets = np.concatenate([[0], np.cumsum([p[3] for p in pieces])])
-    for piece, offset in zip(pieces, offsets, strict=False):
-        for found in (piece[0], *piece[2]):
+    answers, cut = dask.compute([dask.delayed(_picture_answer)(s) for s in shares], cut)
+    offsets = np.concatenate([[0], np.cumsum([a["size"] for a in answers])])
+    for answer, offset in zip(answers, offsets, strict=False):
+        for found in (answer["boxes"], *answer["instants"]):
             if "node" in found:
                 found["node"] = found["node"] + offset
     arrows = combine_arrows(cut, request.t0, request.t1, row0, pool, total, messages.MAX_ARROWS)
-    return _combine([p[4] for p in pieces], [p[:3] for p in pieces], request, layout, arrows)
+    return _combine(answers, request, layout, arrows)
 
 
 class DaskSource(TimelineSource):
@@ -552,14 +519,12 @@ class DaskSource(TimelineSource):
                         waits,
                     )
                 )
-        keys = ("boxes", "visible", "instants", *(("waits",) if waits else ()))
         segments = (
             dask.delayed(segments_in_range)(self._segments, request.t0, request.t1, request.width)
             if path
             else None
         )
         answers, segments = dask.compute(found, segments)
-        pieces = [tuple(a[k] for k in keys) for a in answers]
         lanes = self._lanes
         # as the pandas timeline: no arrows (nor their envelope) without messages
         arrows = (
@@ -575,13 +540,13 @@ class DaskSource(TimelineSource):
             else Arrows.empty()
         )
         locations = lanes.lane_location() if depth_rows else np.arange(lanes.num_locations)
-        picture = _combine(
-            [a["raster"] for a in answers], pieces, request, layout, arrows, locations
-        )
+        picture = _combine(answers, request, layout, arrows, locations)
         if waits or path:
             arrays: dict[str, np.ndarray] = {}
             if waits:
-                arrays.update(self._wait_arrays([w for p in pieces for w in p[3]], request, layout))
+                arrays.update(
+                    self._wait_arrays([w for a in answers for w in a["waits"]], request, layout)
+                )
             if path:
                 arrays.update(
                     path_arrays(

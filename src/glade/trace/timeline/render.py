@@ -180,19 +180,20 @@ def longest_cut(
 
 def _threshold(
     index: TimelineIndex, lo: np.ndarray, hi: np.ndarray, pick: np.ndarray, px: float
-) -> tuple[float, int]:
+) -> tuple[float, int, int]:
     """The shortest duration drawn as a box: a pixel, or more when more than
     MAX_BOXES of the calls in the runs (of the index's calls at positions ``pick``)
     last a pixel or longer (then the MAX_BOXES longest are boxes, fewer when ties
-    would make more); and how many boxes that makes."""
+    would make more); how many boxes that makes, and how many calls last a pixel or
+    longer."""
     count, cut, at_least, longer = longest_cut(
         lo, hi, index.call_start, index.call_end, pick, px, MAX_BOXES
     )
     if count <= MAX_BOXES:
-        return px, count
+        return px, count, count
     if at_least > MAX_BOXES:
-        return max(float(np.nextafter(cut, np.inf)), px), longer
-    return max(float(cut), px), at_least
+        return max(float(np.nextafter(cut, np.inf)), px), longer, count
+    return max(float(cut), px), at_least, count
 
 
 def instants_in_range(
@@ -246,7 +247,8 @@ class _Runs:
     of detail (``level``, None for the calls themselves): per lane, the run
     ``[lo, hi)`` of the index's calls at positions ``pick`` (a level's long calls, or
     :data:`kernels.ALL`) and its display row; ``boxes`` calls last ``threshold`` or
-    longer."""
+    longer, of ``candidates`` that last a pixel or longer (more than MAX_BOXES, not
+    all counted, when the threshold was found among a coarser level's long calls)."""
 
     rows: np.ndarray
     pick: np.ndarray
@@ -254,6 +256,7 @@ class _Runs:
     hi: np.ndarray
     threshold: float
     boxes: int
+    candidates: int
     visible: int
     level: Level | None
 
@@ -299,8 +302,8 @@ def _runs(
         )
 
     if level is None:
-        threshold, boxes = _threshold(index, lo, hi, pick, request.px)
-        return _Runs(lane_rows, pick, lo, hi, threshold, boxes, visible, None)
+        threshold, boxes, candidates = _threshold(index, lo, hi, pick, request.px)
+        return _Runs(lane_rows, pick, lo, hi, threshold, boxes, candidates, visible, None)
     # a level's long calls hold every call a pixel wide, so the threshold is theirs;
     # and when a coarser level holds more than MAX_BOXES long calls in range (at least
     # two of its bins, over a pixel), the MAX_BOXES longest are among them: the
@@ -313,11 +316,13 @@ def _runs(
         if int((runs[k - 1][1] - runs[k - 1][0]).sum()) <= MAX_BOXES:
             break
         k -= 1
-    threshold, boxes = _threshold(index, *runs[k], index.level_number(k).long, request.px)
+    threshold, boxes, candidates = _threshold(
+        index, *runs[k], index.level_number(k).long, request.px
+    )
     level = index.level(request.px, threshold)
     assert level is not None  # the same px found a level above
     lo, hi = runs[level.k] if level.k in runs else read(level)
-    return _Runs(lane_rows, level.long, lo, hi, threshold, boxes, visible, level)
+    return _Runs(lane_rows, level.long, lo, hi, threshold, boxes, candidates, visible, level)
 
 
 def picture_level(index: TimelineIndex, request: Request) -> Level | None:
@@ -343,7 +348,7 @@ def raster_range(
     the level's records per block of lanes (blocks side by side, see
     :mod:`~glade.trace.timeline.parallel`); with the threshold, the number of visible
     calls and the level of detail used (None: the calls themselves)."""
-    box, box_row, cover, busy, key, threshold, visible, level = raster_keys(
+    box, box_row, cover, busy, key, threshold, visible, level, _ = raster_keys(
         index, request, row0, row1, pool, bins
     )
     return box, box_row, cover, busy, key_codes(key), threshold, visible, level
@@ -376,7 +381,8 @@ def raster_keys(
     gives (see :func:`displayed`), the raster's rows counted from display row ``origin``
     (default ``row0``: a Dask partition's rows are a part of the picture's) and, per
     pixel, the key of the largest share (-1 where nothing is: see
-    :func:`~glade.trace.timeline.kernels.raster_calls`) rather than its code; added to
+    :func:`~glade.trace.timeline.kernels.raster_calls`) rather than its code, and last
+    the number of calls lasting a pixel or longer (see :class:`_Runs`); added to
     ``raster`` (cover, busy and key, of ``bins`` rows and the request's width) when
     given (a Dask worker's partitions share one), the keys naming the functions that
     ``recode`` gives the index's codes (int32; empty: as they are)."""
@@ -448,7 +454,17 @@ def raster_keys(
     parts = parallel.run_blocks(block, bounds)
     box = np.concatenate([box for box, _ in parts])
     box_row = np.concatenate([box_row for _, box_row in parts])
-    return box, box_row, cover, busy, key, runs.threshold, runs.visible, runs.level
+    return (
+        box,
+        box_row,
+        cover,
+        busy,
+        key,
+        runs.threshold,
+        runs.visible,
+        runs.level,
+        runs.candidates,
+    )
 
 
 def render(index: TimelineIndex, messages: KeptMessages | None, request: Request) -> Picture:
