@@ -69,6 +69,10 @@ def box_cut(durations: np.ndarray, px: float, candidates: int, floor: float) -> 
     return max(cut, px, floor)
 
 
+#: The fields of a box that :func:`demote` reads.
+DEMOTED = ("row", "start", "end", "code", "share")
+
+
 def demote(
     boxes: dict[str, np.ndarray], request: Request, row0: int, pool: int, raster: np.ndarray
 ) -> None:
@@ -117,6 +121,9 @@ def keep_longest(
     threshold = box_cut(durations, request.px, candidates, floor)
     drawn = durations >= threshold
     if not drawn.all():
-        demote({f: v[~drawn] for f, v in boxes.items()}, request, row0, pool, raster)
-        boxes = {f: v[drawn] for f, v in boxes.items()}
+        # positions, not masks: a scattered mask picks several times slower
+        left = np.flatnonzero(~drawn)
+        demote({f: boxes[f].take(left) for f in DEMOTED}, request, row0, pool, raster)
+        kept = np.flatnonzero(drawn)
+        boxes = {f: v.take(kept) for f, v in boxes.items()}
     return boxes, threshold
