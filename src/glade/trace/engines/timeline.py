@@ -499,8 +499,10 @@ class TimelinePart:
         display rows ``display`` (one per row of the request's layout, ascending): its
         ``raster`` (the raster rows holding anything, see
         :func:`~glade.trace.engines.rasters.raster_band`), ``boxes``
-        (:data:`BOX_FIELDS`), the number of ``visible`` calls and its ``instants``
-        (:data:`INSTANT_FIELDS`, or their ``count`` per raster pixel)."""
+        (:data:`BOX_FIELDS`; the longest, with their ``threshold`` and how many calls
+        were ``candidates``, see :func:`~glade.trace.engines.rasters.keep_longest`),
+        the number of ``visible`` calls and its ``instants`` (:data:`INSTANT_FIELDS`, or
+        their ``count`` per raster pixel)."""
         return shares([self], request, [display], layout, [offset])
 
     @releasing
