@@ -125,32 +125,57 @@ def _pids() -> int:
     return os.getpid()
 
 
-def _spill_bytes(value: int) -> int:
-    """Set a worker's ``glade.trace.engines.spill.SPILL_BYTES``; the value before."""
-    from glade.trace.engines import spill
-
-    before, spill.SPILL_BYTES = spill.SPILL_BYTES, value
+def _set(values: dict[tuple[str, str], object]) -> dict[tuple[str, str], object]:
+    """Set the module globals ``values`` ((module, name) -> value) of this process (the
+    client's, or a worker's through ``client.run``), skipping those the glade measured
+    lacks; the values before."""
+    # every module imported first: one importing a name of another copies its value
+    modules = {module: load_optional(module) for module, _ in values}
+    before = {}
+    for (module, name), value in values.items():
+        found = modules[module]
+        if found is None or not hasattr(found, name):
+            continue
+        before[module, name] = getattr(found, name)
+        setattr(found, name, value)
     return before
 
 
+#: What the warm-up sets so that its tiny trace takes every path of a request: arrays on
+#: disk, a level of detail read, boxes too many to draw (demoted on the workers and on
+#: the client).
+WARM_UP = {
+    ("glade.trace.engines.spill", "SPILL_BYTES"): 0,
+    ("glade.trace.timeline.levels", "EXACT_LIMIT"): 1,
+    ("glade.trace.timeline.render", "EXACT_LIMIT"): 0,
+    ("glade.trace.timeline.render", "MAX_BOXES"): 2,
+    ("glade.trace.engines.rasters", "MAX_BOXES"): 2,
+}
+
+
 def warm_up_spilled(client) -> None:
-    """Build a tiny trace's timeline with every array on disk and answer a request, so
-    the numba kernels' read-only variants (mapped arrays) are compiled before timing
-    (nothing to do with a glade that keeps them in memory: the measure runs on earlier
-    versions too, for a side-by-side)."""
+    """Build a tiny trace's timeline with every array on disk and answer requests that
+    read a level and demote boxes (see :data:`WARM_UP`), so the numba kernels' variants
+    a request runs (mapped arrays) are compiled before timing (nothing to do with a
+    glade that keeps them in memory: the measure runs on earlier versions too, for a
+    side-by-side)."""
     from glade.datasets import synthetic_trace
     from glade.views import Timeline
 
     if load_optional("glade.trace.engines.spill") is None:
         return
 
-    before = client.run(_spill_bytes, 0)
+    before = client.run(_set, WARM_UP)
+    here = _set(WARM_UP)
     try:
-        view = Timeline(synthetic_trace(4, 3).to_dask(2))
-        view.picture(*view.extent, width=300, height=20)
+        view = Timeline(synthetic_trace(4, 3).to_dask(4))
+        first, last = view.extent
+        view.picture(first, last, width=300, height=20)
+        view.picture(first, (first + last) // 2, width=300, height=20)
         view.close()
     finally:
-        client.run(_spill_bytes, next(iter(before.values())))
+        client.run(_set, next(iter(before.values())))
+        _set(here)
 
 
 def _spilled_bytes(dask_worker) -> int:
