@@ -11,7 +11,8 @@ Reported: the build's wall time, the median, 95th percentile and slowest request
 the peak resident set of every process (the client, which runs the scheduler and the
 nannies, and each worker) polled every 50 ms with psutil during the build and during
 the requests, with how much of it was file pages (the mapped arrays, which the kernel
-can drop), the CPU seconds of every process in each phase, and the bytes the workers
+can drop), the CPU seconds of every process in each phase (and per request, less what
+it burns idle over as long right after), and the bytes the workers
 wrote to disk; the load average before and after (the
 machine may be shared: times are taken under that load). Targets (issue 30): at 10^8
 events every process under 4 GB, the view built in under 60 s, requests p50 < 500 ms
@@ -124,32 +125,57 @@ def _pids() -> int:
     return os.getpid()
 
 
-def _spill_bytes(value: int) -> int:
-    """Set a worker's ``glade.trace.engines.spill.SPILL_BYTES``; the value before."""
-    from glade.trace.engines import spill
-
-    before, spill.SPILL_BYTES = spill.SPILL_BYTES, value
+def _set(values: dict[tuple[str, str], object]) -> dict[tuple[str, str], object]:
+    """Set the module globals ``values`` ((module, name) -> value) of this process (the
+    client's, or a worker's through ``client.run``), skipping those the glade measured
+    lacks; the values before."""
+    # every module imported first: one importing a name of another copies its value
+    modules = {module: load_optional(module) for module, _ in values}
+    before = {}
+    for (module, name), value in values.items():
+        found = modules[module]
+        if found is None or not hasattr(found, name):
+            continue
+        before[module, name] = getattr(found, name)
+        setattr(found, name, value)
     return before
 
 
+#: What the warm-up sets so that its tiny trace takes every path of a request: arrays on
+#: disk, a level of detail read, boxes too many to draw (demoted on the workers and on
+#: the client).
+WARM_UP = {
+    ("glade.trace.engines.spill", "SPILL_BYTES"): 0,
+    ("glade.trace.timeline.levels", "EXACT_LIMIT"): 1,
+    ("glade.trace.timeline.render", "EXACT_LIMIT"): 0,
+    ("glade.trace.timeline.render", "MAX_BOXES"): 2,
+    ("glade.trace.engines.rasters", "MAX_BOXES"): 2,
+}
+
+
 def warm_up_spilled(client) -> None:
-    """Build a tiny trace's timeline with every array on disk and answer a request, so
-    the numba kernels' read-only variants (mapped arrays) are compiled before timing
-    (nothing to do with a glade that keeps them in memory: the measure runs on earlier
-    versions too, for a side-by-side)."""
+    """Build a tiny trace's timeline with every array on disk and answer requests that
+    read a level and demote boxes (see :data:`WARM_UP`), so the numba kernels' variants
+    a request runs (mapped arrays) are compiled before timing (nothing to do with a
+    glade that keeps them in memory: the measure runs on earlier versions too, for a
+    side-by-side)."""
     from glade.datasets import synthetic_trace
     from glade.views import Timeline
 
     if load_optional("glade.trace.engines.spill") is None:
         return
 
-    before = client.run(_spill_bytes, 0)
+    before = client.run(_set, WARM_UP)
+    here = _set(WARM_UP)
     try:
-        view = Timeline(synthetic_trace(4, 3).to_dask(2))
-        view.picture(*view.extent, width=300, height=20)
+        view = Timeline(synthetic_trace(4, 3).to_dask(4))
+        first, last = view.extent
+        view.picture(first, last, width=300, height=20)
+        view.picture(first, (first + last) // 2, width=300, height=20)
         view.close()
     finally:
-        client.run(_spill_bytes, next(iter(before.values())))
+        client.run(_set, next(iter(before.values())))
+        _set(here)
 
 
 def _spilled_bytes(dask_worker) -> int:
@@ -187,6 +213,7 @@ def run(store: Path, client) -> dict:
         peaks.phase("requests")
         first, last = view.extent
         times = []
+        began = time.perf_counter()
         for a, b in windows():
             start = time.perf_counter()
             view.picture(
@@ -194,6 +221,10 @@ def run(store: Path, client) -> dict:
             )
             times.append(time.perf_counter() - start)
             print(f"request {len(times)}: {times[-1]:.2f} s", flush=True)
+        # what the processes burn idle (the scheduler, heartbeats) over as long: a loaded
+        # machine stretches the requests, and this with them
+        peaks.phase("idle")
+        time.sleep(time.perf_counter() - began)
         view.close()
     finally:
         peaks.stop()
@@ -285,7 +316,7 @@ def main(
     )
     memory = Table(
         f"{title}: peak resident set and CPU time per process",
-        ["process", "build", "requests", "CPU build", "CPU requests"],
+        ["process", "build", "requests", "CPU build", "CPU requests", "CPU idle", "per request"],
     )
     highest = 0
     for name in result["peaks"].get("build", {}):
@@ -294,13 +325,17 @@ def main(
             rss, shared = result["peaks"].get(phase, {}).get(name, (0, 0))
             highest = max(highest, rss)
             cells.append(f"{rss / GB:.2f} GB ({shared / GB:.2f} file)")
-        for phase in ("build", "requests"):
-            cells.append(f"{result['cpu'].get(phase, {}).get(name, float('nan')):.1f} s")
-        memory.add(name, *cells)
+        cpu = {p: result["cpu"].get(p, {}).get(name, float("nan")) for p in result["cpu"]}
+        for phase in ("build", "requests", "idle"):
+            cells.append(f"{cpu.get(phase, float('nan')):.1f} s")
+        net = (cpu.get("requests", float("nan")) - cpu.get("idle", float("nan"))) / len(times)
+        memory.add(name, *cells, f"{net * 1000:.0f} ms")
     memory.note(
         "polled every 50 ms with psutil (resident set size; in brackets its file-backed "
         "part: mapped arrays and libraries, which the kernel may drop); CPU: user and "
-        "system seconds of all the process's threads in the phase"
+        "system seconds of all the process's threads in the phase; idle: as long as the "
+        "requests took, right after them, with nothing asked; per request: the requests' "
+        "CPU less the idle CPU, per request"
     )
     if not quick:
         memory.checks.append(Check(title, "every process", "< 4 GB", highest < MEMORY_LIMIT))

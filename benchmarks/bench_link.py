@@ -212,10 +212,8 @@ def in_child(function: Callable[..., dict], *args: object) -> dict:
 SETUP = """
 import glade
 from glade.datasets import halo_exchange_trace
-from glade.trace.timeline.raster import warm_up
 trace = halo_exchange_trace({processes}, messages={messages}, seed=0)
 trace.calc_exc_metrics()
-warm_up()
 """
 VIEW_CELL = """from IPython.display import display
 timeline = trace.show_timeline(height=300)

@@ -297,15 +297,16 @@ def test_a_damaged_store_is_a_reader_error(dask_client, tmp_path):
 @pytest.mark.parametrize("max_boxes", [30_000, 40])
 def test_the_timeline_picture_on_dask_is_the_pandas_one(dask_client, monkeypatch, max_boxes):
     # with 40, most boxes are too many to draw: the longest stay boxes, the rest go to the
-    # raster (the cut is made on the client, over every partition's boxes)
+    # raster (each partition keeps its longest, then each worker, then the client)
     from glade.datasets import synthetic_trace
+    from glade.trace.engines import rasters
     from glade.trace.timeline import dask_source, messages, render
     from glade.views import Timeline
 
     monkeypatch.setattr(render, "MAX_BOXES", max_boxes)
     # with 40 boxes, at most 25 arrows: more are bundled (from every partition's bundles)
     monkeypatch.setattr(messages, "MAX_ARROWS", 2_000 if max_boxes > 40 else 25)
-    monkeypatch.setattr(dask_source, "MAX_BOXES", max_boxes)
+    monkeypatch.setattr(rasters, "MAX_BOXES", max_boxes)
     # with 40 boxes, at most 30 instants: more are counted per pixel
     instants = 20_000 if max_boxes > 40 else 30
     monkeypatch.setattr(render, "MAX_INSTANTS", instants)

@@ -183,7 +183,8 @@ def test_a_window_on_a_trace_without_calls_keeps_nothing_on_both_engines(dask_cl
 
 def test_a_halo_run_on_dask_answers_as_on_pandas(dask_client, monkeypatch):
     from glade.datasets import synthetic_trace
-    from glade.trace.timeline import dask_source, render
+    from glade.trace.engines import rasters
+    from glade.trace.timeline import render
 
     trace = synthetic_trace(6, 30, exchange="halo", imbalance=0.5)
     expected = Timeline(trace)
@@ -198,7 +199,7 @@ def test_a_halo_run_on_dask_answers_as_on_pandas(dask_client, monkeypatch):
             assert_pictures_equal(expected.picture(**args), view.picture(**args), str(args))
     # more arrows than MAX_ARROWS are bundled alike; too many boxes join the raster alike
     monkeypatch.setattr(render, "MAX_BOXES", 25)
-    monkeypatch.setattr(dask_source, "MAX_BOXES", 25)
+    monkeypatch.setattr(rasters, "MAX_BOXES", 25)
     wide = {"width": 500, "height": 40}
     assert_pictures_equal(expected.picture(**wide), view.picture(**wide), "few boxes")
 

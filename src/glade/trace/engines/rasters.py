@@ -1,75 +1,129 @@
-"""The raster of a Dask trace's timeline picture, made by datashader on the workers as its
-Dask pipeline makes it: every worker aggregates the points of its partitions with
-datashader (on a pandas table; see :func:`glade.trace.engines.timeline.shares`), and the
-rasters are added (times) and maxed (keys) by a tree of small tasks on the cluster, so
-one picture is one round of tasks whose only large answer is one raster. (Handing
-datashader a Dask frame of the points does the same aggregation, but builds and ships a
-new graph with its compiled functions on every request: about 0.4 s each, even for a
-tiny trace.)
+"""The raster of a Dask trace's timeline picture, made on the workers with the pandas
+timeline's compiled kernels: every worker adds the calls (and the level records) of all
+its partitions straight into one raster of the picture's grid
+(:func:`glade.trace.timeline.render.raster_keys`; see
+:func:`glade.trace.engines.timeline.shares`) and sends back only the raster rows that
+hold anything (:func:`raster_band`: a worker's partitions hold some of the picture's
+rows), which the client adds (:func:`add_band`). So one picture is one round of tasks,
+one per worker, whose rasters together are about one picture's worth of rows.
+
+Boxes too: every partition keeps the longest of its calls as boxes (the pandas
+timeline's rule on its own calls), every worker the longest of its partitions' and the
+client the longest of the workers' (:func:`keep_longest`, exact: :func:`box_cut`); the
+calls left out are rastered where they are left out (:func:`demote`), so a worker sends
+at most :data:`~glade.trace.timeline.render.MAX_BOXES` boxes whatever it holds.
 
 A raster here is an array (3, bins, width): the time the calls cover per pixel, their
-exclusive time per pixel, and the largest point key per pixel (-inf where nothing is),
-as :func:`glade.trace.timeline.raster.aggregate` defines them.
+exclusive time per pixel, and the largest key per pixel (-1 where nothing is), as
+:func:`glade.trace.timeline.kernels.raster_calls` defines them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 import numpy as np
 
-from glade.trace.timeline.kernels import CODE_BITS
-from glade.trace.timeline.raster import datashader_sums
-
-#: Rasters added per task of the reduction tree.
-FAN_IN = 8
+from glade.trace.timeline import kernels
+from glade.trace.timeline.render import MAX_BOXES, Request
 
 
-def pixel_sums(
-    points: np.ndarray, *, t0: float, px: float, width: int, row0: int, pool: int, bins: int
-) -> np.ndarray:
-    """The raster (see the module doc) of ``points`` (rows
-    :data:`~glade.trace.timeline.kernels.POINT_FIELDS`) on the grid of ``bins`` rows of
-    ``pool`` timeline rows from ``row0`` and ``width`` columns of ``px`` ns from ``t0``,
-    aggregated by datashader."""
+def empty_raster(bins: int, width: int) -> np.ndarray:
+    """A raster of ``bins`` rows and ``width`` columns holding nothing."""
     raster = np.zeros((3, bins, width))
-    raster[2] = -np.inf
-    if points.shape[1] == 0 or bins == 0 or width == 0:
-        return raster
-    raster[0], raster[1], top = datashader_sums(
-        points, t0=t0, px=px, width=width, row0=row0, pool=pool, bins=bins
-    )
-    raster[2] = np.nan_to_num(top, nan=-np.inf)
+    raster[2] = -1.0
     return raster
 
 
-def add_rasters(*rasters: np.ndarray) -> np.ndarray:
-    """The raster of the points of all ``rasters``: times added, keys maxed."""
-    total = rasters[0].copy()
-    for raster in rasters[1:]:
-        total[:2] += raster[:2]
-        np.maximum(total[2], raster[2], out=total[2])
-    return total
+def raster_band(raster: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of ``raster`` that hold anything, and those rows of it (the raster
+    itself, not a copy, when they all do)."""
+    rows = np.flatnonzero(raster[2].max(axis=1, initial=-1.0) >= 0)
+    return rows, raster if rows.size == raster.shape[1] else raster[:, rows]
 
 
-def raster_tree(rasters: Sequence[Any]) -> Any:
-    """The sum of ``rasters`` (delayed) as one delayed raster, added by a tree of tasks
-    of :data:`FAN_IN` each (so no task, nor the client, holds them all)."""
-    import dask
-
-    level = list(rasters)
-    while len(level) > 1:
-        level = [
-            dask.delayed(add_rasters)(*level[i : i + FAN_IN]) for i in range(0, len(level), FAN_IN)
-        ]
-    return level[0]
+def add_band(raster: np.ndarray, rows: np.ndarray, band: np.ndarray) -> None:
+    """Add to ``raster`` the rows ``rows`` of another (``band``, of :func:`raster_band`):
+    times added, keys maxed."""
+    raster[:2, rows] += band[:2]
+    raster[2, rows] = np.maximum(raster[2, rows], band[2])
 
 
-def pixel_values(raster: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The picture's ``cover``, ``busy`` (ns per pixel) and ``top`` (the code of the
-    function of the largest key, -1 where nothing is) of ``raster``."""
-    top = raster[2]
-    empty = np.isneginf(top)
-    code = np.where(empty, -1, np.fmod(np.where(empty, 0.0, top), float(1 << CODE_BITS)))
-    return raster[0], raster[1], code.astype(np.int32)
+def box_cut(durations: np.ndarray, px: float, candidates: int, floor: float) -> float:
+    """The shortest duration drawn as a box of a picture whose pixels last ``px`` ns, by
+    the pandas timeline's rule (:func:`glade.trace.timeline.render._threshold`: the
+    :data:`~glade.trace.timeline.render.MAX_BOXES` longest of the calls lasting a pixel
+    or longer, fewer when ties would make more), from pieces that each kept their own
+    longest: ``durations`` those they kept, ``candidates`` how many calls of a pixel or
+    longer they held in all (only compared with MAX_BOXES), ``floor`` the largest of
+    their own thresholds.
+
+    Exact: whatever a piece kept holds every call longer than the picture's cut (the
+    MAX_BOXES-th longest of all); a piece that left out calls as long as the cut (ties)
+    held more than MAX_BOXES calls at least that long, so the cut is just above them,
+    which is that piece's threshold: ``floor``."""
+    cut = px
+    count = durations.size
+    if candidates > MAX_BOXES and count >= MAX_BOXES:
+        longest = float(np.partition(durations, count - MAX_BOXES)[count - MAX_BOXES])
+        ties = np.count_nonzero(durations >= longest) > MAX_BOXES
+        cut = float(np.nextafter(longest, np.inf)) if ties else longest
+    return max(cut, px, floor)
+
+
+#: The fields of a box that :func:`demote` reads.
+DEMOTED = ("row", "start", "end", "code", "share")
+
+
+def demote(
+    boxes: dict[str, np.ndarray], request: Request, row0: int, pool: int, raster: np.ndarray
+) -> None:
+    """Add ``boxes`` (calls too many to draw as boxes, with global codes and their
+    exclusive ``share``) to ``raster`` (rows of ``pool`` display rows from ``row0``), as
+    the pandas timeline rasters calls."""
+    lo = np.arange(boxes["start"].size, dtype=np.int64)
+    none = np.empty(0, dtype=np.int64)
+    kernels.raster_calls(
+        lo,
+        lo + 1,
+        boxes["row"],
+        boxes["start"],
+        boxes["end"],
+        boxes["code"],
+        kernels.ALL,
+        boxes["share"],
+        kernels.ALL,
+        float(request.t0),
+        request.px,
+        np.inf,
+        not request.depth_rows,
+        row0,
+        pool,
+        raster[0],
+        raster[1],
+        raster[2],
+        none,
+        none,
+    )
+
+
+def keep_longest(
+    boxes: dict[str, np.ndarray],
+    request: Request,
+    row0: int,
+    pool: int,
+    raster: np.ndarray,
+    candidates: int,
+    floor: float,
+) -> tuple[dict[str, np.ndarray], float]:
+    """The ``boxes`` of pieces (see :func:`box_cut` for ``candidates`` and ``floor``)
+    drawn as boxes, and the threshold; the others are added to ``raster``
+    (:func:`demote`)."""
+    durations = (boxes["end"] - boxes["start"]).astype(np.float64)
+    threshold = box_cut(durations, request.px, candidates, floor)
+    drawn = durations >= threshold
+    if not drawn.all():
+        # positions, not masks: a scattered mask picks several times slower
+        left = np.flatnonzero(~drawn)
+        demote({f: boxes[f].take(left) for f in DEMOTED}, request, row0, pool, raster)
+        kept = np.flatnonzero(drawn)
+        boxes = {f: v.take(kept) for f, v in boxes.items()}
+    return boxes, threshold

@@ -10,12 +10,12 @@ those arrays, not a re-read. The arrays live on the worker's local disk, mapped 
 back once answered. Its levels of detail (:mod:`glade.trace.timeline.levels`) are
 built with its index and written there too (the coarse ones, small, stay in memory).
 Every answer is the pandas timeline's code run on the partition's index: the calls of
-its rows in a range split into exact boxes and raster points
-(:func:`~glade.trace.timeline.render.split_range`; datashader aggregates the points on
-the worker, see :mod:`glade.trace.engines.rasters`) or, when the range holds more calls
-than :data:`~glade.trace.timeline.levels.EXACT_LIMIT` in the partition, its long calls
-and a level's records rastered as the pandas timeline rasters them
-(:func:`~glade.trace.timeline.render.raster_keys`), its instants in the range, its
+its rows in a range split into exact boxes and the rest, added straight into a raster
+the worker's partitions share (or, when the range holds more calls than
+:data:`~glade.trace.timeline.levels.EXACT_LIMIT` in the partition, its long calls and
+a level's records), as the pandas timeline rasters them
+(:func:`~glade.trace.timeline.render.raster_keys`; see
+:mod:`glade.trace.engines.rasters`), its instants in the range, its
 share of the function totals and of the overview strip, its rows; a query is matched on
 the partition's own call forest (a call and its callers live on one process).
 
@@ -46,21 +46,18 @@ from glade.trace.comm import message_rows
 from glade.trace.critical_path import add_forest_columns
 from glade.trace.engines.arrows import MESSAGE_ROW
 from glade.trace.engines.parts import in_time_order, local_trace
-from glade.trace.engines.rasters import add_rasters, pixel_sums
+from glade.trace.engines.rasters import empty_raster, keep_longest, raster_band
 from glade.trace.engines.spill import SpillDirectory, is_mapped
 from glade.trace.engines.tasks import forest_with_sends
 from glade.trace.events import RECEIVE_NAMES, SEND_NAMES
 from glade.trace.matching import UnmatchedEventsWarning
 from glade.trace.model import Trace
 from glade.trace.profiles import spread_exclusive
-from glade.trace.timeline import kernels
 from glade.trace.timeline.index import Forest, TimelineIndex
 from glade.trace.timeline.render import (
     Request,
     instants_in_range,
-    range_level,
     raster_keys,
-    split_range,
 )
 from glade.trace.timeline.source import (
     location_measure,
@@ -155,9 +152,9 @@ class TimelinePart:
         """The index of what ``keep`` keeps (spilled to a directory of its own, which goes
         when the index goes, when the part spills)."""
         if self._spill is None:
-            return TimelineIndex(self.forest, keep, keep_points=False)
+            return TimelineIndex(self.forest, keep)
         own = SpillDirectory(str(self._spill.path.parent))
-        index = TimelineIndex(self.forest, keep, own.array, keep_points=False)
+        index = TimelineIndex(self.forest, keep, own.array)
         index.spill = own  # type: ignore[attr-defined]
         # the levels of detail a wide range reads, written once (the coarse ones, small,
         # stay in memory): a range over millions of calls reads a record per row and bin
@@ -502,10 +499,12 @@ class TimelinePart:
         """The part's share of the picture of ``request`` (whose rows ``row0:row1`` go
         into ``bins`` raster rows of ``pool`` rows: ``layout``), its rows shown on the
         display rows ``display`` (one per row of the request's layout, ascending): its
-        ``raster`` (datashader's aggregation of its raster points, see
-        :mod:`glade.trace.engines.rasters`), ``boxes`` (:data:`BOX_FIELDS`), the number
-        of ``visible`` calls and its ``instants`` (:data:`INSTANT_FIELDS`, or their
-        ``count`` per raster pixel)."""
+        ``raster`` (the raster rows holding anything, see
+        :func:`~glade.trace.engines.rasters.raster_band`), ``boxes``
+        (:data:`BOX_FIELDS`; the longest, with their ``threshold`` and how many calls
+        were ``candidates``, see :func:`~glade.trace.engines.rasters.keep_longest`),
+        the number of ``visible`` calls and its ``instants`` (:data:`INSTANT_FIELDS`, or
+        their ``count`` per raster pixel)."""
         return shares([self], request, [display], layout, [offset])
 
     @releasing
@@ -515,26 +514,31 @@ class TimelinePart:
         display: np.ndarray,
         layout: tuple[int, int, int, int],
         offset: int,
+        raster: np.ndarray,
     ) -> dict[str, Any]:
-        """What :meth:`share` answers, with the raster not yet aggregated: ``points``
-        (raster points, global codes) and ``raster`` (the raster a level of detail
-        made, or None)."""
+        """What :meth:`share` answers but the raster: the calls too short to be boxes
+        (or a level's records, when the range holds more than
+        :data:`~glade.trace.timeline.levels.EXACT_LIMIT` calls in the part) are added
+        to ``raster`` instead (keyed by global codes), in one pass as the pandas
+        timeline rasters them; the box ``threshold`` of the part's calls and how many
+        were ``candidates`` (see :func:`~glade.trace.engines.rasters.keep_longest`)."""
         index = self.index
         # the part's rows shown in the request's rows (ascending display rows)
         row0 = int(np.searchsorted(display, request.row0))
         row1 = int(np.searchsorted(display, request.row1))
-        raster = None
-        if range_level(index, request, row0, row1) is not None:
-            raster, box, box_row, visible = self._level_raster(
-                request, (row0, row1), display, layout
-            )
-            points = np.empty((len(kernels.POINT_FIELDS), 0))
-        else:
-            box, box_row, points, _, visible, _ = split_range(
-                index, request, row0, row1, display, exact=True
-            )
-            code = np.fmod(points[4], float(1 << kernels.CODE_BITS)).astype(np.int64)
-            points[4] += self.recode[code] - code
+        grid_row0, _, pool, bins = layout
+        box, box_row, _, _, _, threshold, visible, _, candidates = raster_keys(
+            index,
+            request,
+            row0,
+            row1,
+            pool,
+            bins,
+            grid_row0,
+            display,
+            tuple(raster),
+            self.recode.astype(np.int32),
+        )
         nodes = index.call_node[box]
         boxes = {
             "node": nodes + offset,
@@ -547,33 +551,12 @@ class TimelinePart:
             "share": index.share[nodes],
         }
         return {
-            "points": points,
-            "raster": raster,
             "boxes": boxes,
+            "threshold": threshold,
+            "candidates": candidates,
             "visible": visible,
             "instants": self._instants(request, (row0, row1), display, layout, offset),
         }
-
-    def _level_raster(
-        self,
-        request: Request,
-        local: tuple[int, int],
-        display: np.ndarray,
-        layout: tuple[int, int, int, int],
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-        """The raster of the part's rows ``local`` in a range holding more than
-        :data:`~glade.trace.timeline.levels.EXACT_LIMIT` calls, read as the pandas
-        timeline reads it (its long calls, and the records of a level of detail of the
-        part, see :mod:`glade.trace.timeline.levels`), with its boxes (positions in the
-        index's call arrays, display rows) and the number of visible calls."""
-        grid_row0, _, pool, bins = layout
-        box, box_row, cover, busy, key, _, visible, _ = raster_keys(
-            self.index, request, *local, pool, bins, grid_row0, display
-        )
-        drawn = key >= 0
-        code = np.where(drawn, key, 0).astype(np.int64) & ((1 << kernels.CODE_BITS) - 1)
-        top = np.where(drawn, key + (self.recode[code] - code), -np.inf)
-        return np.stack([cover, busy, top]), box, box_row, visible
 
     def _instants(
         self,
@@ -669,11 +652,7 @@ class TimelinePart:
 def timeline_part(
     part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None, names: pd.Index
 ) -> TimelinePart:
-    """The :class:`TimelinePart` of partition ``part`` (a task; datashader is compiled
-    on the worker now, not on the view's first request)."""
-    from glade.trace.timeline.raster import warm_up
-
-    warm_up()
+    """The :class:`TimelinePart` of partition ``part`` (a task)."""
     return TimelinePart(part, metadata, t_end, names, spill=True)
 
 
@@ -687,31 +666,35 @@ def shares(
 ) -> dict[str, Any]:
     """The share of ``parts`` (those one worker holds; their display rows ``displays``,
     their first nodes ``offsets``) of the picture of ``request`` in one task, as
-    :meth:`TimelinePart.share` answers for one part: one ``raster`` (datashader
-    aggregates the raster points of all the parts at once, then the rasters their
-    levels of detail made are added), their ``boxes`` joined, the number of ``visible``
+    :meth:`TimelinePart.share` answers for one part: one ``raster`` (every part adds
+    its calls to one raster, whose rows holding anything are sent, see
+    :func:`~glade.trace.engines.rasters.raster_band`), the longest of their ``boxes``
+    (at most :data:`~glade.trace.timeline.render.MAX_BOXES`, the others added to the
+    raster; their ``threshold`` and how many calls were ``candidates``, see
+    :func:`~glade.trace.engines.rasters.keep_longest`), the number of ``visible``
     calls, and ``instants``: a list of the parts' exact instants and of at most one
     ``count`` per raster pixel (the counts of the parts that pooled them, added); with
     ``waits``, ``waits`` too: each part's :meth:`TimelinePart.wait_share`."""
-    grid_row0, _, pool, bins = layout
     answer: dict[str, Any] = {}
+    grid_row0, _, pool, bins = layout
+    raster = empty_raster(bins, request.width)
     pieces = [
-        part._piece(request, display, layout, int(offset))
+        part._piece(request, display, layout, int(offset), raster)
         for part, display, offset in zip(parts, displays, offsets, strict=True)
     ]
-    points = [p["points"] for p in pieces]
-    raster = pixel_sums(
-        np.concatenate([np.empty((len(kernels.POINT_FIELDS), 0)), *points], axis=1),
-        t0=request.t0,
-        px=request.px,
-        width=request.width,
-        row0=grid_row0,
-        pool=pool,
-        bins=bins,
+    candidates = sum(p["candidates"] for p in pieces)
+    boxes, threshold = keep_longest(
+        {
+            f: np.concatenate([np.zeros(0, dtype=np.int64), *(p["boxes"][f] for p in pieces)])
+            for f in BOX_FIELDS
+        },
+        request,
+        grid_row0,
+        pool,
+        raster,
+        candidates,
+        max((p["threshold"] for p in pieces), default=request.px),
     )
-    levels = [p["raster"] for p in pieces if p["raster"] is not None]
-    if levels:
-        raster = add_rasters(raster, *levels)
     instants = [p["instants"] for p in pieces if "count" not in p["instants"]]
     counts = [p["instants"]["count"] for p in pieces if "count" in p["instants"]]
     if counts:
@@ -722,11 +705,10 @@ def shares(
             for part, display, offset in zip(parts, displays, offsets, strict=True)
         ]
     return answer | {
-        "raster": raster,
-        "boxes": {
-            f: np.concatenate([np.zeros(0, dtype=np.int64), *(p["boxes"][f] for p in pieces)])
-            for f in BOX_FIELDS
-        },
+        "raster": raster_band(raster),
+        "boxes": boxes,
+        "threshold": threshold,
+        "candidates": candidates,
         "visible": sum(p["visible"] for p in pieces),
         "instants": instants,
     }

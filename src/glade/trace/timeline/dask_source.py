@@ -7,12 +7,12 @@ cluster, its arrays and levels of detail on the worker's local disk (see
 :mod:`glade.trace.engines.spill`), and every task on a part runs on the part's worker
 (:mod:`glade.trace.engines.placement`); an edit builds new indexes there from the
 persisted forests. A range request is one round of tasks, one per worker: each partition
-whose rows are visible gives its exact boxes and instants, and datashader aggregates the
-raster points of the worker's partitions there (its pandas aggregation, once per
-worker); a tree of tasks adds the rasters, so only the boxes, the instants and one
-raster the size of the picture come back (see :mod:`glade.trace.engines.rasters`).
-When all partitions hold more boxes than a picture draws, the longest are kept and the
-others join the raster, as the pandas timeline does.
+whose rows are visible gives its exact boxes and instants and adds the rest of its
+calls to one raster of the worker's partitions, with the pandas timeline's kernels;
+the raster rows that hold anything come back, and the client adds them (see
+:mod:`glade.trace.engines.rasters`). When all partitions hold more boxes than a
+picture draws, the longest are kept and the others join the raster, as the pandas
+timeline does.
 
 The whole trace's messages are paired once (as ``match_messages`` pairs them); the
 client keeps the pairs and, after every edit, the lane of each end, and draws the
@@ -59,7 +59,7 @@ from glade.trace.engines.arrows import arrow_shares, combine_arrows, pair_receiv
 from glade.trace.engines.messages import paired_by_receiver
 from glade.trace.engines.parts import compute_all
 from glade.trace.engines.placement import homes, on
-from glade.trace.engines.rasters import add_rasters, pixel_sums, pixel_values, raster_tree
+from glade.trace.engines.rasters import add_band, empty_raster, keep_longest
 from glade.trace.engines.timeline import (
     BOX_FIELDS,
     INSTANT_FIELDS,
@@ -71,16 +71,16 @@ from glade.trace.engines.timeline import (
     wait_causes,
 )
 from glade.trace.profiles import bin_edges
-from glade.trace.timeline import kernels, messages
+from glade.trace.timeline import messages
 from glade.trace.timeline.lanes import Lanes
 from glade.trace.timeline.messages import Arrows, KeptMessages
 from glade.trace.timeline.payload import OVERVIEW_BINS, overview_groups, pack_overview
 from glade.trace.timeline.render import (
-    MAX_BOXES,
     MAX_INSTANTS,
     Picture,
     Request,
     instant_counts,
+    key_codes,
     row_layout,
 )
 from glade.trace.timeline.source import (
@@ -112,43 +112,6 @@ def _call(method: str, *args: Any, home: str | None = None):
             return call(part)
 
     return task
-
-
-def _box_cut(durations: np.ndarray, px: float) -> float:
-    """The shortest duration drawn as a box among ``durations`` (those of at least a
-    pixel): the pandas timeline's rule (see :func:`glade.trace.timeline.render._threshold`)."""
-    count = durations.size
-    if count <= MAX_BOXES:
-        return px
-    cut = float(np.partition(durations, count - MAX_BOXES)[count - MAX_BOXES])
-    if np.count_nonzero(durations >= cut) > MAX_BOXES:
-        cut = float(np.nextafter(cut, np.inf))
-    return max(cut, px)
-
-
-def _demoted_points(boxes: dict[str, np.ndarray], request: Request) -> np.ndarray:
-    """Raster points of ``boxes`` (calls too many to draw as boxes)."""
-    n = boxes["start"].size
-    lo = np.arange(n, dtype=np.int64)
-    args = (
-        lo,
-        lo + 1,
-        boxes["row"],
-        boxes["start"],
-        boxes["end"],
-        boxes["code"],
-        boxes["share"],
-        float(request.t0),
-        request.px,
-        request.width,
-        np.inf,
-        not request.depth_rows,
-    )
-    none = np.empty(0, dtype=np.int64)
-    _, count = kernels.split_calls(*args, none, none, np.empty((5, 0)), 0, False)
-    points = np.empty((len(kernels.POINT_FIELDS), count))
-    kernels.split_calls(*args, none, none, points, 0, True)
-    return points
 
 
 def _all_instants(
@@ -183,54 +146,54 @@ def _in_row_order(found: dict[str, np.ndarray], key: np.ndarray | None) -> dict:
 
 
 def _combine(
-    raster: np.ndarray | None,
-    pieces: Sequence[tuple],
+    answers: Sequence[dict[str, Any]],
     request: Request,
     layout: tuple[int, int, int, int],
     arrows: Arrows,
     locations: np.ndarray | None = None,
 ) -> Picture:
-    """The picture of ``request`` from the computed ``pieces`` (boxes, visible calls and
-    instants, nodes numbered globally, see :meth:`TimelinePart.share`; of one partition
-    each, or of a worker's partitions) and the sum of their rasters (``raster``, made by
-    datashader on the workers; None without partitions): the longest boxes of all
-    partitions kept, the others demoted into the raster. Boxes are listed by row and
-    instants by location (``locations``: that of each display row), as the pandas
-    timeline lists them; as the pieces list them without ``locations``."""
+    """The picture of ``request`` from the computed ``answers`` (of one partition each,
+    or of a worker's partitions, see :meth:`TimelinePart.share`: the rows of their
+    raster, their boxes and instants with nodes numbered globally, how many calls are
+    visible, and their box threshold and candidates, see
+    :func:`~glade.trace.engines.rasters.keep_longest`): the longest boxes of all kept,
+    the others demoted into the raster. Boxes are listed by row and instants by location
+    (``locations``: that of each display row), as the pandas timeline lists them; as the
+    answers list them without ``locations``."""
     row0, _, pool, bins = layout
-    boxes = _in_row_order(
-        {f: np.concatenate([p[0][f] for p in pieces]) for f in BOX_FIELDS}
-        if pieces
-        else {f: np.zeros(0, dtype=np.int64) for f in BOX_FIELDS},
+    raster = empty_raster(bins, request.width)
+    for answer in answers:
+        add_band(raster, *answer["raster"])
+    boxes, threshold = keep_longest(
+        {
+            f: np.concatenate([np.zeros(0, dtype=np.int64), *(a["boxes"][f] for a in answers)])
+            for f in BOX_FIELDS
+        },
+        request,
+        row0,
+        pool,
+        raster,
+        sum(a["candidates"] for a in answers),
+        max((a["threshold"] for a in answers), default=request.px),
+    )
+    kept = _in_row_order(
+        {f: v for f, v in boxes.items() if f != "share"},
         None if locations is None else np.arange(locations.size),
     )
-    durations = (boxes["end"] - boxes["start"]).astype(np.float64)
-    threshold = _box_cut(durations, request.px)
-    drawn = durations >= threshold
-    grid: dict[str, Any] = {
-        "t0": request.t0,
-        "px": request.px,
-        "width": request.width,
-        "row0": row0,
-        "pool": pool,
-        "bins": bins,
-    }
-    demoted = pixel_sums(_demoted_points({f: v[~drawn] for f, v in boxes.items()}, request), **grid)
-    cover, busy, top = pixel_values(demoted if raster is None else add_rasters(raster, demoted))
-    kept = {f: boxes[f][drawn] for f in BOX_FIELDS if f != "share"}
     instants, pooled = _all_instants(
-        [found for p in pieces for found in p[2]], request, row0, pool, bins
+        [found for a in answers for found in a["instants"]], request, row0, pool, bins
     )
     instants = _in_row_order(instants, locations)
+    cover, busy, key = raster
     return Picture(
         request,
         *layout,
         threshold,
-        sum(p[1] for p in pieces),
+        sum(a["visible"] for a in answers),
         kept,
         cover,
         busy,
-        top,
+        key_codes(key),
         instants,
         pooled,
         arrows,
@@ -238,12 +201,9 @@ def _combine(
     )
 
 
-def _answers(answers: Sequence[Any], keys: tuple[str, ...]) -> tuple[list[tuple], Any]:
-    """The ``keys`` of every partition's share (delayed) and the sum of their rasters (a
-    tree of tasks on the cluster; None without shares), delayed."""
-    pieces = [tuple(dask.delayed(getitem)(s, key) for key in keys) for s in answers]
-    raster = raster_tree([dask.delayed(getitem)(s, "raster") for s in answers]) if answers else None
-    return pieces, raster
+def _picture_answer(share: dict[str, Any]) -> dict[str, Any]:
+    """A one-off picture's share (see :func:`picture_share`) but its messages."""
+    return {k: v for k, v in share.items() if k != "messages"}
 
 
 #: What the client keeps of every message pair (see :func:`_pair_arrays`).
@@ -293,7 +253,6 @@ def picture_once(trace: Any, request: Request) -> Picture:
         )
         for i, b in zip(order, bases, strict=False)
     ]
-    pieces, raster = _answers(shares, ("boxes", "visible", "instants", "size"))
     # paired and cut to the range on the workers: only what the picture draws comes here
     pairs = paired_by_receiver(
         [dask.delayed(getitem)(s, "messages") for s in shares],
@@ -301,14 +260,14 @@ def picture_once(trace: Any, request: Request) -> Picture:
         pair_received,
     )
     cut = arrow_shares(pairs, request.t0, request.t1, row0, row1, pool, total)
-    pieces, raster, cut = dask.compute(pieces, raster, cut)
-    offsets = np.concatenate([[0], np.cumsum([p[3] for p in pieces])])
-    for piece, offset in zip(pieces, offsets, strict=False):
-        for found in (piece[0], *piece[2]):
+    answers, cut = dask.compute([dask.delayed(_picture_answer)(s) for s in shares], cut)
+    offsets = np.concatenate([[0], np.cumsum([a["size"] for a in answers])])
+    for answer, offset in zip(answers, offsets, strict=False):
+        for found in (answer["boxes"], *answer["instants"]):
             if "node" in found:
                 found["node"] = found["node"] + offset
     arrows = combine_arrows(cut, request.t0, request.t1, row0, pool, total, messages.MAX_ARROWS)
-    return _combine(raster, [p[:3] for p in pieces], request, layout, arrows)
+    return _combine(answers, request, layout, arrows)
 
 
 class DaskSource(TimelineSource):
@@ -558,8 +517,8 @@ class DaskSource(TimelineSource):
             if ((shown >= row0) & (shown < row1)).any():
                 visible.setdefault(self._homes[k], []).append(k)
         waits, path = self._layers
-        # one round of tasks, one per worker: it answers for all its parts and rasters
-        # their points at once; a tree adds the workers' rasters
+        # one round of tasks, one per worker: it answers for all its parts, whose calls
+        # share one raster
         found = []
         for home, mine in visible.items():
             with on(home):
@@ -573,13 +532,12 @@ class DaskSource(TimelineSource):
                         waits,
                     )
                 )
-        keys = ("boxes", "visible", "instants", *(("waits",) if waits else ()))
         segments = (
             dask.delayed(segments_in_range)(self._segments, request.t0, request.t1, request.width)
             if path
             else None
         )
-        pieces, raster, segments = dask.compute(*_answers(found, keys), segments)
+        answers, segments = dask.compute(found, segments)
         lanes = self._lanes
         # as the pandas timeline: no arrows (nor their envelope) without messages
         arrows = (
@@ -595,11 +553,13 @@ class DaskSource(TimelineSource):
             else Arrows.empty()
         )
         locations = lanes.lane_location() if depth_rows else np.arange(lanes.num_locations)
-        picture = _combine(raster, pieces, request, layout, arrows, locations)
+        picture = _combine(answers, request, layout, arrows, locations)
         if waits or path:
             arrays: dict[str, np.ndarray] = {}
             if waits:
-                arrays.update(self._wait_arrays([w for p in pieces for w in p[3]], request, layout))
+                arrays.update(
+                    self._wait_arrays([w for a in answers for w in a["waits"]], request, layout)
+                )
             if path:
                 arrays.update(
                     path_arrays(

@@ -344,12 +344,10 @@ class TimelineIndex:
     instants by location in time order. ``store`` (when given) is called on each of the
     index's arrays once built, and on those of its levels of detail
     (:mod:`~glade.trace.timeline.levels`) as they are built, and the index keeps what it
-    returns (arrays mapped from a worker's disk, see
-    :mod:`glade.trace.engines.spill`); ``keep_points=False`` lets go of
-    every request's raster points once answered, instead of keeping a buffer for the
-    next one. ``arrays`` (:class:`NodeArrays` of the forest, unless lent to another index
-    that is not closed yet) hold its per-node arrays until :meth:`close`; without them,
-    the index allocates its own. ``kept``: the nodes ``keep`` keeps (ascending), when
+    returns (arrays mapped from a worker's disk, see :mod:`glade.trace.engines.spill`).
+    ``arrays`` (:class:`NodeArrays` of the forest, unless lent to another index that is
+    not closed yet) hold its per-node arrays until :meth:`close`; without them, the
+    index allocates its own. ``kept``: the nodes ``keep`` keeps (ascending), when
     known; the index holds them (``kept``, None when it keeps every node)."""
 
     def __init__(
@@ -357,7 +355,6 @@ class TimelineIndex:
         forest: Forest,
         keep: np.ndarray | None = None,
         store: Callable[[np.ndarray], np.ndarray] | None = None,
-        keep_points: bool = True,
         arrays: NodeArrays | None = None,
         kept: np.ndarray | None = None,
     ):
@@ -441,7 +438,6 @@ class TimelineIndex:
             np.asarray(forest.threads, dtype=np.int64),
             offset,
         )
-        self._keep_points = keep_points
         self.finest = finest_level(self.calls.size)
         self._levels: dict[int, Level] = {}
         self._lock = threading.Lock()
@@ -451,7 +447,6 @@ class TimelineIndex:
         self._builder: threading.Thread | None = None
         self._answering = 0
         self._calm = threading.Condition()
-        self._points = np.empty((len(kernels.POINT_FIELDS), 0))
 
     @functools.cached_property
     def location_groups(self) -> tuple[np.ndarray, np.ndarray]:
@@ -605,18 +600,6 @@ class TimelineIndex:
             raise GladeError("only an index of every node, held in memory, lends its arrays")
         self._lent = NodeArrays.blank(self.forest, (self.exclusive, self.share, self.node_lane))
         return self._lent
-
-    def points_buffer(self, count: int) -> np.ndarray:
-        """A buffer for ``count`` raster points (rows :data:`kernels.POINT_FIELDS`), kept
-        from one request to the next (unless the index keeps none, see the class doc):
-        fresh memory costs more to touch than to fill."""
-        if not self._keep_points:
-            return np.empty((self._points.shape[0], count))
-        if self._points.shape[1] < count:
-            self._points = np.empty(
-                (self._points.shape[0], max(count, int(1.5 * self._points.shape[1])))
-            )
-        return self._points
 
     @property
     def num_calls(self) -> int:

@@ -27,7 +27,8 @@ ALL = np.empty(0, np.int32)
 @njit(cache=True, nogil=True, inline="always")
 def _at(pick, i):
     """The position in the call arrays of position ``i`` of a run: ``pick[i]``, or ``i``
-    itself when ``pick`` is empty (:data:`ALL`)."""
+    itself when ``pick`` is empty (:data:`ALL`); likewise the code a ``recode`` array
+    (empty: the codes as they are) gives a function code."""
     return pick[i] if pick.size else i
 
 
@@ -114,24 +115,11 @@ def class_durations(lo, hi, start, end, pick, minimum, c, size):
 
 
 #: Rows of a points buffer: x, y, weight, second weight, key.
-POINT_FIELDS = ("x", "y", "w", "we", "k")
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _key(second, px, code):
     """The key of a share of a pixel: its second weight in 1/WEIGHT_STEPS of a pixel
     (at most a pixel), then the function ``code``."""
     return int(min(second / px, 1.0) * WEIGHT_STEPS) * float(1 << CODE_BITS) + code
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _put_point(points, n, x, y, weight, second, px, code):
-    """Write raster point n: its place, both weights, and its key."""
-    points[0, n] = x
-    points[1, n] = y
-    points[2, n] = weight
-    points[3, n] = second
-    points[4, n] = _key(second, px, code)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -152,71 +140,6 @@ def _overlap(s, e, left, px):
 
 
 @njit(cache=True, nogil=True)
-def split_calls(
-    lo,
-    hi,
-    rows,
-    start,
-    end,
-    code,
-    share,
-    t0,
-    px,
-    width,
-    threshold,
-    exclusive,
-    box,
-    box_row,
-    points,
-    offset,
-    fill,
-):
-    """Split the calls of the runs into boxes and raster points; returns how many of each.
-
-    A call lasting at least ``threshold`` ns is a box (its position goes to ``box``, its
-    display row to ``box_row``). Any other call adds, for every pixel column of ``px``
-    ns from ``t0`` that it overlaps (of ``width``), one point at the column's centre on
-    its lane's display row (``rows[k]`` for run k) weighing the overlap in ns, so the
-    raster holds exactly the time each call covers in each pixel. When ``exclusive``
-    (rows holding nested calls) a second weight is that overlap times ``share`` (the
-    call's exclusive share of its time: its exclusive time there, if spread evenly),
-    else the overlap again; the key ranks points by the second weight. Points go to
-    columns ``offset:`` of ``points`` (rows :data:`POINT_FIELDS`). Without ``fill``
-    nothing is written: the counts size the buffers.
-    """
-    boxes = 0
-    n = offset
-    for k in range(lo.size):
-        row = rows[k] + 0.5
-        for i in range(lo[k], hi[k]):
-            if end[i] - start[i] >= threshold:
-                if fill:
-                    box[boxes] = i
-                    box_row[boxes] = rows[k]
-                boxes += 1
-                continue
-            s, e, first, last = _columns(start[i], end[i], t0, px, width)
-            if not fill:
-                n += last - first + 1
-                continue
-            for column in range(first, last + 1):
-                left = t0 + column * px
-                weight = _overlap(s, e, left, px)
-                _put_point(
-                    points,
-                    n,
-                    left + 0.5 * px,
-                    row,
-                    weight,
-                    weight * share[i] if exclusive else weight,
-                    px,
-                    code[i],
-                )
-                n += 1
-    return boxes, n - offset
-
-
-@njit(cache=True, nogil=True)
 def raster_calls(
     lo,
     hi,
@@ -224,6 +147,7 @@ def raster_calls(
     start,
     end,
     code,
+    recode,
     share,
     pick,
     t0,
@@ -238,13 +162,16 @@ def raster_calls(
     box,
     box_row,
 ):
-    """:func:`split_calls` straight into a raster: the calls of the runs (at positions
-    ``pick``, see :func:`_at`) lasting at least ``threshold`` are boxes (positions in
-    the call arrays to ``box``, display rows to ``box_row``, which have room for them
-    all); every other call adds, in each pixel column it overlaps,
-    its time there to ``cover``, that time (times its exclusive ``share`` when
-    ``exclusive``) to ``busy``, and keeps in ``key`` the largest key (raster rows of
-    ``pool`` display rows from ``row0``). Returns the number of boxes."""
+    """Split the calls of the runs ``[lo[k], hi[k])`` (at positions ``pick``, see
+    :func:`_at`; run k on display row ``rows[k]``) into boxes and a raster: a call
+    lasting at least ``threshold`` ns is a box (its position in the call arrays goes to
+    ``box``, its display row to ``box_row``, which have room for them all); every other
+    call adds, in each pixel column of ``px`` ns from ``t0`` it overlaps, its time
+    there to ``cover`` (so the raster holds exactly the time each call covers in each
+    pixel), that time times its exclusive ``share`` (when ``exclusive``: rows holding
+    nested calls; else the time again) to ``busy``, and keeps in ``key`` the largest
+    key (raster rows of ``pool`` display rows from ``row0``), its function the code
+    ``recode`` gives ``code[i]`` (see :func:`_at`). Returns the number of boxes."""
     width = cover.shape[1]
     boxes = 0
     for k in range(lo.size):
@@ -258,14 +185,15 @@ def raster_calls(
                 continue
             s, e, first, last = _columns(start[i], end[i], t0, px, width)
             rate = share[i] if exclusive else 1.0
-            whole = _key(px * rate, px, code[i])
+            function = _at(recode, code[i])
+            whole = _key(px * rate, px, function)
             for column in range(first, last + 1):
                 if first < column < last:  # covered whole: the same share everywhere
                     weight = px
                     value = whole
                 else:
                     weight = _overlap(s, e, t0 + column * px, px)
-                    value = _key(weight * rate, px, code[i])
+                    value = _key(weight * rate, px, function)
                 cover[r, column] += weight
                 busy[r, column] += weight * rate
                 if value > key[r, column]:
@@ -471,6 +399,7 @@ def raster_records(
     bin_,
     weight,
     code,
+    recode,
     segments,
     rows,
     first_bin,
@@ -489,7 +418,7 @@ def raster_records(
     [first_bin, last_bin) to the raster (``cover``, ``busy``, ``key``: raster rows of
     ``pool`` display rows from ``row0``, columns of ``px`` ns from ``t0``), each at its
     bin's centre, on the segment's display row (``rows[k]``), keyed like a call's
-    share of a pixel (:func:`raster_calls`)."""
+    share of a pixel (:func:`raster_calls`, ``recode`` too)."""
     width = cover.shape[1]
     for k in range(segments.size):
         last = ptr[segments[k] + 1]
@@ -501,7 +430,7 @@ def raster_records(
             column = min(max(column, 0), width - 1)
             cover[r, column] += weight[i, 0]
             busy[r, column] += weight[i, 1]
-            value = _key(weight[i, 2], px, code[i])
+            value = _key(weight[i, 2], px, _at(recode, code[i]))
             if value > key[r, column]:
                 key[r, column] = value
 

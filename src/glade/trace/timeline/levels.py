@@ -136,10 +136,12 @@ class Level:
         row0: int,
         pool: int,
         raster: tuple[np.ndarray, np.ndarray, np.ndarray],
+        recode: np.ndarray = kernels.ALL,
     ) -> None:
         """Add the records of ``rows`` (on the display rows ``shown``) with bin centres in
         [t0, t1) to ``raster`` (cover, busy and key per pixel, see
-        :func:`~glade.trace.timeline.kernels.raster_records`)."""
+        :func:`~glade.trace.timeline.kernels.raster_records`; their codes as ``recode``
+        gives them)."""
         ptr, bin_, weight, code = self.records(depth_rows)
         first = math.ceil((t0 - self.origin) / self.size - 0.5)
         last = math.ceil((t1 - self.origin) / self.size - 0.5)
@@ -148,6 +150,7 @@ class Level:
             bin_,
             weight,
             code,
+            recode,
             rows,
             shown,
             first,

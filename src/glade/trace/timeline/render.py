@@ -180,19 +180,20 @@ def longest_cut(
 
 def _threshold(
     index: TimelineIndex, lo: np.ndarray, hi: np.ndarray, pick: np.ndarray, px: float
-) -> tuple[float, int]:
+) -> tuple[float, int, int]:
     """The shortest duration drawn as a box: a pixel, or more when more than
     MAX_BOXES of the calls in the runs (of the index's calls at positions ``pick``)
     last a pixel or longer (then the MAX_BOXES longest are boxes, fewer when ties
-    would make more); and how many boxes that makes."""
+    would make more); how many boxes that makes, and how many calls last a pixel or
+    longer."""
     count, cut, at_least, longer = longest_cut(
         lo, hi, index.call_start, index.call_end, pick, px, MAX_BOXES
     )
     if count <= MAX_BOXES:
-        return px, count
+        return px, count, count
     if at_least > MAX_BOXES:
-        return max(float(np.nextafter(cut, np.inf)), px), longer
-    return max(float(cut), px), at_least
+        return max(float(np.nextafter(cut, np.inf)), px), longer, count
+    return max(float(cut), px), at_least, count
 
 
 def instants_in_range(
@@ -246,7 +247,8 @@ class _Runs:
     of detail (``level``, None for the calls themselves): per lane, the run
     ``[lo, hi)`` of the index's calls at positions ``pick`` (a level's long calls, or
     :data:`kernels.ALL`) and its display row; ``boxes`` calls last ``threshold`` or
-    longer."""
+    longer, of ``candidates`` that last a pixel or longer (more than MAX_BOXES, not
+    all counted, when the threshold was found among a coarser level's long calls)."""
 
     rows: np.ndarray
     pick: np.ndarray
@@ -254,6 +256,7 @@ class _Runs:
     hi: np.ndarray
     threshold: float
     boxes: int
+    candidates: int
     visible: int
     level: Level | None
 
@@ -299,8 +302,8 @@ def _runs(
         )
 
     if level is None:
-        threshold, boxes = _threshold(index, lo, hi, pick, request.px)
-        return _Runs(lane_rows, pick, lo, hi, threshold, boxes, visible, None)
+        threshold, boxes, candidates = _threshold(index, lo, hi, pick, request.px)
+        return _Runs(lane_rows, pick, lo, hi, threshold, boxes, candidates, visible, None)
     # a level's long calls hold every call a pixel wide, so the threshold is theirs;
     # and when a coarser level holds more than MAX_BOXES long calls in range (at least
     # two of its bins, over a pixel), the MAX_BOXES longest are among them: the
@@ -313,11 +316,13 @@ def _runs(
         if int((runs[k - 1][1] - runs[k - 1][0]).sum()) <= MAX_BOXES:
             break
         k -= 1
-    threshold, boxes = _threshold(index, *runs[k], index.level_number(k).long, request.px)
+    threshold, boxes, candidates = _threshold(
+        index, *runs[k], index.level_number(k).long, request.px
+    )
     level = index.level(request.px, threshold)
     assert level is not None  # the same px found a level above
     lo, hi = runs[level.k] if level.k in runs else read(level)
-    return _Runs(lane_rows, level.long, lo, hi, threshold, boxes, visible, level)
+    return _Runs(lane_rows, level.long, lo, hi, threshold, boxes, candidates, visible, level)
 
 
 def picture_level(index: TimelineIndex, request: Request) -> Level | None:
@@ -333,58 +338,6 @@ def range_level(index: TimelineIndex, request: Request, row0: int, row1: int) ->
     return _runs(index, request, row0, row1, 0, False).level
 
 
-def split_range(
-    index: TimelineIndex,
-    request: Request,
-    row0: int,
-    row1: int,
-    row_offset: int | np.ndarray = 0,
-    exact: bool = True,
-) -> tuple:
-    """The calls of rows ``row0:row1`` of ``index`` in the request's range, split into
-    boxes (their positions in the index's call arrays, and display rows) and raster
-    points (rows :data:`kernels.POINT_FIELDS`), display rows from ``row_offset`` (see
-    :func:`displayed`), for a raster aggregated elsewhere (datashader on a Dask cluster); with the
-    threshold, the number of visible calls and the level of detail (always None: points
-    come from the calls themselves; ``exact`` must be True, a level's records only go
-    straight into a raster, see :func:`raster_range`)."""
-    if not exact:
-        raise GladeError(
-            "split_range reads the calls themselves (exact=True); levels of "
-            "detail go straight into a raster (raster_range)"
-        )
-    runs = _runs(index, request, row0, row1, row_offset, True)
-    _, start, end, code, share = index.lane_calls
-
-    def split(box, box_row, points, fill):
-        return kernels.split_calls(
-            runs.lo,
-            runs.hi,
-            runs.rows,
-            start,
-            end,
-            code,
-            share,
-            float(request.t0),
-            request.px,
-            request.width,
-            runs.threshold,
-            not request.depth_rows,
-            box,
-            box_row,
-            points,
-            0,
-            fill,
-        )
-
-    none = np.empty(0, dtype=np.int64)
-    boxes, count = split(none, none, np.empty((len(kernels.POINT_FIELDS), 0)), False)
-    box, box_row = np.empty(boxes, dtype=np.int64), np.empty(boxes, dtype=np.int64)
-    points = index.points_buffer(count)
-    split(box, box_row, points, True)
-    return box, box_row, points[:, :count], runs.threshold, runs.visible, None
-
-
 def raster_range(
     index: TimelineIndex, request: Request, row0: int, row1: int, pool: int, bins: int
 ) -> tuple:
@@ -395,15 +348,21 @@ def raster_range(
     the level's records per block of lanes (blocks side by side, see
     :mod:`~glade.trace.timeline.parallel`); with the threshold, the number of visible
     calls and the level of detail used (None: the calls themselves)."""
-    box, box_row, cover, busy, key, threshold, visible, level = raster_keys(
+    box, box_row, cover, busy, key, threshold, visible, level, _ = raster_keys(
         index, request, row0, row1, pool, bins
     )
+    return box, box_row, cover, busy, key_codes(key), threshold, visible, level
+
+
+def key_codes(key: np.ndarray) -> np.ndarray:
+    """The function code (int32) each pixel's largest key names (see
+    :func:`~glade.trace.timeline.kernels.raster_calls`), -1 where the key is -1 (nothing)."""
     # a key is an integer below 2^53 (exact in float64): its low CODE_BITS are the code
     top = key.astype(np.int64)
     top &= (1 << kernels.CODE_BITS) - 1
     top = top.astype(np.int32)
     top[key < 0] = -1
-    return box, box_row, cover, busy, top, threshold, visible, level
+    return top
 
 
 def raster_keys(
@@ -415,19 +374,29 @@ def raster_keys(
     bins: int,
     origin: int | None = None,
     display: int | np.ndarray = 0,
+    raster: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    recode: np.ndarray = kernels.ALL,
 ) -> tuple:
     """:func:`raster_range` with the index's rows shown on the display rows ``display``
     gives (see :func:`displayed`), the raster's rows counted from display row ``origin``
     (default ``row0``: a Dask partition's rows are a part of the picture's) and, per
     pixel, the key of the largest share (-1 where nothing is: see
-    :func:`~glade.trace.timeline.kernels.raster_calls`) rather than its code."""
+    :func:`~glade.trace.timeline.kernels.raster_calls`) rather than its code, and last
+    the number of calls lasting a pixel or longer (see :class:`_Runs`); added to
+    ``raster`` (cover, busy and key, of ``bins`` rows and the request's width) when
+    given (a Dask worker's partitions share one), the keys naming the functions that
+    ``recode`` gives the index's codes (int32; empty: as they are)."""
     origin = row0 if origin is None else origin
     runs = _runs(index, request, row0, row1, display, False)
     _, start, end, code, share = index.lane_calls
     px = request.px
-    cover = np.zeros((bins, request.width))
-    busy = np.zeros((bins, request.width))
-    key = np.full((bins, request.width), -1.0)
+    if raster is None:
+        raster = (
+            np.zeros((bins, request.width)),
+            np.zeros((bins, request.width)),
+            np.full((bins, request.width), -1.0),
+        )
+    cover, busy, key = raster
     raster_rows = (runs.rows - origin) // pool
     # the raster row of every row, to find the rows of a block's raster rows
     row_raster = (displayed(np.arange(row0, row1), display) - origin) // pool
@@ -445,6 +414,7 @@ def raster_keys(
             start,
             end,
             code,
+            recode,
             share,
             runs.pick,
             float(request.t0),
@@ -476,14 +446,25 @@ def raster_keys(
                 request.depth_rows,
                 origin,
                 pool,
-                (cover, busy, key),
+                raster,
+                recode,
             )
         return box[:count], box_row[:count]
 
     parts = parallel.run_blocks(block, bounds)
     box = np.concatenate([box for box, _ in parts])
     box_row = np.concatenate([box_row for _, box_row in parts])
-    return box, box_row, cover, busy, key, runs.threshold, runs.visible, runs.level
+    return (
+        box,
+        box_row,
+        cover,
+        busy,
+        key,
+        runs.threshold,
+        runs.visible,
+        runs.level,
+        runs.candidates,
+    )
 
 
 def render(index: TimelineIndex, messages: KeptMessages | None, request: Request) -> Picture:

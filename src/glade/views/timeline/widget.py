@@ -5,7 +5,7 @@ The front end asks for every range it shows (visible times, width in pixels, vis
 rows) with a custom message; the kernel answers from the view's source
 (:mod:`glade.trace.timeline.source`: an index in the kernel for a pandas Trace, the
 workers for a DaskTrace) with exact boxes for the calls at least a pixel wide, a
-datashader raster of the time the smaller ones cover, the instants and the message
+raster of the time the smaller ones cover, the instants and the message
 arrows (:mod:`glade.trace.timeline.render`). Edits (a window brushed over
 processes and time, hidden functions, a focused call path) are kept in ``history``;
 ``query`` is the call-level query of what the view shows, so
