@@ -48,6 +48,7 @@ from glade.trace.engines.arrows import MESSAGE_ROW
 from glade.trace.engines.parts import (
     PartSummary,
     call_structure_of,
+    close_open_calls,
     in_time_order,
     local_trace,
     summarize,
@@ -130,6 +131,9 @@ class TimelinePart:
             trace = local_trace(part, metadata, t_end)
             forest = Forest.of_trace(trace)
             self.open_calls = int(call_structure_of(trace).open_enters.size)
+        self._t_end = t_end
+        # the partition's columns (what the build derived is derived again when needed)
+        self._columns = list(part.columns)
         self.recode = names.get_indexer(pd.Index(forest.names, dtype=object))
         self._settle(trace, forest, part.index.to_numpy(), SpillDirectory() if spill else None)
         # the sends and receives, kept until the whole trace's messages are paired (read
@@ -156,7 +160,11 @@ class TimelinePart:
             self._trace: Trace | Path = trace
             self.forest, self.ids, self.message_rows = forest, ids, rows
             return
-        self._trace = spill.put(trace)
+        # the events as read, without what was derived from them: a third of the bytes
+        # to write (writing is most of what spilling costs)
+        self._trace = spill.put(
+            Trace(trace.events[self._columns], trace.definitions, trace.metadata, copy=False)
+        )
         stored: dict[str, Any] = {
             f.name: spill.array(v) if isinstance(v := getattr(forest, f.name), np.ndarray) else v
             for f in fields(forest)
@@ -180,9 +188,12 @@ class TimelinePart:
     @property
     def trace(self) -> Trace:
         """The partition's pandas Trace (read from the worker's disk when the part
-        spills)."""
+        spills: its columns as read, its call structure found again and what the
+        analyses derive derived again when they need it)."""
         if isinstance(self._trace, Path):
-            return SpillDirectory.get(self._trace)
+            trace = SpillDirectory.get(self._trace)
+            close_open_calls(trace, self._t_end)
+            return trace
         return self._trace
 
     def release(self) -> None:
