@@ -136,9 +136,15 @@ def warm_up_spilled(client) -> None:
     """Build a tiny trace's timeline with every array on disk and answer a request, so
     the numba kernels' read-only variants (mapped arrays) are compiled before timing
     (nothing to do with a glade that keeps them in memory: the measure runs on earlier
-    versions too, for a side-by-side)."""
+    versions too, for a side-by-side); and compile datashader's aggregation on the
+    client too (the tiny view's request demotes no box: the client's first aggregation
+    would otherwise be compiled while the view is built, a second of CPU once per
+    process)."""
     from glade.datasets import synthetic_trace
+    from glade.trace.timeline.raster import warm_up
     from glade.views import Timeline
+
+    warm_up()
 
     if load_optional("glade.trace.engines.spill") is None:
         return

@@ -218,11 +218,12 @@ def summarize(part: pd.DataFrame) -> PartSummary:
         raise TraceError(f"a partition's {TIMESTAMP!r} and {PROCESS!r} columns must be integers")
     nodes = stamps[(part[EVENT_TYPE] != EVENT_TYPES[LEAVE]).to_numpy(dtype=bool)]
     names = part[NAME]
-    used = (
-        names.cat.remove_unused_categories().cat.categories.to_numpy()
-        if isinstance(names.dtype, pd.CategoricalDtype)
-        else names.unique()
-    )
+    if isinstance(names.dtype, pd.CategoricalDtype):
+        codes = names.cat.codes.to_numpy()
+        counts = np.bincount(codes[codes >= 0], minlength=len(names.cat.categories))
+        used = names.cat.categories.to_numpy()[counts > 0]
+    else:
+        used = names.unique()
     return PartSummary(
         events=int(stamps.size),
         start=int(stamps.min()) if stamps.size else None,
