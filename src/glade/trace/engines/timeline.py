@@ -115,7 +115,8 @@ class TimelinePart:
     but what is small: its arrays (forest, index, event ids) are files mapped from the
     worker's local disk (a :class:`~glade.trace.engines.spill.SpillDirectory`), every
     answer pages in only the slices it reads and gives them back when done, and its
-    pandas Trace is pickled there and read again when a query or a selection needs it."""
+    partition's columns as read are pickled there, its pandas Trace made again from them
+    when a query or a selection needs it."""
 
     def __init__(
         self,
