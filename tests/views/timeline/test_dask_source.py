@@ -204,10 +204,10 @@ def test_a_call_left_open_ends_where_the_trace_ends_though_its_partition_ends_be
         }
     )
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore")  # the call left open is repaired, with a warning
         trace = Trace(table.sort_values("Timestamp (ns)", kind="stable").reset_index(drop=True))
-    on_dask = trace.to_dask(2)
-    expected, view = Timeline(trace), Timeline(on_dask)
+        on_dask = trace.to_dask(2)
+        expected, view = Timeline(trace), Timeline(on_dask)
     assert_views_equal(expected, view)
     boxes = view.picture(t0=0, t1=10, width=10, height=2).boxes
     assert dict(zip(boxes["start"].tolist(), boxes["end"].tolist(), strict=True)) == {
