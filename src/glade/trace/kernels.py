@@ -117,6 +117,44 @@ def _stack_bases(kind, loc, num_loc):
 
 
 @kernel
+def nest_stacks(kind, loc, num_loc, names, orphans):
+    """Walk the events (in the trace's order) with one stack per location, as
+    :func:`walk_stacks` does, and only find how they nest: the Leaves that arrive on an
+    empty stack go to ``orphans[:num_orphans]``; returns ``(num_orphans, opens,
+    mismatch)``, the rows of the Enters never left (ascending) and the first Leave that
+    closes an Enter of another name code in ``names`` (-1 for none; the walk goes on
+    past it, pairing by position alone)."""
+    bases = _stack_bases(kind, loc, num_loc)
+    stack = np.empty(bases[num_loc], np.int64)
+    top = bases[:num_loc].copy()
+    num_orphans = 0
+    mismatch = -1
+    for i in range(kind.size):
+        k = kind[i]
+        here = loc[i]
+        if k == _ENTER:
+            stack[top[here]] = i
+            top[here] += 1
+        elif k == _LEAVE:
+            if top[here] == bases[here]:
+                orphans[num_orphans] = i
+                num_orphans += 1
+                continue
+            top[here] -= 1
+            if mismatch < 0 and names[stack[top[here]]] != names[i]:
+                mismatch = i
+    opens = np.empty(stack.size, np.int64)
+    num_open = 0
+    for j in range(num_loc):
+        for at in range(bases[j], top[j]):
+            opens[num_open] = stack[at]
+            num_open += 1
+    opens = opens[:num_open].copy()
+    opens.sort()
+    return num_orphans, opens, mismatch
+
+
+@kernel
 def walk_stacks(
     kind, loc, num_loc, names, check_names, stamps, matching, matching_ts, parent, depth, orphans
 ):

@@ -1,6 +1,7 @@
-"""Whether the Enter and Leave events of a trace nest, checked with array operations
-(no walk over events): what the trace readers refuse in the files they read, and what
-reading a stored trace compares with what its writer recorded.
+"""Whether the Enter and Leave events of a trace nest, checked in one compiled walk over
+the events (:func:`glade.trace.kernels.nest_stacks`): what the trace readers refuse in
+the files they read, and what reading a stored trace compares with what its writer
+recorded.
 
 On every location (a ``(Process, Thread)`` pair), walked in the order the trace keeps
 (stable time order), an Enter opens a call and a Leave closes the innermost open one,
@@ -19,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from glade.errors import ReaderError
-from glade.trace.events import ENTER, INSTANT
-from glade.trace.matching import group_order, location_codes_of, run_starts, segmented_cumsum
+from glade.trace.kernels import nest_stacks
+from glade.trace.matching import location_codes_of
 
 
 @dataclass(frozen=True)
@@ -33,17 +34,6 @@ class Nesting:
     orphan_leaves: np.ndarray
     open_enters: np.ndarray
     mismatch: int
-
-
-def _segmented_minimum(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Running minimum of ``values`` restarted at every ``starts`` position: each run is
-    lifted above all later runs, so one running minimum serves them all (exact while the
-    events number under 2**31)."""
-    if values.size == 0:
-        return values.copy()
-    run = np.cumsum(starts) - 1
-    lift = (run[-1] - run) * (int(values.max()) - int(values.min()) + 1)
-    return np.minimum.accumulate(values + lift) - lift
 
 
 def nesting(
@@ -74,43 +64,19 @@ def nesting(
     >>> found.orphan_leaves.tolist(), found.open_enters.tolist(), found.mismatch
     ([2], [], -1)
     """
-    calls = np.flatnonzero(kinds != INSTANT)
     none = np.zeros(0, dtype=np.int64)
-    if calls.size == 0:
+    if kinds.size == 0:
         return Nesting(none, none, -1)
-    location, num_locations = location_codes_of(processes[calls], threads[calls])
-    grouped = group_order(location, num_locations)
-    order = calls[grouped]
-    starts = run_starts(location[grouped])
-    step = np.where(kinds[order] == ENTER, 1, -1)
-    raw = segmented_cumsum(step, starts)
-    # a Leave on an empty stack is skipped: the depth is the walk reflected at 0, and the
-    # skipped Leaves are those where the walk's running minimum sinks below 0
-    floor = np.minimum(_segmented_minimum(raw, starts), 0)
-    before = np.where(starts, 0, np.roll(floor, 1))
-    orphan = floor < before
-    depth = raw - floor
-    # an Enter is never left when no later event of its location comes back below it
-    ends = np.append(starts[1:], True)
-    ahead = _segmented_minimum(depth[::-1], ends[::-1])[::-1]  # min of depth from here on
-    later = np.where(ends, np.iinfo(np.int64).max, np.roll(ahead, -1))
-    unclosed = (step > 0) & (later >= depth)
-    kept = ~(orphan | unclosed)
-    mismatch = -1
-    if kept.any():
-        inner = order[kept]
-        inner_step = step[kept]
-        inner_depth = segmented_cumsum(inner_step, run_starts(location[grouped][kept]))
-        level = np.where(inner_step > 0, inner_depth, inner_depth + 1)
-        # the kept calls of every location nest, and events are grouped by location, so
-        # a stable sort by level alone keeps each (location, level) run together and in
-        # order: there Enters and Leaves alternate, each Leave after its Enter
-        paired = group_order(level, int(level.max()) + 1)
-        codes = np.asarray(names.codes)[inner[paired]]
-        differ = codes[0::2] != codes[1::2]
-        if differ.any():
-            mismatch = int(inner[paired[1::2][np.argmax(differ)]])
-    return Nesting(np.sort(order[orphan]), np.sort(order[unclosed]), mismatch)
+    location, num_locations = location_codes_of(processes, threads)
+    orphans = np.empty(kinds.size, dtype=np.int64)
+    num_orphans, opens, mismatch = nest_stacks(
+        np.ascontiguousarray(kinds, dtype=np.int8),
+        location,
+        num_locations,
+        np.ascontiguousarray(names.codes),
+        orphans,
+    )
+    return Nesting(orphans[:num_orphans].copy(), opens, int(mismatch))
 
 
 def check_nesting(

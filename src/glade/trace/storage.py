@@ -454,8 +454,11 @@ def read_partition(directory: Path, process: int, count: int, arrow: dict) -> pa
         raise ReaderError(path, f"is missing: the partition of process {process}")
     check_inside(path, directory)
     try:
-        check_schema(pq.read_schema(path), arrow, path)
-        table = pq.read_table(path)
+        # one open, without the dataset machinery of pq.read_table: a third of the CPU
+        # of reading a process's file
+        with pq.ParquetFile(path) as file:
+            check_schema(file.schema_arrow, arrow, path)
+            table = file.read()
     except ReaderError:
         raise
     except (OSError, ValueError, pa.ArrowException) as exc:

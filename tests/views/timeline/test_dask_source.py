@@ -181,6 +181,39 @@ def test_a_window_on_a_trace_without_calls_keeps_nothing_on_both_engines(dask_cl
     assert_views_equal(expected, view)
 
 
+def test_a_call_left_open_ends_where_the_trace_ends_though_its_partition_ends_before(
+    dask_client,
+):
+    """The view reads each partition once and learns the trace's scan from that read,
+    before it knows where the trace ends: a call never left on a partition that ends
+    before the trace (process 0, which ends at t = 2) is built again, closed at the
+    trace's end (t = 10) as on pandas; the other partition is not. The scan learned
+    is the one the trace makes alone."""
+    import pandas as pd
+
+    table = pd.DataFrame(
+        {
+            "Timestamp (ns)": [0, 1, 2, 0, 10],
+            "Event Type": ["Enter", "Enter", "Leave", "Enter", "Leave"],
+            "Name": ["a", "b", "b", "c", "c"],
+            "Process": [0, 0, 0, 1, 1],
+            "Thread": 0,
+        }
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the call left open is repaired, with a warning
+        trace = Trace(table.sort_values("Timestamp (ns)", kind="stable").reset_index(drop=True))
+        on_dask = trace.to_dask(2)
+        expected, view = Timeline(trace), Timeline(on_dask)
+    assert_views_equal(expected, view)
+    boxes = view.picture(t0=0, t1=10, width=10, height=2).boxes
+    assert dict(zip(boxes["start"].tolist(), boxes["end"].tolist(), strict=True)) == {
+        0: 10,  # a (process 0, never left) and c (process 1) both end at 10
+        1: 2,
+    }
+    assert repr(on_dask._summaries) == repr(trace.to_dask(2)._summary())
+
+
 def test_a_halo_run_on_dask_answers_as_on_pandas(dask_client, monkeypatch):
     from glade.datasets import synthetic_trace
     from glade.trace.engines import rasters

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -241,8 +241,12 @@ class DaskTrace:
         return out
 
     # ------------------------------------------------------------- basics
-    def _summary(self) -> list[PartSummary]:
-        """Per partition its :class:`PartSummary` (one pass over five columns, once)."""
+    def _summary(self, found: Sequence[PartSummary] | None = None) -> list[PartSummary]:
+        """Per partition its :class:`PartSummary` (one pass over five columns, once;
+        ``found``: those of a pass that read every partition for another purpose, kept
+        when none are known yet)."""
+        if self._summaries is None and found is not None:
+            self._summaries = list(found)
         if self._summaries is None:
             columns = self.events[[TIMESTAMP, EVENT_TYPE, PROCESS, THREAD, NAME]]
             tasks = [dask.delayed(summarize)(p) for p in columns.to_delayed()]

@@ -111,9 +111,17 @@ def local_trace(part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | No
             events[column] = np.where(values >= 0, lookup.get_indexer(values), -1)
     trace = Trace(events, metadata=metadata, copy=False)
     if t_end is not None:
-        structure = call_structure_of(trace)
-        structure.matching_timestamp[structure.open_enters] = t_end
+        close_open_calls(trace, t_end)
     return trace
+
+
+def close_open_calls(trace: Trace, t_end: int | None) -> None:
+    """Find the call structure of ``trace`` (a partition's) now, without the repair
+    warning, its Enters never left closed at ``t_end`` (at the partition's own last
+    timestamp when None)."""
+    structure = call_structure_of(trace)
+    if t_end is not None:
+        structure.matching_timestamp[structure.open_enters] = t_end
 
 
 def call_structure_of(trace: Trace, unmatched: str = "repair"):
@@ -210,11 +218,12 @@ def summarize(part: pd.DataFrame) -> PartSummary:
         raise TraceError(f"a partition's {TIMESTAMP!r} and {PROCESS!r} columns must be integers")
     nodes = stamps[(part[EVENT_TYPE] != EVENT_TYPES[LEAVE]).to_numpy(dtype=bool)]
     names = part[NAME]
-    used = (
-        names.cat.remove_unused_categories().cat.categories.to_numpy()
-        if isinstance(names.dtype, pd.CategoricalDtype)
-        else names.unique()
-    )
+    if isinstance(names.dtype, pd.CategoricalDtype):
+        codes = names.cat.codes.to_numpy()
+        counts = np.bincount(codes[codes >= 0], minlength=len(names.cat.categories))
+        used = names.cat.categories.to_numpy()[counts > 0]
+    else:
+        used = names.unique()
     return PartSummary(
         events=int(stamps.size),
         start=int(stamps.min()) if stamps.size else None,

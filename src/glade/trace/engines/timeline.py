@@ -45,7 +45,14 @@ from glade.trace.calls import EVENT
 from glade.trace.comm import message_rows
 from glade.trace.critical_path import add_forest_columns
 from glade.trace.engines.arrows import MESSAGE_ROW
-from glade.trace.engines.parts import in_time_order, local_trace
+from glade.trace.engines.parts import (
+    PartSummary,
+    call_structure_of,
+    close_open_calls,
+    in_time_order,
+    local_trace,
+    summarize,
+)
 from glade.trace.engines.rasters import empty_raster, keep_longest, raster_band
 from glade.trace.engines.spill import SpillDirectory, is_mapped
 from glade.trace.engines.tasks import forest_with_sends
@@ -95,14 +102,18 @@ class TimelinePart:
     """The timeline of one partition (see the module doc): :attr:`trace` (its pandas
     Trace), ``forest`` (its call forest's arrays), ``index`` (what is kept), ``recode``
     (the global code of each local function code), ``ids`` (the event id of each row of
-    :attr:`trace`) and ``received`` (see :meth:`with_received`). Methods that name nodes
-    take ``offset``, the global id of the part's first node.
+    :attr:`trace`), ``received`` (see :meth:`with_received`), ``unpaired`` (its sends
+    and receives until then, see :meth:`message_events`) and ``open_calls`` (how many
+    of its Enters are never left: closed at ``t_end``, or at the partition's own last
+    time without it). Methods that name nodes take ``offset``, the global id of the
+    part's first node.
 
     A part built with ``spill=True`` (one the view keeps) keeps none of this in memory
     but what is small: its arrays (forest, index, event ids) are files mapped from the
     worker's local disk (a :class:`~glade.trace.engines.spill.SpillDirectory`), every
     answer pages in only the slices it reads and gives them back when done, and its
-    pandas Trace is pickled there and read again when a query or a selection needs it."""
+    partition's columns as read are pickled there, its pandas Trace made again from them
+    when a query or a selection needs it."""
 
     def __init__(
         self,
@@ -117,8 +128,15 @@ class TimelinePart:
             warnings.simplefilter("ignore", UnmatchedEventsWarning)
             trace = local_trace(part, metadata, t_end)
             forest = Forest.of_trace(trace)
+            self.open_calls = int(call_structure_of(trace).open_enters.size)
+        self._t_end = t_end
+        # the partition's columns (what the build derived is derived again when needed)
+        self._columns = list(part.columns)
         self.recode = names.get_indexer(pd.Index(forest.names, dtype=object))
         self._settle(trace, forest, part.index.to_numpy(), SpillDirectory() if spill else None)
+        # the sends and receives, kept until the whole trace's messages are paired (read
+        # here, not from the pickled trace on disk)
+        self.unpaired: pd.DataFrame | None = self._message_events(trace)
         self.received = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
         self.waiting: tuple[pd.DataFrame, pd.DataFrame] | None = None
         self.wait_layer: WaitLayer | None = None
@@ -134,13 +152,22 @@ class TimelinePart:
         """Keep ``trace``, ``forest``, event ids ``ids`` and the rows of the message
         events, in memory or (``spill`` given) on disk."""
         self._spill = spill
-        rows = np.union1d(message_rows(trace, SEND_NAMES), message_rows(trace, RECEIVE_NAMES))
         self.num_rows = len(trace.events)
+        # the rows of the sends and of the receives, joined in order (marked: np.union1d
+        # sorts them again)
+        message = np.zeros(self.num_rows, dtype=bool)
+        for names in (SEND_NAMES, RECEIVE_NAMES):
+            message[message_rows(trace, names)] = True
+        rows = np.flatnonzero(message)
         if spill is None:
             self._trace: Trace | Path = trace
             self.forest, self.ids, self.message_rows = forest, ids, rows
             return
-        self._trace = spill.put(trace)
+        # the events as read, without what was derived from them: a third of the bytes
+        # to write (writing is most of what spilling costs)
+        self._trace = spill.put(
+            Trace(trace.events[self._columns], trace.definitions, trace.metadata, copy=False)
+        )
         stored: dict[str, Any] = {
             f.name: spill.array(v) if isinstance(v := getattr(forest, f.name), np.ndarray) else v
             for f in fields(forest)
@@ -164,9 +191,12 @@ class TimelinePart:
     @property
     def trace(self) -> Trace:
         """The partition's pandas Trace (read from the worker's disk when the part
-        spills)."""
+        spills: its columns as read, its call structure found again and what the
+        analyses derive derived again when they need it)."""
         if isinstance(self._trace, Path):
-            return SpillDirectory.get(self._trace)
+            trace = SpillDirectory.get(self._trace)
+            close_open_calls(trace, self._t_end)
+            return trace
         return self._trace
 
     def release(self) -> None:
@@ -188,7 +218,7 @@ class TimelinePart:
         the pairing of the whole trace's messages."""
         if self._spill is not None:
             receives, send_times = self._spill.array(receives), self._spill.array(send_times)
-        return self._but(received=(receives, send_times))
+        return self._but(received=(receives, send_times), unpaired=None)
 
     def nodes_of_rows(self, rows: np.ndarray) -> np.ndarray:
         """The node of every row of :attr:`trace` among ``rows`` (-1 for a Leave)."""
@@ -295,13 +325,20 @@ class TimelinePart:
             "sums": sums,
         }
 
+    def _message_events(self, trace: Trace) -> pd.DataFrame:
+        """The sends and receives among the events of ``trace`` (the part's), indexed by
+        event id."""
+        rows = self.message_rows
+        return trace.events.iloc[rows][trace.recorded_columns()].set_axis(self.ids[rows], axis=0)
+
     @releasing
     def message_events(self) -> pd.DataFrame:
         """The part's sends and receives (the events message pairing reads), indexed by
-        event id."""
-        trace = self.trace
-        rows = self.message_rows
-        return trace.events.iloc[rows][trace.recorded_columns()].set_axis(self.ids[rows], axis=0)
+        event id: those kept since the part was built, until it knows its receives' send
+        times (:meth:`with_received`), else read from its trace."""
+        if self.unpaired is not None:
+            return self.unpaired
+        return self._message_events(self.trace)
 
     def __getstate__(self) -> dict[str, Any]:
         # the index holds locks (levels built ahead) and a part's files are its worker's:
@@ -329,9 +366,10 @@ class TimelinePart:
         its arrays mapped from disk)."""
         arrays = [*vars(self.forest).values(), *vars(self.index).values(), self.ids]
         held = sum(a.nbytes for a in arrays if isinstance(a, np.ndarray) and not is_mapped(a))
-        trace = self._trace
-        in_memory = 0 if isinstance(trace, Path) else trace.events.memory_usage(deep=False).sum()
-        return int(held + in_memory)
+        frames = [self.unpaired] if self.unpaired is not None else []
+        if not isinstance(self._trace, Path):
+            frames.append(self._trace.events)
+        return int(held + sum(f.memory_usage(deep=False).sum() for f in frames))
 
     # ------------------------------------------------------------- queries
     def table(self) -> RowTable:
@@ -398,15 +436,16 @@ class TimelinePart:
     # ------------------------------------------------------------- summaries
     @releasing
     def summary(
-        self, edges: np.ndarray, num_names: int, window: Window | None = None
+        self, edges: np.ndarray, num_names: int, window: Window | None = None, ids: bool = True
     ) -> dict[str, Any]:
         """What the client needs of what is kept: the rows (``processes``, ``threads``,
         ``offset`` of the lanes), the exclusive time of every function (``totals``, by
         global code; inside ``window`` when given) and per function and overview bin
         (``profile``), the numbers of calls and instants kept and of calls in all, and
-        the lane and node of every message event (``message_ids``: event ids;
-        ``message_lanes``: local lane, -1 when not kept; ``message_nodes``: local node,
-        -1 for none)."""
+        the lane of every message event (``message_lanes``: local lane, -1 when not
+        kept; the events in the same order whatever is kept), with their event ids
+        (``message_ids``) and local nodes (``message_nodes``, -1 for none) when
+        ``ids``."""
         index, forest = self.index, self.forest
         calls = index.calls
         codes = self.recode[forest.code]
@@ -438,10 +477,8 @@ class TimelinePart:
             "calls": int(calls.size),
             "instants": int(index.instant_node.size),
             "all_calls": int(forest.call.sum()),
-            "message_ids": self.ids[rows],
             "message_lanes": lanes,
-            "message_nodes": nodes,
-        }
+        } | ({"message_ids": self.ids[rows], "message_nodes": nodes} if ids else {})
 
     @releasing
     def window_table(self, window: Window, by: str) -> pd.DataFrame:
@@ -654,6 +691,17 @@ def timeline_part(
 ) -> TimelinePart:
     """The :class:`TimelinePart` of partition ``part`` (a task)."""
     return TimelinePart(part, metadata, t_end, names, spill=True)
+
+
+def summarized_part(
+    part: pd.DataFrame, metadata: Mapping[str, Any], names: pd.Index
+) -> tuple[TimelinePart, tuple[PartSummary, int]]:
+    """The :func:`timeline_part` of partition ``part``, built before the trace's end is
+    known (its Enters never left closed at its own last time), with the partition's
+    :class:`~glade.trace.engines.parts.PartSummary`, found from the same read, and its
+    :attr:`TimelinePart.open_calls`."""
+    timeline = timeline_part(part, metadata, None, names)
+    return timeline, (summarize(part), timeline.open_calls)
 
 
 def shares(

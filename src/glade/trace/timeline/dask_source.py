@@ -67,6 +67,7 @@ from glade.trace.engines.timeline import (
     picture_share,
     segments_in_range,
     shares,
+    summarized_part,
     timeline_part,
     wait_causes,
 )
@@ -223,6 +224,17 @@ def _pair_arrays(pairs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return {f: pairs[f] for f in PAIR_ARRAYS}
 
 
+def _positions(ids: np.ndarray, events: np.ndarray) -> np.ndarray:
+    """The position in ``ids`` (distinct event ids) of every event of ``events`` (each
+    one of them), found with both sorted: a search in sorted order reads memory in
+    order."""
+    order = np.argsort(ids)
+    by = np.argsort(events)
+    at = np.empty_like(by)
+    at[by] = np.searchsorted(ids[order], events[by])
+    return order[at]
+
+
 def _in_location_order(trace: Any) -> list[int]:
     """The partitions of DaskTrace ``trace`` in location order (by first process), which
     numbers rows and nodes as the pandas engine does."""
@@ -231,6 +243,42 @@ def _in_location_order(trace: Any) -> list[int]:
         range(len(summaries)),
         key=lambda i: summaries[i].processes[0] if summaries[i].processes.size else np.inf,
     )
+
+
+def _built_parts(trace: Any, labels: pd.Index) -> tuple[list, list[int]]:
+    """The :class:`TimelinePart` of every partition of DaskTrace ``trace`` (function
+    names ``labels``), persisted, in location order (see :func:`_in_location_order`),
+    and that order. Each partition is read once: when the trace has not been scanned
+    yet, each part summarizes the partition it reads (see
+    :func:`~glade.trace.engines.timeline.summarized_part`), which is the trace's scan,
+    and a part whose Enters never left were closed before the trace's end is built
+    again (the pandas engine closes them at the trace's last time)."""
+    delayed = trace.events.to_delayed()
+    if trace._summaries is not None:
+        order = _in_location_order(trace)
+        end = trace._end()
+        built = [
+            dask.delayed(timeline_part)(delayed[i], trace.metadata, end, labels) for i in order
+        ]
+        return list(dask.persist(*built)), order
+    built = dask.persist(
+        *[dask.delayed(summarized_part)(p, trace.metadata, labels) for p in delayed]
+    )
+    parts, scans = [], []
+    for both, home in zip(built, homes(built), strict=True):
+        with on(home):
+            parts.append(dask.delayed(getitem)(both, 0))
+            scans.append(dask.delayed(getitem)(both, 1))
+    parts = list(dask.persist(*parts))
+    found = compute_all(scans, "scanning partitions")
+    trace._summary([summary for summary, _ in found])
+    end = trace._end()
+    for k, (summary, opened) in enumerate(found):
+        if opened and summary.end != end:
+            parts[k] = dask.delayed(timeline_part)(delayed[k], trace.metadata, end, labels)
+            parts[k] = parts[k].persist()
+    order = _in_location_order(trace)
+    return [parts[i] for i in order], order
 
 
 def picture_once(trace: Any, request: Request) -> Picture:
@@ -277,12 +325,7 @@ class DaskSource(TimelineSource):
         self._trace = trace
         labels = trace.name_labels()
         self.names = [str(n) for n in labels]
-        delayed = trace.events.to_delayed()
-        order = _in_location_order(trace)
-        end = trace._end()
-        parts = dask.persist(
-            *[dask.delayed(timeline_part)(delayed[i], trace.metadata, end, labels) for i in order]
-        )
+        parts, order = _built_parts(trace, labels)
         # every task on a part runs where the part is (a part moved is rebuilt whole)
         self._homes = homes(parts)
         # paired by receiver on the workers; each part learns its receives' send times
@@ -335,6 +378,8 @@ class DaskSource(TimelineSource):
         # the view's order of the locations (of their first order: the parts' one after
         # the other); None for that order
         self._order: np.ndarray | None = None
+        self._ends: tuple[np.ndarray, ...] | None = None
+        self._end_nodes: tuple[np.ndarray, ...] = ()
         self._install(parts)
         self._first_processes = self._lanes.processes
 
@@ -345,7 +390,7 @@ class DaskSource(TimelineSource):
         edges = bin_edges(*self.extent, OVERVIEW_BINS)
         pieces = compute_all(
             [
-                _call("summary", edges, len(self.names), window, home=h)(p)
+                _call("summary", edges, len(self.names), window, self._ends is None, home=h)(p)
                 for p, h in zip(parts, self._homes, strict=True)
             ],
             "timeline rows",
@@ -359,15 +404,20 @@ class DaskSource(TimelineSource):
             sum(p["instants"] for p in pieces),
             sum(p["all_calls"] for p in pieces),
         )
-        ids = np.concatenate([p["message_ids"] for p in pieces])
-        # global nodes (int32, as the pandas timeline's: a forest has fewer than 2^31)
-        nodes = np.concatenate(
-            [
-                np.where(p["message_nodes"] >= 0, p["message_nodes"] + offset, -1)
-                for p, offset in zip(pieces, self._offsets, strict=False)
-            ]
-            + [np.zeros(0, dtype=np.int64)]
-        ).astype(np.int32)
+        if self._ends is None:
+            # where each pair's two ends are among the parts' message events, joined, and
+            # their global nodes (the same events in the same order after every edit:
+            # found once; int32 as the pandas timeline's, a forest has under 2^31 nodes)
+            ids = np.concatenate([p["message_ids"] for p in pieces] + [np.zeros(0, np.int64)])
+            self._ends = tuple(_positions(ids, self._pairs[f]) for f in ("send_id", "receive_id"))
+            nodes = np.concatenate(
+                [
+                    np.where(p["message_nodes"] >= 0, p["message_nodes"] + offset, -1)
+                    for p, offset in zip(pieces, self._offsets, strict=False)
+                ]
+                + [np.zeros(0, dtype=np.int64)]
+            ).astype(np.int32)
+            self._end_nodes = tuple(nodes[at] for at in self._ends)
         lanes = np.concatenate(
             [
                 np.where(p["message_lanes"] >= 0, shown[np.maximum(p["message_lanes"], 0)], -1)
@@ -375,26 +425,19 @@ class DaskSource(TimelineSource):
             ]
             + [np.zeros(0, dtype=np.int64)]
         )
-        order = np.argsort(ids, kind="stable")
         pairs = self._pairs
-
-        def rows_of(events: np.ndarray) -> np.ndarray:
-            at = np.minimum(np.searchsorted(ids, events, sorter=order), max(ids.size - 1, 0))
-            return order[at] if ids.size else np.zeros(0, dtype=np.int64)
-
-        send, receive = rows_of(pairs["send_id"]), rows_of(pairs["receive_id"])
-        kept = (lanes[send] >= 0) & (lanes[receive] >= 0)
-        send, receive = send[kept], receive[kept]
+        send, receive = (lanes[at] for at in self._ends)
+        kept = (send >= 0) & (receive >= 0)
         self._messages = KeptMessages.sorting(
             pairs["send_time"][kept].astype(np.float64),
             pairs["receive_time"][kept].astype(np.float64),
-            lanes[send],
-            lanes[receive],
+            send[kept],
+            receive[kept],
             pairs["size"][kept].astype(np.float64),
             {
                 **{f: pairs[f][kept] for f in ("tag", "communicator")},
-                "send_node": nodes[send],
-                "receive_node": nodes[receive],
+                "send_node": self._end_nodes[0][kept],
+                "receive_node": self._end_nodes[1][kept],
             },
         )
         self._parts = parts
