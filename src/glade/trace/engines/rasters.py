@@ -20,10 +20,16 @@ exclusive time per pixel, and the largest key per pixel (-1 where nothing is), a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from glade.trace.timeline import kernels
 from glade.trace.timeline.render import MAX_BOXES, Request
+
+#: The fields of a partition's boxes (``share``: the exclusive share of the call's time,
+#: for a box demoted into the raster).
+BOX_FIELDS = ("node", "row", "start", "end", "code", "depth", "exclusive", "share")
 
 
 def empty_raster(bins: int, width: int) -> np.ndarray:
@@ -106,17 +112,17 @@ def demote(
 
 
 def keep_longest(
-    boxes: dict[str, np.ndarray],
-    request: Request,
-    row0: int,
-    pool: int,
-    raster: np.ndarray,
-    candidates: int,
-    floor: float,
+    pieces: Sequence[dict], request: Request, row0: int, pool: int, raster: np.ndarray
 ) -> tuple[dict[str, np.ndarray], float]:
-    """The ``boxes`` of pieces (see :func:`box_cut` for ``candidates`` and ``floor``)
-    drawn as boxes, and the threshold; the others are added to ``raster``
-    (:func:`demote`)."""
+    """The boxes of ``pieces`` (each with its ``boxes``, their ``candidates`` and its
+    ``threshold``, see :func:`box_cut`) drawn as boxes, and the threshold; the others
+    are added to ``raster`` (:func:`demote`)."""
+    boxes = {
+        f: np.concatenate([np.zeros(0, dtype=np.int64), *(p["boxes"][f] for p in pieces)])
+        for f in BOX_FIELDS
+    }
+    candidates = sum(p["candidates"] for p in pieces)
+    floor = max((p["threshold"] for p in pieces), default=request.px)
     durations = (boxes["end"] - boxes["start"]).astype(np.float64)
     threshold = box_cut(durations, request.px, candidates, floor)
     drawn = durations >= threshold

@@ -76,9 +76,6 @@ from glade.trace.timeline.source import (
 from glade.trace.timeline.waiting import WaitLayer, by_enter, path_positions
 from glade.trace.windows import Window, message_sizes, window_table, window_totals
 
-#: The fields of a partition's boxes (``share``: the exclusive share of the call's time,
-#: for a box demoted into the raster).
-BOX_FIELDS = ("node", "row", "start", "end", "code", "depth", "exclusive", "share")
 INSTANT_FIELDS = ("node", "row", "time", "code")
 
 T = TypeVar("T")
@@ -538,8 +535,9 @@ class TimelinePart:
         display rows ``display`` (one per row of the request's layout, ascending): its
         ``raster`` (the raster rows holding anything, see
         :func:`~glade.trace.engines.rasters.raster_band`), ``boxes``
-        (:data:`BOX_FIELDS`; the longest, with their ``threshold`` and how many calls
-        were ``candidates``, see :func:`~glade.trace.engines.rasters.keep_longest`),
+        (:data:`~glade.trace.engines.rasters.BOX_FIELDS`; the longest, with their
+        ``threshold`` and how many calls were ``candidates``, see
+        :func:`~glade.trace.engines.rasters.keep_longest`),
         the number of ``visible`` calls and its ``instants`` (:data:`INSTANT_FIELDS`, or
         their ``count`` per raster pixel)."""
         return shares([self], request, [display], layout, [offset])
@@ -731,18 +729,7 @@ def shares(
         for part, display, offset in zip(parts, displays, offsets, strict=True)
     ]
     candidates = sum(p["candidates"] for p in pieces)
-    boxes, threshold = keep_longest(
-        {
-            f: np.concatenate([np.zeros(0, dtype=np.int64), *(p["boxes"][f] for p in pieces)])
-            for f in BOX_FIELDS
-        },
-        request,
-        grid_row0,
-        pool,
-        raster,
-        candidates,
-        max((p["threshold"] for p in pieces), default=request.px),
-    )
+    boxes, threshold = keep_longest(pieces, request, grid_row0, pool, raster)
     instants = [p["instants"] for p in pieces if "count" not in p["instants"]]
     counts = [p["instants"]["count"] for p in pieces if "count" in p["instants"]]
     if counts:

@@ -61,7 +61,6 @@ from glade.trace.engines.parts import compute_all
 from glade.trace.engines.placement import homes, on
 from glade.trace.engines.rasters import add_band, empty_raster, keep_longest
 from glade.trace.engines.timeline import (
-    BOX_FIELDS,
     INSTANT_FIELDS,
     TimelinePart,
     picture_share,
@@ -165,18 +164,7 @@ def _combine(
     raster = empty_raster(bins, request.width)
     for answer in answers:
         add_band(raster, *answer["raster"])
-    boxes, threshold = keep_longest(
-        {
-            f: np.concatenate([np.zeros(0, dtype=np.int64), *(a["boxes"][f] for a in answers)])
-            for f in BOX_FIELDS
-        },
-        request,
-        row0,
-        pool,
-        raster,
-        sum(a["candidates"] for a in answers),
-        max((a["threshold"] for a in answers), default=request.px),
-    )
+    boxes, threshold = keep_longest(answers, request, row0, pool, raster)
     kept = _in_row_order(
         {f: v for f, v in boxes.items() if f != "share"},
         None if locations is None else np.arange(locations.size),
