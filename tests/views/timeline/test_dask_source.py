@@ -427,6 +427,36 @@ def test_tasks_on_a_part_run_where_the_part_is(dask_client):
     view.close()
 
 
+def test_a_view_whose_worker_died_says_so_at_once(dask_client):
+    """A worker holding parts is restarted (its nanny starts another, at another
+    address; Dask cancels what it held): the view's next answer is a GladeError saying
+    so, not a task pinned to the lost worker waiting forever (asked from a thread with a
+    time limit, so a hang fails the test)."""
+    import threading
+
+    from glade.datasets import synthetic_trace
+
+    view = synthetic_trace(6, 30, exchange="halo").to_dask(3).show_timeline()
+    lost = view.source._homes[0]
+    dask_client.restart_workers([lost])
+    assert lost not in dask_client.scheduler_info(n_workers=-1)["workers"]
+    raised: list[Exception] = []
+
+    def ask() -> None:
+        try:
+            view.picture(width=300, height=12)
+        except Exception as error:  # the test asserts which error below
+            raised.append(error)
+
+    asking = threading.Thread(target=ask, daemon=True)
+    asking.start()
+    asking.join(timeout=60)
+    assert raised, "the view waited for a worker that is gone"
+    assert isinstance(raised[0], GladeError) and lost in str(raised[0]), raised[0]
+    with pytest.raises(GladeError, match="is gone"):
+        view.source.call_query(0)
+
+
 def assert_analyses_equal(expected: Timeline, view: Timeline, data) -> None:
     """The window summaries (every ``by``), the search for the next and previous call of a
     function, the range of activity, the status line (with its count of hidden calls)

@@ -7,7 +7,9 @@ scheduler (its work stealing above all) would move a part to an idle worker to r
 task there, and a part moved is pickled whole (its events included), sent, and rebuilt
 on the other side, which costs the memory and time that keeping it on disk saves. The
 tasks of the Dask timeline on a part are pinned to the part's worker instead
-(:func:`homes`, then :func:`on`).
+(:func:`homes`, then :func:`on`). A worker may die (or its nanny restart it, at another
+address): Dask then cancels what it held, and :func:`check_homes` says so before any task
+is pinned to a worker that is gone.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Sequence
 from typing import Any
+
+from glade.errors import GladeError
 
 
 def homes(persisted: Sequence[Any]) -> list[str | None]:
@@ -35,6 +39,27 @@ def homes(persisted: Sequence[Any]) -> list[str | None]:
         next(iter(holders.get(found[0].key, ())), None) if len(found) == 1 else None
         for found in futures
     ]
+
+
+def check_homes(known: Sequence[str | None], what: str) -> None:
+    """Raise a GladeError naming ``what`` when a worker of ``known`` (as :func:`homes`
+    found them) is no longer in the cluster: Dask cancels what a lost worker held, and a
+    task pinned to it would wait forever."""
+    named = {home for home in known if home is not None}
+    if not named:
+        return
+    try:
+        from distributed import default_client
+
+        client = default_client()
+    except (ImportError, ValueError):
+        return
+    gone = named - client.scheduler_info(n_workers=-1)["workers"].keys()
+    if gone:
+        raise GladeError(
+            f"the Dask worker {', '.join(sorted(gone))} holding {what} is gone (it died or "
+            "was restarted, and what it held with it): build it again"
+        )
 
 
 @contextlib.contextmanager

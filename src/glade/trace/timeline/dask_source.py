@@ -41,10 +41,11 @@ the display row of each of its rows (see
 
 from __future__ import annotations
 
+import functools
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import getitem, is_, methodcaller
-from typing import Any
+from typing import Any, TypeVar
 
 import dask
 import numpy as np
@@ -58,7 +59,7 @@ from glade.trace.critical_path import ON_PATH
 from glade.trace.engines.arrows import arrow_shares, combine_arrows, pair_received
 from glade.trace.engines.messages import paired_by_receiver
 from glade.trace.engines.parts import compute_all
-from glade.trace.engines.placement import homes, on
+from glade.trace.engines.placement import check_homes, homes, on
 from glade.trace.engines.rasters import add_band, empty_raster, keep_longest
 from glade.trace.engines.timeline import (
     INSTANT_FIELDS,
@@ -195,6 +196,9 @@ def _picture_answer(share: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in share.items() if k != "messages"}
 
 
+#: What a method of a DaskSource returns (see :func:`_placed`).
+T = TypeVar("T")
+
 #: What the client keeps of every message pair (see :func:`_pair_arrays`).
 PAIR_ARRAYS = (
     "send_id",
@@ -304,6 +308,19 @@ def picture_once(trace: Any, request: Request) -> Picture:
                 found["node"] = found["node"] + offset
     arrows = combine_arrows(cut, request.t0, request.t1, row0, pool, total, messages.MAX_ARROWS)
     return _combine(answers, request, layout, arrows)
+
+
+def _placed(method: Callable[..., T]) -> Callable[..., T]:
+    """``method`` of a DaskSource, which pins tasks to the workers holding its parts,
+    once they are known to be all there (a GladeError otherwise, see
+    :func:`glade.trace.engines.placement.check_homes`)."""
+
+    @functools.wraps(method)
+    def placed(self: DaskSource, *args: Any, **kwargs: Any) -> T:
+        check_homes(self._homes, "parts of this timeline view")
+        return method(self, *args, **kwargs)
+
+    return placed
 
 
 class DaskSource(TimelineSource):
@@ -501,11 +518,13 @@ class DaskSource(TimelineSource):
             self._know_waits()
         return str(parsed)
 
+    @_placed
     def check(self, text: str) -> None:
         parsed = anchor(text, self.extent[0])
         if str(parsed) != EVERYTHING:
             query_mask(self._empty, parsed)
 
+    @_placed
     def show(self, query: str, restriction: str) -> bool:
         query, restriction = self._absolute(query), self._absolute(restriction)
         if (query, restriction) == self._shown:
@@ -536,6 +555,7 @@ class DaskSource(TimelineSource):
         np.add.at(grouped, group, self._profile)
         return pack_overview(grouped, shown, self.extent, self._lanes.num_locations)
 
+    @_placed
     def picture(self, request: Request) -> Picture:
         depth_rows = request.depth_rows
         layout = row_layout(
@@ -625,6 +645,7 @@ class DaskSource(TimelineSource):
         self._parts = list(dask.persist(*parts))
         self._waits_known = True
 
+    @_placed
     def summary(self, window: Window, by: str) -> pd.DataFrame:
         if by not in SUMMARY_BY:
             raise GladeError(f"a window summary is by one of {list(SUMMARY_BY)}, not {by!r}")
@@ -634,6 +655,7 @@ class DaskSource(TimelineSource):
         )
         return combine_window_tables(tables, window, by, self._lanes.processes)
 
+    @_placed
     def next_call(self, codes: list[int], after: float, forward: bool) -> int:
         found = [
             f
@@ -652,6 +674,7 @@ class DaskSource(TimelineSource):
         best = min(f[0] for f in found) if forward else max(f[0] for f in found)
         return min(f[1] for f in found if f[0] == best)
 
+    @_placed
     def activity(self) -> tuple[int, int]:
         count = self._counts[0]
         if count < 2:
@@ -667,18 +690,21 @@ class DaskSource(TimelineSource):
         end = np.partition(late, late.size - (count - last))[late.size - (count - last)]
         return padded_activity(int(start), int(end), self.extent)
 
+    @_placed
     def count_named(self, names: list[str], window: Window | None) -> list[int]:
         counts = compute_all(
             [_call("count_named", list(names), window)(p) for p in self._parts], "hidden calls"
         )
         return np.sum([np.zeros(len(names), dtype=np.int64), *counts], axis=0).tolist()
 
+    @_placed
     def place(self, node: int) -> dict[str, Any]:
         k, local = self._part_of(node)
         return _call(
             "place", local, int(self._offsets[k]), self._display[False][k], home=self._homes[k]
         )(self._parts[k]).compute()
 
+    @_placed
     def show_layers(self, waits: bool, path: bool) -> None:
         if waits or path:
             self._know_waits()
@@ -705,6 +731,7 @@ class DaskSource(TimelineSource):
             out[named[part == k]] = np.where(found >= 0, shown[np.maximum(found, 0)], -1)
         return out
 
+    @_placed
     def wait_of(self, node: int) -> tuple[str, int, int] | None:
         self._know_waits()
         k, local = self._part_of(node)
@@ -759,6 +786,7 @@ class DaskSource(TimelineSource):
         )
         return wait_arrays(shown, raster)
 
+    @_placed
     def order_rows(self, by: str, pinned: list[int]) -> bool:
         if by not in ROW_ORDERS:
             raise GladeError(f"rows are ordered by one of {list(ROW_ORDERS)}, not {by!r}")
@@ -803,19 +831,23 @@ class DaskSource(TimelineSource):
         k = int(np.searchsorted(self._offsets, node, side="right") - 1)
         return k, node - int(self._offsets[k])
 
+    @_placed
     def call_query(self, node: int) -> str:
         k, local = self._part_of(node)
         return _call("call_query", local, home=self._homes[k])(self._parts[k]).compute()
 
+    @_placed
     def holder(self, node: int) -> int:
         k, local = self._part_of(node)
         found = _call("holder", local, home=self._homes[k])(self._parts[k]).compute()
         return found + int(self._offsets[k])
 
+    @_placed
     def path(self, node: int) -> list[str]:
         k, local = self._part_of(node)
         return _call("path", local, home=self._homes[k])(self._parts[k]).compute()
 
+    @_placed
     def marks(self, text: str, limit: int) -> np.ndarray:
         text = self._absolute(text)
         found = compute_all(
@@ -827,6 +859,7 @@ class DaskSource(TimelineSource):
         )
         return np.concatenate([np.zeros(0, dtype=np.int64), *found])[:limit]
 
+    @_placed
     def selected(self, text: str) -> pd.DataFrame:
         text = self._absolute(text)
         parts = list(zip(self._parts, self._offsets, self._homes, strict=False))
