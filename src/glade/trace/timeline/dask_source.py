@@ -337,6 +337,7 @@ class DaskSource(TimelineSource):
                 ],
                 [trace._summary()[i].processes for i in order],
                 pair_received,
+                persist=True,
             )
         )
         received = []
