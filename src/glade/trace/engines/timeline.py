@@ -103,7 +103,8 @@ class TimelinePart:
     Trace), ``forest`` (its call forest's arrays), ``index`` (what is kept), ``recode``
     (the global code of each local function code), ``ids`` (the event id of each row of
     :attr:`trace`), ``received`` (see :meth:`with_received`), ``unpaired`` (its sends
-    and receives until then, see :meth:`message_events`) and ``open_calls`` (how many
+    and receives until then, see :meth:`message_events`), ``locations`` (how many
+    locations its events have) and ``open_calls`` (how many
     of its Enters are never left: closed at ``t_end``, or at the partition's own last
     time without it). Methods that name nodes take ``offset``, the global id of the
     part's first node.
@@ -129,6 +130,8 @@ class TimelinePart:
             trace = local_trace(part, metadata, t_end)
             forest = Forest.of_trace(trace)
             self.open_calls = int(call_structure_of(trace).open_enters.size)
+        # the number of the partition's locations (its scan's, see summarized_part)
+        self.locations = int(trace.location_codes()[1]) if len(trace.events) else 0
         self._t_end = t_end
         # the partition's columns (what the build derived is derived again when needed)
         self._columns = list(part.columns)
@@ -701,7 +704,7 @@ def summarized_part(
     :class:`~glade.trace.engines.parts.PartSummary`, found from the same read, and its
     :attr:`TimelinePart.open_calls`."""
     timeline = timeline_part(part, metadata, None, names)
-    return timeline, (summarize(part), timeline.open_calls)
+    return timeline, (summarize(part, timeline.locations), timeline.open_calls)
 
 
 def shares(
