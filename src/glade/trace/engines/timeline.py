@@ -167,10 +167,10 @@ class TimelinePart:
             self.forest, self.ids, self.message_rows = forest, ids, rows
             return
         # the events as read, without what was derived from them: a third of the bytes
-        # to write (writing is most of what spilling costs)
-        self._trace = spill.put(
-            Trace(trace.events[self._columns], trace.definitions, trace.metadata, copy=False)
-        )
+        # to write (writing is most of what spilling costs), and the columns of one
+        # value but at the message events as that value and those (see _packed)
+        packed, constant = _packed(trace.events[self._columns], rows)
+        self._trace = spill.put((packed, constant, trace.definitions, trace.metadata))
         stored: dict[str, Any] = {
             f.name: spill.array(v) if isinstance(v := getattr(forest, f.name), np.ndarray) else v
             for f in fields(forest)
@@ -197,7 +197,9 @@ class TimelinePart:
         spills: its columns as read, its call structure found again and what the
         analyses derive derived again when they need it)."""
         if isinstance(self._trace, Path):
-            trace = SpillDirectory.get(self._trace)
+            packed, constant, definitions, metadata = SpillDirectory.get(self._trace)
+            events = _unpacked(packed, constant, self.message_rows, self._columns)
+            trace = Trace(events, definitions, metadata, copy=False)
             close_open_calls(trace, self._t_end)
             return trace
         return self._trace
@@ -687,6 +689,46 @@ class TimelinePart:
         """The number of nodes of the part's call forest and its first and last time
         (0, 0 when empty)."""
         return (len(self.forest), *self.forest.duration)
+
+
+def _packed(
+    events: pd.DataFrame, rows: np.ndarray
+) -> tuple[pd.DataFrame, dict[str, tuple[Any, np.ndarray]]]:
+    """``events`` without its integer columns that hold one value but at ``rows`` (a
+    trace's message columns: partner, tag, communicator and size are -1 or 0 but at its
+    sends and receives), and each of those as that value and its values at ``rows``
+    (see :func:`_unpacked`)."""
+    others = np.ones(len(events), dtype=bool)
+    others[rows] = False
+    constant: dict[str, tuple[Any, np.ndarray]] = {}
+    if not others.any():
+        return events, constant
+    first = int(np.argmax(others))
+    for name in events.columns:
+        dtype = events[name].dtype
+        if not (isinstance(dtype, np.dtype) and dtype.kind in "iub"):
+            continue
+        values = events[name].to_numpy()
+        if (values[others] == values[first]).all():
+            constant[name] = (values[first], values[rows])
+    return events.drop(columns=list(constant)), constant
+
+
+def _unpacked(
+    packed: pd.DataFrame,
+    constant: dict[str, tuple[Any, np.ndarray]],
+    rows: np.ndarray,
+    columns: list[str],
+) -> pd.DataFrame:
+    """The events that :func:`_packed` packed (``packed``, ``constant``, ``rows``), their
+    ``columns`` in that order."""
+    full = {}
+    for name, (value, at_rows) in constant.items():
+        full[name] = np.full(len(packed), value, dtype=at_rows.dtype)
+        full[name][rows] = at_rows
+    return pd.DataFrame(
+        {c: full[c] if c in full else packed[c] for c in columns}, index=packed.index
+    )
 
 
 def timeline_part(
