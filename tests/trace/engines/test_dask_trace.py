@@ -356,9 +356,12 @@ def test_the_timeline_picture_on_dask_is_the_pandas_one(dask_client, monkeypatch
     assert bundled == [max_boxes == 40, False]
 
 
-def test_messages_are_paired_by_receiver_on_the_workers(dask_client):
+@pytest.mark.parametrize("persist", [False, True])
+def test_messages_are_paired_by_receiver_on_the_workers(dask_client, persist):
     # the picture's arrows come from pairs partitioned by receiver, each partition's its
-    # own share: together the pandas engine's pairs, no partition (nor the client) all
+    # own share: together the pandas engine's pairs, no partition (nor the client) all;
+    # persisted, a partition is given only the sends addressed to it (a periodic halo
+    # over 4 partitions of 2 processes: each hears from itself and its 2 neighbours)
     import dask
 
     from glade.datasets import synthetic_trace
@@ -366,9 +369,9 @@ def test_messages_are_paired_by_receiver_on_the_workers(dask_client):
     from glade.trace.engines.messages import paired_by_receiver
     from glade.trace.engines.parts import local_trace
 
-    trace = synthetic_trace(6, 5, exchange="halo")
+    trace = synthetic_trace(8, 5, exchange="halo")
     expected = trace.match_messages()
-    on_dask = trace.to_dask(3)
+    on_dask = trace.to_dask(4)
 
     def message_events(part):
         local = local_trace(part, {})
@@ -376,8 +379,12 @@ def test_messages_are_paired_by_receiver_on_the_workers(dask_client):
         return part.iloc[rows].assign(**{MESSAGE_ROW: part["Process"].to_numpy()[rows]})
 
     messages = [dask.delayed(message_events)(p) for p in on_dask.events.to_delayed()]
-    pairs = paired_by_receiver(messages, [s.processes for s in on_dask._summary()], pair_received)
-    assert len(pairs) == 3
+    pairs = paired_by_receiver(
+        messages, [s.processes for s in on_dask._summary()], pair_received, persist
+    )
+    assert len(pairs) == 4
+    given = [sum(str(k).startswith("getitem") for k in dict(p.dask)) for p in pairs]
+    assert given == ([3] * 4 if persist else [4] * 4)
     shares = dask.compute(*pairs)
     for share, summary in zip(shares, on_dask._summary(), strict=True):
         assert 0 < share["send_id"].size < len(expected)

@@ -10,6 +10,7 @@ import pickle
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from glade.trace.engines import spill as spill_module
@@ -72,6 +73,10 @@ def test_a_part_that_spills_answers_as_one_in_memory_also_once_pickled(monkeypat
         held = TimelinePart(part, trace.metadata, None, names)
         spilled = TimelinePart(part, trace.metadata, None, names, spill=True)
     assert is_mapped(spilled.forest.start) and is_mapped(spilled.index.call_start)
+    # its events are written without the message columns' -1s, read back the same
+    assert {"Partner", "Tag", "Message Size"} <= set(SpillDirectory.get(spilled._trace)[1])
+    columns = list(part.columns)
+    pd.testing.assert_frame_equal(spilled.trace.events[columns], held.trace.events[columns])
     assert spilled.nbytes() < held.nbytes() / 4
     moved = pickle.loads(pickle.dumps(spilled))
     assert moved._spill.path != spilled._spill.path and is_mapped(moved.forest.start)

@@ -623,3 +623,21 @@ def test_rows_pinned_and_sorted_on_dask_are_the_pandas_ones(dask_client):
         timeline.order_rows("process")
     assert view.labels == expected.labels == sorted(expected.labels)
     assert_pictures_equal(expected.picture(width=300), view.picture(width=300), "process order")
+
+
+@settings(max_examples=examples(50), deadline=None)
+@given(
+    st.lists(st.integers(0, 10**6), unique=True, min_size=1, max_size=40),
+    st.data(),
+)
+def test_the_ends_of_messages_are_found_among_the_message_events(ids, data):
+    # dense ids are read from a table, sparse ones searched sorted: the same positions
+    from glade.trace.timeline.dask_source import _positions
+
+    events = data.draw(st.lists(st.sampled_from(ids), max_size=60))
+    at = [ids.index(e) for e in events]
+    size = len(ids)
+    rank = np.argsort(np.argsort(ids))  # each id's rank: 0 to size - 1, dense
+    for spread in (rank, (np.array(ids) + 1) * 8 * size):  # then each at least 8 * size
+        events = spread[np.array(at, dtype=np.int64)]
+        assert [p.tolist() for p in _positions(spread, events, events[::-1])] == [at, at[::-1]]

@@ -92,19 +92,44 @@ def process_owners(processes: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndar
     return ids[order], owner[order]
 
 
+def _lengths(split: tuple[pd.DataFrame, ...]) -> list[int]:
+    """How many rows each table of ``split`` holds."""
+    return [len(s) for s in split]
+
+
 def paired_by_receiver(
-    messages: Sequence[Any], processes: Sequence[np.ndarray], pair: Any = received_table
+    messages: Sequence[Any],
+    processes: Sequence[np.ndarray],
+    pair: Any = received_table,
+    persist: bool = False,
 ) -> list:
     """Per partition (``messages``: delayed message events of each, see
     :func:`glade.trace.engines.tasks.message_events`; ``processes``: the process ids
     each holds) a delayed ``pair`` (default :func:`received_table`) of its receives and
-    the sends addressed to them: the trace's message pairs, partitioned by receiver."""
+    the sends addressed to them: the trace's message pairs, partitioned by receiver.
+
+    With ``persist``, the message events and their sends split by partition are
+    persisted on the cluster and counted first, and a partition is given only the
+    splits that address it: a trace whose partitions each send to a few others makes a
+    few tasks per partition, not one per pair of partitions (2,500 tasks for the
+    scheduler and the workers at 50 partitions)."""
     import dask
+
+    from glade.trace.engines.parts import compute_all
 
     count = len(messages)
     ids, owner = process_owners(processes)
+    if persist:
+        messages = dask.persist(*messages)
     splits = [dask.delayed(sends_by_partition, nout=count)(m, ids, owner, count) for m in messages]
-    return [dask.delayed(pair)(m, *[s[k] for s in splits]) for k, m in enumerate(messages)]
+    if not persist:
+        return [dask.delayed(pair)(m, *[s[k] for s in splits]) for k, m in enumerate(messages)]
+    splits = list(dask.persist(*splits))
+    sizes = compute_all([dask.delayed(_lengths)(s) for s in splits], "addressed sends")
+    return [
+        dask.delayed(pair)(m, *[s[k] for s, n in zip(splits, sizes, strict=True) if n[k]])
+        for k, m in enumerate(messages)
+    ]
 
 
 def _channels(messages: pd.DataFrame, names: tuple[str, ...], sent: bool) -> pd.DataFrame:

@@ -208,12 +208,12 @@ class PartSummary:
     first_node: int | None
 
 
-def summarize(part: pd.DataFrame) -> PartSummary:
+def summarize(part: pd.DataFrame, locations: int | None = None) -> PartSummary:
     """The :class:`PartSummary` of partition ``part`` (columns ``Timestamp (ns)``,
-    ``Event Type``, ``Process``, ``Thread`` and ``Name`` suffice)."""
+    ``Event Type``, ``Process``, ``Thread`` and ``Name`` suffice); ``locations``, its
+    number of locations, when already known (counted here otherwise)."""
     stamps = part[TIMESTAMP].to_numpy()
     processes = part[PROCESS].to_numpy()
-    threads = part[THREAD].to_numpy() if THREAD in part.columns else np.zeros_like(processes)
     if stamps.size and (processes.dtype.kind not in "iu" or stamps.dtype.kind not in "iu"):
         raise TraceError(f"a partition's {TIMESTAMP!r} and {PROCESS!r} columns must be integers")
     nodes = stamps[(part[EVENT_TYPE] != EVENT_TYPES[LEAVE]).to_numpy(dtype=bool)]
@@ -224,12 +224,15 @@ def summarize(part: pd.DataFrame) -> PartSummary:
         used = names.cat.categories.to_numpy()[counts > 0]
     else:
         used = names.unique()
+    if locations is None:
+        threads = part[THREAD].to_numpy() if THREAD in part.columns else np.zeros_like(processes)
+        locations = location_codes_of(processes, threads)[1] if stamps.size else 0
     return PartSummary(
         events=int(stamps.size),
         start=int(stamps.min()) if stamps.size else None,
         end=int(stamps.max()) if stamps.size else None,
         processes=np.unique(processes).astype(np.int64),
-        locations=location_codes_of(processes, threads)[1] if stamps.size else 0,
+        locations=locations,
         names=np.asarray(used, dtype=object),
         first_node=int(nodes.min()) if nodes.size else None,
     )

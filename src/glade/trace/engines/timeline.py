@@ -100,7 +100,8 @@ class TimelinePart:
     Trace), ``forest`` (its call forest's arrays), ``index`` (what is kept), ``recode``
     (the global code of each local function code), ``ids`` (the event id of each row of
     :attr:`trace`), ``received`` (see :meth:`with_received`), ``unpaired`` (its sends
-    and receives until then, see :meth:`message_events`) and ``open_calls`` (how many
+    and receives until then, see :meth:`message_events`), ``locations`` (how many
+    locations its events have) and ``open_calls`` (how many
     of its Enters are never left: closed at ``t_end``, or at the partition's own last
     time without it). Methods that name nodes take ``offset``, the global id of the
     part's first node.
@@ -126,6 +127,8 @@ class TimelinePart:
             trace = local_trace(part, metadata, t_end)
             forest = Forest.of_trace(trace)
             self.open_calls = int(call_structure_of(trace).open_enters.size)
+        # the number of the partition's locations (its scan's, see summarized_part)
+        self.locations = int(trace.location_codes()[1]) if len(trace.events) else 0
         self._t_end = t_end
         # the partition's columns (what the build derived is derived again when needed)
         self._columns = list(part.columns)
@@ -161,10 +164,10 @@ class TimelinePart:
             self.forest, self.ids, self.message_rows = forest, ids, rows
             return
         # the events as read, without what was derived from them: a third of the bytes
-        # to write (writing is most of what spilling costs)
-        self._trace = spill.put(
-            Trace(trace.events[self._columns], trace.definitions, trace.metadata, copy=False)
-        )
+        # to write (writing is most of what spilling costs), and the columns of one
+        # value but at the message events as that value and those (see _packed)
+        packed, constant = _packed(trace.events[self._columns], rows)
+        self._trace = spill.put((packed, constant, trace.definitions, trace.metadata))
         stored: dict[str, Any] = {
             f.name: spill.array(v) if isinstance(v := getattr(forest, f.name), np.ndarray) else v
             for f in fields(forest)
@@ -191,7 +194,9 @@ class TimelinePart:
         spills: its columns as read, its call structure found again and what the
         analyses derive derived again when they need it)."""
         if isinstance(self._trace, Path):
-            trace = SpillDirectory.get(self._trace)
+            packed, constant, definitions, metadata = SpillDirectory.get(self._trace)
+            events = _unpacked(packed, constant, self.message_rows, self._columns)
+            trace = Trace(events, definitions, metadata, copy=False)
             close_open_calls(trace, self._t_end)
             return trace
         return self._trace
@@ -684,6 +689,46 @@ class TimelinePart:
         return (len(self.forest), *self.forest.duration)
 
 
+def _packed(
+    events: pd.DataFrame, rows: np.ndarray
+) -> tuple[pd.DataFrame, dict[str, tuple[Any, np.ndarray]]]:
+    """``events`` without its integer columns that hold one value but at ``rows`` (a
+    trace's message columns: partner, tag, communicator and size are -1 or 0 but at its
+    sends and receives), and each of those as that value and its values at ``rows``
+    (see :func:`_unpacked`)."""
+    others = np.ones(len(events), dtype=bool)
+    others[rows] = False
+    constant: dict[str, tuple[Any, np.ndarray]] = {}
+    if not others.any():
+        return events, constant
+    first = int(np.argmax(others))
+    for name in events.columns:
+        dtype = events[name].dtype
+        if not (isinstance(dtype, np.dtype) and dtype.kind in "iub"):
+            continue
+        values = events[name].to_numpy()
+        if (values[others] == values[first]).all():
+            constant[name] = (values[first], values[rows])
+    return events.drop(columns=list(constant)), constant
+
+
+def _unpacked(
+    packed: pd.DataFrame,
+    constant: dict[str, tuple[Any, np.ndarray]],
+    rows: np.ndarray,
+    columns: list[str],
+) -> pd.DataFrame:
+    """The events that :func:`_packed` packed (``packed``, ``constant``, ``rows``), their
+    ``columns`` in that order."""
+    full = {}
+    for name, (value, at_rows) in constant.items():
+        full[name] = np.full(len(packed), value, dtype=at_rows.dtype)
+        full[name][rows] = at_rows
+    return pd.DataFrame(
+        {c: full[c] if c in full else packed[c] for c in columns}, index=packed.index
+    )
+
+
 def timeline_part(
     part: pd.DataFrame, metadata: Mapping[str, Any], t_end: int | None, names: pd.Index
 ) -> TimelinePart:
@@ -699,7 +744,7 @@ def summarized_part(
     :class:`~glade.trace.engines.parts.PartSummary`, found from the same read, and its
     :attr:`TimelinePart.open_calls`."""
     timeline = timeline_part(part, metadata, None, names)
-    return timeline, (summarize(part), timeline.open_calls)
+    return timeline, (summarize(part, timeline.locations), timeline.open_calls)
 
 
 def shares(

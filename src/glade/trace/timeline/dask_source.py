@@ -216,15 +216,29 @@ def _pair_arrays(pairs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return {f: pairs[f] for f in PAIR_ARRAYS}
 
 
-def _positions(ids: np.ndarray, events: np.ndarray) -> np.ndarray:
-    """The position in ``ids`` (distinct event ids) of every event of ``events`` (each
-    one of them), found with both sorted: a search in sorted order reads memory in
-    order."""
+#: The most ids per event id (see :func:`_positions`) a table of positions by id holds.
+DENSE_IDS = 16
+
+
+def _positions(ids: np.ndarray, *events: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The position in ``ids`` (distinct event ids) of every event of each of
+    ``events`` (each one of them): read from a table of the positions by id when the
+    ids are dense enough (from 0 to under :data:`DENSE_IDS` times their number, as the
+    ids of a trace's message events are: no sort, 4 bytes per id), else found with
+    both sorted (a search in sorted order reads memory in order)."""
+    if ids.size and ids.size < 2**31 and ids.min() >= 0 and ids.max() < DENSE_IDS * ids.size:
+        table = np.empty(int(ids.max()) + 1, dtype=np.int32)
+        table[ids] = np.arange(ids.size, dtype=np.int32)
+        return tuple(table[e] for e in events)
     order = np.argsort(ids)
-    by = np.argsort(events)
-    at = np.empty_like(by)
-    at[by] = np.searchsorted(ids[order], events[by])
-    return order[at]
+    ordered = ids[order]
+    found = []
+    for e in events:
+        by = np.argsort(e)
+        at = np.empty_like(by)
+        at[by] = np.searchsorted(ordered, e[by])
+        found.append(order[at])
+    return tuple(found)
 
 
 def _in_location_order(trace: Any) -> list[int]:
@@ -342,6 +356,7 @@ class DaskSource(TimelineSource):
                 ],
                 [trace._summary()[i].processes for i in order],
                 pair_received,
+                persist=True,
             )
         )
         received = []
@@ -414,7 +429,7 @@ class DaskSource(TimelineSource):
             # their global nodes (the same events in the same order after every edit:
             # found once; int32 as the pandas timeline's, a forest has under 2^31 nodes)
             ids = np.concatenate([p["message_ids"] for p in pieces] + [np.zeros(0, np.int64)])
-            self._ends = tuple(_positions(ids, self._pairs[f]) for f in ("send_id", "receive_id"))
+            self._ends = _positions(ids, self._pairs["send_id"], self._pairs["receive_id"])
             nodes = np.concatenate(
                 [
                     np.where(p["message_nodes"] >= 0, p["message_nodes"] + offset, -1)
