@@ -19,7 +19,9 @@ Pipit has no out-of-core engine, so the comparison is glade's two engines. Peaks
 10^5 events on 16 processes. ``--events N`` sets the size of part 1 (a part 1 of 10^7 events is
 also part 2's Dask side). ``GLADE_DASK_STORE=<dir>`` reuses a store written before (of
 part 1's size). Full runs warm up every process first (imports, numba); quick runs do
-not. ``--only 'timeline raster,timeline zoom'`` runs the analyses named. Run alone with
+not. ``--only 'timeline raster,timeline zoom'`` runs the analyses named; ``--workers N``
+sets the cluster's workers and ``--scale-only`` runs part 1 alone (a row of a scaling
+study). Run alone with
 ``python benchmarks/bench_dask.py [--quick]``.
 """
 
@@ -258,11 +260,16 @@ def gb(value: float) -> str:
 
 
 def main(
-    quick: bool = False, events: int | None = None, only: tuple[str, ...] | None = None
+    quick: bool = False,
+    events: int | None = None,
+    only: tuple[str, ...] | None = None,
+    workers: int = 2,
+    scale_only: bool = False,
 ) -> list[Table]:
     """Run both parts; print and return their tables (a note when Dask is missing).
     ``events`` replaces the size of the first part (on 1024 processes); ``only`` names
-    the analyses to run (default: all)."""
+    the analyses to run (default: all); ``workers`` the workers of the cluster;
+    ``scale_only`` runs the first part alone (a scaling study's row)."""
     if load_optional("distributed") is None:
         missing = Table("Dask engine", ["note"])
         missing.add("not run: install the glade[dask] extra")
@@ -291,12 +298,13 @@ def main(
         events = len(Trace.from_parquet(big_store, engine="dask"))
         with (
             LocalCluster(
-                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
             ) as cluster,
             Client(cluster) as client,
         ):
             scale = Table(
-                f"Dask engine, {events:,} events, {big['processes']} processes, 2 workers",
+                f"Dask engine, {events:,} events, {big['processes']} processes, "
+                f"{workers} worker{'s' if workers > 1 else ''}",
                 [
                     "analysis",
                     "wall time",
@@ -354,6 +362,8 @@ def main(
                     "bench_dask_timeline.py)"
                 )
             tables.append(scale.show())
+            if scale_only:
+                return tables
 
             same = side == big
             side_store = big_store if same else make_store(folder, side, "side")
@@ -418,9 +428,17 @@ if __name__ == "__main__":
         help="the analyses to run, comma-separated (default: all), e.g. "
         "'timeline raster,timeline zoom'",
     )
+    parser.add_argument("--workers", type=int, default=2, help="workers (default 2)")
+    parser.add_argument(
+        "--scale-only",
+        action="store_true",
+        help="the first part alone (no pandas side by side): a row of a scaling study",
+    )
     arguments = parser.parse_args()
     main(
         quick=arguments.quick,
         events=arguments.events,
         only=tuple(arguments.only.split(",")) if arguments.only else None,
+        workers=arguments.workers,
+        scale_only=arguments.scale_only,
     )

@@ -54,7 +54,7 @@ def check_homes(known: Sequence[str | None], what: str) -> None:
         client = default_client()
     except (ImportError, ValueError):
         return
-    gone = named - client.scheduler_info(n_workers=-1)["workers"].keys()
+    gone = named - client.nthreads().keys()
     if gone:
         raise GladeError(
             f"the Dask worker {', '.join(sorted(gone))} holding {what} is gone (it died or "
