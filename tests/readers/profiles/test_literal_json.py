@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import glade
 from glade import GraphFrame
-from glade.errors import ReaderError
+from glade.errors import GladeError, ReaderError
 from glade.readers import detect_format
 from glade.readers.profiles.literal import read_literal
 from tests.hypothesis_budget import examples
@@ -61,8 +61,13 @@ def random_graphframes(draw):
     index = ("node", "rank") if ranks > 1 else ("node",)
     if ranks == 1:
         rows = rows.drop(columns="rank")
+    # integers glade JSON reads back exactly (64 bits); larger ones are refused, see below
     meta = draw(
-        st.dictionaries(st.text(max_size=5), st.one_of(st.integers(), text, st.none()), max_size=3)
+        st.dictionaries(
+            st.text(max_size=5),
+            st.one_of(st.integers(-(2**63), 2**64 - 1), text, st.none()),
+            max_size=3,
+        )
     )
     gf = GraphFrame.from_tables(frames, src, dst, rows, ["time"], [], index=index, metadata=meta)
     return gf.update_inclusive_columns()
@@ -83,6 +88,17 @@ def test_json_round_trip_is_lossless(gf):
         gf.default_metric,
         gf.metadata,
     )
+
+
+def test_json_refuses_an_integer_it_would_not_read_back():
+    """An integer beyond 64 bits would come back a float: refused, naming its key."""
+    for value in (-(2**63) - 1, 2**64, [1, {"deep": 2**70}]):
+        gf = glade.datasets.synthetic_profile(4)
+        gf.metadata["big"] = value
+        with pytest.raises(GladeError, match=r"'big'.*64 bits"):
+            gf.to_json()
+    gf.metadata["big"] = 2**64 - 1
+    assert GraphFrame.from_json(gf.to_json()).metadata["big"] == 2**64 - 1
 
 
 def test_json_file_and_detection(tmp_path):

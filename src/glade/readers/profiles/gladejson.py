@@ -121,6 +121,27 @@ def _metadata_default(value: Any) -> Any:
     raise GladeError(f"metadata value {value!r} of type {type(value).__name__} is not JSON")
 
 
+#: The integers a glade JSON reader reads back exactly (orjson's: 64 bits, signed or not).
+_JSON_INTEGERS = (-(2**63), 2**64 - 1)
+
+
+def _check_integers(metadata: dict) -> None:
+    """GladeError naming the key when an integer of ``metadata`` (nested too) would not
+    read back exactly: the reader would give a float."""
+    low, high = _JSON_INTEGERS
+    stack = [(value, key) for key, value in metadata.items()]
+    while stack:
+        value, key = stack.pop()
+        if isinstance(value, int) and not isinstance(value, bool) and not low <= value <= high:
+            raise GladeError(
+                f"cannot write metadata {key!r} as glade JSON: the integer {value} does not "
+                "fit 64 bits (write it as text)"
+            )
+        if isinstance(value, (list, dict)):
+            items = value.values() if isinstance(value, dict) else value
+            stack.extend((item, key) for item in items)
+
+
 def to_json(gf: GraphFrame, path: str | os.PathLike | None = None) -> str:
     """glade JSON text of ``gf``; also written to ``path`` when given. A profile that
     :func:`read_json` would refuse (a name that is not a string, a frame attribute that
@@ -153,6 +174,7 @@ def to_json(gf: GraphFrame, path: str | os.PathLike | None = None) -> str:
         "default_metric": gf.default_metric,
         "metadata": gf.metadata,
     }
+    _check_integers(gf.metadata)
     try:
         # non-finite metric values are spelled out above; metadata keeps Python's NaN
         text = json.dumps(doc, default=_metadata_default)
